@@ -1,0 +1,34 @@
+"""baseparam — base inertial parameters of manipulators by Krutikov's projection method.
+
+The pipeline, one module per step:
+
+=====================  ==========================================================================
+robot                  :class:`Robot`, :class:`Joint` — DH description (``loading.load_robot``)
+kinematics             constant coefficient matrices Ã, B̃ of each joint transform
+projections            forward recursion of the coefficient polynomials Û, W (sparse 4×4 terms)
+coordinates            the coordinate matrix Z, block by block, with row labels
+reduction              exact (rational) or tolerance-aware echelon step → pivots, Y
+base_set               :func:`find_base_parameters` → :class:`BaseParameters`
+storage                HDF5 (``--h5``): Z as CSR, labels, pivots, Y
+report, cli            text output and the ``baseparam`` command
+=====================  ==========================================================================
+
+Quick start::
+
+    import baseparam as bp
+    robot = bp.load_robot("robots/puma560.yaml")
+    base = bp.find_base_parameters(robot)          # base.rank == 36
+    base.names, base.Y, base.from_standard(p)
+"""
+from .base_set import BaseParameters, find_base_parameters
+from .errors import BaseParamError, ResourceLimitError, RobotDescriptionError, StorageError
+from .loading import load_robot, parse_robot
+from .parameters import ColumnLayout
+from .robot import Inertia, Joint, Robot
+from .storage import read_h5
+
+__all__ = [
+    "BaseParameters", "BaseParamError", "ColumnLayout", "Inertia", "Joint", "ResourceLimitError", "Robot",
+    "RobotDescriptionError", "StorageError", "find_base_parameters", "load_robot", "parse_robot", "read_h5",
+]
+__version__ = "0.1.0"

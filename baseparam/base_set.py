@@ -1,0 +1,179 @@
+"""The base parameter set: the public result of the pipeline robot → Z → reduction."""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Optional
+
+import numpy as np
+
+from .coordinates import MagnitudeStats, z_blocks
+from .errors import ResourceLimitError
+from .parameters import ColumnLayout
+from .projections import TermBudgetExceeded
+from .reduction import ExactGram, StreamedR
+from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, choose_working_units
+
+# Each term is 16 float64 plus bookkeeping; this bounds one recursion step to well under 2 GB.
+DEFAULT_MAX_TERMS = 6_000_000
+
+
+@dataclass(frozen=True)
+class BaseParameters:
+    """Base inertial parameters of a robot and their regroupings.
+
+    Attributes
+    ----------
+    robot : Robot
+    parameters : {'pseudo', 'khalil'}
+    rank : int
+    names : list of str, length rank
+        Name of each base parameter: its pivot (representative) standard parameter.
+    standard_names : list of str, length n_standard
+    pivots : ndarray, shape (rank,)
+        0-based pivot columns.
+    Y : ndarray, shape (rank, n_standard)
+        Regroupings in SI: p_base = Y @ p.
+    unidentifiable : list of str
+        Standard parameters whose column of Z is zero.
+    exact : bool
+        Whether rank and Y were decided in exact rational arithmetic.
+    note : str
+        How the arithmetic and the rank decision were made.
+    Y_display : list of list (Fraction or float)
+        Y in the description's length unit (as the paper prints it).
+    """
+
+    robot: object
+    parameters: str
+    rank: int
+    names: list
+    standard_names: list
+    pivots: np.ndarray
+    Y: np.ndarray
+    unidentifiable: list
+    exact: bool
+    note: str
+    Y_display: list = field(repr=False)
+    length_power: np.ndarray = field(repr=False)
+
+    def from_standard(self, p):
+        """Base parameters of standard parameters (SI).
+
+        Parameters
+        ----------
+        p : array_like, shape (n_standard,) or (n_standard, m)
+        Returns
+        -------
+        ndarray, shape (rank,) or (rank, m)
+        """
+        return self.Y @ np.asarray(p, dtype=float)
+
+    def terms(self, r):
+        """Regrouping of base parameter r as {standard name: coefficient} (display units)."""
+        return {self.standard_names[c]: v for c, v in enumerate(self.Y_display[r]) if v != 0}
+
+    def to_dict(self):
+        """The JSON document of CONTRACT.md."""
+        return {
+            "robot": self.robot.name,
+            "parameters": self.parameters,
+            "units": {"length": self.robot.length_unit, "angle": self.robot.angle_unit},
+            "standard": list(self.standard_names),
+            "rank": self.rank,
+            "base": [{"name": n, "terms": {k: float(v) for k, v in self.terms(r).items()}}
+                     for r, n in enumerate(self.names)],
+            "unidentifiable": list(self.unidentifiable),
+            "exact": self.exact,
+            "note": self.note,
+        }
+
+    def __repr__(self):
+        return (f"BaseParameters(robot={self.robot.name!r}, parameters={self.parameters!r}, rank={self.rank}, "
+                f"n_standard={len(self.standard_names)}, exact={self.exact})")
+
+    def _repr_html_(self):
+        from .report import format_regrouping
+        rows = "".join(f"<tr><td>{r + 1}</td><td><code>{html.escape(format_regrouping(self, r))}</code></td></tr>"
+                       for r in range(self.rank))
+        return (f"<p><b>{html.escape(self.robot.name)}</b>: {self.rank} base parameters "
+                f"({html.escape(self.note)})</p><table>{rows}</table>")
+
+
+def _rescale(Y, pivots, power, factor):
+    """Y[r, c] · factor^(power[pivot r] − power[c]): regroupings carry length^(e_pivot − e_c)."""
+    return [[v * factor ** int(power[pivots[r]] - power[c]) if v != 0 else v for c, v in enumerate(row)]
+            for r, row in enumerate(Y)]
+
+
+def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str] = None,
+                         progress: Optional[Callable] = None, force_float: bool = False,
+                         max_terms: int = DEFAULT_MAX_TERMS) -> BaseParameters:
+    """Base parameters of a robot by the projection method.
+
+    Parameters
+    ----------
+    robot : Robot
+    parameters : {'pseudo', 'khalil'}
+    h5 : str, optional
+        Also store Z, its labels, the pivots and Y in this HDF5 file (written atomically).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each block of Z.
+    force_float : bool
+        Decide rank numerically even where exact arithmetic is possible (for cross-checks).
+    max_terms : int
+        Refuse (``ResourceLimitError``) a recursion step that would hold more coefficient terms.
+
+    Returns
+    -------
+    BaseParameters
+    """
+    layout = ColumnLayout(robot, parameters)
+    if not robot.is_chain:
+        from .errors import RobotDescriptionError
+        raise RobotDescriptionError("joints.parent: tree-structured robots are validated but not solved yet")
+    units = choose_working_units(robot, include_offsets=False, force_float=force_float)
+    try:
+        reduction = _reduce(robot, layout, units, progress, max_terms)
+        if reduction is None:   # exact arithmetic would overflow float64: fall back
+            units = choose_working_units(robot, include_offsets=False, force_float=True)
+            reduction = _reduce(robot, layout, units, progress, max_terms)
+    except TermBudgetExceeded as exc:
+        raise ResourceLimitError(
+            f"{robot.name}: a step of the projection needs {exc.args[0]:,} coefficient terms, more than the "
+            f"limit of {max_terms:,} for this machine's memory") from None
+    pivots = reduction.pivots
+    power = layout.length_power
+    if reduction.exact:
+        unit = units.length_unit
+        Y_si = np.array([[float(v) for v in row] for row in _rescale(reduction.Y, pivots, power, unit)]).reshape(-1, layout.n_standard)
+        Y_display = _rescale(reduction.Y, pivots, power, unit / EXACT_LENGTH_UNITS[robot.length_unit])
+    else:
+        Y = np.asarray(reduction.Y, dtype=float)
+        Y_si = np.array(_rescale(Y, pivots, power, units.length_unit)).reshape(-1, layout.n_standard)
+        Y_display = _rescale(Y, pivots, power, units.length_unit / robot.length_scale)
+    names = layout.names
+    result = BaseParameters(robot, parameters, reduction.rank, [names[c] for c in pivots], list(names), pivots,
+                            Y_si, [names[c] for c in reduction.zero_columns], reduction.exact,
+                            units.reason if reduction.exact else f"{units.reason}; {reduction.note}",
+                            Y_display, power)
+    if h5 is not None:
+        from .storage import ZWriter
+        ZWriter.write(h5, robot, layout, result, max_terms)
+    return result
+
+
+def _reduce(robot, layout, units, progress, max_terms):
+    n = robot.n_dof
+    acc = ExactGram(layout.n_standard) if units.exact else StreamedR(layout.n_standard)
+    stats = MagnitudeStats()
+    total = n + 1 + bool(layout.friction_columns)
+    for done, block in enumerate(z_blocks(units, layout, n, stats, max_terms), start=1):
+        if units.exact and stats.max_abs >= EXACT_LIMIT:
+            return None
+        acc.add(block.matrix)
+        if progress is not None:
+            progress(done, total)
+    transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
+    return acc.reduce(transform)

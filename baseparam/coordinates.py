@@ -1,0 +1,122 @@
+"""The coordinate matrix Z, produced block by block (one block per chain start j, then potential
+rows, then friction rows) so that it can be streamed to disk and reduced without ever being dense.
+
+Row labels follow CONTRACT.md: (i, j, l_1 … l_N) with i ≥ j ≥ 1 for kinetic rows (velocity product
+q̇_i q̇_j, or q̇_i²/2 when i = j), i = j = 0 for potential rows, l_k 1-based into Y_k or X_k.
+Friction columns (not part of the Lagrangian) get rows of their own: i = −1, j = joint,
+l_1 = 1 (viscous, q̇_j), 2 (Coulomb, sign q̇_j), 3 (offset, 1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, potential_rows
+
+FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3}
+
+
+@dataclass(frozen=True)
+class ZBlock:
+    """A horizontal slice of Z (pseudo-inertia columns).
+
+    Attributes
+    ----------
+    labels : ndarray, shape (n_rows, 2 + n_dof), int64
+    matrix : scipy.sparse.csr_matrix, shape (n_rows, n_standard)
+    """
+
+    labels: np.ndarray
+    matrix: sp.csr_matrix
+
+
+def _labels(i, j, keys, n_dof):
+    digits = (keys[:, None] // RADIX ** np.arange(n_dof)) % RADIX + 1
+    return np.column_stack([i, j, digits]).astype(np.int64)
+
+
+def _assemble(row_codes, cols, vals, n_cols, tol):
+    keep = np.abs(vals) > tol
+    row_codes, cols, vals = row_codes[keep], cols[keep], vals[keep]
+    unique, inverse = np.unique(row_codes, return_inverse=True)
+    m = sp.csr_matrix((vals, (inverse.ravel(), cols)), shape=(unique.size, n_cols))
+    m.sum_duplicates()
+    return unique, m
+
+
+def kinetic_block(units, layout, start, n_dof, stats, max_terms=None):
+    """Rows (i, j = start + 1, ·) of Z from the forward recursion of one chain start."""
+    span = RADIX ** n_dof
+    codes, cols, vals = [], [], []
+    for k, keys, pair_i, coefs in chain_hats(units.ops, start, units.tol, max_terms):
+        if coefs.size:
+            stats.observe(coefs)
+        traces = coefs @ TRACE_MAP                       # (n, 10)
+        codes.append(np.repeat(pair_i * span + keys, 10))
+        cols.append(np.tile(layout.link_columns[k], keys.size))
+        vals.append(traces.ravel())
+    if start in layout.rotor_columns:   # ½ IA_j q̇_j²: a single 1 in row (j, j, 1 … 1)
+        codes.append(np.array([start * span]))
+        cols.append(np.array([layout.rotor_columns[start]]))
+        vals.append(np.array([1.0]))
+    unique, m = _assemble(np.concatenate(codes), np.concatenate(cols), np.concatenate(vals),
+                          layout.n_standard, units.tol)
+    i = unique // span + 1
+    return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m)
+
+
+def potential_block(units, layout, n_dof, stats):
+    """Rows (0, 0, ·) of Z; the constant row is dropped (a constant in L does not enter the dynamics)."""
+    codes, cols, vals = [], [], []
+    for k, keys, coefs in potential_rows(units.ops, units.gravity, units.tol):
+        if coefs.size:
+            stats.observe(coefs)
+        codes.append(np.repeat(keys, 4))
+        cols.append(np.tile(layout.link_columns[k][6:], keys.size))
+        vals.append(coefs.ravel())
+    codes, cols, vals = np.concatenate(codes), np.concatenate(cols), np.concatenate(vals)
+    keep = codes != 0
+    unique, m = _assemble(codes[keep], cols[keep], vals[keep], layout.n_standard, units.tol)
+    zeros = np.zeros_like(unique)
+    return ZBlock(_labels(zeros, zeros, unique, n_dof), m)
+
+
+def friction_block(layout, n_dof):
+    """One identity row per friction column: friction forces are independent of everything else."""
+    items = sorted(layout.friction_columns.items(), key=lambda kv: kv[1])
+    n = len(items)
+    labels = np.ones((n, 2 + n_dof), dtype=np.int64)
+    for r, ((joint, kind), _) in enumerate(items):
+        labels[r, :3] = (-1, joint + 1, FRICTION_KINDS[kind])
+    cols = np.array([c for _, c in items], dtype=np.int64)
+    m = sp.csr_matrix((np.ones(n), (np.arange(n), cols)), shape=(n, layout.n_standard))
+    return ZBlock(labels, m)
+
+
+class MagnitudeStats:
+    """Largest |coefficient| seen: exact mode is exact only while it stays below 2**52."""
+
+    def __init__(self):
+        self.max_abs = 0.0
+
+    def observe(self, coefs):
+        self.max_abs = max(self.max_abs, float(np.abs(coefs).max()))
+
+
+def z_blocks(units, layout, n_dof, stats, max_terms=None):
+    """All blocks of Z in storage order: kinetic (j = 1 … N), potential, friction.
+
+    Yields
+    ------
+    ZBlock
+    """
+    for start in range(n_dof):
+        yield kinetic_block(units, layout, start, n_dof, stats, max_terms)
+    yield potential_block(units, layout, n_dof, stats)
+    if layout.friction_columns:
+        yield friction_block(layout, n_dof)
+
+
+__all__ = ["ZBlock", "z_blocks", "MagnitudeStats", "TermBudgetExceeded"]

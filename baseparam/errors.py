@@ -1,0 +1,21 @@
+"""Exception hierarchy: every error subclasses a builtin so callers catch what they know."""
+
+
+class BaseParamError(Exception):
+    """Root of all errors raised deliberately by baseparam."""
+
+
+class RobotDescriptionError(BaseParamError, ValueError):
+    """A robot description (YAML file or :class:`~baseparam.Robot`) is invalid.
+
+    The message names the file, the joint and the field, e.g.
+    ``robots/arm.yaml: joints[3].alpha: expected a finite number, got 'abc'``.
+    """
+
+
+class ResourceLimitError(BaseParamError, MemoryError):
+    """The requested computation would not fit in this machine's memory or time budget."""
+
+
+class StorageError(BaseParamError, OSError):
+    """An HDF5/JSON file could not be read or written."""

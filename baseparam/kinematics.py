@@ -1,0 +1,142 @@
+"""Joint transforms as constant 4×4 coefficient matrices (paper eq. 1).
+
+Every joint transform is ``A(q) = C · J(q) · C'`` with constant C, C' and J a rotation about z
+(revolute) or a translation along z (prismatic). Writing J(q) = Σ_l J̃^l x^l over the joint's
+basis X = (1, cos q, sin q) or (1, q) gives ``A = Σ_l Ã^l x^l`` and its derivative
+``∂A/∂q = Σ_l B̃^l x^l`` with constant Ã, B̃ — this is all the projection engine needs, and it
+serves both DH conventions (METHOD.md §5).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+# J(q) coefficients over (1, cos q, sin q) for a rotation about z.
+_RZ = np.zeros((3, 4, 4))
+_RZ[0, 2, 2] = _RZ[0, 3, 3] = 1.0
+_RZ[1, 0, 0] = _RZ[1, 1, 1] = 1.0
+_RZ[2, 0, 1], _RZ[2, 1, 0] = -1.0, 1.0
+# d/dq of the above: cos' = -sin, sin' = cos.
+_DRZ = np.stack([np.zeros((4, 4)), _RZ[2], -_RZ[1]])
+# J(q) coefficients over (1, q) for a translation along z, and its derivative.
+_TZ = np.zeros((2, 4, 4))
+_TZ[0] = np.eye(4)
+_TZ[1, 2, 3] = 1.0
+_DTZ = np.stack([_TZ[1], np.zeros((4, 4))])
+
+
+def exact_cos_sin(angle: float, angle_unit: str):
+    """cos and sin of a description angle, exactly 0/±1 for multiples of 90°.
+
+    Returns
+    -------
+    (c, s, exact) : (float, float, bool)
+        ``exact`` is True when the angle is a multiple of 90° (in radians: within 1e-12 of kπ/2).
+    """
+    if angle_unit == "deg":
+        quarter = Fraction(repr(float(angle))) / 90
+        exact = quarter.denominator == 1
+        k = int(quarter) if exact else None
+        rad = math.radians(angle)
+    else:
+        ratio = float(angle) / (math.pi / 2)
+        k = round(ratio)
+        exact = abs(ratio - k) < 1e-12
+        rad = float(angle)
+    if exact:
+        return ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[k % 4] + (True,)
+    return math.cos(rad), math.sin(rad), False
+
+
+def rot_z(c, s):
+    m = np.eye(4)
+    m[0, 0], m[0, 1], m[1, 0], m[1, 1] = c, -s, s, c
+    return m
+
+
+def rot_x(c, s):
+    m = np.eye(4)
+    m[1, 1], m[1, 2], m[2, 1], m[2, 2] = c, -s, s, c
+    return m
+
+
+def trans(x=0.0, z=0.0):
+    m = np.eye(4)
+    m[0, 3], m[2, 3] = x, z
+    return m
+
+
+def joint_factors(joint_type, convention, alpha_cs, a, d, theta_cs, offset, offset_cs=(1.0, 0.0)):
+    """Constant factors C, C' of ``A(q) = C J(q) C'`` for one joint.
+
+    Parameters
+    ----------
+    joint_type : {'revolute', 'prismatic'}
+    convention : {'standard', 'modified'}
+    alpha_cs, theta_cs : (float, float)
+        cos and sin of the twist α and (prismatic) the constant θ.
+    a, d : float
+        Lengths in the working unit (d is ignored for prismatic joints: it is the variable).
+    offset : float
+        Prismatic joints: constant added to q (length).
+    offset_cs : (float, float)
+        Revolute joints: cos, sin of the constant added to q.
+
+    Returns
+    -------
+    C, Cp : ndarray, shape (4, 4)
+    """
+    ca, sa = alpha_cs
+    if joint_type == "revolute":
+        inner = rot_z(*offset_cs) @ trans(z=d)
+    else:
+        inner = trans(z=offset)
+    if convention == "standard":
+        # A = [Rz(θ) for prismatic] J(q) · inner · Tx(a) Rx(α)
+        C = rot_z(*theta_cs) if joint_type == "prismatic" else np.eye(4)
+        Cp = inner @ trans(x=a) @ rot_x(ca, sa)
+    else:
+        # A = Rx(α) Tx(a) [Rz(θ) for prismatic] J(q) · inner
+        C = rot_x(ca, sa) @ trans(x=a)
+        if joint_type == "prismatic":
+            C = C @ rot_z(*theta_cs)
+        Cp = inner
+    return C, Cp
+
+
+def coefficient_matrices(joint_type, C, Cp):
+    """Ã^l and B̃^l (coefficients of A and ∂A/∂q over the joint basis X).
+
+    Returns
+    -------
+    A_coef, B_coef : ndarray, shape (m, 4, 4)
+        m = 3 for revolute (1, cos, sin), 2 for prismatic (1, q).
+    """
+    J, dJ = (_RZ, _DRZ) if joint_type == "revolute" else (_TZ, _DTZ)
+    return C @ J @ Cp, C @ dJ @ Cp
+
+
+def dh_transform(joint_type, convention, alpha, a, d, theta, q):
+    """Numeric DH transforms, vectorized over samples (all SI, no offsets: add them to q first).
+
+    Parameters
+    ----------
+    q : ndarray, shape (n,)
+    Returns
+    -------
+    ndarray, shape (n, 4, 4)
+    """
+    q = np.asarray(q, dtype=float)
+    th = q if joint_type == "revolute" else np.full_like(q, theta)
+    dd = np.full_like(q, d) if joint_type == "revolute" else q
+    ct, st, ca, sa = np.cos(th), np.sin(th), math.cos(alpha), math.sin(alpha)
+    n = q.shape[0]
+    Rz = np.zeros((n, 4, 4)); Rz[:, 0, 0] = ct; Rz[:, 0, 1] = -st; Rz[:, 1, 0] = st; Rz[:, 1, 1] = ct
+    Rz[:, 2, 2] = Rz[:, 3, 3] = 1.0
+    Tz = np.broadcast_to(np.eye(4), (n, 4, 4)).copy(); Tz[:, 2, 3] = dd
+    X = trans(x=a) @ rot_x(ca, sa)
+    if convention == "standard":
+        return Rz @ Tz @ X
+    return X @ Rz @ Tz

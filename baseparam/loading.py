@@ -1,0 +1,444 @@
+"""Reading robot descriptions (YAML) into :class:`~baseparam.robot.Robot` objects.
+
+The reader is strict: an unknown key, a number written as a string, a boolean where a
+number belongs, a non-finite value, a duplicate key or an impossible parent is refused
+with a one-line :class:`~baseparam.errors.RobotDescriptionError` naming the file, the
+field and what is wrong, e.g. ``arm.yaml: joints[3].alpha: expected a finite number,
+got 'abc'``. Joint numbers and list positions in these paths are 1-based.
+
+Numbers are kept as written (no unit conversion; integers stay integers) so that the
+projection engine can recover the exact decimals of the description.
+
+Two YAML 1.1 surprises are handled on the way: ``1e-3`` and ``1e999`` are read as
+floats (PyYAML would read them as strings), and integers in octal (``0150``),
+hexadecimal or base 60 (``1:30``) are refused rather than silently reinterpreted.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+import reprlib
+
+import numpy as np
+import yaml
+
+from .errors import RobotDescriptionError
+from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot
+
+__all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
+
+MAX_JOINTS = 64
+MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
+_MAX_DEPTH = 32
+
+_TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source")
+_UNIT_KEYS = ("length", "angle")
+_COMMON_JOINT_KEYS = ("type", "alpha", "a", "offset", "parent", "friction", "rotor_inertia", "inertia")
+_JOINT_KEYS = {
+    "revolute": _COMMON_JOINT_KEYS + ("d",),
+    "prismatic": _COMMON_JOINT_KEYS + ("theta",),
+}
+_INERTIA_KEYS = ("mass", "com", "inertia")
+_FRICTION_NAMES = ("viscous", "Coulomb", "offset")
+
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+
+_short = reprlib.Repr()
+_short.maxstring = 60
+_short.maxother = 60
+_short.maxlist = _short.maxtuple = _short.maxdict = 6
+_short.maxlevel = 3
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """Safe loader that also reads YAML 1.2 floats such as ``1e-3`` and ``1e999``."""
+
+
+_StrictLoader.add_implicit_resolver(
+    _FLOAT_TAG,
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+class _Invalid(Exception):
+    """A problem at a field path; turned into a RobotDescriptionError once the file is known."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(path, message)
+        self.path = path
+        self.message = message
+
+    def format(self, filename: str) -> str:
+        parts = [filename] + ([self.path] if self.path else []) + [self.message]
+        return _one_line(": ".join(parts))
+
+
+# -- public API ---------------------------------------------------------------------------
+def load_robot(path) -> Robot:
+    """Read a robot description from a YAML file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The description file (UTF-8 YAML, see the contract for its fields).
+
+    Returns
+    -------
+    Robot
+        The robot, numbers as written in the file's units; ``Robot.source`` holds the text.
+
+    Raises
+    ------
+    RobotDescriptionError
+        The file cannot be read or is not a valid description; the one-line message names
+        the file and the offending field.
+    """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"load_robot: expected a file path, got {type(path).__name__}")
+    label = os.fsdecode(path)
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_BYTES + 1)
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise RobotDescriptionError(_one_line(f"{label}: cannot read the robot description: {reason}")) from None
+    return parse_robot(data, label)
+
+
+def parse_robot(text, filename: str = "<string>") -> Robot:
+    """Build a robot from the text of a YAML description.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The description; bytes must be UTF-8.
+    filename : str, optional
+        Name used in error messages.
+
+    Returns
+    -------
+    Robot
+        ``Robot.source`` is `text` (decoded if given as bytes).
+
+    Raises
+    ------
+    RobotDescriptionError
+        The text is not a valid description (one-line message: file, field, problem).
+
+    Examples
+    --------
+    >>> robot = parse_robot("joints: [{type: revolute, alpha: 0, a: 1, d: 0}]")
+    >>> robot.n_dof, robot.joints[0].a
+    (1, 1)
+    """
+    filename = os.fsdecode(filename)
+    try:
+        if isinstance(text, (bytes, bytearray)):
+            text = _decode(bytes(text))
+        elif not isinstance(text, str):
+            raise TypeError(f"parse_robot: expected the description's text, got {type(text).__name__}")
+        data = _load_yaml(text)
+        return _build_robot(data, text)
+    except _Invalid as exc:
+        raise RobotDescriptionError(exc.format(filename)) from None
+
+
+# -- text and YAML -----------------------------------------------------------------------
+def _one_line(message: str) -> str:
+    """Escape line breaks and other non-printable characters so the message is one line."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in message)
+
+
+def _got(value) -> str:
+    return _short.repr(value)
+
+
+def _decode(data: bytes) -> str:
+    if len(data) > MAX_BYTES:
+        raise _Invalid("", f"description too large (more than {MAX_BYTES} bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise _Invalid("", f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} "
+                           f"at offset {exc.start}); save the file as UTF-8") from None
+
+
+def _load_yaml(text: str):
+    """Parse one YAML document, refusing duplicate keys and ambiguous integers."""
+    if len(text) > MAX_BYTES:
+        raise _Invalid("", f"description too large (more than {MAX_BYTES} characters)")
+    loader = None
+    try:
+        loader = _StrictLoader(text)
+        node = loader.get_single_node()
+        if node is None:
+            raise _Invalid("", "empty description: expected a YAML mapping with at least `joints`")
+        _check_nodes(node)
+        return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        raise _Invalid("", _yaml_message(exc)) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise _Invalid("", f"line {line}: unacceptable character U+{exc.character:04X} ({exc.reason})") from None
+    except yaml.YAMLError as exc:
+        raise _Invalid("", f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise _Invalid("", "invalid YAML: nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        # A constructor rejecting an explicitly tagged scalar, e.g. `!!float abc`.
+        raise _Invalid("", f"invalid YAML value: {exc}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
+    mark = exc.problem_mark or exc.context_mark
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    what = exc.problem or "syntax error"
+    if exc.context:
+        what = f"{what} ({exc.context})"
+    return f"{where}invalid YAML: {what}"
+
+
+def _check_nodes(root) -> None:
+    """Walk the node graph once: duplicate keys, integer spellings, nesting depth.
+
+    Done on nodes rather than on constructed data because PyYAML silently keeps the
+    last of two equal keys, and because nodes carry line numbers and the raw spelling.
+    """
+    seen = set()
+    stack = [(root, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if id(node) in seen:  # aliases: each node once, so alias bombs stay linear
+            continue
+        seen.add(id(node))
+        if depth > _MAX_DEPTH:
+            raise _Invalid(path, "nested too deeply")
+        if isinstance(node, yaml.MappingNode):
+            first_line = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    stack.append((value_node, path, depth + 1))
+                    continue
+                label = key_node.value if isinstance(key_node, yaml.ScalarNode) else "<complex key>"
+                child = f"{path}.{label}" if path else str(label)
+                key = (key_node.tag, label)
+                line = key_node.start_mark.line + 1
+                if isinstance(key_node, yaml.ScalarNode) and key in first_line:
+                    raise _Invalid(child, f"duplicate key (lines {first_line[key]} and {line})")
+                first_line[key] = line
+                stack.append((value_node, child, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value, start=1):
+                stack.append((item, f"{path}[{i}]", depth + 1))
+        elif node.tag == _INT_TAG and not _PLAIN_INT.fullmatch(node.value.replace("_", "")):
+            raise _Invalid(path, f"expected a plain decimal number, got {node.value!r} (YAML 1.1 reads "
+                                 "a leading 0 as octal, 0x as hexadecimal and a:b as base 60)")
+        elif node.tag == _FLOAT_TAG and ":" in node.value:
+            raise _Invalid(path, f"expected a plain decimal number, got {node.value!r} (YAML 1.1 reads a:b as base 60)")
+
+
+# -- field checks --------------------------------------------------------------------------
+def _check_keys(mapping: dict, allowed, path: str) -> None:
+    for key in mapping:
+        if key in allowed:
+            continue
+        label = key if isinstance(key, str) else repr(key)
+        close = difflib.get_close_matches(label, allowed, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise _Invalid(f"{path}.{label}" if path else label,
+                       f"unknown field; {hint}expected one of {', '.join(allowed)}")
+
+
+def _mapping(value, path: str, example: str) -> dict:
+    if not isinstance(value, dict):
+        raise _Invalid(path, f"expected a mapping such as {example}, got {_got(value)}")
+    return value
+
+
+def _number(value, path: str, expected: str = "a finite number"):
+    """`value` unchanged if it is a finite int or float (bool is not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        hint = ""
+        if isinstance(value, str) and _looks_numeric(value):
+            hint = " (a quoted string: write the number without quotes)"
+        raise _Invalid(path, f"expected {expected}, got {_got(value)}{hint}")
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int beyond the float range
+        finite = False
+    if not finite:
+        raise _Invalid(path, f"expected {expected}, got {_got(value)}")
+    return value
+
+
+def _non_negative(value, path: str, expected: str = "a finite number ≥ 0"):
+    value = _number(value, path, expected)
+    if value < 0:
+        raise _Invalid(path, f"expected {expected}, got {_got(value)}")
+    return value
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _string(value, path: str, non_empty: bool = False) -> str:
+    if not isinstance(value, str) or (non_empty and not value.strip()):
+        raise _Invalid(path, f"expected a {'non-empty ' if non_empty else ''}string, got {_got(value)}")
+    return value
+
+
+def _choice(value, options, path: str) -> str:
+    if not isinstance(value, str) or value not in options:
+        raise _Invalid(path, f"expected one of {', '.join(map(repr, options))}, got {_got(value)}")
+    return value
+
+
+def _vector(value, n: int, path: str) -> tuple:
+    """`n` finite numbers, as written."""
+    if not isinstance(value, list) or len(value) != n:
+        raise _Invalid(path, f"expected a list of {n} finite numbers, got {_got(value)}")
+    return tuple(_number(x, f"{path}[{i}]") for i, x in enumerate(value, start=1))
+
+
+# -- building ------------------------------------------------------------------------------
+def _build_robot(data, text: str) -> Robot:
+    if not isinstance(data, dict):
+        raise _Invalid("", f"expected a mapping (name, units, joints, ...) at the top level, got {_got(data)}")
+    _check_keys(data, _TOP_KEYS, "")
+    if "joints" not in data:
+        raise _Invalid("joints", "required field is missing")
+    kwargs = {}
+    if "name" in data:
+        kwargs["name"] = _string(data["name"], "name", non_empty=True)
+    for key in ("description", "source"):
+        if key in data:
+            _string(data[key], key)
+    if "convention" in data:
+        kwargs["convention"] = _choice(data["convention"], CONVENTIONS, "convention")
+    if "units" in data:
+        kwargs["length_unit"], kwargs["angle_unit"] = _units(data["units"])
+    if "gravity" in data:
+        kwargs["gravity"] = _vector(data["gravity"], 3, "gravity")
+    joints = _joints(data["joints"])
+    try:
+        return Robot(joints=joints, source=text, **kwargs)
+    except RobotDescriptionError as exc:  # defensive: everything is checked above
+        raise _Invalid("", str(exc)) from None
+
+
+def _units(value) -> tuple:
+    units = _mapping(value, "units", "{length: mm, angle: deg}")
+    _check_keys(units, _UNIT_KEYS, "units")
+    length = _choice(units.get("length", "m"), tuple(LENGTH_UNITS), "units.length")
+    angle = _choice(units.get("angle", "rad"), tuple(ANGLE_UNITS), "units.angle")
+    return length, angle
+
+
+def _joints(value) -> tuple:
+    if not isinstance(value, list):
+        raise _Invalid("joints", f"expected a list of joints, got {_got(value)}")
+    if not value:
+        raise _Invalid("joints", "expected at least one joint, got an empty list")
+    if len(value) > MAX_JOINTS:
+        raise _Invalid("joints", f"expected at most {MAX_JOINTS} joints, got {len(value)}")
+    return tuple(_joint(entry, k) for k, entry in enumerate(value, start=1))
+
+
+def _joint(entry, k: int) -> Joint:
+    """The `k`-th joint (1-based)."""
+    path = f"joints[{k}]"
+    entry = _mapping(entry, path, "{type: revolute, alpha: 0, a: 0, d: 0}")
+    if "type" not in entry:
+        raise _Invalid(f"{path}.type", "required field is missing; expected 'revolute' or 'prismatic'")
+    kind = _choice(entry["type"], JOINT_TYPES, f"{path}.type")
+    variable = "theta" if kind == "revolute" else "d"
+    if variable in entry:
+        raise _Invalid(f"{path}.{variable}", f"{variable} is the variable of a {kind} joint; "
+                                             "write a constant shift of it as `offset`")
+    _check_keys(entry, _JOINT_KEYS[kind], path)
+    fields = {"type": kind}
+    for key in ("alpha", "a", "d", "theta", "offset"):
+        if key in entry:
+            fields[key] = _number(entry[key], f"{path}.{key}")
+    fields["parent"] = _parent(entry.get("parent", k - 1), k, f"{path}.parent")
+    if "friction" in entry:
+        fields["friction"] = _friction(entry["friction"], f"{path}.friction")
+    if "rotor_inertia" in entry:
+        fields["rotor_inertia"] = _rotor_inertia(entry["rotor_inertia"], f"{path}.rotor_inertia")
+    if "inertia" in entry:
+        fields["inertia"] = _inertia(entry["inertia"], f"{path}.inertia")
+    return Joint(**fields)
+
+
+def _parent(value, k: int, path: str) -> int:
+    expected = "0 (the base)" if k == 1 else f"an integer from 0 (the base) to {k - 1} (an earlier joint)"
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < k:
+        note = " (a joint cannot be its own parent)" if value == k and not isinstance(value, bool) else ""
+        raise _Invalid(path, f"expected {expected}, got {_got(value)}{note}")
+    return value
+
+
+def _friction(value, path: str) -> tuple:
+    """``(viscous, Coulomb, offset)``, each False (not modelled), True, or a true value."""
+    if isinstance(value, bool):
+        return (value,) * 3
+    if not isinstance(value, list) or len(value) != 3:
+        raise _Invalid(path, "expected true or a list of 3 items [viscous, Coulomb, offset], each true, "
+                             f"false, null or a number, got {_got(value)}")
+    terms = []
+    for i, (item, name) in enumerate(zip(value, _FRICTION_NAMES), start=1):
+        if item is None or isinstance(item, bool):
+            terms.append(bool(item))
+        elif name == "offset":
+            terms.append(float(_number(item, f"{path}[{i}]", "true, false, null or a finite number")))
+        else:  # viscous and Coulomb coefficients dissipate energy: never negative
+            terms.append(float(_non_negative(item, f"{path}[{i}]", "true, false, null or a finite number ≥ 0")))
+    return tuple(terms)
+
+
+def _rotor_inertia(value, path: str):
+    if isinstance(value, bool):
+        return value
+    return float(_non_negative(value, path, "true, false or a finite number ≥ 0"))
+
+
+def _inertia(value, path: str) -> Inertia:
+    spec = _mapping(value, path, "{mass: 1, com: [0, 0, 0], inertia: [[..], [..], [..]]}")
+    _check_keys(spec, _INERTIA_KEYS, path)
+    for key in _INERTIA_KEYS:
+        if key not in spec:
+            raise _Invalid(f"{path}.{key}", "required field is missing")
+    mass = _non_negative(spec["mass"], f"{path}.mass")
+    com = np.array(_vector(spec["com"], 3, f"{path}.com"), dtype=float)
+    tensor = _symmetric_3x3(spec["inertia"], f"{path}.inertia")
+    com.flags.writeable = False
+    tensor.flags.writeable = False
+    return Inertia(mass=float(mass), com=com, inertia=tensor)
+
+
+def _symmetric_3x3(value, path: str) -> np.ndarray:
+    if not isinstance(value, list) or len(value) != 3 or not all(isinstance(r, list) and len(r) == 3 for r in value):
+        raise _Invalid(path, f"expected a 3×3 nested list of finite numbers, got {_got(value)}")
+    matrix = np.array([[_number(x, f"{path}[{i}][{j}]") for j, x in enumerate(row, start=1)]
+                       for i, row in enumerate(value, start=1)], dtype=float)
+    asym = np.abs(matrix - matrix.T)
+    if asym.max() > 1e-9 * np.abs(matrix).max():
+        i, j = np.unravel_index(np.argmax(asym), asym.shape)
+        raise _Invalid(path, f"expected a symmetric matrix, got [{i + 1}][{j + 1}] = {matrix[i, j]!r} "
+                             f"but [{j + 1}][{i + 1}] = {matrix[j, i]!r}")
+    return matrix

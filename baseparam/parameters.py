@@ -1,0 +1,100 @@
+"""Names and units of the standard (elementary) parameters, and the two parameterizations.
+
+``pseudo`` (the paper's): per link XX YY ZZ XY XZ YZ SX SY SZ M — entries of the pseudo-inertia
+matrix H = ∫ r̄ r̄ᵀ dm in the link frame (XX = ∫x² dm is a second moment).
+``khalil`` (SYMORO): per link XX XY XZ YY YZ ZZ MX MY MZ M — the inertia tensor about the link-frame
+origin (XX = ∫(y²+z²) dm, XY = −∫xy dm), first moments and mass.
+Then, per joint where declared: IA (rotor inertia), FV, FC, FO (viscous, Coulomb, offset friction).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+PARAMETERIZATIONS = ("pseudo", "khalil")
+PSEUDO_NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
+KHALIL_NAMES = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
+LINK_NAMES = {"pseudo": PSEUDO_NAMES, "khalil": KHALIL_NAMES}
+# Power of length in each parameter's unit (kg·m^e); sets how regroupings change with units.
+LENGTH_POWER = {"XX": 2, "YY": 2, "ZZ": 2, "XY": 2, "XZ": 2, "YZ": 2,
+                "SX": 1, "SY": 1, "SZ": 1, "MX": 1, "MY": 1, "MZ": 1, "M": 0, "IA": 2}
+
+
+def check_parameterization(parameters: str) -> str:
+    if parameters not in PARAMETERIZATIONS:
+        raise ValueError(f"parameters: expected one of {PARAMETERIZATIONS}, got {parameters!r}")
+    return parameters
+
+
+def khalil_to_pseudo() -> list:
+    """Exact 10×10 map K with p_pseudo = K @ p_khalil for one link (list of lists of Fraction).
+
+    From I = tr(Σ)·1 − Σ with Σ the second-moment matrix: Σxx = (−Ixx + Iyy + Izz)/2, Σxy = −Ixy.
+    """
+    h = Fraction(1, 2)
+    K = [[Fraction(0)] * 10 for _ in range(10)]
+    kx = {n: i for i, n in enumerate(KHALIL_NAMES)}
+    K[0][kx["XX"]], K[0][kx["YY"]], K[0][kx["ZZ"]] = -h, h, h      # Σxx
+    K[1][kx["XX"]], K[1][kx["YY"]], K[1][kx["ZZ"]] = h, -h, h      # Σyy
+    K[2][kx["XX"]], K[2][kx["YY"]], K[2][kx["ZZ"]] = h, h, -h      # Σzz
+    K[3][kx["XY"]] = K[4][kx["XZ"]] = K[5][kx["YZ"]] = Fraction(-1)
+    K[6][kx["MX"]] = K[7][kx["MY"]] = K[8][kx["MZ"]] = K[9][kx["M"]] = Fraction(1)
+    return K
+
+
+class ColumnLayout:
+    """Column order of Z for a robot: per joint its 10 link parameters, then IA, FV, FC, FO if declared.
+
+    Attributes
+    ----------
+    names : list of str
+        Standard parameter names in column order (link numbers from 1).
+    link_columns : ndarray, shape (n_dof, 10)
+        Global column of each link parameter.
+    rotor_columns : dict
+        joint (0-based) → column of IA.
+    friction_columns : dict
+        (joint, kind) → column, kind in {'FV', 'FC', 'FO'}.
+    length_power : ndarray, shape (n_standard,)
+    """
+
+    def __init__(self, robot, parameters: str = "pseudo"):
+        self.parameters = check_parameterization(parameters)
+        names, link_cols, rotor, friction, power = [], [], {}, {}, []
+        for k, joint in enumerate(robot.joints):
+            link_cols.append(list(range(len(names), len(names) + 10)))
+            for n in LINK_NAMES[parameters]:
+                names.append(f"{n}{k + 1}")
+                power.append(LENGTH_POWER[n])
+            if joint.has_rotor_inertia:
+                rotor[k] = len(names)
+                names.append(f"IA{k + 1}")
+                power.append(2 if joint.is_revolute else 0)  # a reflected mass on a prismatic joint
+            for kind in joint.friction_terms:
+                friction[(k, kind)] = len(names)
+                names.append(f"{kind}{k + 1}")
+                power.append(0)  # friction appears alone: its unit never mixes with lengths
+        self.names = names
+        self.link_columns = np.array(link_cols, dtype=np.int64)
+        self.rotor_columns = rotor
+        self.friction_columns = friction
+        self.length_power = np.array(power, dtype=np.int64)
+
+    @property
+    def n_standard(self) -> int:
+        return len(self.names)
+
+    def pseudo_to_parameterization(self):
+        """Exact block-diagonal map C (n_standard × n_standard, Fractions) with Z_param = Z_pseudo @ C."""
+        n = self.n_standard
+        C = [[Fraction(0)] * n for _ in range(n)]
+        for c in range(n):
+            C[c][c] = Fraction(1)
+        if self.parameters == "khalil":
+            K = khalil_to_pseudo()
+            for cols in self.link_columns:
+                for a in range(10):
+                    for b in range(10):
+                        C[cols[a]][cols[b]] = K[a][b]
+        return C

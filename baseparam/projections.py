@@ -1,0 +1,194 @@
+"""Forward-recursive projection of the Lagrangian's influence coefficients (paper eqs. 1–19).
+
+Notation (standard DH; modified DH differs only in Ã, B̃, see :mod:`baseparam.kinematics`):
+``T_k = A_1 ⋯ A_k``, ``U_ki = ∂T_k/∂q_i``, ``Û_kji = U_kjᵀ U_ki`` (j ≤ i ≤ k). The kinetic energy of
+link k is ``½ Σ_ij q̇_i q̇_j tr(Û_kji H_k)``, so the coordinates of its influence coefficients in the
+basis β are the traces of the coefficient matrices of Û_kji.
+
+Every quantity is a *coefficient polynomial*: a sparse map from a multi-index (l_1 … l_N), packed
+into one base-5 integer key, to a 4×4 coefficient matrix. Only non-zero matrices are stored.
+
+The forward recursion adds one joint at a time by a *sandwich* ``X ↦ Lᵀ X R`` with L, R linear in
+the new joint's basis X_k; the products x^a x^b are re-expressed in Y_k by the γ rules (sin² = 1 −
+cos²). Because the sandwich is linear in X, it is a single 16 × (5·16) matrix applied to all terms
+at once — one BLAS product per step.
+
+Two facts keep the polynomials small (both follow from ∂A/∂q having a zero last row, so only the
+rotation part of T_{j−1} survives in U_kjᵀ U_ki and RᵀR = 1):
+
+* Û_kji depends on joints j … k only, so the recursion runs per *chain start* j and never carries
+  joints before j;
+* it needs, besides Û, only ``W_kj = U_kjᵀ T_k P`` with P = diag(1, 1, 1, 0):
+  ``W_kj = A_kᵀ W_(k−1)j (A_k P)``, ``Û_kjk = A_kᵀ W_(k−1)j B_k``, ``Û_kji = A_kᵀ Û_(k−1)ji A_k``,
+  starting from ``Û_jjj = B_jᵀ B_j`` and ``W_jj = B_jᵀ (A_j P)`` (B = ∂A/∂q).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+RADIX = 5  # |Y_k| for a revolute joint; prismatic joints use the first 3 digits
+P_MASK = np.diag([1.0, 1.0, 1.0, 0.0])
+
+# Products x^a x^b of the joint basis X re-expressed in Y (index: [(target, sign), ...]).
+# Revolute X = (1, c, s), Y = (1, c, s, c², s·c); prismatic X = (1, q), Y = (1, q, q²).
+PRODUCTS = {
+    "revolute": {(0, 0): [(0, 1)], (0, 1): [(1, 1)], (1, 0): [(1, 1)], (0, 2): [(2, 1)], (2, 0): [(2, 1)],
+                 (1, 1): [(3, 1)], (2, 2): [(0, 1), (3, -1)], (1, 2): [(4, 1)], (2, 1): [(4, 1)]},
+    "prismatic": {(0, 0): [(0, 1)], (0, 1): [(1, 1)], (1, 0): [(1, 1)], (1, 1): [(2, 1)]},
+}
+
+# tr(X · E_l) for the 10 pseudo-inertia entries (XX YY ZZ XY XZ YZ SX SY SZ M) of a symmetric H:
+# a linear map from the 16 row-major entries of X to 10 numbers.
+TRACE_MAP = np.zeros((16, 10))
+for _l, _pairs in enumerate([[(0, 0)], [(1, 1)], [(2, 2)], [(0, 1), (1, 0)], [(0, 2), (2, 0)], [(1, 2), (2, 1)],
+                             [(0, 3), (3, 0)], [(1, 3), (3, 1)], [(2, 3), (3, 2)], [(3, 3)]]):
+    for _r, _c in _pairs:
+        TRACE_MAP[4 * _r + _c, _l] += 1.0
+
+
+@dataclass(frozen=True)
+class Sandwich:
+    """The linear map ``X ↦ Σ_ab sign · L_aᵀ X R_b`` into the Y basis of one joint.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (16, n_targets * 16)
+        Acts on row-major flattened 4×4 coefficients (right multiplication).
+    targets : ndarray, shape (n_targets,)
+        The Y-basis index of each output block (blocks that are identically zero are dropped).
+    """
+
+    matrix: np.ndarray
+    targets: np.ndarray
+
+    @classmethod
+    def build(cls, left, right, joint_type):
+        K = np.zeros((RADIX, 16, 16))
+        for (a, b), rules in PRODUCTS[joint_type].items():
+            # vec(Lᵀ X R)[i, j] = Σ_pq L[p, i] X[p, q] R[q, j]
+            kab = np.einsum("pi,qj->pqij", left[a], right[b]).reshape(16, 16)
+            for t, sign in rules:
+                K[t] += sign * kab
+        keep = np.flatnonzero(np.abs(K).reshape(RADIX, -1).max(axis=1) > 0)
+        return cls(np.ascontiguousarray(K[keep].transpose(1, 0, 2).reshape(16, -1)), keep)
+
+
+class JointOperators:
+    """Coefficient matrices of one joint and the five sandwiches the recursion applies.
+
+    Parameters
+    ----------
+    joint_type : {'revolute', 'prismatic'}
+    A, B : ndarray, shape (m, 4, 4)
+        Coefficients of A_k and ∂A_k/∂q_k over X_k.
+    """
+
+    def __init__(self, joint_type, A, B):
+        self.joint_type, self.A, self.B = joint_type, A, B
+        AP = A @ P_MASK
+        self.conjugate = Sandwich.build(A, A, joint_type)     # Û_kji ← Aᵀ Û_(k−1)ji A
+        self.open_pair = Sandwich.build(A, B, joint_type)     # Û_kjk ← Aᵀ W_(k−1)j B
+        self.carry = Sandwich.build(A, AP, joint_type)        # W_kj  ← Aᵀ W_(k−1)j (AP)
+        self.start_hat = Sandwich.build(B, B, joint_type)     # Û_jjj = Bᵀ B
+        self.start_carry = Sandwich.build(B, AP, joint_type)  # W_jj  = Bᵀ (AP)
+
+
+class TermBudgetExceeded(RuntimeError):
+    """Raised by :func:`apply` when a step would exceed the allowed number of terms."""
+
+
+def apply(op: Sandwich, keys, coefs, digit_weight, tol, max_terms=None):
+    """Apply a sandwich to every term of a coefficient polynomial.
+
+    Parameters
+    ----------
+    keys : ndarray, shape (n,), int64
+        Packed multi-indices (the new joint's digit is 0 in all of them).
+    coefs : ndarray, shape (n, 16)
+    digit_weight : int
+        RADIX ** (new joint's 0-based index).
+    tol : float
+        Coefficients with every |entry| <= tol are dropped (0 in exact mode).
+
+    Returns
+    -------
+    keys : ndarray, shape (n',)
+    coefs : ndarray, shape (n', 16)
+    origin : ndarray, shape (n',)
+        Index of the input term each output term came from (to carry tags along).
+    """
+    n, nt = coefs.shape[0], op.targets.size
+    if max_terms is not None and n * nt > max_terms:
+        raise TermBudgetExceeded(n * nt)
+    out = (coefs @ op.matrix).reshape(n, nt, 16)
+    alive = np.abs(out).max(axis=2) > tol
+    rows, blocks = np.nonzero(alive)
+    return keys[rows] + op.targets[blocks] * digit_weight, out[rows, blocks], rows
+
+
+def constant_sandwich(op: Sandwich, digit_weight, tol):
+    """The sandwich of the constant polynomial X = 1 (identity matrix)."""
+    return apply(op, np.zeros(1, dtype=np.int64), np.eye(4).reshape(1, 16), digit_weight, tol)
+
+
+def chain_hats(ops, start, tol, max_terms=None):
+    """Forward recursion for one chain start j: yields the Û_kji polynomials for k = j … N−1.
+
+    Parameters
+    ----------
+    ops : sequence of JointOperators
+    start : int
+        0-based chain start j.
+
+    Yields
+    ------
+    k : int
+        0-based link index.
+    keys : ndarray, shape (n,)
+    pair_i : ndarray, shape (n,)
+        0-based i of each term (j ≤ i ≤ k).
+    coefs : ndarray, shape (n, 16)
+        Coefficient matrices of Û_kji (row-major).
+    """
+    w = RADIX ** start
+    keys, coefs, _ = constant_sandwich(ops[start].start_hat, w, tol)
+    pair_i = np.full(keys.shape, start, dtype=np.int64)
+    w_keys, w_coefs, _ = constant_sandwich(ops[start].start_carry, w, tol)
+    yield start, keys, pair_i, coefs
+    for k in range(start + 1, len(ops)):
+        op, w = ops[k], RADIX ** k
+        keys, coefs, origin = apply(op.conjugate, keys, coefs, w, tol, max_terms)
+        pair_i = pair_i[origin]
+        new_keys, new_coefs, _ = apply(op.open_pair, w_keys, w_coefs, w, tol, max_terms)
+        keys = np.concatenate([keys, new_keys])
+        coefs = np.concatenate([coefs, new_coefs])
+        pair_i = np.concatenate([pair_i, np.full(new_keys.shape, k, dtype=np.int64)])
+        if k + 1 < len(ops):  # W is only needed to open the next pair
+            w_keys, w_coefs, _ = apply(op.carry, w_keys, w_coefs, w, tol, max_terms)
+        yield k, keys, pair_i, coefs
+
+
+def potential_rows(ops, gravity, tol):
+    """Projections of the potential part of the influence coefficients.
+
+    ``−Π = Σ_k [gᵀ 0] T_k [SX SY SZ M]ᵀ``, so link k's coordinates are the coefficient
+    row vectors of ``r_k = [gᵀ 0] A_1 ⋯ A_k`` over X_1 * … * X_k.
+
+    Yields
+    ------
+    k : int
+    keys : ndarray, shape (n,)
+    coefs : ndarray, shape (n, 4)
+        Coordinates for SX_k, SY_k, SZ_k, M_k.
+    """
+    keys = np.zeros(1, dtype=np.int64)
+    rows = np.append(np.asarray(gravity, dtype=float), 0.0)[None, :]
+    for k, op in enumerate(ops):
+        m = op.A.shape[0]
+        out = np.einsum("np,lpq->nlq", rows, op.A)
+        alive = np.abs(out).max(axis=2) > tol
+        r, l = np.nonzero(alive)
+        keys, rows = keys[r] + l * RADIX ** k, out[r, l]
+        yield k, keys, rows

@@ -1,0 +1,57 @@
+"""Text presentation of base parameters (numbers stay in :mod:`base_set`; this only formats)."""
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+
+def format_number(v) -> str:
+    """Exact decimal for terminating fractions (431.8² → 186451.24), else 15 significant digits."""
+    if isinstance(v, Fraction):
+        den = v.denominator
+        while den % 2 == 0:
+            den //= 2
+        while den % 5 == 0:
+            den //= 5
+        if den == 1:
+            with localcontext() as ctx:
+                ctx.prec = 200
+                text = format(Decimal(v.numerator) / Decimal(v.denominator), "f")
+            return text.rstrip("0").rstrip(".") if "." in text else text
+        v = float(v)
+    text = f"{float(v):.12g}"
+    return text
+
+
+def format_regrouping(base, r) -> str:
+    """One base parameter as a sum with equal coefficients grouped, e.g.
+    ``XX1 + ZZ1 + 300·(SZ2 + SY3) - 186451.24·M2``."""
+    groups = {}
+    for name, coef in base.terms(r).items():
+        key = format_number(abs(coef))
+        sign = -1 if coef < 0 else 1
+        groups.setdefault((sign, key), []).append(name)
+    parts = []
+    for (sign, key), names in groups.items():
+        body = " + ".join(names)
+        if key != "1":
+            body = f"{key}·({body})" if len(names) > 1 else f"{key}·{body}"
+        elif sign < 0 and len(names) > 1:
+            body = f"({body})"
+        parts.append(("- " if sign < 0 else "+ ") + body)
+    text = " ".join(parts)
+    return text[2:] if text.startswith("+ ") else "-" + text[1:]
+
+
+def format_table(base) -> str:
+    """The human-readable report printed by ``baseparam find``."""
+    robot = base.robot
+    lines = [f"{robot.name}: {base.rank} base parameters of {len(base.standard_names)} standard "
+             f"({base.parameters} parameterization; coefficients in {robot.length_unit})",
+             f"  ({base.note})", ""]
+    width = max((len(n) for n in base.names), default=4)
+    for r, name in enumerate(base.names):
+        lines.append(f"{r + 1:>4}  {name:<{width}}  {format_regrouping(base, r)}")
+    if base.unidentifiable:
+        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(base.unidentifiable)]
+    return "\n".join(lines)

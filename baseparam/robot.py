@@ -1,0 +1,211 @@
+"""The robot model: a kinematic chain described by Denavit–Hartenberg parameters.
+
+A :class:`Robot` keeps the numbers exactly as written in the description (in its
+``units``) so that the projection engine can decide whether the coordinate matrix Z
+is rational; everything numeric that users see goes through the SI accessors.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional
+
+import numpy as np
+
+LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
+ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
+JOINT_TYPES = ("revolute", "prismatic")
+CONVENTIONS = ("standard", "modified")
+FRICTION_KINDS = ("FV", "FC", "FO")  # viscous, Coulomb, offset
+
+
+@dataclass(frozen=True)
+class Inertia:
+    """True rigid-body inertia of a link (for simulation), SI, in the link's DH frame.
+
+    Attributes
+    ----------
+    mass : float
+    com : ndarray, shape (3,)
+        Centre of mass in the link frame.
+    inertia : ndarray, shape (3, 3)
+        Inertia tensor about the centre of mass, link-frame axes.
+    """
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+
+
+@dataclass(frozen=True)
+class Joint:
+    """One joint and the link it moves, in the description's units.
+
+    Attributes
+    ----------
+    type : {'revolute', 'prismatic'}
+    alpha, a : float
+        Link twist and length (description units).
+    d : float
+        Constant offset along z (revolute joints; for prismatic joints d is the variable).
+    theta : float
+        Constant rotation about z (prismatic joints; for revolute joints θ is the variable).
+    offset : float
+        Constant added to the joint variable q (angle units for revolute, length for prismatic).
+    parent : int
+        1-based number of the parent joint, 0 for the base.
+    friction : tuple of 3 (bool or float)
+        Which of viscous, Coulomb, offset friction are modelled; a float also gives its true value.
+    rotor_inertia : bool or float
+        Whether a rotor inertia IA is modelled (a float also gives its true value, SI).
+    inertia : Inertia or None
+    """
+
+    type: str
+    alpha: float = 0.0
+    a: float = 0.0
+    d: float = 0.0
+    theta: float = 0.0
+    offset: float = 0.0
+    parent: int = 0
+    friction: tuple = (False, False, False)
+    rotor_inertia: object = False
+    inertia: Optional[Inertia] = None
+
+    @property
+    def is_revolute(self) -> bool:
+        return self.type == "revolute"
+
+    @property
+    def friction_terms(self) -> tuple:
+        """Names' prefixes of the modelled friction terms, e.g. ``('FV', 'FC')``."""
+        return tuple(k for k, on in zip(FRICTION_KINDS, self.friction) if on is not False and on is not None)
+
+    @property
+    def has_rotor_inertia(self) -> bool:
+        return self.rotor_inertia is not False and self.rotor_inertia is not None
+
+
+@dataclass(frozen=True)
+class Robot:
+    """A serial (or, reserved, tree-structured) manipulator.
+
+    Parameters
+    ----------
+    joints : tuple of Joint
+    name : str
+    convention : {'standard', 'modified'}
+        Standard (distal) DH: ``A = Rz(θ) Tz(d) Tx(a) Rx(α)``; modified (proximal, Craig/Khalil):
+        ``A = Rx(α) Tx(a) Rz(θ) Tz(d)``.
+    length_unit : {'m', 'mm', 'cm'}
+    angle_unit : {'rad', 'deg'}
+    gravity : tuple of 3 float
+        Gravity vector in the base frame, always in m/s².
+    source : str or None
+        The description's text (kept so that results can be traced to their input).
+    """
+
+    joints: tuple
+    name: str = "robot"
+    convention: str = "standard"
+    length_unit: str = "m"
+    angle_unit: str = "rad"
+    gravity: tuple = (0.0, 0.0, -9.81)
+    source: Optional[str] = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        from .errors import RobotDescriptionError
+
+        if self.convention not in CONVENTIONS:
+            raise RobotDescriptionError(f"convention: expected one of {CONVENTIONS}, got {self.convention!r}")
+        if self.length_unit not in LENGTH_UNITS:
+            raise RobotDescriptionError(f"units.length: expected one of {tuple(LENGTH_UNITS)}, got {self.length_unit!r}")
+        if self.angle_unit not in ANGLE_UNITS:
+            raise RobotDescriptionError(f"units.angle: expected one of {tuple(ANGLE_UNITS)}, got {self.angle_unit!r}")
+        if len(self.joints) == 0:
+            raise RobotDescriptionError("joints: a robot needs at least one joint")
+        object.__setattr__(self, "joints", tuple(self.joints))
+        object.__setattr__(self, "gravity", tuple(float(g) for g in self.gravity))
+        for k, jt in enumerate(self.joints, start=1):
+            if jt.type not in JOINT_TYPES:
+                raise RobotDescriptionError(f"joints[{k}].type: expected one of {JOINT_TYPES}, got {jt.type!r}")
+            if not 0 <= jt.parent < k:
+                raise RobotDescriptionError(f"joints[{k}].parent: expected 0..{k - 1}, got {jt.parent!r}")
+
+    # -- structure -----------------------------------------------------------------
+    @property
+    def n_dof(self) -> int:
+        return len(self.joints)
+
+    @property
+    def parents(self) -> tuple:
+        """0-based parent index per joint, -1 for the base."""
+        return tuple(j.parent - 1 for j in self.joints)
+
+    @property
+    def is_chain(self) -> bool:
+        return all(j.parent == k for k, j in enumerate(self.joints))
+
+    # -- units -----------------------------------------------------------------------
+    @property
+    def length_scale(self) -> float:
+        """Metres per description length unit."""
+        return LENGTH_UNITS[self.length_unit]
+
+    @property
+    def angle_scale(self) -> float:
+        """Radians per description angle unit."""
+        return ANGLE_UNITS[self.angle_unit]
+
+    def dh_si(self) -> np.ndarray:
+        """DH table in SI.
+
+        Returns
+        -------
+        ndarray, shape (n_dof, 5)
+            Columns alpha [rad], a [m], d [m], theta [rad], offset [rad or m].
+        """
+        ls, an = self.length_scale, self.angle_scale
+        rows = []
+        for j in self.joints:
+            off = j.offset * (an if j.is_revolute else ls)
+            rows.append((j.alpha * an, j.a * ls, j.d * ls, j.theta * an, off))
+        return np.array(rows, dtype=float)
+
+    @property
+    def gravity_si(self) -> np.ndarray:
+        return np.asarray(self.gravity, dtype=float)
+
+    # -- exact numbers ---------------------------------------------------------------------
+    def exact_value(self, value: float) -> Fraction:
+        """The decimal the user wrote, as an exact fraction (``0.1`` → 1/10, not the binary float)."""
+        return Fraction(repr(float(value))) if not isinstance(value, int) else Fraction(value)
+
+
+def robot_to_yaml(robot: Robot) -> str:
+    """A YAML description equivalent to ``robot`` (its original text when it was loaded from one)."""
+    import yaml
+
+    if robot.source:
+        return robot.source
+    joints = []
+    for k, j in enumerate(robot.joints):
+        entry = {"type": j.type, "alpha": j.alpha, "a": j.a}
+        entry.update({"d": j.d} if j.is_revolute else {"theta": j.theta})
+        if j.offset:
+            entry["offset"] = j.offset
+        if j.parent != k:
+            entry["parent"] = j.parent
+        if any(f is not False and f is not None for f in j.friction):
+            entry["friction"] = [f if isinstance(f, bool) else float(f) for f in j.friction]
+        if j.has_rotor_inertia:
+            entry["rotor_inertia"] = j.rotor_inertia if isinstance(j.rotor_inertia, bool) else float(j.rotor_inertia)
+        if j.inertia is not None:
+            entry["inertia"] = {"mass": float(j.inertia.mass), "com": [float(x) for x in j.inertia.com],
+                                "inertia": np.asarray(j.inertia.inertia, dtype=float).tolist()}
+        joints.append(entry)
+    doc = {"name": robot.name, "convention": robot.convention,
+           "units": {"length": robot.length_unit, "angle": robot.angle_unit},
+           "gravity": list(robot.gravity), "joints": joints}
+    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None)
