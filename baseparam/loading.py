@@ -35,10 +35,10 @@ _MAX_DEPTH = 32
 
 _TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source")
 _UNIT_KEYS = ("length", "angle")
-_COMMON_JOINT_KEYS = ("type", "alpha", "a", "offset", "parent", "friction", "rotor_inertia", "inertia")
+_OPTIONAL_JOINT_KEYS = ("offset", "parent", "friction", "rotor_inertia", "inertia")
 _JOINT_KEYS = {
-    "revolute": _COMMON_JOINT_KEYS + ("d",),
-    "prismatic": _COMMON_JOINT_KEYS + ("theta",),
+    "revolute": ("type", "alpha", "a", "d") + _OPTIONAL_JOINT_KEYS,
+    "prismatic": ("type", "alpha", "a", "theta") + _OPTIONAL_JOINT_KEYS,
 }
 _INERTIA_KEYS = ("mass", "com", "inertia")
 _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
@@ -52,7 +52,8 @@ _short = reprlib.Repr()
 _short.maxstring = 60
 _short.maxother = 60
 _short.maxlist = _short.maxtuple = _short.maxdict = 6
-_short.maxlevel = 3
+_short.maxlevel = 2
+_MAX_GOT = 100
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -156,7 +157,9 @@ def _one_line(message: str) -> str:
 
 
 def _got(value) -> str:
-    return _short.repr(value)
+    """A short repr of `value` for messages (bounded even for aliased, nested data)."""
+    text = _short.repr(value)
+    return text if len(text) <= _MAX_GOT else text[:_MAX_GOT - 3] + "..."
 
 
 def _decode(data: bytes) -> str:
@@ -234,17 +237,27 @@ def _check_nodes(root) -> None:
                 key = (key_node.tag, label)
                 line = key_node.start_mark.line + 1
                 if isinstance(key_node, yaml.ScalarNode) and key in first_line:
-                    raise _Invalid(child, f"duplicate key (lines {first_line[key]} and {line})")
+                    where = f"twice on line {line}" if line == first_line[key] else f"lines {first_line[key]} and {line}"
+                    raise _Invalid(child, f"duplicate key ({where})")
                 first_line[key] = line
                 stack.append((value_node, child, depth + 1))
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value, start=1):
                 stack.append((item, f"{path}[{i}]", depth + 1))
-        elif node.tag == _INT_TAG and not _PLAIN_INT.fullmatch(node.value.replace("_", "")):
-            raise _Invalid(path, f"expected a plain decimal number, got {node.value!r} (YAML 1.1 reads "
-                                 "a leading 0 as octal, 0x as hexadecimal and a:b as base 60)")
-        elif node.tag == _FLOAT_TAG and ":" in node.value:
-            raise _Invalid(path, f"expected a plain decimal number, got {node.value!r} (YAML 1.1 reads a:b as base 60)")
+        elif node.tag in (_INT_TAG, _FLOAT_TAG):
+            _check_spelling(node.value, node.tag, path)
+
+
+def _check_spelling(text: str, tag: str, path: str) -> None:
+    """Refuse the YAML 1.1 number spellings whose value differs from what a reader sees."""
+    if ":" in text:
+        reading = "base 60"
+    elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text.replace("_", "")):
+        digits = text.lstrip("+-").lower()
+        reading = {"0x": "hexadecimal", "0b": "binary"}.get(digits[:2], "octal")
+    else:
+        return
+    raise _Invalid(path, f"expected a plain decimal number, got {text!r} (YAML 1.1 reads it as {reading})")
 
 
 # -- field checks --------------------------------------------------------------------------
@@ -439,6 +452,6 @@ def _symmetric_3x3(value, path: str) -> np.ndarray:
     asym = np.abs(matrix - matrix.T)
     if asym.max() > 1e-9 * np.abs(matrix).max():
         i, j = np.unravel_index(np.argmax(asym), asym.shape)
-        raise _Invalid(path, f"expected a symmetric matrix, got [{i + 1}][{j + 1}] = {matrix[i, j]!r} "
-                             f"but [{j + 1}][{i + 1}] = {matrix[j, i]!r}")
+        raise _Invalid(path, f"expected a symmetric matrix, got [{i + 1}][{j + 1}] = {float(matrix[i, j])!r} "
+                             f"but [{j + 1}][{i + 1}] = {float(matrix[j, i])!r}")
     return matrix

@@ -20,7 +20,7 @@ CONVENTIONS = ("standard", "modified")
 FRICTION_KINDS = ("FV", "FC", "FO")  # viscous, Coulomb, offset
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays have no truth value; compare by identity
 class Inertia:
     """True rigid-body inertia of a link (for simulation), SI, in the link's DH frame.
 
