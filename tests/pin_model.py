@@ -198,7 +198,8 @@ class Reference:
 
     def regressor(self, q, v, a):
         """(n_dof, n_standard) torque regressor at one state."""
-        Wp = pin.computeJointTorqueRegressor(self.model, self.data, q, v, a)
+        q, v, a = (np.asarray(x, dtype=float).reshape(self.n) for x in (q, v, a))
+        Wp = np.asarray(pin.computeJointTorqueRegressor(self.model, self.data, q, v, a)).reshape(self.n, 10 * self.n)
         Wl = [Wp[:, 10 * k:10 * k + 10] @ self.maps[k] for k in range(self.n)]
         out = np.zeros((self.n, len(self.columns)))
         for c, (kind, k, i) in enumerate(self.columns):

@@ -1,0 +1,98 @@
+"""The ``baseparam`` command: output, JSON contract, exit statuses and one-line errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT
+
+PUMA = str(ROOT / "robots" / "puma560.yaml")
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_find_prints_the_paper_table():
+    res = run("find", PUMA)
+    assert res.exit_code == 0, res.output
+    assert "36 base parameters" in res.output
+    assert "XX1 + ZZ1 + ZZ2 + YY3 + 300·(SZ2 + SY3) + 22500·(M2 + M3 + M4 + M5 + M6)" in res.output
+    assert "XX2 - 186451.24·(M2 + M3 + M4 + M5 + M6)" in res.output
+    assert "XY3 - 20.3·SY3" in res.output
+
+
+def test_json_contract(tmp_path):
+    out = tmp_path / "puma.json"
+    res = run("find", PUMA, "--json", str(out))
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert doc["robot"] == "PUMA 560" and doc["parameters"] == "pseudo"
+    assert doc["units"] == {"length": "mm", "angle": "deg"}
+    assert doc["rank"] == 36 == len(doc["base"])
+    assert doc["standard"][:10] == ["XX1", "YY1", "ZZ1", "XY1", "XZ1", "YZ1", "SX1", "SY1", "SZ1", "M1"]
+    first = doc["base"][0]
+    assert first["name"] == "XX1"
+    assert first["terms"] == {"XX1": 1.0, "ZZ1": 1.0, "ZZ2": 1.0, "SZ2": 300.0, "M2": 22500.0, "YY3": 1.0,
+                              "SY3": 300.0, "M3": 22500.0, "M4": 22500.0, "M5": 22500.0, "M6": 22500.0}
+    assert doc["unidentifiable"] == ["YY1", "XY1", "XZ1", "YZ1", "SX1", "SY1", "SZ1", "M1"]
+
+
+def test_khalil_and_h5(tmp_path):
+    h5 = tmp_path / "z.h5"
+    out = tmp_path / "k.json"
+    res = run("find", PUMA, "--parameters", "khalil", "--h5", str(h5), "--json", str(out))
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert doc["parameters"] == "khalil" and doc["rank"] == 36
+    assert doc["standard"][:10] == ["XX1", "XY1", "XZ1", "YY1", "YZ1", "ZZ1", "MX1", "MY1", "MZ1", "M1"]
+    assert h5.exists()
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ("", "empty"),
+    ("name: x\njoints: [{type: revolute, alpah: 1}]\n", "joints[1].alpah"),
+    ("joints: [{type: revolute, alpha: .nan}]\n", "joints[1].alpha"),
+    ("joints: [{type: twisty}]\n", "joints[1].type"),
+    ("joints: [{type: revolute, parent: 1}]\n", "joints[1].parent"),
+    ("[1, 2", "line"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, content, fragment):
+    f = tmp_path / "bad.yaml"
+    f.write_text(content)
+    res = run("find", str(f))
+    assert res.exit_code == 2
+    message = res.output.strip()
+    assert "\n" not in message and "Traceback" not in message
+    assert "bad.yaml" in message and fragment in message
+
+
+def test_missing_file_exits_2(tmp_path):
+    res = run("find", str(tmp_path / "nope.yaml"))
+    assert res.exit_code == 2 and "nope.yaml" in res.output and "Traceback" not in res.output
+
+
+def test_unwritable_outputs_exit_2(tmp_path):
+    res = run("find", PUMA, "--json", str(tmp_path / "no" / "dir.json"))
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    res = run("find", PUMA, "--h5", str(tmp_path / "no" / "dir.h5"))
+    assert res.exit_code == 2 and "dir.h5" in res.output
+
+
+def test_too_large_robot_is_refused(tmp_path):
+    joints = "\n".join(f"  - {{type: revolute, alpha: {0.3 + 0.1 * k:.2f}, a: 0.3, d: 0.1}}" for k in range(16))
+    f = tmp_path / "big.yaml"
+    f.write_text(f"name: big\nunits: {{length: m, angle: rad}}\njoints:\n{joints}\n")
+    res = run("find", str(f))
+    assert res.exit_code == 2
+    assert "big.yaml" in res.output and "limit" in res.output
+
+
+def test_console_script_entry_point():
+    """The installed command runs in a fresh interpreter (as users call it)."""
+    proc = subprocess.run([sys.executable, "-m", "baseparam.cli", "find", PUMA], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and "36 base parameters" in proc.stdout
