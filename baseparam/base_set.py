@@ -130,9 +130,6 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     BaseParameters
     """
     layout = ColumnLayout(robot, parameters)
-    if not robot.is_chain:
-        from .errors import RobotDescriptionError
-        raise RobotDescriptionError("joints.parent: tree-structured robots are validated but not solved yet")
     units = choose_working_units(robot, include_offsets=False, force_float=force_float)
     try:
         reduction = _reduce(robot, layout, units, progress, max_terms)
@@ -169,7 +166,7 @@ def _reduce(robot, layout, units, progress, max_terms):
     acc = ExactGram(layout.n_standard) if units.exact else StreamedR(layout.n_standard)
     stats = MagnitudeStats()
     total = n + 1 + bool(layout.friction_columns)
-    for done, block in enumerate(z_blocks(units, layout, n, stats, max_terms), start=1):
+    for done, block in enumerate(z_blocks(units, layout, n, stats, max_terms, robot.parents), start=1):
         if units.exact and stats.max_abs >= EXACT_LIMIT:
             return None
         acc.add(block.matrix)

@@ -46,11 +46,11 @@ def _assemble(row_codes, cols, vals, n_cols, tol):
     return unique, m
 
 
-def kinetic_block(units, layout, start, n_dof, stats, max_terms=None):
+def kinetic_block(units, layout, start, n_dof, stats, max_terms=None, parents=None):
     """Rows (i, j = start + 1, ·) of Z from the forward recursion of one chain start."""
     span = RADIX ** n_dof
     codes, cols, vals = [], [], []
-    for k, keys, pair_i, coefs in chain_hats(units.ops, start, units.tol, max_terms):
+    for k, keys, pair_i, coefs in chain_hats(units.ops, start, units.tol, max_terms, parents):
         if coefs.size:
             stats.observe(coefs)
         traces = coefs @ TRACE_MAP                       # (n, 10)
@@ -67,10 +67,10 @@ def kinetic_block(units, layout, start, n_dof, stats, max_terms=None):
     return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m)
 
 
-def potential_block(units, layout, n_dof, stats):
+def potential_block(units, layout, n_dof, stats, parents=None):
     """Rows (0, 0, ·) of Z; the constant row is dropped (a constant in L does not enter the dynamics)."""
     codes, cols, vals = [], [], []
-    for k, keys, coefs in potential_rows(units.ops, units.gravity, units.tol):
+    for k, keys, coefs in potential_rows(units.ops, units.gravity, units.tol, parents):
         if coefs.size:
             stats.observe(coefs)
         codes.append(np.repeat(keys, 4))
@@ -105,16 +105,18 @@ class MagnitudeStats:
         self.max_abs = max(self.max_abs, float(np.abs(coefs).max()))
 
 
-def z_blocks(units, layout, n_dof, stats, max_terms=None):
+def z_blocks(units, layout, n_dof, stats, max_terms=None, parents=None):
     """All blocks of Z in storage order: kinetic (j = 1 … N), potential, friction.
+
+    ``parents`` (0-based, −1 for the base) describes a tree; default: a serial chain.
 
     Yields
     ------
     ZBlock
     """
     for start in range(n_dof):
-        yield kinetic_block(units, layout, start, n_dof, stats, max_terms)
-    yield potential_block(units, layout, n_dof, stats)
+        yield kinetic_block(units, layout, start, n_dof, stats, max_terms, parents)
+    yield potential_block(units, layout, n_dof, stats, parents)
     if layout.friction_columns:
         yield friction_block(layout, n_dof)
 

@@ -133,14 +133,37 @@ def constant_sandwich(op: Sandwich, digit_weight, tol):
     return apply(op, np.zeros(1, dtype=np.int64), np.eye(4).reshape(1, 16), digit_weight, tol)
 
 
-def chain_hats(ops, start, tol, max_terms=None):
-    """Forward recursion for one chain start j: yields the Û_kji polynomials for k = j … N−1.
+def _subtree(parents, start):
+    """Joints in the subtree rooted at ``start`` (inclusive), in increasing order (parents first)."""
+    inside = {start}
+    for k in range(start + 1, len(parents)):
+        if parents[k] in inside:
+            inside.add(k)
+    return sorted(inside)
+
+
+def _last_use(parents, nodes):
+    """For each node, the last node of ``nodes`` that needs its state (its last child, or itself)."""
+    last = {k: k for k in nodes}
+    for k in nodes:
+        if parents[k] in last:
+            last[parents[k]] = k
+    return last
+
+
+def chain_hats(ops, start, tol, max_terms=None, parents=None):
+    """Forward recursion for one chain start j: yields the Û_kji polynomials for every link k whose
+    path from the base passes through joint j (k = j … N−1 for a serial chain).
 
     Parameters
     ----------
     ops : sequence of JointOperators
     start : int
         0-based chain start j.
+    parents : sequence of int, optional
+        0-based parent of each joint (−1 for the base); default: a serial chain. In a tree the
+        velocity products q̇_i q̇_j only pair joints on a common path, which is exactly what
+        recursing over j's subtree produces.
 
     Yields
     ------
@@ -148,33 +171,41 @@ def chain_hats(ops, start, tol, max_terms=None):
         0-based link index.
     keys : ndarray, shape (n,)
     pair_i : ndarray, shape (n,)
-        0-based i of each term (j ≤ i ≤ k).
+        0-based i of each term (i on the path from j to k).
     coefs : ndarray, shape (n, 16)
         Coefficient matrices of Û_kji (row-major).
     """
+    parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
+    nodes = _subtree(parents, start)
+    last = _last_use(parents, nodes)
     w = RADIX ** start
     keys, coefs, _ = constant_sandwich(ops[start].start_hat, w, tol)
     pair_i = np.full(keys.shape, start, dtype=np.int64)
     w_keys, w_coefs, _ = constant_sandwich(ops[start].start_carry, w, tol)
+    state = {start: (keys, pair_i, coefs, w_keys, w_coefs)}
     yield start, keys, pair_i, coefs
-    for k in range(start + 1, len(ops)):
-        op, w = ops[k], RADIX ** k
+    for k in nodes[1:]:
+        op, w, p = ops[k], RADIX ** k, parents[k]
+        keys, pair_i, coefs, w_keys, w_coefs = state[p]
+        if last[p] == k:    # the parent's state is no longer needed: free it early
+            del state[p]
         keys, coefs, origin = apply(op.conjugate, keys, coefs, w, tol, max_terms)
         pair_i = pair_i[origin]
         new_keys, new_coefs, _ = apply(op.open_pair, w_keys, w_coefs, w, tol, max_terms)
         keys = np.concatenate([keys, new_keys])
         coefs = np.concatenate([coefs, new_coefs])
         pair_i = np.concatenate([pair_i, np.full(new_keys.shape, k, dtype=np.int64)])
-        if k + 1 < len(ops):  # W is only needed to open the next pair
+        if last[k] != k:    # W is only needed to open pairs in the children
             w_keys, w_coefs, _ = apply(op.carry, w_keys, w_coefs, w, tol, max_terms)
+            state[k] = (keys, pair_i, coefs, w_keys, w_coefs)
         yield k, keys, pair_i, coefs
 
 
-def potential_rows(ops, gravity, tol):
+def potential_rows(ops, gravity, tol, parents=None):
     """Projections of the potential part of the influence coefficients.
 
     ``−Π = Σ_k [gᵀ 0] T_k [SX SY SZ M]ᵀ``, so link k's coordinates are the coefficient
-    row vectors of ``r_k = [gᵀ 0] A_1 ⋯ A_k`` over X_1 * … * X_k.
+    row vectors of ``r_k = r_parent(k) A_k`` (r_base = [gᵀ 0]) over the X_m of k's path.
 
     Yields
     ------
@@ -183,12 +214,12 @@ def potential_rows(ops, gravity, tol):
     coefs : ndarray, shape (n, 4)
         Coordinates for SX_k, SY_k, SZ_k, M_k.
     """
-    keys = np.zeros(1, dtype=np.int64)
-    rows = np.append(np.asarray(gravity, dtype=float), 0.0)[None, :]
+    parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
+    state = {-1: (np.zeros(1, dtype=np.int64), np.append(np.asarray(gravity, dtype=float), 0.0)[None, :])}
     for k, op in enumerate(ops):
-        m = op.A.shape[0]
+        keys, rows = state[parents[k]]
         out = np.einsum("np,lpq->nlq", rows, op.A)
-        alive = np.abs(out).max(axis=2) > tol
-        r, l = np.nonzero(alive)
+        r, l = np.nonzero(np.abs(out).max(axis=2) > tol)
         keys, rows = keys[r] + l * RADIX ** k, out[r, l]
+        state[k] = (keys, rows)
         yield k, keys, rows

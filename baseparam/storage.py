@@ -82,7 +82,7 @@ class ZWriter:
                 d_rows = g.create_dataset("rows", (0, n_lab), maxshape=(None, n_lab), dtype="i8", chunks=(4096, n_lab))
                 g.create_dataset("columns", data=np.array(layout.names, dtype=object), dtype=h5py.string_dtype())
                 n_rows = nnz = 0
-                for block in z_blocks(units, layout, robot.n_dof, stats, max_terms):
+                for block in z_blocks(units, layout, robot.n_dof, stats, max_terms, robot.parents):
                     Z = si_block(block, units, layout, prismatic, transform)
                     Z.eliminate_zeros()
                     Z.sort_indices()

@@ -28,7 +28,7 @@ def _tr(x=0.0, z=0.0):
 def link_frames(robot, q):
     """T_1 … T_N (complex-valued to allow complex steps). q : (n_dof,) complex."""
     dh = robot.dh_si()
-    T, out = np.eye(4, dtype=complex), []
+    out = []
     for k, joint in enumerate(robot.joints):
         alpha, a, d, theta, off = dh[k]
         th, dd = (q[k] + off, d) if joint.is_revolute else (theta, q[k] + off)
@@ -36,8 +36,7 @@ def link_frames(robot, q):
             A = _rz(th) @ _tr(z=dd) @ _tr(x=a) @ _rx(alpha)
         else:
             A = _rx(alpha) @ _tr(x=a) @ _rz(th) @ _tr(z=dd)
-        T = T @ A
-        out.append(T)
+        out.append((out[joint.parent - 1] if joint.parent else np.eye(4, dtype=complex)) @ A)
     return out
 
 

@@ -68,10 +68,10 @@ def dh_transform(convention, revolute, alpha, a, d, theta, offset, q):
 
 def dh_forward(robot, q):
     """List of T_k (4×4, base frame) for k = 1..n."""
-    T, out = np.eye(4), []
+    out = []
     for j, (alpha, a, d, theta, off), qk in zip(robot.joints, robot.dh_si(), q):
-        T = T @ dh_transform(robot.convention, j.is_revolute, alpha, a, d, theta, off, qk)
-        out.append(T)
+        T = out[j.parent - 1] if j.parent else np.eye(4)
+        out.append(T @ dh_transform(robot.convention, j.is_revolute, alpha, a, d, theta, off, qk))
     return out
 
 
@@ -98,7 +98,7 @@ def se3(T):
 
 
 def build_model(robot, inertias=None):
-    """pinocchio Model of a chain robot, and the ids of frames ``dh_k`` placed at DH link frame k.
+    """pinocchio Model of a robot (chain or tree), and the ids of frames ``dh_k`` placed at DH link frame k.
 
     Parameters
     ----------
@@ -110,19 +110,19 @@ def build_model(robot, inertias=None):
     model : pin.Model
     frame_ids : list of int
     """
-    if not robot.is_chain:
-        raise ValueError("only chains are modelled")
     model = pin.Model()
     model.name = robot.name
     model.gravity = pin.Motion(np.asarray(robot.gravity_si, float), np.zeros(3))
-    parent, prev_Cp, frame_ids = 0, np.eye(4), []
-    for k, (j, (C, Cp)) in enumerate(zip(robot.joints, split_factors(robot))):
+    joint_ids, factors, frame_ids = [], split_factors(robot), []
+    for k, (j, (C, Cp)) in enumerate(zip(robot.joints, factors)):
+        parent = joint_ids[j.parent - 1] if j.parent else 0
+        prev_Cp = factors[j.parent - 1][1] if j.parent else np.eye(4)
         jm = pin.JointModelRZ() if j.is_revolute else pin.JointModelPZ()
         jid = model.addJoint(parent, jm, se3(prev_Cp @ C), f"joint{k + 1}")
         I = pin.Inertia.Zero() if inertias is None else inertias[k]
         model.appendBodyToJoint(jid, I, se3(Cp))
         frame_ids.append(model.addFrame(pin.Frame(f"dh{k + 1}", jid, se3(Cp), pin.FrameType.OP_FRAME)))
-        parent, prev_Cp = jid, Cp
+        joint_ids.append(jid)
     return model, frame_ids
 
 

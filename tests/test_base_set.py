@@ -102,13 +102,15 @@ ANGLES_DEG = [0, 90, -90, 180, 30, -45, 60, 17.5]
 @st.composite
 def dh_tables(draw):
     n = draw(st.integers(2, 5))
+    tree = draw(st.booleans())
     convention = draw(st.sampled_from(["standard", "modified"]))
     dec = st.integers(-1000, 1000).map(lambda v: v / 1000)
     joints = []
     for k in range(n):
         kind = draw(st.sampled_from(["revolute", "revolute", "prismatic"]))
         extra = {"d": draw(dec)} if kind == "revolute" else {"theta": draw(st.sampled_from([0, 90, -90, 30]))}
-        joints.append(bp.Joint(type=kind, alpha=draw(st.sampled_from(ANGLES_DEG)), a=draw(dec), parent=k,
+        parent = draw(st.integers(0, k)) if tree else k
+        joints.append(bp.Joint(type=kind, alpha=draw(st.sampled_from(ANGLES_DEG)), a=draw(dec), parent=parent,
                                rotor_inertia=draw(st.booleans()), **extra))
     gravity = draw(st.sampled_from([(0, 0, -9.81), (0, 0, 0), (0, -4.905, -8.496), (1.2, 0.3, -9.7)]))
     return bp.Robot(tuple(joints), name="random", convention=convention, length_unit="m", angle_unit="deg",
@@ -173,6 +175,15 @@ def test_offsets_do_not_change_the_base_set():
     b = check_against_numeric(shifted)
     assert a.names == b.names
     np.testing.assert_allclose(a.Y, b.Y, atol=1e-14)
+
+
+def test_tree_rows_pair_only_joints_on_a_common_path(tmp_path):
+    robot = load("dual_arm_torso.yaml")
+    bp.find_base_parameters(robot, h5=str(tmp_path / "t.h5"))
+    rows = bp.read_h5(tmp_path / "t.h5")["rows"]
+    pairs = {(i, j) for i, j in rows[:, :2] if i > 0}
+    assert (3, 2) in pairs and (5, 4) in pairs and (5, 1) in pairs
+    assert not pairs & {(4, 2), (4, 3), (5, 2), (5, 3)}   # left and right arms never pair
 
 
 def test_too_large_robot_is_refused_quickly():
