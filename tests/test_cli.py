@@ -96,3 +96,18 @@ def test_console_script_entry_point():
     proc = subprocess.run([sys.executable, "-m", "baseparam.cli", "find", PUMA], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and "36 base parameters" in proc.stdout
+
+
+def test_progress_bar_appears_only_after_a_second(monkeypatch, capsys):
+    import baseparam.cli as cli
+    clock = iter([0.0, 0.5, 1.5, 2.0, 2.5])
+    monkeypatch.setattr(cli.time, "monotonic", lambda: next(clock))
+    progress = cli._Progress("projecting")      # start at t = 0
+    progress(1, 4)                              # t = 0.5: quiet
+    assert progress.bar is None
+    progress(2, 4)                              # t = 1.5: bar appears, on stderr
+    progress(4, 4)
+    assert progress.bar is not None and progress.bar.n == 4
+    progress.close()
+    captured = capsys.readouterr()
+    assert captured.out == "" and "projecting" in captured.err
