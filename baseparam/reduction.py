@@ -21,6 +21,7 @@ import numpy as np
 import scipy.linalg
 
 FLOAT_RANK_TOL = 1e-9
+NEAR_DEGENERATE = 1e-6   # a kept pivot this close to dependent suggests a nearly special geometry
 
 
 @dataclass(frozen=True)
@@ -145,4 +146,7 @@ class StreamedR:
         dropped = np.delete(diag, np.concatenate([pivots, zero])).max(initial=0.0)
         note = (f"rank decided numerically: tolerance {tol:g} on unit-norm columns; smallest kept "
                 f"{kept:.2e}, largest dropped {dropped:.2e}")
+        if kept < NEAR_DEGENERATE:
+            note += (" — WARNING: some base parameters are barely identifiable; is an angle or length meant to "
+                     "be exactly 0 or a multiple of 90°?")
         return Reduction(pivots, Y, False, zero, note)

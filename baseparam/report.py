@@ -47,7 +47,7 @@ def format_table(base) -> str:
     """The human-readable report printed by ``baseparam find``."""
     robot = base.robot
     lines = [f"{robot.name}: {base.rank} base parameters of {len(base.standard_names)} standard "
-             f"({base.parameters} parameterization; coefficients in {robot.length_unit})",
+             f"({base.parameters} parameterization; lengths in {robot.length_unit})",
              f"  ({base.note})", ""]
     width = max((len(n) for n in base.names), default=4)
     for r, name in enumerate(base.names):
