@@ -7,11 +7,13 @@ from fractions import Fraction
 from typing import Callable, Optional
 
 import numpy as np
+import scipy.sparse as sp
 
 from .coordinates import MagnitudeStats, z_blocks
 from .errors import ResourceLimitError
 from .parameters import ColumnLayout
 from .projections import TermBudgetExceeded
+from .modular import PRIMES, ModularEchelon, to_modular
 from .reduction import ExactGram, StreamedR
 from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, choose_working_units
 
@@ -130,12 +132,8 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     BaseParameters
     """
     layout = ColumnLayout(robot, parameters)
-    units = choose_working_units(robot, include_offsets=False, force_float=force_float)
     try:
-        reduction = _reduce(robot, layout, units, progress, max_terms)
-        if reduction is None:   # exact arithmetic would overflow float64: fall back
-            units = choose_working_units(robot, include_offsets=False, force_float=True)
-            reduction = _reduce(robot, layout, units, progress, max_terms)
+        units, reduction = _decide(robot, layout, progress, max_terms, force_float)
     except TermBudgetExceeded as exc:
         raise ResourceLimitError(
             f"{robot.name}: a step of the projection needs {exc.args[0]:,} coefficient terms, more than the "
@@ -161,16 +159,52 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     return result
 
 
+def _decide(robot, layout, progress, max_terms, force_float):
+    """Run the engine in the best arithmetic available: exact integers, else float with its
+    modular companion (retried with the next prime if the float residuals contradict it)."""
+    units = choose_working_units(robot, force_float=force_float)
+    if units.exact:
+        reduction = _reduce(robot, layout, units, progress, max_terms)
+        if reduction is not None:
+            return units, reduction
+        fallback = "exact integers would exceed 2**53"
+    else:
+        fallback = None
+    for prime in PRIMES:
+        try:
+            units = choose_working_units(robot, force_float=force_float, modulus=prime, fallback_reason=fallback)
+        except ZeroDivisionError:      # the prime divides a denominator of the rational robot
+            continue
+        reduction = _reduce(robot, layout, units, progress, max_terms)
+        if reduction.residual_ok:
+            return units, reduction
+    return units, reduction
+
+
 def _reduce(robot, layout, units, progress, max_terms):
+    """Stream Z's blocks into the reduction. None when exact integers would overflow float64."""
     n = robot.n_dof
-    acc = ExactGram(layout.n_standard) if units.exact else StreamedR(layout.n_standard)
+    transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
+    if units.exact:
+        acc, echelon = ExactGram(layout.n_standard), None
+    else:
+        acc = StreamedR(layout.n_standard)
+        echelon = None if units.modulus is None else ModularEchelon(layout.n_standard, units.modulus)
+        mod_transform = None if transform is None or echelon is None else sp.csr_matrix(
+            np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float))
     stats = MagnitudeStats()
     total = n + 1 + bool(layout.friction_columns)
     for done, block in enumerate(z_blocks(units, layout, n, stats, max_terms, robot.parents), start=1):
         if units.exact and stats.max_abs >= EXACT_LIMIT:
             return None
         acc.add(block.matrix)
+        if echelon is not None:
+            Zm = block.modular.copy() if mod_transform is None else (block.modular @ mod_transform)
+            Zm.data = np.fmod(Zm.data, units.modulus)
+            Zm.eliminate_zeros()        # entries that cancel exactly modulo p are zeros
+            echelon.add(Zm)
         if progress is not None:
             progress(done, total)
-    transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
+    if echelon is not None:
+        return acc.reduce_with_pivots(echelon, transform)
     return acc.reduce(transform)

@@ -9,6 +9,7 @@ l_1 = 1 (viscous, q̇_j), 2 (Coulomb, sign q̇_j), 3 (offset, 1).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,6 +17,7 @@ import scipy.sparse as sp
 from .projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, potential_rows
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3}
+FLOAT_KEEP = 1e-13   # normalized units: far above round-off, far below any real coefficient
 
 
 @dataclass(frozen=True)
@@ -26,10 +28,13 @@ class ZBlock:
     ----------
     labels : ndarray, shape (n_rows, 2 + n_dof), int64
     matrix : scipy.sparse.csr_matrix, shape (n_rows, n_standard)
+    modular : scipy.sparse.csr_matrix or None
+        The same rows modulo the engine's prime (same sparsity pattern; float entries in [0, p)).
     """
 
     labels: np.ndarray
     matrix: sp.csr_matrix
+    modular: Optional[sp.csr_matrix] = None
 
 
 def _labels(i, j, keys, n_dof):
@@ -37,50 +42,63 @@ def _labels(i, j, keys, n_dof):
     return np.column_stack([i, j, digits]).astype(np.int64)
 
 
-def _assemble(row_codes, cols, vals, n_cols, tol):
-    keep = np.abs(vals) > tol
+def _assemble(row_codes, cols, vals, mvals, n_cols, tol):
+    """COO triplets → (unique row codes, CSR matrix, modular CSR matrix or None).
+
+    With modular values a float entry is kept when it is non-zero modulo the prime (exactly
+    non-zero for the rational robot) or clearly non-zero in floating point (a value that is
+    a multiple of the prime by chance must not be lost from the float matrix).
+    """
+    keep = np.abs(vals) > tol if mvals is None else (mvals != 0) | (np.abs(vals) > FLOAT_KEEP)
     row_codes, cols, vals = row_codes[keep], cols[keep], vals[keep]
     unique, inverse = np.unique(row_codes, return_inverse=True)
-    m = sp.csr_matrix((vals, (inverse.ravel(), cols)), shape=(unique.size, n_cols))
-    m.sum_duplicates()
-    return unique, m
+    shape = (unique.size, n_cols)
+    m = sp.csr_matrix((vals, (inverse.ravel(), cols)), shape=shape)
+    mm = None if mvals is None else sp.csr_matrix((mvals[keep], (inverse.ravel(), cols)), shape=shape)
+    return unique, m, mm
 
 
 def kinetic_block(units, layout, start, n_dof, stats, max_terms=None, parents=None):
     """Rows (i, j = start + 1, ·) of Z from the forward recursion of one chain start."""
     span = RADIX ** n_dof
-    codes, cols, vals = [], [], []
-    for k, keys, pair_i, coefs in chain_hats(units.ops, start, units.tol, max_terms, parents):
+    codes, cols, vals, mvals = [], [], [], []
+    for k, keys, pair_i, coefs, mcoefs in chain_hats(units.ops, start, units.tol, max_terms, parents):
         if coefs.size:
             stats.observe(coefs)
-        traces = coefs @ TRACE_MAP                       # (n, 10)
         codes.append(np.repeat(pair_i * span + keys, 10))
         cols.append(np.tile(layout.link_columns[k], keys.size))
-        vals.append(traces.ravel())
+        vals.append((coefs @ TRACE_MAP).ravel())                     # tr(Û E_l), (n, 10)
+        if mcoefs is not None:
+            mvals.append(np.fmod(mcoefs @ TRACE_MAP, units.modulus).ravel())
     if start in layout.rotor_columns:   # ½ IA_j q̇_j²: a single 1 in row (j, j, 1 … 1)
         codes.append(np.array([start * span]))
         cols.append(np.array([layout.rotor_columns[start]]))
         vals.append(np.array([1.0]))
-    unique, m = _assemble(np.concatenate(codes), np.concatenate(cols), np.concatenate(vals),
-                          layout.n_standard, units.tol)
+        mvals.append(np.array([1.0]))
+    unique, m, mm = _assemble(np.concatenate(codes), np.concatenate(cols), np.concatenate(vals),
+                              np.concatenate(mvals) if units.modulus else None, layout.n_standard, units.tol)
     i = unique // span + 1
-    return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m)
+    return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m, mm)
 
 
 def potential_block(units, layout, n_dof, stats, parents=None):
     """Rows (0, 0, ·) of Z; the constant row is dropped (a constant in L does not enter the dynamics)."""
-    codes, cols, vals = [], [], []
-    for k, keys, coefs in potential_rows(units.ops, units.gravity, units.tol, parents):
+    codes, cols, vals, mvals = [], [], [], []
+    for k, keys, coefs, mcoefs in potential_rows(units.ops, units.gravity, units.tol, parents, units.mod_gravity):
         if coefs.size:
             stats.observe(coefs)
         codes.append(np.repeat(keys, 4))
         cols.append(np.tile(layout.link_columns[k][6:], keys.size))
         vals.append(coefs.ravel())
+        if mcoefs is not None:
+            mvals.append(mcoefs.ravel())
     codes, cols, vals = np.concatenate(codes), np.concatenate(cols), np.concatenate(vals)
+    mvals = np.concatenate(mvals) if units.modulus else None
     keep = codes != 0
-    unique, m = _assemble(codes[keep], cols[keep], vals[keep], layout.n_standard, units.tol)
+    unique, m, mm = _assemble(codes[keep], cols[keep], vals[keep], None if mvals is None else mvals[keep],
+                              layout.n_standard, units.tol)
     zeros = np.zeros_like(unique)
-    return ZBlock(_labels(zeros, zeros, unique, n_dof), m)
+    return ZBlock(_labels(zeros, zeros, unique, n_dof), m, mm)
 
 
 def friction_block(layout, n_dof):
@@ -92,7 +110,7 @@ def friction_block(layout, n_dof):
         labels[r, :3] = (-1, joint + 1, FRICTION_KINDS[kind])
     cols = np.array([c for _, c in items], dtype=np.int64)
     m = sp.csr_matrix((np.ones(n), (np.arange(n), cols)), shape=(n, layout.n_standard))
-    return ZBlock(labels, m)
+    return ZBlock(labels, m, m.copy())
 
 
 class MagnitudeStats:

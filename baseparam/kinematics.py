@@ -50,25 +50,27 @@ def exact_cos_sin(angle: float, angle_unit: str):
     return math.cos(rad), math.sin(rad), False
 
 
-def rot_z(c, s):
-    m = np.eye(4)
+# The builders below take ``dtype=object`` to compute with exact Python numbers (Fractions or
+# integers modulo a prime) — the same formulas then serve the float and the exact engines.
+def rot_z(c, s, dtype=float):
+    m = np.eye(4, dtype=dtype)
     m[0, 0], m[0, 1], m[1, 0], m[1, 1] = c, -s, s, c
     return m
 
 
-def rot_x(c, s):
-    m = np.eye(4)
+def rot_x(c, s, dtype=float):
+    m = np.eye(4, dtype=dtype)
     m[1, 1], m[1, 2], m[2, 1], m[2, 2] = c, -s, s, c
     return m
 
 
-def trans(x=0.0, z=0.0):
-    m = np.eye(4)
+def trans(x=0, z=0, dtype=float):   # integer defaults: a float 0.0 would make exact matrices inexact
+    m = np.eye(4, dtype=dtype)
     m[0, 3], m[2, 3] = x, z
     return m
 
 
-def joint_factors(joint_type, convention, alpha_cs, a, d, theta_cs, offset, offset_cs=(1.0, 0.0)):
+def joint_factors(joint_type, convention, alpha_cs, a, d, theta_cs, offset, offset_cs=(1.0, 0.0), dtype=float):
     """Constant factors C, C' of ``A(q) = C J(q) C'`` for one joint.
 
     Parameters
@@ -83,6 +85,8 @@ def joint_factors(joint_type, convention, alpha_cs, a, d, theta_cs, offset, offs
         Prismatic joints: constant added to q (length).
     offset_cs : (float, float)
         Revolute joints: cos, sin of the constant added to q.
+    dtype : float or object
+        ``object`` for exact arithmetic on the given Python numbers.
 
     Returns
     -------
@@ -90,18 +94,18 @@ def joint_factors(joint_type, convention, alpha_cs, a, d, theta_cs, offset, offs
     """
     ca, sa = alpha_cs
     if joint_type == "revolute":
-        inner = rot_z(*offset_cs) @ trans(z=d)
+        inner = rot_z(*offset_cs, dtype=dtype) @ trans(z=d, dtype=dtype)
     else:
-        inner = trans(z=offset)
+        inner = trans(z=offset, dtype=dtype)
     if convention == "standard":
         # A = [Rz(θ) for prismatic] J(q) · inner · Tx(a) Rx(α)
-        C = rot_z(*theta_cs) if joint_type == "prismatic" else np.eye(4)
-        Cp = inner @ trans(x=a) @ rot_x(ca, sa)
+        C = rot_z(*theta_cs, dtype=dtype) if joint_type == "prismatic" else np.eye(4, dtype=dtype)
+        Cp = inner @ trans(x=a, dtype=dtype) @ rot_x(ca, sa, dtype=dtype)
     else:
         # A = Rx(α) Tx(a) [Rz(θ) for prismatic] J(q) · inner
-        C = rot_x(ca, sa) @ trans(x=a)
+        C = rot_x(ca, sa, dtype=dtype) @ trans(x=a, dtype=dtype)
         if joint_type == "prismatic":
-            C = C @ rot_z(*theta_cs)
+            C = C @ rot_z(*theta_cs, dtype=dtype)
         Cp = inner
     return C, Cp
 
@@ -115,6 +119,8 @@ def coefficient_matrices(joint_type, C, Cp):
         m = 3 for revolute (1, cos, sin), 2 for prismatic (1, q).
     """
     J, dJ = (_RZ, _DRZ) if joint_type == "revolute" else (_TZ, _DTZ)
+    if C.dtype == object:   # exact: the constant 0/±1 patterns as Python integers
+        J, dJ = J.astype(int).astype(object), dJ.astype(int).astype(object)
     return C @ J @ Cp, C @ dJ @ Cp
 
 

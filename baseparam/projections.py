@@ -25,6 +25,7 @@ rotation part of T_{j−1} survives in U_kjᵀ U_ki and RᵀR = 1):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -48,6 +49,17 @@ for _l, _pairs in enumerate([[(0, 0)], [(1, 1)], [(2, 2)], [(0, 1), (1, 0)], [(0
         TRACE_MAP[4 * _r + _c, _l] += 1.0
 
 
+def _sandwich_blocks(left, right, joint_type):
+    """K[t] (16×16) of ``X ↦ Σ_{(a,b)→t} sign · L_aᵀ X R_b`` for each Y-basis target t."""
+    K = np.zeros((RADIX, 16, 16), dtype=left.dtype)
+    for (a, b), rules in PRODUCTS[joint_type].items():
+        # vec(Lᵀ X R)[i, j] = Σ_pq L[p, i] X[p, q] R[q, j]
+        kab = np.einsum("pi,qj->pqij", left[a], right[b]).reshape(16, 16)
+        for t, sign in rules:
+            K[t] = K[t] + sign * kab
+    return K
+
+
 @dataclass(frozen=True)
 class Sandwich:
     """The linear map ``X ↦ Σ_ab sign · L_aᵀ X R_b`` into the Y basis of one joint.
@@ -55,24 +67,34 @@ class Sandwich:
     Attributes
     ----------
     matrix : ndarray, shape (16, n_targets * 16)
-        Acts on row-major flattened 4×4 coefficients (right multiplication).
+        Acts on row-major flattened 4×4 float coefficients (right multiplication).
     targets : ndarray, shape (n_targets,)
         The Y-basis index of each output block (blocks that are identically zero are dropped).
+    modular : ndarray or None, shape (16, n_targets * 16)
+        The same map modulo ``modulus`` (entries in [0, modulus)), when the engine also runs
+        exactly modulo a prime to decide which coefficients vanish.
+    modulus : int or None
     """
 
     matrix: np.ndarray
     targets: np.ndarray
+    modular: Optional[np.ndarray] = None
+    modulus: Optional[int] = None
 
     @classmethod
-    def build(cls, left, right, joint_type):
-        K = np.zeros((RADIX, 16, 16))
-        for (a, b), rules in PRODUCTS[joint_type].items():
-            # vec(Lᵀ X R)[i, j] = Σ_pq L[p, i] X[p, q] R[q, j]
-            kab = np.einsum("pi,qj->pqij", left[a], right[b]).reshape(16, 16)
-            for t, sign in rules:
-                K[t] += sign * kab
-        keep = np.flatnonzero(np.abs(K).reshape(RADIX, -1).max(axis=1) > 0)
-        return cls(np.ascontiguousarray(K[keep].transpose(1, 0, 2).reshape(16, -1)), keep)
+    def build(cls, left, right, joint_type, mod_left=None, mod_right=None, modulus=None):
+        K = _sandwich_blocks(left, right, joint_type)
+        if modulus is None:
+            keep = np.flatnonzero(np.abs(K).reshape(RADIX, -1).max(axis=1) > 0)
+            return cls(_flat(K[keep]), keep)
+        # Exact zeros come from the modular map (the float one only has round-off there).
+        Km = np.vectorize(lambda v: int(v) % modulus, otypes=[float])(_sandwich_blocks(mod_left, mod_right, joint_type))
+        keep = np.flatnonzero(Km.reshape(RADIX, -1).max(axis=1) > 0)
+        return cls(_flat(K[keep]), keep, _flat(Km[keep]), modulus)
+
+
+def _flat(K):
+    return np.ascontiguousarray(K.transpose(1, 0, 2).reshape(16, -1)).astype(float)
 
 
 class JointOperators:
@@ -83,23 +105,33 @@ class JointOperators:
     joint_type : {'revolute', 'prismatic'}
     A, B : ndarray, shape (m, 4, 4)
         Coefficients of A_k and ∂A_k/∂q_k over X_k.
+    mod_A, mod_B : ndarray of Python int, shape (m, 4, 4), optional
+        The same modulo ``modulus`` (for a rational robot close to the float one).
     """
 
-    def __init__(self, joint_type, A, B):
-        self.joint_type, self.A, self.B = joint_type, A, B
-        AP = A @ P_MASK
-        self.conjugate = Sandwich.build(A, A, joint_type)     # Û_kji ← Aᵀ Û_(k−1)ji A
-        self.open_pair = Sandwich.build(A, B, joint_type)     # Û_kjk ← Aᵀ W_(k−1)j B
-        self.carry = Sandwich.build(A, AP, joint_type)        # W_kj  ← Aᵀ W_(k−1)j (AP)
-        self.start_hat = Sandwich.build(B, B, joint_type)     # Û_jjj = Bᵀ B
-        self.start_carry = Sandwich.build(B, AP, joint_type)  # W_jj  = Bᵀ (AP)
+    def __init__(self, joint_type, A, B, mod_A=None, mod_B=None, modulus=None):
+        self.joint_type, self.A, self.B, self.modulus = joint_type, A, B, modulus
+        if modulus is not None and not all(isinstance(v, int) for v in np.concatenate([mod_A.ravel(), mod_B.ravel()])):
+            raise TypeError("modular coefficient matrices must hold Python integers (a float crept in)")
+        self.mod_A = None if modulus is None else (mod_A % modulus).astype(float)
+        P = P_MASK if modulus is None else P_MASK.astype(int).astype(object)
+
+        def build(left, right, ml=None, mr=None):
+            return Sandwich.build(left, right, joint_type, ml, mr, modulus)
+
+        AP, mAP = A @ P_MASK, (None if modulus is None else mod_A @ P)
+        self.conjugate = build(A, A, mod_A, mod_A)        # Û_kji ← Aᵀ Û_(k−1)ji A
+        self.open_pair = build(A, B, mod_A, mod_B)        # Û_kjk ← Aᵀ W_(k−1)j B
+        self.carry = build(A, AP, mod_A, mAP)             # W_kj  ← Aᵀ W_(k−1)j (AP)
+        self.start_hat = build(B, B, mod_B, mod_B)        # Û_jjj = Bᵀ B
+        self.start_carry = build(B, AP, mod_B, mAP)       # W_jj  = Bᵀ (AP)
 
 
 class TermBudgetExceeded(RuntimeError):
     """Raised by :func:`apply` when a step would exceed the allowed number of terms."""
 
 
-def apply(op: Sandwich, keys, coefs, digit_weight, tol, max_terms=None):
+def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol, max_terms=None):
     """Apply a sandwich to every term of a coefficient polynomial.
 
     Parameters
@@ -107,15 +139,19 @@ def apply(op: Sandwich, keys, coefs, digit_weight, tol, max_terms=None):
     keys : ndarray, shape (n,), int64
         Packed multi-indices (the new joint's digit is 0 in all of them).
     coefs : ndarray, shape (n, 16)
+    mcoefs : ndarray, shape (n, 16), or None
+        The same coefficients modulo ``op.modulus``; when given, a term is dropped exactly when
+        it vanishes modulo the prime (round-off in ``coefs`` is then irrelevant).
     digit_weight : int
         RADIX ** (new joint's 0-based index).
     tol : float
-        Coefficients with every |entry| <= tol are dropped (0 in exact mode).
+        Without ``mcoefs``: coefficients with every |entry| <= tol are dropped (0 when exact).
 
     Returns
     -------
     keys : ndarray, shape (n',)
     coefs : ndarray, shape (n', 16)
+    mcoefs : ndarray, shape (n', 16), or None
     origin : ndarray, shape (n',)
         Index of the input term each output term came from (to carry tags along).
     """
@@ -123,14 +159,21 @@ def apply(op: Sandwich, keys, coefs, digit_weight, tol, max_terms=None):
     if max_terms is not None and n * nt > max_terms:
         raise TermBudgetExceeded(n * nt)
     out = (coefs @ op.matrix).reshape(n, nt, 16)
-    alive = np.abs(out).max(axis=2) > tol
-    rows, blocks = np.nonzero(alive)
-    return keys[rows] + op.targets[blocks] * digit_weight, out[rows, blocks], rows
+    if mcoefs is None:
+        rows, blocks = np.nonzero(np.abs(out).max(axis=2) > tol)
+        mout = None
+    else:
+        # 16-term sums of products below modulus² stay exact in float64 (modulus < 2**24).
+        mout = np.fmod(mcoefs @ op.modular, op.modulus).reshape(n, nt, 16)
+        rows, blocks = np.nonzero(mout.any(axis=2))
+        mout = mout[rows, blocks]
+    return keys[rows] + op.targets[blocks] * digit_weight, out[rows, blocks], mout, rows
 
 
 def constant_sandwich(op: Sandwich, digit_weight, tol):
     """The sandwich of the constant polynomial X = 1 (identity matrix)."""
-    return apply(op, np.zeros(1, dtype=np.int64), np.eye(4).reshape(1, 16), digit_weight, tol)
+    eye = np.eye(4).reshape(1, 16)
+    return apply(op, np.zeros(1, dtype=np.int64), eye, None if op.modular is None else eye, digit_weight, tol)
 
 
 def _subtree(parents, start):
@@ -174,38 +217,47 @@ def chain_hats(ops, start, tol, max_terms=None, parents=None):
         0-based i of each term (i on the path from j to k).
     coefs : ndarray, shape (n, 16)
         Coefficient matrices of Û_kji (row-major).
+    mcoefs : ndarray, shape (n, 16), or None
+        The same modulo the operators' prime.
     """
     parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
     nodes = _subtree(parents, start)
     last = _last_use(parents, nodes)
     w = RADIX ** start
-    keys, coefs, _ = constant_sandwich(ops[start].start_hat, w, tol)
+    keys, coefs, mcoefs, _ = constant_sandwich(ops[start].start_hat, w, tol)
     pair_i = np.full(keys.shape, start, dtype=np.int64)
-    w_keys, w_coefs, _ = constant_sandwich(ops[start].start_carry, w, tol)
-    state = {start: (keys, pair_i, coefs, w_keys, w_coefs)}
-    yield start, keys, pair_i, coefs
+    w_state = constant_sandwich(ops[start].start_carry, w, tol)[:3]
+    state = {start: (keys, pair_i, coefs, mcoefs, w_state)}
+    yield start, keys, pair_i, coefs, mcoefs
     for k in nodes[1:]:
         op, w, p = ops[k], RADIX ** k, parents[k]
-        keys, pair_i, coefs, w_keys, w_coefs = state[p]
+        keys, pair_i, coefs, mcoefs, (w_keys, w_coefs, w_mcoefs) = state[p]
         if last[p] == k:    # the parent's state is no longer needed: free it early
             del state[p]
-        keys, coefs, origin = apply(op.conjugate, keys, coefs, w, tol, max_terms)
+        keys, coefs, mcoefs, origin = apply(op.conjugate, keys, coefs, mcoefs, w, tol, max_terms)
         pair_i = pair_i[origin]
-        new_keys, new_coefs, _ = apply(op.open_pair, w_keys, w_coefs, w, tol, max_terms)
+        new_keys, new_coefs, new_mcoefs, _ = apply(op.open_pair, w_keys, w_coefs, w_mcoefs, w, tol, max_terms)
         keys = np.concatenate([keys, new_keys])
         coefs = np.concatenate([coefs, new_coefs])
+        if mcoefs is not None:
+            mcoefs = np.concatenate([mcoefs, new_mcoefs])
         pair_i = np.concatenate([pair_i, np.full(new_keys.shape, k, dtype=np.int64)])
         if last[k] != k:    # W is only needed to open pairs in the children
-            w_keys, w_coefs, _ = apply(op.carry, w_keys, w_coefs, w, tol, max_terms)
-            state[k] = (keys, pair_i, coefs, w_keys, w_coefs)
-        yield k, keys, pair_i, coefs
+            w_state = apply(op.carry, w_keys, w_coefs, w_mcoefs, w, tol, max_terms)[:3]
+            state[k] = (keys, pair_i, coefs, mcoefs, w_state)
+        yield k, keys, pair_i, coefs, mcoefs
 
 
-def potential_rows(ops, gravity, tol, parents=None):
+def potential_rows(ops, gravity, tol, parents=None, mod_gravity=None):
     """Projections of the potential part of the influence coefficients.
 
     ``−Π = Σ_k [gᵀ 0] T_k [SX SY SZ M]ᵀ``, so link k's coordinates are the coefficient
     row vectors of ``r_k = r_parent(k) A_k`` (r_base = [gᵀ 0]) over the X_m of k's path.
+
+    Parameters
+    ----------
+    mod_gravity : sequence of 3 int, optional
+        Gravity modulo the operators' prime (then exact zeros decide which terms are kept).
 
     Yields
     ------
@@ -213,13 +265,21 @@ def potential_rows(ops, gravity, tol, parents=None):
     keys : ndarray, shape (n,)
     coefs : ndarray, shape (n, 4)
         Coordinates for SX_k, SY_k, SZ_k, M_k.
+    mcoefs : ndarray, shape (n, 4), or None
     """
     parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
-    state = {-1: (np.zeros(1, dtype=np.int64), np.append(np.asarray(gravity, dtype=float), 0.0)[None, :])}
+    g = np.append(np.asarray(gravity, dtype=float), 0.0)[None, :]
+    gm = None if mod_gravity is None else np.append(np.asarray(mod_gravity, dtype=float), 0.0)[None, :]
+    state = {-1: (np.zeros(1, dtype=np.int64), g, gm)}
     for k, op in enumerate(ops):
-        keys, rows = state[parents[k]]
+        keys, rows, mrows = state[parents[k]]
         out = np.einsum("np,lpq->nlq", rows, op.A)
-        r, l = np.nonzero(np.abs(out).max(axis=2) > tol)
+        if mrows is None:
+            r, l = np.nonzero(np.abs(out).max(axis=2) > tol)
+        else:
+            mout = np.fmod(np.einsum("np,lpq->nlq", mrows, op.mod_A), op.modulus)
+            r, l = np.nonzero(mout.any(axis=2))
+            mrows = mout[r, l]
         keys, rows = keys[r] + l * RADIX ** k, out[r, l]
-        state[k] = (keys, rows)
-        yield k, keys, rows
+        state[k] = (keys, rows, mrows)
+        yield k, keys, rows, mrows

@@ -21,6 +21,8 @@ import numpy as np
 import scipy.linalg
 
 FLOAT_RANK_TOL = 1e-9
+UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots was misjudged mod p
+ILL_CONDITIONED = 1e10          # ... unless the pivot columns are too ill-conditioned for float to tell
 NEAR_DEGENERATE = 1e-6   # a kept pivot this close to dependent suggests a nearly special geometry
 
 
@@ -37,6 +39,8 @@ class Reduction:
         Columns of Z that are identically zero (unidentifiable parameters).
     note : str
         How the rank was decided.
+    residual_ok : bool
+        False when the float computation contradicts the modular rank (an unlucky prime).
     """
 
     pivots: np.ndarray
@@ -44,6 +48,7 @@ class Reduction:
     exact: bool
     zero_columns: np.ndarray
     note: str
+    residual_ok: bool = True
 
     @property
     def rank(self):
@@ -150,3 +155,42 @@ class StreamedR:
             note += (" — WARNING: some base parameters are barely identifiable; is an angle or length meant to "
                      "be exactly 0 or a multiple of 90°?")
         return Reduction(pivots, Y, False, zero, note)
+
+    def reduce_with_pivots(self, echelon, transform=None) -> Reduction:
+        """Y in floating point for pivots decided exactly modulo a prime.
+
+        Parameters
+        ----------
+        echelon : ModularEchelon
+            Its pivots are the pivots; its RREF rows (Y modulo p) give Y's exact zero pattern.
+        transform : list of list of Fraction, optional
+            C with Z_param = Z @ C (already applied to the modular blocks).
+
+        Returns
+        -------
+        Reduction
+            ``note`` reports the largest float residual of a dependent column (round-off when the
+            prime was not unlucky) and the conditioning of the pivot columns.
+        """
+        R = self.R
+        if transform is not None:
+            R = R @ np.array([[float(f) for f in row] for row in transform])
+        pivots = np.array(echelon.pivots, dtype=np.int64)
+        norms = np.linalg.norm(R, axis=0)
+        scale = np.where(norms > 0, norms, 1.0)
+        Rn = R / scale
+        Ys = scipy.linalg.lstsq(Rn[:, pivots], Rn)[0]
+        residual = np.linalg.norm(Rn - Rn[:, pivots] @ Ys, axis=0)
+        Y = Ys * scale[None, :] / scale[pivots][:, None]
+        Y[echelon.B == 0] = 0.0            # exact zeros of Y (modulo p) are exact zeros
+        Y[:, pivots] = np.eye(pivots.size)
+        sv = np.linalg.svd(Rn[:, pivots], compute_uv=False) if pivots.size else np.ones(1)
+        zero = np.flatnonzero(~echelon.nonzero_columns)
+        worst, cond = float(residual.max(initial=0.0)), float(sv[0] / sv[-1])
+        note = f"largest float residual of a dependent column {worst:.1e}; pivot columns' condition number {cond:.1e}"
+        fits = worst < UNLUCKY_PRIME_RESIDUAL
+        if not fits and cond > ILL_CONDITIONED:
+            note += (" — WARNING: the robot is nearly special (e.g. a twist close to 90°); the rank is exact but "
+                     "floating point cannot resolve the regrouping coefficients, which are unreliable")
+        # A misfit with well-conditioned pivots means the prime hid an independent column: retry.
+        return Reduction(pivots, Y, False, zero, note, residual_ok=fits or cond > ILL_CONDITIONED)

@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Optional
 
 import numpy as np
 
 from .kinematics import coefficient_matrices, exact_cos_sin, joint_factors
+from .modular import PRIMES, rational_cos_sin, to_modular
 from .projections import JointOperators
 
 EXACT_LIMIT = 2.0 ** 52          # intermediates must stay below this for float64 to be exact
@@ -44,6 +46,10 @@ class WorkingUnits:
         Pruning threshold for coefficients (0 when exact).
     reason : str
         Why the run is exact, or why it is not.
+    modulus : int or None
+        Float runs also compute modulo this prime, for a rational robot within round-off of
+        the given one, so that zero coefficients and the rank are decided exactly.
+    mod_gravity : tuple of int or None
     """
 
     exact: bool
@@ -53,6 +59,8 @@ class WorkingUnits:
     gravity_factor: float
     tol: float
     reason: str
+    modulus: Optional[int] = None
+    mod_gravity: Optional[tuple] = None
 
 
 def _lengths(robot, include_offsets):
@@ -70,24 +78,37 @@ def _angles(robot, include_offsets):
     return out
 
 
-def _build_ops(robot, length_of, include_offsets):
+def _build_ops(robot, length_of, include_offsets, modulus=None):
+    """JointOperators of every joint; with ``modulus`` also the rational robot modulo the prime."""
     ops = []
     au = robot.angle_unit
     for j in robot.joints:
-        ca, sa, _ = exact_cos_sin(j.alpha, au)
-        ct, st, _ = exact_cos_sin(j.theta, au)
-        if j.is_revolute:
-            oc, os_, _ = exact_cos_sin(j.offset if include_offsets else 0, au)
-            C, Cp = joint_factors("revolute", robot.convention, (ca, sa), length_of(j.a), length_of(j.d),
-                                  (1.0, 0.0), 0.0, (oc, os_))
-        else:
-            C, Cp = joint_factors("prismatic", robot.convention, (ca, sa), length_of(j.a), 0.0, (ct, st),
-                                  length_of(j.offset) if include_offsets else 0.0)
-        ops.append(JointOperators(j.type, *coefficient_matrices(j.type, C, Cp)))
+        offset = j.offset if include_offsets else 0
+        float_ = _joint_matrices(robot, j, lambda v: float(length_of(v)), lambda v: exact_cos_sin(v, au)[:2],
+                                 offset, float)
+        if modulus is None:
+            ops.append(JointOperators(j.type, *float_))
+            continue
+        to_mod = lambda v: to_modular(v, modulus)   # noqa: E731
+        exact = _joint_matrices(robot, j, lambda v: to_mod(robot.exact_value(v)),
+                                lambda v: tuple(to_mod(x) for x in rational_cos_sin(v, au)), offset, object)
+        ops.append(JointOperators(j.type, *float_, *exact, modulus=modulus))
     return ops
 
 
-def choose_working_units(robot, include_offsets=False, force_float=False) -> WorkingUnits:
+def _joint_matrices(robot, j, length, cos_sin, offset, dtype):
+    one, zero = (1.0, 0.0) if dtype is float else (1, 0)
+    if j.is_revolute:
+        C, Cp = joint_factors("revolute", robot.convention, cos_sin(j.alpha), length(j.a), length(j.d),
+                              (one, zero), zero, cos_sin(offset), dtype=dtype)
+    else:
+        C, Cp = joint_factors("prismatic", robot.convention, cos_sin(j.alpha), length(j.a), zero,
+                              cos_sin(j.theta), length(offset), dtype=dtype)
+    return coefficient_matrices(j.type, C, Cp)
+
+
+def choose_working_units(robot, include_offsets=False, force_float=False, modulus=PRIMES[0],
+                         fallback_reason=None) -> WorkingUnits:
     """Pick exact integer units when possible, else normalized floats.
 
     Parameters
@@ -97,6 +118,10 @@ def choose_working_units(robot, include_offsets=False, force_float=False) -> Wor
         basis functions), so the reduction runs without them; the stored Z includes them.
     force_float : bool
         Use the float path even when exact arithmetic is possible (for cross-checks).
+    modulus : int or None
+        Prime for the exact-zero/rank companion of the float path (None: float only).
+    fallback_reason : str, optional
+        Why the float path is used although the exact one was possible (e.g. overflow).
     """
     angles_exact = all(exact_cos_sin(a, robot.angle_unit)[2] for a in _angles(robot, include_offsets))
     fractions = [robot.exact_value(v) for v in _lengths(robot, include_offsets)]
@@ -106,7 +131,9 @@ def choose_working_units(robot, include_offsets=False, force_float=False) -> Wor
     gint = [int(f * gscale) for f in gfrac]
     gcd = math.gcd(*gint) or 1
     reason = ""
-    if force_float:
+    if fallback_reason:     # the exact path was tried and failed
+        reason = fallback_reason
+    elif force_float:
         reason = "float arithmetic requested"
     elif not angles_exact:
         reason = "an angle is not a multiple of 90°, so Z is irrational"
@@ -114,17 +141,20 @@ def choose_working_units(robot, include_offsets=False, force_float=False) -> Wor
         reason = "lengths have too many significant digits for exact integer arithmetic"
     if not reason:
         length_unit = EXACT_LENGTH_UNITS[robot.length_unit] / scale
-        ops = _build_ops(robot, lambda v: float(robot.exact_value(v) * scale), include_offsets)
+        ops = _build_ops(robot, lambda v: robot.exact_value(v) * scale, include_offsets)
         return WorkingUnits(True, ops, np.array([g // gcd for g in gint], dtype=float), length_unit,
                             float(Fraction(gcd, gscale)), 0.0,
                             f"exact: lengths counted in units of {_describe(robot, scale)}, angles multiples of 90°")
     lengths_si = np.abs(np.array([float(v) for v in _lengths(robot, include_offsets)])) * robot.length_scale
     char = float(lengths_si.max()) if lengths_si.size and lengths_si.max() > 0 else 1.0
-    ops = _build_ops(robot, lambda v: float(v) * robot.length_scale / char, include_offsets)
+    ops = _build_ops(robot, lambda v: float(v) * robot.length_scale / char, include_offsets, modulus)
     g = robot.gravity_si
     gnorm = float(np.linalg.norm(g))
+    mod_gravity = None if modulus is None else tuple(to_modular(f, modulus) for f in gfrac)
+    how = (f"zero coefficients and rank decided exactly modulo the prime {modulus} for the rational robot "
+           f"within round-off of this one") if modulus else "rank decided numerically"
     return WorkingUnits(False, ops, g / gnorm if gnorm > 0 else g, char, gnorm if gnorm > 0 else 1.0, FLOAT_TOLERANCE,
-                        f"floating point ({reason}); lengths normalized by {char:g} m")
+                        f"floating point ({reason}); lengths normalized by {char:g} m; {how}", modulus, mod_gravity)
 
 
 def _describe(robot, scale):

@@ -194,3 +194,25 @@ def test_too_large_robot_is_refused_quickly():
     with pytest.raises(bp.ResourceLimitError, match="coefficient terms"):
         bp.find_base_parameters(robot, max_terms=2_000_000)
     assert time.perf_counter() - t < 30
+
+
+@pytest.mark.parametrize("twist", ["89.9", "89.99999", "80", "90.00001"])
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_rank_does_not_depend_on_a_tolerance_near_special_angles(twist, parameters):
+    """A twist a hair away from 90° keeps the generic rank (36 for the PUMA), in both
+    parameterizations: the float path decides zeros and rank modulo a prime, not by tolerance."""
+    text = (ROOT / "robots" / "puma560.yaml").read_text()
+    text = text.replace("alpha: -90", f"alpha: -{twist}").replace("alpha: 90", f"alpha: {twist}")
+    base = bp.find_base_parameters(bp.parse_robot(text, "near.yaml"), parameters)
+    assert not base.exact and base.rank == 36
+    # echelon form: no standard parameter left of its pivot appears in a regrouping
+    for r, c in enumerate(base.pivots):
+        assert not np.any(base.Y[r, :c]), base.names[r]
+
+
+def test_float_regroupings_have_no_round_off_terms():
+    robot = bp.parse_robot("units: {length: cm, angle: deg}\njoints: [{type: revolute, alpha: 17.5, a: 0, d: -26.71}]\n")
+    base = bp.find_base_parameters(robot, "khalil")
+    for r in range(base.rank):
+        assert all(abs(v) > 1e-12 for v in base.terms(r).values()), base.terms(r)
+        assert not set(base.terms(r)) & set(base.unidentifiable)
