@@ -7,7 +7,8 @@ robot                  :class:`Robot`, :class:`Joint` — DH description (``load
 kinematics             constant coefficient matrices Ã, B̃ of each joint transform
 projections            forward recursion of the coefficient polynomials Û, W (sparse 4×4 terms)
 coordinates            the coordinate matrix Z, block by block, with row labels
-reduction              exact (rational) or tolerance-aware echelon step → pivots, Y
+reduction              exact echelon step (rationals, or modulo a prime for irrational Z) → pivots, Y
+modular                arithmetic modulo a prime for robots with odd twist angles
 base_set               :func:`find_base_parameters` → :class:`BaseParameters`
 storage                HDF5 (``--h5``): Z as CSR, labels, pivots, Y
 report, cli            text output and the ``baseparam`` command

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .coordinates import MagnitudeStats, z_blocks
-from .errors import ResourceLimitError
+from .errors import BaseParamError, ResourceLimitError
 from .parameters import ColumnLayout
 from .projections import TermBudgetExceeded
 from .modular import PRIMES, ModularEchelon, to_modular
@@ -19,6 +19,7 @@ from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, choose_working_units
 
 # Each term is 16 float64 plus bookkeeping; this bounds one recursion step to well under 2 GB.
 DEFAULT_MAX_TERMS = 6_000_000
+MAX_DOF = 20   # 5^N row keys fit int64 up to N ≈ 25; memory gives out long before
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,6 @@ class BaseParameters:
             "base": [{"name": n, "terms": {k: float(v) for k, v in self.terms(r).items()}}
                      for r, n in enumerate(self.names)],
             "unidentifiable": list(self.unidentifiable),
-            "exact": self.exact,
-            "note": self.note,
         }
 
     def __repr__(self):
@@ -132,6 +131,9 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     BaseParameters
     """
     layout = ColumnLayout(robot, parameters)
+    if robot.n_dof > MAX_DOF:
+        raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints; the projection method handles at most "
+                                 f"{MAX_DOF} on this machine (its basis grows as 5^N)")
     try:
         units, reduction = _decide(robot, layout, progress, max_terms, force_float)
     except TermBudgetExceeded as exc:
@@ -170,15 +172,18 @@ def _decide(robot, layout, progress, max_terms, force_float):
         fallback = "exact integers would exceed 2**53"
     else:
         fallback = None
+    attempt = None
     for prime in PRIMES:
         try:
             units = choose_working_units(robot, force_float=force_float, modulus=prime, fallback_reason=fallback)
         except ZeroDivisionError:      # the prime divides a denominator of the rational robot
             continue
-        reduction = _reduce(robot, layout, units, progress, max_terms)
-        if reduction.residual_ok:
-            return units, reduction
-    return units, reduction
+        attempt = units, _reduce(robot, layout, units, progress, max_terms)
+        if attempt[1].residual_ok:
+            break
+    if attempt is None:
+        raise BaseParamError(f"{robot.name}: every prime divides a denominator of the description's numbers")
+    return attempt
 
 
 def _reduce(robot, layout, units, progress, max_terms):
@@ -188,9 +193,8 @@ def _reduce(robot, layout, units, progress, max_terms):
     if units.exact:
         acc, echelon = ExactGram(layout.n_standard), None
     else:
-        acc = StreamedR(layout.n_standard)
-        echelon = None if units.modulus is None else ModularEchelon(layout.n_standard, units.modulus)
-        mod_transform = None if transform is None or echelon is None else sp.csr_matrix(
+        acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
+        mod_transform = None if transform is None else sp.csr_matrix(
             np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float))
     stats = MagnitudeStats()
     total = n + 1 + bool(layout.friction_columns)
@@ -205,6 +209,4 @@ def _reduce(robot, layout, units, progress, max_terms):
             echelon.add(Zm)
         if progress is not None:
             progress(done, total)
-    if echelon is not None:
-        return acc.reduce_with_pivots(echelon, transform)
-    return acc.reduce(transform)
+    return acc.reduce(transform) if units.exact else acc.reduce_with_pivots(echelon, transform)

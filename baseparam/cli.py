@@ -7,38 +7,27 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 
 import click
 
+from .atomic import write_text
 from .base_set import find_base_parameters
 from .errors import BaseParamError, ResourceLimitError
 from .loading import load_robot
 from .report import format_table
 
 
-def write_text_atomically(path, text):
-    """Write to a temporary file beside ``path``, then rename: readers never see half a file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".baseparam-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 class _Progress:
     """A tqdm bar on stderr that appears only once a run has lasted a second."""
 
-    def __init__(self, desc):
+    def __init__(self, desc, enabled=None):
         self.desc, self.start, self.bar = desc, time.monotonic(), None
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
 
     def __call__(self, done, total):
+        if not self.enabled:
+            return
         if self.bar is None and time.monotonic() - self.start > 1.0:
             from tqdm import tqdm
             self.bar = tqdm(total=total, desc=self.desc, file=sys.stderr, leave=False)
@@ -56,7 +45,26 @@ def _fail(message, status):
     sys.exit(status)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _OneLineErrors(click.Group):
+    """Usage errors as one line on stderr with exit status 2 (click prints a usage block)."""
+
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
+        try:
+            status = super().main(*args, **kwargs)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            _fail("aborted", 1)
+        except click.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
+                click.echo(exc.ctx.get_help())
+                sys.exit(0)
+            _fail(" ".join(exc.format_message().split()), 2)
+        sys.exit(status or 0)
+
+
+@click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="baseparam")
 def main():
     """Base inertial parameters of manipulators by the projection method."""
@@ -70,13 +78,15 @@ def main():
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
 def find(robot_file, parameters, json_out, h5_out):
     """Find the base parameters of ROBOT_FILE (a YAML description) and print their regroupings."""
+    if json_out and h5_out and os.path.realpath(json_out) == os.path.realpath(h5_out):  # one would clobber the other
+        _fail(f"{json_out}: --json and --h5 name the same file", 2)
     progress = _Progress("projecting")
     try:
         robot = load_robot(robot_file)
         base = find_base_parameters(robot, parameters, h5=h5_out, progress=progress)
         progress.close()
-        if json_out:
-            write_text_atomically(json_out, json.dumps(base.to_dict(), indent=2) + "\n")
+        if json_out is not None:
+            write_text(json_out, json.dumps(base.to_dict(), indent=2) + "\n")
     except ResourceLimitError as exc:
         progress.close()
         _fail(f"{robot_file}: {exc}", 2)

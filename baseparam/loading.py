@@ -30,6 +30,10 @@ from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia,
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
 MAX_JOINTS = 64
+MAX_LENGTH_M = 1e4        # a 10 km link is a typo, and beyond it squares of lengths lose meaning
+MIN_LENGTH_M = 1e-9       # below a nanometre a non-zero length is noise (or a denormal)
+MAX_ANGLE_DEG = 3600.0
+MAX_GRAVITY = 1e4         # m/s²
 MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
 _MAX_DEPTH = 32
 
@@ -134,7 +138,7 @@ def parse_robot(text, filename: str = "<string>") -> Robot:
 
     Examples
     --------
-    >>> robot = parse_robot("joints: [{type: revolute, alpha: 0, a: 1, d: 0}]")
+    >>> robot = parse_robot("{units: {length: m, angle: deg}, joints: [{type: revolute, alpha: 0, a: 1, d: 0}]}")
     >>> robot.n_dof, robot.joints[0].a
     (1, 1)
     """
@@ -338,16 +342,22 @@ def _build_robot(data, text: str) -> Robot:
     kwargs = {}
     if "name" in data:
         kwargs["name"] = _string(data["name"], "name", non_empty=True)
+        if not kwargs["name"].isprintable():     # newlines, escapes, U+2028 … would break one-line output
+            raise _Invalid("name", f"expected a one-line name without control characters, got {_got(kwargs['name'])}")
     for key in ("description", "source"):
         if key in data:
             _string(data[key], key)
     if "convention" in data:
         kwargs["convention"] = _choice(data["convention"], CONVENTIONS, "convention")
-    if "units" in data:
-        kwargs["length_unit"], kwargs["angle_unit"] = _units(data["units"])
+    if "units" not in data:   # without it "alpha: 90" would silently mean 90 rad
+        raise _Invalid("units", "required field is missing; write e.g. {length: m, angle: deg}")
+    kwargs["length_unit"], kwargs["angle_unit"] = _units(data["units"])
     if "gravity" in data:
         kwargs["gravity"] = _vector(data["gravity"], 3, "gravity")
-    joints = _joints(data["joints"])
+        for i, g in enumerate(kwargs["gravity"], start=1):
+            if abs(g) > MAX_GRAVITY:
+                raise _Invalid(f"gravity[{i}]", f"expected at most {MAX_GRAVITY:g} m/s² in magnitude, got {_got(g)}")
+    joints = _joints(data["joints"], kwargs["length_unit"], kwargs["angle_unit"])
     try:
         return Robot(joints=joints, source=text, **kwargs)
     except RobotDescriptionError as exc:  # defensive: everything is checked above
@@ -357,22 +367,25 @@ def _build_robot(data, text: str) -> Robot:
 def _units(value) -> tuple:
     units = _mapping(value, "units", "{length: mm, angle: deg}")
     _check_keys(units, _UNIT_KEYS, "units")
-    length = _choice(units.get("length", "m"), tuple(LENGTH_UNITS), "units.length")
-    angle = _choice(units.get("angle", "rad"), tuple(ANGLE_UNITS), "units.angle")
+    for key in _UNIT_KEYS:
+        if key not in units:
+            raise _Invalid(f"units.{key}", "required field is missing")
+    length = _choice(units["length"], tuple(LENGTH_UNITS), "units.length")
+    angle = _choice(units["angle"], tuple(ANGLE_UNITS), "units.angle")
     return length, angle
 
 
-def _joints(value) -> tuple:
+def _joints(value, length_unit, angle_unit) -> tuple:
     if not isinstance(value, list):
         raise _Invalid("joints", f"expected a list of joints, got {_got(value)}")
     if not value:
         raise _Invalid("joints", "expected at least one joint, got an empty list")
     if len(value) > MAX_JOINTS:
         raise _Invalid("joints", f"expected at most {MAX_JOINTS} joints, got {len(value)}")
-    return tuple(_joint(entry, k) for k, entry in enumerate(value, start=1))
+    return tuple(_joint(entry, k, length_unit, angle_unit) for k, entry in enumerate(value, start=1))
 
 
-def _joint(entry, k: int) -> Joint:
+def _joint(entry, k: int, length_unit: str, angle_unit: str) -> Joint:
     """The `k`-th joint (1-based)."""
     path = f"joints[{k}]"
     entry = _mapping(entry, path, "{type: revolute, alpha: 0, a: 0, d: 0}")
@@ -384,10 +397,16 @@ def _joint(entry, k: int) -> Joint:
         raise _Invalid(f"{path}.{variable}", f"{variable} is the variable of a {kind} joint; "
                                              "write a constant shift of it as `offset`")
     _check_keys(entry, _JOINT_KEYS[kind], path)
+    constant = "d" if kind == "revolute" else "theta"
+    for key in ("alpha", "a", constant):
+        if key not in entry:
+            raise _Invalid(f"{path}.{key}", f"required field is missing (a {kind} joint needs alpha, a and "
+                                            f"{constant}; write 0 if it is zero)")
     fields = {"type": kind}
     for key in ("alpha", "a", "d", "theta", "offset"):
         if key in entry:
             fields[key] = _number(entry[key], f"{path}.{key}")
+            _check_magnitude(fields[key], key, kind, f"{path}.{key}", length_unit, angle_unit)
     fields["parent"] = _parent(entry.get("parent", k - 1), k, f"{path}.parent")
     if "friction" in entry:
         fields["friction"] = _friction(entry["friction"], f"{path}.friction")
@@ -396,6 +415,20 @@ def _joint(entry, k: int) -> Joint:
     if "inertia" in entry:
         fields["inertia"] = _inertia(entry["inertia"], f"{path}.inertia")
     return Joint(**fields)
+
+
+def _check_magnitude(value, key, kind, path, length_unit, angle_unit):
+    """Refuse absurd sizes (they would overflow or vanish in the arithmetic) with a clear message."""
+    is_angle = key in ("alpha", "theta") or (key == "offset" and kind == "revolute")
+    if is_angle:
+        limit = MAX_ANGLE_DEG if angle_unit == "deg" else math.radians(MAX_ANGLE_DEG)
+        if abs(value) > limit:
+            raise _Invalid(path, f"expected an angle of at most {limit:g} {angle_unit} in magnitude, got {_got(value)}")
+        return
+    metres = abs(value) * LENGTH_UNITS[length_unit]
+    if metres > MAX_LENGTH_M or (value != 0 and metres < MIN_LENGTH_M):
+        raise _Invalid(path, f"expected 0 or a length between {MIN_LENGTH_M:g} m and {MAX_LENGTH_M:g} m in "
+                             f"magnitude, got {_got(value)} {length_unit}")
 
 
 def _parent(value, k: int, path: str) -> int:

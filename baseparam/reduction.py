@@ -6,9 +6,9 @@ Both paths stream over Z's row blocks and keep only an n_standard × n_standard 
   products of Z split into small integer pieces, summed as Python integers). Column dependencies of
   Z and of G coincide (Zλ = 0 ⇔ Gλ = 0), and G = (Zᵀ Z̃) Y with Zᵀ Z̃ of full column rank, so the
   reduced row echelon form of G *is* Y, computed over the rationals with FLINT.
-* **float** — the R factor of a streamed QR of Z with unit-norm columns; column c is independent of
-  the columns before it when |R_cc| exceeds a relative tolerance, and the gap between the smallest
-  kept and the largest dropped |R_cc| is reported.
+* **float + modular** (Z irrational) — pivots, rank and Y's zero pattern come from the exact
+  echelon form of Z modulo a prime (:mod:`baseparam.modular`); Y's values from the R factor of a
+  streamed QR of the float Z. The float residuals of the dependent columns check the prime.
 """
 from __future__ import annotations
 
@@ -119,42 +119,6 @@ class StreamedR:
         for start in range(0, Z.shape[0], self.chunk):
             dense = Z[start:start + self.chunk].toarray()
             self.R = scipy.linalg.qr(np.vstack([self.R, dense]), mode="r")[0][: self.n]
-
-    def reduce(self, transform=None, tol=FLOAT_RANK_TOL) -> Reduction:
-        R = self.R
-        if transform is not None:
-            R = R @ np.array([[float(f) for f in row] for row in transform])
-        norms = np.linalg.norm(R, axis=0)
-        zero = np.flatnonzero(norms <= tol * max(norms.max(initial=0.0), 1e-300))
-        scale = np.where(norms > 0, norms, 1.0)
-        Rn = R / scale
-        # Leftmost independent columns: Gram–Schmidt (twice, for orthogonality) that *skips* dependent
-        # columns; an unpivoted Householder QR would turn their round-off into a spurious direction.
-        basis, pivots, diag = np.zeros((Rn.shape[0], 0)), [], np.zeros(self.n)
-        for c in range(self.n):
-            v = Rn[:, c].copy()
-            for _ in range(2):
-                v -= basis @ (basis.T @ v)
-            diag[c] = np.linalg.norm(v)
-            if diag[c] > tol and c not in zero:
-                pivots.append(c)
-                basis = np.column_stack([basis, v / diag[c]])
-        pivots = np.array(pivots, dtype=np.int64)
-        independent = np.zeros(self.n, bool)
-        independent[pivots] = True
-        # Y from the scaled problem: Rn[:, P] Ys = Rn, then undo the column scaling.
-        Ys = scipy.linalg.lstsq(Rn[:, pivots], Rn)[0]
-        Y = Ys * scale[None, :] / scale[pivots][:, None]
-        Y[np.abs(Ys) < 1e-10] = 0.0
-        Y[:, pivots] = np.eye(pivots.size)
-        kept = diag[independent].min(initial=np.inf)
-        dropped = np.delete(diag, np.concatenate([pivots, zero])).max(initial=0.0)
-        note = (f"rank decided numerically: tolerance {tol:g} on unit-norm columns; smallest kept "
-                f"{kept:.2e}, largest dropped {dropped:.2e}")
-        if kept < NEAR_DEGENERATE:
-            note += (" — WARNING: some base parameters are barely identifiable; is an angle or length meant to "
-                     "be exactly 0 or a multiple of 90°?")
-        return Reduction(pivots, Y, False, zero, note)
 
     def reduce_with_pivots(self, echelon, transform=None) -> Reduction:
         """Y in floating point for pivots decided exactly modulo a prime.

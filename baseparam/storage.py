@@ -5,13 +5,11 @@ streamed block by block so that large robots never hold it in memory. Values are
 """
 from __future__ import annotations
 
-import os
-import tempfile
-
 import h5py
 import numpy as np
 import scipy.sparse as sp
 
+from .atomic import atomic_path
 from .coordinates import MagnitudeStats, z_blocks
 from .errors import StorageError
 from .robot import robot_to_yaml
@@ -62,50 +60,38 @@ class ZWriter:
         transform = None
         if layout.parameters != "pseudo":
             transform = sp.csr_matrix(np.array([[float(v) for v in row] for row in layout.pseudo_to_parameterization()]))
-        directory = os.path.dirname(os.path.abspath(path))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".baseparam-", suffix=".h5.tmp", dir=directory)
-            os.close(fd)
-        except OSError as exc:
-            raise StorageError(f"{path}: cannot write here ({exc.strerror})") from None
-        try:
-            with h5py.File(tmp, "w") as f:
-                f.attrs.update(format="baseparam", format_version=FORMAT_VERSION, parameters=layout.parameters,
-                               robot=robot_to_yaml(robot), units="SI", rank=base.rank, exact=base.exact,
-                               note=base.note)
-                g = f.create_group("Z")
-                g.attrs.update(encoding="csr_matrix", version=FORMAT_VERSION)
-                n_lab = 2 + robot.n_dof
-                d_data = g.create_dataset("data", (0,), maxshape=(None,), dtype="f8", chunks=(65536,))
-                d_ind = g.create_dataset("indices", (0,), maxshape=(None,), dtype="i8", chunks=(65536,))
-                d_ptr = g.create_dataset("indptr", (1,), maxshape=(None,), dtype="i8", chunks=(65536,))
-                d_rows = g.create_dataset("rows", (0, n_lab), maxshape=(None, n_lab), dtype="i8", chunks=(4096, n_lab))
-                g.create_dataset("columns", data=np.array(layout.names, dtype=object), dtype=h5py.string_dtype())
-                n_rows = nnz = 0
-                for block in z_blocks(units, layout, robot.n_dof, stats, max_terms, robot.parents):
-                    Z = si_block(block, units, layout, prismatic, transform)
-                    Z.eliminate_zeros()
-                    Z.sort_indices()
-                    r, z = Z.shape[0], Z.nnz
-                    for ds, new in ((d_data, Z.data), (d_ind, Z.indices)):
-                        ds.resize((nnz + z,))
-                        ds[nnz:] = new
-                    d_ptr.resize((n_rows + r + 1,))
-                    d_ptr[n_rows + 1:] = Z.indptr[1:] + nnz
-                    d_rows.resize((n_rows + r, n_lab))
-                    d_rows[n_rows:] = block.labels
-                    n_rows, nnz = n_rows + r, nnz + z
-                g.attrs["shape"] = (n_rows, layout.n_standard)
-                f.create_dataset("pivots", data=np.asarray(base.pivots, dtype=np.int64))
-                f.create_dataset("Y", data=np.asarray(base.Y, dtype=float))
-                f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
-                if units.exact and stats.max_abs >= EXACT_LIMIT:
-                    raise StorageError(f"{path}: Z overflowed exact integer arithmetic")
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
+            f.attrs.update(format="baseparam", format_version=FORMAT_VERSION, parameters=layout.parameters,
+                           robot=robot_to_yaml(robot), units="SI", rank=base.rank, rank_exact=base.exact,
+                           z_exact=units.exact, note=base.note)
+            g = f.create_group("Z")
+            g.attrs.update(encoding="csr_matrix", version=FORMAT_VERSION)
+            n_lab = 2 + robot.n_dof
+            d_data = g.create_dataset("data", (0,), maxshape=(None,), dtype="f8", chunks=(65536,))
+            d_ind = g.create_dataset("indices", (0,), maxshape=(None,), dtype="i8", chunks=(65536,))
+            d_ptr = g.create_dataset("indptr", (1,), maxshape=(None,), dtype="i8", chunks=(65536,))
+            d_rows = g.create_dataset("rows", (0, n_lab), maxshape=(None, n_lab), dtype="i8", chunks=(4096, n_lab))
+            g.create_dataset("columns", data=np.array(layout.names, dtype=object), dtype=h5py.string_dtype())
+            n_rows = nnz = 0
+            for block in z_blocks(units, layout, robot.n_dof, stats, max_terms, robot.parents):
+                Z = si_block(block, units, layout, prismatic, transform)
+                Z.eliminate_zeros()
+                Z.sort_indices()
+                r, z = Z.shape[0], Z.nnz
+                for ds, new in ((d_data, Z.data), (d_ind, Z.indices)):
+                    ds.resize((nnz + z,))
+                    ds[nnz:] = new
+                d_ptr.resize((n_rows + r + 1,))
+                d_ptr[n_rows + 1:] = Z.indptr[1:] + nnz
+                d_rows.resize((n_rows + r, n_lab))
+                d_rows[n_rows:] = block.labels
+                n_rows, nnz = n_rows + r, nnz + z
+            g.attrs["shape"] = (n_rows, layout.n_standard)
+            f.create_dataset("pivots", data=np.asarray(base.pivots, dtype=np.int64))
+            f.create_dataset("Y", data=np.asarray(base.Y, dtype=float))
+            f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
+            if units.exact and stats.max_abs >= EXACT_LIMIT:
+                raise StorageError(f"{path}: Z overflowed exact integer arithmetic")
 
 
 def read_h5(path):

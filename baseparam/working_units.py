@@ -3,8 +3,9 @@
 When every angle that enters the kinematics (twists α, prismatic θ, revolute offsets) is a multiple
 of 90° and every length is a decimal, all of Z is an integer matrix once lengths are counted in a
 small enough unit (e.g. 0.1 mm for the PUMA 560). float64 then computes it *exactly*, as long as no
-intermediate exceeds 2**53 — which the engine checks. Otherwise lengths are normalized by the
-largest one so that a relative tolerance means the same thing in mm and in m.
+intermediate exceeds 2**53 — which the engine checks. Otherwise the engine runs in floats (lengths
+normalized by the largest one, so mm and m behave alike) together with an exact companion modulo a
+prime (:mod:`baseparam.modular`) that decides which coefficients vanish.
 
 Scaling all lengths by s only rescales Z's columns (by s^(2−e), e the parameter's length power) and
 rows, so rank and pivots do not depend on the unit and Y converts exactly (see :mod:`reduction`).
@@ -118,8 +119,8 @@ def choose_working_units(robot, include_offsets=False, force_float=False, modulu
         basis functions), so the reduction runs without them; the stored Z includes them.
     force_float : bool
         Use the float path even when exact arithmetic is possible (for cross-checks).
-    modulus : int or None
-        Prime for the exact-zero/rank companion of the float path (None: float only).
+    modulus : int
+        Prime for the exact-zero/rank companion of the float path.
     fallback_reason : str, optional
         Why the float path is used although the exact one was possible (e.g. overflow).
     """
@@ -150,9 +151,9 @@ def choose_working_units(robot, include_offsets=False, force_float=False, modulu
     ops = _build_ops(robot, lambda v: float(v) * robot.length_scale / char, include_offsets, modulus)
     g = robot.gravity_si
     gnorm = float(np.linalg.norm(g))
-    mod_gravity = None if modulus is None else tuple(to_modular(f, modulus) for f in gfrac)
+    mod_gravity = tuple(to_modular(f, modulus) for f in gfrac)
     how = (f"zero coefficients and rank decided exactly modulo the prime {modulus} for the rational robot "
-           f"within round-off of this one") if modulus else "rank decided numerically"
+           f"within round-off of this one")
     return WorkingUnits(False, ops, g / gnorm if gnorm > 0 else g, char, gnorm if gnorm > 0 else 1.0, FLOAT_TOLERANCE,
                         f"floating point ({reason}); lengths normalized by {char:g} m; {how}", modulus, mod_gravity)
 

@@ -52,12 +52,18 @@ def test_khalil_and_h5(tmp_path):
     assert h5.exists()
 
 
+U = "units: {length: m, angle: deg}\n"
+
+
 @pytest.mark.parametrize("content,fragment", [
     ("", "empty"),
-    ("name: x\njoints: [{type: revolute, alpah: 1}]\n", "joints[1].alpah"),
-    ("joints: [{type: revolute, alpha: .nan}]\n", "joints[1].alpha"),
-    ("joints: [{type: twisty}]\n", "joints[1].type"),
-    ("joints: [{type: revolute, parent: 1}]\n", "joints[1].parent"),
+    (U + "name: x\njoints: [{type: revolute, alpah: 1, a: 0, d: 0}]\n", "joints[1].alpah"),
+    (U + "joints: [{type: revolute, alpha: .nan, a: 0, d: 0}]\n", "joints[1].alpha"),
+    (U + "joints: [{type: twisty}]\n", "joints[1].type"),
+    (U + "joints: [{type: revolute, alpha: 0, a: 0, d: 0, parent: 1}]\n", "joints[1].parent"),
+    (U + "joints: [{type: prismatic, alpha: 0, a: 0}]\n", "joints[1].theta"),
+    ("joints: [{type: revolute, alpha: 90, a: 0, d: 0}]\n", "units"),
+    (U + "joints: [{type: revolute, alpha: 0, a: 1e200, d: 0}]\n", "joints[1].a"),
     ("[1, 2", "line"),
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path, content, fragment):
@@ -75,9 +81,42 @@ def test_missing_file_exits_2(tmp_path):
     assert res.exit_code == 2 and "nope.yaml" in res.output and "Traceback" not in res.output
 
 
+@pytest.mark.parametrize("args", [["--parameters", "foo"], ["--nope"], []])
+def test_usage_errors_are_one_line(args, tmp_path):
+    res = run("find", *(args + [PUMA] if args else []))
+    assert res.exit_code == 2
+    assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+
+
+def test_directory_arguments_are_one_line_errors(tmp_path):
+    for args in (["find", str(tmp_path)], ["find", PUMA, "--json", str(tmp_path)], ["find", PUMA, "--h5", str(tmp_path)]):
+        res = run(*args)
+        assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_outputs_behave_like_normal_writes(tmp_path):
+    import os
+    import stat
+    target = tmp_path / "real.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    old = os.umask(0o022)
+    try:
+        assert run("find", PUMA, "--json", str(link)).exit_code == 0
+    finally:
+        os.umask(old)
+    assert link.is_symlink() and json.loads(target.read_text())["rank"] == 36
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    res = run("find", PUMA, "--json", str(tmp_path / "x"), "--h5", str(tmp_path / "x"))
+    assert res.exit_code == 2 and "same file" in res.output
+    res = run("find", PUMA, "--json", "")
+    assert res.exit_code == 2 and "empty" in res.output
+
+
 def test_unwritable_outputs_exit_2(tmp_path):
     res = run("find", PUMA, "--json", str(tmp_path / "no" / "dir.json"))
-    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert res.exit_code == 2 and "Traceback" not in res.output and "dir.json" in res.output
+    assert ".baseparam-" not in res.output          # the user's path, not the temporary one
     res = run("find", PUMA, "--h5", str(tmp_path / "no" / "dir.h5"))
     assert res.exit_code == 2 and "dir.h5" in res.output
 
@@ -89,6 +128,9 @@ def test_too_large_robot_is_refused(tmp_path):
     res = run("find", str(f))
     assert res.exit_code == 2
     assert "big.yaml" in res.output and "limit" in res.output
+    f.write_text(f"name: huge\nunits: {{length: m, angle: rad}}\njoints:\n" + "\n".join([joints] * 3) + "\n")
+    res = run("find", str(f))                      # 48 joints: refused at once, no overflow
+    assert res.exit_code == 2 and "at most" in res.output and "\n" not in res.output.strip()
 
 
 def test_console_script_entry_point():
@@ -102,7 +144,7 @@ def test_progress_bar_appears_only_after_a_second(monkeypatch, capsys):
     import baseparam.cli as cli
     clock = iter([0.0, 0.5, 1.5, 2.0, 2.5])
     monkeypatch.setattr(cli.time, "monotonic", lambda: next(clock))
-    progress = cli._Progress("projecting")      # start at t = 0
+    progress = cli._Progress("projecting", enabled=True)      # start at t = 0
     progress(1, 4)                              # t = 0.5: quiet
     assert progress.bar is None
     progress(2, 4)                              # t = 1.5: bar appears, on stderr

@@ -30,7 +30,7 @@ joints:
       mass: 2
       com: [0, 0.1, 0]
       inertia: [[1, 0, 0], [0, 2, 0.1], [0, 0.1, 3]]
-  - {type: revolute, parent: 1, friction: [true, 0.2, -0.1], rotor_inertia: false}
+  - {type: revolute, alpha: 0, a: 0, d: 0, parent: 1, friction: [true, 0.2, -0.1], rotor_inertia: false}
 """
 
 
@@ -88,7 +88,10 @@ def test_numbers_are_kept_as_written():
 
 
 def test_defaults():
-    robot = parse_robot("joints:\n  - type: revolute\n  - type: prismatic\n")
+    # units and the DH constants are required; everything else has a default
+    robot = parse_robot("units: {length: m, angle: rad}\njoints:\n"
+                        "  - {type: revolute, alpha: 0, a: 0, d: 0}\n"
+                        "  - {type: prismatic, alpha: 0, a: 0, theta: 0}\n")
     assert robot.name == "robot"
     assert robot.convention == "standard"
     assert (robot.length_unit, robot.angle_unit) == ("m", "rad")
@@ -96,18 +99,34 @@ def test_defaults():
     first, second = robot.joints
     assert first == Joint("revolute", parent=0)
     assert second == Joint("prismatic", parent=1)
+    assert first.offset == 0 and second.offset == 0
     assert first.friction == (False, False, False) and first.rotor_inertia is False
     assert first.inertia is None
     assert robot.is_chain
 
 
 def test_zero_gravity_exponent_floats_and_units():
-    robot = parse_robot("units: {length: cm}\ngravity: [0, 0, 0]\n"
+    robot = parse_robot("units: {length: cm, angle: rad}\ngravity: [0, 0, 0]\n"
                         "joints: [{type: revolute, a: 1e-3, d: 2.5E+2, alpha: -1.5e0}]")
     assert robot.gravity == (0.0, 0.0, 0.0)
     assert robot.length_unit == "cm" and robot.angle_unit == "rad"
     joint = robot.joints[0]
     assert (joint.a, joint.d, joint.alpha) == (1e-3, 250.0, -1.5)
+
+
+def test_magnitude_limits_are_inclusive_and_in_si():
+    """Zero, the bounds themselves and lengths in mm are accepted."""
+    robot = parse_robot(
+        "units: {length: mm, angle: deg}\ngravity: [1e4, 0, -1e4]\njoints:\n"
+        "  - {type: revolute, alpha: 3600, a: 1e7, d: -1e-3, offset: -3600}\n"  # 1e7 mm = 1e4 m
+        "  - {type: prismatic, alpha: 0, a: 0, theta: -3600, offset: 1e7}\n")
+    assert robot.gravity == (1e4, 0, -1e4)
+    first, second = robot.joints
+    assert (first.alpha, first.a, first.d, first.offset) == (3600, 1e7, -1e-3, -3600)
+    assert (second.theta, second.offset) == (-3600, 1e7)
+    robot = parse_robot("units: {length: m, angle: rad}\n"
+                        "joints: [{type: revolute, alpha: 62.8, a: 1e4, d: 1e-9}]")
+    assert (robot.joints[0].alpha, robot.joints[0].a, robot.joints[0].d) == (62.8, 1e4, 1e-9)
 
 
 def test_parse_and_load_agree(tmp_path):
@@ -118,19 +137,22 @@ def test_parse_and_load_agree(tmp_path):
     assert loaded.source == parsed.source == FULL
 
 
+UNITS = "units: {length: m, angle: rad}\n"
+
+
 def test_error_is_a_value_error():
     with pytest.raises(ValueError):
-        parse_robot("joints: []")
+        parse_robot(UNITS + "joints: []")
 
 
 def test_default_filename_in_message():
     with pytest.raises(RobotDescriptionError, match=r"^<string>: joints\[1\]\.alpha: expected a finite number, got 'abc'$"):
-        parse_robot("joints: [{type: revolute, alpha: abc}]")
+        parse_robot(UNITS + "joints: [{type: revolute, alpha: abc, a: 0, d: 0}]")
 
 
 def test_typo_suggests_the_right_key():
     with pytest.raises(RobotDescriptionError, match=r"joints\[1\]\.alpah: unknown field; did you mean 'alpha'\?"):
-        parse_robot("joints: [{type: revolute, alpah: 0}]")
+        parse_robot(UNITS + "joints: [{type: revolute, alpah: 0, a: 0, d: 0}]")
 
 
 def test_syntax_error_gives_line_number():
@@ -140,126 +162,194 @@ def test_syntax_error_gives_line_number():
 
 
 def test_duplicate_key_names_both_lines():
-    text = "joints:\n  - type: revolute\n    a: 1\n    a: 2\n"
-    with pytest.raises(RobotDescriptionError, match=r"joints\[1\]\.a: duplicate key \(lines 3 and 4\)"):
+    text = UNITS + "joints:\n  - type: revolute\n    a: 1\n    a: 2\n"
+    with pytest.raises(RobotDescriptionError, match=r"joints\[1\]\.a: duplicate key \(lines 4 and 5\)"):
         parse_robot(text)
 
 
 def test_merge_keys_are_not_duplicates():
-    text = "joints:\n  - &j {type: revolute, a: 1, alpha: 0}\n  - {<<: *j, a: 2}\n"
+    text = UNITS + "joints:\n  - &j {type: revolute, a: 1, alpha: 0, d: 0}\n  - {<<: *j, a: 2}\n"
     robot = parse_robot(text)
     assert robot.joints[1].a == 2 and robot.joints[1].alpha == 0
 
 
-def _joint_file(*joint_lines, top=""):
+def _joint_file(*joint_lines, top=UNITS):
+    """A description with `top` (by default a complete `units`) and the given joints."""
     return top + "joints:\n" + "".join(f"  - {line}\n" for line in joint_lines)
 
 
-REV = "{type: revolute}"
+def rev(**fields):
+    """A revolute joint in flow style, every required field 0 unless given (None drops it)."""
+    return _flow({"type": "revolute", "alpha": 0, "a": 0, "d": 0, **fields})
+
+
+def pri(**fields):
+    """A prismatic joint in flow style, every required field 0 unless given (None drops it)."""
+    return _flow({"type": "prismatic", "alpha": 0, "a": 0, "theta": 0, **fields})
+
+
+def _flow(fields):
+    return "{" + ", ".join(f"{k}: {v}" for k, v in fields.items() if v is not None) + "}"
+
+
+REV = rev()
+PRI = pri()
+UNIT_INERTIA = "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"
 BOMB = ("name: [&a [x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a],"
         " &c [*b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c],"
         " &e [*d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e],"
         " &g [*f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]]\n"
-        "joints: [{type: revolute}]\n")
+        + UNITS + "joints: [" + REV + "]\n")
 
-# (id, file content, fragments the message must contain besides the file name)
+# (id, file content, field path or None, fragments the message must contain besides file and field).
+# The message must start with "<file>: <field>: ", so each case fails for its own reason; None is
+# for problems of the file as a whole (encoding, YAML syntax, ...).
 BROKEN = [
-    ("non-utf8", b"name: caf\xe9\njoints: [{type: revolute}]\n", ["line 1", "not UTF-8"]),
-    ("empty", "", ["empty description"]),
-    ("only-comments", "# nothing here\n\n", ["empty description"]),
-    ("list-top-level", "- {type: revolute}\n", ["top level"]),
-    ("scalar-top-level", "just some words\n", ["top level"]),
-    ("syntax-error", "name: arm\njoints: [\n  {type: revolute\n", ["line ", "invalid YAML"]),
-    ("bad-indentation", "name: arm\n joints: []\n", ["line 2", "invalid YAML"]),
-    ("two-documents", "joints: [{type: revolute}]\n---\njoints: [{type: revolute}]\n", ["line 2", "single document"]),
-    ("python-tag", "name: !!python/object/apply:os.system [ls]\njoints: [{type: revolute}]\n", ["line 1"]),
-    ("control-character", "name: a\x01b\njoints: [{type: revolute}]\n", ["line 1", "U+0001"]),
-    ("nan", _joint_file("{type: revolute, alpha: .nan}"), ["joints[1].alpha", "nan"]),
-    ("inf", _joint_file(REV, "{type: revolute, a: .inf}"), ["joints[2].a", "inf"]),
-    ("minus-inf-gravity", "gravity: [0, 0, -.inf]\n" + _joint_file(REV), ["gravity[3]"]),
-    ("1e999", _joint_file("{type: revolute, d: 1e999}"), ["joints[1].d", "inf"]),
-    ("huge-int", _joint_file("{type: revolute, d: 1" + "0" * 400 + "}"), ["joints[1].d"]),
-    ("bool-for-number", _joint_file("{type: revolute, alpha: true}"), ["joints[1].alpha", "True"]),
-    ("yes-for-number", _joint_file("{type: prismatic, theta: yes}"), ["joints[1].theta"]),
-    ("string-number", _joint_file("{type: revolute, alpha: '90'}"), ["joints[1].alpha", "without quotes"]),
-    ("string-abc", _joint_file(REV, REV, "{type: revolute, alpha: abc}"), ["joints[3].alpha", "'abc'"]),
-    ("null-number", _joint_file("{type: revolute, offset: null}"), ["joints[1].offset", "None"]),
-    ("octal-int", _joint_file("{type: revolute, d: 0150}"), ["joints[1].d", "octal"]),
-    ("sexagesimal", _joint_file("{type: revolute, alpha: 1:30}"), ["joints[1].alpha", "base 60"]),
-    ("bad-length-unit", "units: {length: km}\n" + _joint_file(REV), ["units.length", "'km'"]),
-    ("bad-angle-unit", "units: {angle: grad}\n" + _joint_file(REV), ["units.angle", "'grad'"]),
-    ("units-not-mapping", "units: mm\n" + _joint_file(REV), ["units", "mapping"]),
-    ("unknown-units-key", "units: {lenght: mm}\n" + _joint_file(REV), ["units.lenght", "'length'"]),
-    ("bad-convention", "convention: craig\n" + _joint_file(REV), ["convention", "'craig'"]),
-    ("convention-case", "convention: Standard\n" + _joint_file(REV), ["convention"]),
-    ("parent-out-of-range", _joint_file(REV, "{type: revolute, parent: 5}"), ["joints[2].parent", "0 (the base) to 1"]),
-    ("parent-own-index", _joint_file(REV, "{type: revolute, parent: 2}"), ["joints[2].parent", "own parent"]),
-    ("parent-negative", _joint_file(REV, "{type: revolute, parent: -1}"), ["joints[2].parent"]),
-    ("parent-bool", _joint_file(REV, "{type: revolute, parent: true}"), ["joints[2].parent"]),
-    ("parent-float", _joint_file(REV, "{type: revolute, parent: 1.0}"), ["joints[2].parent"]),
-    ("first-parent-nonzero", _joint_file("{type: revolute, parent: 1}"), ["joints[1].parent", "0 (the base)"]),
-    ("friction-too-short", _joint_file("{type: revolute, friction: [true, true]}"), ["joints[1].friction", "3 items"]),
-    ("friction-too-long", _joint_file("{type: revolute, friction: [1, 2, 3, 4]}"), ["joints[1].friction"]),
-    ("friction-string-item", _joint_file("{type: revolute, friction: [true, 'on', false]}"), ["joints[1].friction[2]"]),
-    ("friction-nan-item", _joint_file("{type: revolute, friction: [true, false, .nan]}"), ["joints[1].friction[3]"]),
-    ("friction-negative-viscous", _joint_file("{type: revolute, friction: [-0.1, false, false]}"),
-     ["joints[1].friction[1]", "≥ 0"]),
-    ("friction-string", _joint_file("{type: revolute, friction: viscous}"), ["joints[1].friction"]),
-    ("unknown-joint-key", _joint_file(REV, "{type: revolute, alpah: 0}"), ["joints[2].alpah", "did you mean 'alpha'"]),
-    ("unknown-top-key", "robot_name: arm\n" + _joint_file(REV), ["robot_name", "unknown field"]),
-    ("duplicate-top-key", "name: a\nname: b\n" + _joint_file(REV), ["name", "duplicate key"]),
-    ("duplicate-joint-key", _joint_file("{type: revolute, alpha: 0, alpha: 1}"), ["joints[1].alpha", "duplicate key"]),
-    ("too-many-joints", _joint_file(*[REV] * (MAX_JOINTS + 1)), ["joints", "at most 64", "65"]),
-    ("gravity-length-2", "gravity: [0, -9.81]\n" + _joint_file(REV), ["gravity", "3 finite numbers"]),
-    ("gravity-scalar", "gravity: -9.81\n" + _joint_file(REV), ["gravity"]),
-    ("gravity-string-item", "gravity: [0, 0, '-9.81']\n" + _joint_file(REV), ["gravity[3]"]),
-    ("joints-missing", "name: arm\n", ["joints", "missing"]),
-    ("joints-empty", "joints: []\n", ["joints", "at least one"]),
-    ("joints-mapping", "joints: {type: revolute}\n", ["joints", "list"]),
-    ("joint-not-mapping", "joints: [revolute]\n", ["joints[1]", "mapping"]),
-    ("type-missing", _joint_file("{alpha: 0}"), ["joints[1].type", "missing"]),
-    ("type-bad", _joint_file("{type: rotary}"), ["joints[1].type", "'rotary'"]),
-    ("d-on-prismatic", _joint_file("{type: prismatic, d: 1}"), ["joints[1].d", "offset"]),
-    ("theta-on-revolute", _joint_file("{type: revolute, theta: 90}"), ["joints[1].theta", "offset"]),
-    ("rotor-inertia-negative", _joint_file("{type: revolute, rotor_inertia: -1}"), ["joints[1].rotor_inertia"]),
-    ("rotor-inertia-string", _joint_file("{type: revolute, rotor_inertia: 'true'}"), ["joints[1].rotor_inertia"]),
-    ("mass-negative", _joint_file("{type: revolute, inertia: {mass: -1, com: [0, 0, 0], "
-                                  "inertia: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}}"), ["joints[1].inertia.mass"]),
-    ("mass-missing", _joint_file("{type: revolute, inertia: {com: [0, 0, 0], "
-                                 "inertia: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}}"), ["joints[1].inertia.mass", "missing"]),
-    ("com-length-2", _joint_file("{type: revolute, inertia: {mass: 1, com: [0, 0], "
-                                 "inertia: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}}"), ["joints[1].inertia.com"]),
-    ("inertia-not-symmetric", _joint_file("{type: revolute, inertia: {mass: 1, com: [0, 0, 0], "
-                                          "inertia: [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]}}"),
-     ["joints[1].inertia.inertia", "symmetric"]),
-    ("inertia-3x2", _joint_file("{type: revolute, inertia: {mass: 1, com: [0, 0, 0], "
-                                "inertia: [[1, 0], [0, 1], [0, 0]]}}"), ["joints[1].inertia.inertia", "3×3"]),
-    ("inertia-inf-entry", _joint_file("{type: revolute, inertia: {mass: 1, com: [0, 0, 0], "
-                                      "inertia: [[1, 0, 0], [0, .inf, 0], [0, 0, 1]]}}"),
-     ["joints[1].inertia.inertia[2][2]"]),
-    ("inertia-unknown-key", _joint_file("{type: revolute, inertia: {mass: 1, moment: 2}}"),
-     ["joints[1].inertia.moment"]),
-    ("inertia-not-mapping", _joint_file("{type: revolute, inertia: 3}"), ["joints[1].inertia", "mapping"]),
-    ("name-not-string", "name: 560\n" + _joint_file(REV), ["name", "560"]),
-    ("name-empty", "name: ''\n" + _joint_file(REV), ["name", "non-empty"]),
-    ("description-not-string", "description: [1, 2]\n" + _joint_file(REV), ["description"]),
-    ("multiline-value", "name: arm\n" + _joint_file("{type: revolute, alpha: \"a\\nb\"}"), ["joints[1].alpha"]),
-    ("alias-bomb", BOMB, ["name", "expected a non-empty string"]),
-    ("deep-nesting", "name: " + "[" * 3000 + "]" * 3000 + "\njoints: [{type: revolute}]\n", ["nested too deeply"]),
-    ("explicit-bad-float", _joint_file("{type: revolute, a: !!float abc}"), ["invalid YAML value"]),
+    ("non-utf8", b"name: caf\xe9\n" + _joint_file(REV).encode(), None, ["line 1", "not UTF-8"]),
+    ("empty", "", None, ["empty description"]),
+    ("only-comments", "# nothing here\n\n", None, ["empty description"]),
+    ("list-top-level", "- " + REV + "\n", None, ["top level"]),
+    ("scalar-top-level", "just some words\n", None, ["top level"]),
+    ("syntax-error", "name: arm\n" + UNITS + "joints: [\n  {type: revolute\n", None, ["line ", "invalid YAML"]),
+    ("bad-indentation", "name: arm\n joints: []\n", None, ["line 2", "invalid YAML"]),
+    ("two-documents", _joint_file(REV) + "---\n" + _joint_file(REV), None, ["line 4", "single document"]),
+    ("python-tag", "name: !!python/object/apply:os.system [ls]\n" + _joint_file(REV), None, ["line 1"]),
+    ("control-character", "name: a\x01b\n" + _joint_file(REV), None, ["line 1", "U+0001"]),
+    ("nan", _joint_file(rev(alpha=".nan")), "joints[1].alpha", ["nan"]),
+    ("inf", _joint_file(REV, rev(a=".inf")), "joints[2].a", ["inf"]),
+    ("minus-inf-gravity", "gravity: [0, 0, -.inf]\n" + _joint_file(REV), "gravity[3]", ["inf"]),
+    ("1e999", _joint_file(rev(d="1e999")), "joints[1].d", ["inf"]),
+    ("huge-int", _joint_file(rev(d="1" + "0" * 400)), "joints[1].d", ["finite number"]),
+    ("bool-for-number", _joint_file(rev(alpha="true")), "joints[1].alpha", ["True"]),
+    ("yes-for-number", _joint_file(pri(theta="yes")), "joints[1].theta", ["finite number"]),
+    ("string-number", _joint_file(rev(alpha="'90'")), "joints[1].alpha", ["without quotes"]),
+    ("string-abc", _joint_file(REV, REV, rev(alpha="abc")), "joints[3].alpha", ["'abc'"]),
+    ("null-number", _joint_file(rev(offset="null")), "joints[1].offset", ["None"]),
+    ("octal-int", _joint_file(rev(d="0150")), "joints[1].d", ["octal"]),
+    ("sexagesimal", _joint_file(rev(alpha="1:30")), "joints[1].alpha", ["base 60"]),
+    # units: required, both fields required, known names only
+    ("units-missing", _joint_file(REV, top=""), "units", ["required field is missing"]),
+    ("units-missing-after-name", _joint_file(REV, top="name: arm\n"), "units", ["missing"]),
+    ("units-missing-length", _joint_file(REV, top="units: {angle: rad}\n"), "units.length", ["missing"]),
+    ("units-missing-angle", _joint_file(REV, top="units: {length: m}\n"), "units.angle", ["missing"]),
+    ("units-empty", _joint_file(REV, top="units: {}\n"), "units.length", ["missing"]),
+    ("units-null", _joint_file(REV, top="units:\n"), "units", ["mapping"]),
+    ("bad-length-unit", _joint_file(REV, top="units: {length: km, angle: rad}\n"), "units.length", ["'km'"]),
+    ("bad-angle-unit", _joint_file(REV, top="units: {length: m, angle: grad}\n"), "units.angle", ["'grad'"]),
+    ("units-not-mapping", _joint_file(REV, top="units: mm\n"), "units", ["mapping"]),
+    ("unknown-units-key", _joint_file(REV, top="units: {lenght: mm, angle: rad}\n"), "units.lenght", ["'length'"]),
+    ("bad-convention", "convention: craig\n" + _joint_file(REV), "convention", ["'craig'"]),
+    ("convention-case", "convention: Standard\n" + _joint_file(REV), "convention", ["'Standard'"]),
+    ("parent-out-of-range", _joint_file(REV, rev(parent=5)), "joints[2].parent", ["0 (the base) to 1"]),
+    ("parent-own-index", _joint_file(REV, rev(parent=2)), "joints[2].parent", ["own parent"]),
+    ("parent-negative", _joint_file(REV, rev(parent=-1)), "joints[2].parent", ["-1"]),
+    ("parent-bool", _joint_file(REV, rev(parent="true")), "joints[2].parent", ["True"]),
+    ("parent-float", _joint_file(REV, rev(parent="1.0")), "joints[2].parent", ["1.0"]),
+    ("first-parent-nonzero", _joint_file(rev(parent=1)), "joints[1].parent", ["0 (the base)"]),
+    ("friction-too-short", _joint_file(rev(friction="[true, true]")), "joints[1].friction", ["3 items"]),
+    ("friction-too-long", _joint_file(rev(friction="[1, 2, 3, 4]")), "joints[1].friction", ["3 items"]),
+    ("friction-string-item", _joint_file(rev(friction="[true, 'on', false]")), "joints[1].friction[2]", ["'on'"]),
+    ("friction-nan-item", _joint_file(rev(friction="[true, false, .nan]")), "joints[1].friction[3]", ["nan"]),
+    ("friction-negative-viscous", _joint_file(rev(friction="[-0.1, false, false]")),
+     "joints[1].friction[1]", ["≥ 0"]),
+    ("friction-string", _joint_file(rev(friction="viscous")), "joints[1].friction", ["'viscous'"]),
+    ("unknown-joint-key", _joint_file(REV, rev(alpha=None, alpah=0)), "joints[2].alpah", ["did you mean 'alpha'"]),
+    ("unknown-top-key", "robot_name: arm\n" + _joint_file(REV), "robot_name", ["unknown field"]),
+    ("duplicate-top-key", "name: a\nname: b\n" + _joint_file(REV), "name", ["duplicate key"]),
+    ("duplicate-joint-key", _joint_file("{type: revolute, alpha: 0, alpha: 1, a: 0, d: 0}"),
+     "joints[1].alpha", ["duplicate key"]),
+    ("too-many-joints", _joint_file(*[REV] * (MAX_JOINTS + 1)), "joints", ["at most 64", "65"]),
+    ("gravity-length-2", "gravity: [0, -9.81]\n" + _joint_file(REV), "gravity", ["3 finite numbers"]),
+    ("gravity-scalar", "gravity: -9.81\n" + _joint_file(REV), "gravity", ["3 finite numbers"]),
+    ("gravity-string-item", "gravity: [0, 0, '-9.81']\n" + _joint_file(REV), "gravity[3]", ["without quotes"]),
+    ("joints-missing", "name: arm\n" + UNITS, "joints", ["missing"]),
+    ("joints-empty", UNITS + "joints: []\n", "joints", ["at least one"]),
+    ("joints-mapping", UNITS + "joints: {type: revolute, alpha: 0, a: 0, d: 0}\n", "joints", ["list"]),
+    ("joint-not-mapping", UNITS + "joints: [revolute]\n", "joints[1]", ["mapping"]),
+    ("type-missing", _joint_file("{alpha: 0, a: 0, d: 0}"), "joints[1].type", ["missing"]),
+    ("type-bad", _joint_file("{type: rotary, alpha: 0, a: 0, d: 0}"), "joints[1].type", ["'rotary'"]),
+    ("d-on-prismatic", _joint_file(pri(d=1)), "joints[1].d", ["offset"]),
+    ("theta-on-revolute", _joint_file(rev(theta=90)), "joints[1].theta", ["offset"]),
+    # required DH constants (a revolute joint needs alpha, a, d; a prismatic one alpha, a, theta)
+    ("revolute-no-alpha", _joint_file(REV, rev(alpha=None)), "joints[2].alpha", ["required field is missing"]),
+    ("revolute-no-a", _joint_file(rev(a=None)), "joints[1].a", ["missing", "write 0"]),
+    ("revolute-no-d", _joint_file(REV, PRI, rev(d=None)), "joints[3].d", ["missing", "revolute"]),
+    ("prismatic-no-theta", _joint_file(REV, pri(theta=None)), "joints[2].theta", ["missing", "prismatic"]),
+    ("prismatic-no-alpha", _joint_file(pri(alpha=None)), "joints[1].alpha", ["missing"]),
+    ("prismatic-no-a", _joint_file(pri(a=None)), "joints[1].a", ["missing"]),
+    ("type-only", _joint_file("{type: revolute}"), "joints[1].alpha", ["missing"]),
+    # magnitudes: lengths 0 or 1e-9 m .. 1e4 m (in SI), angles ≤ 3600 deg, gravity ≤ 1e4 m/s²
+    ("length-1e5-m", _joint_file(rev(a="1e5")), "joints[1].a", ["100000", "m"]),
+    ("length-minus-1e5-m", _joint_file(REV, rev(d="-1e5")), "joints[2].d", ["-100000"]),
+    ("length-1e-12-m", _joint_file(rev(d="1e-12")), "joints[1].d", ["1e-12"]),
+    ("length-1e200", _joint_file(rev(a="1e200")), "joints[1].a", ["1e+200"]),
+    ("length-1e-7-mm-below-1e-9-m", _joint_file(rev(a="1e-7"), top="units: {length: mm, angle: rad}\n"),
+     "joints[1].a", ["1e-07 mm"]),
+    ("length-2e7-mm-above-1e4-m", _joint_file(rev(a="2e7"), top="units: {length: mm, angle: rad}\n"),
+     "joints[1].a", ["mm"]),
+    ("length-1e7-cm-offset", _joint_file(REV, pri(offset="1e7"), top="units: {length: cm, angle: rad}\n"),
+     "joints[2].offset", ["cm"]),  # a prismatic joint's offset is a length
+    ("length-denormal", _joint_file(rev(d="5e-300")), "joints[1].d", ["5e-300"]),
+    ("angle-1e5-deg", _joint_file(rev(alpha="1e5"), top="units: {length: m, angle: deg}\n"),
+     "joints[1].alpha", ["3600 deg", "100000"]),
+    ("angle-3601-deg", _joint_file(REV, pri(theta=3601), top="units: {length: m, angle: deg}\n"),
+     "joints[2].theta", ["3601"]),
+    ("angle-100-rad", _joint_file(rev(alpha=100)), "joints[1].alpha", ["rad", "100"]),
+    ("angle-offset-1e5-deg", _joint_file(rev(offset="-1e5"), top="units: {length: m, angle: deg}\n"),
+     "joints[1].offset", ["deg"]),  # a revolute joint's offset is an angle
+    ("gravity-1e308", "gravity: [1e308, 0, -9.81]\n" + _joint_file(REV), "gravity[1]", ["1e+308"]),
+    ("gravity-minus-1e5", "gravity: [0, -1e5, -9.81]\n" + _joint_file(REV), "gravity[2]", ["m/s²"]),
+    ("rotor-inertia-negative", _joint_file(rev(rotor_inertia=-1)), "joints[1].rotor_inertia", ["-1"]),
+    ("rotor-inertia-string", _joint_file(rev(rotor_inertia="'true'")), "joints[1].rotor_inertia", ["'true'"]),
+    ("mass-negative", _joint_file(rev(inertia=f"{{mass: -1, com: [0, 0, 0], inertia: {UNIT_INERTIA}}}")),
+     "joints[1].inertia.mass", ["-1"]),
+    ("mass-missing", _joint_file(rev(inertia=f"{{com: [0, 0, 0], inertia: {UNIT_INERTIA}}}")),
+     "joints[1].inertia.mass", ["missing"]),
+    ("com-length-2", _joint_file(rev(inertia=f"{{mass: 1, com: [0, 0], inertia: {UNIT_INERTIA}}}")),
+     "joints[1].inertia.com", ["3 finite numbers"]),
+    ("inertia-not-symmetric", _joint_file(rev(inertia="{mass: 1, com: [0, 0, 0], "
+                                              "inertia: [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]}")),
+     "joints[1].inertia.inertia", ["symmetric"]),
+    ("inertia-3x2", _joint_file(rev(inertia="{mass: 1, com: [0, 0, 0], inertia: [[1, 0], [0, 1], [0, 0]]}")),
+     "joints[1].inertia.inertia", ["3×3"]),
+    ("inertia-inf-entry", _joint_file(rev(inertia="{mass: 1, com: [0, 0, 0], "
+                                          "inertia: [[1, 0, 0], [0, .inf, 0], [0, 0, 1]]}")),
+     "joints[1].inertia.inertia[2][2]", ["inf"]),
+    ("inertia-unknown-key", _joint_file(rev(inertia="{mass: 1, moment: 2}")), "joints[1].inertia.moment",
+     ["unknown field"]),
+    ("inertia-not-mapping", _joint_file(rev(inertia=3)), "joints[1].inertia", ["mapping"]),
+    ("name-not-string", "name: 560\n" + _joint_file(REV), "name", ["560"]),
+    ("name-empty", "name: ''\n" + _joint_file(REV), "name", ["non-empty"]),
+    # name: one line, no control characters (they would garble terminals and reports)
+    ("name-newline", 'name: "arm\\nfake: output"\n' + _joint_file(REV), "name", ["control characters", "\\n"]),
+    ("name-trailing-newline", "name: |\n  arm\n" + _joint_file(REV), "name", ["control characters"]),
+    ("name-ansi-escape", 'name: "\\e[31mred\\e[0m"\n' + _joint_file(REV), "name", ["control characters", "\\x1b"]),
+    ("name-tab", 'name: "a\\tb"\n' + _joint_file(REV), "name", ["control characters"]),
+    ("name-delete", 'name: "a\\x7fb"\n' + _joint_file(REV), "name", ["control characters"]),
+    ("description-not-string", "description: [1, 2]\n" + _joint_file(REV), "description", ["string"]),
+    ("multiline-value", "name: arm\n" + _joint_file(rev(alpha='"a\\nb"')), "joints[1].alpha", ["finite number"]),
+    ("alias-bomb", BOMB, "name", ["expected a non-empty string"]),
+    ("deep-nesting", "name: " + "[" * 3000 + "]" * 3000 + "\n" + _joint_file(REV), None, ["nested too deeply"]),
+    ("explicit-bad-float", _joint_file(rev(a="!!float abc")), None, ["invalid YAML value"]),
 ]
 
 
-@pytest.mark.parametrize("content, fragments", [c[1:] for c in BROKEN], ids=[c[0] for c in BROKEN])
-def test_broken_description(tmp_path, content, fragments):
+@pytest.mark.parametrize("content, field, fragments", [c[1:] for c in BROKEN], ids=[c[0] for c in BROKEN])
+def test_broken_description(tmp_path, content, field, fragments):
     path = write(tmp_path, content)
     with pytest.raises(RobotDescriptionError) as info:
         load_robot(path)
     message = str(info.value)
     assert len(message.splitlines()) == 1, message
-    assert message.startswith(f"{path}: "), message
+    assert message.isprintable(), message
+    prefix = f"{path}: {field}: " if field else f"{path}: "
+    assert message.startswith(prefix), message
     for fragment in fragments:
-        assert fragment in message, message
+        assert fragment in message[len(prefix):], message
+
+
+def test_broken_cases_are_distinct():
+    assert len({case[0] for case in BROKEN}) == len(BROKEN)
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory"])
@@ -275,6 +365,6 @@ def test_unreadable_file(tmp_path, kind):
 
 
 def test_too_large_file(tmp_path):
-    path = write(tmp_path, "# " + "x" * 2_000_000 + "\njoints: [{type: revolute}]\n")
+    path = write(tmp_path, "# " + "x" * 2_000_000 + "\n" + _joint_file(REV))
     with pytest.raises(RobotDescriptionError, match="too large"):
         load_robot(path)
