@@ -5,7 +5,6 @@ streamed block by block so that large robots never hold it in memory. Values are
 """
 from __future__ import annotations
 
-import h5py
 import numpy as np
 import scipy.sparse as sp
 
@@ -54,6 +53,8 @@ class ZWriter:
     @staticmethod
     def write(path, robot, layout, base, max_terms=None):
         """Write Z (with joint offsets, SI), row labels, columns, pivots and Y to ``path`` atomically."""
+        import h5py   # imported here: most runs never touch HDF5, and h5py costs import time
+
         units = choose_working_units(robot, include_offsets=True)
         stats = MagnitudeStats()
         prismatic = np.array([not j.is_revolute for j in robot.joints], dtype=np.int64)
@@ -103,6 +104,8 @@ def read_h5(path):
         ``Z`` (scipy.sparse.csr_matrix, SI), ``rows`` (ndarray, (n_rows, 2 + N)), ``columns`` (list of
         str), ``pivots`` (ndarray), ``Y`` (ndarray), ``attrs`` (dict).
     """
+    import h5py
+
     try:
         with h5py.File(path, "r") as f:
             if f.attrs.get("format") != "baseparam":
