@@ -122,7 +122,8 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     progress : callable, optional
         Called as ``progress(done, total)`` after each block of Z.
     force_float : bool
-        Decide rank numerically even where exact arithmetic is possible (for cross-checks).
+        Use the float path (with its exact modular companion) even where exact integer arithmetic
+        is possible — for cross-checks.
     max_terms : int
         Refuse (``ResourceLimitError``) a recursion step that would hold more coefficient terms.
 
