@@ -1,7 +1,9 @@
 """The base parameter set: the public result of the pipeline robot → Z → reduction."""
 from __future__ import annotations
 
+import dataclasses
 import html
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Optional
@@ -13,12 +15,13 @@ from .coordinates import MagnitudeStats, z_blocks
 from .errors import BaseParamError, ResourceLimitError
 from .parameters import ColumnLayout
 from .projections import TermBudgetExceeded
-from .modular import PRIMES, ModularEchelon, to_modular
+from .modular import ModularEchelon, to_modular
 from .reduction import ExactGram, StreamedR
-from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, choose_working_units
+from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, exact_obstacle, exact_units, float_units
 
-# Each term is 16 float64 plus bookkeeping; this bounds one recursion step to well under 2 GB.
-DEFAULT_MAX_TERMS = 6_000_000
+# A surviving term costs ≈ 270 bytes (key, float and modular 4×4 coefficients); with the parent
+# polynomials and the block's Z entries this keeps a run under about 2 GB.
+DEFAULT_MAX_TERMS = 4_000_000
 MAX_DOF = 20   # 5^N row keys fit int64 up to N ≈ 25; memory gives out long before
 
 
@@ -165,26 +168,25 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
 def _decide(robot, layout, progress, max_terms, force_float):
     """Run the engine in the best arithmetic available: exact integers, else float with its
     modular companion (retried with the next prime if the float residuals contradict it)."""
-    units = choose_working_units(robot, force_float=force_float)
-    if units.exact:
+    reason = exact_obstacle(robot, force_float=force_float)
+    if not reason:
+        units = exact_units(robot)
         reduction = _reduce(robot, layout, units, progress, max_terms)
         if reduction is not None:
             return units, reduction
-        fallback = "exact integers would exceed 2**53"
-    else:
-        fallback = None
+        reason = "exact integers would exceed 2**53"
     attempt = None
-    for prime in PRIMES:
-        try:
-            units = choose_working_units(robot, force_float=force_float, modulus=prime, fallback_reason=fallback)
-        except ZeroDivisionError:      # the prime divides a denominator of the rational robot
-            continue
+    for units in float_units(robot, reason=reason):
         attempt = units, _reduce(robot, layout, units, progress, max_terms)
         if attempt[1].residual_ok:
-            break
+            return attempt
     if attempt is None:
-        raise BaseParamError(f"{robot.name}: every prime divides a denominator of the description's numbers")
-    return attempt
+        raise BaseParamError(f"{robot.name}: no usable prime for the exact companion of the float computation")
+    warnings.warn(f"{robot.name}: the float computation disagrees with every modular one; the regroupings "
+                  "are unreliable", RuntimeWarning, stacklevel=3)
+    units, reduction = attempt
+    return units, dataclasses.replace(reduction, note=reduction.note + " — WARNING: no prime agreed with the float "
+                                      "computation; the rank and regroupings are unreliable")
 
 
 def _reduce(robot, layout, units, progress, max_terms):

@@ -14,10 +14,12 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from .projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, potential_rows
+from .projections import FLOAT_KEEP, RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, potential_rows
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3}
-FLOAT_KEEP = 1e-13   # normalized units: far above round-off, far below any real coefficient
+# Z entries a chain start may hold before assembly, per allowed recursion term (≈ 40 bytes each
+# including the sort in np.unique): keeps a block's assembly within the recursion's memory budget.
+ENTRIES_PER_TERM = 3
 
 
 @dataclass(frozen=True)
@@ -42,61 +44,71 @@ def _labels(i, j, keys, n_dof):
     return np.column_stack([i, j, digits]).astype(np.int64)
 
 
-def _assemble(row_codes, cols, vals, mvals, n_cols, tol):
-    """COO triplets → (unique row codes, CSR matrix, modular CSR matrix or None).
+class _Triplets:
+    """COO triplets of one block, filtered as they come and bounded in number.
 
     With modular values a float entry is kept when it is non-zero modulo the prime (exactly
-    non-zero for the rational robot) or clearly non-zero in floating point (a value that is
-    a multiple of the prime by chance must not be lost from the float matrix).
+    non-zero for the robot's image) or clearly non-zero in floating point (a value that is a
+    multiple of the prime by chance must not be lost from the float matrix).
     """
-    keep = np.abs(vals) > tol if mvals is None else (mvals != 0) | (np.abs(vals) > FLOAT_KEEP)
-    row_codes, cols, vals = row_codes[keep], cols[keep], vals[keep]
-    unique, inverse = np.unique(row_codes, return_inverse=True)
-    shape = (unique.size, n_cols)
-    m = sp.csr_matrix((vals, (inverse.ravel(), cols)), shape=shape)
-    mm = None if mvals is None else sp.csr_matrix((mvals[keep], (inverse.ravel(), cols)), shape=shape)
-    return unique, m, mm
+
+    def __init__(self, units, max_entries):
+        self.tol, self.modulus, self.max_entries = units.tol, units.modulus, max_entries
+        self.codes, self.cols, self.vals, self.mvals, self.count = [], [], [], [], 0
+
+    def add(self, codes, cols, vals, mvals=None):
+        keep = np.abs(vals) > self.tol if self.modulus is None else (mvals != 0) | (np.abs(vals) > FLOAT_KEEP)
+        self.count += int(keep.sum())
+        if self.max_entries is not None and self.count > self.max_entries:
+            raise TermBudgetExceeded(self.count)
+        self.codes.append(codes[keep])
+        self.cols.append(cols[keep])
+        self.vals.append(vals[keep])
+        if self.modulus is not None:
+            self.mvals.append(mvals[keep])
+
+    def assemble(self, n_cols):
+        """(unique row codes, CSR matrix, modular CSR matrix or None)."""
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int64)
+        cols = np.concatenate(self.cols) if self.cols else np.zeros(0, dtype=np.int64)
+        unique, inverse = np.unique(codes, return_inverse=True)
+        shape = (unique.size, n_cols)
+        m = sp.csr_matrix((np.concatenate(self.vals) if self.vals else np.zeros(0), (inverse.ravel(), cols)),
+                          shape=shape)
+        mm = None if self.modulus is None else sp.csr_matrix(
+            (np.concatenate(self.mvals) if self.mvals else np.zeros(0), (inverse.ravel(), cols)), shape=shape)
+        return unique, m, mm
 
 
 def kinetic_block(units, layout, start, n_dof, stats, max_terms=None, parents=None):
     """Rows (i, j = start + 1, ·) of Z from the forward recursion of one chain start."""
     span = RADIX ** n_dof
-    codes, cols, vals, mvals = [], [], [], []
+    triplets = _Triplets(units, None if max_terms is None else ENTRIES_PER_TERM * max_terms)
     for k, keys, pair_i, coefs, mcoefs in chain_hats(units.ops, start, units.tol, max_terms, parents):
         if coefs.size:
             stats.observe(coefs)
-        codes.append(np.repeat(pair_i * span + keys, 10))
-        cols.append(np.tile(layout.link_columns[k], keys.size))
-        vals.append((coefs @ TRACE_MAP).ravel())                     # tr(Û E_l), (n, 10)
-        if mcoefs is not None:
-            mvals.append(np.fmod(mcoefs @ TRACE_MAP, units.modulus).ravel())
+        triplets.add(np.repeat(pair_i * span + keys, 10), np.tile(layout.link_columns[k], keys.size),
+                     (coefs @ TRACE_MAP).ravel(),                     # tr(Û E_l), (n, 10)
+                     None if mcoefs is None else np.fmod(mcoefs @ TRACE_MAP, units.modulus).ravel())
     if start in layout.rotor_columns:   # ½ IA_j q̇_j²: a single 1 in row (j, j, 1 … 1)
-        codes.append(np.array([start * span]))
-        cols.append(np.array([layout.rotor_columns[start]]))
-        vals.append(np.array([1.0]))
-        mvals.append(np.array([1.0]))
-    unique, m, mm = _assemble(np.concatenate(codes), np.concatenate(cols), np.concatenate(vals),
-                              np.concatenate(mvals) if units.modulus else None, layout.n_standard, units.tol)
+        one = np.array([1.0])
+        triplets.add(np.array([start * span]), np.array([layout.rotor_columns[start]]), one, one)
+    unique, m, mm = triplets.assemble(layout.n_standard)
     i = unique // span + 1
     return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m, mm)
 
 
 def potential_block(units, layout, n_dof, stats, parents=None):
     """Rows (0, 0, ·) of Z; the constant row is dropped (a constant in L does not enter the dynamics)."""
-    codes, cols, vals, mvals = [], [], [], []
+    triplets = _Triplets(units, None)
     for k, keys, coefs, mcoefs in potential_rows(units.ops, units.gravity, units.tol, parents, units.mod_gravity):
         if coefs.size:
             stats.observe(coefs)
-        codes.append(np.repeat(keys, 4))
-        cols.append(np.tile(layout.link_columns[k][6:], keys.size))
-        vals.append(coefs.ravel())
-        if mcoefs is not None:
-            mvals.append(mcoefs.ravel())
-    codes, cols, vals = np.concatenate(codes), np.concatenate(cols), np.concatenate(vals)
-    mvals = np.concatenate(mvals) if units.modulus else None
-    keep = codes != 0
-    unique, m, mm = _assemble(codes[keep], cols[keep], vals[keep], None if mvals is None else mvals[keep],
-                              layout.n_standard, units.tol)
+        codes = np.repeat(keys, 4)
+        keep = codes != 0
+        triplets.add(codes[keep], np.tile(layout.link_columns[k][6:], keys.size)[keep], coefs.ravel()[keep],
+                     None if mcoefs is None else mcoefs.ravel()[keep])
+    unique, m, mm = triplets.assemble(layout.n_standard)
     zeros = np.zeros_like(unique)
     return ZBlock(_labels(zeros, zeros, unique, n_dof), m, mm)
 

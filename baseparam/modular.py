@@ -1,25 +1,34 @@
 """Exact arithmetic modulo a prime, for robots whose Z is not rational.
 
-A twist of 30° makes Z irrational, so rank and zero patterns cannot be decided in rational
-arithmetic — but they can for a *rational* robot that differs from the given one only by
-round-off: replace (cos α, sin α) by the exact rational point on the unit circle
-((1 − t²)/(1 + t²), 2t/(1 + t²)) with t the float tan(α/2) read as an exact dyadic rational.
-Equal angles give equal points and c² + s² = 1 holds exactly, so every identity that makes a
-coefficient vanish (or a column dependent) for the real robot holds for the rational one.
+A twist of 30° makes Z irrational (cos 30° = √3/2), so rank and zero patterns cannot be decided in
+rational arithmetic. They can be decided exactly in a finite field:
 
-Its Z is computed modulo a prime p < 2**23, in float64 (products and the ≤ 80-term sums of the
-echelon step stay below 2**53, so they are exact). The rank modulo p never exceeds the rational
-rank and equals it unless p divides particular minors (probability ≈ rank/p ≈ 1e-5); the caller
-checks the outcome against the float computation and retries with another prime if they disagree.
+* **cyclotomic** (angles that are rational multiples of a turn — every decimal number of degrees,
+  and radians within 1e-13 of p/q·2π): all cos and sin lie in the cyclotomic field Q(ζ_N), N the
+  common denominator of the angles in turns (times 4). For a prime p ≡ 1 (mod N) there is a ring
+  homomorphism Z[ζ_N, 1/10] → GF(p) sending ζ_N to an element ω of order N, so e^{iα} ↦ ω^{αN/2π},
+  cos α ↦ (z + z⁻¹)/2, sin α ↦ (z − z⁻¹)/2i. *Every* algebraic identity of the real robot (c² + s² =
+  1, 45° + 45° = 90°, cos 90° = 0, …) holds for the image, so an exact zero stays zero and the rank
+  modulo p equals the true rank unless p divides particular minors (probability ≈ rank/p).
+* **rational stand-in** (other angles): (cos α, sin α) ↦ the exact rational point
+  ((1 − t²)/(1 + t²), 2t/(1 + t²)) with t the float tan(α/2) read as a dyadic rational; this keeps
+  c² + s² = 1 and equal angles equal, which covers the identities of DH kinematics.
+
+The arithmetic runs in float64 with p < 2**23 (products and the ≤ 80-term sums of the echelon step
+stay below 2**53, so they are exact). The caller checks the outcome against the float computation
+and retries with another prime when they disagree.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
 import numpy as np
 
-PRIMES = (8388593, 8388587, 8388581)   # the largest primes below 2**23
+PRIMES = (8388593, 8388587, 8388581, 8388571, 8388547)   # the largest primes below 2**23
+MODULUS_LIMIT = 2 ** 23
+MAX_TURN_DENOMINATOR = 10 ** 6      # radian angles: p/q turns with q up to this count as exact
 
 
 def to_modular(value, p) -> int:
@@ -50,6 +59,97 @@ def rational_cos_sin(angle, unit):
     for _ in range(k % 4):          # rotate by quarter turns: (c, s) → (−s, c)
         c, s = -s, c
     return c, s
+
+
+class UnluckyPrime(ZeroDivisionError):
+    """The prime maps a non-zero number of the description to zero: try another one."""
+
+
+def is_prime(n: int) -> bool:
+    """Deterministic Miller–Rabin for n < 3.2e9 (bases 2, 3, 5, 7)."""
+    if n < 2:
+        return False
+    for q in (2, 3, 5, 7):
+        if n % q == 0:
+            return n == q
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in (2, 3, 5, 7):
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _prime_factors(n):
+    out, q = set(), 2
+    while q * q <= n:
+        while n % q == 0:
+            out.add(q)
+            n //= q
+        q += 1
+    return out | ({n} if n > 1 else set())
+
+
+def turn_fraction(angle, unit):
+    """The angle as an exact fraction of a full turn, or None if it is not (close to) one."""
+    if unit == "deg":
+        return Fraction(repr(float(angle))) / 360
+    r = float(angle) / (2 * math.pi)
+    f = Fraction(r).limit_denominator(MAX_TURN_DENOMINATOR)
+    return f if abs(float(f) - r) < 1e-13 else None
+
+
+class CircleMap:
+    """How the cos and sin of the description's angles are mapped into GF(p), and for which primes.
+
+    Parameters
+    ----------
+    angles : sequence of float
+        Every angle that enters the kinematics (description units).
+    unit : {'deg', 'rad'}
+    """
+
+    def __init__(self, angles, unit):
+        self.unit = unit
+        turns = [turn_fraction(a, unit) for a in angles]
+        self.primes, self.mode = list(PRIMES), "rational stand-in"
+        if all(t is not None for t in turns):
+            N = math.lcm(4, *[t.denominator for t in turns])
+            candidates = (1 + m * N for m in range((MODULUS_LIMIT - 2) // N, 0, -1))
+            found = list(itertools.islice(filter(is_prime, candidates), len(PRIMES)))
+            if found:
+                self.N, self.primes, self.mode = N, found, "cyclotomic"
+        self._roots = {}
+
+    def _omega(self, p):
+        """An element of order exactly N in GF(p)* and its image of i (= ω^(N/4))."""
+        if p not in self._roots:
+            factors = _prime_factors(self.N)
+            for h in range(2, p):
+                w = pow(h, (p - 1) // self.N, p)
+                if all(pow(w, self.N // q, p) != 1 for q in factors):
+                    break
+            self._roots[p] = (w, pow(w, self.N // 4, p))
+        return self._roots[p]
+
+    def cos_sin(self, angle, p):
+        """(cos, sin) of a description angle modulo p (Python ints in [0, p))."""
+        if self.mode == "rational stand-in":
+            return tuple(to_modular(x, p) for x in rational_cos_sin(angle, self.unit))
+        w, i = self._omega(p)
+        t = turn_fraction(angle, self.unit)
+        z = pow(w, (t.numerator * (self.N // t.denominator)) % self.N, p)
+        zi = pow(z, p - 2, p)
+        inv2 = (p + 1) // 2
+        return (z + zi) * inv2 % p, (z - zi) * pow(2 * i, p - 2, p) % p
 
 
 class ModularEchelon:

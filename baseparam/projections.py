@@ -30,6 +30,8 @@ from typing import Optional
 import numpy as np
 
 RADIX = 5  # |Y_k| for a revolute joint; prismatic joints use the first 3 digits
+FLOAT_KEEP = 1e-13   # normalized units: far above round-off, far below any real coefficient
+CHUNK_TERMS = 200_000  # input terms per dense product in `apply` (≈ 130 MB of temporaries)
 P_MASK = np.diag([1.0, 1.0, 1.0, 0.0])
 
 # Products x^a x^b of the joint basis X re-expressed in Y (index: [(target, sign), ...]).
@@ -141,7 +143,7 @@ def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol, max_terms=None):
     coefs : ndarray, shape (n, 16)
     mcoefs : ndarray, shape (n, 16), or None
         The same coefficients modulo ``op.modulus``; when given, a term is dropped exactly when
-        it vanishes modulo the prime (round-off in ``coefs`` is then irrelevant).
+        it vanishes modulo the prime and is round-off in float (|entries| ≤ FLOAT_KEEP).
     digit_weight : int
         RADIX ** (new joint's 0-based index).
     tol : float
@@ -158,6 +160,13 @@ def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol, max_terms=None):
     n, nt = coefs.shape[0], op.targets.size
     if max_terms is not None and n * nt > max_terms:
         raise TermBudgetExceeded(n * nt)
+    if n > CHUNK_TERMS:      # bound the temporaries: a dense (n, nt, 16) product per chunk only
+        parts = [apply(op, keys[s:s + CHUNK_TERMS], coefs[s:s + CHUNK_TERMS],
+                       None if mcoefs is None else mcoefs[s:s + CHUNK_TERMS], digit_weight, tol)
+                 for s in range(0, n, CHUNK_TERMS)]
+        return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                None if mcoefs is None else np.concatenate([p[2] for p in parts]),
+                np.concatenate([p[3] + s for p, s in zip(parts, range(0, n, CHUNK_TERMS))]))
     out = (coefs @ op.matrix).reshape(n, nt, 16)
     if mcoefs is None:
         rows, blocks = np.nonzero(np.abs(out).max(axis=2) > tol)
@@ -165,7 +174,9 @@ def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol, max_terms=None):
     else:
         # 16-term sums of products below modulus² stay exact in float64 (modulus < 2**24).
         mout = np.fmod(mcoefs @ op.modular, op.modulus).reshape(n, nt, 16)
-        rows, blocks = np.nonzero(mout.any(axis=2))
+        # A term vanishing modulo p but clearly non-zero in float is kept: p may be unlucky
+        # there, and the float residuals of the reduction must be able to notice it.
+        rows, blocks = np.nonzero(mout.any(axis=2) | (np.abs(out).max(axis=2) > FLOAT_KEEP))
         mout = mout[rows, blocks]
     return keys[rows] + op.targets[blocks] * digit_weight, out[rows, blocks], mout, rows
 
@@ -278,7 +289,7 @@ def potential_rows(ops, gravity, tol, parents=None, mod_gravity=None):
             r, l = np.nonzero(np.abs(out).max(axis=2) > tol)
         else:
             mout = np.fmod(np.einsum("np,lpq->nlq", mrows, op.mod_A), op.modulus)
-            r, l = np.nonzero(mout.any(axis=2))
+            r, l = np.nonzero(mout.any(axis=2) | (np.abs(out).max(axis=2) > FLOAT_KEEP))
             mrows = mout[r, l]
         keys, rows = keys[r] + l * RADIX ** k, out[r, l]
         state[k] = (keys, rows, mrows)

@@ -23,6 +23,8 @@ import scipy.linalg
 FLOAT_RANK_TOL = 1e-9
 UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots was misjudged mod p
 ILL_CONDITIONED = 1e10          # ... unless the pivot columns are too ill-conditioned for float to tell
+INACCURATE = 1e7                # condition numbers above this cost the float Y ≥ 1e-9 of its accuracy
+ROUND_OFF_Y = 1e-8              # a float Y entry (unit-norm columns) below this may be round-off
 NEAR_DEGENERATE = 1e-6   # a kept pivot this close to dependent suggests a nearly special geometry
 
 
@@ -140,21 +142,27 @@ class StreamedR:
         if transform is not None:
             R = R @ np.array([[float(f) for f in row] for row in transform])
         pivots = np.array(echelon.pivots, dtype=np.int64)
+        zero = np.flatnonzero(~echelon.nonzero_columns)
+        R = R.copy()
+        R[:, zero] = 0.0       # exactly zero columns (only round-off in float, e.g. after the Khalil map)
         norms = np.linalg.norm(R, axis=0)
         scale = np.where(norms > 0, norms, 1.0)
         Rn = R / scale
         Ys = scipy.linalg.lstsq(Rn[:, pivots], Rn)[0]
         residual = np.linalg.norm(Rn - Rn[:, pivots] @ Ys, axis=0)
         Y = Ys * scale[None, :] / scale[pivots][:, None]
-        Y[echelon.B == 0] = 0.0            # exact zeros of Y (modulo p) are exact zeros
+        # Exact zeros of Y (zero modulo p, round-off in float) are exact zeros.
+        Y[(echelon.B == 0) & (np.abs(Ys) < ROUND_OFF_Y)] = 0.0
+        # Echelon form: a column left of a row's pivot never enters that regrouping.
+        Y[np.arange(self.n)[None, :] < pivots[:, None]] = 0.0
         Y[:, pivots] = np.eye(pivots.size)
         sv = np.linalg.svd(Rn[:, pivots], compute_uv=False) if pivots.size else np.ones(1)
-        zero = np.flatnonzero(~echelon.nonzero_columns)
         worst, cond = float(residual.max(initial=0.0)), float(sv[0] / sv[-1])
         note = f"largest float residual of a dependent column {worst:.1e}; pivot columns' condition number {cond:.1e}"
         fits = worst < UNLUCKY_PRIME_RESIDUAL
-        if not fits and cond > ILL_CONDITIONED:
+        if cond > INACCURATE:
             note += (" — WARNING: the robot is nearly special (e.g. a twist close to 90°); the rank is exact but "
-                     "floating point cannot resolve the regrouping coefficients, which are unreliable")
+                     f"floating point resolves the regrouping coefficients only to about {cond * 1e-16:.0e} "
+                     "(relative)")
         # A misfit with well-conditioned pivots means the prime hid an independent column: retry.
         return Reduction(pivots, Y, False, zero, note, residual_ok=fits or cond > ILL_CONDITIONED)

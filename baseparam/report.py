@@ -6,7 +6,8 @@ from fractions import Fraction
 
 
 def format_number(v) -> str:
-    """Exact decimal for terminating fractions (431.8² → 186451.24), else 15 significant digits."""
+    """Exact decimal for terminating fractions (431.8² → 186451.24), else 10 significant digits
+    (floating-point regroupings carry round-off in the 13th digit: showing it would only mislead)."""
     if isinstance(v, Fraction):
         den = v.denominator
         while den % 2 == 0:
@@ -19,8 +20,7 @@ def format_number(v) -> str:
                 text = format(Decimal(v.numerator) / Decimal(v.denominator), "f")
             return text.rstrip("0").rstrip(".") if "." in text else text
         v = float(v)
-    text = f"{float(v):.12g}"
-    return text
+    return f"{float(v):.10g}"
 
 
 def format_regrouping(base, r) -> str:

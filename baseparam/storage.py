@@ -55,7 +55,8 @@ class ZWriter:
         """Write Z (with joint offsets, SI), row labels, columns, pivots and Y to ``path`` atomically."""
         import h5py   # imported here: most runs never touch HDF5, and h5py costs import time
 
-        units = choose_working_units(robot, include_offsets=True)
+        units = choose_working_units(robot, include_offsets=True)   # its prime may differ from find's: Z's
+        # float values do not depend on it (terms are dropped only when zero mod p *and* round-off)
         stats = MagnitudeStats()
         prismatic = np.array([not j.is_revolute for j in robot.joints], dtype=np.int64)
         transform = None

@@ -20,12 +20,14 @@ from typing import Optional
 import numpy as np
 
 from .kinematics import coefficient_matrices, exact_cos_sin, joint_factors
-from .modular import PRIMES, rational_cos_sin, to_modular
+from .errors import BaseParamError
+from .modular import CircleMap, UnluckyPrime, to_modular
 from .projections import JointOperators
 
 EXACT_LIMIT = 2.0 ** 52          # intermediates must stay below this for float64 to be exact
 MAX_EXACT_LENGTH = 2 ** 22       # larger scaled lengths risk overflowing EXACT_LIMIT in products
 FLOAT_TOLERANCE = 1e-12          # relative to normalized lengths
+UNLUCKY_FLOAT = 1e-9             # a coefficient this large is not round-off: it must not vanish mod p
 EXACT_LENGTH_UNITS = {"m": Fraction(1), "mm": Fraction(1, 1000), "cm": Fraction(1, 100)}
 
 
@@ -79,8 +81,14 @@ def _angles(robot, include_offsets):
     return out
 
 
-def _build_ops(robot, length_of, include_offsets, modulus=None):
-    """JointOperators of every joint; with ``modulus`` also the rational robot modulo the prime."""
+def _build_ops(robot, length_of, include_offsets, circle=None, modulus=None):
+    """JointOperators of every joint; with ``modulus`` also the robot's image modulo the prime.
+
+    Raises
+    ------
+    UnluckyPrime
+        The prime maps a clearly non-zero coefficient to zero (it would hide structure).
+    """
     ops = []
     au = robot.angle_unit
     for j in robot.joints:
@@ -90,11 +98,19 @@ def _build_ops(robot, length_of, include_offsets, modulus=None):
         if modulus is None:
             ops.append(JointOperators(j.type, *float_))
             continue
-        to_mod = lambda v: to_modular(v, modulus)   # noqa: E731
-        exact = _joint_matrices(robot, j, lambda v: to_mod(robot.exact_value(v)),
-                                lambda v: tuple(to_mod(x) for x in rational_cos_sin(v, au)), offset, object)
+        exact = _joint_matrices(robot, j, lambda v: to_modular(robot.exact_value(v), modulus),
+                                lambda v: circle.cos_sin(v, modulus), offset, object)
+        for fl, ex in zip(float_, exact):
+            _check_image(fl, ex, modulus)
         ops.append(JointOperators(j.type, *float_, *exact, modulus=modulus))
     return ops
+
+
+def _check_image(values, images, modulus):
+    """A number that is clearly non-zero must not vanish modulo the prime."""
+    vanished = (np.vectorize(lambda v: int(v) % modulus == 0)(images)) & (np.abs(values) > UNLUCKY_FLOAT)
+    if np.any(vanished):
+        raise UnluckyPrime(f"{modulus} maps a non-zero coefficient to 0")
 
 
 def _joint_matrices(robot, j, length, cos_sin, offset, dtype):
@@ -108,54 +124,69 @@ def _joint_matrices(robot, j, length, cos_sin, offset, dtype):
     return coefficient_matrices(j.type, C, Cp)
 
 
-def choose_working_units(robot, include_offsets=False, force_float=False, modulus=PRIMES[0],
-                         fallback_reason=None) -> WorkingUnits:
-    """Pick exact integer units when possible, else normalized floats.
+def exact_obstacle(robot, include_offsets=False, force_float=False) -> str:
+    """Why Z cannot be computed in exact integer arithmetic ('' when it can)."""
+    if force_float:
+        return "float arithmetic requested"
+    if not all(exact_cos_sin(a, robot.angle_unit)[2] for a in _angles(robot, include_offsets)):
+        return "an angle is not a multiple of 90°, so Z is irrational"
+    fractions = [robot.exact_value(v) for v in _lengths(robot, include_offsets)]
+    scale = math.lcm(*[f.denominator for f in fractions]) if fractions else 1
+    if max((abs(f) * scale for f in fractions), default=0) > MAX_EXACT_LENGTH:
+        return "lengths have too many significant digits for exact integer arithmetic"
+    return ""
 
-    Parameters
-    ----------
-    include_offsets : bool
-        Constant offsets added to q do not change rank, pivots or Y (they only re-mix each joint's
-        basis functions), so the reduction runs without them; the stored Z includes them.
-    force_float : bool
-        Use the float path even when exact arithmetic is possible (for cross-checks).
-    modulus : int
-        Prime for the exact-zero/rank companion of the float path.
-    fallback_reason : str, optional
-        Why the float path is used although the exact one was possible (e.g. overflow).
-    """
-    angles_exact = all(exact_cos_sin(a, robot.angle_unit)[2] for a in _angles(robot, include_offsets))
+
+def exact_units(robot, include_offsets=False) -> WorkingUnits:
+    """Integer working units: lengths in the largest unit that makes them all integers."""
     fractions = [robot.exact_value(v) for v in _lengths(robot, include_offsets)]
     scale = math.lcm(*[f.denominator for f in fractions]) if fractions else 1
     gfrac = [robot.exact_value(g) for g in robot.gravity]
     gscale = math.lcm(*[f.denominator for f in gfrac])
     gint = [int(f * gscale) for f in gfrac]
     gcd = math.gcd(*gint) or 1
-    reason = ""
-    if fallback_reason:     # the exact path was tried and failed
-        reason = fallback_reason
-    elif force_float:
-        reason = "float arithmetic requested"
-    elif not angles_exact:
-        reason = "an angle is not a multiple of 90°, so Z is irrational"
-    elif max((abs(f) * scale for f in fractions), default=0) > MAX_EXACT_LENGTH:
-        reason = "lengths have too many significant digits for exact integer arithmetic"
-    if not reason:
-        length_unit = EXACT_LENGTH_UNITS[robot.length_unit] / scale
-        ops = _build_ops(robot, lambda v: robot.exact_value(v) * scale, include_offsets)
-        return WorkingUnits(True, ops, np.array([g // gcd for g in gint], dtype=float), length_unit,
-                            float(Fraction(gcd, gscale)), 0.0,
-                            f"exact: lengths counted in units of {_describe(robot, scale)}, angles multiples of 90°")
+    ops = _build_ops(robot, lambda v: robot.exact_value(v) * scale, include_offsets)
+    return WorkingUnits(True, ops, np.array([g // gcd for g in gint], dtype=float),
+                        EXACT_LENGTH_UNITS[robot.length_unit] / scale, float(Fraction(gcd, gscale)), 0.0,
+                        f"exact: lengths counted in units of {_describe(robot, scale)}, angles multiples of 90°")
+
+
+def float_units(robot, include_offsets=False, reason="", max_primes=None):
+    """Float working units with an exact companion modulo a prime, one per usable prime.
+
+    Yields
+    ------
+    WorkingUnits
+        In order of preference; primes that are unlucky for this robot are skipped.
+    """
+    circle = CircleMap(_angles(robot, include_offsets), robot.angle_unit)
     lengths_si = np.abs(np.array([float(v) for v in _lengths(robot, include_offsets)])) * robot.length_scale
     char = float(lengths_si.max()) if lengths_si.size and lengths_si.max() > 0 else 1.0
-    ops = _build_ops(robot, lambda v: float(v) * robot.length_scale / char, include_offsets, modulus)
     g = robot.gravity_si
     gnorm = float(np.linalg.norm(g))
-    mod_gravity = tuple(to_modular(f, modulus) for f in gfrac)
-    how = (f"zero coefficients and rank decided exactly modulo the prime {modulus} for the rational robot "
-           f"within round-off of this one")
-    return WorkingUnits(False, ops, g / gnorm if gnorm > 0 else g, char, gnorm if gnorm > 0 else 1.0, FLOAT_TOLERANCE,
-                        f"floating point ({reason}); lengths normalized by {char:g} m; {how}", modulus, mod_gravity)
+    gfrac = [robot.exact_value(v) for v in robot.gravity]
+    for modulus in circle.primes[:max_primes]:
+        try:
+            ops = _build_ops(robot, lambda v: float(v) * robot.length_scale / char, include_offsets, circle, modulus)
+            mod_gravity = tuple(to_modular(f, modulus) for f in gfrac)
+            _check_image(np.asarray(g), np.array(mod_gravity, dtype=object), modulus)
+        except ZeroDivisionError:       # includes UnluckyPrime
+            continue
+        how = (f"zero coefficients and rank decided exactly modulo the prime {modulus} "
+               f"({circle.mode} image of the robot)")
+        yield WorkingUnits(False, ops, g / gnorm if gnorm > 0 else g, char, gnorm if gnorm > 0 else 1.0,
+                           FLOAT_TOLERANCE, f"floating point ({reason}); lengths normalized by {char:g} m; {how}",
+                           modulus, mod_gravity)
+
+
+def choose_working_units(robot, include_offsets=False, force_float=False) -> WorkingUnits:
+    """The preferred working units: exact integers when possible, else the first float+modular ones."""
+    reason = exact_obstacle(robot, include_offsets, force_float)
+    if not reason:
+        return exact_units(robot, include_offsets)
+    for units in float_units(robot, include_offsets, reason):
+        return units
+    raise BaseParamError(f"{robot.name}: no usable prime for the exact companion of the float computation")
 
 
 def _describe(robot, scale):

@@ -216,3 +216,31 @@ def test_float_regroupings_have_no_round_off_terms():
     for r in range(base.rank):
         assert all(abs(v) > 1e-12 for v in base.terms(r).values()), base.terms(r)
         assert not set(base.terms(r)) & set(base.unidentifiable)
+
+
+HARD_CASES = {
+    # 45° + 45° = 90° around a prismatic joint: only the cyclotomic image keeps cos 90° = 0 exact.
+    "45+45": "joints:\n  - {type: revolute, alpha: 45, a: 0, d: 0}\n  - {type: prismatic, alpha: 45, a: 0, theta: 0}\n",
+    "135-45": "gravity: [1, 1, -9]\njoints:\n  - {type: revolute, alpha: 135, a: 0, d: 0.1}\n"
+              "  - {type: prismatic, alpha: -45, a: 0, theta: 0}\n",
+    "theta-45": "joints:\n  - {type: revolute, alpha: 30, a: 0.1, d: 0.2}\n  - {type: prismatic, alpha: 0, a: 0.1, theta: -45}\n"
+                "  - {type: revolute, alpha: 60, a: 0.2, d: 0}\n",
+    # Numbers that vanish modulo 8388593 (a prime the engine uses): sin 10.82833° of the rational
+    # stand-in, a length and a gravity component equal to the prime / 10⁶.
+    "sin≡0": "joints:\n  - {type: revolute, alpha: 10.82833, a: 0, d: 0}\n  - {type: revolute, alpha: 0, a: 0, d: 0}\n",
+    "length≡0": "joints:\n  - {type: revolute, alpha: -90, a: 0, d: 0.3}\n  - {type: revolute, alpha: 0, a: 8.388593, d: 0.1}\n"
+                "  - {type: revolute, alpha: 30, a: 0.05, d: 0.2}\n  - {type: revolute, alpha: 90, a: 0, d: 0.25}\n",
+    "gravity≡0": "gravity: [8.388593, 0, -9.81]\njoints:\n  - {type: revolute, alpha: 30, a: 0.2, d: 0.1}\n"
+                 "  - {type: revolute, alpha: 30, a: 0.4, d: 0.1}\n",
+    "1+t²≡0": "joints:\n  - {type: revolute, alpha: 17.852804, a: 0.2, d: 0}\n  - {type: revolute, alpha: 0, a: 0, d: 0}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HARD_CASES))
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_modular_companion_hard_cases(name, parameters, tmp_path):
+    robot = bp.parse_robot("units: {length: m, angle: deg}\n" + HARD_CASES[name], f"{name}.yaml")
+    base = check_against_numeric(robot, parameters)
+    for r in range(base.rank):       # no round-off terms survive in the regroupings
+        assert all(abs(v) > 1e-12 for v in base.terms(r).values()), base.terms(r)
+    bp.find_base_parameters(robot, parameters, h5=str(tmp_path / "z.h5"))   # and --h5 works too
