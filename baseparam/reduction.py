@@ -112,7 +112,7 @@ class ExactGram:
 class StreamedR:
     """Accumulates the R factor of a QR decomposition of Z, block by block (TSQR)."""
 
-    def __init__(self, n, chunk_rows=200_000):
+    def __init__(self, n, chunk_rows=50_000):   # 50k × 80 dense rows ≈ 32 MB per QR
         self.n, self.chunk = n, chunk_rows
         self.R = np.zeros((0, n))
 
