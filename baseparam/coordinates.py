@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from .projections import FLOAT_KEEP, RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, potential_rows
+from .projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, kept, potential_rows
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3}
 # Z entries a chain start may hold before assembly, per allowed recursion term (≈ 40 bytes each
@@ -45,19 +45,15 @@ def _labels(i, j, keys, n_dof):
 
 
 class _Triplets:
-    """COO triplets of one block, filtered as they come and bounded in number.
-
-    With modular values a float entry is kept when it is non-zero modulo the prime (exactly
-    non-zero for the robot's image) or clearly non-zero in floating point (a value that is a
-    multiple of the prime by chance must not be lost from the float matrix).
-    """
+    """COO triplets of one block, filtered as they come (see :func:`projections.kept`) and
+    bounded in number."""
 
     def __init__(self, units, max_entries):
         self.tol, self.modulus, self.max_entries = units.tol, units.modulus, max_entries
         self.codes, self.cols, self.vals, self.mvals, self.count = [], [], [], [], 0
 
     def add(self, codes, cols, vals, mvals=None):
-        keep = np.abs(vals) > self.tol if self.modulus is None else (mvals != 0) | (np.abs(vals) > FLOAT_KEEP)
+        keep = kept(vals, mvals, self.tol)
         self.count += int(keep.sum())
         if self.max_entries is not None and self.count > self.max_entries:
             raise TermBudgetExceeded(self.count)
@@ -85,7 +81,7 @@ def kinetic_block(units, layout, start, n_dof, stats, max_terms=None, parents=No
     span = RADIX ** n_dof
     triplets = _Triplets(units, None if max_terms is None else ENTRIES_PER_TERM * max_terms)
     for k, keys, pair_i, coefs, mcoefs in chain_hats(units.ops, start, units.tol, max_terms, parents):
-        if coefs.size:
+        if units.exact and coefs.size:   # only exact runs can overflow
             stats.observe(coefs)
         triplets.add(np.repeat(pair_i * span + keys, 10), np.tile(layout.link_columns[k], keys.size),
                      (coefs @ TRACE_MAP).ravel(),                     # tr(Û E_l), (n, 10)
@@ -102,7 +98,7 @@ def potential_block(units, layout, n_dof, stats, parents=None):
     """Rows (0, 0, ·) of Z; the constant row is dropped (a constant in L does not enter the dynamics)."""
     triplets = _Triplets(units, None)
     for k, keys, coefs, mcoefs in potential_rows(units.ops, units.gravity, units.tol, parents, units.mod_gravity):
-        if coefs.size:
+        if units.exact and coefs.size:   # only exact runs can overflow
             stats.observe(coefs)
         codes = np.repeat(keys, 4)
         keep = codes != 0

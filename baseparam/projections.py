@@ -129,6 +129,20 @@ class JointOperators:
         self.start_carry = build(B, AP, mod_B, mAP)       # W_jj  = Bᵀ (AP)
 
 
+def kept(values, mod_values, tol, axis=None):
+    """Which coefficients (entries, or terms when ``axis`` reduces a term's entries) to keep.
+
+    Float-only runs keep what exceeds ``tol``. Runs with a modular companion keep what is non-zero
+    modulo the prime, and also what is clearly non-zero in float: the prime may be unlucky there,
+    and the float residuals of the reduction must be able to notice it.
+    """
+    big = np.abs(values) if axis is None else np.abs(values).max(axis=axis)
+    if mod_values is None:
+        return big > tol
+    nonzero = mod_values != 0 if axis is None else mod_values.any(axis=axis)
+    return nonzero | (big > FLOAT_KEEP)
+
+
 class TermBudgetExceeded(RuntimeError):
     """Raised by :func:`apply` when a step would exceed the allowed number of terms."""
 
@@ -168,15 +182,10 @@ def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol, max_terms=None):
                 None if mcoefs is None else np.concatenate([p[2] for p in parts]),
                 np.concatenate([p[3] + s for p, s in zip(parts, range(0, n, CHUNK_TERMS))]))
     out = (coefs @ op.matrix).reshape(n, nt, 16)
-    if mcoefs is None:
-        rows, blocks = np.nonzero(np.abs(out).max(axis=2) > tol)
-        mout = None
-    else:
-        # 16-term sums of products below modulus² stay exact in float64 (modulus < 2**24).
-        mout = np.fmod(mcoefs @ op.modular, op.modulus).reshape(n, nt, 16)
-        # A term vanishing modulo p but clearly non-zero in float is kept: p may be unlucky
-        # there, and the float residuals of the reduction must be able to notice it.
-        rows, blocks = np.nonzero(mout.any(axis=2) | (np.abs(out).max(axis=2) > FLOAT_KEEP))
+    # 16-term sums of products below modulus² stay exact in float64 (modulus < 2**24).
+    mout = None if mcoefs is None else np.fmod(mcoefs @ op.modular, op.modulus).reshape(n, nt, 16)
+    rows, blocks = np.nonzero(kept(out, mout, tol, axis=2))
+    if mout is not None:
         mout = mout[rows, blocks]
     return keys[rows] + op.targets[blocks] * digit_weight, out[rows, blocks], mout, rows
 
@@ -285,11 +294,9 @@ def potential_rows(ops, gravity, tol, parents=None, mod_gravity=None):
     for k, op in enumerate(ops):
         keys, rows, mrows = state[parents[k]]
         out = np.einsum("np,lpq->nlq", rows, op.A)
-        if mrows is None:
-            r, l = np.nonzero(np.abs(out).max(axis=2) > tol)
-        else:
-            mout = np.fmod(np.einsum("np,lpq->nlq", mrows, op.mod_A), op.modulus)
-            r, l = np.nonzero(mout.any(axis=2) | (np.abs(out).max(axis=2) > FLOAT_KEEP))
+        mout = None if mrows is None else np.fmod(np.einsum("np,lpq->nlq", mrows, op.mod_A), op.modulus)
+        r, l = np.nonzero(kept(out, mout, tol, axis=2))
+        if mout is not None:
             mrows = mout[r, l]
         keys, rows = keys[r] + l * RADIX ** k, out[r, l]
         state[k] = (keys, rows, mrows)

@@ -73,6 +73,12 @@ def _lengths(robot, include_offsets):
     return out
 
 
+def _length_fractions(robot, include_offsets):
+    """The lengths as written (exact fractions) and the least integer s making all of them s-integral."""
+    fractions = [robot.exact_value(v) for v in _lengths(robot, include_offsets)]
+    return fractions, (math.lcm(*[f.denominator for f in fractions]) if fractions else 1)
+
+
 def _angles(robot, include_offsets):
     out = []
     for j in robot.joints:
@@ -130,8 +136,7 @@ def exact_obstacle(robot, include_offsets=False, force_float=False) -> str:
         return "float arithmetic requested"
     if not all(exact_cos_sin(a, robot.angle_unit)[2] for a in _angles(robot, include_offsets)):
         return "an angle is not a multiple of 90°, so Z is irrational"
-    fractions = [robot.exact_value(v) for v in _lengths(robot, include_offsets)]
-    scale = math.lcm(*[f.denominator for f in fractions]) if fractions else 1
+    fractions, scale = _length_fractions(robot, include_offsets)
     if max((abs(f) * scale for f in fractions), default=0) > MAX_EXACT_LENGTH:
         return "lengths have too many significant digits for exact integer arithmetic"
     return ""
@@ -139,8 +144,7 @@ def exact_obstacle(robot, include_offsets=False, force_float=False) -> str:
 
 def exact_units(robot, include_offsets=False) -> WorkingUnits:
     """Integer working units: lengths in the largest unit that makes them all integers."""
-    fractions = [robot.exact_value(v) for v in _lengths(robot, include_offsets)]
-    scale = math.lcm(*[f.denominator for f in fractions]) if fractions else 1
+    _, scale = _length_fractions(robot, include_offsets)
     gfrac = [robot.exact_value(g) for g in robot.gravity]
     gscale = math.lcm(*[f.denominator for f in gfrac])
     gint = [int(f * gscale) for f in gfrac]
