@@ -10,6 +10,13 @@ coordinates            the coordinate matrix Z, block by block, with row labels
 reduction              exact echelon step (rationals, or modulo a prime for irrational Z) → pivots, Y
 modular                arithmetic modulo a prime for robots with odd twist angles
 base_set               :func:`find_base_parameters` → :class:`BaseParameters`
+expressions            single-assignment expression graph (hash-consing, constant folding)
+regressor_graph        the regressors as a graph: spatial Newton–Euler in link coordinates
+compiled               the graph as straight-line numpy code, compiled once per robot
+regressors             :func:`regressor`, :func:`slotine_li_regressor`, :func:`coriolis_matrix`;
+                       ``BaseParameters.regressor`` / ``.slotine_li_regressor`` (pivot columns only)
+newton_euler           :func:`inverse_dynamics`, :func:`mass_matrix`, :func:`gravity_torque`,
+                       :func:`coriolis_torque`, :func:`friction_torque` (standard parameters)
 storage                HDF5 (``--h5``): Z as CSR, labels, pivots, Y
 report, cli            text output and the ``baseparam`` command
 =====================  ==========================================================================
@@ -20,16 +27,22 @@ Quick start::
     robot = bp.load_robot("robots/puma560.yaml")
     base = bp.find_base_parameters(robot)          # base.rank == 36
     base.names, base.Y, base.from_standard(p)
+    tau = bp.inverse_dynamics(robot, p, q, qd, qdd)    # (n_samples, n_dof), SI
+    Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)
 """
 from .base_set import BaseParameters, find_base_parameters
 from .errors import BaseParamError, ResourceLimitError, RobotDescriptionError, StorageError
 from .loading import load_robot, parse_robot
+from .newton_euler import coriolis_torque, friction_torque, gravity_torque, inverse_dynamics, mass_matrix
 from .parameters import ColumnLayout
+from .regressors import coriolis_matrix, regressor, slotine_li_regressor
 from .robot import Inertia, Joint, Robot
 from .storage import read_h5
 
 __all__ = [
     "BaseParameters", "BaseParamError", "ColumnLayout", "Inertia", "Joint", "ResourceLimitError", "Robot",
-    "RobotDescriptionError", "StorageError", "find_base_parameters", "load_robot", "parse_robot", "read_h5",
+    "RobotDescriptionError", "StorageError", "coriolis_matrix", "coriolis_torque", "find_base_parameters",
+    "friction_torque", "gravity_torque", "inverse_dynamics", "load_robot", "mass_matrix", "parse_robot", "read_h5",
+    "regressor", "slotine_li_regressor",
 ]
 __version__ = "0.1.0"

@@ -5,7 +5,6 @@ import dataclasses
 import html
 import warnings
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Callable, Optional
 
 import numpy as np
@@ -75,6 +74,63 @@ class BaseParameters:
         ndarray, shape (rank,) or (rank, m)
         """
         return self.Y @ np.asarray(p, dtype=float)
+
+    # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
+    def regressor(self, q, qd, qdd):
+        """Base regressor: τ = W_b @ p_base, computed for the pivot columns only.
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
+            Joint positions, velocities and accelerations (SI).
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank) for one sample)
+        """
+        from .regressors import evaluate
+        from .samples import states
+        (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
+        W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots)
+        return W[0] if single else W
+
+    def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref):
+        """Slotine–Li regressor in base parameters: Y @ p_base = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
+
+        C is the Christoffel-consistent Coriolis matrix, so Ṁ − 2C is skew-symmetric.
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+            Measured joint positions and velocities.
+        qd_ref, qdd_ref : array_like, shape (n_samples, n_dof) or (n_dof,)
+            Reference velocity and acceleration (e.g. q̇_d − Λ q̃ and its derivative).
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank))
+        """
+        from .regressors import evaluate
+        from .samples import states
+        (q, qd, qd_ref, qdd_ref), single = states(self.robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
+        W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots)
+        return W[0] if single else W
+
+    def inverse_dynamics(self, p_base, q, qd, qdd):
+        """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base.
+
+        Parameters
+        ----------
+        p_base : array_like, shape (rank,)
+        q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_dof) (or (n_dof,))
+        """
+        from .samples import as_parameters
+        p_base = as_parameters(p_base, self.rank, "p_base")
+        return self.regressor(q, qd, qdd) @ p_base
 
     def terms(self, r):
         """Regrouping of base parameter r as {standard name: coefficient} (display units)."""

@@ -1,0 +1,88 @@
+"""Straight-line numpy code from an expression graph, compiled once per robot and reused.
+
+Each live node becomes one vectorized statement over a block of samples; sin and cos are taken
+once per joint; a temporary is deleted right after its last use so that numpy recycles the same
+few cache-resident buffers instead of touching new memory.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
+from . import regressor_graph
+
+
+def _input_source(name, k, offsets):
+    angle = f"q[{k}]" if offsets[k] == 0.0 else f"(q[{k}] + {offsets[k]!r})"
+    return {"c": f"cos({angle})", "s": f"sin({angle})", "d": angle, "qd": f"qd[{k}]", "qdd": f"qdd[{k}]",
+            "qd_ref": f"qd_ref[{k}]", "sgn": f"sign(qd[{k}])"}[name]
+
+
+def numpy_source(g, outputs, offsets, name="evaluate"):
+    """Python source of ``name(q, qd, qdd, qd_ref, out)`` filling ``out[j, c] (n_dof, n_out, S)``.
+
+    Parameters
+    ----------
+    g : Graph
+    outputs : list of (joint, column, node id)
+    offsets : sequence of float
+        Joint offsets (SI) added to q before cos/sin or as a prismatic joint's d.
+    """
+    roots = [i for _, _, i in outputs]
+    root_set = set(roots)
+    order = live_nodes(g, roots)
+    last_use = {}
+    for pos, i in enumerate(order):
+        op, args = g.ops[i], g.args[i]
+        for a in (args if op in (ADD, SUB, MUL) else (args,) if op == NEG else ()):
+            last_use[a] = pos
+    for i in roots:
+        last_use[i] = len(order)
+
+    def ref(i):
+        return repr(g.args[i]) if g.ops[i] == CONST else f"x{i}"
+
+    lines = [f"def {name}(q, qd, qdd, qd_ref, out):"]
+    dead_at = {}
+    for i, pos in last_use.items():
+        dead_at.setdefault(pos, []).append(i)
+    for pos, i in enumerate(order):
+        op, args = g.ops[i], g.args[i]
+        if op == CONST:
+            continue
+        if op == INPUT:
+            expr = _input_source(args[0], args[1], offsets)
+        elif op == NEG:
+            expr = f"-{ref(args)}"
+        else:
+            sym = {ADD: "+", SUB: "-", MUL: "*"}[op]
+            expr = f"{ref(args[0])} {sym} {ref(args[1])}"
+        lines.append(f"    x{i} = {expr}")
+        dead = [f"x{d}" for d in dead_at.get(pos, ()) if g.ops[d] != CONST and d not in root_set]
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
+    for j, c, i in outputs:
+        lines.append(f"    out[{j}, {c}] = {ref(i)}")
+    if len(lines) == 1:
+        lines.append("    pass")
+    return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=64)
+def regressor_function(robot, parameters, columns, kind, gravity=True, friction=True):
+    """The compiled block function for a robot's regressor columns (cached).
+
+    Returns
+    -------
+    callable
+        ``f(q, qd, qdd, qd_ref, out)`` with inputs (n_dof, S) and ``out`` (n_dof, n_columns, S),
+        zero-filled by the caller.
+    """
+    g, outputs = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
+    offsets = [float(x) for x in robot.dh_si()[:, 4]]
+    source = numpy_source(g, outputs, offsets)
+    namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
+    exec(compile(source, f"<baseparam regressor of {robot.name}>", "exec"), namespace)
+    return namespace["evaluate"]

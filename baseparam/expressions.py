@@ -1,0 +1,201 @@
+"""A single-assignment expression table with hash-consing and constant folding.
+
+Dynamics written once in scalar form run on :class:`Expr` values to record a graph instead of
+numbers: every distinct operation is stored once (a repeated subexpression gets the node it
+already has), and arithmetic with the exact constants 0, ±1 of the DH table folds away as it is
+built. The graph is then evaluated over numpy arrays (:mod:`baseparam.compiled`) or emitted as code.
+
+Negation is kept as a node of its own (it is free: it folds into the next addition or is a sign
+change in emitted code), and sums of negated terms become subtractions.
+"""
+from __future__ import annotations
+
+import math
+
+CONST, INPUT, ADD, SUB, MUL, NEG = "const", "input", "add", "sub", "mul", "neg"
+
+
+class Graph:
+    """The node table. Node ``i`` is ``(op, args)``; ``args`` are node ids, a float for constants,
+    or ``(name, index)`` for inputs."""
+
+    def __init__(self):
+        self.ops: list = []
+        self.args: list = []
+        self._index: dict = {}
+        self.zero = self.const(0.0)
+        self.one = self.const(1.0)
+
+    def __len__(self):
+        return len(self.ops)
+
+    def _node(self, op, args):
+        key = (op, args)
+        i = self._index.get(key)
+        if i is None:
+            i = len(self.ops)
+            self.ops.append(op)
+            self.args.append(args)
+            self._index[key] = i
+        return Expr(self, i)
+
+    def const(self, value):
+        value = float(value)
+        if value == 0.0:
+            value = 0.0        # one zero: -0.0 and 0.0 are the same node
+        return self._node(CONST, value)
+
+    def input(self, name, index=0):
+        return self._node(INPUT, (name, index))
+
+    def value(self, i):
+        """The constant of node i, or None."""
+        return self.args[i] if self.ops[i] == CONST else None
+
+    # -- folding constructors (ids in, Expr out) ----------------------------------------------
+    def neg(self, a):
+        op, args = self.ops[a], self.args[a]
+        if op == CONST:
+            return self.const(-args)
+        if op == NEG:
+            return Expr(self, args)
+        if op == SUB:                       # −(x − y) = y − x
+            return self._node(SUB, (args[1], args[0]))
+        return self._node(NEG, a)
+
+    def add(self, a, b):
+        va, vb = self.value(a), self.value(b)
+        if va is not None and vb is not None:
+            return self.const(va + vb)
+        if va == 0.0:
+            return Expr(self, b)
+        if vb == 0.0:
+            return Expr(self, a)
+        na, nb = self.ops[a] == NEG, self.ops[b] == NEG
+        if na and nb:
+            return self.neg(self.add(self.args[a], self.args[b]).i)
+        if nb:
+            return self.sub(a, self.args[b])
+        if na:
+            return self.sub(b, self.args[a])
+        return self._node(ADD, (a, b) if a <= b else (b, a))
+
+    def sub(self, a, b):
+        if a == b:
+            return Expr(self, self.zero.i)
+        va, vb = self.value(a), self.value(b)
+        if va is not None and vb is not None:
+            return self.const(va - vb)
+        if vb == 0.0:
+            return Expr(self, a)
+        if va == 0.0:
+            return self.neg(b)
+        if self.ops[b] == NEG:
+            return self.add(a, self.args[b])
+        if self.ops[a] == NEG:              # −x − y = −(x + y)
+            return self.neg(self.add(self.args[a], b).i)
+        return self._node(SUB, (a, b))
+
+    def mul(self, a, b):
+        va, vb = self.value(a), self.value(b)
+        if va is not None and vb is not None:
+            return self.const(va * vb)
+        if vb is not None:                  # constants first
+            a, b, va, vb = b, a, vb, va
+        if va is not None:
+            if va == 0.0:
+                return Expr(self, self.zero.i)
+            if va == 1.0:
+                return Expr(self, b)
+            if va == -1.0:
+                return self.neg(b)
+            if va < 0:
+                return self.neg(self.mul(self.const(-va).i, b).i)
+            if self.ops[b] == MUL and self.value(self.args[b][0]) is not None:   # c1·(c2·x) = (c1c2)·x
+                c2, x = self.args[b]
+                return self.mul(self.const(va * self.args[c2]).i, x)
+        if self.ops[a] == NEG:
+            return self.neg(self.mul(self.args[a], b).i)
+        if self.ops[b] == NEG:
+            return self.neg(self.mul(a, self.args[b]).i)
+        if va is None and b < a:
+            a, b = b, a
+        return self._node(MUL, (a, b))
+
+
+class Expr:
+    """A node of a :class:`Graph` with Python's arithmetic operators; floats mix in as constants."""
+
+    __slots__ = ("g", "i")
+
+    def __init__(self, g, i):
+        self.g, self.i = g, i
+
+    def _id(self, other):
+        return other.i if isinstance(other, Expr) else self.g.const(other).i
+
+    def __add__(self, other):
+        return self.g.add(self.i, self._id(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self.g.sub(self.i, self._id(other))
+
+    def __rsub__(self, other):
+        return self.g.sub(self._id(other), self.i)
+
+    def __mul__(self, other):
+        return self.g.mul(self.i, self._id(other))
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self.g.neg(self.i)
+
+    @property
+    def is_zero(self):
+        return self.g.value(self.i) == 0.0
+
+    def __repr__(self):
+        return f"Expr({self.g.ops[self.i]}, {self.g.args[self.i]!r})"
+
+
+def constant(g, value, tol=0.0):
+    """A graph constant; values within ``tol`` of 0 or ±1 snap to them (exact DH cosines)."""
+    for exact in (0.0, 1.0, -1.0):
+        if math.isclose(value, exact, rel_tol=0.0, abs_tol=tol):
+            return g.const(exact)
+    return g.const(value)
+
+
+def live_nodes(g, roots):
+    """Ids of the nodes the roots depend on, in topological (creation) order: dead code removed."""
+    seen = set()
+    stack = [r for r in roots]
+    while stack:
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        op, args = g.ops[i], g.args[i]
+        if op in (ADD, SUB, MUL):
+            stack.extend(args)
+        elif op == NEG:
+            stack.append(args)
+    return sorted(seen)
+
+
+def operation_count(g, roots):
+    """Operations needed for the roots: multiplications, additions (incl. subtractions), divisions.
+
+    Negations are free (CONTRACT.md), as are constants and inputs.
+    """
+    counts = {"mul": 0, "add": 0, "div": 0}
+    for i in live_nodes(g, roots):
+        op = g.ops[i]
+        if op == MUL:
+            counts["mul"] += 1
+        elif op in (ADD, SUB):
+            counts["add"] += 1
+    return counts

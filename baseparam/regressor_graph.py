@@ -1,0 +1,211 @@
+"""The joint-torque regressors as an expression graph, derived once per robot.
+
+The algorithm is the spatial form of Newton–Euler written for scalars, in link coordinates:
+link velocities and accelerations are carried from the base with the DH transforms
+(``ω' = Rᵀω``, ``v' = Rᵀ(v + ω × P)``), the axis s_j of every joint that moves link k is carried
+the same way, and the torque of joint j due to link k's parameters is ``s_jᵀ G_k`` with G_k the
+link wrench as a linear map of its ten parameters (:func:`wrench_map`). On :class:`Expr` values
+the exact 0 and ±1 of the DH table fold away and common subexpressions are shared, so the graph
+holds only the operations this robot needs. The Slotine–Li variant uses the Christoffel-consistent
+``B(v) v_r`` of Echeandia & Wensing (2021):
+
+    f = I A + ½(v ×* I v_r + v_r ×* I v),   A = a_r − ½ v × v_r,
+
+which is Newton–Euler's ``I a + v ×* I v`` when v_r = v.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .expressions import Graph, constant
+from .kinematics import exact_cos_sin
+from .parameters import ColumnLayout
+
+# [y]× entries: (row, col, component, sign) with [y]×[row, col] = sign · y[component]
+SKEW = ((0, 1, 2, -1), (0, 2, 1, 1), (1, 0, 2, 1), (1, 2, 0, -1), (2, 0, 1, -1), (2, 1, 0, 1))
+SNAP = 1e-15    # DH cosines/sines this close to 0 or ±1 are those exactly (float round-off of 90°)
+
+
+def ancestors(robot):
+    """Per joint k (0-based), the joints whose motion moves link k: its ancestors and itself, base first."""
+    out = []
+    for k in range(robot.n_dof):
+        chain, j = [], k
+        while j >= 0:
+            chain.append(j)
+            j = robot.parents[j]
+        out.append(chain[::-1])
+    return out
+
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def motion_cross(x, y):
+    """Spatial motion cross product of 6-lists [ω; v]."""
+    xw, xv, yw, yv = x[:3], x[3:], y[:3], y[3:]
+    return cross(xw, yw) + [p + r for p, r in zip(cross(xw, yv), cross(xv, yw))]
+
+
+def wrench_map(w, wr, dw, acc):
+    """G (6 × 10 nested lists) with f = G p: a link's wrench at its frame origin, linear in its
+    parameters (Khalil order XX XY XZ YY YZ ZZ MX MY MZ M).
+
+    Parameters
+    ----------
+    w, wr : list of 3
+        Angular velocity of the link, actual and reference (equal for inverse dynamics).
+    dw : list of 3
+        ω̇_r − ½ ω × ω_r (ω̇ for inverse dynamics).
+    acc : list of 3
+        a_r + ω_r × v at the frame origin (the origin's classical acceleration for inverse dynamics).
+    """
+    zero = w[0] * 0.0
+    G = [[zero] * 10 for _ in range(6)]
+    # ω × J ω_r symmetrized: products of ω and ω_r
+    p = [[w[i] * wr[i] if i == j else 0.5 * (w[i] * wr[j] + wr[i] * w[j]) if w is not wr else w[i] * w[j]
+          for j in range(3)] for i in range(3)]
+    XX, XY, XZ, YY, YZ, ZZ = range(6)
+    G[0][XX], G[0][XY], G[0][XZ] = dw[0], dw[1] - p[0][2], dw[2] + p[0][1]
+    G[0][YY], G[0][YZ], G[0][ZZ] = -p[1][2], p[1][1] - p[2][2], p[1][2]
+    G[1][XX], G[1][XY], G[1][XZ] = p[0][2], dw[0] + p[1][2], p[2][2] - p[0][0]
+    G[1][YY], G[1][YZ], G[1][ZZ] = dw[1], dw[2] - p[0][1], -p[0][2]
+    G[2][XX], G[2][XY], G[2][XZ] = -p[0][1], p[0][0] - p[1][1], dw[0] - p[1][2]
+    G[2][YY], G[2][YZ], G[2][ZZ] = p[0][1], dw[1] + p[0][2], dw[2]
+    for row, col, i, sign in SKEW:          # MS × a in the moment, (ω̇× + ω×ω×) MS in the force
+        G[row][6 + col] = -acc[i] if sign > 0 else acc[i]
+        G[3 + row][6 + col] = (dw[i] if sign > 0 else -dw[i]) + p[row][col]
+    for i in range(3):
+        others = [p[m][m] for m in range(3) if m != i]
+        G[3 + i][6 + i] = -(others[0] + others[1])
+        G[3 + i][9] = acc[i]
+    return G
+
+
+def to_pseudo(G):
+    """Khalil-column coefficients → pseudo-column ones (XX_k = YY_p + ZZ_p, XY_k = −XY_p, …)."""
+    for row in G[:3]:                          # only the moment rows carry inertia columns
+        xx, xy, xz, yy, yz, zz = row[:6]
+        row[:6] = [yy + zz, xx + zz, xx + yy, -xy, -xz, -yz]
+    return G
+
+
+@dataclass
+class Joint:
+    """A joint's transform from its parent's link frame, as graph values."""
+
+    rot_back: object     # x ↦ Rᵀ x
+    shift: list          # P: origin of the link frame in the parent frame
+    axis: list           # s: the joint's unit motion in its own link frame (6)
+    standard: bool
+
+
+def joint_transform(g, robot, k, inputs):
+    """Graph values of joint k's transform (see :class:`Joint`)."""
+    joint = robot.joints[k]
+    alpha, a, d, theta, offset = robot.dh_si()[k]
+    ca, sa, _ = exact_cos_sin(joint.alpha, robot.angle_unit)
+    ca, sa = constant(g, ca, SNAP), constant(g, sa, SNAP)
+    a = constant(g, a)
+    if joint.is_revolute:
+        c, s, dd = inputs["c"][k], inputs["s"][k], constant(g, d)
+    else:
+        ct, st, _ = exact_cos_sin(joint.theta, robot.angle_unit)
+        c, s, dd = constant(g, ct, SNAP), constant(g, st, SNAP), inputs["d"][k]
+
+    def rz_t(x):
+        return [c * x[0] + s * x[1], c * x[1] - s * x[0], x[2]]
+
+    def rx_t(x):
+        return [x[0], ca * x[1] + sa * x[2], ca * x[2] - sa * x[1]]
+
+    zero = g.zero
+    if robot.convention == "standard":       # A = Rz(θ) Tz(d) Tx(a) Rx(α): moves about z of the parent
+        axis = [zero, sa, ca, zero, a * ca, -(a * sa)] if joint.is_revolute else [zero] * 4 + [sa, ca]
+        return Joint(lambda x: rx_t(rz_t(x)), [a * c, a * s, dd], axis, True)
+    axis = [zero, zero, g.one, zero, zero, zero] if joint.is_revolute else [zero] * 5 + [g.one]
+    return Joint(lambda x: rz_t(rx_t(x)), [a, -(sa * dd), ca * dd], axis, False)
+
+
+def carry(jt, x):
+    """A spatial motion vector from the parent's link frame to this joint's: [Rᵀω; Rᵀ(v + ω × P)]."""
+    w, v = x[:3], x[3:]
+    moved = [vi + ci for vi, ci in zip(v, cross(w, jt.shift))]
+    return jt.rot_back(w) + jt.rot_back(moved)
+
+
+def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=True, friction=True):
+    """Expression graph of regressor columns.
+
+    Parameters
+    ----------
+    robot : Robot
+    parameters : {'pseudo', 'khalil'}
+    columns : sequence of int, optional
+        Standard columns wanted, in output order (default all).
+    kind : {'regressor', 'slotine_li'}
+        With 'slotine_li' the inputs qd_ref, qdd_ref are the reference rates (J̇ along qd).
+    gravity, friction : bool
+        Leave out gravity, or the friction terms (their columns are then zero).
+
+    Returns
+    -------
+    graph : Graph
+    outputs : list of (joint, output column, node id)
+        The structurally non-zero entries of the (n_dof, n_columns) regressor.
+    """
+    layout = ColumnLayout(robot, parameters)
+    columns = list(range(layout.n_standard)) if columns is None else [int(c) for c in columns]
+    where = {c: i for i, c in enumerate(columns)}
+    n = robot.n_dof
+    g = Graph()
+    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "qd", "qdd", "qd_ref", "sgn")}
+    sl = kind == "slotine_li"
+    rate, accel = (inputs["qd_ref"], inputs["qdd"]) if sl else (inputs["qd"], inputs["qdd"])
+    zero = g.zero
+    gravity = [constant(g, -x if gravity else 0.0) for x in robot.gravity_si]
+    chains = ancestors(robot)
+    v, vr, a, axes = [None] * n, [None] * n, [None] * n, [None] * n
+    outputs = []
+    for k in range(n):
+        jt = joint_transform(g, robot, k, inputs)
+        p = robot.parents[k]
+        s = jt.axis
+        if p >= 0:
+            vp, vrp, ap = carry(jt, v[p]), carry(jt, vr[p]), carry(jt, a[p])
+            axes[k] = {j: carry(jt, axes[p][j]) for j in chains[p]}
+        else:
+            vp, vrp = [zero] * 6, [zero] * 6
+            ap = [zero] * 3 + (carry(jt, [zero] * 3 + gravity))[3:]
+            axes[k] = {}
+        axes[k][k] = s
+        v[k] = [x + y * inputs["qd"][k] for x, y in zip(vp, s)]
+        vr[k] = [x + y * rate[k] for x, y in zip(vrp, s)] if sl else v[k]
+        bend = motion_cross(vp, s)              # d/dt of the axis, carried by the parent link
+        a[k] = [x + y * accel[k] + z * rate[k] for x, y, z in zip(ap, s, bend)]
+        w, wr = v[k][:3], vr[k][:3]
+        if sl:
+            dw = [x - 0.5 * y for x, y in zip(a[k][:3], cross(w, wr))]
+        else:
+            dw = a[k][:3]
+        acc = [x + y for x, y in zip(a[k][3:], cross(wr, v[k][3:]))]
+        wanted = [i for i, c in enumerate(layout.link_columns[k]) if int(c) in where]
+        if wanted:
+            G = wrench_map(w, wr if sl else w, dw, acc)
+            if parameters == "pseudo":
+                to_pseudo(G)
+            for j in chains[k]:
+                sj = axes[k][j]
+                for i in wanted:
+                    tau = sum((sj[r] * G[r][i] for r in range(6)), zero)
+                    if not tau.is_zero:
+                        outputs.append((j, where[int(layout.link_columns[k][i])], tau.i))
+    for k, col in layout.rotor_columns.items():
+        if col in where:
+            outputs.append((k, where[col], accel[k].i))
+    for (k, kind_), col in layout.friction_columns.items():
+        if col in where and friction:
+            node = {"FV": inputs["qd"][k], "FC": inputs["sgn"][k], "FO": g.one}[kind_]
+            outputs.append((k, where[col], node.i))
+    return g, outputs

@@ -1,0 +1,101 @@
+"""Joint-torque regressors: τ = W(q, q̇, q̈) p, and the Slotine–Li adaptive-control regressor.
+
+The regressor of a robot is derived once as an expression graph (:mod:`baseparam.regressor_graph`:
+spatial Newton–Euler in link coordinates, exact DH zeros folded, common subexpressions shared),
+compiled to straight-line numpy code (:mod:`baseparam.compiled`) and evaluated over blocks of
+samples. Only the requested columns are derived, so the base regressor never builds the full W.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .compiled import regressor_function
+from .parameters import ColumnLayout
+from .samples import CHUNK, as_parameters, states
+
+
+def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
+             friction=True):
+    """Regressor columns over many samples (the engine behind every public regressor).
+
+    Parameters
+    ----------
+    q, qd, qdd : ndarray, shape (n_samples, n_dof)
+        ``qdd`` is the reference acceleration when ``qd_ref`` is given.
+    qd_ref : ndarray, shape (n_samples, n_dof), optional
+        Reference velocity: gives the Slotine–Li regressor (J̇ along ``qd``).
+    columns : array_like of int, optional
+        Standard columns wanted (default all), in the output's order.
+    gravity, friction : bool
+        Leave out gravity or the friction columns' values (for C(q, q̇) alone).
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_dof, n_columns)
+    """
+    n_std = ColumnLayout(robot, parameters).n_standard
+    columns = tuple(range(n_std)) if columns is None else tuple(int(c) for c in columns)
+    kind = "regressor" if qd_ref is None else "slotine_li"
+    block = regressor_function(robot, parameters, columns, kind, gravity, friction)
+    S, n = q.shape
+    out = np.zeros((S, n, len(columns)))
+    view = out.transpose(1, 2, 0)                 # (n_dof, n_columns, S): the code writes rows of samples
+    qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
+    refT = None if qd_ref is None else qd_ref.T.copy()
+    for s0 in range(0, S, CHUNK):
+        sl = slice(s0, s0 + CHUNK)
+        block(qT[:, sl], qdT[:, sl], qddT[:, sl], None if refT is None else refT[:, sl], view[:, :, sl])
+    return out
+
+
+def regressor(robot, q, qd, qdd, parameters="pseudo"):
+    """Joint-torque regressor in standard parameters: τ = W @ p.
+
+    Parameters
+    ----------
+    robot : Robot
+    q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
+        Joint positions, velocities, accelerations (SI).
+    parameters : {'pseudo', 'khalil'}
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard) for one sample)
+        Columns in ``ColumnLayout(robot, parameters).names`` order.
+    """
+    (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
+    W = evaluate(robot, q, qd, qdd, parameters=parameters)
+    return W[0] if single else W
+
+
+def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo"):
+    """Slotine–Li regressor in standard parameters: Y p = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
+
+    C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric).
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard))
+    """
+    (q, qd, qd_ref, qdd_ref), single = states(robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
+    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters)
+    return Y[0] if single else Y
+
+
+def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
+    """Christoffel-consistent Coriolis matrix C(q, q̇) (C q̇ = centrifugal and Coriolis torques).
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
+    """
+    (q, qd), single = states(robot.n_dof, q=q, qd=qd)
+    p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
+    n = robot.n_dof
+    C = np.empty((q.shape[0], n, n))
+    zero = np.zeros_like(q)
+    for i in range(n):
+        unit = np.zeros_like(q)
+        unit[:, i] = 1.0
+        C[:, :, i] = evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False, friction=False) @ p
+    return C[0] if single else C

@@ -1,0 +1,101 @@
+"""Checks and conversions of the user-facing arrays of the dynamics layer (states and parameters)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .parameters import ColumnLayout, khalil_to_pseudo
+
+# Samples are processed in blocks this long: the working arrays (samples last) then stay in cache.
+CHUNK = 2048
+
+
+def as_samples(name, x, n_dof):
+    """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
+
+    Parameters
+    ----------
+    name : str
+        Argument name for error messages.
+    x : array_like, shape (n_samples, n_dof) or (n_dof,)
+
+    Returns
+    -------
+    array : ndarray, shape (n_samples, n_dof)
+    single : bool
+        True when ``x`` was one sample of shape (n_dof,).
+    """
+    arr = np.asarray(x, dtype=float)
+    single = arr.ndim == 1
+    if single:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != n_dof:
+        raise ValueError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
+    if not np.isfinite(arr).all():
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name}: non-finite value {arr[tuple(bad)]} at sample {bad[0]}, joint {bad[1] + 1}")
+    return arr, single
+
+
+def states(n_dof, **arrays):
+    """Check several state arrays together (same number of samples).
+
+    Returns
+    -------
+    list of ndarray, each (n_samples, n_dof), in the keyword order, and the ``single`` flag.
+    """
+    out, singles = [], []
+    for name, x in arrays.items():
+        arr, single = as_samples(name, x, n_dof)
+        out.append(arr)
+        singles.append(single)
+    counts = {a.shape[0] for a in out}
+    if len(counts) > 1:
+        sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in zip(arrays, out))
+        raise ValueError(f"state arrays have different numbers of samples ({sizes})")
+    return out, all(singles)
+
+
+def as_parameters(p, n, what="p"):
+    """A parameter vector of length n as float; (n, m) columns are allowed (several parameter sets)."""
+    arr = np.asarray(p, dtype=float)
+    if arr.shape[:1] != (n,) or arr.ndim > 2:
+        raise ValueError(f"{what}: expected shape ({n},), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what}: contains NaN or inf")
+    return arr
+
+
+class LinkParameters:
+    """A standard parameter vector split per joint, in the Newton–Euler form (Khalil's, SI).
+
+    Attributes
+    ----------
+    J : ndarray, shape (n_dof, 3, 3)
+        Inertia tensor of each link about its frame origin.
+    MS : ndarray, shape (n_dof, 3)
+        First moments (mass × centre of mass).
+    M : ndarray, shape (n_dof,)
+    IA, FV, FC, FO : ndarray, shape (n_dof,)
+        Rotor inertia and friction (zero where the description does not declare them).
+    """
+
+    def __init__(self, robot, p, parameters="pseudo"):
+        layout = ColumnLayout(robot, parameters)
+        p = as_parameters(p, layout.n_standard)
+        if p.ndim != 1:
+            raise ValueError(f"p: expected shape ({layout.n_standard},), got {p.shape}")
+        n = robot.n_dof
+        link = p[layout.link_columns]                       # (n_dof, 10) in the layout's names
+        if parameters == "pseudo":
+            # Khalil = K⁻¹ pseudo; K (khalil_to_pseudo) is exact and tiny, so invert it numerically.
+            K = np.array(khalil_to_pseudo(), dtype=float)
+            link = link @ np.linalg.inv(K).T
+        xx, xy, xz, yy, yz, zz = (link[:, i] for i in range(6))
+        self.J = np.stack([np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], -2)
+        self.MS = link[:, 6:9].copy()
+        self.M = link[:, 9].copy()
+        self.IA, self.FV, self.FC, self.FO = (np.zeros(n) for _ in range(4))
+        for k, col in layout.rotor_columns.items():
+            self.IA[k] = p[col]
+        for (k, kind), col in layout.friction_columns.items():
+            getattr(self, kind)[k] = p[col]

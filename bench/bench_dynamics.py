@@ -1,0 +1,97 @@
+"""Speed of the dynamics layer (issue: base regressor of a 7-DOF arm for 100 000 samples ≤ 0.5 s,
+inverse dynamics for 100 000 samples ≤ 0.3 s), side by side with pinocchio when it is installed.
+
+Times are in-process, best of several runs after one warm-up call: the first call of a fresh
+process also pays the virtual machine's first touch of the output memory (about 0.5 s for
+250 MB here), which is printed separately.
+
+    python bench/bench_dynamics.py             # 100 000 samples
+    python bench/bench_dynamics.py --quick     # 10 000 samples, fewer repeats
+"""
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+import baseparam as bp
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+ROBOTS = [("KUKA iiwa 7-DOF", "kuka_iiwa14.yaml"), ("Franka Panda 7-DOF (modified)", "panda.yaml"),
+          ("PUMA 560", "puma560.yaml")]
+
+
+def best_of(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def pinocchio_loop(robot, q, qd, qdd):
+    """Per-sample pinocchio calls from Python, as users of the field's usual pipeline do."""
+    try:
+        import pinocchio as pin
+        from pin_model import build_model
+    except ImportError:
+        return None
+    model, _ = build_model(robot, [pin.Inertia.Random() for _ in robot.joints])
+    data = model.createData()
+
+    def regressor():
+        for i in range(q.shape[0]):
+            pin.computeJointTorqueRegressor(model, data, q[i], qd[i], qdd[i])
+
+    def rnea():
+        for i in range(q.shape[0]):
+            pin.rnea(model, data, q[i], qd[i], qdd[i])
+    return regressor, rnea
+
+
+def main():
+    quick = "--quick" in sys.argv
+    n_samples, repeat = (10_000, 2) if quick else (100_000, 5)
+    rng = np.random.default_rng(0)
+    scale = 100_000 / n_samples
+    print(f"{n_samples} samples (times scaled to 100 000); best of {repeat}")
+    print(f"{'robot':<30} {'what':<34} {'time':>9} {'target':>8}  pinocchio (Python loop)")
+    ok = True
+    for label, file in ROBOTS:
+        robot = bp.load_robot(ROOT / "robots" / file)
+        base = bp.find_base_parameters(robot)
+        n = robot.n_dof
+        q, qd, qdd = (rng.uniform(-2, 2, (n_samples, n)) for _ in range(3))
+        p = rng.normal(size=len(base.standard_names))
+        pb = base.from_standard(p)
+        t = time.perf_counter()
+        base.regressor(q, qd, qdd)
+        first = time.perf_counter() - t
+        pin_fns = pinocchio_loop(robot, q, qd, qdd) if n == 7 else None
+        pin_times = [best_of(f, 1) * scale for f in pin_fns] if pin_fns else [None, None]
+        rows = [
+            (f"base regressor ({base.rank} columns)", lambda: base.regressor(q, qd, qdd), 0.5 if n == 7 else None,
+             pin_times[0]),
+            ("full regressor", lambda: bp.regressor(robot, q, qd, qdd), None, None),
+            ("Slotine–Li base regressor", lambda: base.slotine_li_regressor(q, qd, qd, qdd), None, None),
+            ("inverse dynamics (Newton–Euler)", lambda: bp.inverse_dynamics(robot, p, q, qd, qdd), 0.3,
+             pin_times[1]),
+            ("inverse dynamics W_b p̃", lambda: base.inverse_dynamics(pb, q, qd, qdd), None, None),
+            ("mass matrix", lambda: bp.mass_matrix(robot, p, q), None, None),
+        ]
+        for what, fn, target, pin_t in rows:
+            t = best_of(fn, repeat) * scale
+            flag = "" if target is None else ("ok" if t <= target else "SLOW")
+            ok &= flag != "SLOW"
+            pin_s = "" if pin_t is None else f"{pin_t:.3f} s"
+            tgt = "" if target is None else f"≤ {target}"
+            print(f"{label:<30} {what:<34} {t:8.3f}s {tgt:>8} {flag:>4}  {pin_s}")
+        print(f"{label:<30} {'(first call, fresh memory)':<34} {first * scale:8.3f}s")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
