@@ -31,18 +31,18 @@ Quick start::
     Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)
 """
 from .base_set import BaseParameters, find_base_parameters
-from .errors import BaseParamError, ResourceLimitError, RobotDescriptionError, StorageError
+from .errors import AccuracyWarning, BaseParamError, ResourceLimitError, RobotDescriptionError, StorageError
 from .loading import load_robot, parse_robot
 from .newton_euler import coriolis_torque, friction_torque, gravity_torque, inverse_dynamics, mass_matrix
-from .parameters import ColumnLayout
+from .parameters import ColumnLayout, standard_parameters
 from .regressors import coriolis_matrix, regressor, slotine_li_regressor
 from .robot import Inertia, Joint, Robot
 from .storage import read_h5
 
 __all__ = [
-    "BaseParameters", "BaseParamError", "ColumnLayout", "Inertia", "Joint", "ResourceLimitError", "Robot",
+    "AccuracyWarning", "BaseParameters", "BaseParamError", "ColumnLayout", "Inertia", "Joint", "ResourceLimitError", "Robot",
     "RobotDescriptionError", "StorageError", "coriolis_matrix", "coriolis_torque", "find_base_parameters",
     "friction_torque", "gravity_torque", "inverse_dynamics", "load_robot", "mass_matrix", "parse_robot", "read_h5",
-    "regressor", "slotine_li_regressor",
+    "regressor", "slotine_li_regressor", "standard_parameters",
 ]
 __version__ = "0.1.0"

@@ -11,11 +11,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .coordinates import MagnitudeStats, z_blocks
-from .errors import BaseParamError, ResourceLimitError
+from .errors import AccuracyWarning, BaseParamError, ResourceLimitError
 from .parameters import ColumnLayout
 from .projections import TermBudgetExceeded
 from .modular import ModularEchelon, to_modular
-from .reduction import ExactGram, StreamedR
+from .reduction import INACCURATE, ExactGram, StreamedR
 from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, exact_obstacle, exact_units, float_units
 
 # A surviving term costs ≈ 270 bytes (key, float and modular 4×4 coefficients); with the parent
@@ -128,9 +128,12 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof) (or (n_dof,))
         """
-        from .samples import as_parameters
+        from .regressors import evaluate
+        from .samples import as_parameters, states
         p_base = as_parameters(p_base, self.rank, "p_base")
-        return self.regressor(q, qd, qdd) @ p_base
+        (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
+        tau = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots, weights=p_base)
+        return tau[0] if single else tau
 
     def terms(self, r):
         """Regrouping of base parameter r as {standard name: coefficient} (display units)."""
@@ -215,6 +218,10 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
                             Y_si, [names[c] for c in reduction.zero_columns], reduction.exact,
                             units.reason if reduction.exact else f"{units.reason}; {reduction.note}",
                             Y_display, power)
+    if reduction.accuracy > INACCURATE * 1e-16:
+        warnings.warn(f"{robot.name}: nearly special geometry (e.g. a twist close to 0° or 90°): the rank and "
+                      f"pivots are exact, but the regroupings Y are accurate only to about {reduction.accuracy:.0e} "
+                      "(relative), and so are base-parameter torques W_b·Y·p", AccuracyWarning, stacklevel=2)
     if h5 is not None:
         from .storage import ZWriter
         ZWriter.write(h5, robot, layout, result, max_terms)

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import time
+import warnings
 
 import click
 
@@ -40,6 +41,11 @@ class _Progress:
             self.bar.close()
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None):
+    """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form."""
+    click.echo(f"baseparam: warning: {message}", err=True)
+
+
 def _fail(message, status):
     click.echo(f"baseparam: {message}", err=True)
     sys.exit(status)
@@ -50,6 +56,7 @@ class _OneLineErrors(click.Group):
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
+        warnings.showwarning = _warning_line
         try:
             status = super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:

@@ -6,12 +6,13 @@ few cache-resident buffers instead of touching new memory.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
 from . import regressor_graph
+
+CACHE_SIZE = 64
+_CACHE: dict = {}
 
 
 def _input_source(name, k, offsets):
@@ -70,9 +71,8 @@ def numpy_source(g, outputs, offsets, name="evaluate"):
     return "\n".join(lines) + "\n"
 
 
-@functools.lru_cache(maxsize=64)
 def regressor_function(robot, parameters, columns, kind, gravity=True, friction=True):
-    """The compiled block function for a robot's regressor columns (cached).
+    """The compiled block function for a robot's regressor columns (cached by the robot's structure).
 
     Returns
     -------
@@ -80,6 +80,19 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
         ``f(q, qd, qdd, qd_ref, out)`` with inputs (n_dof, S) and ``out`` (n_dof, n_columns, S),
         zero-filled by the caller.
     """
+    # Keyed by Robot.signature(), not the Robot: equal robots may need different code
+    # (friction value 0 vs no friction) and robots differing only in true inertias share it.
+    key = (robot.signature(), parameters, tuple(int(c) for c in columns), kind, gravity, friction)
+    fn = _CACHE.pop(key, None)
+    if fn is None:
+        fn = _build(robot, parameters, key[2], kind, gravity, friction)
+    _CACHE[key] = fn                      # most recently used last
+    while len(_CACHE) > CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    return fn
+
+
+def _build(robot, parameters, columns, kind, gravity, friction):
     g, outputs = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
     offsets = [float(x) for x in robot.dh_si()[:, 4]]
     source = numpy_source(g, outputs, offsets)

@@ -19,3 +19,8 @@ class ResourceLimitError(BaseParamError, MemoryError):
 
 class StorageError(BaseParamError, OSError):
     """An HDF5/JSON file could not be read or written."""
+
+
+class AccuracyWarning(UserWarning):
+    """A result is exact in structure (rank, pivots) but its floating-point values are inaccurate,
+    e.g. regroupings of a robot with a twist within 1e-7 rad of 90°."""

@@ -98,3 +98,48 @@ class ColumnLayout:
                     for b in range(10):
                         C[cols[a]][cols[b]] = K[a][b]
         return C
+
+
+def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
+    """The standard parameter vector of a robot whose description gives its true values.
+
+    Link parameters come from each joint's ``inertia`` (mass, centre of mass and inertia about the
+    centre of mass, SI, link-frame axes); IA and FV/FC/FO from numeric ``rotor_inertia`` and
+    ``friction`` entries. Use it to simulate a described robot with :func:`inverse_dynamics`.
+
+    Returns
+    -------
+    ndarray, shape (n_standard,)
+        In the column order of ``ColumnLayout(robot, parameters)``, SI.
+
+    Raises
+    ------
+    RobotDescriptionError
+        When a joint lacks the value of a column its description declares.
+    """
+    from .errors import RobotDescriptionError
+
+    layout = ColumnLayout(robot, parameters)
+    p = np.zeros(layout.n_standard)
+    for k, joint in enumerate(robot.joints):
+        body = joint.inertia
+        if body is None:
+            raise RobotDescriptionError(f"joints[{k + 1}].inertia: needed for the standard parameters, not given")
+        m, c = float(body.mass), np.asarray(body.com, dtype=float)
+        J = np.asarray(body.inertia, dtype=float) + m * (c @ c * np.eye(3) - np.outer(c, c))  # about the origin
+        if parameters == "khalil":
+            link = [J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2], *(m * c), m]
+        else:
+            S = np.trace(J) / 2 * np.eye(3) - J                                            # second moments
+            link = [S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(m * c), m]
+        p[layout.link_columns[k]] = link
+        if k in layout.rotor_columns:
+            if isinstance(joint.rotor_inertia, bool):
+                raise RobotDescriptionError(f"joints[{k + 1}].rotor_inertia: declared without a value")
+            p[layout.rotor_columns[k]] = joint.rotor_inertia
+        for kind, value in zip(("FV", "FC", "FO"), joint.friction):
+            if (k, kind) in layout.friction_columns:
+                if isinstance(value, bool):
+                    raise RobotDescriptionError(f"joints[{k + 1}].friction: {kind} declared without a value")
+                p[layout.friction_columns[(k, kind)]] = value
+    return p

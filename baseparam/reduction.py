@@ -43,6 +43,8 @@ class Reduction:
         How the rank was decided.
     residual_ok : bool
         False when the float computation contradicts the modular rank (an unlucky prime).
+    accuracy : float
+        Estimated relative accuracy of the float Y (condition number × 1e-16); 0 when exact.
     """
 
     pivots: np.ndarray
@@ -51,6 +53,7 @@ class Reduction:
     zero_columns: np.ndarray
     note: str
     residual_ok: bool = True
+    accuracy: float = 0.0        # relative accuracy of the float Y (0 when exact)
 
     @property
     def rank(self):
@@ -165,4 +168,5 @@ class StreamedR:
                      f"floating point resolves the regrouping coefficients only to about {cond * 1e-16:.0e} "
                      "(relative)")
         # A misfit with well-conditioned pivots means the prime hid an independent column: retry.
-        return Reduction(pivots, Y, False, zero, note, residual_ok=fits or cond > ILL_CONDITIONED)
+        return Reduction(pivots, Y, False, zero, note, residual_ok=fits or cond > ILL_CONDITIONED,
+                         accuracy=cond * 1e-16)

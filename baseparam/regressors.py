@@ -15,7 +15,7 @@ from .samples import CHUNK, as_parameters, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
-             friction=True):
+             friction=True, weights=None):
     """Regressor columns over many samples (the engine behind every public regressor).
 
     Parameters
@@ -28,23 +28,36 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
         Standard columns wanted (default all), in the output's order.
     gravity, friction : bool
         Leave out gravity or the friction columns' values (for C(q, q̇) alone).
+    weights : ndarray, shape (n_columns,), optional
+        Return ``W @ weights`` (torques) instead of W, block by block: W is never held whole.
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_columns)
+    ndarray, shape (n_samples, n_dof, n_columns), or (n_samples, n_dof) with ``weights``
     """
     n_std = ColumnLayout(robot, parameters).n_standard
     columns = tuple(range(n_std)) if columns is None else tuple(int(c) for c in columns)
     kind = "regressor" if qd_ref is None else "slotine_li"
     block = regressor_function(robot, parameters, columns, kind, gravity, friction)
     S, n = q.shape
-    out = np.zeros((S, n, len(columns)))
-    view = out.transpose(1, 2, 0)                 # (n_dof, n_columns, S): the code writes rows of samples
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
     refT = None if qd_ref is None else qd_ref.T.copy()
+    if weights is None:
+        out = np.zeros((S, n, len(columns)))
+        view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
+    else:
+        out = np.empty((S, n))
+        buffer = np.zeros((n, len(columns), min(S, CHUNK)))
     for s0 in range(0, S, CHUNK):
         sl = slice(s0, s0 + CHUNK)
-        block(qT[:, sl], qdT[:, sl], qddT[:, sl], None if refT is None else refT[:, sl], view[:, :, sl])
+        ref = None if refT is None else refT[:, sl]
+        if weights is None:
+            block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, view[:, :, sl])
+        else:
+            part = buffer[:, :, :qT[:, sl].shape[1]]
+            part.fill(0.0)
+            block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, part)
+            out[sl] = np.einsum("jcs,c->sj", part, weights)
     return out
 
 
@@ -97,5 +110,6 @@ def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
     for i in range(n):
         unit = np.zeros_like(q)
         unit[:, i] = 1.0
-        C[:, :, i] = evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False, friction=False) @ p
+        C[:, :, i] = evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False, friction=False,
+                              weights=p)
     return C[0] if single else C

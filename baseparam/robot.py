@@ -73,6 +73,26 @@ class Joint:
     rotor_inertia: object = False
     inertia: Optional[Inertia] = None
 
+    def __post_init__(self):
+        # The YAML loader checks descriptions with file and field names; this guards robots built in
+        # code, whose bad numbers would otherwise surface deep inside the numerics.
+        from .errors import RobotDescriptionError
+
+        for name in ("alpha", "a", "d", "theta", "offset"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(value):
+                raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {value!r}")
+        friction = tuple(self.friction)
+        if len(friction) != 3:
+            raise RobotDescriptionError(f"Joint.friction: expected 3 entries (viscous, Coulomb, offset), got {self.friction!r}")
+        for value in friction + (self.rotor_inertia,):
+            if not (value is None or isinstance(value, bool)
+                    or (isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value))):
+                raise RobotDescriptionError(f"Joint.friction/rotor_inertia: expected booleans or finite numbers, "
+                                            f"got {value!r}")
+        object.__setattr__(self, "friction", friction)
+
     @property
     def is_revolute(self) -> bool:
         return self.type == "revolute"
@@ -127,6 +147,8 @@ class Robot:
             raise RobotDescriptionError("joints: a robot needs at least one joint")
         object.__setattr__(self, "joints", tuple(self.joints))
         object.__setattr__(self, "gravity", tuple(float(g) for g in self.gravity))
+        if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
+            raise RobotDescriptionError(f"gravity: expected 3 finite numbers, got {self.gravity!r}")
         for k, jt in enumerate(self.joints, start=1):
             if jt.type not in JOINT_TYPES:
                 raise RobotDescriptionError(f"joints[{k}].type: expected one of {JOINT_TYPES}, got {jt.type!r}")
@@ -146,6 +168,16 @@ class Robot:
     @property
     def is_chain(self) -> bool:
         return all(j.parent == k for k, j in enumerate(self.joints))
+
+    def signature(self) -> tuple:
+        """Everything that shapes the equations of motion and the columns, as a hashable key.
+
+        Unlike ``==``, it tells ``friction=(0.0, …)`` (declared, value 0) from ``(False, …)`` and
+        ignores the true inertias, which never enter a regressor.
+        """
+        joints = tuple((j.type, float(j.alpha), float(j.a), float(j.d), float(j.theta), float(j.offset), j.parent,
+                        j.friction_terms, j.has_rotor_inertia) for j in self.joints)
+        return (self.convention, self.length_unit, self.angle_unit, self.gravity, joints)
 
     # -- units -----------------------------------------------------------------------
     @property

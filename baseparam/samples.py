@@ -9,6 +9,24 @@ from .parameters import ColumnLayout, khalil_to_pseudo
 CHUNK = 2048
 
 
+# A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
+# error, and would overflow the dynamics' products.
+ABSURD = 1e8
+
+
+def _numbers(name, x):
+    """x as a float ndarray, or a ValueError naming the argument."""
+    try:
+        arr = np.asarray(x)
+        if np.iscomplexobj(arr):
+            raise ValueError(f"{name}: complex values are not accepted")
+        return arr.astype(float, copy=False)
+    except (TypeError, ValueError) as exc:
+        if str(exc).startswith(f"{name}:"):
+            raise
+        raise ValueError(f"{name}: expected an array of numbers, got {type(x).__name__}") from None
+
+
 def as_samples(name, x, n_dof):
     """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
 
@@ -24,15 +42,17 @@ def as_samples(name, x, n_dof):
     single : bool
         True when ``x`` was one sample of shape (n_dof,).
     """
-    arr = np.asarray(x, dtype=float)
+    arr = _numbers(name, x)
     single = arr.ndim == 1
     if single:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != n_dof:
         raise ValueError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
-    if not np.isfinite(arr).all():
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name}: non-finite value {arr[tuple(bad)]} at sample {bad[0]}, joint {bad[1] + 1}")
+    bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
+    if bad.any():
+        s, j = np.argwhere(bad)[0]
+        what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
+        raise ValueError(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
     return arr, single
 
 
@@ -56,9 +76,9 @@ def states(n_dof, **arrays):
 
 
 def as_parameters(p, n, what="p"):
-    """A parameter vector of length n as float; (n, m) columns are allowed (several parameter sets)."""
-    arr = np.asarray(p, dtype=float)
-    if arr.shape[:1] != (n,) or arr.ndim > 2:
+    """A parameter vector of length n as float (one parameter set)."""
+    arr = _numbers(what, p)
+    if arr.shape != (n,):
         raise ValueError(f"{what}: expected shape ({n},), got {arr.shape}")
     if not np.isfinite(arr).all():
         raise ValueError(f"{what}: contains NaN or inf")
@@ -82,8 +102,6 @@ class LinkParameters:
     def __init__(self, robot, p, parameters="pseudo"):
         layout = ColumnLayout(robot, parameters)
         p = as_parameters(p, layout.n_standard)
-        if p.ndim != 1:
-            raise ValueError(f"p: expected shape ({layout.n_standard},), got {p.shape}")
         n = robot.n_dof
         link = p[layout.link_columns]                       # (n_dof, 10) in the layout's names
         if parameters == "pseudo":
