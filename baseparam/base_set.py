@@ -76,13 +76,15 @@ class BaseParameters:
         return self.Y @ np.asarray(p, dtype=float)
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
-    def regressor(self, q, qd, qdd):
+    def regressor(self, q, qd, qdd, *, out=None):
         """Base regressor: τ = W_b @ p_base, computed for the pivot columns only.
 
         Parameters
         ----------
         q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
             Joint positions, velocities and accelerations (SI).
+        out : ndarray, shape (n_samples, n_dof, rank), optional
+            Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
 
         Returns
         -------
@@ -91,10 +93,10 @@ class BaseParameters:
         from .regressors import evaluate
         from .samples import states
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
-        W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots)
+        W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots, out=out)
         return W[0] if single else W
 
-    def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref):
+    def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref, *, out=None):
         """Slotine–Li regressor in base parameters: Y @ p_base = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
 
         C is the Christoffel-consistent Coriolis matrix, so Ṁ − 2C is skew-symmetric.
@@ -105,6 +107,8 @@ class BaseParameters:
             Measured joint positions and velocities.
         qd_ref, qdd_ref : array_like, shape (n_samples, n_dof) or (n_dof,)
             Reference velocity and acceleration (e.g. q̇_d − Λ q̃ and its derivative).
+        out : ndarray, shape (n_samples, n_dof, rank), optional
+            Buffer to fill, as in :meth:`regressor`.
 
         Returns
         -------
@@ -113,7 +117,7 @@ class BaseParameters:
         from .regressors import evaluate
         from .samples import states
         (q, qd, qd_ref, qdd_ref), single = states(self.robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-        W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots)
+        W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots, out=out)
         return W[0] if single else W
 
     def inverse_dynamics(self, p_base, q, qd, qdd):

@@ -15,7 +15,7 @@ from .samples import CHUNK, as_parameters, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
-             friction=True, weights=None):
+             friction=True, weights=None, out=None):
     """Regressor columns over many samples (the engine behind every public regressor).
 
     Parameters
@@ -30,6 +30,8 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
         Leave out gravity or the friction columns' values (for C(q, q̇) alone).
     weights : ndarray, shape (n_columns,), optional
         Return ``W @ weights`` (torques) instead of W, block by block: W is never held whole.
+    out : ndarray, shape (n_samples, n_dof, n_columns), optional
+        Write W here (float64, C-contiguous), e.g. to reuse one buffer in a loop.
 
     Returns
     -------
@@ -43,7 +45,7 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
     refT = None if qd_ref is None else qd_ref.T.copy()
     if weights is None:
-        out = np.zeros((S, n, len(columns)))
+        out = _output(out, (S, n, len(columns)))
         view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
     else:
         out = np.empty((S, n))
@@ -61,7 +63,19 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     return out
 
 
-def regressor(robot, q, qd, qdd, parameters="pseudo"):
+def _output(out, shape):
+    """A zeroed float64 C-contiguous output array: ``out`` if the caller gave a suitable one."""
+    if out is None:
+        return np.zeros(shape)
+    if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64 \
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError(f"out: expected a writeable C-contiguous float64 array of shape {shape}, got "
+                         f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
+    out.fill(0.0)
+    return out
+
+
+def regressor(robot, q, qd, qdd, parameters="pseudo", *, out=None):
     """Joint-torque regressor in standard parameters: τ = W @ p.
 
     Parameters
@@ -70,6 +84,8 @@ def regressor(robot, q, qd, qdd, parameters="pseudo"):
     q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
         Joint positions, velocities, accelerations (SI).
     parameters : {'pseudo', 'khalil'}
+    out : ndarray, shape (n_samples, n_dof, n_standard), optional
+        Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
 
     Returns
     -------
@@ -77,11 +93,11 @@ def regressor(robot, q, qd, qdd, parameters="pseudo"):
         Columns in ``ColumnLayout(robot, parameters).names`` order.
     """
     (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
-    W = evaluate(robot, q, qd, qdd, parameters=parameters)
+    W = evaluate(robot, q, qd, qdd, parameters=parameters, out=out)
     return W[0] if single else W
 
 
-def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo"):
+def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo", *, out=None):
     """Slotine–Li regressor in standard parameters: Y p = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
 
     C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric).
@@ -91,7 +107,7 @@ def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo"):
     ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard))
     """
     (q, qd, qd_ref, qdd_ref), single = states(robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters)
+    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters, out=out)
     return Y[0] if single else Y
 
 
