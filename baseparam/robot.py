@@ -7,7 +7,7 @@ is rational; everything numeric that users see goes through the SI accessors.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional
 
@@ -53,8 +53,9 @@ class Joint:
         Constant rotation about z (prismatic joints; for revolute joints θ is the variable).
     offset : float
         Constant added to the joint variable q (angle units for revolute, length for prismatic).
-    parent : int
-        1-based number of the parent joint, 0 for the base.
+    parent : int or None
+        1-based number of the parent joint, 0 for the base; None (the default) means the previous
+        joint, as in the YAML format, so joints listed base to tip make a chain.
     friction : tuple of 3 (bool or float)
         Which of viscous, Coulomb, offset friction are modelled; a float also gives its true value.
     rotor_inertia : bool or float
@@ -68,7 +69,7 @@ class Joint:
     d: float = 0.0
     theta: float = 0.0
     offset: float = 0.0
-    parent: int = 0
+    parent: Optional[int] = None
     friction: tuple = (False, False, False)
     rotor_inertia: object = False
     inertia: Optional[Inertia] = None
@@ -145,7 +146,9 @@ class Robot:
             raise RobotDescriptionError(f"units.angle: expected one of {tuple(ANGLE_UNITS)}, got {self.angle_unit!r}")
         if len(self.joints) == 0:
             raise RobotDescriptionError("joints: a robot needs at least one joint")
-        object.__setattr__(self, "joints", tuple(self.joints))
+        # parent=None: the previous joint (a chain), as in the YAML format
+        object.__setattr__(self, "joints", tuple(j if j.parent is not None else replace(j, parent=k)
+                                                 for k, j in enumerate(self.joints)))
         object.__setattr__(self, "gravity", tuple(float(g) for g in self.gravity))
         if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
             raise RobotDescriptionError(f"gravity: expected 3 finite numbers, got {self.gravity!r}")

@@ -706,3 +706,22 @@ joints:
     assert_close(still, np.array([0.0, 1.0 * 9.81 * 0.45]), what="gravity by hand")
     with pytest.raises(bp.RobotDescriptionError, match="inertia"):
         bp.standard_parameters(robot_named("puma560"))
+
+
+def test_joints_built_in_code_default_to_a_chain():
+    # CONTRACT: parent defaults to the previous joint, in code as in YAML
+    J = bp.Joint
+    chain = bp.Robot((J("revolute", alpha=1.5707963267948966, d=0.3), J("revolute", a=0.4), J("revolute", a=0.3)))
+    assert [j.parent for j in chain.joints] == [0, 1, 2] and chain.is_chain
+    tree = bp.Robot((J("revolute", d=0.3), J("revolute", a=0.4, parent=1), J("revolute", a=0.3, parent=1)))
+    assert [j.parent for j in tree.joints] == [0, 1, 1] and not tree.is_chain
+    yaml = bp.parse_robot("""
+name: chain
+units: {length: m, angle: rad}
+joints:
+  - {type: revolute, alpha: 1.5707963267948966, a: 0, d: 0.3}
+  - {type: revolute, alpha: 0, a: 0.4, d: 0}
+  - {type: revolute, alpha: 0, a: 0.3, d: 0}
+""", "chain.yaml")
+    q = np.array([[0.3, -0.7, 1.1]])
+    np.testing.assert_allclose(bp.regressor(chain, q, q, q), bp.regressor(yaml, q, q, q), rtol=0, atol=1e-14)
