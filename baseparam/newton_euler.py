@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .samples import CHUNK, LinkParameters, as_samples, states
+from .samples import CHUNK, LinkParameters, as_samples, by_unit_rates, states
 
 
 def cross(a, b):
@@ -183,11 +183,6 @@ def mass_matrix(robot, p, q, parameters="pseudo"):
     """
     q, single = as_samples("q", q, robot.n_dof)
     links = LinkParameters(robot, p, parameters)
-    n = robot.n_dof
-    M = np.empty((q.shape[0], n, n))
     zero = np.zeros_like(q)
-    for i in range(n):
-        unit = np.zeros_like(q)
-        unit[:, i] = 1.0
-        M[:, :, i] = _blocked(robot, links, q, zero, unit, gravity=False, friction=False)
+    M = by_unit_rates(q, lambda unit: _blocked(robot, links, q, zero, unit, gravity=False, friction=False))
     return M[0] if single else M

@@ -11,7 +11,7 @@ import numpy as np
 
 from .compiled import regressor_function
 from .parameters import ColumnLayout
-from .samples import CHUNK, as_parameters, states
+from .samples import CHUNK, as_parameters, by_unit_rates, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
@@ -120,12 +120,7 @@ def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
     """
     (q, qd), single = states(robot.n_dof, q=q, qd=qd)
     p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
-    n = robot.n_dof
-    C = np.empty((q.shape[0], n, n))
     zero = np.zeros_like(q)
-    for i in range(n):
-        unit = np.zeros_like(q)
-        unit[:, i] = 1.0
-        C[:, :, i] = evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False, friction=False,
-                              weights=p)
+    C = by_unit_rates(q, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
+                                               friction=False, weights=p))      # C q̇_r with q̇_r = e_i
     return C[0] if single else C

@@ -356,3 +356,15 @@ class Energies:
         dMqd = (self.mass_matrix(q + 1j * H * qd).imag / H) @ qd
         dK = np.array([self.kinetic(q + 1j * H * e, qd).imag / H for e in np.eye(self.n)])
         return dMqd - dK
+
+
+RTOL = 1e-10
+
+
+def assert_close(actual, expected, rtol=RTOL, what="", floor=1e-3):
+    """max|actual − expected| ≤ rtol · max(max|expected|, floor) (floor: for all-zero references)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} vs {expected.shape}"
+    err = np.abs(actual - expected).max(initial=0.0)
+    scale = max(np.abs(expected).max(initial=0.0), floor)
+    assert err <= rtol * scale, f"{what}: max|diff| = {err:.3e}, max|ref| = {scale:.3e}, relative {err / scale:.3e}"

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baseparam as bp
 from conftest import ROBOT_FILES
-from random_bodies import (CUSTOM, Energies, base_parameters, check_body, custom_robot, random_body, random_parameters,
-                           random_states, robots, standard_names, with_drives, with_gravity)
+from random_bodies import (CUSTOM, Energies, assert_close, base_parameters, check_body, custom_robot, random_body,
+                           random_parameters, random_states, robots, standard_names, with_drives, with_gravity)
 
 RTOL = 1e-10          # on max|diff| / max|τ|
 FD_RTOL = 1e-6        # where central differences of M are involved
@@ -32,14 +32,6 @@ PARAMS = ["pseudo", "khalil"]
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-
-def assert_close(actual, expected, rtol=RTOL, what="", floor=1e-3):
-    """max|actual − expected| ≤ rtol · max(max|expected|, floor) (floor: for all-zero references)."""
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} vs {expected.shape}"
-    err = np.abs(actual - expected).max(initial=0.0)
-    scale = max(np.abs(expected).max(initial=0.0), floor)
-    assert err <= rtol * scale, f"{what}: max|diff| = {err:.3e}, max|ref| = {scale:.3e}, relative {err / scale:.3e}"
 
 
 # -- robots --------------------------------------------------------------------------------------------------

@@ -22,19 +22,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 import baseparam as bp  # noqa: E402
 from conftest import ROBOT_FILES  # noqa: E402
 from pin_model import Reference, build_model  # noqa: E402
-from random_bodies import (CUSTOM, base_parameters, custom_robot, depth_first, random_parameters,  # noqa: E402
+from random_bodies import (CUSTOM, assert_close, base_parameters, custom_robot, depth_first, random_parameters,  # noqa: E402
                            random_states, robots, with_drives)
 
 RTOL = 1e-10
 PARAMS = ["pseudo", "khalil"]
 
-
-def assert_close(actual, expected, rtol=RTOL, what="", floor=1e-3):
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} vs {expected.shape}"
-    err = np.abs(actual - expected).max(initial=0.0)
-    scale = max(np.abs(expected).max(initial=0.0), floor)
-    assert err <= rtol * scale, f"{what}: max|diff| = {err:.3e}, max|ref| = {scale:.3e}, relative {err / scale:.3e}"
 
 
 class PinReference:

@@ -184,13 +184,7 @@ def test_rotor_and_friction():
 
 
 # -- random DH tables ----------------------------------------------------------------------------------
-QUARTERS = [k * math.pi / 2 for k in (-2, -1, 0, 1, 2)]
-ODD_ANGLES = [math.radians(30), 0.7, -1.3, math.radians(-135), 2.5]
-angles = st.one_of(st.sampled_from(QUARTERS), st.sampled_from(ODD_ANGLES))
-lengths = st.one_of(st.just(0.0), st.integers(-1000, 1000).map(lambda i: i / 1000))
-gravities = st.one_of(
-    st.sampled_from([(0.0, 0.0, -9.81), (0.0, 0.0, 0.0), (0.0, -9.81, 0.0), (9.81, 0.0, 0.0)]),
-    st.tuples(*[st.integers(-981, 981).map(lambda i: i / 100)] * 3))
+from random_bodies import angles, gravities, lengths  # noqa: E402  the shared DH-table strategies
 
 
 @st.composite
