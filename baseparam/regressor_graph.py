@@ -92,19 +92,18 @@ def to_pseudo(G):
 
 
 @dataclass
-class Joint:
+class JointStep:
     """A joint's transform from its parent's link frame, as graph values."""
 
     rot_back: object     # x ↦ Rᵀ x
     shift: list          # P: origin of the link frame in the parent frame
     axis: list           # s: the joint's unit motion in its own link frame (6)
-    standard: bool
 
 
 def joint_transform(g, robot, k, inputs):
-    """Graph values of joint k's transform (see :class:`Joint`)."""
+    """Graph values of joint k's transform (see :class:`JointStep`)."""
     joint = robot.joints[k]
-    alpha, a, d, theta, offset = robot.dh_si()[k]
+    _, a, d, _, _ = robot.dh_si()[k]     # offsets enter through the inputs c, s, d
     ca, sa, _ = exact_cos_sin(joint.alpha, robot.angle_unit)
     ca, sa = constant(g, ca, SNAP), constant(g, sa, SNAP)
     a = constant(g, a)
@@ -123,9 +122,9 @@ def joint_transform(g, robot, k, inputs):
     zero = g.zero
     if robot.convention == "standard":       # A = Rz(θ) Tz(d) Tx(a) Rx(α): moves about z of the parent
         axis = [zero, sa, ca, zero, a * ca, -(a * sa)] if joint.is_revolute else [zero] * 4 + [sa, ca]
-        return Joint(lambda x: rx_t(rz_t(x)), [a * c, a * s, dd], axis, True)
+        return JointStep(lambda x: rx_t(rz_t(x)), [a * c, a * s, dd], axis)
     axis = [zero, zero, g.one, zero, zero, zero] if joint.is_revolute else [zero] * 5 + [g.one]
-    return Joint(lambda x: rz_t(rx_t(x)), [a, -(sa * dd), ca * dd], axis, False)
+    return JointStep(lambda x: rz_t(rx_t(x)), [a, -(sa * dd), ca * dd], axis)
 
 
 def carry(jt, x):
