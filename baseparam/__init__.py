@@ -13,10 +13,10 @@ base_set               :func:`find_base_parameters` → :class:`BaseParameters`
 expressions            single-assignment expression graph (hash-consing, constant folding)
 regressor_graph        the regressors as a graph: spatial Newton–Euler in link coordinates
 compiled               the graph as straight-line numpy code, compiled once per robot
-regressors             :func:`regressor`, :func:`slotine_li_regressor`, :func:`coriolis_matrix`;
-                       ``BaseParameters.regressor`` / ``.slotine_li_regressor`` (pivot columns only)
-newton_euler           :func:`inverse_dynamics`, :func:`mass_matrix`, :func:`gravity_torque`,
-                       :func:`coriolis_torque`, :func:`friction_torque` (standard parameters)
+regressors             :func:`regressor`, :func:`slotine_li_regressor`, :func:`mass_matrix`,
+                       :func:`coriolis_matrix`; ``BaseParameters.regressor`` / ``.slotine_li_regressor``
+newton_euler           :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
+                       :func:`friction_torque` (standard parameters, recursive Newton–Euler)
 storage                HDF5 (``--h5``): Z as CSR, labels, pivots, Y
 report, cli            text output and the ``baseparam`` command
 =====================  ==========================================================================
@@ -33,9 +33,9 @@ Quick start::
 from .base_set import BaseParameters, find_base_parameters
 from .errors import AccuracyWarning, BaseParamError, ResourceLimitError, RobotDescriptionError, StorageError
 from .loading import load_robot, parse_robot
-from .newton_euler import coriolis_torque, friction_torque, gravity_torque, inverse_dynamics, mass_matrix
+from .newton_euler import coriolis_torque, friction_torque, gravity_torque, inverse_dynamics
 from .parameters import ColumnLayout, standard_parameters
-from .regressors import coriolis_matrix, regressor, slotine_li_regressor
+from .regressors import coriolis_matrix, mass_matrix, regressor, slotine_li_regressor
 from .robot import Inertia, Joint, Robot
 from .storage import read_h5
 

@@ -16,22 +16,27 @@ _CACHE: dict = {}
 
 
 def _input_source(name, k, offsets):
+    if name == "p":
+        return f"p[{k}]"
     angle = f"q[{k}]" if offsets[k] == 0.0 else f"(q[{k}] + {offsets[k]!r})"
     return {"c": f"cos({angle})", "s": f"sin({angle})", "d": angle, "qd": f"qd[{k}]", "qdd": f"qdd[{k}]",
             "qd_ref": f"qd_ref[{k}]", "sgn": f"sign(qd[{k}])"}[name]
 
 
-def numpy_source(g, outputs, offsets, name="evaluate"):
-    """Python source of ``name(q, qd, qdd, qd_ref, out)`` filling ``out[j, c] (n_dof, n_out, S)``.
+def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, out"):
+    """Python source of ``name(arguments)`` filling ``out[index]`` for each output, over samples.
 
     Parameters
     ----------
     g : Graph
-    outputs : list of (joint, column, node id)
+    outputs : list of (index tuple, node id)
+        e.g. ((joint, column), node) for a regressor (``out`` shaped (n_dof, n_out, S)).
     offsets : sequence of float
         Joint offsets (SI) added to q before cos/sin or as a prismatic joint's d.
+    arguments : str
+        The function's parameters; inputs read q, qd, qdd, qd_ref and p (parameters, scalars).
     """
-    roots = [i for _, _, i in outputs]
+    roots = [i for _, i in outputs]
     root_set = set(roots)
     order = live_nodes(g, roots)
     last_use = {}
@@ -45,7 +50,7 @@ def numpy_source(g, outputs, offsets, name="evaluate"):
     def ref(i):
         return repr(g.args[i]) if g.ops[i] == CONST else f"x{i}"
 
-    lines = [f"def {name}(q, qd, qdd, qd_ref, out):"]
+    lines = [f"def {name}({arguments}):"]
     dead_at = {}
     for i, pos in last_use.items():
         dead_at.setdefault(pos, []).append(i)
@@ -64,8 +69,8 @@ def numpy_source(g, outputs, offsets, name="evaluate"):
         dead = [f"x{d}" for d in dead_at.get(pos, ()) if g.ops[d] != CONST and d not in root_set]
         if dead:
             lines.append(f"    del {', '.join(dead)}")
-    for j, c, i in outputs:
-        lines.append(f"    out[{j}, {c}] = {ref(i)}")
+    for index, i in outputs:
+        lines.append(f"    out[{', '.join(map(str, index))}] = {ref(i)}")
     if len(lines) == 1:
         lines.append("    pass")
     return "\n".join(lines) + "\n"
@@ -77,8 +82,9 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
     Returns
     -------
     callable
-        ``f(q, qd, qdd, qd_ref, out)`` with inputs (n_dof, S) and ``out`` (n_dof, n_columns, S),
-        zero-filled by the caller.
+        kind 'regressor' or 'slotine_li': ``f(q, qd, qdd, qd_ref, out)`` with inputs (n_dof, S) and
+        ``out`` (n_dof, n_columns, S); kind 'mass': ``f(q, p, out)`` with ``out`` (n_dof, n_dof, S)
+        (``columns`` ignored). ``out`` is zero-filled by the caller.
     """
     # Keyed by Robot.signature(), not the Robot: equal robots may need different code
     # (friction value 0 vs no friction) and robots differing only in true inertias share it.
@@ -93,9 +99,14 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
 
 
 def _build(robot, parameters, columns, kind, gravity, friction):
-    g, outputs = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
+    if kind == "mass":
+        g, outputs = regressor_graph.build_mass(robot, parameters)
+        arguments = "q, p, out"
+    else:
+        g, entries = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
+        outputs, arguments = [((j, c), i) for j, c, i in entries], "q, qd, qdd, qd_ref, out"
     offsets = [float(x) for x in robot.dh_si()[:, 4]]
-    source = numpy_source(g, outputs, offsets)
+    source = numpy_source(g, outputs, offsets, arguments=arguments)
     namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
-    exec(compile(source, f"<baseparam regressor of {robot.name}>", "exec"), namespace)
+    exec(compile(source, f"<baseparam {kind} of {robot.name}>", "exec"), namespace)
     return namespace["evaluate"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .samples import CHUNK, LinkParameters, as_samples, by_unit_rates, states
+from .samples import CHUNK, LinkParameters, as_samples, states
 
 
 def cross(a, b):
@@ -169,20 +169,3 @@ def friction_torque(robot, p, qd, parameters="pseudo"):
     links = LinkParameters(robot, p, parameters)
     tau = links.FV * qd + links.FC * np.sign(qd) + links.FO
     return tau[0] if single else tau
-
-
-def mass_matrix(robot, p, q, parameters="pseudo"):
-    """Joint-space inertia matrix M(q), rotor inertias included.
-
-    Column i is the inverse dynamics of a unit acceleration of joint i without gravity, velocity
-    or friction.
-
-    Returns
-    -------
-    ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
-    """
-    q, single = as_samples("q", q, robot.n_dof)
-    links = LinkParameters(robot, p, parameters)
-    zero = np.zeros_like(q)
-    M = by_unit_rates(q, lambda unit: _blocked(robot, links, q, zero, unit, gravity=False, friction=False))
-    return M[0] if single else M

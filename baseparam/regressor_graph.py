@@ -208,3 +208,59 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             node = {"FV": inputs["qd"][k], "FC": inputs["sgn"][k], "FO": g.one}[kind_]
             outputs.append((k, where[col], node.i))
     return g, outputs
+
+
+def inertia_form(y, x):
+    """φ(y, x) with yᵀ I x = φ · p for the spatial inertia I of a link (Khalil order, 10 entries).
+
+    ``I x = [J ω + h × v; m v + ω × h]``, so the inertia columns see sym(y_ω, x_ω), the first
+    moments y_v × x_ω − y_ω × x_v and the mass y_v · x_v.
+    """
+    yw, yv, xw, xv = y[:3], y[3:], x[:3], x[3:]
+    sym = [yw[0] * xw[0], yw[0] * xw[1] + yw[1] * xw[0], yw[0] * xw[2] + yw[2] * xw[0],
+           yw[1] * xw[1], yw[1] * xw[2] + yw[2] * xw[1], yw[2] * xw[2]]
+    first = [p - r for p, r in zip(cross(yv, xw), cross(yw, xv))]
+    return sym + first + [yv[0] * xv[0] + yv[1] * xv[1] + yv[2] * xv[2]]
+
+
+def build_mass(robot, parameters="pseudo"):
+    """Expression graph of the joint-space inertia matrix, the parameters being inputs ``p``.
+
+    ``M_ij = Σ_k s_ikᵀ I_k s_jk + IA_i δ_ij`` over the links k moved by both joints i and j, with
+    s_ik the axis of joint i in link frame k.
+
+    Returns
+    -------
+    graph : Graph
+    outputs : list of ((i, j), node id)
+        Both triangles of M (the same node for M_ij and M_ji); absent entries are zero.
+    """
+    layout = ColumnLayout(robot, parameters)
+    n = robot.n_dof
+    g = Graph()
+    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d")}
+    p = [g.input("p", c) for c in range(layout.n_standard)]
+    chains = ancestors(robot)
+    axes = [None] * n
+    entries = {}
+    for k in range(n):
+        jt = joint_transform(g, robot, k, inputs)
+        parent = robot.parents[k]
+        axes[k] = {j: carry(jt, axes[parent][j]) for j in chains[parent]} if parent >= 0 else {}
+        axes[k][k] = jt.axis
+        params = [p[c] for c in layout.link_columns[k]]
+        for a_, i in enumerate(chains[k]):
+            for j in chains[k][a_:]:
+                phi = inertia_form(axes[k][i], axes[k][j])
+                if parameters == "pseudo":
+                    xx, xy, xz, yy, yz, zz = phi[:6]
+                    phi[:6] = [yy + zz, xx + zz, xx + yy, -xy, -xz, -yz]
+                term = sum((f * c for f, c in zip(phi, params)), g.zero)
+                entries[(i, j)] = entries.get((i, j), g.zero) + term
+    for k, col in layout.rotor_columns.items():
+        entries[(k, k)] = entries.get((k, k), g.zero) + p[col]
+    outputs = []
+    for (i, j), node in entries.items():
+        if not node.is_zero:
+            outputs += [((i, j), node.i)] + ([((j, i), node.i)] if i != j else [])
+    return g, outputs

@@ -1,5 +1,6 @@
 """Joint-torque regressors: τ = W(q, q̇, q̈) p, and the Slotine–Li adaptive-control regressor.
 
+Also the mass matrix M(q) and the Christoffel-consistent Coriolis matrix C(q, q̇).
 The regressor of a robot is derived once as an expression graph (:mod:`baseparam.regressor_graph`:
 spatial Newton–Euler in link coordinates, exact DH zeros folded, common subexpressions shared),
 compiled to straight-line numpy code (:mod:`baseparam.compiled`) and evaluated over blocks of
@@ -11,7 +12,7 @@ import numpy as np
 
 from .compiled import regressor_function
 from .parameters import ColumnLayout
-from .samples import CHUNK, as_parameters, by_unit_rates, states
+from .samples import CHUNK, as_parameters, as_samples, by_unit_rates, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
@@ -124,3 +125,29 @@ def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
     C = by_unit_rates(q, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
                                                friction=False, weights=p))      # C q̇_r with q̇_r = e_i
     return C[0] if single else C
+
+
+def mass_matrix(robot, p, q, parameters="pseudo"):
+    """Joint-space inertia matrix M(q), rotor inertias included.
+
+    Compiled like the regressors: ``M_ij = Σ_k s_ikᵀ I_k s_jk (+ IA_i δ_ij)`` with the parameters
+    as inputs, so one graph serves every parameter vector.
+
+    Parameters
+    ----------
+    p : array_like, shape (n_standard,)
+    q : array_like, shape (n_samples, n_dof) or (n_dof,)
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
+    """
+    q, single = as_samples("q", q, robot.n_dof)
+    p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
+    block = regressor_function(robot, parameters, (), "mass")
+    n = robot.n_dof
+    M = np.zeros((q.shape[0], n, n))
+    view, qT = M.transpose(1, 2, 0), q.T.copy()
+    for s0 in range(0, q.shape[0], CHUNK):
+        block(qT[:, s0:s0 + CHUNK], p, view[:, :, s0:s0 + CHUNK])
+    return M[0] if single else M
