@@ -14,8 +14,8 @@ from .samples import CHUNK, LinkParameters, as_samples, states
 
 
 def cross(a, b):
-    """Cross product of (3, S) vectors."""
-    return np.cross(a, b, axis=0)
+    """Cross product of (3, S) vectors (component rows: several times faster than np.cross here)."""
+    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def _rz_t(c, s, x):
