@@ -9,24 +9,32 @@ projections            forward recursion of the coefficient polynomials Û, W (s
 coordinates            the coordinate matrix Z, block by block, with row labels
 reduction              exact echelon step (rationals, or modulo a prime for irrational Z) → pivots, Y
 modular                arithmetic modulo a prime for robots with odd twist angles
-base_set               :func:`find_base_parameters` → :class:`BaseParameters`
+base_set               :func:`find_base_parameters` → :class:`BaseParameters` (``from_standard``,
+                       ``regressor``, ``slotine_li_regressor``, ``inverse_dynamics`` from base params)
 expressions            single-assignment expression graph (hash-consing, constant folding)
 regressor_graph        the regressors as a graph: spatial Newton–Euler in link coordinates
 compiled               the graph as straight-line numpy code, compiled once per robot
 regressors             :func:`regressor`, :func:`slotine_li_regressor`, :func:`mass_matrix`,
-                       :func:`coriolis_matrix`; ``BaseParameters.regressor`` / ``.slotine_li_regressor``
+                       :func:`coriolis_matrix` (compiled; the base versions evaluate pivot columns only)
 newton_euler           :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
                        :func:`friction_torque` (standard parameters, recursive Newton–Euler)
+samples                checks of the state and parameter arrays the dynamics functions take
+parameters             column names and layouts; :func:`standard_parameters` from a description's
+                       true inertias
+errors                 exceptions, and :class:`AccuracyWarning` for nearly special geometry
 storage                HDF5 (``--h5``): Z as CSR, labels, pivots, Y
 report, cli            text output and the ``baseparam`` command
 =====================  ==========================================================================
 
 Quick start::
 
+    import numpy as np
     import baseparam as bp
     robot = bp.load_robot("robots/puma560.yaml")
     base = bp.find_base_parameters(robot)          # base.rank == 36
-    base.names, base.Y, base.from_standard(p)
+    base.names, base.Y                             # pivots' names, regroupings (SI)
+    p = np.random.default_rng(0).uniform(0.1, 1.0, len(base.standard_names))   # standard parameters
+    q = qd = qdd = np.zeros((1, robot.n_dof))
     tau = bp.inverse_dynamics(robot, p, q, qd, qdd)    # (n_samples, n_dof), SI
     Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)
 """

@@ -73,7 +73,14 @@ class BaseParameters:
         -------
         ndarray, shape (rank,) or (rank, m)
         """
-        return self.Y @ np.asarray(p, dtype=float)
+        from .samples import _numbers
+        arr = _numbers("p", p)
+        n = len(self.standard_names)
+        if arr.shape[:1] != (n,) or arr.ndim > 2:
+            raise ValueError(f"p: expected shape ({n},) or ({n}, m), got {arr.shape}")
+        if not np.isfinite(arr).all():
+            raise ValueError("p: contains NaN or inf")
+        return self.Y @ arr
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
     def regressor(self, q, qd, qdd, *, out=None):
@@ -83,17 +90,18 @@ class BaseParameters:
         ----------
         q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
             Joint positions, velocities and accelerations (SI).
-        out : ndarray, shape (n_samples, n_dof, rank), optional
+        out : ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank)), optional
             Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
 
         Returns
         -------
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank) for one sample)
         """
-        from .regressors import evaluate
+        from .regressors import as_batch_out, evaluate
         from .samples import states
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
-        W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots, out=out)
+        W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots,
+                     out=as_batch_out(out, single))
         return W[0] if single else W
 
     def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref, *, out=None):
@@ -114,10 +122,11 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank))
         """
-        from .regressors import evaluate
+        from .regressors import as_batch_out, evaluate
         from .samples import states
         (q, qd, qd_ref, qdd_ref), single = states(self.robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-        W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots, out=out)
+        W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots,
+                     out=as_batch_out(out, single))
         return W[0] if single else W
 
     def inverse_dynamics(self, p_base, q, qd, qdd):

@@ -56,7 +56,11 @@ class _OneLineErrors(click.Group):
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
-        warnings.showwarning = _warning_line
+        with warnings.catch_warnings():               # restored on return: the hook is the CLI's own
+            warnings.showwarning = _warning_line
+            self._run(*args, **kwargs)
+
+    def _run(self, *args, **kwargs):
         try:
             status = super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:

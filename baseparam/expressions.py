@@ -3,7 +3,8 @@
 Dynamics written once in scalar form run on :class:`Expr` values to record a graph instead of
 numbers: every distinct operation is stored once (a repeated subexpression gets the node it
 already has), and arithmetic with the exact constants 0, ±1 of the DH table folds away as it is
-built. The graph is then evaluated over numpy arrays (:mod:`baseparam.compiled`) or emitted as code.
+built. The graph is then turned into straight-line numpy code (:mod:`baseparam.compiled`), and
+:func:`operation_count` says what it costs.
 
 Negation is kept as a node of its own (it is free: it folds into the next addition or is a sign
 change in emitted code), and sums of negated terms become subtractions.

@@ -135,6 +135,13 @@ def inverse_dynamics(robot, p, q, qd, qdd, parameters="pseudo"):
 def gravity_torque(robot, p, q, parameters="pseudo"):
     """g(q): joint torques holding the robot at rest against gravity.
 
+    Parameters
+    ----------
+    robot : Robot
+    p : array_like, shape (n_standard,)
+    q : array_like, shape (n_samples, n_dof) or (n_dof,)
+    parameters : {'pseudo', 'khalil'}
+
     Returns
     -------
     ndarray, shape (n_samples, n_dof) (or (n_dof,))
@@ -148,6 +155,13 @@ def gravity_torque(robot, p, q, parameters="pseudo"):
 def coriolis_torque(robot, p, q, qd, parameters="pseudo"):
     """C(q, q̇) q̇: centrifugal and Coriolis torques (no gravity, no friction).
 
+    Parameters
+    ----------
+    robot : Robot
+    p : array_like, shape (n_standard,)
+    q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    parameters : {'pseudo', 'khalil'}
+
     Returns
     -------
     ndarray, shape (n_samples, n_dof) (or (n_dof,))
@@ -160,6 +174,13 @@ def coriolis_torque(robot, p, q, qd, parameters="pseudo"):
 
 def friction_torque(robot, p, qd, parameters="pseudo"):
     """FV q̇ + FC sign(q̇) + FO for the joints that declare friction.
+
+    Parameters
+    ----------
+    robot : Robot
+    p : array_like, shape (n_standard,)
+    qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------

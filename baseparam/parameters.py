@@ -104,8 +104,10 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
     """The standard parameter vector of a robot whose description gives its true values.
 
     Link parameters come from each joint's ``inertia`` (mass, centre of mass and inertia about the
-    centre of mass, SI, link-frame axes); IA and FV/FC/FO from numeric ``rotor_inertia`` and
-    ``friction`` entries. Use it to simulate a described robot with :func:`inverse_dynamics`.
+    centre of mass, link-frame axes); IA and FV/FC/FO from numeric ``rotor_inertia`` and
+    ``friction`` entries. These true values are always SI (kg, m, kg·m², N·m·s/rad, N·m), even in
+    a description whose DH table is in mm. Use it to simulate a described robot with
+    :func:`inverse_dynamics`.
 
     Returns
     -------

@@ -83,11 +83,19 @@ def wrench_map(w, wr, dw, acc):
     return G
 
 
+def pseudo_coefficients(khalil):
+    """Coefficients of Khalil's XX XY XZ YY YZ ZZ → of the pseudo XX YY ZZ XY XZ YZ.
+
+    XX_k = YY_p + ZZ_p and XY_k = −XY_p, …, so the coefficient of XX_p is c(YY_k) + c(ZZ_k).
+    """
+    xx, xy, xz, yy, yz, zz = khalil
+    return [yy + zz, xx + zz, xx + yy, -xy, -xz, -yz]
+
+
 def to_pseudo(G):
-    """Khalil-column coefficients → pseudo-column ones (XX_k = YY_p + ZZ_p, XY_k = −XY_p, …)."""
+    """G (:func:`wrench_map`) with pseudo inertia columns, in place."""
     for row in G[:3]:                          # only the moment rows carry inertia columns
-        xx, xy, xz, yy, yz, zz = row[:6]
-        row[:6] = [yy + zz, xx + zz, xx + yy, -xy, -xz, -yz]
+        row[:6] = pseudo_coefficients(row[:6])
     return G
 
 
@@ -144,7 +152,8 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
     columns : sequence of int, optional
         Standard columns wanted, in output order (default all).
     kind : {'regressor', 'slotine_li'}
-        With 'slotine_li' the inputs qd_ref, qdd_ref are the reference rates (J̇ along qd).
+        With 'slotine_li' the inputs ``qd_ref`` and ``qdd`` are the reference velocity and
+        acceleration (q̇_r, q̈_r), J̇ being taken along ``qd``.
     gravity, friction : bool
         Leave out gravity, or the friction terms (their columns are then zero).
 
@@ -253,8 +262,7 @@ def build_mass(robot, parameters="pseudo"):
             for j in chains[k][a_:]:
                 phi = inertia_form(axes[k][i], axes[k][j])
                 if parameters == "pseudo":
-                    xx, xy, xz, yy, yz, zz = phi[:6]
-                    phi[:6] = [yy + zz, xx + zz, xx + yy, -xy, -xz, -yz]
+                    phi[:6] = pseudo_coefficients(phi[:6])
                 term = sum((f * c for f, c in zip(phi, params)), g.zero)
                 entries[(i, j)] = entries.get((i, j), g.zero) + term
     for k, col in layout.rotor_columns.items():

@@ -12,7 +12,7 @@ import numpy as np
 
 from .compiled import regressor_function
 from .parameters import ColumnLayout
-from .samples import CHUNK, as_parameters, as_samples, by_unit_rates, states
+from .samples import CHUNK, as_parameters, as_samples, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
@@ -64,6 +64,13 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     return out
 
 
+def as_batch_out(out, single):
+    """For one sample (1-D inputs) the caller's buffer has the result's shape (n_dof, n_columns)."""
+    if out is not None and single and isinstance(out, np.ndarray) and out.ndim == 2:
+        return out[None]
+    return out
+
+
 def _output(out, shape):
     """A zeroed float64 C-contiguous output array: ``out`` if the caller gave a suitable one."""
     if out is None:
@@ -85,7 +92,7 @@ def regressor(robot, q, qd, qdd, parameters="pseudo", *, out=None):
     q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
         Joint positions, velocities, accelerations (SI).
     parameters : {'pseudo', 'khalil'}
-    out : ndarray, shape (n_samples, n_dof, n_standard), optional
+    out : ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard)), optional
         Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
 
     Returns
@@ -94,7 +101,7 @@ def regressor(robot, q, qd, qdd, parameters="pseudo", *, out=None):
         Columns in ``ColumnLayout(robot, parameters).names`` order.
     """
     (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
-    W = evaluate(robot, q, qd, qdd, parameters=parameters, out=out)
+    W = evaluate(robot, q, qd, qdd, parameters=parameters, out=as_batch_out(out, single))
     return W[0] if single else W
 
 
@@ -103,17 +110,48 @@ def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo", *, 
 
     C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric).
 
+    Parameters
+    ----------
+    robot : Robot
+    q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+        Measured joint positions and velocities.
+    qd_ref, qdd_ref : array_like, shape (n_samples, n_dof) or (n_dof,)
+        Reference velocity and acceleration.
+    parameters : {'pseudo', 'khalil'}
+    out : ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard)), optional
+
     Returns
     -------
     ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard))
     """
     (q, qd, qd_ref, qdd_ref), single = states(robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters, out=out)
+    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters, out=as_batch_out(out, single))
     return Y[0] if single else Y
+
+
+def by_unit_rates(q, column):
+    """An (n_samples, n_dof, n_dof) matrix built column by column from unit joint rates.
+
+    ``column(unit)`` returns the matrix times ``unit`` (e.g. C e_i) for ``unit`` = e_i at every sample.
+    """
+    S, n = q.shape
+    out = np.empty((S, n, n))
+    for i in range(n):
+        unit = np.zeros_like(q)
+        unit[:, i] = 1.0
+        out[:, :, i] = column(unit)
+    return out
 
 
 def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
     """Christoffel-consistent Coriolis matrix C(q, q̇) (C q̇ = centrifugal and Coriolis torques).
+
+    Parameters
+    ----------
+    robot : Robot
+    p : array_like, shape (n_standard,)
+    q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------

@@ -22,7 +22,9 @@ FRICTION_KINDS = ("FV", "FC", "FO")  # viscous, Coulomb, offset
 
 @dataclass(frozen=True, eq=False)  # arrays have no truth value; compare by identity
 class Inertia:
-    """True rigid-body inertia of a link (for simulation), SI, in the link's DH frame.
+    """True rigid-body inertia of a link (for simulation), in the link's DH frame.
+
+    Always SI (kg, m, kg·m²), whatever length unit the description uses for its DH table.
 
     Attributes
     ----------
@@ -84,7 +86,10 @@ class Joint:
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not math.isfinite(value):
                 raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {value!r}")
-        friction = tuple(self.friction)
+        if not (self.parent is None or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
+            raise RobotDescriptionError(f"Joint.parent: expected a joint number (int) or None, got {self.parent!r}")
+        # friction=True is the YAML shorthand for all three terms
+        friction = (self.friction,) * 3 if isinstance(self.friction, bool) else tuple(self.friction)
         if len(friction) != 3:
             raise RobotDescriptionError(f"Joint.friction: expected 3 entries (viscous, Coulomb, offset), got {self.friction!r}")
         for value in friction + (self.rotor_inertia,):

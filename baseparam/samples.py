@@ -85,20 +85,6 @@ def as_parameters(p, n, what="p"):
     return arr
 
 
-def by_unit_rates(q, column):
-    """An (n_samples, n_dof, n_dof) matrix built column by column from unit joint rates.
-
-    ``column(unit)`` returns the matrix times ``unit`` (e.g. M e_i) for ``unit`` = e_i at every sample.
-    """
-    S, n = q.shape
-    out = np.empty((S, n, n))
-    for i in range(n):
-        unit = np.zeros_like(q)
-        unit[:, i] = 1.0
-        out[:, :, i] = column(unit)
-    return out
-
-
 class LinkParameters:
     """A standard parameter vector split per joint, in the Newton–Euler form (Khalil's, SI).
 

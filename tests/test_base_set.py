@@ -3,6 +3,8 @@ computation of the Lagrangian's influence coefficients."""
 import math
 from fractions import Fraction
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -203,8 +205,13 @@ def test_rank_does_not_depend_on_a_tolerance_near_special_angles(twist, paramete
     parameterizations: the float path decides zeros and rank modulo a prime, not by tolerance."""
     text = (ROOT / "robots" / "puma560.yaml").read_text()
     text = text.replace("alpha: -90", f"alpha: -{twist}").replace("alpha: 90", f"alpha: {twist}")
-    base = bp.find_base_parameters(bp.parse_robot(text, "near.yaml"), parameters)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        base = bp.find_base_parameters(bp.parse_robot(text, "near.yaml"), parameters)
     assert not base.exact and base.rank == 36
+    # the accuracy caveat printed in the note is also a Python warning (and only then)
+    warned = [w for w in caught if issubclass(w.category, bp.AccuracyWarning)]
+    assert bool(warned) == ("WARNING" in base.note), (twist, base.note)
     # echelon form: no standard parameter left of its pivot appears in a regrouping
     for r, c in enumerate(base.pivots):
         assert not np.any(base.Y[r, :c]), base.names[r]

@@ -153,3 +153,18 @@ def test_progress_bar_appears_only_after_a_second(monkeypatch, capsys):
     progress.close()
     captured = capsys.readouterr()
     assert captured.out == "" and "projecting" in captured.err
+
+
+def test_accuracy_warning_is_one_line_on_stderr(tmp_path):
+    # a twist 1e-9 rad from 0: the rank is exact, the float regroupings are not — say so, in one line
+    robot = tmp_path / "near.yaml"
+    robot.write_text("name: near\nunits: {length: m, angle: rad}\njoints:\n"
+                     "  - {type: revolute, alpha: 0.4, a: 0.1, d: 0}\n"
+                     "  - {type: revolute, alpha: 1.0e-9, a: 0.3, d: 0.2}\n"
+                     "  - {type: revolute, alpha: 0.7, a: 0.1, d: 0.1}\n")
+    out = subprocess.run([sys.executable, "-m", "baseparam.cli", "find", str(robot), "--parameters", "khalil"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("baseparam: warning: near: nearly special geometry"), out.stderr
+    assert "Traceback" not in out.stderr

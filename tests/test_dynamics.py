@@ -15,6 +15,7 @@ References used here (no pinocchio; see test_dynamics_pinocchio.py for that one)
 All parameters are physically valid random bodies (tests/random_bodies.py), seeded.
 """
 import math
+import os
 import re
 
 import numpy as np
@@ -717,3 +718,43 @@ joints:
 """, "chain.yaml")
     q = np.array([[0.3, -0.7, 1.1]])
     np.testing.assert_allclose(bp.regressor(chain, q, q, q), bp.regressor(yaml, q, q, q), rtol=0, atol=1e-14)
+
+
+def test_joint_parent_and_friction_shorthand_built_in_code():
+    assert bp.Joint("revolute", friction=True).friction == (True, True, True)   # YAML's `friction: true`
+    for bad in ("1", 1.0, True):
+        with pytest.raises(bp.RobotDescriptionError, match="Joint.parent"):
+            bp.Joint("revolute", parent=bad)
+
+
+def test_readme_dynamics_example_runs(root):
+    # the README's dynamics snippet must run as written
+    text = (root / "README.md").read_text()
+    start = text.index("```python\nimport numpy as np\nimport baseparam as bp")
+    code = text[start + len("```python\n"):text.index("```", start + 10)]
+    scope = {}
+    cwd = os.getcwd()
+    try:
+        os.chdir(root)
+        exec(compile(code, "README.md", "exec"), scope)
+    finally:
+        os.chdir(cwd)
+    base, p = scope["base"], scope["p"]
+    assert_close(scope["Wb"] @ base.from_standard(p), scope["tau"], what="README: W_b p̃ vs τ")
+    assert_close(scope["W"] @ p, scope["tau"], what="README: W p vs τ")
+
+
+def test_operation_counts():
+    from baseparam.expressions import Graph, operation_count
+    from baseparam import regressor_graph
+    g = Graph()
+    x, y = g.input("x"), g.input("y")
+    e = (x * y + x * y) * (x - y) - (-(x * 1.0))      # x·y shared; ·1 and the double negation fold
+    assert operation_count(g, [e.i]) == {"mul": 2, "add": 3, "div": 0}
+    # HybrDyn's base regressor of a 6R arm with general gravity costs 886 mul / 618 add (issue 5's
+    # reference point); the folded, shared graph of the PUMA 560's must cost less
+    robot = bp.load_robot(ROBOT_FILES[[p.stem for p in ROBOT_FILES].index("puma560")])
+    base = bp.find_base_parameters(robot)
+    g, outputs = regressor_graph.build(robot, "pseudo", base.pivots)
+    counts = operation_count(g, [i for *_, i in outputs])
+    assert counts["mul"] < 886 and counts["add"] < 618, counts
