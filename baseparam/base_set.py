@@ -73,14 +73,8 @@ class BaseParameters:
         -------
         ndarray, shape (rank,) or (rank, m)
         """
-        from .samples import _numbers
-        arr = _numbers("p", p)
-        n = len(self.standard_names)
-        if arr.shape[:1] != (n,) or arr.ndim > 2:
-            raise ValueError(f"p: expected shape ({n},) or ({n}, m), got {arr.shape}")
-        if not np.isfinite(arr).all():
-            raise ValueError("p: contains NaN or inf")
-        return self.Y @ arr
+        from .samples import as_parameters
+        return self.Y @ as_parameters(p, len(self.standard_names), "p", sets=True)
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
     def regressor(self, q, qd, qdd, *, out=None):

@@ -75,11 +75,11 @@ def states(n_dof, **arrays):
     return out, all(singles)
 
 
-def as_parameters(p, n, what="p"):
-    """A parameter vector of length n as float (one parameter set)."""
+def as_parameters(p, n, what="p", sets=False):
+    """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets."""
     arr = _numbers(what, p)
-    if arr.shape != (n,):
-        raise ValueError(f"{what}: expected shape ({n},), got {arr.shape}")
+    if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
+        raise ValueError(f"{what}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
     if not np.isfinite(arr).all():
         raise ValueError(f"{what}: contains NaN or inf")
     return arr
