@@ -16,6 +16,8 @@ from .parameters import ColumnLayout
 from .projections import TermBudgetExceeded
 from .modular import ModularEchelon, to_modular
 from .reduction import INACCURATE, ExactGram, StreamedR
+from .regressors import as_batch_out, evaluate
+from .samples import as_parameters, states
 from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, exact_obstacle, exact_units, float_units
 
 # A surviving term costs ≈ 270 bytes (key, float and modular 4×4 coefficients); with the parent
@@ -73,7 +75,6 @@ class BaseParameters:
         -------
         ndarray, shape (rank,) or (rank, m)
         """
-        from .samples import as_parameters
         return self.Y @ as_parameters(p, len(self.standard_names), "p", sets=True)
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
@@ -91,8 +92,6 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank) for one sample)
         """
-        from .regressors import as_batch_out, evaluate
-        from .samples import states
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
         W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots,
                      out=as_batch_out(out, single))
@@ -116,8 +115,6 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank))
         """
-        from .regressors import as_batch_out, evaluate
-        from .samples import states
         (q, qd, qd_ref, qdd_ref), single = states(self.robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
         W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots,
                      out=as_batch_out(out, single))
@@ -135,8 +132,6 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof) (or (n_dof,))
         """
-        from .regressors import evaluate
-        from .samples import as_parameters, states
         p_base = as_parameters(p_base, self.rank, "p_base")
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
         tau = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots, weights=p_base)
