@@ -77,10 +77,9 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True):
     m = [None] * n
     tau = np.empty((n, S))
     for k in range(n - 1, -1, -1):
-        MS = links.MS[k][:, None]
-        F = links.M[k] * acc[k] + cross(dw[k], np.broadcast_to(MS, (3, S))) + cross(w[k], cross(w[k], np.broadcast_to(MS, (3, S))))
-        Jw = links.J[k] @ w[k]
-        N = links.J[k] @ dw[k] + cross(w[k], Jw) + cross(np.broadcast_to(MS, (3, S)), acc[k])
+        MS = links.MS[k][:, None]                   # (3, 1): broadcasts over the samples
+        F = links.M[k] * acc[k] + cross(dw[k], MS) + cross(w[k], cross(w[k], MS))
+        N = links.J[k] @ dw[k] + cross(w[k], links.J[k] @ w[k]) + cross(MS, acc[k])
         f[k] = F if f[k] is None else f[k] + F
         m[k] = N if m[k] is None else m[k] + N
         c, s, ca, sa = trig[k]
@@ -98,7 +97,7 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True):
             m[p] = mp if m[p] is None else m[p] + mp
     tau += links.IA[:, None] * qdd
     if friction:
-        tau += links.FV[:, None] * qd + links.FC[:, None] * np.sign(qd) + links.FO[:, None]
+        tau += links.friction(qd)
     return tau
 
 
@@ -187,6 +186,5 @@ def friction_torque(robot, p, qd, parameters="pseudo"):
     ndarray, shape (n_samples, n_dof) (or (n_dof,))
     """
     qd, single = as_samples("qd", qd, robot.n_dof)
-    links = LinkParameters(robot, p, parameters)
-    tau = links.FV * qd + links.FC * np.sign(qd) + links.FO
+    tau = LinkParameters(robot, p, parameters).friction(qd.T).T
     return tau[0] if single else tau

@@ -122,6 +122,7 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
     from .errors import RobotDescriptionError
 
     layout = ColumnLayout(robot, parameters)
+    to_pseudo = np.array(khalil_to_pseudo(), dtype=float)
     p = np.zeros(layout.n_standard)
     for k, joint in enumerate(robot.joints):
         body = joint.inertia
@@ -129,12 +130,8 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
             raise RobotDescriptionError(f"joints[{k + 1}].inertia: needed for the standard parameters, not given")
         m, c = float(body.mass), np.asarray(body.com, dtype=float)
         J = np.asarray(body.inertia, dtype=float) + m * (c @ c * np.eye(3) - np.outer(c, c))  # about the origin
-        if parameters == "khalil":
-            link = [J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2], *(m * c), m]
-        else:
-            S = np.trace(J) / 2 * np.eye(3) - J                                            # second moments
-            link = [S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(m * c), m]
-        p[layout.link_columns[k]] = link
+        link = np.array([J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2], *(m * c), m])   # Khalil's
+        p[layout.link_columns[k]] = link if parameters == "khalil" else to_pseudo @ link
         if k in layout.rotor_columns:
             if isinstance(joint.rotor_inertia, bool):
                 raise RobotDescriptionError(f"joints[{k + 1}].rotor_inertia: declared without a value")

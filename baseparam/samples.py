@@ -117,3 +117,7 @@ class LinkParameters:
             self.IA[k] = p[col]
         for (k, kind), col in layout.friction_columns.items():
             getattr(self, kind)[k] = p[col]
+
+    def friction(self, qd):
+        """FV q̇ + FC sign(q̇) + FO for joint velocities ``qd`` of shape (n_dof, S)."""
+        return self.FV[:, None] * qd + self.FC[:, None] * np.sign(qd) + self.FO[:, None]
