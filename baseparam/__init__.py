@@ -19,6 +19,13 @@ regressors             :func:`regressor`, :func:`slotine_li_regressor`, :func:`m
 newton_euler           :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
                        :func:`friction_torque` (standard parameters, recursive Newton–Euler)
 samples                checks of the state and parameter arrays the dynamics functions take
+trajectory             :class:`Trajectory`, :func:`read_trajectory` — measured logs (CSV, NPZ, HDF5,
+                       DataFrame; motor currents × drive gains), damaged rows refused or reported
+preprocessing          :class:`Preprocessing`, :func:`preprocess` — resampling, zero-phase low-pass,
+                       differentiation, rest trimming (choices recorded)
+identification         :func:`identify`, :class:`BaseParameterEstimator` — OLS/WLS with standard
+                       deviations, condition number, validation :class:`Metrics`
+plots                  measured vs predicted torque, residuals, parameters with error bars
 parameters             column names and layouts; :func:`standard_parameters` from a description's
                        true inertias
 errors                 exceptions, and :class:`AccuracyWarning` for nearly special geometry
@@ -39,18 +46,24 @@ Quick start::
     Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)
 """
 from .base_set import BaseParameters, find_base_parameters
-from .errors import AccuracyWarning, BaseParamError, ResourceLimitError, RobotDescriptionError, StorageError
+from .errors import (AccuracyWarning, BaseParamError, DataError, ExcitationWarning, ResourceLimitError,
+                     RobotDescriptionError, StorageError)
+from .identification import BaseParameterEstimator, Identification, Metrics, identify
 from .loading import load_robot, parse_robot
 from .newton_euler import coriolis_torque, friction_torque, gravity_torque, inverse_dynamics
 from .parameters import ColumnLayout, standard_parameters
+from .preprocessing import Preprocessing, Processed, preprocess
 from .regressors import coriolis_matrix, mass_matrix, regressor, slotine_li_regressor
 from .robot import Inertia, Joint, Robot
 from .storage import read_h5
+from .trajectory import Trajectory, from_arrays, from_dataframe, parse_column_map, read_trajectory
 
 __all__ = [
-    "AccuracyWarning", "BaseParameters", "BaseParamError", "ColumnLayout", "Inertia", "Joint", "ResourceLimitError", "Robot",
-    "RobotDescriptionError", "StorageError", "coriolis_matrix", "coriolis_torque", "find_base_parameters",
-    "friction_torque", "gravity_torque", "inverse_dynamics", "load_robot", "mass_matrix", "parse_robot", "read_h5",
-    "regressor", "slotine_li_regressor", "standard_parameters",
+    "AccuracyWarning", "BaseParameterEstimator", "BaseParameters", "BaseParamError", "ColumnLayout", "DataError",
+    "ExcitationWarning", "Identification", "Inertia", "Joint", "Metrics", "Preprocessing", "Processed",
+    "ResourceLimitError", "Robot", "RobotDescriptionError", "StorageError", "Trajectory", "coriolis_matrix",
+    "coriolis_torque", "find_base_parameters", "friction_torque", "from_arrays", "from_dataframe", "gravity_torque",
+    "identify", "inverse_dynamics", "load_robot", "mass_matrix", "parse_column_map", "parse_robot", "preprocess",
+    "read_h5", "read_trajectory", "regressor", "slotine_li_regressor", "standard_parameters",
 ]
 __version__ = "0.1.0"

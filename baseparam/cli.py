@@ -1,4 +1,4 @@
-"""Command line: ``baseparam find ROBOT.yaml [--parameters pseudo|khalil] [--json OUT] [--h5 OUT]``.
+"""Command line: ``baseparam find ROBOT.yaml …`` and ``baseparam identify ROBOT.yaml TRAIN… [--validate FILE…]``.
 
 Library errors become one line on stderr and exit status 2 (bad input) or 1 (internal error).
 """
@@ -11,6 +11,7 @@ import time
 import warnings
 
 import click
+import numpy as np
 
 from .atomic import write_text
 from .base_set import find_base_parameters
@@ -111,6 +112,123 @@ def find(robot_file, parameters, json_out, h5_out):
         progress.close()
         _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
     click.echo(format_table(base))
+
+
+class _VariadicValidate(click.Command):
+    """``--validate A B C`` as in CONTRACT.md: later bare names belong to --validate, not to TRAIN.
+
+    click gives an option one value; without this, ``--validate a.csv b.csv`` would silently
+    train on b.csv.
+    """
+
+    def parse_args(self, ctx, args):
+        out, in_validate = [], False
+        for arg in args:
+            if arg == "--validate":
+                in_validate = True
+                continue
+            if arg.startswith("-") and arg != "-":
+                in_validate = False
+            elif in_validate:
+                out += ["--validate", arg]
+                continue
+            out.append(arg)
+        return super().parse_args(ctx, out)
+
+
+def _number_or_none(text, name, cast=float):
+    if text is None or str(text).lower() in ("none", "off", "0"):
+        return None
+    try:
+        value = cast(text)
+    except ValueError:
+        raise click.BadParameter(f"expected a number or 'none', got {text!r}", param_hint=name) from None
+    return value
+
+
+@main.command(cls=_VariadicValidate)
+@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("train", nargs=-1, required=True)
+@click.option("--validate", "validate", multiple=True, metavar="FILE...", help="Held-out trajectories to validate on.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write estimates and errors as JSON.")
+@click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
+              help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
+@click.option("--method", type=click.Choice(["ols", "wls"]), default="ols", show_default=True,
+              help="Ordinary, or Gautier's weighted (per-joint residual variance), least squares.")
+@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
+@click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
+              "'t=0,q=1:7,qd=7:13,current=13:19'; or key names for NPZ/HDF5.")
+@click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i.")
+@click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file.")
+@click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
+              help="Zero-phase Butterworth low-pass of q, qd, tau.")
+@click.option("--filter-order", default=4, show_default=True, type=click.IntRange(1, 100))
+@click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
+              help="Drop samples where every |qd| is below V (rad/s or m/s).")
+@click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
+              help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")
+@click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
+              help="Parallel filtering: decimate regressor and torque together by this factor.")
+def identify(robot_file, train, validate, json_out, plot_out, method, parameters, columns, gains, skip_bad_rows,
+             cutoff, filter_order, rest_velocity, resample, decimate):
+    """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
+
+    The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
+    rotor-inertia columns are those the description declares.
+    """
+    from .identification import identify as run
+    from .preprocessing import Preprocessing
+    from .trajectory import parse_column_map, read_trajectory
+    outputs = [p for p in (json_out, plot_out) if p]
+    if len({os.path.realpath(p) for p in outputs}) < len(outputs):
+        _fail("--json and --plot name the same file", 2)
+    try:
+        settings = Preprocessing(
+            resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
+            cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
+            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate)
+        column_map = parse_column_map(columns) if columns else None
+        gain_values = _gains(gains)
+        robot = load_robot(robot_file)
+
+        def read(path):
+            traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
+                                   n_dof=robot.n_dof)
+            if traj.skipped:
+                warnings.warn(traj.skipped_summary(), stacklevel=1)
+            return traj
+
+        train_data = [read(p) for p in train]
+        validate_data = [read(p) for p in validate] or None
+        result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
+                     parameters=parameters)
+        if json_out:
+            write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
+        if plot_out:
+            from .plots import save_identification_plot
+            save_identification_plot(result, plot_out)
+    except click.ClickException:
+        raise
+    except (BaseParamError, ValueError) as exc:
+        _fail(str(exc), 2)
+    except OSError as exc:
+        _fail(f"{exc.filename or robot_file}: {exc.strerror or exc}", 2)
+    except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
+        _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
+    click.echo(result.summary())
+
+
+def _gains(text):
+    """``--gains 10,10.7,…`` as floats (one line naming the option when malformed)."""
+    if text is None:
+        return None
+    try:
+        values = [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint="--gains") from None
+    if not values or not all(np.isfinite(values)):
+        raise click.BadParameter(f"expected finite numbers, got {text!r}", param_hint="--gains")
+    return values
 
 
 if __name__ == "__main__":

@@ -24,3 +24,16 @@ class StorageError(BaseParamError, OSError):
 class AccuracyWarning(UserWarning):
     """A result is exact in structure (rank, pivots) but its floating-point values are inaccurate,
     e.g. regroupings of a robot with a twist within 1e-7 rad of 90°."""
+
+
+class DataError(BaseParamError, ValueError):
+    """A trajectory (file, DataFrame or arrays) or an identification setting is invalid.
+
+    The message names the file, the line or row (or key), the field and the problem, e.g.
+    ``ur.csv: line 7: field qd3: not a number ('abc')``.
+    """
+
+
+class ExcitationWarning(UserWarning):
+    """The identification data do not determine some base parameters well (high condition number,
+    large relative standard deviations, or directions not excited at all)."""

@@ -38,30 +38,62 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     -------
     ndarray, shape (n_samples, n_dof, n_columns), or (n_samples, n_dof) with ``weights``
     """
+    columns = _columns(robot, parameters, columns)
+    S, n = q.shape
+    if weights is None:
+        out = _output(out, (S, n, len(columns)))
+        view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
+        for sl, _ in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
+                                   gravity=gravity, friction=friction, into=view):
+            pass
+        return out
+    out = np.empty((S, n))
+    for sl, part in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
+                                  gravity=gravity, friction=friction):
+        out[sl] = np.einsum("jcs,c->sj", part, weights)
+    return out
+
+
+def _columns(robot, parameters, columns):
     n_std = ColumnLayout(robot, parameters).n_standard
-    columns = tuple(range(n_std)) if columns is None else tuple(int(c) for c in columns)
+    return tuple(range(n_std)) if columns is None else tuple(int(c) for c in columns)
+
+
+def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
+                  friction=True, into=None):
+    """Regressor columns block by block, samples last: for streaming consumers (fits, W @ p).
+
+    Parameters
+    ----------
+    q, qd, qdd, qd_ref, parameters, columns, gravity, friction
+        As in :func:`evaluate` (checked arrays, shape (n_samples, n_dof)).
+    into : ndarray, shape (n_dof, n_columns, n_samples), optional
+        Write the blocks into this (zeroed) array instead of one reused buffer.
+
+    Yields
+    ------
+    sl : slice
+        The block's samples.
+    part : ndarray, shape (n_dof, n_columns, len(block))
+        W[sl] transposed; overwritten by the next block unless ``into`` is given.
+    """
+    columns = _columns(robot, parameters, columns)
     kind = "regressor" if qd_ref is None else "slotine_li"
     block = regressor_function(robot, parameters, columns, kind, gravity, friction)
     S, n = q.shape
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
     refT = None if qd_ref is None else qd_ref.T.copy()
-    if weights is None:
-        out = _output(out, (S, n, len(columns)))
-        view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
-    else:
-        out = np.empty((S, n))
-        buffer = np.zeros((n, len(columns), min(S, CHUNK)))
+    buffer = np.zeros((n, len(columns), min(S, CHUNK))) if into is None else None
     for s0 in range(0, S, CHUNK):
-        sl = slice(s0, s0 + CHUNK)
+        sl = slice(s0, min(s0 + CHUNK, S))
         ref = None if refT is None else refT[:, sl]
-        if weights is None:
-            block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, view[:, :, sl])
-        else:
-            part = buffer[:, :, :qT[:, sl].shape[1]]
+        if into is None:
+            part = buffer[:, :, :sl.stop - sl.start]
             part.fill(0.0)
-            block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, part)
-            out[sl] = np.einsum("jcs,c->sj", part, weights)
-    return out
+        else:
+            part = into[:, :, sl]
+        block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, part)
+        yield sl, part
 
 
 def as_batch_out(out, single):

@@ -1,0 +1,135 @@
+"""Plots of an identification: measured against predicted torque, residuals, parameters with error bars.
+
+Each function draws on axes it is given (or makes its own figure) and returns the figure, so it
+works in notebooks and scripts alike; :func:`save_identification_plot` writes the standard
+three-part figure atomically (the CLI's ``--plot``). matplotlib is imported lazily: the
+rest of the package does not need it.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .atomic import atomic_path
+
+
+def _pyplot():
+    import matplotlib
+    if not os.environ.get("MPLBACKEND") and "ipykernel" not in __import__("sys").modules:
+        matplotlib.use("Agg")          # scripts and the CLI have no display
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def plot_torques(metrics, axes=None, title=""):
+    """Measured and predicted torque per joint against time.
+
+    Parameters
+    ----------
+    metrics : Metrics
+        ``t`` (S,), ``tau`` and ``predicted`` (S, n_dof).
+    axes : sequence of n_dof matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    n = metrics.tau.shape[1]
+    if axes is None:
+        fig, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n + 0.6), sharex=True, squeeze=False)
+        axes = axes[:, 0]
+    x = np.arange(metrics.n_samples)       # sample index: files and removed rest phases leave gaps in t
+    for j, ax in enumerate(axes):
+        ax.plot(x, metrics.tau[:, j], lw=0.8, label="measured")
+        ax.plot(x, metrics.predicted[:, j], lw=0.8, label="predicted")
+        ax.set_ylabel(f"τ{j + 1}")
+        ax.text(0.99, 0.95, f"NRMSE {metrics.nrmse_percent[j]:.1f} %", transform=ax.transAxes, ha="right",
+                va="top", fontsize=8)
+    axes[0].legend(loc="upper left", fontsize=8)
+    axes[0].set_title(title or f"torques (pooled NRMSE {metrics.nrmse_pooled_percent:.2f} %)")
+    axes[-1].set_xlabel("sample (after preprocessing)")
+    return axes[0].figure
+
+
+def plot_residuals(metrics, ax=None):
+    """Residual τ − τ̂ per joint as box plots, in N·m (or N).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3))
+    e = metrics.tau - metrics.predicted
+    ax.boxplot([e[:, j] for j in range(e.shape[1])], showfliers=False)
+    ax.set_xticks(range(1, e.shape[1] + 1), [f"joint {j + 1}" for j in range(e.shape[1])])
+    ax.axhline(0.0, color="k", lw=0.5)
+    ax.set_ylabel("residual τ − τ̂")
+    ax.set_title("residuals (RMS " + ", ".join(f"{r:.3g}" for r in metrics.rmse) + ")")
+    return ax.figure
+
+
+def plot_parameters(result, ax=None):
+    """Estimated base parameters with ±2σ error bars; poorly identified ones (rel. std > 10 %) in red.
+
+    Parameters
+    ----------
+    result : Identification or BaseParameterEstimator
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from .identification import REL_STD_WARNING
+    plt = _pyplot()
+    est = getattr(result, "estimator", result)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(7, 0.18 * len(est.names_)), 3.5))
+    x = np.arange(len(est.names_))
+    poor = est.rel_std_percent_ > REL_STD_WARNING
+    for mask, colour, label in ((~poor, "C0", "rel. std ≤ 10 %"), (poor, "C3", "rel. std > 10 %")):
+        ax.errorbar(x[mask], est.coef_[mask], yerr=2 * est.std_[mask], fmt="o", ms=3, color=colour, capsize=2,
+                    label=label)
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_xticks(x, est.names_, rotation=90, fontsize=7)
+    ax.set_ylabel("value ± 2σ (SI)")
+    ax.legend(fontsize=8)
+    ax.set_title("base parameter estimates")
+    return ax.figure
+
+
+def identification_figure(result):
+    """The three views in one figure: torques (validation if any, else training), residuals, parameters.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    metrics = result.validation if result.validation is not None else result.train
+    label = "validation" if result.validation is not None else "training"
+    n = metrics.tau.shape[1]
+    fig = plt.figure(figsize=(11, 1.5 * n + 7), layout="constrained")
+    grid = fig.add_gridspec(n + 4, 1)
+    axes = [fig.add_subplot(grid[j, 0]) for j in range(n)]
+    for ax in axes[1:]:
+        ax.sharex(axes[0])
+    plot_torques(metrics, axes, title=f"{label} torques (pooled NRMSE {metrics.nrmse_pooled_percent:.2f} %)")
+    plot_residuals(metrics, fig.add_subplot(grid[n:n + 2, 0]))
+    plot_parameters(result, fig.add_subplot(grid[n + 2:, 0]))
+    return fig
+
+
+def save_identification_plot(result, path):
+    """Write :func:`identification_figure` to ``path`` (format from its extension), atomically."""
+    plt = _pyplot()
+    fig = identification_figure(result)
+    ext = os.path.splitext(os.fspath(path))[1] or ".png"
+    try:
+        with atomic_path(path, suffix=ext) as tmp:
+            fig.savefig(tmp, dpi=110)
+    finally:
+        plt.close(fig)

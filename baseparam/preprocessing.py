@@ -1,0 +1,225 @@
+"""Preprocessing of measured trajectories, as the identification literature does it.
+
+A log from a real robot has irregular time stamps, noisy positions and torques, no accelerations
+and rest phases. Before the regressor sees it, :func:`preprocess`
+
+1. splits the log where the time stamps leave a gap (a dropped connection, two logs pasted
+   together): filtering or differentiating across a gap would invent motion;
+2. resamples each segment to a uniform grid (linear interpolation at the median sampling
+   interval): zero-phase filters and central differences assume uniform samples;
+3. low-pass filters q, q̇ and τ with a zero-phase Butterworth filter (``scipy.signal.sosfiltfilt``):
+   zero-phase so that τ stays aligned with the state that caused it;
+4. differentiates what the log lacks: q̇ from q, q̈ from q̇ (central differences of the filtered
+   signals);
+5. drops rest samples, where every joint is slower than ``rest_velocity``: there the Coulomb term
+   sign(q̇) is undefined, static friction is anything up to its limit, and a point-to-point log
+   would otherwise be scored mostly on standing still;
+6. optionally decimates (Gautier's *parallel filtering*): the identification then low-pass filters
+   and downsamples the regressor's columns and τ together (see :mod:`baseparam.identification`),
+   which cuts the sample count without the phase errors of decimating the signals alone.
+
+Every choice is recorded in :attr:`Processed.record`, which the identification result carries.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from scipy import signal
+
+from .errors import DataError
+from .trajectory import Trajectory
+
+# A gap longer than this many median sampling intervals splits a log into segments.
+GAP_FACTOR = 5.0
+# Segments with fewer samples are dropped (and counted): too short to filter or differentiate.
+MIN_SEGMENT = 16
+
+
+@dataclass(frozen=True)
+class Preprocessing:
+    """Preprocessing choices; the defaults suit logs at 100 Hz–1 kHz of excitation trajectories.
+
+    Parameters
+    ----------
+    resample : bool or float
+        True: resample each segment to a uniform grid at its median sampling interval; a float:
+        at this interval (s); False: keep the samples (they must already be nearly uniform).
+    cutoff_hz : float or None
+        Cut-off of the zero-phase Butterworth low-pass applied to q, q̇ (and q̈ when logged) and τ.
+        None: no filtering. 5 Hz keeps the dynamics of excitation trajectories (their joint
+        motion lies below 1 Hz, their accelerations below a few Hz) and removes current and
+        encoder noise; on the UR10e data any cut-off from 4 to 6 Hz gives the same validation
+        error, 2 Hz is worse, no filter much worse. Raise it for faster motions. A cut-off at or above the Nyquist
+        frequency is skipped (recorded).
+    filter_order : int
+        Order of the Butterworth filter (the zero-phase filter's effective order is twice this).
+    rest_velocity : float or None
+        Samples where every |q̇_j| is below this (rad/s or m/s) are dropped. None keeps them.
+    decimate : int
+        Parallel-filtering factor for the regressor and τ (1: none).
+    max_gap : float
+        A time step longer than ``max_gap`` median intervals starts a new segment.
+    """
+
+    resample: object = True
+    cutoff_hz: Optional[float] = 5.0
+    filter_order: int = 4
+    rest_velocity: Optional[float] = 0.05
+    decimate: int = 1
+    max_gap: float = GAP_FACTOR
+
+    def __post_init__(self):
+        def positive(name, value, allow_none=True):
+            if value is None and allow_none:
+                return
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
+                raise DataError(f"preprocessing: {name}: expected a positive number, got {value!r}")
+        if not isinstance(self.resample, bool):
+            positive("resample", self.resample, allow_none=False)
+        positive("cutoff_hz", self.cutoff_hz)
+        positive("rest_velocity", self.rest_velocity)
+        positive("max_gap", self.max_gap, allow_none=False)
+        for name in ("filter_order", "decimate"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1 or value > 100:
+                raise DataError(f"preprocessing: {name}: expected an integer from 1 to 100, got {value!r}")
+
+    @classmethod
+    def none(cls):
+        """Use the data as logged: no resampling, filtering, rest trimming or decimation."""
+        return cls(resample=False, cutoff_hz=None, rest_velocity=None)
+
+
+@dataclass(frozen=True)
+class Processed:
+    """A preprocessed trajectory: uniform segments with q, q̇, q̈ and τ.
+
+    Attributes
+    ----------
+    t : ndarray, shape (S,)
+    q, qd, qdd, tau : ndarray, shape (S, n_dof)
+    segment : ndarray of int, shape (S,)
+        Index of the contiguous segment of each sample (samples of a segment are consecutive
+        and uniformly spaced before rest trimming).
+    kept : ndarray of bool, shape (S,)
+        False for rest samples: they are kept in the arrays (parallel filtering needs the
+        uninterrupted segment) but left out of fits and error figures.
+    source : str
+    record : dict
+        The choices made and what they did (sampling interval, cut-off, counts of samples).
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+    segment: np.ndarray
+    kept: np.ndarray
+    source: str
+    record: dict
+
+    @property
+    def n_dof(self):
+        return self.q.shape[1]
+
+    def segments(self):
+        """Slices of the consecutive segments."""
+        edges = np.flatnonzero(np.diff(self.segment)) + 1
+        bounds = np.concatenate([[0], edges, [len(self.segment)]])
+        return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _split(t, max_gap):
+    """Segment boundaries where a time step exceeds ``max_gap`` median steps."""
+    dt = np.diff(t)
+    h = float(np.median(dt))
+    cuts = np.flatnonzero(dt > max_gap * h) + 1
+    bounds = np.concatenate([[0], cuts, [len(t)]])
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])], h
+
+
+def _resample(t, arrays, h):
+    """Linear interpolation of each (S, n) array onto a uniform grid from t[0] with step h."""
+    grid = t[0] + h * np.arange(int(np.floor((t[-1] - t[0]) / h + 1e-9)) + 1)
+    return grid, [None if a is None else np.column_stack([np.interp(grid, t, col) for col in a.T]) for a in arrays]
+
+
+def _lowpass(arrays, cutoff, order, h):
+    """Zero-phase Butterworth low-pass of each (S, n) array along time (None entries pass)."""
+    sos = signal.butter(order, cutoff, fs=1.0 / h, output="sos")
+    pad = min(3 * (2 * len(sos) + 1), len(arrays[0]) - 1)   # scipy's default pad, shortened for short segments
+    return [None if a is None else signal.sosfiltfilt(sos, a, axis=0, padlen=pad) for a in arrays]
+
+
+def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Processed:
+    """Resample, filter, differentiate and mark rest samples of a measured trajectory.
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+        Time (S,), q and τ (S, n), optionally q̇ and q̈ (S, n).
+    settings : Preprocessing
+
+    Returns
+    -------
+    Processed
+        With ``record`` = the settings, the sampling interval(s) used, the number of segments,
+        samples in/out, and whether the filter was applied.
+
+    Raises
+    ------
+    DataError
+        When nothing usable is left (all segments too short, all samples at rest).
+    """
+    if not isinstance(trajectory, Trajectory):
+        raise DataError(f"preprocess: expected a Trajectory, got {type(trajectory).__name__}")
+    if not isinstance(settings, Preprocessing):
+        raise DataError(f"preprocess: settings: expected a Preprocessing, got {type(settings).__name__}")
+    src = trajectory.source
+    spans, h_median = _split(trajectory.t, settings.max_gap)
+    pieces, short, filtered = [], 0, None
+    for k, sl in enumerate(spans):
+        t = trajectory.t[sl]
+        if len(t) < MIN_SEGMENT:
+            short += len(t)
+            continue
+        arrays = [trajectory.q[sl], trajectory.tau[sl],
+                  None if trajectory.qd is None else trajectory.qd[sl],
+                  None if trajectory.qdd is None else trajectory.qdd[sl]]
+        h = float(np.median(np.diff(t)))
+        if settings.resample is True or not isinstance(settings.resample, bool):
+            h = h if settings.resample is True else float(settings.resample)
+            t, arrays = _resample(t, arrays, h)
+            if len(t) < MIN_SEGMENT:
+                short += len(t)
+                continue
+        if settings.cutoff_hz is not None:
+            filtered = settings.cutoff_hz < 0.5 / h
+            if filtered:
+                arrays = _lowpass(arrays, settings.cutoff_hz, settings.filter_order, h)
+        q, tau, qd, qdd = arrays
+        # central differences of the filtered signals; np.gradient keeps the length
+        qd = np.gradient(q, h, axis=0) if qd is None else qd
+        qdd = np.gradient(qd, h, axis=0) if qdd is None else qdd
+        pieces.append((t, q, qd, qdd, tau, np.full(len(t), k)))
+    if not pieces:
+        raise DataError(f"{src}: no segment of at least {MIN_SEGMENT} samples between time gaps "
+                        f"(gap = more than {settings.max_gap:g} × the median step {h_median:.4g} s)")
+    t, q, qd, qdd, tau, segment = (np.concatenate(parts) for parts in zip(*pieces))
+    kept = np.ones(len(t), bool)
+    if settings.rest_velocity is not None:
+        kept = np.abs(qd).max(axis=1) >= settings.rest_velocity
+        if not kept.any():
+            raise DataError(f"{src}: every sample is at rest (all |qd| < {settings.rest_velocity:g}); "
+                            "nothing moves to identify (lower rest_velocity, or check the velocity columns)")
+    record = dict(dataclasses.asdict(settings),
+                  sampling_interval=h_median if settings.resample is True else
+                  (None if settings.resample is False else float(settings.resample)),
+                  filtered=bool(filtered), segments=len(pieces), samples_in=int(trajectory.t.shape[0]),
+                  samples_out=int(kept.sum()), rest_samples=int((~kept).sum()), short_segment_samples=int(short),
+                  derived=[name for name, given in (("qd", trajectory.qd), ("qdd", trajectory.qdd)) if given is None])
+    return Processed(t=t, q=q, qd=qd, qdd=qdd, tau=tau, segment=segment, kept=kept, source=src, record=record)
