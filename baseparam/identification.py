@@ -26,6 +26,7 @@ scikit-learn style (``fit``/``predict``/``score``, fitted attributes end in ``_`
 """
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,8 @@ NULL_TOLERANCE = 1e-12
 # Warnings for poor excitation: column-scaled condition number, and relative std (Gautier's 10 %).
 CONDITION_WARNING = 1e3
 REL_STD_WARNING = 10.0
+# Standard parameters that cannot be negative (diagonal second moments/inertias, mass, friction, rotor).
+SIGN_DEFINITE = re.compile(r"^(XX|YY|ZZ|M|FV|FC|IA)\d+$")
 
 
 @dataclass
@@ -167,10 +170,16 @@ def _as_trajectories(data, what):
     for item in items:
         if isinstance(item, (str, Path)):
             item = read_trajectory(item)
-        elif _is_state_tuple(item):
-            t = np.arange(len(item[0]), dtype=float)
+        elif _is_state_tuple(item):          # arrays without time stamps: used as given
             q, qd, qdd, tau = (np.asarray(a, float) for a in item)
-            item = Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau, source=f"<{what} arrays>")
+            S = len(q)
+            if not all(a.shape == q.shape and a.ndim == 2 for a in (qd, qdd, tau)):
+                raise DataError(f"{what}: (q, qd, qdd, tau) must have the same shape (n_samples, n_dof), got "
+                                f"{', '.join(str(a.shape) for a in (q, qd, qdd, tau))}")
+            if not all(np.isfinite(a).all() for a in (q, qd, qdd, tau)):
+                raise DataError(f"{what}: (q, qd, qdd, tau) contain NaN or inf")
+            item = Processed(t=np.arange(S, dtype=float), q=q, qd=qd, qdd=qdd, tau=tau, segment=np.zeros(S, int),
+                             kept=np.ones(S, bool), source=f"<{what} arrays>", record={"preprocessing": "none (arrays)"})
         if not isinstance(item, (Trajectory, Processed)):
             raise DataError(f"{what}: expected a Trajectory, a file name or a (q, qd, qdd, tau) tuple, "
                             f"got {type(item).__name__}")
@@ -226,6 +235,9 @@ class BaseParameterEstimator:
     undetermined_ : list of str
         Base parameters that dominate directions the data did not determine (empty when
         the data excite every base parameter).
+    impossible_ : list of str
+        Base parameters that are a single sign-definite standard parameter (XX, YY, ZZ, M, FV,
+        FC, IA) but were estimated more than 2σ below zero: a sign of unmodelled effects.
     """
 
     def __init__(self, robot, *, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -235,6 +247,23 @@ class BaseParameterEstimator:
         self.preprocessing = preprocessing
         self.parameters = parameters
         self.base = base
+
+    # -- scikit-learn's parameter protocol (clone, grid search) --
+    def get_params(self, deep=True):
+        """The constructor's arguments, as scikit-learn's ``BaseEstimator.get_params``."""
+        return {"robot": self.robot, "method": self.method, "preprocessing": self.preprocessing,
+                "parameters": self.parameters, "base": self.base}
+
+    def set_params(self, **params):
+        """Set constructor arguments (unknown names → DataError); returns self."""
+        for key, value in params.items():
+            if key not in self.get_params():
+                raise DataError(f"set_params: unknown parameter {key!r}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self):
+        return f"BaseParameterEstimator(method={self.method!r}, parameters={self.parameters!r})"
 
     # -- helpers --
     def _check(self):
@@ -294,7 +323,8 @@ class BaseParameterEstimator:
         Parameters
         ----------
         X : Trajectory, Processed, str, (q, qd, qdd, tau) tuple of (S, n_dof) arrays, or a list of these
-            Training data; files are read with :func:`read_trajectory` (plain formats).
+            Training data; files are read with :func:`read_trajectory` (plain formats). Trajectories
+            are preprocessed; Processed data and array tuples are used as given.
         y : None
             Unused (the torques are part of the trajectories); present for scikit-learn.
 
@@ -302,6 +332,9 @@ class BaseParameterEstimator:
         -------
         self
         """
+        return self._fit(X, stacklevel=4)
+
+    def _fit(self, X, stacklevel):
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")
@@ -333,7 +366,8 @@ class BaseParameterEstimator:
         self.train_ = self._metrics(processed)
         self.rmse_, self.nrmse_percent_ = self.train_.rmse, self.train_.nrmse_percent
         self.nrmse_pooled_percent_ = self.train_.nrmse_pooled_percent
-        self._warn()
+        self.impossible_ = self._impossible()
+        self._warn(stacklevel)
         return self
 
     def predict(self, X):
@@ -393,22 +427,44 @@ class BaseParameterEstimator:
             names += [self.base_.names[i] for i in np.flatnonzero(v > 0.3) if self.base_.names[i] not in names]
         return names
 
-    def _warn(self):
-        """Say when the data cannot tell what the fit reports (Gautier's criteria)."""
+    def _impossible(self):
+        """Base parameters that are one sign-definite standard parameter, estimated clearly negative.
+
+        XX, YY, ZZ (diagonal second moments or inertias), M, viscous and Coulomb friction FV, FC
+        and rotor inertia IA cannot be negative; a base parameter that is exactly one of them (its
+        regrouping has a single positive term) and lies more than 2σ below zero means the model
+        misses something the data contain (an unmodelled effect absorbed by the fit).
+        """
+        out = []
+        for r, (name, value, std) in enumerate(zip(self.names_, self.coef_, self.std_)):
+            terms = np.flatnonzero(self.base_.Y[r])
+            if len(terms) != 1 or self.base_.Y[r, terms[0]] <= 0:
+                continue
+            if SIGN_DEFINITE.match(self.base_.standard_names[terms[0]]) and value < -2.0 * std:
+                out.append(name)
+        return out
+
+    def _warn(self, stacklevel):
+        """Say when the data cannot tell what the fit reports (Gautier's criteria), or contradict physics."""
         if self.undetermined_:
             warnings.warn(f"the data do not determine some base parameters (they are set by a minimum-norm "
                           f"choice): {' '.join(self.undetermined_)}; excite those joints/motions", ExcitationWarning,
-                          stacklevel=3)
+                          stacklevel=stacklevel)
         if self.condition_number_scaled_ > CONDITION_WARNING:
             warnings.warn(f"poor excitation: the column-scaled condition number of the base regressor is "
                           f"{self.condition_number_scaled_:.3g} (> {CONDITION_WARNING:g})", ExcitationWarning,
-                          stacklevel=3)
+                          stacklevel=stacklevel)
         poor = [n for n, r in zip(self.names_, self.rel_std_percent_) if r > REL_STD_WARNING]
         if poor:
             shown = " ".join(poor[:12]) + (" …" if len(poor) > 12 else "")
             warnings.warn(f"{len(poor)} of {len(self.names_)} base parameters have a relative standard deviation "
                           f"above {REL_STD_WARNING:g} % (poorly identified by these data): {shown}",
-                          ExcitationWarning, stacklevel=3)
+                          ExcitationWarning, stacklevel=stacklevel)
+        if self.impossible_:
+            shown = ", ".join(f"{n} = {v:.3g}" for n, v in zip(self.names_, self.coef_) if n in self.impossible_)
+            warnings.warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
+                          "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction)",
+                          ExcitationWarning, stacklevel=stacklevel)
 
 
 def _decimated_segment(base, item, sl, factor, normal):
@@ -467,6 +523,7 @@ class Identification:
             "condition_number_scaled": _float(e.condition_number_scaled_),
             "sigma_per_joint": _floats(e.sigma_),
             "undetermined": list(e.undetermined_),
+            "physically_impossible": list(e.impossible_),
             "train": self.train.to_dict(),
             "validation": None if self.validation is None else self.validation.to_dict(),
             "preprocessing": e.preprocessing_,
@@ -531,6 +588,6 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     True
     """
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base).fit(train)
+                                       base=base)._fit(train, stacklevel=4)   # warnings point at the caller
     validation = None if validate is None else estimator.validate(validate)
     return Identification(estimator=estimator, train=estimator.train_, validation=validation)
