@@ -145,19 +145,27 @@ def _solve(G, h):
     null : ndarray, shape (R, k)
         Directions (in the original columns) the data do not determine.
     """
-    d = np.sqrt(np.diag(G))
-    scale = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 0.0)
-    Gs = G * np.outer(scale, scale)
-    lam, V = np.linalg.eigh(Gs)
-    top = lam[-1] if lam[-1] > 0 else 1.0
-    ok = lam > NULL_TOLERANCE * top
-    inv = (V[:, ok] / lam[ok]) @ V[:, ok].T
-    G_inv = inv * np.outer(scale, scale)
+    R = len(h)
+    d = np.sqrt(np.maximum(np.diag(G), 0.0))
+    active = np.flatnonzero(d > 0)            # an all-zero column: its parameter is not seen at all
+    G_inv, null = np.zeros((R, R)), [np.eye(R)[:, [c]] for c in np.flatnonzero(d == 0)]
+    cond_scaled = cond_raw = float("inf")
+    if len(active):
+        scale = 1.0 / d[active]
+        lam, V = np.linalg.eigh(G[np.ix_(active, active)] * np.outer(scale, scale))
+        top = lam[-1]
+        ok = lam > NULL_TOLERANCE * top
+        G_inv[np.ix_(active, active)] = ((V[:, ok] / lam[ok]) @ V[:, ok].T) * np.outer(scale, scale)
+        if len(active) == R:
+            cond_scaled = float(np.sqrt(top / lam[0])) if lam[0] > 0 else float("inf")
+            lam_raw = np.linalg.eigvalsh(G)
+            cond_raw = float(np.sqrt(lam_raw[-1] / lam_raw[0])) if lam_raw[0] > 0 else float("inf")
+        for v in (V[:, ~ok] * scale[:, None]).T:
+            full = np.zeros(R)
+            full[active] = v
+            null.append(full[:, None])
     x = G_inv @ h
-    cond_scaled = float(np.sqrt(top / lam[0])) if lam[0] > 0 else float("inf")
-    lam_raw = np.linalg.eigvalsh(G)
-    cond_raw = float(np.sqrt(lam_raw[-1] / lam_raw[0])) if lam_raw[0] > 0 else float("inf")
-    null = V[:, ~ok] * scale[:, None]
+    null = np.hstack(null) if null else np.zeros((R, 0))
     return x, G_inv, cond_scaled, cond_raw, null
 
 
@@ -347,7 +355,9 @@ class BaseParameterEstimator:
         self.sigma_ = np.sqrt(rr / np.maximum(N - seen, 1))
         weights = np.ones(n)
         if self.method == "wls":
-            floor = 1e-9 * max(self.sigma_.max(), 1e-300)    # a noise-free joint would get an infinite weight
+            # A (nearly) noise-free joint would get an unbounded weight, and its σ_j is then only the
+            # round-off of the residual sums: weights are bounded to 10⁴ : 1.
+            floor = max(1e-2 * self.sigma_.max(), 1e-300)
             weights = 1.0 / np.maximum(self.sigma_, floor) ** 2
             Gw, hw = np.einsum("j,jcd->cd", weights, normal.G), weights @ normal.h
             x, G_inv, cond_s, cond_r, null = _solve(Gw, hw)
@@ -355,12 +365,13 @@ class BaseParameterEstimator:
         dof = max(N * n - (R - null.shape[1]), 1)
         self.sigma_fit_ = float(np.sqrt((weights * rr).sum() / dof))
         self.coef_ = x
+        self.names_ = list(self.base_.names)
+        self.undetermined_ = self._undetermined(null)
         self.std_ = self.sigma_fit_ * np.sqrt(np.maximum(np.diag(G_inv), 0.0))
+        self.std_[[self.names_.index(name) for name in self.undetermined_]] = np.inf   # the data say nothing
         with np.errstate(divide="ignore", invalid="ignore"):
             self.rel_std_percent_ = np.where(np.abs(x) > 0, 100.0 * self.std_ / np.abs(x), np.inf)
         self.condition_number_, self.condition_number_scaled_ = cond_r, cond_s
-        self.names_ = list(self.base_.names)
-        self.undetermined_ = self._undetermined(null)
         self.n_samples_ = N
         self.preprocessing_ = [item.record for item in processed]
         self.train_ = self._metrics(processed)
@@ -422,9 +433,10 @@ class BaseParameterEstimator:
     def _undetermined(self, null):
         """Names of the base parameters with the largest weight in each undetermined direction."""
         names = []
-        for v in null.T:
-            v = np.abs(v) / np.abs(v).max()
-            names += [self.base_.names[i] for i in np.flatnonzero(v > 0.3) if self.base_.names[i] not in names]
+        for v in np.abs(null.T):
+            if v.max() > 0:
+                names += [self.base_.names[i] for i in np.flatnonzero(v > 0.3 * v.max())
+                          if self.base_.names[i] not in names]
         return names
 
     def _impossible(self):
