@@ -106,6 +106,7 @@ class JointStep:
     rot_back: object     # x ↦ Rᵀ x
     shift: list          # P: origin of the link frame in the parent frame
     axis: list           # s: the joint's unit motion in its own link frame (6)
+    rot: object = None   # x ↦ R x (child frame → parent frame)
 
 
 def joint_transform(g, robot, k, inputs):
@@ -127,12 +128,24 @@ def joint_transform(g, robot, k, inputs):
     def rx_t(x):
         return [x[0], ca * x[1] + sa * x[2], ca * x[2] - sa * x[1]]
 
+    def rz(x):
+        return [c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]]
+
+    def rx(x):
+        return [x[0], ca * x[1] - sa * x[2], sa * x[1] + ca * x[2]]
+
     zero = g.zero
     if robot.convention == "standard":       # A = Rz(θ) Tz(d) Tx(a) Rx(α): moves about z of the parent
         axis = [zero, sa, ca, zero, a * ca, -(a * sa)] if joint.is_revolute else [zero] * 4 + [sa, ca]
-        return JointStep(lambda x: rx_t(rz_t(x)), [a * c, a * s, dd], axis)
+        return JointStep(lambda x: rx_t(rz_t(x)), [a * c, a * s, dd], axis, lambda x: rz(rx(x)))
     axis = [zero, zero, g.one, zero, zero, zero] if joint.is_revolute else [zero] * 5 + [g.one]
-    return JointStep(lambda x: rz_t(rx_t(x)), [a, -(sa * dd), ca * dd], axis)
+    return JointStep(lambda x: rz_t(rx_t(x)), [a, -(sa * dd), ca * dd], axis, lambda x: rx(rz(x)))
+
+
+def carry_back(jt, f):
+    """A wrench [n; f] from this joint's link frame to the parent's: [R n + P × R f; R f]."""
+    n, force = jt.rot(f[:3]), jt.rot(f[3:])
+    return [x + y for x, y in zip(n, cross(jt.shift, force))] + force
 
 
 def carry(jt, x):
@@ -217,6 +230,135 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             node = {"FV": inputs["qd"][k], "FC": inputs["sgn"][k], "FO": g.one}[kind_]
             outputs.append((k, where[col], node.i))
     return g, outputs
+
+
+def joint_steps(g, robot, k, inputs):
+    """Joint k's transform split into its constant and its moving part, as graph values.
+
+    Both DH conventions are a product of X(a, α) = Tx(a) Rx(α) (constant) and the screw
+    Z(θ, d) = Rz(θ) Tz(d) (one of them moving): standard A = Z X, modified A = X Z. Between the
+    two sits the *joint frame*, whose z axis is the joint's: there a joint's motion is a unit z
+    and its torque a z component. Carrying values through the parts separately keeps the moving
+    part a pure z screw, cheaper than the combined transform (fewer products with a·cos θ, a·sin θ).
+
+    Returns
+    -------
+    before, after : JointStep or None
+        The constant part on the parent side (modified) or on the link side (standard).
+    screw : JointStep
+    axis : list of 6
+        The joint's unit motion in the joint frame.
+    """
+    joint = robot.joints[k]
+    _, a, d, _, _ = robot.dh_si()[k]
+    ca, sa, _ = exact_cos_sin(joint.alpha, robot.angle_unit)
+    ca, sa, a = constant(g, ca, SNAP), constant(g, sa, SNAP), constant(g, a)
+    if joint.is_revolute:
+        c, s, dd = inputs["c"][k], inputs["s"][k], constant(g, d)
+    else:
+        ct, st, _ = exact_cos_sin(joint.theta, robot.angle_unit)
+        c, s, dd = constant(g, ct, SNAP), constant(g, st, SNAP), inputs["d"][k]
+    zero = g.zero
+    screw = JointStep(rot_back=lambda x: [c * x[0] + s * x[1], c * x[1] - s * x[0], x[2]], shift=[zero, zero, dd],
+                      axis=None, rot=lambda x: [c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]])
+    twist = JointStep(rot_back=lambda x: [x[0], ca * x[1] + sa * x[2], ca * x[2] - sa * x[1]], shift=[a, zero, zero],
+                      axis=None, rot=lambda x: [x[0], ca * x[1] - sa * x[2], sa * x[1] + ca * x[2]])
+    axis = [zero, zero, g.one, zero, zero, zero] if joint.is_revolute else [zero] * 5 + [g.one]
+    if robot.convention == "standard":
+        return None, screw, twist, axis
+    return twist, screw, None, axis
+
+
+def u_matrix(w, dw):
+    """Khalil's U = [ω̇]× + [ω]×[ω]×: the acceleration of a point r of a rigid body is a + U r.
+
+    Its products ω_i ω_j are the same graph nodes as the link wrench's (:func:`wrench_map`), so
+    they are computed once per frame.
+    """
+    sq = [w[i] * w[i] for i in range(3)]
+    wxy, wxz, wyz = w[0] * w[1], w[0] * w[2], w[1] * w[2]
+    return [[-(sq[1] + sq[2]), wxy - dw[2], wxz + dw[1]],
+            [wxy + dw[2], -(sq[0] + sq[2]), wyz - dw[0]],
+            [wxz - dw[1], wyz + dw[0], -(sq[0] + sq[1])]]
+
+
+def carry_accelerations(step, w, dw, acc):
+    """ω, ω̇ and the origin's classical acceleration through a step: Rᵀω, Rᵀω̇, Rᵀ(a + U P)."""
+    U = u_matrix(w, dw)
+    moved = [acc[i] + sum((U[i][j] * step.shift[j] for j in range(3)), w[0] * 0.0) for i in range(3)]
+    return step.rot_back(w), step.rot_back(dw), step.rot_back(moved)
+
+
+def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
+    """Expression graph of the inverse dynamics with symbolic parameters: customized Newton–Euler.
+
+    τ = W(q, q̇, q̈) p̃ where p̃ holds the inputs ``p[r]`` at the standard columns ``columns[r]``
+    and zero elsewhere: with the base set's pivots this is τ = W_b p_base, the inverse dynamics in
+    base parameters. This is Khalil's customized Newton–Euler: ω, ω̇ and the classical
+    acceleration of each frame origin run from the base to the tips through each joint's
+    constant part and z screw (:func:`joint_steps`, :func:`carry_accelerations`); each link's
+    wrench is its :func:`wrench_map` applied to its (mostly zero) parameter symbols; the wrenches
+    are summed from the tips to the base (:func:`carry_back`) and a joint's torque is the z
+    component in its joint frame. Every torque costs O(n); zero parameters fold away with their
+    products, and so do the DH table's exact zeros.
+
+    Returns
+    -------
+    graph : Graph
+    outputs : list of (joint, node id)
+        The torques (absent joints: zero torque).
+    """
+    layout = ColumnLayout(robot, parameters)
+    columns = list(range(layout.n_standard)) if columns is None else [int(c) for c in columns]
+    n = robot.n_dof
+    g = Graph()
+    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "qd", "qdd", "sgn")}
+    symbol = {c: g.input("p", r) for r, c in enumerate(columns)}
+    zero = g.zero
+    base = ([zero] * 3, [zero] * 3, [constant(g, -x) for x in robot.gravity_si])   # gravity as a base acceleration
+    steps, state, wrench = [None] * n, [None] * n, [None] * n
+    for k in range(n):
+        before, screw, after, axis = steps[k] = joint_steps(g, robot, k, inputs)
+        parent = robot.parents[k]
+        w, dw, acc = state[parent] if parent >= 0 else base
+        for step in (before, screw):
+            if step is not None:
+                w, dw, acc = carry_accelerations(step, w, dw, acc)
+        qd, qdd = inputs["qd"][k], inputs["qdd"][k]
+        z = axis[:3] if robot.joints[k].is_revolute else axis[3:]
+        turn = cross(w, [x * qd for x in z])                  # ω × q̇ z, in the joint frame
+        if robot.joints[k].is_revolute:
+            dw = [x + y * qdd + t for x, y, t in zip(dw, z, turn)]
+            w = [x + y * qd for x, y in zip(w, z)]
+        else:                                                  # the origin slides: q̈ z + 2 ω × q̇ z
+            acc = [x + y * qdd + 2.0 * t for x, y, t in zip(acc, z, turn)]
+        if after is not None:
+            w, dw, acc = carry_accelerations(after, w, dw, acc)
+        state[k] = (w, dw, acc)
+        G = wrench_map(w, w, dw, acc)
+        if parameters == "pseudo":
+            to_pseudo(G)
+        p = [symbol.get(int(c), zero) for c in layout.link_columns[k]]
+        wrench[k] = [sum((Gi * pi for Gi, pi in zip(row, p) if not pi.is_zero), zero) for row in G]
+    torques = [zero] * n
+    for k in reversed(range(n)):
+        before, screw, after, axis = steps[k]
+        f = wrench[k] if after is None else carry_back(after, wrench[k])       # in the joint frame
+        torques[k] = sum((x * y for x, y in zip(axis, f)), zero)
+        parent = robot.parents[k]
+        if parent >= 0:
+            for step in (screw, before):
+                if step is not None:
+                    f = carry_back(step, f)
+            wrench[parent] = [x + y for x, y in zip(wrench[parent], f)]
+    for k, col in layout.rotor_columns.items():
+        if col in symbol:
+            torques[k] = torques[k] + symbol[col] * inputs["qdd"][k]
+    for (k, kind), col in layout.friction_columns.items():
+        if col in symbol:
+            rate = {"FV": inputs["qd"][k], "FC": inputs["sgn"][k], "FO": g.one}[kind]
+            torques[k] = torques[k] + symbol[col] * rate
+    return g, [(k, t.i) for k, t in enumerate(torques) if not t.is_zero]
 
 
 def inertia_form(y, x):
