@@ -1,4 +1,4 @@
-"""Command line: ``baseparam find ROBOT.yaml …`` and ``baseparam identify ROBOT.yaml TRAIN… [--validate FILE…]``.
+"""Command line: ``baseparam find``, ``baseparam identify`` and ``baseparam export`` (see CONTRACT.md).
 
 Library errors become one line on stderr and exit status 2 (bad input) or 1 (internal error).
 """
@@ -229,6 +229,38 @@ def _gains(text):
     if not values or not all(np.isfinite(values)):
         raise click.BadParameter(f"expected finite numbers, got {text!r}", param_hint="--gains")
     return values
+
+
+@main.command()
+@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.option("--lang", type=click.Choice(["c", "python"]), required=True, help="C99 (header + source) or Python (numpy).")
+@click.option("--what", default="regressor,slotine-li,inverse-dynamics", show_default=True,
+              help="Functions to export, comma-separated.")
+@click.option("--prefix", default="baseparam", show_default=True, help="NAME: function prefix and file stem.")
+@click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Directory for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json.")
+@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
+def export(robot_file, lang, what, prefix, out_dir, parameters):
+    """Export ROBOT_FILE's base regressor, Slotine–Li regressor and inverse dynamics as C or Python code.
+
+    The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
+    per joint); NAME.json records the base-parameter names and each function's operation count.
+    """
+    from .codegen import check_prefix, export as write, parse_what
+    try:
+        functions = parse_what(what)
+        check_prefix(prefix)
+        base = find_base_parameters(load_robot(robot_file), parameters)
+        result = write(base, lang, functions, prefix, out_dir)
+    except (BaseParamError, ValueError) as exc:
+        _fail(str(exc), 2)
+    except OSError as exc:
+        _fail(f"{exc.filename or out_dir}: {exc.strerror or exc}", 2)
+    except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
+        _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
+    click.echo(f"{base.robot.name}: {base.rank} base parameters; wrote " + ", ".join(result["files"]))
+    for name, c in result["functions"].items():
+        click.echo(f"  {name:<17} {c['mul']:>5} mul {c['add']:>5} add {c['div']:>3} div {c['sincos']:>3} sincos")
 
 
 if __name__ == "__main__":

@@ -23,11 +23,14 @@ def format_number(v) -> str:
     return f"{float(v):.10g}"
 
 
-def format_regrouping(base, r) -> str:
+def format_regrouping(base, r, terms=None) -> str:
     """One base parameter as a sum with equal coefficients grouped, e.g.
-    ``XX1 + ZZ1 + 300·(SZ2 + SY3) - 186451.24·M2``."""
+    ``XX1 + ZZ1 + 300·(SZ2 + SY3) - 186451.24·M2``.
+
+    ``terms`` ({standard name: coefficient}) replaces ``base.terms(r)`` (display units), e.g. SI.
+    """
     groups = {}
-    for name, coef in base.terms(r).items():
+    for name, coef in (base.terms(r) if terms is None else terms).items():
         key = format_number(abs(coef))
         sign = -1 if coef < 0 else 1
         groups.setdefault((sign, key), []).append(name)

@@ -1,0 +1,490 @@
+"""Exported code: a robot's base regressor, Slotine–Li regressor and inverse dynamics as C or Python.
+
+The expression graphs of :mod:`baseparam.regressor_graph` already hold each value once
+(hash-consing), with the DH table's exact 0 and ±1 folded; here they are written out as
+straight-line code (Golubev & Yaskevich's procedure):
+
+* only the nodes the outputs need are emitted (dead code removed from the targets backwards);
+* sin and cos are computed once per joint, at the top;
+* a value used more than once gets a named ``const`` temporary; a value used once is written
+  inline where it is used — the code has exactly the graph's operations, no more;
+* operation counts (:func:`operation_counts`) are taken from the same emitted graph for every
+  target: multiplications (x² counts one), additions and subtractions, divisions, and sin/cos
+  pairs; negation is free. Adding a joint offset to q counts as an addition.
+
+C: one header and one source, C99, nothing beyond ``<math.h>``, no allocation, SI units,
+row-major outputs (``Y[j*R + r]``). Python: a module needing only numpy, evaluating one sample
+(arrays (n,)) or a batch (arrays (S, n)), vectorized over samples. Both carry the base-parameter
+names and their regroupings as comments. :func:`export` writes the files and ``NAME.json``.
+"""
+from __future__ import annotations
+
+import json
+import keyword
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .atomic import write_text
+from .errors import BaseParamError
+from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes, operation_count
+from .regressor_graph import build, build_inverse_dynamics
+from .report import format_number, format_regrouping
+
+FUNCTIONS = ("regressor", "slotine_li", "inverse_dynamics")
+ARGUMENTS = {
+    "regressor": ("q", "qd", "qdd"),
+    "slotine_li": ("q", "qd", "qd_ref", "qdd_ref"),
+    "inverse_dynamics": ("q", "qd", "qdd", "p_base"),
+}
+PURPOSE = {
+    "regressor": "base regressor: tau = Y p_base (Y row-major, N x R)",
+    "slotine_li": "Slotine-Li regressor: Y p_base = M qdd_ref + C(q, qd) qd_ref + g + friction(qd) "
+                  "(C Christoffel-consistent)",
+    "inverse_dynamics": "inverse dynamics in base parameters: tau = Y(q, qd, qdd) p_base, by customized "
+                        "Newton-Euler",
+}
+
+
+class ExportError(BaseParamError, ValueError):
+    """An export request is invalid (unknown language or function, bad prefix)."""
+
+
+@dataclass
+class Routine:
+    """One exported function: its graph, where each output entry comes from, and its cost.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`FUNCTIONS`.
+    graph : Graph
+    outputs : list of (int, int)
+        (flat index into the output array, node id) of the non-zero entries.
+    size : int
+        Length of the output array (N·R for regressors, N for the inverse dynamics).
+    inputs : dict
+        Graph input name → argument name (e.g. the Slotine–Li graph's ``qdd`` is ``qdd_ref``).
+    """
+
+    name: str
+    graph: object
+    outputs: list
+    size: int
+    inputs: dict = field(default_factory=dict)
+
+    @property
+    def output(self):
+        return "tau" if self.name == "inverse_dynamics" else "Y"
+
+
+def routines(base, what=FUNCTIONS):
+    """The graphs of the requested functions for a base parameter set.
+
+    Parameters
+    ----------
+    base : BaseParameters
+    what : sequence of str
+        Names from :data:`FUNCTIONS`.
+
+    Returns
+    -------
+    list of Routine
+    """
+    out = []
+    n, R = base.robot.n_dof, base.rank
+    for name in what:
+        if name == "inverse_dynamics":
+            g, entries = build_inverse_dynamics(base.robot, base.parameters, base.pivots)
+            out.append(Routine(name, g, [(j, i) for j, i in entries], n,
+                               {"qd": "qd", "qdd": "qdd", "p": "p_base"}))
+        else:
+            g, entries = build(base.robot, base.parameters, base.pivots, kind=name)
+            inputs = {"qd": "qd", "qdd": "qdd"} if name == "regressor" else \
+                {"qd": "qd", "qdd": "qdd_ref", "qd_ref": "qd_ref"}
+            out.append(Routine(name, g, [(j * R + c, i) for j, c, i in entries], n * R, inputs))
+    return out
+
+
+def operation_counts(routine, robot):
+    """Operations of one exported function: mul, add, div and sin/cos pairs (see module notes).
+
+    Returns
+    -------
+    dict
+        ``{"mul": int, "add": int, "div": int, "sincos": int}``
+    """
+    g = routine.graph
+    live = live_nodes(g, [i for _, i in routine.outputs])
+    counts = operation_count(g, [i for _, i in routine.outputs])
+    angles = {g.args[i][1] for i in live if g.ops[i] == INPUT and g.args[i][0] in ("c", "s", "d")}
+    trig = {g.args[i][1] for i in live if g.ops[i] == INPUT and g.args[i][0] in ("c", "s")}
+    offsets = robot.dh_si()[:, 4]
+    counts["add"] += sum(1 for k in angles if offsets[k] != 0.0)     # q + offset
+    counts["sincos"] = len(trig)
+    return counts
+
+
+# -- printing a graph as expressions ------------------------------------------------------------
+class _Printer:
+    """Expressions of a graph's live nodes: temporaries for values used more than once, else inline.
+
+    Parameters
+    ----------
+    graph : Graph
+    roots : list of int
+        Output nodes (a root used by several outputs or by other nodes gets a temporary).
+    leaf : callable
+        ``leaf(name, index) -> str``: how an input is written.
+    number : callable
+        ``number(float) -> str``: how a constant is written.
+    """
+
+    def __init__(self, graph, roots, leaf, number, mul="*"):
+        self.g, self.leaf, self.number, self.mul = graph, leaf, number, mul
+        self.order = live_nodes(graph, roots)
+        uses = {}
+        for i in self.order:
+            op, args = graph.ops[i], graph.args[i]
+            for a in (args if op in (ADD, SUB, MUL) else (args,) if op == NEG else ()):
+                uses[a] = uses.get(a, 0) + 1
+        for i in roots:
+            uses[i] = uses.get(i, 0) + 1
+        self.named = {i for i in self.order if uses.get(i, 0) > 1 and graph.ops[i] in (ADD, SUB, MUL, NEG)}
+        self.names = {}
+
+    def temporaries(self):
+        """(name, expression) for each multi-use node, in dependency order."""
+        out = []
+        for i in self.order:
+            if i in self.named:
+                text = self._expr(i, inline_self=True)
+                self.names[i] = f"t{len(self.names) + 1}"
+                out.append((self.names[i], text))
+        return out
+
+    def ref(self, i):
+        """An operand: its temporary, its input, its constant, or its inline expression."""
+        if i in self.names:
+            return self.names[i]
+        return self._expr(i)
+
+    def _expr(self, i, inline_self=False):
+        g = self.g
+        op, args = g.ops[i], g.args[i]
+        if op == CONST:
+            return self.number(args)
+        if op == INPUT:
+            return self.leaf(*args)
+        if not inline_self and i in self.names:
+            return self.names[i]
+        if op == NEG:
+            inner = self.ref(args)
+            return f"-({inner})" if self._compound(args) else f"-{inner}"
+        a, b = args
+        if op == MUL:
+            return f"{self._factor(a)}{self.mul}{self._factor(b)}"
+        right = self.ref(b)
+        if op == SUB and self._compound(b, minus=True):
+            right = f"({right})"
+        return f"{self.ref(a)} {'+' if op == ADD else '-'} {right}"
+
+    def _compound(self, i, minus=False):
+        """Whether node i is printed as a sum (needs parentheses after '-' or around a product)."""
+        if i in self.names:
+            return False
+        op = self.g.ops[i]
+        if op in (ADD, SUB):
+            return True
+        if op == CONST:
+            return self.g.args[i] < 0
+        return op == NEG and minus
+
+    def _factor(self, i):
+        text = self.ref(i)
+        op = self.g.ops[i]
+        if i not in self.names and (op in (ADD, SUB, NEG) or (op == CONST and self.g.args[i] < 0)):
+            return f"({text})"
+        return text
+
+
+def _c_number(x):
+    text = repr(float(x))
+    return text if any(ch in text for ch in ".en") else text + ".0"
+
+
+def _regrouping_lines(base):
+    """'r: NAME = regrouping' per base parameter, in SI (the exported code is SI)."""
+    lines = []
+    for r, name in enumerate(base.names):
+        terms = {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
+        lines.append(f"{r:>3}  {name} = {format_regrouping(base, r, terms)}")
+    return lines
+
+
+def _header_comment(base, counts, prefix, style):
+    robot = base.robot
+    lines = [f"{prefix}: exported by baseparam for {robot.name} ({robot.n_dof} joints, {robot.convention} DH)",
+             f"{base.rank} base parameters ({base.parameters} parameterization), SI units: m, rad, kg, s, N·m, N.",
+             "Straight-line code: every common subexpression once, DH zeros and ones folded, sin/cos once per",
+             "joint. Operation counts (mul, add, div, sin/cos pairs):"]
+    for name, c in counts.items():
+        lines.append(f"  {name}: {c['mul']} mul, {c['add']} add, {c['div']} div, {c['sincos']} sincos")
+    lines += ["", "p_base[r], r = 0.." + str(base.rank - 1) + ": name = regrouping of the standard parameters (SI)"]
+    lines += _regrouping_lines(base)
+    if style == "c":
+        body = "\n".join((" * " + line).rstrip() for line in lines)
+        return "/*\n" + body.replace("*/", "* /") + "\n */\n"
+    return "\n".join(("# " + line).rstrip() for line in lines) + "\n"
+
+
+# -- C ---------------------------------------------------------------------------------------------
+def _c_signature(prefix, routine, n, R):
+    args = ARGUMENTS[routine.name]
+    params = [f"const double {a}[{R if a == 'p_base' else n}]" for a in args]
+    out = f"double tau[{n}]" if routine.output == "tau" else f"double Y[{n * R}]"
+    return f"void {prefix}_{routine.name}({', '.join(params + [out])})"
+
+
+def _leaf(robot, routine):
+    """How a graph input is written (C and Python alike): angles' sin/cos and signs are named
+    locals, everything else indexes the function's arguments."""
+    offsets = robot.dh_si()[:, 4]
+
+    def leaf(name, k):
+        if name in ("c", "s"):
+            return f"{name}{k + 1}"
+        if name == "d":
+            return f"q[{k}]" if offsets[k] == 0.0 else f"q{k + 1}"
+        if name == "sgn":
+            return f"sg{k + 1}"
+        return f"{_argument(routine, name)}[{k}]"
+    return leaf
+
+
+def _argument(routine, name):
+    """The function argument a graph input reads."""
+    return {"c": "q", "s": "q", "d": "q", "sgn": "qd", "p": "p_base"}.get(name) or routine.inputs[name]
+
+
+def _c_prologue(g, live, robot, routine):
+    """Declarations of the angles, sin/cos pairs and signs the function uses."""
+    offsets = robot.dh_si()[:, 4]
+    used = {(g.args[i][0], g.args[i][1]) for i in live if g.ops[i] == INPUT}
+    lines = []
+    for k in range(robot.n_dof):
+        angle = f"q[{k}]"
+        if offsets[k] != 0.0 and any((x, k) in used for x in ("c", "s", "d")):
+            lines.append(f"    const double q{k + 1} = q[{k}] + {_c_number(offsets[k])};")
+            angle = f"q{k + 1}"
+        if ("c", k) in used or ("s", k) in used:
+            lines.append(f"    const double c{k + 1} = cos({angle}), s{k + 1} = sin({angle});")
+        if ("sgn", k) in used:
+            lines.append(f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));")
+    return lines
+
+
+def c_function(robot, routine, prefix, R):
+    """The C definition of one routine (see :func:`c_sources`)."""
+    g, n = routine.graph, robot.n_dof
+    roots = [i for _, i in routine.outputs]
+    printer = _Printer(g, roots, _leaf(robot, routine), _c_number)
+    lines = [_c_signature(prefix, routine, n, R), "{"]
+    lines += _c_prologue(g, printer.order, robot, routine)
+    lines += [f"    const double {name} = {text};" for name, text in printer.temporaries()]
+    out = routine.output
+    written = {index for index, _ in routine.outputs}
+    if len(written) < routine.size:
+        lines.append(f"    for (int i = 0; i < {routine.size}; ++i) {out}[i] = 0.0;")
+    for index, node in routine.outputs:
+        lines.append(f"    {out}[{index}] = {printer.ref(node)};")
+    used = {_argument(routine, g.args[i][0]) for i in printer.order if g.ops[i] == INPUT}
+    for arg in ARGUMENTS[routine.name]:                   # a constant output reads nothing: say so
+        if arg not in used:
+            lines.insert(2, f"    (void){arg};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def c_sources(base, selected, prefix):
+    """Header and source text of the C export.
+
+    Returns
+    -------
+    header, source : str
+    """
+    robot, n, R = base.robot, base.robot.n_dof, base.rank
+    counts = {r.name: operation_counts(r, robot) for r in selected}
+    guard = f"{prefix.upper()}_H"
+    comment = _header_comment(base, counts, prefix, "c")
+    names = ", ".join(f'"{name}"' for name in base.names)
+    header = [comment, f"#ifndef {guard}", f"#define {guard}", "",
+              "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
+              f"#define {prefix.upper()}_N_DOF {n}", f"#define {prefix.upper()}_N_BASE {R}", "",
+              f"/* names of the base parameters, in the column order of Y and p_base */",
+              f"extern const char *const {prefix}_base_names[{R}];", ""]
+    for r in selected:
+        header += [f"/* {PURPOSE[r.name]} */", _c_signature(prefix, r, n, R) + ";", ""]
+    header += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""]
+    source = [comment, "#include <math.h>", f'#include "{prefix}.h"', "",
+              f"const char *const {prefix}_base_names[{R}] = {{{names}}};", ""]
+    for r in selected:
+        source += [f"/* {PURPOSE[r.name]} */", c_function(robot, r, prefix, R)]
+    return "\n".join(header), "\n".join(source)
+
+
+# -- Python ----------------------------------------------------------------------------------------
+def python_function(robot, routine, R):
+    """The Python (numpy) definition of one routine, vectorized over samples."""
+    g, n = routine.graph, robot.n_dof
+    offsets = robot.dh_si()[:, 4]
+    roots = [i for _, i in routine.outputs]
+    printer = _Printer(g, roots, _leaf(robot, routine), lambda x: repr(float(x)))
+    args = ARGUMENTS[routine.name]
+    states = [a for a in args if a != "p_base"]
+    lines = [f"def {routine.name}({', '.join(args)}):",
+             f'    """{PURPOSE[routine.name]}.', "",
+             "    Arrays of shape (n,) give one sample; (S, n) a batch of S samples (vectorized).",
+             "    Returns " + (f"({n},) or (S, {n})" if routine.output == "tau" else
+                               f"({n}, {R}) or (S, {n}, {R})") + ".",
+             '    """',
+             f"    ({', '.join(states)}), single = _states({', '.join(states)})"]
+    if "p_base" in args:
+        lines.append("    p_base = _parameters(p_base)")
+    used = {(g.args[i][0], g.args[i][1]) for i in printer.order if g.ops[i] == INPUT}
+    for k in range(n):
+        angle = f"q[{k}]"
+        if offsets[k] != 0.0 and any((x, k) in used for x in ("c", "s", "d")):
+            lines.append(f"    q{k + 1} = q[{k}] + {offsets[k]!r}")
+            angle = f"q{k + 1}"
+        if ("c", k) in used or ("s", k) in used:
+            lines.append(f"    c{k + 1}, s{k + 1} = np.cos({angle}), np.sin({angle})")
+        if ("sgn", k) in used:
+            lines.append(f"    sg{k + 1} = np.sign(qd[{k}])")
+    lines += [f"    {name} = {text}" for name, text in printer.temporaries()]
+    if routine.output == "tau":
+        lines.append(f"    out = np.zeros(({n}, q.shape[1]))")
+        for index, node in routine.outputs:
+            lines.append(f"    out[{index}] = {printer.ref(node)}")
+        lines.append("    return out[:, 0] if single else out.T")
+    else:
+        lines.append(f"    out = np.zeros(({n}, {R}, q.shape[1]))")
+        for index, node in routine.outputs:
+            lines.append(f"    out[{index // R}, {index % R}] = {printer.ref(node)}")
+        lines.append("    return out[:, :, 0] if single else out.transpose(2, 0, 1)")
+    return "\n".join(lines) + "\n"
+
+
+_PY_HELPERS = '''
+
+def _states(*arrays):
+    """Joint arrays as (n, S) rows, and whether one sample (n,) was given."""
+    out = []
+    single = None
+    for x in arrays:
+        x = np.asarray(x, dtype=float)
+        if x.ndim not in (1, 2) or x.shape[-1] != N_DOF:
+            raise ValueError(f"expected shape ({N_DOF},) or (S, {N_DOF}), got {x.shape}")
+        if single is None:
+            single = x.ndim == 1
+        elif single != (x.ndim == 1) or (out and np.atleast_2d(x).shape[0] != out[0].shape[1]):
+            raise ValueError("the state arrays must have the same shape")
+        out.append(np.atleast_2d(x).T)
+    return out, single
+
+
+def _parameters(p):
+    p = np.asarray(p, dtype=float)
+    if p.shape != (N_BASE,):
+        raise ValueError(f"p_base: expected shape ({N_BASE},), got {p.shape}")
+    return p
+'''
+
+
+def python_source(base, selected, prefix):
+    """Text of the Python export (a module needing numpy only)."""
+    robot, R = base.robot, base.rank
+    counts = {r.name: operation_counts(r, robot) for r in selected}
+    lines = [f'"""{prefix}: base-parameter dynamics of {robot.name}, exported by baseparam (numpy, SI units).',
+             "", "Functions: " + ", ".join(r.name for r in selected) + ". See the comments below for the",
+             'base parameters and their regroupings."""', _header_comment(base, counts, prefix, "python"),
+             "import numpy as np", "",
+             f"N_DOF = {robot.n_dof}", f"N_BASE = {R}",
+             f"BASE_NAMES = {list(base.names)!r}",
+             f"OPERATION_COUNTS = {counts!r}",
+             _PY_HELPERS]
+    for r in selected:
+        lines += ["", python_function(robot, r, R)]
+    return "\n".join(lines)
+
+
+# -- files -----------------------------------------------------------------------------------------
+def parse_what(text):
+    """``regressor,slotine-li,inverse-dynamics`` (CLI spelling, '-' or '_') → function names."""
+    names = []
+    for part in (text.split(",") if isinstance(text, str) else text):
+        name = part.strip().replace("-", "_")
+        if name not in FUNCTIONS:
+            raise ExportError(f"--what: unknown function {part.strip()!r}; expected regressor, slotine-li, "
+                              "inverse-dynamics")
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise ExportError("--what: no function named")
+    return names
+
+
+def check_prefix(prefix):
+    """A prefix must be a C identifier (and not a Python keyword: it names the module)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", prefix or "") or keyword.iskeyword(prefix):
+        raise ExportError(f"--prefix: {prefix!r} is not a valid C identifier (letters, digits, '_')")
+    return prefix
+
+
+def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
+    """Write the exported code and ``NAME.json`` (base-parameter names, operation counts).
+
+    Parameters
+    ----------
+    base : BaseParameters
+    lang : {'c', 'python'}
+    what : sequence of str or str
+        Functions (:data:`FUNCTIONS`; the CLI's ``slotine-li`` spelling is accepted).
+    prefix : str
+        NAME: function prefix and file stem (``NAME.h``/``NAME.c``, or the module ``NAME_dynamics.py``,
+        and ``NAME.json``).
+    out_dir : str
+
+    Returns
+    -------
+    dict
+        ``{"files": [paths], "functions": {name: counts}}``
+    """
+    if lang not in ("c", "python"):
+        raise ExportError(f"--lang: expected c or python, got {lang!r}")
+    selected = routines(base, parse_what(what))
+    check_prefix(prefix)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ExportError(f"{out_dir}: --out is not a directory")
+    os.makedirs(out_dir, exist_ok=True)
+    files = {}
+    if lang == "c":
+        header, source = c_sources(base, selected, prefix)
+        files[f"{prefix}.h"], files[f"{prefix}.c"] = header, source
+    else:
+        # not NAME.py: with the default NAME, a module "baseparam.py" would shadow this package
+        files[f"{prefix}_dynamics.py"] = python_source(base, selected, prefix)
+    counts = {r.name: operation_counts(r, base.robot) for r in selected}
+    doc = {"robot": base.robot.name, "parameters": base.parameters, "lang": lang, "n_dof": base.robot.n_dof,
+           "base": list(base.names), "functions": counts,
+           "regroupings": {name: {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
+                           for r, name in enumerate(base.names)}}
+    files[f"{prefix}.json"] = json.dumps(doc, indent=2) + "\n"
+    paths = []
+    for name, text in files.items():
+        path = os.path.join(out_dir, name)
+        write_text(path, text)
+        paths.append(path)
+    return {"files": paths, "functions": counts}
