@@ -26,6 +26,8 @@ preprocessing          :class:`Preprocessing`, :func:`preprocess` — resampling
 identification         :func:`identify`, :class:`BaseParameterEstimator` — OLS/WLS with standard
                        deviations, condition number, validation :class:`Metrics`
 plots                  measured vs predicted torque, residuals, parameters with error bars
+codegen                ``baseparam export``: C99 / numpy code of the base regressor, Slotine–Li
+                       regressor and inverse dynamics in base parameters, with operation counts
 parameters             column names and layouts; :func:`standard_parameters` from a description's
                        true inertias
 errors                 exceptions, and :class:`AccuracyWarning` for nearly special geometry

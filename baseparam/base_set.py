@@ -16,7 +16,7 @@ from .parameters import ColumnLayout
 from .projections import TermBudgetExceeded
 from .modular import ModularEchelon, to_modular
 from .reduction import INACCURATE, ExactGram, StreamedR
-from .regressors import as_batch_out, evaluate
+from .regressors import as_batch_out, evaluate, newton_euler_base
 from .samples import as_parameters, states
 from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, exact_obstacle, exact_units, float_units
 
@@ -123,6 +123,9 @@ class BaseParameters:
     def inverse_dynamics(self, p_base, q, qd, qdd):
         """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base.
 
+        Evaluated by customized Newton–Euler in base parameters (O(n) per torque; the graph that
+        ``baseparam export`` writes as ``inverse_dynamics``), not through the regressor.
+
         Parameters
         ----------
         p_base : array_like, shape (rank,)
@@ -134,7 +137,7 @@ class BaseParameters:
         """
         p_base = as_parameters(p_base, self.rank, "p_base")
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
-        tau = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots, weights=p_base)
+        tau = newton_euler_base(self.robot, self.parameters, self.pivots, p_base, q, qd, qdd)
         return tau[0] if single else tau
 
     def terms(self, r):

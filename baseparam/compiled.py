@@ -84,7 +84,8 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
     callable
         kind 'regressor' or 'slotine_li': ``f(q, qd, qdd, qd_ref, out)`` with inputs (n_dof, S) and
         ``out`` (n_dof, n_columns, S); kind 'mass': ``f(q, p, out)`` with ``out`` (n_dof, n_dof, S)
-        (``columns`` ignored). ``out`` is zero-filled by the caller.
+        (``columns`` ignored); kind 'inverse_dynamics': ``f(q, qd, qdd, p, out)``, τ = W[:, columns] p
+        by customized Newton–Euler, ``out`` (n_dof, S). ``out`` is zero-filled by the caller.
     """
     # Keyed by Robot.signature(), not the Robot: equal robots may need different code
     # (friction value 0 vs no friction) and robots differing only in true inertias share it.
@@ -102,6 +103,9 @@ def _build(robot, parameters, columns, kind, gravity, friction):
     if kind == "mass":
         g, outputs = regressor_graph.build_mass(robot, parameters)
         arguments = "q, p, out"
+    elif kind == "inverse_dynamics":
+        g, entries = regressor_graph.build_inverse_dynamics(robot, parameters, columns)
+        outputs, arguments = [((j,), i) for j, i in entries], "q, qd, qdd, p, out"
     else:
         g, entries = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
         outputs, arguments = [((j, c), i) for j, c, i in entries], "q, qd, qdd, qd_ref, out"

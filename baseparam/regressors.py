@@ -96,6 +96,30 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
         yield sl, part
 
 
+def newton_euler_base(robot, parameters, columns, p, q, qd, qdd):
+    """τ = W[:, columns] p by customized Newton–Euler with p symbolic (compiled once per robot).
+
+    Parameters
+    ----------
+    columns : array_like of int, shape (m,)
+        Standard columns that carry the parameters (the base set's pivots).
+    p : ndarray, shape (m,)
+    q, qd, qdd : ndarray, shape (n_samples, n_dof)
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_dof)
+    """
+    f = regressor_function(robot, parameters, _columns(robot, parameters, columns), "inverse_dynamics")
+    S, n = q.shape
+    out = np.zeros((n, S))
+    qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
+    for s0 in range(0, S, CHUNK):
+        sl = slice(s0, s0 + CHUNK)
+        f(qT[:, sl], qdT[:, sl], qddT[:, sl], p, out[:, sl])
+    return out.T
+
+
 def as_batch_out(out, single):
     """For one sample (1-D inputs) the caller's buffer has the result's shape (n_dof, n_columns)."""
     if out is not None and single and isinstance(out, np.ndarray) and out.ndim == 2:
