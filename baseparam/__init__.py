@@ -48,7 +48,7 @@ Quick start::
     Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)
 """
 from .base_set import BaseParameters, find_base_parameters
-from .errors import (AccuracyWarning, BaseParamError, DataError, ExcitationWarning, ResourceLimitError,
+from .errors import (AccuracyWarning, BaseParamError, DataError, DataWarning, ExcitationWarning, ResourceLimitError,
                      RobotDescriptionError, StorageError)
 from .identification import BaseParameterEstimator, Identification, Metrics, identify
 from .loading import load_robot, parse_robot
@@ -62,6 +62,7 @@ from .trajectory import Trajectory, from_arrays, from_dataframe, parse_column_ma
 
 __all__ = [
     "AccuracyWarning", "BaseParameterEstimator", "BaseParameters", "BaseParamError", "ColumnLayout", "DataError",
+    "DataWarning",
     "ExcitationWarning", "Identification", "Inertia", "Joint", "Metrics", "Preprocessing", "Processed",
     "ResourceLimitError", "Robot", "RobotDescriptionError", "StorageError", "Trajectory", "coriolis_matrix",
     "coriolis_torque", "find_base_parameters", "friction_torque", "from_arrays", "from_dataframe", "gravity_torque",

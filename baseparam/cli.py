@@ -122,17 +122,24 @@ class _VariadicValidate(click.Command):
     """
 
     def parse_args(self, ctx, args):
-        out, in_validate = [], False
+        out, in_validate, given = [], False, None
         for arg in args:
             if arg == "--validate":
-                in_validate = True
+                if in_validate and not given:
+                    raise click.UsageError("--validate: no file given")
+                in_validate, given = True, 0
                 continue
             if arg.startswith("-") and arg != "-":
+                if in_validate and not given:
+                    raise click.UsageError("--validate: no file given")
                 in_validate = False
             elif in_validate:
                 out += ["--validate", arg]
+                given += 1
                 continue
             out.append(arg)
+        if in_validate and not given:
+            raise click.UsageError("--validate: no file given")
         return super().parse_args(ctx, out)
 
 
@@ -148,7 +155,7 @@ def _number_or_none(text, name, cast=float):
 
 @main.command(cls=_VariadicValidate)
 @click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.argument("train", nargs=-1, required=True)
+@click.argument("train", nargs=-1)
 @click.option("--validate", "validate", multiple=True, metavar="FILE...", help="Held-out trajectories to validate on.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write estimates and errors as JSON.")
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
@@ -179,9 +186,29 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     from .identification import identify as run
     from .preprocessing import Preprocessing
     from .trajectory import parse_column_map, read_trajectory
+    if not train:
+        _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     outputs = [p for p in (json_out, plot_out) if p]
     if len({os.path.realpath(p) for p in outputs}) < len(outputs):
         _fail("--json and --plot name the same file", 2)
+    for path in outputs:                      # fail before the work, not after it
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            _fail(f"{path}: directory {folder} does not exist", 2)
+    if plot_out:
+        from .plots import supported_format
+        problem = supported_format(plot_out)
+        if problem:
+            _fail(f"{plot_out}: {problem}", 2)
+    seen = {}
+    for role, paths in (("training", train), ("validation", validate)):
+        for path in paths:
+            key = os.path.realpath(path)
+            if key in seen:
+                warnings.warn(f"{path}: given twice (as {seen[key]} and {role} data): "
+                              + ("validation on training data is not held out" if seen[key] != role else
+                                 "its samples count twice and the standard deviations shrink"), stacklevel=1)
+            seen.setdefault(key, role)
     try:
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),

@@ -37,3 +37,8 @@ class DataError(BaseParamError, ValueError):
 class ExcitationWarning(UserWarning):
     """The identification data do not determine some base parameters well (high condition number,
     large relative standard deviations, or directions not excited at all)."""
+
+
+class DataWarning(UserWarning):
+    """Measured data look suspicious but usable: velocities that disagree with the positions,
+    a cut-off above the Nyquist frequency (no filtering), a very poor fit."""

@@ -14,7 +14,10 @@ least-squares problem:
   WLS (Gautier) weights each joint's equations by 1/σ_j, σ_j² = ‖ρ_j‖² / (N − c_j) from the OLS
   residuals of joint j (c_j: the parameters that joint sees), which makes the standard deviations
   meaningful when the joints' noise levels differ. Per-joint Grams make both one pass.
-* **Statistics.** Cov(p̂) = σ² (Wᵀ W)⁻¹ (weighted), σ² = ‖ρ‖² / (r − c); per parameter the
+* **Statistics.** WLS: Cov(p̂) = σ² (Wᵀ W)⁻¹ (weighted), σ² = ‖ρ‖² / (r − c); OLS: the sandwich
+  G⁻¹(Σ_j σ_j² W_jᵀW_j)G⁻¹, right when the joints' noise levels differ; both inflated by N/N_eff
+  when τ was low-passed (filtered noise is correlated: N samples hold about N·2f_c/f_s
+  independent values; a Monte-Carlo check is in the tests); per parameter the
   standard deviation and the relative standard deviation 100 σ_p / |p| (Gautier's criterion: above
   ~10 % a parameter is poorly identified), the condition number of the base regressor (raw, and
   column-scaled: the units-free figure), and the residual RMS per joint.
@@ -36,7 +39,7 @@ import numpy as np
 from scipy import signal
 
 from .base_set import BaseParameters, find_base_parameters
-from .errors import DataError, ExcitationWarning
+from .errors import DataError, DataWarning, ExcitationWarning
 from .loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from .regressors import column_blocks
@@ -50,6 +53,8 @@ NULL_TOLERANCE = 1e-12
 # Warnings for poor excitation: column-scaled condition number, and relative std (Gautier's 10 %).
 CONDITION_WARNING = 1e3
 REL_STD_WARNING = 10.0
+# A training NRMSE above this (%) says the data do not match the model (units, gains, columns).
+POOR_FIT = 50.0
 # Standard parameters that cannot be negative (diagonal second moments/inertias, mass, friction, rotor).
 SIGN_DEFINITE = re.compile(r"^(XX|YY|ZZ|M|FV|FC|IA)\d+$")
 
@@ -234,6 +239,9 @@ class BaseParameterEstimator:
         Per-joint residual standard deviation of the OLS fit (the WLS weights are 1/sigma_).
     sigma_fit_ : float
         Standard deviation of the (weighted) residual, σ² = ‖ρ‖² / (r − c).
+    correlation_factor_ : float
+        N / N_eff by which the covariance σ²(WᵀW)⁻¹ is inflated because low-passed noise is
+        correlated (N_eff ≈ N·2f_c/f_s; 1 without filtering or with decimation to 2f_c).
     rmse_, nrmse_percent_ : ndarray, shape (n_dof,)
     nrmse_pooled_percent_ : float
         Training errors.
@@ -309,20 +317,30 @@ class BaseParameterEstimator:
         base = self.base_
         normal = _Normal.empty(base.robot.n_dof, base.rank)
         factor = 1 if self.preprocessing is None else self.preprocessing.decimate
+        self._effective = 0.0
         for item in processed:
-            if factor == 1:
-                q, qd, qdd, tau = (a[item.kept] for a in (item.q, item.qd, item.qdd, item.tau))
-                (q, qd, qdd), _ = states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
-                for sl, part in column_blocks(base.robot, q, qd, qdd, parameters=base.parameters,
-                                              columns=base.pivots):
-                    normal.add(part, tau[sl])
-                continue
-            for sl in item.segments():
-                _decimated_segment(base, item, sl, factor, normal)
+            before = normal.n_samples
+            self._accumulate_item(item, factor, normal)
+            self._effective += (normal.n_samples - before) * _independent_fraction(item, factor)
         if normal.n_samples <= base.rank:
             raise DataError(f"{processed[0].source}: {normal.n_samples} samples kept for {base.rank} base parameters; "
                             "need more data (or less rest trimming)")
+        dead = np.flatnonzero(normal.tt == 0)
+        if len(dead):
+            raise DataError(f"{processed[0].source}: field tau{dead[0] + 1}: the torque is zero in every sample "
+                            "(a dead sensor or a wrong column map?)")
         return normal
+
+    def _accumulate_item(self, item, factor, normal):
+        base = self.base_
+        if factor == 1:
+            q, qd, qdd, tau = (a[item.kept] for a in (item.q, item.qd, item.qdd, item.tau))
+            (q, qd, qdd), _ = states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
+            for sl, part in column_blocks(base.robot, q, qd, qdd, parameters=base.parameters, columns=base.pivots):
+                normal.add(part, tau[sl])
+            return
+        for sl in item.segments():
+            _decimated_segment(base, item, sl, factor, normal)
 
     # -- scikit-learn interface --
     def fit(self, X, y=None):
@@ -357,8 +375,8 @@ class BaseParameterEstimator:
         if self.method == "wls":
             # A (nearly) noise-free joint would get an unbounded weight, and its σ_j is then only the
             # round-off of the residual sums: weights are bounded to 10⁴ : 1.
-            floor = max(1e-2 * self.sigma_.max(), 1e-300)
-            weights = 1.0 / np.maximum(self.sigma_, floor) ** 2
+            floor = 1e-2 * self.sigma_.max()
+            weights = 1.0 / np.maximum(self.sigma_, floor) ** 2 if floor > 0 else np.ones(n)
             Gw, hw = np.einsum("j,jcd->cd", weights, normal.G), weights @ normal.h
             x, G_inv, cond_s, cond_r, null = _solve(Gw, hw)
             rr = normal.residuals(x)
@@ -367,7 +385,17 @@ class BaseParameterEstimator:
         self.coef_ = x
         self.names_ = list(self.base_.names)
         self.undetermined_ = self._undetermined(null)
-        self.std_ = self.sigma_fit_ * np.sqrt(np.maximum(np.diag(G_inv), 0.0))
+        # A low-passed τ has correlated noise: N samples carry about N·2f_c/f_s independent ones,
+        # and σ²(WᵀW)⁻¹, which counts every sample, would be that much too optimistic.
+        self.correlation_factor_ = float(N / max(self._effective, 1.0))
+        if self.method == "wls":
+            variance = self.sigma_fit_ ** 2 * np.diag(G_inv)
+        else:
+            # OLS under per-joint noise levels σ_j: Cov = G⁻¹ (Σ_j σ_j² W_jᵀW_j) G⁻¹ (the sandwich);
+            # σ²G⁻¹ would assume every joint as noisy as their average
+            middle = np.einsum("j,jcd->cd", self.sigma_ ** 2, normal.G)
+            variance = np.einsum("cd,de,ec->c", G_inv, middle, G_inv)
+        self.std_ = np.sqrt(self.correlation_factor_ * np.maximum(variance, 0.0))
         self.std_[[self.names_.index(name) for name in self.undetermined_]] = np.inf   # the data say nothing
         with np.errstate(divide="ignore", invalid="ignore"):
             self.rel_std_percent_ = np.where(np.abs(x) > 0, 100.0 * self.std_ / np.abs(x), np.inf)
@@ -386,7 +414,8 @@ class BaseParameterEstimator:
 
         Parameters
         ----------
-        X : Trajectory, Processed, str, (q, qd, qdd) or (q, qd, qdd, tau) tuple, or a list of these
+        X : Trajectory, Processed, str, a (q, qd, qdd, tau) tuple, or a list of these; or one
+            (q, qd, qdd) tuple of (S, n_dof) arrays (predicted as given)
             Trajectories are preprocessed as in ``fit``; predictions are for their kept samples,
             concatenated.
 
@@ -472,11 +501,29 @@ class BaseParameterEstimator:
             warnings.warn(f"{len(poor)} of {len(self.names_)} base parameters have a relative standard deviation "
                           f"above {REL_STD_WARNING:g} % (poorly identified by these data): {shown}",
                           ExcitationWarning, stacklevel=stacklevel)
+        if self.nrmse_pooled_percent_ > POOR_FIT:
+            warnings.warn(f"the model explains the training torques poorly (NRMSE {self.nrmse_pooled_percent_:.3g} %): "
+                          "check units (degrees? ms?), drive gains, the column map and the friction model",
+                          DataWarning, stacklevel=stacklevel)
         if self.impossible_:
             shown = ", ".join(f"{n} = {v:.3g}" for n, v in zip(self.names_, self.coef_) if n in self.impossible_)
             warnings.warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
                           "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction)",
                           ExcitationWarning, stacklevel=stacklevel)
+
+
+def _independent_fraction(item, factor):
+    """Share of a processed trajectory's (decimated) samples that carry independent noise.
+
+    A zero-phase low-pass at f_c leaves about 2·f_c independent values per second (the effective
+    bandwidth of the noise); at a sampling step h·factor that is min(1, 2·f_c·h·factor) per sample.
+    """
+    record = item.record if isinstance(item.record, dict) else {}
+    cutoff = record.get("cutoff_hz")
+    if not record.get("filtered") or cutoff is None or len(item.t) < 2:
+        return 1.0
+    h = float(np.median(np.diff(item.t)))
+    return min(1.0, 2.0 * cutoff * h * factor)
 
 
 def _decimated_segment(base, item, sl, factor, normal):
@@ -534,6 +581,7 @@ class Identification:
             "condition_number": _float(e.condition_number_),
             "condition_number_scaled": _float(e.condition_number_scaled_),
             "sigma_per_joint": _floats(e.sigma_),
+            "correlation_factor": _float(e.correlation_factor_),
             "undetermined": list(e.undetermined_),
             "physically_impossible": list(e.impossible_),
             "train": self.train.to_dict(),

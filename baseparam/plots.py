@@ -44,7 +44,7 @@ def plot_torques(metrics, axes=None, title=""):
     for j, ax in enumerate(axes):
         ax.plot(x, metrics.tau[:, j], lw=0.8, label="measured")
         ax.plot(x, metrics.predicted[:, j], lw=0.8, label="predicted")
-        ax.set_ylabel(f"τ{j + 1}")
+        ax.set_ylabel(f"τ{j + 1} [N·m or N]")
         ax.text(0.99, 0.95, f"NRMSE {metrics.nrmse_percent[j]:.1f} %", transform=ax.transAxes, ha="right",
                 va="top", fontsize=8)
     axes[0].legend(loc="upper left", fontsize=8)
@@ -64,10 +64,10 @@ def plot_residuals(metrics, ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3))
     e = metrics.tau - metrics.predicted
-    ax.boxplot([e[:, j] for j in range(e.shape[1])], showfliers=False)
+    ax.boxplot([e[:, j] for j in range(e.shape[1])], flierprops={"markersize": 2, "alpha": 0.3})
     ax.set_xticks(range(1, e.shape[1] + 1), [f"joint {j + 1}" for j in range(e.shape[1])])
     ax.axhline(0.0, color="k", lw=0.5)
-    ax.set_ylabel("residual τ − τ̂")
+    ax.set_ylabel("residual τ − τ̂ [N·m or N]")
     ax.set_title("residuals (RMS " + ", ".join(f"{r:.3g}" for r in metrics.rmse) + ")")
     return ax.figure
 
@@ -89,10 +89,14 @@ def plot_parameters(result, ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(max(7, 0.18 * len(est.names_)), 3.5))
     x = np.arange(len(est.names_))
-    poor = est.rel_std_percent_ > REL_STD_WARNING
-    for mask, colour, label in ((~poor, "C0", "rel. std ≤ 10 %"), (poor, "C3", "rel. std > 10 %")):
-        ax.errorbar(x[mask], est.coef_[mask], yerr=2 * est.std_[mask], fmt="o", ms=3, color=colour, capsize=2,
-                    label=label)
+    unknown = ~np.isfinite(est.std_)
+    poor = (est.rel_std_percent_ > REL_STD_WARNING) & ~unknown
+    for mask, colour, label in ((~poor & ~unknown, "C0", "rel. std ≤ 10 %"), (poor, "C3", "rel. std > 10 %")):
+        if mask.any():
+            ax.errorbar(x[mask], est.coef_[mask], yerr=2 * est.std_[mask], fmt="o", ms=3, color=colour,
+                        capsize=2, label=label)
+    if unknown.any():                 # no error bar would look precise: mark them apart
+        ax.plot(x[unknown], est.coef_[unknown], "x", color="k", label="not determined by the data")
     ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_xticks(x, est.names_, rotation=90, fontsize=7)
     ax.set_ylabel("value ± 2σ (SI)")
@@ -121,6 +125,19 @@ def identification_figure(result):
     plot_residuals(metrics, fig.add_subplot(grid[n:n + 2, 0]))
     plot_parameters(result, fig.add_subplot(grid[n + 2:, 0]))
     return fig
+
+
+def supported_format(path):
+    """None if matplotlib can write ``path``'s format (by extension), else what is wrong."""
+    plt = _pyplot()
+    ext = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+    formats = plt.figure().canvas.get_supported_filetypes()
+    plt.close("all")
+    if not ext:
+        return None                    # PNG by default
+    if ext not in formats:
+        return f"unsupported plot format '.{ext}' (use one of {', '.join('.' + f for f in sorted(formats))})"
+    return None
 
 
 def save_identification_plot(result, path):

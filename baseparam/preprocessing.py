@@ -10,7 +10,8 @@ and rest phases. Before the regressor sees it, :func:`preprocess`
 3. low-pass filters q, q̇ and τ with a zero-phase Butterworth filter (``scipy.signal.sosfiltfilt``):
    zero-phase so that τ stays aligned with the state that caused it;
 4. differentiates what the log lacks: q̇ from q, q̈ from q̇ (central differences of the filtered
-   signals);
+   signals), and leaves 3 periods of the cut-off at each segment end out of fits then (the
+   filter's end transients, differentiated, would bias the estimates);
 5. leaves out rest samples, where every joint is slower than ``rest_velocity``: there the Coulomb term
    sign(q̇) is undefined, static friction is anything up to its limit, and a point-to-point log
    would otherwise be scored mostly on standing still;
@@ -24,17 +25,27 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 from scipy import signal
 
-from .errors import DataError
+from .errors import DataError, DataWarning
 from .trajectory import Trajectory
 
 # A gap longer than this many median sampling intervals splits a log into segments.
 GAP_FACTOR = 5.0
+# A median time step above this (s) is not a robot log in seconds (ms or µs by mistake).
+MAX_STEP = 0.5
+# Resampling may not make more than this many times the logged samples.
+GRID_FACTOR = 10
+# With q̇ or q̈ derived from filtered signals, this many cut-off periods at each segment end are
+# left out of fits: the filter's end transients, differentiated, bias the estimates there.
+EDGE_PERIODS = 3.0
+# A logged q̇ further than this factor from dq/dt (degrees, ms, a wrong column) is warned about.
+VELOCITY_MISMATCH = 1.3
 # Segments with fewer samples are dropped (and counted): too short to filter or differentiate.
 MIN_SEGMENT = 16
 
@@ -107,13 +118,14 @@ class Processed:
         Index of the contiguous segment of each sample (samples of a segment are consecutive
         and uniformly spaced before rest trimming).
     kept : ndarray of bool, shape (S,)
-        False for rest samples: they stay in the arrays (parallel filtering needs the
-        uninterrupted segment) but are left out of fits and error figures.
+        False for rest samples (and, when q̇ or q̈ were derived, for the segment ends): they stay
+        in the arrays (parallel filtering needs the uninterrupted segment) but are left out of
+        fits and error figures.
     source : str
     record : dict
         The choices made and what they did: sampling interval, whether the filter ran, segments,
         samples_in (logged) → samples_resampled (on the grids) = samples_out (kept) +
-        rest_samples, short_segment_samples (logged samples in dropped
+        rest_samples + end_samples, short_segment_samples (logged samples in dropped
         segments), derived (fields computed by differentiation).
     """
 
@@ -165,6 +177,28 @@ def _lowpass(arrays, cutoff, order, h):
     return [None if a is None else signal.sosfiltfilt(sos, a, axis=0, padlen=pad) for a in arrays]
 
 
+def _check_velocity_units(trajectory, spans):
+    """Warn when a logged q̇ is not dq/dt (a joint in degrees, time in ms, a wrong column map)."""
+    if trajectory.qd is None:
+        return
+    num = np.zeros(trajectory.n_dof)
+    den = np.zeros(trajectory.n_dof)
+    for sl in spans:
+        if sl.stop - sl.start < 3:
+            continue
+        rate = np.gradient(trajectory.q[sl], trajectory.t[sl], axis=0)
+        num += (trajectory.qd[sl] * rate).sum(axis=0)
+        den += (rate * rate).sum(axis=0)
+    moving = den > 1e-6 * max(den.max(), 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(moving & (den > 0), num / np.where(den > 0, den, 1.0), 1.0)
+    bad = [j for j in range(trajectory.n_dof) if moving[j] and not 1 / VELOCITY_MISMATCH < ratio[j] < VELOCITY_MISMATCH]
+    if bad:
+        shown = ", ".join(f"qd{j + 1} ≈ {ratio[j]:.3g}·d(q{j + 1})/dt" for j in bad[:6])
+        warnings.warn(f"{trajectory.source}: logged velocities disagree with the positions ({shown}); check the "
+                      "units (degrees?), the time unit and the column map", DataWarning, stacklevel=3)
+
+
 def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Processed:
     """Resample, filter, differentiate and mark rest samples of a measured trajectory.
 
@@ -191,50 +225,70 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
         raise DataError(f"preprocess: settings: expected a Preprocessing, got {type(settings).__name__}")
     src = trajectory.source
     spans, h_median = _split(trajectory.t, settings.max_gap)
+    if h_median > MAX_STEP:
+        raise DataError(f"{src}: field t: median time step {h_median:.4g} s is implausible for a robot log "
+                        f"(> {MAX_STEP:g} s); is the time in ms or µs? give it in seconds")
+    _check_velocity_units(trajectory, spans)
+    derived = [name for name, given in (("qd", trajectory.qd), ("qdd", trajectory.qdd)) if given is None]
     pieces, short, filtered = [], 0, None
     for k, sl in enumerate(spans):
         t = trajectory.t[sl]
-        if len(t) < MIN_SEGMENT:
-            short += len(t)
-            continue
         arrays = [trajectory.q[sl], trajectory.tau[sl],
                   None if trajectory.qd is None else trajectory.qd[sl],
                   None if trajectory.qdd is None else trajectory.qdd[sl]]
-        h = float(np.median(np.diff(t)))
-        if settings.resample is True or not isinstance(settings.resample, bool):
+        h = float(np.median(np.diff(t))) if len(t) > 1 else h_median
+        if settings.resample is not False:
             h = h if settings.resample is True else float(settings.resample)
+            if (t[-1] - t[0]) / h > GRID_FACTOR * len(t) + 1000:
+                raise DataError(f"{src}: resample: a step of {h:.4g} s would make {(t[-1] - t[0]) / h:.3g} samples "
+                                f"of {len(t)} logged; give a step near the logged one ({h_median:.4g} s)")
             t, arrays = _resample(t, arrays, h)
-            if len(t) < MIN_SEGMENT:
-                short += len(t)
-                continue
+        elif settings.cutoff_hz is not None and len(t) > 2 and np.ptp(np.diff(t)) > 0.01 * h:
+            raise DataError(f"{src}: field t: time steps vary from {np.diff(t).min():.4g} to {np.diff(t).max():.4g} s; "
+                            "a digital filter needs uniform samples: resample (the default), or do not filter")
+        edge = 0
         if settings.cutoff_hz is not None:
             filtered = settings.cutoff_hz < 0.5 / h
             if filtered:
                 arrays = _lowpass(arrays, settings.cutoff_hz, settings.filter_order, h)
+                # derivatives of the filter's end transients are wrong for ~3 periods of the cut-off
+                edge = int(np.ceil(EDGE_PERIODS / (settings.cutoff_hz * h) - 1e-6)) if derived else 0
+            else:
+                warnings.warn(f"{src}: cut-off {settings.cutoff_hz:g} Hz is at or above the Nyquist frequency "
+                              f"{0.5 / h:.4g} Hz of the {h:.4g} s samples: not filtered", DataWarning, stacklevel=2)
+        if len(t) < max(MIN_SEGMENT, 2 * edge + MIN_SEGMENT):
+            short += int(sl.stop - sl.start)
+            continue
         q, tau, qd, qdd = arrays
         # central differences of the filtered signals; np.gradient keeps the length
         # (with the time stamps themselves when the samples were not put on a uniform grid)
         step = h if settings.resample is not False else t
         qd = np.gradient(q, step, axis=0) if qd is None else qd
         qdd = np.gradient(qd, step, axis=0) if qdd is None else qdd
-        pieces.append((t, q, qd, qdd, tau, np.full(len(t), k)))
+        ends = np.zeros(len(t), bool)
+        ends[:edge] = ends[len(t) - edge:] = True
+        pieces.append((t, q, qd, qdd, tau, np.full(len(t), k), ends))
     if not pieces:
-        raise DataError(f"{src}: no segment of at least {MIN_SEGMENT} samples between time gaps "
-                        f"(gap = more than {settings.max_gap:g} × the median step {h_median:.4g} s)")
-    t, q, qd, qdd, tau, segment = (np.concatenate(parts) for parts in zip(*pieces))
+        raise DataError(f"{src}: no segment long enough to filter and differentiate between time gaps "
+                        f"(gap = more than {settings.max_gap:g} × the median step {h_median:.4g} s; a segment needs "
+                        f"{MIN_SEGMENT} samples, plus {EDGE_PERIODS:g} periods of the cut-off at each end when "
+                        "velocities or accelerations are derived)")
+    t, q, qd, qdd, tau, segment, ends = (np.concatenate(parts) for parts in zip(*pieces))
     rest = np.zeros(len(t), bool)
     if settings.rest_velocity is not None:
         rest = np.abs(qd).max(axis=1) < settings.rest_velocity
         if rest.all():
             raise DataError(f"{src}: every sample is at rest (all |qd| < {settings.rest_velocity:g}); "
                             "nothing moves to identify (lower rest_velocity, or check the velocity columns)")
-    kept = ~rest
+    kept = ~(rest | ends)
+    if not kept.any():
+        raise DataError(f"{src}: no sample left after leaving out rest phases and segment ends; log a longer motion")
     record = dict(dataclasses.asdict(settings),
                   sampling_interval=h_median if settings.resample is True else
                   (None if settings.resample is False else float(settings.resample)),
                   filtered=bool(filtered), segments=len(pieces), samples_in=int(trajectory.t.shape[0]),
                   samples_resampled=int(len(t)),
-                  samples_out=int(kept.sum()), rest_samples=int(rest.sum()),
-                  short_segment_samples=int(short),
-                  derived=[name for name, given in (("qd", trajectory.qd), ("qdd", trajectory.qdd)) if given is None])
+                  samples_out=int(kept.sum()), rest_samples=int(rest.sum()), end_samples=int((ends & ~rest).sum()),
+                  short_segment_samples=int(short), derived=derived,
+                  skipped_rows=len(trajectory.skipped))
     return Processed(t=t, q=q, qd=qd, qdd=qdd, tau=tau, segment=segment, kept=kept, source=src, record=record)

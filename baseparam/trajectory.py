@@ -4,11 +4,24 @@ Sources
 -------
 * CSV/TXT with a header row (the plain format of ``CONTRACT.md``):
   ``t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN`` in any column order, names case-insensitive
-  (also ``time``, ``current1..N`` or ``i1..N``, and ``q_1``/``q[1]`` spellings);
+  (also ``time``, ``current1..N`` or ``i1..N``, and ``q_1``/``q[1]`` spellings). A name may carry
+  its unit in brackets or parentheses, ``t [s]``, ``q1 (rad)``, ``tau1 [N·m]``, if that unit is
+  the SI unit of the field (see :data:`UNITS`); other units (``deg``, ``ms``) are refused, never
+  converted;
 * CSV/TXT without a header, with a column map ``columns={"t": 0, "q": "1:7", ...}``
-  (CLI ``--columns t=0,q=1:7,qd=7:13,current=13:19``, see :func:`parse_column_map`);
+  (CLI ``--columns t=0,q=1:7,qd=7:13,current=13:19``, see :func:`parse_column_map`). With such a
+  positional map a first line without numbers is a header only if one of its names is a field
+  name (``t``, ``q1``, ``tau1 [N·m]``, …); otherwise it is a damaged data line, refused or (with
+  ``skip_bad_rows``) skipped like any other;
 * NPZ and HDF5 files, one array per field (default key names in :data:`DEFAULT_KEYS`);
-* a pandas DataFrame (:func:`from_dataframe`) or plain arrays (:func:`from_arrays`).
+* a pandas DataFrame (:func:`from_dataframe`) or plain arrays (:func:`from_arrays`);
+* :class:`Trajectory` itself, which checks shapes, finiteness and times but drops nothing.
+
+In text files, lines starting with ``#`` (after optional blanks) are comments, skipped anywhere
+but counted in line numbers; a comment just before the first data line that holds field names
+(``np.savetxt(..., header="t,q1,...")`` writes ``# t,q1,...``) is taken as the header. Fields
+may be double-quoted (``"0.1","0.2"``). Decimal commas (``0,5``) are not supported: they are
+refused with a message saying so.
 
 Motor currents (field ``current``) need drive gains: τ = current · gains (N·m/A per joint).
 
@@ -54,6 +67,24 @@ DEFAULT_KEYS = {
     "current": ("current", "currents"),
 }
 
+# Units accepted after a header name ("t [s]", "q1 (rad)"), compared without case and blanks: only
+# the SI unit of each field, since values are never converted.
+UNITS = {
+    "t": ("s", "sec"),
+    "q": ("rad", "m"),
+    "qd": ("rad/s", "m/s"),
+    "qdd": ("rad/s^2", "rad/s²", "rad/s**2", "m/s^2", "m/s²", "m/s**2"),
+    "tau": ("n·m", "n⋅m", "n*m", "nm", "n.m", "n"),
+    "current": ("a",),
+}
+_UNIT_HINT = {"t": "s", "q": "rad (or m)", "qd": "rad/s (or m/s)", "qdd": "rad/s^2 (or m/s^2)",
+              "tau": "N·m (or N)", "current": "A"}
+# "name [unit]" or "name (unit)"; brackets holding only digits ("q[1]", "pos[2]") are not units.
+_UNIT = re.compile(r"^(.*?\S)\s*(?:\[([^\[\]]*)\]|\(([^()]*)\))$")
+
+# At most this many column names are listed when none of them is recognised.
+_SHOWN_NAMES = 10
+
 # Header names: "t"/"time", and a field prefix followed by the 1-based joint number.
 _TIME_NAMES = ("t", "time")
 _JOINT_NAME = re.compile(r"^(qdd|qd|q|tau|current|i)[_ ]?\[?(\d+)\]?$")
@@ -89,6 +120,16 @@ class Trajectory:
         ``"line"`` (CSV: 1-based physical lines) or ``"row"`` (arrays: 0-based rows), the meaning
         of the numbers in ``skipped``.
 
+    Raises
+    ------
+    DataError
+        Constructed directly, the arrays are checked as the loaders check them, except that
+        nothing is dropped: t of shape (S,), q of shape (S, n) with n ≥ 1, tau (and qd, qdd when
+        given) of shape (S, n), all numeric and finite, t strictly increasing, S ≥
+        :data:`MIN_SAMPLES`. Lists and integer arrays become float64 arrays. The message names
+        ``source``, the field and, for a bad value, the 0-based row; :func:`from_arrays` with
+        ``skip_bad_rows=True`` drops bad rows instead.
+
     Examples
     --------
     >>> import numpy as np
@@ -106,6 +147,9 @@ class Trajectory:
     source: str = "<arrays>"
     skipped: tuple = ()
     skipped_unit: str = "line"
+
+    def __post_init__(self):
+        _check_trajectory(self)
 
     @property
     def n_samples(self) -> int:
@@ -125,11 +169,11 @@ class Trajectory:
         Examples
         --------
         >>> import numpy as np
-        >>> traj = Trajectory(np.arange(3.0), np.zeros((3, 1)), np.zeros((3, 1)), source="ur.csv",
+        >>> traj = Trajectory(np.arange(10.0), np.zeros((10, 1)), np.zeros((10, 1)), source="ur.csv",
         ...                   skipped=((2, "field q1: NaN"), (3, "field q1: NaN"),
         ...                            (9, "truncated last line (2 of 3 fields)")))
         >>> traj.skipped_summary()
-        'ur.csv: skipped 3 bad rows of 6: lines 2-3 (NaN), 9 (truncated last line)'
+        'ur.csv: skipped 3 bad rows of 13: lines 2-3 (NaN), 9 (truncated last line)'
         """
         if not self.skipped:
             return None
@@ -142,6 +186,84 @@ class Trajectory:
         plural = "" if count == 1 else "s"
         return (f"{self.source}: skipped {count} bad row{plural} of {total}: "
                 f"{self.skipped_unit}{plural} {', '.join(parts)}")
+
+
+def _check_trajectory(traj):
+    """Validate (and convert to float64) the arrays of a :class:`Trajectory`; vectorized, cheap."""
+    if not isinstance(traj.source, str):
+        object.__setattr__(traj, "source", os.fsdecode(traj.source) if isinstance(traj.source, os.PathLike)
+                           else str(traj.source))
+    if not isinstance(traj.skipped, tuple):
+        object.__setattr__(traj, "skipped", tuple(traj.skipped))
+    source = traj.source
+    coarse = None
+    arrays = {}
+    for field in ("t", "q", "tau", "qd", "qdd"):
+        value = getattr(traj, field)
+        if value is None:
+            if field in ("t", "q", "tau"):
+                raise DataError(f"{source}: field {field}: missing")
+            continue
+        try:
+            arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+        except (TypeError, ValueError) as exc:       # ragged nested lists
+            raise DataError(f"{source}: field {field}: not a numeric array ({_one_line(exc)})") from None
+        if arr.dtype.kind not in "iuf":
+            raise DataError(f"{source}: field {field}: not numeric (dtype {arr.dtype})")
+        if field == "t":
+            coarse = _coarse_time(arr.dtype)
+        if arr.dtype != np.float64:
+            arr = arr.astype(np.float64)
+        if arr is not value:
+            object.__setattr__(traj, field, arr)
+        arrays[field] = arr
+    t, q = arrays["t"], arrays["q"]
+    if t.ndim != 1:
+        raise DataError(f"{source}: field t: expected shape (S,), got {t.shape}")
+    S = t.shape[0]
+    for field, arr in arrays.items():
+        if field == "t":
+            continue
+        if arr.ndim != 2:
+            hint = " (one joint: shape (S, 1))" if arr.ndim == 1 else ""
+            raise DataError(f"{source}: field {field}: expected shape (S, n), got {arr.shape}{hint}")
+        if arr.shape[0] != S:
+            raise DataError(f"{source}: field {field}: {arr.shape[0]} rows (shape {arr.shape}), but t has {S}")
+        if field == "q" and arr.shape[1] == 0:
+            raise DataError(f"{source}: field q: no joints (shape {arr.shape})")
+        if arr.shape[1] != q.shape[1]:
+            raise DataError(f"{source}: field {field}: {arr.shape[1]} joints, but q has {q.shape[1]}")
+    if S < MIN_SAMPLES:
+        raise DataError(f"{source}: field t: only {S} samples; need at least {MIN_SAMPLES}")
+    hint = "; from_arrays(..., skip_bad_rows=True) drops bad rows"
+    for field, arr in arrays.items():
+        finite = np.isfinite(arr)
+        if not finite.all():
+            bad = ~finite.reshape(S, -1)
+            r = int(np.argmax(bad.any(axis=1)))
+            j = int(np.argmax(bad[r]))
+            v = float(arr.reshape(S, -1)[r, j])
+            what = "NaN" if np.isnan(v) else f"infinite ({v})"
+            raise DataError(f"{source}: row {r}: field {_field_label(field, j)}: {what}{hint}")
+    step = np.diff(t)
+    if not (step > 0).all():
+        r = int(np.argmax(~(step > 0))) + 1
+        if t[r] == t[r - 1]:
+            what = f"duplicate time ({t[r]:.10g} s, as on row {r - 1})"
+        else:
+            what = f"time goes backwards ({t[r]:.10g} s after {t[r - 1]:.10g} s on row {r - 1})"
+        raise DataError(f"{source}: row {r}: field t: {what}{_coarse_note(coarse)}{hint}")
+
+
+def _coarse_time(dtype):
+    """The dtype name of times stored in fewer than 64 bits of floating point, else None."""
+    kind, size = getattr(dtype, "kind", None), getattr(dtype, "itemsize", 8)
+    return str(dtype) if kind == "f" and size < 8 else None
+
+
+def _coarse_note(coarse):
+    """Why duplicate/backward times may come from the storage format, or ''."""
+    return f" (time stored as {coarse}: too coarse for Unix time stamps; store float64)" if coarse else ""
 
 
 def _kind(reason: str) -> str:
@@ -180,12 +302,13 @@ def parse_column_map(text: str) -> dict:
     text : str
         Comma-separated ``FIELD=COLUMNS`` entries; FIELD one of t, q, qd, qdd, tau, current;
         COLUMNS a 0-based column index ``7``, a Python slice ``a:b`` (columns a … b-1, one per
-        joint), or a name (a header column, or an NPZ/HDF5 key such as ``grp/positions``).
+        joint), a name (a header column, or an NPZ/HDF5 key such as ``grp/positions``), or
+        ``none`` (any case) to leave the field out (``current=none`` keeps tau).
 
     Returns
     -------
     dict
-        field → int, slice or str.
+        field → int, slice, str, or None (excluded).
 
     Raises
     ------
@@ -196,8 +319,8 @@ def parse_column_map(text: str) -> dict:
     --------
     >>> parse_column_map("t=0,q=1:7,qd=7:13,current=13:19")
     {'t': 0, 'q': slice(1, 7, None), 'qd': slice(7, 13, None), 'current': slice(13, 19, None)}
-    >>> parse_column_map("t=times, q=positions")
-    {'t': 'times', 'q': 'positions'}
+    >>> parse_column_map("t=times, q=positions, qd=None")
+    {'t': 'times', 'q': 'positions', 'qd': None}
     """
     if not isinstance(text, str):
         raise DataError(f"column map: expected text like 't=0,q=1:7,tau=7:13', got {type(text).__name__}")
@@ -209,7 +332,7 @@ def parse_column_map(text: str) -> dict:
         field = _known_field(field, f"column map {text!r}")
         if field in out:
             raise DataError(f"column map {text!r}: field {field} given twice")
-        out[field] = _parse_columns_text(value)
+        out[field] = None if value.lower() == "none" else _parse_columns_text(value)
     return out
 
 
@@ -280,20 +403,24 @@ def _field_label(field, j):
 # Field sets: which fields are present, with how many joints; drive gains.
 
 
-def _check_fields(source, widths, gains, n_dof):
+def _check_fields(source, widths, gains, n_dof, names=None, where=None):
     """Check the set of fields and their joint counts; return (n, gains as (n,) or None).
 
-    ``widths`` maps each present field to its number of columns (1 for t).
+    ``widths`` maps each present field to its number of columns (1 for t); ``names`` (the column
+    names of a header or DataFrame) are listed when a field is not found among them, and
+    ``where`` (e.g. "line 1 (header)") follows the source in those messages.
     """
+    at = f"{source}: {where}" if where else source
+    seen = f"; the columns are: {_show_names(names)}" if names is not None else ""
     if "t" not in widths:
-        raise DataError(f"{source}: field t: no time column")
+        raise DataError(f"{at}: field t: no time column (t or time){seen}")
     if "q" not in widths:
-        raise DataError(f"{source}: field q: no joint positions")
+        raise DataError(f"{at}: field q: no joint positions (q1..qN){seen}")
     if "tau" in widths and "current" in widths:
         raise DataError(f"{source}: both tau and current are present; choose one "
-                        "(e.g. columns={'current': None} keeps tau)")
+                        "(e.g. columns={'current': None} or --columns current=none keeps tau)")
     if "tau" not in widths and "current" not in widths:
-        raise DataError(f"{source}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN)")
+        raise DataError(f"{at}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN){seen}")
     n = widths["q"]
     for field in JOINT_FIELDS:
         if field in widths and widths[field] != n:
@@ -301,6 +428,11 @@ def _check_fields(source, widths, gains, n_dof):
     if n_dof is not None and n != n_dof:
         raise DataError(f"{source}: field q: the data has {n} joints, but n_dof={n_dof}")
     return n, _gains(source, gains, n, "current" in widths)
+
+
+def _show_names(names, limit=_SHOWN_NAMES):
+    shown = ", ".join(str(n) for n in names[:limit]) + (", …" if len(names) > limit else "")
+    return shown or "(none)"
 
 
 def _gains(source, gains, n, has_current):

@@ -165,7 +165,7 @@ def planar_case():
     return robot, base, base.from_standard(p), t, q, qd, qdd, tau
 
 
-def monte_carlo(sigma, method):
+def monte_carlo(sigma, method, preprocessing=None):
     """Fits over SEEDS with Gaussian torque noise of per-joint std ``sigma``: (estimates, std_, sigma_)."""
     robot, base, x_true, t, q, qd, qdd, tau = planar_case()
     X, S, SIG = [], [], []
@@ -173,7 +173,7 @@ def monte_carlo(sigma, method):
         noise = np.random.default_rng(1000 + seed).normal(size=tau.shape) * sigma
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ExcitationWarning)
-            est = BaseParameterEstimator(robot, method=method, preprocessing=None, base=base).fit(
+            est = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, base=base).fit(
                 Trajectory(t=t, q=q, tau=tau + noise, qd=qd, qdd=qdd, source=f"seed{seed}"))
         X.append(est.coef_)
         S.append(est.std_)
@@ -233,6 +233,19 @@ def test_wls_beats_ols_with_unequal_noise():
     # WLS standard deviations are consistent, and close to the textbook √diag((AᵀΣ⁻¹A)⁻¹)
     check_z_scores(X_wls, S_wls, x_true)
     np.testing.assert_allclose(S_wls.mean(axis=0), np.sqrt(np.diag(cov_wls)), rtol=0.2)
+    # OLS standard deviations too: the sandwich G⁻¹(AᵀΣA)G⁻¹, not σ̄²G⁻¹, when the joints' noise differs
+    X_ols, S_ols, _ = monte_carlo(sigma, "ols")
+    check_z_scores(X_ols, S_ols, x_true)
+    np.testing.assert_allclose(S_ols.mean(axis=0), np.sqrt(np.diag(cov_ols)), rtol=0.1)
+
+
+@pytest.mark.parametrize("method", ["ols", "wls"])
+def test_standard_deviations_account_for_the_low_pass(method):
+    """Low-passed τ noise is correlated: with the default 5 Hz filter at 100 Hz, only about a tenth of
+    the samples are independent, and the reported std must say so (z-scores of unit spread)."""
+    robot, base, x_true, t, q, qd, qdd, tau = planar_case()
+    X, S, _ = monte_carlo(np.array([0.3, 0.1, 0.05]), method, Preprocessing(rest_velocity=None))
+    check_z_scores(X, S, x_true)
 
 
 # -- condition numbers -----------------------------------------------------------------------------------------
@@ -502,3 +515,22 @@ def test_plot_is_written_atomically(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out.stat().st_size > 10_000
     assert os.listdir(tmp_path) == ["x.png"]
+
+
+def test_dead_torque_sensor_is_refused():
+    robot, base, x_true, t, q, qd, qdd, tau = planar_case()
+    dead = tau.copy()
+    dead[:, 1] = 0.0
+    with pytest.raises(DataError, match=r"dead\.csv: field tau2: the torque is zero in every sample"):
+        identify(robot, Trajectory(t=t, q=q, tau=dead, qd=qd, qdd=qdd, source="dead.csv"), preprocessing=None)
+
+
+def test_a_fit_that_explains_nothing_is_warned_about():
+    """Positions logged in degrees (velocities in rad/s): the model cannot explain the torques."""
+    robot, base, x_true, t, q, qd, qdd, tau = planar_case()
+    with pytest.warns(bp.DataWarning) as record:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExcitationWarning)
+            identify(robot, Trajectory(t=t, q=np.degrees(q), tau=tau, qd=qd, qdd=qdd, source="deg.csv"))
+    text = " ".join(str(w.message) for w in record)
+    assert "velocities disagree with the positions" in text and "explains the training torques poorly" in text

@@ -251,3 +251,30 @@ def test_damaged_log_with_skip_bad_rows(tmp_path):
     doc = json.loads(out.read_text())
     assert len(doc["base"]) == 58 and all(np.isfinite(b["value"]) for b in doc["base"])
     assert 0 < doc["train"]["nrmse_pooled_percent"] < 20          # a real arm with a current-based model
+
+
+def test_validate_needs_files_and_training_comes_first(files):
+    _, paths = files
+    assert_one_line_error(run("identify", PLANAR, paths["train"], "--validate"), "--validate: no file given")
+    assert_one_line_error(run("identify", PLANAR, paths["train"], "--validate", "--json", "x.json"),
+                          "--validate: no file given")
+    assert_one_line_error(run("identify", PLANAR, "--validate", paths["a"], paths["train"]), "no training file")
+
+
+def test_same_file_for_training_and_validation_is_warned_about(files):
+    _, paths = files
+    res = run("identify", PLANAR, paths["train"], "--validate", paths["train"])
+    assert res.exit_code == 0
+    assert "baseparam: warning:" in res.stderr and "not held out" in res.stderr
+    res = run("identify", PLANAR, paths["train"], paths["train"])
+    assert res.exit_code == 0 and "count twice" in res.stderr
+
+
+def test_outputs_are_checked_before_the_fit(files, tmp_path):
+    _, paths = files
+    good = tmp_path / "ok.json"
+    assert_one_line_error(run("identify", PLANAR, paths["train"], "--json", good, "--plot", tmp_path / "x.xyz"),
+                          "x.xyz", "unsupported plot format")
+    assert not good.exists()                       # nothing written when the command fails
+    assert_one_line_error(run("identify", PLANAR, paths["train"], "--json", tmp_path / "nodir" / "x.json"),
+                          "does not exist")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import signal
 
-from baseparam.errors import DataError
+from baseparam.errors import DataError, DataWarning
 from baseparam.preprocessing import MIN_SEGMENT, Preprocessing, Processed, preprocess
 from baseparam.trajectory import Trajectory
 
@@ -162,7 +162,8 @@ def test_cutoff_at_or_above_nyquist_is_skipped(factor):
     t, clean, noise = noisy_sines(seconds=2.0)
     q = clean + noise
     cutoff = factor * FS if factor > 0.5 else FS / 2 * 1.0001
-    P = preprocess(traj(t, q, q), Preprocessing(resample=False, cutoff_hz=cutoff, rest_velocity=None))
+    with pytest.warns(DataWarning, match="Nyquist"):
+        P = preprocess(traj(t, q, q), Preprocessing(resample=False, cutoff_hz=cutoff, rest_velocity=None))
     assert P.record["filtered"] is False
     assert np.array_equal(P.q, q) and np.array_equal(P.tau, q)
 
@@ -293,8 +294,10 @@ def test_gap_splits_segments_and_nothing_leaks_across():
     P = preprocess(traj(t, q, 3 * q), Preprocessing(resample=True, cutoff_hz=5.0, rest_velocity=None))
     assert P.record["segments"] == 2
     assert P.record["short_segment_samples"] == 10 < MIN_SEGMENT
-    assert P.record["samples_in"] == 910 and P.record["samples_out"] == P.kept.sum() == 900
-    assert P.record["samples_resampled"] == 900
+    # q̇ and q̈ are derived: 3 periods of the 5 Hz cut-off (60 samples) at each segment end are left out
+    assert P.record["samples_in"] == 910 and P.record["samples_resampled"] == 900
+    assert P.record["end_samples"] == 4 * 60 and P.record["samples_out"] == P.kept.sum() == 900 - 4 * 60
+    assert not P.kept[:60].any() and P.kept[60:440].all() and not P.kept[440:560].any()
     slices = P.segments()
     assert len(slices) == 2 and len(np.unique(P.segment)) == 2
     first, second = slices
@@ -371,3 +374,49 @@ def test_bad_arguments_to_preprocess():
         preprocess((t, q, q), Preprocessing())
     with pytest.raises(DataError, match="settings"):
         preprocess(traj(t, q, q), {"cutoff_hz": 5})
+
+
+# -- plausibility checks ---------------------------------------------------------------------------------------
+def test_time_in_milliseconds_is_refused():
+    t = np.arange(500) * 10.0                     # 10 ms steps written as 10
+    q = np.sin(np.column_stack([t, 2 * t]) / 1000)
+    with pytest.raises(DataError, match=r"synthetic\.csv: field t: median time step 10 s is implausible"):
+        preprocess(traj(t, q, q), Preprocessing())
+
+
+def test_velocities_in_degrees_are_warned_about():
+    t = np.arange(2000) * 0.005
+    q = np.column_stack([np.sin(t), np.cos(0.7 * t)])
+    qd = np.column_stack([np.cos(t), -0.7 * np.sin(0.7 * t)])
+    preprocess(traj(t, q, q, qd=qd), Preprocessing())                           # consistent: no warning
+    with pytest.warns(DataWarning, match=r"qd2 ≈ 57\.3·d\(q2\)/dt"):
+        preprocess(traj(t, q, q, qd=qd * [1, 180 / np.pi]), Preprocessing())
+
+
+def test_absurd_resampling_step_is_refused():
+    t = np.arange(500) * 0.01
+    q = np.sin(np.column_stack([t, 2 * t]))
+    with pytest.raises(DataError, match="resample: a step of 1e-08 s"):
+        preprocess(traj(t, q, q), Preprocessing(resample=1e-8))
+
+
+def test_filtering_irregular_samples_without_resampling_is_refused():
+    t, _ = irregular_times(np.random.default_rng(3))
+    q = np.sin(np.column_stack([t, 2 * t]))
+    with pytest.raises(DataError, match="uniform samples"):
+        preprocess(traj(t, q, q), Preprocessing(resample=False))
+    preprocess(traj(t, q, q), Preprocessing(resample=False, cutoff_hz=None))     # no filter: fine
+
+
+def test_derived_rates_leave_the_filter_transients_out():
+    """q alone: q̇, q̈ derived from the filtered q; their ends (3 periods of the cut-off) are not kept,
+    and what is kept matches the analytic derivatives."""
+    h = 0.01
+    t = np.arange(3000) * h
+    f = Sines(np.random.default_rng(8), 2, freqs_hz=(0.1, 0.2, 0.3))
+    P = preprocess(traj(t, f(t), f(t)), Preprocessing(rest_velocity=None))
+    end = int(np.ceil(3.0 / (5.0 * h)))
+    assert P.record["end_samples"] == 2 * end and P.kept[end:-end].all() and not P.kept[:end].any()
+    k = P.kept
+    assert np.abs(P.qdd[k] - f(t, 2)[k]).max() < 2e-3 * f.bound(2).max()
+    assert np.abs(P.qdd[~k] - f(t, 2)[~k]).max() > 10 * np.abs(P.qdd[k] - f(t, 2)[k]).max()   # why they go

@@ -422,9 +422,9 @@ def test_skip_bad_rows_still_raises_structural_errors(tmp_path):
 def test_summary_compresses_ranges():
     skipped = tuple((k, "field q1: NaN") for k in range(2, 30, 2))
     skipped += ((40, "wrong field count (expected 3 fields, got 2)"),)
-    traj = Trajectory(np.arange(5.0), np.zeros((5, 1)), np.zeros((5, 1)), source="x.csv", skipped=skipped)
+    traj = Trajectory(np.arange(10.0), np.zeros((10, 1)), np.zeros((10, 1)), source="x.csv", skipped=skipped)
     summary = traj.skipped_summary()
-    assert summary.startswith("x.csv: skipped 15 bad rows of 20: lines 2 (NaN), 4 (NaN), ")
+    assert summary.startswith("x.csv: skipped 15 bad rows of 25: lines 2 (NaN), 4 (NaN), ")
     assert summary.endswith("20 (NaN), … (5 more ranges)")
 
 
@@ -523,3 +523,284 @@ def test_kuka_npz():
     with np.load(path) as raw:
         np.testing.assert_array_equal(traj.tau, raw["torques"])
         np.testing.assert_array_equal(traj.t, raw["times"])     # Unix time in s, within the bound
+
+
+# -- units in headers ------------------------------------------------------------------------------
+
+
+def with_header(t, q, qd, tau, header):
+    """The header CSV lines of :func:`header_lines` under another header line."""
+    return [header] + header_lines(t, q, qd, tau)[1:]
+
+
+@pytest.mark.parametrize("header", [
+    "t [s], q1 [rad], q2 [rad], q3 [m], qd1 [rad/s], qd2 [RAD / S], qd3 [m/s], tau1 [N·m], tau2 [N*m], tau3 [N]",
+    "t (s),q1 (rad),q2(rad),q3 (M),qd1 (rad/s),qd2,qd3,tau1 (Nm),tau2 (N.m),tau3 (n m)",
+    'Time [ S ],"q[1] [rad]",q_2 [rad],q3,qd1,qd2,qd3,tau1 [N⋅m],tau2 [N],tau3 [N]',
+])
+def test_si_units_in_header_are_accepted(tmp_path, header):
+    t, q, qd, tau = good()
+    traj = read_trajectory(write(tmp_path / "units.csv", with_header(t, q, qd, tau, header)))
+    assert_same(traj, t, q, tau, qd)       # accepted, never converted
+
+
+def test_units_of_accelerations_currents_and_dataframes(tmp_path):
+    t, q, qd, tau = good()
+    names = (["t [s]"] + [f"q{j} [rad]" for j in (1, 2, 3)] + ["qdd1 [rad/s^2]", "qdd2 [rad/s²]", "qdd3 [m/s^2]"]
+             + [f"current{j} [A]" for j in (1, 2, 3)])
+    lines = [",".join(names)] + header_lines(t, q, qd, tau)[1:]
+    traj = read_trajectory(write(tmp_path / "acc.csv", lines), gains=2.0)
+    np.testing.assert_array_equal(traj.qdd, qd)
+    np.testing.assert_array_equal(traj.tau, 2.0 * tau)
+    frame = pd.DataFrame(np.column_stack([t, q, tau]), columns=names[:4] + ["tau1 [N·m]", "tau2 [N·m]", "tau3 [N·m]"])
+    assert_same(from_dataframe(frame), t, q, tau)
+    # map entries may name a column with or without its unit
+    assert_same(from_dataframe(frame, columns={"q": ["q1", "q2 [rad]", "Q3"]}), t, q, tau)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("q1 [deg]", "column 'q1 [deg]': unit deg is not accepted; give q in rad (or m)"),
+    ("t [ms]", "column 't [ms]': unit ms is not accepted; give t in s"),
+    ("time (min)", "column 'time (min)': unit min is not accepted; give t in s"),
+    ("qd2 [deg/s]", "column 'qd2 [deg/s]': unit deg/s is not accepted; give qd in rad/s (or m/s)"),
+    ("tau3 [kN·m]", "column 'tau3 [kN·m]': unit kN·m is not accepted; give tau in N·m (or N)"),
+    ("q2 [°]", "column 'q2 [°]': unit ° is not accepted; give q in rad (or m)"),
+])
+def test_other_units_are_refused(tmp_path, name, expected):
+    t, q, qd, tau = good()
+    names = "t,q1,q2,q3,qd1,qd2,qd3,tau1,tau2,tau3".split(",")
+    field = name.split()[0]
+    names[names.index("t" if field == "time" else field)] = name
+    path = write(tmp_path / "unit.csv", with_header(t, q, qd, tau, ",".join(names)))
+    msg = raises(lambda: read_trajectory(path), f"{path}: line 1 (header): {expected}")
+    assert "no time column" not in msg
+
+
+def test_units_of_unused_columns_are_not_checked(tmp_path):
+    t, q, qd, tau = good()
+    header = "t [s],q1,q2,q3,qd1 [deg/s],qd2 [deg/s],qd3 [deg/s],tau1,tau2,tau3"
+    path = write(tmp_path / "deg.csv", with_header(t, q, qd, tau, header))
+    raises(lambda: read_trajectory(path), "unit deg/s is not accepted")
+    assert_same(read_trajectory(path, columns={"qd": None}), t, q, tau)
+    header = "t,q1,q2,q3,speed1 [deg/s],speed2 [deg/s],speed3 [deg/s],tau1,tau2,tau3"      # not a field
+    assert_same(read_trajectory(write(tmp_path / "other.csv", with_header(t, q, qd, tau, header))), t, q, tau)
+    header = "t,q1,q2,q3,pos[1],pos[2],pos[3],tau1,tau2,tau3"       # digits in brackets: no unit
+    path = write(tmp_path / "idx.csv", with_header(t, q, qd, tau, header))
+    assert_same(read_trajectory(path, columns={"qd": ["pos[1]", "pos[2]", "pos[3]"]}), t, q, tau, qd)
+
+
+def test_unrecognised_header_lists_the_names(tmp_path):
+    t, q, qd, tau = good()
+    header = "stamp,j1,j2,j3,v1,v2,v3,e1,e2,e3,x1,x2"
+    lines = [header] + [line + ",0,0" for line in header_lines(t, q, qd, tau)[1:]]
+    path = write(tmp_path / "names.csv", lines)
+    msg = raises(lambda: read_trajectory(path), f"{path}: line 1 (header): field t: no time column",
+                 "stamp, j1, j2, j3, v1, v2, v3, e1, e2, e3, …")
+    assert "x2" not in msg
+    raises(lambda: read_trajectory(path, columns={"t": "stamp"}), "field q: no joint positions", "stamp, j1")
+
+
+# -- Trajectory(...) validates what it is given ------------------------------------------------------
+
+
+def test_trajectory_constructor_validates():
+    t, q, qd, tau = good()
+    traj = Trajectory(t=list(t), q=q.tolist(), tau=tau.astype(np.float32), qd=qd, source="lists")
+    assert traj.t.dtype == traj.q.dtype == traj.tau.dtype == np.float64 and isinstance(traj.t, np.ndarray)
+    np.testing.assert_array_equal(traj.q, q)
+    raises(lambda: Trajectory(t=t[:30], q=q, tau=tau, source="run 1"), "run 1: field q: 40 rows", "t has 30")
+    raises(lambda: Trajectory(t=t, q=q, tau=tau[:, :2], source="run 1"), "run 1: field tau: 2 joints, but q has 3")
+    raises(lambda: Trajectory(t=t, q=q, tau=tau, qdd=qd[:, :1]), "<arrays>: field qdd: 1 joints, but q has 3")
+    raises(lambda: Trajectory(t=t, q=q, tau=tau[:-1]), "field tau: 39 rows")
+    raises(lambda: Trajectory(t=t[:, None], q=q, tau=tau), "field t: expected shape (S,), got (40, 1)")
+    raises(lambda: Trajectory(t=t, q=q[:, 0], tau=tau), "field q: expected shape (S, n), got (40,)")
+    raises(lambda: Trajectory(t=t, q=q[:, :0], tau=tau[:, :0]), "field q: no joints (shape (40, 0))")
+    bad = qd.copy()
+    bad[7, 2] = np.nan
+    raises(lambda: Trajectory(t=t, q=q, tau=tau, qd=bad, source="s.csv"), "s.csv: row 7: field qd3: NaN")
+    bad = tau.copy()
+    bad[3, 0] = -np.inf
+    raises(lambda: Trajectory(t=t, q=q, tau=bad), "row 3: field tau1: infinite")
+    raises(lambda: Trajectory(t=np.ones(S), q=q, tau=tau), "row 1: field t: duplicate time (1 s, as on row 0)")
+    back = t.copy()
+    back[12] = 0.0
+    raises(lambda: Trajectory(t=back, q=q, tau=tau), "row 12: field t: time goes backwards (0 s after")
+    raises(lambda: Trajectory(t=t[:3], q=q[:3], tau=tau[:3]), "field t: only 3 samples; need at least 10")
+    raises(lambda: Trajectory(t=t, q=q.astype(str), tau=tau), "field q: not numeric")
+    raises(lambda: Trajectory(t=t, q=q, tau=tau, qd=[[1, "a", 2]] * S), "field qd: not numeric")
+    raises(lambda: Trajectory(t=t, q=q > 0, tau=tau), "field q: not numeric (dtype bool)")
+    raises(lambda: Trajectory(t=t, q=q + 1j, tau=tau), "field q: not numeric (dtype complex128)")
+    raises(lambda: Trajectory(t=t, q=None, tau=tau), "field q: missing")
+
+
+# -- header-less files: a damaged first line is data, not a header -------------------------------------
+
+
+def test_positional_map_and_text_first_line(tmp_path):
+    t, q, qd, tau = good()
+    lines = header_lines(t, q, qd, tau)
+    nohdr = lines[1:]
+    nohdr[0] = ",".join(["garbage", "xx"] + ["yy"] * 8)
+    path = write(tmp_path / "garbage.csv", nohdr)
+    columns = "t=0,q=1:4,qd=4:7,tau=7:10"
+    msg = raises(lambda: read_trajectory(path, columns=columns), f"{path}: line 1: field t: not a number ('garbage')")
+    assert "not a header" in msg
+    traj = read_trajectory(path, columns=columns, skip_bad_rows=True)
+    assert [w for w, _ in traj.skipped] == [1]
+    assert_same(traj, t[1:], q[1:], tau[1:], qd[1:])
+    # a header with known names (with units, too) is still a header with a positional map
+    for header in (lines[0], "t [s],q1,q2,q3,a,b,c,d,e,f", "Time,x,y,z,a,b,c,d,e,f"):
+        path = write(tmp_path / "hdr.csv", [header] + lines[1:])
+        assert_same(read_trajectory(path, columns=columns), t, q, tau, qd)
+    # without a map, an all-text first line is a header and its names must be known
+    path = write(tmp_path / "nomap.csv", nohdr)
+    raises(lambda: read_trajectory(path), "field t: no time column", "garbage, xx")
+
+
+# -- comment lines ------------------------------------------------------------------------------------
+
+
+def test_comment_lines_are_skipped(tmp_path):
+    t, q, qd, tau = good()
+    lines = header_lines(t, q, qd, tau)
+    lines.insert(0, "# recorded 2020-02-12, UR10e, 500 Hz")
+    lines.insert(10, "   # pause, 3 fields: a, b, c")
+    lines.insert(11, "#")
+    path = write(tmp_path / "comments.csv", lines)
+    assert_same(read_trajectory(path), t, q, tau, qd)
+    set_field(lines, 20, 4, "abc")                      # physical line numbers count the comments
+    raises(lambda: read_trajectory(write(path, lines)), f"{path}: line 20: field qd1: not a number ('abc')")
+    nohdr = ["# no header"] + header_lines(t, q, qd, tau)[1:]
+    nohdr.insert(5, "# a comment in the data")
+    path = write(tmp_path / "nohdr.csv", nohdr)
+    raises(lambda: read_trajectory(path), "no header row (line 2 has numbers, 10 fields per line)")
+    assert_same(read_trajectory(path, columns="t=0,q=1:4,qd=4:7,tau=7:10"), t, q, tau, qd)
+
+
+def test_commented_header_of_savetxt(tmp_path):
+    t, q, qd, tau = good()
+    names = "t,q1,q2,q3,qd1,qd2,qd3,tau1,tau2,tau3"
+    path = tmp_path / "savetxt.csv"
+    np.savetxt(path, np.column_stack([t, q, qd, tau]), delimiter=",", header=names, fmt="%.17g")
+    assert path.read_text().startswith("# t,q1")
+    assert_same(read_trajectory(path), t, q, tau, qd)
+    np.savetxt(path, np.column_stack([t, q, qd, tau]), header=names.replace(",", " "), fmt="%.17g")
+    assert_same(read_trajectory(path), t, q, tau, qd)
+
+
+# -- quoted numbers, decimal commas -----------------------------------------------------------------------
+
+
+def test_quoted_numbers(tmp_path):
+    t, q, qd, tau = good()
+    lines = ['"' + line.replace(",", '","') + '"' for line in header_lines(t, q, qd, tau)]
+    path = write(tmp_path / "quoted.csv", lines)
+    assert_same(read_trajectory(path), t, q, tau, qd)
+    lines[6] = lines[6].replace(lines[6].split(",")[5], '"abc"')
+    raises(lambda: read_trajectory(write(path, lines)), f"{path}: line 7: field qd2: not a number ('abc')")
+    nohdr = write(tmp_path / "nohdr.csv", lines[1:6] + lines[7:])
+    assert_same(read_trajectory(nohdr, columns="t=0,q=1:4,tau=7:10"), np.delete(t, 5), np.delete(q, 5, 0),
+                np.delete(tau, 5, 0))
+
+
+def test_decimal_commas_are_named(tmp_path):
+    t, q, qd, tau = good()
+    lines = [line.replace(",", ";").replace(".", ",") for line in header_lines(t, q, qd, tau)]
+    path = write(tmp_path / "excel.csv", lines)
+    raises(lambda: read_trajectory(path), f"{path}: line 2: field t: not a number (",
+           "decimal commas are not supported; use '.'")
+    nohdr = write(tmp_path / "nohdr.csv", lines[1:])
+    raises(lambda: read_trajectory(nohdr), "no header row (line 1 has numbers, 10 fields per line)")
+    raises(lambda: read_trajectory(nohdr, columns="t=0,q=1:4,tau=7:10"), "line 1: field t",
+           "decimal commas are not supported; use '.'")
+    tabs = write(tmp_path / "tabs.txt", [line.replace(";", "\t") for line in lines[1:]])
+    raises(lambda: read_trajectory(tabs, columns="t=0,q=1:4,tau=7:10"), "decimal commas are not supported")
+
+
+# -- DataFrames --------------------------------------------------------------------------------------------
+
+
+def frame_of(t, q, tau):
+    return pd.DataFrame(np.column_stack([t, q, tau]), columns=["t", "q1", "q2", "q3", "tau1", "tau2", "tau3"])
+
+
+def test_dataframe_index_series_multiindex_and_dtypes():
+    t, q, qd, tau = good()
+    frame = frame_of(t, q, tau)
+    stamped = frame.drop(columns="t").set_index(pd.to_datetime(t, unit="s"))
+    msg = raises(lambda: from_dataframe(stamped), "<DataFrame>: field t: no time column", "DatetimeIndex",
+                 "seconds", "total_seconds()")
+    fixed = stamped.copy()
+    fixed.insert(0, "t", (fixed.index - fixed.index[0]).total_seconds())      # the hint, as given
+    assert "df.insert(0, 't', (df.index - df.index[0]).total_seconds())" in msg
+    np.testing.assert_allclose(from_dataframe(fixed).t, t - t[0], atol=1e-6)
+    raises(lambda: from_dataframe(frame.set_index("t")), "field t: no time column", "index named 't'", "reset_index()")
+    raises(lambda: from_dataframe(frame["q1"]), "<DataFrame>: expected a pandas DataFrame, got Series")
+    multi = frame.copy()
+    multi.columns = pd.MultiIndex.from_tuples([("time", "t")] + [("pos", f"q{j}") for j in (1, 2, 3)]
+                                              + [("eff", f"tau{j}") for j in (1, 2, 3)])
+    raises(lambda: from_dataframe(multi), "columns are a MultiIndex (2 levels)", "flatten")
+    raises(lambda: from_dataframe(frame.assign(q2=frame.q2 > 0)), "field q2: column 'q2' holds booleans (bool)")
+    raises(lambda: from_dataframe(frame.assign(tau1=frame.tau1 + 1j)), "field tau1: column 'tau1' holds complex numbers")
+
+
+# -- array files ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("save, ext", [(save_npz, "npz"), (save_h5, "h5")])
+def test_array_file_without_joints(tmp_path, save, ext):
+    t, q, qd, tau = good()
+    path = save(tmp_path / f"empty.{ext}", t=t, q=q[:, :0], tau=tau[:, :0])
+    raises(lambda: read_trajectory(path), f"{path}: field q (key q): no joints (shape (40, 0))")
+    path = save(tmp_path / f"empty_tau.{ext}", t=t, q=q, tau=tau[:, :0])
+    raises(lambda: read_trajectory(path), "field tau (key tau): no joints (shape (40, 0))")
+    raises(lambda: from_arrays(t, q[:, :0], tau), "<arrays>: field q: no joints (shape (40, 0))")
+
+
+def test_h5_soft_links(tmp_path):
+    t, q, qd, tau = good()
+    path = tmp_path / "links.h5"
+    with h5py.File(path, "w") as h5:
+        h5["raw/time"], h5["raw/pos"], h5["raw/vel"], h5["raw/eff"] = t, q, qd, tau
+        h5["t"] = h5py.SoftLink("/raw/time")
+        h5["positions"] = h5py.SoftLink("/raw/pos")
+        h5["tau"] = h5py.SoftLink("/raw/eff")
+        h5["speed"] = h5py.SoftLink("/raw/vel")
+        h5["dangling"] = h5py.SoftLink("/nowhere")
+    assert_same(read_trajectory(path), t, q, tau)
+    assert_same(read_trajectory(path, columns={"qd": "speed"}), t, q, tau, qd)
+    assert_same(read_trajectory(path, columns="qd=/speed"), t, q, tau, qd)
+    raises(lambda: read_trajectory(path, columns={"qd": "dangling"}), "field qd: no array 'dangling'")
+
+
+@pytest.mark.parametrize("save, ext", [(save_npz, "npz"), (save_h5, "h5")])
+def test_float32_unix_times_are_explained(tmp_path, save, ext):
+    t, q, qd, tau = good()
+    unix = (1.7e9 + t).astype(np.float32)
+    path = save(tmp_path / f"f32.{ext}", t=unix, q=q, tau=tau)
+    note = "(time stored as float32: too coarse for Unix time stamps; store float64)"
+    raises(lambda: read_trajectory(path), f"{path}: row 1 (key t): duplicate time", note)
+    raises(lambda: read_trajectory(path, skip_bad_rows=True), "only 1 samples", note)
+    frame = frame_of(t, q, tau).astype({"t": np.float32})
+    frame["t"] += np.float32(1.7e9)
+    raises(lambda: from_dataframe(frame), "duplicate time", note)
+    raises(lambda: Trajectory(t=unix, q=q, tau=tau), "duplicate time", note)
+    path = save(tmp_path / f"small.{ext}", t=t.astype(np.float32), q=q, tau=tau)      # fine when small
+    np.testing.assert_array_equal(read_trajectory(path).t, t.astype(np.float32))
+
+
+# -- column maps: excluding a field ------------------------------------------------------------------------
+
+
+def test_column_map_none_excludes_a_field(tmp_path):
+    assert parse_column_map("t=0,q=1:4,current=None,qd=none") == {"t": 0, "q": slice(1, 4), "current": None,
+                                                                   "qd": None}
+    t, q, qd, tau = good()
+    lines = header_lines(t, q, qd, tau)
+    lines[0] = lines[0].replace("qd", "current")
+    path = write(tmp_path / "both.csv", lines)
+    raises(lambda: read_trajectory(path), "both tau and current", "columns={'current': None}",
+           "--columns current=none")
+    assert_same(read_trajectory(path, columns="current=none"), t, q, tau)
+    traj = read_trajectory(path, columns="tau=NONE", gains=2.0)
+    np.testing.assert_array_equal(traj.tau, 2.0 * qd)
