@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 
 CONST, INPUT, ADD, SUB, MUL, NEG = "const", "input", "add", "sub", "mul", "neg"
+# How deep _cancel looks into the operands of a sum for terms that cancel.
+CANCEL_DEPTH = 4
 
 
 class Graph:
@@ -60,8 +62,6 @@ class Graph:
             return self.const(-args)
         if op == NEG:
             return Expr(self, args)
-        if op == SUB:                       # −(x − y) = y − x
-            return self._node(SUB, (args[1], args[0]))
         return self._node(NEG, a)
 
     def add(self, a, b):
@@ -79,6 +79,9 @@ class Graph:
             return self.sub(a, self.args[b])
         if na:
             return self.sub(b, self.args[a])
+        cancelled = self._cancel(a, b, 1.0)
+        if cancelled is not None:
+            return cancelled
         return self._node(ADD, (a, b) if a <= b else (b, a))
 
     def sub(self, a, b):
@@ -95,7 +98,44 @@ class Graph:
             return self.add(a, self.args[b])
         if self.ops[a] == NEG:              # −x − y = −(x + y)
             return self.neg(self.add(self.args[a], b).i)
+        cancelled = self._cancel(a, b, -1.0)
+        if cancelled is not None:
+            return cancelled
+        if a > b:                           # one node for x − y and y − x: −(y − x)
+            return self.neg(self._node(SUB, (b, a)).i)
         return self._node(SUB, (a, b))
+
+    def _terms(self, i, sign, out, depth=0):
+        """Signed terms of a sum node, flattened through +, − and negation (a few levels deep)."""
+        op, args = self.ops[i], self.args[i]
+        if depth < CANCEL_DEPTH and op in (ADD, SUB):
+            self._terms(args[0], sign, out, depth + 1)
+            self._terms(args[1], sign if op == ADD else -sign, out, depth + 1)
+        elif depth < CANCEL_DEPTH and op == NEG:
+            self._terms(args, -sign, out, depth + 1)
+        else:
+            out.append((i, sign))
+        return out
+
+    def _cancel(self, a, b, sign):
+        """a + sign·b with terms that cancel removed (x − y − x = −y), or None when none cancel.
+
+        Hash-consing shares equal values but cannot see that a sum of shared terms is zero; this
+        looks a few levels into both operands and rebuilds the sum without the cancelling pairs.
+        """
+        terms = self._terms(a, 1.0, []) + self._terms(b, sign, [])
+        if len(terms) < 3 and not (len(terms) == 2 and terms[0][0] == terms[1][0]):
+            return None
+        total = {}
+        for i, s in terms:
+            total[i] = total.get(i, 0.0) + s
+        if all(c != 0.0 for c in total.values()):
+            return None                     # nothing cancels
+        out = self.zero
+        for i, s in terms:                  # rebuild in the original order, cancelled terms left out
+            if total[i] != 0.0:
+                out = out + Expr(self, i) if s > 0 else out - Expr(self, i)
+        return out
 
     def mul(self, a, b):
         va, vb = self.value(a), self.value(b)

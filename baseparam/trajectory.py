@@ -472,7 +472,9 @@ class _Table:
 
     ``data[field]`` is (R, k) float; ``ids[r]`` the line (1-based) or row (0-based) of parsed
     row r; ``problems`` the (id, reason) of rows that could not be parsed at all; ``where[field]``
-    a text inserted after the row in messages (e.g. " (key torques)").
+    a text inserted after the row in messages (e.g. " (key torques)"); ``coarse_t`` the dtype
+    name of times stored in less than float64 (see :func:`_coarse_time`), mentioned when times
+    repeat or go backwards.
     """
 
     source: str
@@ -481,6 +483,7 @@ class _Table:
     data: dict
     problems: list
     where: dict
+    coarse_t: Optional[str] = None
 
 
 def _value_problems(table):
@@ -549,16 +552,17 @@ def _finish(table, n, gains, skip_bad_rows):
     problems += [(int(table.ids[r]), reason, table.where.get(field, "")) for r, (field, reason) in values.items()]
     problems += [(int(table.ids[r]), reason, table.where.get("t", "")) for r, reason in times.items()]
     problems.sort(key=lambda p: p[0])
+    note = _coarse_note(table.coarse_t) if times else ""
     if problems and not skip_bad_rows:
         where, reason, label = problems[0]
         more = len(problems) - 1
         tail = (f"; {more} more bad {table.unit}{'s' if more > 1 else ''} (skip_bad_rows=True or "
                 f"--skip-bad-rows drops bad {table.unit}s and reports them)") if more else ""
-        raise DataError(f"{table.source}: {table.unit} {where}{label}: {reason}{tail}")
+        raise DataError(f"{table.source}: {table.unit} {where}{label}: {reason}{note}{tail}")
     count = int(ok.sum())
     if count < MIN_SAMPLES:
         dropped = f" after skipping {len(problems)} bad {table.unit}s" if problems else ""
-        raise DataError(f"{table.source}: field t: only {count} samples{dropped}; need at least {MIN_SAMPLES}")
+        raise DataError(f"{table.source}: field t: only {count} samples{dropped}; need at least {MIN_SAMPLES}{note}")
     data = {field: np.ascontiguousarray(arr[ok], dtype=np.float64) for field, arr in table.data.items()}
     tau = data["tau"] if "tau" in data else data["current"] * gains
     return Trajectory(
@@ -577,14 +581,15 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     Parameters
     ----------
     path : str or os.PathLike
-        ``.csv``/``.txt`` (delimiter sniffed: comma, semicolon, tab or whitespace), ``.npz``,
-        ``.h5``/``.hdf5``.
+        ``.csv``/``.txt`` (delimiter sniffed: comma, semicolon, tab or whitespace; ``#`` comment
+        lines skipped; double-quoted fields unquoted), ``.npz``, ``.h5``/``.hdf5``.
     columns : dict or str, optional
         Column map, field → columns. CSV: 0-based indices (int, ``slice(1, 7)``, ``"1:7"``, list)
         or header names (str or list of str); required for a CSV without header. NPZ/HDF5: key
         names (``"grp/positions"`` for an HDF5 group). With names available (header, keys) the
         map overrides the automatic detection field by field; ``None`` excludes a field, and
-        mapping one of tau/current excludes the other. A str is parsed by :func:`parse_column_map`.
+        mapping one of tau/current excludes the other. A str is parsed by :func:`parse_column_map`
+        (where ``FIELD=none`` excludes a field).
     gains : float or sequence of n floats, optional
         Drive gains in N·m/A; required with motor currents (τ = current · gains), refused with tau.
     skip_bad_rows : bool
@@ -628,7 +633,12 @@ def _read_bytes(path, source):
 
 
 def _delimiter(source, delimiter, first_line):
-    """The field separator: given, or the most frequent of , ; tab in the first line, else whitespace (None)."""
+    """The field separator: given, or sniffed from the first line (None: whitespace).
+
+    The most frequent of , ; tab wins, except that a line of decimal-comma numbers separated by
+    ; or tab (``0,5;1,25``) has more commas than separators: then the separator wins, so that the
+    values are reported as decimal commas rather than cut apart.
+    """
     if delimiter is not None:
         if delimiter in (" ", "whitespace", r"\s+"):
             return None
@@ -639,6 +649,10 @@ def _delimiter(source, delimiter, first_line):
         return delimiter
     counts = {d: first_line.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=counts.get)
+    if best == "," and (counts[";"] or counts["\t"]):
+        other = ";" if counts[";"] >= counts["\t"] else "\t"
+        if all(_is_number(f.strip().replace(",", ".")) for f in first_line.split(other)):
+            return other
     return best if counts[best] else None
 
 
@@ -657,6 +671,34 @@ def _to_float(text):
     return float(text)
 
 
+def _number_like(text, delim):
+    """A number, or a decimal-comma number in a file not separated by commas (refused later)."""
+    text = text.strip()
+    return _is_number(text) or (delim != "," and "," in text and _is_number(text.replace(",", ".")))
+
+
+def _unquote(line, delim):
+    """The line with double quotes around fields removed: '"0.1","0.2"' → '0.1,0.2'."""
+    bare = line.replace('"', "")
+    if delim is not None and line == '"' + bare.replace(delim, f'"{delim}"') + '"':
+        return bare                                   # every field quoted, no blanks: the usual case
+    fields = line.split(delim)
+    for k, field in enumerate(fields):
+        text = field.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            fields[k] = text[1:-1]
+    return (" " if delim is None else delim).join(fields)
+
+
+def _header_names(line, delim):
+    return [h.strip().strip("\"'").strip() for h in line.split(delim)]
+
+
+def _is_comment(line):
+    stripped = line.lstrip()
+    return stripped.startswith("#")
+
+
 def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
     raw = _read_bytes(path, source)
     # Spreadsheet exports may be UTF-16 (with a byte-order mark); anything else is read as UTF-8,
@@ -668,31 +710,76 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     if ends_with_newline:
         lines.pop()
     data_idx = [i for i, line in enumerate(lines) if line.strip()]
+    if "#" in text:          # comment lines: skipped, but counted in line numbers
+        data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
     if not data_idx:
         raise DataError(f"{source}: empty file (no data lines)")
     first = data_idx[0]
-    delim = _delimiter(source, delimiter, lines[first])
-    head = lines[first].split(delim)
-    # A header has no numbers at all; a damaged first data line still has some.
-    has_header = not any(_is_number(h) for h in head)
-    if has_header:
-        data_idx = data_idx[1:]
-        names = [h.strip().strip("\"'").strip() for h in head]
+    delim = _delimiter(source, delimiter, lines[first].replace('"', ""))
+    if '"' in text:          # quoted fields; cost only for files that have quotes
+        lines = [_unquote(line, delim) if '"' in line else line for line in lines]
+    columns = _normalize_map(columns, source)
+    header, not_header = _find_header(lines, first, delim, columns), False
+    if header is None and not any(_number_like(h, delim) for h in lines[first].split(delim)):
+        not_header = True    # text only, but no field name with a positional map: damaged data
+    if header is not None:
+        if header == first:
+            data_idx = data_idx[1:]
+        names = _header_names(lines[header].lstrip().lstrip("#") if header != first else lines[header], delim)
         width = len(names)
-        spec = _named_columns(source, names, _normalize_map(columns, source), f"line {first + 1} (header)")
+        where = f"line {header + 1} (header)"
+        spec = _named_columns(source, names, columns, where)
         if not data_idx:
-            raise DataError(f"{source}: no data lines after the header (line {first + 1})")
+            raise DataError(f"{source}: no data lines after the header (line {header + 1})")
+        n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names, where)
     counts = _field_counts(lines, data_idx, delim)
-    if not has_header:
+    if header is None:
         width = int(np.bincount(counts).argmax())      # the usual line; damaged ones are rare
-        spec = _positional_columns(source, width, _normalize_map(columns, source), first + 1)
-    n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof)
+        spec = _positional_columns(source, width, columns, first + 1)
+        n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof)
     good = counts == width
     problems = _count_problems(data_idx, counts, good, width, last=len(lines) - 1, ends_with_newline=ends_with_newline)
     good_idx = np.asarray(data_idx)[good]
     table = _convert_lines(source, lines, good_idx, delim, spec)
     table.problems = problems + table.problems
+    if not_header:
+        table.problems = [(w, r + ("; not a header: none of its names is t, time, qN, qdN, qddN, tauN, "
+                                   "currentN or iN" if w == first + 1 else "")) for w, r in table.problems]
     return _finish(table, n, gains, skip_bad_rows)
+
+
+def _find_header(lines, first, delim, columns):
+    """The index of the header line, or None.
+
+    The first data line is the header when none of its fields is a number, unless the column map
+    is positional (indices only) and none of its names is a field name: then it is a damaged
+    data line. A comment line just before a numeric first data line is the header when it has as
+    many fields and names a field (``# t,q1,...`` of ``np.savetxt``).
+    """
+    head = lines[first].split(delim)
+    if not any(_number_like(h, delim) for h in head):
+        if _positional(columns) and not _plausible_header(_header_names(lines[first], delim)):
+            return None
+        return first
+    before = first - 1
+    while before >= 0 and not lines[before].strip():
+        before -= 1
+    if before >= 0 and _is_comment(lines[before]):
+        names = _header_names(lines[before].lstrip().lstrip("#"), delim)
+        if len(names) == len(head) and _plausible_header(names):
+            return before
+    return None
+
+
+def _positional(columns):
+    """Whether a normalized column map gives columns, all by index (no names)."""
+    entries = [cols for cols in columns.values() if cols is not None]
+    return bool(entries) and all(isinstance(cols[0], int) for cols in entries)
+
+
+def _plausible_header(names):
+    """Whether a row of names names at least one field (``t``, ``q1``, ``tau3 [N·m]``, …)."""
+    return any(_name_field(name) is not None for name in names)
 
 
 def _field_counts(lines, idx, delim):
@@ -715,7 +802,7 @@ def _count_problems(idx, counts, good, width, last, ends_with_newline):
 
 def _positional_columns(source, width, columns, first_line_no):
     """field → column indices for a file without header: the map is required and numeric."""
-    if not columns:
+    if all(cols is None for cols in columns.values()):
         raise DataError(f"{source}: no header row (line {first_line_no} has numbers, {width} fields per line); "
                         "give a column map, "
                         "e.g. columns={'t': 0, 'q': '1:7', 'tau': '7:13'} (CLI --columns t=0,q=1:7,tau=7:13)")
@@ -750,11 +837,12 @@ def _named_columns(source, names, columns, where):
     """field → column indices for a table with column names (CSV header, DataFrame).
 
     Fields not in the map are found by name (``t``/``time``, ``q3``, ``qd_3``, ``tau[3]``,
-    ``current3``/``i3``); each joint family must be complete (1..N) and agree with q.
+    ``current3``/``i3``, with or without a unit: ``q3 [rad]``); each joint family must be
+    complete (1..N) and agree with q. The units of the columns used must be SI (:data:`UNITS`).
     """
     detected = _detect_names(source, names, where)
-    if "tau" in columns or "current" in columns:
-        # Choosing the torque source in the map excludes the other one.
+    if any(columns.get(field) is not None for field in ("tau", "current")):
+        # Choosing the torque source in the map excludes the other one (excluding one does not).
         for field in ("tau", "current"):
             if field not in columns:
                 detected.pop(field, None)
@@ -767,7 +855,8 @@ def _named_columns(source, names, columns, where):
         if field in columns or field not in detected:
             continue
         if "q" not in spec:
-            raise DataError(f"{source}: {where}: field q: no joint position columns (q1..qN)")
+            raise DataError(f"{source}: {where}: field q: no joint position columns (q1..qN); "
+                            f"the columns are: {_show_names(names)}")
         n = len(spec["q"])
         extra = sorted(j for j in detected[field] if j > n)
         if extra:
@@ -776,7 +865,43 @@ def _named_columns(source, names, columns, where):
         spec[field] = _complete(source, field, detected[field], n, where)
     spec = {f: spec[f] for f in FIELDS if f in spec}
     _check_overlap(source, spec)
+    _check_units(source, names, spec, where)
     return spec
+
+
+def _check_units(source, names, spec, where):
+    """Refuse a used column whose name carries a unit that is not its field's SI unit."""
+    for field, cols in spec.items():
+        for c in cols:
+            unit = _split_unit(names[c])[1]
+            if unit is not None and re.sub(r"\s+", "", unit).lower() not in UNITS[field]:
+                raise DataError(f"{source}: {where}: column {names[c]!r}: unit {unit} is not accepted; "
+                                f"give {field} in {_UNIT_HINT[field]}")
+
+
+def _split_unit(name):
+    """(name, unit or None): 'q1 [rad]' → ('q1', 'rad'); 'q[1]' and 'pos[2]' have no unit."""
+    name = name.strip()
+    m = _UNIT.match(name)
+    if m is None or _plain_field(name.lower()) is not None:
+        return name, None
+    unit = (m.group(2) if m.group(2) is not None else m.group(3)).strip()
+    if not re.search(r"[^\d\s]", unit):
+        return (m.group(1), None) if not unit else (name, None)
+    return m.group(1), unit
+
+
+def _plain_field(key):
+    """(field, joint) of a lower-case name without unit, joint 1 for t; None for other names."""
+    if key in _TIME_NAMES:
+        return "t", 1
+    m = _JOINT_NAME.match(key)
+    return (_NAME_FIELD[m.group(1)], int(m.group(2))) if m else None
+
+
+def _name_field(name):
+    """(field, joint) of a column name, with or without unit; None for other names."""
+    return _plain_field(_split_unit(name)[0].lower())
 
 
 def _lookup(source, field, cols, names):
@@ -789,12 +914,16 @@ def _lookup(source, field, cols, names):
                             f"(the table has {width} columns, 0-{width - 1})")
         return list(cols)
     lower = [n.lower() for n in names]
+    bare = None
     out = []
     for name in cols:
+        key = name.strip().lower()
         if name in names:
             out.append(names.index(name))
-        elif name.strip().lower() in lower:
-            out.append(lower.index(name.strip().lower()))
+        elif key in lower:
+            out.append(lower.index(key))
+        elif key in (bare := bare or [_split_unit(n)[0].lower() for n in names]):
+            out.append(bare.index(key))        # the name without its unit: 'q1' for 'q1 [rad]'
         else:
             shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
             raise DataError(f"{source}: column map: field {field}: no column named {name!r} (columns: {shown})")
@@ -805,14 +934,10 @@ def _detect_names(source, names, where):
     """{field: {joint (1-based): column}} for t as {1: col} too; duplicates raise."""
     found = {}
     for col, name in enumerate(names):
-        key = name.strip().lower()
-        if key in _TIME_NAMES:
-            field, joint = "t", 1
-        else:
-            m = _JOINT_NAME.match(key)
-            if not m:
-                continue        # other columns (desired torques, timestamps in other units, …)
-            field, joint = _NAME_FIELD[m.group(1)], int(m.group(2))
+        hit = _name_field(name)
+        if hit is None:
+            continue            # other columns (desired torques, timestamps in other units, …)
+        field, joint = hit
         slot = found.setdefault(field, {})
         if joint in slot:
             label = "t" if field == "t" else f"{field}{joint}"
@@ -870,6 +995,8 @@ def _diagnose(block, part, delim, used, labels):
                 row.append(_to_float(text))
             except ValueError:
                 what = "empty value" if not text else f"not a number ({_short(text)})"
+                if _number_like(text, delim):
+                    what += "; decimal commas are not supported; use '.'"
                 problems.append((int(i) + 1, f"field {label}: {what}"))
                 break
         else:
@@ -894,8 +1021,10 @@ def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source=
     Parameters
     ----------
     df : pandas.DataFrame
-        Columns named like a CSV header (``t``, ``q1``…, ``tau1``… or ``current1``…), or any
-        names with a ``columns`` map.
+        Columns named like a CSV header (``t``, ``q1``…, ``tau1``… or ``current1``…, units
+        allowed as in a header), or any names with a ``columns`` map; one level of column names
+        (no MultiIndex); numeric columns (booleans and complex numbers are refused). Times must
+        be a column in s: a DatetimeIndex is refused with the conversion to use.
     columns : dict or str, optional
         field → column names, or 0-based column positions; overrides the names field by field
         (see :func:`read_trajectory`).
@@ -914,11 +1043,20 @@ def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source=
     DataError
         As :func:`read_trajectory`.
     """
-    if not hasattr(df, "iloc"):
-        raise DataError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
+    if not hasattr(df, "iloc") or not hasattr(df, "columns"):
+        hint = "; a trajectory needs columns t, q1.., tau1.. (series.to_frame() makes one column)" \
+            if hasattr(df, "iloc") else ""
+        raise DataError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}{hint}")
+    levels = getattr(df.columns, "nlevels", 1)
+    if levels > 1:
+        raise DataError(f"{source}: columns are a MultiIndex ({levels} levels); flatten them first, e.g. "
+                        "df.columns = df.columns.get_level_values(-1), or "
+                        "df.columns = ['_'.join(map(str, c)) for c in df.columns] with a column map")
     names = [str(c).strip() for c in df.columns]
     spec = _named_columns(source, names, _normalize_map(columns, source), "columns")
-    n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof)
+    if "t" not in spec:
+        _no_time_column(source, df.index)
+    n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names)
     S = len(df)
     data, problems, bad_rows = {}, [], np.zeros(S, dtype=bool)
     for field, cols in spec.items():
@@ -931,8 +1069,23 @@ def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source=
     for row, reason in problems:          # one reason per row: the first column's
         first_problem.setdefault(row, reason)
     table = _Table(source, "row", np.flatnonzero(keep), {f: a[keep] for f, a in data.items()},
-                   sorted(first_problem.items()), {})
+                   sorted(first_problem.items()), {}, _coarse_time(df.iloc[:, spec["t"][0]].dtype))
     return _finish(table, n, gains, skip_bad_rows)
+
+
+def _no_time_column(source, index):
+    """Raise a hint when a DataFrame without a time column holds its times in the index."""
+    kind = getattr(index.dtype, "kind", "O")
+    if kind == "M":
+        raise DataError(f"{source}: field t: no time column, and the index is a DatetimeIndex: convert it to "
+                        "seconds in a column t, e.g. df.insert(0, 't', (df.index - df.index[0]).total_seconds())")
+    if kind == "m":
+        raise DataError(f"{source}: field t: no time column, and the index is a TimedeltaIndex: convert it to "
+                        "seconds in a column t, e.g. df.insert(0, 't', df.index.total_seconds())")
+    name = index.name
+    if isinstance(name, str) and _name_field(name) == ("t", 1):
+        raise DataError(f"{source}: field t: no time column, but the index named {name!r} holds times: "
+                        "make it a column with df.reset_index()")
 
 
 def _frame_column(source, column, label, name, problems, bad_rows):
@@ -941,7 +1094,12 @@ def _frame_column(source, column, label, name, problems, bad_rows):
     if kind in "mM":
         raise DataError(f"{source}: field {label}: column {name!r} holds dates/durations ({column.dtype}); "
                         "convert to seconds")
-    if kind in "biuf":
+    if kind == "b":
+        raise DataError(f"{source}: field {label}: column {name!r} holds booleans ({column.dtype}); expected numbers")
+    if kind == "c":
+        raise DataError(f"{source}: field {label}: column {name!r} holds complex numbers ({column.dtype}); "
+                        "expected real numbers")
+    if kind in "iuf":
         return column.to_numpy(dtype=np.float64)
     try:                                   # nullable and extension dtypes (pd.NA → NaN)
         return column.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -1030,8 +1188,23 @@ def _read_h5(path, source, columns, gains, skip_bad_rows, n_dof):
     except OSError as exc:
         raise DataError(f"{source}: cannot read as HDF5: {_one_line(exc)}") from None
     with h5:
+        # Default names and map entries are looked up directly first: visititems does not follow
+        # soft or external links, so a linked dataset would be invisible to the walk alone.
+        columns = _normalize_map(columns, source)
+        wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
+        wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
+                   if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
         keys = []
-        h5.visititems(lambda name, obj: keys.append(name) if isinstance(obj, h5py.Dataset) else None)
+        for name in dict.fromkeys(wanted):
+            try:
+                obj = h5.get(name)
+            except (KeyError, OSError, ValueError, TypeError):      # dangling or malformed link
+                obj = None
+            if isinstance(obj, h5py.Dataset):
+                keys.append(name)
+        found = set(keys)
+        h5.visititems(lambda name, obj: keys.append(name)
+                      if isinstance(obj, h5py.Dataset) and name not in found else None)
         return _read_array_file(source, keys, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
 
 
@@ -1043,7 +1216,7 @@ def _read_array_file(source, arrays, read, columns, gains, skip_bad_rows, n_dof)
     """Choose a key per field among ``arrays`` (key names), read them with ``read(key)``, validate."""
     columns = _normalize_map(columns, source)
     chosen = {}
-    if "tau" in columns or "current" in columns:
+    if any(columns.get(field) is not None for field in ("tau", "current")):
         skip = {"tau", "current"} - set(columns)     # choosing one torque source excludes the other
     else:
         skip = set()
@@ -1090,6 +1263,7 @@ def _list_keys(arrays, limit=12):
 def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
     """Check shapes of {field: (array, key)} and validate; key '' for plain arrays."""
     where = {f: (f" (key {key})" if key else "") for f, (_, key) in keyed.items()}
+    coarse = _coarse_time(np.asarray(keyed["t"][0]).dtype) if "t" in keyed else None
     data = {f: _numeric(source, f, value, where[f]) for f, (value, _) in keyed.items()}
     t = data["t"] if "t" in data else None
     if t is None:
@@ -1104,7 +1278,7 @@ def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
         if field in data:
             data[field] = _joint_array(source, field, data[field], S, where[field])
     n, gains = _check_fields(source, {f: a.shape[1] for f, a in data.items()}, gains, n_dof)
-    table = _Table(source, "row", np.arange(S), data, [], where)
+    table = _Table(source, "row", np.arange(S), data, [], where, coarse)
     return _finish(table, n, gains, skip_bad_rows)
 
 
@@ -1124,4 +1298,6 @@ def _joint_array(source, field, arr, S, where):
     if arr.shape[0] != S:
         hint = f"; transposed? expected ({S}, n)" if arr.shape[1] == S else ""
         raise DataError(f"{source}: field {field}{where}: {arr.shape[0]} rows (shape {arr.shape}), but t has {S}{hint}")
+    if arr.shape[1] == 0:
+        raise DataError(f"{source}: field {field}{where}: no joints (shape {arr.shape})")
     return arr
