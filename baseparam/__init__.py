@@ -48,6 +48,7 @@ Quick start::
     Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)
 """
 from .base_set import BaseParameters, find_base_parameters
+from .codegen import export
 from .errors import (AccuracyWarning, BaseParamError, DataError, DataWarning, ExcitationWarning, ResourceLimitError,
                      RobotDescriptionError, StorageError)
 from .identification import BaseParameterEstimator, Identification, Metrics, identify
@@ -65,7 +66,7 @@ __all__ = [
     "DataWarning",
     "ExcitationWarning", "Identification", "Inertia", "Joint", "Metrics", "Preprocessing", "Processed",
     "ResourceLimitError", "Robot", "RobotDescriptionError", "StorageError", "Trajectory", "coriolis_matrix",
-    "coriolis_torque", "find_base_parameters", "friction_torque", "from_arrays", "from_dataframe", "gravity_torque",
+    "coriolis_torque", "export", "find_base_parameters", "friction_torque", "from_arrays", "from_dataframe", "gravity_torque",
     "identify", "inverse_dynamics", "load_robot", "mass_matrix", "parse_column_map", "parse_robot", "preprocess",
     "read_h5", "read_trajectory", "regressor", "slotine_li_regressor", "standard_parameters",
 ]

@@ -4,6 +4,7 @@ Library errors become one line on stderr and exit status 2 (bad input) or 1 (int
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -52,6 +53,26 @@ def _fail(message, status):
     sys.exit(status)
 
 
+@contextlib.contextmanager
+def _one_line_errors(path, on_exit=None):
+    """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
+    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar)."""
+    try:
+        yield
+    except click.ClickException:
+        raise
+    except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
+        if on_exit is not None:
+            on_exit()
+        if isinstance(exc, ResourceLimitError):
+            _fail(f"{path}: {exc}", 2)
+        if isinstance(exc, (BaseParamError, ValueError)):
+            _fail(str(exc), 2)
+        if isinstance(exc, OSError):
+            _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
+        _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
+
+
 class _OneLineErrors(click.Group):
     """Usage errors as one line on stderr with exit status 2 (click prints a usage block)."""
 
@@ -93,24 +114,12 @@ def find(robot_file, parameters, json_out, h5_out):
     if json_out and h5_out and os.path.realpath(json_out) == os.path.realpath(h5_out):  # one would clobber the other
         _fail(f"{json_out}: --json and --h5 name the same file", 2)
     progress = _Progress("projecting")
-    try:
+    with _one_line_errors(robot_file, progress.close):
         robot = load_robot(robot_file)
         base = find_base_parameters(robot, parameters, h5=h5_out, progress=progress)
         progress.close()
         if json_out is not None:
             write_text(json_out, json.dumps(base.to_dict(), indent=2) + "\n")
-    except ResourceLimitError as exc:
-        progress.close()
-        _fail(f"{robot_file}: {exc}", 2)
-    except (BaseParamError, ValueError) as exc:
-        progress.close()
-        _fail(str(exc), 2)
-    except OSError as exc:
-        progress.close()
-        _fail(f"{exc.filename or robot_file}: {exc.strerror or exc}", 2)
-    except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
-        progress.close()
-        _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
     click.echo(format_table(base))
 
 
@@ -209,7 +218,7 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
                               + ("validation on training data is not held out" if seen[key] != role else
                                  "its samples count twice and the standard deviations shrink"), stacklevel=1)
             seen.setdefault(key, role)
-    try:
+    with _one_line_errors(robot_file):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
@@ -234,14 +243,6 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
         if plot_out:
             from .plots import save_identification_plot
             save_identification_plot(result, plot_out)
-    except click.ClickException:
-        raise
-    except (BaseParamError, ValueError) as exc:
-        _fail(str(exc), 2)
-    except OSError as exc:
-        _fail(f"{exc.filename or robot_file}: {exc.strerror or exc}", 2)
-    except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
-        _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
     click.echo(result.summary())
 
 
@@ -274,17 +275,11 @@ def export(robot_file, lang, what, prefix, out_dir, parameters):
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
     from .codegen import check_prefix, export as write, parse_what
-    try:
+    with _one_line_errors(out_dir):
         functions = parse_what(what)
         check_prefix(prefix)
         base = find_base_parameters(load_robot(robot_file), parameters)
         result = write(base, lang, functions, prefix, out_dir)
-    except (BaseParamError, ValueError) as exc:
-        _fail(str(exc), 2)
-    except OSError as exc:
-        _fail(f"{exc.filename or out_dir}: {exc.strerror or exc}", 2)
-    except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
-        _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
     click.echo(f"{base.robot.name}: {base.rank} base parameters; wrote " + ", ".join(result["files"]))
     for name, c in result["functions"].items():
         click.echo(f"  {name:<17} {c['mul']:>5} mul {c['add']:>5} add {c['div']:>3} div {c['sincos']:>3} sincos")

@@ -269,21 +269,29 @@ def _argument(routine, name):
     return {"c": "q", "s": "q", "d": "q", "sgn": "qd", "p": "p_base"}.get(name) or routine.inputs[name]
 
 
-def _c_prologue(g, live, robot, routine):
-    """Declarations of the angles, sin/cos pairs and signs the function uses."""
+def _prologue(g, live, robot):
+    """What a function computes from q and q̇ before its expressions, per joint, in order:
+    ("angle", k, offset) for q_k + offset, ("trig", k, angle) for its cos and sin, ("sign", k)."""
     offsets = robot.dh_si()[:, 4]
     used = {(g.args[i][0], g.args[i][1]) for i in live if g.ops[i] == INPUT}
-    lines = []
+    items = []
     for k in range(robot.n_dof):
         angle = f"q[{k}]"
         if offsets[k] != 0.0 and any((x, k) in used for x in ("c", "s", "d")):
-            lines.append(f"    const double q{k + 1} = q[{k}] + {_c_number(offsets[k])};")
+            items.append(("angle", k, float(offsets[k])))
             angle = f"q{k + 1}"
         if ("c", k) in used or ("s", k) in used:
-            lines.append(f"    const double c{k + 1} = cos({angle}), s{k + 1} = sin({angle});")
+            items.append(("trig", k, angle))
         if ("sgn", k) in used:
-            lines.append(f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));")
-    return lines
+            items.append(("sign", k, None))
+    return items
+
+
+def _c_prologue(g, live, robot):
+    forms = {"angle": lambda k, x: f"    const double q{k + 1} = q[{k}] + {_c_number(x)};",
+             "trig": lambda k, x: f"    const double c{k + 1} = cos({x}), s{k + 1} = sin({x});",
+             "sign": lambda k, x: f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));"}
+    return [forms[kind](k, x) for kind, k, x in _prologue(g, live, robot)]
 
 
 def c_function(robot, routine, prefix, R):
@@ -292,7 +300,7 @@ def c_function(robot, routine, prefix, R):
     roots = [i for _, i in routine.outputs]
     printer = _Printer(g, roots, _leaf(robot, routine), _c_number)
     lines = [_c_signature(prefix, routine, n, R), "{"]
-    lines += _c_prologue(g, printer.order, robot, routine)
+    lines += _c_prologue(g, printer.order, robot)
     lines += [f"    const double {name} = {text};" for name, text in printer.temporaries()]
     out = routine.output
     written = {index for index, _ in routine.outputs}
@@ -339,7 +347,6 @@ def c_sources(base, selected, prefix):
 def python_function(robot, routine, R):
     """The Python (numpy) definition of one routine, vectorized over samples."""
     g, n = routine.graph, robot.n_dof
-    offsets = robot.dh_si()[:, 4]
     roots = [i for _, i in routine.outputs]
     printer = _Printer(g, roots, _leaf(robot, routine), lambda x: repr(float(x)))
     args = ARGUMENTS[routine.name]
@@ -354,16 +361,10 @@ def python_function(robot, routine, R):
              "    cos, sin, sign = _SCALAR if single else _ARRAY"]
     if "p_base" in args:
         lines.append("    p_base = _parameters(p_base, single)")
-    used = {(g.args[i][0], g.args[i][1]) for i in printer.order if g.ops[i] == INPUT}
-    for k in range(n):
-        angle = f"q[{k}]"
-        if offsets[k] != 0.0 and any((x, k) in used for x in ("c", "s", "d")):
-            lines.append(f"    q{k + 1} = q[{k}] + {float(offsets[k])!r}")
-            angle = f"q{k + 1}"
-        if ("c", k) in used or ("s", k) in used:
-            lines.append(f"    c{k + 1}, s{k + 1} = cos({angle}), sin({angle})")
-        if ("sgn", k) in used:
-            lines.append(f"    sg{k + 1} = sign(qd[{k}])")
+    forms = {"angle": lambda k, x: f"    q{k + 1} = q[{k}] + {x!r}",
+             "trig": lambda k, x: f"    c{k + 1}, s{k + 1} = cos({x}), sin({x})",
+             "sign": lambda k, x: f"    sg{k + 1} = sign(qd[{k}])"}
+    lines += [forms[kind](k, x) for kind, k, x in _prologue(g, printer.order, robot)]
     lines += [f"    {name} = {text}" for name, text in printer.temporaries()]
     if routine.output == "tau":
         lines.append(f"    out = _output(single, q, ({n},))")

@@ -82,6 +82,9 @@ _UNIT_HINT = {"t": "s", "q": "rad (or m)", "qd": "rad/s (or m/s)", "qdd": "rad/s
 # "name [unit]" or "name (unit)"; brackets holding only digits ("q[1]", "pos[2]") are not units.
 _UNIT = re.compile(r"^(.*?\S)\s*(?:\[([^\[\]]*)\]|\(([^()]*)\))$")
 
+# Spreadsheet error values: a line starting with one is damaged data, not a '#' comment.
+_SPREADSHEET_ERROR = re.compile(r"#(N/A|VALUE!|DIV/0!|REF!|NAME\?|NUM!|NULL!)", re.IGNORECASE)
+
 # At most this many column names are listed when none of them is recognised.
 _SHOWN_NAMES = 10
 
@@ -695,8 +698,10 @@ def _header_names(line, delim):
 
 
 def _is_comment(line):
+    """A line starting with '#' — but not a spreadsheet error value ('#N/A', '#VALUE!'), which is a
+    damaged data line and must be reported, not skipped."""
     stripped = line.lstrip()
-    return stripped.startswith("#")
+    return stripped.startswith("#") and not _SPREADSHEET_ERROR.match(stripped)
 
 
 def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
@@ -719,13 +724,12 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     if '"' in text:          # quoted fields; cost only for files that have quotes
         lines = [_unquote(line, delim) if '"' in line else line for line in lines]
     columns = _normalize_map(columns, source)
-    header, not_header = _find_header(lines, first, delim, columns), False
-    if header is None and not any(_number_like(h, delim) for h in lines[first].split(delim)):
-        not_header = True    # text only, but no field name with a positional map: damaged data
+    text_only = not any(_number_like(h, delim) for h in lines[first].split(delim))
+    header, names = _find_header(lines, first, delim, columns, text_only)
+    not_header = text_only and header is None     # damaged data, reported as such
     if header is not None:
         if header == first:
             data_idx = data_idx[1:]
-        names = _header_names(lines[header].lstrip().lstrip("#") if header != first else lines[header], delim)
         width = len(names)
         where = f"line {header + 1} (header)"
         spec = _named_columns(source, names, columns, where)
@@ -748,27 +752,27 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     return _finish(table, n, gains, skip_bad_rows)
 
 
-def _find_header(lines, first, delim, columns):
-    """The index of the header line, or None.
+def _find_header(lines, first, delim, columns, text_only):
+    """(index of the header line, its column names), or (None, None) without header.
 
-    The first data line is the header when none of its fields is a number, unless the column map
-    is positional (indices only) and none of its names is a field name: then it is a damaged
-    data line. A comment line just before a numeric first data line is the header when it has as
-    many fields and names a field (``# t,q1,...`` of ``np.savetxt``).
+    The first data line is the header when none of its fields is a number (``text_only``),
+    unless the column map is positional (indices only) and none of its names is a field name:
+    then it is a damaged data line. A comment line just before a numeric first data line is the
+    header when it has as many fields and names a field (``# t,q1,...`` of ``np.savetxt``).
     """
-    head = lines[first].split(delim)
-    if not any(_number_like(h, delim) for h in head):
-        if _positional(columns) and not _plausible_header(_header_names(lines[first], delim)):
-            return None
-        return first
+    if text_only:
+        names = _header_names(lines[first], delim)
+        if _positional(columns) and not _plausible_header(names):
+            return None, None
+        return first, names
     before = first - 1
     while before >= 0 and not lines[before].strip():
         before -= 1
     if before >= 0 and _is_comment(lines[before]):
         names = _header_names(lines[before].lstrip().lstrip("#"), delim)
-        if len(names) == len(head) and _plausible_header(names):
-            return before
-    return None
+        if len(names) == len(lines[first].split(delim)) and _plausible_header(names):
+            return before, names
+    return None, None
 
 
 def _positional(columns):

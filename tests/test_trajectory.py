@@ -670,6 +670,9 @@ def test_comment_lines_are_skipped(tmp_path):
     assert_same(read_trajectory(path), t, q, tau, qd)
     set_field(lines, 20, 4, "abc")                      # physical line numbers count the comments
     raises(lambda: read_trajectory(write(path, lines)), f"{path}: line 20: field qd1: not a number ('abc')")
+    set_field(lines, 20, 4, "0.5")
+    set_field(lines, 25, 0, "#N/A")                     # a spreadsheet error value is data, not a comment
+    raises(lambda: read_trajectory(write(path, lines)), f"{path}: line 25: field t: not a number ('#N/A')")
     nohdr = ["# no header"] + header_lines(t, q, qd, tau)[1:]
     nohdr.insert(5, "# a comment in the data")
     path = write(tmp_path / "nohdr.csv", nohdr)
