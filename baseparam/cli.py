@@ -173,7 +173,7 @@ def _number_or_none(text, name, cast=float):
               help="Ordinary, or Gautier's weighted (per-joint residual variance), least squares.")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
 @click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
-              "'t=0,q=1:7,qd=7:13,current=13:19'; or key names for NPZ/HDF5.")
+              "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5.")
 @click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i.")
 @click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file.")
 @click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",

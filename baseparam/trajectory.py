@@ -82,6 +82,9 @@ _UNIT_HINT = {"t": "s", "q": "rad (or m)", "qd": "rad/s (or m/s)", "qdd": "rad/s
 # "name [unit]" or "name (unit)"; brackets holding only digits ("q[1]", "pos[2]") are not units.
 _UNIT = re.compile(r"^(.*?\S)\s*(?:\[([^\[\]]*)\]|\(([^()]*)\))$")
 
+# A bracketed unit and the blanks before it, glued to its name in whitespace-separated headers.
+_UNIT_GROUP = re.compile(r"\s*(\[[^\[\]]*\]|\([^()]*\))")
+
 # Spreadsheet error values: a line starting with one is damaged data, not a '#' comment.
 _SPREADSHEET_ERROR = re.compile(r"#(N/A|VALUE!|DIV/0!|REF!|NAME\?|NUM!|NULL!)", re.IGNORECASE)
 
@@ -694,6 +697,10 @@ def _unquote(line, delim):
 
 
 def _header_names(line, delim):
+    """Column names of a header line, unquoted; with whitespace separators a unit stays with its
+    name ('t [s]  q1 [N m]' → ['t[s]', 'q1[Nm]'])."""
+    if delim is None:
+        line = _UNIT_GROUP.sub(lambda m: "".join(m.group(1).split()), line)
     return [h.strip().strip("\"'").strip() for h in line.split(delim)]
 
 

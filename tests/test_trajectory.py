@@ -556,6 +556,12 @@ def test_units_of_accelerations_currents_and_dataframes(tmp_path):
     assert_same(from_dataframe(frame), t, q, tau)
     # map entries may name a column with or without its unit
     assert_same(from_dataframe(frame, columns={"q": ["q1", "q2 [rad]", "Q3"]}), t, q, tau)
+    # whitespace-separated: a unit stays with its name
+    header = "t [s]   q1 [rad] q2 [rad] q3 (rad)  qd1 qd2 qd3  tau1 [N m] tau2 [N m] tau3 [N m]"
+    lines = [header] + [line.replace(",", "  ") for line in header_lines(t, q, qd, tau)[1:]]
+    assert_same(read_trajectory(write(tmp_path / "ws.txt", lines)), t, q, tau, qd)
+    lines[0] = lines[0].replace("q3 (rad)", "q3 (deg)")
+    raises(lambda: read_trajectory(write(tmp_path / "ws.txt", lines)), "unit deg is not accepted")
 
 
 @pytest.mark.parametrize("name, expected", [
