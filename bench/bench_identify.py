@@ -55,6 +55,7 @@ def synthetic(robot, n_samples, seed=0):
 
 
 def speed(n_samples=100_000, repeat=5):
+    warnings.simplefilter("ignore", bp.ExcitationWarning)     # synthetic data: a wrist parameter or two is small
     robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
     base, traj = synthetic(robot, n_samples)
     print(f"fit of {n_samples} samples, {robot.name} ({robot.n_dof} joints, {base.rank} base parameters)")
