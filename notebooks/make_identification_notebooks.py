@@ -11,16 +11,15 @@ stored with their outputs, so that GitHub shows the figures. Edit this file, not
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import textwrap
-import time
 from pathlib import Path
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _generate import write_notebooks  # noqa: E402  (beside this script)
 
 
 def md(text):
@@ -665,30 +664,8 @@ NOTEBOOKS = {
 }
 
 
-def build(cells):
-    nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
-    nb.metadata["language_info"] = {"name": "python"}
-    return nb
-
-
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
-    args = parser.parse_args(argv)
-    for name, make in NOTEBOOKS.items():
-        nb = build(make())
-        if not args.no_execute:
-            import nbclient
-
-            start = time.perf_counter()
-            nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                    resources={"metadata": {"path": str(HERE)}}).execute()
-            print(f"{name}: executed in {time.perf_counter() - start:.1f} s")
-        nbformat.validate(nb)
-        nbformat.write(nb, HERE / name)
-        print(f"wrote {HERE / name}")
-    return 0
+    return write_notebooks(NOTEBOOKS, __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

@@ -221,3 +221,55 @@ class Reference:
             q, v, a = (rng.uniform(-np.pi, np.pi, self.n) for _ in range(3))
             rows.append(self.regressor(q, v, a))
         return np.vstack(rows)
+
+
+class PinReference:
+    """pinocchio's dynamics of the robot carrying ``bodies``, with rotor inertia and friction added by hand.
+
+    The model is built on the depth-first renumbering of the robot's joints (pinocchio's subtree
+    algorithms, crba among them, assume it; ``build_model`` keeps the description's order), and
+    every input and output is permuted back to baseparam's joint order.
+    """
+
+    def __init__(self, robot, bodies, drives):
+        from random_bodies import depth_first
+        reordered, self.perm = depth_first(robot)
+        self.model, _ = build_model(reordered, [pin.Inertia(*bodies[k]) for k in self.perm])
+        self.data = self.model.createData()
+        self.drives = drives
+
+    def _vector(self, x):
+        out = np.empty(len(self.perm))
+        out[self.perm] = x
+        return out
+
+    def rnea(self, q, qd, qdd):
+        P = self.perm
+        tau = self._vector(pin.rnea(self.model, self.data, q[P], qd[P], qdd[P]))
+        return tau + self.drives.IA * qdd + self.drives.friction(qd)
+
+    def _matrix(self, A):
+        out = np.empty_like(A)
+        out[np.ix_(self.perm, self.perm)] = A
+        return out
+
+    def mass_matrix(self, q):
+        M = np.array(pin.crba(self.model, self.data, q[self.perm]))
+        M = np.triu(M) + np.triu(M, 1).T             # pinocchio guarantees the upper triangle only
+        return self._matrix(M) + np.diag(self.drives.IA)
+
+    def gravity(self, q):
+        return self._vector(pin.computeGeneralizedGravity(self.model, self.data, q[self.perm]))
+
+    def coriolis(self, q, qd):
+        P = self.perm
+        return self._vector(pin.nonLinearEffects(self.model, self.data, q[P], qd[P])) - self.gravity(q)
+
+    def coriolis_matrix(self, q, qd):
+        P = self.perm
+        return self._matrix(np.array(pin.computeCoriolisMatrix(self.model, self.data, q[P], qd[P])))
+
+    def slotine_li(self, q, qd, qd_r, qdd_r):
+        """M q̈_r + C(q, q̇) q̇_r + g + friction(q̇), with pinocchio's C (Christoffel-consistent)."""
+        return (self.mass_matrix(q) @ qdd_r + self.coriolis_matrix(q, qd) @ qd_r + self.gravity(q)
+                + self.drives.friction(qd))

@@ -21,59 +21,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 import baseparam as bp  # noqa: E402
 from conftest import ROBOT_FILES  # noqa: E402
-from pin_model import Reference, build_model  # noqa: E402
+from pin_model import PinReference, Reference  # noqa: E402
 from random_bodies import (CUSTOM, assert_close, base_parameters, custom_robot, depth_first, random_parameters,  # noqa: E402
                            random_states, robots, with_drives)
 
 RTOL = 1e-10
 PARAMS = ["pseudo", "khalil"]
 
-
-
-class PinReference:
-    """pinocchio's dynamics of the robot carrying ``bodies``, with rotor inertia and friction added by hand.
-
-    The model is built on the depth-first renumbering of the robot's joints (pinocchio's subtree
-    algorithms, crba among them, assume it; ``build_model`` keeps the description's order), and
-    every input and output is permuted back to baseparam's joint order.
-    """
-
-    def __init__(self, robot, bodies, drives):
-        reordered, self.perm = depth_first(robot)
-        self.model, _ = build_model(reordered, [pin.Inertia(*bodies[k]) for k in self.perm])
-        self.data = self.model.createData()
-        self.drives = drives
-
-    def _vector(self, x):
-        out = np.empty(len(self.perm))
-        out[self.perm] = x
-        return out
-
-    def rnea(self, q, qd, qdd):
-        P = self.perm
-        tau = self._vector(pin.rnea(self.model, self.data, q[P], qd[P], qdd[P]))
-        return tau + self.drives.IA * qdd + self.drives.friction(qd)
-
-    def _matrix(self, A):
-        out = np.empty_like(A)
-        out[np.ix_(self.perm, self.perm)] = A
-        return out
-
-    def mass_matrix(self, q):
-        M = np.array(pin.crba(self.model, self.data, q[self.perm]))
-        M = np.triu(M) + np.triu(M, 1).T             # pinocchio guarantees the upper triangle only
-        return self._matrix(M) + np.diag(self.drives.IA)
-
-    def gravity(self, q):
-        return self._vector(pin.computeGeneralizedGravity(self.model, self.data, q[self.perm]))
-
-    def coriolis(self, q, qd):
-        P = self.perm
-        return self._vector(pin.nonLinearEffects(self.model, self.data, q[P], qd[P])) - self.gravity(q)
-
-    def coriolis_matrix(self, q, qd):
-        P = self.perm
-        return self._matrix(np.array(pin.computeCoriolisMatrix(self.model, self.data, q[P], qd[P])))
 
 
 def check_against_pinocchio(robot, parameters, rng, tag, n_states=4):

@@ -39,7 +39,7 @@ import baseparam as bp
 from baseparam import codegen
 from baseparam.cli import main
 from conftest import ROBOT_FILES, ROOT
-from random_bodies import assert_close, base_parameters, depth_first, random_parameters, random_states, robots
+from random_bodies import assert_close, base_parameters, random_parameters, random_states, robots
 
 try:
     import pinocchio as pin
@@ -236,43 +236,6 @@ def test_python_export_matches_library(path, exports):
 
 
 # -- 3: random DH tables against pinocchio --------------------------------------------------------------
-class PinReference:
-    """pinocchio's rnea, M, C, g of the robot carrying ``bodies`` (depth-first renumbering, permuted back),
-    plus rotor inertia IA q̈ and friction FV q̇ + FC sign q̇ + FO computed by hand."""
-
-    def __init__(self, robot, bodies, drives):
-        from pin_model import build_model
-        reordered, self.perm = depth_first(robot)
-        self.model, _ = build_model(reordered, [pin.Inertia(*bodies[k]) for k in self.perm])
-        self.data = self.model.createData()
-        self.drives = drives
-
-    def _vector(self, x):
-        out = np.empty(len(self.perm))
-        out[self.perm] = x
-        return out
-
-    def _matrix(self, A):
-        out = np.empty_like(A)
-        out[np.ix_(self.perm, self.perm)] = A
-        return out
-
-    def rnea(self, q, qd, qdd):
-        P = self.perm
-        tau = self._vector(pin.rnea(self.model, self.data, q[P], qd[P], qdd[P]))
-        d = self.drives
-        return tau + d.IA * qdd + d.FV * qd + d.FC * np.sign(qd) + d.FO
-
-    def slotine_li(self, q, qd, qd_r, qdd_r):
-        P = self.perm
-        M = np.array(pin.crba(self.model, self.data, q[P]))
-        M = self._matrix(np.triu(M) + np.triu(M, 1).T) + np.diag(self.drives.IA)
-        C = self._matrix(np.array(pin.computeCoriolisMatrix(self.model, self.data, q[P], qd[P])))
-        g = self._vector(pin.computeGeneralizedGravity(self.model, self.data, q[P]))
-        d = self.drives
-        return M @ qdd_r + C @ qd_r + g + d.FV * qd + d.FC * np.sign(qd) + d.FO
-
-
 @pytest.mark.skipif(pin is None, reason="pinocchio is not installed")
 @settings(max_examples=8, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -282,6 +245,7 @@ def test_random_robots_against_pinocchio(robot, parameters, seed):
     base = base_parameters(robot, parameters)
     p, bodies, drives = random_parameters(robot, parameters, rng)
     pb = base.from_standard(p)
+    from pin_model import PinReference
     ref = PinReference(robot, bodies, drives)
     S = 5
     q, qd, qdd = random_states(robot, S, rng)
