@@ -50,6 +50,9 @@ class BaseParameters:
         How the arithmetic and the rank decision were made.
     Y_display : list of list (Fraction or float)
         Y in the description's length unit (as the paper prints it).
+    accuracy : float
+        Estimated relative accuracy of the float Y (0 when exact); above ~1e-12 an
+        :class:`AccuracyWarning` was issued (nearly special geometry).
     """
 
     robot: object
@@ -64,6 +67,12 @@ class BaseParameters:
     note: str
     Y_display: list = field(repr=False)
     length_power: np.ndarray = field(repr=False)
+    accuracy: float = 0.0
+
+    @property
+    def inaccurate(self):
+        """Whether the float regroupings are less accurate than 1e-12 relative (nearly special geometry)."""
+        return self.accuracy > INACCURATE * 1e-16
 
     def from_standard(self, p):
         """Base parameters of standard parameters (SI).
@@ -222,8 +231,8 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     result = BaseParameters(robot, parameters, reduction.rank, [names[c] for c in pivots], list(names), pivots,
                             Y_si, [names[c] for c in reduction.zero_columns], reduction.exact,
                             units.reason if reduction.exact else f"{units.reason}; {reduction.note}",
-                            Y_display, power)
-    if reduction.accuracy > INACCURATE * 1e-16:
+                            Y_display, power, 0.0 if reduction.exact else float(reduction.accuracy))
+    if result.inaccurate:
         warnings.warn(f"{robot.name}: nearly special geometry (e.g. a twist close to 0° or 90°): the rank and "
                       f"pivots are exact, but the regroupings Y are accurate only to about {reduction.accuracy:.0e} "
                       "(relative), and so are base-parameter torques W_b·Y·p", AccuracyWarning, stacklevel=2)

@@ -277,7 +277,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters):
     from .codegen import check_prefix, export as write, parse_what
     with _one_line_errors(out_dir):
         functions = parse_what(what)
-        check_prefix(prefix)
+        check_prefix(prefix, lang)
         base = find_base_parameters(load_robot(robot_file), parameters)
         result = write(base, lang, functions, prefix, out_dir)
     click.echo(f"{base.robot.name}: {base.rank} base parameters; wrote " + ", ".join(result["files"]))

@@ -19,6 +19,7 @@ names and their regroupings as comments. :func:`export` writes the files and ``N
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import keyword
 import os
@@ -27,7 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .atomic import write_text
+from .atomic import atomic_path
+from .base_set import BaseParameters
 from .errors import BaseParamError
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes, operation_count
 from .regressor_graph import build, build_inverse_dynamics
@@ -224,10 +226,25 @@ def _regrouping_lines(base):
     return lines
 
 
+def _safe(text):
+    """Text that can sit in a C comment or a Python docstring whatever it contains (a robot's name)."""
+    return re.sub(r"[^\w .,:;()+\-·°'#&]", "_", str(text)).replace("__", "_")
+
+
+def _accuracy_line(base):
+    if base.exact:
+        return "Regroupings exact (decided in rational arithmetic)."
+    if base.inaccurate:
+        return (f"WARNING: nearly special geometry: the regroupings are accurate only to about {base.accuracy:.0e} "
+                "(relative), and so are torques from p_base.")
+    return f"Regroupings in floating point, accurate to about {max(base.accuracy, 1e-16):.0e} (relative)."
+
+
 def _header_comment(base, counts, prefix, style):
     robot = base.robot
-    lines = [f"{prefix}: exported by baseparam for {robot.name} ({robot.n_dof} joints, {robot.convention} DH)",
+    lines = [f"{prefix}: exported by baseparam for {_safe(robot.name)} ({robot.n_dof} joints, {robot.convention} DH)",
              f"{base.rank} base parameters ({base.parameters} parameterization), SI units: m, rad, kg, s, N·m, N.",
+             _accuracy_line(base),
              "Straight-line code: every common subexpression once, DH zeros and ones folded, sin/cos once per",
              "joint. Operation counts (mul, add, div, sin/cos pairs):"]
     for name, c in counts.items():
@@ -288,7 +305,7 @@ def _prologue(g, live, robot):
 
 
 def _c_prologue(g, live, robot):
-    forms = {"angle": lambda k, x: f"    const double q{k + 1} = q[{k}] + {_c_number(x)};",
+    forms = {"angle": lambda k, x: f"    const double q{k + 1} = q[{k}] {'-' if x < 0 else '+'} {_c_number(abs(x))};",
              "trig": lambda k, x: f"    const double c{k + 1} = cos({x}), s{k + 1} = sin({x});",
              "sign": lambda k, x: f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));"}
     return [forms[kind](k, x) for kind, k, x in _prologue(g, live, robot)]
@@ -361,7 +378,7 @@ def python_function(robot, routine, R):
              "    cos, sin, sign = _SCALAR if single else _ARRAY"]
     if "p_base" in args:
         lines.append("    p_base = _parameters(p_base, single)")
-    forms = {"angle": lambda k, x: f"    q{k + 1} = q[{k}] + {x!r}",
+    forms = {"angle": lambda k, x: f"    q{k + 1} = q[{k}] {'-' if x < 0 else '+'} {abs(x)!r}",
              "trig": lambda k, x: f"    c{k + 1}, s{k + 1} = cos({x}), sin({x})",
              "sign": lambda k, x: f"    sg{k + 1} = sign(qd[{k}])"}
     lines += [forms[kind](k, x) for kind, k, x in _prologue(g, printer.order, robot)]
@@ -394,6 +411,8 @@ def _states(*arrays):
             raise ValueError(f"expected shape ({N_DOF},) or (S, {N_DOF}), got {x.shape}")
     if len({x.shape for x in checked}) > 1:
         raise ValueError("the state arrays must have the same shape, got " + ", ".join(str(x.shape) for x in checked))
+    if not all(np.isfinite(x).all() for x in checked):
+        raise ValueError("the state arrays contain NaN or inf")
     single = checked[0].ndim == 1
     return [x.tolist() if single else x.T for x in checked], single
 
@@ -414,7 +433,7 @@ def python_source(base, selected, prefix):
     """Text of the Python export (a module needing numpy only)."""
     robot, R = base.robot, base.rank
     counts = {r.name: operation_counts(r, robot) for r in selected}
-    lines = [f'"""{prefix}: base-parameter dynamics of {robot.name}, exported by baseparam (numpy, SI units).',
+    lines = [f'"""{prefix}: base-parameter dynamics of {_safe(robot.name)}, exported by baseparam (numpy, SI units).',
              "", "Functions: " + ", ".join(r.name for r in selected) + ". See the comments below for the",
              'base parameters and their regroupings."""', _header_comment(base, counts, prefix, "python"),
              "import math", "", "import numpy as np", "",
@@ -443,10 +462,15 @@ def parse_what(text):
     return names
 
 
-def check_prefix(prefix):
-    """A prefix must be a C identifier (and not a Python keyword: it names the module)."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", prefix or "") or keyword.iskeyword(prefix):
-        raise ExportError(f"--prefix: {prefix!r} is not a valid C identifier (letters, digits, '_')")
+def check_prefix(prefix, lang=None):
+    """A prefix must be a C identifier not reserved to the implementation (no leading '_'), at most
+    64 characters; for Python also not a keyword."""
+    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix):
+        raise ExportError(f"--prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_'")
+    if len(prefix) > 64:
+        raise ExportError(f"--prefix: {len(prefix)} characters; at most 64")
+    if lang == "python" and keyword.iskeyword(prefix):
+        raise ExportError(f"--prefix: {prefix!r} is a Python keyword")
     return prefix
 
 
@@ -469,10 +493,15 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     dict
         ``{"files": [paths], "functions": {name: counts}}``
     """
+    if not isinstance(base, BaseParameters):
+        raise ExportError(f"export: expected the BaseParameters of find_base_parameters(robot), got "
+                          f"{type(base).__name__}")
     if lang not in ("c", "python"):
         raise ExportError(f"--lang: expected c or python, got {lang!r}")
     selected = routines(base, parse_what(what))
-    check_prefix(prefix)
+    check_prefix(prefix, lang)
+    if not str(out_dir):
+        raise ExportError("--out: empty directory name")
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ExportError(f"{out_dir}: --out is not a directory")
     os.makedirs(out_dir, exist_ok=True)
@@ -484,14 +513,17 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
         # not NAME.py: with the default NAME, a module "baseparam.py" would shadow this package
         files[f"{prefix}_dynamics.py"] = python_source(base, selected, prefix)
     counts = {r.name: operation_counts(r, base.robot) for r in selected}
-    doc = {"robot": base.robot.name, "parameters": base.parameters, "lang": lang, "n_dof": base.robot.n_dof,
+    # the counts are the graphs', the same for C and Python: the document does not depend on --lang
+    doc = {"robot": base.robot.name, "parameters": base.parameters, "n_dof": base.robot.n_dof,
            "base": list(base.names), "functions": counts,
+           "accuracy": {"exact": bool(base.exact), "relative": float(base.accuracy), "note": _accuracy_line(base)},
            "regroupings": {name: {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
                            for r, name in enumerate(base.names)}}
     files[f"{prefix}.json"] = json.dumps(doc, indent=2) + "\n"
-    paths = []
-    for name, text in files.items():
-        path = os.path.join(out_dir, name)
-        write_text(path, text)
-        paths.append(path)
+    paths = [os.path.join(out_dir, name) for name in files]
+    with contextlib.ExitStack() as stack:     # all files written to temporaries, then all renamed
+        for path, text in zip(paths, files.values()):
+            with open(stack.enter_context(atomic_path(path, suffix=os.path.splitext(path)[1])), "w",
+                      encoding="utf-8") as fh:
+                fh.write(text)
     return {"files": paths, "functions": counts}

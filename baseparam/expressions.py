@@ -18,6 +18,16 @@ CONST, INPUT, ADD, SUB, MUL, NEG = "const", "input", "add", "sub", "mul", "neg"
 CANCEL_DEPTH = 4
 
 
+def _tidy(value):
+    """A folded constant, with the rounding of its factors removed when it is a simple dyadic number.
+
+    cos²45° computes to 0.5000000000000001: left so, it would be a second constant beside 0.5 and
+    keep products apart that are one. Values within 4 ulp of a multiple of 1/1024 snap to it.
+    """
+    nearest = round(value * 1024.0) / 1024.0
+    return nearest if abs(value - nearest) <= 4.0 * math.ulp(value) else value
+
+
 class Graph:
     """The node table. Node ``i`` is ``(op, args)``; ``args`` are node ids, a float for constants,
     or ``(name, index)`` for inputs."""
@@ -67,11 +77,15 @@ class Graph:
     def add(self, a, b):
         va, vb = self.value(a), self.value(b)
         if va is not None and vb is not None:
-            return self.const(va + vb)
+            return self.const(_tidy(va + vb))
         if va == 0.0:
             return Expr(self, b)
         if vb == 0.0:
             return Expr(self, a)
+        if va is not None and va < 0:       # −c + x = x − c: constants stay positive in the code
+            return self.sub(b, self.const(-va).i)
+        if vb is not None and vb < 0:
+            return self.sub(a, self.const(-vb).i)
         na, nb = self.ops[a] == NEG, self.ops[b] == NEG
         if na and nb:
             return self.neg(self.add(self.args[a], self.args[b]).i)
@@ -89,11 +103,15 @@ class Graph:
             return Expr(self, self.zero.i)
         va, vb = self.value(a), self.value(b)
         if va is not None and vb is not None:
-            return self.const(va - vb)
+            return self.const(_tidy(va - vb))
         if vb == 0.0:
             return Expr(self, a)
         if va == 0.0:
             return self.neg(b)
+        if vb is not None and vb < 0:       # x − (−c) = x + c
+            return self.add(a, self.const(-vb).i)
+        if va is not None and va < 0:       # −c − x = −(c + x)
+            return self.neg(self.add(self.const(-va).i, b).i)
         if self.ops[b] == NEG:
             return self.add(a, self.args[b])
         if self.ops[a] == NEG:              # −x − y = −(x + y)
@@ -140,7 +158,7 @@ class Graph:
     def mul(self, a, b):
         va, vb = self.value(a), self.value(b)
         if va is not None and vb is not None:
-            return self.const(va * vb)
+            return self.const(_tidy(va * vb))
         if vb is not None:                  # constants first
             a, b, va, vb = b, a, vb, va
         if va is not None:
@@ -154,7 +172,7 @@ class Graph:
                 return self.neg(self.mul(self.const(-va).i, b).i)
             if self.ops[b] == MUL and self.value(self.args[b][0]) is not None:   # c1·(c2·x) = (c1c2)·x
                 c2, x = self.args[b]
-                return self.mul(self.const(va * self.args[c2]).i, x)
+                return self.mul(self.const(_tidy(va * self.args[c2])).i, x)
         if self.ops[a] == NEG:
             return self.neg(self.mul(self.args[a], b).i)
         if self.ops[b] == NEG:

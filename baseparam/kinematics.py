@@ -27,8 +27,14 @@ _TZ[1, 2, 3] = 1.0
 _DTZ = np.stack([_TZ[1], np.zeros((4, 4))])
 
 
+# cos of 0°, 15°, …, 90°, correctly rounded
+_COS_15 = (1.0, math.sqrt(2.0 + math.sqrt(3.0)) / 2.0, math.sqrt(3.0) / 2.0, math.sqrt(0.5), 0.5,
+           math.sqrt(2.0 - math.sqrt(3.0)) / 2.0, 0.0)
+
+
 def exact_cos_sin(angle: float, angle_unit: str):
-    """cos and sin of a description angle, exactly 0/±1 for multiples of 90°.
+    """cos and sin of a description angle, exactly 0/±1 for multiples of 90°, and one shared value per
+    magnitude for multiples of 15°.
 
     Returns
     -------
@@ -36,18 +42,23 @@ def exact_cos_sin(angle: float, angle_unit: str):
         ``exact`` is True when the angle is a multiple of 90° (in radians: within 1e-12 of kπ/2).
     """
     if angle_unit == "deg":
-        quarter = Fraction(repr(float(angle))) / 90
-        exact = quarter.denominator == 1
-        k = int(quarter) if exact else None
+        twelfth = Fraction(repr(float(angle))) / 15
+        m = int(twelfth) if twelfth.denominator == 1 else None
         rad = math.radians(angle)
     else:
-        ratio = float(angle) / (math.pi / 2)
-        k = round(ratio)
-        exact = abs(ratio - k) < 1e-12
+        ratio = float(angle) / (math.pi / 12)
+        m = round(ratio) if abs(ratio - round(ratio)) < 1e-12 else None
         rad = float(angle)
-    if exact:
-        return ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[k % 4] + (True,)
-    return math.cos(rad), math.sin(rad), False
+    if m is None:
+        return math.cos(rad), math.sin(rad), False
+    # multiples of 15°: one correctly rounded value per magnitude, so that cos 45° = sin 45° and
+    # cos 60° = sin 30° = 0.5 exactly (libm's values differ in the last bit, and the graphs would
+    # then keep two products where one serves)
+    quadrant, r = divmod(m % 24, 6)
+    c, s = _COS_15[r], _COS_15[6 - r]
+    for _ in range(quadrant):
+        c, s = -s, c
+    return c + 0.0, s + 0.0, r == 0
 
 
 # The builders below take ``dtype=object`` to compute with exact Python numbers (Fractions or

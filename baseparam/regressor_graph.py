@@ -101,45 +101,31 @@ def to_pseudo(G):
 
 @dataclass
 class JointStep:
-    """A joint's transform from its parent's link frame, as graph values."""
+    """A constant or moving part of a joint's transform (:func:`joint_steps`), as graph values."""
 
     rot_back: object     # x ↦ Rᵀ x
-    shift: list          # P: origin of the link frame in the parent frame
-    axis: list           # s: the joint's unit motion in its own link frame (6)
-    rot: object = None   # x ↦ R x (child frame → parent frame)
+    shift: list          # P: origin of the part's frame in the frame before it
+    rot: object          # x ↦ R x (back to the frame before it)
 
 
-def joint_transform(g, robot, k, inputs):
-    """Graph values of joint k's transform (see :class:`JointStep`)."""
-    joint = robot.joints[k]
-    _, a, d, _, _ = robot.dh_si()[k]     # offsets enter through the inputs c, s, d
-    ca, sa, _ = exact_cos_sin(joint.alpha, robot.angle_unit)
-    ca, sa = constant(g, ca, SNAP), constant(g, sa, SNAP)
-    a = constant(g, a)
-    if joint.is_revolute:
-        c, s, dd = inputs["c"][k], inputs["s"][k], constant(g, d)
-    else:
-        ct, st, _ = exact_cos_sin(joint.theta, robot.angle_unit)
-        c, s, dd = constant(g, ct, SNAP), constant(g, st, SNAP), inputs["d"][k]
+class JointMotion:
+    """Joint k's transform as a chain of :func:`joint_steps` parts, and its axis in the link frame.
 
-    def rz_t(x):
-        return [c * x[0] + s * x[1], c * x[1] - s * x[0], x[2]]
+    Carrying a value part by part keeps the moving part a pure z screw: the combined transform's
+    translation (a·cos θ, a·sin θ, d) would make products that cancel only after expansion
+    (c·(a·s·x) − s·(a·c·x)), which hash-consing cannot see.
+    """
 
-    def rx_t(x):
-        return [x[0], ca * x[1] + sa * x[2], ca * x[2] - sa * x[1]]
+    def __init__(self, g, robot, k, inputs):
+        before, screw, after, axis = joint_steps(g, robot, k, inputs)
+        self.parts = [step for step in (before, screw, after) if step is not None]
+        self.axis = axis if after is None else carry(after, axis)
 
-    def rz(x):
-        return [c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]]
-
-    def rx(x):
-        return [x[0], ca * x[1] - sa * x[2], sa * x[1] + ca * x[2]]
-
-    zero = g.zero
-    if robot.convention == "standard":       # A = Rz(θ) Tz(d) Tx(a) Rx(α): moves about z of the parent
-        axis = [zero, sa, ca, zero, a * ca, -(a * sa)] if joint.is_revolute else [zero] * 4 + [sa, ca]
-        return JointStep(lambda x: rx_t(rz_t(x)), [a * c, a * s, dd], axis, lambda x: rz(rx(x)))
-    axis = [zero, zero, g.one, zero, zero, zero] if joint.is_revolute else [zero] * 5 + [g.one]
-    return JointStep(lambda x: rz_t(rx_t(x)), [a, -(sa * dd), ca * dd], axis, lambda x: rx(rz(x)))
+    def carry(self, x):
+        """A spatial motion vector from the parent's link frame to this joint's link frame."""
+        for step in self.parts:
+            x = carry(step, x)
+        return x
 
 
 def carry_back(jt, f):
@@ -190,15 +176,15 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
     v, vr, a, axes = [None] * n, [None] * n, [None] * n, [None] * n
     outputs = []
     for k in range(n):
-        jt = joint_transform(g, robot, k, inputs)
+        jt = JointMotion(g, robot, k, inputs)
         p = robot.parents[k]
         s = jt.axis
         if p >= 0:
-            vp, vrp, ap = carry(jt, v[p]), carry(jt, vr[p]), carry(jt, a[p])
-            axes[k] = {j: carry(jt, axes[p][j]) for j in chains[p]}
+            vp, vrp, ap = jt.carry(v[p]), jt.carry(vr[p]), jt.carry(a[p])
+            axes[k] = {j: jt.carry(axes[p][j]) for j in chains[p]}
         else:
             vp, vrp = [zero] * 6, [zero] * 6
-            ap = [zero] * 3 + (carry(jt, [zero] * 3 + gravity))[3:]
+            ap = [zero] * 3 + jt.carry([zero] * 3 + gravity)[3:]
             axes[k] = {}
         axes[k][k] = s
         v[k] = [x + y * inputs["qd"][k] for x, y in zip(vp, s)]
@@ -260,9 +246,9 @@ def joint_steps(g, robot, k, inputs):
         c, s, dd = constant(g, ct, SNAP), constant(g, st, SNAP), inputs["d"][k]
     zero = g.zero
     screw = JointStep(rot_back=lambda x: [c * x[0] + s * x[1], c * x[1] - s * x[0], x[2]], shift=[zero, zero, dd],
-                      axis=None, rot=lambda x: [c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]])
+                      rot=lambda x: [c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]])
     twist = JointStep(rot_back=lambda x: [x[0], ca * x[1] + sa * x[2], ca * x[2] - sa * x[1]], shift=[a, zero, zero],
-                      axis=None, rot=lambda x: [x[0], ca * x[1] - sa * x[2], sa * x[1] + ca * x[2]])
+                      rot=lambda x: [x[0], ca * x[1] - sa * x[2], sa * x[1] + ca * x[2]])
     axis = [zero, zero, g.one, zero, zero, zero] if joint.is_revolute else [zero] * 5 + [g.one]
     if robot.convention == "standard":
         return None, screw, twist, axis
@@ -395,9 +381,9 @@ def build_mass(robot, parameters="pseudo"):
     axes = [None] * n
     entries = {}
     for k in range(n):
-        jt = joint_transform(g, robot, k, inputs)
+        jt = JointMotion(g, robot, k, inputs)
         parent = robot.parents[k]
-        axes[k] = {j: carry(jt, axes[parent][j]) for j in chains[parent]} if parent >= 0 else {}
+        axes[k] = {j: jt.carry(axes[parent][j]) for j in chains[parent]} if parent >= 0 else {}
         axes[k][k] = jt.axis
         params = [p[c] for c in layout.link_columns[k]]
         for a_, i in enumerate(chains[k]):

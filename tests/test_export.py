@@ -320,7 +320,7 @@ def star_tokens(expr):
 
 
 C_PATTERNS = {
-    "offset": re.compile(r"const double q(\d+) = q\[(\d+)\] \+ (.+);"),
+    "offset": re.compile(r"const double q(\d+) = q\[(\d+)\] [+-] (.+);"),
     "trig": re.compile(r"const double c(\d+) = cos\((q\[\d+\]|q\d+)\), s(\d+) = sin\((q\[\d+\]|q\d+)\);"),
     "sign": re.compile(r"const double sg(\d+) = \(double\)\(\(qd\[(\d+)\] > 0\.0\) - \(qd\[(\d+)\] < 0\.0\)\);"),
     "temp": re.compile(r"const double (t\d+) = (.+);"),
@@ -683,3 +683,75 @@ def test_standalone_c_program(path, tmp_path):
     assert_close(Y, base.regressor(q, qd, qdd), rtol=RTOL, what=f"{path.stem}: standalone program's regressor")
     assert_close(tau, base.inverse_dynamics(p, q, qd, qdd), rtol=RTOL,
                  what=f"{path.stem}: standalone program's inverse dynamics")
+
+
+# -- robustness of the written files ---------------------------------------------------------------
+def test_hostile_robot_name_cannot_break_the_code(tmp_path):
+    """A robot's name goes into comments and a docstring: comment ends, quotes, backslashes stay harmless."""
+    robot = bp.load_robot(PUMA)
+    odd = bp.Robot(robot.joints, name='Arm */ /* """ \\N{x} \' ;', convention=robot.convention,
+                   length_unit=robot.length_unit, angle_unit=robot.angle_unit, gravity=robot.gravity)
+    base = bp.find_base_parameters(odd)
+    py = export(odd, base, "python", tmp_path / "py", "odd")           # imports: no SyntaxError
+    assert py.code.N_BASE == base.rank
+    if CC is not None:
+        export(odd, base, "c", tmp_path / "c", "odd")                  # compiles with -Wall -Wextra -Werror
+
+
+def test_accuracy_is_stated_in_the_code_and_the_json(tmp_path):
+    robot = bp.load_robot(PUMA)
+    base = bp.find_base_parameters(robot)
+    codegen.export(base, "c", prefix="puma", out_dir=str(tmp_path))
+    doc = json.loads((tmp_path / "puma.json").read_text())
+    assert doc["accuracy"]["exact"] is True and "exact" in doc["accuracy"]["note"]
+    assert "Regroupings exact" in (tmp_path / "puma.h").read_text()
+    skew = bp.load_robot(ROOT / "robots" / "skew7.yaml")           # odd twists: floating-point regroupings
+    base = bp.find_base_parameters(skew)
+    codegen.export(base, "python", prefix="skew", out_dir=str(tmp_path))
+    doc = json.loads((tmp_path / "skew.json").read_text())
+    assert doc["accuracy"]["exact"] is False and 0 < doc["accuracy"]["relative"] < 1e-12
+    assert "floating point" in (tmp_path / "skew_dynamics.py").read_text()
+
+
+def test_a_failed_export_changes_no_file(tmp_path):
+    """The files are written as a set: when one cannot be written, none is replaced."""
+    base = bp.find_base_parameters(bp.load_robot(PUMA))
+    (tmp_path / "puma.c").mkdir()                                     # the source cannot be written
+    with pytest.raises(bp.BaseParamError):
+        codegen.export(base, "c", prefix="puma", out_dir=str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == ["puma.c"]                 # no header, no JSON, no temporaries
+
+
+def test_prefix_rules():
+    assert codegen.check_prefix("class", "c") == "class"              # a C identifier
+    for bad, lang in (("class", "python"), ("_x", "c"), ("__x", "c"), ("a" * 65, "c"), ("1abc", "c")):
+        with pytest.raises(codegen.ExportError, match="--prefix"):
+            codegen.check_prefix(bad, lang)
+    with pytest.raises(codegen.ExportError, match="BaseParameters"):
+        codegen.export(bp.load_robot(PUMA), "c")
+
+
+def test_python_module_refuses_non_finite_states(exports):
+    m = exports(PUMA, "python").code
+    q = np.zeros(6)
+    bad = q.copy()
+    bad[2] = np.nan
+    for args in ((bad, q, q), (np.array([bad, q]), np.zeros((2, 6)), np.zeros((2, 6)))):
+        with pytest.raises(ValueError, match="NaN or inf"):
+            m.regressor(*args)
+
+
+def test_twist_constants_are_shared():
+    """cos 45° = sin 45° and cos 60° = sin 30° are one constant each: no two graph constants differ by
+    a rounding step (they would keep duplicate products that hash-consing should have shared)."""
+    from baseparam.kinematics import exact_cos_sin
+    assert exact_cos_sin(45, "deg")[0] == exact_cos_sin(45, "deg")[1]
+    assert exact_cos_sin(30, "deg")[1] == exact_cos_sin(60, "deg")[0] == 0.5
+    assert exact_cos_sin(np.pi / 4, "rad")[:2] == exact_cos_sin(45, "deg")[:2]
+    robot = bp.Robot(tuple(bp.Joint("revolute", alpha=a, a=0.1, d=0.2) for a in (45, -45, 30, 60, 135)),
+                     name="twists", angle_unit="deg")
+    base = bp.find_base_parameters(robot)
+    for r in codegen.routines(base):
+        values = sorted(abs(v) for op, v in zip(r.graph.ops, r.graph.args) if op == "const" and v != 0)
+        close = [(a, b) for a, b in zip(values, values[1:]) if a != b and abs(a - b) <= 4e-16 * b]
+        assert not close, f"{r.name}: constants one rounding apart: {close[:3]}"
