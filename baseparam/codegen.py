@@ -26,14 +26,12 @@ import os
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .atomic import atomic_path
 from .base_set import BaseParameters
 from .errors import BaseParamError
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes, operation_count
 from .regressor_graph import build, build_inverse_dynamics
-from .report import format_number, format_regrouping
+from .report import format_regrouping
 
 FUNCTIONS = ("regressor", "slotine_li", "inverse_dynamics")
 ARGUMENTS = {
@@ -348,7 +346,7 @@ def c_sources(base, selected, prefix):
     header = [comment, f"#ifndef {guard}", f"#define {guard}", "",
               "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
               f"#define {prefix.upper()}_N_DOF {n}", f"#define {prefix.upper()}_N_BASE {R}", "",
-              f"/* names of the base parameters, in the column order of Y and p_base */",
+              "/* names of the base parameters, in the column order of Y and p_base */",
               f"extern const char *const {prefix}_base_names[{R}];", ""]
     for r in selected:
         header += [f"/* {PURPOSE[r.name]} */", _c_signature(prefix, r, n, R) + ";", ""]

@@ -301,14 +301,11 @@ class BaseParameterEstimator:
     def _processed(self, data, what):
         out = []
         for item in _as_trajectories(data, what):
-            if isinstance(item, Trajectory):
-                if item.n_dof != self.base_.robot.n_dof:
-                    raise DataError(f"{item.source}: {item.n_dof} joints in the data, "
-                                    f"{self.base_.robot.n_dof} in the robot description")
-                item = preprocess(item, self.preprocessing or Preprocessing.none())
-            if item.n_dof != self.base_.robot.n_dof:
+            if item.n_dof != self.base_.robot.n_dof:         # before preprocessing: no work for wrong data
                 raise DataError(f"{item.source}: {item.n_dof} joints in the data, "
                                 f"{self.base_.robot.n_dof} in the robot description")
+            if isinstance(item, Trajectory):
+                item = preprocess(item, self.preprocessing or Preprocessing.none())
             out.append(item)
         return out
 
