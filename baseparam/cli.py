@@ -14,11 +14,11 @@ import warnings
 import click
 import numpy as np
 
-from .atomic import write_text
-from .base_set import find_base_parameters
+from ._atomic import write_text
+from .projection.base_set import find_base_parameters
 from .errors import BaseParamError, ResourceLimitError
-from .loading import load_robot
-from .report import format_table
+from .model.loading import load_robot
+from .projection.report import format_table
 
 
 class _Progress:
@@ -192,9 +192,9 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
     rotor-inertia columns are those the description declares.
     """
-    from .identification import identify as run
-    from .preprocessing import Preprocessing
-    from .trajectory import parse_column_map, read_trajectory
+    from .identification.estimators import identify as run
+    from .identification.preprocessing import Preprocessing
+    from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     outputs = [p for p in (json_out, plot_out) if p]
@@ -205,7 +205,7 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
         if not os.path.isdir(folder):
             _fail(f"{path}: directory {folder} does not exist", 2)
     if plot_out:
-        from .plots import supported_format
+        from .identification.plots import supported_format
         problem = supported_format(plot_out)
         if problem:
             _fail(f"{plot_out}: {problem}", 2)
@@ -241,7 +241,7 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
         if json_out:
             write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
         if plot_out:
-            from .plots import save_identification_plot
+            from .identification.plots import save_identification_plot
             save_identification_plot(result, plot_out)
     click.echo(result.summary())
 
@@ -274,7 +274,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters):
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
-    from .codegen import check_prefix, export as write, parse_what
+    from .codegen._export import check_prefix, export as write, parse_what
     with _one_line_errors(out_dir):
         functions = parse_what(what)
         check_prefix(prefix, lang)

@@ -76,7 +76,7 @@ def cells():
 
             import baseparam as bp
             from baseparam import codegen
-            from baseparam.report import format_table
+            from baseparam.projection.report import format_table
 
             ROBOT = Path("../robots/puma560.yaml")     # the notebook runs from notebooks/
             plt.rcParams["figure.dpi"] = 72            # keeps the stored notebook small

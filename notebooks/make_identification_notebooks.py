@@ -45,8 +45,8 @@ def setup_cell(subdir, robot_file):
         import pandas as pd
 
         import baseparam as bp
-        from baseparam import plots
-        from baseparam.report import format_table
+        from baseparam.identification import plots
+        from baseparam.projection.report import format_table
 
         # The recordings are third-party data beside the repository, in ../shared/data (never copied
         # into it); BASEPARAM_DATA points to another copy. The notebook runs from notebooks/.

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import baseparam as bp
-from baseparam.parameters import ColumnLayout
+from baseparam.model.parameters import ColumnLayout
 from conftest import ROBOT_FILES, ROOT
 from independent import influence, numeric_rank, random_states
 

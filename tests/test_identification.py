@@ -17,9 +17,9 @@ import pytest
 
 import baseparam as bp
 from baseparam.errors import DataError, ExcitationWarning
-from baseparam.identification import BaseParameterEstimator, Identification, Metrics, identify
-from baseparam.preprocessing import Preprocessing
-from baseparam.trajectory import Trajectory
+from baseparam.identification.estimators import BaseParameterEstimator, Identification, Metrics, identify
+from baseparam.identification.preprocessing import Preprocessing
+from baseparam.identification.trajectory import Trajectory
 from conftest import ROOT
 from random_bodies import random_parameters
 
@@ -508,7 +508,7 @@ def test_to_dict_contract():
 
 def test_plot_is_written_atomically(tmp_path):
     pytest.importorskip("matplotlib")
-    from baseparam.plots import save_identification_plot
+    from baseparam.identification.plots import save_identification_plot
     result = noisy_result()
     out = tmp_path / "x.png"
     save_identification_plot(result, out)

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from baseparam.preprocessing import Preprocessing, preprocess
-from baseparam.trajectory import read_trajectory
+from baseparam.identification.preprocessing import Preprocessing, preprocess
+from baseparam.identification.trajectory import read_trajectory
 from conftest import ROOT
 from random_bodies import random_parameters
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from baseparam.errors import RobotDescriptionError
-from baseparam.loading import MAX_JOINTS, load_robot, parse_robot
-from baseparam.robot import Joint, Robot
+from baseparam.model.loading import MAX_JOINTS, load_robot, parse_robot
+from baseparam.model.robot import Joint, Robot
 
 FULL = """\
 # every optional field at least once

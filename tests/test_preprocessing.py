@@ -9,8 +9,8 @@ import pytest
 from scipy import signal
 
 from baseparam.errors import DataError, DataWarning
-from baseparam.preprocessing import MIN_SEGMENT, Preprocessing, Processed, preprocess
-from baseparam.trajectory import Trajectory
+from baseparam.identification.preprocessing import MIN_SEGMENT, Preprocessing, Processed, preprocess
+from baseparam.identification.trajectory import Trajectory
 
 
 class Sines:

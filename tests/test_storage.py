@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.parameters import ColumnLayout
+from baseparam.model.parameters import ColumnLayout
 from conftest import ROOT
 from independent import influence, random_states
 
@@ -86,7 +86,7 @@ def test_h5_write_is_atomic(tmp_path, monkeypatch):
     robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")
     path = tmp_path / "z.h5"
     path.write_bytes(b"previous")
-    import baseparam.storage as storage
+    import baseparam.projection.storage as storage
 
     def boom(*args, **kwargs):
         raise KeyboardInterrupt

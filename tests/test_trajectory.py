@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from baseparam.errors import BaseParamError, DataError
-from baseparam.trajectory import (ABSURD_BOUNDS, MIN_SAMPLES, Trajectory, from_arrays, from_dataframe,
+from baseparam.identification.trajectory import (ABSURD_BOUNDS, MIN_SAMPLES, Trajectory, from_arrays, from_dataframe,
                                   parse_column_map, read_trajectory)
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

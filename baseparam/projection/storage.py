@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .atomic import atomic_path
-from .coordinates import MagnitudeStats, z_blocks
-from .errors import StorageError
-from .robot import robot_to_yaml
-from .working_units import EXACT_LIMIT, choose_working_units
+from .._atomic import atomic_path
+from ._coordinates import MagnitudeStats, z_blocks
+from ..errors import StorageError
+from ..model.robot import robot_to_yaml
+from ._working_units import EXACT_LIMIT, choose_working_units
 
 FORMAT_VERSION = 1
 

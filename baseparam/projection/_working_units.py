@@ -5,7 +5,7 @@ of 90° and every length is a decimal, all of Z is an integer matrix once length
 small enough unit (e.g. 0.1 mm for the PUMA 560). float64 then computes it *exactly*, as long as no
 intermediate exceeds 2**53 — which the engine checks. Otherwise the engine runs in floats (lengths
 normalized by the largest one, so mm and m behave alike) together with an exact companion modulo a
-prime (:mod:`baseparam.modular`) that decides which coefficients vanish.
+prime (:mod:`baseparam.projection._modular`) that decides which coefficients vanish.
 
 Scaling all lengths by s only rescales Z's columns (by s^(2−e), e the parameter's length power) and
 rows, so rank and pivots do not depend on the unit and Y converts exactly (see :mod:`reduction`).
@@ -19,10 +19,10 @@ from typing import Optional
 
 import numpy as np
 
-from .kinematics import coefficient_matrices, exact_cos_sin, joint_factors
-from .errors import BaseParamError
-from .modular import CircleMap, UnluckyPrime, to_modular
-from .projections import JointOperators
+from ..model.kinematics import coefficient_matrices, exact_cos_sin, joint_factors
+from ..errors import BaseParamError
+from ._modular import CircleMap, UnluckyPrime, to_modular
+from ._projections import JointOperators
 
 EXACT_LIMIT = 2.0 ** 52          # intermediates must stay below this for float64 to be exact
 MAX_EXACT_LENGTH = 2 ** 22       # larger scaled lengths risk overflowing EXACT_LIMIT in products

@@ -119,7 +119,7 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
     RobotDescriptionError
         When a joint lacks the value of a column its description declares.
     """
-    from .errors import RobotDescriptionError
+    from ..errors import RobotDescriptionError
 
     layout = ColumnLayout(robot, parameters)
     to_pseudo = np.array(khalil_to_pseudo(), dtype=float)

@@ -1,6 +1,6 @@
 """Exported code: a robot's base regressor, Slotine–Li regressor and inverse dynamics as C or Python.
 
-The expression graphs of :mod:`baseparam.regressor_graph` already hold each value once
+The expression graphs of :mod:`baseparam.dynamics._regressor_graph` already hold each value once
 (hash-consing), with the DH table's exact 0 and ±1 folded; here they are written out as
 straight-line code (Golubev & Yaskevich's procedure):
 
@@ -26,12 +26,12 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .atomic import atomic_path
-from .base_set import BaseParameters
-from .errors import BaseParamError
-from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes, operation_count
-from .regressor_graph import build, build_inverse_dynamics
-from .report import format_regrouping
+from .._atomic import atomic_path
+from ..projection.base_set import BaseParameters
+from ..errors import BaseParamError
+from ..dynamics._expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes, operation_count
+from ..dynamics._regressor_graph import build, build_inverse_dynamics
+from ..projection.report import format_regrouping
 
 FUNCTIONS = ("regressor", "slotine_li", "inverse_dynamics")
 ARGUMENTS = {

@@ -43,7 +43,7 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from .errors import DataError
+from ..errors import DataError
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
 JOINT_FIELDS = FIELDS[1:]

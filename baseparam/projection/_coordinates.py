@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from .projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, kept, potential_rows
+from ._projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, kept, potential_rows
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3}
 # Z entries a chain start may hold before assembly, per allowed recursion term (≈ 40 bytes each

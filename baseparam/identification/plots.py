@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from .atomic import atomic_path
+from .._atomic import atomic_path
 
 
 def _pyplot():
@@ -83,7 +83,7 @@ def plot_parameters(result, ax=None):
     -------
     matplotlib.figure.Figure
     """
-    from .identification import REL_STD_WARNING
+    from .estimators import REL_STD_WARNING
     plt = _pyplot()
     est = getattr(result, "estimator", result)
     if ax is None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
-from . import regressor_graph
+from ._expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
+from . import _regressor_graph as regressor_graph
 
 CACHE_SIZE = 64
 _CACHE: dict = {}

@@ -16,7 +16,7 @@ and rest phases. Before the regressor sees it, :func:`preprocess`
    sign(q̇) is undefined, static friction is anything up to its limit, and a point-to-point log
    would otherwise be scored mostly on standing still;
 6. optionally decimates (Gautier's *parallel filtering*): the identification then low-pass filters
-   and downsamples the regressor's columns and τ together (see :mod:`baseparam.identification`),
+   and downsamples the regressor's columns and τ together (see :mod:`baseparam.identification.estimators`),
    which cuts the sample count without the phase errors of decimating the signals alone.
 
 Every choice is recorded in :attr:`Processed.record`, which the identification result carries.
@@ -32,7 +32,7 @@ from typing import Optional
 import numpy as np
 from scipy import signal
 
-from .errors import DataError, DataWarning
+from ..errors import DataError, DataWarning
 from .trajectory import Trajectory
 
 # A gap longer than this many median sampling intervals splits a log into segments.

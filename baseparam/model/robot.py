@@ -79,7 +79,7 @@ class Joint:
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
         # code, whose bad numbers would otherwise surface deep inside the numerics.
-        from .errors import RobotDescriptionError
+        from ..errors import RobotDescriptionError
 
         for name in ("alpha", "a", "d", "theta", "offset"):
             value = getattr(self, name)
@@ -141,7 +141,7 @@ class Robot:
     source: Optional[str] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
-        from .errors import RobotDescriptionError
+        from ..errors import RobotDescriptionError
 
         if self.convention not in CONVENTIONS:
             raise RobotDescriptionError(f"convention: expected one of {CONVENTIONS}, got {self.convention!r}")

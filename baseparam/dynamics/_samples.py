@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .parameters import ColumnLayout, khalil_to_pseudo
+from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
 # Samples are processed in blocks this long: the working arrays (samples last) then stay in cache.
 CHUNK = 2048

@@ -3,7 +3,7 @@
 Dynamics written once in scalar form run on :class:`Expr` values to record a graph instead of
 numbers: every distinct operation is stored once (a repeated subexpression gets the node it
 already has), and arithmetic with the exact constants 0, ±1 of the DH table folds away as it is
-built. The graph is then turned into straight-line numpy code (:mod:`baseparam.compiled`), and
+built. The graph is then turned into straight-line numpy code (:mod:`baseparam.dynamics._compiled`), and
 :func:`operation_count` says what it costs.
 
 Negation is kept as a node of its own (it is free: it folds into the next addition or is a sign

@@ -10,15 +10,15 @@ from typing import Callable, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from .coordinates import MagnitudeStats, z_blocks
-from .errors import AccuracyWarning, BaseParamError, ResourceLimitError
-from .parameters import ColumnLayout
-from .projections import TermBudgetExceeded
-from .modular import ModularEchelon, to_modular
-from .reduction import INACCURATE, ExactGram, StreamedR
-from .regressors import as_batch_out, evaluate, newton_euler_base
-from .samples import as_parameters, states
-from .working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, exact_obstacle, exact_units, float_units
+from ._coordinates import MagnitudeStats, z_blocks
+from ..errors import AccuracyWarning, BaseParamError, ResourceLimitError
+from ..model.parameters import ColumnLayout
+from ._projections import TermBudgetExceeded
+from ._modular import ModularEchelon, to_modular
+from ._reduction import INACCURATE, ExactGram, StreamedR
+from ..dynamics.regressors import as_batch_out, evaluate, newton_euler_base
+from ..dynamics._samples import as_parameters, states
+from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, exact_obstacle, exact_units, float_units
 
 # A surviving term costs ≈ 270 bytes (key, float and modular 4×4 coefficients); with the parent
 # polynomials and the block's Z entries this keeps a run under about 2 GB.

@@ -7,7 +7,7 @@ Both paths stream over Z's row blocks and keep only an n_standard × n_standard 
   Z and of G coincide (Zλ = 0 ⇔ Gλ = 0), and G = (Zᵀ Z̃) Y with Zᵀ Z̃ of full column rank, so the
   reduced row echelon form of G *is* Y, computed over the rationals with FLINT.
 * **float + modular** (Z irrational) — pivots, rank and Y's zero pattern come from the exact
-  echelon form of Z modulo a prime (:mod:`baseparam.modular`); Y's values from the R factor of a
+  echelon form of Z modulo a prime (:mod:`baseparam.projection._modular`); Y's values from the R factor of a
   streamed QR of the float Z. The float residuals of the dependent columns check the prime.
 """
 from __future__ import annotations

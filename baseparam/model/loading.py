@@ -1,4 +1,4 @@
-"""Reading robot descriptions (YAML) into :class:`~baseparam.robot.Robot` objects.
+"""Reading robot descriptions (YAML) into :class:`~baseparam.model.robot.Robot` objects.
 
 The reader is strict: an unknown key, a number written as a string, a boolean where a
 number belongs, a non-finite value, a duplicate key or an impossible parent is refused
@@ -24,7 +24,7 @@ import reprlib
 import numpy as np
 import yaml
 
-from .errors import RobotDescriptionError
+from ..errors import RobotDescriptionError
 from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]

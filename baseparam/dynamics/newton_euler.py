@@ -3,14 +3,14 @@
 Written in the classical form on the DH frames (Luh–Walker–Paul for the standard convention,
 Khalil–Kleinfinger for the modified one): angular velocity and acceleration and the linear
 acceleration of each frame origin are propagated from the base, link wrenches are summed back.
-It shares nothing with :mod:`baseparam.regressors` beyond the parameter split, so the two check
+It shares nothing with :mod:`baseparam.dynamics.regressors` beyond the parameter split, so the two check
 each other. Vectorized over samples (samples last inside, in blocks of :data:`samples.CHUNK`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .samples import CHUNK, LinkParameters, as_samples, states
+from ._samples import CHUNK, LinkParameters, as_samples, states
 
 
 def cross(a, b):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .expressions import Graph, constant
-from .kinematics import exact_cos_sin
-from .parameters import ColumnLayout
+from ._expressions import Graph, constant
+from ..model.kinematics import exact_cos_sin
+from ..model.parameters import ColumnLayout
 
 # [y]× entries: (row, col, component, sign) with [y]×[row, col] = sign · y[component]
 SKEW = ((0, 1, 2, -1), (0, 2, 1, 1), (1, 0, 2, 1), (1, 2, 0, -1), (2, 0, 1, -1), (2, 1, 0, 1))

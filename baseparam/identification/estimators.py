@@ -38,13 +38,13 @@ from typing import Optional
 import numpy as np
 from scipy import signal
 
-from .base_set import BaseParameters, find_base_parameters
-from .errors import DataError, DataWarning, ExcitationWarning
-from .loading import load_robot
+from ..projection.base_set import BaseParameters, find_base_parameters
+from ..errors import DataError, DataWarning, ExcitationWarning
+from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
-from .regressors import column_blocks
-from .robot import Robot
-from .samples import states
+from ..dynamics.regressors import column_blocks
+from ..model.robot import Robot
+from ..dynamics._samples import states
 from .trajectory import Trajectory, read_trajectory
 
 METHODS = ("ols", "wls")

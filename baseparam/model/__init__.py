@@ -1,0 +1,13 @@
+"""The robot model: joints, links and their parameters, read from a description.
+
+``robot``        :class:`Robot`, :class:`Joint`, :class:`Inertia`
+``loading``      :func:`load_robot`, :func:`parse_robot` (YAML descriptions)
+``parameters``   :class:`ColumnLayout` (standard parameter names and order),
+                 :func:`standard_parameters` (from a description's true inertias)
+``kinematics``   joint transforms
+"""
+from .loading import load_robot, parse_robot
+from .parameters import ColumnLayout, standard_parameters
+from .robot import Inertia, Joint, Robot
+
+__all__ = ["ColumnLayout", "Inertia", "Joint", "Robot", "load_robot", "parse_robot", "standard_parameters"]

@@ -1,0 +1,10 @@
+"""The projection method: the coordinate matrix Z, its echelon form, and the base parameters.
+
+``base_set``    :func:`find_base_parameters` → :class:`BaseParameters`
+``storage``     HDF5 files of Z (:func:`read_h5`)
+``report``      the base set as text
+"""
+from .base_set import BaseParameters, find_base_parameters
+from .storage import read_h5
+
+__all__ = ["BaseParameters", "find_base_parameters", "read_h5"]
