@@ -1,0 +1,80 @@
+"""The package layout: stages import one way, and the public names resolve.
+
+The layers, lowest first (a module may import from its own layer and the ones below):
+errors, _atomic → model → dynamics → projection → identification | codegen → cli.
+"""
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import baseparam as bp
+
+PACKAGE = Path(bp.__file__).resolve().parent
+LAYER = {"errors": 0, "_atomic": 0, "model": 1, "dynamics": 2, "projection": 3, "identification": 4, "codegen": 4,
+         "cli": 5}
+SIBLINGS = {"identification", "codegen"}       # same height, but neither depends on the other
+
+
+def _stage(parts):
+    """The top-level stage of a module given as parts below ``baseparam``."""
+    head = parts[0]
+    return head[:-3] if head.endswith(".py") else head
+
+
+def _imported_stages(path):
+    """Stages of ``baseparam`` that the module at ``path`` imports (module-level or inside functions)."""
+    parts = path.relative_to(PACKAGE).parts
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    stages = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(parts[:-1])[: len(parts) - node.level] if node.level > 1 else list(parts[:-1])
+                target = base + (node.module.split(".") if node.module else [])
+                if not target:             # `from . import x` at the top level
+                    target = [alias.name for alias in node.names]
+                    stages.update(_stage([t]) for t in target)
+                    continue
+            elif node.module and node.module.split(".")[0] == "baseparam":
+                target = node.module.split(".")[1:] or [alias.name for alias in node.names]
+            else:
+                continue
+            stages.add(_stage(target))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                names = alias.name.split(".")
+                if names[0] == "baseparam" and len(names) > 1:
+                    stages.add(_stage(names[1:]))
+    return stages
+
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_go_one_way(path):
+    own = _stage(path.relative_to(PACKAGE).parts)
+    for stage in _imported_stages(path):
+        assert stage in LAYER, f"{path.name} imports an unknown stage {stage!r}"
+        if stage == own:
+            continue
+        assert LAYER[stage] < LAYER[own] or (LAYER[stage] == LAYER[own] and not {stage, own} <= SIBLINGS), \
+            f"{path.relative_to(PACKAGE)} ({own}) imports {stage}, a later stage of the pipeline"
+
+
+def test_every_public_name_resolves():
+    for name in bp.__all__:
+        assert getattr(bp, name) is not None, name
+    assert set(bp.__all__) <= set(dir(bp))
+    with pytest.raises(AttributeError):
+        bp.no_such_name  # noqa: B018
+
+
+def test_subpackages_export_what_the_top_level_does():
+    for package, names in bp._LAZY.items():
+        module = importlib.import_module(f"baseparam.{package}")
+        for name in names:
+            assert getattr(module, name) is getattr(bp, name)
+        assert set(names) <= set(module.__all__)
