@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sys
 import time
 import warnings
 
 import click
-import numpy as np
 
-from ._atomic import write_text
-from .projection.base_set import find_base_parameters
 from .errors import BaseParamError, ResourceLimitError
-from .model.loading import load_robot
-from .projection.report import format_table
+
+# The library is imported inside each command, never here: ``baseparam --help`` then starts in
+# the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
 
 
 class _Progress:
@@ -113,6 +112,10 @@ def find(robot_file, parameters, json_out, h5_out):
     """Find the base parameters of ROBOT_FILE (a YAML description) and print their regroupings."""
     if json_out and h5_out and os.path.realpath(json_out) == os.path.realpath(h5_out):  # one would clobber the other
         _fail(f"{json_out}: --json and --h5 name the same file", 2)
+    from ._atomic import write_text
+    from .model.loading import load_robot
+    from .projection.base_set import find_base_parameters
+    from .projection.report import format_table
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close):
         robot = load_robot(robot_file)
@@ -195,6 +198,8 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     from .identification.estimators import identify as run
     from .identification.preprocessing import Preprocessing
     from .identification.trajectory import parse_column_map, read_trajectory
+    from ._atomic import write_text
+    from .model.loading import load_robot
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     outputs = [p for p in (json_out, plot_out) if p]
@@ -254,7 +259,7 @@ def _gains(text):
         values = [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
     except ValueError:
         raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint="--gains") from None
-    if not values or not all(np.isfinite(values)):
+    if not values or not all(math.isfinite(v) for v in values):
         raise click.BadParameter(f"expected finite numbers, got {text!r}", param_hint="--gains")
     return values
 
@@ -275,6 +280,8 @@ def export(robot_file, lang, what, prefix, out_dir, parameters):
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
     from .codegen._export import check_prefix, export as write, parse_what
+    from .model.loading import load_robot
+    from .projection.base_set import find_base_parameters
     with _one_line_errors(out_dir):
         functions = parse_what(what)
         check_prefix(prefix, lang)

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Optional
 
 import numpy as np
-from scipy import signal
 
 from ..projection.base_set import BaseParameters, find_base_parameters
 from ..errors import DataError, DataWarning, ExcitationWarning
@@ -525,6 +524,7 @@ def _independent_fraction(item, factor):
 
 def _decimated_segment(base, item, sl, factor, normal):
     """Parallel filtering of one segment: W_b columns and τ decimated together, then accumulated."""
+    from scipy import signal     # here, not at the top: scipy.signal alone takes ~0.7 s to import
     (q, qd, qdd), _ = states(base.robot.n_dof, q=item.q[sl], qd=item.qd[sl], qdd=item.qdd[sl])
     if len(q) <= 27 * factor:    # scipy's zero-phase IIR decimation needs this many samples
         return

@@ -16,9 +16,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
 import numpy as np
-import scipy.linalg
+
+# flint and scipy.linalg are imported in the methods that use them: each path needs only one,
+# and neither belongs in the start-up time of the package.
 
 FLOAT_RANK_TOL = 1e-9
 UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots was misjudged mod p
@@ -100,6 +101,7 @@ class ExactGram:
         transform : list of list of Fraction, optional
             C with Z_param = Z @ C (Khalil parameterization); G becomes Cᵀ G C.
         """
+        import flint
         G = flint.fmpq_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
         if transform is not None:
             C = flint.fmpq_mat(self.n, self.n, [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
@@ -120,6 +122,7 @@ class StreamedR:
         self.R = np.zeros((0, n))
 
     def add(self, Z):
+        import scipy.linalg
         Z = Z.tocsr()
         for start in range(0, Z.shape[0], self.chunk):
             dense = Z[start:start + self.chunk].toarray()
@@ -151,6 +154,7 @@ class StreamedR:
         norms = np.linalg.norm(R, axis=0)
         scale = np.where(norms > 0, norms, 1.0)
         Rn = R / scale
+        import scipy.linalg
         Ys = scipy.linalg.lstsq(Rn[:, pivots], Rn)[0]
         residual = np.linalg.norm(Rn - Rn[:, pivots] @ Ys, axis=0)
         Y = Ys * scale[None, :] / scale[pivots][:, None]

@@ -1,0 +1,172 @@
+"""Column maps (field → columns or keys) and the set of fields a source holds, with drive gains."""
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+import numpy as np
+
+from ..errors import DataError
+from ._record import FIELDS, JOINT_FIELDS
+
+# At most this many column names are listed when none of them is recognised.
+_SHOWN_NAMES = 10
+
+
+def parse_column_map(text: str) -> dict:
+    """Parse the CLI form of a column map.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated ``FIELD=COLUMNS`` entries; FIELD one of t, q, qd, qdd, tau, current;
+        COLUMNS a 0-based column index ``7``, a Python slice ``a:b`` (columns a … b-1, one per
+        joint), a name (a header column, or an NPZ/HDF5 key such as ``grp/positions``), or
+        ``none`` (any case) to leave the field out (``current=none`` keeps tau).
+
+    Returns
+    -------
+    dict
+        field → int, slice, str, or None (excluded).
+
+    Raises
+    ------
+    DataError
+        A malformed entry, an unknown or repeated field.
+
+    Examples
+    --------
+    >>> parse_column_map("t=0,q=1:7,qd=7:13,current=13:19")
+    {'t': 0, 'q': slice(1, 7, None), 'qd': slice(7, 13, None), 'current': slice(13, 19, None)}
+    >>> parse_column_map("t=times, q=positions, qd=None")
+    {'t': 'times', 'q': 'positions', 'qd': None}
+    """
+    if not isinstance(text, str):
+        raise DataError(f"column map: expected text like 't=0,q=1:7,tau=7:13', got {type(text).__name__}")
+    out = {}
+    for entry in text.split(","):
+        field, sep, value = (part.strip() for part in entry.partition("="))
+        if not sep or not field or not value:
+            raise DataError(f"column map {text!r}: entry {entry.strip()!r}: expected FIELD=COLUMNS (e.g. q=1:7)")
+        field = _known_field(field, f"column map {text!r}")
+        if field in out:
+            raise DataError(f"column map {text!r}: field {field} given twice")
+        out[field] = None if value.lower() == "none" else _parse_columns_text(value)
+    return out
+
+
+def _parse_columns_text(value: str):
+    """'7' → 7, '1:7' → slice(1, 7), anything else → the name itself."""
+    if re.fullmatch(r"\d+", value):
+        return int(value)
+    m = re.fullmatch(r"(\d*):(\d+)(?::(\d+))?", value)
+    if m:
+        start, stop, step = m.groups()
+        return slice(int(start) if start else 0, int(stop), int(step) if step else None)
+    return value
+
+
+def _known_field(field, context):
+    if field not in FIELDS:
+        raise DataError(f"{context}: unknown field {field!r} (known: {', '.join(FIELDS)})")
+    return field
+
+
+def _normalize_map(columns, source):
+    """A column map as field → None (excluded), list of int (columns) or list of str (names)."""
+    if columns is None:
+        return {}
+    if isinstance(columns, str):
+        columns = parse_column_map(columns)
+    if not isinstance(columns, Mapping):
+        raise DataError(f"{source}: column map: expected a dict or text like 't=0,q=1:7', got {type(columns).__name__}")
+    out = {}
+    for field, value in columns.items():
+        field = _known_field(field, f"{source}: column map")
+        out[field] = _normalize_entry(source, field, value)
+    return out
+
+
+def _normalize_entry(source, field, value):
+    where = f"{source}: column map: field {field}"
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = _parse_columns_text(value.strip())
+    if isinstance(value, slice):
+        if value.stop is None:
+            raise DataError(f"{where}: a slice needs an end (e.g. 1:7)")
+        value = list(range(value.start or 0, value.stop, value.step or 1))
+    elif isinstance(value, (int, np.integer, str)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, (list, tuple, range)) or len(value) == 0:
+        raise DataError(f"{where}: expected column indices or names, got {value!r}")
+    value = list(value)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+        value = [int(v) for v in value]
+        if min(value) < 0:
+            raise DataError(f"{where}: column {min(value)}: indices are 0-based and must be ≥ 0")
+    elif not all(isinstance(v, str) for v in value):
+        raise DataError(f"{where}: mix of column indices and names {value!r}; give one kind")
+    if field == "t" and len(value) != 1:
+        raise DataError(f"{where}: time is one column, got {len(value)}")
+    return value
+
+
+def _check_fields(source, widths, gains, n_dof, names=None, where=None):
+    """Check the set of fields and their joint counts; return (n, gains as (n,) or None).
+
+    ``widths`` maps each present field to its number of columns (1 for t); ``names`` (the column
+    names of a header or DataFrame) are listed when a field is not found among them, and
+    ``where`` (e.g. "line 1 (header)") follows the source in those messages.
+    """
+    at = f"{source}: {where}" if where else source
+    seen = f"; the columns are: {_show_names(names)}" if names is not None else ""
+    if "t" not in widths:
+        raise DataError(f"{at}: field t: no time column (t or time){seen}")
+    if "q" not in widths:
+        raise DataError(f"{at}: field q: no joint positions (q1..qN){seen}")
+    if "tau" in widths and "current" in widths:
+        raise DataError(f"{source}: both tau and current are present; choose one "
+                        "(e.g. columns={'current': None} or --columns current=none keeps tau)")
+    if "tau" not in widths and "current" not in widths:
+        raise DataError(f"{at}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN){seen}")
+    n = widths["q"]
+    for field in JOINT_FIELDS:
+        if field in widths and widths[field] != n:
+            raise DataError(f"{source}: field {field}: {widths[field]} joints, but q has {n}")
+    if n_dof is not None and n != n_dof:
+        raise DataError(f"{source}: field q: the data has {n} joints, but n_dof={n_dof}")
+    return n, _gains(source, gains, n, "current" in widths)
+
+
+def _show_names(names, limit=_SHOWN_NAMES):
+    shown = ", ".join(str(n) for n in names[:limit]) + (", …" if len(names) > limit else "")
+    return shown or "(none)"
+
+
+def _gains(source, gains, n, has_current):
+    """Drive gains as an (n,) float array (current logs only)."""
+    if not has_current:
+        if gains is not None:
+            raise DataError(f"{source}: gains given, but the data has torques (field tau), not motor "
+                            "currents; gains apply to current only")
+        return None
+    if gains is None:
+        raise DataError(f"{source}: field current: motor currents need drive gains "
+                        f"(gains=[{n} values in N·m/A] or one scalar)")
+    if isinstance(gains, str):
+        gains = [g for g in re.split(r"[,\s]+", gains.strip()) if g]
+    try:
+        arr = np.asarray(gains, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(f"{source}: gains: expected {n} numbers (N·m/A), got {gains!r}") from None
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise DataError(f"{source}: gains: expected {n} values (one per joint) or one scalar, got shape {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr == 0)
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise DataError(f"{source}: gains: joint {j + 1}: {arr[j]:g} is not a usable drive gain (finite, non-zero)")
+    return arr

@@ -1,0 +1,151 @@
+"""Columns found by name in a CSV header or a DataFrame: ``t``, ``q3``, ``tau[3] [N·m]``, … and their units."""
+from __future__ import annotations
+
+import re
+
+from ..errors import DataError
+from ._record import FIELDS, UNITS, _field_label
+from ._columns import _show_names
+
+_UNIT_HINT = {"t": "s", "q": "rad (or m)", "qd": "rad/s (or m/s)", "qdd": "rad/s^2 (or m/s^2)",
+              "tau": "N·m (or N)", "current": "A"}
+
+# "name [unit]" or "name (unit)"; brackets holding only digits ("q[1]", "pos[2]") are not units.
+_UNIT = re.compile(r"^(.*?\S)\s*(?:\[([^\[\]]*)\]|\(([^()]*)\))$")
+
+# Header names: "t"/"time", and a field prefix followed by the 1-based joint number.
+_TIME_NAMES = ("t", "time")
+_JOINT_NAME = re.compile(r"^(qdd|qd|q|tau|current|i)[_ ]?\[?(\d+)\]?$")
+_NAME_FIELD = {"qdd": "qdd", "qd": "qd", "q": "q", "tau": "tau", "current": "current", "i": "current"}
+
+
+def _check_overlap(source, spec):
+    owner = {}
+    for field, cols in spec.items():
+        for j, c in enumerate(cols):
+            label = _field_label(field, j)
+            if c in owner:
+                raise DataError(f"{source}: column map: column {c} is used for both {owner[c]} and {label}")
+            owner[c] = label
+
+
+def _named_columns(source, names, columns, where):
+    """field → column indices for a table with column names (CSV header, DataFrame).
+
+    Fields not in the map are found by name (``t``/``time``, ``q3``, ``qd_3``, ``tau[3]``,
+    ``current3``/``i3``, with or without a unit: ``q3 [rad]``); each joint family must be
+    complete (1..N) and agree with q. The units of the columns used must be SI (:data:`UNITS`).
+    """
+    detected = _detect_names(source, names, where)
+    if any(columns.get(field) is not None for field in ("tau", "current")):
+        # Choosing the torque source in the map excludes the other one (excluding one does not).
+        for field in ("tau", "current"):
+            if field not in columns:
+                detected.pop(field, None)
+    spec = {f: _lookup(source, f, cols, names) for f, cols in columns.items() if cols is not None}
+    if "t" not in columns and "t" in detected:
+        spec["t"] = [detected["t"][1]]
+    if "q" not in columns and "q" in detected:
+        spec["q"] = _complete(source, "q", detected["q"], max(detected["q"]), where)
+    for field in ("qd", "qdd", "tau", "current"):
+        if field in columns or field not in detected:
+            continue
+        if "q" not in spec:
+            raise DataError(f"{source}: {where}: field q: no joint position columns (q1..qN); "
+                            f"the columns are: {_show_names(names)}")
+        n = len(spec["q"])
+        extra = sorted(j for j in detected[field] if j > n)
+        if extra:
+            raise DataError(f"{source}: {where}: field {field}{extra[0]}: no matching q{extra[0]} "
+                            f"(q has joints 1-{n})")
+        spec[field] = _complete(source, field, detected[field], n, where)
+    spec = {f: spec[f] for f in FIELDS if f in spec}
+    _check_overlap(source, spec)
+    _check_units(source, names, spec, where)
+    return spec
+
+
+def _check_units(source, names, spec, where):
+    """Refuse a used column whose name carries a unit that is not its field's SI unit."""
+    for field, cols in spec.items():
+        for c in cols:
+            unit = _split_unit(names[c])[1]
+            if unit is not None and re.sub(r"\s+", "", unit).lower() not in UNITS[field]:
+                raise DataError(f"{source}: {where}: column {names[c]!r}: unit {unit} is not accepted; "
+                                f"give {field} in {_UNIT_HINT[field]}")
+
+
+def _split_unit(name):
+    """(name, unit or None): 'q1 [rad]' → ('q1', 'rad'); 'q[1]' and 'pos[2]' have no unit."""
+    name = name.strip()
+    m = _UNIT.match(name)
+    if m is None or _plain_field(name.lower()) is not None:
+        return name, None
+    unit = (m.group(2) if m.group(2) is not None else m.group(3)).strip()
+    if not re.search(r"[^\d\s]", unit):
+        return (m.group(1), None) if not unit else (name, None)
+    return m.group(1), unit
+
+
+def _plain_field(key):
+    """(field, joint) of a lower-case name without unit, joint 1 for t; None for other names."""
+    if key in _TIME_NAMES:
+        return "t", 1
+    m = _JOINT_NAME.match(key)
+    return (_NAME_FIELD[m.group(1)], int(m.group(2))) if m else None
+
+
+def _name_field(name):
+    """(field, joint) of a column name, with or without unit; None for other names."""
+    return _plain_field(_split_unit(name)[0].lower())
+
+
+def _lookup(source, field, cols, names):
+    """Column indices for a map entry of indices or names."""
+    width = len(names)
+    if isinstance(cols[0], int):
+        bad = [c for c in cols if c >= width]
+        if bad:
+            raise DataError(f"{source}: column map: field {field}: column {bad[0]} out of range "
+                            f"(the table has {width} columns, 0-{width - 1})")
+        return list(cols)
+    lower = [n.lower() for n in names]
+    bare = None
+    out = []
+    for name in cols:
+        key = name.strip().lower()
+        if name in names:
+            out.append(names.index(name))
+        elif key in lower:
+            out.append(lower.index(key))
+        elif key in (bare := bare or [_split_unit(n)[0].lower() for n in names]):
+            out.append(bare.index(key))        # the name without its unit: 'q1' for 'q1 [rad]'
+        else:
+            shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+            raise DataError(f"{source}: column map: field {field}: no column named {name!r} (columns: {shown})")
+    return out
+
+
+def _detect_names(source, names, where):
+    """{field: {joint (1-based): column}} for t as {1: col} too; duplicates raise."""
+    found = {}
+    for col, name in enumerate(names):
+        hit = _name_field(name)
+        if hit is None:
+            continue            # other columns (desired torques, timestamps in other units, …)
+        field, joint = hit
+        slot = found.setdefault(field, {})
+        if joint in slot:
+            label = "t" if field == "t" else f"{field}{joint}"
+            raise DataError(f"{source}: {where}: field {label}: two columns ({slot[joint]} and {col}: "
+                            f"{names[slot[joint]]!r}, {name!r})")
+        slot[joint] = col
+    return found
+
+
+def _complete(source, field, family, n, where):
+    missing = [j for j in range(1, n + 1) if j not in family]
+    if missing:
+        have = ", ".join(f"{field}{j}" for j in sorted(family))
+        raise DataError(f"{source}: {where}: field {field}{missing[0]}: missing column (found {have})")
+    return [family[j] for j in range(1, n + 1)]

@@ -1,0 +1,115 @@
+"""Validation common to every source: parsed rows → bad values, late times, kept rows → :class:`Trajectory`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..errors import DataError
+from ._record import ABSURD_BOUNDS, FIELDS, MIN_SAMPLES, Trajectory, _coarse_note, _field_label
+
+
+@dataclass
+class _Table:
+    """Parsed rows before validation.
+
+    ``data[field]`` is (R, k) float; ``ids[r]`` the line (1-based) or row (0-based) of parsed
+    row r; ``problems`` the (id, reason) of rows that could not be parsed at all; ``where[field]``
+    a text inserted after the row in messages (e.g. " (key torques)"); ``coarse_t`` the dtype
+    name of times stored in less than float64 (see :func:`_coarse_time`), mentioned when times
+    repeat or go backwards.
+    """
+
+    source: str
+    unit: str
+    ids: np.ndarray
+    data: dict
+    problems: list
+    where: dict
+    coarse_t: Optional[str] = None
+
+
+def _value_problems(table):
+    """{parsed row index: (field, reason)} for NaN, infinite and absurd values (first per row)."""
+    found = {}
+    for field in FIELDS:
+        arr = table.data.get(field)
+        if arr is None:
+            continue
+        bound = ABSURD_BOUNDS[field]
+        bad = ~(np.abs(arr) <= bound)          # NaN compares False
+        for r in np.flatnonzero(bad.any(axis=1)):
+            if r in found:
+                continue
+            j = int(np.argmax(bad[r]))
+            v = float(arr[r, j])
+            if np.isnan(v):
+                what = "NaN"
+            elif np.isinf(v):
+                what = f"infinite ({v})"
+            else:
+                what = f"absurd value ({v:.6g}; beyond ±{bound:g})"
+            found[int(r)] = (field, f"field {_field_label(field, j)}: {what}")
+    return found
+
+
+def _time_problems(table, ok):
+    """{parsed row index: reason} for rows whose time is not after the last kept row's time.
+
+    Only rows in ``ok`` take part; since a dropped row never exceeds the running maximum, the
+    last kept time is the running maximum of the earlier times.
+    """
+    rows = np.flatnonzero(ok)
+    t = table.data["t"][rows, 0]
+    if t.size < 2:
+        return {}
+    runmax = np.maximum.accumulate(t)
+    late = np.flatnonzero(t[1:] <= runmax[:-1]) + 1
+    if late.size == 0:
+        return {}
+    kept = np.ones(t.size, dtype=bool)
+    kept[late] = False
+    # For each position, the index of the latest kept row so far (the one holding the maximum).
+    last_kept = np.maximum.accumulate(np.where(kept, np.arange(t.size), 0))
+    out = {}
+    for i in late:
+        ref = last_kept[i - 1]
+        ref_id = table.ids[rows[ref]]
+        if t[i] == t[ref]:
+            what = f"duplicate time ({t[i]:.10g} s, as on {table.unit} {ref_id})"
+        else:
+            what = f"time goes backwards ({t[i]:.10g} s after {t[ref]:.10g} s on {table.unit} {ref_id})"
+        out[int(rows[i])] = what
+    return out
+
+
+def _finish(table, n, gains, skip_bad_rows):
+    """Validate the parsed rows and build the :class:`Trajectory` (or raise :class:`DataError`)."""
+    values = _value_problems(table)
+    ok = np.ones(table.ids.shape[0], dtype=bool)
+    ok[list(values)] = False
+    times = _time_problems(table, ok)
+    ok[list(times)] = False
+    # (id, reason, text after the id in messages, e.g. " (key torques)")
+    problems = [(where, reason, "") for where, reason in table.problems]
+    problems += [(int(table.ids[r]), reason, table.where.get(field, "")) for r, (field, reason) in values.items()]
+    problems += [(int(table.ids[r]), reason, table.where.get("t", "")) for r, reason in times.items()]
+    problems.sort(key=lambda p: p[0])
+    note = _coarse_note(table.coarse_t) if times else ""
+    if problems and not skip_bad_rows:
+        where, reason, label = problems[0]
+        more = len(problems) - 1
+        tail = (f"; {more} more bad {table.unit}{'s' if more > 1 else ''} (skip_bad_rows=True or "
+                f"--skip-bad-rows drops bad {table.unit}s and reports them)") if more else ""
+        raise DataError(f"{table.source}: {table.unit} {where}{label}: {reason}{note}{tail}")
+    count = int(ok.sum())
+    if count < MIN_SAMPLES:
+        dropped = f" after skipping {len(problems)} bad {table.unit}s" if problems else ""
+        raise DataError(f"{table.source}: field t: only {count} samples{dropped}; need at least {MIN_SAMPLES}{note}")
+    data = {field: np.ascontiguousarray(arr[ok], dtype=np.float64) for field, arr in table.data.items()}
+    tau = data["tau"] if "tau" in data else data["current"] * gains
+    return Trajectory(
+        t=data["t"][:, 0].copy(), q=data["q"], tau=tau, qd=data.get("qd"), qdd=data.get("qdd"),
+        source=table.source, skipped=tuple((w, r) for w, r, _ in problems), skipped_unit=table.unit,
+    )

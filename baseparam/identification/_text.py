@@ -1,0 +1,277 @@
+"""CSV/TXT files: delimiter, quotes, comments and header, then numpy's block reader with per-line diagnosis."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import DataError
+from ._record import FIELDS, _field_label, _short
+from ._columns import _check_fields, _normalize_map
+from ._names import _check_overlap, _name_field, _named_columns
+from ._rows import _Table, _finish
+
+# A bracketed unit and the blanks before it, glued to its name in whitespace-separated headers.
+_UNIT_GROUP = re.compile(r"\s*(\[[^\[\]]*\]|\([^()]*\))")
+
+# Spreadsheet error values: a line starting with one is damaged data, not a '#' comment.
+_SPREADSHEET_ERROR = re.compile(r"#(N/A|VALUE!|DIV/0!|REF!|NAME\?|NUM!|NULL!)", re.IGNORECASE)
+
+# Lines are converted in blocks this long: a bad value then costs a per-value diagnosis of one
+# block only, not of the whole file.
+_BLOCK = 8192
+
+
+def _read_bytes(path, source):
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise DataError(f"{source}: cannot read the trajectory: {reason}") from None
+
+
+def _delimiter(source, delimiter, first_line):
+    """The field separator: given, or sniffed from the first line (None: whitespace).
+
+    The most frequent of , ; tab wins, except that a line of decimal-comma numbers separated by
+    ; or tab (``0,5;1,25``) has more commas than separators: then the separator wins, so that the
+    values are reported as decimal commas rather than cut apart.
+    """
+    if delimiter is not None:
+        if delimiter in (" ", "whitespace", r"\s+"):
+            return None
+        if delimiter == r"\t":
+            return "\t"
+        if len(delimiter) != 1:
+            raise DataError(f"{source}: delimiter must be one character or ' ' (whitespace), got {delimiter!r}")
+        return delimiter
+    counts = {d: first_line.count(d) for d in (",", ";", "\t")}
+    best = max(counts, key=counts.get)
+    if best == "," and (counts[";"] or counts["\t"]):
+        other = ";" if counts[";"] >= counts["\t"] else "\t"
+        if all(_is_number(f.strip().replace(",", ".")) for f in first_line.split(other)):
+            return other
+    return best if counts[best] else None
+
+
+def _is_number(text):
+    try:
+        _to_float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _to_float(text):
+    """float() as numpy's loadtxt reads it (which refuses '1_000')."""
+    if "_" in text:
+        raise ValueError(text)
+    return float(text)
+
+
+def _number_like(text, delim):
+    """A number, or a decimal-comma number in a file not separated by commas (refused later)."""
+    text = text.strip()
+    return _is_number(text) or (delim != "," and "," in text and _is_number(text.replace(",", ".")))
+
+
+def _unquote(line, delim):
+    """The line with double quotes around fields removed: '"0.1","0.2"' → '0.1,0.2'."""
+    bare = line.replace('"', "")
+    if delim is not None and line == '"' + bare.replace(delim, f'"{delim}"') + '"':
+        return bare                                   # every field quoted, no blanks: the usual case
+    fields = line.split(delim)
+    for k, field in enumerate(fields):
+        text = field.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            fields[k] = text[1:-1]
+    return (" " if delim is None else delim).join(fields)
+
+
+def _header_names(line, delim):
+    """Column names of a header line, unquoted; with whitespace separators a unit stays with its
+    name ('t [s]  q1 [N m]' → ['t[s]', 'q1[Nm]'])."""
+    if delim is None:
+        line = _UNIT_GROUP.sub(lambda m: "".join(m.group(1).split()), line)
+    return [h.strip().strip("\"'").strip() for h in line.split(delim)]
+
+
+def _is_comment(line):
+    """A line starting with '#' — but not a spreadsheet error value ('#N/A', '#VALUE!'), which is a
+    damaged data line and must be reported, not skipped."""
+    stripped = line.lstrip()
+    return stripped.startswith("#") and not _SPREADSHEET_ERROR.match(stripped)
+
+
+def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
+    raw = _read_bytes(path, source)
+    # Spreadsheet exports may be UTF-16 (with a byte-order mark); anything else is read as UTF-8,
+    # whose decoding errors become U+FFFD, then "not a number" on the line that holds them.
+    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    text = raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    ends_with_newline = lines[-1] == ""
+    if ends_with_newline:
+        lines.pop()
+    data_idx = [i for i, line in enumerate(lines) if line.strip()]
+    if "#" in text:          # comment lines: skipped, but counted in line numbers
+        data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
+    if not data_idx:
+        raise DataError(f"{source}: empty file (no data lines)")
+    first = data_idx[0]
+    delim = _delimiter(source, delimiter, lines[first].replace('"', ""))
+    if '"' in text:          # quoted fields; cost only for files that have quotes
+        lines = [_unquote(line, delim) if '"' in line else line for line in lines]
+    columns = _normalize_map(columns, source)
+    text_only = not any(_number_like(h, delim) for h in lines[first].split(delim))
+    header, names = _find_header(lines, first, delim, columns, text_only)
+    not_header = text_only and header is None     # damaged data, reported as such
+    if header is not None:
+        if header == first:
+            data_idx = data_idx[1:]
+        width = len(names)
+        where = f"line {header + 1} (header)"
+        spec = _named_columns(source, names, columns, where)
+        if not data_idx:
+            raise DataError(f"{source}: no data lines after the header (line {header + 1})")
+        n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names, where)
+    counts = _field_counts(lines, data_idx, delim)
+    if header is None:
+        width = int(np.bincount(counts).argmax())      # the usual line; damaged ones are rare
+        spec = _positional_columns(source, width, columns, first + 1)
+        n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof)
+    good = counts == width
+    problems = _count_problems(data_idx, counts, good, width, last=len(lines) - 1, ends_with_newline=ends_with_newline)
+    good_idx = np.asarray(data_idx)[good]
+    table = _convert_lines(source, lines, good_idx, delim, spec)
+    table.problems = problems + table.problems
+    if not_header:
+        table.problems = [(w, r + ("; not a header: none of its names is t, time, qN, qdN, qddN, tauN, "
+                                   "currentN or iN" if w == first + 1 else "")) for w, r in table.problems]
+    return _finish(table, n, gains, skip_bad_rows)
+
+
+def _find_header(lines, first, delim, columns, text_only):
+    """(index of the header line, its column names), or (None, None) without header.
+
+    The first data line is the header when none of its fields is a number (``text_only``),
+    unless the column map is positional (indices only) and none of its names is a field name:
+    then it is a damaged data line. A comment line just before a numeric first data line is the
+    header when it has as many fields and names a field (``# t,q1,...`` of ``np.savetxt``).
+    """
+    if text_only:
+        names = _header_names(lines[first], delim)
+        if _positional(columns) and not _plausible_header(names):
+            return None, None
+        return first, names
+    before = first - 1
+    while before >= 0 and not lines[before].strip():
+        before -= 1
+    if before >= 0 and _is_comment(lines[before]):
+        names = _header_names(lines[before].lstrip().lstrip("#"), delim)
+        if len(names) == len(lines[first].split(delim)) and _plausible_header(names):
+            return before, names
+    return None, None
+
+
+def _positional(columns):
+    """Whether a normalized column map gives columns, all by index (no names)."""
+    entries = [cols for cols in columns.values() if cols is not None]
+    return bool(entries) and all(isinstance(cols[0], int) for cols in entries)
+
+
+def _plausible_header(names):
+    """Whether a row of names names at least one field (``t``, ``q1``, ``tau3 [N·m]``, …)."""
+    return any(_name_field(name) is not None for name in names)
+
+
+def _field_counts(lines, idx, delim):
+    """Number of fields of each line in ``idx``, as an int array (no value is converted)."""
+    if delim is None:
+        return np.fromiter((len(lines[i].split()) for i in idx), dtype=np.int64, count=len(idx))
+    return np.fromiter((lines[i].count(delim) for i in idx), dtype=np.int64, count=len(idx)) + 1
+
+
+def _count_problems(idx, counts, good, width, last, ends_with_newline):
+    problems = []
+    for k in np.flatnonzero(~good):
+        i, got = idx[k], int(counts[k])
+        if i == last and not ends_with_newline and got < width:
+            problems.append((i + 1, f"truncated last line ({got} of {width} fields)"))
+        else:
+            problems.append((i + 1, f"wrong field count (expected {width} fields, got {got})"))
+    return problems
+
+
+def _positional_columns(source, width, columns, first_line_no):
+    """field → column indices for a file without header: the map is required and numeric."""
+    if all(cols is None for cols in columns.values()):
+        raise DataError(f"{source}: no header row (line {first_line_no} has numbers, {width} fields per line); "
+                        "give a column map, "
+                        "e.g. columns={'t': 0, 'q': '1:7', 'tau': '7:13'} (CLI --columns t=0,q=1:7,tau=7:13)")
+    spec = {}
+    for field in FIELDS:
+        cols = columns.get(field)
+        if cols is None:
+            continue
+        if isinstance(cols[0], str):
+            raise DataError(f"{source}: column map: field {field}: the file has no header, so columns are "
+                            f"0-based numbers, not names ({cols[0]!r})")
+        bad = [c for c in cols if c >= width]
+        if bad:
+            raise DataError(f"{source}: column map: field {field}: column {bad[0]} out of range "
+                            f"(lines have {width} fields, columns 0-{width - 1})")
+        spec[field] = cols
+    _check_overlap(source, spec)
+    return spec
+
+
+def _convert_lines(source, lines, idx, delim, spec):
+    """Convert the used columns of the lines ``idx`` (all with the right field count) to floats.
+
+    numpy's C reader converts each block; only a block it refuses is diagnosed value by value.
+    """
+    used = [c for cols in spec.values() for c in cols]
+    labels = [_field_label(field, j) for field, cols in spec.items() for j in range(len(cols))]
+    blocks, ids, problems = [], [], []
+    for start in range(0, len(idx), _BLOCK):
+        part = idx[start:start + _BLOCK]
+        block = [lines[i] for i in part]
+        try:
+            values = np.loadtxt(block, delimiter=delim, usecols=used, comments=None, dtype=np.float64, ndmin=2)
+            keep = part
+        except ValueError:
+            values, keep, bad = _diagnose(block, part, delim, used, labels)
+            problems += bad
+        blocks.append(values.reshape(-1, len(used)))
+        ids.append(np.asarray(keep, dtype=np.int64) + 1)
+    values = np.concatenate(blocks) if blocks else np.empty((0, len(used)))
+    data, k = {}, 0
+    for field, cols in spec.items():
+        data[field] = values[:, k:k + len(cols)]
+        k += len(cols)
+    ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
+    return _Table(source, "line", ids, data, problems, {})
+
+
+def _diagnose(block, part, delim, used, labels):
+    """Value-by-value conversion of a block numpy refused: (values, kept line indices, problems)."""
+    rows, keep, problems = [], [], []
+    for line, i in zip(block, part):
+        fields = line.split(delim)
+        row = []
+        for c, label in zip(used, labels):
+            text = fields[c].strip()
+            try:
+                row.append(_to_float(text))
+            except ValueError:
+                what = "empty value" if not text else f"not a number ({_short(text)})"
+                if _number_like(text, delim):
+                    what += "; decimal commas are not supported; use '.'"
+                problems.append((int(i) + 1, f"field {label}: {what}"))
+                break
+        else:
+            rows.append(row)
+            keep.append(i)
+    return np.array(rows, dtype=np.float64).reshape(-1, len(used)), keep, problems

@@ -1,0 +1,88 @@
+"""Start-up: what ``import baseparam`` and the ``baseparam`` command load, in a fresh interpreter.
+
+Heavy modules (scipy.signal, pandas, matplotlib, h5py, …) are imported where they are used, so
+that ``baseparam --help`` starts at once and ``baseparam find`` loads only what finding needs.
+These tests check which modules are loaded, never how long it takes: timings wander on a shared
+machine, and ``bench/bench_startup.py`` prints them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Runs ``baseparam ARGS`` as its console script does, then prints the loaded module names.
+RUN = """
+import json, sys
+code = 0
+if len(sys.argv) > 1:
+    from baseparam.cli import main
+    sys.argv[0] = "baseparam"
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code or 0
+else:
+    import baseparam
+print("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+HEAVY = ("matplotlib", "pandas", "scipy.signal", "h5py", "sympy", "tqdm")
+
+
+def _loaded(*args, code=None, cwd=ROOT):
+    """(exit code, set of module names) after ``baseparam ARGS`` (or ``import baseparam`` without
+    ARGS, or ``code``) in a fresh interpreter that imports this checkout."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env.pop("MPLBACKEND", None)
+    script = RUN if code is None else code + "\nimport json, sys\nprint('\\n' + json.dumps({'code': 0, " \
+                                              "'modules': sorted(sys.modules)}))"
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["code"], set(result["modules"])
+
+
+def _under(modules, names):
+    """The names among ``names`` loaded as packages or modules (``scipy`` also by ``scipy.x``)."""
+    return sorted(n for n in names if n in modules)
+
+
+def test_import_baseparam_loads_no_heavy_module():
+    _, modules = _loaded()
+    assert _under(modules, HEAVY + ("scipy", "numpy", "yaml", "click", "flint")) == []
+
+
+def test_help_loads_click_only():
+    code, modules = _loaded("--help")
+    assert code == 0
+    assert "click" in modules
+    assert _under(modules, HEAVY + ("scipy", "numpy", "yaml", "flint")) == []
+    assert not any(m.startswith("baseparam.") and m not in ("baseparam.cli", "baseparam.errors") for m in modules)
+
+
+def test_find_loads_no_plotting_table_or_storage_module():
+    code, modules = _loaded("find", "robots/puma560.yaml")
+    assert code == 0
+    assert _under(modules, HEAVY) == []
+    assert not any(m.startswith(("baseparam.identification", "baseparam.codegen")) for m in modules)
+
+
+def test_find_with_h5_loads_h5py(tmp_path):
+    code, modules = _loaded("find", str(ROOT / "robots/puma560.yaml"), "--h5", str(tmp_path / "z.h5"), cwd=tmp_path)
+    assert code == 0 and (tmp_path / "z.h5").is_file()
+    assert "h5py" in modules                 # the check above would see h5py if find loaded it
+    assert _under(modules, ("matplotlib", "pandas", "scipy.signal")) == []
+
+
+@pytest.mark.parametrize("name", ["read_trajectory", "from_dataframe", "identify", "BaseParameterEstimator", "export"])
+def test_library_names_load_no_plotting_or_pandas(name):
+    _, modules = _loaded(code=f"import baseparam as bp; bp.{name}")
+    assert _under(modules, ("matplotlib", "pandas", "scipy.signal", "h5py", "tqdm")) == []
