@@ -1,4 +1,4 @@
-"""Command line: ``baseparam find``, ``baseparam identify`` and ``baseparam export`` (see CONTRACT.md).
+"""Command line: ``baseparam find``, ``baseparam identify`` and ``baseparam export`` (reference: docs/cli.md).
 
 Library errors become one line on stderr and exit status 2 (bad input) or 1 (internal error).
 """
@@ -127,7 +127,8 @@ def find(robot_file, parameters, json_out, h5_out):
 
 
 class _VariadicValidate(click.Command):
-    """``--validate A B C`` as in CONTRACT.md: later bare names belong to --validate, not to TRAIN.
+    """``--validate A B C`` (docs/cli.md, "baseparam identify"): later bare names belong to --validate,
+    not to TRAIN.
 
     click gives an option one value; without this, ``--validate a.csv b.csv`` would silently
     train on b.csv.

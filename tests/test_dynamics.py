@@ -703,7 +703,7 @@ joints:
 
 
 def test_joints_built_in_code_default_to_a_chain():
-    # CONTRACT: parent defaults to the previous joint, in code as in YAML
+    # docs/formats.md: parent defaults to the previous joint, in code as in YAML
     J = bp.Joint
     chain = bp.Robot((J("revolute", alpha=1.5707963267948966, d=0.3), J("revolute", a=0.4), J("revolute", a=0.3)))
     assert [j.parent for j in chain.joints] == [0, 1, 2] and chain.is_chain

@@ -11,7 +11,7 @@
   the operations actually written in the code (binary ``*``, ``+``/``-``, ``/`` counted by parsing
   every statement of every function; unary minus is free); PUMA and RX-90 bounds.
 * Structure: includes, no allocation or mutable static state, sin/cos once per joint, temporaries
-  assigned once and used at least twice, signatures as in CONTRACT.md.
+  assigned once and used at least twice, signatures as in docs/formats.md ("Exported code").
 * The CLI: files written (atomically, nothing left behind), ``--what``, and one-line errors.
 * A standalone C program including the header, compiled with the source, printing ``%.17g``.
 """

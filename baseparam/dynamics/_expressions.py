@@ -248,7 +248,7 @@ def live_nodes(g, roots):
 def operation_count(g, roots):
     """Operations needed for the roots: multiplications, additions (incl. subtractions), divisions.
 
-    Negations are free (CONTRACT.md), as are constants and inputs.
+    Negations are free (docs/formats.md, section "Exported code"), as are constants and inputs.
     """
     counts = {"mul": 0, "add": 0, "div": 0}
     for i in live_nodes(g, roots):

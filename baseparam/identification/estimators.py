@@ -98,7 +98,8 @@ class Metrics:
                    sources=list(sources))
 
     def to_dict(self):
-        """The JSON fields of CONTRACT.md: rmse, nrmse_percent, nrmse_pooled_percent (and n_samples)."""
+        """rmse, nrmse_percent, nrmse_pooled_percent and n_samples (docs/formats.md, section
+        "Identification result")."""
         return {"rmse": _floats(self.rmse), "nrmse_percent": _floats(self.nrmse_percent),
                 "nrmse_pooled_percent": _float(self.nrmse_pooled_percent), "n_samples": int(self.n_samples)}
 
@@ -567,7 +568,7 @@ class Identification:
         return list(zip(e.names_, e.coef_, e.std_, e.rel_std_percent_))
 
     def to_dict(self):
-        """The JSON document of CONTRACT.md (Identification), with the preprocessing record."""
+        """The ``identify --json`` document (docs/formats.md, section "Identification result")."""
         e = self.estimator
         doc = {
             "robot": e.base_.robot.name,

@@ -2,7 +2,7 @@
 
 Sources
 -------
-* CSV/TXT with a header row (the plain format of ``CONTRACT.md``):
+* CSV/TXT with a header row (the plain format; docs/formats.md, section "Trajectory files"):
   ``t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN`` in any column order, names case-insensitive
   (also ``time``, ``current1..N`` or ``i1..N``, and ``q_1``/``q[1]`` spellings). A name may carry
   its unit in brackets or parentheses, ``t [s]``, ``q1 (rad)``, ``tau1 [N·m]``, if that unit is

@@ -4,7 +4,7 @@ Every joint transform is ``A(q) = C · J(q) · C'`` with constant C, C' and J a 
 (revolute) or a translation along z (prismatic). Writing J(q) = Σ_l J̃^l x^l over the joint's
 basis X = (1, cos q, sin q) or (1, q) gives ``A = Σ_l Ã^l x^l`` and its derivative
 ``∂A/∂q = Σ_l B̃^l x^l`` with constant Ã, B̃ — this is all the projection engine needs, and it
-serves both DH conventions (METHOD.md §5).
+serves both DH conventions (docs/method.md, section 3 "Conventions").
 """
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ def load_robot(path) -> Robot:
     Parameters
     ----------
     path : str or os.PathLike
-        The description file (UTF-8 YAML, see the contract for its fields).
+        The description file (UTF-8 YAML; fields in docs/formats.md, section "Robot description").
 
     Returns
     -------

@@ -1,8 +1,9 @@
 """The coordinate matrix Z, produced block by block (one block per chain start j, then potential
 rows, then friction rows) so that it can be streamed to disk and reduced without ever being dense.
 
-Row labels follow CONTRACT.md: (i, j, l_1 … l_N) with i ≥ j ≥ 1 for kinetic rows (velocity product
-q̇_i q̇_j, or q̇_i²/2 when i = j), i = j = 0 for potential rows, l_k 1-based into Y_k or X_k.
+Row labels as in docs/formats.md, section "Coordinate matrix Z": (i, j, l_1 … l_N) with i ≥ j ≥ 1
+for kinetic rows (velocity product q̇_i q̇_j, or q̇_i²/2 when i = j), i = j = 0 for potential rows,
+l_k 1-based into Y_k or X_k.
 Friction columns (not part of the Lagrangian) get rows of their own: i = −1, j = joint,
 l_1 = 1 (viscous, q̇_j), 2 (Coulomb, sign q̇_j), 3 (offset, 1).
 """

@@ -154,7 +154,7 @@ class BaseParameters:
         return {self.standard_names[c]: v for c, v in enumerate(self.Y_display[r]) if v != 0}
 
     def to_dict(self):
-        """The JSON document of CONTRACT.md."""
+        """The ``find --json`` document (docs/formats.md, section "Base parameters")."""
         return {
             "robot": self.robot.name,
             "parameters": self.parameters,

@@ -1,4 +1,5 @@
-"""HDF5 storage of Z, its labels, the pivots and Y (CONTRACT.md, ``--h5``), written atomically.
+"""HDF5 storage of Z, its labels, the pivots and Y, written atomically (docs/formats.md, section
+"Coordinate matrix Z").
 
 Z is a self-describing CSR group (attrs shape, encoding, version; datasets data/indices/indptr),
 streamed block by block so that large robots never hold it in memory. Values are SI.

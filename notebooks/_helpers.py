@@ -1,0 +1,161 @@
+"""What the notebooks share: where the repository and the measured data are, and the figures and tables
+that the two identification notebooks (03, 04) draw the same way.
+
+Notebook-only code: it lives beside the notebooks, not in the library. Each notebook's first cell
+puts this directory on ``sys.path`` (see notebooks/README.md, "Running from anywhere").
+
+Paths
+-----
+ROOT
+    The repository: the parent of this directory, wherever the kernel was started.
+DATA
+    The third-party recordings, ``$BASEPARAM_DATA`` or ``ROOT/../shared/data`` (beside the
+    repository, never copied into it).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("BASEPARAM_DATA") or ROOT.parent / "shared" / "data")
+
+
+def robot_file(name):
+    """``ROOT/robots/NAME`` (a robot description shipped with the repository)."""
+    return ROOT / "robots" / name
+
+
+def data_dir(subdir):
+    """``DATA/SUBDIR``, the recordings of one robot; a missing directory is one clear error."""
+    path = DATA / subdir
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path}: measured data not found; set BASEPARAM_DATA to the directory "
+                                f"that holds {subdir}/")
+    return path
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Figures and tables of the identification notebooks
+
+def plot_time_steps(train_raw, val_raw):
+    """Histograms of the logged time steps of the training and validation recordings."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 2.8))
+    for ax, (label, traj) in zip(axes, (("training", train_raw), ("validation", val_raw))):
+        dt = np.diff(traj.t) * 1e3
+        ax.hist(dt, bins=80)
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=0.5)
+        ax.set_xlabel("time step [ms]")
+        ax.set_ylabel("count")
+        ax.set_title(f"{label}: median {np.median(dt):.2f} ms (min {dt.min():.2f}, max {dt.max():.2f})",
+                     fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_trajectory(traj, title):
+    """Joint positions and torques of one recording against time (from 0)."""
+    import matplotlib.pyplot as plt
+
+    t = traj.t - traj.t[0]
+    fig, (ax_q, ax_tau) = plt.subplots(2, 1, figsize=(11, 5.5), sharex=True)
+    for j in range(traj.n_dof):
+        ax_q.plot(t, traj.q[:, j], lw=0.9, label=f"joint {j + 1}")
+        ax_tau.plot(t, traj.tau[:, j], lw=0.9)
+    ax_q.set_ylabel("q [rad]")
+    ax_tau.set_ylabel("τ [N·m]")
+    ax_tau.set_xlabel("t [s]")
+    ax_q.legend(ncol=traj.n_dof, fontsize=8, loc="upper center")
+    ax_q.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def describe(label, traj):
+    """Two lines on one recording: file, size, duration, what is recorded, torque range."""
+    return (f"{label:>10}: {Path(traj.source).name}  {traj.n_samples} samples × {traj.n_dof} joints, "
+            f"{traj.t[-1] - traj.t[0]:.2f} s; q̇ {'recorded' if traj.qd is not None else 'to derive'}, "
+            f"q̈ {'recorded' if traj.qdd is not None else 'to derive'}\n"
+            f"{'':>12}max |τ| per joint [N·m]: {np.abs(traj.tau).max(axis=0).round(1)}")
+
+
+def per_joint_errors(result):
+    """RMS torque, RMSE and NRMSE per joint and pooled, training and validation, as a DataFrame."""
+    import pandas as pd
+
+    m_train, m_val = result.train, result.validation
+    per_joint = pd.DataFrame({
+        "RMS τ, validation [N·m]": np.sqrt((m_val.tau ** 2).mean(axis=0)),
+        "RMSE train [N·m]": m_train.rmse, "RMSE validation [N·m]": m_val.rmse,
+        "NRMSE train [%]": m_train.nrmse_percent, "NRMSE validation [%]": m_val.nrmse_percent,
+    }, index=[f"joint {j + 1}" for j in range(len(m_val.rmse))])
+    per_joint.loc["pooled"] = [np.sqrt((m_val.tau ** 2).mean()), np.sqrt((m_train.rmse ** 2).mean()),
+                               np.sqrt((m_val.rmse ** 2).mean()), m_train.nrmse_pooled_percent,
+                               m_val.nrmse_pooled_percent]
+    return per_joint
+
+
+def variants():
+    """The choices :func:`compare_choices` tries, one changed at a time: ``{label: identify options}``."""
+    import baseparam as bp
+
+    return {
+        "OLS, default preprocessing": {},
+        "WLS (method='wls')": dict(method="wls"),
+        "no low-pass (cutoff_hz=None)": dict(preprocessing=bp.Preprocessing(cutoff_hz=None)),
+        "no rest trimming (rest_velocity=None)": dict(preprocessing=bp.Preprocessing(rest_velocity=None)),
+        "as logged (Preprocessing.none())": dict(preprocessing=bp.Preprocessing.none()),
+    }
+
+
+def compare_choices(robot, train_raw, val_raw):
+    """The same fit with one choice changed at a time (:func:`variants`), scored on the held-out file.
+
+    Returns ``{label: {"parameters", "train samples", "validation samples", "train NRMSE [%]",
+    "validation NRMSE [%]"}}``, one row per variant.
+    """
+    import baseparam as bp
+
+    rows = {}
+    for label, options in variants().items():
+        with warnings.catch_warnings():        # the excitation warnings are known by now
+            warnings.simplefilter("ignore", bp.ExcitationWarning)
+            r = bp.identify(robot, train_raw, validate=val_raw, **options)
+        rows[label] = {"parameters": len(r.values), "train samples": r.estimator.n_samples_,
+                       "validation samples": r.validation.n_samples,
+                       "train NRMSE [%]": r.train.nrmse_pooled_percent,
+                       "validation NRMSE [%]": r.validation.nrmse_pooled_percent}
+    return rows
+
+
+def usual_pipeline(urdf, train, val):
+    """The field's usual pipeline (bench/baseline_pinocchio.py) on the samples the fit used.
+
+    pinocchio's joint-torque regressor from the URDF, viscous/Coulomb/offset friction columns, base
+    columns by pivoted QR, OLS -- fitted and scored on exactly the preprocessed samples kept by
+    ``train`` and ``val``. Returns ``(label, row)`` like :func:`compare_choices`'s rows, or ``None``
+    when pinocchio is not installed.
+    """
+    try:
+        import pinocchio
+    except ImportError:
+        return None
+    sys.path.insert(0, str(ROOT / "bench"))
+    import baseline_pinocchio as baseline
+
+    def kept(p):
+        return tuple(a[p.kept] for a in (p.q, p.qd, p.qdd, p.tau))
+
+    tr, va = kept(train), kept(val)
+    usual = baseline.baseline_fit(urdf, tr)
+    _, pooled_usual = baseline.nrmse(va[3], baseline.baseline_predict(usual, *va[:3]))
+    return (f"usual pipeline (pinocchio {pinocchio.__version__}, QR, OLS)",
+            {"parameters": usual["rank"], "train samples": len(tr[0]), "validation samples": len(va[0]),
+             "train NRMSE [%]": usual["train_nrmse"][1], "validation NRMSE [%]": pooled_usual})
