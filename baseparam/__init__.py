@@ -13,7 +13,8 @@ The package follows the data, each stage a subpackage that imports only the ones
 ``projection``         the projection method: Z, its exact echelon form, the regroupings —
                        :func:`find_base_parameters` → :class:`BaseParameters` (``from_standard``,
                        ``regressor``, ``slotine_li_regressor``, ``inverse_dynamics`` in base
-                       parameters); :func:`read_h5` reads a stored Z
+                       parameters); :func:`find_and_store` also stores Z in HDF5 (computed once),
+                       :func:`read_h5` reads it
 ``identification``     :class:`Trajectory`, :func:`read_trajectory`, :func:`from_dataframe`,
                        :func:`from_arrays` — measured logs; :class:`Preprocessing`, :func:`preprocess`;
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
@@ -51,7 +52,7 @@ _LAZY = {
     "model": ("ColumnLayout", "Inertia", "Joint", "Robot", "load_robot", "parse_robot", "standard_parameters"),
     "dynamics": ("coriolis_matrix", "coriolis_torque", "friction_torque", "gravity_torque", "inverse_dynamics",
                  "mass_matrix", "regressor", "slotine_li_regressor"),
-    "projection": ("BaseParameters", "find_base_parameters", "read_h5"),
+    "projection": ("BaseParameters", "find_and_store", "find_base_parameters", "read_h5"),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "Trajectory", "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory"),

@@ -119,7 +119,11 @@ def find(robot_file, parameters, json_out, h5_out):
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close):
         robot = load_robot(robot_file)
-        base = find_base_parameters(robot, parameters, h5=h5_out, progress=progress)
+        if h5_out is None:
+            base = find_base_parameters(robot, parameters, progress=progress)
+        else:   # Z computed once, streamed into the reduction and the file
+            from .projection.storage import find_and_store
+            base = find_and_store(robot, h5_out, parameters, progress=progress)
         progress.close()
         if json_out is not None:
             write_text(json_out, json.dumps(base.to_dict(), indent=2) + "\n")

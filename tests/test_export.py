@@ -744,7 +744,7 @@ def test_python_module_refuses_non_finite_states(exports):
 def test_twist_constants_are_shared():
     """cos 45° = sin 45° and cos 60° = sin 30° are one constant each: no two graph constants differ by
     a rounding step (they would keep duplicate products that hash-consing should have shared)."""
-    from baseparam.model.kinematics import exact_cos_sin
+    from baseparam.model.joint_model import exact_cos_sin
     assert exact_cos_sin(45, "deg")[0] == exact_cos_sin(45, "deg")[1]
     assert exact_cos_sin(30, "deg")[1] == exact_cos_sin(60, "deg")[0] == 0.5
     assert exact_cos_sin(np.pi / 4, "rad")[:2] == exact_cos_sin(45, "deg")[:2]

@@ -31,6 +31,7 @@ from ..projection.base_set import BaseParameters
 from ..errors import BaseParamError
 from ..dynamics._expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes, operation_count
 from ..dynamics._regressor_graph import build, build_inverse_dynamics
+from ..model.joint_model import motion_offsets
 from ..projection.report import format_regrouping
 
 FUNCTIONS = ("regressor", "slotine_li", "inverse_dynamics")
@@ -121,7 +122,7 @@ def operation_counts(routine, robot):
     counts = operation_count(g, [i for _, i in routine.outputs])
     angles = {g.args[i][1] for i in live if g.ops[i] == INPUT and g.args[i][0] in ("c", "s", "d")}
     trig = {g.args[i][1] for i in live if g.ops[i] == INPUT and g.args[i][0] in ("c", "s")}
-    offsets = robot.dh_si()[:, 4]
+    offsets = motion_offsets(robot)
     counts["add"] += sum(1 for k in angles if offsets[k] != 0.0)     # q + offset
     counts["sincos"] = len(trig)
     return counts
@@ -266,7 +267,7 @@ def _c_signature(prefix, routine, n, R):
 def _leaf(robot, routine):
     """How a graph input is written (C and Python alike): angles' sin/cos and signs are named
     locals, everything else indexes the function's arguments."""
-    offsets = robot.dh_si()[:, 4]
+    offsets = motion_offsets(robot)
 
     def leaf(name, k):
         if name in ("c", "s"):
@@ -287,7 +288,7 @@ def _argument(routine, name):
 def _prologue(g, live, robot):
     """What a function computes from q and q̇ before its expressions, per joint, in order:
     ("angle", k, offset) for q_k + offset, ("trig", k, angle) for its cos and sin, ("sign", k)."""
-    offsets = robot.dh_si()[:, 4]
+    offsets = motion_offsets(robot)
     used = {(g.args[i][0], g.args[i][1]) for i in live if g.ops[i] == INPUT}
     items = []
     for k in range(robot.n_dof):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
 from . import _regressor_graph as regressor_graph
+from ..model.joint_model import motion_offsets
 
 CACHE_SIZE = 64
 _CACHE: dict = {}
@@ -109,7 +110,7 @@ def _build(robot, parameters, columns, kind, gravity, friction):
     else:
         g, entries = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
         outputs, arguments = [((j, c), i) for j, c, i in entries], "q, qd, qdd, qd_ref, out"
-    offsets = [float(x) for x in robot.dh_si()[:, 4]]
+    offsets = motion_offsets(robot)
     source = numpy_source(g, outputs, offsets, arguments=arguments)
     namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
     exec(compile(source, f"<baseparam {kind} of {robot.name}>", "exec"), namespace)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._expressions import Graph, constant
-from ..model.kinematics import exact_cos_sin
+from ..model.joint_model import exact_cos_sin, joint_model, to_si
 from ..model.parameters import ColumnLayout
 
 # [y]× entries: (row, col, component, sign) with [y]×[row, col] = sign · y[component]
@@ -118,8 +118,10 @@ class JointMotion:
 
     def __init__(self, g, robot, k, inputs):
         before, screw, after, axis = joint_steps(g, robot, k, inputs)
-        self.parts = [step for step in (before, screw, after) if step is not None]
-        self.axis = axis if after is None else carry(after, axis)
+        self.parts = before + [screw] + after
+        for step in after:
+            axis = carry(step, axis)
+        self.axis = axis
 
     def carry(self, x):
         """A spatial motion vector from the parent's link frame to this joint's link frame."""
@@ -219,40 +221,59 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
 
 
 def joint_steps(g, robot, k, inputs):
-    """Joint k's transform split into its constant and its moving part, as graph values.
+    """Joint k's transform as graph steps: the constant ones and the moving one.
 
-    Both DH conventions are a product of X(a, α) = Tx(a) Rx(α) (constant) and the screw
-    Z(θ, d) = Rz(θ) Tz(d) (one of them moving): standard A = Z X, modified A = X Z. Between the
-    two sits the *joint frame*, whose z axis is the joint's: there a joint's motion is a unit z
-    and its torque a z component. Carrying values through the parts separately keeps the moving
-    part a pure z screw, cheaper than the combined transform (fewer products with a·cos θ, a·sin θ).
+    Reads the joint model ``A = C · M(q + offset) · C′`` (:mod:`baseparam.model.joint_model`) as
+    its :meth:`~baseparam.model.joint_model.JointModel.steps`, each a shift and one elementary
+    rotation. The moving step ends in the *joint frame*, whose z axis is the joint's: there a
+    joint's motion is a unit z and its torque a z component. Carrying values step by step keeps the
+    moving step a pure z screw, cheaper than the combined transform (no products with a·cos θ,
+    a·sin θ that cancel only after expansion, which hash-consing cannot see).
 
     Returns
     -------
-    before, after : JointStep or None
-        The constant part on the parent side (modified) or on the link side (standard).
+    before, after : list of JointStep
+        The constant steps on the parent side (C) and on the link side (C′).
     screw : JointStep
+        The moving step (a constant rotation or shift may share it when it commutes with the motion).
     axis : list of 6
         The joint's unit motion in the joint frame.
     """
-    joint = robot.joints[k]
-    _, a, d, _, _ = robot.dh_si()[k]
-    ca, sa, _ = exact_cos_sin(joint.alpha, robot.angle_unit)
-    ca, sa, a = constant(g, ca, SNAP), constant(g, sa, SNAP), constant(g, a)
-    if joint.is_revolute:
-        c, s, dd = inputs["c"][k], inputs["s"][k], constant(g, d)
-    else:
-        ct, st, _ = exact_cos_sin(joint.theta, robot.angle_unit)
-        c, s, dd = constant(g, ct, SNAP), constant(g, st, SNAP), inputs["d"][k]
+    model = joint_model(robot, k)
+    steps, moving = model.steps()
+    parts = [_graph_step(g, robot, k, step, inputs) for step in steps]
     zero = g.zero
-    screw = JointStep(rot_back=lambda x: [c * x[0] + s * x[1], c * x[1] - s * x[0], x[2]], shift=[zero, zero, dd],
-                      rot=lambda x: [c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]])
-    twist = JointStep(rot_back=lambda x: [x[0], ca * x[1] + sa * x[2], ca * x[2] - sa * x[1]], shift=[a, zero, zero],
-                      rot=lambda x: [x[0], ca * x[1] - sa * x[2], sa * x[1] + ca * x[2]])
-    axis = [zero, zero, g.one, zero, zero, zero] if joint.is_revolute else [zero] * 5 + [g.one]
-    if robot.convention == "standard":
-        return None, screw, twist, axis
-    return twist, screw, None, axis
+    axis = [zero, zero, g.one, zero, zero, zero] if model.is_revolute else [zero] * 5 + [g.one]
+    return parts[:moving], parts[moving], parts[moving + 1:], axis
+
+
+def _graph_step(g, robot, k, step, inputs):
+    """A :class:`~baseparam.model.joint_model.Step` as graph values (exact 0/±1 folded)."""
+    zero = g.zero
+    shift = [zero, zero, zero]
+    for f in step.shift:
+        term = inputs["d"][k] if f.variable else constant(g, to_si(robot, f))
+        shift[f.index] = term if shift[f.index].is_zero else shift[f.index] + term
+    r = step.rotation
+    if r is None:
+        return JointStep(rot_back=lambda x: list(x), shift=shift, rot=lambda x: list(x))
+    if r.variable:
+        c, s = inputs["c"][k], inputs["s"][k]
+    else:
+        c, s, _ = exact_cos_sin(r.value, robot.angle_unit)
+        c, s = constant(g, c, SNAP), constant(g, s, SNAP)
+    i, j = (r.index + 1) % 3, (r.index + 2) % 3      # the plane the rotation turns
+
+    def rot_back(x):                                 # Rᵀ x
+        y = list(x)
+        y[i], y[j] = c * x[i] + s * x[j], c * x[j] - s * x[i]
+        return y
+
+    def rot(x):                                      # R x
+        y = list(x)
+        y[i], y[j] = c * x[i] - s * x[j], s * x[i] + c * x[j]
+        return y
+    return JointStep(rot_back=rot_back, shift=shift, rot=rot)
 
 
 def u_matrix(w, dw):
@@ -307,9 +328,8 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
         before, screw, after, axis = steps[k] = joint_steps(g, robot, k, inputs)
         parent = robot.parents[k]
         w, dw, acc = state[parent] if parent >= 0 else base
-        for step in (before, screw):
-            if step is not None:
-                w, dw, acc = carry_accelerations(step, w, dw, acc)
+        for step in before + [screw]:
+            w, dw, acc = carry_accelerations(step, w, dw, acc)
         qd, qdd = inputs["qd"][k], inputs["qdd"][k]
         z = axis[:3] if robot.joints[k].is_revolute else axis[3:]
         turn = cross(w, [x * qd for x in z])                  # ω × q̇ z, in the joint frame
@@ -318,8 +338,8 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
             w = [x + y * qd for x, y in zip(w, z)]
         else:                                                  # the origin slides: q̈ z + 2 ω × q̇ z
             acc = [x + y * qdd + 2.0 * t for x, y, t in zip(acc, z, turn)]
-        if after is not None:
-            w, dw, acc = carry_accelerations(after, w, dw, acc)
+        for step in after:
+            w, dw, acc = carry_accelerations(step, w, dw, acc)
         state[k] = (w, dw, acc)
         G = wrench_map(w, w, dw, acc)
         if parameters == "pseudo":
@@ -329,13 +349,14 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
     torques = [zero] * n
     for k in reversed(range(n)):
         before, screw, after, axis = steps[k]
-        f = wrench[k] if after is None else carry_back(after, wrench[k])       # in the joint frame
+        f = wrench[k]
+        for step in reversed(after):                                          # to the joint frame
+            f = carry_back(step, f)
         torques[k] = sum((x * y for x, y in zip(axis, f)), zero)
         parent = robot.parents[k]
         if parent >= 0:
-            for step in (screw, before):
-                if step is not None:
-                    f = carry_back(step, f)
+            for step in reversed(before + [screw]):
+                f = carry_back(step, f)
             wrench[parent] = [x + y for x, y in zip(wrench[parent], f)]
     for k, col in layout.rotor_columns.items():
         if col in symbol:

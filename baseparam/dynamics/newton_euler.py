@@ -1,15 +1,19 @@
 """Inverse dynamics with standard parameters by the recursive Newton–Euler algorithm.
 
-Written in the classical form on the DH frames (Luh–Walker–Paul for the standard convention,
-Khalil–Kleinfinger for the modified one): angular velocity and acceleration and the linear
-acceleration of each frame origin are propagated from the base, link wrenches are summed back.
-It shares nothing with :mod:`baseparam.dynamics.regressors` beyond the parameter split, so the two check
-each other. Vectorized over samples (samples last inside, in blocks of :data:`samples.CHUNK`).
+One recursion for every joint: angular velocity and acceleration and the linear acceleration of
+each frame origin are carried from the base through the steps of each joint's model
+``A = C · M(q + offset) · C′`` (:mod:`baseparam.model.joint_model`: constant shifts and elementary
+rotations, the motion about or along z of the joint frame), and link wrenches are summed back the
+same way; a joint's force is the z component of the wrench in its joint frame. It shares nothing
+with :mod:`baseparam.dynamics.regressors` beyond the joint model and the parameter split; the
+tests check both against independent DH products and pinocchio. Vectorized over samples (samples
+last inside, in blocks of :data:`samples.CHUNK`).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..model.joint_model import exact_cos_sin, joint_models, to_si
 from ._samples import CHUNK, LinkParameters, as_samples, states
 
 
@@ -18,81 +22,147 @@ def cross(a, b):
     return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-def _rz_t(c, s, x):
-    """Rz(θ)ᵀ x for x of shape (3, S)."""
-    return np.stack([c * x[0] + s * x[1], c * x[1] - s * x[0], x[2]])
+class _Step:
+    """A joint-model step as numbers: shift P (components: 0.0, a float, or ``None`` for the
+    joint's travel q + offset) and one rotation in the plane (i, j) by (c, s), ``None`` for the
+    joint's angle, or no rotation."""
+
+    def __init__(self, robot, step):
+        self.shift = [0.0, 0.0, 0.0]
+        for f in step.shift:
+            self.shift[f.index] = None if f.variable else self.shift[f.index] + to_si(robot, f)
+        self.shift = [(i, p) for i, p in enumerate(self.shift) if p is None or p != 0.0]
+        r = step.rotation
+        self.turn = None
+        if r is not None:
+            i = r.index
+            self.plane = ((i + 1) % 3, (i + 2) % 3)
+            self.turn = None if r.variable else exact_cos_sin(r.value, robot.angle_unit)[:2]
+            self.variable = r.variable
+            if not r.variable and self.turn == (1.0, 0.0):
+                self.turn = self.plane = None       # the identity: nothing to do
+        self.rotates = self.plane is not None if r is not None else False
+
+    def shift_values(self, travel):
+        return [(i, travel if p is None else p) for i, p in self.shift]
+
+    def rotate(self, x, cs, back):
+        """R x, or Rᵀ x when ``back``; x is a list of 3 arrays, returned as a new list."""
+        if not self.rotates:
+            return x
+        i, j = self.plane
+        c, s = self.turn if self.turn is not None else cs
+        if back:
+            s = -s
+        y = list(x)
+        if self.turn is not None and s == 0.0:          # half turn (or none)
+            y[i], y[j] = (x[i], x[j]) if c == 1.0 else (-x[i], -x[j])
+        elif self.turn is not None and c == 0.0:        # quarter turn: a swap
+            y[i], y[j] = (-x[j], x[i]) if s == 1.0 else (x[j], -x[i])
+        else:
+            y[i], y[j] = c * x[i] - s * x[j], s * x[i] + c * x[j]
+        return y
 
 
-def _rz(c, s, x):
-    return np.stack([c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]])
+def _plan(robot):
+    """Per joint: (steps, index of the moving step, revolute?)."""
+    out = []
+    for model in joint_models(robot):
+        steps, moving = model.steps()
+        out.append(([_Step(robot, st) for st in steps], moving, model.is_revolute,
+                    to_si(robot, model.motion)))
+    return out
 
 
-def _rx_t(c, s, x):
-    return np.stack([x[0], c * x[1] + s * x[2], c * x[2] - s * x[1]])
+def _u_times(w, dw, P):
+    """(ω̇ × P + ω × (ω × P)) for a sparse shift P = [(axis, value)], as a list of 3 (arrays or 0)."""
+    out = [0.0, 0.0, 0.0]
+    sq = None
+    for i, p in P:
+        j, k = (i + 1) % 3, (i + 2) % 3
+        # column i of U = [ω̇]× + [ω]×[ω]×: e_j (ω̇_k + ω_i ω_j) + e_k (ω_i ω_k − ω̇_j) − e_i (|ω|² − ω_i²)
+        if sq is None:
+            sq = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+        out[j] = out[j] + (dw[k] + w[i] * w[j]) * p
+        out[k] = out[k] + (w[i] * w[k] - dw[j]) * p
+        out[i] = out[i] - (sq - w[i] * w[i]) * p
+    return out
 
 
-def _rx(c, s, x):
-    return np.stack([x[0], c * x[1] - s * x[2], s * x[1] + c * x[2]])
+def _cross_shift(P, f):
+    """P × f for a sparse shift P = [(axis, value)] and a list of 3 arrays."""
+    out = [0.0, 0.0, 0.0]
+    for i, p in P:
+        j, k = (i + 1) % 3, (i + 2) % 3        # e_i × e_j = e_k, e_i × e_k = −e_j
+        out[k] = out[k] + p * f[j]
+        out[j] = out[j] - p * f[k]
+    return out
 
 
-def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True):
+def _carry(step, w, dw, acc, cs, travel):
+    """ω, ω̇ and the origin's acceleration from the frame before a step to the frame after it."""
+    P = step.shift_values(travel)
+    if P:
+        acc = [a + u for a, u in zip(acc, _u_times(w, dw, P))]
+    return step.rotate(w, cs, True), step.rotate(dw, cs, True), step.rotate(acc, cs, True)
+
+
+def _carry_back(step, f, n, cs, travel):
+    """A wrench (force f, moment n about the origin) from the frame after a step to the one before."""
+    f, n = step.rotate(f, cs, False), step.rotate(n, cs, False)
+    P = step.shift_values(travel)
+    if P:
+        n = [a + b for a, b in zip(n, _cross_shift(P, f))]
+    return f, n
+
+
+def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None):
     """Joint forces of one block of samples. q, qd, qdd: (n_dof, S). Returns (n_dof, S)."""
     n, S = q.shape
-    dh = robot.dh_si()
+    plan = _plan(robot) if plan is None else plan
     parents = robot.parents
-    ez = np.array([0.0, 0.0, 1.0])[:, None]
-    zero = np.zeros((3, S))
-    base_acc = np.broadcast_to(-robot.gravity_si[:, None], (3, S)) if gravity else zero
-    w, dw, acc, P, trig = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
-    for k, joint in enumerate(robot.joints):
-        alpha, a, d, theta, offset = dh[k]
-        p = parents[k]
-        wp, dwp, ap = (w[p], dw[p], acc[p]) if p >= 0 else (zero, zero, base_acc)
-        th, dd = (q[k] + offset, np.full(S, d)) if joint.is_revolute else (np.full(S, theta), q[k] + offset)
-        c, s, ca, sa = np.cos(th), np.sin(th), np.cos(alpha), np.sin(alpha)
-        trig[k] = (c, s, ca, sa)
-        rev = joint.is_revolute
-        if robot.convention == "standard":      # rotate about / slide along z_{parent}, then Rz(θ)Rx(α)
-            Pk = np.stack([a * c, a * s, dd])
-            wk = wp + ez * qd[k] if rev else wp
-            dwk = dwp + ez * qdd[k] + cross(wp, ez * qd[k]) if rev else dwp
-            ak = ap + cross(dwk, Pk) + cross(wk, cross(wk, Pk))
-            if not rev:
-                ak = ak + 2 * cross(wp, ez * qd[k]) + ez * qdd[k]
-            back = lambda x: _rx_t(ca, sa, _rz_t(c, s, x))  # noqa: E731  parent → frame k
-            w[k], dw[k], acc[k] = back(wk), back(dwk), back(ak)
-        else:                                   # Rx(α) Tx(a) first, then rotate about / slide along z_k
-            Pk = np.stack([np.full(S, a), -sa * dd, ca * dd])
-            back = lambda x: _rz_t(c, s, _rx_t(ca, sa, x))  # noqa: E731
-            wb, dwb = back(wp), back(dwp)
-            ab = back(ap + cross(dwp, Pk) + cross(wp, cross(wp, Pk)))
-            if rev:
-                w[k], dw[k], acc[k] = wb + ez * qd[k], dwb + ez * qdd[k] + cross(wb, ez * qd[k]), ab
-            else:
-                w[k], dw[k] = wb, dwb
-                acc[k] = ab + 2 * cross(wb, ez * qd[k]) + ez * qdd[k]
-        P[k] = Pk
+    zero = np.zeros(S)
+    base = ([zero] * 3, [zero] * 3,
+            [np.full(S, -g) for g in robot.gravity_si] if gravity else [zero] * 3)
+    state, moves = [None] * n, [None] * n
+    for k in range(n):
+        steps, moving, revolute, offset = plan[k]
+        w, dw, acc = state[parents[k]] if parents[k] >= 0 else base
+        x = q[k] + offset if offset else q[k]
+        cs, travel = ((np.cos(x), np.sin(x)), None) if revolute else (None, x)
+        moves[k] = (cs, travel)
+        for step in steps[:moving + 1]:
+            w, dw, acc = _carry(step, w, dw, acc, cs, travel)
+        # the joint's own motion, about / along z of the joint frame
+        u, du = qd[k], qdd[k]
+        if revolute:
+            dw = [dw[0] + w[1] * u, dw[1] - w[0] * u, dw[2] + du]
+            w = [w[0], w[1], w[2] + u]
+        else:                                   # the origin slides: q̈ z + 2 ω × q̇ z
+            acc = [acc[0] + 2.0 * w[1] * u, acc[1] - 2.0 * w[0] * u, acc[2] + du]
+        for step in steps[moving + 1:]:
+            w, dw, acc = _carry(step, w, dw, acc, cs, travel)
+        state[k] = (w, dw, acc)
     # backward: wrench of each subtree at its frame origin, frame coordinates
-    f = [None] * n
-    m = [None] * n
+    f, m = [None] * n, [None] * n
     tau = np.empty((n, S))
     for k in range(n - 1, -1, -1):
+        steps, moving, revolute, _ = plan[k]
+        cs, travel = moves[k]
+        w, dw, acc = (np.stack(v) for v in state[k])
         MS = links.MS[k][:, None]                   # (3, 1): broadcasts over the samples
-        F = links.M[k] * acc[k] + cross(dw[k], MS) + cross(w[k], cross(w[k], MS))
-        N = links.J[k] @ dw[k] + cross(w[k], links.J[k] @ w[k]) + cross(MS, acc[k])
-        f[k] = F if f[k] is None else f[k] + F
-        m[k] = N if m[k] is None else m[k] + N
-        c, s, ca, sa = trig[k]
-        fwd = (lambda x: _rz(c, s, _rx(ca, sa, x))) if robot.convention == "standard" else \
-            (lambda x: _rx(ca, sa, _rz(c, s, x)))    # frame k → parent coordinates
-        fp = fwd(f[k])
-        mp = fwd(m[k]) + cross(P[k], fp)            # moment about the parent origin
-        if robot.convention == "standard":
-            tau[k] = mp[2] if robot.joints[k].is_revolute else fp[2]
-        else:
-            tau[k] = m[k][2] if robot.joints[k].is_revolute else f[k][2]
+        F = links.M[k] * acc + cross(dw, MS) + cross(w, cross(w, MS))
+        N = links.J[k] @ dw + cross(w, links.J[k] @ w) + cross(MS, acc)
+        fk, nk = (F, N) if f[k] is None else (F + f[k], N + m[k])
+        fk, nk = list(fk), list(nk)
+        for step in reversed(steps[moving + 1:]):   # to the joint frame
+            fk, nk = _carry_back(step, fk, nk, cs, travel)
+        tau[k] = nk[2] if revolute else fk[2]
         p = parents[k]
         if p >= 0:
+            for step in reversed(steps[:moving + 1]):
+                fk, nk = _carry_back(step, fk, nk, cs, travel)
+            fp, mp = np.stack(np.broadcast_arrays(*fk)), np.stack(np.broadcast_arrays(*nk))
             f[p] = fp if f[p] is None else f[p] + fp
             m[p] = mp if m[p] is None else m[p] + mp
     tau += links.IA[:, None] * qdd
@@ -103,9 +173,10 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True):
 
 def _blocked(robot, links, q, qd, qdd, **flags):
     out = np.empty_like(q)
+    plan = _plan(robot)
     for s0 in range(0, q.shape[0], CHUNK):
         sl = slice(s0, s0 + CHUNK)
-        out[sl] = _rnea(robot, links, q[sl].T, qd[sl].T, qdd[sl].T, **flags).T
+        out[sl] = _rnea(robot, links, q[sl].T, qd[sl].T, qdd[sl].T, plan=plan, **flags).T
     return out
 
 

@@ -4,7 +4,7 @@
 ``loading``      :func:`load_robot`, :func:`parse_robot` (YAML descriptions)
 ``parameters``   :class:`ColumnLayout` (standard parameter names and order),
                  :func:`standard_parameters` (from a description's true inertias)
-``kinematics``   joint transforms
+``joint_model``  the one joint model A(q) = C · M(q + offset) · C′ every stage reads
 """
 from .loading import load_robot, parse_robot
 from .parameters import ColumnLayout, standard_parameters

@@ -1,10 +1,10 @@
 """The projection method: the coordinate matrix Z, its echelon form, and the base parameters.
 
 ``base_set``    :func:`find_base_parameters` → :class:`BaseParameters`
-``storage``     HDF5 files of Z (:func:`read_h5`)
+``storage``     HDF5 files of Z (:func:`find_and_store`, :func:`read_h5`)
 ``report``      the base set as text
 """
 from .base_set import BaseParameters, find_base_parameters
-from .storage import read_h5
+from .storage import find_and_store, read_h5
 
-__all__ = ["BaseParameters", "find_base_parameters", "read_h5"]
+__all__ = ["BaseParameters", "find_and_store", "find_base_parameters", "read_h5"]

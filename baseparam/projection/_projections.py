@@ -1,6 +1,6 @@
 """Forward-recursive projection of the Lagrangian's influence coefficients (paper eqs. 1–19).
 
-Notation (standard DH; modified DH differs only in Ã, B̃, see :mod:`baseparam.model.kinematics`):
+Notation (standard DH; modified DH differs only in Ã, B̃, see :mod:`baseparam.projection._joint_basis`):
 ``T_k = A_1 ⋯ A_k``, ``U_ki = ∂T_k/∂q_i``, ``Û_kji = U_kjᵀ U_ki`` (j ≤ i ≤ k). The kinetic energy of
 link k is ``½ Σ_ij q̇_i q̇_j tr(Û_kji H_k)``, so the coordinates of its influence coefficients in the
 basis β are the traces of the coefficient matrices of Û_kji.

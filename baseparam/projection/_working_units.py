@@ -12,6 +12,8 @@ rows, so rank and pivots do not depend on the unit and Y converts exactly (see :
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -19,8 +21,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..model.kinematics import coefficient_matrices, exact_cos_sin, joint_factors
 from ..errors import BaseParamError
+from ..model.joint_model import exact_cos_sin, joint_models
+from ..model.robot import LENGTH_UNITS
+from ._joint_basis import coefficient_matrices
 from ._modular import CircleMap, UnluckyPrime, to_modular
 from ._projections import JointOperators
 
@@ -66,50 +70,17 @@ class WorkingUnits:
     mod_gravity: Optional[tuple] = None
 
 
-def _lengths(robot, include_offsets):
-    out = []
-    for j in robot.joints:
-        out += [j.a, j.d] if j.is_revolute else [j.a, j.offset if include_offsets else 0]
-    return out
+def _exact(value) -> Fraction:
+    """The decimal the user wrote, as an exact fraction (``0.1`` → 1/10, not the binary float)."""
+    return Fraction(value) if isinstance(value, int) else Fraction(repr(float(value)))
 
 
-def _length_fractions(robot, include_offsets):
-    """The lengths as written (exact fractions) and the least integer s making all of them s-integral."""
-    fractions = [robot.exact_value(v) for v in _lengths(robot, include_offsets)]
-    return fractions, (math.lcm(*[f.denominator for f in fractions]) if fractions else 1)
+def _cos_sin(angle, angle_unit):
+    return exact_cos_sin(angle, angle_unit)[:2]
 
 
-def _angles(robot, include_offsets):
-    out = []
-    for j in robot.joints:
-        out.append(j.alpha)
-        out.append(j.offset if (j.is_revolute and include_offsets) else (0 if j.is_revolute else j.theta))
-    return out
-
-
-def _build_ops(robot, length_of, include_offsets, circle=None, modulus=None):
-    """JointOperators of every joint; with ``modulus`` also the robot's image modulo the prime.
-
-    Raises
-    ------
-    UnluckyPrime
-        The prime maps a clearly non-zero coefficient to zero (it would hide structure).
-    """
-    ops = []
-    au = robot.angle_unit
-    for j in robot.joints:
-        offset = j.offset if include_offsets else 0
-        float_ = _joint_matrices(robot, j, lambda v: float(length_of(v)), lambda v: exact_cos_sin(v, au)[:2],
-                                 offset, float)
-        if modulus is None:
-            ops.append(JointOperators(j.type, *float_))
-            continue
-        exact = _joint_matrices(robot, j, lambda v: to_modular(robot.exact_value(v), modulus),
-                                lambda v: circle.cos_sin(v, modulus), offset, object)
-        for fl, ex in zip(float_, exact):
-            _check_image(fl, ex, modulus)
-        ops.append(JointOperators(j.type, *float_, *exact, modulus=modulus))
-    return ops
+def _modular_length(value, modulus):
+    return to_modular(_exact(value), modulus)
 
 
 def _check_image(values, images, modulus):
@@ -119,79 +90,137 @@ def _check_image(values, images, modulus):
         raise UnluckyPrime(f"{modulus} maps a non-zero coefficient to 0")
 
 
-def _joint_matrices(robot, j, length, cos_sin, offset, dtype):
-    one, zero = (1.0, 0.0) if dtype is float else (1, 0)
-    if j.is_revolute:
-        C, Cp = joint_factors("revolute", robot.convention, cos_sin(j.alpha), length(j.a), length(j.d),
-                              (one, zero), zero, cos_sin(offset), dtype=dtype)
-    else:
-        C, Cp = joint_factors("prismatic", robot.convention, cos_sin(j.alpha), length(j.a), zero,
-                              cos_sin(j.theta), length(offset), dtype=dtype)
-    return coefficient_matrices(j.type, C, Cp)
+@dataclass(frozen=True)
+class Arithmetic:
+    """The arithmetic of one engine run, decided once from the robot at the top of a computation.
 
+    Holds everything the stages need from the description (the joint models, the units, gravity
+    as written), so that the stages below receive numbers and never reach back for the robot.
+    Use :meth:`decide`; then :meth:`exact_units` when :attr:`exact`, else (or when exact integers
+    overflow) the float candidates of :meth:`float_units`, one per usable prime, in order.
 
-def exact_obstacle(robot, include_offsets=False, force_float=False) -> str:
-    """Why Z cannot be computed in exact integer arithmetic ('' when it can)."""
-    if force_float:
-        return "float arithmetic requested"
-    if not all(exact_cos_sin(a, robot.angle_unit)[2] for a in _angles(robot, include_offsets)):
-        return "an angle is not a multiple of 90°, so Z is irrational"
-    fractions, scale = _length_fractions(robot, include_offsets)
-    if max((abs(f) * scale for f in fractions), default=0) > MAX_EXACT_LENGTH:
-        return "lengths have too many significant digits for exact integer arithmetic"
-    return ""
-
-
-def exact_units(robot, include_offsets=False) -> WorkingUnits:
-    """Integer working units: lengths in the largest unit that makes them all integers."""
-    _, scale = _length_fractions(robot, include_offsets)
-    gfrac = [robot.exact_value(g) for g in robot.gravity]
-    gscale = math.lcm(*[f.denominator for f in gfrac])
-    gint = [int(f * gscale) for f in gfrac]
-    gcd = math.gcd(*gint) or 1
-    ops = _build_ops(robot, lambda v: robot.exact_value(v) * scale, include_offsets)
-    return WorkingUnits(True, ops, np.array([g // gcd for g in gint], dtype=float),
-                        EXACT_LENGTH_UNITS[robot.length_unit] / scale, float(Fraction(gcd, gscale)), 0.0,
-                        f"exact: lengths counted in units of {_describe(robot, scale)}, angles multiples of 90°")
-
-
-def float_units(robot, include_offsets=False, reason="", max_primes=None):
-    """Float working units with an exact companion modulo a prime, one per usable prime.
-
-    Yields
-    ------
-    WorkingUnits
-        In order of preference; primes that are unlucky for this robot are skipped.
+    Attributes
+    ----------
+    name : str
+        The robot's name (for messages).
+    models : tuple of JointModel
+    length_unit, angle_unit : str
+        The description's units.
+    gravity : tuple of 3 float
+        Gravity as written (m/s²).
+    include_offsets : bool
+        Whether the joint offsets enter the transforms (Z as stored) or not (Z for the base set,
+        whose rank and regroupings do not depend on them).
+    obstacle : str
+        Why Z cannot be computed in exact integer arithmetic ('' when it can).
     """
-    circle = CircleMap(_angles(robot, include_offsets), robot.angle_unit)
-    lengths_si = np.abs(np.array([float(v) for v in _lengths(robot, include_offsets)])) * robot.length_scale
-    char = float(lengths_si.max()) if lengths_si.size and lengths_si.max() > 0 else 1.0
-    g = robot.gravity_si
-    gnorm = float(np.linalg.norm(g))
-    gfrac = [robot.exact_value(v) for v in robot.gravity]
-    for modulus in circle.primes[:max_primes]:
-        try:
-            ops = _build_ops(robot, lambda v: float(v) * robot.length_scale / char, include_offsets, circle, modulus)
-            mod_gravity = tuple(to_modular(f, modulus) for f in gfrac)
-            _check_image(np.asarray(g), np.array(mod_gravity, dtype=object), modulus)
-        except ZeroDivisionError:       # includes UnluckyPrime
-            continue
-        how = (f"zero coefficients and rank decided exactly modulo the prime {modulus} "
-               f"({circle.mode} image of the robot)")
-        yield WorkingUnits(False, ops, g / gnorm if gnorm > 0 else g, char, gnorm if gnorm > 0 else 1.0,
-                           FLOAT_TOLERANCE, f"floating point ({reason}); lengths normalized by {char:g} m; {how}",
-                           modulus, mod_gravity)
 
+    name: str
+    models: tuple
+    length_unit: str
+    angle_unit: str
+    gravity: tuple
+    include_offsets: bool
+    obstacle: str
 
-def choose_working_units(robot, include_offsets=False, force_float=False) -> WorkingUnits:
-    """The preferred working units: exact integers when possible, else the first float+modular ones."""
-    reason = exact_obstacle(robot, include_offsets, force_float)
-    if not reason:
-        return exact_units(robot, include_offsets)
-    for units in float_units(robot, include_offsets, reason):
-        return units
-    raise BaseParamError(f"{robot.name}: no usable prime for the exact companion of the float computation")
+    @classmethod
+    def decide(cls, robot, include_offsets=False, force_float=False) -> "Arithmetic":
+        """Exact integers when every angle is a multiple of 90° and the lengths are short decimals,
+        else floats with a modular companion."""
+        plan = cls(robot.name, joint_models(robot), robot.length_unit, robot.angle_unit, robot.gravity,
+                   include_offsets, "")
+        return dataclasses.replace(plan, obstacle=plan._obstacle(force_float))
 
+    @property
+    def exact(self) -> bool:
+        return not self.obstacle
 
-def _describe(robot, scale):
-    return f"{robot.length_unit}/{scale}" if scale != 1 else robot.length_unit
+    # -- what enters the transforms ---------------------------------------------------------
+    def _enters(self, model):
+        """The factors of a joint model that enter the transforms (the offset as a constant factor)."""
+        out = list(model.constant_factors())
+        if self.include_offsets:
+            out.append(dataclasses.replace(model.motion, variable=False))
+        return out
+
+    def _values(self, rotations):
+        return [f.value for m in self.models for f in self._enters(m) if f.is_rotation == rotations]
+
+    def _length_fractions(self):
+        """The lengths as written (exact fractions) and the least integer s making all of them s-integral."""
+        fractions = [_exact(v) for v in self._values(False)]
+        return fractions, (math.lcm(*[f.denominator for f in fractions]) if fractions else 1)
+
+    def _obstacle(self, force_float):
+        if force_float:
+            return "float arithmetic requested"
+        if not all(exact_cos_sin(a, self.angle_unit)[2] for a in self._values(True)):
+            return "an angle is not a multiple of 90°, so Z is irrational"
+        fractions, scale = self._length_fractions()
+        if max((abs(f) * scale for f in fractions), default=0) > MAX_EXACT_LENGTH:
+            return "lengths have too many significant digits for exact integer arithmetic"
+        return ""
+
+    def _ops(self, length, cos_sin, dtype):
+        return [coefficient_matrices(m, length, cos_sin, self.include_offsets, dtype) for m in self.models]
+
+    # -- working units ----------------------------------------------------------------------
+    def exact_units(self) -> WorkingUnits:
+        """Integer working units: lengths in the largest unit that makes them all integers."""
+        _, scale = self._length_fractions()
+        gfrac = [_exact(g) for g in self.gravity]
+        gscale = math.lcm(*[f.denominator for f in gfrac])
+        gint = [int(f * gscale) for f in gfrac]
+        gcd = math.gcd(*gint) or 1
+        cos_sin = functools.partial(_cos_sin, angle_unit=self.angle_unit)
+        ops = [JointOperators(m.type, *AB)
+               for m, AB in zip(self.models, self._ops(lambda v: float(_exact(v) * scale), cos_sin, float))]
+        unit = self.length_unit if scale == 1 else f"{self.length_unit}/{scale}"
+        return WorkingUnits(True, ops, np.array([g // gcd for g in gint], dtype=float),
+                            EXACT_LENGTH_UNITS[self.length_unit] / scale, float(Fraction(gcd, gscale)), 0.0,
+                            f"exact: lengths counted in units of {unit}, angles multiples of 90°")
+
+    def float_units(self, reason=None, max_primes=None):
+        """Float working units with an exact companion modulo a prime, one per usable prime.
+
+        Parameters
+        ----------
+        reason : str, optional
+            Why the run is not exact (default: :attr:`obstacle`).
+
+        Yields
+        ------
+        WorkingUnits
+            In order of preference; primes that are unlucky for this robot are skipped.
+        """
+        reason = self.obstacle if reason is None else reason
+        circle = CircleMap(self._values(True), self.angle_unit)
+        length_scale = LENGTH_UNITS[self.length_unit]
+        lengths_si = np.abs(np.array([float(v) for v in self._values(False)])) * length_scale
+        char = float(lengths_si.max()) if lengths_si.size and lengths_si.max() > 0 else 1.0
+        g = np.asarray(self.gravity, dtype=float)
+        gnorm = float(np.linalg.norm(g))
+        gfrac = [_exact(v) for v in self.gravity]
+        cos_sin = functools.partial(_cos_sin, angle_unit=self.angle_unit)
+        floats = self._ops(lambda v: float(v) * length_scale / char, cos_sin, float)
+        for modulus in circle.primes[:max_primes]:
+            try:
+                images = self._ops(functools.partial(_modular_length, modulus=modulus),
+                                   functools.partial(circle.cos_sin, p=modulus), object)
+                for fl, ex in zip(floats, images):
+                    for values, image in zip(fl, ex):
+                        _check_image(values, image, modulus)
+                ops = [JointOperators(m.type, *fl, *ex, modulus=modulus)
+                       for m, fl, ex in zip(self.models, floats, images)]
+                mod_gravity = tuple(to_modular(f, modulus) for f in gfrac)
+                _check_image(g, np.array(mod_gravity, dtype=object), modulus)
+            except ZeroDivisionError:       # includes UnluckyPrime
+                continue
+            how = (f"zero coefficients and rank decided exactly modulo the prime {modulus} "
+                   f"({circle.mode} image of the robot)")
+            yield WorkingUnits(False, ops, g / gnorm if gnorm > 0 else g, char, gnorm if gnorm > 0 else 1.0,
+                               FLOAT_TOLERANCE, f"floating point ({reason}); lengths normalized by {char:g} m; {how}",
+                               modulus, mod_gravity)
+
+    def no_prime(self):
+        return BaseParamError(f"{self.name}: no usable prime for the exact companion of the float computation")

@@ -11,14 +11,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._coordinates import MagnitudeStats, z_blocks
-from ..errors import AccuracyWarning, BaseParamError, ResourceLimitError
+from ..errors import AccuracyWarning, ResourceLimitError
 from ..model.parameters import ColumnLayout
 from ._projections import TermBudgetExceeded
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
 from ..dynamics.regressors import as_batch_out, evaluate, newton_euler_base
 from ..dynamics._samples import as_parameters, states
-from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, exact_obstacle, exact_units, float_units
+from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
 # A surviving term costs ≈ 270 bytes (key, float and modular 4×4 coefficients); with the parent
 # polynomials and the block's Z entries this keeps a run under about 2 GB.
@@ -194,7 +194,8 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     robot : Robot
     parameters : {'pseudo', 'khalil'}
     h5 : str, optional
-        Also store Z, its labels, the pivots and Y in this HDF5 file (written atomically).
+        Deprecated: use :func:`baseparam.projection.storage.find_and_store`, which this delegates to
+        (it also stores Z, its labels, the pivots and Y in this HDF5 file, written atomically).
     progress : callable, optional
         Called as ``progress(done, total)`` after each block of Z.
     force_float : bool
@@ -207,16 +208,30 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     -------
     BaseParameters
     """
+    if h5 is not None:
+        warnings.warn("find_base_parameters(h5=...) is deprecated: use "
+                      "baseparam.projection.storage.find_and_store(robot, path, parameters)",
+                      DeprecationWarning, stacklevel=2)
+        from .storage import find_and_store
+        return find_and_store(robot, h5, parameters, progress=progress, force_float=force_float,
+                              max_terms=max_terms)
+    layout = check_size(robot, parameters)
+    arithmetic = Arithmetic.decide(robot, force_float=force_float)      # the one decision
+    units, reduction = run(arithmetic, layout, robot.parents, progress, max_terms)
+    return assemble(robot, layout, units, reduction)
+
+
+def check_size(robot, parameters):
+    """The robot's column layout, once the robot is known to fit the method's limits."""
     layout = ColumnLayout(robot, parameters)
     if robot.n_dof > MAX_DOF:
         raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints; the projection method handles at most "
                                  f"{MAX_DOF} on this machine (its basis grows as 5^N)")
-    try:
-        units, reduction = _decide(robot, layout, progress, max_terms, force_float)
-    except TermBudgetExceeded as exc:
-        raise ResourceLimitError(
-            f"{robot.name}: a step of the projection needs {exc.args[0]:,} coefficient terms, more than the "
-            f"limit of {max_terms:,} for this machine's memory") from None
+    return layout
+
+
+def assemble(robot, layout, units, reduction) -> BaseParameters:
+    """The :class:`BaseParameters` of a reduction made in the given working units (SI and display Y)."""
     pivots = reduction.pivots
     power = layout.length_power
     if reduction.exact:
@@ -228,47 +243,69 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
         Y_si = np.array(_rescale(Y, pivots, power, units.length_unit)).reshape(-1, layout.n_standard)
         Y_display = _rescale(Y, pivots, power, units.length_unit / robot.length_scale)
     names = layout.names
-    result = BaseParameters(robot, parameters, reduction.rank, [names[c] for c in pivots], list(names), pivots,
+    result = BaseParameters(robot, layout.parameters, reduction.rank, [names[c] for c in pivots], list(names), pivots,
                             Y_si, [names[c] for c in reduction.zero_columns], reduction.exact,
                             units.reason if reduction.exact else f"{units.reason}; {reduction.note}",
                             Y_display, power, 0.0 if reduction.exact else float(reduction.accuracy))
     if result.inaccurate:
         warnings.warn(f"{robot.name}: nearly special geometry (e.g. a twist close to 0° or 90°): the rank and "
                       f"pivots are exact, but the regroupings Y are accurate only to about {reduction.accuracy:.0e} "
-                      "(relative), and so are base-parameter torques W_b·Y·p", AccuracyWarning, stacklevel=2)
-    if h5 is not None:
-        from .storage import ZWriter
-        ZWriter.write(h5, robot, layout, result, max_terms)
+                      "(relative), and so are base-parameter torques W_b·Y·p", AccuracyWarning, stacklevel=3)
     return result
 
 
-def _decide(robot, layout, progress, max_terms, force_float):
-    """Run the engine in the best arithmetic available: exact integers, else float with its
-    modular companion (retried with the next prime if the float residuals contradict it)."""
-    reason = exact_obstacle(robot, force_float=force_float)
-    if not reason:
-        units = exact_units(robot)
-        reduction = _reduce(robot, layout, units, progress, max_terms)
+def run(arithmetic, layout, parents, progress=None, max_terms=DEFAULT_MAX_TERMS, sink=None):
+    """Run the engine in the decided arithmetic: exact integers, else float with its modular
+    companion (retried with the next prime if the float residuals contradict it).
+
+    Parameters
+    ----------
+    arithmetic : Arithmetic
+    layout : ColumnLayout
+    parents : sequence of int
+        0-based parent of each joint (−1 for the base).
+    sink : object, optional
+        Also receives Z: ``sink.start(units)`` before each attempt (an attempt that fails is
+        started over) and ``sink.add(block, units)`` for each block of Z.
+
+    Returns
+    -------
+    units : WorkingUnits
+    reduction : Reduction
+    """
+    try:
+        return _attempts(arithmetic, layout, parents, progress, max_terms, sink)
+    except TermBudgetExceeded as exc:
+        raise ResourceLimitError(
+            f"{arithmetic.name}: a step of the projection needs {exc.args[0]:,} coefficient terms, more than the "
+            f"limit of {max_terms:,} for this machine's memory") from None
+
+
+def _attempts(arithmetic, layout, parents, progress, max_terms, sink):
+    reason = arithmetic.obstacle
+    if arithmetic.exact:
+        units = arithmetic.exact_units()
+        reduction = _reduce(layout, units, parents, progress, max_terms, sink)
         if reduction is not None:
             return units, reduction
         reason = "exact integers would exceed 2**53"
     attempt = None
-    for units in float_units(robot, reason=reason):
-        attempt = units, _reduce(robot, layout, units, progress, max_terms)
+    for units in arithmetic.float_units(reason):
+        attempt = units, _reduce(layout, units, parents, progress, max_terms, sink)
         if attempt[1].residual_ok:
             return attempt
     if attempt is None:
-        raise BaseParamError(f"{robot.name}: no usable prime for the exact companion of the float computation")
-    warnings.warn(f"{robot.name}: the float computation disagrees with every modular one; the regroupings "
-                  "are unreliable", RuntimeWarning, stacklevel=3)
+        raise arithmetic.no_prime()
+    warnings.warn(f"{arithmetic.name}: the float computation disagrees with every modular one; the regroupings "
+                  "are unreliable", RuntimeWarning, stacklevel=4)
     units, reduction = attempt
     return units, dataclasses.replace(reduction, note=reduction.note + " — WARNING: no prime agreed with the float "
                                       "computation; the rank and regroupings are unreliable")
 
 
-def _reduce(robot, layout, units, progress, max_terms):
-    """Stream Z's blocks into the reduction. None when exact integers would overflow float64."""
-    n = robot.n_dof
+def _reduce(layout, units, parents, progress, max_terms, sink):
+    """Stream Z's blocks into the reduction (and the sink). None when exact integers would overflow float64."""
+    n = len(parents)
     transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
     if units.exact:
         acc, echelon = ExactGram(layout.n_standard), None
@@ -276,9 +313,11 @@ def _reduce(robot, layout, units, progress, max_terms):
         acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
         mod_transform = None if transform is None else sp.csr_matrix(
             np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float))
+    if sink is not None:
+        sink.start(units)
     stats = MagnitudeStats()
     total = n + 1 + bool(layout.friction_columns)
-    for done, block in enumerate(z_blocks(units, layout, n, stats, max_terms, robot.parents), start=1):
+    for done, block in enumerate(z_blocks(units, layout, n, stats, max_terms, parents), start=1):
         if units.exact and stats.max_abs >= EXACT_LIMIT:
             return None
         acc.add(block.matrix)
@@ -287,6 +326,8 @@ def _reduce(robot, layout, units, progress, max_terms):
             Zm.data = np.fmod(Zm.data, units.modulus)
             Zm.eliminate_zeros()        # entries that cancel exactly modulo p are zeros
             echelon.add(Zm)
+        if sink is not None:
+            sink.add(block, units)
         if progress is not None:
             progress(done, total)
     return acc.reduce(transform) if units.exact else acc.reduce_with_pivots(echelon, transform)

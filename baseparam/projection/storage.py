@@ -10,10 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._atomic import atomic_path
-from ._coordinates import MagnitudeStats, z_blocks
 from ..errors import StorageError
 from ..model.robot import robot_to_yaml
-from ._working_units import EXACT_LIMIT, choose_working_units
+from ._working_units import EXACT_LIMIT, Arithmetic
 
 FORMAT_VERSION = 1
 
@@ -48,57 +47,156 @@ def si_block(block, units, layout, prismatic, transform):
     return Z @ transform if transform is not None else Z
 
 
-class ZWriter:
-    """Streams Z into an HDF5 file (see :meth:`write`)."""
+class _ZFile:
+    """A sink for :func:`baseparam.projection.base_set.run` that streams Z, in SI, into an open HDF5
+    file; every attempt of the run (a retry with the next prime) starts the file over."""
 
-    @staticmethod
-    def write(path, robot, layout, base, max_terms=None):
-        """Write Z (with joint offsets, SI), row labels, columns, pivots and Y to ``path`` atomically."""
-        import h5py   # imported here: most runs never touch HDF5, and h5py costs import time
-
-        units = choose_working_units(robot, include_offsets=True)   # its prime may differ from find's: Z's
-        # float values do not depend on it (terms are dropped only when zero mod p *and* round-off)
-        stats = MagnitudeStats()
-        prismatic = np.array([not j.is_revolute for j in robot.joints], dtype=np.int64)
-        transform = None
+    def __init__(self, f, layout, n_dof):
+        self.f, self.layout, self.n_dof = f, layout, n_dof
+        self.transform = None
         if layout.parameters != "pseudo":
-            transform = sp.csr_matrix(np.array([[float(v) for v in row] for row in layout.pseudo_to_parameterization()]))
-        with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
-            f.attrs.update(format="baseparam", format_version=FORMAT_VERSION, parameters=layout.parameters,
-                           robot=robot_to_yaml(robot), units="SI", rank=base.rank, rank_exact=base.exact,
-                           z_exact=units.exact, note=base.note)
-            g = f.create_group("Z")
-            g.attrs.update(encoding="csr_matrix", version=FORMAT_VERSION)
-            n_lab = 2 + robot.n_dof
-            d_data = g.create_dataset("data", (0,), maxshape=(None,), dtype="f8", chunks=(65536,))
-            d_ind = g.create_dataset("indices", (0,), maxshape=(None,), dtype="i8", chunks=(65536,))
-            d_ptr = g.create_dataset("indptr", (1,), maxshape=(None,), dtype="i8", chunks=(65536,))
-            d_rows = g.create_dataset("rows", (0, n_lab), maxshape=(None, n_lab), dtype="i8", chunks=(4096, n_lab))
-            g.create_dataset("columns", data=np.array(layout.names, dtype=object), dtype=h5py.string_dtype())
-            n_rows = nnz = 0
-            for block in z_blocks(units, layout, robot.n_dof, stats, max_terms, robot.parents):
-                Z = si_block(block, units, layout, prismatic, transform)
-                Z.eliminate_zeros()
-                Z.sort_indices()
-                r, z = Z.shape[0], Z.nnz
-                for ds, new in ((d_data, Z.data), (d_ind, Z.indices)):
-                    ds.resize((nnz + z,))
-                    ds[nnz:] = new
-                d_ptr.resize((n_rows + r + 1,))
-                d_ptr[n_rows + 1:] = Z.indptr[1:] + nnz
-                d_rows.resize((n_rows + r, n_lab))
-                d_rows[n_rows:] = block.labels
-                n_rows, nnz = n_rows + r, nnz + z
-            g.attrs["shape"] = (n_rows, layout.n_standard)
-            f.create_dataset("pivots", data=np.asarray(base.pivots, dtype=np.int64))
-            f.create_dataset("Y", data=np.asarray(base.Y, dtype=float))
-            f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
+            self.transform = sp.csr_matrix(np.array([[float(v) for v in row]
+                                                     for row in layout.pseudo_to_parameterization()]))
+
+    def start(self, units, prismatic):
+        import h5py
+
+        f, n_lab = self.f, 2 + self.n_dof
+        for name in list(f):
+            del f[name]
+        self.units, self.prismatic, self.n_rows, self.nnz = units, prismatic, 0, 0
+        g = f.create_group("Z")
+        g.attrs.update(encoding="csr_matrix", version=FORMAT_VERSION)
+        self.d_data = g.create_dataset("data", (0,), maxshape=(None,), dtype="f8", chunks=(65536,))
+        self.d_ind = g.create_dataset("indices", (0,), maxshape=(None,), dtype="i8", chunks=(65536,))
+        self.d_ptr = g.create_dataset("indptr", (1,), maxshape=(None,), dtype="i8", chunks=(65536,))
+        self.d_rows = g.create_dataset("rows", (0, n_lab), maxshape=(None, n_lab), dtype="i8", chunks=(4096, n_lab))
+        g.create_dataset("columns", data=np.array(self.layout.names, dtype=object), dtype=h5py.string_dtype())
+        self.group = g
+
+    def add(self, block, units):
+        Z = si_block(block, units, self.layout, self.prismatic, self.transform)
+        Z.eliminate_zeros()
+        Z.sort_indices()
+        r, z, n_rows, nnz = Z.shape[0], Z.nnz, self.n_rows, self.nnz
+        for ds, new in ((self.d_data, Z.data), (self.d_ind, Z.indices)):
+            ds.resize((nnz + z,))
+            ds[nnz:] = new
+        self.d_ptr.resize((n_rows + r + 1,))
+        self.d_ptr[n_rows + 1:] = Z.indptr[1:] + nnz
+        self.d_rows.resize((n_rows + r, 2 + self.n_dof))
+        self.d_rows[n_rows:] = block.labels
+        self.n_rows, self.nnz = n_rows + r, nnz + z
+
+    def finish(self, robot, base):
+        import h5py
+
+        f = self.f
+        f.attrs.update(format="baseparam", format_version=FORMAT_VERSION, parameters=self.layout.parameters,
+                       robot=robot_to_yaml(robot), units="SI", rank=base.rank, rank_exact=base.exact,
+                       z_exact=self.units.exact, note=base.note)
+        self.group.attrs["shape"] = (self.n_rows, self.layout.n_standard)
+        f.create_dataset("pivots", data=np.asarray(base.pivots, dtype=np.int64))
+        f.create_dataset("Y", data=np.asarray(base.Y, dtype=float))
+        f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
+
+
+class _Sink:
+    """Adapts :class:`_ZFile` to the run's ``start(units)`` / ``add(block, units)`` protocol."""
+
+    def __init__(self, zfile, prismatic):
+        self.zfile, self.prismatic = zfile, prismatic
+
+    def start(self, units):
+        self.zfile.start(units, self.prismatic)
+
+    def add(self, block, units):
+        self.zfile.add(block, units)
+
+
+def shares_z(stored, plain) -> bool:
+    """Whether the Z stored (with joint offsets) can also give the base set found without them.
+
+    Offsets change Z by an invertible change of its row basis, so rank, pivots and Y are the same;
+    sharing is chosen when the results come out *identical*, not only equal to round-off: no
+    offset enters, or both runs are exact in the same length unit (exact Y is unique).
+    """
+    if not any(m.offset for m in stored.models):
+        return True
+    return stored.exact and plain.exact and stored.exact_units().length_unit == plain.exact_units().length_unit
+
+
+def _store(arithmetic, layout, parents, max_terms, sink):
+    """Stream Z into the sink without reducing it: exact integers, else the first float candidate.
+
+    Z's float values do not depend on the prime (terms are dropped only when zero modulo p *and*
+    round-off in float), so the first usable prime serves.
+    """
+    from ._coordinates import MagnitudeStats, z_blocks
+
+    candidates = ([arithmetic.exact_units()] if arithmetic.exact else []) + \
+        [next(iter(arithmetic.float_units("exact integers would exceed 2**53" if arithmetic.exact else None)), None)]
+    for units in candidates:
+        if units is None:
+            raise arithmetic.no_prime()
+        sink.start(units)
+        stats = MagnitudeStats()
+        for block in z_blocks(units, layout, len(parents), stats, max_terms, parents):
             if units.exact and stats.max_abs >= EXACT_LIMIT:
-                raise StorageError(f"{path}: Z overflowed exact integer arithmetic")
+                break
+            sink.add(block, units)
+        else:
+            return units
+
+
+def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_float=False,
+                   max_terms=None):
+    """Base parameters of a robot, with Z, its labels, the pivots and Y stored in an HDF5 file.
+
+    Z is computed once, each block streamed both into the reduction and into the file (docs: the
+    HDF5 format), which is written to a temporary name and renamed, so that an interrupted run never
+    leaves a half-written file; a retry with the next prime starts the file over. The stored Z
+    includes the joint offsets; when an offset makes it less exact than the Z the base set needs
+    (e.g. an offset of 0.25 rad where the rest is exact), Z is computed a second time for the
+    reduction (see :func:`shares_z`).
+
+    Parameters
+    ----------
+    robot : Robot
+    path : str or path-like
+    parameters : {'pseudo', 'khalil'}
+    progress, force_float, max_terms
+        As for :func:`~baseparam.projection.base_set.find_base_parameters`.
+
+    Returns
+    -------
+    BaseParameters
+    """
+    import h5py   # imported here: most runs never touch HDF5, and h5py costs import time
+
+    from . import base_set
+
+    max_terms = base_set.DEFAULT_MAX_TERMS if max_terms is None else max_terms
+    layout = base_set.check_size(robot, parameters)
+    stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)   # decided once
+    plain = Arithmetic.decide(robot, force_float=force_float)
+    prismatic = np.array([not m.is_revolute for m in stored.models], dtype=np.int64)
+    with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
+        zfile = _ZFile(f, layout, robot.n_dof)
+        sink = _Sink(zfile, prismatic)
+        if shares_z(stored, plain):
+            units, reduction = base_set.run(stored, layout, robot.parents, progress, max_terms, sink)
+            base = base_set.assemble(robot, layout, units, reduction)
+        else:
+            units, reduction = base_set.run(plain, layout, robot.parents, progress, max_terms)
+            base = base_set.assemble(robot, layout, units, reduction)
+            _store(stored, layout, robot.parents, max_terms, sink)
+        zfile.finish(robot, base)
+    return base
 
 
 def read_h5(path):
-    """Read a file written by :class:`ZWriter`.
+    """Read a file written by :func:`find_and_store`.
 
     Returns
     -------

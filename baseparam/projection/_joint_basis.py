@@ -1,0 +1,83 @@
+"""A joint transform over its joint basis (paper eq. 1): constant coefficient matrices Ã, B̃.
+
+With the joint model ``A(q) = C · M(q + offset) · C′`` (:mod:`baseparam.model.joint_model`) and
+the motion written over the joint's basis X = (1, cos q, sin q) (revolute) or (1, q) (prismatic),
+``M(q) = Σ_l J̃^l x^l``, so ``A = Σ_l Ã^l x^l`` and ``∂A/∂q = Σ_l B̃^l x^l`` with constant
+``Ã^l = C J̃^l M(offset) C′`` — all the projection engine needs, whatever the convention.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+# J(q) coefficients over (1, cos q, sin q) for a rotation about z.
+_RZ = np.zeros((3, 4, 4))
+_RZ[0, 2, 2] = _RZ[0, 3, 3] = 1.0
+_RZ[1, 0, 0] = _RZ[1, 1, 1] = 1.0
+_RZ[2, 0, 1], _RZ[2, 1, 0] = -1.0, 1.0
+# d/dq of the above: cos' = -sin, sin' = cos.
+_DRZ = np.stack([np.zeros((4, 4)), _RZ[2], -_RZ[1]])
+# J(q) coefficients over (1, q) for a translation along z, and its derivative.
+_TZ = np.zeros((2, 4, 4))
+_TZ[0] = np.eye(4)
+_TZ[1, 2, 3] = 1.0
+_DTZ = np.stack([_TZ[1], np.zeros((4, 4))])
+
+
+def factor_matrix(factor, length, cos_sin, dtype=float, value=None):
+    """The 4×4 matrix of a constant :class:`~baseparam.model.joint_model.Factor`.
+
+    Parameters
+    ----------
+    length, cos_sin : callable
+        The arithmetic's reading of a description length, and of a description angle as (cos, sin).
+    dtype : float or object
+        ``object`` for exact arithmetic on the Python numbers ``length``/``cos_sin`` return.
+    """
+    m = np.eye(4, dtype=dtype)
+    i = factor.index
+    if factor.is_rotation:
+        c, s = cos_sin(factor.value)
+        j, k = (i + 1) % 3, (i + 2) % 3
+        m[j, j], m[j, k], m[k, j], m[k, k] = c, -s, s, c
+    else:
+        m[i, 3] = length(factor.value)
+    return m
+
+
+def product(factors, length, cos_sin, dtype=float):
+    """Left-to-right product of constant factors (the identity for none), shape (4, 4)."""
+    out = np.eye(4, dtype=dtype)
+    for f in factors:
+        out = out @ factor_matrix(f, length, cos_sin, dtype)
+    return out
+
+
+def constant_parts(model, length, cos_sin, include_offset=True, dtype=float):
+    """C and ``M(offset) · C′`` of a joint model, evaluated in one arithmetic.
+
+    Returns
+    -------
+    C, Cp : ndarray, shape (4, 4)
+    """
+    after = model.after
+    if include_offset and model.offset:      # M(q + offset) = M(q) · M(offset): the offset joins C′
+        after = (dataclasses.replace(model.motion, variable=False),) + after
+    C = product(model.before, length, cos_sin, dtype)
+    return C, product(after, length, cos_sin, dtype)
+
+
+def coefficient_matrices(model, length, cos_sin, include_offset=True, dtype=float):
+    """Ã^l and B̃^l (coefficients of A and ∂A/∂q over the joint basis X).
+
+    Returns
+    -------
+    A_coef, B_coef : ndarray, shape (m, 4, 4)
+        m = 3 for revolute (1, cos, sin), 2 for prismatic (1, q).
+    """
+    C, Cp = constant_parts(model, length, cos_sin, include_offset, dtype)
+    J, dJ = (_RZ, _DRZ) if model.is_revolute else (_TZ, _DTZ)
+    if dtype is object:   # exact: the constant 0/±1 patterns as Python integers
+        J, dJ = J.astype(int).astype(object), dJ.astype(int).astype(object)
+    return C @ J @ Cp, C @ dJ @ Cp
