@@ -8,7 +8,7 @@ the description's units as written, so that each arithmetic evaluates them its o
 Fractions or integers, floats, integers modulo a prime, expression-graph constants with exact 0/±1,
 numpy arrays over samples.
 
-The two DH conventions (METHOD.md §5) are two choices of factors:
+The two DH conventions (docs/method.md, section 3 "Conventions") are two choices of factors:
 
 * standard (distal): ``A = Rz(θ) Tz(d) Tx(a) Rx(α)`` — revolute C = 1, C′ = Tz(d) Tx(a) Rx(α);
   prismatic C = Rz(θ), C′ = Tx(a) Rx(α);
