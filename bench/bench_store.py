@@ -39,8 +39,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("puma560.yaml", "kuka_iiwa14.yaml", "stanford_arm.yaml", "skew7.yaml"):
             robot = bp.load_robot(ROOT / "robots" / name)
-            t_find, n_find = best(lambda: bp.find_base_parameters(robot))
-            t_store, n_store = best(lambda: find_and_store(robot, pathlib.Path(tmp) / "z.h5"))
+            t_find, n_find = best(lambda robot=robot: bp.find_base_parameters(robot))
+            t_store, n_store = best(lambda robot=robot: find_and_store(robot, pathlib.Path(tmp) / "z.h5"))
             print(f"{robot.name[:22]:22s} {t_find * 1e3:8.1f}ms {n_find:7d} {t_store * 1e3:11.1f}ms {n_store:7d}")
 
 
