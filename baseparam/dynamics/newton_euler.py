@@ -38,7 +38,6 @@ class _Step:
             i = r.index
             self.plane = ((i + 1) % 3, (i + 2) % 3)
             self.turn = None if r.variable else exact_cos_sin(r.value, robot.angle_unit)[:2]
-            self.variable = r.variable
             if not r.variable and self.turn == (1.0, 0.0):
                 self.turn = self.plane = None       # the identity: nothing to do
         self.rotates = self.plane is not None if r is not None else False
