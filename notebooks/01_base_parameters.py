@@ -73,7 +73,7 @@ fig.tight_layout()
 # %%
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "puma.h5"
-    bp.find_base_parameters(robot, h5=str(path))
+    bp.find_and_store(robot, str(path))
     stored = bp.read_h5(path)
 Z = stored["Z"].toarray()
 print("Z:", Z.shape, f"{stored['Z'].nnz} non-zeros")

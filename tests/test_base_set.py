@@ -181,7 +181,7 @@ def test_offsets_do_not_change_the_base_set():
 
 def test_tree_rows_pair_only_joints_on_a_common_path(tmp_path):
     robot = load("dual_arm_torso.yaml")
-    bp.find_base_parameters(robot, h5=str(tmp_path / "t.h5"))
+    bp.find_and_store(robot, str(tmp_path / "t.h5"))
     rows = bp.read_h5(tmp_path / "t.h5")["rows"]
     pairs = {(i, j) for i, j in rows[:, :2] if i > 0}
     assert (3, 2) in pairs and (5, 4) in pairs and (5, 1) in pairs
@@ -250,4 +250,4 @@ def test_modular_companion_hard_cases(name, parameters, tmp_path):
     base = check_against_numeric(robot, parameters)
     for r in range(base.rank):       # no round-off terms survive in the regroupings
         assert all(abs(v) > 1e-12 for v in base.terms(r).values()), base.terms(r)
-    bp.find_base_parameters(robot, parameters, h5=str(tmp_path / "z.h5"))   # and --h5 works too
+    bp.find_and_store(robot, str(tmp_path / "z.h5"), parameters)   # and --h5 works too

@@ -226,7 +226,7 @@ LAGRANGE_CASES = [(name, "pseudo") for name in NAMES] + [
 
 
 def check_lagrange(robot, parameters, h5path, rng, tag):
-    bp.find_base_parameters(robot, parameters, h5=str(h5path))
+    bp.find_and_store(robot, str(h5path), parameters)
     h5 = bp.read_h5(h5path)
     layout = bp.ColumnLayout(robot, parameters)
     assert h5["columns"] == layout.names, tag

@@ -55,7 +55,7 @@ def test_h5_round_trip_and_meaning(tmp_path, name, parameters, offsets):
     if offsets:
         robot = with_offsets(robot)
     path = tmp_path / "z.h5"
-    base = bp.find_base_parameters(robot, parameters, h5=str(path))
+    base = bp.find_and_store(robot, str(path), parameters)
     stored = bp.read_h5(path)
     Z, rows = stored["Z"], stored["rows"]
     assert stored["columns"] == base.standard_names
@@ -92,7 +92,7 @@ def test_h5_write_is_atomic(tmp_path, monkeypatch):
         raise KeyboardInterrupt
     monkeypatch.setattr(storage, "si_block", boom)
     with pytest.raises(KeyboardInterrupt):
-        bp.find_base_parameters(robot, h5=str(path))
+        bp.find_and_store(robot, str(path))
     assert path.read_bytes() == b"previous"
     assert os.listdir(tmp_path) == ["z.h5"]
 
@@ -100,7 +100,7 @@ def test_h5_write_is_atomic(tmp_path, monkeypatch):
 def test_h5_into_missing_directory_is_a_clear_error(tmp_path):
     robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")
     with pytest.raises(bp.StorageError, match="cannot write"):
-        bp.find_base_parameters(robot, h5=str(tmp_path / "nope" / "z.h5"))
+        bp.find_and_store(robot, str(tmp_path / "nope" / "z.h5"))
 
 
 def test_read_h5_refuses_other_files(tmp_path):
