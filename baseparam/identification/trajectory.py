@@ -424,7 +424,7 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
         raise DataError(f"{at}: field q: no joint positions (q1..qN){seen}")
     if "tau" in widths and "current" in widths:
         raise DataError(f"{source}: both tau and current are present; choose one "
-                        "(e.g. columns={'current': None} or --columns current=none keeps tau)")
+                        "(columns={'current': None}, CLI --columns current=none, keeps tau)")
     if "tau" not in widths and "current" not in widths:
         raise DataError(f"{at}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN){seen}")
     n = widths["q"]
@@ -562,8 +562,8 @@ def _finish(table, n, gains, skip_bad_rows):
     if problems and not skip_bad_rows:
         where, reason, label = problems[0]
         more = len(problems) - 1
-        tail = (f"; {more} more bad {table.unit}{'s' if more > 1 else ''} (skip_bad_rows=True or "
-                f"--skip-bad-rows drops bad {table.unit}s and reports them)") if more else ""
+        tail = (f"; {more} more bad {table.unit}{'s' if more > 1 else ''} (skip_bad_rows=True, "
+                f"CLI --skip-bad-rows, drops bad {table.unit}s and reports them)") if more else ""
         raise DataError(f"{table.source}: {table.unit} {where}{label}: {reason}{note}{tail}")
     count = int(ok.sum())
     if count < MIN_SAMPLES:
