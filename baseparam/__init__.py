@@ -61,9 +61,10 @@ _LAZY = {
 }
 _WHERE = {name: package for package, names in _LAZY.items() for name in names}
 
-_ERRORS = ["AccuracyWarning", "ArgumentError", "BaseParamError", "DataError", "DataWarning", "ExcitationWarning",
+# the eager names (errors) as a literal, so that linters see them exported; then the lazy ones
+__all__ = ["AccuracyWarning", "ArgumentError", "BaseParamError", "DataError", "DataWarning", "ExcitationWarning",
            "ExportError", "NotFittedError", "ResourceLimitError", "RobotDescriptionError", "StorageError"]
-__all__ = sorted([*_ERRORS, *_WHERE])
+__all__ = sorted(__all__ + list(_WHERE))
 __version__ = "0.1.0"
 
 
