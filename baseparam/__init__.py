@@ -18,9 +18,11 @@ The package follows the data, each stage a subpackage that imports only the ones
 ``identification``     :class:`Trajectory`, :func:`read_trajectory`, :func:`from_dataframe`,
                        :func:`from_arrays` — measured logs; :class:`Preprocessing`, :func:`preprocess`;
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
-``codegen``            :func:`export` — C99 / numpy code of the base regressor, Slotine–Li regressor
-                       and inverse dynamics in base parameters
-``errors``             exceptions and warnings (bad input is a :class:`BaseParamError`)
+``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
+                       Slotine–Li regressor and inverse dynamics in base parameters
+``errors``             exceptions and warnings: bad input is a :class:`BaseParamError`
+                       (:class:`ArgumentError`, :class:`RobotDescriptionError`, :class:`DataError`,
+                       :class:`ExportError`, :class:`NotFittedError`, …), each also a builtin
 ``cli``                the ``baseparam`` command
 =====================  ==========================================================================
 
@@ -44,8 +46,8 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import (AccuracyWarning, BaseParamError, DataError, DataWarning, ExcitationWarning, ResourceLimitError,
-                     RobotDescriptionError, StorageError)
+from .errors import (AccuracyWarning, ArgumentError, BaseParamError, DataError, DataWarning, ExcitationWarning,
+                     ExportError, NotFittedError, ResourceLimitError, RobotDescriptionError, StorageError)
 
 # public name → the subpackage that defines it (imported on first access, PEP 562)
 _LAZY = {
@@ -56,12 +58,14 @@ _LAZY = {
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "Trajectory", "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory"),
-    "codegen": ("export",),
+    "codegen": ("ExportResult", "export"),
 }
 _WHERE = {name: package for package, names in _LAZY.items() for name in names}
 
-__all__ = sorted(["AccuracyWarning", "BaseParamError", "DataError", "DataWarning", "ExcitationWarning",
-                  "ResourceLimitError", "RobotDescriptionError", "StorageError", *_WHERE])
+# the eager names (errors) as a literal, so that linters see them exported; then the lazy ones
+__all__ = ["AccuracyWarning", "ArgumentError", "BaseParamError", "DataError", "DataWarning", "ExcitationWarning",
+           "ExportError", "NotFittedError", "ResourceLimitError", "RobotDescriptionError", "StorageError"]
+__all__ = sorted(__all__ + list(_WHERE))
 __version__ = "0.1.0"
 
 

@@ -1,6 +1,10 @@
 """Command line: ``baseparam find``, ``baseparam identify`` and ``baseparam export`` (reference: docs/cli.md).
 
-Library errors become one line on stderr and exit status 2 (bad input) or 1 (internal error).
+Errors become one line on stderr: exit status 2 for bad input (a :class:`~baseparam.BaseParamError`,
+a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
+…", a bug to report). Each command ends by saying which files it wrote (``wrote a.json, a.h5``).
+``--json -`` writes the JSON document to stdout; stdout then carries nothing else, and the table or
+summary (and the wrote-line) go to stderr.
 """
 from __future__ import annotations
 
@@ -8,13 +12,14 @@ import contextlib
 import json
 import math
 import os
+import re
 import sys
 import time
 import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError
+from .errors import BaseParamError, ExportError, ResourceLimitError
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -65,11 +70,16 @@ def _one_line_errors(path, on_exit=None):
             on_exit()
         if isinstance(exc, ResourceLimitError):
             _fail(f"{path}: {exc}", 2)
-        if isinstance(exc, (BaseParamError, ValueError)):
-            _fail(str(exc), 2)
-        if isinstance(exc, OSError):
+        if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
+            _fail(_one_line(exc), 2)
+        if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
-        _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
+        # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
+        _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split())
 
 
 class _OneLineErrors(click.Group):
@@ -106,13 +116,15 @@ def main():
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True,
               help="Elementary parameterization: pseudo-inertia second moments (paper) or Khalil's inertia tensor.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the result as JSON.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the result as JSON ('-': to stdout, the table then goes to stderr).")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
 def find(robot_file, parameters, json_out, h5_out):
     """Find the base parameters of ROBOT_FILE (a YAML description) and print their regroupings."""
     if json_out and h5_out and os.path.realpath(json_out) == os.path.realpath(h5_out):  # one would clobber the other
         _fail(f"{json_out}: --json and --h5 name the same file", 2)
-    from ._atomic import write_text
+    if h5_out == "-":
+        _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
     from .model.loading import load_robot
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
@@ -125,9 +137,31 @@ def find(robot_file, parameters, json_out, h5_out):
             from .projection.storage import find_and_store
             base = find_and_store(robot, h5_out, parameters, progress=progress)
         progress.close()
+        written = [h5_out] if h5_out else []
         if json_out is not None:
-            write_text(json_out, json.dumps(base.to_dict(), indent=2) + "\n")
-    click.echo(format_table(base))
+            written.insert(0, _write_json(json_out, base.to_dict()))
+    _report(format_table(base), written, json_out == "-")
+
+
+def _write_json(path, doc):
+    """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    from ._atomic import write_text
+
+    text = json.dumps(doc, indent=2) + "\n"
+    if path == "-":
+        click.echo(text, nl=False)
+        return None
+    write_text(path, text)
+    return path
+
+
+def _report(text, written, json_on_stdout):
+    """The command's text, then 'wrote …' for the files written: on stdout, or on stderr when stdout
+    carries the JSON document (so that it can be piped)."""
+    click.echo(text, err=json_on_stdout)
+    files = [path for path in written if path]
+    if files:
+        click.echo("wrote " + ", ".join(files), err=json_on_stdout)
 
 
 class _VariadicValidate(click.Command):
@@ -174,7 +208,8 @@ def _number_or_none(text, name, cast=float):
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.argument("train", nargs=-1)
 @click.option("--validate", "validate", multiple=True, metavar="FILE...", help="Held-out trajectories to validate on.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write estimates and errors as JSON.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write estimates and errors as JSON ('-': to stdout, the summary then goes to stderr).")
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
 @click.option("--method", type=click.Choice(["ols", "wls"]), default="ols", show_default=True,
@@ -207,7 +242,9 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     from .model.loading import load_robot
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
-    outputs = [p for p in (json_out, plot_out) if p]
+    outputs = [p for p in (json_out, plot_out) if p and p != "-"]
+    if plot_out == "-":
+        _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
     if len({os.path.realpath(p) for p in outputs}) < len(outputs):
         _fail("--json and --plot name the same file", 2)
     for path in outputs:                      # fail before the work, not after it
@@ -248,12 +285,14 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
         validate_data = [read(p) for p in validate] or None
         result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                      parameters=parameters)
+        written = []
         if json_out:
-            write_text(json_out, json.dumps(result.to_dict(), indent=2) + "\n")
+            written.append(_write_json(json_out, result.to_dict()))
         if plot_out:
             from .identification.plots import save_identification_plot
             save_identification_plot(result, plot_out)
-    click.echo(result.summary())
+            written.append(plot_out)
+    _report(result.summary(), written, json_out == "-")
 
 
 def _gains(text):
@@ -272,8 +311,9 @@ def _gains(text):
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.option("--lang", type=click.Choice(["c", "python"]), required=True, help="C99 (header + source) or Python (numpy).")
-@click.option("--what", default="regressor,slotine-li,inverse-dynamics", show_default=True,
-              help="Functions to export, comma-separated.")
+@click.option("--what", default="regressor,slotine_li,inverse_dynamics", show_default=True,
+              help="Functions to export, comma-separated: the names of the Python functions and of the C "
+                   "functions NAME_<name> ('-' for '_' is accepted).")
 @click.option("--prefix", default="baseparam", show_default=True, help="NAME: function prefix and file stem.")
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
               help="Directory for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json.")
@@ -288,13 +328,24 @@ def export(robot_file, lang, what, prefix, out_dir, parameters):
     from .model.loading import load_robot
     from .projection.base_set import find_base_parameters
     with _one_line_errors(out_dir):
-        functions = parse_what(what)
-        check_prefix(prefix, lang)
-        base = find_base_parameters(load_robot(robot_file), parameters)
-        result = write(base, lang, functions, prefix, out_dir)
-    click.echo(f"{base.robot.name}: {base.rank} base parameters; wrote " + ", ".join(result["files"]))
-    for name, c in result["functions"].items():
-        click.echo(f"  {name:<17} {c['mul']:>5} mul {c['add']:>5} add {c['div']:>3} div {c['sincos']:>3} sincos")
+        try:
+            functions = parse_what(what)
+            check_prefix(prefix, lang)
+            base = find_base_parameters(load_robot(robot_file), parameters)
+            result = write(base, lang, functions, prefix, out_dir)
+        except ExportError as exc:                 # the library names its parameters; say the flags
+            _fail(_export_flags(str(exc)), 2)
+    click.echo(f"{base.robot.name}: {base.rank} base parameters")
+    click.echo(result.summary())
+    click.echo("wrote " + ", ".join(result.files))
+
+
+def _export_flags(message):
+    """An ExportError's message with the parameter names of :func:`baseparam.export` as CLI flags."""
+    message = message.replace(" (CLI --prefix)", "")
+    for name, flag in (("what", "--what"), ("prefix", "--prefix"), ("lang", "--lang"), ("out_dir", "--out")):
+        message = re.sub(rf"(^|: ){name}:", rf"\g<1>{flag}:", message, count=1)
+    return " ".join(message.split())
 
 
 if __name__ == "__main__":

@@ -5,6 +5,14 @@ class BaseParamError(Exception):
     """Root of all errors raised deliberately by baseparam."""
 
 
+class ArgumentError(BaseParamError, ValueError):
+    """An argument of a library function is invalid (shape, value, option).
+
+    The message names the parameter, what was expected and what was received, e.g.
+    ``qd: expected shape (n_samples, 6) or (6,), got (10, 5)``.
+    """
+
+
 class RobotDescriptionError(BaseParamError, ValueError):
     """A robot description (YAML file or :class:`~baseparam.Robot`) is invalid.
 
@@ -21,17 +29,29 @@ class StorageError(BaseParamError, OSError):
     """An HDF5/JSON file could not be read or written."""
 
 
-class AccuracyWarning(UserWarning):
-    """A result is exact in structure (rank, pivots) but its floating-point values are inaccurate,
-    e.g. regroupings of a robot with a twist within 1e-7 rad of 90°."""
-
-
 class DataError(BaseParamError, ValueError):
     """A trajectory (file, DataFrame or arrays) or an identification setting is invalid.
 
     The message names the file, the line or row (or key), the field and the problem, e.g.
     ``ur.csv: line 7: field qd3: not a number ('abc')``.
     """
+
+
+class ExportError(BaseParamError, ValueError):
+    """An export request is invalid (unknown language or function, bad prefix, output not a directory)."""
+
+
+class NotFittedError(DataError, AttributeError):
+    """An estimator was used (``predict``, ``score``, ``validate``) before ``fit``.
+
+    Like scikit-learn's ``NotFittedError`` it is also a ``ValueError`` and an ``AttributeError``;
+    it is a :class:`DataError` too, which is what earlier versions raised.
+    """
+
+
+class AccuracyWarning(UserWarning):
+    """A result is exact in structure (rank, pivots) but its floating-point values are inaccurate,
+    e.g. regroupings of a robot with a twist within 1e-7 rad of 90°."""
 
 
 class ExcitationWarning(UserWarning):

@@ -1,4 +1,5 @@
 """Export: generated C99 and numpy code of the base regressor, Slotine–Li regressor and inverse dynamics."""
-from ._export import export
+from ..errors import ExportError
+from ._export import ExportResult, export
 
-__all__ = ["export"]
+__all__ = ["ExportError", "ExportResult", "export"]

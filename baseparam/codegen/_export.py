@@ -25,10 +25,11 @@ import keyword
 import os
 import re
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from .._atomic import atomic_path
 from ..projection.base_set import BaseParameters
-from ..errors import BaseParamError
+from ..errors import ExportError
 from ..dynamics._expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes, operation_count
 from ..dynamics._regressor_graph import build, build_inverse_dynamics
 from ..model.joint_model import motion_offsets
@@ -49,8 +50,51 @@ PURPOSE = {
 }
 
 
-class ExportError(BaseParamError, ValueError):
-    """An export request is invalid (unknown language or function, bad prefix)."""
+# ``ExportError`` lives in :mod:`baseparam.errors`; it stays importable from here.
+__all__ = ["ExportError", "ExportResult", "FUNCTIONS", "check_prefix", "export", "parse_what"]
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What :func:`export` wrote.
+
+    Attributes
+    ----------
+    files : tuple of str
+        Paths written, in order: ``NAME.h``, ``NAME.c`` (C) or ``NAME_dynamics.py`` (Python), then
+        ``NAME.json``.
+    functions : mapping
+        Function name (:data:`FUNCTIONS`: the C functions are ``NAME_<function>``, the Python
+        module's functions ``<function>``) → operation counts ``{"mul", "add", "div", "sincos"}``.
+    base_names : tuple of str, length R
+        Names of the base parameters, in the column order of ``Y`` and ``p_base``.
+    lang : {'c', 'python'}
+    prefix : str
+    """
+
+    files: tuple
+    functions: MappingProxyType = field(repr=False)
+    base_names: tuple = field(repr=False)
+    lang: str = "c"
+    prefix: str = "baseparam"
+
+    def __repr__(self):
+        names = [os.path.basename(f) for f in self.files]
+        return (f"ExportResult(lang={self.lang!r}, prefix={self.prefix!r}, files={names}, "
+                f"functions={list(self.functions)}, n_base={len(self.base_names)})")
+
+    def summary(self):
+        """One line per function: its operation counts (what the CLI prints)."""
+        return "\n".join(f"  {name:<17} {c['mul']:>5} mul {c['add']:>5} add {c['div']:>3} div {c['sincos']:>3} sincos"
+                         for name, c in self.functions.items())
+
+    def __getitem__(self, key):
+        # read access of the former dict result (``result["files"]``, ``result["functions"]``)
+        if key == "files":
+            return list(self.files)
+        if key == "functions":
+            return dict(self.functions)
+        raise KeyError(key)
 
 
 @dataclass
@@ -447,17 +491,20 @@ def python_source(base, selected, prefix):
 
 # -- files -----------------------------------------------------------------------------------------
 def parse_what(text):
-    """``regressor,slotine-li,inverse-dynamics`` (CLI spelling, '-' or '_') → function names."""
+    """Function names from ``"regressor,slotine_li,inverse_dynamics"`` or a sequence of names.
+
+    The names are those of :data:`FUNCTIONS` (the C functions ``NAME_<name>``, the Python
+    module's functions); ``slotine-li`` and ``inverse-dynamics`` are accepted for ``_``.
+    """
     names = []
     for part in (text.split(",") if isinstance(text, str) else text):
-        name = part.strip().replace("-", "_")
+        name = str(part).strip().replace("-", "_")
         if name not in FUNCTIONS:
-            raise ExportError(f"--what: unknown function {part.strip()!r}; expected regressor, slotine-li, "
-                              "inverse-dynamics")
+            raise ExportError(f"what: unknown function {str(part).strip()!r}; expected {', '.join(FUNCTIONS)}")
         if name not in names:
             names.append(name)
     if not names:
-        raise ExportError("--what: no function named")
+        raise ExportError("what: no function named; expected some of " + ", ".join(FUNCTIONS))
     return names
 
 
@@ -465,11 +512,12 @@ def check_prefix(prefix, lang=None):
     """A prefix must be a C identifier not reserved to the implementation (no leading '_'), at most
     64 characters; for Python also not a keyword."""
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix):
-        raise ExportError(f"--prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_'")
+        raise ExportError(f"prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_' "
+                          "(CLI --prefix)")
     if len(prefix) > 64:
-        raise ExportError(f"--prefix: {len(prefix)} characters; at most 64")
+        raise ExportError(f"prefix: {len(prefix)} characters; at most 64 (CLI --prefix)")
     if lang == "python" and keyword.iskeyword(prefix):
-        raise ExportError(f"--prefix: {prefix!r} is a Python keyword")
+        raise ExportError(f"prefix: {prefix!r} is a Python keyword (CLI --prefix)")
     return prefix
 
 
@@ -481,28 +529,35 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     base : BaseParameters
     lang : {'c', 'python'}
     what : sequence of str or str
-        Functions (:data:`FUNCTIONS`; the CLI's ``slotine-li`` spelling is accepted).
+        Functions, names from :data:`FUNCTIONS` (``regressor``, ``slotine_li``, ``inverse_dynamics``:
+        the Python module's function names, ``NAME_<function>`` in C); ``slotine-li`` is accepted.
     prefix : str
         NAME: function prefix and file stem (``NAME.h``/``NAME.c``, or the module ``NAME_dynamics.py``,
         and ``NAME.json``).
     out_dir : str
+        Directory of the files (created if missing).
 
     Returns
     -------
-    dict
-        ``{"files": [paths], "functions": {name: counts}}``
+    ExportResult
+        The files written, each function's operation counts and the base-parameter names.
+
+    Raises
+    ------
+    ExportError
+        An invalid option (the message names the parameter).
     """
     if not isinstance(base, BaseParameters):
-        raise ExportError(f"export: expected the BaseParameters of find_base_parameters(robot), got "
+        raise ExportError(f"base: expected the BaseParameters of find_base_parameters(robot), got "
                           f"{type(base).__name__}")
     if lang not in ("c", "python"):
-        raise ExportError(f"--lang: expected c or python, got {lang!r}")
+        raise ExportError(f"lang: expected 'c' or 'python', got {lang!r}")
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
     if not str(out_dir):
-        raise ExportError("--out: empty directory name")
+        raise ExportError("out_dir: empty directory name")
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ExportError(f"{out_dir}: --out is not a directory")
+        raise ExportError(f"{out_dir}: out_dir: not a directory")
     os.makedirs(out_dir, exist_ok=True)
     files = {}
     if lang == "c":
@@ -525,4 +580,5 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
             with open(stack.enter_context(atomic_path(path, suffix=os.path.splitext(path)[1])), "w",
                       encoding="utf-8") as fh:
                 fh.write(text)
-    return {"files": paths, "functions": counts}
+    return ExportResult(files=tuple(paths), functions=MappingProxyType(counts), base_names=tuple(base.names),
+                        lang=lang, prefix=prefix)

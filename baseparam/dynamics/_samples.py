@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
 # Samples are processed in blocks this long: the working arrays (samples last) then stay in cache.
@@ -15,16 +16,16 @@ ABSURD = 1e8
 
 
 def _numbers(name, x):
-    """x as a float ndarray, or a ValueError naming the argument."""
+    """x as a float ndarray, or an ArgumentError (a ValueError) naming the argument."""
     try:
         arr = np.asarray(x)
         if np.iscomplexobj(arr):
-            raise ValueError(f"{name}: complex values are not accepted")
+            raise ArgumentError(f"{name}: complex values are not accepted")
         return arr.astype(float, copy=False)
     except (TypeError, ValueError) as exc:
         if str(exc).startswith(f"{name}:"):
             raise
-        raise ValueError(f"{name}: expected an array of numbers, got {type(x).__name__}") from None
+        raise ArgumentError(f"{name}: expected an array of numbers, got {type(x).__name__}") from None
 
 
 def as_samples(name, x, n_dof):
@@ -47,12 +48,12 @@ def as_samples(name, x, n_dof):
     if single:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != n_dof:
-        raise ValueError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
+        raise ArgumentError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
     bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
     if bad.any():
         s, j = np.argwhere(bad)[0]
         what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
-        raise ValueError(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+        raise ArgumentError(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
     return arr, single
 
 
@@ -71,7 +72,7 @@ def states(n_dof, **arrays):
     counts = {a.shape[0] for a in out}
     if len(counts) > 1:
         sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in zip(arrays, out))
-        raise ValueError(f"state arrays have different numbers of samples ({sizes})")
+        raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
     return out, all(singles)
 
 
@@ -79,9 +80,9 @@ def as_parameters(p, n, what="p", sets=False):
     """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets."""
     arr = _numbers(what, p)
     if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
-        raise ValueError(f"{what}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
+        raise ArgumentError(f"{what}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
     if not np.isfinite(arr).all():
-        raise ValueError(f"{what}: contains NaN or inf")
+        raise ArgumentError(f"{what}: contains NaN or inf")
     return arr
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.parameters import ColumnLayout
 from ._samples import CHUNK, as_parameters, as_samples, states
@@ -133,7 +134,7 @@ def _output(out, shape):
         return np.zeros(shape)
     if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64 \
             or not out.flags.c_contiguous or not out.flags.writeable:
-        raise ValueError(f"out: expected a writeable C-contiguous float64 array of shape {shape}, got "
+        raise ArgumentError(f"out: expected a writeable C-contiguous float64 array of shape {shape}, got "
                          f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
     out.fill(0.0)
     return out

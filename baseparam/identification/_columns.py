@@ -128,7 +128,7 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
         raise DataError(f"{at}: field q: no joint positions (q1..qN){seen}")
     if "tau" in widths and "current" in widths:
         raise DataError(f"{source}: both tau and current are present; choose one "
-                        "(e.g. columns={'current': None} or --columns current=none keeps tau)")
+                        "(columns={'current': None}, CLI --columns current=none, keeps tau)")
     if "tau" not in widths and "current" not in widths:
         raise DataError(f"{at}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN){seen}")
     n = widths["q"]

@@ -38,9 +38,9 @@ from typing import Optional
 import numpy as np
 
 from ..projection.base_set import BaseParameters, find_base_parameters
-from ..errors import DataError, DataWarning, ExcitationWarning
+from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError
 from ..model.loading import load_robot
-from .preprocessing import Preprocessing, Processed, preprocess
+from .preprocessing import Preprocessing, Processed, preprocess, states_at_samples
 from ..dynamics.regressors import column_blocks
 from ..model.robot import Robot
 from ..dynamics._samples import states
@@ -301,13 +301,16 @@ class BaseParameterEstimator:
     def _processed(self, data, what):
         out = []
         for item in _as_trajectories(data, what):
-            if item.n_dof != self.base_.robot.n_dof:         # before preprocessing: no work for wrong data
-                raise DataError(f"{item.source}: {item.n_dof} joints in the data, "
-                                f"{self.base_.robot.n_dof} in the robot description")
+            self._check_joints(item)                          # before preprocessing: no work for wrong data
             if isinstance(item, Trajectory):
                 item = preprocess(item, self.preprocessing or Preprocessing.none())
             out.append(item)
         return out
+
+    def _check_joints(self, item):
+        if item.n_dof != self.base_.robot.n_dof:
+            raise DataError(f"{item.source}: {item.n_dof} joints in the data, "
+                            f"{self.base_.robot.n_dof} in the robot description")
 
     def _accumulate(self, processed):
         """Per-joint normal equations over the kept samples (parallel filtering when asked)."""
@@ -407,23 +410,52 @@ class BaseParameterEstimator:
         return self
 
     def predict(self, X):
-        """Predicted joint torques, τ̂ = W_b p̂.
+        """Predicted joint torques, τ̂ = W_b(q, q̇, q̈) p̂ (+ friction, rotor terms as modelled), at
+        every sample of the input.
 
         Parameters
         ----------
         X : Trajectory, Processed, str, a (q, qd, qdd, tau) tuple, or a list of these; or one
             (q, qd, qdd) tuple of (S, n_dof) arrays (predicted as given)
-            Trajectories are preprocessed as in ``fit``; predictions are for their kept samples,
-            concatenated.
+            A :class:`Trajectory` (or file) is predicted at its own time stamps, none dropped or
+            resampled, so that row ``i`` lines up with ``X.t[i]``, ``X.tau[i]``. Its states are those
+            the fit's preprocessing gives: the filtered q, q̇, q̈ (q̇ and q̈ derived by central
+            differences of the filtered signals when not logged) on the preprocessing grid,
+            interpolated linearly back to the input's time stamps (see
+            :func:`~baseparam.identification.preprocessing.states_at_samples`). Rest samples and
+            segment ends, which ``fit`` and ``score`` leave out, are predicted too. A
+            :class:`Processed` trajectory is predicted at all its samples. Several trajectories:
+            their predictions are concatenated in order.
 
         Returns
         -------
-        ndarray, shape (S, n_dof)
+        ndarray, shape (n_samples_in, n_dof)
+            ``n_samples_in`` = the total number of input samples. For the kept samples only
+            (those ``score``/``validate`` compare), use ``validate(X).predicted`` with
+            ``validate(X).t``.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
         """
         self._fitted()
         if isinstance(X, tuple) and len(X) == 3:
             return self.base_.inverse_dynamics(self.coef_, *X)
-        return np.concatenate([self._predict_processed(item) for item in self._processed(X, "predict")])
+        out = []
+        for item in _as_trajectories(X, "predict"):
+            self._check_joints(item)
+            if isinstance(item, Trajectory):
+                q, qd, qdd = states_at_samples(item, self.preprocessing or Preprocessing.none())
+            else:
+                q, qd, qdd = item.q, item.qd, item.qdd
+            # a lone sample between time gaps has no derivative: its prediction is NaN, not an error
+            ok = np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1) & np.isfinite(qdd).all(axis=1)
+            tau = np.full(q.shape, np.nan)
+            if ok.any():
+                tau[ok] = self.base_.inverse_dynamics(self.coef_, q[ok], qd[ok], qdd[ok])
+            out.append(tau)
+        return np.concatenate(out)
 
     def _predict_processed(self, item):
         q, qd, qdd = (a[item.kept] for a in (item.q, item.qd, item.qdd))
@@ -454,7 +486,7 @@ class BaseParameterEstimator:
 
     def _fitted(self):
         if not hasattr(self, "coef_"):
-            raise DataError("this estimator is not fitted yet: call fit() first")
+            raise NotFittedError("this BaseParameterEstimator is not fitted yet: call fit() first")
 
     def _undetermined(self, null):
         """Names of the base parameters with the largest weight in each undetermined direction."""

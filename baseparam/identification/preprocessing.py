@@ -292,3 +292,56 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
                   short_segment_samples=int(short), derived=derived,
                   skipped_rows=len(trajectory.skipped))
     return Processed(t=t, q=q, qd=qd, qdd=qdd, tau=tau, segment=segment, kept=kept, source=src, record=record)
+
+
+def states_at_samples(trajectory, settings: Preprocessing = Preprocessing()):
+    """q, q̇, q̈ at every logged sample of a trajectory, as :func:`preprocess` sees them.
+
+    What the estimator's ``predict`` evaluates the model at, so that its output lines up with the
+    input row for row. Per segment (split at time gaps, as :func:`preprocess` does):
+
+    * segments :func:`preprocess` keeps: its filtered q, q̇, q̈ (q̇ and q̈ derived by central
+      differences of the filtered signals when not logged) on its grid, interpolated linearly
+      back to the logged time stamps; with ``resample=False`` and no filter these are the logged
+      values (and ``np.gradient`` of them where q̇ or q̈ were not logged);
+    * segments too short for it: the logged values, and ``np.gradient`` with the time stamps
+      where q̇ or q̈ were not logged (NaN in a segment of one sample, which has no derivative).
+
+    Rest samples and segment ends, which fits leave out, have states like any other sample.
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+    settings : Preprocessing
+        The resampling and filter settings (``rest_velocity`` and ``decimate`` do not matter here).
+
+    Returns
+    -------
+    q, qd, qdd : ndarray, each of shape (n_samples_in, n_dof)
+    """
+    if not isinstance(trajectory, Trajectory):
+        raise DataError(f"states_at_samples: expected a Trajectory, got {type(trajectory).__name__}")
+    t = trajectory.t
+    spans, _ = _split(t, settings.max_gap)
+    q = np.array(trajectory.q, dtype=float)
+    qd = np.full_like(q, np.nan) if trajectory.qd is None else np.array(trajectory.qd, dtype=float)
+    qdd = np.full_like(q, np.nan) if trajectory.qdd is None else np.array(trajectory.qdd, dtype=float)
+    for sl in spans:                              # the logged states (or their differences)
+        if sl.stop - sl.start < 2:
+            continue
+        if trajectory.qd is None:
+            qd[sl] = np.gradient(q[sl], t[sl], axis=0)
+        if trajectory.qdd is None:
+            qdd[sl] = np.gradient(qd[sl], t[sl], axis=0)
+    try:
+        with warnings.catch_warnings():           # preprocess already warned when the data were fitted
+            warnings.simplefilter("ignore", DataWarning)
+            processed = preprocess(trajectory, dataclasses.replace(settings, rest_velocity=None))
+    except DataError:                             # nothing it can process: the logged states stand
+        return q, qd, qdd
+    for part in processed.segments():             # its segment numbers are the spans' indices
+        sl = spans[int(processed.segment[part.start])]
+        grid = processed.t[part]
+        for target, source in ((q, processed.q), (qd, processed.qd), (qdd, processed.qdd)):
+            target[sl] = np.column_stack([np.interp(t[sl], grid, col) for col in source[part].T])
+    return q, qd, qdd

@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..errors import ArgumentError
+
 PARAMETERIZATIONS = ("pseudo", "khalil")
 PSEUDO_NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
 KHALIL_NAMES = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
@@ -23,7 +25,7 @@ LENGTH_POWER = {"XX": 2, "YY": 2, "ZZ": 2, "XY": 2, "XZ": 2, "YZ": 2,
 
 def check_parameterization(parameters: str) -> str:
     if parameters not in PARAMETERIZATIONS:
-        raise ValueError(f"parameters: expected one of {PARAMETERIZATIONS}, got {parameters!r}")
+        raise ArgumentError(f"parameters: expected one of {PARAMETERIZATIONS}, got {parameters!r}")
     return parameters
 
 
