@@ -266,7 +266,8 @@ def _gains(text):
 
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--lang", type=click.Choice(["c", "python"]), required=True, help="C99 (header + source) or Python (numpy).")
+@click.option("--lang", type=click.Choice(["c", "python"]), required=True,
+              help="C99 (header + source) or Python (numpy).")
 @click.option("--what", default="regressor,slotine-li,inverse-dynamics", show_default=True,
               help="Functions to export, comma-separated.")
 @click.option("--prefix", default="baseparam", show_default=True, help="NAME: function prefix and file stem.")

@@ -150,9 +150,11 @@ def dh_transform(joint_type, convention, alpha, a, d, theta, q):
     dd = np.full_like(q, d) if joint_type == "revolute" else q
     ct, st, ca, sa = np.cos(th), np.sin(th), math.cos(alpha), math.sin(alpha)
     n = q.shape[0]
-    Rz = np.zeros((n, 4, 4)); Rz[:, 0, 0] = ct; Rz[:, 0, 1] = -st; Rz[:, 1, 0] = st; Rz[:, 1, 1] = ct
+    Rz = np.zeros((n, 4, 4))
+    Rz[:, 0, 0], Rz[:, 0, 1], Rz[:, 1, 0], Rz[:, 1, 1] = ct, -st, st, ct
     Rz[:, 2, 2] = Rz[:, 3, 3] = 1.0
-    Tz = np.broadcast_to(np.eye(4), (n, 4, 4)).copy(); Tz[:, 2, 3] = dd
+    Tz = np.broadcast_to(np.eye(4), (n, 4, 4)).copy()
+    Tz[:, 2, 3] = dd
     X = trans(x=a) @ rot_x(ca, sa)
     if convention == "standard":
         return Rz @ Tz @ X

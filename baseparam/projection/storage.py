@@ -61,7 +61,8 @@ class ZWriter:
         prismatic = np.array([not j.is_revolute for j in robot.joints], dtype=np.int64)
         transform = None
         if layout.parameters != "pseudo":
-            transform = sp.csr_matrix(np.array([[float(v) for v in row] for row in layout.pseudo_to_parameterization()]))
+            transform = sp.csr_matrix(np.array([[float(v) for v in row]
+                                                for row in layout.pseudo_to_parameterization()]))
         with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
             f.attrs.update(format="baseparam", format_version=FORMAT_VERSION, parameters=layout.parameters,
                            robot=robot_to_yaml(robot), units="SI", rank=base.rank, rank_exact=base.exact,
@@ -113,7 +114,8 @@ def read_h5(path):
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
             g = f["Z"]
             Z = sp.csr_matrix((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
-            return {"Z": Z, "rows": g["rows"][()], "columns": [c.decode() if isinstance(c, bytes) else c for c in g["columns"][()]],
+            return {"Z": Z, "rows": g["rows"][()],
+                    "columns": [c.decode() if isinstance(c, bytes) else c for c in g["columns"][()]],
                     "pivots": f["pivots"][()], "Y": f["Y"][()], "attrs": dict(f.attrs)}
     except (OSError, KeyError) as exc:
         raise StorageError(f"{path}: cannot read baseparam HDF5 ({exc})") from None
