@@ -238,7 +238,6 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     from .identification.estimators import identify as run
     from .identification.preprocessing import Preprocessing
     from .identification.trajectory import parse_column_map, read_trajectory
-    from ._atomic import write_text
     from .model.loading import load_robot
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
@@ -310,7 +309,8 @@ def _gains(text):
 
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--lang", type=click.Choice(["c", "python"]), required=True, help="C99 (header + source) or Python (numpy).")
+@click.option("--lang", type=click.Choice(["c", "python"]), required=True,
+              help="C99 (header + source) or Python (numpy).")
 @click.option("--what", default="regressor,slotine_li,inverse_dynamics", show_default=True,
               help="Functions to export, comma-separated: the names of the Python functions and of the C "
                    "functions NAME_<name> ('-' for '_' is accepted).")

@@ -320,7 +320,8 @@ def main(argv=None):
     print("  (i)   raw: KUKA npz as given (authors' 8 Hz filter, recorded qd, qdd); UR10e: τ = current × gain,")
     print(f"        q, qd, τ linearly resampled to a uniform {UR_DT} s grid, qdd = np.gradient(qd, {UR_DT})")
     print(f"  (ii)  + drop rest samples (all |qd| < {REST_SPEED} rad/s), training and validation")
-    print(f"  (iii) + zero-phase {ORDER}th-order Butterworth low-pass at {CUTOFF_HZ:g} Hz (filtfilt) of q, qd, τ before")
+    print(f"  (iii) + zero-phase {ORDER}th-order Butterworth low-pass at {CUTOFF_HZ:g} Hz (filtfilt) "
+          "of q, qd, τ before")
     print("        differentiation (KUKA: q, qd, qdd, τ filtered alike, fs = 1/mean dt ≈ 200 Hz)")
     for name, spec in ROBOTS.items():
         print(f"\n{name}  (train {spec['train'].name}, validate {spec['valid'].name}; "

@@ -140,7 +140,7 @@ def with_drives(robot, pattern=(("IA", "FV", "FC", "FO"), ("FV",), (), ("IA",), 
                     length_unit=robot.length_unit, angle_unit=robot.angle_unit, gravity=robot.gravity)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def base_parameters(robot, parameters):
     """bp.find_base_parameters, once per robot and parameterization in a test session (it is deterministic;
     robots here declare drives with booleans only, so equal robots have equal columns)."""

@@ -1,6 +1,5 @@
 """Base parameters against the paper's table, published counts and an independent numerical
 computation of the Lagrangian's influence coefficients."""
-import math
 from fractions import Fraction
 
 import warnings
@@ -84,7 +83,8 @@ def check_against_numeric(robot, parameters="pseudo", seed=0, force_float=False)
     q, qd = random_states(robot, 2 * layout.n_standard + 10, rng)
     W = influence(robot, layout, q, qd)
     if parameters == "khalil":   # columns in Khalil coordinates: Z_k = Z_pseudo C
-        W = W @ np.array([[float(v) for v in row] for row in ColumnLayout(robot, "khalil").pseudo_to_parameterization()])
+        W = W @ np.array([[float(v) for v in row]
+                          for row in ColumnLayout(robot, "khalil").pseudo_to_parameterization()])
     D = W[1:] - W[0]
     friction = [c for c in ColumnLayout(robot, parameters).friction_columns.values()]
     assert numeric_rank(D) == base.rank - len(friction)
@@ -171,7 +171,8 @@ def test_offsets_do_not_change_the_base_set():
     robot = load("ur5.yaml")
     shifted = bp.Robot(tuple(bp.Joint(type=j.type, alpha=j.alpha, a=j.a, d=j.d, offset=0.3 * (k + 1), parent=j.parent)
                              for k, j in enumerate(robot.joints)), name="x", convention=robot.convention,
-                       length_unit=robot.length_unit, angle_unit="rad" if robot.angle_unit == "rad" else robot.angle_unit,
+                       length_unit=robot.length_unit,
+                       angle_unit="rad" if robot.angle_unit == "rad" else robot.angle_unit,
                        gravity=robot.gravity)
     a = bp.find_base_parameters(robot)
     b = check_against_numeric(shifted)
@@ -190,7 +191,8 @@ def test_tree_rows_pair_only_joints_on_a_common_path(tmp_path):
 
 def test_too_large_robot_is_refused_quickly():
     import time
-    joints = tuple(bp.Joint(type="revolute", alpha=0.7 + 0.1 * k, a=0.31 + 0.01 * k, d=0.17, parent=k) for k in range(14))
+    joints = tuple(bp.Joint(type="revolute", alpha=0.7 + 0.1 * k, a=0.31 + 0.01 * k, d=0.17, parent=k)
+                   for k in range(14))
     robot = bp.Robot(joints, name="monster", angle_unit="rad")
     t = time.perf_counter()
     with pytest.raises(bp.ResourceLimitError, match="coefficient terms"):
@@ -218,7 +220,8 @@ def test_rank_does_not_depend_on_a_tolerance_near_special_angles(twist, paramete
 
 
 def test_float_regroupings_have_no_round_off_terms():
-    robot = bp.parse_robot("units: {length: cm, angle: deg}\njoints: [{type: revolute, alpha: 17.5, a: 0, d: -26.71}]\n")
+    robot = bp.parse_robot("units: {length: cm, angle: deg}\n"
+                           "joints: [{type: revolute, alpha: 17.5, a: 0, d: -26.71}]\n")
     base = bp.find_base_parameters(robot, "khalil")
     for r in range(base.rank):
         assert all(abs(v) > 1e-12 for v in base.terms(r).values()), base.terms(r)
@@ -230,16 +233,19 @@ HARD_CASES = {
     "45+45": "joints:\n  - {type: revolute, alpha: 45, a: 0, d: 0}\n  - {type: prismatic, alpha: 45, a: 0, theta: 0}\n",
     "135-45": "gravity: [1, 1, -9]\njoints:\n  - {type: revolute, alpha: 135, a: 0, d: 0.1}\n"
               "  - {type: prismatic, alpha: -45, a: 0, theta: 0}\n",
-    "theta-45": "joints:\n  - {type: revolute, alpha: 30, a: 0.1, d: 0.2}\n  - {type: prismatic, alpha: 0, a: 0.1, theta: -45}\n"
+    "theta-45": "joints:\n  - {type: revolute, alpha: 30, a: 0.1, d: 0.2}\n"
+                "  - {type: prismatic, alpha: 0, a: 0.1, theta: -45}\n"
                 "  - {type: revolute, alpha: 60, a: 0.2, d: 0}\n",
     # Numbers that vanish modulo 8388593 (a prime the engine uses): sin 10.82833° of the rational
     # stand-in, a length and a gravity component equal to the prime / 10⁶.
     "sin≡0": "joints:\n  - {type: revolute, alpha: 10.82833, a: 0, d: 0}\n  - {type: revolute, alpha: 0, a: 0, d: 0}\n",
-    "length≡0": "joints:\n  - {type: revolute, alpha: -90, a: 0, d: 0.3}\n  - {type: revolute, alpha: 0, a: 8.388593, d: 0.1}\n"
+    "length≡0": "joints:\n  - {type: revolute, alpha: -90, a: 0, d: 0.3}\n"
+                "  - {type: revolute, alpha: 0, a: 8.388593, d: 0.1}\n"
                 "  - {type: revolute, alpha: 30, a: 0.05, d: 0.2}\n  - {type: revolute, alpha: 90, a: 0, d: 0.25}\n",
     "gravity≡0": "gravity: [8.388593, 0, -9.81]\njoints:\n  - {type: revolute, alpha: 30, a: 0.2, d: 0.1}\n"
                  "  - {type: revolute, alpha: 30, a: 0.4, d: 0.1}\n",
-    "1+t²≡0": "joints:\n  - {type: revolute, alpha: 17.852804, a: 0.2, d: 0}\n  - {type: revolute, alpha: 0, a: 0, d: 0}\n",
+    "1+t²≡0": "joints:\n  - {type: revolute, alpha: 17.852804, a: 0.2, d: 0}\n"
+              "  - {type: revolute, alpha: 0, a: 0, d: 0}\n",
 }
 
 

@@ -89,7 +89,8 @@ def test_usage_errors_are_one_line(args, tmp_path):
 
 
 def test_directory_arguments_are_one_line_errors(tmp_path):
-    for args in (["find", str(tmp_path)], ["find", PUMA, "--json", str(tmp_path)], ["find", PUMA, "--h5", str(tmp_path)]):
+    for args in (["find", str(tmp_path)], ["find", PUMA, "--json", str(tmp_path)],
+                 ["find", PUMA, "--h5", str(tmp_path)]):
         res = run(*args)
         assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
 
@@ -128,7 +129,7 @@ def test_too_large_robot_is_refused(tmp_path):
     res = run("find", str(f))
     assert res.exit_code == 2
     assert "big.yaml" in res.output and "limit" in res.output
-    f.write_text(f"name: huge\nunits: {{length: m, angle: rad}}\njoints:\n" + "\n".join([joints] * 3) + "\n")
+    f.write_text("name: huge\nunits: {length: m, angle: rad}\njoints:\n" + "\n".join([joints] * 3) + "\n")
     res = run("find", str(f))                      # 48 joints: refused at once, no overflow
     assert res.exit_code == 2 and "at most" in res.output and "\n" not in res.output.strip()
 

@@ -358,7 +358,7 @@ def check_coriolis(robot, parameters, p, rng, tag, n_states=3):
     assert C_all.shape == (n_states, robot.n_dof, robot.n_dof)
     c_all = bp.coriolis_torque(robot, p, q_all, qd_all, parameters)
     dM_all = mass_matrix_derivatives(robot, p, q_all, parameters)
-    for q, qd, C, c, dM in zip(q_all, qd_all, C_all, c_all, dM_all):
+    for _q, qd, C, c, dM in zip(q_all, qd_all, C_all, c_all, dM_all):
         # Γ_ijk = ½(∂_k M_ij + ∂_j M_ik − ∂_i M_jk), dM[i, j, k] = ∂_k M_ij
         Gamma = 0.5 * (dM + dM.transpose(0, 2, 1) - dM.transpose(2, 1, 0))
         C_ref = Gamma @ qd
@@ -659,8 +659,10 @@ def test_equal_robots_with_different_columns_do_not_share_code():
     # friction value 0 on joint 1 vs on joint 2: the Robots compare equal in Python (0.0 == False)
     # but their columns differ; the compiled regressor must follow the columns.
     J = bp.Joint
-    A = bp.Robot((J("revolute", alpha=0.5, a=0.2, friction=(0.0, False, False)), J("revolute", alpha=0.3, a=0.1, parent=1)))
-    B = bp.Robot((J("revolute", alpha=0.5, a=0.2), J("revolute", alpha=0.3, a=0.1, parent=1, friction=(0.0, False, False))))
+    A = bp.Robot((J("revolute", alpha=0.5, a=0.2, friction=(0.0, False, False)),
+                  J("revolute", alpha=0.3, a=0.1, parent=1)))
+    B = bp.Robot((J("revolute", alpha=0.5, a=0.2),
+                  J("revolute", alpha=0.3, a=0.1, parent=1, friction=(0.0, False, False))))
     q, qd, qdd = np.array([[0.3, -0.2]]), np.array([[1.0, -0.4]]), np.array([[0.5, 2.0]])
     WA, WB = bp.regressor(A, q, qd, qdd), bp.regressor(B, q, qd, qdd)
     assert bp.ColumnLayout(A).names.index("FV1") == 10 and bp.ColumnLayout(B).names[-1] == "FV2"

@@ -27,7 +27,7 @@ ROBOTS = ["planar_rrr", "puma560", "kuka_lwr4", "ur10e"]
 DRIVE_PREFIXES = ("IA", "FV", "FC", "FO")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def robot_and_base(name):
     robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
     return robot, bp.find_base_parameters(robot)
@@ -154,7 +154,7 @@ def test_wls_noise_free_recovery(name):
 SEEDS = range(30)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def planar_case():
     """planar_rrr, one exciting trajectory (2000 samples), true base parameters and noise-free torques."""
     robot, base = robot_and_base("planar_rrr")
@@ -492,7 +492,7 @@ def test_to_dict_contract():
     text = json.dumps(doc, allow_nan=False)
     back = json.loads(text)
     assert [b["name"] for b in back["base"]] == est.names_
-    for entry, v, s, r in zip(back["base"], est.coef_, est.std_, est.rel_std_percent_):
+    for entry, v, s, _r in zip(back["base"], est.coef_, est.std_, est.rel_std_percent_):
         assert set(entry) >= {"name", "value", "std", "rel_std_percent"}
         assert entry["value"] == pytest.approx(v, rel=1e-15) and entry["std"] == pytest.approx(s, rel=1e-15)
         assert entry["rel_std_percent"] == pytest.approx(100 * s / abs(v), rel=1e-12)

@@ -42,7 +42,7 @@ def step_transform(robot, model, q):
     length, _ = si_readers(robot)
     steps, moving = model.steps()
     out = np.eye(4)
-    for k, step in enumerate(steps):
+    for step in steps:
         T = np.eye(4)
         for f in step.shift:
             T[f.index, 3] += q + to_offset(robot, model) if f.variable else length(f.value)

@@ -2,6 +2,7 @@
 messages naming parameters, the export result, the unfitted estimator, ``predict`` lined up with
 its input, the CLI's wrote-lines and ``--json -``, one vocabulary of exported function names, and
 every Python snippet of the README."""
+import dataclasses
 import importlib.util
 import json
 import os
@@ -13,7 +14,6 @@ import pytest
 from click.testing import CliRunner
 
 import baseparam as bp
-import baseparam.cli as cli
 from baseparam import errors
 from baseparam.cli import main
 from baseparam.codegen import _export
@@ -78,7 +78,9 @@ def test_library_messages_name_parameters_not_flags(tmp_path):
 def test_an_internal_bug_exits_1_with_one_line(monkeypatch, error):
     def broken(*args, **kwargs):
         raise error
-    monkeypatch.setattr(cli, "find_base_parameters", broken)
+    import baseparam.projection.base_set as base_set      # the CLI imports it when a command runs
+
+    monkeypatch.setattr(base_set, "find_base_parameters", broken)
     for args in (("find", PUMA), ("export", PUMA, "--lang", "c", "--out", "unused")):
         res = CliRunner().invoke(main, list(args))
         assert res.exit_code == 1, (args, res.output)
@@ -128,7 +130,7 @@ def test_export_returns_a_frozen_result(tmp_path):
     text = repr(result)
     assert text.startswith("ExportResult(") and "puma_dynamics.py" in text and "n_base=36" in text
     assert len(text) < 300
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         result.files = ()
     with pytest.raises(TypeError):
         result.functions["regressor"] = {}

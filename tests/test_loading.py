@@ -146,7 +146,8 @@ def test_error_is_a_value_error():
 
 
 def test_default_filename_in_message():
-    with pytest.raises(RobotDescriptionError, match=r"^<string>: joints\[1\]\.alpha: expected a finite number, got 'abc'$"):
+    with pytest.raises(RobotDescriptionError,
+                       match=r"^<string>: joints\[1\]\.alpha: expected a finite number, got 'abc'$"):
         parse_robot(UNITS + "joints: [{type: revolute, alpha: abc, a: 0, d: 0}]")
 
 

@@ -86,3 +86,10 @@ def test_find_with_h5_loads_h5py(tmp_path):
 def test_library_names_load_no_plotting_or_pandas(name):
     _, modules = _loaded(code=f"import baseparam as bp; bp.{name}")
     assert _under(modules, ("matplotlib", "pandas", "scipy.signal", "h5py", "tqdm")) == []
+
+
+@pytest.mark.parametrize("name", ["read_trajectory", "from_dataframe", "from_arrays", "Trajectory"])
+def test_reading_trajectories_loads_neither_scipy_nor_the_projection(name):
+    _, modules = _loaded(code=f"import baseparam as bp; bp.{name}")
+    assert _under(modules, ("scipy", "flint", "yaml")) == []
+    assert not any(m.startswith("baseparam.projection") for m in modules)

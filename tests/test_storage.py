@@ -32,7 +32,8 @@ def basis_values(rows, robot, q, qd):
             table = np.stack([np.ones_like(x), x, x * x, x * 0, x * 0], axis=-1)[:, 0, :]
         out *= table[:, l]
     kinetic = i > 0
-    vel = np.where(i[None, :] == j[None, :], 0.5, 1.0) * qd[:, np.clip(i - 1, 0, n - 1)] * qd[:, np.clip(j - 1, 0, n - 1)]
+    vel = (np.where(i[None, :] == j[None, :], 0.5, 1.0)
+           * qd[:, np.clip(i - 1, 0, n - 1)] * qd[:, np.clip(j - 1, 0, n - 1)])
     out = np.where(kinetic[None, :], out * vel, out)
     out[:, i < 0] = 0.0     # friction rows are not part of L
     return out
@@ -77,7 +78,8 @@ def test_h5_round_trip_and_meaning(tmp_path, name, parameters, offsets):
     layout = ColumnLayout(robot, "pseudo")
     W = influence(robot, layout, q, qd)
     if parameters == "khalil":
-        W = W @ np.array([[float(v) for v in row] for row in ColumnLayout(robot, "khalil").pseudo_to_parameterization()])
+        W = W @ np.array([[float(v) for v in row]
+                          for row in ColumnLayout(robot, "khalil").pseudo_to_parameterization()])
     L = basis_values(rows, robot, q, qd) @ dense
     np.testing.assert_allclose(L - L[0], W - W[0], atol=1e-9 * np.abs(W).max())
 

@@ -750,7 +750,8 @@ def test_dataframe_index_series_multiindex_and_dtypes():
                                               + [("eff", f"tau{j}") for j in (1, 2, 3)])
     raises(lambda: from_dataframe(multi), "columns are a MultiIndex (2 levels)", "flatten")
     raises(lambda: from_dataframe(frame.assign(q2=frame.q2 > 0)), "field q2: column 'q2' holds booleans (bool)")
-    raises(lambda: from_dataframe(frame.assign(tau1=frame.tau1 + 1j)), "field tau1: column 'tau1' holds complex numbers")
+    raises(lambda: from_dataframe(frame.assign(tau1=frame.tau1 + 1j)),
+           "field tau1: column 'tau1' holds complex numbers")
 
 
 # -- array files ----------------------------------------------------------------------------------------

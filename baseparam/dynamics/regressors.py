@@ -44,7 +44,7 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     if weights is None:
         out = _output(out, (S, n, len(columns)))
         view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
-        for sl, _ in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
+        for _sl, _ in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
                                    gravity=gravity, friction=friction, into=view):
             pass
         return out

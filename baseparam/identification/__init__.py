@@ -7,9 +7,29 @@
                     :class:`Metrics`
 ``plots``           figures of a fit
 """
-from .estimators import BaseParameterEstimator, Identification, Metrics, identify
-from .preprocessing import Preprocessing, Processed, preprocess
-from .trajectory import Trajectory, from_arrays, from_dataframe, parse_column_map, read_trajectory
+import importlib
+
+# Names are imported on first use (PEP 562): reading a trajectory needs only numpy, while the
+# estimators bring in the projection stage (scipy.sparse).
+_WHERE = {
+    **dict.fromkeys(("BaseParameterEstimator", "Identification", "Metrics", "identify"), "estimators"),
+    **dict.fromkeys(("Preprocessing", "Processed", "preprocess"), "preprocessing"),
+    **dict.fromkeys(("Trajectory", "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"),
+                    "trajectory"),
+}
 
 __all__ = ["BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed", "Trajectory",
            "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess", "read_trajectory"]
+
+
+def __getattr__(name):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value          # later lookups skip this hook
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

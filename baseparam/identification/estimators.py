@@ -192,7 +192,8 @@ def _as_trajectories(data, what):
             if not all(np.isfinite(a).all() for a in (q, qd, qdd, tau)):
                 raise DataError(f"{what}: (q, qd, qdd, tau) contain NaN or inf")
             item = Processed(t=np.arange(S, dtype=float), q=q, qd=qd, qdd=qdd, tau=tau, segment=np.zeros(S, int),
-                             kept=np.ones(S, bool), source=f"<{what} arrays>", record={"preprocessing": "none (arrays)"})
+                             kept=np.ones(S, bool), source=f"<{what} arrays>",
+                             record={"preprocessing": "none (arrays)"})
         if not isinstance(item, (Trajectory, Processed)):
             raise DataError(f"{what}: expected a Trajectory, a file name or a (q, qd, qdd, tau) tuple, "
                             f"got {type(item).__name__}")

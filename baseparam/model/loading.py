@@ -241,7 +241,8 @@ def _check_nodes(root) -> None:
                 key = (key_node.tag, label)
                 line = key_node.start_mark.line + 1
                 if isinstance(key_node, yaml.ScalarNode) and key in first_line:
-                    where = f"twice on line {line}" if line == first_line[key] else f"lines {first_line[key]} and {line}"
+                    where = (f"twice on line {line}" if line == first_line[key]
+                             else f"lines {first_line[key]} and {line}")
                     raise _Invalid(child, f"duplicate key ({where})")
                 first_line[key] = line
                 stack.append((value_node, child, depth + 1))

@@ -86,12 +86,14 @@ class Joint:
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not math.isfinite(value):
                 raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {value!r}")
-        if not (self.parent is None or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
+        if not (self.parent is None
+                or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
             raise RobotDescriptionError(f"Joint.parent: expected a joint number (int) or None, got {self.parent!r}")
         # friction=True is the YAML shorthand for all three terms
         friction = (self.friction,) * 3 if isinstance(self.friction, bool) else tuple(self.friction)
         if len(friction) != 3:
-            raise RobotDescriptionError(f"Joint.friction: expected 3 entries (viscous, Coulomb, offset), got {self.friction!r}")
+            raise RobotDescriptionError("Joint.friction: expected 3 entries (viscous, Coulomb, offset), "
+                                        f"got {self.friction!r}")
         for value in friction + (self.rotor_inertia,):
             if not (value is None or isinstance(value, bool)
                     or (isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value))):
@@ -146,7 +148,8 @@ class Robot:
         if self.convention not in CONVENTIONS:
             raise RobotDescriptionError(f"convention: expected one of {CONVENTIONS}, got {self.convention!r}")
         if self.length_unit not in LENGTH_UNITS:
-            raise RobotDescriptionError(f"units.length: expected one of {tuple(LENGTH_UNITS)}, got {self.length_unit!r}")
+            raise RobotDescriptionError(f"units.length: expected one of {tuple(LENGTH_UNITS)}, "
+                                        f"got {self.length_unit!r}")
         if self.angle_unit not in ANGLE_UNITS:
             raise RobotDescriptionError(f"units.angle: expected one of {tuple(ANGLE_UNITS)}, got {self.angle_unit!r}")
         if len(self.joints) == 0:

@@ -104,7 +104,8 @@ class ExactGram:
         import flint
         G = flint.fmpq_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
         if transform is not None:
-            C = flint.fmpq_mat(self.n, self.n, [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
+            C = flint.fmpq_mat(self.n, self.n,
+                               [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
             G = C.transpose() * G * C
         R, rank = G.rref()
         Y = [[Fraction(int(R[r, c].p), int(R[r, c].q)) for c in range(self.n)] for r in range(rank)]

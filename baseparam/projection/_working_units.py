@@ -124,7 +124,7 @@ class Arithmetic:
     obstacle: str
 
     @classmethod
-    def decide(cls, robot, include_offsets=False, force_float=False) -> "Arithmetic":
+    def decide(cls, robot, include_offsets=False, force_float=False) -> Arithmetic:
         """Exact integers when every angle is a multiple of 90° and the lengths are short decimals,
         else floats with a modular companion."""
         plan = cls(robot.name, joint_models(robot), robot.length_unit, robot.angle_unit, robot.gravity,

@@ -4,8 +4,9 @@ from __future__ import annotations
 import dataclasses
 import html
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -236,7 +237,8 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
     power = layout.length_power
     if reduction.exact:
         unit = units.length_unit
-        Y_si = np.array([[float(v) for v in row] for row in _rescale(reduction.Y, pivots, power, unit)]).reshape(-1, layout.n_standard)
+        Y_si = np.array([[float(v) for v in row] for row in _rescale(reduction.Y, pivots, power, unit)]
+                        ).reshape(-1, layout.n_standard)
         Y_display = _rescale(reduction.Y, pivots, power, unit / EXACT_LENGTH_UNITS[robot.length_unit])
     else:
         Y = np.asarray(reduction.Y, dtype=float)

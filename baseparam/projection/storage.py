@@ -212,7 +212,8 @@ def read_h5(path):
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
             g = f["Z"]
             Z = sp.csr_matrix((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
-            return {"Z": Z, "rows": g["rows"][()], "columns": [c.decode() if isinstance(c, bytes) else c for c in g["columns"][()]],
+            columns = [c.decode() if isinstance(c, bytes) else c for c in g["columns"][()]]
+            return {"Z": Z, "rows": g["rows"][()], "columns": columns,
                     "pivots": f["pivots"][()], "Y": f["Y"][()], "attrs": dict(f.attrs)}
     except (OSError, KeyError) as exc:
         raise StorageError(f"{path}: cannot read baseparam HDF5 ({exc})") from None
