@@ -3,16 +3,54 @@
 An interrupted run never leaves a half-written file, and the result behaves like a normal
 write: symbolic links are written through, the new file gets the permissions a plain
 ``open(path, "w")`` would give (or keeps the old file's), and special files such as
-``/dev/null`` are written in place instead of being replaced.
+``/dev/null`` are written in place instead of being replaced. Inside :func:`inputs_protected` (a
+command's input files), no output may replace an input: a mistyped ``--json robot.yaml`` must not
+destroy the description it was computed from.
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import stat
 import tempfile
 
 from .errors import StorageError
+
+
+# real paths of the files the running command reads (see inputs_protected)
+_INPUTS = contextvars.ContextVar("baseparam_inputs", default=())
+
+
+def same_file(a, b) -> bool:
+    """Whether two paths name one file (through symbolic and hard links)."""
+    a, b = os.path.realpath(os.fspath(a)), os.path.realpath(os.fspath(b))
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:                      # one of them does not exist (yet)
+        return False
+
+
+def input_overwritten_by(path):
+    """The protected input that writing ``path`` would replace, or None."""
+    return next((i for i in _INPUTS.get() if same_file(path, i)), None)
+
+
+@contextlib.contextmanager
+def inputs_protected(paths):
+    """Within the block, :func:`atomic_path` refuses to write over any of ``paths``."""
+    token = _INPUTS.set(_INPUTS.get() + tuple(os.path.realpath(os.fspath(p)) for p in paths))
+    try:
+        yield
+    finally:
+        _INPUTS.reset(token)
+
+
+def _one_line(exc):
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return " ".join(text.split())
 
 
 def _default_mode():
@@ -28,7 +66,8 @@ def atomic_path(path, suffix=".tmp"):
     Raises
     ------
     StorageError
-        With a one-line message naming ``path`` (not the temporary file).
+        With a one-line message naming ``path`` (not the temporary file); also when ``path`` is
+        one of the inputs protected by :func:`inputs_protected`.
     """
     path = os.fspath(path)
     if not path:
@@ -36,8 +75,13 @@ def atomic_path(path, suffix=".tmp"):
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{path}: is a directory, expected a file name")
+    if input_overwritten_by(real) is not None:
+        raise StorageError(f"{path}: is an input of this run; writing it would destroy it (choose another name)")
     if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
-        yield real                      # a device or FIFO: renaming over it would destroy it
+        try:                            # a device or FIFO: renaming over it would destroy it
+            yield real
+        except OSError as exc:          # e.g. /dev/full: the output is at fault, not the input
+            raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
         return
     try:
         fd, tmp = tempfile.mkstemp(prefix=".baseparam-", suffix=suffix, dir=os.path.dirname(real))
@@ -50,7 +94,7 @@ def atomic_path(path, suffix=".tmp"):
         os.chmod(tmp, mode)
         os.replace(tmp, real)
     except OSError as exc:
-        raise StorageError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

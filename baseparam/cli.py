@@ -13,12 +13,14 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import time
 import warnings
 
 import click
 
+from ._atomic import inputs_protected
 from .errors import BaseParamError, ExportError, ResourceLimitError
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
@@ -52,6 +54,27 @@ def _warning_line(message, category, filename, lineno, file=None, line=None):
     click.echo(f"baseparam: warning: {message}", err=True)
 
 
+def _check_outputs(inputs, outputs):
+    """Refuse, before any work, an output that would replace an input or another output.
+
+    Parameters
+    ----------
+    inputs : list of str
+    outputs : list of (flag, path or None)
+    """
+    from ._atomic import same_file
+
+    named = [(flag, path) for flag, path in outputs if path and path != "-"]
+    for flag, out in named:
+        for source in inputs:
+            if same_file(out, source):
+                _fail(f"{out}: {flag} names an input file ({source}); writing it would destroy it", 2)
+    for k, (flag, out) in enumerate(named):
+        for other_flag, other in named[:k]:
+            if same_file(out, other):
+                _fail(f"{out}: {other_flag} and {flag} name the same file", 2)
+
+
 def _fail(message, status):
     click.echo(f"baseparam: {message}", err=True)
     sys.exit(status)
@@ -82,22 +105,51 @@ def _one_line(exc):
     return " ".join(str(exc).split())
 
 
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised where the program is, so that ``finally`` blocks (temporary output
+    files) run as they do for Ctrl-C; a BaseException, so no ``except Exception`` swallows it."""
+
+
+def _terminate(signum, frame):
+    raise _Terminated(signum)
+
+
+@contextlib.contextmanager
+def _termination_unwinds():
+    """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards)."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    try:
+        previous = {name: signal.signal(getattr(signal, name), _terminate) for name in names}
+    except ValueError:                                # not the main thread: leave the handlers alone
+        previous = {}
+    try:
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 class _OneLineErrors(click.Group):
-    """Usage errors as one line on stderr with exit status 2 (click prints a usage block)."""
+    """Usage errors as one line on stderr with exit status 2 (click prints a usage block); signals
+    end the run cleanly, with the shell's status 128 + signal number."""
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
-        with warnings.catch_warnings():               # restored on return: the hook is the CLI's own
+        with warnings.catch_warnings(), _termination_unwinds():   # both restored on return
             warnings.showwarning = _warning_line
-            self._run(*args, **kwargs)
+            try:
+                self._run(*args, **kwargs)
+            except _Terminated as exc:
+                number = exc.args[0]
+                _fail(f"terminated ({signal.Signals(number).name})", 128 + number)
 
     def _run(self, *args, **kwargs):
         try:
             status = super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except click.Abort:
-            _fail("aborted", 1)
+        except click.Abort:                            # Ctrl-C (click turns KeyboardInterrupt into Abort)
+            _fail("interrupted", 128 + signal.SIGINT)
         except click.ClickException as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
@@ -121,15 +173,14 @@ def main():
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
 def find(robot_file, parameters, json_out, h5_out):
     """Find the base parameters of ROBOT_FILE (a YAML description) and print their regroupings."""
-    if json_out and h5_out and os.path.realpath(json_out) == os.path.realpath(h5_out):  # one would clobber the other
-        _fail(f"{json_out}: --json and --h5 name the same file", 2)
+    _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
     if h5_out == "-":
         _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
     from .model.loading import load_robot
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close):
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
         robot = load_robot(robot_file)
         if h5_out is None:
             base = find_base_parameters(robot, parameters, progress=progress)
@@ -244,8 +295,7 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     outputs = [p for p in (json_out, plot_out) if p and p != "-"]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
-    if len({os.path.realpath(p) for p in outputs}) < len(outputs):
-        _fail("--json and --plot name the same file", 2)
+    _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out)])
     for path in outputs:                      # fail before the work, not after it
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
@@ -264,7 +314,7 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
                               + ("validation on training data is not held out" if seen[key] != role else
                                  "its samples count twice and the standard deviations shrink"), stacklevel=1)
             seen.setdefault(key, role)
-    with _one_line_errors(robot_file):
+    with _one_line_errors(robot_file), inputs_protected([robot_file, *train, *validate]):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
@@ -327,7 +377,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters):
     from .codegen._export import check_prefix, export as write, parse_what
     from .model.loading import load_robot
     from .projection.base_set import find_base_parameters
-    with _one_line_errors(out_dir):
+    with _one_line_errors(robot_file), inputs_protected([robot_file]):   # output errors name their file
         try:
             functions = parse_what(what)
             check_prefix(prefix, lang)

@@ -1,0 +1,128 @@
+"""The CLI and the files it writes: outputs never replace inputs, output errors name the output,
+and a run stopped by a signal leaves no temporary file behind (issue 11, defects 5, 7 and 8)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT
+
+PUMA = ROOT / "robots" / "puma560.yaml"
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_line_error(res, *fragments):
+    lines = res.output.strip().splitlines()
+    return res.exit_code == 2 and len(lines) == 1 and all(f in lines[0] for f in fragments)
+
+
+def trajectory_csv(path, n_dof=3, n=400):
+    t = np.arange(n) * 0.01
+    q = np.sin(np.outer(t, np.arange(1, n_dof + 1)))
+    tau = np.cos(np.outer(t, np.arange(1, n_dof + 1)))
+    joints = range(1, n_dof + 1)
+    header = ",".join(["t", *(f"q{k}" for k in joints), *(f"tau{k}" for k in joints)])
+    np.savetxt(path, np.column_stack([t, q, tau]), delimiter=",", header=header, comments="")
+    return path
+
+
+@pytest.mark.parametrize("flag", ["--json", "--h5"])
+@pytest.mark.parametrize("alias", ["same", "symlink", "hardlink"])
+def test_find_never_writes_over_its_description(tmp_path, flag, alias):
+    robot = tmp_path / "r.yaml"
+    robot.write_bytes(PUMA.read_bytes())
+    target = {"same": robot, "symlink": tmp_path / "link.yaml", "hardlink": tmp_path / "hard.yaml"}[alias]
+    if alias == "symlink":
+        target.symlink_to(robot)
+    elif alias == "hardlink":
+        os.link(robot, target)
+    res = run("find", robot, flag, target)
+    assert one_line_error(res, str(target), flag, "input"), res.output
+    assert robot.read_bytes() == PUMA.read_bytes()
+
+
+def test_identify_never_writes_over_its_data(tmp_path):
+    data = trajectory_csv(tmp_path / "data.csv")
+    before = data.read_bytes()
+    for args in (("--json", data), ("--plot", tmp_path / "data.png", "--json", PLANAR)):
+        res = run("identify", PLANAR, data, *args)
+        assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
+        assert "input" in res.output
+    assert data.read_bytes() == before
+    # a validation file counts as an input too
+    val = trajectory_csv(tmp_path / "val.csv")
+    res = run("identify", PLANAR, data, "--validate", val, "--json", val)
+    assert one_line_error(res, "val.csv", "input"), res.output
+
+
+def test_export_never_writes_over_its_description(tmp_path):
+    robot = tmp_path / "r.json"                      # a YAML description whose name an export would use
+    robot.write_bytes(PUMA.read_bytes())
+    res = run("export", robot, "--lang", "c", "--prefix", "r", "--out", tmp_path)
+    assert res.exit_code == 2 and "r.json" in res.output and "input" in res.output, res.output
+    assert robot.read_bytes() == PUMA.read_bytes()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".baseparam-")]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("flag", ["--json", "--h5"])
+def test_a_full_disk_is_blamed_on_the_output(flag):
+    res = run("find", PUMA, flag, "/dev/full")
+    assert one_line_error(res, "/dev/full"), res.output
+    assert "puma560.yaml" not in res.output
+
+
+def test_a_robot_too_large_is_blamed_on_the_description(tmp_path):
+    robot = tmp_path / "long.yaml"
+    joints = [{"type": "revolute", "alpha": 90, "a": 0.1, "d": 0.1} for _ in range(25)]
+    robot.write_text(yaml.safe_dump({"name": "long", "units": {"length": "m", "angle": "deg"}, "joints": joints}))
+    out = tmp_path / "gen"
+    res = run("export", robot, "--lang", "c", "--out", out)
+    assert one_line_error(res, "long.yaml", "25 joints"), res.output
+    assert str(out) not in res.output
+
+
+def _nine_joints(tmp_path):
+    """A robot whose projection takes a couple of seconds (float path), to signal mid-run."""
+    twists = [90, 30, -60, 90, -45, 90, 60, -90]
+    a = [0.1, 0.4, 0.05, 0.3, 0, 0.08, 0.02, 0.11]
+    d = [0.3, 0.1, 0, 0.25, 0.05, 0, 0.1, 0.07]
+    joints = [{"type": "revolute", "alpha": twists[k % 8], "a": a[k % 8], "d": d[k % 8]} for k in range(9)]
+    path = tmp_path / "r9.yaml"
+    path.write_text(yaml.safe_dump({"name": "9R", "units": {"length": "m", "angle": "deg"}, "joints": joints}))
+    return path
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_mid_run_leaves_no_temporary_file(tmp_path, name):
+    number = getattr(signal, name, None)
+    if number is None:
+        pytest.skip(f"{name} does not exist here")
+    robot, out = _nine_joints(tmp_path), tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", "find", str(robot), "--h5", str(out / "z.h5")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while not any(p.name.startswith(".baseparam-") for p in out.iterdir()):   # the HDF5 file is being written
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "the run never started writing"
+        time.sleep(0.02)
+    sent = time.monotonic()
+    proc.send_signal(number)
+    _, err = proc.communicate(timeout=30)
+    reaction = time.monotonic() - sent
+    assert proc.returncode == 128 + number, err.decode()
+    assert len(err.decode().strip().splitlines()) == 1
+    assert list(out.iterdir()) == []                  # neither a temporary nor a half-written z.h5
+    assert reaction < 3.0, f"{name} took {reaction:.1f} s to end the run"
