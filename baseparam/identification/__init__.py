@@ -5,6 +5,8 @@
 ``preprocessing``   :class:`Preprocessing`, :func:`preprocess`
 ``estimators``      :class:`BaseParameterEstimator`, :func:`identify`, :class:`Identification`,
                     :class:`Metrics`
+``results``         :class:`Identification`, :class:`Metrics` (defined here, re-exported by
+                    ``estimators``)
 ``plots``           figures of a fit
 """
 import importlib

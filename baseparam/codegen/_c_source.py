@@ -1,0 +1,77 @@
+"""The C export: one header and one source, C99, nothing beyond ``<math.h>``, no allocation.
+
+Outputs are row-major (``Y[j*R + r]``); SI units.
+"""
+from __future__ import annotations
+
+from ..dynamics._expressions import INPUT
+from ._printer import _argument, _header_comment, _leaf, _Printer, _prologue
+from ._routines import ARGUMENTS, PURPOSE, operation_counts
+
+
+def _c_number(x):
+    text = repr(float(x))
+    return text if any(ch in text for ch in ".en") else text + ".0"
+
+
+def _c_signature(prefix, routine, n, R):
+    args = ARGUMENTS[routine.name]
+    params = [f"const double {a}[{R if a == 'p_base' else n}]" for a in args]
+    out = f"double tau[{n}]" if routine.output == "tau" else f"double Y[{n * R}]"
+    return f"void {prefix}_{routine.name}({', '.join(params + [out])})"
+
+
+def _c_prologue(g, live, robot):
+    forms = {"angle": lambda k, x: f"    const double q{k + 1} = q[{k}] {'-' if x < 0 else '+'} {_c_number(abs(x))};",
+             "trig": lambda k, x: f"    const double c{k + 1} = cos({x}), s{k + 1} = sin({x});",
+             "sign": lambda k, x: f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));"}
+    return [forms[kind](k, x) for kind, k, x in _prologue(g, live, robot)]
+
+
+def c_function(robot, routine, prefix, R):
+    """The C definition of one routine (see :func:`c_sources`)."""
+    g, n = routine.graph, robot.n_dof
+    roots = [i for _, i in routine.outputs]
+    printer = _Printer(g, roots, _leaf(robot, routine), _c_number)
+    lines = [_c_signature(prefix, routine, n, R), "{"]
+    lines += _c_prologue(g, printer.order, robot)
+    lines += [f"    const double {name} = {text};" for name, text in printer.temporaries()]
+    out = routine.output
+    written = {index for index, _ in routine.outputs}
+    if len(written) < routine.size:
+        lines.append(f"    for (int i = 0; i < {routine.size}; ++i) {out}[i] = 0.0;")
+    for index, node in routine.outputs:
+        lines.append(f"    {out}[{index}] = {printer.ref(node)};")
+    used = {_argument(routine, g.args[i][0]) for i in printer.order if g.ops[i] == INPUT}
+    for arg in ARGUMENTS[routine.name]:                   # a constant output reads nothing: say so
+        if arg not in used:
+            lines.insert(2, f"    (void){arg};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def c_sources(base, selected, prefix):
+    """Header and source text of the C export.
+
+    Returns
+    -------
+    header, source : str
+    """
+    robot, n, R = base.robot, base.robot.n_dof, base.rank
+    counts = {r.name: operation_counts(r, robot) for r in selected}
+    guard = f"{prefix.upper()}_H"
+    comment = _header_comment(base, counts, prefix, "c")
+    names = ", ".join(f'"{name}"' for name in base.names)
+    header = [comment, f"#ifndef {guard}", f"#define {guard}", "",
+              "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
+              f"#define {prefix.upper()}_N_DOF {n}", f"#define {prefix.upper()}_N_BASE {R}", "",
+              "/* names of the base parameters, in the column order of Y and p_base */",
+              f"extern const char *const {prefix}_base_names[{R}];", ""]
+    for r in selected:
+        header += [f"/* {PURPOSE[r.name]} */", _c_signature(prefix, r, n, R) + ";", ""]
+    header += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""]
+    source = [comment, "#include <math.h>", f'#include "{prefix}.h"', "",
+              f"const char *const {prefix}_base_names[{R}] = {{{names}}};", ""]
+    for r in selected:
+        source += [f"/* {PURPOSE[r.name]} */", c_function(robot, r, prefix, R)]
+    return "\n".join(header), "\n".join(source)

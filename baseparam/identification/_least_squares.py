@@ -1,0 +1,221 @@
+"""The least-squares fit behind the estimator: streamed normal equations, OLS/WLS and statistics.
+
+* **Streaming normal equations.** W_b is never held whole: its blocks (2048 samples) are
+  accumulated into one Gram matrix per joint, G_j = W_jᵀ W_j, with W_jᵀ τ_j and τ_jᵀ τ_j.
+  100 000 samples of a 7-DOF arm cost one regressor pass and a few dense products. The Gram is
+  equilibrated (unit diagonal) before it is solved, so the conditioning seen is that of the
+  data, not of the units; directions the data do not determine (eigenvalues below 1e-12 of the
+  largest) are left out, with a warning, instead of producing huge numbers.
+* **Ordinary or weighted least squares.** OLS minimises the pooled squared torque error.
+  WLS (Gautier) weights each joint's equations by 1/σ_j, σ_j² = ‖ρ_j‖² / (N − c_j) from the OLS
+  residuals of joint j (c_j: the parameters that joint sees), which makes the standard deviations
+  meaningful when the joints' noise levels differ. Per-joint Grams make both one pass.
+* **Statistics.** WLS: Cov(p̂) = σ² (Wᵀ W)⁻¹ (weighted), σ² = ‖ρ‖² / (r − c); OLS: the sandwich
+  G⁻¹(Σ_j σ_j² W_jᵀW_j)G⁻¹, right when the joints' noise levels differ; both inflated by N/N_eff
+  when τ was low-passed (filtered noise is correlated: N samples hold about N·2f_c/f_s
+  independent values; a Monte-Carlo check is in the tests); per parameter the
+  standard deviation and the relative standard deviation 100 σ_p / |p| (Gautier's criterion: above
+  ~10 % a parameter is poorly identified), the condition number of the base regressor (raw, and
+  column-scaled: the units-free figure), and the residual RMS per joint.
+* **Parallel filtering** (``Preprocessing.decimate``): each segment's regressor columns and τ are
+  low-pass filtered and downsampled together (``scipy.signal.decimate``, zero phase).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DataError
+from ..dynamics.regressors import column_blocks
+from ..dynamics._samples import states
+
+# Eigenvalues of the equilibrated Gram below this fraction of the largest: not determined by the data.
+NULL_TOLERANCE = 1e-12
+
+
+@dataclass
+class _Normal:
+    """Per-joint normal equations of a fit: G_j = W_jᵀW_j (n, R, R), h_j = W_jᵀτ_j (n, R), τ_jᵀτ_j (n,)."""
+
+    G: np.ndarray
+    h: np.ndarray
+    tt: np.ndarray
+    n_samples: int = 0
+
+    @classmethod
+    def empty(cls, n, R):
+        return cls(np.zeros((n, R, R)), np.zeros((n, R)), np.zeros(n))
+
+    def add(self, part, tau):
+        """Accumulate a block: part (n, R, s) regressor columns, tau (s, n)."""
+        self.G += np.matmul(part, part.transpose(0, 2, 1))
+        self.h += np.einsum("jcs,sj->jc", part, tau)
+        self.tt += (tau ** 2).sum(axis=0)
+        self.n_samples += tau.shape[0]
+
+    def residuals(self, x):
+        """‖τ_j − W_j x‖² per joint, from the accumulated products (no second pass)."""
+        rr = self.tt - 2.0 * self.h @ x + np.einsum("c,jcd,d->j", x, self.G, x)
+        return np.maximum(rr, 0.0)   # rounding can make a perfect fit's zero slightly negative
+
+
+def _solve(G, h):
+    """Least-squares solution of the normal equations G x = h, equilibrated, with its null space.
+
+    Returns
+    -------
+    x : ndarray, shape (R,)
+    G_inv : ndarray, shape (R, R)
+        Pseudo-inverse of G (on the determined subspace).
+    cond_scaled, cond_raw : float
+    null : ndarray, shape (R, k)
+        Directions (in the original columns) the data do not determine.
+    """
+    R = len(h)
+    d = np.sqrt(np.maximum(np.diag(G), 0.0))
+    active = np.flatnonzero(d > 0)            # an all-zero column: its parameter is not seen at all
+    G_inv, null = np.zeros((R, R)), [np.eye(R)[:, [c]] for c in np.flatnonzero(d == 0)]
+    cond_scaled = cond_raw = float("inf")
+    if len(active):
+        scale = 1.0 / d[active]
+        lam, V = np.linalg.eigh(G[np.ix_(active, active)] * np.outer(scale, scale))
+        top = lam[-1]
+        ok = lam > NULL_TOLERANCE * top
+        G_inv[np.ix_(active, active)] = ((V[:, ok] / lam[ok]) @ V[:, ok].T) * np.outer(scale, scale)
+        if len(active) == R:
+            cond_scaled = float(np.sqrt(top / lam[0])) if lam[0] > 0 else float("inf")
+            lam_raw = np.linalg.eigvalsh(G)
+            cond_raw = float(np.sqrt(lam_raw[-1] / lam_raw[0])) if lam_raw[0] > 0 else float("inf")
+        for v in (V[:, ~ok] * scale[:, None]).T:
+            full = np.zeros(R)
+            full[active] = v
+            null.append(full[:, None])
+    x = G_inv @ h
+    null = np.hstack(null) if null else np.zeros((R, 0))
+    return x, G_inv, cond_scaled, cond_raw, null
+
+
+def _independent_fraction(item, factor):
+    """Share of a processed trajectory's (decimated) samples that carry independent noise.
+
+    A zero-phase low-pass at f_c leaves about 2·f_c independent values per second (the effective
+    bandwidth of the noise); at a sampling step h·factor that is min(1, 2·f_c·h·factor) per sample.
+    """
+    record = item.record if isinstance(item.record, dict) else {}
+    cutoff = record.get("cutoff_hz")
+    if not record.get("filtered") or cutoff is None or len(item.t) < 2:
+        return 1.0
+    h = float(np.median(np.diff(item.t)))
+    return min(1.0, 2.0 * cutoff * h * factor)
+
+
+def _decimated_segment(base, item, sl, factor, normal):
+    """Parallel filtering of one segment: W_b columns and τ decimated together, then accumulated."""
+    from scipy import signal     # here, not at the top: scipy.signal alone takes ~0.7 s to import
+    (q, qd, qdd), _ = states(base.robot.n_dof, q=item.q[sl], qd=item.qd[sl], qdd=item.qdd[sl])
+    if len(q) <= 27 * factor:    # scipy's zero-phase IIR decimation needs this many samples
+        return
+    W = base.regressor(q, qd, qdd)                                     # (s, n, R)
+    Wd = signal.decimate(W, factor, axis=0, zero_phase=True)
+    tau = signal.decimate(item.tau[sl], factor, axis=0, zero_phase=True)
+    kept = item.kept[sl][::factor][:len(tau)]
+    Wd, tau = Wd[kept], tau[kept]
+    if len(tau):
+        normal.add(np.ascontiguousarray(Wd.transpose(1, 2, 0)), tau)
+
+
+def accumulate(base, processed, factor):
+    """Per-joint normal equations over the kept samples (parallel filtering when asked).
+
+    Returns
+    -------
+    normal : _Normal
+    effective : float
+        How many of the accumulated samples carry independent noise (see :func:`_independent_fraction`).
+    """
+    normal = _Normal.empty(base.robot.n_dof, base.rank)
+    effective = 0.0
+    for item in processed:
+        before = normal.n_samples
+        _accumulate_item(base, item, factor, normal)
+        effective += (normal.n_samples - before) * _independent_fraction(item, factor)
+    if normal.n_samples <= base.rank:
+        raise DataError(f"{processed[0].source}: {normal.n_samples} samples kept for {base.rank} base parameters; "
+                        "need more data (or less rest trimming)")
+    dead = np.flatnonzero(normal.tt == 0)
+    if len(dead):
+        raise DataError(f"{processed[0].source}: field tau{dead[0] + 1}: the torque is zero in every sample "
+                        "(a dead sensor or a wrong column map?)")
+    return normal, effective
+
+
+def _accumulate_item(base, item, factor, normal):
+    if factor == 1:
+        q, qd, qdd, tau = (a[item.kept] for a in (item.q, item.qd, item.qdd, item.tau))
+        (q, qd, qdd), _ = states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
+        for sl, part in column_blocks(base.robot, q, qd, qdd, parameters=base.parameters, columns=base.pivots):
+            normal.add(part, tau[sl])
+        return
+    for sl in item.segments():
+        _decimated_segment(base, item, sl, factor, normal)
+
+
+@dataclass
+class Fit:
+    """What :func:`least_squares` finds: the estimates and their statistics (see the module notes)."""
+
+    coef: np.ndarray                  # (R,)
+    std: np.ndarray                   # (R,), inflated by correlation_factor
+    sigma: np.ndarray                 # (n_dof,), per-joint residual std of the OLS fit
+    sigma_fit: float
+    correlation_factor: float
+    condition_number: float
+    condition_number_scaled: float
+    null: np.ndarray                  # (R, k): directions the data do not determine
+
+
+def least_squares(normal, method, effective):
+    """OLS or WLS solution of the accumulated normal equations, with standard deviations.
+
+    Parameters
+    ----------
+    normal : _Normal
+    method : {'ols', 'wls'}
+    effective : float
+        Samples carrying independent noise (from :func:`accumulate`).
+
+    Returns
+    -------
+    Fit
+    """
+    n, R = normal.h.shape
+    x, G_inv, cond_s, cond_r, null = _solve(normal.G.sum(0), normal.h.sum(0))
+    rr = normal.residuals(x)
+    N = normal.n_samples
+    seen = np.count_nonzero(np.diagonal(normal.G, axis1=1, axis2=2) > 0, axis=1)   # c_j per joint
+    sigma = np.sqrt(rr / np.maximum(N - seen, 1))
+    weights = np.ones(n)
+    if method == "wls":
+        # A (nearly) noise-free joint would get an unbounded weight, and its σ_j is then only the
+        # round-off of the residual sums: weights are bounded to 10⁴ : 1.
+        floor = 1e-2 * sigma.max()
+        weights = 1.0 / np.maximum(sigma, floor) ** 2 if floor > 0 else np.ones(n)
+        Gw, hw = np.einsum("j,jcd->cd", weights, normal.G), weights @ normal.h
+        x, G_inv, cond_s, cond_r, null = _solve(Gw, hw)
+        rr = normal.residuals(x)
+    dof = max(N * n - (R - null.shape[1]), 1)
+    sigma_fit = float(np.sqrt((weights * rr).sum() / dof))
+    # A low-passed τ has correlated noise: N samples carry about N·2f_c/f_s independent ones,
+    # and σ²(WᵀW)⁻¹, which counts every sample, would be that much too optimistic.
+    correlation_factor = float(N / max(effective, 1.0))
+    if method == "wls":
+        variance = sigma_fit ** 2 * np.diag(G_inv)
+    else:
+        # OLS under per-joint noise levels σ_j: Cov = G⁻¹ (Σ_j σ_j² W_jᵀW_j) G⁻¹ (the sandwich);
+        # σ²G⁻¹ would assume every joint as noisy as their average
+        middle = np.einsum("j,jcd->cd", sigma ** 2, normal.G)
+        variance = np.einsum("cd,de,ec->c", G_inv, middle, G_inv)
+    std = np.sqrt(correlation_factor * np.maximum(variance, 0.0))
+    return Fit(coef=x, std=std, sigma=sigma, sigma_fit=sigma_fit, correlation_factor=correlation_factor,
+               condition_number=cond_r, condition_number_scaled=cond_s, null=null)

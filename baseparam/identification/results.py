@@ -1,0 +1,139 @@
+"""What an identification returns: :class:`Identification` (estimates, statistics, text report) and
+:class:`Metrics` (torque prediction errors)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+if TYPE_CHECKING:                 # for the annotation only: the estimator module imports this one
+    from .estimators import BaseParameterEstimator
+
+# Relative std (%) above which a parameter is poorly identified (Gautier's 10 %).
+REL_STD_WARNING = 10.0
+
+
+@dataclass
+class Metrics:
+    """Torque prediction errors on the samples kept after preprocessing.
+
+    Attributes
+    ----------
+    rmse : ndarray, shape (n_dof,)
+        RMS(τ_measured − τ_predicted) per joint (N·m or N).
+    nrmse_percent : ndarray, shape (n_dof,)
+        rmse / RMS(τ_measured), per joint, in %.
+    nrmse_pooled_percent : float
+        √Σe² / √Στ² over all joints at once, in %.
+    n_samples : int
+    t, tau, predicted : ndarray, shapes (S,), (S, n_dof), (S, n_dof)
+        The compared samples (for plots); ``t`` restarts in each file.
+    sources : list of str
+    """
+
+    rmse: np.ndarray
+    nrmse_percent: np.ndarray
+    nrmse_pooled_percent: float
+    n_samples: int
+    t: np.ndarray = field(repr=False)
+    tau: np.ndarray = field(repr=False)
+    predicted: np.ndarray = field(repr=False)
+    sources: list = field(default_factory=list)
+
+    @classmethod
+    def compare(cls, tau, predicted, t=None, sources=()):
+        """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n)."""
+        e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
+        S = tau.shape[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nrmse = np.where(t2 > 0, 100.0 * np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
+        pooled = 100.0 * np.sqrt(e2.sum() / t2.sum()) if t2.sum() > 0 else float("nan")
+        return cls(rmse=np.sqrt(e2 / S), nrmse_percent=nrmse, nrmse_pooled_percent=float(pooled), n_samples=S,
+                   t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
+                   sources=list(sources))
+
+    def to_dict(self):
+        """rmse, nrmse_percent, nrmse_pooled_percent and n_samples (docs/formats.md, section
+        "Identification result")."""
+        return {"rmse": _floats(self.rmse), "nrmse_percent": _floats(self.nrmse_percent),
+                "nrmse_pooled_percent": _float(self.nrmse_pooled_percent), "n_samples": int(self.n_samples)}
+
+
+def _float(x):
+    return None if not np.isfinite(x) else float(x)
+
+
+def _floats(a):
+    return [_float(x) for x in np.asarray(a, float)]
+
+
+@dataclass
+class Identification:
+    """Result of :func:`identify`: the fitted estimator, its statistics and the validation figures.
+
+    Attributes
+    ----------
+    estimator : BaseParameterEstimator
+    train : Metrics
+    validation : Metrics or None
+    """
+
+    estimator: BaseParameterEstimator
+    train: Metrics
+    validation: Optional[Metrics] = None
+
+    @property
+    def base(self):
+        return self.estimator.base_
+
+    @property
+    def values(self):
+        """Estimated base parameters (R,), SI."""
+        return self.estimator.coef_
+
+    def table(self):
+        """Rows (name, value, std, rel_std_percent) in base-parameter order."""
+        e = self.estimator
+        return list(zip(e.names_, e.coef_, e.std_, e.rel_std_percent_))
+
+    def to_dict(self):
+        """The ``identify --json`` document (docs/formats.md, section "Identification result")."""
+        e = self.estimator
+        doc = {
+            "robot": e.base_.robot.name,
+            "parameters": e.base_.parameters,
+            "method": e.method,
+            "base": [{"name": n, "value": _float(v), "std": _float(s), "rel_std_percent": _float(r)}
+                     for n, v, s, r in self.table()],
+            "condition_number": _float(e.condition_number_),
+            "condition_number_scaled": _float(e.condition_number_scaled_),
+            "sigma_per_joint": _floats(e.sigma_),
+            "correlation_factor": _float(e.correlation_factor_),
+            "undetermined": list(e.undetermined_),
+            "physically_impossible": list(e.impossible_),
+            "train": self.train.to_dict(),
+            "validation": None if self.validation is None else self.validation.to_dict(),
+            "preprocessing": e.preprocessing_,
+        }
+        return doc
+
+    def summary(self):
+        """A readable text report (the CLI prints it)."""
+        e = self.estimator
+        lines = [f"{e.base_.robot.name}: {len(e.names_)} base parameters identified by {e.method.upper()} from "
+                 f"{e.n_samples_} samples × {e.base_.robot.n_dof} joints",
+                 f"condition number of the base regressor: {e.condition_number_:.4g} "
+                 f"(column-scaled: {e.condition_number_scaled_:.4g})", "",
+                 f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10}"]
+        for k, (n, v, s, r) in enumerate(self.table(), 1):
+            flag = "  poorly identified" if r > REL_STD_WARNING else ""
+            lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {r:>10.3g}{flag}")
+        lines.append("")
+        for label, m in (("train", self.train), ("validation", self.validation)):
+            if m is None:
+                continue
+            per = " ".join(f"{x:.2f}" for x in m.nrmse_percent)
+            lines.append(f"{label}: NRMSE pooled {m.nrmse_pooled_percent:.2f} %  per joint [{per}] %  "
+                         f"({m.n_samples} samples)")
+        return "\n".join(lines)

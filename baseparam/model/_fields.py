@@ -1,0 +1,88 @@
+"""Checks of single fields of a description: keys, mappings, numbers, strings, choices, vectors."""
+from __future__ import annotations
+
+import difflib
+import math
+import reprlib
+
+from ._yaml_text import _Invalid
+
+_short = reprlib.Repr()
+_short.maxstring = 60
+_short.maxother = 60
+_short.maxlist = _short.maxtuple = _short.maxdict = 6
+_short.maxlevel = 2
+_MAX_GOT = 100
+
+
+def _got(value) -> str:
+    """A short repr of `value` for messages (bounded even for aliased, nested data)."""
+    text = _short.repr(value)
+    return text if len(text) <= _MAX_GOT else text[:_MAX_GOT - 3] + "..."
+
+
+def _check_keys(mapping: dict, allowed, path: str) -> None:
+    for key in mapping:
+        if key in allowed:
+            continue
+        label = key if isinstance(key, str) else repr(key)
+        close = difflib.get_close_matches(label, allowed, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise _Invalid(f"{path}.{label}" if path else label,
+                       f"unknown field; {hint}expected one of {', '.join(allowed)}")
+
+
+def _mapping(value, path: str, example: str) -> dict:
+    if not isinstance(value, dict):
+        raise _Invalid(path, f"expected a mapping such as {example}, got {_got(value)}")
+    return value
+
+
+def _number(value, path: str, expected: str = "a finite number"):
+    """`value` unchanged if it is a finite int or float (bool is not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        hint = ""
+        if isinstance(value, str) and _looks_numeric(value):
+            hint = " (a quoted string: write the number without quotes)"
+        raise _Invalid(path, f"expected {expected}, got {_got(value)}{hint}")
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int beyond the float range
+        finite = False
+    if not finite:
+        raise _Invalid(path, f"expected {expected}, got {_got(value)}")
+    return value
+
+
+def _non_negative(value, path: str, expected: str = "a finite number ≥ 0"):
+    value = _number(value, path, expected)
+    if value < 0:
+        raise _Invalid(path, f"expected {expected}, got {_got(value)}")
+    return value
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _string(value, path: str, non_empty: bool = False) -> str:
+    if not isinstance(value, str) or (non_empty and not value.strip()):
+        raise _Invalid(path, f"expected a {'non-empty ' if non_empty else ''}string, got {_got(value)}")
+    return value
+
+
+def _choice(value, options, path: str) -> str:
+    if not isinstance(value, str) or value not in options:
+        raise _Invalid(path, f"expected one of {', '.join(map(repr, options))}, got {_got(value)}")
+    return value
+
+
+def _vector(value, n: int, path: str) -> tuple:
+    """`n` finite numbers, as written."""
+    if not isinstance(value, list) or len(value) != n:
+        raise _Invalid(path, f"expected a list of {n} finite numbers, got {_got(value)}")
+    return tuple(_number(x, f"{path}[{i}]") for i, x in enumerate(value, start=1))

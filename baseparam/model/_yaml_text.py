@@ -1,0 +1,146 @@
+"""Text to one YAML document, strictly: size, UTF-8, duplicate keys, YAML 1.1 number spellings, depth.
+
+Problems are raised as :class:`_Invalid` (a field path and a message), which
+:func:`~baseparam.model.loading.parse_robot` turns into a one-line RobotDescriptionError.
+"""
+from __future__ import annotations
+
+import re
+
+import yaml
+
+MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
+_MAX_DEPTH = 32
+
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """Safe loader that also reads YAML 1.2 floats such as ``1e-3`` and ``1e999``."""
+
+
+_StrictLoader.add_implicit_resolver(
+    _FLOAT_TAG,
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+class _Invalid(Exception):
+    """A problem at a field path; turned into a RobotDescriptionError once the file is known."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(path, message)
+        self.path = path
+        self.message = message
+
+    def format(self, filename: str) -> str:
+        parts = [filename] + ([self.path] if self.path else []) + [self.message]
+        return _one_line(": ".join(parts))
+
+
+def _one_line(message: str) -> str:
+    """Escape line breaks and other non-printable characters so the message is one line."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in message)
+
+
+def _decode(data: bytes) -> str:
+    if len(data) > MAX_BYTES:
+        raise _Invalid("", f"description too large (more than {MAX_BYTES} bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise _Invalid("", f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} "
+                           f"at offset {exc.start}); save the file as UTF-8") from None
+
+
+def _load_yaml(text: str):
+    """Parse one YAML document, refusing duplicate keys and ambiguous integers."""
+    if len(text) > MAX_BYTES:
+        raise _Invalid("", f"description too large (more than {MAX_BYTES} characters)")
+    loader = None
+    try:
+        loader = _StrictLoader(text)
+        node = loader.get_single_node()
+        if node is None:
+            raise _Invalid("", "empty description: expected a YAML mapping with at least `joints`")
+        _check_nodes(node)
+        return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        raise _Invalid("", _yaml_message(exc)) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise _Invalid("", f"line {line}: unacceptable character U+{exc.character:04X} ({exc.reason})") from None
+    except yaml.YAMLError as exc:
+        raise _Invalid("", f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise _Invalid("", "invalid YAML: nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        # A constructor rejecting an explicitly tagged scalar, e.g. `!!float abc`.
+        raise _Invalid("", f"invalid YAML value: {exc}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
+    mark = exc.problem_mark or exc.context_mark
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    what = exc.problem or "syntax error"
+    if exc.context:
+        what = f"{what} ({exc.context})"
+    return f"{where}invalid YAML: {what}"
+
+
+def _check_nodes(root) -> None:
+    """Walk the node graph once: duplicate keys, integer spellings, nesting depth.
+
+    Done on nodes rather than on constructed data because PyYAML silently keeps the
+    last of two equal keys, and because nodes carry line numbers and the raw spelling.
+    """
+    seen = set()
+    stack = [(root, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if id(node) in seen:  # aliases: each node once, so alias bombs stay linear
+            continue
+        seen.add(id(node))
+        if depth > _MAX_DEPTH:
+            raise _Invalid(path, "nested too deeply")
+        if isinstance(node, yaml.MappingNode):
+            first_line = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    stack.append((value_node, path, depth + 1))
+                    continue
+                label = key_node.value if isinstance(key_node, yaml.ScalarNode) else "<complex key>"
+                child = f"{path}.{label}" if path else str(label)
+                key = (key_node.tag, label)
+                line = key_node.start_mark.line + 1
+                if isinstance(key_node, yaml.ScalarNode) and key in first_line:
+                    where = (f"twice on line {line}" if line == first_line[key]
+                             else f"lines {first_line[key]} and {line}")
+                    raise _Invalid(child, f"duplicate key ({where})")
+                first_line[key] = line
+                stack.append((value_node, child, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value, start=1):
+                stack.append((item, f"{path}[{i}]", depth + 1))
+        elif node.tag in (_INT_TAG, _FLOAT_TAG):
+            _check_spelling(node.value, node.tag, path)
+
+
+def _check_spelling(text: str, tag: str, path: str) -> None:
+    """Refuse the YAML 1.1 number spellings whose value differs from what a reader sees."""
+    if ":" in text:
+        reading = "base 60"
+    elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text.replace("_", "")):
+        digits = text.lstrip("+-").lower()
+        reading = {"0x": "hexadecimal", "0b": "binary"}.get(digits[:2], "octal")
+    else:
+        return
+    raise _Invalid(path, f"expected a plain decimal number, got {text!r} (YAML 1.1 reads it as {reading})")
