@@ -105,3 +105,72 @@ def write_text(path, text):
     with atomic_path(path, ".tmp") as tmp:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
+
+
+def write_texts(files):
+    """Write several text files as a set: either all are replaced, or none is.
+
+    Every file is first written to a temporary name beside its target; then the old files are moved
+    aside and the new ones renamed into place. If a step fails, the files already replaced get their
+    old versions back, so a reader never sees new files beside old ones (an exported ``NAME.json``
+    beside the ``NAME.c`` it does not describe).
+
+    Parameters
+    ----------
+    files : dict of str → str
+        Target path → UTF-8 text.
+
+    Raises
+    ------
+    StorageError
+        One line naming the one file that could not be written.
+    """
+    scratch = []            # temporary files of this call: new texts, and the old files moved aside
+    placed, aside = [], []  # targets replaced so far; (old file moved aside, its target)
+    try:
+        staged = []
+        for path, text in files.items():
+            path = os.fspath(path)
+            real = os.path.realpath(path)
+            if os.path.isdir(real):
+                raise StorageError(f"{path}: is a directory, expected a file name")
+            if input_overwritten_by(real) is not None:
+                raise StorageError(f"{path}: is an input of this run; writing it would destroy it "
+                                   "(choose another name)")
+            if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+                raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=".baseparam-", suffix=".tmp", dir=os.path.dirname(real))
+                scratch.append(tmp)
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                os.chmod(tmp, stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode())
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
+            staged.append((tmp, real, path))
+        for tmp, real, path in staged:
+            try:
+                if os.path.exists(real):
+                    fd, old = tempfile.mkstemp(prefix=".baseparam-", suffix=".old", dir=os.path.dirname(real))
+                    os.close(fd)
+                    scratch.append(old)
+                    os.replace(real, old)
+                    aside.append((old, real))
+                os.replace(tmp, real)
+                placed.append(real)
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
+    except BaseException:
+        for real in placed:                    # undo: new files out, old files back
+            with contextlib.suppress(OSError):
+                os.unlink(real)
+        for old, real in aside:
+            try:
+                os.replace(old, real)
+            except OSError:                    # cannot put it back: keep it rather than lose it
+                scratch.remove(old)
+        raise
+    finally:
+        for tmp in scratch:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

@@ -126,3 +126,33 @@ def test_a_signal_mid_run_leaves_no_temporary_file(tmp_path, name):
     assert len(err.decode().strip().splitlines()) == 1
     assert list(out.iterdir()) == []                  # neither a temporary nor a half-written z.h5
     assert reaction < 3.0, f"{name} took {reaction:.1f} s to end the run"
+
+
+def test_export_replaces_its_files_as_a_set(tmp_path, monkeypatch):
+    """A rename failing mid-way leaves the old set whole (issue 11, defect 6), in one line naming one file."""
+    import baseparam as bp
+    import baseparam._atomic as atomic
+
+    base = bp.find_base_parameters(bp.load_robot(PUMA))
+    old = bp.export(base, "c", what=("regressor",), prefix="arm", out_dir=str(tmp_path))
+    before = {p: open(p).read() for p in old.files}
+    real_replace, calls = os.replace, []
+
+    def failing_replace(src, dst):
+        calls.append(dst)
+        if str(dst).endswith("arm.json") and not str(src).endswith(".old"):   # placing the new NAME.json
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "replace", failing_replace)
+    with pytest.raises(bp.StorageError) as info:
+        bp.export(base, "c", prefix="arm", out_dir=str(tmp_path))       # all three functions: new texts
+    monkeypatch.undo()
+    message = str(info.value)
+    assert "\n" not in message and message.count(str(tmp_path)) == 1 and "arm.json" in message
+    assert {p: open(p).read() for p in old.files} == before               # the old .h, .c and .json, whole
+    assert sorted(os.listdir(tmp_path)) == ["arm.c", "arm.h", "arm.json"]  # nothing temporary left
+    assert any(str(c).endswith("arm.c") for c in calls)                   # the .c had been replaced already
+    # and without the failure the new set is written whole
+    new = bp.export(base, "c", prefix="arm", out_dir=str(tmp_path))
+    assert all(open(p).read() != before[p] for p in new.files)

@@ -23,7 +23,6 @@ this module checks the options and writes the files.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import keyword
 import os
@@ -31,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .._atomic import atomic_path
+from .._atomic import write_texts
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError
 from ._c_source import c_sources
@@ -174,10 +173,6 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
                            for r, name in enumerate(base.names)}}
     files[f"{prefix}.json"] = json.dumps(doc, indent=2) + "\n"
     paths = [os.path.join(out_dir, name) for name in files]
-    with contextlib.ExitStack() as stack:     # all files written to temporaries, then all renamed
-        for path, text in zip(paths, files.values()):
-            with open(stack.enter_context(atomic_path(path, suffix=os.path.splitext(path)[1])), "w",
-                      encoding="utf-8") as fh:
-                fh.write(text)
+    write_texts(dict(zip(paths, files.values())))    # all replaced, or none
     return ExportResult(files=tuple(paths), functions=MappingProxyType(counts), base_names=tuple(base.names),
                         lang=lang, prefix=prefix)
