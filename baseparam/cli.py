@@ -20,7 +20,6 @@ import warnings
 
 import click
 
-from ._atomic import inputs_protected
 from .errors import BaseParamError, ExportError, ResourceLimitError
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
@@ -52,6 +51,13 @@ class _Progress:
 def _warning_line(message, category, filename, lineno, file=None, line=None):
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form."""
     click.echo(f"baseparam: warning: {message}", err=True)
+
+
+def inputs_protected(paths):
+    """:func:`baseparam._atomic.inputs_protected`, imported when a command runs (``--help`` stays light)."""
+    from ._atomic import inputs_protected as protect
+
+    return protect(paths)
 
 
 def _check_outputs(inputs, outputs):
