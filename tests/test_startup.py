@@ -75,6 +75,21 @@ def test_find_loads_no_plotting_table_or_storage_module():
     assert not any(m.startswith(("baseparam.identification", "baseparam.codegen")) for m in modules)
 
 
+def test_find_loads_no_scipy():
+    # The engine's sparse blocks and its float QR are numpy only: scipy.sparse alone costs ~0.2 s.
+    code, modules = _loaded("find", "robots/puma560.yaml")
+    assert code == 0
+    assert not any(m == "scipy" or m.startswith("scipy.") for m in modules)
+
+
+@pytest.mark.parametrize("robot, arguments", [("skew7", ""), ("puma560", "'khalil', force_float=True")])
+def test_float_path_loads_no_scipy(robot, arguments):
+    code = (f"import baseparam as bp; b = bp.find_base_parameters(bp.load_robot('robots/{robot}.yaml'), {arguments})"
+            "\nassert not b.exact")
+    _, modules = _loaded(code=code)
+    assert not any(m == "scipy" or m.startswith("scipy.") for m in modules)
+
+
 def test_find_with_h5_loads_h5py(tmp_path):
     code, modules = _loaded("find", str(ROOT / "robots/puma560.yaml"), "--h5", str(tmp_path / "z.h5"), cwd=tmp_path)
     assert code == 0 and (tmp_path / "z.h5").is_file()

@@ -12,7 +12,7 @@
 import importlib
 
 # Names are imported on first use (PEP 562): reading a trajectory needs only numpy, while the
-# estimators bring in the projection stage (scipy.sparse).
+# estimators bring in the projection stage.
 _WHERE = {
     **dict.fromkeys(("BaseParameterEstimator", "Identification", "Metrics", "identify"), "estimators"),
     **dict.fromkeys(("Preprocessing", "Processed", "preprocess"), "preprocessing"),

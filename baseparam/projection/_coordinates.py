@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, kept, potential_rows
+from ._sparse import CSR
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3}
 # Z entries a chain start may hold before assembly, per allowed recursion term (≈ 40 bytes each
@@ -30,14 +30,15 @@ class ZBlock:
     Attributes
     ----------
     labels : ndarray, shape (n_rows, 2 + n_dof), int64
-    matrix : scipy.sparse.csr_matrix, shape (n_rows, n_standard)
-    modular : scipy.sparse.csr_matrix or None
+    matrix : CSR, shape (n_rows, n_standard)
+        (:class:`baseparam.projection._sparse.CSR`: numpy only, to keep scipy out of start-up.)
+    modular : CSR or None
         The same rows modulo the engine's prime (same sparsity pattern; float entries in [0, p)).
     """
 
     labels: np.ndarray
-    matrix: sp.csr_matrix
-    modular: Optional[sp.csr_matrix] = None
+    matrix: CSR
+    modular: Optional[CSR] = None
 
 
 def _labels(i, j, keys, n_dof):
@@ -70,10 +71,9 @@ class _Triplets:
         cols = np.concatenate(self.cols) if self.cols else np.zeros(0, dtype=np.int64)
         unique, inverse = np.unique(codes, return_inverse=True)
         shape = (unique.size, n_cols)
-        m = sp.csr_matrix((np.concatenate(self.vals) if self.vals else np.zeros(0), (inverse.ravel(), cols)),
-                          shape=shape)
-        mm = None if self.modulus is None else sp.csr_matrix(
-            (np.concatenate(self.mvals) if self.mvals else np.zeros(0), (inverse.ravel(), cols)), shape=shape)
+        m = CSR.from_coo(np.concatenate(self.vals) if self.vals else np.zeros(0), inverse.ravel(), cols, shape)
+        mm = None if self.modulus is None else CSR.from_coo(
+            np.concatenate(self.mvals) if self.mvals else np.zeros(0), inverse.ravel(), cols, shape)
         return unique, m, mm
 
 
@@ -118,8 +118,8 @@ def friction_block(layout, n_dof):
     for r, ((joint, kind), _) in enumerate(items):
         labels[r, :3] = (-1, joint + 1, FRICTION_KINDS[kind])
     cols = np.array([c for _, c in items], dtype=np.int64)
-    m = sp.csr_matrix((np.ones(n), (np.arange(n), cols)), shape=(n, layout.n_standard))
-    return ZBlock(labels, m, m.copy())
+    m = CSR.from_coo(np.ones(n), np.arange(n), cols, (n, layout.n_standard))
+    return ZBlock(labels, m, m)
 
 
 class MagnitudeStats:

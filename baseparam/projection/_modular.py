@@ -171,11 +171,11 @@ class ModularEchelon:
         self.nonzero_columns = np.zeros(n, dtype=bool)
 
     def add(self, Z):
-        """Add the rows of a sparse block whose entries are in [0, p)."""
-        Z = Z.tocsr()
+        """Add the rows of a sparse block (:class:`~baseparam.projection._sparse.CSR`, no stored zeros)
+        whose entries are in [0, p)."""
         self.nonzero_columns[np.unique(Z.indices)] = True
-        for start in range(0, Z.shape[0], self.chunk):
-            X = self._reduce(Z[start:start + self.chunk].toarray())
+        for dense in Z.row_chunks(self.chunk):
+            X = self._reduce(dense)
             while X.shape[0]:
                 self._merge(X[: self.batch])
                 X = self._reduce(X[self.batch:])

@@ -18,8 +18,8 @@ from fractions import Fraction
 
 import numpy as np
 
-# flint and scipy.linalg are imported in the methods that use them: each path needs only one,
-# and neither belongs in the start-up time of the package.
+# flint is imported in the method that uses it (the exact path only); scipy is not used at all: its
+# import (~0.2–0.4 s) would dominate `baseparam find`, and numpy's QR and least squares serve.
 
 FLOAT_RANK_TOL = 1e-9
 UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots was misjudged mod p
@@ -71,10 +71,9 @@ class ExactGram:
         self.G[:] = 0
 
     def add(self, Z):
-        """Add a block's contribution. Z : scipy.sparse matrix, shape (n_rows, n)."""
+        """Add a block's contribution. Z : :class:`~baseparam.projection._sparse.CSR`, shape (n_rows, n)."""
         if Z.nnz == 0:
             return
-        Z = Z.tocsr()
         values = Z.data.astype(np.int64)
         if not np.array_equal(values.astype(float), Z.data):
             raise ArithmeticError("exact mode met a non-integer coefficient")
@@ -83,13 +82,10 @@ class ExactGram:
         piece = max(1, (52 - max(1, Z.shape[0]).bit_length()) // 2)
         n_pieces = max(1, math.ceil(bits / piece))
         sign, mag = np.sign(values), np.abs(values)
-        parts = []
-        for p in range(n_pieces):
-            chunk = ((mag >> (piece * p)) & ((1 << piece) - 1)) * sign
-            parts.append(Z.__class__((chunk.astype(float), Z.indices, Z.indptr), shape=Z.shape))
+        parts = [(((mag >> (piece * p)) & ((1 << piece) - 1)) * sign).astype(float) for p in range(n_pieces)]
         for p in range(n_pieces):
             for q in range(p, n_pieces):
-                prod = (parts[p].T @ parts[q]).toarray()
+                prod = Z.with_data(parts[p]).gram(parts[q])
                 ints = np.rint(prod).astype(np.int64).astype(object) * (1 << (piece * (p + q)))
                 self.G += ints if p == q else ints + ints.T
 
@@ -123,11 +119,8 @@ class StreamedR:
         self.R = np.zeros((0, n))
 
     def add(self, Z):
-        import scipy.linalg
-        Z = Z.tocsr()
-        for start in range(0, Z.shape[0], self.chunk):
-            dense = Z[start:start + self.chunk].toarray()
-            self.R = scipy.linalg.qr(np.vstack([self.R, dense]), mode="r")[0][: self.n]
+        for dense in Z.row_chunks(self.chunk):
+            self.R = np.linalg.qr(np.vstack([self.R, dense]), mode="r")[: self.n]
 
     def reduce_with_pivots(self, echelon, transform=None) -> Reduction:
         """Y in floating point for pivots decided exactly modulo a prime.
@@ -155,8 +148,7 @@ class StreamedR:
         norms = np.linalg.norm(R, axis=0)
         scale = np.where(norms > 0, norms, 1.0)
         Rn = R / scale
-        import scipy.linalg
-        Ys = scipy.linalg.lstsq(Rn[:, pivots], Rn)[0]
+        Ys = np.linalg.lstsq(Rn[:, pivots], Rn, rcond=np.finfo(float).eps)[0]   # scipy.linalg.lstsq's cut-off
         residual = np.linalg.norm(Rn - Rn[:, pivots] @ Ys, axis=0)
         Y = Ys * scale[None, :] / scale[pivots][:, None]
         # Exact zeros of Y (zero modulo p, round-off in float) are exact zeros.

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._coordinates import MagnitudeStats, z_blocks
 from ..errors import AccuracyWarning, ResourceLimitError
@@ -313,8 +312,8 @@ def _reduce(layout, units, parents, progress, max_terms, sink):
         acc, echelon = ExactGram(layout.n_standard), None
     else:
         acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
-        mod_transform = None if transform is None else sp.csr_matrix(
-            np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float))
+        mod_transform = None if transform is None else \
+            np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float)
     if sink is not None:
         sink.start(units)
     stats = MagnitudeStats()
@@ -324,10 +323,10 @@ def _reduce(layout, units, parents, progress, max_terms, sink):
             return None
         acc.add(block.matrix)
         if echelon is not None:
-            Zm = block.modular.copy() if mod_transform is None else (block.modular @ mod_transform)
-            Zm.data = np.fmod(Zm.data, units.modulus)
-            Zm.eliminate_zeros()        # entries that cancel exactly modulo p are zeros
-            echelon.add(Zm)
+            # Products of integers < 2**23 summed over a few columns: exact in float64.
+            Zm = block.modular if mod_transform is None else block.modular.dot(mod_transform)
+            # Entries that cancel exactly modulo p are zeros.
+            echelon.add(Zm.with_data(np.fmod(Zm.data, units.modulus)).eliminate_zeros())
         if sink is not None:
             sink.add(block, units)
         if progress is not None:
