@@ -9,9 +9,10 @@ got 'abc'``. Joint numbers and list positions in these paths are 1-based.
 Numbers are kept as written (no unit conversion; integers stay integers) so that the
 projection engine can recover the exact decimals of the description.
 
-Two YAML 1.1 surprises are handled on the way: ``1e-3`` and ``1e999`` are read as
-floats (PyYAML would read them as strings), and integers in octal (``0150``),
-hexadecimal or base 60 (``1:30``) are refused rather than silently reinterpreted.
+Three YAML 1.1 surprises are handled on the way: ``1e-3`` and ``1e999`` are read as
+floats (PyYAML would read them as strings); integers in octal (``0150``),
+hexadecimal or base 60 (``1:30``) are refused rather than silently reinterpreted; and
+so are the booleans ``yes``/``no``/``on``/``off`` (write ``true``/``false``).
 """
 from __future__ import annotations
 
@@ -25,15 +26,12 @@ import numpy as np
 import yaml
 
 from ..errors import RobotDescriptionError
+from ._checks import angle_problem, body_problem, length_problem
 from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
 MAX_JOINTS = 64
-MAX_LENGTH_M = 1e4        # a 10 km link is a typo, and beyond it squares of lengths lose meaning
-MIN_LENGTH_M = 1e-9       # below a nanometre a non-zero length is noise (or a denormal)
-MAX_ANGLE_DEG = 3600.0
-MAX_GRAVITY = 1e4         # m/s²
 MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
 _MAX_DEPTH = 32
 
@@ -50,6 +48,7 @@ _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
 _PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 
 _short = reprlib.Repr()
@@ -251,6 +250,11 @@ def _check_nodes(root) -> None:
                 stack.append((item, f"{path}[{i}]", depth + 1))
         elif node.tag in (_INT_TAG, _FLOAT_TAG):
             _check_spelling(node.value, node.tag, path)
+        elif node.tag == _BOOL_TAG and node.value.lower() not in ("true", "false"):
+            # YAML 1.1 reads yes/no/on/off as booleans: `rotor_inertia: yes` would silently mean true
+            meaning = "true" if node.value.lower() in ("yes", "on", "y") else "false"
+            raise _Invalid(path, f"expected true or false, got {node.value!r} (YAML 1.1 reads it as {meaning}); "
+                                 f"write {meaning}")
 
 
 def _check_spelling(text: str, tag: str, path: str) -> None:
@@ -354,14 +358,11 @@ def _build_robot(data, text: str) -> Robot:
         raise _Invalid("units", "required field is missing; write e.g. {length: m, angle: deg}")
     kwargs["length_unit"], kwargs["angle_unit"] = _units(data["units"])
     if "gravity" in data:
-        kwargs["gravity"] = _vector(data["gravity"], 3, "gravity")
-        for i, g in enumerate(kwargs["gravity"], start=1):
-            if abs(g) > MAX_GRAVITY:
-                raise _Invalid(f"gravity[{i}]", f"expected at most {MAX_GRAVITY:g} m/s² in magnitude, got {_got(g)}")
+        kwargs["gravity"] = _vector(data["gravity"], 3, "gravity")   # sizes checked (and round-off snapped) by Robot
     joints = _joints(data["joints"], kwargs["length_unit"], kwargs["angle_unit"])
     try:
         return Robot(joints=joints, source=text, **kwargs)
-    except RobotDescriptionError as exc:  # defensive: everything is checked above
+    except RobotDescriptionError as exc:  # Robot's own checks (gravity, angle units), shared with robots built in code
         raise _Invalid("", str(exc)) from None
 
 
@@ -419,17 +420,12 @@ def _joint(entry, k: int, length_unit: str, angle_unit: str) -> Joint:
 
 
 def _check_magnitude(value, key, kind, path, length_unit, angle_unit):
-    """Refuse absurd sizes (they would overflow or vanish in the arithmetic) with a clear message."""
+    """Refuse absurd sizes (they would overflow or vanish in the arithmetic) and unit slips (45 rad)."""
     is_angle = key in ("alpha", "theta") or (key == "offset" and kind == "revolute")
-    if is_angle:
-        limit = MAX_ANGLE_DEG if angle_unit == "deg" else math.radians(MAX_ANGLE_DEG)
-        if abs(value) > limit:
-            raise _Invalid(path, f"expected an angle of at most {limit:g} {angle_unit} in magnitude, got {_got(value)}")
-        return
-    metres = abs(value) * LENGTH_UNITS[length_unit]
-    if metres > MAX_LENGTH_M or (value != 0 and metres < MIN_LENGTH_M):
-        raise _Invalid(path, f"expected 0 or a length between {MIN_LENGTH_M:g} m and {MAX_LENGTH_M:g} m in "
-                             f"magnitude, got {_got(value)} {length_unit}")
+    problem = (angle_problem(value, angle_unit) if is_angle
+               else length_problem(value, length_unit, LENGTH_UNITS[length_unit]))
+    if problem is not None:
+        raise _Invalid(path, problem)
 
 
 def _parent(value, k: int, path: str) -> int:
@@ -470,9 +466,12 @@ def _inertia(value, path: str) -> Inertia:
     for key in _INERTIA_KEYS:
         if key not in spec:
             raise _Invalid(f"{path}.{key}", "required field is missing")
-    mass = _non_negative(spec["mass"], f"{path}.mass")
+    mass = _number(spec["mass"], f"{path}.mass", "a finite mass > 0")
     com = np.array(_vector(spec["com"], 3, f"{path}.com"), dtype=float)
     tensor = _symmetric_3x3(spec["inertia"], f"{path}.inertia")
+    problem = body_problem(mass, com, tensor)          # the check Inertia runs, here with file and joint
+    if problem is not None:
+        raise _Invalid(f"{path}.{problem[0]}", problem[1])
     com.flags.writeable = False
     tensor.flags.writeable = False
     return Inertia(mass=float(mass), com=com, inertia=tensor)
