@@ -62,3 +62,9 @@ class ExcitationWarning(UserWarning):
 class DataWarning(UserWarning):
     """Measured data look suspicious but usable: velocities that disagree with the positions,
     a cut-off above the Nyquist frequency (no filtering), a very poor fit."""
+
+
+class RoundOffWarning(UserWarning):
+    """A number of a robot description within round-off of a special value was taken as that value,
+    e.g. a gravity component of 6e-16 m/s² beside 9.81 (as 0), or a twist of 89.99999999999999° (as 90°).
+    The engine decides rank and regroupings exactly, so it must not read round-off as geometry."""

@@ -15,6 +15,7 @@ _MAX_DEPTH = 32
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
 _PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 
 
@@ -132,6 +133,11 @@ def _check_nodes(root) -> None:
                 stack.append((item, f"{path}[{i}]", depth + 1))
         elif node.tag in (_INT_TAG, _FLOAT_TAG):
             _check_spelling(node.value, node.tag, path)
+        elif node.tag == _BOOL_TAG and node.value.lower() not in ("true", "false"):
+            # YAML 1.1 reads yes/no/on/off as booleans: `rotor_inertia: yes` would silently mean true
+            meaning = "true" if node.value.lower() in ("yes", "on", "y") else "false"
+            raise _Invalid(path, f"expected true or false, got {node.value!r} (YAML 1.1 reads it as {meaning}); "
+                                 f"write {meaning}")
 
 
 def _check_spelling(text: str, tag: str, path: str) -> None:

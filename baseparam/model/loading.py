@@ -9,21 +9,22 @@ got 'abc'``. Joint numbers and list positions in these paths are 1-based.
 Numbers are kept as written (no unit conversion; integers stay integers) so that the
 projection engine can recover the exact decimals of the description.
 
-Two YAML 1.1 surprises are handled on the way: ``1e-3`` and ``1e999`` are read as
-floats (PyYAML would read them as strings), and integers in octal (``0150``),
-hexadecimal or base 60 (``1:30``) are refused rather than silently reinterpreted.
+Three YAML 1.1 surprises are handled on the way: ``1e-3`` and ``1e999`` are read as
+floats (PyYAML would read them as strings); integers in octal (``0150``),
+hexadecimal or base 60 (``1:30``) are refused rather than silently reinterpreted; and
+so are the booleans ``yes``/``no``/``on``/``off`` (write ``true``/``false``).
 
 Reading the YAML text is in :mod:`._yaml_text`, the checks of single fields in :mod:`._fields`;
 this module builds the robot from them.
 """
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
 
 from ..errors import RobotDescriptionError
+from ._checks import angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
 from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot
@@ -31,10 +32,6 @@ from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia,
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
 MAX_JOINTS = 64
-MAX_LENGTH_M = 1e4        # a 10 km link is a typo, and beyond it squares of lengths lose meaning
-MIN_LENGTH_M = 1e-9       # below a nanometre a non-zero length is noise (or a denormal)
-MAX_ANGLE_DEG = 3600.0
-MAX_GRAVITY = 1e4         # m/s²
 
 _TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source")
 _UNIT_KEYS = ("length", "angle")
@@ -138,14 +135,11 @@ def _build_robot(data, text: str) -> Robot:
         raise _Invalid("units", "required field is missing; write e.g. {length: m, angle: deg}")
     kwargs["length_unit"], kwargs["angle_unit"] = _units(data["units"])
     if "gravity" in data:
-        kwargs["gravity"] = _vector(data["gravity"], 3, "gravity")
-        for i, g in enumerate(kwargs["gravity"], start=1):
-            if abs(g) > MAX_GRAVITY:
-                raise _Invalid(f"gravity[{i}]", f"expected at most {MAX_GRAVITY:g} m/s² in magnitude, got {_got(g)}")
+        kwargs["gravity"] = _vector(data["gravity"], 3, "gravity")   # sizes checked (and round-off snapped) by Robot
     joints = _joints(data["joints"], kwargs["length_unit"], kwargs["angle_unit"])
     try:
         return Robot(joints=joints, source=text, **kwargs)
-    except RobotDescriptionError as exc:  # defensive: everything is checked above
+    except RobotDescriptionError as exc:  # Robot's own checks (gravity, angle units), shared with robots built in code
         raise _Invalid("", str(exc)) from None
 
 
@@ -203,17 +197,12 @@ def _joint(entry, k: int, length_unit: str, angle_unit: str) -> Joint:
 
 
 def _check_magnitude(value, key, kind, path, length_unit, angle_unit):
-    """Refuse absurd sizes (they would overflow or vanish in the arithmetic) with a clear message."""
+    """Refuse absurd sizes (they would overflow or vanish in the arithmetic) and unit slips (45 rad)."""
     is_angle = key in ("alpha", "theta") or (key == "offset" and kind == "revolute")
-    if is_angle:
-        limit = MAX_ANGLE_DEG if angle_unit == "deg" else math.radians(MAX_ANGLE_DEG)
-        if abs(value) > limit:
-            raise _Invalid(path, f"expected an angle of at most {limit:g} {angle_unit} in magnitude, got {_got(value)}")
-        return
-    metres = abs(value) * LENGTH_UNITS[length_unit]
-    if metres > MAX_LENGTH_M or (value != 0 and metres < MIN_LENGTH_M):
-        raise _Invalid(path, f"expected 0 or a length between {MIN_LENGTH_M:g} m and {MAX_LENGTH_M:g} m in "
-                             f"magnitude, got {_got(value)} {length_unit}")
+    problem = (angle_problem(value, angle_unit) if is_angle
+               else length_problem(value, length_unit, LENGTH_UNITS[length_unit]))
+    if problem is not None:
+        raise _Invalid(path, problem)
 
 
 def _parent(value, k: int, path: str) -> int:
@@ -254,9 +243,12 @@ def _inertia(value, path: str) -> Inertia:
     for key in _INERTIA_KEYS:
         if key not in spec:
             raise _Invalid(f"{path}.{key}", "required field is missing")
-    mass = _non_negative(spec["mass"], f"{path}.mass")
+    mass = _number(spec["mass"], f"{path}.mass", "a finite mass > 0")
     com = np.array(_vector(spec["com"], 3, f"{path}.com"), dtype=float)
     tensor = _symmetric_3x3(spec["inertia"], f"{path}.inertia")
+    problem = body_problem(mass, com, tensor)          # the check Inertia runs, here with file and joint
+    if problem is not None:
+        raise _Invalid(f"{path}.{problem[0]}", problem[1])
     com.flags.writeable = False
     tensor.flags.writeable = False
     return Inertia(mass=float(mass), com=com, inertia=tensor)

@@ -7,11 +7,15 @@ is rational; everything numeric that users see goes through the SI accessors.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional
 
 import numpy as np
+
+from ..errors import RoundOffWarning
+from ._checks import angle_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
 ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
@@ -38,6 +42,16 @@ class Inertia:
     mass: float
     com: np.ndarray
     inertia: np.ndarray
+
+    def __post_init__(self):
+        # a physically impossible body (negative mass matrix, I1 > I2 + I3, 1e300 kg) is refused here,
+        # for robots built in code; the loader runs the same check first to name the file and joint
+        from ..errors import RobotDescriptionError
+        from ._checks import body_problem
+
+        problem = body_problem(self.mass, self.com, self.inertia)
+        if problem is not None:
+            raise RobotDescriptionError(f"Inertia.{problem[0]}: {problem[1]}")
 
 
 @dataclass(frozen=True)
@@ -157,14 +171,43 @@ class Robot:
         # parent=None: the previous joint (a chain), as in the YAML format
         object.__setattr__(self, "joints", tuple(j if j.parent is not None else replace(j, parent=k)
                                                  for k, j in enumerate(self.joints)))
-        object.__setattr__(self, "gravity", tuple(float(g) for g in self.gravity))
-        if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
-            raise RobotDescriptionError(f"gravity: expected 3 finite numbers, got {self.gravity!r}")
+        try:
+            written = tuple(float(g) for g in self.gravity)
+        except (TypeError, ValueError, OverflowError):
+            raise RobotDescriptionError(f"gravity: expected 3 finite numbers, got {self.gravity!r}") from None
+        problem = gravity_problem(written)
+        if problem is not None:
+            raise RobotDescriptionError(f"{problem[0]}: {problem[1]}")
+        gravity, snapped = snap_gravity(written)
+        object.__setattr__(self, "gravity", gravity)
+        notes = [f"gravity[{i + 1}] = {written[i]!r} as 0" for i in snapped]
+        joints = []
         for k, jt in enumerate(self.joints, start=1):
             if jt.type not in JOINT_TYPES:
                 raise RobotDescriptionError(f"joints[{k}].type: expected one of {JOINT_TYPES}, got {jt.type!r}")
             if not 0 <= jt.parent < k:
                 raise RobotDescriptionError(f"joints[{k}].parent: expected 0..{k - 1}, got {jt.parent!r}")
+            lengths = ("a", "d") if jt.is_revolute else ("a", "offset")
+            for name in lengths:
+                problem = length_problem(getattr(jt, name), self.length_unit, LENGTH_UNITS[self.length_unit])
+                if problem is not None:
+                    raise RobotDescriptionError(f"joints[{k}].{name}: {problem}")
+            changes = {}
+            for name in ("alpha", "theta", "offset") if jt.is_revolute else ("alpha", "theta"):
+                value = getattr(jt, name)
+                problem = angle_problem(value, self.angle_unit)
+                if problem is not None:
+                    raise RobotDescriptionError(f"joints[{k}].{name}: {problem}")
+                snapped_angle = snap_degrees(value) if self.angle_unit == "deg" else None
+                if snapped_angle is not None:
+                    changes[name] = snapped_angle
+                    notes.append(f"joints[{k}].{name} = {value!r} deg as {snapped_angle:g}")
+            joints.append(replace(jt, **changes) if changes else jt)
+        object.__setattr__(self, "joints", tuple(joints))
+        if notes:
+            # rank and regroupings are decided exactly: 6e-16 beside 9.81 would be a tilted gravity
+            warnings.warn(f"{self.name}: within round-off of special values, taken as them: {'; '.join(notes)}",
+                          RoundOffWarning, stacklevel=3)
 
     # -- structure -----------------------------------------------------------------
     @property

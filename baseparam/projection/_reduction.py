@@ -161,7 +161,7 @@ class StreamedR:
         note = f"largest float residual of a dependent column {worst:.1e}; pivot columns' condition number {cond:.1e}"
         fits = worst < UNLUCKY_PRIME_RESIDUAL
         if cond > INACCURATE:
-            note += (" — WARNING: the robot is nearly special (e.g. a twist close to 90°); the rank is exact but "
+            note += (" — WARNING: the geometry is nearly special (the warning names its cause); the rank is exact but "
                      f"floating point resolves the regrouping coefficients only to about {cond * 1e-16:.0e} "
                      "(relative)")
         # A misfit with well-conditioned pivots means the prime hid an independent column: retry.

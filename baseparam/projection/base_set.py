@@ -249,10 +249,21 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
                             units.reason if reduction.exact else f"{units.reason}; {reduction.note}",
                             Y_display, power, 0.0 if reduction.exact else float(reduction.accuracy))
     if result.inaccurate:
-        warnings.warn(f"{robot.name}: nearly special geometry (e.g. a twist close to 0° or 90°): the rank and "
-                      f"pivots are exact, but the regroupings Y are accurate only to about {reduction.accuracy:.0e} "
-                      "(relative), and so are base-parameter torques W_b·Y·p", AccuracyWarning, stacklevel=3)
+        warnings.warn(f"{robot.name}: {_nearly_special(robot)}: the rank and pivots are exact, but the regroupings "
+                      f"Y are accurate only to about {reduction.accuracy:.0e} (relative), and so are base-parameter "
+                      "torques W_b·Y·p", AccuracyWarning, stacklevel=3)
     return result
+
+
+def _nearly_special(robot) -> str:
+    """What makes the geometry nearly special, named (the closest two numbers), for the warning."""
+    from ..model._checks import near_special
+
+    suspects = near_special(robot)
+    if not suspects:
+        return ("nearly special geometry (no single twist, length or gravity component is close to a special "
+                "value: a combination of them is)")
+    return "nearly special geometry: " + " and ".join(text for _, text in suspects[:2])
 
 
 def run(arithmetic, layout, parents, progress=None, max_terms=DEFAULT_MAX_TERMS, sink=None):

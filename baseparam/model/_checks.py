@@ -1,0 +1,192 @@
+"""Checks and round-off snapping shared by the YAML loader and robots built in code.
+
+Each check returns the problem as ``(field, message)`` (or a message) rather than raising, so
+that the loader can put the file name and the joint in front of the field, and
+:class:`~baseparam.model.robot.Robot` / :class:`~baseparam.model.robot.Inertia` can raise
+:class:`~baseparam.errors.RobotDescriptionError` themselves: one check serves both.
+
+Snapping: a number within round-off of a special value is taken as that value, because the
+projection engine decides rank and regroupings *exactly*: a gravity component of 6e-16 m/s²
+beside 9.81 (what ``9.81·cos 90°`` gives) is, for the engine, a genuinely tilted gravity with
+different regroupings. The tolerances are those of :func:`~baseparam.model.joint_model.exact_cos_sin`
+for twists in radians (1e-12 of 15°), and 1e-9·|g| for gravity components.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+MAX_LENGTH_M = 1e4         # a 10 km link is a typo, and beyond it squares of lengths lose meaning
+MIN_LENGTH_M = 1e-9        # below a nanometre a non-zero length is noise (or a denormal)
+MAX_GRAVITY = 1e4          # m/s², per component
+MIN_GRAVITY = 1e-6         # m/s²: a non-zero gravity weaker than this is a typo (or a denormal)
+GRAVITY_ROUND_OFF = 1e-9   # components below this fraction of |g| are round-off of 0
+ANGLE_ROUND_OFF = 1e-12    # in units of 15°: as exact_cos_sin does for radians
+MAX_ANGLE_DEG = 3600.0
+MAX_ANGLE_RAD = 2.0 * math.pi * (1.0 + 1e-9)   # 2π written with fewer digits still passes
+MAX_MASS_KG = 1e6          # a 1000-tonne link is a typo
+MAX_COM_M = 1e4            # as the DH lengths
+MAX_INERTIA = 1e12         # kg·m²: 1e6 kg at 1 km
+INERTIA_TOLERANCE = 1e-9   # relative (to the trace): round-off in a tensor written with few digits
+NEAR_SPECIAL = 1e-3        # closer than this (relative) to a special value may cost float accuracy
+
+
+# -- bodies ------------------------------------------------------------------------------------------
+def _finite_number(value) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def body_problem(mass, com, inertia):
+    """What makes a rigid body impossible, as ``(field, message)``, or None when it is valid.
+
+    Valid: 0 < mass ≤ 1e6 kg; com 3 finite numbers within 1e4 m; inertia (about the COM) a
+    symmetric 3×3 matrix (within round-off) whose principal moments are ≥ 0 and satisfy the
+    triangle inequality I1 ≤ I2 + I3 (within a relative tolerance of 1e-9 of the trace).
+    """
+    if not _finite_number(mass) or not 0 < mass <= MAX_MASS_KG:
+        return "mass", f"expected a mass > 0 and at most {MAX_MASS_KG:g} kg, got {mass!r}"
+    try:
+        c = np.array(com, dtype=float)
+        tensor = np.array(inertia, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        return "com/inertia", f"expected numbers, got com={com!r}, inertia={inertia!r}"
+    if c.shape != (3,) or not np.all(np.isfinite(c)) or np.abs(c).max() > MAX_COM_M:
+        return "com", f"expected 3 finite numbers within {MAX_COM_M:g} m, got {c.tolist()!r}"
+    if tensor.shape != (3, 3) or not np.all(np.isfinite(tensor)) or np.abs(tensor).max() > MAX_INERTIA:
+        return "inertia", (f"expected a 3×3 matrix of finite numbers within {MAX_INERTIA:g} kg·m², "
+                           f"got {tensor.tolist()!r}")
+    scale = float(np.abs(tensor).max())
+    asym = np.abs(tensor - tensor.T)
+    if asym.max() > 1e-9 * scale:
+        i, j = np.unravel_index(np.argmax(asym), asym.shape)
+        return "inertia", (f"expected a symmetric matrix, got [{i + 1}][{j + 1}] = {float(tensor[i, j])!r} "
+                           f"but [{j + 1}][{i + 1}] = {float(tensor[j, i])!r}")
+    moments = np.linalg.eigvalsh(0.5 * (tensor + tensor.T))
+    tol = INERTIA_TOLERANCE * max(float(np.abs(moments).sum()), 1e-300)
+    if moments[0] < -tol:
+        return "inertia", (f"not a physical inertia: a principal moment is negative ({moments[0]:.6g} kg·m²; "
+                           f"principal moments {_moments(moments)})")
+    if moments[2] > moments[0] + moments[1] + tol:
+        return "inertia", (f"not a physical inertia: the principal moments {_moments(moments)} violate the "
+                           f"triangle inequality ({moments[2]:.6g} > {moments[0]:.6g} + {moments[1]:.6g})")
+    return None
+
+
+def _moments(moments) -> str:
+    return "(" + ", ".join(f"{m:.6g}" for m in moments) + ")"
+
+
+# -- angles ----------------------------------------------------------------------------------------------
+def angle_problem(value, angle_unit: str):
+    """Why a description angle (twist, prismatic θ, revolute offset) is refused, or None."""
+    if angle_unit == "rad":
+        if abs(value) > MAX_ANGLE_RAD:
+            return f"{value!r} is more than 2π rad; did you mean degrees? set units.angle: deg"
+        return None
+    if abs(value) > MAX_ANGLE_DEG:
+        return f"expected an angle of at most {MAX_ANGLE_DEG:g} deg in magnitude, got {value!r}"
+    return None
+
+
+def length_problem(value, length_unit: str, metres_per_unit: float):
+    """Why a DH length (a, d, prismatic offset) is refused (absurdly large or tiny), or None."""
+    metres = abs(value) * metres_per_unit
+    if metres > MAX_LENGTH_M or (value != 0 and metres < MIN_LENGTH_M):
+        return (f"expected 0 or a length between {MIN_LENGTH_M:g} m and {MAX_LENGTH_M:g} m in magnitude, "
+                f"got {value!r} {length_unit}")
+    return None
+
+
+def snap_degrees(value):
+    """A degree angle within round-off (1e-12 of 15°) of a multiple of 15° but not written as one:
+    that multiple, else None."""
+    if isinstance(value, (int, np.integer)):
+        return None
+    ratio = float(value) / 15.0
+    m = round(ratio)
+    if abs(ratio - m) >= ANGLE_ROUND_OFF or Fraction(repr(float(value))) == 15 * m:
+        return None
+    return float(15 * m)
+
+
+def angle_offset_rad(value, angle_unit: str) -> float:
+    """Distance (rad) of a description angle from the nearest multiple of 90°."""
+    rad = float(value) * (math.pi / 180.0 if angle_unit == "deg" else 1.0)
+    return abs(rad - round(rad / (math.pi / 2)) * (math.pi / 2))
+
+
+# -- gravity ---------------------------------------------------------------------------------------------
+def gravity_problem(gravity):
+    """Why a gravity vector (m/s², already floats) is refused, as ``(field, message)``, or None."""
+    if len(gravity) != 3 or not all(math.isfinite(g) for g in gravity):
+        return "gravity", f"expected 3 finite numbers, got {tuple(gravity)!r}"
+    for i, g in enumerate(gravity, start=1):
+        if abs(g) > MAX_GRAVITY:
+            return f"gravity[{i}]", f"expected at most {MAX_GRAVITY:g} m/s² in magnitude, got {g!r}"
+    norm = math.hypot(*gravity)
+    if 0 < norm < MIN_GRAVITY:
+        return "gravity", (f"expected 0 (no gravity) or a magnitude of at least {MIN_GRAVITY:g} m/s², "
+                           f"got {tuple(gravity)!r}")
+    return None
+
+
+def snap_gravity(gravity):
+    """Components below 1e-9·|g| set to 0.
+
+    Returns
+    -------
+    gravity : tuple of 3 float
+    snapped : list of int
+        0-based indices of the components set to 0.
+    """
+    norm = math.hypot(*gravity)
+    snapped = [i for i, g in enumerate(gravity) if g != 0 and abs(g) < GRAVITY_ROUND_OFF * norm]
+    return tuple(0.0 if i in snapped else g + 0.0 for i, g in enumerate(gravity)), snapped
+
+
+# -- what a float computation is sensitive to -------------------------------------------------------------
+def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
+    """Numbers of the description close to, but not at, a special value: what makes the float
+    path's regroupings inaccurate, closest first.
+
+    Twists (and prismatic θ) near a multiple of 90°, gravity components near 0 relative to |g|,
+    and non-zero lengths tiny beside the largest one.
+
+    Returns
+    -------
+    list of (closeness, text)
+        ``closeness`` is relative (rad for angles); ``text`` names the field, e.g.
+        ``"joints[3].alpha = 89.9999999 deg (1.7e-09 rad from 90°)"``.
+    """
+    from .joint_model import exact_cos_sin
+
+    out = []
+    unit = robot.angle_unit
+    lengths = []
+    for k, j in enumerate(robot.joints, start=1):
+        angles = ("alpha",) + (() if j.is_revolute else ("theta",))
+        for name in angles:
+            value = getattr(j, name)
+            delta = angle_offset_rad(value, unit)
+            if 0 < delta < limit and not exact_cos_sin(value, unit)[2]:
+                nearest = round(float(value) * (math.pi / 180.0 if unit == "deg" else 1.0) / (math.pi / 2)) * 90
+                out.append((delta, f"joints[{k}].{name} = {value!r} {unit} ({delta:.1e} rad from {nearest}°)"))
+        for name in ("a", "d") if j.is_revolute else ("a",):
+            lengths.append((abs(float(getattr(j, name))), f"joints[{k}].{name} = {getattr(j, name)!r} "
+                                                          f"{robot.length_unit}"))
+    largest = max((v for v, _ in lengths), default=0.0)
+    for value, text in lengths:
+        if largest > 0 and 0 < value < limit * largest:
+            out.append((value / largest, f"{text} ({value / largest:.1e} of the largest length)"))
+    norm = math.hypot(*robot.gravity)
+    for i, g in enumerate(robot.gravity, start=1):
+        if norm > 0 and 0 < abs(g) < limit * norm:
+            out.append((abs(g) / norm, f"gravity[{i}] = {g!r} m/s² ({abs(g) / norm:.1e} of |g|, nearly 0)"))
+    return sorted(out)
