@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import secrets
 import stat
-import tempfile
 
 from .errors import StorageError
 
@@ -53,6 +53,25 @@ def _one_line(exc):
     return " ".join(text.split())
 
 
+def _temp_name(real, suffix):
+    """A fresh name beside ``real`` for a temporary file.
+
+    The name is chosen *before* the file is created, so that the caller's ``finally`` knows it even
+    when a signal (Ctrl-C, SIGTERM) arrives right after the creation: with ``tempfile.mkstemp``
+    the file exists a moment before its name is returned, and an interrupted run would leave it.
+    """
+    return os.path.join(os.path.dirname(real), f".baseparam-{secrets.token_hex(8)}{suffix}")
+
+
+def _create(tmp):
+    """Create ``tmp`` (mode 0600, failing if it exists); returns whether it was created."""
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:            # not ours: never touch it
+        return False
+    return True
+
+
 def _default_mode():
     mask = os.umask(0)
     os.umask(mask)
@@ -83,20 +102,28 @@ def atomic_path(path, suffix=".tmp"):
         except OSError as exc:          # e.g. /dev/full: the output is at fault, not the input
             raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
         return
+    tmp = _temp_name(real, suffix)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".baseparam-", suffix=suffix, dir=os.path.dirname(real))
-        os.close(fd)
-    except OSError as exc:
-        raise StorageError(f"{path}: cannot write here ({exc.strerror or exc})") from None
-    try:
+        try:
+            if not _create(tmp):
+                tmp = None
+                raise StorageError(f"{path}: cannot write here (a temporary name is taken)")
+        except OSError as exc:
+            if tmp is not None and not os.path.exists(tmp):
+                tmp = None
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(f"{path}: cannot write here ({exc.strerror or exc})") from None
         yield tmp
         mode = stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode()
         os.chmod(tmp, mode)
         os.replace(tmp, real)
+    except StorageError:
+        raise
     except OSError as exc:
         raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
 
 
@@ -139,20 +166,24 @@ def write_texts(files):
                                    "(choose another name)")
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
+            tmp = _temp_name(real, ".tmp")
             try:
-                fd, tmp = tempfile.mkstemp(prefix=".baseparam-", suffix=".tmp", dir=os.path.dirname(real))
-                scratch.append(tmp)
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                scratch.append(tmp)             # known before it exists: an interrupt cannot orphan it
+                if not _create(tmp):
+                    scratch.remove(tmp)
+                    raise StorageError(f"{path}: cannot write here (a temporary name is taken)")
+                with open(tmp, "w", encoding="utf-8") as fh:
                     fh.write(text)
                 os.chmod(tmp, stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode())
+            except StorageError:
+                raise
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
             staged.append((tmp, real, path))
         for tmp, real, path in staged:
             try:
                 if os.path.exists(real):
-                    fd, old = tempfile.mkstemp(prefix=".baseparam-", suffix=".old", dir=os.path.dirname(real))
-                    os.close(fd)
+                    old = _temp_name(real, ".old")
                     scratch.append(old)
                     os.replace(real, old)
                     aside.append((old, real))
