@@ -156,3 +156,12 @@ def test_export_replaces_its_files_as_a_set(tmp_path, monkeypatch):
     # and without the failure the new set is written whole
     new = bp.export(base, "c", prefix="arm", out_dir=str(tmp_path))
     assert all(open(p).read() != before[p] for p in new.files)
+
+
+@pytest.mark.parametrize("cutoff", ["1e-10", "1e-300", "1e-320"])
+def test_a_cutoff_slower_than_the_log_is_bad_input(tmp_path, cutoff):
+    """A cut-off below one period per segment is refused as input (it made the filter design singular:
+    an internal error, exit 1)."""
+    data = trajectory_csv(tmp_path / "data.csv")
+    res = run("identify", PLANAR, data, "--cutoff", cutoff)
+    assert one_line_error(res, "data.csv", "cut-off"), res.output

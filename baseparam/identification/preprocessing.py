@@ -249,6 +249,11 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
         edge = 0
         if settings.cutoff_hz is not None:
             filtered = settings.cutoff_hz < 0.5 / h
+            if filtered and settings.cutoff_hz * (t[-1] - t[0]) < 1.0:
+                # not one period of the cut-off in the segment: the filter has nothing to work on
+                # (and its design would be singular); count the segment as too short
+                short += int(sl.stop - sl.start)
+                continue
             if filtered:
                 arrays = _lowpass(arrays, settings.cutoff_hz, settings.filter_order, h)
                 # derivatives of the filter's end transients are wrong for ~3 periods of the cut-off
@@ -271,8 +276,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     if not pieces:
         raise DataError(f"{src}: no segment long enough to filter and differentiate between time gaps "
                         f"(gap = more than {settings.max_gap:g} × the median step {h_median:.4g} s; a segment needs "
-                        f"{MIN_SEGMENT} samples, plus {EDGE_PERIODS:g} periods of the cut-off at each end when "
-                        "velocities or accelerations are derived)")
+                        f"{MIN_SEGMENT} samples and one period of the cut-off (cutoff_hz = {settings.cutoff_hz}), plus "
+                        f"{EDGE_PERIODS:g} periods of it at each end when velocities or accelerations are derived)")
     t, q, qd, qdd, tau, segment, ends = (np.concatenate(parts) for parts in zip(*pieces))
     rest = np.zeros(len(t), bool)
     if settings.rest_velocity is not None:
