@@ -92,7 +92,7 @@ print(format_table(base))
 # parameters. Both evaluate one sample (arrays of shape (6,)) or a batch (S, 6), vectorized.
 #
 # From the command line the same files come from
-# `baseparam export robots/puma560.yaml --lang python --what slotine-li,inverse-dynamics --prefix puma560 --out DIR`.
+# `baseparam export robots/puma560.yaml --lang python --what slotine_li,inverse_dynamics --prefix puma560 --out DIR`.
 # Here the Python API writes them into a temporary directory, and `importlib` loads the module
 # from there, exactly as a controller project would vendor the generated file:
 
