@@ -394,7 +394,7 @@ def check_counts(ex):
     """NAME.json = codegen.operation_counts = the operations written in the code (one export)."""
     selected = codegen.routines(ex.base, list(ex.doc["functions"]))
     expected = {r.name: codegen.operation_counts(r, ex.robot) for r in selected}
-    assert ex.doc["functions"] == expected == ex.result["functions"]
+    assert ex.doc["functions"] == expected == dict(ex.result.functions)
     assert ex.doc["base"] == list(ex.base.names)
     if ex.lang == "c":
         funcs = c_functions(strip_c_comments(ex.text(".c")))

@@ -20,11 +20,14 @@ SIBLINGS = {"identification", "codegen"}       # same height, but neither depend
 def _stage(parts):
     """The top-level stage of a module given as parts below ``baseparam``."""
     head = parts[0]
-    return head[:-3] if head.endswith(".py") else head
+    head = head[:-3] if head.endswith(".py") else head
+    return bp._WHERE.get(head, head)          # a public name of the top level: the stage defining it
 
 
 def _imported_stages(path):
-    """Stages of ``baseparam`` that the module at ``path`` imports (module-level or inside functions)."""
+    """Stages of ``baseparam`` that the module at ``path`` imports (module-level or inside functions),
+    including through the top level (``import baseparam``, ``from baseparam import name``) and by
+    ``importlib.import_module("baseparam.…")``."""
     parts = path.relative_to(PACKAGE).parts
     tree = ast.parse(path.read_text(encoding="utf-8"))
     stages = set()
@@ -34,19 +37,26 @@ def _imported_stages(path):
                 base = list(parts[:-1])[: len(parts) - node.level] if node.level > 1 else list(parts[:-1])
                 target = base + (node.module.split(".") if node.module else [])
                 if not target:             # `from . import x` at the top level
-                    target = [alias.name for alias in node.names]
-                    stages.update(_stage([t]) for t in target)
+                    stages.update(_stage([alias.name]) for alias in node.names)
                     continue
             elif node.module and node.module.split(".")[0] == "baseparam":
-                target = node.module.split(".")[1:] or [alias.name for alias in node.names]
+                target = node.module.split(".")[1:]
+                if not target:             # `from baseparam import name`
+                    stages.update(_stage([alias.name]) for alias in node.names)
+                    continue
             else:
                 continue
             stages.add(_stage(target))
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 names = alias.name.split(".")
-                if names[0] == "baseparam" and len(names) > 1:
-                    stages.add(_stage(names[1:]))
+                if names[0] == "baseparam":
+                    # a bare `import baseparam` reaches every stage through the lazy top level
+                    stages.add(_stage(names[1:]) if len(names) > 1 else "baseparam (the whole package)")
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == \
+                "import_module" and node.args and isinstance(node.args[0], ast.Constant) \
+                and str(node.args[0].value).startswith("baseparam."):
+            stages.add(_stage(str(node.args[0].value).split(".")[1:]))
     return stages
 
 

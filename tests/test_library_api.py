@@ -134,7 +134,9 @@ def test_export_returns_a_frozen_result(tmp_path):
         result.files = ()
     with pytest.raises(TypeError):
         result.functions["regressor"] = {}
-    assert result["files"] == list(result.files)       # read access of the former dict
+    assert hash(result) == hash(dataclasses.replace(result))   # a value, usable as a key
+    with pytest.raises(TypeError):
+        result["files"]                                         # a result object, not a dict
 
 
 def test_one_vocabulary_for_the_exported_functions(tmp_path):

@@ -1,4 +1,4 @@
-"""Preprocessing of measured trajectories (baseparam.preprocessing) against analytic signals.
+"""Preprocessing of measured trajectories (baseparam.identification.preprocessing) against analytic signals.
 
 Every check compares with something computed here independently: the analytic signal and its
 derivatives (sums of sines), interpolation and finite-difference error bounds, the phase of a

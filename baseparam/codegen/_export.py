@@ -64,7 +64,7 @@ class ExportResult:
     """
 
     files: tuple
-    functions: MappingProxyType = field(repr=False)
+    functions: MappingProxyType = field(repr=False, hash=False)
     base_names: tuple = field(repr=False)
     lang: str = "c"
     prefix: str = "baseparam"
@@ -78,14 +78,6 @@ class ExportResult:
         """One line per function: its operation counts (what the CLI prints)."""
         return "\n".join(f"  {name:<17} {c['mul']:>5} mul {c['add']:>5} add {c['div']:>3} div {c['sincos']:>3} sincos"
                          for name, c in self.functions.items())
-
-    def __getitem__(self, key):
-        # read access of the former dict result (``result["files"]``, ``result["functions"]``)
-        if key == "files":
-            return list(self.files)
-        if key == "functions":
-            return dict(self.functions)
-        raise KeyError(key)
 
 
 def parse_what(text):

@@ -266,7 +266,13 @@ class Robot:
     # -- exact numbers ---------------------------------------------------------------------
     def exact_value(self, value: float) -> Fraction:
         """The decimal the user wrote, as an exact fraction (``0.1`` → 1/10, not the binary float)."""
-        return Fraction(repr(float(value))) if not isinstance(value, int) else Fraction(value)
+        return exact_decimal(value)
+
+
+def exact_decimal(value) -> Fraction:
+    """The decimal a description wrote, as an exact fraction (``0.1`` → 1/10, not the binary float):
+    the shortest decimal that reads back as the float, which is what the user typed."""
+    return Fraction(value) if isinstance(value, int) else Fraction(repr(float(value)))
 
 
 def robot_to_yaml(robot: Robot) -> str:

@@ -8,7 +8,7 @@ normalized by the largest one, so mm and m behave alike) together with an exact 
 prime (:mod:`baseparam.projection._modular`) that decides which coefficients vanish.
 
 Scaling all lengths by s only rescales Z's columns (by s^(2−e), e the parameter's length power) and
-rows, so rank and pivots do not depend on the unit and Y converts exactly (see :mod:`reduction`).
+rows, so rank and pivots do not depend on the unit and Y converts exactly (see :mod:`._reduction`).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import BaseParamError
 from ..model.joint_model import exact_cos_sin, joint_models
-from ..model.robot import LENGTH_UNITS
+from ..model.robot import LENGTH_UNITS, exact_decimal as _exact
 from ._joint_basis import coefficient_matrices
 from ._modular import CircleMap, UnluckyPrime, to_modular
 from ._projections import JointOperators
@@ -68,11 +68,6 @@ class WorkingUnits:
     reason: str
     modulus: Optional[int] = None
     mod_gravity: Optional[tuple] = None
-
-
-def _exact(value) -> Fraction:
-    """The decimal the user wrote, as an exact fraction (``0.1`` → 1/10, not the binary float)."""
-    return Fraction(value) if isinstance(value, int) else Fraction(repr(float(value)))
 
 
 def _cos_sin(angle, angle_unit):
