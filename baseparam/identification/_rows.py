@@ -55,24 +55,36 @@ def _value_problems(table):
 
 
 def _time_problems(table, ok):
-    """{parsed row index: reason} for rows whose time is not after the last kept row's time.
+    """{parsed row index: reason} for rows whose time stamp is out of order.
 
-    Only rows in ``ok`` take part; since a dropped row never exceeds the running maximum, the
-    last kept time is the running maximum of the earlier times.
+    Only rows in ``ok`` take part. First, time stamps that jump ahead and come back (see
+    :func:`_jumps_ahead`) are the bad rows, not the good rows after them. Then
+    each remaining row whose time is not after the last kept row's is bad: a stamp that jumps
+    back (only that row), a duplicate, or a restart of the clock (time goes back and stays back:
+    every row after the restart, as the kept first part is the only consistent one).
     """
     rows = np.flatnonzero(ok)
     t = table.data["t"][rows, 0]
-    if t.size < 2:
+    if t.size < 2 or (t[1:] > t[:-1]).all():
         return {}
+    out = {}
+    ahead = _jumps_ahead(t)
+    for i, prev, nxt in ahead:
+        before = f"after {t[prev]:.10g} s on {table.unit} {table.ids[rows[prev]]}, " if prev >= 0 else ""
+        out[int(rows[i])] = (f"time jumps ahead and back ({t[i]:.10g} s, {before}"
+                             f"before {t[nxt]:.10g} s on {table.unit} {table.ids[rows[nxt]]})")
+    if ahead:
+        keep = np.ones(t.size, dtype=bool)
+        keep[[i for i, _, _ in ahead]] = False
+        rows, t = rows[keep], t[keep]
     runmax = np.maximum.accumulate(t)
     late = np.flatnonzero(t[1:] <= runmax[:-1]) + 1
     if late.size == 0:
-        return {}
+        return out
     kept = np.ones(t.size, dtype=bool)
     kept[late] = False
     # For each position, the index of the latest kept row so far (the one holding the maximum).
     last_kept = np.maximum.accumulate(np.where(kept, np.arange(t.size), 0))
-    out = {}
     for i in late:
         ref = last_kept[i - 1]
         ref_id = table.ids[rows[ref]]
@@ -81,6 +93,44 @@ def _time_problems(table, ok):
         else:
             what = f"time goes backwards ({t[i]:.10g} s after {t[ref]:.10g} s on {table.unit} {ref_id})"
         out[int(rows[i])] = what
+    return out
+
+
+# A stamp that jumps ahead of the stamps of the next this many rows is a glitch (that row is
+# dropped, not those after it); so is a run of up to this many rows after such a jump.
+_GLITCH_RUN = 10
+
+
+def _jumps_ahead(t):
+    """[(i, i - 1 or -1, next consistent i)] for the rows of ``t`` whose stamps jump ahead and back.
+
+    At each place where time does not increase (d → d+1) there are two readings: the rows after d
+    until time passes t[d] again went back (what the running-maximum rule drops), or the rows i to
+    d whose stamps exceed t[d+1], with t[i-1] < t[d+1], jumped ahead. A reading holds when its run
+    has at most :data:`_GLITCH_RUN` rows; when both hold the shorter run is the bad one (ties: the
+    rows that went back). A run at the start of the file (no row before it to confirm the jump)
+    jumped ahead only if the other reading fails. Neither holds for a clock restart (time goes
+    back and stays back), left to the running-maximum rule.
+    """
+    n, K = t.size, _GLITCH_RUN
+    out, glitched = [], np.zeros(n, dtype=bool)
+    for d in np.flatnonzero(t[1:] <= t[:-1]):
+        if glitched[d]:
+            continue
+        back = np.flatnonzero(t[d + 2:d + 2 + K] > t[d])       # the rows after d+1 that pass t[d]
+        k = d
+        while k >= 0 and d - k < K and t[k] > t[d + 1]:
+            k -= 1
+        if k >= 0 and not t[k] < t[d + 1]:
+            continue                     # a longer run, or equal stamps: not a glitch
+        # Both readings possible: the shorter bad run wins; at the start of the file (no row
+        # before to confirm the jump) the rows after it must not pass it.
+        if back.size and (k < 0 or d - k >= back[0] + 1):
+            continue
+        for i in range(k + 1, d + 1):
+            if not glitched[i]:
+                glitched[i] = True
+                out.append((i, k if k >= 0 else -1, d + 1))
     return out
 
 
