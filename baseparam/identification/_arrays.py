@@ -75,7 +75,7 @@ def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
         for info in infos:      # keys as numpy names them: 'q.npy' is key 'q'
             key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
             members.setdefault(key, info)
-        return _read_array_file(source, list(members), lambda key: _npy_header(archive, members[key]),
+        return _read_array_file(source, list(members), lambda key: _npy_header(archive, members[key])[:2],
                                 lambda key: _npy_data(archive, members[key]), columns, gains, skip_bad_rows, n_dof)
 
 
@@ -87,8 +87,7 @@ _NPZ_ERRORS = (OSError, ValueError, EOFError, RuntimeError, NotImplementedError,
 
 
 def _npy_header(archive, info):
-    """(shape, dtype) of an .npy member, from its header alone; a member too short for the data
-    its header claims raises ValueError before any data is read."""
+    """(shape, dtype, offset of the data) of an .npy member, from its header alone."""
     with archive.open(info) as stream:
         version = np.lib.format.read_magic(stream)
         if version == (1, 0):
@@ -97,15 +96,16 @@ def _npy_header(archive, info):
             shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
         else:
             raise ValueError(f"unsupported .npy format version {version}")
-        offset = stream.tell()
-    needed = offset + math.prod(shape) * dtype.itemsize
-    if dtype.kind in "iuf" and info.file_size < needed:
-        raise ValueError(f"truncated: its header claims shape {shape} ({needed} bytes), "
-                         f"the archive holds {info.file_size}")
-    return shape, dtype
+        return shape, dtype, stream.tell()
 
 
 def _npy_data(archive, info):
+    """An .npy member's array; one shorter than its header claims is refused before it is read."""
+    shape, dtype, offset = _npy_header(archive, info)
+    needed = offset + math.prod(shape) * dtype.itemsize
+    if info.file_size < needed:
+        raise ValueError(f"truncated: its header claims shape {shape} ({needed} bytes), "
+                         f"the archive holds {info.file_size}")
     with archive.open(info) as stream:
         return np.lib.format.read_array(stream, allow_pickle=False)
 

@@ -191,7 +191,7 @@ def _split_lines(text):
         return text.split("\r")
     lines = text.split("\n")
     if "\r" in text:
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        lines = [line.rstrip("\r") if line.endswith("\r") else line for line in lines]
     return lines
 
 
@@ -307,9 +307,11 @@ def _diagnose(block, part, delim, used, labels):
         for c, label in zip(used, labels):
             text = fields[c].strip()
             try:
+                if "\r" in fields[c]:
+                    raise ValueError(text)          # a stray carriage return: damage, not a blank
                 row.append(_to_float(text))
             except ValueError:
-                what = "empty value" if not text else f"not a number ({_short(text)})"
+                what = "empty value" if not text else f"not a number ({_short(fields[c].strip(' '))})"
                 if _number_like(text, delim):
                     what += "; decimal commas are not supported; use '.'"
                 problems.append((int(i) + 1, f"field {label}: {what}"))
