@@ -1,7 +1,7 @@
 """Hostile trajectory files: sizes, shapes and headers are checked before anything is read, so that
 an absurd file is refused with one DataError line (CLI exit 2), quickly and in little memory.
 
-Each refusal runs in a fresh interpreter that reports its own peak memory (ru_maxrss), so the
+Each refusal runs in a fresh interpreter that reports its own peak memory (VmHWM), so the
 bound measures the refusal itself, not whatever the test process did before.
 """
 import io
@@ -38,7 +38,11 @@ except DataError as exc:
     out = {"error": "DataError", "message": str(exc)}
 except BaseException as exc:
     out = {"error": type(exc).__name__, "message": str(exc)}
-out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+try:          # this process's own peak (ru_maxrss may keep the forking parent's size across exec)
+    with open("/proc/self/status") as status:
+        out["peak_mb"] = next(int(l.split()[1]) for l in status if l.startswith("VmHWM:")) / 1024
+except OSError:
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 out["seconds"] = time.perf_counter() - start
 print(json.dumps(out))
 """

@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 
+from .._numbers import real_array
 from ..errors import DataError
 from ._record import DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
 from ._columns import _check_fields, _normalize_map
@@ -237,10 +238,7 @@ def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
 
 
 def _numeric(source, field, value, where):
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iuf":
-        raise DataError(f"{source}: field {field}{where}: not numeric (dtype {arr.dtype})")
-    return arr.astype(np.float64, copy=False)
+    return real_array(f"{source}: field {field}{where}", value, DataError)
 
 
 def _joint_array(source, field, arr, S, where):

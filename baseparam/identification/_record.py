@@ -7,6 +7,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._numbers import real_array
 from ..errors import DataError
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
@@ -162,16 +163,9 @@ def _check_trajectory(traj):
             if field in ("t", "q", "tau"):
                 raise DataError(f"{source}: field {field}: missing")
             continue
-        try:
-            arr = value if isinstance(value, np.ndarray) else np.asarray(value)
-        except (TypeError, ValueError) as exc:       # ragged nested lists
-            raise DataError(f"{source}: field {field}: not a numeric array ({_one_line(exc)})") from None
-        if arr.dtype.kind not in "iuf":
-            raise DataError(f"{source}: field {field}: not numeric (dtype {arr.dtype})")
         if field == "t":
-            coarse = _coarse_time(arr.dtype)
-        if arr.dtype != np.float64:
-            arr = arr.astype(np.float64)
+            coarse = _coarse_time(getattr(value, "dtype", None))
+        arr = real_array(f"{source}: field {field}", value, DataError)
         if arr is not value:
             object.__setattr__(traj, field, arr)
         arrays[field] = arr

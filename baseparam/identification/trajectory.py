@@ -85,10 +85,17 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
 
     Raises
     ------
+    TypeError
+        ``path`` is not a file name.
     DataError
-        The file cannot be read, its layout is inconsistent, or (without ``skip_bad_rows``) a row
-        is bad; one line naming the file, the line or row, the field and the problem.
+        The file cannot be read, exceeds the size limits (docs/formats.md), its layout is
+        inconsistent, or (without ``skip_bad_rows``) a row is bad; one line naming the file, the
+        line or row, the field and the problem.
     """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        hint = "; for arrays use bp.from_arrays, for a DataFrame bp.from_dataframe" \
+            if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
+        raise TypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
     source = os.fsdecode(path)
     ext = Path(source).suffix.lower()
     if ext in (".csv", ".txt"):
