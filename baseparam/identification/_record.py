@@ -25,7 +25,7 @@ MIN_SAMPLES = 10
 # Size limits, checked before anything is read: no real log comes near them (the UR10e logs hold
 # 1.7e5 values in 1.6 MB; the KUKA ones 1.8e5), and the identification would not fit in memory
 # long before them. A file beyond one is refused in one line, in little time and memory.
-MAX_VALUES = 50_000_000        # values in all the arrays a trajectory uses (400 MB as float64)
+MAX_VALUES = 20_000_000        # values in all the arrays a trajectory uses (160 MB as float64)
 MAX_TEXT_BYTES = 256 << 20     # size of a CSV/TXT file
 MAX_LINE_BYTES = 1 << 20       # length of one CSV/TXT line
 MAX_COLUMNS = 10_000           # fields on one CSV/TXT line (64 joints × 5 fields need 321)

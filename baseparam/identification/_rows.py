@@ -54,14 +54,15 @@ def _value_problems(table):
     return found
 
 
-def _time_problems(table, ok):
+def _time_problems(table, ok, explain=None):
     """{parsed row index: reason} for rows whose time stamp is out of order.
 
     Only rows in ``ok`` take part. First, time stamps that jump ahead and come back (see
-    :func:`_jumps_ahead`) are the bad rows, not the good rows after them. Then
-    each remaining row whose time is not after the last kept row's is bad: a stamp that jumps
-    back (only that row), a duplicate, or a restart of the clock (time goes back and stays back:
-    every row after the restart, as the kept first part is the only consistent one).
+    :func:`_jumps_ahead`) are the bad rows, not the good rows after them. Then each remaining row
+    whose time is not after the last kept row's is bad: a stamp that jumps back (only that row), a
+    duplicate, or a restart of the clock (time goes back and stays back: every row after the
+    restart, as the kept first part is the only consistent one). With ``explain``, only the first
+    ``explain`` rows of that last kind get a full reason (an error shows one, counts the rest).
     """
     rows = np.flatnonzero(ok)
     t = table.data["t"][rows, 0]
@@ -85,6 +86,9 @@ def _time_problems(table, ok):
     kept[late] = False
     # For each position, the index of the latest kept row so far (the one holding the maximum).
     last_kept = np.maximum.accumulate(np.where(kept, np.arange(t.size), 0))
+    if explain is not None and late.size > explain:      # only the first ones will be shown
+        out.update(dict.fromkeys(rows[late[explain:]].tolist(), "time out of order"))
+        late = late[:explain]
     for i in late:
         ref = last_kept[i - 1]
         ref_id = table.ids[rows[ref]]
@@ -100,6 +104,10 @@ def _time_problems(table, ok):
 # dropped, not those after it); so is a run of up to this many rows after such a jump.
 _GLITCH_RUN = 10
 
+# Beyond this many places where time goes back, the stamps are garbage rather than glitched: no
+# glitch is looked for (which would cost a loop per place).
+_MAX_DESCENTS = 10_000
+
 
 def _jumps_ahead(t):
     """[(i, i - 1 or -1, next consistent i)] for the rows of ``t`` whose stamps jump ahead and back.
@@ -114,7 +122,14 @@ def _jumps_ahead(t):
     """
     n, K = t.size, _GLITCH_RUN
     out, glitched = [], np.zeros(n, dtype=bool)
-    for d in np.flatnonzero(t[1:] <= t[:-1]):
+    # Only strict descents not undone by the next row can be jumps ahead (a duplicate, or a
+    # stamp back that the next row passes, is the running-maximum rule's single bad row).
+    d_all = np.flatnonzero(t[1:] < t[:-1])
+    nxt2 = np.append(t[2:], -np.inf)[d_all]
+    d_all = d_all[~(nxt2 > t[d_all])]
+    if d_all.size > _MAX_DESCENTS:
+        return out          # no clock in these stamps to compare with; every row is judged as it comes
+    for d in d_all:
         if glitched[d]:
             continue
         back = np.flatnonzero(t[d + 2:d + 2 + K] > t[d])       # the rows after d+1 that pass t[d]
@@ -139,7 +154,7 @@ def _finish(table, n, gains, skip_bad_rows):
     values = _value_problems(table)
     ok = np.ones(table.ids.shape[0], dtype=bool)
     ok[list(values)] = False
-    times = _time_problems(table, ok)
+    times = _time_problems(table, ok, explain=None if skip_bad_rows else 1)
     ok[list(times)] = False
     # (id, reason, text after the id in messages, e.g. " (key torques)")
     problems = [(where, reason, "") for where, reason in table.problems]
