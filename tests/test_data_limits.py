@@ -173,3 +173,26 @@ def test_cli_refusals_exit_2(tmp_path):
     result = CliRunner().invoke(main, ["identify", PLANAR, str(path)])
     assert result.exit_code == 2, result.output
     assert "too large" in result.output
+
+
+def test_csv_with_more_rows_than_a_trajectory_may_hold(tmp_path):
+    """Short lines, many of them: refused from the line count (before decoding) or the values
+    count (before conversion), each time in one line and bounded memory."""
+    path = tmp_path / "many.csv"
+    line = b"0,0,0\n"
+    with open(path, "wb") as stream:
+        stream.write(b"t,q1,tau1\n")
+        block = line * (1 << 16)
+        for _ in range(MAX_VALUES // 3 // (1 << 16) + 1):
+            stream.write(block)
+    refuse(path, "lines; a trajectory may hold at most 2e+07 values")
+    wide = tmp_path / "wide_rows.csv"
+    n = 40
+    header = ",".join(["t"] + [f"q{j}" for j in range(1, n + 1)] + [f"tau{j}" for j in range(1, n + 1)])
+    row = (",".join(["0"] * (2 * n + 1)) + "\n").encode()
+    with open(wide, "wb") as stream:
+        stream.write(header.encode() + b"\n")
+        block = row * 4096
+        for _ in range(MAX_VALUES // (2 * n + 1) // 4096 + 1):
+            stream.write(block)
+    refuse(wide, "used columns", "a trajectory may hold at most 2e+07")

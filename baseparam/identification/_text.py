@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from ..errors import DataError
-from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, _field_label, _short
+from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _field_label, _short
 from ._columns import _check_fields, _normalize_map
 from ._names import _check_overlap, _name_field, _named_columns
 from ._rows import _Table, _finish
@@ -137,13 +137,20 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     # Spreadsheet exports may be UTF-16 (with a byte-order mark); anything else is read as UTF-8,
     # whose decoding errors become U+FFFD, then "not a number" on the line that holds them.
     utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    rows = raw.count(b"\n")
+    if rows * 3 > MAX_VALUES:         # t, q and tau at least: more than a trajectory may hold
+        raise DataError(f"{source}: {rows} lines; a trajectory may hold at most {MAX_VALUES:.0e} values "
+                        f"({MAX_VALUES // 3} rows of the smallest kind)")
     text = raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+    del raw                           # the bytes, text and lines of a large file are not all held at once
+    has_comments, has_quotes = "#" in text, '"' in text
     lines = _split_lines(text)
+    del text
     ends_with_newline = lines[-1] == ""
     if ends_with_newline:
         lines.pop()
     data_idx = [i for i, line in enumerate(lines) if line.strip()]
-    if "#" in text:          # comment lines: skipped, but counted in line numbers
+    if has_comments:         # comment lines: skipped, but counted in line numbers
         data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
     if not data_idx:
         raise DataError(f"{source}: empty file (no data lines)")
@@ -152,7 +159,7 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     fields = lines[first].count(delim) + 1 if delim is not None else len(lines[first].split())
     if fields > MAX_COLUMNS:
         raise DataError(f"{source}: line {first + 1}: {fields} fields; a trajectory has at most {MAX_COLUMNS} columns")
-    if '"' in text:          # quoted fields; cost only for files that have quotes
+    if has_quotes:           # quoted fields; cost only for files that have quotes
         lines = [_unquote(line, delim) if '"' in line else line for line in lines]
     columns = _normalize_map(columns, source)
     text_only = not any(_number_like(h, delim) for h in lines[first].split(delim))
@@ -175,6 +182,10 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     good = counts == width
     problems = _count_problems(data_idx, counts, good, width, last=len(lines) - 1, ends_with_newline=ends_with_newline)
     good_idx = np.asarray(data_idx)[good]
+    values = len(good_idx) * sum(len(cols) for cols in spec.values())
+    if values > MAX_VALUES:
+        raise DataError(f"{source}: {len(good_idx)} rows of {values // max(len(good_idx), 1)} used columns "
+                        f"({values:.3g} values); a trajectory may hold at most {MAX_VALUES:.0e}")
     table = _convert_lines(source, lines, good_idx, delim, spec)
     table.problems = problems + table.problems
     if not_header:
