@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from baseparam.errors import DataError
-from baseparam.identification.trajectory import from_arrays, read_trajectory
+from baseparam.identification.trajectory import Trajectory, from_arrays, read_trajectory
 
 UR_LOG = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ur10e" / "identification_data" \
     / "ur-20_02_12-50sec_12harm.csv"
@@ -140,3 +140,14 @@ def test_crlf_and_classic_mac_line_ends(tmp_path):
         path.write_bytes((end.join(lines) + end).encode())
         with pytest.raises(DataError, match=rf"{name}: line 8: field q1: not a number \('x'\)$"):
             read_trajectory(path)
+
+
+def test_trajectory_constructor_names_the_glitched_row():
+    t = np.arange(20) * 0.01
+    t[7] = 99.0
+    with pytest.raises(DataError, match=r"^<arrays>: row 7: field t: time jumps ahead and back \(99 s, "
+                                        r"after 0.06 s on row 6, before 0.08 s on row 8\)"):
+        Trajectory(t=t, q=np.zeros((20, 1)), tau=np.zeros((20, 1)))
+    t[7] = 0.0
+    with pytest.raises(DataError, match=r"^<arrays>: row 7: field t: time goes backwards"):
+        Trajectory(t=t, q=np.zeros((20, 1)), tau=np.zeros((20, 1)))

@@ -191,7 +191,7 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
     for field, key in chosen.items():          # headers first: nothing is read before all pass
         try:
             shape, dtype = probe(key)
-        except _NPZ_ERRORS as exc:
+        except _NPZ_ERRORS + (KeyError, TypeError) as exc:      # TypeError: an HDF5 type numpy lacks
             raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
         if dtype.kind not in "iuf":
             raise DataError(f"{source}: field {field} (key {key}): not numeric (dtype {dtype})")
@@ -204,7 +204,7 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
     for field, key in chosen.items():
         try:
             keyed[field] = (read(key), key)
-        except _NPZ_ERRORS as exc:
+        except _NPZ_ERRORS + (KeyError, TypeError) as exc:
             raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
 

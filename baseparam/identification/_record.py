@@ -199,7 +199,15 @@ def _check_trajectory(traj):
             raise DataError(f"{source}: row {r}: field {_field_label(field, j)}: {what}{hint}")
     step = np.diff(t)
     if not (step > 0).all():
+        from ._rows import _jumps_ahead       # (imports this module)
+
         r = int(np.argmax(~(step > 0))) + 1
+        ahead = _jumps_ahead(t)
+        if ahead and ahead[0][0] < r:          # a stamp that jumps ahead and back: that row is bad
+            g, before, after = ahead[0]
+            prev = f"after {t[before]:.10g} s on row {before}, " if before >= 0 else ""
+            raise DataError(f"{source}: row {g}: field t: time jumps ahead and back ({t[g]:.10g} s, {prev}"
+                            f"before {t[after]:.10g} s on row {after}){_coarse_note(coarse)}{hint}")
         if t[r] == t[r - 1]:
             what = f"duplicate time ({t[r]:.10g} s, as on row {r - 1})"
         else:
