@@ -218,3 +218,28 @@ def test_tiny_files(tmp_path, text):
     path = tmp_path / "tiny.csv"
     path.write_text(text)
     read_both(path)
+
+
+@pytest.fixture(scope="module")
+def h5_bytes(tmp_path_factory):
+    import h5py
+
+    path = tmp_path_factory.mktemp("h5") / "base.h5"
+    t, q, tau = base_rows()
+    with h5py.File(path, "w") as h5:
+        h5["t"] = t
+        h5["q"] = q
+        h5.create_dataset("tau", data=tau, compression="gzip")
+    return path.read_bytes()
+
+
+@FUZZ
+@given(flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=4))
+def test_hdf5_byte_flips(tmp_path_factory, h5_bytes, flips):
+    """A damaged HDF5 file (libhdf5's RuntimeError/KeyError from the walk or a header) is a DataError."""
+    data = bytearray(h5_bytes)
+    for pos, value in flips:
+        data[pos % len(data)] = value
+    path = tmp_path_factory.mktemp("fuzz") / "h.h5"
+    path.write_bytes(bytes(data))
+    read_both(path)

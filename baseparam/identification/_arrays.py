@@ -124,33 +124,48 @@ def _read_h5(path, source, columns, gains, skip_bad_rows, n_dof):
     except OSError as exc:
         raise DataError(f"{source}: cannot read as HDF5: {_one_line(exc)}") from None
     with h5:
-        # Default names and map entries are looked up directly first: visititems does not follow
-        # soft or external links, so a linked dataset would be invisible to the walk alone.
-        columns = _normalize_map(columns, source)
-        wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
-        wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
-                   if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
-        keys = []
-        for name in dict.fromkeys(wanted):
-            try:
-                obj = h5.get(name)
-            except (KeyError, OSError, ValueError, TypeError):      # dangling or malformed link
-                obj = None
-            if isinstance(obj, h5py.Dataset):
-                keys.append(name)
-        found = set(keys)
+        try:
+            return _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof)
+        except DataError:
+            raise
+        except _H5_ERRORS as exc:
+            raise DataError(f"{source}: cannot read as HDF5 (damaged file?): {_one_line(exc)}") from None
 
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset) and name not in found:
-                keys.append(name)
-                if len(keys) > MAX_ARRAYS:
-                    return True          # stops the walk
-            return None
 
-        h5.visititems(visit)
-        _check_count(source, len(keys))
-        return _read_array_file(source, keys, lambda key: (h5[key].shape or (), h5[key].dtype),
-                                lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
+# What libhdf5 raises, through h5py, for a damaged file: RuntimeError from a walk, KeyError when
+# an object cannot be opened, OSError/ValueError/TypeError when a header cannot be decoded.
+_H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, TypeError)
+
+
+def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
+    """The arrays of an open HDF5 file: named datasets first, then a walk of the file."""
+    # Default names and map entries are looked up directly first: visititems does not follow
+    # soft or external links, so a linked dataset would be invisible to the walk alone.
+    columns = _normalize_map(columns, source)
+    wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
+    wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
+               if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
+    keys = []
+    for name in dict.fromkeys(wanted):
+        try:
+            obj = h5.get(name)
+        except (KeyError, OSError, ValueError, TypeError):      # dangling or malformed link
+            obj = None
+        if isinstance(obj, h5py.Dataset):
+            keys.append(name)
+    found = set(keys)
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset) and name not in found:
+            keys.append(name)
+            if len(keys) > MAX_ARRAYS:
+                return True          # stops the walk
+        return None
+
+    h5.visititems(visit)
+    _check_count(source, len(keys))
+    return _read_array_file(source, keys, lambda key: (h5[key].shape or (), h5[key].dtype),
+                            lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
 
 
 def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof):
