@@ -307,7 +307,7 @@ def test_header_only_unknown_extension_missing_file(tmp_path):
     raises(lambda: read_trajectory(tmp_path / "nope.csv"), "nope.csv: cannot read the trajectory")
     garbage = tmp_path / "bad.npz"
     garbage.write_bytes(b"not a zip")
-    raises(lambda: read_trajectory(garbage), str(garbage), "cannot read as NPZ")
+    raises(lambda: read_trajectory(garbage), str(garbage), "not a valid NPZ file")
     garbage = tmp_path / "bad.h5"
     garbage.write_bytes(b"not hdf5")
     raises(lambda: read_trajectory(garbage), str(garbage), "cannot read as HDF5")

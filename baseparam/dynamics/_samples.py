@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numbers import real_array
 from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
@@ -17,15 +18,7 @@ ABSURD = 1e8
 
 def _numbers(name, x):
     """x as a float ndarray, or an ArgumentError (a ValueError) naming the argument."""
-    try:
-        arr = np.asarray(x)
-        if np.iscomplexobj(arr):
-            raise ArgumentError(f"{name}: complex values are not accepted")
-        return arr.astype(float, copy=False)
-    except (TypeError, ValueError) as exc:
-        if str(exc).startswith(f"{name}:"):
-            raise
-        raise ArgumentError(f"{name}: expected an array of numbers, got {type(x).__name__}") from None
+    return real_array(name, x, ArgumentError)
 
 
 def as_samples(name, x, n_dof):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.joint_model import exact_cos_sin, joint_models, to_si
+from ..model.robot import require_robot
 from ._samples import CHUNK, LinkParameters, as_samples, states
 
 
@@ -196,6 +197,7 @@ def inverse_dynamics(robot, p, q, qd, qdd, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, n_dof) (or (n_dof,) for one sample)
     """
+    require_robot(robot)
     (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
     tau = _blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd)
     return tau[0] if single else tau
@@ -215,6 +217,7 @@ def gravity_torque(robot, p, q, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, n_dof) (or (n_dof,))
     """
+    require_robot(robot)
     q, single = as_samples("q", q, robot.n_dof)
     zero = np.zeros_like(q)
     tau = _blocked(robot, LinkParameters(robot, p, parameters), q, zero, zero, friction=False)
@@ -235,6 +238,7 @@ def coriolis_torque(robot, p, q, qd, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, n_dof) (or (n_dof,))
     """
+    require_robot(robot)
     (q, qd), single = states(robot.n_dof, q=q, qd=qd)
     tau = _blocked(robot, LinkParameters(robot, p, parameters), q, qd, np.zeros_like(q),
                    gravity=False, friction=False)
@@ -255,6 +259,7 @@ def friction_torque(robot, p, qd, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, n_dof) (or (n_dof,))
     """
+    require_robot(robot)
     qd, single = as_samples("qd", qd, robot.n_dof)
     tau = LinkParameters(robot, p, parameters).friction(qd.T).T
     return tau[0] if single else tau

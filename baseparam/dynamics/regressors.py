@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.parameters import ColumnLayout
+from ..model.robot import require_robot
 from ._samples import CHUNK, as_parameters, as_samples, states
 
 
@@ -157,6 +158,7 @@ def regressor(robot, q, qd, qdd, parameters="pseudo", *, out=None):
     ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard) for one sample)
         Columns in ``ColumnLayout(robot, parameters).names`` order.
     """
+    require_robot(robot)
     (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
     W = evaluate(robot, q, qd, qdd, parameters=parameters, out=as_batch_out(out, single))
     return W[0] if single else W
@@ -181,6 +183,7 @@ def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo", *, 
     -------
     ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard))
     """
+    require_robot(robot)
     (q, qd, qd_ref, qdd_ref), single = states(robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
     Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters, out=as_batch_out(out, single))
     return Y[0] if single else Y
@@ -214,6 +217,7 @@ def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
     """
+    require_robot(robot)
     (q, qd), single = states(robot.n_dof, q=q, qd=qd)
     p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
     zero = np.zeros_like(q)
@@ -237,6 +241,7 @@ def mass_matrix(robot, p, q, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
     """
+    require_robot(robot)
     q, single = as_samples("q", q, robot.n_dof)
     p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
     block = regressor_function(robot, parameters, (), "mass")

@@ -1,12 +1,15 @@
 """Plain arrays, NPZ archives and HDF5 files: one array per field, chosen by key."""
 from __future__ import annotations
 
+import math
 import zipfile
+import zlib
 
 import numpy as np
 
+from .._numbers import real_array
 from ..errors import DataError
-from ._record import DEFAULT_KEYS, FIELDS, JOINT_FIELDS, Trajectory, _coarse_time, _one_line
+from ._record import DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
 from ._columns import _check_fields, _normalize_map
 from ._rows import _Table, _finish
 
@@ -50,15 +53,67 @@ def from_arrays(t, q, tau=None, *, qd=None, qdd=None, current=None, gains=None, 
 
 
 def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
+    """An NPZ archive, read member by member with numpy's .npy format functions: each chosen
+    member's header (dtype, shape) is checked before its data is read, and nothing is unpickled."""
     try:
-        archive = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise DataError(f"{source}: cannot read as NPZ: {_one_line(exc)}") from None
-    if not hasattr(archive, "files"):
+        with open(path, "rb") as stream:
+            magic = stream.read(len(_NPY_MAGIC))
+    except OSError as exc:
+        raise DataError(f"{source}: cannot read as NPZ: {exc.strerror or _one_line(exc)}") from None
+    if magic == _NPY_MAGIC:
         raise DataError(f"{source}: not an NPZ archive (a single .npy array); "
                         "save with np.savez(t=..., q=..., tau=...)")
-    with archive:     # arrays are read lazily: only the chosen keys are decompressed
-        return _read_array_file(source, list(archive.files), archive.__getitem__, columns, gains, skip_bad_rows, n_dof)
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise DataError(f"{source}: not a valid NPZ file (not a zip archive)") from None
+    except _NPZ_ERRORS as exc:
+        raise DataError(f"{source}: not a valid NPZ file ({_one_line(exc)})") from None
+    with archive:
+        infos = [info for info in archive.infolist() if not info.is_dir()]
+        _check_count(source, len(infos))
+        members = {}
+        for info in infos:      # keys as numpy names them: 'q.npy' is key 'q'
+            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            members.setdefault(key, info)
+        return _read_array_file(source, list(members), lambda key: _npy_header(archive, members[key])[:2],
+                                lambda key: _npy_data(archive, members[key]), columns, gains, skip_bad_rows, n_dof)
+
+
+_NPY_MAGIC = b"\x93NUMPY"
+
+# What a damaged zip archive or .npy member raises (zlib.error for corrupt deflate data,
+# RuntimeError for encrypted members, NotImplementedError for unknown compression methods).
+_NPZ_ERRORS = (OSError, ValueError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile, zlib.error)
+
+
+def _npy_header(archive, info):
+    """(shape, dtype, offset of the data) of an .npy member, from its header alone."""
+    with archive.open(info) as stream:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version in ((2, 0), (3, 0)):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unsupported .npy format version {version}")
+        return shape, dtype, stream.tell()
+
+
+def _npy_data(archive, info):
+    """An .npy member's array; one shorter than its header claims is refused before it is read."""
+    shape, dtype, offset = _npy_header(archive, info)
+    needed = offset + math.prod(shape) * dtype.itemsize
+    if info.file_size < needed:
+        raise ValueError(f"truncated: its header claims shape {shape} ({needed} bytes), "
+                         f"the archive holds {info.file_size}")
+    with archive.open(info) as stream:
+        return np.lib.format.read_array(stream, allow_pickle=False)
+
+
+def _check_count(source, count):
+    if count > MAX_ARRAYS:
+        raise DataError(f"{source}: {count} arrays; a trajectory file may hold at most {MAX_ARRAYS}")
 
 
 def _read_h5(path, source, columns, gains, skip_bad_rows, n_dof):
@@ -69,28 +124,53 @@ def _read_h5(path, source, columns, gains, skip_bad_rows, n_dof):
     except OSError as exc:
         raise DataError(f"{source}: cannot read as HDF5: {_one_line(exc)}") from None
     with h5:
-        # Default names and map entries are looked up directly first: visititems does not follow
-        # soft or external links, so a linked dataset would be invisible to the walk alone.
-        columns = _normalize_map(columns, source)
-        wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
-        wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
-                   if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
-        keys = []
-        for name in dict.fromkeys(wanted):
-            try:
-                obj = h5.get(name)
-            except (KeyError, OSError, ValueError, TypeError):      # dangling or malformed link
-                obj = None
-            if isinstance(obj, h5py.Dataset):
-                keys.append(name)
-        found = set(keys)
-        h5.visititems(lambda name, obj: keys.append(name)
-                      if isinstance(obj, h5py.Dataset) and name not in found else None)
-        return _read_array_file(source, keys, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
+        try:
+            return _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof)
+        except DataError:
+            raise
+        except _H5_ERRORS as exc:
+            raise DataError(f"{source}: cannot read as HDF5 (damaged file?): {_one_line(exc)}") from None
 
 
-def _read_array_file(source, arrays, read, columns, gains, skip_bad_rows, n_dof):
-    """Choose a key per field among ``arrays`` (key names), read them with ``read(key)``, validate."""
+# What libhdf5 raises, through h5py, for a damaged file: RuntimeError from a walk, KeyError when
+# an object cannot be opened, OSError/ValueError/TypeError when a header cannot be decoded.
+_H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, TypeError)
+
+
+def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
+    """The arrays of an open HDF5 file: named datasets first, then a walk of the file."""
+    # Default names and map entries are looked up directly first: visititems does not follow
+    # soft or external links, so a linked dataset would be invisible to the walk alone.
+    columns = _normalize_map(columns, source)
+    wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
+    wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
+               if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
+    keys = []
+    for name in dict.fromkeys(wanted):
+        try:
+            obj = h5.get(name)
+        except (KeyError, OSError, ValueError, TypeError):      # dangling or malformed link
+            obj = None
+        if isinstance(obj, h5py.Dataset):
+            keys.append(name)
+    found = set(keys)
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset) and name not in found:
+            keys.append(name)
+            if len(keys) > MAX_ARRAYS:
+                return True          # stops the walk
+        return None
+
+    h5.visititems(visit)
+    _check_count(source, len(keys))
+    return _read_array_file(source, keys, lambda key: (h5[key].shape or (), h5[key].dtype),
+                            lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
+
+
+def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof):
+    """Choose a key per field among ``arrays`` (key names), check each chosen array's ``probe(key)``
+    (shape, dtype) against :data:`MAX_VALUES`, then read them with ``read(key)`` and validate."""
     columns = _normalize_map(columns, source)
     chosen = {}
     if any(columns.get(field) is not None for field in ("tau", "current")):
@@ -122,11 +202,24 @@ def _read_array_file(source, arrays, read, columns, gains, skip_bad_rows, n_dof)
         looked = ", ".join(map(repr, DEFAULT_KEYS["tau"] + DEFAULT_KEYS["current"]))
         raise DataError(f"{source}: field tau: no array of torques or currents (looked for keys {looked}; "
                         f"the file has {_list_keys(arrays)})")
+    total = 0
+    for field, key in chosen.items():          # headers first: nothing is read before all pass
+        try:
+            shape, dtype = probe(key)
+        except _NPZ_ERRORS + (KeyError, TypeError) as exc:      # TypeError: an HDF5 type numpy lacks
+            raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
+        if dtype.kind not in "iuf":
+            raise DataError(f"{source}: field {field} (key {key}): not numeric (dtype {dtype})")
+        count = math.prod(shape)
+        total += count
+        if total > MAX_VALUES:
+            raise DataError(f"{source}: field {field} (key {key}): shape {tuple(shape)} ({count:.3g} values) is "
+                            f"too large; a trajectory may hold at most {MAX_VALUES:.0e} values in all")
     keyed = {}
     for field, key in chosen.items():
         try:
             keyed[field] = (read(key), key)
-        except (OSError, ValueError, TypeError, zipfile.BadZipFile) as exc:   # e.g. object arrays need pickle
+        except _NPZ_ERRORS + (KeyError, TypeError) as exc:
             raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
 
@@ -160,10 +253,7 @@ def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
 
 
 def _numeric(source, field, value, where):
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iuf":
-        raise DataError(f"{source}: field {field}{where}: not numeric (dtype {arr.dtype})")
-    return arr.astype(np.float64, copy=False)
+    return real_array(f"{source}: field {field}{where}", value, DataError)
 
 
 def _joint_array(source, field, arr, S, where):

@@ -7,6 +7,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._numbers import real_array
 from ..errors import DataError
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
@@ -20,6 +21,15 @@ ABSURD_BOUNDS = {"t": 1e10, "q": 1e3, "qd": 1e4, "qdd": 1e6, "tau": 1e6, "curren
 
 # Fewer samples than this cannot identify anything, and usually mean a wrong file or column map.
 MIN_SAMPLES = 10
+
+# Size limits, checked before anything is read: no real log comes near them (the UR10e logs hold
+# 1.7e5 values in 1.6 MB; the KUKA ones 1.8e5), and the identification would not fit in memory
+# long before them. A file beyond one is refused in one line, in little time and memory.
+MAX_VALUES = 20_000_000        # values in all the arrays a trajectory uses (160 MB as float64)
+MAX_TEXT_BYTES = 256 << 20     # size of a CSV/TXT file
+MAX_LINE_BYTES = 1 << 20       # length of one CSV/TXT line
+MAX_COLUMNS = 10_000           # fields on one CSV/TXT line (64 joints × 5 fields need 321)
+MAX_ARRAYS = 10_000            # arrays (keys) in one NPZ/HDF5 file
 
 # Array names looked for in NPZ/HDF5 files, in order of preference.
 DEFAULT_KEYS = {
@@ -153,16 +163,9 @@ def _check_trajectory(traj):
             if field in ("t", "q", "tau"):
                 raise DataError(f"{source}: field {field}: missing")
             continue
-        try:
-            arr = value if isinstance(value, np.ndarray) else np.asarray(value)
-        except (TypeError, ValueError) as exc:       # ragged nested lists
-            raise DataError(f"{source}: field {field}: not a numeric array ({_one_line(exc)})") from None
-        if arr.dtype.kind not in "iuf":
-            raise DataError(f"{source}: field {field}: not numeric (dtype {arr.dtype})")
         if field == "t":
-            coarse = _coarse_time(arr.dtype)
-        if arr.dtype != np.float64:
-            arr = arr.astype(np.float64)
+            coarse = _coarse_time(getattr(value, "dtype", None))
+        arr = real_array(f"{source}: field {field}", value, DataError)
         if arr is not value:
             object.__setattr__(traj, field, arr)
         arrays[field] = arr
@@ -196,7 +199,15 @@ def _check_trajectory(traj):
             raise DataError(f"{source}: row {r}: field {_field_label(field, j)}: {what}{hint}")
     step = np.diff(t)
     if not (step > 0).all():
+        from ._rows import _jumps_ahead       # (imports this module)
+
         r = int(np.argmax(~(step > 0))) + 1
+        ahead = _jumps_ahead(t)
+        if ahead and ahead[0][0] < r:          # a stamp that jumps ahead and back: that row is bad
+            g, before, after = ahead[0]
+            prev = f"after {t[before]:.10g} s on row {before}, " if before >= 0 else ""
+            raise DataError(f"{source}: row {g}: field t: time jumps ahead and back ({t[g]:.10g} s, {prev}"
+                            f"before {t[after]:.10g} s on row {after}){_coarse_note(coarse)}{hint}")
         if t[r] == t[r - 1]:
             what = f"duplicate time ({t[r]:.10g} s, as on row {r - 1})"
         else:

@@ -54,25 +54,41 @@ def _value_problems(table):
     return found
 
 
-def _time_problems(table, ok):
-    """{parsed row index: reason} for rows whose time is not after the last kept row's time.
+def _time_problems(table, ok, explain=None):
+    """{parsed row index: reason} for rows whose time stamp is out of order.
 
-    Only rows in ``ok`` take part; since a dropped row never exceeds the running maximum, the
-    last kept time is the running maximum of the earlier times.
+    Only rows in ``ok`` take part. First, time stamps that jump ahead and come back (see
+    :func:`_jumps_ahead`) are the bad rows, not the good rows after them. Then each remaining row
+    whose time is not after the last kept row's is bad: a stamp that jumps back (only that row), a
+    duplicate, or a restart of the clock (time goes back and stays back: every row after the
+    restart, as the kept first part is the only consistent one). With ``explain``, only the first
+    ``explain`` rows of that last kind get a full reason (an error shows one, counts the rest).
     """
     rows = np.flatnonzero(ok)
     t = table.data["t"][rows, 0]
-    if t.size < 2:
+    if t.size < 2 or (t[1:] > t[:-1]).all():
         return {}
+    out = {}
+    ahead = _jumps_ahead(t)
+    for i, prev, nxt in ahead:
+        before = f"after {t[prev]:.10g} s on {table.unit} {table.ids[rows[prev]]}, " if prev >= 0 else ""
+        out[int(rows[i])] = (f"time jumps ahead and back ({t[i]:.10g} s, {before}"
+                             f"before {t[nxt]:.10g} s on {table.unit} {table.ids[rows[nxt]]})")
+    if ahead:
+        keep = np.ones(t.size, dtype=bool)
+        keep[[i for i, _, _ in ahead]] = False
+        rows, t = rows[keep], t[keep]
     runmax = np.maximum.accumulate(t)
     late = np.flatnonzero(t[1:] <= runmax[:-1]) + 1
     if late.size == 0:
-        return {}
+        return out
     kept = np.ones(t.size, dtype=bool)
     kept[late] = False
     # For each position, the index of the latest kept row so far (the one holding the maximum).
     last_kept = np.maximum.accumulate(np.where(kept, np.arange(t.size), 0))
-    out = {}
+    if explain is not None and late.size > explain:      # only the first ones will be shown
+        out.update(dict.fromkeys(rows[late[explain:]].tolist(), "time out of order"))
+        late = late[:explain]
     for i in late:
         ref = last_kept[i - 1]
         ref_id = table.ids[rows[ref]]
@@ -84,12 +100,61 @@ def _time_problems(table, ok):
     return out
 
 
+# A stamp that jumps ahead of the stamps of the next this many rows is a glitch (that row is
+# dropped, not those after it); so is a run of up to this many rows after such a jump.
+_GLITCH_RUN = 10
+
+# Beyond this many places where time goes back, the stamps are garbage rather than glitched: no
+# glitch is looked for (which would cost a loop per place).
+_MAX_DESCENTS = 10_000
+
+
+def _jumps_ahead(t):
+    """[(i, i - 1 or -1, next consistent i)] for the rows of ``t`` whose stamps jump ahead and back.
+
+    At each place where time does not increase (d → d+1) there are two readings: the rows after d
+    until time passes t[d] again went back (what the running-maximum rule drops), or the rows i to
+    d whose stamps exceed t[d+1], with t[i-1] < t[d+1], jumped ahead. A reading holds when its run
+    has at most :data:`_GLITCH_RUN` rows; when both hold the shorter run is the bad one (ties: the
+    rows that went back). A run at the start of the file (no row before it to confirm the jump)
+    jumped ahead only if the other reading fails. Neither holds for a clock restart (time goes
+    back and stays back), left to the running-maximum rule.
+    """
+    n, K = t.size, _GLITCH_RUN
+    out, glitched = [], np.zeros(n, dtype=bool)
+    # Only strict descents not undone by the next row can be jumps ahead (a duplicate, or a
+    # stamp back that the next row passes, is the running-maximum rule's single bad row).
+    d_all = np.flatnonzero(t[1:] < t[:-1])
+    nxt2 = np.append(t[2:], -np.inf)[d_all]
+    d_all = d_all[~(nxt2 > t[d_all])]
+    if d_all.size > _MAX_DESCENTS:
+        return out          # no clock in these stamps to compare with; every row is judged as it comes
+    for d in d_all:
+        if glitched[d]:
+            continue
+        back = np.flatnonzero(t[d + 2:d + 2 + K] > t[d])       # the rows after d+1 that pass t[d]
+        k = d
+        while k >= 0 and d - k < K and t[k] > t[d + 1]:
+            k -= 1
+        if k >= 0 and not t[k] < t[d + 1]:
+            continue                     # a longer run, or equal stamps: not a glitch
+        # Both readings possible: the shorter bad run wins; at the start of the file (no row
+        # before to confirm the jump) the rows after it must not pass it.
+        if back.size and (k < 0 or d - k >= back[0] + 1):
+            continue
+        for i in range(k + 1, d + 1):
+            if not glitched[i]:
+                glitched[i] = True
+                out.append((i, k if k >= 0 else -1, d + 1))
+    return out
+
+
 def _finish(table, n, gains, skip_bad_rows):
     """Validate the parsed rows and build the :class:`Trajectory` (or raise :class:`DataError`)."""
     values = _value_problems(table)
     ok = np.ones(table.ids.shape[0], dtype=bool)
     ok[list(values)] = False
-    times = _time_problems(table, ok)
+    times = _time_problems(table, ok, explain=None if skip_bad_rows else 1)
     ok[list(times)] = False
     # (id, reason, text after the id in messages, e.g. " (key torques)")
     problems = [(where, reason, "") for where, reason in table.problems]

@@ -1,12 +1,13 @@
 """CSV/TXT files: delimiter, quotes, comments and header, then numpy's block reader with per-line diagnosis."""
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
 
 from ..errors import DataError
-from ._record import FIELDS, _field_label, _short
+from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _field_label, _short
 from ._columns import _check_fields, _normalize_map
 from ._names import _check_overlap, _name_field, _named_columns
 from ._rows import _Table, _finish
@@ -23,12 +24,39 @@ _BLOCK = 8192
 
 
 def _read_bytes(path, source):
+    """The file's bytes, read in blocks; a file larger than :data:`MAX_TEXT_BYTES` or with a line
+    longer than :data:`MAX_LINE_BYTES` is refused before more than about a block past the limit
+    is read (a regular file's size is checked before anything is read)."""
     try:
         with open(path, "rb") as stream:
-            return stream.read()
+            size = os.fstat(stream.fileno()).st_size
+            if size > MAX_TEXT_BYTES:
+                raise DataError(f"{source}: {size} bytes; a trajectory text file may have at most "
+                                f"{MAX_TEXT_BYTES >> 20} MiB")
+            data = bytearray()
+            run = 0           # bytes since the last newline
+            while True:
+                block = stream.read(_READ_BLOCK)
+                if not block:
+                    return data
+                first, last = block.find(b"\n"), block.rfind(b"\n")
+                # Lines inside one block are shorter than the block (= the limit): only a line
+                # running across blocks can exceed it.
+                if (run + len(block) if first < 0 else run + first) > MAX_LINE_BYTES:
+                    line = data.count(b"\n") + 1
+                    raise DataError(f"{source}: line {line}: longer than {MAX_LINE_BYTES >> 20} MiB; "
+                                    "not a trajectory log")
+                run = run + len(block) if first < 0 else len(block) - last - 1
+                data += block
+                if len(data) > MAX_TEXT_BYTES:      # a pipe or device: no size known in advance
+                    raise DataError(f"{source}: more than {MAX_TEXT_BYTES >> 20} MiB; a trajectory text "
+                                    "file may have at most that")
     except OSError as exc:
         reason = exc.strerror or str(exc) or type(exc).__name__
         raise DataError(f"{source}: cannot read the trajectory: {reason}") from None
+
+
+_READ_BLOCK = MAX_LINE_BYTES
 
 
 def _delimiter(source, delimiter, first_line):
@@ -109,19 +137,29 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     # Spreadsheet exports may be UTF-16 (with a byte-order mark); anything else is read as UTF-8,
     # whose decoding errors become U+FFFD, then "not a number" on the line that holds them.
     utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    rows = raw.count(b"\n")
+    if rows * 3 > MAX_VALUES:         # t, q and tau at least: more than a trajectory may hold
+        raise DataError(f"{source}: {rows} lines; a trajectory may hold at most {MAX_VALUES:.0e} values "
+                        f"({MAX_VALUES // 3} rows of the smallest kind)")
     text = raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    del raw                           # the bytes, text and lines of a large file are not all held at once
+    has_comments, has_quotes = "#" in text, '"' in text
+    lines = _split_lines(text)
+    del text
     ends_with_newline = lines[-1] == ""
     if ends_with_newline:
         lines.pop()
     data_idx = [i for i, line in enumerate(lines) if line.strip()]
-    if "#" in text:          # comment lines: skipped, but counted in line numbers
+    if has_comments:         # comment lines: skipped, but counted in line numbers
         data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
     if not data_idx:
         raise DataError(f"{source}: empty file (no data lines)")
     first = data_idx[0]
     delim = _delimiter(source, delimiter, lines[first].replace('"', ""))
-    if '"' in text:          # quoted fields; cost only for files that have quotes
+    fields = lines[first].count(delim) + 1 if delim is not None else len(lines[first].split())
+    if fields > MAX_COLUMNS:
+        raise DataError(f"{source}: line {first + 1}: {fields} fields; a trajectory has at most {MAX_COLUMNS} columns")
+    if has_quotes:           # quoted fields; cost only for files that have quotes
         lines = [_unquote(line, delim) if '"' in line else line for line in lines]
     columns = _normalize_map(columns, source)
     text_only = not any(_number_like(h, delim) for h in lines[first].split(delim))
@@ -144,12 +182,28 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     good = counts == width
     problems = _count_problems(data_idx, counts, good, width, last=len(lines) - 1, ends_with_newline=ends_with_newline)
     good_idx = np.asarray(data_idx)[good]
+    values = len(good_idx) * sum(len(cols) for cols in spec.values())
+    if values > MAX_VALUES:
+        raise DataError(f"{source}: {len(good_idx)} rows of {values // max(len(good_idx), 1)} used columns "
+                        f"({values:.3g} values); a trajectory may hold at most {MAX_VALUES:.0e}")
     table = _convert_lines(source, lines, good_idx, delim, spec)
     table.problems = problems + table.problems
     if not_header:
         table.problems = [(w, r + ("; not a header: none of its names is t, time, qN, qdN, qddN, tauN, "
                                    "currentN or iN" if w == first + 1 else "")) for w, r in table.problems]
     return _finish(table, n, gains, skip_bad_rows)
+
+
+def _split_lines(text):
+    """Lines as an editor numbers them: ended by \\n (a \\r before it is dropped). A \\r elsewhere
+    stays in its line, where it makes a bad field, so that it cannot shift the line numbers of
+    the rest of the file; only a file without any \\n (classic Mac OS) is split at \\r."""
+    if "\n" not in text:
+        return text.split("\r")
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.rstrip("\r") if line.endswith("\r") else line for line in lines]
+    return lines
 
 
 def _find_header(lines, first, delim, columns, text_only):
@@ -264,9 +318,11 @@ def _diagnose(block, part, delim, used, labels):
         for c, label in zip(used, labels):
             text = fields[c].strip()
             try:
+                if "\r" in fields[c]:
+                    raise ValueError(text)          # a stray carriage return: damage, not a blank
                 row.append(_to_float(text))
             except ValueError:
-                what = "empty value" if not text else f"not a number ({_short(text)})"
+                what = "empty value" if not text else f"not a number ({_short(fields[c].strip(' '))})"
                 if _number_like(text, delim):
                     what += "; decimal commas are not supported; use '.'"
                 problems.append((int(i) + 1, f"field {label}: {what}"))

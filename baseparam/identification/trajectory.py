@@ -30,7 +30,9 @@ the file, the line (CSV: 1-based physical line, counting the header) or row (arr
 the field and the problem, e.g. ``ur.csv: line 7: field qd3: not a number ('abc')``. With
 ``skip_bad_rows=True`` bad rows are dropped instead and listed in :attr:`Trajectory.skipped`
 (see :meth:`Trajectory.skipped_summary`); structural problems (no column map, missing fields,
-inconsistent shapes, too few samples left) always raise.
+inconsistent shapes, too few samples left) always raise, and so do files beyond the size limits
+(:data:`MAX_VALUES` values, :data:`MAX_TEXT_BYTES` per text file, :data:`MAX_LINE_BYTES` per line,
+:data:`MAX_COLUMNS` fields), which are checked before the data are read.
 """
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ import os
 from pathlib import Path
 
 from ..errors import DataError
-from ._record import ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MIN_SAMPLES, UNITS, Trajectory
+from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
+                      MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
 from ._columns import parse_column_map
 from ._text import _read_text_file
 from ._frames import from_dataframe
@@ -48,7 +51,8 @@ from ._arrays import _read_h5, _read_npz, from_arrays
 # checks), ``_columns`` (column maps, field sets, gains), ``_names`` (columns found by name),
 # ``_rows`` (validation common to every source), then one reader per source: ``_text``,
 # ``_frames``, ``_arrays``. This module dispatches files by extension.
-__all__ = ["ABSURD_BOUNDS", "DEFAULT_KEYS", "FIELDS", "JOINT_FIELDS", "MIN_SAMPLES", "UNITS", "Trajectory",
+__all__ = ["ABSURD_BOUNDS", "DEFAULT_KEYS", "FIELDS", "JOINT_FIELDS", "MAX_COLUMNS", "MAX_LINE_BYTES", "MAX_TEXT_BYTES",
+           "MAX_VALUES", "MIN_SAMPLES", "UNITS", "Trajectory",
            "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"]
 
 
@@ -70,8 +74,10 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     gains : float or sequence of n floats, optional
         Drive gains in N·m/A; required with motor currents (τ = current · gains), refused with tau.
     skip_bad_rows : bool
-        Drop rows with a wrong field count, text, NaN/inf or absurd values, or a time not after
-        the last kept row's, and list them in :attr:`Trajectory.skipped`, instead of raising.
+        Drop rows with a wrong field count, text, NaN/inf or absurd values, or a time stamp out of
+        order (a stamp that jumps ahead and back is itself the bad row, not the rows after it; a
+        clock restart drops the rows after it), and list them in :attr:`Trajectory.skipped`,
+        instead of raising.
     n_dof : int, optional
         Expected number of joints.
     delimiter : str, optional
@@ -85,10 +91,17 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
 
     Raises
     ------
+    TypeError
+        ``path`` is not a file name.
     DataError
-        The file cannot be read, its layout is inconsistent, or (without ``skip_bad_rows``) a row
-        is bad; one line naming the file, the line or row, the field and the problem.
+        The file cannot be read, exceeds the size limits (docs/formats.md), its layout is
+        inconsistent, or (without ``skip_bad_rows``) a row is bad; one line naming the file, the
+        line or row, the field and the problem.
     """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        hint = "; for arrays use bp.from_arrays, for a DataFrame bp.from_dataframe" \
+            if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
+        raise TypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
     source = os.fsdecode(path)
     ext = Path(source).suffix.lower()
     if ext in (".csv", ".txt"):

@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import ArgumentError
+from .robot import require_robot
 
 PARAMETERIZATIONS = ("pseudo", "khalil")
 PSEUDO_NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
@@ -62,6 +63,7 @@ class ColumnLayout:
     """
 
     def __init__(self, robot, parameters: str = "pseudo"):
+        require_robot(robot)
         self.parameters = check_parameterization(parameters)
         names, link_cols, rotor, friction, power = [], [], {}, {}, []
         for k, joint in enumerate(robot.joints):
@@ -121,6 +123,7 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
     RobotDescriptionError
         When a joint lacks the value of a column its description declares.
     """
+    require_robot(robot)
     from ..errors import RobotDescriptionError
 
     layout = ColumnLayout(robot, parameters)

@@ -301,3 +301,16 @@ def robot_to_yaml(robot: Robot) -> str:
            "units": {"length": robot.length_unit, "angle": robot.angle_unit},
            "gravity": list(robot.gravity), "joints": joints}
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None)
+
+
+def require_robot(robot, name: str = "robot") -> Robot:
+    """``robot`` itself when it is a :class:`Robot`; otherwise a TypeError naming the argument.
+
+    Every public function that takes a robot calls this first, so that a file name or another
+    object is refused in one line instead of failing deep inside with an AttributeError.
+    """
+    if not isinstance(robot, Robot):
+        hint = ("; for a description file use bp.load_robot(path) first"
+                if isinstance(robot, (str, bytes)) or hasattr(robot, "__fspath__") else "")
+        raise TypeError(f"{name}: expected a baseparam.Robot, got {type(robot).__name__}{hint}")
+    return robot

@@ -13,6 +13,7 @@ import numpy as np
 from ._coordinates import MagnitudeStats, z_blocks
 from ..errors import AccuracyWarning, ResourceLimitError
 from ..model.parameters import ColumnLayout
+from ..model.robot import require_robot
 from ._projections import TermBudgetExceeded
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
@@ -208,6 +209,7 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     -------
     BaseParameters
     """
+    require_robot(robot)
     if h5 is not None:
         warnings.warn("find_base_parameters(h5=...) is deprecated: use "
                       "baseparam.projection.storage.find_and_store(robot, path, parameters)",

@@ -1,0 +1,62 @@
+"""One conversion for every array a user hands to baseparam: real numbers as float64, or an error
+naming the argument (complex, dates and durations, booleans, text and other objects, ragged lists)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import ArgumentError
+
+# What each refused dtype kind is called in messages, with a hint where one helps.
+_REFUSED = {
+    "c": "complex values; expected real numbers",
+    "M": "dates; convert to seconds, e.g. (t - t[0]) / np.timedelta64(1, 's')",
+    "m": "durations; convert to seconds, e.g. d / np.timedelta64(1, 's')",
+    "b": "booleans; expected numbers",
+    "U": "text; expected numbers",
+    "S": "bytes; expected numbers",
+    "V": "records; expected an array of plain numbers",
+}
+
+
+def real_array(name, x, error=ArgumentError):
+    """``x`` as a float64 ndarray (no copy when it already is one).
+
+    Parameters
+    ----------
+    name : str
+        What to call ``x`` in messages (``"q"``, ``"ur.csv: field q (key q)"``).
+    x : array_like
+        Integers and floats of any width; an object array only of real Python numbers.
+    error : type
+        The exception raised (a :class:`~baseparam.BaseParamError` and ValueError subclass).
+
+    Raises
+    ------
+    error
+        One line, ``NAME: …``, for complex numbers, datetime64/timedelta64, booleans, strings,
+        other objects, and ragged nested sequences.
+    """
+    if isinstance(x, np.ndarray):
+        arr = x
+    else:
+        try:
+            arr = np.asarray(x)
+        except (TypeError, ValueError, OverflowError):
+            raise error(f"{name}: not a rectangular array of numbers (ragged rows or mixed "
+                        f"items in a {type(x).__name__})") from None
+    kind = arr.dtype.kind
+    if kind in "iuf":
+        return arr.astype(np.float64, copy=False)
+    if kind == "O":
+        if all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in arr.flat):
+            try:
+                return arr.astype(np.float64)
+            except (TypeError, ValueError, OverflowError):
+                pass
+        item = next((v for v in arr.flat if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_))),
+                    None)
+        what = type(item).__name__ if item is not None else "object"
+        raise error(f"{name}: not numeric (dtype object); {what} items; expected numbers")
+    raise error(f"{name}: not numeric (dtype {arr.dtype})" + (f"; {_REFUSED[kind]}" if kind in _REFUSED else ""))
