@@ -90,3 +90,13 @@ def test_read_trajectory_names_its_argument():
         bp.read_trajectory(123)
     with pytest.raises(TypeError, match=r"got ndarray; for arrays use bp.from_arrays"):
         bp.read_trajectory(np.zeros(3))
+
+
+@pytest.mark.parametrize("spoil", [lambda q: q + 5j, lambda q: q.astype(str),
+                                   lambda q: np.full(q.shape, np.datetime64("2026-01-01"))])
+def test_identify_refuses_arrays_that_are_not_real_numbers(spoil):
+    """(q, qd, qdd, tau) tuples go through the same conversion: the imaginary part is not dropped."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    q = np.random.default_rng(0).uniform(-1, 1, (200, 3))
+    with pytest.raises(DataError, match="q"):
+        bp.identify(robot, (spoil(q), q, q, q))

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._numbers import real_array
 from ..errors import DataError
 from .preprocessing import Processed
 from .trajectory import Trajectory, read_trajectory
@@ -20,7 +21,8 @@ def _as_trajectories(data, what):
         if isinstance(item, (str, Path)):
             item = read_trajectory(item)
         elif _is_state_tuple(item):          # arrays without time stamps: used as given
-            q, qd, qdd, tau = (np.asarray(a, float) for a in item)
+            q, qd, qdd, tau = (real_array(f"{what}: {name}", a, DataError)   # complex, dates, text refused
+                               for name, a in zip(("q", "qd", "qdd", "tau"), item))
             S = len(q)
             if not all(a.shape == q.shape and a.ndim == 2 for a in (qd, qdd, tau)):
                 raise DataError(f"{what}: (q, qd, qdd, tau) must have the same shape (n_samples, n_dof), got "
