@@ -38,7 +38,7 @@ import time
 import numpy as np
 
 import baseparam as bp
-from baseparam.dynamics import _expressions as expressions, _regressor_graph as regressor_graph
+from baseparam.dynamics import expressions, regressor_graph
 from baseparam.codegen import _export as codegen
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

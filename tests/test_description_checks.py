@@ -99,7 +99,7 @@ def test_accuracy_warning_names_a_twist_near_zero_in_radians():
 
 
 def test_near_special_names_tiny_lengths_and_ranks_by_closeness():
-    from baseparam.model._checks import near_special
+    from baseparam.model.checks import near_special
     robot = bp.parse_robot("units: {length: mm, angle: deg}\ngravity: [0.001, 0, -9.81]\njoints:\n"
                            "  - {type: revolute, alpha: 90.001, a: 1000, d: 0}\n"
                            "  - {type: revolute, alpha: 0, a: 0.0001, d: 1}\n")

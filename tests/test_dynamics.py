@@ -748,8 +748,8 @@ def test_readme_dynamics_example_runs(root):
 
 
 def test_operation_counts():
-    from baseparam.dynamics._expressions import Graph, operation_count
-    from baseparam.dynamics import _regressor_graph as regressor_graph
+    from baseparam.dynamics.expressions import Graph, operation_count
+    from baseparam.dynamics import regressor_graph as regressor_graph
     g = Graph()
     x, y = g.input("x"), g.input("y")
     e = (x * y + x * y) * (x - y) - (-(x * 1.0))      # x·y shared; ·1 and the double negation fold

@@ -1,7 +1,7 @@
 """The expression graph folds what hash-consing alone cannot: cancelling terms, and x − y against y − x."""
 import numpy as np
 
-from baseparam.dynamics._expressions import ADD, MUL, NEG, SUB, Graph, operation_count
+from baseparam.dynamics.expressions import ADD, MUL, NEG, SUB, Graph, operation_count
 
 
 def evaluate(g, node, values):

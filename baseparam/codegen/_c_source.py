@@ -4,7 +4,7 @@ Outputs are row-major (``Y[j*R + r]``); SI units.
 """
 from __future__ import annotations
 
-from ..dynamics._expressions import INPUT
+from ..dynamics.expressions import INPUT
 from ._printer import _argument, _header_comment, _leaf, _Printer, _prologue
 from ._routines import ARGUMENTS, PURPOSE, operation_counts
 

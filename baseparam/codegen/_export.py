@@ -1,6 +1,6 @@
 """Exported code: a robot's base regressor, Slotine–Li regressor and inverse dynamics as C or Python.
 
-The expression graphs of :mod:`baseparam.dynamics._regressor_graph` already hold each value once
+The expression graphs of :mod:`baseparam.dynamics.regressor_graph` already hold each value once
 (hash-consing), with the DH table's exact 0 and ±1 folded; here they are written out as
 straight-line code (Golubev & Yaskevich's procedure):
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ..dynamics._expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
+from ..dynamics.expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
 from ..model.joint_model import motion_offsets
 from ..projection.report import format_regrouping
 

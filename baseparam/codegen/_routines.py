@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..dynamics._expressions import INPUT, live_nodes, operation_count
-from ..dynamics._regressor_graph import build, build_inverse_dynamics
+from ..dynamics.expressions import INPUT, live_nodes, operation_count
+from ..dynamics.regressor_graph import build, build_inverse_dynamics
 from ..model.joint_model import motion_offsets
 
 FUNCTIONS = ("regressor", "slotine_li", "inverse_dynamics")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
-from . import _regressor_graph as regressor_graph
+from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
+from . import regressor_graph as regressor_graph
 from ..model.joint_model import motion_offsets
 
 CACHE_SIZE = 64

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..model.joint_model import exact_cos_sin, joint_models, to_si
 from ..model.robot import require_robot
-from ._samples import CHUNK, LinkParameters, as_samples, states
+from .samples import CHUNK, LinkParameters, as_samples, states
 
 
 def cross(a, b):

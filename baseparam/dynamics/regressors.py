@@ -1,7 +1,7 @@
 """Joint-torque regressors: τ = W(q, q̇, q̈) p, and the Slotine–Li adaptive-control regressor.
 
 Also the mass matrix M(q) and the Christoffel-consistent Coriolis matrix C(q, q̇).
-The regressor of a robot is derived once as an expression graph (:mod:`baseparam.dynamics._regressor_graph`:
+The regressor of a robot is derived once as an expression graph (:mod:`baseparam.dynamics.regressor_graph`:
 spatial Newton–Euler in link coordinates, exact DH zeros folded, common subexpressions shared),
 compiled to straight-line numpy code (:mod:`baseparam.dynamics._compiled`) and evaluated over blocks of
 samples. Only the requested columns are derived, so the base regressor never builds the full W.
@@ -14,7 +14,7 @@ from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_robot
-from ._samples import CHUNK, as_parameters, as_samples, states
+from .samples import CHUNK, as_parameters, as_samples, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..dynamics.regressors import column_blocks
-from ..dynamics._samples import states
+from ..dynamics.samples import states
 
 # Eigenvalues of the equilibrated Gram below this fraction of the largest: not determined by the data.
 NULL_TOLERANCE = 1e-12

@@ -19,7 +19,7 @@ A general joint axis (URDF) is a constant rotation taking z to the axis, folded 
 inverse into C′ (conjugation): only :func:`joint_model` needs to learn it.
 
 Consumers: the projection engine's coefficient matrices (:mod:`baseparam.projection._joint_basis`),
-the regressor and Newton–Euler graphs (:mod:`baseparam.dynamics._regressor_graph`), numeric
+the regressor and Newton–Euler graphs (:mod:`baseparam.dynamics.regressor_graph`), numeric
 Newton–Euler (:mod:`baseparam.dynamics.newton_euler`) and the code printers (joint offsets).
 """
 from __future__ import annotations

@@ -24,7 +24,7 @@ import os
 import numpy as np
 
 from ..errors import RobotDescriptionError
-from ._checks import angle_problem, body_problem, length_problem
+from .checks import angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
 from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot

@@ -15,7 +15,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import RoundOffWarning
-from ._checks import angle_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
+from .checks import angle_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
 ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
@@ -47,7 +47,7 @@ class Inertia:
         # a physically impossible body (negative mass matrix, I1 > I2 + I3, 1e300 kg) is refused here,
         # for robots built in code; the loader runs the same check first to name the file and joint
         from ..errors import RobotDescriptionError
-        from ._checks import body_problem
+        from .checks import body_problem
 
         problem = body_problem(self.mass, self.com, self.inertia)
         if problem is not None:

@@ -18,7 +18,7 @@ from ._projections import TermBudgetExceeded
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
 from ..dynamics.regressors import as_batch_out, evaluate, newton_euler_base
-from ..dynamics._samples import as_parameters, states
+from ..dynamics.samples import as_parameters, states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
 # A surviving term costs ≈ 270 bytes (key, float and modular 4×4 coefficients); with the parent
@@ -259,7 +259,7 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
 
 def _nearly_special(robot) -> str:
     """What makes the geometry nearly special, named (the closest two numbers), for the warning."""
-    from ..model._checks import near_special
+    from ..model.checks import near_special
 
     suspects = near_special(robot)
     if not suspects:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._expressions import Graph, constant
+from .expressions import Graph, constant
 from ..model.joint_model import exact_cos_sin, joint_model, to_si
 from ..model.parameters import ColumnLayout
 
