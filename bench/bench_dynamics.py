@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 import baseparam as bp
-from baseparam.dynamics import compiled as compiled
+from baseparam.dynamics import _compiled as compiled
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
