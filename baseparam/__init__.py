@@ -44,7 +44,7 @@ Quick start::
 """
 from __future__ import annotations
 
-import importlib
+from ._lazy import lazy_names
 
 from .errors import (AccuracyWarning, ArgumentError, BaseParamError, DataError, DataWarning, ExcitationWarning,
                      ExportError, NotFittedError, ResourceLimitError, RobotDescriptionError, RoundOffWarning,
@@ -71,14 +71,4 @@ __all__ = sorted(__all__ + list(_WHERE))
 __version__ = "0.1.0"
 
 
-def __getattr__(name):
-    package = _WHERE.get(name)
-    if package is None:
-        raise AttributeError(f"module 'baseparam' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{package}", __name__), name)
-    globals()[name] = value          # later lookups skip this hook
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

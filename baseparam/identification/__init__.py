@@ -9,7 +9,7 @@
                     ``estimators``)
 ``plots``           figures of a fit
 """
-import importlib
+from .._lazy import lazy_names
 
 # Names are imported on first use (PEP 562): reading a trajectory needs only numpy, while the
 # estimators bring in the projection stage.
@@ -24,14 +24,4 @@ __all__ = ["BaseParameterEstimator", "Identification", "Metrics", "Preprocessing
            "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess", "read_trajectory"]
 
 
-def __getattr__(name):
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value          # later lookups skip this hook
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)
