@@ -12,8 +12,8 @@ import pytest
 import baseparam as bp
 
 PACKAGE = Path(bp.__file__).resolve().parent
-LAYER = {"errors": 0, "_atomic": 0, "_numbers": 0, "_lazy": 0, "model": 1, "dynamics": 2, "projection": 3, "identification": 4,
-         "codegen": 4, "cli": 5}
+LAYER = {"errors": 0, "_atomic": 0, "_numbers": 0, "_lazy": 0, "model": 1, "dynamics": 2, "projection": 3,
+         "identification": 4, "codegen": 4, "cli": 5}
 SIBLINGS = {"identification", "codegen"}       # same height, but neither depends on the other
 
 
