@@ -81,6 +81,20 @@ def _check_outputs(inputs, outputs):
                 _fail(f"{out}: {other_flag} and {flag} name the same file", 2)
 
 
+def _stopped(message, status):
+    """End a run stopped by a signal, once the stack has unwound (temporary files removed).
+
+    ``os._exit`` rather than ``sys.exit``: if the signal landed while an extension module ran
+    Python code of its own (h5py's, during import), CPython remembers an "unhandled"
+    KeyboardInterrupt and, at exit, kills itself with SIGINT instead of returning our status.
+    """
+    click.echo(f"baseparam: {message}", err=True)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
+
+
 def _fail(message, status):
     click.echo(f"baseparam: {message}", err=True)
     sys.exit(status)
@@ -116,7 +130,11 @@ class _Terminated(BaseException):
     files) run as they do for Ctrl-C; a BaseException, so no ``except Exception`` swallows it."""
 
 
+_SIGNALLED = []      # signals received: an extension module's bare ``except`` may swallow the exception
+
+
 def _terminate(signum, frame):
+    _SIGNALLED.append(signum)
     raise _Terminated(signum)
 
 
@@ -147,7 +165,12 @@ class _OneLineErrors(click.Group):
                 self._run(*args, **kwargs)
             except _Terminated as exc:
                 number = exc.args[0]
-                _fail(f"terminated ({signal.Signals(number).name})", 128 + number)
+                _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
+            except SystemExit:
+                if _SIGNALLED:       # the run went on after a swallowed signal: its status still says so
+                    number = _SIGNALLED[0]
+                    _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
+                raise
 
     def _run(self, *args, **kwargs):
         try:
@@ -155,7 +178,7 @@ class _OneLineErrors(click.Group):
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.Abort:                            # Ctrl-C (click turns KeyboardInterrupt into Abort)
-            _fail("interrupted", 128 + signal.SIGINT)
+            _stopped("interrupted", 128 + signal.SIGINT)
         except click.ClickException as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())

@@ -118,6 +118,9 @@ def test_a_signal_mid_run_leaves_no_temporary_file(tmp_path, name):
         assert proc.poll() is None, proc.stderr.read().decode()
         assert time.monotonic() < deadline, "the run never started writing"
         time.sleep(0.02)
+    # then into the computation, past h5py's first use (whose import-time code may swallow an exception)
+    time.sleep(0.3)
+    assert proc.poll() is None, "the run ended before the signal; use a larger robot"
     sent = time.monotonic()
     proc.send_signal(number)
     _, err = proc.communicate(timeout=30)
