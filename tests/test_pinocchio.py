@@ -210,3 +210,14 @@ def robots(draw):
 @given(robot=robots(), parameters=st.sampled_from(["khalil", "pseudo"]))
 def test_random_dh_tables(robot, parameters):
     check_against_pinocchio(robot, parameters)
+
+
+@pytest.mark.parametrize("parameters", ["khalil", "pseudo"])
+def test_a_generic_twist_beside_fractions_of_a_turn(parameters):
+    """One twist of 0.7 rad beside two of −3π/4 around prismatic joints (found by hypothesis): the
+    fractions of a turn keep their cyclotomic image, so −3π/4 − 3π/4 stays a quarter turn modulo p;
+    mapping every angle to a rational stand-in lost that and the float and modular ranks disagreed."""
+    J = bp.Joint
+    robot = bp.Robot((J(type="prismatic", alpha=0.7, theta=-math.pi), J(type="revolute", alpha=-3 * math.pi / 4),
+                      J(type="prismatic", alpha=-3 * math.pi / 4)), name="mixed twists", angle_unit="rad")
+    check_against_pinocchio(robot, parameters)

@@ -120,13 +120,20 @@ class CircleMap:
     def __init__(self, angles, unit):
         self.unit = unit
         turns = [turn_fraction(a, unit) for a in angles]
-        self.primes, self.mode = list(PRIMES), "rational stand-in"
-        if all(t is not None for t in turns):
-            N = math.lcm(4, *[t.denominator for t in turns])
+        self.primes, self.mode, self.N = list(PRIMES), "rational stand-in", None
+        # Angles that are fractions of a turn go through the cyclotomic image, which keeps every
+        # identity among them (45° + 45° = 90° around a prismatic joint); the others (0.7 rad) get
+        # rational stand-ins, algebraically independent of them. Mapping *all* angles to stand-ins
+        # as soon as one is generic would lose those identities: Z's image would have a rank the
+        # real robot does not have.
+        rational = [t for t in turns if t is not None and t.denominator <= MAX_TURN_DENOMINATOR]
+        if rational:
+            N = math.lcm(4, *[t.denominator for t in rational])
             candidates = (1 + m * N for m in range((MODULUS_LIMIT - 2) // N, 0, -1))
             found = list(itertools.islice(filter(is_prime, candidates), len(PRIMES)))
             if found:
-                self.N, self.primes, self.mode = N, found, "cyclotomic"
+                self.N, self.primes = N, found
+                self.mode = "cyclotomic" if len(rational) == len(turns) else "cyclotomic and rational stand-in"
         self._roots = {}
 
     def _omega(self, p):
@@ -142,10 +149,10 @@ class CircleMap:
 
     def cos_sin(self, angle, p):
         """(cos, sin) of a description angle modulo p (Python ints in [0, p))."""
-        if self.mode == "rational stand-in":
+        t = turn_fraction(angle, self.unit)
+        if self.N is None or t is None or self.N % t.denominator:
             return tuple(to_modular(x, p) for x in rational_cos_sin(angle, self.unit))
         w, i = self._omega(p)
-        t = turn_fraction(angle, self.unit)
         z = pow(w, (t.numerator * (self.N // t.denominator)) % self.N, p)
         zi = pow(z, p - 2, p)
         inv2 = (p + 1) // 2
