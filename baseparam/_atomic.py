@@ -63,13 +63,38 @@ def _temp_name(real, suffix):
     return os.path.join(os.path.dirname(real), f".baseparam-{secrets.token_hex(8)}{suffix}")
 
 
-def _create(tmp):
-    """Create ``tmp`` (mode 0600, failing if it exists); returns whether it was created."""
+def _claim(tmp, path):
+    """Create ``tmp`` (mode 0600). A name already taken is not ours and is never touched.
+
+    Raises
+    ------
+    StorageError
+        Naming ``path``, when the temporary file cannot be created beside it.
+    """
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:            # not ours: never touch it
-        return False
-    return True
+    except FileExistsError:
+        raise StorageError(f"{path}: cannot write here (a temporary name is taken)") from None
+    except OSError as exc:
+        raise StorageError(f"{path}: cannot write here ({_one_line(exc)})") from None
+
+
+def _target(path):
+    """``path`` and its real path, refused when it is a directory or one of the protected inputs."""
+    path = os.fspath(path)
+    if not path:
+        raise StorageError("output path is empty")
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise StorageError(f"{path}: is a directory, expected a file name")
+    if input_overwritten_by(real) is not None:
+        raise StorageError(f"{path}: is an input of this run; writing it would destroy it (choose another name)")
+    return path, real
+
+
+def _mode_for(real):
+    """The permissions a plain ``open(real, "w")`` would leave: the old file's, or the umask's."""
+    return stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode()
 
 
 def _default_mode():
@@ -88,14 +113,7 @@ def atomic_path(path, suffix=".tmp"):
         With a one-line message naming ``path`` (not the temporary file); also when ``path`` is
         one of the inputs protected by :func:`inputs_protected`.
     """
-    path = os.fspath(path)
-    if not path:
-        raise StorageError("output path is empty")
-    real = os.path.realpath(path)
-    if os.path.isdir(real):
-        raise StorageError(f"{path}: is a directory, expected a file name")
-    if input_overwritten_by(real) is not None:
-        raise StorageError(f"{path}: is an input of this run; writing it would destroy it (choose another name)")
+    path, real = _target(path)
     if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
         try:                            # a device or FIFO: renaming over it would destroy it
             yield real
@@ -105,18 +123,12 @@ def atomic_path(path, suffix=".tmp"):
     tmp = _temp_name(real, suffix)
     try:
         try:
-            if not _create(tmp):
-                tmp = None
-                raise StorageError(f"{path}: cannot write here (a temporary name is taken)")
-        except OSError as exc:
-            if tmp is not None and not os.path.exists(tmp):
-                tmp = None
-            if isinstance(exc, StorageError):
-                raise
-            raise StorageError(f"{path}: cannot write here ({exc.strerror or exc})") from None
+            _claim(tmp, path)
+        except StorageError:
+            tmp = None                  # nothing of ours to remove
+            raise
         yield tmp
-        mode = stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode()
-        os.chmod(tmp, mode)
+        os.chmod(tmp, _mode_for(real))
         os.replace(tmp, real)
     except StorageError:
         raise
@@ -157,26 +169,20 @@ def write_texts(files):
     try:
         staged = []
         for path, text in files.items():
-            path = os.fspath(path)
-            real = os.path.realpath(path)
-            if os.path.isdir(real):
-                raise StorageError(f"{path}: is a directory, expected a file name")
-            if input_overwritten_by(real) is not None:
-                raise StorageError(f"{path}: is an input of this run; writing it would destroy it "
-                                   "(choose another name)")
+            path, real = _target(path)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
             tmp = _temp_name(real, ".tmp")
+            scratch.append(tmp)             # known before it exists: an interrupt cannot orphan it
             try:
-                scratch.append(tmp)             # known before it exists: an interrupt cannot orphan it
-                if not _create(tmp):
-                    scratch.remove(tmp)
-                    raise StorageError(f"{path}: cannot write here (a temporary name is taken)")
+                _claim(tmp, path)
+            except StorageError:
+                scratch.remove(tmp)         # nothing of ours to remove
+                raise
+            try:
                 with open(tmp, "w", encoding="utf-8") as fh:
                     fh.write(text)
-                os.chmod(tmp, stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode())
-            except StorageError:
-                raise
+                os.chmod(tmp, _mode_for(real))
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
             staged.append((tmp, real, path))
