@@ -116,6 +116,27 @@ def snap_degrees(value):
     return float(15 * m)
 
 
+SNAP_RADIANS = 1e-6        # rad: an angle written in radians this close to a multiple of 15° is that angle
+
+
+def special_radians(value, tolerance: float = SNAP_RADIANS):
+    """The multiple of 15° (π/12) that an angle in radians stands for.
+
+    A decimal like 1.5707963 (or a URDF exporter's 1.570796325) cannot be π/2, but it is what its
+    writer meant: the engine decides rank and regroupings exactly, so it must be told.
+
+    Returns
+    -------
+    (snapped, difference) or None
+        ``snapped`` is ``m·π/12`` as a float (what :func:`~baseparam.model.joint_model.exact_cos_sin`
+        recognizes), ``difference`` the distance in rad; None when farther than `tolerance`.
+    """
+    twelfths = round(float(value) / (math.pi / 12))
+    snapped = twelfths * math.pi / 12 + 0.0
+    difference = abs(float(value) - snapped)
+    return (snapped, difference) if difference <= tolerance else None
+
+
 def angle_offset_rad(value, angle_unit: str) -> float:
     """Distance (rad) of a description angle from the nearest multiple of 90°."""
     rad = float(value) * (math.pi / 180.0 if angle_unit == "deg" else 1.0)

@@ -24,8 +24,9 @@ Newton–Euler (:mod:`baseparam.dynamics.newton_euler`) and the code printers (j
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 AXES = {"x": 0, "y": 1, "z": 2}
@@ -83,6 +84,7 @@ class Factor:
     axis: str
     value: float = 0.0
     variable: bool = False
+    label: str = field(default="", compare=False, repr=False)
 
     @property
     def is_rotation(self) -> bool:
@@ -99,12 +101,12 @@ class Factor:
             else f"{name}({self.value!r})"
 
 
-def rotation(axis, value):
-    return Factor("rotation", axis, value)
+def rotation(axis, value, label=""):
+    return Factor("rotation", axis, value, label=label)
 
 
-def translation(axis, value):
-    return Factor("translation", axis, value)
+def translation(axis, value, label=""):
+    return Factor("translation", axis, value, label=label)
 
 
 @dataclass(frozen=True)
@@ -193,18 +195,82 @@ class Step:
 
 
 def joint_model(robot, k) -> JointModel:
-    """The joint model of joint k (0-based) of a DH robot."""
+    """The joint model of joint k (0-based): DH (standard or modified) or general (``urdf``)."""
     j = robot.joints[k]
+    motion = Factor("rotation" if j.is_revolute else "translation", "z", j.offset, variable=True,
+                    label=f"joints[{k + 1}].offset")
+    if robot.convention == "urdf":
+        return _general_model(j, k, motion)
+    field_of = {"alpha": rotation("x", j.alpha, f"joints[{k + 1}].alpha"),
+                "a": translation("x", j.a, f"joints[{k + 1}].a"),
+                "d": translation("z", j.d, f"joints[{k + 1}].d"),
+                "theta": rotation("z", j.theta, f"joints[{k + 1}].theta")}
+    alpha, a, d, theta = (field_of[name] for name in ("alpha", "a", "d", "theta"))
     if j.is_revolute:
-        motion = Factor("rotation", "z", j.offset, variable=True)
-        twist = (translation("x", j.a), rotation("x", j.alpha))
         if robot.convention == "standard":
-            return JointModel(j.type, (), motion, (translation("z", j.d),) + twist)
-        return JointModel(j.type, twist[::-1], motion, (translation("z", j.d),))
-    motion = Factor("translation", "z", j.offset, variable=True)
+            return JointModel(j.type, (), motion, (d, a, alpha))
+        return JointModel(j.type, (alpha, a), motion, (d,))
     if robot.convention == "standard":
-        return JointModel(j.type, (rotation("z", j.theta),), motion, (translation("x", j.a), rotation("x", j.alpha)))
-    return JointModel(j.type, (rotation("x", j.alpha), translation("x", j.a), rotation("z", j.theta)), motion, ())
+        return JointModel(j.type, (theta,), motion, (a, alpha))
+    return JointModel(j.type, (alpha, a, theta), motion, ())
+
+
+def origin_factors(origin) -> tuple:
+    """The factors of a URDF origin ``Trans(xyz) · Rz(yaw) · Ry(pitch) · Rx(roll)``, zeros left out."""
+    where = origin.label or "origin"
+    shift = tuple(translation(axis, v, f"{where} xyz[{i}]")
+                  for i, (axis, v) in enumerate(zip("xyz", origin.xyz), start=1) if v != 0)
+    turn = tuple(rotation(axis, origin.rpy[i], f"{where} rpy[{i + 1}]")
+                 for axis, i in (("z", 2), ("y", 1), ("x", 0)) if origin.rpy[i] != 0)
+    return shift + turn
+
+
+def axis_factors(axis, label="axis") -> tuple:
+    """Rotations R with ``R·e_z = axis`` (unit): one about x or y when the axis lies in a coordinate
+    plane through z, else ``Rz(φ)·Ry(θ)`` (azimuth, polar angle); none for +z.
+
+    A motion about/along the axis is then ``R · M_z(q) · Rᵀ`` (the conjugated D of docs/method.md).
+    """
+    x, y, z = axis
+    if x == 0 and y == 0:
+        return () if z > 0 else (rotation("x", math.pi, label),)
+    if x == 0:
+        return (rotation("x", math.atan2(-y, z), label),)
+    if y == 0:
+        return (rotation("y", math.atan2(x, z), label),)
+    return (rotation("z", math.atan2(y, x), label), rotation("y", math.atan2(math.hypot(x, y), z), label))
+
+
+def _general_model(j, k, motion) -> JointModel:
+    before = tuple(f for o in j.origins for f in origin_factors(o))
+    turn = axis_factors(j.axis, f"joints[{k + 1}].axis" if j.name is None else f"joint '{j.name}' axis")
+    undo = tuple(dataclasses.replace(f, value=-f.value) for f in reversed(turn))
+    return JointModel(j.type, _merged(before + turn), motion, undo)
+
+
+def _special(angle) -> bool:
+    return exact_cos_sin(angle, "rad")[2] or abs(angle / (math.pi / 12) - round(angle / (math.pi / 12))) < 1e-12
+
+
+def _merged(factors) -> tuple:
+    """Adjacent rotations about one axis merged where that keeps the numbers exact (both angles
+    multiples of 15°, or cancelling), and factors that become the identity dropped: a URDF origin
+    ``rpy`` followed by the axis rotation often turns back (Rx(90°)·Rx(−90°)), and every factor
+    kept costs operations in the generated code."""
+    out = []
+    for f in factors:
+        prev = out[-1] if out else None
+        if prev is not None and prev.is_rotation and f.is_rotation and prev.axis == f.axis \
+                and (prev.value == -f.value or (_special(prev.value) and _special(f.value))):
+            turns = round((prev.value + f.value) / (math.pi / 12)) if prev.value != -f.value else 0
+            out.pop()
+            if turns % 24:
+                # the sum as the nearest multiple of 15°, in (−180°, 180°]
+                turns = (turns + 11) % 24 - 11
+                out.append(dataclasses.replace(prev, value=turns * math.pi / 12))
+            continue
+        out.append(f)
+    return tuple(out)
 
 
 def joint_models(robot) -> tuple:
@@ -223,4 +289,4 @@ def motion_offsets(robot) -> tuple:
     return tuple(to_si(robot, m.motion) for m in joint_models(robot))
 
 
-__all__ = ["Factor", "JointModel", "Step", "exact_cos_sin", "joint_model", "joint_models", "motion_offsets", "to_si"]
+__all__ = ["Factor", "JointModel", "Step", "axis_factors", "exact_cos_sin", "joint_model", "origin_factors", "joint_models", "motion_offsets", "to_si"]

@@ -20,7 +20,7 @@ from .checks import angle_problem, gravity_problem, length_problem, snap_degrees
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
 ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
 JOINT_TYPES = ("revolute", "prismatic")
-CONVENTIONS = ("standard", "modified")
+CONVENTIONS = ("standard", "modified", "urdf")   # urdf: joints placed by origins and an axis, SI
 FRICTION_KINDS = ("FV", "FC", "FO")  # viscous, Coulomb, offset
 
 
@@ -55,6 +55,61 @@ class Inertia:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """A constant rigid transform ``Trans(xyz) · Rz(yaw) · Ry(pitch) · Rx(roll)`` (a URDF ``<origin>``).
+
+    Attributes
+    ----------
+    xyz : tuple of 3 float
+        Translation (m), in the parent frame.
+    rpy : tuple of 3 float
+        Roll, pitch, yaw (rad): fixed-axis rotations about x, then y, then z.
+    label : str
+        Where it was written (for messages), e.g. ``"joint 'elbow' <origin>"``.
+    """
+
+    xyz: tuple = (0.0, 0.0, 0.0)
+    rpy: tuple = (0.0, 0.0, 0.0)
+    label: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        from ..errors import RobotDescriptionError
+
+        for name in ("xyz", "rpy"):
+            values = tuple(getattr(self, name))
+            if len(values) != 3 or not all(_finite_number(v) for v in values):
+                raise RobotDescriptionError(f"{self.label or 'Origin'}.{name}: expected 3 finite numbers, "
+                                            f"got {getattr(self, name)!r}")
+            object.__setattr__(self, name, values)
+
+
+@dataclass(frozen=True)
+class JointLimits:
+    """Joint limits as a URDF ``<limit>`` gives them (SI; None where not given): kept for
+    excitation design.
+
+    Attributes
+    ----------
+    lower, upper : float or None
+        Position range (rad or m).
+    velocity : float or None
+        Largest |q̇| (rad/s or m/s).
+    effort : float or None
+        Largest |τ| (N·m or N).
+    """
+
+    lower: Optional[float] = None
+    upper: Optional[float] = None
+    velocity: Optional[float] = None
+    effort: Optional[float] = None
+
+
+def _finite_number(value) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+            and math.isfinite(value))
+
+
+@dataclass(frozen=True)
 class Joint:
     """One joint and the link it moves, in the description's units.
 
@@ -77,6 +132,15 @@ class Joint:
     rotor_inertia : bool or float
         Whether a rotor inertia IA is modelled (a float also gives its true value, SI).
     inertia : Inertia or None
+    origins : tuple of Origin
+        ``convention='urdf'`` only: the constant transforms from the parent link frame to the joint
+        frame, applied left to right (a URDF joint's ``<origin>``, preceded by those of the fixed
+        joints merged on the way). The DH fields are then unused (0).
+    axis : tuple of 3 float
+        ``convention='urdf'`` only: the unit axis of the motion in the joint frame.
+    name : str or None
+        The joint's name in its description (URDF), for messages.
+    limits : JointLimits or None
     """
 
     type: str
@@ -89,6 +153,10 @@ class Joint:
     friction: tuple = (False, False, False)
     rotor_inertia: object = False
     inertia: Optional[Inertia] = None
+    origins: tuple = ()
+    axis: tuple = (0.0, 0.0, 1.0)
+    name: Optional[str] = field(default=None, compare=False)
+    limits: Optional[JointLimits] = None
 
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
@@ -114,6 +182,16 @@ class Joint:
                 raise RobotDescriptionError(f"Joint.friction/rotor_inertia: expected booleans or finite numbers, "
                                             f"got {value!r}")
         object.__setattr__(self, "friction", friction)
+        if not all(isinstance(o, Origin) for o in self.origins):
+            raise RobotDescriptionError(f"Joint.origins: expected a sequence of Origin, got {self.origins!r}")
+        object.__setattr__(self, "origins", tuple(self.origins))
+        axis = tuple(self.axis)
+        norm = math.hypot(*axis) if len(axis) == 3 and all(_finite_number(v) for v in axis) else 0.0
+        if not 1e-6 < norm < 1e6:
+            raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, not all 0), "
+                                        f"got {self.axis!r}")
+        object.__setattr__(self, "axis", tuple(float(v) / norm + 0.0 if norm != 1.0 else float(v) + 0.0
+                                               for v in axis))
 
     @property
     def is_revolute(self) -> bool:
@@ -182,11 +260,22 @@ class Robot:
         object.__setattr__(self, "gravity", gravity)
         notes = [f"gravity[{i + 1}] = {written[i]!r} as 0" for i in snapped]
         joints = []
+        general = self.convention == "urdf"
+        if general and (self.length_unit, self.angle_unit) != ("m", "rad"):
+            raise RobotDescriptionError(f"units: a urdf-convention robot is in m and rad, got "
+                                        f"{self.length_unit} and {self.angle_unit}")
         for k, jt in enumerate(self.joints, start=1):
             if jt.type not in JOINT_TYPES:
                 raise RobotDescriptionError(f"joints[{k}].type: expected one of {JOINT_TYPES}, got {jt.type!r}")
             if not 0 <= jt.parent < k:
                 raise RobotDescriptionError(f"joints[{k}].parent: expected 0..{k - 1}, got {jt.parent!r}")
+            if general:
+                self._check_general(k, jt)
+                joints.append(jt)
+                continue
+            if jt.origins or jt.axis != (0.0, 0.0, 1.0):
+                raise RobotDescriptionError(f"joints[{k}].origins/axis: only for convention 'urdf'; a "
+                                            f"{self.convention} DH joint is placed by alpha, a, d, theta")
             lengths = ("a", "d") if jt.is_revolute else ("a", "offset")
             for name in lengths:
                 problem = length_problem(getattr(jt, name), self.length_unit, LENGTH_UNITS[self.length_unit])
@@ -209,6 +298,29 @@ class Robot:
             warnings.warn(f"{self.name}: within round-off of special values, taken as them: {'; '.join(notes)}",
                           RoundOffWarning, stacklevel=3)
 
+    def _check_general(self, k, jt):
+        """A urdf-convention joint: placed by its origins and axis, DH fields unused."""
+        from ..errors import RobotDescriptionError
+
+        for name in ("alpha", "a", "d", "theta"):
+            if getattr(jt, name) != 0:
+                raise RobotDescriptionError(f"joints[{k}].{name}: a urdf-convention joint is placed by its "
+                                            f"origins and axis; DH fields must be 0")
+        where = f"joints[{k}]" + (f" ({jt.name})" if jt.name else "")
+        for origin in jt.origins:
+            for i, value in enumerate(origin.xyz, start=1):
+                problem = length_problem(value, "m", 1.0)
+                if problem is not None:
+                    raise RobotDescriptionError(f"{origin.label or where}.xyz[{i}]: {problem}")
+            for i, value in enumerate(origin.rpy, start=1):
+                problem = angle_problem(value, "rad")
+                if problem is not None:
+                    raise RobotDescriptionError(f"{origin.label or where}.rpy[{i}]: {problem}")
+        problem = (angle_problem if jt.is_revolute else length_problem)(jt.offset, *(
+            ("rad",) if jt.is_revolute else ("m", 1.0)))
+        if problem is not None:
+            raise RobotDescriptionError(f"{where}.offset: {problem}")
+
     # -- structure -----------------------------------------------------------------
     @property
     def n_dof(self) -> int:
@@ -230,7 +342,9 @@ class Robot:
         ignores the true inertias, which never enter a regressor.
         """
         joints = tuple((j.type, float(j.alpha), float(j.a), float(j.d), float(j.theta), float(j.offset), j.parent,
-                        j.friction_terms, j.has_rotor_inertia) for j in self.joints)
+                        j.friction_terms, j.has_rotor_inertia,
+                        tuple((tuple(map(float, o.xyz)), tuple(map(float, o.rpy))) for o in j.origins), j.axis)
+                       for j in self.joints)
         return (self.convention, self.length_unit, self.angle_unit, self.gravity, joints)
 
     # -- units -----------------------------------------------------------------------
