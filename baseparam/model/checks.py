@@ -186,22 +186,23 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
         ``closeness`` is relative (rad for angles); ``text`` names the field, e.g.
         ``"joints[3].alpha = 89.9999999 deg (1.7e-09 rad from 90°)"``.
     """
-    from .joint_model import exact_cos_sin
+    from .joint_model import exact_cos_sin, joint_models
 
-    out = []
+    out, seen = [], set()
     unit = robot.angle_unit
     lengths = []
-    for k, j in enumerate(robot.joints, start=1):
-        angles = ("alpha",) + (() if j.is_revolute else ("theta",))
-        for name in angles:
-            value = getattr(j, name)
-            delta = angle_offset_rad(value, unit)
-            if 0 < delta < limit and not exact_cos_sin(value, unit)[2]:
-                nearest = round(float(value) * (math.pi / 180.0 if unit == "deg" else 1.0) / (math.pi / 2)) * 90
-                out.append((delta, f"joints[{k}].{name} = {value!r} {unit} ({delta:.1e} rad from {nearest}°)"))
-        for name in ("a", "d") if j.is_revolute else ("a",):
-            lengths.append((abs(float(getattr(j, name))), f"joints[{k}].{name} = {getattr(j, name)!r} "
-                                                          f"{robot.length_unit}"))
+    for model in joint_models(robot):
+        for f in model.constant_factors():
+            if f.label in seen:         # an axis rotation and its inverse: one entry
+                continue
+            seen.add(f.label)
+            if f.is_rotation:
+                delta = angle_offset_rad(f.value, unit)
+                if 0 < delta < limit and not exact_cos_sin(f.value, unit)[2]:
+                    nearest = round(float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0) / (math.pi / 2)) * 90
+                    out.append((delta, f"{f.label} = {f.value!r} {unit} ({delta:.1e} rad from {nearest}°)"))
+            else:
+                lengths.append((abs(float(f.value)), f"{f.label} = {f.value!r} {robot.length_unit}"))
     largest = max((v for v, _ in lengths), default=0.0)
     for value, text in lengths:
         if largest > 0 and 0 < value < limit * largest:

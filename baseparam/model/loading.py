@@ -24,7 +24,7 @@ import os
 import numpy as np
 
 from ..errors import RobotDescriptionError
-from .checks import angle_problem, body_problem, length_problem
+from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
 from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot
@@ -45,13 +45,22 @@ _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
 
 
 # -- public API ---------------------------------------------------------------------------
-def load_robot(path) -> Robot:
-    """Read a robot description from a YAML file.
+def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=SNAP_RADIANS) -> Robot:
+    """Read a robot description from a YAML or URDF file.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The description file (UTF-8 YAML; fields in docs/formats.md, section "Robot description").
+        The description file: UTF-8 YAML (fields in docs/formats.md, section "Robot description"), or
+        URDF (a ``.urdf`` name, or text starting with ``<``; docs/formats.md, "URDF").
+    root, tip : str, optional
+        URDF only: the link to take as the base, and the link(s) (a name, a comma-separated list or a
+        sequence) whose chains from the root to keep.
+    exact_angles : bool, optional
+        Take angles written in radians within `angle_tolerance` of a multiple of 15° as that angle
+        (URDF ``rpy`` and axes, YAML with ``angle: rad``); False keeps them as written.
+    angle_tolerance : float, optional
+        In rad (default 1e-6).
 
     Returns
     -------
@@ -73,7 +82,20 @@ def load_robot(path) -> Robot:
     except OSError as exc:
         reason = exc.strerror or str(exc) or type(exc).__name__
         raise RobotDescriptionError(_one_line(f"{label}: cannot read the robot description: {reason}")) from None
+    if is_urdf(label, data):
+        from .urdf import parse_urdf
+
+        return parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
+                          angle_tolerance=angle_tolerance)
+    if root is not None or tip is not None:
+        raise RobotDescriptionError(f"{label}: --root/--tip select part of a URDF model; this is a YAML "
+                                    "description (use parent: in it for trees)")
     return parse_robot(data, label)
+
+
+def is_urdf(label: str, data: bytes) -> bool:
+    """A ``.urdf`` file name, or XML text (``<`` first, after a byte-order mark and white space)."""
+    return label.lower().endswith(".urdf") or data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
 def parse_robot(text, filename: str = "<string>") -> Robot:
