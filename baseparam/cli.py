@@ -9,6 +9,7 @@ summary (and the wrote-line) go to stderr.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -187,6 +188,32 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
+def _robot_options(command):
+    """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
+    ``load`` callable (path → Robot) instead of them."""
+    @functools.wraps(command)
+    def wrapper(*args, root, tip, exact_angles, angle_tolerance, **kwargs):
+        def load(path):
+            from .model.loading import load_robot
+            return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
+                              angle_tolerance=angle_tolerance)
+        return command(*args, load=load, **kwargs)
+
+    options = [
+        click.option("--root", metavar="LINK", help="URDF: the link to take as the base (default: the URDF's root)."),
+        click.option("--tip", metavar="LINK[,LINK...]",
+                     help="URDF: keep only the joints on the paths from the root to these links."),
+        click.option("--exact-angles", type=click.Choice(["on", "off"]), default="on", show_default=True,
+                     help="Take angles in radians (URDF rpy and axes, YAML angle: rad) within --angle-tolerance "
+                          "of a multiple of 15° as that angle, so that the result is exact; off: as written."),
+        click.option("--angle-tolerance", type=click.FloatRange(0, 0.01), default=1e-6, show_default=True,
+                     metavar="RAD", help="How close to a multiple of 15° an angle must be to be taken as it."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="baseparam")
 def main():
@@ -200,17 +227,17 @@ def main():
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the result as JSON ('-': to stdout, the table then goes to stderr).")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
-def find(robot_file, parameters, json_out, h5_out):
-    """Find the base parameters of ROBOT_FILE (a YAML description) and print their regroupings."""
+@_robot_options
+def find(robot_file, parameters, json_out, h5_out, load):
+    """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
     if h5_out == "-":
         _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
-    from .model.loading import load_robot
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
-        robot = load_robot(robot_file)
+        robot = load(robot_file)
         if h5_out is None:
             base = find_base_parameters(robot, parameters, progress=progress)
         else:   # Z computed once, streamed into the reduction and the file
@@ -306,10 +333,11 @@ def _number_or_none(text, name, cast=float):
               help="Drop samples where every |qd| is below V (rad/s or m/s).")
 @click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
               help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")
+@_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
 def identify(robot_file, train, validate, json_out, plot_out, method, parameters, columns, gains, skip_bad_rows,
-             cutoff, filter_order, rest_velocity, resample, decimate):
+             cutoff, filter_order, rest_velocity, resample, decimate, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
 
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
@@ -318,7 +346,6 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     from .identification.estimators import identify as run
     from .identification.preprocessing import Preprocessing
     from .identification.trajectory import parse_column_map, read_trajectory
-    from .model.loading import load_robot
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     outputs = [p for p in (json_out, plot_out) if p and p != "-"]
@@ -350,7 +377,7 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate)
         column_map = parse_column_map(columns) if columns else None
         gain_values = _gains(gains)
-        robot = load_robot(robot_file)
+        robot = load(robot_file)
 
         def read(path):
             traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
@@ -397,20 +424,20 @@ def _gains(text):
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
               help="Directory for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json.")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
-def export(robot_file, lang, what, prefix, out_dir, parameters):
+@_robot_options
+def export(robot_file, lang, what, prefix, out_dir, parameters, load):
     """Export ROBOT_FILE's base regressor, Slotine–Li regressor and inverse dynamics as C or Python code.
 
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
     from .codegen._export import check_prefix, export as write, parse_what
-    from .model.loading import load_robot
     from .projection.base_set import find_base_parameters
     with _one_line_errors(robot_file), inputs_protected([robot_file]):   # output errors name their file
         try:
             functions = parse_what(what)
             check_prefix(prefix, lang)
-            base = find_base_parameters(load_robot(robot_file), parameters)
+            base = find_base_parameters(load(robot_file), parameters)
             result = write(base, lang, functions, prefix, out_dir)
         except ExportError as exc:                 # the library names its parameters; say the flags
             _fail(_export_flags(str(exc)), 2)

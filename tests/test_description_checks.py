@@ -75,7 +75,7 @@ def test_twist_in_degrees_within_round_off_is_exact_and_89_9999999_still_warns(v
     assert base.exact and base.names == vertical.names
     np.testing.assert_array_equal(base.Y, vertical.Y)
     near = puma(replace=("alpha: 90, a: -20.3", "alpha: 89.9999999, a: -20.3"))   # 1.7e-9 rad: real, kept
-    with pytest.warns(AccuracyWarning, match=r"joints\[3\]\.alpha = 89\.9999999 deg \(1\.7e-09 rad from 90°\)"):
+    with pytest.warns(AccuracyWarning, match=r"joints\[3\]\.alpha = 89\.9999999 deg \(1\.7e-09 rad from 90°"):
         bp.find_base_parameters(near)
 
 
@@ -94,7 +94,7 @@ def test_accuracy_warning_names_a_twist_near_zero_in_radians():
                            "  - {type: revolute, alpha: 0.4, a: 0.1, d: 0}\n"
                            "  - {type: revolute, alpha: 1.0e-9, a: 0.3, d: 0.2}\n"
                            "  - {type: revolute, alpha: 0.7, a: 0.1, d: 0.1}\n")
-    with pytest.warns(AccuracyWarning, match=r"joints\[2\]\.alpha = 1e-09 rad \(1\.0e-09 rad from 0°\)"):
+    with pytest.warns(AccuracyWarning, match=r"joints\[2\]\.alpha = 1e-09 rad \(1\.0e-09 rad from 0°: if that is meant, write 0\)"):
         bp.find_base_parameters(robot, "khalil")
 
 

@@ -114,9 +114,13 @@ def _accuracy_line(base):
     return f"Regroupings in floating point, accurate to about {max(base.accuracy, 1e-16):.0e} (relative)."
 
 
+def _geometry(robot) -> str:
+    return "URDF geometry" if robot.convention == "urdf" else f"{robot.convention} DH"
+
+
 def _header_comment(base, counts, prefix, style):
     robot = base.robot
-    lines = [f"{prefix}: exported by baseparam for {_safe(robot.name)} ({robot.n_dof} joints, {robot.convention} DH)",
+    lines = [f"{prefix}: exported by baseparam for {_safe(robot.name)} ({robot.n_dof} joints, {_geometry(robot)})",
              f"{base.rank} base parameters ({base.parameters} parameterization), SI units: m, rad, kg, s, N·m, N.",
              _accuracy_line(base),
              "Straight-line code: every common subexpression once, DH zeros and ones folded, sin/cos once per",

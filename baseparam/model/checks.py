@@ -137,6 +137,18 @@ def special_radians(value, tolerance: float = SNAP_RADIANS):
     return (snapped, difference) if difference <= tolerance else None
 
 
+def pi_expression(twelfths: int) -> str:
+    """``m·π/12`` as a description writes it in radians: ``pi/2``, ``-3*pi/4``, ``0``."""
+    from fractions import Fraction
+
+    f = Fraction(twelfths, 12)
+    if f == 0:
+        return "0"
+    sign = "-" if f < 0 else ""
+    num, den = abs(f.numerator), f.denominator
+    return sign + ("pi" if num == 1 else f"{num}*pi") + ("" if den == 1 else f"/{den}")
+
+
 def angle_offset_rad(value, angle_unit: str) -> float:
     """Distance (rad) of a description angle from the nearest multiple of 90°."""
     rad = float(value) * (math.pi / 180.0 if angle_unit == "deg" else 1.0)
@@ -199,8 +211,11 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
             if f.is_rotation:
                 delta = angle_offset_rad(f.value, unit)
                 if 0 < delta < limit and not exact_cos_sin(f.value, unit)[2]:
-                    nearest = round(float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0) / (math.pi / 2)) * 90
-                    out.append((delta, f"{f.label} = {f.value!r} {unit} ({delta:.1e} rad from {nearest}°)"))
+                    quarters = round(float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0) / (math.pi / 2))
+                    meant = f"{90 * quarters}" if unit == "deg" else \
+                        (f"{pi_expression(3 * quarters)} (or {quarters * math.pi / 2!r})" if quarters else "0")
+                    out.append((delta, f"{f.label} = {f.value!r} {unit} ({delta:.1e} rad from {90 * quarters}°: "
+                                       f"if that is meant, write {meant})"))
             else:
                 lengths.append((abs(float(f.value)), f"{f.label} = {f.value!r} {robot.length_unit}"))
     largest = max((v for v, _ in lengths), default=0.0)
