@@ -52,7 +52,8 @@ from .errors import (AccuracyWarning, ArgumentError, BaseParamError, DataError, 
 
 # public name → the subpackage that defines it (imported on first access, PEP 562)
 _LAZY = {
-    "model": ("ColumnLayout", "Inertia", "Joint", "Robot", "load_robot", "parse_robot", "standard_parameters"),
+    "model": ("ColumnLayout", "Inertia", "Joint", "JointLimits", "Origin", "Robot", "load_robot", "parse_robot",
+              "standard_parameters"),
     "dynamics": ("coriolis_matrix", "coriolis_torque", "friction_torque", "gravity_torque", "inverse_dynamics",
                  "mass_matrix", "regressor", "slotine_li_regressor"),
     "projection": ("BaseParameters", "find_and_store", "find_base_parameters", "read_h5"),

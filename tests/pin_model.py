@@ -75,8 +75,40 @@ def dh_forward(robot, q):
     return out
 
 
+def origin_matrix(origin):
+    """A URDF origin Trans(xyz)·Rz(yaw)·Ry(pitch)·Rx(roll), with pinocchio's rpy → matrix."""
+    T = np.eye(4)
+    T[:3, :3] = pin.rpy.rpyToMatrix(*(float(v) for v in origin.rpy))
+    T[:3, 3] = [float(v) for v in origin.xyz]
+    return T
+
+
+def general_factors(joint):
+    """(C, C') of a urdf-convention joint: the origins' product, and the offset's motion about/along the
+    axis (pinocchio's unaligned joints carry the axis, so the link frame is the joint frame)."""
+    C = np.eye(4)
+    for origin in joint.origins:
+        C = C @ origin_matrix(origin)
+    Cp = np.eye(4)
+    axis = np.asarray(joint.axis, dtype=float)
+    if joint.is_revolute:
+        Cp[:3, :3] = pin.AngleAxis(float(joint.offset), axis).matrix()
+    else:
+        Cp[:3, 3] = float(joint.offset) * axis
+    return C, Cp
+
+
+def joint_model(robot, joint):
+    if robot.convention == "urdf":
+        axis = np.asarray(joint.axis, dtype=float)
+        return pin.JointModelRevoluteUnaligned(axis) if joint.is_revolute else pin.JointModelPrismaticUnaligned(axis)
+    return pin.JointModelRZ() if joint.is_revolute else pin.JointModelPZ()
+
+
 def split_factors(robot):
-    """(C_k, C'_k) per joint, see the module docstring."""
+    """(C_k, C'_k) per joint, see the module docstring (urdf convention: :func:`general_factors`)."""
+    if robot.convention == "urdf":
+        return [general_factors(j) for j in robot.joints]
     out = []
     for j, (alpha, a, d, theta, off) in zip(robot.joints, robot.dh_si()):
         if robot.convention == "standard":
@@ -117,7 +149,7 @@ def build_model(robot, inertias=None):
     for k, (j, (C, Cp)) in enumerate(zip(robot.joints, factors)):
         parent = joint_ids[j.parent - 1] if j.parent else 0
         prev_Cp = factors[j.parent - 1][1] if j.parent else np.eye(4)
-        jm = pin.JointModelRZ() if j.is_revolute else pin.JointModelPZ()
+        jm = joint_model(robot, j)
         jid = model.addJoint(parent, jm, se3(prev_Cp @ C), f"joint{k + 1}")
         I = pin.Inertia.Zero() if inertias is None else inertias[k]
         model.appendBodyToJoint(jid, I, se3(Cp))

@@ -221,3 +221,46 @@ def test_a_generic_twist_beside_fractions_of_a_turn(parameters):
     robot = bp.Robot((J(type="prismatic", alpha=0.7, theta=-math.pi), J(type="revolute", alpha=-3 * math.pi / 4),
                       J(type="prismatic", alpha=-3 * math.pi / 4)), name="mixed twists", angle_unit="rad")
     check_against_pinocchio(robot, parameters)
+
+
+# -- general joint geometry (URDF convention) ------------------------------------------------------------
+AXES = [(0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0), (0.0, -1.0, 0.0),
+        (0.0, math.sqrt(0.5), math.sqrt(0.5)), (1.0, 1.0, 1.0), (0.3, -0.5, 0.8)]
+
+
+@st.composite
+def origins(draw):
+    xyz = tuple(draw(st.lists(lengths, min_size=3, max_size=3)))
+    rpy = tuple(draw(st.lists(st.one_of(st.just(0.0), angles), min_size=3, max_size=3)))
+    return bp.Origin(xyz, rpy)
+
+
+@st.composite
+def general_robots(draw):
+    n = draw(st.integers(2, 4))
+    joints = []
+    for k in range(n):
+        revolute = draw(st.booleans())
+        joints.append(bp.Joint(type="revolute" if revolute else "prismatic",
+                               origins=tuple(draw(st.lists(origins(), min_size=1, max_size=2))),
+                               axis=draw(st.sampled_from(AXES)), parent=draw(st.integers(0, k)),
+                               offset=draw(st.one_of(st.just(0.0), angles if revolute else lengths))))
+    return bp.Robot(joints=tuple(joints), name="random general", convention="urdf", gravity=draw(gravities))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(robot=general_robots(), parameters=st.sampled_from(["khalil", "pseudo"]))
+def test_random_general_geometry(robot, parameters):
+    """Origins with special and generic rpy, axes along, between and off the coordinate axes, trees:
+    rank and regroupings against pinocchio's unaligned joints placed by its own rpy → matrix."""
+    check_against_pinocchio(robot, parameters)
+
+
+def test_general_geometry_exact_when_angles_are_quarter_turns():
+    J, O = bp.Joint, bp.Origin
+    robot = bp.Robot((J(type="revolute", origins=(O((0, 0, 0.3), (math.pi / 2, 0, 0)),), axis=(0, 1, 0)),
+                      J(type="revolute", origins=(O((0.4, 0.1, 0), (0, -math.pi / 2, math.pi)),), axis=(-1, 0, 0)),
+                      J(type="prismatic", origins=(O((0.2, 0, 0.05), (0, 0, 0)),), axis=(0, 0, -1))),
+                     name="quarter turns", convention="urdf")
+    base = check_against_pinocchio(robot, "pseudo")
+    assert base.exact
