@@ -250,6 +250,35 @@ def find(robot_file, parameters, json_out, h5_out, load):
     _report(format_table(base), written, json_out == "-")
 
 
+@main.command()
+@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.option("--yaml", "yaml_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the equivalent standard-DH description (m, deg; inertias moved into its frames).")
+@_robot_options
+def describe(robot_file, yaml_out, load):
+    """Describe ROBOT_FILE: its joints as numbered here, and for a chain the standard DH table with the
+    same joint angles (with the base and tool transforms that relate its frames to the description's)."""
+    _check_outputs([robot_file], [("--yaml", yaml_out)])
+    from .model.dh_equivalent import dh_equivalent, dh_robot
+    from .model.robot import robot_to_yaml
+    from .model.summary import describe as text
+    with _one_line_errors(robot_file), inputs_protected([robot_file]):
+        robot = load(robot_file)
+        equivalent = dh_equivalent(robot)
+        written = []
+        if yaml_out is not None:
+            if equivalent is None:
+                _fail(f"{robot_file}: --yaml: a tree has no single DH table; pick a chain with --tip LINK", 2)
+            doc = robot_to_yaml(dh_robot(robot, equivalent))
+            if yaml_out == "-":
+                click.echo(doc, nl=False)
+            else:
+                from ._atomic import write_text
+                write_text(yaml_out, doc)
+                written.append(yaml_out)
+    _report(text(robot, equivalent), written, yaml_out == "-")
+
+
 def _write_json(path, doc):
     """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
     from ._atomic import write_text

@@ -94,7 +94,8 @@ def test_accuracy_warning_names_a_twist_near_zero_in_radians():
                            "  - {type: revolute, alpha: 0.4, a: 0.1, d: 0}\n"
                            "  - {type: revolute, alpha: 1.0e-9, a: 0.3, d: 0.2}\n"
                            "  - {type: revolute, alpha: 0.7, a: 0.1, d: 0.1}\n")
-    with pytest.warns(AccuracyWarning, match=r"joints\[2\]\.alpha = 1e-09 rad \(1\.0e-09 rad from 0°: if that is meant, write 0\)"):
+    with pytest.warns(AccuracyWarning,
+                      match=r"joints\[2\]\.alpha = 1e-09 rad \(1\.0e-09 rad from 0°: if that is meant, write 0\)"):
         bp.find_base_parameters(robot, "khalil")
 
 

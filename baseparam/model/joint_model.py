@@ -29,6 +29,8 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
+
 AXES = {"x": 0, "y": 1, "z": 2}
 
 # cos of 0°, 15°, …, 90°, correctly rounded
@@ -273,6 +275,35 @@ def _merged(factors) -> tuple:
     return tuple(out)
 
 
+def factor_matrix(factor, length, cos_sin, dtype=float):
+    """The 4×4 matrix of a constant :class:`~baseparam.model.joint_model.Factor`.
+
+    Parameters
+    ----------
+    length, cos_sin : callable
+        The arithmetic's reading of a description length, and of a description angle as (cos, sin).
+    dtype : float or object
+        ``object`` for exact arithmetic on the Python numbers ``length``/``cos_sin`` return.
+    """
+    m = np.eye(4, dtype=dtype)
+    i = factor.index
+    if factor.is_rotation:
+        c, s = cos_sin(factor.value)
+        j, k = (i + 1) % 3, (i + 2) % 3
+        m[j, j], m[j, k], m[k, j], m[k, k] = c, -s, s, c
+    else:
+        m[i, 3] = length(factor.value)
+    return m
+
+
+def product(factors, length, cos_sin, dtype=float):
+    """Left-to-right product of constant factors (the identity for none), shape (4, 4)."""
+    out = np.eye(4, dtype=dtype)
+    for f in factors:
+        out = out @ factor_matrix(f, length, cos_sin, dtype)
+    return out
+
+
 def joint_models(robot) -> tuple:
     """:func:`joint_model` of every joint."""
     return tuple(joint_model(robot, k) for k in range(robot.n_dof))
@@ -289,4 +320,5 @@ def motion_offsets(robot) -> tuple:
     return tuple(to_si(robot, m.motion) for m in joint_models(robot))
 
 
-__all__ = ["Factor", "JointModel", "Step", "axis_factors", "exact_cos_sin", "joint_model", "origin_factors", "joint_models", "motion_offsets", "to_si"]
+__all__ = ["Factor", "JointModel", "Step", "axis_factors", "exact_cos_sin", "factor_matrix", "joint_model",
+           "origin_factors", "product", "joint_models", "motion_offsets", "to_si"]

@@ -11,6 +11,8 @@ import dataclasses
 
 import numpy as np
 
+from ..model.joint_model import factor_matrix, product  # noqa: F401  (re-exported: the engine's readers)
+
 # J(q) coefficients over (1, cos q, sin q) for a rotation about z.
 _RZ = np.zeros((3, 4, 4))
 _RZ[0, 2, 2] = _RZ[0, 3, 3] = 1.0
@@ -23,35 +25,6 @@ _TZ = np.zeros((2, 4, 4))
 _TZ[0] = np.eye(4)
 _TZ[1, 2, 3] = 1.0
 _DTZ = np.stack([_TZ[1], np.zeros((4, 4))])
-
-
-def factor_matrix(factor, length, cos_sin, dtype=float, value=None):
-    """The 4×4 matrix of a constant :class:`~baseparam.model.joint_model.Factor`.
-
-    Parameters
-    ----------
-    length, cos_sin : callable
-        The arithmetic's reading of a description length, and of a description angle as (cos, sin).
-    dtype : float or object
-        ``object`` for exact arithmetic on the Python numbers ``length``/``cos_sin`` return.
-    """
-    m = np.eye(4, dtype=dtype)
-    i = factor.index
-    if factor.is_rotation:
-        c, s = cos_sin(factor.value)
-        j, k = (i + 1) % 3, (i + 2) % 3
-        m[j, j], m[j, k], m[k, j], m[k, k] = c, -s, s, c
-    else:
-        m[i, 3] = length(factor.value)
-    return m
-
-
-def product(factors, length, cos_sin, dtype=float):
-    """Left-to-right product of constant factors (the identity for none), shape (4, 4)."""
-    out = np.eye(4, dtype=dtype)
-    for f in factors:
-        out = out @ factor_matrix(f, length, cos_sin, dtype)
-    return out
 
 
 def constant_parts(model, length, cos_sin, include_offset=True, dtype=float):

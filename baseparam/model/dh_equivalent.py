@@ -1,0 +1,304 @@
+"""The standard DH table of a serial chain given in any geometry (a URDF arm, say), with the same
+joint angles, and the constant transforms that relate its frames to the description's.
+
+Standard (distal) DH puts frame i−1's z axis on joint i's axis, x_i on the common normal of axes i
+and i+1, and the origin where that normal meets axis i+1 (docs/method.md, section 3). Any chain of
+joint axes has such frames, so a table always exists; what can differ from the description is the
+first and last frame. Hence:
+
+* **base**: DH frame 0 in the description's base frame. The identity when the base z axis lies on
+  joint 1's axis, pointing the same way, through the base origin (then the DH table alone
+  describes the robot in its own base frame).
+* **tool**: the description's last link frame in DH frame n (a constant).
+
+The table is found from the axes at q = 0 (floats) and then *checked*: the forward kinematics of
+the table, put between base and tool, must reproduce every axis and the last link frame of the
+description at random configurations; :class:`DHEquivalent` reports the largest difference.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .joint_model import exact_cos_sin, factor_matrix, joint_models
+
+TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
+
+
+@dataclass(frozen=True, eq=False)
+class DHEquivalent:
+    """A standard DH table equivalent to a chain (see the module notes).
+
+    Attributes
+    ----------
+    table : ndarray, shape (n_dof, 5)
+        alpha [rad], a [m], d [m], theta [rad], offset [rad or m] per joint, as in
+        :meth:`~baseparam.model.robot.Robot.dh_si` (theta is the constant of a prismatic joint,
+        offset the constant added to q).
+    types : tuple of str
+    base : ndarray, shape (4, 4)
+        DH frame 0 in the description's base frame.
+    tool : ndarray, shape (4, 4)
+        The description's last link frame in DH frame n.
+    error : float
+        Largest difference (m, or unit vector components) found by the check.
+    """
+
+    table: np.ndarray
+    types: tuple
+    base: np.ndarray
+    tool: np.ndarray
+    error: float
+
+    @property
+    def base_is_identity(self) -> bool:
+        return bool(np.allclose(self.base, np.eye(4), atol=TOLERANCE))
+
+    def __repr__(self):
+        return (f"DHEquivalent(n_dof={len(self.types)}, base_is_identity={self.base_is_identity}, "
+                f"error={self.error:.1e})")
+
+
+def link_frames(robot, q) -> list:
+    """Every link frame in the base frame at one configuration, SI.
+
+    Parameters
+    ----------
+    q : array_like, shape (n_dof,)
+
+    Returns
+    -------
+    list of ndarray, shape (4, 4)
+    """
+    frames = []
+    for k, (joint, model) in enumerate(zip(robot.joints, joint_models(robot))):
+        parent = frames[joint.parent - 1] if joint.parent else np.eye(4)
+        frames.append(parent @ joint_transform(robot, model, float(q[k])))
+    return frames
+
+
+def joint_transform(robot, model, q) -> np.ndarray:
+    """``A(q) = C · M(q + offset) · C′`` in SI, shape (4, 4)."""
+    def length(v):
+        return float(v) * robot.length_scale
+
+    def cos_sin(v):
+        return exact_cos_sin(v, robot.angle_unit)[:2]
+
+    out = np.eye(4)
+    for f in model.before:
+        out = out @ factor_matrix(f, length, cos_sin)
+    motion = model.offset * (robot.angle_scale if model.is_revolute else robot.length_scale) + q
+    m = np.eye(4)
+    if model.is_revolute:
+        c, s = math.cos(motion), math.sin(motion)
+        m[:2, :2] = [[c, -s], [s, c]]
+    else:
+        m[2, 3] = motion
+    out = out @ m
+    for f in model.after:
+        out = out @ factor_matrix(f, length, cos_sin)
+    return out
+
+
+def _joint_axes(robot):
+    """Each joint's axis at q = 0 as (point, unit direction), base frame."""
+    frames = link_frames(robot, np.zeros(robot.n_dof))
+    axes = []
+    for joint, model in zip(robot.joints, joint_models(robot)):
+        parent = frames[joint.parent - 1] if joint.parent else np.eye(4)
+        before = joint_transform_before(robot, model)
+        J = parent @ before
+        axes.append((J[:3, 3], J[:3, 2]))
+    return axes, frames
+
+
+def joint_transform_before(robot, model) -> np.ndarray:
+    """C of a joint (its motion is about/along the z axis of the frame C leads to), SI."""
+    out = np.eye(4)
+    for f in model.before:
+        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
+                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
+    return out
+
+
+def _perpendicular(z, hint):
+    """A unit vector ⟂ z, as close to `hint` as possible."""
+    x = hint - (hint @ z) * z
+    if np.linalg.norm(x) < 1e-6:
+        x = np.eye(3)[int(np.argmin(np.abs(z)))]
+        x = x - (x @ z) * z
+    return x / np.linalg.norm(x)
+
+
+def _common_normal(o, z, p, w, x_prev):
+    """Origin and x axis of the DH frame whose z is the line (p, w), after the frame (o, z, x_prev).
+
+    Skew lines: the common normal from (o, z) to (p, w). Intersecting: x = z × w at the
+    intersection. Parallel: the normal through o (d = 0); the same line: x_prev, origin o's foot.
+    """
+    cross = np.cross(z, w)
+    r = p - o
+    if np.linalg.norm(cross) > 1e-9:
+        n = cross / np.linalg.norm(cross)
+        # closest points o + s z and p + t w: solve [z, -w] [s, t] = r − (r·n) n
+        A = np.column_stack([z, -w])
+        s, t = np.linalg.lstsq(A, r - (r @ n) * n, rcond=None)[0]
+        origin = p + t * w
+        gap = origin - (o + s * z)
+        x = gap / np.linalg.norm(gap) if np.linalg.norm(gap) > TOLERANCE else n
+        return origin, x
+    foot = p + ((o - p) @ w) * w          # o's foot on the line (p, w)
+    gap = foot - o
+    if np.linalg.norm(gap) > TOLERANCE:
+        return foot, gap / np.linalg.norm(gap)
+    return foot, x_prev
+
+
+def _frame(origin, z, x):
+    T = np.eye(4)
+    T[:3, 0], T[:3, 1], T[:3, 2], T[:3, 3] = x, np.cross(z, x), z, origin
+    return T
+
+
+def _last_frame(prev, last):
+    """DH frame n: any frame whose x axis meets z_{n−1} at a right angle. The description's last link
+    frame when it is one (then the tool transform is the identity), else the frame on the last
+    axis pointing at the last link's origin."""
+    z, o = prev[:3, 2], prev[:3, 3]
+    x = last[:3, 0]
+    r = last[:3, 3] - o
+    if abs(x @ z) < TOLERANCE and np.linalg.norm(np.cross(r, z) @ x) < TOLERANCE \
+            and np.linalg.norm(np.cross(x, z)) > 0.5:
+        return last.copy()
+    foot = o + (r @ z) * z
+    gap = last[:3, 3] - foot
+    x = gap / np.linalg.norm(gap) if np.linalg.norm(gap) > TOLERANCE else prev[:3, 0]
+    return _frame(foot + gap, z, x)
+
+
+def _dh_row(prev, frame):
+    """alpha, a, d, theta of the standard DH transform from frame `prev` to `frame` (4×4, base)."""
+    x0, z0, o0 = prev[:3, 0], prev[:3, 2], prev[:3, 3]
+    x1, z1, o1 = frame[:3, 0], frame[:3, 2], frame[:3, 3]
+    r = o1 - o0
+    theta = math.atan2(np.cross(x0, x1) @ z0, x0 @ x1)
+    alpha = math.atan2(np.cross(z0, z1) @ x1, z0 @ z1)
+    return alpha, float(r @ x1), float(r @ z0), theta
+
+
+def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
+    """The standard DH table of a chain with the same joint angles, or None for a tree.
+
+    Parameters
+    ----------
+    robot : Robot
+        A chain (any convention).
+    n_checks : int
+        Random configurations at which the table is checked against the description.
+
+    Returns
+    -------
+    DHEquivalent or None
+    """
+    if not robot.is_chain:
+        return None
+    axes, frames0 = _joint_axes(robot)
+    n = robot.n_dof
+    p1, z1 = axes[0]
+    o0 = p1 + ((np.zeros(3) - p1) @ z1) * z1          # the base origin's foot on axis 1
+    dh = [_frame(o0, z1, _perpendicular(z1, np.array([1.0, 0.0, 0.0])))]
+    for i in range(1, n):
+        p, w = axes[i]
+        origin, x = _common_normal(dh[-1][:3, 3], dh[-1][:3, 2], p, w, dh[-1][:3, 0])
+        # the normal's direction is free (a may be negative): the one closer to x_{i-1} keeps the
+        # joint offset within ±90°, as tables are usually written
+        dh.append(_frame(origin, w, -x if x @ dh[-1][:3, 0] < -1e-12 else x))
+    dh.append(_last_frame(dh[-1], frames0[-1]))
+    rows = []
+    for k, joint in enumerate(robot.joints):
+        alpha, a, d, theta = _dh_row(dh[k], dh[k + 1])
+        rows.append((alpha, a, d, 0.0, theta) if joint.is_revolute else (alpha, a, 0.0, theta, d))
+    table = np.array(rows, dtype=float)
+    base = dh[0]
+    tool = np.linalg.inv(dh[-1]) @ frames0[-1]
+    types = tuple(j.type for j in robot.joints)
+    return DHEquivalent(table, types, base, tool, _check(robot, table, types, base, tool, n_checks, seed))
+
+
+def dh_robot(robot, equivalent: DHEquivalent):
+    """The description as a standard-DH :class:`~baseparam.model.robot.Robot` (m and deg, values
+    rounded to 1e-12 m and 1e-9°, so that exact geometry stays exact), with gravity turned into DH
+    frame 0 and the true inertias moved into the DH link frames.
+
+    The same mechanism with the same joint angles: the same rank, and the same torques for the same
+    bodies; only the link frames (hence the regroupings) differ.
+    """
+    from dataclasses import replace
+
+    from .robot import Joint, Robot
+
+    frames = link_frames(robot, np.zeros(robot.n_dof))
+    dh = [equivalent.base @ T for T in dh_forward(equivalent.table, equivalent.types, np.zeros(robot.n_dof))]
+    joints = []
+    for k, (joint, (alpha, a, d, theta, offset)) in enumerate(zip(robot.joints, equivalent.table)):
+        fields = {"type": joint.type, "alpha": _degrees(alpha), "a": _metres(a), "parent": joint.parent,
+                  "friction": joint.friction, "rotor_inertia": joint.rotor_inertia, "limits": joint.limits}
+        if joint.is_revolute:
+            fields.update(d=_metres(d), offset=_degrees(offset))
+        else:
+            fields.update(theta=_degrees(theta), offset=_metres(offset))
+        body = joint.inertia
+        if body is not None:
+            X = np.linalg.inv(dh[k]) @ frames[k]          # the description's link frame in DH frame k
+            R, p = X[:3, :3], X[:3, 3]
+            body = replace(body, com=R @ np.asarray(body.com, float) + p,
+                           inertia=R @ np.asarray(body.inertia, float) @ R.T)
+        joints.append(Joint(**fields, inertia=body))
+    gravity = equivalent.base[:3, :3].T @ np.asarray(robot.gravity_si, float)
+    return Robot(tuple(joints), name=robot.name, convention="standard", length_unit="m", angle_unit="deg",
+                 gravity=tuple(float(g) for g in gravity))
+
+
+def _degrees(rad) -> float:
+    value = round(math.degrees(rad), 9) + 0.0
+    return 0.0 if value in (-0.0, 0.0) else (value - 360.0 if value > 180.0 else value)
+
+
+def _metres(x) -> float:
+    return round(float(x), 12) + 0.0
+
+
+def dh_forward(table, types, q):
+    """Standard DH frames 1..n in DH frame 0, shape (n, 4, 4)."""
+    out, T = [], np.eye(4)
+    for (alpha, a, d, theta, offset), kind, qk in zip(table, types, q):
+        th, dd = (qk + offset, d) if kind == "revolute" else (theta, qk + offset)
+        ct, st, ca, sa = math.cos(th), math.sin(th), math.cos(alpha), math.sin(alpha)
+        A = np.array([[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0, sa, ca, dd], [0, 0, 0, 1]])
+        T = T @ A
+        out.append(T)
+    return out
+
+
+def _check(robot, table, types, base, tool, n_checks, seed):
+    """Largest difference between the description and base · DH(q) · tool: the last link frame, and
+    every joint axis (direction, and the line through the DH origin)."""
+    rng = np.random.default_rng(seed)
+    worst = 0.0
+    for trial in range(n_checks + 1):
+        q = np.zeros(robot.n_dof) if trial == 0 else rng.uniform(-math.pi, math.pi, robot.n_dof)
+        frames = link_frames(robot, q)
+        dh = [base @ T for T in dh_forward(table, types, q)]
+        worst = max(worst, float(np.abs(dh[-1] @ tool - frames[-1]).max()))
+        for k in range(1, robot.n_dof):
+            J = frames[k - 1] @ joint_transform_before(robot, joint_models(robot)[k])
+            z_dh, o_dh = dh[k - 1][:3, 2], dh[k - 1][:3, 3]
+            off_line = (o_dh - J[:3, 3]) - ((o_dh - J[:3, 3]) @ J[:3, 2]) * J[:3, 2]
+            worst = max(worst, float(np.abs(z_dh - J[:3, 2]).max()), float(np.abs(off_line).max()))
+    return worst
+
+
+__all__ = ["DHEquivalent", "dh_equivalent", "dh_forward", "dh_robot", "link_frames"]
