@@ -192,11 +192,11 @@ def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
     @functools.wraps(command)
-    def wrapper(*args, root, tip, exact_angles, angle_tolerance, **kwargs):
+    def wrapper(*args, root, tip, exact_angles, angle_tolerance, friction, rotor_inertia, **kwargs):
         def load(path):
             from .model.loading import load_robot
             return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
-                              angle_tolerance=angle_tolerance)
+                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia)
         return command(*args, load=load, **kwargs)
 
     options = [
@@ -208,6 +208,10 @@ def _robot_options(command):
                           "of a multiple of 15° as that angle, so that the result is exact; off: as written."),
         click.option("--angle-tolerance", type=click.FloatRange(0, 0.01), default=1e-6, show_default=True,
                      metavar="RAD", help="How close to a multiple of 15° an angle must be to be taken as it."),
+        click.option("--friction", is_flag=True,
+                     help="Declare viscous, Coulomb and offset friction on every joint (a URDF cannot; its "
+                          "<dynamics damping friction> give the values)."),
+        click.option("--rotor-inertia", is_flag=True, help="Declare a rotor inertia on every joint."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)

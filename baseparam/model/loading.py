@@ -27,7 +27,7 @@ from ..errors import RobotDescriptionError
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
-from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot
+from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot, with_drives
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
@@ -45,7 +45,8 @@ _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
 
 
 # -- public API ---------------------------------------------------------------------------
-def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=SNAP_RADIANS) -> Robot:
+def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=SNAP_RADIANS, friction=False,
+               rotor_inertia=False) -> Robot:
     """Read a robot description from a YAML or URDF file.
 
     Parameters
@@ -61,6 +62,10 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         (URDF ``rpy`` and axes, YAML with ``angle: rad``); False keeps them as written.
     angle_tolerance : float, optional
         In rad (default 1e-6).
+    friction, rotor_inertia : bool, optional
+        Declare viscous, Coulomb and offset friction / a rotor inertia on every joint (for URDF
+        files, which cannot; ``<dynamics damping friction>`` gives the values), as
+        :func:`~baseparam.model.robot.with_drives`.
 
     Returns
     -------
@@ -85,12 +90,14 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     if is_urdf(label, data):
         from .urdf import parse_urdf
 
-        return parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
-                          angle_tolerance=angle_tolerance)
-    if root is not None or tip is not None:
+        robot = parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
+                           angle_tolerance=angle_tolerance)
+    elif root is not None or tip is not None:
         raise RobotDescriptionError(f"{label}: --root/--tip select part of a URDF model; this is a YAML "
                                     "description (use parent: in it for trees)")
-    return parse_robot(data, label)
+    else:
+        robot = parse_robot(data, label)
+    return with_drives(robot, friction, rotor_inertia)
 
 
 def is_urdf(label: str, data: bytes) -> bool:

@@ -141,6 +141,10 @@ class Joint:
     name : str or None
         The joint's name in its description (URDF), for messages.
     limits : JointLimits or None
+    friction_prior : tuple of 2 float or None
+        Viscous and Coulomb friction a description states without declaring friction columns (a
+        URDF's ``<dynamics damping friction>``): the true values once friction is declared
+        (:func:`with_drives`).
     """
 
     type: str
@@ -157,6 +161,7 @@ class Joint:
     axis: tuple = (0.0, 0.0, 1.0)
     name: Optional[str] = field(default=None, compare=False)
     limits: Optional[JointLimits] = None
+    friction_prior: Optional[tuple] = None
 
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
@@ -381,6 +386,28 @@ class Robot:
     def exact_value(self, value: float) -> Fraction:
         """The decimal the user wrote, as an exact fraction (``0.1`` → 1/10, not the binary float)."""
         return exact_decimal(value)
+
+
+def with_drives(robot: Robot, friction: bool = False, rotor_inertia: bool = False) -> Robot:
+    """The robot with viscous, Coulomb and offset friction and/or a rotor inertia declared on every joint.
+
+    For descriptions that cannot declare them (URDF). Values already given stay; a joint's
+    ``friction_prior`` (a URDF's ``<dynamics>``) gives the viscous and Coulomb values.
+    """
+    if not (friction or rotor_inertia):
+        return robot
+    joints = []
+    for j in robot.joints:
+        changes = {}
+        if friction:
+            prior = j.friction_prior or (None, None)
+            changes["friction"] = tuple(
+                old if old is not False and old is not None else (True if value is None else float(value))
+                for old, value in zip(j.friction, (*prior, None)))
+        if rotor_inertia and not j.has_rotor_inertia:
+            changes["rotor_inertia"] = True
+        joints.append(replace(j, **changes))
+    return replace(robot, joints=tuple(joints))
 
 
 def exact_decimal(value) -> Fraction:
