@@ -213,7 +213,8 @@ def depth_first(robot):
     for old in order:
         j = robot.joints[old - 1]
         joints.append(bp.Joint(type=j.type, alpha=j.alpha, a=j.a, d=j.d, theta=j.theta, offset=j.offset,
-                               parent=new_number[j.parent], friction=j.friction, rotor_inertia=j.rotor_inertia))
+                               parent=new_number[j.parent], friction=j.friction, rotor_inertia=j.rotor_inertia,
+                               origins=j.origins, axis=j.axis))
     reordered = bp.Robot(tuple(joints), name=robot.name, convention=robot.convention, length_unit=robot.length_unit,
                          angle_unit=robot.angle_unit, gravity=robot.gravity)
     return reordered, np.array(order) - 1
@@ -250,6 +251,34 @@ def robots(draw, max_dof=5):
     return bp.Robot(joints=tuple(draw(joints(k, tree)) for k in range(n)), name="random",
                     convention=draw(st.sampled_from(["standard", "modified"])),
                     length_unit="m", angle_unit="rad", gravity=draw(gravities))
+
+
+# general joint geometry (URDF convention): origins with special and generic rpy, axes along, between
+# and off the coordinate axes
+AXES = [(0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0), (0.0, -1.0, 0.0),
+        (0.0, math.sqrt(0.5), math.sqrt(0.5)), (1.0, 1.0, 1.0), (0.3, -0.5, 0.8)]
+
+
+@st.composite
+def origins(draw):
+    xyz = tuple(draw(st.lists(lengths, min_size=3, max_size=3)))
+    rpy = tuple(draw(st.lists(st.one_of(st.just(0.0), angles), min_size=3, max_size=3)))
+    return bp.Origin(xyz, rpy)
+
+
+@st.composite
+def general_robots(draw, max_dof=4, drives=False):
+    n = draw(st.integers(2, max_dof))
+    joints = []
+    for k in range(n):
+        revolute = draw(st.booleans())
+        extra = dict(rotor_inertia=draw(st.booleans()),
+                     friction=draw(st.tuples(st.booleans(), st.booleans(), st.booleans()))) if drives else {}
+        joints.append(bp.Joint(type="revolute" if revolute else "prismatic",
+                               origins=tuple(draw(st.lists(origins(), min_size=1, max_size=2))),
+                               axis=draw(st.sampled_from(AXES)), parent=draw(st.integers(0, k)),
+                               offset=draw(st.one_of(st.just(0.0), angles if revolute else lengths)), **extra))
+    return bp.Robot(joints=tuple(joints), name="random general", convention="urdf", gravity=draw(gravities))
 
 
 # -- independent energies from plain DH products -------------------------------------------------------------

@@ -39,7 +39,8 @@ import baseparam as bp
 from baseparam.codegen import _export as codegen
 from baseparam.cli import main
 from conftest import ROBOT_FILES, ROOT
-from random_bodies import assert_close, base_parameters, random_parameters, random_states, robots
+from random_bodies import (assert_close, base_parameters, general_robots, random_parameters, random_states,
+                           robots)
 
 try:
     import pinocchio as pin
@@ -241,6 +242,20 @@ def test_python_export_matches_library(path, exports):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(robot=robots(), parameters=st.sampled_from(["pseudo", "khalil"]), seed=st.integers(0, 2**32 - 1))
 def test_random_robots_against_pinocchio(robot, parameters, seed):
+    check_export_against_pinocchio(robot, parameters, seed)
+
+
+@pytest.mark.skipif(pin is None, reason="pinocchio is not installed")
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(robot=general_robots(drives=True), parameters=st.sampled_from(["pseudo", "khalil"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_random_general_geometry_against_pinocchio(robot, parameters, seed):
+    """URDF-convention joints (origins, unaligned axes, trees) in the exported code."""
+    check_export_against_pinocchio(robot, parameters, seed)
+
+
+def check_export_against_pinocchio(robot, parameters, seed):
     rng = np.random.default_rng(seed)
     base = base_parameters(robot, parameters)
     p, bodies, drives = random_parameters(robot, parameters, rng)

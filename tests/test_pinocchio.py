@@ -184,7 +184,7 @@ def test_rotor_and_friction():
 
 
 # -- random DH tables ----------------------------------------------------------------------------------
-from random_bodies import angles, gravities, lengths  # noqa: E402  the shared DH-table strategies
+from random_bodies import angles, general_robots, gravities, lengths  # noqa: E402  the shared strategies
 
 
 @st.composite
@@ -224,30 +224,6 @@ def test_a_generic_twist_beside_fractions_of_a_turn(parameters):
 
 
 # -- general joint geometry (URDF convention) ------------------------------------------------------------
-AXES = [(0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0), (0.0, -1.0, 0.0),
-        (0.0, math.sqrt(0.5), math.sqrt(0.5)), (1.0, 1.0, 1.0), (0.3, -0.5, 0.8)]
-
-
-@st.composite
-def origins(draw):
-    xyz = tuple(draw(st.lists(lengths, min_size=3, max_size=3)))
-    rpy = tuple(draw(st.lists(st.one_of(st.just(0.0), angles), min_size=3, max_size=3)))
-    return bp.Origin(xyz, rpy)
-
-
-@st.composite
-def general_robots(draw):
-    n = draw(st.integers(2, 4))
-    joints = []
-    for k in range(n):
-        revolute = draw(st.booleans())
-        joints.append(bp.Joint(type="revolute" if revolute else "prismatic",
-                               origins=tuple(draw(st.lists(origins(), min_size=1, max_size=2))),
-                               axis=draw(st.sampled_from(AXES)), parent=draw(st.integers(0, k)),
-                               offset=draw(st.one_of(st.just(0.0), angles if revolute else lengths))))
-    return bp.Robot(joints=tuple(joints), name="random general", convention="urdf", gravity=draw(gravities))
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(robot=general_robots(), parameters=st.sampled_from(["khalil", "pseudo"]))
 def test_random_general_geometry(robot, parameters):
