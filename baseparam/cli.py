@@ -115,7 +115,10 @@ def _one_line_errors(path, on_exit=None):
         if isinstance(exc, ResourceLimitError):
             _fail(f"{path}: {exc}", 2)
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
-            _fail(_one_line(exc), 2)
+            lines = str(exc).splitlines() or [""]    # several independent problems: one line each
+            for line in lines[:-1]:
+                click.echo(f"baseparam: {' '.join(line.split())}", err=True)
+            _fail(" ".join(lines[-1].split()), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input

@@ -68,3 +68,13 @@ class RoundOffWarning(UserWarning):
     """A number of a robot description within round-off of a special value was taken as that value,
     e.g. a gravity component of 6e-16 m/s² beside 9.81 (as 0), or a twist of 89.99999999999999° (as 90°).
     The engine decides rank and regroupings exactly, so it must not read round-off as geometry."""
+
+
+class PhysicalConsistencyWarning(UserWarning):
+    """A robot description (a URDF) holds a physically impossible inertia — principal moments that are
+    negative or violate the triangle inequality — which is kept as written, as pinocchio does."""
+
+
+class DescriptionWarning(UserWarning):
+    """A robot description was read with an assumption worth knowing, e.g. a URDF ``--root`` below
+    movable joints, whose gravity direction is then taken at q = 0 of those joints."""

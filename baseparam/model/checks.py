@@ -43,15 +43,27 @@ def _finite_number(value) -> bool:
         return False
 
 
-def body_problem(mass, com, inertia):
+def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
     """What makes a rigid body impossible, as ``(field, message)``, or None when it is valid.
 
     Valid: 0 < mass ≤ 1e6 kg; com 3 finite numbers within 1e4 m; inertia (about the COM) a
     symmetric 3×3 matrix (within round-off) whose principal moments are ≥ 0 and satisfy the
     triangle inequality I1 ≤ I2 + I3 (within a relative tolerance of 1e-9 of the trace).
+
+    Parameters
+    ----------
+    mass, com, inertia
+        The body: kg, m (3,), kg·m² (3, 3) about the centre of mass.
+    massless_ok : bool, optional
+        Also accept mass 0 (a URDF link without ``<inertial>``, or a frame-only body).
+    physical : bool, optional
+        False skips the principal-moment checks (≥ 0, triangle inequality): URDFs in the wild
+        hold such inertias, and they are kept as written (see :func:`inertia_problem`).
     """
-    if not _finite_number(mass) or not 0 < mass <= MAX_MASS_KG:
-        return "mass", f"expected a mass > 0 and at most {MAX_MASS_KG:g} kg, got {mass!r}"
+    low_ok = massless_ok and _finite_number(mass) and mass == 0
+    if not _finite_number(mass) or not (0 < mass <= MAX_MASS_KG or low_ok):
+        lowest = "≥ 0" if massless_ok else "> 0"
+        return "mass", f"expected a mass {lowest} and at most {MAX_MASS_KG:g} kg, got {mass!r}"
     try:
         c = np.array(com, dtype=float)
         tensor = np.array(inertia, dtype=float)
@@ -68,6 +80,12 @@ def body_problem(mass, com, inertia):
         i, j = np.unravel_index(np.argmax(asym), asym.shape)
         return "inertia", (f"expected a symmetric matrix, got [{i + 1}][{j + 1}] = {float(tensor[i, j])!r} "
                            f"but [{j + 1}][{i + 1}] = {float(tensor[j, i])!r}")
+    return inertia_problem(tensor) if physical else None
+
+
+def inertia_problem(tensor):
+    """Why a finite symmetric inertia tensor (about the COM) is not physical, as ``(field, message)``,
+    or None: a negative principal moment, or the triangle inequality violated (beyond 1e-9 of the trace)."""
     moments = np.linalg.eigvalsh(0.5 * (tensor + tensor.T))
     tol = INERTIA_TOLERANCE * max(float(np.abs(moments).sum()), 1e-300)
     if moments[0] < -tol:

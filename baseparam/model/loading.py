@@ -84,6 +84,10 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     try:
         with open(path, "rb") as stream:
             data = stream.read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES and is_urdf(label, data):   # URDFs with meshes' data run to megabytes
+                from .urdf import MAX_URDF_BYTES
+
+                data += stream.read(MAX_URDF_BYTES + 1 - len(data))
     except OSError as exc:
         reason = exc.strerror or str(exc) or type(exc).__name__
         raise RobotDescriptionError(_one_line(f"{label}: cannot read the robot description: {reason}")) from None

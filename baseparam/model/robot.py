@@ -37,11 +37,16 @@ class Inertia:
         Centre of mass in the link frame.
     inertia : ndarray, shape (3, 3)
         Inertia tensor about the centre of mass, link-frame axes.
+    as_written : bool
+        True accepts what a URDF may hold and pinocchio keeps: mass 0 (links without
+        ``<inertial>``) and principal moments that are negative or violate the triangle
+        inequality. Finiteness, magnitudes and symmetry are checked either way.
     """
 
     mass: float
     com: np.ndarray
     inertia: np.ndarray
+    as_written: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self):
         # a physically impossible body (negative mass matrix, I1 > I2 + I3, 1e300 kg) is refused here,
@@ -49,7 +54,8 @@ class Inertia:
         from ..errors import RobotDescriptionError
         from .checks import body_problem
 
-        problem = body_problem(self.mass, self.com, self.inertia)
+        problem = body_problem(self.mass, self.com, self.inertia, massless_ok=self.as_written,
+                               physical=not self.as_written)
         if problem is not None:
             raise RobotDescriptionError(f"Inertia.{problem[0]}: {problem[1]}")
 
@@ -420,7 +426,8 @@ def robot_to_yaml(robot: Robot) -> str:
     """A YAML description equivalent to ``robot`` (its original text when it was loaded from one)."""
     import yaml
 
-    if robot.source:
+    # a robot read from a URDF keeps the XML as its source: that is not YAML, so generate instead
+    if robot.source and not robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
         return robot.source
     joints = []
     for k, j in enumerate(robot.joints):

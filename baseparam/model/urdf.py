@@ -1,0 +1,620 @@
+"""Reading URDF robot descriptions into :class:`~baseparam.model.robot.Robot` objects (convention ``urdf``).
+
+The reader follows docs/formats.md, "Robot description (URDF)":
+
+* ``revolute``/``continuous`` and ``prismatic`` joints become joints, each placed by its ``<origin>``
+  and moving about/along its ``<axis>``; ``fixed`` joints are merged: the child link's inertia joins its
+  parent's body (moved, R·I·Rᵀ, and lumped with the parallel-axis rule) and the fixed origins are kept,
+  as written, in front of the next moving joint's origin, so that exact numbers stay exact;
+* moving joints are numbered depth first from the root, in the file's order among siblings;
+* ``root`` and ``tip`` cut a subtree or chains out of a larger model;
+* angles within a tolerance of a multiple of 15° are taken as that angle (one warning line).
+
+Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose message has
+one line per independent problem, each naming the file, the element and attribute, and what is wrong.
+Only the standard library's XML parser is used; DOCTYPE and entity declarations are refused (no
+entity expansion), and the size is checked before parsing.
+"""
+from __future__ import annotations
+
+import math
+import os
+import warnings
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..errors import DescriptionWarning, PhysicalConsistencyWarning, RobotDescriptionError, RoundOffWarning
+from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
+                     special_radians)
+from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors
+from .robot import Inertia, Joint, JointLimits, Origin, Robot
+
+MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
+MAX_MOVING_JOINTS = 64             # as loading.MAX_JOINTS
+MAX_PROBLEMS = 20                  # lines of one error message
+_MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
+_REFUSED = {"floating": "a floating joint (a free-flying base is not supported yet: take the link below it as "
+                        "the base with --root LINK)",
+            "planar": "a planar joint (not supported)"}
+
+
+class _Problems(Exception):
+    """Problems found so far; raised as one RobotDescriptionError once the file is read."""
+
+    def __init__(self, label):
+        super().__init__()
+        self.label, self.lines = label, []
+
+    def add(self, where, message):
+        self.lines.append(f"{self.label}: {where}: {message}" if where else f"{self.label}: {message}")
+
+    def check(self):
+        if self.lines:
+            shown = self.lines[:MAX_PROBLEMS]
+            if len(self.lines) > MAX_PROBLEMS:
+                shown.append(f"{self.label}: ... and {len(self.lines) - MAX_PROBLEMS} more problems")
+            raise RobotDescriptionError("\n".join(_printable(line) for line in shown))
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+@dataclass
+class _Link:
+    name: str
+    inertial: Optional[tuple] = None         # (mass, com (3,), inertia about com (3, 3)), link frame
+
+
+@dataclass
+class _Joint:
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: Origin
+    axis: tuple = (1.0, 0.0, 0.0)
+    limits: Optional[JointLimits] = None
+    dynamics: Optional[tuple] = None
+    mimic: Optional[str] = None
+    order: int = 0
+
+
+@dataclass
+class _Body:
+    """A rigid body being assembled from links joined by fixed joints (frame: the body's first link)."""
+
+    mass: float = 0.0
+    moment: np.ndarray = field(default_factory=lambda: np.zeros(3))      # Σ m c
+    second: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))  # Σ (I_c + m(|c|²1 − c cᵀ)), origin
+    inertia_given: bool = False
+
+    def add(self, inertial, T):
+        """A link's inertial, given in a frame placed at T (4×4) in the body frame."""
+        if inertial is None:
+            return
+        m, c, Ic = inertial
+        R, p = T[:3, :3], T[:3, 3]
+        cb = R @ c + p
+        self.mass += m
+        self.moment = self.moment + m * cb
+        self.second = self.second + R @ Ic @ R.T + m * (cb @ cb * np.eye(3) - np.outer(cb, cb))
+        self.inertia_given = True
+
+    def inertia(self) -> Inertia:
+        com = self.moment / self.mass if self.mass > 0 else np.zeros(3)
+        about_com = self.second - self.mass * (com @ com * np.eye(3) - np.outer(com, com))
+        about_com = 0.5 * (about_com + about_com.T)
+        com.flags.writeable = False
+        about_com.flags.writeable = False
+        return Inertia(mass=float(self.mass), com=com, inertia=about_com, as_written=True)
+
+
+# -- public API -----------------------------------------------------------------------------------------
+def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angles=True,
+               angle_tolerance=SNAP_RADIANS) -> Robot:
+    """Build a robot from the text of a URDF file.
+
+    Parameters
+    ----------
+    data : bytes or str
+        The URDF (bytes must be UTF-8).
+    label : str
+        The file name, for messages.
+    root : str, optional
+        The link to take as the base (default: the URDF's root link).
+    tip : str or sequence of str, optional
+        Keep only the moving joints on the paths from the root to these links (a comma-separated
+        string is split).
+    exact_angles : bool, optional
+        Take ``rpy`` components and axis directions within `angle_tolerance` of a multiple of 15° as
+        that angle (one RoundOffWarning line says how many and the largest difference).
+    angle_tolerance : float, optional
+        rad.
+
+    Returns
+    -------
+    Robot
+        Convention ``urdf`` (m, rad); ``source`` is the URDF text.
+
+    Raises
+    ------
+    RobotDescriptionError
+        One line per problem, each naming the file, the element and what is wrong.
+    """
+    label = os.fsdecode(label)
+    problems = _Problems(label)
+    text = _text(data, problems)
+    tree = _parse(text, problems)
+    tiny = []
+    links, joints = _read(tree, problems, tiny)
+    problems.check()
+    children = _structure(links, joints, problems)
+    problems.check()
+    base = _base_link(links, joints, root, problems)
+    problems.check()
+    keep = _kept_links(base, tip, links, joints, children, problems)
+    problems.check()
+    name = tree.get("name") or os.path.splitext(os.path.basename(label))[0] or "robot"
+    if not name.isprintable():
+        problems.add("<robot name>", f"expected a one-line name without control characters, got {name!r}")
+    robot_joints, impossible = _assemble(base, keep, links, children, problems)
+    problems.check()
+    if not robot_joints:
+        problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
+    elif len(robot_joints) > MAX_MOVING_JOINTS:
+        problems.add("", f"{len(robot_joints)} moving joints below link '{base}', more than {MAX_MOVING_JOINTS}; "
+                         "pick a chain or subtree with --tip LINK")
+    problems.check()
+    if impossible:
+        warnings.warn(_printable(f"{label}: physically impossible inertias kept as written (as other URDF readers "
+                                 f"do; a simulation with them may misbehave): {'; '.join(impossible[:5])}"
+                                 + (f"; and {len(impossible) - 5} more" if len(impossible) > 5 else "")),
+                      PhysicalConsistencyWarning, stacklevel=3)
+    if tiny:
+        warnings.warn(_printable(f"{label}: {len(tiny)} translation{'s' if len(tiny) > 1 else ''} below "
+                                 f"{MIN_LENGTH_M:g} m taken as 0 (round-off; e.g. {tiny[0]})"),
+                      RoundOffWarning, stacklevel=3)
+    if exact_angles:
+        robot_joints = _snap_angles(robot_joints, label, angle_tolerance)
+    gravity = _gravity(_root_links(links, joints)[0], base, joints, label, angle_tolerance if exact_angles else None)
+    try:
+        return Robot(tuple(robot_joints), name=name, convention="urdf", length_unit="m", angle_unit="rad",
+                     gravity=gravity, source=text)
+    except RobotDescriptionError as exc:
+        raise RobotDescriptionError(_printable(f"{label}: {exc}")) from None
+
+
+# -- text and XML -----------------------------------------------------------------------------------------
+def _text(data, problems) -> str:
+    if isinstance(data, str):
+        text = data
+    else:
+        if len(data) > MAX_URDF_BYTES:
+            problems.add("", f"file too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
+            problems.check()
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = bytes(data).count(b"\n", 0, exc.start) + 1
+            problems.add("", f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8")
+            problems.check()
+    if len(text) > MAX_URDF_BYTES:
+        problems.add("", f"text too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
+    for declaration in ("<!DOCTYPE", "<!ENTITY"):
+        if declaration in text:
+            line = text.count("\n", 0, text.index(declaration)) + 1
+            problems.add("", f"line {line}: {declaration} declarations are refused (entities could expand "
+                             "without bound); a URDF needs none")
+    problems.check()
+    return text
+
+
+def _parse(text, problems):
+    try:
+        element = ET.fromstring(text)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        problems.add("", f"not well-formed XML at line {line}, column {column + 1}: {str(exc).split(':')[0]}")
+        problems.check()
+    if element.tag != "robot":
+        problems.add(f"<{element.tag}>", "expected <robot> as the root element of a URDF")
+        problems.check()
+    return element
+
+
+# -- reading elements ---------------------------------------------------------------------------------------
+def _numbers(text, count, where, problems, default=None):
+    """`count` finite numbers from an attribute's text, or None (problem recorded)."""
+    if text is None:
+        return default
+    parts = text.split()
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        values = None
+    if values is None or len(values) != count or not all(math.isfinite(v) for v in values):
+        what = "a finite number" if count == 1 else f"{count} finite numbers"
+        problems.add(where, f"expected {what}, got {text!r}")
+        return None
+    return tuple(v + 0.0 for v in values)
+
+
+def _origin(element, where, problems, label_text, tiny=None) -> Origin:
+    """An ``<origin>`` (zeros when absent). Translations below 1 nm are round-off (an exporter's
+    2.6e-13): taken as 0 and listed in `tiny` for the note."""
+    origin = element.find("origin")
+    if origin is None:
+        return Origin(label=label_text)
+    xyz = _numbers(origin.get("xyz"), 3, f"{where} <origin xyz>", problems, (0.0, 0.0, 0.0))
+    rpy = _numbers(origin.get("rpy"), 3, f"{where} <origin rpy>", problems, (0.0, 0.0, 0.0))
+    if xyz is not None:
+        if max(abs(v) for v in xyz) > MAX_LENGTH_M:
+            problems.add(f"{where} <origin xyz>", f"expected lengths within {MAX_LENGTH_M:g} m, got {xyz!r}")
+            xyz = None
+        elif tiny is not None and any(0 < abs(v) < MIN_LENGTH_M for v in xyz):
+            tiny.extend(f"{label_text} xyz[{i + 1}] = {v!r}" for i, v in enumerate(xyz) if 0 < abs(v) < MIN_LENGTH_M)
+            xyz = tuple(0.0 if abs(v) < MIN_LENGTH_M else v for v in xyz)
+    if rpy is not None:
+        for v in rpy:
+            if abs(v) > 2 * math.pi * (1 + 1e-9):
+                problems.add(f"{where} <origin rpy>", f"expected angles within ±2π rad, got {v!r}")
+                rpy = None
+                break
+    return Origin(xyz or (0.0, 0.0, 0.0), rpy or (0.0, 0.0, 0.0), label=label_text)
+
+
+def _read(tree, problems, tiny):
+    links, joints = {}, []
+    for element in tree.findall("link"):
+        name = element.get("name")
+        if not name:
+            problems.add("<link>", "expected a name attribute")
+            continue
+        if name in links:
+            problems.add(f"link '{name}'", "defined twice")
+            continue
+        links[name] = _Link(name, _inertial(element, f"link '{name}'", problems))
+    seen = set()
+    for order, element in enumerate(tree.findall("joint")):
+        joint = _joint(element, order, problems, tiny)
+        if joint is None:
+            continue
+        if joint.name in seen:
+            problems.add(f"joint '{joint.name}'", "defined twice")
+            continue
+        seen.add(joint.name)
+        joints.append(joint)
+    return links, joints
+
+
+def _inertial(link, where, problems):
+    element = link.find("inertial")
+    if element is None:
+        return None
+    mass_el = element.find("mass")
+    mass = None
+    if mass_el is None:
+        problems.add(f"{where} <inertial>", "expected a <mass value=...> element")
+    else:
+        value = _numbers(mass_el.get("value"), 1, f"{where} <inertial><mass value>", problems)
+        if mass_el.get("value") is None:
+            problems.add(f"{where} <inertial><mass value>", "expected a mass, got no value attribute")
+        elif value is not None:
+            mass = value[0]
+            if not 0 <= mass <= MAX_MASS_KG:
+                problems.add(f"{where} <inertial><mass value>", f"expected a mass ≥ 0 and at most {MAX_MASS_KG:g} kg, "
+                                                                  f"got {mass!r}")
+                mass = None
+    origin = _origin(element, f"{where} <inertial>", problems, f"{where} <inertial><origin>")
+    tensor = np.zeros((3, 3))
+    inertia_el = element.find("inertia")
+    if inertia_el is not None:
+        for (i, j), key in zip(((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)),
+                               ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")):
+            value = _numbers(inertia_el.get(key), 1, f"{where} <inertial><inertia {key}>", problems, (0.0,))
+            if value is not None:
+                tensor[i, j] = tensor[j, i] = value[0]
+    if mass is None:
+        return None
+    problem = body_problem(mass, origin.xyz, tensor, massless_ok=True, physical=False)
+    if problem is not None:
+        problems.add(f"{where} <inertial>", problem[1])
+        return None
+    R = _rotation(origin.rpy)
+    return mass, np.array(origin.xyz, dtype=float), R @ tensor @ R.T
+
+
+def _joint(element, order, problems, tiny) -> Optional[_Joint]:
+    name = element.get("name")
+    if not name:
+        problems.add("<joint>", "expected a name attribute")
+        return None
+    where = f"joint '{name}'"
+    kind = element.get("type")
+    if kind is None:
+        problems.add(where, "expected a type attribute (revolute, continuous, prismatic or fixed)")
+        return None
+    if kind not in _MOVING and kind not in _REFUSED and kind != "fixed":
+        problems.add(f"{where} type", f"expected revolute, continuous, prismatic or fixed, got {kind!r}")
+        return None
+    ends = []
+    for tag in ("parent", "child"):
+        el = element.find(tag)
+        if el is None or not el.get("link"):
+            problems.add(f"{where} <{tag} link>", "required element or attribute is missing")
+            ends.append(None)
+        else:
+            ends.append(el.get("link"))
+    origin = _origin(element, where, problems, f"{where} <origin>", tiny)
+    axis = (1.0, 0.0, 0.0)
+    axis_el = element.find("axis")
+    if axis_el is not None and kind in _MOVING:
+        values = _numbers(axis_el.get("xyz"), 3, f"{where} <axis xyz>", problems, (1.0, 0.0, 0.0))
+        if values is not None:
+            norm = math.sqrt(sum(v * v for v in values))
+            if norm < 1e-9:
+                problems.add(f"{where} <axis xyz>", f"expected a direction, got {axis_el.get('xyz')!r} (zero)")
+            else:
+                axis = tuple(v / norm + 0.0 for v in values)
+    limits = _limits(element, where, kind, problems) if kind in _MOVING else None
+    dynamics = None
+    dyn_el = element.find("dynamics")
+    if dyn_el is not None and kind in _MOVING:
+        values = []
+        for key in ("damping", "friction"):
+            value = _numbers(dyn_el.get(key), 1, f"{where} <dynamics {key}>", problems, (0.0,))
+            if value is not None and value[0] < 0:
+                problems.add(f"{where} <dynamics {key}>", f"expected a value ≥ 0, got {value[0]!r}")
+            values.append(value[0] if value is not None else 0.0)
+        dynamics = tuple(max(v, 0.0) for v in values)
+    mimic_el = element.find("mimic")
+    mimic = (mimic_el.get("joint") or "?") if mimic_el is not None else None
+    if None in ends:
+        return None
+    return _Joint(name, kind, ends[0], ends[1], origin, axis, limits, dynamics, mimic, order)
+
+
+def _limits(element, where, kind, problems) -> Optional[JointLimits]:
+    el = element.find("limit")
+    if el is None:
+        return None
+    values = {}
+    for key in ("lower", "upper", "velocity", "effort"):
+        value = _numbers(el.get(key), 1, f"{where} <limit {key}>", problems)
+        values[key] = value[0] if value is not None else None
+    if kind == "continuous":               # no position limits, whatever the element says
+        values["lower"] = values["upper"] = None
+    for key in ("velocity", "effort"):
+        if values[key] is not None and values[key] < 0:
+            problems.add(f"{where} <limit {key}>", f"expected a value ≥ 0, got {values[key]!r}")
+    if values["lower"] is not None and values["upper"] is not None and values["lower"] > values["upper"]:
+        problems.add(f"{where} <limit>", f"lower {values['lower']!r} is above upper {values['upper']!r}")
+    return JointLimits(**values)
+
+
+# -- structure ---------------------------------------------------------------------------------------------
+def _structure(links, joints, problems):
+    """Children of each link (joints in file order); checks names, single parents and cycles."""
+    children = {name: [] for name in links}
+    parent_of = {}
+    for joint in joints:
+        bad = False
+        for end in (joint.parent, joint.child):
+            if end not in links:
+                problems.add(f"joint '{joint.name}'", f"names link '{end}', which is not defined")
+                bad = True
+        if bad:
+            continue
+        if joint.child in parent_of:
+            problems.add(f"joint '{joint.name}'", f"link '{joint.child}' already has a parent joint "
+                                                  f"('{parent_of[joint.child].name}'): a link has one parent")
+            continue
+        if joint.child == joint.parent:
+            problems.add(f"joint '{joint.name}'", f"joins link '{joint.child}' to itself")
+            continue
+        parent_of[joint.child] = joint
+        children[joint.parent].append(joint)
+    if not links:
+        problems.add("", "no <link> elements: not a robot (a xacro file must be expanded to URDF first)")
+    if not problems.lines:
+        roots = _root_links(links, joints)
+        reached = set()
+        stack = list(roots)
+        while stack:
+            link = stack.pop()
+            reached.add(link)
+            stack.extend(j.child for j in children[link])
+        cyclic = sorted(set(links) - reached)
+        if cyclic:
+            problems.add("", f"links {', '.join(repr(c) for c in cyclic[:5])} form a cycle (every link on it has a "
+                             "parent): a URDF is a tree")
+        elif not roots:
+            problems.add("", "no root link")
+    return children
+
+
+def _root_links(links, joints):
+    children = {j.child for j in joints}
+    return [name for name in links if name not in children]
+
+
+def _base_link(links, joints, root, problems) -> str:
+    if root is not None:
+        if root not in links:
+            problems.add("--root", f"no link named {root!r}; links: {_some(links)}")
+        return root
+    roots = _root_links(links, joints)
+    if len(roots) > 1:
+        problems.add("", f"{len(roots)} root links ({', '.join(repr(r) for r in roots[:5])}): a URDF has one; "
+                         "join them with fixed joints, or pick one with --root LINK")
+    return roots[0] if roots else ""
+
+
+def _some(names) -> str:
+    names = list(names)
+    return ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+
+
+def _kept_links(base, tip, links, joints, children, problems):
+    """Links whose moving joints are kept: all below the base, or those on the paths to the tips."""
+    below = set()
+    stack = [base]
+    while stack:
+        link = stack.pop()
+        below.add(link)
+        stack.extend(j.child for j in children[link])
+    if tip is None:
+        return below
+    tips = [t.strip() for t in tip.split(",")] if isinstance(tip, str) else [str(t) for t in tip]
+    parent_of = {j.child: j.parent for j in joints}
+    keep = set()
+    for name in tips:
+        if name not in links:
+            problems.add("--tip", f"no link named {name!r}; links: {_some(links)}")
+        elif name not in below:
+            problems.add("--tip", f"link {name!r} is not below the root link {base!r}")
+        else:
+            while name != base:
+                keep.add(name)
+                name = parent_of[name]
+    return keep | {base}
+
+
+# -- assembling the robot ----------------------------------------------------------------------------------
+def _assemble(base, keep, links, children, problems):
+    """Moving joints, numbered depth first, with fixed joints merged; and the impossible inertias."""
+    out, bodies, impossible = [], [_Body()], []
+    pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
+
+    def inertial_of(link):
+        inertial = links[link].inertial
+        if inertial is not None:
+            problem = inertia_problem(inertial[2])
+            if problem is not None:
+                impossible.append(f"link '{link}': {problem[1]}")
+        return inertial
+
+    def visit(link, body, prefix, T):
+        bodies[body].add(inertial_of(link), T)
+        for joint in children[link]:
+            if joint.type == "fixed" or joint.child not in keep:
+                # fixed, or a moving joint off the paths to the tips: locked at q = 0, so that the links it
+                # carries (a hand's fingers beyond the arm's tip) still weigh on the body that carries them
+                visit(joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin))
+                continue
+            where = f"joint '{joint.name}'"
+            if joint.type in _REFUSED:
+                problems.add(where, _REFUSED[joint.type])
+                continue
+            if joint.mimic is not None:
+                problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; pick the part without it "
+                                    "with --tip LINK (joints off the paths to the tips are locked at q = 0)")
+                continue
+            bodies.append(_Body())
+            number = len(bodies) - 1
+            pending.append((joint, body, prefix + (joint.origin,), number))
+            visit(joint.child, number, (), np.eye(4))
+
+    visit(base, 0, (), np.eye(4))
+    for joint, parent, origins, number in pending:
+        friction_prior = joint.dynamics
+        out.append(Joint(type=_MOVING[joint.type], origins=origins, axis=joint.axis, parent=parent, name=joint.name,
+                         limits=joint.limits, friction_prior=friction_prior, inertia=bodies[number].inertia()))
+    return out, impossible
+
+
+def _rotation(rpy) -> np.ndarray:
+    """Rz(yaw)·Ry(pitch)·Rx(roll), shape (3, 3)."""
+    r, p, y = rpy
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                     [-sp, cp * sr, cp * cr]])
+
+
+def _origin_matrix(origin) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, :3] = _rotation(origin.rpy)
+    T[:3, 3] = origin.xyz
+    return T
+
+
+# -- angles -------------------------------------------------------------------------------------------------
+def _snap_angles(joints, label, tolerance):
+    """rpy components and axis directions within `tolerance` of multiples of 15° taken as them."""
+    from dataclasses import replace
+
+    notes = []       # (difference, text)
+    out = []
+    for joint in joints:
+        origins = []
+        for origin in joint.origins:
+            rpy = list(origin.rpy)
+            for i, value in enumerate(rpy):
+                snapped = special_radians(value, tolerance)
+                if snapped is not None and snapped[0] != value:
+                    notes.append((snapped[1], f"{origin.label} rpy[{i + 1}] = {value!r}"))
+                    rpy[i] = snapped[0]
+            origins.append(replace(origin, rpy=tuple(rpy)) if tuple(rpy) != origin.rpy else origin)
+        axis, difference = _snapped_axis(joint.axis, tolerance)
+        if difference > 0:
+            notes.append((difference, f"joint '{joint.name}' <axis xyz> = {' '.join(repr(v) for v in joint.axis)}"))
+        out.append(replace(joint, origins=tuple(origins), axis=axis))
+    if notes:
+        difference, where = max(notes)
+        warnings.warn(_printable(
+            f"{label}: {len(notes)} angle{'s' if len(notes) > 1 else ''} within {tolerance:g} rad of multiples of "
+            f"15° taken as them (largest difference {difference:.1e} rad, {where}); --exact-angles off keeps "
+            "them as written"), RoundOffWarning, stacklevel=4)
+    return out
+
+
+def _snapped_axis(axis, tolerance):
+    """The axis rebuilt from its rotation angles (see joint_model.axis_factors) snapped to multiples of
+    15°, with exact cos/sin; and the largest angle change (0 when nothing changed)."""
+    factors = axis_factors(axis)
+    largest, snapped_factors = 0.0, []
+    for f in factors:
+        snapped = special_radians(f.value, tolerance)
+        if snapped is not None and snapped[0] != f.value:
+            largest = max(largest, snapped[1])
+            f = type(f)(f.kind, f.axis, snapped[0], label=f.label)
+        snapped_factors.append(f)
+    if largest == 0:
+        return axis, 0.0
+    R = np.eye(4)
+    for f in snapped_factors:
+        R = R @ factor_matrix(f, float, lambda v: exact_cos_sin(v, "rad")[:2])
+    return tuple(float(v) + 0.0 for v in R[:3, 2]), largest
+
+
+# -- gravity -------------------------------------------------------------------------------------------------
+def _gravity(tree_root, base, joints, label, tolerance):
+    """(0, 0, −9.81) in the URDF root link, turned into the base link's frame (q = 0 above it)."""
+    g = np.array([0.0, 0.0, -9.81])
+    if base == tree_root:
+        return tuple(g)
+    parent_joint = {j.child: j for j in joints}
+    path, link = [], base
+    while link != tree_root and link in parent_joint:
+        path.append(parent_joint[link])
+        link = parent_joint[link].parent
+    R = np.eye(3)
+    for joint in reversed(path):
+        rpy = joint.origin.rpy if tolerance is None else \
+            tuple((special_radians(v, tolerance) or (v,))[0] for v in joint.origin.rpy)
+        # exact cos/sin of special angles, so that a quarter turn leaves no 6e-16 in gravity
+        for factor in origin_factors(Origin(rpy=rpy)):
+            R = R @ factor_matrix(factor, float, lambda v: exact_cos_sin(v, "rad")[:2])[:3, :3]
+    moving = [j.name for j in path if j.type != "fixed"]
+    if moving:
+        warnings.warn(_printable(f"{label}: --root {base}: gravity is taken in that link's frame with the joints "
+                                 f"above it ({', '.join(moving[:5])}) at q = 0"), DescriptionWarning, stacklevel=4)
+    return tuple(float(v) + 0.0 for v in R.T @ g)
+
+
+__all__ = ["MAX_URDF_BYTES", "parse_urdf"]

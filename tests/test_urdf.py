@@ -1,0 +1,349 @@
+"""URDF input against pinocchio reading the same files, and the reader's refusals.
+
+Independent oracles: ``pin.buildModelFromUrdf`` (its own parser, its own merging of fixed joints)
+for inverse dynamics and the numeric rank of its joint-torque regressor; the DH descriptions of the
+measured robots for ranks; hand-computed lumped bodies. URDF models of the ``example-robot-data``
+package are located through its installed files (skipped when it is absent).
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+pin = pytest.importorskip("pinocchio")
+
+DATA = ROOT.parent / "shared" / "data"
+
+
+def example_urdfs():
+    try:
+        files = importlib.metadata.files("example-robot-data") or []
+    except importlib.metadata.PackageNotFoundError:
+        return {}
+    return {f.name: f.locate() for f in files if f.name.endswith(".urdf")}
+
+
+EXAMPLES = example_urdfs()
+needs_examples = pytest.mark.skipif(not EXAMPLES, reason="example-robot-data is not installed")
+
+
+def quiet_load(path, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bp.load_robot(path, **options)
+
+
+# -- pinocchio on the same file ----------------------------------------------------------------------------------
+def pin_model(path, robot):
+    """pinocchio's fixed-base model of the file, joints not in `robot` locked at 0 (as --tip does)."""
+    model = pin.buildModelFromUrdf(str(path))
+    keep = {j.name for j in robot.joints}
+    lock = [i for i in range(1, model.njoints) if model.names[i] not in keep]
+    if lock:
+        model = pin.buildReducedModel(model, lock, pin.neutral(model))
+    return model
+
+
+def pin_state(model, robot, q, qd, qdd):
+    """baseparam's joint vectors as pinocchio's (continuous joints take cos, sin), and the index map."""
+    qp, vp, ap, order = pin.neutral(model), np.zeros(model.nv), np.zeros(model.nv), []
+    for k, joint in enumerate(robot.joints):
+        jm = model.joints[model.getJointId(joint.name)]
+        if jm.nq == 2:
+            qp[jm.idx_q:jm.idx_q + 2] = math.cos(q[k]), math.sin(q[k])
+        else:
+            qp[jm.idx_q] = q[k]
+        vp[jm.idx_v], ap[jm.idx_v] = qd[k], qdd[k]
+        order.append(jm.idx_v)
+    return qp, vp, ap, order
+
+
+def pin_rank(model, robot, rng, rtol=1e-9):
+    data = model.createData()
+    rows = []
+    for _ in range(20 * robot.n_dof):
+        q, qd, qdd = (rng.uniform(-math.pi, math.pi, robot.n_dof) for _ in range(3))
+        qp, vp, ap, _ = pin_state(model, robot, q, qd, qdd)
+        rows.append(np.asarray(pin.computeJointTorqueRegressor(model, data, qp, vp, ap)))
+    W = np.vstack(rows)
+    norms = np.linalg.norm(W, axis=0)
+    live = norms > 1e-11 * norms.max()
+    s = np.linalg.svd(W[:, live] / norms[live], compute_uv=False)
+    return int(np.sum(s > rtol * s[0]))
+
+
+def check_against_pinocchio(path, **options):
+    robot = quiet_load(path, exact_angles=False, **options)
+    model = pin_model(path, robot)
+    assert model.nv == robot.n_dof
+    rng = np.random.default_rng(0)
+    q, qd, qdd = (rng.uniform(-2, 2, (6, robot.n_dof)) for _ in range(3))
+    tau = bp.inverse_dynamics(robot, bp.standard_parameters(robot), q, qd, qdd)
+    data = model.createData()
+    for s in range(len(q)):
+        qp, vp, ap, order = pin_state(model, robot, q[s], qd[s], qdd[s])
+        ref = pin.rnea(model, data, qp, vp, ap)[order]
+        np.testing.assert_allclose(tau[s], ref, atol=1e-10 * np.abs(ref).max(), err_msg=f"{path}: rnea")
+    base = bp.find_base_parameters(robot)
+    assert base.rank == pin_rank(model, robot, rng), path
+    # snapping changes the geometry by round-off only: the same torques to that order, the same rank
+    snapped = quiet_load(path, **options)
+    tau_snapped = bp.inverse_dynamics(snapped, bp.standard_parameters(snapped), q, qd, qdd)
+    np.testing.assert_allclose(tau_snapped, tau, atol=1e-5 * np.abs(tau).max())
+    return robot, base, bp.find_base_parameters(snapped)
+
+
+@needs_examples
+@pytest.mark.parametrize("name, options", [
+    ("ur5_robot.urdf", {}), ("panda.urdf", {"tip": "panda_link8"}), ("xarm7.urdf", {}), ("z1.urdf", {}),
+    ("double_pendulum_continuous.urdf", {}), ("solo12.urdf", {}), ("go2.urdf", {}), ("kinova.urdf", {}),
+    ("talos_left_arm.urdf", {}), ("so100.urdf", {}),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_example_robots_against_pinocchio(name, options):
+    robot, base, snapped = check_against_pinocchio(EXAMPLES[name], **options)
+    if name in ("ur5_robot.urdf", "talos_left_arm.urdf"):      # angles off special ones by < 1e-8 rad only
+        assert snapped.rank == base.rank
+
+
+@needs_examples
+def test_panda_arm_with_the_hand_locked():
+    """--tip panda_link8: the fingers' joints are off the path, locked at 0, and their mass rides on link 7."""
+    robot = quiet_load(EXAMPLES["panda.urdf"], tip="panda_link8")
+    assert [j.name for j in robot.joints] == [f"panda_joint{k}" for k in range(1, 8)]
+    full = pin.buildModelFromUrdf(str(EXAMPLES["panda.urdf"]))
+    total = sum(full.inertias[i].mass for i in range(1, full.njoints))
+    assert sum(j.inertia.mass for j in robot.joints) == pytest.approx(total, rel=1e-12)
+    base = bp.find_base_parameters(robot)
+    assert base.exact and base.rank == 43
+
+
+@needs_examples
+def test_mimic_joints_are_refused_unless_left_out():
+    with pytest.raises(bp.RobotDescriptionError, match=r"joint 'panda_finger_joint2': a mimic joint"):
+        bp.load_robot(EXAMPLES["panda.urdf"])
+
+
+# -- the measured robots: URDF against their DH descriptions ------------------------------------------------------
+def without_drives(robot):
+    joints = tuple(dataclasses.replace(j, friction=(False, False, False), rotor_inertia=False) for j in robot.joints)
+    return dataclasses.replace(robot, joints=joints, source=None)
+
+
+@pytest.mark.parametrize("urdf, dh", [("ur10e/ur10e.urdf", "ur10e.yaml"),
+                                      ("kuka_lwr4/kuka_lwr4.urdf", "kuka_lwr4.yaml")])
+def test_measured_robots_same_rank_as_dh(urdf, dh):
+    if not (DATA / urdf).exists():
+        pytest.skip("../shared/data is not beside the repository")
+    robot = quiet_load(DATA / urdf)
+    base = bp.find_base_parameters(robot)
+    dh_robot = bp.load_robot(ROOT / "robots" / dh)
+    assert base.exact
+    assert base.rank == bp.find_base_parameters(without_drives(dh_robot)).rank
+    # with the drives the DH file declares, the same again
+    declared = quiet_load(DATA / urdf, friction=True, rotor_inertia=any(j.has_rotor_inertia for j in dh_robot.joints))
+    declared_dh = bp.find_base_parameters(dh_robot).rank
+    if all(j.friction_terms == ("FV", "FC", "FO") for j in dh_robot.joints):
+        assert bp.find_base_parameters(declared).rank == declared_dh
+
+
+# -- merging fixed joints --------------------------------------------------------------------------------------------
+MERGE = """<?xml version="1.0"?>
+<robot name="merge">
+  <link name="base"/>
+  <link name="upper">
+    <inertial><origin xyz="0.1 0.02 -0.03" rpy="0.3 -0.2 0.5"/><mass value="2.0"/>
+      <inertia ixx="0.05" ixy="0.004" ixz="-0.003" iyy="0.04" iyz="0.002" izz="0.03"/></inertial>
+  </link>
+  <link name="bracket">
+    <inertial><origin xyz="0.0 0.05 0.01" rpy="1.0 0.4 -0.7"/><mass value="0.7"/>
+      <inertia ixx="0.004" ixy="-0.0005" ixz="0.0002" iyy="0.006" iyz="0.0004" izz="0.005"/></inertial>
+  </link>
+  <link name="lower">
+    <inertial><origin xyz="0.2 0 0"/><mass value="1.0"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial>
+  </link>
+  <joint name="shoulder" type="revolute">
+    <parent link="base"/><child link="upper"/><origin xyz="0 0 0.3"/><axis xyz="0 0 1"/>
+    <limit lower="-2" upper="2" velocity="3" effort="50"/>
+  </joint>
+  <joint name="mount" type="fixed">
+    <parent link="upper"/><child link="bracket"/><origin xyz="0.4 0.1 0.05" rpy="0.6 -0.4 1.1"/>
+  </joint>
+  <joint name="elbow" type="revolute">
+    <parent link="bracket"/><child link="lower"/><origin xyz="0.1 0 0.02" rpy="0 0.3 0"/><axis xyz="0.3 -0.4 0.866"/>
+    <dynamics damping="0.2" friction="0.7"/><limit lower="-2" upper="2" velocity="3" effort="50"/>
+  </joint>
+</robot>
+"""
+
+
+def test_fixed_joint_merging_against_pinocchio(tmp_path):
+    path = tmp_path / "merge.urdf"
+    path.write_text(MERGE)
+    robot = bp.load_robot(path)
+    assert [j.name for j in robot.joints] == ["shoulder", "elbow"] and robot.joints[1].parent == 1
+    model = pin.buildModelFromUrdf(str(path))
+    for joint in robot.joints:
+        ref = model.inertias[model.getJointId(joint.name)]
+        assert joint.inertia.mass == pytest.approx(ref.mass, rel=1e-14)
+        np.testing.assert_allclose(joint.inertia.com, ref.lever, atol=1e-14)
+        np.testing.assert_allclose(joint.inertia.inertia, ref.inertia, atol=1e-14)
+    # the lump by hand: bracket's inertia turned by R_mount·R_inertial and moved by the parallel-axis rule
+    R_m, p_m = pin.rpy.rpyToMatrix(0.6, -0.4, 1.1), np.array([0.4, 0.1, 0.05])
+    R_b, c_b = pin.rpy.rpyToMatrix(1.0, 0.4, -0.7), np.array([0.0, 0.05, 0.01])
+    R_u, c_u = pin.rpy.rpyToMatrix(0.3, -0.2, 0.5), np.array([0.1, 0.02, -0.03])
+    I_b = np.array([[0.004, -0.0005, 0.0002], [-0.0005, 0.006, 0.0004], [0.0002, 0.0004, 0.005]])
+    I_u = np.array([[0.05, 0.004, -0.003], [0.004, 0.04, 0.002], [-0.003, 0.002, 0.03]])
+    parts = [(2.0, c_u, R_u @ I_u @ R_u.T), (0.7, R_m @ c_b + p_m, R_m @ R_b @ I_b @ R_b.T @ R_m.T)]
+    mass = sum(m for m, _, _ in parts)
+    com = sum(m * c for m, c, _ in parts) / mass
+    inertia = sum(I + m * ((c - com) @ (c - com) * np.eye(3) - np.outer(c - com, c - com)) for m, c, I in parts)
+    np.testing.assert_allclose(robot.joints[0].inertia.com, com, atol=1e-15)
+    np.testing.assert_allclose(robot.joints[0].inertia.inertia, inertia, atol=1e-15)
+    assert robot.joints[0].limits == bp.JointLimits(-2.0, 2.0, 3.0, 50.0)
+    assert robot.joints[1].friction_prior == (0.2, 0.7) and robot.joints[1].friction_terms == ()
+    assert bp.load_robot(path, friction=True).joints[1].friction == (0.2, 0.7, True)
+    check_against_pinocchio(path)
+
+
+# -- angles ----------------------------------------------------------------------------------------------------------
+ARM = """<robot name="arm">
+  <link name="base"/><link name="l1"/><link name="l2"/><link name="l3"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/></joint>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/>
+    <origin xyz="0 0.1 0.3" rpy="RPY 0 0"/><axis xyz="AXIS"/></joint>
+  <joint name="j3" type="continuous"><parent link="l2"/><child link="l3"/>
+    <origin xyz="0.4 0 0" rpy="0 0 0"/><axis xyz="0 1 0"/></joint>
+</robot>
+"""
+
+
+def arm(tmp_path, rpy="1.5707963267948966", axis="0 0 1", name="arm.urdf"):
+    path = tmp_path / name
+    path.write_text(ARM.replace("RPY", rpy).replace("AXIS", axis))
+    return path
+
+
+def test_rounded_rpy_is_taken_as_the_special_angle(tmp_path):
+    exact = bp.find_base_parameters(bp.load_robot(arm(tmp_path)))
+    note = r"1 angle within 1e-06 rad .* \d\.\de-09 rad, joint 'j2' <origin> rpy\[1\]"
+    with pytest.warns(bp.RoundOffWarning, match=note):
+        rounded = bp.load_robot(arm(tmp_path, "1.570796330", name="rounded.urdf"))
+    base = bp.find_base_parameters(rounded)
+    assert base.exact and base.names == exact.names
+    np.testing.assert_array_equal(base.Y, exact.Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # as written: no note
+        kept = bp.load_robot(tmp_path / "rounded.urdf", exact_angles=False)
+    assert kept.joints[1].origins[0].rpy[0] == 1.570796330 and not bp.find_base_parameters(kept).exact
+
+
+def test_axis_at_45_degrees_is_exact_and_a_rounded_one_snaps(tmp_path):
+    exact = bp.load_robot(arm(tmp_path, "0", "0 0.7071 0.7071"))
+    assert exact.joints[1].axis == pytest.approx((0, math.sqrt(0.5), math.sqrt(0.5)), abs=1e-16)
+    with pytest.warns(bp.RoundOffWarning, match="<axis xyz>"):
+        rounded = bp.load_robot(arm(tmp_path, "0", "0 0.70710678 0.7071067", name="r.urdf"))
+    assert rounded.joints[1].axis == exact.joints[1].axis
+    reference = bp.find_base_parameters(exact)
+    assert bp.find_base_parameters(rounded).names == reference.names
+
+
+def test_root_and_tip(tmp_path):
+    path = arm(tmp_path)
+    with pytest.warns(bp.DescriptionWarning, match="j1"):
+        sub = bp.load_robot(path, root="l1")
+    assert [j.name for j in sub.joints] == ["j2", "j3"] and sub.gravity == (0.0, 0.0, -9.81)
+    with pytest.warns(bp.DescriptionWarning, match="j2"):
+        below = bp.load_robot(path, root="l2")          # gravity in l2's frame at q = 0: Rx(90°)ᵀ·g
+    np.testing.assert_allclose(below.gravity, (0.0, -9.81, 0.0), atol=1e-15)
+    assert [j.name for j in bp.load_robot(path, tip="l2").joints] == ["j1", "j2"]
+    for options, match in (({"tip": "nowhere"}, "--tip: no link named 'nowhere'"),
+                           ({"root": "l2", "tip": "l1"}, "not below the root"),
+                           ({"root": "l9"}, "--root: no link named 'l9'")):
+        with pytest.raises(bp.RobotDescriptionError, match=match), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            bp.load_robot(path, **options)
+
+
+# -- malformed files --------------------------------------------------------------------------------------------------
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "baseparam.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=60)
+
+
+GOOD = ARM.replace("RPY", "0").replace("AXIS", "0 0 1")
+BROKEN = {
+    "not xml": ("robot: yes", "not well-formed XML at line 1"),
+    "truncated": (GOOD[:200], "not well-formed XML"),
+    "doctype": ('<!DOCTYPE r [<!ENTITY a "aaaa">]>' + GOOD, "DOCTYPE declarations are refused"),
+    "root element": (GOOD.replace("<robot", "<robt").replace("</robot>", "</robt>"), "<robt>: expected <robot>"),
+    "no parent": (GOOD.replace('<parent link="l1"/>', ""), "joint 'j2' <parent link>: required"),
+    "unknown link": (GOOD.replace('<child link="l3"/>', '<child link="l4"/>'), "joint 'j3': names link 'l4'"),
+    "cycle": (GOOD.replace('<parent link="base"/><child link="l1"/>', '<parent link="l3"/><child link="l1"/>'),
+              "form a cycle"),
+    "two roots": (GOOD.replace('<link name="base"/>', '<link name="base"/><link name="extra"/>'), "2 root links"),
+    "duplicate": (GOOD.replace('<link name="l3"/>', '<link name="l3"/><link name="l3"/>'), "link 'l3': defined twice"),
+    "nan": (GOOD.replace('xyz="0.4 0 0"', 'xyz="nan 0 0"'), "joint 'j3' <origin xyz>: expected 3 finite numbers"),
+    "word": (GOOD.replace('xyz="0.4 0 0"', 'xyz="abc 0 0"'), "joint 'j3' <origin xyz>: expected 3 finite numbers"),
+    "two values": (GOOD.replace('xyz="0.4 0 0"', 'xyz="0.4 0"'), "got '0.4 0'"),
+    "zero axis": (GOOD.replace('<axis xyz="0 1 0"/>', '<axis xyz="0 0 0"/>'),
+                  "joint 'j3' <axis xyz>: expected a direction"),
+    "mimic": (GOOD.replace('<axis xyz="0 1 0"/>', '<axis xyz="0 1 0"/><mimic joint="j2"/>'), "a mimic joint"),
+    "floating": (GOOD.replace('type="continuous"', 'type="floating"'), "a floating joint"),
+    "planar": (GOOD.replace('type="continuous"', 'type="planar"'), "a planar joint"),
+    "negative mass": (GOOD.replace('<link name="l3"/>',
+                                   '<link name="l3"><inertial><mass value="-1"/></inertial></link>'),
+                      "link 'l3' <inertial><mass value>: expected a mass ≥ 0"),
+    "unknown type": (GOOD.replace('type="continuous"', 'type="ball"'), "joint 'j3' type: expected revolute"),
+    "no joints": ('<robot name="x"><link name="a"/></robot>', "no revolute, continuous or prismatic joint"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_malformed_urdf_is_refused_naming_the_element(tmp_path, case):
+    text, expected = BROKEN[case]
+    path = tmp_path / "bad.urdf"
+    path.write_text(text)
+    with pytest.raises(bp.RobotDescriptionError) as info:
+        bp.load_robot(path)
+    assert expected in str(info.value) and str(info.value).startswith(str(path))
+
+
+@pytest.mark.parametrize("case", ["not xml", "cycle", "nan", "mimic"])
+def test_malformed_urdf_through_the_cli(tmp_path, case):
+    path = tmp_path / "bad.urdf"
+    path.write_text(BROKEN[case][0])
+    out = cli("find", path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert all(line.startswith(f"baseparam: {path}: ") for line in out.stderr.splitlines())
+    assert BROKEN[case][1] in out.stderr
+
+
+def test_independent_problems_all_reported(tmp_path):
+    text = (GOOD.replace('xyz="0.4 0 0"', 'xyz="abc 0 0"').replace('<axis xyz="0 0 1"/>', '<axis xyz="0 0 0"/>')
+            .replace('<link name="l3"/>', '<link name="l3"><inertial><mass value="nan"/></inertial></link>'))
+    path = tmp_path / "three.urdf"
+    path.write_text(text)
+    out = cli("find", path)
+    lines = out.stderr.splitlines()
+    assert out.returncode == 2 and len(lines) == 4, out.stderr        # the zero axis is on two joints
+    for what in ("link 'l3' <inertial><mass value>", "joint 'j1' <axis xyz>", "joint 'j2' <axis xyz>",
+                 "joint 'j3' <origin xyz>"):
+        assert sum(what in line for line in lines) == 1, what
+
+
+def test_root_and_tip_options_through_the_cli(tmp_path):
+    path = arm(tmp_path)
+    out = cli("find", path, "--tip", "l2", "--json", "-")
+    assert out.returncode == 0 and '"standard": [' in out.stdout and "XX3" not in out.stdout
+    assert cli("find", path, "--tip", "nope").returncode == 2
