@@ -93,7 +93,7 @@ def test_accuracy_warning_names_a_twist_near_zero_in_radians():
     robot = bp.parse_robot("name: near\nunits: {length: m, angle: rad}\njoints:\n"
                            "  - {type: revolute, alpha: 0.4, a: 0.1, d: 0}\n"
                            "  - {type: revolute, alpha: 1.0e-9, a: 0.3, d: 0.2}\n"
-                           "  - {type: revolute, alpha: 0.7, a: 0.1, d: 0.1}\n")
+                           "  - {type: revolute, alpha: 0.7, a: 0.1, d: 0.1}\n", exact_angles=False)
     with pytest.warns(AccuracyWarning,
                       match=r"joints\[2\]\.alpha = 1e-09 rad \(1\.0e-09 rad from 0°: if that is meant, write 0\)"):
         bp.find_base_parameters(robot, "khalil")
@@ -205,7 +205,8 @@ def test_degrees_written_in_radians_are_refused_with_a_hint(field, joint):
 def test_radians_up_to_two_pi_pass():
     robot = bp.parse_robot("units: {length: m, angle: rad}\njoints:\n"
                            "  - {type: revolute, alpha: -6.283185307179586, a: 1, d: 0, offset: 6.28318530718}\n"
-                           "  - {type: prismatic, alpha: 1.5707963267948966, a: 1, theta: 3.14159}\n")
+                           "  - {type: prismatic, alpha: 1.5707963267948966, a: 1, theta: 3.14159}\n",
+                           exact_angles=False)
     assert robot.joints[0].alpha == -6.283185307179586
     with pytest.raises(RobotDescriptionError, match=r"joints\[1\]\.alpha: 45\.0 is more than 2π rad"):
         bp.Robot(joints=(bp.Joint("revolute", alpha=45.0, a=1.0),), angle_unit="rad")

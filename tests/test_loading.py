@@ -269,8 +269,9 @@ BROKEN = [
     ("joint-not-mapping", UNITS + "joints: [revolute]\n", "joints[1]", ["mapping"]),
     ("type-missing", _joint_file("{alpha: 0, a: 0, d: 0}"), "joints[1].type", ["missing"]),
     ("type-bad", _joint_file("{type: rotary, alpha: 0, a: 0, d: 0}"), "joints[1].type", ["'rotary'"]),
-    ("d-on-prismatic", _joint_file(pri(d=1)), "joints[1].d", ["offset"]),
-    ("theta-on-revolute", _joint_file(rev(theta=90)), "joints[1].theta", ["offset"]),
+    # the variable's own column is its offset (textbook tables): not both
+    ("d-and-offset-on-prismatic", _joint_file(pri(d=1, offset=2)), "joints[1].d", ["offset", "write one"]),
+    ("theta-and-offset-on-revolute", _joint_file(rev(theta=1, offset=0)), "joints[1].theta", ["offset"]),
     # required DH constants (a revolute joint needs alpha, a, d; a prismatic one alpha, a, theta)
     ("revolute-no-alpha", _joint_file(REV, rev(alpha=None)), "joints[2].alpha", ["required field is missing"]),
     ("revolute-no-a", _joint_file(rev(a=None)), "joints[1].a", ["missing", "write 0"]),

@@ -24,15 +24,18 @@ def cross(a, b):
 
 
 class _Step:
-    """A joint-model step as numbers: shift P (components: 0.0, a float, or ``None`` for the
-    joint's travel q + offset) and one rotation in the plane (i, j) by (c, s), ``None`` for the
+    """A joint-model step as numbers: shift P (per component: a constant, plus the joint's travel
+    q + offset where it slides) and one rotation in the plane (i, j) by (c, s), ``None`` for the
     joint's angle, or no rotation."""
 
     def __init__(self, robot, step):
-        self.shift = [0.0, 0.0, 0.0]
-        for f in step.shift:
-            self.shift[f.index] = None if f.variable else self.shift[f.index] + to_si(robot, f)
-        self.shift = [(i, p) for i, p in enumerate(self.shift) if p is None or p != 0.0]
+        constant, travels = [0.0, 0.0, 0.0], [False, False, False]
+        for f in step.shift:     # a constant shift along the travel's own axis adds to it (a URDF origin)
+            if f.variable:
+                travels[f.index] = True
+            else:
+                constant[f.index] += to_si(robot, f)
+        self.shift = [(i, c, t) for i, (c, t) in enumerate(zip(constant, travels)) if t or c != 0.0]
         r = step.rotation
         self.turn = None
         if r is not None:
@@ -44,7 +47,7 @@ class _Step:
         self.rotates = self.plane is not None if r is not None else False
 
     def shift_values(self, travel):
-        return [(i, travel if p is None else p) for i, p in self.shift]
+        return [(i, (travel + c if c else travel) if t else c) for i, c, t in self.shift]
 
     def rotate(self, x, cs, back):
         """R x, or Rᵀ x when ``back``; x is a list of 3 arrays, returned as a new list."""

@@ -231,7 +231,7 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
                 if 0 < delta < limit and not exact_cos_sin(f.value, unit)[2]:
                     quarters = round(float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0) / (math.pi / 2))
                     meant = f"{90 * quarters}" if unit == "deg" else \
-                        (f"{pi_expression(3 * quarters)} (or {quarters * math.pi / 2!r})" if quarters else "0")
+                        (f"{pi_expression(6 * quarters)} (or {quarters * math.pi / 2!r})" if quarters else "0")
                     out.append((delta, f"{f.label} = {f.value!r} {unit} ({delta:.1e} rad from {90 * quarters}°: "
                                        f"if that is meant, write {meant})"))
             else:

@@ -20,14 +20,17 @@ this module builds the robot from them.
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
-from ..errors import RobotDescriptionError
+from ..errors import RobotDescriptionError, RoundOffWarning
+from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
-from .robot import ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, Robot, with_drives
+from .robot import (ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin, Robot,
+                    with_drives)
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
@@ -35,12 +38,13 @@ MAX_JOINTS = 64
 
 _TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source")
 _UNIT_KEYS = ("length", "angle")
-_OPTIONAL_JOINT_KEYS = ("offset", "parent", "friction", "rotor_inertia", "inertia")
-_JOINT_KEYS = {
-    "revolute": ("type", "alpha", "a", "d") + _OPTIONAL_JOINT_KEYS,
-    "prismatic": ("type", "alpha", "a", "theta") + _OPTIONAL_JOINT_KEYS,
+_OPTIONAL_JOINT_KEYS = ("offset", "parent", "friction", "rotor_inertia", "inertia", "limits", "friction_prior")
+_JOINT_KEYS = {   # the variable's own column (theta, d) is accepted as its offset, as textbooks write tables
+    "revolute": ("type", "alpha", "a", "d", "theta") + _OPTIONAL_JOINT_KEYS,
+    "prismatic": ("type", "alpha", "a", "theta", "d") + _OPTIONAL_JOINT_KEYS,
 }
-_INERTIA_KEYS = ("mass", "com", "inertia")
+_GENERAL_KEYS = ("type", "name", "origin", "origins", "axis") + _OPTIONAL_JOINT_KEYS
+_INERTIA_KEYS = ("mass", "com", "inertia", "as_written")
 _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
 
 
@@ -100,7 +104,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         raise RobotDescriptionError(f"{label}: --root/--tip select part of a URDF model; this is a YAML "
                                     "description (use parent: in it for trees)")
     else:
-        robot = parse_robot(data, label)
+        robot = parse_robot(data, label, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
     return with_drives(robot, friction, rotor_inertia)
 
 
@@ -109,7 +113,7 @@ def is_urdf(label: str, data: bytes) -> bool:
     return label.lower().endswith(".urdf") or data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
-def parse_robot(text, filename: str = "<string>") -> Robot:
+def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_tolerance=SNAP_RADIANS) -> Robot:
     """Build a robot from the text of a YAML description.
 
     Parameters
@@ -118,6 +122,12 @@ def parse_robot(text, filename: str = "<string>") -> Robot:
         The description; bytes must be UTF-8.
     filename : str, optional
         Name used in error messages.
+    exact_angles : bool, optional
+        With ``angle: rad``, take angles within `angle_tolerance` of a multiple of 15° as that angle
+        (one RoundOffWarning line), and refuse twists that are rounded values of one (``1.5708``),
+        saying what to write; False reads every angle as written.
+    angle_tolerance : float, optional
+        rad.
 
     Returns
     -------
@@ -127,7 +137,7 @@ def parse_robot(text, filename: str = "<string>") -> Robot:
     Raises
     ------
     RobotDescriptionError
-        The text is not a valid description (one-line message: file, field, problem).
+        The text is not a valid description: one line per independent problem (file, field, problem).
 
     Examples
     --------
@@ -136,44 +146,103 @@ def parse_robot(text, filename: str = "<string>") -> Robot:
     (1, 1)
     """
     filename = os.fsdecode(filename)
+    snapper = AngleSnapper(angle_tolerance if exact_angles else None)
     try:
         if isinstance(text, (bytes, bytearray)):
             text = _decode(bytes(text))
         elif not isinstance(text, str):
             raise TypeError(f"parse_robot: expected the description's text, got {type(text).__name__}")
         data = _load_yaml(text)
-        return _build_robot(data, text)
+        robot = _build_robot(data, text, snapper)
     except _Invalid as exc:
         raise RobotDescriptionError(exc.format(filename)) from None
+    except _Problems as exc:
+        shown = [p.format(filename) for p in exc.problems[:MAX_PROBLEMS]]
+        if len(exc.problems) > MAX_PROBLEMS:
+            shown.append(f"{filename}: ... and {len(exc.problems) - MAX_PROBLEMS} more problems")
+        raise RobotDescriptionError("\n".join(shown)) from None
+    note = snapper.note(filename)
+    if note:
+        warnings.warn(_one_line(note), RoundOffWarning, stacklevel=2)
+    return robot
 
 
 # -- building ------------------------------------------------------------------------------
-def _build_robot(data, text: str) -> Robot:
+MAX_PROBLEMS = 20   # lines of one error message
+
+
+class _Problems(Exception):
+    """Independent problems of one description (each an _Invalid), reported together."""
+
+    def __init__(self, problems):
+        super().__init__(problems)
+        self.problems = problems
+
+
+class _Collector:
+    """Runs field checks, keeping each one's _Invalid instead of stopping at the first."""
+
+    def __init__(self):
+        self.problems = []
+
+    def get(self, check, *args, default=None):
+        try:
+            return check(*args)
+        except _Invalid as exc:
+            self.problems.append(exc)
+        except _Problems as exc:
+            self.problems.extend(exc.problems)
+        return default
+
+    def raise_any(self):
+        if len(self.problems) == 1:
+            raise self.problems[0]
+        if self.problems:
+            raise _Problems(self.problems)
+
+
+def _build_robot(data, text: str, snapper) -> Robot:
     if not isinstance(data, dict):
         raise _Invalid("", f"expected a mapping (name, units, joints, ...) at the top level, got {_got(data)}")
     _check_keys(data, _TOP_KEYS, "")
     if "joints" not in data:
         raise _Invalid("joints", "required field is missing")
+    found = _Collector()
     kwargs = {}
     if "name" in data:
-        kwargs["name"] = _string(data["name"], "name", non_empty=True)
-        if not kwargs["name"].isprintable():     # newlines, escapes, U+2028 … would break one-line output
-            raise _Invalid("name", f"expected a one-line name without control characters, got {_got(kwargs['name'])}")
+        kwargs["name"] = found.get(_name, data["name"], default="robot")
     for key in ("description", "source"):
         if key in data:
-            _string(data[key], key)
+            found.get(_string, data[key], key)
     if "convention" in data:
-        kwargs["convention"] = _choice(data["convention"], CONVENTIONS, "convention")
+        kwargs["convention"] = found.get(_choice, data["convention"], CONVENTIONS, "convention", default="standard")
     if "units" not in data:   # without it "alpha: 90" would silently mean 90 rad
-        raise _Invalid("units", "required field is missing; write e.g. {length: m, angle: deg}")
-    kwargs["length_unit"], kwargs["angle_unit"] = _units(data["units"])
-    if "gravity" in data:
-        kwargs["gravity"] = _vector(data["gravity"], 3, "gravity")   # sizes checked (and round-off snapped) by Robot
-    joints = _joints(data["joints"], kwargs["length_unit"], kwargs["angle_unit"])
+        found.problems.append(_Invalid("units", "required field is missing; write e.g. {length: m, angle: deg}"))
+        units = None
+    else:
+        units = found.get(_units, data["units"])
+    if units is not None and kwargs.get("convention") == "urdf" and units != ("m", "rad"):
+        found.problems.append(_Invalid("units", f"a urdf-convention description is in m and rad, got "
+                                                f"{{length: {units[0]}, angle: {units[1]}}}"))
+        units = None
+    if "gravity" in data:   # sizes checked (and round-off snapped) by Robot
+        kwargs["gravity"] = found.get(_vector, data["gravity"], 3, "gravity", default=(0.0, 0.0, -9.81))
+    joints = None
+    if units is not None:   # what alpha means depends on the units
+        kwargs["length_unit"], kwargs["angle_unit"] = units
+        joints = found.get(_joints, data["joints"], units[0], units[1], kwargs.get("convention", "standard"), snapper)
+    found.raise_any()
     try:
         return Robot(joints=joints, source=text, **kwargs)
     except RobotDescriptionError as exc:  # Robot's own checks (gravity, angle units), shared with robots built in code
         raise _Invalid("", str(exc)) from None
+
+
+def _name(value) -> str:
+    name = _string(value, "name", non_empty=True)
+    if not name.isprintable():     # newlines, escapes, U+2028 … would break one-line output
+        raise _Invalid("name", f"expected a one-line name without control characters, got {_got(name)}")
+    return name
 
 
 def _units(value) -> tuple:
@@ -187,46 +256,152 @@ def _units(value) -> tuple:
     return length, angle
 
 
-def _joints(value, length_unit, angle_unit) -> tuple:
+def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
     if not isinstance(value, list):
         raise _Invalid("joints", f"expected a list of joints, got {_got(value)}")
     if not value:
         raise _Invalid("joints", "expected at least one joint, got an empty list")
     if len(value) > MAX_JOINTS:
         raise _Invalid("joints", f"expected at most {MAX_JOINTS} joints, got {len(value)}")
-    return tuple(_joint(entry, k, length_unit, angle_unit) for k, entry in enumerate(value, start=1))
+    found = _Collector()
+    read = _general_joint if convention == "urdf" else _joint
+    joints = tuple(found.get(read, entry, k, length_unit, angle_unit, snapper) for k, entry in enumerate(value, 1))
+    found.raise_any()
+    return joints
 
 
-def _joint(entry, k: int, length_unit: str, angle_unit: str) -> Joint:
-    """The `k`-th joint (1-based)."""
+def _joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
+    """The `k`-th joint (1-based) of a DH description."""
     path = f"joints[{k}]"
     entry = _mapping(entry, path, "{type: revolute, alpha: 0, a: 0, d: 0}")
     if "type" not in entry:
         raise _Invalid(f"{path}.type", "required field is missing; expected 'revolute' or 'prismatic'")
     kind = _choice(entry["type"], JOINT_TYPES, f"{path}.type")
-    variable = "theta" if kind == "revolute" else "d"
-    if variable in entry:
-        raise _Invalid(f"{path}.{variable}", f"{variable} is the variable of a {kind} joint; "
-                                             "write a constant shift of it as `offset`")
-    _check_keys(entry, _JOINT_KEYS[kind], path)
-    constant = "d" if kind == "revolute" else "theta"
-    for key in ("alpha", "a", constant):
-        if key not in entry:
-            raise _Invalid(f"{path}.{key}", f"required field is missing (a {kind} joint needs alpha, a and "
-                                            f"{constant}; write 0 if it is zero)")
+    found = _Collector()
+    found.get(_check_keys, entry, _JOINT_KEYS[kind], path)
+    constant, variable = ("d", "theta") if kind == "revolute" else ("theta", "d")
+    missing = [key for key in ("alpha", "a", constant) if key not in entry]
+    if missing and not found.problems:     # a misspelt key (alpah) explains its missing field: said once
+        also = f"; also missing: {', '.join(missing[1:])}" if len(missing) > 1 else ""
+        found.problems.append(_Invalid(f"{path}.{missing[0]}", f"required field is missing (a {kind} joint needs "
+                                                               f"alpha, a and {constant}; write 0 if it is zero)"
+                                                               f"{also}"))
+    if variable in entry and "offset" in entry:
+        found.problems.append(_Invalid(f"{path}.{variable}", f"{variable} and offset both give the constant added "
+                                                             f"to the joint variable of a {kind} joint; write one"))
     fields = {"type": kind}
     for key in ("alpha", "a", "d", "theta", "offset"):
         if key in entry:
-            fields[key] = _number(entry[key], f"{path}.{key}")
-            _check_magnitude(fields[key], key, kind, f"{path}.{key}", length_unit, angle_unit)
-    fields["parent"] = _parent(entry.get("parent", k - 1), k, f"{path}.parent")
-    if "friction" in entry:
-        fields["friction"] = _friction(entry["friction"], f"{path}.friction")
-    if "rotor_inertia" in entry:
-        fields["rotor_inertia"] = _rotor_inertia(entry["rotor_inertia"], f"{path}.rotor_inertia")
-    if "inertia" in entry:
-        fields["inertia"] = _inertia(entry["inertia"], f"{path}.inertia")
+            name = "offset" if key == variable else key      # the textbook column of the variable: its offset
+            value = found.get(_field_number, entry[key], key if key != variable else "offset", kind,
+                              f"{path}.{key}", length_unit, angle_unit, snapper)
+            if value is not None:
+                fields[name] = value
+    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
+    _drives_and_body(entry, path, fields, found)
+    found.raise_any()
     return Joint(**fields)
+
+
+def _drives_and_body(entry, path, fields, found):
+    """The optional keys every joint may have: friction, rotor_inertia, inertia, limits."""
+    if "friction" in entry:
+        fields["friction"] = found.get(_friction, entry["friction"], f"{path}.friction")
+    if "rotor_inertia" in entry:
+        fields["rotor_inertia"] = found.get(_rotor_inertia, entry["rotor_inertia"], f"{path}.rotor_inertia")
+    if "inertia" in entry:
+        fields["inertia"] = found.get(_inertia, entry["inertia"], f"{path}.inertia")
+    if "limits" in entry:
+        fields["limits"] = found.get(_limits, entry["limits"], f"{path}.limits")
+    if "friction_prior" in entry:
+        fields["friction_prior"] = found.get(_friction_prior, entry["friction_prior"], f"{path}.friction_prior")
+
+
+def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
+    """A DH number: angles may be ``pi/2``-style expressions in radians and are snapped (see _angles)."""
+    is_angle = key in ("alpha", "theta") or (key == "offset" and kind == "revolute")
+    if is_angle and isinstance(value, str) and angle_unit == "rad" and ("pi" in value or "π" in value):
+        value = pi_angle(value, path)
+    elif is_angle and isinstance(value, str) and ("pi" in value or "π" in value):
+        raise _Invalid(path, f"expected a number of degrees (units.angle is deg), got {value!r}; write e.g. 90 "
+                             "for pi/2")
+    value = _number(value, path)
+    _check_magnitude(value, key, kind, path, length_unit, angle_unit)
+    if is_angle and angle_unit == "rad":
+        # twists (and a prismatic joint's theta) shape rank and regroupings; offsets only shift q
+        value = snapper(value, path, shapes_rank=key != "offset")
+    return value
+
+
+def _general_joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
+    """The `k`-th joint of a ``convention: urdf`` description: origins and an axis (m, rad)."""
+    path = f"joints[{k}]"
+    entry = _mapping(entry, path, "{type: revolute, origin: {xyz: [0, 0, 0], rpy: [0, 0, 0]}, axis: [0, 0, 1]}")
+    if "type" not in entry:
+        raise _Invalid(f"{path}.type", "required field is missing; expected 'revolute' or 'prismatic'")
+    kind = _choice(entry["type"], JOINT_TYPES, f"{path}.type")
+    found = _Collector()
+    found.get(_check_keys, entry, _GENERAL_KEYS, path)
+    if "origin" in entry and "origins" in entry:
+        found.problems.append(_Invalid(f"{path}.origins", "origin and origins both place the joint; write one"))
+    fields = {"type": kind}
+    if "name" in entry:
+        fields["name"] = found.get(_string, entry["name"], f"{path}.name")
+    raw = [entry["origin"]] if "origin" in entry else entry.get("origins", [])
+    if not isinstance(raw, list):
+        found.problems.append(_Invalid(f"{path}.origins", f"expected a list of {{xyz, rpy}} mappings, got {_got(raw)}"))
+        raw = []
+    where = f"{path}.origin" if "origin" in entry else f"{path}.origins"
+    origins = [found.get(_origin, item, where if "origin" in entry else f"{where}[{i}]", snapper)
+               for i, item in enumerate(raw, start=1)]
+    fields["origins"] = tuple(o for o in origins if o is not None)
+    if "axis" in entry:
+        fields["axis"] = found.get(_vector, entry["axis"], 3, f"{path}.axis", default=(0.0, 0.0, 1.0))
+        if all(v == 0 for v in fields["axis"]):
+            found.problems.append(_Invalid(f"{path}.axis", "expected a direction, got [0, 0, 0]"))
+            fields["axis"] = (0.0, 0.0, 1.0)
+    if "offset" in entry:
+        fields["offset"] = found.get(_field_number, entry["offset"], "offset", kind, f"{path}.offset", length_unit,
+                                     angle_unit, snapper)
+    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
+    _drives_and_body(entry, path, fields, found)
+    found.raise_any()
+    return Joint(**{key: value for key, value in fields.items() if value is not None or key == "parent"})
+
+
+def _origin(value, path, snapper) -> Origin:
+    spec = _mapping(value, path, "{xyz: [0, 0, 0.3], rpy: [0, 0, 0]}")
+    _check_keys(spec, ("xyz", "rpy"), path)
+    xyz = _vector(spec["xyz"], 3, f"{path}.xyz") if "xyz" in spec else (0.0, 0.0, 0.0)
+    for i, v in enumerate(xyz, start=1):
+        problem = length_problem(v, "m", 1.0)
+        if problem is not None:
+            raise _Invalid(f"{path}.xyz[{i}]", problem)
+    rpy = (0.0, 0.0, 0.0)
+    if "rpy" in spec:
+        items = spec["rpy"]
+        if not isinstance(items, list) or len(items) != 3:
+            raise _Invalid(f"{path}.rpy", f"expected a list of 3 angles (rad), got {_got(items)}")
+        rpy = tuple(_field_number(v, "alpha", "revolute", f"{path}.rpy[{i}]", "m", "rad", snapper)
+                    for i, v in enumerate(items, start=1))
+    return Origin(xyz, rpy, label=path)
+
+
+def _limits(value, path) -> JointLimits:
+    spec = _mapping(value, path, "{lower: -3.1, upper: 3.1, velocity: 2, effort: 100}")
+    _check_keys(spec, ("lower", "upper", "velocity", "effort"), path)
+    out = {key: float(_number(spec[key], f"{path}.{key}")) for key in ("lower", "upper") if key in spec}
+    out.update({key: float(_non_negative(spec[key], f"{path}.{key}")) for key in ("velocity", "effort")
+                if key in spec})
+    if out.get("lower") is not None and out.get("upper") is not None and out["lower"] > out["upper"]:
+        raise _Invalid(path, f"lower {out['lower']!r} is above upper {out['upper']!r}")
+    return JointLimits(**out)
+
+
+def _friction_prior(value, path) -> tuple:
+    if not isinstance(value, list) or len(value) != 2:
+        raise _Invalid(path, f"expected [viscous, Coulomb], 2 numbers ≥ 0, got {_got(value)}")
+    return tuple(float(_non_negative(v, f"{path}[{i}]")) for i, v in enumerate(value, start=1))
 
 
 def _check_magnitude(value, key, kind, path, length_unit, angle_unit):
@@ -273,18 +448,22 @@ def _rotor_inertia(value, path: str):
 def _inertia(value, path: str) -> Inertia:
     spec = _mapping(value, path, "{mass: 1, com: [0, 0, 0], inertia: [[..], [..], [..]]}")
     _check_keys(spec, _INERTIA_KEYS, path)
-    for key in _INERTIA_KEYS:
+    for key in _INERTIA_KEYS[:3]:
         if key not in spec:
             raise _Invalid(f"{path}.{key}", "required field is missing")
+    # as_written: a URDF's massless or non-physical body, kept as the URDF gave it (docs/formats.md)
+    as_written = spec.get("as_written", False)
+    if not isinstance(as_written, bool):
+        raise _Invalid(f"{path}.as_written", f"expected true or false, got {_got(as_written)}")
     mass = _number(spec["mass"], f"{path}.mass", "a finite mass > 0")
     com = np.array(_vector(spec["com"], 3, f"{path}.com"), dtype=float)
     tensor = _symmetric_3x3(spec["inertia"], f"{path}.inertia")
-    problem = body_problem(mass, com, tensor)          # the check Inertia runs, here with file and joint
+    problem = body_problem(mass, com, tensor, massless_ok=as_written, physical=not as_written)
     if problem is not None:
         raise _Invalid(f"{path}.{problem[0]}", problem[1])
     com.flags.writeable = False
     tensor.flags.writeable = False
-    return Inertia(mass=float(mass), com=com, inertia=tensor)
+    return Inertia(mass=float(mass), com=com, inertia=tensor, as_written=as_written)
 
 
 def _symmetric_3x3(value, path: str) -> np.ndarray:

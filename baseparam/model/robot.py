@@ -413,7 +413,7 @@ def with_drives(robot: Robot, friction: bool = False, rotor_inertia: bool = Fals
         if rotor_inertia and not j.has_rotor_inertia:
             changes["rotor_inertia"] = True
         joints.append(replace(j, **changes))
-    return replace(robot, joints=tuple(joints))
+    return replace(robot, joints=tuple(joints), source=None)   # no longer what the file says
 
 
 def exact_decimal(value) -> Fraction:
@@ -431,8 +431,16 @@ def robot_to_yaml(robot: Robot) -> str:
         return robot.source
     joints = []
     for k, j in enumerate(robot.joints):
-        entry = {"type": j.type, "alpha": j.alpha, "a": j.a}
-        entry.update({"d": j.d} if j.is_revolute else {"theta": j.theta})
+        if robot.convention == "urdf":
+            entry = {"type": j.type}
+            if j.name is not None:
+                entry["name"] = j.name
+            entry["origins"] = [{"xyz": [_plain(v) for v in o.xyz], "rpy": [_plain(v) for v in o.rpy]}
+                                for o in j.origins]
+            entry["axis"] = [_plain(v) for v in j.axis]
+        else:
+            entry = {"type": j.type, "alpha": j.alpha, "a": j.a}
+            entry.update({"d": j.d} if j.is_revolute else {"theta": j.theta})
         if j.offset:
             entry["offset"] = j.offset
         if j.parent != k:
@@ -444,11 +452,22 @@ def robot_to_yaml(robot: Robot) -> str:
         if j.inertia is not None:
             entry["inertia"] = {"mass": float(j.inertia.mass), "com": [float(x) for x in j.inertia.com],
                                 "inertia": np.asarray(j.inertia.inertia, dtype=float).tolist()}
+            if j.inertia.as_written:
+                entry["inertia"]["as_written"] = True
+        if j.limits is not None:
+            entry["limits"] = {key: float(value) for key, value in vars(j.limits).items() if value is not None}
+        if j.friction_prior is not None:
+            entry["friction_prior"] = [float(v) for v in j.friction_prior]
         joints.append(entry)
     doc = {"name": robot.name, "convention": robot.convention,
            "units": {"length": robot.length_unit, "angle": robot.angle_unit},
            "gravity": list(robot.gravity), "joints": joints}
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None)
+
+
+def _plain(value):
+    """A description number for YAML: ints stay ints, floats as their shortest repr."""
+    return value if isinstance(value, int) else float(value)
 
 
 def require_robot(robot, name: str = "robot") -> Robot:
