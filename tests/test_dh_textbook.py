@@ -44,7 +44,8 @@ def test_variable_column_is_the_offset():
     rng = np.random.default_rng(0)
     q, qd, qdd = (rng.uniform(-1, 1, (5, 3)) for _ in range(3))
     p = rng.uniform(0.1, 1, len(bp.ColumnLayout(column).names))
-    np.testing.assert_array_equal(bp.inverse_dynamics(column, p, q, qd, qdd), bp.inverse_dynamics(offset, p, q, qd, qdd))
+    np.testing.assert_array_equal(bp.inverse_dynamics(column, p, q, qd, qdd),
+                                  bp.inverse_dynamics(offset, p, q, qd, qdd))
     with pytest.raises(bp.RobotDescriptionError, match=r"joints\[1\]\.theta: theta and offset both"):
         bp.parse_robot(head + "  - {type: revolute, alpha: 90, a: 0.1, d: 0.2, theta: 30, offset: 5}\n")
 
@@ -129,7 +130,8 @@ def test_general_robot_round_trips_and_keeps_its_base_set():
     body = bp.Inertia(mass=1.5, com=np.array([0.1, 0.0, -0.02]), inertia=np.diag([0.02, 0.03, 0.04]))
     robot = bp.Robot((J(type="revolute", origins=(O((0, 0, 0.3), (math.pi / 2, 0, 0.3)),), axis=(0, 1, 0), name="a",
                         limits=bp.JointLimits(-2.0, 2.0, 3.0, None), inertia=body, friction_prior=(0.1, 0.2)),
-                      J(type="prismatic", origins=(O((0.4, 0.1, 0)), O((0, 0, 0.05), (0, -0.7, 0))), axis=(0.3, 0.4, 0.5),
+                      J(type="prismatic", origins=(O((0.4, 0.1, 0)), O((0, 0, 0.05), (0, -0.7, 0))),
+                        axis=(0.3, 0.4, 0.5),
                         name="b", friction=(True, 0.5, False), rotor_inertia=0.01, offset=0.02)),
                      name="general", convention="urdf", gravity=(0.0, -9.81, 0.0))
     back = round_trip(robot)
