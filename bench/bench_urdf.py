@@ -4,7 +4,8 @@
 ``../shared/data`` beside their DH files in ``robots/``, and 7-DOF arms of the ``example-robot-data``
 package when it is installed) and times, alternately in this process, ``load_robot`` and
 ``find_base_parameters`` for each form; it prints the medians, the ratio URDF/DH (target ≤ 2, issue 12)
-and the ranks. The URDF keeps its own link frames (so its regroupings differ from the DH ones, its rank
+and the ranks (the URDF read with the friction and rotor inertias its DH file declares, ``--friction``
+``--rotor-inertia``). The URDF keeps its own link frames (so its regroupings differ from the DH ones, its rank
 does not) and its fixed joints are merged. Timings on a shared machine wander by ±30 %: the ratio of
 runs interleaved in one process is the figure to read.
 """
@@ -66,7 +67,10 @@ def main():
             print(f"{label:12s} skipped: {urdf} not found")
             continue
         t_dh, base_dh = find_time(dh, {}, args.runs)
-        t_urdf, base_urdf = find_time(urdf, options, args.runs)
+        # the drives the DH file declares (a URDF cannot): the same columns, so the same rank
+        drives = {"friction": any(j.friction_terms for j in base_dh.robot.joints),
+                  "rotor_inertia": any(j.has_rotor_inertia for j in base_dh.robot.joints)}
+        t_urdf, base_urdf = find_time(urdf, {**options, **drives}, args.runs)
         print(f"{label:12s} {base_urdf.robot.n_dof:3d} {base_urdf.rank:6d}/{base_dh.rank:<6d} {t_urdf:9.3f}s "
               f"{t_dh:8.3f}s {t_urdf / t_dh:6.2f}  {base_urdf.exact}")
     found = example_urdfs()

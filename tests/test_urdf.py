@@ -347,3 +347,17 @@ def test_root_and_tip_options_through_the_cli(tmp_path):
     out = cli("find", path, "--tip", "l2", "--json", "-")
     assert out.returncode == 0 and '"standard": [' in out.stdout and "XX3" not in out.stdout
     assert cli("find", path, "--tip", "nope").returncode == 2
+
+
+def test_identification_from_the_urdf_predicts_as_the_dh_file():
+    """The KUKA LWR4+ data fitted with the URDF (its link frames, friction declared) and with the DH file:
+    different frames and regroupings, the same torque predictions."""
+    lwr = DATA / "kuka_lwr4"
+    if not lwr.exists():
+        pytest.skip("../shared/data is not beside the repository")
+    train, validate = str(lwr / "measurements_3.npz"), str(lwr / "measurements_1.npz")
+    urdf = bp.identify(quiet_load(lwr / "kuka_lwr4.urdf", friction=True), train, validate=validate)
+    dh = bp.identify(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), train, validate=validate)
+    assert len(urdf.estimator.base_.names) == len(dh.estimator.base_.names) == 64
+    np.testing.assert_allclose(urdf.validation.nrmse_percent, dh.validation.nrmse_percent, rtol=1e-8)
+    np.testing.assert_allclose(urdf.train.nrmse_percent, dh.train.nrmse_percent, rtol=1e-8)
