@@ -270,15 +270,22 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
     return joints
 
 
-def _joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
-    """The `k`-th joint (1-based) of a DH description."""
-    path = f"joints[{k}]"
-    entry = _mapping(entry, path, "{type: revolute, alpha: 0, a: 0, d: 0}")
+def _joint_head(entry, path, example, keys):
+    """A joint entry's mapping and type (without them nothing else can be read), and a collector
+    holding its unknown keys."""
+    entry = _mapping(entry, path, example)
     if "type" not in entry:
         raise _Invalid(f"{path}.type", "required field is missing; expected 'revolute' or 'prismatic'")
     kind = _choice(entry["type"], JOINT_TYPES, f"{path}.type")
     found = _Collector()
-    found.get(_check_keys, entry, _JOINT_KEYS[kind], path)
+    found.get(_check_keys, entry, keys[kind], path)
+    return entry, kind, found
+
+
+def _joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
+    """The `k`-th joint (1-based) of a DH description."""
+    path = f"joints[{k}]"
+    entry, kind, found = _joint_head(entry, path, "{type: revolute, alpha: 0, a: 0, d: 0}", _JOINT_KEYS)
     constant, variable = ("d", "theta") if kind == "revolute" else ("theta", "d")
     missing = [key for key in ("alpha", "a", constant) if key not in entry]
     if missing and not found.problems:     # a misspelt key (alpah) explains its missing field: said once
@@ -336,12 +343,8 @@ def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
 def _general_joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
     """The `k`-th joint of a ``convention: urdf`` description: origins and an axis (m, rad)."""
     path = f"joints[{k}]"
-    entry = _mapping(entry, path, "{type: revolute, origin: {xyz: [0, 0, 0], rpy: [0, 0, 0]}, axis: [0, 0, 1]}")
-    if "type" not in entry:
-        raise _Invalid(f"{path}.type", "required field is missing; expected 'revolute' or 'prismatic'")
-    kind = _choice(entry["type"], JOINT_TYPES, f"{path}.type")
-    found = _Collector()
-    found.get(_check_keys, entry, _GENERAL_KEYS, path)
+    entry, kind, found = _joint_head(entry, path, "{type: revolute, origin: {xyz: [0, 0, 0.1]}, axis: [0, 0, 1]}",
+                                     dict.fromkeys(JOINT_TYPES, _GENERAL_KEYS))
     if "origin" in entry and "origins" in entry:
         found.problems.append(_Invalid(f"{path}.origins", "origin and origins both place the joint; write one"))
     fields = {"type": kind}
