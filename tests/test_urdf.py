@@ -361,3 +361,8 @@ def test_identification_from_the_urdf_predicts_as_the_dh_file():
     assert len(urdf.estimator.base_.names) == len(dh.estimator.base_.names) == 64
     np.testing.assert_allclose(urdf.validation.nrmse_percent, dh.validation.nrmse_percent, rtol=1e-8)
     np.testing.assert_allclose(urdf.train.nrmse_percent, dh.train.nrmse_percent, rtol=1e-8)
+
+
+def test_parse_robot_reads_urdf_text(tmp_path):
+    path = arm(tmp_path)
+    assert bp.parse_robot(path.read_text(), "arm.urdf").signature() == bp.load_robot(path).signature()

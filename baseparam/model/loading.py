@@ -114,7 +114,7 @@ def is_urdf(label: str, data: bytes) -> bool:
 
 
 def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_tolerance=SNAP_RADIANS) -> Robot:
-    """Build a robot from the text of a YAML description.
+    """Build a robot from the text of a YAML description (or of a URDF: text starting with ``<``).
 
     Parameters
     ----------
@@ -146,6 +146,10 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     (1, 1)
     """
     filename = os.fsdecode(filename)
+    if isinstance(text, (str, bytes, bytearray)) and is_urdf("", text.encode() if isinstance(text, str) else text):
+        from .urdf import parse_urdf       # URDF text: the same robot load_robot would read from a file
+
+        return parse_urdf(text, filename, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
     snapper = AngleSnapper(angle_tolerance if exact_angles else None)
     try:
         if isinstance(text, (bytes, bytearray)):
