@@ -349,6 +349,7 @@ def test_root_and_tip_options_through_the_cli(tmp_path):
     assert cli("find", path, "--tip", "nope").returncode == 2
 
 
+@pytest.mark.filterwarnings("ignore::baseparam.errors.ExcitationWarning")   # the data's, not the URDF's
 def test_identification_from_the_urdf_predicts_as_the_dh_file():
     """The KUKA LWR4+ data fitted with the URDF (its link frames, friction declared) and with the DH file:
     different frames and regroupings, the same torque predictions."""
