@@ -367,3 +367,21 @@ def test_identification_from_the_urdf_predicts_as_the_dh_file():
 def test_parse_robot_reads_urdf_text(tmp_path):
     path = arm(tmp_path)
     assert bp.parse_robot(path.read_text(), "arm.urdf").signature() == bp.load_robot(path).signature()
+
+
+def test_long_chains_of_fixed_joints_and_too_many_joints(tmp_path):
+    """3000 links (no recursion limit on the way), and more than 64 moving joints refused naming --tip."""
+    links = "".join(f'<link name="l{i}"><inertial><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001"/>'
+                    f"</inertial></link>" for i in range(3001))
+    joints = "".join(f'<joint name="j{i}" type="{"revolute" if i % 1000 == 0 else "fixed"}"><parent link="l{i}"/>'
+                     f'<child link="l{i + 1}"/><origin xyz="0 0 0.01"/><axis xyz="0 1 0"/></joint>' for i in range(3000))
+    path = tmp_path / "long.urdf"
+    path.write_text(f'<robot name="long">{links}{joints}</robot>')
+    robot = bp.load_robot(path)
+    assert robot.n_dof == 3 and robot.joints[0].inertia.mass == pytest.approx(100.0)
+    many = tmp_path / "many.urdf"
+    many.write_text('<robot name="many">' + "".join(f'<link name="l{i}"/>' for i in range(101))
+                    + "".join(f'<joint name="j{i}" type="revolute"><parent link="l{i}"/><child link="l{i + 1}"/>'
+                              "</joint>" for i in range(100)) + "</robot>")
+    with pytest.raises(bp.RobotDescriptionError, match="100 moving joints .* more than 64; pick .* --tip"):
+        bp.load_robot(many)

@@ -498,28 +498,33 @@ def _assemble(base, keep, links, children, problems):
                 impossible.append(f"link '{link}': {problem[1]}")
         return inertial
 
-    def visit(link, body, prefix, T):
+    # depth first, children in file order, without recursion (a long chain must not exhaust the stack)
+    stack = [("link", base, 0, (), np.eye(4))]
+    while stack:
+        item = stack.pop()
+        if item[0] == "joint":
+            _, joint, body, prefix = item
+            bodies.append(_Body())
+            number = len(bodies) - 1
+            pending.append((joint, body, prefix, number))
+            stack.append(("link", joint.child, number, (), np.eye(4)))
+            continue
+        _, link, body, prefix, T = item
         bodies[body].add(inertial_of(link), T)
-        for joint in children[link]:
+        for joint in reversed(children[link]):
             if joint.type == "fixed" or joint.child not in keep:
                 # fixed, or a moving joint off the paths to the tips: locked at q = 0, so that the links it
                 # carries (a hand's fingers beyond the arm's tip) still weigh on the body that carries them
-                visit(joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin))
+                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
                 continue
             where = f"joint '{joint.name}'"
             if joint.type in _REFUSED:
                 problems.add(where, _REFUSED[joint.type])
-                continue
-            if joint.mimic is not None:
+            elif joint.mimic is not None:
                 problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; pick the part without it "
                                     "with --tip LINK (joints off the paths to the tips are locked at q = 0)")
-                continue
-            bodies.append(_Body())
-            number = len(bodies) - 1
-            pending.append((joint, body, prefix + (joint.origin,), number))
-            visit(joint.child, number, (), np.eye(4))
-
-    visit(base, 0, (), np.eye(4))
+            else:
+                stack.append(("joint", joint, body, prefix + (joint.origin,)))
     for joint, parent, origins, number in pending:
         friction_prior = joint.dynamics
         out.append(Joint(type=_MOVING[joint.type], origins=origins, axis=joint.axis, parent=parent, name=joint.name,
