@@ -374,7 +374,8 @@ def test_long_chains_of_fixed_joints_and_too_many_joints(tmp_path):
     links = "".join(f'<link name="l{i}"><inertial><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001"/>'
                     f"</inertial></link>" for i in range(3001))
     joints = "".join(f'<joint name="j{i}" type="{"revolute" if i % 1000 == 0 else "fixed"}"><parent link="l{i}"/>'
-                     f'<child link="l{i + 1}"/><origin xyz="0 0 0.01"/><axis xyz="0 1 0"/></joint>' for i in range(3000))
+                     f'<child link="l{i + 1}"/><origin xyz="0 0 0.01"/><axis xyz="0 1 0"/></joint>'
+                     for i in range(3000))
     path = tmp_path / "long.urdf"
     path.write_text(f'<robot name="long">{links}{joints}</robot>')
     robot = bp.load_robot(path)
