@@ -386,3 +386,16 @@ def test_long_chains_of_fixed_joints_and_too_many_joints(tmp_path):
                               "</joint>" for i in range(100)) + "</robot>")
     with pytest.raises(bp.RobotDescriptionError, match="100 moving joints .* more than 64; pick .* --tip"):
         bp.load_robot(many)
+
+
+def test_whole_turns_and_round_off_in_origins(tmp_path):
+    """rpy beyond ±2π is the same rotation less whole turns (as other readers take it), a 1e-13 m shift is 0;
+    an rpy of 700 is not radians."""
+    path = arm(tmp_path, rpy=repr(5 * math.pi / 2))
+    with pytest.warns(bp.RoundOffWarning, match="less whole turns"):
+        turned = bp.load_robot(path)
+    reference = bp.load_robot(arm(tmp_path, name="quarter.urdf"))
+    assert turned.signature() == reference.signature()
+    path.write_text(ARM.replace("RPY", "700").replace("AXIS", "0 0 1"))
+    with pytest.raises(bp.RobotDescriptionError, match=r"joint 'j2' <origin rpy>: expected angles in radians"):
+        bp.load_robot(path)

@@ -35,6 +35,7 @@ from .robot import Inertia, Joint, JointLimits, Origin, Robot
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
 MAX_MOVING_JOINTS = 64             # as loading.MAX_JOINTS
 MAX_PROBLEMS = 20                  # lines of one error message
+MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _REFUSED = {"floating": "a floating joint (a free-flying base is not supported yet: take the link below it as "
                         "the base with --root LINK)",
@@ -175,8 +176,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                                  + (f"; and {len(impossible) - 5} more" if len(impossible) > 5 else "")),
                       PhysicalConsistencyWarning, stacklevel=3)
     if tiny:
-        warnings.warn(_printable(f"{label}: {len(tiny)} translation{'s' if len(tiny) > 1 else ''} below "
-                                 f"{MIN_LENGTH_M:g} m taken as 0 (round-off; e.g. {tiny[0]})"),
+        warnings.warn(_printable(f"{label}: {len(tiny)} origin number{'s' if len(tiny) > 1 else ''} read as the "
+                                 f"same geometry (translations below {MIN_LENGTH_M:g} m as 0, angles beyond ±2π "
+                                 f"less whole turns), e.g. {'; '.join(tiny[:2])}"),
                       RoundOffWarning, stacklevel=3)
     if exact_angles:
         robot_joints = _snap_angles(robot_joints, label, angle_tolerance)
@@ -245,7 +247,7 @@ def _numbers(text, count, where, problems, default=None):
 
 def _origin(element, where, problems, label_text, tiny=None) -> Origin:
     """An ``<origin>`` (zeros when absent). Translations below 1 nm are round-off (an exporter's
-    2.6e-13): taken as 0 and listed in `tiny` for the note."""
+    2.6e-13): taken as 0; angles beyond ±2π lose their whole turns; both listed in `tiny` for the note."""
     origin = element.find("origin")
     if origin is None:
         return Origin(label=label_text)
@@ -256,14 +258,19 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
             problems.add(f"{where} <origin xyz>", f"expected lengths within {MAX_LENGTH_M:g} m, got {xyz!r}")
             xyz = None
         elif tiny is not None and any(0 < abs(v) < MIN_LENGTH_M for v in xyz):
-            tiny.extend(f"{label_text} xyz[{i + 1}] = {v!r}" for i, v in enumerate(xyz) if 0 < abs(v) < MIN_LENGTH_M)
+            tiny.extend(f"{label_text} xyz[{i + 1}] = {v!r} as 0" for i, v in enumerate(xyz)
+                        if 0 < abs(v) < MIN_LENGTH_M)
             xyz = tuple(0.0 if abs(v) < MIN_LENGTH_M else v for v in xyz)
-    if rpy is not None:
-        for v in rpy:
-            if abs(v) > 2 * math.pi * (1 + 1e-9):
-                problems.add(f"{where} <origin rpy>", f"expected angles within ±2π rad, got {v!r}")
-                rpy = None
-                break
+    if rpy is not None and any(abs(v) > 2 * math.pi * (1 + 1e-9) for v in rpy):
+        if max(abs(v) for v in rpy) > MAX_RPY:
+            problems.add(f"{where} <origin rpy>", f"expected angles in radians (within ±{MAX_RPY:g}), got "
+                                                   f"{origin.get('rpy')!r}")
+            rpy = None
+        else:   # other readers take 6.2832 or 7 rad as they are: the same rotation less whole turns
+            if tiny is not None:
+                tiny.extend(f"{label_text} rpy[{i + 1}] = {v!r} less whole turns" for i, v in enumerate(rpy)
+                            if abs(v) > 2 * math.pi * (1 + 1e-9))
+            rpy = tuple(math.remainder(v, 2 * math.pi) + 0.0 if abs(v) > 2 * math.pi * (1 + 1e-9) else v for v in rpy)
     return Origin(xyz or (0.0, 0.0, 0.0), rpy or (0.0, 0.0, 0.0), label=label_text)
 
 
