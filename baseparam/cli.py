@@ -355,8 +355,9 @@ def _number_or_none(text, name, cast=float):
               help="Write estimates and errors as JSON ('-': to stdout, the summary then goes to stderr).")
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
-@click.option("--method", type=click.Choice(["ols", "wls"]), default="ols", show_default=True,
-              help="Ordinary, or Gautier's weighted (per-joint residual variance), least squares.")
+@click.option("--method", type=click.Choice(["ols", "wls", "consistent"]), default="ols", show_default=True,
+              help="Ordinary, or Gautier's weighted (per-joint residual variance), least squares; or the "
+                   "physically consistent fit (every link's pseudo-inertia positive definite, friction ≥ 0).")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
 @click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
               "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5.")

@@ -51,3 +51,33 @@ def test_noisy_data_within_three_sigma_and_physical():
     layout = bp.ColumnLayout(robot)
     for cols in layout.link_columns:
         assert np.linalg.eigvalsh(pseudo_inertia(fit.p[cols]))[0] >= EPSILON * (1 - 1e-3)
+
+
+@pytest.mark.filterwarnings("ignore::baseparam.errors.ExcitationWarning")
+def test_measured_kuka_data_consistent_fit_beats_ols(tmp_path):
+    """The README's KUKA split: every link's pseudo-inertia positive definite, friction ≥ 0, and the held-out
+    error below OLS's (design figures: 4.20 % → 3.22 %); through the CLI's JSON too."""
+    lwr = ROOT.parent / "shared" / "data" / "kuka_lwr4"
+    if not lwr.exists():
+        pytest.skip("../shared/data is not beside the repository")
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    train, validate = str(lwr / "measurements_3.npz"), str(lwr / "measurements_1.npz")
+    ols = bp.identify(robot, train, validate=validate)
+    fit = bp.identify(robot, train, validate=validate, method="consistent")
+    assert fit.validation.nrmse_pooled_percent < ols.validation.nrmse_pooled_percent - 0.5
+    assert all(link["min_eigenvalue"] > 0 and link["mass"] > 0 for link in fit.estimator.physical_)
+    names = fit.estimator.names_
+    for k, name in enumerate(names):
+        if name.startswith(("FV", "FC")):
+            assert fit.estimator.coef_[k] >= -1e-9, name
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    out = tmp_path / "fit.json"
+    res = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "kuka_lwr4.yaml"), train, "--validate", validate,
+                                    "--method", "consistent", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    import json
+    doc = json.loads(out.read_text())
+    assert doc["method"] == "consistent" and doc["solver_status"] == "optimal" and len(doc["physical"]) == 7
+    assert doc["validation"]["nrmse_pooled_percent"] == pytest.approx(fit.validation.nrmse_pooled_percent, rel=1e-6)

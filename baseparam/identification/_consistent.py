@@ -13,8 +13,8 @@ not of the data: ‖Lᵀ Y p − L⁻¹ W_bᵀτ‖² differs from the residual 
 cones suit an interior-point solver (CLARABEL through cvxpy). The residual is scaled by ‖τ‖ so the
 solver sees O(1) numbers.
 
-Not wired into ``bp.identify`` yet: the report, the CAD prior, the URDF output and the CLI option
-are the rest of issue 13.
+``method="consistent"`` of the estimator (``--method consistent``) runs it with OLS weighting; the CAD
+prior, WLS weighting, the URDF output and the fuller report are the rest of issue 13.
 """
 from __future__ import annotations
 
@@ -127,4 +127,28 @@ def consistent_fit(base, G, h, tau_norm2, epsilon=EPSILON) -> ConsistentFit:
     return ConsistentFit(p, np.asarray(base.Y, dtype=float) @ p, problem.status, eig)
 
 
-__all__ = ["ConsistentFit", "consistent_fit", "pseudo_inertia"]
+def physical_links(base, fit) -> list:
+    """Per link, the body the consistent standard parameters describe (SI, link frame).
+
+    Returns
+    -------
+    list of dict
+        ``link`` (1-based), ``mass``, ``com`` (3), ``inertia_com`` (3×3, about the centre of mass),
+        ``principal_moments`` (3), ``min_eigenvalue`` (of the pseudo-inertia J).
+    """
+    layout = ColumnLayout(base.robot, base.parameters)
+    p_pseudo = _to_pseudo(layout) @ fit.p
+    out = []
+    for k, cols in enumerate(layout.link_columns, start=1):
+        J = pseudo_inertia(p_pseudo[cols])
+        m, h, S = float(J[3, 3]), J[:3, 3], J[:3, :3]
+        com = h / m if m > 0 else np.zeros(3)
+        about_origin = np.trace(S) * np.eye(3) - S
+        inertia_com = about_origin - m * (com @ com * np.eye(3) - np.outer(com, com))
+        out.append({"link": k, "mass": m, "com": com.tolist(), "inertia_com": inertia_com.tolist(),
+                    "principal_moments": np.linalg.eigvalsh(inertia_com).tolist(),
+                    "min_eigenvalue": float(np.linalg.eigvalsh(J)[0])})
+    return out
+
+
+__all__ = ["ConsistentFit", "consistent_fit", "physical_links", "pseudo_inertia"]

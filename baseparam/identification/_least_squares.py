@@ -173,17 +173,22 @@ class Fit:
     condition_number: float
     condition_number_scaled: float
     null: np.ndarray                  # (R, k): directions the data do not determine
+    consistent: object = None         # ConsistentFit for method 'consistent' (coef is then its Y·p)
 
 
-def least_squares(normal, method, effective):
-    """OLS or WLS solution of the accumulated normal equations, with standard deviations.
+def least_squares(normal, method, effective, base=None):
+    """OLS or WLS solution of the accumulated normal equations, with standard deviations; or the
+    physically consistent fit (method 'consistent', :mod:`._consistent`), whose standard deviations
+    are those of OLS (the unconstrained spread of the data, an upper bound where a constraint binds).
 
     Parameters
     ----------
     normal : _Normal
-    method : {'ols', 'wls'}
+    method : {'ols', 'wls', 'consistent'}
     effective : float
         Samples carrying independent noise (from :func:`accumulate`).
+    base : BaseParameters, optional
+        Needed for 'consistent' (the regroupings Y and the link columns).
 
     Returns
     -------
@@ -217,5 +222,10 @@ def least_squares(normal, method, effective):
         middle = np.einsum("j,jcd->cd", sigma ** 2, normal.G)
         variance = np.einsum("cd,de,ec->c", G_inv, middle, G_inv)
     std = np.sqrt(correlation_factor * np.maximum(variance, 0.0))
+    consistent = None
+    if method == "consistent":
+        from ._consistent import consistent_fit
+        consistent = consistent_fit(base, normal.G.sum(0), normal.h.sum(0), float(normal.tt.sum()))
+        x = consistent.x
     return Fit(coef=x, std=std, sigma=sigma, sigma_fit=sigma_fit, correlation_factor=correlation_factor,
-               condition_number=cond_r, condition_number_scaled=cond_s, null=null)
+               condition_number=cond_r, condition_number_scaled=cond_s, null=null, consistent=consistent)

@@ -24,10 +24,11 @@ from .preprocessing import Preprocessing, preprocess, states_at_samples
 from ..model.robot import Robot
 from .trajectory import Trajectory
 from ._inputs import _as_trajectories
+from ._consistent import physical_links
 from ._least_squares import accumulate, least_squares
 from .results import REL_STD_WARNING, Identification, Metrics
 
-METHODS = ("ols", "wls")
+METHODS = ("ols", "wls", "consistent")
 # Warnings for poor excitation: column-scaled condition number (the relative std's 10 % is
 # REL_STD_WARNING, beside the result types).
 CONDITION_WARNING = 1e3
@@ -44,7 +45,7 @@ class BaseParameterEstimator:
     ----------
     robot : Robot or str
         The description (friction and rotor-inertia columns where it declares them), or its file.
-    method : {'ols', 'wls'}
+    method : {'ols', 'wls', 'consistent'}
         Ordinary least squares (default: the smallest pooled torque error) or Gautier's weighted
         least squares (per-joint weights from the OLS residual variance).
     preprocessing : Preprocessing or None
@@ -169,8 +170,10 @@ class BaseParameterEstimator:
         processed = self._processed(X, "fit")
         normal, effective = accumulate(self.base_, processed,
                                        1 if self.preprocessing is None else self.preprocessing.decimate)
-        fit = least_squares(normal, self.method, effective)
+        fit = least_squares(normal, self.method, effective, self.base_)
         x = fit.coef
+        self.physical_ = None if fit.consistent is None else physical_links(self.base_, fit.consistent)
+        self.solver_status_ = None if fit.consistent is None else fit.consistent.status
         self.sigma_, self.sigma_fit_ = fit.sigma, fit.sigma_fit
         self.coef_ = x
         self.names_ = list(self.base_.names)
@@ -335,7 +338,7 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
         :func:`read_trajectory` for column maps and motor currents).
     validate : same as ``train``, optional
         Held-out trajectories: their errors are pooled into ``result.validation``.
-    method : {'ols', 'wls'}
+    method : {'ols', 'wls', 'consistent'}
     preprocessing : Preprocessing or None
     parameters : {'pseudo', 'khalil'}
     base : BaseParameters, optional

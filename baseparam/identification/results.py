@@ -116,6 +116,9 @@ class Identification:
             "validation": None if self.validation is None else self.validation.to_dict(),
             "preprocessing": e.preprocessing_,
         }
+        if getattr(e, "physical_", None) is not None:
+            doc["physical"] = e.physical_
+            doc["solver_status"] = e.solver_status_
         return doc
 
     def summary(self):
@@ -130,6 +133,14 @@ class Identification:
             flag = "  poorly identified" if r > REL_STD_WARNING else ""
             lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {r:>10.3g}{flag}")
         lines.append("")
+        if getattr(e, "physical_", None) is not None:
+            lines.append(f"physically consistent (solver: {e.solver_status_}): per link mass [kg], centre of mass "
+                         "[m], smallest eigenvalue of the pseudo-inertia. One set of bodies that fits: the data "
+                         "determine only the base parameters, so masses can be far from the real ones")
+            for link in e.physical_:
+                com = " ".join(f"{c:.4g}" for c in link["com"])
+                lines.append(f"  link {link['link']}: {link['mass']:.4g}  [{com}]  {link['min_eigenvalue']:.2e}")
+            lines.append("")
         for label, m in (("train", self.train), ("validation", self.validation)):
             if m is None:
                 continue
