@@ -355,6 +355,8 @@ def _number_or_none(text, name, cast=float):
               help="Write estimates and errors as JSON ('-': to stdout, the summary then goes to stderr).")
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
+@click.option("--urdf", "urdf_out", type=click.Path(dir_okay=False),
+              help="With --method consistent: write the robot with the identified bodies as URDF.")
 @click.option("--method", type=click.Choice(["ols", "wls", "consistent"]), default="ols", show_default=True,
               help="Ordinary, or Gautier's weighted (per-joint residual variance), least squares; or the "
                    "physically consistent fit (every link's pseudo-inertia positive definite, friction ≥ 0).")
@@ -373,8 +375,8 @@ def _number_or_none(text, name, cast=float):
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
-def identify(robot_file, train, validate, json_out, plot_out, method, parameters, columns, gains, skip_bad_rows,
-             cutoff, filter_order, rest_velocity, resample, decimate, load):
+def identify(robot_file, train, validate, json_out, plot_out, urdf_out, method, parameters, columns, gains,
+             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
 
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
@@ -385,10 +387,14 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
-    outputs = [p for p in (json_out, plot_out) if p and p != "-"]
+    outputs = [p for p in (json_out, plot_out, urdf_out) if p and p != "-"]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
-    _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out)])
+    if urdf_out is not None and method != "consistent":
+        _fail(f"--urdf: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
+    if urdf_out == "-":
+        _fail("--urdf: give a file name", 2)
+    _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out)])
     for path in outputs:                      # fail before the work, not after it
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
@@ -434,6 +440,9 @@ def identify(robot_file, train, validate, json_out, plot_out, method, parameters
             from .identification.plots import save_identification_plot
             save_identification_plot(result, plot_out)
             written.append(plot_out)
+        if urdf_out:
+            result.to_urdf(urdf_out)
+            written.append(urdf_out)
     _report(result.summary(), written, json_out == "-")
 
 

@@ -81,3 +81,31 @@ def test_measured_kuka_data_consistent_fit_beats_ols(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["method"] == "consistent" and doc["solver_status"] == "optimal" and len(doc["physical"]) == 7
     assert doc["validation"]["nrmse_pooled_percent"] == pytest.approx(fit.validation.nrmse_pooled_percent, rel=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::baseparam.errors.ExcitationWarning")
+def test_identified_model_as_urdf_matches_the_prediction(tmp_path):
+    """--urdf: pinocchio's rnea on the written model, at states the fit never saw, equals the fit's prediction
+    (friction columns aside); OLS refuses to write bodies."""
+    pin = pytest.importorskip("pinocchio")
+    lwr = ROOT.parent / "shared" / "data" / "kuka_lwr4"
+    if not lwr.exists():
+        pytest.skip("../shared/data is not beside the repository")
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    result = bp.identify(robot, str(lwr / "measurements_3.npz"), method="consistent")
+    path = tmp_path / "kuka_identified.urdf"
+    result.to_urdf(path)
+    model = pin.buildModelFromUrdf(str(path))
+    model.gravity = pin.Motion(np.asarray(robot.gravity_si, float), np.zeros(3))
+    data = model.createData()
+    e = result.estimator
+    x = np.where([n.startswith(("FV", "FC", "FO", "IA")) for n in e.names_], 0.0, e.coef_)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = (rng.uniform(-2, 2, (5, 7)) for _ in range(3))
+    W = e.base_.regressor(q, qd, qdd)
+    for s in range(5):
+        ref = pin.rnea(model, data, q[s], qd[s], qdd[s])
+        np.testing.assert_allclose(ref, W[s] @ x, atol=1e-9 * np.abs(ref).max())
+    ols = bp.identify(robot, str(lwr / "measurements_3.npz"))
+    with pytest.raises(bp.ArgumentError, match="method='consistent'"):
+        ols.to_urdf()

@@ -121,6 +121,37 @@ class Identification:
             doc["solver_status"] = e.solver_status_
         return doc
 
+    def to_urdf(self, path=None) -> str:
+        """The robot with the identified bodies as URDF (``identify --urdf``), for pinocchio and other readers.
+
+        Only a physically consistent fit (``method="consistent"``) is a set of bodies. Joint k moves
+        ``link{k}``; the description's link frame is ``link{k}_frame``. pinocchio's ``rnea`` on it equals
+        the fit's prediction without friction and rotor inertias (URDF has no place for them); set its
+        gravity to the robot's (a URDF has none).
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            Also write the text there (atomically).
+
+        Returns
+        -------
+        str
+        """
+        from ..errors import ArgumentError
+        from ..model.urdf_writer import robot_to_urdf
+
+        e = self.estimator
+        if getattr(e, "physical_", None) is None:
+            raise ArgumentError(f"to_urdf: method={e.method!r} estimates base parameters, not bodies; "
+                                "fit with method='consistent' (CLI --method consistent)")
+        text = robot_to_urdf(e.base_.robot, [(link["mass"], link["com"], link["inertia_com"])
+                                            for link in e.physical_])
+        if path is not None:
+            from .._atomic import write_text
+            write_text(path, text)
+        return text
+
     def summary(self):
         """A readable text report (the CLI prints it)."""
         e = self.estimator

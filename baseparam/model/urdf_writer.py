@@ -1,0 +1,100 @@
+"""Writing a robot as URDF, with given link bodies, for pinocchio and other URDF readers.
+
+Any joint model ``A = C · M(q + offset) · C′`` becomes URDF the way pinocchio's own models of DH
+chains are built: joint k's frame is the frame right after its motion (axis z there), placed at
+``M(offset)·C′`` of its parent joint times its own C; the description's link frame hangs below it as a
+fixed ``<link>_frame`` child (origin ``M(offset)·C′``), so users find the frames the regroupings are
+written in; and each body is moved from the link frame into the joint frame (R·c + p, R·I·Rᵀ). The
+result has the description's joint angles and the same inverse dynamics (friction and rotor
+inertias aside: URDF has no place for them).
+"""
+from __future__ import annotations
+
+import math
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from .dh_equivalent import joint_transform_before
+from .joint_model import exact_cos_sin, factor_matrix, joint_models
+
+
+def _after(robot, model) -> np.ndarray:
+    """``M(offset) · C′`` in SI, shape (4, 4): the link frame in the joint frame."""
+    out = np.eye(4)
+    offset = model.offset * (robot.angle_scale if model.is_revolute else robot.length_scale)
+    if model.is_revolute:
+        c, s = math.cos(offset), math.sin(offset)
+        out[:2, :2] = [[c, -s], [s, c]]
+    else:
+        out[2, 3] = offset
+    for f in model.after:
+        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
+                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
+    return out
+
+
+def _rpy(R) -> tuple:
+    """URDF roll, pitch, yaw of a rotation matrix (R = Rz(y)·Ry(p)·Rx(r))."""
+    pitch = math.asin(max(-1.0, min(1.0, -R[2, 0])))
+    if abs(R[2, 0]) < 1.0 - 1e-12:
+        return math.atan2(R[2, 1], R[2, 2]), pitch, math.atan2(R[1, 0], R[0, 0])
+    return 0.0, pitch, math.atan2(-R[0, 1], R[1, 1])      # gimbal lock: roll folded into yaw
+
+
+def _origin(T) -> str:
+    xyz = " ".join(repr(float(v) + 0.0) for v in T[:3, 3])
+    rpy = " ".join(repr(float(v) + 0.0) for v in _rpy(T[:3, :3]))
+    return f'<origin xyz="{xyz}" rpy="{rpy}"/>'
+
+
+def _inertial(mass, com, inertia, T) -> str:
+    """A body given in the link frame, written in the joint frame (T: link frame in joint frame)."""
+    R, p = T[:3, :3], T[:3, 3]
+    c = R @ np.asarray(com, dtype=float) + p
+    I = R @ np.asarray(inertia, dtype=float) @ R.T
+    xyz = " ".join(repr(float(v) + 0.0) for v in c)
+    terms = " ".join(f'{key}="{float(I[i, j])!r}"' for key, (i, j) in
+                     (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
+                      ("izz", (2, 2))))
+    return (f'    <inertial><origin xyz="{xyz}" rpy="0 0 0"/><mass value="{float(mass)!r}"/>'
+            f"<inertia {terms}/></inertial>")
+
+
+def robot_to_urdf(robot, bodies) -> str:
+    """The URDF text of ``robot`` carrying ``bodies``.
+
+    Parameters
+    ----------
+    robot : Robot
+    bodies : sequence of (mass, com, inertia)
+        Per link, in the link frame: kg, (3,) m, (3, 3) kg·m² about the centre of mass.
+
+    Returns
+    -------
+    str
+    """
+    models = joint_models(robot)
+    afters = [_after(robot, m) for m in models]
+    name = robot.name.replace("--", "- -")
+    lines = ['<?xml version="1.0"?>', f"<!-- written by baseparam: {name}; joint k moves link{{k}}, whose "
+             "description frame is link{k}_frame -->", f"<robot name={quoteattr(robot.name)}>", '  <link name="base"/>']
+    for k, (joint, model) in enumerate(zip(robot.joints, models), start=1):
+        parent_after = afters[joint.parent - 1] if joint.parent else np.eye(4)
+        placement = parent_after @ joint_transform_before(robot, model)
+        parent = f"link{joint.parent}" if joint.parent else "base"
+        mass, com, inertia = bodies[k - 1]
+        kind = "revolute" if joint.is_revolute else "prismatic"
+        limit = '<limit lower="-1e6" upper="1e6" effort="1e9" velocity="1e9"/>'
+        lines += [f'  <link name="link{k}">', _inertial(mass, com, inertia, afters[k - 1]), "  </link>",
+                  f'  <joint name={quoteattr(joint.name or f"joint{k}")} type="{kind}">',
+                  f'    <parent link="{parent}"/><child link="link{k}"/>', f"    {_origin(placement)}",
+                  f'    <axis xyz="0 0 1"/>{limit}', "  </joint>",
+                  f'  <link name="link{k}_frame"/>',
+                  f'  <joint name="link{k}_frame_joint" type="fixed"><parent link="link{k}"/>'
+                  f'<child link="link{k}_frame"/>{_origin(afters[k - 1])}</joint>']
+    lines.append("</robot>")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["robot_to_urdf"]
