@@ -357,6 +357,9 @@ def _number_or_none(text, name, cast=float):
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
 @click.option("--urdf", "urdf_out", type=click.Path(dir_okay=False),
               help="With --method consistent: write the robot with the identified bodies as URDF.")
+@click.option("--yaml", "yaml_out", type=click.Path(dir_okay=False),
+              help="With --method consistent: write the description with the identified bodies, friction and "
+                   "rotor inertias as its true values.")
 @click.option("--method", type=click.Choice(["ols", "wls", "consistent"]), default="ols", show_default=True,
               help="Ordinary, or Gautier's weighted (per-joint residual variance), least squares; or the "
                    "physically consistent fit (every link's pseudo-inertia positive definite, friction ≥ 0).")
@@ -375,7 +378,7 @@ def _number_or_none(text, name, cast=float):
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
-def identify(robot_file, train, validate, json_out, plot_out, urdf_out, method, parameters, columns, gains,
+def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out, method, parameters, columns, gains,
              skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
 
@@ -387,14 +390,16 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, method, 
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
-    outputs = [p for p in (json_out, plot_out, urdf_out) if p and p != "-"]
+    outputs = [p for p in (json_out, plot_out, urdf_out, yaml_out) if p and p != "-"]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
-    if urdf_out is not None and method != "consistent":
-        _fail(f"--urdf: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
-    if urdf_out == "-":
-        _fail("--urdf: give a file name", 2)
-    _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out)])
+    for flag, out in (("--urdf", urdf_out), ("--yaml", yaml_out)):
+        if out is not None and method != "consistent":
+            _fail(f"{flag}: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
+        if out == "-":
+            _fail(f"{flag}: give a file name", 2)
+    _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
+                                                     ("--yaml", yaml_out)])
     for path in outputs:                      # fail before the work, not after it
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
@@ -443,6 +448,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, method, 
         if urdf_out:
             result.to_urdf(urdf_out)
             written.append(urdf_out)
+        if yaml_out:
+            result.to_yaml(yaml_out)
+            written.append(yaml_out)
     _report(result.summary(), written, json_out == "-")
 
 

@@ -109,3 +109,28 @@ def test_identified_model_as_urdf_matches_the_prediction(tmp_path):
     ols = bp.identify(robot, str(lwr / "measurements_3.npz"))
     with pytest.raises(bp.ArgumentError, match="method='consistent'"):
         ols.to_urdf()
+
+
+@pytest.mark.filterwarnings("ignore::baseparam.errors.ExcitationWarning")
+def test_identified_description_predicts_as_the_fit(tmp_path):
+    """--yaml: the description with the identified bodies and friction, read back, gives through
+    bp.inverse_dynamics the fit's own prediction (friction included)."""
+    lwr = ROOT.parent / "shared" / "data" / "kuka_lwr4"
+    if not lwr.exists():
+        pytest.skip("../shared/data is not beside the repository")
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    out = tmp_path / "kuka_identified.yaml"
+    kuka, train = str(ROOT / "robots" / "kuka_lwr4.yaml"), str(lwr / "measurements_3.npz")
+    res = CliRunner().invoke(main, ["identify", kuka, train, "--method", "consistent", "--yaml", str(out)])
+    assert res.exit_code == 0, res.output
+    robot = bp.load_robot(out)
+    result = bp.identify(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), str(lwr / "measurements_3.npz"),
+                         method="consistent")
+    rng = np.random.default_rng(6)
+    q, qd, qdd = (rng.uniform(-2, 2, (20, 7)) for _ in range(3))
+    tau = bp.inverse_dynamics(robot, bp.standard_parameters(robot), q, qd, qdd)
+    np.testing.assert_allclose(tau, result.estimator.predict((q, qd, qdd)), atol=1e-8 * np.abs(tau).max())
+    bad = CliRunner().invoke(main, ["identify", kuka, train, "--yaml", str(tmp_path / "x.yaml")])
+    assert bad.exit_code == 2 and "--method consistent" in bad.output

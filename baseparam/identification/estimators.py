@@ -174,6 +174,7 @@ class BaseParameterEstimator:
         x = fit.coef
         self.physical_ = None if fit.consistent is None else physical_links(self.base_, fit.consistent)
         self.solver_status_ = None if fit.consistent is None else fit.consistent.status
+        self.standard_ = None if fit.consistent is None else fit.consistent.p
         self.sigma_, self.sigma_fit_ = fit.sigma, fit.sigma_fit
         self.coef_ = x
         self.names_ = list(self.base_.names)

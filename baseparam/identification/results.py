@@ -121,6 +121,53 @@ class Identification:
             doc["solver_status"] = e.solver_status_
         return doc
 
+    def to_robot(self):
+        """The robot with the identified bodies, friction and rotor inertias as its true values: what
+        :func:`~baseparam.standard_parameters` then gives is the fit, for ``bp.inverse_dynamics`` and
+        simulation (consistent fits only, see :meth:`to_urdf`).
+
+        Returns
+        -------
+        Robot
+        """
+        import dataclasses
+
+        from ..model.parameters import ColumnLayout
+        from ..model.robot import Inertia
+
+        e = self._bodies("to_robot")
+        robot = e.base_.robot
+        layout = ColumnLayout(robot, e.base_.parameters)
+        p = e.standard_
+        joints = []
+        for k, (joint, link) in enumerate(zip(robot.joints, e.physical_)):
+            body = Inertia(mass=link["mass"], com=np.array(link["com"]), inertia=np.array(link["inertia_com"]),
+                           as_written=True)     # J ⪰ εI: physical, yet within round-off of the triangle bound
+            friction = tuple(float(p[layout.friction_columns[(k, kind)]]) if (k, kind) in layout.friction_columns
+                             else False for kind in ("FV", "FC", "FO"))
+            rotor = float(p[layout.rotor_columns[k]]) if k in layout.rotor_columns else False
+            joints.append(dataclasses.replace(joint, inertia=body, friction=friction, rotor_inertia=rotor))
+        return dataclasses.replace(robot, joints=tuple(joints), source=None)
+
+    def to_yaml(self, path=None) -> str:
+        """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given."""
+        from ..model.robot import robot_to_yaml
+
+        text = robot_to_yaml(self.to_robot())
+        if path is not None:
+            from .._atomic import write_text
+            write_text(path, text)
+        return text
+
+    def _bodies(self, what):
+        from ..errors import ArgumentError
+
+        e = self.estimator
+        if getattr(e, "physical_", None) is None:
+            raise ArgumentError(f"{what}: method={e.method!r} estimates base parameters, not bodies; "
+                                "fit with method='consistent' (CLI --method consistent)")
+        return e
+
     def to_urdf(self, path=None) -> str:
         """The robot with the identified bodies as URDF (``identify --urdf``), for pinocchio and other readers.
 
@@ -138,13 +185,9 @@ class Identification:
         -------
         str
         """
-        from ..errors import ArgumentError
         from ..model.urdf_writer import robot_to_urdf
 
-        e = self.estimator
-        if getattr(e, "physical_", None) is None:
-            raise ArgumentError(f"to_urdf: method={e.method!r} estimates base parameters, not bodies; "
-                                "fit with method='consistent' (CLI --method consistent)")
+        e = self._bodies("to_urdf")
         text = robot_to_urdf(e.base_.robot, [(link["mass"], link["com"], link["inertia_com"])
                                             for link in e.physical_])
         if path is not None:
