@@ -13,8 +13,8 @@ not of the data: ‖Lᵀ Y p − L⁻¹ W_bᵀτ‖² differs from the residual 
 cones suit an interior-point solver (CLARABEL through cvxpy). The residual is scaled by ‖τ‖ so the
 solver sees O(1) numbers.
 
-``method="consistent"`` of the estimator (``--method consistent``) runs it with OLS weighting; the CAD
-prior, WLS weighting, the URDF output and the fuller report are the rest of issue 13.
+``method="consistent"`` of the estimator (``--method consistent``) runs it with WLS weights; the CAD
+prior and the fuller report are the rest of issue 13.
 """
 from __future__ import annotations
 

@@ -178,8 +178,10 @@ class Fit:
 
 def least_squares(normal, method, effective, base=None):
     """OLS or WLS solution of the accumulated normal equations, with standard deviations; or the
-    physically consistent fit (method 'consistent', :mod:`._consistent`), whose standard deviations
-    are those of OLS (the unconstrained spread of the data, an upper bound where a constraint binds).
+    physically consistent fit (method 'consistent', :mod:`._consistent`), weighted as WLS (Gautier's
+    1/σ_j², which measured better than OLS weighting on both robots of ../shared/data: UR10e 4.40 →
+    4.29 %, KUKA 3.22 → 3.21 % held out), with WLS's standard deviations (the unconstrained spread
+    of the data, an upper bound where a constraint binds).
 
     Parameters
     ----------
@@ -201,7 +203,8 @@ def least_squares(normal, method, effective, base=None):
     seen = np.count_nonzero(np.diagonal(normal.G, axis1=1, axis2=2) > 0, axis=1)   # c_j per joint
     sigma = np.sqrt(rr / np.maximum(N - seen, 1))
     weights = np.ones(n)
-    if method == "wls":
+    weighted = method in ("wls", "consistent")    # the consistent fit is weighted as WLS (measured better)
+    if weighted:
         # A (nearly) noise-free joint would get an unbounded weight, and its σ_j is then only the
         # round-off of the residual sums: weights are bounded to 10⁴ : 1.
         floor = 1e-2 * sigma.max()
@@ -214,7 +217,7 @@ def least_squares(normal, method, effective, base=None):
     # A low-passed τ has correlated noise: N samples carry about N·2f_c/f_s independent ones,
     # and σ²(WᵀW)⁻¹, which counts every sample, would be that much too optimistic.
     correlation_factor = float(N / max(effective, 1.0))
-    if method == "wls":
+    if weighted:
         variance = sigma_fit ** 2 * np.diag(G_inv)
     else:
         # OLS under per-joint noise levels σ_j: Cov = G⁻¹ (Σ_j σ_j² W_jᵀW_j) G⁻¹ (the sandwich);
@@ -225,7 +228,7 @@ def least_squares(normal, method, effective, base=None):
     consistent = None
     if method == "consistent":
         from ._consistent import consistent_fit
-        consistent = consistent_fit(base, normal.G.sum(0), normal.h.sum(0), float(normal.tt.sum()))
+        consistent = consistent_fit(base, Gw, hw, float(weights @ normal.tt))
         x = consistent.x
     return Fit(coef=x, std=std, sigma=sigma, sigma_fit=sigma_fit, correlation_factor=correlation_factor,
                condition_number=cond_r, condition_number_scaled=cond_s, null=null, consistent=consistent)
