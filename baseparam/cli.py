@@ -195,11 +195,20 @@ def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
     @functools.wraps(command)
-    def wrapper(*args, root, tip, exact_angles, angle_tolerance, friction, rotor_inertia, **kwargs):
+    def wrapper(*args, root, tip, exact_angles, angle_tolerance, friction, rotor_inertia, friction_model, **kwargs):
+        if friction_model is not None:                   # a malformed value: one line before any work
+            from .model.friction import parse_friction_model
+            try:
+                parse_friction_model(friction_model)
+            except BaseParamError as exc:
+                raise click.BadParameter(str(exc).removeprefix("--friction-model: "),
+                                         param_hint="--friction-model") from None
+
         def load(path):
             from .model.loading import load_robot
             return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
-                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia)
+                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
+                              friction_model=friction_model)
         return command(*args, load=load, **kwargs)
 
     options = [
@@ -215,6 +224,11 @@ def _robot_options(command):
                      help="Declare viscous, Coulomb and offset friction on every joint (a URDF cannot; its "
                           "<dynamics damping friction> give the values)."),
         click.option("--rotor-inertia", is_flag=True, help="Declare a rotor inertia on every joint."),
+        click.option("--friction-model", metavar="MODEL",
+                     help="Coulomb friction of every joint that declares it: sign (as written), smooth[:V] "
+                          "(tanh(qd/V)), stribeck[:V] (an extra exp(-(qd/V)^2) term, column FS), "
+                          "smooth:V+stribeck:V, or none (no Coulomb term); V in rad/s or m/s, or auto "
+                          "(identified from the training data; the default when V is left out)."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -363,6 +377,19 @@ def _number_or_none(text, name, cast=float):
 @click.option("--method", type=click.Choice(["ols", "wls", "consistent"]), default="ols", show_default=True,
               help="Ordinary, or Gautier's weighted (per-joint residual variance), least squares; or the "
                    "physically consistent fit (every link's pseudo-inertia positive definite, friction ≥ 0).")
+@click.option("--weighting", type=click.Choice(["wls", "ols"]), default="wls", show_default=True,
+              help="--method consistent: weight the joints' residuals as WLS (1/σ_j²) or not at all.")
+@click.option("--prior", type=click.Choice(["auto", "cad", "none"]), default="auto", show_default=True,
+              help="--method consistent: pull the links towards the description's true inertias (cad), with a "
+                   "weight chosen by hold-out of training segments; auto: cad when the description has them.")
+@click.option("--prior-weight", type=click.FloatRange(0, 1e6), metavar="MU",
+              help="--method consistent: the CAD prior's weight (relative to the unconstrained residual) "
+                   "instead of choosing it from the data.")
+@click.option("--mass-bounds", metavar="K:LO:HI,...",
+              help="--method consistent: bounds on link masses in kg, e.g. '1:2:4,7::0.5' (empty: unbounded).")
+@click.option("--total-mass", metavar="LO:HI", help="--method consistent: bounds on the sum of the link masses, kg.")
+@click.option("--filter-friction/--no-filter-friction", default=True, show_default=True,
+              help="Low-pass the Coulomb (and Stribeck) columns with the torque's filter.")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
 @click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
               "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5.")
@@ -378,8 +405,9 @@ def _number_or_none(text, name, cast=float):
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
-def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out, method, parameters, columns, gains,
-             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, load):
+def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out, method, weighting, prior,
+             prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, gains, skip_bad_rows, cutoff,
+             filter_order, rest_velocity, resample, decimate, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
 
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
@@ -398,6 +426,14 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
             _fail(f"{flag}: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
+    consistent_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
+                          "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
+    if method != "consistent":
+        for flag, given in (("--mass-bounds", mass_bounds), ("--total-mass", total_mass),
+                            ("--prior-weight", prior_weight)):
+            if given is not None:
+                _fail(f"{flag}: only with --method consistent", 2)
+        consistent_options = {}
     _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
                                                      ("--yaml", yaml_out)])
     for path in outputs:                      # fail before the work, not after it
@@ -422,7 +458,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
-            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate)
+            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
+            filter_friction=filter_friction)
         column_map = parse_column_map(columns) if columns else None
         gain_values = _gains(gains)
         robot = load(robot_file)
@@ -437,7 +474,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
         train_data = [read(p) for p in train]
         validate_data = [read(p) for p in validate] or None
         result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
-                     parameters=parameters)
+                     parameters=parameters, **consistent_options)
         written = []
         if json_out:
             written.append(_write_json(json_out, result.to_dict()))
@@ -452,6 +489,42 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
             result.to_yaml(yaml_out)
             written.append(yaml_out)
     _report(result.summary(), written, json_out == "-")
+
+
+def _range(text, flag):
+    """``LO:HI`` (either may be empty) as (float or None, float or None)."""
+    if text is None:
+        return None
+    parts = text.split(":")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        values = tuple(float(x) if x.strip() else None for x in parts)
+    except ValueError:
+        raise click.BadParameter(f"expected LO:HI in kg (either may be empty), got {text!r}", param_hint=flag) from None
+    if any(v is not None and not (math.isfinite(v) and v >= 0) for v in values):
+        raise click.BadParameter(f"expected masses ≥ 0 in kg, got {text!r}", param_hint=flag)
+    if None not in values and values[0] > values[1]:
+        raise click.BadParameter(f"the lower bound is above the upper, got {text!r}", param_hint=flag)
+    return values
+
+
+def _mass_bounds(text):
+    """``K:LO:HI,...`` as {link: (lo, hi)}."""
+    if text is None:
+        return None
+    out = {}
+    for item in (x for x in text.split(",") if x.strip()):
+        link, _, bounds = item.partition(":")
+        try:
+            number = int(link)
+        except ValueError:
+            raise click.BadParameter(f"expected K:LO:HI with K a link number, got {item!r}",
+                                     param_hint="--mass-bounds") from None
+        if number < 1 or number in out:
+            raise click.BadParameter(f"link {number}: numbered from 1, once each", param_hint="--mass-bounds")
+        out[number] = _range(bounds, "--mass-bounds")
+    return out
 
 
 def _gains(text):

@@ -24,7 +24,10 @@ def _c_signature(prefix, routine, n, R):
 def _c_prologue(g, live, robot):
     forms = {"angle": lambda k, x: f"    const double q{k + 1} = q[{k}] {'-' if x < 0 else '+'} {_c_number(abs(x))};",
              "trig": lambda k, x: f"    const double c{k + 1} = cos({x}), s{k + 1} = sin({x});",
-             "sign": lambda k, x: f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));"}
+             "sign": lambda k, x: f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));",
+             "tanh": lambda k, x: f"    const double sg{k + 1} = tanh(qd[{k}] / {_c_number(x)});",
+             "stribeck": lambda k, x: (f"    const double sb{k + 1} = exp(-(qd[{k}] / {_c_number(x)}) * "
+                                       f"(qd[{k}] / {_c_number(x)})) * sg{k + 1};")}
     return [forms[kind](k, x) for kind, k, x in _prologue(g, live, robot)]
 
 

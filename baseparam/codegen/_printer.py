@@ -147,18 +147,22 @@ def _leaf(robot, routine):
             return f"q[{k}]" if offsets[k] == 0.0 else f"q{k + 1}"
         if name == "sgn":
             return f"sg{k + 1}"
+        if name == "stb":
+            return f"sb{k + 1}"
         return f"{_argument(routine, name)}[{k}]"
     return leaf
 
 
 def _argument(routine, name):
     """The function argument a graph input reads."""
-    return {"c": "q", "s": "q", "d": "q", "sgn": "qd", "p": "p_base"}.get(name) or routine.inputs[name]
+    return {"c": "q", "s": "q", "d": "q", "sgn": "qd", "stb": "qd", "p": "p_base"}.get(name) or routine.inputs[name]
 
 
 def _prologue(g, live, robot):
     """What a function computes from q and q̇ before its expressions, per joint, in order:
-    ("angle", k, offset) for q_k + offset, ("trig", k, angle) for its cos and sin, ("sign", k)."""
+    ("angle", k, offset) for q_k + offset, ("trig", k, angle) for its cos and sin, ("sign", k, None)
+    or ("tanh", k, v) for the Coulomb shape c(q̇_k) (sign, or tanh(q̇/v) of a smooth friction model),
+    ("stribeck", k, v_s) for exp(−(q̇_k/v_s)²)·c(q̇_k) (:mod:`baseparam.model.friction`)."""
     offsets = motion_offsets(robot)
     used = {(g.args[i][0], g.args[i][1]) for i in live if g.ops[i] == INPUT}
     items = []
@@ -169,6 +173,19 @@ def _prologue(g, live, robot):
             angle = f"q{k + 1}"
         if ("c", k) in used or ("s", k) in used:
             items.append(("trig", k, angle))
-        if ("sgn", k) in used:
-            items.append(("sign", k, None))
+        model = robot.joints[k].friction_model
+        if ("sgn", k) in used or ("stb", k) in used:
+            smooth = model is not None and model.coulomb == "smooth"
+            items.append(("tanh", k, _scale(model.velocity, k, "velocity")) if smooth else ("sign", k, None))
+        if ("stb", k) in used:
+            items.append(("stribeck", k, _scale(model.stribeck, k, "stribeck")))
     return items
+
+
+def _scale(value, k, name):
+    """A friction model's velocity scale for code: a number (``auto`` is resolved by identification)."""
+    if isinstance(value, str):
+        from ..errors import ExportError
+        raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
+                          "identified description (identify --yaml) or give the number")
+    return float(value)

@@ -19,12 +19,14 @@ def python_function(robot, routine, R):
                                f"({n}, {R}) or (S, {n}, {R})") + ".",
              '    """',
              f"    ({', '.join(states)}), single = _states({', '.join(states)})",
-             "    cos, sin, sign = _SCALAR if single else _ARRAY"]
+             "    cos, sin, sign, tanh, exp = _SCALAR if single else _ARRAY"]
     if "p_base" in args:
         lines.append("    p_base = _parameters(p_base, single)")
     forms = {"angle": lambda k, x: f"    q{k + 1} = q[{k}] {'-' if x < 0 else '+'} {abs(x)!r}",
              "trig": lambda k, x: f"    c{k + 1}, s{k + 1} = cos({x}), sin({x})",
-             "sign": lambda k, x: f"    sg{k + 1} = sign(qd[{k}])"}
+             "sign": lambda k, x: f"    sg{k + 1} = sign(qd[{k}])",
+             "tanh": lambda k, x: f"    sg{k + 1} = tanh(qd[{k}] / {x!r})",
+             "stribeck": lambda k, x: f"    sb{k + 1} = exp(-(qd[{k}] / {x!r}) ** 2) * sg{k + 1}"}
     lines += [forms[kind](k, x) for kind, k, x in _prologue(g, printer.order, robot)]
     lines += [f"    {name} = {text}" for name, text in printer.temporaries()]
     if routine.output == "tau":
@@ -43,8 +45,8 @@ def python_function(robot, routine, R):
 _PY_HELPERS = '''
 # One sample runs on Python floats (math), a batch on numpy arrays: the same straight-line code
 # serves both, and a single call costs tens of microseconds instead of numpy's per-call overhead.
-_SCALAR = (math.cos, math.sin, lambda x: float((x > 0) - (x < 0)))
-_ARRAY = (np.cos, np.sin, np.sign)
+_SCALAR = (math.cos, math.sin, lambda x: float((x > 0) - (x < 0)), math.tanh, math.exp)
+_ARRAY = (np.cos, np.sin, np.sign, np.tanh, np.exp)
 
 
 def _states(*arrays):

@@ -21,10 +21,10 @@ def _input_source(name, k, offsets):
         return f"p[{k}]"
     angle = f"q[{k}]" if offsets[k] == 0.0 else f"(q[{k}] + {offsets[k]!r})"
     return {"c": f"cos({angle})", "s": f"sin({angle})", "d": angle, "qd": f"qd[{k}]", "qdd": f"qdd[{k}]",
-            "qd_ref": f"qd_ref[{k}]", "sgn": f"sign(qd[{k}])"}[name]
+            "qd_ref": f"qd_ref[{k}]", "sgn": f"sgn[{k}]", "stb": f"stb[{k}]"}[name]
 
 
-def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, out"):
+def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, sgn, stb, out"):
     """Python source of ``name(arguments)`` filling ``out[index]`` for each output, over samples.
 
     Parameters
@@ -35,7 +35,8 @@ def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd
     offsets : sequence of float
         Joint offsets (SI) added to q before cos/sin or as a prismatic joint's d.
     arguments : str
-        The function's parameters; inputs read q, qd, qdd, qd_ref and p (parameters, scalars).
+        The function's parameters; inputs read q, qd, qdd, qd_ref, p (parameters, scalars) and the
+        friction shapes sgn, stb (c(q̇), s(q̇) of :func:`baseparam.model.friction.friction_shapes`).
     """
     roots = [i for _, i in outputs]
     root_set = set(roots)
@@ -83,10 +84,11 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
     Returns
     -------
     callable
-        kind 'regressor' or 'slotine_li': ``f(q, qd, qdd, qd_ref, out)`` with inputs (n_dof, S) and
-        ``out`` (n_dof, n_columns, S); kind 'mass': ``f(q, p, out)`` with ``out`` (n_dof, n_dof, S)
-        (``columns`` ignored); kind 'inverse_dynamics': ``f(q, qd, qdd, p, out)``, τ = W[:, columns] p
-        by customized Newton–Euler, ``out`` (n_dof, S). ``out`` is zero-filled by the caller.
+        kind 'regressor' or 'slotine_li': ``f(q, qd, qdd, qd_ref, sgn, stb, out)`` with inputs
+        (n_dof, S) (``sgn``, ``stb``: the friction shapes) and ``out`` (n_dof, n_columns, S); kind
+        'mass': ``f(q, p, out)`` with ``out`` (n_dof, n_dof, S) (``columns`` ignored); kind
+        'inverse_dynamics': ``f(q, qd, qdd, sgn, stb, p, out)``, τ = W[:, columns] p by customized
+        Newton–Euler, ``out`` (n_dof, S). ``out`` is zero-filled by the caller.
     """
     # Keyed by Robot.signature(), not the Robot: equal robots may need different code
     # (friction value 0 vs no friction) and robots differing only in true inertias share it.
@@ -106,12 +108,12 @@ def _build(robot, parameters, columns, kind, gravity, friction):
         arguments = "q, p, out"
     elif kind == "inverse_dynamics":
         g, entries = regressor_graph.build_inverse_dynamics(robot, parameters, columns)
-        outputs, arguments = [((j,), i) for j, i in entries], "q, qd, qdd, p, out"
+        outputs, arguments = [((j,), i) for j, i in entries], "q, qd, qdd, sgn, stb, p, out"
     else:
         g, entries = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
-        outputs, arguments = [((j, c), i) for j, c, i in entries], "q, qd, qdd, qd_ref, out"
+        outputs, arguments = [((j, c), i) for j, c, i in entries], "q, qd, qdd, qd_ref, sgn, stb, out"
     offsets = motion_offsets(robot)
     source = numpy_source(g, outputs, offsets, arguments=arguments)
-    namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
+    namespace = {"cos": np.cos, "sin": np.sin}
     exec(compile(source, f"<baseparam {kind} of {robot.name}>", "exec"), namespace)
     return namespace["evaluate"]

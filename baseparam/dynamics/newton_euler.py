@@ -249,7 +249,8 @@ def coriolis_torque(robot, p, q, qd, parameters="pseudo"):
 
 
 def friction_torque(robot, p, qd, parameters="pseudo"):
-    """FV q̇ + FC sign(q̇) + FO for the joints that declare friction.
+    """FV q̇ + FC c(q̇) + FO + FS s(q̇) for the joints that declare friction (c: sign(q̇) or the joint's
+    friction model, :mod:`baseparam.model.friction`).
 
     Parameters
     ----------

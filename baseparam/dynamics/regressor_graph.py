@@ -169,7 +169,8 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
     where = {c: i for i, c in enumerate(columns)}
     n = robot.n_dof
     g = Graph()
-    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "qd", "qdd", "qd_ref", "sgn")}
+    inputs = {name: [g.input(name, k) for k in range(n)]
+              for name in ("c", "s", "d", "qd", "qdd", "qd_ref", "sgn", "stb")}
     sl = kind == "slotine_li"
     rate, accel = (inputs["qd_ref"], inputs["qdd"]) if sl else (inputs["qd"], inputs["qdd"])
     zero = g.zero
@@ -215,9 +216,16 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             outputs.append((k, where[col], accel[k].i))
     for (k, kind_), col in layout.friction_columns.items():
         if col in where and friction:
-            node = {"FV": inputs["qd"][k], "FC": inputs["sgn"][k], "FO": g.one}[kind_]
+            node = friction_rate(g, inputs, k, kind_)
             outputs.append((k, where[col], node.i))
     return g, outputs
+
+
+def friction_rate(g, inputs, k, kind):
+    """The graph node a friction coefficient of joint k multiplies: q̇ (FV), the Coulomb shape c(q̇)
+    (FC, input ``sgn``), 1 (FO), the Stribeck shape s(q̇) (FS, input ``stb``); the shapes are inputs,
+    computed from q̇ by the joint's friction model (:mod:`baseparam.model.friction`)."""
+    return {"FV": inputs["qd"][k], "FC": inputs["sgn"][k], "FO": g.one, "FS": inputs["stb"][k]}[kind]
 
 
 def joint_steps(g, robot, k, inputs):
@@ -319,7 +327,7 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
     columns = list(range(layout.n_standard)) if columns is None else [int(c) for c in columns]
     n = robot.n_dof
     g = Graph()
-    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "qd", "qdd", "sgn")}
+    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "qd", "qdd", "sgn", "stb")}
     symbol = {c: g.input("p", r) for r, c in enumerate(columns)}
     zero = g.zero
     base = ([zero] * 3, [zero] * 3, [constant(g, -x) for x in robot.gravity_si])   # gravity as a base acceleration
@@ -363,7 +371,7 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
             torques[k] = torques[k] + symbol[col] * inputs["qdd"][k]
     for (k, kind), col in layout.friction_columns.items():
         if col in symbol:
-            rate = {"FV": inputs["qd"][k], "FC": inputs["sgn"][k], "FO": g.one}[kind]
+            rate = friction_rate(g, inputs, k, kind)
             torques[k] = torques[k] + symbol[col] * rate
     return g, [(k, t.i) for k, t in enumerate(torques) if not t.is_zero]
 

@@ -12,13 +12,14 @@ import numpy as np
 
 from ..errors import ArgumentError
 from ._compiled import regressor_function
+from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_robot
 from .samples import CHUNK, as_parameters, as_samples, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
-             friction=True, weights=None, out=None):
+             friction=True, weights=None, out=None, shapes=None):
     """Regressor columns over many samples (the engine behind every public regressor).
 
     Parameters
@@ -35,6 +36,9 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
         Return ``W @ weights`` (torques) instead of W, block by block: W is never held whole.
     out : ndarray, shape (n_samples, n_dof, n_columns), optional
         Write W here (float64, C-contiguous), e.g. to reuse one buffer in a loop.
+    shapes : tuple of 2 ndarray, shape (n_samples, n_dof), optional
+        The friction shapes c(q̇), s(q̇) the Coulomb and Stribeck columns hold (default: from ``qd``
+        and each joint's friction model; identification passes them low-passed like the torque).
 
     Returns
     -------
@@ -46,12 +50,12 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
         out = _output(out, (S, n, len(columns)))
         view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
         for _sl, _ in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
-                                   gravity=gravity, friction=friction, into=view):
+                                   gravity=gravity, friction=friction, into=view, shapes=shapes):
             pass
         return out
     out = np.empty((S, n))
     for sl, part in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
-                                  gravity=gravity, friction=friction):
+                                  gravity=gravity, friction=friction, shapes=shapes):
         out[sl] = np.einsum("jcs,c->sj", part, weights)
     return out
 
@@ -62,12 +66,12 @@ def _columns(robot, parameters, columns):
 
 
 def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
-                  friction=True, into=None):
+                  friction=True, into=None, shapes=None):
     """Regressor columns block by block, samples last: for streaming consumers (fits, W @ p).
 
     Parameters
     ----------
-    q, qd, qdd, qd_ref, parameters, columns, gravity, friction
+    q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes
         As in :func:`evaluate` (checked arrays, shape (n_samples, n_dof)).
     into : ndarray, shape (n_dof, n_columns, n_samples), optional
         Write the blocks into this (zeroed) array instead of one reused buffer.
@@ -85,6 +89,7 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
     S, n = q.shape
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
     refT = None if qd_ref is None else qd_ref.T.copy()
+    sgnT, stbT = _shapes(robot, qdT, shapes, friction)
     buffer = np.zeros((n, len(columns), min(S, CHUNK))) if into is None else None
     for s0 in range(0, S, CHUNK):
         sl = slice(s0, min(s0 + CHUNK, S))
@@ -94,11 +99,22 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
             part.fill(0.0)
         else:
             part = into[:, :, sl]
-        block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, part)
+        block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, sgnT[:, sl], stbT[:, sl], part)
         yield sl, part
 
 
-def newton_euler_base(robot, parameters, columns, p, q, qd, qdd):
+def _shapes(robot, qdT, shapes, friction=True):
+    """Friction shapes, joints first (n_dof, S): given (samples first), or from q̇ and the models."""
+    if not friction:                      # the code has no friction terms: nothing reads them
+        return qdT, qdT
+    if shapes is None:
+        return friction_shapes(robot, qdT)
+    sgn, stb = shapes
+    stb = np.zeros_like(qdT) if stb is None else stb
+    return np.ascontiguousarray(np.asarray(sgn, dtype=float).T), np.ascontiguousarray(np.asarray(stb, dtype=float).T)
+
+
+def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):
     """τ = W[:, columns] p by customized Newton–Euler with p symbolic (compiled once per robot).
 
     Parameters
@@ -107,6 +123,8 @@ def newton_euler_base(robot, parameters, columns, p, q, qd, qdd):
         Standard columns that carry the parameters (the base set's pivots).
     p : ndarray, shape (m,)
     q, qd, qdd : ndarray, shape (n_samples, n_dof)
+    shapes : tuple of 2 ndarray, shape (n_samples, n_dof), optional
+        Friction shapes, as in :func:`evaluate`.
 
     Returns
     -------
@@ -116,9 +134,10 @@ def newton_euler_base(robot, parameters, columns, p, q, qd, qdd):
     S, n = q.shape
     out = np.zeros((n, S))
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
+    sgnT, stbT = _shapes(robot, qdT, shapes)
     for s0 in range(0, S, CHUNK):
         sl = slice(s0, s0 + CHUNK)
-        f(qT[:, sl], qdT[:, sl], qddT[:, sl], p, out[:, sl])
+        f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgnT[:, sl], stbT[:, sl], p, out[:, sl])
     return out.T
 
 

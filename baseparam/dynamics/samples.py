@@ -5,6 +5,7 @@ import numpy as np
 
 from .._numbers import real_array
 from ..errors import ArgumentError
+from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
 # Samples are processed in blocks this long: the working arrays (samples last) then stay in cache.
@@ -89,7 +90,7 @@ class LinkParameters:
     MS : ndarray, shape (n_dof, 3)
         First moments (mass × centre of mass).
     M : ndarray, shape (n_dof,)
-    IA, FV, FC, FO : ndarray, shape (n_dof,)
+    IA, FV, FC, FO, FS : ndarray, shape (n_dof,)
         Rotor inertia and friction (zero where the description does not declare them).
     """
 
@@ -106,12 +107,18 @@ class LinkParameters:
         self.J = np.stack([np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], -2)
         self.MS = link[:, 6:9].copy()
         self.M = link[:, 9].copy()
-        self.IA, self.FV, self.FC, self.FO = (np.zeros(n) for _ in range(4))
+        self.IA, self.FV, self.FC, self.FO, self.FS = (np.zeros(n) for _ in range(5))
         for k, col in layout.rotor_columns.items():
             self.IA[k] = p[col]
         for (k, kind), col in layout.friction_columns.items():
             getattr(self, kind)[k] = p[col]
+        self._robot = robot
 
-    def friction(self, qd):
-        """FV q̇ + FC sign(q̇) + FO for joint velocities ``qd`` of shape (n_dof, S)."""
-        return self.FV[:, None] * qd + self.FC[:, None] * np.sign(qd) + self.FO[:, None]
+    def friction(self, qd, shapes=None):
+        """FV q̇ + FC c(q̇) + FO + FS s(q̇) for joint velocities ``qd`` of shape (n_dof, S).
+
+        c and s are each joint's friction-model shapes (:mod:`baseparam.model.friction`; sign(q̇)
+        by default), or ``shapes`` = (c, s) given, each (n_dof, S).
+        """
+        sgn, stb = friction_shapes(self._robot, qd) if shapes is None else shapes
+        return self.FV[:, None] * qd + self.FC[:, None] * sgn + self.FO[:, None] + self.FS[:, None] * stb

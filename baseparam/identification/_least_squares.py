@@ -6,7 +6,8 @@
   equilibrated (unit diagonal) before it is solved, so the conditioning seen is that of the
   data, not of the units; directions the data do not determine (eigenvalues below 1e-12 of the
   largest) are left out, with a warning, instead of producing huge numbers.
-* **Ordinary or weighted least squares.** OLS minimises the pooled squared torque error.
+* **Ordinary or weighted least squares** (the physically consistent fit, :mod:`._consistent`, starts
+  from either). OLS minimises the pooled squared torque error.
   WLS (Gautier) weights each joint's equations by 1/σ_j, σ_j² = ‖ρ_j‖² / (N − c_j) from the OLS
   residuals of joint j (c_j: the parameters that joint sees), which makes the standard deviations
   meaningful when the joints' noise levels differ. Per-joint Grams make both one pass.
@@ -110,36 +111,132 @@ def _independent_fraction(item, factor):
     return min(1.0, 2.0 * cutoff * h * factor)
 
 
-def _decimated_segment(base, item, sl, factor, normal):
+class Factors:
+    """The stacked base regressor reduced to its triangular factor, per fold of the samples.
+
+    For each fold f (a contiguous share of each trajectory's samples) and joint j the augmented Gram
+    G_fj = [W_j τ_j]ᵀ[W_j τ_j] is accumulated block by block (BLAS-3 products: a streamed Householder
+    QR of the same blocks measured 7× slower here). A fit on any set of folds and joint weights w_j
+    then needs the factor R of the weighted stack, ‖diag(√w)(W x − τ)‖² = ‖R x − z‖² + ρ²: R is the
+    Cholesky factor of Σ w_j G_fj (the QR's R up to the signs of its rows), computed after unit-diagonal
+    equilibration, so that only the units-free conditioning of the data enters. Its size is that of
+    the base set, never of the data.
+
+    Parameters
+    ----------
+    n_folds, n_dof, rank : int
+    """
+
+    def __init__(self, n_folds, n_dof, rank):
+        self.G = np.zeros((n_folds, n_dof, rank + 1, rank + 1))
+        self.n_samples = np.zeros(n_folds, dtype=np.int64)
+
+    @property
+    def n_folds(self):
+        return self.G.shape[0]
+
+    @classmethod
+    def from_arrays(cls, W, tau, folds=1):
+        """From a whole base regressor W (S, n_dof, R) and torques tau (S, n_dof), in contiguous folds."""
+        W, tau = np.asarray(W, dtype=float), np.asarray(tau, dtype=float)
+        out = cls(folds, W.shape[1], W.shape[2])
+        for fold, rows in enumerate(np.array_split(np.arange(len(tau)), folds)):
+            if len(rows):
+                out.add(fold, np.ascontiguousarray(W[rows].transpose(1, 2, 0)), tau[rows])
+        return out
+
+    def add(self, fold, part, tau):
+        """Accumulate a block of fold ``fold``: part (n, R, s) regressor columns, tau (s, n)."""
+        block = np.concatenate([part, tau.T[:, None, :]], axis=1)            # (n, R + 1, s)
+        self.G[fold] += np.matmul(block, block.transpose(0, 2, 1))
+        self.n_samples[fold] += tau.shape[0]
+
+    def combined(self, weights, folds=None):
+        """The weighted least-squares problem over ``folds`` (default all) in triangular form.
+
+        Returns
+        -------
+        R : ndarray, shape (rank, rank)
+            Upper triangular, RᵀR = Σ w_j W_jᵀW_j.
+        z : ndarray, shape (rank,)
+            ‖diag(√w)(W x − τ)‖² = ‖R x − z‖² + rho2.
+        rho2 : float
+            The residual of the unconstrained least-squares fit (≥ 0).
+        total : float
+            Σ w_j τ_jᵀτ_j.
+        """
+        chosen = list(range(self.n_folds)) if folds is None else list(folds)
+        Ga = np.einsum("j,fjab->ab", np.asarray(weights, dtype=float), self.G[chosen])
+        G, h, total = Ga[:-1, :-1], Ga[:-1, -1], float(Ga[-1, -1])
+        d = np.sqrt(np.maximum(np.diag(G), 1e-300))
+        Gs = G / np.outer(d, d)
+        L = np.linalg.cholesky(Gs + 1e-13 * np.eye(len(d)))             # the jitter only guards round-off
+        R = L.T * d[None, :]                                             # RᵀR = G
+        z = np.linalg.solve(L, h / d)
+        return R, z, max(total - float(z @ z), 0.0), total
+
+    def errors(self, x):
+        """‖W x − τ‖² and ‖τ‖² per fold (unweighted, joints pooled), each of shape (n_folds,)."""
+        v = np.append(x, -1.0)
+        e = np.einsum("a,fjab,b->f", v, self.G, v)
+        return np.maximum(e, 0.0), self.G[:, :, -1, -1].sum(axis=1)
+
+
+def _decimated_segment(base, item, sl, factor, normal, shapes, factors):
     """Parallel filtering of one segment: W_b columns and τ decimated together, then accumulated."""
     from scipy import signal     # here, not at the top: scipy.signal alone takes ~0.7 s to import
     (q, qd, qdd), _ = states(base.robot.n_dof, q=item.q[sl], qd=item.qd[sl], qdd=item.qdd[sl])
     if len(q) <= 27 * factor:    # scipy's zero-phase IIR decimation needs this many samples
         return
-    W = base.regressor(q, qd, qdd)                                     # (s, n, R)
+    W = base.regressor(q, qd, qdd, shapes=None if shapes is None else tuple(a[sl] for a in shapes))   # (s, n, R)
     Wd = signal.decimate(W, factor, axis=0, zero_phase=True)
     tau = signal.decimate(item.tau[sl], factor, axis=0, zero_phase=True)
     kept = item.kept[sl][::factor][:len(tau)]
     Wd, tau = Wd[kept], tau[kept]
     if len(tau):
-        normal.add(np.ascontiguousarray(Wd.transpose(1, 2, 0)), tau)
+        part = np.ascontiguousarray(Wd.transpose(1, 2, 0))
+        if factors is None:
+            normal.add(part, tau)
+            return
+        for fold, rows in enumerate(np.array_split(np.arange(len(tau)), factors.n_folds)):
+            if len(rows):
+                factors.add(fold, part[:, :, rows], tau[rows])
 
 
-def accumulate(base, processed, factor):
+def accumulate(base, processed, factor, shapes=None, folds=0):
     """Per-joint normal equations over the kept samples (parallel filtering when asked).
+
+    Parameters
+    ----------
+    base : BaseParameters
+    processed : list of Processed
+    factor : int
+        Parallel-filtering (decimation) factor.
+    shapes : list of (tuple of 2 ndarray or None), optional
+        Per trajectory, the friction shapes at its samples (:func:`._friction.processed_shapes`).
+    folds : int
+        Also accumulate a :class:`Factors` (streamed QR) with this many folds (0: none).
 
     Returns
     -------
     normal : _Normal
     effective : float
         How many of the accumulated samples carry independent noise (see :func:`_independent_fraction`).
+    factors : Factors or None
     """
     normal = _Normal.empty(base.robot.n_dof, base.rank)
+    factors = Factors(folds, base.robot.n_dof, base.rank) if folds else None
     effective = 0.0
-    for item in processed:
+    for k, item in enumerate(processed):
         before = normal.n_samples
-        _accumulate_item(base, item, factor, normal)
-        effective += (normal.n_samples - before) * _independent_fraction(item, factor)
+        _accumulate_item(base, item, factor, normal, None if shapes is None else shapes[k], factors)
+        after = normal.n_samples if factors is None else int(factors.n_samples.sum())
+        effective += (after - before) * _independent_fraction(item, factor)
+        normal.n_samples = after
+    if factors is not None:              # the folds' augmented Grams hold the normal equations too
+        R = base.rank
+        normal.G, normal.h = factors.G[:, :, :R, :R].sum(axis=0), factors.G[:, :, :R, R].sum(axis=0)
+        normal.tt = factors.G[:, :, R, R].sum(axis=0)
     if normal.n_samples <= base.rank:
         raise DataError(f"{processed[0].source}: {normal.n_samples} samples kept for {base.rank} base parameters; "
                         "need more data (or less rest trimming)")
@@ -147,18 +244,30 @@ def accumulate(base, processed, factor):
     if len(dead):
         raise DataError(f"{processed[0].source}: field tau{dead[0] + 1}: the torque is zero in every sample "
                         "(a dead sensor or a wrong column map?)")
-    return normal, effective
+    return normal, effective, factors
 
 
-def _accumulate_item(base, item, factor, normal):
+def _accumulate_item(base, item, factor, normal, shapes, factors):
     if factor == 1:
         q, qd, qdd, tau = (a[item.kept] for a in (item.q, item.qd, item.qdd, item.tau))
         (q, qd, qdd), _ = states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
-        for sl, part in column_blocks(base.robot, q, qd, qdd, parameters=base.parameters, columns=base.pivots):
-            normal.add(part, tau[sl])
+        kept_shapes = None if shapes is None else tuple(a[item.kept] for a in shapes)
+        # the folds are contiguous shares of the samples (hold-out of training segments)
+        parts = np.array_split(np.arange(len(q)), factors.n_folds) if factors is not None else [np.arange(len(q))]
+        for fold, rows in enumerate(parts):
+            if not len(rows):
+                continue
+            sub = slice(int(rows[0]), int(rows[-1]) + 1)
+            for sl, part in column_blocks(base.robot, q[sub], qd[sub], qdd[sub], parameters=base.parameters,
+                                          columns=base.pivots,
+                                          shapes=None if kept_shapes is None else tuple(a[sub] for a in kept_shapes)):
+                if factors is None:
+                    normal.add(part, tau[sub][sl])
+                else:
+                    factors.add(fold, part, tau[sub][sl])
         return
     for sl in item.segments():
-        _decimated_segment(base, item, sl, factor, normal)
+        _decimated_segment(base, item, sl, factor, normal, shapes, factors)
 
 
 @dataclass
@@ -173,24 +282,18 @@ class Fit:
     condition_number: float
     condition_number_scaled: float
     null: np.ndarray                  # (R, k): directions the data do not determine
-    consistent: object = None         # ConsistentFit for method 'consistent' (coef is then its Y·p)
+    weights: np.ndarray               # (n_dof,): the joint weights of the fit (ones for OLS)
 
 
-def least_squares(normal, method, effective, base=None):
-    """OLS or WLS solution of the accumulated normal equations, with standard deviations; or the
-    physically consistent fit (method 'consistent', :mod:`._consistent`), weighted as WLS (Gautier's
-    1/σ_j², which measured better than OLS weighting on both robots of ../shared/data: UR10e 4.40 →
-    4.29 %, KUKA 3.22 → 3.21 % held out), with WLS's standard deviations (the unconstrained spread
-    of the data, an upper bound where a constraint binds).
+def least_squares(normal, method, effective):
+    """OLS or WLS solution of the accumulated normal equations, with standard deviations.
 
     Parameters
     ----------
     normal : _Normal
-    method : {'ols', 'wls', 'consistent'}
+    method : {'ols', 'wls'}
     effective : float
         Samples carrying independent noise (from :func:`accumulate`).
-    base : BaseParameters, optional
-        Needed for 'consistent' (the regroupings Y and the link columns).
 
     Returns
     -------
@@ -203,12 +306,15 @@ def least_squares(normal, method, effective, base=None):
     seen = np.count_nonzero(np.diagonal(normal.G, axis1=1, axis2=2) > 0, axis=1)   # c_j per joint
     sigma = np.sqrt(rr / np.maximum(N - seen, 1))
     weights = np.ones(n)
-    weighted = method in ("wls", "consistent")    # the consistent fit is weighted as WLS (measured better)
+    weighted = method == "wls"
     if weighted:
         # A (nearly) noise-free joint would get an unbounded weight, and its σ_j is then only the
-        # round-off of the residual sums: weights are bounded to 10⁴ : 1.
-        floor = 1e-2 * sigma.max()
-        weights = 1.0 / np.maximum(sigma, floor) ** 2 if floor > 0 else np.ones(n)
+        # round-off of the residual sums: weights are bounded to 10⁴ : 1, and σ_j is never taken
+        # below 10⁻⁶ of the joint's RMS torque (no sensor is that good; noise-free simulated data
+        # then get weights from their torque scales instead of from round-off).
+        rms = np.sqrt(normal.tt / max(N, 1))
+        floor = np.maximum(1e-2 * sigma.max(), 1e-6 * rms)
+        weights = 1.0 / np.maximum(sigma, floor) ** 2 if floor.max() > 0 else np.ones(n)
         Gw, hw = np.einsum("j,jcd->cd", weights, normal.G), weights @ normal.h
         x, G_inv, cond_s, cond_r, null = _solve(Gw, hw)
         rr = normal.residuals(x)
@@ -225,10 +331,5 @@ def least_squares(normal, method, effective, base=None):
         middle = np.einsum("j,jcd->cd", sigma ** 2, normal.G)
         variance = np.einsum("cd,de,ec->c", G_inv, middle, G_inv)
     std = np.sqrt(correlation_factor * np.maximum(variance, 0.0))
-    consistent = None
-    if method == "consistent":
-        from ._consistent import consistent_fit
-        consistent = consistent_fit(base, Gw, hw, float(weights @ normal.tt))
-        x = consistent.x
     return Fit(coef=x, std=std, sigma=sigma, sigma_fit=sigma_fit, correlation_factor=correlation_factor,
-               condition_number=cond_r, condition_number_scaled=cond_s, null=null, consistent=consistent)
+               condition_number=cond_r, condition_number_scaled=cond_s, null=null, weights=weights)

@@ -20,15 +20,18 @@ import numpy as np
 from ..projection.base_set import BaseParameters, find_base_parameters
 from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError
 from ..model.loading import load_robot
-from .preprocessing import Preprocessing, preprocess, states_at_samples
+from .preprocessing import Preprocessing, preprocess
 from ..model.robot import Robot
 from .trajectory import Trajectory
 from ._inputs import _as_trajectories
-from ._consistent import physical_links
+from ._consistent import FOLDS, consistent_fit, physical_links
+from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares
 from .results import REL_STD_WARNING, Identification, Metrics
 
 METHODS = ("ols", "wls", "consistent")
+WEIGHTINGS = ("ols", "wls")
+PRIORS = ("auto", "cad", "none")
 # Warnings for poor excitation: column-scaled condition number (the relative std's 10 % is
 # REL_STD_WARNING, beside the result types).
 CONDITION_WARNING = 1e3
@@ -46,8 +49,23 @@ class BaseParameterEstimator:
     robot : Robot or str
         The description (friction and rotor-inertia columns where it declares them), or its file.
     method : {'ols', 'wls', 'consistent'}
-        Ordinary least squares (default: the smallest pooled torque error) or Gautier's weighted
-        least squares (per-joint weights from the OLS residual variance).
+        Ordinary least squares (default: the smallest pooled torque error), Gautier's weighted
+        least squares (per-joint weights from the OLS residual variance), or the physically
+        consistent fit (:mod:`._consistent`: every link's pseudo-inertia positive definite, rotor
+        inertias and viscous, Coulomb and Stribeck friction ≥ 0).
+    weighting : {'wls', 'ols'}
+        ``consistent`` only: the residual's joint weights (WLS measured better on the UR10e, equal on
+        the KUKA LWR4+).
+    prior : {'auto', 'cad', 'none'}
+        ``consistent`` only: 'cad' pulls every link towards the description's true inertia, with a
+        weight chosen from the training data (hold-out of contiguous segments, one-standard-error
+        rule); 'auto' (default) is 'cad' when the description gives link inertias, else 'none'.
+    prior_weight : float, optional
+        The prior's weight μ (relative to the unconstrained residual) instead of choosing it.
+    mass_bounds : dict, optional
+        ``consistent`` only: link (1-based) → (lower, upper) mass in kg (either may be None).
+    total_mass : tuple of 2, optional
+        ``consistent`` only: (lower, upper) bounds of the sum of the link masses, kg.
     preprocessing : Preprocessing or None
         Applied to every :class:`Trajectory` given to ``fit``/``predict``/``score`` (None: as
         logged; :class:`Processed` data are used as they are).
@@ -88,21 +106,45 @@ class BaseParameterEstimator:
     impossible_ : list of str
         Base parameters that are a single sign-definite standard parameter (XX, YY, ZZ, M, FV,
         FC, IA) but were estimated more than 2σ below zero: a sign of unmodelled effects.
+    friction_scales_ : dict
+        Friction velocity scales chosen from the data (joint → {'velocity': v, 'stribeck': v_s}),
+        for the joints whose friction model says ``auto``.
+    consistent_ : ConsistentFit or None
+        ``consistent`` only: the solver's result (standard parameters, status, prior weight).
+    standard_ : ndarray, shape (n_standard,) or None
+        ``consistent`` only: the physically consistent standard parameters.
+    physical_ : list of dict or None
+        ``consistent`` only: per link mass, centre of mass, inertia about it, principal moments and
+        the smallest eigenvalue of its pseudo-inertia.
+    unconstrained_coef_ : ndarray, shape (R,) or None
+        ``consistent`` only: the least-squares estimate with the same weighting, no constraints.
+    unconstrained_train_ : Metrics or None
+        Its training errors (what the constraints cost: compare with ``train_``).
+    moved_ : list of (str, float)
+        ``consistent`` only: base parameters the constraints moved by more than one standard
+        deviation from the unconstrained estimate, with the shift in standard deviations.
     """
 
     def __init__(self, robot, *, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
-                 parameters="pseudo", base: Optional[BaseParameters] = None):
+                 parameters="pseudo", base: Optional[BaseParameters] = None, weighting="wls", prior="auto",
+                 prior_weight=None, mass_bounds=None, total_mass=None):
         self.robot = robot
         self.method = method
         self.preprocessing = preprocessing
         self.parameters = parameters
         self.base = base
+        self.weighting = weighting
+        self.prior = prior
+        self.prior_weight = prior_weight
+        self.mass_bounds = mass_bounds
+        self.total_mass = total_mass
 
     # -- scikit-learn's parameter protocol (clone, grid search) --
     def get_params(self, deep=True):
         """The constructor's arguments, as scikit-learn's ``BaseEstimator.get_params``."""
         return {"robot": self.robot, "method": self.method, "preprocessing": self.preprocessing,
-                "parameters": self.parameters, "base": self.base}
+                "parameters": self.parameters, "base": self.base, "weighting": self.weighting, "prior": self.prior,
+                "prior_weight": self.prior_weight, "mass_bounds": self.mass_bounds, "total_mass": self.total_mass}
 
     def set_params(self, **params):
         """Set constructor arguments (unknown names → DataError); returns self."""
@@ -119,6 +161,18 @@ class BaseParameterEstimator:
     def _check(self):
         if self.method not in METHODS:
             raise DataError(f"method: expected one of {', '.join(METHODS)}, got {self.method!r}")
+        if self.weighting not in WEIGHTINGS:
+            raise DataError(f"weighting: expected one of {', '.join(WEIGHTINGS)}, got {self.weighting!r}")
+        if self.prior not in PRIORS:
+            raise DataError(f"prior: expected one of {', '.join(PRIORS)}, got {self.prior!r}")
+        if self.prior_weight is not None and not (isinstance(self.prior_weight, (int, float, np.floating))
+                                                  and not isinstance(self.prior_weight, bool)
+                                                  and np.isfinite(self.prior_weight) and self.prior_weight >= 0):
+            raise DataError(f"prior_weight: expected a finite number ≥ 0, got {self.prior_weight!r}")
+        self._mass_bounds = _mass_bounds(self.mass_bounds)
+        self._total_mass = None if self.total_mass is None else _bounds(self.total_mass, "total_mass")
+        if self.method != "consistent" and (self._mass_bounds or self._total_mass):
+            raise DataError(f"mass_bounds/total_mass: only for method='consistent' (got method={self.method!r})")
         if self.preprocessing is not None and not isinstance(self.preprocessing, Preprocessing):
             raise DataError(f"preprocessing: expected a Preprocessing or None, got {type(self.preprocessing).__name__}")
 
@@ -168,13 +222,30 @@ class BaseParameterEstimator:
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")
-        normal, effective = accumulate(self.base_, processed,
-                                       1 if self.preprocessing is None else self.preprocessing.decimate)
-        fit = least_squares(normal, self.method, effective, self.base_)
+        self.base_, self.friction_scales_ = resolve_scales(self.base_, processed, self.preprocessing)
+        robot = self.base_.robot
+        shapes = [processed_shapes(robot, item, self.preprocessing) for item in processed]
+        consistent = self.method == "consistent"
+        normal, effective, factors = accumulate(self.base_, processed,
+                                                1 if self.preprocessing is None else self.preprocessing.decimate,
+                                                shapes, folds=FOLDS if consistent else 0)
+        fit = least_squares(normal, self.weighting if consistent else self.method, effective)
         x = fit.coef
-        self.physical_ = None if fit.consistent is None else physical_links(self.base_, fit.consistent)
-        self.solver_status_ = None if fit.consistent is None else fit.consistent.status
-        self.standard_ = None if fit.consistent is None else fit.consistent.p
+        self.consistent_ = self.standard_ = self.physical_ = self.solver_status_ = None
+        self.unconstrained_coef_ = self.unconstrained_train_ = None
+        self.moved_ = []
+        if consistent:
+            self.consistent_ = consistent_fit(self.base_, factors, fit.weights, prior=self._prior(),
+                                              prior_weight=self.prior_weight, mass_bounds=self._mass_bounds,
+                                              total_mass=self._total_mass, std=fit.std)
+            for note in self.consistent_.notes:
+                warnings.warn(f"{robot.name}: {note}", DataWarning, stacklevel=stacklevel)
+            self.unconstrained_coef_, x = x, self.consistent_.x
+            self.standard_ = self.consistent_.p
+            self.physical_ = physical_links(self.base_, self.consistent_)
+            self.solver_status_ = self.consistent_.status
+            self.unconstrained_train_ = Metrics.from_residuals(normal.residuals(self.unconstrained_coef_), normal.tt,
+                                                               normal.n_samples)
         self.sigma_, self.sigma_fit_ = fit.sigma, fit.sigma_fit
         self.coef_ = x
         self.names_ = list(self.base_.names)
@@ -184,15 +255,24 @@ class BaseParameterEstimator:
         self.std_[[self.names_.index(name) for name in self.undetermined_]] = np.inf   # the data say nothing
         with np.errstate(divide="ignore", invalid="ignore"):
             self.rel_std_percent_ = np.where(np.abs(x) > 0, 100.0 * self.std_ / np.abs(x), np.inf)
+            if consistent:
+                shift = np.abs(x - self.unconstrained_coef_) / self.std_
+                self.moved_ = [(n, float(v)) for n, v in zip(self.names_, shift) if v > 1.0]
         self.condition_number_, self.condition_number_scaled_ = fit.condition_number, fit.condition_number_scaled
         self.n_samples_ = normal.n_samples
         self.preprocessing_ = [item.record for item in processed]
         self.train_ = self._metrics(processed)
         self.rmse_, self.nrmse_percent_ = self.train_.rmse, self.train_.nrmse_percent
         self.nrmse_pooled_percent_ = self.train_.nrmse_pooled_percent
-        self.impossible_ = self._impossible()
+        self.impossible_ = [] if consistent else self._impossible()
         self._warn(stacklevel)
         return self
+
+    def _prior(self):
+        """'cad' or 'none' ('auto': 'cad' when the description gives any link inertia)."""
+        if self.prior != "auto":
+            return self.prior
+        return "cad" if any(j.inertia is not None for j in self.base_.robot.joints) else "none"
 
     def predict(self, X):
         """Predicted joint torques, τ̂ = W_b(q, q̇, q̈) p̂ (+ friction, rotor terms as modelled), at
@@ -228,23 +308,28 @@ class BaseParameterEstimator:
         if isinstance(X, tuple) and len(X) == 3:
             return self.base_.inverse_dynamics(self.coef_, *X)
         out = []
+        robot = self.base_.robot
         for item in _as_trajectories(X, "predict"):
             self._check_joints(item)
             if isinstance(item, Trajectory):
-                q, qd, qdd = states_at_samples(item, self.preprocessing or Preprocessing.none())
+                q, qd, qdd, shapes = shapes_at_samples(robot, item, self.preprocessing)
             else:
                 q, qd, qdd = item.q, item.qd, item.qdd
+                shapes = processed_shapes(robot, item, self.preprocessing)
             # a lone sample between time gaps has no derivative: its prediction is NaN, not an error
             ok = np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1) & np.isfinite(qdd).all(axis=1)
             tau = np.full(q.shape, np.nan)
             if ok.any():
-                tau[ok] = self.base_.inverse_dynamics(self.coef_, q[ok], qd[ok], qdd[ok])
+                tau[ok] = self.base_.inverse_dynamics(self.coef_, q[ok], qd[ok], qdd[ok],
+                                                      shapes=None if shapes is None else tuple(a[ok] for a in shapes))
             out.append(tau)
         return np.concatenate(out)
 
     def _predict_processed(self, item):
         q, qd, qdd = (a[item.kept] for a in (item.q, item.qd, item.qdd))
-        return self.base_.inverse_dynamics(self.coef_, q, qd, qdd)
+        shapes = processed_shapes(self.base_.robot, item, self.preprocessing)
+        return self.base_.inverse_dynamics(self.coef_, q, qd, qdd,
+                                           shapes=None if shapes is None else tuple(a[item.kept] for a in shapes))
 
     def validate(self, X):
         """Error figures of the predicted torques on (held-out) trajectories, pooled over them.
@@ -326,8 +411,37 @@ class BaseParameterEstimator:
                           ExcitationWarning, stacklevel=stacklevel)
 
 
+def _bounds(value, name):
+    """(lower, upper) in kg, either None; refused in one line when malformed or empty."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise DataError(f"{name}: expected (lower, upper) in kg (either may be None), got {value!r}")
+    out = []
+    for v in value:
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
+                              or not np.isfinite(v) or v < 0):
+            raise DataError(f"{name}: expected masses ≥ 0 in kg or None, got {value!r}")
+        out.append(None if v is None else float(v))
+    if out[0] is not None and out[1] is not None and out[0] > out[1]:
+        raise DataError(f"{name}: the lower bound {out[0]:g} kg is above the upper {out[1]:g} kg")
+    return tuple(out)
+
+
+def _mass_bounds(value):
+    """{link: (lower, upper)} checked (links 1-based; checked against the robot by the fit)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise DataError(f"mass_bounds: expected {{link: (lower, upper)}} in kg, got {value!r}")
+    out = {}
+    for link, bounds in value.items():
+        if isinstance(link, bool) or not isinstance(link, (int, np.integer)) or link < 1:
+            raise DataError(f"mass_bounds: links are numbered from 1, got {link!r}")
+        out[int(link)] = _bounds(bounds, f"mass_bounds[{link}]")
+    return out
+
+
 def identify(robot, train, *, validate=None, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
-             parameters="pseudo", base: Optional[BaseParameters] = None) -> Identification:
+             parameters="pseudo", base: Optional[BaseParameters] = None, **options) -> Identification:
     """Identify the base parameters of ``robot`` from training trajectories, and validate them.
 
     Parameters
@@ -343,6 +457,9 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     preprocessing : Preprocessing or None
     parameters : {'pseudo', 'khalil'}
     base : BaseParameters, optional
+    **options
+        The consistent fit's ``weighting``, ``prior``, ``prior_weight``, ``mass_bounds``,
+        ``total_mass`` (see :class:`BaseParameterEstimator`).
 
     Returns
     -------
@@ -362,7 +479,10 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     >>> bool(np.allclose(result.values, base.from_standard(p)))
     True
     """
+    unknown = sorted(set(options) - {"weighting", "prior", "prior_weight", "mass_bounds", "total_mass"})
+    if unknown:
+        raise DataError(f"identify: unknown option {unknown[0]!r}")
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base)._fit(train, stacklevel=4)   # warnings point at the caller
+                                       base=base, **options)._fit(train, stacklevel=4)   # warnings point at the caller
     validation = None if validate is None else estimator.validate(validate)
     return Identification(estimator=estimator, train=estimator.train_, validation=validation)

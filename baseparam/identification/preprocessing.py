@@ -73,6 +73,15 @@ class Preprocessing:
         Parallel-filtering factor for the regressor and τ (1: none).
     max_gap : float
         A time step longer than ``max_gap`` median intervals starts a new segment.
+    filter_friction : bool
+        Low-pass the friction columns' velocity shapes (sign(q̇), or a friction model's) with the
+        same zero-phase filter as τ (:func:`lowpass_like_torque`). The filter turns each Coulomb
+        step of the measured torque into a ramp that a sign(q̇) column does not have, and averages
+        the chatter of sign(q̇) while a joint stands still; filtering the column as τ was filtered
+        keeps the two consistent (parallel filtering, applied to the one nonlinear column). On the
+        README's splits it lowers the held-out error of the UR10e from 4.45 to 4.30 % (joint 6:
+        50 → 40 %) and of the KUKA LWR4+ from 4.20 to 4.08 %. The identified FC is the physical
+        Coulomb level either way: simulation and exported code use the unfiltered model.
     """
 
     resample: object = True
@@ -81,6 +90,7 @@ class Preprocessing:
     rest_velocity: Optional[float] = 0.05
     decimate: int = 1
     max_gap: float = GAP_FACTOR
+    filter_friction: bool = True
 
     def __post_init__(self):
         def positive(name, value, allow_none=True):
@@ -94,6 +104,8 @@ class Preprocessing:
         positive("cutoff_hz", self.cutoff_hz)
         positive("rest_velocity", self.rest_velocity)
         positive("max_gap", self.max_gap, allow_none=False)
+        if not isinstance(self.filter_friction, (bool, np.bool_)):
+            raise DataError(f"preprocessing: filter_friction: expected True or False, got {self.filter_friction!r}")
         for name in ("filter_order", "decimate"):
             value = getattr(self, name)
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not 1 <= value <= 100:
@@ -299,7 +311,35 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     return Processed(t=t, q=q, qd=qd, qdd=qdd, tau=tau, segment=segment, kept=kept, source=src, record=record)
 
 
-def states_at_samples(trajectory, settings: Preprocessing = Preprocessing()):
+def lowpass_like_torque(processed, values):
+    """``values`` on the samples of ``processed``, low-passed segment by segment as its τ was.
+
+    Parameters
+    ----------
+    processed : Processed
+    values : ndarray, shape (S, m)
+        A signal on the processed samples (e.g. a friction shape c(q̇) per joint).
+
+    Returns
+    -------
+    ndarray, shape (S, m)
+        ``values`` itself when τ was not filtered (no cut-off, or data given as arrays).
+    """
+    record = processed.record if isinstance(processed.record, dict) else {}
+    if not record.get("filtered") or record.get("cutoff_hz") is None:
+        return values
+    out = np.array(values, dtype=float)
+    for sl in processed.segments():
+        t = processed.t[sl]
+        if len(t) < 2:
+            continue
+        h = float(np.median(np.diff(t)))
+        if record["cutoff_hz"] < 0.5 / h:
+            out[sl] = _lowpass([out[sl]], record["cutoff_hz"], record["filter_order"], h)[0]
+    return out
+
+
+def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), signals=None):
     """q, q̇, q̈ at every logged sample of a trajectory, as :func:`preprocess` sees them.
 
     What the estimator's ``predict`` evaluates the model at, so that its output lines up with the
@@ -319,10 +359,15 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing()):
     trajectory : Trajectory
     settings : Preprocessing
         The resampling and filter settings (``rest_velocity`` and ``decimate`` do not matter here).
+    signals : callable, optional
+        ``signals(processed)`` → an (S_grid, m) array on the preprocessed grid (e.g. the filtered
+        friction shapes), interpolated back like the states and returned after them: NaN in the
+        segments :func:`preprocess` does not keep (m = n_dof there when nothing was kept).
 
     Returns
     -------
     q, qd, qdd : ndarray, each of shape (n_samples_in, n_dof)
+        (and the interpolated ``signals``, (n_samples_in, m), when given)
     """
     if not isinstance(trajectory, Trajectory):
         raise DataError(f"states_at_samples: expected a Trajectory, got {type(trajectory).__name__}")
@@ -343,10 +388,13 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing()):
             warnings.simplefilter("ignore", DataWarning)
             processed = preprocess(trajectory, dataclasses.replace(settings, rest_velocity=None))
     except DataError:                             # nothing it can process: the logged states stand
-        return q, qd, qdd
-    for part in processed.segments():             # its segment numbers are the spans' indices
+        processed = None
+    extra = None if signals is None or processed is None else signals(processed)
+    extra_out = None if signals is None else np.full((len(t), q.shape[1] if extra is None else extra.shape[1]), np.nan)
+    for part in (processed.segments() if processed is not None else ()):   # segment numbers = spans' indices
         sl = spans[int(processed.segment[part.start])]
         grid = processed.t[part]
-        for target, source in ((q, processed.q), (qd, processed.qd), (qdd, processed.qdd)):
+        pairs = [(q, processed.q), (qd, processed.qd), (qdd, processed.qdd)]
+        for target, source in pairs + ([(extra_out, extra)] if extra is not None else []):
             target[sl] = np.column_stack([np.interp(t[sl], grid, col) for col in source[part].T])
-    return q, qd, qdd
+    return (q, qd, qdd) if signals is None else (q, qd, qdd, extra_out)

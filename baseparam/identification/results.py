@@ -53,6 +53,18 @@ class Metrics:
                    t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
                    sources=list(sources))
 
+    @classmethod
+    def from_residuals(cls, e2, t2, n_samples):
+        """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
+        samples kept for plots)."""
+        e2, t2 = np.asarray(e2, dtype=float), np.asarray(t2, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nrmse = np.where(t2 > 0, 100.0 * np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
+        pooled = 100.0 * np.sqrt(e2.sum() / t2.sum()) if t2.sum() > 0 else float("nan")
+        empty = np.zeros((0, len(e2)))
+        return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=nrmse, nrmse_pooled_percent=float(pooled),
+                   n_samples=int(n_samples), t=np.zeros(0), tau=empty, predicted=empty)
+
     def to_dict(self):
         """rmse, nrmse_percent, nrmse_pooled_percent and n_samples (docs/formats.md, section
         "Identification result")."""
@@ -116,9 +128,27 @@ class Identification:
             "validation": None if self.validation is None else self.validation.to_dict(),
             "preprocessing": e.preprocessing_,
         }
+        if e.friction_scales_:
+            doc["friction_scales"] = {str(k): v for k, v in e.friction_scales_.items()}
+        models = {str(k + 1): j.friction_model.to_dict() for k, j in enumerate(e.base_.robot.joints)
+                  if j.friction_model is not None}
+        if models:
+            doc["friction_models"] = models
         if getattr(e, "physical_", None) is not None:
+            c = e.consistent_
             doc["physical"] = e.physical_
             doc["solver_status"] = e.solver_status_
+            doc["consistent"] = {
+                "weighting": e.weighting, "prior": c.prior,
+                "prior_weight": None if c.prior_choice is None else c.prior_choice.to_dict(),
+                "solve_seconds": c.solve_seconds, "solver_calls": c.n_solves,
+                "constraint_cost": {"train_nrmse_pooled_percent_unconstrained":
+                                    _float(e.unconstrained_train_.nrmse_pooled_percent),
+                                    "train_nrmse_pooled_percent": _float(self.train.nrmse_pooled_percent)},
+                "unconstrained": [{"name": n, "value": _float(v)} for n, v in zip(e.names_, e.unconstrained_coef_)],
+                "moved": [{"name": n, "shift_std": _float(v)} for n, v in e.moved_],
+                "standard": {n: _float(v) for n, v in zip(e.base_.standard_names, e.standard_)},
+            }
         return doc
 
     def to_robot(self):
@@ -195,6 +225,58 @@ class Identification:
             write_text(path, text)
         return text
 
+    def _consistent_lines(self):
+        e = self.estimator
+        c = e.consistent_
+        if c.prior_choice is None:
+            prior = "no prior: one set of bodies that fits (the data determine only the base parameters, so "\
+                    "masses can be far from the real ones)"
+        else:
+            pc = c.prior_choice
+            prior = f"CAD prior, weight {pc.chosen:g} ({pc.selected_by}"
+            if np.isfinite(pc.cv_error_percent).any():
+                prior += "; hold-out NRMSE² %²: " + " ".join(f"{w:g}→{v:.3g}" for w, v in zip(pc.weights,
+                                                                                         pc.cv_error_percent))
+            prior += ")"
+        u, t = e.unconstrained_train_.nrmse_pooled_percent, self.train.nrmse_pooled_percent
+        lines = [f"physically consistent fit: solver {c.status}, {c.n_solves} solve(s), {c.solve_seconds:.2f} s; "
+                 f"{e.weighting.upper()} weighting; {prior}",
+                 f"cost of the constraints: training NRMSE {u:.2f} % unconstrained → {t:.2f} % consistent",
+                 f"  {'link':>4} {'mass kg':>9}  {'centre of mass [m]':<28} {'principal moments [kg m²]':<30} "
+                 f"{'min eig J':>9}"]
+        for link in e.physical_:
+            com = " ".join(f"{v:8.4f}" for v in link["com"])
+            pm = " ".join(f"{v:9.3g}" for v in link["principal_moments"])
+            lines.append(f"  {link['link']:>4} {link['mass']:>9.4g}  {com:<28} {pm:<30} {link['min_eigenvalue']:>9.2e}")
+        if e.moved_:
+            shown = ", ".join(f"{n} ({v:.1f}σ)" for n, v in sorted(e.moved_, key=lambda item: -item[1])[:12])
+            more = f" and {len(e.moved_) - 12} more" if len(e.moved_) > 12 else ""
+            lines.append(f"moved by the constraints by more than 1σ: {len(e.moved_)} of {len(e.names_)}: {shown}{more}")
+        else:
+            lines.append("no base parameter moved by more than 1σ from the unconstrained fit")
+        return lines
+
+    def _repr_html_(self):
+        """The notebook view: errors, and for a consistent fit the bodies (HTML tables)."""
+        import html
+
+        e = self.estimator
+        rows = [f"<tr><td>{html.escape(label)}</td><td>{m.nrmse_pooled_percent:.2f} %</td><td>"
+                + " ".join(f"{x:.1f}" for x in m.nrmse_percent) + "</td></tr>"
+                for label, m in (("train", self.train), ("validation", self.validation)) if m is not None]
+        out = [f"<p><b>{html.escape(e.base_.robot.name)}</b>: {len(e.names_)} base parameters, "
+               f"{html.escape(e.method.upper())}, cond {e.condition_number_scaled_:.3g} (column-scaled)</p>",
+               "<table><tr><th></th><th>NRMSE pooled</th><th>per joint %</th></tr>" + "".join(rows) + "</table>"]
+        if getattr(e, "physical_", None) is not None:
+            out.append("<pre>" + html.escape("\n".join(self._consistent_lines())) + "</pre>")
+        return "".join(out)
+
+    def __repr__(self):
+        e = self.estimator
+        val = "" if self.validation is None else f", validation={self.validation.nrmse_pooled_percent:.2f}%"
+        return (f"Identification(robot={e.base_.robot.name!r}, method={e.method!r}, rank={len(e.names_)}, "
+                f"train={self.train.nrmse_pooled_percent:.2f}%{val})")
+
     def summary(self):
         """A readable text report (the CLI prints it)."""
         e = self.estimator
@@ -207,14 +289,12 @@ class Identification:
             flag = "  poorly identified" if r > REL_STD_WARNING else ""
             lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {r:>10.3g}{flag}")
         lines.append("")
+        if e.friction_scales_:
+            chosen = "; ".join(f"joint {k}: " + ", ".join(f"{name} {v:.3g}" for name, v in scales.items())
+                               for k, scales in e.friction_scales_.items())
+            lines += [f"friction velocity scales chosen from the data (rad/s or m/s): {chosen}", ""]
         if getattr(e, "physical_", None) is not None:
-            lines.append(f"physically consistent (solver: {e.solver_status_}): per link mass [kg], centre of mass "
-                         "[m], smallest eigenvalue of the pseudo-inertia. One set of bodies that fits: the data "
-                         "determine only the base parameters, so masses can be far from the real ones")
-            for link in e.physical_:
-                com = " ".join(f"{c:.4g}" for c in link["com"])
-                lines.append(f"  link {link['link']}: {link['mass']:.4g}  [{com}]  {link['min_eigenvalue']:.2e}")
-            lines.append("")
+            lines += self._consistent_lines() + [""]
         for label, m in (("train", self.train), ("validation", self.validation)):
             if m is None:
                 continue

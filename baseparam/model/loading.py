@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
+from .friction import AUTO, COULOMB_SHAPES, FrictionModel
 from .robot import (ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin, Robot,
                     with_drives)
 
@@ -36,21 +38,23 @@ __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
 MAX_JOINTS = 64
 
-_TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source")
+_TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source", "friction_model")
 _UNIT_KEYS = ("length", "angle")
-_OPTIONAL_JOINT_KEYS = ("offset", "parent", "friction", "rotor_inertia", "inertia", "limits", "friction_prior")
+_OPTIONAL_JOINT_KEYS = ("offset", "parent", "friction", "rotor_inertia", "inertia", "limits", "friction_prior",
+                        "friction_model")
 _JOINT_KEYS = {   # the variable's own column (theta, d) is accepted as its offset, as textbooks write tables
     "revolute": ("type", "alpha", "a", "d", "theta") + _OPTIONAL_JOINT_KEYS,
     "prismatic": ("type", "alpha", "a", "theta", "d") + _OPTIONAL_JOINT_KEYS,
 }
 _GENERAL_KEYS = ("type", "name", "origin", "origins", "axis") + _OPTIONAL_JOINT_KEYS
 _INERTIA_KEYS = ("mass", "com", "inertia", "as_written")
+_FRICTION_MODEL_KEYS = ("coulomb", "velocity", "stribeck", "stribeck_friction")
 _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
 
 
 # -- public API ---------------------------------------------------------------------------
 def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=SNAP_RADIANS, friction=False,
-               rotor_inertia=False) -> Robot:
+               rotor_inertia=False, friction_model=None) -> Robot:
     """Read a robot description from a YAML or URDF file.
 
     Parameters
@@ -70,6 +74,11 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         Declare viscous, Coulomb and offset friction / a rotor inertia on every joint (for URDF
         files, which cannot; ``<dynamics damping friction>`` gives the values), as
         :func:`~baseparam.model.robot.with_drives`.
+    friction_model : FrictionModel or str, optional
+        The friction model of every joint that declares Coulomb friction (after ``friction``): a
+        :class:`~baseparam.model.friction.FrictionModel`, or a string as the CLI's ``--friction-model``
+        (``sign``, ``smooth[:V]``, ``stribeck[:V]``, ``smooth:V+stribeck:V``, ``none``; V a velocity
+        scale or ``auto``); ``none`` leaves the Coulomb term out.
 
     Returns
     -------
@@ -105,7 +114,14 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
                                     "description (use parent: in it for trees)")
     else:
         robot = parse_robot(data, label, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
-    return with_drives(robot, friction, rotor_inertia)
+    robot = with_drives(robot, friction, rotor_inertia)
+    if friction_model is not None:
+        from .friction import FrictionModel, parse_friction_model, with_friction_model
+
+        model, coulomb = (friction_model, True) if isinstance(friction_model, FrictionModel) \
+            else parse_friction_model(friction_model)
+        robot = with_friction_model(robot, model, coulomb=coulomb)
+    return robot
 
 
 def is_urdf(label: str, data: bytes) -> bool:
@@ -231,11 +247,16 @@ def _build_robot(data, text: str, snapper) -> Robot:
         units = None
     if "gravity" in data:   # sizes checked (and round-off snapped) by Robot
         kwargs["gravity"] = found.get(_vector, data["gravity"], 3, "gravity", default=(0.0, 0.0, -9.81))
+    default_model = None
+    if "friction_model" in data:   # every joint's that declares friction and gives none of its own
+        default_model = found.get(_friction_model, data["friction_model"], "friction_model")
     joints = None
     if units is not None:   # what alpha means depends on the units
         kwargs["length_unit"], kwargs["angle_unit"] = units
         joints = found.get(_joints, data["joints"], units[0], units[1], kwargs.get("convention", "standard"), snapper)
     found.raise_any()
+    if default_model is not None:
+        joints = tuple(_with_default_model(j, entry, default_model) for j, entry in zip(joints, data["joints"]))
     try:
         return Robot(joints=joints, source=text, **kwargs)
     except RobotDescriptionError as exc:  # Robot's own checks (gravity, angle units), shared with robots built in code
@@ -314,10 +335,25 @@ def _joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
     return Joint(**fields)
 
 
+def _with_default_model(joint, entry, model):
+    """A joint with the description's top-level friction model, unless it declares no friction or its own."""
+    if "FC" not in joint.friction_terms or "friction_model" in entry:
+        return joint        # the model shapes the Coulomb term: nothing to shape without one
+    return replace(joint, friction_model=model)
+
+
 def _drives_and_body(entry, path, fields, found):
-    """The optional keys every joint may have: friction, rotor_inertia, inertia, limits."""
+    """The optional keys every joint may have: friction, rotor_inertia, inertia, limits, friction_model."""
     if "friction" in entry:
         fields["friction"] = found.get(_friction, entry["friction"], f"{path}.friction")
+    if "friction_model" in entry:
+        model = found.get(_friction_model, entry["friction_model"], f"{path}.friction_model")
+        friction = fields.get("friction", (False,) * 3) or (False,) * 3
+        if model is not None and model.stribeck is not None and friction[1] in (False, None):
+            found.problems.append(_Invalid(f"{path}.friction_model.stribeck", "a Stribeck term shapes the Coulomb "
+                                           "friction, which this joint does not declare (friction: [.., true, ..])"))
+        elif model is not None:
+            fields["friction_model"] = model
     if "rotor_inertia" in entry:
         fields["rotor_inertia"] = found.get(_rotor_inertia, entry["rotor_inertia"], f"{path}.rotor_inertia")
     if "inertia" in entry:
@@ -444,6 +480,31 @@ def _friction(value, path: str) -> tuple:
         else:  # viscous and Coulomb coefficients dissipate energy: never negative
             terms.append(float(_non_negative(item, f"{path}[{i}]", "true, false, null or a finite number ≥ 0")))
     return tuple(terms)
+
+
+def _friction_model(value, path: str):
+    """``{coulomb: sign|smooth, velocity: v|auto, stribeck: v|auto, stribeck_friction: FS}``."""
+    spec = _mapping(value, path, "{coulomb: smooth, velocity: 0.02}")
+    _check_keys(spec, _FRICTION_MODEL_KEYS, path)
+    fields = {"coulomb": _choice(spec.get("coulomb", "sign"), COULOMB_SHAPES, f"{path}.coulomb")}
+    for key in ("velocity", "stribeck"):
+        if key in spec and spec[key] is not None:
+            item = spec[key]
+            if item != AUTO:
+                item = _number(item, f"{path}.{key}", "a velocity scale > 0 (rad/s or m/s) or auto")
+                if not 0 < item < 1e3:
+                    raise _Invalid(f"{path}.{key}", f"expected a velocity scale > 0 (rad/s or m/s) below 1000 or "
+                                                    f"auto, got {_got(item)}")
+            fields[key] = item
+    if "stribeck_friction" in spec and spec["stribeck_friction"] is not None:
+        fields["stribeck_friction"] = float(_number(spec["stribeck_friction"], f"{path}.stribeck_friction"))
+    if fields["coulomb"] == "smooth" and "velocity" not in fields:
+        raise _Invalid(f"{path}.velocity", "required for coulomb: smooth (a scale in rad/s or m/s, or auto)")
+    if fields["coulomb"] == "sign" and "velocity" in fields:
+        raise _Invalid(f"{path}.velocity", "only for coulomb: smooth (sign(q̇) has no velocity scale)")
+    if "stribeck_friction" in fields and "stribeck" not in fields:
+        raise _Invalid(f"{path}.stribeck_friction", "given without a Stribeck velocity (stribeck: v)")
+    return FrictionModel(**fields)
 
 
 def _rotor_inertia(value, path: str):

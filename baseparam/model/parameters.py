@@ -47,7 +47,7 @@ def khalil_to_pseudo() -> list:
 
 
 class ColumnLayout:
-    """Column order of Z for a robot: per joint its 10 link parameters, then IA, FV, FC, FO if declared.
+    """Column order of Z for a robot: per joint its 10 link parameters, then IA, FV, FC, FO, FS if declared.
 
     Attributes
     ----------
@@ -146,4 +146,10 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
                 if isinstance(value, bool):
                     raise RobotDescriptionError(f"joints[{k + 1}].friction: {kind} declared without a value")
                 p[layout.friction_columns[(k, kind)]] = value
+        if (k, "FS") in layout.friction_columns:
+            value = joint.friction_model.stribeck_friction
+            if value is None:
+                raise RobotDescriptionError(f"joints[{k + 1}].friction_model.stribeck_friction: the Stribeck "
+                                            "term is declared without a value")
+            p[layout.friction_columns[(k, "FS")]] = value
     return p

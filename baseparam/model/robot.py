@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import RoundOffWarning
 from .checks import angle_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
+from .friction import FrictionModel
 
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
 ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
@@ -110,6 +111,11 @@ class JointLimits:
     effort: Optional[float] = None
 
 
+def _declared(value) -> bool:
+    """A friction entry that models its term (True or a value; False and None do not)."""
+    return value is not False and value is not None
+
+
 def _finite_number(value) -> bool:
     return (not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
             and math.isfinite(value))
@@ -151,6 +157,9 @@ class Joint:
         Viscous and Coulomb friction a description states without declaring friction columns (a
         URDF's ``<dynamics damping friction>``): the true values once friction is declared
         (:func:`with_drives`).
+    friction_model : FrictionModel or None
+        How the Coulomb friction depends on the velocity (:mod:`baseparam.model.friction`): None is
+        ``sign(q̇)``; a Stribeck term adds the column ``FS<j>``.
     """
 
     type: str
@@ -168,6 +177,7 @@ class Joint:
     name: Optional[str] = field(default=None, compare=False)
     limits: Optional[JointLimits] = None
     friction_prior: Optional[tuple] = None
+    friction_model: Optional[FrictionModel] = None
 
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
@@ -193,6 +203,15 @@ class Joint:
                 raise RobotDescriptionError(f"Joint.friction/rotor_inertia: expected booleans or finite numbers, "
                                             f"got {value!r}")
         object.__setattr__(self, "friction", friction)
+        if self.friction_model is not None:
+            if not isinstance(self.friction_model, FrictionModel):
+                raise RobotDescriptionError(f"Joint.friction_model: expected a FrictionModel or None, "
+                                            f"got {self.friction_model!r}")
+            if self.friction_model.is_default:
+                object.__setattr__(self, "friction_model", None)
+            elif self.friction_model.stribeck is not None and not _declared(friction[1]):
+                raise RobotDescriptionError("Joint.friction_model: a Stribeck term multiplies the Coulomb term, "
+                                            "which this joint does not declare (friction[2])")
         if not all(isinstance(o, Origin) for o in self.origins):
             raise RobotDescriptionError(f"Joint.origins: expected a sequence of Origin, got {self.origins!r}")
         object.__setattr__(self, "origins", tuple(self.origins))
@@ -210,8 +229,11 @@ class Joint:
 
     @property
     def friction_terms(self) -> tuple:
-        """Names' prefixes of the modelled friction terms, e.g. ``('FV', 'FC')``."""
-        return tuple(k for k, on in zip(FRICTION_KINDS, self.friction) if on is not False and on is not None)
+        """Names' prefixes of the modelled friction terms, e.g. ``('FV', 'FC')`` (``FS``: Stribeck)."""
+        terms = tuple(k for k, on in zip(FRICTION_KINDS, self.friction) if _declared(on))
+        if self.friction_model is not None and self.friction_model.stribeck is not None:
+            terms += ("FS",)
+        return terms
 
     @property
     def has_rotor_inertia(self) -> bool:
@@ -447,6 +469,8 @@ def robot_to_yaml(robot: Robot) -> str:
             entry["parent"] = j.parent
         if any(f is not False and f is not None for f in j.friction):
             entry["friction"] = [f if isinstance(f, bool) else float(f) for f in j.friction]
+        if j.friction_model is not None:
+            entry["friction_model"] = j.friction_model.to_dict()
         if j.has_rotor_inertia:
             entry["rotor_inertia"] = j.rotor_inertia if isinstance(j.rotor_inertia, bool) else float(j.rotor_inertia)
         if j.inertia is not None:

@@ -17,7 +17,7 @@ import numpy as np
 from ._projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, kept, potential_rows
 from ._sparse import CSR
 
-FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3}
+FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3, "FS": 4}
 # Z entries a chain start may hold before assembly, per allowed recursion term (≈ 40 bytes each
 # including the sort in np.unique): keeps a block's assembly within the recursion's memory budget.
 ENTRIES_PER_TERM = 3

@@ -27,6 +27,13 @@ DEFAULT_MAX_TERMS = 4_000_000
 MAX_DOF = 20   # 5^N row keys fit int64 up to N ≈ 25; memory gives out long before
 
 
+def _batch_shapes(shapes):
+    """Friction shapes as (n_samples, n_dof) arrays (one sample's (n_dof,) become a row)."""
+    if shapes is None:
+        return None
+    return tuple(None if a is None else np.atleast_2d(np.asarray(a, dtype=float)) for a in shapes)
+
+
 @dataclass(frozen=True)
 class BaseParameters:
     """Base inertial parameters of a robot and their regroupings.
@@ -88,7 +95,7 @@ class BaseParameters:
         return self.Y @ as_parameters(p, len(self.standard_names), "p", sets=True)
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
-    def regressor(self, q, qd, qdd, *, out=None):
+    def regressor(self, q, qd, qdd, *, out=None, shapes=None):
         """Base regressor: τ = W_b @ p_base, computed for the pivot columns only.
 
         Parameters
@@ -97,6 +104,9 @@ class BaseParameters:
             Joint positions, velocities and accelerations (SI).
         out : ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank)), optional
             Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
+        shapes : tuple of 2 ndarray, shape (n_samples, n_dof), optional
+            Values of the Coulomb and Stribeck friction shapes c(q̇), s(q̇) (default: from ``qd`` and
+            each joint's friction model; identification passes them low-passed like the torque).
 
         Returns
         -------
@@ -104,7 +114,7 @@ class BaseParameters:
         """
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
         W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots,
-                     out=as_batch_out(out, single))
+                     out=as_batch_out(out, single), shapes=_batch_shapes(shapes))
         return W[0] if single else W
 
     def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref, *, out=None):
@@ -130,7 +140,7 @@ class BaseParameters:
                      out=as_batch_out(out, single))
         return W[0] if single else W
 
-    def inverse_dynamics(self, p_base, q, qd, qdd):
+    def inverse_dynamics(self, p_base, q, qd, qdd, *, shapes=None):
         """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base.
 
         Evaluated by customized Newton–Euler in base parameters (O(n) per torque; the graph that
@@ -140,6 +150,8 @@ class BaseParameters:
         ----------
         p_base : array_like, shape (rank,)
         q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
+        shapes : tuple of 2 ndarray, optional
+            Friction shapes, as in :meth:`regressor`.
 
         Returns
         -------
@@ -147,7 +159,8 @@ class BaseParameters:
         """
         p_base = as_parameters(p_base, self.rank, "p_base")
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
-        tau = newton_euler_base(self.robot, self.parameters, self.pivots, p_base, q, qd, qdd)
+        tau = newton_euler_base(self.robot, self.parameters, self.pivots, p_base, q, qd, qdd,
+                                shapes=_batch_shapes(shapes))
         return tau[0] if single else tau
 
     def terms(self, r):

@@ -1,0 +1,248 @@
+"""Friction models: how a joint's friction torque depends on its velocity.
+
+Every model is linear in its coefficients, so each coefficient is one regressor column::
+
+    τ_f = FV·q̇ + FC·c(q̇) + FO + FS·s(q̇)
+
+* ``c`` is the Coulomb shape: ``sign(q̇)`` (``coulomb: sign``, the default) or ``tanh(q̇/v_c)``
+  (``coulomb: smooth``), a sign that turns over a velocity band v_c instead of jumping: where a
+  sensor sees friction change smoothly at a velocity reversal (pre-sliding, elastic gears), a step
+  would put error at every reversal.
+* ``s`` is the optional Stribeck term, ``exp(−(q̇/v_s)²)·c(q̇)``: the extra friction of a joint
+  breaking away from rest, fading above v_s. Its coefficient is the column ``FS<j>``.
+
+The velocity scales v_c and v_s are not linear parameters: a description gives them (SI: rad/s, or
+m/s for prismatic joints), or writes ``auto`` and the identification chooses them from the training
+data (separable least squares over a grid, :mod:`baseparam.identification.estimators`).
+
+Which terms exist at all is the description's ``friction: [viscous, Coulomb, offset]``; a joint
+whose torque sensor sees no Coulomb friction declares ``[true, false, true]``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import numpy as np
+
+COULOMB_SHAPES = ("sign", "smooth")
+AUTO = "auto"
+
+
+def _scale(value, name):
+    from ..errors import RobotDescriptionError
+
+    if value is None or value == AUTO:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value) or not 0 < value < 1e3:
+        raise RobotDescriptionError(f"FrictionModel.{name}: expected a velocity scale > 0 (rad/s or m/s) or "
+                                    f"'auto', got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class FrictionModel:
+    """The velocity dependence of one joint's Coulomb (and Stribeck) friction.
+
+    Parameters
+    ----------
+    coulomb : {'sign', 'smooth'}
+        Shape of the Coulomb term: ``sign(q̇)``, or ``tanh(q̇ / velocity)``.
+    velocity : float or 'auto' or None
+        ``smooth`` only: the velocity scale v_c (SI), or ``'auto'`` (identified from data).
+    stribeck : float or 'auto' or None
+        The Stribeck velocity v_s of an extra term ``FS·exp(−(q̇/v_s)²)·c(q̇)`` (column ``FS<j>``);
+        None: no Stribeck term.
+    stribeck_friction : float or None
+        FS's true value (N·m or N), for simulation; None when unknown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = FrictionModel("smooth", velocity=0.1)
+    >>> np.round(m.coulomb_shape(np.array([-1.0, 0.0, 0.05])), 3)
+    array([-1.   ,  0.   ,  0.462])
+    """
+
+    coulomb: str = "sign"
+    velocity: object = None
+    stribeck: object = None
+    stribeck_friction: Optional[float] = None
+
+    def __post_init__(self):
+        from ..errors import RobotDescriptionError
+
+        if self.coulomb not in COULOMB_SHAPES:
+            raise RobotDescriptionError(f"FrictionModel.coulomb: expected one of {COULOMB_SHAPES}, "
+                                        f"got {self.coulomb!r}")
+        object.__setattr__(self, "velocity", _scale(self.velocity, "velocity"))
+        object.__setattr__(self, "stribeck", _scale(self.stribeck, "stribeck"))
+        if self.coulomb == "smooth" and self.velocity is None:
+            raise RobotDescriptionError("FrictionModel.velocity: a smooth Coulomb term needs its velocity scale "
+                                        "(a number in rad/s or m/s, or 'auto' to identify it)")
+        if self.coulomb == "sign" and self.velocity is not None:
+            raise RobotDescriptionError("FrictionModel.velocity: only for coulomb 'smooth' (sign has no scale)")
+        value = self.stribeck_friction
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
+                                                                                      np.floating))
+                                  or not math.isfinite(value)):
+            raise RobotDescriptionError(f"FrictionModel.stribeck_friction: expected a finite number, got {value!r}")
+        if value is not None and self.stribeck is None:
+            raise RobotDescriptionError("FrictionModel.stribeck_friction: given without a Stribeck velocity")
+
+    @property
+    def is_default(self) -> bool:
+        """Plain sign(q̇), no Stribeck term: what a description without ``friction_model`` means."""
+        return self == FrictionModel()
+
+    @property
+    def unresolved(self) -> tuple:
+        """Names of the scales still ``'auto'`` (to be identified), e.g. ``('velocity',)``."""
+        return tuple(name for name in ("velocity", "stribeck") if getattr(self, name) == AUTO)
+
+    def resolved(self, velocity=None, stribeck=None) -> FrictionModel:
+        """The model with its ``'auto'`` scales replaced by the given numbers."""
+        changes = {}
+        if self.velocity == AUTO:
+            changes["velocity"] = velocity
+        if self.stribeck == AUTO:
+            changes["stribeck"] = stribeck
+        return replace(self, **changes) if changes else self
+
+    def coulomb_shape(self, qd) -> np.ndarray:
+        """c(q̇), same shape as ``qd``."""
+        if self.coulomb == "sign":
+            return np.sign(qd)
+        self._check_resolved()
+        return np.tanh(np.asarray(qd) / self.velocity)
+
+    def stribeck_shape(self, qd) -> np.ndarray:
+        """s(q̇) = exp(−(q̇/v_s)²)·c(q̇), same shape as ``qd``."""
+        self._check_resolved()
+        qd = np.asarray(qd)
+        return np.exp(-(qd / self.stribeck) ** 2) * self.coulomb_shape(qd)
+
+    def _check_resolved(self):
+        if self.unresolved:
+            from ..errors import ArgumentError
+            raise ArgumentError(f"friction model: the {' and '.join(self.unresolved)} scale is 'auto' (identified "
+                                "from data by bp.identify); give a number to evaluate the friction")
+
+    def describe(self) -> str:
+        """One phrase, e.g. ``tanh(q̇/0.03)`` or ``sign(q̇) + Stribeck (v_s = 0.05)``."""
+        text = "sign(q̇)" if self.coulomb == "sign" else f"tanh(q̇/{_number(self.velocity)})"
+        if self.stribeck is not None:
+            text += f" + Stribeck (v_s = {_number(self.stribeck)})"
+        return text
+
+    def to_dict(self) -> dict:
+        """The YAML/JSON form (``friction_model:`` of a description)."""
+        out = {"coulomb": self.coulomb}
+        for name in ("velocity", "stribeck", "stribeck_friction"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+
+def _number(value):
+    return value if isinstance(value, str) else f"{value:.4g}"
+
+
+DEFAULT = FrictionModel()
+
+
+def friction_shapes(robot, qd):
+    """Coulomb and Stribeck shape values of every joint at velocities ``qd``.
+
+    Parameters
+    ----------
+    robot : Robot
+    qd : ndarray, shape (n_dof, S)
+        Joint velocities, joints first.
+
+    Returns
+    -------
+    sgn, stb : ndarray, shape (n_dof, S)
+        c(q̇) per joint, and s(q̇) (zero for joints without a Stribeck term).
+    """
+    sgn = np.sign(qd)
+    stb = np.zeros_like(qd)
+    for k, joint in enumerate(robot.joints):
+        model = joint.friction_model
+        if model is None or model.is_default:
+            continue
+        sgn[k] = model.coulomb_shape(qd[k])
+        if model.stribeck is not None:
+            stb[k] = model.stribeck_shape(qd[k])
+    return sgn, stb
+
+
+def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb: bool = True):
+    """The robot with ``model`` on every joint that declares friction (``coulomb=False``: the Coulomb
+    term left out, for sensors that see none).
+
+    Parameters
+    ----------
+    robot : Robot
+    model : FrictionModel, optional
+    coulomb : bool
+        False drops FC (and any Stribeck term) from every joint.
+    """
+    joints = []
+    for j in robot.joints:
+        if not j.friction_terms:
+            joints.append(j)
+            continue
+        changes = {}
+        if not coulomb:
+            changes["friction"] = (j.friction[0], False, j.friction[2])
+            changes["friction_model"] = None
+        elif model is not None:
+            changes["friction_model"] = None if model.is_default else model
+        joints.append(replace(j, **changes))
+    return replace(robot, joints=tuple(joints), source=None)
+
+
+def parse_friction_model(text: str) -> tuple:
+    """A ``--friction-model`` option: ``sign``, ``smooth[:V|auto]``, ``stribeck[:V|auto]``,
+    ``smooth+stribeck``, ``none`` → (FrictionModel or None, coulomb kept).
+
+    Raises
+    ------
+    ArgumentError
+        On anything else (one line saying what is accepted).
+    """
+    from ..errors import ArgumentError
+
+    accepted = ("expected sign, smooth[:V], stribeck[:V], smooth[:V]+stribeck[:V] or none "
+                "(V a velocity scale in rad/s or m/s, or auto)")
+    text = str(text).strip().lower()
+    if text == "none":
+        return None, False
+    coulomb, velocity, stribeck = "sign", None, None
+    for part in text.split("+"):
+        name, _, value = part.partition(":")
+        value = value.strip() or AUTO
+        if value != AUTO:
+            try:
+                value = float(value)
+            except ValueError:
+                raise ArgumentError(f"--friction-model: {part!r}: {accepted}") from None
+        if name.strip() == "sign" and not _:
+            continue
+        if name.strip() == "smooth":
+            coulomb, velocity = "smooth", value
+        elif name.strip() == "stribeck":
+            stribeck = value
+        else:
+            raise ArgumentError(f"--friction-model: {part!r}: {accepted}")
+    try:
+        return FrictionModel(coulomb, velocity, stribeck), True
+    except Exception as exc:        # a scale out of range: the model's own message, as an option error
+        raise ArgumentError(f"--friction-model: {exc}") from None
+
+
+__all__ = ["AUTO", "COULOMB_SHAPES", "DEFAULT", "FrictionModel", "friction_shapes", "parse_friction_model",
+           "with_friction_model"]
