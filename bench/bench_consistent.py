@@ -1,13 +1,22 @@
-"""The physically consistent fit (core of issue 13) against OLS on the measured KUKA LWR4+ data.
+"""The physically consistent fit and the friction models on the measured data, and the solve time.
 
-``python bench/bench_consistent.py`` preprocesses the README's split (train ``measurements_3.npz``,
-validate ``measurements_1.npz``, default preprocessing), fits OLS and the LMI-constrained standard
-parameters (J_k ⪰ 1e-6·I, FV, FC ≥ 0) on the same base regressor, and prints the pooled validation
-NRMSE of both, the smallest pseudo-inertia eigenvalue per link, and the solve time (after the normal
-equations). Figures, not assertions: the fit is not wired into ``bp.identify`` yet.
+``python bench/bench_consistent.py [--real] [--friction] [--speed]`` (all three without options):
+
+* ``--real``: held-out pooled NRMSE on the README's splits and the other honest splits of
+  ../shared/data (KUKA LWR4+: train 3 → validate 1, 1 → 3, 2 → 3; UR10e: each 12/14-harmonic log
+  → the point-to-point log), default preprocessing, by OLS, WLS and the consistent fit (no prior,
+  CAD prior with its weight chosen from the training data; WLS and OLS weighting), with the chosen
+  prior weight and whether every link's pseudo-inertia is positive definite;
+* ``--friction``: what each friction model buys on both robots (OLS and consistent, held out):
+  sign(q̇) as logged, sign(q̇) low-passed like τ (the default), smooth tanh(q̇/v) and Stribeck with
+  identified scales, and no Coulomb term;
+* ``--speed``: 100 000 samples of the 7-DOF LWR4+ (its measured trajectory 3, repeated): the time
+  to reduce the stacked base regressor (the streamed Grams of the folds: the "QR"), to solve the LMI
+  fit, and to choose the CAD prior's weight (8 weights × 5 folds), beside the OLS fit's time.
 """
 from __future__ import annotations
 
+import argparse
 import time
 import warnings
 from pathlib import Path
@@ -15,47 +24,128 @@ from pathlib import Path
 import numpy as np
 
 import baseparam as bp
-from baseparam.identification._consistent import consistent_fit, pseudo_inertia
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "kuka_lwr4"
+DATA = ROOT.parent / "shared" / "data"
+UR_COLUMNS = "t=0,q=1:7,qd=7:13,current=13:19"
+UR_GAINS = [10.0, 10.6956, 8.4566, 9.0029, 9.4800, 10.1232]
 
 
-def stacked(base, processed):
-    keep = processed.kept
-    W = base.regressor(processed.q[keep], processed.qd[keep], processed.qdd[keep])
-    return W.reshape(-1, base.rank), processed.tau[keep].reshape(-1)
+def kuka(name):
+    return bp.read_trajectory(DATA / "kuka_lwr4" / name)
 
 
-def nrmse(W, tau, x):
-    return 100 * np.linalg.norm(tau - W @ x) / np.linalg.norm(tau)
+def ur(name):
+    folder = "validation_data" if "ptp" in name else "identification_data"
+    return bp.read_trajectory(DATA / "ur10e" / folder / name, columns=UR_COLUMNS, gains=UR_GAINS)
+
+
+SPLITS = [("KUKA LWR4+", "kuka_lwr4.yaml", kuka, "measurements_3.npz", "measurements_1.npz"),
+          ("KUKA LWR4+", "kuka_lwr4.yaml", kuka, "measurements_1.npz", "measurements_3.npz"),
+          ("KUKA LWR4+", "kuka_lwr4.yaml", kuka, "measurements_2.npz", "measurements_3.npz"),
+          ("UR10e", "ur10e.yaml", ur, "ur-20_02_12-50sec_12harm.csv", "ur-20_01_17-ptp_10_points.csv"),
+          ("UR10e", "ur10e.yaml", ur, "ur-20_02_12-40sec_12harm.csv", "ur-20_01_17-ptp_10_points.csv"),
+          ("UR10e", "ur10e.yaml", ur, "ur-20_02_19_14harm50sec.csv", "ur-20_01_17-ptp_10_points.csv")]
+
+
+def held_out(robot, train, validate, **options):
+    result = bp.identify(robot, train, validate=validate, **options)
+    return result
+
+
+def real():
+    print("held-out pooled NRMSE % (README splits first); consistent: LMI J ⪰ 1e-6 I, FV, FC, IA ≥ 0")
+    print(f"{'robot':<11} {'train → validate':<52} {'OLS':>6} {'WLS':>6} {'LMI':>6} {'LMI ols':>7} "
+          f"{'+CAD':>6} {'+CAD ols':>8}  μ chosen  all J ≻ 0")
+    for name, file, read, train_name, validate_name in SPLITS:
+        robot = bp.load_robot(ROOT / "robots" / file)
+        train, validate = read(train_name), read(validate_name)
+        rows = [held_out(robot, train, validate, method=m) for m in ("ols", "wls")]
+        cons = [held_out(robot, train, validate, method="consistent", prior=p, weighting=w)
+                for p, w in (("none", "wls"), ("none", "ols"), ("cad", "wls"), ("cad", "ols"))]
+        mu = [c.estimator.consistent_.prior_choice.chosen for c in cons[2:]]
+        ok = all(link["min_eigenvalue"] > 0 for c in cons for link in c.estimator.physical_)
+        figures = " ".join(f"{r.validation.nrmse_pooled_percent:6.2f}" for r in rows)
+        c = [x.validation.nrmse_pooled_percent for x in cons]
+        print(f"{name:<11} {train_name + ' → ' + validate_name:<52} {figures} {c[0]:6.2f} {c[1]:7.2f} {c[2]:6.2f} "
+              f"{c[3]:8.2f}  {mu[0]:g} / {mu[1]:g}   {ok}")
+
+
+FRICTION = [("sign(q̇), not filtered", None, False), ("sign(q̇) low-passed like τ (default)", None, True),
+            ("smooth tanh(q̇/v), v identified", "smooth", True), ("Stribeck, v_s identified", "stribeck", True),
+            ("smooth + Stribeck, identified", "smooth+stribeck", True), ("no Coulomb term", "none", True)]
+
+
+def friction():
+    print("friction models: held-out pooled NRMSE % (per joint), README splits, OLS and consistent (CAD prior)")
+    cases = [SPLITS[0], SPLITS[3]]
+    for name, file, read, train_name, validate_name in cases:
+        train, validate = read(train_name), read(validate_name)
+        print(f"{name} ({train_name} → {validate_name})")
+        for label, model, filtered in FRICTION:
+            robot = bp.load_robot(ROOT / "robots" / file, friction_model=model)
+            settings = bp.Preprocessing(filter_friction=filtered)
+            ols = held_out(robot, train, validate, preprocessing=settings)
+            cons = held_out(robot, train, validate, preprocessing=settings, method="consistent")
+            scales = ols.estimator.friction_scales_
+            shown = "" if not scales else "  scales (v/v_s per joint): " + " ".join(
+                "/".join(f"{v:.3g}" for v in s.values()) for s in scales.values())
+            joints = " ".join(f"{x:5.1f}" for x in ols.validation.nrmse_percent)
+            print(f"  {label:<38} OLS {ols.validation.nrmse_pooled_percent:5.2f} [{joints}]  consistent "
+                  f"{cons.validation.nrmse_pooled_percent:5.2f}{shown}")
+
+
+def speed():
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    one = bp.preprocess(kuka("measurements_3.npz"))
+    reps = int(np.ceil(100_000 / one.kept.sum()))
+    import dataclasses
+    n = len(one.t)
+    many = dataclasses.replace(one, t=np.arange(n * reps) * (one.t[1] - one.t[0]),
+                               **{k: np.tile(getattr(one, k), (reps, 1)) for k in ("q", "qd", "qdd", "tau")},
+                               segment=np.repeat(np.arange(reps), n), kept=np.tile(one.kept, reps))
+    keep = np.flatnonzero(many.kept)[:100_000]
+    mask = np.zeros(len(many.t), bool)
+    mask[keep] = True
+    many = dataclasses.replace(many, kept=mask)
+    base = bp.find_base_parameters(robot)
+    from baseparam.identification._consistent import consistent_fit
+    from baseparam.identification._least_squares import accumulate, least_squares
+    for label, method in (("OLS (normal equations, solve, statistics)", "ols"),
+                          ("consistent, no prior", "none"), ("consistent, CAD prior (weight chosen)", "cad")):
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            normal, effective, factors = accumulate(base, [many], 1, folds=0 if method == "ols" else 5)
+            reduced = time.perf_counter()
+            fit = least_squares(normal, "ols" if method == "ols" else "wls", effective)
+            if method != "ols":
+                result = consistent_fit(base, factors, fit.weights, prior=method, std=fit.std)
+            done = time.perf_counter()
+            times.append((reduced - start, done - reduced))
+        reduce_t, solve_t = np.min(times, axis=0)
+        extra = "" if method == "ols" else f"  ({result.n_solves} solver calls, status {result.status})"
+        print(f"{label:<44} 100 000 samples × 7 joints: reduce {reduce_t:.2f} s + solve {solve_t:.2f} s = "
+              f"{reduce_t + solve_t:.2f} s{extra}")
 
 
 def main():
-    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
-    base = bp.find_base_parameters(robot)
-    train = bp.preprocess(bp.read_trajectory(DATA / "measurements_3.npz"))
-    valid = bp.preprocess(bp.read_trajectory(DATA / "measurements_1.npz"))
-    W, tau = stacked(base, train)
-    Wv, tauv = stacked(base, valid)
-    ols = np.linalg.lstsq(W, tau, rcond=None)[0]
-    start = time.perf_counter()
-    G, h = W.T @ W, W.T @ tau
-    normal = time.perf_counter() - start
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = consistent_fit(base, G, h, tau @ tau)
-    solve = time.perf_counter() - start
-    layout = bp.ColumnLayout(robot)
-    ols_p = np.linalg.lstsq(np.asarray(base.Y, float), ols, rcond=None)[0]   # one standard p behind the OLS x
-    print(f"KUKA LWR4+ ({len(tau) // robot.n_dof} training samples): validation NRMSE pooled")
-    print(f"  OLS         {nrmse(Wv, tauv, ols):6.2f} %   train {nrmse(W, tau, ols):5.2f} %")
-    print(f"  consistent  {nrmse(Wv, tauv, fit.x):6.2f} %   train {nrmse(W, tau, fit.x):5.2f} %   "
-          f"solver {fit.status}, {solve:.3f} s (+ normal equations {normal:.3f} s)")
-    print("  smallest eigenvalue of J_k, consistent:", " ".join(f"{v:.2e}" for v in fit.min_eigenvalues))
-    print("  (min-norm standard p behind OLS:", " ".join(
-        f"{np.linalg.eigvalsh(pseudo_inertia(ols_p[c]))[0]:.2e}" for c in layout.link_columns) + ")")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real", action="store_true")
+    parser.add_argument("--friction", action="store_true")
+    parser.add_argument("--speed", action="store_true")
+    args = parser.parse_args()
+    everything = not (args.real or args.friction or args.speed)
+    warnings.simplefilter("ignore")
+    if not DATA.is_dir() and (args.real or args.friction or everything):
+        print("../shared/data is absent: only --speed can run")
+        return
+    if args.real or everything:
+        real()
+    if args.friction or everything:
+        friction()
+    if args.speed or everything:
+        speed()
 
 
 if __name__ == "__main__":

@@ -159,3 +159,50 @@ def usual_pipeline(urdf, train, val):
     return (f"usual pipeline (pinocchio {pinocchio.__version__}, QR, OLS)",
             {"parameters": usual["rank"], "train samples": len(tr[0]), "validation samples": len(va[0]),
              "train NRMSE [%]": usual["train_nrmse"][1], "validation NRMSE [%]": pooled_usual})
+
+
+def ols_and_consistent(ols, consistent):
+    """The estimates side by side: OLS and the consistent fit, the shift in OLS standard deviations, and
+    whether the constraints moved the parameter by more than one of them (a DataFrame)."""
+    import pandas as pd
+
+    e, c = ols.estimator, consistent.estimator
+    frame = pd.DataFrame({"OLS": e.coef_, "std (OLS)": e.std_, "consistent": c.coef_}, index=e.names_)
+    frame["shift / std"] = (frame["consistent"] - frame["OLS"]) / frame["std (OLS)"]
+    frame["moved > 1σ"] = frame["shift / std"].abs() > 1
+    return frame
+
+
+def bodies(result, robot=None):
+    """Per link: the consistent fit's mass, centre of mass, principal moments and smallest pseudo-inertia
+    eigenvalue, beside the description's CAD mass when it has one (a DataFrame)."""
+    import pandas as pd
+
+    rows = {}
+    for link in result.estimator.physical_:
+        k = link["link"]
+        row = {"mass [kg]": link["mass"], "com x": link["com"][0], "com y": link["com"][1], "com z": link["com"][2],
+               "principal moments [kg m²]": " ".join(f"{v:.3g}" for v in link["principal_moments"]),
+               "min eig J": link["min_eigenvalue"]}
+        if robot is not None and robot.joints[k - 1].inertia is not None:
+            row["CAD mass [kg]"] = robot.joints[k - 1].inertia.mass
+        rows[f"link {k}"] = row
+    return pd.DataFrame(rows).T
+
+
+def plot_joints(results, joints, title):
+    """Measured and predicted held-out torque of some joints for several fits (labels → Identification)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(joints), 1, figsize=(10, 2.2 * len(joints)), sharex=True)
+    first = next(iter(results.values())).validation
+    for ax, j in zip(np.atleast_1d(axes), joints):
+        ax.plot(first.t, first.tau[:, j], "k", lw=1.2, label="measured")
+        for label, r in results.items():
+            ax.plot(r.validation.t, r.validation.predicted[:, j], lw=0.8, label=label)
+        ax.set_ylabel(f"τ{j + 1} [N·m]")
+    np.atleast_1d(axes)[0].legend(loc="upper right", fontsize=8, ncol=len(results) + 1)
+    np.atleast_1d(axes)[0].set_title(title)
+    np.atleast_1d(axes)[-1].set_xlabel("t [s] (from the start of each file)")
+    fig.tight_layout()
+    return fig
