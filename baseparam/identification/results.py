@@ -176,7 +176,11 @@ class Identification:
             friction = tuple(float(p[layout.friction_columns[(k, kind)]]) if (k, kind) in layout.friction_columns
                              else False for kind in ("FV", "FC", "FO"))
             rotor = float(p[layout.rotor_columns[k]]) if k in layout.rotor_columns else False
-            joints.append(dataclasses.replace(joint, inertia=body, friction=friction, rotor_inertia=rotor))
+            model = joint.friction_model
+            if (k, "FS") in layout.friction_columns:
+                model = dataclasses.replace(model, stribeck_friction=float(p[layout.friction_columns[(k, "FS")]]))
+            joints.append(dataclasses.replace(joint, inertia=body, friction=friction, rotor_inertia=rotor,
+                                              friction_model=model))
         return dataclasses.replace(robot, joints=tuple(joints), source=None)
 
     def to_yaml(self, path=None) -> str:
