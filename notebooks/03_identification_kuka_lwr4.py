@@ -293,16 +293,11 @@ _helpers.bodies(consistent, robot)
 # which OLS fitted the training trajectory's quirks.
 
 # %%
-rows = {}
-for label, options in {"OLS": {}, "consistent, no prior": dict(method="consistent", prior="none"),
-                       "consistent, CAD prior (default)": dict(method="consistent")}.items():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bp.ExcitationWarning)
-        r = bp.identify(robot, train, validate=val, **options)
-    rows[label] = {"train NRMSE [%]": r.train.nrmse_pooled_percent,
-                   "validation NRMSE [%]": r.validation.nrmse_pooled_percent,
-                   **{f"joint {j + 1} [%]": x for j, x in enumerate(r.validation.nrmse_percent)}}
-pd.DataFrame(rows).T.round(2)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", bp.ExcitationWarning)
+    no_prior = bp.identify(robot, train, validate=val, method="consistent", prior="none")
+_helpers.error_table({"OLS": result, "consistent, no prior": no_prior,
+                      "consistent, CAD prior (default)": consistent}).round(2)
 
 # %%
 fig = _helpers.plot_joints({"OLS": result, "consistent": consistent}, [1, 4, 5, 6],

@@ -411,12 +411,7 @@ print(f"{changes['moved > 1σ'].sum()} of {len(changes)} base parameters moved b
 changes[changes["moved > 1σ"]]
 
 # %%
-rows = {}
-for label, r in (("OLS", result), ("consistent", consistent)):
-    rows[label] = {"train NRMSE [%]": r.train.nrmse_pooled_percent,
-                   "validation NRMSE [%]": r.validation.nrmse_pooled_percent,
-                   **{f"joint {j + 1} [%]": x for j, x in enumerate(r.validation.nrmse_percent)}}
-pd.DataFrame(rows).T.round(2)
+_helpers.error_table({"OLS": result, "consistent": consistent}).round(2)
 
 # %%
 fig = _helpers.plot_joints({"OLS": result, "consistent": consistent}, [1, 2, 4, 5],

@@ -206,3 +206,15 @@ def plot_joints(results, joints, title):
     np.atleast_1d(axes)[-1].set_xlabel("t [s] (from the start of each file)")
     fig.tight_layout()
     return fig
+
+
+def error_table(results):
+    """Training and held-out pooled NRMSE and per-joint held-out NRMSE of several fits (labels →
+    Identification), as a DataFrame."""
+    import pandas as pd
+
+    rows = {label: {"train NRMSE [%]": r.train.nrmse_pooled_percent,
+                    "validation NRMSE [%]": r.validation.nrmse_pooled_percent,
+                    **{f"joint {j + 1} [%]": x for j, x in enumerate(r.validation.nrmse_percent)}}
+            for label, r in results.items()}
+    return pd.DataFrame(rows).T
