@@ -13,7 +13,7 @@ import numpy as np
 from ._coordinates import MagnitudeStats, z_blocks
 from ..errors import AccuracyWarning, ResourceLimitError
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_robot
+from ..model.robot import require_fixed_base, require_robot
 from ._projections import TermBudgetExceeded
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
@@ -225,6 +225,7 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
 
 def check_size(robot, parameters):
     """The robot's column layout, once the robot is known to fit the method's limits."""
+    require_fixed_base(robot, "the projection method (find_base_parameters)")
     layout = ColumnLayout(robot, parameters)
     if robot.n_dof > MAX_DOF:
         raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints; the projection method handles at most "
