@@ -290,6 +290,11 @@ class PinReference:
         out[self.perm] = x
         return out
 
+    def _matrix(self, A):
+        out = np.empty_like(A)
+        out[np.ix_(self.perm, self.perm)] = A
+        return out
+
     def _full(self, x, base):
         """Permute the joint part of a v-sized vector (pinocchio's order → ours)."""
         x = np.asarray(x, dtype=float)

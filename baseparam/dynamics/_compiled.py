@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
+from .expressions import ADD, BINARY, CONST, DIV, INPUT, MUL, NEG, SUB, live_nodes
 from . import regressor_graph as regressor_graph
 from ..model.joint_model import motion_offsets
 
@@ -24,8 +24,12 @@ def _input_source(name, k, offsets):
             "qd_ref": f"qd_ref[{k}]", "sgn": f"sign(qd[{k}])"}[name]
 
 
-def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, out"):
+def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, out", *, inputs=None,
+                 free=True):
     """Python source of ``name(arguments)`` filling ``out[index]`` for each output, over samples.
+
+    The same source runs on one sample when its inputs are Python floats and ``cos``, ``sin`` and
+    ``sign`` are ``math``'s (the temporaries are then better kept: ``free=False``).
 
     Parameters
     ----------
@@ -36,14 +40,20 @@ def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd
         Joint offsets (SI) added to q before cos/sin or as a prismatic joint's d.
     arguments : str
         The function's parameters; inputs read q, qd, qdd, qd_ref and p (parameters, scalars).
+    inputs : callable, optional
+        ``inputs(name, index) -> str``, the source of a graph input (default: joint k's values at
+        row k of the arguments, as above).
+    free : bool
+        Delete each temporary after its last use (numpy then recycles a few cache-resident buffers).
     """
+    source_of = inputs or (lambda name, k: _input_source(name, k, offsets))
     roots = [i for _, i in outputs]
     root_set = set(roots)
     order = live_nodes(g, roots)
     last_use = {}
     for pos, i in enumerate(order):
         op, args = g.ops[i], g.args[i]
-        for a in (args if op in (ADD, SUB, MUL) else (args,) if op == NEG else ()):
+        for a in (args if op in BINARY else (args,) if op == NEG else ()):
             last_use[a] = pos
     for i in roots:
         last_use[i] = len(order)
@@ -60,15 +70,15 @@ def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd
         if op == CONST:
             continue
         if op == INPUT:
-            expr = _input_source(args[0], args[1], offsets)
+            expr = source_of(*args)
         elif op == NEG:
             expr = f"-{ref(args)}"
         else:
-            sym = {ADD: "+", SUB: "-", MUL: "*"}[op]
+            sym = {ADD: "+", SUB: "-", MUL: "*", DIV: "/"}[op]
             expr = f"{ref(args[0])} {sym} {ref(args[1])}"
         lines.append(f"    x{i} = {expr}")
         dead = [f"x{d}" for d in dead_at.get(pos, ()) if g.ops[d] != CONST and d not in root_set]
-        if dead:
+        if dead and free:
             lines.append(f"    del {', '.join(dead)}")
     for index, i in outputs:
         lines.append(f"    out[{', '.join(map(str, index))}] = {ref(i)}")

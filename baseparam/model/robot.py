@@ -388,11 +388,16 @@ class Robot:
         Unlike ``==``, it tells ``friction=(0.0, …)`` (declared, value 0) from ``(False, …)`` and
         ignores the true inertias, which never enter a regressor.
         """
+        cached = self.__dict__.get("_signature")
+        if cached is not None:
+            return cached
         joints = tuple((j.type, float(j.alpha), float(j.a), float(j.d), float(j.theta), float(j.offset), j.parent,
                         j.friction_terms, j.has_rotor_inertia,
                         tuple((tuple(map(float, o.xyz)), tuple(map(float, o.rpy))) for o in j.origins), j.axis)
                        for j in self.joints)
-        return (self.convention, self.length_unit, self.angle_unit, self.gravity, joints, self.base)
+        key = (self.convention, self.length_unit, self.angle_unit, self.gravity, joints, self.base)
+        object.__setattr__(self, "_signature", key)     # frozen, so computed once (compiled code is keyed by it)
+        return key
 
     # -- units -----------------------------------------------------------------------
     @property
