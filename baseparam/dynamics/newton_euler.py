@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.joint_model import exact_cos_sin, joint_models, to_si
+from ..errors import ArgumentError
 from ..model.robot import require_robot
 from .floating import rotation_matrices
 from .samples import CHUNK, LinkParameters, robot_states
@@ -144,12 +145,13 @@ def _body_wrench(J, MS, M, w, dw, acc):
     return F, N
 
 
-def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wrenches=None):
+def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wrenches=None, frame="link"):
     """Joint forces of one block of samples.
 
     q : (n_q, S); qd, qdd : (n_v, S). Returns (n_v, S): a floating base's wrench [f, n] (frame 0) first.
     ``wrenches``, an (n_dof, 6, S) array, receives the wrench [f, n] each link's parent exerts on it,
-    moment about the link frame origin, link frame axes.
+    moment about the link frame origin, link frame axes (``frame='joint'``: about the joint frame's
+    origin, in its axes).
     """
     base, q, qd, qdd = _base_state(robot, links, q, qd, qdd, gravity)
     n, S = q.shape
@@ -182,11 +184,13 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wren
         cs, travel = moves[k]
         F, N = _body_wrench(links.J[k], links.MS[k][:, None], links.M[k], *state[k])
         fk, nk = (F, N) if f[k] is None else (F + f[k], N + m[k])
-        if wrenches is not None:
+        if wrenches is not None and frame == "link":
             wrenches[k, :3], wrenches[k, 3:] = fk, nk
         fk, nk = list(fk), list(nk)
         for step in reversed(steps[moving + 1:]):   # to the joint frame
             fk, nk = _carry_back(step, fk, nk, cs, travel)
+        if wrenches is not None and frame == "joint":
+            wrenches[k, :3], wrenches[k, 3:] = np.broadcast_arrays(*fk), np.broadcast_arrays(*nk)
         tau[k] = nk[2] if revolute else fk[2]
         p = parents[k]
         for step in reversed(steps[:moving + 1]):
@@ -248,7 +252,7 @@ def inverse_dynamics(robot, p, q, qd, qdd, parameters="pseudo"):
     return tau[0] if single else tau
 
 
-def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo"):
+def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo", frame="link"):
     """The wrench each link's parent exerts on it through its joint: actuation and constraint.
 
     ``w[s, k] = [f, n]``: force and moment (about the origin of link k's frame) that link k's parent
@@ -271,15 +275,22 @@ def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo"):
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd, qdd : array_like, shape (n_samples, n_v) or (n_v,)
     parameters : {'pseudo', 'khalil'}
+    frame : {'link', 'joint'}
+        ``'joint'``: the same wrench about the origin of joint k's *joint frame* (where its motion is
+        about or along z; :mod:`baseparam.model.joint_model`), in that frame's axes. There the
+        actuated part is one component — n_z (revolute) or f_z (prismatic) — and the other five are
+        the constraint part (Liu et al.'s F_S).
 
     Returns
     -------
     ndarray, shape (n_samples, n_dof, 6) (or (n_dof, 6) for one sample)
     """
     require_robot(robot)
+    if frame not in ("link", "joint"):
+        raise ArgumentError(f"frame: expected 'link' or 'joint', got {frame!r}")
     (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
     wrenches = np.empty((q.shape[0], robot.n_dof, 6))
-    blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd, wrenches=wrenches)
+    blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd, wrenches=wrenches, frame=frame)
     return wrenches[0] if single else wrenches
 
 
