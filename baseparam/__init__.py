@@ -62,6 +62,7 @@ _LAZY = {
                        "Trajectory", "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory"),
     "codegen": ("ExportResult", "export"),
+    "simulation": ("SensorNoise", "simulate"),
 }
 _WHERE = {name: package for package, names in _LAZY.items() for name in names}
 
