@@ -204,7 +204,7 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
 def _ivp(robot, p, parameters, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     from scipy.integrate import solve_ivp
 
-    n_q, n_v = robot.n_q, robot.n_v
+    n_q = robot.n_q
     if state == "momenta":
         links = LinkParameters(robot, p, parameters)
         y0 = np.concatenate([q0, generalized_momenta(robot, p, q0, qd0, parameters)])
