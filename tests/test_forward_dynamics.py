@@ -24,10 +24,10 @@ pin = pytest.importorskip("pinocchio")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 import baseparam as bp  # noqa: E402
-from conftest import ROBOT_FILES  # noqa: E402
+from conftest import ROBOT_FILES, ROOT  # noqa: E402
 from pin_model import PinReference  # noqa: E402
-from random_bodies import (assert_close, custom_robot, general_robots, link_vector, random_body,  # noqa: E402
-                           random_parameters, random_states, robots, with_drives)
+from random_bodies import (assert_close, base_parameters, custom_robot, general_robots, link_vector,  # noqa: E402
+                           random_body, random_parameters, random_states, robots, with_drives)
 
 RTOL = 1e-9
 PARAMS = ["pseudo", "khalil"]
@@ -39,7 +39,7 @@ def floating(robot):
 
 def problem(robot, parameters, rng, n):
     """(p, pinocchio reference, q, q̇, a random τ or q̈) for the robot (fixed or floating base)."""
-    fixed = dataclasses.replace(robot, base="fixed") if robot.is_floating else robot
+    fixed = dataclasses.replace(robot, base="fixed", base_inertia=None) if robot.is_floating else robot
     p, bodies, drives = random_parameters(fixed, parameters, rng)
     base = random_body(rng) if robot.is_floating else None
     if base is not None:
@@ -186,3 +186,69 @@ def test_bad_arrays_are_one_line_errors(kwargs, message):
         bp.forward_dynamics(robot, p, **args)
     with pytest.raises(bp.ArgumentError, match=r"p: expected shape"):
         bp.forward_dynamics(robot, p[:-1], q, qd, tau)
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda", "stanford_arm", "scara"])
+def test_base_parameter_forward_dynamics_equals_the_true_one(name):
+    """M, C, g depend on p only through Y p: the ABA on the pivot-only preimage of Y p gives the q̈ of p,
+    although that preimage's bodies are not physical."""
+    robot = with_drives(bp.load_robot(ROOT / "robots" / f"{name}.yaml"))
+    parameters = PARAMS[len(name) % 2]
+    base = base_parameters(robot, parameters)
+    p, ref, q, qd, tau = problem(robot, parameters, np.random.default_rng(_seed(name)), 50)
+    p_base = base.from_standard(p)
+    tilde = base.standard_preimage(p_base)
+    assert_close(base.from_standard(tilde), p_base, 1e-12, "Y p̃ = p_base")
+    qdd = base.forward_dynamics(p_base, q, qd, tau)
+    assert_close(qdd, bp.forward_dynamics(robot, p, q, qd, tau, parameters), 1e-8, f"{name}: FD(p̃) vs FD(p)")
+    assert_close(qdd[:3], np.array([ref.aba(q[s], qd[s], tau[s]) for s in range(3)]), 1e-8, f"{name}: vs pin.aba")
+    assert_close(base.inverse_dynamics(p_base, q, qd, qdd), tau, 1e-8, f"{name}: base ID(FD) = τ")
+
+
+def described_bodies(robot):
+    """(bodies, drives, base) of a description's true values, in random_bodies' form."""
+    from random_bodies import Drives
+
+    bodies = [(j.inertia.mass, np.asarray(j.inertia.com), np.asarray(j.inertia.inertia)) for j in robot.joints]
+    drives = Drives(robot.n_dof)
+    for k, j in enumerate(robot.joints):
+        drives.IA[k] = 0.0 if not j.has_rotor_inertia else float(j.rotor_inertia)
+        for kind, value in zip(("FV", "FC", "FO"), j.friction):
+            getattr(drives, kind)[k] = 0.0 if isinstance(value, bool) else float(value)
+    b = robot.base_inertia
+    return bodies, drives, None if b is None else (b.mass, np.asarray(b.com), np.asarray(b.inertia))
+
+
+@pytest.mark.parametrize("name", ["space_robot", "ur10e_cad"])
+def test_described_true_values_match_pinocchio(name):
+    """The files with true values (bp.standard_parameters): forward dynamics and wrenches vs pinocchio."""
+    robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
+    p = bp.standard_parameters(robot)
+    ref = PinReference(robot, *described_bodies(robot))
+    rng = np.random.default_rng(_seed(name))
+    _, _, q, qd, tau = problem(robot, "pseudo", rng, 4)
+    qdd = bp.forward_dynamics(robot, p, q, qd, tau)
+    W = bp.reaction_wrenches(robot, p, q, qd, qdd)
+    for s in range(4):
+        assert_close(qdd[s], ref.aba(q[s], qd[s], tau[s]), RTOL, f"{name}: forward_dynamics vs pin.aba")
+        assert_close(W[s], ref.wrenches(q[s], qd[s], qdd[s]), RTOL, f"{name}: wrenches vs pin data.f")
+
+
+def test_ur10e_cad_is_the_urdf():
+    """robots/ur10e_cad.yaml (DH, true values) and the dataset's URDF are the same rigid robot."""
+    import warnings
+
+    cad = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    rigid = dataclasses.replace(cad, joints=tuple(dataclasses.replace(j, rotor_inertia=False,
+                                                                      friction=(False, False, False))
+                                                  for j in cad.joints))
+    urdf = ROOT.parent / "shared" / "data" / "ur10e" / "ur10e.urdf"
+    if not urdf.is_file():
+        pytest.skip("the UR10e dataset is not beside the repository")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bp.RoundOffWarning)
+        original = bp.load_robot(urdf)
+    q, qd, qdd = random_states(rigid, 20, np.random.default_rng(2))
+    assert_close(bp.inverse_dynamics(rigid, bp.standard_parameters(rigid), q, qd, qdd),
+                 bp.inverse_dynamics(original, bp.standard_parameters(original), q, qd, qdd), 1e-12,
+                 "DH file with CAD inertias vs the URDF")

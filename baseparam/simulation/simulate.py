@@ -48,7 +48,7 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
     p : array_like, shape (n_standard,)
         Standard parameters (``ColumnLayout(robot, parameters)``), e.g. ``bp.standard_parameters(robot)``.
     t : array_like, shape (S,)
-        Increasing times (s): the samples of the log and, for ``rk4``, the controller's ticks.
+        Increasing times (s), at least 10: the samples of the log and, for ``rk4``, the controller's ticks.
     q0 : array_like, shape (n_q,)
     qd0 : array_like, shape (n_v,)
     tau : None, array_like or callable
@@ -130,15 +130,18 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
 
 
 def _times(t):
+    from ..identification.trajectory import MIN_SAMPLES
+
     t = real_array("t", t, ArgumentError)
-    if t.ndim != 1 or t.shape[0] < 2:
-        raise ArgumentError(f"t: expected increasing times of shape (S,), S ≥ 2, got shape {t.shape}")
+    if t.ndim != 1 or t.shape[0] < MIN_SAMPLES:
+        raise ArgumentError(f"t: expected increasing times of shape (S,) with S ≥ {MIN_SAMPLES} (a Trajectory's "
+                            f"minimum), got shape {t.shape}")
     if not np.isfinite(t).all():
         raise ArgumentError("t: contains NaN or inf")
     step = np.diff(t)
     if not (step > 0).all():
         k = int(np.argmax(~(step > 0))) + 1
-        raise ArgumentError(f"t: times must increase; t[{k}] = {t[k]!r} after t[{k - 1}] = {t[k - 1]!r}")
+        raise ArgumentError(f"t: times must increase; t[{k}] = {float(t[k])!r} after t[{k - 1}] = {float(t[k - 1])!r}")
     return t
 
 
