@@ -101,3 +101,49 @@ def test_floating_trajectory_shapes():
     assert traj.n_dof == 2
     with pytest.raises(bp.DataError, match=r"field tau: 9 columns, but q has 9 \(floating base"):
         bp.Trajectory(t, np.zeros((10, 9)), np.zeros((10, 9)), floating=True)
+
+
+URDF = """<robot name="satellite">
+  <link name="world"/>
+  <joint name="free" type="floating"><parent link="world"/><child link="body"/>
+    <origin xyz="1 2 3" rpy="0.1 0.2 0.3"/></joint>
+  <link name="body"><inertial><origin xyz="0.01 0 0.02" rpy="0 0 0"/><mass value="50"/>
+    <inertia ixx="4" ixy="0.1" ixz="0" iyy="5" iyz="0" izz="6"/></inertial></link>
+  <joint name="panel" type="fixed"><parent link="body"/><child link="panel"/><origin xyz="0 0.6 0"/></joint>
+  <link name="panel"><inertial><mass value="5"/><inertia ixx="0.5" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.5"/>
+    </inertial></link>
+  <joint name="j1" type="revolute"><parent link="body"/><child link="a1"/><origin xyz="0.3 0 0.2" rpy="0 0.4 0"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" velocity="2"/></joint>
+  <link name="a1"><inertial><origin xyz="0.2 0 0"/><mass value="2"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="0.05"/></inertial></link>
+  <joint name="j2" type="prismatic"><parent link="a1"/><child link="a2"/><origin xyz="0.4 0 0"/>
+    <axis xyz="1 0 0"/><limit lower="-0.2" upper="0.2" effort="10" velocity="1"/></joint>
+  <link name="a2"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>
+    </inertial></link>
+  <joint name="j3" type="revolute"><parent link="body"/><child link="b1"/><origin xyz="-0.3 0 0.2"/>
+    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="10" velocity="2"/></joint>
+  <link name="b1"><inertial><origin xyz="0 0 0.1"/><mass value="1.5"/>
+    <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.01"/></inertial></link>
+</robot>"""
+
+
+def test_urdf_floating_root_is_a_floating_base():
+    """A URDF whose root's only joint is floating: the same dynamics as pinocchio's model of the file."""
+    pin = pytest.importorskip("pinocchio")
+    robot = bp.parse_robot(URDF, "satellite.urdf")
+    assert robot.is_floating and robot.n_dof == 3 and robot.base_inertia.mass == pytest.approx(55.0)
+    model = pin.buildModelFromXML(URDF)
+    data = model.createData()
+    assert model.nq == robot.n_q and model.nv == robot.n_v
+    p = bp.standard_parameters(robot)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))   # quaternion x y z w at 3:7
+        v, tau = rng.uniform(-1, 1, model.nv), rng.uniform(-1, 1, model.nv)
+        np.testing.assert_allclose(bp.forward_dynamics(robot, p, q, v, tau), pin.aba(model, data, q, v, tau),
+                                   rtol=1e-9, atol=1e-9)
+    with pytest.raises(bp.RobotDescriptionError, match="a floating joint below the root"):
+        bp.parse_robot(URDF.replace('type="prismatic"', 'type="floating"'), "bad.urdf")
+    from baseparam.model.urdf import parse_urdf
+    with pytest.warns(bp.DescriptionWarning, match="gravity is taken in that link's frame"):
+        assert not parse_urdf(URDF, "satellite.urdf", root="body").is_floating      # --root: a fixed base
