@@ -147,3 +147,24 @@ def test_urdf_floating_root_is_a_floating_base():
     from baseparam.model.urdf import parse_urdf
     with pytest.warns(bp.DescriptionWarning, match="gravity is taken in that link's frame"):
         assert not parse_urdf(URDF, "satellite.urdf", root="body").is_floating      # --root: a fixed base
+
+
+def test_dh_equivalent_of_a_floating_chain_keeps_its_dynamics():
+    """describe --yaml of a floating URDF chain: still floating, base body moved into DH frame 0; with
+    the base at rest the joints accelerate the same (the base's own frame is a choice)."""
+    from baseparam.model.dh_equivalent import dh_equivalent, dh_robot
+
+    chain = URDF.split('  <joint name="j3"')[0] + "</robot>"
+    robot = bp.parse_robot(chain, "chain.urdf")
+    robot = dataclasses.replace(robot, gravity=(0.0, 0.0, 0.0))
+    dh = dh_robot(robot, dh_equivalent(robot))
+    assert dh.is_floating and dh.base_inertia.mass == pytest.approx(robot.base_inertia.mass)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        joints, qd, tau = rng.uniform(-1, 1, 2), rng.uniform(-1, 1, 2), rng.uniform(-1, 1, 2)
+        pose = np.array([0, 0, 0, 0, 0, 0, 1.0])
+        a = bp.forward_dynamics(robot, bp.standard_parameters(robot), np.r_[pose, joints], np.r_[np.zeros(6), qd],
+                                np.r_[np.zeros(6), tau])
+        b = bp.forward_dynamics(dh, bp.standard_parameters(dh), np.r_[pose, joints], np.r_[np.zeros(6), qd],
+                                np.r_[np.zeros(6), tau])
+        np.testing.assert_allclose(b[6:], a[6:], rtol=1e-9, atol=1e-12)
