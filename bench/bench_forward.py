@@ -149,43 +149,54 @@ def linearity(sizes, repeat):
         import pinocchio as pin
     except ImportError:
         pin = None
+    from baseparam.dynamics.expressions import operation_count
+
     rng = np.random.default_rng(2)
     S = 2048
-    print(f"  {'N':>3} {'ABA numpy':>11} {'ABA C':>9} {'M (crba)':>10} {'Cholesky':>10}   µs per sample")
-    table = []
-    for n in sizes:
+    cases = []
+    for n in sizes:                     # build everything first, then time in interleaved rounds
         robot, p = chain(n)
         q, qd, tau = (rng.uniform(-1, 1, (S, n)) for _ in range(3))
         fd = ForwardDynamics(robot, p)
         fd.batch(q[:300], qd[:300], tau[:300])
-        numpy_time = best_of(lambda: fd.batch(q, qd, tau), repeat) / S
-        native = fd.kernel.native(build=False)
-        c_time = best_of(lambda: fd.batch(q[:255], qd[:255], tau[:255]), repeat) / 255 if native else np.nan
-        crba = np.nan
-        if pin is not None:
-            _, model = pinocchio_model(robot, p)
-            data = model.createData()
-            crba = best_of(lambda: [pin.crba(model, data, q[i]) for i in range(200)], repeat) / 200
-            M = np.array([np.array(pin.crba(model, data, q[i])) for i in range(S)])
-        else:
-            M = bp.mass_matrix(robot, p, q)
-        M = np.triu(M) + np.swapaxes(np.triu(M, 1), 1, 2)
-        cholesky = best_of(lambda: _cholesky_solve(M, tau), repeat) / S
-        table.append((n, numpy_time, c_time, crba, cholesky))
-        print(f"  {n:>3} {numpy_time * 1e6:11.2f} {c_time * 1e6:9.2f} {crba * 1e6:10.2f} {cholesky * 1e6:10.2f}")
-    table = np.array(table)
-    for column, label in ((1, "ABA numpy"), (2, "ABA C")):
-        slope, intercept = np.polyfit(table[:, 0], table[:, column] * 1e6, 1)
-        fit = slope * table[:, 0] + intercept
-        r2 = 1 - ((table[:, column] * 1e6 - fit) ** 2).sum() / ((table[:, column] * 1e6 - table[:, column].mean() * 1e6)
-                                                               ** 2).sum()
-        print(f"  {label}: {slope:.3f} µs per body (+ {intercept:.2f} µs), linear fit R² = {r2:.3f}")
-    for column, label in ((3, "M by crba"), (4, "dense Cholesky solve of M")):
-        exponent = np.polyfit(np.log(table[:, 0]), np.log(table[:, column]), 1)[0]
+        ops = operation_count(fd.kernel.graph, [node for _, node in fd.kernel.outputs])
+        model = pinocchio_model(robot, p)[1] if pin is not None else None
+        M = np.array([np.array(pin.crba(model, model.createData(), q[i])) for i in range(S)]) if model is not None \
+            else bp.mass_matrix(robot, p, q)
+        cases.append(dict(n=n, fd=fd, q=q, qd=qd, tau=tau, ops=ops["mul"] + ops["add"] + ops["div"], model=model,
+                          M=np.triu(M) + np.swapaxes(np.triu(M, 1), 1, 2)))
+    times = {key: {c["n"]: np.inf for c in cases} for key in ("numpy", "c", "crba", "cholesky")}
+    for _ in range(repeat):
+        for c in cases:
+            fd, q, qd, tau, n = c["fd"], c["q"], c["qd"], c["tau"], c["n"]
+            times["numpy"][n] = min(times["numpy"][n], best_of(lambda: fd.batch(q, qd, tau), 1) / S)
+            if fd.kernel.native(build=False) is not None:
+                times["c"][n] = min(times["c"][n], best_of(lambda: fd.batch(q[:255], qd[:255], tau[:255]), 1) / 255)
+            if c["model"] is not None:
+                data = c["model"].createData()
+                times["crba"][n] = min(times["crba"][n], best_of(
+                    lambda: [pin.crba(c["model"], data, q[i]) for i in range(200)], 1) / 200)
+            times["cholesky"][n] = min(times["cholesky"][n], best_of(lambda: _cholesky_solve(c["M"], tau), 1) / S)
+    print(f"  {'N':>3} {'operations':>11} {'ABA numpy':>10} {'ABA C':>8} {'M (crba)':>9} {'Cholesky':>9}"
+          "   µs per sample")
+    for c in cases:
+        n = c["n"]
+        print(f"  {n:>3} {c['ops']:>11} {times['numpy'][n] * 1e6:10.2f} {times['c'][n] * 1e6:8.2f} "
+              f"{times['crba'][n] * 1e6:9.2f} {times['cholesky'][n] * 1e6:9.2f}")
+    N = np.array(sizes, dtype=float)
+    slope, intercept = np.polyfit(N, [c["ops"] for c in cases], 1)
+    print(f"  the ABA's straight-line code: {slope:.0f} operations per body ({intercept:+.0f}): counted, not timed")
+    for key, label in (("numpy", "ABA numpy"), ("c", "ABA C")):
+        y = np.array([times[key][n] for n in sizes]) * 1e6
+        slope, intercept = np.polyfit(N, y, 1)
+        r2 = 1 - ((y - (slope * N + intercept)) ** 2).sum() / ((y - y.mean()) ** 2).sum()
+        print(f"  {label}: {slope:.3f} µs per body ({intercept:+.2f} µs), linear fit R² = {r2:.3f}")
+    for key, label in (("crba", "M by pinocchio's crba"), ("cholesky", "dense Cholesky solve of M (numpy, batched)")):
+        exponent = np.polyfit(np.log(N), np.log([times[key][n] for n in sizes]), 1)[0]
         print(f"  {label}: time ∝ N^{exponent:.2f} (log-log fit)")
-    last = table[-1]
-    print(f"  at N = {int(last[0])}: M + Cholesky {(last[3] + last[4]) * 1e6:.1f} µs per sample against the ABA's "
-          f"{last[1] * 1e6:.1f} (numpy) and {last[2] * 1e6:.1f} (C)")
+    n = sizes[-1]
+    print(f"  at N = {n}: M + Cholesky {(times['crba'][n] + times['cholesky'][n]) * 1e6:.1f} µs per sample against "
+          f"the ABA's {times['numpy'][n] * 1e6:.1f} (numpy) and {times['c'][n] * 1e6:.1f} (C)")
 
 
 def _cholesky_solve(M, tau):
@@ -226,7 +237,7 @@ def main():
     one_sample(robot, p, repeat)
     simulation(robot, p, 1 if quick else 3)
     sizes = [5, 10, 20, 30, 40, 50]
-    linearity(sizes, 2 if quick else 3)
+    linearity(sizes, 2 if quick else 5)
     ivanov(sizes, 3 if quick else 7)
 
 

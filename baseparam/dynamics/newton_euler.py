@@ -264,8 +264,9 @@ def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo", frame="link"):
     constraint force algorithm): the wrench through joint k is the rate of change of the momentum of
     the subtree it carries less the gravity acting on that subtree, summed from the tips. It costs
     O(N) per sample, the same as inverse dynamics, and needs no constraint bases W_j and no solve;
-    the CFA's block-tridiagonal system A F_S = −B F_T gives the same constraint forces (DYNAMICS.md)
-    when the accelerations are those of the forward dynamics. Give ``qdd`` from
+    the CFA's block-tridiagonal system A F_S = −B F_T gives the same constraint forces when the
+    accelerations are those of the forward dynamics (both are Newton–Euler for every body; the CFA
+    solves for F_S first, O(N³) as published or O(N) serialized, and q̈ with it). Give ``qdd`` from
     :func:`~baseparam.forward_dynamics` to get the wrenches of a simulated motion.
 
     Parameters
