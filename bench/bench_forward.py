@@ -24,17 +24,10 @@ from baseparam.dynamics.forward import ForwardDynamics, kernel
 from baseparam.dynamics.samples import LinkParameters
 from baseparam.dynamics.tree import Tree
 
+from bench_dynamics import best_of
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def pinocchio_model(robot, p):

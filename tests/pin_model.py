@@ -350,11 +350,13 @@ class PinReference:
         return self._matrix(M) + np.diag(self.drives.IA)
 
     def gravity(self, q):
-        return self._vector(pin.computeGeneralizedGravity(self.model, self.data, q[self.perm]))
+        nq = 7 if self.nb else 0
+        return self._full(pin.computeGeneralizedGravity(self.model, self.data, self._pin(q, nq)), self.nb)
 
     def coriolis(self, q, qd):
-        P = self.perm
-        return self._vector(pin.nonLinearEffects(self.model, self.data, q[P], qd[P])) - self.gravity(q)
+        nq = 7 if self.nb else 0
+        nle = pin.nonLinearEffects(self.model, self.data, self._pin(q, nq), self._pin(qd, self.nb))
+        return self._full(nle, self.nb) - self.gravity(q)
 
     def coriolis_matrix(self, q, qd):
         P = self.perm

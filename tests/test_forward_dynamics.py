@@ -11,7 +11,8 @@ geometry, each on a fixed and on a floating base:
 * ``inverse_dynamics(forward_dynamics(τ)) = τ`` and ``forward_dynamics(inverse_dynamics(q̈)) = q̈``;
 * ``bp.reaction_wrenches`` = ``data.f`` after ``pin.rnea``, moved from pinocchio's joint frames to
   the DH link frames; their projection on the joint axis is the torque less IA q̈ and friction;
-* ``bp.mass_matrix`` of a floating robot = ``pin.crba``;
+* ``bp.mass_matrix``, ``gravity_torque``, ``coriolis_torque`` of a floating robot = ``pin.crba``,
+  ``computeGeneralizedGravity``, ``nonLinearEffects`` − gravity;
 * one-sample, small-batch (C loop) and large-batch (numpy) paths, and the Python fallback when no C
   compiler is available, give the same numbers.
 """
@@ -68,8 +69,11 @@ def check_forward(robot, parameters, rng, tag, n=4):
         assert_close(W[s], ref.wrenches(q[s], qd[s], qdd[s]), RTOL, f"{tag}, sample {s}: wrenches vs pin data.f")
     if robot.is_floating:
         M = bp.mass_matrix(robot, p, q, parameters)
+        g, c = bp.gravity_torque(robot, p, q, parameters), bp.coriolis_torque(robot, p, q, qd, parameters)
         for s in range(n):
             assert_close(M[s], ref.mass_matrix(q[s]), RTOL, f"{tag}, sample {s}: floating mass_matrix vs pin.crba")
+            assert_close(g[s], ref.gravity(q[s]), RTOL, f"{tag}, sample {s}: floating gravity vs pinocchio")
+            assert_close(c[s], ref.coriolis(q[s], qd[s]), RTOL, f"{tag}, sample {s}: floating C q̇ vs pinocchio")
 
 
 def _seed(*parts):

@@ -24,6 +24,29 @@ def _input_source(name, k, offsets):
             "qd_ref": f"qd_ref[{k}]", "sgn": f"sign(qd[{k}])"}[name]
 
 
+def reference(g, number):
+    """How a node is named in code: ``number(value)`` for a constant, ``x<id>`` otherwise."""
+    return lambda i: number(g.args[i]) if g.ops[i] == CONST else f"x{i}"
+
+
+def node_sources(g, order, inputs, number):
+    """(position, node id, expression) of each non-constant node of ``order`` (live nodes in creation
+    order): one operation on named operands, or an input's source (``inputs(name, index)``). The same
+    for every language printed here (Python with numpy or floats, C): only ``number`` and ``inputs``
+    differ."""
+    ref = reference(g, number)
+    for pos, i in enumerate(order):
+        op, args = g.ops[i], g.args[i]
+        if op == CONST:
+            continue
+        if op == INPUT:
+            yield pos, i, inputs(*args)
+        elif op == NEG:
+            yield pos, i, f"-{ref(args)}"
+        else:
+            yield pos, i, f"{ref(args[0])} {({ADD: '+', SUB: '-', MUL: '*', DIV: '/'})[op]} {ref(args[1])}"
+
+
 def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, out", *, inputs=None,
                  free=True):
     """Python source of ``name(arguments)`` filling ``out[index]`` for each output, over samples.
@@ -58,24 +81,12 @@ def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd
     for i in roots:
         last_use[i] = len(order)
 
-    def ref(i):
-        return repr(g.args[i]) if g.ops[i] == CONST else f"x{i}"
-
+    ref = reference(g, repr)
     lines = [f"def {name}({arguments}):"]
     dead_at = {}
     for i, pos in last_use.items():
         dead_at.setdefault(pos, []).append(i)
-    for pos, i in enumerate(order):
-        op, args = g.ops[i], g.args[i]
-        if op == CONST:
-            continue
-        if op == INPUT:
-            expr = source_of(*args)
-        elif op == NEG:
-            expr = f"-{ref(args)}"
-        else:
-            sym = {ADD: "+", SUB: "-", MUL: "*", DIV: "/"}[op]
-            expr = f"{ref(args[0])} {sym} {ref(args[1])}"
+    for pos, i, expr in node_sources(g, order, source_of, repr):
         lines.append(f"    x{i} = {expr}")
         dead = [f"x{d}" for d in dead_at.get(pos, ()) if g.ops[d] != CONST and d not in root_set]
         if dead and free:

@@ -23,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-from .expressions import ADD, CONST, DIV, INPUT, MUL, NEG, SUB, live_nodes
+from ._compiled import node_sources, reference
+from .expressions import live_nodes
 
 # No optimization: on straight-line code of this size gcc's optimizer gains nothing (measured here, a
 # 7-DOF arm: 1.9 µs per sample at -O0, -O1, -O2 and -O3 -march=native alike; a 30-body chain: the
@@ -66,21 +67,9 @@ def c_statements(g, outputs, inputs, out="out"):
         ``inputs(name, index) -> str``: a graph input as a C expression.
     """
     roots = [i for _, i in outputs]
-
-    def ref(i):
-        return _c_number(g.args[i]) if g.ops[i] == CONST else f"x{i}"
-    lines = []
-    for i in live_nodes(g, roots):
-        op, args = g.ops[i], g.args[i]
-        if op == CONST:
-            continue
-        if op == INPUT:
-            expr = inputs(*args)
-        elif op == NEG:
-            expr = f"-{ref(args)}"
-        else:
-            expr = f"{ref(args[0])} {({ADD: '+', SUB: '-', MUL: '*', DIV: '/'})[op]} {ref(args[1])}"
-        lines.append(f"    const double x{i} = {expr};")
+    ref = reference(g, _c_number)
+    lines = [f"    const double x{i} = {expr};"
+             for _, i, expr in node_sources(g, live_nodes(g, roots), inputs, _c_number)]
     lines += [f"    {out}[{index}] = {ref(i)};" for index, i in outputs]
     return lines
 

@@ -57,9 +57,14 @@ def states(n_dof, **arrays):
     -------
     list of ndarray, each (n_samples, n_dof), in the keyword order, and the ``single`` flag.
     """
+    return _together(arrays, lambda name: n_dof)
+
+
+def _together(arrays, width):
+    """:func:`as_samples` of each array (``width(name)`` columns), and one number of samples for all."""
     out, singles = [], []
     for name, x in arrays.items():
-        arr, single = as_samples(name, x, n_dof)
+        arr, single = as_samples(name, x, width(name))
         out.append(arr)
         singles.append(single)
     counts = {a.shape[0] for a in out}
@@ -80,18 +85,11 @@ def robot_states(robot, **arrays):
     -------
     list of ndarray, in the keyword order, and the ``single`` flag (as :func:`states`).
     """
-    out, singles = [], []
-    for name, x in arrays.items():
-        arr, single = as_samples(name, x, robot.n_q if name == "q" else robot.n_v)
-        if name == "q" and robot.is_floating:
-            arr = unit_quaternions(arr)
-        out.append(arr)
-        singles.append(single)
-    counts = {a.shape[0] for a in out}
-    if len(counts) > 1:
-        sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in zip(arrays, out))
-        raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
-    return out, all(singles)
+    out, single = _together(arrays, lambda name: robot.n_q if name == "q" else robot.n_v)
+    if robot.is_floating and "q" in arrays:
+        k = list(arrays).index("q")
+        out[k] = unit_quaternions(out[k])
+    return out, single
 
 
 QUATERNION_SLACK = 1e-3
