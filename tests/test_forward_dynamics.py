@@ -163,6 +163,11 @@ def test_single_sample_shapes():
     assert one.shape == (robot.n_v,)
     assert bp.reaction_wrenches(robot, p, q[0], qd[0], one, "khalil").shape == (robot.n_dof, 6)
     assert_close(one, bp.forward_dynamics(robot, p, q, qd, tau, "khalil")[0], 1e-12, "1-D vs 2-D")
+    joints_only = tau[:, 6:]
+    free = tau.copy()
+    free[:, :6] = 0.0
+    assert_close(bp.forward_dynamics(robot, p, q, qd, joints_only, "khalil"),
+                 bp.forward_dynamics(robot, p, q, qd, free, "khalil"), 1e-12, "joint torques alone: the base is free")
 
 
 def test_quaternion_is_normalized_and_bad_ones_refused():

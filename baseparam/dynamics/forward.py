@@ -20,6 +20,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._numbers import real_array
+from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.robot import require_robot
 from . import _native
@@ -351,6 +353,7 @@ def forward_dynamics(robot, p, q, qd, tau, parameters="pseudo"):
     p : array_like, shape (n_standard,)
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd, tau : array_like, shape (n_samples, n_v) or (n_v,)
+        For a floating base, τ of ``n_dof`` columns (the joints alone) leaves the base free.
     parameters : {'pseudo', 'khalil'}
 
     Returns
@@ -358,6 +361,10 @@ def forward_dynamics(robot, p, q, qd, tau, parameters="pseudo"):
     ndarray, shape (n_samples, n_v) (or (n_v,) for one sample)
     """
     require_robot(robot)
+    if robot.is_floating:
+        tau = real_array("tau", tau, ArgumentError)
+        if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
+            tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
     fd = bound(robot, p, parameters)
     if single:
