@@ -261,3 +261,18 @@ def test_ur10e_cad_is_the_urdf():
     assert_close(bp.inverse_dynamics(rigid, bp.standard_parameters(rigid), q, qd, qdd),
                  bp.inverse_dynamics(original, bp.standard_parameters(original), q, qd, qdd), 1e-12,
                  "DH file with CAD inertias vs the URDF")
+
+
+def test_operation_count_is_linear_in_the_number_of_bodies():
+    """O(N) per sample, counted: each body adds the same few hundred operations (a dense M⁻¹ would add N²)."""
+    from baseparam.dynamics.expressions import operation_count
+    from baseparam.dynamics.forward import kernel
+
+    def count(n):
+        joints = tuple(bp.Joint(type="revolute", alpha=(90 if k % 2 else -90), a=0.1, d=0.05) for k in range(n))
+        k = kernel(bp.Robot(joints, name=f"chain {n}", angle_unit="deg"))
+        ops = operation_count(k.graph, [node for _, node in k.outputs])
+        return ops["mul"] + ops["add"] + ops["div"]
+    counts = {n: count(n) for n in (6, 12, 18, 24)}
+    steps = np.diff([counts[n] for n in sorted(counts)]) / 6
+    assert steps.max() < 1.1 * steps.min() and steps.max() < 800, (counts, steps)
