@@ -28,7 +28,7 @@ from ._compiled import numpy_source
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
-from .samples import CHUNK, LinkParameters, robot_states
+from .samples import ABSURD, CHUNK, LinkParameters, robot_states
 
 CACHE_SIZE = 16
 _KERNELS: OrderedDict = OrderedDict()
@@ -242,8 +242,8 @@ class ForwardDynamics:
 
 
 def bound(robot, p, parameters="pseudo") -> ForwardDynamics:
-    """A :class:`ForwardDynamics` (C kernel compiled only once the robot is evaluated often), reused
-    for the same robot structure and parameters (a few kept)."""
+    """A :class:`ForwardDynamics` (its C kernel not compiled yet), reused for the same robot object and
+    parameters (a few kept)."""
     p = np.asarray(p, dtype=float)
     # by identity: the cached object holds the robot, so its id cannot be reused while it is cached
     key = (id(robot), parameters, p.shape, p.tobytes())
@@ -282,8 +282,30 @@ def forward_dynamics(robot, p, q, qd, tau, parameters="pseudo"):
         tau = real_array("tau", tau, ArgumentError)
         if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
             tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
+    one = _one_sample(robot, q, qd, tau)
+    if one is not None:                            # one good sample: checked cheaply, then the C kernel
+        fd = bound(robot, p, parameters)
+        fd.kernel.native()
+        return fd(*one)
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
     fd = bound(robot, p, parameters)
     if single:
         return fd(q[0], qd[0], tau[0])
     return fd.batch(q, qd, tau)
+
+
+def _one_sample(robot, q, qd, tau):
+    """(q, q̇, τ) as float arrays when they are one sample of the right lengths, finite and not absurd
+    (a floating base's quaternion of unit length to 1e-12); else None, and the full checks decide."""
+    try:
+        arrays = [np.asarray(x, dtype=float) for x in (q, qd, tau)]
+    except (TypeError, ValueError):
+        return None
+    if arrays[0].shape != (robot.n_q,) or arrays[1].shape != (robot.n_v,) or arrays[2].shape != (robot.n_v,):
+        return None
+    values = np.concatenate(arrays)
+    if not (np.abs(values) <= ABSURD).all():
+        return None
+    if robot.is_floating and abs(arrays[0][3:7] @ arrays[0][3:7] - 1.0) > 1e-12:
+        return None                                # normalized by the full path
+    return arrays
