@@ -11,6 +11,10 @@ Two integrators:
   …) — adaptive steps to ``rtol``/``atol``, samples at the times ``t``. A controller is then a
   continuous-time law, called at every evaluation; a torque array is interpolated linearly in time.
 
+Coulomb friction (FC sign q̇) switches where a joint reverses: adaptive methods then shrink their
+steps to resolve the switch (slow, but accurate); RK4 steps across it, first-order accurate in the
+step where the sign changes.
+
 A floating base's quaternion is integrated with the rest of the state and renormalized after every
 RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit length
 (``λ(1 − |q|²) q``, λ = 10/s), and the logged quaternions are normalized.
