@@ -276,3 +276,13 @@ def test_operation_count_is_linear_in_the_number_of_bodies():
     counts = {n: count(n) for n in (6, 12, 18, 24)}
     steps = np.diff([counts[n] for n in sorted(counts)]) / 6
     assert steps.max() < 1.1 * steps.min() and steps.max() < 800, (counts, steps)
+
+
+def test_singular_inertia_is_a_one_line_error():
+    """A massless last link (no rotor inertia) makes M singular: an ArgumentError, not NaN."""
+    robot = custom_robot("tree_prismatic")
+    p, _, q, qd, tau = problem(robot, "pseudo", np.random.default_rng(6), 20)
+    p[bp.ColumnLayout(robot).link_columns[4]] = 0.0            # link 5: a leaf without mass or inertia
+    for args in ((q, qd, tau), (q[0], qd[0], tau[0])):
+        with pytest.raises(bp.ArgumentError, match="M\\(q\\) is singular"):
+            bp.forward_dynamics(robot, p, *args)

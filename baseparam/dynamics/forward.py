@@ -165,7 +165,10 @@ class ForwardDynamics:
         native = self.kernel.native(build=False)
         if native is None:
             out = [0.0] * self.robot.n_v
-            self.kernel.scalar(*(np.asarray(x, dtype=float).tolist() for x in (q, qd, tau)), self._p_list, out)
+            try:
+                self.kernel.scalar(*(np.asarray(x, dtype=float).tolist() for x in (q, qd, tau)), self._p_list, out)
+            except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
+                out = [math.nan] * self.robot.n_v
             self._count(1)
             return np.array(out)
         self._q[:], self._qd[:], self._tau[:] = q, qd, tau
@@ -194,7 +197,9 @@ class ForwardDynamics:
         qT, qdT, tauT = q.T.copy(), qd.T.copy(), tau.T.copy()
         for s0 in range(0, S, CHUNK):
             sl = slice(s0, s0 + CHUNK)
-            self.kernel.batch(qT[:, sl], qdT[:, sl], tauT[:, sl], self._p_list, out[:, sl])
+            # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
+            # ZeroDivisionError) when M is singular
+            self.kernel.batch(qT[:, sl], qdT[:, sl], tauT[:, sl], self.p, out[:, sl])
         return out.T
 
     def rk4(self, q, qd, dt, tau, substeps=1, rows=None):
@@ -286,12 +291,25 @@ def forward_dynamics(robot, p, q, qd, tau, parameters="pseudo"):
     if one is not None:                            # one good sample: checked cheaply, then the C kernel
         fd = bound(robot, p, parameters)
         fd.kernel.native()
-        return fd(*one)
+        return _finite(fd(*one), True)
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
     fd = bound(robot, p, parameters)
-    if single:
-        return fd(q[0], qd[0], tau[0])
-    return fd.batch(q, qd, tau)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)
+    return _finite(qdd, single)
+
+
+def _finite(qdd, single):
+    """q̈, or an ArgumentError where it is not finite: M(q) singular (a joint whose subtree has no inertia
+    about its axis and no rotor inertia, e.g. massless links) or not positive definite (bodies that are
+    not physical)."""
+    bad = ~np.isfinite(qdd)
+    if bad.any():
+        s = 0 if single else int(np.argmax(bad.reshape(len(qdd), -1).any(axis=1)))
+        raise ArgumentError(f"p: the joint-space inertia M(q) is singular{'' if single else f' at sample {s}'}: "
+                            "q̈ is not finite (a joint whose links carry no inertia about its axis and no rotor "
+                            "inertia, or bodies that are not physical)")
+    return qdd
 
 
 def _one_sample(robot, q, qd, tau):
