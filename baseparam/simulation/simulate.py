@@ -97,7 +97,7 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
     (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(q0), qd=np.atleast_2d(qd0))
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
-    torque = _torque(robot, tau, t)
+    torque = _Torque(robot, tau, t)
     if state not in ("velocities", "momenta"):
         raise ArgumentError(f"state: expected 'velocities' or 'momenta', got {state!r}")
     if solver not in SOLVERS:
@@ -183,10 +183,6 @@ class _Torque:
             raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
                                 f"(expected {self.robot.n_v} finite torques)")
         return self.full(value)
-
-
-def _torque(robot, tau, t):
-    return _Torque(robot, tau, t)
 
 
 def _rk4(fd, t, q0, qd0, torque, substeps):
