@@ -70,6 +70,12 @@ def test_momentum_conserved_with_friction_and_in_impulse_form():
     impulses = bp.simulate(robot, p, t[short], q0, qd0, method="rk4", state="momenta", solver="sweep")
     assert_close(impulses.q, log.q[short], 1e-9, "(q, p) RK4 vs (q, q̇) RK4")
     assert_close(impulses.qd, log.qd[short], 1e-8, "(q, p) RK4 vs (q, q̇) RK4, velocities")
+    controller = lambda time, q, qd: np.r_[np.zeros(6), np.sin(time) - 0.1 * qd[6:]]    # noqa: E731
+    grid = np.linspace(0.0, 0.2, 11)
+    a = bp.simulate(robot, p, grid, q0, qd0, controller, state="momenta", rtol=1e-11, atol=1e-11)
+    b = bp.simulate(robot, p, grid, q0, qd0, controller, rtol=1e-11, atol=1e-11)
+    assert_close(a.q, b.q, 1e-9, "(q, p) vs (q, q̇) under solve_ivp, a controller reading q̇")
+    assert_close(a.qd, b.qd, 1e-8, "(q, p) vs (q, q̇) under solve_ivp, velocities")
 
 
 def test_fixed_base_energy_with_gravity_and_dissipation():
