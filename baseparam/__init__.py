@@ -7,19 +7,25 @@ The package follows the data, each stage a subpackage that imports only the ones
                        reads a description; :class:`ColumnLayout` names the standard parameters,
                        :func:`standard_parameters` takes them from the true inertias
 ``dynamics``           :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
-                       :func:`friction_torque` (recursive Newton–Euler); :func:`regressor`,
-                       :func:`slotine_li_regressor`, :func:`mass_matrix`, :func:`coriolis_matrix`
-                       (compiled from an expression graph)
+                       :func:`friction_torque`, :func:`reaction_wrenches` (recursive Newton–Euler);
+                       :func:`regressor`, :func:`slotine_li_regressor`, :func:`mass_matrix`,
+                       :func:`coriolis_matrix` (compiled from an expression graph);
+                       :func:`forward_dynamics`, :class:`ForwardDynamics` (articulated-body algorithm);
+                       :func:`generalized_momenta`, :func:`velocities_from_momenta`,
+                       :func:`momenta_rate` (Ivanov's form), :func:`momentum`, :func:`kinetic_energy`,
+                       :func:`potential_energy`
 ``projection``         the projection method: Z, its exact echelon form, the regroupings —
                        :func:`find_base_parameters` → :class:`BaseParameters` (``from_standard``,
                        ``regressor``, ``slotine_li_regressor``, ``inverse_dynamics`` in base
-                       parameters); :func:`find_and_store` also stores Z in HDF5 (computed once),
+                       parameters, ``forward_dynamics``); :func:`find_and_store` also stores Z in HDF5,
                        :func:`read_h5` reads it
 ``identification``     :class:`Trajectory`, :func:`read_trajectory`, :func:`from_dataframe`,
                        :func:`from_arrays` — measured logs; :class:`Preprocessing`, :func:`preprocess`;
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
 ``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
                        Slotine–Li regressor and inverse dynamics in base parameters
+``simulation``         :func:`simulate` → :class:`Trajectory` (RK4 at a controller rate or solve_ivp),
+                       :class:`SensorNoise`
 ``errors``             exceptions and warnings: bad input is a :class:`BaseParamError`
                        (:class:`ArgumentError`, :class:`RobotDescriptionError`, :class:`DataError`,
                        :class:`ExportError`, :class:`NotFittedError`, …), each also a builtin
@@ -54,13 +60,16 @@ from .errors import (AccuracyWarning, ArgumentError, BaseParamError, DataError, 
 _LAZY = {
     "model": ("ColumnLayout", "Inertia", "Joint", "JointLimits", "Origin", "Robot", "load_robot", "parse_robot",
               "standard_parameters"),
-    "dynamics": ("coriolis_matrix", "coriolis_torque", "friction_torque", "gravity_torque", "inverse_dynamics",
-                 "mass_matrix", "regressor", "slotine_li_regressor"),
+    "dynamics": ("ForwardDynamics", "coriolis_matrix", "coriolis_torque", "forward_dynamics", "friction_torque",
+                 "generalized_momenta", "gravity_torque", "inverse_dynamics", "kinetic_energy", "mass_matrix",
+                 "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor",
+                 "slotine_li_regressor", "velocities_from_momenta"),
     "projection": ("BaseParameters", "find_and_store", "find_base_parameters", "read_h5"),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "Trajectory", "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory"),
     "codegen": ("ExportResult", "export"),
+    "simulation": ("SensorNoise", "simulate"),
 }
 _WHERE = {name: package for package, names in _LAZY.items() for name in names}
 

@@ -191,6 +191,10 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
+# The commands built on the projection method, which handles fixed-base robots only (for now).
+FIXED_BASE_COMMANDS = ("find", "identify", "export")
+
+
 def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
@@ -206,9 +210,15 @@ def _robot_options(command):
 
         def load(path):
             from .model.loading import load_robot
-            return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
-                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
-                              friction_model=friction_model)
+            robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
+                               angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
+                               friction_model=friction_model)
+            if robot.is_floating and command.__name__ in FIXED_BASE_COMMANDS:
+                from .errors import RobotDescriptionError
+                raise RobotDescriptionError(
+                    f"{path}: base: floating: `baseparam {command.__name__}` takes fixed-base robots only for now "
+                    "(bp.forward_dynamics, bp.reaction_wrenches and bp.simulate take floating bases)")
+            return robot
         return command(*args, load=load, **kwargs)
 
     options = [

@@ -215,61 +215,44 @@ for row in range(0, base.rank, 6):
 #
 # ## 3. The simulated robot
 #
-# Forward dynamics: q̈ = M(q)⁻¹(τ − h(q, q̇)) with h = C(q, q̇)q̇ + g(q). The library has both pieces —
-# `bp.mass_matrix(robot, p, q)` and `bp.inverse_dynamics(robot, p, q, q̇, 0)` (a classical recursive
-# Newton–Euler in the 60 standard parameters) — but each call costs milliseconds for a single
-# state in Python, and a 10 s simulation at 1 kHz with RK4 needs 40 000 of them (timed below). So
-# the simulation computes M and h with the *exported* inverse dynamics and the true base
-# parameters, the classical way (Walker & Orin): h = ID(q, q̇, 0) and M e_j = ID(q, q̇, e_j) − h,
-# seven states in one vectorized call — and for all three simulated closed loops at once.
+# `bp.simulate(robot, p_true, t, q0, q̇0, tau=controller, method="rk4")` integrates the true robot — the
+# 60 standard parameters above — with classical Runge–Kutta at the controller's rate: the controller
+# is called once per 1 ms step with the state at its start, and its torque is held over the step
+# (zero-order hold), as on a digital controller. Each step evaluates the forward dynamics four times
+# by the articulated-body algorithm, O(N) and never M⁻¹, compiled once to C for this robot
+# (`bp.ForwardDynamics`), so the 40 000 evaluations of a 10 s run take a fraction of a second and the
+# time goes to the controllers.
 #
-# That only stands if the exported inverse dynamics with p_base = Y_base·p is the robot with the 60
-# standard parameters p. It is checked here against the library's independent Newton–Euler and mass
-# matrix, at 300 random states:
+# The forward dynamics is checked here against the classical way (Walker & Orin) with the *exported*
+# inverse dynamics and the true base parameters — h = ID(q, q̇, 0), M e_j = ID(q, q̇, e_j) − h,
+# q̈ = M⁻¹(τ − h) — at 300 random states. The two share nothing but the robot's DH table.
 
 # %%
 QDD_PROBE = np.vstack([np.zeros(6), np.eye(6)])      # q̈ = 0, then e_1 … e_6
 
-def plant_terms(q, qd):
-    """Mass matrix (L, 6, 6) and h = C(q, q̇)q̇ + g (L, 6) of the true robot at L states."""
+def walker_orin(q, qd, tau):
+    """q̈ = M⁻¹(τ − h) with M and h from the exported inverse dynamics (base parameters), at L states."""
     L = len(q)
     out = dyn.inverse_dynamics(np.repeat(q, 7, axis=0), np.repeat(qd, 7, axis=0),
                                np.tile(QDD_PROBE, (L, 1)), p_base_true).reshape(L, 7, 6)
     h = out[:, 0]
-    return (out[:, 1:] - h[:, None]).transpose(0, 2, 1), h      # column j of M is ID(e_j) − h
-
-def forward_dynamics(q, qd, tau):
-    M, h = plant_terms(q, qd)
+    M = (out[:, 1:] - h[:, None]).transpose(0, 2, 1)                 # column j of M is ID(e_j) − h
     return np.linalg.solve(M, (tau - h)[..., None])[..., 0]
 
 rng = np.random.default_rng(2)
-qs, qds, qdds = rng.uniform(-np.pi, np.pi, (300, 6)), rng.uniform(-2, 2, (300, 6)), rng.uniform(-5, 5, (300, 6))
-tau_ref = bp.inverse_dynamics(robot, p_true, qs, qds, qdds)          # 60 standard parameters
-tau_exported = dyn.inverse_dynamics(qs, qds, qdds, p_base_true)       # 36 base parameters
-M_fast, h_fast = plant_terms(qs, qds)
-M_ref = bp.mass_matrix(robot, p_true, qs)
-h_ref = bp.inverse_dynamics(robot, p_true, qs, qds, np.zeros_like(qs))
-checks = {"exported ID vs bp.inverse_dynamics": np.abs(tau_exported - tau_ref).max() / np.abs(tau_ref).max(),
-          "plant M vs bp.mass_matrix": np.abs(M_fast - M_ref).max() / np.abs(M_ref).max(),
-          "plant h vs bp.inverse_dynamics(q̈ = 0)": np.abs(h_fast - h_ref).max() / np.abs(h_ref).max()}
-for label, err in checks.items():
-    print(f"{label:<40} max relative difference {err:.1e}")
-assert max(checks.values()) < 1e-12
+qs, qds, taus = rng.uniform(-np.pi, np.pi, (300, 6)), rng.uniform(-2, 2, (300, 6)), rng.uniform(-50, 50, (300, 6))
+qdd_aba = bp.forward_dynamics(robot, p_true, qs, qds, taus)          # 60 standard parameters, ABA
+qdd_wo = walker_orin(qs, qds, taus)                                   # 36 base parameters, exported code
+error = np.abs(qdd_aba - qdd_wo).max() / np.abs(qdd_wo).max()
+print(f"bp.forward_dynamics vs M⁻¹(τ − h) from the exported inverse dynamics: max relative difference {error:.1e}")
+assert error < 1e-10
 
-def per_call(f, n=20):
-    f()
-    start = time.perf_counter()
-    for _ in range(n):
-        f()
-    return (time.perf_counter() - start) / n
-
-one = (qs[:1], qds[:1])
-t_lib = per_call(lambda: (bp.mass_matrix(robot, p_true, one[0]),
-                          bp.inverse_dynamics(robot, p_true, *one, np.zeros((1, 6)))))
-t_fast = per_call(lambda: plant_terms(np.repeat(one[0], 3, 0), np.repeat(one[1], 3, 0)))
-print(f"\nM and h for one state with bp.mass_matrix + bp.inverse_dynamics: {t_lib * 1e3:.2f} ms "
-      f"(× 40 000 evaluations ≈ {t_lib * 4e4:.0f} s)")
-print(f"M and h for three states with the exported inverse dynamics:    {t_fast * 1e3:.2f} ms")
+plant = bp.ForwardDynamics(robot, p_true)                           # what simulate runs, per state
+one = (qs[0], qds[0], taus[0])
+t_aba = min(timeit.repeat(lambda: plant(*one), number=2000, repeat=5)) / 2000
+t_wo = min(timeit.repeat(lambda: walker_orin(*(x[None] for x in one)), number=200, repeat=5)) / 200
+print(f"one state: ABA ({plant.backend} kernel) {t_aba * 1e6:.1f} µs; Walker–Orin with the exported code "
+      f"{t_wo * 1e6:.0f} µs")
 
 # %% [markdown]
 # ## 4. The desired trajectory
@@ -425,40 +408,39 @@ for k in range(3):
 # ## 6. Simulation
 #
 # The controller runs at 1 kHz: it samples q and q̇, computes τ, and holds it for 1 ms (zero-order
-# hold), during which the robot is integrated by one classical Runge–Kutta step. The adaptation is
-# integrated by the controller itself, â ← â − dt·ΓYᵀs, exactly as a digital implementation would.
+# hold), during which `bp.simulate` integrates the robot by one classical Runge–Kutta step. The
+# adaptation is integrated by the controller itself, â ← â − dt·ΓYᵀs, exactly as a digital
+# implementation would.
 #
-# The three closed loops (adaptive, Γ = 0, computed torque) are independent robots. Each controller
-# calls the exported `slotine_li` on its own single sample, as it would on the real machine (the
-# generated module runs one sample on plain Python floats); the three simulated robots share one
-# vectorized `inverse_dynamics` call per RK4 stage (its numpy batch path).
+# The three closed loops (adaptive, Γ = 0, computed torque) are three simulations of the same robot
+# from the same state. Each controller calls the exported `slotine_li` on its own single sample, as it
+# would on the real machine (the generated module runs one sample on plain Python floats).
 
 # %%
 LOOPS = ["adaptive (Slotine–Li)", "same law, Γ = 0", "computed torque"]
 n_steps, DECIMATE = len(t) - 1, 10
-q, qd = np.tile(q_home, (3, 1)), np.zeros((3, 6))       # at rest, on the trajectory
 a_hat = a0.copy()                                       # the adaptive controller's estimate
-tau = np.empty((3, 6))
-log_e, log_tau = np.empty((n_steps, 3, 6)), np.empty((n_steps, 3, 6))
 log_a = np.empty((n_steps // DECIMATE, base.rank))
 
-start = time.perf_counter()
-for k in range(n_steps):
-    if k % DECIMATE == 0:
+def step_of(time):
+    return min(int(round(time / dt)), n_steps)
+
+def adaptive(time, q, qd):
+    k = step_of(time)
+    if k % DECIMATE == 0 and k < n_steps:
         log_a[k // DECIMATE] = a_hat
-    tau[0] = slotine_li_controller(q[0], qd[0], k, a_hat)                 # updates a_hat
-    tau[1] = slotine_li_controller(q[1], qd[1], k, a0, adapt=False)
-    tau[2] = computed_torque_controller(q[2], qd[2], k, a0)
-    log_e[k], log_tau[k] = q - q_d[k], tau
-    k1q, k1v = qd, forward_dynamics(q, qd, tau)                           # RK4, τ held
-    k2q, k2v = qd + dt / 2 * k1v, forward_dynamics(q + dt / 2 * k1q, qd + dt / 2 * k1v, tau)
-    k3q, k3v = qd + dt / 2 * k2v, forward_dynamics(q + dt / 2 * k2q, qd + dt / 2 * k2v, tau)
-    k4q, k4v = qd + dt * k3v, forward_dynamics(q + dt * k3q, qd + dt * k3v, tau)
-    q = q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q)
-    qd = qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+    return slotine_li_controller(q, qd, k, a_hat, adapt=k < n_steps)      # updates a_hat
+
+controllers = [adaptive,
+               lambda time, q, qd: slotine_li_controller(q, qd, step_of(time), a0, adapt=False),
+               lambda time, q, qd: computed_torque_controller(q, qd, step_of(time), a0)]
+start = time.perf_counter()
+runs = [bp.simulate(robot, p_true, t, q_home, np.zeros(6), tau=c, method="rk4") for c in controllers]
 a_final = a_hat.copy()
+log_e = np.stack([run.q[:-1] - q_d[:-1] for run in runs], axis=1)      # (steps, 3 loops, 6 joints)
+log_tau = np.stack([run.tau[:-1] for run in runs], axis=1)
 t_log, t_a = t[:-1], t[:-1:DECIMATE]
-print(f"simulated {T_END:.0f} s (3 robots, {n_steps} controller steps) in {time.perf_counter() - start:.1f} s")
+print(f"simulated {T_END:.0f} s (3 robots, {n_steps} controller steps each) in {time.perf_counter() - start:.1f} s")
 
 
 # %% [markdown]

@@ -5,7 +5,11 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-ROBOT_FILES = sorted((ROOT / "robots").glob("*.yaml"))
+ALL_ROBOT_FILES = sorted((ROOT / "robots").glob("*.yaml"))
+# The projection method, the regressors, identification and export take fixed-base robots: the
+# floating-base descriptions (the space robot) are tested by the forward-dynamics tests.
+FLOATING_FILES = [p for p in ALL_ROBOT_FILES if "\nbase: floating" in p.read_text(encoding="utf-8")]
+ROBOT_FILES = [p for p in ALL_ROBOT_FILES if p not in FLOATING_FILES]
 
 
 @pytest.fixture(scope="session")

@@ -129,13 +129,18 @@ def se3(T):
     return pin.SE3(np.array(T[:3, :3]), np.array(T[:3, 3]))
 
 
-def build_model(robot, inertias=None):
+def build_model(robot, inertias=None, base_inertia=None):
     """pinocchio Model of a robot (chain or tree), and the ids of frames ``dh_k`` placed at DH link frame k.
+
+    A floating base (``robot.is_floating``) is a ``JointModelFreeFlyer`` (joint 1) whose frame is the
+    DH frame 0, carrying ``base_inertia``; the robot's joints follow it.
 
     Parameters
     ----------
     inertias : list of pin.Inertia or None
         Body inertia of each link, expressed in its DH link frame (default: zero bodies).
+    base_inertia : pin.Inertia or None
+        The floating base body's, in frame 0.
 
     Returns
     -------
@@ -145,9 +150,14 @@ def build_model(robot, inertias=None):
     model = pin.Model()
     model.name = robot.name
     model.gravity = pin.Motion(np.asarray(robot.gravity_si, float), np.zeros(3))
+    root = 0
+    if getattr(robot, "is_floating", False):
+        root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
+        model.appendBodyToJoint(root, pin.Inertia.Zero() if base_inertia is None else base_inertia,
+                                pin.SE3.Identity())
     joint_ids, factors, frame_ids = [], split_factors(robot), []
     for k, (j, (C, Cp)) in enumerate(zip(robot.joints, factors)):
-        parent = joint_ids[j.parent - 1] if j.parent else 0
+        parent = joint_ids[j.parent - 1] if j.parent else root
         prev_Cp = factors[j.parent - 1][1] if j.parent else np.eye(4)
         jm = joint_model(robot, j)
         jid = model.addJoint(parent, jm, se3(prev_Cp @ C), f"joint{k + 1}")
@@ -260,42 +270,93 @@ class PinReference:
 
     The model is built on the depth-first renumbering of the robot's joints (pinocchio's subtree
     algorithms, crba among them, assume it; ``build_model`` keeps the description's order), and
-    every input and output is permuted back to baseparam's joint order.
+    every input and output is permuted back to baseparam's joint order. A floating base (``base``:
+    its body (m, c, I_c) in frame 0) leads q, v, a and τ, in pinocchio's free-flyer convention.
     """
 
-    def __init__(self, robot, bodies, drives):
+    def __init__(self, robot, bodies, drives, base=None):
         from random_bodies import depth_first
         reordered, self.perm = depth_first(robot)
-        self.model, _ = build_model(reordered, [pin.Inertia(*bodies[k]) for k in self.perm])
+        self.model, _ = build_model(reordered, [pin.Inertia(*bodies[k]) for k in self.perm],
+                                    None if base is None else pin.Inertia(*base))
         self.data = self.model.createData()
         self.drives = drives
+        self.robot, self.reordered = robot, reordered
+        self.nb = 6 if getattr(robot, "is_floating", False) else 0      # the base's share of v
+        self.factors = split_factors(reordered)
 
     def _vector(self, x):
         out = np.empty(len(self.perm))
         out[self.perm] = x
         return out
 
-    def rnea(self, q, qd, qdd):
-        P = self.perm
-        tau = self._vector(pin.rnea(self.model, self.data, q[P], qd[P], qdd[P]))
-        return tau + self.drives.IA * qdd + self.drives.friction(qd)
-
     def _matrix(self, A):
         out = np.empty_like(A)
         out[np.ix_(self.perm, self.perm)] = A
         return out
 
+    def _full(self, x, base):
+        """Permute the joint part of a v-sized vector (pinocchio's order → ours)."""
+        x = np.asarray(x, dtype=float)
+        return np.concatenate([x[:self.nb], self._vector(x[self.nb:])]) if base else self._vector(x)
+
+    def _pin(self, x, nq=0):
+        """Our joint order → pinocchio's, keeping the first ``nq`` (base) entries."""
+        x = np.asarray(x, dtype=float)
+        return np.concatenate([x[:nq], x[nq:][self.perm]])
+
+    def _drive_terms(self, qd, qdd):
+        tau = self.drives.IA * qdd[self.nb:] + self.drives.friction(qd[self.nb:])
+        return np.concatenate([np.zeros(self.nb), tau])
+
+    def rnea(self, q, qd, qdd):
+        nq = 7 if self.nb else 0
+        tau = self._full(pin.rnea(self.model, self.data, self._pin(q, nq), self._pin(qd, self.nb),
+                                  self._pin(qdd, self.nb)), self.nb)
+        return tau + self._drive_terms(qd, qdd)
+
+    def aba(self, q, qd, tau):
+        """pinocchio's forward dynamics, rotor inertia and friction folded in: (M + IA) q̈ = τ − h − friction."""
+        nq = 7 if self.nb else 0
+        if not np.any(self.drives.IA):
+            tau_eff = tau - self._drive_terms(qd, np.zeros_like(qd))
+            return self._full(pin.aba(self.model, self.data, self._pin(q, nq), self._pin(qd, self.nb),
+                                      self._pin(tau_eff, self.nb)), self.nb)
+        M = self.mass_matrix(q)
+        h = self.rnea(q, qd, np.zeros_like(qd)) - self._drive_terms(qd, np.zeros_like(qd))
+        return np.linalg.solve(M, tau - h - self._drive_terms(qd, np.zeros_like(qd)))
+
+    def wrenches(self, q, qd, qdd):
+        """data.f after rnea, moved to each DH link frame: (n_dof, 6) [f, n], moment about the link origin."""
+        nq = 7 if self.nb else 0
+        pin.rnea(self.model, self.data, self._pin(q, nq), self._pin(qd, self.nb), self._pin(qdd, self.nb))
+        out = np.empty((len(self.perm), 6))
+        first = 2 if self.nb else 1
+        for new, old in enumerate(self.perm):
+            f_joint = self.data.f[first + new]
+            f_link = se3(self.factors[new][1]).actInv(f_joint)     # joint frame → link frame (Cp)
+            out[old] = np.concatenate([f_link.linear, f_link.angular])
+        return out
+
     def mass_matrix(self, q):
-        M = np.array(pin.crba(self.model, self.data, q[self.perm]))
+        nq = 7 if self.nb else 0
+        M = np.array(pin.crba(self.model, self.data, self._pin(q, nq)))
         M = np.triu(M) + np.triu(M, 1).T             # pinocchio guarantees the upper triangle only
+        if self.nb:
+            order = np.concatenate([np.arange(6), 6 + self.perm])
+            out = np.empty_like(M)
+            out[np.ix_(order, order)] = M
+            return out + np.diag(np.concatenate([np.zeros(6), self.drives.IA]))
         return self._matrix(M) + np.diag(self.drives.IA)
 
     def gravity(self, q):
-        return self._vector(pin.computeGeneralizedGravity(self.model, self.data, q[self.perm]))
+        nq = 7 if self.nb else 0
+        return self._full(pin.computeGeneralizedGravity(self.model, self.data, self._pin(q, nq)), self.nb)
 
     def coriolis(self, q, qd):
-        P = self.perm
-        return self._vector(pin.nonLinearEffects(self.model, self.data, q[P], qd[P])) - self.gravity(q)
+        nq = 7 if self.nb else 0
+        nle = pin.nonLinearEffects(self.model, self.data, self._pin(q, nq), self._pin(qd, self.nb))
+        return self._full(nle, self.nb) - self.gravity(q)
 
     def coriolis_matrix(self, q, qd):
         P = self.perm

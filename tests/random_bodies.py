@@ -216,7 +216,8 @@ def depth_first(robot):
                                parent=new_number[j.parent], friction=j.friction, rotor_inertia=j.rotor_inertia,
                                origins=j.origins, axis=j.axis))
     reordered = bp.Robot(tuple(joints), name=robot.name, convention=robot.convention, length_unit=robot.length_unit,
-                         angle_unit=robot.angle_unit, gravity=robot.gravity)
+                         angle_unit=robot.angle_unit, gravity=robot.gravity, base=robot.base,
+                         base_inertia=robot.base_inertia)
     return reordered, np.array(order) - 1
 
 

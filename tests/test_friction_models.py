@@ -232,3 +232,16 @@ def test_stored_z_with_stribeck_rows(tmp_path):
         rows = f["Z/rows"][:]
     assert {(int(r[1]), int(r[2])) for r in rows if r[0] < 0} >= {(1, 4), (2, 4), (3, 4)}
     assert base.rank == bp.find_base_parameters(robot).rank
+
+
+def test_forward_dynamics_inverts_inverse_dynamics_with_friction_models(arm):
+    """q̈ = FD(τ) with τ = ID(q̈), the friction models included: numpy batch, one-sample (C or Python) paths."""
+    robot, p, (q, qd, qdd) = arm
+    tau = bp.inverse_dynamics(robot, p, q, qd, qdd)
+    np.testing.assert_allclose(bp.forward_dynamics(robot, p, q, qd, tau), qdd, atol=1e-9)
+    fd = bp.ForwardDynamics(robot, p)
+    for s in range(3):
+        np.testing.assert_allclose(fd(q[s], qd[s], tau[s]), qdd[s], atol=1e-9)
+    other = bp.parse_robot(ARM.replace("velocity: 0.05", "velocity: 0.2"), "other.yaml")   # same structure
+    tau2 = bp.inverse_dynamics(other, p, q, qd, qdd)
+    np.testing.assert_allclose(bp.forward_dynamics(other, p, q, qd, tau2), qdd, atol=1e-9)

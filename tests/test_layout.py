@@ -1,7 +1,7 @@
 """The package layout: stages import one way, and the public names resolve.
 
 The layers, lowest first (a module may import from its own layer and the ones below):
-errors, _atomic, _numbers → model → dynamics → projection → identification | codegen → cli.
+errors, _atomic, _numbers → model → dynamics → projection → identification | codegen → simulation → cli.
 """
 import ast
 import importlib
@@ -13,7 +13,7 @@ import baseparam as bp
 
 PACKAGE = Path(bp.__file__).resolve().parent
 LAYER = {"errors": 0, "_atomic": 0, "_numbers": 0, "_lazy": 0, "model": 1, "dynamics": 2, "projection": 3,
-         "identification": 4, "codegen": 4, "cli": 5}
+         "identification": 4, "codegen": 4, "simulation": 5, "cli": 6}
 SIBLINGS = {"identification", "codegen"}       # same height, but neither depends on the other
 
 

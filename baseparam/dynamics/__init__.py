@@ -3,13 +3,23 @@
 ``regressors``      :func:`regressor`, :func:`slotine_li_regressor`, :func:`mass_matrix`,
                     :func:`coriolis_matrix` — compiled from an expression graph once per robot
 ``newton_euler``    :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
-                    :func:`friction_torque` — recursive Newton–Euler
+                    :func:`friction_torque`, :func:`reaction_wrenches` — recursive Newton–Euler
+``forward``         :func:`forward_dynamics`, :class:`ForwardDynamics` — the articulated-body
+                    algorithm (``forward_graph``), as numpy over samples, C or straight-line Python
+``momenta``         Ivanov's equations in Poisson impulses: :func:`generalized_momenta`,
+                    :func:`velocities_from_momenta` (sweep or block LTDL), :func:`momenta_rate`;
+                    :func:`momentum`, :func:`kinetic_energy`, :func:`potential_energy` (on ``tree``)
 
 The dynamics need only the robot model; the base set (:mod:`baseparam.projection`) evaluates its
 pivot columns through them.
 """
-from .newton_euler import coriolis_torque, friction_torque, gravity_torque, inverse_dynamics
+from .forward import ForwardDynamics, forward_dynamics
+from .momenta import (generalized_momenta, kinetic_energy, momenta_rate, momentum, potential_energy,
+                      velocities_from_momenta)
+from .newton_euler import coriolis_torque, friction_torque, gravity_torque, inverse_dynamics, reaction_wrenches
 from .regressors import coriolis_matrix, mass_matrix, regressor, slotine_li_regressor
 
-__all__ = ["coriolis_matrix", "coriolis_torque", "friction_torque", "gravity_torque", "inverse_dynamics",
-           "mass_matrix", "regressor", "slotine_li_regressor"]
+__all__ = ["ForwardDynamics", "coriolis_matrix", "coriolis_torque", "forward_dynamics", "friction_torque",
+           "generalized_momenta", "gravity_torque", "inverse_dynamics", "kinetic_energy", "mass_matrix",
+           "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor", "slotine_li_regressor",
+           "velocities_from_momenta"]

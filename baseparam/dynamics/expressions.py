@@ -6,6 +6,9 @@ already has), and arithmetic with the exact constants 0, ±1 of the DH table fol
 built. The graph is then turned into straight-line numpy code (:mod:`baseparam.dynamics._compiled`), and
 :func:`operation_count` says what it costs.
 
+Division exists for the forward dynamics (one per joint: the articulated inertia's pivot); the
+regressor and inverse-dynamics graphs never divide.
+
 Negation is kept as a node of its own (it is free: it folds into the next addition or is a sign
 change in emitted code), and sums of negated terms become subtractions.
 """
@@ -13,7 +16,8 @@ from __future__ import annotations
 
 import math
 
-CONST, INPUT, ADD, SUB, MUL, NEG = "const", "input", "add", "sub", "mul", "neg"
+CONST, INPUT, ADD, SUB, MUL, NEG, DIV = "const", "input", "add", "sub", "mul", "neg", "div"
+BINARY = (ADD, SUB, MUL, DIV)
 # How deep _cancel looks into the operands of a sum for terms that cancel.
 CANCEL_DEPTH = 4
 
@@ -182,6 +186,24 @@ class Graph:
         return self._node(MUL, (a, b))
 
 
+    def div(self, a, b):
+        """a / b (the forward dynamics' pivots); a constant divisor becomes a multiplication."""
+        va, vb = self.value(a), self.value(b)
+        if vb == 0.0:
+            raise ZeroDivisionError("division by an exact zero in an expression graph")
+        if va is not None and vb is not None:
+            return self.const(va / vb)
+        if va == 0.0:
+            return Expr(self, self.zero.i)
+        if vb is not None:
+            return self.mul(self.const(1.0 / vb).i, a)
+        if self.ops[a] == NEG:
+            return self.neg(self.div(self.args[a], b).i)
+        if self.ops[b] == NEG:
+            return self.neg(self.div(a, self.args[b]).i)
+        return self._node(DIV, (a, b))
+
+
 class Expr:
     """A node of a :class:`Graph` with Python's arithmetic operators; floats mix in as constants."""
 
@@ -208,6 +230,12 @@ class Expr:
         return self.g.mul(self.i, self._id(other))
 
     __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self.g.div(self.i, self._id(other))
+
+    def __rtruediv__(self, other):
+        return self.g.div(self._id(other), self.i)
 
     def __neg__(self):
         return self.g.neg(self.i)
@@ -238,7 +266,7 @@ def live_nodes(g, roots):
             continue
         seen.add(i)
         op, args = g.ops[i], g.args[i]
-        if op in (ADD, SUB, MUL):
+        if op in BINARY:
             stack.extend(args)
         elif op == NEG:
             stack.append(args)
@@ -257,4 +285,6 @@ def operation_count(g, roots):
             counts["mul"] += 1
         elif op in (ADD, SUB):
             counts["add"] += 1
+        elif op == DIV:
+            counts["div"] += 1
     return counts

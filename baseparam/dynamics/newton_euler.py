@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.joint_model import exact_cos_sin, joint_models, to_si
+from ..errors import ArgumentError
 from ..model.robot import require_robot
-from .samples import CHUNK, LinkParameters, as_samples, states
+from .floating import rotation_matrices
+from .samples import CHUNK, LinkParameters, robot_states
 
 
 def cross(a, b):
@@ -119,14 +121,42 @@ def _carry_back(step, f, n, cs, travel):
     return f, n
 
 
-def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None):
-    """Joint forces of one block of samples. q, qd, qdd: (n_dof, S). Returns (n_dof, S)."""
+def _base_state(robot, links, q, qd, qdd, gravity):
+    """ω, ω̇ and the frame-0 origin's acceleration less gravity, in frame 0, as lists of 3 (S,) arrays;
+    and the joint rows of q, q̇, q̈. A floating base's come from its pose, twist and twist rate."""
+    S = q.shape[1]
+    zero = np.zeros(S)
+    if not robot.is_floating:
+        acc = [np.full(S, -g) for g in robot.gravity_si] if gravity else [zero] * 3
+        return ([zero] * 3, [zero] * 3, acc), q, qd, qdd
+    v, w, dv, dw = list(qd[0:3]), list(qd[3:6]), list(qdd[0:3]), list(qdd[3:6])
+    acc = [a + b for a, b in zip(dv, cross(w, v))]          # the origin's classical acceleration
+    if gravity:
+        g0 = rotation_matrices(q[3:7].T).transpose(0, 2, 1) @ robot.gravity_si     # R⁰ᵀ g, (S, 3)
+        acc = [a - g0[:, i] for i, a in enumerate(acc)]
+    return (w, dw, acc), q[7:], qd[6:], qdd[6:]
+
+
+def _body_wrench(J, MS, M, w, dw, acc):
+    """A rigid body's wrench (F, N) at its frame origin, (3, S) each, from ω, ω̇ and the origin's
+    acceleration (3, S); MS broadcasts as (3, 1)."""
+    F = M * acc + cross(dw, MS) + cross(w, cross(w, MS))
+    N = J @ dw + cross(w, J @ w) + cross(MS, acc)
+    return F, N
+
+
+def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wrenches=None, frame="link"):
+    """Joint forces of one block of samples.
+
+    q : (n_q, S); qd, qdd : (n_v, S). Returns (n_v, S): a floating base's wrench [f, n] (frame 0) first.
+    ``wrenches``, an (n_dof, 6, S) array, receives the wrench [f, n] each link's parent exerts on it,
+    moment about the link frame origin, link frame axes (``frame='joint'``: about the joint frame's
+    origin, in its axes).
+    """
+    base, q, qd, qdd = _base_state(robot, links, q, qd, qdd, gravity)
     n, S = q.shape
     plan = _plan(robot) if plan is None else plan
     parents = robot.parents
-    zero = np.zeros(S)
-    base = ([zero] * 3, [zero] * 3,
-            [np.full(S, -g) for g in robot.gravity_si] if gravity else [zero] * 3)
     state, moves = [None] * n, [None] * n
     for k in range(n):
         steps, moving, revolute, offset = plan[k]
@@ -145,85 +175,145 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None):
             acc = [acc[0] + 2.0 * w[1] * u, acc[1] - 2.0 * w[0] * u, acc[2] + du]
         for step in steps[moving + 1:]:
             w, dw, acc = _carry(step, w, dw, acc, cs, travel)
-        state[k] = (w, dw, acc)
+        state[k] = tuple(np.stack(np.broadcast_arrays(*v)) for v in (w, dw, acc))
     # backward: wrench of each subtree at its frame origin, frame coordinates
-    f, m = [None] * n, [None] * n
+    f, m = [None] * (n + 1), [None] * (n + 1)          # f[-1], m[-1]: what the roots put on the base
     tau = np.empty((n, S))
     for k in range(n - 1, -1, -1):
         steps, moving, revolute, _ = plan[k]
         cs, travel = moves[k]
-        w, dw, acc = (np.stack(v) for v in state[k])
-        MS = links.MS[k][:, None]                   # (3, 1): broadcasts over the samples
-        F = links.M[k] * acc + cross(dw, MS) + cross(w, cross(w, MS))
-        N = links.J[k] @ dw + cross(w, links.J[k] @ w) + cross(MS, acc)
+        F, N = _body_wrench(links.J[k], links.MS[k][:, None], links.M[k], *state[k])
         fk, nk = (F, N) if f[k] is None else (F + f[k], N + m[k])
+        if wrenches is not None and frame == "link":
+            wrenches[k, :3], wrenches[k, 3:] = fk, nk
         fk, nk = list(fk), list(nk)
         for step in reversed(steps[moving + 1:]):   # to the joint frame
             fk, nk = _carry_back(step, fk, nk, cs, travel)
+        if wrenches is not None and frame == "joint":
+            wrenches[k, :3], wrenches[k, 3:] = np.broadcast_arrays(*fk), np.broadcast_arrays(*nk)
         tau[k] = nk[2] if revolute else fk[2]
         p = parents[k]
-        if p >= 0:
-            for step in reversed(steps[:moving + 1]):
-                fk, nk = _carry_back(step, fk, nk, cs, travel)
-            fp, mp = np.stack(np.broadcast_arrays(*fk)), np.stack(np.broadcast_arrays(*nk))
-            f[p] = fp if f[p] is None else f[p] + fp
-            m[p] = mp if m[p] is None else m[p] + mp
+        for step in reversed(steps[:moving + 1]):
+            fk, nk = _carry_back(step, fk, nk, cs, travel)
+        fp, mp = np.stack(np.broadcast_arrays(*fk)), np.stack(np.broadcast_arrays(*nk))
+        f[p] = fp if f[p] is None else f[p] + fp
+        m[p] = mp if m[p] is None else m[p] + mp
     tau += links.IA[:, None] * qdd
     if friction:
         tau += links.friction(qd)
-    return tau
+    if not robot.is_floating:
+        return tau
+    J0, MS0, M0 = links.base
+    F, N = _body_wrench(J0, MS0[:, None], M0, *(np.stack(np.broadcast_arrays(*v)) for v in base))
+    if f[-1] is not None:
+        F, N = F + f[-1], N + m[-1]
+    return np.concatenate([F, N, tau])
 
 
-def _blocked(robot, links, q, qd, qdd, **flags):
-    out = np.empty_like(q)
+def blocked(robot, links, q, qd, qdd, wrenches=None, **flags):
+    """Newton–Euler over many samples (checked arrays (S, n_q), (S, n_v), (S, n_v)), in blocks of
+    :data:`CHUNK`: τ (S, n_v); ``wrenches`` (S, n_dof, 6), if given, receives the reaction wrenches."""
+    out = np.empty_like(qd)
     plan = _plan(robot)
     for s0 in range(0, q.shape[0], CHUNK):
         sl = slice(s0, s0 + CHUNK)
-        out[sl] = _rnea(robot, links, q[sl].T, qd[sl].T, qdd[sl].T, plan=plan, **flags).T
+        block = None if wrenches is None else np.empty((robot.n_dof, 6, len(q[sl])))
+        out[sl] = _rnea(robot, links, q[sl].T, qd[sl].T, qdd[sl].T, plan=plan, wrenches=block, **flags).T
+        if wrenches is not None:
+            wrenches[sl] = block.transpose(2, 0, 1)
     return out
 
 
 def inverse_dynamics(robot, p, q, qd, qdd, parameters="pseudo"):
     """Joint torques (forces for prismatic joints) of a robot with standard parameters p.
 
-    τ = M(q) q̈ + C(q, q̇) q̇ + g(q) + IA q̈ + friction(q̇), everything SI.
+    τ = M(q) q̈ + C(q, q̇) q̇ + g(q) + IA q̈ + friction(q̇), everything SI. For a floating base
+    (:attr:`Robot.is_floating`) the first six entries are the wrench [f, n] the base body needs
+    (frame-0 axes, moment about its origin; zero when it floats freely).
 
     Parameters
     ----------
     robot : Robot
     p : array_like, shape (n_standard,)
         Standard parameters in the column order of ``ColumnLayout(robot, parameters)``.
-    q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    q : array_like, shape (n_samples, n_q) or (n_q,)
+        ``n_q = n_dof`` (+ 7 for a floating base: position, quaternion x y z w).
+    qd, qdd : array_like, shape (n_samples, n_v) or (n_v,)
+        ``n_v = n_dof`` (+ 6 for a floating base: its twist [v, ω] in frame 0, and its derivative).
     parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof) (or (n_dof,) for one sample)
+    ndarray, shape (n_samples, n_v) (or (n_v,) for one sample)
     """
     require_robot(robot)
-    (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
-    tau = _blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd)
+    (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
+    tau = blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd)
     return tau[0] if single else tau
 
 
-def gravity_torque(robot, p, q, parameters="pseudo"):
-    """g(q): joint torques holding the robot at rest against gravity.
+def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo", frame="link"):
+    """The wrench each link's parent exerts on it through its joint: actuation and constraint.
+
+    ``w[s, k] = [f, n]``: force and moment (about the origin of link k's frame) that link k's parent
+    (or the base) exerts on link k through joint k, both in link k's frame axes, SI. Its component
+    along the joint's motion is the joint's torque less rotor inertia and friction (IA q̈ + friction
+    act in the drive, not between the links); the rest holds the joint together.
+
+    This is the backward recursion of Newton–Euler (the *recursive equivalent* of Liu, Hu & Zhang's
+    constraint force algorithm): the wrench through joint k is the rate of change of the momentum of
+    the subtree it carries less the gravity acting on that subtree, summed from the tips. It costs
+    O(N) per sample, the same as inverse dynamics, and needs no constraint bases W_j and no solve;
+    the CFA's block-tridiagonal system A F_S = −B F_T gives the same constraint forces when the
+    accelerations are those of the forward dynamics (both are Newton–Euler for every body; the CFA
+    solves for F_S first, O(N³) as published or O(N) serialized, and q̈ with it). Give ``qdd`` from
+    :func:`~baseparam.forward_dynamics` to get the wrenches of a simulated motion.
 
     Parameters
     ----------
     robot : Robot
     p : array_like, shape (n_standard,)
-    q : array_like, shape (n_samples, n_dof) or (n_dof,)
+    q : array_like, shape (n_samples, n_q) or (n_q,)
+    qd, qdd : array_like, shape (n_samples, n_v) or (n_v,)
+    parameters : {'pseudo', 'khalil'}
+    frame : {'link', 'joint'}
+        ``'joint'``: the same wrench about the origin of joint k's *joint frame* (where its motion is
+        about or along z; :mod:`baseparam.model.joint_model`), in that frame's axes. There the
+        actuated part is one component — n_z (revolute) or f_z (prismatic) — and the other five are
+        the constraint part (Liu et al.'s F_S).
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_dof, 6) (or (n_dof, 6) for one sample)
+    """
+    require_robot(robot)
+    if frame not in ("link", "joint"):
+        raise ArgumentError(f"frame: expected 'link' or 'joint', got {frame!r}")
+    (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
+    wrenches = np.empty((q.shape[0], robot.n_dof, 6))
+    blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd, wrenches=wrenches, frame=frame)
+    return wrenches[0] if single else wrenches
+
+
+def gravity_torque(robot, p, q, parameters="pseudo"):
+    """g(q): joint torques holding the robot at rest against gravity (for a floating base, the
+    wrench on the base first: its weight).
+
+    Parameters
+    ----------
+    robot : Robot
+    p : array_like, shape (n_standard,)
+    q : array_like, shape (n_samples, n_q) or (n_q,)
     parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof) (or (n_dof,))
+    ndarray, shape (n_samples, n_v) (or (n_v,))
     """
     require_robot(robot)
-    q, single = as_samples("q", q, robot.n_dof)
-    zero = np.zeros_like(q)
-    tau = _blocked(robot, LinkParameters(robot, p, parameters), q, zero, zero, friction=False)
+    (q,), single = robot_states(robot, q=q)
+    zero = np.zeros((q.shape[0], robot.n_v))
+    tau = blocked(robot, LinkParameters(robot, p, parameters), q, zero, zero, friction=False)
     return tau[0] if single else tau
 
 
@@ -234,36 +324,39 @@ def coriolis_torque(robot, p, q, qd, parameters="pseudo"):
     ----------
     robot : Robot
     p : array_like, shape (n_standard,)
-    q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    q : array_like, shape (n_samples, n_q) or (n_q,)
+    qd : array_like, shape (n_samples, n_v) or (n_v,)
     parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof) (or (n_dof,))
+    ndarray, shape (n_samples, n_v) (or (n_v,))
     """
     require_robot(robot)
-    (q, qd), single = states(robot.n_dof, q=q, qd=qd)
-    tau = _blocked(robot, LinkParameters(robot, p, parameters), q, qd, np.zeros_like(q),
+    (q, qd), single = robot_states(robot, q=q, qd=qd)
+    tau = blocked(robot, LinkParameters(robot, p, parameters), q, qd, np.zeros_like(qd),
                    gravity=False, friction=False)
     return tau[0] if single else tau
 
 
 def friction_torque(robot, p, qd, parameters="pseudo"):
     """FV q̇ + FC c(q̇) + FO + FS s(q̇) for the joints that declare friction (c: sign(q̇) or the joint's
-    friction model, :mod:`baseparam.model.friction`).
+    friction model, :mod:`baseparam.model.friction`; zero on a floating base's twist).
 
     Parameters
     ----------
     robot : Robot
     p : array_like, shape (n_standard,)
-    qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    qd : array_like, shape (n_samples, n_v) or (n_v,)
     parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof) (or (n_dof,))
+    ndarray, shape (n_samples, n_v) (or (n_v,))
     """
     require_robot(robot)
-    qd, single = as_samples("qd", qd, robot.n_dof)
-    tau = LinkParameters(robot, p, parameters).friction(qd.T).T
+    (qd,), single = robot_states(robot, qd=qd)
+    tau = np.zeros_like(qd)
+    joints = slice(robot.n_v - robot.n_dof, None)
+    tau[:, joints] = LinkParameters(robot, p, parameters).friction(qd[:, joints].T).T
     return tau[0] if single else tau

@@ -106,6 +106,7 @@ class JointStep:
     rot_back: object     # x ↦ Rᵀ x
     shift: list          # P: origin of the part's frame in the frame before it
     rot: object          # x ↦ R x (back to the frame before it)
+    turn: tuple = None   # (i, j, c, s): R turns the plane (i, j) by the angle of cos c, sin s; None: R = 1
 
 
 class JointMotion:
@@ -249,13 +250,13 @@ def joint_steps(g, robot, k, inputs):
     """
     model = joint_model(robot, k)
     steps, moving = model.steps()
-    parts = [_graph_step(g, robot, k, step, inputs) for step in steps]
+    parts = [graph_step(g, robot, k, step, inputs) for step in steps]
     zero = g.zero
     axis = [zero, zero, g.one, zero, zero, zero] if model.is_revolute else [zero] * 5 + [g.one]
     return parts[:moving], parts[moving], parts[moving + 1:], axis
 
 
-def _graph_step(g, robot, k, step, inputs):
+def graph_step(g, robot, k, step, inputs):
     """A :class:`~baseparam.model.joint_model.Step` as graph values (exact 0/±1 folded)."""
     zero = g.zero
     shift = [zero, zero, zero]
@@ -281,7 +282,7 @@ def _graph_step(g, robot, k, step, inputs):
         y = list(x)
         y[i], y[j] = c * x[i] - s * x[j], s * x[i] + c * x[j]
         return y
-    return JointStep(rot_back=rot_back, shift=shift, rot=rot)
+    return JointStep(rot_back=rot_back, shift=shift, rot=rot, turn=(i, j, c, s))
 
 
 def u_matrix(w, dw):

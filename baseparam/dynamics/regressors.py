@@ -14,8 +14,9 @@ from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_robot
-from .samples import CHUNK, as_parameters, as_samples, states
+from ..model.robot import require_fixed_base, require_robot
+from . import newton_euler
+from .samples import CHUNK, LinkParameters, as_parameters, as_samples, robot_states, states
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
@@ -83,6 +84,7 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
     part : ndarray, shape (n_dof, n_columns, len(block))
         W[sl] transposed; overwritten by the next block unless ``into`` is given.
     """
+    require_fixed_base(robot, "the regressors")
     columns = _columns(robot, parameters, columns)
     kind = "regressor" if qd_ref is None else "slotine_li"
     block = regressor_function(robot, parameters, columns, kind, gravity, friction)
@@ -130,6 +132,7 @@ def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):
     -------
     ndarray, shape (n_samples, n_dof)
     """
+    require_fixed_base(robot, "inverse dynamics in base parameters")
     f = regressor_function(robot, parameters, _columns(robot, parameters, columns), "inverse_dynamics")
     S, n = q.shape
     out = np.zeros((n, S))
@@ -177,7 +180,7 @@ def regressor(robot, q, qd, qdd, parameters="pseudo", *, out=None):
     ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard) for one sample)
         Columns in ``ColumnLayout(robot, parameters).names`` order.
     """
-    require_robot(robot)
+    require_fixed_base(require_robot(robot), "regressor")
     (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
     W = evaluate(robot, q, qd, qdd, parameters=parameters, out=as_batch_out(out, single))
     return W[0] if single else W
@@ -202,21 +205,22 @@ def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo", *, 
     -------
     ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard))
     """
-    require_robot(robot)
+    require_fixed_base(require_robot(robot), "slotine_li_regressor")
     (q, qd, qd_ref, qdd_ref), single = states(robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
     Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters, out=as_batch_out(out, single))
     return Y[0] if single else Y
 
 
-def by_unit_rates(q, column):
-    """An (n_samples, n_dof, n_dof) matrix built column by column from unit joint rates.
+def by_unit_rates(q, column, n=None):
+    """An (n_samples, n, n) matrix built column by column from unit joint rates.
 
-    ``column(unit)`` returns the matrix times ``unit`` (e.g. C e_i) for ``unit`` = e_i at every sample.
+    ``column(unit)`` returns the matrix times ``unit`` (e.g. C e_i) for ``unit`` = e_i at every sample;
+    ``n`` defaults to the width of ``q``.
     """
-    S, n = q.shape
+    S, n = q.shape[0], q.shape[1] if n is None else n
     out = np.empty((S, n, n))
     for i in range(n):
-        unit = np.zeros_like(q)
+        unit = np.zeros((S, n))
         unit[:, i] = 1.0
         out[:, :, i] = column(unit)
     return out
@@ -236,7 +240,7 @@ def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
     """
-    require_robot(robot)
+    require_fixed_base(require_robot(robot), "coriolis_matrix")
     (q, qd), single = states(robot.n_dof, q=q, qd=qd)
     p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
     zero = np.zeros_like(q)
@@ -249,18 +253,27 @@ def mass_matrix(robot, p, q, parameters="pseudo"):
     """Joint-space inertia matrix M(q), rotor inertias included.
 
     Compiled like the regressors: ``M_ij = Σ_k s_ikᵀ I_k s_jk (+ IA_i δ_ij)`` with the parameters
-    as inputs, so one graph serves every parameter vector.
+    as inputs, so one graph serves every parameter vector. For a floating base (whose twist leads
+    q̇) M is n_v × n_v and is built by Newton–Euler, column by column (M e_i = τ(q, 0, e_i) without
+    gravity).
 
     Parameters
     ----------
     p : array_like, shape (n_standard,)
-    q : array_like, shape (n_samples, n_dof) or (n_dof,)
+    q : array_like, shape (n_samples, n_q) or (n_q,)
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
+    ndarray, shape (n_samples, n_v, n_v) (or (n_v, n_v)); n_v = n_q = n_dof for a fixed base
     """
     require_robot(robot)
+    if robot.is_floating:
+        (q,), single = robot_states(robot, q=q)
+        links = LinkParameters(robot, p, parameters)
+        zero = np.zeros((q.shape[0], robot.n_v))
+        M = by_unit_rates(q, lambda unit: newton_euler.blocked(robot, links, q, zero, unit, gravity=False,
+                                                               friction=False), robot.n_v)
+        return M[0] if single else M
     q, single = as_samples("q", q, robot.n_dof)
     p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
     block = regressor_function(robot, parameters, (), "mass")

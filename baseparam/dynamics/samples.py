@@ -58,9 +58,14 @@ def states(n_dof, **arrays):
     -------
     list of ndarray, each (n_samples, n_dof), in the keyword order, and the ``single`` flag.
     """
+    return _together(arrays, lambda name: n_dof)
+
+
+def _together(arrays, width):
+    """:func:`as_samples` of each array (``width(name)`` columns), and one number of samples for all."""
     out, singles = [], []
     for name, x in arrays.items():
-        arr, single = as_samples(name, x, n_dof)
+        arr, single = as_samples(name, x, width(name))
         out.append(arr)
         singles.append(single)
     counts = {a.shape[0] for a in out}
@@ -68,6 +73,40 @@ def states(n_dof, **arrays):
         sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in zip(arrays, out))
         raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
     return out, all(singles)
+
+
+def robot_states(robot, **arrays):
+    """Check a robot's state arrays together: ``q`` has ``robot.n_q`` columns, every other one
+    (``qd``, ``qdd``, ``tau``, …) ``robot.n_v``; the same number of samples.
+
+    For a floating base the quaternion in ``q[:, 3:7]`` is normalized (a copy); one whose norm is
+    not within 1e-3 of 1 is refused (wrong order or units, not round-off).
+
+    Returns
+    -------
+    list of ndarray, in the keyword order, and the ``single`` flag (as :func:`states`).
+    """
+    out, single = _together(arrays, lambda name: robot.n_q if name == "q" else robot.n_v)
+    if robot.is_floating and "q" in arrays:
+        k = list(arrays).index("q")
+        out[k] = unit_quaternions(out[k])
+    return out, single
+
+
+QUATERNION_SLACK = 1e-3
+
+
+def unit_quaternions(q):
+    """``q`` (n_samples, 7 + n_dof) with its base quaternions (columns 3:7) normalized, a copy."""
+    norm = np.sqrt((q[:, 3:7] ** 2).sum(axis=1))
+    bad = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
+    if bad.any():
+        s = int(np.argmax(bad))
+        raise ArgumentError(f"q: the base quaternion (columns 4-7: x, y, z, w) at sample {s} has norm {norm[s]:.6g}; "
+                            "expected a unit quaternion")
+    q = q.copy()
+    q[:, 3:7] /= norm[:, None]
+    return q
 
 
 def as_parameters(p, n, what="p", sets=False):
@@ -78,6 +117,17 @@ def as_parameters(p, n, what="p", sets=False):
     if not np.isfinite(arr).all():
         raise ArgumentError(f"{what}: contains NaN or inf")
     return arr
+
+
+def _khalil_bodies(link, parameters):
+    """(J, MS, M) of bodies given by rows of 10 parameters: (m, 3, 3), (m, 3), (m,)."""
+    if parameters == "pseudo":
+        # Khalil = K⁻¹ pseudo; K (khalil_to_pseudo) is exact and tiny, so invert it numerically.
+        K = np.array(khalil_to_pseudo(), dtype=float)
+        link = link @ np.linalg.inv(K).T
+    xx, xy, xz, yy, yz, zz = (link[:, i] for i in range(6))
+    J = np.stack([np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], -2)
+    return J, link[:, 6:9].copy(), link[:, 9].copy()
 
 
 class LinkParameters:
@@ -92,21 +142,19 @@ class LinkParameters:
     M : ndarray, shape (n_dof,)
     IA, FV, FC, FO, FS : ndarray, shape (n_dof,)
         Rotor inertia and friction (zero where the description does not declare them).
+    base : tuple (J, MS, M) or None
+        A floating base body's inertia about the frame-0 origin, first moments and mass.
     """
 
     def __init__(self, robot, p, parameters="pseudo"):
         layout = ColumnLayout(robot, parameters)
         p = as_parameters(p, layout.n_standard)
         n = robot.n_dof
-        link = p[layout.link_columns]                       # (n_dof, 10) in the layout's names
-        if parameters == "pseudo":
-            # Khalil = K⁻¹ pseudo; K (khalil_to_pseudo) is exact and tiny, so invert it numerically.
-            K = np.array(khalil_to_pseudo(), dtype=float)
-            link = link @ np.linalg.inv(K).T
-        xx, xy, xz, yy, yz, zz = (link[:, i] for i in range(6))
-        self.J = np.stack([np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], -2)
-        self.MS = link[:, 6:9].copy()
-        self.M = link[:, 9].copy()
+        self.J, self.MS, self.M = _khalil_bodies(p[layout.link_columns], parameters)   # (n_dof, 10) columns
+        self.base = None
+        if layout.base_columns is not None:
+            J, MS, M = _khalil_bodies(p[layout.base_columns][None], parameters)
+            self.base = (J[0], MS[0], M[0])
         self.IA, self.FV, self.FC, self.FO, self.FS = (np.zeros(n) for _ in range(5))
         for k, col in layout.rotor_columns.items():
             self.IA[k] = p[col]

@@ -77,6 +77,11 @@ class Trajectory:
     skipped_unit : str
         ``"line"`` (CSV: 1-based physical lines) or ``"row"`` (arrays: 0-based rows), the meaning
         of the numbers in ``skipped``.
+    floating : bool
+        The motion of a floating-base robot (:func:`~baseparam.simulate` writes such): q then has
+        7 columns more than the joints (base position and quaternion x, y, z, w first), and qd,
+        qdd and tau 6 more (base twist, its derivative, the wrench on the base); ``n_dof`` counts
+        the joints.
 
     Raises
     ------
@@ -106,6 +111,7 @@ class Trajectory:
     source: str = "<arrays>"
     skipped: tuple = ()
     skipped_unit: str = "line"
+    floating: bool = False
 
     def __post_init__(self):
         _check_trajectory(self)
@@ -118,7 +124,7 @@ class Trajectory:
     @property
     def n_dof(self) -> int:
         """Number of joints n."""
-        return int(self.q.shape[1])
+        return int(self.q.shape[1]) - (7 if self.floating else 0)
 
     def skipped_summary(self) -> Optional[str]:
         """One line saying which rows were dropped and why, or None when none were.
@@ -181,10 +187,12 @@ def _check_trajectory(traj):
             raise DataError(f"{source}: field {field}: expected shape (S, n), got {arr.shape}{hint}")
         if arr.shape[0] != S:
             raise DataError(f"{source}: field {field}: {arr.shape[0]} rows (shape {arr.shape}), but t has {S}")
-        if field == "q" and arr.shape[1] == 0:
+        if field == "q" and arr.shape[1] <= (7 if traj.floating else 0):
             raise DataError(f"{source}: field q: no joints (shape {arr.shape})")
-        if arr.shape[1] != q.shape[1]:
-            raise DataError(f"{source}: field {field}: {arr.shape[1]} joints, but q has {q.shape[1]}")
+        if field != "q" and arr.shape[1] != q.shape[1] - traj.floating:     # a quaternion has 4 numbers, 3 rates
+            raise DataError(f"{source}: field {field}: {arr.shape[1]} "
+                            + (f"columns, but q has {q.shape[1]} (floating base: q has one column more)"
+                               if traj.floating else f"joints, but q has {q.shape[1]}"))
     if S < MIN_SAMPLES:
         raise DataError(f"{source}: field t: only {S} samples; need at least {MIN_SAMPLES}")
     hint = "; from_arrays(..., skip_bad_rows=True) drops bad rows"

@@ -231,7 +231,8 @@ def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
 def dh_robot(robot, equivalent: DHEquivalent):
     """The description as a standard-DH :class:`~baseparam.model.robot.Robot` (m and deg, values
     rounded to 1e-12 m and 1e-9°, so that exact geometry stays exact), with gravity turned into DH
-    frame 0 and the true inertias moved into the DH link frames.
+    frame 0 and the true inertias moved into the DH link frames. A floating base stays floating, its
+    body moved into DH frame 0 (whose pose q then gives) and gravity left in the world.
 
     The same mechanism with the same joint angles: the same rank, and the same torques for the same
     bodies; only the link frames (hence the regroupings) differ.
@@ -257,9 +258,19 @@ def dh_robot(robot, equivalent: DHEquivalent):
             body = replace(body, com=R @ np.asarray(body.com, float) + p,
                            inertia=R @ np.asarray(body.inertia, float) @ R.T)
         joints.append(Joint(**fields, inertia=body))
-    gravity = equivalent.base[:3, :3].T @ np.asarray(robot.gravity_si, float)
+    gravity = np.asarray(robot.gravity_si, float)
+    floating = {}
+    if robot.is_floating:     # gravity stays in the world; the base body moves into DH frame 0 (its pose's frame)
+        body = robot.base_inertia
+        if body is not None:
+            X = np.linalg.inv(equivalent.base)
+            body = replace(body, com=X[:3, :3] @ np.asarray(body.com, float) + X[:3, 3],
+                           inertia=X[:3, :3] @ np.asarray(body.inertia, float) @ X[:3, :3].T)
+        floating = {"base": "floating", "base_inertia": body}
+    else:
+        gravity = equivalent.base[:3, :3].T @ gravity
     return Robot(tuple(joints), name=robot.name, convention="standard", length_unit="m", angle_unit="deg",
-                 gravity=tuple(float(g) for g in gravity))
+                 gravity=tuple(float(g) for g in gravity), **floating)
 
 
 def _degrees(rad) -> float:

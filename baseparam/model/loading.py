@@ -31,14 +31,15 @@ from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel
-from .robot import (ANGLE_UNITS, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin, Robot,
-                    with_drives)
+from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
+                    Robot, with_drives)
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
 MAX_JOINTS = 64
 
-_TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source", "friction_model")
+_TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source", "base", "base_inertia",
+             "friction_model")
 _UNIT_KEYS = ("length", "angle")
 _OPTIONAL_JOINT_KEYS = ("offset", "parent", "friction", "rotor_inertia", "inertia", "limits", "friction_prior",
                         "friction_model")
@@ -245,6 +246,14 @@ def _build_robot(data, text: str, snapper) -> Robot:
         found.problems.append(_Invalid("units", f"a urdf-convention description is in m and rad, got "
                                                 f"{{length: {units[0]}, angle: {units[1]}}}"))
         units = None
+    if "base" in data:
+        kwargs["base"] = found.get(_choice, data["base"], BASES, "base", default="fixed")
+    if "base_inertia" in data:
+        if kwargs.get("base") != "floating":
+            found.problems.append(_Invalid("base_inertia", "only a floating base has a body of its own; "
+                                                           "add base: floating, or remove base_inertia"))
+        else:
+            kwargs["base_inertia"] = found.get(_inertia, data["base_inertia"], "base_inertia")
     if "gravity" in data:   # sizes checked (and round-off snapped) by Robot
         kwargs["gravity"] = found.get(_vector, data["gravity"], 3, "gravity", default=(0.0, 0.0, -9.81))
     default_model = None

@@ -5,6 +5,7 @@ matrix H = ∫ r̄ r̄ᵀ dm in the link frame (XX = ∫x² dm is a second momen
 ``khalil`` (SYMORO): per link XX XY XZ YY YZ ZZ MX MY MZ M — the inertia tensor about the link-frame
 origin (XX = ∫(y²+z²) dm, XY = −∫xy dm), first moments and mass.
 Then, per joint where declared: IA (rotor inertia), FV, FC, FO (viscous, Coulomb, offset friction).
+A floating base's body comes first, as link 0 (XX0 … M0, in frame 0).
 """
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def khalil_to_pseudo() -> list:
 
 
 class ColumnLayout:
-    """Column order of Z for a robot: per joint its 10 link parameters, then IA, FV, FC, FO, FS if declared.
+    """Column order of Z for a robot: per joint its 10 link parameters, then IA, FV, FC, FO, FS if declared;
+    a floating base's 10 body parameters (link 0) before them.
 
     Attributes
     ----------
@@ -59,6 +61,8 @@ class ColumnLayout:
         joint (0-based) → column of IA.
     friction_columns : dict
         (joint, kind) → column, kind in {'FV', 'FC', 'FO'}.
+    base_columns : ndarray, shape (10,), or None
+        The floating base body's parameters (names ending in 0); None for a fixed base.
     length_power : ndarray, shape (n_standard,)
     """
 
@@ -66,6 +70,11 @@ class ColumnLayout:
         require_robot(robot)
         self.parameters = check_parameterization(parameters)
         names, link_cols, rotor, friction, power = [], [], {}, {}, []
+        self.base_columns = None
+        if robot.is_floating:
+            self.base_columns = np.arange(10, dtype=np.int64)
+            names += [f"{n}0" for n in LINK_NAMES[parameters]]
+            power += [LENGTH_POWER[n] for n in LINK_NAMES[parameters]]
         for k, joint in enumerate(robot.joints):
             link_cols.append(list(range(len(names), len(names) + 10)))
             for n in LINK_NAMES[parameters]:
@@ -104,13 +113,27 @@ class ColumnLayout:
         return C
 
 
+def body_parameters(body, parameters: str = "pseudo") -> np.ndarray:
+    """The 10 parameters of a rigid body (an :class:`~baseparam.model.robot.Inertia`) in its frame, SI.
+
+    Returns
+    -------
+    ndarray, shape (10,)
+        Khalil's XX XY XZ YY YZ ZZ MX MY MZ M or the pseudo XX YY ZZ XY XZ YZ SX SY SZ M.
+    """
+    m, c = float(body.mass), np.asarray(body.com, dtype=float)
+    J = np.asarray(body.inertia, dtype=float) + m * (c @ c * np.eye(3) - np.outer(c, c))  # about the origin
+    link = np.array([J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2], *(m * c), m])   # Khalil's
+    return link if parameters == "khalil" else np.array(khalil_to_pseudo(), dtype=float) @ link
+
+
 def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
     """The standard parameter vector of a robot whose description gives its true values.
 
     Link parameters come from each joint's ``inertia`` (mass, centre of mass and inertia about the
-    centre of mass, link-frame axes); IA and FV/FC/FO from numeric ``rotor_inertia`` and
-    ``friction`` entries. These true values are always SI (kg, m, kg·m², N·m·s/rad, N·m), even in
-    a description whose DH table is in mm. Use it to simulate a described robot with
+    centre of mass, link-frame axes), a floating base's from ``base_inertia``; IA and FV/FC/FO from
+    numeric ``rotor_inertia`` and ``friction`` entries. These true values are always SI (kg, m, kg·m²,
+    N·m·s/rad, N·m), even in a description whose DH table is in mm. Use it to simulate a described robot with
     :func:`inverse_dynamics`.
 
     Returns
@@ -127,16 +150,16 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
     from ..errors import RobotDescriptionError
 
     layout = ColumnLayout(robot, parameters)
-    to_pseudo = np.array(khalil_to_pseudo(), dtype=float)
     p = np.zeros(layout.n_standard)
+    if layout.base_columns is not None:
+        if robot.base_inertia is None:
+            raise RobotDescriptionError("base_inertia: needed for the standard parameters of a floating base, "
+                                        "not given")
+        p[layout.base_columns] = body_parameters(robot.base_inertia, parameters)
     for k, joint in enumerate(robot.joints):
-        body = joint.inertia
-        if body is None:
+        if joint.inertia is None:
             raise RobotDescriptionError(f"joints[{k + 1}].inertia: needed for the standard parameters, not given")
-        m, c = float(body.mass), np.asarray(body.com, dtype=float)
-        J = np.asarray(body.inertia, dtype=float) + m * (c @ c * np.eye(3) - np.outer(c, c))  # about the origin
-        link = np.array([J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2], *(m * c), m])   # Khalil's
-        p[layout.link_columns[k]] = link if parameters == "khalil" else to_pseudo @ link
+        p[layout.link_columns[k]] = body_parameters(joint.inertia, parameters)
         if k in layout.rotor_columns:
             if isinstance(joint.rotor_inertia, bool):
                 raise RobotDescriptionError(f"joints[{k + 1}].rotor_inertia: declared without a value")

@@ -22,6 +22,9 @@ LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
 ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
 JOINT_TYPES = ("revolute", "prismatic")
 CONVENTIONS = ("standard", "modified", "urdf")   # urdf: joints placed by origins and an axis, SI
+BASES = ("fixed", "floating")   # floating: a free 6-DOF root body (docs/formats.md, "Floating base")
+# a floating base adds its pose to q (position, then a unit quaternion x, y, z, w) and its twist to q̇
+BASE_POSE, BASE_TWIST = 7, 6
 FRICTION_KINDS = ("FV", "FC", "FO")  # viscous, Coulomb, offset
 
 
@@ -242,7 +245,7 @@ class Joint:
 
 @dataclass(frozen=True)
 class Robot:
-    """A serial (or, reserved, tree-structured) manipulator.
+    """A serial or tree-structured manipulator, on a fixed or a free-floating base.
 
     Parameters
     ----------
@@ -257,6 +260,16 @@ class Robot:
         Gravity vector in the base frame, always in m/s².
     source : str or None
         The description's text (kept so that results can be traced to their input).
+    base : {'fixed', 'floating'}
+        ``floating``: the base (body 0, whose frame is the DH frame 0) is a free rigid body, a 6-DOF
+        root. Its pose comes first in ``q`` — position of frame 0 in the world (m), then the unit
+        quaternion (x, y, z, w) of its orientation — and its twist first in ``q̇`` — linear velocity
+        of the frame-0 origin, then angular velocity, both in frame-0 axes (pinocchio's free-flyer
+        convention); ``q̈`` starts with the derivative of that twist and τ with the wrench [f, n]
+        applied to the base (frame-0 axes, moment about its origin). ``gravity`` is then in the world
+        frame. Joint numbering is unchanged.
+    base_inertia : Inertia or None
+        The floating base body's inertia in frame 0 (its true values; ``base: floating`` only).
     """
 
     joints: tuple
@@ -266,6 +279,8 @@ class Robot:
     angle_unit: str = "rad"
     gravity: tuple = (0.0, 0.0, -9.81)
     source: Optional[str] = field(default=None, repr=False, compare=False)
+    base: str = "fixed"
+    base_inertia: Optional[Inertia] = None
 
     def __post_init__(self):
         from ..errors import RobotDescriptionError
@@ -279,6 +294,12 @@ class Robot:
             raise RobotDescriptionError(f"units.angle: expected one of {tuple(ANGLE_UNITS)}, got {self.angle_unit!r}")
         if len(self.joints) == 0:
             raise RobotDescriptionError("joints: a robot needs at least one joint")
+        if self.base not in BASES:
+            raise RobotDescriptionError(f"base: expected one of {BASES}, got {self.base!r}")
+        if self.base_inertia is not None and not isinstance(self.base_inertia, Inertia):
+            raise RobotDescriptionError(f"base_inertia: expected an Inertia, got {type(self.base_inertia).__name__}")
+        if self.base_inertia is not None and self.base != "floating":
+            raise RobotDescriptionError("base_inertia: only a floating base (base: floating) has a body of its own")
         # parent=None: the previous joint (a chain), as in the YAML format
         object.__setattr__(self, "joints", tuple(j if j.parent is not None else replace(j, parent=k)
                                                  for k, j in enumerate(self.joints)))
@@ -368,17 +389,37 @@ class Robot:
     def is_chain(self) -> bool:
         return all(j.parent == k for k, j in enumerate(self.joints))
 
+    @property
+    def is_floating(self) -> bool:
+        """Whether the base is a free-floating body (its pose and twist lead ``q`` and ``q̇``)."""
+        return self.base == "floating"
+
+    @property
+    def n_q(self) -> int:
+        """Length of a configuration ``q``: the joints, plus 7 (position, quaternion) for a floating base."""
+        return self.n_dof + (BASE_POSE if self.is_floating else 0)
+
+    @property
+    def n_v(self) -> int:
+        """Length of ``q̇``, ``q̈`` and τ: the joints, plus 6 (twist or wrench) for a floating base."""
+        return self.n_dof + (BASE_TWIST if self.is_floating else 0)
+
     def signature(self) -> tuple:
         """Everything that shapes the equations of motion and the columns, as a hashable key.
 
         Unlike ``==``, it tells ``friction=(0.0, …)`` (declared, value 0) from ``(False, …)`` and
         ignores the true inertias, which never enter a regressor.
         """
+        cached = self.__dict__.get("_signature")
+        if cached is not None:
+            return cached
         joints = tuple((j.type, float(j.alpha), float(j.a), float(j.d), float(j.theta), float(j.offset), j.parent,
                         j.friction_terms, j.has_rotor_inertia,
                         tuple((tuple(map(float, o.xyz)), tuple(map(float, o.rpy))) for o in j.origins), j.axis)
                        for j in self.joints)
-        return (self.convention, self.length_unit, self.angle_unit, self.gravity, joints)
+        key = (self.convention, self.length_unit, self.angle_unit, self.gravity, joints, self.base)
+        object.__setattr__(self, "_signature", key)     # frozen, so computed once (compiled code is keyed by it)
+        return key
 
     # -- units -----------------------------------------------------------------------
     @property
@@ -474,10 +515,7 @@ def robot_to_yaml(robot: Robot) -> str:
         if j.has_rotor_inertia:
             entry["rotor_inertia"] = j.rotor_inertia if isinstance(j.rotor_inertia, bool) else float(j.rotor_inertia)
         if j.inertia is not None:
-            entry["inertia"] = {"mass": float(j.inertia.mass), "com": [float(x) for x in j.inertia.com],
-                                "inertia": np.asarray(j.inertia.inertia, dtype=float).tolist()}
-            if j.inertia.as_written:
-                entry["inertia"]["as_written"] = True
+            entry["inertia"] = _inertia_entry(j.inertia)
         if j.limits is not None:
             entry["limits"] = {key: float(value) for key, value in vars(j.limits).items() if value is not None}
         if j.friction_prior is not None:
@@ -485,13 +523,37 @@ def robot_to_yaml(robot: Robot) -> str:
         joints.append(entry)
     doc = {"name": robot.name, "convention": robot.convention,
            "units": {"length": robot.length_unit, "angle": robot.angle_unit},
-           "gravity": list(robot.gravity), "joints": joints}
+           "gravity": list(robot.gravity)}
+    if robot.is_floating:
+        doc["base"] = robot.base
+        if robot.base_inertia is not None:
+            doc["base_inertia"] = _inertia_entry(robot.base_inertia)
+    doc["joints"] = joints
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None)
+
+
+def _inertia_entry(body):
+    entry = {"mass": float(body.mass), "com": [float(x) for x in body.com],
+             "inertia": np.asarray(body.inertia, dtype=float).tolist()}
+    if body.as_written:
+        entry["as_written"] = True
+    return entry
 
 
 def _plain(value):
     """A description number for YAML: ints stay ints, floats as their shortest repr."""
     return value if isinstance(value, int) else float(value)
+
+
+def require_fixed_base(robot, what: str) -> Robot:
+    """``robot`` itself when its base is fixed; otherwise an ArgumentError saying that ``what`` (a
+    function or command) does not take floating bases yet."""
+    if robot.is_floating:
+        from ..errors import ArgumentError
+
+        raise ArgumentError(f"robot: {robot.name!r} has a floating base (base: floating); {what} handles fixed-base "
+                            "robots only for now (forward dynamics, wrenches and simulation take floating bases)")
+    return robot
 
 
 def require_robot(robot, name: str = "robot") -> Robot:

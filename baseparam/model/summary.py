@@ -28,6 +28,10 @@ def describe(robot, equivalent=None) -> str:
         mass = f"{joint.inertia.mass:.4g}" if joint.inertia is not None else "-"
         lines.append(f"  {k:>2}  {(joint.name or f'joint {k}')[:20]:20s} {joint.parent:>6}  {joint.type:9s} "
                      f"{axis:18s} {mass:>9}  {_limits(joint.limits)}")
+    if robot.is_floating:
+        mass = f", its body {robot.base_inertia.mass:.4g} kg" if robot.base_inertia is not None else ""
+        lines.append(f"Base: floating (frame 0 moves freely{mass}; q starts with its position and quaternion "
+                     "x y z w, q̇ with its twist v, ω in frame 0).")
     if not robot.is_chain:
         lines.append("A tree has no single DH table: pick a chain with --tip LINK to see one.")
         return "\n".join(lines)

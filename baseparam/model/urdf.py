@@ -37,8 +37,8 @@ MAX_MOVING_JOINTS = 64             # as loading.MAX_JOINTS
 MAX_PROBLEMS = 20                  # lines of one error message
 MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
-_REFUSED = {"floating": "a floating joint (a free-flying base is not supported yet: take the link below it as "
-                        "the base with --root LINK)",
+_REFUSED = {"floating": "a floating joint below the root (only the root link's single joint may be floating: a "
+                        "free-flying base; or take the link below it as the base with --root LINK)",
             "planar": "a planar joint (not supported)"}
 
 
@@ -139,7 +139,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     Returns
     -------
     Robot
-        Convention ``urdf`` (m, rad); ``source`` is the URDF text.
+        Convention ``urdf`` (m, rad); ``source`` is the URDF text. When the root link's only joint is
+        ``floating`` (and no ``root`` is given), its child is a floating base (``base: floating``,
+        its inertia with what is fixed to it the ``base_inertia``; gravity in the root link's frame).
 
     Raises
     ------
@@ -157,12 +159,15 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     problems.check()
     base = _base_link(links, joints, root, problems)
     problems.check()
+    free = _floating_root(base, children) if root is None else None
+    if free is not None:          # the root's one joint is floating: its child is a free-flying base body
+        base = free.child
     keep = _kept_links(base, tip, links, joints, children, problems)
     problems.check()
     name = tree.get("name") or os.path.splitext(os.path.basename(label))[0] or "robot"
     if not name.isprintable():
         problems.add("<robot name>", f"expected a one-line name without control characters, got {name!r}")
-    robot_joints, impossible = _assemble(base, keep, links, children, problems)
+    robot_joints, impossible, base_body = _assemble(base, keep, links, children, problems)
     problems.check()
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
@@ -182,10 +187,12 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                       RoundOffWarning, stacklevel=3)
     if exact_angles:
         robot_joints = _snap_angles(robot_joints, label, angle_tolerance)
-    gravity = _gravity(_root_links(links, joints)[0], base, joints, label, angle_tolerance if exact_angles else None)
+    gravity = _gravity(_root_links(links, joints)[0], base, joints, label, angle_tolerance if exact_angles else None,
+                       floating=free is not None)
+    floating = {} if free is None else {"base": "floating", "base_inertia": base_body}
     try:
         return Robot(tuple(robot_joints), name=name, convention="urdf", length_unit="m", angle_unit="rad",
-                     gravity=gravity, source=text)
+                     gravity=gravity, source=text, **floating)
     except RobotDescriptionError as exc:
         raise RobotDescriptionError(_printable(f"{label}: {exc}")) from None
 
@@ -449,6 +456,18 @@ def _root_links(links, joints):
     return [name for name in links if name not in children]
 
 
+def _floating_root(base, children):
+    """The root link's joint when it is its only joint and floating (a free-flying base), else None.
+
+    Its child becomes frame 0 of a floating robot; the pose in q is measured from the joint's frame
+    (the root link's frame moved by the joint's <origin>, as pinocchio reads it), where gravity is
+    expressed."""
+    below = children.get(base, [])
+    if len(below) == 1 and below[0].type == "floating":
+        return below[0]
+    return None
+
+
 def _base_link(links, joints, root, problems) -> str:
     if root is not None:
         if root not in links:
@@ -493,7 +512,8 @@ def _kept_links(base, tip, links, joints, children, problems):
 
 # -- assembling the robot ----------------------------------------------------------------------------------
 def _assemble(base, keep, links, children, problems):
-    """Moving joints, numbered depth first, with fixed joints merged; and the impossible inertias."""
+    """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; and the base
+    body (the base link with what is fixed to it), which a floating base keeps."""
     out, bodies, impossible = [], [_Body()], []
     pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
 
@@ -536,7 +556,7 @@ def _assemble(base, keep, links, children, problems):
         friction_prior = joint.dynamics
         out.append(Joint(type=_MOVING[joint.type], origins=origins, axis=joint.axis, parent=parent, name=joint.name,
                          limits=joint.limits, friction_prior=friction_prior, inertia=bodies[number].inertia()))
-    return out, impossible
+    return out, impossible, bodies[0].inertia()
 
 
 def _rotation(rpy) -> np.ndarray:
@@ -605,8 +625,11 @@ def _snapped_axis(axis, tolerance):
 
 
 # -- gravity -------------------------------------------------------------------------------------------------
-def _gravity(tree_root, base, joints, label, tolerance):
-    """(0, 0, −9.81) in the URDF root link, turned into the base link's frame (q = 0 above it)."""
+def _gravity(tree_root, base, joints, label, tolerance, floating=False):
+    """(0, 0, −9.81) in the URDF root link, turned into the base link's frame (q = 0 above it).
+
+    A floating base's is in its floating joint's frame (the root link's frame turned by the joint's
+    <origin>: the frame the base pose in q is measured in, as pinocchio does)."""
     g = np.array([0.0, 0.0, -9.81])
     if base == tree_root:
         return tuple(g)
@@ -623,7 +646,7 @@ def _gravity(tree_root, base, joints, label, tolerance):
         for factor in origin_factors(Origin(rpy=rpy)):
             R = R @ factor_matrix(factor, float, lambda v: exact_cos_sin(v, "rad")[:2])[:3, :3]
     moving = [j.name for j in path if j.type != "fixed"]
-    if moving:
+    if moving and not floating:
         warnings.warn(_printable(f"{label}: --root {base}: gravity is taken in that link's frame with the joints "
                                  f"above it ({', '.join(moving[:5])}) at q = 0"), DescriptionWarning, stacklevel=4)
     return tuple(float(v) + 0.0 for v in R.T @ g)

@@ -13,7 +13,7 @@ import numpy as np
 from ._coordinates import MagnitudeStats, z_blocks
 from ..errors import AccuracyWarning, ResourceLimitError
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_robot
+from ..model.robot import require_fixed_base, require_robot
 from ._projections import TermBudgetExceeded
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
@@ -163,6 +163,50 @@ class BaseParameters:
                                 shapes=_batch_shapes(shapes))
         return tau[0] if single else tau
 
+    def standard_preimage(self, p_base):
+        """A standard parameter vector p̃ with ``Y p̃ = p_base``: p_base at the pivot columns, 0 elsewhere.
+
+        Not the robot's standard parameters (those are not identifiable), but a vector with the same
+        dynamics: M(q), C(q, q̇), g(q) and friction depend on p only through Y p (W = W_b Y), so every
+        p with Y p = p_base gives the same torques at every state — the same p̃ the base-parameter
+        inverse dynamics and the exported code use. Its "links" are generally not physical bodies.
+
+        Parameters
+        ----------
+        p_base : array_like, shape (rank,)
+
+        Returns
+        -------
+        ndarray, shape (n_standard,)
+        """
+        p_base = as_parameters(p_base, self.rank, "p_base")
+        out = np.zeros(len(self.standard_names))
+        out[self.pivots] = p_base
+        return out
+
+    def forward_dynamics(self, p_base, q, qd, tau):
+        """Joint accelerations from base parameters: q̈ = M⁻¹(τ − C q̇ − g − friction), M, C, g of Y p = p_base.
+
+        The articulated-body algorithm on :meth:`standard_preimage` (O(N) per sample). It stays well
+        posed although the preimage's bodies are not physical: its pivots D_k are the Schur complements
+        of principal submatrices of M(q) (the inertia of joint k's subtree with its other joints free),
+        positive wherever M(q) is positive definite, and M(q) is the true robot's. Base parameters from
+        an unconstrained fit may make M indefinite somewhere: then q̈ is meaningless there (see
+        ``identify(..., method="consistent")``).
+
+        Parameters
+        ----------
+        p_base : array_like, shape (rank,)
+        q, qd, tau : array_like, shape (n_samples, n_dof) or (n_dof,)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_dof) (or (n_dof,))
+        """
+        from ..dynamics.forward import forward_dynamics
+
+        return forward_dynamics(self.robot, self.standard_preimage(p_base), q, qd, tau, self.parameters)
+
     def terms(self, r):
         """Regrouping of base parameter r as {standard name: coefficient} (display units)."""
         return {self.standard_names[c]: v for c, v in enumerate(self.Y_display[r]) if v != 0}
@@ -238,6 +282,7 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
 
 def check_size(robot, parameters):
     """The robot's column layout, once the robot is known to fit the method's limits."""
+    require_fixed_base(robot, "the projection method (find_base_parameters)")
     layout = ColumnLayout(robot, parameters)
     if robot.n_dof > MAX_DOF:
         raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints; the projection method handles at most "

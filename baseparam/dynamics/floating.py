@@ -1,0 +1,68 @@
+"""A floating base: its pose (position and unit quaternion) and twist in the state arrays.
+
+Convention (pinocchio's free-flyer; docs/formats.md, "Floating base"): ``q = [x, y, z, qx, qy, qz,
+qw, q_1 … q_N]`` — the position of the frame-0 origin in the world and the unit quaternion (scalar
+last) of frame 0's orientation: its rotation matrix R maps frame-0 coordinates to world coordinates;
+``q̇ = [v, ω, q̇_1 … q̇_N]`` with v the velocity of the frame-0 origin and ω the angular
+velocity, both in frame-0 axes; ``q̈`` holds the time derivative of those components; τ starts with
+the wrench [f, n] applied to the base body (frame-0 axes, moment about the frame-0 origin).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def rotation_matrices(quat):
+    """R (world ← frame 0) of unit quaternions (x, y, z, w).
+
+    Parameters
+    ----------
+    quat : ndarray, shape (S, 4)
+
+    Returns
+    -------
+    ndarray, shape (S, 3, 3)
+    """
+    x, y, z, w = (quat[:, i] for i in range(4))
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+
+
+def pose_rate(q, qd):
+    """d/dt of the base pose: ṗ = R v, and the quaternion's rate ½ q ⊗ (ω, 0).
+
+    Parameters
+    ----------
+    q : ndarray, shape (S, ≥ 7)
+    qd : ndarray, shape (S, ≥ 6)
+
+    Returns
+    -------
+    ndarray, shape (S, 7)
+    """
+    quat, v, w = q[:, 3:7], qd[:, 0:3], qd[:, 3:6]
+    x, y, z, s = (quat[:, i] for i in range(4))
+    wx, wy, wz = (w[:, i] for i in range(3))
+    dquat = 0.5 * np.stack([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz, s * wz + x * wy - y * wx,
+                            -(x * wx + y * wy + z * wz)], -1)
+    return np.concatenate([np.einsum("sij,sj->si", rotation_matrices(quat), v), dquat], axis=1)
+
+
+def configuration_rate(robot, q, qd):
+    """q̇ as the derivative of the configuration ``q`` (n_q columns): for a floating base the pose's
+    rate (:func:`pose_rate`) replaces the twist; otherwise ``qd`` itself.
+
+    Parameters
+    ----------
+    q : ndarray, shape (S, n_q)
+    qd : ndarray, shape (S, n_v)
+
+    Returns
+    -------
+    ndarray, shape (S, n_q)
+    """
+    if not robot.is_floating:
+        return qd
+    return np.concatenate([pose_rate(q, qd), qd[:, 6:]], axis=1)

@@ -1,0 +1,230 @@
+"""Forward dynamics as an expression graph: the articulated-body algorithm, derived once per robot.
+
+Featherstone's articulated-body algorithm (ABA) — Vereshchagin's sweep ("прогонка") at the
+acceleration level, the O(N) solver Ivanov (2017) writes for trees — in three passes over the
+tree, written for scalars so that, on :class:`~baseparam.dynamics.expressions.Expr` values, the
+joint model's exact 0 and ±1 fold away and common subexpressions are shared (as for the
+regressors):
+
+1. root → tips: link velocities ``v_k = X_k v_p + S q̇_k``, velocity-product accelerations
+   ``c_k = v_k × S q̇_k`` and bias forces ``p_k = v_k ×* I_k v_k``;
+2. tips → root: articulated inertias ``I^A_k = I_k + Σ Xᵀ I^a X`` with ``U = I^A S``,
+   ``D = Sᵀ U + IA``, ``u = τ − friction − Sᵀ p^A`` and ``I^a = I^A − U Uᵀ / D``,
+   ``p^a = p^A + I^a c + U u / D``;
+3. root → tips: ``a'_k = X_k a_p + c_k``, ``q̈_k = (u − Uᵀ a'_k) / D``, ``a_k = a'_k + S q̈_k``.
+
+Gravity is a fictitious acceleration of the base (``a_0 = −g``). Each link works in its *joint
+frame* (:mod:`baseparam.model.joint_model`), where its joint's motion is the unit z screw
+``S = e_ωz`` (revolute) or ``e_vz`` (prismatic): U is a column of I^A and D one entry, and a
+link's own inertia, which is constant there, is moved there beforehand in floating point
+(:func:`forward_parameters`) — the graph's parameters are the link inertias in joint frames, so
+one graph serves every parameter vector. A floating base is the root body of a 6-DOF joint
+(S = 1): its articulated inertia is solved by a 6×6 LDLᵀ, gravity reaches it through its
+quaternion.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.joint_model import JointModel, exact_cos_sin, joint_models, product
+from .expressions import Graph, constant
+from .regressor_graph import carry, carry_back, graph_step, motion_cross
+from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric
+
+# the link parameters a graph reads, per body, in the joint frame: mass, first moments, inertia about the origin
+BODY = ("m", "hx", "hy", "hz", "xx", "xy", "xz", "yy", "yz", "zz")
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Where each value sits in the graph's parameter vector (:func:`forward_parameters`).
+
+    Attributes
+    ----------
+    bodies : list of int
+        Start of each link's 10 :data:`BODY` values (joint frame), then (floating) the base's (frame 0).
+    drives : dict
+        (joint, kind) → index, kind in IA, FV, FC, FO, for the terms the description declares.
+    size : int
+    """
+
+    bodies: list
+    drives: dict
+    size: int
+
+
+def slots(robot) -> Slots:
+    n = robot.n_dof
+    bodies = [10 * k for k in range(n + (1 if robot.is_floating else 0))]
+    drives, r = {}, 10 * len(bodies)
+    for k, joint in enumerate(robot.joints):
+        for kind in (("IA",) if joint.has_rotor_inertia else ()) + joint.friction_terms:
+            drives[(k, kind)] = r
+            r += 1
+    return Slots(bodies, drives, r)
+
+
+def frame_steps(robot, k, models):
+    """The steps from joint k's parent frame (the parent's joint frame, or frame 0) to its joint frame."""
+    model = models[k]
+    parent = robot.parents[k]
+    before = (models[parent].after if parent >= 0 else ()) + model.before
+    return JointModel(model.type, before, model.motion, ()).steps()[0]
+
+
+def forward_parameters(robot, links):
+    """The graph's parameter vector from a robot's :class:`~baseparam.dynamics.samples.LinkParameters`.
+
+    Each link's body (given in its link frame) moved to its joint frame ``J_k`` (the link frame is
+    ``J_k · C′_k``): the pseudo-inertia transforms as ``T P Tᵀ``.
+
+    Returns
+    -------
+    ndarray, shape (Slots.size,)
+    """
+    layout = slots(robot)
+    out = np.zeros(layout.size)
+    bodies = [(links.J[k], links.MS[k], links.M[k]) for k in range(robot.n_dof)]
+    if robot.is_floating:
+        bodies.append(links.base)
+    models = joint_models(robot)
+    length = lambda value: float(value) * robot.length_scale    # noqa: E731
+    cos_sin = lambda angle: exact_cos_sin(angle, robot.angle_unit)[:2]    # noqa: E731
+    for b, (J, MS, M) in enumerate(bodies):
+        P = np.zeros((4, 4))
+        P[:3, :3], P[:3, 3], P[3, :3], P[3, 3] = 0.5 * np.trace(J) * np.eye(3) - J, MS, MS, M
+        if b < robot.n_dof and models[b].after:
+            T = product(models[b].after, length, cos_sin)
+            P = T @ P @ T.T
+        S = P[:3, :3]
+        I = np.trace(S) * np.eye(3) - S
+        out[layout.bodies[b]:layout.bodies[b] + 10] = [P[3, 3], *P[:3, 3], I[0, 0], I[0, 1], I[0, 2], I[1, 1],
+                                                       I[1, 2], I[2, 2]]
+    for (k, kind), r in layout.drives.items():
+        out[r] = getattr(links, kind)[k]
+    return out
+
+
+def _body(g, P, start):
+    m, hx, hy, hz, xx, xy, xz, yy, yz, zz = (P(start + i) for i in range(10))
+    return rigid_inertia(g, m, [hx, hy, hz], [xx, xy, xz, yy, yz, zz])
+
+
+def build_forward(robot):
+    """Expression graph of q̈ = FD(q, q̇, τ) with the parameters as inputs.
+
+    Inputs: ``c``, ``s``, ``d`` (cos, sin, travel of joint k), ``sgn`` (sign of its q̇), ``qd`` and
+    ``tau`` (by index into q̇ and τ, which lead with a floating base's 6), ``q`` (a floating base's
+    quaternion, indices 3–6), ``p`` (:func:`forward_parameters`).
+
+    Returns
+    -------
+    graph : Graph
+    outputs : list of (index into q̈, node id)
+    """
+    g = Graph()
+    n, zero = robot.n_dof, g.zero
+    nb = 6 if robot.is_floating else 0
+    layout = slots(robot)
+    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "sgn", "stb")}
+    qd = [g.input("qd", nb + k) for k in range(n)]
+    tau = [g.input("tau", nb + k) for k in range(n)]
+
+    def P(r):
+        return g.input("p", r)
+    models = joint_models(robot)
+    steps = [[graph_step(g, robot, k, st, inputs) for st in frame_steps(robot, k, models)] for k in range(n)]
+    axis = [2 if j.is_revolute else 5 for j in robot.joints]
+    parents = robot.parents
+    if robot.is_floating:          # base twist [v, ω] and wrench [f, n] → angular first
+        vb = [g.input("qd", i) for i in (3, 4, 5, 0, 1, 2)]
+        base_I = _body(g, P, layout.bodies[n])
+        base_p = [x - g.input("tau", i) for x, i in zip(force_cross(vb, matvec(base_I, vb)), (3, 4, 5, 0, 1, 2))]
+    else:
+        vb = [zero] * 6
+
+    v, c, IA, pA = [None] * n, [None] * n, [None] * n, [None] * n
+    for k in range(n):                                         # 1. velocities and bias terms
+        x = v[parents[k]] if parents[k] >= 0 else vb
+        for st in steps[k]:
+            x = carry(st, x)
+        sq = [zero] * 6
+        sq[axis[k]] = qd[k]
+        c[k] = motion_cross(x, sq)
+        x[axis[k]] = x[axis[k]] + qd[k]
+        v[k] = x
+        IA[k] = _body(g, P, layout.bodies[k])
+        pA[k] = force_cross(x, matvec(IA[k], x))
+
+    U, inv_D, u = [None] * n, [None] * n, [None] * n
+    for k in reversed(range(n)):                               # 2. articulated inertias
+        ax, I = axis[k], IA[k]
+        U[k] = [I[i][ax] for i in range(6)]
+        D = U[k][ax]
+        effort = tau[k] - pA[k][ax]
+        drive = {kind: P(r) for (j, kind), r in layout.drives.items() if j == k}
+        if "IA" in drive:
+            D = D + drive["IA"]
+        for kind, rate in (("FV", qd[k]), ("FC", inputs["sgn"][k]), ("FO", None), ("FS", inputs["stb"][k])):
+            if kind in drive:
+                effort = effort - (drive[kind] if rate is None else drive[kind] * rate)
+        inv_D[k], u[k] = 1.0 / D, effort
+        parent = parents[k]
+        if parent < 0 and not robot.is_floating:
+            continue
+        W = [x * inv_D[k] for x in U[k]]
+        Ia = [[None] * 6 for _ in range(6)]
+        for i in range(6):
+            for j in range(i, 6):
+                Ia[i][j] = Ia[j][i] = I[i][j] - W[i] * U[k][j]
+        pa = [a + b + w * effort for a, b, w in zip(pA[k], matvec(Ia, c[k]), W)]
+        for st in reversed(steps[k]):
+            Ia, pa = inertia_back(g, st, Ia), carry_back(st, pa)
+        if parent >= 0:
+            IA[parent] = _add(IA[parent], Ia)
+            pA[parent] = [a + b for a, b in zip(pA[parent], pa)]
+        else:
+            base_I = _add(base_I, Ia)
+            base_p = [a + b for a, b in zip(base_p, pa)]
+
+    outputs = []
+    gravity = [constant(g, x) for x in robot.gravity_si]
+    if robot.is_floating:                                      # 3. accelerations (relative to gravity)
+        ab = solve_symmetric(g, base_I, [-x for x in base_p])
+        g0 = _base_gravity(g, gravity)
+        outputs += [(i, ab[3 + i] + g0[i]) for i in range(3)] + [(3 + i, ab[i]) for i in range(3)]
+    else:
+        ab = [zero] * 3 + [-x for x in gravity]
+    a = [None] * n
+    for k in range(n):
+        x = a[parents[k]] if parents[k] >= 0 else ab
+        for st in steps[k]:
+            x = carry(st, x)
+        x = [p + q for p, q in zip(x, c[k])]
+        qdd = (u[k] - sum((U[k][i] * x[i] for i in range(6)), zero)) * inv_D[k]
+        x[axis[k]] = x[axis[k]] + qdd
+        a[k] = x
+        outputs.append((nb + k, qdd))
+    return g, [(i, node.i) for i, node in outputs]
+
+
+def _add(I, J):
+    out = [[None] * 6 for _ in range(6)]
+    for i in range(6):
+        for j in range(i, 6):
+            out[i][j] = out[j][i] = I[i][j] + J[i][j]
+    return out
+
+
+def _base_gravity(g, gravity):
+    """Rᵀ g in frame 0 from the base quaternion inputs (x, y, z, w) at q[3:7]."""
+    x, y, z, w = (g.input("q", i) for i in range(3, 7))
+    R = [[1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
+         [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
+         [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)]]
+    return [sum((R[j][i] * gravity[j] for j in range(3)), g.zero) for i in range(3)]
+
+
+__all__ = ["BODY", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]

@@ -1,0 +1,163 @@
+"""A robot as a tree of rigid bodies in floating point, vectorized over samples: the explicit 6×6
+matrices of Ivanov's equations (6)–(7).
+
+Spatial vectors here are linear first, ``[v; ω]`` and ``[f; n]`` (Ivanov's order, and the public
+order of a floating base's twist and wrench). Body b has a parent (−1: the inertial frame or a
+fixed base), a motion subspace A_b (6 × n_b, constant in its own frame: a joint's unit twist, or
+the identity for a floating base's 6-DOF joint), a spatial inertia M_b (6×6, constant) and, per
+sample, the transform C_b (6×6) with ``v_b = C_b v_parent + A_b q̇_b``. The floating base, when
+there is one, is body 0 and the joints are bodies 1..N; otherwise joint k is body k.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.joint_model import exact_cos_sin, joint_models, product, to_si
+from .floating import rotation_matrices
+
+
+def skew(x):
+    """[x]× of vectors (..., 3) → (..., 3, 3)."""
+    z = np.zeros(x.shape[:-1])
+    return np.stack([np.stack([z, -x[..., 2], x[..., 1]], -1), np.stack([x[..., 2], z, -x[..., 0]], -1),
+                     np.stack([-x[..., 1], x[..., 0], z], -1)], -2)
+
+
+def motion_transform(R, P):
+    """C with ``v_child = C v_parent`` for a child frame at origin P with axes R (in the parent frame):
+    ``[[Rᵀ, −Rᵀ[P]×], [0, Rᵀ]]``. R (..., 3, 3), P (..., 3) → (..., 6, 6)."""
+    Rt = np.swapaxes(R, -1, -2)
+    out = np.zeros(R.shape[:-2] + (6, 6))
+    out[..., :3, :3] = out[..., 3:, 3:] = Rt
+    out[..., :3, 3:] = -Rt @ skew(P)
+    return out
+
+
+def spatial_inertia(J, MS, M):
+    """``[[m·1, −[h]×], [[h]×, Ī]]`` of a body with inertia Ī about its origin, first moments h, mass m."""
+    out = np.zeros((6, 6))
+    out[:3, :3] = M * np.eye(3)
+    out[:3, 3:] = -skew(np.asarray(MS))
+    out[3:, :3] = skew(np.asarray(MS))
+    out[3:, 3:] = J
+    return out
+
+
+def force_cross(v, f):
+    """v ×* f for (S, 6) arrays: [ω × f; ω × n + v × f]."""
+    lin, w, force, n = v[:, :3], v[:, 3:], f[:, :3], f[:, 3:]
+    return np.concatenate([np.cross(w, force), np.cross(w, n) + np.cross(lin, force)], axis=1)
+
+
+class Tree:
+    """The bodies of a robot at a batch of configurations.
+
+    Parameters
+    ----------
+    robot : Robot
+    links : LinkParameters
+    q : ndarray, shape (S, n_q)
+
+    Attributes
+    ----------
+    parents : list of int
+    dofs : list of slice
+        Each body's columns in q̇ (n_v of them in all).
+    A : list of ndarray (6, n_b)
+    bodies : list of (J, MS, M)
+        Inertia about the origin, first moments and mass, in the body's frame.
+    M : list of ndarray (6, 6)
+    C : list of ndarray (S, 6, 6)
+    R, P : list of ndarray (S, 3, 3), (S, 3)
+        Each body frame's orientation and origin in the world (a fixed base's frame 0 is the world).
+    IA : ndarray (n_v,)
+        Rotor inertia per velocity (0 on a floating base's twist).
+    """
+
+    def __init__(self, robot, links, q):
+        S = q.shape[0]
+        floating, n = robot.is_floating, robot.n_dof
+        nb = 1 if floating else 0
+        self.robot, self.links, self.S = robot, links, S
+        self.parents = ([-1] if floating else []) + [p + nb if p >= 0 else (0 if floating else -1)
+                                                     for p in robot.parents]
+        self.dofs = ([slice(0, 6)] if floating else []) + [slice(6 * nb + k, 6 * nb + k + 1) for k in range(n)]
+        self.bodies = ([links.base] if floating else []) + [(links.J[k], links.MS[k], links.M[k]) for k in range(n)]
+        self.M = [spatial_inertia(*body) for body in self.bodies]
+        self.IA = np.concatenate([np.zeros(6 * nb), links.IA])
+        self.A, self.C = ([np.eye(6)] if floating else []), ([None] if floating else [])
+        transforms = []
+        length = lambda value: float(value) * robot.length_scale    # noqa: E731
+        cos_sin = lambda angle: exact_cos_sin(angle, robot.angle_unit)[:2]    # noqa: E731
+        joints_q = q[:, 7:] if floating else q
+        for k, model in enumerate(joint_models(robot)):
+            before, after = product(model.before, length, cos_sin), product(model.after, length, cos_sin)
+            x = joints_q[:, k] + to_si(robot, model.motion)
+            motion = np.tile(np.eye(4), (S, 1, 1))
+            if model.is_revolute:
+                c, s = np.cos(x), np.sin(x)
+                motion[:, 0, 0], motion[:, 0, 1], motion[:, 1, 0], motion[:, 1, 1] = c, -s, s, c
+            else:
+                motion[:, 2, 3] = x
+            T = before @ motion @ after
+            transforms.append(T)
+            self.C.append(motion_transform(T[:, :3, :3], T[:, :3, 3]))
+            unit = np.zeros(6)
+            unit[5 if model.is_revolute else 2] = 1.0                  # the joint's twist in its joint frame
+            self.A.append((motion_transform(after[:3, :3], after[:3, 3]) @ unit)[:, None])
+        if floating:
+            self.R, self.P = [rotation_matrices(q[:, 3:7])], [q[:, :3]]
+        else:
+            self.R, self.P = [], []
+        for k, T in enumerate(transforms):
+            b = nb + k
+            parent = self.parents[b]
+            if parent < 0:
+                self.R.append(T[:, :3, :3])
+                self.P.append(T[:, :3, 3])
+            else:
+                self.R.append(self.R[parent] @ T[:, :3, :3])
+                self.P.append(self.P[parent] + np.einsum("sij,sj->si", self.R[parent], T[:, :3, 3]))
+
+    @property
+    def n_bodies(self):
+        return len(self.parents)
+
+    def children(self, b):
+        return [c for c, p in enumerate(self.parents) if p == b]
+
+    def velocities(self, qd):
+        """Body twists v_b (S, 6), each in its frame."""
+        v = []
+        for b, parent in enumerate(self.parents):
+            x = qd[:, self.dofs[b]] @ self.A[b].T
+            if parent >= 0:
+                x = x + np.einsum("sij,sj->si", self.C[b], v[parent])
+            v.append(x)
+        return v
+
+    def gravity_wrenches(self):
+        """The weight of each body, (S, 6) in its frame: M_b [Rᵀ g; 0]."""
+        g = self.robot.gravity_si
+        out = []
+        for b in range(self.n_bodies):
+            a = np.zeros((self.S, 6))
+            a[:, :3] = np.einsum("sji,j->si", self.R[b], g)
+            out.append(a @ self.M[b].T)
+        return out
+
+    def subtree_sums(self, per_body):
+        """Σ over each body's subtree of per-body wrenches (S, 6), moved to the body's frame: x_b + Σ C_cᵀ x_c."""
+        out = [x.copy() for x in per_body]
+        for b in reversed(range(self.n_bodies)):
+            parent = self.parents[b]
+            if parent >= 0:
+                out[parent] += np.einsum("sji,sj->si", self.C[b], out[b])
+        return out
+
+    def world_wrench(self, b, f):
+        """A wrench (S, 6) in body b's frame as the same wrench in the world frame, moment about the world
+        origin."""
+        force = np.einsum("sij,sj->si", self.R[b], f[:, :3])
+        moment = np.einsum("sij,sj->si", self.R[b], f[:, 3:]) + np.cross(self.P[b], force)
+        return np.concatenate([force, moment], axis=1)

@@ -1,0 +1,83 @@
+"""Sensor models for simulated logs: encoder resolution, Gaussian noise, motor currents through drive gains."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ArgumentError
+
+
+
+@dataclass(frozen=True)
+class SensorNoise:
+    """What the sensors add to a simulated motion (the dynamics themselves run noise-free).
+
+    Each value is a standard deviation (Gaussian, zero mean), one number for every joint or one per
+    joint; noise goes on the joint columns only (a floating base's pose and twist are logged exact).
+
+    Attributes
+    ----------
+    q, qd, qdd : float or sequence
+        Position (rad or m), velocity and acceleration noise.
+    tau : float or sequence
+        Torque-sensor noise (N·m or N).
+    current : float or sequence
+        Motor-current noise in A; needs ``gains`` in :func:`~baseparam.simulate` (τ = k·i, as
+        :func:`~baseparam.read_trajectory` reads a current log), where it becomes k·σ_i of torque.
+    resolution : float or sequence
+        Encoder resolution: logged positions are rounded to multiples of it (rad or m), after the
+        noise (0: no rounding).
+    seed : int
+        Seed of the generator (``numpy.random.default_rng``): the same seed, the same log.
+    """
+
+    q: object = 0.0
+    qd: object = 0.0
+    qdd: object = 0.0
+    tau: object = 0.0
+    current: object = 0.0
+    resolution: object = 0.0
+    seed: int = 0
+
+    def per_joint(self, name, n):
+        """One field as an (n,) array of non-negative finite numbers."""
+        value = np.asarray(getattr(self, name), dtype=float)
+        if value.ndim == 0:
+            value = np.full(n, float(value))
+        if value.shape != (n,) or not np.all(np.isfinite(value)) or (value < 0).any():
+            raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or {n} of them (one per joint), "
+                                f"got {getattr(self, name)!r}")
+        return value
+
+    def apply(self, fields, n_dof, gains=None):
+        """The fields of a log, noisy (copies): ``fields`` maps q, qd, qdd, tau to (S, ·) arrays whose last
+        ``n_dof`` columns are the joints'.
+
+        Parameters
+        ----------
+        gains : ndarray, shape (n_dof,), optional
+            Drive gains (N·m/A) for ``current``.
+        """
+        rng = np.random.default_rng(self.seed)
+        out = {}
+        for name in ("q", "qd", "qdd", "tau"):
+            x = fields.get(name)
+            if x is None:
+                continue
+            x = x.copy()
+            sigma = self.per_joint(name, n_dof)
+            if name == "tau":
+                current = self.per_joint("current", n_dof)
+                if current.any() and gains is None:
+                    raise ArgumentError("noise.current: motor-current noise needs the drive gains (gains=...)")
+                if gains is not None:
+                    sigma = np.sqrt(sigma ** 2 + (current * gains) ** 2)
+            joints = x[:, x.shape[1] - n_dof:]
+            joints += rng.standard_normal(joints.shape) * sigma
+            if name == "q":
+                step = self.per_joint("resolution", n_dof)
+                rounded = step > 0
+                joints[:, rounded] = np.round(joints[:, rounded] / step[rounded]) * step[rounded]
+            out[name] = x
+        return out

@@ -1,0 +1,280 @@
+"""Simulation: a robot's motion under given torques or a controller, as a :class:`~baseparam.Trajectory`.
+
+Two integrators:
+
+* ``method='rk4'`` — classical Runge–Kutta with a fixed step: one step (or ``substeps``) per
+  interval of ``t``, the torque held over it (zero-order hold). A controller ``tau(t, q, qd)`` is
+  called once per interval, at its start, with the state there: a digital controller at the rate
+  of ``t``. The whole loop runs in the compiled C kernel (:class:`~baseparam.ForwardDynamics`), the
+  controller in Python between steps.
+* any method of :func:`scipy.integrate.solve_ivp` (``'RK45'``, the default ``'DOP853'``, ``'Radau'``,
+  …) — adaptive steps to ``rtol``/``atol``, samples at the times ``t``. A controller is then a
+  continuous-time law, called at every evaluation; a torque array is interpolated linearly in time.
+
+Coulomb friction (FC sign q̇) switches where a joint reverses: adaptive methods then shrink their
+steps to resolve the switch (slow, but accurate); RK4 steps across it, first-order accurate in the
+step where the sign changes.
+
+A floating base's quaternion is integrated with the rest of the state and renormalized after every
+RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit length
+(``λ(1 − |q|²) q``, λ = 10/s), and the logged quaternions are normalized.
+
+``state='momenta'`` integrates Ivanov's form instead, the configuration and the Poisson impulses
+(q, p) with ṗ from :func:`~baseparam.dynamics.momenta.momenta_rate`'s recursion and q̇ from his O(N)
+solver (``solver='ltdl'`` or ``'sweep'``); it runs in numpy one sample at a time, far slower than the
+compiled (q, q̇) path, and is there for his method and for comparison.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._numbers import real_array
+from ..dynamics.floating import configuration_rate
+from ..dynamics.forward import ForwardDynamics
+from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
+from ..dynamics.samples import LinkParameters, robot_states
+from ..errors import ArgumentError
+from ..identification.trajectory import Trajectory
+from ..model.robot import require_robot
+from .noise import SensorNoise
+
+QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
+RECORD = ("q", "qd", "qdd", "tau")
+
+
+def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", parameters="pseudo", substeps=1,
+             rtol=1e-9, atol=1e-9, gains=None, record=RECORD, state="velocities", solver="ltdl", source=None):
+    """Simulate a robot from (q0, q̇0) along the times ``t`` and log it as a :class:`~baseparam.Trajectory`.
+
+    Parameters
+    ----------
+    robot : Robot
+    p : array_like, shape (n_standard,)
+        Standard parameters (``ColumnLayout(robot, parameters)``), e.g. ``bp.standard_parameters(robot)``.
+    t : array_like, shape (S,)
+        Increasing times (s), at least 10: the samples of the log and, for ``rk4``, the controller's ticks.
+    q0 : array_like, shape (n_q,)
+    qd0 : array_like, shape (n_v,)
+    tau : None, array_like or callable
+        Joint torques: None (zero), one row (n_v,) held throughout, rows (S, n_v) at the times ``t``,
+        or a controller ``tau(t, q, qd) -> (n_v,)``. For a floating base, rows of ``n_dof`` (the
+        joints only) leave the base free (zero wrench).
+    noise : SensorNoise, optional
+        What the sensors add to the log (seeded); the motion itself is noise-free.
+    method : str
+        ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method.
+    parameters : {'pseudo', 'khalil'}
+    substeps : int
+        RK4 steps per interval of ``t`` (``rk4`` only).
+    rtol, atol : float
+        ``solve_ivp`` tolerances.
+    gains : array_like, shape (n_dof,), optional
+        Drive gains in N·m/A, for ``noise.current``.
+    record : sequence of str
+        The fields the log keeps, of q, qd, qdd, tau (q and tau always): a robot's log often lacks
+        qdd, or qd; identification derives them.
+    state : {'velocities', 'momenta'}
+        Integrate (q, q̇) or Ivanov's (q, p) (module notes).
+    solver : {'ltdl', 'sweep'}
+        Ivanov's solver for ``state='momenta'``.
+    source : str, optional
+        The log's name (default ``simulate(<robot name>)``).
+
+    Returns
+    -------
+    Trajectory
+        t (S,), q (S, n_q), qd and qdd (S, n_v) or None, tau (S, n_v) — the torque applied at each
+        sample (held over the interval with ``rk4``); ``floating`` set for a floating base.
+
+    Raises
+    ------
+    ArgumentError
+        Bad shapes, non-finite values, times not increasing, an unknown method or option, a
+        controller returning the wrong shape, or a motion that blows up (non-finite state).
+    """
+    require_robot(robot)
+    t = _times(t)
+    (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(q0), qd=np.atleast_2d(qd0))
+    if q0.shape[0] != 1:
+        raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
+    torque = _Torque(robot, tau, t)
+    if state not in ("velocities", "momenta"):
+        raise ArgumentError(f"state: expected 'velocities' or 'momenta', got {state!r}")
+    if solver not in SOLVERS:
+        raise ArgumentError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+    unknown = set(record) - set(RECORD)
+    if unknown:
+        raise ArgumentError(f"record: unknown fields {sorted(unknown)}; expected some of {RECORD}")
+    if not isinstance(substeps, (int, np.integer)) or substeps < 1:
+        raise ArgumentError(f"substeps: expected an integer ≥ 1, got {substeps!r}")
+    if noise is not None and not isinstance(noise, SensorNoise):
+        raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
+    if gains is not None:
+        gains = real_array("gains", gains, ArgumentError).reshape(-1)
+        if gains.shape != (robot.n_dof,) or not np.all(gains > 0):
+            raise ArgumentError(f"gains: expected {robot.n_dof} positive drive gains (N·m/A), got {gains.tolist()}")
+    fd = ForwardDynamics(robot, p, parameters)
+    if method == "rk4":
+        if state == "momenta":
+            q, qd, taus = _rk4_momenta(robot, p, parameters, fd, t, q0[0], qd0[0], torque, substeps, solver)
+        else:
+            q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
+    else:
+        q, qd, taus = _ivp(robot, p, parameters, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, solver)
+    if not (np.isfinite(q).all() and np.isfinite(qd).all()):
+        bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
+        raise ArgumentError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
+                            "parameters (a physical body per link), the torques and the time step")
+    fields = {"q": q, "qd": qd, "tau": taus, "qdd": fd.batch(q, qd, taus) if "qdd" in record else None}
+    if noise is not None:
+        fields.update(noise.apply(fields, robot.n_dof, gains))
+    return Trajectory(t=t, q=fields["q"], tau=fields["tau"], qd=fields["qd"] if "qd" in record else None,
+                      qdd=fields["qdd"] if "qdd" in record else None,
+                      source=source or f"simulate({robot.name})", floating=robot.is_floating)
+
+
+def _times(t):
+    from ..identification.trajectory import MIN_SAMPLES
+
+    t = real_array("t", t, ArgumentError)
+    if t.ndim != 1 or t.shape[0] < MIN_SAMPLES:
+        raise ArgumentError(f"t: expected increasing times of shape (S,) with S ≥ {MIN_SAMPLES} (a Trajectory's "
+                            f"minimum), got shape {t.shape}")
+    if not np.isfinite(t).all():
+        raise ArgumentError("t: contains NaN or inf")
+    step = np.diff(t)
+    if not (step > 0).all():
+        k = int(np.argmax(~(step > 0))) + 1
+        raise ArgumentError(f"t: times must increase; t[{k}] = {float(t[k])!r} after t[{k - 1}] = {float(t[k - 1])!r}")
+    return t
+
+
+class _Torque:
+    """τ(t, q, q̇) from None, a row, rows at the times t (held or interpolated) or a controller."""
+
+    def __init__(self, robot, tau, t):
+        self.robot, self.t = robot, t
+        self.callback = tau if callable(tau) else None
+        self.rows = None
+        if self.callback is None:
+            rows = np.zeros((1, robot.n_v)) if tau is None else real_array("tau", tau, ArgumentError)
+            if rows.ndim == 1:
+                rows = rows[None]
+            if rows.ndim != 2 or rows.shape[0] not in (1, len(t)) or rows.shape[1] not in (robot.n_v, robot.n_dof):
+                raise ArgumentError(f"tau: expected ({robot.n_v},) or ({len(t)}, {robot.n_v}) torques (or a "
+                                    f"controller tau(t, q, qd)), got shape {rows.shape}")
+            if not np.isfinite(rows).all():
+                raise ArgumentError("tau: contains NaN or inf")
+            self.rows = np.broadcast_to(self.full(rows), (len(t), robot.n_v))
+
+    def full(self, rows):
+        """Rows of n_dof joint torques (floating base) with the base's zero wrench in front."""
+        if rows.shape[-1] == self.robot.n_v:
+            return rows
+        return np.concatenate([np.zeros(rows.shape[:-1] + (self.robot.n_v - rows.shape[-1],)), rows], axis=-1)
+
+    def __call__(self, time, q, qd, k=None):
+        if self.callback is None:
+            if k is not None:
+                return self.rows[k]
+            return np.array([np.interp(time, self.t, column) for column in self.rows.T])
+        value = np.asarray(self.callback(time, q, qd), dtype=float)
+        if value.shape not in ((self.robot.n_v,), (self.robot.n_dof,)) or not np.isfinite(value).all():
+            raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
+                                f"(expected {self.robot.n_v} finite torques)")
+        return self.full(value)
+
+
+def _rk4(fd, t, q0, qd0, torque, substeps):
+    S = len(t)
+    q, qd = np.empty((S, fd.robot.n_q)), np.empty((S, fd.robot.n_v))
+    q[0], qd[0] = q0, qd0
+    dt = np.diff(t)
+    if torque.callback is None:
+        taus = np.ascontiguousarray(torque.rows, dtype=float)
+        fd.rk4(q, qd, dt, taus, substeps)
+        return q, qd, taus.copy()
+    taus = np.empty((S, fd.robot.n_v))
+    for k in range(S - 1):
+        taus[k] = torque(t[k], q[k], qd[k])
+        fd.rk4(q, qd, dt, taus, substeps, rows=k)
+        if not np.isfinite(qd[k + 1]).all():
+            break
+    taus[-1] = torque(t[-1], q[-1], qd[-1])
+    return q, qd, taus
+
+
+def _ivp(robot, p, parameters, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
+    from scipy.integrate import solve_ivp
+
+    n_q = robot.n_q
+    if state == "momenta":
+        links = LinkParameters(robot, p, parameters)
+        y0 = np.concatenate([q0, generalized_momenta(robot, p, q0, qd0, parameters)])
+    else:
+        y0 = np.concatenate([q0, qd0])
+
+    def unit(q):
+        if robot.is_floating:
+            q = q.copy()
+            q[3:7] /= np.linalg.norm(q[3:7])
+        return q
+
+    def rhs(time, y):
+        q = unit(y[:n_q])
+        if state == "momenta":
+            qd, rate = hamiltonian_rates(robot, links, q[None], y[None, n_q:],
+                                         lambda qd: torque(time, q, qd[0])[None], solver)
+            qd, rate = qd[0], rate[0]
+        else:
+            qd = y[n_q:]
+            tau = torque(time, q, qd)
+            rate = fd(q, qd, tau)
+        dq = configuration_rate(robot, q[None], qd[None])[0]
+        if robot.is_floating:
+            quat = y[3:7]
+            dq[3:7] += QUATERNION_PULL * (1.0 - quat @ quat) * quat
+        return np.concatenate([dq, rate])
+    try:
+        sol = solve_ivp(rhs, (t[0], t[-1]), y0, method=method, t_eval=t, rtol=rtol, atol=atol)
+    except ValueError as exc:          # an unknown method, bad tolerances
+        raise ArgumentError(f"method/rtol/atol: {exc}") from None
+    if sol.status < 0 or sol.y.shape[1] != len(t):
+        raise ArgumentError(f"the simulation stopped at t = {sol.t[-1]:.6g} s: {sol.message}")
+    y = sol.y.T
+    q = np.array([unit(row) for row in y[:, :n_q]])
+    if state == "momenta":
+        from ..dynamics.momenta import velocities_from_momenta
+        qd = velocities_from_momenta(robot, p, q, y[:, n_q:], solver, parameters)
+    else:
+        qd = y[:, n_q:].copy()
+    taus = np.array([torque(time, q[k], qd[k]) for k, time in enumerate(t)])
+    return q, qd, taus
+
+
+def _rk4_momenta(robot, p, parameters, fd, t, q0, qd0, torque, substeps, solver):
+    """RK4 in (q, p), torque held per interval: Ivanov's form, in numpy one sample at a time."""
+    links = LinkParameters(robot, p, parameters)
+    S = len(t)
+    q, qd, taus = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
+    q[0], qd[0] = q0, qd0
+    x, m = q0.copy(), generalized_momenta(robot, p, q0, qd0, parameters)
+
+    def rates(x, m, tau):
+        v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
+        return configuration_rate(robot, x[None], v)[0], rate[0], v[0]
+    for k in range(S - 1):
+        taus[k] = torque(t[k], q[k], qd[k], k)
+        h = (t[k + 1] - t[k]) / substeps
+        for _ in range(substeps):
+            k1, l1, _ = rates(x, m, taus[k])
+            k2, l2, _ = rates(x + 0.5 * h * k1, m + 0.5 * h * l1, taus[k])
+            k3, l3, _ = rates(x + 0.5 * h * k2, m + 0.5 * h * l2, taus[k])
+            k4, l4, _ = rates(x + h * k3, m + h * l3, taus[k])
+            x = x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+            m = m + h / 6.0 * (l1 + 2 * l2 + 2 * l3 + l4)
+            if robot.is_floating:
+                x[3:7] /= np.linalg.norm(x[3:7])
+        q[k + 1], qd[k + 1] = x, rates(x, m, taus[k])[2]
+    taus[-1] = torque(t[-1], q[-1], qd[-1], S - 1)
+    return q, qd, taus

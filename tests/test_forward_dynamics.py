@@ -1,0 +1,288 @@
+"""Forward dynamics and reaction wrenches against pinocchio, and against our own inverse dynamics.
+
+pinocchio's model is built from the description alone (tests/pin_model.py), a floating base as a
+``JointModelFreeFlyer`` root; bodies are random and physically valid (tests/random_bodies.py).
+Checked, for every robot file (plain and with rotor inertia and friction), random DH tables (both
+conventions, prismatic joints, trees, odd twists, tilted or zero gravity), random URDF-style joint
+geometry, each on a fixed and on a floating base:
+
+* ``bp.forward_dynamics`` = ``pin.aba`` (with rotor inertia: ``pin.crba`` + solve, since
+  pinocchio's ABA has no rotor inertia of ours) to 1e-9 relative;
+* ``inverse_dynamics(forward_dynamics(τ)) = τ`` and ``forward_dynamics(inverse_dynamics(q̈)) = q̈``;
+* ``bp.reaction_wrenches`` = ``data.f`` after ``pin.rnea``, moved from pinocchio's joint frames to
+  the DH link frames; their projection on the joint axis is the torque less IA q̈ and friction;
+* ``bp.mass_matrix``, ``gravity_torque``, ``coriolis_torque`` of a floating robot = ``pin.crba``,
+  ``computeGeneralizedGravity``, ``nonLinearEffects`` − gravity;
+* one-sample, small-batch (C loop) and large-batch (numpy) paths, and the Python fallback when no C
+  compiler is available, give the same numbers.
+"""
+import dataclasses
+
+import numpy as np
+import pytest
+
+pin = pytest.importorskip("pinocchio")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+import baseparam as bp  # noqa: E402
+from conftest import ROBOT_FILES, ROOT  # noqa: E402
+from pin_model import PinReference  # noqa: E402
+from random_bodies import (assert_close, base_parameters, custom_robot, general_robots, link_vector,  # noqa: E402
+                           random_body, random_parameters, random_states, robots, with_drives)
+
+RTOL = 1e-9
+PARAMS = ["pseudo", "khalil"]
+
+
+def floating(robot):
+    return dataclasses.replace(robot, base="floating")
+
+
+def problem(robot, parameters, rng, n):
+    """(p, pinocchio reference, q, q̇, a random τ or q̈) for the robot (fixed or floating base)."""
+    fixed = dataclasses.replace(robot, base="fixed", base_inertia=None) if robot.is_floating else robot
+    p, bodies, drives = random_parameters(fixed, parameters, rng)
+    base = random_body(rng) if robot.is_floating else None
+    if base is not None:
+        p = np.concatenate([link_vector(base, parameters), p])
+    ref = PinReference(robot, bodies, drives, base)
+    q, qd, x = random_states(fixed, n, rng)
+    if robot.is_floating:
+        quat = rng.normal(size=(n, 4))
+        quat /= np.linalg.norm(quat, axis=1)[:, None]
+        q = np.hstack([rng.uniform(-1, 1, (n, 3)), quat, q])
+        qd, x = (np.hstack([rng.uniform(-1, 1, (n, 6)), y]) for y in (qd, x))
+    return p, ref, q, qd, x
+
+
+def check_forward(robot, parameters, rng, tag, n=4):
+    p, ref, q, qd, tau = problem(robot, parameters, rng, n)
+    qdd = bp.forward_dynamics(robot, p, q, qd, tau, parameters)
+    for s in range(n):
+        assert_close(qdd[s], ref.aba(q[s], qd[s], tau[s]), RTOL, f"{tag}, sample {s}: forward_dynamics vs pin.aba")
+    assert_close(bp.inverse_dynamics(robot, p, q, qd, qdd, parameters), tau, RTOL, f"{tag}: ID(FD(τ)) = τ")
+    _, _, _, _, qdd_in = problem(robot, parameters, rng, n)
+    tau_id = bp.inverse_dynamics(robot, p, q, qd, qdd_in, parameters)
+    assert_close(bp.forward_dynamics(robot, p, q, qd, tau_id, parameters), qdd_in, RTOL, f"{tag}: FD(ID(q̈)) = q̈")
+    W = bp.reaction_wrenches(robot, p, q, qd, qdd, parameters)
+    for s in range(n):
+        assert_close(W[s], ref.wrenches(q[s], qd[s], qdd[s]), RTOL, f"{tag}, sample {s}: wrenches vs pin data.f")
+    if robot.is_floating:
+        M = bp.mass_matrix(robot, p, q, parameters)
+        g, c = bp.gravity_torque(robot, p, q, parameters), bp.coriolis_torque(robot, p, q, qd, parameters)
+        for s in range(n):
+            assert_close(M[s], ref.mass_matrix(q[s]), RTOL, f"{tag}, sample {s}: floating mass_matrix vs pin.crba")
+            assert_close(g[s], ref.gravity(q[s]), RTOL, f"{tag}, sample {s}: floating gravity vs pinocchio")
+            assert_close(c[s], ref.coriolis(q[s], qd[s]), RTOL, f"{tag}, sample {s}: floating C q̇ vs pinocchio")
+
+
+def _seed(*parts):
+    return sum((i + 1) * ord(ch) for i, ch in enumerate("/".join(parts))) % 2**32
+
+
+@pytest.mark.parametrize("base", ["fixed", "floating"])
+@pytest.mark.parametrize("drives", [False, True], ids=["plain", "drives"])
+@pytest.mark.parametrize("path", ROBOT_FILES, ids=lambda p: p.stem)
+def test_robot_files_match_pinocchio(path, drives, base):
+    robot = bp.load_robot(path)
+    if drives:
+        robot = with_drives(robot)
+    if base == "floating":
+        robot = floating(robot)
+    parameters = PARAMS[len(path.stem) % 2]
+    check_forward(robot, parameters, np.random.default_rng(_seed(path.stem, base, str(drives))),
+                  f"{path.stem} [{parameters}, {base}{', drives' if drives else ''}]")
+
+
+@pytest.mark.parametrize("base", ["fixed", "floating"])
+@pytest.mark.parametrize("parameters", PARAMS)
+@pytest.mark.parametrize("name", ["rpr_modified_drives", "tree_prismatic", "tree_interleaved"])
+def test_custom_robots_match_pinocchio(name, parameters, base):
+    robot = custom_robot(name)
+    robot = floating(robot) if base == "floating" else robot
+    check_forward(robot, parameters, np.random.default_rng(_seed(name, parameters, base)), f"{name} [{parameters}]")
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(robot=robots(), parameters=st.sampled_from(PARAMS), free=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_random_tables_match_pinocchio(robot, parameters, free, seed):
+    check_forward(floating(robot) if free else robot, parameters, np.random.default_rng(seed),
+                  f"random [{parameters}, {'floating' if free else 'fixed'}]", n=3)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(robot=general_robots(drives=True), free=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_general_geometry_matches_pinocchio(robot, free, seed):
+    check_forward(floating(robot) if free else robot, "khalil", np.random.default_rng(seed),
+                  f"random urdf geometry [{'floating' if free else 'fixed'}]", n=3)
+
+
+def test_wrench_along_the_axis_is_the_joint_torque():
+    """n_z (revolute) or f_z (prismatic) in the joint frame = τ − IA q̈ − friction."""
+    robot = custom_robot("rpr_modified_drives")
+    rng = np.random.default_rng(4)
+    p, _, q, qd, qdd = problem(robot, "pseudo", rng, 5)
+    tau = bp.inverse_dynamics(robot, p, q, qd, qdd)
+    W = bp.reaction_wrenches(robot, p, q, qd, qdd, frame="joint")
+    layout = bp.ColumnLayout(robot)
+    IA = np.array([p[layout.rotor_columns[k]] if k in layout.rotor_columns else 0.0 for k in range(robot.n_dof)])
+    drive = IA * qdd + bp.friction_torque(robot, p, qd)
+    along = np.where([j.is_revolute for j in robot.joints], W[:, :, 5], W[:, :, 2])
+    assert_close(along, tau - drive, 1e-12, "axis component of the joint-frame wrench")
+
+
+def test_paths_agree_and_fallback_without_compiler(monkeypatch, tmp_path):
+    """One sample (C or Python), a small batch (C loop) and a large one (numpy) give the same q̈;
+    with no compiler (BASEPARAM_CC=none) ForwardDynamics runs straight-line Python, same numbers."""
+    from baseparam.dynamics import forward
+
+    robot = floating(custom_robot("tree_prismatic"))
+    rng = np.random.default_rng(9)
+    p, _, q, qd, tau = problem(robot, "pseudo", rng, 300)
+    big = bp.forward_dynamics(robot, p, q, qd, tau)
+    fd = bp.ForwardDynamics(robot, p)
+    one = np.array([fd(q[s], qd[s], tau[s]) for s in range(5)])
+    assert_close(fd.batch(q[:40], qd[:40], tau[:40]), big[:40], 1e-12, "small batch vs numpy batch")
+    assert_close(one, big[:5], 1e-12, f"one sample ({fd.backend}) vs numpy batch")
+
+    monkeypatch.setenv("BASEPARAM_CC", "none")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(forward, "_KERNELS", type(forward._KERNELS)())
+    monkeypatch.setattr(forward, "_BOUND", type(forward._BOUND)())
+    slow = bp.ForwardDynamics(robot, p)
+    assert slow.backend == "python"
+    assert_close(np.array([slow(q[s], qd[s], tau[s]) for s in range(5)]), big[:5], 1e-12, "Python fallback")
+    assert_close(slow.batch(q[:40], qd[:40], tau[:40]), big[:40], 1e-12, "fallback, small batch")
+    assert list(tmp_path.iterdir()) == [], "nothing compiled without a compiler"
+
+
+def test_single_sample_shapes():
+    robot = floating(custom_robot("tree_prismatic"))
+    p, _, q, qd, tau = problem(robot, "khalil", np.random.default_rng(2), 1)
+    one = bp.forward_dynamics(robot, p, q[0], qd[0], tau[0], "khalil")
+    assert one.shape == (robot.n_v,)
+    assert bp.reaction_wrenches(robot, p, q[0], qd[0], one, "khalil").shape == (robot.n_dof, 6)
+    assert_close(one, bp.forward_dynamics(robot, p, q, qd, tau, "khalil")[0], 1e-12, "1-D vs 2-D")
+    joints_only = tau[:, 6:]
+    free = tau.copy()
+    free[:, :6] = 0.0
+    assert_close(bp.forward_dynamics(robot, p, q, qd, joints_only, "khalil"),
+                 bp.forward_dynamics(robot, p, q, qd, free, "khalil"), 1e-12, "joint torques alone: the base is free")
+
+
+def test_quaternion_is_normalized_and_bad_ones_refused():
+    robot = floating(custom_robot("tree_prismatic"))
+    p, _, q, qd, tau = problem(robot, "pseudo", np.random.default_rng(3), 2)
+    scaled = q.copy()
+    scaled[:, 3:7] *= 1.0005
+    assert_close(bp.forward_dynamics(robot, p, scaled, qd, tau), bp.forward_dynamics(robot, p, q, qd, tau), 1e-12,
+                 "a quaternion within 1e-3 of unit length is normalized")
+    scaled[1, 3:7] *= 2.0
+    with pytest.raises(bp.ArgumentError, match=r"q: the base quaternion .* sample 1 has norm"):
+        bp.forward_dynamics(robot, p, scaled, qd, tau)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(q=np.zeros((3, 4))), r"q: expected shape \(n_samples, 5\) or \(5,\), got \(3, 4\)"),
+    (dict(tau=np.zeros((2, 5))), r"state arrays have different numbers of samples"),
+    (dict(qd=np.full((3, 5), np.nan)), r"qd: non-finite value nan at sample 0, joint 1"),
+])
+def test_bad_arrays_are_one_line_errors(kwargs, message):
+    robot = custom_robot("tree_prismatic")
+    p, _, q, qd, tau = problem(robot, "pseudo", np.random.default_rng(5), 3)
+    args = dict(q=q, qd=qd, tau=tau) | kwargs
+    with pytest.raises(bp.ArgumentError, match=message):
+        bp.forward_dynamics(robot, p, **args)
+    with pytest.raises(bp.ArgumentError, match=r"p: expected shape"):
+        bp.forward_dynamics(robot, p[:-1], q, qd, tau)
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda", "stanford_arm", "scara"])
+def test_base_parameter_forward_dynamics_equals_the_true_one(name):
+    """M, C, g depend on p only through Y p: the ABA on the pivot-only preimage of Y p gives the q̈ of p,
+    although that preimage's bodies are not physical."""
+    robot = with_drives(bp.load_robot(ROOT / "robots" / f"{name}.yaml"))
+    parameters = PARAMS[len(name) % 2]
+    base = base_parameters(robot, parameters)
+    p, ref, q, qd, tau = problem(robot, parameters, np.random.default_rng(_seed(name)), 50)
+    p_base = base.from_standard(p)
+    tilde = base.standard_preimage(p_base)
+    assert_close(base.from_standard(tilde), p_base, 1e-12, "Y p̃ = p_base")
+    qdd = base.forward_dynamics(p_base, q, qd, tau)
+    assert_close(qdd, bp.forward_dynamics(robot, p, q, qd, tau, parameters), 1e-8, f"{name}: FD(p̃) vs FD(p)")
+    assert_close(qdd[:3], np.array([ref.aba(q[s], qd[s], tau[s]) for s in range(3)]), 1e-8, f"{name}: vs pin.aba")
+    assert_close(base.inverse_dynamics(p_base, q, qd, qdd), tau, 1e-8, f"{name}: base ID(FD) = τ")
+
+
+def described_bodies(robot):
+    """(bodies, drives, base) of a description's true values, in random_bodies' form."""
+    from random_bodies import Drives
+
+    bodies = [(j.inertia.mass, np.asarray(j.inertia.com), np.asarray(j.inertia.inertia)) for j in robot.joints]
+    drives = Drives(robot.n_dof)
+    for k, j in enumerate(robot.joints):
+        drives.IA[k] = 0.0 if not j.has_rotor_inertia else float(j.rotor_inertia)
+        for kind, value in zip(("FV", "FC", "FO"), j.friction):
+            getattr(drives, kind)[k] = 0.0 if isinstance(value, bool) else float(value)
+    b = robot.base_inertia
+    return bodies, drives, None if b is None else (b.mass, np.asarray(b.com), np.asarray(b.inertia))
+
+
+@pytest.mark.parametrize("name", ["space_robot", "ur10e_cad"])
+def test_described_true_values_match_pinocchio(name):
+    """The files with true values (bp.standard_parameters): forward dynamics and wrenches vs pinocchio."""
+    robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
+    p = bp.standard_parameters(robot)
+    ref = PinReference(robot, *described_bodies(robot))
+    rng = np.random.default_rng(_seed(name))
+    _, _, q, qd, tau = problem(robot, "pseudo", rng, 4)
+    qdd = bp.forward_dynamics(robot, p, q, qd, tau)
+    W = bp.reaction_wrenches(robot, p, q, qd, qdd)
+    for s in range(4):
+        assert_close(qdd[s], ref.aba(q[s], qd[s], tau[s]), RTOL, f"{name}: forward_dynamics vs pin.aba")
+        assert_close(W[s], ref.wrenches(q[s], qd[s], qdd[s]), RTOL, f"{name}: wrenches vs pin data.f")
+
+
+def test_ur10e_cad_is_the_urdf():
+    """robots/ur10e_cad.yaml (DH, true values) and the dataset's URDF are the same rigid robot."""
+    import warnings
+
+    cad = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    rigid = dataclasses.replace(cad, joints=tuple(dataclasses.replace(j, rotor_inertia=False,
+                                                                      friction=(False, False, False))
+                                                  for j in cad.joints))
+    urdf = ROOT.parent / "shared" / "data" / "ur10e" / "ur10e.urdf"
+    if not urdf.is_file():
+        pytest.skip("the UR10e dataset is not beside the repository")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bp.RoundOffWarning)
+        original = bp.load_robot(urdf)
+    q, qd, qdd = random_states(rigid, 20, np.random.default_rng(2))
+    assert_close(bp.inverse_dynamics(rigid, bp.standard_parameters(rigid), q, qd, qdd),
+                 bp.inverse_dynamics(original, bp.standard_parameters(original), q, qd, qdd), 1e-12,
+                 "DH file with CAD inertias vs the URDF")
+
+
+def test_operation_count_is_linear_in_the_number_of_bodies():
+    """O(N) per sample, counted: each body adds the same few hundred operations (a dense M⁻¹ would add N²)."""
+    from baseparam.dynamics.expressions import operation_count
+    from baseparam.dynamics.forward import kernel
+
+    def count(n):
+        joints = tuple(bp.Joint(type="revolute", alpha=(90 if k % 2 else -90), a=0.1, d=0.05) for k in range(n))
+        k = kernel(bp.Robot(joints, name=f"chain {n}", angle_unit="deg"))
+        ops = operation_count(k.graph, [node for _, node in k.outputs])
+        return ops["mul"] + ops["add"] + ops["div"]
+    counts = {n: count(n) for n in (6, 12, 18, 24)}
+    steps = np.diff([counts[n] for n in sorted(counts)]) / 6
+    assert steps.max() < 1.1 * steps.min() and steps.max() < 800, (counts, steps)
+
+
+def test_singular_inertia_is_a_one_line_error():
+    """A massless last link (no rotor inertia) makes M singular: an ArgumentError, not NaN."""
+    robot = custom_robot("tree_prismatic")
+    p, _, q, qd, tau = problem(robot, "pseudo", np.random.default_rng(6), 20)
+    p[bp.ColumnLayout(robot).link_columns[4]] = 0.0            # link 5: a leaf without mass or inertia
+    for args in ((q, qd, tau), (q[0], qd[0], tau[0])):
+        with pytest.raises(bp.ArgumentError, match="M\\(q\\) is singular"):
+            bp.forward_dynamics(robot, p, *args)
