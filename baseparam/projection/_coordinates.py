@@ -132,20 +132,26 @@ class MagnitudeStats:
         self.max_abs = max(self.max_abs, float(np.abs(coefs).max()))
 
 
-def z_blocks(units, layout, n_dof, stats, max_terms=None, parents=None):
+def z_blocks(units, layout, n_dof, stats, parents=None, max_terms=None, progress=None):
     """All blocks of Z in storage order: kinetic (j = 1 … N), potential, friction.
 
     ``parents`` (0-based, −1 for the base) describes a tree; default: a serial chain.
+    ``progress(done, total)`` after each block.
 
     Yields
     ------
     ZBlock
     """
+    total = n_dof + 1 + bool(layout.friction_columns)
     for start in range(n_dof):
         yield kinetic_block(units, layout, start, n_dof, stats, max_terms, parents)
+        if progress is not None:
+            progress(start + 1, total)
     yield potential_block(units, layout, n_dof, stats, parents)
     if layout.friction_columns:
         yield friction_block(layout, n_dof)
+    if progress is not None:
+        progress(total, total)
 
 
 __all__ = ["ZBlock", "z_blocks", "MagnitudeStats", "TermBudgetExceeded"]

@@ -1,0 +1,88 @@
+"""What a run of the engine will need in memory, told before it starts, against what it may use.
+
+Both figures are upper bounds computed from the robot's structure alone (joint types, the tree),
+in a few microseconds per joint, so that a robot too large is refused at once, with the figure:
+:func:`row_space_bytes` for the base set (:mod:`._row_space`, then the reduction),
+:func:`z_term_limit` for storing the whole Z (``find --h5``), whose recursion steps grow as 5^N and
+are bounded as they come (:func:`z_refusal`).
+"""
+from __future__ import annotations
+
+from .._memory import budget, format_size
+from ..errors import ResourceLimitError
+
+# Y-basis targets of a joint's sandwiches (|Y_k|) and of its coefficient matrices Ã (|X_k|).
+TARGETS = {"revolute": 5, "prismatic": 3}
+FACTORS = {"revolute": 3, "prismatic": 2}
+BYTES_PER_ENTRY = 96       # a Z entry while it is collected and assembled (float and modular, sort, unique)
+BYTES_PER_CARRIED = 16 * 8 * 2 * 3   # a row carried through a joint: float and modular 4×4, temporaries
+BYTES_PER_DENSE = 8 * 3    # a dense float64 entry in the reduction's chunks, with its temporaries
+BYTES_PER_EXACT = 100      # an entry of the exact Gram matrix (Python integers and their pieces)
+REDUCTION_CHUNK_ROWS = 50_000
+BYTES_PER_TERM = 8 * (16 + 16 + 1) * 3   # a term of the full recursion: float and modular 4×4, key; temporaries
+
+
+def _subtree_sizes(parents):
+    size = [1] * len(parents)
+    for k in range(len(parents) - 1, -1, -1):
+        if parents[k] >= 0:
+            size[parents[k]] += size[k]
+    return size
+
+
+def row_space_bytes(layout, parents, joint_types):
+    """Upper bound of the memory (bytes) of :func:`~baseparam.projection._row_space.row_basis` and the
+    reduction, from the structure alone.
+
+    Per joint at most (|Y|−1)·16 + |Y|·16 + |Y| kinetic rows start (from bases of at most 16 vectors)
+    and (|X|−1)·4 potential ones, each with entries in the links below it; the rows started on a
+    joint's path are carried through it.
+
+    Parameters
+    ----------
+    layout : ColumnLayout
+    parents : sequence of int
+    joint_types : sequence of {'revolute', 'prismatic'}
+    """
+    n_std = layout.n_standard
+    size = _subtree_sizes(parents)
+    rows = entries = carried = 0
+    on_path = [0] * len(parents)
+    for k, kind in enumerate(joint_types):
+        t, f = TARGETS[kind], FACTORS[kind]
+        kinetic, potential = (2 * t - 1) * 16 + t, (f - 1) * 4
+        rows += kinetic + potential
+        entries += (10 * kinetic + 4 * potential) * size[k]
+        on_path[k] = kinetic + (on_path[parents[k]] if parents[k] >= 0 else 0)
+        carried = max(carried, on_path[k])
+    rows += len(layout.friction_columns) + len(layout.rotor_columns)
+    collect = BYTES_PER_ENTRY * entries + BYTES_PER_CARRIED * carried + 12 * rows * len(parents)
+    reduce = BYTES_PER_DENSE * min(rows, REDUCTION_CHUNK_ROWS) * n_std + BYTES_PER_EXACT * n_std * n_std
+    return collect + reduce
+
+
+def z_term_limit(max_memory=None):
+    """The most terms a step of the full recursion (``find --h5``) may hold within the budget."""
+    allowed = budget(max_memory)
+    return None if allowed is None else max(1, allowed // BYTES_PER_TERM)
+
+
+def z_refusal(name, terms, max_memory=None):
+    """The ResourceLimitError for a step of the full recursion that would hold ``terms`` terms."""
+    return _refusal(name, BYTES_PER_TERM * terms, budget(max_memory), max_memory,
+                    f"storing the whole Z (a step of its recursion holds {terms:,} coefficient terms)")
+
+
+def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
+    """Raise ResourceLimitError when ``needed`` bytes exceed the budget (``max_memory`` or 80 % of the
+    available memory), naming both figures."""
+    allowed = budget(max_memory)
+    if allowed is not None and needed > allowed:
+        raise _refusal(name, needed, allowed, max_memory, what)
+
+
+def _refusal(name, needed, allowed, max_memory, what):
+    source = "the --max-memory / max_memory given" if max_memory is not None else \
+        "80 % of the memory this machine has available now; raise it with --max-memory (max_memory=)"
+    return ResourceLimitError(f"{name}: {what} would need up to about {format_size(needed)} of memory, more "
+                              f"than the {format_size(allowed)} allowed ({source})")

@@ -1,0 +1,396 @@
+"""Z's row space and Gram matrix by the forward recursion over *spans*, without the 5^N rows of Z.
+
+Rank, pivots and Y = Z̃⁺Z depend on Z only through its row space, and the float Y (a least-squares
+solution) only through its Gram matrix ZᵀZ. The forward recursion of
+:mod:`baseparam.projection._projections` holds one 4×4 coefficient matrix per basis function and
+pair (i, j), up to 5^N of them, but
+
+* **every row of Z is a linear function of one coefficient matrix.** The row labelled (i, j, β), with
+  m the last joint of β's path whose digit is not 1 (m = i if i lies further out), gets link m's
+  entries tr(M·E) from the coefficient M of Û_mji at β, and link k's (k below m in the tree) from the
+  same M carried through the joints m+1 … k with the constant basis function: the target-0 block K0
+  of each joint's conjugation sandwich. So row = L_m(M), with L_m linear and the same for every pair.
+* **so the rows starting at joint m span L_m(V_m)** and have Gram matrix L_mᵀ S_m L_m, with V_m the span
+  and S_m = Σ MᵀM the second moment of their coefficient matrices: a subspace of R^16 and a 16×16
+  matrix, however many terms there are.
+* **and both follow the recursion.** The sandwiches are linear, so joint m's spans and moments come
+  from its parent p's alone (t runs over the Y-basis targets of each sandwich, a block K_t each):
+  U_m = Σ_t U_p K_t(conj) + Σ_t W_p K_t(open) + start_hat (all Û_m·· terms, every pair at once),
+  W_m = Σ_t W_p K_t(carry) + start_carry, V_m the same as U_m with t ≠ 0 in the first sum; the
+  moments likewise, S ↦ Σ_t K_tᵀ S K_t. The potential rows: r_m = r_p Ã_m^l ⊂ R^4, rows starting at
+  m from l ≠ 0, carried on by Ã^0.
+
+Two sides run this recursion, each at a few products of 16 × 80 numbers per joint:
+
+* **exact side** — spans, each kept as a basis *chosen among actual terms* (at most 16 vectors, 4 for
+  the potential), so every row it produces is a row of Z, with its label: exact integers in exact
+  runs (independence decided over the rationals: modulo a prime, confirmed by FLINT), images modulo
+  the run's prime in float runs. These rows span Z's row space: rank, pivots, Y's zero pattern (and
+  Y itself, exactly, in exact runs).
+* **float side** (float runs) — moments, each kept as a triangular factor F (FᵀF = S, at most 16
+  rows; QR of the stacked blocks F K_t), so the rows it produces, F_V·L_m, have exactly Z's Gram
+  matrix: the float Y is the one the whole Z would give, to round-off.
+
+The cost grows with the number of joints times the depth of the tree (rows are carried down), not
+as 5^N.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ._modular import PRIMES, rref_mod
+from ._projections import TRACE_MAP
+from ._sparse import CSR
+
+
+# -- independence ---------------------------------------------------------------------------------------
+def leftmost_independent(images, p):
+    """Indices of the leftmost maximal independent subset of the rows, modulo the prime p.
+
+    Parameters
+    ----------
+    images : ndarray, shape (n, d)
+        Integers in [0, p) (float64 or int64), p < 2**23.
+
+    Returns
+    -------
+    ndarray of int, shape (rank,)
+        Increasing.
+    """
+    return np.array(rref_mod(np.asarray(images).T, p)[1], dtype=np.int64)
+
+
+def _integer_rank(values):
+    import flint
+
+    return flint.fmpz_mat(values.shape[0], values.shape[1], [int(v) for v in values.ravel()]).rank()
+
+
+def exactly_independent(values):
+    """Leftmost maximal independent subset of integer-valued rows, decided over the rationals.
+
+    Modulo a prime first (fast), confirmed by the rank over the integers (FLINT); a prime that
+    divides a minor is passed over, and if every prime does, the rows are taken one by one.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, d)
+        Integer-valued floats, |entries| < 2**53.
+
+    Returns
+    -------
+    ndarray of int, shape (rank,)
+    """
+    if values.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    ints = values.astype(np.int64)
+    rank = _integer_rank(values)
+    for p in PRIMES:
+        picked = leftmost_independent(np.mod(ints, p), p)
+        if picked.size == rank:
+            return picked
+    picked = []
+    for r in range(values.shape[0]):
+        if _integer_rank(values[picked + [r]]) > len(picked):
+            picked.append(r)
+    return np.array(picked, dtype=np.int64)
+
+
+# -- arithmetic of a side ----------------------------------------------------------------------------
+class _Exact:
+    """Exact numbers: integers held in float64 (exact runs) or images modulo p (float runs)."""
+
+    def __init__(self, units):
+        self.modulus = units.modulus
+
+    def sandwich(self, op):
+        return op.matrix if self.modulus is None else op.modular
+
+    def factors(self, jop):
+        return jop.A if self.modulus is None else jop.mod_A
+
+    def times(self, X, M):
+        out = X @ M          # exact: integers below 2**53 (checked), or ≤ 16 products below p² each
+        return out if self.modulus is None else np.fmod(out, self.modulus)
+
+    def gravity(self, units):
+        g = units.gravity if self.modulus is None else np.asarray(units.mod_gravity, dtype=float)
+        return np.append(g, 0.0)[None, :]
+
+    def independent(self, values):
+        if self.modulus is None:
+            return exactly_independent(values)
+        return leftmost_independent(values, self.modulus)
+
+
+class _Moments:
+    """Float second moments Σ MᵀM of sets of coefficient vectors, as triangular factors."""
+
+    @staticmethod
+    def sandwich(op):
+        return op.matrix
+
+    @staticmethod
+    def factors(jop):
+        return jop.A
+
+    @staticmethod
+    def times(X, M):
+        return X @ M
+
+    @staticmethod
+    def gravity(units):
+        return np.append(units.gravity, 0.0)[None, :]
+
+
+def _factor(rows):
+    """F with FᵀF = rowsᵀ rows and at most as many rows as columns (zero rows dropped)."""
+    if rows.shape[0] > rows.shape[1]:
+        rows = np.linalg.qr(rows, mode="r")
+    return rows[np.abs(rows).max(axis=1, initial=0.0) > 0]
+
+
+# -- the recursion ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Set:
+    """Coefficient vectors standing for a set of terms: a basis of their span (exact side, with the
+    terms' labels) or a factor of their second moment (float side, labels None)."""
+
+    values: np.ndarray                # (n, d)
+    labels: Optional[np.ndarray]      # (n, 2 + N) int32: i, j, l_1 … l_N as Z's row labels, or None
+
+    def __len__(self):
+        return self.values.shape[0]
+
+
+def _blocks(arith, op, terms, joint, pair=None):
+    """Every target block of a sandwich applied to the terms: values (n·nt, 16), labels, target."""
+    M = arith.sandwich(op)
+    nt = op.targets.size
+    out = arith.times(terms.values, M).reshape(-1, 16)
+    target = np.tile(op.targets, len(terms))
+    labels = None
+    if terms.labels is not None:
+        labels = np.repeat(terms.labels, nt, axis=0)
+        labels[:, 2 + joint] = target + 1
+        if pair is not None:
+            labels[:, 0] = pair
+    return _Set(out, labels), target
+
+
+def _moved(arith, jop, terms, joint):
+    """Potential row vectors times each coefficient matrix Ã^l of the joint: values, labels, l."""
+    A = arith.factors(jop)
+    out = np.concatenate([arith.times(terms.values, A[l]) for l in range(A.shape[0])])
+    which = np.repeat(np.arange(A.shape[0]), len(terms))
+    labels = None
+    if terms.labels is not None:
+        labels = np.tile(terms.labels, (A.shape[0], 1))
+        labels[:, 2 + joint] = which + 1
+    return _Set(out, labels), which
+
+
+def _join(parts):
+    parts = list(parts)
+    labels = None if parts[0].labels is None else np.concatenate([p.labels for p in parts])
+    return _Set(np.concatenate([p.values for p in parts]), labels)
+
+
+def _take(terms, mask):
+    return _Set(terms.values[mask], None if terms.labels is None else terms.labels[mask])
+
+
+def _unit(arith, units, n_dof, width, i, j, exact_side):
+    values = np.eye(4).reshape(1, 16) if width == 16 else arith.gravity(units)
+    labels = None
+    if exact_side:
+        labels = np.ones((1, 2 + n_dof), dtype=np.int32)
+        labels[0, :2] = i, j
+    return _Set(values, labels)
+
+
+class _Rows:
+    """Rows being produced: started at a joint, then given each link's entries as they are carried down."""
+
+    def __init__(self, n_cols):
+        self.n_cols, self.count = n_cols, 0
+        self.rows, self.cols, self.vals, self.labels = [], [], [], []
+
+    def start(self, terms):
+        ids = np.arange(self.count, self.count + len(terms))
+        self.count += len(terms)
+        if terms.labels is not None:
+            self.labels.append(terms.labels)
+        return ids
+
+    def add(self, ids, values, columns):
+        """Entries of the rows ``ids`` in the given columns, values (n, len(columns)); zeros dropped."""
+        r, c = np.nonzero(values)
+        self.rows.append(ids[r])
+        self.cols.append(np.asarray(columns)[c])
+        self.vals.append(values[r, c])
+
+    def matrix(self):
+        def joined(parts, dtype):
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        return CSR.from_coo(joined(self.vals, float), joined(self.rows, np.int64), joined(self.cols, np.int64),
+                            (self.count, self.n_cols))
+
+
+@dataclass(frozen=True)
+class _Joint:
+    """What a joint hands its children: its spans or moments, and the rows still being carried."""
+
+    hats: _Set         # Û_m·· terms (all pairs)
+    carries: _Set      # W_m· terms
+    gravity: _Set      # potential row vectors
+    rows: tuple        # (row ids, values (n, 16)) of kinetic rows carried on
+    potential: tuple   # (row ids, values (n, 4)) of potential rows carried on
+
+
+class _Side:
+    """One side of the recursion (module docstring): exact spans, or float moments."""
+
+    def __init__(self, units, layout, arith, exact_side, stats=None):
+        self.units, self.layout, self.arith, self.exact_side, self.stats = units, layout, arith, exact_side, stats
+        self.out = _Rows(layout.n_standard)
+
+    def reduce(self, terms):
+        """A basis of the span (exact side) or a factor of the second moment (float side)."""
+        if not self.exact_side:
+            return _Set(_factor(terms.values), None)
+        live = _take(terms, terms.values.any(axis=1))
+        return _take(live, self.independent(live.values))
+
+    def independent(self, values):
+        return self.arith.independent(values) if len(values) else np.zeros(0, dtype=np.int64)
+
+    def observe(self, *arrays):
+        if self.stats is not None:          # exact runs: exact only while below 2**52
+            for a in arrays:
+                if a.size:
+                    self.stats.observe(a)
+
+    def base(self, n_dof):
+        empty = _Set(np.zeros((0, 16)), np.zeros((0, 2 + n_dof), dtype=np.int32) if self.exact_side else None)
+        nothing = np.zeros(0, dtype=np.int64)
+        return _Joint(empty, empty, _unit(self.arith, self.units, n_dof, 4, 0, 0, self.exact_side),
+                      (nothing, np.zeros((0, 16))), (nothing, np.zeros((0, 4))))
+
+    def joint(self, m, up, n_dof, hand_down):
+        """Joint m below the parent's state ``up``: its rows, and (if ``hand_down``) its state."""
+        arith, op, layout = self.arith, self.units.ops[m], self.layout
+        conjugated, target = _blocks(arith, op.conjugate, up.hats, m)
+        opened, _ = _blocks(arith, op.open_pair, up.carries, m, pair=m + 1)
+        started, start_target = _blocks(arith, op.start_hat, _unit(arith, self.units, n_dof, 16, m + 1, m + 1,
+                                                                   self.exact_side), m)
+        rotor = m in layout.rotor_columns      # ½ IA_m q̇_m²: its row is (m, m, 1 … 1) plus a 1 under IA_m
+        new = _join([_take(conjugated, target != 0), opened, _take(started, (start_target != 0) | (not rotor))])
+        carries = _join([_blocks(arith, op.carry, up.carries, m)[0],
+                         _blocks(arith, op.start_carry, _unit(arith, self.units, n_dof, 16, 0, m + 1,
+                                                              self.exact_side), m)[0]])
+        moved, which = _moved(arith, op, up.gravity, m)
+        hats = _join([conjugated, opened, started])
+        self.observe(hats.values, carries.values, moved.values)
+        K0 = self._constant_block(op)
+        new = self.reduce(new)
+        ids = np.concatenate([up.rows[0], self.out.start(new)])
+        values = np.concatenate([arith.times(up.rows[1], K0) if K0 is not None else up.rows[1] * 0, new.values])
+        if rotor:
+            ids, values = self._rotor_row(m, started, start_target, ids, values, n_dof)
+        self.observe(values)
+        self.out.add(ids, arith.times(values, TRACE_MAP), layout.link_columns[m])
+        new_potential = self.reduce(_take(moved, which != 0))
+        pids = np.concatenate([up.potential[0], self.out.start(new_potential)])
+        pvalues = np.concatenate([arith.times(up.potential[1], arith.factors(op)[0]), new_potential.values])
+        self.out.add(pids, pvalues, layout.link_columns[m][6:])
+        if not hand_down:
+            return None
+        live, plive = values.any(axis=1), pvalues.any(axis=1)     # rows that vanish stop
+        return _Joint(self.reduce(hats), self.reduce(carries), self.reduce(moved),
+                      (ids[live], values[live]), (pids[plive], pvalues[plive]))
+
+    def _rotor_row(self, m, started, start_target, ids, values, n_dof):
+        """The row (m, m, 1 … 1) with its 1 under IA_m: the started term of target 0 (if any)."""
+        zero = _take(started, start_target == 0)
+        if not len(zero):
+            zero = _Set(np.zeros((1, 16)), _unit(self.arith, self.units, n_dof, 16, m + 1, m + 1,
+                                                  self.exact_side).labels)
+        rid = self.out.start(zero)
+        self.out.add(rid, np.ones((1, 1)), [self.layout.rotor_columns[m]])
+        return np.concatenate([ids, rid]), np.concatenate([values, zero.values])
+
+    def _constant_block(self, op):
+        """The conjugation's block for the constant basis function (K0), or None if it vanishes."""
+        t0 = np.flatnonzero(op.conjugate.targets == 0)
+        if t0.size == 0:
+            return None
+        return self.arith.sandwich(op.conjugate)[:, 16 * int(t0[0]):16 * int(t0[0]) + 16]
+
+
+@dataclass(frozen=True)
+class RowBasis:
+    """Rows of Z that span its row space, and (float runs) rows with its Gram matrix.
+
+    Attributes
+    ----------
+    labels : ndarray, shape (n_rows, 2 + n_dof), int64
+        Z's labels (i, j, l_1 … l_N) of the rows of ``rows``.
+    rows : CSR, shape (n_rows, n_standard)
+        Those rows of Z: exact integers (exact runs) or their images modulo the run's prime (float
+        runs, entries in [0, p)). Pseudo-inertia and rotor columns; friction rows are apart.
+    moments : CSR or None, shape (n, n_standard)
+        Float runs: rows whose Gram matrix is Z's (combinations of rows of Z, no labels).
+    """
+
+    labels: np.ndarray
+    rows: CSR
+    moments: Optional[CSR] = None
+
+
+def row_basis(units, layout, parents, stats, progress=None) -> RowBasis:
+    """Z's row space (rows of Z) and, in float runs, its Gram matrix, by the recursion over spans.
+
+    Parameters
+    ----------
+    units : WorkingUnits
+    layout : ColumnLayout
+    parents : sequence of int
+        0-based parent of each joint (−1 for the base).
+    stats : MagnitudeStats
+        Sees every number of exact runs (exact only while below 2**52).
+    progress : callable, optional
+        ``progress(joint + 1, n_dof)`` after each joint.
+
+    Returns
+    -------
+    RowBasis
+    """
+    n = len(parents)
+    sides = [_Side(units, layout, _Exact(units), True, stats if units.exact else None)]
+    if not units.exact:
+        sides.append(_Side(units, layout, _Moments(), False))
+    last_child = {p: k for k, p in enumerate(parents)}
+    states = [{-1: side.base(n)} for side in sides]
+    for m in range(n):
+        for side, state in zip(sides, states):
+            up = state[parents[m]]
+            if last_child[parents[m]] == m:
+                del state[parents[m]]
+            mine = side.joint(m, up, n, m in last_child)
+            if mine is not None:
+                state[m] = mine
+        if progress is not None:
+            progress(m + 1, n)
+    exact = sides[0]
+    labels = np.concatenate(exact.out.labels) if exact.out.labels else np.zeros((0, 2 + n), dtype=np.int32)
+    rows = exact.out.matrix()
+    if units.modulus is not None:
+        rows = rows.with_data(np.mod(rows.data, units.modulus)).eliminate_zeros()
+    return RowBasis(labels.astype(np.int64), rows, None if units.exact else sides[1].out.matrix())
+
+
+__all__ = ["RowBasis", "row_basis", "leftmost_independent", "exactly_independent"]
