@@ -11,6 +11,7 @@ from typing import Optional
 import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
+from .._blas import single_threaded
 from ..errors import AccuracyWarning
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_robot
@@ -284,6 +285,11 @@ def run(arithmetic, layout, parents, progress=None):
     units : WorkingUnits
     reduction : Reduction
     """
+    with single_threaded():        # dense problems of a few hundred columns: threads only wait (_blas)
+        return _attempts(arithmetic, layout, parents, progress)
+
+
+def _attempts(arithmetic, layout, parents, progress):
     reason = arithmetic.obstacle
     if arithmetic.exact:
         units = arithmetic.exact_units()
