@@ -117,12 +117,12 @@ def test_find_and_store_computes_z_once(tmp_path, monkeypatch, name, offsets):
     space serves), and is the same with and without the file."""
     robot = bp.load_robot(ROOT / "robots" / name)
     calls = []
-    original = _coordinates.kinetic_block
+    original = _coordinates.kinetic_blocks
 
     def counting(*args, **kwargs):
-        calls.append(args[2])
+        calls.append(args[3])
         return original(*args, **kwargs)
-    monkeypatch.setattr(_coordinates, "kinetic_block", counting)
+    monkeypatch.setattr(_coordinates, "kinetic_blocks", counting)
     assert (not offsets) or any(j.offset for j in robot.joints)
     base = storage.find_and_store(robot, tmp_path / "z.h5")
     assert sorted(calls) == list(range(robot.n_dof))          # one block per chain start, once

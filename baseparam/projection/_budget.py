@@ -3,13 +3,14 @@
 Both figures are upper bounds computed from the robot's structure alone (joint types, the tree),
 in a few microseconds per joint, so that a robot too large is refused at once, with the figure:
 :func:`row_space_bytes` for the base set (:mod:`._row_space`, then the reduction),
-:func:`z_term_limit` for storing the whole Z (``find --h5``), whose recursion steps grow as 5^N and
-are bounded as they come (:func:`z_refusal`).
+:func:`z_file_bytes` for streaming the whole Z (``find --h5``): its size on disk grows as 5^N, but
+the depth-first recursion that writes it holds a bounded piece per joint of its path.
 """
 from __future__ import annotations
 
 from .._memory import budget, format_size
 from ..errors import ResourceLimitError
+from ._coordinates import BLOCK_ENTRIES, PIECE
 
 # Y-basis targets of a joint's sandwiches (|Y_k|) and of its coefficient matrices Ã (|X_k|).
 TARGETS = {"revolute": 5, "prismatic": 3}
@@ -19,7 +20,7 @@ BYTES_PER_CARRIED = 16 * 8 * 2 * 3   # a row carried through a joint: float and 
 BYTES_PER_DENSE = 8 * 3    # a dense float64 entry in the reduction's chunks, with its temporaries
 BYTES_PER_EXACT = 100      # an entry of the exact Gram matrix (Python integers and their pieces)
 REDUCTION_CHUNK_ROWS = 50_000
-BYTES_PER_TERM = 8 * (16 + 16 + 1) * 3   # a term of the full recursion: float and modular 4×4, key; temporaries
+BYTES_PER_TERM = 8 * (16 + 16 + 2) * 3   # a term of the whole-Z recursion: float and modular 4×4, key, pair
 
 
 def _subtree_sizes(parents):
@@ -61,16 +62,14 @@ def row_space_bytes(layout, parents, joint_types):
     return collect + reduce
 
 
-def z_term_limit(max_memory=None):
-    """The most terms a step of the full recursion (``find --h5``) may hold within the budget."""
-    allowed = budget(max_memory)
-    return None if allowed is None else max(1, allowed // BYTES_PER_TERM)
-
-
-def z_refusal(name, terms, max_memory=None):
-    """The ResourceLimitError for a step of the full recursion that would hold ``terms`` terms."""
-    return _refusal(name, BYTES_PER_TERM * terms, budget(max_memory), max_memory,
-                    f"storing the whole Z (a step of its recursion holds {terms:,} coefficient terms)")
+def z_file_bytes(parents):
+    """Memory (bytes) of streaming the whole Z (``find --h5``): the depth-first recursion holds a piece of
+    terms per joint of its current path, and one block of entries is assembled at a time."""
+    depth = [0] * len(parents)
+    for k, p in enumerate(parents):
+        depth[k] = 1 + (depth[p] if p >= 0 else 0)
+    longest = max(depth, default=0)
+    return BYTES_PER_TERM * PIECE * TARGETS["revolute"] * longest + BYTES_PER_ENTRY * BLOCK_ENTRIES
 
 
 def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
@@ -78,11 +77,7 @@ def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
     available memory), naming both figures."""
     allowed = budget(max_memory)
     if allowed is not None and needed > allowed:
-        raise _refusal(name, needed, allowed, max_memory, what)
-
-
-def _refusal(name, needed, allowed, max_memory, what):
-    source = "the --max-memory / max_memory given" if max_memory is not None else \
-        "80 % of the memory this machine has available now; raise it with --max-memory (max_memory=)"
-    return ResourceLimitError(f"{name}: {what} would need up to about {format_size(needed)} of memory, more "
-                              f"than the {format_size(allowed)} allowed ({source})")
+        source = "the --max-memory / max_memory given" if max_memory is not None else \
+            "80 % of the memory this machine has available now; raise it with --max-memory (max_memory=)"
+        raise ResourceLimitError(f"{name}: {what} would need up to about {format_size(needed)} of memory, more "
+                                 f"than the {format_size(allowed)} allowed ({source})")

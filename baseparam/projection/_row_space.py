@@ -41,8 +41,8 @@ from typing import Optional
 
 import numpy as np
 
+from ._coordinates import RowMaps
 from ._modular import PRIMES, rref_mod
-from ._projections import TRACE_MAP
 from ._sparse import CSR
 
 
@@ -120,6 +120,9 @@ class _Exact:
         g = units.gravity if self.modulus is None else np.asarray(units.mod_gravity, dtype=float)
         return np.append(g, 0.0)[None, :]
 
+    def row_map(self, pair):
+        return pair[0] if self.modulus is None else pair[1]
+
     def independent(self, values):
         if self.modulus is None:
             return exactly_independent(values)
@@ -144,6 +147,10 @@ class _Moments:
     @staticmethod
     def gravity(units):
         return np.append(units.gravity, 0.0)[None, :]
+
+    @staticmethod
+    def row_map(pair):
+        return pair[0]
 
 
 def _factor(rows):
@@ -242,20 +249,19 @@ class _Rows:
 
 @dataclass(frozen=True)
 class _Joint:
-    """What a joint hands its children: its spans or moments, and the rows still being carried."""
+    """What a joint hands its children: its spans (exact side) or moments (float side)."""
 
     hats: _Set         # Û_m·· terms (all pairs)
     carries: _Set      # W_m· terms
     gravity: _Set      # potential row vectors
-    rows: tuple        # (row ids, values (n, 16)) of kinetic rows carried on
-    potential: tuple   # (row ids, values (n, 4)) of potential rows carried on
 
 
 class _Side:
     """One side of the recursion (module docstring): exact spans, or float moments."""
 
-    def __init__(self, units, layout, arith, exact_side, stats=None):
-        self.units, self.layout, self.arith, self.exact_side, self.stats = units, layout, arith, exact_side, stats
+    def __init__(self, units, layout, maps, arith, exact_side, stats=None):
+        self.units, self.layout, self.maps, self.arith = units, layout, maps, arith
+        self.exact_side, self.stats = exact_side, stats
         self.out = _Rows(layout.n_standard)
 
     def reduce(self, terms):
@@ -263,10 +269,8 @@ class _Side:
         if not self.exact_side:
             return _Set(_factor(terms.values), None)
         live = _take(terms, terms.values.any(axis=1))
-        return _take(live, self.independent(live.values))
-
-    def independent(self, values):
-        return self.arith.independent(values) if len(values) else np.zeros(0, dtype=np.int64)
+        picked = self.arith.independent(live.values) if len(live) else np.zeros(0, dtype=np.int64)
+        return _take(live, picked)
 
     def observe(self, *arrays):
         if self.stats is not None:          # exact runs: exact only while below 2**52
@@ -276,9 +280,21 @@ class _Side:
 
     def base(self, n_dof):
         empty = _Set(np.zeros((0, 16)), np.zeros((0, 2 + n_dof), dtype=np.int32) if self.exact_side else None)
-        nothing = np.zeros(0, dtype=np.int64)
-        return _Joint(empty, empty, _unit(self.arith, self.units, n_dof, 4, 0, 0, self.exact_side),
-                      (nothing, np.zeros((0, 16))), (nothing, np.zeros((0, 4))))
+        return _Joint(empty, empty, _unit(self.arith, self.units, n_dof, 4, 0, 0, self.exact_side))
+
+    def emit(self, m, terms, potential=False, extra=None):
+        """Start the rows of these terms at joint m: Z's entries from the row maps (``extra``: one more
+        entry per row, (column, value))."""
+        ids = self.out.start(terms)
+        if not len(terms):
+            return
+        pair = (self.maps.potential if potential else self.maps.kinetic)[m]
+        L = self.arith.row_map(pair)
+        if self.stats is not None:
+            self.stats.observe_bound(float((np.abs(terms.values) @ np.abs(L)).max(initial=0.0)))
+        self.out.add(ids, self.arith.times(terms.values, L), self.maps.columns[m])
+        if extra is not None:
+            self.out.add(ids, np.full((len(terms), 1), extra[1]), [extra[0]])
 
     def joint(self, m, up, n_dof, hand_down):
         """Joint m below the parent's state ``up``: its rows, and (if ``hand_down``) its state."""
@@ -288,47 +304,27 @@ class _Side:
         started, start_target = _blocks(arith, op.start_hat, _unit(arith, self.units, n_dof, 16, m + 1, m + 1,
                                                                    self.exact_side), m)
         rotor = m in layout.rotor_columns      # ½ IA_m q̇_m²: its row is (m, m, 1 … 1) plus a 1 under IA_m
-        new = _join([_take(conjugated, target != 0), opened, _take(started, (start_target != 0) | (not rotor))])
+        self.emit(m, self.reduce(_join([_take(conjugated, target != 0), opened,
+                                        _take(started, (start_target != 0) | (not rotor))])))
+        if rotor:
+            self.emit(m, self._constant_start(started, start_target, m, n_dof), extra=(layout.rotor_columns[m], 1.0))
+        moved, which = _moved(arith, op, up.gravity, m)
+        self.emit(m, self.reduce(_take(moved, which != 0)), potential=True)
+        if not hand_down:
+            return None
+        hats = _join([conjugated, opened, started])
         carries = _join([_blocks(arith, op.carry, up.carries, m)[0],
                          _blocks(arith, op.start_carry, _unit(arith, self.units, n_dof, 16, 0, m + 1,
                                                               self.exact_side), m)[0]])
-        moved, which = _moved(arith, op, up.gravity, m)
-        hats = _join([conjugated, opened, started])
         self.observe(hats.values, carries.values, moved.values)
-        K0 = self._constant_block(op)
-        new = self.reduce(new)
-        ids = np.concatenate([up.rows[0], self.out.start(new)])
-        values = np.concatenate([arith.times(up.rows[1], K0) if K0 is not None else up.rows[1] * 0, new.values])
-        if rotor:
-            ids, values = self._rotor_row(m, started, start_target, ids, values, n_dof)
-        self.observe(values)
-        self.out.add(ids, arith.times(values, TRACE_MAP), layout.link_columns[m])
-        new_potential = self.reduce(_take(moved, which != 0))
-        pids = np.concatenate([up.potential[0], self.out.start(new_potential)])
-        pvalues = np.concatenate([arith.times(up.potential[1], arith.factors(op)[0]), new_potential.values])
-        self.out.add(pids, pvalues, layout.link_columns[m][6:])
-        if not hand_down:
-            return None
-        live, plive = values.any(axis=1), pvalues.any(axis=1)     # rows that vanish stop
-        return _Joint(self.reduce(hats), self.reduce(carries), self.reduce(moved),
-                      (ids[live], values[live]), (pids[plive], pvalues[plive]))
+        return _Joint(self.reduce(hats), self.reduce(carries), self.reduce(moved))
 
-    def _rotor_row(self, m, started, start_target, ids, values, n_dof):
-        """The row (m, m, 1 … 1) with its 1 under IA_m: the started term of target 0 (if any)."""
+    def _constant_start(self, started, start_target, m, n_dof):
+        """The started term of target 0 (the row (m, m, 1 … 1)), or a zero one if it vanished."""
         zero = _take(started, start_target == 0)
-        if not len(zero):
-            zero = _Set(np.zeros((1, 16)), _unit(self.arith, self.units, n_dof, 16, m + 1, m + 1,
-                                                  self.exact_side).labels)
-        rid = self.out.start(zero)
-        self.out.add(rid, np.ones((1, 1)), [self.layout.rotor_columns[m]])
-        return np.concatenate([ids, rid]), np.concatenate([values, zero.values])
-
-    def _constant_block(self, op):
-        """The conjugation's block for the constant basis function (K0), or None if it vanishes."""
-        t0 = np.flatnonzero(op.conjugate.targets == 0)
-        if t0.size == 0:
-            return None
-        return self.arith.sandwich(op.conjugate)[:, 16 * int(t0[0]):16 * int(t0[0]) + 16]
+        if len(zero):
+            return zero
+        return _Set(np.zeros((1, 16)), _unit(self.arith, self.units, n_dof, 16, m + 1, m + 1, self.exact_side).labels)
 
 
 @dataclass(frozen=True)
@@ -370,9 +366,10 @@ def row_basis(units, layout, parents, stats, progress=None) -> RowBasis:
     RowBasis
     """
     n = len(parents)
-    sides = [_Side(units, layout, _Exact(units), True, stats if units.exact else None)]
+    maps = RowMaps(units, layout, parents)
+    sides = [_Side(units, layout, maps, _Exact(units), True, stats if units.exact else None)]
     if not units.exact:
-        sides.append(_Side(units, layout, _Moments(), False))
+        sides.append(_Side(units, layout, maps, _Moments(), False))
     last_child = {p: k for k, p in enumerate(parents)}
     states = [{-1: side.base(n)} for side in sides]
     for m in range(n):

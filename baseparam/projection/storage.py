@@ -14,11 +14,12 @@ import numpy as np
 from .._atomic import atomic_path
 from ..errors import StorageError
 from ..model.robot import robot_to_yaml
-from ._budget import z_refusal, z_term_limit
-from ._projections import TermBudgetExceeded
+from ..errors import ResourceLimitError
+from ._budget import refuse_if_too_large, z_file_bytes
 from ._working_units import EXACT_LIMIT, Arithmetic
 
 FORMAT_VERSION = 1
+MAX_LABELLED_DOF = 27    # 5^27 < 2^63: the packed keys of Z's row labels
 
 
 def _row_length_power(labels, prismatic):
@@ -114,7 +115,7 @@ class _ZFile:
         f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
 
 
-def _store(arithmetic, zfile, layout, parents, max_terms=None, progress=None):
+def _store(arithmetic, zfile, layout, parents, progress=None):
     """Stream the whole Z into the file: exact integers, else the first float candidate.
 
     Z's float values do not depend on the prime (terms are dropped only when zero modulo p *and*
@@ -129,7 +130,7 @@ def _store(arithmetic, zfile, layout, parents, max_terms=None, progress=None):
             raise arithmetic.no_prime()
         zfile.start(units)
         stats = MagnitudeStats()
-        for block in z_blocks(units, layout, len(parents), stats, parents, max_terms, progress):
+        for block in z_blocks(units, layout, len(parents), stats, parents, progress=progress):
             if units.exact and stats.max_abs >= EXACT_LIMIT:
                 break
             zfile.add(block)
@@ -163,6 +164,11 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     from . import base_set
 
     layout = base_set.check_size(robot, parameters, max_memory)
+    if robot.n_dof > MAX_LABELLED_DOF:
+        raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints: the rows of the whole Z are labelled by "
+                                 f"5^N keys, which fit 64 bits up to {MAX_LABELLED_DOF} joints (the base set "
+                                 "itself has no such limit: find it without --h5)")
+    refuse_if_too_large(robot.name, z_file_bytes(robot.parents), max_memory, "streaming the whole Z into the file")
     plain = Arithmetic.decide(robot, force_float=force_float)
     stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)
     prismatic = np.array([not m.is_revolute for m in stored.models], dtype=np.int64)
@@ -176,10 +182,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
         base = base_set.assemble(robot, layout, units, reduction)
         step(1)
         zfile = _ZFile(f, layout, robot.n_dof, prismatic)
-        try:
-            _store(stored, zfile, layout, robot.parents, z_term_limit(max_memory), lambda done, _: step(1 + done))
-        except TermBudgetExceeded as exc:
-            raise z_refusal(robot.name, exc.args[0], max_memory) from None
+        _store(stored, zfile, layout, robot.parents, lambda done, _: step(1 + done))
         zfile.finish(robot, base)
     return base
 
