@@ -159,18 +159,20 @@ class CircleMap:
         return (z + zi) * inv2 % p, (z - zi) * pow(2 * i, p - 2, p) % p
 
 
-def rref_mod(X, p):
+def rref_mod(X, p, reduced=True):
     """Reduced row echelon form of a matrix modulo the prime p.
 
     Parameters
     ----------
     X : ndarray, shape (k, n)
         Integers in [0, p) (float64 or int64); p < 2**23, so that products stay exact in int64.
+    reduced : bool
+        False: a row echelon form only (enough for the pivots; about half the work).
 
     Returns
     -------
     R : ndarray of int64, shape (rank, n)
-        The non-zero rows of the RREF.
+        The non-zero rows of the (reduced) row echelon form.
     pivots : list of int
         The pivot column of each row, increasing: the leftmost independent columns of X.
     """
@@ -182,11 +184,14 @@ def rref_mod(X, p):
             break
         c = int(live[0])
         q = r + int(np.flatnonzero(M[r:, c])[0])
-        M[[r, q]] = M[[q, r]]
+        if q != r:
+            M[[r, q]] = M[[q, r]]
         M[r] = M[r] * pow(int(M[r, c]), -1, p) % p
-        f = M[:, c].copy()
-        f[r] = 0
-        M = (M - (f[:, None] * M[r][None, :]) % p) % p
+        rows = slice(None) if reduced else slice(r + 1, None)
+        f = M[rows, c].copy()
+        if reduced:
+            f[r] = 0
+        M[rows] = (M[rows] - (f[:, None] * M[r][None, :]) % p) % p
         pivots.append(c)
         r += 1
     return M[:r], pivots

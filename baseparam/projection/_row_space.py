@@ -60,13 +60,13 @@ def leftmost_independent(images, p):
     ndarray of int, shape (rank,)
         Increasing.
     """
-    return np.array(rref_mod(np.asarray(images).T, p)[1], dtype=np.int64)
+    return np.array(rref_mod(np.asarray(images).T, p, reduced=False)[1], dtype=np.int64)
 
 
 def _integer_rank(values):
     import flint
 
-    return flint.fmpz_mat(values.shape[0], values.shape[1], [int(v) for v in values.ravel()]).rank()
+    return flint.fmpz_mat(values.shape[0], values.shape[1], values.astype(np.int64).ravel().tolist()).rank()
 
 
 def exactly_independent(values):
