@@ -155,15 +155,6 @@ URDFS = [("talos_reduced.urdf", "TALOS (URDF, 32)"), ("g1_29dof_rev_1_0.urdf", "
          ("icub.urdf", "iCub (URDF, 32)"), ("tiago.urdf", "TIAGo (URDF, 48)")]
 
 
-def example_urdfs():
-    import importlib.metadata
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return {}
-    return {f.name: str(f.locate()) for f in files if f.name.endswith(".urdf")}
-
-
 def run_child(code, *args):
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
     if out.returncode:
@@ -172,8 +163,11 @@ def run_child(code, *args):
 
 
 def targets():
+    from bench_urdf import example_urdfs     # the sibling script's lookup of example-robot-data
+
     found = example_urdfs()
-    cases = CASES + [(label, {"kind": "file", "file": found[name]}, None) for name, label in URDFS if name in found]
+    cases = CASES + [(label, {"kind": "file", "file": str(found[name])}, None) for name, label in URDFS
+                     if name in found]
     print(f"{'case':<46} {'N':>3} {'rank':>5} {'exact':>6} {'first':>9} {'best':>9} {'target':>7} {'peak RSS':>9}"
           f" {'pinocchio (numeric)':>21}")
     ok = True

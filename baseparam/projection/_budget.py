@@ -12,13 +12,13 @@ from .._memory import budget, format_size
 from ..errors import ResourceLimitError
 from ._coordinates import BLOCK_ENTRIES, PIECE
 
-# Y-basis targets of a joint's sandwiches (|Y_k|) and of its coefficient matrices Ã (|X_k|).
+# Y-basis targets of a joint's sandwiches (|Y_k|).
 TARGETS = {"revolute": 5, "prismatic": 3}
-FACTORS = {"revolute": 3, "prismatic": 2}
 BYTES_PER_ENTRY = 96       # a Z entry while it is collected and assembled (float and modular, sort, unique)
-BYTES_PER_CARRIED = 16 * 8 * 2 * 3   # a row carried through a joint: float and modular 4×4, temporaries
+SIDES = 2                  # exact (or modular) rows and float moment rows
 BYTES_PER_DENSE = 8 * 3    # a dense float64 entry in the reduction's chunks, with its temporaries
-BYTES_PER_EXACT = 100      # an entry of the exact Gram matrix (Python integers and their pieces)
+BYTES_PER_EXACT = 300      # an entry of the exact Gram matrix and of Y (Python integers, Fractions, display copy)
+FIXED = 4_000_000          # the joints' operators, the arithmetic's choice, the result's lists
 REDUCTION_CHUNK_ROWS = 50_000
 BYTES_PER_TERM = 8 * (16 + 16 + 2) * 3   # a term of the whole-Z recursion: float and modular 4×4, key, pair
 
@@ -35,9 +35,10 @@ def row_space_bytes(layout, parents, joint_types):
     """Upper bound of the memory (bytes) of :func:`~baseparam.projection._row_space.row_basis` and the
     reduction, from the structure alone.
 
-    Per joint at most (|Y|−1)·16 + |Y|·16 + |Y| kinetic rows start (from bases of at most 16 vectors)
-    and (|X|−1)·4 potential ones, each with entries in the links below it; the rows started on a
-    joint's path are carried through it.
+    Per joint and side (exact spans; float moments) at most 16 kinetic rows start, 4 potential ones and
+    the rotor row, each with entries in the links below it (computed through the row maps, 16 × and
+    4 × those columns); a joint's candidates before they are reduced are (|Y|−1)·16 + |Y|·16 + |Y|
+    vectors of 16.
 
     Parameters
     ----------
@@ -47,19 +48,15 @@ def row_space_bytes(layout, parents, joint_types):
     """
     n_std = layout.n_standard
     size = _subtree_sizes(parents)
-    rows = entries = carried = 0
-    on_path = [0] * len(parents)
-    for k, kind in enumerate(joint_types):
-        t, f = TARGETS[kind], FACTORS[kind]
-        kinetic, potential = (2 * t - 1) * 16 + t, (f - 1) * 4
-        rows += kinetic + potential
-        entries += (10 * kinetic + 4 * potential) * size[k]
-        on_path[k] = kinetic + (on_path[parents[k]] if parents[k] >= 0 else 0)
-        carried = max(carried, on_path[k])
-    rows += len(layout.friction_columns) + len(layout.rotor_columns)
-    collect = BYTES_PER_ENTRY * entries + BYTES_PER_CARRIED * carried + 12 * rows * len(parents)
+    rows_per_joint = SIDES * (16 + 4 + 1)
+    rows = rows_per_joint * len(parents) + len(layout.friction_columns)
+    entries = sum(rows_per_joint * 10 * s for s in size)
+    maps = sum((16 + 4) * 10 * s for s in size) * 8 * SIDES
+    candidates = max(((2 * TARGETS[kind] - 1) * 16 + TARGETS[kind]) * 16 for kind in joint_types) * 8 * 4 \
+        if joint_types else 0
+    collect = BYTES_PER_ENTRY * entries + maps + candidates + 12 * rows * len(parents)
     reduce = BYTES_PER_DENSE * min(rows, REDUCTION_CHUNK_ROWS) * n_std + BYTES_PER_EXACT * n_std * n_std
-    return collect + reduce
+    return FIXED + collect + reduce
 
 
 def z_file_bytes(parents):
