@@ -93,6 +93,19 @@ def test_a_robot_too_large_is_blamed_on_the_description(tmp_path):
     assert str(out) not in res.output
 
 
+def test_identify_and_find_h5_take_max_memory(tmp_path):
+    """Every command that runs the engine takes --max-memory and refuses before the work, naming the
+    robot file and the figure; with room enough, identify runs as before."""
+    data = trajectory_csv(tmp_path / "data.csv")
+    res = run("identify", PLANAR, data, "--max-memory", "1k")
+    assert one_line_error(res, "planar_rrr.yaml", "would need up to about", "1 kB allowed"), res.output
+    res = run("find", PLANAR, "--h5", tmp_path / "z.h5", "--max-memory", "1k")
+    assert one_line_error(res, "planar_rrr.yaml", "would need up to about"), res.output
+    assert not (tmp_path / "z.h5").exists()
+    res = run("identify", PLANAR, data, "--max-memory", "1G")
+    assert res.exit_code == 0, res.output
+
+
 def _nine_joints(tmp_path):
     """A robot whose projection takes a couple of seconds (float path), to signal mid-run."""
     twists = [90, 30, -60, 90, -45, 90, 60, -90]

@@ -241,3 +241,39 @@ def test_the_engine_runs_blas_on_one_thread_and_restores_it(monkeypatch):
     monkeypatch.setattr(_reduction.StreamedR, "reduce_with_pivots", spy)
     bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "skew7.yaml"))
     assert seen == [1] and _blas.threads() == before
+
+
+@pytest.mark.parametrize("name", ["puma560.yaml", "dual_arm_torso.yaml", "ur10e.yaml", "skew7.yaml"])
+def test_the_whole_z_in_small_pieces_is_the_same(name, monkeypatch):
+    """--h5 writes Z depth first, a bounded piece of terms at a time, in blocks of bounded size: with
+    pieces of 7 terms and blocks of 20 entries the rows and their labels are those of one piece (the
+    values bit for bit when exact; float sums may group differently)."""
+    from baseparam.projection import _coordinates
+    robot = bp.load_robot(ROOT / "robots" / name)
+    layout, units = ColumnLayout(robot), units_of(robot)
+
+    def whole(piece):
+        blocks = list(z_blocks(units, layout, robot.n_dof, MagnitudeStats(), robot.parents, piece=piece))
+        labels = np.vstack([b.labels for b in blocks])
+        Z = np.vstack([b.matrix.dense_rows(0, b.matrix.shape[0]) for b in blocks])
+        order = np.lexsort(labels.T[::-1])
+        assert len(np.unique(labels, axis=0)) == len(labels)          # no row twice
+        return len(blocks), labels[order], Z[order]
+
+    n_one, labels, Z = whole(10 ** 9)
+    monkeypatch.setattr(_coordinates, "BLOCK_ENTRIES", 20)
+    n_small, small_labels, small_Z = whole(7)
+    assert n_small > n_one
+    np.testing.assert_array_equal(small_labels, labels)
+    if units.exact:
+        np.testing.assert_array_equal(small_Z, Z)
+    else:
+        np.testing.assert_allclose(small_Z, Z, rtol=1e-13, atol=1e-15)
+
+
+def test_the_whole_z_beyond_64_bit_labels_is_refused(tmp_path):
+    robot = chain(28, [HALF, -HALF], [0.1], [0.0], "long snake")
+    with pytest.raises(bp.ResourceLimitError, match="long snake: 28 joints: .* up to 27 joints"):
+        bp.find_and_store(robot, tmp_path / "z.h5")
+    assert not (tmp_path / "z.h5").exists()
+    assert bp.find_base_parameters(robot).rank > 0      # the base set has no such limit
