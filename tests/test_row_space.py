@@ -277,3 +277,24 @@ def test_the_whole_z_beyond_64_bit_labels_is_refused(tmp_path):
         bp.find_and_store(robot, tmp_path / "z.h5")
     assert not (tmp_path / "z.h5").exists()
     assert bp.find_base_parameters(robot).rank > 0      # the base set has no such limit
+
+
+def test_a_direction_the_prime_loses_is_caught_by_the_float_side(monkeypatch):
+    """If the prime misjudged a span (a direction independent over the reals but not modulo p), the
+    float side — Z's whole Gram matrix, which no prime decides — disagrees in the reduction's residual
+    check, and the next prime is taken: the rank is not lowered silently."""
+    from baseparam.projection import _row_space
+    robot = bp.load_robot(ROOT / "robots" / "skew7.yaml")
+    first = units_of(robot).modulus
+    original = _row_space._Exact.independent
+    lost = []
+
+    def unlucky(self, values):
+        picked = original(self, values)
+        if self.modulus == first and picked.size > 3 and not lost:
+            lost.append(picked[-1])          # as if p divided a minor here
+            return picked[:-1]
+        return picked
+    monkeypatch.setattr(_row_space._Exact, "independent", unlucky)
+    base = bp.find_base_parameters(robot)
+    assert lost and base.rank == 43 and str(first) not in base.note

@@ -31,8 +31,9 @@ Two sides run this recursion, each at a few products of 16 × 80 numbers per joi
   rows; QR of the stacked blocks F K_t), so the rows it produces, F_V·L_m, have exactly Z's Gram
   matrix: the float Y is the one the whole Z would give, to round-off.
 
-The cost grows with the number of joints times the depth of the tree (rows are carried down), not
-as 5^N.
+Each row is whole as soon as it starts: row = M·L_m through the row maps of
+:class:`~baseparam.projection._coordinates.RowMaps` (L_m: 16 × the columns of the links below m). The
+cost grows with the number of joints and the sizes of their subtrees, not as 5^N.
 """
 from __future__ import annotations
 
@@ -220,7 +221,7 @@ def _unit(arith, units, n_dof, width, i, j, exact_side):
 
 
 class _Rows:
-    """Rows being produced: started at a joint, then given each link's entries as they are carried down."""
+    """Rows being produced, each whole when it starts (its entries from the row maps), as COO triplets."""
 
     def __init__(self, n_cols):
         self.n_cols, self.count = n_cols, 0
