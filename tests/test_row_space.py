@@ -96,7 +96,7 @@ def check_against_whole_z(robot, force_float=False):
 def test_rows_kept_are_rows_of_z_and_span_it(name):
     robot = bp.load_robot(ROOT / "robots" / name)
     basis = check_against_whole_z(robot)
-    assert basis.rows.shape[0] <= 21 * robot.n_dof + len(ColumnLayout(robot).rotor_columns)
+    assert basis.rows.shape[0] <= (5 * 16 + 4 * 16 + 5 + 2 * 4 + 1) * robot.n_dof    # candidates of 16-bases
 
 
 @pytest.mark.parametrize("name", ["puma560.yaml", "dual_arm_torso.yaml", "ur10e.yaml"])
@@ -280,9 +280,11 @@ def test_the_whole_z_beyond_64_bit_labels_is_refused(tmp_path):
 
 
 def test_a_direction_the_prime_loses_is_caught_by_the_float_side(monkeypatch):
-    """If the prime misjudged a span (a direction independent over the reals but not modulo p), the
+    """If the prime misjudged the spans (directions independent over the reals but not modulo p), the
     float side — Z's whole Gram matrix, which no prime decides — disagrees in the reduction's residual
-    check, and the next prime is taken: the rank is not lowered silently."""
+    check, and the next prime is taken: the rank is not lowered silently. (The rows from the spans
+    overlap a lot — skew7 keeps its rank 43 with 3 directions of each span — so the loss here is
+    drastic: one direction each, rank 35 with that prime.)"""
     from baseparam.projection import _row_space
     robot = bp.load_robot(ROOT / "robots" / "skew7.yaml")
     first = units_of(robot).modulus
@@ -291,9 +293,9 @@ def test_a_direction_the_prime_loses_is_caught_by_the_float_side(monkeypatch):
 
     def unlucky(self, values):
         picked = original(self, values)
-        if self.modulus == first and picked.size > 3 and not lost:
-            lost.append(picked[-1])          # as if p divided a minor here
-            return picked[:-1]
+        if self.modulus == first and picked.size > 1:
+            lost.append(picked[1:])          # as if p divided the minors of every span
+            return picked[:1]
         return picked
     monkeypatch.setattr(_row_space._Exact, "independent", unlucky)
     base = bp.find_base_parameters(robot)

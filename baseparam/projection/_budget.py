@@ -12,8 +12,9 @@ from .._memory import budget, format_size
 from ..errors import ResourceLimitError
 from ._coordinates import BLOCK_ENTRIES, PIECE
 
-# Y-basis targets of a joint's sandwiches (|Y_k|).
+# Y-basis targets of a joint's sandwiches (|Y_k|) and of its coefficient matrices Ã (|X_k|).
 TARGETS = {"revolute": 5, "prismatic": 3}
+FACTORS = {"revolute": 3, "prismatic": 2}
 BYTES_PER_ENTRY = 96       # a Z entry while it is collected and assembled (float and modular, sort, unique)
 SIDES = 2                  # exact (or modular) rows and float moment rows
 BYTES_PER_DENSE = 8 * 3    # a dense float64 entry in the reduction's chunks, with its temporaries
@@ -35,10 +36,10 @@ def row_space_bytes(layout, parents, joint_types):
     """Upper bound of the memory (bytes) of :func:`~baseparam.projection._row_space.row_basis` and the
     reduction, from the structure alone.
 
-    Per joint and side (exact spans; float moments) at most 16 kinetic rows start, 4 potential ones and
-    the rotor row, each with entries in the links below it (computed through the row maps, 16 × and
-    4 × those columns); a joint's candidates before they are reduced are (|Y|−1)·16 + |Y|·16 + |Y|
-    vectors of 16.
+    Per joint at most (|Y|−1)·16 + |Y|·16 + |Y| kinetic rows start (the candidates from bases of at
+    most 16 vectors; float runs keep at most 16 of them a side), (|X|−1)·4 potential ones and the
+    rotor row, each with entries in the links below it (through the row maps: 16 × and 4 × those
+    columns).
 
     Parameters
     ----------
@@ -48,12 +49,11 @@ def row_space_bytes(layout, parents, joint_types):
     """
     n_std = layout.n_standard
     size = _subtree_sizes(parents)
-    rows_per_joint = SIDES * (16 + 4 + 1)
-    rows = rows_per_joint * len(parents) + len(layout.friction_columns)
-    entries = sum(rows_per_joint * 10 * s for s in size)
+    per_joint = [(2 * TARGETS[kind] - 1) * 16 + TARGETS[kind] + (FACTORS[kind] - 1) * 4 + 1 for kind in joint_types]
+    rows = sum(per_joint) + len(layout.friction_columns)
+    entries = sum(r * 10 * s for r, s in zip(per_joint, size))
     maps = sum((16 + 4) * 10 * s for s in size) * 8 * SIDES
-    candidates = max(((2 * TARGETS[kind] - 1) * 16 + TARGETS[kind]) * 16 for kind in joint_types) * 8 * 4 \
-        if joint_types else 0
+    candidates = max(per_joint, default=0) * 16 * 8 * 4
     collect = BYTES_PER_ENTRY * entries + maps + candidates + 12 * rows * len(parents)
     reduce = BYTES_PER_DENSE * min(rows, REDUCTION_CHUNK_ROWS) * n_std + BYTES_PER_EXACT * n_std * n_std
     return FIXED + collect + reduce

@@ -26,7 +26,8 @@ Two sides run this recursion, each at a few products of 16 × 80 numbers per joi
   the potential), so every row it produces is a row of Z, with its label: exact integers in exact
   runs (independence decided over the rationals: modulo a prime, confirmed by FLINT), images modulo
   the run's prime in float runs. These rows span Z's row space: rank, pivots, Y's zero pattern (and
-  Y itself, exactly, in exact runs).
+  Y itself, exactly, in exact runs). The rows emitted are every row-starting candidate (at most a
+  few hundred a joint): the reduction takes any spanning rows, for less than choosing a basis.
 * **float side** (float runs) — moments, each kept as a triangular factor F (FᵀF = S, at most 16
   rows; QR of the stacked blocks F K_t), so the rows it produces, F_V·L_m, have exactly Z's Gram
   matrix: the float Y is the one the whole Z would give, to round-off.
@@ -273,6 +274,13 @@ class _Side:
         picked = self.arith.independent(live.values) if len(live) else np.zeros(0, dtype=np.int64)
         return _take(live, picked)
 
+    def rows_of(self, terms):
+        """The row-starting terms to emit: on the exact side all of them (the reduction takes any
+        spanning rows, for less than choosing a basis among them), on the float side a factor."""
+        if self.exact_side:
+            return _take(terms, terms.values.any(axis=1))
+        return self.reduce(terms)
+
     def observe(self, *arrays):
         if self.stats is not None:          # exact runs: exact only while below 2**52
             for a in arrays:
@@ -305,12 +313,12 @@ class _Side:
         started, start_target = _blocks(arith, op.start_hat, _unit(arith, self.units, n_dof, 16, m + 1, m + 1,
                                                                    self.exact_side), m)
         rotor = m in layout.rotor_columns      # ½ IA_m q̇_m²: its row is (m, m, 1 … 1) plus a 1 under IA_m
-        self.emit(m, self.reduce(_join([_take(conjugated, target != 0), opened,
+        self.emit(m, self.rows_of(_join([_take(conjugated, target != 0), opened,
                                         _take(started, (start_target != 0) | (not rotor))])))
         if rotor:
             self.emit(m, self._constant_start(started, start_target, m, n_dof), extra=(layout.rotor_columns[m], 1.0))
         moved, which = _moved(arith, op, up.gravity, m)
-        self.emit(m, self.reduce(_take(moved, which != 0)), potential=True)
+        self.emit(m, self.rows_of(_take(moved, which != 0)), potential=True)
         if not hand_down:
             return None
         hats = _join([conjugated, opened, started])
