@@ -89,11 +89,16 @@ def exactly_independent(values):
     if values.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     ints = values.astype(np.int64)
+    picked = leftmost_independent(np.mod(ints, PRIMES[0]), PRIMES[0])
+    if picked.size == values.shape[0]:     # independent modulo p: independent over the rationals
+        return picked
     rank = _integer_rank(values)
-    for p in PRIMES:
-        picked = leftmost_independent(np.mod(ints, p), p)
+    for p in PRIMES[1:]:
         if picked.size == rank:
             return picked
+        picked = leftmost_independent(np.mod(ints, p), p)
+    if picked.size == rank:
+        return picked
     picked = []
     for r in range(values.shape[0]):
         if _integer_rank(values[picked + [r]]) > len(picked):
@@ -271,8 +276,9 @@ class _Side:
         if not self.exact_side:
             return _Set(_factor(terms.values), None)
         live = _take(terms, terms.values.any(axis=1))
-        picked = self.arith.independent(live.values) if len(live) else np.zeros(0, dtype=np.int64)
-        return _take(live, picked)
+        if len(live) <= live.values.shape[1]:     # no more than a basis can hold: keep them all
+            return live
+        return _take(live, self.arith.independent(live.values))
 
     def rows_of(self, terms):
         """The row-starting terms to emit: on the exact side all of them (the reduction takes any
