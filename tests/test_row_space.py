@@ -23,7 +23,7 @@ from baseparam.projection._modular import ModularEchelon, rref_mod, to_modular
 from baseparam.projection._reduction import ExactGram, StreamedR
 from baseparam.projection._row_space import exactly_independent, row_basis
 from baseparam.projection._working_units import Arithmetic
-from conftest import ROOT
+from conftest import ROBOT_FILES, ROOT
 from random_bodies import robots as random_robots
 
 EXACT_ROBOTS = ["puma560.yaml", "stanford_arm.yaml", "dual_arm_torso.yaml", "ur10e.yaml", "ppr.yaml", "scara.yaml"]
@@ -300,3 +300,21 @@ def test_a_direction_the_prime_loses_is_caught_by_the_float_side(monkeypatch):
     monkeypatch.setattr(_row_space._Exact, "independent", unlucky)
     base = bp.find_base_parameters(robot)
     assert lost and base.rank == 43 and str(first) not in base.note
+
+
+@pytest.mark.parametrize("path", ROBOT_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_every_robot_as_the_whole_z_gives(path, parameters):
+    """The robots of robots/: rank, pivots and unidentifiable columns as the reduction of the whole Z
+    (the engine before the spans) gives them; Y bit for bit when exact, to round-off in float."""
+    from baseparam.projection.base_set import assemble
+    robot = bp.load_robot(path)
+    base = bp.find_base_parameters(robot, parameters)
+    whole = assemble(robot, ColumnLayout(robot, parameters), units_of(robot), reduce_whole_z(robot, parameters))
+    assert (base.rank, base.exact, base.unidentifiable) == (whole.rank, whole.exact, whole.unidentifiable)
+    np.testing.assert_array_equal(base.pivots, whole.pivots)
+    if base.exact:
+        np.testing.assert_array_equal(base.Y, whole.Y)
+        assert base.Y_display == whole.Y_display
+    else:
+        np.testing.assert_allclose(base.Y, whole.Y, rtol=1e-12, atol=1e-12 * np.abs(whole.Y).max())
