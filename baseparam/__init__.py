@@ -14,11 +14,12 @@ The package follows the data, each stage a subpackage that imports only the ones
                        :func:`generalized_momenta`, :func:`velocities_from_momenta`,
                        :func:`momenta_rate` (Ivanov's form), :func:`momentum`, :func:`kinetic_energy`,
                        :func:`potential_energy`
-``projection``         the projection method: Z, its exact echelon form, the regroupings —
-                       :func:`find_base_parameters` → :class:`BaseParameters` (``from_standard``,
-                       ``regressor``, ``slotine_li_regressor``, ``inverse_dynamics`` in base
-                       parameters, ``forward_dynamics``); :func:`find_and_store` also stores Z in HDF5,
-                       :func:`read_h5` reads it
+``projection``         the projection method: Z's row space by the forward recursion over spans,
+                       its exact echelon form, the regroupings — :func:`find_base_parameters` →
+                       :class:`BaseParameters` (``from_standard``, ``regressor``,
+                       ``slotine_li_regressor``, ``inverse_dynamics`` in base parameters,
+                       ``forward_dynamics``; ``max_memory=`` bounds the run); :func:`find_and_store`
+                       also writes the whole Z to HDF5, :func:`read_h5` reads it
 ``identification``     :class:`Trajectory`, :func:`read_trajectory`, :func:`from_dataframe`,
                        :func:`from_arrays` — measured logs; :class:`Preprocessing`, :func:`preprocess`;
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`

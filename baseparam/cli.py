@@ -28,25 +28,72 @@ from .errors import BaseParamError, ExportError, ResourceLimitError
 
 
 class _Progress:
-    """A tqdm bar on stderr that appears only once a run has lasted a second."""
+    """A tqdm bar on stderr (a terminal or a pseudo-terminal) that appears once a run has lasted a
+    second — whether or not the library has reported progress by then — and keeps its clock moving
+    between the library's reports.
+
+    The library calls it as ``progress(done, total)``; a timer thread shows and refreshes the bar, so a
+    long step without reports still shows a live bar.
+    """
+
+    DELAY = 1.0         # seconds before the bar appears
+    REFRESH = 0.5       # seconds between refreshes of the elapsed time while no report comes
 
     def __init__(self, desc, enabled=None):
-        self.desc, self.start, self.bar = desc, time.monotonic(), None
+        import threading
+
+        self.desc, self.bar, self.state, self.started = desc, None, (0, 1), time.time()
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._lock, self._stop = threading.Lock(), threading.Event()
+        self._thread = None
+        if self.enabled:
+            self._thread = threading.Thread(target=self._tick, name="baseparam-progress", daemon=True)
+            self._thread.start()
 
     def __call__(self, done, total):
-        if not self.enabled:
+        with self._lock:
+            self.state = (done, total)
+            if self.bar is not None:
+                self._update()
+
+    def _tick(self):
+        if self._stop.wait(self.DELAY):
             return
-        if self.bar is None and time.monotonic() - self.start > 1.0:
+        with self._lock:
             from tqdm import tqdm
-            self.bar = tqdm(total=total, desc=self.desc, file=sys.stderr, leave=False)
-            self.bar.update(done)
-        elif self.bar is not None:
-            self.bar.update(done - self.bar.n)
+            columns, lines = _terminal_size()
+            self.bar = tqdm(total=self.state[1], desc=self.desc, file=sys.stderr, leave=False, ncols=columns,
+                            nrows=lines)
+            self.bar.start_t = self.started       # elapsed time from the run's start, not the bar's
+            self._update()
+        while not self._stop.wait(self.REFRESH):
+            with self._lock:
+                self.bar.refresh()
+
+    def _update(self):
+        done, total = self.state
+        if self.bar.total != total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
 
     def close(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
+
+
+def _terminal_size():
+    """(columns, lines) of stderr's terminal, 80 × 24 where unknown: a pseudo-terminal nobody sized (CI,
+    ``script``, ``docker -t``) reports 0 × 0, and tqdm then prints an empty bar, or none."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return 80, 24
+    return (size.columns if size.columns > 0 else 80), (size.lines if size.lines > 0 else 24)
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None):
@@ -245,6 +292,23 @@ def _robot_options(command):
     return wrapper
 
 
+def _memory_option(command):
+    """``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)."""
+    def convert(ctx, param, value):
+        if value is None:
+            return None
+        from ._memory import parse_size
+        try:
+            return parse_size(value, "--max-memory")
+        except BaseParamError as exc:
+            raise click.BadParameter(str(exc).split(": ", 1)[-1], param=param) from None
+    option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=convert,
+                          help="Memory the projection may use, e.g. 4G, 512M, 2GiB (default: 80 % of what the "
+                               "machine has available); a robot that would need more is refused at once, with the "
+                               "figure.")
+    return option(command)
+
+
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="baseparam")
 def main():
@@ -258,22 +322,24 @@ def main():
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the result as JSON ('-': to stdout, the table then goes to stderr).")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
+@_memory_option
 @_robot_options
-def find(robot_file, parameters, json_out, h5_out, load):
+def find(robot_file, parameters, json_out, h5_out, max_memory, load):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
+    progress = _Progress("projecting")          # its second runs from the command's start
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
     if h5_out == "-":
+        progress.close()
         _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
-    progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
         robot = load(robot_file)
         if h5_out is None:
-            base = find_base_parameters(robot, parameters, progress=progress)
-        else:   # Z computed once, streamed into the reduction and the file
+            base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
+        else:   # the base set, then Z streamed into the file
             from .projection.storage import find_and_store
-            base = find_and_store(robot, h5_out, parameters, progress=progress)
+            base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         written = [h5_out] if h5_out else []
         if json_out is not None:
@@ -415,9 +481,10 @@ def _number_or_none(text, name, cast=float):
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
+@_memory_option
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, gains, skip_bad_rows, cutoff,
-             filter_order, rest_velocity, resample, decimate, load):
+             filter_order, rest_velocity, resample, decimate, max_memory, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
 
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
@@ -425,6 +492,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
     """
     from .identification.estimators import identify as run
     from .identification.preprocessing import Preprocessing
+    from .projection.base_set import find_base_parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
@@ -464,7 +532,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
                               + ("validation on training data is not held out" if seen[key] != role else
                                  "its samples count twice and the standard deviations shrink"), stacklevel=1)
             seen.setdefault(key, role)
-    with _one_line_errors(robot_file), inputs_protected([robot_file, *train, *validate]):
+    progress = _Progress("projecting")
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file, *train, *validate]):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
@@ -483,8 +552,10 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
 
         train_data = [read(p) for p in train]
         validate_data = [read(p) for p in validate] or None
+        base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
+        progress.close()
         result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
-                     parameters=parameters, **consistent_options)
+                     parameters=parameters, base=base, **consistent_options)
         written = []
         if json_out:
             written.append(_write_json(json_out, result.to_dict()))
@@ -562,7 +633,8 @@ def _gains(text):
               help="Directory for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json.")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
 @_robot_options
-def export(robot_file, lang, what, prefix, out_dir, parameters, load):
+@_memory_option
+def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load):
     """Export ROBOT_FILE's base regressor, Slotine–Li regressor and inverse dynamics as C or Python code.
 
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
@@ -570,11 +642,13 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, load):
     """
     from .codegen._export import check_prefix, export as write, parse_what
     from .projection.base_set import find_base_parameters
-    with _one_line_errors(robot_file), inputs_protected([robot_file]):   # output errors name their file
+    progress = _Progress("projecting")
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
         try:
             functions = parse_what(what)
             check_prefix(prefix, lang)
-            base = find_base_parameters(load(robot_file), parameters)
+            base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
+            progress.close()
             result = write(base, lang, functions, prefix, out_dir)
         except ExportError as exc:                 # the library names its parameters; say the flags
             _fail(_export_flags(str(exc)), 2)

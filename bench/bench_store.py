@@ -14,11 +14,11 @@ from baseparam.projection.storage import find_and_store
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CALLS = []
-_kinetic_block = _coordinates.kinetic_block
+_kinetic_block = _coordinates.kinetic_blocks
 
 
 def _counting(*args, **kwargs):
-    CALLS.append(args[2])
+    CALLS.append(args[3])
     return _kinetic_block(*args, **kwargs)
 
 
@@ -34,7 +34,7 @@ def best(fn, repeat=3):
 
 
 def main():
-    _coordinates.kinetic_block = _counting
+    _coordinates.kinetic_blocks = _counting
     print(f"{'robot':22s} {'find':>10s} {'blocks':>7s} {'find + store':>13s} {'blocks':>7s}")
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("puma560.yaml", "kuka_iiwa14.yaml", "stanford_arm.yaml", "skew7.yaml"):

@@ -88,9 +88,22 @@ def test_a_robot_too_large_is_blamed_on_the_description(tmp_path):
     joints = [{"type": "revolute", "alpha": 90, "a": 0.1, "d": 0.1} for _ in range(25)]
     robot.write_text(yaml.safe_dump({"name": "long", "units": {"length": "m", "angle": "deg"}, "joints": joints}))
     out = tmp_path / "gen"
-    res = run("export", robot, "--lang", "c", "--out", out)
-    assert one_line_error(res, "long.yaml", "25 joints"), res.output
+    res = run("export", robot, "--lang", "c", "--out", out, "--max-memory", "1M")
+    assert one_line_error(res, "long.yaml", "would need up to about"), res.output
     assert str(out) not in res.output
+
+
+def test_identify_and_find_h5_take_max_memory(tmp_path):
+    """Every command that runs the engine takes --max-memory and refuses before the work, naming the
+    robot file and the figure; with room enough, identify runs as before."""
+    data = trajectory_csv(tmp_path / "data.csv")
+    res = run("identify", PLANAR, data, "--max-memory", "1k")
+    assert one_line_error(res, "planar_rrr.yaml", "would need up to about", "1 kB allowed"), res.output
+    res = run("find", PLANAR, "--h5", tmp_path / "z.h5", "--max-memory", "1k")
+    assert one_line_error(res, "planar_rrr.yaml", "would need up to about"), res.output
+    assert not (tmp_path / "z.h5").exists()
+    res = run("identify", PLANAR, data, "--max-memory", "1G")
+    assert res.exit_code == 0, res.output
 
 
 def _nine_joints(tmp_path):

@@ -116,6 +116,28 @@ def test_example_robots_against_pinocchio(name, options):
 
 
 @needs_examples
+@pytest.mark.parametrize("name", ["anymal-kinova.urdf", "b1-z1.urdf", "g1_29dof_rev_1_0.urdf"])
+def test_legged_robots_and_humanoids_against_pinocchio(name):
+    """Trees beyond 20 joints (a 29-joint humanoid; legged bases with an arm): inverse dynamics and the
+    rank as pinocchio's, and the regroupings: W = W_b·Y at random states, for the regressor W whose
+    product with the file's bodies is pinocchio's rnea."""
+    robot, base, _ = check_against_pinocchio(EXAMPLES[name])
+    model = pin_model(EXAMPLES[name], robot)
+    data = model.createData()
+    rng = np.random.default_rng(1)
+    q, qd, qdd = (rng.uniform(-2, 2, (6, robot.n_dof)) for _ in range(3))
+    W = bp.regressor(robot, q, qd, qdd)
+    p = bp.standard_parameters(robot)
+    for s in range(len(q)):
+        qp, vp, ap, order = pin_state(model, robot, q[s], qd[s], qdd[s])
+        ref = pin.rnea(model, data, qp, vp, ap)[order]
+        np.testing.assert_allclose(W[s] @ p, ref, atol=1e-10 * np.abs(ref).max())
+    P = rng.normal(size=(W.shape[2], 4))
+    lhs, rhs = W @ P, W[:, :, base.pivots] @ (base.Y @ P)
+    assert np.abs(lhs - rhs).max() <= 1e-9 * np.abs(lhs).max()
+
+
+@needs_examples
 def test_panda_arm_with_the_hand_locked():
     """--tip panda_link8: the fingers' joints are off the path, locked at 0, and their mass rides on link 7."""
     robot = quiet_load(EXAMPLES["panda.urdf"], tip="panda_link8")

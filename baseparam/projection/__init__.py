@@ -1,7 +1,8 @@
-"""The projection method: the coordinate matrix Z, its echelon form, and the base parameters.
+"""The projection method: the coordinate matrix Z's row space, its echelon form, and the base parameters.
 
-``base_set``    :func:`find_base_parameters` → :class:`BaseParameters`
-``storage``     HDF5 files of Z (:func:`find_and_store`, :func:`read_h5`)
+``base_set``    :func:`find_base_parameters` → :class:`BaseParameters` (Z's row space by the recursion
+                over spans, ``_row_space``; never Z itself)
+``storage``     HDF5 files of the whole Z (:func:`find_and_store`, :func:`read_h5`)
 ``report``      the base set as text
 """
 from .base_set import BaseParameters, find_base_parameters

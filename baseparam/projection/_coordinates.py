@@ -1,11 +1,17 @@
-"""The coordinate matrix Z, produced block by block (one block per chain start j, then potential
-rows, then friction rows) so that it can be streamed to disk and reduced without ever being dense.
+"""Rows of the coordinate matrix Z: the map from a coefficient to the row it starts, and the whole Z
+block by block (for ``find --h5``) in bounded memory.
 
 Row labels as in docs/formats.md, section "Coordinate matrix Z": (i, j, l_1 … l_N) with i ≥ j ≥ 1
 for kinetic rows (velocity product q̇_i q̇_j, or q̇_i²/2 when i = j), i = j = 0 for potential rows,
 l_k 1-based into Y_k or X_k.
 Friction columns (not part of the Lagrangian) get rows of their own: i = −1, j = joint,
 l_1 = 1 (viscous, q̇_j), 2 (Coulomb, sign q̇_j), 3 (offset, 1).
+
+A row of Z is one coefficient carried down the tree: the row labelled (i, j, β) whose last digit
+that is not the constant 1 belongs to joint m (or whose i lies further out: then m = i) holds, for
+each link k below m, the coefficient of β's term at m carried through the joints m+1 … k with the
+constant basis function — a linear map of that one coefficient, :class:`RowMaps`. So every row is
+complete the moment its term appears, and Z can be written in pieces of any size.
 """
 from __future__ import annotations
 
@@ -14,13 +20,12 @@ from typing import Optional
 
 import numpy as np
 
-from ._projections import RADIX, TRACE_MAP, TermBudgetExceeded, chain_hats, kept, potential_rows
+from ._projections import RADIX, TRACE_MAP, kept, potential_starts, row_starts
 from ._sparse import CSR
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3, "FS": 4}
-# Z entries a chain start may hold before assembly, per allowed recursion term (≈ 40 bytes each
-# including the sort in np.unique): keeps a block's assembly within the recursion's memory budget.
-ENTRIES_PER_TERM = 3
+BLOCK_ENTRIES = 2_000_000     # Z entries collected before a block is written (≈ 0.25 GB while assembled)
+PIECE = 20_000                # terms per sandwich application in the whole-Z recursion (≈ 30 MB per joint of its path)
 
 
 @dataclass(frozen=True)
@@ -46,24 +51,115 @@ def _labels(i, j, keys, n_dof):
     return np.column_stack([i, j, digits]).astype(np.int64)
 
 
-class _Triplets:
-    """COO triplets of one block, filtered as they come (see :func:`projections.kept`) and
-    bounded in number."""
+def _children(parents):
+    children = [[] for _ in parents]
+    for k, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(k)
+    return children
 
-    def __init__(self, units, max_entries):
-        self.tol, self.modulus, self.max_entries = units.tol, units.modulus, max_entries
+
+class RowMaps:
+    """The row of Z that a coefficient at joint m starts, as a matrix: row = coefficient @ L_m.
+
+    L_m = E_m + Σ_c K0_c L_c over m's children c (E_m: the 10 traces tr(X·E_l) into link m's columns;
+    K0_c: child c's conjugation block for the constant basis function), and for the potential
+    P_m = F_m + Σ_c Ã_c^0 P_c (F_m: the row vector into link m's SX, SY, SZ, M). Only the columns of
+    the links below m can be non-zero, so each map keeps those.
+
+    Parameters
+    ----------
+    units : WorkingUnits
+    layout : ColumnLayout
+    parents : sequence of int
+    """
+
+    def __init__(self, units, layout, parents):
+        self.modulus = units.modulus
+        children = _children(parents)
+        n = len(parents)
+        self.columns = [None] * n
+        self.kinetic, self.potential = [None] * n, [None] * n      # (float, modular or None) per joint
+        for m in range(n - 1, -1, -1):       # children come after their parents
+            self.columns[m] = np.sort(np.concatenate([layout.link_columns[m]] + [self.columns[c] for c in children[m]]))
+            links = [(c, units.ops[c]) for c in children[m]]
+            self.kinetic[m] = self._map(m, TRACE_MAP, layout.link_columns[m], children[m], self.kinetic,
+                                        [_constant_block(op) for _, op in links])
+            self.potential[m] = self._map(m, np.eye(4), layout.link_columns[m][6:], children[m], self.potential,
+                                          [(op.A[0], None if op.mod_A is None else op.mod_A[0]) for _, op in links])
+
+    def _map(self, m, own, own_columns, children, maps, carries):
+        """``own`` into the joint's own columns, and each child's map carried up by its block."""
+        cols = self.columns[m]
+        full = np.zeros((own.shape[0], cols.size))
+        full[:, np.searchsorted(cols, own_columns)] = own
+        images = None if self.modulus is None else full.copy()
+        for c, (K, mK) in zip(children, carries):
+            if K is None:          # the constant basis function does not survive this joint
+                continue
+            where = np.searchsorted(cols, self.columns[c])
+            L, mL = maps[c]
+            full[:, where] = K @ L
+            if images is not None:    # 16-term sums of products below p²: exact in float64
+                images[:, where] = np.fmod(mK @ mL, self.modulus)
+        return full, images
+
+    def rows(self, m, values, images, potential=False):
+        """Z's entries of the rows started at joint m by these coefficients: (columns, values, images).
+
+        Parameters
+        ----------
+        values : ndarray, shape (n, 16) (kinetic) or (n, 4) (potential)
+        images : ndarray or None
+            The same modulo the run's prime.
+
+        Returns
+        -------
+        columns : ndarray, shape (c,)
+        values : ndarray, shape (n, c)
+        images : ndarray, shape (n, c), or None
+        """
+        L, mL = (self.potential if potential else self.kinetic)[m]
+        out = values @ L
+        mout = None if images is None else np.fmod(images @ mL, self.modulus)
+        return self.columns[m], out, mout
+
+    def bound(self, m, values, potential=False):
+        """Largest partial sum of ``values @ L_m`` in magnitude (exact runs are exact below 2**53)."""
+        L = (self.potential if potential else self.kinetic)[m][0]
+        return float((np.abs(values) @ np.abs(L)).max(initial=0.0))
+
+
+def _constant_block(op):
+    """A joint's conjugation block for the constant basis function (K0) and its image, or (None, None)."""
+    conj = op.conjugate
+    t0 = np.flatnonzero(conj.targets == 0)
+    if t0.size == 0:
+        return None, None
+    cols = slice(16 * int(t0[0]), 16 * int(t0[0]) + 16)
+    return conj.matrix[:, cols], (None if conj.modular is None else conj.modular[:, cols])
+
+
+class _Triplets:
+    """COO triplets of one block, filtered as they come (see :func:`projections.kept`)."""
+
+    def __init__(self, units):
+        self.tol, self.modulus = units.tol, units.modulus
         self.codes, self.cols, self.vals, self.mvals, self.count = [], [], [], [], 0
 
     def add(self, codes, cols, vals, mvals=None):
         keep = kept(vals, mvals, self.tol)
         self.count += int(keep.sum())
-        if self.max_entries is not None and self.count > self.max_entries:
-            raise TermBudgetExceeded(self.count)
         self.codes.append(codes[keep])
         self.cols.append(cols[keep])
         self.vals.append(vals[keep])
         if self.modulus is not None:
             self.mvals.append(mvals[keep])
+
+    def add_rows(self, codes, columns, values, images):
+        """Whole rows: ``values[r]`` (and ``images[r]``) in ``columns`` for row code ``codes[r]``."""
+        n, c = values.shape
+        self.add(np.repeat(codes, c), np.tile(columns, n), values.ravel(), None if images is None else images.ravel())
 
     def assemble(self, n_cols):
         """(unique row codes, CSR matrix, modular CSR matrix or None)."""
@@ -77,34 +173,73 @@ class _Triplets:
         return unique, m, mm
 
 
-def kinetic_block(units, layout, start, n_dof, stats, max_terms=None, parents=None):
-    """Rows (i, j = start + 1, ·) of Z from the forward recursion of one chain start."""
+def _in_pieces(values, images, size):
+    """Row pieces of at most ``size`` rows (a piece's rows times its columns stay bounded)."""
+    for s in range(0, values.shape[0], size):
+        yield s, values[s:s + size], None if images is None else images[s:s + size]
+
+
+def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece=PIECE):
+    """Rows (i, j = start + 1, ·) of Z, from the depth-first recursion of one chain start, in blocks of
+    at most about BLOCK_ENTRIES entries (each row complete in one block).
+
+    Yields
+    ------
+    ZBlock
+    """
     span = RADIX ** n_dof
-    triplets = _Triplets(units, None if max_terms is None else ENTRIES_PER_TERM * max_terms)
-    for k, keys, pair_i, coefs, mcoefs in chain_hats(units.ops, start, units.tol, max_terms, parents):
-        if units.exact and coefs.size:   # only exact runs can overflow
-            stats.observe(coefs)
-        triplets.add(np.repeat(pair_i * span + keys, 10), np.tile(layout.link_columns[k], keys.size),
-                     (coefs @ TRACE_MAP).ravel(),                     # tr(Û E_l), (n, 10)
-                     None if mcoefs is None else np.fmod(mcoefs @ TRACE_MAP, units.modulus).ravel())
+    parents = list(range(-1, n_dof - 1)) if parents is None else list(parents)
+    triplets = _Triplets(units)
     if start in layout.rotor_columns:   # ½ IA_j q̇_j²: a single 1 in row (j, j, 1 … 1)
         one = np.array([1.0])
         triplets.add(np.array([start * span]), np.array([layout.rotor_columns[start]]), one, one)
+    for k, keys, pair_i, coefs, mcoefs in row_starts(units.ops, start, units.tol, parents, piece):
+        rows_per_piece = max(1, BLOCK_ENTRIES // (4 * maps.columns[k].size))
+        for s, values, images in _in_pieces(coefs, mcoefs, rows_per_piece):
+            if units.exact and values.size:   # only exact runs can overflow
+                stats.observe(values)
+                stats.observe_bound(maps.bound(k, values))
+            columns, vals, mvals = maps.rows(k, values, images)
+            triplets.add_rows(pair_i[s:s + len(values)] * span + keys[s:s + len(values)], columns, vals, mvals)
+        if triplets.count >= BLOCK_ENTRIES:
+            yield _kinetic_block(triplets, layout, start, n_dof)
+            triplets = _Triplets(units)
+    if triplets.count or triplets.codes:
+        yield _kinetic_block(triplets, layout, start, n_dof)
+
+
+def _kinetic_block(triplets, layout, start, n_dof):
+    span = RADIX ** n_dof
     unique, m, mm = triplets.assemble(layout.n_standard)
     i = unique // span + 1
     return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m, mm)
 
 
-def potential_block(units, layout, n_dof, stats, parents=None):
-    """Rows (0, 0, ·) of Z; the constant row is dropped (a constant in L does not enter the dynamics)."""
-    triplets = _Triplets(units, None)
-    for k, keys, coefs, mcoefs in potential_rows(units.ops, units.gravity, units.tol, parents, units.mod_gravity):
-        if units.exact and coefs.size:   # only exact runs can overflow
-            stats.observe(coefs)
-        codes = np.repeat(keys, 4)
-        keep = codes != 0
-        triplets.add(codes[keep], np.tile(layout.link_columns[k][6:], keys.size)[keep], coefs.ravel()[keep],
-                     None if mcoefs is None else mcoefs.ravel()[keep])
+def potential_blocks(units, layout, maps, n_dof, stats, parents=None, piece=PIECE):
+    """Rows (0, 0, ·) of Z in blocks; the constant row is not one (a constant in L does not enter the
+    dynamics).
+
+    Yields
+    ------
+    ZBlock
+    """
+    triplets = _Triplets(units)
+    for k, keys, coefs, mcoefs in potential_starts(units.ops, units.gravity, units.tol, parents, units.mod_gravity,
+                                                   piece):
+        rows_per_piece = max(1, BLOCK_ENTRIES // (4 * maps.columns[k].size))
+        for s, values, images in _in_pieces(coefs, mcoefs, rows_per_piece):
+            if units.exact and values.size:
+                stats.observe(values)
+                stats.observe_bound(maps.bound(k, values, potential=True))
+            columns, vals, mvals = maps.rows(k, values, images, potential=True)
+            triplets.add_rows(keys[s:s + len(values)], columns, vals, mvals)
+        if triplets.count >= BLOCK_ENTRIES:
+            yield _potential_block(triplets, layout, n_dof)
+            triplets = _Triplets(units)
+    yield _potential_block(triplets, layout, n_dof)
+
+
+def _potential_block(triplets, layout, n_dof):
     unique, m, mm = triplets.assemble(layout.n_standard)
     zeros = np.zeros_like(unique)
     return ZBlock(_labels(zeros, zeros, unique, n_dof), m, mm)
@@ -123,7 +258,7 @@ def friction_block(layout, n_dof):
 
 
 class MagnitudeStats:
-    """Largest |coefficient| seen: exact mode is exact only while it stays below 2**52."""
+    """Largest |number| seen: exact mode is exact only while it stays below 2**52."""
 
     def __init__(self):
         self.max_abs = 0.0
@@ -131,21 +266,34 @@ class MagnitudeStats:
     def observe(self, coefs):
         self.max_abs = max(self.max_abs, float(np.abs(coefs).max()))
 
+    def observe_bound(self, bound):
+        """A bound on partial sums of a product (its terms' magnitudes summed)."""
+        self.max_abs = max(self.max_abs, bound)
 
-def z_blocks(units, layout, n_dof, stats, max_terms=None, parents=None):
+
+def z_blocks(units, layout, n_dof, stats, parents=None, piece=PIECE, progress=None):
     """All blocks of Z in storage order: kinetic (j = 1 … N), potential, friction.
 
-    ``parents`` (0-based, −1 for the base) describes a tree; default: a serial chain.
+    ``parents`` (0-based, −1 for the base) describes a tree; default: a serial chain. The recursion
+    holds at most ``piece`` terms per joint of its current path. ``progress(done, total)`` after each
+    chain start.
 
     Yields
     ------
     ZBlock
     """
+    parents = list(range(-1, n_dof - 1)) if parents is None else list(parents)
+    maps = RowMaps(units, layout, parents)
+    total = n_dof + 1 + bool(layout.friction_columns)
     for start in range(n_dof):
-        yield kinetic_block(units, layout, start, n_dof, stats, max_terms, parents)
-    yield potential_block(units, layout, n_dof, stats, parents)
+        yield from kinetic_blocks(units, layout, maps, start, n_dof, stats, parents, piece)
+        if progress is not None:
+            progress(start + 1, total)
+    yield from potential_blocks(units, layout, maps, n_dof, stats, parents, piece)
     if layout.friction_columns:
         yield friction_block(layout, n_dof)
+    if progress is not None:
+        progress(total, total)
 
 
-__all__ = ["ZBlock", "z_blocks", "MagnitudeStats", "TermBudgetExceeded"]
+__all__ = ["ZBlock", "z_blocks", "MagnitudeStats", "RowMaps"]

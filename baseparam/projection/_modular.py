@@ -159,6 +159,44 @@ class CircleMap:
         return (z + zi) * inv2 % p, (z - zi) * pow(2 * i, p - 2, p) % p
 
 
+def rref_mod(X, p, reduced=True):
+    """Reduced row echelon form of a matrix modulo the prime p.
+
+    Parameters
+    ----------
+    X : ndarray, shape (k, n)
+        Integers in [0, p) (float64 or int64); p < 2**23, so that products stay exact in int64.
+    reduced : bool
+        False: a row echelon form only (enough for the pivots; about half the work).
+
+    Returns
+    -------
+    R : ndarray of int64, shape (rank, n)
+        The non-zero rows of the (reduced) row echelon form.
+    pivots : list of int
+        The pivot column of each row, increasing: the leftmost independent columns of X.
+    """
+    M = np.array(X, dtype=np.int64)
+    pivots, r = [], 0
+    while r < M.shape[0]:
+        live = np.flatnonzero(M[r:].any(axis=0))
+        if live.size == 0:
+            break
+        c = int(live[0])
+        q = r + int(np.flatnonzero(M[r:, c])[0])
+        if q != r:
+            M[[r, q]] = M[[q, r]]
+        M[r] = M[r] * pow(int(M[r, c]), -1, p) % p
+        rows = slice(None) if reduced else slice(r + 1, None)
+        f = M[rows, c].copy()
+        if reduced:
+            f[r] = 0
+        M[rows] = (M[rows] - (f[:, None] * M[r][None, :]) % p) % p
+        pivots.append(c)
+        r += 1
+    return M[:r], pivots
+
+
 class ModularEchelon:
     """Streaming reduced row echelon form of Z modulo p: pivots (leftmost independent columns)
     and RREF rows (= Y modulo p for the rational robot).
@@ -194,20 +232,15 @@ class ModularEchelon:
         return X[X.any(axis=1)]
 
     def _merge(self, rows):
-        M = np.vstack([self.B, rows]).astype(np.int64)
-        p, r, pivots = self.p, 0, []
-        for c in range(self.n):
-            nz = np.flatnonzero(M[r:, c])
-            if nz.size == 0:
-                continue
-            q = r + nz[0]
-            M[[r, q]] = M[[q, r]]
-            M[r] = M[r] * pow(int(M[r, c]), -1, p) % p
-            f = M[:, c].copy()
-            f[r] = 0
-            M = (M - (f[:, None] * M[r][None, :]) % p) % p
-            pivots.append(c)
-            r += 1
-            if r == M.shape[0]:
-                break
-        self.B, self.pivots = M[:r].astype(float), pivots
+        """Add rows already free of the known pivots: their own RREF, then its pivots eliminated from
+        the known rows (whose pivot columns the new rows do not touch), all in pivot order."""
+        new, new_pivots = rref_mod(rows, self.p)
+        if not new_pivots:
+            return
+        B = self.B.astype(np.int64)
+        if B.shape[0]:      # ≤ batch_rows products below p² each: exact in int64
+            B = (B - (B[:, new_pivots] @ new) % self.p) % self.p
+        pivots = self.pivots + new_pivots
+        order = np.argsort(pivots, kind="stable")
+        self.B = np.vstack([B, new])[order].astype(float)
+        self.pivots = [pivots[k] for k in order]

@@ -21,6 +21,11 @@ rotation part of T_{j−1} survives in U_kjᵀ U_ki and RᵀR = 1):
 * it needs, besides Û, only ``W_kj = U_kjᵀ T_k P`` with P = diag(1, 1, 1, 0):
   ``W_kj = A_kᵀ W_(k−1)j (A_k P)``, ``Û_kjk = A_kᵀ W_(k−1)j B_k``, ``Û_kji = A_kᵀ Û_(k−1)ji A_k``,
   starting from ``Û_jjj = B_jᵀ B_j`` and ``W_jj = B_jᵀ (A_j P)`` (B = ∂A/∂q).
+
+The sandwiches serve two recursions: :mod:`baseparam.projection._row_space` applies them to spans and
+second moments (at most 16 vectors a joint: the base set), and :func:`row_starts` /
+:func:`potential_starts` to every term, depth first and a bounded piece at a time (the whole Z, for
+``find --h5``, whose size grows as 5^N).
 """
 from __future__ import annotations
 
@@ -143,11 +148,7 @@ def kept(values, mod_values, tol, axis=None):
     return nonzero | (big > FLOAT_KEEP)
 
 
-class TermBudgetExceeded(RuntimeError):
-    """Raised by :func:`apply` when a step would exceed the allowed number of terms."""
-
-
-def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol, max_terms=None):
+def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol):
     """Apply a sandwich to every term of a coefficient polynomial.
 
     Parameters
@@ -172,8 +173,6 @@ def apply(op: Sandwich, keys, coefs, mcoefs, digit_weight, tol, max_terms=None):
         Index of the input term each output term came from (to carry tags along).
     """
     n, nt = coefs.shape[0], op.targets.size
-    if max_terms is not None and n * nt > max_terms:
-        raise TermBudgetExceeded(n * nt)
     if n > CHUNK_TERMS:      # bound the temporaries: a dense (n, nt, 16) product per chunk only
         parts = [apply(op, keys[s:s + CHUNK_TERMS], coefs[s:s + CHUNK_TERMS],
                        None if mcoefs is None else mcoefs[s:s + CHUNK_TERMS], digit_weight, tol)
@@ -196,27 +195,28 @@ def constant_sandwich(op: Sandwich, digit_weight, tol):
     return apply(op, np.zeros(1, dtype=np.int64), eye, None if op.modular is None else eye, digit_weight, tol)
 
 
-def _subtree(parents, start):
-    """Joints in the subtree rooted at ``start`` (inclusive), in increasing order (parents first)."""
-    inside = {start}
-    for k in range(start + 1, len(parents)):
-        if parents[k] in inside:
-            inside.add(k)
-    return sorted(inside)
+def _children(parents):
+    children = {k: [] for k in range(-1, len(parents))}
+    for k, p in enumerate(parents):
+        children[p].append(k)
+    return children
 
 
-def _last_use(parents, nodes):
-    """For each node, the last node of ``nodes`` that needs its state (its last child, or itself)."""
-    last = {k: k for k in nodes}
-    for k in nodes:
-        if parents[k] in last:
-            last[parents[k]] = k
-    return last
+def _pieces(arrays, size):
+    """The rows of parallel arrays (None passes through) in consecutive pieces of at most ``size``."""
+    n = arrays[0].shape[0]
+    for s in range(0, n, max(1, size)) if n else ():
+        yield tuple(None if a is None else a[s:s + max(1, size)] for a in arrays)
 
 
-def chain_hats(ops, start, tol, max_terms=None, parents=None):
-    """Forward recursion for one chain start j: yields the Û_kji polynomials for every link k whose
-    path from the base passes through joint j (k = j … N−1 for a serial chain).
+def row_starts(ops, start, tol, parents=None, piece=CHUNK_TERMS):
+    """Terms of Û_kji that start a row of Z, for one chain start j: depth first, in bounded pieces.
+
+    A term starts a row at joint k when it was opened or started there, or its digit at k is not the
+    constant 1; the rest of the row (the same term carried down with the constant basis function) is
+    :class:`~baseparam.projection._coordinates.RowMaps`' business. Terms evolve independently (distinct
+    keys never merge), so the recursion may take them a piece at a time: it holds at most ``piece``
+    terms per joint of the current path, whatever the size of a step.
 
     Parameters
     ----------
@@ -224,55 +224,61 @@ def chain_hats(ops, start, tol, max_terms=None, parents=None):
     start : int
         0-based chain start j.
     parents : sequence of int, optional
-        0-based parent of each joint (−1 for the base); default: a serial chain. In a tree the
-        velocity products q̇_i q̇_j only pair joints on a common path, which is exactly what
-        recursing over j's subtree produces.
+        0-based parent of each joint (−1 for the base); default: a serial chain. In a tree the velocity
+        products q̇_i q̇_j only pair joints on a common path, which is what recursing over j's subtree gives.
+    piece : int
+        Most input terms per sandwich application.
 
     Yields
     ------
     k : int
-        0-based link index.
+        0-based joint where the terms start their rows.
     keys : ndarray, shape (n,)
     pair_i : ndarray, shape (n,)
-        0-based i of each term (i on the path from j to k).
+        0-based i of each term.
     coefs : ndarray, shape (n, 16)
         Coefficient matrices of Û_kji (row-major).
     mcoefs : ndarray, shape (n, 16), or None
         The same modulo the operators' prime.
     """
     parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
-    nodes = _subtree(parents, start)
-    last = _last_use(parents, nodes)
+    children = _children(parents)
     w = RADIX ** start
     keys, coefs, mcoefs, _ = constant_sandwich(ops[start].start_hat, w, tol)
-    pair_i = np.full(keys.shape, start, dtype=np.int64)
-    w_state = constant_sandwich(ops[start].start_carry, w, tol)[:3]
-    state = {start: (keys, pair_i, coefs, mcoefs, w_state)}
-    yield start, keys, pair_i, coefs, mcoefs
-    for k in nodes[1:]:
-        op, w, p = ops[k], RADIX ** k, parents[k]
-        keys, pair_i, coefs, mcoefs, (w_keys, w_coefs, w_mcoefs) = state[p]
-        if last[p] == k:    # the parent's state is no longer needed: free it early
-            del state[p]
-        keys, coefs, mcoefs, origin = apply(op.conjugate, keys, coefs, mcoefs, w, tol, max_terms)
-        pair_i = pair_i[origin]
-        new_keys, new_coefs, new_mcoefs, _ = apply(op.open_pair, w_keys, w_coefs, w_mcoefs, w, tol, max_terms)
-        keys = np.concatenate([keys, new_keys])
-        coefs = np.concatenate([coefs, new_coefs])
-        if mcoefs is not None:
-            mcoefs = np.concatenate([mcoefs, new_mcoefs])
-        pair_i = np.concatenate([pair_i, np.full(new_keys.shape, k, dtype=np.int64)])
-        if last[k] != k:    # W is only needed to open pairs in the children
-            w_state = apply(op.carry, w_keys, w_coefs, w_mcoefs, w, tol, max_terms)[:3]
-            state[k] = (keys, pair_i, coefs, mcoefs, w_state)
-        yield k, keys, pair_i, coefs, mcoefs
+    pair = np.full(keys.shape, start, dtype=np.int64)
+    yield start, keys, pair, coefs, mcoefs
+    carries = constant_sandwich(ops[start].start_carry, w, tol)[:3] if children[start] else None
+    yield from _starts_below(ops, start, (keys, pair, coefs, mcoefs), carries, children, tol, piece)
 
 
-def potential_rows(ops, gravity, tol, parents=None, mod_gravity=None):
-    """Projections of the potential part of the influence coefficients.
+def _starts_below(ops, node, hats, carries, children, tol, piece):
+    for c in children[node]:
+        op, w = ops[c], RADIX ** c
+        for keys, pair, coefs, mcoefs in _pieces(hats, piece):
+            keys, coefs, mcoefs, origin = apply(op.conjugate, keys, coefs, mcoefs, w, tol)
+            pair = pair[origin]
+            new = (keys // w) % RADIX != 0
+            yield c, keys[new], pair[new], coefs[new], None if mcoefs is None else mcoefs[new]
+            if children[c]:
+                yield from _starts_below(ops, c, (keys, pair, coefs, mcoefs), None, children, tol, piece)
+        if carries is None:
+            continue
+        for wkeys, wcoefs, wmcoefs in _pieces(carries, piece):
+            keys, coefs, mcoefs, _ = apply(op.open_pair, wkeys, wcoefs, wmcoefs, w, tol)
+            pair = np.full(keys.shape, c, dtype=np.int64)
+            yield c, keys, pair, coefs, mcoefs
+            if children[c]:
+                below = apply(op.carry, wkeys, wcoefs, wmcoefs, w, tol)[:3]
+                yield from _starts_below(ops, c, (keys, pair, coefs, mcoefs), below, children, tol, piece)
 
-    ``−Π = Σ_k [gᵀ 0] T_k [SX SY SZ M]ᵀ``, so link k's coordinates are the coefficient
-    row vectors of ``r_k = r_parent(k) A_k`` (r_base = [gᵀ 0]) over the X_m of k's path.
+
+def potential_starts(ops, gravity, tol, parents=None, mod_gravity=None, piece=CHUNK_TERMS):
+    """Potential terms that start a row of Z: depth first, in bounded pieces.
+
+    ``−Π = Σ_k [gᵀ 0] T_k [SX SY SZ M]ᵀ``, so the coordinates are the coefficient row vectors of
+    ``r_k = r_parent(k) A_k`` (r_base = [gᵀ 0]) over the X_m of k's path; a term starts its row at the
+    joint whose digit is its last one that is not the constant 1 (the constant row itself, all digits
+    1, is not a row: a constant in L does not enter the dynamics).
 
     Parameters
     ----------
@@ -284,20 +290,23 @@ def potential_rows(ops, gravity, tol, parents=None, mod_gravity=None):
     k : int
     keys : ndarray, shape (n,)
     coefs : ndarray, shape (n, 4)
-        Coordinates for SX_k, SY_k, SZ_k, M_k.
     mcoefs : ndarray, shape (n, 4), or None
     """
     parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
     g = np.append(np.asarray(gravity, dtype=float), 0.0)[None, :]
     gm = None if mod_gravity is None else np.append(np.asarray(mod_gravity, dtype=float), 0.0)[None, :]
-    state = {-1: (np.zeros(1, dtype=np.int64), g, gm)}
-    for k, op in enumerate(ops):
-        keys, rows, mrows = state[parents[k]]
-        out = np.einsum("np,lpq->nlq", rows, op.A)
-        mout = None if mrows is None else np.fmod(np.einsum("np,lpq->nlq", mrows, op.mod_A), op.modulus)
-        r, l = np.nonzero(kept(out, mout, tol, axis=2))
-        if mout is not None:
-            mrows = mout[r, l]
-        keys, rows = keys[r] + l * RADIX ** k, out[r, l]
-        state[k] = (keys, rows, mrows)
-        yield k, keys, rows, mrows
+    yield from _potential_below(ops, -1, (np.zeros(1, dtype=np.int64), g, gm), _children(parents), tol, piece)
+
+
+def _potential_below(ops, node, terms, children, tol, piece):
+    for c in children[node]:
+        op = ops[c]
+        for keys, rows, mrows in _pieces(terms, piece):
+            out = np.einsum("np,lpq->nlq", rows, op.A)
+            mout = None if mrows is None else np.fmod(np.einsum("np,lpq->nlq", mrows, op.mod_A), op.modulus)
+            r, l = np.nonzero(kept(out, mout, tol, axis=2))
+            keys, rows, mrows = keys[r] + l * RADIX ** c, out[r, l], None if mout is None else mout[r, l]
+            new = l != 0
+            yield c, keys[new], rows[new], None if mrows is None else mrows[new]
+            if children[c]:
+                yield from _potential_below(ops, c, (keys, rows, mrows), children, tol, piece)

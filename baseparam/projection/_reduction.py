@@ -26,6 +26,7 @@ UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots 
 ILL_CONDITIONED = 1e10          # ... unless the pivot columns are too ill-conditioned for float to tell
 INACCURATE = 1e7                # condition numbers above this cost the float Y ≥ 1e-9 of its accuracy
 ROUND_OFF_Y = 1e-8              # a float Y entry (unit-norm columns) below this may be round-off
+NEGLIGIBLE = 1e-40   # beside a column's largest entry 1, this cannot change a float Y that is accurate at all
 NEAR_DEGENERATE = 1e-6   # a kept pivot this close to dependent suggests a nearly special geometry
 
 
@@ -112,14 +113,29 @@ class ExactGram:
 
 # -- float -------------------------------------------------------------------------------------
 class StreamedR:
-    """Accumulates the R factor of a QR decomposition of Z, block by block (TSQR)."""
+    """Accumulates the R factor of a QR decomposition of Z, block by block (TSQR).
+
+    Columns are scaled by powers of two (exact) so that each column's largest entry of the first block
+    is about 1, and entries below NEGLIGIBLE are dropped from the float copy: a nearly special robot
+    has entries down to 1e-70 beside ones of order 1, and products of such numbers fall into the
+    subnormal range, where LAPACK runs tens of times slower. (They cannot move a float Y that is accurate
+    at all: that would take a condition number above 1e24, which the accuracy warning reports.)
+    """
 
     def __init__(self, n, chunk_rows=50_000):   # 50k × 80 dense rows ≈ 32 MB per QR
         self.n, self.chunk = n, chunk_rows
         self.R = np.zeros((0, n))
+        self.column_scale = None          # Z = Z_scaled · diag(column_scale)
 
     def add(self, Z):
+        if self.column_scale is None:
+            largest = np.zeros(self.n)
+            np.maximum.at(largest, Z.indices, np.abs(Z.data))
+            self.column_scale = np.where(largest > 0, np.exp2(np.round(np.log2(np.where(largest > 0, largest, 1)))),
+                                         1.0)
         for dense in Z.row_chunks(self.chunk):
+            dense /= self.column_scale
+            dense[np.abs(dense) < NEGLIGIBLE] = 0.0
             self.R = np.linalg.qr(np.vstack([self.R, dense]), mode="r")[: self.n]
 
     def reduce_with_pivots(self, echelon, transform=None) -> Reduction:
@@ -138,7 +154,7 @@ class StreamedR:
             ``note`` reports the largest float residual of a dependent column (round-off when the
             prime was not unlucky) and the conditioning of the pivot columns.
         """
-        R = self.R
+        R = self.R * (1.0 if self.column_scale is None else self.column_scale)
         if transform is not None:
             R = R @ np.array([[float(f) for f in row] for row in transform])
         pivots = np.array(echelon.pivots, dtype=np.int64)
@@ -148,6 +164,7 @@ class StreamedR:
         norms = np.linalg.norm(R, axis=0)
         scale = np.where(norms > 0, norms, 1.0)
         Rn = R / scale
+        Rn[np.abs(Rn) < NEGLIGIBLE] = 0.0      # unit columns: see the class docstring
         Ys = np.linalg.lstsq(Rn[:, pivots], Rn, rcond=np.finfo(float).eps)[0]   # scipy.linalg.lstsq's cut-off
         residual = np.linalg.norm(Rn - Rn[:, pivots] @ Ys, axis=0)
         Y = Ys * scale[None, :] / scale[pivots][:, None]

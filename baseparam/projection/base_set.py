@@ -10,21 +10,19 @@ from typing import Optional
 
 import numpy as np
 
-from ._coordinates import MagnitudeStats, z_blocks
-from ..errors import AccuracyWarning, ResourceLimitError
+from ._coordinates import MagnitudeStats, friction_block
+from .._blas import single_threaded
+from ..errors import AccuracyWarning
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base, require_robot
-from ._projections import TermBudgetExceeded
+from ._budget import refuse_if_too_large, row_space_bytes
+from ._row_space import row_basis
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
 from ..dynamics.regressors import as_batch_out, evaluate, newton_euler_base
 from ..dynamics.samples import as_parameters, states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
-# A surviving term costs ≈ 270 bytes (key, float and modular 4×4 coefficients); with the parent
-# polynomials and the block's Z entries this keeps a run under about 2 GB.
-DEFAULT_MAX_TERMS = 4_000_000
-MAX_DOF = 20   # 5^N row keys fit int64 up to N ≈ 25; memory gives out long before
 
 
 def _batch_shapes(shapes):
@@ -244,7 +242,7 @@ def _rescale(Y, pivots, power, factor):
 
 def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str] = None,
                          progress: Optional[Callable] = None, force_float: bool = False,
-                         max_terms: int = DEFAULT_MAX_TERMS) -> BaseParameters:
+                         max_memory=None) -> BaseParameters:
     """Base parameters of a robot by the projection method.
 
     Parameters
@@ -255,12 +253,14 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
         Deprecated: use :func:`baseparam.projection.storage.find_and_store`, which this delegates to
         (it also stores Z, its labels, the pivots and Y in this HDF5 file, written atomically).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each block of Z.
+        Called as ``progress(done, total)`` as the work goes (a joint of the recursion, the reduction).
     force_float : bool
         Use the float path (with its exact modular companion) even where exact integer arithmetic
         is possible — for cross-checks.
-    max_terms : int
-        Refuse (``ResourceLimitError``) a recursion step that would hold more coefficient terms.
+    max_memory : int or str, optional
+        Memory the computation may use, in bytes or as a size (``"4G"``, ``"512M"``); default: 80 % of
+        what the machine has available. A robot that would need more is refused before the work
+        starts (``ResourceLimitError``, with the figure it would need).
 
     Returns
     -------
@@ -273,20 +273,19 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
                       DeprecationWarning, stacklevel=2)
         from .storage import find_and_store
         return find_and_store(robot, h5, parameters, progress=progress, force_float=force_float,
-                              max_terms=max_terms)
-    layout = check_size(robot, parameters)
+                              max_memory=max_memory)
+    layout = check_size(robot, parameters, max_memory)
     arithmetic = Arithmetic.decide(robot, force_float=force_float)      # the one decision
-    units, reduction = run(arithmetic, layout, robot.parents, progress, max_terms)
+    units, reduction = run(arithmetic, layout, robot.parents, progress)
     return assemble(robot, layout, units, reduction)
 
 
-def check_size(robot, parameters):
-    """The robot's column layout, once the robot is known to fit the method's limits."""
+def check_size(robot, parameters, max_memory=None):
+    """The robot's column layout, once the robot is known to fit in the memory allowed."""
     require_fixed_base(robot, "the projection method (find_base_parameters)")
     layout = ColumnLayout(robot, parameters)
-    if robot.n_dof > MAX_DOF:
-        raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints; the projection method handles at most "
-                                 f"{MAX_DOF} on this machine (its basis grows as 5^N)")
+    refuse_if_too_large(robot.name, row_space_bytes(layout, robot.parents, [j.type for j in robot.joints]),
+                        max_memory)
     return layout
 
 
@@ -326,7 +325,7 @@ def _nearly_special(robot) -> str:
     return "nearly special geometry: " + " and ".join(text for _, text in suspects[:2])
 
 
-def run(arithmetic, layout, parents, progress=None, max_terms=DEFAULT_MAX_TERMS, sink=None):
+def run(arithmetic, layout, parents, progress=None):
     """Run the engine in the decided arithmetic: exact integers, else float with its modular
     companion (retried with the next prime if the float residuals contradict it).
 
@@ -336,34 +335,29 @@ def run(arithmetic, layout, parents, progress=None, max_terms=DEFAULT_MAX_TERMS,
     layout : ColumnLayout
     parents : sequence of int
         0-based parent of each joint (−1 for the base).
-    sink : object, optional
-        Also receives Z: ``sink.start(units)`` before each attempt (an attempt that fails is
-        started over) and ``sink.add(block, units)`` for each block of Z.
+    progress : callable, optional
+        ``progress(done, total)``: a step per joint, and one for the reduction.
 
     Returns
     -------
     units : WorkingUnits
     reduction : Reduction
     """
-    try:
-        return _attempts(arithmetic, layout, parents, progress, max_terms, sink)
-    except TermBudgetExceeded as exc:
-        raise ResourceLimitError(
-            f"{arithmetic.name}: a step of the projection needs {exc.args[0]:,} coefficient terms, more than the "
-            f"limit of {max_terms:,} for this machine's memory") from None
+    with single_threaded():        # dense problems of a few hundred columns: threads only wait (_blas)
+        return _attempts(arithmetic, layout, parents, progress)
 
 
-def _attempts(arithmetic, layout, parents, progress, max_terms, sink):
+def _attempts(arithmetic, layout, parents, progress):
     reason = arithmetic.obstacle
     if arithmetic.exact:
         units = arithmetic.exact_units()
-        reduction = _reduce(layout, units, parents, progress, max_terms, sink)
+        reduction = _reduce(layout, units, parents, progress)
         if reduction is not None:
             return units, reduction
         reason = "exact integers would exceed 2**53"
     attempt = None
     for units in arithmetic.float_units(reason):
-        attempt = units, _reduce(layout, units, parents, progress, max_terms, sink)
+        attempt = units, _reduce(layout, units, parents, progress)
         if attempt[1].residual_ok:
             return attempt
     if attempt is None:
@@ -375,31 +369,41 @@ def _attempts(arithmetic, layout, parents, progress, max_terms, sink):
                                       "computation; the rank and regroupings are unreliable")
 
 
-def _reduce(layout, units, parents, progress, max_terms, sink):
-    """Stream Z's blocks into the reduction (and the sink). None when exact integers would overflow float64."""
+def _reduce(layout, units, parents, progress):
+    """Reduce Z's row space (:func:`row_basis`, then the friction rows). None when exact integers would
+    overflow float64."""
     n = len(parents)
     transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
+    stats = MagnitudeStats()
+    n_steps = n + 1
+
+    def joint_done(done, _):
+        if progress is not None:
+            progress(done, n_steps)
+    basis = row_basis(units, layout, parents, stats, joint_done)
+    if units.exact and stats.max_abs >= EXACT_LIMIT:
+        return None
+    # (float rows, exact rows): friction rows are independent of everything else, identity rows in both
+    parts = [(basis.moments, basis.rows)]
+    if layout.friction_columns:
+        friction = friction_block(layout, n).matrix
+        parts.append((friction, friction))
     if units.exact:
-        acc, echelon = ExactGram(layout.n_standard), None
+        acc = ExactGram(layout.n_standard)
+        for _, rows in parts:
+            acc.add(rows)
+        reduction = acc.reduce(transform)
     else:
         acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
         mod_transform = None if transform is None else \
             np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float)
-    if sink is not None:
-        sink.start(units)
-    stats = MagnitudeStats()
-    total = n + 1 + bool(layout.friction_columns)
-    for done, block in enumerate(z_blocks(units, layout, n, stats, max_terms, parents), start=1):
-        if units.exact and stats.max_abs >= EXACT_LIMIT:
-            return None
-        acc.add(block.matrix)
-        if echelon is not None:
+        for rows, images in parts:
+            acc.add(rows)
             # Products of integers < 2**23 summed over a few columns: exact in float64.
-            Zm = block.modular if mod_transform is None else block.modular.dot(mod_transform)
+            Zm = images if mod_transform is None else images.dot(mod_transform)
             # Entries that cancel exactly modulo p are zeros.
             echelon.add(Zm.with_data(np.fmod(Zm.data, units.modulus)).eliminate_zeros())
-        if sink is not None:
-            sink.add(block, units)
-        if progress is not None:
-            progress(done, total)
-    return acc.reduce(transform) if units.exact else acc.reduce_with_pivots(echelon, transform)
+        reduction = acc.reduce_with_pivots(echelon, transform)
+    if progress is not None:
+        progress(n_steps, n_steps)
+    return reduction

@@ -14,9 +14,12 @@ import numpy as np
 from .._atomic import atomic_path
 from ..errors import StorageError
 from ..model.robot import robot_to_yaml
+from ..errors import ResourceLimitError
+from ._budget import refuse_if_too_large, z_file_bytes
 from ._working_units import EXACT_LIMIT, Arithmetic
 
 FORMAT_VERSION = 1
+MAX_LABELLED_DOF = 27    # 5^27 < 2^63: the packed keys of Z's row labels
 
 
 def _row_length_power(labels, prismatic):
@@ -57,25 +60,25 @@ def si_block(block, units, layout, prismatic, transform):
 
 
 class _ZFile:
-    """A sink for :func:`baseparam.projection.base_set.run` that streams Z, in SI, into an open HDF5
-    file; every attempt of the run (a retry with the next prime) starts the file over."""
+    """Streams Z, in SI, into an open HDF5 file; a new start (exact integers overflowed: floats)
+    starts the file over."""
 
-    def __init__(self, f, layout, n_dof):
+    def __init__(self, f, layout, n_dof, prismatic):
         import scipy.sparse as sp
 
-        self.f, self.layout, self.n_dof = f, layout, n_dof
+        self.f, self.layout, self.n_dof, self.prismatic = f, layout, n_dof, prismatic
         self.transform = None
         if layout.parameters != "pseudo":
             self.transform = sp.csr_matrix(np.array([[float(v) for v in row]
                                                      for row in layout.pseudo_to_parameterization()]))
 
-    def start(self, units, prismatic):
+    def start(self, units):
         import h5py
 
         f, n_lab = self.f, 2 + self.n_dof
         for name in list(f):
             del f[name]
-        self.units, self.prismatic, self.n_rows, self.nnz = units, prismatic, 0, 0
+        self.units, self.n_rows, self.nnz = units, 0, 0
         g = f.create_group("Z")
         g.attrs.update(encoding="csr_matrix", version=FORMAT_VERSION)
         self.d_data = g.create_dataset("data", (0,), maxshape=(None,), dtype="f8", chunks=(65536,))
@@ -85,8 +88,8 @@ class _ZFile:
         g.create_dataset("columns", data=np.array(self.layout.names, dtype=object), dtype=h5py.string_dtype())
         self.group = g
 
-    def add(self, block, units):
-        Z = si_block(block, units, self.layout, self.prismatic, self.transform)
+    def add(self, block):
+        Z = si_block(block, self.units, self.layout, self.prismatic, self.transform)
         Z.eliminate_zeros()
         Z.sort_indices()
         r, z, n_rows, nnz = Z.shape[0], Z.nnz, self.n_rows, self.nnz
@@ -112,33 +115,8 @@ class _ZFile:
         f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
 
 
-class _Sink:
-    """Adapts :class:`_ZFile` to the run's ``start(units)`` / ``add(block, units)`` protocol."""
-
-    def __init__(self, zfile, prismatic):
-        self.zfile, self.prismatic = zfile, prismatic
-
-    def start(self, units):
-        self.zfile.start(units, self.prismatic)
-
-    def add(self, block, units):
-        self.zfile.add(block, units)
-
-
-def shares_z(stored, plain) -> bool:
-    """Whether the Z stored (with joint offsets) can also give the base set found without them.
-
-    Offsets change Z by an invertible change of its row basis, so rank, pivots and Y are the same;
-    sharing is chosen when the results come out *identical*, not only equal to round-off: no
-    offset enters, or both runs are exact in the same length unit (exact Y is unique).
-    """
-    if not any(m.offset for m in stored.models):
-        return True
-    return stored.exact and plain.exact and stored.exact_units().length_unit == plain.exact_units().length_unit
-
-
-def _store(arithmetic, layout, parents, max_terms, sink):
-    """Stream Z into the sink without reducing it: exact integers, else the first float candidate.
+def _store(arithmetic, zfile, layout, parents, progress=None):
+    """Stream the whole Z into the file: exact integers, else the first float candidate.
 
     Z's float values do not depend on the prime (terms are dropped only when zero modulo p *and*
     round-off in float), so the first usable prime serves.
@@ -150,34 +128,32 @@ def _store(arithmetic, layout, parents, max_terms, sink):
     for units in candidates:
         if units is None:
             raise arithmetic.no_prime()
-        sink.start(units)
+        zfile.start(units)
         stats = MagnitudeStats()
-        for block in z_blocks(units, layout, len(parents), stats, max_terms, parents):
+        for block in z_blocks(units, layout, len(parents), stats, parents, progress=progress):
             if units.exact and stats.max_abs >= EXACT_LIMIT:
                 break
-            sink.add(block, units)
+            zfile.add(block)
         else:
             return units
 
 
-def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_float=False,
-                   max_terms=None):
+def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_float=False, max_memory=None):
     """Base parameters of a robot, with Z, its labels, the pivots and Y stored in an HDF5 file.
 
-    Z is computed once, each block streamed both into the reduction and into the file (docs: the
-    HDF5 format), which is written to a temporary name and renamed, so that an interrupted run never
-    leaves a half-written file; a retry with the next prime starts the file over. The stored Z
-    includes the joint offsets; when an offset makes it less exact than the Z the base set needs
-    (e.g. an offset of 0.25 rad where the rest is exact), Z is computed a second time for the
-    reduction (see :func:`shares_z`).
+    The base set is found as by :func:`~baseparam.projection.base_set.find_base_parameters` (from a
+    basis of Z's row space, so it is the same, bit for bit); then the whole Z, joint offsets included,
+    is streamed into the file block by block, in bounded memory (docs: the HDF5 format). The file is
+    written to a temporary name and renamed, so that an interrupted run never leaves a half-written file.
 
     Parameters
     ----------
     robot : Robot
     path : str or path-like
     parameters : {'pseudo', 'khalil'}
-    progress, force_float, max_terms
-        As for :func:`~baseparam.projection.base_set.find_base_parameters`.
+    progress, force_float, max_memory
+        As for :func:`~baseparam.projection.base_set.find_base_parameters`; ``progress`` counts the
+        base set as one step, then the blocks of Z.
 
     Returns
     -------
@@ -187,21 +163,26 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
 
     from . import base_set
 
-    max_terms = base_set.DEFAULT_MAX_TERMS if max_terms is None else max_terms
-    layout = base_set.check_size(robot, parameters)
-    stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)   # decided once
+    layout = base_set.check_size(robot, parameters, max_memory)
+    if robot.n_dof > MAX_LABELLED_DOF:
+        raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints: the rows of the whole Z are labelled by "
+                                 f"5^N keys, which fit 64 bits up to {MAX_LABELLED_DOF} joints (the base set "
+                                 "itself has no such limit: find it without --h5)")
+    refuse_if_too_large(robot.name, z_file_bytes(robot.parents), max_memory, "streaming the whole Z into the file")
     plain = Arithmetic.decide(robot, force_float=force_float)
+    stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)
     prismatic = np.array([not m.is_revolute for m in stored.models], dtype=np.int64)
+    total = robot.n_dof + 2 + bool(layout.friction_columns)
+
+    def step(done, _=None):
+        if progress is not None:
+            progress(done, total)
     with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
-        zfile = _ZFile(f, layout, robot.n_dof)
-        sink = _Sink(zfile, prismatic)
-        if shares_z(stored, plain):
-            units, reduction = base_set.run(stored, layout, robot.parents, progress, max_terms, sink)
-            base = base_set.assemble(robot, layout, units, reduction)
-        else:
-            units, reduction = base_set.run(plain, layout, robot.parents, progress, max_terms)
-            base = base_set.assemble(robot, layout, units, reduction)
-            _store(stored, layout, robot.parents, max_terms, sink)
+        units, reduction = base_set.run(plain, layout, robot.parents)
+        base = base_set.assemble(robot, layout, units, reduction)
+        step(1)
+        zfile = _ZFile(f, layout, robot.n_dof, prismatic)
+        _store(stored, zfile, layout, robot.parents, lambda done, _: step(1 + done))
         zfile.finish(robot, base)
     return base
 

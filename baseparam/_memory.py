@@ -1,0 +1,88 @@
+"""The memory a computation may use: what this machine has available now, or what the caller allows.
+
+A computation that would need more is refused before it starts, with the figure it would need
+(:class:`~baseparam.errors.ResourceLimitError`), instead of exhausting the machine.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from .errors import ArgumentError
+
+SHARE_OF_AVAILABLE = 0.8        # leave the rest to the interpreter, the OS and other programs
+_UNITS = {"": 1, "b": 1, "k": 10 ** 3, "m": 10 ** 6, "g": 10 ** 9, "t": 10 ** 12,
+          "ki": 2 ** 10, "mi": 2 ** 20, "gi": 2 ** 30, "ti": 2 ** 40}
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([kmgt]i?)?b?\s*$", re.IGNORECASE)
+
+
+def _meminfo_available():
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _cgroup_room():
+    """Memory left under this process's cgroup (v2) limit, if it has one."""
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as f:
+            limit = f.read().strip()
+        if limit == "max":
+            return None
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as f:
+            return max(0, int(limit) - int(f.read().strip()))
+    except (OSError, ValueError):
+        return None
+
+
+def available_bytes():
+    """Memory available to new allocations now (bytes): the OS's MemAvailable, or less under a cgroup
+    limit; None where neither can be read."""
+    figures = [v for v in (_meminfo_available(), _cgroup_room()) if v is not None]
+    return min(figures) if figures else None
+
+
+def parse_size(text, name="max_memory"):
+    """A memory size: bytes as a number, or with a unit (``4G``, ``4GB``, ``512M``, ``1.5GiB``; k, M, G, T
+    are powers of 1000, Ki, Mi, Gi, Ti of 1024).
+
+    Raises
+    ------
+    ArgumentError
+        Naming ``name`` when the text is not a positive size.
+    """
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    else:
+        match = _SIZE.match(str(text))
+        if not match:
+            raise ArgumentError(f"{name}: expected a memory size such as 4G, 512M or 2GiB, got {text!r}")
+        value = float(match.group(1)) * _UNITS[(match.group(2) or "").lower()]
+    if not value >= 1:
+        raise ArgumentError(f"{name}: expected a positive memory size, got {text!r}")
+    return int(value)
+
+
+def budget(max_memory=None):
+    """The bytes a computation may use: ``max_memory`` (bytes or a size text) when given, else
+    80 % of what the machine has available now (None when that cannot be told)."""
+    if max_memory is not None:
+        return parse_size(max_memory)
+    available = available_bytes()
+    return None if available is None else int(available * SHARE_OF_AVAILABLE)
+
+
+def format_size(n):
+    """``1.2 GB``, ``350 MB``, ``12 kB`` (powers of 1000)."""
+    for unit, factor in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= factor:
+            return f"{n / factor:.3g} {unit}"
+    return f"{int(n)} bytes"

@@ -1,0 +1,408 @@
+"""Z's row space and Gram matrix by the forward recursion over *spans*, without the 5^N rows of Z.
+
+Rank, pivots and Y = Z̃⁺Z depend on Z only through its row space, and the float Y (a least-squares
+solution) only through its Gram matrix ZᵀZ. The forward recursion of
+:mod:`baseparam.projection._projections` holds one 4×4 coefficient matrix per basis function and
+pair (i, j), up to 5^N of them, but
+
+* **every row of Z is a linear function of one coefficient matrix.** The row labelled (i, j, β), with
+  m the last joint of β's path whose digit is not 1 (m = i if i lies further out), gets link m's
+  entries tr(M·E) from the coefficient M of Û_mji at β, and link k's (k below m in the tree) from the
+  same M carried through the joints m+1 … k with the constant basis function: the target-0 block K0
+  of each joint's conjugation sandwich. So row = L_m(M), with L_m linear and the same for every pair.
+* **so the rows starting at joint m span L_m(V_m)** and have Gram matrix L_mᵀ S_m L_m, with V_m the span
+  and S_m = Σ MᵀM the second moment of their coefficient matrices: a subspace of R^16 and a 16×16
+  matrix, however many terms there are.
+* **and both follow the recursion.** The sandwiches are linear, so joint m's spans and moments come
+  from its parent p's alone (t runs over the Y-basis targets of each sandwich, a block K_t each):
+  U_m = Σ_t U_p K_t(conj) + Σ_t W_p K_t(open) + start_hat (all Û_m·· terms, every pair at once),
+  W_m = Σ_t W_p K_t(carry) + start_carry, V_m the same as U_m with t ≠ 0 in the first sum; the
+  moments likewise, S ↦ Σ_t K_tᵀ S K_t. The potential rows: r_m = r_p Ã_m^l ⊂ R^4, rows starting at
+  m from l ≠ 0, carried on by Ã^0.
+
+Two sides run this recursion, each at a few products of 16 × 80 numbers per joint:
+
+* **exact side** — spans, each kept as a basis *chosen among actual terms* (at most 16 vectors, 4 for
+  the potential), so every row it produces is a row of Z, with its label: exact integers in exact
+  runs (independence decided over the rationals: modulo a prime, confirmed by FLINT), images modulo
+  the run's prime in float runs. These rows span Z's row space: rank, pivots, Y's zero pattern (and
+  Y itself, exactly, in exact runs). The rows emitted are every row-starting candidate (at most a
+  few hundred a joint): the reduction takes any spanning rows, for less than choosing a basis.
+* **float side** (float runs) — moments, each kept as a triangular factor F (FᵀF = S, at most 16
+  rows; QR of the stacked blocks F K_t), so the rows it produces, F_V·L_m, have exactly Z's Gram
+  matrix: the float Y is the one the whole Z would give, to round-off.
+
+Each row is whole as soon as it starts: row = M·L_m through the row maps of
+:class:`~baseparam.projection._coordinates.RowMaps` (L_m: 16 × the columns of the links below m). The
+cost grows with the number of joints and the sizes of their subtrees, not as 5^N.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ._coordinates import RowMaps
+from ._modular import PRIMES, rref_mod
+from ._sparse import CSR
+
+
+# -- independence ---------------------------------------------------------------------------------------
+def leftmost_independent(images, p):
+    """Indices of the leftmost maximal independent subset of the rows, modulo the prime p.
+
+    Parameters
+    ----------
+    images : ndarray, shape (n, d)
+        Integers in [0, p) (float64 or int64), p < 2**23.
+
+    Returns
+    -------
+    ndarray of int, shape (rank,)
+        Increasing.
+    """
+    return np.array(rref_mod(np.asarray(images).T, p, reduced=False)[1], dtype=np.int64)
+
+
+def _integer_rank(values):
+    import flint
+
+    return flint.fmpz_mat(values.shape[0], values.shape[1], values.astype(np.int64).ravel().tolist()).rank()
+
+
+def exactly_independent(values):
+    """Leftmost maximal independent subset of integer-valued rows, decided over the rationals.
+
+    Modulo a prime first (fast), confirmed by the rank over the integers (FLINT); a prime that
+    divides a minor is passed over, and if every prime does, the rows are taken one by one.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, d)
+        Integer-valued floats, |entries| < 2**53.
+
+    Returns
+    -------
+    ndarray of int, shape (rank,)
+    """
+    if values.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    ints = values.astype(np.int64)
+    picked = leftmost_independent(np.mod(ints, PRIMES[0]), PRIMES[0])
+    if picked.size == values.shape[0]:     # independent modulo p: independent over the rationals
+        return picked
+    rank = _integer_rank(values)
+    for p in PRIMES[1:]:
+        if picked.size == rank:
+            return picked
+        picked = leftmost_independent(np.mod(ints, p), p)
+    if picked.size == rank:
+        return picked
+    picked = []
+    for r in range(values.shape[0]):
+        if _integer_rank(values[picked + [r]]) > len(picked):
+            picked.append(r)
+    return np.array(picked, dtype=np.int64)
+
+
+# -- arithmetic of a side ----------------------------------------------------------------------------
+class _Exact:
+    """Exact numbers: integers held in float64 (exact runs) or images modulo p (float runs)."""
+
+    def __init__(self, units):
+        self.modulus = units.modulus
+
+    def sandwich(self, op):
+        return op.matrix if self.modulus is None else op.modular
+
+    def factors(self, jop):
+        return jop.A if self.modulus is None else jop.mod_A
+
+    def times(self, X, M):
+        out = X @ M          # exact: integers below 2**53 (checked), or ≤ 16 products below p² each
+        return out if self.modulus is None else np.fmod(out, self.modulus)
+
+    def gravity(self, units):
+        g = units.gravity if self.modulus is None else np.asarray(units.mod_gravity, dtype=float)
+        return np.append(g, 0.0)[None, :]
+
+    def row_map(self, pair):
+        return pair[0] if self.modulus is None else pair[1]
+
+    def independent(self, values):
+        if self.modulus is None:
+            return exactly_independent(values)
+        return leftmost_independent(values, self.modulus)
+
+
+class _Moments:
+    """Float second moments Σ MᵀM of sets of coefficient vectors, as triangular factors."""
+
+    @staticmethod
+    def sandwich(op):
+        return op.matrix
+
+    @staticmethod
+    def factors(jop):
+        return jop.A
+
+    @staticmethod
+    def times(X, M):
+        return X @ M
+
+    @staticmethod
+    def gravity(units):
+        return np.append(units.gravity, 0.0)[None, :]
+
+    @staticmethod
+    def row_map(pair):
+        return pair[0]
+
+
+def _factor(rows):
+    """F with FᵀF = rowsᵀ rows and at most as many rows as columns (zero rows dropped)."""
+    if rows.shape[0] > rows.shape[1]:
+        rows = np.linalg.qr(rows, mode="r")
+    return rows[np.abs(rows).max(axis=1, initial=0.0) > 0]
+
+
+# -- the recursion ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Set:
+    """Coefficient vectors standing for a set of terms: a basis of their span (exact side, with the
+    terms' labels) or a factor of their second moment (float side, labels None)."""
+
+    values: np.ndarray                # (n, d)
+    labels: Optional[np.ndarray]      # (n, 2 + N) int32: i, j, l_1 … l_N as Z's row labels, or None
+
+    def __len__(self):
+        return self.values.shape[0]
+
+
+def _blocks(arith, op, terms, joint, pair=None):
+    """Every target block of a sandwich applied to the terms: values (n·nt, 16), labels, target."""
+    M = arith.sandwich(op)
+    nt = op.targets.size
+    out = arith.times(terms.values, M).reshape(-1, 16)
+    target = np.tile(op.targets, len(terms))
+    labels = None
+    if terms.labels is not None:
+        labels = np.repeat(terms.labels, nt, axis=0)
+        labels[:, 2 + joint] = target + 1
+        if pair is not None:
+            labels[:, 0] = pair
+    return _Set(out, labels), target
+
+
+def _moved(arith, jop, terms, joint):
+    """Potential row vectors times each coefficient matrix Ã^l of the joint: values, labels, l."""
+    A = arith.factors(jop)
+    out = np.concatenate([arith.times(terms.values, A[l]) for l in range(A.shape[0])])
+    which = np.repeat(np.arange(A.shape[0]), len(terms))
+    labels = None
+    if terms.labels is not None:
+        labels = np.tile(terms.labels, (A.shape[0], 1))
+        labels[:, 2 + joint] = which + 1
+    return _Set(out, labels), which
+
+
+def _join(parts):
+    parts = list(parts)
+    labels = None if parts[0].labels is None else np.concatenate([p.labels for p in parts])
+    return _Set(np.concatenate([p.values for p in parts]), labels)
+
+
+def _take(terms, mask):
+    return _Set(terms.values[mask], None if terms.labels is None else terms.labels[mask])
+
+
+def _unit(arith, units, n_dof, width, i, j, exact_side):
+    values = np.eye(4).reshape(1, 16) if width == 16 else arith.gravity(units)
+    labels = None
+    if exact_side:
+        labels = np.ones((1, 2 + n_dof), dtype=np.int32)
+        labels[0, :2] = i, j
+    return _Set(values, labels)
+
+
+class _Rows:
+    """Rows being produced, each whole when it starts (its entries from the row maps), as COO triplets."""
+
+    def __init__(self, n_cols):
+        self.n_cols, self.count = n_cols, 0
+        self.rows, self.cols, self.vals, self.labels = [], [], [], []
+
+    def start(self, terms):
+        ids = np.arange(self.count, self.count + len(terms))
+        self.count += len(terms)
+        if terms.labels is not None:
+            self.labels.append(terms.labels)
+        return ids
+
+    def add(self, ids, values, columns):
+        """Entries of the rows ``ids`` in the given columns, values (n, len(columns)); zeros dropped."""
+        r, c = np.nonzero(values)
+        self.rows.append(ids[r])
+        self.cols.append(np.asarray(columns)[c])
+        self.vals.append(values[r, c])
+
+    def matrix(self):
+        def joined(parts, dtype):
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        return CSR.from_coo(joined(self.vals, float), joined(self.rows, np.int64), joined(self.cols, np.int64),
+                            (self.count, self.n_cols))
+
+
+@dataclass(frozen=True)
+class _Joint:
+    """What a joint hands its children: its spans (exact side) or moments (float side)."""
+
+    hats: _Set         # Û_m·· terms (all pairs)
+    carries: _Set      # W_m· terms
+    gravity: _Set      # potential row vectors
+
+
+class _Side:
+    """One side of the recursion (module docstring): exact spans, or float moments."""
+
+    def __init__(self, units, layout, maps, arith, exact_side, stats=None):
+        self.units, self.layout, self.maps, self.arith = units, layout, maps, arith
+        self.exact_side, self.stats = exact_side, stats
+        self.out = _Rows(layout.n_standard)
+
+    def reduce(self, terms):
+        """A basis of the span (exact side) or a factor of the second moment (float side)."""
+        if not self.exact_side:
+            return _Set(_factor(terms.values), None)
+        live = _take(terms, terms.values.any(axis=1))
+        if len(live) <= live.values.shape[1]:     # no more than a basis can hold: keep them all
+            return live
+        return _take(live, self.arith.independent(live.values))
+
+    def rows_of(self, terms):
+        """The row-starting terms to emit: on the exact side all of them (the reduction takes any
+        spanning rows, for less than choosing a basis among them), on the float side a factor."""
+        if self.exact_side:
+            return _take(terms, terms.values.any(axis=1))
+        return self.reduce(terms)
+
+    def observe(self, *arrays):
+        if self.stats is not None:          # exact runs: exact only while below 2**52
+            for a in arrays:
+                if a.size:
+                    self.stats.observe(a)
+
+    def base(self, n_dof):
+        empty = _Set(np.zeros((0, 16)), np.zeros((0, 2 + n_dof), dtype=np.int32) if self.exact_side else None)
+        return _Joint(empty, empty, _unit(self.arith, self.units, n_dof, 4, 0, 0, self.exact_side))
+
+    def emit(self, m, terms, potential=False, extra=None):
+        """Start the rows of these terms at joint m: Z's entries from the row maps (``extra``: one more
+        entry per row, (column, value))."""
+        ids = self.out.start(terms)
+        if not len(terms):
+            return
+        pair = (self.maps.potential if potential else self.maps.kinetic)[m]
+        L = self.arith.row_map(pair)
+        if self.stats is not None:
+            self.stats.observe_bound(float((np.abs(terms.values) @ np.abs(L)).max(initial=0.0)))
+        self.out.add(ids, self.arith.times(terms.values, L), self.maps.columns[m])
+        if extra is not None:
+            self.out.add(ids, np.full((len(terms), 1), extra[1]), [extra[0]])
+
+    def joint(self, m, up, n_dof, hand_down):
+        """Joint m below the parent's state ``up``: its rows, and (if ``hand_down``) its state."""
+        arith, op, layout = self.arith, self.units.ops[m], self.layout
+        conjugated, target = _blocks(arith, op.conjugate, up.hats, m)
+        opened, _ = _blocks(arith, op.open_pair, up.carries, m, pair=m + 1)
+        started, start_target = _blocks(arith, op.start_hat, _unit(arith, self.units, n_dof, 16, m + 1, m + 1,
+                                                                   self.exact_side), m)
+        rotor = m in layout.rotor_columns      # ½ IA_m q̇_m²: its row is (m, m, 1 … 1) plus a 1 under IA_m
+        self.emit(m, self.rows_of(_join([_take(conjugated, target != 0), opened,
+                                        _take(started, (start_target != 0) | (not rotor))])))
+        if rotor:
+            self.emit(m, self._constant_start(started, start_target, m, n_dof), extra=(layout.rotor_columns[m], 1.0))
+        moved, which = _moved(arith, op, up.gravity, m)
+        self.emit(m, self.rows_of(_take(moved, which != 0)), potential=True)
+        if not hand_down:
+            return None
+        hats = _join([conjugated, opened, started])
+        carries = _join([_blocks(arith, op.carry, up.carries, m)[0],
+                         _blocks(arith, op.start_carry, _unit(arith, self.units, n_dof, 16, 0, m + 1,
+                                                              self.exact_side), m)[0]])
+        self.observe(hats.values, carries.values, moved.values)
+        return _Joint(self.reduce(hats), self.reduce(carries), self.reduce(moved))
+
+    def _constant_start(self, started, start_target, m, n_dof):
+        """The started term of target 0 (the row (m, m, 1 … 1)), or a zero one if it vanished."""
+        zero = _take(started, start_target == 0)
+        if len(zero):
+            return zero
+        return _Set(np.zeros((1, 16)), _unit(self.arith, self.units, n_dof, 16, m + 1, m + 1, self.exact_side).labels)
+
+
+@dataclass(frozen=True)
+class RowBasis:
+    """Rows of Z that span its row space, and (float runs) rows with its Gram matrix.
+
+    Attributes
+    ----------
+    labels : ndarray, shape (n_rows, 2 + n_dof), int64
+        Z's labels (i, j, l_1 … l_N) of the rows of ``rows``.
+    rows : CSR, shape (n_rows, n_standard)
+        Those rows of Z: exact integers (exact runs) or their images modulo the run's prime (float
+        runs, entries in [0, p)). Pseudo-inertia and rotor columns; friction rows are apart.
+    moments : CSR or None, shape (n, n_standard)
+        Float runs: rows whose Gram matrix is Z's (combinations of rows of Z, no labels).
+    """
+
+    labels: np.ndarray
+    rows: CSR
+    moments: Optional[CSR] = None
+
+
+def row_basis(units, layout, parents, stats, progress=None) -> RowBasis:
+    """Z's row space (rows of Z) and, in float runs, its Gram matrix, by the recursion over spans.
+
+    Parameters
+    ----------
+    units : WorkingUnits
+    layout : ColumnLayout
+    parents : sequence of int
+        0-based parent of each joint (−1 for the base).
+    stats : MagnitudeStats
+        Sees every number of exact runs (exact only while below 2**52).
+    progress : callable, optional
+        ``progress(joint + 1, n_dof)`` after each joint.
+
+    Returns
+    -------
+    RowBasis
+    """
+    n = len(parents)
+    maps = RowMaps(units, layout, parents)
+    sides = [_Side(units, layout, maps, _Exact(units), True, stats if units.exact else None)]
+    if not units.exact:
+        sides.append(_Side(units, layout, maps, _Moments(), False))
+    last_child = {p: k for k, p in enumerate(parents)}
+    states = [{-1: side.base(n)} for side in sides]
+    for m in range(n):
+        for side, state in zip(sides, states):
+            up = state[parents[m]]
+            if last_child[parents[m]] == m:
+                del state[parents[m]]
+            mine = side.joint(m, up, n, m in last_child)
+            if mine is not None:
+                state[m] = mine
+        if progress is not None:
+            progress(m + 1, n)
+    exact = sides[0]
+    labels = np.concatenate(exact.out.labels) if exact.out.labels else np.zeros((0, 2 + n), dtype=np.int32)
+    rows = exact.out.matrix()
+    if units.modulus is not None:
+        rows = rows.with_data(np.mod(rows.data, units.modulus)).eliminate_zeros()
+    return RowBasis(labels.astype(np.int64), rows, None if units.exact else sides[1].out.matrix())
+
+
+__all__ = ["RowBasis", "row_basis", "leftmost_independent", "exactly_independent"]

@@ -1,0 +1,320 @@
+"""The engine at scale: Z's row space and Gram matrix from the recursion over spans.
+
+Two kinds of check:
+
+* against the whole Z (small robots, where it can be enumerated): every row the exact side keeps is
+  the row of Z with its label, bit for bit; every row of Z lies in their span; the float side's
+  rows have Z's Gram matrix; and rank, pivots and Y equal those the reduction of the whole Z gives;
+* against independent oracles at sizes the whole Z cannot reach: pinocchio's joint-torque regressor
+  (numeric rank at random states, and W = W_b·Y) for long generic chains, planar and spatial snakes,
+  humanoid-like and legged trees.
+"""
+import math
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import baseparam as bp
+from baseparam.model.parameters import ColumnLayout
+from baseparam.projection._coordinates import MagnitudeStats, z_blocks
+from baseparam.projection._modular import ModularEchelon, rref_mod, to_modular
+from baseparam.projection._reduction import ExactGram, StreamedR
+from baseparam.projection._row_space import exactly_independent, row_basis
+from baseparam.projection._working_units import Arithmetic
+from conftest import ROBOT_FILES, ROOT
+from random_bodies import robots as random_robots
+
+EXACT_ROBOTS = ["puma560.yaml", "stanford_arm.yaml", "dual_arm_torso.yaml", "ur10e.yaml", "ppr.yaml", "scara.yaml"]
+
+
+def units_of(robot, force_float=False):
+    arithmetic = Arithmetic.decide(robot, force_float=force_float)
+    return arithmetic.exact_units() if arithmetic.exact else next(iter(arithmetic.float_units()))
+
+
+def whole_z(robot, units, layout):
+    """The whole Z, its labels and (float runs) its images modulo the prime, as dense arrays."""
+    blocks = list(z_blocks(units, layout, robot.n_dof, MagnitudeStats(), robot.parents))
+    labels = np.vstack([b.labels for b in blocks])
+    lagrangian = labels[:, 0] >= 0                   # friction rows are apart
+    Z = np.vstack([b.matrix.dense_rows(0, b.matrix.shape[0]) for b in blocks])[lagrangian]
+    images = None if units.exact else \
+        np.vstack([b.modular.dense_rows(0, b.modular.shape[0]) for b in blocks])[lagrangian]
+    return Z, labels[lagrangian], images
+
+
+def reduce_whole_z(robot, parameters, force_float=False):
+    """Rank, pivots and Y from the whole Z, streamed block by block (the engine before the spans)."""
+    layout = ColumnLayout(robot, parameters)
+    units = units_of(robot, force_float)
+    transform = layout.pseudo_to_parameterization() if parameters != "pseudo" else None
+    if units.exact:
+        acc = ExactGram(layout.n_standard)
+        for block in z_blocks(units, layout, robot.n_dof, MagnitudeStats(), robot.parents):
+            acc.add(block.matrix)
+        return acc.reduce(transform)
+    acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
+    mod_t = None if transform is None else np.array([[to_modular(v, units.modulus) for v in row] for row in transform],
+                                                    dtype=float)
+    for block in z_blocks(units, layout, robot.n_dof, MagnitudeStats(), robot.parents):
+        acc.add(block.matrix)
+        Zm = block.modular if mod_t is None else block.modular.dot(mod_t)
+        echelon.add(Zm.with_data(np.fmod(Zm.data, units.modulus)).eliminate_zeros())
+    return acc.reduce_with_pivots(echelon, transform)
+
+
+def integer_rank(M):
+    import flint
+    return flint.fmpz_mat(M.shape[0], M.shape[1], [int(v) for v in M.ravel()]).rank() if M.size else 0
+
+
+def check_against_whole_z(robot, force_float=False):
+    layout = ColumnLayout(robot)
+    units = units_of(robot, force_float)
+    basis = row_basis(units, layout, robot.parents, MagnitudeStats())
+    Z, labels, images = whole_z(robot, units, layout)
+    index = {tuple(label): r for r, label in enumerate(labels)}
+    kept = basis.rows.dense_rows(0, basis.rows.shape[0])
+    whole = Z if units.exact else images
+    for label, row in zip(basis.labels, kept):       # each row kept is the row of Z with that label
+        expected = whole[index[tuple(label)]] if tuple(label) in index else 0 * row     # rows not stored are zero
+        np.testing.assert_array_equal(row, expected, err_msg=str(label))
+    if units.exact:                                   # ... and they span Z's row space
+        assert integer_rank(kept) == integer_rank(np.vstack([kept, Z]))
+    else:
+        p = units.modulus
+        assert len(rref_mod(kept, p)[1]) == len(rref_mod(np.vstack([kept, whole]), p)[1])
+        moments = basis.moments.dense_rows(0, basis.moments.shape[0])
+        gram, expected = moments.T @ moments, Z.T @ Z       # float side: Z's Gram matrix
+        np.testing.assert_allclose(gram, expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    return basis
+
+
+@pytest.mark.parametrize("name", EXACT_ROBOTS + ["skew7.yaml", "kuka_lwr4.yaml"])
+def test_rows_kept_are_rows_of_z_and_span_it(name):
+    robot = bp.load_robot(ROOT / "robots" / name)
+    basis = check_against_whole_z(robot)
+    assert basis.rows.shape[0] <= (5 * 16 + 4 * 16 + 5 + 2 * 4 + 1) * robot.n_dof    # candidates of 16-bases
+
+
+@pytest.mark.parametrize("name", ["puma560.yaml", "dual_arm_torso.yaml", "ur10e.yaml"])
+def test_float_side_has_the_gram_matrix_of_z(name):
+    check_against_whole_z(bp.load_robot(ROOT / "robots" / name), force_float=True)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(robot=random_robots(max_dof=5), parameters=st.sampled_from(["pseudo", "khalil"]))
+def test_random_robots_as_the_whole_z_gives(robot, parameters):
+    """Chains and trees, both conventions, prismatic joints, offsets, odd twists, tilted gravity, rotor
+    inertia, friction: the same rank and pivots as the whole Z; Y identical when exact."""
+    check_against_whole_z(robot)
+    base = bp.find_base_parameters(robot, parameters)
+    whole = reduce_whole_z(robot, parameters)
+    assert base.rank == whole.rank
+    np.testing.assert_array_equal(base.pivots, whole.pivots)
+    if whole.exact:
+        assert base.exact
+        np.testing.assert_array_equal(base.Y, bp.find_base_parameters(robot, parameters).Y)
+        layout = ColumnLayout(robot, parameters)
+        from baseparam.projection.base_set import assemble
+        np.testing.assert_array_equal(base.Y, assemble(robot, layout, units_of(robot), whole).Y)
+
+
+def test_exact_independence_survives_an_unlucky_prime(monkeypatch):
+    """Rows independent over the rationals but not modulo a prime the engine tries (their minor is
+    that prime): FLINT's integer rank catches it; the next prime decides, or, with no prime left, the
+    rows are taken one by one."""
+    from baseparam.projection import _row_space
+    from baseparam.projection._modular import PRIMES
+    rows = np.array([[1.0, 2.0], [2.0, 4.0 + PRIMES[0]], [3.0, 6.0]])
+    assert len(rref_mod(np.mod(rows, PRIMES[0]), PRIMES[0])[1]) == 1        # dependent modulo the first prime
+    assert exactly_independent(rows).tolist() == [0, 1]
+    monkeypatch.setattr(_row_space, "PRIMES", PRIMES[:1])
+    assert exactly_independent(rows).tolist() == [0, 1]
+    assert exactly_independent(rows[[0, 2]]).tolist() == [0]
+
+
+# -- at scale, against pinocchio --------------------------------------------------------------------------
+pin = pytest.importorskip("pinocchio")
+from test_pinocchio import check_against_pinocchio  # noqa: E402
+
+
+def chain(n, twists, a, d, name, prismatic=(), convention="standard"):
+    joints = []
+    for k in range(n):
+        kind = "prismatic" if k in prismatic else "revolute"
+        extra = {"theta": 0.3 * k} if kind == "prismatic" else {"d": d[k % len(d)]}
+        joints.append(bp.Joint(type=kind, alpha=twists[k % len(twists)], a=a[k % len(a)], parent=k, **extra))
+    return bp.Robot(tuple(joints), name=name, convention=convention, angle_unit="rad", gravity=(0.3, -0.4, -9.81))
+
+
+def tree(branches, name):
+    """Branches as (parent joint, twists): a torso, arms, legs, a head on any earlier joint."""
+    joints = []
+    for parent, twists in branches:
+        for k, alpha in enumerate(twists):
+            n = len(joints)
+            joints.append(bp.Joint(type="revolute", alpha=alpha, a=0.05 + 0.01 * n, d=0.1 - 0.003 * n,
+                                   parent=parent if k == 0 else n))
+    return bp.Robot(tuple(joints), name=name, angle_unit="rad")
+
+
+HALF = math.pi / 2
+GENERIC = [0.52, -1.05, 0.79, 1.31, -0.35, 0.87, 1.92, -0.61]
+LONG = {
+    "generic 12R": chain(12, GENERIC, [0.1, 0.4, 0.05, 0.3], [0.3, 0.1, 0.07, 0.25], "generic 12R"),
+    "planar snake 20": chain(20, [0.0], [0.1, 0.12], [0.0], "planar snake"),
+    "spatial snake 15": chain(15, [HALF, -HALF], [0.1], [0.0], "spatial snake"),
+    "generic 10, modified, prismatic": chain(10, GENERIC, [0.2, 0.05], [0.1, 0.3], "mixed", prismatic=(3, 7),
+                                              convention="modified"),
+    # torso (2), two 7-DOF arms, head (2): 18 joints, longest path 9
+    "humanoid upper body": tree([(0, [HALF, -HALF])] + [(2, [HALF, -HALF, HALF, -HALF, HALF, -HALF, 0.0])] * 2
+                                + [(2, [HALF, 0.0])], "upper body"),
+    # four 3-DOF legs on a fixed base
+    "quadruped": tree([(0, [HALF, 0.0, 0.0])] * 4, "quadruped"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG))
+def test_long_chains_and_trees_against_pinocchio(name):
+    robot = LONG[name]
+    t = time.perf_counter()
+    base = check_against_pinocchio(robot, "khalil")
+    assert time.perf_counter() - t < 60
+    if name == "planar snake 20":      # parallel axes, gravity not along them: ZZ, MX, MY regrouped per link
+        assert base.rank == 3 * robot.n_dof
+
+
+@st.composite
+def generic_chains(draw):
+    """8–16 joints, odd twists, non-zero a and d everywhere, some prismatic, either convention."""
+    n = draw(st.integers(8, 16))
+    odd = st.sampled_from([0.3, -0.7, 1.1, 2.5, -2.2, math.radians(30), math.radians(-135), HALF, 0.0])
+    length = st.integers(20, 500).map(lambda i: i / 1000)
+    twists, a, d = (draw(st.lists(s, min_size=n, max_size=n)) for s in (odd, length, length))
+    prismatic = draw(st.sets(st.integers(0, n - 1), max_size=2))
+    return chain(n, twists, a, d, f"generic {n}", prismatic=prismatic,
+                 convention=draw(st.sampled_from(["standard", "modified"])))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(robot=generic_chains(), parameters=st.sampled_from(["khalil", "pseudo"]))
+def test_random_long_chains_against_pinocchio(robot, parameters):
+    check_against_pinocchio(robot, parameters)
+
+
+def test_memory_estimate_bounds_what_the_run_allocates():
+    """The figure a refusal names is an upper bound: the engine's peak allocation (tracemalloc) stays
+    below it, exact and float runs, chains and trees."""
+    import tracemalloc
+
+    from baseparam.projection._budget import row_space_bytes
+    for robot in (bp.load_robot(ROOT / "robots" / "ur10e.yaml"), LONG["generic 12R"], LONG["humanoid upper body"],
+                  LONG["spatial snake 15"]):
+        for parameters in ("pseudo", "khalil"):
+            bound = row_space_bytes(ColumnLayout(robot, parameters), robot.parents, [j.type for j in robot.joints])
+            tracemalloc.start()
+            try:
+                bp.find_base_parameters(robot, parameters)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert peak < bound, (robot.name, parameters, peak, bound)
+
+
+def test_the_engine_runs_blas_on_one_thread_and_restores_it(monkeypatch):
+    """OpenBLAS threads spin on busy cores (an SVD of 300 × 200: 7 ms alone, 1.8 s measured beside other
+    jobs): the engine's reductions run on one thread, and the count is restored after."""
+    from baseparam import _blas
+    from baseparam.projection import _reduction
+    before = _blas.threads()
+    if before is None:
+        pytest.skip("numpy's BLAS is not OpenBLAS here")
+    seen = []
+    original = _reduction.StreamedR.reduce_with_pivots
+
+    def spy(self, *args, **kwargs):
+        seen.append(_blas.threads())
+        return original(self, *args, **kwargs)
+    monkeypatch.setattr(_reduction.StreamedR, "reduce_with_pivots", spy)
+    bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "skew7.yaml"))
+    assert seen == [1] and _blas.threads() == before
+
+
+@pytest.mark.parametrize("name", ["puma560.yaml", "dual_arm_torso.yaml", "ur10e.yaml", "skew7.yaml"])
+def test_the_whole_z_in_small_pieces_is_the_same(name, monkeypatch):
+    """--h5 writes Z depth first, a bounded piece of terms at a time, in blocks of bounded size: with
+    pieces of 7 terms and blocks of 20 entries the rows and their labels are those of one piece (the
+    values bit for bit when exact; float sums may group differently)."""
+    from baseparam.projection import _coordinates
+    robot = bp.load_robot(ROOT / "robots" / name)
+    layout, units = ColumnLayout(robot), units_of(robot)
+
+    def whole(piece):
+        blocks = list(z_blocks(units, layout, robot.n_dof, MagnitudeStats(), robot.parents, piece=piece))
+        labels = np.vstack([b.labels for b in blocks])
+        Z = np.vstack([b.matrix.dense_rows(0, b.matrix.shape[0]) for b in blocks])
+        order = np.lexsort(labels.T[::-1])
+        assert len(np.unique(labels, axis=0)) == len(labels)          # no row twice
+        return len(blocks), labels[order], Z[order]
+
+    n_one, labels, Z = whole(10 ** 9)
+    monkeypatch.setattr(_coordinates, "BLOCK_ENTRIES", 20)
+    n_small, small_labels, small_Z = whole(7)
+    assert n_small > n_one
+    np.testing.assert_array_equal(small_labels, labels)
+    if units.exact:
+        np.testing.assert_array_equal(small_Z, Z)
+    else:
+        np.testing.assert_allclose(small_Z, Z, rtol=1e-13, atol=1e-15)
+
+
+def test_the_whole_z_beyond_64_bit_labels_is_refused(tmp_path):
+    robot = chain(28, [HALF, -HALF], [0.1], [0.0], "long snake")
+    with pytest.raises(bp.ResourceLimitError, match="long snake: 28 joints: .* up to 27 joints"):
+        bp.find_and_store(robot, tmp_path / "z.h5")
+    assert not (tmp_path / "z.h5").exists()
+    assert bp.find_base_parameters(robot).rank > 0      # the base set has no such limit
+
+
+def test_a_direction_the_prime_loses_is_caught_by_the_float_side(monkeypatch):
+    """If the prime misjudged the spans (directions independent over the reals but not modulo p), the
+    float side — Z's whole Gram matrix, which no prime decides — disagrees in the reduction's residual
+    check, and the next prime is taken: the rank is not lowered silently. (The rows from the spans
+    overlap a lot — skew7 keeps its rank 43 with 3 directions of each span — so the loss here is
+    drastic: one direction each, rank 35 with that prime.)"""
+    from baseparam.projection import _row_space
+    robot = bp.load_robot(ROOT / "robots" / "skew7.yaml")
+    first = units_of(robot).modulus
+    original = _row_space._Exact.independent
+    lost = []
+
+    def unlucky(self, values):
+        picked = original(self, values)
+        if self.modulus == first and picked.size > 1:
+            lost.append(picked[1:])          # as if p divided the minors of every span
+            return picked[:1]
+        return picked
+    monkeypatch.setattr(_row_space._Exact, "independent", unlucky)
+    base = bp.find_base_parameters(robot)
+    assert lost and base.rank == 43 and str(first) not in base.note
+
+
+@pytest.mark.parametrize("path", ROBOT_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_every_robot_as_the_whole_z_gives(path, parameters):
+    """The robots of robots/: rank, pivots and unidentifiable columns as the reduction of the whole Z
+    (the engine before the spans) gives them; Y bit for bit when exact, to round-off in float."""
+    from baseparam.projection.base_set import assemble
+    robot = bp.load_robot(path)
+    base = bp.find_base_parameters(robot, parameters)
+    whole = assemble(robot, ColumnLayout(robot, parameters), units_of(robot), reduce_whole_z(robot, parameters))
+    assert (base.rank, base.exact, base.unidentifiable) == (whole.rank, whole.exact, whole.unidentifiable)
+    np.testing.assert_array_equal(base.pivots, whole.pivots)
+    if base.exact:
+        np.testing.assert_array_equal(base.Y, whole.Y)
+        assert base.Y_display == whole.Y_display
+    else:
+        np.testing.assert_allclose(base.Y, whole.Y, rtol=1e-12, atol=1e-12 * np.abs(whole.Y).max())
