@@ -30,6 +30,7 @@ import numpy as np
 # (criterion parameter p or None for the design criterion itself, SLSQP iterations)
 SCHEDULES = {"cond": ((4.0, 150), (16.0, 150), (None, 150)), "dopt": ((None, 400),)}
 FTOL = 1e-9
+GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
 FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                      "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -105,8 +106,8 @@ def run_start(problem, seed, index, deadline=None, report=None):
     try:
         for p, count in schedule(problem):
             problem.use_criterion(None if p is None else smooth_log_condition(p))
-            result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds, constraints=constraints,
-                              callback=step, options={"maxiter": count, "ftol": FTOL})
+            result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
+                              constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
             x = result.x
             problem.use_criterion()
             step_value = (problem.violation(x) > FEASIBLE, problem.value(x), x)
@@ -239,7 +240,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
                 result = pending.pop(index).get()
                 results[index] = result
                 finished(result)
-            if deadline is not None and time.time() > deadline + 5.0:
+            if deadline is not None and time.time() > deadline + GRACE:
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
         _drain(events, tick)

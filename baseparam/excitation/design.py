@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import time
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import Optional
@@ -215,6 +216,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     ArgumentError
         Bad settings or limits (one line naming the parameter, file, joint or field).
     """
+    begin = time.time()
     require_robot(robot)
     period, harmonics, rate = _settings(period, harmonics, rate)
     if criterion not in CRITERIA:
@@ -238,8 +240,10 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
             raise ArgumentError(f"torque_limits: no joint has a torque limit ({lim.source}: tau, or a URDF's effort)")
     problem = DesignProblem(robot, base.pivots, parameters, period, harmonics, lim, criterion,
                             p_base=truth if torque_limits else None)
-    outcome = search(problem, starts=starts, seed=seed, workers=workers,
-                     time_budget=None if time_budget is None else float(time_budget), progress=progress)
+    remaining = None
+    if time_budget is not None:      # the whole call stays within the budget: keep time for the report
+        remaining = max(0.0, float(time_budget) - min(2.0, 0.05 * float(time_budget)) - (time.time() - begin))
+    outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
     if outcome.timing_dependent:
         warnings.warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
                       "design is that start's best point so far and depends on timing; give more time",
@@ -355,9 +359,10 @@ def _settings(period, harmonics, rate):
                             "of samples")
     per_cycle = rate * period / harmonics
     if per_cycle < MIN_SAMPLES_PER_CYCLE:
+        lowest = MIN_SAMPLES_PER_CYCLE * harmonics / period
         raise ArgumentError(f"rate: {rate:g} Hz is too low for {harmonics} harmonics of a {period:g} s period: "
                             f"{per_cycle:.3g} samples per cycle of the highest harmonic, at least "
-                            f"{MIN_SAMPLES_PER_CYCLE} needed (rate ≥ {MIN_SAMPLES_PER_CYCLE * harmonics / period:g} Hz)")
+                            f"{MIN_SAMPLES_PER_CYCLE} needed (rate ≥ {lowest:g} Hz)")
     if round(count) + 1 > MAX_SAMPLES:
         raise ArgumentError(f"rate: {round(count) + 1} samples per period; at most {MAX_SAMPLES} are written")
     return float(period), harmonics, float(rate)
