@@ -123,6 +123,7 @@ def run(key, budget=None):
 
 
 def main(argv=None):
+    warnings.simplefilter("ignore", bp.RoundOffWarning)       # the URDFs' 1.57079632679 read as 90°
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", choices=sorted(ROBOTS), action="append")
     parser.add_argument("--budget", type=float, help="seconds per design (default: 60 KUKA, 30 UR10e)")

@@ -1,6 +1,9 @@
 """``baseparam excite``: files written, one-line errors with exit status 2, the CSV read back by the
 trajectory reader."""
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -129,3 +132,18 @@ def test_outputs_never_replace_inputs_and_plots_need_a_known_format(limits, tmp_
 def test_torque_limits_need_true_inertias(limits):
     res = run("excite", RRR, "--limits", limits, "--torque-limits")
     assert res.exit_code == 2 and "--torque-limits: " in res.output and "true inertias" in res.output
+
+
+def test_a_script_without_main_guard_can_design(tmp_path):
+    """Workers are spawned without re-running the caller's script, so no ``if __name__ == "__main__"``."""
+    script = tmp_path / "design.py"
+    script.write_text("import baseparam as bp\n"
+                      f"robot = bp.load_robot({RRR!r})\n"
+                      "d = bp.design_excitation(robot, period=2.0, harmonics=2, rate=20.0, starts=2, workers=2,\n"
+                      "                         limits={'joints': [{'qd': 1.0}] * 3})\n"
+                      "print('designed', d.search.counted)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("designed 2") == 1

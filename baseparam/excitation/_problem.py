@@ -122,7 +122,9 @@ class DesignProblem:
         x = rng.standard_normal((self.n, self.m))
         finite = np.isfinite(lim.lower) & np.isfinite(lim.upper)
         share = rng.uniform(0.3, 0.7, self.n)               # where in its range each joint oscillates
-        mid = np.where(finite, lim.lower + share * (lim.upper - lim.lower), rng.uniform(-math.pi, math.pi, self.n))
+        angle = rng.uniform(-math.pi, math.pi, self.n)      # an unlimited joint: anywhere on the circle
+        mid = np.where(finite, np.where(finite, lim.lower, 0.0) + share * np.where(finite, lim.upper - lim.lower, 0.0),
+                       angle)
         x[:, 0] = 0.0
         q, qd, qdd = self.states(x.ravel())
         ratio = [np.full(self.n, np.inf)]
@@ -182,9 +184,10 @@ class DesignProblem:
     # -- constraints (≥ 0 when satisfied) -------------------------------------------------------------
     def _tightened(self):
         lim, e = self.limits, self.eps / (1.0 - self.eps) + SLACK
-        span = lim.upper - lim.lower
-        lo = np.where(np.isfinite(span), lim.lower + e * span, -np.inf)
-        hi = np.where(np.isfinite(span), lim.upper - e * span, np.inf)
+        finite = np.isfinite(lim.lower) & np.isfinite(lim.upper)
+        span = np.where(finite, lim.upper - lim.lower, 0.0)
+        lo = np.where(finite, lim.lower + e * span, -np.inf)
+        hi = np.where(finite, lim.upper - e * span, np.inf)
         shrink = 1.0 - self.eps - SLACK
         return lo, hi, lim.velocity * shrink, lim.acceleration * shrink, lim.torque * (1.0 - TORQUE_MARGIN)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue as queue_module
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -218,17 +219,35 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
     counted = 0
     while counted in results and results[counted].complete:
         counted += 1
-    pool_of = [results[i] for i in range(counted)] or [r for r in results.values()]
-    if not pool_of:                                    # not even start 0 began: run its start point only
-        pool_of = [run_start(problem, seed, 0, deadline=time.time() - 1.0)]
-    best = min(pool_of, key=StartResult.rank)
+    if counted:
+        best = min((results[i] for i in range(counted)), key=StartResult.rank)
+    elif 0 in results:                                 # start 0 cut short: its best point so far
+        best = results[0]
+    else:                                              # start 0 never reported back: its starting point
+        best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
     return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin, workers,
                          counted < starts)
 
 
+@contextmanager
+def _caller_not_reimported():
+    """Spawned workers need nothing from the caller's script (the work lives in this module), so they
+    are started without re-running it: a script that designs at top level, without the
+    ``if __name__ == "__main__"`` guard spawn usually requires, still works."""
+    main = vars(sys.modules["__main__"]) if "__main__" in sys.modules else {}
+    hidden = {key: main[key] for key in ("__file__", "__spec__") if key in main}
+    main.pop("__file__", None)
+    if "__spec__" in main:
+        main["__spec__"] = None              # multiprocessing looks for the script by these two
+    try:
+        yield
+    finally:
+        main.update(hidden)
+
+
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     context = multiprocessing.get_context("spawn")
-    with _single_threaded_children():
+    with _single_threaded_children(), _caller_not_reimported():
         events = context.Queue()
         pool = context.Pool(min(workers, starts), initializer=_init_worker, initargs=(problem, seed, deadline, events))
     results = {}

@@ -369,9 +369,10 @@ def _settings(period, harmonics, rate):
 
 
 def _check_limits(robot, lim):
+    where = robot.name if lim.source == "description" else lim.source
     for k, joint in enumerate(robot.joints):
         if not math.isfinite(lim.velocity[k]):
-            raise ArgumentError(f"{lim.source}: joint {k + 1}: no velocity limit; give qd in a limits file "
+            raise ArgumentError(f"{where}: joint {k + 1}: no velocity limit; give qd in a limits file "
                                 "(joints: [{qd: ...}, ...]) or <limit velocity> in the URDF")
         if not joint.is_revolute and not (math.isfinite(lim.lower[k]) and math.isfinite(lim.upper[k])):
-            raise ArgumentError(f"{lim.source}: joint {k + 1}: a prismatic joint needs a position range (q: [lo, hi])")
+            raise ArgumentError(f"{where}: joint {k + 1}: a prismatic joint needs a position range (q: [lo, hi])")

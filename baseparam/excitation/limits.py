@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +62,11 @@ class MotionLimits:
 
 
 def description_limits(robot):
-    """The limits a description carries (``Joint.limits``), SI."""
+    """The limits a description carries (``Joint.limits``), SI.
+
+    A URDF's zeros are its defaults for attributes left out (``lower = upper = 0``, ``velocity = 0``,
+    ``effort = 0``: a joint that could not move), so they count as no limit.
+    """
     n = robot.n_dof
     out = {"lower": np.full(n, -np.inf), "upper": np.full(n, np.inf), "velocity": np.full(n, np.inf),
            "acceleration": np.full(n, np.inf), "torque": np.full(n, np.inf)}
@@ -69,9 +74,10 @@ def description_limits(robot):
         lim = joint.limits
         if lim is None:
             continue
-        for field, value in (("lower", lim.lower), ("upper", lim.upper), ("velocity", lim.velocity),
-                             ("torque", lim.effort)):
-            if value is not None:
+        if lim.lower is not None and lim.upper is not None and lim.lower < lim.upper:
+            out["lower"][k], out["upper"][k] = float(lim.lower), float(lim.upper)
+        for field, value in (("velocity", lim.velocity), ("torque", lim.effort)):
+            if value is not None and value > 0:
                 out[field][k] = float(value)
     return out
 
@@ -117,6 +123,8 @@ def motion_limits(robot, limits=None):
                 values[field][k] = value
     for k in range(robot.n_dof):
         lo, hi = values["lower"][k], values["upper"][k]
+        if math.isfinite(lo) != math.isfinite(hi):
+            raise ArgumentError(f"{source}: joint {k + 1}: a position range needs both ends, got [{lo:g}, {hi:g}]")
         if not lo < hi:
             raise ArgumentError(f"{source}: joint {k + 1}: position range [{lo:g}, {hi:g}] is empty "
                                 "(lower must be below upper)")
@@ -143,7 +151,9 @@ def _urdf_entries(path, n_dof):
     from ..errors import RobotDescriptionError
     from ..model.loading import load_robot
     try:
-        other = load_robot(path)
+        with warnings.catch_warnings():          # its geometry is not used: notes about its angles do not apply
+            warnings.simplefilter("ignore")
+            other = load_robot(path)
     except RobotDescriptionError as exc:
         raise ArgumentError(str(exc)) from None
     if other.n_dof != n_dof:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dynamics.samples import as_parameters, states
+from .criteria import condition_number
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,5 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
         truth = V @ p
         nrmse = np.linalg.norm(V @ estimates - truth[:, None], axis=0) / np.linalg.norm(truth)
         torque_error = float(np.median(nrmse))
-    s = np.linalg.svd(A, compute_uv=False)
     return IdentificationErrors(float(np.median(errors)), estimates.std(axis=1) / scale, torque_error,
-                                float(s[0] / s[-1]), int(trials))
+                                condition_number(A), int(trials))
