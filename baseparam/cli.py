@@ -337,6 +337,19 @@ class _VariadicValidate(click.Command):
         return super().parse_args(ctx, out)
 
 
+def _writable(paths, plot_out=None):
+    """Fail before the work, not after it: every output's directory exists, the figure's format is known."""
+    for path in paths:
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            _fail(f"{path}: directory {folder} does not exist", 2)
+    if plot_out:
+        from ._figures import supported_format
+        problem = supported_format(plot_out)
+        if problem:
+            _fail(f"{plot_out}: {problem}", 2)
+
+
 def _number_or_none(text, name, cast=float):
     if text is None or str(text).lower() in ("none", "off", "0"):
         return None
@@ -400,15 +413,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
             _fail(f"{flag}: give a file name", 2)
     _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
                                                      ("--yaml", yaml_out)])
-    for path in outputs:                      # fail before the work, not after it
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            _fail(f"{path}: directory {folder} does not exist", 2)
-    if plot_out:
-        from ._figures import supported_format
-        problem = supported_format(plot_out)
-        if problem:
-            _fail(f"{plot_out}: {problem}", 2)
+    _writable(outputs, plot_out)
     seen = {}
     for role, paths in (("training", train), ("validation", validate)):
         for path in paths:
@@ -537,7 +542,8 @@ _EXCITE_FLAGS = {name: "--" + name.replace("_", "-") for name in
 @click.option("--torque-limits", is_flag=True,
               help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
                    "true inertias.")
-@click.option("--starts", type=int, help="Number of starts of the search (default: 4 per worker, at least 8).")
+@click.option("--starts", type=int, help="Number of starts of the search (default: 4 per worker, at least 8; with "
+                                        "--time-budget, as many as fit).")
 @click.option("--workers", type=int, help="Parallel worker processes (default: the usable cores).")
 @click.option("--time-budget", type=float, metavar="S",
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
@@ -561,15 +567,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     for flag, out in (("--out", csv_out), ("--plot", plot_out)):
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
-    for path in (p for p in (csv_out, json_out, plot_out) if p and p != "-"):
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            _fail(f"{path}: directory {folder} does not exist", 2)
-    if plot_out:
-        from ._figures import supported_format
-        problem = supported_format(plot_out)
-        if problem:
-            _fail(f"{plot_out}: {problem}", 2)
+    _writable([p for p in (csv_out, json_out, plot_out) if p and p != "-"], plot_out)
     from .errors import ArgumentError
     from .excitation.design import design_excitation
     progress = _Progress("designing")

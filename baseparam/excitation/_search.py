@@ -196,15 +196,23 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
     total = starts * per_start
     counted_iterations = {}
 
+    def show():
+        if progress is None:
+            return
+        done = min(sum(counted_iterations.values()), total)
+        if deadline is not None:        # the budget ends first: show the time, in tenths of a second
+            budget = round(10 * (deadline - begin))
+            progress(max(min(round(10 * (time.time() - begin)), budget), round(budget * done / total)), budget)
+        else:
+            progress(done, total)
+
     def tick(index, n):
         counted_iterations[index] = counted_iterations.get(index, 0) + n
-        if progress is not None:
-            progress(min(sum(counted_iterations.values()), total), total)
+        show()
 
     def finished(result):
         counted_iterations[result.index] = per_start          # a start that ends early counts in full
-        if progress is not None:
-            progress(min(sum(counted_iterations.values()), total), total)
+        show()
 
     results = {}
     if workers == 0:
@@ -280,7 +288,8 @@ def _drain(events, tick):
         tick(index, n)
 
 
-def default_starts(workers):
-    """Starts when none are asked for: four per worker, at least eight."""
-    return max(8, 4 * max(1, workers))
+def default_starts(workers, time_budget=None):
+    """Starts when none are asked for: four per worker, at least eight; with a time budget, as many as
+    it allows (up to 1000)."""
+    return 1000 if time_budget is not None else max(8, 4 * max(1, workers))
 

@@ -197,7 +197,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         Also keep |τ| within the torque limits (URDF ``effort`` or ``tau:``) at the design grid,
         torques predicted with the description's true inertias (and friction values).
     starts : int, optional
-        Number of starts (default: four per worker, at least 8).
+        Number of starts (default: four per worker, at least 8; with a time budget, as many as fit).
     workers : int, optional
         Processes running starts in parallel (default: the usable cores).
     time_budget : float, optional
@@ -224,7 +224,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     if parameters not in PARAMETERS:
         raise ArgumentError(f"parameters: expected one of {', '.join(PARAMETERS)}, got {parameters!r}")
     workers = usable_cores() if workers is None else _count(workers, "workers", 1, 256)
-    starts = default_starts(workers) if starts is None else _count(starts, "starts", 1, 100_000)
+    starts = default_starts(workers, time_budget) if starts is None else _count(starts, "starts", 1, 100_000)
     seed = _count(seed, "seed", 0, 2 ** 63 - 1)
     if time_budget is not None and not (_real(time_budget) and time_budget > 0):
         raise ArgumentError(f"time_budget: expected a number of seconds > 0, got {time_budget!r}")
