@@ -77,7 +77,8 @@ def test_reader_takes_the_csv_and_identify_refuses_it_for_want_of_torques(writte
 
 @pytest.mark.parametrize("args,fragment", [
     (["--period", "-1"], "--period: expected a duration > 0 s"),
-    (["--harmonics", "0"], "--harmonics: expected a whole number from 1"),
+    (["--harmonics", "0"], "--harmonics: expected a whole number from 2"),
+    (["--harmonics", "1"], "--harmonics: expected a whole number from 2"),
     (["--rate", "1"], "--rate: 1 Hz is too low for 5 harmonics"),
     (["--rate", "33.33"], "not a whole number of samples"),
     (["--criterion", "aopt"], "aopt"),

@@ -34,6 +34,7 @@ MAX_HARMONICS = 100
 MIN_SAMPLES_PER_CYCLE = 8          # of the highest harmonic, at the output rate
 MAX_SAMPLES = 1_000_000            # rows of the output trajectory
 DENSE = 10                         # torque is checked at this many times the output rate
+POORLY_EXCITED = 1e8               # cond(W_b) beyond which a design warns
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     period : float
         T in s: the trajectory repeats with this period and is at rest at t = 0 and t = T.
     harmonics : int
-        K, harmonics of 1/T per joint.
+        K ≥ 2, harmonics of 1/T per joint (at rest at both ends, one harmonic could not move).
     rate : float
         Output (controller) rate in Hz; ``period * rate`` must be a whole number, with at least 8
         samples per cycle of the highest harmonic.
@@ -271,6 +272,10 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     design = ExcitationDesign(series, samples, base, criterion, float(rate), numbers[base.parameters]["with_drives"],
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
                               bool(torque_limited), search_summary)
+    if not design.condition_number < POORLY_EXCITED:
+        warnings.warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
+                      "some base parameters; give more harmonics, a longer period or wider limits",
+                      ExcitationWarning, stacklevel=3)
     if torque_limited and torque_max is not None and (torque_max > limits.torque).any():
         j = int(np.argmax(torque_max / limits.torque))
         warnings.warn(f"{robot.name}: joint {j + 1}: |τ| reaches {torque_max[j]:.4g} between the design's grid "
@@ -350,7 +355,7 @@ def _count(value, name, low, high):
 def _settings(period, harmonics, rate):
     if not (_real(period) and period > 0):
         raise ArgumentError(f"period: expected a duration > 0 s, got {period!r}")
-    harmonics = _count(harmonics, "harmonics", 1, MAX_HARMONICS)
+    harmonics = _count(harmonics, "harmonics", 2, MAX_HARMONICS)   # one harmonic at rest at both ends is no motion
     if not (_real(rate) and rate > 0):
         raise ArgumentError(f"rate: expected a frequency > 0 Hz, got {rate!r}")
     count = period * rate
