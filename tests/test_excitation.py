@@ -263,3 +263,20 @@ def test_designed_trajectory_identifies_better_than_a_timid_one(designed, rrr):
     poor = bp.identification_errors(base, truth, timid.q, timid.qd, timid.qdd, 0.05, validation=(s.q, s.qd, s.qdd))
     assert good.condition_number < poor.condition_number
     assert good.parameter_error < poor.parameter_error / 3 and good.torque_error < poor.torque_error
+
+
+def test_torque_limits_hold_by_pinocchios_inverse_dynamics():
+    """Tight efforts on the KUKA's shoulder and elbow (the unconstrained design exceeds them): the
+    design keeps |τ| below them, torques recomputed by pinocchio's rnea from the URDF's inertias."""
+    pin = pytest.importorskip("pinocchio")
+    robot = bp.load_robot(KUKA_URDF)
+    limits = {"joints": [{}, {"tau": 40.0}, {}, {"tau": 15.0}, {}, {}, {}]}
+    d = bp.design_excitation(robot, harmonics=3, rate=20.0, starts=2, workers=2, limits=limits, torque_limits=True)
+    doc = d.to_dict()
+    assert doc["torque_limited"]
+    model = pin.buildModelFromUrdf(str(KUKA_URDF))
+    data = model.createData()
+    t = np.linspace(0, doc["period"], 2001)
+    tau = np.array([pin.rnea(model, data, *state) for state in zip(*resample(doc, t))])
+    assert np.abs(tau[:, 1]).max() <= 40.0 and np.abs(tau[:, 3]).max() <= 15.0
+    assert np.abs(tau).max(axis=0) == pytest.approx(np.array(doc["torque_max"]), rel=0.02)

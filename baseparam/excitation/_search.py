@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 # (criterion parameter p or None for the design criterion itself, SLSQP iterations)
-SCHEDULES = {"cond": ((4.0, 150), (16.0, 150), (None, 150)), "dopt": ((None, 400),)}
+SCHEDULES = {"cond": ((4.0, 150), (16.0, 150), (None, 60)), "dopt": ((None, 400),)}
 FTOL = 1e-9
 GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
 FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible
@@ -105,6 +105,8 @@ def run_start(problem, seed, index, deadline=None, report=None):
             raise _Deadline
 
     try:
+        if best[0]:                  # torque limits violated at the start: SLSQP's linearization may be
+            x = _restore(problem, x, bounds, step)    # inconsistent there, so first get within them
         for p, count in schedule(problem):
             problem.use_criterion(None if p is None else smooth_log_condition(p))
             result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
@@ -120,6 +122,19 @@ def run_start(problem, seed, index, deadline=None, report=None):
         problem.use_criterion()
     x = best[2]
     return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete)
+
+
+def _restore(problem, x, bounds, step, iterations=100):
+    """Minimize the squared constraint violations (L-BFGS-B within the bounds) from x."""
+    from scipy.optimize import minimize
+
+    def penalty(y):
+        short = np.minimum(problem.constraints(y), 0.0)
+        return float(short @ short), 2.0 * (problem.jacobian(y).T @ short)
+
+    result = minimize(penalty, x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
+                      options={"maxiter": iterations})
+    return result.x
 
 
 # -- worker processes -------------------------------------------------------------------------------------

@@ -232,7 +232,10 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     lim = motion_limits(robot, limits)
     _check_limits(robot, lim)
     base = find_base_parameters(robot, parameters)
+    bases = report_bases(base)
     truth = _true_base_parameters(base)
+    if truth is not None:                     # compiled now, so that the report after the search only evaluates
+        base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
     if torque_limits:
         if truth is None:
             raise ArgumentError(f"torque_limits: {robot.name}: the description gives no true inertias (inertia: per "
@@ -243,7 +246,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
                             p_base=truth if torque_limits else None)
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
-        remaining = max(0.0, float(time_budget) - min(2.0, 0.05 * float(time_budget)) - (time.time() - begin))
+        remaining = max(0.0, float(time_budget) - min(3.0, 0.05 * float(time_budget)) - (time.time() - begin))
     outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
     if outcome.timing_dependent:
         warnings.warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
@@ -253,16 +256,19 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
                             None if time_budget is None else float(time_budget),
                             tuple(float(r.value) for r in outcome.results if r.complete))
-    return assess(series, base, criterion, rate, lim, summary, torque_limits)
+    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases)
 
 
-def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False):
-    """The :class:`ExcitationDesign` of a series: samples, condition numbers, certified bounds, torques."""
+def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None):
+    """The :class:`ExcitationDesign` of a series: samples, condition numbers, certified bounds, torques.
+
+    ``bases`` are :func:`report_bases` of ``base`` when already at hand.
+    """
     robot = base.robot
     samples = series.sample(rate)
     W = base.regressor(samples.q, samples.qd, samples.qdd)
     A = W.reshape(-1, base.rank)
-    numbers = condition_numbers(robot, samples, base)
+    numbers = condition_numbers(samples, bases or report_bases(base))
     value = criterion_function(criterion)(A)[0]
     truth = _true_base_parameters(base)
     torque_max = None
@@ -277,21 +283,36 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
                       "some base parameters; give more harmonics, a longer period or wider limits",
                       ExcitationWarning, stacklevel=3)
     if torque_limited and torque_max is not None and (torque_max > limits.torque).any():
-        j = int(np.argmax(torque_max / limits.torque))
-        warnings.warn(f"{robot.name}: joint {j + 1}: |τ| reaches {torque_max[j]:.4g} between the design's grid "
-                      f"samples, above its limit {limits.torque[j]:.4g}", ExcitationWarning, stacklevel=3)
+        over = ", ".join(f"joint {j + 1} {torque_max[j]:.4g} > {limits.torque[j]:.4g}"
+                         for j in np.flatnonzero(torque_max > limits.torque))
+        warnings.warn(f"{robot.name}: the torque limits are not met ({over}): no start found a trajectory within "
+                      "them, or they are exceeded between the design's grid samples", ExcitationWarning,
+                      stacklevel=3)
     return design
 
 
-def condition_numbers(robot, samples, base):
-    """cond(W_b) over samples in both parameterizations, with and without drive columns, and column-normalised."""
+def report_bases(base):
+    """The base sets the report measures cond in: both parameterizations, with and without the drive
+    columns, as {parameters: {"with_drives": BaseParameters, "rigid_body": BaseParameters}}; their
+    regressors compiled (so that the report, once the search ends, only evaluates)."""
+    robot = base.robot
     rigid = rigid_body(robot)
     out = {}
     for parameters in PARAMETERS:
         with_drives = base if parameters == base.parameters else find_base_parameters(robot, parameters)
         bare = with_drives if rigid is robot else find_base_parameters(rigid, parameters)
+        out[parameters] = {"with_drives": with_drives, "rigid_body": bare}
+        for b in (with_drives, bare):
+            b.regressor(*np.zeros((3, 1, robot.n_dof)))
+    return out
+
+
+def condition_numbers(samples, bases):
+    """cond(W_b) over samples for each of :func:`report_bases`, and column-normalised with the drives."""
+    out = {}
+    for parameters, sets in bases.items():
         entry = {}
-        for key, b in (("with_drives", with_drives), ("rigid_body", bare)):
+        for key, b in sets.items():
             A = b.regressor(samples.q, samples.qd, samples.qdd).reshape(-1, b.rank)
             entry[key] = condition_number(A)
             entry[key + "_columns"] = list(b.names)
