@@ -219,7 +219,7 @@ def test_same_seed_same_design_whatever_the_workers(rrr, designed):
 
 def test_time_budget_keeps_the_finished_starts_and_says_how_to_reproduce(rrr):
     d = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=500, workers=2,
-                             time_budget=4.0, seed=3)
+                             time_budget=8.0, seed=3)
     assert 0 < d.search.counted < 500 and d.search.deterministic
     again = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=d.search.counted,
                                  workers=2, seed=3)
