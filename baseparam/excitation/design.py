@@ -206,7 +206,8 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     seed : int
         Same seed and settings → same design (see :class:`SearchSummary`).
     progress : callable, optional
-        Called as ``progress(done, total)`` (optimizer iterations) as the search advances.
+        Called as ``progress(done, total)`` as the search advances: optimizer iterations, or with a
+        time budget tenths of a second.
 
     Returns
     -------
