@@ -247,7 +247,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
                             p_base=truth if torque_limits else None)
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
-        remaining = max(0.0, float(time_budget) - min(3.0, 0.05 * float(time_budget)) - (time.time() - begin))
+        remaining = max(0.0, float(time_budget) - min(3.0, 0.08 * float(time_budget)) - (time.time() - begin))
     outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
     if outcome.timing_dependent:
         warnings.warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
