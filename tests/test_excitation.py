@@ -141,10 +141,13 @@ def test_criteria_gradients_match_finite_differences(criterion):
     assert smooth_log_condition(4.0)(A)[0] >= criteria.log_condition(A)[0]       # an upper bound of log cond
 
 
-def test_problem_gradient_and_constraint_jacobian(rrr):
+@pytest.mark.parametrize("criterion_grid,torques", [(None, False), (150, False), (150, True)])
+def test_problem_gradient_and_constraint_jacobian(rrr, criterion_grid, torques):
     base = bp.find_base_parameters(rrr, "khalil")
-    limits = bp.motion_limits(rrr, LIMITS)
-    problem = DesignProblem(rrr, base.pivots, "khalil", 4.0, 3, limits, "cond")
+    limits = bp.motion_limits(rrr, {"joints": [dict(j, tau=50.0) for j in LIMITS["joints"]]})
+    p_base = np.linspace(0.1, 1.0, base.rank) if torques else None
+    problem = DesignProblem(rrr, base.pivots, "khalil", 4.0, 3, limits, "cond", p_base=p_base,
+                            criterion_grid=criterion_grid)
     rng = np.random.default_rng(4)
     x = problem.initial(rng)
     direction = rng.standard_normal(x.shape)
@@ -154,7 +157,7 @@ def test_problem_gradient_and_constraint_jacobian(rrr):
     jac = problem.jacobian(x) @ direction
     numeric = (problem.constraints(x + h * direction) - problem.constraints(x - h * direction)) / (2 * h)
     np.testing.assert_allclose(jac, numeric, atol=1e-6)
-    assert problem.violation(x) == 0.0                              # starts are feasible
+    assert torques or problem.violation(x) == 0.0                   # starts keep the linear limits
 
 
 # -- the written files, read back independently -------------------------------------------------------------

@@ -7,7 +7,9 @@ of the stacked base regressor A = W_b(q, q̇, q̈) is differentiated through A b
 reverse-mode graph (:mod:`baseparam.dynamics.regressor_adjoint`) and through the states by the
 same basis matrices: an exact gradient for the price of about two regressor evaluations.
 
-Limits are imposed at the N grid samples, tightened by the margin ε of
+The criterion is evaluated on 40 samples per cycle of the highest harmonic (W_b(t) is not band-limited
+like q(t); on fewer samples the optimum overfits them and loses some 5 % at the controller rate).
+Limits are imposed at the N grid samples (20 per cycle), tightened by the margin ε of
 :func:`~baseparam.excitation.fourier.sampling_margin` so that they hold between samples too.
 Torque limits (optional) are imposed at the grid samples only, 5 % tightened: τ(t) is not a
 trigonometric polynomial of bounded degree, so no such bound exists for it; the report checks them
@@ -27,7 +29,9 @@ from .fourier import FourierSeries, basis, rest_basis, sampling_margin
 # constraint tolerance, so that a "feasible" result satisfies the certified bound strictly.
 SLACK = 1e-6
 TORQUE_MARGIN = 0.05
-SAMPLES_PER_HARMONIC = 20
+SAMPLES_PER_HARMONIC = 20                # limits: per cycle of the highest harmonic (at least 100 per period)
+CRITERION_SAMPLES_PER_HARMONIC = 40      # criterion (at least 200 per period): W_b(t) has a wider band than
+                                         # q(t), and a criterion optimized on too few samples overfits them
 
 
 class DesignProblem:
@@ -46,10 +50,13 @@ class DesignProblem:
     p_base : ndarray, shape (len(columns),), optional
         True base parameters: torque limits are imposed when given.
     grid : int, optional
-        Samples per period (default 20 per harmonic, at least 100).
+        Samples per period at which the limits are imposed (default 20 per harmonic, at least 100).
+    criterion_grid : int, optional
+        Samples per period over which the criterion is evaluated (default 40 per harmonic, at least 200).
     """
 
-    def __init__(self, robot, columns, parameters, period, harmonics, limits, criterion, p_base=None, grid=None):
+    def __init__(self, robot, columns, parameters, period, harmonics, limits, criterion, p_base=None, grid=None,
+                 criterion_grid=None):
         self.robot, self.columns, self.parameters = robot, tuple(int(c) for c in columns), parameters
         self.period, self.harmonics, self.limits = float(period), int(harmonics), limits
         self.criterion = criterion
@@ -60,20 +67,25 @@ class DesignProblem:
         self.eps = sampling_margin(self.harmonics, self.grid)
         self.N = rest_basis(self.period, self.harmonics)                   # (2K+1, m)
         self.m = self.N.shape[1]
-        t = np.arange(self.grid) * (self.period / self.grid)
-        self.B = basis(t, self.period, self.harmonics) @ self.N             # (3, S, m)
+        self.B = self._basis(self.grid)                                     # (3, S, m)
+        self.criterion_grid = int(criterion_grid or max(200, CRITERION_SAMPLES_PER_HARMONIC * self.harmonics))
+        self.Bc = self.B if self.criterion_grid == self.grid else self._basis(self.criterion_grid)
         self._bounds = self._tightened()
         self._resolve()
+
+    def _basis(self, samples):
+        t = np.arange(samples) * (self.period / samples)
+        return basis(t, self.period, self.harmonics) @ self.N
 
     def _resolve(self):
         """The compiled regressor and its adjoint (per process), and empty caches."""
         self._W = regressor_function(self.robot, self.parameters, self.columns)
         self._dW = adjoint_function(self.robot, self.parameters, self.columns)
-        self._states_cache = self._criterion_cache = (None, None)
+        self._states_cache = self._criterion_cache = self._limit_cache = (None, None)
 
     def __getstate__(self):                   # for worker processes: settings only, compiled there
         state = dict(self.__dict__)
-        for key in ("_objective", "_W", "_dW", "_states_cache", "_criterion_cache"):
+        for key in ("_objective", "_W", "_dW", "_states_cache", "_criterion_cache", "_limit_cache"):
             state.pop(key)
         return state
 
@@ -97,9 +109,9 @@ class DesignProblem:
         theta = (self.N @ np.asarray(x).reshape(self.n, self.m).T).T
         return FourierSeries.from_coefficients(self.period, theta)
 
-    def states(self, x):
-        """q, q̇, q̈ on the grid, shape (3, S, n_dof)."""
-        return self.B @ np.asarray(x).reshape(self.n, self.m).T
+    def states(self, x, B=None):
+        """q, q̇, q̈ on the limits' grid (or the samples of basis B), shape (3, S, n_dof)."""
+        return (self.B if B is None else B) @ np.asarray(x).reshape(self.n, self.m).T
 
     def box(self):
         """Bounds of each unknown (keeps the optimizer's trial steps physical)."""
@@ -140,14 +152,19 @@ class DesignProblem:
         return x.ravel()
 
     # -- criterion --------------------------------------------------------------------------------------
-    def _regressor(self, x):
-        """q, q̇, q̈ (each (S, n)) and W_b (S, n, rank) on the grid at x (the last x is cached)."""
-        key, value = self._states_cache
+    def _regressor(self, x, limits=False):
+        """q, q̇, q̈ (each (S, n)) and W_b (S, n, rank) at x on the criterion's grid, or on the limits'
+        grid (for torques); the last x of each is cached."""
+        if limits and self.Bc is not self.B:
+            cache, B = "_limit_cache", self.B
+        else:
+            cache, B = "_states_cache", self.Bc
+        key, value = getattr(self, cache)
         if key is not None and np.array_equal(key, x):
             return value
-        q, qd, qdd = self.states(x)
+        q, qd, qdd = self.states(x, B)
         value = (q, qd, qdd, self._W(q, qd, qdd))
-        self._states_cache = (np.array(x, copy=True), value)
+        setattr(self, cache, (np.array(x, copy=True), value))
         return value
 
     def _minimized(self, x):
@@ -178,8 +195,8 @@ class DesignProblem:
         return criterion_function(self.criterion)(W.reshape(-1, W.shape[2]))[0]
 
     def _pull_back(self, d):
-        """∂/∂x from ∂/∂(q, q̇, q̈) on the grid, d of shape (3, S, n)."""
-        return np.einsum("ksm,ksn->nm", self.B, d).ravel()
+        """∂/∂x from ∂/∂(q, q̇, q̈) on the criterion's grid, d of shape (3, S, n)."""
+        return np.einsum("ksm,ksn->nm", self.Bc, d).ravel()
 
     # -- constraints (≥ 0 when satisfied) -------------------------------------------------------------
     def _tightened(self):
@@ -203,7 +220,7 @@ class DesignProblem:
     def constraints(self, x):
         """All limit constraints at the grid samples, scaled to O(1); ≥ 0 when satisfied."""
         lo, hi, v, a, tau_max = self._bounds
-        q, qd, qdd, W = self._regressor(x)
+        q, qd, qdd, W = self._limit_states(x)
         span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
         parts = []
         for kind, j in self._groups():
@@ -223,7 +240,7 @@ class DesignProblem:
     def jacobian(self, x):
         """∂constraints/∂x, shape (n_constraints, size)."""
         lo, hi, v, a, tau_max = self._bounds
-        q, qd, qdd, W = self._regressor(x)
+        q, qd, qdd, W = self._limit_states(x)
         span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
         S, n, m = self.grid, self.n, self.m
         rows = []
@@ -251,6 +268,14 @@ class DesignProblem:
         tau = W[:, j, :] @ self.p_base
         per_state = np.einsum("ksm,ksn->snm", self.B, d)             # (S, n, m): ∂τ_j(s)/∂z_n
         return (-2.0 * tau / limit ** 2)[:, None, None] * per_state
+
+    def _limit_states(self, x):
+        """States on the limits' grid, with W_b there only when torques are limited."""
+        if self.p_base is not None:
+            return self._regressor(x, limits=True)
+        if self.Bc is self.B:
+            return self._regressor(x)
+        return (*self.states(x), None)
 
     def violation(self, x):
         """The largest constraint violation (0 when feasible)."""
