@@ -23,6 +23,10 @@ The package follows the data, each stage a subpackage that imports only the ones
 ``identification``     :class:`Trajectory`, :func:`read_trajectory`, :func:`from_dataframe`,
                        :func:`from_arrays` — measured logs; :class:`Preprocessing`, :func:`preprocess`;
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
+``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
+                       joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
+                       minimizes cond(W_b) of the base set; :class:`FourierSeries`;
+                       :func:`identification_errors` (how well a trajectory identifies, with noise)
 ``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
                        Slotine–Li regressor and inverse dynamics in base parameters
 ``simulation``         :func:`simulate` → :class:`Trajectory` (RK4 at a controller rate or solve_ivp),
@@ -69,6 +73,8 @@ _LAZY = {
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "Trajectory", "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory"),
+    "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
+                   "identification_errors", "motion_limits"),
     "codegen": ("ExportResult", "export"),
     "simulation": ("SensorNoise", "simulate"),
 }

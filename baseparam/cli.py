@@ -1,4 +1,4 @@
-"""Command line: ``baseparam find``, ``baseparam identify`` and ``baseparam export`` (reference: docs/cli.md).
+"""Command line: ``baseparam find``, ``describe``, ``identify``, ``excite`` and ``export`` (reference: docs/cli.md).
 
 Errors become one line on stderr: exit status 2 for bad input (a :class:`~baseparam.BaseParamError`,
 a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
@@ -427,6 +427,19 @@ class _VariadicValidate(click.Command):
         return super().parse_args(ctx, out)
 
 
+def _writable(paths, plot_out=None):
+    """Fail before the work, not after it: every output's directory exists, the figure's format is known."""
+    for path in paths:
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            _fail(f"{path}: directory {folder} does not exist", 2)
+    if plot_out:
+        from ._figures import supported_format
+        problem = supported_format(plot_out)
+        if problem:
+            _fail(f"{plot_out}: {problem}", 2)
+
+
 def _number_or_none(text, name, cast=float):
     if text is None or str(text).lower() in ("none", "off", "0"):
         return None
@@ -514,15 +527,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
         consistent_options = {}
     _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
                                                      ("--yaml", yaml_out)])
-    for path in outputs:                      # fail before the work, not after it
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            _fail(f"{path}: directory {folder} does not exist", 2)
-    if plot_out:
-        from .identification.plots import supported_format
-        problem = supported_format(plot_out)
-        if problem:
-            _fail(f"{plot_out}: {problem}", 2)
+    _writable(outputs, plot_out)
     seen = {}
     for role, paths in (("training", train), ("validation", validate)):
         for path in paths:
@@ -660,9 +665,88 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
 def _export_flags(message):
     """An ExportError's message with the parameter names of :func:`baseparam.export` as CLI flags."""
     message = message.replace(" (CLI --prefix)", "")
-    for name, flag in (("what", "--what"), ("prefix", "--prefix"), ("lang", "--lang"), ("out_dir", "--out")):
+    return _as_flags(message, {"what": "--what", "prefix": "--prefix", "lang": "--lang", "out_dir": "--out"})
+
+
+def _as_flags(message, flags):
+    """A library message that starts with a parameter name (``rate: …``, ``file: rate: …``) with the
+    CLI flag instead (``--rate: …``), on one line."""
+    for name, flag in flags.items():
         message = re.sub(rf"(^|: ){name}:", rf"\g<1>{flag}:", message, count=1)
     return " ".join(message.split())
+
+
+_EXCITE_FLAGS = {name: "--" + name.replace("_", "-") for name in
+                 ("period", "harmonics", "rate", "criterion", "parameters", "starts", "workers", "time_budget", "seed",
+                  "torque_limits", "limits")}
+
+
+@main.command()
+@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.option("--period", default=10.0, show_default=True, type=float, metavar="S",
+              help="Period T of the trajectory (s): it starts and ends at rest and can be repeated.")
+@click.option("--harmonics", default=5, show_default=True, type=int, metavar="K", help="Harmonics of 1/T per joint.")
+@click.option("--rate", default=100.0, show_default=True, type=float, metavar="HZ",
+              help="Controller rate of the written trajectory (period × rate whole; ≥ 8 samples per cycle of the "
+                   "highest harmonic).")
+@click.option("--limits", "limits_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Limits per joint, overriding the description's: YAML joints: [{q: [lo, hi], qd: v, qdd: a, "
+                   "tau: t}, ...] (SI), or a URDF whose <limit> elements apply.")
+@click.option("--criterion", type=click.Choice(["cond", "dopt"]), default="cond", show_default=True,
+              help="Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality).")
+@click.option("--parameters", type=click.Choice(["khalil", "pseudo"]), default="khalil", show_default=True,
+              help="Parameterization of the base columns cond(W_b) is measured in (khalil: pinocchio's columns).")
+@click.option("--torque-limits", is_flag=True,
+              help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
+                   "true inertias.")
+@click.option("--starts", type=int, help="Number of starts of the search (default: 4 per worker, at least 8; with "
+                                        "--time-budget, as many as fit).")
+@click.option("--workers", type=int, help="Parallel worker processes (default: the usable cores).")
+@click.option("--time-budget", type=float, metavar="S",
+              help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
+                   "reproduces the result).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Same seed and settings → same trajectory.")
+@click.option("--out", "csv_out", type=click.Path(dir_okay=False),
+              help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write coefficients, cond(W_b) of the written samples and limits as JSON ('-': to stdout).")
+@click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
+              help="Write a figure of the joint trajectories against their limits (.png, .pdf, .svg).")
+@_robot_options
+def excite(robot_file, period, harmonics, rate, limits_file, criterion, parameters, torque_limits, starts, workers,
+           time_budget, seed, csv_out, json_out, plot_out, load):
+    """Design an excitation trajectory for ROBOT_FILE: a finite Fourier series per joint, at rest at both
+    ends, within the joint limits at every instant, that minimizes the condition number of the base
+    regressor (friction and rotor-inertia columns the description declares included).
+    """
+    inputs = [robot_file] + ([limits_file] if limits_file else [])
+    _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)])
+    for flag, out in (("--out", csv_out), ("--plot", plot_out)):
+        if out == "-":
+            _fail(f"{flag}: give a file name", 2)
+    _writable([p for p in (csv_out, json_out, plot_out) if p and p != "-"], plot_out)
+    from .errors import ArgumentError
+    from .excitation.design import design_excitation
+    progress = _Progress("designing")
+    with _one_line_errors(robot_file, progress.close), inputs_protected(inputs):
+        robot = load(robot_file)
+        try:
+            design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
+                                       criterion=criterion, parameters=parameters, torque_limits=torque_limits,
+                                       starts=starts, workers=workers, time_budget=time_budget, seed=seed,
+                                       progress=progress)
+        except ArgumentError as exc:          # the library names its parameters; say the flags
+            progress.close()
+            _fail(_as_flags(str(exc), _EXCITE_FLAGS), 2)
+        progress.close()
+        written = []
+        if csv_out:
+            written.append(design.to_csv(csv_out))
+        if json_out:
+            written.append(_write_json(json_out, design.to_dict()))
+        if plot_out:
+            written.append(design.plot(plot_out))
+    _report(design.summary(), written, json_out == "-")
 
 
 if __name__ == "__main__":

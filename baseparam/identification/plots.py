@@ -7,19 +7,9 @@ rest of the package does not need it.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from .._atomic import atomic_path
-
-
-def _pyplot():
-    import matplotlib
-    if not os.environ.get("MPLBACKEND") and "ipykernel" not in __import__("sys").modules:
-        matplotlib.use("Agg")          # scripts and the CLI have no display
-    import matplotlib.pyplot as plt
-    return plt
+from .._figures import pyplot as _pyplot, save_figure
 
 
 def plot_torques(metrics, axes=None, title=""):
@@ -127,26 +117,6 @@ def identification_figure(result):
     return fig
 
 
-def supported_format(path):
-    """None if matplotlib can write ``path``'s format (by extension), else what is wrong."""
-    plt = _pyplot()
-    ext = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
-    formats = plt.figure().canvas.get_supported_filetypes()
-    plt.close("all")
-    if not ext:
-        return None                    # PNG by default
-    if ext not in formats:
-        return f"unsupported plot format '.{ext}' (use one of {', '.join('.' + f for f in sorted(formats))})"
-    return None
-
-
 def save_identification_plot(result, path):
     """Write :func:`identification_figure` to ``path`` (format from its extension), atomically."""
-    plt = _pyplot()
-    fig = identification_figure(result)
-    ext = os.path.splitext(os.fspath(path))[1] or ".png"
-    try:
-        with atomic_path(path, suffix=ext) as tmp:
-            fig.savefig(tmp, dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(identification_figure(result), path)

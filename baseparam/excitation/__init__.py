@@ -1,0 +1,24 @@
+"""Excitation trajectories: motions that make the base parameters identifiable.
+
+``design``      :func:`design_excitation` → :class:`ExcitationDesign` (multi-start search in parallel)
+``fourier``     :class:`FourierSeries` (the trajectory, at rest at both ends), :class:`Samples`
+``limits``      :class:`MotionLimits`, :func:`motion_limits` (description, limits file or URDF)
+``criteria``    cond(W_b) and D-optimality with their gradients with respect to W_b
+``quality``     :func:`identification_errors`: how well a trajectory identifies, by inverse
+                dynamics and noise
+``report``, ``files``, ``plots``   the JSON document, the CSV, the figure
+"""
+from .._lazy import lazy_names
+
+_WHERE = {
+    **dict.fromkeys(("ExcitationDesign", "SearchSummary", "design_excitation"), "design"),
+    **dict.fromkeys(("FourierSeries", "Samples"), "fourier"),
+    **dict.fromkeys(("MotionLimits", "motion_limits"), "limits"),
+    **dict.fromkeys(("IdentificationErrors", "identification_errors"), "quality"),
+}
+
+__all__ = ["ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "Samples", "SearchSummary",
+           "design_excitation", "identification_errors", "motion_limits"]
+
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

@@ -1,0 +1,283 @@
+"""One excitation design as a smooth constrained problem: criterion, limits and their gradients.
+
+The unknowns are, per joint, the free coordinates z of :func:`~baseparam.excitation.fourier.rest_basis`
+(the offset q0 and orthonormal amplitude coordinates in rad or m), so every candidate starts and
+ends at rest. q, q̇, q̈ on a grid of N samples per period are linear in z (``B @ z``); the criterion
+of the stacked base regressor A = W_b(q, q̇, q̈) is differentiated through A by the regressor's
+reverse-mode graph (:mod:`baseparam.dynamics.regressor_adjoint`) and through the states by the
+same basis matrices: an exact gradient for the price of about two regressor evaluations.
+
+The criterion is evaluated on 40 samples per cycle of the highest harmonic (W_b(t) is not band-limited
+like q(t); on fewer samples the optimum overfits them and loses some 5 % at the controller rate).
+Limits are imposed at the N grid samples (20 per cycle), tightened by the margin ε of
+:func:`~baseparam.excitation.fourier.sampling_margin` so that they hold between samples too.
+Torque limits (optional) are imposed at the grid samples only, 5 % tightened: τ(t) is not a
+trigonometric polynomial of bounded degree, so no such bound exists for it; the report checks them
+on a 10× denser grid.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dynamics.regressor_adjoint import adjoint_function, regressor_function
+from .criteria import criterion_function
+from .fourier import FourierSeries, basis, rest_basis, sampling_margin
+
+# Extra relative tightening of every limit on top of the sampling margin: covers the optimizer's
+# constraint tolerance, so that a "feasible" result satisfies the certified bound strictly.
+SLACK = 1e-6
+TORQUE_MARGIN = 0.05
+SAMPLES_PER_HARMONIC = 20                # limits: per cycle of the highest harmonic (at least 100 per period)
+CRITERION_SAMPLES_PER_HARMONIC = 40      # criterion (at least 200 per period): W_b(t) has a wider band than
+                                         # q(t), and a criterion optimized on too few samples overfits them
+
+
+class DesignProblem:
+    """Criterion and limit constraints of one design, as functions of the flat unknowns x.
+
+    Parameters
+    ----------
+    robot : Robot
+    columns : array_like of int
+        Standard columns of the base regressor (the base set's pivots).
+    parameters : {'pseudo', 'khalil'}
+    period : float
+    harmonics : int
+    limits : MotionLimits
+    criterion : {'cond', 'dopt'}
+    p_base : ndarray, shape (len(columns),), optional
+        True base parameters: torque limits are imposed when given.
+    grid : int, optional
+        Samples per period at which the limits are imposed (default 20 per harmonic, at least 100).
+    criterion_grid : int, optional
+        Samples per period over which the criterion is evaluated (default 40 per harmonic, at least 200).
+    """
+
+    def __init__(self, robot, columns, parameters, period, harmonics, limits, criterion, p_base=None, grid=None,
+                 criterion_grid=None):
+        self.robot, self.columns, self.parameters = robot, tuple(int(c) for c in columns), parameters
+        self.period, self.harmonics, self.limits = float(period), int(harmonics), limits
+        self.criterion = criterion
+        self._objective = criterion_function(criterion)
+        self.p_base = None if p_base is None else np.asarray(p_base, dtype=float)
+        self.n = robot.n_dof
+        self.grid = int(grid or max(100, SAMPLES_PER_HARMONIC * self.harmonics))
+        self.eps = sampling_margin(self.harmonics, self.grid)
+        self.N = rest_basis(self.period, self.harmonics)                   # (2K+1, m)
+        self.m = self.N.shape[1]
+        self.B = self._basis(self.grid)                                     # (3, S, m)
+        self.criterion_grid = int(criterion_grid or max(200, CRITERION_SAMPLES_PER_HARMONIC * self.harmonics))
+        self.Bc = self.B if self.criterion_grid == self.grid else self._basis(self.criterion_grid)
+        self._bounds = self._tightened()
+        self._resolve()
+
+    def _basis(self, samples):
+        t = np.arange(samples) * (self.period / samples)
+        return basis(t, self.period, self.harmonics) @ self.N
+
+    def _resolve(self):
+        """The compiled regressor and its adjoint (per process), and empty caches."""
+        self._W = regressor_function(self.robot, self.parameters, self.columns)
+        self._dW = adjoint_function(self.robot, self.parameters, self.columns)
+        self._states_cache = self._criterion_cache = self._limit_cache = (None, None)
+
+    def __getstate__(self):                   # for worker processes: settings only, compiled there
+        state = dict(self.__dict__)
+        for key in ("_objective", "_W", "_dW", "_states_cache", "_criterion_cache", "_limit_cache"):
+            state.pop(key)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._objective = criterion_function(self.criterion)
+        self._resolve()
+
+    def use_criterion(self, function=None):
+        """Minimize ``function(A) → (value, dA)`` instead of the design criterion (None: back to it)."""
+        self._objective = criterion_function(self.criterion) if function is None else function
+        self._criterion_cache = (None, None)
+
+    # -- unknowns ---------------------------------------------------------------------------------------
+    @property
+    def size(self):
+        return self.n * self.m
+
+    def series(self, x):
+        """The :class:`FourierSeries` of unknowns x."""
+        theta = (self.N @ np.asarray(x).reshape(self.n, self.m).T).T
+        return FourierSeries.from_coefficients(self.period, theta)
+
+    def states(self, x, B=None):
+        """q, q̇, q̈ on the limits' grid (or the samples of basis B), shape (3, S, n_dof)."""
+        return (self.B if B is None else B) @ np.asarray(x).reshape(self.n, self.m).T
+
+    def box(self):
+        """Bounds of each unknown (keeps the optimizer's trial steps physical)."""
+        lim = self.limits
+        w = 2.0 * math.pi / self.period
+        lo, hi = [], []
+        for k in range(self.n):
+            low, up = lim.lower[k], lim.upper[k]
+            if not (math.isfinite(low) and math.isfinite(up)):
+                low, up = -math.pi, math.pi          # an unlimited revolute joint: q0 is an angle
+            # |amplitude| ≤ half the range and ≤ v/ω, |a_l| ≤ v; orthonormal coordinates ≤ √K times that
+            amp = min((up - low) / 2.0, lim.velocity[k] / w) * math.sqrt(self.harmonics)
+            lo += [low] + [-amp] * (self.m - 1)
+            hi += [up] + [amp] * (self.m - 1)
+        return list(zip(lo, hi))
+
+    def initial(self, rng, fill=None):
+        """A random feasible start: random amplitudes scaled to use a random share of the limits."""
+        lim = self.limits
+        x = rng.standard_normal((self.n, self.m))
+        finite = np.isfinite(lim.lower) & np.isfinite(lim.upper)
+        share = rng.uniform(0.3, 0.7, self.n)               # where in its range each joint oscillates
+        angle = rng.uniform(-math.pi, math.pi, self.n)      # an unlimited joint: anywhere on the circle
+        mid = np.where(finite, np.where(finite, lim.lower, 0.0) + share * np.where(finite, lim.upper - lim.lower, 0.0),
+                       angle)
+        x[:, 0] = 0.0
+        q, qd, qdd = self.states(x.ravel())
+        ratio = [np.full(self.n, np.inf)]
+        lo, hi, v, a = self._bounds[:4]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio.append(np.minimum(hi - mid, mid - lo) / np.abs(q).max(axis=0))
+            ratio.append(v / np.abs(qd).max(axis=0))
+            ratio.append(a / np.abs(qdd).max(axis=0))
+        scale = np.nan_to_num(np.min(ratio, axis=0), posinf=1.0)
+        fill = rng.uniform(0.5, 0.95) if fill is None else fill
+        x *= (scale * fill)[:, None]
+        x[:, 0] = mid
+        return x.ravel()
+
+    # -- criterion --------------------------------------------------------------------------------------
+    def _regressor(self, x, limits=False):
+        """q, q̇, q̈ (each (S, n)) and W_b (S, n, rank) at x on the criterion's grid, or on the limits'
+        grid (for torques); the last x of each is cached."""
+        if limits and self.Bc is not self.B:
+            cache, B = "_limit_cache", self.B
+        else:
+            cache, B = "_states_cache", self.Bc
+        key, value = getattr(self, cache)
+        if key is not None and np.array_equal(key, x):
+            return value
+        q, qd, qdd = self.states(x, B)
+        value = (q, qd, qdd, self._W(q, qd, qdd))
+        setattr(self, cache, (np.array(x, copy=True), value))
+        return value
+
+    def _minimized(self, x):
+        key, value = self._criterion_cache
+        if key is not None and np.array_equal(key, x):
+            return value
+        W = self._regressor(x)[3]
+        value = self._objective(W.reshape(-1, W.shape[2]))
+        self._criterion_cache = (np.array(x, copy=True), value)
+        return value
+
+    def objective(self, x):
+        """The criterion being minimized (:meth:`use_criterion`) at x."""
+        value = self._minimized(x)[0]
+        return value if math.isfinite(value) else 1e300
+
+    def gradient(self, x):
+        """Its gradient with respect to x: the criterion's ∂/∂A carried back through the regressor."""
+        value, dA = self._minimized(x)
+        if not math.isfinite(value):
+            return np.zeros(self.size)
+        q, qd, qdd, W = self._regressor(x)
+        return self._pull_back(self._dW(q, qd, qdd, dA.reshape(W.shape)))
+
+    def value(self, x):
+        """The design criterion at x (on the grid)."""
+        W = self._regressor(x)[3]
+        return criterion_function(self.criterion)(W.reshape(-1, W.shape[2]))[0]
+
+    def _pull_back(self, d):
+        """∂/∂x from ∂/∂(q, q̇, q̈) on the criterion's grid, d of shape (3, S, n)."""
+        return np.einsum("ksm,ksn->nm", self.Bc, d).ravel()
+
+    # -- constraints (≥ 0 when satisfied) -------------------------------------------------------------
+    def _tightened(self):
+        lim, e = self.limits, self.eps / (1.0 - self.eps) + SLACK
+        finite = np.isfinite(lim.lower) & np.isfinite(lim.upper)
+        span = np.where(finite, lim.upper - lim.lower, 0.0)
+        lo = np.where(finite, lim.lower + e * span, -np.inf)
+        hi = np.where(finite, lim.upper - e * span, np.inf)
+        shrink = 1.0 - self.eps - SLACK
+        return lo, hi, lim.velocity * shrink, lim.acceleration * shrink, lim.torque * (1.0 - TORQUE_MARGIN)
+
+    def _groups(self):
+        """(kind, joints) of the constraint groups, each S values per joint."""
+        lo, hi, v, a, tau = self._bounds
+        out = [("upper", np.flatnonzero(np.isfinite(hi))), ("lower", np.flatnonzero(np.isfinite(lo))),
+               ("velocity", np.flatnonzero(np.isfinite(v))), ("acceleration", np.flatnonzero(np.isfinite(a)))]
+        if self.p_base is not None:
+            out.append(("torque", np.flatnonzero(np.isfinite(tau))))
+        return [(kind, joints) for kind, joints in out if len(joints)]
+
+    def constraints(self, x):
+        """All limit constraints at the grid samples, scaled to O(1); ≥ 0 when satisfied."""
+        lo, hi, v, a, tau_max = self._bounds
+        q, qd, qdd, W = self._limit_states(x)
+        span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
+        parts = []
+        for kind, j in self._groups():
+            if kind == "upper":
+                parts.append((hi[j] - q[:, j]) / span[j])
+            elif kind == "lower":
+                parts.append((q[:, j] - lo[j]) / span[j])
+            elif kind == "velocity":
+                parts.append(1.0 - (qd[:, j] / v[j]) ** 2)
+            elif kind == "acceleration":
+                parts.append(1.0 - (qdd[:, j] / a[j]) ** 2)
+            else:
+                tau = W[:, j, :] @ self.p_base
+                parts.append(1.0 - (tau / tau_max[j]) ** 2)
+        return np.concatenate([p.T.ravel() for p in parts]) if parts else np.zeros(0)
+
+    def jacobian(self, x):
+        """∂constraints/∂x, shape (n_constraints, size)."""
+        lo, hi, v, a, tau_max = self._bounds
+        q, qd, qdd, W = self._limit_states(x)
+        span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
+        S, n, m = self.grid, self.n, self.m
+        rows = []
+        for kind, joints in self._groups():
+            for j in joints:
+                block = np.zeros((S, n, m))
+                if kind == "upper":
+                    block[:, j] = -self.B[0] / span[j]
+                elif kind == "lower":
+                    block[:, j] = self.B[0] / span[j]
+                elif kind == "velocity":
+                    block[:, j] = (-2.0 * qd[:, j] / v[j] ** 2)[:, None] * self.B[1]
+                elif kind == "acceleration":
+                    block[:, j] = (-2.0 * qdd[:, j] / a[j] ** 2)[:, None] * self.B[2]
+                else:
+                    block = self._torque_rows(x, j, q, qd, qdd, W, tau_max[j])
+                rows.append(block.reshape(S, n * m))
+        return np.vstack(rows) if rows else np.zeros((0, self.size))
+
+    def _torque_rows(self, x, j, q, qd, qdd, W, limit):
+        """∂(1 − (τ_j/limit)²)/∂x per sample: one reverse pass gives every sample's ∂τ_j/∂states."""
+        G = np.zeros(W.shape)
+        G[:, j, :] = self.p_base
+        d = self._dW(q, qd, qdd, G)
+        tau = W[:, j, :] @ self.p_base
+        per_state = np.einsum("ksm,ksn->snm", self.B, d)             # (S, n, m): ∂τ_j(s)/∂z_n
+        return (-2.0 * tau / limit ** 2)[:, None, None] * per_state
+
+    def _limit_states(self, x):
+        """States on the limits' grid, with W_b there only when torques are limited."""
+        if self.p_base is not None:
+            return self._regressor(x, limits=True)
+        if self.Bc is self.B:
+            return self._regressor(x)
+        return (*self.states(x), None)
+
+    def violation(self, x):
+        """The largest constraint violation (0 when feasible)."""
+        c = self.constraints(x)
+        return float(max(0.0, -c.min())) if len(c) else 0.0

@@ -1,0 +1,310 @@
+"""Multi-start local search for an excitation design, in parallel worker processes.
+
+Start i begins at a random feasible point drawn from ``numpy.random.default_rng([seed, i])`` and
+runs SLSQP (scipy) through a fixed schedule of criteria. For the condition number that schedule is
+a continuation: the smooth upper bound ``(tr (AᵀA)^p · tr (AᵀA)^-p)^(1/2p)`` of cond(A) for p = 4,
+then p = 16, then cond itself. cond is not differentiable where the largest or smallest singular
+value is multiple, which is exactly where a good design pushes them, and SLSQP stalls on those
+kinks; the smooth bound lets the clustered singular values move together first.
+
+Determinism. A start's result depends only on the seed, its index and the settings: each worker
+process runs its BLAS on one thread (so no summation order depends on thread scheduling), and
+starts do not share state. The design is the best start (feasible first, then criterion, then
+lowest index) among starts 0 … k−1, where k is the number of starts asked for or, when the time
+budget ends the run, the longest run of starts 0, 1, … that finished. Any number of workers and
+any timing that finishes those k starts gives the same design, and ``starts=k`` reproduces it.
+Only when the budget ends before start 0 has finished does the result depend on timing (it is then
+start 0's best iterate so far, and a warning says so).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue as queue_module
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+# (criterion parameter p or None for the design criterion itself, SLSQP iterations)
+SCHEDULES = {"cond": ((4.0, 150), (16.0, 150), (None, 60)), "dopt": ((None, 400),)}
+FTOL = 1e-9
+GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
+FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def smooth_log_condition(p):
+    """(1/2p)·log(tr (AᵀA)^p · tr (AᵀA)^-p) ≥ log cond(A), and its gradient (see module docstring)."""
+    def criterion(A):
+        lam, V = np.linalg.eigh(A.T @ A)
+        lam = np.maximum(lam, lam[-1] * 1e-300)
+        up, down = (lam / lam[-1]) ** p, (lam[0] / lam) ** p
+        value = 0.5 * (np.log(lam[-1] / lam[0]) + (np.log(up.sum()) + np.log(down.sum())) / p)
+        slope = (up / up.sum() - down / down.sum()) / lam          # d value / d λ_i, times 2
+        return float(value), A @ ((V * slope) @ V.T)
+    return criterion
+
+
+def iterations(problem):
+    return sum(count for _, count in schedule(problem))
+
+
+def schedule(problem):
+    """The problem's own schedule if it has one (experiments), else the criterion's."""
+    return getattr(problem, "schedule", None) or SCHEDULES[problem.criterion]
+
+
+@dataclass(frozen=True)
+class StartResult:
+    """One start's outcome: unknowns, criterion value on the grid, largest violation, whether finished."""
+
+    index: int
+    x: np.ndarray
+    value: float
+    violation: float
+    iterations: int
+    complete: bool
+
+    @property
+    def feasible(self):
+        return self.violation <= FEASIBLE
+
+    def rank(self):
+        return (not self.feasible, self.value if self.feasible else self.violation, self.index)
+
+
+class _Deadline(Exception):
+    pass
+
+
+def run_start(problem, seed, index, deadline=None, report=None):
+    """Run start ``index`` of a design problem (see module docstring); returns a :class:`StartResult`."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng([int(seed), int(index)])
+    x = problem.initial(rng)
+    done = 0
+    best = (problem.violation(x) > FEASIBLE, problem.value(x), x)
+    bounds = problem.box()
+    constraints = [{"type": "ineq", "fun": problem.constraints, "jac": problem.jacobian}]
+    complete = True
+
+    def step(xk):
+        nonlocal done, best
+        done += 1
+        candidate = (problem.violation(xk) > FEASIBLE, problem.value(xk), np.array(xk, copy=True))
+        if candidate[:2] < best[:2]:
+            best = candidate
+        if report is not None:
+            report(index, done)
+        if deadline is not None and time.time() > deadline:
+            raise _Deadline
+
+    try:
+        if best[0]:                  # torque limits violated at the start: SLSQP's linearization may be
+            x = _restore(problem, x, bounds, step)    # inconsistent there, so first get within them
+        for p, count in schedule(problem):
+            problem.use_criterion(None if p is None else smooth_log_condition(p))
+            result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
+                              constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
+            x = result.x
+            problem.use_criterion()
+            step_value = (problem.violation(x) > FEASIBLE, problem.value(x), x)
+            if step_value[:2] < best[:2]:
+                best = step_value
+    except _Deadline:
+        complete = False
+    finally:
+        problem.use_criterion()
+    x = best[2]
+    return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete)
+
+
+def _restore(problem, x, bounds, step, iterations=100):
+    """Minimize the squared constraint violations (L-BFGS-B within the bounds) from x."""
+    from scipy.optimize import minimize
+
+    def penalty(y):
+        short = np.minimum(problem.constraints(y), 0.0)
+        return float(short @ short), 2.0 * (problem.jacobian(y).T @ short)
+
+    result = minimize(penalty, x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
+                      options={"maxiter": iterations})
+    return result.x
+
+
+# -- worker processes -------------------------------------------------------------------------------------
+_WORKER = {}
+
+
+def _init_worker(problem, seed, deadline, events):
+    _WORKER.update(problem=problem, seed=seed, deadline=deadline, events=events)
+
+
+def _report_to(events, every=5):
+    def report(index, done):
+        if done % every == 0:
+            try:
+                events.put_nowait((index, every))
+            except (queue_module.Full, OSError):      # progress is best effort
+                pass
+    return report
+
+
+def _work(index):
+    w = _WORKER
+    return run_start(w["problem"], w["seed"], index, w["deadline"], _report_to(w["events"]))
+
+
+@contextmanager
+def _single_threaded_children():
+    """Spawned workers start with one BLAS/OpenMP thread each (they read these variables at import)."""
+    saved = {name: os.environ.get(name) for name in _THREAD_VARIABLES}
+    os.environ.update({name: "1" for name in _THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def usable_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                            # not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What the multi-start search found and how the run went."""
+
+    best: StartResult
+    results: tuple            # every start that returned, by index
+    counted: int              # k: the design is the best of starts 0 … k−1
+    seconds: float
+    workers: int
+    budget_hit: bool
+
+    @property
+    def timing_dependent(self):
+        return self.counted == 0
+
+
+def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
+    """Run ``starts`` starts on ``workers`` processes (0: in this process) within ``time_budget`` seconds.
+
+    Returns
+    -------
+    SearchOutcome
+    """
+    begin = time.time()
+    deadline = None if time_budget is None else begin + float(time_budget)
+    per_start = iterations(problem)
+    total = starts * per_start
+    counted_iterations = {}
+
+    def show():
+        if progress is None:
+            return
+        done = min(sum(counted_iterations.values()), total)
+        if deadline is not None:        # the budget ends first: show the time, in tenths of a second
+            budget = round(10 * (deadline - begin))
+            progress(max(min(round(10 * (time.time() - begin)), budget), round(budget * done / total)), budget)
+        else:
+            progress(done, total)
+
+    def tick(index, n):
+        counted_iterations[index] = counted_iterations.get(index, 0) + n
+        show()
+
+    def finished(result):
+        counted_iterations[result.index] = per_start          # a start that ends early counts in full
+        show()
+
+    results = {}
+    if workers == 0:
+        for index in range(starts):
+            if deadline is not None and time.time() > deadline:
+                break
+            result = run_start(problem, seed, index, deadline, lambda i, d: tick(i, 1))
+            results[index] = result
+            finished(result)
+    else:
+        results = _in_pool(problem, starts, seed, workers, deadline, tick, finished)
+    counted = 0
+    while counted in results and results[counted].complete:
+        counted += 1
+    if counted:
+        best = min((results[i] for i in range(counted)), key=StartResult.rank)
+    elif 0 in results:                                 # start 0 cut short: its best point so far
+        best = results[0]
+    else:                                              # start 0 never reported back: its starting point
+        best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
+    return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin, workers,
+                         counted < starts)
+
+
+@contextmanager
+def _caller_not_reimported():
+    """Spawned workers need nothing from the caller's script (the work lives in this module), so they
+    are started without re-running it: a script that designs at top level, without the
+    ``if __name__ == "__main__"`` guard spawn usually requires, still works."""
+    main = vars(sys.modules["__main__"]) if "__main__" in sys.modules else {}
+    hidden = {key: main[key] for key in ("__file__", "__spec__") if key in main}
+    main.pop("__file__", None)
+    if "__spec__" in main:
+        main["__spec__"] = None              # multiprocessing looks for the script by these two
+    try:
+        yield
+    finally:
+        main.update(hidden)
+
+
+def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
+    context = multiprocessing.get_context("spawn")
+    with _single_threaded_children(), _caller_not_reimported():
+        events = context.Queue()
+        pool = context.Pool(min(workers, starts), initializer=_init_worker, initargs=(problem, seed, deadline, events))
+    results = {}
+    try:
+        pending = {index: pool.apply_async(_work, (index,)) for index in range(starts)}
+        while pending:
+            _drain(events, tick)
+            for index in [i for i, job in pending.items() if job.ready()]:
+                result = pending.pop(index).get()
+                results[index] = result
+                finished(result)
+            if deadline is not None and time.time() > deadline + GRACE:
+                break           # workers stop at their next iteration after the deadline; do not wait longer
+            time.sleep(0.02)
+        _drain(events, tick)
+    finally:
+        pool.terminate()
+        pool.join()
+        events.close()
+        events.join_thread()
+    return results
+
+
+def _drain(events, tick):
+    while True:
+        try:
+            index, n = events.get_nowait()
+        except (queue_module.Empty, OSError, EOFError):
+            return
+        tick(index, n)
+
+
+def default_starts(workers, time_budget=None):
+    """Starts when none are asked for: four per worker, at least eight; with a time budget, as many as
+    it allows (up to 1000)."""
+    return 1000 if time_budget is not None else max(8, 4 * max(1, workers))
+

@@ -1,0 +1,405 @@
+"""Excitation trajectory design: :func:`design_excitation` → :class:`ExcitationDesign`.
+
+The design is a finite Fourier series per joint (:mod:`baseparam.excitation.fourier`) at rest at
+both ends, within position, velocity and acceleration limits that hold at every instant (and
+optionally torque limits through the description's true inertias), chosen to minimize the
+condition number of the stacked base regressor W_b (or a D-optimality criterion) by a
+multi-start, gradient-based search (:mod:`baseparam.excitation._search`).
+"""
+from __future__ import annotations
+
+import html
+import math
+import numbers
+import time
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import numpy as np
+
+from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
+from ..model.parameters import standard_parameters
+from ..model.robot import require_robot
+from ..projection.base_set import find_base_parameters
+from ._problem import DesignProblem
+from ._search import default_starts, search, usable_cores
+from .criteria import CRITERIA, condition_number, criterion_function
+from .fourier import FourierSeries, Samples
+from .limits import MotionLimits, motion_limits
+from .report import design_report, summary_text
+
+PARAMETERS = ("khalil", "pseudo")
+MAX_HARMONICS = 100
+MIN_SAMPLES_PER_CYCLE = 8          # of the highest harmonic, at the output rate
+MAX_SAMPLES = 1_000_000            # rows of the output trajectory
+DENSE = 10                         # torque is checked at this many times the output rate
+POORLY_EXCITED = 1e8               # cond(W_b) beyond which a design warns
+
+
+@dataclass(frozen=True)
+class SearchSummary:
+    """How the search ran (see :mod:`baseparam.excitation._search`, "Determinism").
+
+    Attributes
+    ----------
+    seed, starts : int
+        The seed and the number of starts asked for.
+    counted : int
+        k: the design is the best of starts 0 … k−1 (k < starts when the time budget ended the run).
+    best_start : int
+    workers : int
+    seconds : float
+    time_budget : float or None
+    values : tuple of float
+        The criterion each finished start reached (on the design grid), by start index.
+    """
+
+    seed: int
+    starts: int
+    counted: int
+    best_start: int
+    workers: int
+    seconds: float
+    time_budget: Optional[float]
+    values: tuple = field(repr=False)
+
+    @property
+    def deterministic(self):
+        """Whether the result is a function of the settings alone (False only if start 0 was cut short)."""
+        return self.counted > 0
+
+
+@dataclass(frozen=True)
+class ExcitationDesign:
+    """An excitation trajectory and how well it conditions the identification.
+
+    Attributes
+    ----------
+    series : FourierSeries
+        The trajectory (coefficients; :meth:`FourierSeries.evaluate` at any time).
+    samples : Samples
+        The trajectory at ``rate`` from t = 0 to t = period inclusive (what :meth:`to_csv` writes).
+    base : BaseParameters
+        The base set whose columns the criterion and ``condition_number`` use (friction and
+        rotor-inertia columns of the description included).
+    criterion : {'cond', 'dopt'}
+    rate : float
+        Output rate (Hz).
+    condition_number : float
+        cond(W_b) over ``samples``: 2-norm, unscaled, the columns of ``base`` in its parameterization.
+    condition_numbers : dict
+        cond over ``samples`` for both parameterizations, with the description's drive columns
+        (friction, rotor inertia) and for the rigid body alone (the base set of the same robot
+        without them: what pinocchio's joint-torque regressor spans), and column-normalised.
+    criterion_value : float
+        The criterion over ``samples`` (log cond, or −(1/r)·log det(W_bᵀW_b / rows)).
+    limits : MotionLimits
+    bounds : dict of ndarray (n_dof,)
+        Certified extremes over the whole period: q_min, q_max, |q̇| max, |q̈| max.
+    torque_max : ndarray (n_dof,) or None
+        max |τ| at 10× the output rate, with the description's true inertias (None without them).
+    search : SearchSummary
+    """
+
+    series: FourierSeries
+    samples: Samples = field(repr=False)
+    base: object = field(repr=False)
+    criterion: str
+    rate: float
+    condition_number: float
+    condition_numbers: dict = field(repr=False)
+    criterion_value: float
+    limits: MotionLimits = field(repr=False)
+    bounds: dict = field(repr=False)
+    torque_max: Optional[np.ndarray] = field(repr=False)
+    torque_limited: bool
+    search: SearchSummary = field(repr=False)
+
+    @property
+    def robot(self):
+        return self.base.robot
+
+    @property
+    def parameters(self):
+        return self.base.parameters
+
+    @property
+    def period(self):
+        return self.series.period
+
+    @property
+    def harmonics(self):
+        return self.series.harmonics
+
+    def to_dict(self):
+        """The ``excite --json`` document (docs/formats.md, "Excitation design")."""
+        return design_report(self)
+
+    def summary(self):
+        """A few lines: cond, limits used, how the search went."""
+        return summary_text(self)
+
+    def to_csv(self, path):
+        """Write the plain trajectory CSV (``t, q1..qN, qd1..qN, qdd1..qN``, SI), atomically."""
+        from .files import write_trajectory_csv
+        write_trajectory_csv(path, self.samples)
+        return path
+
+    def to_json(self, path):
+        """Write :meth:`to_dict` as JSON, atomically."""
+        from .files import write_json
+        write_json(path, self.to_dict())
+        return path
+
+    def plot(self, path=None):
+        """The joint trajectories against their limits (a figure; written atomically to ``path`` if given)."""
+        from .plots import excitation_figure, save_excitation_plot
+        if path is not None:
+            save_excitation_plot(self, path)
+            return path
+        return excitation_figure(self)
+
+    def __repr__(self):
+        return (f"ExcitationDesign(robot={self.robot.name!r}, harmonics={self.harmonics}, period={self.period:g}, "
+                f"criterion={self.criterion!r}, condition_number={self.condition_number:.4g}, "
+                f"parameters={self.parameters!r}, rank={self.base.rank})")
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(self.summary())}</pre>"
+
+
+def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=None, criterion="cond",
+                      parameters="khalil", torque_limits=False, starts=None, workers=None, time_budget=None,
+                      seed=0, progress=None) -> ExcitationDesign:
+    """Design an excitation trajectory for identifying a robot's base parameters.
+
+    Parameters
+    ----------
+    robot : Robot
+        Its friction and rotor-inertia declarations are part of the base set the design conditions.
+    period : float
+        T in s: the trajectory repeats with this period and is at rest at t = 0 and t = T.
+    harmonics : int
+        K ≥ 2, harmonics of 1/T per joint (at rest at both ends, one harmonic could not move).
+    rate : float
+        Output (controller) rate in Hz; ``period * rate`` must be a whole number, with at least 8
+        samples per cycle of the highest harmonic.
+    limits : str, os.PathLike, dict or MotionLimits, optional
+        Limits file (YAML ``joints: [{q: [lo, hi], qd: v, qdd: a, tau: t}, ...]``, or a URDF whose
+        ``<limit>`` elements apply), overriding the description's ``Joint.limits`` field by field.
+        Every joint needs a velocity limit, every prismatic joint a position range.
+    criterion : {'cond', 'dopt'}
+        Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality).
+    parameters : {'khalil', 'pseudo'}
+        Parameterization of the base columns the criterion is measured in ('khalil': inertia about
+        the link frame origin, first moments and mass — pinocchio's regressor columns).
+    torque_limits : bool
+        Also keep |τ| within the torque limits (URDF ``effort`` or ``tau:``) at the design grid,
+        torques predicted with the description's true inertias (and friction values).
+    starts : int, optional
+        Number of starts (default: four per worker, at least 8; with a time budget, as many as fit).
+    workers : int, optional
+        Processes running starts in parallel (default: the usable cores).
+    time_budget : float, optional
+        Seconds; the search stops there and keeps the starts 0 … k−1 that finished.
+    seed : int
+        Same seed and settings → same design (see :class:`SearchSummary`).
+    progress : callable, optional
+        Called as ``progress(done, total)`` as the search advances: optimizer iterations, or with a
+        time budget tenths of a second.
+
+    Returns
+    -------
+    ExcitationDesign
+
+    Raises
+    ------
+    ArgumentError
+        Bad settings or limits (one line naming the parameter, file, joint or field).
+    """
+    begin = time.time()
+    require_robot(robot)
+    period, harmonics, rate = _settings(period, harmonics, rate)
+    if criterion not in CRITERIA:
+        raise ArgumentError(f"criterion: expected one of {', '.join(CRITERIA)}, got {criterion!r}")
+    if parameters not in PARAMETERS:
+        raise ArgumentError(f"parameters: expected one of {', '.join(PARAMETERS)}, got {parameters!r}")
+    workers = usable_cores() if workers is None else _count(workers, "workers", 1, 256)
+    starts = default_starts(workers, time_budget) if starts is None else _count(starts, "starts", 1, 100_000)
+    seed = _count(seed, "seed", 0, 2 ** 63 - 1)
+    if time_budget is not None and not (_real(time_budget) and time_budget > 0):
+        raise ArgumentError(f"time_budget: expected a number of seconds > 0, got {time_budget!r}")
+    lim = motion_limits(robot, limits)
+    _check_limits(robot, lim)
+    base = find_base_parameters(robot, parameters)
+    bases = report_bases(base)
+    truth = _true_base_parameters(base)
+    if truth is not None:                     # compiled now, so that the report after the search only evaluates
+        base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
+    if torque_limits:
+        if truth is None:
+            raise ArgumentError(f"torque_limits: {robot.name}: the description gives no true inertias (inertia: per "
+                                "joint, or a URDF's <inertial>), needed to predict torques")
+        if not np.isfinite(lim.torque).any():
+            raise ArgumentError(f"torque_limits: no joint has a torque limit ({lim.source}: tau, or a URDF's effort)")
+    problem = DesignProblem(robot, base.pivots, parameters, period, harmonics, lim, criterion,
+                            p_base=truth if torque_limits else None)
+    remaining = None
+    if time_budget is not None:      # the whole call stays within the budget: keep time for the report
+        remaining = max(0.0, float(time_budget) - min(3.0, 0.08 * float(time_budget)) - (time.time() - begin))
+    outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
+    if outcome.timing_dependent:
+        warnings.warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
+                      "design is that start's best point so far and depends on timing; give more time",
+                      ExcitationWarning, stacklevel=2)
+    series = _within_limits(problem.series(outcome.best.x), lim)
+    summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
+                            None if time_budget is None else float(time_budget),
+                            tuple(float(r.value) for r in outcome.results if r.complete))
+    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases)
+
+
+def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None):
+    """The :class:`ExcitationDesign` of a series: samples, condition numbers, certified bounds, torques.
+
+    ``bases`` are :func:`report_bases` of ``base`` when already at hand.
+    """
+    robot = base.robot
+    samples = series.sample(rate)
+    W = base.regressor(samples.q, samples.qd, samples.qdd)
+    A = W.reshape(-1, base.rank)
+    numbers = condition_numbers(samples, bases or report_bases(base))
+    value = criterion_function(criterion)(A)[0]
+    truth = _true_base_parameters(base)
+    torque_max = None
+    if truth is not None:
+        dense = series.sample(rate * DENSE)
+        torque_max = np.abs(base.inverse_dynamics(truth, dense.q, dense.qd, dense.qdd)).max(axis=0)
+    design = ExcitationDesign(series, samples, base, criterion, float(rate), numbers[base.parameters]["with_drives"],
+                              numbers, float(value), limits, series.certified_bounds(), torque_max,
+                              bool(torque_limited), search_summary)
+    if not design.condition_number < POORLY_EXCITED:
+        warnings.warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
+                      "some base parameters; give more harmonics, a longer period or wider limits",
+                      ExcitationWarning, stacklevel=3)
+    if torque_limited and torque_max is not None and (torque_max > limits.torque).any():
+        over = ", ".join(f"joint {j + 1} {torque_max[j]:.4g} > {limits.torque[j]:.4g}"
+                         for j in np.flatnonzero(torque_max > limits.torque))
+        warnings.warn(f"{robot.name}: the torque limits are not met ({over}): no start found a trajectory within "
+                      "them, or they are exceeded between the design's grid samples", ExcitationWarning,
+                      stacklevel=3)
+    return design
+
+
+def report_bases(base):
+    """The base sets the report measures cond in: both parameterizations, with and without the drive
+    columns, as {parameters: {"with_drives": BaseParameters, "rigid_body": BaseParameters}}; their
+    regressors compiled (so that the report, once the search ends, only evaluates)."""
+    robot = base.robot
+    rigid = rigid_body(robot)
+    out = {}
+    for parameters in PARAMETERS:
+        with_drives = base if parameters == base.parameters else find_base_parameters(robot, parameters)
+        bare = with_drives if rigid is robot else find_base_parameters(rigid, parameters)
+        out[parameters] = {"with_drives": with_drives, "rigid_body": bare}
+        for b in (with_drives, bare):
+            b.regressor(*np.zeros((3, 1, robot.n_dof)))
+    return out
+
+
+def condition_numbers(samples, bases):
+    """cond(W_b) over samples for each of :func:`report_bases`, and column-normalised with the drives."""
+    out = {}
+    for parameters, sets in bases.items():
+        entry = {}
+        for key, b in sets.items():
+            A = b.regressor(samples.q, samples.qd, samples.qdd).reshape(-1, b.rank)
+            entry[key] = condition_number(A)
+            entry[key + "_columns"] = list(b.names)
+            if key == "with_drives":
+                norms = np.linalg.norm(A, axis=0)
+                entry["column_normalised"] = condition_number(A / np.where(norms > 0, norms, 1.0))
+        out[parameters] = entry
+    return out
+
+
+def rigid_body(robot):
+    """The robot without friction and rotor-inertia columns (itself when it declares none)."""
+    if not any(j.friction_terms or j.has_rotor_inertia for j in robot.joints):
+        return robot
+    joints = tuple(replace(j, friction=(False, False, False), rotor_inertia=False) for j in robot.joints)
+    return replace(robot, joints=joints, source=None)
+
+
+def _true_base_parameters(base):
+    """Y p of the description's true values, or None when a link has no inertia or a drive no value."""
+    try:
+        return base.from_standard(standard_parameters(base.robot, base.parameters))
+    except RobotDescriptionError:
+        return None
+
+
+def _within_limits(series, limits):
+    """The series, its oscillation scaled down just enough if a certified bound exceeds a limit.
+
+    The optimizer keeps the limits at the grid with the certified margin, so this only trims the
+    solver's tolerance (a factor within 1e-6 of 1) — but it makes the guarantee unconditional.
+    """
+    for _ in range(50):
+        b = series.certified_bounds()
+        ratios = [1.0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios.append(np.nanmin(np.where(b["qd_max"] > limits.velocity, limits.velocity / b["qd_max"], 1.0)))
+            ratios.append(np.nanmin(np.where(b["qdd_max"] > limits.acceleration,
+                                             limits.acceleration / b["qdd_max"], 1.0)))
+            over = (b["q_max"] > limits.upper) | (b["q_min"] < limits.lower)
+            room = np.minimum((limits.upper - series.q0) / (b["q_max"] - series.q0),
+                              (series.q0 - limits.lower) / (series.q0 - b["q_min"]))
+            ratios.append(np.nanmin(np.where(over, room, 1.0)))
+        scale = min(ratios)
+        if scale >= 1.0:
+            return series
+        series = FourierSeries(series.period, series.q0, series.a * scale * (1 - 1e-9), series.b * scale * (1 - 1e-9))
+    raise ArgumentError("limits: cannot keep the trajectory within them (is q0 outside the position range?)")
+
+
+def _real(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _count(value, name, low, high):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise ArgumentError(f"{name}: expected a whole number from {low} to {high}, got {value!r}")
+    return int(value)
+
+
+def _settings(period, harmonics, rate):
+    if not (_real(period) and period > 0):
+        raise ArgumentError(f"period: expected a duration > 0 s, got {period!r}")
+    harmonics = _count(harmonics, "harmonics", 2, MAX_HARMONICS)   # one harmonic at rest at both ends is no motion
+    if not (_real(rate) and rate > 0):
+        raise ArgumentError(f"rate: expected a frequency > 0 Hz, got {rate!r}")
+    count = period * rate
+    if abs(count - round(count)) > 1e-9 * max(1.0, count):
+        raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} is not a whole number "
+                            "of samples")
+    per_cycle = rate * period / harmonics
+    if per_cycle < MIN_SAMPLES_PER_CYCLE:
+        lowest = MIN_SAMPLES_PER_CYCLE * harmonics / period
+        raise ArgumentError(f"rate: {rate:g} Hz is too low for {harmonics} harmonics of a {period:g} s period: "
+                            f"{per_cycle:.3g} samples per cycle of the highest harmonic, at least "
+                            f"{MIN_SAMPLES_PER_CYCLE} needed (rate ≥ {lowest:g} Hz)")
+    if round(count) + 1 > MAX_SAMPLES:
+        raise ArgumentError(f"rate: {round(count) + 1} samples per period; at most {MAX_SAMPLES} are written")
+    return float(period), harmonics, float(rate)
+
+
+def _check_limits(robot, lim):
+    where = robot.name if lim.source == "description" else lim.source
+    for k, joint in enumerate(robot.joints):
+        if not math.isfinite(lim.velocity[k]):
+            raise ArgumentError(f"{where}: joint {k + 1}: no velocity limit; give qd in a limits file "
+                                "(joints: [{qd: ...}, ...]) or <limit velocity> in the URDF")
+        if not joint.is_revolute and not (math.isfinite(lim.lower[k]) and math.isfinite(lim.upper[k])):
+            raise ArgumentError(f"{where}: joint {k + 1}: a prismatic joint needs a position range (q: [lo, hi])")

@@ -1,0 +1,33 @@
+"""The files of an excitation design: the plain trajectory CSV and the JSON report, written atomically."""
+from __future__ import annotations
+
+import json
+
+from .._atomic import write_text
+
+
+def trajectory_csv(samples):
+    """The CSV text: header ``t,q1..qN,qd1..qN,qdd1..qN``, one row per sample, SI, shortest exact decimals.
+
+    The first and last rows are the rest states: their q̇ and q̈ are written as exact zeros (the
+    series gives them to round-off, |·| < 1e-12).
+    """
+    n = samples.q.shape[1]
+    header = ",".join(["t"] + [f"{f}{j}" for f in ("q", "qd", "qdd") for j in range(1, n + 1)])
+    qd, qdd = samples.qd.copy(), samples.qdd.copy()
+    qd[[0, -1]] = 0.0
+    qdd[[0, -1]] = 0.0
+    rows = [header]
+    for t, q, v, a in zip(samples.t.tolist(), samples.q.tolist(), qd.tolist(), qdd.tolist()):
+        rows.append(",".join(map(repr, [t, *q, *v, *a])))
+    return "\n".join(rows) + "\n"
+
+
+def write_trajectory_csv(path, samples):
+    """Write :func:`trajectory_csv` to ``path`` atomically."""
+    write_text(path, trajectory_csv(samples))
+
+
+def write_json(path, doc):
+    """Write a JSON document atomically."""
+    write_text(path, json.dumps(doc, indent=2) + "\n")

@@ -1,0 +1,190 @@
+"""Finite Fourier series trajectories (Swevers et al. 1997) that start and end at rest.
+
+Per joint j, with ω = 2π/T and harmonics l = 1 … K::
+
+    q_j(t)   = q0_j + Σ_l  a_jl/(ω l) · sin(ω l t) − b_jl/(ω l) · cos(ω l t)
+    q̇_j(t)   =        Σ_l  a_jl · cos(ω l t) + b_jl · sin(ω l t)
+    q̈_j(t)   =        Σ_l −a_jl ω l · sin(ω l t) + b_jl ω l · cos(ω l t)
+
+The series is periodic, so the trajectory can be played again and again; q̇ and q̈ are its exact
+derivatives. It is at rest at t = 0 (and so at every multiple of T) when
+
+    Σ_l a_jl = 0         (q̇_j(0) = 0)      and      Σ_l l · b_jl = 0     (q̈_j(0) = 0),
+
+two linear conditions per joint that the design keeps by construction: it searches only the
+null space of these conditions (:func:`rest_basis`), so every iterate is at rest at both ends.
+
+Limits between samples. Each of q − q0, q̇, q̈ is a real trigonometric polynomial g of degree K
+(period T, mean zero). Bernstein's inequality gives ‖g″‖∞ ≤ (Kω)²‖g‖∞, and at a maximum t* of g
+(g′(t*) = 0) the nearest of N equally spaced samples lies within h/2 = T/(2N), so
+g(t*) ≤ g(t_s) + ‖g″‖∞ h²/8. Hence, with ε = π²K²/(2N²) (:func:`sampling_margin`),
+
+    max_t g ≤ max_s g + ε‖g‖∞     and     ‖g‖∞ ≤ max_s |g| / (1 − ε),
+
+which turns limits checked at N samples into limits that hold at every instant
+(:meth:`FourierSeries.certified_bounds`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def sampling_margin(harmonics, n_samples):
+    """ε = π²K²/(2N²): the relative excess of a degree-K trigonometric polynomial over its maximum
+    at N equally spaced samples per period (see the module docstring)."""
+    return math.pi ** 2 * harmonics ** 2 / (2.0 * n_samples ** 2)
+
+
+def basis(t, period, harmonics):
+    """Matrices mapping one joint's coefficients to its q, q̇, q̈ at times t.
+
+    Parameters
+    ----------
+    t : ndarray, shape (S,)
+    period : float
+    harmonics : int
+
+    Returns
+    -------
+    ndarray, shape (3, S, 2K + 1)
+        ``[B_q, B_qd, B_qdd]``; with θ = (q0, a_1 … a_K, b_1 … b_K), ``q = B_q @ θ`` etc.
+    """
+    w = 2.0 * math.pi / period
+    wl = w * np.arange(1, harmonics + 1)
+    phase = np.outer(np.asarray(t, dtype=float), wl)
+    s, c = np.sin(phase), np.cos(phase)
+    out = np.zeros((3, len(phase), 2 * harmonics + 1))
+    out[0, :, 0] = 1.0
+    out[0, :, 1:harmonics + 1], out[0, :, harmonics + 1:] = s / wl, -c / wl
+    out[1, :, 1:harmonics + 1], out[1, :, harmonics + 1:] = c, s
+    out[2, :, 1:harmonics + 1], out[2, :, harmonics + 1:] = -s * wl, c * wl
+    return out
+
+
+def _null_space(row):
+    """Orthonormal basis of {x : row · x = 0}, shape (len(row), len(row) − 1)."""
+    _, _, vt = np.linalg.svd(np.asarray(row, dtype=float)[None, :])
+    return vt[1:].T
+
+
+def rest_basis(period, harmonics):
+    """The coefficients of one joint that start and end at rest, as a linear image of free ones.
+
+    Returns
+    -------
+    ndarray, shape (2K + 1, 2K − 1)
+        N with θ = N @ z: z[0] is q0; z[1:K] and z[K:] are orthonormal coordinates of the
+        position amplitudes a_l/(ωl) and b_l/(ωl) (rad or m) on which Σ a_l = 0 and Σ l b_l = 0.
+    """
+    K = harmonics
+    wl = 2.0 * math.pi / period * np.arange(1, K + 1)
+    order = np.arange(1, K + 1, dtype=float)
+    N = np.zeros((2 * K + 1, 2 * K - 1))
+    N[0, 0] = 1.0
+    # amplitudes α = a/(ωl), β = b/(ωl): Σ a = ω Σ l α = 0 and Σ l b = ω Σ l² β = 0
+    N[1:K + 1, 1:K] = wl[:, None] * _null_space(order)
+    N[K + 1:, K:] = wl[:, None] * _null_space(order ** 2)
+    return N
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A trajectory sampled at a fixed rate (SI): what the CSV holds.
+
+    Attributes
+    ----------
+    t : ndarray, shape (S,)
+    q, qd, qdd : ndarray, shape (S, n_dof)
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+
+    def __repr__(self):
+        return f"Samples(n_samples={len(self.t)}, n_dof={self.q.shape[1]}, t=[{self.t[0]:g}, {self.t[-1]:g}] s)"
+
+
+@dataclass(frozen=True)
+class FourierSeries:
+    """Joint trajectories as finite Fourier series (module docstring: the convention).
+
+    Attributes
+    ----------
+    period : float
+        T in s.
+    q0 : ndarray, shape (n_dof,)
+        Offsets (rad or m).
+    a, b : ndarray, shape (n_dof, K)
+        Velocity amplitudes of harmonic l = 1 … K (rad/s or m/s): q̇ = Σ a cos + b sin.
+    """
+
+    period: float
+    q0: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+    @property
+    def harmonics(self) -> int:
+        return int(self.a.shape[1])
+
+    @property
+    def n_dof(self) -> int:
+        return int(self.a.shape[0])
+
+    @property
+    def coefficients(self):
+        """θ per joint, shape (n_dof, 2K + 1): (q0, a_1 … a_K, b_1 … b_K)."""
+        return np.hstack([self.q0[:, None], self.a, self.b])
+
+    @classmethod
+    def from_coefficients(cls, period, theta):
+        """The series of θ, shape (n_dof, 2K + 1), as :attr:`coefficients` lays it out."""
+        theta = np.asarray(theta, dtype=float)
+        K = (theta.shape[1] - 1) // 2
+        return cls(float(period), theta[:, 0].copy(), theta[:, 1:K + 1].copy(), theta[:, K + 1:].copy())
+
+    def evaluate(self, t):
+        """q, q̇, q̈ at times t (s), each of shape (S, n_dof)."""
+        B = basis(np.atleast_1d(t), self.period, self.harmonics)
+        theta = self.coefficients.T
+        return B[0] @ theta, B[1] @ theta, B[2] @ theta
+
+    def times(self, rate):
+        """Sample times 0, 1/rate, …, T (both ends included), shape (round(T·rate) + 1,)."""
+        count = int(round(self.period * rate))
+        return np.arange(count + 1) / float(rate)
+
+    def sample(self, rate):
+        """:class:`Samples` at ``rate`` Hz from t = 0 to t = T inclusive (rest at both ends)."""
+        t = self.times(rate)
+        return Samples(t, *self.evaluate(t))
+
+    def certified_bounds(self, n_samples=None):
+        """Bounds that hold at every instant, from N samples per period (module docstring).
+
+        Returns
+        -------
+        dict of ndarray, each shape (n_dof,)
+            ``q_min``, ``q_max``, ``qd_max`` (of |q̇|), ``qdd_max`` (of |q̈|).
+        """
+        N = n_samples or 64 * self.harmonics
+        eps = sampling_margin(self.harmonics, N)
+        q, qd, qdd = self.evaluate(np.arange(N) * (self.period / N))
+        g = q - self.q0
+        spread = eps / (1.0 - eps) * np.abs(g).max(axis=0)
+        return {"q_min": self.q0 + g.min(axis=0) - spread, "q_max": self.q0 + g.max(axis=0) + spread,
+                "qd_max": np.abs(qd).max(axis=0) / (1.0 - eps), "qdd_max": np.abs(qdd).max(axis=0) / (1.0 - eps)}
+
+    def to_dict(self):
+        """The coefficients as JSON-ready lists (docs/formats.md, "Excitation design")."""
+        return {"convention": "q = q0 + sum_l a_l/(w l) sin(w l t) - b_l/(w l) cos(w l t), w = 2 pi / period",
+                "q0": self.q0.tolist(), "a": self.a.tolist(), "b": self.b.tolist(),
+                "q_start": self.evaluate(0.0)[0][0].tolist()}
+
+    def __repr__(self):
+        return f"FourierSeries(n_dof={self.n_dof}, harmonics={self.harmonics}, period={self.period:g})"

@@ -1,0 +1,203 @@
+"""Motion limits of an excitation design: position range, |q̇|, |q̈| and |τ| per joint (SI).
+
+They come from the description (``Joint.limits``: a URDF's ``<limit>`` or a YAML ``limits:``
+entry), overridden field by field by a limits file (docs/formats.md, "Excitation limits")::
+
+    joints:                          # one entry per joint, in the description's joint order
+      - {q: [-2.96, 2.96], qd: 1.9, qdd: 10, tau: 170}   # rad, rad/s, rad/s², N·m (m, m/s, … prismatic)
+      - {qd: 1.9}                    # fields left out keep the description's value (or none)
+
+or by another URDF with the same joints (its ``<limit>`` elements; ``effort`` is the torque limit).
+"""
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ArgumentError
+from ..model._fields import _check_keys, _got, _mapping, _number
+from ..model._yaml_text import _decode, _Invalid, _load_yaml
+
+_KEYS = ("q", "qd", "qdd", "tau")
+
+
+@dataclass(frozen=True)
+class MotionLimits:
+    """Per-joint limits, SI; ±inf where a joint has none.
+
+    Attributes
+    ----------
+    lower, upper : ndarray, shape (n_dof,)
+        Position range (rad or m).
+    velocity, acceleration, torque : ndarray, shape (n_dof,)
+        Largest |q̇|, |q̈|, |τ|.
+    source : str
+        Where they came from (for messages and the JSON report).
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray
+    torque: np.ndarray
+    source: str = "description"
+
+    @property
+    def n_dof(self):
+        return len(self.lower)
+
+    def to_dict(self):
+        """JSON-ready: one entry per joint, null where there is no limit."""
+        def num(x):
+            return float(x) if math.isfinite(x) else None
+        return [{"q": [num(lo), num(hi)], "qd": num(v), "qdd": num(a), "tau": num(t)}
+                for lo, hi, v, a, t in zip(self.lower, self.upper, self.velocity, self.acceleration, self.torque)]
+
+    def __repr__(self):
+        return f"MotionLimits(n_dof={self.n_dof}, source={self.source!r})"
+
+
+def description_limits(robot):
+    """The limits a description carries (``Joint.limits``), SI.
+
+    A URDF's zeros are its defaults for attributes left out (``lower = upper = 0``, ``velocity = 0``,
+    ``effort = 0``: a joint that could not move), so they count as no limit.
+    """
+    n = robot.n_dof
+    out = {"lower": np.full(n, -np.inf), "upper": np.full(n, np.inf), "velocity": np.full(n, np.inf),
+           "acceleration": np.full(n, np.inf), "torque": np.full(n, np.inf)}
+    for k, joint in enumerate(robot.joints):
+        lim = joint.limits
+        if lim is None:
+            continue
+        if lim.lower is not None and lim.upper is not None and lim.lower < lim.upper:
+            out["lower"][k], out["upper"][k] = float(lim.lower), float(lim.upper)
+        for field, value in (("velocity", lim.velocity), ("torque", lim.effort)):
+            if value is not None and value > 0:
+                out[field][k] = float(value)
+    return out
+
+
+def motion_limits(robot, limits=None):
+    """The limits of a design: the description's, overridden by ``limits``.
+
+    Parameters
+    ----------
+    robot : Robot
+    limits : str, os.PathLike, dict, MotionLimits, optional
+        A limits file (YAML, or a URDF whose ``<limit>`` elements apply joint by joint), its parsed
+        content (``{"joints": [...]}``), or limits already built.
+
+    Returns
+    -------
+    MotionLimits
+
+    Raises
+    ------
+    ArgumentError
+        One line naming the file (or ``limits``), the joint and the field: unreadable file,
+        unknown key, a joint count other than the robot's, non-numbers, lower above upper,
+        a speed, acceleration or torque limit ≤ 0.
+    """
+    if isinstance(limits, MotionLimits):
+        if limits.n_dof != robot.n_dof:
+            raise ArgumentError(f"limits: {limits.n_dof} joints, but the robot has {robot.n_dof}")
+        return limits
+    values = description_limits(robot)
+    source = "description"
+    if limits is not None:
+        if isinstance(limits, (str, bytes, os.PathLike)):
+            source = os.fsdecode(limits)
+            entries = _read_file(source, robot.n_dof)
+        elif isinstance(limits, dict):
+            source = "limits"
+            entries = _entries(limits, source, robot.n_dof)
+        else:
+            raise ArgumentError(f"limits: expected a file name, a mapping or MotionLimits, got {type(limits).__name__}")
+        for k, entry in enumerate(entries):
+            for field, value in entry.items():
+                values[field][k] = value
+    for k in range(robot.n_dof):
+        lo, hi = values["lower"][k], values["upper"][k]
+        if math.isfinite(lo) != math.isfinite(hi):
+            raise ArgumentError(f"{source}: joint {k + 1}: a position range needs both ends, got [{lo:g}, {hi:g}]")
+        if not lo < hi:
+            raise ArgumentError(f"{source}: joint {k + 1}: position range [{lo:g}, {hi:g}] is empty "
+                                "(lower must be below upper)")
+    return MotionLimits(**values, source=source)
+
+
+def _read_file(path, n_dof):
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(2_000_000)
+    except OSError as exc:
+        raise ArgumentError(f"{path}: cannot read the limits file: {exc.strerror or exc}") from None
+    if path.lower().endswith(".urdf") or data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        return _urdf_entries(path, n_dof)
+    try:
+        doc = _load_yaml(_decode(data))
+    except _Invalid as exc:
+        raise ArgumentError(exc.format(path)) from None
+    return _entries(doc, path, n_dof)
+
+
+def _urdf_entries(path, n_dof):
+    """Each joint's ``<limit>`` of a URDF with the same joints (numbered as the description's)."""
+    from ..errors import RobotDescriptionError
+    from ..model.loading import load_robot
+    try:
+        with warnings.catch_warnings():          # its geometry is not used: notes about its angles do not apply
+            warnings.simplefilter("ignore")
+            other = load_robot(path)
+    except RobotDescriptionError as exc:
+        raise ArgumentError(str(exc)) from None
+    if other.n_dof != n_dof:
+        raise ArgumentError(f"{path}: the URDF has {other.n_dof} joints, but the robot has {n_dof}")
+    values = description_limits(other)
+    return [{field: values[field][k] for field in values if math.isfinite(values[field][k])}
+            for k in range(n_dof)]
+
+
+def _entries(doc, source, n_dof):
+    """``{"joints": [...]}`` as one dict of finite SI values per joint (fields given only)."""
+    try:
+        doc = _mapping(doc, "", "{joints: [{q: [-3, 3], qd: 2, qdd: 10}, ...]}")
+        _check_keys(doc, ("joints",), "")
+        if "joints" not in doc:
+            raise _Invalid("joints", "missing: expected one entry per joint")
+        joints = doc["joints"]
+        if not isinstance(joints, list):
+            raise _Invalid("joints", f"expected a list with one entry per joint, got {_got(joints)}")
+        if len(joints) != n_dof:
+            raise _Invalid("joints", f"{len(joints)} entries, but the robot has {n_dof} joints")
+        return [_entry(entry, f"joints[{k + 1}]") for k, entry in enumerate(joints)]
+    except _Invalid as exc:
+        raise ArgumentError(exc.format(source)) from None
+
+
+def _entry(entry, path):
+    if entry is None:
+        return {}
+    entry = _mapping(entry, path, "{q: [-3, 3], qd: 2, qdd: 10, tau: 100}")
+    _check_keys(entry, _KEYS, path)
+    out = {}
+    if entry.get("q") is not None:
+        pair = entry["q"]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise _Invalid(f"{path}.q", f"expected [lower, upper], got {_got(pair)}")
+        lo, hi = (float(_number(v, f"{path}.q[{i + 1}]")) for i, v in enumerate(pair))
+        if not lo < hi:
+            raise _Invalid(f"{path}.q", f"lower {lo:g} is not below upper {hi:g}")
+        out["lower"], out["upper"] = lo, hi
+    for key, field in (("qd", "velocity"), ("qdd", "acceleration"), ("tau", "torque")):
+        if entry.get(key) is not None:
+            value = float(_number(entry[key], f"{path}.{key}", "a finite number > 0"))
+            if value <= 0:
+                raise _Invalid(f"{path}.{key}", f"expected a finite number > 0, got {_got(entry[key])}")
+            out[field] = value
+    return out

@@ -1,0 +1,76 @@
+"""An excitation design as the ``excite --json`` document and as a few lines of text."""
+from __future__ import annotations
+
+import math
+
+CONDITION_NOTE = ("cond(W_b), 2-norm, unscaled, over the samples of the trajectory file (t = 0 … period at "
+                  "rate): W_b stacks the base regressor of every sample (rows: samples × joints; columns: "
+                  "'base', the description's friction and rotor-inertia columns included)")
+
+
+def _floats(values):
+    return [float(v) if math.isfinite(v) else None for v in values]
+
+
+def design_report(design):
+    """The JSON document (docs/formats.md, "Excitation design")."""
+    s, numbers = design.search, design.condition_numbers
+    own = numbers[design.parameters]
+    return {
+        "robot": design.robot.name,
+        "criterion": design.criterion,
+        "condition_number": design.condition_number,
+        "condition_number_definition": CONDITION_NOTE,
+        "parameters": design.parameters,
+        "base": own["with_drives_columns"],
+        "condition_numbers": {
+            parameters: {"with_drives": entry["with_drives"], "rigid_body": entry["rigid_body"],
+                         "column_normalised": entry["column_normalised"],
+                         "rigid_body_base": entry["rigid_body_columns"],
+                         **({"base": entry["with_drives_columns"]} if parameters != design.parameters else {})}
+            for parameters, entry in numbers.items()},
+        "criterion_value": design.criterion_value,
+        "period": design.period,
+        "harmonics": design.harmonics,
+        "rate": design.rate,
+        "samples": int(len(design.samples.t)),
+        "coefficients": design.series.to_dict(),
+        "limits": {"source": design.limits.source, "joints": design.limits.to_dict()},
+        "bounds": {"method": "certified between samples: Bernstein's inequality over 64·K samples per period",
+                   **{key: _floats(value) for key, value in design.bounds.items()}},
+        "torque_max": None if design.torque_max is None else _floats(design.torque_max),
+        "torque_limited": design.torque_limited,
+        "search": {"seed": s.seed, "starts": s.starts, "starts_counted": s.counted, "best_start": s.best_start,
+                   "workers": s.workers, "seconds": round(s.seconds, 3), "time_budget": s.time_budget,
+                   "deterministic": s.deterministic},
+    }
+
+
+def summary_text(design):
+    """What ``baseparam excite`` prints."""
+    numbers = design.condition_numbers[design.parameters]
+    s = design.search
+    drives = "" if numbers["with_drives"] == numbers["rigid_body"] else \
+        f"; rigid body alone ({len(numbers['rigid_body_columns'])} columns) {numbers['rigid_body']:.4g}"
+    lines = [
+        f"{design.robot.name}: {design.harmonics} harmonics, period {design.period:g} s, "
+        f"{len(design.samples.t)} samples at {design.rate:g} Hz",
+        f"cond(W_b) = {design.condition_number:.4g} ({design.base.rank} base columns, {design.parameters}"
+        f"{drives}; column-normalised {numbers['column_normalised']:.4g})",
+        f"search: best of starts 0-{s.counted - 1} (start {s.best_start}), {s.starts} asked, {s.workers} "
+        f"worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}"
+        + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: --starts {s.counted} reproduces it)"),
+        f"limits: {design.limits.source}",
+    ]
+    b = design.bounds
+    used = []
+    for k in range(design.series.n_dof):
+        lim = design.limits
+        parts = [f"q [{b['q_min'][k]:.3g}, {b['q_max'][k]:.3g}]", f"|qd| {b['qd_max'][k]:.3g}/{lim.velocity[k]:.3g}",
+                 f"|qdd| {b['qdd_max'][k]:.3g}" + (f"/{lim.acceleration[k]:.3g}" if math.isfinite(lim.acceleration[k])
+                                                   else "")]
+        if design.torque_max is not None:
+            parts.append(f"|tau| {design.torque_max[k]:.3g}" + (f"/{lim.torque[k]:.3g}" if math.isfinite(lim.torque[k])
+                                                               else ""))
+        used.append(f"  joint {k + 1}: " + ", ".join(parts))
+    return "\n".join(lines + used)

@@ -1,0 +1,150 @@
+"""``baseparam excite``: files written, one-line errors with exit status 2, the CSV read back by the
+trajectory reader."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from conftest import ROOT
+
+RRR = str(ROOT / "robots" / "planar_rrr.yaml")
+LIMITS = "joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n  - {q: [-2.5, 2.5], qd: 2.5}\n"
+QUICK = ["--period", "2", "--harmonics", "2", "--rate", "20", "--starts", "1", "--workers", "1"]
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture()
+def limits(tmp_path):
+    path = tmp_path / "limits.yaml"
+    path.write_text(LIMITS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli")
+    (folder / "limits.yaml").write_text(LIMITS)
+    res = run("excite", RRR, "--limits", folder / "limits.yaml", *QUICK, "--out", folder / "t.csv",
+              "--json", folder / "t.json", "--plot", folder / "t.png")
+    assert res.exit_code == 0, res.output
+    return folder, res.output
+
+
+def test_writes_the_three_files_and_says_so(written):
+    folder, output = written
+    assert "cond(W_b) = " in output and f"wrote {folder / 't.csv'}, {folder / 't.json'}, {folder / 't.png'}" in output
+    doc = json.loads((folder / "t.json").read_text())
+    assert {"condition_number", "criterion", "period", "harmonics", "coefficients"} <= set(doc)
+    assert doc["criterion"] == "cond" and doc["period"] == 2.0 and doc["harmonics"] == 2
+    assert (folder / "t.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_json_to_stdout_is_only_the_document(limits):
+    res = CliRunner().invoke(main, ["excite", RRR, "--limits", str(limits), *QUICK, "--json", "-"])
+    assert res.exit_code == 0
+    doc = json.loads(res.stdout)
+    assert doc["samples"] == 41 and doc["search"]["deterministic"]
+
+
+def test_reader_takes_the_csv_and_identify_refuses_it_for_want_of_torques(written):
+    folder, _ = written
+    rows = np.loadtxt(folder / "t.csv", delimiter=",", skiprows=1)
+    header = (folder / "t.csv").read_text().splitlines()[0]
+    # the robot's log of the motion: the same columns plus the torques it measured
+    robot = bp.load_robot(RRR)
+    tau = bp.inverse_dynamics(robot, np.ones(30), rows[:, 1:4], rows[:, 4:7], rows[:, 7:10])
+    log = folder / "log.csv"
+    lines = [",".join(map(repr, r)) for r in np.hstack([rows, tau]).tolist()]
+    log.write_text(header + ",tau1,tau2,tau3\n" + "\n".join(lines))
+    traj = bp.read_trajectory(log)
+    np.testing.assert_array_equal(traj.t, rows[:, 0])
+    np.testing.assert_array_equal(traj.q, rows[:, 1:4])
+    np.testing.assert_array_equal(traj.qd, rows[:, 4:7])
+    np.testing.assert_array_equal(traj.qdd, rows[:, 7:10])
+    res = run("identify", RRR, folder / "t.csv")
+    assert res.exit_code == 2
+    assert res.output.count("\n") == 1 and "no torques" in res.output and "t.csv" in res.output
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--period", "-1"], "--period: expected a duration > 0 s"),
+    (["--harmonics", "0"], "--harmonics: expected a whole number from 2"),
+    (["--harmonics", "1"], "--harmonics: expected a whole number from 2"),
+    (["--rate", "1"], "--rate: 1 Hz is too low for 5 harmonics"),
+    (["--rate", "33.33"], "not a whole number of samples"),
+    (["--criterion", "aopt"], "aopt"),
+    (["--starts", "0"], "--starts"),
+    (["--time-budget", "-3"], "--time-budget"),
+])
+def test_bad_settings_are_one_line_with_status_2(limits, args, fragment):
+    res = run("excite", RRR, "--limits", limits, *args)
+    assert res.exit_code == 2, res.output
+    assert res.output.count("\n") == 1 and fragment in res.output, res.output
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("joints: [{q: [1, 0], qd: 1}, {qd: 1}, {qd: 1}]\n", "joints[1].q: lower 1 is not below upper 0"),
+    ("joints: [{qd: 1}, {qd: 1}]\n", "joints: 2 entries, but the robot has 3 joints"),
+    ("joints: [{qd: -1}, {qd: 1}, {qd: 1}]\n", "joints[1].qd: expected a finite number > 0"),
+    ("joints: [{qd: 1, speed: 2}, {qd: 1}, {qd: 1}]\n", "joints[1].speed: unknown field"),
+    ("joints: [{qd: 1}, {qd: 1}, {q: [0, x]}]\n", "joints[3].q[2]"),
+    ("joints: [{qd: 1}\n", "limits.yaml"),
+    ("", "limits.yaml"),
+    ("joints: [{qd: 1}, {qd: 1}, {}]\n", "joint 3: no velocity limit"),
+])
+def test_bad_limits_files_are_one_line_naming_the_file(tmp_path, text, fragment):
+    path = tmp_path / "limits.yaml"
+    path.write_text(text)
+    res = run("excite", RRR, "--limits", path)
+    assert res.exit_code == 2, res.output
+    assert res.output.count("\n") == 1 and fragment in res.output and "limits.yaml" in res.output, res.output
+
+
+def test_limits_from_a_urdf_and_missing_files(tmp_path):
+    res = run("excite", RRR, "--limits", tmp_path / "nope.yaml")
+    assert res.exit_code == 2 and "nope.yaml" in res.output and res.output.count("\n") == 1
+    urdf = ROOT / ".." / "shared" / "data" / "kuka_lwr4" / "kuka_lwr4.urdf"
+    res = run("excite", RRR, "--limits", urdf)
+    assert res.exit_code == 2 and "the URDF has 7 joints, but the robot has 3" in res.output
+    limits = bp.motion_limits(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), urdf)
+    assert limits.velocity[0] == pytest.approx(1.91986217719) and limits.upper[1] == pytest.approx(2.09439510239)
+    assert limits.torque[5] == 38.0 and np.isinf(limits.acceleration).all()
+
+
+def test_outputs_never_replace_inputs_and_plots_need_a_known_format(limits, tmp_path):
+    res = run("excite", RRR, "--limits", limits, "--out", limits)
+    assert res.exit_code == 2 and "names an input file" in res.output
+    res = run("excite", RRR, "--limits", limits, "--plot", tmp_path / "x.unknown")
+    assert res.exit_code == 2 and "unsupported plot format" in res.output
+    res = run("excite", RRR, "--limits", limits, "--out", tmp_path / "no" / "x.csv")
+    assert res.exit_code == 2 and "does not exist" in res.output
+    assert limits.read_text() == LIMITS
+
+
+def test_torque_limits_need_true_inertias(limits):
+    res = run("excite", RRR, "--limits", limits, "--torque-limits")
+    assert res.exit_code == 2 and "--torque-limits: " in res.output and "true inertias" in res.output
+
+
+def test_a_script_without_main_guard_can_design(tmp_path):
+    """Workers are spawned without re-running the caller's script, so no ``if __name__ == "__main__"``."""
+    script = tmp_path / "design.py"
+    script.write_text("import baseparam as bp\n"
+                      f"robot = bp.load_robot({RRR!r})\n"
+                      "d = bp.design_excitation(robot, period=2.0, harmonics=2, rate=20.0, starts=2, workers=2,\n"
+                      "                         limits={'joints': [{'qd': 1.0}] * 3})\n"
+                      "print('designed', d.search.counted)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("designed 2") == 1
