@@ -521,10 +521,12 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
                           "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
     if method != "consistent":
         for flag, given in (("--mass-bounds", mass_bounds), ("--total-mass", total_mass),
-                            ("--prior-weight", prior_weight)):
+                            ("--prior-weight", prior_weight), ("--prior", prior if prior == "cad" else None)):
             if given is not None:
                 _fail(f"{flag}: only with --method consistent", 2)
         consistent_options = {}
+    elif prior == "none" and prior_weight is not None:
+        _fail("--prior-weight: given with --prior none", 2)
     _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
                                                      ("--yaml", yaml_out)])
     _writable(outputs, plot_out)

@@ -271,7 +271,7 @@ with warnings.catch_warnings():
 consistent
 
 # %%
-print("\n".join(consistent._consistent_lines()))
+print("\n".join(consistent.consistent_report()))
 
 # %% [markdown]
 # What changed, parameter by parameter: the constraints move most base parameters by more than
@@ -305,9 +305,10 @@ fig = _helpers.plot_joints({"OLS": result, "consistent": consistent}, [1, 4, 5, 
 
 # %% [markdown]
 # **What limits the rest.** The wrist joints 5–7 carry about 1 N·m and the residual there is mostly
-# what the rigid-body model lacks: friction that changes smoothly at velocity reversals (the sensors
-# sit after the gears; try `friction_model="smooth"`), joint elasticity between motor and link, and
-# sensor offsets that drift with the configuration. The identified model can be used anywhere:
+# what the rigid-body model lacks: friction that changes smoothly at velocity reversals (the default
+# low-pass of the Coulomb column follows the filtered steps; smooth and Stribeck models with scales
+# identified on this log did not predict the held-out log better — README, "Friction models"), joint
+# elasticity between motor and link, and sensor offsets that drift with the configuration. The identified model can be used anywhere:
 # `consistent.to_urdf("kuka_identified.urdf")` for pinocchio and other URDF readers,
 # `consistent.to_yaml(...)` for `bp.inverse_dynamics` and simulation.
 

@@ -400,7 +400,7 @@ print(f"UR10e: pooled validation NRMSE {pooled:.2f} % (≤ 5.0 %)")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", bp.ExcitationWarning)
     consistent = bp.identify(robot, train, validate=val, method="consistent")
-print("\n".join(consistent._consistent_lines()))
+print("\n".join(consistent.consistent_report()))
 
 # %%
 _helpers.bodies(consistent, robot)

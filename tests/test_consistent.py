@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from baseparam.identification._consistent import EPSILON, pseudo_inertia
+from baseparam.identification._consistent import pseudo_inertia
 from conftest import ROOT
 from random_bodies import custom_robot, random_parameters, random_states
 
@@ -65,8 +65,8 @@ def assert_physical(estimator):
         pseudo = np.array(pseudo)
         for cols in layout.link_columns:
             pseudo[cols] = K @ estimator.standard_[cols]
-    for cols in layout.link_columns:
-        assert np.linalg.eigvalsh(pseudo_inertia(pseudo[cols]))[0] >= EPSILON * (1 - 1e-3)
+    for cols in layout.link_columns:          # J ⪰ ε·T² (ε relative to the link's scale): positive definite
+        assert np.linalg.eigvalsh(pseudo_inertia(pseudo[cols]))[0] > 0
     for (_, kind), c in layout.friction_columns.items():
         if kind in ("FV", "FC", "FS"):
             assert estimator.standard_[c] >= -1e-9
@@ -115,9 +115,11 @@ def test_noisy_estimate_within_three_sigma_of_the_truth(name, seed):
         z = np.abs(est.coef_ - truth) / est.std_
         assert np.all(z <= 3.0), (est.consistent_, base.names[int(np.argmax(z))], z.max())
         assert_physical(est)
-    # a wrong prior (masses 3×) may move no base parameter by more than 3σ from the fit without it
+    # a wrong prior (masses 3×) may move no base parameter by more than 3σ from the fit without it, so
+    # against the truth it stays within the data's 3σ plus that
     wrong = fit(with_bodies(robot, bodies, mass_factor=3.0), data)
     assert np.all(np.abs(wrong.coef_ - free.coef_) <= 3.0 * free.std_ * (1 + 1e-6))
+    assert np.all(np.abs(wrong.coef_ - truth) <= 6.0 * free.std_)
     assert_physical(wrong)
 
 
@@ -139,6 +141,18 @@ def test_mass_bounds_hold_and_impossible_ones_are_refused(tmp_path):
         fit(robot, data, prior="none", mass_bounds={9: (0, 1)})
     with pytest.raises(bp.DataError, match="only for method='consistent'"):
         bp.BaseParameterEstimator(robot, preprocessing=None, mass_bounds={1: (0, 1)}).fit(data)
+    # impossible bounds with the CAD prior (the default when the description has inertias): one line
+    with pytest.raises(bp.BaseParamError, match="mass bounds"):
+        fit(with_bodies(robot, bodies), data, mass_bounds={1: (50.0, None)}, total_mass=(None, 1.0))
+
+
+def test_given_base_set_keeps_the_robots_own_models_and_bodies():
+    """base= saves the projection; the robot given keeps its friction models and CAD bodies."""
+    robot = bp.load_robot(ROOT / "robots" / "ur5.yaml")
+    base, p, bodies, data = simulated(robot, "pseudo", seed=11, n=600, noise=0.03)
+    cad = with_bodies(robot, bodies)
+    est = fit(cad, data, base=base)                   # base found on the description without inertias
+    assert est.consistent_.prior == "cad" and est.base_.robot is cad
 
 
 def test_length_unit_changes_nothing():

@@ -131,7 +131,7 @@ def test_bad_friction_models_are_one_line(entry, message, tmp_path):
     assert str(info.value).startswith("bad.yaml: joints[1].friction_model")
     no_coulomb = text.replace("friction: true", "friction: [true, false, true]").replace(entry, "friction_model: "
                                                                                          "{stribeck: 0.1}")
-    with pytest.raises(bp.RobotDescriptionError, match="Stribeck"):
+    with pytest.raises(bp.RobotDescriptionError, match="does not declare"):
         bp.parse_robot(no_coulomb, "bad.yaml")
     path = tmp_path / "bad.yaml"
     path.write_text(text)
@@ -245,3 +245,27 @@ def test_forward_dynamics_inverts_inverse_dynamics_with_friction_models(arm):
     other = bp.parse_robot(ARM.replace("velocity: 0.05", "velocity: 0.2"), "other.yaml")   # same structure
     tau2 = bp.inverse_dynamics(other, p, q, qd, qdd)
     np.testing.assert_allclose(bp.forward_dynamics(other, p, q, qd, tau2), qdd, atol=1e-9)
+
+
+def test_auto_stribeck_velocity_is_identified():
+    text = PLANAR.replace("name: planar with friction",
+                          "name: stribeck\nfriction_model: {coulomb: sign, stribeck: 0.05, stribeck_friction: 0.8}")
+    robot = bp.parse_robot(text, "stribeck.yaml")
+    p = bp.standard_parameters(robot)
+    log = simulated_log(robot, p, seed=4, noise=0.01)
+    auto = bp.parse_robot(text.replace("stribeck: 0.05", "stribeck: auto"), "auto.yaml")
+    result = bp.identify(auto, log, preprocessing=bp.Preprocessing(cutoff_hz=None, rest_velocity=None))
+    chosen = [result.estimator.friction_scales_[k]["stribeck"] for k in (1, 2, 3)]
+    assert all(0.05 / 1.8 <= v <= 0.05 * 1.8 for v in chosen), chosen
+    values = dict(zip(result.estimator.names_, result.values))
+    for k in (1, 2, 3):
+        assert values[f"FS{k}"] == pytest.approx(0.8, rel=0.15)
+
+
+def test_friction_model_without_coulomb_is_refused_or_warned():
+    text = ("units: {length: m, angle: deg}\njoints:\n  - {type: revolute, alpha: 0, a: 1, d: 0, "
+            "friction: [true, false, true], friction_model: {coulomb: smooth, velocity: 0.1}}\n")
+    with pytest.raises(bp.RobotDescriptionError, match="does not declare"):
+        bp.parse_robot(text, "x.yaml")
+    with pytest.warns(bp.DescriptionWarning, match="changes nothing"):
+        bp.load_robot("robots/planar_rrr.yaml", friction_model="smooth")

@@ -5,7 +5,7 @@ columns XX…M are its entries) must be positive definite for a body to exist (W
 2018): this one LMI implies m > 0 and the triangle inequalities. The fit
 
     minimise ‖R (Y p) − z‖² / ‖τ‖²  +  λ·P(p)
-    subject to J_k(p) ⪰ ε·I,  IA ≥ 0,  FV ≥ 0,  FC ≥ 0,  FS ≥ 0,  optional mass bounds
+    subject to J_k(p) ⪰ ε·T_k²,  IA ≥ 0,  FV ≥ 0,  FC ≥ 0,  FS ≥ 0,  optional mass bounds
 
 is posed on the standard parameters p: only the base parameters Y p are identifiable, and the
 constraints pick, among the p giving the same torques, a physical one. R and z are the triangular
@@ -20,19 +20,24 @@ interior-point solver (CLARABEL through cvxpy).
 description's true inertia J0_k in the metric of J0_k itself: the second-order term of the log-det
 (entropic) divergence of Lee, Wensing & Park (2020), so a 10 % change of a light link costs what
 10 % of a heavy one does, and the problem stays a quadratic program with LMIs. Its weight is chosen
-from the training data: λ = μ·r₀ with r₀ the unconstrained fit's relative residual, so that μ = 1
-makes a 100 % deviation of a link from its CAD body cost as much as all the torque the model leaves
-unexplained; μ runs over a grid up to 1 (beyond, the prior would outweigh the data), each value is
-scored by K-fold hold-out of contiguous training segments (pooled squared torque error, unweighted),
-and the one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani & Friedman §7.10) admits
-every pull whose hold-out error is within one standard error of the best. Of those, the strongest is
-taken that moves no base parameter by more than ``MAX_PRIOR_SHIFT`` (3) of its standard deviations
-from the fit without prior: a prior may settle what the data leave loose, not overrule what they
-say. Measured (tests/test_consistent.py, bench/bench_consistent.py): on the KUKA LWR4+ the rule picks
-μ = 0.3 (held out 3.15 → 2.96 %); with CAD masses 3× wrong on simulated robots, hold-out alone
-picked pulls that moved base parameters by 7–15σ, the shift bound keeps them within it; on the
-UR10e every pull moves the products of inertia of links 2–3 by more than 4σ (the unconstrained
-fit's bodies weigh 760 kg), so the rule keeps μ = 0 there (4.13 %; the strongest pull gives 4.05 %).
+from the training data: λ = μ·r₀ with r₀ the unconstrained fit's relative residual (at least 10⁻⁶),
+so that μ = 1 makes one of L links at twice its CAD body (P = 4/L) cost 4/L times all the torque the
+model leaves unexplained. μ runs over {0, 10⁻⁶, 10⁻⁵, …, 1}; starting from the smallest, each pull
+is solved on all the training data, and the grid stops at the first that moves a base parameter by
+more than ``MAX_PRIOR_SHIFT`` (3) of its standard deviations from the fit without prior: a prior may
+settle what the data leave loose, not overrule what they say. The pulls left are scored by K-fold
+hold-out of contiguous training segments (pooled squared torque error, unweighted), and the
+one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani & Friedman §7.10) takes the strongest
+whose hold-out error is within one standard error of the best. μ = 0 still pulls with a vanishing
+weight (10⁻⁹), so that the bodies the data cannot tell apart are those nearest the CAD ones.
+Measured (bench/bench_consistent.py): on the KUKA LWR4+ the rule picks μ = 0.3 (held out 3.15 →
+2.96 %); on the UR10e the pulls beyond 10⁻⁶ move products of inertia of links 2–3 by more than 3σ
+(the data-only bodies weigh hundreds of kg: only base parameters are identifiable), so it picks 10⁻⁶
+(4.13 → 4.11 %). With CAD masses 3× wrong on simulated robots, hold-out alone picked pulls that moved
+base parameters by 7–15σ; the shift bound keeps them within 3σ.
+
+The constraint J_k ⪰ ε·T_k² (ε = 10⁻⁶) is relative to the link's own scale T_k (below), so thin or
+light bodies (a 0.3 kg plate 2 mm thick) remain reachable.
 """
 from __future__ import annotations
 
@@ -49,9 +54,10 @@ from ..model.parameters import ColumnLayout, khalil_to_pseudo
 _J_INDEX = ((0, 3, 4, 6), (3, 1, 5, 7), (4, 5, 2, 8), (6, 7, 8, 9))
 EPSILON = 1e-6
 # Prior weights tried, in units of the unconstrained fit's relative residual (see the module notes).
-PRIOR_GRID = (0.0, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
+PRIOR_GRID = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
 FOLDS = 5
 RESIDUAL_FLOOR = 1e-6
+TIE_BREAK = 1e-9
 # The prior may move no base parameter by more than this many of its standard deviations.
 MAX_PRIOR_SHIFT = 3.0
 # CLARABEL's defaults (1e-8) left ~1e-4 relative error in weakly determined base parameters of
@@ -220,7 +226,7 @@ class _Problem:
         for k, cols in enumerate(layout.link_columns):
             Jt = cp.bmat([[self.v[cols[i]] for i in row] for row in _J_INDEX])
             t = self.link_scales[k]
-            constraints.append(0.5 * (Jt + Jt.T) >> epsilon * np.diag(1.0 / t ** 2))   # J ⪰ εI, scaled
+            constraints.append(0.5 * (Jt + Jt.T) >> epsilon * np.eye(4))     # J ⪰ ε·T², the link's own scale
             if has_prior[k]:
                 J0 = pseudo_inertia(p0[cols])
                 w, V = np.linalg.eigh(J0)
@@ -302,7 +308,7 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
     total_mass : tuple of 2 (float or None), optional
         Bounds on the sum of the link masses (kg).
     epsilon : float
-        Each link's pseudo-inertia is kept ⪰ ε·I (SI).
+        Each link's pseudo-inertia is kept ⪰ ε·T_k² (T_k the link's scale, module notes).
     std : ndarray, shape (rank,), optional
         Standard deviations of the base parameters: the chosen prior weight may move none of them by
         more than ``MAX_PRIOR_SHIFT`` of these from the fit without prior.
@@ -337,72 +343,83 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
     start = time.perf_counter()
     problem = _Problem(base, layout, p0, has, epsilon, mass_bounds, total_mass)
     R, z, rho2, total = factors.combined(weights)
+    p_pseudo, status = problem.solve(R, z, total, 0.0)           # the data alone (and feasibility)
+    if p_pseudo is None:
+        bounded = " (check the mass bounds: they may leave no physical solution)" if (mass_bounds or total_mass) \
+            else ""
+        raise BaseParamError(f"{base.robot.name}: the consistent fit failed (solver status {status}){bounded}")
     choice = None
-    lam = 0.0
     if use_prior and has.any():
         # nearly noise-free data: the prior must still settle what the data cannot see, so its unit
         # never falls below a relative residual of 10⁻⁶ (0.1 % NRMSE)
         relative = max(rho2 / max(total, 1e-300), RESIDUAL_FLOOR)
         if prior_weight is None:
-            choice = _choose_weight(problem, factors, weights, relative, std)
+            choice = _choose_weight(problem, factors, weights, relative, std, p_pseudo)
         else:
             choice = PriorChoice(np.array([prior_weight]), np.array([np.nan]), np.array([np.nan]), float(prior_weight),
                                  "given")
-        lam = choice.chosen * relative
-    p_pseudo, status = problem.solve(R, z, total, lam)
-    if p_pseudo is None:
-        bounded = " (check the mass bounds: they may leave no physical solution)" if (mass_bounds or total_mass) \
-            else ""
-        raise BaseParamError(f"{base.robot.name}: the consistent fit failed (solver status {status}){bounded}")
+        # μ = 0 still pulls a little (TIE_BREAK): among the bodies the data cannot tell apart, those
+        # nearest the CAD ones, without moving what the data say
+        pulled, status = problem.solve(R, z, total, max(choice.chosen, TIE_BREAK) * relative)
+        if pulled is None:
+            raise BaseParamError(f"{base.robot.name}: the consistent fit with the CAD prior failed "
+                                 f"(solver status {status})")
+        p_pseudo = pulled
     p = np.linalg.solve(problem.T, p_pseudo)
     eig = np.array([np.linalg.eigvalsh(pseudo_inertia(p_pseudo[cols]))[0] for cols in layout.link_columns])
     return ConsistentFit(p, np.asarray(base.Y, dtype=float) @ p, status, eig, "cad" if use_prior else "none", choice,
                          time.perf_counter() - start, problem.n_solves, tuple(notes))
 
 
-def _choose_weight(problem, factors, weights, relative, std):
-    """μ by K-fold hold-out of contiguous training segments, the one-standard-error rule, and a bound on
-    how far the prior may move the base parameters (see :func:`consistent_fit`)."""
-    K = factors.n_folds
-    folds = [f for f in range(K) if factors.n_samples[f] > 0]
-    if len(folds) < 2:
-        return PriorChoice(np.array([0.0]), np.array([np.nan]), np.array([np.nan]), 0.0, "too little data for hold-out")
+def _choose_weight(problem, factors, weights, relative, std, free):
+    """μ: the weights up to the first that moves a base parameter by more than ``MAX_PRIOR_SHIFT`` of
+    its standard deviations from the fit without prior (``free``), scored by K-fold hold-out of
+    contiguous training segments; the one-standard-error rule takes the strongest (see the module notes)."""
     grid = np.array(PRIOR_GRID)
+    shifts = np.full(len(grid), np.nan)
+    shifts[0] = 0.0
+    admissible = [0]
+    R, z, rho2, total = factors.combined(weights)
+    x_free = problem.base_values(free)
+    if std is not None:
+        # the solver's own accuracy (~1e-7 of the values) is no evidence: noise-free data have σ ≈ 0
+        std = np.maximum(std, 1e-6 * np.abs(x_free) + 1e-7 * np.abs(x_free).max())
+    for a in range(1, len(grid)):                        # the pull grows with μ: stop at the first too strong
+        pulled, _ = problem.solve(R, z, total, grid[a] * relative)
+        if pulled is None:
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shift = np.abs(problem.base_values(pulled) - x_free) / std if std is not None else np.zeros(1)
+        shifts[a] = float(np.nanmax(np.where(np.isfinite(shift), shift, 0.0)))
+        if shifts[a] > MAX_PRIOR_SHIFT:
+            break
+        admissible.append(a)
+    folds = [f for f in range(factors.n_folds) if factors.n_samples[f] > 0]
     scores = np.full((len(grid), len(folds)), np.nan)
+    if len(folds) < 2 or len(admissible) == 1:
+        reason = ("too little data for hold-out" if len(folds) < 2
+                  else f"every pull moves a parameter > {MAX_PRIOR_SHIFT:g}σ")
+        return PriorChoice(grid, np.full(len(grid), np.nan), np.full(len(grid), np.nan), 0.0, reason, shifts, scores)
     reduced = {f: factors.combined(weights, [g for g in folds if g != f]) for f in folds}
-    for a, mu in enumerate(grid):
+    for a in admissible:
         for b, f in enumerate(folds):
             R, z, rho2, total = reduced[f]
-            p_pseudo, _ = problem.solve(R, z, total, mu * relative)
-            if p_pseudo is None:
-                continue
-            e, t = factors.errors(problem.base_values(p_pseudo))
-            scores[a, b] = 1e4 * e[f] / max(t[f], 1e-300)
-    mean = np.nanmean(scores, axis=1)
-    se = np.nanstd(scores, axis=1, ddof=1) / np.sqrt(np.sum(np.isfinite(scores), axis=1))
-    best = int(np.nanargmin(mean))
-    within = [a for a in range(len(grid)) if np.isfinite(mean[a]) and mean[a] <= mean[best] + se[best]]
-    shifts = np.full(len(grid), np.nan)
-    chosen, rule = grid[best], "hold-out (1-SE rule)"
-    if std is not None:
-        R, z, rho2, total = factors.combined(weights)
-        free, _ = problem.solve(R, z, total, 0.0)
-        for a in sorted(within, reverse=True):          # the strongest pull first
-            pulled, _ = problem.solve(R, z, total, grid[a] * relative)
-            if free is None or pulled is None:
-                continue
-            with np.errstate(divide="ignore", invalid="ignore"):
-                shift = np.abs(problem.base_values(pulled) - problem.base_values(free)) / std
-            shifts[a] = float(np.nanmax(np.where(np.isfinite(shift), shift, 0.0)))
-            if shifts[a] <= MAX_PRIOR_SHIFT:
-                chosen = grid[a]
-                break
-        else:
-            chosen = 0.0
-        rule = f"hold-out (1-SE rule), shift ≤ {MAX_PRIOR_SHIFT:g}σ"
-    else:
-        chosen = grid[max(within)]
-    return PriorChoice(grid, mean, se, float(chosen), rule, shifts, scores)
+            p_pseudo, _ = problem.solve(R, z, total, grid[a] * relative)
+            if p_pseudo is not None:
+                e, t = factors.errors(problem.base_values(p_pseudo))
+                scores[a, b] = 1e4 * e[f] / max(t[f], 1e-300)
+    complete = [a for a in admissible if np.isfinite(scores[a]).all()]
+    if not complete:
+        return PriorChoice(grid, np.full(len(grid), np.nan), np.full(len(grid), np.nan), 0.0,
+                           "the hold-out fits failed", shifts, scores)
+    mean = np.full(len(grid), np.nan)
+    se = np.full(len(grid), np.nan)
+    mean[complete] = scores[complete].mean(axis=1)
+    se[complete] = scores[complete].std(axis=1, ddof=1) / np.sqrt(len(folds))
+    best = min(complete, key=lambda a: mean[a])
+    chosen = max(a for a in complete if mean[a] <= mean[best] + se[best])
+    return PriorChoice(grid, mean, se, float(grid[chosen]), f"hold-out (1-SE rule) among pulls ≤ {MAX_PRIOR_SHIFT:g}σ",
+                       shifts, scores)
 
 
 def physical_links(base, fit) -> list:

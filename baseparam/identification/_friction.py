@@ -15,16 +15,19 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 
+from ..dynamics.regressors import column_blocks
 from ..dynamics.samples import states
+from ..errors import DataWarning
 from ..model.friction import friction_shapes
 from .preprocessing import Preprocessing, lowpass_like_torque, states_at_samples
 
 # Candidate velocity scales (rad/s or m/s): from slower than encoder noise to faster than most reversals.
-VELOCITY_GRID = tuple(float(v) for v in np.geomspace(0.002, 0.5, 13))
-STRIBECK_GRID = tuple(float(v) for v in np.geomspace(0.005, 0.5, 9))
+VELOCITY_GRID = tuple(float(v) for v in np.geomspace(0.002, 2.0, 16))
+STRIBECK_GRID = tuple(float(v) for v in np.geomspace(0.005, 1.0, 10))
 MAX_SWEEPS = 4
 
 
@@ -33,15 +36,22 @@ def has_shapes(robot) -> bool:
     return any(("FC" in j.friction_terms or "FS" in j.friction_terms) for j in robot.joints)
 
 
-def processed_shapes(robot, item, settings):
+def _filters_friction(item):
+    """Whether a processed trajectory's friction shapes get τ's low-pass: what its own record says
+    (``Preprocessing.filter_friction``, default on, and whether τ was filtered at all)."""
+    record = item.record if isinstance(item.record, dict) else {}
+    return bool(record.get("filtered")) and record.get("filter_friction", True)
+
+
+def processed_shapes(robot, item):
     """The friction shapes at every sample of a processed trajectory, low-passed as its τ was.
 
     Parameters
     ----------
     robot : Robot
     item : Processed
-    settings : Preprocessing or None
-        ``filter_friction`` says whether to filter (None: as logged, no filter).
+        Its ``record`` says whether τ was filtered and whether the friction columns follow
+        (``filter_friction``); arrays given without a record are used as they are.
 
     Returns
     -------
@@ -52,7 +62,7 @@ def processed_shapes(robot, item, settings):
         return None
     sgn, stb = friction_shapes(robot, np.asarray(item.qd, dtype=float).T)
     values = np.hstack([sgn.T, stb.T])
-    if settings is not None and settings.filter_friction:
+    if _filters_friction(item):
         values = lowpass_like_torque(item, values)
     n = robot.n_dof
     return values[:, :n], values[:, n:]
@@ -72,7 +82,7 @@ def shapes_at_samples(robot, trajectory, settings):
     n = robot.n_dof
 
     def filtered(processed):
-        return np.hstack(processed_shapes(robot, processed, settings))
+        return np.hstack(processed_shapes(robot, processed))
 
     q, qd, qdd, values = states_at_samples(trajectory, settings, signals=filtered)
     missing = ~np.isfinite(values).all(axis=1) & np.isfinite(qd).all(axis=1)
@@ -82,14 +92,18 @@ def shapes_at_samples(robot, trajectory, settings):
     return q, qd, qdd, (values[:, :n], values[:, n:])
 
 
-def resolve_scales(base, processed, settings):
+def resolve_scales(base, processed):
     """The base set with every ``'auto'`` friction velocity scale chosen from the training data.
+
+    One pass over the data per joint to resolve: its candidates' columns (low-passed like τ when the
+    data were) and their cross products with the other columns are accumulated block by block (the
+    regressor is never held whole); then the candidates are chosen joint by joint (coordinate
+    descent on the OLS training residual) until no choice changes.
 
     Parameters
     ----------
     base : BaseParameters
     processed : list of Processed
-    settings : Preprocessing or None
 
     Returns
     -------
@@ -106,26 +120,33 @@ def resolve_scales(base, processed, settings):
     names = list(base.names)
     shaped = {k: [names.index(f"{kind}{k + 1}") for kind in ("FC", "FS") if f"{kind}{k + 1}" in names] for k in todo}
     provisional = _with_models(robot, {k: c[0] for k, c in candidates.items()})
-    pbase = dataclasses.replace(base, robot=provisional)
     R = base.rank
     G0, h0, tt = np.zeros((R, R)), np.zeros(R), 0.0
-    cross = {k: [None] * len(candidates[k]) for k in todo}
-    for item in processed:
-        keep = item.kept
-        (q, qd, qdd), _ = states(robot.n_dof, q=item.q[keep], qd=item.qd[keep], qdd=item.qdd[keep])
-        tau = item.tau[keep]
-        W = pbase.regressor(q, qd, qdd)                                  # (S, n, R)
-        for k in todo:
-            W[:, k, shaped[k]] = 0.0                                     # the candidates fill these
-        flat = W.reshape(-1, R)
-        G0 += flat.T @ flat
-        h0 += flat.T @ tau.reshape(-1)
-        tt += float((tau ** 2).sum())
-        for k in todo:
-            for m, model in enumerate(candidates[k]):
-                C = _candidate_columns(robot, k, model, item, settings, len(shaped[k]))[keep]   # (S, c)
-                part = (C.T @ W[:, k, :], C.T @ C, C.T @ tau[:, k])
-                cross[k][m] = part if cross[k][m] is None else tuple(a + b for a, b in zip(cross[k][m], part))
+    cross = {}
+    for pass_number, k in enumerate(todo):
+        M, c = len(candidates[k]), len(shaped[k])
+        WtC, CtC, Ctt = np.zeros((M, c, R)), np.zeros((M, c, c)), np.zeros((M, c))
+        for item in processed:
+            keep = item.kept
+            (q, qd, qdd), _ = states(robot.n_dof, q=item.q[keep], qd=item.qd[keep], qdd=item.qdd[keep])
+            tau = item.tau[keep]
+            shapes = processed_shapes(provisional, item)
+            shapes = None if shapes is None else tuple(a[keep] for a in shapes)
+            C = _candidate_columns(candidates[k], item, k, c)[keep]                   # (S, M, c)
+            for sl, part in column_blocks(provisional, q, qd, qdd, parameters=base.parameters, columns=base.pivots,
+                                          shapes=shapes):
+                part = part.copy()                                                     # (n, R, s)
+                for j in todo:
+                    part[j, shaped[j], :] = 0.0                                        # the candidates fill these
+                if pass_number == 0:
+                    G0 += np.einsum("jas,jbs->ab", part, part)
+                    h0 += np.einsum("jas,sj->a", part, tau[sl])
+                    tt += float((tau[sl] ** 2).sum())
+                block = C[sl]
+                WtC += np.einsum("smc,rs->mcr", block, part[k])
+                CtC += np.einsum("smc,smd->mcd", block, block)
+                Ctt += np.einsum("smc,s->mc", block, tau[sl, k])
+        cross[k] = [(WtC[m], CtC[m], Ctt[m]) for m in range(M)]
     choice = {k: 0 for k in todo}
     for _ in range(MAX_SWEEPS):
         changed = False
@@ -139,7 +160,19 @@ def resolve_scales(base, processed, settings):
     models = {k: candidates[k][m] for k, m in choice.items()}
     chosen = {k + 1: {name: getattr(models[k], name) for name in robot.joints[k].friction_model.unresolved}
               for k in todo}
+    _warn_at_edges(robot, chosen)
     return dataclasses.replace(base, robot=_with_models(robot, models)), chosen
+
+
+def _warn_at_edges(robot, chosen):
+    edges = {"velocity": VELOCITY_GRID, "stribeck": STRIBECK_GRID}
+    at = [f"joint {k} {name} {v:.3g}" for k, scales in chosen.items() for name, v in scales.items()
+          if v in (edges[name][0], edges[name][-1])]
+    if at:
+        warnings.warn(f"{robot.name}: friction velocity scales chosen at the edge of the grid tried "
+                      f"({', '.join(at)}; velocity {VELOCITY_GRID[0]:g}–{VELOCITY_GRID[-1]:g}, Stribeck "
+                      f"{STRIBECK_GRID[0]:g}–{STRIBECK_GRID[-1]:g} rad/s or m/s): the data may prefer a scale "
+                      "outside it; give one in the description", DataWarning, stacklevel=4)
 
 
 def _candidates(model):
@@ -154,16 +187,19 @@ def _with_models(robot, models):
     return dataclasses.replace(robot, joints=joints)
 
 
-def _candidate_columns(robot, k, model, item, settings, count):
-    """Joint k's Coulomb (and Stribeck) column values at every processed sample, (S, count)."""
+def _candidate_columns(models, item, k, count):
+    """Every candidate's Coulomb (and Stribeck) column of joint k at every processed sample, low-passed
+    like τ when the data were (one filter call for all of them), shape (S, n_candidates, count)."""
     qd = np.asarray(item.qd[:, k], dtype=float)
-    columns = [model.coulomb_shape(qd)]
-    if model.stribeck is not None:
-        columns.append(model.stribeck_shape(qd))
-    values = np.column_stack(columns[:count])
-    if settings is not None and settings.filter_friction:
+    columns = []
+    for model in models:
+        columns.append(model.coulomb_shape(qd))
+        if count > 1:
+            columns.append(model.stribeck_shape(qd))
+    values = np.column_stack(columns)
+    if _filters_friction(item):
         values = lowpass_like_torque(item, values)
-    return values
+    return values.reshape(len(qd), len(models), count)
 
 
 def _residual(G0, h0, tt, cross, shaped, choice):

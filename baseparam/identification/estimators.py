@@ -10,6 +10,8 @@ scikit-learn style (``fit``/``predict``/``score``, fitted attributes end in ``_`
 """
 from __future__ import annotations
 
+import dataclasses
+import numbers
 import re
 import warnings
 from pathlib import Path
@@ -166,10 +168,14 @@ class BaseParameterEstimator:
             raise DataError(f"weighting: expected one of {', '.join(WEIGHTINGS)}, got {self.weighting!r}")
         if self.prior not in PRIORS:
             raise DataError(f"prior: expected one of {', '.join(PRIORS)}, got {self.prior!r}")
-        if self.prior_weight is not None and not (isinstance(self.prior_weight, (int, float, np.floating))
-                                                  and not isinstance(self.prior_weight, bool)
+        if self.prior_weight is not None and not (isinstance(self.prior_weight, numbers.Real)
+                                                  and not isinstance(self.prior_weight, (bool, np.bool_))
                                                   and np.isfinite(self.prior_weight) and self.prior_weight >= 0):
             raise DataError(f"prior_weight: expected a finite number ≥ 0, got {self.prior_weight!r}")
+        if self.prior_weight is not None and self.prior == "none":
+            raise DataError("prior_weight: given with prior='none' (the weight of which prior?)")
+        if self.method != "consistent" and (self.prior in ("cad",) or self.prior_weight is not None):
+            raise DataError(f"prior/prior_weight: only for method='consistent' (got method={self.method!r})")
         self._mass_bounds = _mass_bounds(self.mass_bounds)
         self._total_mass = None if self.total_mass is None else _bounds(self.total_mass, "total_mass")
         if self.method != "consistent" and (self._mass_bounds or self._total_mass):
@@ -184,7 +190,9 @@ class BaseParameterEstimator:
         if self.base is not None:
             if self.base.robot.signature() != robot.signature() or self.base.parameters != self.parameters:
                 raise DataError("base: it was found for another robot or parameterization")
-            return self.base
+            # the base set depends only on the structure (the signature): the robot given here keeps
+            # its own friction models and true inertias (the CAD prior)
+            return dataclasses.replace(self.base, robot=robot)
         return find_base_parameters(robot, self.parameters)
 
     def _processed(self, data, what):
@@ -223,9 +231,10 @@ class BaseParameterEstimator:
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")
-        self.base_, self.friction_scales_ = resolve_scales(self.base_, processed, self.preprocessing)
+        with single_threaded():
+            self.base_, self.friction_scales_ = resolve_scales(self.base_, processed)
         robot = self.base_.robot
-        shapes = [processed_shapes(robot, item, self.preprocessing) for item in processed]
+        shapes = [processed_shapes(robot, item) for item in processed]
         consistent = self.method == "consistent"
         # the products are small (R + 1 columns, blocks of 2048 samples): OpenBLAS's threads only spin,
         # and on busy cores they made the folds' 65-column Gram products 30× slower (bench_consistent)
@@ -320,7 +329,7 @@ class BaseParameterEstimator:
                 q, qd, qdd, shapes = shapes_at_samples(robot, item, self.preprocessing)
             else:
                 q, qd, qdd = item.q, item.qd, item.qdd
-                shapes = processed_shapes(robot, item, self.preprocessing)
+                shapes = processed_shapes(robot, item)
             # a lone sample between time gaps has no derivative: its prediction is NaN, not an error
             ok = np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1) & np.isfinite(qdd).all(axis=1)
             tau = np.full(q.shape, np.nan)
@@ -332,7 +341,7 @@ class BaseParameterEstimator:
 
     def _predict_processed(self, item):
         q, qd, qdd = (a[item.kept] for a in (item.q, item.qd, item.qdd))
-        shapes = processed_shapes(self.base_.robot, item, self.preprocessing)
+        shapes = processed_shapes(self.base_.robot, item)
         return self.base_.inverse_dynamics(self.coef_, q, qd, qdd,
                                            shapes=None if shapes is None else tuple(a[item.kept] for a in shapes))
 

@@ -229,7 +229,8 @@ class Identification:
             write_text(path, text)
         return text
 
-    def _consistent_lines(self):
+    def consistent_report(self):
+        """The consistent fit's report (lines of text): solver, prior, cost of the constraints, bodies, what moved."""
         e = self.estimator
         c = e.consistent_
         if c.prior_choice is None:
@@ -272,7 +273,7 @@ class Identification:
                f"{html.escape(e.method.upper())}, cond {e.condition_number_scaled_:.3g} (column-scaled)</p>",
                "<table><tr><th></th><th>NRMSE pooled</th><th>per joint %</th></tr>" + "".join(rows) + "</table>"]
         if getattr(e, "physical_", None) is not None:
-            out.append("<pre>" + html.escape("\n".join(self._consistent_lines())) + "</pre>")
+            out.append("<pre>" + html.escape("\n".join(self.consistent_report())) + "</pre>")
         return "".join(out)
 
     def __repr__(self):
@@ -298,7 +299,7 @@ class Identification:
                                for k, scales in e.friction_scales_.items())
             lines += [f"friction velocity scales chosen from the data (rad/s or m/s): {chosen}", ""]
         if getattr(e, "physical_", None) is not None:
-            lines += self._consistent_lines() + [""]
+            lines += self.consistent_report() + [""]
         for label, m in (("train", self.train), ("validation", self.validation)):
             if m is None:
                 continue

@@ -358,9 +358,9 @@ def _drives_and_body(entry, path, fields, found):
     if "friction_model" in entry:
         model = found.get(_friction_model, entry["friction_model"], f"{path}.friction_model")
         friction = fields.get("friction", (False,) * 3) or (False,) * 3
-        if model is not None and model.stribeck is not None and friction[1] in (False, None):
-            found.problems.append(_Invalid(f"{path}.friction_model.stribeck", "a Stribeck term shapes the Coulomb "
-                                           "friction, which this joint does not declare (friction: [.., true, ..])"))
+        if model is not None and friction[1] in (False, None):
+            found.problems.append(_Invalid(f"{path}.friction_model", "the model shapes the Coulomb friction, which "
+                                           "this joint does not declare (friction: [.., true, ..])"))
         elif model is not None:
             fields["friction_model"] = model
     if "rotor_inertia" in entry:
