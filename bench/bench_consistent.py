@@ -54,7 +54,7 @@ def held_out(robot, train, validate, **options):
 
 
 def real():
-    print("held-out pooled NRMSE % (README splits first); consistent: LMI J ⪰ 1e-6 I, FV, FC, IA ≥ 0")
+    print("held-out pooled NRMSE % (README splits first); consistent: every J ≻ 0, FV, FC, IA ≥ 0")
     print(f"{'robot':<11} {'train → validate':<52} {'OLS':>6} {'WLS':>6} {'LMI':>6} {'LMI ols':>7} "
           f"{'+CAD':>6} {'+CAD ols':>8}  μ chosen  all J ≻ 0")
     for name, file, read, train_name, validate_name in SPLITS:

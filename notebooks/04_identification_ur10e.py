@@ -392,9 +392,9 @@ print(f"UR10e: pooled validation NRMSE {pooled:.2f} % (≤ 5.0 %)")
 # small semidefinite program on the triangular factor of the stacked base regressor (cvxpy +
 # CLARABEL), weighted as WLS. The description carries the URDF's CAD inertias, and the fit may pull
 # towards them with a weight chosen on the training data (hold-out of contiguous segments, the
-# one-standard-error rule, and no base parameter moved by more than 3σ). Here every pull would move
-# the products of inertia of links 2 and 3 by more than 4σ, so the rule keeps the data's own answer
-# (weight 0), and says so:
+# one-standard-error rule, among the pulls that move no base parameter by more than 3σ). Here
+# every pull stronger than about 10⁻⁵ would move the products of inertia of links 2 and 3 by more than
+# 3σ, so the rule keeps a faint one, and says so:
 
 # %%
 with warnings.catch_warnings():
