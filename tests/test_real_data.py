@@ -100,8 +100,11 @@ def test_same_as_the_usual_pipeline_on_the_same_samples(experiment):
     sys.path.insert(0, str(ROOT / "bench"))
     import baseline_pinocchio as usual
     name, case, robot, result = experiment
-    train = bp.preprocess(_read(case, "train"))
-    validate = bp.preprocess(_read(case, "validate"))
+    # the usual pipeline's Coulomb column is sign(q̇): ours without the low-pass of it (filter_friction),
+    # which the processed data's record carries
+    plain = bp.Preprocessing(filter_friction=False)
+    train = bp.preprocess(_read(case, "train"), plain)
+    validate = bp.preprocess(_read(case, "validate"), plain)
     kept = lambda p: tuple(a[p.kept] for a in (p.q, p.qd, p.qdd, p.tau))   # noqa: E731
     fit = usual.baseline_fit(DATA / case["urdf"], kept(train))
     q, qd, qdd, tau = kept(validate)
@@ -112,8 +115,7 @@ def test_same_as_the_usual_pipeline_on_the_same_samples(experiment):
                         gravity=robot.gravity)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bp.ExcitationWarning)
-        # the usual pipeline's Coulomb column is sign(q̇): ours without the low-pass of it (filter_friction)
-        same = bp.identify(no_rotor, train, validate=validate, preprocessing=bp.Preprocessing(filter_friction=False))
+        same = bp.identify(no_rotor, train, validate=validate)
     assert same.base.rank == fit["rank"]
     assert same.validation.nrmse_pooled_percent == pytest.approx(pooled_usual, rel=1e-6)
     assert result.validation.nrmse_pooled_percent <= pooled_usual + 0.05
