@@ -205,23 +205,28 @@ def test_low_passed_coulomb_column_recovers_the_coulomb_level():
     assert held[True] < held[False]
 
 
-def test_auto_velocity_scale_is_identified():
-    text = PLANAR.replace("name: planar with friction",
-                          "name: smooth\nfriction_model: {coulomb: smooth, velocity: 0.04}")
-    robot = bp.parse_robot(text, "smooth.yaml")
+@pytest.mark.parametrize("model, scale, column, truth", [
+    ("{coulomb: smooth, velocity: 0.04}", "velocity", "FC", None),
+    ("{coulomb: sign, stribeck: 0.05, stribeck_friction: 0.8}", "stribeck", "FS", 0.8)])
+def test_auto_scales_are_identified(model, scale, column, truth):
+    """Simulated with a known scale; identified with 'auto': the chosen scale is the grid's nearest, the
+    coefficients the true ones, and the result carries the numbers (JSON, fitted description)."""
+    text = PLANAR.replace("name: planar with friction", f"name: {scale}\nfriction_model: {model}")
+    robot = bp.parse_robot(text, "true.yaml")
     p = bp.standard_parameters(robot)
     log = simulated_log(robot, p, seed=3, noise=0.01)
-    auto = bp.parse_robot(text.replace("velocity: 0.04", "velocity: auto"), "auto.yaml")
+    value = getattr(robot.joints[0].friction_model, scale)
+    auto = bp.parse_robot(text.replace(f"{scale}: {value}", f"{scale}: auto"), "auto.yaml")
     result = bp.identify(auto, log, preprocessing=bp.Preprocessing(cutoff_hz=None, rest_velocity=None))
-    chosen = [result.estimator.friction_scales_[k]["velocity"] for k in (1, 2, 3)]
-    assert all(0.04 / 1.6 <= v <= 0.04 * 1.6 for v in chosen), chosen
+    chosen = [result.estimator.friction_scales_[k][scale] for k in (1, 2, 3)]
+    assert all(value / 1.8 <= v <= value * 1.8 for v in chosen), chosen
     values = dict(zip(result.estimator.names_, result.values))
     layout = bp.ColumnLayout(robot)
     for k in range(3):
-        assert values[f"FC{k + 1}"] == pytest.approx(p[layout.friction_columns[(k, "FC")]], rel=0.1)
-    doc = result.to_dict()
-    assert doc["friction_scales"]["1"]["velocity"] == chosen[0]
-    assert all(j.friction_model.velocity == v for j, v in zip(result.estimator.base_.robot.joints, chosen))
+        expected = truth if truth is not None else p[layout.friction_columns[(k, column)]]
+        assert values[f"{column}{k + 1}"] == pytest.approx(expected, rel=0.15)
+    assert result.to_dict()["friction_scales"]["1"][scale] == chosen[0]
+    assert all(getattr(j.friction_model, scale) == v for j, v in zip(result.estimator.base_.robot.joints, chosen))
 
 
 def test_stored_z_with_stribeck_rows(tmp_path):
@@ -245,21 +250,6 @@ def test_forward_dynamics_inverts_inverse_dynamics_with_friction_models(arm):
     other = bp.parse_robot(ARM.replace("velocity: 0.05", "velocity: 0.2"), "other.yaml")   # same structure
     tau2 = bp.inverse_dynamics(other, p, q, qd, qdd)
     np.testing.assert_allclose(bp.forward_dynamics(other, p, q, qd, tau2), qdd, atol=1e-9)
-
-
-def test_auto_stribeck_velocity_is_identified():
-    text = PLANAR.replace("name: planar with friction",
-                          "name: stribeck\nfriction_model: {coulomb: sign, stribeck: 0.05, stribeck_friction: 0.8}")
-    robot = bp.parse_robot(text, "stribeck.yaml")
-    p = bp.standard_parameters(robot)
-    log = simulated_log(robot, p, seed=4, noise=0.01)
-    auto = bp.parse_robot(text.replace("stribeck: 0.05", "stribeck: auto"), "auto.yaml")
-    result = bp.identify(auto, log, preprocessing=bp.Preprocessing(cutoff_hz=None, rest_velocity=None))
-    chosen = [result.estimator.friction_scales_[k]["stribeck"] for k in (1, 2, 3)]
-    assert all(0.05 / 1.8 <= v <= 0.05 * 1.8 for v in chosen), chosen
-    values = dict(zip(result.estimator.names_, result.values))
-    for k in (1, 2, 3):
-        assert values[f"FS{k}"] == pytest.approx(0.8, rel=0.15)
 
 
 def test_friction_model_without_coulomb_is_refused_or_warned():
