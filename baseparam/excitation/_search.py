@@ -8,9 +8,9 @@ value is multiple, which is exactly where a good design pushes them, and SLSQP s
 kinks; the smooth bound lets the clustered singular values move together first. Along the same
 schedule the Coulomb columns sign(q̇_j) are replaced by tanh(q̇_j/w_j), w_j = 10 %, 2.5 %, 1 % of the
 joint's velocity limit, then exact (:mod:`baseparam.excitation._problem`: on a grid the exact
-columns only jump). Measured on the KUKA LWR4+ with friction (5 harmonics, 10 s, 96 starts): the
-median start reaches cond 31 instead of 42, and about one start in four or five ≤ 30 instead of
-none in twelve; the UR10e's median start 26 instead of 33, in about 60 % of the time.
+columns only jump). Measured on the KUKA LWR4+ with friction (5 harmonics, 10 s, the URDF's
+limits): the median start reaches cond 31 instead of 44 (16 starts; 17 of 96 starts end ≤ 30, none
+of 16 did before); the UR10e's (24 starts) 27 instead of 33, every one ≤ 30, in 8 % less time.
 
 Determinism. A start's result depends only on the seed, its index and the settings: each worker
 process runs its BLAS on one thread (so no summation order depends on thread scheduling), and
