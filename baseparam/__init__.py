@@ -30,7 +30,10 @@ The package follows the data, each stage a subpackage that imports only the ones
 ``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
                        Slotine–Li regressor and inverse dynamics in base parameters
 ``simulation``         :func:`simulate` → :class:`Trajectory` (RK4 at a controller rate or solve_ivp),
-                       :class:`SensorNoise`
+                       :class:`SensorNoise`; :func:`track` (a :class:`Reference` followed under
+                       feedforward + PD → :class:`TrackingRun`), :func:`simulated_identification`
+                       (a simulated log identified, scored against the truth: :class:`FitErrors`),
+                       :func:`compare_motions` (:class:`MotionComparison`: which motion identifies better)
 ``errors``             exceptions and warnings: bad input is a :class:`BaseParamError`
                        (:class:`ArgumentError`, :class:`RobotDescriptionError`, :class:`DataError`,
                        :class:`ExportError`, :class:`NotFittedError`, …), each also a builtin
@@ -76,7 +79,8 @@ _LAZY = {
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits"),
     "codegen": ("ExportResult", "export"),
-    "simulation": ("SensorNoise", "simulate"),
+    "simulation": ("FitErrors", "MotionComparison", "Reference", "SensorNoise", "TrackingRun", "compare_motions",
+                   "simulate", "simulated_identification", "track"),
 }
 _WHERE = {name: package for package, names in _LAZY.items() for name in names}
 

@@ -1,4 +1,4 @@
-"""The CAD inertias in robots/kuka_lwr4.yaml and robots/ur10e.yaml are the URDFs' <inertial> bodies.
+"""The CAD inertias in robots/kuka_lwr4.yaml, kuka_lwr4_cad.yaml and ur10e.yaml are the URDFs' <inertial> bodies.
 
 Independent of baseparam's kinematics and URDF reader: pinocchio reads the URDF (fixed links merged
 into their joint's body, as baseparam does) and places each body in the world; the DH frames come
@@ -18,6 +18,7 @@ pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data (the U
 
 
 @pytest.mark.parametrize("yaml, urdf, base_frame", [("kuka_lwr4.yaml", "kuka_lwr4/kuka_lwr4.urdf", "lwr_base_link"),
+                                                    ("kuka_lwr4_cad.yaml", "kuka_lwr4/kuka_lwr4.urdf", "lwr_base_link"),
                                                     ("ur10e.yaml", "ur10e/ur10e.urdf", "base")])
 def test_yaml_bodies_are_the_urdf_bodies(yaml, urdf, base_frame):
     robot = bp.load_robot(ROOT / "robots" / yaml)
@@ -43,3 +44,14 @@ def test_yaml_bodies_are_the_urdf_bodies(yaml, urdf, base_frame):
             assert joint.inertia.mass == pytest.approx(body.mass, rel=1e-12)
             np.testing.assert_allclose(com_yaml, com_pin, atol=1e-9)
             np.testing.assert_allclose(I_yaml, I_pin, atol=1e-9)
+
+
+def test_kuka_true_friction_is_the_urdfs_dynamics():
+    """robots/kuka_lwr4_cad.yaml: viscous = <dynamics damping>, Coulomb = <dynamics friction>, offset 0,
+    joint by joint in the URDF's order (read here with ElementTree, not baseparam's reader)."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(DATA / "kuka_lwr4" / "kuka_lwr4.urdf").getroot()
+    dynamics = [j.find("dynamics") for j in root.iter("joint") if j.get("type") in ("revolute", "continuous")]
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")
+    assert [j.friction for j in robot.joints] == [(float(d.get("damping")), float(d.get("friction")), 0.0)
+                                                  for d in dynamics]

@@ -21,6 +21,7 @@ from baseparam.excitation import criteria
 from baseparam.excitation._problem import DesignProblem
 from baseparam.excitation._search import smooth_log_condition
 from baseparam.excitation.fourier import FourierSeries, basis, rest_basis, sampling_margin
+from baseparam.model.friction import FrictionModel
 from conftest import ROOT
 
 DATA = (ROOT / ".." / "shared" / "data").resolve()
@@ -129,6 +130,58 @@ def test_regressor_state_gradients_match_finite_differences(name):
             np.testing.assert_allclose(d[k][:, j], numeric, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(numeric).max()))
 
 
+def _with_friction(robot, model=None):
+    """The robot with viscous, Coulomb and offset friction on every joint (``model``: its friction model)."""
+    joints = tuple(dataclasses.replace(j, friction=(True, True, True), friction_model=model) for j in robot.joints)
+    return dataclasses.replace(robot, joints=joints, source=None)
+
+
+@pytest.mark.parametrize("model", [FrictionModel("smooth", velocity=0.3, stribeck=0.2),
+                                   FrictionModel("sign", stribeck=0.4)])
+def test_state_gradients_follow_the_friction_shapes(model):
+    """Through tanh and Stribeck shapes the gradient is exact (finite differences of the regressor)."""
+    robot = _with_friction(bp.load_robot(ROOT / "robots" / "stanford_arm.yaml"), model)
+    base = bp.find_base_parameters(robot, "khalil")
+    rng = np.random.default_rng(7)
+    S, n = 20, robot.n_dof
+    q, qd, qdd = rng.uniform(-1, 1, (3, S, n))
+    G = rng.standard_normal((S, n, base.rank))
+    d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots)
+    h = 1e-6
+    for j in range(n):
+        plus, minus = qd.copy(), qd.copy()
+        plus[:, j] += h
+        minus[:, j] -= h
+        numeric = ((base.regressor(q, plus, qdd) - base.regressor(q, minus, qdd)) / (2 * h) * G).sum(axis=(1, 2))
+        np.testing.assert_allclose(d[1][:, j], numeric, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(numeric).max()))
+
+
+def test_sign_surrogate_and_its_gradient():
+    """sign(q̇) replaced by tanh(q̇/w): the regressor is the exact one with each joint's Coulomb column
+    (its own row only) rebuilt here from the formula, and the gradient is its finite difference."""
+    from baseparam.dynamics.regressor_adjoint import regressor_function
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    base = bp.find_base_parameters(robot, "khalil")
+    rng = np.random.default_rng(8)
+    S, n = 15, robot.n_dof
+    q, qd, qdd = rng.uniform(-1, 1, (3, S, n))
+    width = rng.uniform(0.05, 0.5, n)
+    W = base.regressor(q, qd, qdd)
+    for j in range(n):
+        W[:, j, base.names.index(f"FC{j + 1}")] = np.tanh(qd[:, j] / width[j])
+    smoothed = regressor_function(robot, "khalil", base.pivots)
+    np.testing.assert_allclose(smoothed(q, qd, qdd, width), W, rtol=1e-12, atol=1e-12)
+    G = rng.standard_normal(W.shape)
+    d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots, sign_width=width)
+    h = 1e-6
+    for j in range(n):
+        plus, minus = qd.copy(), qd.copy()
+        plus[:, j] += h
+        minus[:, j] -= h
+        numeric = ((smoothed(q, plus, qdd, width) - smoothed(q, minus, qdd, width)) / (2 * h) * G).sum(axis=(1, 2))
+        np.testing.assert_allclose(d[1][:, j], numeric, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(numeric).max()))
+
+
 @pytest.mark.parametrize("criterion", [criteria.log_condition, criteria.d_optimality, smooth_log_condition(4.0)])
 def test_criteria_gradients_match_finite_differences(criterion):
     rng = np.random.default_rng(3)
@@ -141,15 +194,21 @@ def test_criteria_gradients_match_finite_differences(criterion):
     assert smooth_log_condition(4.0)(A)[0] >= criteria.log_condition(A)[0]       # an upper bound of log cond
 
 
-@pytest.mark.parametrize("criterion_grid,torques", [(None, False), (150, False), (150, True)])
-def test_problem_gradient_and_constraint_jacobian(rrr, criterion_grid, torques):
-    base = bp.find_base_parameters(rrr, "khalil")
-    limits = bp.motion_limits(rrr, {"joints": [dict(j, tau=50.0) for j in LIMITS["joints"]]})
+@pytest.mark.parametrize("criterion_grid,torques,smoothing", [(None, False, None), (150, False, None),
+                                                              (150, True, None), (None, False, 0.05)])
+def test_problem_gradient_and_constraint_jacobian(rrr, criterion_grid, torques, smoothing):
+    robot = _with_friction(rrr) if smoothing else rrr
+    base = bp.find_base_parameters(robot, "khalil")
+    limits = bp.motion_limits(robot, {"joints": [dict(j, tau=50.0) for j in LIMITS["joints"]]})
     p_base = np.linspace(0.1, 1.0, base.rank) if torques else None
-    problem = DesignProblem(rrr, base.pivots, "khalil", 4.0, 3, limits, "cond", p_base=p_base,
+    problem = DesignProblem(robot, base.pivots, "khalil", 4.0, 3, limits, "cond", p_base=p_base,
                             criterion_grid=criterion_grid)
     rng = np.random.default_rng(4)
     x = problem.initial(rng)
+    if smoothing:                # the surrogate moves with the velocity reversals; the exact criterion does not
+        problem.use_criterion(None, smoothing)
+        assert problem.objective(x) != pytest.approx(problem.value(x), rel=1e-6)
+        problem.use_criterion(smooth_log_condition(4.0), smoothing)
     direction = rng.standard_normal(x.shape)
     h = 1e-6
     numeric = (problem.objective(x + h * direction) - problem.objective(x - h * direction)) / (2 * h)

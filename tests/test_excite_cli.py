@@ -70,7 +70,9 @@ def test_reader_takes_the_csv_and_identify_refuses_it_for_want_of_torques(writte
     np.testing.assert_array_equal(traj.q, rows[:, 1:4])
     np.testing.assert_array_equal(traj.qd, rows[:, 4:7])
     np.testing.assert_array_equal(traj.qdd, rows[:, 7:10])
-    res = run("identify", RRR, folder / "t.csv")
+    played = bp.read_trajectory(folder / "t.csv")             # the motion itself reads, without torques
+    assert played.tau is None and np.array_equal(played.qdd, rows[:, 7:10])
+    res = run("identify", RRR, folder / "t.csv")              # but identification refuses it, in one line
     assert res.exit_code == 2
     assert res.output.count("\n") == 1 and "no torques" in res.output and "t.csv" in res.output
 

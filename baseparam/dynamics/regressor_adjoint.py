@@ -16,8 +16,10 @@ instead of one evaluation per state variable (finite differences or complex step
 
 Conventions: a revolute joint's inputs are c = cos(q + offset) and s = sin(q + offset), so
 ∂φ/∂q = −s·c̄ + c·s̄; a prismatic joint's is d = q + offset. The friction shapes (sign(q̇), or a
-friction model's tanh and Stribeck terms, :mod:`baseparam.model.friction`) are inputs taken as
-locally constant: exact for sign(q̇) wherever q̇ ≠ 0, an approximation for the smooth models.
+friction model's tanh and Stribeck terms, :mod:`baseparam.model.friction`) are inputs of the graph
+too: their adjoints are carried to q̇ through the shapes' slopes (zero for sign(q̇) wherever q̇ ≠ 0).
+A search may ask for sign(q̇) to be replaced by tanh(q̇/w) (``sign_width``): a surrogate whose
+columns move continuously with the motion, so that the gradient sees where the velocity reverses.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from . import regressor_graph
 from ._compiled import numpy_source
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
 from .samples import CHUNK
-from ..model.friction import friction_shapes
+from ..model.friction import friction_shapes, friction_slopes
 from ..model.joint_model import motion_offsets
 
 CACHE_SIZE = 16
@@ -50,7 +52,8 @@ def adjoint_graph(robot, parameters="pseudo", columns=None):
     entries : list of (joint, column)
         The structurally non-zero regressor entries, in the order of the weight inputs ``p[e]``.
     outputs : list of ((k, joint), node id)
-        k = 0, 1, 2 for ∂φ/∂q, ∂φ/∂q̇, ∂φ/∂q̈ of the joint (absent: zero).
+        k = 0, 1, 2 for ∂φ/∂q, ∂φ/∂q̇, ∂φ/∂q̈ of the joint, 3 and 4 for ∂φ/∂c and ∂φ/∂s of its
+        friction shapes (absent: zero).
     """
     g, forward = regressor_graph.build(robot, parameters, columns)
     adjoint: dict = {}
@@ -87,7 +90,8 @@ def adjoint_graph(robot, parameters="pseudo", columns=None):
         c, s = g.input("c", k), g.input("s", k)
         zero = g.zero
         dq = inputs.get(("s", k), zero) * c - inputs.get(("c", k), zero) * s + inputs.get(("d", k), zero)
-        for which, node in enumerate((dq, inputs.get(("qd", k), zero), inputs.get(("qdd", k), zero))):
+        for which, node in enumerate((dq, inputs.get(("qd", k), zero), inputs.get(("qdd", k), zero),
+                                      inputs.get(("sgn", k), zero), inputs.get(("stb", k), zero))):
             if not node.is_zero:
                 outputs.append(((which, k), node.i))
     return g, entries, outputs
@@ -110,7 +114,7 @@ def _compiled(robot, parameters, columns):
     return found
 
 
-def state_gradients(robot, q, qd, qdd, G, *, parameters="pseudo", columns=None):
+def state_gradients(robot, q, qd, qdd, G, *, parameters="pseudo", columns=None, sign_width=None):
     """Gradient of ``φ = Σ G ⊙ W(q, q̇, q̈)`` with respect to every sample's states.
 
     Parameters
@@ -123,13 +127,15 @@ def state_gradients(robot, q, qd, qdd, G, *, parameters="pseudo", columns=None):
     parameters : {'pseudo', 'khalil'}
     columns : sequence of int, optional
         Standard columns of W (default all), in G's column order.
+    sign_width : array_like, shape (n_dof,), optional
+        Take W with sign(q̇) replaced by tanh(q̇/w) (module docstring).
 
     Returns
     -------
     ndarray, shape (3, n_samples, n_dof)
         ∂φ/∂q, ∂φ/∂q̇, ∂φ/∂q̈.
     """
-    return adjoint_function(robot, parameters, columns)(q, qd, qdd, G)
+    return adjoint_function(robot, parameters, columns)(q, qd, qdd, G, sign_width)
 
 
 def regressor_function(robot, parameters="pseudo", columns=None):
@@ -139,7 +145,8 @@ def regressor_function(robot, parameters="pseudo", columns=None):
     Returns
     -------
     callable
-        ``regressor(q, qd, qdd)`` → W, shape (n_samples, n_dof, n_columns).
+        ``regressor(q, qd, qdd, sign_width=None)`` → W, shape (n_samples, n_dof, n_columns);
+        ``sign_width`` (n_dof,): sign(q̇) replaced by tanh(q̇/w) (module docstring).
     """
     from ._compiled import regressor_function as compiled
     from ..model.parameters import ColumnLayout
@@ -149,12 +156,12 @@ def regressor_function(robot, parameters="pseudo", columns=None):
     f = compiled(robot, parameters, columns, "regressor")
     n = robot.n_dof
 
-    def regressor(q, qd, qdd):
+    def regressor(q, qd, qdd, sign_width=None):
         S = q.shape[0]
         out = np.zeros((S, n, len(columns)))
         view = out.transpose(1, 2, 0)
         qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-        sgn, stb = friction_shapes(robot, qdT)
+        sgn, stb = friction_shapes(robot, qdT, sign_width)
         for s0 in range(0, S, CHUNK):
             sl = slice(s0, min(s0 + CHUNK, S))
             f(qT[:, sl], qdT[:, sl], qddT[:, sl], None, sgn[:, sl], stb[:, sl], view[:, :, sl])
@@ -168,7 +175,8 @@ def adjoint_function(robot, parameters="pseudo", columns=None):
     Returns
     -------
     callable
-        ``gradients(q, qd, qdd, G)`` → ndarray of shape (3, n_samples, n_dof).
+        ``gradients(q, qd, qdd, G, sign_width=None)`` → ndarray of shape (3, n_samples, n_dof)
+        (``sign_width``: the gradient of the surrogate, as in :func:`regressor_function`).
     """
     if columns is None:
         from ..model.parameters import ColumnLayout
@@ -176,14 +184,16 @@ def adjoint_function(robot, parameters="pseudo", columns=None):
     f, rows, cols = _compiled(robot, parameters, columns)
     n = robot.n_dof
 
-    def gradients(q, qd, qdd, G):
+    def gradients(q, qd, qdd, G, sign_width=None):
         S = q.shape[0]
-        out = np.zeros((3, n, S))
+        out = np.zeros((5, n, S))                 # q, q̇, q̈, then the shapes c and s
         qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-        sgn, stb = friction_shapes(robot, qdT)
+        sgn, stb = friction_shapes(robot, qdT, sign_width)
         for s0 in range(0, S, CHUNK):
             sl = slice(s0, min(s0 + CHUNK, S))
             weights = np.ascontiguousarray(G[sl, rows, cols].T)       # (n_entries, block)
             f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgn[:, sl], stb[:, sl], weights, out[:, :, sl])
-        return out.transpose(0, 2, 1)
+        dsgn, dstb = friction_slopes(robot, qdT, sign_width)
+        out[1] += out[3] * dsgn + out[4] * dstb
+        return out[:3].transpose(0, 2, 1)
     return gradients

@@ -14,6 +14,13 @@ Limits are imposed at the N grid samples (20 per cycle), tightened by the margin
 Torque limits (optional) are imposed at the grid samples only, 5 % tightened: τ(t) is not a
 trigonometric polynomial of bounded degree, so no such bound exists for it; the report checks them
 on a 10× denser grid.
+
+Coulomb columns. On a grid, a column sign(q̇_j(t_s)) changes only when a velocity reversal crosses a
+sample: the sampled criterion is piecewise constant in it and jumps there, so the optimizer sees
+neither where reversals should move nor a continuous objective (SLSQP's line searches then fail).
+The search can therefore minimize the criterion with sign(q̇_j) replaced by tanh(q̇_j/w_j), w_j a
+share of the joint's velocity limit (:meth:`DesignProblem.use_criterion`, ``smoothing``), annealed
+towards the exact criterion; :meth:`DesignProblem.value` is always the exact one.
 """
 from __future__ import annotations
 
@@ -81,11 +88,13 @@ class DesignProblem:
         """The compiled regressor and its adjoint (per process), and empty caches."""
         self._W = regressor_function(self.robot, self.parameters, self.columns)
         self._dW = adjoint_function(self.robot, self.parameters, self.columns)
-        self._states_cache = self._criterion_cache = self._limit_cache = (None, None)
+        self._width = None
+        self._states_cache = self._smoothed_cache = self._criterion_cache = self._limit_cache = (None, None)
 
     def __getstate__(self):                   # for worker processes: settings only, compiled there
         state = dict(self.__dict__)
-        for key in ("_objective", "_W", "_dW", "_states_cache", "_criterion_cache", "_limit_cache"):
+        for key in ("_objective", "_W", "_dW", "_width", "_states_cache", "_smoothed_cache", "_criterion_cache",
+                    "_limit_cache"):
             state.pop(key)
         return state
 
@@ -94,9 +103,11 @@ class DesignProblem:
         self._objective = criterion_function(self.criterion)
         self._resolve()
 
-    def use_criterion(self, function=None):
-        """Minimize ``function(A) → (value, dA)`` instead of the design criterion (None: back to it)."""
+    def use_criterion(self, function=None, smoothing=None):
+        """Minimize ``function(A) → (value, dA)`` instead of the design criterion (None: back to it),
+        with sign(q̇_j) replaced by tanh(q̇_j / (smoothing · velocity limit_j)) if ``smoothing`` is given."""
         self._objective = criterion_function(self.criterion) if function is None else function
+        self._width = None if smoothing is None else float(smoothing) * self.limits.velocity
         self._criterion_cache = (None, None)
 
     # -- unknowns ---------------------------------------------------------------------------------------
@@ -152,26 +163,26 @@ class DesignProblem:
         return x.ravel()
 
     # -- criterion --------------------------------------------------------------------------------------
-    def _regressor(self, x, limits=False):
+    def _regressor(self, x, limits=False, width=None):
         """q, q̇, q̈ (each (S, n)) and W_b (S, n, rank) at x on the criterion's grid, or on the limits'
-        grid (for torques); the last x of each is cached."""
+        grid (for torques), sign(q̇) smoothed over ``width``; the last (x, width) of each is cached."""
         if limits and self.Bc is not self.B:
             cache, B = "_limit_cache", self.B
         else:
-            cache, B = "_states_cache", self.Bc
+            cache, B = "_states_cache" if width is None else "_smoothed_cache", self.Bc
         key, value = getattr(self, cache)
-        if key is not None and np.array_equal(key, x):
+        if key is not None and key[1] is width and np.array_equal(key[0], x):
             return value
         q, qd, qdd = self.states(x, B)
-        value = (q, qd, qdd, self._W(q, qd, qdd))
-        setattr(self, cache, (np.array(x, copy=True), value))
+        value = (q, qd, qdd, self._W(q, qd, qdd, width))
+        setattr(self, cache, ((np.array(x, copy=True), width), value))
         return value
 
     def _minimized(self, x):
         key, value = self._criterion_cache
         if key is not None and np.array_equal(key, x):
             return value
-        W = self._regressor(x)[3]
+        W = self._regressor(x, width=self._width)[3]
         value = self._objective(W.reshape(-1, W.shape[2]))
         self._criterion_cache = (np.array(x, copy=True), value)
         return value
@@ -186,11 +197,11 @@ class DesignProblem:
         value, dA = self._minimized(x)
         if not math.isfinite(value):
             return np.zeros(self.size)
-        q, qd, qdd, W = self._regressor(x)
-        return self._pull_back(self._dW(q, qd, qdd, dA.reshape(W.shape)))
+        q, qd, qdd, W = self._regressor(x, width=self._width)
+        return self._pull_back(self._dW(q, qd, qdd, dA.reshape(W.shape), self._width))
 
     def value(self, x):
-        """The design criterion at x (on the grid)."""
+        """The design criterion at x (on the grid; sign(q̇) exact)."""
         W = self._regressor(x)[3]
         return criterion_function(self.criterion)(W.reshape(-1, W.shape[2]))[0]
 

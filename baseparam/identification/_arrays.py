@@ -23,7 +23,7 @@ def from_arrays(t, q, tau=None, *, qd=None, qdd=None, current=None, gains=None, 
     t : array_like, shape (S,)
         Times in s.
     q, tau, qd, qdd, current : array_like, shape (S, n) (or (S,) for one joint)
-        Exactly one of ``tau`` and ``current`` (with ``gains``).
+        At most one of ``tau`` and ``current`` (with ``gains``); neither: a motion without torques.
     gains, skip_bad_rows, n_dof
         As in :func:`read_trajectory`.
     source : str
@@ -198,10 +198,6 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
             raise DataError(f"{source}: field {field}: no array (looked for keys "
                             f"{', '.join(map(repr, DEFAULT_KEYS[field]))}; the file has {_list_keys(arrays)}); "
                             f"name it with columns={{'{field}': KEY}}")
-    if "tau" not in chosen and "current" not in chosen:
-        looked = ", ".join(map(repr, DEFAULT_KEYS["tau"] + DEFAULT_KEYS["current"]))
-        raise DataError(f"{source}: field tau: no array of torques or currents (looked for keys {looked}; "
-                        f"the file has {_list_keys(arrays)})")
     total = 0
     for field, key in chosen.items():          # headers first: nothing is read before all pass
         try:

@@ -129,10 +129,6 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
     if "tau" in widths and "current" in widths:
         raise DataError(f"{source}: both tau and current are present; choose one "
                         "(columns={'current': None}, CLI --columns current=none, keeps tau)")
-    if "tau" not in widths and "current" not in widths:
-        raise DataError(f"{at}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN){seen}"
-                        " — a motion to play (such as baseparam excite writes) has none: identify from the log "
-                        "of the robot playing it")
     n = widths["q"]
     for field in JOINT_FIELDS:
         if field in widths and widths[field] != n:

@@ -66,8 +66,10 @@ class Trajectory:
         Sample times in s, strictly increasing, float64.
     q : ndarray, shape (S, n)
         Joint positions (rad or m).
-    tau : ndarray, shape (S, n)
-        Joint torques or forces (N·m or N); for current logs, current × per-joint drive gain.
+    tau : ndarray, shape (S, n), or None
+        Joint torques or forces (N·m or N); for current logs, current × per-joint drive gain. None
+        for a motion without torques (a trajectory to play, such as ``baseparam excite`` writes):
+        it can be followed or simulated, but identification refuses it.
     qd, qdd : ndarray, shape (S, n), or None
         Joint velocities and accelerations when recorded; None means "derive them later".
     source : str
@@ -87,7 +89,7 @@ class Trajectory:
     ------
     DataError
         Constructed directly, the arrays are checked as the loaders check them, except that
-        nothing is dropped: t of shape (S,), q of shape (S, n) with n ≥ 1, tau (and qd, qdd when
+        nothing is dropped: t of shape (S,), q of shape (S, n) with n ≥ 1, tau, qd, qdd (when
         given) of shape (S, n), all numeric and finite, t strictly increasing, S ≥
         :data:`MIN_SAMPLES`. Lists and integer arrays become float64 arrays. The message names
         ``source``, the field and, for a bad value, the 0-based row; :func:`from_arrays` with
@@ -105,7 +107,7 @@ class Trajectory:
 
     t: np.ndarray
     q: np.ndarray
-    tau: np.ndarray
+    tau: Optional[np.ndarray] = None
     qd: Optional[np.ndarray] = None
     qdd: Optional[np.ndarray] = None
     source: str = "<arrays>"
@@ -166,7 +168,7 @@ def _check_trajectory(traj):
     for field in ("t", "q", "tau", "qd", "qdd"):
         value = getattr(traj, field)
         if value is None:
-            if field in ("t", "q", "tau"):
+            if field in ("t", "q"):
                 raise DataError(f"{source}: field {field}: missing")
             continue
         if field == "t":

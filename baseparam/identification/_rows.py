@@ -173,7 +173,7 @@ def _finish(table, n, gains, skip_bad_rows):
         dropped = f" after skipping {len(problems)} bad {table.unit}s" if problems else ""
         raise DataError(f"{table.source}: field t: only {count} samples{dropped}; need at least {MIN_SAMPLES}{note}")
     data = {field: np.ascontiguousarray(arr[ok], dtype=np.float64) for field, arr in table.data.items()}
-    tau = data["tau"] if "tau" in data else data["current"] * gains
+    tau = data["tau"] if "tau" in data else data["current"] * gains if "current" in data else None
     return Trajectory(
         t=data["t"][:, 0].copy(), q=data["q"], tau=tau, qd=data.get("qd"), qdd=data.get("qdd"),
         source=table.source, skipped=tuple((w, r) for w, r, _ in problems), skipped_unit=table.unit,

@@ -236,6 +236,10 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     if not isinstance(settings, Preprocessing):
         raise DataError(f"preprocess: settings: expected a Preprocessing, got {type(settings).__name__}")
     src = trajectory.source
+    if trajectory.tau is None:
+        raise DataError(f"{src}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN; "
+                        "NPZ/HDF5 keys tau, torques, current, currents) — a motion to play (such as baseparam "
+                        "excite writes) has none: identify from the log of the robot playing it")
     spans, h_median = _split(trajectory.t, settings.max_gap)
     if h_median > MAX_STEP:
         raise DataError(f"{src}: field t: median time step {h_median:.4g} s is implausible for a robot log "

@@ -111,18 +111,34 @@ class FrictionModel:
             changes["stribeck"] = stribeck
         return replace(self, **changes) if changes else self
 
-    def coulomb_shape(self, qd) -> np.ndarray:
-        """c(q̇), same shape as ``qd``."""
+    def coulomb_shape(self, qd, sign_width=None) -> np.ndarray:
+        """c(q̇), same shape as ``qd``; ``sign_width`` w > 0 replaces sign(q̇) by tanh(q̇/w) (a smooth
+        surrogate, for searches that need c to move continuously; smooth models ignore it)."""
         if self.coulomb == "sign":
-            return np.sign(qd)
+            return np.sign(qd) if sign_width is None else np.tanh(np.asarray(qd) / sign_width)
         self._check_resolved()
         return np.tanh(np.asarray(qd) / self.velocity)
 
-    def stribeck_shape(self, qd) -> np.ndarray:
-        """s(q̇) = exp(−(q̇/v_s)²)·c(q̇), same shape as ``qd``."""
+    def coulomb_slope(self, qd, sign_width=None) -> np.ndarray:
+        """dc/dq̇ of :meth:`coulomb_shape` (0 for sign(q̇), wherever it is defined)."""
+        if self.coulomb == "sign" and sign_width is None:
+            return np.zeros(np.shape(qd))
+        width = sign_width if self.coulomb == "sign" else self.velocity
+        return (1.0 - self.coulomb_shape(qd, sign_width) ** 2) / width
+
+    def stribeck_shape(self, qd, sign_width=None) -> np.ndarray:
+        """s(q̇) = exp(−(q̇/v_s)²)·c(q̇), same shape as ``qd`` (``sign_width``: as in :meth:`coulomb_shape`)."""
         self._check_resolved()
         qd = np.asarray(qd)
-        return np.exp(-(qd / self.stribeck) ** 2) * self.coulomb_shape(qd)
+        return np.exp(-(qd / self.stribeck) ** 2) * self.coulomb_shape(qd, sign_width)
+
+    def stribeck_slope(self, qd, sign_width=None) -> np.ndarray:
+        """ds/dq̇ of :meth:`stribeck_shape`."""
+        self._check_resolved()
+        qd = np.asarray(qd)
+        bell = np.exp(-(qd / self.stribeck) ** 2)
+        return bell * (self.coulomb_slope(qd, sign_width)
+                       - 2.0 * qd / self.stribeck ** 2 * self.coulomb_shape(qd, sign_width))
 
     def _check_resolved(self):
         if self.unresolved:
@@ -153,7 +169,7 @@ def _number(value):
 DEFAULT = FrictionModel()
 
 
-def friction_shapes(robot, qd):
+def friction_shapes(robot, qd, sign_width=None):
     """Coulomb and Stribeck shape values of every joint at velocities ``qd``.
 
     Parameters
@@ -161,22 +177,50 @@ def friction_shapes(robot, qd):
     robot : Robot
     qd : ndarray, shape (n_dof, S)
         Joint velocities, joints first.
+    sign_width : ndarray, shape (n_dof,), optional
+        Per joint, replace sign(q̇) by tanh(q̇/w) (see :meth:`FrictionModel.coulomb_shape`).
 
     Returns
     -------
     sgn, stb : ndarray, shape (n_dof, S)
         c(q̇) per joint, and s(q̇) (zero for joints without a Stribeck term).
     """
-    sgn = np.sign(qd)
+    if sign_width is None:
+        sgn = np.sign(qd)
+    else:
+        sgn = np.tanh(qd / np.asarray(sign_width, dtype=float)[:, None])
     stb = np.zeros_like(qd)
     for k, joint in enumerate(robot.joints):
         model = joint.friction_model
         if model is None or model.is_default:
             continue
-        sgn[k] = model.coulomb_shape(qd[k])
+        width = None if sign_width is None else sign_width[k]
+        sgn[k] = model.coulomb_shape(qd[k], width)
         if model.stribeck is not None:
-            stb[k] = model.stribeck_shape(qd[k])
+            stb[k] = model.stribeck_shape(qd[k], width)
     return sgn, stb
+
+
+def friction_slopes(robot, qd, sign_width=None):
+    """dc/dq̇ and ds/dq̇ of :func:`friction_shapes`, same arguments; shapes (n_dof, S) each.
+
+    sign(q̇) has slope 0 wherever it is defined; its surrogate tanh(q̇/w) has (1 − tanh²)/w.
+    """
+    if sign_width is None:
+        dsgn = np.zeros_like(qd)
+    else:
+        width = np.asarray(sign_width, dtype=float)[:, None]
+        dsgn = (1.0 - np.tanh(qd / width) ** 2) / width
+    dstb = np.zeros_like(qd)
+    for k, joint in enumerate(robot.joints):
+        model = joint.friction_model
+        if model is None or model.is_default:
+            continue
+        width = None if sign_width is None else sign_width[k]
+        dsgn[k] = model.coulomb_slope(qd[k], width)
+        if model.stribeck is not None:
+            dstb[k] = model.stribeck_slope(qd[k], width)
+    return dsgn, dstb
 
 
 def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb: bool = True):
@@ -250,5 +294,5 @@ def parse_friction_model(text: str) -> tuple:
         raise ArgumentError(f"--friction-model: {exc}") from None
 
 
-__all__ = ["AUTO", "COULOMB_SHAPES", "DEFAULT", "FrictionModel", "friction_shapes", "parse_friction_model",
-           "with_friction_model"]
+__all__ = ["AUTO", "COULOMB_SHAPES", "DEFAULT", "FrictionModel", "friction_shapes", "friction_slopes",
+           "parse_friction_model", "with_friction_model"]

@@ -3,14 +3,22 @@
 ``simulate``   :func:`simulate` — RK4 at a controller rate (compiled) or :func:`scipy.integrate.solve_ivp`;
                in (q, q̇) or in Ivanov's (q, p)
 ``noise``      :class:`SensorNoise` — encoder resolution, Gaussian noise, motor currents through gains
+``tracking``   :class:`Reference` (a design's series, or a smoothed log) → :func:`track` → :class:`TrackingRun`:
+               the robot following it under feedforward + PD, the truth beside the sensors' log
+``experiment`` :func:`simulated_identification` → :class:`FitErrors`: a simulated log identified and the
+               fit scored against the truth (parameters, held-out torques); :func:`compare_motions` →
+               :class:`MotionComparison`: several motions through the same sensors — the proof of a design
 
 It comes after identification in the pipeline: it produces the :class:`~baseparam.Trajectory` that
 identification reads.
 """
 from .._lazy import lazy_names
 
-_WHERE = {"simulate": "simulate", "SensorNoise": "noise"}
+_WHERE = {"simulate": "simulate", "SensorNoise": "noise", "Reference": "tracking", "TrackingRun": "tracking",
+          "track": "tracking", "FitErrors": "experiment", "simulated_identification": "experiment",
+          "MotionComparison": "experiment", "compare_motions": "experiment"}
 
-__all__ = ["SensorNoise", "simulate"]
+__all__ = ["FitErrors", "MotionComparison", "Reference", "SensorNoise", "TrackingRun", "compare_motions", "simulate",
+           "simulated_identification", "track"]
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

@@ -102,17 +102,12 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
         raise ArgumentError(f"state: expected 'velocities' or 'momenta', got {state!r}")
     if solver not in SOLVERS:
         raise ArgumentError(f"solver: expected one of {SOLVERS}, got {solver!r}")
-    unknown = set(record) - set(RECORD)
-    if unknown:
-        raise ArgumentError(f"record: unknown fields {sorted(unknown)}; expected some of {RECORD}")
+    checked_record(record)
     if not isinstance(substeps, (int, np.integer)) or substeps < 1:
         raise ArgumentError(f"substeps: expected an integer ≥ 1, got {substeps!r}")
     if noise is not None and not isinstance(noise, SensorNoise):
         raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
-    if gains is not None:
-        gains = real_array("gains", gains, ArgumentError).reshape(-1)
-        if gains.shape != (robot.n_dof,) or not np.all(gains > 0):
-            raise ArgumentError(f"gains: expected {robot.n_dof} positive drive gains (N·m/A), got {gains.tolist()}")
+    gains = checked_gains(gains, robot.n_dof)
     fd = ForwardDynamics(robot, p, parameters)
     if method == "rk4":
         if state == "momenta":
@@ -126,11 +121,44 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
         raise ArgumentError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
                             "parameters (a physical body per link), the torques and the time step")
     fields = {"q": q, "qd": qd, "tau": taus, "qdd": fd.batch(q, qd, taus) if "qdd" in record else None}
+    return logged(robot.n_dof, t, fields, noise, gains, record, source or f"simulate({robot.name})",
+                  robot.is_floating)
+
+
+def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None, floating=False):
+    """The :class:`~baseparam.Trajectory` a robot's sensors would log of a simulated motion.
+
+    Parameters
+    ----------
+    n_dof : int
+        The robot's joints (a floating base's columns come first and stay noise-free).
+    t : ndarray, shape (S,)
+    fields : dict
+        The noise-free q, qd, tau (and qdd, or None) of the motion.
+    noise, gains, record, source
+        As in :func:`simulate` (checked there).
+    floating : bool
+    """
     if noise is not None:
-        fields.update(noise.apply(fields, robot.n_dof, gains))
+        fields = {**fields, **noise.apply(fields, n_dof, gains)}
     return Trajectory(t=t, q=fields["q"], tau=fields["tau"], qd=fields["qd"] if "qd" in record else None,
-                      qdd=fields["qdd"] if "qdd" in record else None,
-                      source=source or f"simulate({robot.name})", floating=robot.is_floating)
+                      qdd=fields["qdd"] if "qdd" in record else None, source=source, floating=floating)
+
+
+def checked_gains(gains, n_dof):
+    """Drive gains as an (n_dof,) array of positive numbers, or None."""
+    if gains is None:
+        return None
+    gains = real_array("gains", gains, ArgumentError).reshape(-1)
+    if gains.shape != (n_dof,) or not np.all(gains > 0):
+        raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {gains.tolist()}")
+    return gains
+
+
+def checked_record(record):
+    unknown = set(record) - set(RECORD)
+    if unknown:
+        raise ArgumentError(f"record: unknown fields {sorted(unknown)}; expected some of {RECORD}")
 
 
 def _times(t):

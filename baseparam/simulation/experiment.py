@@ -1,0 +1,260 @@
+"""An identification experiment with a known answer: fit a simulated log and score the fit against the truth.
+
+:func:`simulated_identification` identifies the base parameters from the log of a
+:class:`~baseparam.simulation.tracking.TrackingRun` with :func:`~baseparam.identify` (its
+preprocessing, as on a real log) and compares the estimates with the true base parameters of the
+simulated robot, and the model's torques on a held-out run with its true torques. Two runs of the
+same robot with the same sensor noise — an excitation design and another motion — tell which motion
+identifies the robot better: the proof that a design helps.
+
+The figures (:class:`FitErrors`):
+
+* ``parameter_error`` ‖p̂ − p‖ / ‖p‖ over the base parameters (SI, so the large ones weigh most);
+* ``relative_errors`` |p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖) per parameter (the floor keeps parameters
+  whose true value is 0, such as a cylinder's products of inertia, finite), and their median;
+* ``sigma_errors`` (p̂_i − p_i) / σ_i in the fit's own standard deviations: whether the fit knows
+  how far off it is (|·| ≤ 3 for nearly all parameters when the noise is all that separates the
+  log from the model);
+* ``torque_error`` ‖W_b(p̂ − p)‖ / ‖W_b p‖ on the held-out run's true states, pooled over joints:
+  the model error alone, without the sensor noise;
+* ``validation_nrmse_percent`` what :func:`~baseparam.identify` reports on the held-out log (noise
+  included), as one would measure it on the real robot.
+
+A consistent fit (``method='consistent'``) is run without the CAD prior unless told otherwise: in
+a simulation whose truth is the description's own inertias, that prior would be the answer.
+
+:func:`compare_motions` runs the whole comparison: each motion (:class:`~baseparam.Reference`)
+simulated once, logged through the same sensors — the same noise sequence for motions of the same
+length — for several noise draws, identified, and scored (:class:`MotionComparison`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import ArgumentError
+from ..identification.estimators import identify
+from ..identification.preprocessing import Preprocessing
+from .noise import SensorNoise
+from .tracking import Reference, TrackingRun, track
+
+METHODS = ("ols", "wls", "consistent")
+FLOOR = 1e-3                 # relative errors: |p_i| below FLOOR·‖p‖ counts as FLOOR·‖p‖
+
+
+@dataclass(frozen=True)
+class FitErrors:
+    """A fit of a simulated log against the truth (module docstring: the figures).
+
+    Attributes
+    ----------
+    method : str
+    names : tuple of str
+        Base parameters, in the fit's order.
+    estimate, std, truth : ndarray, shape (rank,)
+        Estimates, their standard deviations (the fit's), the true base parameters (SI).
+    condition_number : float
+        cond(W_b) of the training samples the fit used (after preprocessing).
+    torque_error : float
+    validation_nrmse_percent : float
+    identification : Identification
+        The fit itself.
+    """
+
+    method: str
+    names: tuple = field(repr=False)
+    estimate: np.ndarray = field(repr=False)
+    std: np.ndarray = field(repr=False)
+    truth: np.ndarray = field(repr=False)
+    condition_number: float
+    torque_error: float
+    validation_nrmse_percent: float
+    identification: object = field(repr=False)
+
+    @property
+    def parameter_error(self):
+        """‖p̂ − p‖ / ‖p‖."""
+        return float(np.linalg.norm(self.estimate - self.truth) / np.linalg.norm(self.truth))
+
+    @property
+    def relative_errors(self):
+        """|p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖), shape (rank,)."""
+        scale = np.maximum(np.abs(self.truth), FLOOR * np.linalg.norm(self.truth))
+        return np.abs(self.estimate - self.truth) / scale
+
+    @property
+    def median_relative_error(self):
+        return float(np.median(self.relative_errors))
+
+    @property
+    def sigma_errors(self):
+        """(p̂_i − p_i) / σ_i, shape (rank,) (0 where σ is infinite: a parameter the data do not determine)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = (self.estimate - self.truth) / self.std
+        return np.where(np.isfinite(self.std), out, 0.0)
+
+    @property
+    def within_3_sigma(self):
+        """Share of the base parameters whose error is within 3σ."""
+        return float(np.mean(np.abs(self.sigma_errors) <= 3.0))
+
+    def __repr__(self):
+        return (f"FitErrors(method={self.method!r}, parameter_error={self.parameter_error:.3g}, "
+                f"median_relative_error={self.median_relative_error:.3g}, torque_error={self.torque_error:.3g}, "
+                f"within_3_sigma={self.within_3_sigma:.2f}, condition_number={self.condition_number:.4g})")
+
+
+def simulated_identification(robot, p, run, held_out, *, methods=("ols", "consistent"),
+                             preprocessing=Preprocessing(), parameters="pseudo", **options):
+    """Identify a simulated log and score the fits against the truth (module docstring).
+
+    Parameters
+    ----------
+    robot : Robot
+        The description identification uses (its friction and rotor-inertia columns).
+    p : array_like, shape (n_standard,)
+        The true standard parameters the runs were simulated with (``parameters`` layout).
+    run, held_out : TrackingRun
+        The training run and the held-out run (:func:`~baseparam.simulation.tracking.track`).
+    methods : sequence of {'ols', 'wls', 'consistent'}
+    preprocessing : Preprocessing or None
+        As for :func:`~baseparam.identify` (default: its defaults, as for a real log).
+    parameters : {'pseudo', 'khalil'}
+    **options
+        Options of the consistent fit (``prior`` defaults to ``'none'`` here).
+
+    Returns
+    -------
+    dict
+        method → :class:`FitErrors`.
+    """
+    for name, value in (("run", run), ("held_out", held_out)):
+        if not isinstance(value, TrackingRun):
+            raise ArgumentError(f"{name}: expected a TrackingRun (bp.track), got {type(value).__name__}")
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {list(methods)!r}")
+    p = np.asarray(p, dtype=float)
+    truth_states = held_out.truth
+    out = {}
+    for method in methods:
+        extra = dict(options, prior=options.get("prior", "none")) if method == "consistent" else {}
+        result = identify(robot, run.log, validate=held_out.log, method=method, preprocessing=preprocessing,
+                          parameters=parameters, **extra)
+        base = result.base
+        truth = base.from_standard(p)
+        W = base.regressor(truth_states.q, truth_states.qd, truth_states.qdd)
+        error = np.linalg.norm(W @ (result.values - truth)) / np.linalg.norm(W @ truth)
+        e = result.estimator
+        out[method] = FitErrors(method, tuple(base.names), np.array(result.values), np.array(e.std_), truth,
+                                float(e.condition_number_), float(error),
+                                float(result.validation.nrmse_pooled_percent), result)
+    return out
+
+
+HELD_OUT_SEED = 1000         # the held-out log's noise seed, after the training logs' (seed + draw)
+COLUMNS = ("cond", "parameter_error", "median_relative_error", "within_3_sigma", "torque_error",
+           "validation_nrmse_percent")
+
+
+@dataclass(frozen=True)
+class MotionComparison:
+    """Identification from several motions of one simulated robot, through the same sensors.
+
+    Attributes
+    ----------
+    runs : dict
+        Motion name → :class:`~baseparam.TrackingRun` (noise-free truth; the log of the first draw).
+    held_out : TrackingRun
+    fits : dict
+        (motion name, method) → tuple of :class:`FitErrors`, one per noise draw.
+    """
+
+    runs: dict = field(repr=False)
+    held_out: TrackingRun = field(repr=False)
+    fits: dict = field(repr=False)
+
+    def table(self):
+        """Rows (motion, method, figures…) with the medians over the noise draws of :data:`COLUMNS`:
+        cond(W_b) of the fit's samples, ‖p̂ − p‖/‖p‖, median relative error, share within 3σ,
+        held-out torque error against the truth, validation NRMSE (%) against the noisy held-out log."""
+        rows = []
+        for (motion, method), fits in self.fits.items():
+            figures = [[f.condition_number, f.parameter_error, f.median_relative_error, f.within_3_sigma,
+                        f.torque_error, f.validation_nrmse_percent] for f in fits]
+            rows.append((motion, method, *np.median(np.array(figures), axis=0).tolist()))
+        return rows
+
+    def summary(self):
+        """The table as text (percentages), one line per motion and method."""
+        draws = len(next(iter(self.fits.values())))
+        width = max(len(m) for m, _ in self.fits)
+        lines = [f"{'motion':<{width}}  {'method':<10}  {'cond':>7}  {'|p̂−p|/|p|':>10}  {'median rel.':>11}  "
+                 f"{'≤ 3σ':>6}  {'held-out τ':>10}  {'val. NRMSE':>10}"]
+        for motion, method, cond, err, rel, within, torque, nrmse in self.table():
+            lines.append(f"{motion:<{width}}  {method:<10}  {cond:7.1f}  {100 * err:9.3f}%  {100 * rel:10.2f}%  "
+                         f"{100 * within:5.0f}%  {100 * torque:9.4f}%  {nrmse:9.3f}%")
+        lines.append(f"(medians over {draws} noise draw{'s' if draws > 1 else ''}; held-out τ error against the "
+                     "true torques, validation NRMSE against the noisy held-out log)")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"MotionComparison(motions={list(self.runs)!r}, draws={len(next(iter(self.fits.values())))})"
+
+    def _repr_html_(self):
+        import html
+        return f"<pre>{html.escape(self.summary())}</pre>"
+
+
+def compare_motions(robot, p, references, held_out, *, noise, gains=None, draws=1, methods=("ols", "consistent"),
+                    bandwidth=10.0, preprocessing=Preprocessing(), parameters="pseudo", **options):
+    """Simulate several motions of a robot with known parameters, identify each log, score the fits.
+
+    Parameters
+    ----------
+    robot : Robot
+        The simulated robot, which identification also describes (friction, rotor inertia).
+    p : array_like, shape (n_standard,)
+        Its true standard parameters (``bp.standard_parameters(robot)``).
+    references : dict
+        Motion name → :class:`~baseparam.Reference` (e.g. a design and the robot's real training motion).
+    held_out : Reference
+        The motion on which every fit's torques are compared (simulated once).
+    noise : SensorNoise
+        The sensors; draw d uses seed ``noise.seed + d`` for every motion (the same sequence for
+        motions of the same length) and ``noise.seed + 1000 + d`` for the held-out log.
+    gains : array_like, shape (n_dof,), optional
+        Drive gains (N·m/A) for ``noise.current``.
+    draws : int
+        Noise draws.
+    methods, preprocessing, parameters, **options
+        As in :func:`simulated_identification`.
+    bandwidth : float
+        The tracking controller's (:func:`~baseparam.track`).
+
+    Returns
+    -------
+    MotionComparison
+    """
+    if not isinstance(noise, SensorNoise):
+        raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
+    if not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise ArgumentError(f"draws: expected a whole number ≥ 1, got {draws!r}")
+    if not isinstance(references, dict) or not references or \
+            not all(isinstance(r, Reference) for r in [*references.values(), held_out]):
+        raise ArgumentError("references, held_out: expected a dict name → bp.Reference and a bp.Reference")
+    runs = {name: track(robot, p, r, noise=noise, gains=gains, bandwidth=bandwidth, parameters=parameters)
+            for name, r in references.items()}
+    held = track(robot, p, held_out, bandwidth=bandwidth, parameters=parameters)
+    fits = {}
+    for d in range(int(draws)):
+        sensors = replace(noise, seed=noise.seed + d)
+        validation = held.with_noise(replace(noise, seed=noise.seed + HELD_OUT_SEED + d), gains)
+        for name, run in runs.items():
+            logged = run.with_noise(sensors, gains)
+            for method, errors in simulated_identification(robot, p, logged, validation, methods=methods,
+                                                           preprocessing=preprocessing, parameters=parameters,
+                                                           **options).items():
+                fits.setdefault((name, method), []).append(errors)
+    return MotionComparison(runs, held, {key: tuple(value) for key, value in fits.items()})
