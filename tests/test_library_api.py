@@ -8,6 +8,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -313,3 +315,21 @@ def test_every_readme_python_snippet_runs(tmp_path, monkeypatch, index):
         warnings.simplefilter("ignore")
         exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "readme"})
     shutil.rmtree(repo / "gen", ignore_errors=True)
+
+
+def test_every_public_name_is_what_it_says_after_every_submodule_is_loaded():
+    """A submodule named like a public function rebinds the package's attribute when it loads
+    (``import pkg.simulate`` sets ``pkg.simulate`` to the module): every public name must still be
+    a function or class once every submodule has been imported, in a fresh interpreter."""
+    code = (
+        "import importlib, pkgutil, types, baseparam as bp\n"
+        "for info in pkgutil.walk_packages(bp.__path__, 'baseparam.'):\n"
+        "    if not info.name.endswith('__main__'):\n"
+        "        importlib.import_module(info.name)\n"
+        "bad = [f'{package.__name__}.{name}' for package in [bp] + [importlib.import_module('baseparam.' + sub)\n"
+        "       for sub in ('model', 'dynamics', 'projection', 'identification', 'excitation', 'codegen', 'simulation')]\n"
+        "       for name in package.__all__ if isinstance(getattr(package, name), types.ModuleType)]\n"
+        "print(bad)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -1,6 +1,6 @@
 """Simulation: a robot's motion under torques or a controller, logged as a :class:`~baseparam.Trajectory`.
 
-``simulate``   :func:`simulate` — RK4 at a controller rate (compiled) or :func:`scipy.integrate.solve_ivp`;
+``integrate``  :func:`simulate` — RK4 at a controller rate (compiled) or :func:`scipy.integrate.solve_ivp`;
                in (q, q̇) or in Ivanov's (q, p)
 ``noise``      :class:`SensorNoise` — encoder resolution, Gaussian noise, motor currents through gains
 ``tracking``   :class:`Reference` (a design's series, or a smoothed log) → :func:`track` → :class:`TrackingRun`:
@@ -14,7 +14,7 @@ identification reads.
 """
 from .._lazy import lazy_names
 
-_WHERE = {"simulate": "simulate", "SensorNoise": "noise", "Reference": "tracking", "TrackingRun": "tracking",
+_WHERE = {"simulate": "integrate", "SensorNoise": "noise", "Reference": "tracking", "TrackingRun": "tracking",
           "track": "tracking", "FitErrors": "experiment", "simulated_identification": "experiment",
           "MotionComparison": "experiment", "compare_motions": "experiment"}
 

@@ -36,7 +36,7 @@ from ..errors import ArgumentError
 from ..identification.trajectory import Trajectory
 from ..model.robot import require_robot
 from .noise import SensorNoise
-from .simulate import checked_gains, checked_record, logged, simulate
+from .integrate import checked_gains, checked_record, logged, simulate
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
 
