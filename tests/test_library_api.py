@@ -327,7 +327,8 @@ def test_every_public_name_is_what_it_says_after_every_submodule_is_loaded():
         "    if not info.name.endswith('__main__'):\n"
         "        importlib.import_module(info.name)\n"
         "bad = [f'{package.__name__}.{name}' for package in [bp] + [importlib.import_module('baseparam.' + sub)\n"
-        "       for sub in ('model', 'dynamics', 'projection', 'identification', 'excitation', 'codegen', 'simulation')]\n"
+        "       for sub in ('model', 'dynamics', 'projection', 'identification', 'excitation', 'codegen',\n"
+        "                   'simulation')]\n"
         "       for name in package.__all__ if isinstance(getattr(package, name), types.ModuleType)]\n"
         "print(bad)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
