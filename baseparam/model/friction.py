@@ -189,16 +189,7 @@ def friction_shapes(robot, qd, sign_width=None):
         sgn = np.sign(qd)
     else:
         sgn = np.tanh(qd / np.asarray(sign_width, dtype=float)[:, None])
-    stb = np.zeros_like(qd)
-    for k, joint in enumerate(robot.joints):
-        model = joint.friction_model
-        if model is None or model.is_default:
-            continue
-        width = None if sign_width is None else sign_width[k]
-        sgn[k] = model.coulomb_shape(qd[k], width)
-        if model.stribeck is not None:
-            stb[k] = model.stribeck_shape(qd[k], width)
-    return sgn, stb
+    return _per_joint(robot, qd, sign_width, sgn, "coulomb_shape", "stribeck_shape")
 
 
 def friction_slopes(robot, qd, sign_width=None):
@@ -211,16 +202,23 @@ def friction_slopes(robot, qd, sign_width=None):
     else:
         width = np.asarray(sign_width, dtype=float)[:, None]
         dsgn = (1.0 - np.tanh(qd / width) ** 2) / width
-    dstb = np.zeros_like(qd)
+    return _per_joint(robot, qd, sign_width, dsgn, "coulomb_slope", "stribeck_slope")
+
+
+def _per_joint(robot, qd, sign_width, coulomb, coulomb_method, stribeck_method):
+    """The Coulomb rows ``coulomb`` (shape (n_dof, S), the plain sign's values or slopes) with the rows
+    of joints that declare a friction model replaced by that model's ``coulomb_method``, and the
+    Stribeck rows by its ``stribeck_method`` (zero for joints without one)."""
+    stribeck = np.zeros_like(qd)
     for k, joint in enumerate(robot.joints):
         model = joint.friction_model
         if model is None or model.is_default:
             continue
         width = None if sign_width is None else sign_width[k]
-        dsgn[k] = model.coulomb_slope(qd[k], width)
+        coulomb[k] = getattr(model, coulomb_method)(qd[k], width)
         if model.stribeck is not None:
-            dstb[k] = model.stribeck_slope(qd[k], width)
-    return dsgn, dstb
+            stribeck[k] = getattr(model, stribeck_method)(qd[k], width)
+    return coulomb, stribeck
 
 
 def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb: bool = True):
