@@ -271,6 +271,25 @@ def test_condition_number_is_pinocchios(designed, rrr):
     assert np.linalg.cond(A) == pytest.approx(doc["condition_numbers"][other]["with_drives"], rel=1e-9)
 
 
+def test_condition_number_with_coulomb_columns_is_that_of_the_written_rest_states(rrr, tmp_path):
+    """With friction declared, the CSV's rest rows (q̇ = 0 exactly, so sign q̇ = 0) are the rows the
+    JSON's cond was measured on: pinocchio's regressor plus FV, FC, FO from the CSV gives the same cond."""
+    pytest.importorskip("pinocchio")
+    from pin_model import Reference
+    robot = dataclasses.replace(rrr, joints=tuple(dataclasses.replace(j, friction=(True, True, True))
+                                                  for j in rrr.joints))
+    d = bp.design_excitation(robot, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=1, workers=1, seed=3)
+    d.to_csv(tmp_path / "f.csv")
+    doc = d.to_dict()
+    _, rows = read_csv(tmp_path / "f.csv")
+    assert np.all(rows[[0, -1], 4:] == 0.0)
+    ref = Reference(robot, doc["parameters"])
+    columns = [ref.names.index(name) for name in doc["base"]]
+    assert any(name.startswith("FC") for name in doc["base"])
+    A = np.vstack([ref.regressor(r[1:4], r[4:7], r[7:10])[:, columns] for r in rows])
+    assert np.linalg.cond(A) == pytest.approx(doc["condition_number"], rel=1e-9)
+
+
 def test_same_seed_same_design_whatever_the_workers(rrr, designed):
     d, _ = designed
     again = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=2, workers=1, seed=3)
