@@ -102,6 +102,7 @@ def test_bad_settings_are_one_line_with_status_2(limits, args, fragment):
     ("joints: [{qd: 1}\n", "limits.yaml"),
     ("", "limits.yaml"),
     ("joints: [{qd: 1}, {qd: 1}, {}]\n", "joint 3: no velocity limit"),
+    ("joints: [{q: [-1e308, 1e308], qd: 1}, {qd: 1}, {qd: 1}]\n", "joint 1: position range [-1e+308, 1e+308]"),
 ])
 def test_bad_limits_files_are_one_line_naming_the_file(tmp_path, text, fragment):
     path = tmp_path / "limits.yaml"
@@ -109,6 +110,18 @@ def test_bad_limits_files_are_one_line_naming_the_file(tmp_path, text, fragment)
     res = run("excite", RRR, "--limits", path)
     assert res.exit_code == 2, res.output
     assert res.output.count("\n") == 1 and fragment in res.output and "limits.yaml" in res.output, res.output
+
+
+def test_a_huge_velocity_limit_on_a_joint_without_range_designs_within_the_box(tmp_path):
+    """An unlimited revolute joint starts swinging at most π about q0 (within the search's box), whatever
+    its velocity limit: 1e308 rad/s once scaled the start to overflow (an internal error, exit 1)."""
+    path = tmp_path / "limits.yaml"
+    path.write_text("joints: [{qd: 1e308}, {qd: 1e12}, {qd: 1}]\n")
+    res = run("excite", RRR, "--limits", path, *QUICK, "--json", tmp_path / "d.json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "d.json").read_text())
+    swing = np.array(doc["bounds"]["q_max"]) - np.array(doc["bounds"]["q_min"])
+    assert np.isfinite(doc["condition_number"]) and np.all(swing < 100.0)       # radians, not overflow
 
 
 def test_limits_from_a_urdf_and_missing_files(tmp_path):

@@ -152,8 +152,11 @@ class DesignProblem:
         q, qd, qdd = self.states(x.ravel())
         ratio = [np.full(self.n, np.inf)]
         lo, hi, v, a = self._bounds[:4]
+        # an unlimited joint swings at most π about q0, as box() allows: its velocity limit alone
+        # could scale the start to any size (and far beyond the box, or to overflow)
+        room = np.where(finite, np.minimum(hi - mid, mid - lo), math.pi)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio.append(np.minimum(hi - mid, mid - lo) / np.abs(q).max(axis=0))
+            ratio.append(room / np.abs(q).max(axis=0))
             ratio.append(v / np.abs(qd).max(axis=0))
             ratio.append(a / np.abs(qdd).max(axis=0))
         scale = np.nan_to_num(np.min(ratio, axis=0), posinf=1.0)
