@@ -167,3 +167,17 @@ def _reference(t=None, q=None, qd=None, qdd=None):
 def test_reference_refuses_bad_input_in_one_line(make, message):
     with pytest.raises(bp.ArgumentError, match=message):
         make()
+
+
+def test_comparison_refuses_unnamed_motions_and_options_no_fit_takes(arm, held_out):
+    """Motion names are text (the summary lays them out); options of the consistent fit without it
+    were silently dropped, where identify() refuses them."""
+    p = bp.standard_parameters(arm)
+    noise = bp.SensorNoise(tau=0.1)
+    with pytest.raises(bp.ArgumentError, match=r"dict name \(str\)"):
+        bp.compare_motions(arm, p, {1: held_out}, held_out, noise=noise, methods=("ols",))
+    with pytest.raises(bp.ArgumentError, match="prior: options of the consistent fit, but methods"):
+        bp.compare_motions(arm, p, {"a": held_out}, held_out, noise=noise, methods=("ols",), prior="cad")
+    run = bp.track(arm, p, held_out)
+    with pytest.raises(bp.ArgumentError, match="prior_weight: options of the consistent fit"):
+        bp.simulated_identification(arm, p, run, run, methods=("ols", "wls"), prior_weight=1.0)
