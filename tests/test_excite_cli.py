@@ -150,6 +150,19 @@ def test_torque_limits_need_true_inertias(limits):
     assert res.exit_code == 2 and "--torque-limits: " in res.output and "true inertias" in res.output
 
 
+def test_torque_limits_say_which_true_value_is_missing():
+    """Bodies given, but friction declared without values: the message names the missing friction
+    (it used to say only "no true inertias", which the description has)."""
+    import dataclasses
+    rrr = bp.load_robot(RRR)
+    body = bp.Inertia(mass=1.0, com=np.array([-0.4, 0.0, 0.0]), inertia=np.diag([0.01, 0.08, 0.08]))
+    robot = dataclasses.replace(rrr, joints=tuple(dataclasses.replace(j, inertia=body, friction=(True, True, False))
+                                                  for j in rrr.joints), source=None)
+    limits = {"joints": [{"qd": 1.0, "tau": 50.0}] * 3}
+    with pytest.raises(bp.ArgumentError, match=r"torque_limits: .*needed to predict torques: joints\[1\]\.friction"):
+        bp.design_excitation(robot, limits=limits, torque_limits=True, starts=1, workers=1)
+
+
 def test_a_script_without_main_guard_can_design(tmp_path):
     """Workers are spawned without re-running the caller's script, so no ``if __name__ == "__main__"``."""
     script = tmp_path / "design.py"

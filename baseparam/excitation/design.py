@@ -240,7 +240,8 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     if torque_limits:
         if truth is None:
             raise ArgumentError(f"torque_limits: {robot.name}: the description gives no true inertias (inertia: per "
-                                "joint, or a URDF's <inertial>), needed to predict torques")
+                                "joint, or a URDF's <inertial>) and drive values (friction, rotor inertia) it "
+                                f"declares, needed to predict torques: {_missing_truth(base)}")
         if not np.isfinite(lim.torque).any():
             raise ArgumentError(f"torque_limits: no joint has a torque limit ({lim.source}: tau, or a URDF's effort)")
     problem = DesignProblem(robot, base.pivots, parameters, period, harmonics, lim, criterion,
@@ -338,6 +339,15 @@ def _true_base_parameters(base):
         return base.from_standard(standard_parameters(base.robot, base.parameters))
     except RobotDescriptionError:
         return None
+
+
+def _missing_truth(base):
+    """What the description lacks for :func:`_true_base_parameters` (its error message)."""
+    try:
+        standard_parameters(base.robot, base.parameters)
+    except RobotDescriptionError as exc:
+        return str(exc)
+    return "?"
 
 
 def _within_limits(series, limits):
