@@ -276,8 +276,7 @@ def test_condition_number_with_coulomb_columns_is_that_of_the_written_rest_state
     JSON's cond was measured on: pinocchio's regressor plus FV, FC, FO from the CSV gives the same cond."""
     pytest.importorskip("pinocchio")
     from pin_model import Reference
-    robot = dataclasses.replace(rrr, joints=tuple(dataclasses.replace(j, friction=(True, True, True))
-                                                  for j in rrr.joints))
+    robot = _with_friction(rrr)
     d = bp.design_excitation(robot, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=1, workers=1, seed=3)
     d.to_csv(tmp_path / "f.csv")
     doc = d.to_dict()
