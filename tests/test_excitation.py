@@ -306,6 +306,19 @@ def test_time_budget_keeps_the_finished_starts_and_says_how_to_reproduce(rrr):
     assert np.array_equal(again.series.coefficients, d.series.coefficients)
 
 
+def test_a_start_past_the_deadline_returns_its_starting_point_at_once(rrr):
+    """When start 0 never reported back, the search falls back on its starting point: that must not
+    run an SLSQP iteration first (in the main process; on 100 harmonics one took minutes, so a 20 s
+    budget ran for 7 minutes)."""
+    import time
+    from baseparam.excitation._search import run_start
+    base = bp.find_base_parameters(rrr, "khalil")
+    problem = DesignProblem(rrr, base.pivots, "khalil", 4.0, 3, bp.motion_limits(rrr, LIMITS), "cond")
+    result = run_start(problem, 3, 0, deadline=time.time() - 1.0)
+    assert result.iterations == 0 and not result.complete
+    np.testing.assert_array_equal(result.x, problem.initial(np.random.default_rng([3, 0])))
+
+
 def test_kuka_urdf_cond_is_pinocchios_straight_from_the_urdf(tmp_path):
     """KUKA LWR4+ URDF (khalil columns = pinocchio's, by name): the JSON's cond from pinocchio's own model."""
     pin = pytest.importorskip("pinocchio")
