@@ -176,3 +176,16 @@ def test_a_script_without_main_guard_can_design(tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("designed 2") == 1
+
+
+def test_a_search_that_would_not_fit_in_memory_is_refused_in_one_line(limits, monkeypatch):
+    """The search's memory (constraint Jacobian and SLSQP's copies, per process) is checked before it
+    starts: a design too large for the memory left is refused with the figure, exit status 2."""
+    import baseparam._memory as memory
+    monkeypatch.setattr(memory, "available_bytes", lambda: 50_000_000)       # 50 MB left: 40 MB allowed
+    res = run("excite", RRR, "--limits", limits, "--harmonics", "40", "--rate", "40", "--workers", "2",
+              "--time-budget", "3")
+    assert res.exit_code == 2, res.output
+    assert res.output.count("\n") == 1 and "the search for 40 harmonics of 3 joints would need about" in res.output
+    res = run("excite", RRR, "--limits", limits, *QUICK)                     # a small design still runs
+    assert res.exit_code == 0, res.output

@@ -231,6 +231,11 @@ class DesignProblem:
             out.append(("torque", np.flatnonzero(np.isfinite(tau))))
         return [(kind, joints) for kind, joints in out if len(joints)]
 
+    @property
+    def n_constraints(self):
+        """Rows of :meth:`constraints` (and of :meth:`jacobian`)."""
+        return self.grid * sum(len(joints) for _, joints in self._groups())
+
     def constraints(self, x):
         """All limit constraints at the grid samples, scaled to O(1); ≥ 0 when satisfied."""
         lo, hi, v, a, tau_max = self._bounds
