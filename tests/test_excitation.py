@@ -271,6 +271,24 @@ def test_condition_number_is_pinocchios(designed, rrr):
     assert np.linalg.cond(A) == pytest.approx(doc["condition_numbers"][other]["with_drives"], rel=1e-9)
 
 
+def test_condition_number_with_coulomb_columns_is_that_of_the_written_rest_states(rrr, tmp_path):
+    """With friction declared, the CSV's rest rows (q̇ = 0 exactly, so sign q̇ = 0) are the rows the
+    JSON's cond was measured on: pinocchio's regressor plus FV, FC, FO from the CSV gives the same cond."""
+    pytest.importorskip("pinocchio")
+    from pin_model import Reference
+    robot = _with_friction(rrr)
+    d = bp.design_excitation(robot, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=1, workers=1, seed=3)
+    d.to_csv(tmp_path / "f.csv")
+    doc = d.to_dict()
+    _, rows = read_csv(tmp_path / "f.csv")
+    assert np.all(rows[[0, -1], 4:] == 0.0)
+    ref = Reference(robot, doc["parameters"])
+    columns = [ref.names.index(name) for name in doc["base"]]
+    assert any(name.startswith("FC") for name in doc["base"])
+    A = np.vstack([ref.regressor(r[1:4], r[4:7], r[7:10])[:, columns] for r in rows])
+    assert np.linalg.cond(A) == pytest.approx(doc["condition_number"], rel=1e-9)
+
+
 def test_same_seed_same_design_whatever_the_workers(rrr, designed):
     d, _ = designed
     again = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=2, workers=1, seed=3)
@@ -286,6 +304,19 @@ def test_time_budget_keeps_the_finished_starts_and_says_how_to_reproduce(rrr):
     again = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=d.search.counted,
                                  workers=2, seed=3)
     assert np.array_equal(again.series.coefficients, d.series.coefficients)
+
+
+def test_a_start_past_the_deadline_returns_its_starting_point_at_once(rrr):
+    """When start 0 never reported back, the search falls back on its starting point: that must not
+    run an SLSQP iteration first (in the main process; on 100 harmonics one took minutes, so a 20 s
+    budget ran for 7 minutes)."""
+    import time
+    from baseparam.excitation._search import run_start
+    base = bp.find_base_parameters(rrr, "khalil")
+    problem = DesignProblem(rrr, base.pivots, "khalil", 4.0, 3, bp.motion_limits(rrr, LIMITS), "cond")
+    result = run_start(problem, 3, 0, deadline=time.time() - 1.0)
+    assert result.iterations == 0 and not result.complete
+    np.testing.assert_array_equal(result.x, problem.initial(np.random.default_rng([3, 0])))
 
 
 def test_kuka_urdf_cond_is_pinocchios_straight_from_the_urdf(tmp_path):

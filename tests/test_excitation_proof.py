@@ -131,3 +131,53 @@ def test_track_refuses_a_reference_of_another_robot(arm):
     other = bp.Reference(t, np.zeros((20, 6)), np.zeros((20, 6)), np.zeros((20, 6)))
     with pytest.raises(bp.ArgumentError, match="6 joints for"):
         bp.track(arm, bp.standard_parameters(arm), other)
+
+
+def test_a_reference_whose_ticks_start_later_is_followed_the_same(arm, held_out):
+    """The controller looks the reference up by tick from its first tick: the same motion stamped 3 s
+    later is tracked identically (it used to be looked up from t = 0, so every tick read a later row)."""
+    p = bp.standard_parameters(arm)
+    later = dataclasses.replace(held_out, t=held_out.t + 3.0)
+    run, shifted = bp.track(arm, p, held_out), bp.track(arm, p, later)
+    np.testing.assert_allclose(shifted.truth.q, run.truth.q, atol=1e-12)
+    np.testing.assert_allclose(shifted.tracking_error, run.tracking_error, atol=1e-12)
+
+
+def _reference(t=None, q=None, qd=None, qdd=None):
+    t = np.arange(20) / 100.0 if t is None else t
+    zeros = np.zeros((len(t), 3))
+    return bp.Reference(t, zeros if q is None else q, zeros if qd is None else qd, zeros if qdd is None else qdd)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: _reference(q=np.full((20, 3), np.nan)), "reference.q: non-finite value at tick 0, joint 1"),
+    (lambda: _reference(qd=np.zeros((19, 3))), r"reference.qd: expected shape \(20, n_dof\)"),
+    (lambda: _reference(qdd=np.zeros((20, 2))), r"reference.qdd: expected shape \(20, n_dof\)"),
+    (lambda: _reference(q=np.zeros(20)), r"reference.q: expected shape \(20, n_dof\)"),
+    (lambda: _reference(t=np.arange(20) ** 2 / 100.0), "reference.t: expected increasing, uniformly spaced"),
+    (lambda: _reference(t=np.zeros(1)), r"reference.t: expected ticks of shape \(S,\) with S ≥ 2"),
+    (lambda: _reference(t=np.array([0.0, np.nan] * 10)), "reference.t: contains NaN"),
+    (lambda: bp.Reference.periodic("design.json", 100.0), "series: expected a bp.FourierSeries"),
+    (lambda: bp.Reference.periodic(FourierSeries(10.0, np.zeros(3), np.ones((3, 2)), np.ones((3, 2))), 1e12),
+     "rate: 1e\\+13 ticks at 1e\\+12 Hz; at most"),
+    (lambda: bp.Reference.from_log("log.csv", 100.0), "log: expected a bp.Trajectory"),
+    (lambda: bp.Reference.from_log(bp.Trajectory(t=np.arange(12) / 100.0, q=np.zeros((12, 3)), tau=np.zeros((12, 3))),
+                                   100.0), "log: 12 samples on the uniform grid"),
+])
+def test_reference_refuses_bad_input_in_one_line(make, message):
+    with pytest.raises(bp.ArgumentError, match=message):
+        make()
+
+
+def test_comparison_refuses_unnamed_motions_and_options_no_fit_takes(arm, held_out):
+    """Motion names are text (the summary lays them out); options of the consistent fit without it
+    were silently dropped, where identify() refuses them."""
+    p = bp.standard_parameters(arm)
+    noise = bp.SensorNoise(tau=0.1)
+    with pytest.raises(bp.ArgumentError, match=r"dict name \(str\)"):
+        bp.compare_motions(arm, p, {1: held_out}, held_out, noise=noise, methods=("ols",))
+    with pytest.raises(bp.ArgumentError, match="prior: options of the consistent fit, but methods"):
+        bp.compare_motions(arm, p, {"a": held_out}, held_out, noise=noise, methods=("ols",), prior="cad")
+    run = bp.track(arm, p, held_out)
+    with pytest.raises(bp.ArgumentError, match="prior_weight: options of the consistent fit"):
+        bp.simulated_identification(arm, p, run, run, methods=("ols", "wls"), prior_weight=1.0)

@@ -102,6 +102,7 @@ def test_bad_settings_are_one_line_with_status_2(limits, args, fragment):
     ("joints: [{qd: 1}\n", "limits.yaml"),
     ("", "limits.yaml"),
     ("joints: [{qd: 1}, {qd: 1}, {}]\n", "joint 3: no velocity limit"),
+    ("joints: [{q: [-1e308, 1e308], qd: 1}, {qd: 1}, {qd: 1}]\n", "joint 1: position range [-1e+308, 1e+308]"),
 ])
 def test_bad_limits_files_are_one_line_naming_the_file(tmp_path, text, fragment):
     path = tmp_path / "limits.yaml"
@@ -109,6 +110,18 @@ def test_bad_limits_files_are_one_line_naming_the_file(tmp_path, text, fragment)
     res = run("excite", RRR, "--limits", path)
     assert res.exit_code == 2, res.output
     assert res.output.count("\n") == 1 and fragment in res.output and "limits.yaml" in res.output, res.output
+
+
+def test_a_huge_velocity_limit_on_a_joint_without_range_designs_within_the_box(tmp_path):
+    """An unlimited revolute joint starts swinging at most π about q0 (within the search's box), whatever
+    its velocity limit: 1e308 rad/s once scaled the start to overflow (an internal error, exit 1)."""
+    path = tmp_path / "limits.yaml"
+    path.write_text("joints: [{qd: 1e308}, {qd: 1e12}, {qd: 1}]\n")
+    res = run("excite", RRR, "--limits", path, *QUICK, "--json", tmp_path / "d.json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "d.json").read_text())
+    swing = np.array(doc["bounds"]["q_max"]) - np.array(doc["bounds"]["q_min"])
+    assert np.isfinite(doc["condition_number"]) and np.all(swing < 100.0)       # radians, not overflow
 
 
 def test_limits_from_a_urdf_and_missing_files(tmp_path):
@@ -137,6 +150,19 @@ def test_torque_limits_need_true_inertias(limits):
     assert res.exit_code == 2 and "--torque-limits: " in res.output and "true inertias" in res.output
 
 
+def test_torque_limits_say_which_true_value_is_missing():
+    """Bodies given, but friction declared without values: the message names the missing friction
+    (it used to say only "no true inertias", which the description has)."""
+    import dataclasses
+    rrr = bp.load_robot(RRR)
+    body = bp.Inertia(mass=1.0, com=np.array([-0.4, 0.0, 0.0]), inertia=np.diag([0.01, 0.08, 0.08]))
+    robot = dataclasses.replace(rrr, joints=tuple(dataclasses.replace(j, inertia=body, friction=(True, True, False))
+                                                  for j in rrr.joints), source=None)
+    limits = {"joints": [{"qd": 1.0, "tau": 50.0}] * 3}
+    with pytest.raises(bp.ArgumentError, match=r"torque_limits: .*needed to predict torques: joints\[1\]\.friction"):
+        bp.design_excitation(robot, limits=limits, torque_limits=True, starts=1, workers=1)
+
+
 def test_a_script_without_main_guard_can_design(tmp_path):
     """Workers are spawned without re-running the caller's script, so no ``if __name__ == "__main__"``."""
     script = tmp_path / "design.py"
@@ -150,3 +176,16 @@ def test_a_script_without_main_guard_can_design(tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("designed 2") == 1
+
+
+def test_a_search_that_would_not_fit_in_memory_is_refused_in_one_line(limits, monkeypatch):
+    """The search's memory (constraint Jacobian and SLSQP's copies, per process) is checked before it
+    starts: a design too large for the memory left is refused with the figure, exit status 2."""
+    import baseparam._memory as memory
+    monkeypatch.setattr(memory, "available_bytes", lambda: 50_000_000)       # 50 MB left: 40 MB allowed
+    res = run("excite", RRR, "--limits", limits, "--harmonics", "40", "--rate", "40", "--workers", "2",
+              "--time-budget", "3")
+    assert res.exit_code == 2, res.output
+    assert res.output.count("\n") == 1 and "the search for 40 harmonics of 3 joints would need about" in res.output
+    res = run("excite", RRR, "--limits", limits, *QUICK)                     # a small design still runs
+    assert res.exit_code == 0, res.output

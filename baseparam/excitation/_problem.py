@@ -152,8 +152,11 @@ class DesignProblem:
         q, qd, qdd = self.states(x.ravel())
         ratio = [np.full(self.n, np.inf)]
         lo, hi, v, a = self._bounds[:4]
+        # an unlimited joint swings at most π about q0, as box() allows: its velocity limit alone
+        # could scale the start to any size (and far beyond the box, or to overflow)
+        room = np.where(finite, np.minimum(hi - mid, mid - lo), math.pi)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio.append(np.minimum(hi - mid, mid - lo) / np.abs(q).max(axis=0))
+            ratio.append(room / np.abs(q).max(axis=0))
             ratio.append(v / np.abs(qd).max(axis=0))
             ratio.append(a / np.abs(qdd).max(axis=0))
         scale = np.nan_to_num(np.min(ratio, axis=0), posinf=1.0)
@@ -227,6 +230,11 @@ class DesignProblem:
         if self.p_base is not None:
             out.append(("torque", np.flatnonzero(np.isfinite(tau))))
         return [(kind, joints) for kind, joints in out if len(joints)]
+
+    @property
+    def n_constraints(self):
+        """Rows of :meth:`constraints` (and of :meth:`jacobian`)."""
+        return self.grid * sum(len(joints) for _, joints in self._groups())
 
     def constraints(self, x):
         """All limit constraints at the grid samples, scaled to O(1); ≥ 0 when satisfied."""

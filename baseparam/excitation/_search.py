@@ -96,6 +96,8 @@ def run_start(problem, seed, index, deadline=None, report=None):
     x = problem.initial(rng)
     done = 0
     best = (problem.violation(x) > FEASIBLE, problem.value(x), x)
+    if deadline is not None and time.time() > deadline:     # no time for even one iteration (which, for a large
+        return StartResult(int(index), x, float(best[1]), problem.violation(x), 0, False)   # problem, takes minutes)
     bounds = problem.box()
     constraints = [{"type": "ineq", "fun": problem.constraints, "jac": problem.jacobian}]
     complete = True

@@ -18,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
+from ..errors import ArgumentError, ExcitationWarning, ResourceLimitError, RobotDescriptionError
 from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
 from ..projection.base_set import find_base_parameters
@@ -35,6 +35,7 @@ MIN_SAMPLES_PER_CYCLE = 8          # of the highest harmonic, at the output rate
 MAX_SAMPLES = 1_000_000            # rows of the output trajectory
 DENSE = 10                         # torque is checked at this many times the output rate
 POORLY_EXCITED = 1e8               # cond(W_b) beyond which a design warns
+SEARCH_COPIES = 6                  # a search process's memory, in sizes of the constraints' Jacobian
 
 
 @dataclass(frozen=True)
@@ -240,11 +241,13 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     if torque_limits:
         if truth is None:
             raise ArgumentError(f"torque_limits: {robot.name}: the description gives no true inertias (inertia: per "
-                                "joint, or a URDF's <inertial>), needed to predict torques")
+                                "joint, or a URDF's <inertial>) and drive values (friction, rotor inertia) it "
+                                f"declares, needed to predict torques: {_missing_truth(base)}")
         if not np.isfinite(lim.torque).any():
             raise ArgumentError(f"torque_limits: no joint has a torque limit ({lim.source}: tau, or a URDF's effort)")
     problem = DesignProblem(robot, base.pivots, parameters, period, harmonics, lim, criterion,
                             p_base=truth if torque_limits else None)
+    _check_memory(problem, min(workers, starts))
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
         remaining = max(0.0, float(time_budget) - min(3.0, 0.08 * float(time_budget)) - (time.time() - begin))
@@ -338,6 +341,34 @@ def _true_base_parameters(base):
         return base.from_standard(standard_parameters(base.robot, base.parameters))
     except RobotDescriptionError:
         return None
+
+
+def _check_memory(problem, processes):
+    """Refuse a design whose search would not fit in memory (ResourceLimitError, one line).
+
+    Each process holds the constraints' Jacobian (rows: grid samples × limited joint fields,
+    columns: the unknowns) and SLSQP's copy and workspace of the same order: about
+    :data:`SEARCH_COPIES` times its size (measured: 2.3 GB per worker for the LWR4+ at 100 harmonics,
+    a 470 MB Jacobian).
+    """
+    from .._memory import budget, format_size
+
+    needed = SEARCH_COPIES * 8 * problem.n_constraints * problem.size * processes
+    allowed = budget()
+    if allowed is not None and needed > allowed:
+        raise ResourceLimitError(f"the search for {problem.harmonics} harmonics of {problem.n} joints would need "
+                                 f"about {format_size(needed)} of memory ({processes} process"
+                                 f"{'es' if processes > 1 else ''}), more than the {format_size(allowed)} "
+                                 "available; give fewer harmonics or workers")
+
+
+def _missing_truth(base):
+    """What the description lacks for :func:`_true_base_parameters` (its error message)."""
+    try:
+        standard_parameters(base.robot, base.parameters)
+    except RobotDescriptionError as exc:
+        return str(exc)
+    return "?"
 
 
 def _within_limits(series, limits):

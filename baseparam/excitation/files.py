@@ -9,16 +9,14 @@ from .._atomic import write_text
 def trajectory_csv(samples):
     """The CSV text: header ``t,q1..qN,qd1..qN,qdd1..qN``, one row per sample, SI, shortest exact decimals.
 
-    The first and last rows are the rest states: their q̇ and q̈ are written as exact zeros (the
-    series gives them to round-off, |·| < 1e-12).
+    The samples are written as they are: :meth:`FourierSeries.sample` already gives the rest states
+    of the first and last rows exact zeros for q̇ and q̈, so the file is the samples cond(W_b) was
+    measured on.
     """
     n = samples.q.shape[1]
     header = ",".join(["t"] + [f"{f}{j}" for f in ("q", "qd", "qdd") for j in range(1, n + 1)])
-    qd, qdd = samples.qd.copy(), samples.qdd.copy()
-    qd[[0, -1]] = 0.0
-    qdd[[0, -1]] = 0.0
     rows = [header]
-    for t, q, v, a in zip(samples.t.tolist(), samples.q.tolist(), qd.tolist(), qdd.tolist()):
+    for t, q, v, a in zip(samples.t.tolist(), samples.q.tolist(), samples.qd.tolist(), samples.qdd.tolist()):
         rows.append(",".join(map(repr, [t, *q, *v, *a])))
     return "\n".join(rows) + "\n"
 

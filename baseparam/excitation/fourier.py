@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+REST_ROUND_OFF = 1e-12        # |q̇|, |q̈| at an end, relative to the series' scale, taken as exact rest
+
 
 def sampling_margin(harmonics, n_samples):
     """ε = π²K²/(2N²): the relative excess of a degree-K trigonometric polynomial over its maximum
@@ -160,9 +162,20 @@ class FourierSeries:
         return np.arange(count + 1) / float(rate)
 
     def sample(self, rate):
-        """:class:`Samples` at ``rate`` Hz from t = 0 to t = T inclusive (rest at both ends)."""
+        """:class:`Samples` at ``rate`` Hz from t = 0 to t = T inclusive.
+
+        A series at rest (Σ a_l = 0, Σ l·b_l = 0, to round-off) has q̇ and q̈ of exactly zero in the
+        first and last samples: the series gives them only to round-off, whose sign would otherwise
+        make the Coulomb columns sign(q̇) of the rest states ±1 (and cond(W_b) not that of the file).
+        """
         t = self.times(rate)
-        return Samples(t, *self.evaluate(t))
+        q, qd, qdd = self.evaluate(t)
+        for values, scale in ((qd, np.abs(self.a).sum(axis=1) + np.abs(self.b).sum(axis=1)),
+                              (qdd, 2.0 * math.pi / self.period * self.harmonics
+                               * (np.abs(self.a).sum(axis=1) + np.abs(self.b).sum(axis=1)))):
+            ends = values[[0, -1]]
+            values[[0, -1]] = np.where(np.abs(ends) <= REST_ROUND_OFF * scale, 0.0, ends)
+        return Samples(t, q, qd, qdd)
 
     def certified_bounds(self, n_samples=None):
         """Bounds that hold at every instant, from N samples per period (module docstring).

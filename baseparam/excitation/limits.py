@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError
 from ..model._fields import _check_keys, _got, _mapping, _number
 from ..model._yaml_text import _decode, _Invalid, _load_yaml
@@ -128,6 +129,9 @@ def motion_limits(robot, limits=None):
         if not lo < hi:
             raise ArgumentError(f"{source}: joint {k + 1}: position range [{lo:g}, {hi:g}] is empty "
                                 "(lower must be below upper)")
+        if math.isfinite(lo) and not max(abs(lo), abs(hi)) <= ABSURD:
+            raise ArgumentError(f"{source}: joint {k + 1}: position range [{lo:g}, {hi:g}] reaches beyond "
+                                f"±{ABSURD:g} (rad or m), no joint's range; leave q out for a joint without one")
     return MotionLimits(**values, source=source)
 
 

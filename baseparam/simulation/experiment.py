@@ -132,9 +132,7 @@ def simulated_identification(robot, p, run, held_out, *, methods=("ols", "consis
     for name, value in (("run", run), ("held_out", held_out)):
         if not isinstance(value, TrackingRun):
             raise ArgumentError(f"{name}: expected a TrackingRun (bp.track), got {type(value).__name__}")
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
-        raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {list(methods)!r}")
+    _check_methods(methods, options)
     p = np.asarray(p, dtype=float)
     truth_states = held_out.truth
     out = {}
@@ -151,6 +149,16 @@ def simulated_identification(robot, p, run, held_out, *, methods=("ols", "consis
                                 float(e.condition_number_), float(error),
                                 float(result.validation.nrmse_pooled_percent), result)
     return out
+
+
+def _check_methods(methods, options):
+    """Known methods, and options only when the consistent fit (the one that takes them) runs."""
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {list(methods)!r}")
+    if options and "consistent" not in methods:          # identify() would refuse them; do not drop them
+        raise ArgumentError(f"{', '.join(sorted(options))}: options of the consistent fit, but methods "
+                            f"{list(methods)!r} has no 'consistent'")
 
 
 HELD_OUT_SEED = 1000         # the held-out log's noise seed, after the training logs' (seed + draw)
@@ -242,8 +250,10 @@ def compare_motions(robot, p, references, held_out, *, noise, gains=None, draws=
     if not isinstance(draws, (int, np.integer)) or draws < 1:
         raise ArgumentError(f"draws: expected a whole number ≥ 1, got {draws!r}")
     if not isinstance(references, dict) or not references or \
-            not all(isinstance(r, Reference) for r in [*references.values(), held_out]):
-        raise ArgumentError("references, held_out: expected a dict name → bp.Reference and a bp.Reference")
+            not all(isinstance(r, Reference) for r in [*references.values(), held_out]) or \
+            not all(isinstance(name, str) for name in references):
+        raise ArgumentError("references, held_out: expected a dict name (str) → bp.Reference and a bp.Reference")
+    _check_methods(methods, options)
     runs = {name: track(robot, p, r, noise=noise, gains=gains, bandwidth=bandwidth, parameters=parameters)
             for name, r in references.items()}
     held = track(robot, p, held_out, bandwidth=bandwidth, parameters=parameters)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._numbers import real_array
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
@@ -39,6 +40,8 @@ from .noise import SensorNoise
 from .integrate import checked_gains, checked_record, logged, simulate
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
+MAX_TICKS = 10_000_000        # of a reference (each one a controller call in Python)
+UNIFORM_TICKS = 1e-6          # relative spread of the tick steps still taken as one controller rate
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,12 @@ class Reference:
     q, qd, qdd : ndarray, shape (S, n_dof)
         Reference positions and their derivatives.
     source : str
+
+    Raises
+    ------
+    ArgumentError
+        Ticks not uniformly spaced and increasing (at least 2), rows of q, q̇, q̈ other than one per
+        tick of the same joints, or a non-finite value.
     """
 
     t: np.ndarray = field(repr=False)
@@ -59,6 +68,29 @@ class Reference:
     qd: np.ndarray = field(repr=False)
     qdd: np.ndarray = field(repr=False)
     source: str = "reference"
+
+    def __post_init__(self):
+        """Float arrays of consistent shapes, finite, at uniformly spaced increasing ticks: the
+        controller of :func:`track` looks the reference up by tick index."""
+        t = real_array("reference.t", self.t, ArgumentError)
+        if t.ndim != 1 or len(t) < 2:
+            raise ArgumentError(f"reference.t: expected ticks of shape (S,) with S ≥ 2, got shape {t.shape}")
+        if not np.isfinite(t).all():
+            raise ArgumentError("reference.t: contains NaN or inf")
+        step = np.diff(t)
+        if not (step[0] > 0 and np.abs(step - step[0]).max() <= UNIFORM_TICKS * step[0]):
+            raise ArgumentError(f"reference.t: expected increasing, uniformly spaced ticks (a controller's rate), "
+                                f"got steps from {step.min():.6g} to {step.max():.6g} s")
+        object.__setattr__(self, "t", t)
+        for name in ("q", "qd", "qdd"):
+            x = real_array(f"reference.{name}", getattr(self, name), ArgumentError)
+            if x.ndim != 2 or x.shape[0] != len(t) or x.shape[1] != np.shape(self.q)[-1]:
+                raise ArgumentError(f"reference.{name}: expected shape ({len(t)}, n_dof), one row per tick, got "
+                                    f"{x.shape}")
+            if not np.isfinite(x).all():
+                s, j = np.argwhere(~np.isfinite(x))[0]
+                raise ArgumentError(f"reference.{name}: non-finite value at tick {s}, joint {j + 1}")
+            object.__setattr__(self, name, x)
 
     @property
     def rate(self):
@@ -86,10 +118,15 @@ class Reference:
         duration : float, optional
         source : str, optional
         """
+        from ..excitation.fourier import FourierSeries
+
         series = getattr(series, "series", series)
+        if not isinstance(series, FourierSeries):
+            raise ArgumentError(f"series: expected a bp.FourierSeries or bp.ExcitationDesign, got "
+                                f"{type(series).__name__}")
         rate = _positive(rate, "rate")
         duration = series.period if duration is None else _positive(duration, "duration")
-        t = np.arange(int(round(duration * rate)) + 1) / rate
+        t = _ticks(round(duration * rate), rate)
         q, qd, qdd = series.evaluate(t)
         return cls(t, q, qd, qdd, source or f"Fourier series, {series.harmonics} harmonics of {series.period:g} s")
 
@@ -116,6 +153,8 @@ class Reference:
         from scipy.interpolate import CubicSpline
         from scipy.signal import butter, sosfiltfilt
 
+        if not isinstance(log, Trajectory):
+            raise ArgumentError(f"log: expected a bp.Trajectory (bp.read_trajectory), got {type(log).__name__}")
         rate, cutoff = _positive(rate, "rate"), _positive(cutoff, "cutoff")
         t = np.asarray(log.t, dtype=float) - float(log.t[0])
         q = np.asarray(log.q, dtype=float)
@@ -125,10 +164,15 @@ class Reference:
         nyquist = 0.5 / step
         if not cutoff < nyquist:
             raise ArgumentError(f"cutoff: {cutoff:g} Hz is not below half the log's sampling rate ({nyquist:g} Hz)")
-        smooth = sosfiltfilt(butter(4, cutoff / nyquist, output="sos"), uniform, axis=0)
+        sos = butter(4, cutoff / nyquist, output="sos")
+        pad = 3 * (2 * len(sos) + 1)                   # sosfiltfilt's default padding, in samples
+        if len(grid) <= pad:
+            raise ArgumentError(f"log: {len(grid)} samples on the uniform grid; the zero-phase low-pass needs more "
+                                f"than {pad}")
+        smooth = sosfiltfilt(sos, uniform, axis=0)
         spline = CubicSpline(grid, smooth, axis=0)
         end = grid[-1] if duration is None else min(grid[-1], _positive(duration, "duration"))
-        ticks = np.arange(int(np.floor(end * rate + 1e-9)) + 1) / rate
+        ticks = _ticks(math.floor(end * rate + 1e-9), rate)
         return cls(ticks, spline(ticks), spline(ticks, 1), spline(ticks, 2),
                    source or f"{getattr(log, 'source', 'log')} (low-passed at {cutoff:g} Hz, splined)")
 
@@ -235,7 +279,7 @@ def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parame
     rate = r.rate
 
     def controller(time, q, qd):
-        k = min(int(round(time * rate)), len(r.t) - 1)
+        k = min(int(round((time - r.t[0]) * rate)), len(r.t) - 1)
         return feedforward[k] + inertia[k] @ (kp * (r.q[k] - q) + kd * (r.qd[k] - qd))
 
     truth = simulate(robot, p, r.t, r.q[0], r.qd[0], controller, method="rk4", parameters=parameters,
@@ -251,6 +295,13 @@ def _log(truth, noise, gains, record, logged_torque, source):
         tau = np.concatenate([tau[:1], 0.5 * (tau[1:] + tau[:-1])])
     fields = {"q": truth.q, "qd": truth.qd, "qdd": truth.qdd, "tau": tau}
     return logged(truth.n_dof, truth.t, fields, noise, gains, record, source)
+
+
+def _ticks(count, rate):
+    """count + 1 ticks from 0 at ``rate``, within :data:`MAX_TICKS`."""
+    if count + 1 > MAX_TICKS:
+        raise ArgumentError(f"rate: {count + 1:.6g} ticks at {rate:g} Hz; at most {MAX_TICKS} are simulated")
+    return np.arange(count + 1) / rate
 
 
 def _positive(value, name):
