@@ -110,6 +110,18 @@ def test_certified_bounds_hold_between_samples(seed):
 
 
 # -- gradients -------------------------------------------------------------------------------------------
+def _assert_matches_central_differences(d, regressor, states, G, which=(0, 1, 2), h=1e-6):
+    """``d[k][:, j]`` (the gradient of Σ G∘W in state ``k``'s column ``j``, per sample) against central
+    differences of ``regressor(q, qd, qdd)`` with step ``h``."""
+    for k in which:
+        for j in range(states[k].shape[1]):
+            plus, minus = [s.copy() for s in states], [s.copy() for s in states]
+            plus[k][:, j] += h
+            minus[k][:, j] -= h
+            numeric = ((regressor(*plus) - regressor(*minus)) / (2 * h) * G).sum(axis=(1, 2))
+            np.testing.assert_allclose(d[k][:, j], numeric, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(numeric).max()))
+
+
 @pytest.mark.parametrize("name", ["kuka_lwr4.yaml", "ur10e.yaml", "stanford_arm.yaml", "panda.yaml",
                                   "dual_arm_torso.yaml", "ppr.yaml"])
 def test_regressor_state_gradients_match_finite_differences(name):
@@ -120,14 +132,7 @@ def test_regressor_state_gradients_match_finite_differences(name):
     q, qd, qdd = rng.uniform(-1, 1, (3, S, n))
     G = rng.standard_normal((S, n, base.rank))
     d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots)
-    h = 1e-6
-    for k in range(3):
-        for j in range(n):
-            plus, minus = [q.copy(), qd.copy(), qdd.copy()], [q.copy(), qd.copy(), qdd.copy()]
-            plus[k][:, j] += h
-            minus[k][:, j] -= h
-            numeric = ((base.regressor(*plus) - base.regressor(*minus)) / (2 * h) * G).sum(axis=(1, 2))
-            np.testing.assert_allclose(d[k][:, j], numeric, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(numeric).max()))
+    _assert_matches_central_differences(d, base.regressor, (q, qd, qdd), G)
 
 
 def _with_friction(robot, model=None):
@@ -147,13 +152,7 @@ def test_state_gradients_follow_the_friction_shapes(model):
     q, qd, qdd = rng.uniform(-1, 1, (3, S, n))
     G = rng.standard_normal((S, n, base.rank))
     d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots)
-    h = 1e-6
-    for j in range(n):
-        plus, minus = qd.copy(), qd.copy()
-        plus[:, j] += h
-        minus[:, j] -= h
-        numeric = ((base.regressor(q, plus, qdd) - base.regressor(q, minus, qdd)) / (2 * h) * G).sum(axis=(1, 2))
-        np.testing.assert_allclose(d[1][:, j], numeric, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(numeric).max()))
+    _assert_matches_central_differences(d, base.regressor, (q, qd, qdd), G, which=(1,))
 
 
 def test_sign_surrogate_and_its_gradient():
@@ -173,13 +172,7 @@ def test_sign_surrogate_and_its_gradient():
     np.testing.assert_allclose(smoothed(q, qd, qdd, width), W, rtol=1e-12, atol=1e-12)
     G = rng.standard_normal(W.shape)
     d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots, sign_width=width)
-    h = 1e-6
-    for j in range(n):
-        plus, minus = qd.copy(), qd.copy()
-        plus[:, j] += h
-        minus[:, j] -= h
-        numeric = ((smoothed(q, plus, qdd, width) - smoothed(q, minus, qdd, width)) / (2 * h) * G).sum(axis=(1, 2))
-        np.testing.assert_allclose(d[1][:, j], numeric, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(numeric).max()))
+    _assert_matches_central_differences(d, lambda *states: smoothed(*states, width), (q, qd, qdd), G, which=(1,))
 
 
 @pytest.mark.parametrize("criterion", [criteria.log_condition, criteria.d_optimality, smooth_log_condition(4.0)])
