@@ -105,8 +105,7 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
     checked_record(record)
     if not isinstance(substeps, (int, np.integer)) or substeps < 1:
         raise ArgumentError(f"substeps: expected an integer ≥ 1, got {substeps!r}")
-    if noise is not None and not isinstance(noise, SensorNoise):
-        raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
+    checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     fd = ForwardDynamics(robot, p, parameters)
     if method == "rk4":
@@ -153,6 +152,12 @@ def checked_gains(gains, n_dof):
     if gains.shape != (n_dof,) or not np.all(gains > 0):
         raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {gains.tolist()}")
     return gains
+
+
+def checked_noise(noise):
+    """Refuse a ``noise`` that is neither None nor a :class:`SensorNoise`, before anything is simulated."""
+    if noise is not None and not isinstance(noise, SensorNoise):
+        raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
 
 
 def checked_record(record):

@@ -36,8 +36,7 @@ from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
 from ..identification.trajectory import Trajectory
 from ..model.robot import require_robot
-from .noise import SensorNoise
-from .integrate import checked_gains, checked_record, logged, simulate
+from .integrate import checked_gains, checked_noise, checked_record, logged, simulate
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
 MAX_TICKS = 10_000_000        # of a reference (each one a controller call in Python)
@@ -214,8 +213,7 @@ class TrackingRun:
         gains : array_like, shape (n_dof,), optional
             Drive gains (N·m/A) for ``noise.current``.
         """
-        if noise is not None and not isinstance(noise, SensorNoise):
-            raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
+        checked_noise(noise)
         log = _log(self.truth, noise, checked_gains(gains, self.truth.n_dof), self.record, self.logged_torque,
                    self.log.source)
         return replace(self, log=log)
@@ -262,8 +260,7 @@ def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parame
         raise ArgumentError(f"reference: expected a bp.Reference, got {type(reference).__name__}")
     if reference.n_dof != robot.n_dof or robot.is_floating:
         raise ArgumentError(f"reference: {reference.n_dof} joints for {robot.name}'s {robot.n_dof} (fixed base)")
-    if noise is not None and not isinstance(noise, SensorNoise):
-        raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
+    checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     checked_record(record)
     if logged_torque not in LOGGED_TORQUES:
