@@ -170,9 +170,9 @@ class FourierSeries:
         """
         t = self.times(rate)
         q, qd, qdd = self.evaluate(t)
-        for values, scale in ((qd, np.abs(self.a).sum(axis=1) + np.abs(self.b).sum(axis=1)),
-                              (qdd, 2.0 * math.pi / self.period * self.harmonics
-                               * (np.abs(self.a).sum(axis=1) + np.abs(self.b).sum(axis=1)))):
+        velocity_scale = np.abs(self.a).sum(axis=1) + np.abs(self.b).sum(axis=1)      # bounds |q̇| per joint
+        for values, scale in ((qd, velocity_scale),
+                              (qdd, 2.0 * math.pi / self.period * self.harmonics * velocity_scale)):
             ends = values[[0, -1]]
             values[[0, -1]] = np.where(np.abs(ends) <= REST_ROUND_OFF * scale, 0.0, ends)
         return Samples(t, q, qd, qdd)
