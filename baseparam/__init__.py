@@ -6,6 +6,8 @@ The package follows the data, each stage a subpackage that imports only the ones
 ``model``              :class:`Robot`, :class:`Joint`, :class:`Inertia` — the robot; :func:`load_robot`
                        reads a description; :class:`ColumnLayout` names the standard parameters,
                        :func:`standard_parameters` takes them from the true inertias
+``motion``             :class:`Trajectory` — the one motion type (t, q, q̇, q̈, τ, checked once) that every
+                       stage below shares: logs, preprocessed data, samples of a design, simulations
 ``dynamics``           :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
                        :func:`friction_torque`, :func:`reaction_wrenches` (recursive Newton–Euler);
                        :func:`regressor`, :func:`slotine_li_regressor`, :func:`mass_matrix`,
@@ -20,8 +22,8 @@ The package follows the data, each stage a subpackage that imports only the ones
                        ``slotine_li_regressor``, ``inverse_dynamics`` in base parameters,
                        ``forward_dynamics``; ``max_memory=`` bounds the run); :func:`find_and_store`
                        also writes the whole Z to HDF5, :func:`read_h5` reads it
-``identification``     :class:`Trajectory`, :func:`read_trajectory`, :func:`from_dataframe`,
-                       :func:`from_arrays` — measured logs; :class:`Preprocessing`, :func:`preprocess`;
+``identification``     :func:`read_trajectory`, :func:`from_dataframe`, :func:`from_arrays` — measured
+                       logs; :class:`Preprocessing`, :func:`preprocess` (→ :class:`Processed`);
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
 ``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
                        joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
@@ -73,8 +75,9 @@ _LAZY = {
                  "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor",
                  "slotine_li_regressor", "velocities_from_momenta"),
     "projection": ("BaseParameters", "find_and_store", "find_base_parameters", "read_h5"),
+    "motion": ("Trajectory",),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
-                       "Trajectory", "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
+                       "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits"),

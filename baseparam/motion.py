@@ -1,0 +1,356 @@
+"""The one motion type: a robot's times, joint states and torques, checked in one place.
+
+Every stage that handles a motion holds a :class:`Trajectory`: the readers of logs return one
+(identification), preprocessing returns one with a mask of the samples fits use
+(:class:`~baseparam.Processed`), an excitation design samples its Fourier series into one
+(:class:`~baseparam.excitation.Samples`), a simulation logs into one, and a controller follows one
+(:class:`~baseparam.Reference`, whose ticks are uniform). Those are thin subclasses: a field or a
+requirement more, the same arrays and the same check (:func:`check_motion`):
+
+========  ===================  =====================================================================
+``t``     (S,)                 s, strictly increasing (uniformly spaced where the type requires it)
+``q``     (S, n)               rad or m (a floating base: n + 7 columns, base position and
+                               quaternion x, y, z, w first)
+``qd``    (S, n) or None       rad/s or m/s (a floating base: n + 6 columns, the base twist first)
+``qdd``   (S, n) or None       rad/s² or m/s², like ``qd``
+``tau``   (S, n) or None       N·m or N, like ``qd`` (the wrench on a floating base first)
+========  ===================  =====================================================================
+
+Every value finite; lists and integer arrays become float64 arrays. A bad field raises one line
+naming the motion's ``source``, the field and, for a bad value, the 0-based row.
+
+This module sits below every stage (it needs only numpy and the errors), so that identification,
+excitation and simulation share it without importing one another.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ._numbers import real_array
+from .errors import DataError
+
+__all__ = ["MIN_SAMPLES", "Trajectory", "check_motion"]
+
+# Fewer samples than this cannot identify anything, and usually mean a wrong file or column map.
+MIN_SAMPLES = 10
+
+# At most this many ranges of skipped lines are listed in a summary.
+_SUMMARY_RANGES = 10
+
+# A stamp that jumps ahead of the stamps of the next this many rows is a glitch (that row is
+# dropped, not those after it); so is a run of up to this many rows after such a jump.
+_GLITCH_RUN = 10
+
+# Beyond this many places where time goes back, the stamps are garbage rather than glitched: no
+# glitch is looked for (which would cost a loop per place).
+_MAX_DESCENTS = 10_000
+
+# The arrays of a motion, in the order they are checked (and named in messages).
+MOTION_FIELDS = ("t", "q", "tau", "qd", "qdd")
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """A robot's motion, validated, in SI units: the one motion type of baseparam.
+
+    Attributes
+    ----------
+    t : ndarray, shape (S,)
+        Sample times in s, strictly increasing, float64.
+    q : ndarray, shape (S, n)
+        Joint positions (rad or m).
+    tau : ndarray, shape (S, n), or None
+        Joint torques or forces (N·m or N); for current logs, current × per-joint drive gain. None
+        for a motion without torques (a trajectory to play, such as ``baseparam excite`` writes):
+        it can be followed or simulated, but identification refuses it.
+    qd, qdd : ndarray, shape (S, n), or None
+        Joint velocities and accelerations when recorded; None means "derive them later".
+    source : str
+        File name or description, used in messages.
+    skipped : tuple of (int, str)
+        ``(line_or_row, reason)`` of every row dropped with ``skip_bad_rows=True``, in file order.
+    skipped_unit : str
+        ``"line"`` (CSV: 1-based physical lines) or ``"row"`` (arrays: 0-based rows), the meaning
+        of the numbers in ``skipped``.
+    floating : bool
+        The motion of a floating-base robot (:func:`~baseparam.simulate` writes such): q then has
+        7 columns more than the joints (base position and quaternion x, y, z, w first), and qd,
+        qdd and tau 6 more (base twist, its derivative, the wrench on the base); ``n_dof`` counts
+        the joints.
+
+    Raises
+    ------
+    DataError
+        Constructed directly, the arrays are checked as the loaders check them, except that
+        nothing is dropped: t of shape (S,), q of shape (S, n) with n ≥ 1, tau, qd, qdd (when
+        given) of shape (S, n), all numeric and finite, t strictly increasing, S ≥
+        :data:`MIN_SAMPLES`. Lists and integer arrays become float64 arrays. The message names
+        ``source``, the field and, for a bad value, the 0-based row; :func:`~baseparam.from_arrays`
+        with ``skip_bad_rows=True`` drops bad rows instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from baseparam import from_arrays
+    >>> t = np.arange(20) * 0.01
+    >>> traj = from_arrays(t, np.zeros((20, 2)), np.ones((20, 2)))
+    >>> traj.n_samples, traj.n_dof, traj.qd is None
+    (20, 2, True)
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    tau: Optional[np.ndarray] = None
+    qd: Optional[np.ndarray] = None
+    qdd: Optional[np.ndarray] = None
+    source: str = "<arrays>"
+    skipped: tuple = ()
+    skipped_unit: str = "line"
+    floating: bool = False
+
+    # What a kind of motion requires; subclasses narrow these (class attributes, not fields).
+    _error = DataError                  # the exception a bad field raises
+    _required = ("t", "q")              # fields that may not be None
+    _min_samples = MIN_SAMPLES
+    _uniform = None                     # relative spread of the time steps allowed, or None: any steps
+    _hint = "; from_arrays(..., skip_bad_rows=True) drops bad rows"
+
+    def __post_init__(self):
+        check_motion(self)
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples S."""
+        return int(self.t.shape[0])
+
+    @property
+    def n_dof(self) -> int:
+        """Number of joints n."""
+        return int(self.q.shape[1]) - (7 if self.floating else 0)
+
+    def _name(self, field):
+        """How messages call a field: ``'ur.csv: field q'``."""
+        return f"{self.source}: field {field}"
+
+    def _message(self, problem, field, **facts):
+        """The one line of a failed check (``problem`` as in :func:`check_motion`)."""
+        name, S, shape = self._name(field), facts.get("S"), facts.get("shape")
+        if problem == "missing":
+            return f"{name}: missing"
+        if problem == "shape" and field == "t":
+            return f"{name}: expected shape (S,), got {shape}"
+        if problem == "samples":
+            return f"{name}: only {S} samples; need at least {self._min_samples}"
+        if problem == "shape":
+            hint = " (one joint: shape (S, 1))" if len(shape) == 1 else ""
+            return f"{name}: expected shape (S, n), got {shape}{hint}"
+        if problem == "rows":
+            return f"{name}: {shape[0]} rows (shape {shape}), but t has {S}"
+        if problem == "joints":
+            return f"{name}: no joints (shape {shape})"
+        if problem == "columns":
+            n = facts["n"]
+            return f"{name}: {shape[1]} " + (f"columns, but q has {n} (floating base: q has one column more)"
+                                              if self.floating else f"joints, but q has {n}")
+        if problem == "value":
+            r, j, v = facts["row"], facts["joint"], facts["value"]
+            what = "NaN" if np.isnan(v) else f"infinite ({v})"
+            return f"{self.source}: row {r}: field {_field_label(field, j)}: {what}{self._hint}"
+        if problem == "uniform":
+            return (f"{name}: expected uniformly spaced times, got steps from {facts['low']:.6g} to "
+                    f"{facts['high']:.6g} s")
+        raise AssertionError(problem)
+
+    def skipped_summary(self) -> Optional[str]:
+        """One line saying which rows were dropped and why, or None when none were.
+
+        Consecutive line numbers are compressed into ranges; at most 10 ranges are listed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> traj = Trajectory(np.arange(10.0), np.zeros((10, 1)), np.zeros((10, 1)), source="ur.csv",
+        ...                   skipped=((2, "field q1: NaN"), (3, "field q1: NaN"),
+        ...                            (9, "truncated last line (2 of 3 fields)")))
+        >>> traj.skipped_summary()
+        'ur.csv: skipped 3 bad rows of 13: lines 2-3 (NaN), 9 (truncated last line)'
+        """
+        if not self.skipped:
+            return None
+        ranges = _ranges(self.skipped)
+        parts = [f"{_span(a, b)} ({', '.join(kinds)})" for a, b, kinds in ranges[:_SUMMARY_RANGES]]
+        if len(ranges) > _SUMMARY_RANGES:
+            parts.append(f"… ({len(ranges) - _SUMMARY_RANGES} more ranges)")
+        count = len(self.skipped)
+        total = self.n_samples + count
+        plural = "" if count == 1 else "s"
+        return (f"{self.source}: skipped {count} bad row{plural} of {total}: "
+                f"{self.skipped_unit}{plural} {', '.join(parts)}")
+
+
+def check_motion(motion):
+    """Validate the arrays of a motion in place (float64 arrays of consistent shapes, finite, in time order).
+
+    The one check of every motion type; what a type requires (the exception, the fields that may
+    not be None, the least number of samples, uniform steps) are its class attributes, and its
+    ``_message`` words the failures. Vectorized and cheap: it runs at every construction.
+
+    Raises
+    ------
+    motion._error
+        One line naming the motion's source, the field and, for a bad value, the row.
+    """
+    error = motion._error
+
+    def fail(problem, field, **facts):
+        raise error(motion._message(problem, field, **facts))
+
+    if not isinstance(motion.source, str):
+        object.__setattr__(motion, "source", os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike)
+                           else str(motion.source))
+    if not isinstance(motion.skipped, tuple):
+        object.__setattr__(motion, "skipped", tuple(motion.skipped))
+    arrays, coarse = {}, None
+    for field in MOTION_FIELDS:
+        value = getattr(motion, field)
+        if value is None:
+            if field in motion._required:
+                fail("missing", field)
+            continue
+        if field == "t":
+            coarse = _coarse_time(getattr(value, "dtype", None))
+        arr = real_array(motion._name(field), value, error)
+        if arr is not value:
+            object.__setattr__(motion, field, arr)
+        arrays[field] = arr
+    t, q = arrays["t"], arrays["q"]
+    if t.ndim != 1:
+        fail("shape", "t", shape=t.shape)
+    S = t.shape[0]
+    if S < motion._min_samples:
+        fail("samples", "t", S=S, shape=t.shape)
+    floating = bool(motion.floating)
+    for field, arr in arrays.items():
+        if field == "t":
+            continue
+        if arr.ndim != 2:
+            fail("shape", field, S=S, shape=arr.shape)
+        if arr.shape[0] != S:
+            fail("rows", field, S=S, shape=arr.shape)
+        if field == "q" and arr.shape[1] <= (7 if floating else 0):
+            fail("joints", field, S=S, shape=arr.shape)
+        if field != "q" and arr.shape[1] != q.shape[1] - floating:     # a quaternion has 4 numbers, 3 rates
+            fail("columns", field, S=S, shape=arr.shape, n=q.shape[1])
+    for field, arr in arrays.items():
+        finite = np.isfinite(arr)
+        if not finite.all():
+            bad = ~finite.reshape(S, -1)
+            r = int(np.argmax(bad.any(axis=1)))
+            j = int(np.argmax(bad[r]))
+            fail("value", field, row=r, joint=j, value=float(arr.reshape(S, -1)[r, j]))
+    step = np.diff(t)
+    if not (step > 0).all():
+        raise error(_order_message(motion, t, step, coarse))
+    if motion._uniform is not None and step.size and np.abs(step - step[0]).max() > motion._uniform * step[0]:
+        fail("uniform", "t", low=step.min(), high=step.max())
+
+
+def _order_message(motion, t, step, coarse):
+    """The line saying where the times of a motion stop increasing."""
+    source, hint = motion.source, motion._hint
+    r = int(np.argmax(~(step > 0))) + 1
+    ahead = _jumps_ahead(t)
+    if ahead and ahead[0][0] < r:          # a stamp that jumps ahead and back: that row is bad
+        g, before, after = ahead[0]
+        prev = f"after {t[before]:.10g} s on row {before}, " if before >= 0 else ""
+        return (f"{source}: row {g}: field t: time jumps ahead and back ({t[g]:.10g} s, {prev}"
+                f"before {t[after]:.10g} s on row {after}){_coarse_note(coarse)}{hint}")
+    if t[r] == t[r - 1]:
+        what = f"duplicate time ({t[r]:.10g} s, as on row {r - 1})"
+    else:
+        what = f"time goes backwards ({t[r]:.10g} s after {t[r - 1]:.10g} s on row {r - 1})"
+    return f"{source}: row {r}: field t: {what}{_coarse_note(coarse)}{hint}"
+
+
+def _jumps_ahead(t):
+    """[(i, i - 1 or -1, next consistent i)] for the rows of ``t`` whose stamps jump ahead and back.
+
+    At each place where time does not increase (d → d+1) there are two readings: the rows after d
+    until time passes t[d] again went back (what the running-maximum rule drops), or the rows i to
+    d whose stamps exceed t[d+1], with t[i-1] < t[d+1], jumped ahead. A reading holds when its run
+    has at most :data:`_GLITCH_RUN` rows; when both hold the shorter run is the bad one (ties: the
+    rows that went back). A run at the start of the file (no row before it to confirm the jump)
+    jumped ahead only if the other reading fails. Neither holds for a clock restart (time goes
+    back and stays back), left to the running-maximum rule.
+    """
+    n, K = t.size, _GLITCH_RUN
+    out, glitched = [], np.zeros(n, dtype=bool)
+    # Only strict descents not undone by the next row can be jumps ahead (a duplicate, or a
+    # stamp back that the next row passes, is the running-maximum rule's single bad row).
+    d_all = np.flatnonzero(t[1:] < t[:-1])
+    nxt2 = np.append(t[2:], -np.inf)[d_all]
+    d_all = d_all[~(nxt2 > t[d_all])]
+    if d_all.size > _MAX_DESCENTS:
+        return out          # no clock in these stamps to compare with; every row is judged as it comes
+    for d in d_all:
+        if glitched[d]:
+            continue
+        back = np.flatnonzero(t[d + 2:d + 2 + K] > t[d])       # the rows after d+1 that pass t[d]
+        k = d
+        while k >= 0 and d - k < K and t[k] > t[d + 1]:
+            k -= 1
+        if k >= 0 and not t[k] < t[d + 1]:
+            continue                     # a longer run, or equal stamps: not a glitch
+        # Both readings possible: the shorter bad run wins; at the start of the file (no row
+        # before to confirm the jump) the rows after it must not pass it.
+        if back.size and (k < 0 or d - k >= back[0] + 1):
+            continue
+        for i in range(k + 1, d + 1):
+            if not glitched[i]:
+                glitched[i] = True
+                out.append((i, k if k >= 0 else -1, d + 1))
+    return out
+
+
+def _coarse_time(dtype):
+    """The dtype name of times stored in fewer than 64 bits of floating point, else None."""
+    kind, size = getattr(dtype, "kind", None), getattr(dtype, "itemsize", 8)
+    return str(dtype) if kind == "f" and size < 8 else None
+
+
+def _coarse_note(coarse):
+    """Why duplicate/backward times may come from the storage format, or ''."""
+    return f" (time stored as {coarse}: too coarse for Unix time stamps; store float64)" if coarse else ""
+
+
+def _field_label(field, j):
+    """'t' for time, 'qd3' for joint 3's velocity (j is 0-based)."""
+    return "t" if field == "t" else f"{field}{j + 1}"
+
+
+def _kind(reason: str) -> str:
+    """The kind of problem in a skip reason: 'field qd3: not a number ('x')' → 'not a number'."""
+    if reason.startswith("field "):
+        reason = reason.split(": ", 1)[-1]
+    return reason.split(" (", 1)[0]
+
+
+def _ranges(skipped):
+    """[(first, last, kinds)] for runs of consecutive numbers in ``skipped``."""
+    out = []
+    for where, reason in skipped:
+        kind = _kind(reason)
+        if out and where == out[-1][1] + 1:
+            first, _, kinds = out[-1]
+            out[-1] = (first, where, kinds if kind in kinds else kinds + [kind])
+        else:
+            out.append((where, where, [kind]))
+    return out
+
+
+def _span(first, last):
+    return str(first) if first == last else f"{first}-{last}"
