@@ -160,6 +160,8 @@ class Trajectory:
             r, j, v = facts["row"], facts["joint"], facts["value"]
             what = "NaN" if np.isnan(v) else f"infinite ({v})"
             return f"{self.source}: row {r}: field {_field_label(field, j)}: {what}{self._hint}"
+        if problem == "order":
+            return _order_message(self, facts["t"], facts["step"], facts["coarse"])
         if problem == "uniform":
             return (f"{name}: expected uniformly spaced times, got steps from {facts['low']:.6g} to "
                     f"{facts['high']:.6g} s")
@@ -254,7 +256,7 @@ def check_motion(motion):
             fail("value", field, row=r, joint=j, value=float(arr.reshape(S, -1)[r, j]))
     step = np.diff(t)
     if not (step > 0).all():
-        raise error(_order_message(motion, t, step, coarse))
+        fail("order", "t", t=t, step=step, coarse=coarse)
     if motion._uniform is not None and step.size and np.abs(step - step[0]).max() > motion._uniform * step[0]:
         fail("uniform", "t", low=step.min(), high=step.max())
 

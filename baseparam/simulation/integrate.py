@@ -34,8 +34,8 @@ from ..dynamics.forward import ForwardDynamics
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states
 from ..errors import ArgumentError
-from ..identification.trajectory import Trajectory
 from ..model.robot import require_robot
+from ..motion import MIN_SAMPLES, Trajectory
 from .noise import SensorNoise
 
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
@@ -167,8 +167,6 @@ def checked_record(record):
 
 
 def _times(t):
-    from ..identification.trajectory import MIN_SAMPLES
-
     t = real_array("t", t, ArgumentError)
     if t.ndim != 1 or t.shape[0] < MIN_SAMPLES:
         raise ArgumentError(f"t: expected increasing times of shape (S,) with S ≥ {MIN_SAMPLES} (a Trajectory's "

@@ -30,12 +30,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._numbers import real_array
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
-from ..identification.trajectory import Trajectory
 from ..model.robot import require_robot
+from ..motion import Trajectory
 from .integrate import checked_gains, checked_noise, checked_record, logged, simulate
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
@@ -43,14 +42,14 @@ MAX_TICKS = 10_000_000        # of a reference (each one a controller call in Py
 UNIFORM_TICKS = 1e-6          # relative spread of the tick steps still taken as one controller rate
 
 
-@dataclass(frozen=True)
-class Reference:
-    """A motion to follow, at a controller's ticks (SI).
+class Reference(Trajectory):
+    """A motion to follow, at a controller's ticks (SI): a :class:`~baseparam.Trajectory` whose
+    times are uniformly spaced ticks and whose q̇ and q̈ are given.
 
     Attributes
     ----------
     t : ndarray, shape (S,)
-        Ticks from 0, uniformly spaced at the controller rate.
+        Ticks, uniformly spaced at the controller rate.
     q, qd, qdd : ndarray, shape (S, n_dof)
         Reference positions and their derivatives.
     source : str
@@ -59,37 +58,36 @@ class Reference:
     ------
     ArgumentError
         Ticks not uniformly spaced and increasing (at least 2), rows of q, q̇, q̈ other than one per
-        tick of the same joints, or a non-finite value.
+        tick of the same joints, or a non-finite value (the one check of
+        :func:`~baseparam.motion.check_motion`, worded for an argument).
     """
 
-    t: np.ndarray = field(repr=False)
-    q: np.ndarray = field(repr=False)
-    qd: np.ndarray = field(repr=False)
-    qdd: np.ndarray = field(repr=False)
-    source: str = "reference"
+    # the controller of track() looks the reference up by tick index: the ticks must be uniform
+    _error = ArgumentError
+    _required = ("t", "q", "qd", "qdd")
+    _min_samples = 2
+    _uniform = UNIFORM_TICKS
 
-    def __post_init__(self):
-        """Float arrays of consistent shapes, finite, at uniformly spaced increasing ticks: the
-        controller of :func:`track` looks the reference up by tick index."""
-        t = real_array("reference.t", self.t, ArgumentError)
-        if t.ndim != 1 or len(t) < 2:
-            raise ArgumentError(f"reference.t: expected ticks of shape (S,) with S ≥ 2, got shape {t.shape}")
-        if not np.isfinite(t).all():
-            raise ArgumentError("reference.t: contains NaN or inf")
-        step = np.diff(t)
-        if not (step[0] > 0 and np.abs(step - step[0]).max() <= UNIFORM_TICKS * step[0]):
-            raise ArgumentError(f"reference.t: expected increasing, uniformly spaced ticks (a controller's rate), "
-                                f"got steps from {step.min():.6g} to {step.max():.6g} s")
-        object.__setattr__(self, "t", t)
-        for name in ("q", "qd", "qdd"):
-            x = real_array(f"reference.{name}", getattr(self, name), ArgumentError)
-            if x.ndim != 2 or x.shape[0] != len(t) or x.shape[1] != np.shape(self.q)[-1]:
-                raise ArgumentError(f"reference.{name}: expected shape ({len(t)}, n_dof), one row per tick, got "
-                                    f"{x.shape}")
-            if not np.isfinite(x).all():
-                s, j = np.argwhere(~np.isfinite(x))[0]
-                raise ArgumentError(f"reference.{name}: non-finite value at tick {s}, joint {j + 1}")
-            object.__setattr__(self, name, x)
+    def __init__(self, t, q, qd, qdd, source="reference", **fields):
+        super().__init__(t=t, q=q, qd=qd, qdd=qdd, source=source, **fields)
+
+    def _name(self, field):
+        return f"reference.{field}"
+
+    def _message(self, problem, field, **facts):
+        name, S, shape = self._name(field), facts.get("S"), facts.get("shape")
+        if field == "t" and problem in ("shape", "samples"):
+            return f"{name}: expected ticks of shape (S,) with S ≥ {self._min_samples}, got shape {shape}"
+        if problem in ("shape", "rows", "columns"):
+            return f"{name}: expected shape ({S}, n_dof), one row per tick, got {shape}"
+        if problem == "value":
+            return "reference.t: contains NaN or inf" if field == "t" else \
+                f"{name}: non-finite value at tick {facts['row']}, joint {facts['joint'] + 1}"
+        if problem in ("order", "uniform"):
+            step = np.diff(self.t)
+            return (f"{name}: expected increasing, uniformly spaced ticks (a controller's rate), got steps from "
+                    f"{step.min():.6g} to {step.max():.6g} s")
+        return super()._message(problem, field, **facts)
 
     @property
     def rate(self):
