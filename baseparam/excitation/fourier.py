@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..motion import Trajectory
+
 REST_ROUND_OFF = 1e-12        # |q̇|, |q̈| at an end, relative to the series' scale, taken as exact rest
 
 
@@ -92,9 +94,9 @@ def rest_basis(period, harmonics):
     return N
 
 
-@dataclass(frozen=True)
-class Samples:
-    """A trajectory sampled at a fixed rate (SI): what the CSV holds.
+class Samples(Trajectory):
+    """A trajectory sampled at a fixed rate (SI), what the CSV holds: a :class:`~baseparam.Trajectory`
+    without torques, q̇ and q̈ given.
 
     Attributes
     ----------
@@ -102,10 +104,11 @@ class Samples:
     q, qd, qdd : ndarray, shape (S, n_dof)
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    qdd: np.ndarray
+    _required = ("t", "q", "qd", "qdd")
+    _min_samples = 1               # a series sampled too slowly is refused by the design, which says why
+
+    def __init__(self, t, q, qd, qdd, source="Fourier series", **fields):
+        super().__init__(t=t, q=q, qd=qd, qdd=qdd, source=source, **fields)
 
     def __repr__(self):
         return f"Samples(n_samples={len(self.t)}, n_dof={self.q.shape[1]}, t=[{self.t[0]:g}, {self.t[-1]:g}] s)"
