@@ -23,9 +23,8 @@ from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError
 from ..model.loading import load_robot
-from .preprocessing import Preprocessing, preprocess
+from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
-from .trajectory import Trajectory
 from ._inputs import _as_trajectories
 from ._consistent import FOLDS, consistent_fit, physical_links
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
@@ -199,7 +198,7 @@ class BaseParameterEstimator:
         out = []
         for item in _as_trajectories(data, what):
             self._check_joints(item)                          # before preprocessing: no work for wrong data
-            if isinstance(item, Trajectory):
+            if not isinstance(item, Processed):         # a log (a Processed is one too, already done)
                 item = preprocess(item, self.preprocessing or Preprocessing.none())
             out.append(item)
         return out
@@ -325,7 +324,7 @@ class BaseParameterEstimator:
         robot = self.base_.robot
         for item in _as_trajectories(X, "predict"):
             self._check_joints(item)
-            if isinstance(item, Trajectory):
+            if not isinstance(item, Processed):         # a log (a Processed is one too, already done)
                 q, qd, qdd, shapes = shapes_at_samples(robot, item, self.preprocessing)
             else:
                 q, qd, qdd = item.q, item.qd, item.qdd

@@ -117,9 +117,12 @@ class Preprocessing:
         return cls(resample=False, cutoff_hz=None, rest_velocity=None)
 
 
-@dataclass(frozen=True)
-class Processed:
-    """A preprocessed trajectory: uniform segments with q, q̇, q̈ and τ.
+@dataclass(frozen=True, init=False)
+class Processed(Trajectory):
+    """A preprocessed trajectory: the motion type with q, q̇, q̈ and τ, uniform segments and a mask.
+
+    Constructed as ``Processed(t, q, qd, qdd, tau, segment, kept, source, record)`` (note the
+    order: q̇ and q̈ before τ, unlike a :class:`~baseparam.Trajectory`'s).
 
     Attributes
     ----------
@@ -127,32 +130,47 @@ class Processed:
     q, qd, qdd, tau : ndarray, shape (S, n_dof)
     segment : ndarray of int, shape (S,)
         Index of the contiguous segment of each sample (samples of a segment are consecutive
-        and uniformly spaced before rest trimming).
+        and uniformly spaced before rest trimming). Default: one segment.
     kept : ndarray of bool, shape (S,)
-        False for rest samples (and, when q̇ or q̈ were derived, for the segment ends): they stay
-        in the arrays (parallel filtering needs the uninterrupted segment) but are left out of
-        fits and error figures.
+        The mask: False for rest samples (and, when q̇ or q̈ were derived, for the segment ends):
+        they stay in the arrays (parallel filtering needs the uninterrupted segment) but are left
+        out of fits and error figures. Default: every sample kept.
     source : str
     record : dict
         The choices made and what they did: sampling interval, whether the filter ran, segments,
         samples_in (logged) → samples_resampled (on the grids) = samples_out (kept) +
         rest_samples + end_samples, short_segment_samples (logged samples in dropped
         segments), derived (fields computed by differentiation).
+
+    Raises
+    ------
+    DataError
+        The motion's one check (:func:`~baseparam.motion.check_motion`; any number of samples),
+        or a ``segment``/``kept`` that is not one entry per sample.
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    qdd: np.ndarray
-    tau: np.ndarray
-    segment: np.ndarray
-    kept: np.ndarray
-    source: str
-    record: dict
+    segment: np.ndarray = None
+    kept: np.ndarray = None
+    record: dict = None
 
-    @property
-    def n_dof(self):
-        return self.q.shape[1]
+    _required = ("t", "q", "qd", "qdd", "tau")
+    _min_samples = 1          # (q, qd, qdd, tau) arrays of any length are fitted as given
+    _hint = ""
+
+    def __init__(self, t, q, qd, qdd, tau, segment=None, kept=None, source="<arrays>", record=None, **fields):
+        for name, value in (("segment", segment), ("kept", kept), ("record", {} if record is None else record)):
+            object.__setattr__(self, name, value)
+        super().__init__(t=t, q=q, tau=tau, qd=qd, qdd=qdd, source=source, **fields)
+
+    def __post_init__(self):
+        super().__post_init__()
+        S = self.n_samples
+        for name, default, kind in (("segment", np.zeros(S, int), "iu"), ("kept", np.ones(S, bool), "b")):
+            value = default if getattr(self, name) is None else np.asarray(getattr(self, name))
+            if value.shape != (S,) or value.dtype.kind not in kind:
+                raise DataError(f"{self.source}: field {name}: expected {'booleans' if kind == 'b' else 'integers'} "
+                                f"of shape ({S},), one per sample, got {value.dtype} of shape {value.shape}")
+            object.__setattr__(self, name, value)
 
     def segments(self):
         """Slices of the consecutive segments."""
