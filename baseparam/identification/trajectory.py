@@ -47,10 +47,11 @@ from ._text import _read_text_file
 from ._frames import from_dataframe
 from ._arrays import _read_h5, _read_npz, from_arrays
 
-# The modules below this one, in the order data meets them: ``_record`` (the Trajectory and its
-# checks), ``_columns`` (column maps, field sets, gains), ``_names`` (columns found by name),
-# ``_rows`` (validation common to every source), then one reader per source: ``_text``,
-# ``_frames``, ``_arrays``. This module dispatches files by extension.
+# The modules below this one, in the order data meets them: ``_record`` (field names, bounds and
+# limits; the Trajectory and its one check live in baseparam.motion), ``_columns`` (column maps,
+# field sets, gains), ``_names`` (columns found by name), ``_rows`` (validation common to every
+# source), then one reader per source: ``_text``, ``_frames``, ``_arrays``. This module
+# dispatches files by extension.
 __all__ = ["ABSURD_BOUNDS", "DEFAULT_KEYS", "FIELDS", "JOINT_FIELDS", "MAX_COLUMNS", "MAX_LINE_BYTES", "MAX_TEXT_BYTES",
            "MAX_VALUES", "MIN_SAMPLES", "UNITS", "Trajectory",
            "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"]
