@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dynamics.samples import as_parameters, states
+from ..evaluation import fit_errors, relative_scale
 from .criteria import condition_number
 
 
@@ -20,18 +21,24 @@ from .criteria import condition_number
 class IdentificationErrors:
     """Errors of least-squares fits on noisy inverse-dynamics torques.
 
+    The figures are those of :mod:`baseparam.evaluation` (the same names as :class:`~baseparam.FitErrors`,
+    with the same definitions), each the median over the trials of the figure of one fit.
+
     Attributes
     ----------
     parameter_error : float
         Median over the trials of ‖p̂ − p‖ / ‖p‖ (base parameters, SI).
     relative_std : ndarray, shape (rank,)
-        Standard deviation of each estimate over the trials, divided by max(|p_i|, 1e-3·‖p‖).
+        Standard deviation of each estimate over the trials, divided by max(|p_i|, 10⁻³‖p‖)
+        (:func:`~baseparam.evaluation.relative_scale`).
     torque_error : float or None
-        Median NRMSE (pooled over joints) of the fitted model's noise-free torques on the
-        validation states, when given.
+        Median over the trials of ‖W_b(p̂ − p)‖ / ‖W_b p‖ on the validation states, when given:
+        the pooled NRMSE of the fitted model's noise-free torques against the true ones.
     condition_number : float
-        cond(W_b) of the trajectory.
+        cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use.
     trials : int
+    median_relative_error : float
+        Median over the trials of the median over the base parameters of |p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖).
     """
 
     parameter_error: float
@@ -39,6 +46,7 @@ class IdentificationErrors:
     torque_error: object
     condition_number: float
     trials: int
+    median_relative_error: float = float("nan")
 
     def __repr__(self):
         torque = "" if self.torque_error is None else f", torque_error={self.torque_error:.3g}"
@@ -76,14 +84,12 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     rng = np.random.default_rng(seed)
     noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(-1, trials)
     estimates, *_ = np.linalg.lstsq(A, noisy, rcond=None)                  # (rank, trials)
-    errors = np.linalg.norm(estimates - p[:, None], axis=0) / np.linalg.norm(p)
-    scale = np.maximum(np.abs(p), 1e-3 * np.linalg.norm(p))
-    torque_error = None
+    V = None
     if validation is not None:
         (vq, vqd, vqdd), _ = states(base.robot.n_dof, q=validation[0], qd=validation[1], qdd=validation[2])
-        V = base.regressor(vq, vqd, vqdd).reshape(-1, base.rank)
-        truth = V @ p
-        nrmse = np.linalg.norm(V @ estimates - truth[:, None], axis=0) / np.linalg.norm(truth)
-        torque_error = float(np.median(nrmse))
-    return IdentificationErrors(float(np.median(errors)), estimates.std(axis=1) / scale, torque_error,
-                                condition_number(A), int(trials))
+        V = base.regressor(vq, vqd, vqdd)
+    figures = fit_errors(estimates, p, V)                                   # each figure per trial
+    torque_error = None if V is None else float(np.median(figures.torque_error))
+    return IdentificationErrors(float(np.median(figures.parameter_error)), estimates.std(axis=1) / relative_scale(p),
+                                torque_error, condition_number(A), int(trials),
+                                float(np.median(figures.median_relative_error)))

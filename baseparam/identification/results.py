@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from ..evaluation import nrmse
+
 if TYPE_CHECKING:                 # for the annotation only: the estimator module imports this one
     from .estimators import BaseParameterEstimator
 
@@ -46,10 +48,9 @@ class Metrics:
         """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n)."""
         e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
         S = tau.shape[0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            nrmse = np.where(t2 > 0, 100.0 * np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
-        pooled = 100.0 * np.sqrt(e2.sum() / t2.sum()) if t2.sum() > 0 else float("nan")
-        return cls(rmse=np.sqrt(e2 / S), nrmse_percent=nrmse, nrmse_pooled_percent=float(pooled), n_samples=S,
+        per_joint, pooled = nrmse(e2, t2)
+        return cls(rmse=np.sqrt(e2 / S), nrmse_percent=100.0 * per_joint, nrmse_pooled_percent=100.0 * pooled,
+                   n_samples=S,
                    t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
                    sources=list(sources))
 
@@ -58,11 +59,10 @@ class Metrics:
         """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
         samples kept for plots)."""
         e2, t2 = np.asarray(e2, dtype=float), np.asarray(t2, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            nrmse = np.where(t2 > 0, 100.0 * np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
-        pooled = 100.0 * np.sqrt(e2.sum() / t2.sum()) if t2.sum() > 0 else float("nan")
+        per_joint, pooled = nrmse(e2, t2)
         empty = np.zeros((0, len(e2)))
-        return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=nrmse, nrmse_pooled_percent=float(pooled),
+        return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,
+                   nrmse_pooled_percent=100.0 * pooled,
                    n_samples=int(n_samples), t=np.zeros(0), tau=empty, predicted=empty)
 
     def to_dict(self):

@@ -7,16 +7,17 @@ simulated robot, and the model's torques on a held-out run with its true torques
 same robot with the same sensor noise — an excitation design and another motion — tell which motion
 identifies the robot better: the proof that a design helps.
 
-The figures (:class:`FitErrors`):
+The figures (:class:`FitErrors`; the first three defined in :mod:`baseparam.evaluation`, with the
+same names and definitions as :func:`~baseparam.identification_errors`'s):
 
 * ``parameter_error`` ‖p̂ − p‖ / ‖p‖ over the base parameters (SI, so the large ones weigh most);
 * ``relative_errors`` |p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖) per parameter (the floor keeps parameters
   whose true value is 0, such as a cylinder's products of inertia, finite), and their median;
+* ``torque_error`` ‖W_b(p̂ − p)‖ / ‖W_b p‖ on the held-out run's true states, pooled over joints:
+  the model error alone, without the sensor noise;
 * ``sigma_errors`` (p̂_i − p_i) / σ_i in the fit's own standard deviations: whether the fit knows
   how far off it is (|·| ≤ 3 for nearly all parameters when the noise is all that separates the
   log from the model);
-* ``torque_error`` ‖W_b(p̂ − p)‖ / ‖W_b p‖ on the held-out run's true states, pooled over joints:
-  the model error alone, without the sensor noise;
 * ``validation_nrmse_percent`` what :func:`~baseparam.identify` reports on the held-out log (noise
   included), as one would measure it on the real robot.
 
@@ -34,13 +35,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ArgumentError
+from ..evaluation import fit_errors
 from ..identification.estimators import identify
 from ..identification.preprocessing import Preprocessing
 from .noise import SensorNoise
 from .tracking import Reference, TrackingRun, track
 
 METHODS = ("ols", "wls", "consistent")
-FLOOR = 1e-3                 # relative errors: |p_i| below FLOOR·‖p‖ counts as FLOOR·‖p‖
 
 
 @dataclass(frozen=True)
@@ -74,18 +75,17 @@ class FitErrors:
 
     @property
     def parameter_error(self):
-        """‖p̂ − p‖ / ‖p‖."""
-        return float(np.linalg.norm(self.estimate - self.truth) / np.linalg.norm(self.truth))
+        """‖p̂ − p‖ / ‖p‖ (:func:`~baseparam.evaluation.fit_errors`)."""
+        return fit_errors(self.estimate, self.truth).parameter_error
 
     @property
     def relative_errors(self):
-        """|p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖), shape (rank,)."""
-        scale = np.maximum(np.abs(self.truth), FLOOR * np.linalg.norm(self.truth))
-        return np.abs(self.estimate - self.truth) / scale
+        """|p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖), shape (rank,) (:func:`~baseparam.evaluation.fit_errors`)."""
+        return fit_errors(self.estimate, self.truth).relative_errors
 
     @property
     def median_relative_error(self):
-        return float(np.median(self.relative_errors))
+        return fit_errors(self.estimate, self.truth).median_relative_error
 
     @property
     def sigma_errors(self):
@@ -143,7 +143,7 @@ def simulated_identification(robot, p, run, held_out, *, methods=("ols", "consis
         base = result.base
         truth = base.from_standard(p)
         W = base.regressor(truth_states.q, truth_states.qd, truth_states.qdd)
-        error = np.linalg.norm(W @ (result.values - truth)) / np.linalg.norm(W @ truth)
+        error = fit_errors(result.values, truth, W).torque_error
         e = result.estimator
         out[method] = FitErrors(method, tuple(base.names), np.array(result.values), np.array(e.std_), truth,
                                 float(e.condition_number_), float(error),

@@ -1,0 +1,113 @@
+"""One evaluation of fits: the error figures of estimated base parameters, one set of names.
+
+Every figure that scores a fit is defined here once, and every result that reports one
+(:class:`~baseparam.Metrics` of :func:`~baseparam.identify`, :class:`~baseparam.IdentificationErrors`
+of :func:`~baseparam.identification_errors`, :class:`~baseparam.FitErrors` of
+:func:`~baseparam.simulated_identification`) computes it here. For estimates p̂ of the base
+parameters p (SI) and the base regressor W_b of some states:
+
+``parameter_error``   ‖p̂ − p‖ / ‖p‖, 2-norm over the base parameters (SI, so the large ones weigh most)
+``relative_errors``   |p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖) per base parameter (the floor, :data:`FLOOR`,
+                      keeps parameters whose true value is 0, such as a cylinder's products of inertia,
+                      finite); ``median_relative_error`` their median
+``torque_error``      the pooled NRMSE (below) of the model's torques τ̂ = W_b p̂ against the true ones
+                      τ = W_b p, noise-free: ‖W_b(p̂ − p)‖ / ‖W_b p‖, the model error alone, a fraction
+
+NRMSE, as the identification reports it (docs/formats.md): per joint RMS(τ − τ̂) / RMS(τ) =
+√(Σe² / Στ²) over the samples (NaN for a joint whose torque is zero throughout), pooled over all
+joints at once √(ΣΣe² / ΣΣτ²).
+
+A figure of several fits (noise draws, trials) is the median over the fits of the figure of each
+(:class:`~baseparam.IdentificationErrors`, :meth:`~baseparam.MotionComparison.table`).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
+
+FLOOR = 1e-3                 # relative errors: |p_i| below FLOOR·‖p‖ counts as FLOOR·‖p‖
+
+
+class FitFigures(NamedTuple):
+    """The figures of :func:`fit_errors` (module docstring: the definitions).
+
+    Each is of one fit, or with a trailing axis of k fits when the estimates have one.
+    """
+
+    parameter_error: object          # float, or ndarray (k,)
+    relative_errors: np.ndarray      # (rank,) or (rank, k)
+    torque_error: object             # float, ndarray (k,), or None without states
+
+    @property
+    def median_relative_error(self):
+        """Median over the base parameters of :attr:`relative_errors` (float, or (k,))."""
+        out = np.median(self.relative_errors, axis=0)
+        return float(out) if np.ndim(out) == 0 else out
+
+
+def relative_scale(truth):
+    """max(|p_i|, :data:`FLOOR`·‖p‖) per base parameter, shape (rank,): what relative figures divide by."""
+    truth = np.asarray(truth, dtype=float)
+    return np.maximum(np.abs(truth), FLOOR * np.linalg.norm(truth))
+
+
+def nrmse(e2, t2):
+    """NRMSE per joint and pooled from sums of squares over the samples (module docstring).
+
+    Parameters
+    ----------
+    e2, t2 : ndarray, shape (n_dof, ...)
+        Σe² and Στ² per joint (and, in further axes, per fit).
+
+    Returns
+    -------
+    per_joint : ndarray, shape (n_dof, ...)
+        √(Σe² / Στ²), NaN where Στ² = 0.
+    pooled : float or ndarray, shape (...)
+        √(ΣΣe² / ΣΣτ²), NaN where ΣΣτ² = 0. Fractions, not percent.
+    """
+    e2, t2 = np.asarray(e2, dtype=float), np.asarray(t2, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_joint = np.where(t2 > 0, np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
+        total = t2.sum(axis=0)
+        pooled = np.where(total > 0, np.sqrt(e2.sum(axis=0) / np.where(total > 0, total, 1.0)), np.nan)
+    return per_joint, (float(pooled) if pooled.ndim == 0 else pooled)
+
+
+def fit_errors(estimates, truth, regressor=None) -> FitFigures:
+    """The error figures of one fit or several against the truth (module docstring: the definitions).
+
+    Parameters
+    ----------
+    estimates : array_like, shape (rank,) or (rank, k)
+        p̂ of one fit, or of k fits (one per column).
+    truth : array_like, shape (rank,)
+        The true base parameters p (SI).
+    regressor : ndarray, shape (S, n_dof, rank), optional
+        W_b on the states the torques are compared on (e.g. a held-out run's true states); rows
+        (m, rank) count as one joint.
+
+    Returns
+    -------
+    FitFigures
+        ``torque_error`` None without ``regressor``.
+    """
+    p = np.asarray(truth, dtype=float)
+    estimates = np.asarray(estimates, dtype=float)
+    d = estimates - (p if estimates.ndim == 1 else p[:, None])
+    parameter_error = (np.linalg.norm(d) if d.ndim == 1 else np.linalg.norm(d, axis=0)) / np.linalg.norm(p)
+    relative = np.abs(d) / (relative_scale(p) if d.ndim == 1 else relative_scale(p)[:, None])
+    torque = None
+    if regressor is not None:
+        W = np.asarray(regressor, dtype=float)
+        W = W[:, None, :] if W.ndim == 2 else W                   # rows of one joint
+        tau = W @ p                                               # (S, n): the true torques
+        e = W @ d                                                 # (S, n) or (S, n, k): τ̂ − τ, no cancellation
+        _, torque = nrmse((e * e).sum(axis=0), (tau * tau).sum(axis=0) if d.ndim == 1 else
+                          (tau * tau).sum(axis=0)[:, None])
+    if d.ndim == 1:
+        parameter_error = float(parameter_error)
+    return FitFigures(parameter_error, relative, torque)
