@@ -199,7 +199,9 @@ def check_motion(motion):
 
     The one check of every motion type; what a type requires (the exception, the fields that may
     not be None, the least number of samples, uniform steps) are its class attributes, and its
-    ``_message`` words the failures. Vectorized and cheap: it runs at every construction.
+    ``_message(problem, field, **facts)`` words the failures, ``problem`` one of ``missing``,
+    ``shape``, ``samples``, ``rows``, ``joints``, ``columns``, ``value`` (NaN or inf), ``order``
+    (times not increasing) and ``uniform``. Vectorized and cheap: it runs at every construction.
 
     Raises
     ------

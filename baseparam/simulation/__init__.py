@@ -9,8 +9,9 @@
                fit scored against the truth (parameters, held-out torques); :func:`compare_motions` →
                :class:`MotionComparison`: several motions through the same sensors — the proof of a design
 
-It comes after identification in the pipeline: it produces the :class:`~baseparam.Trajectory` that
-identification reads.
+It comes after identification in the pipeline: ``experiment`` identifies the logs it produces. Its
+motions are the one motion type of :mod:`baseparam.motion` (:class:`~baseparam.Trajectory`), which
+it takes from there, not from identification.
 """
 from .._lazy import lazy_names
 
