@@ -56,7 +56,8 @@ class FitErrors:
     estimate, std, truth : ndarray, shape (rank,)
         Estimates, their standard deviations (the fit's), the true base parameters (SI).
     condition_number : float
-        cond(W_b) of the training samples the fit used (after preprocessing).
+        cond(W_b) of the training samples the fit used (after preprocessing; weighted for ``wls``),
+        as :attr:`~baseparam.IdentificationErrors.condition_number` is of the samples its fits use.
     torque_error : float
     validation_nrmse_percent : float
     identification : Identification
