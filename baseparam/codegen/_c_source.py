@@ -5,13 +5,9 @@ Outputs are row-major (``Y[j*R + r]``); SI units.
 from __future__ import annotations
 
 from ..dynamics.expressions import INPUT
-from ._printer import _argument, _header_comment, _leaf, _Printer, _prologue
+from ..dynamics.printing import Printer, c_number as _c_number
+from ._printer import _argument, _header_comment, _leaf, _prologue
 from ._routines import ARGUMENTS, PURPOSE, operation_counts
-
-
-def _c_number(x):
-    text = repr(float(x))
-    return text if any(ch in text for ch in ".en") else text + ".0"
 
 
 def _c_signature(prefix, routine, n, R):
@@ -35,7 +31,7 @@ def c_function(robot, routine, prefix, R):
     """The C definition of one routine (see :func:`c_sources`)."""
     g, n = routine.graph, robot.n_dof
     roots = [i for _, i in routine.outputs]
-    printer = _Printer(g, roots, _leaf(robot, routine), _c_number)
+    printer = Printer(g, roots, _leaf(robot, routine), _c_number)
     lines = [_c_signature(prefix, routine, n, R), "{"]
     lines += _c_prologue(g, printer.order, robot)
     lines += [f"    const double {name} = {text};" for name, text in printer.temporaries()]

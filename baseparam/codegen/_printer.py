@@ -1,94 +1,12 @@
-"""Writing a graph out as expressions, and what C and Python exports share: inputs, prologue, header comment."""
+"""What C and Python exports share: inputs, prologue, header comment (the graph is printed by
+:class:`baseparam.dynamics.printing.Printer`)."""
 from __future__ import annotations
 
 import re
 
-from ..dynamics.expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
+from ..dynamics.expressions import INPUT
 from ..model.joint_model import motion_offsets
 from ..projection.report import format_regrouping
-
-
-# -- printing a graph as expressions ------------------------------------------------------------
-class _Printer:
-    """Expressions of a graph's live nodes: temporaries for values used more than once, else inline.
-
-    Parameters
-    ----------
-    graph : Graph
-    roots : list of int
-        Output nodes (a root used by several outputs or by other nodes gets a temporary).
-    leaf : callable
-        ``leaf(name, index) -> str``: how an input is written.
-    number : callable
-        ``number(float) -> str``: how a constant is written.
-    """
-
-    def __init__(self, graph, roots, leaf, number, mul="*"):
-        self.g, self.leaf, self.number, self.mul = graph, leaf, number, mul
-        self.order = live_nodes(graph, roots)
-        uses = {}
-        for i in self.order:
-            op, args = graph.ops[i], graph.args[i]
-            for a in (args if op in (ADD, SUB, MUL) else (args,) if op == NEG else ()):
-                uses[a] = uses.get(a, 0) + 1
-        for i in roots:
-            uses[i] = uses.get(i, 0) + 1
-        self.named = {i for i in self.order if uses.get(i, 0) > 1 and graph.ops[i] in (ADD, SUB, MUL, NEG)}
-        self.names = {}
-
-    def temporaries(self):
-        """(name, expression) for each multi-use node, in dependency order."""
-        out = []
-        for i in self.order:
-            if i in self.named:
-                text = self._expr(i, inline_self=True)
-                self.names[i] = f"t{len(self.names) + 1}"
-                out.append((self.names[i], text))
-        return out
-
-    def ref(self, i):
-        """An operand: its temporary, its input, its constant, or its inline expression."""
-        if i in self.names:
-            return self.names[i]
-        return self._expr(i)
-
-    def _expr(self, i, inline_self=False):
-        g = self.g
-        op, args = g.ops[i], g.args[i]
-        if op == CONST:
-            return self.number(args)
-        if op == INPUT:
-            return self.leaf(*args)
-        if not inline_self and i in self.names:
-            return self.names[i]
-        if op == NEG:
-            inner = self.ref(args)
-            return f"-({inner})" if self._compound(args) else f"-{inner}"
-        a, b = args
-        if op == MUL:
-            return f"{self._factor(a)}{self.mul}{self._factor(b)}"
-        right = self.ref(b)
-        if op == SUB and self._compound(b, minus=True):
-            right = f"({right})"
-        return f"{self.ref(a)} {'+' if op == ADD else '-'} {right}"
-
-    def _compound(self, i, minus=False):
-        """Whether node i is printed as a sum (needs parentheses after '-' or around a product)."""
-        if i in self.names:
-            return False
-        op = self.g.ops[i]
-        if op in (ADD, SUB):
-            return True
-        if op == CONST:
-            return self.g.args[i] < 0
-        return op == NEG and minus
-
-    def _factor(self, i):
-        text = self.ref(i)
-        op = self.g.ops[i]
-        if i not in self.names and (op in (ADD, SUB, NEG) or (op == CONST and self.g.args[i] < 0)):
-            return f"({text})"
-        return text
 
 
 def _regrouping_lines(base):

@@ -1,7 +1,8 @@
 """The Python export: a module needing only numpy, evaluating one sample or a vectorized batch."""
 from __future__ import annotations
 
-from ._printer import _header_comment, _leaf, _Printer, _prologue, _safe
+from ..dynamics.printing import Printer, py_number
+from ._printer import _header_comment, _leaf, _prologue, _safe
 from ._routines import ARGUMENTS, PURPOSE, operation_counts
 
 
@@ -9,7 +10,7 @@ def python_function(robot, routine, R):
     """The Python (numpy) definition of one routine, vectorized over samples."""
     g, n = routine.graph, robot.n_dof
     roots = [i for _, i in routine.outputs]
-    printer = _Printer(g, roots, _leaf(robot, routine), lambda x: repr(float(x)))
+    printer = Printer(g, roots, _leaf(robot, routine), py_number)
     args = ARGUMENTS[routine.name]
     states = [a for a in args if a != "p_base"]
     lines = [f"def {routine.name}({', '.join(args)}):",

@@ -23,9 +23,6 @@ import subprocess
 import sys
 import tempfile
 
-from ._compiled import node_sources, reference
-from .expressions import live_nodes
-
 # No optimization: on straight-line code of this size gcc's optimizer gains nothing (measured here, a
 # 7-DOF arm: 1.9 µs per sample at -O0, -O1, -O2 and -O3 -march=native alike; a 30-body chain: the
 # same at -O0 and -O1, slower at -O2) and costs compile time that grows faster than the code (30 bodies:
@@ -49,29 +46,6 @@ def cache_dir():
         root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                             "baseparam")
     return root
-
-
-def _c_number(x):
-    text = repr(float(x))
-    return text if any(ch in text for ch in ".en") else text + ".0"
-
-
-def c_statements(g, outputs, inputs, out="out"):
-    """The body of a C function computing a graph's outputs: one ``const double`` per live node.
-
-    Parameters
-    ----------
-    outputs : list of (int, node id)
-        ``out[index] = node``.
-    inputs : callable
-        ``inputs(name, index) -> str``: a graph input as a C expression.
-    """
-    roots = [i for _, i in outputs]
-    ref = reference(g, _c_number)
-    lines = [f"    const double x{i} = {expr};"
-             for _, i, expr in node_sources(g, live_nodes(g, roots), inputs, _c_number)]
-    lines += [f"    {out}[{index}] = {ref(i)};" for index, i in outputs]
-    return lines
 
 
 def load(source, functions):
@@ -126,4 +100,4 @@ def _compile(cc, source, path):
         return False
 
 
-__all__ = ["c_statements", "cache_dir", "compiler", "load"]
+__all__ = ["cache_dir", "compiler", "load"]
