@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..dynamics.expressions import INPUT
+from ..model.friction import shape_code
 from ..model.joint_model import motion_offsets
 from ..projection.report import format_regrouping
 
@@ -76,34 +77,35 @@ def _argument(routine, name):
     return {"c": "q", "s": "q", "d": "q", "sgn": "qd", "stb": "qd", "p": "p_base"}.get(name) or routine.inputs[name]
 
 
-def _prologue(g, live, robot):
-    """What a function computes from q and q̇ before its expressions, per joint, in order:
-    ("angle", k, offset) for q_k + offset, ("trig", k, angle) for its cos and sin, ("sign", k, None)
-    or ("tanh", k, v) for the Coulomb shape c(q̇_k) (sign, or tanh(q̇/v) of a smooth friction model),
-    ("stribeck", k, v_s) for exp(−(q̇_k/v_s)²)·c(q̇_k) (:mod:`baseparam.model.friction`)."""
+def _prologue(g, live, robot, language):
+    """The statements a function runs on q and q̇ before its expressions, per joint, in order: q_k +
+    offset, its cos and sin, the Coulomb shape c(q̇_k) and the Stribeck shape s(q̇_k)
+    (:func:`baseparam.model.friction.shape_code`) where the live nodes read them."""
     offsets = motion_offsets(robot)
     used = {(g.args[i][0], g.args[i][1]) for i in live if g.ops[i] == INPUT}
-    items = []
+    lines = []
     for k in range(robot.n_dof):
-        angle = f"q[{k}]"
-        if offsets[k] != 0.0 and any((x, k) in used for x in ("c", "s", "d")):
-            items.append(("angle", k, float(offsets[k])))
+        angle, x = f"q[{k}]", float(offsets[k])
+        if x != 0.0 and any((name, k) in used for name in ("c", "s", "d")):
+            lines.append(language.let((f"q{k + 1}",), (f"q[{k}] {'-' if x < 0 else '+'} {language.number(abs(x))}",)))
             angle = f"q{k + 1}"
         if ("c", k) in used or ("s", k) in used:
-            items.append(("trig", k, angle))
-        model = robot.joints[k].friction_model
+            lines.append(language.let((f"c{k + 1}", f"s{k + 1}"), (f"cos({angle})", f"sin({angle})")))
         if ("sgn", k) in used or ("stb", k) in used:
-            smooth = model is not None and model.coulomb == "smooth"
-            items.append(("tanh", k, _scale(model.velocity, k, "velocity")) if smooth else ("sign", k, None))
-        if ("stb", k) in used:
-            items.append(("stribeck", k, _scale(model.stribeck, k, "stribeck")))
-    return items
+            model = robot.joints[k].friction_model
+            if model is not None and model.coulomb == "smooth" and isinstance(model.velocity, str):
+                _unresolved(k, "velocity")
+            if ("stb", k) in used and isinstance(model.stribeck, str):
+                _unresolved(k, "stribeck")
+            c, s = shape_code(model, f"qd[{k}]", language, coulomb=f"sg{k + 1}")
+            lines.append(language.let((f"sg{k + 1}",), (c,)))
+            if ("stb", k) in used:
+                lines.append(language.let((f"sb{k + 1}",), (s,)))
+    return lines
 
 
-def _scale(value, k, name):
-    """A friction model's velocity scale for code: a number (``auto`` is resolved by identification)."""
-    if isinstance(value, str):
-        from ..errors import ExportError
-        raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
-                          "identified description (identify --yaml) or give the number")
-    return float(value)
+def _unresolved(k, name):
+    """A friction model's velocity scale for code must be a number (``auto`` is resolved by identification)."""
+    from ..errors import ExportError
+    raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
+                      "identified description (identify --yaml) or give the number")

@@ -27,7 +27,7 @@ from . import _native
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
-from .printing import c_statements, friction_shape_source, input_source, numpy_source  # noqa: F401 (re-exported)
+from .printing import C, NUMPY, c_statements, input_source, numpy_source
 from .samples import ABSURD, CHUNK, LinkParameters, robot_states
 
 CACHE_SIZE = 16
@@ -62,8 +62,8 @@ class Kernel:
         offsets = motion_offsets(robot)
         first, shapes = (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof), [j.friction_model for j in robot.joints]
 
-        def source(name, k, sign="sign"):
-            return input_source(name, k, offsets, first, shapes, sign)
+        def source(name, k, language=NUMPY):
+            return input_source(name, k, offsets, first, shapes, language)
         self._source = source
         rows = [((i,), node) for i, node in outputs]
         arguments = "q, qd, tau, p, out"
@@ -82,7 +82,7 @@ class Kernel:
         None without a C compiler (or before that request)."""
         if build and not self._tried:
             self._tried = True
-            body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, "sgn"))
+            body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
             self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
         return self._lib
 

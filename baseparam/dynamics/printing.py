@@ -20,6 +20,9 @@ argument rows ``sgn[k]``, ``stb[k]`` or computed from ``qd``; any other input ``
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
+from ..model.friction import shape_code
 from .expressions import ADD, CONST, DIV, INPUT, MUL, NEG, SUB, live_nodes
 
 _SYMBOL = {ADD: "+", SUB: "-", DIV: "/"}
@@ -34,6 +37,28 @@ def c_number(x):
 
 def py_number(x):
     return repr(float(x))
+
+
+@dataclass(frozen=True)
+class Language:
+    """What a backend writes its own way: numbers, sign(x) and x² (templates in ``{x}``), a local."""
+
+    number: object = py_number                         # float -> str
+    sign: str = "sign({x})"
+    square: str = "{x} * {x}"
+    declare: str = ""
+
+    def let(self, names, values):
+        """One statement giving the locals ``names`` their ``values`` (two at once for cos/sin)."""
+        if self.declare:
+            return f"    {self.declare}{', '.join(f'{n} = {v}' for n, v in zip(names, values))};"
+        return f"    {', '.join(names)} = {', '.join(values)}"
+
+
+NUMPY = Language()                                     # numpy over samples, or math on one sample
+C = Language(c_number, sign="sgn({x})", declare="const double ")   # sgn: a helper of the runtime C source
+C_EXPORT = replace(C, sign="(double)(({x} > 0.0) - ({x} < 0.0))")
+PYTHON_EXPORT = replace(NUMPY, square="{x} ** 2")
 
 
 class Printer:
@@ -137,7 +162,7 @@ class Printer:
         return text
 
 
-def input_source(name, k, offsets, first=(0, 0), shapes=None, sign="sign"):
+def input_source(name, k, offsets, first=(0, 0), shapes=None, language=NUMPY):
     """How a graph input is written at run time (one naming for every runtime backend).
 
     Parameters
@@ -149,30 +174,20 @@ def input_source(name, k, offsets, first=(0, 0), shapes=None, sign="sign"):
     first : (int, int)
         Where joint 0 sits in q and q̇ (a floating base's 7 and 6 coordinates come first).
     shapes : sequence of FrictionModel or None, optional
-        Compute the friction shapes ``sgn``/``stb`` from q̇ with these models (``sign`` names the
-        sign function); None reads them from the arguments ``sgn``, ``stb``.
+        Compute the friction shapes ``sgn``/``stb`` from q̇ with these models, in ``language``; None
+        reads them from the arguments ``sgn``, ``stb``.
     """
     if name in ("c", "s", "d"):
         q = f"q[{first[0] + k}]"
         angle = q if offsets[k] == 0.0 else f"({q} + {offsets[k]!r})"
         return {"c": f"cos({angle})", "s": f"sin({angle})", "d": angle}[name]
     if name in ("sgn", "stb") and shapes is not None:
-        return friction_shape_source(shapes[k], name, f"qd[{first[1] + k}]", sign == "sgn")
+        model = shapes[k]
+        if model is not None and model.unresolved:
+            model.coulomb_shape(0.0)                   # the one-line error: 'auto' scales are identified
+        c, s = shape_code(model, f"qd[{first[1] + k}]", language)
+        return c if name == "sgn" else "0.0" if s is None else f"({s})"
     return f"{name}[{k}]"
-
-
-def friction_shape_source(model, name, qd, c=False):
-    """Code of a joint's friction shape: c(q̇) (``sgn``: sign(q̇), or tanh(q̇/v) for a smooth model) or
-    s(q̇) = exp(−(q̇/v_s)²)·c(q̇) (``stb``), for numpy/math (``c=False``) or C (:mod:`baseparam.model.friction`)."""
-    if model is not None and model.unresolved:
-        model.coulomb_shape(0.0)                       # the one-line error: 'auto' scales are identified
-    smooth = model is not None and model.coulomb == "smooth"
-    shape = f"tanh({qd} / {model.velocity!r})" if smooth else (f"sgn({qd})" if c else f"sign({qd})")
-    if name == "sgn":
-        return shape
-    if model is None or model.stribeck is None:
-        return "0.0"
-    return f"(exp(-({qd} / {model.stribeck!r}) * ({qd} / {model.stribeck!r})) * {shape})"
 
 
 def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, sgn, stb, out", *,
@@ -206,7 +221,7 @@ def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd
             dead_at.setdefault(pos, []).append(f"x{i}")
     lines = [f"def {name}({arguments}):"]
     for pos, temporary, text in printer.statements():
-        lines.append(f"    {temporary} = {text}")
+        lines.append(NUMPY.let((temporary,), (text,)))
         if free and pos in dead_at:
             lines.append(f"    del {', '.join(dead_at[pos])}")
     for index, i in outputs:
@@ -227,8 +242,9 @@ def c_statements(g, outputs, inputs, out="out"):
         ``inputs(name, index) -> str``: a graph input as a C expression.
     """
     printer = Printer(g, [i for _, i in outputs], inputs, c_number, " * ", every=True)
-    lines = [f"    const double {name} = {text};" for name, text in printer.temporaries()]
+    lines = [C.let((name,), (text,)) for name, text in printer.temporaries()]
     return lines + [f"    {out}[{index}] = {printer.ref(i)};" for index, i in outputs]
 
 
-__all__ = ["Printer", "c_number", "c_statements", "friction_shape_source", "input_source", "numpy_source", "py_number"]
+__all__ = ["C", "C_EXPORT", "NUMPY", "PYTHON_EXPORT", "Language", "Printer", "c_number", "c_statements", "input_source",
+           "numpy_source", "py_number"]
