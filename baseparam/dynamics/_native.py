@@ -48,7 +48,7 @@ def cache_dir():
     return root
 
 
-def load(source, functions):
+def load(source, functions, flags=FLAGS):
     """Compile (once, cached on disk) and load a C source; None when that is not possible.
 
     Parameters
@@ -56,6 +56,8 @@ def load(source, functions):
     source : str
     functions : dict of str → (restype, argtypes)
         The ctypes signatures to attach.
+    flags : tuple of str
+        Compiler flags (default :data:`FLAGS`).
 
     Returns
     -------
@@ -64,12 +66,12 @@ def load(source, functions):
     cc = compiler()
     if cc is None:
         return None
-    key = hashlib.sha256("\0".join((source, cc, *FLAGS, sys.platform)).encode()).hexdigest()[:32]
+    key = hashlib.sha256("\0".join((source, cc, *flags, sys.platform)).encode()).hexdigest()[:32]
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
     path = os.path.join(cache_dir(), f"kernel_{key}.so")
-    if not os.path.exists(path) and not _compile(cc, source, path):
+    if not os.path.exists(path) and not _compile(cc, source, path, flags):
         return None
     try:
         lib = ctypes.CDLL(path)
@@ -82,7 +84,7 @@ def load(source, functions):
     return lib
 
 
-def _compile(cc, source, path):
+def _compile(cc, source, path, flags):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename)."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -90,7 +92,7 @@ def _compile(cc, source, path):
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:
                 stream.write(source)
-            done = subprocess.run([cc, *FLAGS, "-o", lib, src, "-lm"], capture_output=True,
+            done = subprocess.run([cc, *flags, "-o", lib, src, "-lm"], capture_output=True,
                                   timeout=COMPILE_TIMEOUT, check=False)
             if done.returncode != 0 or not os.path.exists(lib):
                 return False
