@@ -5,8 +5,8 @@ Outputs are row-major (``Y[j*R + r]``); SI units.
 from __future__ import annotations
 
 from ..dynamics.expressions import INPUT
-from ..dynamics.printing import C_EXPORT, Printer
-from ._printer import _argument, _header_comment, _leaf, _prologue
+from ..dynamics.printing import C_EXPORT, Printer, prologue
+from ._printer import _argument, _header_comment, _leaf
 from ._routines import ARGUMENTS, PURPOSE, operation_counts
 
 
@@ -23,7 +23,7 @@ def c_function(robot, routine, prefix, R):
     roots = [i for _, i in routine.outputs]
     printer = Printer(g, roots, _leaf(robot, routine), C_EXPORT.number)
     lines = [_c_signature(prefix, routine, n, R), "{"]
-    lines += _prologue(g, printer.order, robot, C_EXPORT)
+    lines += prologue(g, printer.order, robot, C_EXPORT)
     lines += [C_EXPORT.let((name,), (text,)) for name, text in printer.temporaries()]
     out = routine.output
     written = {index for index, _ in routine.outputs}

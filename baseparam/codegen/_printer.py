@@ -1,11 +1,10 @@
-"""What C and Python exports share: inputs, prologue, header comment (the graph is printed by
-:class:`baseparam.dynamics.printing.Printer`)."""
+"""What C and Python exports share: argument names and the header comment (the graph, its inputs and
+the prologue that computes them are printed by :mod:`baseparam.dynamics.printing`)."""
 from __future__ import annotations
 
 import re
 
-from ..dynamics.expressions import INPUT
-from ..model.friction import shape_code
+from ..dynamics.printing import exported_input
 from ..model.joint_model import motion_offsets
 from ..projection.report import format_regrouping
 
@@ -55,57 +54,12 @@ def _header_comment(base, counts, prefix, style):
 
 
 def _leaf(robot, routine):
-    """How a graph input is written (C and Python alike): angles' sin/cos and signs are named
-    locals, everything else indexes the function's arguments."""
+    """How a graph input is written (C and Python alike): :func:`baseparam.dynamics.printing.exported_input`
+    with the routine's argument names."""
     offsets = motion_offsets(robot)
-
-    def leaf(name, k):
-        if name in ("c", "s"):
-            return f"{name}{k + 1}"
-        if name == "d":
-            return f"q[{k}]" if offsets[k] == 0.0 else f"q{k + 1}"
-        if name == "sgn":
-            return f"sg{k + 1}"
-        if name == "stb":
-            return f"sb{k + 1}"
-        return f"{_argument(routine, name)}[{k}]"
-    return leaf
+    return lambda name, k: exported_input(name, k, offsets, lambda x: _argument(routine, x))
 
 
 def _argument(routine, name):
     """The function argument a graph input reads."""
     return {"c": "q", "s": "q", "d": "q", "sgn": "qd", "stb": "qd", "p": "p_base"}.get(name) or routine.inputs[name]
-
-
-def _prologue(g, live, robot, language):
-    """The statements a function runs on q and q̇ before its expressions, per joint, in order: q_k +
-    offset, its cos and sin, the Coulomb shape c(q̇_k) and the Stribeck shape s(q̇_k)
-    (:func:`baseparam.model.friction.shape_code`) where the live nodes read them."""
-    offsets = motion_offsets(robot)
-    used = {(g.args[i][0], g.args[i][1]) for i in live if g.ops[i] == INPUT}
-    lines = []
-    for k in range(robot.n_dof):
-        angle, x = f"q[{k}]", float(offsets[k])
-        if x != 0.0 and any((name, k) in used for name in ("c", "s", "d")):
-            lines.append(language.let((f"q{k + 1}",), (f"q[{k}] {'-' if x < 0 else '+'} {language.number(abs(x))}",)))
-            angle = f"q{k + 1}"
-        if ("c", k) in used or ("s", k) in used:
-            lines.append(language.let((f"c{k + 1}", f"s{k + 1}"), (f"cos({angle})", f"sin({angle})")))
-        if ("sgn", k) in used or ("stb", k) in used:
-            model = robot.joints[k].friction_model
-            if model is not None and model.coulomb == "smooth" and isinstance(model.velocity, str):
-                _unresolved(k, "velocity")
-            if ("stb", k) in used and isinstance(model.stribeck, str):
-                _unresolved(k, "stribeck")
-            c, s = shape_code(model, f"qd[{k}]", language, coulomb=f"sg{k + 1}")
-            lines.append(language.let((f"sg{k + 1}",), (c,)))
-            if ("stb", k) in used:
-                lines.append(language.let((f"sb{k + 1}",), (s,)))
-    return lines
-
-
-def _unresolved(k, name):
-    """A friction model's velocity scale for code must be a number (``auto`` is resolved by identification)."""
-    from ..errors import ExportError
-    raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
-                      "identified description (identify --yaml) or give the number")

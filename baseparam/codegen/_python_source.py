@@ -1,8 +1,8 @@
 """The Python export: a module needing only numpy, evaluating one sample or a vectorized batch."""
 from __future__ import annotations
 
-from ..dynamics.printing import PYTHON_EXPORT, Printer
-from ._printer import _header_comment, _leaf, _prologue, _safe
+from ..dynamics.printing import PYTHON_EXPORT, Printer, prologue
+from ._printer import _header_comment, _leaf, _safe
 from ._routines import ARGUMENTS, PURPOSE, operation_counts
 
 
@@ -23,7 +23,7 @@ def python_function(robot, routine, R):
              "    cos, sin, sign, tanh, exp = _SCALAR if single else _ARRAY"]
     if "p_base" in args:
         lines.append("    p_base = _parameters(p_base, single)")
-    lines += _prologue(g, printer.order, robot, PYTHON_EXPORT)
+    lines += prologue(g, printer.order, robot, PYTHON_EXPORT)
     lines += [PYTHON_EXPORT.let((name,), (text,)) for name, text in printer.temporaries()]
     if routine.output == "tau":
         lines.append(f"    out = _output(single, q, ({n},))")

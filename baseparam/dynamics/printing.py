@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..model.friction import shape_code
+from ..model.joint_model import motion_offsets
 from .expressions import ADD, CONST, DIV, INPUT, MUL, NEG, SUB, live_nodes
 
 _SYMBOL = {ADD: "+", SUB: "-", DIV: "/"}
@@ -190,6 +191,57 @@ def input_source(name, k, offsets, first=(0, 0), shapes=None, language=NUMPY):
     return f"{name}[{k}]"
 
 
+# The locals exported code computes per joint before its expressions (names 1-based: q1, c1, s1, sg1, sb1).
+LOCAL = {"angle": "q{}", "c": "c{}", "s": "s{}", "sgn": "sg{}", "stb": "sb{}"}
+
+
+def exported_input(name, k, offsets, argument):
+    """How exported code writes a graph input: joint k's c, s, d (with an offset) and friction shapes
+    are the locals of :func:`prologue`; anything else is row k of the argument ``argument(name)``."""
+    if name in ("c", "s", "sgn", "stb"):
+        return LOCAL[name].format(k + 1)
+    if name == "d":
+        return f"q[{k}]" if offsets[k] == 0.0 else LOCAL["angle"].format(k + 1)
+    return f"{argument(name)}[{k}]"
+
+
+def prologue(g, live, robot, language):
+    """The statements an exported function runs on q and q̇ before its expressions, per joint, in
+    order: q_k + offset, its cos and sin, the Coulomb shape c(q̇_k) and the Stribeck shape s(q̇_k)
+    (:func:`baseparam.model.friction.shape_code`), where the live nodes read them (:data:`LOCAL`)."""
+    offsets = motion_offsets(robot)
+    used = {(g.args[i][0], g.args[i][1]) for i in live if g.ops[i] == INPUT}
+    lines = []
+    for k in range(robot.n_dof):
+        local = {key: pattern.format(k + 1) for key, pattern in LOCAL.items()}
+        angle, x = f"q[{k}]", float(offsets[k])
+        if x != 0.0 and any((name, k) in used for name in ("c", "s", "d")):
+            shifted = f"q[{k}] {'-' if x < 0 else '+'} {language.number(abs(x))}"
+            lines.append(language.let((local["angle"],), (shifted,)))
+            angle = local["angle"]
+        if ("c", k) in used or ("s", k) in used:
+            lines.append(language.let((local["c"], local["s"]), (f"cos({angle})", f"sin({angle})")))
+        if ("sgn", k) in used or ("stb", k) in used:
+            model = robot.joints[k].friction_model
+            if model is not None and model.coulomb == "smooth" and isinstance(model.velocity, str):
+                _unresolved(k, "velocity")
+            if ("stb", k) in used and isinstance(model.stribeck, str):
+                _unresolved(k, "stribeck")
+            c, s = shape_code(model, f"qd[{k}]", language, coulomb=local["sgn"])
+            lines.append(language.let((local["sgn"],), (c,)))
+            if ("stb", k) in used:
+                lines.append(language.let((local["stb"],), (s,)))
+    return lines
+
+
+def _unresolved(k, name):
+    """A friction model's velocity scale for exported code must be a number (``auto`` is resolved by
+    identification)."""
+    from ..errors import ExportError
+    raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
+                      "identified description (identify --yaml) or give the number")
+
+
 def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, sgn, stb, out", *,
                  inputs=None, free=True):
     """Python source of ``name(arguments)`` filling ``out[index]`` for each output, over samples.
@@ -246,5 +298,5 @@ def c_statements(g, outputs, inputs, out="out"):
     return lines + [f"    {out}[{index}] = {printer.ref(i)};" for index, i in outputs]
 
 
-__all__ = ["C", "C_EXPORT", "NUMPY", "PYTHON_EXPORT", "Language", "Printer", "c_number", "c_statements", "input_source",
-           "numpy_source", "py_number"]
+__all__ = ["C", "C_EXPORT", "LOCAL", "NUMPY", "PYTHON_EXPORT", "Language", "Printer", "c_number", "c_statements",
+           "exported_input", "input_source", "numpy_source", "prologue", "py_number"]
