@@ -117,9 +117,6 @@ class Tree:
     def n_bodies(self):
         return len(self.parents)
 
-    def children(self, b):
-        return [c for c, p in enumerate(self.parents) if p == b]
-
     def velocities(self, qd):
         """Body twists v_b (S, 6), each in its frame."""
         v = []
