@@ -12,11 +12,12 @@ expression over its operands; the backends only say how a statement, a number an
 * C and Python export (:mod:`baseparam.codegen`): a name ``t<n>`` only for a value used more than
   once, anything else inline — the code has exactly the graph's operations.
 
-Graph inputs are named one way (:func:`input_source`): joint k's ``c``, ``s`` (cos and sin of its
-angle) and ``d`` (the angle, or a prismatic joint's displacement) read ``q[first + k]`` plus the
-joint's offset; its friction shapes ``sgn`` and ``stb`` (:mod:`baseparam.model.friction`) are the
-argument rows ``sgn[k]``, ``stb[k]`` or computed from ``qd``; any other input ``(name, i)`` is
-``name[i]``.
+Graph inputs are named here and nowhere else: joint k's ``c``, ``s`` (cos and sin of its angle)
+and ``d`` (the angle, or a prismatic joint's displacement) read ``q[first + k]`` plus the joint's
+offset; its friction shapes ``sgn`` and ``stb`` (:func:`baseparam.model.friction.shape_code`) are
+the argument rows ``sgn[k]``, ``stb[k]`` or computed from ``qd``; any other input ``(name, i)`` is
+``name[i]`` (:func:`input_source`, run time). Exported code computes the per-joint values once in
+a prologue of named locals (:data:`LOCAL`, :func:`prologue`, :func:`exported_input`).
 """
 from __future__ import annotations
 
