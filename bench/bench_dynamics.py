@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 import baseparam as bp
-from baseparam.dynamics import _compiled as compiled
+from baseparam.dynamics import _compiled as compiled, regressors
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -32,6 +32,16 @@ def best_of(fn, repeat):
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def numpy_blocks(fn, *args):
+    """``fn(*args)`` with the regressors' C loop over samples turned off: what the numpy blocks cost
+    (small batches, and every batch without a C compiler)."""
+    threshold, regressors.NATIVE_SAMPLES = regressors.NATIVE_SAMPLES, sys.maxsize
+    try:
+        return fn(*args)
+    finally:
+        regressors.NATIVE_SAMPLES = threshold
 
 
 def pinocchio_loop(robot, q, qd, qdd):
@@ -80,6 +90,7 @@ def main():
         rows = [
             (f"base regressor ({base.rank} columns)", lambda: base.regressor(q, qd, qdd), 0.5 if n == 7 else None,
              pin_times[0]),
+            ("  the same by numpy blocks (no C)", lambda: numpy_blocks(base.regressor, q, qd, qdd), None, None),
             ("full regressor", lambda: bp.regressor(robot, q, qd, qdd), None, None),
             ("Slotine–Li base regressor", lambda: base.slotine_li_regressor(q, qd, qd, qdd), None, None),
             ("inverse dynamics (Newton–Euler)", lambda: bp.inverse_dynamics(robot, p, q, qd, qdd), 0.3,

@@ -504,6 +504,39 @@ def test_batches_across_the_block_boundary():
     assert_close(np.einsum("snk,k->sn", W, p), tau, what="W p vs RNEA over 4500 samples")
 
 
+
+@pytest.mark.parametrize("name", ["puma560", "panda", "dual_arm_torso", "ppr"])
+def test_regressor_loop_in_c_matches_numpy(name, monkeypatch, tmp_path):
+    """Large batches are filled by the regressor's C loop over samples: the same numbers as the numpy
+    blocks (the same operations in the same order), and W p equals Newton–Euler."""
+    from baseparam.dynamics import _native, regressors
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    from baseparam.model.friction import FrictionModel, with_friction_model
+    robot = with_drives(robot_named(name))
+    if name == "ppr":                        # friction models: smooth Coulomb and Stribeck shapes as inputs
+        robot = with_friction_model(with_drives(robot, (("IA", "FV", "FC", "FO"), ("FC",), ("FV", "FC"))),
+                                    FrictionModel("smooth", 0.05, 0.1))
+    rng = np.random.default_rng(5)
+    p = random_parameters(robot, "pseudo", rng)[0]
+    p = np.concatenate([p, np.full(bp.ColumnLayout(robot).n_standard - len(p), 0.3)])   # + Stribeck columns
+    q, qd, qdd = random_states(robot, 300, rng)
+    base = bp.find_base_parameters(robot)
+    loaded, load = [], _native.load
+    monkeypatch.setattr(_native, "load", lambda *args: loaded.append(load(*args)) or loaded[-1])
+    results = {}
+    for threshold in (10 ** 9, 1):
+        monkeypatch.setattr(regressors, "NATIVE_SAMPLES", threshold)
+        results[threshold] = (bp.regressor(robot, q, qd, qdd), base.regressor(q, qd, qdd),
+                              base.slotine_li_regressor(q, qd, qd[::-1], qdd),
+                              base.regressor(q, qd, qdd, shapes=(np.tanh(qd), np.zeros_like(qd))))
+    assert loaded and all(lib is not None for lib in loaded), "no C loop was compiled"
+    for numpy_W, c_W in zip(results[10 ** 9], results[1]):
+        assert_close(c_W, numpy_W, rtol=1e-13, what=f"{name}: C loop vs numpy blocks")
+    assert_close(np.einsum("snk,k->sn", results[1][0], p), bp.inverse_dynamics(robot, p, q, qd, qdd),
+                 what=f"{name}: W p (C loop) vs RNEA")
+
 def _bad_variants(x):
     n = x.shape[1]
     return {

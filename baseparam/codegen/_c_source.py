@@ -5,13 +5,9 @@ Outputs are row-major (``Y[j*R + r]``); SI units.
 from __future__ import annotations
 
 from ..dynamics.expressions import INPUT
-from ._printer import _argument, _header_comment, _leaf, _Printer, _prologue
+from ..dynamics.printing import C_EXPORT, Printer, prologue
+from ._printer import _argument, _header_comment, _leaf
 from ._routines import ARGUMENTS, PURPOSE, operation_counts
-
-
-def _c_number(x):
-    text = repr(float(x))
-    return text if any(ch in text for ch in ".en") else text + ".0"
 
 
 def _c_signature(prefix, routine, n, R):
@@ -21,24 +17,14 @@ def _c_signature(prefix, routine, n, R):
     return f"void {prefix}_{routine.name}({', '.join(params + [out])})"
 
 
-def _c_prologue(g, live, robot):
-    forms = {"angle": lambda k, x: f"    const double q{k + 1} = q[{k}] {'-' if x < 0 else '+'} {_c_number(abs(x))};",
-             "trig": lambda k, x: f"    const double c{k + 1} = cos({x}), s{k + 1} = sin({x});",
-             "sign": lambda k, x: f"    const double sg{k + 1} = (double)((qd[{k}] > 0.0) - (qd[{k}] < 0.0));",
-             "tanh": lambda k, x: f"    const double sg{k + 1} = tanh(qd[{k}] / {_c_number(x)});",
-             "stribeck": lambda k, x: (f"    const double sb{k + 1} = exp(-(qd[{k}] / {_c_number(x)}) * "
-                                       f"(qd[{k}] / {_c_number(x)})) * sg{k + 1};")}
-    return [forms[kind](k, x) for kind, k, x in _prologue(g, live, robot)]
-
-
 def c_function(robot, routine, prefix, R):
     """The C definition of one routine (see :func:`c_sources`)."""
     g, n = routine.graph, robot.n_dof
     roots = [i for _, i in routine.outputs]
-    printer = _Printer(g, roots, _leaf(robot, routine), _c_number)
+    printer = Printer(g, roots, _leaf(robot, routine), C_EXPORT.number)
     lines = [_c_signature(prefix, routine, n, R), "{"]
-    lines += _c_prologue(g, printer.order, robot)
-    lines += [f"    const double {name} = {text};" for name, text in printer.temporaries()]
+    lines += prologue(g, printer.order, robot, C_EXPORT)
+    lines += [C_EXPORT.let((name,), (text,)) for name, text in printer.temporaries()]
     out = routine.output
     written = {index for index, _ in routine.outputs}
     if len(written) < routine.size:

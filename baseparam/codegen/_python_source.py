@@ -1,7 +1,8 @@
 """The Python export: a module needing only numpy, evaluating one sample or a vectorized batch."""
 from __future__ import annotations
 
-from ._printer import _header_comment, _leaf, _Printer, _prologue, _safe
+from ..dynamics.printing import PYTHON_EXPORT, Printer, prologue
+from ._printer import _header_comment, _leaf, _safe
 from ._routines import ARGUMENTS, PURPOSE, operation_counts
 
 
@@ -9,7 +10,7 @@ def python_function(robot, routine, R):
     """The Python (numpy) definition of one routine, vectorized over samples."""
     g, n = routine.graph, robot.n_dof
     roots = [i for _, i in routine.outputs]
-    printer = _Printer(g, roots, _leaf(robot, routine), lambda x: repr(float(x)))
+    printer = Printer(g, roots, _leaf(robot, routine), PYTHON_EXPORT.number)
     args = ARGUMENTS[routine.name]
     states = [a for a in args if a != "p_base"]
     lines = [f"def {routine.name}({', '.join(args)}):",
@@ -22,13 +23,8 @@ def python_function(robot, routine, R):
              "    cos, sin, sign, tanh, exp = _SCALAR if single else _ARRAY"]
     if "p_base" in args:
         lines.append("    p_base = _parameters(p_base, single)")
-    forms = {"angle": lambda k, x: f"    q{k + 1} = q[{k}] {'-' if x < 0 else '+'} {abs(x)!r}",
-             "trig": lambda k, x: f"    c{k + 1}, s{k + 1} = cos({x}), sin({x})",
-             "sign": lambda k, x: f"    sg{k + 1} = sign(qd[{k}])",
-             "tanh": lambda k, x: f"    sg{k + 1} = tanh(qd[{k}] / {x!r})",
-             "stribeck": lambda k, x: f"    sb{k + 1} = exp(-(qd[{k}] / {x!r}) ** 2) * sg{k + 1}"}
-    lines += [forms[kind](k, x) for kind, k, x in _prologue(g, printer.order, robot)]
-    lines += [f"    {name} = {text}" for name, text in printer.temporaries()]
+    lines += prologue(g, printer.order, robot, PYTHON_EXPORT)
+    lines += [PYTHON_EXPORT.let((name,), (text,)) for name, text in printer.temporaries()]
     if routine.output == "tau":
         lines.append(f"    out = _output(single, q, ({n},))")
         for index, node in routine.outputs:

@@ -1,5 +1,5 @@
 """The C source of a robot's forward dynamics: the ABA's statements (one ``const double`` per graph
-node, :func:`baseparam.dynamics._native.c_statements`) as ``fd``, a loop over samples ``fd_batch``,
+node, :func:`baseparam.dynamics.printing.c_statements`) as ``fd``, a loop over samples ``fd_batch``,
 and a classical RK4 integrator ``rk4`` around it (a floating base's quaternion renormalized after
 every step), with their ctypes signatures."""
 from __future__ import annotations

@@ -23,9 +23,6 @@ import subprocess
 import sys
 import tempfile
 
-from ._compiled import node_sources, reference
-from .expressions import live_nodes
-
 # No optimization: on straight-line code of this size gcc's optimizer gains nothing (measured here, a
 # 7-DOF arm: 1.9 µs per sample at -O0, -O1, -O2 and -O3 -march=native alike; a 30-body chain: the
 # same at -O0 and -O1, slower at -O2) and costs compile time that grows faster than the code (30 bodies:
@@ -51,30 +48,7 @@ def cache_dir():
     return root
 
 
-def _c_number(x):
-    text = repr(float(x))
-    return text if any(ch in text for ch in ".en") else text + ".0"
-
-
-def c_statements(g, outputs, inputs, out="out"):
-    """The body of a C function computing a graph's outputs: one ``const double`` per live node.
-
-    Parameters
-    ----------
-    outputs : list of (int, node id)
-        ``out[index] = node``.
-    inputs : callable
-        ``inputs(name, index) -> str``: a graph input as a C expression.
-    """
-    roots = [i for _, i in outputs]
-    ref = reference(g, _c_number)
-    lines = [f"    const double x{i} = {expr};"
-             for _, i, expr in node_sources(g, live_nodes(g, roots), inputs, _c_number)]
-    lines += [f"    {out}[{index}] = {ref(i)};" for index, i in outputs]
-    return lines
-
-
-def load(source, functions):
+def load(source, functions, flags=FLAGS):
     """Compile (once, cached on disk) and load a C source; None when that is not possible.
 
     Parameters
@@ -82,6 +56,8 @@ def load(source, functions):
     source : str
     functions : dict of str → (restype, argtypes)
         The ctypes signatures to attach.
+    flags : tuple of str
+        Compiler flags (default :data:`FLAGS`).
 
     Returns
     -------
@@ -90,12 +66,12 @@ def load(source, functions):
     cc = compiler()
     if cc is None:
         return None
-    key = hashlib.sha256("\0".join((source, cc, *FLAGS, sys.platform)).encode()).hexdigest()[:32]
+    key = hashlib.sha256("\0".join((source, cc, *flags, sys.platform)).encode()).hexdigest()[:32]
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
     path = os.path.join(cache_dir(), f"kernel_{key}.so")
-    if not os.path.exists(path) and not _compile(cc, source, path):
+    if not os.path.exists(path) and not _compile(cc, source, path, flags):
         return None
     try:
         lib = ctypes.CDLL(path)
@@ -108,7 +84,7 @@ def load(source, functions):
     return lib
 
 
-def _compile(cc, source, path):
+def _compile(cc, source, path, flags):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename)."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -116,7 +92,7 @@ def _compile(cc, source, path):
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:
                 stream.write(source)
-            done = subprocess.run([cc, *FLAGS, "-o", lib, src, "-lm"], capture_output=True,
+            done = subprocess.run([cc, *flags, "-o", lib, src, "-lm"], capture_output=True,
                                   timeout=COMPILE_TIMEOUT, check=False)
             if done.returncode != 0 or not os.path.exists(lib):
                 return False
@@ -126,4 +102,4 @@ def _compile(cc, source, path):
         return False
 
 
-__all__ = ["c_statements", "cache_dir", "compiler", "load"]
+__all__ = ["cache_dir", "compiler", "load"]

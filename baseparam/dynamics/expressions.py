@@ -204,6 +204,15 @@ class Graph:
         return self._node(DIV, (a, b))
 
 
+def _operator(method, reflected=False):
+    """An operator of :class:`Expr` calling the folding constructor ``method`` (operands swapped when
+    ``reflected``: ``2 - x`` is ``x.__rsub__(2)``)."""
+    def apply(self, other):
+        other = other.i if isinstance(other, Expr) else self.g.const(other).i
+        return method(self.g, other, self.i) if reflected else method(self.g, self.i, other)
+    return apply
+
+
 class Expr:
     """A node of a :class:`Graph` with Python's arithmetic operators; floats mix in as constants."""
 
@@ -212,30 +221,10 @@ class Expr:
     def __init__(self, g, i):
         self.g, self.i = g, i
 
-    def _id(self, other):
-        return other.i if isinstance(other, Expr) else self.g.const(other).i
-
-    def __add__(self, other):
-        return self.g.add(self.i, self._id(other))
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return self.g.sub(self.i, self._id(other))
-
-    def __rsub__(self, other):
-        return self.g.sub(self._id(other), self.i)
-
-    def __mul__(self, other):
-        return self.g.mul(self.i, self._id(other))
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        return self.g.div(self.i, self._id(other))
-
-    def __rtruediv__(self, other):
-        return self.g.div(self._id(other), self.i)
+    __add__ = __radd__ = _operator(Graph.add)
+    __sub__, __rsub__ = _operator(Graph.sub), _operator(Graph.sub, reflected=True)
+    __mul__ = __rmul__ = _operator(Graph.mul)
+    __truediv__, __rtruediv__ = _operator(Graph.div), _operator(Graph.div, reflected=True)
 
     def __neg__(self):
         return self.g.neg(self.i)

@@ -24,10 +24,10 @@ from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.robot import require_robot
 from . import _native
-from ._compiled import numpy_source
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
+from .printing import C, NUMPY, c_statements, input_source, numpy_source
 from .samples import ABSURD, CHUNK, LinkParameters, robot_states
 
 CACHE_SIZE = 16
@@ -60,15 +60,10 @@ class Kernel:
         g, outputs = build_forward(robot)
         self.graph, self.outputs = g, outputs
         offsets = motion_offsets(robot)
-        qi, vi = robot.n_q - robot.n_dof, robot.n_v - robot.n_dof
+        first, shapes = (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof), [j.friction_model for j in robot.joints]
 
-        def source(name, k, c=False):
-            if name in ("c", "s", "d"):
-                angle = f"q[{qi + k}]" if offsets[k] == 0.0 else f"(q[{qi + k}] + {offsets[k]!r})"
-                return {"c": f"cos({angle})", "s": f"sin({angle})", "d": angle}[name]
-            if name in ("sgn", "stb"):
-                return friction_shape_source(robot.joints[k].friction_model, name, f"qd[{vi + k}]", c)
-            return f"{name}[{k}]"
+        def source(name, k, language=NUMPY):
+            return input_source(name, k, offsets, first, shapes, language)
         self._source = source
         rows = [((i,), node) for i, node in outputs]
         arguments = "q, qd, tau, p, out"
@@ -87,23 +82,9 @@ class Kernel:
         None without a C compiler (or before that request)."""
         if build and not self._tried:
             self._tried = True
-            body = _native.c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, c=True))
+            body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
             self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
         return self._lib
-
-
-def friction_shape_source(model, name, qd, c=False):
-    """Code of a joint's friction shape: c(q̇) (``sgn``: sign(q̇), or tanh(q̇/v) for a smooth model) or
-    s(q̇) = exp(−(q̇/v_s)²)·c(q̇) (``stb``), for numpy/math (``c=False``) or C (:mod:`baseparam.model.friction`)."""
-    if model is not None and model.unresolved:
-        model.coulomb_shape(0.0)                       # the one-line error: 'auto' scales are identified
-    smooth = model is not None and model.coulomb == "smooth"
-    shape = f"tanh({qd} / {model.velocity!r})" if smooth else (f"sgn({qd})" if c else f"sign({qd})")
-    if name == "sgn":
-        return shape
-    if model is None or model.stribeck is None:
-        return "0.0"
-    return f"(exp(-({qd} / {model.stribeck!r}) * ({qd} / {model.stribeck!r})) * {shape})"
 
 
 def kernel(robot) -> Kernel:

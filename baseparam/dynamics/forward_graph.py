@@ -136,7 +136,7 @@ def build_forward(robot):
         return g.input("p", r)
     models = joint_models(robot)
     steps = [[graph_step(g, robot, k, st, inputs) for st in frame_steps(robot, k, models)] for k in range(n)]
-    axis = [2 if j.is_revolute else 5 for j in robot.joints]
+    axis = [m.motion_index() for m in models]
     parents = robot.parents
     if robot.is_floating:          # base twist [v, ω] and wrench [f, n] → angular first
         vb = [g.input("qd", i) for i in (3, 4, 5, 0, 1, 2)]

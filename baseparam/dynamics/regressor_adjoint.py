@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import regressor_graph
-from ._compiled import numpy_source
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
+from .printing import numpy_source
 from .samples import CHUNK
 from ..model.friction import friction_shapes, friction_slopes
 from ..model.joint_model import motion_offsets

@@ -251,8 +251,7 @@ def joint_steps(g, robot, k, inputs):
     model = joint_model(robot, k)
     steps, moving = model.steps()
     parts = [graph_step(g, robot, k, step, inputs) for step in steps]
-    zero = g.zero
-    axis = [zero, zero, g.one, zero, zero, zero] if model.is_revolute else [zero] * 5 + [g.one]
+    axis = [g.one if i == model.motion_index() else g.zero for i in range(6)]
     return parts[:moving], parts[moving], parts[moving + 1:], axis
 
 

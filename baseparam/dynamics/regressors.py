@@ -18,6 +18,11 @@ from ..model.robot import require_fixed_base, require_robot
 from . import newton_euler
 from .samples import CHUNK, LinkParameters, as_parameters, as_samples, robot_states, states
 
+# From this many samples a regressor is filled by its C loop over samples (compiled once per robot and
+# cached on disk, :mod:`baseparam.dynamics._native`): several times faster than numpy's blocks, whose
+# strided rows of W cost more than the arithmetic; below, the compile is not worth it.
+NATIVE_SAMPLES = 10_000
+
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
              friction=True, weights=None, out=None, shapes=None):
@@ -49,6 +54,9 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     S, n = q.shape
     if weights is None:
         out = _output(out, (S, n, len(columns)))
+        if S >= NATIVE_SAMPLES and _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction,
+                                                shapes, out):
+            return out
         view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
         for _sl, _ in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
                                    gravity=gravity, friction=friction, into=view, shapes=shapes):
@@ -59,6 +67,20 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
                                   gravity=gravity, friction=friction, shapes=shapes):
         out[sl] = np.einsum("jcs,c->sj", part, weights)
     return out
+
+
+def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out):
+    """Fill W (zeroed, (S, n_dof, n_columns)) by the regressor's C loop over samples; False without a C
+    compiler (the numpy blocks then do it)."""
+    require_fixed_base(robot, "the regressors")
+    kind = "regressor" if qd_ref is None else "slotine_li"
+    lib = regressor_function(robot, parameters, columns, kind, gravity, friction).native()
+    if lib is None:
+        return False
+    rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, qd if qd_ref is None else qd_ref)]
+    sgn, stb = (np.ascontiguousarray(x.T) for x in _shapes(robot, rows[1].T, shapes, friction))
+    lib.batch(q.shape[0], *(x.ctypes.data for x in (*rows, sgn, stb, out)))
+    return True
 
 
 def _columns(robot, parameters, columns):

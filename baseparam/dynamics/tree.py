@@ -93,17 +93,11 @@ class Tree:
         for k, model in enumerate(joint_models(robot)):
             before, after = product(model.before, length, cos_sin), product(model.after, length, cos_sin)
             x = joints_q[:, k] + to_si(robot, model.motion)
-            motion = np.tile(np.eye(4), (S, 1, 1))
-            if model.is_revolute:
-                c, s = np.cos(x), np.sin(x)
-                motion[:, 0, 0], motion[:, 0, 1], motion[:, 1, 0], motion[:, 1, 1] = c, -s, s, c
-            else:
-                motion[:, 2, 3] = x
-            T = before @ motion @ after
+            T = before @ model.motion_matrix(x) @ after
             transforms.append(T)
             self.C.append(motion_transform(T[:, :3, :3], T[:, :3, 3]))
             unit = np.zeros(6)
-            unit[5 if model.is_revolute else 2] = 1.0                  # the joint's twist in its joint frame
+            unit[model.motion_index(linear_first=True)] = 1.0          # the joint's twist in its joint frame
             self.A.append((motion_transform(after[:3, :3], after[:3, 3]) @ unit)[:, None])
         if floating:
             self.R, self.P = [rotation_matrices(q[:, 3:7])], [q[:, :3]]
@@ -122,9 +116,6 @@ class Tree:
     @property
     def n_bodies(self):
         return len(self.parents)
-
-    def children(self, b):
-        return [c for c, p in enumerate(self.parents) if p == b]
 
     def velocities(self, qd):
         """Body twists v_b (S, 6), each in its frame."""

@@ -169,6 +169,35 @@ def _number(value):
 DEFAULT = FrictionModel()
 
 
+def shape_code(model, qd, language, coulomb=None):
+    """c(q̇) and s(q̇) of a joint's friction model as code: the formulas above, written once for every
+    printer of expression graphs (:mod:`baseparam.dynamics.printing`: numpy and C at run time, C and
+    Python export).
+
+    Parameters
+    ----------
+    model : FrictionModel or None
+        None: the default, sign(q̇) and no Stribeck term. Its scales must be numbers.
+    qd : str
+        The joint velocity as code.
+    language : object
+        ``number(float) -> str``; ``sign`` and ``square``: templates of sign(x) and x² in ``{x}``.
+    coulomb : str, optional
+        A name holding c(q̇), for s(q̇) to reuse (default: c's code again).
+
+    Returns
+    -------
+    c, s : str, str or None
+        s is None without a Stribeck term.
+    """
+    smooth = model is not None and model.coulomb == "smooth"
+    c = f"tanh({qd} / {language.number(model.velocity)})" if smooth else language.sign.format(x=qd)
+    if model is None or model.stribeck is None:
+        return c, None
+    ratio = f"({qd} / {language.number(model.stribeck)})"
+    return c, f"exp(-{language.square.format(x=ratio)}) * {coulomb or c}"
+
+
 def friction_shapes(robot, qd, sign_width=None):
     """Coulomb and Stribeck shape values of every joint at velocities ``qd``.
 
@@ -293,4 +322,4 @@ def parse_friction_model(text: str) -> tuple:
 
 
 __all__ = ["AUTO", "COULOMB_SHAPES", "DEFAULT", "FrictionModel", "friction_shapes", "friction_slopes",
-           "parse_friction_model", "with_friction_model"]
+           "parse_friction_model", "shape_code", "with_friction_model"]

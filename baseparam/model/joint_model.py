@@ -140,6 +140,22 @@ class JointModel:
         """The constant added to q (description units)."""
         return self.motion.value
 
+    def motion_index(self, linear_first=False) -> int:
+        """Where the joint's unit motion sits in a spatial vector of its joint frame: ω_z (revolute) or
+        v_z (prismatic) of ``[ω; v]`` (the expression graphs' order), or of ``[v; ω]`` with
+        ``linear_first`` (pinocchio's, Ivanov's and the public floating base's order)."""
+        return (2 if self.is_revolute else 5) if not linear_first else (5 if self.is_revolute else 2)
+
+    def motion_matrix(self, x):
+        """M(x) over samples: the homogeneous transforms of the motion by x (SI, shape (S,)), (S, 4, 4)."""
+        out = np.tile(np.eye(4), (len(x), 1, 1))
+        if self.is_revolute:
+            c, s = np.cos(x), np.sin(x)
+            out[:, 0, 0], out[:, 0, 1], out[:, 1, 0], out[:, 1, 1] = c, -s, s, c
+        else:
+            out[:, 2, 3] = x
+        return out
+
     def constant_factors(self):
         """Every constant factor (C's and C′'s)."""
         return self.before + self.after
