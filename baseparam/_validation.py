@@ -79,11 +79,12 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     if not ok:
         if expected is None:
             kind = "a whole number" if integer else "a number"
+            lo, hi = (f"{b}" if isinstance(b, numbers.Integral) else f"{b:g}" for b in (low, high))
             if low is not None and high is not None and not strict:
-                expected = f"{kind} from {low:g} to {high:g}"
+                expected = f"{kind} from {lo} to {hi}"
             else:
-                bounds = [f"{'>' if strict else '≥'} {low:g}" if low is not None else "",
-                          f"≤ {high:g}" if high is not None else ""]
+                bounds = [f"{'>' if strict else '≥'} {lo}" if low is not None else "",
+                          f"≤ {hi}" if high is not None else ""]
                 expected = " ".join([kind, *[b for b in bounds if b]])
         raise error(f"{name}: expected {expected}, got {value!r}")
     return int(value) if integer else float(value)
