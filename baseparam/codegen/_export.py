@@ -102,12 +102,11 @@ def check_prefix(prefix, lang=None):
     """A prefix must be a C identifier not reserved to the implementation (no leading '_'), at most
     64 characters; for Python also not a keyword."""
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix):
-        raise ExportError(f"prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_' "
-                          "(CLI --prefix)")
+        raise ExportError(f"prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_'")
     if len(prefix) > 64:
-        raise ExportError(f"prefix: {len(prefix)} characters; at most 64 (CLI --prefix)")
+        raise ExportError(f"prefix: {len(prefix)} characters; at most 64")
     if lang == "python" and keyword.iskeyword(prefix):
-        raise ExportError(f"prefix: {prefix!r} is a Python keyword (CLI --prefix)")
+        raise ExportError(f"prefix: {prefix!r} is a Python keyword")
     return prefix
 
 

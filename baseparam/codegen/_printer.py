@@ -187,5 +187,5 @@ def _scale(value, k, name):
     if isinstance(value, str):
         from ..errors import ExportError
         raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
-                          "identified description (identify --yaml) or give the number")
+                          "identified description (Identification.to_yaml) or give the number")
     return float(value)

@@ -111,7 +111,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         robot = parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
                            angle_tolerance=angle_tolerance)
     elif root is not None or tip is not None:
-        raise RobotDescriptionError(f"{label}: --root/--tip select part of a URDF model; this is a YAML "
+        raise RobotDescriptionError(f"{label}: root/tip: they select part of a URDF model; this is a YAML "
                                     "description (use parent: in it for trees)")
     else:
         robot = parse_robot(data, label, exact_angles=exact_angles, angle_tolerance=angle_tolerance)

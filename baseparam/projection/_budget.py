@@ -74,7 +74,7 @@ def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
     available memory), naming both figures."""
     allowed = budget(max_memory)
     if allowed is not None and needed > allowed:
-        source = "the --max-memory / max_memory given" if max_memory is not None else \
-            "80 % of the memory this machine has available now; raise it with --max-memory (max_memory=)"
+        source = "the max_memory given" if max_memory is not None else \
+            "80 % of the memory this machine has available now; raise it with max_memory=SIZE"
         raise ResourceLimitError(f"{name}: {what} would need up to about {format_size(needed)} of memory, more "
                                  f"than the {format_size(allowed)} allowed ({source})")
