@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._atomic import write_texts
+from .._validation import check_instance, check_option
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError
 from ._c_source import c_sources
@@ -136,11 +137,9 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     ExportError
         An invalid option (the message names the parameter).
     """
-    if not isinstance(base, BaseParameters):
-        raise ExportError(f"base: expected the BaseParameters of find_base_parameters(robot), got "
-                          f"{type(base).__name__}")
-    if lang not in ("c", "python"):
-        raise ExportError(f"lang: expected 'c' or 'python', got {lang!r}")
+    check_instance(base, "base", BaseParameters, "the BaseParameters of find_base_parameters(robot)",
+                   error=ExportError)
+    check_option(lang, "lang", ("c", "python"), listed="'c' or 'python'", error=ExportError)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
     if not str(out_dir):
