@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from ._numbers import real_array
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
 # error, and would overflow the dynamics' products.
@@ -129,6 +129,31 @@ def check_mass_bounds(value, name: str = "mass_bounds", *, error=ArgumentError):
     return out
 
 
+# -- sizes before allocation --------------------------------------------------------------------------------------
+def check_memory(needed, message, max_memory=None):
+    """Refuse, before allocating, a computation that needs more than the memory budget.
+
+    Parameters
+    ----------
+    needed : int
+        Bytes the computation would need at most.
+    message : callable
+        ``message(needed_text, allowed_text)`` → the one-line message (figures as "3.2 GB").
+    max_memory : int, str or None
+        The caller's budget (bytes or a size such as '4G'); None: 80 % of the memory available now.
+
+    Raises
+    ------
+    ResourceLimitError
+        A ``MemoryError``.
+    """
+    from ._memory import budget, format_size
+
+    allowed = budget(max_memory)
+    if allowed is not None and needed > allowed:
+        raise ResourceLimitError(message(format_size(needed), format_size(allowed)))
+
+
 # -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------
 def check_samples(name: str, x, n_dof: int):
     """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
@@ -230,6 +255,6 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-__all__ = ["ABSURD", "check_instance", "check_mass_bounds", "check_mass_range", "check_number", "check_option",
-           "check_parameter_vector", "check_positive", "check_robot", "check_robot_states", "check_samples",
-           "check_states", "is_real", "unit_quaternions"]
+__all__ = ["ABSURD", "check_instance", "check_mass_bounds", "check_mass_range", "check_memory", "check_number",
+           "check_option", "check_parameter_vector", "check_positive", "check_robot", "check_robot_states",
+           "check_samples", "check_states", "is_real", "unit_quaternions"]

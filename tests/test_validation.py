@@ -235,3 +235,19 @@ def test_reader_hints_become_flags(tmp_path, log_file):
     damaged = tmp_path / "damaged.csv"
     damaged.write_text("\n".join(lines[:5] + ["x" + lines[5], "x" + lines[6]] + lines[7:]) + "\n")
     one_line_error(run("identify", PLANAR, damaged), "(--skip-bad-rows drops bad lines and reports them)")
+
+
+def test_sizes_are_checked_before_allocation(monkeypatch):
+    """The projection's and the excitation search's memory guards are one check (figures in the message)."""
+    import types
+
+    import baseparam._memory
+    from baseparam.excitation.design import _check_memory
+
+    monkeypatch.setattr(baseparam._memory, "budget", lambda max_memory=None: 1000)
+    with pytest.raises(bp.ResourceLimitError, match=r"^the search for 5 harmonics of 3 joints would need about 96 kB "
+                                                    r"of memory \(2 processes\), more than the 1 kB available"):
+        _check_memory(types.SimpleNamespace(n_constraints=10, size=100, harmonics=5, n=3), 2)
+    with pytest.raises(bp.ResourceLimitError, match=r"more than the 1 kB allowed \(80 % of the memory .* with "
+                                                    r"max_memory=SIZE\)$"):
+        bp.find_base_parameters(bp.load_robot(PLANAR))

@@ -17,8 +17,8 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_number, check_option
-from ..errors import ArgumentError, ExcitationWarning, ResourceLimitError, RobotDescriptionError
+from .._validation import check_memory, check_number, check_option
+from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
 from ..projection.base_set import find_base_parameters
@@ -350,15 +350,10 @@ def _check_memory(problem, processes):
     :data:`SEARCH_COPIES` times its size (measured: 2.3 GB per worker for the LWR4+ at 100 harmonics,
     a 470 MB Jacobian).
     """
-    from .._memory import budget, format_size
-
     needed = SEARCH_COPIES * 8 * problem.n_constraints * problem.size * processes
-    allowed = budget()
-    if allowed is not None and needed > allowed:
-        raise ResourceLimitError(f"the search for {problem.harmonics} harmonics of {problem.n} joints would need "
-                                 f"about {format_size(needed)} of memory ({processes} process"
-                                 f"{'es' if processes > 1 else ''}), more than the {format_size(allowed)} "
-                                 "available; give fewer harmonics or workers")
+    check_memory(needed, lambda need, allowed: f"the search for {problem.harmonics} harmonics of {problem.n} joints "
+                 f"would need about {need} of memory ({processes} process{'es' if processes > 1 else ''}), more than "
+                 f"the {allowed} available; give fewer harmonics or workers")
 
 
 def _missing_truth(base):
