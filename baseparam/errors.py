@@ -1,25 +1,22 @@
 """Exception hierarchy: every error subclasses a builtin so callers catch what they know.
 
-Which class a library function raises (the rule; checks live in :mod:`baseparam._validation`):
+Which class a library function raises (the rule; the checks live in :mod:`baseparam._validation`):
 
-=============================================  ===========================================================
-What is wrong                                  Class (also a …)
-=============================================  ===========================================================
-an argument's value (shape, range, option,     :class:`ArgumentError` (ValueError)
-NaN, sizes)
-an argument's type (a file name where a        :class:`ArgumentTypeError` (ArgumentError, TypeError)
-Robot is expected, …)
-an estimator's or preprocessing's settings     :class:`SettingsError` (ArgumentError; DataError for one
-(constructor arguments, ``identify`` options)  release: earlier versions raised DataError)
-a robot description (YAML, URDF, Robot)        :class:`RobotDescriptionError` (ValueError)
-data: a trajectory's file or arrays            :class:`DataError` (ValueError)
-an export request                              :class:`ExportError` (ValueError)
-a computation that fails numerically (a        :class:`SimulationError` (ArithmeticError; ArgumentError for
-simulation that diverges)                      one release)
-beyond this machine's memory or time budget    :class:`ResourceLimitError` (MemoryError)
-a file that cannot be read or written          :class:`StorageError` (OSError)
-an estimator used before ``fit``               :class:`NotFittedError` (DataError, AttributeError)
-=============================================  ===========================================================
+- an argument's value is bad (shape, range, option, NaN, size) → :class:`ArgumentError` (a ValueError);
+- an argument's type is wrong (a file name where a Robot is expected, …) → :class:`ArgumentTypeError`
+  (an ArgumentError and a TypeError, which earlier versions raised);
+- an estimator's or a preprocessing's settings (constructor arguments, ``identify``'s options) →
+  :class:`SettingsError` (an ArgumentError; also a DataError, which earlier versions raised, for one
+  release);
+- a robot description (YAML, URDF, :class:`~baseparam.Robot`) → :class:`RobotDescriptionError` (ValueError);
+- data: a trajectory's file, arrays or DataFrame, or anything else given to a trajectory reader or
+  to ``preprocess`` → :class:`DataError` (ValueError);
+- an export request → :class:`ExportError` (ValueError);
+- a computation that fails numerically (a simulation that diverges) → :class:`SimulationError` (an
+  ArithmeticError; also an ArgumentError, which earlier versions raised, for one release);
+- beyond this machine's memory or time budget → :class:`ResourceLimitError` (MemoryError);
+- a file that cannot be read or written → :class:`StorageError` (OSError);
+- an estimator used before ``fit`` → :class:`NotFittedError` (DataError, AttributeError).
 
 Messages are one line naming the library's parameter (``qd: expected shape (n_samples, 6) or (6,), got
 (10, 5)``), file or field, never a command-line flag: the CLI translates parameter names into its flags
