@@ -31,14 +31,14 @@ QUATERNION_SLACK = 1e-3
 # -- types --------------------------------------------------------------------------------------------------------
 def check_robot(robot, name: str = "robot"):
     """``robot`` itself when it is a :class:`~baseparam.Robot`; otherwise an ArgumentTypeError (a
-    TypeError) naming the argument, with a hint for a file name."""
-    from .model.robot import Robot       # here: the model imports this module
+    TypeError) naming the argument, with a hint for a file name.
 
-    if not isinstance(robot, Robot):
-        hint = ("; for a description file use bp.load_robot(path) first"
-                if isinstance(robot, (str, bytes)) or hasattr(robot, "__fspath__") else "")
-        raise ArgumentTypeError(f"{name}: expected a baseparam.Robot, got {type(robot).__name__}{hint}")
-    return robot
+    The check is :func:`baseparam.model.robot.require_robot`, beside the Robot type (imported here when
+    called: the model's modules import this one, and it must not import them back at load time).
+    """
+    from .model.robot import require_robot
+
+    return require_robot(robot, name)
 
 
 def check_instance(value, name: str, kind, what: str, *, allow_none=False, error=ArgumentTypeError):
@@ -55,13 +55,13 @@ def is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and math.isfinite(x)
 
 
-def check_option(value, name: str, options, *, listed=None, error=ArgumentError):
+def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
     """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
-    (``listed``: how the options are spelled in the message, default comma-separated)."""
+    (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""
     if value in options:
         return value
-    listed = ", ".join(map(str, options)) if listed is None else listed
-    raise error(f"{name}: expected one of {listed}, got {value!r}")
+    expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
+    raise error(f"{name}: expected {expected}, got {value!r}")
 
 
 def check_number(value, name: str, *, low=None, high=None, strict=False, integer=False, expected=None,

@@ -92,7 +92,7 @@ def _entry_points(robot, p, traj):
         (lambda: bp.simulate(robot, p, t, np.zeros(3), np.zeros(3), substeps=0), bp.ArgumentError,
          r"^substeps: expected an integer ≥ 1, got 0$"),
         (lambda: bp.simulate(robot, p, t, np.zeros(3), np.zeros(3), state="positions"), bp.ArgumentError,
-         r"^state: expected one of 'velocities' or 'momenta', got 'positions'$"),
+         r"^state: expected 'velocities' or 'momenta', got 'positions'$"),
         (lambda: bp.simulate(robot, p, t, np.zeros(3), np.zeros(3), noise={"q": 1e-3}), bp.ArgumentTypeError,
          r"^noise: expected a bp\.SensorNoise, got dict$"),
         (lambda: bp.track(robot, p, traj), bp.ArgumentTypeError,

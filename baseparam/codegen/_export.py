@@ -139,7 +139,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     """
     check_instance(base, "base", BaseParameters, "the BaseParameters of find_base_parameters(robot)",
                    error=ExportError)
-    check_option(lang, "lang", ("c", "python"), listed="'c' or 'python'", error=ExportError)
+    check_option(lang, "lang", ("c", "python"), expected="'c' or 'python'", error=ExportError)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
     if not str(out_dir):

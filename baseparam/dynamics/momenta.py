@@ -155,7 +155,7 @@ def _blocks(robot, p, parameters, q, work, *arrays):
 
 
 def _check_solver(solver):
-    check_option(solver, "solver", SOLVERS, listed=repr(SOLVERS))
+    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
 
 
 def _momenta_of(tree, qd):

@@ -27,7 +27,7 @@ LENGTH_POWER = {"XX": 2, "YY": 2, "ZZ": 2, "XY": 2, "XZ": 2, "YZ": 2,
 
 def check_parameterization(parameters: str) -> str:
     """``parameters`` when it names a parameterization ('pseudo' or 'khalil'), else an ArgumentError."""
-    return check_option(parameters, "parameters", PARAMETERIZATIONS, listed=repr(PARAMETERIZATIONS))
+    return check_option(parameters, "parameters", PARAMETERIZATIONS, expected=f"one of {PARAMETERIZATIONS!r}")
 
 
 def khalil_to_pseudo() -> list:

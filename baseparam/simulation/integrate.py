@@ -102,8 +102,8 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
     torque = _Torque(robot, tau, t)
-    check_option(state, "state", ("velocities", "momenta"), listed="'velocities' or 'momenta'")
-    check_option(solver, "solver", SOLVERS, listed=repr(SOLVERS))
+    check_option(state, "state", ("velocities", "momenta"), expected="'velocities' or 'momenta'")
+    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
     checked_record(record)
     check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
     checked_noise(noise)
