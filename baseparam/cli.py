@@ -2,9 +2,11 @@
 
 Errors become one line on stderr: exit status 2 for bad input (a :class:`~baseparam.BaseParamError`,
 a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
-…", a bug to report). Each command ends by saying which files it wrote (``wrote a.json, a.h5``).
-``--json -`` writes the JSON document to stdout; stdout then carries nothing else, and the table or
-summary (and the wrote-line) go to stderr.
+…", a bug to report). The library checks the arguments and names its parameters; :data:`FLAGS`
+shows them as the flags (the CLI converts text to values and does not check them again). Each
+command ends by saying which files it wrote (``wrote a.json, a.h5``). ``--json -`` writes the JSON
+document to stdout; stdout then carries nothing else, and the table or summary (and the wrote-line)
+go to stderr.
 """
 from __future__ import annotations
 
