@@ -562,6 +562,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
     for flag, out in (("--urdf", urdf_out), ("--yaml", yaml_out)):
+        # the library refuses it only when the output is written (Identification.to_urdf), after the fit
         if out is not None and method != "consistent":
             _fail(f"{flag}: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
         if out == "-":
