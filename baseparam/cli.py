@@ -106,7 +106,8 @@ def _warning_line(message, category, filename, lineno, file=None, line=None):
 # The library's parameters as the command line spells them: library messages name parameters
 # (``tip: no link named 'x'``, ``pass exact_angles=False``), the command line shows the flags
 # (``--tip: no link named 'x'``, ``pass --exact-angles off``). A key ``name=value`` is a whole
-# keyword argument whose flag form is not ``FLAG value`` (switches, on/off, column maps).
+# keyword argument whose flag form is not ``FLAG value`` (switches, on/off). A dict value is written as the
+# CLI writes maps: ``columns={'t': 0, 'current': None}`` → ``--columns t=0,current=none``.
 FLAGS = {
     # how ROBOT_FILE is read (every command)
     "root": "--root", "tip": "--tip", "exact_angles": "--exact-angles", "exact_angles=False": "--exact-angles off",
@@ -114,8 +115,7 @@ FLAGS = {
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
     # identify: reading the trajectories, preprocessing, the fit
-    "columns": "--columns", "columns={'current': None}": "--columns current=none",
-    "columns={'t': 0, 'q': '1:7', 'tau': '7:13'}": "--columns t=0,q=1:7,tau=7:13", "gains": "--gains",
+    "columns": "--columns", "gains": "--gains",
     "skip_bad_rows": "--skip-bad-rows", "skip_bad_rows=True": "--skip-bad-rows", "resample": "--resample",
     "cutoff_hz": "--cutoff", "filter_order": "--filter-order", "rest_velocity": "--rest-velocity",
     "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
@@ -133,7 +133,8 @@ _NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len,
 _WHOLE = "|".join(sorted((re.escape(k) for k in FLAGS if "=" in k), key=len, reverse=True))
 # ``name=value`` (a keyword argument; "for" before it reads "with" before a flag), ``name:`` or ``a/b:`` where a
 # clause starts, and a snake_case name anywhere (no English word has an underscore)
-_KEYWORD = re.compile(rf"(\bfor )?(?<![\w.])(?:({_WHOLE})|({_NAMES})=('[^']*'|\"[^\"]*\"|[\w.:+-]+)?)")
+_KEYWORD = re.compile(rf"(\bfor )?(?<![\w.])(?:({_WHOLE})|({_NAMES})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
+_ITEM = re.compile(r"'(\w+)':\s*('[^']*'|[^,}]+)")
 _CLAUSE = re.compile(rf"(^|: )((?:{_NAMES})(?:/(?:{_NAMES}))*)(\[[^\]]*\])?:")
 _SNAKE = re.compile(rf"(?<![\w.-])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})(?![\w=(])")
 
@@ -148,7 +149,11 @@ def as_flags(message, clauses=True):
         lead = "with " if m.group(1) else ""
         if m.group(2):
             return lead + FLAGS[m.group(2)]
-        value = (m.group(4) or "").strip("'\"")
+        value = m.group(4) or ""
+        if value.startswith("{"):            # a map, as the CLI's NAME=VALUE,… (None: none)
+            value = ",".join(f"{k}={'none' if v.strip() == 'None' else v.strip().strip(chr(39))}"
+                             for k, v in _ITEM.findall(value))
+        value = value.strip("'\"")
         return lead + FLAGS[m.group(3)] + (f" {value}" if value else " ")
 
     message = _KEYWORD.sub(keyword, message)

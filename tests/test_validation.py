@@ -221,6 +221,8 @@ def test_the_flag_table():
         "more than the 1 MB allowed (the --max-memory given)"
     assert as_flags("a.yaml: joints[2].friction: expected true") == "a.yaml: joints[2].friction: expected true"
     assert as_flags("limits: description", clauses=False) == "limits: description"
+    assert as_flags("a.npz: field t: name it with columns={'t': KEY, 'current': None}") == \
+        "a.npz: field t: name it with --columns t=KEY,current=none"
 
 
 def test_reader_hints_become_flags(tmp_path, log_file):
