@@ -62,9 +62,10 @@ from __future__ import annotations
 
 from ._lazy import lazy_names
 
-from .errors import (AccuracyWarning, ArgumentError, BaseParamError, DataError, DataWarning, DescriptionWarning,
-                     ExcitationWarning, ExportError, NotFittedError, PhysicalConsistencyWarning, ResourceLimitError,
-                     RobotDescriptionError, RoundOffWarning, StorageError)
+from .errors import (AccuracyWarning, ArgumentError, ArgumentTypeError, BaseParamError, DataError, DataWarning,
+                     DescriptionWarning, ExcitationWarning, ExportError, NotFittedError, PhysicalConsistencyWarning,
+                     ResourceLimitError, RobotDescriptionError, RoundOffWarning, SettingsError, SimulationError,
+                     StorageError)
 
 # public name → the subpackage that defines it (imported on first access, PEP 562)
 _LAZY = {
@@ -88,9 +89,10 @@ _LAZY = {
 _WHERE = {name: package for package, names in _LAZY.items() for name in names}
 
 # the eager names (errors) as a literal, so that linters see them exported; then the lazy ones
-__all__ = ["AccuracyWarning", "ArgumentError", "BaseParamError", "DataError", "DataWarning", "DescriptionWarning",
-           "ExcitationWarning", "ExportError", "NotFittedError", "PhysicalConsistencyWarning", "ResourceLimitError",
-           "RobotDescriptionError", "RoundOffWarning", "StorageError"]
+__all__ = ["AccuracyWarning", "ArgumentError", "ArgumentTypeError", "BaseParamError", "DataError", "DataWarning",
+           "DescriptionWarning", "ExcitationWarning", "ExportError", "NotFittedError", "PhysicalConsistencyWarning",
+           "ResourceLimitError", "RobotDescriptionError", "RoundOffWarning", "SettingsError", "SimulationError",
+           "StorageError"]
 __all__ = sorted(__all__ + list(_WHERE))
 __version__ = "0.1.0"
 

@@ -2,16 +2,17 @@
 
 Errors become one line on stderr: exit status 2 for bad input (a :class:`~baseparam.BaseParamError`,
 a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
-…", a bug to report). Each command ends by saying which files it wrote (``wrote a.json, a.h5``).
-``--json -`` writes the JSON document to stdout; stdout then carries nothing else, and the table or
-summary (and the wrote-line) go to stderr.
+…", a bug to report). The library checks the arguments and names its parameters; :data:`FLAGS`
+shows them as the flags (the CLI converts text to values and does not check them again). Each
+command ends by saying which files it wrote (``wrote a.json, a.h5``). ``--json -`` writes the JSON
+document to stdout; stdout then carries nothing else, and the table or summary (and the wrote-line)
+go to stderr.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
 import json
-import math
 import os
 import re
 import signal
@@ -21,7 +22,7 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ExportError, ResourceLimitError
+from .errors import BaseParamError, ResourceLimitError
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -97,8 +98,69 @@ def _terminal_size():
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None):
-    """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form."""
-    click.echo(f"baseparam: warning: {message}", err=True)
+    """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
+    the library's parameter names as flags."""
+    click.echo(f"baseparam: warning: {as_flags(str(message))}", err=True)
+
+
+# The library's parameters as the command line spells them: library messages name parameters
+# (``tip: no link named 'x'``, ``pass exact_angles=False``), the command line shows the flags
+# (``--tip: no link named 'x'``, ``pass --exact-angles off``). A key ``name=value`` is a whole
+# keyword argument whose flag form is not ``FLAG value`` (switches, on/off). A dict value is written as the
+# CLI writes maps: ``columns={'t': 0, 'current': None}`` → ``--columns t=0,current=none``.
+FLAGS = {
+    # how ROBOT_FILE is read (every command)
+    "root": "--root", "tip": "--tip", "exact_angles": "--exact-angles", "exact_angles=False": "--exact-angles off",
+    "exact_angles=True": "--exact-angles on", "angle_tolerance": "--angle-tolerance", "friction": "--friction",
+    "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
+    "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
+    # identify: reading the trajectories, preprocessing, the fit
+    "columns": "--columns", "gains": "--gains",
+    "skip_bad_rows": "--skip-bad-rows", "skip_bad_rows=True": "--skip-bad-rows", "resample": "--resample",
+    "cutoff_hz": "--cutoff", "filter_order": "--filter-order", "rest_velocity": "--rest-velocity",
+    "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
+    "method": "--method", "weighting": "--weighting", "prior": "--prior", "prior_weight": "--prior-weight",
+    "mass_bounds": "--mass-bounds", "total_mass": "--total-mass",
+    # excite
+    "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
+    "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
+    "starts": "--starts", "workers": "--workers", "time_budget": "--time-budget", "seed": "--seed",
+    # export
+    "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out",
+}
+
+_NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
+_WHOLE = "|".join(sorted((re.escape(k) for k in FLAGS if "=" in k), key=len, reverse=True))
+# ``name=value`` (a keyword argument; "for" before it reads "with" before a flag), ``name:`` or ``a/b:`` where a
+# clause starts, and a snake_case name anywhere (no English word has an underscore)
+_KEYWORD = re.compile(rf"(\bfor )?(?<![\w.])(?:({_WHOLE})|({_NAMES})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
+_ITEM = re.compile(r"'(\w+)':\s*('[^']*'|[^,}]+)")
+_CLAUSE = re.compile(rf"(^|: )((?:{_NAMES})(?:/(?:{_NAMES}))*)(\[[^\]]*\])?:")
+_SNAKE = re.compile(rf"(?<![\w.-])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})(?![\w=(])")
+
+
+def as_flags(message, clauses=True):
+    """A library message (or text) with the library's parameter names as the CLI's flags (:data:`FLAGS`).
+
+    ``clauses=False`` leaves ``name:`` alone (report texts whose lines start with field names such as
+    ``limits:``) and translates keyword arguments and snake_case names only.
+    """
+    def keyword(m):
+        lead = "with " if m.group(1) else ""
+        if m.group(2):
+            return lead + FLAGS[m.group(2)]
+        value = m.group(4) or ""
+        if value.startswith("{"):            # a map, as the CLI's NAME=VALUE,… (None: none)
+            value = ",".join(f"{k}={'none' if v.strip() == 'None' else v.strip().strip(chr(39))}"
+                             for k, v in _ITEM.findall(value))
+        value = value.strip("'\"")
+        return lead + FLAGS[m.group(3)] + (f" {value}" if value else " ")
+
+    message = _KEYWORD.sub(keyword, message)
+    if clauses:
+        message = _CLAUSE.sub(lambda m: m.group(1) + "/".join(FLAGS[n] for n in m.group(2).split("/"))
+                              + (m.group(3) or "") + ":", message)
+    return _SNAKE.sub(lambda m: FLAGS[m.group(1)], message)
 
 
 def inputs_protected(paths):
@@ -160,12 +222,12 @@ def _one_line_errors(path, on_exit=None):
         if on_exit is not None:
             on_exit()
         if isinstance(exc, ResourceLimitError):
-            _fail(f"{path}: {exc}", 2)
+            _fail(as_flags(f"{path}: {_one_line(exc)}"), 2)
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
             lines = str(exc).splitlines() or [""]    # several independent problems: one line each
             for line in lines[:-1]:
-                click.echo(f"baseparam: {' '.join(line.split())}", err=True)
-            _fail(" ".join(lines[-1].split()), 2)
+                click.echo(f"baseparam: {as_flags(' '.join(line.split()))}", err=True)
+            _fail(as_flags(" ".join(lines[-1].split())), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
@@ -247,14 +309,6 @@ def _robot_options(command):
     ``load`` callable (path → Robot) instead of them."""
     @functools.wraps(command)
     def wrapper(*args, root, tip, exact_angles, angle_tolerance, friction, rotor_inertia, friction_model, **kwargs):
-        if friction_model is not None:                   # a malformed value: one line before any work
-            from .model.friction import parse_friction_model
-            try:
-                parse_friction_model(friction_model)
-            except BaseParamError as exc:
-                raise click.BadParameter(str(exc).removeprefix("--friction-model: "),
-                                         param_hint="--friction-model") from None
-
         def load(path):
             from .model.loading import load_robot
             robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
@@ -299,7 +353,7 @@ def _memory_option(command):
             return None
         from ._memory import parse_size
         try:
-            return parse_size(value, "--max-memory")
+            return parse_size(value)
         except BaseParamError as exc:
             raise click.BadParameter(str(exc).split(": ", 1)[-1], param=param) from None
     option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=convert,
@@ -373,7 +427,7 @@ def describe(robot_file, yaml_out, load):
                 from ._atomic import write_text
                 write_text(yaml_out, doc)
                 written.append(yaml_out)
-    _report(text(robot, equivalent), written, yaml_out == "-")
+    _report(as_flags(text(robot, equivalent), clauses=False), written, yaml_out == "-")
 
 
 def _write_json(path, doc):
@@ -513,20 +567,14 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
     for flag, out in (("--urdf", urdf_out), ("--yaml", yaml_out)):
+        # the library refuses it only when the output is written (Identification.to_urdf), after the fit
         if out is not None and method != "consistent":
             _fail(f"{flag}: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
-    consistent_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
-                          "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
-    if method != "consistent":
-        for flag, given in (("--mass-bounds", mass_bounds), ("--total-mass", total_mass),
-                            ("--prior-weight", prior_weight), ("--prior", prior if prior == "cad" else None)):
-            if given is not None:
-                _fail(f"{flag}: only with --method consistent", 2)
-        consistent_options = {}
-    elif prior == "none" and prior_weight is not None:
-        _fail("--prior-weight: given with --prior none", 2)
+    # the estimator checks these settings (its messages, in flags, are the CLI's)
+    fit_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
+                   "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
     _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
                                                      ("--yaml", yaml_out)])
     _writable(outputs, plot_out)
@@ -562,7 +610,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
-                     parameters=parameters, base=base, **consistent_options)
+                     parameters=parameters, base=base, **fit_options)
         written = []
         if json_out:
             written.append(_write_json(json_out, result.to_dict()))
@@ -580,21 +628,16 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
 
 
 def _range(text, flag):
-    """``LO:HI`` (either may be empty) as (float or None, float or None)."""
+    """``LO:HI`` (either may be empty) as (float or None, float or None); the estimator checks the values."""
     if text is None:
         return None
     parts = text.split(":")
     try:
         if len(parts) != 2:
             raise ValueError
-        values = tuple(float(x) if x.strip() else None for x in parts)
+        return tuple(float(x) if x.strip() else None for x in parts)
     except ValueError:
         raise click.BadParameter(f"expected LO:HI in kg (either may be empty), got {text!r}", param_hint=flag) from None
-    if any(v is not None and not (math.isfinite(v) and v >= 0) for v in values):
-        raise click.BadParameter(f"expected masses ≥ 0 in kg, got {text!r}", param_hint=flag)
-    if None not in values and values[0] > values[1]:
-        raise click.BadParameter(f"the lower bound is above the upper, got {text!r}", param_hint=flag)
-    return values
 
 
 def _mass_bounds(text):
@@ -609,23 +652,20 @@ def _mass_bounds(text):
         except ValueError:
             raise click.BadParameter(f"expected K:LO:HI with K a link number, got {item!r}",
                                      param_hint="--mass-bounds") from None
-        if number < 1 or number in out:
-            raise click.BadParameter(f"link {number}: numbered from 1, once each", param_hint="--mass-bounds")
+        if number in out:                      # a dict would keep the last silently
+            raise click.BadParameter(f"link {number}: given twice", param_hint="--mass-bounds")
         out[number] = _range(bounds, "--mass-bounds")
     return out
 
 
 def _gains(text):
-    """``--gains 10,10.7,…`` as floats (one line naming the option when malformed)."""
+    """``--gains 10,10.7,…`` as floats (one line naming the option when malformed); the reader checks the values."""
     if text is None:
         return None
     try:
-        values = [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
+        return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
     except ValueError:
         raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint="--gains") from None
-    if not values or not all(math.isfinite(v) for v in values):
-        raise click.BadParameter(f"expected finite numbers, got {text!r}", param_hint="--gains")
-    return values
 
 
 @main.command()
@@ -651,36 +691,14 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
-        try:
-            functions = parse_what(what)
-            check_prefix(prefix, lang)
-            base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
-            progress.close()
-            result = write(base, lang, functions, prefix, out_dir)
-        except ExportError as exc:                 # the library names its parameters; say the flags
-            _fail(_export_flags(str(exc)), 2)
+        functions = parse_what(what)               # before the projection: a typo costs no work
+        check_prefix(prefix, lang)
+        base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
+        progress.close()
+        result = write(base, lang, functions, prefix, out_dir)
     click.echo(f"{base.robot.name}: {base.rank} base parameters")
     click.echo(result.summary())
     click.echo("wrote " + ", ".join(result.files))
-
-
-def _export_flags(message):
-    """An ExportError's message with the parameter names of :func:`baseparam.export` as CLI flags."""
-    message = message.replace(" (CLI --prefix)", "")
-    return _as_flags(message, {"what": "--what", "prefix": "--prefix", "lang": "--lang", "out_dir": "--out"})
-
-
-def _as_flags(message, flags):
-    """A library message that starts with a parameter name (``rate: …``, ``file: rate: …``) with the
-    CLI flag instead (``--rate: …``), on one line."""
-    for name, flag in flags.items():
-        message = re.sub(rf"(^|: ){name}:", rf"\g<1>{flag}:", message, count=1)
-    return " ".join(message.split())
-
-
-_EXCITE_FLAGS = {name: "--" + name.replace("_", "-") for name in
-                 ("period", "harmonics", "rate", "criterion", "parameters", "starts", "workers", "time_budget", "seed",
-                  "torque_limits", "limits")}
 
 
 @main.command()
@@ -727,19 +745,14 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
     _writable([p for p in (csv_out, json_out, plot_out) if p and p != "-"], plot_out)
-    from .errors import ArgumentError
     from .excitation.design import design_excitation
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close), inputs_protected(inputs):
         robot = load(robot_file)
-        try:
-            design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
-                                       criterion=criterion, parameters=parameters, torque_limits=torque_limits,
-                                       starts=starts, workers=workers, time_budget=time_budget, seed=seed,
-                                       progress=progress)
-        except ArgumentError as exc:          # the library names its parameters; say the flags
-            progress.close()
-            _fail(_as_flags(str(exc), _EXCITE_FLAGS), 2)
+        design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
+                                   criterion=criterion, parameters=parameters, torque_limits=torque_limits,
+                                   starts=starts, workers=workers, time_budget=time_budget, seed=seed,
+                                   progress=progress)
         progress.close()
         written = []
         if csv_out:
@@ -748,7 +761,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
             written.append(_write_json(json_out, design.to_dict()))
         if plot_out:
             written.append(design.plot(plot_out))
-    _report(design.summary(), written, json_out == "-")
+    _report(as_flags(design.summary(), clauses=False), written, json_out == "-")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,28 @@
-"""Exception hierarchy: every error subclasses a builtin so callers catch what they know."""
+"""Exception hierarchy: every error subclasses a builtin so callers catch what they know.
+
+Which class a library function raises (the rule; the checks live in :mod:`baseparam._validation`):
+
+- an argument's value is bad (shape, range, option, NaN, size) → :class:`ArgumentError` (a ValueError);
+- an argument's type is wrong (a file name where a Robot is expected, …) → :class:`ArgumentTypeError`
+  (an ArgumentError and a TypeError, which earlier versions raised);
+- an estimator's or a preprocessing's settings (constructor arguments, ``identify``'s options) →
+  :class:`SettingsError` (an ArgumentError; also a DataError, which earlier versions raised, for one
+  release);
+- a robot description (YAML, URDF, :class:`~baseparam.Robot`) → :class:`RobotDescriptionError` (ValueError);
+- data: a trajectory's file, arrays or DataFrame, or anything else given to a trajectory reader or
+  to ``preprocess`` → :class:`DataError` (ValueError);
+- an export request → :class:`ExportError` (ValueError);
+- a computation that fails numerically (a simulation that diverges) → :class:`SimulationError` (an
+  ArithmeticError; also an ArgumentError, which earlier versions raised, for one release);
+- beyond this machine's memory or time budget → :class:`ResourceLimitError` (MemoryError);
+- a file that cannot be read or written → :class:`StorageError` (OSError);
+- an estimator used before ``fit`` → :class:`NotFittedError` (DataError, AttributeError).
+
+Messages are one line naming the library's parameter (``qd: expected shape (n_samples, 6) or (6,), got
+(10, 5)``), file or field, never a command-line flag: the CLI translates parameter names into its flags
+in one table (``baseparam.cli.FLAGS``). Hints name parameters as Python keywords (``pass
+exact_angles=False``), which the CLI shows as flags (``--exact-angles off``).
+"""
 
 
 class BaseParamError(Exception):
@@ -10,6 +34,15 @@ class ArgumentError(BaseParamError, ValueError):
 
     The message names the parameter, what was expected and what was received, e.g.
     ``qd: expected shape (n_samples, 6) or (6,), got (10, 5)``.
+    """
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument of a library function has the wrong type, e.g. a file name where a
+    :class:`~baseparam.Robot` is expected.
+
+    Also a ``TypeError``, which is what earlier versions raised (``require_robot``), so code that
+    catches either keeps working.
     """
 
 
@@ -34,6 +67,24 @@ class DataError(BaseParamError, ValueError):
 
     The message names the file, the line or row (or key), the field and the problem, e.g.
     ``ur.csv: line 7: field qd3: not a number ('abc')``.
+    """
+
+
+class SettingsError(ArgumentError, DataError):
+    """An estimator's or a preprocessing's settings are invalid (constructor arguments of
+    :class:`~baseparam.BaseParameterEstimator` and :class:`~baseparam.Preprocessing`, options of
+    :func:`~baseparam.identify`): a bad argument, so an :class:`ArgumentError`.
+
+    Also a :class:`DataError` for one release, which is what earlier versions raised; catch
+    :class:`ArgumentError` in new code.
+    """
+
+
+class SimulationError(ArgumentError, ArithmeticError):
+    """A numerical computation failed, e.g. a simulation diverged (a non-finite state).
+
+    An ``ArithmeticError``; also an :class:`ArgumentError` for one release, which is what earlier
+    versions raised; catch ``SimulationError`` (or ``ArithmeticError``) in new code.
     """
 
 

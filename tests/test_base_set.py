@@ -198,7 +198,7 @@ def test_a_robot_beyond_the_memory_allowed_is_refused_at_once():
     robot = bp.Robot(joints, name="monster", angle_unit="rad")
     t = time.perf_counter()
     with pytest.raises(bp.ResourceLimitError, match=r"monster: .* would need up to about [\d.]+ MB of memory, "
-                                                    r"more than the 1 MB allowed \(the --max-memory"):
+                                                    r"more than the 1 MB allowed \(the max_memory given\)"):
         bp.find_base_parameters(robot, max_memory="1M")
     assert time.perf_counter() - t < 1
     with pytest.raises(bp.ArgumentError, match="max_memory: expected a memory size"):

@@ -740,7 +740,7 @@ def test_a_failed_export_changes_no_file(tmp_path):
 def test_prefix_rules():
     assert codegen.check_prefix("class", "c") == "class"              # a C identifier
     for bad, lang in (("class", "python"), ("_x", "c"), ("__x", "c"), ("a" * 65, "c"), ("1abc", "c")):
-        with pytest.raises(codegen.ExportError, match="--prefix"):
+        with pytest.raises(codegen.ExportError, match="^prefix: "):       # the parameter; the CLI says --prefix
             codegen.check_prefix(bad, lang)
     with pytest.raises(codegen.ExportError, match="BaseParameters"):
         codegen.export(bp.load_robot(PUMA), "c")

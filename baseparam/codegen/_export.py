@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._atomic import write_texts
+from .._validation import check_instance, check_option
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError
 from ._c_source import c_sources
@@ -102,12 +103,11 @@ def check_prefix(prefix, lang=None):
     """A prefix must be a C identifier not reserved to the implementation (no leading '_'), at most
     64 characters; for Python also not a keyword."""
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix):
-        raise ExportError(f"prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_' "
-                          "(CLI --prefix)")
+        raise ExportError(f"prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_'")
     if len(prefix) > 64:
-        raise ExportError(f"prefix: {len(prefix)} characters; at most 64 (CLI --prefix)")
+        raise ExportError(f"prefix: {len(prefix)} characters; at most 64")
     if lang == "python" and keyword.iskeyword(prefix):
-        raise ExportError(f"prefix: {prefix!r} is a Python keyword (CLI --prefix)")
+        raise ExportError(f"prefix: {prefix!r} is a Python keyword")
     return prefix
 
 
@@ -137,11 +137,9 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     ExportError
         An invalid option (the message names the parameter).
     """
-    if not isinstance(base, BaseParameters):
-        raise ExportError(f"base: expected the BaseParameters of find_base_parameters(robot), got "
-                          f"{type(base).__name__}")
-    if lang not in ("c", "python"):
-        raise ExportError(f"lang: expected 'c' or 'python', got {lang!r}")
+    check_instance(base, "base", BaseParameters, "the BaseParameters of find_base_parameters(robot)",
+                   error=ExportError)
+    check_option(lang, "lang", ("c", "python"), expected="'c' or 'python'", error=ExportError)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
     if not str(out_dir):

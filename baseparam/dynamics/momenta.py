@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ArgumentError
+from .._validation import check_option
 from ..model.robot import require_robot
 from .samples import CHUNK, LinkParameters, robot_states
 from .tree import Tree, force_cross
@@ -155,8 +155,7 @@ def _blocks(robot, p, parameters, q, work, *arrays):
 
 
 def _check_solver(solver):
-    if solver not in SOLVERS:
-        raise ArgumentError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
 
 
 def _momenta_of(tree, qd):

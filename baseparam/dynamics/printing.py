@@ -240,7 +240,7 @@ def _unresolved(k, name):
     identification)."""
     from ..errors import ExportError
     raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
-                      "identified description (identify --yaml) or give the number")
+                      "identified description (Identification.to_yaml) or give the number")
 
 
 def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, sgn, stb, out", *,

@@ -1,122 +1,19 @@
-"""Checks and conversions of the user-facing arrays of the dynamics layer (states and parameters)."""
+"""Standard parameter vectors as the dynamics use them (per link, per joint), and the block length.
+
+The checks of states and parameter vectors are in :mod:`baseparam._validation`.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .._numbers import real_array
-from ..errors import ArgumentError
+# the checks of states and parameter vectors live in the validation module; their old names stay here
+from .._validation import (ABSURD, check_parameter_vector as as_parameters, check_robot_states as robot_states,  # noqa: F401
+                           check_samples as as_samples, check_states as states, unit_quaternions)
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
 # Samples are processed in blocks this long: the working arrays (samples last) then stay in cache.
 CHUNK = 2048
-
-
-# A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
-# error, and would overflow the dynamics' products.
-ABSURD = 1e8
-
-
-def _numbers(name, x):
-    """x as a float ndarray, or an ArgumentError (a ValueError) naming the argument."""
-    return real_array(name, x, ArgumentError)
-
-
-def as_samples(name, x, n_dof):
-    """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
-
-    Parameters
-    ----------
-    name : str
-        Argument name for error messages.
-    x : array_like, shape (n_samples, n_dof) or (n_dof,)
-
-    Returns
-    -------
-    array : ndarray, shape (n_samples, n_dof)
-    single : bool
-        True when ``x`` was one sample of shape (n_dof,).
-    """
-    arr = _numbers(name, x)
-    single = arr.ndim == 1
-    if single:
-        arr = arr[None, :]
-    if arr.ndim != 2 or arr.shape[1] != n_dof:
-        raise ArgumentError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
-    bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
-    if bad.any():
-        s, j = np.argwhere(bad)[0]
-        what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
-        raise ArgumentError(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
-    return arr, single
-
-
-def states(n_dof, **arrays):
-    """Check several state arrays together (same number of samples).
-
-    Returns
-    -------
-    list of ndarray, each (n_samples, n_dof), in the keyword order, and the ``single`` flag.
-    """
-    return _together(arrays, lambda name: n_dof)
-
-
-def _together(arrays, width):
-    """:func:`as_samples` of each array (``width(name)`` columns), and one number of samples for all."""
-    out, singles = [], []
-    for name, x in arrays.items():
-        arr, single = as_samples(name, x, width(name))
-        out.append(arr)
-        singles.append(single)
-    counts = {a.shape[0] for a in out}
-    if len(counts) > 1:
-        sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in zip(arrays, out))
-        raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
-    return out, all(singles)
-
-
-def robot_states(robot, **arrays):
-    """Check a robot's state arrays together: ``q`` has ``robot.n_q`` columns, every other one
-    (``qd``, ``qdd``, ``tau``, …) ``robot.n_v``; the same number of samples.
-
-    For a floating base the quaternion in ``q[:, 3:7]`` is normalized (a copy); one whose norm is
-    not within 1e-3 of 1 is refused (wrong order or units, not round-off).
-
-    Returns
-    -------
-    list of ndarray, in the keyword order, and the ``single`` flag (as :func:`states`).
-    """
-    out, single = _together(arrays, lambda name: robot.n_q if name == "q" else robot.n_v)
-    if robot.is_floating and "q" in arrays:
-        k = list(arrays).index("q")
-        out[k] = unit_quaternions(out[k])
-    return out, single
-
-
-QUATERNION_SLACK = 1e-3
-
-
-def unit_quaternions(q):
-    """``q`` (n_samples, 7 + n_dof) with its base quaternions (columns 3:7) normalized, a copy."""
-    norm = np.sqrt((q[:, 3:7] ** 2).sum(axis=1))
-    bad = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
-    if bad.any():
-        s = int(np.argmax(bad))
-        raise ArgumentError(f"q: the base quaternion (columns 4-7: x, y, z, w) at sample {s} has norm {norm[s]:.6g}; "
-                            "expected a unit quaternion")
-    q = q.copy()
-    q[:, 3:7] /= norm[:, None]
-    return q
-
-
-def as_parameters(p, n, what="p", sets=False):
-    """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets."""
-    arr = _numbers(what, p)
-    if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
-        raise ArgumentError(f"{what}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ArgumentError(f"{what}: contains NaN or inf")
-    return arr
 
 
 def _khalil_bodies(link, parameters):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import math
-import numbers
 import time
 import warnings
 from dataclasses import dataclass, field, replace
@@ -18,7 +17,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import ArgumentError, ExcitationWarning, ResourceLimitError, RobotDescriptionError
+from .._validation import check_memory, check_number, check_option
+from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
 from ..projection.base_set import find_base_parameters
@@ -222,15 +222,14 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     begin = time.time()
     require_robot(robot)
     period, harmonics, rate = _settings(period, harmonics, rate)
-    if criterion not in CRITERIA:
-        raise ArgumentError(f"criterion: expected one of {', '.join(CRITERIA)}, got {criterion!r}")
-    if parameters not in PARAMETERS:
-        raise ArgumentError(f"parameters: expected one of {', '.join(PARAMETERS)}, got {parameters!r}")
-    workers = usable_cores() if workers is None else _count(workers, "workers", 1, 256)
-    starts = default_starts(workers, time_budget) if starts is None else _count(starts, "starts", 1, 100_000)
-    seed = _count(seed, "seed", 0, 2 ** 63 - 1)
-    if time_budget is not None and not (_real(time_budget) and time_budget > 0):
-        raise ArgumentError(f"time_budget: expected a number of seconds > 0, got {time_budget!r}")
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(parameters, "parameters", PARAMETERS)
+    workers = usable_cores() if workers is None else check_number(workers, "workers", low=1, high=256, integer=True)
+    starts = default_starts(workers, time_budget) if starts is None else \
+        check_number(starts, "starts", low=1, high=100_000, integer=True)
+    seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
+    if time_budget is not None:
+        check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
     lim = motion_limits(robot, limits)
     _check_limits(robot, lim)
     base = find_base_parameters(robot, parameters)
@@ -351,15 +350,10 @@ def _check_memory(problem, processes):
     :data:`SEARCH_COPIES` times its size (measured: 2.3 GB per worker for the LWR4+ at 100 harmonics,
     a 470 MB Jacobian).
     """
-    from .._memory import budget, format_size
-
     needed = SEARCH_COPIES * 8 * problem.n_constraints * problem.size * processes
-    allowed = budget()
-    if allowed is not None and needed > allowed:
-        raise ResourceLimitError(f"the search for {problem.harmonics} harmonics of {problem.n} joints would need "
-                                 f"about {format_size(needed)} of memory ({processes} process"
-                                 f"{'es' if processes > 1 else ''}), more than the {format_size(allowed)} "
-                                 "available; give fewer harmonics or workers")
+    check_memory(needed, lambda need, allowed: f"the search for {problem.harmonics} harmonics of {problem.n} joints "
+                 f"would need about {need} of memory ({processes} process{'es' if processes > 1 else ''}), more than "
+                 f"the {allowed} available; give fewer harmonics or workers")
 
 
 def _missing_truth(base):
@@ -395,22 +389,11 @@ def _within_limits(series, limits):
     raise ArgumentError("limits: cannot keep the trajectory within them (is q0 outside the position range?)")
 
 
-def _real(x):
-    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _count(value, name, low, high):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-        raise ArgumentError(f"{name}: expected a whole number from {low} to {high}, got {value!r}")
-    return int(value)
-
-
 def _settings(period, harmonics, rate):
-    if not (_real(period) and period > 0):
-        raise ArgumentError(f"period: expected a duration > 0 s, got {period!r}")
-    harmonics = _count(harmonics, "harmonics", 2, MAX_HARMONICS)   # one harmonic at rest at both ends is no motion
-    if not (_real(rate) and rate > 0):
-        raise ArgumentError(f"rate: expected a frequency > 0 Hz, got {rate!r}")
+    check_number(period, "period", low=0, strict=True, expected="a duration > 0 s")
+    # one harmonic at rest at both ends is no motion
+    harmonics = check_number(harmonics, "harmonics", low=2, high=MAX_HARMONICS, integer=True)
+    check_number(rate, "rate", low=0, strict=True, expected="a frequency > 0 Hz")
     count = period * rate
     if abs(count - round(count)) > 1e-9 * max(1.0, count):
         raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} is not a whole number "

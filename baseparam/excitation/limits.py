@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dynamics.samples import ABSURD
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ArgumentTypeError
 from ..model._fields import _check_keys, _got, _mapping, _number
 from ..model._yaml_text import _decode, _Invalid, _load_yaml
 
@@ -118,7 +118,8 @@ def motion_limits(robot, limits=None):
             source = "limits"
             entries = _entries(limits, source, robot.n_dof)
         else:
-            raise ArgumentError(f"limits: expected a file name, a mapping or MotionLimits, got {type(limits).__name__}")
+            raise ArgumentTypeError(f"limits: expected a file name, a mapping or MotionLimits, got "
+                                    f"{type(limits).__name__}")
         for k, entry in enumerate(entries):
             for field, value in entry.items():
                 values[field][k] = value

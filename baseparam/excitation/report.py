@@ -59,7 +59,7 @@ def summary_text(design):
         f"{drives}; column-normalised {numbers['column_normalised']:.4g})",
         f"search: best of starts 0-{s.counted - 1} (start {s.best_start}), {s.starts} asked, {s.workers} "
         f"worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}"
-        + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: --starts {s.counted} reproduces it)"),
+        + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: starts={s.counted} reproduces it)"),
         f"limits: {design.limits.source}",
     ]
     b = design.bounds

@@ -128,7 +128,7 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
         raise DataError(f"{at}: field q: no joint positions (q1..qN){seen}")
     if "tau" in widths and "current" in widths:
         raise DataError(f"{source}: both tau and current are present; choose one "
-                        "(columns={'current': None}, CLI --columns current=none, keeps tau)")
+                        "(columns={'current': None} keeps tau)")
     n = widths["q"]
     for field in JOINT_FIELDS:
         if field in widths and widths[field] != n:

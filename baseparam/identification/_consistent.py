@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BaseParamError, DataError
+from ..errors import BaseParamError, SettingsError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
 # pseudo-inertia entries of one link's 10 pseudo columns (XX YY ZZ XY XZ YZ SX SY SZ M)
@@ -325,13 +325,13 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
     layout = ColumnLayout(base.robot, base.parameters)
     for link in mass_bounds or {}:
         if not 1 <= link <= base.robot.n_dof:
-            raise DataError(f"mass_bounds: link {link} does not exist ({base.robot.name} has links "
-                            f"1..{base.robot.n_dof})")
+            raise SettingsError(f"mass_bounds: link {link} does not exist ({base.robot.name} has links "
+                                f"1..{base.robot.n_dof})")
     p0, has = cad_parameters(base.robot, layout)
     use_prior = prior == "cad"
     if use_prior and not has.any():
-        raise DataError(f"{base.robot.name}: prior 'cad': the description gives no link inertia (inertia: in "
-                        "the YAML, <inertial> in a URDF) to pull towards")
+        raise SettingsError(f"{base.robot.name}: prior 'cad': the description gives no link inertia (inertia: in "
+                            "the YAML, <inertial> in a URDF) to pull towards")
     notes = []
     if use_prior:
         for k in np.flatnonzero(has):

@@ -263,7 +263,7 @@ def _positional_columns(source, width, columns, first_line_no):
     if all(cols is None for cols in columns.values()):
         raise DataError(f"{source}: no header row (line {first_line_no} has numbers, {width} fields per line); "
                         "give a column map, "
-                        "e.g. columns={'t': 0, 'q': '1:7', 'tau': '7:13'} (CLI --columns t=0,q=1:7,tau=7:13)")
+                        "e.g. columns={'t': 0, 'q': '1:7', 'tau': '7:13'}")
     spec = {}
     for field in FIELDS:
         cols = columns.get(field)

@@ -11,7 +11,6 @@ scikit-learn style (``fit``/``predict``/``score``, fitted attributes end in ``_`
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import re
 import warnings
 from pathlib import Path
@@ -21,7 +20,8 @@ import numpy as np
 
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
-from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError
+from .._validation import check_instance, check_mass_bounds, check_mass_range, check_number, check_option
+from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
@@ -149,10 +149,10 @@ class BaseParameterEstimator:
                 "prior_weight": self.prior_weight, "mass_bounds": self.mass_bounds, "total_mass": self.total_mass}
 
     def set_params(self, **params):
-        """Set constructor arguments (unknown names → DataError); returns self."""
+        """Set constructor arguments (unknown names → SettingsError); returns self."""
         for key, value in params.items():
             if key not in self.get_params():
-                raise DataError(f"set_params: unknown parameter {key!r}")
+                raise SettingsError(f"set_params: unknown parameter {key!r}")
             setattr(self, key, value)
         return self
 
@@ -161,34 +161,33 @@ class BaseParameterEstimator:
 
     # -- helpers --
     def _check(self):
-        if self.method not in METHODS:
-            raise DataError(f"method: expected one of {', '.join(METHODS)}, got {self.method!r}")
-        if self.weighting not in WEIGHTINGS:
-            raise DataError(f"weighting: expected one of {', '.join(WEIGHTINGS)}, got {self.weighting!r}")
-        if self.prior not in PRIORS:
-            raise DataError(f"prior: expected one of {', '.join(PRIORS)}, got {self.prior!r}")
-        if self.prior_weight is not None and not (isinstance(self.prior_weight, numbers.Real)
-                                                  and not isinstance(self.prior_weight, (bool, np.bool_))
-                                                  and np.isfinite(self.prior_weight) and self.prior_weight >= 0):
-            raise DataError(f"prior_weight: expected a finite number ≥ 0, got {self.prior_weight!r}")
+        """The settings (constructor arguments): a SettingsError (an ArgumentError; a DataError for one release)."""
+        error = SettingsError
+        check_option(self.method, "method", METHODS, error=error)
+        check_option(self.weighting, "weighting", WEIGHTINGS, error=error)
+        check_option(self.prior, "prior", PRIORS, error=error)
+        if self.prior_weight is not None:
+            check_number(self.prior_weight, "prior_weight", low=0, expected="a finite number ≥ 0", error=error)
         if self.prior_weight is not None and self.prior == "none":
-            raise DataError("prior_weight: given with prior='none' (the weight of which prior?)")
+            raise error("prior_weight: given with prior='none' (the weight of which prior?)")
         if self.method != "consistent" and (self.prior in ("cad",) or self.prior_weight is not None):
-            raise DataError(f"prior/prior_weight: only for method='consistent' (got method={self.method!r})")
-        self._mass_bounds = _mass_bounds(self.mass_bounds)
-        self._total_mass = None if self.total_mass is None else _bounds(self.total_mass, "total_mass")
+            given = "prior_weight" if self.prior_weight is not None else "prior"
+            raise error(f"{given}: only for method='consistent' (got method={self.method!r})")
+        self._mass_bounds = check_mass_bounds(self.mass_bounds, error=error)
+        self._total_mass = None if self.total_mass is None else check_mass_range(self.total_mass, "total_mass",
+                                                                                  error=error)
         if self.method != "consistent" and (self._mass_bounds or self._total_mass):
-            raise DataError(f"mass_bounds/total_mass: only for method='consistent' (got method={self.method!r})")
-        if self.preprocessing is not None and not isinstance(self.preprocessing, Preprocessing):
-            raise DataError(f"preprocessing: expected a Preprocessing or None, got {type(self.preprocessing).__name__}")
+            given = "mass_bounds" if self._mass_bounds else "total_mass"
+            raise error(f"{given}: only for method='consistent' (got method={self.method!r})")
+        check_instance(self.preprocessing, "preprocessing", Preprocessing, "a Preprocessing or None", allow_none=True,
+                       error=error)
 
     def _base(self):
         robot = load_robot(self.robot) if isinstance(self.robot, (str, Path)) else self.robot
-        if not isinstance(robot, Robot):
-            raise DataError(f"robot: expected a Robot or a description file, got {type(robot).__name__}")
+        check_instance(robot, "robot", Robot, "a Robot or a description file", error=SettingsError)
         if self.base is not None:
             if self.base.robot.signature() != robot.signature() or self.base.parameters != self.parameters:
-                raise DataError("base: it was found for another robot or parameterization")
+                raise SettingsError("base: it was found for another robot or parameterization")
             # the base set depends only on the structure (the signature): the robot given here keeps
             # its own friction models and true inertias (the CAD prior)
             return dataclasses.replace(self.base, robot=robot)
@@ -424,35 +423,6 @@ class BaseParameterEstimator:
                           ExcitationWarning, stacklevel=stacklevel)
 
 
-def _bounds(value, name):
-    """(lower, upper) in kg, either None; refused in one line when malformed or empty."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise DataError(f"{name}: expected (lower, upper) in kg (either may be None), got {value!r}")
-    out = []
-    for v in value:
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
-                              or not np.isfinite(v) or v < 0):
-            raise DataError(f"{name}: expected masses ≥ 0 in kg or None, got {value!r}")
-        out.append(None if v is None else float(v))
-    if out[0] is not None and out[1] is not None and out[0] > out[1]:
-        raise DataError(f"{name}: the lower bound {out[0]:g} kg is above the upper {out[1]:g} kg")
-    return tuple(out)
-
-
-def _mass_bounds(value):
-    """{link: (lower, upper)} checked (links 1-based; checked against the robot by the fit)."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise DataError(f"mass_bounds: expected {{link: (lower, upper)}} in kg, got {value!r}")
-    out = {}
-    for link, bounds in value.items():
-        if isinstance(link, bool) or not isinstance(link, (int, np.integer)) or link < 1:
-            raise DataError(f"mass_bounds: links are numbered from 1, got {link!r}")
-        out[int(link)] = _bounds(bounds, f"mass_bounds[{link}]")
-    return out
-
-
 def identify(robot, train, *, validate=None, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
              parameters="pseudo", base: Optional[BaseParameters] = None, **options) -> Identification:
     """Identify the base parameters of ``robot`` from training trajectories, and validate them.
@@ -494,7 +464,7 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     """
     unknown = sorted(set(options) - {"weighting", "prior", "prior_weight", "mass_bounds", "total_mass"})
     if unknown:
-        raise DataError(f"identify: unknown option {unknown[0]!r}")
+        raise SettingsError(f"identify: unknown option {unknown[0]!r}")
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
                                        base=base, **options)._fit(train, stacklevel=4)   # warnings point at the caller
     validation = None if validate is None else estimator.validate(validate)

@@ -24,14 +24,14 @@ Every choice is recorded in :attr:`Processed.record`, which the identification r
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
-from ..errors import DataError, DataWarning
+from .._validation import check_number
+from ..errors import DataError, DataWarning, SettingsError
 from .trajectory import Trajectory
 
 # A gap longer than this many median sampling intervals splits a log into segments.
@@ -93,23 +93,22 @@ class Preprocessing:
     filter_friction: bool = True
 
     def __post_init__(self):
+        # settings: a SettingsError (an ArgumentError; a DataError, as earlier versions raised, for one release)
         def positive(name, value, allow_none=True):
             if value is None and allow_none:
                 return
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-                    or value <= 0:
-                raise DataError(f"preprocessing: {name}: expected a positive number, got {value!r}")
+            check_number(value, f"preprocessing: {name}", low=0, strict=True, expected="a positive number",
+                         error=SettingsError)
         if not isinstance(self.resample, bool):
             positive("resample", self.resample, allow_none=False)
         positive("cutoff_hz", self.cutoff_hz)
         positive("rest_velocity", self.rest_velocity)
         positive("max_gap", self.max_gap, allow_none=False)
         if not isinstance(self.filter_friction, (bool, np.bool_)):
-            raise DataError(f"preprocessing: filter_friction: expected True or False, got {self.filter_friction!r}")
+            raise SettingsError(f"preprocessing: filter_friction: expected True or False, got {self.filter_friction!r}")
         for name in ("filter_order", "decimate"):
-            value = getattr(self, name)
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not 1 <= value <= 100:
-                raise DataError(f"preprocessing: {name}: expected an integer from 1 to 100, got {value!r}")
+            check_number(getattr(self, name), f"preprocessing: {name}", low=1, high=100, integer=True,
+                         expected="an integer from 1 to 100", error=SettingsError)
 
     @classmethod
     def none(cls):

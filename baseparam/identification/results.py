@@ -199,7 +199,7 @@ class Identification:
         e = self.estimator
         if getattr(e, "physical_", None) is None:
             raise ArgumentError(f"{what}: method={e.method!r} estimates base parameters, not bodies; "
-                                "fit with method='consistent' (CLI --method consistent)")
+                                "fit with method='consistent'")
         return e
 
     def to_urdf(self, path=None) -> str:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import DataError
+from ..errors import ArgumentTypeError, DataError
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
 from ._columns import parse_column_map
@@ -102,7 +102,7 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     if not isinstance(path, (str, bytes, os.PathLike)):
         hint = "; for arrays use bp.from_arrays, for a DataFrame bp.from_dataframe" \
             if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
-        raise TypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
+        raise ArgumentTypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
     source = os.fsdecode(path)
     ext = Path(source).suffix.lower()
     if ext in (".csv", ".txt"):

@@ -58,8 +58,7 @@ class AngleSnapper:
             exact = twelfths * math.pi / 12 + 0.0
             raise _Invalid(path, f"{value!r} rad is {delta:.1e} rad from {15 * twelfths}°: write "
                                  f"{pi_expression(twelfths)} for {15 * twelfths}° (or give the angle to full "
-                                 f"precision, {exact!r}); to keep {value!r} as written, pass --exact-angles off "
-                                 "(exact_angles=False)")
+                                 f"precision, {exact!r}); to keep {value!r} as written, pass exact_angles=False")
         return value
 
     def note(self, filename: str):
@@ -69,5 +68,5 @@ class AngleSnapper:
         difference, where = max(self.snapped)
         n = len(self.snapped)
         return (f"{filename}: {n} angle{'s' if n > 1 else ''} within {self.tolerance:g} rad of multiples of 15° "
-                f"taken as them (largest difference {difference:.1e} rad, {where}); --exact-angles off keeps them "
+                f"taken as them (largest difference {difference:.1e} rad, {where}); exact_angles=False keeps them "
                 "as written")

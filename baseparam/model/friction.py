@@ -266,7 +266,7 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
 
         from ..errors import DescriptionWarning
         warnings.warn(f"{robot.name}: a friction model is given, but no joint declares Coulomb friction (friction: "
-                      "true, or --friction); it changes nothing", DescriptionWarning, stacklevel=3)
+                      "true, or friction=True); it changes nothing", DescriptionWarning, stacklevel=3)
     joints = []
     for j in robot.joints:
         if not j.friction_terms:
@@ -283,8 +283,8 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
 
 
 def parse_friction_model(text: str) -> tuple:
-    """A ``--friction-model`` option: ``sign``, ``smooth[:V|auto]``, ``stribeck[:V|auto]``,
-    ``smooth+stribeck``, ``none`` → (FrictionModel or None, coulomb kept).
+    """A ``friction_model`` given as text (the CLI's ``--friction-model``): ``sign``, ``smooth[:V|auto]``,
+    ``stribeck[:V|auto]``, ``smooth+stribeck``, ``none`` → (FrictionModel or None, coulomb kept).
 
     Raises
     ------
@@ -306,7 +306,7 @@ def parse_friction_model(text: str) -> tuple:
             try:
                 value = float(value)
             except ValueError:
-                raise ArgumentError(f"--friction-model: {part!r}: {accepted}") from None
+                raise ArgumentError(f"friction_model: {part!r}: {accepted}") from None
         if name.strip() == "sign" and not _:
             continue
         if name.strip() == "smooth":
@@ -314,11 +314,11 @@ def parse_friction_model(text: str) -> tuple:
         elif name.strip() == "stribeck":
             stribeck = value
         else:
-            raise ArgumentError(f"--friction-model: {part!r}: {accepted}")
+            raise ArgumentError(f"friction_model: {part!r}: {accepted}")
     try:
         return FrictionModel(coulomb, velocity, stribeck), True
     except Exception as exc:        # a scale out of range: the model's own message, as an option error
-        raise ArgumentError(f"--friction-model: {exc}") from None
+        raise ArgumentError(f"friction_model: {exc}") from None
 
 
 __all__ = ["AUTO", "COULOMB_SHAPES", "DEFAULT", "FrictionModel", "friction_shapes", "friction_slopes",

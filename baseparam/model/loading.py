@@ -25,6 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._validation import check_instance
 from ..errors import RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
@@ -92,8 +93,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         The file cannot be read or is not a valid description; the one-line message names
         the file and the offending field.
     """
-    if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"load_robot: expected a file path, got {type(path).__name__}")
+    check_instance(path, "path", (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
     label = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
@@ -111,7 +111,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         robot = parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
                            angle_tolerance=angle_tolerance)
     elif root is not None or tip is not None:
-        raise RobotDescriptionError(f"{label}: --root/--tip select part of a URDF model; this is a YAML "
+        raise RobotDescriptionError(f"{label}: root/tip: they select part of a URDF model; this is a YAML "
                                     "description (use parent: in it for trees)")
     else:
         robot = parse_robot(data, label, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
@@ -167,12 +167,11 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
         from .urdf import parse_urdf       # URDF text: the same robot load_robot would read from a file
 
         return parse_urdf(text, filename, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
+    check_instance(text, "text", (str, bytes, bytearray), "the description's text (str or bytes)")
     snapper = AngleSnapper(angle_tolerance if exact_angles else None)
     try:
         if isinstance(text, (bytes, bytearray)):
             text = _decode(bytes(text))
-        elif not isinstance(text, str):
-            raise TypeError(f"parse_robot: expected the description's text, got {type(text).__name__}")
         data = _load_yaml(text)
         robot = _build_robot(data, text, snapper)
     except _Invalid as exc:

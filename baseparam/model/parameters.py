@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import ArgumentError
+from .._validation import check_option
 from .robot import require_robot
 
 PARAMETERIZATIONS = ("pseudo", "khalil")
@@ -26,9 +26,8 @@ LENGTH_POWER = {"XX": 2, "YY": 2, "ZZ": 2, "XY": 2, "XZ": 2, "YZ": 2,
 
 
 def check_parameterization(parameters: str) -> str:
-    if parameters not in PARAMETERIZATIONS:
-        raise ArgumentError(f"parameters: expected one of {PARAMETERIZATIONS}, got {parameters!r}")
-    return parameters
+    """``parameters`` when it names a parameterization ('pseudo' or 'khalil'), else an ArgumentError."""
+    return check_option(parameters, "parameters", PARAMETERIZATIONS, expected=f"one of {PARAMETERIZATIONS!r}")
 
 
 def khalil_to_pseudo() -> list:

@@ -14,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import RoundOffWarning
+from ..errors import ArgumentTypeError, RoundOffWarning
 from .checks import angle_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
 
@@ -557,13 +557,15 @@ def require_fixed_base(robot, what: str) -> Robot:
 
 
 def require_robot(robot, name: str = "robot") -> Robot:
-    """``robot`` itself when it is a :class:`Robot`; otherwise a TypeError naming the argument.
+    """``robot`` itself when it is a :class:`Robot`; otherwise an ArgumentTypeError (an ArgumentError and a
+    TypeError) naming the argument, with a hint for a file name.
 
-    Every public function that takes a robot calls this first, so that a file name or another
-    object is refused in one line instead of failing deep inside with an AttributeError.
+    Every public function that takes a robot calls this first (as
+    :func:`baseparam._validation.check_robot`), so that a file name or another object is refused in one
+    line instead of failing deep inside with an AttributeError.
     """
     if not isinstance(robot, Robot):
         hint = ("; for a description file use bp.load_robot(path) first"
                 if isinstance(robot, (str, bytes)) or hasattr(robot, "__fspath__") else "")
-        raise TypeError(f"{name}: expected a baseparam.Robot, got {type(robot).__name__}{hint}")
+        raise ArgumentTypeError(f"{name}: expected a baseparam.Robot, got {type(robot).__name__}{hint}")
     return robot

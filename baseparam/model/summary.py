@@ -33,7 +33,7 @@ def describe(robot, equivalent=None) -> str:
         lines.append(f"Base: floating (frame 0 moves freely{mass}; q starts with its position and quaternion "
                      "x y z w, q̇ with its twist v, ω in frame 0).")
     if not robot.is_chain:
-        lines.append("A tree has no single DH table: pick a chain with --tip LINK to see one.")
+        lines.append("A tree has no single DH table: pick a chain with tip='LINK' to see one.")
         return "\n".join(lines)
     eq = equivalent if equivalent is not None else dh_equivalent(robot)
     lines += ["", "Standard DH with the same joint angles (m, deg; q is the joint variable):",

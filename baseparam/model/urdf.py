@@ -38,7 +38,7 @@ MAX_PROBLEMS = 20                  # lines of one error message
 MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _REFUSED = {"floating": "a floating joint below the root (only the root link's single joint may be floating: a "
-                        "free-flying base; or take the link below it as the base with --root LINK)",
+                        "free-flying base; or take the link below it as the base with root='LINK')",
             "planar": "a planar joint (not supported)"}
 
 
@@ -173,7 +173,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
     elif len(robot_joints) > MAX_MOVING_JOINTS:
         problems.add("", f"{len(robot_joints)} moving joints below link '{base}', more than {MAX_MOVING_JOINTS}; "
-                         "pick a chain or subtree with --tip LINK")
+                         "pick a chain or subtree with tip='LINK'")
     problems.check()
     if impossible:
         warnings.warn(_printable(f"{label}: physically impossible inertias kept as written (as other URDF readers "
@@ -471,12 +471,12 @@ def _floating_root(base, children):
 def _base_link(links, joints, root, problems) -> str:
     if root is not None:
         if root not in links:
-            problems.add("--root", f"no link named {root!r}; links: {_some(links)}")
+            problems.add("root", f"no link named {root!r}; links: {_some(links)}")
         return root
     roots = _root_links(links, joints)
     if len(roots) > 1:
         problems.add("", f"{len(roots)} root links ({', '.join(repr(r) for r in roots[:5])}): a URDF has one; "
-                         "join them with fixed joints, or pick one with --root LINK")
+                         "join them with fixed joints, or pick one with root='LINK'")
     return roots[0] if roots else ""
 
 
@@ -500,9 +500,9 @@ def _kept_links(base, tip, links, joints, children, problems):
     keep = set()
     for name in tips:
         if name not in links:
-            problems.add("--tip", f"no link named {name!r}; links: {_some(links)}")
+            problems.add("tip", f"no link named {name!r}; links: {_some(links)}")
         elif name not in below:
-            problems.add("--tip", f"link {name!r} is not below the root link {base!r}")
+            problems.add("tip", f"link {name!r} is not below the root link {base!r}")
         else:
             while name != base:
                 keep.add(name)
@@ -549,7 +549,7 @@ def _assemble(base, keep, links, children, problems):
                 problems.add(where, _REFUSED[joint.type])
             elif joint.mimic is not None:
                 problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; pick the part without it "
-                                    "with --tip LINK (joints off the paths to the tips are locked at q = 0)")
+                                    "with tip='LINK' (joints off the paths to the tips are locked at q = 0)")
             else:
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
     for joint, parent, origins, number in pending:
@@ -600,7 +600,7 @@ def _snap_angles(joints, label, tolerance):
         difference, where = max(notes)
         warnings.warn(_printable(
             f"{label}: {len(notes)} angle{'s' if len(notes) > 1 else ''} within {tolerance:g} rad of multiples of "
-            f"15° taken as them (largest difference {difference:.1e} rad, {where}); --exact-angles off keeps "
+            f"15° taken as them (largest difference {difference:.1e} rad, {where}); exact_angles=False keeps "
             "them as written"), RoundOffWarning, stacklevel=4)
     return out
 
@@ -647,7 +647,7 @@ def _gravity(tree_root, base, joints, label, tolerance, floating=False):
             R = R @ factor_matrix(factor, float, lambda v: exact_cos_sin(v, "rad")[:2])[:3, :3]
     moving = [j.name for j in path if j.type != "fixed"]
     if moving and not floating:
-        warnings.warn(_printable(f"{label}: --root {base}: gravity is taken in that link's frame with the joints "
+        warnings.warn(_printable(f"{label}: root={base!r}: gravity is taken in that link's frame with the joints "
                                  f"above it ({', '.join(moving[:5])}) at q = 0"), DescriptionWarning, stacklevel=4)
     return tuple(float(v) + 0.0 for v in R.T @ g)
 

@@ -8,8 +8,7 @@ the depth-first recursion that writes it holds a bounded piece per joint of its 
 """
 from __future__ import annotations
 
-from .._memory import budget, format_size
-from ..errors import ResourceLimitError
+from .._validation import check_memory
 from ._coordinates import BLOCK_ENTRIES, PIECE
 
 # Y-basis targets of a joint's sandwiches (|Y_k|) and of its coefficient matrices Ã (|X_k|).
@@ -72,9 +71,7 @@ def z_file_bytes(parents):
 def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
     """Raise ResourceLimitError when ``needed`` bytes exceed the budget (``max_memory`` or 80 % of the
     available memory), naming both figures."""
-    allowed = budget(max_memory)
-    if allowed is not None and needed > allowed:
-        source = "the --max-memory / max_memory given" if max_memory is not None else \
-            "80 % of the memory this machine has available now; raise it with --max-memory (max_memory=)"
-        raise ResourceLimitError(f"{name}: {what} would need up to about {format_size(needed)} of memory, more "
-                                 f"than the {format_size(allowed)} allowed ({source})")
+    source = "the max_memory given" if max_memory is not None else \
+        "80 % of the memory this machine has available now; raise it with max_memory=SIZE"
+    check_memory(needed, lambda need, allowed: f"{name}: {what} would need up to about {need} of memory, more than "
+                                               f"the {allowed} allowed ({source})", max_memory)

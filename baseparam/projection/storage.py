@@ -167,7 +167,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     if robot.n_dof > MAX_LABELLED_DOF:
         raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints: the rows of the whole Z are labelled by "
                                  f"5^N keys, which fit 64 bits up to {MAX_LABELLED_DOF} joints (the base set "
-                                 "itself has no such limit: find it without --h5)")
+                                 "itself has no such limit; only storing Z has)")
     refuse_if_too_large(robot.name, z_file_bytes(robot.parents), max_memory, "streaming the whole Z into the file")
     plain = Arithmetic.decide(robot, force_float=force_float)
     stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)

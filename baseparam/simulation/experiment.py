@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._validation import check_instance, check_number
 from ..errors import ArgumentError
 from ..evaluation import fit_errors
 from ..identification.estimators import identify
@@ -131,8 +132,7 @@ def simulated_identification(robot, p, run, held_out, *, methods=("ols", "consis
         method → :class:`FitErrors`.
     """
     for name, value in (("run", run), ("held_out", held_out)):
-        if not isinstance(value, TrackingRun):
-            raise ArgumentError(f"{name}: expected a TrackingRun (bp.track), got {type(value).__name__}")
+        check_instance(value, name, TrackingRun, "a TrackingRun (bp.track)")
     _check_methods(methods, options)
     p = np.asarray(p, dtype=float)
     truth_states = held_out.truth
@@ -246,10 +246,8 @@ def compare_motions(robot, p, references, held_out, *, noise, gains=None, draws=
     -------
     MotionComparison
     """
-    if not isinstance(noise, SensorNoise):
-        raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
-    if not isinstance(draws, (int, np.integer)) or draws < 1:
-        raise ArgumentError(f"draws: expected a whole number ≥ 1, got {draws!r}")
+    check_instance(noise, "noise", SensorNoise, "a bp.SensorNoise")
+    check_number(draws, "draws", low=1, integer=True)
     if not isinstance(references, dict) or not references or \
             not all(isinstance(r, Reference) for r in [*references.values(), held_out]) or \
             not all(isinstance(name, str) for name in references):

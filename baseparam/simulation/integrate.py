@@ -33,7 +33,8 @@ from ..dynamics.floating import configuration_rate
 from ..dynamics.forward import ForwardDynamics
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states
-from ..errors import ArgumentError
+from .._validation import check_instance, check_number, check_option
+from ..errors import ArgumentError, SimulationError
 from ..model.robot import require_robot
 from ..motion import MIN_SAMPLES, Trajectory
 from .noise import SensorNoise
@@ -90,7 +91,10 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
     ------
     ArgumentError
         Bad shapes, non-finite values, times not increasing, an unknown method or option, a
-        controller returning the wrong shape, or a motion that blows up (non-finite state).
+        controller returning the wrong shape.
+    SimulationError
+        A motion that blows up (non-finite state); an ArithmeticError (and an ArgumentError for one
+        release, what earlier versions raised).
     """
     require_robot(robot)
     t = _times(t)
@@ -98,13 +102,10 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
     torque = _Torque(robot, tau, t)
-    if state not in ("velocities", "momenta"):
-        raise ArgumentError(f"state: expected 'velocities' or 'momenta', got {state!r}")
-    if solver not in SOLVERS:
-        raise ArgumentError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+    check_option(state, "state", ("velocities", "momenta"), expected="'velocities' or 'momenta'")
+    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
     checked_record(record)
-    if not isinstance(substeps, (int, np.integer)) or substeps < 1:
-        raise ArgumentError(f"substeps: expected an integer ≥ 1, got {substeps!r}")
+    check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     fd = ForwardDynamics(robot, p, parameters)
@@ -117,8 +118,8 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
         q, qd, taus = _ivp(robot, p, parameters, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, solver)
     if not (np.isfinite(q).all() and np.isfinite(qd).all()):
         bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
-        raise ArgumentError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
-                            "parameters (a physical body per link), the torques and the time step")
+        raise SimulationError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
+                              "parameters (a physical body per link), the torques and the time step")
     fields = {"q": q, "qd": qd, "tau": taus, "qdd": fd.batch(q, qd, taus) if "qdd" in record else None}
     return logged(robot.n_dof, t, fields, noise, gains, record, source or f"simulate({robot.name})",
                   robot.is_floating)
@@ -156,8 +157,7 @@ def checked_gains(gains, n_dof):
 
 def checked_noise(noise):
     """Refuse a ``noise`` that is neither None nor a :class:`SensorNoise`, before anything is simulated."""
-    if noise is not None and not isinstance(noise, SensorNoise):
-        raise ArgumentError(f"noise: expected a bp.SensorNoise, got {type(noise).__name__}")
+    check_instance(noise, "noise", SensorNoise, "a bp.SensorNoise", allow_none=True)
 
 
 def checked_record(record):

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._validation import check_instance, check_option, check_positive as _positive
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
@@ -254,15 +255,13 @@ def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parame
     TrackingRun
     """
     require_robot(robot)
-    if not isinstance(reference, Reference):
-        raise ArgumentError(f"reference: expected a bp.Reference, got {type(reference).__name__}")
+    check_instance(reference, "reference", Reference, "a bp.Reference")
     if reference.n_dof != robot.n_dof or robot.is_floating:
         raise ArgumentError(f"reference: {reference.n_dof} joints for {robot.name}'s {robot.n_dof} (fixed base)")
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     checked_record(record)
-    if logged_torque not in LOGGED_TORQUES:
-        raise ArgumentError(f"logged_torque: expected one of {', '.join(LOGGED_TORQUES)}, got {logged_torque!r}")
+    check_option(logged_torque, "logged_torque", LOGGED_TORQUES)
     omega = 2.0 * math.pi * _positive(bandwidth, "bandwidth")
     if omega / reference.rate > MAX_STEP_BANDWIDTH:
         raise ArgumentError(f"bandwidth: {bandwidth:g} Hz is too high for a controller at {reference.rate:g} Hz "
@@ -297,13 +296,3 @@ def _ticks(count, rate):
     if count + 1 > MAX_TICKS:
         raise ArgumentError(f"rate: {count + 1:.6g} ticks at {rate:g} Hz; at most {MAX_TICKS} are simulated")
     return np.arange(count + 1) / rate
-
-
-def _positive(value, name):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ArgumentError(f"{name}: expected a number > 0, got {value!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ArgumentError(f"{name}: expected a number > 0, got {value!r}")
-    return value

@@ -1,0 +1,260 @@
+"""Argument checks of the public entry points, each written once (like scikit-learn's ``utils/validation.py``).
+
+Every public function checks its arguments at its start by calling these, so that a bad argument is
+refused in one line naming the library's parameter, what was expected and what was received
+(``qd: expected shape (n_samples, 6) or (6,), got (10, 5)``), with the class the rule in
+:mod:`baseparam.errors` gives: a bad value is an :class:`~baseparam.ArgumentError`, a wrong type an
+:class:`~baseparam.ArgumentTypeError` (also a ``TypeError``). Functions that check settings (an
+estimator's constructor arguments) pass ``error=SettingsError``.
+
+Messages never name command-line flags: the CLI translates parameter names (``baseparam.cli.FLAGS``).
+The fields of motions (a trajectory's t, q, qd, qdd, tau) are checked where the motion type is
+built; file contents are :class:`~baseparam.DataError`, checked by the readers.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ._numbers import real_array
+from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError
+
+# A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
+# error, and would overflow the dynamics' products.
+ABSURD = 1e8
+# A floating base's quaternion whose norm is further than this from 1 is wrong order or units, not round-off.
+QUATERNION_SLACK = 1e-3
+
+
+# -- types --------------------------------------------------------------------------------------------------------
+def check_robot(robot, name: str = "robot"):
+    """``robot`` itself when it is a :class:`~baseparam.Robot`; otherwise an ArgumentTypeError (a
+    TypeError) naming the argument, with a hint for a file name.
+
+    The check is :func:`baseparam.model.robot.require_robot`, beside the Robot type (imported here when
+    called: the model's modules import this one, and it must not import them back at load time).
+    """
+    from .model.robot import require_robot
+
+    return require_robot(robot, name)
+
+
+def check_instance(value, name: str, kind, what: str, *, allow_none=False, error=ArgumentTypeError):
+    """``value`` when it is a ``kind`` (or None with ``allow_none``); else ``error``:
+    ``NAME: expected WHAT, got TYPE``."""
+    if (value is None and allow_none) or isinstance(value, kind):
+        return value
+    raise error(f"{name}: expected {what}, got {type(value).__name__}")
+
+
+# -- scalars and options --------------------------------------------------------------------------------------------
+def is_real(x) -> bool:
+    """A finite real number (Python or numpy), not a bool."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and math.isfinite(x)
+
+
+def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
+    """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
+    (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""
+    if value in options:
+        return value
+    expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
+    raise error(f"{name}: expected {expected}, got {value!r}")
+
+
+def check_number(value, name: str, *, low=None, high=None, strict=False, integer=False, expected=None,
+                 error=ArgumentError):
+    """A finite real number (``integer``: a whole number) within [low, high] (``strict``: low excluded).
+
+    Returns it as float (int with ``integer``). The message reads ``NAME: expected EXPECTED, got VALUE``;
+    ``expected`` defaults to what the bounds say ("a number > 0", "a whole number from 1 to 100").
+    """
+    if integer:
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    else:
+        ok = is_real(value)
+    ok = ok and (low is None or (value > low if strict else value >= low)) and (high is None or value <= high)
+    if not ok:
+        if expected is None:
+            kind = "a whole number" if integer else "a number"
+            lo, hi = (f"{b}" if isinstance(b, numbers.Integral) else f"{b:g}" for b in (low, high))
+            if low is not None and high is not None and not strict:
+                expected = f"{kind} from {lo} to {hi}"
+            else:
+                bounds = [f"{'>' if strict else '≥'} {lo}" if low is not None else "",
+                          f"≤ {hi}" if high is not None else ""]
+                expected = " ".join([kind, *[b for b in bounds if b]])
+        raise error(f"{name}: expected {expected}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def check_positive(value, name: str, *, expected="a number > 0", error=ArgumentError):
+    """A finite number > 0 (numbers given as text, e.g. '5', are converted), as float."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise error(f"{name}: expected {expected}, got {value!r}") from None
+    if isinstance(value, (bool, np.bool_)) or not (math.isfinite(number) and number > 0):
+        raise error(f"{name}: expected {expected}, got {value!r}")
+    return number
+
+
+def check_mass_range(value, name: str, *, error=ArgumentError):
+    """(lower, upper) masses in kg, either may be None, lower ≤ upper; as a tuple of float or None."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise error(f"{name}: expected (lower, upper) in kg (either may be None), got {value!r}")
+    out = []
+    for v in value:
+        if v is not None and not (is_real(v) and v >= 0):
+            raise error(f"{name}: expected masses ≥ 0 in kg or None, got {value!r}")
+        out.append(None if v is None else float(v))
+    if out[0] is not None and out[1] is not None and out[0] > out[1]:
+        raise error(f"{name}: the lower bound {out[0]:g} kg is above the upper {out[1]:g} kg")
+    return tuple(out)
+
+
+def check_mass_bounds(value, name: str = "mass_bounds", *, error=ArgumentError):
+    """{link: (lower, upper)} (links numbered from 1; checked against the robot where it is known)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise error(f"{name}: expected {{link: (lower, upper)}} in kg, got {value!r}")
+    out = {}
+    for link, bounds in value.items():
+        if isinstance(link, (bool, np.bool_)) or not isinstance(link, numbers.Integral) or link < 1:
+            raise error(f"{name}: links are numbered from 1, got {link!r}")
+        out[int(link)] = check_mass_range(bounds, f"{name}[{link}]", error=error)
+    return out
+
+
+# -- sizes before allocation --------------------------------------------------------------------------------------
+def check_memory(needed, message, max_memory=None):
+    """Refuse, before allocating, a computation that needs more than the memory budget.
+
+    Parameters
+    ----------
+    needed : int
+        Bytes the computation would need at most.
+    message : callable
+        ``message(needed_text, allowed_text)`` → the one-line message (figures as "3.2 GB").
+    max_memory : int, str or None
+        The caller's budget (bytes or a size such as '4G'); None: 80 % of the memory available now.
+
+    Raises
+    ------
+    ResourceLimitError
+        A ``MemoryError``.
+    """
+    from ._memory import budget, format_size
+
+    allowed = budget(max_memory)
+    if allowed is not None and needed > allowed:
+        raise ResourceLimitError(message(format_size(needed), format_size(allowed)))
+
+
+# -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------
+def check_samples(name: str, x, n_dof: int):
+    """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
+
+    Parameters
+    ----------
+    name : str
+        Argument name for error messages.
+    x : array_like, shape (n_samples, n_dof) or (n_dof,)
+    n_dof : int
+
+    Returns
+    -------
+    array : ndarray, shape (n_samples, n_dof)
+    single : bool
+        True when ``x`` was one sample of shape (n_dof,).
+
+    Raises
+    ------
+    ArgumentError
+        Not numbers, a wrong shape, a non-finite or absurd (|x| > 1e8) value, naming sample and joint.
+    """
+    arr = real_array(name, x, ArgumentError)
+    single = arr.ndim == 1
+    if single:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != n_dof:
+        raise ArgumentError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
+    bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
+    if bad.any():
+        s, j = np.argwhere(bad)[0]
+        what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
+        raise ArgumentError(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+    return arr, single
+
+
+def check_states(n_dof: int, **arrays):
+    """Several state arrays checked together (each :func:`check_samples`, one number of samples).
+
+    Returns
+    -------
+    list of ndarray, each (n_samples, n_dof), in the keyword order, and the ``single`` flag.
+    """
+    return _together(arrays, lambda name: n_dof)
+
+
+def check_robot_states(robot, **arrays):
+    """A robot's state arrays checked together: ``q`` has ``robot.n_q`` columns, every other one
+    (``qd``, ``qdd``, ``tau``, …) ``robot.n_v``; the same number of samples.
+
+    For a floating base the quaternion in ``q[:, 3:7]`` is normalized (a copy); one whose norm is
+    not within 1e-3 of 1 is refused (wrong order or units, not round-off).
+
+    Returns
+    -------
+    list of ndarray, in the keyword order, and the ``single`` flag (as :func:`check_states`).
+    """
+    out, single = _together(arrays, lambda name: robot.n_q if name == "q" else robot.n_v)
+    if robot.is_floating and "q" in arrays:
+        k = list(arrays).index("q")
+        out[k] = unit_quaternions(out[k])
+    return out, single
+
+
+def _together(arrays, width):
+    """:func:`check_samples` of each array (``width(name)`` columns), and one number of samples for all."""
+    out, singles = [], []
+    for name, x in arrays.items():
+        arr, single = check_samples(name, x, width(name))
+        out.append(arr)
+        singles.append(single)
+    counts = {a.shape[0] for a in out}
+    if len(counts) > 1:
+        sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in zip(arrays, out))
+        raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
+    return out, all(singles)
+
+
+def unit_quaternions(q):
+    """``q`` (n_samples, 7 + n_dof) with its base quaternions (columns 3:7) normalized, a copy."""
+    norm = np.sqrt((q[:, 3:7] ** 2).sum(axis=1))
+    bad = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
+    if bad.any():
+        s = int(np.argmax(bad))
+        raise ArgumentError(f"q: the base quaternion (columns 4-7: x, y, z, w) at sample {s} has norm {norm[s]:.6g}; "
+                            "expected a unit quaternion")
+    q = q.copy()
+    q[:, 3:7] /= norm[:, None]
+    return q
+
+
+def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
+    """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets."""
+    arr = real_array(name, p, ArgumentError)
+    if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
+        raise ArgumentError(f"{name}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ArgumentError(f"{name}: contains NaN or inf")
+    return arr
+
+
+__all__ = ["ABSURD", "check_instance", "check_mass_bounds", "check_mass_range", "check_memory", "check_number",
+           "check_option", "check_parameter_vector", "check_positive", "check_robot", "check_robot_states",
+           "check_samples", "check_states", "is_real", "unit_quaternions"]
