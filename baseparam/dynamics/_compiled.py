@@ -10,10 +10,8 @@ import numpy as np
 
 from .expressions import ADD, BINARY, CONST, DIV, INPUT, MUL, NEG, SUB, live_nodes
 from . import regressor_graph as regressor_graph
+from .._kernels import kernels_of
 from ..model.joint_model import motion_offsets
-
-CACHE_SIZE = 64
-_CACHE: dict = {}
 
 
 def _input_source(name, k, offsets):
@@ -111,16 +109,11 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
         'inverse_dynamics': ``f(q, qd, qdd, sgn, stb, p, out)``, τ = W[:, columns] p by customized
         Newton–Euler, ``out`` (n_dof, S). ``out`` is zero-filled by the caller.
     """
-    # Keyed by Robot.signature(), not the Robot: equal robots may need different code
-    # (friction value 0 vs no friction) and robots differing only in true inertias share it.
-    key = (robot.signature(), parameters, tuple(int(c) for c in columns), kind, gravity, friction)
-    fn = _CACHE.pop(key, None)
-    if fn is None:
-        fn = _build(robot, parameters, key[2], kind, gravity, friction)
-    _CACHE[key] = fn                      # most recently used last
-    while len(_CACHE) > CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    return fn
+    # kept with the robot object (its Kernels): robots differing only in true inertias are different
+    # objects, and equal ones may need different code (friction value 0 vs no friction)
+    columns = tuple(int(c) for c in columns)
+    return kernels_of(robot).get("regressor", (parameters, columns, kind, gravity, friction),
+                                 lambda: _build(robot, parameters, columns, kind, gravity, friction))
 
 
 def _build(robot, parameters, columns, kind, gravity, friction):

@@ -15,10 +15,11 @@ ways, each reading the same parameter vector (link inertias moved to joint frame
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+import threading
 
 import numpy as np
 
+from .._kernels import kernels_of
 from .._numbers import real_array
 from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
@@ -30,9 +31,7 @@ from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
 from .samples import ABSURD, CHUNK, LinkParameters, robot_states
 
-CACHE_SIZE = 16
-_KERNELS: OrderedDict = OrderedDict()
-_BOUND: OrderedDict = OrderedDict()
+BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel beats numpy's per-operation overhead
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
 COMPILE_AFTER = 64          # one-sample calls of a robot before its C kernel is worth compiling
@@ -81,14 +80,18 @@ class Kernel:
                      f"<baseparam forward dynamics of {robot.name}, one sample>", "exec"), namespace)
         self.scalar = namespace["evaluate"]
         self._lib, self._tried, self.calls = None, False, 0
+        self._building = threading.Lock()
 
     def native(self, build=True):
         """The C kernel (a ctypes library), compiled and cached on the first request with ``build``;
         None without a C compiler (or before that request)."""
         if build and not self._tried:
-            self._tried = True
-            body = _native.c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, c=True))
-            self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+            with self._building:              # one thread compiles; the others wait, then all run C
+                if not self._tried:
+                    body = _native.c_statements(self.graph, self.outputs,
+                                                lambda name, k: self._source(name, k, c=True))
+                    self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+                    self._tried = True
         return self._lib
 
 
@@ -107,15 +110,8 @@ def friction_shape_source(model, name, qd, c=False):
 
 
 def kernel(robot) -> Kernel:
-    """The :class:`Kernel` of a robot (built once per robot structure and friction models, and cached)."""
-    key = (robot.signature(), tuple(j.friction_model for j in robot.joints))
-    k = _KERNELS.pop(key, None)
-    if k is None:
-        k = Kernel(robot)
-    _KERNELS[key] = k
-    while len(_KERNELS) > CACHE_SIZE:
-        _KERNELS.popitem(last=False)
-    return k
+    """The :class:`Kernel` of a robot (built once per robot object and kept in its kernels)."""
+    return kernels_of(robot).get("forward", (), lambda: Kernel(robot))
 
 
 def _address(a):
@@ -262,17 +258,10 @@ class ForwardDynamics:
 
 def bound(robot, p, parameters="pseudo") -> ForwardDynamics:
     """A :class:`ForwardDynamics` (its C kernel not compiled yet), reused for the same robot object and
-    parameters (a few kept)."""
+    parameters (a few kept, in the robot's kernels)."""
     p = np.asarray(p, dtype=float)
-    # by identity: the cached object holds the robot, so its id cannot be reused while it is cached
-    key = (id(robot), parameters, p.shape, p.tobytes())
-    fd = _BOUND.pop(key, None)
-    if fd is None:
-        fd = ForwardDynamics(robot, p, parameters, native=False)
-    _BOUND[key] = fd
-    while len(_BOUND) > CACHE_SIZE:
-        _BOUND.popitem(last=False)
-    return fd
+    return kernels_of(robot).get("bound", (parameters, p.shape, p.tobytes()),
+                                 lambda: ForwardDynamics(robot, p, parameters, native=False), size=BOUND_SIZE)
 
 
 def forward_dynamics(robot, p, q, qd, tau, parameters="pseudo"):
