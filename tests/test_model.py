@@ -270,3 +270,22 @@ def test_two_robots_never_share_kernels():
     Wd, Wp = (bp.regressor(bp.Model(r), q, q, q) for r in (declared, plain))
     assert Wd.shape[2] == Wp.shape[2] + 3
     assert copy.deepcopy(a).__dict__.get("_kernels") is None or len(kernels_of(copy.deepcopy(a))) == 0
+
+
+def test_identification_and_excitation_take_a_model_for_the_description():
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    t = np.linspace(0, 10, 1001)
+    q = np.column_stack([np.sin(0.7 * k * t + k) for k in (1, 2, 3)])
+    qd, qdd = np.gradient(q, t, axis=0), np.gradient(np.gradient(q, t, axis=0), t, axis=0)
+    p = np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot, "khalil").n_standard)
+    model = bp.Model(robot, p, "khalil")
+    log = bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=bp.inverse_dynamics(model, q, qd, qdd))
+    by_model = bp.identify(model, log, preprocessing=None)
+    by_robot = bp.identify(robot, log, preprocessing=None, parameters="khalil")
+    assert by_model.base.parameters == "khalil"
+    np.testing.assert_array_equal(by_model.values, by_robot.values)
+    assert_close(by_model.values, by_model.base.from_standard(p), 1e-8, "identified vs true base parameters")
+    with pytest.raises(bp.DataError, match="parameters: 'khalil', but the model is in 'pseudo'"):
+        bp.BaseParameterEstimator(bp.Model(robot), parameters="khalil").fit(log)
+    with pytest.raises(bp.ArgumentError, match="parameters: 'pseudo', but the model is in 'khalil'"):
+        bp.design_excitation(model, parameters="pseudo")

@@ -357,4 +357,19 @@ def takes_model(*old):
     return decorate
 
 
-__all__ = ["BaseModel", "Model", "as_model", "model_call", "takes_model"]
+def description_of(x, parameters, default, error=ArgumentError):
+    """(robot, parameterization) of an entry point's ``robot`` argument that may be a :class:`Model`.
+
+    Identification and excitation design need the description and a parameterization, not values: a
+    model gives both, and ``parameters=`` must then be left at its default ``default`` or agree.
+    Anything else is returned as it is (the entry point checks it).
+    """
+    if isinstance(x, MODELS):
+        if parameters not in (default, x.parameters):
+            raise error(f"parameters: {parameters!r}, but the model is in {x.parameters!r} parameters "
+                        "(give one of them: bp.Model(robot, parameters=...))")
+        return x.robot, x.parameters
+    return x, parameters
+
+
+__all__ = ["BaseModel", "Model", "as_model", "description_of", "model_call", "takes_model"]
