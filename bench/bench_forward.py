@@ -63,18 +63,18 @@ def batch(robot, p, n_samples, repeat):
     section(f"forward dynamics of {n_samples} samples, {robot.name} (7 DOF)")
     rng = np.random.default_rng(0)
     q, qd, tau = (rng.uniform(-2, 2, (n_samples, robot.n_dof)) for _ in range(3))
-    model = bp.Model(robot, p)
+    bpm = bp.Model(robot, p)
     t0 = time.perf_counter()
-    bp.forward_dynamics(model, q[:10], qd[:10], tau[:10])
+    bp.forward_dynamics(bpm, q[:10], qd[:10], tau[:10])
     print(f"first call (builds the robot's code): {time.perf_counter() - t0:.3f} s")
-    ours = best_of(lambda: bp.forward_dynamics(model, q, qd, tau), repeat)
+    ours = best_of(lambda: bp.forward_dynamics(bpm, q, qd, tau), repeat)
     pin, model = pinocchio_model(robot, p)
     line = f"bp.forward_dynamics (numpy over samples): {ours:.3f} s"
     if pin is not None:
         data = model.createData()
         theirs = best_of(lambda: [pin.aba(model, data, q[i], qd[i], tau[i]) for i in range(n_samples)],
                          max(1, repeat // 2))
-        got = bp.forward_dynamics(model, q[:100], qd[:100], tau[:100])
+        got = bp.forward_dynamics(bpm, q[:100], qd[:100], tau[:100])
         ref = np.array([pin.aba(model, data, q[i], qd[i], tau[i]) for i in range(100)])
         line += (f";  pin.aba in a Python loop: {theirs:.3f} s;  ratio {ours / theirs:.2f} (target ≤ 1)"
                  f";  max |difference| {np.abs(got - ref).max():.1e}")
@@ -83,15 +83,15 @@ def batch(robot, p, n_samples, repeat):
 
 def one_sample(robot, p, repeat):
     section(f"one sample from Python, {robot.name}")
-    model = bp.Model(robot, p)
-    fd = ForwardDynamics(model)
+    bpm = bp.Model(robot, p)
+    fd = ForwardDynamics(bpm)
     rng = np.random.default_rng(1)
     q, qd, tau = (rng.uniform(-1, 1, robot.n_dof) for _ in range(3))
     n = 20000
     rows = [("bp.ForwardDynamics(model)(q, qd, tau), " + fd.backend + " kernel",
              best_of(lambda: [fd(q, qd, tau) for _ in range(n)], repeat) / n)]
     rows.append(("bp.forward_dynamics(model, q, qd, tau), checked",
-                 best_of(lambda: [bp.forward_dynamics(model, q, qd, tau) for _ in range(2000)], repeat) / 2000))
+                 best_of(lambda: [bp.forward_dynamics(bpm, q, qd, tau) for _ in range(2000)], repeat) / 2000))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         rows.append(("bp.forward_dynamics(robot, p, q, qd, tau), checked (deprecated form)",
@@ -118,12 +118,12 @@ def simulation(robot, p, repeat):
 
     def controller(time, q, qd):               # PD around a slow sine, no model
         return Kp * (q_home + 0.3 * np.sin(time) - q) - Kd * qd
-    model = bp.Model(robot, p)
-    bp.simulate(model, t[:20], q_home, np.zeros(7), controller, method="rk4")      # warm up
-    with_controller = best_of(lambda: bp.simulate(model, t, q_home, np.zeros(7), controller, method="rk4"),
+    bpm = bp.Model(robot, p)
+    bp.simulate(bpm, t[:20], q_home, np.zeros(7), controller, method="rk4")      # warm up
+    with_controller = best_of(lambda: bp.simulate(bpm, t, q_home, np.zeros(7), controller, method="rk4"),
                               repeat)
-    log = bp.simulate(model, t, q_home, np.zeros(7), controller, method="rk4")
-    rows = best_of(lambda: bp.simulate(model, t, q_home, np.zeros(7), log.tau, method="rk4"), repeat)
+    log = bp.simulate(bpm, t, q_home, np.zeros(7), controller, method="rk4")
+    rows = best_of(lambda: bp.simulate(bpm, t, q_home, np.zeros(7), log.tau, method="rk4"), repeat)
     print(f"  controller callback (PD, called at 1 kHz): {with_controller:.3f} s;  torque rows: {rows:.3f} s  "
           "(target ≤ 2 s)")
     pin, model = pinocchio_model(robot, p)

@@ -319,13 +319,28 @@ def model_call(name, old, args, kwargs, stacklevel=3):
             raise TypeError(f"{name}() got multiple values for argument {key!r}")
         bound[key] = value
     robot = require_robot(bound.pop("robot", None))
-    model = Model._of(robot, bound.pop("p", None), bound.pop("parameters", "pseudo"))
-    call = ", ".join(n for n in old if n != "parameters")
-    warnings.warn(f"{name}(robot, {call}, parameters=...) is deprecated and will be removed in the next release: "
-                  f"use {name}(model, {call.replace('p, ', '', 1) if 'p' in old else call}) with "
-                  f"model = bp.Model(robot{', p' if 'p' in old else ''}, parameters=...)",
-                  DeprecationWarning, stacklevel=stacklevel)
+    model = _deprecated_model(robot, bound.pop("p", None), bound.pop("parameters", "pseudo"))
+    warnings.warn(_deprecation(name, tuple(old)), DeprecationWarning, stacklevel=stacklevel)
     return model, bound
+
+
+@functools.cache
+def _deprecation(name, old):
+    """The warning of a deprecated call form (a few strings, one per public function)."""
+    call = ", ".join(n for n in old if n != "parameters")
+    new = call.replace("p, ", "", 1) if "p" in old else call
+    return (f"{name}(robot, {call}, parameters=...) is deprecated and will be removed in the next release: "
+            f"use {name}(model, {new}) with model = bp.Model(robot{', p' if 'p' in old else ''}, parameters=...)")
+
+
+def _deprecated_model(robot, p, parameters):
+    """The model of a deprecated call's (robot, p, parameters), kept with the robot by the values of p (a
+    few): a loop of such calls then checks p and finds its bound forward dynamics once, not per call."""
+    if p is None:
+        return Model._of(robot, None, parameters)
+    arr = real_array("p", p, ArgumentError)             # complex, text, ragged: the one-line error
+    key = (parameters, arr.shape, arr.tobytes())
+    return kernels_of(robot).get("models", key, lambda: Model._of(robot, arr, parameters), size=16)
 
 
 def as_model(x):
