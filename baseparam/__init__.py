@@ -54,7 +54,7 @@ Quick start::
     base = bp.find_base_parameters(robot)          # base.rank == 36
     base.names, base.Y                             # pivots' names, regroupings (SI)
     p = np.random.default_rng(0).uniform(0.1, 1.0, len(base.standard_names))   # standard parameters
-    model = bp.Model(robot, p)                         # default p: the description's inertias
+    model = bp.Model(robot, p)                         # bp.Model(robot): the description's inertias
     q = qd = qdd = np.zeros((1, robot.n_dof))
     tau = bp.inverse_dynamics(model, q, qd, qdd)       # (n_samples, n_dof), SI
     Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)

@@ -211,8 +211,12 @@ def test_base_model_is_the_base_set_in_model_form():
                  lambda: bp.potential_energy(model, q)):
         with pytest.raises(bp.ArgumentError, match="depends on more than the base parameters"):
             call()
-    with pytest.raises(bp.ArgumentError, match=r"^p: a base set carries no parameter values: use base.model"):
-        bp.inverse_dynamics(base, q, qd, qdd)
+    for call in (lambda: bp.inverse_dynamics(base, q, qd, qdd), lambda: bp.ForwardDynamics(base)):
+        with pytest.raises(bp.ArgumentError, match=r"^p: a base set carries no parameter values: use base.model"):
+            call()
+    preimage = bp.Model(robot, base.standard_preimage(p_base))
+    np.testing.assert_array_equal(bp.ForwardDynamics(model)(q[0], qd[0], tau[0]),
+                                  bp.ForwardDynamics(preimage)(q[0], qd[0], tau[0]))
     with pytest.raises(bp.ArgumentError, match=r"^p_base: expected shape"):
         base.model(p)
 

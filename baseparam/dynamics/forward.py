@@ -23,7 +23,7 @@ from .._kernels import kernels_of
 from .._numbers import real_array
 from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
-from ..model.value import MODELS, model_call, takes_model
+from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native
 from ._compiled import numpy_source
 from ._forward_c import SIGNATURES, c_source
@@ -152,6 +152,7 @@ class ForwardDynamics:
     """
 
     def __init__(self, model, *args, native=True, **kwargs):
+        model = as_model(model) or model                 # a base set: its base model (no values: an error)
         if not isinstance(model, MODELS):
             model, rest = model_call("ForwardDynamics", ("p", "parameters", "native"), (model, *args), kwargs)
             native = rest.pop("native", native)
