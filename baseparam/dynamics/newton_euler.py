@@ -247,13 +247,12 @@ def inverse_dynamics(model, q, qd, qdd):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,) for one sample)
     """
-    if not isinstance(model, BaseModel):
-        robot = model.robot
-        (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
-        tau = blocked(robot, link_parameters(model), q, qd, qdd)
-        return tau[0] if single else tau
-    from .regressors import base_inverse_dynamics
-    return base_inverse_dynamics(model, q, qd, qdd)
+    if isinstance(model, BaseModel):          # its base set's customized Newton–Euler (regressors.newton_euler_base)
+        return model.base.inverse_dynamics(model.values(), q, qd, qdd)
+    robot = model.robot
+    (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
+    tau = blocked(robot, link_parameters(model), q, qd, qdd)
+    return tau[0] if single else tau
 
 
 @takes_model("p", "q", "qd", "qdd", "parameters", "frame")

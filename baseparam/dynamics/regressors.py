@@ -227,15 +227,6 @@ def _pivots(model):
     return model.base.pivots if isinstance(model, BaseModel) else None
 
 
-def base_inverse_dynamics(model, q, qd, qdd):
-    """τ = W_b p_base of a base model, by customized Newton–Euler (:func:`newton_euler_base`)."""
-    p_base = model.values()
-    robot = model.robot
-    (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
-    tau = newton_euler_base(robot, model.parameters, model.base.pivots, p_base, q, qd, qdd)
-    return tau[0] if single else tau
-
-
 def by_unit_rates(q, column, n=None):
     """An (n_samples, n, n) matrix built column by column from unit joint rates.
 
