@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam._kernels import kernels_of
+from baseparam.model._kernels import kernels_of
 from baseparam.dynamics.forward import kernel
 from conftest import ROOT
 from random_bodies import assert_close, custom_robot, random_parameters, random_states, with_drives

@@ -13,7 +13,7 @@
 Every function takes a :class:`~baseparam.Model` (the robot, its parameterization and ``p``) or a
 :class:`~baseparam.BaseModel` (``base.model(p_base)``) and the state; the older ``f(robot, p, …,
 parameters=…)`` calls still work, with a DeprecationWarning (:func:`baseparam.model.value.takes_model`).
-Compiled code is kept with the robot object (:mod:`baseparam._kernels`), shared by its models.
+Compiled code is kept with the robot object (:mod:`baseparam.model._kernels`), shared by its models.
 
 The dynamics need only the robot model; the base set (:mod:`baseparam.projection`) evaluates its
 pivot columns through them.

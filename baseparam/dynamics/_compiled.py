@@ -10,7 +10,7 @@ import numpy as np
 
 from .expressions import ADD, BINARY, CONST, DIV, INPUT, MUL, NEG, SUB, live_nodes
 from . import regressor_graph as regressor_graph
-from .._kernels import kernels_of
+from ..model._kernels import kernels_of
 from ..model.joint_model import motion_offsets
 
 

@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from .._kernels import kernels_of
+from ..model._kernels import kernels_of
 from .._numbers import real_array
 from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets

@@ -30,7 +30,7 @@ from ._compiled import numpy_source
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
 from .samples import CHUNK
 from ..model.friction import friction_shapes, friction_slopes
-from .._kernels import kernels_of
+from ..model._kernels import kernels_of
 from ..model.joint_model import motion_offsets
 
 

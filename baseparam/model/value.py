@@ -8,7 +8,7 @@ parameters determine (the regressor is then the base regressor).
 
 Both are immutable. ``with_parameters`` gives a copy with other values (identified ones, a
 perturbed set) that shares the compiled code: kernels are built from the robot's structure alone and
-kept with the robot object (:mod:`baseparam._kernels`), thread-safe.
+kept with the robot object (:mod:`baseparam.model._kernels`), thread-safe.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .._kernels import kernels_of
+from ._kernels import kernels_of
 from .._numbers import real_array
 from ..errors import ArgumentError, RobotDescriptionError
 from .parameters import ColumnLayout, check_parameterization, standard_parameters
@@ -82,7 +82,7 @@ class _Value:
 
     @property
     def kernels(self):
-        """The compiled code of the robot (a :class:`~baseparam._kernels.Kernels`), shared by every
+        """The compiled code of the robot (a :class:`~baseparam.model._kernels.Kernels`), shared by every
         model of the same robot object."""
         return kernels_of(self.robot)
 
