@@ -5,7 +5,9 @@ The package follows the data, each stage a subpackage that imports only the ones
 =====================  ==========================================================================
 ``model``              :class:`Robot`, :class:`Joint`, :class:`Inertia` — the robot; :func:`load_robot`
                        reads a description; :class:`ColumnLayout` names the standard parameters,
-                       :func:`standard_parameters` takes them from the true inertias
+                       :func:`standard_parameters` takes them from the true inertias; :class:`Model`
+                       — a robot with its parameters, what the dynamics take (:class:`BaseModel`:
+                       in base parameters, ``base.model(p_base)``)
 ``motion``             :class:`Trajectory` — the one motion type (t, q, q̇, q̈, τ, checked once) that every
                        stage below shares: logs, preprocessed data, samples of a design, simulations
 ``dynamics``           :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
@@ -54,8 +56,9 @@ Quick start::
     base = bp.find_base_parameters(robot)          # base.rank == 36
     base.names, base.Y                             # pivots' names, regroupings (SI)
     p = np.random.default_rng(0).uniform(0.1, 1.0, len(base.standard_names))   # standard parameters
+    model = bp.Model(robot, p)                         # bp.Model(robot): the description's inertias
     q = qd = qdd = np.zeros((1, robot.n_dof))
-    tau = bp.inverse_dynamics(robot, p, q, qd, qdd)    # (n_samples, n_dof), SI
+    tau = bp.inverse_dynamics(model, q, qd, qdd)       # (n_samples, n_dof), SI
     Wb = base.regressor(q, qd, qdd)                    # tau == Wb @ base.from_standard(p)
 """
 from __future__ import annotations
@@ -69,8 +72,8 @@ from .errors import (AccuracyWarning, ArgumentError, ArgumentTypeError, BasePara
 
 # public name → the subpackage that defines it (imported on first access, PEP 562)
 _LAZY = {
-    "model": ("ColumnLayout", "Inertia", "Joint", "JointLimits", "Origin", "Robot", "load_robot", "parse_robot",
-              "standard_parameters"),
+    "model": ("BaseModel", "ColumnLayout", "Inertia", "Joint", "JointLimits", "Model", "Origin", "Robot", "load_robot",
+              "parse_robot", "standard_parameters"),
     "dynamics": ("ForwardDynamics", "coriolis_matrix", "coriolis_torque", "forward_dynamics", "friction_torque",
                  "generalized_momenta", "gravity_torque", "inverse_dynamics", "kinetic_energy", "mass_matrix",
                  "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor",

@@ -78,6 +78,7 @@ def main():
         n = robot.n_dof
         q, qd, qdd = (rng.uniform(-2, 2, (n_samples, n)) for _ in range(3))
         p = rng.normal(size=len(base.standard_names))
+        model = bp.Model(robot, p)
         pb = base.from_standard(p)
         t = time.perf_counter()
         compiled.regressor_function(robot, base.parameters, base.pivots, "regressor")
@@ -91,12 +92,12 @@ def main():
             (f"base regressor ({base.rank} columns)", lambda: base.regressor(q, qd, qdd), 0.5 if n == 7 else None,
              pin_times[0]),
             ("  the same by numpy blocks (no C)", lambda: numpy_blocks(base.regressor, q, qd, qdd), None, None),
-            ("full regressor", lambda: bp.regressor(robot, q, qd, qdd), None, None),
+            ("full regressor", lambda: bp.regressor(model, q, qd, qdd), None, None),
             ("Slotine–Li base regressor", lambda: base.slotine_li_regressor(q, qd, qd, qdd), None, None),
-            ("inverse dynamics (Newton–Euler)", lambda: bp.inverse_dynamics(robot, p, q, qd, qdd), 0.3,
+            ("inverse dynamics (Newton–Euler)", lambda: bp.inverse_dynamics(model, q, qd, qdd), 0.3,
              pin_times[1]),
             ("inverse dynamics W_b p̃", lambda: base.inverse_dynamics(pb, q, qd, qdd), None, None),
-            ("mass matrix", lambda: bp.mass_matrix(robot, p, q), None, None),
+            ("mass matrix", lambda: bp.mass_matrix(model, q), None, None),
         ]
         for what, fn, target, pin_t in rows:
             t = best_of(fn, repeat) * scale

@@ -118,7 +118,8 @@ def proof(key, design, draws=5):
     begin = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comparison = bp.compare_motions(robot, p, references, held_out, noise=noise, gains=gains, draws=draws)
+        comparison = bp.compare_motions(bp.Model(robot, p), references, held_out, noise=noise, gains=gains,
+                                        draws=draws)
     print(f"  proof in simulation: robots/{truth_file}, {training.duration:.1f} s of each motion at {rate:g} Hz, "
           f"held out: {held_out_file} simulated ({comparison.held_out.reference.duration:.1f} s); "
           f"{time.perf_counter() - begin:.0f} s; load {load():.2f}")

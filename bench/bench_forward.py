@@ -15,6 +15,7 @@ robot's code once; the compiled C kernel is cached on disk). This 2-core VM's ti
 import pathlib
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -62,17 +63,18 @@ def batch(robot, p, n_samples, repeat):
     section(f"forward dynamics of {n_samples} samples, {robot.name} (7 DOF)")
     rng = np.random.default_rng(0)
     q, qd, tau = (rng.uniform(-2, 2, (n_samples, robot.n_dof)) for _ in range(3))
+    bpm = bp.Model(robot, p)
     t0 = time.perf_counter()
-    bp.forward_dynamics(robot, p, q[:10], qd[:10], tau[:10])
+    bp.forward_dynamics(bpm, q[:10], qd[:10], tau[:10])
     print(f"first call (builds the robot's code): {time.perf_counter() - t0:.3f} s")
-    ours = best_of(lambda: bp.forward_dynamics(robot, p, q, qd, tau), repeat)
+    ours = best_of(lambda: bp.forward_dynamics(bpm, q, qd, tau), repeat)
     pin, model = pinocchio_model(robot, p)
     line = f"bp.forward_dynamics (numpy over samples): {ours:.3f} s"
     if pin is not None:
         data = model.createData()
         theirs = best_of(lambda: [pin.aba(model, data, q[i], qd[i], tau[i]) for i in range(n_samples)],
                          max(1, repeat // 2))
-        got = bp.forward_dynamics(robot, p, q[:100], qd[:100], tau[:100])
+        got = bp.forward_dynamics(bpm, q[:100], qd[:100], tau[:100])
         ref = np.array([pin.aba(model, data, q[i], qd[i], tau[i]) for i in range(100)])
         line += (f";  pin.aba in a Python loop: {theirs:.3f} s;  ratio {ours / theirs:.2f} (target ≤ 1)"
                  f";  max |difference| {np.abs(got - ref).max():.1e}")
@@ -81,14 +83,19 @@ def batch(robot, p, n_samples, repeat):
 
 def one_sample(robot, p, repeat):
     section(f"one sample from Python, {robot.name}")
-    fd = ForwardDynamics(robot, p)
+    bpm = bp.Model(robot, p)
+    fd = ForwardDynamics(bpm)
     rng = np.random.default_rng(1)
     q, qd, tau = (rng.uniform(-1, 1, robot.n_dof) for _ in range(3))
     n = 20000
-    rows = [("bp.ForwardDynamics(robot, p)(q, qd, tau), " + fd.backend + " kernel",
+    rows = [("bp.ForwardDynamics(model)(q, qd, tau), " + fd.backend + " kernel",
              best_of(lambda: [fd(q, qd, tau) for _ in range(n)], repeat) / n)]
-    rows.append(("bp.forward_dynamics(robot, p, q, qd, tau), checked",
-                 best_of(lambda: [bp.forward_dynamics(robot, p, q, qd, tau) for _ in range(2000)], repeat) / 2000))
+    rows.append(("bp.forward_dynamics(model, q, qd, tau), checked",
+                 best_of(lambda: [bp.forward_dynamics(bpm, q, qd, tau) for _ in range(2000)], repeat) / 2000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        rows.append(("bp.forward_dynamics(robot, p, q, qd, tau), checked (deprecated form)",
+                     best_of(lambda: [bp.forward_dynamics(robot, p, q, qd, tau) for _ in range(2000)], repeat) / 2000))
     scalar, out, plist = kernel(robot).scalar, [0.0] * robot.n_dof, fd.p.tolist()
     args = [x.tolist() for x in (q, qd, tau)]
     rows.append(("straight-line Python (the fallback without a C compiler)",
@@ -111,11 +118,12 @@ def simulation(robot, p, repeat):
 
     def controller(time, q, qd):               # PD around a slow sine, no model
         return Kp * (q_home + 0.3 * np.sin(time) - q) - Kd * qd
-    bp.simulate(robot, p, t[:20], q_home, np.zeros(7), controller, method="rk4")      # warm up
-    with_controller = best_of(lambda: bp.simulate(robot, p, t, q_home, np.zeros(7), controller, method="rk4"),
+    bpm = bp.Model(robot, p)
+    bp.simulate(bpm, t[:20], q_home, np.zeros(7), controller, method="rk4")      # warm up
+    with_controller = best_of(lambda: bp.simulate(bpm, t, q_home, np.zeros(7), controller, method="rk4"),
                               repeat)
-    log = bp.simulate(robot, p, t, q_home, np.zeros(7), controller, method="rk4")
-    rows = best_of(lambda: bp.simulate(robot, p, t, q_home, np.zeros(7), log.tau, method="rk4"), repeat)
+    log = bp.simulate(bpm, t, q_home, np.zeros(7), controller, method="rk4")
+    rows = best_of(lambda: bp.simulate(bpm, t, q_home, np.zeros(7), log.tau, method="rk4"), repeat)
     print(f"  controller callback (PD, called at 1 kHz): {with_controller:.3f} s;  torque rows: {rows:.3f} s  "
           "(target ≤ 2 s)")
     pin, model = pinocchio_model(robot, p)
@@ -150,12 +158,12 @@ def linearity(sizes, repeat):
     for n in sizes:                     # build everything first, then time in interleaved rounds
         robot, p = chain(n)
         q, qd, tau = (rng.uniform(-1, 1, (S, n)) for _ in range(3))
-        fd = ForwardDynamics(robot, p)
+        fd = ForwardDynamics(bp.Model(robot, p))
         fd.batch(q[:300], qd[:300], tau[:300])
         ops = operation_count(fd.kernel.graph, [node for _, node in fd.kernel.outputs])
         model = pinocchio_model(robot, p)[1] if pin is not None else None
         M = np.array([np.array(pin.crba(model, model.createData(), q[i])) for i in range(S)]) if model is not None \
-            else bp.mass_matrix(robot, p, q)
+            else bp.mass_matrix(bp.Model(robot, p), q)
         cases.append(dict(n=n, fd=fd, q=q, qd=qd, tau=tau, ops=ops["mul"] + ops["add"] + ops["div"], model=model,
                           M=np.triu(M) + np.swapaxes(np.triu(M, 1), 1, 2)))
     times = {key: {c["n"]: np.inf for c in cases} for key in ("numpy", "c", "crba", "cholesky")}

@@ -50,7 +50,7 @@ def synthetic(robot, n_samples, seed=0):
                                                                                    np.cos(np.outer(t, w)))
     base = bp.find_base_parameters(robot)
     p = rng.uniform(0.05, 1.0, len(base.standard_names))
-    tau = bp.inverse_dynamics(robot, p, q, qd, qdd) + rng.normal(0, 0.05, (n_samples, n))
+    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd) + rng.normal(0, 0.05, (n_samples, n))
     return base, bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau, source="synthetic")
 
 

@@ -59,6 +59,7 @@ def box_parameters(rng):
     return [S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(m * c), m]
 
 p = np.concatenate([box_parameters(rng) for _ in robot.joints])
+model = bp.Model(robot, p)          # the robot with these parameters: what the dynamics take
 p_base = base.from_standard(p)
 len(p), len(p_base)
 
@@ -72,13 +73,13 @@ q = sum(amp[i] * np.sin(w[i] * t[:, None] + phase[i]) for i in range(2))
 qd = sum(amp[i] * w[i] * np.cos(w[i] * t[:, None] + phase[i]) for i in range(2))
 qdd = sum(-amp[i] * w[i]**2 * np.sin(w[i] * t[:, None] + phase[i]) for i in range(2))
 
-tau = bp.inverse_dynamics(robot, p, q, qd, qdd)          # recursive Newton–Euler
+tau = bp.inverse_dynamics(model, q, qd, qdd)             # recursive Newton–Euler
 Wb = base.regressor(q, qd, qdd)                          # (2001, 6, 36)
 print("max |W_b p_base − τ| =", np.abs(Wb @ p_base - tau).max(), " max |τ| =", np.abs(tau).max())
 
 # %%
 fig, axes = plt.subplots(2, 3, figsize=(12, 5), sharex=True)
-g = bp.gravity_torque(robot, p, q)
+g = bp.gravity_torque(model, q)
 for j, ax in enumerate(axes.flat):
     ax.plot(t, tau[:, j], label="τ (Newton–Euler)")
     ax.plot(t, (Wb @ p_base)[:, j], "--", label="W_b · p_base")
@@ -93,10 +94,10 @@ fig.tight_layout()
 
 # %%
 k = 500
-M = bp.mass_matrix(robot, p, q[k])
-C = bp.coriolis_matrix(robot, p, q[k], qd[k])
+M = bp.mass_matrix(model, q[k])
+C = bp.coriolis_matrix(model, q[k], qd[k])
 h = 1e-6
-Mdot = (bp.mass_matrix(robot, p, q[k] + h * qd[k]) - bp.mass_matrix(robot, p, q[k] - h * qd[k])) / (2 * h)
+Mdot = (bp.mass_matrix(model, q[k] + h * qd[k]) - bp.mass_matrix(model, q[k] - h * qd[k])) / (2 * h)
 N = Mdot - 2 * C
 print("eigenvalues of M:", np.round(np.linalg.eigvalsh(M), 4))
 print("max |N + Nᵀ| =", np.abs(N + N.T).max(), "  max |N| =", np.abs(N).max())
@@ -110,9 +111,9 @@ lam = 5.0
 q_err = 0.01 * rng.normal(size=q.shape)
 qd_ref, qdd_ref = qd - lam * q_err, qdd          # any reference will do for this identity
 Ysl = base.slotine_li_regressor(q + q_err, qd, qd_ref, qdd_ref)
-M_all = bp.mass_matrix(robot, p, q + q_err)
-C_all = bp.coriolis_matrix(robot, p, q + q_err, qd)
-direct = (M_all @ qdd_ref[..., None] + C_all @ qd_ref[..., None])[..., 0] + bp.gravity_torque(robot, p, q + q_err)
+M_all = bp.mass_matrix(model, q + q_err)
+C_all = bp.coriolis_matrix(model, q + q_err, qd)
+direct = (M_all @ qdd_ref[..., None] + C_all @ qd_ref[..., None])[..., 0] + bp.gravity_torque(model, q + q_err)
 print("max |Y p_base − (M q̈_r + C q̇_r + g)| =", np.abs(Ysl @ p_base - direct).max())
 
 # %% [markdown]

@@ -197,6 +197,7 @@ for k in range(6):
                   [S[4], S[5], S[2], S[8]], [S[6], S[7], S[8], S[9]]])
     assert np.linalg.eigvalsh(J).min() > 0, f"link {k + 1} is not physically realizable"
 p_base_true = base.from_standard(p_true)                                # the 36 the controller estimates
+truth = bp.Model(robot, p_true)                                         # the true robot, what the dynamics take
 
 pd.DataFrame([{"link": k + 1, "shape": s, "mass [kg]": m, "centre of mass [m]": c,
                "principal inertias about com [kg·m²]": np.round(np.linalg.eigvalsh(b[2]), 5)}
@@ -215,7 +216,7 @@ for row in range(0, base.rank, 6):
 #
 # ## 3. The simulated robot
 #
-# `bp.simulate(robot, p_true, t, q0, q̇0, tau=controller, method="rk4")` integrates the true robot — the
+# `bp.simulate(truth, t, q0, q̇0, tau=controller, method="rk4")` integrates the true robot — the
 # 60 standard parameters above — with classical Runge–Kutta at the controller's rate: the controller
 # is called once per 1 ms step with the state at its start, and its torque is held over the step
 # (zero-order hold), as on a digital controller. Each step evaluates the forward dynamics four times
@@ -241,13 +242,13 @@ def walker_orin(q, qd, tau):
 
 rng = np.random.default_rng(2)
 qs, qds, taus = rng.uniform(-np.pi, np.pi, (300, 6)), rng.uniform(-2, 2, (300, 6)), rng.uniform(-50, 50, (300, 6))
-qdd_aba = bp.forward_dynamics(robot, p_true, qs, qds, taus)          # 60 standard parameters, ABA
+qdd_aba = bp.forward_dynamics(truth, qs, qds, taus)                   # 60 standard parameters, ABA
 qdd_wo = walker_orin(qs, qds, taus)                                   # 36 base parameters, exported code
 error = np.abs(qdd_aba - qdd_wo).max() / np.abs(qdd_wo).max()
 print(f"bp.forward_dynamics vs M⁻¹(τ − h) from the exported inverse dynamics: max relative difference {error:.1e}")
 assert error < 1e-10
 
-plant = bp.ForwardDynamics(robot, p_true)                           # what simulate runs, per state
+plant = bp.ForwardDynamics(truth)                                    # what simulate runs, per state
 one = (qs[0], qds[0], taus[0])
 t_aba = min(timeit.repeat(lambda: plant(*one), number=2000, repeat=5)) / 2000
 t_wo = min(timeit.repeat(lambda: walker_orin(*(x[None] for x in one)), number=200, repeat=5)) / 200
@@ -435,7 +436,7 @@ controllers = [adaptive,
                lambda time, q, qd: slotine_li_controller(q, qd, step_of(time), a0, adapt=False),
                lambda time, q, qd: computed_torque_controller(q, qd, step_of(time), a0)]
 start = time.perf_counter()
-runs = [bp.simulate(robot, p_true, t, q_home, np.zeros(6), tau=c, method="rk4") for c in controllers]
+runs = [bp.simulate(truth, t, q_home, np.zeros(6), tau=c, method="rk4") for c in controllers]
 a_final = a_hat.copy()
 log_e = np.stack([run.q[:-1] - q_d[:-1] for run in runs], axis=1)      # (steps, 3 loops, 6 joints)
 log_tau = np.stack([run.tau[:-1] for run in runs], axis=1)

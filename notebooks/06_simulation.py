@@ -70,6 +70,7 @@ JOINTS = [f"joint {j}" for j in range(1, 7)]
 # %%
 robot = bp.load_robot(robot_file("ur10e_cad.yaml"))
 p_true = bp.standard_parameters(robot)
+model = bp.Model(robot)                  # the robot with these true values: what the dynamics take
 base = bp.find_base_parameters(robot)
 truth = base.from_standard(p_true)
 print(f"{robot.name}: {len(p_true)} standard parameters, {base.rank} base parameters")
@@ -109,12 +110,12 @@ def excitation(seed, period=10.0, harmonics=5):
 
 def run(seed):
     q_d, qd_d, qdd_d = excitation(seed)
-    feedforward = bp.inverse_dynamics(robot, p_true, q_d, qd_d, qdd_d)       # the whole path at once
+    feedforward = bp.inverse_dynamics(model, q_d, qd_d, qdd_d)       # the whole path at once
 
     def controller(time, q, qd):
         k = min(int(round(time * RATE)), len(t) - 1)
         return feedforward[k] + KP * (q_d[k] - q) + KD * (qd_d[k] - qd)
-    return bp.simulate(robot, p_true, t, q_d[0], qd_d[0], controller, noise, method="rk4", gains=GAINS,
+    return bp.simulate(model, t, q_d[0], qd_d[0], controller, noise, method="rk4", gains=GAINS,
                        record=("q", "qd", "tau")), q_d
 
 start = time.perf_counter()
@@ -226,6 +227,7 @@ estimate.loc[~good].sort_values("rel. std [%]", ascending=False).head(8).round(5
 # %%
 space = bp.load_robot(robot_file("space_robot.yaml"))
 p_space = bp.standard_parameters(space)
+space_model = bp.Model(space)
 print(f"{space.name}: n_q = {space.n_q}, n_v = {space.n_v}, {len(p_space)} standard parameters "
       f"(the body's XX0 … M0 first)")
 
@@ -245,7 +247,7 @@ def arm_controller(time, q, qd):
 
 q0 = np.concatenate([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], np.zeros(6)])
 start = time.perf_counter()
-motion = bp.simulate(space, p_space, ts, q0, np.zeros(12), arm_controller, method="rk4")
+motion = bp.simulate(space_model, ts, q0, np.zeros(12), arm_controller, method="rk4")
 print(f"10 s at 2 ms steps ({len(ts) - 1} RK4 steps, {4 * (len(ts) - 1)} forward dynamics) in "
       f"{time.perf_counter() - start:.2f} s")
 
@@ -277,7 +279,7 @@ fig.tight_layout()
 # %% [markdown]
 # ### The constraint wrench at arm 1's first joint
 #
-# `bp.reaction_wrenches(robot, p, q, q̇, q̈)` gives, per joint, the wrench the parent exerts on the
+# `bp.reaction_wrenches(model, q, q̇, q̈)` gives, per joint, the wrench the parent exerts on the
 # link through the joint — actuation and constraint together (Newton–Euler's backward pass, the
 # recursive equivalent of Liu et al.'s constraint force algorithm). With `frame="joint"` it is
 # expressed in the joint frame, at the joint axis: there the component along the axis (n_z for a
@@ -286,7 +288,7 @@ fig.tight_layout()
 # link L11).
 
 # %%
-wrenches = bp.reaction_wrenches(space, p_space, motion.q, motion.qd, motion.qdd, frame="joint")
+wrenches = bp.reaction_wrenches(space_model, motion.q, motion.qd, motion.qdd, frame="joint")
 w1 = wrenches[:, 0]                                       # joint 1 of arm 1: the body on link 1
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 3.4), sharex=True)
 ax1.plot(ts, w1[:, :3])
@@ -312,8 +314,8 @@ print(f"n_z vs the commanded joint torque: max difference {actuated_error:.1e} N
 # torques do.
 
 # %%
-momentum = bp.momentum(space, p_space, motion.q, motion.qd)
-kinetic = bp.kinetic_energy(space, p_space, motion.q, motion.qd)
+momentum = bp.momentum(space_model, motion.q, motion.qd)
+kinetic = bp.kinetic_energy(space_model, motion.q, motion.qd)
 # the torque is held over each step, so its work there is exactly τ_k·(q_k+1 − q_k)
 work = np.concatenate([[0.0], np.cumsum((motion.tau[:-1, 6:] * np.diff(motion.q[:, 7:], axis=0)).sum(axis=1))])
 
@@ -328,7 +330,7 @@ ax2.set_ylabel("[J]")
 ax2.set_xlabel("t [s]")
 ax2.legend(fontsize=8)
 fig.tight_layout()
-link_momentum = np.abs(bp.generalized_momenta(space, p_space, motion.q, motion.qd)[:, 6:]).max()
+link_momentum = np.abs(bp.generalized_momenta(space_model, motion.q, motion.qd)[:, 6:]).max()
 print(f"largest |momentum component| over 10 s: {np.abs(momentum).max():.1e} (the joints' own generalized "
       f"momenta reach {link_momentum:.2f})")
 print(f"kinetic energy: at most {kinetic.max():.3f} J; |kinetic energy − work done| at most "
@@ -344,7 +346,7 @@ print(f"kinetic energy: at most {kinetic.max():.3f} J; |kinetic energy − work 
 # %%
 short = ts[:101]
 start = time.perf_counter()
-impulses = bp.simulate(space, p_space, short, q0, np.zeros(12), arm_controller, method="rk4", state="momenta")
+impulses = bp.simulate(space_model, short, q0, np.zeros(12), arm_controller, method="rk4", state="momenta")
 print(f"(q, p) form, 0.2 s: {time.perf_counter() - start:.1f} s; largest difference from the (q, q̇) run: "
       f"{np.abs(impulses.q - motion.q[:101]).max():.1e} in q")
 

@@ -156,13 +156,12 @@ EXPERIMENTS = {
 
 
 def prove(robot, design, rate, gains, training, held_out, noise):
-    truth = bp.load_robot(_helpers.robot_file(robot))
-    p = bp.standard_parameters(truth)
+    truth = bp.Model(bp.load_robot(_helpers.robot_file(robot)))      # the robot with its true values
     played = bp.Reference.from_log(training, rate)
     references = {"design": bp.Reference.periodic(design, rate, played.duration), "training log": played}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bp.ExcitationWarning)     # the training log's poorly determined parameters
-        return bp.compare_motions(truth, p, references, bp.Reference.from_log(held_out, rate), noise=noise,
+        return bp.compare_motions(truth, references, bp.Reference.from_log(held_out, rate), noise=noise,
                                   gains=gains, draws=3)
 
 

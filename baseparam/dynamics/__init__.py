@@ -10,6 +10,11 @@
                     :func:`velocities_from_momenta` (sweep or block LTDL), :func:`momenta_rate`;
                     :func:`momentum`, :func:`kinetic_energy`, :func:`potential_energy` (on ``tree``)
 
+Every function takes a :class:`~baseparam.Model` (the robot, its parameterization and ``p``) or a
+:class:`~baseparam.BaseModel` (``base.model(p_base)``) and the state; the older ``f(robot, p, …,
+parameters=…)`` calls still work, with a DeprecationWarning (:func:`baseparam.model.value.takes_model`).
+Compiled code is kept with the robot object (:mod:`baseparam.model._kernels`), shared by its models.
+
 The dynamics need only the robot model; the base set (:mod:`baseparam.projection`) evaluates its
 pivot columns through them.
 """

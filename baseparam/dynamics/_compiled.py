@@ -5,12 +5,14 @@ regressors' loop over samples in C (:class:`Batch`), for large batches.
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
 from . import _native
 from . import regressor_graph as regressor_graph
 from .printing import c_statements, input_source, numpy_source
+from ..model._kernels import kernels_of
 from ..model.joint_model import motion_offsets
 
 # -O1: on a regressor's loop over samples gcc's register allocation halves the time of -O0 (7-DOF base
@@ -34,9 +36,6 @@ void batch(long S, {parameters}, double *out)
 }}
 """
 
-CACHE_SIZE = 64
-_CACHE: dict = {}
-
 
 def regressor_function(robot, parameters, columns, kind, gravity=True, friction=True):
     """The compiled block function for a robot's regressor columns (cached by the robot's structure).
@@ -50,16 +49,11 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
         'inverse_dynamics': ``f(q, qd, qdd, sgn, stb, p, out)``, τ = W[:, columns] p by customized
         Newton–Euler, ``out`` (n_dof, S). ``out`` is zero-filled by the caller.
     """
-    # Keyed by Robot.signature(), not the Robot: equal robots may need different code
-    # (friction value 0 vs no friction) and robots differing only in true inertias share it.
-    key = (robot.signature(), parameters, tuple(int(c) for c in columns), kind, gravity, friction)
-    fn = _CACHE.pop(key, None)
-    if fn is None:
-        fn = _build(robot, parameters, key[2], kind, gravity, friction)
-    _CACHE[key] = fn                      # most recently used last
-    while len(_CACHE) > CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    return fn
+    # kept with the robot object (its Kernels): robots differing only in true inertias are different
+    # objects, and equal ones may need different code (friction value 0 vs no friction)
+    columns = tuple(int(c) for c in columns)
+    return kernels_of(robot).get("regressor", (parameters, columns, kind, gravity, friction),
+                                 lambda: _build(robot, parameters, columns, kind, gravity, friction))
 
 
 def _build(robot, parameters, columns, kind, gravity, friction):
@@ -93,16 +87,21 @@ class Batch:
     def __init__(self, g, outputs, offsets, n, width):
         self._graph = (g, [(j * width + c, i) for (j, c), i in outputs], offsets)
         self.n, self.width, self._lib = n, width, None
+        self._building = threading.Lock()     # one thread compiles; the others wait for its library
 
     def __call__(self):
-        if self._graph is not None:
-            g, outputs, offsets = self._graph
-            self._graph = None
-            body = c_statements(g, outputs, lambda name, k: input_source(name, k, offsets))
-            parameters = ", ".join(f"const double *{a}" for a in _ARGUMENTS)
-            rows = ", ".join(f"{a} + s * {self.n}" for a in _ARGUMENTS)
-            source = _BATCH_TEMPLATE.format(parameters=parameters, body="\n".join(body), rows=rows, n=self.n,
-                                            width=self.n * self.width)
-            flags = BATCH_FLAGS if len(body) <= BATCH_O1_LINES else _native.FLAGS
-            self._lib = _native.load(source, {"batch": (None, [ctypes.c_long] + [ctypes.c_void_p] * 7)}, flags)
+        with self._building:
+            if self._graph is not None:
+                self._lib = self._compile()
         return self._lib
+
+    def _compile(self):
+        g, outputs, offsets = self._graph
+        self._graph = None
+        body = c_statements(g, outputs, lambda name, k: input_source(name, k, offsets))
+        parameters = ", ".join(f"const double *{a}" for a in _ARGUMENTS)
+        rows = ", ".join(f"{a} + s * {self.n}" for a in _ARGUMENTS)
+        source = _BATCH_TEMPLATE.format(parameters=parameters, body="\n".join(body), rows=rows, n=self.n,
+                                        width=self.n * self.width)
+        flags = BATCH_FLAGS if len(body) <= BATCH_O1_LINES else _native.FLAGS
+        return _native.load(source, {"batch": (None, [ctypes.c_long] + [ctypes.c_void_p] * 7)}, flags)

@@ -15,24 +15,23 @@ ways, each reading the same parameter vector (link inertias moved to joint frame
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+import threading
 
 import numpy as np
 
+from ..model._kernels import kernels_of
 from .._numbers import real_array
 from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
-from ..model.robot import require_robot
+from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
 from .printing import C, NUMPY, c_statements, input_source, numpy_source
-from .samples import ABSURD, CHUNK, LinkParameters, robot_states
+from .samples import ABSURD, CHUNK, link_parameters, robot_states, standard_model
 
-CACHE_SIZE = 16
-_KERNELS: OrderedDict = OrderedDict()
-_BOUND: OrderedDict = OrderedDict()
+BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel beats numpy's per-operation overhead
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
 COMPILE_AFTER = 64          # one-sample calls of a robot before its C kernel is worth compiling
@@ -76,27 +75,23 @@ class Kernel:
                      f"<baseparam forward dynamics of {robot.name}, one sample>", "exec"), namespace)
         self.scalar = namespace["evaluate"]
         self._lib, self._tried, self.calls = None, False, 0
+        self._building = threading.Lock()
 
     def native(self, build=True):
         """The C kernel (a ctypes library), compiled and cached on the first request with ``build``;
         None without a C compiler (or before that request)."""
         if build and not self._tried:
-            self._tried = True
-            body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
-            self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+            with self._building:              # one thread compiles; the others wait, then all run C
+                if not self._tried:
+                    body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
+                    self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+                    self._tried = True
         return self._lib
 
 
 def kernel(robot) -> Kernel:
-    """The :class:`Kernel` of a robot (built once per robot structure and friction models, and cached)."""
-    key = (robot.signature(), tuple(j.friction_model for j in robot.joints))
-    k = _KERNELS.pop(key, None)
-    if k is None:
-        k = Kernel(robot)
-    _KERNELS[key] = k
-    while len(_KERNELS) > CACHE_SIZE:
-        _KERNELS.popitem(last=False)
-    return k
+    """The :class:`Kernel` of a robot (built once per robot object and kept in its kernels)."""
+    return kernels_of(robot).get("forward", (), lambda: Kernel(robot))
 
 
 def _address(a):
@@ -104,18 +99,19 @@ def _address(a):
 
 
 class ForwardDynamics:
-    """A robot's forward dynamics with its parameters bound: q̈ = M(q)⁻¹(τ − C q̇ − g − friction).
+    """A model's forward dynamics, its parameters bound: q̈ = M(q)⁻¹(τ − C q̇ − g − friction).
 
     For loops that evaluate one state at a time (controllers, integrators): the parameters are
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
-    Python), with no per-call checks beyond the lengths.
+    Python), with no per-call checks beyond the lengths. A call writes into buffers of this object:
+    give each thread its own (the kernel is shared; :func:`forward_dynamics` is thread-safe).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
-        Standard parameters (``ColumnLayout(robot, parameters)`` order).
-    parameters : {'pseudo', 'khalil'}
+    model : Model or BaseModel
+        The robot and its parameters (a base model: its standard equivalent). Deprecated:
+        ``robot, p, parameters='pseudo'``, p the standard parameters in ``ColumnLayout(robot,
+        parameters)`` order.
     native : bool
         Compile the C kernel now (once per robot structure; cached on disk). False leaves it to
         the first 64 one-sample calls of this robot, which run in Python meanwhile.
@@ -129,16 +125,27 @@ class ForwardDynamics:
     --------
     >>> import numpy as np, baseparam as bp
     >>> robot = bp.parse_robot("{units: {length: m, angle: deg}, joints: [{type: revolute, alpha: 0, a: 0, d: 0}]}")
-    >>> fd = bp.ForwardDynamics(robot, [0.25, 0, 0, 0, 0, 0, 0.5, 0, 0, 1.0])   # 1 kg at x = 0.5 m (pseudo)
+    >>> model = bp.Model(robot, [0.25, 0, 0, 0, 0, 0, 0.5, 0, 0, 1.0])   # 1 kg at x = 0.5 m (pseudo)
+    >>> fd = bp.ForwardDynamics(model)
     >>> float(fd([0.0], [0.0], [1.0])[0])            # gravity −z is along the axis: q̈ = τ / (m x²)
     4.0
     """
 
-    def __init__(self, robot, p, parameters="pseudo", native=True):
-        require_robot(robot)
-        self.robot, self.parameters = robot, parameters
+    def __init__(self, model, *args, native=True, **kwargs):
+        model = as_model(model) or model                 # a base set: its base model (no values: an error)
+        if not isinstance(model, MODELS):
+            model, rest = model_call("ForwardDynamics", ("p", "parameters", "native"), (model, *args), kwargs)
+            native = rest.pop("native", native)
+            if rest:
+                raise TypeError(f"ForwardDynamics() got an unexpected keyword argument {next(iter(rest))!r}")
+        elif args or kwargs:
+            raise TypeError("ForwardDynamics(model, native=True) takes the model alone: its parameters are in it")
+        model = standard_model(model)
+        robot = model.robot
+        self.model, self.robot, self.parameters = model, robot, model.parameters
         self.kernel = kernel(robot)
-        self.p = forward_parameters(robot, LinkParameters(robot, p, parameters))
+        self.p = forward_parameters(robot, link_parameters(model))
+        self._lock = threading.Lock()           # for forward_dynamics(), which shares one object between threads
         self._p_list = self.p.tolist()
         n_q, n_v = robot.n_q, robot.n_v
         self._buffer = np.zeros(n_q + 3 * n_v)
@@ -241,22 +248,21 @@ class ForwardDynamics:
         return x, v
 
 
-def bound(robot, p, parameters="pseudo") -> ForwardDynamics:
-    """A :class:`ForwardDynamics` (its C kernel not compiled yet), reused for the same robot object and
-    parameters (a few kept)."""
-    p = np.asarray(p, dtype=float)
-    # by identity: the cached object holds the robot, so its id cannot be reused while it is cached
-    key = (id(robot), parameters, p.shape, p.tobytes())
-    fd = _BOUND.pop(key, None)
-    if fd is None:
-        fd = ForwardDynamics(robot, p, parameters, native=False)
-    _BOUND[key] = fd
-    while len(_BOUND) > CACHE_SIZE:
-        _BOUND.popitem(last=False)
-    return fd
+def bound(model) -> ForwardDynamics:
+    """The :class:`ForwardDynamics` of a model (its C kernel not compiled yet): kept with the model, and
+    in the robot's kernels by the parameters' values (a few), so that models of the same values (the
+    deprecated ``forward_dynamics(robot, p, …)`` makes one per call) share it."""
+    model = standard_model(model)
+
+    def find():
+        p = model.values()
+        return model.kernels.get("bound", (model.parameters, p.tobytes()),
+                                 lambda: ForwardDynamics(model, native=False), size=BOUND_SIZE)
+    return model.memo("forward", find)
 
 
-def forward_dynamics(robot, p, q, qd, tau, parameters="pseudo"):
+@takes_model("p", "q", "qd", "tau", "parameters")
+def forward_dynamics(model, q, qd, tau):
     """Joint accelerations q̈ = M(q)⁻¹(τ − C(q, q̇) q̇ − g(q) − friction(q̇)), rotor inertia in M.
 
     The articulated-body algorithm, O(N) per sample for chains and trees, never M⁻¹ (see
@@ -266,31 +272,37 @@ def forward_dynamics(robot, p, q, qd, tau, parameters="pseudo"):
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        The robot and its parameters (a base model: on its standard equivalent, as
+        :meth:`BaseParameters.forward_dynamics`). Deprecated: ``robot, p, q, qd, tau, parameters='pseudo'``.
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd, tau : array_like, shape (n_samples, n_v) or (n_v,)
         For a floating base, τ of ``n_dof`` columns (the joints alone) leaves the base free.
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,) for one sample)
     """
-    require_robot(robot)
+    robot = model.robot
     if robot.is_floating:
         tau = real_array("tau", tau, ArgumentError)
         if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
             tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
     one = _one_sample(robot, q, qd, tau)
     if one is not None:                            # one good sample: checked cheaply, then the C kernel
-        fd = bound(robot, p, parameters)
+        fd = bound(model)
         fd.kernel.native()
-        return _finite(fd(*one), True)
+        with fd._lock:
+            qdd = fd(*one)
+        return _finite(qdd, True)
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
-    fd = bound(robot, p, parameters)
+    fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)
+        if single:
+            with fd._lock:
+                qdd = fd(q[0], qd[0], tau[0])
+        else:
+            qdd = fd.batch(q, qd, tau)
     return _finite(qdd, single)
 
 

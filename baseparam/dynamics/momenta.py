@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_option
-from ..model.robot import require_robot
-from .samples import CHUNK, LinkParameters, robot_states
+from ..model.value import takes_model
+from .samples import CHUNK, LinkParameters, robot_states, standard_model
 from .tree import Tree, force_cross
 
 SOLVERS = ("sweep", "ltdl")
@@ -166,44 +166,46 @@ def _momenta_of(tree, qd):
     return out
 
 
-def generalized_momenta(robot, p, q, qd, parameters="pseudo"):
+@takes_model("p", "q", "qd", "parameters")
+def generalized_momenta(model, q, qd):
     """The Poisson impulses p = M(q) q̇ (rotor inertia included), by one pass over the tree.
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, …, parameters='pseudo'``.)
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd : array_like, shape (n_samples, n_v) or (n_v,)
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    require_robot(robot)
+    model = standard_model(model)
+    robot, p, parameters = model.robot, model.values(), model.parameters
     (q, qd), single = robot_states(robot, q=q, qd=qd)
     out = _blocks(robot, p, parameters, q, _momenta_of, qd)
     return out[0] if single else out
 
 
-def velocities_from_momenta(robot, p, q, momenta, solver="ltdl", parameters="pseudo"):
+@takes_model("p", "q", "momenta", "solver", "parameters")
+def velocities_from_momenta(model, q, momenta, solver="ltdl"):
     """q̇ = M(q)⁻¹ p from the Poisson impulses, by Ivanov's O(N) sweep or block LTDL (module notes).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, …, parameters='pseudo'``.)
     q : array_like, shape (n_samples, n_q) or (n_q,)
     momenta : array_like, shape (n_samples, n_v) or (n_v,)
     solver : {'ltdl', 'sweep'}
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    require_robot(robot)
+    model = standard_model(model)
+    robot, p, parameters = model.robot, model.values(), model.parameters
     _check_solver(solver)
     (q, momenta), single = robot_states(robot, q=q, momenta=momenta)
     method = sweep if solver == "sweep" else ltdl
@@ -211,22 +213,23 @@ def velocities_from_momenta(robot, p, q, momenta, solver="ltdl", parameters="pse
     return out[0] if single else out
 
 
-def momenta_rate(robot, p, q, qd, tau, parameters="pseudo"):
+@takes_model("p", "q", "qd", "tau", "parameters")
+def momenta_rate(model, q, qd, tau):
     """ṗ = d/dt (M(q) q̇) = Aᵀ(F* − v ×* μ) + τ − friction(q̇) (Ivanov's equation (7)).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, …, parameters='pseudo'``.)
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd, tau : array_like, shape (n_samples, n_v) or (n_v,)
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    require_robot(robot)
+    model = standard_model(model)
+    robot, p, parameters = model.robot, model.values(), model.parameters
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
 
     def work(tree, qd, tau):
@@ -247,7 +250,8 @@ def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
     return qd, _rates(tree, qd, v, mu, tau(qd) if callable(tau) else tau)
 
 
-def momentum(robot, p, q, qd, parameters="pseudo"):
+@takes_model("p", "q", "qd", "parameters")
+def momentum(model, q, qd):
     """The links' total momentum [linear; angular about the world origin] in world axes.
 
     For a floating base, the world frame is the inertial one (the base pose is in q); for a fixed
@@ -258,7 +262,8 @@ def momentum(robot, p, q, qd, parameters="pseudo"):
     -------
     ndarray, shape (n_samples, 6) (or (6,))
     """
-    require_robot(robot)
+    model = standard_model(model, "momentum")
+    robot, p, parameters = model.robot, model.values(), model.parameters
     (q, qd), single = robot_states(robot, q=q, qd=qd)
 
     def work(tree, qd):
@@ -268,18 +273,22 @@ def momentum(robot, p, q, qd, parameters="pseudo"):
     return out[0] if single else out
 
 
-def kinetic_energy(robot, p, q, qd, parameters="pseudo"):
+@takes_model("p", "q", "qd", "parameters")
+def kinetic_energy(model, q, qd):
     """½ q̇ᵀ M(q) q̇, rotor inertia included. Returns (n_samples,) (or a float)."""
-    require_robot(robot)
+    model = standard_model(model)
+    robot, p, parameters = model.robot, model.values(), model.parameters
     (q, qd), single = robot_states(robot, q=q, qd=qd)
     out = 0.5 * (_blocks(robot, p, parameters, q, _momenta_of, qd) * qd).sum(axis=1)
     return float(out[0]) if single else out
 
 
-def potential_energy(robot, p, q, parameters="pseudo"):
+@takes_model("p", "q", "parameters")
+def potential_energy(model, q):
     """−Σ m g·c of the links (and a floating base), c each centre of mass in the world; zero at the
     world origin. Returns (n_samples,) (or a float)."""
-    require_robot(robot)
+    model = standard_model(model, "potential_energy")
+    robot, p, parameters = model.robot, model.values(), model.parameters
     (q,), single = robot_states(robot, q=q)
     g = robot.gravity_si
 

@@ -15,9 +15,9 @@ import numpy as np
 
 from ..model.joint_model import exact_cos_sin, joint_models, to_si
 from ..errors import ArgumentError
-from ..model.robot import require_robot
+from ..model.value import BaseModel, takes_model
 from .floating import rotation_matrices
-from .samples import CHUNK, LinkParameters, robot_states
+from .samples import CHUNK, link_parameters, robot_states
 
 
 def cross(a, b):
@@ -224,7 +224,8 @@ def blocked(robot, links, q, qd, qdd, wrenches=None, **flags):
     return out
 
 
-def inverse_dynamics(robot, p, q, qd, qdd, parameters="pseudo"):
+@takes_model("p", "q", "qd", "qdd", "parameters")
+def inverse_dynamics(model, q, qd, qdd):
     """Joint torques (forces for prismatic joints) of a robot with standard parameters p.
 
     τ = M(q) q̈ + C(q, q̇) q̇ + g(q) + IA q̈ + friction(q̇), everything SI. For a floating base
@@ -233,26 +234,29 @@ def inverse_dynamics(robot, p, q, qd, qdd, parameters="pseudo"):
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
-        Standard parameters in the column order of ``ColumnLayout(robot, parameters)``.
+    model : Model or BaseModel
+        The robot and its parameters (a base model: customized Newton–Euler in base parameters,
+        τ = W_b p_base, as :meth:`BaseParameters.inverse_dynamics`). Deprecated: ``robot, p, q, qd,
+        qdd, parameters='pseudo'``, p the standard parameters in ``ColumnLayout(robot, parameters)`` order.
     q : array_like, shape (n_samples, n_q) or (n_q,)
         ``n_q = n_dof`` (+ 7 for a floating base: position, quaternion x y z w).
     qd, qdd : array_like, shape (n_samples, n_v) or (n_v,)
         ``n_v = n_dof`` (+ 6 for a floating base: its twist [v, ω] in frame 0, and its derivative).
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,) for one sample)
     """
-    require_robot(robot)
+    if isinstance(model, BaseModel):          # its base set's customized Newton–Euler (regressors.newton_euler_base)
+        return model.base.inverse_dynamics(model.values(), q, qd, qdd)
+    robot = model.robot
     (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
-    tau = blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd)
+    tau = blocked(robot, link_parameters(model), q, qd, qdd)
     return tau[0] if single else tau
 
 
-def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo", frame="link"):
+@takes_model("p", "q", "qd", "qdd", "parameters", "frame")
+def reaction_wrenches(model, q, qd, qdd, frame="link"):
     """The wrench each link's parent exerts on it through its joint: actuation and constraint.
 
     ``w[s, k] = [f, n]``: force and moment (about the origin of link k's frame) that link k's parent
@@ -271,11 +275,11 @@ def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo", frame="link"):
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model
+        (Deprecated: ``robot, p, …, parameters='pseudo'``.) Not a base model: the wrenches depend on
+        more than the base parameters.
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd, qdd : array_like, shape (n_samples, n_v) or (n_v,)
-    parameters : {'pseudo', 'khalil'}
     frame : {'link', 'joint'}
         ``'joint'``: the same wrench about the origin of joint k's *joint frame* (where its motion is
         about or along z; :mod:`baseparam.model.joint_model`), in that frame's axes. There the
@@ -286,77 +290,78 @@ def reaction_wrenches(robot, p, q, qd, qdd, parameters="pseudo", frame="link"):
     -------
     ndarray, shape (n_samples, n_dof, 6) (or (n_dof, 6) for one sample)
     """
-    require_robot(robot)
+    links = link_parameters(model, "reaction_wrenches")
+    robot = model.robot
     if frame not in ("link", "joint"):
         raise ArgumentError(f"frame: expected 'link' or 'joint', got {frame!r}")
     (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
     wrenches = np.empty((q.shape[0], robot.n_dof, 6))
-    blocked(robot, LinkParameters(robot, p, parameters), q, qd, qdd, wrenches=wrenches, frame=frame)
+    blocked(robot, links, q, qd, qdd, wrenches=wrenches, frame=frame)
     return wrenches[0] if single else wrenches
 
 
-def gravity_torque(robot, p, q, parameters="pseudo"):
+@takes_model("p", "q", "parameters")
+def gravity_torque(model, q):
     """g(q): joint torques holding the robot at rest against gravity (for a floating base, the
     wrench on the base first: its weight).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, q, parameters='pseudo'``.)
     q : array_like, shape (n_samples, n_q) or (n_q,)
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    require_robot(robot)
+    robot = model.robot
     (q,), single = robot_states(robot, q=q)
     zero = np.zeros((q.shape[0], robot.n_v))
-    tau = blocked(robot, LinkParameters(robot, p, parameters), q, zero, zero, friction=False)
+    tau = blocked(robot, link_parameters(model), q, zero, zero, friction=False)
     return tau[0] if single else tau
 
 
-def coriolis_torque(robot, p, q, qd, parameters="pseudo"):
+@takes_model("p", "q", "qd", "parameters")
+def coriolis_torque(model, q, qd):
     """C(q, q̇) q̇: centrifugal and Coriolis torques (no gravity, no friction).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, q, qd, parameters='pseudo'``.)
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd : array_like, shape (n_samples, n_v) or (n_v,)
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    require_robot(robot)
+    robot = model.robot
     (q, qd), single = robot_states(robot, q=q, qd=qd)
-    tau = blocked(robot, LinkParameters(robot, p, parameters), q, qd, np.zeros_like(qd),
+    tau = blocked(robot, link_parameters(model), q, qd, np.zeros_like(qd),
                    gravity=False, friction=False)
     return tau[0] if single else tau
 
 
-def friction_torque(robot, p, qd, parameters="pseudo"):
+@takes_model("p", "qd", "parameters")
+def friction_torque(model, qd):
     """FV q̇ + FC c(q̇) + FO + FS s(q̇) for the joints that declare friction (c: sign(q̇) or the joint's
     friction model, :mod:`baseparam.model.friction`; zero on a floating base's twist).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, qd, parameters='pseudo'``.)
     qd : array_like, shape (n_samples, n_v) or (n_v,)
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    require_robot(robot)
+    robot = model.robot
     (qd,), single = robot_states(robot, qd=qd)
     tau = np.zeros_like(qd)
     joints = slice(robot.n_v - robot.n_dof, None)
-    tau[:, joints] = LinkParameters(robot, p, parameters).friction(qd[:, joints].T).T
+    tau[:, joints] = link_parameters(model).friction(qd[:, joints].T).T
     return tau[0] if single else tau

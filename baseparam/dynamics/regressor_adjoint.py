@@ -30,10 +30,8 @@ from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
 from .printing import numpy_source
 from .samples import CHUNK
 from ..model.friction import friction_shapes, friction_slopes
+from ..model._kernels import kernels_of
 from ..model.joint_model import motion_offsets
-
-CACHE_SIZE = 16
-_CACHE: dict = {}
 
 
 def adjoint_graph(robot, parameters="pseudo", columns=None):
@@ -98,20 +96,17 @@ def adjoint_graph(robot, parameters="pseudo", columns=None):
 
 
 def _compiled(robot, parameters, columns):
-    key = (robot.signature(), parameters, tuple(int(c) for c in columns))
-    found = _CACHE.pop(key, None)
-    if found is None:
-        g, entries, outputs = adjoint_graph(robot, parameters, key[2])
+    columns = tuple(int(c) for c in columns)
+
+    def build():
+        g, entries, outputs = adjoint_graph(robot, parameters, columns)
         source = numpy_source(g, outputs, motion_offsets(robot), arguments="q, qd, qdd, sgn, stb, p, out")
         namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
         exec(compile(source, f"<baseparam regressor adjoint of {robot.name}>", "exec"), namespace)
         rows = np.array([j for j, _ in entries], dtype=np.intp)
         cols = np.array([c for _, c in entries], dtype=np.intp)
-        found = (namespace["evaluate"], rows, cols)
-    _CACHE[key] = found
-    while len(_CACHE) > CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    return found
+        return namespace["evaluate"], rows, cols
+    return kernels_of(robot).get("adjoint", (parameters, columns), build, size=16)
 
 
 def state_gradients(robot, q, qd, qdd, G, *, parameters="pseudo", columns=None, sign_width=None):

@@ -14,9 +14,10 @@ from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_fixed_base, require_robot
+from ..model.robot import require_fixed_base
+from ..model.value import BaseModel, takes_model
 from . import newton_euler
-from .samples import CHUNK, LinkParameters, as_parameters, as_samples, robot_states, states
+from .samples import CHUNK, as_samples, link_parameters, robot_states, standard_model, states
 
 # From this many samples a regressor is filled by its C loop over samples (compiled once per robot and
 # cached on disk, :mod:`baseparam.dynamics._native`): several times faster than numpy's blocks, whose
@@ -185,52 +186,67 @@ def _output(out, shape):
     return out
 
 
-def regressor(robot, q, qd, qdd, parameters="pseudo", *, out=None):
-    """Joint-torque regressor in standard parameters: τ = W @ p.
+@takes_model("q", "qd", "qdd", "parameters")
+def regressor(model, q, qd, qdd, *, out=None):
+    """Joint-torque regressor: τ = W @ p.
 
     Parameters
     ----------
-    robot : Robot
+    model : Model or BaseModel (or BaseParameters)
+        Its robot and parameterization (its values are not needed). A base model or a base set gives
+        the base regressor, τ = W_b @ p_base (the pivot columns, as :meth:`BaseParameters.regressor`).
+        Deprecated: ``robot, q, qd, qdd, parameters='pseudo'``.
     q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
         Joint positions, velocities, accelerations (SI).
-    parameters : {'pseudo', 'khalil'}
-    out : ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard)), optional
+    out : ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns)), optional
         Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard) for one sample)
-        Columns in ``ColumnLayout(robot, parameters).names`` order.
+    ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns) for one sample)
+        Columns in the order of ``model.names``: n_standard of them (``ColumnLayout(robot,
+        parameters)``), or rank for a base model.
     """
-    require_fixed_base(require_robot(robot), "regressor")
+    robot = model.robot
+    require_fixed_base(robot, "regressor")
     (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
-    W = evaluate(robot, q, qd, qdd, parameters=parameters, out=as_batch_out(out, single))
+    W = evaluate(robot, q, qd, qdd, parameters=model.parameters, columns=_pivots(model),
+                 out=as_batch_out(out, single))
     return W[0] if single else W
 
 
-def slotine_li_regressor(robot, q, qd, qd_ref, qdd_ref, parameters="pseudo", *, out=None):
-    """Slotine–Li regressor in standard parameters: Y p = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
+@takes_model("q", "qd", "qd_ref", "qdd_ref", "parameters")
+def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None):
+    """Slotine–Li regressor: Y p = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
 
     C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric).
 
     Parameters
     ----------
-    robot : Robot
+    model : Model or BaseModel (or BaseParameters)
+        As in :func:`regressor` (a base model: Y @ p_base). Deprecated: ``robot, q, qd, qd_ref,
+        qdd_ref, parameters='pseudo'``.
     q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
         Measured joint positions and velocities.
     qd_ref, qdd_ref : array_like, shape (n_samples, n_dof) or (n_dof,)
         Reference velocity and acceleration.
-    parameters : {'pseudo', 'khalil'}
-    out : ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard)), optional
+    out : ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns)), optional
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_standard) (or (n_dof, n_standard))
+    ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns))
     """
-    require_fixed_base(require_robot(robot), "slotine_li_regressor")
+    robot = model.robot
+    require_fixed_base(robot, "slotine_li_regressor")
     (q, qd, qd_ref, qdd_ref), single = states(robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=parameters, out=as_batch_out(out, single))
+    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=model.parameters, columns=_pivots(model),
+                 out=as_batch_out(out, single))
     return Y[0] if single else Y
+
+
+def _pivots(model):
+    """The standard columns a model's regressor holds: all (None), or a base model's pivots."""
+    return model.base.pivots if isinstance(model, BaseModel) else None
 
 
 def by_unit_rates(q, column, n=None):
@@ -248,30 +264,33 @@ def by_unit_rates(q, column, n=None):
     return out
 
 
-def coriolis_matrix(robot, p, q, qd, parameters="pseudo"):
+@takes_model("p", "q", "qd", "parameters")
+def coriolis_matrix(model, q, qd):
     """Christoffel-consistent Coriolis matrix C(q, q̇) (C q̇ = centrifugal and Coriolis torques).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, q, qd, parameters='pseudo'``.)
     q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
-    parameters : {'pseudo', 'khalil'}
 
     Returns
     -------
     ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
     """
-    require_fixed_base(require_robot(robot), "coriolis_matrix")
+    model = standard_model(model)
+    robot, parameters = model.robot, model.parameters
+    require_fixed_base(robot, "coriolis_matrix")
     (q, qd), single = states(robot.n_dof, q=q, qd=qd)
-    p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
+    p = model.values()
     zero = np.zeros_like(q)
     C = by_unit_rates(q, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
                                                friction=False, weights=p))      # C q̇_r with q̇_r = e_i
     return C[0] if single else C
 
 
-def mass_matrix(robot, p, q, parameters="pseudo"):
+@takes_model("p", "q", "parameters")
+def mass_matrix(model, q):
     """Joint-space inertia matrix M(q), rotor inertias included.
 
     Compiled like the regressors: ``M_ij = Σ_k s_ikᵀ I_k s_jk (+ IA_i δ_ij)`` with the parameters
@@ -281,23 +300,25 @@ def mass_matrix(robot, p, q, parameters="pseudo"):
 
     Parameters
     ----------
-    p : array_like, shape (n_standard,)
+    model : Model or BaseModel
+        (Deprecated: ``robot, p, q, parameters='pseudo'``.)
     q : array_like, shape (n_samples, n_q) or (n_q,)
 
     Returns
     -------
     ndarray, shape (n_samples, n_v, n_v) (or (n_v, n_v)); n_v = n_q = n_dof for a fixed base
     """
-    require_robot(robot)
+    model = standard_model(model)
+    robot, parameters = model.robot, model.parameters
     if robot.is_floating:
         (q,), single = robot_states(robot, q=q)
-        links = LinkParameters(robot, p, parameters)
+        links = link_parameters(model)
         zero = np.zeros((q.shape[0], robot.n_v))
         M = by_unit_rates(q, lambda unit: newton_euler.blocked(robot, links, q, zero, unit, gravity=False,
                                                                friction=False), robot.n_v)
         return M[0] if single else M
     q, single = as_samples("q", q, robot.n_dof)
-    p = as_parameters(p, ColumnLayout(robot, parameters).n_standard)
+    p = model.values()
     block = regressor_function(robot, parameters, (), "mass")
     n = robot.n_dof
     M = np.zeros((q.shape[0], n, n))

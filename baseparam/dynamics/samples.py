@@ -9,6 +9,7 @@ import numpy as np
 # the checks of states and parameter vectors live in the validation module; their old names stay here
 from .._validation import (ABSURD, check_parameter_vector as as_parameters, check_robot_states as robot_states,  # noqa: F401
                            check_samples as as_samples, check_states as states, unit_quaternions)
+from ..errors import ArgumentError
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
@@ -67,3 +68,22 @@ class LinkParameters:
         """
         sgn, stb = friction_shapes(self._robot, qd) if shapes is None else shapes
         return self.FV[:, None] * qd + self.FC[:, None] * sgn + self.FO[:, None] + self.FS[:, None] * stb
+
+
+def standard_model(model, what=None):
+    """A :class:`~baseparam.Model` in standard coordinates: ``model`` itself, or a base model's
+    standard equivalent (the same M, C, g and friction). With ``what`` (a function's name) a base
+    model is refused: the result depends on more than the base parameters."""
+    if hasattr(model, "standard_equivalent"):
+        if what is not None:
+            raise ArgumentError(f"model: {what} depends on more than the base parameters; give a bp.Model of "
+                                "standard parameters, not a base model")
+        return model.standard_equivalent()
+    return model
+
+
+def link_parameters(model, what=None) -> LinkParameters:
+    """The :class:`LinkParameters` of a model's values (computed once per model; see :func:`standard_model`
+    for ``what``)."""
+    model = standard_model(model, what)
+    return model.memo("links", lambda: LinkParameters(model.robot, model.values(), model.parameters))

@@ -21,6 +21,7 @@ from .._validation import check_memory, check_number, check_option
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
+from ..model.value import description_of
 from ..projection.base_set import find_base_parameters
 from ._problem import DesignProblem
 from ._search import default_starts, search, usable_cores
@@ -177,8 +178,10 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
 
     Parameters
     ----------
-    robot : Robot
+    robot : Robot or Model
         Its friction and rotor-inertia declarations are part of the base set the design conditions.
+        A :class:`~baseparam.Model` gives its robot and parameterization (``parameters`` then left at
+        its default or equal); predicted torques use the description's true values.
     period : float
         T in s: the trajectory repeats with this period and is at rest at t = 0 and t = T.
     harmonics : int
@@ -220,6 +223,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         Bad settings or limits (one line naming the parameter, file, joint or field).
     """
     begin = time.time()
+    robot, parameters = description_of(robot, parameters, "khalil")
     require_robot(robot)
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_option(criterion, "criterion", CRITERIA)

@@ -25,6 +25,7 @@ from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, 
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
+from ..model.value import description_of
 from ._inputs import _as_trajectories
 from ._consistent import FOLDS, consistent_fit, physical_links
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
@@ -48,8 +49,10 @@ class BaseParameterEstimator:
 
     Parameters
     ----------
-    robot : Robot or str
-        The description (friction and rotor-inertia columns where it declares them), or its file.
+    robot : Robot, Model or str
+        The description (friction and rotor-inertia columns where it declares them), or its file; a
+        :class:`~baseparam.Model` gives its robot and parameterization (``parameters`` then left at
+        its default or equal; the CAD prior is still the description's true inertias).
     method : {'ols', 'wls', 'consistent'}
         Ordinary least squares (default: the smallest pooled torque error), Gautier's weighted
         least squares (per-joint weights from the OLS residual variance), or the physically
@@ -183,15 +186,16 @@ class BaseParameterEstimator:
                        error=error)
 
     def _base(self):
-        robot = load_robot(self.robot) if isinstance(self.robot, (str, Path)) else self.robot
+        robot, parameters = description_of(self.robot, self.parameters, "pseudo", SettingsError)   # a bp.Model too
+        robot = load_robot(robot) if isinstance(robot, (str, Path)) else robot
         check_instance(robot, "robot", Robot, "a Robot or a description file", error=SettingsError)
         if self.base is not None:
-            if self.base.robot.signature() != robot.signature() or self.base.parameters != self.parameters:
+            if self.base.robot.signature() != robot.signature() or self.base.parameters != parameters:
                 raise SettingsError("base: it was found for another robot or parameterization")
             # the base set depends only on the structure (the signature): the robot given here keeps
             # its own friction models and true inertias (the CAD prior)
             return dataclasses.replace(self.base, robot=robot)
-        return find_base_parameters(robot, self.parameters)
+        return find_base_parameters(robot, parameters)
 
     def _processed(self, data, what):
         out = []
@@ -429,8 +433,9 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
 
     Parameters
     ----------
-    robot : Robot or str
-        Description (friction and rotor-inertia columns where declared) or its YAML file.
+    robot : Robot, Model or str
+        Description (friction and rotor-inertia columns where declared) or its YAML file; a
+        :class:`~baseparam.Model` gives its robot and parameterization.
     train : Trajectory, str, (q, qd, qdd, tau) tuple, or a list of these
         Training data (files in the plain formats: header CSV, NPZ, HDF5; use
         :func:`read_trajectory` for column maps and motor currents).
@@ -457,7 +462,7 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     >>> q = np.column_stack([np.sin(0.7 * k * t + k) for k in (1, 2, 3)])
     >>> p = np.random.default_rng(1).uniform(0.1, 1, len(base.standard_names))
     >>> qd, qdd = np.gradient(q, t, axis=0), np.gradient(np.gradient(q, t, axis=0), t, axis=0)
-    >>> tau = bp.inverse_dynamics(robot, p, q, qd, qdd)
+    >>> tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd)
     >>> result = bp.identify(robot, bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau), preprocessing=None)
     >>> bool(np.allclose(result.values, base.from_standard(p)))
     True

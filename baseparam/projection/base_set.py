@@ -15,6 +15,7 @@ from .._blas import single_threaded
 from ..errors import AccuracyWarning
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base, require_robot
+from ..model.value import BaseModel
 from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import row_basis
 from ._modular import ModularEchelon, to_modular
@@ -203,7 +204,20 @@ class BaseParameters:
         """
         from ..dynamics.forward import forward_dynamics
 
-        return forward_dynamics(self.robot, self.standard_preimage(p_base), q, qd, tau, self.parameters)
+        return forward_dynamics(BaseModel._of(self, p_base), q, qd, tau)
+
+    def model(self, p_base=None) -> BaseModel:
+        """This base set with base-parameter values: a :class:`~baseparam.BaseModel`, which the dynamics
+        functions take like a :class:`~baseparam.Model` (``bp.inverse_dynamics(base.model(p_base), q, qd,
+        qdd)``; ``bp.regressor`` of it is the base regressor).
+
+        Parameters
+        ----------
+        p_base : array_like, shape (rank,), optional
+            Base parameters (SI; e.g. a fit's ``coef_``). Default: those of the description's true
+            inertias (``from_standard(standard_parameters(robot, parameters))``); none when it has none.
+        """
+        return BaseModel(self, p_base)
 
     def terms(self, r):
         """Regrouping of base parameter r as {standard name: coefficient} (display units)."""

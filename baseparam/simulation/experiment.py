@@ -39,6 +39,8 @@ from ..errors import ArgumentError
 from ..evaluation import fit_errors
 from ..identification.estimators import identify
 from ..identification.preprocessing import Preprocessing
+from ..dynamics.samples import standard_model
+from ..model.value import takes_model
 from .noise import SensorNoise
 from .tracking import Reference, TrackingRun, track
 
@@ -107,22 +109,22 @@ class FitErrors:
                 f"within_3_sigma={self.within_3_sigma:.2f}, condition_number={self.condition_number:.4g})")
 
 
-def simulated_identification(robot, p, run, held_out, *, methods=("ols", "consistent"),
-                             preprocessing=Preprocessing(), parameters="pseudo", **options):
+@takes_model("p", "run", "held_out")
+def simulated_identification(model, run, held_out, *, methods=("ols", "consistent"),
+                             preprocessing=Preprocessing(), **options):
     """Identify a simulated log and score the fits against the truth (module docstring).
 
     Parameters
     ----------
-    robot : Robot
-        The description identification uses (its friction and rotor-inertia columns).
-    p : array_like, shape (n_standard,)
-        The true standard parameters the runs were simulated with (``parameters`` layout).
+    model : Model
+        The description identification uses (its friction and rotor-inertia columns, its
+        parameterization) and the true standard parameters the runs were simulated with. Deprecated:
+        ``robot, p, run, held_out, …, parameters='pseudo'``.
     run, held_out : TrackingRun
         The training run and the held-out run (:func:`~baseparam.simulation.tracking.track`).
     methods : sequence of {'ols', 'wls', 'consistent'}
     preprocessing : Preprocessing or None
         As for :func:`~baseparam.identify` (default: its defaults, as for a real log).
-    parameters : {'pseudo', 'khalil'}
     **options
         Options of the consistent fit (``prior`` defaults to ``'none'`` here).
 
@@ -134,7 +136,8 @@ def simulated_identification(robot, p, run, held_out, *, methods=("ols", "consis
     for name, value in (("run", run), ("held_out", held_out)):
         check_instance(value, name, TrackingRun, "a TrackingRun (bp.track)")
     _check_methods(methods, options)
-    p = np.asarray(p, dtype=float)
+    model = standard_model(model)
+    robot, p, parameters = model.robot, model.values(), model.parameters
     truth_states = held_out.truth
     out = {}
     for method in methods:
@@ -216,16 +219,17 @@ class MotionComparison:
         return f"<pre>{html.escape(self.summary())}</pre>"
 
 
-def compare_motions(robot, p, references, held_out, *, noise, gains=None, draws=1, methods=("ols", "consistent"),
-                    bandwidth=10.0, preprocessing=Preprocessing(), parameters="pseudo", **options):
+@takes_model("p", "references", "held_out")
+def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, methods=("ols", "consistent"),
+                    bandwidth=10.0, preprocessing=Preprocessing(), **options):
     """Simulate several motions of a robot with known parameters, identify each log, score the fits.
 
     Parameters
     ----------
-    robot : Robot
-        The simulated robot, which identification also describes (friction, rotor inertia).
-    p : array_like, shape (n_standard,)
-        Its true standard parameters (``bp.standard_parameters(robot)``).
+    model : Model
+        The simulated robot, which identification also describes (friction, rotor inertia), with its
+        true standard parameters (``bp.Model(robot)``). Deprecated: ``robot, p, references, held_out,
+        …, parameters='pseudo'``.
     references : dict
         Motion name → :class:`~baseparam.Reference` (e.g. a design and the robot's real training motion).
     held_out : Reference
@@ -237,7 +241,7 @@ def compare_motions(robot, p, references, held_out, *, noise, gains=None, draws=
         Drive gains (N·m/A) for ``noise.current``.
     draws : int
         Noise draws.
-    methods, preprocessing, parameters, **options
+    methods, preprocessing, **options
         As in :func:`simulated_identification`.
     bandwidth : float
         The tracking controller's (:func:`~baseparam.track`).
@@ -253,17 +257,15 @@ def compare_motions(robot, p, references, held_out, *, noise, gains=None, draws=
             not all(isinstance(name, str) for name in references):
         raise ArgumentError("references, held_out: expected a dict name (str) → bp.Reference and a bp.Reference")
     _check_methods(methods, options)
-    runs = {name: track(robot, p, r, noise=noise, gains=gains, bandwidth=bandwidth, parameters=parameters)
-            for name, r in references.items()}
-    held = track(robot, p, held_out, bandwidth=bandwidth, parameters=parameters)
+    runs = {name: track(model, r, noise=noise, gains=gains, bandwidth=bandwidth) for name, r in references.items()}
+    held = track(model, held_out, bandwidth=bandwidth)
     fits = {}
     for d in range(int(draws)):
         sensors = replace(noise, seed=noise.seed + d)
         validation = held.with_noise(replace(noise, seed=noise.seed + HELD_OUT_SEED + d), gains)
         for name, run in runs.items():
             logged = run.with_noise(sensors, gains)
-            for method, errors in simulated_identification(robot, p, logged, validation, methods=methods,
-                                                           preprocessing=preprocessing, parameters=parameters,
-                                                           **options).items():
+            for method, errors in simulated_identification(model, logged, validation, methods=methods,
+                                                           preprocessing=preprocessing, **options).items():
                 fits.setdefault((name, method), []).append(errors)
     return MotionComparison(runs, held, {key: tuple(value) for key, value in fits.items()})

@@ -32,10 +32,10 @@ from .._numbers import real_array
 from ..dynamics.floating import configuration_rate
 from ..dynamics.forward import ForwardDynamics
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
-from ..dynamics.samples import LinkParameters, robot_states
+from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import check_instance, check_number, check_option
 from ..errors import ArgumentError, SimulationError
-from ..model.robot import require_robot
+from ..model.value import Model, takes_model
 from ..motion import MIN_SAMPLES, Trajectory
 from .noise import SensorNoise
 
@@ -43,15 +43,17 @@ QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled bac
 RECORD = ("q", "qd", "qdd", "tau")
 
 
-def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", parameters="pseudo", substeps=1,
+@takes_model("p", "t", "q0", "qd0", "tau", "noise")
+def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", substeps=1,
              rtol=1e-9, atol=1e-9, gains=None, record=RECORD, state="velocities", solver="ltdl", source=None):
     """Simulate a robot from (q0, q̇0) along the times ``t`` and log it as a :class:`~baseparam.Trajectory`.
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
-        Standard parameters (``ColumnLayout(robot, parameters)``), e.g. ``bp.standard_parameters(robot)``.
+    model : Model or BaseModel
+        The robot and its parameters, e.g. ``bp.Model(robot)`` (the description's inertias).
+        Deprecated: ``robot, p, t, …, parameters='pseudo'`` (p standard parameters, ``parameters=``
+        keyword-only).
     t : array_like, shape (S,)
         Increasing times (s), at least 10: the samples of the log and, for ``rk4``, the controller's ticks.
     q0 : array_like, shape (n_q,)
@@ -64,7 +66,6 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
         What the sensors add to the log (seeded); the motion itself is noise-free.
     method : str
         ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method.
-    parameters : {'pseudo', 'khalil'}
     substeps : int
         RK4 steps per interval of ``t`` (``rk4`` only).
     rtol, atol : float
@@ -96,7 +97,8 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
         A motion that blows up (non-finite state); an ArithmeticError (and an ArgumentError for one
         release, what earlier versions raised).
     """
-    require_robot(robot)
+    model = standard_model(model)                            # a base model's standard equivalent
+    robot, p, parameters = model.robot, model.values(), model.parameters
     t = _times(t)
     (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(q0), qd=np.atleast_2d(qd0))
     if q0.shape[0] != 1:
@@ -108,7 +110,7 @@ def simulate(robot, p, t, q0, qd0, tau=None, noise=None, *, method="DOP853", par
     check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
-    fd = ForwardDynamics(robot, p, parameters)
+    fd = ForwardDynamics(model)
     if method == "rk4":
         if state == "momenta":
             q, qd, taus = _rk4_momenta(robot, p, parameters, fd, t, q0[0], qd0[0], torque, substeps, solver)
@@ -241,7 +243,7 @@ def _ivp(robot, p, parameters, fd, t, q0, qd0, torque, method, rtol, atol, state
     n_q = robot.n_q
     if state == "momenta":
         links = LinkParameters(robot, p, parameters)
-        y0 = np.concatenate([q0, generalized_momenta(robot, p, q0, qd0, parameters)])
+        y0 = np.concatenate([q0, generalized_momenta(Model._of(robot, p, parameters), q0, qd0)])
     else:
         y0 = np.concatenate([q0, qd0])
 
@@ -276,7 +278,7 @@ def _ivp(robot, p, parameters, fd, t, q0, qd0, torque, method, rtol, atol, state
     q = np.array([unit(row) for row in y[:, :n_q]])
     if state == "momenta":
         from ..dynamics.momenta import velocities_from_momenta
-        qd = velocities_from_momenta(robot, p, q, y[:, n_q:], solver, parameters)
+        qd = velocities_from_momenta(Model._of(robot, p, parameters), q, y[:, n_q:], solver)
     else:
         qd = y[:, n_q:].copy()
     taus = np.array([torque(time, q[k], qd[k]) for k, time in enumerate(t)])
@@ -289,7 +291,7 @@ def _rk4_momenta(robot, p, parameters, fd, t, q0, qd0, torque, substeps, solver)
     S = len(t)
     q, qd, taus = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
     q[0], qd[0] = q0, qd0
-    x, m = q0.copy(), generalized_momenta(robot, p, q0, qd0, parameters)
+    x, m = q0.copy(), generalized_momenta(Model._of(robot, p, parameters), q0, qd0)
 
     def rates(x, m, tau):
         v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)

@@ -34,7 +34,8 @@ from .._validation import check_instance, check_option, check_positive as _posit
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
-from ..model.robot import require_robot
+from ..dynamics.samples import standard_model
+from ..model.value import takes_model
 from ..motion import Trajectory
 from .integrate import checked_gains, checked_noise, checked_record, logged, simulate
 
@@ -225,15 +226,16 @@ class TrackingRun:
 LOGGED_TORQUES = ("mean", "held")
 
 
-def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parameters="pseudo",
+@takes_model("p", "reference")
+def track(model, reference, *, noise=None, gains=None, bandwidth=10.0,
           record=("q", "qd", "tau"), logged_torque="mean", source=None) -> TrackingRun:
-    """Simulate ``robot`` following ``reference`` under feedforward + PD control (module docstring).
+    """Simulate a robot following ``reference`` under feedforward + PD control (module docstring).
 
     Parameters
     ----------
-    robot : Robot
-    p : array_like, shape (n_standard,)
-        The robot's true standard parameters (``bp.standard_parameters(robot)``).
+    model : Model
+        The robot and its true parameters (``bp.Model(robot)``: the description's). Deprecated:
+        ``robot, p, reference, …, parameters='pseudo'``.
     reference : Reference
     noise : SensorNoise, optional
         What the sensors add to the log.
@@ -241,7 +243,6 @@ def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parame
         Drive gains (N·m/A) for ``noise.current``.
     bandwidth : float
         Hz of each joint's error dynamics; ω·Δt ≤ 0.5 at the reference's rate.
-    parameters : {'pseudo', 'khalil'}
     record : sequence of str
         The fields the log keeps (as in :func:`~baseparam.simulate`).
     logged_torque : {'mean', 'held'}
@@ -254,7 +255,9 @@ def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parame
     -------
     TrackingRun
     """
-    require_robot(robot)
+    model = standard_model(model)
+    robot = model.robot
+    model.values()
     check_instance(reference, "reference", Reference, "a bp.Reference")
     if reference.n_dof != robot.n_dof or robot.is_floating:
         raise ArgumentError(f"reference: {reference.n_dof} joints for {robot.name}'s {robot.n_dof} (fixed base)")
@@ -267,8 +270,8 @@ def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parame
         raise ArgumentError(f"bandwidth: {bandwidth:g} Hz is too high for a controller at {reference.rate:g} Hz "
                             f"(at most {MAX_STEP_BANDWIDTH * reference.rate / (2 * math.pi):.3g} Hz)")
     r = reference
-    feedforward = inverse_dynamics(robot, p, r.q, r.qd, r.qdd, parameters)
-    inertia = mass_matrix(robot, p, r.q, parameters)                # (S, n, n) along the reference
+    feedforward = inverse_dynamics(model, r.q, r.qd, r.qdd)
+    inertia = mass_matrix(model, r.q)                              # (S, n, n) along the reference
     kp, kd = omega ** 2, 2.0 * omega
     rate = r.rate
 
@@ -276,8 +279,7 @@ def track(robot, p, reference, *, noise=None, gains=None, bandwidth=10.0, parame
         k = min(int(round((time - r.t[0]) * rate)), len(r.t) - 1)
         return feedforward[k] + inertia[k] @ (kp * (r.q[k] - q) + kd * (r.qd[k] - qd))
 
-    truth = simulate(robot, p, r.t, r.q[0], r.qd[0], controller, method="rk4", parameters=parameters,
-                     source=f"{r.source}, simulated")
+    truth = simulate(model, r.t, r.q[0], r.qd[0], controller, method="rk4", source=f"{r.source}, simulated")
     log = _log(truth, noise, gains, record, logged_torque, source or f"{r.source}, logged")
     return TrackingRun(r, truth, log, np.abs(truth.q - r.q).max(axis=0), tuple(record), logged_torque)
 

@@ -1,0 +1,91 @@
+"""Compiled code of one robot description, kept with the description (thread-safe, no module globals).
+
+A regressor, an inverse dynamics in base parameters, a forward dynamics or an adjoint is derived
+from the robot's structure alone and compiled once (straight-line numpy, C): tens of milliseconds
+to seconds. :class:`Kernels` keeps what was built for one :class:`~baseparam.Robot` object, keyed
+by what else shapes the code (parameterization, columns, kind). It lives in that robot object
+(:func:`kernels_of`), so every :class:`~baseparam.Model` of the robot — and its
+``with_parameters`` copies — shares it, and it goes when the user drops the robot. Two robot
+objects never share kernels, even when they are equal: ``==`` ignores what tells a declared friction
+value 0 from no friction, and sharing across objects would need a global registry.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+# entries kept per kind, least recently used dropped first: a robot's kinds have a few keys each
+# (column sets of base sets, parameter vectors bound for forward dynamics)
+DEFAULT_SIZE = 64
+_SLOT = "_kernels"
+_ATTACH = threading.Lock()          # guards creating a robot's slot, not the kernels themselves
+
+
+class Kernels:
+    """Built code of one robot, by kind and key, built on first request (one thread builds, the
+    others wait for it) and kept, a bounded number per kind.
+
+    Pickling or copying gives an empty cache: compiled functions and loaded libraries belong to
+    one process.
+    """
+
+    def __init__(self):
+        self._lock = threading.RLock()       # re-entrant: a build may ask for another kernel
+        self._kinds: dict = {}
+
+    def get(self, kind, key, build, size=DEFAULT_SIZE):
+        """The entry ``(kind, key)``, built by ``build()`` when missing.
+
+        Parameters
+        ----------
+        kind : str
+            A namespace with its own bound (e.g. ``'regressor'``, ``'forward'``).
+        key : hashable
+        build : callable
+            ``build() -> value``, run under the lock (so the same code is never built twice).
+        size : int
+            Entries of this kind kept.
+        """
+        with self._lock:
+            entries = self._kinds.get(kind)
+            if entries is None:
+                entries = self._kinds[kind] = OrderedDict()
+            value = entries.get(key)
+            if value is None:
+                value = build()
+                entries[key] = value
+                while len(entries) > size:
+                    entries.popitem(last=False)
+            else:
+                entries.move_to_end(key)
+            return value
+
+    def __len__(self):
+        with self._lock:
+            return sum(len(entries) for entries in self._kinds.values())
+
+    def __reduce__(self):
+        return Kernels, ()
+
+    def __copy__(self):
+        return Kernels()
+
+    def __deepcopy__(self, memo):
+        return Kernels()
+
+    def __repr__(self):
+        with self._lock:
+            counts = ", ".join(f"{kind}: {len(entries)}" for kind, entries in self._kinds.items())
+        return f"Kernels({counts})"
+
+
+def kernels_of(robot) -> Kernels:
+    """The :class:`Kernels` of a robot object (created on first use, stored in the object)."""
+    found = robot.__dict__.get(_SLOT)
+    if found is None:
+        with _ATTACH:
+            found = robot.__dict__.get(_SLOT)
+            if found is None:
+                found = Kernels()
+                object.__setattr__(robot, _SLOT, found)     # Robot is frozen; the slot is not a field
+    return found
