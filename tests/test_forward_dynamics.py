@@ -25,7 +25,7 @@ pin = pytest.importorskip("pinocchio")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 import baseparam as bp  # noqa: E402
-from conftest import ROBOT_FILES, ROOT  # noqa: E402
+from conftest import DATA, ROBOT_FILES, ROOT, needs_data  # noqa: E402
 from pin_model import PinReference  # noqa: E402
 from random_bodies import (assert_close, base_parameters, custom_robot, general_robots, link_vector,  # noqa: E402
                            random_body, random_parameters, random_states, robots, with_drives)
@@ -243,6 +243,7 @@ def test_described_true_values_match_pinocchio(name):
         assert_close(W[s], ref.wrenches(q[s], qd[s], qdd[s]), RTOL, f"{name}: wrenches vs pin data.f")
 
 
+@needs_data
 def test_ur10e_cad_is_the_urdf():
     """robots/ur10e_cad.yaml (DH, true values) and the dataset's URDF are the same rigid robot."""
     import warnings
@@ -251,9 +252,7 @@ def test_ur10e_cad_is_the_urdf():
     rigid = dataclasses.replace(cad, joints=tuple(dataclasses.replace(j, rotor_inertia=False,
                                                                       friction=(False, False, False))
                                                   for j in cad.joints))
-    urdf = ROOT.parent / "shared" / "data" / "ur10e" / "ur10e.urdf"
-    if not urdf.is_file():
-        pytest.skip("the UR10e dataset is not beside the repository")
+    urdf = DATA / "ur10e" / "ur10e.urdf"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bp.RoundOffWarning)
         original = bp.load_robot(urdf)

@@ -10,7 +10,6 @@ Two kinds of check:
   humanoid-like and legged trees.
 """
 import math
-import time
 
 import numpy as np
 import pytest
@@ -180,9 +179,7 @@ LONG = {
 @pytest.mark.parametrize("name", sorted(LONG))
 def test_long_chains_and_trees_against_pinocchio(name):
     robot = LONG[name]
-    t = time.perf_counter()
     base = check_against_pinocchio(robot, "khalil")
-    assert time.perf_counter() - t < 60
     if name == "planar snake 20":      # parallel axes, gravity not along them: ZZ, MX, MY regrouped per link
         assert base.rank == 3 * robot.n_dof
 
