@@ -728,7 +728,7 @@ _EXCITE_FLAGS = {name: "--" + name.replace("_", "-") for name in
                    "true inertias.")
 @click.option("--starts", type=int, help="Number of starts of the search (default: 4 per worker, at least 8; with "
                                         "--time-budget, as many as fit).")
-@click.option("--workers", type=int, help="Parallel worker processes (default: the usable cores).")
+@click.option("--workers", type=int, help="Parallel worker processes (default 1; -1: one per usable core).")
 @click.option("--time-budget", type=float, metavar="S",
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
                    "reproduces the result).")

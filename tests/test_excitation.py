@@ -281,6 +281,20 @@ def test_condition_number_with_coulomb_columns_is_that_of_the_written_rest_state
     assert np.linalg.cond(A) == pytest.approx(doc["condition_number"], rel=1e-9)
 
 
+def test_the_user_sets_the_workers():
+    """One worker unless the user asks for more (no process per core behind their back); -1 asks for
+    one per usable core; bad counts name the parameter."""
+    import inspect
+
+    from baseparam.excitation._search import usable_cores
+    from baseparam.excitation.design import _workers
+    assert inspect.signature(bp.design_excitation).parameters["workers"].default == 1
+    assert _workers(None) == 1 and _workers(3) == 3 and _workers(-1) == usable_cores()
+    for bad in (0, -2, 1.5, True, "2", 257):
+        with pytest.raises(bp.ArgumentError, match=r"^workers: expected a whole number from 1 to 256, or -1"):
+            _workers(bad)
+
+
 def test_same_seed_same_design_whatever_the_workers(rrr, designed):
     d, _ = designed
     again = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=2, workers=1, seed=3)

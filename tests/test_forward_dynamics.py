@@ -285,3 +285,27 @@ def test_singular_inertia_is_a_one_line_error():
     for args in ((q, qd, tau), (q[0], qd[0], tau[0])):
         with pytest.raises(bp.ArgumentError, match="M\\(q\\) is singular"):
             bp.forward_dynamics(robot, p, *args)
+
+
+def test_the_kernel_cache_is_where_the_environment_says_or_nowhere(tmp_path, monkeypatch):
+    """BASEPARAM_CACHE_DIR names the folder of compiled kernels; ``none`` keeps nothing on disk (the kernel
+    is compiled into a temporary folder, loaded, and the folder removed)."""
+    import ctypes
+
+    from baseparam.dynamics import _native
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"   # a kernel new to the cache
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+    monkeypatch.setattr(_native, "_LOADED", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", "none")
+    assert _native.cache_dir() is None
+    assert _native.load(source, functions).twice(1.5) == 3.0
+    assert not (tmp_path / "xdg").exists()
+    monkeypatch.setattr(_native, "_LOADED", {})
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
+    assert _native.load(source, functions).twice(2.0) == 4.0
+    assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".so"]
+    monkeypatch.delenv("BASEPARAM_CACHE_DIR")
+    assert _native.cache_dir() == str(tmp_path / "xdg" / "baseparam")

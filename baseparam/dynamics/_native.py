@@ -10,8 +10,12 @@ ctypes. Where no compiler is found, or compiling fails, callers fall back to the
 Python (:func:`load` returns None) — slower, never wrong.
 
 Environment: ``BASEPARAM_CC`` names the compiler (default ``$CC``, else ``cc``; ``none`` turns
-native code off); ``BASEPARAM_CACHE_DIR`` the cache (default ``$XDG_CACHE_HOME/baseparam`` or
-``~/.cache/baseparam``).
+native code off). ``BASEPARAM_CACHE_DIR`` is the cache of compiled kernels (default
+``$XDG_CACHE_HOME/baseparam``, else ``~/.cache/baseparam``): files ``kernel_<hash>.so``, one per
+robot and kernel, each written once (atomically) and never changed; deleting the folder clears it
+(they are compiled again when next needed). ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
+each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
+process compiles again).
 """
 from __future__ import annotations
 
@@ -43,8 +47,14 @@ def compiler():
     return shutil.which(name)
 
 
+_OFF = ("none", "off", "0")
+
+
 def cache_dir():
+    """The folder of compiled kernels, or None when ``BASEPARAM_CACHE_DIR`` turns the disk cache off."""
     root = os.environ.get("BASEPARAM_CACHE_DIR")
+    if root and root.strip().lower() in _OFF:
+        return None
     if not root:
         root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                             "baseparam")
@@ -94,7 +104,19 @@ def load(source, functions):
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
-    path = os.path.join(cache_dir(), f"kernel_{key}.so")
+    folder = cache_dir()
+    if folder is None:                 # no disk cache: compile in a temporary folder, gone once loaded
+        with tempfile.TemporaryDirectory(prefix="baseparam-", ignore_cleanup_errors=True) as tmp:
+            lib = _open(cc, source, os.path.join(tmp, f"kernel_{key}.so"), functions)
+    else:
+        lib = _open(cc, source, os.path.join(folder, f"kernel_{key}.so"), functions)
+    if lib is not None:
+        _LOADED[key] = lib
+    return lib
+
+
+def _open(cc, source, path, functions):
+    """The library at ``path`` (compiled there first if absent) with its signatures, or None."""
     if not os.path.exists(path) and not _compile(cc, source, path):
         return None
     try:
@@ -104,7 +126,6 @@ def load(source, functions):
             fn.restype, fn.argtypes = restype, argtypes
     except (OSError, AttributeError):
         return None
-    _LOADED[key] = lib
     return lib
 
 

@@ -171,7 +171,7 @@ class ExcitationDesign:
 
 
 def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=None, criterion="cond",
-                      parameters="khalil", torque_limits=False, starts=None, workers=None, time_budget=None,
+                      parameters="khalil", torque_limits=False, starts=None, workers=1, time_budget=None,
                       seed=0, progress=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
@@ -200,8 +200,10 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         torques predicted with the description's true inertias (and friction values).
     starts : int, optional
         Number of starts (default: four per worker, at least 8; with a time budget, as many as fit).
-    workers : int, optional
-        Processes running starts in parallel (default: the usable cores).
+    workers : int, default 1
+        Worker processes running starts in parallel: 1 (the default) runs them one after the other in
+        one worker; -1 starts one per usable core (as scikit-learn's ``n_jobs``). ``None`` means 1.
+        The design does not depend on it (see :class:`SearchSummary`).
     time_budget : float, optional
         Seconds; the search stops there and keeps the starts 0 … k−1 that finished.
     seed : int
@@ -226,7 +228,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         raise ArgumentError(f"criterion: expected one of {', '.join(CRITERIA)}, got {criterion!r}")
     if parameters not in PARAMETERS:
         raise ArgumentError(f"parameters: expected one of {', '.join(PARAMETERS)}, got {parameters!r}")
-    workers = usable_cores() if workers is None else _count(workers, "workers", 1, 256)
+    workers = _workers(workers)
     starts = default_starts(workers, time_budget) if starts is None else _count(starts, "starts", 1, 100_000)
     seed = _count(seed, "seed", 0, 2 ** 63 - 1)
     if time_budget is not None and not (_real(time_budget) and time_budget > 0):
@@ -397,6 +399,18 @@ def _within_limits(series, limits):
 
 def _real(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _workers(workers):
+    """The number of worker processes the user asked for: None → 1, -1 → one per usable core."""
+    if workers is None:
+        return 1
+    if not isinstance(workers, bool) and isinstance(workers, numbers.Integral) and workers == -1:
+        return usable_cores()
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or not 1 <= workers <= 256:
+        raise ArgumentError(f"workers: expected a whole number from 1 to 256, or -1 (one per usable core), "
+                            f"got {workers!r}")
+    return int(workers)
 
 
 def _count(value, name, low, high):
