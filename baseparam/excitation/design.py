@@ -22,7 +22,7 @@ from ..errors import ArgumentError, ExcitationWarning, ResourceLimitError, Robot
 from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
 from ..projection.base_set import find_base_parameters
-from ._problem import DesignProblem
+from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search, usable_cores
 from .criteria import CRITERIA, condition_number, criterion_function
 from .fourier import FourierSeries, Samples
@@ -237,7 +237,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     _check_limits(robot, lim)
     base = find_base_parameters(robot, parameters)
     bases = report_bases(base)
-    truth = _true_base_parameters(base)
+    truth = true_base_parameters(base)
     if truth is not None:                     # compiled now, so that the report after the search only evaluates
         base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
     if torque_limits:
@@ -276,7 +276,7 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     A = W.reshape(-1, base.rank)
     numbers = condition_numbers(samples, bases or report_bases(base))
     value = criterion_function(criterion)(A)[0]
-    truth = _true_base_parameters(base)
+    truth = true_base_parameters(base)
     torque_max = None
     if truth is not None:
         dense = series.sample(rate * DENSE)
@@ -337,14 +337,6 @@ def rigid_body(robot):
     return replace(robot, joints=joints, source=None)
 
 
-def _true_base_parameters(base):
-    """Y p of the description's true values, or None when a link has no inertia or a drive no value."""
-    try:
-        return base.from_standard(standard_parameters(base.robot, base.parameters))
-    except RobotDescriptionError:
-        return None
-
-
 def _check_memory(problem, processes):
     """Refuse a design whose search would not fit in memory (ResourceLimitError, one line).
 
@@ -365,7 +357,7 @@ def _check_memory(problem, processes):
 
 
 def _missing_truth(base):
-    """What the description lacks for :func:`_true_base_parameters` (its error message)."""
+    """What the description lacks for :func:`._problem.true_base_parameters` (its error message)."""
     try:
         standard_parameters(base.robot, base.parameters)
     except RobotDescriptionError as exc:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._numbers import real_array
 from ..errors import DataError
+from ._glitches import _jumps_ahead
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
 JOINT_FIELDS = FIELDS[1:]
@@ -209,8 +210,6 @@ def _check_trajectory(traj):
             raise DataError(f"{source}: row {r}: field {_field_label(field, j)}: {what}{hint}")
     step = np.diff(t)
     if not (step > 0).all():
-        from ._rows import _jumps_ahead       # (imports this module)
-
         r = int(np.argmax(~(step > 0))) + 1
         ahead = _jumps_ahead(t)
         if ahead and ahead[0][0] < r:          # a stamp that jumps ahead and back: that row is bad
