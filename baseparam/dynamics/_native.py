@@ -1,9 +1,9 @@
 """Native kernels: an expression graph written out as C, compiled once into a cache, called by ctypes.
 
 One sample of a 7-DOF arm's forward dynamics is about 2000 operations. As straight-line Python on
-floats that costs ≈ 130 µs per call (CPython spends ≈ 35 ns on each statement), too slow for a
-1 kHz loop and for simulating 10 s at 1 kHz with RK4 (40 000 evaluations) in a couple of seconds;
-the same statements in C run in about a microsecond. So the graph is printed as C99 (one
+floats, one interpreted statement each, that is too slow for a 1 kHz loop and for simulating 10 s
+at 1 kHz with RK4 (40 000 evaluations) in a couple of seconds; the same statements in C are about
+two orders of magnitude faster (``bench/bench_forward.py`` prints the figures). So the graph is printed as C99 (one
 ``const double`` per node, nothing beyond ``<math.h>``), with an RK4 integrator around it, compiled
 with the system C compiler into a cache directory keyed by the source's hash, and loaded with
 ctypes. Where no compiler is found, or compiling fails, callers fall back to the straight-line
@@ -30,10 +30,9 @@ import tempfile
 from ._compiled import node_sources, reference
 from .expressions import live_nodes
 
-# No optimization: on straight-line code of this size gcc's optimizer gains nothing (measured here, a
-# 7-DOF arm: 1.9 µs per sample at -O0, -O1, -O2 and -O3 -march=native alike; a 30-body chain: the
-# same at -O0 and -O1, slower at -O2) and costs compile time that grows faster than the code (30 bodies:
-# 0.5 s at -O0, 12–15 s at -O1/-O2).
+# No optimization: on straight-line code of this size gcc's optimizer gains nothing measurable (a 7-DOF
+# arm: the same time per sample from -O0 to -O3 -march=native; a 30-body chain: slower at -O2) and costs
+# compile time that grows faster than the code (30 bodies: over 20 times longer at -O1/-O2 than at -O0).
 FLAGS = ("-O0", "-std=c99", "-fPIC", "-shared")
 COMPILE_TIMEOUT = 300          # s: a 50-body chain's kernel is a few 10 000 lines
 _LOADED: dict = {}

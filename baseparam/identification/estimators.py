@@ -244,7 +244,7 @@ class BaseParameterEstimator(ParamsFromInit):
         shapes = [processed_shapes(robot, item) for item in processed]
         consistent = self.method == "consistent"
         # the products are small (R + 1 columns, blocks of 2048 samples): OpenBLAS's threads only spin,
-        # and on busy cores they made the folds' 65-column Gram products 30× slower (bench_consistent)
+        # and on busy cores they made the folds' 65-column Gram products many times slower (bench_consistent)
         with single_threaded():
             normal, effective, factors = accumulate(self.base_, processed,
                                                     1 if self.preprocessing is None else self.preprocessing.decimate,
