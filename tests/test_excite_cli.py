@@ -86,6 +86,7 @@ def test_reader_takes_the_csv_and_identify_refuses_it_for_want_of_torques(writte
     (["--criterion", "aopt"], "aopt"),
     (["--starts", "0"], "--starts"),
     (["--time-budget", "-3"], "--time-budget"),
+    (["--workers", "0"], "--workers: expected a whole number from 1 to 256, or -1 (one per usable core)"),
 ])
 def test_bad_settings_are_one_line_with_status_2(limits, args, fragment):
     res = run("excite", RRR, "--limits", limits, *args)
