@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import re
 import signal
@@ -29,25 +30,29 @@ from .errors import BaseParamError, ResourceLimitError
 
 
 class _Progress:
-    """A tqdm bar on stderr (a terminal or a pseudo-terminal) that appears once a run has lasted a
-    second — whether or not the library has reported progress by then — and keeps its clock moving
-    between the library's reports.
+    """A tqdm bar on stderr (a terminal or a pseudo-terminal) that appears once a run has lasted
+    ``delay`` seconds — whether or not the library has reported progress by then — and keeps its clock
+    moving between the library's reports.
 
     The library calls it as ``progress(done, total)``; a timer thread shows and refreshes the bar, so a
-    long step without reports still shows a live bar.
+    long step without reports still shows a live bar. ``delay`` defaults to ``$BASEPARAM_PROGRESS_DELAY``,
+    else one second; 0 shows the bar at once (before any work), so a test need not guess how long a run lasts.
     """
 
     DELAY = 1.0         # seconds before the bar appears
     REFRESH = 0.5       # seconds between refreshes of the elapsed time while no report comes
 
-    def __init__(self, desc, enabled=None):
+    def __init__(self, desc, enabled=None, delay=None):
         import threading
 
         self.desc, self.bar, self.state, self.started = desc, None, (0, 1), time.time()
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._lock, self._stop = threading.Lock(), threading.Event()
+        self.delay = _progress_delay(self.DELAY) if delay is None else delay
+        self._lock, self._stop, self.shown = threading.Lock(), threading.Event(), threading.Event()
         self._thread = None
         if self.enabled:
+            if self.delay <= 0:
+                self._show()
             self._thread = threading.Thread(target=self._tick, name="baseparam-progress", daemon=True)
             self._thread.start()
 
@@ -57,9 +62,7 @@ class _Progress:
             if self.bar is not None:
                 self._update()
 
-    def _tick(self):
-        if self._stop.wait(self.DELAY):
-            return
+    def _show(self):
         with self._lock:
             from tqdm import tqdm
             columns, lines = _terminal_size()
@@ -67,6 +70,13 @@ class _Progress:
                             nrows=lines)
             self.bar.start_t = self.started       # elapsed time from the run's start, not the bar's
             self._update()
+        self.shown.set()
+
+    def _tick(self):
+        if not self.shown.is_set():
+            if self._stop.wait(self.delay):
+                return
+            self._show()
         while not self._stop.wait(self.REFRESH):
             with self._lock:
                 self.bar.refresh()
@@ -85,6 +95,22 @@ class _Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+def _progress_delay(default):
+    """Seconds before a progress bar appears: ``$BASEPARAM_PROGRESS_DELAY`` when set, else ``default``."""
+    raw = os.environ.get("BASEPARAM_PROGRESS_DELAY", "").strip()
+    if not raw:
+        return default
+    try:
+        delay = float(raw)
+    except ValueError:
+        delay = math.nan
+    if not delay >= 0:
+        error = click.ClickException(f"BASEPARAM_PROGRESS_DELAY: expected a number of seconds >= 0, got {raw!r}")
+        error.exit_code = 2                     # bad input, as every other
+        raise error
+    return delay
 
 
 def _terminal_size():
@@ -721,7 +747,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
                    "true inertias.")
 @click.option("--starts", type=int, help="Number of starts of the search (default: 4 per worker, at least 8; with "
                                         "--time-budget, as many as fit).")
-@click.option("--workers", type=int, help="Parallel worker processes (default: the usable cores).")
+@click.option("--workers", type=int, help="Parallel worker processes (default 1; -1: one per usable core).")
 @click.option("--time-budget", type=float, metavar="S",
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
                    "reproduces the result).")

@@ -70,7 +70,7 @@ warnings.simplefilter("ignore", bp.RoundOffWarning)      # the URDFs' 1.57079632
 kuka = bp.load_robot(_helpers.robot_file("kuka_lwr4.yaml"))
 start = time.perf_counter()
 kuka_design = bp.design_excitation(kuka, period=10.0, harmonics=5, rate=100.0, limits=KUKA / "kuka_lwr4.urdf",
-                                   starts=4, seed=0)
+                                   starts=4, workers=2, seed=0)
 print(f"designed in {time.perf_counter() - start:.1f} s")
 print(kuka_design.summary())
 
@@ -96,7 +96,7 @@ def cond(design, states):
 
 ur10e = bp.load_robot(_helpers.robot_file("ur10e.yaml"))       # friction and rotor inertia on every joint
 ur_design = bp.design_excitation(ur10e, period=10.0, harmonics=5, rate=100.0, limits=UR / "ur10e.urdf",
-                                 starts=4, seed=0)
+                                 starts=4, workers=2, seed=0)
 pd.DataFrame({
     "design": [kuka_design.condition_number, ur_design.condition_number],
     "training log": [cond(kuka_design, log_states(KUKA / "measurements_3.npz")),

@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 from independent import link_frames
 
 pin = pytest.importorskip("pinocchio")
-DATA = ROOT.parent / "shared" / "data"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data (the URDFs) is absent")
+pytestmark = needs_data
 
 
 @pytest.mark.parametrize("yaml, urdf, base_frame", [("kuka_lwr4.yaml", "kuka_lwr4/kuka_lwr4.urdf", "lwr_base_link"),

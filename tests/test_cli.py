@@ -142,21 +142,16 @@ def test_console_script_entry_point():
     assert proc.returncode == 0 and "36 base parameters" in proc.stdout
 
 
-def test_progress_bar_appears_after_a_second_even_without_reports(monkeypatch, capsys):
+def test_progress_bar_appears_after_the_delay_even_without_reports(capsys):
     """The bar comes up once the run has lasted the delay, whether or not the library reported since
-    (one long step used to keep it hidden), and follows the reports after that."""
-    import time
-
+    (one long step used to keep it hidden), and follows the reports after that. The test waits for the
+    bar, never for a time: a loaded machine only makes it come later."""
     import baseparam.cli as cli
-    monkeypatch.setattr(cli._Progress, "DELAY", 0.2)
-    monkeypatch.setattr(cli._Progress, "REFRESH", 0.02)
-    progress = cli._Progress("projecting", enabled=True)
-    progress(1, 4)
-    assert progress.bar is None                     # before the delay: quiet
-    deadline = time.monotonic() + 10
-    while progress.bar is None and time.monotonic() < deadline:     # no report for a while
-        time.sleep(0.02)
-    assert progress.bar is not None and progress.bar.n == 1 and progress.bar.total == 4
+    progress = cli._Progress("projecting", enabled=True, delay=0.01)
+    progress(1, 4)                                  # before or after the bar appeared: it shows 1 of 4
+    assert progress.shown.wait(timeout=600)         # no report since: the timer thread alone shows it
+    with progress._lock:
+        assert progress.bar is not None and progress.bar.n == 1 and progress.bar.total == 4
     progress(4, 4)
     assert progress.bar.n == 4
     progress.close()
@@ -166,27 +161,34 @@ def test_progress_bar_appears_after_a_second_even_without_reports(monkeypatch, c
 
 def test_a_short_run_shows_no_bar(capsys):
     import baseparam.cli as cli
-    progress = cli._Progress("projecting", enabled=True)
+    progress = cli._Progress("projecting", enabled=True, delay=3600.0)
     progress(4, 4)
-    progress.close()                                # well within the second
-    assert progress.bar is None and capsys.readouterr().err == ""
+    progress.close()                                # well within the delay
+    assert progress.bar is None and not progress.shown.is_set() and capsys.readouterr().err == ""
+
+
+def test_progress_delay_from_the_environment(monkeypatch):
+    import baseparam.cli as cli
+    monkeypatch.setenv("BASEPARAM_PROGRESS_DELAY", "0.25")
+    assert cli._Progress("x", enabled=False).delay == 0.25
+    monkeypatch.delenv("BASEPARAM_PROGRESS_DELAY")
+    assert cli._Progress("x", enabled=False).delay == cli._Progress.DELAY == 1.0
+    monkeypatch.setenv("BASEPARAM_PROGRESS_DELAY", "soon")
+    res = run("find", PUMA)
+    assert res.exit_code == 2 and "BASEPARAM_PROGRESS_DELAY" in res.output and "'soon'" in res.output, res.output
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-def test_progress_bar_on_a_pseudo_terminal(tmp_path):
-    """A run longer than a second shows the bar on a pseudo-terminal as on a terminal — also on one that
-    nobody sized (0 × 0, as here), where tqdm alone prints nothing. Storing the whole Z of a generic
-    8-joint arm (44 MB) takes a few seconds."""
+def test_progress_bar_on_a_pseudo_terminal():
+    """A bar shows on a pseudo-terminal as on a terminal — also on one that nobody sized (0 × 0, as here),
+    where tqdm alone prints nothing. ``BASEPARAM_PROGRESS_DELAY=0`` shows it from the start, so the test
+    holds however fast the run is (it once assumed an 8-joint run lasts over a second)."""
     import os
 
-    joints = "\n".join(f"  - {{type: revolute, alpha: {t}, a: {a}, d: {d}}}" for t, a, d in
-                       zip([30, -60, 45, 75, -20, 50, 110, -35], [0.1, 0.4, 0.05, 0.3, 0.12, 0.08, 0.02, 0.11],
-                           [0.3, 0.1, 0.07, 0.25, 0.05, 0.13, 0.1, 0.07]))
-    robot = tmp_path / "r8.yaml"
-    robot.write_text(f"name: r8\nunits: {{length: m, angle: deg}}\njoints:\n{joints}\n")
     master, slave = os.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", "find", str(robot), "--h5", str(tmp_path / "z.h5")],
-                            stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL)
+    env = {**os.environ, "BASEPARAM_PROGRESS_DELAY": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", "find", PUMA],
+                            stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL, env=env)
     os.close(slave)
     seen = b""
     while True:
@@ -198,7 +200,7 @@ def test_progress_bar_on_a_pseudo_terminal(tmp_path):
             break
         seen += chunk
     os.close(master)
-    assert proc.wait(timeout=120) == 0, seen.decode(errors="replace")
+    assert proc.wait(timeout=600) == 0, seen.decode(errors="replace")
     assert b"projecting" in seen and b"%|" in seen, seen.decode(errors="replace")
 
 

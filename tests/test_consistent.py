@@ -24,13 +24,11 @@ from click.testing import CliRunner
 import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification._consistent import pseudo_inertia
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 from random_bodies import custom_robot, random_parameters, random_states
 
 pytest.importorskip("cvxpy")
 pytestmark = pytest.mark.filterwarnings("ignore::baseparam.errors.ExcitationWarning")
-DATA = ROOT.parent / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data (real robot data) is absent")
 
 
 def simulated(robot, parameters, seed, n=400, noise=0.0):

@@ -1,23 +1,19 @@
 """Which rows of a log are bad: glitched time stamps (the glitch is the bad row, not the good rows
 after it), clock restarts, and line numbers as an editor shows them (a stray \\r is no line break)."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from baseparam.errors import DataError
 from baseparam.identification.trajectory import Trajectory, from_arrays, read_trajectory
+from conftest import DATA, needs_data
 
-UR_LOG = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ur10e" / "identification_data" \
-    / "ur-20_02_12-50sec_12harm.csv"
+UR_LOG = DATA / "ur10e" / "identification_data" / "ur-20_02_12-50sec_12harm.csv"
 UR_MAP = "t=0,q=1:7,qd=7:13,current=13:19"
 UR_GAINS = [10.0, 10.6956, 8.4566, 9.0029, 9.4800, 10.1232]
 
 
 @pytest.fixture(scope="module")
 def ur_lines():
-    if not UR_LOG.exists():
-        pytest.skip("shared UR10e data not available")
     lines = UR_LOG.read_text().splitlines()
     assert len(lines) == 5457
     return lines
@@ -41,6 +37,7 @@ def read(path, **kw):
     return read_trajectory(path, columns=UR_MAP, gains=UR_GAINS, **kw)
 
 
+@needs_data
 @pytest.mark.parametrize("line_no", [1001, 1, 2, 5456])
 def test_ur10e_forward_glitch_is_the_bad_row(tmp_path, ur_lines, line_no):
     path = write(tmp_path, with_time(ur_lines, line_no, "99999"))
@@ -55,6 +52,7 @@ def test_ur10e_forward_glitch_is_the_bad_row(tmp_path, ur_lines, line_no):
     np.testing.assert_array_equal(traj.t, np.delete(good.t, line_no - 1))
 
 
+@needs_data
 def test_ur10e_backward_glitch_is_the_bad_row(tmp_path, ur_lines):
     path = write(tmp_path, with_time(ur_lines, 1001, "0"))
     with pytest.raises(DataError, match=r"line 1001: time goes backwards \(0 s after 809.097 s on line 1000\)$"):
@@ -62,12 +60,14 @@ def test_ur10e_backward_glitch_is_the_bad_row(tmp_path, ur_lines):
     assert [w for w, _ in read(path, skip_bad_rows=True).skipped] == [1001]
 
 
+@needs_data
 def test_small_forward_glitch_costs_one_row(tmp_path, ur_lines):
     """A stamp 0.1 s ahead (about 9 steps): still the one bad row, not the 8 after it."""
     path = write(tmp_path, with_time(ur_lines, 1001, "809.2"))
     assert [w for w, _ in read(path, skip_bad_rows=True).skipped] == [1001]
 
 
+@needs_data
 def test_restart_keeps_todays_behaviour(tmp_path, ur_lines):
     """Time goes back and stays back (two recordings glued): the first part is kept, the rows after
     the restart are dropped until time passes the first part's last stamp, as before."""
@@ -81,10 +81,9 @@ def test_restart_keeps_todays_behaviour(tmp_path, ur_lines):
     assert [w for w, _ in traj.skipped] == list(range(1001, 2001))
 
 
+@needs_data
 def test_damaged_real_log_still_drops_its_garbage():
     path = UR_LOG.parent / "ur-20_02_19_15harm50secLoad.csv"
-    if not path.exists():
-        pytest.skip("shared UR10e data not available")
     traj = read(path, skip_bad_rows=True)
     assert [w for w, _ in traj.skipped] == [2, 3, 4, 5, 6, 7, 8, 9, 10, 6107]
 

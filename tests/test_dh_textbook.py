@@ -16,7 +16,7 @@ from click.testing import CliRunner
 import baseparam as bp
 from baseparam.cli import main
 from baseparam.model.robot import robot_to_yaml
-from conftest import ROBOT_FILES, ROOT
+from conftest import DATA, ROBOT_FILES, ROOT, needs_data
 
 PUMA = ROOT / "robots" / "puma560.yaml"
 
@@ -138,10 +138,9 @@ def test_general_robot_round_trips_and_keeps_its_base_set():
     assert bp.find_base_parameters(back).names == bp.find_base_parameters(robot).names
 
 
+@needs_data
 def test_urdf_robot_stored_in_h5_reads_back(tmp_path):
-    urdf = ROOT.parent / "shared" / "data" / "kuka_lwr4" / "kuka_lwr4.urdf"
-    if not urdf.exists():
-        pytest.skip("../shared/data is not beside the repository")
+    urdf = DATA / "kuka_lwr4" / "kuka_lwr4.urdf"
     robot = bp.load_robot(urdf)
     back = round_trip(robot)
     h5 = tmp_path / "lwr.h5"

@@ -22,9 +22,8 @@ from baseparam.excitation._problem import DesignProblem
 from baseparam.excitation._search import smooth_log_condition
 from baseparam.excitation.fourier import FourierSeries, basis, rest_basis, sampling_margin
 from baseparam.model.friction import FrictionModel
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 
-DATA = (ROOT / ".." / "shared" / "data").resolve()
 KUKA_URDF = DATA / "kuka_lwr4" / "kuka_lwr4.urdf"
 LIMITS = {"joints": [{"q": [-2.0, 2.5], "qd": 1.5, "qdd": 6.0}, {"q": [-1.5, 1.5], "qd": 2.0},
                      {"q": [-2.5, 2.5], "qd": 2.5, "qdd": 8.0}]}
@@ -282,6 +281,20 @@ def test_condition_number_with_coulomb_columns_is_that_of_the_written_rest_state
     assert np.linalg.cond(A) == pytest.approx(doc["condition_number"], rel=1e-9)
 
 
+def test_the_user_sets_the_workers():
+    """One worker unless the user asks for more (no process per core behind their back); -1 asks for
+    one per usable core; bad counts name the parameter."""
+    import inspect
+
+    from baseparam.excitation._search import usable_cores
+    from baseparam.excitation.design import _workers
+    assert inspect.signature(bp.design_excitation).parameters["workers"].default == 1
+    assert _workers(None) == 1 and _workers(3) == 3 and _workers(-1) == usable_cores()
+    for bad in (0, -2, 1.5, True, "2", 257):
+        with pytest.raises(bp.ArgumentError, match=r"^workers: expected a whole number from 1 to 256, or -1"):
+            _workers(bad)
+
+
 def test_same_seed_same_design_whatever_the_workers(rrr, designed):
     d, _ = designed
     again = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=2, workers=1, seed=3)
@@ -290,13 +303,47 @@ def test_same_seed_same_design_whatever_the_workers(rrr, designed):
     assert not np.array_equal(other.series.coefficients, d.series.coefficients)
 
 
-def test_time_budget_keeps_the_finished_starts_and_says_how_to_reproduce(rrr):
-    d = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=500, workers=2,
-                             time_budget=8.0, seed=3)
-    assert 0 < d.search.counted < 500 and d.search.deterministic
-    again = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=d.search.counted,
-                                 workers=2, seed=3)
-    assert np.array_equal(again.series.coefficients, d.series.coefficients)
+class _FakeClock:
+    """A clock that advances ``step`` seconds each time it is read: a time budget then ends after a
+    fixed amount of work, whatever the machine's load (the search reads it once per SLSQP iteration)."""
+
+    def __init__(self, step):
+        self.now, self.step = 1.0e9, step
+
+    def time(self):
+        self.now += self.step
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+def test_time_budget_keeps_the_finished_starts_and_says_how_to_reproduce(rrr, monkeypatch):
+    from baseparam.excitation import _search
+    base = bp.find_base_parameters(rrr, "khalil")
+    problem = DesignProblem(rrr, base.pivots, "khalil", 4.0, 3, bp.motion_limits(rrr, LIMITS), "cond")
+    with monkeypatch.context() as patch:
+        patch.setattr(_search, "time", _FakeClock(0.01))
+        cut = _search.search(problem, starts=500, seed=3, workers=0, time_budget=1.5)
+    assert 0 < cut.counted < 500 and cut.budget_hit
+    assert [r.index for r in cut.results] == list(range(len(cut.results))) and not cut.results[-1].complete
+    again = _search.search(problem, starts=cut.counted, seed=3, workers=0)       # the real clock, no budget
+    assert again.counted == cut.counted and not again.budget_hit
+    np.testing.assert_array_equal(again.best.x, cut.best.x)
+
+
+def test_a_budget_spent_before_the_search_keeps_start_0s_starting_point(rrr):
+    """No time left for one iteration (in the worker processes): start 0's starting point, with a warning
+    that it depends on timing — whether or not start 0 reported back before the workers were stopped."""
+    with pytest.warns(bp.ExcitationWarning, match="ended before the first start finished"):
+        d = bp.design_excitation(rrr, period=4.0, harmonics=3, rate=50.0, limits=LIMITS, starts=4, workers=2,
+                                 time_budget=1e-9, seed=3)
+    assert d.search.counted == 0 and not d.search.deterministic
+    base = bp.find_base_parameters(rrr, "khalil")
+    problem = DesignProblem(rrr, base.pivots, "khalil", 4.0, 3, bp.motion_limits(rrr, LIMITS), "cond")
+    from baseparam.excitation.design import _within_limits
+    start = problem.series(problem.initial(np.random.default_rng([3, 0])))
+    np.testing.assert_array_equal(d.series.coefficients, _within_limits(start, problem.limits).coefficients)
 
 
 def test_a_start_past_the_deadline_returns_its_starting_point_at_once(rrr):
@@ -312,6 +359,7 @@ def test_a_start_past_the_deadline_returns_its_starting_point_at_once(rrr):
     np.testing.assert_array_equal(result.x, problem.initial(np.random.default_rng([3, 0])))
 
 
+@needs_data
 def test_kuka_urdf_cond_is_pinocchios_straight_from_the_urdf(tmp_path):
     """KUKA LWR4+ URDF (khalil columns = pinocchio's, by name): the JSON's cond from pinocchio's own model."""
     pin = pytest.importorskip("pinocchio")
@@ -351,6 +399,7 @@ def test_designed_trajectory_identifies_better_than_a_timid_one(designed, rrr):
     assert good.parameter_error < poor.parameter_error / 3 and good.torque_error < poor.torque_error
 
 
+@needs_data
 def test_torque_limits_hold_by_pinocchios_inverse_dynamics():
     """Tight efforts on the KUKA's shoulder and elbow (the unconstrained design exceeds them): the
     design keeps |τ| below them, torques recomputed by pinocchio's rnea from the URDF's inertias."""

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 
 RRR = str(ROOT / "robots" / "planar_rrr.yaml")
 LIMITS = "joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n  - {q: [-2.5, 2.5], qd: 2.5}\n"
@@ -86,6 +86,7 @@ def test_reader_takes_the_csv_and_identify_refuses_it_for_want_of_torques(writte
     (["--criterion", "aopt"], "aopt"),
     (["--starts", "0"], "--starts"),
     (["--time-budget", "-3"], "--time-budget"),
+    (["--workers", "0"], "--workers: expected a whole number from 1 to 256, or -1 (one per usable core)"),
 ])
 def test_bad_settings_are_one_line_with_status_2(limits, args, fragment):
     res = run("excite", RRR, "--limits", limits, *args)
@@ -124,10 +125,14 @@ def test_a_huge_velocity_limit_on_a_joint_without_range_designs_within_the_box(t
     assert np.isfinite(doc["condition_number"]) and np.all(swing < 100.0)       # radians, not overflow
 
 
-def test_limits_from_a_urdf_and_missing_files(tmp_path):
+def test_limits_from_a_missing_file(tmp_path):
     res = run("excite", RRR, "--limits", tmp_path / "nope.yaml")
     assert res.exit_code == 2 and "nope.yaml" in res.output and res.output.count("\n") == 1
-    urdf = ROOT / ".." / "shared" / "data" / "kuka_lwr4" / "kuka_lwr4.urdf"
+
+
+@needs_data
+def test_limits_from_a_urdf():
+    urdf = DATA / "kuka_lwr4" / "kuka_lwr4.urdf"
     res = run("excite", RRR, "--limits", urdf)
     assert res.exit_code == 2 and "the URDF has 7 joints, but the robot has 3" in res.output
     limits = bp.motion_limits(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), urdf)

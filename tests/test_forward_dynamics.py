@@ -25,7 +25,7 @@ pin = pytest.importorskip("pinocchio")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 import baseparam as bp  # noqa: E402
-from conftest import ROBOT_FILES, ROOT  # noqa: E402
+from conftest import DATA, ROBOT_FILES, ROOT, needs_data  # noqa: E402
 from pin_model import PinReference  # noqa: E402
 from random_bodies import (assert_close, base_parameters, custom_robot, general_robots, link_vector,  # noqa: E402
                            random_body, random_parameters, random_states, robots, with_drives)
@@ -242,6 +242,7 @@ def test_described_true_values_match_pinocchio(name):
         assert_close(W[s], ref.wrenches(q[s], qd[s], qdd[s]), RTOL, f"{name}: wrenches vs pin data.f")
 
 
+@needs_data
 def test_ur10e_cad_is_the_urdf():
     """robots/ur10e_cad.yaml (DH, true values) and the dataset's URDF are the same rigid robot."""
     import warnings
@@ -250,9 +251,7 @@ def test_ur10e_cad_is_the_urdf():
     rigid = dataclasses.replace(cad, joints=tuple(dataclasses.replace(j, rotor_inertia=False,
                                                                       friction=(False, False, False))
                                                   for j in cad.joints))
-    urdf = ROOT.parent / "shared" / "data" / "ur10e" / "ur10e.urdf"
-    if not urdf.is_file():
-        pytest.skip("the UR10e dataset is not beside the repository")
+    urdf = DATA / "ur10e" / "ur10e.urdf"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bp.RoundOffWarning)
         original = bp.load_robot(urdf)
@@ -285,3 +284,27 @@ def test_singular_inertia_is_a_one_line_error():
     for args in ((q, qd, tau), (q[0], qd[0], tau[0])):
         with pytest.raises(bp.ArgumentError, match="M\\(q\\) is singular"):
             bp.forward_dynamics(robot, p, *args)
+
+
+def test_the_kernel_cache_is_where_the_environment_says_or_nowhere(tmp_path, monkeypatch):
+    """BASEPARAM_CACHE_DIR names the folder of compiled kernels; ``none`` keeps nothing on disk (the kernel
+    is compiled into a temporary folder, loaded, and the folder removed)."""
+    import ctypes
+
+    from baseparam.dynamics import _native
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"   # a kernel new to the cache
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+    monkeypatch.setattr(_native, "_LOADED", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", "none")
+    assert _native.cache_dir() is None
+    assert _native.load(source, functions).twice(1.5) == 3.0
+    assert not (tmp_path / "xdg").exists()
+    monkeypatch.setattr(_native, "_LOADED", {})
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
+    assert _native.load(source, functions).twice(2.0) == 4.0
+    assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".so"]
+    monkeypatch.delenv("BASEPARAM_CACHE_DIR")
+    assert _native.cache_dir() == str(tmp_path / "xdg" / "baseparam")

@@ -388,8 +388,11 @@ def test_predict_score_validate():
     pooled = 100 * np.sqrt((e ** 2).sum() / (noisy[1200:] ** 2).sum())
     v = est.validate(held)
     assert v.nrmse_pooled_percent == pytest.approx(pooled, rel=1e-10)
-    assert est.score(held) == pytest.approx(1 - (pooled / 100) ** 2, rel=1e-12)
-    assert est.score(held) == pytest.approx(1 - (e ** 2).sum() / (noisy[1200:] ** 2).sum(), rel=1e-10)
+    # score is scikit-learn's R²: per joint, centred, averaged over the joints with equal weights
+    centred = noisy[1200:] - noisy[1200:].mean(axis=0)
+    r2 = np.mean([1 - (e[:, j] ** 2).sum() / (centred[:, j] ** 2).sum() for j in range(e.shape[1])])
+    assert est.score(held) == pytest.approx(r2, rel=1e-10)
+    assert est.score(held) < 1 - (pooled / 100) ** 2         # the uncentred figure flatters a torque with an offset
     # identify(validate=[...]) pools several held-out trajectories
     a, b = (Trajectory(t=t[s], q=q[s], tau=noisy[s], qd=qd[s], qdd=qdd[s], source=n)
             for s, n in ((slice(1200, 1600), "c.csv"), (slice(1600, None), "d.csv")))
@@ -534,3 +537,40 @@ def test_a_fit_that_explains_nothing_is_warned_about():
             identify(robot, Trajectory(t=t, q=np.degrees(q), tau=tau, qd=qd, qdd=qdd, source="deg.csv"))
     text = " ".join(str(w.message) for w in record)
     assert "velocities disagree with the positions" in text and "explains the training torques poorly" in text
+
+
+def test_r2_score_follows_scikit_learns_conventions():
+    from baseparam.identification.estimators import r2_score
+    rng = np.random.default_rng(3)
+    tau = rng.normal(size=(50, 3)) + [5.0, -2.0, 0.0]
+    assert r2_score(tau, tau) == 1.0
+    assert r2_score(tau, np.tile(tau.mean(axis=0), (50, 1))) == pytest.approx(0.0, abs=1e-15)  # each joint's mean
+    worse = tau + 3.0
+    assert r2_score(tau, worse) < 0
+    per_joint = [1 - ((tau[:, j] - worse[:, j]) ** 2).sum() / ((tau[:, j] - tau[:, j].mean()) ** 2).sum()
+                 for j in range(3)]
+    assert r2_score(tau, worse) == pytest.approx(np.mean(per_joint), rel=1e-12)     # uniform average
+    constant = np.column_stack([tau[:, 0], np.full(50, 2.0)])
+    assert r2_score(constant, constant) == 1.0                            # constant and exact: 1
+    off = constant.copy()
+    off[:, 1] += 0.1
+    assert r2_score(constant, off) == pytest.approx(0.5)                  # constant and missed: 0 (then averaged)
+
+
+def test_get_params_and_set_params_come_from_the_constructor():
+    """As scikit-learn's BaseEstimator: the parameters are __init__'s keyword arguments, so that
+    ``clone(est)`` is ``type(est)(**est.get_params())``."""
+    import inspect
+    robot, base, *_ = planar_case()
+    est = BaseParameterEstimator(robot, method="wls", base=base, prior_weight=0.5)
+    names = [n for n in inspect.signature(BaseParameterEstimator.__init__).parameters if n != "self"]
+    params = est.get_params()
+    assert sorted(params) == sorted(names) and params["method"] == "wls" and params["prior_weight"] == 0.5
+    clone = BaseParameterEstimator(**params)
+    assert clone.get_params() == params
+    assert est.set_params(method="ols", total_mass=(1.0, 2.0)) is est
+    assert est.method == "ols" and est.get_params()["total_mass"] == (1.0, 2.0)
+    with pytest.raises(DataError, match="set_params: unknown parameter 'alpha'"):
+        est.set_params(alpha=1.0)
+    with pytest.raises(DataError, match="unknown parameter 'method__x'"):
+        est.set_params(method__x=1)

@@ -3,7 +3,6 @@ several files, one-line errors with exit status 2, and the damaged real UR10e lo
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,12 +12,11 @@ import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification.preprocessing import Preprocessing, preprocess
 from baseparam.identification.trajectory import read_trajectory
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 from random_bodies import random_parameters
 
 PLANAR = str(ROOT / "robots" / "planar_rrr.yaml")
 UR10E = str(ROOT / "robots" / "ur10e.yaml")
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 DAMAGED = DATA / "ur10e" / "identification_data" / "ur-20_02_19_15harm50secLoad.csv"
 UR_COLUMNS = "t=0,q=1:7,qd=7:13,current=13:19"
 UR_GAINS = "10,10.6956,8.4566,9.0029,9.4800,10.1232"
@@ -218,7 +216,6 @@ def test_exit_status_in_a_real_process(files, tmp_path):
 
 
 # -- the damaged real log ----------------------------------------------------------------------------------------
-needs_data = pytest.mark.skipif(not DAMAGED.exists(), reason="../shared/data (real measured data) not present")
 
 
 def cli(*args):

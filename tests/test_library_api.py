@@ -20,11 +20,10 @@ from baseparam import errors
 from baseparam.cli import main
 from baseparam.codegen import _export
 from baseparam.identification.preprocessing import Preprocessing
-from conftest import ROOT
+from conftest import DATA, ROOT
 
 PUMA = str(ROOT / "robots" / "puma560.yaml")
 PLANAR = str(ROOT / "robots" / "planar_rrr.yaml")
-DATA = ROOT.parent / "shared" / "data"
 
 
 def run(*args):

@@ -6,7 +6,8 @@ import pytest
 
 from baseparam.errors import RobotDescriptionError
 from baseparam.model.loading import MAX_JOINTS, load_robot, parse_robot
-from baseparam.model.robot import Joint, Robot
+from baseparam.model.robot import Inertia, Joint, Robot
+from conftest import ROOT
 
 FULL = """\
 # every optional field at least once
@@ -370,3 +371,20 @@ def test_too_large_file(tmp_path):
     path = write(tmp_path, "# " + "x" * 2_000_000 + "\n" + _joint_file(REV))
     with pytest.raises(RobotDescriptionError, match="too large"):
         load_robot(path)
+
+
+def test_robots_and_inertias_compare_by_value():
+    """Two loads of one file are equal (and hash alike); a body that differs in one number is not."""
+    for name in ("ur10e_cad.yaml", "kuka_lwr4_cad.yaml", "puma560.yaml"):
+        a, b = load_robot(ROOT / "robots" / name), load_robot(ROOT / "robots" / name)
+        assert a is not b and a == b and hash(a) == hash(b)
+    inertia = Inertia(2.0, np.array([0.1, 0.0, 0.2]), np.diag([0.3, 0.4, 0.5]))
+    same = Inertia(2.0, [0.1, 0.0, 0.2], [[0.3, 0, 0], [0, 0.4, 0], [0, 0, 0.5]])
+    assert inertia == same and hash(inertia) == hash(same) and len({inertia, same}) == 1
+    assert inertia != dataclasses.replace(inertia, com=np.array([0.1, 0.0, 0.2 + 1e-12]))
+    assert inertia != Inertia(2.5, inertia.com, inertia.inertia) and inertia != "2 kg"
+    a = load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    joints = list(a.joints)
+    heavier = dataclasses.replace(joints[2].inertia, mass=joints[2].inertia.mass + 1)
+    joints[2] = dataclasses.replace(joints[2], inertia=heavier)
+    assert dataclasses.replace(a, joints=tuple(joints)) != a

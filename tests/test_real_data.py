@@ -18,10 +18,9 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 
-DATA = (ROOT / ".." / "shared" / "data").resolve()
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data (real robot data) is absent")
+pytestmark = needs_data
 
 UR_COLUMNS = "t=0,q=1:7,qd=7:13,current=13:19"
 UR_GAINS = [10.0, 10.6956, 8.4566, 9.0029, 9.4800, 10.1232]

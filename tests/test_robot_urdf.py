@@ -45,9 +45,9 @@ import numpy as np
 import pytest
 
 import baseparam as bp
+from conftest import DATA, needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / ".." / "shared" / "data"
 TOL = 1e-9
 N_CONFIGS = 50
 
@@ -62,10 +62,8 @@ ANGLE = {"rad": 1.0, "deg": math.pi / 180.0}
 
 
 def need_data(name):
-    path = DATA / CASES[name]["urdf"]
-    if not DATA.is_dir() or not path.is_file():
-        pytest.skip(f"measured data not available ({path})")
-    return path
+    """The URDF of ``name`` in ../shared/data: the tests that call this carry ``needs_data``."""
+    return DATA / CASES[name]["urdf"]
 
 
 # -- small transforms ---------------------------------------------------------------------------------------
@@ -282,6 +280,7 @@ def test_units_are_read_from_the_description():
     np.testing.assert_allclose(ours, robot.dh_si(), rtol=0, atol=1e-15)
 
 
+@needs_data
 @pytest.mark.parametrize("name", NAMES)
 def test_urdf_parser_structure(name):
     _, chain, case, _ = setup(name)
@@ -289,12 +288,14 @@ def test_urdf_parser_structure(name):
     assert case["base"] in chain.links and case["tip"] in chain.links
 
 
+@needs_data
 @pytest.mark.parametrize("name", NAMES)
 def test_dh_description_reproduces_urdf(name):
     robot, chain, case, qs = setup(name)
     assert_agree(compare(robot, chain, case, qs))
 
 
+@needs_data
 @pytest.mark.parametrize("name", NAMES)
 def test_dh_description_reproduces_urdf_pinocchio(name):
     pytest.importorskip("pinocchio")
@@ -308,6 +309,7 @@ def test_dh_description_reproduces_urdf_pinocchio(name):
         assert max(np.abs(a - b).max() for a, b in zip(links + [tip], links_p + [tip_p])) < TOL
 
 
+@needs_data
 def test_ur10e_base_is_base_link_turned_180_degrees():
     """README: the DH base frame is `base`, i.e. base_link turned by 180° about z."""
     chain = UrdfChain(need_data("ur10e"), "base", "tool0")
@@ -331,6 +333,7 @@ MUTATIONS = {
 }
 
 
+@needs_data
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 @pytest.mark.parametrize("name", NAMES)
 def test_comparison_detects_a_wrong_description(name, mutation):
@@ -341,6 +344,7 @@ def test_comparison_detects_a_wrong_description(name, mutation):
     assert max(err.values()) > 1e-4, (mutation, err)
 
 
+@needs_data
 @pytest.mark.parametrize("name", NAMES)
 def test_comparison_detects_reversed_joint_angle(name):
     """A model whose joint 3 turns the other way (q3 → −q3) must fail, though its geometry is the same."""

@@ -10,7 +10,6 @@ Two kinds of check:
   humanoid-like and legged trees.
 """
 import math
-import time
 
 import numpy as np
 import pytest
@@ -180,9 +179,7 @@ LONG = {
 @pytest.mark.parametrize("name", sorted(LONG))
 def test_long_chains_and_trees_against_pinocchio(name):
     robot = LONG[name]
-    t = time.perf_counter()
     base = check_against_pinocchio(robot, "khalil")
-    assert time.perf_counter() - t < 60
     if name == "planar snake 20":      # parallel axes, gravity not along them: ZZ, MX, MY regrouped per link
         assert base.rank == 3 * robot.n_dof
 
@@ -226,21 +223,26 @@ def test_memory_estimate_bounds_what_the_run_allocates():
 
 def test_the_engine_runs_blas_on_one_thread_and_restores_it(monkeypatch):
     """OpenBLAS threads spin on busy cores (an SVD of 300 × 200: 7 ms alone, 1.8 s measured beside other
-    jobs): the engine's reductions run on one thread, and the count is restored after."""
-    from baseparam import _blas
+    jobs): the engine's reductions run on one thread, and the counts are restored after."""
+    from threadpoolctl import threadpool_info
+
     from baseparam.projection import _reduction
-    before = _blas.threads()
-    if before is None:
-        pytest.skip("numpy's BLAS is not OpenBLAS here")
+
+    def threads():
+        return sorted((info["filepath"], info["num_threads"]) for info in threadpool_info()
+                      if info["user_api"] == "blas")
+    before = threads()
+    if not before:
+        pytest.skip("no BLAS that threadpoolctl knows is loaded")
     seen = []
     original = _reduction.StreamedR.reduce_with_pivots
 
     def spy(self, *args, **kwargs):
-        seen.append(_blas.threads())
+        seen.append({n for _, n in threads()})
         return original(self, *args, **kwargs)
     monkeypatch.setattr(_reduction.StreamedR, "reduce_with_pivots", spy)
     bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "skew7.yaml"))
-    assert seen == [1] and _blas.threads() == before
+    assert seen == [{1}] and threads() == before
 
 
 @pytest.mark.parametrize("name", ["puma560.yaml", "dual_arm_torso.yaml", "ur10e.yaml", "skew7.yaml"])

@@ -18,11 +18,10 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 
 pin = pytest.importorskip("pinocchio")
 
-DATA = ROOT.parent / "shared" / "data"
 
 
 def example_urdfs():
@@ -161,11 +160,10 @@ def without_drives(robot):
     return dataclasses.replace(robot, joints=joints, source=None)
 
 
+@needs_data
 @pytest.mark.parametrize("urdf, dh", [("ur10e/ur10e.urdf", "ur10e.yaml"),
                                       ("kuka_lwr4/kuka_lwr4.urdf", "kuka_lwr4.yaml")])
 def test_measured_robots_same_rank_as_dh(urdf, dh):
-    if not (DATA / urdf).exists():
-        pytest.skip("../shared/data is not beside the repository")
     robot = quiet_load(DATA / urdf)
     base = bp.find_base_parameters(robot)
     dh_robot = bp.load_robot(ROOT / "robots" / dh)
@@ -371,13 +369,12 @@ def test_root_and_tip_options_through_the_cli(tmp_path):
     assert cli("find", path, "--tip", "nope").returncode == 2
 
 
+@needs_data
 @pytest.mark.filterwarnings("ignore::baseparam.errors.ExcitationWarning")   # the data's, not the URDF's
 def test_identification_from_the_urdf_predicts_as_the_dh_file():
     """The KUKA LWR4+ data fitted with the URDF (its link frames, friction declared) and with the DH file:
     different frames and regroupings, the same torque predictions."""
     lwr = DATA / "kuka_lwr4"
-    if not lwr.exists():
-        pytest.skip("../shared/data is not beside the repository")
     train, validate = str(lwr / "measurements_3.npz"), str(lwr / "measurements_1.npz")
     urdf = bp.identify(quiet_load(lwr / "kuka_lwr4.urdf", friction=True), train, validate=validate)
     dh = bp.identify(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), train, validate=validate)

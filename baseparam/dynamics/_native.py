@@ -1,17 +1,21 @@
 """Native kernels: an expression graph written out as C, compiled once into a cache, called by ctypes.
 
 One sample of a 7-DOF arm's forward dynamics is about 2000 operations. As straight-line Python on
-floats that costs ≈ 130 µs per call (CPython spends ≈ 35 ns on each statement), too slow for a
-1 kHz loop and for simulating 10 s at 1 kHz with RK4 (40 000 evaluations) in a couple of seconds;
-the same statements in C run in about a microsecond. So the graph is printed as C99 (one
+floats, one interpreted statement each, that is too slow for a 1 kHz loop and for simulating 10 s
+at 1 kHz with RK4 (40 000 evaluations) in a couple of seconds; the same statements in C are about
+two orders of magnitude faster (``bench/bench_forward.py`` prints the figures). So the graph is printed as C99 (one
 ``const double`` per node, nothing beyond ``<math.h>``), with an RK4 integrator around it, compiled
 with the system C compiler into a cache directory keyed by the source's hash, and loaded with
 ctypes. Where no compiler is found, or compiling fails, callers fall back to the straight-line
 Python (:func:`load` returns None) — slower, never wrong.
 
 Environment: ``BASEPARAM_CC`` names the compiler (default ``$CC``, else ``cc``; ``none`` turns
-native code off); ``BASEPARAM_CACHE_DIR`` the cache (default ``$XDG_CACHE_HOME/baseparam`` or
-``~/.cache/baseparam``).
+native code off). ``BASEPARAM_CACHE_DIR`` is the cache of compiled kernels (default
+``$XDG_CACHE_HOME/baseparam``, else ``~/.cache/baseparam``): files ``kernel_<hash>.so``, one per
+robot and kernel, each written once (atomically) and never changed; deleting the folder clears it
+(they are compiled again when next needed). ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
+each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
+process compiles again).
 """
 from __future__ import annotations
 
@@ -23,10 +27,9 @@ import subprocess
 import sys
 import tempfile
 
-# No optimization: on straight-line code of this size gcc's optimizer gains nothing (measured here, a
-# 7-DOF arm: 1.9 µs per sample at -O0, -O1, -O2 and -O3 -march=native alike; a 30-body chain: the
-# same at -O0 and -O1, slower at -O2) and costs compile time that grows faster than the code (30 bodies:
-# 0.5 s at -O0, 12–15 s at -O1/-O2).
+# No optimization: on straight-line code of this size gcc's optimizer gains nothing measurable (a 7-DOF
+# arm: the same time per sample from -O0 to -O3 -march=native; a 30-body chain: slower at -O2) and costs
+# compile time that grows faster than the code (30 bodies: over 20 times longer at -O1/-O2 than at -O0).
 FLAGS = ("-O0", "-std=c99", "-fPIC", "-shared")
 COMPILE_TIMEOUT = 300          # s: a 50-body chain's kernel is a few 10 000 lines
 _LOADED: dict = {}
@@ -40,8 +43,14 @@ def compiler():
     return shutil.which(name)
 
 
+_OFF = ("none", "off", "0")
+
+
 def cache_dir():
+    """The folder of compiled kernels, or None when ``BASEPARAM_CACHE_DIR`` turns the disk cache off."""
     root = os.environ.get("BASEPARAM_CACHE_DIR")
+    if root and root.strip().lower() in _OFF:
+        return None
     if not root:
         root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                             "baseparam")
@@ -70,7 +79,19 @@ def load(source, functions, flags=FLAGS):
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
-    path = os.path.join(cache_dir(), f"kernel_{key}.so")
+    folder = cache_dir()
+    if folder is None:                 # no disk cache: compile in a temporary folder, gone once loaded
+        with tempfile.TemporaryDirectory(prefix="baseparam-", ignore_cleanup_errors=True) as tmp:
+            lib = _open(cc, source, os.path.join(tmp, f"kernel_{key}.so"), functions, flags)
+    else:
+        lib = _open(cc, source, os.path.join(folder, f"kernel_{key}.so"), functions, flags)
+    if lib is not None:
+        _LOADED[key] = lib
+    return lib
+
+
+def _open(cc, source, path, functions, flags):
+    """The library at ``path`` (compiled there first if absent) with its signatures, or None."""
     if not os.path.exists(path) and not _compile(cc, source, path, flags):
         return None
     try:
@@ -80,7 +101,6 @@ def load(source, functions, flags=FLAGS):
             fn.restype, fn.argtypes = restype, argtypes
     except (OSError, AttributeError):
         return None
-    _LOADED[key] = lib
     return lib
 
 

@@ -5,9 +5,9 @@ ways, each reading the same parameter vector (link inertias moved to joint frame
 
 * numpy over blocks of samples (samples last) — the batch path of :func:`forward_dynamics`;
 * C, compiled once into a cache and called through ctypes (:mod:`baseparam.dynamics._native`):
-  one sample in about a microsecond plus the call, and an RK4 integrator around it for simulation;
+  one sample for little more than the call, and an RK4 integrator around it for simulation;
 * straight-line Python on floats — the fallback for one sample when no C compiler is available
-  (about 100× slower than C, still O(N)).
+  (two orders of magnitude slower than C, still O(N); ``bench/bench_forward.py`` prints the figures).
 
 :class:`ForwardDynamics` binds a robot and its parameters once, for loops that call it per sample
 (controllers, integrators); :func:`forward_dynamics` is the checked, vectorized public function.

@@ -29,6 +29,8 @@ import math
 import numpy as np
 
 from ..dynamics.regressor_adjoint import adjoint_function, regressor_function
+from ..errors import RobotDescriptionError
+from ..model.parameters import standard_parameters
 from .criteria import criterion_function
 from .fourier import FourierSeries, basis, rest_basis, sampling_margin
 
@@ -300,3 +302,12 @@ class DesignProblem:
         """The largest constraint violation (0 when feasible)."""
         c = self.constraints(x)
         return float(max(0.0, -c.min())) if len(c) else 0.0
+
+
+def true_base_parameters(base):
+    """Y p of the description's true values (for predicted torques), or None when a link has no inertia
+    or a drive no value."""
+    try:
+        return base.from_standard(standard_parameters(base.robot, base.parameters))
+    except RobotDescriptionError:
+        return None

@@ -10,7 +10,7 @@ schedule the Coulomb columns sign(q̇_j) are replaced by tanh(q̇_j/w_j), w_j = 
 joint's velocity limit, then exact (:mod:`baseparam.excitation._problem`: on a grid the exact
 columns only jump). Measured on the KUKA LWR4+ with friction (5 harmonics, 10 s, the URDF's
 limits): the median start reaches cond 31 instead of 44 (16 starts; 17 of 96 starts end ≤ 30, none
-of 16 did before); the UR10e's (24 starts) 27 instead of 33, every one ≤ 30, in 8 % less time.
+of 16 did before); the UR10e's (24 starts) 27 instead of 33, every one ≤ 30.
 
 Determinism. A start's result depends only on the seed, its index and the settings: each worker
 process runs its BLAS on one thread (so no summation order depends on thread scheduling), and
@@ -40,8 +40,6 @@ SCHEDULES = {"cond": ((4.0, 0.1, 150), (16.0, 0.025, 150), (64.0, 0.01, 100), (N
 FTOL = 1e-9
 GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
 FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible
-_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
 def smooth_log_condition(p):
@@ -151,6 +149,12 @@ _WORKER = {}
 
 
 def _init_worker(problem, seed, deadline, events):
+    import scipy.optimize  # noqa: F401  (loads scipy's own BLAS now, so that the limit below reaches it)
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS/OpenMP thread per worker (the workers already share the cores), set in the worker's own
+    # process: the caller's environment and thread pools are left alone
+    threadpool_limits(limits=1)
     _WORKER.update(problem=problem, seed=seed, deadline=deadline, events=events)
 
 
@@ -167,21 +171,6 @@ def _report_to(events, every=5):
 def _work(index):
     w = _WORKER
     return run_start(w["problem"], w["seed"], index, w["deadline"], _report_to(w["events"]))
-
-
-@contextmanager
-def _single_threaded_children():
-    """Spawned workers start with one BLAS/OpenMP thread each (they read these variables at import)."""
-    saved = {name: os.environ.get(name) for name in _THREAD_VARIABLES}
-    os.environ.update({name: "1" for name in _THREAD_VARIABLES})
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def usable_cores():
@@ -279,7 +268,7 @@ def _caller_not_reimported():
 
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     context = multiprocessing.get_context("spawn")
-    with _single_threaded_children(), _caller_not_reimported():
+    with _caller_not_reimported():
         events = context.Queue()
         pool = context.Pool(min(workers, starts), initializer=_init_worker, initargs=(problem, seed, deadline, events))
     results = {}

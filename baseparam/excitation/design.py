@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 import time
 import warnings
 from dataclasses import dataclass, field, replace
@@ -23,7 +24,7 @@ from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
 from ..model.value import description_of
 from ..projection.base_set import find_base_parameters
-from ._problem import DesignProblem
+from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search, usable_cores
 from .criteria import CRITERIA, condition_number, criterion_function
 from .fourier import FourierSeries, Samples
@@ -172,7 +173,7 @@ class ExcitationDesign:
 
 
 def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=None, criterion="cond",
-                      parameters="khalil", torque_limits=False, starts=None, workers=None, time_budget=None,
+                      parameters="khalil", torque_limits=False, starts=None, workers=1, time_budget=None,
                       seed=0, progress=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
@@ -203,8 +204,10 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         torques predicted with the description's true inertias (and friction values).
     starts : int, optional
         Number of starts (default: four per worker, at least 8; with a time budget, as many as fit).
-    workers : int, optional
-        Processes running starts in parallel (default: the usable cores).
+    workers : int, default 1
+        Worker processes running starts in parallel: 1 (the default) runs them one after the other in
+        one worker; -1 starts one per usable core (as scikit-learn's ``n_jobs``). ``None`` means 1.
+        The design does not depend on it (see :class:`SearchSummary`).
     time_budget : float, optional
         Seconds; the search stops there and keeps the starts 0 … k−1 that finished.
     seed : int
@@ -228,7 +231,10 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_option(criterion, "criterion", CRITERIA)
     check_option(parameters, "parameters", PARAMETERS)
-    workers = usable_cores() if workers is None else check_number(workers, "workers", low=1, high=256, integer=True)
+    # None → 1 (the default); -1 → one per usable core
+    workers = 1 if workers is None else usable_cores() if _minus_one(workers) else \
+        check_number(workers, "workers", low=1, high=256, integer=True,
+                     expected="a whole number from 1 to 256, or -1 (one per usable core)")
     starts = default_starts(workers, time_budget) if starts is None else \
         check_number(starts, "starts", low=1, high=100_000, integer=True)
     seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
@@ -238,7 +244,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     _check_limits(robot, lim)
     base = find_base_parameters(robot, parameters)
     bases = report_bases(base)
-    truth = _true_base_parameters(base)
+    truth = true_base_parameters(base)
     if truth is not None:                     # compiled now, so that the report after the search only evaluates
         base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
     if torque_limits:
@@ -277,7 +283,7 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     A = W.reshape(-1, base.rank)
     numbers = condition_numbers(samples, bases or report_bases(base))
     value = criterion_function(criterion)(A)[0]
-    truth = _true_base_parameters(base)
+    truth = true_base_parameters(base)
     torque_max = None
     if truth is not None:
         dense = series.sample(rate * DENSE)
@@ -338,14 +344,6 @@ def rigid_body(robot):
     return replace(robot, joints=joints, source=None)
 
 
-def _true_base_parameters(base):
-    """Y p of the description's true values, or None when a link has no inertia or a drive no value."""
-    try:
-        return base.from_standard(standard_parameters(base.robot, base.parameters))
-    except RobotDescriptionError:
-        return None
-
-
 def _check_memory(problem, processes):
     """Refuse a design whose search would not fit in memory (ResourceLimitError, one line).
 
@@ -361,7 +359,7 @@ def _check_memory(problem, processes):
 
 
 def _missing_truth(base):
-    """What the description lacks for :func:`_true_base_parameters` (its error message)."""
+    """What the description lacks for :func:`._problem.true_base_parameters` (its error message)."""
     try:
         standard_parameters(base.robot, base.parameters)
     except RobotDescriptionError as exc:
@@ -391,6 +389,10 @@ def _within_limits(series, limits):
             return series
         series = FourierSeries(series.period, series.q0, series.a * scale * (1 - 1e-9), series.b * scale * (1 - 1e-9))
     raise ArgumentError("limits: cannot keep the trajectory within them (is q0 outside the position range?)")
+
+
+def _minus_one(value):
+    return not isinstance(value, bool) and isinstance(value, numbers.Integral) and value == -1
 
 
 def _settings(period, harmonics, rate):

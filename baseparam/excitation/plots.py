@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .._figures import pyplot, save_figure
+from ._problem import true_base_parameters
 
 
 def excitation_figure(design):
@@ -23,8 +24,7 @@ def excitation_figure(design):
     curves = [("q", q, lim.lower, lim.upper), ("q̇", qd, -lim.velocity, lim.velocity),
               ("q̈", qdd, -lim.acceleration, lim.acceleration)]
     if design.torque_max is not None:
-        from .design import _true_base_parameters
-        tau = design.base.inverse_dynamics(_true_base_parameters(design.base), q, qd, qdd)
+        tau = design.base.inverse_dynamics(true_base_parameters(design.base), q, qd, qdd)
         curves.append(("τ", tau, -lim.torque, lim.torque))
     fig, axes = plt.subplots(n, len(curves), figsize=(3.2 * len(curves) + 1, 1.3 * n + 1.2), sharex=True,
                              squeeze=False, layout="constrained")

@@ -116,7 +116,7 @@ class Factors:
 
     For each fold f (a contiguous share of each trajectory's samples) and joint j the augmented Gram
     G_fj = [W_j τ_j]ᵀ[W_j τ_j] is accumulated block by block (BLAS-3 products: a streamed Householder
-    QR of the same blocks measured 7× slower here). A fit on any set of folds and joint weights w_j
+    QR of the same blocks is several times slower). A fit on any set of folds and joint weights w_j
     then needs the factor R of the weighted stack, ‖diag(√w)(W x − τ)‖² = ‖R x − z‖² + ρ²: R is the
     Cholesky factor of Σ w_j G_fj (the QR's R up to the signs of its rows), computed after unit-diagonal
     equilibration, so that only the units-free conditioning of the data enters. Its size is that of
@@ -184,7 +184,7 @@ class Factors:
 
 def _decimated_segment(base, item, sl, factor, normal, shapes, factors):
     """Parallel filtering of one segment: W_b columns and τ decimated together, then accumulated."""
-    from scipy import signal     # here, not at the top: scipy.signal alone takes ~0.7 s to import
+    from scipy import signal     # here, not at the top: scipy.signal is slow to import
     (q, qd, qdd), _ = states(base.robot.n_dof, q=item.q[sl], qd=item.qd[sl], qdd=item.qdd[sl])
     if len(q) <= 27 * factor:    # scipy's zero-phase IIR decimation needs this many samples
         return

@@ -30,6 +30,7 @@ from ._inputs import _as_trajectories
 from ._consistent import FOLDS, consistent_fit, physical_links
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares
+from ._params import ParamsFromInit
 from .results import REL_STD_WARNING, Identification, Metrics
 
 METHODS = ("ols", "wls", "consistent")
@@ -44,7 +45,28 @@ POOR_FIT = 50.0
 SIGN_DEFINITE = re.compile(r"^(XX|YY|ZZ|M|FV|FC|IA)\d+$")
 
 
-class BaseParameterEstimator:
+def r2_score(tau, predicted):
+    """scikit-learn's ``r2_score(tau, predicted)`` with its defaults (module-level: no scikit-learn needed).
+
+    Parameters
+    ----------
+    tau, predicted : ndarray, shape (n_samples, n_dof)
+
+    Returns
+    -------
+    float
+        The mean over joints of 1 − Σ(τ − τ̂)² / Σ(τ − τ̄)² (1 or 0 for a joint of constant τ).
+    """
+    tau, predicted = np.asarray(tau, dtype=float), np.asarray(predicted, dtype=float)
+    residual = ((tau - predicted) ** 2).sum(axis=0)
+    total = ((tau - tau.mean(axis=0)) ** 2).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_joint = np.where(total > 0, 1.0 - residual / np.where(total > 0, total, 1.0),
+                             np.where(residual == 0, 1.0, 0.0))
+    return float(per_joint.mean())
+
+
+class BaseParameterEstimator(ParamsFromInit):
     """Least-squares identification of base parameters, in the scikit-learn style.
 
     Parameters
@@ -144,21 +166,6 @@ class BaseParameterEstimator:
         self.mass_bounds = mass_bounds
         self.total_mass = total_mass
 
-    # -- scikit-learn's parameter protocol (clone, grid search) --
-    def get_params(self, deep=True):
-        """The constructor's arguments, as scikit-learn's ``BaseEstimator.get_params``."""
-        return {"robot": self.robot, "method": self.method, "preprocessing": self.preprocessing,
-                "parameters": self.parameters, "base": self.base, "weighting": self.weighting, "prior": self.prior,
-                "prior_weight": self.prior_weight, "mass_bounds": self.mass_bounds, "total_mass": self.total_mass}
-
-    def set_params(self, **params):
-        """Set constructor arguments (unknown names → SettingsError); returns self."""
-        for key, value in params.items():
-            if key not in self.get_params():
-                raise SettingsError(f"set_params: unknown parameter {key!r}")
-            setattr(self, key, value)
-        return self
-
     def __repr__(self):
         return f"BaseParameterEstimator(method={self.method!r}, parameters={self.parameters!r})"
 
@@ -239,7 +246,7 @@ class BaseParameterEstimator:
         shapes = [processed_shapes(robot, item) for item in processed]
         consistent = self.method == "consistent"
         # the products are small (R + 1 columns, blocks of 2048 samples): OpenBLAS's threads only spin,
-        # and on busy cores they made the folds' 65-column Gram products 30× slower (bench_consistent)
+        # and on busy cores they made the folds' 65-column Gram products many times slower (bench_consistent)
         with single_threaded():
             normal, effective, factors = accumulate(self.base_, processed,
                                                     1 if self.preprocessing is None else self.preprocessing.decimate,
@@ -358,11 +365,20 @@ class BaseParameterEstimator:
         return self._metrics(self._processed(X, "validate"))
 
     def score(self, X, y=None):
-        """Coefficient of determination of the torques, 1 − Σe²/Στ² (pooled; 1 is perfect).
+        """R², the coefficient of determination of the torques, as scikit-learn's ``r2_score``.
 
-        It is 1 − (pooled NRMSE / 100)², so that higher is better, as scikit-learn expects.
+        Per joint 1 − Σ(τ − τ̂)² / Σ(τ − τ̄)² over the samples :meth:`validate` compares, averaged over
+        the joints with equal weights (scikit-learn's ``multioutput='uniform_average'``): 1 is perfect,
+        0 is no better than each joint's mean torque, and it can be negative. A joint whose torque is
+        constant counts 1 if predicted exactly, else 0 (scikit-learn's ``force_finite``). The
+        uncentred figure is the pooled NRMSE (:meth:`validate`).
+
+        Returns
+        -------
+        float
         """
-        return 1.0 - (self.validate(X).nrmse_pooled_percent / 100.0) ** 2
+        metrics = self.validate(X)
+        return r2_score(metrics.tau, metrics.predicted)
 
     def _metrics(self, processed):
         tau = np.concatenate([item.tau[item.kept] for item in processed])

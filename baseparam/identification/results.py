@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import numpy as np
 
 from ..evaluation import nrmse
-
-if TYPE_CHECKING:                 # for the annotation only: the estimator module imports this one
-    from .estimators import BaseParameterEstimator
 
 # Relative std (%) above which a parameter is poorly identified (Gautier's 10 %).
 REL_STD_WARNING = 10.0
@@ -87,11 +84,12 @@ class Identification:
     Attributes
     ----------
     estimator : BaseParameterEstimator
+        The fitted estimator (:mod:`.estimators`, which builds this result: not imported here).
     train : Metrics
     validation : Metrics or None
     """
 
-    estimator: BaseParameterEstimator
+    estimator: object
     train: Metrics
     validation: Optional[Metrics] = None
 

@@ -28,7 +28,7 @@ BASE_POSE, BASE_TWIST = 7, 6
 FRICTION_KINDS = ("FV", "FC", "FO")  # viscous, Coulomb, offset
 
 
-@dataclass(frozen=True, eq=False)  # arrays have no truth value; compare by identity
+@dataclass(frozen=True, eq=False)  # arrays have no truth value: __eq__ and __hash__ below compare values
 class Inertia:
     """True rigid-body inertia of a link (for simulation), in the link's DH frame.
 
@@ -62,6 +62,20 @@ class Inertia:
                                physical=not self.as_written)
         if problem is not None:
             raise RobotDescriptionError(f"Inertia.{problem[0]}: {problem[1]}")
+
+    def _key(self):
+        return (float(self.mass), tuple(np.asarray(self.com, dtype=float).ravel()),
+                tuple(np.asarray(self.inertia, dtype=float).ravel()))
+
+    def __eq__(self, other):
+        """Equal when mass, centre of mass and inertia tensor are equal number for number (``as_written``,
+        a loading option, is not part of the body)."""
+        if not isinstance(other, Inertia):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,29 @@
 ``storage``     HDF5 files of the whole Z (:func:`find_and_store`, :func:`read_h5`)
 ``report``      the base set as text
 """
-from .base_set import BaseParameters, find_base_parameters
+import functools
+import warnings
+
+from . import base_set
+from .base_set import BaseParameters
 from .storage import find_and_store, read_h5
+
+
+# The deprecated ``h5=`` sits here, above both modules, so that the base set (pure) never imports
+# the HDF5 storage that is built on it.
+@functools.wraps(base_set.find_base_parameters)
+def find_base_parameters(robot, parameters="pseudo", *, h5=None, **options):
+    if h5 is None:
+        return base_set.find_base_parameters(robot, parameters, **options)
+    warnings.warn("find_base_parameters(h5=...) is deprecated: use "
+                  "baseparam.projection.storage.find_and_store(robot, path, parameters)",
+                  DeprecationWarning, stacklevel=2)
+    return find_and_store(robot, h5, parameters, **options)
+
+
+find_base_parameters.__doc__ += """
+    ``h5=path`` (deprecated) delegates to :func:`baseparam.projection.storage.find_and_store`, which
+    also stores Z, its labels, the pivots and Y in that HDF5 file, written atomically.
+"""
 
 __all__ = ["BaseParameters", "find_and_store", "find_base_parameters", "read_h5"]

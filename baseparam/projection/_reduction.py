@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 # flint is imported in the method that uses it (the exact path only); scipy is not used at all: its
-# import (~0.2–0.4 s) would dominate `baseparam find`, and numpy's QR and least squares serve.
+# import would dominate the start-up of `baseparam find`, and numpy's QR and least squares serve.
 
 FLOAT_RANK_TOL = 1e-9
 UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots was misjudged mod p

@@ -1,7 +1,7 @@
 """A minimal CSR matrix in plain numpy, for the blocks of Z.
 
-Why not ``scipy.sparse``: importing it costs ~0.2 s (scipy's array-API layer pulls in numpy.f2py,
-numpy.testing, …), about half of what ``baseparam find`` adds to starting Python, while the
+Why not ``scipy.sparse``: importing it (scipy's array-API layer pulls in numpy.f2py, numpy.testing,
+…) would be about half of what ``baseparam find`` adds to starting Python, while the
 engine needs only a handful of operations on row blocks (≤ 200 columns, very few entries per row):
 assembly from COO, Zᵀ Z, row chunks as dense arrays (for the streamed QR and the modular echelon
 form, which are dense kernels anyway), a product with a small dense matrix and the COO triplets.

@@ -254,7 +254,7 @@ def _rescale(Y, pivots, power, factor):
             for r, row in enumerate(Y)]
 
 
-def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str] = None,
+def find_base_parameters(robot, parameters: str = "pseudo", *,
                          progress: Optional[Callable] = None, force_float: bool = False,
                          max_memory=None) -> BaseParameters:
     """Base parameters of a robot by the projection method.
@@ -263,9 +263,6 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     ----------
     robot : Robot
     parameters : {'pseudo', 'khalil'}
-    h5 : str, optional
-        Deprecated: use :func:`baseparam.projection.storage.find_and_store`, which this delegates to
-        (it also stores Z, its labels, the pivots and Y in this HDF5 file, written atomically).
     progress : callable, optional
         Called as ``progress(done, total)`` as the work goes (a joint of the recursion, the reduction).
     force_float : bool
@@ -281,13 +278,6 @@ def find_base_parameters(robot, parameters: str = "pseudo", *, h5: Optional[str]
     BaseParameters
     """
     require_robot(robot)
-    if h5 is not None:
-        warnings.warn("find_base_parameters(h5=...) is deprecated: use "
-                      "baseparam.projection.storage.find_and_store(robot, path, parameters)",
-                      DeprecationWarning, stacklevel=2)
-        from .storage import find_and_store
-        return find_and_store(robot, h5, parameters, progress=progress, force_float=force_float,
-                              max_memory=max_memory)
     layout = check_size(robot, parameters, max_memory)
     arithmetic = Arithmetic.decide(robot, force_float=force_float)      # the one decision
     units, reduction = run(arithmetic, layout, robot.parents, progress)

@@ -5,7 +5,8 @@ Z is a self-describing CSR group (attrs shape, encoding, version; datasets data/
 streamed block by block so that large robots never hold it in memory. Values are SI.
 
 h5py and scipy.sparse are imported in the functions that use them: this module is imported with
-the package, and ``baseparam find`` without ``--h5`` needs neither (scipy.sparse alone costs ~0.2 s).
+the package, and ``baseparam find`` without ``--h5`` needs neither (scipy.sparse alone would be a
+large share of its start-up: bench/bench_startup.py).
 """
 from __future__ import annotations
 

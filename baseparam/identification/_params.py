@@ -1,0 +1,51 @@
+"""scikit-learn's parameter protocol (``get_params``/``set_params``, used by ``clone`` and grid searches),
+derived from the constructor's signature as in scikit-learn's ``BaseEstimator``: a setting added to
+``__init__`` is a parameter without another line to write."""
+from __future__ import annotations
+
+import inspect
+
+from ..errors import DataError
+
+
+class ParamsFromInit:
+    """Base class: the keyword arguments of ``__init__`` are the estimator's parameters, each stored
+    unchanged under its own name (the scikit-learn convention)."""
+
+    @classmethod
+    def _param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(name for name, p in signature.parameters.items()
+                      if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+
+    def get_params(self, deep=True):
+        """The constructor's arguments by name; with ``deep``, also ``name__sub`` for those that are
+        estimators themselves."""
+        out = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{key}", sub) for key, sub in value.get_params().items())
+            out[name] = value
+        return out
+
+    def set_params(self, **params):
+        """Set constructor arguments (``name__sub`` for a nested estimator's); unknown names → DataError.
+
+        Returns
+        -------
+        self
+        """
+        names = self._param_names()
+        nested = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
+            if name not in names or (sub and not hasattr(getattr(self, name), "set_params")):
+                raise DataError(f"set_params: unknown parameter {key!r} (expected one of {', '.join(names)})")
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, subs in nested.items():
+            getattr(self, name).set_params(**subs)
+        return self
