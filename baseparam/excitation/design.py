@@ -231,10 +231,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_option(criterion, "criterion", CRITERIA)
     check_option(parameters, "parameters", PARAMETERS)
-    # None → 1 (the default); -1 → one per usable core
-    workers = 1 if workers is None else usable_cores() if _minus_one(workers) else \
-        check_number(workers, "workers", low=1, high=256, integer=True,
-                     expected="a whole number from 1 to 256, or -1 (one per usable core)")
+    workers = _workers(workers)
     starts = default_starts(workers, time_budget) if starts is None else \
         check_number(starts, "starts", low=1, high=100_000, integer=True)
     seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
@@ -391,8 +388,14 @@ def _within_limits(series, limits):
     raise ArgumentError("limits: cannot keep the trajectory within them (is q0 outside the position range?)")
 
 
-def _minus_one(value):
-    return not isinstance(value, bool) and isinstance(value, numbers.Integral) and value == -1
+def _workers(workers):
+    """The number of worker processes the user asked for: None → 1, -1 → one per usable core."""
+    if workers is None:
+        return 1
+    if not isinstance(workers, bool) and isinstance(workers, numbers.Integral) and workers == -1:
+        return usable_cores()
+    return check_number(workers, "workers", low=1, high=256, integer=True,
+                        expected="a whole number from 1 to 256, or -1 (one per usable core)")
 
 
 def _settings(period, harmonics, rate):
