@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 
-from ..errors import DataError
+from ..errors import SettingsError
 
 
 class ParamsFromInit:
@@ -30,7 +30,8 @@ class ParamsFromInit:
         return out
 
     def set_params(self, **params):
-        """Set constructor arguments (``name__sub`` for a nested estimator's); unknown names → DataError.
+        """Set constructor arguments (``name__sub`` for a nested estimator's); unknown names →
+        SettingsError (a DataError too).
 
         Returns
         -------
@@ -41,7 +42,7 @@ class ParamsFromInit:
         for key, value in params.items():
             name, _, sub = key.partition("__")
             if name not in names or (sub and not hasattr(getattr(self, name), "set_params")):
-                raise DataError(f"set_params: unknown parameter {key!r} (expected one of {', '.join(names)})")
+                raise SettingsError(f"set_params: unknown parameter {key!r} (expected one of {', '.join(names)})")
             if sub:
                 nested.setdefault(name, {})[sub] = value
             else:
