@@ -53,6 +53,31 @@ def test_model_defaults_to_the_description_and_is_an_immutable_value():
     assert len(again.kernels) == 0                          # compiled code stays in its process
 
 
+def test_models_of_equal_descriptions_are_equal_also_after_pickling():
+    # a description with inertias: its Inertia values must compare by value, not identity
+    first, second = ur10e(), ur10e()
+    assert first == second and hash(first) == hash(second)
+    assert bp.Model(first) == bp.Model(second) and hash(bp.Model(first)) == hash(bp.Model(second))
+    model = bp.Model(first)
+    again = pickle.loads(pickle.dumps(model))
+    assert again == model and hash(again) == hash(model)
+    with pytest.raises(ValueError):
+        again.p[0] = 1.0                                    # still read-only after unpickling
+    base = bp.find_base_parameters(first).model()
+    back = pickle.loads(pickle.dumps(base))
+    assert back == base and not back.p.flags.writeable
+    lighter = bp.Model(first, bp.standard_parameters(first) * 0.5)
+    assert lighter != model
+    moved = bp.Inertia(1.0, np.array([0.0, 0.0, 0.1]), np.eye(3) * 0.01)
+    assert moved != bp.Inertia(1.0, np.array([0.0, 0.0, 0.2]), np.eye(3) * 0.01)
+    # -0.0 == 0.0: equal values hash alike
+    zero = np.zeros(len(model.p))
+    assert model.with_parameters(zero) == model.with_parameters(-zero)
+    assert hash(model.with_parameters(zero)) == hash(model.with_parameters(-zero))
+    assert hash(bp.Inertia(1.0, np.array([0.0, 0.0, 0.1]), np.eye(3))) == \
+        hash(bp.Inertia(1.0, np.array([-0.0, 0.0, 0.1]), np.eye(3)))
+
+
 def test_a_model_without_values_serves_regressors_and_says_what_is_missing():
     robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")        # no inertias in the description
     model = bp.Model(robot)

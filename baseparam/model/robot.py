@@ -28,7 +28,7 @@ BASE_POSE, BASE_TWIST = 7, 6
 FRICTION_KINDS = ("FV", "FC", "FO")  # viscous, Coulomb, offset
 
 
-@dataclass(frozen=True, eq=False)  # arrays have no truth value; compare by identity
+@dataclass(frozen=True, eq=False)  # arrays have no truth value: == and hash are written below, by value
 class Inertia:
     """True rigid-body inertia of a link (for simulation), in the link's DH frame.
 
@@ -62,6 +62,18 @@ class Inertia:
                                physical=not self.as_written)
         if problem is not None:
             raise RobotDescriptionError(f"Inertia.{problem[0]}: {problem[1]}")
+
+    def __eq__(self, other):
+        # by value, so that load_robot(f) == load_robot(f) and a pickled robot (or Model) equals its original
+        if not isinstance(other, Inertia):
+            return NotImplemented
+        return (self.mass == other.mass and np.array_equal(self.com, other.com)
+                and np.array_equal(self.inertia, other.inertia))
+
+    def __hash__(self):
+        # + 0.0: -0.0 == 0.0, so both must hash alike
+        return hash((float(self.mass) + 0.0, (np.asarray(self.com, dtype=float) + 0.0).tobytes(),
+                     (np.asarray(self.inertia, dtype=float) + 0.0).tobytes()))
 
 
 @dataclass(frozen=True)
