@@ -282,6 +282,41 @@ def test_threads_share_one_model():
             np.testing.assert_array_equal(got, want)
 
 
+def test_a_few_samples_in_python_never_touch_the_shared_buffers():
+    """forward_dynamics shares one bound ForwardDynamics between threads and locks only its one-sample
+    calls: a batch of a few samples that started without the C kernel must stay in Python (local lists)
+    even when another thread finishes the kernel meanwhile."""
+    from baseparam.dynamics.forward import bound
+    rng = np.random.default_rng(4)
+    robot = custom_robot("tree_prismatic")
+    model = bp.Model(copy.deepcopy(robot), random_parameters(robot, "pseudo", rng)[0])
+    q, qd, _ = random_states(robot, 5, rng)
+    tau = rng.uniform(-3, 3, q.shape)
+    fd = bound(model)
+    expected = fd.batch(q, qd, tau)
+
+    class CompiledMeanwhile:
+        """The kernel, whose C library appears after the batch looked (as another thread compiled it)."""
+        def __init__(self, kernel):
+            self.kernel, self.looked = kernel, False
+
+        def native(self, build=True):
+            if self.looked:
+                raise AssertionError("the batch of a few samples went to the C kernel (shared buffers)")
+            self.looked = True
+            return None
+
+        def __getattr__(self, name):
+            return getattr(self.kernel, name)
+    kernel = fd.kernel
+    fd.kernel = CompiledMeanwhile(kernel)
+    try:
+        got = fd.batch(q, qd, tau)
+    finally:
+        fd.kernel = kernel
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_two_robots_never_share_kernels():
     """Kernels live in the robot object: equal robots loaded twice, or differing only in friction declared
     as 0 vs not declared, each get their own."""
