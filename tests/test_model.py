@@ -191,6 +191,20 @@ def test_deprecated_calls_warn_and_give_the_same_bits(parameters):
         np.testing.assert_array_equal(got, expected, err_msg=name)
 
 
+def test_deprecated_forward_dynamics_object_by_keywords():
+    """ForwardDynamics(robot=..., p=..., parameters=...): the old signature's names work as keywords too."""
+    rng = np.random.default_rng(6)
+    robot = drives_robot()
+    p = random_parameters(robot, "khalil", rng)[0]
+    q, qd, _ = random_states(robot, 1, rng)
+    tau = rng.uniform(-5, 5, robot.n_dof)
+    expected = bp.ForwardDynamics(bp.Model(robot, p, "khalil"))(q[0], qd[0], tau)
+    with pytest.warns(DeprecationWarning, match="is deprecated"):
+        got = bp.ForwardDynamics(robot=robot, p=p, parameters="khalil", native=False)(q[0], qd[0], tau)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(bp.ForwardDynamics(model=bp.Model(robot, p, "khalil"))(q[0], qd[0], tau), expected)
+
+
 def test_deprecated_simulate_gives_the_same_bits():
     robot = ur10e()
     p = bp.standard_parameters(robot)

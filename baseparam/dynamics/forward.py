@@ -131,7 +131,9 @@ class ForwardDynamics:
     4.0
     """
 
-    def __init__(self, model, *args, native=True, **kwargs):
+    def __init__(self, model=None, *args, native=True, **kwargs):
+        if model is None and "robot" in kwargs:          # the deprecated form by keyword: (robot=..., p=...)
+            model = kwargs.pop("robot")
         model = as_model(model) or model                 # a base set: its base model (no values: an error)
         if not isinstance(model, MODELS):
             model, rest = model_call("ForwardDynamics", ("p", "parameters", "native"), (model, *args), kwargs)
