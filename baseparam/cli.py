@@ -250,10 +250,12 @@ def _one_line_errors(path, on_exit=None):
         if isinstance(exc, ResourceLimitError):
             _fail(as_flags(f"{path}: {_one_line(exc)}"), 2)
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
+            # a description's own fields (rotor_inertia: in the YAML) are not parameters: no flags for them
+            shown = (lambda text: text) if getattr(exc, "file_fields", False) else as_flags
             lines = str(exc).splitlines() or [""]    # several independent problems: one line each
             for line in lines[:-1]:
-                click.echo(f"baseparam: {as_flags(' '.join(line.split()))}", err=True)
-            _fail(as_flags(" ".join(lines[-1].split())), 2)
+                click.echo(f"baseparam: {shown(' '.join(line.split()))}", err=True)
+            _fail(shown(" ".join(lines[-1].split())), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input

@@ -537,6 +537,25 @@ def test_regressor_loop_in_c_matches_numpy(name, monkeypatch, tmp_path):
     assert_close(np.einsum("snk,k->sn", results[1][0], p), bp.inverse_dynamics(robot, p, q, qd, qdd),
                  what=f"{name}: W p (C loop) vs RNEA")
 
+@pytest.mark.parametrize("threshold", [10 ** 9, 1])
+def test_given_friction_shapes_without_a_stribeck_shape(threshold, monkeypatch, tmp_path):
+    """shapes=(c, None) means no Stribeck shape (zeros), in the numpy blocks and in the C loop alike; shapes
+    of another number of samples are refused (the C loop would read past their end)."""
+    from baseparam.dynamics import regressors
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", threshold)
+    robot = with_drives(robot_named("puma560"))
+    base = bp.find_base_parameters(robot)
+    q, qd, qdd = random_states(robot, 300, np.random.default_rng(8))
+    c = np.tanh(qd / 0.1)
+    expected = base.regressor(q, qd, qdd, shapes=(c, np.zeros_like(c)))
+    np.testing.assert_array_equal(base.regressor(q, qd, qdd, shapes=(c, None)), expected)
+    assert_close(base.inverse_dynamics(np.ones(base.rank), q, qd, qdd, shapes=(c, None)),
+                 expected.sum(axis=2), what="inverse dynamics with shapes (c, None) vs W_b 1")
+    with pytest.raises(bp.ArgumentError, match=r"shapes\[0\]: expected shape \(300, 6\)"):
+        base.regressor(q, qd, qdd, shapes=(c[:10], None))
+
+
 def _bad_variants(x):
     n = x.shape[1]
     return {

@@ -53,6 +53,31 @@ def test_model_defaults_to_the_description_and_is_an_immutable_value():
     assert len(again.kernels) == 0                          # compiled code stays in its process
 
 
+def test_models_of_equal_descriptions_are_equal_also_after_pickling():
+    # a description with inertias: its Inertia values must compare by value, not identity
+    first, second = ur10e(), ur10e()
+    assert first == second and hash(first) == hash(second)
+    assert bp.Model(first) == bp.Model(second) and hash(bp.Model(first)) == hash(bp.Model(second))
+    model = bp.Model(first)
+    again = pickle.loads(pickle.dumps(model))
+    assert again == model and hash(again) == hash(model)
+    with pytest.raises(ValueError):
+        again.p[0] = 1.0                                    # still read-only after unpickling
+    base = bp.find_base_parameters(first).model()
+    back = pickle.loads(pickle.dumps(base))
+    assert back == base and not back.p.flags.writeable
+    lighter = bp.Model(first, bp.standard_parameters(first) * 0.5)
+    assert lighter != model
+    moved = bp.Inertia(1.0, np.array([0.0, 0.0, 0.1]), np.eye(3) * 0.01)
+    assert moved != bp.Inertia(1.0, np.array([0.0, 0.0, 0.2]), np.eye(3) * 0.01)
+    # -0.0 == 0.0: equal values hash alike
+    zero = np.zeros(len(model.p))
+    assert model.with_parameters(zero) == model.with_parameters(-zero)
+    assert hash(model.with_parameters(zero)) == hash(model.with_parameters(-zero))
+    assert hash(bp.Inertia(1.0, np.array([0.0, 0.0, 0.1]), np.eye(3))) == \
+        hash(bp.Inertia(1.0, np.array([-0.0, 0.0, 0.1]), np.eye(3)))
+
+
 def test_a_model_without_values_serves_regressors_and_says_what_is_missing():
     robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")        # no inertias in the description
     model = bp.Model(robot)
@@ -166,6 +191,20 @@ def test_deprecated_calls_warn_and_give_the_same_bits(parameters):
         np.testing.assert_array_equal(got, expected, err_msg=name)
 
 
+def test_deprecated_forward_dynamics_object_by_keywords():
+    """ForwardDynamics(robot=..., p=..., parameters=...): the old signature's names work as keywords too."""
+    rng = np.random.default_rng(6)
+    robot = drives_robot()
+    p = random_parameters(robot, "khalil", rng)[0]
+    q, qd, _ = random_states(robot, 1, rng)
+    tau = rng.uniform(-5, 5, robot.n_dof)
+    expected = bp.ForwardDynamics(bp.Model(robot, p, "khalil"))(q[0], qd[0], tau)
+    with pytest.warns(DeprecationWarning, match="is deprecated"):
+        got = bp.ForwardDynamics(robot=robot, p=p, parameters="khalil", native=False)(q[0], qd[0], tau)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(bp.ForwardDynamics(model=bp.Model(robot, p, "khalil"))(q[0], qd[0], tau), expected)
+
+
 def test_deprecated_simulate_gives_the_same_bits():
     robot = ur10e()
     p = bp.standard_parameters(robot)
@@ -255,6 +294,41 @@ def test_threads_share_one_model():
     for result in results:
         for got, want in zip(result, expected):
             np.testing.assert_array_equal(got, want)
+
+
+def test_a_few_samples_in_python_never_touch_the_shared_buffers():
+    """forward_dynamics shares one bound ForwardDynamics between threads and locks only its one-sample
+    calls: a batch of a few samples that started without the C kernel must stay in Python (local lists)
+    even when another thread finishes the kernel meanwhile."""
+    from baseparam.dynamics.forward import bound
+    rng = np.random.default_rng(4)
+    robot = custom_robot("tree_prismatic")
+    model = bp.Model(copy.deepcopy(robot), random_parameters(robot, "pseudo", rng)[0])
+    q, qd, _ = random_states(robot, 5, rng)
+    tau = rng.uniform(-3, 3, q.shape)
+    fd = bound(model)
+    expected = fd.batch(q, qd, tau)
+
+    class CompiledMeanwhile:
+        """The kernel, whose C library appears after the batch looked (as another thread compiled it)."""
+        def __init__(self, kernel):
+            self.kernel, self.looked = kernel, False
+
+        def native(self, build=True):
+            if self.looked:
+                raise AssertionError("the batch of a few samples went to the C kernel (shared buffers)")
+            self.looked = True
+            return None
+
+        def __getattr__(self, name):
+            return getattr(self.kernel, name)
+    kernel = fd.kernel
+    fd.kernel = CompiledMeanwhile(kernel)
+    try:
+        got = fd.batch(q, qd, tau)
+    finally:
+        fd.kernel = kernel
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_two_robots_never_share_kernels():

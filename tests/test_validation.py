@@ -207,6 +207,19 @@ def test_other_commands_print_flags(tmp_path):
     one_line_error(run("excite", PLANAR, "--workers", "0"), "--workers: expected a whole number from 1 to 256")
 
 
+def test_a_description_s_own_fields_are_not_shown_as_flags(tmp_path):
+    """rotor_inertia and friction_model are fields of the YAML as well as keyword arguments of
+    load_robot: in an error about the file they stay what the user has to write there."""
+    robot = tmp_path / "arm.yaml"
+    robot.write_text("name: arm\nunits: {length: m, angle: deg}\n"
+                     "joints:\n  - {type: revolute, alpha: 0, a: 0, d: 0, rotor_inertai: true}\n")
+    line = one_line_error(run("find", robot), "arm.yaml: joints[1].rotor_inertai: unknown field",
+                          "did you mean 'rotor_inertia'?", "friction, rotor_inertia, inertia", "friction_model")
+    assert "--" not in line
+    with pytest.raises(bp.RobotDescriptionError, match="did you mean 'rotor_inertia'"):
+        bp.load_robot(robot)
+
+
 def test_the_flag_table():
     """One table: every entry is a flag of some command, and the translation reads naturally."""
     flags = {p.opts[0] for command in main.commands.values() for p in command.params if p.opts}

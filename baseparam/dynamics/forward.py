@@ -131,7 +131,9 @@ class ForwardDynamics:
     4.0
     """
 
-    def __init__(self, model, *args, native=True, **kwargs):
+    def __init__(self, model=None, *args, native=True, **kwargs):
+        if model is None and "robot" in kwargs:          # the deprecated form by keyword: (robot=..., p=...)
+            model = kwargs.pop("robot")
         model = as_model(model) or model                 # a base set: its base model (no values: an error)
         if not isinstance(model, MODELS):
             model, rest = model_call("ForwardDynamics", ("p", "parameters", "native"), (model, *args), kwargs)
@@ -166,16 +168,21 @@ class ForwardDynamics:
         must be a unit quaternion here (no check; :func:`forward_dynamics` normalizes)."""
         native = self.kernel.native(build=False)
         if native is None:
-            out = [0.0] * self.robot.n_v
-            try:
-                self.kernel.scalar(*(np.asarray(x, dtype=float).tolist() for x in (q, qd, tau)), self._p_list, out)
-            except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
-                out = [math.nan] * self.robot.n_v
-            self._count(1)
-            return np.array(out)
+            return self._python(q, qd, tau)
         self._q[:], self._qd[:], self._tau[:] = q, qd, tau
         native.fd(*self._addresses)
         return self._out.copy()
+
+    def _python(self, q, qd, tau):
+        """One sample by the straight-line Python, in local lists (no buffer of this object: safe
+        between threads)."""
+        out = [0.0] * self.robot.n_v
+        try:
+            self.kernel.scalar(*(np.asarray(x, dtype=float).tolist() for x in (q, qd, tau)), self._p_list, out)
+        except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
+            out = [math.nan] * self.robot.n_v
+        self._count(1)
+        return np.array(out)
 
     def _count(self, calls):
         """Count one-sample evaluations; a robot evaluated often enough gets its C kernel compiled."""
@@ -194,7 +201,9 @@ class ForwardDynamics:
             native.fd_batch(S, *(_address(x) for x in (q, qd, tau, self.p, out)))
             return out
         if S <= FEW:
-            return np.array([self(*row) for row in zip(q, qd, tau)]).reshape(S, self.robot.n_v)
+            # the Python path, not self(): another thread may finish the C kernel meanwhile, and self() would
+            # then write this object's buffers, which forward_dynamics shares between threads unlocked here
+            return np.array([self._python(*row) for row in zip(q, qd, tau)]).reshape(S, self.robot.n_v)
         out = np.empty((self.robot.n_v, S))
         qT, qdT, tauT = q.T.copy(), qd.T.copy(), tau.T.copy()
         for s0 in range(0, S, CHUNK):

@@ -134,9 +134,12 @@ def _shapes(robot, qdT, shapes, friction=True):
         return qdT, qdT
     if shapes is None:
         return friction_shapes(robot, qdT)
-    sgn, stb = shapes
-    stb = np.zeros_like(qdT) if stb is None else stb
-    return np.ascontiguousarray(np.asarray(sgn, dtype=float).T), np.ascontiguousarray(np.asarray(stb, dtype=float).T)
+    sgn = np.asarray(shapes[0], dtype=float)
+    stb = np.zeros_like(sgn) if shapes[1] is None else np.asarray(shapes[1], dtype=float)   # samples first, as sgn
+    for name, value in (("shapes[0]", sgn), ("shapes[1]", stb)):
+        if value.shape != qdT.shape[::-1]:          # the C loop would read past the end of a shorter array
+            raise ArgumentError(f"{name}: expected shape {qdT.shape[::-1]} (n_samples, n_dof), got {value.shape}")
+    return np.ascontiguousarray(sgn.T), np.ascontiguousarray(stb.T)
 
 
 def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):

@@ -175,16 +175,24 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
         data = _load_yaml(text)
         robot = _build_robot(data, text, snapper)
     except _Invalid as exc:
-        raise RobotDescriptionError(exc.format(filename)) from None
+        raise _of_file(RobotDescriptionError(exc.format(filename))) from None
     except _Problems as exc:
         shown = [p.format(filename) for p in exc.problems[:MAX_PROBLEMS]]
         if len(exc.problems) > MAX_PROBLEMS:
             shown.append(f"{filename}: ... and {len(exc.problems) - MAX_PROBLEMS} more problems")
-        raise RobotDescriptionError("\n".join(shown)) from None
+        raise _of_file(RobotDescriptionError("\n".join(shown))) from None
     note = snapper.note(filename)
     if note:
         warnings.warn(_one_line(note), RoundOffWarning, stacklevel=2)
     return robot
+
+
+def _of_file(error):
+    """Mark an error whose message names the description's own fields (``rotor_inertia``,
+    ``friction_model``, …), not a function's parameters: the CLI shows it as it is, without turning
+    those names into its flags."""
+    error.file_fields = True
+    return error
 
 
 # -- building ------------------------------------------------------------------------------

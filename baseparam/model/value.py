@@ -90,7 +90,11 @@ class _Value:
         return {"p": self.p, "_missing": self._missing, **self._fields()}
 
     def __setstate__(self, state):
-        self._set(_memo={}, **state)
+        p = state.pop("p")
+        if p is not None:                      # unpickled arrays are writeable: read-only again, as made
+            p = np.array(p, dtype=float)
+            p.flags.writeable = False
+        self._set(_memo={}, p=p, **state)
 
 
 class Model(_Value):
@@ -177,7 +181,7 @@ class Model(_Value):
                 and (self.robot is other.robot or self.robot == other.robot))
 
     def __hash__(self):
-        return hash((self.robot.name, self.robot.n_dof, self.parameters, None if self.p is None else self.p.tobytes()))
+        return hash((self.robot.name, self.robot.n_dof, self.parameters, _p_key(self.p)))
 
     def __repr__(self):
         return f"Model(robot={self.robot.name!r}, parameters={self.parameters!r}, p={_summary(self.p)})"
@@ -262,11 +266,16 @@ class BaseModel(_Value):
         return same_base and _same(self.p, other.p)
 
     def __hash__(self):
-        return hash((self.robot.name, self.base.rank, self.parameters, None if self.p is None else self.p.tobytes()))
+        return hash((self.robot.name, self.base.rank, self.parameters, _p_key(self.p)))
 
     def __repr__(self):
         return (f"BaseModel(robot={self.robot.name!r}, parameters={self.parameters!r}, rank={self.base.rank}, "
                 f"p={_summary(self.p)})")
+
+
+def _p_key(p):
+    """p's bytes for a hash, with -0.0 as 0.0 (== holds between them)."""
+    return None if p is None else (p + 0.0).tobytes()
 
 
 def _same(a, b):
@@ -339,7 +348,7 @@ def _deprecated_model(robot, p, parameters):
     if p is None:
         return Model._of(robot, None, parameters)
     arr = real_array("p", p, ArgumentError)             # complex, text, ragged: the one-line error
-    key = (parameters, arr.shape, arr.tobytes())
+    key = (parameters, arr.dtype.str, arr.shape, arr.tobytes())   # dtype: int and float bytes may coincide
     return kernels_of(robot).get("models", key, lambda: Model._of(robot, arr, parameters), size=16)
 
 
