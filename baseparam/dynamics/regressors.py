@@ -268,11 +268,8 @@ def by_unit_rates(q, column, n=None):
 def coriolis_matrix(model, q, qd):
     """Christoffel-consistent Coriolis matrix C(q, q̇) (C q̇ = centrifugal and Coriolis torques).
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, q, qd, parameters='pseudo'``.)
-    q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics`, fixed base (deprecated: ``robot, p, q, qd,
+    parameters='pseudo'``).
 
     Returns
     -------
@@ -298,11 +295,7 @@ def mass_matrix(model, q):
     q̇) M is n_v × n_v and is built by Newton–Euler, column by column (M e_i = τ(q, 0, e_i) without
     gravity).
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, q, parameters='pseudo'``.)
-    q : array_like, shape (n_samples, n_q) or (n_q,)
+    ``model, q`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, parameters='pseudo'``).
 
     Returns
     -------

@@ -68,17 +68,9 @@ class _Value:
             found = self._memo[key] = build()
         return found
 
-    @property
-    def n_dof(self) -> int:
-        return self.robot.n_dof
-
-    @property
-    def n_q(self) -> int:
-        return self.robot.n_q
-
-    @property
-    def n_v(self) -> int:
-        return self.robot.n_v
+    n_dof = property(lambda self: self.robot.n_dof, doc="Number of joints (Robot.n_dof).")
+    n_q = property(lambda self: self.robot.n_q, doc="Length of ``q`` (Robot.n_q).")
+    n_v = property(lambda self: self.robot.n_v, doc="Length of ``q̇``, ``q̈`` and τ (Robot.n_v).")
 
     @property
     def kernels(self):
@@ -221,18 +213,9 @@ class BaseModel(_Value):
                    _missing="a base set carries no parameter values: use base.model(p_base)", _memo={})
         return model
 
-    @property
-    def robot(self):
-        return self.base.robot
-
-    @property
-    def parameters(self) -> str:
-        return self.base.parameters
-
-    @property
-    def names(self) -> list:
-        """Base parameter names, in the order of ``p``."""
-        return list(self.base.names)
+    robot = property(lambda self: self.base.robot)
+    parameters = property(lambda self: self.base.parameters)
+    names = property(lambda self: list(self.base.names), doc="Base parameter names, in the order of ``p``.")
 
     def with_parameters(self, p):
         """A copy with other base parameters (same base set and compiled code).
