@@ -20,7 +20,7 @@ from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import row_basis
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
-from ..dynamics.regressors import as_batch_out, evaluate, newton_euler_base
+from ..dynamics.regressors import columns_at, newton_euler_base
 from ..dynamics.samples import as_parameters, states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
@@ -111,10 +111,8 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank) for one sample)
         """
-        (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
-        W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots,
-                     out=as_batch_out(out, single), shapes=_batch_shapes(shapes))
-        return W[0] if single else W
+        return columns_at(self.robot, self.parameters, self.pivots, {"q": q, "qd": qd, "qdd": qdd}, out=out,
+                          shapes=_batch_shapes(shapes))
 
     def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref, *, out=None):
         """Slotine–Li regressor in base parameters: Y @ p_base = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
@@ -134,10 +132,8 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank))
         """
-        (q, qd, qd_ref, qdd_ref), single = states(self.robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-        W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots,
-                     out=as_batch_out(out, single))
-        return W[0] if single else W
+        return columns_at(self.robot, self.parameters, self.pivots,
+                          {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out)
 
     def inverse_dynamics(self, p_base, q, qd, qdd, *, shapes=None):
         """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base.
