@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import check_option
 from ..model.value import takes_model
-from .samples import CHUNK, LinkParameters, robot_states, standard_model
+from .samples import CHUNK, link_parameters, robot_states
 from .tree import Tree, force_cross
 
 SOLVERS = ("sweep", "ltdl")
@@ -142,16 +142,16 @@ def _subtree_momenta(tree, qd):
     return v, tree.subtree_sums([x @ M.T for x, M in zip(v, tree.M)])
 
 
-def _blocks(robot, p, parameters, q, work, *arrays):
-    """Run ``work(tree, *block arrays)`` over blocks of samples; results stacked (S, ...)."""
-    links = LinkParameters(robot, p, parameters)
-    parts = []
-    for s0 in range(0, q.shape[0], CHUNK):
-        sl = slice(s0, s0 + CHUNK)
-        parts.append(work(Tree(robot, links, q[sl]), *(a[sl] for a in arrays)))
-    if isinstance(parts[0], tuple):
-        return tuple(np.concatenate(items) for items in zip(*parts))
-    return np.concatenate(parts)
+def _over_samples(model, work, what=None, **arrays):
+    """``work(tree, *arrays after q)`` over blocks of checked samples, results stacked (S, ...); one
+    sample in, one out. ``what``: as in :func:`~baseparam.dynamics.samples.standard_model` (refuse a base model)."""
+    links = link_parameters(model, what)
+    robot = model.robot
+    (q, *rest), single = robot_states(robot, **arrays)
+    parts = [work(Tree(robot, links, q[s0:s0 + CHUNK]), *(a[s0:s0 + CHUNK] for a in rest))
+             for s0 in range(0, q.shape[0], CHUNK)]
+    out = np.concatenate(parts)
+    return (float(out[0]) if out.ndim == 1 else out[0]) if single else out
 
 
 def _check_solver(solver):
@@ -170,22 +170,13 @@ def _momenta_of(tree, qd):
 def generalized_momenta(model, q, qd):
     """The Poisson impulses p = M(q) q̇ (rotor inertia included), by one pass over the tree.
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, …, parameters='pseudo'``.)
-    q : array_like, shape (n_samples, n_q) or (n_q,)
-    qd : array_like, shape (n_samples, n_v) or (n_v,)
+    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, qd, parameters='pseudo'``).
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    model = standard_model(model)
-    robot, p, parameters = model.robot, model.values(), model.parameters
-    (q, qd), single = robot_states(robot, q=q, qd=qd)
-    out = _blocks(robot, p, parameters, q, _momenta_of, qd)
-    return out[0] if single else out
+    return _over_samples(model, _momenta_of, q=q, qd=qd)
 
 
 @takes_model("p", "q", "momenta", "solver", "parameters")
@@ -194,9 +185,8 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
 
     Parameters
     ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, …, parameters='pseudo'``.)
-    q : array_like, shape (n_samples, n_q) or (n_q,)
+    model, q
+        As in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, momenta, solver, parameters='pseudo'``).
     momenta : array_like, shape (n_samples, n_v) or (n_v,)
     solver : {'ltdl', 'sweep'}
 
@@ -204,13 +194,9 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    model = standard_model(model)
-    robot, p, parameters = model.robot, model.values(), model.parameters
     _check_solver(solver)
-    (q, momenta), single = robot_states(robot, q=q, momenta=momenta)
     method = sweep if solver == "sweep" else ltdl
-    out = _blocks(robot, p, parameters, q, lambda tree, m: method(tree, m)[0], momenta)
-    return out[0] if single else out
+    return _over_samples(model, lambda tree, m: method(tree, m)[0], q=q, momenta=momenta)
 
 
 @takes_model("p", "q", "qd", "tau", "parameters")
@@ -219,24 +205,18 @@ def momenta_rate(model, q, qd, tau):
 
     Parameters
     ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, …, parameters='pseudo'``.)
-    q : array_like, shape (n_samples, n_q) or (n_q,)
-    qd, tau : array_like, shape (n_samples, n_v) or (n_v,)
+    model, q, qd
+        As in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, qd, tau, parameters='pseudo'``).
+    tau : array_like, shape (n_samples, n_v) or (n_v,)
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    model = standard_model(model)
-    robot, p, parameters = model.robot, model.values(), model.parameters
-    (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
-
     def work(tree, qd, tau):
         v, mu = _subtree_momenta(tree, qd)
         return _rates(tree, qd, v, mu, tau)
-    out = _blocks(robot, p, parameters, q, work, qd, tau)
-    return out[0] if single else out
+    return _over_samples(model, work, q=q, qd=qd, tau=tau)
 
 
 def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
@@ -262,40 +242,26 @@ def momentum(model, q, qd):
     -------
     ndarray, shape (n_samples, 6) (or (6,))
     """
-    model = standard_model(model, "momentum")
-    robot, p, parameters = model.robot, model.values(), model.parameters
-    (q, qd), single = robot_states(robot, q=q, qd=qd)
-
     def work(tree, qd):
         v = tree.velocities(qd)
         return sum(tree.world_wrench(b, v[b] @ tree.M[b].T) for b in range(tree.n_bodies))
-    out = _blocks(robot, p, parameters, q, work, qd)
-    return out[0] if single else out
+    return _over_samples(model, work, "momentum", q=q, qd=qd)
 
 
 @takes_model("p", "q", "qd", "parameters")
 def kinetic_energy(model, q, qd):
     """½ q̇ᵀ M(q) q̇, rotor inertia included. Returns (n_samples,) (or a float)."""
-    model = standard_model(model)
-    robot, p, parameters = model.robot, model.values(), model.parameters
-    (q, qd), single = robot_states(robot, q=q, qd=qd)
-    out = 0.5 * (_blocks(robot, p, parameters, q, _momenta_of, qd) * qd).sum(axis=1)
-    return float(out[0]) if single else out
+    return _over_samples(model, lambda tree, qd: 0.5 * (_momenta_of(tree, qd) * qd).sum(axis=1), q=q, qd=qd)
 
 
 @takes_model("p", "q", "parameters")
 def potential_energy(model, q):
     """−Σ m g·c of the links (and a floating base), c each centre of mass in the world; zero at the
     world origin. Returns (n_samples,) (or a float)."""
-    model = standard_model(model, "potential_energy")
-    robot, p, parameters = model.robot, model.values(), model.parameters
-    (q,), single = robot_states(robot, q=q)
-    g = robot.gravity_si
-
     def work(tree):
+        g = tree.robot.gravity_si
         total = np.zeros(tree.S)
         for b, (_, h, m) in enumerate(tree.bodies):
             total -= m * (tree.P[b] @ g) + np.einsum("sij,j->si", tree.R[b], h) @ g
         return total
-    out = _blocks(robot, p, parameters, q, work)
-    return float(out[0]) if single else out
+    return _over_samples(model, work, "potential_energy", q=q)

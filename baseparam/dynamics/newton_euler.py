@@ -249,9 +249,17 @@ def inverse_dynamics(model, q, qd, qdd):
     """
     if isinstance(model, BaseModel):          # its base set's customized Newton–Euler (regressors.newton_euler_base)
         return model.base.inverse_dynamics(model.values(), q, qd, qdd)
+    return _torques(model, {"q": q, "qd": qd, "qdd": qdd})
+
+
+def _torques(model, states, **flags):
+    """:func:`blocked` of a model at checked ``states`` ({'q': …, 'qd': …, 'qdd': …}, the rates zero where
+    left out); one sample in, one out."""
     robot = model.robot
-    (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
-    tau = blocked(robot, link_parameters(model), q, qd, qdd)
+    (q, *rates), single = robot_states(robot, **states)
+    zero = np.zeros((q.shape[0], robot.n_v))
+    qd, qdd = (rates + [zero, zero])[:2]
+    tau = blocked(robot, link_parameters(model), q, qd, qdd, **flags)
     return tau[0] if single else tau
 
 
@@ -305,43 +313,26 @@ def gravity_torque(model, q):
     """g(q): joint torques holding the robot at rest against gravity (for a floating base, the
     wrench on the base first: its weight).
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, q, parameters='pseudo'``.)
-    q : array_like, shape (n_samples, n_q) or (n_q,)
+    ``model, q`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, parameters='pseudo'``).
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    robot = model.robot
-    (q,), single = robot_states(robot, q=q)
-    zero = np.zeros((q.shape[0], robot.n_v))
-    tau = blocked(robot, link_parameters(model), q, zero, zero, friction=False)
-    return tau[0] if single else tau
+    return _torques(model, {"q": q}, friction=False)
 
 
 @takes_model("p", "q", "qd", "parameters")
 def coriolis_torque(model, q, qd):
     """C(q, q̇) q̇: centrifugal and Coriolis torques (no gravity, no friction).
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, q, qd, parameters='pseudo'``.)
-    q : array_like, shape (n_samples, n_q) or (n_q,)
-    qd : array_like, shape (n_samples, n_v) or (n_v,)
+    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, qd, parameters='pseudo'``).
 
     Returns
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    robot = model.robot
-    (q, qd), single = robot_states(robot, q=q, qd=qd)
-    tau = blocked(robot, link_parameters(model), q, qd, np.zeros_like(qd),
-                   gravity=False, friction=False)
-    return tau[0] if single else tau
+    return _torques(model, {"q": q, "qd": qd}, gravity=False, friction=False)
 
 
 @takes_model("p", "qd", "parameters")
@@ -349,11 +340,7 @@ def friction_torque(model, qd):
     """FV q̇ + FC c(q̇) + FO + FS s(q̇) for the joints that declare friction (c: sign(q̇) or the joint's
     friction model, :mod:`baseparam.model.friction`; zero on a floating base's twist).
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, qd, parameters='pseudo'``.)
-    qd : array_like, shape (n_samples, n_v) or (n_v,)
+    ``model, qd`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, qd, parameters='pseudo'``).
 
     Returns
     -------

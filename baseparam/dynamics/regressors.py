@@ -210,12 +210,8 @@ def regressor(model, q, qd, qdd, *, out=None):
         Columns in the order of ``model.names``: n_standard of them (``ColumnLayout(robot,
         parameters)``), or rank for a base model.
     """
-    robot = model.robot
-    require_fixed_base(robot, "regressor")
-    (q, qd, qdd), single = states(robot.n_dof, q=q, qd=qd, qdd=qdd)
-    W = evaluate(robot, q, qd, qdd, parameters=model.parameters, columns=_pivots(model),
-                 out=as_batch_out(out, single))
-    return W[0] if single else W
+    require_fixed_base(model.robot, "regressor")
+    return columns_at(model.robot, model.parameters, _pivots(model), {"q": q, "qd": qd, "qdd": qdd}, out=out)
 
 
 @takes_model("q", "qd", "qd_ref", "qdd_ref", "parameters")
@@ -239,12 +235,20 @@ def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None):
     -------
     ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns))
     """
-    robot = model.robot
-    require_fixed_base(robot, "slotine_li_regressor")
-    (q, qd, qd_ref, qdd_ref), single = states(robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-    Y = evaluate(robot, q, qd, qdd_ref, qd_ref, parameters=model.parameters, columns=_pivots(model),
-                 out=as_batch_out(out, single))
-    return Y[0] if single else Y
+    require_fixed_base(model.robot, "slotine_li_regressor")
+    return columns_at(model.robot, model.parameters, _pivots(model),
+                      {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out)
+
+
+def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None):
+    """The regressor's ``columns`` (None: all) at the states ``arrays``, checked: {'q', 'qd', 'qdd'}, or
+    {'q', 'qd', 'qd_ref', 'qdd_ref'} for Slotine–Li; one sample in, one out (the public regressors)."""
+    checked, single = states(robot.n_dof, **arrays)
+    q, qd, *rest = checked
+    qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
+    W = evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
+                 out=as_batch_out(out, single), shapes=shapes)
+    return W[0] if single else W
 
 
 def _pivots(model):
@@ -271,11 +275,8 @@ def by_unit_rates(q, column, n=None):
 def coriolis_matrix(model, q, qd):
     """Christoffel-consistent Coriolis matrix C(q, q̇) (C q̇ = centrifugal and Coriolis torques).
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, q, qd, parameters='pseudo'``.)
-    q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
+    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics`, fixed base (deprecated: ``robot, p, q, qd,
+    parameters='pseudo'``).
 
     Returns
     -------
@@ -301,11 +302,7 @@ def mass_matrix(model, q):
     q̇) M is n_v × n_v and is built by Newton–Euler, column by column (M e_i = τ(q, 0, e_i) without
     gravity).
 
-    Parameters
-    ----------
-    model : Model or BaseModel
-        (Deprecated: ``robot, p, q, parameters='pseudo'``.)
-    q : array_like, shape (n_samples, n_q) or (n_q,)
+    ``model, q`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, parameters='pseudo'``).
 
     Returns
     -------

@@ -119,21 +119,10 @@ class ExcitationDesign:
     torque_limited: bool
     search: SearchSummary = field(repr=False)
 
-    @property
-    def robot(self):
-        return self.base.robot
-
-    @property
-    def parameters(self):
-        return self.base.parameters
-
-    @property
-    def period(self):
-        return self.series.period
-
-    @property
-    def harmonics(self):
-        return self.series.harmonics
+    robot = property(lambda self: self.base.robot)
+    parameters = property(lambda self: self.base.parameters)
+    period = property(lambda self: self.series.period)
+    harmonics = property(lambda self: self.series.harmonics)
 
     def to_dict(self):
         """The ``excite --json`` document (docs/formats.md, "Excitation design")."""

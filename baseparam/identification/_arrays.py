@@ -24,20 +24,12 @@ def from_arrays(t, q, tau=None, *, qd=None, qdd=None, current=None, gains=None, 
         Times in s.
     q, tau, qd, qdd, current : array_like, shape (S, n) (or (S,) for one joint)
         At most one of ``tau`` and ``current`` (with ``gains``); neither: a motion without torques.
-    gains, skip_bad_rows, n_dof
-        As in :func:`read_trajectory`.
-    source : str
-        Name used in messages.
+    gains, skip_bad_rows, n_dof, source
+        As in :func:`from_dataframe` (rows in messages and in ``skipped`` 0-based; DataError as there).
 
     Returns
     -------
     Trajectory
-        Rows in messages and in ``skipped`` are 0-based.
-
-    Raises
-    ------
-    DataError
-        As :func:`read_trajectory`.
 
     Examples
     --------

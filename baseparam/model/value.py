@@ -36,6 +36,16 @@ def _vector(p, n, what):
     return arr
 
 
+def _true_values(compute, which, how):
+    """(``compute()``, None): values of the description's true inertias; or (None, the message of a model
+    without values) when the description does not give them."""
+    try:
+        return compute(), None
+    except RobotDescriptionError as error:
+        return None, (f"{which} has no parameter values: the description does not give them ({error}); "
+                      f"pass them: {how}")
+
+
 def _summary(p):
     if p is None:
         return "None"
@@ -54,6 +64,12 @@ class _Value:
         for name, value in values.items():
             object.__setattr__(self, name, value)
 
+    def _fill(self, p, n, what, missing, **fields):
+        """Set the fields, ``p`` checked (length n, named ``what`` in messages) or None, and the message of
+        :meth:`values` when it is None."""
+        self._set(p=None if p is None else _vector(p, n, what), _missing=missing, _memo={}, **fields)
+        return self
+
     def values(self):
         """``p``, or an ArgumentError (one line) when the model has no parameter values."""
         if self.p is None:
@@ -68,17 +84,9 @@ class _Value:
             found = self._memo[key] = build()
         return found
 
-    @property
-    def n_dof(self) -> int:
-        return self.robot.n_dof
-
-    @property
-    def n_q(self) -> int:
-        return self.robot.n_q
-
-    @property
-    def n_v(self) -> int:
-        return self.robot.n_v
+    n_dof = property(lambda self: self.robot.n_dof, doc="Number of joints (Robot.n_dof).")
+    n_q = property(lambda self: self.robot.n_q, doc="Length of ``q`` (Robot.n_q).")
+    n_v = property(lambda self: self.robot.n_v, doc="Length of ``q̇``, ``q̈`` and τ (Robot.n_v).")
 
     @property
     def kernels(self):
@@ -136,14 +144,9 @@ class Model(_Value):
         check_parameterization(parameters)
         missing = None
         if p is None:
-            try:
-                p = standard_parameters(robot, parameters)
-            except RobotDescriptionError as error:
-                missing = (f"the model of {robot.name!r} has no parameter values: the description does not give "
-                           f"them ({error}); pass them: bp.Model(robot, p) or model.with_parameters(p)")
-        n = _n_standard(robot, parameters)
-        self._set(robot=robot, parameters=parameters, p=None if p is None else _vector(p, n, "p"),
-                  _missing=missing, _memo={})
+            p, missing = _true_values(lambda: standard_parameters(robot, parameters), f"the model of {robot.name!r}",
+                                      "bp.Model(robot, p) or model.with_parameters(p)")
+        self._fill(p, _n_standard(robot, parameters), "p", missing, robot=robot, parameters=parameters)
 
     @classmethod
     def _of(cls, robot, p, parameters):
@@ -151,11 +154,8 @@ class Model(_Value):
         deprecated ``f(robot, p, …, parameters=…)`` call stands for."""
         require_robot(robot)
         check_parameterization(parameters)
-        model = cls.__new__(cls)
-        model._set(robot=robot, parameters=parameters,
-                   p=None if p is None else _vector(p, _n_standard(robot, parameters), "p"),
-                   _missing="this call needs parameter values (p)", _memo={})
-        return model
+        return cls.__new__(cls)._fill(p, _n_standard(robot, parameters), "p", "this call needs parameter values (p)",
+                                      robot=robot, parameters=parameters)
 
     def with_parameters(self, p):
         """A copy with other standard parameters (same robot, parameterization and compiled code).
@@ -211,32 +211,18 @@ class BaseModel(_Value):
     def __init__(self, base, p=None):
         missing = None
         if p is None:
-            try:
-                p = base.from_standard(standard_parameters(base.robot, base.parameters))
-            except RobotDescriptionError as error:
-                missing = (f"the base model of {base.robot.name!r} has no parameter values: the description does "
-                           f"not give them ({error}); pass them: base.model(p_base)")
-        self._set(base=base, p=None if p is None else _vector(p, base.rank, "p_base"), _missing=missing, _memo={})
+            p, missing = _true_values(lambda: base.from_standard(standard_parameters(base.robot, base.parameters)),
+                                      f"the base model of {base.robot.name!r}", "base.model(p_base)")
+        self._fill(p, base.rank, "p_base", missing, base=base)
 
     @classmethod
     def _of(cls, base, p):
-        model = cls.__new__(cls)
-        model._set(base=base, p=None if p is None else _vector(p, base.rank, "p_base"),
-                   _missing="a base set carries no parameter values: use base.model(p_base)", _memo={})
-        return model
+        return cls.__new__(cls)._fill(p, base.rank, "p_base",
+                                      "a base set carries no parameter values: use base.model(p_base)", base=base)
 
-    @property
-    def robot(self):
-        return self.base.robot
-
-    @property
-    def parameters(self) -> str:
-        return self.base.parameters
-
-    @property
-    def names(self) -> list:
-        """Base parameter names, in the order of ``p``."""
-        return list(self.base.names)
+    robot = property(lambda self: self.base.robot)
+    parameters = property(lambda self: self.base.parameters)
+    names = property(lambda self: list(self.base.names), doc="Base parameter names, in the order of ``p``.")
 
     def with_parameters(self, p):
         """A copy with other base parameters (same base set and compiled code).

@@ -20,7 +20,7 @@ from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import row_basis
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
-from ..dynamics.regressors import as_batch_out, evaluate, newton_euler_base
+from ..dynamics.regressors import columns_at, newton_euler_base
 from ..dynamics.samples import as_parameters, states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
@@ -95,14 +95,11 @@ class BaseParameters:
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
     def regressor(self, q, qd, qdd, *, out=None, shapes=None):
-        """Base regressor: τ = W_b @ p_base, computed for the pivot columns only.
+        """Base regressor: τ = W_b @ p_base, computed for the pivot columns only (:func:`~baseparam.regressor` of
+        this base set, ``q, qd, qdd`` and ``out`` as there).
 
         Parameters
         ----------
-        q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
-            Joint positions, velocities and accelerations (SI).
-        out : ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank)), optional
-            Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
         shapes : tuple of 2 ndarray, shape (n_samples, n_dof), optional
             Values of the Coulomb and Stribeck friction shapes c(q̇), s(q̇) (default: from ``qd`` and
             each joint's friction model; identification passes them low-passed like the torque).
@@ -111,33 +108,15 @@ class BaseParameters:
         -------
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank) for one sample)
         """
-        (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
-        W = evaluate(self.robot, q, qd, qdd, parameters=self.parameters, columns=self.pivots,
-                     out=as_batch_out(out, single), shapes=_batch_shapes(shapes))
-        return W[0] if single else W
+        return columns_at(self.robot, self.parameters, self.pivots, {"q": q, "qd": qd, "qdd": qdd}, out=out,
+                          shapes=_batch_shapes(shapes))
 
     def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref, *, out=None):
-        """Slotine–Li regressor in base parameters: Y @ p_base = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
-
-        C is the Christoffel-consistent Coriolis matrix, so Ṁ − 2C is skew-symmetric.
-
-        Parameters
-        ----------
-        q, qd : array_like, shape (n_samples, n_dof) or (n_dof,)
-            Measured joint positions and velocities.
-        qd_ref, qdd_ref : array_like, shape (n_samples, n_dof) or (n_dof,)
-            Reference velocity and acceleration (e.g. q̇_d − Λ q̃ and its derivative).
-        out : ndarray, shape (n_samples, n_dof, rank), optional
-            Buffer to fill, as in :meth:`regressor`.
-
-        Returns
-        -------
-        ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank))
-        """
-        (q, qd, qd_ref, qdd_ref), single = states(self.robot.n_dof, q=q, qd=qd, qd_ref=qd_ref, qdd_ref=qdd_ref)
-        W = evaluate(self.robot, q, qd, qdd_ref, qd_ref, parameters=self.parameters, columns=self.pivots,
-                     out=as_batch_out(out, single))
-        return W[0] if single else W
+        """Slotine–Li regressor in base parameters, Y @ p_base = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇):
+        :func:`~baseparam.slotine_li_regressor` of this base set (its arguments), shape (n_samples, n_dof, rank)
+        (or (n_dof, rank))."""
+        return columns_at(self.robot, self.parameters, self.pivots,
+                          {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out)
 
     def inverse_dynamics(self, p_base, q, qd, qdd, *, shapes=None):
         """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base.
@@ -145,16 +124,8 @@ class BaseParameters:
         Evaluated by customized Newton–Euler in base parameters (O(n) per torque; the graph that
         ``baseparam export`` writes as ``inverse_dynamics``), not through the regressor.
 
-        Parameters
-        ----------
-        p_base : array_like, shape (rank,)
-        q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
-        shapes : tuple of 2 ndarray, optional
-            Friction shapes, as in :meth:`regressor`.
-
-        Returns
-        -------
-        ndarray, shape (n_samples, n_dof) (or (n_dof,))
+        ``q, qd, qdd`` as in :meth:`regressor` (``shapes`` too), ``p_base`` of shape (rank,); returns an
+        ndarray of shape (n_samples, n_dof) (or (n_dof,)).
         """
         p_base = as_parameters(p_base, self.rank, "p_base")
         (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
@@ -193,14 +164,8 @@ class BaseParameters:
         an unconstrained fit may make M indefinite somewhere: then q̈ is meaningless there (see
         ``identify(..., method="consistent")``).
 
-        Parameters
-        ----------
-        p_base : array_like, shape (rank,)
-        q, qd, tau : array_like, shape (n_samples, n_dof) or (n_dof,)
-
-        Returns
-        -------
-        ndarray, shape (n_samples, n_dof) (or (n_dof,))
+        :func:`~baseparam.forward_dynamics` of :meth:`model` ``(p_base)`` (``q, qd, tau`` as there; ``p_base``
+        of shape (rank,)); returns an ndarray of shape (n_samples, n_dof) (or (n_dof,)).
         """
         from ..dynamics.forward import forward_dynamics
 
