@@ -111,7 +111,9 @@ class ForwardDynamics:
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
     Python), with no per-call checks beyond the lengths (NaN in, NaN out; :func:`forward_dynamics`
     checks values). A call writes into buffers of this object and returns a fresh array: give each
-    thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe).
+    thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
+    kernel of one sample runs without releasing the GIL, as pinocchio's functions do: a few µs, less
+    than releasing and retaking it would cost; :meth:`batch` and :meth:`rk4` release it.
 
     Parameters
     ----------
