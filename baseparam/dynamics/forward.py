@@ -112,8 +112,8 @@ class ForwardDynamics:
     Python), with no per-call checks beyond the lengths (NaN in, NaN out; :func:`forward_dynamics`
     checks values). A call writes into buffers of this object and returns a fresh array: give each
     thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
-    kernel of one sample runs without releasing the GIL, as pinocchio's functions do: a few µs, less
-    than releasing and retaking it would cost; :meth:`batch` and :meth:`rk4` release it.
+    kernel of one sample runs without releasing the GIL, as pinocchio's functions do (a few µs; see
+    :func:`baseparam.dynamics._native.holding_gil`); :meth:`batch` and :meth:`rk4` release it.
 
     Parameters
     ----------
