@@ -88,10 +88,10 @@ class Kernel:
             with self._building:              # one thread compiles; the others wait, then all run C
                 if not self._tried:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
-                    self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
-                    if self._lib is not None:
-                        self.packed = _native.holding_gil(self._lib.fd_packed)
-                    self._tried = True
+                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+                    if lib is not None:               # before _lib: whoever sees the library finds packed
+                        self.packed = _native.holding_gil(lib.fd_packed)
+                    self._lib, self._tried = lib, True
         return self._lib
 
 
@@ -199,7 +199,7 @@ class ForwardDynamics:
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
-        if self.kernel.native(build=False) is not None:
+        if self.kernel.packed is not None:
             self._call = self.kernel.packed
             return self(q, qd, tau)
         self._convert(q, qd, tau)
