@@ -155,6 +155,41 @@ def test_paths_agree_and_fallback_without_compiler(monkeypatch, tmp_path):
     assert list(tmp_path.iterdir()) == [], "nothing compiled without a compiler"
 
 
+@pytest.mark.parametrize("compiler", [True, False], ids=["c", "python"])
+def test_one_sample_call_converts_like_numpy_and_refuses_bad_lengths(compiler, monkeypatch, tmp_path):
+    """ForwardDynamics(model)(q, q̇, τ) copies float64 arrays of the right length straight into its
+    buffers and converts anything else as numpy does: the same bits either way, on either backend, a
+    new array per call; wrong lengths or text are one-line ArgumentErrors naming the argument."""
+    import copy
+
+    robot = floating(custom_robot("tree_prismatic"))
+    p, _, q, qd, tau = problem(robot, "pseudo", np.random.default_rng(4), 3)
+    if not compiler:
+        monkeypatch.setenv("BASEPARAM_CC", "none")
+        monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+        robot = copy.deepcopy(robot)          # a new robot object: no kernel compiled for it yet
+    fd = bp.ForwardDynamics(bp.Model(robot, p))
+    assert compiler or fd.backend == "python"
+    for s in range(3):
+        fast = fd(q[s], qd[s], tau[s])
+        assert_close(fast, bp.forward_dynamics(bp.Model(robot, p), q[s:s + 1], qd[s:s + 1], tau[s:s + 1])[0],
+                     1e-12, f"one sample ({fd.backend}) vs the batch")
+        for how, convert in (("lists", list), ("tuples", tuple), ("big-endian", lambda x: x.astype(">f8")),
+                             ("strided views", lambda x: np.repeat(x, 2)[::2]),
+                             ("Fortran rows", lambda x: np.asfortranarray(x[None])[0])):
+            got = fd(convert(q[s]), convert(qd[s]), convert(tau[s]))
+            assert got.tobytes() == fast.tobytes(), f"{how} give other bits than float64 arrays ({fd.backend})"
+    first, second = fd(q[0], qd[0], tau[0]), fd(q[1], qd[1], tau[1])
+    assert not np.shares_memory(first, second) and first.flags.owndata, "each call returns a new array"
+    for args, name in (((q[0][:-1], qd[0], tau[0]), "q"), ((q[0], np.append(qd[0], 1.0), tau[0]), "qd"),
+                       ((q[0], qd[0], tau[:2]), "tau"), ((q[0], qd[0], "abc"), "tau"),
+                       ((q[0].astype(np.float32)[:-1], qd[0], tau[0]), "q")):
+        n = robot.n_q if name == "q" else robot.n_v
+        with pytest.raises(bp.ArgumentError, match=rf"^{name}: expected {n} numbers") as err:
+            fd(*args)
+        assert "\n" not in str(err.value)
+
+
 def test_single_sample_shapes():
     robot = floating(custom_robot("tree_prismatic"))
     p, _, q, qd, tau = problem(robot, "khalil", np.random.default_rng(2), 1)

@@ -90,6 +90,19 @@ def load(source, functions, flags=FLAGS):
     return lib
 
 
+def holding_gil(function):
+    """A function of a library from :func:`load` as a ctypes function that keeps the GIL, its arguments
+    passed as given (ctypes objects such as ``ctypes.c_void_p``: no ``argtypes`` to apply per call).
+
+    For calls of a few µs from Python: a CDLL's function releases and retakes the GIL around each call,
+    which costs about 50 ns and, while another thread runs Python, a wait of up to the interpreter's
+    switch interval to get it back (pybind11's bindings, pinocchio's among them, keep it too).
+    """
+    call = ctypes.PYFUNCTYPE(function.restype)(ctypes.cast(function, ctypes.c_void_p).value)
+    call.argtypes = None
+    return call
+
+
 def _open(cc, source, path, functions, flags):
     """The library at ``path`` (compiled there first if absent) with its signatures, or None."""
     if not os.path.exists(path) and not _compile(cc, source, path, flags):
@@ -122,4 +135,4 @@ def _compile(cc, source, path, flags):
         return False
 
 
-__all__ = ["cache_dir", "compiler", "load"]
+__all__ = ["cache_dir", "compiler", "holding_gil", "load"]

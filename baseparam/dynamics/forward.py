@@ -14,6 +14,7 @@ ways, each reading the same parameter vector (link inertias moved to joint frame
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import threading
 
@@ -50,7 +51,10 @@ class Kernel:
         ``batch(q, qd, tau, p, out)`` on rows (n_q, S), (n_v, S), (n_v, S), filling ``out`` (n_v, S).
     scalar : callable
         The same on lists of floats (one sample).
-    The C kernel (``fd``, ``fd_batch`` and ``rk4``) is compiled on first need (:meth:`native`).
+    packed : callable or None
+        The C kernel's ``fd_packed(block)`` (a ``ctypes.c_void_p``), keeping the GIL; None until
+        :meth:`native` has loaded the kernel.
+    The C kernel (``fd``, ``fd_packed``, ``fd_batch`` and ``rk4``) is compiled on first need (:meth:`native`).
     """
 
     def __init__(self, robot):
@@ -74,7 +78,7 @@ class Kernel:
         exec(compile(numpy_source(g, rows, offsets, arguments=arguments, inputs=source, free=False),
                      f"<baseparam forward dynamics of {robot.name}, one sample>", "exec"), namespace)
         self.scalar = namespace["evaluate"]
-        self._lib, self._tried, self.calls = None, False, 0
+        self._lib, self._tried, self.calls, self.packed = None, False, 0, None
         self._building = threading.Lock()
 
     def native(self, build=True):
@@ -84,8 +88,10 @@ class Kernel:
             with self._building:              # one thread compiles; the others wait, then all run C
                 if not self._tried:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
-                    self._lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
-                    self._tried = True
+                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+                    if lib is not None:               # before _lib: whoever sees the library finds packed
+                        self.packed = _native.holding_gil(lib.fd_packed)
+                    self._lib, self._tried = lib, True
         return self._lib
 
 
@@ -103,8 +109,11 @@ class ForwardDynamics:
 
     For loops that evaluate one state at a time (controllers, integrators): the parameters are
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
-    Python), with no per-call checks beyond the lengths. A call writes into buffers of this object:
-    give each thread its own (the kernel is shared; :func:`forward_dynamics` is thread-safe).
+    Python), with no per-call checks beyond the lengths (NaN in, NaN out; :func:`forward_dynamics`
+    checks values). A call writes into buffers of this object and returns a fresh array: give each
+    thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
+    kernel of one sample runs without releasing the GIL, as pinocchio's functions do (a few µs; see
+    :func:`baseparam.dynamics._native.holding_gil`); :meth:`batch` and :meth:`rk4` release it.
 
     Parameters
     ----------
@@ -146,15 +155,20 @@ class ForwardDynamics:
         robot = model.robot
         self.model, self.robot, self.parameters = model, robot, model.parameters
         self.kernel = kernel(robot)
-        self.p = forward_parameters(robot, link_parameters(model))
+        p = forward_parameters(robot, link_parameters(model))
         self._lock = threading.Lock()           # for forward_dynamics(), which shares one object between threads
-        self._p_list = self.p.tolist()
+        self._p_list = p.tolist()
         n_q, n_v = robot.n_q, robot.n_v
-        self._buffer = np.zeros(n_q + 3 * n_v)
-        b = self._buffer
-        self._q, self._qd, self._tau, self._out = b[:n_q], b[n_q:n_q + n_v], b[n_q + n_v:n_q + 2 * n_v], b[-n_v:]
-        self._addresses = (*(_address(x) for x in (self._q, self._qd, self._tau)), _address(self.p),
-                           _address(self._out))
+        # one block in the order of the C kernel's fd_packed: q, q̇, τ, q̈, then the parameters
+        b = self._buffer = np.concatenate([np.zeros(n_q + 3 * n_v), p])
+        self._q, self._qd, self._tau = b[:n_q], b[n_q:n_q + n_v], b[n_q + n_v:n_q + 2 * n_v]
+        self._out, self.p = b[n_q + 2 * n_v:n_q + 3 * n_v], b[n_q + 3 * n_v:]
+        self._block = ctypes.c_void_p(_address(b))
+        # memoryview copies a float64 buffer of the same length in C, several times faster than numpy's
+        # slice assignment, and refuses anything else (other lengths, dtypes, lists) for numpy to convert
+        view = memoryview(b)
+        self._view_q, self._view_qd, self._view_tau = view[:n_q], view[n_q:n_q + n_v], view[n_q + n_v:n_q + 2 * n_v]
+        self._call = None                       # the kernel's fd_packed, once it is compiled
         if native:
             self.kernel.native()
 
@@ -164,14 +178,40 @@ class ForwardDynamics:
         return "c" if self.kernel.native(build=False) is not None else "python"
 
     def __call__(self, q, qd, tau):
-        """q̈ of one sample: q (n_q,), q̇ and τ (n_v,) → ndarray (n_v,). A floating base's quaternion
-        must be a unit quaternion here (no check; :func:`forward_dynamics` normalizes)."""
-        native = self.kernel.native(build=False)
-        if native is None:
-            return self._python(q, qd, tau)
-        self._q[:], self._qd[:], self._tau[:] = q, qd, tau
-        native.fd(*self._addresses)
+        """q̈ of one sample: q (n_q,), q̇ and τ (n_v,) → a new ndarray (n_v,). A floating base's
+        quaternion must be a unit quaternion here (no check; :func:`forward_dynamics` normalizes).
+
+        Raises
+        ------
+        ArgumentError
+            When q, q̇ or τ is not of its length (or not numbers); one line naming it.
+        """
+        call = self._call
+        if call is None:
+            return self._unbound(q, qd, tau)
+        # the whole call is a few µs, of which the C kernel most: no helper calls on this path
+        try:
+            self._view_q[:] = q
+            self._view_qd[:] = qd
+            self._view_tau[:] = tau
+        except (TypeError, ValueError):
+            self._convert(q, qd, tau)
+        call(self._block)
         return self._out.copy()
+
+    def _unbound(self, q, qd, tau):
+        """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
+        if self.kernel.packed is not None:
+            self._call = self.kernel.packed
+            return self(q, qd, tau)
+        self._convert(q, qd, tau)
+        out = [0.0] * self.robot.n_v
+        try:
+            self.kernel.scalar(self._q.tolist(), self._qd.tolist(), self._tau.tolist(), self._p_list, out)
+        except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
+            out = [math.nan] * self.robot.n_v
+        self._count(1)
+        return np.array(out)
 
     def _python(self, q, qd, tau):
         """One sample by the straight-line Python, in local lists (no buffer of this object: safe
@@ -181,8 +221,17 @@ class ForwardDynamics:
             self.kernel.scalar(*(np.asarray(x, dtype=float).tolist() for x in (q, qd, tau)), self._p_list, out)
         except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
             out = [math.nan] * self.robot.n_v
-        self._count(1)
         return np.array(out)
+
+    def _convert(self, q, qd, tau):
+        """Copy one sample into the buffers as numpy converts it (lists, other dtypes, scalars broadcast)."""
+        for name, value, target in (("q", q, self._q), ("qd", qd, self._qd), ("tau", tau, self._tau)):
+            try:
+                target[:] = value
+            except (TypeError, ValueError) as exc:
+                reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+                raise ArgumentError(f"{name}: expected {target.size} numbers, shape ({target.size},), for one "
+                                    f"sample ({reason})") from None
 
     def _count(self, calls):
         """Count one-sample evaluations; a robot evaluated often enough gets its C kernel compiled."""
