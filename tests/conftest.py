@@ -21,3 +21,19 @@ needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data (measu
 @pytest.fixture(scope="session")
 def root():
     return ROOT
+
+
+def planar_arm():
+    """The planar 3R arm with physical bodies (seeded masses) and friction (viscous, Coulomb, offset) on
+    every joint: the simulated robot several test modules share."""
+    import dataclasses
+
+    import numpy as np
+
+    import baseparam as bp
+    rrr = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    rng = np.random.default_rng(5)
+    bodies = [bp.Inertia(mass=m, com=np.array([-0.4, 0.02, 0.0]), inertia=np.diag([0.01, 0.08, 0.08]) * m)
+              for m in rng.uniform(1, 3, 3)]
+    joints = tuple(dataclasses.replace(j, inertia=b, friction=(0.4, 0.3, 0.1)) for j, b in zip(rrr.joints, bodies))
+    return dataclasses.replace(rrr, joints=joints, source=None)

@@ -14,7 +14,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.excitation.fourier import FourierSeries
-from conftest import ROOT
+from conftest import planar_arm
 
 pytestmark = pytest.mark.filterwarnings("ignore::baseparam.ExcitationWarning")   # the timid motion is meant to be poor
 LIMITS = {"joints": [{"q": [-2.0, 2.5], "qd": 1.5}, {"q": [-1.5, 1.5], "qd": 2.0}, {"q": [-2.5, 2.5], "qd": 2.5}]}
@@ -23,12 +23,7 @@ LIMITS = {"joints": [{"q": [-2.0, 2.5], "qd": 1.5}, {"q": [-1.5, 1.5], "qd": 2.0
 @pytest.fixture(scope="module")
 def arm():
     """A planar 3R arm with physical bodies and friction (viscous, Coulomb, offset) on every joint."""
-    rrr = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
-    rng = np.random.default_rng(5)
-    bodies = [bp.Inertia(mass=m, com=np.array([-0.4, 0.02, 0.0]), inertia=np.diag([0.01, 0.08, 0.08]) * m)
-              for m in rng.uniform(1, 3, 3)]
-    joints = tuple(dataclasses.replace(j, inertia=b, friction=(0.4, 0.3, 0.1)) for j, b in zip(rrr.joints, bodies))
-    return dataclasses.replace(rrr, joints=joints, source=None)
+    return planar_arm()
 
 
 @pytest.fixture(scope="module")

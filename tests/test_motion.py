@@ -21,7 +21,7 @@ import baseparam as bp
 from baseparam.excitation.fourier import FourierSeries, Samples
 from baseparam.identification.preprocessing import Preprocessing, Processed, preprocess
 from baseparam.motion import Trajectory, check_motion
-from conftest import ROOT
+from conftest import ROOT, planar_arm
 
 S, N = 40, 3
 
@@ -174,12 +174,7 @@ def test_preprocess_returns_the_motion_with_a_mask():
 @pytest.fixture(scope="module")
 def arm():
     """A planar 3R arm with physical bodies and friction."""
-    rrr = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
-    rng = np.random.default_rng(5)
-    bodies = [bp.Inertia(mass=m, com=np.array([-0.4, 0.02, 0.0]), inertia=np.diag([0.01, 0.08, 0.08]) * m)
-              for m in rng.uniform(1, 3, 3)]
-    joints = tuple(dataclasses.replace(j, inertia=b, friction=(0.4, 0.3, 0.1)) for j, b in zip(rrr.joints, bodies))
-    return dataclasses.replace(rrr, joints=joints, source=None)
+    return planar_arm()
 
 
 def _sines(duration, rate=200.0, phase=0.0):
