@@ -18,11 +18,11 @@ description at random configurations; :class:`DHEquivalent` reports the largest 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from .joint_model import exact_cos_sin, factor_matrix, joint_models, product
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
 
@@ -79,17 +79,13 @@ def link_frames(robot, q) -> list:
     return frames
 
 
+def _si(robot):
+    """The readings of description lengths and angles in SI, for :func:`factor_matrix`."""
+    return (lambda v: float(v) * robot.length_scale), (lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
+
+
 def joint_transform(robot, model, q) -> np.ndarray:
     """``A(q) = C · M(q + offset) · C′`` in SI, shape (4, 4)."""
-    def length(v):
-        return float(v) * robot.length_scale
-
-    def cos_sin(v):
-        return exact_cos_sin(v, robot.angle_unit)[:2]
-
-    out = np.eye(4)
-    for f in model.before:
-        out = out @ factor_matrix(f, length, cos_sin)
     motion = model.offset * (robot.angle_scale if model.is_revolute else robot.length_scale) + q
     m = np.eye(4)
     if model.is_revolute:
@@ -97,9 +93,9 @@ def joint_transform(robot, model, q) -> np.ndarray:
         m[:2, :2] = [[c, -s], [s, c]]
     else:
         m[2, 3] = motion
-    out = out @ m
+    out = joint_transform_before(robot, model) @ m
     for f in model.after:
-        out = out @ factor_matrix(f, length, cos_sin)
+        out = out @ factor_matrix(f, *_si(robot))
     return out
 
 
@@ -109,19 +105,14 @@ def _joint_axes(robot):
     axes = []
     for joint, model in zip(robot.joints, joint_models(robot)):
         parent = frames[joint.parent - 1] if joint.parent else np.eye(4)
-        before = joint_transform_before(robot, model)
-        J = parent @ before
+        J = parent @ joint_transform_before(robot, model)
         axes.append((J[:3, 3], J[:3, 2]))
     return axes, frames
 
 
 def joint_transform_before(robot, model) -> np.ndarray:
     """C of a joint (its motion is about/along the z axis of the frame C leads to), SI."""
-    out = np.eye(4)
-    for f in model.before:
-        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
-                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
-    return out
+    return product(model.before, *_si(robot))
 
 
 def _perpendicular(z, hint):
@@ -237,8 +228,6 @@ def dh_robot(robot, equivalent: DHEquivalent):
     The same mechanism with the same joint angles: the same rank, and the same torques for the same
     bodies; only the link frames (hence the regroupings) differ.
     """
-    from dataclasses import replace
-
     from .robot import Joint, Robot
 
     frames = link_frames(robot, np.zeros(robot.n_dof))
@@ -251,26 +240,25 @@ def dh_robot(robot, equivalent: DHEquivalent):
             fields.update(d=_metres(d), offset=_degrees(offset))
         else:
             fields.update(theta=_degrees(theta), offset=_metres(offset))
-        body = joint.inertia
-        if body is not None:
-            X = np.linalg.inv(dh[k]) @ frames[k]          # the description's link frame in DH frame k
-            R, p = X[:3, :3], X[:3, 3]
-            body = replace(body, com=R @ np.asarray(body.com, float) + p,
-                           inertia=R @ np.asarray(body.inertia, float) @ R.T)
-        joints.append(Joint(**fields, inertia=body))
+        # the description's link frame in DH frame k
+        joints.append(Joint(**fields, inertia=_in_frame(joint.inertia, np.linalg.inv(dh[k]) @ frames[k])))
     gravity = np.asarray(robot.gravity_si, float)
     floating = {}
     if robot.is_floating:     # gravity stays in the world; the base body moves into DH frame 0 (its pose's frame)
-        body = robot.base_inertia
-        if body is not None:
-            X = np.linalg.inv(equivalent.base)
-            body = replace(body, com=X[:3, :3] @ np.asarray(body.com, float) + X[:3, 3],
-                           inertia=X[:3, :3] @ np.asarray(body.inertia, float) @ X[:3, :3].T)
-        floating = {"base": "floating", "base_inertia": body}
+        floating = {"base": "floating", "base_inertia": _in_frame(robot.base_inertia, np.linalg.inv(equivalent.base))}
     else:
         gravity = equivalent.base[:3, :3].T @ gravity
     return Robot(tuple(joints), name=robot.name, convention="standard", length_unit="m", angle_unit="deg",
                  gravity=tuple(float(g) for g in gravity), **floating)
+
+
+def _in_frame(body, X):
+    """A body (or None) whose frame is X (4×4) in another frame, expressed in that frame."""
+    if body is None:
+        return None
+    R = X[:3, :3]
+    return replace(body, com=R @ np.asarray(body.com, float) + X[:3, 3],
+                   inertia=R @ np.asarray(body.inertia, float) @ R.T)
 
 
 def _degrees(rad) -> float:

@@ -20,23 +20,22 @@ whose torque sensor sees no Coulomb friction declares ``[true, false, true]``.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
+
+from ..errors import ArgumentError, RobotDescriptionError
+from .checks import _finite_number
 
 COULOMB_SHAPES = ("sign", "smooth")
 AUTO = "auto"
 
 
 def _scale(value, name):
-    from ..errors import RobotDescriptionError
-
     if value is None or value == AUTO:
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value) or not 0 < value < 1e3:
+    if not _finite_number(value) or not 0 < value < 1e3:
         raise RobotDescriptionError(f"FrictionModel.{name}: expected a velocity scale > 0 (rad/s or m/s) or "
                                     f"'auto', got {value!r}")
     return float(value)
@@ -72,8 +71,6 @@ class FrictionModel:
     stribeck_friction: Optional[float] = None
 
     def __post_init__(self):
-        from ..errors import RobotDescriptionError
-
         if self.coulomb not in COULOMB_SHAPES:
             raise RobotDescriptionError(f"FrictionModel.coulomb: expected one of {COULOMB_SHAPES}, "
                                         f"got {self.coulomb!r}")
@@ -85,9 +82,7 @@ class FrictionModel:
         if self.coulomb == "sign" and self.velocity is not None:
             raise RobotDescriptionError("FrictionModel.velocity: only for coulomb 'smooth' (sign has no scale)")
         value = self.stribeck_friction
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
-                                                                                      np.floating))
-                                  or not math.isfinite(value)):
+        if value is not None and not _finite_number(value):
             raise RobotDescriptionError(f"FrictionModel.stribeck_friction: expected a finite number, got {value!r}")
         if value is not None and self.stribeck is None:
             raise RobotDescriptionError("FrictionModel.stribeck_friction: given without a Stribeck velocity")
@@ -142,7 +137,6 @@ class FrictionModel:
 
     def _check_resolved(self):
         if self.unresolved:
-            from ..errors import ArgumentError
             raise ArgumentError(f"friction model: the {' and '.join(self.unresolved)} scale is 'auto' (identified "
                                 "from data by bp.identify); give a number to evaluate the friction")
 
@@ -291,8 +285,6 @@ def parse_friction_model(text: str) -> tuple:
     ArgumentError
         On anything else (one line saying what is accepted).
     """
-    from ..errors import ArgumentError
-
     accepted = ("expected sign, smooth[:V], stribeck[:V], smooth[:V]+stribeck[:V] or none "
                 "(V a velocity scale in rad/s or m/s, or auto)")
     text = str(text).strip().lower()

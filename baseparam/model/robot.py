@@ -14,8 +14,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import ArgumentTypeError, RoundOffWarning
-from .checks import angle_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
+from .checks import (_finite_number, angle_problem, body_problem, gravity_problem, length_problem, snap_degrees,
+                     snap_gravity)
 from .friction import FrictionModel
 
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
@@ -55,9 +56,6 @@ class Inertia:
     def __post_init__(self):
         # a physically impossible body (negative mass matrix, I1 > I2 + I3, 1e300 kg) is refused here,
         # for robots built in code; the loader runs the same check first to name the file and joint
-        from ..errors import RobotDescriptionError
-        from .checks import body_problem
-
         problem = body_problem(self.mass, self.com, self.inertia, massless_ok=self.as_written,
                                physical=not self.as_written)
         if problem is not None:
@@ -97,8 +95,6 @@ class Origin:
     label: str = field(default="", compare=False)
 
     def __post_init__(self):
-        from ..errors import RobotDescriptionError
-
         for name in ("xyz", "rpy"):
             values = tuple(getattr(self, name))
             if len(values) != 3 or not all(_finite_number(v) for v in values):
@@ -131,11 +127,6 @@ class JointLimits:
 def _declared(value) -> bool:
     """A friction entry that models its term (True or a value; False and None do not)."""
     return value is not False and value is not None
-
-
-def _finite_number(value) -> bool:
-    return (not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-            and math.isfinite(value))
 
 
 @dataclass(frozen=True)
@@ -199,12 +190,9 @@ class Joint:
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
         # code, whose bad numbers would otherwise surface deep inside the numerics.
-        from ..errors import RobotDescriptionError
-
         for name in ("alpha", "a", "d", "theta", "offset"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(value):
+            if not _finite_number(value):
                 raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {value!r}")
         if not (self.parent is None
                 or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
@@ -215,8 +203,7 @@ class Joint:
             raise RobotDescriptionError("Joint.friction: expected 3 entries (viscous, Coulomb, offset), "
                                         f"got {self.friction!r}")
         for value in friction + (self.rotor_inertia,):
-            if not (value is None or isinstance(value, bool)
-                    or (isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value))):
+            if not (value is None or isinstance(value, bool) or _finite_number(value)):
                 raise RobotDescriptionError(f"Joint.friction/rotor_inertia: expected booleans or finite numbers, "
                                             f"got {value!r}")
         object.__setattr__(self, "friction", friction)
@@ -254,7 +241,7 @@ class Joint:
 
     @property
     def has_rotor_inertia(self) -> bool:
-        return self.rotor_inertia is not False and self.rotor_inertia is not None
+        return _declared(self.rotor_inertia)
 
 
 @dataclass(frozen=True)
@@ -297,8 +284,6 @@ class Robot:
     base_inertia: Optional[Inertia] = None
 
     def __post_init__(self):
-        from ..errors import RobotDescriptionError
-
         if self.convention not in CONVENTIONS:
             raise RobotDescriptionError(f"convention: expected one of {CONVENTIONS}, got {self.convention!r}")
         if self.length_unit not in LENGTH_UNITS:
@@ -368,8 +353,6 @@ class Robot:
 
     def _check_general(self, k, jt):
         """A urdf-convention joint: placed by its origins and axis, DH fields unused."""
-        from ..errors import RobotDescriptionError
-
         for name in ("alpha", "a", "d", "theta"):
             if getattr(jt, name) != 0:
                 raise RobotDescriptionError(f"joints[{k}].{name}: a urdf-convention joint is placed by its "
@@ -485,7 +468,7 @@ def with_drives(robot: Robot, friction: bool = False, rotor_inertia: bool = Fals
         if friction:
             prior = j.friction_prior or (None, None)
             changes["friction"] = tuple(
-                old if old is not False and old is not None else (True if value is None else float(value))
+                old if _declared(old) else (True if value is None else float(value))
                 for old, value in zip(j.friction, (*prior, None)))
         if rotor_inertia and not j.has_rotor_inertia:
             changes["rotor_inertia"] = True
@@ -522,7 +505,7 @@ def robot_to_yaml(robot: Robot) -> str:
             entry["offset"] = j.offset
         if j.parent != k:
             entry["parent"] = j.parent
-        if any(f is not False and f is not None for f in j.friction):
+        if any(_declared(f) for f in j.friction):
             entry["friction"] = [f if isinstance(f, bool) else float(f) for f in j.friction]
         if j.friction_model is not None:
             entry["friction_model"] = j.friction_model.to_dict()
@@ -563,21 +546,14 @@ def require_fixed_base(robot, what: str) -> Robot:
     """``robot`` itself when its base is fixed; otherwise an ArgumentError saying that ``what`` (a
     function or command) does not take floating bases yet."""
     if robot.is_floating:
-        from ..errors import ArgumentError
-
         raise ArgumentError(f"robot: {robot.name!r} has a floating base (base: floating); {what} handles fixed-base "
                             "robots only for now (forward dynamics, wrenches and simulation take floating bases)")
     return robot
 
 
 def require_robot(robot, name: str = "robot") -> Robot:
-    """``robot`` itself when it is a :class:`Robot`; otherwise an ArgumentTypeError (an ArgumentError and a
-    TypeError) naming the argument, with a hint for a file name.
-
-    Every public function that takes a robot calls this first (as
-    :func:`baseparam._validation.check_robot`), so that a file name or another object is refused in one
-    line instead of failing deep inside with an AttributeError.
-    """
+    """``robot`` itself when it is a :class:`Robot`; otherwise an ArgumentTypeError naming the argument, with a
+    hint for a file name (every public function taking a robot calls it, as ``_validation.check_robot``)."""
     if not isinstance(robot, Robot):
         hint = ("; for a description file use bp.load_robot(path) first"
                 if isinstance(robot, (str, bytes)) or hasattr(robot, "__fspath__") else "")

@@ -19,6 +19,7 @@ import numpy as np
 
 from ._kernels import kernels_of
 from .._numbers import real_array
+from .._validation import check_parameter_vector
 from ..errors import ArgumentError, RobotDescriptionError
 from .parameters import ColumnLayout, check_parameterization, standard_parameters
 from .robot import Robot, require_robot
@@ -26,12 +27,7 @@ from .robot import Robot, require_robot
 
 def _vector(p, n, what):
     """A read-only float copy of a parameter vector of length n (the checks of the dynamics' ``p``)."""
-    arr = real_array(what, p, ArgumentError)
-    if arr.shape != (n,):
-        raise ArgumentError(f"{what}: expected shape ({n},), got {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ArgumentError(f"{what}: contains NaN or inf")
-    arr = np.array(arr, dtype=float)           # our own copy: the caller's array may change later
+    arr = np.array(check_parameter_vector(p, n, what), dtype=float)    # our own copy: the caller's may change
     arr.flags.writeable = False
     return arr
 
