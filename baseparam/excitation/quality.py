@@ -21,24 +21,20 @@ from .criteria import condition_number
 class IdentificationErrors:
     """Errors of least-squares fits on noisy inverse-dynamics torques.
 
-    The figures are those of :mod:`baseparam.evaluation` (the same names as :class:`~baseparam.FitErrors`,
-    with the same definitions), each the median over the trials of the figure of one fit.
+    ``parameter_error``, ``torque_error`` (on the validation states; None without them) and
+    ``median_relative_error`` are the figures of :mod:`baseparam.evaluation` (as in
+    :class:`~baseparam.FitErrors`), each the median over the trials of the figure of one fit.
 
     Attributes
     ----------
-    parameter_error : float
-        Median over the trials of ‖p̂ − p‖ / ‖p‖ (base parameters, SI).
+    parameter_error, median_relative_error : float
     relative_std : ndarray, shape (rank,)
-        Standard deviation of each estimate over the trials, divided by max(|p_i|, 10⁻³‖p‖)
-        (:func:`~baseparam.evaluation.relative_scale`).
+        Standard deviation of each estimate over the trials, divided by
+        :func:`~baseparam.evaluation.relative_scale`.
     torque_error : float or None
-        Median over the trials of ‖W_b(p̂ − p)‖ / ‖W_b p‖ on the validation states, when given:
-        the pooled NRMSE of the fitted model's noise-free torques against the true ones.
     condition_number : float
         cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use.
     trials : int
-    median_relative_error : float
-        Median over the trials of the median over the base parameters of |p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖).
     """
 
     parameter_error: float

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from ._projections import RADIX, TRACE_MAP, kept, potential_starts, row_starts
+from ._projections import RADIX, TRACE_MAP, _children, kept, potential_starts, row_starts
 from ._sparse import CSR
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3, "FS": 4}
@@ -49,14 +49,6 @@ class ZBlock:
 def _labels(i, j, keys, n_dof):
     digits = (keys[:, None] // RADIX ** np.arange(n_dof)) % RADIX + 1
     return np.column_stack([i, j, digits]).astype(np.int64)
-
-
-def _children(parents):
-    children = [[] for _ in parents]
-    for k, p in enumerate(parents):
-        if p >= 0:
-            children[p].append(k)
-    return children
 
 
 class RowMaps:
@@ -173,10 +165,16 @@ class _Triplets:
         return unique, m, mm
 
 
-def _in_pieces(values, images, size):
-    """Row pieces of at most ``size`` rows (a piece's rows times its columns stay bounded)."""
-    for s in range(0, values.shape[0], size):
-        yield s, values[s:s + size], None if images is None else images[s:s + size]
+def _add_rows(triplets, units, maps, stats, k, codes, coefs, mcoefs, potential=False):
+    """The rows these coefficients start at joint k (row codes ``codes``), in pieces of bounded size."""
+    size = max(1, BLOCK_ENTRIES // (4 * maps.columns[k].size))
+    for s in range(0, coefs.shape[0], size):
+        values, images = coefs[s:s + size], None if mcoefs is None else mcoefs[s:s + size]
+        if units.exact and values.size:   # only exact runs can overflow
+            stats.observe(values)
+            stats.observe_bound(maps.bound(k, values, potential))
+        columns, vals, mvals = maps.rows(k, values, images, potential)
+        triplets.add_rows(codes[s:s + size], columns, vals, mvals)
 
 
 def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece=PIECE):
@@ -194,13 +192,7 @@ def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece
         one = np.array([1.0])
         triplets.add(np.array([start * span]), np.array([layout.rotor_columns[start]]), one, one)
     for k, keys, pair_i, coefs, mcoefs in row_starts(units.ops, start, units.tol, parents, piece):
-        rows_per_piece = max(1, BLOCK_ENTRIES // (4 * maps.columns[k].size))
-        for s, values, images in _in_pieces(coefs, mcoefs, rows_per_piece):
-            if units.exact and values.size:   # only exact runs can overflow
-                stats.observe(values)
-                stats.observe_bound(maps.bound(k, values))
-            columns, vals, mvals = maps.rows(k, values, images)
-            triplets.add_rows(pair_i[s:s + len(values)] * span + keys[s:s + len(values)], columns, vals, mvals)
+        _add_rows(triplets, units, maps, stats, k, pair_i * span + keys, coefs, mcoefs)
         if triplets.count >= BLOCK_ENTRIES:
             yield _kinetic_block(triplets, layout, start, n_dof)
             triplets = _Triplets(units)
@@ -226,13 +218,7 @@ def potential_blocks(units, layout, maps, n_dof, stats, parents=None, piece=PIEC
     triplets = _Triplets(units)
     for k, keys, coefs, mcoefs in potential_starts(units.ops, units.gravity, units.tol, parents, units.mod_gravity,
                                                    piece):
-        rows_per_piece = max(1, BLOCK_ENTRIES // (4 * maps.columns[k].size))
-        for s, values, images in _in_pieces(coefs, mcoefs, rows_per_piece):
-            if units.exact and values.size:
-                stats.observe(values)
-                stats.observe_bound(maps.bound(k, values, potential=True))
-            columns, vals, mvals = maps.rows(k, values, images, potential=True)
-            triplets.add_rows(keys[s:s + len(values)], columns, vals, mvals)
+        _add_rows(triplets, units, maps, stats, k, keys, coefs, mcoefs, potential=True)
         if triplets.count >= BLOCK_ENTRIES:
             yield _potential_block(triplets, layout, n_dof)
             triplets = _Triplets(units)

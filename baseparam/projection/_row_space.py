@@ -303,10 +303,9 @@ class _Side:
         ids = self.out.start(terms)
         if not len(terms):
             return
-        pair = (self.maps.potential if potential else self.maps.kinetic)[m]
-        L = self.arith.row_map(pair)
-        if self.stats is not None:
-            self.stats.observe_bound(float((np.abs(terms.values) @ np.abs(L)).max(initial=0.0)))
+        L = self.arith.row_map((self.maps.potential if potential else self.maps.kinetic)[m])
+        if self.stats is not None:          # exact runs (no modulus): L is the float map RowMaps.bound uses
+            self.stats.observe_bound(self.maps.bound(m, terms.values, potential))
         self.out.add(ids, self.arith.times(terms.values, L), self.maps.columns[m])
         if extra is not None:
             self.out.add(ids, np.full((len(terms), 1), extra[1]), [extra[0]])

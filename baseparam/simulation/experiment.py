@@ -7,19 +7,11 @@ simulated robot, and the model's torques on a held-out run with its true torques
 same robot with the same sensor noise — an excitation design and another motion — tell which motion
 identifies the robot better: the proof that a design helps.
 
-The figures (:class:`FitErrors`; the first three defined in :mod:`baseparam.evaluation`, with the
-same names and definitions as :func:`~baseparam.identification_errors`'s):
-
-* ``parameter_error`` ‖p̂ − p‖ / ‖p‖ over the base parameters (SI, so the large ones weigh most);
-* ``relative_errors`` |p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖) per parameter (the floor keeps parameters
-  whose true value is 0, such as a cylinder's products of inertia, finite), and their median;
-* ``torque_error`` ‖W_b(p̂ − p)‖ / ‖W_b p‖ on the held-out run's true states, pooled over joints:
-  the model error alone, without the sensor noise;
-* ``sigma_errors`` (p̂_i − p_i) / σ_i in the fit's own standard deviations: whether the fit knows
-  how far off it is (|·| ≤ 3 for nearly all parameters when the noise is all that separates the
-  log from the model);
-* ``validation_nrmse_percent`` what :func:`~baseparam.identify` reports on the held-out log (noise
-  included), as one would measure it on the real robot.
+The figures of :class:`FitErrors`: ``parameter_error``, ``relative_errors`` and ``torque_error`` (on the
+held-out run's true states) as :mod:`baseparam.evaluation` defines them; ``sigma_errors`` (p̂_i − p_i) / σ_i
+in the fit's own standard deviations (|·| ≤ 3 for nearly all parameters when the noise is all that
+separates the log from the model); ``validation_nrmse_percent`` what :func:`~baseparam.identify` reports
+on the noisy held-out log, as one would measure it on the real robot.
 
 A consistent fit (``method='consistent'``) is run without the CAD prior unless told otherwise: in
 a simulation whose truth is the description's own inertias, that prior would be the answer.
@@ -77,19 +69,10 @@ class FitErrors:
     validation_nrmse_percent: float
     identification: object = field(repr=False)
 
-    @property
-    def parameter_error(self):
-        """‖p̂ − p‖ / ‖p‖ (:func:`~baseparam.evaluation.fit_errors`)."""
-        return fit_errors(self.estimate, self.truth).parameter_error
-
-    @property
-    def relative_errors(self):
-        """|p̂_i − p_i| / max(|p_i|, 10⁻³‖p‖), shape (rank,) (:func:`~baseparam.evaluation.fit_errors`)."""
-        return fit_errors(self.estimate, self.truth).relative_errors
-
-    @property
-    def median_relative_error(self):
-        return fit_errors(self.estimate, self.truth).median_relative_error
+    # the figures of baseparam.evaluation.fit_errors (relative_errors: shape (rank,))
+    parameter_error = property(lambda self: fit_errors(self.estimate, self.truth).parameter_error)
+    relative_errors = property(lambda self: fit_errors(self.estimate, self.truth).relative_errors)
+    median_relative_error = property(lambda self: fit_errors(self.estimate, self.truth).median_relative_error)
 
     @property
     def sigma_errors(self):
