@@ -2,6 +2,7 @@
 naming the argument (complex, dates and durations, booleans, text and other objects, ragged lists)."""
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -18,6 +19,14 @@ _REFUSED = {
     "S": "bytes; expected numbers",
     "V": "records; expected an array of plain numbers",
 }
+
+
+def is_real(x) -> bool:
+    """A finite real number (Python or numpy), not a bool."""
+    try:
+        return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and math.isfinite(x)
+    except OverflowError:          # an int beyond the float range
+        return False
 
 
 def real_array(name, x, error=ArgumentError):

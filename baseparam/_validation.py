@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-from ._numbers import real_array
+from ._numbers import is_real, real_array
 from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
@@ -50,11 +50,6 @@ def check_instance(value, name: str, kind, what: str, *, allow_none=False, error
 
 
 # -- scalars and options --------------------------------------------------------------------------------------------
-def is_real(x) -> bool:
-    """A finite real number (Python or numpy), not a bool."""
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and math.isfinite(x)
-
-
 def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
     """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
     (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""

@@ -30,28 +30,17 @@ class BaseParamError(Exception):
 
 
 class ArgumentError(BaseParamError, ValueError):
-    """An argument of a library function is invalid (shape, value, option).
-
-    The message names the parameter, what was expected and what was received, e.g.
-    ``qd: expected shape (n_samples, 6) or (6,), got (10, 5)``.
-    """
+    """An argument of a library function is invalid (shape, value, option)."""
 
 
 class ArgumentTypeError(ArgumentError, TypeError):
     """An argument of a library function has the wrong type, e.g. a file name where a
-    :class:`~baseparam.Robot` is expected.
-
-    Also a ``TypeError``, which is what earlier versions raised (``require_robot``), so code that
-    catches either keeps working.
-    """
+    :class:`~baseparam.Robot` is expected (also a ``TypeError``, what earlier versions raised)."""
 
 
 class RobotDescriptionError(BaseParamError, ValueError):
-    """A robot description (YAML file or :class:`~baseparam.Robot`) is invalid.
-
-    The message names the file, the joint and the field, e.g.
-    ``robots/arm.yaml: joints[3].alpha: expected a finite number, got 'abc'``.
-    """
+    """A robot description (YAML file or :class:`~baseparam.Robot`) is invalid, e.g.
+    ``robots/arm.yaml: joints[3].alpha: expected a finite number, got 'abc'``."""
 
 
 class ResourceLimitError(BaseParamError, MemoryError):
@@ -63,29 +52,17 @@ class StorageError(BaseParamError, OSError):
 
 
 class DataError(BaseParamError, ValueError):
-    """A trajectory (file, DataFrame or arrays) or an identification setting is invalid.
-
-    The message names the file, the line or row (or key), the field and the problem, e.g.
-    ``ur.csv: line 7: field qd3: not a number ('abc')``.
-    """
+    """A trajectory (file, DataFrame or arrays) is invalid, e.g. ``ur.csv: line 7: field qd3: not a number ('abc')``."""
 
 
 class SettingsError(ArgumentError, DataError):
-    """An estimator's or a preprocessing's settings are invalid (constructor arguments of
-    :class:`~baseparam.BaseParameterEstimator` and :class:`~baseparam.Preprocessing`, options of
-    :func:`~baseparam.identify`): a bad argument, so an :class:`ArgumentError`.
-
-    Also a :class:`DataError` for one release, which is what earlier versions raised; catch
-    :class:`ArgumentError` in new code.
-    """
+    """An estimator's or a preprocessing's settings are invalid: an :class:`ArgumentError` (also a
+    :class:`DataError` for one release, what earlier versions raised)."""
 
 
 class SimulationError(ArgumentError, ArithmeticError):
-    """A numerical computation failed, e.g. a simulation diverged (a non-finite state).
-
-    An ``ArithmeticError``; also an :class:`ArgumentError` for one release, which is what earlier
-    versions raised; catch ``SimulationError`` (or ``ArithmeticError``) in new code.
-    """
+    """A numerical computation failed, e.g. a simulation diverged (also an :class:`ArgumentError` for one
+    release, what earlier versions raised)."""
 
 
 class ExportError(BaseParamError, ValueError):
@@ -93,11 +70,8 @@ class ExportError(BaseParamError, ValueError):
 
 
 class NotFittedError(DataError, AttributeError):
-    """An estimator was used (``predict``, ``score``, ``validate``) before ``fit``.
-
-    Like scikit-learn's ``NotFittedError`` it is also a ``ValueError`` and an ``AttributeError``;
-    it is a :class:`DataError` too, which is what earlier versions raised.
-    """
+    """An estimator was used (``predict``, ``score``, ``validate``) before ``fit`` (a ``ValueError`` and an
+    ``AttributeError`` like scikit-learn's; a :class:`DataError`, what earlier versions raised)."""
 
 
 class AccuracyWarning(UserWarning):

@@ -85,12 +85,8 @@ class Trajectory:
     Raises
     ------
     DataError
-        Constructed directly, the arrays are checked as the loaders check them, except that
-        nothing is dropped: t of shape (S,), q of shape (S, n) with n ≥ 1, tau, qd, qdd (when
-        given) of shape (S, n), all numeric and finite, t strictly increasing, S ≥
-        :data:`MIN_SAMPLES`. Lists and integer arrays become float64 arrays. The message names
-        ``source``, the field and, for a bad value, the 0-based row; :func:`~baseparam.from_arrays`
-        with ``skip_bad_rows=True`` drops bad rows instead.
+        The arrays are checked as the loaders check them (module docstring; S ≥ :data:`MIN_SAMPLES`),
+        except that nothing is dropped: :func:`~baseparam.from_arrays` with ``skip_bad_rows=True`` does.
 
     Examples
     --------
@@ -197,11 +193,9 @@ class Trajectory:
 def check_motion(motion):
     """Validate the arrays of a motion in place (float64 arrays of consistent shapes, finite, in time order).
 
-    The one check of every motion type; what a type requires (the exception, the fields that may
-    not be None, the least number of samples, uniform steps) are its class attributes, and its
-    ``_message(problem, field, **facts)`` words the failures, ``problem`` one of ``missing``,
-    ``shape``, ``samples``, ``rows``, ``joints``, ``columns``, ``value`` (NaN or inf), ``order``
-    (times not increasing) and ``uniform``. Vectorized and cheap: it runs at every construction.
+    The one check of every motion type; what a type requires (exception, fields that may not be None,
+    least number of samples, uniform steps) are its class attributes, and its
+    ``_message(problem, field, **facts)`` words the failures (``problem`` as in :meth:`Trajectory._message`).
 
     Raises
     ------

@@ -18,6 +18,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._numbers import is_real
+
 MAX_LENGTH_M = 1e4         # a 10 km link is a typo, and beyond it squares of lengths lose meaning
 MIN_LENGTH_M = 1e-9        # below a nanometre a non-zero length is noise (or a denormal)
 MAX_GRAVITY = 1e4          # m/s², per component
@@ -34,15 +36,6 @@ NEAR_SPECIAL = 1e-3        # closer than this (relative) to a special value may 
 
 
 # -- bodies ------------------------------------------------------------------------------------------
-def _finite_number(value) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
-
-
 def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
     """What makes a rigid body impossible, as ``(field, message)``, or None when it is valid.
 
@@ -60,8 +53,8 @@ def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
         False skips the principal-moment checks (≥ 0, triangle inequality): URDFs in the wild
         hold such inertias, and they are kept as written (see :func:`inertia_problem`).
     """
-    low_ok = massless_ok and _finite_number(mass) and mass == 0
-    if not _finite_number(mass) or not (0 < mass <= MAX_MASS_KG or low_ok):
+    low_ok = massless_ok and is_real(mass) and mass == 0
+    if not is_real(mass) or not (0 < mass <= MAX_MASS_KG or low_ok):
         lowest = "≥ 0" if massless_ok else "> 0"
         return "mass", f"expected a mass {lowest} and at most {MAX_MASS_KG:g} kg, got {mass!r}"
     try:

@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import ArgumentError, RobotDescriptionError
-from .checks import _finite_number
+from .._numbers import is_real
 
 COULOMB_SHAPES = ("sign", "smooth")
 AUTO = "auto"
@@ -35,7 +35,7 @@ AUTO = "auto"
 def _scale(value, name):
     if value is None or value == AUTO:
         return value
-    if not _finite_number(value) or not 0 < value < 1e3:
+    if not is_real(value) or not 0 < value < 1e3:
         raise RobotDescriptionError(f"FrictionModel.{name}: expected a velocity scale > 0 (rad/s or m/s) or "
                                     f"'auto', got {value!r}")
     return float(value)
@@ -82,7 +82,7 @@ class FrictionModel:
         if self.coulomb == "sign" and self.velocity is not None:
             raise RobotDescriptionError("FrictionModel.velocity: only for coulomb 'smooth' (sign has no scale)")
         value = self.stribeck_friction
-        if value is not None and not _finite_number(value):
+        if value is not None and not is_real(value):
             raise RobotDescriptionError(f"FrictionModel.stribeck_friction: expected a finite number, got {value!r}")
         if value is not None and self.stribeck is None:
             raise RobotDescriptionError("FrictionModel.stribeck_friction: given without a Stribeck velocity")

@@ -15,8 +15,8 @@ from typing import Optional
 import numpy as np
 
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
-from .checks import (_finite_number, angle_problem, body_problem, gravity_problem, length_problem, snap_degrees,
-                     snap_gravity)
+from .._numbers import is_real
+from .checks import angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
 
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
@@ -97,7 +97,7 @@ class Origin:
     def __post_init__(self):
         for name in ("xyz", "rpy"):
             values = tuple(getattr(self, name))
-            if len(values) != 3 or not all(_finite_number(v) for v in values):
+            if len(values) != 3 or not all(is_real(v) for v in values):
                 raise RobotDescriptionError(f"{self.label or 'Origin'}.{name}: expected 3 finite numbers, "
                                             f"got {getattr(self, name)!r}")
             object.__setattr__(self, name, values)
@@ -192,7 +192,7 @@ class Joint:
         # code, whose bad numbers would otherwise surface deep inside the numerics.
         for name in ("alpha", "a", "d", "theta", "offset"):
             value = getattr(self, name)
-            if not _finite_number(value):
+            if not is_real(value):
                 raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {value!r}")
         if not (self.parent is None
                 or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
@@ -203,7 +203,7 @@ class Joint:
             raise RobotDescriptionError("Joint.friction: expected 3 entries (viscous, Coulomb, offset), "
                                         f"got {self.friction!r}")
         for value in friction + (self.rotor_inertia,):
-            if not (value is None or isinstance(value, bool) or _finite_number(value)):
+            if not (value is None or isinstance(value, bool) or is_real(value)):
                 raise RobotDescriptionError(f"Joint.friction/rotor_inertia: expected booleans or finite numbers, "
                                             f"got {value!r}")
         object.__setattr__(self, "friction", friction)
@@ -220,7 +220,7 @@ class Joint:
             raise RobotDescriptionError(f"Joint.origins: expected a sequence of Origin, got {self.origins!r}")
         object.__setattr__(self, "origins", tuple(self.origins))
         axis = tuple(self.axis)
-        norm = math.hypot(*axis) if len(axis) == 3 and all(_finite_number(v) for v in axis) else 0.0
+        norm = math.hypot(*axis) if len(axis) == 3 and all(is_real(v) for v in axis) else 0.0
         if not 1e-6 < norm < 1e6:
             raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, not all 0), "
                                         f"got {self.axis!r}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-
 from .dh_equivalent import dh_equivalent
+from .urdf_writer import _rpy
 
 
 def describe(robot, equivalent=None) -> str:
@@ -65,13 +65,8 @@ def _variable(name, offset) -> str:
 
 def _pose(T) -> str:
     """xyz (m) and rpy (deg) of a 4×4 transform."""
-    R = T[:3, :3]
-    pitch = math.asin(max(-1.0, min(1.0, -R[2, 0])))
-    roll, yaw = math.atan2(R[2, 1], R[2, 2]), math.atan2(R[1, 0], R[0, 0])
-    if abs(abs(R[2, 0]) - 1) < 1e-12:     # gimbal lock: put everything in yaw
-        roll, yaw = 0.0, math.atan2(-R[0, 1], R[1, 1])
     xyz = " ".join(_short(v) for v in T[:3, 3])
-    rpy = " ".join(_short(math.degrees(a)) for a in (roll, pitch, yaw))
+    rpy = " ".join(_short(math.degrees(a)) for a in _rpy(T[:3, :3]))
     return f"xyz [{xyz}] m, rpy [{rpy}] deg"
 
 

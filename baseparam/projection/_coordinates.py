@@ -1,17 +1,9 @@
-"""Rows of the coordinate matrix Z: the map from a coefficient to the row it starts, and the whole Z
-block by block (for ``find --h5``) in bounded memory.
+"""Rows of the coordinate matrix Z: the map from a coefficient to the row it starts (:class:`RowMaps`,
+docs/method.md section 6), and the whole Z block by block (for ``find --h5``) in bounded memory.
 
-Row labels as in docs/formats.md, section "Coordinate matrix Z": (i, j, l_1 … l_N) with i ≥ j ≥ 1
-for kinetic rows (velocity product q̇_i q̇_j, or q̇_i²/2 when i = j), i = j = 0 for potential rows,
-l_k 1-based into Y_k or X_k.
-Friction columns (not part of the Lagrangian) get rows of their own: i = −1, j = joint,
-l_1 = 1 (viscous, q̇_j), 2 (Coulomb, sign q̇_j), 3 (offset, 1).
-
-A row of Z is one coefficient carried down the tree: the row labelled (i, j, β) whose last digit
-that is not the constant 1 belongs to joint m (or whose i lies further out: then m = i) holds, for
-each link k below m, the coefficient of β's term at m carried through the joints m+1 … k with the
-constant basis function — a linear map of that one coefficient, :class:`RowMaps`. So every row is
-complete the moment its term appears, and Z can be written in pieces of any size.
+Row labels as in docs/formats.md, "Coordinate matrix Z"; friction columns (not part of the Lagrangian)
+get rows of their own: i = −1, j = joint, l_1 = 1 (FV), 2 (FC), 3 (FO), 4 (FS). Every row is complete
+the moment its term appears, so Z can be written in pieces of any size.
 """
 from __future__ import annotations
 

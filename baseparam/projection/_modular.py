@@ -1,22 +1,10 @@
-"""Exact arithmetic modulo a prime, for robots whose Z is not rational.
+"""Exact arithmetic modulo a prime, for robots whose Z is not rational (docs/method.md, "The arithmetic").
 
-A twist of 30° makes Z irrational (cos 30° = √3/2), so rank and zero patterns cannot be decided in
-rational arithmetic. They can be decided exactly in a finite field:
-
-* **cyclotomic** (angles that are rational multiples of a turn — every decimal number of degrees,
-  and radians within 1e-13 of p/q·2π): all cos and sin lie in the cyclotomic field Q(ζ_N), N the
-  common denominator of the angles in turns (times 4). For a prime p ≡ 1 (mod N) there is a ring
-  homomorphism Z[ζ_N, 1/10] → GF(p) sending ζ_N to an element ω of order N, so e^{iα} ↦ ω^{αN/2π},
-  cos α ↦ (z + z⁻¹)/2, sin α ↦ (z − z⁻¹)/2i. *Every* algebraic identity of the real robot (c² + s² =
-  1, 45° + 45° = 90°, cos 90° = 0, …) holds for the image, so an exact zero stays zero and the rank
-  modulo p equals the true rank unless p divides particular minors (probability ≈ rank/p).
-* **rational stand-in** (other angles): (cos α, sin α) ↦ the exact rational point
-  ((1 − t²)/(1 + t²), 2t/(1 + t²)) with t the float tan(α/2) read as a dyadic rational; this keeps
-  c² + s² = 1 and equal angles equal, which covers the identities of DH kinematics.
-
-The arithmetic runs in float64 with p < 2**23 (products and the ≤ 80-term sums of the echelon step
-stay below 2**53, so they are exact). The caller checks the outcome against the float computation
-and retries with another prime when they disagree.
+Angles that are rational multiples of a turn map through the cyclotomic field Q(ζ_N) to GF(p), p ≡ 1
+(mod N) (:class:`CircleMap`), which keeps every algebraic identity of the real robot; other angles map
+to exact rational points ((1 − t²)/(1 + t²), 2t/(1 + t²)), t = tan(α/2) (:func:`rational_cos_sin`).
+The arithmetic runs in float64 with p < 2**23, so products and the ≤ 80-term sums of the echelon step
+stay exact; the caller checks the outcome against the float computation and retries another prime.
 """
 from __future__ import annotations
 

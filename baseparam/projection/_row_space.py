@@ -1,40 +1,19 @@
-"""Z's row space and Gram matrix by the forward recursion over *spans*, without the 5^N rows of Z.
+"""Z's row space and Gram matrix by the forward recursion over *spans*, without the 5^N rows of Z
+(docs/method.md, section 6: why every row of Z is a linear map L_m of one coefficient matrix, and why
+the spans and second moments of those coefficients follow the recursion).
 
-Rank, pivots and Y = Z̃⁺Z depend on Z only through its row space, and the float Y (a least-squares
-solution) only through its Gram matrix ZᵀZ. The forward recursion of
-:mod:`baseparam.projection._projections` holds one 4×4 coefficient matrix per basis function and
-pair (i, j), up to 5^N of them, but
+Rank, pivots and Y = Z̃⁺Z depend on Z only through its row space, the float Y only through ZᵀZ. Per
+joint m: U_m = Σ_t U_p K_t(conj) + Σ_t W_p K_t(open) + start_hat, W_m = Σ_t W_p K_t(carry) + start_carry,
+V_m (the rows starting at m) as U_m with t ≠ 0 in the first sum, the moments S ↦ Σ_t K_tᵀ S K_t, and the
+potential rows r_m = r_p Ã_m^l. Two sides run it (:class:`_Side`):
 
-* **every row of Z is a linear function of one coefficient matrix.** The row labelled (i, j, β), with
-  m the last joint of β's path whose digit is not 1 (m = i if i lies further out), gets link m's
-  entries tr(M·E) from the coefficient M of Û_mji at β, and link k's (k below m in the tree) from the
-  same M carried through the joints m+1 … k with the constant basis function: the target-0 block K0
-  of each joint's conjugation sandwich. So row = L_m(M), with L_m linear and the same for every pair.
-* **so the rows starting at joint m span L_m(V_m)** and have Gram matrix L_mᵀ S_m L_m, with V_m the span
-  and S_m = Σ MᵀM the second moment of their coefficient matrices: a subspace of R^16 and a 16×16
-  matrix, however many terms there are.
-* **and both follow the recursion.** The sandwiches are linear, so joint m's spans and moments come
-  from its parent p's alone (t runs over the Y-basis targets of each sandwich, a block K_t each):
-  U_m = Σ_t U_p K_t(conj) + Σ_t W_p K_t(open) + start_hat (all Û_m·· terms, every pair at once),
-  W_m = Σ_t W_p K_t(carry) + start_carry, V_m the same as U_m with t ≠ 0 in the first sum; the
-  moments likewise, S ↦ Σ_t K_tᵀ S K_t. The potential rows: r_m = r_p Ã_m^l ⊂ R^4, rows starting at
-  m from l ≠ 0, carried on by Ã^0.
+* **exact side**: each span a basis chosen among actual terms (at most 16 vectors, 4 for the potential),
+  so every row emitted is a row of Z with its label: exact integers (exact runs; independence decided
+  modulo a prime, confirmed by FLINT) or images modulo the run's prime (float runs);
+* **float side** (float runs): each moment a triangular factor F (FᵀF = S), whose rows F_V·L_m have
+  exactly Z's Gram matrix.
 
-Two sides run this recursion, each at a few products of 16 × 80 numbers per joint:
-
-* **exact side** — spans, each kept as a basis *chosen among actual terms* (at most 16 vectors, 4 for
-  the potential), so every row it produces is a row of Z, with its label: exact integers in exact
-  runs (independence decided over the rationals: modulo a prime, confirmed by FLINT), images modulo
-  the run's prime in float runs. These rows span Z's row space: rank, pivots, Y's zero pattern (and
-  Y itself, exactly, in exact runs). The rows emitted are every row-starting candidate (at most a
-  few hundred a joint): the reduction takes any spanning rows, for less than choosing a basis.
-* **float side** (float runs) — moments, each kept as a triangular factor F (FᵀF = S, at most 16
-  rows; QR of the stacked blocks F K_t), so the rows it produces, F_V·L_m, have exactly Z's Gram
-  matrix: the float Y is the one the whole Z would give, to round-off.
-
-Each row is whole as soon as it starts: row = M·L_m through the row maps of
-:class:`~baseparam.projection._coordinates.RowMaps` (L_m: 16 × the columns of the links below m). The
-cost grows with the number of joints and the sizes of their subtrees, not as 5^N.
+Each row is whole as soon as it starts (row = M·L_m, :class:`~baseparam.projection._coordinates.RowMaps`).
 """
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""Choice of the numbers the engine works with: exact integers when Z is rational, else floats.
-
-When every angle that enters the kinematics (twists α, prismatic θ, revolute offsets) is a multiple
-of 90° and every length is a decimal, all of Z is an integer matrix once lengths are counted in a
-small enough unit (e.g. 0.1 mm for the PUMA 560). float64 then computes it *exactly*, as long as no
-intermediate exceeds 2**53 — which the engine checks. Otherwise the engine runs in floats (lengths
-normalized by the largest one, so mm and m behave alike) together with an exact companion modulo a
-prime (:mod:`baseparam.projection._modular`) that decides which coefficients vanish.
-
-Scaling all lengths by s only rescales Z's columns (by s^(2−e), e the parameter's length power) and
-rows, so rank and pivots do not depend on the unit and Y converts exactly (see :mod:`._reduction`).
+"""Choice of the numbers the engine works with (docs/method.md, "The arithmetic"): exact integers when
+Z is rational (angles multiples of 90°, decimal lengths counted in a small enough unit, every
+intermediate below 2**53), else floats (lengths normalized by the largest) with an exact companion
+modulo a prime (:mod:`baseparam.projection._modular`).
 """
 from __future__ import annotations
 
