@@ -1,15 +1,9 @@
 """Argument checks of the public entry points, each written once (like scikit-learn's ``utils/validation.py``).
 
-Every public function checks its arguments at its start by calling these, so that a bad argument is
-refused in one line naming the library's parameter, what was expected and what was received
-(``qd: expected shape (n_samples, 6) or (6,), got (10, 5)``), with the class the rule in
-:mod:`baseparam.errors` gives: a bad value is an :class:`~baseparam.ArgumentError`, a wrong type an
-:class:`~baseparam.ArgumentTypeError` (also a ``TypeError``). Functions that check settings (an
-estimator's constructor arguments) pass ``error=SettingsError``.
-
-Messages never name command-line flags: the CLI translates parameter names (``baseparam.cli.FLAGS``).
-The fields of motions (a trajectory's t, q, qd, qdd, tau) are checked where the motion type is
-built; file contents are :class:`~baseparam.DataError`, checked by the readers.
+Every public function checks its arguments at its start by calling these: one line naming the library's
+parameter, what was expected and what was received, with the class the rule in :mod:`baseparam.errors`
+gives (settings checks pass ``error=SettingsError``). The fields of motions are checked where the motion
+type is built (:mod:`baseparam.motion`); file contents by the readers.
 """
 from __future__ import annotations
 
@@ -30,12 +24,8 @@ QUATERNION_SLACK = 1e-3
 
 # -- types --------------------------------------------------------------------------------------------------------
 def check_robot(robot, name: str = "robot"):
-    """``robot`` itself when it is a :class:`~baseparam.Robot`; otherwise an ArgumentTypeError (a
-    TypeError) naming the argument, with a hint for a file name.
-
-    The check is :func:`baseparam.model.robot.require_robot`, beside the Robot type (imported here when
-    called: the model's modules import this one, and it must not import them back at load time).
-    """
+    """:func:`baseparam.model.robot.require_robot`, beside the Robot type (imported when called: the
+    model's modules import this one)."""
     from .model.robot import require_robot
 
     return require_robot(robot, name)

@@ -331,13 +331,8 @@ def rigid_body(robot):
 
 
 def _check_memory(problem, processes):
-    """Refuse a design whose search would not fit in memory (ResourceLimitError, one line).
-
-    Each process holds the constraints' Jacobian (rows: grid samples × limited joint fields,
-    columns: the unknowns) and SLSQP's copy and workspace of the same order: about
-    :data:`SEARCH_COPIES` times its size (measured: 2.3 GB per worker for the LWR4+ at 100 harmonics,
-    a 470 MB Jacobian).
-    """
+    """Refuse a design whose search would not fit in memory (ResourceLimitError, one line): each process
+    holds the constraints' Jacobian and SLSQP's copy and workspace, about :data:`SEARCH_COPIES` times its size."""
     needed = SEARCH_COPIES * 8 * problem.n_constraints * problem.size * processes
     check_memory(needed, lambda need, allowed: f"the search for {problem.harmonics} harmonics of {problem.n} joints "
                  f"would need about {need} of memory ({processes} process{'es' if processes > 1 else ''}), more than "

@@ -7,12 +7,8 @@ from .._atomic import write_text
 
 
 def trajectory_csv(samples):
-    """The CSV text: header ``t,q1..qN,qd1..qN,qdd1..qN``, one row per sample, SI, shortest exact decimals.
-
-    The samples are written as they are: :meth:`FourierSeries.sample` already gives the rest states
-    of the first and last rows exact zeros for q̇ and q̈, so the file is the samples cond(W_b) was
-    measured on.
-    """
+    """The CSV text: header ``t,q1..qN,qd1..qN,qdd1..qN``, one row per sample, SI, shortest exact decimals
+    (the samples as they are: cond(W_b) was measured on them)."""
     n = samples.q.shape[1]
     header = ",".join(["t"] + [f"{f}{j}" for f in ("q", "qd", "qdd") for j in range(1, n + 1)])
     rows = [header]

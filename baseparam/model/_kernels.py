@@ -1,13 +1,10 @@
 """Compiled code of one robot description, kept with the description (thread-safe, no module globals).
 
-A regressor, an inverse dynamics in base parameters, a forward dynamics or an adjoint is derived
-from the robot's structure alone and compiled once (straight-line numpy, C): tens of milliseconds
-to seconds. :class:`Kernels` keeps what was built for one :class:`~baseparam.Robot` object, keyed
-by what else shapes the code (parameterization, columns, kind). It lives in that robot object
-(:func:`kernels_of`), so every :class:`~baseparam.Model` of the robot — and its
-``with_parameters`` copies — shares it, and it goes when the user drops the robot. Two robot
-objects never share kernels, even when they are equal: ``==`` ignores what tells a declared friction
-value 0 from no friction, and sharing across objects would need a global registry.
+A regressor, a forward dynamics or an adjoint is derived from the robot's structure alone and compiled
+once. :class:`Kernels` keeps what was built for one :class:`~baseparam.Robot` object, keyed by what else
+shapes the code; it lives in that object (:func:`kernels_of`), shared by every :class:`~baseparam.Model`
+of it, and goes when the user drops the robot. Equal robot objects do not share kernels: ``==`` ignores
+what tells a declared friction value 0 from no friction, and sharing would need a global registry.
 """
 from __future__ import annotations
 

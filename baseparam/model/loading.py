@@ -9,13 +9,8 @@ got 'abc'``. Joint numbers and list positions in these paths are 1-based.
 Numbers are kept as written (no unit conversion; integers stay integers) so that the
 projection engine can recover the exact decimals of the description.
 
-Three YAML 1.1 surprises are handled on the way: ``1e-3`` and ``1e999`` are read as
-floats (PyYAML would read them as strings); integers in octal (``0150``),
-hexadecimal or base 60 (``1:30``) are refused rather than silently reinterpreted; and
-so are the booleans ``yes``/``no``/``on``/``off`` (write ``true``/``false``).
-
-Reading the YAML text is in :mod:`._yaml_text`, the checks of single fields in :mod:`._fields`;
-this module builds the robot from them.
+Reading the YAML text (and its YAML 1.1 surprises: ``1e-3`` as a string, octal ``0150``, ``yes``) is in
+:mod:`._yaml_text`, the checks of single fields in :mod:`._fields`; this module builds the robot from them.
 """
 from __future__ import annotations
 

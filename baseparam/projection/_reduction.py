@@ -21,13 +21,11 @@ import numpy as np
 # flint is imported in the method that uses it (the exact path only); scipy is not used at all: its
 # import would dominate the start-up of `baseparam find`, and numpy's QR and least squares serve.
 
-FLOAT_RANK_TOL = 1e-9
 UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots was misjudged mod p
 ILL_CONDITIONED = 1e10          # ... unless the pivot columns are too ill-conditioned for float to tell
 INACCURATE = 1e7                # condition numbers above this cost the float Y ≥ 1e-9 of its accuracy
 ROUND_OFF_Y = 1e-8              # a float Y entry (unit-norm columns) below this may be round-off
 NEGLIGIBLE = 1e-40   # beside a column's largest entry 1, this cannot change a float Y that is accurate at all
-NEAR_DEGENERATE = 1e-6   # a kept pivot this close to dependent suggests a nearly special geometry
 
 
 @dataclass(frozen=True)

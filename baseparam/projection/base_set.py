@@ -136,10 +136,9 @@ class BaseParameters:
     def standard_preimage(self, p_base):
         """A standard parameter vector p̃ with ``Y p̃ = p_base``: p_base at the pivot columns, 0 elsewhere.
 
-        Not the robot's standard parameters (those are not identifiable), but a vector with the same
-        dynamics: M(q), C(q, q̇), g(q) and friction depend on p only through Y p (W = W_b Y), so every
-        p with Y p = p_base gives the same torques at every state — the same p̃ the base-parameter
-        inverse dynamics and the exported code use. Its "links" are generally not physical bodies.
+        Not the robot's standard parameters, but a vector with the same dynamics (they depend on p only
+        through Y p): the p̃ the base-parameter inverse dynamics and the exported code use. Its "links"
+        are generally not physical bodies.
 
         Parameters
         ----------
@@ -155,17 +154,12 @@ class BaseParameters:
         return out
 
     def forward_dynamics(self, p_base, q, qd, tau):
-        """Joint accelerations from base parameters: q̈ = M⁻¹(τ − C q̇ − g − friction), M, C, g of Y p = p_base.
+        """Joint accelerations from base parameters: :func:`~baseparam.forward_dynamics` of :meth:`model`
+        ``(p_base)`` (``q, qd, tau`` as there; ``p_base`` of shape (rank,)), shape (n_samples, n_dof) or (n_dof,).
 
-        The articulated-body algorithm on :meth:`standard_preimage` (O(N) per sample). It stays well
-        posed although the preimage's bodies are not physical: its pivots D_k are the Schur complements
-        of principal submatrices of M(q) (the inertia of joint k's subtree with its other joints free),
-        positive wherever M(q) is positive definite, and M(q) is the true robot's. Base parameters from
-        an unconstrained fit may make M indefinite somewhere: then q̈ is meaningless there (see
-        ``identify(..., method="consistent")``).
-
-        :func:`~baseparam.forward_dynamics` of :meth:`model` ``(p_base)`` (``q, qd, tau`` as there; ``p_base``
-        of shape (rank,)); returns an ndarray of shape (n_samples, n_dof) (or (n_dof,)).
+        The articulated-body algorithm on :meth:`standard_preimage`: well posed although its bodies are not
+        physical (its pivots are Schur complements of principal submatrices of the true M(q)) wherever M(q)
+        is positive definite, which an unconstrained fit may not give (``identify(..., method="consistent")``).
         """
         from ..dynamics.forward import forward_dynamics
 

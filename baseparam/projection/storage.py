@@ -1,12 +1,9 @@
 """HDF5 storage of Z, its labels, the pivots and Y, written atomically (docs/formats.md, section
 "Coordinate matrix Z").
 
-Z is a self-describing CSR group (attrs shape, encoding, version; datasets data/indices/indptr),
-streamed block by block so that large robots never hold it in memory. Values are SI.
-
-h5py and scipy.sparse are imported in the functions that use them: this module is imported with
-the package, and ``baseparam find`` without ``--h5`` needs neither (scipy.sparse alone would be a
-large share of its start-up: bench/bench_startup.py).
+Z is a self-describing CSR group streamed block by block, so large robots never hold it in memory; SI.
+h5py and scipy.sparse are imported in the functions that use them: ``baseparam find`` without ``--h5``
+needs neither (bench/bench_startup.py).
 """
 from __future__ import annotations
 
@@ -160,7 +157,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     -------
     BaseParameters
     """
-    import h5py   # imported here: most runs never touch HDF5, and h5py costs import time
+    import h5py
 
     from . import base_set
 

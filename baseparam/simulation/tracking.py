@@ -100,10 +100,6 @@ class Reference(Trajectory):
     def duration(self):
         return float(self.t[-1] - self.t[0])
 
-    @property
-    def n_dof(self):
-        return self.q.shape[1]
-
     @classmethod
     def periodic(cls, series, rate, duration=None, source=None):
         """A Fourier series (or an :class:`~baseparam.ExcitationDesign`'s) played from t = 0 for
