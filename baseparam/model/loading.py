@@ -384,7 +384,11 @@ def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
         raise _Invalid(path, f"expected a number of degrees (units.angle is deg), got {value!r}; write e.g. 90 "
                              "for pi/2")
     value = _number(value, path)
-    _check_magnitude(value, key, kind, path, length_unit, angle_unit)
+    # absurd sizes would overflow or vanish in the arithmetic; 45 rad is a unit slip
+    problem = angle_problem(value, angle_unit) if is_angle else length_problem(value, length_unit,
+                                                                                LENGTH_UNITS[length_unit])
+    if problem is not None:
+        raise _Invalid(path, problem)
     if is_angle and angle_unit == "rad":
         # twists (and a prismatic joint's theta) shape rank and regroupings; offsets only shift q
         value = snapper(value, path, shapes_rank=key != "offset")
@@ -456,15 +460,6 @@ def _friction_prior(value, path) -> tuple:
     if not isinstance(value, list) or len(value) != 2:
         raise _Invalid(path, f"expected [viscous, Coulomb], 2 numbers ≥ 0, got {_got(value)}")
     return tuple(float(_non_negative(v, f"{path}[{i}]")) for i, v in enumerate(value, start=1))
-
-
-def _check_magnitude(value, key, kind, path, length_unit, angle_unit):
-    """Refuse absurd sizes (they would overflow or vanish in the arithmetic) and unit slips (45 rad)."""
-    is_angle = key in ("alpha", "theta") or (key == "offset" and kind == "revolute")
-    problem = (angle_problem(value, angle_unit) if is_angle
-               else length_problem(value, length_unit, LENGTH_UNITS[length_unit]))
-    if problem is not None:
-        raise _Invalid(path, problem)
 
 
 def _parent(value, k: int, path: str) -> int:

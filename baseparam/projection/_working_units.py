@@ -210,5 +210,11 @@ class Arithmetic:
                                FLOAT_TOLERANCE, f"floating point ({reason}); lengths normalized by {char:g} m; {how}",
                                modulus, mod_gravity)
 
+    def candidates(self):
+        """The working units to try, in order: exact integers when possible, then the float candidates."""
+        if self.exact:
+            yield self.exact_units()
+        yield from self.float_units("exact integers would exceed 2**53" if self.exact else None)
+
     def no_prime(self):
         return BaseParamError(f"{self.name}: no usable prime for the exact companion of the float computation")

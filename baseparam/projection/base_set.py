@@ -311,17 +311,13 @@ def run(arithmetic, layout, parents, progress=None):
 
 
 def _attempts(arithmetic, layout, parents, progress):
-    reason = arithmetic.obstacle
-    if arithmetic.exact:
-        units = arithmetic.exact_units()
-        reduction = _reduce(layout, units, parents, progress)
-        if reduction is not None:
-            return units, reduction
-        reason = "exact integers would exceed 2**53"
     attempt = None
-    for units in arithmetic.float_units(reason):
-        attempt = units, _reduce(layout, units, parents, progress)
-        if attempt[1].residual_ok:
+    for units in arithmetic.candidates():
+        reduction = _reduce(layout, units, parents, progress)
+        if reduction is None:               # exact integers would overflow: on to floats
+            continue
+        attempt = units, reduction
+        if reduction.residual_ok:
             return attempt
     if attempt is None:
         raise arithmetic.no_prime()

@@ -114,18 +114,11 @@ class _ZFile:
 
 
 def _store(arithmetic, zfile, layout, parents, progress=None):
-    """Stream the whole Z into the file: exact integers, else the first float candidate.
-
-    Z's float values do not depend on the prime (terms are dropped only when zero modulo p *and*
-    round-off in float), so the first usable prime serves.
-    """
+    """Stream the whole Z into the file: exact integers, else the first float candidate (Z's float values
+    do not depend on the prime: terms are dropped only when zero modulo p *and* round-off in float)."""
     from ._coordinates import MagnitudeStats, z_blocks
 
-    candidates = ([arithmetic.exact_units()] if arithmetic.exact else []) + \
-        [next(iter(arithmetic.float_units("exact integers would exceed 2**53" if arithmetic.exact else None)), None)]
-    for units in candidates:
-        if units is None:
-            raise arithmetic.no_prime()
+    for units in arithmetic.candidates():
         zfile.start(units)
         stats = MagnitudeStats()
         for block in z_blocks(units, layout, len(parents), stats, parents, progress=progress):
@@ -134,6 +127,7 @@ def _store(arithmetic, zfile, layout, parents, progress=None):
             zfile.add(block)
         else:
             return units
+    raise arithmetic.no_prime()
 
 
 def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_float=False, max_memory=None):
