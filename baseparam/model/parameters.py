@@ -9,6 +9,7 @@ A floating base's body comes first, as link 0 (XX0 … M0, in frame 0).
 """
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -100,15 +101,12 @@ class ColumnLayout:
     def pseudo_to_parameterization(self):
         """Exact block-diagonal map C (n_standard × n_standard, Fractions) with Z_param = Z_pseudo @ C."""
         n = self.n_standard
-        C = [[Fraction(0)] * n for _ in range(n)]
-        for c in range(n):
-            C[c][c] = Fraction(1)
+        C = [[Fraction(int(r == c)) for c in range(n)] for r in range(n)]
         if self.parameters == "khalil":
             K = khalil_to_pseudo()
             for cols in self.link_columns:
-                for a in range(10):
-                    for b in range(10):
-                        C[cols[a]][cols[b]] = K[a][b]
+                for a, b in itertools.product(range(10), repeat=2):
+                    C[cols[a]][cols[b]] = K[a][b]
         return C
 
 

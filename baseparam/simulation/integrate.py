@@ -35,7 +35,7 @@ from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import check_instance, check_number, check_option
 from ..errors import ArgumentError, SimulationError
-from ..model.value import Model, takes_model
+from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory
 from .noise import SensorNoise
 
@@ -98,7 +98,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         release, what earlier versions raised).
     """
     model = standard_model(model)                            # a base model's standard equivalent
-    robot, p, parameters = model.robot, model.values(), model.parameters
+    robot = model.robot
+    model.values()                                           # refuses a model without values, in one line
     t = _times(t)
     (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(q0), qd=np.atleast_2d(qd0))
     if q0.shape[0] != 1:
@@ -113,11 +114,11 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     fd = ForwardDynamics(model)
     if method == "rk4":
         if state == "momenta":
-            q, qd, taus = _rk4_momenta(robot, p, parameters, fd, t, q0[0], qd0[0], torque, substeps, solver)
+            q, qd, taus = _rk4_momenta(model, t, q0[0], qd0[0], torque, substeps, solver)
         else:
             q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
     else:
-        q, qd, taus = _ivp(robot, p, parameters, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, solver)
+        q, qd, taus = _ivp(model, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, solver)
     if not (np.isfinite(q).all() and np.isfinite(qd).all()):
         bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
         raise SimulationError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
@@ -237,13 +238,13 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
     return q, qd, taus
 
 
-def _ivp(robot, p, parameters, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
+def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     from scipy.integrate import solve_ivp
 
-    n_q = robot.n_q
+    robot, n_q = model.robot, model.n_q
     if state == "momenta":
-        links = LinkParameters(robot, p, parameters)
-        y0 = np.concatenate([q0, generalized_momenta(Model._of(robot, p, parameters), q0, qd0)])
+        links = LinkParameters(robot, model.p, model.parameters)
+        y0 = np.concatenate([q0, generalized_momenta(model, q0, qd0)])
     else:
         y0 = np.concatenate([q0, qd0])
 
@@ -278,20 +279,21 @@ def _ivp(robot, p, parameters, fd, t, q0, qd0, torque, method, rtol, atol, state
     q = np.array([unit(row) for row in y[:, :n_q]])
     if state == "momenta":
         from ..dynamics.momenta import velocities_from_momenta
-        qd = velocities_from_momenta(Model._of(robot, p, parameters), q, y[:, n_q:], solver)
+        qd = velocities_from_momenta(model, q, y[:, n_q:], solver)
     else:
         qd = y[:, n_q:].copy()
     taus = np.array([torque(time, q[k], qd[k]) for k, time in enumerate(t)])
     return q, qd, taus
 
 
-def _rk4_momenta(robot, p, parameters, fd, t, q0, qd0, torque, substeps, solver):
+def _rk4_momenta(model, t, q0, qd0, torque, substeps, solver):
     """RK4 in (q, p), torque held per interval: Ivanov's form, in numpy one sample at a time."""
-    links = LinkParameters(robot, p, parameters)
+    robot = model.robot
+    links = LinkParameters(robot, model.p, model.parameters)
     S = len(t)
     q, qd, taus = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
     q[0], qd[0] = q0, qd0
-    x, m = q0.copy(), generalized_momenta(Model._of(robot, p, parameters), q0, qd0)
+    x, m = q0.copy(), generalized_momenta(model, q0, qd0)
 
     def rates(x, m, tau):
         v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
