@@ -19,9 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dynamics.samples import ABSURD
-from ..errors import ArgumentError, ArgumentTypeError
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
 from ..model._fields import _check_keys, _got, _mapping, _number
 from ..model._yaml_text import _decode, _Invalid, _load_yaml
+from ..model.loading import is_urdf, load_robot
 
 _KEYS = ("q", "qd", "qdd", "tau")
 
@@ -142,7 +143,7 @@ def _read_file(path, n_dof):
             data = stream.read(2_000_000)
     except OSError as exc:
         raise ArgumentError(f"{path}: cannot read the limits file: {exc.strerror or exc}") from None
-    if path.lower().endswith(".urdf") or data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+    if is_urdf(path, data):
         return _urdf_entries(path, n_dof)
     try:
         doc = _load_yaml(_decode(data))
@@ -153,8 +154,6 @@ def _read_file(path, n_dof):
 
 def _urdf_entries(path, n_dof):
     """Each joint's ``<limit>`` of a URDF with the same joints (numbered as the description's)."""
-    from ..errors import RobotDescriptionError
-    from ..model.loading import load_robot
     try:
         with warnings.catch_warnings():          # its geometry is not used: notes about its angles do not apply
             warnings.simplefilter("ignore")
