@@ -5,19 +5,8 @@ Every stage that handles a motion holds a :class:`Trajectory`: the readers of lo
 (:class:`~baseparam.Processed`), an excitation design samples its Fourier series into one
 (:class:`~baseparam.excitation.Samples`), a simulation logs into one, and a controller follows one
 (:class:`~baseparam.Reference`, whose ticks are uniform). Those are thin subclasses: a field or a
-requirement more, the same arrays and the same check (:func:`check_motion`):
-
-========  ===================  =====================================================================
-``t``     (S,)                 s, strictly increasing (uniformly spaced where the type requires it)
-``q``     (S, n)               rad or m (a floating base: n + 7 columns, base position and
-                               quaternion x, y, z, w first)
-``qd``    (S, n) or None       rad/s or m/s (a floating base: n + 6 columns, the base twist first)
-``qdd``   (S, n) or None       rad/s² or m/s², like ``qd``
-``tau``   (S, n) or None       N·m or N, like ``qd`` (the wrench on a floating base first)
-========  ===================  =====================================================================
-
-Every value finite; lists and integer arrays become float64 arrays. A bad field raises one line
-naming the motion's ``source``, the field and, for a bad value, the 0-based row.
+requirement more, the same arrays (:class:`Trajectory`'s attributes) and the same check
+(:func:`check_motion`).
 
 This module sits below every stage (it needs only numpy and the errors), so that identification,
 excitation and simulation share it without importing one another.
@@ -85,8 +74,9 @@ class Trajectory:
     Raises
     ------
     DataError
-        The arrays are checked as the loaders check them (module docstring; S ≥ :data:`MIN_SAMPLES`),
-        except that nothing is dropped: :func:`~baseparam.from_arrays` with ``skip_bad_rows=True`` does.
+        Arrays not numeric, not finite or of other shapes than above, times not increasing, fewer than
+        :data:`MIN_SAMPLES` samples: one line naming ``source``, the field and, for a bad value, the
+        0-based row. Nothing is dropped (:func:`~baseparam.from_arrays` with ``skip_bad_rows=True`` does).
 
     Examples
     --------

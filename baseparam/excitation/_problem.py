@@ -39,8 +39,7 @@ from .fourier import FourierSeries, basis, rest_basis, sampling_margin
 SLACK = 1e-6
 TORQUE_MARGIN = 0.05
 SAMPLES_PER_HARMONIC = 20                # limits: per cycle of the highest harmonic (at least 100 per period)
-CRITERION_SAMPLES_PER_HARMONIC = 40      # criterion (at least 200 per period): W_b(t) has a wider band than
-                                         # q(t), and a criterion optimized on too few samples overfits them
+CRITERION_SAMPLES_PER_HARMONIC = 40      # criterion (at least 200 per period; module docstring)
 
 
 class DesignProblem:
