@@ -361,8 +361,10 @@ def _robot_options(command):
                      metavar="RAD", help="How close to a multiple of 15° an angle must be to be taken as it."),
         click.option("--friction", is_flag=True,
                      help="Declare viscous, Coulomb and offset friction on every joint (a URDF cannot; its "
-                          "<dynamics damping friction> give the values)."),
-        click.option("--rotor-inertia", is_flag=True, help="Declare a rotor inertia on every joint."),
+                          "<dynamics damping friction> give the true values, 0 where it says nothing, and the "
+                          "offset 0)."),
+        click.option("--rotor-inertia", is_flag=True,
+                     help="Declare a rotor inertia on every joint (a URDF robot's true value: 0)."),
         click.option("--friction-model", metavar="MODEL",
                      help="Coulomb friction of every joint that declares it: sign (as written), smooth[:V] "
                           "(tanh(qd/V)), stribeck[:V] (an extra exp(-(qd/V)^2) term, column FS), "

@@ -110,11 +110,14 @@ class Identification:
     def to_dict(self):
         """The ``identify --json`` document (docs/formats.md, section "Identification result")."""
         e = self.estimator
+        at_bound = set(getattr(e, "at_bound_", ()))
         doc = {
             "robot": e.base_.robot.name,
             "parameters": e.base_.parameters,
             "method": e.method,
-            "base": [{"name": n, "value": _float(v), "std": _float(s), "rel_std_percent": _float(r)}
+            "base": [{"name": n, "value": _float(v), "std": _float(s),
+                      "rel_std_percent": None if n in at_bound else _float(r), **({"at_bound": n in at_bound}
+                                                                                  if e.method == "consistent" else {})}
                      for n, v, s, r in self.table()],
             "condition_number": _float(e.condition_number_),
             "condition_number_scaled": _float(e.condition_number_scaled_),
@@ -183,10 +186,11 @@ class Identification:
         return dataclasses.replace(robot, joints=tuple(joints), source=None)
 
     def to_yaml(self, path=None) -> str:
-        """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given."""
+        """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
+        a first comment line names the prior."""
         from ..model.robot import robot_to_yaml
 
-        text = robot_to_yaml(self.to_robot())
+        text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
         if path is not None:
             from .._atomic import write_text
             write_text(path, text)
@@ -396,7 +400,11 @@ class Identification:
                  f"condition number of the base regressor: {e.condition_number_:.4g} "
                  f"(column-scaled: {e.condition_number_scaled_:.4g})", "",
                  f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10}"]
+        at_bound = set(getattr(e, "at_bound_", ()))
         for k, (n, v, s, r) in enumerate(self.table(), 1):
+            if n in at_bound:      # the estimate is the bound (often 0): a relative deviation says nothing
+                lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {'at bound':>10}")
+                continue
             flag = "  poorly identified" if r > REL_STD_WARNING else ""
             lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {r:>10.3g}{flag}")
         lines.append("")
