@@ -278,7 +278,8 @@ class Identification:
         p = e.standard_
 
         def value(column):
-            return 0.0 if column is None else float(p[column])
+            # ≥ 0 by the fit's constraints, within the solver's accuracy (-1e-10); MuJoCo and URDF want ≥ 0
+            return 0.0 if column is None else max(float(p[column]), 0.0)
 
         friction = [tuple(value(layout.friction_columns.get((k, kind))) for kind in ("FV", "FC"))
                     for k in range(robot.n_dof)]
@@ -308,7 +309,7 @@ class Identification:
             raise ArgumentError(f"to_urdf: {robot.name}: a floating base's identified body has no place in the "
                                 "file's links yet; use to_yaml")
         layout = ColumnLayout(robot, e.base_.parameters)
-        friction = [tuple(float(e.standard_[layout.friction_columns[(k, kind)]])
+        friction = [tuple(max(float(e.standard_[layout.friction_columns[(k, kind)]]), 0.0)   # ≥ 0 up to round-off
                           if (k, kind) in layout.friction_columns else None for kind in ("FV", "FC"))
                     for k in range(robot.n_dof)]
         comments = []

@@ -129,7 +129,7 @@ def _spans(data: bytes):
 
     def end(tag):
         at = parser.CurrentByteIndex
-        tag_, name, begin, open_end, closed = path.pop()
+        _, name, begin, open_end, closed = path.pop()
         stop = open_end if closed else data.index(b">", at) + 1
         if len(path) == 1 and tag in ("link", "joint"):
             found[(tag, name)]["end"] = stop
@@ -187,7 +187,7 @@ def _with_attributes(tag: bytes, values: dict) -> bytes:
     return tag
 
 
-def updated_urdf(robot, bodies, *, friction=None, comments=None, fixed_notes=True) -> str:
+def updated_urdf(robot, bodies, *, friction=None, comments=None) -> str:
     """The robot's URDF text with new bodies (and friction), nothing else changed (module notes).
 
     Parameters
