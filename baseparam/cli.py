@@ -361,8 +361,10 @@ def _robot_options(command):
                      metavar="RAD", help="How close to a multiple of 15° an angle must be to be taken as it."),
         click.option("--friction", is_flag=True,
                      help="Declare viscous, Coulomb and offset friction on every joint (a URDF cannot; its "
-                          "<dynamics damping friction> give the values)."),
-        click.option("--rotor-inertia", is_flag=True, help="Declare a rotor inertia on every joint."),
+                          "<dynamics damping friction> give the true values, 0 where it says nothing, and the "
+                          "offset 0)."),
+        click.option("--rotor-inertia", is_flag=True,
+                     help="Declare a rotor inertia on every joint (a URDF robot's true value: 0)."),
         click.option("--friction-model", metavar="MODEL",
                      help="Coulomb friction of every joint that declares it: sign (as written), smooth[:V] "
                           "(tanh(qd/V)), stribeck[:V] (an extra exp(-(qd/V)^2) term, column FS), "
@@ -541,7 +543,11 @@ def _number_or_none(text, name, cast=float):
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
 @click.option("--urdf", "urdf_out", type=click.Path(dir_okay=False),
-              help="With --method consistent: write the robot with the identified bodies as URDF.")
+              help="With --method consistent: write the robot with the identified bodies as URDF (from a URDF "
+                   "robot: that file, only its <inertial> and <dynamics> replaced).")
+@click.option("--mjcf", "mjcf_out", type=click.Path(dir_okay=False),
+              help="With --method consistent: write the identified robot as MuJoCo MJCF (rotor inertia as "
+                   "armature, viscous friction as damping, Coulomb as frictionloss; a URDF robot's geometry kept).")
 @click.option("--yaml", "yaml_out", type=click.Path(dir_okay=False),
               help="With --method consistent: write the description with the identified bodies, friction and "
                    "rotor inertias as its true values.")
@@ -577,7 +583,7 @@ def _number_or_none(text, name, cast=float):
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
 @_memory_option
-def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out, method, weighting, prior,
+def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, gains, skip_bad_rows, cutoff,
              filter_order, rest_velocity, resample, decimate, max_memory, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
@@ -591,10 +597,10 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
-    outputs = [p for p in (json_out, plot_out, urdf_out, yaml_out) if p and p != "-"]
+    outputs = [p for p in (json_out, plot_out, urdf_out, mjcf_out, yaml_out) if p and p != "-"]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
-    for flag, out in (("--urdf", urdf_out), ("--yaml", yaml_out)):
+    for flag, out in (("--urdf", urdf_out), ("--mjcf", mjcf_out), ("--yaml", yaml_out)):
         # the library refuses it only when the output is written (Identification.to_urdf), after the fit
         if out is not None and method != "consistent":
             _fail(f"{flag}: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
@@ -604,7 +610,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
     fit_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
     _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
-                                                     ("--yaml", yaml_out)])
+                                                     ("--mjcf", mjcf_out), ("--yaml", yaml_out)])
     _writable(outputs, plot_out)
     seen = {}
     for role, paths in (("training", train), ("validation", validate)):
@@ -649,6 +655,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
         if urdf_out:
             result.to_urdf(urdf_out)
             written.append(urdf_out)
+        if mjcf_out:       # a URDF's mesh paths start at its folder
+            result.to_mjcf(mjcf_out, urdf_folder=os.path.dirname(os.path.abspath(robot_file)))
+            written.append(mjcf_out)
         if yaml_out:
             result.to_yaml(yaml_out)
             written.append(yaml_out)

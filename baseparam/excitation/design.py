@@ -235,9 +235,11 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
     if torque_limits:
         if truth is None:
-            raise ArgumentError(f"torque_limits: {robot.name}: the description gives no true inertias (inertia: per "
-                                "joint, or a URDF's <inertial>) and drive values (friction, rotor inertia) it "
-                                f"declares, needed to predict torques: {_missing_truth(base)}")
+            missing = _missing_truth(base)
+            what = ("the description gives no true inertias (inertia: per joint, or a URDF's <inertial>)"
+                    if ".inertia:" in missing or "base_inertia" in missing else
+                    "the description declares drive terms (friction, rotor inertia) without their values")
+            raise ArgumentError(f"torque_limits: {robot.name}: {what}, needed to predict torques: {missing}")
         if not np.isfinite(lim.torque).any():
             raise ArgumentError(f"torque_limits: no joint has a torque limit ({lim.source}: tau, or a URDF's effort)")
     problem = DesignProblem(robot, base.pivots, parameters, period, harmonics, lim, criterion,

@@ -422,6 +422,35 @@ def _choose_weight(problem, factors, weights, relative, std, free):
                        shifts, scores)
 
 
+def parameters_at_bound(base, x, std, mass_bounds=None) -> list:
+    """Base parameters the consistent fit left at one of its bounds: those that are one bounded standard
+    parameter (a rotor inertia, viscous, Coulomb or Stribeck friction ≥ 0; a mass within ``mass_bounds``)
+    and lie at the bound, within 10⁻⁴ of their standard deviation (plus 10⁻⁹ of the largest estimate:
+    the solver's accuracy). Their relative deviation says nothing (the estimate is the bound, often 0).
+
+    Returns
+    -------
+    list of str
+    """
+    layout = ColumnLayout(base.robot, base.parameters)
+    bounds = {c: (0.0, None) for c in layout.rotor_columns.values()}
+    bounds.update({c: (0.0, None) for (_, kind), c in layout.friction_columns.items() if kind in ("FV", "FC", "FS")})
+    for link, (lo, hi) in (mass_bounds or {}).items():
+        bounds[layout.link_columns[link - 1][9]] = (lo, hi)
+    Y = np.asarray(base.Y, dtype=float)
+    floor = 1e-9 * float(np.abs(x).max()) if len(x) else 0.0
+    out = []
+    for r, name in enumerate(base.names):
+        terms = np.flatnonzero(Y[r])
+        if len(terms) != 1 or terms[0] not in bounds:
+            continue
+        value = x[r] / Y[r, terms[0]]
+        sigma = std[r] / abs(Y[r, terms[0]]) if np.isfinite(std[r]) else 0.0
+        if any(b is not None and abs(value - b) <= 1e-4 * sigma + floor for b in bounds[terms[0]]):
+            out.append(name)
+    return out
+
+
 def physical_links(base, fit) -> list:
     """Per link, the body the consistent standard parameters describe (SI, link frame).
 
@@ -446,4 +475,5 @@ def physical_links(base, fit) -> list:
     return out
 
 
-__all__ = ["ConsistentFit", "PriorChoice", "cad_parameters", "consistent_fit", "physical_links", "pseudo_inertia"]
+__all__ = ["ConsistentFit", "PriorChoice", "cad_parameters", "consistent_fit", "parameters_at_bound", "physical_links",
+           "pseudo_inertia"]

@@ -27,7 +27,7 @@ from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
 from ..model.value import description_of
 from ._inputs import _as_trajectories
-from ._consistent import FOLDS, consistent_fit, physical_links
+from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares
 from ._params import ParamsFromInit
@@ -150,6 +150,9 @@ class BaseParameterEstimator(ParamsFromInit):
     moved_ : list of (str, float)
         ``consistent`` only: base parameters the constraints moved by more than one standard
         deviation from the unconstrained estimate, with the shift in standard deviations.
+    at_bound_ : list of str
+        ``consistent`` only: base parameters left at a bound (a friction or rotor inertia at 0, a mass
+        at its bound; :func:`._consistent.parameters_at_bound`): their relative deviation is meaningless.
     """
 
     def __init__(self, robot, *, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -281,6 +284,7 @@ class BaseParameterEstimator(ParamsFromInit):
             if consistent:
                 shift = np.abs(x - self.unconstrained_coef_) / self.std_
                 self.moved_ = [(n, float(v)) for n, v in zip(self.names_, shift) if v > 1.0]
+        self.at_bound_ = parameters_at_bound(self.base_, x, self.std_, self._mass_bounds) if consistent else []
         self.condition_number_, self.condition_number_scaled_ = fit.condition_number, fit.condition_number_scaled
         self.n_samples_ = normal.n_samples
         self.preprocessing_ = [item.record for item in processed]
@@ -426,7 +430,8 @@ class BaseParameterEstimator(ParamsFromInit):
             warnings.warn(f"poor excitation: the column-scaled condition number of the base regressor is "
                           f"{self.condition_number_scaled_:.3g} (> {CONDITION_WARNING:g})", ExcitationWarning,
                           stacklevel=stacklevel)
-        poor = [n for n, r in zip(self.names_, self.rel_std_percent_) if r > REL_STD_WARNING]
+        poor = [n for n, r in zip(self.names_, self.rel_std_percent_)
+                if r > REL_STD_WARNING and n not in self.at_bound_]     # at a bound: not a poor estimate
         if poor:
             shown = " ".join(poor[:12]) + (" …" if len(poor) > 12 else "")
             warnings.warn(f"{len(poor)} of {len(self.names_)} base parameters have a relative standard deviation "

@@ -110,11 +110,14 @@ class Identification:
     def to_dict(self):
         """The ``identify --json`` document (docs/formats.md, section "Identification result")."""
         e = self.estimator
+        at_bound = set(getattr(e, "at_bound_", ()))
         doc = {
             "robot": e.base_.robot.name,
             "parameters": e.base_.parameters,
             "method": e.method,
-            "base": [{"name": n, "value": _float(v), "std": _float(s), "rel_std_percent": _float(r)}
+            "base": [{"name": n, "value": _float(v), "std": _float(s),
+                      "rel_std_percent": None if n in at_bound else _float(r), **({"at_bound": n in at_bound}
+                                                                                  if e.method == "consistent" else {})}
                      for n, v, s, r in self.table()],
             "condition_number": _float(e.condition_number_),
             "condition_number_scaled": _float(e.condition_number_scaled_),
@@ -137,7 +140,7 @@ class Identification:
             doc["physical"] = e.physical_
             doc["solver_status"] = e.solver_status_
             doc["consistent"] = {
-                "weighting": e.weighting, "prior": c.prior,
+                "weighting": e.weighting, "prior": c.prior, "prior_requested": e.prior,
                 "prior_weight": None if c.prior_choice is None else c.prior_choice.to_dict(),
                 "solve_seconds": c.solve_seconds, "solver_calls": c.n_solves,
                 "constraint_cost": {"train_nrmse_pooled_percent_unconstrained":
@@ -146,6 +149,7 @@ class Identification:
                 "unconstrained": [{"name": n, "value": _float(v)} for n, v in zip(e.names_, e.unconstrained_coef_)],
                 "moved": [{"name": n, "shift_std": _float(v)} for n, v in e.moved_],
                 "standard": {n: _float(v) for n, v in zip(e.base_.standard_names, e.standard_)},
+                "bodies": self.bodies(),
             }
         return doc
 
@@ -182,10 +186,11 @@ class Identification:
         return dataclasses.replace(robot, joints=tuple(joints), source=None)
 
     def to_yaml(self, path=None) -> str:
-        """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given."""
+        """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
+        a first comment line names the prior."""
         from ..model.robot import robot_to_yaml
 
-        text = robot_to_yaml(self.to_robot())
+        text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
         if path is not None:
             from .._atomic import write_text
             write_text(path, text)
@@ -203,10 +208,21 @@ class Identification:
     def to_urdf(self, path=None) -> str:
         """The robot with the identified bodies as URDF (``identify --urdf``), for pinocchio and other readers.
 
-        Only a physically consistent fit (``method="consistent"``) is a set of bodies. Joint k moves
-        ``link{k}``; the description's link frame is ``link{k}_frame``. pinocchio's ``rnea`` on it equals
-        the fit's prediction without friction and rotor inertias (URDF has no place for them); set its
-        gravity to the robot's (a URDF has none).
+        Only a physically consistent fit (``method="consistent"``) is a set of bodies.
+
+        * A robot read from a URDF: **that file**, with only the ``<inertial>`` of the links the joints
+          move and the ``<dynamics>`` of the moving joints rewritten (identified viscous friction as
+          ``damping``, Coulomb as ``friction``; a friction offset, a Stribeck term and rotor inertias
+          have no place in URDF: see :meth:`to_mjcf`, :meth:`to_yaml`), in each link's own frame;
+          names, meshes, limits, joint types, comments and vendor tags stay as written. A link that
+          fixed joints carry is kept as written when the fit less it is still a body, else merged into
+          the moving link (:mod:`baseparam.model.urdf_update`). A comment in each ``<inertial>`` names
+          the prior and the CAD mass, and says when the body is beyond plausible bounds (:meth:`bodies`).
+        * Any other description: a new file; joint k moves ``link{k}``, the description's link frame is
+          ``link{k}_frame``.
+
+        pinocchio's ``rnea`` on it equals the fit's prediction without friction and rotor inertias; set its
+        gravity to the robot's (a URDF has none; a URDF robot's is the file's -9.81 along z).
 
         Parameters
         ----------
@@ -217,40 +233,106 @@ class Identification:
         -------
         str
         """
-        from ..model.urdf_writer import robot_to_urdf
-
         e = self._bodies("to_urdf")
-        text = robot_to_urdf(e.base_.robot, [(link["mass"], link["com"], link["inertia_com"])
-                                            for link in e.physical_])
+        robot = e.base_.robot
+        bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
+        if robot.convention == "urdf" and robot.source and robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
+            text = self._updated_urdf(robot, bodies)
+        else:
+            from ..model.urdf_writer import robot_to_urdf
+
+            text = robot_to_urdf(robot, bodies)
         if path is not None:
             from .._atomic import write_text
             write_text(path, text)
         return text
 
-    def consistent_report(self):
-        """The consistent fit's report (lines of text): solver, prior, cost of the constraints, bodies, what moved."""
+    def to_mjcf(self, path=None, *, urdf_folder=None) -> str:
+        """The robot with the identified bodies and drives as MuJoCo MJCF (``identify --mjcf``).
+
+        Consistent fits only. Rotor inertias become ``armature``, viscous friction ``damping``, Coulomb
+        friction ``frictionloss`` (a friction offset and a Stribeck term have no MJCF counterpart). A robot
+        read from a URDF keeps its link names and geometry (:mod:`baseparam.model.mjcf_writer`). MuJoCo's
+        ``mj_inverse`` on it equals the fit's prediction without the Coulomb and offset terms.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            Also write the text there (atomically).
+        urdf_folder : str or os.PathLike, optional
+            The URDF's folder, where its relative and ``package://`` mesh paths are looked for
+            (default: the current folder; ``identify --mjcf`` gives the URDF's).
+
+        Returns
+        -------
+        str
+        """
+        import os
+
+        from ..model.mjcf_writer import robot_to_mjcf
+        from ..model.parameters import ColumnLayout
+
+        e = self._bodies("to_mjcf")
+        robot = e.base_.robot
+        layout = ColumnLayout(robot, e.base_.parameters)
+        p = e.standard_
+
+        def value(column):
+            # ≥ 0 by the fit's constraints, within the solver's accuracy (-1e-10); MuJoCo and URDF want ≥ 0
+            return 0.0 if column is None else max(float(p[column]), 0.0)
+
+        friction = [tuple(value(layout.friction_columns.get((k, kind))) for kind in ("FV", "FC"))
+                    for k in range(robot.n_dof)]
+        armature = [value(layout.rotor_columns.get(k)) for k in range(robot.n_dof)]
+        bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
+        text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
+                             urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
+                             note=f"identified by baseparam: consistent fit, {self._prior_words()}")
+        if path is not None:
+            from .._atomic import write_text
+            write_text(path, text)
+        return text
+
+    def _prior_words(self):
         e = self.estimator
         c = e.consistent_
-        if c.prior_choice is None:
-            prior = "no prior: one set of bodies that fits (the data determine only the base parameters, so "\
-                    "masses can be far from the real ones)"
-        else:
-            pc = c.prior_choice
-            prior = f"CAD prior, weight {pc.chosen:g} ({pc.selected_by}"
-            if np.isfinite(pc.cv_error_percent).any():
-                prior += "; hold-out NRMSE² %²: " + " ".join(f"{w:g}→{v:.3g}" for w, v in zip(pc.weights,
-                                                                                         pc.cv_error_percent))
-            prior += ")"
+        return f"prior {c.prior}" + ("" if e.prior == c.prior else f" ({e.prior})") + \
+            ("" if c.prior_choice is None else f", weight {c.prior_choice.chosen:g}")
+
+    def _updated_urdf(self, robot, bodies):
+        from ..errors import ArgumentError
+        from ..model.parameters import ColumnLayout
+        from ..model.urdf_update import updated_urdf
+
+        e = self.estimator
+        if robot.is_floating:
+            raise ArgumentError(f"to_urdf: {robot.name}: a floating base's identified body has no place in the "
+                                "file's links yet; use to_yaml")
+        layout = ColumnLayout(robot, e.base_.parameters)
+        friction = [tuple(max(float(e.standard_[layout.friction_columns[(k, kind)]]), 0.0)   # ≥ 0 up to round-off
+                          if (k, kind) in layout.friction_columns else None for kind in ("FV", "FC"))
+                    for k in range(robot.n_dof)]
+        comments = []
+        for row in self.bodies():
+            text = f"identified by baseparam: consistent fit, {self._prior_words()}"
+            if row["cad"] is not None:
+                text += f"; CAD mass {row['cad']['mass']:.6g} kg"
+            if row["implausible"]:
+                text += "; BEYOND PLAUSIBLE BOUNDS: " + ", ".join(row["implausible"])
+            comments.append(text)
+        return updated_urdf(robot, bodies, friction=friction, comments=comments)
+
+    def consistent_report(self):
+        """The consistent fit's report (lines of text): solver, prior, cost of the constraints, bodies against
+        the CAD ones (those beyond plausible bounds marked), what moved."""
+        from ._bodies import table_lines
+
+        e = self.estimator
+        lines = [f"physically consistent fit: solver {e.consistent_.status}, {e.consistent_.n_solves} solve(s), "
+                 f"{e.consistent_.solve_seconds:.2f} s; {e.weighting.upper()} weighting; {self.prior_text()}"]
         u, t = e.unconstrained_train_.nrmse_pooled_percent, self.train.nrmse_pooled_percent
-        lines = [f"physically consistent fit: solver {c.status}, {c.n_solves} solve(s), {c.solve_seconds:.2f} s; "
-                 f"{e.weighting.upper()} weighting; {prior}",
-                 f"cost of the constraints: training NRMSE {u:.2f} % unconstrained → {t:.2f} % consistent",
-                 f"  {'link':>4} {'mass kg':>9}  {'centre of mass [m]':<28} {'principal moments [kg m²]':<30} "
-                 f"{'min eig J':>9}"]
-        for link in e.physical_:
-            com = " ".join(f"{v:8.4f}" for v in link["com"])
-            pm = " ".join(f"{v:9.3g}" for v in link["principal_moments"])
-            lines.append(f"  {link['link']:>4} {link['mass']:>9.4g}  {com:<28} {pm:<30} {link['min_eigenvalue']:>9.2e}")
+        lines.append(f"cost of the constraints: training NRMSE {u:.2f} % unconstrained → {t:.2f} % consistent")
+        lines += table_lines(self.bodies())
         if e.moved_:
             shown = ", ".join(f"{n} ({v:.1f}σ)" for n, v in sorted(e.moved_, key=lambda item: -item[1])[:12])
             more = f" and {len(e.moved_) - 12} more" if len(e.moved_) > 12 else ""
@@ -258,6 +340,37 @@ class Identification:
         else:
             lines.append("no base parameter moved by more than 1σ from the unconstrained fit")
         return lines
+
+    def prior_text(self) -> str:
+        """The prior the consistent fit used, in words: what was asked (auto, cad, none), what it became, its weight."""
+        e = self.estimator
+        c = e.consistent_
+        asked = "" if e.prior == c.prior else f" (asked: {e.prior})"
+        if c.prior_choice is None:
+            return (f"prior none{asked}: one set of bodies that fits (the data determine only the base parameters, "
+                    "so masses can be far from the real ones)")
+        pc = c.prior_choice
+        text = f"prior cad{asked}, weight {pc.chosen:g} ({pc.selected_by}"
+        tried = np.isfinite(pc.cv_error_percent)
+        if tried.any():
+            text += "; hold-out NRMSE² %²: " + " ".join(f"{w:g}→{v:.3g}" for w, v, ok in
+                                                      zip(pc.weights, pc.cv_error_percent, tried) if ok)
+            if not tried[-1] and tried.any():
+                text += f"; weights above {pc.weights[np.flatnonzero(tried)[-1]]:g} not scored"
+        return text + ")"
+
+    def bodies(self) -> list:
+        """Per link the identified body, the description's (CAD) one and what is beyond plausible bounds
+        (:func:`._bodies.body_table`; consistent fits only).
+
+        Returns
+        -------
+        list of dict
+        """
+        from ._bodies import body_table
+
+        e = self._bodies("bodies")
+        return body_table(e.base_.robot, e.physical_)
 
     def _repr_html_(self):
         """The notebook view: errors, and for a consistent fit the bodies (HTML tables)."""
@@ -288,7 +401,11 @@ class Identification:
                  f"condition number of the base regressor: {e.condition_number_:.4g} "
                  f"(column-scaled: {e.condition_number_scaled_:.4g})", "",
                  f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10}"]
+        at_bound = set(getattr(e, "at_bound_", ()))
         for k, (n, v, s, r) in enumerate(self.table(), 1):
+            if n in at_bound:      # the estimate is the bound (often 0): a relative deviation says nothing
+                lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {'at bound':>10}")
+                continue
             flag = "  poorly identified" if r > REL_STD_WARNING else ""
             lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {r:>10.3g}{flag}")
         lines.append("")

@@ -273,7 +273,9 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
         elif model is not None:
             changes["friction_model"] = None if model.is_default else model
         joints.append(replace(j, **changes))
-    return replace(robot, joints=tuple(joints), source=None)
+    from .robot import _from_urdf      # a URDF's text stays its source (see with_drives)
+
+    return replace(robot, joints=tuple(joints), source=robot.source if _from_urdf(robot) else None)
 
 
 def parse_friction_model(text: str) -> tuple:

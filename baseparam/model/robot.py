@@ -458,22 +458,33 @@ def with_drives(robot: Robot, friction: bool = False, rotor_inertia: bool = Fals
     """The robot with viscous, Coulomb and offset friction and/or a rotor inertia declared on every joint.
 
     For descriptions that cannot declare them (URDF). Values already given stay; a joint's
-    ``friction_prior`` (a URDF's ``<dynamics>``) gives the viscous and Coulomb values.
+    ``friction_prior`` (a URDF's ``<dynamics>``) gives the viscous and Coulomb values. A robot read from
+    a URDF gets true values for all of them: what the file cannot say (a friction offset FO, a rotor
+    inertia) is 0, and a joint without ``<dynamics>`` has the URDF's defaults (``damping`` and
+    ``friction`` 0), so that simulating it and predicting its torques need nothing more. Other robots
+    declare the terms without values (``True``).
     """
     if not (friction or rotor_inertia):
         return robot
+    unsaid = 0.0 if _from_urdf(robot) else True
     joints = []
     for j in robot.joints:
         changes = {}
         if friction:
-            prior = j.friction_prior or (None, None)
+            prior = j.friction_prior or ((None, None) if unsaid is True else (0.0, 0.0))
             changes["friction"] = tuple(
-                old if _declared(old) else (True if value is None else float(value))
+                old if _declared(old) else (unsaid if value is None else float(value))
                 for old, value in zip(j.friction, (*prior, None)))
         if rotor_inertia and not j.has_rotor_inertia:
-            changes["rotor_inertia"] = True
+            changes["rotor_inertia"] = unsaid
         joints.append(replace(j, **changes))
-    return replace(robot, joints=tuple(joints), source=None)   # no longer what the file says
+    # a URDF's text stays its source (the file the identified bodies are written back into); a YAML's
+    # no longer says what the robot is
+    return replace(robot, joints=tuple(joints), source=robot.source if _from_urdf(robot) else None)
+
+
+def _from_urdf(robot) -> bool:
+    return robot.convention == "urdf" and bool(robot.source) and robot.source.lstrip("\ufeff \t\r\n").startswith("<")
 
 
 def exact_decimal(value) -> Fraction:

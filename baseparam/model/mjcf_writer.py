@@ -1,0 +1,239 @@
+"""Writing a robot with given bodies and drives as MuJoCo MJCF.
+
+One ``<body>`` per moving joint, nested as the joints are, its frame the description's link frame:
+placed in its parent's at q = 0 by ``C · M(offset) · C′`` (:mod:`.joint_model`), its ``hinge`` or
+``slide`` joint through the joint frame (``C′⁻¹`` in the link frame), its ``<inertial>`` the body given
+(principal axes and moments; ``inertiafromgeom="false"``: geometry never changes the masses).
+Drives: ``armature`` (rotor inertia, IA·q̈), ``damping`` (viscous, FV·q̇) and ``frictionloss`` (Coulomb, a dry-friction
+constraint in MuJoCo); a friction offset and a Stribeck term have no MJCF counterpart. Gravity is the
+robot's, in the base frame (``worldbody``).
+
+A robot read from a URDF keeps its geometry: the ``<visual>`` (group 1, no contacts) and ``<collision>``
+(group 3) elements of the links making each body, boxes, cylinders, spheres and meshes. A mesh is
+referenced by its absolute path when it is found (relative to the URDF's folder, ``package://NAME/…``
+in a folder NAME above it) and is a format MuJoCo reads (STL, OBJ, MSH); otherwise a comment says it
+was left out. We write the tree ourselves rather than through MuJoCo's URDF compiler: that one needs
+every mesh readable (``.dae`` visuals are common) and fuses or drops links by its own rules.
+"""
+from __future__ import annotations
+
+import math
+import os
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from ..errors import ArgumentError
+from .dh_equivalent import joint_transform
+from .joint_model import exact_cos_sin, factor_matrix, joint_models
+
+MESH_FORMATS = (".stl", ".obj", ".msh")
+
+
+def _number(x) -> str:
+    return repr(float(x) + 0.0)
+
+
+def _numbers(values) -> str:
+    return " ".join(_number(v) for v in values)
+
+
+def _quat(R) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) of a rotation matrix (Shepperd: divided by the largest component, so
+    that a component that is 0 stays 0 rather than √(round-off))."""
+    t = np.trace(R)
+    k = int(np.argmax([t, R[0, 0], R[1, 1], R[2, 2]]))
+    if k == 0:
+        r = math.sqrt(1.0 + t)
+        q = [r / 2, (R[2, 1] - R[1, 2]) / (2 * r), (R[0, 2] - R[2, 0]) / (2 * r), (R[1, 0] - R[0, 1]) / (2 * r)]
+    else:
+        i, j, l = k - 1, k % 3, (k + 1) % 3
+        r = math.sqrt(max(1.0 + R[i, i] - R[j, j] - R[l, l], 0.0))
+        q = [0.0] * 4
+        q[0] = (R[l, j] - R[j, l]) / (2 * r)
+        q[1 + i], q[1 + j], q[1 + l] = r / 2, (R[j, i] + R[i, j]) / (2 * r), (R[l, i] + R[i, l]) / (2 * r)
+    q = np.array(q)
+    return q / np.linalg.norm(q)
+
+
+def _pose(T) -> str:
+    return f'pos="{_numbers(T[:3, 3])}" quat="{_numbers(_quat(T[:3, :3]))}"'
+
+
+def _after_inverse(robot, model) -> np.ndarray:
+    """C′⁻¹: the joint frame in the link frame, SI, shape (4, 4)."""
+    out = np.eye(4)
+    for f in model.after:
+        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
+                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
+    return np.linalg.inv(out)
+
+
+# -- URDF geometry ---------------------------------------------------------------------------------------------
+def _mesh_path(filename, folder):
+    """The mesh file a URDF names, or None when it cannot be found."""
+    if filename.startswith("file://"):
+        filename = filename[len("file://"):]
+    if filename.startswith("package://"):
+        package, _, rest = filename[len("package://"):].partition("/")
+        here = os.path.abspath(folder)
+        while True:
+            for candidate in (os.path.join(here, rest) if os.path.basename(here) == package else None,
+                              os.path.join(here, package, rest)):
+                if candidate and os.path.isfile(candidate):
+                    return candidate
+            parent = os.path.dirname(here)
+            if parent == here:
+                return None
+            here = parent
+    path = filename if os.path.isabs(filename) else os.path.join(folder, filename)
+    return os.path.abspath(path) if os.path.isfile(path) else None
+
+
+def _geoms(parts, folder, meshes, indent):
+    """MJCF geoms of the links' visual and collision elements (placed by their link's T), and comments."""
+    from .urdf import _origin, _origin_matrix, _Problems
+
+    problems = _Problems("geometry")
+    lines = []
+    for link, T, _, element in parts:
+        for kind, group, contact in (("visual", 1, ' contype="0" conaffinity="0"'), ("collision", 3, "")):
+            for item in element.findall(kind):
+                geometry = item.find("geometry")
+                shape = None if geometry is None or not len(geometry) else geometry[0]
+                if shape is None:
+                    continue
+                placed = T @ _origin_matrix(_origin(item, link, problems, link))
+                size, extra = _shape(shape, folder, meshes)
+                if size is None:
+                    lines.append(f"{indent}<!-- " + f"link {link!r} {kind}: {extra}".replace("--", "- -") + " -->")
+                    continue
+                lines.append(f'{indent}<geom {size}{extra} {_pose(placed)} group="{group}"{contact}/>')
+    return lines
+
+
+def _shape(shape, folder, meshes):
+    """(attributes, extra) of one URDF geometry, or (None, why it is left out)."""
+    def floats(text, count):
+        try:
+            values = [float(v) for v in (text or "").split()]
+        except ValueError:
+            return None
+        return values if len(values) == count and all(math.isfinite(v) and v > 0 for v in values) else None
+
+    if shape.tag == "box" and (size := floats(shape.get("size"), 3)):
+        return f'type="box" size="{_numbers(np.array(size) / 2)}"', ""
+    if shape.tag == "cylinder" and (r := floats(shape.get("radius"), 1)) and (h := floats(shape.get("length"), 1)):
+        return f'type="cylinder" size="{_number(r[0])} {_number(h[0] / 2)}"', ""
+    if shape.tag == "sphere" and (r := floats(shape.get("radius"), 1)):
+        return f'type="sphere" size="{_number(r[0])}"', ""
+    if shape.tag == "mesh":
+        filename = shape.get("filename") or ""
+        path = _mesh_path(filename, folder)
+        if path is None:
+            return None, f"mesh {filename} not found: left out"
+        if not path.lower().endswith(MESH_FORMATS):
+            return None, f"mesh {filename}: MuJoCo reads STL, OBJ and MSH only: left out"
+        scale = floats(shape.get("scale"), 3) or [1.0, 1.0, 1.0]
+        key = (path, tuple(scale))
+        if key not in meshes:
+            meshes[key] = f"mesh{len(meshes) + 1}"
+        return 'type="mesh"', f' mesh="{meshes[key]}"'
+    return None, f"<{shape.tag}> geometry not written"
+
+
+# -- the file ---------------------------------------------------------------------------------------------------
+def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=None, note=None) -> str:
+    """The MJCF text of ``robot`` carrying ``bodies`` and drives (module notes).
+
+    Parameters
+    ----------
+    robot : Robot
+        Fixed base.
+    bodies : sequence of (mass, com, inertia)
+        Per link, in the link frame: kg, (3,) m, (3, 3) kg·m² about the centre of mass.
+    friction : sequence of (float, float), optional
+        Per joint, viscous (``damping``) and Coulomb (``frictionloss``) friction, SI (0: none).
+    armature : sequence of float, optional
+        Per joint, the rotor inertia (kg·m² or kg).
+    urdf_folder : str, optional
+        Where a URDF robot's relative mesh paths start (default: the current folder).
+    note : str, optional
+        A comment at the top.
+
+    Returns
+    -------
+    str
+    """
+    if robot.is_floating:
+        raise ArgumentError(f"{robot.name}: a floating base is not written as MJCF yet (a free joint with the "
+                            "base body); use to_yaml")
+    from .robot import _from_urdf
+
+    models = joint_models(robot)
+    geometry = None
+    meshes = {}
+    if _from_urdf(robot):
+        from .urdf_update import link_parts
+
+        geometry = link_parts(robot)
+    folder = urdf_folder or os.getcwd()
+    children = {}
+    for k, joint in enumerate(robot.joints):
+        children.setdefault(joint.parent or 0, []).append(k)
+    body_lines = []
+    if geometry is not None:
+        body_lines += _geoms(geometry[0], folder, meshes, "    ")
+
+    def write(k, depth):
+        joint, model = robot.joints[k], models[k]
+        pad = "  " * (depth + 2)
+        name = joint.name or f"joint{k + 1}"
+        link = geometry[1][k][1][0][0] if geometry is not None else f"link{k + 1}"
+        placement = joint_transform(robot, model, 0.0)
+        J = _after_inverse(robot, model)
+        kind = "hinge" if joint.is_revolute else "slide"
+        attributes = [f"name={quoteattr(name)}", f'type="{kind}"', f'pos="{_numbers(J[:3, 3])}"',
+                      f'axis="{_numbers(J[:3, 2])}"']
+        limits = joint.limits
+        if robot.convention == "urdf" and limits is not None and limits.lower is not None \
+                and limits.upper is not None:
+            attributes.append(f'range="{_number(limits.lower)} {_number(limits.upper)}"')
+        if friction is not None:
+            damping, coulomb = friction[k]
+            attributes += [f'damping="{_number(damping)}"', f'frictionloss="{_number(coulomb)}"']
+        if armature is not None:
+            attributes.append(f'armature="{_number(armature[k])}"')
+        mass, com, inertia = bodies[k]
+        # principal axes here (numpy's eigh, to round-off), not MuJoCo's iterative fullinertia (~1e-8)
+        moments, axes = np.linalg.eigh(0.5 * (np.asarray(inertia, dtype=float) + np.asarray(inertia, dtype=float).T))
+        if np.linalg.det(axes) < 0:
+            axes[:, 2] = -axes[:, 2]
+        body_lines.append(f"{pad}<body name={quoteattr(link)} {_pose(placement)}>")
+        body_lines.append(f"{pad}  <joint {' '.join(attributes)}/>")
+        body_lines.append(f'{pad}  <inertial pos="{_numbers(com)}" quat="{_numbers(_quat(axes))}" '
+                          f'mass="{_number(mass)}" diaginertia="{_numbers(moments)}"/>')
+        if geometry is not None:
+            body_lines.extend(_geoms(geometry[1][k][1], folder, meshes, pad + "  "))
+        for child in children.get(k + 1, []):
+            write(child, depth + 1)
+        body_lines.append(f"{pad}</body>")
+
+    for k in children.get(0, []):
+        write(k, 0)
+    name = quoteattr(robot.name)
+    lines = [f"<mujoco model={name}>"]
+    if note:
+        lines.append("  <!-- " + note.replace("--", "- -") + " -->")
+    lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
+              f'  <option gravity="{_numbers(robot.gravity_si)}"/>']
+    if meshes:
+        lines.append("  <asset>")
+        for (path, scale), mesh in meshes.items():
+            lines.append(f'    <mesh name="{mesh}" file={quoteattr(path)} scale="{_numbers(scale)}"/>')
+        lines.append("  </asset>")
+    lines += ["  <worldbody>", *body_lines, "  </worldbody>", "</mujoco>"]
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["robot_to_mjcf"]

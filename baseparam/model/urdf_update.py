@@ -1,0 +1,280 @@
+"""The user's own URDF with new bodies: only ``<inertial>`` and ``<dynamics>`` rewritten.
+
+A robot read from a URDF (:func:`~baseparam.model.urdf.parse_urdf`) keeps the file's text as its
+``source``. Its body k is the child link of moving joint k together with every link fixed to it
+(fixed joints, and moving joints left out by ``tip``, locked at q = 0), in the child link's own frame
+(the URDF link frame: no transform is needed for it). :func:`updated_urdf` writes new bodies back by
+*text surgery* on that source: the character spans of the ``<inertial>`` elements of the links
+concerned, and of the ``<dynamics>`` elements of the moving joints, are replaced (inserted where
+missing); every other byte (names, meshes, materials, limits, joint types, mimic and fixed joints,
+comments, vendor tags, indentation, line ends) stays as written.
+
+**Links merged into one body.** The data identify only the body as a whole. When the identified
+body less the CAD inertials of the links fixed to the child link is itself a physical body (its
+pseudo-inertia positive definite), the child link gets that remainder and the fixed links keep
+their ``<inertial>`` as written (a tool or a hand stays what CAD says); otherwise the child link
+gets the whole body and the fixed links' ``<inertial>`` elements are removed (a comment says where
+their mass went). Either way the file's total is the fit.
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+import xml.parsers.expat
+
+import numpy as np
+
+from ..errors import ArgumentError
+
+# A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
+_START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*(/?)>""")
+# Remainders with a pseudo-inertia eigenvalue below this fraction of the body's largest are not bodies.
+PHYSICAL_RATIO = 1e-9
+
+
+def pseudo_inertia(mass, com, inertia) -> np.ndarray:
+    """J = [[Σ, m c], [m cᵀ, m]] of a body (Σ = ∫ r rᵀ dm about the frame origin), shape (4, 4)."""
+    c = np.asarray(com, dtype=float)
+    about_origin = np.asarray(inertia, dtype=float) + mass * (c @ c * np.eye(3) - np.outer(c, c))
+    J = np.zeros((4, 4))
+    J[:3, :3] = 0.5 * np.trace(about_origin) * np.eye(3) - about_origin
+    J[:3, 3] = J[3, :3] = mass * c
+    J[3, 3] = mass
+    return J
+
+
+def body_of(J) -> tuple:
+    """(mass, com (3,), inertia about the com (3, 3)) of a pseudo-inertia."""
+    m = float(J[3, 3])
+    com = J[:3, 3] / m if m > 0 else np.zeros(3)
+    about_origin = np.trace(J[:3, :3]) * np.eye(3) - J[:3, :3]
+    inertia = about_origin - m * (com @ com * np.eye(3) - np.outer(com, com))
+    return m, com, 0.5 * (inertia + inertia.T)
+
+
+def _moved(J, T):
+    """A pseudo-inertia given in a frame placed at T (4×4) in another, expressed in the other."""
+    return T @ J @ T.T
+
+
+# -- the file's structure ------------------------------------------------------------------------------------
+def link_parts(robot):
+    """The URDF links each body of the robot is made of (module notes).
+
+    Returns
+    -------
+    base : list of (str, ndarray (4, 4), tuple or None, Element)
+        The links fixed to the base link: name, placement in the base frame, CAD inertial (mass, com,
+        inertia about the com, in that link's frame) or None, and the ``<link>`` element.
+    bodies : list of (str, list)
+        Per moving joint: its name, and the same list for its body (placements in its child link's frame;
+        the child link first).
+    """
+    from .urdf import _inertial, _origin, _origin_matrix, _Problems
+
+    if robot.convention != "urdf" or not robot.source or not robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
+        raise ArgumentError(f"{robot.name}: not read from a URDF file (no URDF text to update); "
+                            "robot_to_urdf writes a new file")
+    problems = _Problems(robot.name)
+    root = ET.fromstring(robot.source)
+    links = {el.get("name"): el for el in root.findall("link")}
+    joints = {el.get("name"): el for el in root.findall("joint")}
+    below, above = {}, {}
+    for name, el in joints.items():
+        below.setdefault(el.find("parent").get("link"), []).append(name)
+        above[el.find("child").get("link")] = name
+    moving = {j.name for j in robot.joints}
+    for joint in robot.joints:
+        if joint.name not in joints:
+            raise ArgumentError(f"{robot.name}: joint {joint.name!r} is not in its URDF text")
+
+    def parts(first):
+        out, stack = [], [(first, np.eye(4))]
+        while stack:              # the links merged into this body, placed in the first link's frame
+            link, T = stack.pop()
+            out.append((link, T, _inertial(links[link], f"link '{link}'", problems), links[link]))
+            for name in reversed(below.get(link, [])):
+                if name not in moving:
+                    origin = _origin(joints[name], f"joint '{name}'", problems, f"joint '{name}' <origin>")
+                    stack.append((joints[name].find("child").get("link"), T @ _origin_matrix(origin)))
+        return out
+
+    first = robot.joints[0]
+    base = joints[first.name].find("parent").get("link")
+    for _ in range(len(first.origins) - 1):      # the fixed joints merged on the way from the base link
+        base = joints[above[base]].find("parent").get("link")
+    out = [(joint.name, parts(joints[joint.name].find("child").get("link"))) for joint in robot.joints]
+    base_parts = parts(base)
+    problems.check()
+    return base_parts, out
+
+
+def _spans(data: bytes):
+    """Byte spans in the file: per top-level link and joint (start, end of its start tag, end, self-closing)
+    and of its direct ``<inertial>``/``<dynamics>`` child (start, end), keyed by (tag, name)."""
+    parser = xml.parsers.expat.ParserCreate()
+    found, path = {}, []
+
+    def start(tag, attrs):
+        at = parser.CurrentByteIndex
+        match = _START_TAG.match(data, at)
+        closed = bool(match.group(1))
+        path.append((tag, attrs.get("name"), at, match.end(), closed))
+        if len(path) == 2 and tag in ("link", "joint"):
+            found[(tag, attrs.get("name"))] = {"start": at, "open_end": match.end(), "closed": closed, "child": None}
+        elif len(path) == 3 and tag in ("inertial", "dynamics") and path[1][0] in ("link", "joint"):
+            entry = found[(path[1][0], path[1][1])]
+            if entry["child"] is None:
+                entry["child"] = [at, match.end() if closed else None]
+
+    def end(tag):
+        at = parser.CurrentByteIndex
+        _, name, begin, open_end, closed = path.pop()
+        stop = open_end if closed else data.index(b">", at) + 1
+        if len(path) == 1 and tag in ("link", "joint"):
+            found[(tag, name)]["end"] = stop
+            found[(tag, name)]["close_start"] = at
+        elif len(path) == 2 and tag in ("inertial", "dynamics"):
+            entry = found[(path[1][0], path[1][1])]
+            if entry["child"] is not None and entry["child"][0] == begin:
+                entry["child"][1] = stop
+
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    parser.Parse(data, True)
+    return found
+
+
+def _indent(data, at):
+    """The white space before position `at` on its line, and the file's line end."""
+    line_start = data.rfind(b"\n", 0, at) + 1
+    lead = data[line_start:at]
+    return (lead if not lead.strip() else b""), (b"\r\n" if b"\r\n" in data else b"\n")
+
+
+# -- writing ---------------------------------------------------------------------------------------------------
+def _number(x) -> str:
+    return repr(float(x) + 0.0)
+
+
+def _comment(text) -> str:
+    return "<!-- " + text.replace("--", "- -").replace("\n", " ") + " -->"
+
+
+def _inertial_text(body, comment, indent, newline, step) -> bytes:
+    mass, com, inertia = body
+    I = np.asarray(inertia, dtype=float)
+    terms = " ".join(f'{key}="{_number(I[i, j])}"' for key, (i, j) in
+                     (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
+                      ("izz", (2, 2))))
+    inner = indent + step
+    lines = ["<inertial>"]
+    if comment:
+        lines.append(inner + _comment(comment))
+    lines += [inner + f'<origin xyz="{" ".join(_number(v) for v in com)}" rpy="0 0 0"/>',
+              inner + f'<mass value="{_number(mass)}"/>', inner + f"<inertia {terms}/>", indent + "</inertial>"]
+    return newline.join(lines).encode()
+
+
+def _with_attributes(tag: bytes, values: dict) -> bytes:
+    """A start tag with some attributes' values replaced (or added), the rest of its bytes as written."""
+    for key, value in values.items():
+        pattern = re.compile(rb"(\s" + key.encode() + rb"""\s*=\s*)(["'])(.*?)\2""", re.S)
+        if pattern.search(tag):
+            tag = pattern.sub(lambda m, v=value: m.group(1) + m.group(2) + v.encode() + m.group(2), tag, count=1)
+        else:
+            cut = len(tag) - (2 if tag.endswith(b"/>") else 1)
+            tag = tag[:cut].rstrip() + f' {key}="{value}"'.encode() + tag[cut:]
+    return tag
+
+
+def updated_urdf(robot, bodies, *, friction=None, comments=None) -> str:
+    """The robot's URDF text with new bodies (and friction), nothing else changed (module notes).
+
+    Parameters
+    ----------
+    robot : Robot
+        Read from a URDF (``robot.source`` its text, ``convention='urdf'``).
+    bodies : sequence of (mass, com, inertia)
+        Per moving joint, its body in its child link's frame: kg, (3,) m, (3, 3) kg·m² about the
+        centre of mass (the links fixed to it included).
+    friction : sequence of (float or None, float or None), optional
+        Per moving joint, the viscous (``damping``, N·m·s/rad or N·s/m) and Coulomb (``friction``,
+        N·m or N) values for its ``<dynamics>``; None leaves a value (or the element) as written.
+    comments : sequence of str or None, optional
+        Per moving joint, a comment written inside the child link's ``<inertial>``.
+
+    Returns
+    -------
+    str
+    """
+    parts_of = link_parts(robot)[1]
+    data = robot.source.encode("utf-8")
+    spans = _spans(data)
+    edits = []                                     # (start, end, bytes)
+    for k, (joint_name, parts) in enumerate(parts_of):
+        J = pseudo_inertia(*bodies[k])
+        child = parts[0][0]
+        fixed = [(link, T, inertial) for link, T, inertial, _ in parts[1:] if inertial is not None]
+        remainder = J - sum((_moved(pseudo_inertia(*inertial), T) for _, T, inertial in fixed), np.zeros((4, 4)))
+        eig = np.linalg.eigvalsh(remainder)
+        keep_fixed = bool(fixed) and eig[0] > PHYSICAL_RATIO * max(eig[-1], 0.0)
+        note = comments[k] if comments is not None and comments[k] else ""
+        if fixed:
+            names = ", ".join(f"'{link}'" for link, _, _ in fixed)
+            note += (f"{'; ' if note else ''}the body of joint '{joint_name}' is this link with {names}: "
+                     + ("this is the fit less their inertials (kept as written)" if keep_fixed else
+                        "the whole fit is here (the fit less their inertials is not a body; theirs removed)"))
+        written = body_of(remainder) if keep_fixed else (body_of(J) if fixed else bodies[k])
+        edits.append(_inertial_edit(data, spans[("link", child)], written, note))
+        if fixed and not keep_fixed:
+            for link, _, _ in fixed:
+                span = spans[("link", link)]["child"]
+                edits.append((span[0], span[1], _comment(f"baseparam: this link's mass is in link '{child}', "
+                                                         "identified as one body with it").encode()))
+        if friction is not None and friction[k] is not None and any(v is not None for v in friction[k]):
+            edits.append(_dynamics_edit(data, spans[("joint", joint_name)], friction[k]))
+    out = data
+    for start, end, text in sorted(edits, key=lambda e: e[0], reverse=True):
+        out = out[:start] + text + out[end:]
+    return out.decode("utf-8")
+
+
+def _step(data, span):
+    """The file's indentation step: a link's children's indent less the link's (two spaces if unknown)."""
+    indent = _indent(data, span["start"])[0]
+    line = data.find(b"\n", span["open_end"]) + 1
+    lead = re.match(rb"[ \t]*", data[line:]).group(0)
+    return (lead[len(indent):] if lead.startswith(indent) and len(lead) > len(indent) else b"  ").decode()
+
+
+def _inertial_edit(data, span, body, note):
+    indent, newline = _indent(data, span["start"])
+    step = _step(data, span)
+    if span["child"] is not None:
+        start, end = span["child"]
+        return start, end, _inertial_text(body, note, _indent(data, start)[0].decode(), newline.decode(), step)
+    inner = (indent + step.encode()).decode()
+    text = _inertial_text(body, note, inner, newline.decode(), step)
+    if span["closed"]:          # <link name="x"/>: opened to hold the body
+        tag = data[span["start"]:span["open_end"]]
+        head = tag[:-2].rstrip() + b">"
+        return span["start"], span["open_end"], head + newline + inner.encode() + text + newline + indent + b"</link>"
+    return span["open_end"], span["open_end"], newline + inner.encode() + text
+
+
+def _dynamics_edit(data, span, values):
+    damping, coulomb = values
+    new = {key: _number(v) for key, v in (("damping", damping), ("friction", coulomb)) if v is not None}
+    if span["child"] is not None:       # its other attributes (a simulator's own) stay as written
+        start = span["child"][0]
+        tag_end = _START_TAG.match(data, start).end()
+        return start, tag_end, _with_attributes(data[start:tag_end], new)
+    at = span["close_start"]
+    indent, newline = _indent(data, at)
+    element = ("<dynamics " + " ".join(f'{key}="{value}"' for key, value in new.items()) + "/>").encode()
+    if data[data.rfind(b"\n", 0, at) + 1:at].strip():        # </joint> after other text on its line
+        return at, at, element
+    return at, at, _step(data, span).encode() + element + newline + indent
+
+
+__all__ = ["body_of", "link_parts", "pseudo_inertia", "updated_urdf"]
