@@ -23,6 +23,7 @@ import warnings
 
 import click
 
+from ._warnings import warn
 from .errors import BaseParamError, ResourceLimitError
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
@@ -123,10 +124,16 @@ def _terminal_size():
     return (size.columns if size.columns > 0 else 80), (size.lines if size.lines > 0 else 24)
 
 
-def _warning_line(message, category, filename, lineno, file=None, line=None):
+def _warning_line(message, category, filename, lineno, file=None, line=None, *, shown=None):
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
-    the library's parameter names as flags."""
-    click.echo(f"baseparam: warning: {as_flags(str(message))}", err=True)
+    the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
+    however many times the command meets its cause (a file read twice, a check per block)."""
+    text = f"baseparam: warning: {as_flags(str(message))}"
+    if shown is not None:
+        if text in shown:
+            return
+        shown.add(text)
+    click.echo(text, err=True)
 
 
 # The library's parameters as the command line spells them: library messages name parameters
@@ -301,7 +308,7 @@ class _OneLineErrors(click.Group):
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
         with warnings.catch_warnings(), _termination_unwinds():   # both restored on return
-            warnings.showwarning = _warning_line
+            warnings.showwarning = functools.partial(_warning_line, shown=set())
             try:
                 self._run(*args, **kwargs)
             except _Terminated as exc:
@@ -611,9 +618,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
         for path in paths:
             key = os.path.realpath(path)
             if key in seen:
-                warnings.warn(f"{path}: given twice (as {seen[key]} and {role} data): "
-                              + ("validation on training data is not held out" if seen[key] != role else
-                                 "its samples count twice and the standard deviations shrink"), stacklevel=1)
+                warn(f"{path}: given twice (as {seen[key]} and {role} data): "
+                     + ("validation on training data is not held out" if seen[key] != role else
+                        "its samples count twice and the standard deviations shrink") + "; give each file once")
             seen.setdefault(key, role)
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file, *train, *validate]):
@@ -630,7 +637,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
             traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
                                    n_dof=robot.n_dof)
             if traj.skipped:
-                warnings.warn(traj.skipped_summary(), stacklevel=1)
+                warn(traj.skipped_summary())
             return traj
 
         train_data = [read(p) for p in train]

@@ -12,13 +12,13 @@ import html
 import math
 import numbers
 import time
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
 
 from .._validation import check_memory, check_number, check_option
+from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
@@ -248,9 +248,9 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         remaining = max(0.0, float(time_budget) - min(3.0, 0.08 * float(time_budget)) - (time.time() - begin))
     outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
     if outcome.timing_dependent:
-        warnings.warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
-                      "design is that start's best point so far and depends on timing; give more time",
-                      ExcitationWarning, stacklevel=2)
+        warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
+             "design is that start's best point so far and depends on timing; give more time",
+             ExcitationWarning)
     series = _within_limits(problem.series(outcome.best.x), lim)
     summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
                             None if time_budget is None else float(time_budget),
@@ -278,15 +278,15 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
                               bool(torque_limited), search_summary)
     if not design.condition_number < POORLY_EXCITED:
-        warnings.warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
-                      "some base parameters; give more harmonics, a longer period or wider limits",
-                      ExcitationWarning, stacklevel=3)
+        warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
+             "some base parameters; give more harmonics, a longer period or wider limits",
+             ExcitationWarning)
     if torque_limited and torque_max is not None and (torque_max > limits.torque).any():
         over = ", ".join(f"joint {j + 1} {torque_max[j]:.4g} > {limits.torque[j]:.4g}"
                          for j in np.flatnonzero(torque_max > limits.torque))
-        warnings.warn(f"{robot.name}: the torque limits are not met ({over}): no start found a trajectory within "
-                      "them, or they are exceeded between the design's grid samples", ExcitationWarning,
-                      stacklevel=3)
+        warn(f"{robot.name}: the torque limits are not met ({over}): no start found a trajectory within "
+             "them, or they are exceeded between the design's grid samples; give more starts or time, a longer "
+             "period or fewer harmonics", ExcitationWarning)
     return design
 
 

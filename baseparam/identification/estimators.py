@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -21,6 +20,7 @@ import numpy as np
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from .._validation import check_instance, check_mass_bounds, check_mass_range, check_number, check_option
+from .._warnings import warn
 from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
@@ -234,9 +234,9 @@ class BaseParameterEstimator(ParamsFromInit):
         -------
         self
         """
-        return self._fit(X, stacklevel=4)
+        return self._fit(X)
 
-    def _fit(self, X, stacklevel):
+    def _fit(self, X):
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")
@@ -262,7 +262,7 @@ class BaseParameterEstimator(ParamsFromInit):
                                                   prior_weight=self.prior_weight, mass_bounds=self._mass_bounds,
                                                   total_mass=self._total_mass, std=fit.std)
             for note in self.consistent_.notes:
-                warnings.warn(f"{robot.name}: {note}", DataWarning, stacklevel=stacklevel)
+                warn(f"{robot.name}: {note}", DataWarning)
             self.unconstrained_coef_, x = x, self.consistent_.x
             self.standard_ = self.consistent_.p
             self.physical_ = physical_links(self.base_, self.consistent_)
@@ -288,7 +288,7 @@ class BaseParameterEstimator(ParamsFromInit):
         self.rmse_, self.nrmse_percent_ = self.train_.rmse, self.train_.nrmse_percent
         self.nrmse_pooled_percent_ = self.train_.nrmse_pooled_percent
         self.impossible_ = [] if consistent else self._impossible()
-        self._warn(stacklevel)
+        self._warn()
         return self
 
     def _prior(self):
@@ -416,31 +416,30 @@ class BaseParameterEstimator(ParamsFromInit):
                 out.append(name)
         return out
 
-    def _warn(self, stacklevel):
+    def _warn(self):
         """Say when the data cannot tell what the fit reports (Gautier's criteria), or contradict physics."""
         if self.undetermined_:
-            warnings.warn(f"the data do not determine some base parameters (they are set by a minimum-norm "
-                          f"choice): {' '.join(self.undetermined_)}; excite those joints/motions", ExcitationWarning,
-                          stacklevel=stacklevel)
+            warn(f"the data do not determine some base parameters (they are set by a minimum-norm "
+                 f"choice): {' '.join(self.undetermined_)}; excite those joints/motions", ExcitationWarning)
         if self.condition_number_scaled_ > CONDITION_WARNING:
-            warnings.warn(f"poor excitation: the column-scaled condition number of the base regressor is "
-                          f"{self.condition_number_scaled_:.3g} (> {CONDITION_WARNING:g})", ExcitationWarning,
-                          stacklevel=stacklevel)
+            warn(f"poor excitation: the column-scaled condition number of the base regressor is "
+                 f"{self.condition_number_scaled_:.3g} (> {CONDITION_WARNING:g}); record a motion that moves every "
+                 "joint (bp.design_excitation designs one)", ExcitationWarning)
         poor = [n for n, r in zip(self.names_, self.rel_std_percent_) if r > REL_STD_WARNING]
         if poor:
             shown = " ".join(poor[:12]) + (" …" if len(poor) > 12 else "")
-            warnings.warn(f"{len(poor)} of {len(self.names_)} base parameters have a relative standard deviation "
-                          f"above {REL_STD_WARNING:g} % (poorly identified by these data): {shown}",
-                          ExcitationWarning, stacklevel=stacklevel)
+            warn(f"{len(poor)} of {len(self.names_)} base parameters have a relative standard deviation "
+                 f"above {REL_STD_WARNING:g} % (poorly identified by these data): {shown}",
+                 ExcitationWarning)
         if self.nrmse_pooled_percent_ > POOR_FIT:
-            warnings.warn(f"the model explains the training torques poorly (NRMSE {self.nrmse_pooled_percent_:.3g} %): "
-                          "check units (degrees? ms?), drive gains, the column map and the friction model",
-                          DataWarning, stacklevel=stacklevel)
+            warn(f"the model explains the training torques poorly (NRMSE {self.nrmse_pooled_percent_:.3g} %): "
+                 "check units (degrees? ms?), drive gains, the column map and the friction model",
+                 DataWarning)
         if self.impossible_:
             shown = ", ".join(f"{n} = {v:.3g}" for n, v in zip(self.names_, self.coef_) if n in self.impossible_)
-            warnings.warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
-                          "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction)",
-                          ExcitationWarning, stacklevel=stacklevel)
+            warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
+                 "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction)",
+                 ExcitationWarning)
 
 
 def identify(robot, train, *, validate=None, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -487,6 +486,6 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     if unknown:
         raise SettingsError(f"identify: unknown option {unknown[0]!r}")
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base, **options)._fit(train, stacklevel=4)   # warnings point at the caller
+                                       base=base, **options)._fit(train)
     validation = None if validate is None else estimator.validate(validate)
     return Identification(estimator=estimator, train=estimator.train_, validation=validation)
