@@ -63,7 +63,8 @@ def plot_residuals(metrics, ax=None):
 
 
 def plot_parameters(result, ax=None):
-    """Estimated base parameters with ±2σ error bars; poorly identified ones (rel. std > 10 %) in red.
+    """Estimated base parameters with ±2σ error bars; poorly identified ones (one σ moves the predicted
+    torque by more than 1 % of its RMS, ``torque_std_percent_``) in red.
 
     Parameters
     ----------
@@ -73,15 +74,16 @@ def plot_parameters(result, ax=None):
     -------
     matplotlib.figure.Figure
     """
-    from .estimators import REL_STD_WARNING
+    from .results import TORQUE_STD_WARNING
     plt = _pyplot()
     est = getattr(result, "estimator", result)
     if ax is None:
         _, ax = plt.subplots(figsize=(max(7, 0.18 * len(est.names_)), 3.5))
     x = np.arange(len(est.names_))
     unknown = ~np.isfinite(est.std_)
-    poor = (est.rel_std_percent_ > REL_STD_WARNING) & ~unknown
-    for mask, colour, label in ((~poor & ~unknown, "C0", "rel. std ≤ 10 %"), (poor, "C3", "rel. std > 10 %")):
+    poor = (est.torque_std_percent_ > TORQUE_STD_WARNING) & ~unknown
+    limit = f"{TORQUE_STD_WARNING:g} % of τ"
+    for mask, colour, label in ((~poor & ~unknown, "C0", f"σ moves τ̂ ≤ {limit}"), (poor, "C3", f"σ moves τ̂ > {limit}")):
         if mask.any():
             ax.errorbar(x[mask], est.coef_[mask], yerr=2 * est.std_[mask], fmt="o", ms=3, color=colour,
                         capsize=2, label=label)
