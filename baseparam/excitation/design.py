@@ -162,7 +162,7 @@ class ExcitationDesign:
 
 
 def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=None, criterion="cond",
-                      parameters="khalil", torque_limits=False, starts=None, workers=1, time_budget=None,
+                      parameters="pseudo", torque_limits=False, starts=None, workers=1, time_budget=None,
                       seed=0, progress=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
@@ -185,9 +185,11 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         Every joint needs a velocity limit, every prismatic joint a position range.
     criterion : {'cond', 'dopt'}
         Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality).
-    parameters : {'khalil', 'pseudo'}
-        Parameterization of the base columns the criterion is measured in ('khalil': inertia about
-        the link frame origin, first moments and mass — pinocchio's regressor columns).
+    parameters : {'pseudo', 'khalil'}
+        Parameterization of the base columns the criterion is measured in: 'pseudo' (the default, as
+        everywhere in the package), or 'khalil' (inertia about the link frame origin, first moments and
+        mass — pinocchio's regressor columns, so cond can be recomputed with pinocchio). The design
+        reports cond in both.
     torque_limits : bool
         Also keep |τ| within the torque limits (URDF ``effort`` or ``tau:``) at the design grid,
         torques predicted with the description's true inertias (and friction values).
@@ -215,7 +217,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         Bad settings or limits (one line naming the parameter, file, joint or field).
     """
     begin = time.time()
-    robot, parameters = description_of(robot, parameters, "khalil")
+    robot, parameters = description_of(robot, parameters, "pseudo")
     require_robot(robot)
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_option(criterion, "criterion", CRITERIA)
