@@ -66,6 +66,14 @@ PROOF = {
 }
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_lwr4.yaml", "ur10e.yaml", "kuka_lwr4_cad.yaml", "ur10e_cad.yaml"],
+         "designs are compared with the robots' own training logs and URDF limits, which exist for these "
+         "two arms only")
+
+
 def load():
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
@@ -172,6 +180,7 @@ def run(key, budget=None, with_proof=False):
 
 
 def main(argv=None):
+    print(scope_line(SCOPE))
     warnings.simplefilter("ignore", bp.RoundOffWarning)       # the URDFs' 1.57079632679 read as 90°
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", choices=sorted(ROBOTS), action="append")
