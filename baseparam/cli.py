@@ -23,7 +23,6 @@ import warnings
 
 import click
 
-from ._warnings import warn
 from .errors import BaseParamError, ResourceLimitError
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
@@ -618,6 +617,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
     rotor-inertia columns are those the description declares.
     """
+    from ._warnings import warn
     from .identification.estimators import identify as run
     from .identification.preprocessing import Preprocessing
     from .projection.base_set import find_base_parameters
