@@ -459,7 +459,8 @@ class BaseParameterEstimator(ParamsFromInit):
         if self.impossible_:
             shown = ", ".join(f"{n} = {v:.3g}" for n, v in zip(self.names_, self.coef_) if n in self.impossible_)
             warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
-                 "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction)",
+                 "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction); "
+                 "method='consistent' keeps the estimates physical",
                  ExcitationWarning)
 
 
