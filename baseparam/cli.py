@@ -123,10 +123,16 @@ def _terminal_size():
     return (size.columns if size.columns > 0 else 80), (size.lines if size.lines > 0 else 24)
 
 
-def _warning_line(message, category, filename, lineno, file=None, line=None):
+def _warning_line(message, category, filename, lineno, file=None, line=None, *, shown=None):
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
-    the library's parameter names as flags."""
-    click.echo(f"baseparam: warning: {as_flags(str(message))}", err=True)
+    the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
+    however many times the command meets its cause (a file read twice, a check per block)."""
+    text = f"baseparam: warning: {as_flags(str(message))}"
+    if shown is not None:
+        if text in shown:
+            return
+        shown.add(text)
+    click.echo(text, err=True)
 
 
 # The library's parameters as the command line spells them: library messages name parameters
@@ -301,7 +307,7 @@ class _OneLineErrors(click.Group):
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
         with warnings.catch_warnings(), _termination_unwinds():   # both restored on return
-            warnings.showwarning = _warning_line
+            warnings.showwarning = functools.partial(_warning_line, shown=set())
             try:
                 self._run(*args, **kwargs)
             except _Terminated as exc:
@@ -511,6 +517,32 @@ class _VariadicValidate(click.Command):
         return super().parse_args(ctx, out)
 
 
+# One rule for --out: where a command writes its main output. A folder is always accepted (created if
+# missing): `export` writes several files into it, `excite` writes ROBOT_excite.csv there. A file name
+# is accepted where the output is one file (`excite --out TRAJ.csv`); `export` refuses one, saying how.
+_FILE_SUFFIXES = (".c", ".h", ".py", ".json", ".csv")
+
+
+def _is_folder(path):
+    return path.endswith(("/", os.sep)) or os.path.isdir(path)
+
+
+def _out_file(out, robot_file, suffix):
+    """The file `--out` names: itself, or in a folder, the robot file's stem + `suffix`."""
+    if not out or out == "-" or not _is_folder(out):
+        return out
+    return os.path.join(out, os.path.splitext(os.path.basename(robot_file))[0] + suffix)   # made when written
+
+
+def _out_folder(out):
+    """`export --out`: a folder; a file name is refused with the command that does what it meant."""
+    if not _is_folder(out) and out.lower().endswith(_FILE_SUFFIXES):
+        parent, name = os.path.split(out)
+        _fail(f"{out}: --out names the folder export writes its files to (NAME.h, NAME.c or NAME_dynamics.py, "
+              f"and NAME.json): give --out {parent or '.'} --prefix {os.path.splitext(name)[0]}", 2)
+    return out
+
+
 def _writable(paths, plot_out=None):
     """Fail before the work, not after it: every output's directory exists, the figure's format is known."""
     for path in paths:
@@ -591,6 +623,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
     rotor-inertia columns are those the description declares.
     """
+    from ._warnings import warn
     from .identification.estimators import identify as run
     from .identification.preprocessing import Preprocessing
     from .projection.base_set import find_base_parameters
@@ -617,9 +650,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         for path in paths:
             key = os.path.realpath(path)
             if key in seen:
-                warnings.warn(f"{path}: given twice (as {seen[key]} and {role} data): "
-                              + ("validation on training data is not held out" if seen[key] != role else
-                                 "its samples count twice and the standard deviations shrink"), stacklevel=1)
+                warn(f"{path}: given twice (as {seen[key]} and {role} data): "
+                     + ("validation on training data is not held out" if seen[key] != role else
+                        "its samples count twice and the standard deviations shrink") + "; give each file once")
             seen.setdefault(key, role)
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file, *train, *validate]):
@@ -636,7 +669,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
                                    n_dof=robot.n_dof)
             if traj.skipped:
-                warnings.warn(traj.skipped_summary(), stacklevel=1)
+                warn(traj.skipped_summary())
             return traj
 
         train_data = [read(p) for p in train]
@@ -714,7 +747,8 @@ def _gains(text):
                    "functions NAME_<name> ('-' for '_' is accepted).")
 @click.option("--prefix", default="baseparam", show_default=True, help="NAME: function prefix and file stem.")
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
-              help="Directory for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json.")
+              help="Folder for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json (created if missing); as "
+                   "excite's --out, which also takes a folder.")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
 @_robot_options
 @_memory_option
@@ -727,6 +761,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     from .codegen._export import check_prefix, export as write, parse_what
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
+    out_dir = _out_folder(out_dir)
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
@@ -751,8 +786,9 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
                    "tau: t}, ...] (SI), or a URDF whose <limit> elements apply.")
 @click.option("--criterion", type=click.Choice(["cond", "dopt"]), default="cond", show_default=True,
               help="Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality).")
-@click.option("--parameters", type=click.Choice(["khalil", "pseudo"]), default="khalil", show_default=True,
-              help="Parameterization of the base columns cond(W_b) is measured in (khalil: pinocchio's columns).")
+@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True,
+              help="Parameterization of the base columns cond(W_b) is measured in, as in the other commands "
+                   "(khalil: pinocchio's columns, to recompute cond with it); the JSON reports both.")
 @click.option("--torque-limits", is_flag=True,
               help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
                    "true inertias.")
@@ -763,8 +799,9 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
                    "reproduces the result).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Same seed and settings → same trajectory.")
-@click.option("--out", "csv_out", type=click.Path(dir_okay=False),
-              help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T.")
+@click.option("--out", "csv_out", type=click.Path(),
+              help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T; "
+                   "a folder (ending in / or existing) gets ROBOT_excite.csv, as export's --out is a folder.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write coefficients, cond(W_b) of the written samples and limits as JSON ('-': to stdout).")
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
@@ -777,11 +814,13 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     regressor (friction and rotor-inertia columns the description declares included).
     """
     inputs = [robot_file] + ([limits_file] if limits_file else [])
+    folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
+    csv_out = _out_file(csv_out, robot_file, "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)])
     for flag, out in (("--out", csv_out), ("--plot", plot_out)):
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
-    _writable([p for p in (csv_out, json_out, plot_out) if p and p != "-"], plot_out)
+    _writable([p for p in (None if folder else csv_out, json_out, plot_out) if p and p != "-"], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close), inputs_protected(inputs):
@@ -793,6 +832,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
         progress.close()
         written = []
         if csv_out:
+            if folder:
+                os.makedirs(os.path.dirname(csv_out), exist_ok=True)
             written.append(design.to_csv(csv_out))
         if json_out:
             written.append(_write_json(json_out, design.to_dict()))

@@ -68,6 +68,13 @@ FRICTION_NAMES = ("fv", "fc", "fo")
 
 
 # -- model and regressor --------------------------------------------------------------------------------------
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_lwr4.yaml", "ur10e.yaml"],
+         "the usual pipeline is compared on measured logs, which exist for these two arms only")
+
+
 def build_model(urdf_path, root_joint=None):
     """pinocchio model of a URDF (fixed base by default), gravity −9.81 z of the URDF root."""
     import pinocchio as pin
@@ -304,6 +311,7 @@ def self_check(n_states=50, seed=0, verbose=True):
 
 # -- script -------------------------------------------------------------------------------------------------------
 def main(argv=None):
+    print(scope_line(SCOPE))
     argv = sys.argv[1:] if argv is None else argv
     if "--check" in argv:
         self_check()

@@ -31,6 +31,13 @@ UR_COLUMNS = "t=0,q=1:7,qd=7:13,current=13:19"
 UR_GAINS = [10.0, 10.6956, 8.4566, 9.0029, 9.4800, 10.1232]
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_lwr4.yaml", "ur10e.yaml"],
+         "held-out errors need measured logs, which exist for these two arms only")
+
+
 def kuka(name):
     return bp.read_trajectory(DATA / "kuka_lwr4" / name)
 
@@ -132,6 +139,7 @@ def speed():
 
 
 def main():
+    print(scope_line(SCOPE))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", action="store_true")
     parser.add_argument("--friction", action="store_true")

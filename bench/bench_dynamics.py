@@ -25,6 +25,14 @@ ROBOTS = [("KUKA iiwa 7-DOF", "kuka_iiwa14.yaml"), ("Franka Panda 7-DOF (modifie
           ("PUMA 560", "puma560.yaml")]
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_iiwa14.yaml", "panda.yaml", "puma560.yaml"],
+         "the issue's targets are for 7-DOF arms (beside pinocchio) and the PUMA; the others time alike "
+         "per joint")
+
+
 def best_of(fn, repeat):
     times = []
     for _ in range(repeat):
@@ -65,6 +73,7 @@ def pinocchio_loop(robot, q, qd, qdd):
 
 
 def main():
+    print(scope_line(SCOPE))
     quick = "--quick" in sys.argv
     n_samples, repeat = (10_000, 2) if quick else (100_000, 5)
     rng = np.random.default_rng(0)

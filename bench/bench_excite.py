@@ -66,6 +66,14 @@ PROOF = {
 }
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_lwr4.yaml", "ur10e.yaml", "kuka_lwr4_cad.yaml", "ur10e_cad.yaml"],
+         "designs are compared with the robots' own training logs and URDF limits, which exist for these "
+         "two arms only")
+
+
 def load():
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
@@ -73,7 +81,8 @@ def load():
 def design(robot, limits, budget, seed=0):
     begin = time.perf_counter()
     d = bp.design_excitation(robot, period=10.0, harmonics=5, rate=100.0, limits=limits, starts=1000,
-                             time_budget=budget, seed=seed, workers=-1)   # one per core
+                             time_budget=budget, seed=seed, workers=-1,   # one per core
+                             parameters="khalil")      # pinocchio's columns: the README's figures
     return d, time.perf_counter() - begin
 
 
@@ -171,12 +180,16 @@ def run(key, budget=None, with_proof=False):
 
 
 def main(argv=None):
+    print(scope_line(SCOPE))
     warnings.simplefilter("ignore", bp.RoundOffWarning)       # the URDFs' 1.57079632679 read as 90°
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", choices=sorted(ROBOTS), action="append")
     parser.add_argument("--budget", type=float, help="seconds per design (default: 60 KUKA, 30 UR10e)")
     parser.add_argument("--proof", action="store_true", help="also the proof in simulation")
     args = parser.parse_args(argv)
+    if not DATA.is_dir():                   # the URDF limits and the training logs live there
+        print(f"no measured data at {DATA}: the designs are compared with the robots' logs; nothing to do")
+        return 0
     print(f"{os.cpu_count()} cores; load average {load():.2f}")
     for key in args.robot or sorted(ROBOTS):
         run(key, args.budget, args.proof)

@@ -53,6 +53,14 @@ TILTED_GRAVITY = "[1.2, -2.3, -9.4]"     # every component non-zero: "general gr
 LABEL = {"regressor": "base regressor", "slotine_li": "Slotine–Li", "inverse_dynamics": "inv. dyn. (base)"}
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (None,
+         "a floating base is skipped with one line (exported code is of fixed-base robots); C timed on "
+         "puma560, staubli_rx90, kuka_iiwa14")
+
+
 def fmt(c):
     return f"{c['mul']:>4}/{c['add']:>4}/{c['div']}/{c['sincos']}"
 
@@ -88,7 +96,8 @@ def section_counts():
     rows = {}
     for path in sorted(ROBOTS_DIR.glob("*.yaml")):
         robot = bp.load_robot(path)
-        if robot.is_floating:               # exported code is of fixed-base robots only
+        if robot.is_floating:
+            print(f"{path.name}: skipped, a floating base (exported code is of fixed-base robots only)")
             continue
         base = bp.find_base_parameters(robot)
         counts = base_counts(base)
@@ -522,6 +531,7 @@ def section_export_time(rows, compile_times, args, tmp):
 
 
 def main():
+    print(scope_line(SCOPE))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples and repeats")
     parser.add_argument("--counts-only", action="store_true", help="operation counts only (section 1)")

@@ -51,7 +51,16 @@ STRESS = [
 ]
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["puma560.yaml", "stanford_arm.yaml", "panda.yaml", "kuka_iiwa14.yaml", "skew7.yaml"],
+         "one robot per kind of case (paper table, prismatic, modified DH, 7-DOF, float path), beside "
+         "generated chains; tests/ run find on every robot")
+
+
 def main():
+    print(scope_line(SCOPE))
     cases = CASES + ([] if "--quick" in sys.argv else STRESS)
     print(f"{'case':<36} {'rank':>5} {'exact':>6} {'time':>10} {'target':>8} {'peak RSS':>10}")
     ok = True

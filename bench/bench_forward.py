@@ -32,6 +32,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_iiwa14.yaml"],
+         "the 7-DOF arm of the issue's targets (beside pinocchio), then generated chains of 5-50 joints "
+         "for the growth with N")
+
+
 def pinocchio_model(robot, p):
     """pinocchio's model of the robot carrying the bodies of p (pseudo parameters), or None."""
     try:
@@ -248,6 +256,7 @@ def ivanov(sizes, repeat, S=1000):
 
 
 def main():
+    print(scope_line(SCOPE))
     quick = "--quick" in sys.argv
     n_samples, repeat = (20_000, 2) if quick else (100_000, 5)
     robot = bp.load_robot(ROOT / "robots" / "kuka_iiwa14.yaml")

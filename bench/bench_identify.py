@@ -37,6 +37,13 @@ CASES = [
 ]
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_lwr4.yaml", "ur10e.yaml"],
+         "identification is measured on logs, which exist for these two arms only")
+
+
 def synthetic(robot, n_samples, seed=0):
     """An exciting trajectory (5 harmonics per joint, 0.1 Hz base) with Newton–Euler torques + noise."""
     rng = np.random.default_rng(seed)
@@ -142,6 +149,7 @@ def real():
 
 
 def main(argv=None):
+    print(scope_line(SCOPE))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--real", action="store_true")

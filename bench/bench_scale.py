@@ -18,6 +18,12 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = ([],
+         "generated chains and trees, and example-robot-data URDFs, larger than any robot here")
 PEAK_LIMIT_MB = 4096
 
 CHILD = r"""
@@ -202,6 +208,7 @@ def full_z():
 
 
 def main():
+    print(scope_line(SCOPE))
     if "--full-z" in sys.argv:
         full_z()
     else:

@@ -40,6 +40,13 @@ CASES = [
 ]
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["puma560.yaml"],
+         "start-up time, which does not depend on the robot beyond the paper's example")
+
+
 def _wall(args, env):
     """Wall time in s of ``python args`` run from the repository root; raises if it fails."""
     start = time.perf_counter()
@@ -52,6 +59,7 @@ def _wall(args, env):
 
 
 def main(argv=None):
+    print(scope_line(SCOPE))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per case (median reported)")
     runs = parser.parse_args(argv).runs

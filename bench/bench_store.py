@@ -17,6 +17,13 @@ CALLS = []
 _kinetic_block = _coordinates.kinetic_blocks
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["puma560.yaml", "kuka_iiwa14.yaml", "stanford_arm.yaml", "skew7.yaml"],
+         "one robot per kind of Z (exact, 7-DOF, prismatic, float path)")
+
+
 def _counting(*args, **kwargs):
     CALLS.append(args[3])
     return _kinetic_block(*args, **kwargs)
@@ -34,6 +41,7 @@ def best(fn, repeat=3):
 
 
 def main():
+    print(scope_line(SCOPE))
     _coordinates.kinetic_blocks = _counting
     print(f"{'robot':22s} {'find':>10s} {'blocks':>7s} {'find + store':>13s} {'blocks':>7s}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -33,6 +33,14 @@ EXAMPLES = [  # example-robot-data 7-DOF arms (no DH file here: the URDF alone i
 ]
 
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["ur10e.yaml", "kuka_lwr4.yaml"],
+         "URDF against DH needs a maker's URDF beside its DH file, which these two arms have (plus "
+         "example-robot-data URDFs)")
+
+
 def example_urdfs():
     try:
         files = importlib.metadata.files("example-robot-data") or []
@@ -58,6 +66,7 @@ def find_time(path, options, runs):
 
 
 def main():
+    print(scope_line(SCOPE))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()

@@ -164,18 +164,22 @@ print(result.summary())
 # %%
 est = result.estimator
 table = pd.DataFrame(result.table(), columns=["name", "value", "std", "rel_std_percent"])
-table["poorly identified"] = table.rel_std_percent > 10
+table["torque_std_percent"] = est.torque_std_percent_      # what one σ moves in the predicted torque
+table["poorly identified"] = table.torque_std_percent > 1
 print(f"condition number of the base regressor {est.condition_number_:.4g}, "
       f"column-scaled (units-free) {est.condition_number_scaled_:.4g}")
-print(f"{table['poorly identified'].sum()} of {len(table)} base parameters above 10 % relative std; "
-      "the 15 worst:")
+print(f"{(table.rel_std_percent > 10).sum()} of {len(table)} base parameters above 10 % relative std, "
+      f"{table['poorly identified'].sum()} poorly identified (one σ moves the predicted torque by more than "
+      "1 % of its RMS); the 15 largest relative std:")
 table.sort_values("rel_std_percent", ascending=False).head(15)
 
 # %% [markdown]
-# "Poorly identified" does not mean a bad model: these parameters change the torques of this
-# trajectory so little that the noise hides them — which also means they matter little for
-# predicting similar motions. If their values themselves matter (say, a payload estimate), the
-# remedy is a better excitation trajectory, not a different fit.
+# A large relative deviation does not make a parameter poorly identified: most of these change
+# the torques of this trajectory so little that the noise hides them — which also means they matter
+# little for predicting similar motions. The fit flags (and warns about) only the parameters one
+# standard deviation of which moves the predicted torque by more than 1 % of its RMS
+# (`torque_std_percent_`). If the values themselves matter (say, a payload estimate), the remedy is
+# a better excitation trajectory, not a different fit.
 #
 # Least squares also does not know physics. Friction is the easiest check:
 

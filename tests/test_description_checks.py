@@ -117,7 +117,8 @@ def test_cli_prints_the_round_off_note_as_one_line(tmp_path):
     res = CliRunner().invoke(main, ["find", str(path)])
     assert res.exit_code == 0, res.output
     assert res.stderr.strip().splitlines() == [
-        "baseparam: warning: PUMA 560: within round-off of special values, taken as them: gravity[1] = 1e-308 as 0"]
+        "baseparam: warning: PUMA 560: within round-off of special values, taken as them: gravity[1] = 1e-308 as 0 "
+        "(nothing to do if that is round-off; write the exact values to silence this)"]
 
 
 # -- defect 2a: absurd magnitudes, never an OverflowError ---------------------------------------------------

@@ -364,7 +364,7 @@ def test_kuka_urdf_cond_is_pinocchios_straight_from_the_urdf(tmp_path):
     """KUKA LWR4+ URDF (khalil columns = pinocchio's, by name): the JSON's cond from pinocchio's own model."""
     pin = pytest.importorskip("pinocchio")
     robot = bp.load_robot(KUKA_URDF)
-    d = bp.design_excitation(robot, harmonics=2, rate=20.0, starts=1, workers=1)
+    d = bp.design_excitation(robot, harmonics=2, rate=20.0, starts=1, workers=1, parameters="khalil")
     d.to_csv(tmp_path / "k.csv")
     doc = d.to_dict()
     _, rows = read_csv(tmp_path / "k.csv")

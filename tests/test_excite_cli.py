@@ -194,3 +194,30 @@ def test_a_search_that_would_not_fit_in_memory_is_refused_in_one_line(limits, mo
     assert res.output.count("\n") == 1 and "the search for 40 harmonics of 3 joints would need about" in res.output
     res = run("excite", RRR, "--limits", limits, *QUICK)                     # a small design still runs
     assert res.exit_code == 0, res.output
+
+
+# -- issue 24: one vocabulary across commands ------------------------------------------------------------------------
+def test_out_is_a_file_or_a_folder_as_in_export(tmp_path, limits):
+    """excite --out FOLDER/ writes ROBOT_excite.csv there (export's --out is a folder); a file still works."""
+    res = run("excite", RRR, "--limits", limits, *QUICK, "--out", f"{tmp_path / 'designs'}/")
+    assert res.exit_code == 0, res.output
+    written = tmp_path / "designs" / "planar_rrr_excite.csv"
+    assert f"wrote {written}" in res.output and bp.read_trajectory(written).q.shape == (41, 3)
+    res = run("excite", RRR, "--limits", limits, *QUICK, "--out", tmp_path / "designs")   # an existing folder
+    assert res.exit_code == 0 and f"wrote {written}" in res.output, res.output
+    res = run("export", RRR, "--lang", "c", "--out", tmp_path / "gen" / "rrr.c")
+    assert res.exit_code == 2 and not (tmp_path / "gen").exists()
+    assert res.stderr.strip().endswith(f"give --out {tmp_path / 'gen'} --prefix rrr"), res.stderr
+    res = run("export", RRR, "--lang", "c", "--out", tmp_path / "gen", "--prefix", "rrr")
+    assert res.exit_code == 0 and (tmp_path / "gen" / "rrr.c").is_file(), res.output
+
+
+def test_parameters_default_is_the_same_in_every_command_and_in_python():
+    import inspect
+
+    from baseparam.cli import main as group
+    defaults = {name: {p.name: p.default for p in command.params}.get("parameters")
+                for name, command in group.commands.items()}
+    assert {d for d in defaults.values() if d is not None} == {"pseudo"}, defaults
+    for function in (bp.design_excitation, bp.find_base_parameters, bp.BaseParameterEstimator):
+        assert inspect.signature(function).parameters["parameters"].default == "pseudo", function

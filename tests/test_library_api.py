@@ -305,6 +305,7 @@ def test_every_readme_python_snippet_runs(tmp_path, monkeypatch, index):
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "robots").symlink_to(ROOT / "robots")
+    (repo / "out").mkdir()                    # as in the clone (out/.gitignore): where the README writes
     if DATA.is_dir():
         (tmp_path / "shared").mkdir()
         (tmp_path / "shared" / "data").symlink_to(DATA)
@@ -314,6 +315,62 @@ def test_every_readme_python_snippet_runs(tmp_path, monkeypatch, index):
         warnings.simplefilter("ignore")
         exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "readme"})
     shutil.rmtree(repo / "gen", ignore_errors=True)
+
+
+# The README's shell commands, as a user runs them from the repository root of a fresh clone: every
+# file they read is there (the measured data beside the repository, in ../shared/data), and every
+# file they write goes to out/, which the clone holds and whose .gitignore keeps `git status` clean.
+_OUTPUT_FLAGS = {"--json", "--h5", "--plot", "--out", "--urdf", "--yaml", "--mjcf"}
+_FILE_SUFFIXES = (".yaml", ".yml", ".urdf", ".npz", ".csv", ".py", ".json", ".h5", ".png", ".xml", ".mcap")
+
+
+def _readme_shell_commands():
+    """(command text, tokens) of the README's bash blocks (continuation lines joined, ``D=…`` expanded)
+    and of its inline ``baseparam …`` and ``python bench/…`` commands."""
+    text = (ROOT / "README.md").read_text()
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        variables = {}
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"(^|\s)#.*", "", line).strip()
+            assignment = re.fullmatch(r"(\w+)=(\S+)", line)
+            if assignment:
+                variables[assignment[1]] = assignment[2]
+                continue
+            for name, value in variables.items():
+                line = line.replace(f"${name}", value)
+            commands += [part.strip() for part in re.split(r"&&|\|", line) if part.strip()]
+    commands += [part.strip() for inline in re.findall(r"`((?:baseparam [a-z]+ |python bench/)[^`]*)`", text)
+                 for part in inline.split("|")]
+    return [(command, command.split()) for command in commands]
+
+
+def _named_files(tokens):
+    """(inputs, outputs): the file names a command's tokens give, by the flag before them."""
+    inputs, outputs = [], []
+    for before, token in zip([""] + tokens, tokens):
+        if token.startswith("-") or not ("/" in token or token.endswith(_FILE_SUFFIXES)):
+            continue
+        (outputs if before in _OUTPUT_FLAGS else inputs).append(token.strip("'\""))
+    return inputs, outputs
+
+
+def test_readme_commands_name_files_that_exist_and_write_into_out():
+    commands = _readme_shell_commands()
+    assert len(commands) > 10 and any(c.startswith("baseparam excite") for c, _ in commands)
+    missing, stray = [], []
+    for command, tokens in commands:
+        inputs, outputs = _named_files(tokens)
+        for name in inputs:
+            if name.startswith("../shared/data") and not DATA.is_dir():
+                continue                      # the data folder beside the repository is optional here
+            if not (ROOT / name).exists():
+                missing.append(f"{name} (in: {command})")
+        stray += [f"{name} (in: {command})" for name in outputs if name != "-" and not name.startswith("out/")]
+    assert not missing, "README commands name files that are not where they run:\n" + "\n".join(missing)
+    assert not stray, "README commands write outside out/ (untracked files):\n" + "\n".join(stray)
+    ignore = (ROOT / "out" / ".gitignore").read_text().splitlines()
+    assert "*" in ignore and "!.gitignore" in ignore
 
 
 def test_every_public_name_is_what_it_says_after_every_submodule_is_loaded():

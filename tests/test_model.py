@@ -365,5 +365,6 @@ def test_identification_and_excitation_take_a_model_for_the_description():
     assert_close(by_model.values, by_model.base.from_standard(p), 1e-8, "identified vs true base parameters")
     with pytest.raises(bp.DataError, match="parameters: 'khalil', but the model is in 'pseudo'"):
         bp.BaseParameterEstimator(bp.Model(robot), parameters="khalil").fit(log)
-    with pytest.raises(bp.ArgumentError, match="parameters: 'pseudo', but the model is in 'khalil'"):
-        bp.design_excitation(model, parameters="pseudo")
+    # design_excitation's default is pseudo, as everywhere (issue 24): a khalil argument contradicts a pseudo model
+    with pytest.raises(bp.ArgumentError, match="parameters: 'khalil', but the model is in 'pseudo'"):
+        bp.design_excitation(bp.Model(robot), parameters="khalil")

@@ -12,13 +12,13 @@ import html
 import math
 import numbers
 import time
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
 
 from .._validation import check_memory, check_number, check_option
+from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
@@ -162,7 +162,7 @@ class ExcitationDesign:
 
 
 def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=None, criterion="cond",
-                      parameters="khalil", torque_limits=False, starts=None, workers=1, time_budget=None,
+                      parameters="pseudo", torque_limits=False, starts=None, workers=1, time_budget=None,
                       seed=0, progress=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
@@ -185,9 +185,11 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         Every joint needs a velocity limit, every prismatic joint a position range.
     criterion : {'cond', 'dopt'}
         Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality).
-    parameters : {'khalil', 'pseudo'}
-        Parameterization of the base columns the criterion is measured in ('khalil': inertia about
-        the link frame origin, first moments and mass — pinocchio's regressor columns).
+    parameters : {'pseudo', 'khalil'}
+        Parameterization of the base columns the criterion is measured in: 'pseudo' (the default, as
+        everywhere in the package), or 'khalil' (inertia about the link frame origin, first moments and
+        mass — pinocchio's regressor columns, so cond can be recomputed with pinocchio). The design
+        reports cond in both.
     torque_limits : bool
         Also keep |τ| within the torque limits (URDF ``effort`` or ``tau:``) at the design grid,
         torques predicted with the description's true inertias (and friction values).
@@ -215,7 +217,7 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         Bad settings or limits (one line naming the parameter, file, joint or field).
     """
     begin = time.time()
-    robot, parameters = description_of(robot, parameters, "khalil")
+    robot, parameters = description_of(robot, parameters, "pseudo")
     require_robot(robot)
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_option(criterion, "criterion", CRITERIA)
@@ -250,9 +252,9 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         remaining = max(0.0, float(time_budget) - min(3.0, 0.08 * float(time_budget)) - (time.time() - begin))
     outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
     if outcome.timing_dependent:
-        warnings.warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
-                      "design is that start's best point so far and depends on timing; give more time",
-                      ExcitationWarning, stacklevel=2)
+        warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
+             "design is that start's best point so far and depends on timing; give more time",
+             ExcitationWarning)
     series = _within_limits(problem.series(outcome.best.x), lim)
     summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
                             None if time_budget is None else float(time_budget),
@@ -280,15 +282,15 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
                               bool(torque_limited), search_summary)
     if not design.condition_number < POORLY_EXCITED:
-        warnings.warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
-                      "some base parameters; give more harmonics, a longer period or wider limits",
-                      ExcitationWarning, stacklevel=3)
+        warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
+             "some base parameters; give more harmonics, a longer period or wider limits",
+             ExcitationWarning)
     if torque_limited and torque_max is not None and (torque_max > limits.torque).any():
         over = ", ".join(f"joint {j + 1} {torque_max[j]:.4g} > {limits.torque[j]:.4g}"
                          for j in np.flatnonzero(torque_max > limits.torque))
-        warnings.warn(f"{robot.name}: the torque limits are not met ({over}): no start found a trajectory within "
-                      "them, or they are exceeded between the design's grid samples", ExcitationWarning,
-                      stacklevel=3)
+        warn(f"{robot.name}: the torque limits are not met ({over}): no start found a trajectory within "
+             "them, or they are exceeded between the design's grid samples; give more starts or time, a longer "
+             "period or fewer harmonics", ExcitationWarning)
     return design
 
 

@@ -15,12 +15,12 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 
 from ..dynamics.regressors import column_blocks
 from ..dynamics.samples import states
+from .._warnings import warn
 from ..errors import DataWarning
 from ..model.friction import friction_shapes
 from .preprocessing import Preprocessing, lowpass_like_torque, states_at_samples
@@ -169,10 +169,10 @@ def _warn_at_edges(robot, chosen):
     at = [f"joint {k} {name} {v:.3g}" for k, scales in chosen.items() for name, v in scales.items()
           if v in (edges[name][0], edges[name][-1])]
     if at:
-        warnings.warn(f"{robot.name}: friction velocity scales chosen at the edge of the grid tried "
-                      f"({', '.join(at)}; velocity {VELOCITY_GRID[0]:g}–{VELOCITY_GRID[-1]:g}, Stribeck "
-                      f"{STRIBECK_GRID[0]:g}–{STRIBECK_GRID[-1]:g} rad/s or m/s): the data may prefer a scale "
-                      "outside it; give one in the description", DataWarning, stacklevel=4)
+        warn(f"{robot.name}: friction velocity scales chosen at the edge of the grid tried "
+             f"({', '.join(at)}; velocity {VELOCITY_GRID[0]:g}–{VELOCITY_GRID[-1]:g}, Stribeck "
+             f"{STRIBECK_GRID[0]:g}–{STRIBECK_GRID[-1]:g} rad/s or m/s): the data may prefer a scale "
+             "outside it; give one in the description", DataWarning)
 
 
 def _candidates(model):

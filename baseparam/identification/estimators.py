@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -21,6 +20,7 @@ import numpy as np
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from .._validation import check_instance, check_mass_bounds, check_mass_range, check_number, check_option
+from .._warnings import warn
 from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
@@ -31,13 +31,13 @@ from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_li
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares
 from ._params import ParamsFromInit
-from .results import REL_STD_WARNING, Identification, Metrics
+from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here, as before)
 
 METHODS = ("ols", "wls", "consistent")
 WEIGHTINGS = ("ols", "wls")
 PRIORS = ("auto", "cad", "none")
-# Warnings for poor excitation: column-scaled condition number (the relative std's 10 % is
-# REL_STD_WARNING, beside the result types).
+# Warnings for poor excitation: column-scaled condition number (the torque share's 1 % is
+# TORQUE_STD_WARNING, beside the result types).
 CONDITION_WARNING = 1e3
 # A training NRMSE above this (%) says the data do not match the model (units, gains, columns).
 POOR_FIT = 50.0
@@ -110,6 +110,14 @@ class BaseParameterEstimator(ParamsFromInit):
         Their standard deviations.
     rel_std_percent_ : ndarray, shape (R,)
         100 std / |value|.
+    torque_std_percent_ : ndarray, shape (R,)
+        What the uncertainty of each parameter changes in the predicted torque over the training data:
+        100 std_i ‖w_i‖ / ‖τ‖, the RMS of the torque that one standard deviation of p_i moves, relative
+        to the RMS of the measured torque (w_i: the parameter's column of the stacked base regressor,
+        τ the stacked torques, both over the samples fitted). Above :data:`TORQUE_STD_WARNING` (1 %)
+        the parameter is *poorly identified*: its error shows in the prediction. A parameter with a
+        large relative deviation but a small share of the torque (a small link's product of inertia)
+        is not: whatever its value within ±σ, the predicted torques agree (inf: not determined at all).
     condition_number_ : float
         Condition number of the (weighted) base regressor as fitted.
     condition_number_scaled_ : float
@@ -237,9 +245,9 @@ class BaseParameterEstimator(ParamsFromInit):
         -------
         self
         """
-        return self._fit(X, stacklevel=4)
+        return self._fit(X)
 
-    def _fit(self, X, stacklevel):
+    def _fit(self, X):
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")
@@ -265,7 +273,7 @@ class BaseParameterEstimator(ParamsFromInit):
                                                   prior_weight=self.prior_weight, mass_bounds=self._mass_bounds,
                                                   total_mass=self._total_mass, std=fit.std)
             for note in self.consistent_.notes:
-                warnings.warn(f"{robot.name}: {note}", DataWarning, stacklevel=stacklevel)
+                warn(f"{robot.name}: {note}", DataWarning)
             self.unconstrained_coef_, x = x, self.consistent_.x
             self.standard_ = self.consistent_.p
             self.physical_ = physical_links(self.base_, self.consistent_)
@@ -281,6 +289,9 @@ class BaseParameterEstimator(ParamsFromInit):
         self.std_[[self.names_.index(name) for name in self.undetermined_]] = np.inf   # the data say nothing
         with np.errstate(divide="ignore", invalid="ignore"):
             self.rel_std_percent_ = np.where(np.abs(x) > 0, 100.0 * self.std_ / np.abs(x), np.inf)
+            column = np.sqrt(np.maximum(np.einsum("jcc->c", normal.G), 0.0))     # ‖w_i‖ over samples and joints
+            share = 100.0 * self.std_ * column / np.sqrt(max(normal.tt.sum(), np.finfo(float).tiny))
+            self.torque_std_percent_ = np.where(np.isfinite(self.std_), share, np.inf)
             if consistent:
                 shift = np.abs(x - self.unconstrained_coef_) / self.std_
                 self.moved_ = [(n, float(v)) for n, v in zip(self.names_, shift) if v > 1.0]
@@ -292,7 +303,7 @@ class BaseParameterEstimator(ParamsFromInit):
         self.rmse_, self.nrmse_percent_ = self.train_.rmse, self.train_.nrmse_percent
         self.nrmse_pooled_percent_ = self.train_.nrmse_pooled_percent
         self.impossible_ = [] if consistent else self._impossible()
-        self._warn(stacklevel)
+        self._warn()
         return self
 
     def _prior(self):
@@ -420,32 +431,42 @@ class BaseParameterEstimator(ParamsFromInit):
                 out.append(name)
         return out
 
-    def _warn(self, stacklevel):
+    def poorly_identified_(self):
+        """Names of the base parameters whose uncertainty shows in the predicted torque
+        (``torque_std_percent_`` above :data:`TORQUE_STD_WARNING`), in base-parameter order."""
+        self._fitted()
+        return [n for n, s in zip(self.names_, self.torque_std_percent_)
+                if s > TORQUE_STD_WARNING and n not in self.at_bound_]     # at a bound: not a poor estimate
+
+    def _warn(self):
         """Say when the data cannot tell what the fit reports (Gautier's criteria), or contradict physics."""
         if self.undetermined_:
-            warnings.warn(f"the data do not determine some base parameters (they are set by a minimum-norm "
-                          f"choice): {' '.join(self.undetermined_)}; excite those joints/motions", ExcitationWarning,
-                          stacklevel=stacklevel)
+            warn(f"the data do not determine some base parameters (they are set by a minimum-norm "
+                 f"choice): {' '.join(self.undetermined_)}; excite those joints/motions", ExcitationWarning)
         if self.condition_number_scaled_ > CONDITION_WARNING:
-            warnings.warn(f"poor excitation: the column-scaled condition number of the base regressor is "
-                          f"{self.condition_number_scaled_:.3g} (> {CONDITION_WARNING:g})", ExcitationWarning,
-                          stacklevel=stacklevel)
-        poor = [n for n, r in zip(self.names_, self.rel_std_percent_)
-                if r > REL_STD_WARNING and n not in self.at_bound_]     # at a bound: not a poor estimate
+            warn(f"poor excitation: the column-scaled condition number of the base regressor is "
+                 f"{self.condition_number_scaled_:.3g} (> {CONDITION_WARNING:g}); record a motion that moves every "
+                 "joint (bp.design_excitation designs one)", ExcitationWarning)
+        poor = self.poorly_identified_()
+        poor = [n for n in poor if n not in self.undetermined_]          # those are named above
         if poor:
+            share = dict(zip(self.names_, self.torque_std_percent_))
             shown = " ".join(poor[:12]) + (" …" if len(poor) > 12 else "")
-            warnings.warn(f"{len(poor)} of {len(self.names_)} base parameters have a relative standard deviation "
-                          f"above {REL_STD_WARNING:g} % (poorly identified by these data): {shown}",
-                          ExcitationWarning, stacklevel=stacklevel)
+            worst = max(poor, key=share.get)
+            warn(f"{len(poor)} of {len(self.names_)} base parameters poorly identified: one standard deviation of "
+                 f"each moves the predicted torque by more than {TORQUE_STD_WARNING:g} % of its RMS over these data "
+                 f"(most: {worst}, {share[worst]:.3g} %): {shown}; record a motion that excites them "
+                 "(bp.design_excitation designs one), or a longer one", ExcitationWarning)
         if self.nrmse_pooled_percent_ > POOR_FIT:
-            warnings.warn(f"the model explains the training torques poorly (NRMSE {self.nrmse_pooled_percent_:.3g} %): "
-                          "check units (degrees? ms?), drive gains, the column map and the friction model",
-                          DataWarning, stacklevel=stacklevel)
+            warn(f"the model explains the training torques poorly (NRMSE {self.nrmse_pooled_percent_:.3g} %): "
+                 "check units (degrees? ms?), drive gains, the column map and the friction model",
+                 DataWarning)
         if self.impossible_:
             shown = ", ".join(f"{n} = {v:.3g}" for n, v in zip(self.names_, self.coef_) if n in self.impossible_)
-            warnings.warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
-                          "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction)",
-                          ExcitationWarning, stacklevel=stacklevel)
+            warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
+                 "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction); "
+                 "method='consistent' keeps the estimates physical",
+                 ExcitationWarning)
 
 
 def identify(robot, train, *, validate=None, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -492,6 +513,6 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     if unknown:
         raise SettingsError(f"identify: unknown option {unknown[0]!r}")
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base, **options)._fit(train, stacklevel=4)   # warnings point at the caller
+                                       base=base, **options)._fit(train)
     validation = None if validate is None else estimator.validate(validate)
     return Identification(estimator=estimator, train=estimator.train_, validation=validation)

@@ -12,7 +12,41 @@ import numpy as np
 from .._figures import pyplot as _pyplot, save_figure
 
 
-def plot_torques(metrics, axes=None, title=""):
+def time_axis(t):
+    """Times of the compared samples laid end to end, in s, with NaN where the curve must break.
+
+    ``Metrics.t`` restarts at 0 in each file and jumps over what preprocessing left out (rest phases,
+    segment ends): each file follows the previous one after one sample step, and a jump of more than
+    three steps (or a new file) breaks the line, so no line is drawn across samples that were not fitted.
+
+    Parameters
+    ----------
+    t : ndarray, shape (S,)
+
+    Returns
+    -------
+    x : ndarray, shape (S + B,)
+        The times, a NaN inserted before each of the B breaks.
+    index : ndarray of int, shape (S + B,)
+        Which sample each entry of x shows (-1 at the breaks).
+    """
+    t = np.asarray(t, dtype=float)
+    if len(t) < 2:
+        return t.copy(), np.arange(len(t))
+    dt = np.diff(t)
+    step = float(np.median(dt[dt > 0])) if (dt > 0).any() else 1.0
+    new_file = dt <= 0
+    offset = np.concatenate([[0.0], np.cumsum(np.where(new_file, t[:-1] - t[1:] + step, 0.0))])
+    x = t + offset
+    breaks = np.flatnonzero(new_file | (dt > 3.0 * step)) + 1
+    return np.insert(x, breaks, np.nan), np.insert(np.arange(len(t)), breaks, -1)
+
+
+def _torque_units(units, n):
+    return list(units) if units is not None else ["N·m or N"] * n
+
+
+def plot_torques(metrics, axes=None, title="", units=None):
     """Measured and predicted torque per joint against time.
 
     Parameters
@@ -20,31 +54,37 @@ def plot_torques(metrics, axes=None, title=""):
     metrics : Metrics
         ``t`` (S,), ``tau`` and ``predicted`` (S, n_dof).
     axes : sequence of n_dof matplotlib Axes, optional
+    units : sequence of n_dof str, optional
+        Each joint's torque unit ("N·m", or "N" for a prismatic joint); default "N·m or N".
 
     Returns
     -------
     matplotlib.figure.Figure
+        x: the samples' time in s after preprocessing (:func:`time_axis`: files end to end, the
+        left-out rest phases as breaks in the curves).
     """
     plt = _pyplot()
     n = metrics.tau.shape[1]
+    units = _torque_units(units, n)
     if axes is None:
         fig, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n + 0.6), sharex=True, squeeze=False)
         axes = axes[:, 0]
-    x = np.arange(metrics.n_samples)       # sample index: files and removed rest phases leave gaps in t
+    x, index = time_axis(metrics.t)
+    shown = index >= 0
     for j, ax in enumerate(axes):
-        ax.plot(x, metrics.tau[:, j], lw=0.8, label="measured")
-        ax.plot(x, metrics.predicted[:, j], lw=0.8, label="predicted")
-        ax.set_ylabel(f"τ{j + 1} [N·m or N]")
+        for values, label in ((metrics.tau[:, j], "measured"), (metrics.predicted[:, j], "predicted")):
+            ax.plot(x, np.where(shown, values[np.maximum(index, 0)], np.nan), lw=0.8, label=label)
+        ax.set_ylabel(f"τ{j + 1} [{units[j]}]")
         ax.text(0.99, 0.95, f"NRMSE {metrics.nrmse_percent[j]:.1f} %", transform=ax.transAxes, ha="right",
                 va="top", fontsize=8)
     axes[0].legend(loc="upper left", fontsize=8)
     axes[0].set_title(title or f"torques (pooled NRMSE {metrics.nrmse_pooled_percent:.2f} %)")
-    axes[-1].set_xlabel("sample (after preprocessing)")
+    axes[-1].set_xlabel("t [s] (samples kept after preprocessing; files end to end)")
     return axes[0].figure
 
 
-def plot_residuals(metrics, ax=None):
-    """Residual τ − τ̂ per joint as box plots, in N·m (or N).
+def plot_residuals(metrics, ax=None, units=None):
+    """Residual τ − τ̂ per joint as box plots, in N·m (or N; ``units`` as in :func:`plot_torques`).
 
     Returns
     -------
@@ -55,15 +95,20 @@ def plot_residuals(metrics, ax=None):
         _, ax = plt.subplots(figsize=(7, 3))
     e = metrics.tau - metrics.predicted
     ax.boxplot([e[:, j] for j in range(e.shape[1])], flierprops={"markersize": 2, "alpha": 0.3})
-    ax.set_xticks(range(1, e.shape[1] + 1), [f"joint {j + 1}" for j in range(e.shape[1])])
+    units = _torque_units(units, e.shape[1])
+    same = len(set(units)) == 1
+    ax.set_xticks(range(1, e.shape[1] + 1),
+                  [f"joint {j + 1}" + ("" if same else f" [{units[j]}]") for j in range(e.shape[1])])
+    ax.set_xlabel("joint")
     ax.axhline(0.0, color="k", lw=0.5)
-    ax.set_ylabel("residual τ − τ̂ [N·m or N]")
+    ax.set_ylabel("residual τ − τ̂" + (f" [{units[0]}]" if same else ""))
     ax.set_title("residuals (RMS " + ", ".join(f"{r:.3g}" for r in metrics.rmse) + ")")
     return ax.figure
 
 
 def plot_parameters(result, ax=None):
-    """Estimated base parameters with ±2σ error bars; poorly identified ones (rel. std > 10 %) in red.
+    """Estimated base parameters with ±2σ error bars; poorly identified ones (one σ moves the predicted
+    torque by more than 1 % of its RMS, ``torque_std_percent_``) in red.
 
     Parameters
     ----------
@@ -73,15 +118,16 @@ def plot_parameters(result, ax=None):
     -------
     matplotlib.figure.Figure
     """
-    from .estimators import REL_STD_WARNING
+    from .results import TORQUE_STD_WARNING
     plt = _pyplot()
     est = getattr(result, "estimator", result)
     if ax is None:
         _, ax = plt.subplots(figsize=(max(7, 0.18 * len(est.names_)), 3.5))
     x = np.arange(len(est.names_))
     unknown = ~np.isfinite(est.std_)
-    poor = (est.rel_std_percent_ > REL_STD_WARNING) & ~unknown
-    for mask, colour, label in ((~poor & ~unknown, "C0", "rel. std ≤ 10 %"), (poor, "C3", "rel. std > 10 %")):
+    poor = (est.torque_std_percent_ > TORQUE_STD_WARNING) & ~unknown
+    limit = f"{TORQUE_STD_WARNING:g} % of τ"
+    for mask, colour, label in ((~poor & ~unknown, "C0", f"σ moves τ̂ ≤ {limit}"), (poor, "C3", f"σ moves τ̂ > {limit}")):
         if mask.any():
             ax.errorbar(x[mask], est.coef_[mask], yerr=2 * est.std_[mask], fmt="o", ms=3, color=colour,
                         capsize=2, label=label)
@@ -111,8 +157,11 @@ def identification_figure(result):
     axes = [fig.add_subplot(grid[j, 0]) for j in range(n)]
     for ax in axes[1:]:
         ax.sharex(axes[0])
-    plot_torques(metrics, axes, title=f"{label} torques (pooled NRMSE {metrics.nrmse_pooled_percent:.2f} %)")
-    plot_residuals(metrics, fig.add_subplot(grid[n:n + 2, 0]))
+    est = getattr(result, "estimator", result)
+    units = ["N·m" if j.is_revolute else "N" for j in est.base_.robot.joints]
+    plot_torques(metrics, axes, title=f"{label} torques (pooled NRMSE {metrics.nrmse_pooled_percent:.2f} %)",
+                 units=units)
+    plot_residuals(metrics, fig.add_subplot(grid[n:n + 2, 0]), units=units)
     plot_parameters(result, fig.add_subplot(grid[n + 2:, 0]))
     return fig
 

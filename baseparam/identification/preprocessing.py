@@ -31,6 +31,7 @@ from typing import Optional
 import numpy as np
 
 from .._validation import check_number
+from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
 from .trajectory import Trajectory
 
@@ -224,8 +225,8 @@ def _check_velocity_units(trajectory, spans):
     bad = [j for j in range(trajectory.n_dof) if moving[j] and not 1 / VELOCITY_MISMATCH < ratio[j] < VELOCITY_MISMATCH]
     if bad:
         shown = ", ".join(f"qd{j + 1} ≈ {ratio[j]:.3g}·d(q{j + 1})/dt" for j in bad[:6])
-        warnings.warn(f"{trajectory.source}: logged velocities disagree with the positions ({shown}); check the "
-                      "units (degrees?), the time unit and the column map", DataWarning, stacklevel=3)
+        warn(f"{trajectory.source}: logged velocities disagree with the positions ({shown}); check the "
+             "units (degrees?), the time unit and the column map", DataWarning)
 
 
 def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Processed:
@@ -292,8 +293,9 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
                 # derivatives of the filter's end transients are wrong for ~3 periods of the cut-off
                 edge = int(np.ceil(EDGE_PERIODS / (settings.cutoff_hz * h) - 1e-6)) if derived else 0
             else:
-                warnings.warn(f"{src}: cut-off {settings.cutoff_hz:g} Hz is at or above the Nyquist frequency "
-                              f"{0.5 / h:.4g} Hz of the {h:.4g} s samples: not filtered", DataWarning, stacklevel=2)
+                warn(f"{src}: cut-off {settings.cutoff_hz:g} Hz is at or above the Nyquist frequency "
+                     f"{0.5 / h:.4g} Hz of the {h:.4g} s samples: not filtered; give a lower cutoff_hz, "
+                     "or switch the filter off if the data need none", DataWarning)
         if len(t) < max(MIN_SEGMENT, 2 * edge + MIN_SEGMENT):
             short += int(sl.stop - sl.start)
             continue

@@ -68,5 +68,5 @@ class AngleSnapper:
         difference, where = max(self.snapped)
         n = len(self.snapped)
         return (f"{filename}: {n} angle{'s' if n > 1 else ''} within {self.tolerance:g} rad of multiples of 15° "
-                f"taken as them (largest difference {difference:.1e} rad, {where}); exact_angles=False keeps them "
-                "as written")
+                f"taken as them, so the base set stays exact (largest difference {difference:.1e} rad, {where}); "
+                "nothing to do if that is round-off, exact_angles=False keeps them as written")

@@ -256,11 +256,11 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
         False drops FC (and any Stribeck term) from every joint.
     """
     if model is not None and coulomb and not any("FC" in j.friction_terms for j in robot.joints):
-        import warnings
-
+        from .._warnings import warn
         from ..errors import DescriptionWarning
-        warnings.warn(f"{robot.name}: a friction model is given, but no joint declares Coulomb friction (friction: "
-                      "true, or friction=True); it changes nothing", DescriptionWarning, stacklevel=3)
+        warn(f"{robot.name}: a friction model is given, but no joint declares Coulomb friction (friction: "
+             "true, or friction=True); it changes nothing: declare the friction, or leave the friction model out",
+             DescriptionWarning)
     joints = []
     for j in robot.joints:
         if not j.friction_terms:

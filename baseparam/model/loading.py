@@ -15,12 +15,12 @@ Reading the YAML text (and its YAML 1.1 surprises: ``1e-3`` as a string, octal `
 from __future__ import annotations
 
 import os
-import warnings
 from dataclasses import replace
 
 import numpy as np
 
 from .._validation import check_instance
+from .._warnings import warn
 from ..errors import RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
@@ -178,7 +178,7 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
         raise _of_file(RobotDescriptionError("\n".join(shown))) from None
     note = snapper.note(filename)
     if note:
-        warnings.warn(_one_line(note), RoundOffWarning, stacklevel=2)
+        warn(_one_line(note), RoundOffWarning)
     return robot
 
 

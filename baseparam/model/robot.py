@@ -7,13 +7,13 @@ is rational; everything numeric that users see goes through the SI accessors.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional
 
 import numpy as np
 
+from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from .._numbers import is_real
 from .checks import angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
@@ -348,8 +348,8 @@ class Robot:
         object.__setattr__(self, "joints", tuple(joints))
         if notes:
             # rank and regroupings are decided exactly: 6e-16 beside 9.81 would be a tilted gravity
-            warnings.warn(f"{self.name}: within round-off of special values, taken as them: {'; '.join(notes)}",
-                          RoundOffWarning, stacklevel=3)
+            warn(f"{self.name}: within round-off of special values, taken as them: {'; '.join(notes)} "
+                 "(nothing to do if that is round-off; write the exact values to silence this)", RoundOffWarning)
 
     def _check_general(self, k, jt):
         """A urdf-convention joint: placed by its origins and axis, DH fields unused."""

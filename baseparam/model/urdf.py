@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
+from .._warnings import warn
 from ..errors import DescriptionWarning, PhysicalConsistencyWarning, RobotDescriptionError, RoundOffWarning
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
                      special_radians)
@@ -176,15 +176,16 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                          "pick a chain or subtree with tip='LINK'")
     problems.check()
     if impossible:
-        warnings.warn(_printable(f"{label}: physically impossible inertias kept as written (as other URDF readers "
-                                 f"do; a simulation with them may misbehave): {'; '.join(impossible[:5])}"
-                                 + (f"; and {len(impossible) - 5} more" if len(impossible) > 5 else "")),
-                      PhysicalConsistencyWarning, stacklevel=3)
+        warn(_printable(f"{label}: physically impossible inertias kept as written (as other URDF readers "
+                        f"do; a simulation with them may misbehave): {'; '.join(impossible[:5])}"
+                        + (f"; and {len(impossible) - 5} more" if len(impossible) > 5 else "")
+                        + "; correct those <inertial> blocks before simulating, or identify them from data"),
+             PhysicalConsistencyWarning)
     if tiny:
-        warnings.warn(_printable(f"{label}: {len(tiny)} origin number{'s' if len(tiny) > 1 else ''} read as the "
-                                 f"same geometry (translations below {MIN_LENGTH_M:g} m as 0, angles beyond ±2π "
-                                 f"less whole turns), e.g. {'; '.join(tiny[:2])}"),
-                      RoundOffWarning, stacklevel=3)
+        warn(_printable(f"{label}: {len(tiny)} origin number{'s' if len(tiny) > 1 else ''} read as the "
+                        f"same geometry (translations below {MIN_LENGTH_M:g} m as 0, angles beyond ±2π "
+                        f"less whole turns), e.g. {'; '.join(tiny[:2])}; nothing to do if that is round-off"),
+             RoundOffWarning)
     if exact_angles:
         robot_joints = _snap_angles(robot_joints, label, angle_tolerance)
     gravity = _gravity(_root_links(links, joints)[0], base, joints, label, angle_tolerance if exact_angles else None,
@@ -576,6 +577,7 @@ def _origin_matrix(origin) -> np.ndarray:
 
 
 # -- angles -------------------------------------------------------------------------------------------------
+_RPY_NAMES = ("roll", "pitch", "yaw")      # the entries of rpy="r p y" by name: an index reads as 0- or 1-based
 def _snap_angles(joints, label, tolerance):
     """rpy components and axis directions within `tolerance` of multiples of 15° taken as them."""
     from dataclasses import replace
@@ -589,7 +591,7 @@ def _snap_angles(joints, label, tolerance):
             for i, value in enumerate(rpy):
                 snapped = special_radians(value, tolerance)
                 if snapped is not None and snapped[0] != value:
-                    notes.append((snapped[1], f"{origin.label} rpy[{i + 1}] = {value!r}"))
+                    notes.append((snapped[1], f"{origin.label} rpy {_RPY_NAMES[i]} = {value!r}"))
                     rpy[i] = snapped[0]
             origins.append(replace(origin, rpy=tuple(rpy)) if tuple(rpy) != origin.rpy else origin)
         axis, difference = _snapped_axis(joint.axis, tolerance)
@@ -598,10 +600,10 @@ def _snap_angles(joints, label, tolerance):
         out.append(replace(joint, origins=tuple(origins), axis=axis))
     if notes:
         difference, where = max(notes)
-        warnings.warn(_printable(
+        warn(_printable(
             f"{label}: {len(notes)} angle{'s' if len(notes) > 1 else ''} within {tolerance:g} rad of multiples of "
-            f"15° taken as them (largest difference {difference:.1e} rad, {where}); exact_angles=False keeps "
-            "them as written"), RoundOffWarning, stacklevel=4)
+            f"15° taken as them, so the base set stays exact (largest difference {difference:.1e} rad, {where}); "
+            "nothing to do if that is round-off, exact_angles=False keeps them as written"), RoundOffWarning)
     return out
 
 
@@ -647,8 +649,9 @@ def _gravity(tree_root, base, joints, label, tolerance, floating=False):
             R = R @ factor_matrix(factor, float, lambda v: exact_cos_sin(v, "rad")[:2])[:3, :3]
     moving = [j.name for j in path if j.type != "fixed"]
     if moving and not floating:
-        warnings.warn(_printable(f"{label}: root={base!r}: gravity is taken in that link's frame with the joints "
-                                 f"above it ({', '.join(moving[:5])}) at q = 0"), DescriptionWarning, stacklevel=4)
+        warn(_printable(f"{label}: root={base!r}: gravity is taken in that link's frame with the joints "
+                        f"above it ({', '.join(moving[:5])}) at q = 0; if those joints move, cut at the robot's "
+                        "fixed base link instead, root=LINK"), DescriptionWarning)
     return tuple(float(v) + 0.0 for v in R.T @ g)
 
 

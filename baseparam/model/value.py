@@ -13,13 +13,13 @@ kept with the robot object (:mod:`baseparam.model._kernels`), thread-safe.
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 
 from ._kernels import kernels_of
 from .._numbers import real_array
 from .._validation import check_parameter_vector
+from .._warnings import warn
 from ..errors import ArgumentError, RobotDescriptionError
 from .parameters import ColumnLayout, check_parameterization, standard_parameters
 from .robot import Robot, require_robot
@@ -280,7 +280,7 @@ def _n_standard(robot, parameters):
 MODELS = (Model, BaseModel)
 
 
-def model_call(name, old, args, kwargs, stacklevel=3):
+def model_call(name, old, args, kwargs):
     """The model and the other arguments (by name) of a call in the deprecated form ``name(robot, *old)``.
 
     Parameters
@@ -292,8 +292,6 @@ def model_call(name, old, args, kwargs, stacklevel=3):
         where it had them), in positional order.
     args, kwargs
         The call's arguments, the robot first.
-    stacklevel : int
-        Of the DeprecationWarning: 3 points at the caller of the function that calls this.
 
     Returns
     -------
@@ -311,7 +309,7 @@ def model_call(name, old, args, kwargs, stacklevel=3):
         bound[key] = value
     robot = require_robot(bound.pop("robot", None))
     model = _deprecated_model(robot, bound.pop("p", None), bound.pop("parameters", "pseudo"))
-    warnings.warn(_deprecation(name, tuple(old)), DeprecationWarning, stacklevel=stacklevel)
+    warn(_deprecation(name, tuple(old)), DeprecationWarning)
     return model, bound
 
 

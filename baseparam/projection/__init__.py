@@ -6,8 +6,8 @@
 ``report``      the base set as text
 """
 import functools
-import warnings
 
+from .._warnings import warn
 from . import base_set
 from .base_set import BaseParameters
 from .storage import find_and_store, read_h5
@@ -19,9 +19,9 @@ from .storage import find_and_store, read_h5
 def find_base_parameters(robot, parameters="pseudo", *, h5=None, **options):
     if h5 is None:
         return base_set.find_base_parameters(robot, parameters, **options)
-    warnings.warn("find_base_parameters(h5=...) is deprecated: use "
-                  "baseparam.projection.storage.find_and_store(robot, path, parameters)",
-                  DeprecationWarning, stacklevel=2)
+    warn("find_base_parameters(h5=...) is deprecated: use "
+         "baseparam.projection.storage.find_and_store(robot, path, parameters)",
+         DeprecationWarning)
     return find_and_store(robot, h5, parameters, **options)
 
 

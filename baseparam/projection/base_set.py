@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Optional
@@ -12,6 +11,7 @@ import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
+from .._warnings import warn
 from ..errors import AccuracyWarning
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base, require_robot
@@ -271,9 +271,9 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
                             units.reason if reduction.exact else f"{units.reason}; {reduction.note}",
                             Y_display, power, 0.0 if reduction.exact else float(reduction.accuracy))
     if result.inaccurate:
-        warnings.warn(f"{robot.name}: {_nearly_special(robot)}: the rank and pivots are exact, but the regroupings "
-                      f"Y are accurate only to about {reduction.accuracy:.0e} (relative), and so are base-parameter "
-                      "torques W_b·Y·p", AccuracyWarning, stacklevel=3)
+        warn(f"{robot.name}: {_nearly_special(robot)}: the rank and pivots are exact, but the regroupings "
+             f"Y are accurate only to about {reduction.accuracy:.0e} (relative), and so are base-parameter "
+             "torques W_b·Y·p", AccuracyWarning)
     return result
 
 
@@ -321,8 +321,8 @@ def _attempts(arithmetic, layout, parents, progress):
             return attempt
     if attempt is None:
         raise arithmetic.no_prime()
-    warnings.warn(f"{arithmetic.name}: the float computation disagrees with every modular one; the regroupings "
-                  "are unreliable", RuntimeWarning, stacklevel=4)
+    warn(f"{arithmetic.name}: the float computation disagrees with every modular one; the regroupings "
+         "are unreliable: please report it with the robot description", RuntimeWarning)
     units, reduction = attempt
     return units, dataclasses.replace(reduction, note=reduction.note + " — WARNING: no prime agreed with the float "
                                       "computation; the rank and regroupings are unreliable")

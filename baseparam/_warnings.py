@@ -1,0 +1,48 @@
+"""The one way the library raises a warning: at the user's line, not at ours.
+
+A warning is about the user's call (``bp.load_robot("arm.urdf")``, ``bp.identify(...)``), so Python
+should show that line, and its filters (``-W``, ``filterwarnings(module=...)``) and its once-per-line
+registry should apply there. A fixed ``stacklevel`` cannot do that: the same check is reached through
+different depths of the package (a command, a method, a function, a lazy import). ``warn`` walks the
+stack instead to the first frame outside ``baseparam`` (and outside the standard library's call glue,
+``contextlib``/``functools``/import machinery, through which the package may call itself), and issues
+the warning there with ``warnings.warn_explicit``, as ``warnings.warn`` itself does for a stack level.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_GLUE = tuple(os.sep + name for name in ("contextlib.py", "functools.py"))
+
+
+def _internal(filename: str) -> bool:
+    return (filename.startswith(_PACKAGE) or filename.endswith(_GLUE)
+            or ("importlib" in filename and "_bootstrap" in filename))
+
+
+def caller_frame():
+    """The innermost frame of the stack that is not the package's (None when there is none)."""
+    frame = sys._getframe(1)
+    while frame is not None and _internal(os.path.abspath(frame.f_code.co_filename)):
+        frame = frame.f_back
+    return frame
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """Issue `message` as a `category` warning located at the user's line that led to it.
+
+    Under Python's default filter it then shows once per line of the user's code, however many times
+    that line runs (a loop, a notebook cell run again shows it again only after a filter change).
+    """
+    frame = caller_frame()
+    if frame is None:                      # called from the package alone (e.g. ``python -m baseparam.cli``)
+        warnings.warn(message, category, stacklevel=2)
+        return
+    globals_ = frame.f_globals
+    warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
+                           module=globals_.get("__name__", "<string>"),
+                           registry=globals_.setdefault("__warningregistry__", {}), module_globals=globals_)
