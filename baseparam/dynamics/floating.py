@@ -6,10 +6,22 @@ last) of frame 0's orientation: its rotation matrix R maps frame-0 coordinates t
 ``q̇ = [v, ω, q̇_1 … q̇_N]`` with v the velocity of the frame-0 origin and ω the angular
 velocity, both in frame-0 axes; ``q̈`` holds the time derivative of those components; τ starts with
 the wrench [f, n] applied to the base body (frame-0 axes, moment about the frame-0 origin).
+
+That public order is linear first; every recursion inside works angular first, ``[ω; v]`` and
+``[n; f]`` (the expression graphs' order, Featherstone's). :func:`public_layout` is the one place
+where a spatial vector crosses between the two.
 """
 from __future__ import annotations
 
 import numpy as np
+
+SWAP = (3, 4, 5, 0, 1, 2)          # the permutation between the two orders (its own inverse)
+
+
+def public_layout(x, axis=-1):
+    """A spatial vector in the public order from the internal one (``[n; f] → [f; n]``), or back: the
+    halves swapped along ``axis`` (length 6), a new array."""
+    return np.take(x, SWAP, axis=axis)
 
 
 def rotation_matrices(quat):

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..model.joint_model import JointModel, exact_cos_sin, joint_models, product
 from .expressions import Graph, constant
+from .floating import SWAP
 from .regressor_graph import carry, carry_back, graph_step, motion_cross
 from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric
 
@@ -138,10 +139,10 @@ def build_forward(robot):
     steps = [[graph_step(g, robot, k, st, inputs) for st in frame_steps(robot, k, models)] for k in range(n)]
     axis = [m.motion_index() for m in models]
     parents = robot.parents
-    if robot.is_floating:          # base twist [v, ω] and wrench [f, n] → angular first
-        vb = [g.input("qd", i) for i in (3, 4, 5, 0, 1, 2)]
+    if robot.is_floating:          # base twist [v, ω] and wrench [f, n] (public order) → angular first
+        vb = [g.input("qd", i) for i in SWAP]
         base_I = _body(g, P, layout.bodies[n])
-        base_p = [x - g.input("tau", i) for x, i in zip(force_cross(vb, matvec(base_I, vb)), (3, 4, 5, 0, 1, 2))]
+        base_p = [x - g.input("tau", i) for x, i in zip(force_cross(vb, matvec(base_I, vb)), SWAP)]
     else:
         vb = [zero] * 6
 

@@ -22,7 +22,7 @@ without forming M, by either of his algorithms:
 
 F* is the weight of each body's subtree, Q = τ − friction(q̇) (a floating base: the wrench applied to
 it). Matrices are explicit 6×6 per body and sample (:mod:`baseparam.dynamics.tree`), vectorized over
-samples with numpy; spatial vectors are linear first.
+samples with numpy; spatial vectors are angular first inside, the public arrays as documented.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import numpy as np
 from .._validation import check_option
 from ..model.value import takes_model
 from .samples import CHUNK, link_parameters, robot_states
+from .floating import public_layout
 from .tree import Tree, force_cross
 
 SOLVERS = ("sweep", "ltdl")
@@ -244,7 +245,7 @@ def momentum(model, q, qd):
     """
     def work(tree, qd):
         v = tree.velocities(qd)
-        return sum(tree.world_wrench(b, v[b] @ tree.M[b].T) for b in range(tree.n_bodies))
+        return public_layout(sum(tree.world_wrench(b, v[b] @ tree.M[b].T) for b in range(tree.n_bodies)))
     return _over_samples(model, work, "momentum", q=q, qd=qd)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from ..model.joint_model import exact_cos_sin, joint_models, to_si
 from ..errors import ArgumentError
 from ..model.value import BaseModel, takes_model
-from .floating import rotation_matrices
+from .floating import public_layout, rotation_matrices
 from .samples import CHUNK, link_parameters, robot_states
 
 
@@ -129,7 +129,8 @@ def _base_state(robot, links, q, qd, qdd, gravity):
     if not robot.is_floating:
         acc = [np.full(S, -g) for g in robot.gravity_si] if gravity else [zero] * 3
         return ([zero] * 3, [zero] * 3, acc), q, qd, qdd
-    v, w, dv, dw = list(qd[0:3]), list(qd[3:6]), list(qdd[0:3]), list(qdd[3:6])
+    twist, rate = public_layout(qd[:6], axis=0), public_layout(qdd[:6], axis=0)        # [ω; v], [ω̇; v̇]
+    w, v, dw, dv = list(twist[:3]), list(twist[3:]), list(rate[:3]), list(rate[3:])
     acc = [a + b for a, b in zip(dv, cross(w, v))]          # the origin's classical acceleration
     if gravity:
         g0 = rotation_matrices(q[3:7].T).transpose(0, 2, 1) @ robot.gravity_si     # R⁰ᵀ g, (S, 3)
@@ -149,7 +150,7 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wren
     """Joint forces of one block of samples.
 
     q : (n_q, S); qd, qdd : (n_v, S). Returns (n_v, S): a floating base's wrench [f, n] (frame 0) first.
-    ``wrenches``, an (n_dof, 6, S) array, receives the wrench [f, n] each link's parent exerts on it,
+    ``wrenches``, an (n_dof, 6, S) array, receives the wrench [n; f] each link's parent exerts on it,
     moment about the link frame origin, link frame axes (``frame='joint'``: about the joint frame's
     origin, in its axes).
     """
@@ -185,12 +186,12 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wren
         F, N = _body_wrench(links.J[k], links.MS[k][:, None], links.M[k], *state[k])
         fk, nk = (F, N) if f[k] is None else (F + f[k], N + m[k])
         if wrenches is not None and frame == "link":
-            wrenches[k, :3], wrenches[k, 3:] = fk, nk
+            wrenches[k, :3], wrenches[k, 3:] = nk, fk
         fk, nk = list(fk), list(nk)
         for step in reversed(steps[moving + 1:]):   # to the joint frame
             fk, nk = _carry_back(step, fk, nk, cs, travel)
         if wrenches is not None and frame == "joint":
-            wrenches[k, :3], wrenches[k, 3:] = np.broadcast_arrays(*fk), np.broadcast_arrays(*nk)
+            wrenches[k, :3], wrenches[k, 3:] = np.broadcast_arrays(*nk), np.broadcast_arrays(*fk)
         tau[k] = nk[2] if revolute else fk[2]
         p = parents[k]
         for step in reversed(steps[:moving + 1]):
@@ -207,12 +208,12 @@ def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wren
     F, N = _body_wrench(J0, MS0[:, None], M0, *(np.stack(np.broadcast_arrays(*v)) for v in base))
     if f[-1] is not None:
         F, N = F + f[-1], N + m[-1]
-    return np.concatenate([F, N, tau])
+    return np.concatenate([public_layout(np.concatenate([N, F]), axis=0), tau])
 
 
 def blocked(robot, links, q, qd, qdd, wrenches=None, **flags):
     """Newton–Euler over many samples (checked arrays (S, n_q), (S, n_v), (S, n_v)), in blocks of
-    :data:`CHUNK`: τ (S, n_v); ``wrenches`` (S, n_dof, 6), if given, receives the reaction wrenches."""
+    :data:`CHUNK`: τ (S, n_v); ``wrenches`` (S, n_dof, 6), if given, receives the reaction wrenches [n; f]."""
     out = np.empty_like(qd)
     plan = _plan(robot)
     for s0 in range(0, q.shape[0], CHUNK):
@@ -305,6 +306,7 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
     wrenches = np.empty((q.shape[0], robot.n_dof, 6))
     blocked(robot, links, q, qd, qdd, wrenches=wrenches, frame=frame)
+    wrenches = public_layout(wrenches)
     return wrenches[0] if single else wrenches
 
 

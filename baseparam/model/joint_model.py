@@ -140,11 +140,10 @@ class JointModel:
         """The constant added to q (description units)."""
         return self.motion.value
 
-    def motion_index(self, linear_first=False) -> int:
-        """Where the joint's unit motion sits in a spatial vector of its joint frame: ω_z (revolute) or
-        v_z (prismatic) of ``[ω; v]`` (the expression graphs' order), or of ``[v; ω]`` with
-        ``linear_first`` (pinocchio's, Ivanov's and the public floating base's order)."""
-        return (2 if self.is_revolute else 5) if not linear_first else (5 if self.is_revolute else 2)
+    def motion_index(self) -> int:
+        """Where the joint's unit motion sits in a spatial vector ``[ω; v]`` of its joint frame (every
+        recursion's order): ω_z (revolute) or v_z (prismatic)."""
+        return 2 if self.is_revolute else 5
 
     def motion_matrix(self, x):
         """M(x) over samples: the homogeneous transforms of the motion by x (SI, shape (S,)), (S, 4, 4)."""
