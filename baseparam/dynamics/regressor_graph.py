@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .expressions import Graph, constant
-from ..model.joint_model import exact_cos_sin, joint_model, to_si
+from ..model.joint_model import exact_cos_sin, joint_model, joint_models, to_si
 from ..model.parameters import ColumnLayout
 
 # [y]× entries: (row, col, component, sign) with [y]×[row, col] = sign · y[component]
@@ -331,6 +331,7 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
     symbol = {c: g.input("p", r) for r, c in enumerate(columns)}
     zero = g.zero
     base = ([zero] * 3, [zero] * 3, [constant(g, -x) for x in robot.gravity_si])   # gravity as a base acceleration
+    models = joint_models(robot)
     steps, state, wrench = [None] * n, [None] * n, [None] * n
     for k in range(n):
         before, screw, after, axis = steps[k] = joint_steps(g, robot, k, inputs)
@@ -339,9 +340,10 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
         for step in before + [screw]:
             w, dw, acc = carry_accelerations(step, w, dw, acc)
         qd, qdd = inputs["qd"][k], inputs["qdd"][k]
-        z = axis[:3] if robot.joints[k].is_revolute else axis[3:]
+        revolute = models[k].is_revolute
+        z = axis[:3] if revolute else axis[3:]
         turn = cross(w, [x * qd for x in z])                  # ω × q̇ z, in the joint frame
-        if robot.joints[k].is_revolute:
+        if revolute:
             dw = [x + y * qdd + t for x, y, t in zip(dw, z, turn)]
             w = [x + y * qd for x, y in zip(w, z)]
         else:                                                  # the origin slides: q̈ z + 2 ω × q̇ z
