@@ -18,7 +18,8 @@ without forming M, by either of his algorithms:
   A_iᵀ M*_i A_i + IA_i``, ``L_i x_i = p_i − A_iᵀ φ*_i``, ``L_i V_i = A_iᵀ M*_i C_i``,
   ``M*_i = M_i + Σ_j (C_jᵀ M*_j C_j − V_jᵀ V_j)``, ``φ*_i = Σ_j (C_jᵀ φ*_j + V_jᵀ x_j)``; root → tips,
   ``L_iᵀ q̇_i = x_i − V_i v_k``. It needs one 6×6 product per body fewer than the sweep (V_jᵀV_j instead
-  of H_j M*_j); Ivanov reports it 1.3–1.4× faster (bench/bench_forward.py measures ours).
+  of H_j M*_j); Ivanov reports it 1.3–1.4× faster. Both stay (``solver=``, checked against each other);
+  ``bench/bench_second_implementations.py`` and ``bench/bench_forward.py`` print their ratio.
 
 F* is the weight of each body's subtree, Q = τ − friction(q̇) (a floating base: the wrench applied to
 it). Matrices are explicit 6×6 per body and sample (:mod:`baseparam.dynamics.tree`), vectorized over

@@ -4,10 +4,15 @@ One recursion for every joint: angular velocity and acceleration and the linear 
 each frame origin are carried from the base through the steps of each joint's model
 ``A = C · M(q + offset) · C′`` (:mod:`baseparam.model.joint_model`: constant shifts and elementary
 rotations, the motion about or along z of the joint frame), and link wrenches are summed back the
-same way; a joint's force is the z component of the wrench in its joint frame. It shares nothing
-with :mod:`baseparam.dynamics.regressors` beyond the joint model and the parameter split; the
-tests check both against independent DH products and pinocchio. Vectorized over samples (samples
-last inside, in blocks of :data:`samples.CHUNK`).
+same way; a joint's force is the z component of the wrench in its joint frame. Vectorized over
+samples (samples last inside, in blocks of :data:`samples.CHUNK`).
+
+A second implementation of Newton–Euler, beside the regressor graph's customized one
+(:func:`~baseparam.dynamics.regressor_graph.build_inverse_dynamics`, compiled once per robot; base
+models and the exported code run it). This one needs no build, and serves what the graph does not:
+floating bases, reaction wrenches, gravity or friction left out (g, C q̇, a floating base's M by
+columns, the generalized momenta M q̇). ``bench/bench_second_implementations.py`` prints both
+speeds. They share the joint model and the parameter split; the tests check both against pinocchio.
 """
 from __future__ import annotations
 
