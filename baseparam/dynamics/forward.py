@@ -205,13 +205,9 @@ class ForwardDynamics:
             self._call = self.kernel.packed
             return self(q, qd, tau)
         self._convert(q, qd, tau)
-        out = [0.0] * self.robot.n_v
-        try:
-            self.kernel.scalar(self._q.tolist(), self._qd.tolist(), self._tau.tolist(), self._p_list, out)
-        except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
-            out = [math.nan] * self.robot.n_v
+        out = self._python(self._q, self._qd, self._tau)
         self._count(1)
-        return np.array(out)
+        return out
 
     def _python(self, q, qd, tau):
         """One sample by the straight-line Python, in local lists (no buffer of this object: safe

@@ -49,35 +49,6 @@ def _mtv(A, x):
     return np.einsum("sji,sj->si", A, x)
 
 
-def sweep(tree, momenta):
-    """Ivanov's sweep: (q̇ (S, n_v), v, μ) from momenta (S, n_v); v, μ lists of (S, 6) per body."""
-    S, B = tree.S, tree.n_bodies
-    Ms = [np.broadcast_to(M, (S, 6, 6)).copy() for M in tree.M]
-    phi = [np.zeros((S, 6)) for _ in range(B)]
-    D, E = [None] * B, np.eye(6)
-    for i in reversed(range(B)):
-        A, dof = tree.A[i], tree.dofs[i]
-        MA = Ms[i] @ A                                                   # (S, 6, n)
-        K = A.T @ MA + np.diag(tree.IA[dof])
-        D[i] = 1.0 / K if A.shape[1] == 1 else np.linalg.inv(K)
-        parent = tree.parents[i]
-        if parent >= 0:
-            MAD = MA @ D[i]                                              # M* A D, (S, 6, n)
-            H = E - MAD @ A.T
-            C = tree.C[i]
-            Ms[parent] += np.swapaxes(C, 1, 2) @ (H @ Ms[i] @ C)
-            phi[parent] += _mtv(C, _mv(MAD, momenta[:, dof]) + _mv(H, phi[i]))
-    qd = np.empty_like(momenta)
-    v, mu = [None] * B, [None] * B
-    for i in range(B):
-        A, dof, parent = tree.A[i], tree.dofs[i], tree.parents[i]
-        vk = _mv(tree.C[i], v[parent]) if parent >= 0 else np.zeros((S, 6))
-        qd[:, dof] = _mv(D[i], momenta[:, dof] - (phi[i] + _mv(Ms[i], vk)) @ A)
-        v[i] = vk + qd[:, dof] @ A.T
-        mu[i] = _mv(Ms[i], v[i]) + phi[i]
-    return qd, v, mu
-
-
 def _lower_solve(L, b, transpose=False):
     """x with L x = b (or Lᵀ x = b), L lower triangular (S, n, n), b (S, n, m): substitution over n ≤ 6."""
     n = L.shape[1]
@@ -94,38 +65,60 @@ def _lower_solve(L, b, transpose=False):
     return x
 
 
-def ltdl(tree, momenta):
-    """Ivanov's block LTDL (Cholesky) solver: the same results as :func:`sweep`."""
-    S, B = tree.S, tree.n_bodies
+def solve(tree, momenta, solver="ltdl"):
+    """Ivanov's sweep or block LTDL (module notes): (q̇ (S, n_v), v, μ) from momenta (S, n_v); v, μ lists
+    of (S, 6) per body. Both accumulate M*, φ* from the tips and recover q̇, v, μ from the root; they
+    differ in how a body's pivot block is factored and passed to its parent."""
+    S, B, lt = tree.S, tree.n_bodies, solver == "ltdl"
     Ms = [np.broadcast_to(M, (S, 6, 6)).copy() for M in tree.M]
     phi = [np.zeros((S, 6)) for _ in range(B)]
-    L, x, V = [None] * B, [None] * B, [None] * B
+    F, x, V = [None] * B, [None] * B, [None] * B           # the pivot's D (sweep) or L (LTDL); LTDL's x, V
     for i in reversed(range(B)):
-        A, dof = tree.A[i], tree.dofs[i]
-        AM = A.T @ Ms[i]                                                  # Aᵀ M*, (S, n, 6)
-        K = AM @ A + np.diag(tree.IA[dof])
-        L[i] = np.sqrt(K) if A.shape[1] == 1 else np.linalg.cholesky(K)
-        x[i] = _lower_solve(L[i], (momenta[:, dof] - phi[i] @ A)[:, :, None])[:, :, 0]
-        parent = tree.parents[i]
-        if parent >= 0:
-            C = tree.C[i]
-            V[i] = _lower_solve(L[i], AM @ C)                             # (S, n, 6)
+        A, dof, parent, C = tree.A[i], tree.dofs[i], tree.parents[i], tree.C[i]
+        if lt:
+            AM = A.T @ Ms[i]                                              # Aᵀ M*, (S, n, 6)
+            K = AM @ A + np.diag(tree.IA[dof])
+            F[i] = np.sqrt(K) if A.shape[1] == 1 else np.linalg.cholesky(K)
+            x[i] = _lower_solve(F[i], (momenta[:, dof] - phi[i] @ A)[:, :, None])[:, :, 0]
+        else:
+            MA = Ms[i] @ A                                                # (S, 6, n)
+            K = A.T @ MA + np.diag(tree.IA[dof])
+            F[i] = 1.0 / K if A.shape[1] == 1 else np.linalg.inv(K)
+        if parent < 0:
+            continue
+        if lt:
+            V[i] = _lower_solve(F[i], AM @ C)                             # (S, n, 6)
             Vt = np.swapaxes(V[i], 1, 2)
             Ms[parent] += np.swapaxes(C, 1, 2) @ Ms[i] @ C - Vt @ V[i]
             phi[parent] += _mtv(C, phi[i]) + _mv(Vt, x[i])
+        else:
+            MAD = MA @ F[i]                                               # M* A D, (S, 6, n)
+            H = np.eye(6) - MAD @ A.T
+            Ms[parent] += np.swapaxes(C, 1, 2) @ (H @ Ms[i] @ C)
+            phi[parent] += _mtv(C, _mv(MAD, momenta[:, dof]) + _mv(H, phi[i]))
     qd = np.empty_like(momenta)
     v, mu = [None] * B, [None] * B
     for i in range(B):
         A, dof, parent = tree.A[i], tree.dofs[i], tree.parents[i]
-        if parent >= 0:
-            vk = _mv(tree.C[i], v[parent])
-            rhs = x[i] - _mv(V[i], v[parent])
+        vk = _mv(tree.C[i], v[parent]) if parent >= 0 else np.zeros((S, 6))
+        if lt:
+            rhs = x[i] - _mv(V[i], v[parent]) if parent >= 0 else x[i]
+            qd[:, dof] = _lower_solve(F[i], rhs[:, :, None], transpose=True)[:, :, 0]
         else:
-            vk, rhs = np.zeros((S, 6)), x[i]
-        qd[:, dof] = _lower_solve(L[i], rhs[:, :, None], transpose=True)[:, :, 0]
+            qd[:, dof] = _mv(F[i], momenta[:, dof] - (phi[i] + _mv(Ms[i], vk)) @ A)
         v[i] = vk + qd[:, dof] @ A.T
         mu[i] = _mv(Ms[i], v[i]) + phi[i]
     return qd, v, mu
+
+
+def sweep(tree, momenta):
+    """:func:`solve` by Ivanov's (Vereshchagin's) sweep."""
+    return solve(tree, momenta, "sweep")
+
+
+def ltdl(tree, momenta):
+    """:func:`solve` by Ivanov's block LTDL (Cholesky): the same results as :func:`sweep`."""
+    return solve(tree, momenta, "ltdl")
 
 
 def _rates(tree, qd, v, mu, tau):
@@ -150,10 +143,6 @@ def _over_samples(model, work, what=None, **arrays):
              for s0 in range(0, q.shape[0], CHUNK)]
     out = np.concatenate(parts)
     return (float(out[0]) if out.ndim == 1 else out[0]) if single else out
-
-
-def _check_solver(solver):
-    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
 
 
 def _momenta(model, q, qd):
@@ -192,9 +181,8 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    _check_solver(solver)
-    method = sweep if solver == "sweep" else ltdl
-    return _over_samples(model, lambda tree, m: method(tree, m)[0], q=q, momenta=momenta)
+    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
+    return _over_samples(model, lambda tree, m: solve(tree, m, solver)[0], q=q, momenta=momenta)
 
 
 @takes_model("p", "q", "qd", "tau", "parameters")
@@ -222,9 +210,8 @@ def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
 
     ``tau`` is an (S, n_v) array, or a callable of q̇ returning one (a controller reading velocities).
     """
-    method = sweep if solver == "sweep" else ltdl
     tree = Tree(robot, links, q)
-    qd, v, mu = method(tree, momenta)
+    qd, v, mu = solve(tree, momenta, solver)
     return qd, _rates(tree, qd, v, mu, tau(qd) if callable(tau) else tau)
 
 
