@@ -4,13 +4,13 @@ Each algorithm of the dynamics is written once, except these pairs; for each the
 on the same inputs (interleaved, best of several runs), checks that they agree, and prints what the
 second one does that the first does not:
 
-* Newton–Euler: numpy over samples (:mod:`baseparam.dynamics.newton_euler`) beside the regressor
-  graph's customized Newton–Euler compiled to numpy (:func:`~baseparam.dynamics.regressor_graph.build_inverse_dynamics`,
-  what base models and the exported ``inverse_dynamics`` run);
 * the mass matrix: the compiled graph (:func:`~baseparam.dynamics.regressor_graph.build_mass`)
   beside Newton–Euler column by column (M e_i = τ(q, 0, e_i) without gravity: what a floating base uses);
 * Ivanov's q̇ = M⁻¹p: the block LTDL solver beside his sweep (:mod:`baseparam.dynamics.momenta`),
   both public (``solver=``).
+
+Newton–Euler is written once (the regressor graph's customized Newton–Euler, compiled with every
+parameter an input: :mod:`baseparam.dynamics.newton_euler`).
 
     python bench/bench_second_implementations.py            # 20 000 samples
     python bench/bench_second_implementations.py --quick    # 2 000 samples
@@ -23,11 +23,9 @@ import numpy as np
 
 import baseparam as bp
 from baseparam.dynamics import momenta, newton_euler
-from baseparam.dynamics._compiled import regressor_function
 from baseparam.dynamics.regressors import by_unit_rates
-from baseparam.dynamics.samples import LinkParameters, link_parameters
+from baseparam.dynamics.samples import LinkParameters
 from baseparam.dynamics.tree import Tree
-from baseparam.model.friction import friction_shapes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -50,41 +48,12 @@ def relative(a, b):
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
 
 
-def newton_euler_pair(robot, model, q, qd, qdd, repeat):
-    links = link_parameters(model)
-    columns = tuple(range(len(model.values())))
-    t0 = time.perf_counter()
-    graph = regressor_function(robot, model.parameters, columns, "inverse_dynamics")
-    build = time.perf_counter() - t0
-    p = model.values()
-    qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-    sgn, stb = friction_shapes(robot, qdT)
-
-    def by_graph():
-        out = np.zeros_like(qT)
-        for s0 in range(0, q.shape[0], 2048):
-            sl = slice(s0, s0 + 2048)
-            graph(qT[:, sl], qdT[:, sl], qddT[:, sl], sgn[:, sl], stb[:, sl], p, out[:, sl])
-        return out.T
-
-    def by_numpy():
-        return newton_euler.blocked(robot, links, q, qd, qdd)
-    a, b = interleaved([by_numpy, by_graph], repeat)
-    print(f"  numpy Newton–Euler {a * 1e6 / len(q):6.2f} µs/sample; graph Newton–Euler {b * 1e6 / len(q):6.2f} "
-          f"µs/sample (built and compiled once: {build * 1e3:.0f} ms); numpy/graph {a / b:.2f}; "
-          f"agree to {relative(by_numpy(), by_graph()):.1e}")
-    print("  the numpy one buys: no build per robot, floating bases, reaction wrenches (each joint's whole wrench, "
-          "link or joint frame), gravity and friction switched off (g(q), C(q, q̇) q̇, M(q) by columns)")
-
-
 def mass_pair(robot, model, q, repeat):
-    links = link_parameters(model)
-    n = robot.n_dof
     zero = np.zeros_like(q)
 
     def by_columns():
-        return by_unit_rates(q, lambda unit: newton_euler.blocked(robot, links, q, zero, unit, gravity=False,
-                                                                  friction=False), n)
+        return by_unit_rates(q, lambda unit: newton_euler.blocked(model, q, zero, unit, gravity=False,
+                                                                  friction=False), robot.n_dof)
     a, b = interleaved([lambda: bp.mass_matrix(model, q), by_columns], repeat)
     print(f"  graph M(q) {a * 1e6 / len(q):6.2f} µs/sample; Newton–Euler by columns {b * 1e6 / len(q):6.2f} "
           f"µs/sample; columns/graph {b / a:.2f}; agree to {relative(by_columns(), bp.mass_matrix(model, q)):.1e}")
@@ -117,10 +86,8 @@ def main():
     rng = np.random.default_rng(0)
     robot = bp.load_robot(ROOT / "robots" / "kuka_iiwa14.yaml")
     model = bp.Model(robot, np.tile([0.04, 0.04, 0.02, 0, 0, 0, 0.02, 0.01, 0.1, 2.0], robot.n_dof))
-    q, qd, qdd = (rng.uniform(-2, 2, (S, robot.n_dof)) for _ in range(3))
-    print(f"== Newton–Euler, {robot.name}, {S} samples")
-    newton_euler_pair(robot, model, q, qd, qdd, repeat)
-    print(f"\n== mass matrix, {robot.name}, {S} samples")
+    q = rng.uniform(-2, 2, (S, robot.n_dof))
+    print(f"== mass matrix, {robot.name}, {S} samples")
     mass_pair(robot, model, q, repeat)
     print("\n== Ivanov's q̇ = M⁻¹p, chains, 1000 samples")
     ivanov_pair((5, 20) if quick else (5, 20, 50), repeat)

@@ -24,6 +24,14 @@ def public_layout(x, axis=-1):
     return np.take(x, SWAP, axis=axis)
 
 
+def rotation_rows(x, y, z, w):
+    """The rotation matrix of a unit quaternion (x, y, z, w) as nested lists, for any arithmetic
+    (floats, arrays over samples, expression-graph values)."""
+    return [[1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
+            [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
+            [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)]]
+
+
 def rotation_matrices(quat):
     """R (world ← frame 0) of unit quaternions (x, y, z, w).
 
@@ -35,11 +43,7 @@ def rotation_matrices(quat):
     -------
     ndarray, shape (S, 3, 3)
     """
-    x, y, z, w = (quat[:, i] for i in range(4))
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+    return np.stack([np.stack(row, -1) for row in rotation_rows(*(quat[:, i] for i in range(4)))], -2)
 
 
 def pose_rate(q, qd):

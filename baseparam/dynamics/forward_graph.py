@@ -31,7 +31,7 @@ import numpy as np
 from ..model.joint_model import JointModel, exact_cos_sin, joint_models, product
 from .expressions import Graph, constant
 from .floating import SWAP
-from .regressor_graph import carry, carry_back, graph_step, motion_cross
+from .regressor_graph import base_gravity, carry, carry_back, graph_step, motion_cross
 from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric
 
 # the link parameters a graph reads, per body, in the joint frame: mass, first moments, inertia about the origin
@@ -194,7 +194,7 @@ def build_forward(robot):
     gravity = [constant(g, x) for x in robot.gravity_si]
     if robot.is_floating:                                      # 3. accelerations (relative to gravity)
         ab = solve_symmetric(g, base_I, [-x for x in base_p])
-        g0 = _base_gravity(g, gravity)
+        g0 = base_gravity(g, gravity)
         outputs += [(i, ab[3 + i] + g0[i]) for i in range(3)] + [(3 + i, ab[i]) for i in range(3)]
     else:
         ab = [zero] * 3 + [-x for x in gravity]
@@ -217,15 +217,6 @@ def _add(I, J):
         for j in range(i, 6):
             out[i][j] = out[j][i] = I[i][j] + J[i][j]
     return out
-
-
-def _base_gravity(g, gravity):
-    """Rᵀ g in frame 0 from the base quaternion inputs (x, y, z, w) at q[3:7]."""
-    x, y, z, w = (g.input("q", i) for i in range(3, 7))
-    R = [[1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
-         [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
-         [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)]]
-    return [sum((R[j][i] * gravity[j] for j in range(3)), g.zero) for i in range(3)]
 
 
 __all__ = ["BODY", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]

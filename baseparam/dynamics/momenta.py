@@ -31,7 +31,7 @@ import numpy as np
 
 from .._validation import check_option
 from ..model.value import takes_model
-from .samples import CHUNK, link_parameters, robot_states
+from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, force_cross
@@ -148,7 +148,8 @@ def _over_samples(model, work, what=None, **arrays):
 def _momenta(model, q, qd):
     """p = M(q) q̇ of checked arrays (S, n_q), (S, n_v): Newton–Euler's forces for the acceleration q̇
     from rest, without gravity or friction (inverse dynamics' recursion, faster than the tree's)."""
-    return blocked(model.robot, link_parameters(model), q, np.zeros_like(qd), qd, gravity=False, friction=False)
+    link_parameters(model)                     # checks the values (once per model)
+    return blocked(standard_model(model), q, np.zeros_like(qd), qd, gravity=False, friction=False)
 
 
 @takes_model("p", "q", "qd", "parameters")
