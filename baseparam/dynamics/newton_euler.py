@@ -19,7 +19,7 @@ from ..model.friction import friction_shapes
 from ..model.joint_model import motion_offsets
 from ..model.value import BaseModel, takes_model
 from .floating import public_layout
-from .printing import input_source, numpy_source
+from .printing import input_source, numpy_function
 from .regressor_graph import build_inverse_dynamics
 from .samples import CHUNK, link_parameters, robot_states, standard_model
 
@@ -29,12 +29,9 @@ def _kernel(robot, parameters, gravity, friction, wrenches):
     def build():
         g, outputs = build_inverse_dynamics(robot, parameters, None, gravity, friction, wrenches)
         offsets, first = motion_offsets(robot), (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof)
-        rows = [((i,), node) for i, node in outputs]
-        source = numpy_source(g, rows, offsets, arguments="q, qd, qdd, sgn, stb, p, out",
+        return numpy_function(g, [((i,), node) for i, node in outputs], offsets, f"Newton–Euler of {robot.name}",
+                              arguments="q, qd, qdd, sgn, stb, p, out",
                               inputs=lambda name, k: input_source(name, k, offsets, first))
-        namespace = {"cos": np.cos, "sin": np.sin}
-        exec(compile(source, f"<baseparam Newton–Euler of {robot.name}>", "exec"), namespace)
-        return namespace["evaluate"]
     return kernels_of(robot).get("newton_euler", (parameters, gravity, friction, wrenches), build)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import regressor_graph
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
-from .printing import numpy_source
+from .printing import numpy_function
 from .regressors import evaluate
 from .samples import CHUNK
 from ..model.friction import friction_shapes, friction_slopes
@@ -101,12 +101,11 @@ def _compiled(robot, parameters, columns):
 
     def build():
         g, entries, outputs = adjoint_graph(robot, parameters, columns)
-        source = numpy_source(g, outputs, motion_offsets(robot), arguments="q, qd, qdd, sgn, stb, p, out")
-        namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
-        exec(compile(source, f"<baseparam regressor adjoint of {robot.name}>", "exec"), namespace)
+        f = numpy_function(g, outputs, motion_offsets(robot), f"regressor adjoint of {robot.name}",
+                           arguments="q, qd, qdd, sgn, stb, p, out")
         rows = np.array([j for j, _ in entries], dtype=np.intp)
         cols = np.array([c for _, c in entries], dtype=np.intp)
-        return namespace["evaluate"], rows, cols
+        return f, rows, cols
     return kernels_of(robot).get("adjoint", (parameters, columns), build, size=16)
 
 

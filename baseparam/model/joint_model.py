@@ -19,8 +19,8 @@ A general joint axis (URDF) is a constant rotation taking z to the axis, folded 
 inverse into C′ (conjugation): only :func:`joint_model` needs to learn it.
 
 Consumers: the projection engine's coefficient matrices (:mod:`baseparam.projection._joint_basis`),
-the regressor and Newton–Euler graphs (:mod:`baseparam.dynamics.regressor_graph`), numeric
-Newton–Euler at run time (:mod:`baseparam.dynamics.newton_euler`), the tree of Ivanov's equations
+the regressor and Newton–Euler graphs (:mod:`baseparam.dynamics.regressor_graph`, also compiled for
+run-time inverse dynamics, :mod:`baseparam.dynamics.newton_euler`), the tree of Ivanov's equations
 (:mod:`baseparam.dynamics.tree`) and the code printers (joint offsets).
 """
 from __future__ import annotations
