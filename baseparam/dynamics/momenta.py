@@ -148,7 +148,6 @@ def _over_samples(model, work, what=None, **arrays):
 def _momenta(model, q, qd):
     """p = M(q) q̇ of checked arrays (S, n_q), (S, n_v): Newton–Euler's forces for the acceleration q̇
     from rest, without gravity or friction (inverse dynamics' recursion, faster than the tree's)."""
-    link_parameters(model)                     # checks the values (once per model)
     return blocked(standard_model(model), q, np.zeros_like(qd), qd, gravity=False, friction=False)
 
 

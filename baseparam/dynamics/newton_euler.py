@@ -87,7 +87,6 @@ def _torques(model, states, **flags):
     (q, *rates), single = robot_states(robot, **states)
     zero = np.zeros((q.shape[0], robot.n_v))
     qd, qdd = (rates + [zero, zero])[:2]
-    link_parameters(model)                     # checks the values (once per model)
     tau = blocked(standard_model(model), q, qd, qdd, **flags)
     return tau[0] if single else tau
 
@@ -127,7 +126,8 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     -------
     ndarray, shape (n_samples, n_dof, 6) (or (n_dof, 6) for one sample)
     """
-    link_parameters(model, "reaction_wrenches")
+    model = standard_model(model, "reaction_wrenches")
+    model.values()                             # no values: that error first
     if frame not in ("link", "joint"):
         raise ArgumentError(f"frame: expected 'link' or 'joint', got {frame!r}")
     (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd)

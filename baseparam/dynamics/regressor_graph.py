@@ -111,12 +111,8 @@ class JointStep:
 
 
 class JointMotion:
-    """Joint k's transform as a chain of :func:`joint_steps` parts, and its axis in the link frame.
-
-    Carrying a value part by part keeps the moving part a pure z screw: the combined transform's
-    translation (a·cos θ, a·sin θ, d) would make products that cancel only after expansion
-    (c·(a·s·x) − s·(a·c·x)), which hash-consing cannot see.
-    """
+    """Joint k's transform as a chain of :func:`joint_steps` parts (why parts: there), and its axis in
+    the link frame."""
 
     def __init__(self, g, robot, k, inputs):
         before, screw, after, axis = joint_steps(g, robot, k, inputs)
