@@ -58,7 +58,8 @@ def pose_rate(q, qd):
     -------
     ndarray, shape (S, 7)
     """
-    quat, v, w = q[:, 3:7], qd[:, 0:3], qd[:, 3:6]
+    quat, twist = q[:, 3:7], public_layout(qd[:, :6])
+    w, v = twist[:, :3], twist[:, 3:]
     x, y, z, s = (quat[:, i] for i in range(4))
     wx, wy, wz = (w[:, i] for i in range(3))
     dquat = 0.5 * np.stack([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz, s * wz + x * wy - y * wx,

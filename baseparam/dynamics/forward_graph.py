@@ -195,7 +195,7 @@ def build_forward(robot):
     if robot.is_floating:                                      # 3. accelerations (relative to gravity)
         ab = solve_symmetric(g, base_I, [-x for x in base_p])
         g0 = base_gravity(g, gravity)
-        outputs += [(i, ab[3 + i] + g0[i]) for i in range(3)] + [(3 + i, ab[i]) for i in range(3)]
+        outputs += [(SWAP[j], ab[j] + g0[j - 3] if j >= 3 else ab[j]) for j in range(6)]       # public order
     else:
         ab = [zero] * 3 + [-x for x in gravity]
     a = [None] * n
