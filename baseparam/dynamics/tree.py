@@ -87,32 +87,20 @@ class Tree:
         self.M = [spatial_inertia(*body) for body in self.bodies]
         self.IA = np.concatenate([np.zeros(6 * nb), links.IA])
         self.A, self.C = ([public_layout(np.eye(6), axis=0)] if floating else []), ([None] if floating else [])
-        transforms = []
+        self.R, self.P = ([rotation_matrices(q[:, 3:7])], [q[:, :3]]) if floating else ([], [])
         length = lambda value: float(value) * robot.length_scale    # noqa: E731
         cos_sin = lambda angle: exact_cos_sin(angle, robot.angle_unit)[:2]    # noqa: E731
-        joints_q = q[:, 7:] if floating else q
         for k, model in enumerate(joint_models(robot)):
             before, after = product(model.before, length, cos_sin), product(model.after, length, cos_sin)
-            x = joints_q[:, k] + to_si(robot, model.motion)
-            T = before @ model.motion_matrix(x) @ after
-            transforms.append(T)
-            self.C.append(motion_transform(T[:, :3, :3], T[:, :3, 3]))
+            T = before @ model.motion_matrix(q[:, q.shape[1] - n + k] + to_si(robot, model.motion)) @ after
+            R, P = T[:, :3, :3], T[:, :3, 3]
+            self.C.append(motion_transform(R, P))
             unit = np.zeros(6)
             unit[model.motion_index()] = 1.0          # the joint's twist in its joint frame
             self.A.append((motion_transform(after[:3, :3], after[:3, 3]) @ unit)[:, None])
-        if floating:
-            self.R, self.P = [rotation_matrices(q[:, 3:7])], [q[:, :3]]
-        else:
-            self.R, self.P = [], []
-        for k, T in enumerate(transforms):
-            b = nb + k
-            parent = self.parents[b]
-            if parent < 0:
-                self.R.append(T[:, :3, :3])
-                self.P.append(T[:, :3, 3])
-            else:
-                self.R.append(self.R[parent] @ T[:, :3, :3])
-                self.P.append(self.P[parent] + np.einsum("sij,sj->si", self.R[parent], T[:, :3, 3]))
+            parent = self.parents[nb + k]             # frames in the world: parents come first
+            self.R.append(R if parent < 0 else self.R[parent] @ R)
+            self.P.append(P if parent < 0 else self.P[parent] + np.einsum("sij,sj->si", self.R[parent], P))
 
     @property
     def n_bodies(self):
