@@ -433,6 +433,9 @@ def build_mass(robot, parameters="pseudo"):
 
     ``M_ij = Σ_k s_ikᵀ I_k s_jk + IA_i δ_ij`` over the links k moved by both joints i and j, with
     s_ik the axis of joint i in link frame k.
+    A floating base's M is built instead by Newton–Euler column by column
+    (:func:`~baseparam.dynamics.regressors.mass_matrix`); ``bench/bench_second_implementations.py``
+    prints what this graph buys over that.
 
     Returns
     -------
