@@ -7,10 +7,7 @@ straight-line code (Golubev & Yaskevich's procedure):
 * only the nodes the outputs need are emitted (dead code removed from the targets backwards);
 * sin and cos are computed once per joint, at the top;
 * a value used more than once gets a named ``const`` temporary; a value used once is written
-  inline where it is used — the code has exactly the graph's operations, no more;
-* operation counts (:func:`operation_counts`) are taken from the same emitted graph for every
-  target: multiplications (x² counts one), additions and subtractions, divisions, and sin/cos
-  pairs; negation is free. Adding a joint offset to q counts as an addition.
+  inline where it is used — the code has exactly the graph's operations (:func:`operation_counts`).
 
 C: one header and one source, C99, nothing beyond ``<math.h>``, no allocation, SI units,
 row-major outputs (``Y[j*R + r]``). Python: a module needing only numpy, evaluating one sample

@@ -4,11 +4,16 @@
                     :func:`coriolis_matrix` — compiled from an expression graph once per robot
 ``newton_euler``    :func:`inverse_dynamics`, :func:`gravity_torque`, :func:`coriolis_torque`,
                     :func:`friction_torque`, :func:`reaction_wrenches` — recursive Newton–Euler
+                    (the regressor graph's, every parameter an input)
 ``forward``         :func:`forward_dynamics`, :class:`ForwardDynamics` — the articulated-body
                     algorithm (``forward_graph``), as numpy over samples, C or straight-line Python
 ``momenta``         Ivanov's equations in Poisson impulses: :func:`generalized_momenta`,
                     :func:`velocities_from_momenta` (sweep or block LTDL), :func:`momenta_rate`;
-                    :func:`momentum`, :func:`kinetic_energy`, :func:`potential_energy` (on ``tree``)
+                    :func:`momentum`, :func:`kinetic_energy`, :func:`potential_energy` (on ``tree``,
+                    the explicit 6×6 bodies; p = M q̇ by Newton–Euler)
+
+Spatial vectors are angular first inside, ``[ω; v]`` and ``[n; f]``; the public floating-base and
+wrench arrays are linear first as documented, converted by :func:`floating.public_layout`.
 
 Every function takes a :class:`~baseparam.Model` (the robot, its parameterization and ``p``) or a
 :class:`~baseparam.BaseModel` (``base.model(p_base)``) and the state; the older ``f(robot, p, …,

@@ -6,10 +6,30 @@ last) of frame 0's orientation: its rotation matrix R maps frame-0 coordinates t
 ``q̇ = [v, ω, q̇_1 … q̇_N]`` with v the velocity of the frame-0 origin and ω the angular
 velocity, both in frame-0 axes; ``q̈`` holds the time derivative of those components; τ starts with
 the wrench [f, n] applied to the base body (frame-0 axes, moment about the frame-0 origin).
+
+That public order is linear first; every recursion inside works angular first, ``[ω; v]`` and
+``[n; f]`` (the expression graphs' order, Featherstone's). :func:`public_layout` is the one place
+where a spatial vector crosses between the two.
 """
 from __future__ import annotations
 
 import numpy as np
+
+SWAP = (3, 4, 5, 0, 1, 2)          # the permutation between the two orders (its own inverse)
+
+
+def public_layout(x, axis=-1):
+    """A spatial vector in the public order from the internal one (``[n; f] → [f; n]``), or back: the
+    halves swapped along ``axis`` (length 6), a new array."""
+    return np.take(x, SWAP, axis=axis)
+
+
+def rotation_rows(x, y, z, w):
+    """The rotation matrix of a unit quaternion (x, y, z, w) as nested lists, for any arithmetic
+    (floats, arrays over samples, expression-graph values)."""
+    return [[1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
+            [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
+            [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)]]
 
 
 def rotation_matrices(quat):
@@ -23,11 +43,7 @@ def rotation_matrices(quat):
     -------
     ndarray, shape (S, 3, 3)
     """
-    x, y, z, w = (quat[:, i] for i in range(4))
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+    return np.stack([np.stack(row, -1) for row in rotation_rows(*(quat[:, i] for i in range(4)))], -2)
 
 
 def pose_rate(q, qd):
@@ -42,7 +58,8 @@ def pose_rate(q, qd):
     -------
     ndarray, shape (S, 7)
     """
-    quat, v, w = q[:, 3:7], qd[:, 0:3], qd[:, 3:6]
+    quat, twist = q[:, 3:7], public_layout(qd[:, :6])
+    w, v = twist[:, :3], twist[:, 3:]
     x, y, z, s = (quat[:, i] for i in range(4))
     wx, wy, wz = (w[:, i] for i in range(3))
     dquat = 0.5 * np.stack([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz, s * wz + x * wy - y * wx,

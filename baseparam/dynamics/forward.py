@@ -29,17 +29,13 @@ from . import _native
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
-from .printing import C, NUMPY, c_statements, input_source, numpy_source
+from .printing import C, NUMPY, c_statements, input_source, numpy_function
 from .samples import ABSURD, CHUNK, link_parameters, robot_states, standard_model
 
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel beats numpy's per-operation overhead
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
 COMPILE_AFTER = 64          # one-sample calls of a robot before its C kernel is worth compiling
-
-
-def _sign(x):
-    return float((x > 0.0) - (x < 0.0))
 
 
 class Kernel:
@@ -70,14 +66,8 @@ class Kernel:
         self._source = source
         rows = [((i,), node) for i, node in outputs]
         arguments = "q, qd, tau, p, out"
-        namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign, "tanh": np.tanh, "exp": np.exp}
-        exec(compile(numpy_source(g, rows, offsets, arguments=arguments, inputs=source),
-                     f"<baseparam forward dynamics of {robot.name}>", "exec"), namespace)
-        self.batch = namespace["evaluate"]
-        namespace = {"cos": math.cos, "sin": math.sin, "sign": _sign, "tanh": math.tanh, "exp": math.exp}
-        exec(compile(numpy_source(g, rows, offsets, arguments=arguments, inputs=source, free=False),
-                     f"<baseparam forward dynamics of {robot.name}, one sample>", "exec"), namespace)
-        self.scalar = namespace["evaluate"]
+        self.batch, self.scalar = (numpy_function(g, rows, offsets, f"forward dynamics of {robot.name}", scalar=one,
+                                                  arguments=arguments, inputs=source) for one in (False, True))
         self._lib, self._tried, self.calls, self.packed = None, False, 0, None
         self._building = threading.Lock()
 
@@ -205,13 +195,9 @@ class ForwardDynamics:
             self._call = self.kernel.packed
             return self(q, qd, tau)
         self._convert(q, qd, tau)
-        out = [0.0] * self.robot.n_v
-        try:
-            self.kernel.scalar(self._q.tolist(), self._qd.tolist(), self._tau.tolist(), self._p_list, out)
-        except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
-            out = [math.nan] * self.robot.n_v
+        out = self._python(self._q, self._qd, self._tau)
         self._count(1)
-        return np.array(out)
+        return out
 
     def _python(self, q, qd, tau):
         """One sample by the straight-line Python, in local lists (no buffer of this object: safe

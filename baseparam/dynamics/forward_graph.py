@@ -30,7 +30,8 @@ import numpy as np
 
 from ..model.joint_model import JointModel, exact_cos_sin, joint_models, product
 from .expressions import Graph, constant
-from .regressor_graph import carry, carry_back, graph_step, motion_cross
+from .floating import SWAP
+from .regressor_graph import base_gravity, carry, carry_back, graph_step, motion_cross
 from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric
 
 # the link parameters a graph reads, per body, in the joint frame: mass, first moments, inertia about the origin
@@ -138,10 +139,10 @@ def build_forward(robot):
     steps = [[graph_step(g, robot, k, st, inputs) for st in frame_steps(robot, k, models)] for k in range(n)]
     axis = [m.motion_index() for m in models]
     parents = robot.parents
-    if robot.is_floating:          # base twist [v, ω] and wrench [f, n] → angular first
-        vb = [g.input("qd", i) for i in (3, 4, 5, 0, 1, 2)]
+    if robot.is_floating:          # base twist [v, ω] and wrench [f, n] (public order) → angular first
+        vb = [g.input("qd", i) for i in SWAP]
         base_I = _body(g, P, layout.bodies[n])
-        base_p = [x - g.input("tau", i) for x, i in zip(force_cross(vb, matvec(base_I, vb)), (3, 4, 5, 0, 1, 2))]
+        base_p = [x - g.input("tau", i) for x, i in zip(force_cross(vb, matvec(base_I, vb)), SWAP)]
     else:
         vb = [zero] * 6
 
@@ -193,8 +194,8 @@ def build_forward(robot):
     gravity = [constant(g, x) for x in robot.gravity_si]
     if robot.is_floating:                                      # 3. accelerations (relative to gravity)
         ab = solve_symmetric(g, base_I, [-x for x in base_p])
-        g0 = _base_gravity(g, gravity)
-        outputs += [(i, ab[3 + i] + g0[i]) for i in range(3)] + [(3 + i, ab[i]) for i in range(3)]
+        g0 = base_gravity(g, gravity)
+        outputs += [(SWAP[j], ab[j] + g0[j - 3] if j >= 3 else ab[j]) for j in range(6)]       # public order
     else:
         ab = [zero] * 3 + [-x for x in gravity]
     a = [None] * n
@@ -216,15 +217,6 @@ def _add(I, J):
         for j in range(i, 6):
             out[i][j] = out[j][i] = I[i][j] + J[i][j]
     return out
-
-
-def _base_gravity(g, gravity):
-    """Rᵀ g in frame 0 from the base quaternion inputs (x, y, z, w) at q[3:7]."""
-    x, y, z, w = (g.input("q", i) for i in range(3, 7))
-    R = [[1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
-         [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
-         [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)]]
-    return [sum((R[j][i] * gravity[j] for j in range(3)), g.zero) for i in range(3)]
 
 
 __all__ = ["BODY", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]

@@ -18,11 +18,12 @@ without forming M, by either of his algorithms:
   A_iᵀ M*_i A_i + IA_i``, ``L_i x_i = p_i − A_iᵀ φ*_i``, ``L_i V_i = A_iᵀ M*_i C_i``,
   ``M*_i = M_i + Σ_j (C_jᵀ M*_j C_j − V_jᵀ V_j)``, ``φ*_i = Σ_j (C_jᵀ φ*_j + V_jᵀ x_j)``; root → tips,
   ``L_iᵀ q̇_i = x_i − V_i v_k``. It needs one 6×6 product per body fewer than the sweep (V_jᵀV_j instead
-  of H_j M*_j); Ivanov reports it 1.3–1.4× faster (bench/bench_forward.py measures ours).
+  of H_j M*_j); Ivanov reports it 1.3–1.4× faster. Both stay (``solver=``, checked against each other);
+  ``bench/bench_second_implementations.py`` and ``bench/bench_forward.py`` print their ratio.
 
 F* is the weight of each body's subtree, Q = τ − friction(q̇) (a floating base: the wrench applied to
 it). Matrices are explicit 6×6 per body and sample (:mod:`baseparam.dynamics.tree`), vectorized over
-samples with numpy; spatial vectors are linear first.
+samples with numpy; spatial vectors are angular first inside, the public arrays as documented.
 """
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ import numpy as np
 
 from .._validation import check_option
 from ..model.value import takes_model
-from .samples import CHUNK, link_parameters, robot_states
+from .samples import CHUNK, link_parameters, robot_states, standard_model
+from .floating import public_layout
+from .newton_euler import blocked
 from .tree import Tree, force_cross
 
 SOLVERS = ("sweep", "ltdl")
@@ -44,35 +47,6 @@ def _mv(A, x):
 def _mtv(A, x):
     """Aᵀ x for stacks (S, m, n) and (S, m)."""
     return np.einsum("sji,sj->si", A, x)
-
-
-def sweep(tree, momenta):
-    """Ivanov's sweep: (q̇ (S, n_v), v, μ) from momenta (S, n_v); v, μ lists of (S, 6) per body."""
-    S, B = tree.S, tree.n_bodies
-    Ms = [np.broadcast_to(M, (S, 6, 6)).copy() for M in tree.M]
-    phi = [np.zeros((S, 6)) for _ in range(B)]
-    D, E = [None] * B, np.eye(6)
-    for i in reversed(range(B)):
-        A, dof = tree.A[i], tree.dofs[i]
-        MA = Ms[i] @ A                                                   # (S, 6, n)
-        K = A.T @ MA + np.diag(tree.IA[dof])
-        D[i] = 1.0 / K if A.shape[1] == 1 else np.linalg.inv(K)
-        parent = tree.parents[i]
-        if parent >= 0:
-            MAD = MA @ D[i]                                              # M* A D, (S, 6, n)
-            H = E - MAD @ A.T
-            C = tree.C[i]
-            Ms[parent] += np.swapaxes(C, 1, 2) @ (H @ Ms[i] @ C)
-            phi[parent] += _mtv(C, _mv(MAD, momenta[:, dof]) + _mv(H, phi[i]))
-    qd = np.empty_like(momenta)
-    v, mu = [None] * B, [None] * B
-    for i in range(B):
-        A, dof, parent = tree.A[i], tree.dofs[i], tree.parents[i]
-        vk = _mv(tree.C[i], v[parent]) if parent >= 0 else np.zeros((S, 6))
-        qd[:, dof] = _mv(D[i], momenta[:, dof] - (phi[i] + _mv(Ms[i], vk)) @ A)
-        v[i] = vk + qd[:, dof] @ A.T
-        mu[i] = _mv(Ms[i], v[i]) + phi[i]
-    return qd, v, mu
 
 
 def _lower_solve(L, b, transpose=False):
@@ -91,38 +65,60 @@ def _lower_solve(L, b, transpose=False):
     return x
 
 
-def ltdl(tree, momenta):
-    """Ivanov's block LTDL (Cholesky) solver: the same results as :func:`sweep`."""
-    S, B = tree.S, tree.n_bodies
+def solve(tree, momenta, solver="ltdl"):
+    """Ivanov's sweep or block LTDL (module notes): (q̇ (S, n_v), v, μ) from momenta (S, n_v); v, μ lists
+    of (S, 6) per body. Both accumulate M*, φ* from the tips and recover q̇, v, μ from the root; they
+    differ in how a body's pivot block is factored and passed to its parent."""
+    S, B, lt = tree.S, tree.n_bodies, solver == "ltdl"
     Ms = [np.broadcast_to(M, (S, 6, 6)).copy() for M in tree.M]
     phi = [np.zeros((S, 6)) for _ in range(B)]
-    L, x, V = [None] * B, [None] * B, [None] * B
+    F, x, V = [None] * B, [None] * B, [None] * B           # the pivot's D (sweep) or L (LTDL); LTDL's x, V
     for i in reversed(range(B)):
-        A, dof = tree.A[i], tree.dofs[i]
-        AM = A.T @ Ms[i]                                                  # Aᵀ M*, (S, n, 6)
-        K = AM @ A + np.diag(tree.IA[dof])
-        L[i] = np.sqrt(K) if A.shape[1] == 1 else np.linalg.cholesky(K)
-        x[i] = _lower_solve(L[i], (momenta[:, dof] - phi[i] @ A)[:, :, None])[:, :, 0]
-        parent = tree.parents[i]
-        if parent >= 0:
-            C = tree.C[i]
-            V[i] = _lower_solve(L[i], AM @ C)                             # (S, n, 6)
+        A, dof, parent, C = tree.A[i], tree.dofs[i], tree.parents[i], tree.C[i]
+        if lt:
+            AM = A.T @ Ms[i]                                              # Aᵀ M*, (S, n, 6)
+            K = AM @ A + np.diag(tree.IA[dof])
+            F[i] = np.sqrt(K) if A.shape[1] == 1 else np.linalg.cholesky(K)
+            x[i] = _lower_solve(F[i], (momenta[:, dof] - phi[i] @ A)[:, :, None])[:, :, 0]
+        else:
+            MA = Ms[i] @ A                                                # (S, 6, n)
+            K = A.T @ MA + np.diag(tree.IA[dof])
+            F[i] = 1.0 / K if A.shape[1] == 1 else np.linalg.inv(K)
+        if parent < 0:
+            continue
+        if lt:
+            V[i] = _lower_solve(F[i], AM @ C)                             # (S, n, 6)
             Vt = np.swapaxes(V[i], 1, 2)
             Ms[parent] += np.swapaxes(C, 1, 2) @ Ms[i] @ C - Vt @ V[i]
             phi[parent] += _mtv(C, phi[i]) + _mv(Vt, x[i])
+        else:
+            MAD = MA @ F[i]                                               # M* A D, (S, 6, n)
+            H = np.eye(6) - MAD @ A.T
+            Ms[parent] += np.swapaxes(C, 1, 2) @ (H @ Ms[i] @ C)
+            phi[parent] += _mtv(C, _mv(MAD, momenta[:, dof]) + _mv(H, phi[i]))
     qd = np.empty_like(momenta)
     v, mu = [None] * B, [None] * B
     for i in range(B):
         A, dof, parent = tree.A[i], tree.dofs[i], tree.parents[i]
-        if parent >= 0:
-            vk = _mv(tree.C[i], v[parent])
-            rhs = x[i] - _mv(V[i], v[parent])
+        vk = _mv(tree.C[i], v[parent]) if parent >= 0 else np.zeros((S, 6))
+        if lt:
+            rhs = x[i] - _mv(V[i], v[parent]) if parent >= 0 else x[i]
+            qd[:, dof] = _lower_solve(F[i], rhs[:, :, None], transpose=True)[:, :, 0]
         else:
-            vk, rhs = np.zeros((S, 6)), x[i]
-        qd[:, dof] = _lower_solve(L[i], rhs[:, :, None], transpose=True)[:, :, 0]
+            qd[:, dof] = _mv(F[i], momenta[:, dof] - (phi[i] + _mv(Ms[i], vk)) @ A)
         v[i] = vk + qd[:, dof] @ A.T
         mu[i] = _mv(Ms[i], v[i]) + phi[i]
     return qd, v, mu
+
+
+def sweep(tree, momenta):
+    """:func:`solve` by Ivanov's (Vereshchagin's) sweep."""
+    return solve(tree, momenta, "sweep")
+
+
+def ltdl(tree, momenta):
+    """:func:`solve` by Ivanov's block LTDL (Cholesky): the same results as :func:`sweep`."""
+    return solve(tree, momenta, "ltdl")
 
 
 def _rates(tree, qd, v, mu, tau):
@@ -137,11 +133,6 @@ def _rates(tree, qd, v, mu, tau):
     return out
 
 
-def _subtree_momenta(tree, qd):
-    v = tree.velocities(qd)
-    return v, tree.subtree_sums([x @ M.T for x, M in zip(v, tree.M)])
-
-
 def _over_samples(model, work, what=None, **arrays):
     """``work(tree, *arrays after q)`` over blocks of checked samples, results stacked (S, ...); one
     sample in, one out. ``what``: as in :func:`~baseparam.dynamics.samples.standard_model` (refuse a base model)."""
@@ -154,21 +145,15 @@ def _over_samples(model, work, what=None, **arrays):
     return (float(out[0]) if out.ndim == 1 else out[0]) if single else out
 
 
-def _check_solver(solver):
-    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
-
-
-def _momenta_of(tree, qd):
-    _, mu = _subtree_momenta(tree, qd)
-    out = tree.IA * qd
-    for i in range(tree.n_bodies):
-        out[:, tree.dofs[i]] += mu[i] @ tree.A[i]
-    return out
+def _momenta(model, q, qd):
+    """p = M(q) q̇ of checked arrays (S, n_q), (S, n_v): Newton–Euler's forces for the acceleration q̇
+    from rest, without gravity or friction (inverse dynamics' recursion, faster than the tree's)."""
+    return blocked(standard_model(model), q, np.zeros_like(qd), qd, gravity=False, friction=False)
 
 
 @takes_model("p", "q", "qd", "parameters")
 def generalized_momenta(model, q, qd):
-    """The Poisson impulses p = M(q) q̇ (rotor inertia included), by one pass over the tree.
+    """The Poisson impulses p = M(q) q̇ (rotor inertia included), by Newton–Euler (:func:`_momenta`).
 
     ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, qd, parameters='pseudo'``).
 
@@ -176,7 +161,9 @@ def generalized_momenta(model, q, qd):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    return _over_samples(model, _momenta_of, q=q, qd=qd)
+    (q, qd), single = robot_states(model.robot, q=q, qd=qd)
+    p = _momenta(model, q, qd)
+    return p[0] if single else p
 
 
 @takes_model("p", "q", "momenta", "solver", "parameters")
@@ -194,9 +181,8 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    _check_solver(solver)
-    method = sweep if solver == "sweep" else ltdl
-    return _over_samples(model, lambda tree, m: method(tree, m)[0], q=q, momenta=momenta)
+    check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
+    return _over_samples(model, lambda tree, m: solve(tree, m, solver)[0], q=q, momenta=momenta)
 
 
 @takes_model("p", "q", "qd", "tau", "parameters")
@@ -214,8 +200,8 @@ def momenta_rate(model, q, qd, tau):
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
     def work(tree, qd, tau):
-        v, mu = _subtree_momenta(tree, qd)
-        return _rates(tree, qd, v, mu, tau)
+        v = tree.velocities(qd)
+        return _rates(tree, qd, v, tree.subtree_sums([x @ M.T for x, M in zip(v, tree.M)]), tau)
     return _over_samples(model, work, q=q, qd=qd, tau=tau)
 
 
@@ -224,9 +210,8 @@ def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
 
     ``tau`` is an (S, n_v) array, or a callable of q̇ returning one (a controller reading velocities).
     """
-    method = sweep if solver == "sweep" else ltdl
     tree = Tree(robot, links, q)
-    qd, v, mu = method(tree, momenta)
+    qd, v, mu = solve(tree, momenta, solver)
     return qd, _rates(tree, qd, v, mu, tau(qd) if callable(tau) else tau)
 
 
@@ -244,14 +229,16 @@ def momentum(model, q, qd):
     """
     def work(tree, qd):
         v = tree.velocities(qd)
-        return sum(tree.world_wrench(b, v[b] @ tree.M[b].T) for b in range(tree.n_bodies))
+        return public_layout(sum(tree.world_wrench(b, v[b] @ tree.M[b].T) for b in range(tree.n_bodies)))
     return _over_samples(model, work, "momentum", q=q, qd=qd)
 
 
 @takes_model("p", "q", "qd", "parameters")
 def kinetic_energy(model, q, qd):
     """½ q̇ᵀ M(q) q̇, rotor inertia included. Returns (n_samples,) (or a float)."""
-    return _over_samples(model, lambda tree, qd: 0.5 * (_momenta_of(tree, qd) * qd).sum(axis=1), q=q, qd=qd)
+    (q, qd), single = robot_states(model.robot, q=q, qd=qd)
+    energy = 0.5 * (_momenta(model, q, qd) * qd).sum(axis=1)
+    return float(energy[0]) if single else energy
 
 
 @takes_model("p", "q", "parameters")

@@ -1,227 +1,55 @@
-"""Inverse dynamics with standard parameters by the recursive Newton–Euler algorithm.
+"""Inverse dynamics, reaction wrenches, g(q) and C(q, q̇) q̇ of a model by the recursive Newton–Euler algorithm.
 
-One recursion for every joint: angular velocity and acceleration and the linear acceleration of
-each frame origin are carried from the base through the steps of each joint's model
-``A = C · M(q + offset) · C′`` (:mod:`baseparam.model.joint_model`: constant shifts and elementary
-rotations, the motion about or along z of the joint frame), and link wrenches are summed back the
-same way; a joint's force is the z component of the wrench in its joint frame. It shares nothing
-with :mod:`baseparam.dynamics.regressors` beyond the joint model and the parameter split; the
-tests check both against independent DH products and pinocchio. Vectorized over samples (samples
-last inside, in blocks of :data:`samples.CHUNK`).
+The recursion is the regressor graph's customized Newton–Euler
+(:func:`~baseparam.dynamics.regressor_graph.build_inverse_dynamics`, the one base models and the
+exported code run), with every standard parameter an input: angular velocity and acceleration and
+the linear acceleration of each frame origin are carried from the base through the steps of each
+joint's model (:mod:`baseparam.model.joint_model`), link wrenches are summed back the same way, and a
+joint's force is the z component of the wrench in its joint frame. One graph per robot,
+parameterization and variant (gravity or friction left out, reaction wrenches), compiled once to
+straight-line numpy over blocks of samples (:data:`samples.CHUNK`) and kept with the robot.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..model.joint_model import exact_cos_sin, joint_models, to_si
 from ..errors import ArgumentError
+from ..model._kernels import kernels_of
+from ..model.friction import friction_shapes
+from ..model.joint_model import motion_offsets
 from ..model.value import BaseModel, takes_model
-from .floating import rotation_matrices
-from .samples import CHUNK, link_parameters, robot_states
+from .floating import public_layout
+from .printing import input_source, numpy_function
+from .regressor_graph import build_inverse_dynamics
+from .samples import CHUNK, link_parameters, robot_states, standard_model
 
 
-def cross(a, b):
-    """Cross product of (3, S) vectors (component rows: several times faster than np.cross here)."""
-    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+def _kernel(robot, parameters, gravity, friction, wrenches):
+    """The compiled graph ``f(q, qd, qdd, sgn, stb, p, out)`` of one variant, rows (n, S) (kept with the robot)."""
+    def build():
+        g, outputs = build_inverse_dynamics(robot, parameters, None, gravity, friction, wrenches)
+        offsets, first = motion_offsets(robot), (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof)
+        return numpy_function(g, [((i,), node) for i, node in outputs], offsets, f"Newton–Euler of {robot.name}",
+                              arguments="q, qd, qdd, sgn, stb, p, out",
+                              inputs=lambda name, k: input_source(name, k, offsets, first))
+    return kernels_of(robot).get("newton_euler", (parameters, gravity, friction, wrenches), build)
 
 
-class _Step:
-    """A joint-model step as numbers: shift P (per component: a constant, plus the joint's travel
-    q + offset where it slides) and one rotation in the plane (i, j) by (c, s), ``None`` for the
-    joint's angle, or no rotation."""
-
-    def __init__(self, robot, step):
-        constant, travels = [0.0, 0.0, 0.0], [False, False, False]
-        for f in step.shift:     # a constant shift along the travel's own axis adds to it (a URDF origin)
-            if f.variable:
-                travels[f.index] = True
-            else:
-                constant[f.index] += to_si(robot, f)
-        self.shift = [(i, c, t) for i, (c, t) in enumerate(zip(constant, travels)) if t or c != 0.0]
-        r = step.rotation
-        self.turn = None
-        if r is not None:
-            i = r.index
-            self.plane = ((i + 1) % 3, (i + 2) % 3)
-            self.turn = None if r.variable else exact_cos_sin(r.value, robot.angle_unit)[:2]
-            if not r.variable and self.turn == (1.0, 0.0):
-                self.turn = self.plane = None       # the identity: nothing to do
-        self.rotates = self.plane is not None if r is not None else False
-
-    def shift_values(self, travel):
-        return [(i, (travel + c if c else travel) if t else c) for i, c, t in self.shift]
-
-    def rotate(self, x, cs, back):
-        """R x, or Rᵀ x when ``back``; x is a list of 3 arrays, returned as a new list."""
-        if not self.rotates:
-            return x
-        i, j = self.plane
-        c, s = self.turn if self.turn is not None else cs
-        if back:
-            s = -s
-        y = list(x)
-        if self.turn is not None and s == 0.0:          # half turn (or none)
-            y[i], y[j] = (x[i], x[j]) if c == 1.0 else (-x[i], -x[j])
-        elif self.turn is not None and c == 0.0:        # quarter turn: a swap
-            y[i], y[j] = (-x[j], x[i]) if s == 1.0 else (x[j], -x[i])
-        else:
-            y[i], y[j] = c * x[i] - s * x[j], s * x[i] + c * x[j]
-        return y
-
-
-def _plan(robot):
-    """Per joint: (steps, index of the moving step, revolute?)."""
-    out = []
-    for model in joint_models(robot):
-        steps, moving = model.steps()
-        out.append(([_Step(robot, st) for st in steps], moving, model.is_revolute,
-                    to_si(robot, model.motion)))
-    return out
-
-
-def _u_times(w, dw, P):
-    """(ω̇ × P + ω × (ω × P)) for a sparse shift P = [(axis, value)], as a list of 3 (arrays or 0)."""
-    out = [0.0, 0.0, 0.0]
-    sq = None
-    for i, p in P:
-        j, k = (i + 1) % 3, (i + 2) % 3
-        # column i of U = [ω̇]× + [ω]×[ω]×: e_j (ω̇_k + ω_i ω_j) + e_k (ω_i ω_k − ω̇_j) − e_i (|ω|² − ω_i²)
-        if sq is None:
-            sq = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
-        out[j] = out[j] + (dw[k] + w[i] * w[j]) * p
-        out[k] = out[k] + (w[i] * w[k] - dw[j]) * p
-        out[i] = out[i] - (sq - w[i] * w[i]) * p
-    return out
-
-
-def _cross_shift(P, f):
-    """P × f for a sparse shift P = [(axis, value)] and a list of 3 arrays."""
-    out = [0.0, 0.0, 0.0]
-    for i, p in P:
-        j, k = (i + 1) % 3, (i + 2) % 3        # e_i × e_j = e_k, e_i × e_k = −e_j
-        out[k] = out[k] + p * f[j]
-        out[j] = out[j] - p * f[k]
-    return out
-
-
-def _carry(step, w, dw, acc, cs, travel):
-    """ω, ω̇ and the origin's acceleration from the frame before a step to the frame after it."""
-    P = step.shift_values(travel)
-    if P:
-        acc = [a + u for a, u in zip(acc, _u_times(w, dw, P))]
-    return step.rotate(w, cs, True), step.rotate(dw, cs, True), step.rotate(acc, cs, True)
-
-
-def _carry_back(step, f, n, cs, travel):
-    """A wrench (force f, moment n about the origin) from the frame after a step to the one before."""
-    f, n = step.rotate(f, cs, False), step.rotate(n, cs, False)
-    P = step.shift_values(travel)
-    if P:
-        n = [a + b for a, b in zip(n, _cross_shift(P, f))]
-    return f, n
-
-
-def _base_state(robot, links, q, qd, qdd, gravity):
-    """ω, ω̇ and the frame-0 origin's acceleration less gravity, in frame 0, as lists of 3 (S,) arrays;
-    and the joint rows of q, q̇, q̈. A floating base's come from its pose, twist and twist rate."""
-    S = q.shape[1]
-    zero = np.zeros(S)
-    if not robot.is_floating:
-        acc = [np.full(S, -g) for g in robot.gravity_si] if gravity else [zero] * 3
-        return ([zero] * 3, [zero] * 3, acc), q, qd, qdd
-    v, w, dv, dw = list(qd[0:3]), list(qd[3:6]), list(qdd[0:3]), list(qdd[3:6])
-    acc = [a + b for a, b in zip(dv, cross(w, v))]          # the origin's classical acceleration
-    if gravity:
-        g0 = rotation_matrices(q[3:7].T).transpose(0, 2, 1) @ robot.gravity_si     # R⁰ᵀ g, (S, 3)
-        acc = [a - g0[:, i] for i, a in enumerate(acc)]
-    return (w, dw, acc), q[7:], qd[6:], qdd[6:]
-
-
-def _body_wrench(J, MS, M, w, dw, acc):
-    """A rigid body's wrench (F, N) at its frame origin, (3, S) each, from ω, ω̇ and the origin's
-    acceleration (3, S); MS broadcasts as (3, 1)."""
-    F = M * acc + cross(dw, MS) + cross(w, cross(w, MS))
-    N = J @ dw + cross(w, J @ w) + cross(MS, acc)
-    return F, N
-
-
-def _rnea(robot, links, q, qd, qdd, gravity=True, friction=True, plan=None, wrenches=None, frame="link"):
-    """Joint forces of one block of samples.
-
-    q : (n_q, S); qd, qdd : (n_v, S). Returns (n_v, S): a floating base's wrench [f, n] (frame 0) first.
-    ``wrenches``, an (n_dof, 6, S) array, receives the wrench [f, n] each link's parent exerts on it,
-    moment about the link frame origin, link frame axes (``frame='joint'``: about the joint frame's
-    origin, in its axes).
-    """
-    base, q, qd, qdd = _base_state(robot, links, q, qd, qdd, gravity)
-    n, S = q.shape
-    plan = _plan(robot) if plan is None else plan
-    parents = robot.parents
-    state, moves = [None] * n, [None] * n
-    for k in range(n):
-        steps, moving, revolute, offset = plan[k]
-        w, dw, acc = state[parents[k]] if parents[k] >= 0 else base
-        x = q[k] + offset if offset else q[k]
-        cs, travel = ((np.cos(x), np.sin(x)), None) if revolute else (None, x)
-        moves[k] = (cs, travel)
-        for step in steps[:moving + 1]:
-            w, dw, acc = _carry(step, w, dw, acc, cs, travel)
-        # the joint's own motion, about / along z of the joint frame
-        u, du = qd[k], qdd[k]
-        if revolute:
-            dw = [dw[0] + w[1] * u, dw[1] - w[0] * u, dw[2] + du]
-            w = [w[0], w[1], w[2] + u]
-        else:                                   # the origin slides: q̈ z + 2 ω × q̇ z
-            acc = [acc[0] + 2.0 * w[1] * u, acc[1] - 2.0 * w[0] * u, acc[2] + du]
-        for step in steps[moving + 1:]:
-            w, dw, acc = _carry(step, w, dw, acc, cs, travel)
-        state[k] = tuple(np.stack(np.broadcast_arrays(*v)) for v in (w, dw, acc))
-    # backward: wrench of each subtree at its frame origin, frame coordinates
-    f, m = [None] * (n + 1), [None] * (n + 1)          # f[-1], m[-1]: what the roots put on the base
-    tau = np.empty((n, S))
-    for k in range(n - 1, -1, -1):
-        steps, moving, revolute, _ = plan[k]
-        cs, travel = moves[k]
-        F, N = _body_wrench(links.J[k], links.MS[k][:, None], links.M[k], *state[k])
-        fk, nk = (F, N) if f[k] is None else (F + f[k], N + m[k])
-        if wrenches is not None and frame == "link":
-            wrenches[k, :3], wrenches[k, 3:] = fk, nk
-        fk, nk = list(fk), list(nk)
-        for step in reversed(steps[moving + 1:]):   # to the joint frame
-            fk, nk = _carry_back(step, fk, nk, cs, travel)
-        if wrenches is not None and frame == "joint":
-            wrenches[k, :3], wrenches[k, 3:] = np.broadcast_arrays(*fk), np.broadcast_arrays(*nk)
-        tau[k] = nk[2] if revolute else fk[2]
-        p = parents[k]
-        for step in reversed(steps[:moving + 1]):
-            fk, nk = _carry_back(step, fk, nk, cs, travel)
-        fp, mp = np.stack(np.broadcast_arrays(*fk)), np.stack(np.broadcast_arrays(*nk))
-        f[p] = fp if f[p] is None else f[p] + fp
-        m[p] = mp if m[p] is None else m[p] + mp
-    tau += links.IA[:, None] * qdd
-    if friction:
-        tau += links.friction(qd)
-    if not robot.is_floating:
-        return tau
-    J0, MS0, M0 = links.base
-    F, N = _body_wrench(J0, MS0[:, None], M0, *(np.stack(np.broadcast_arrays(*v)) for v in base))
-    if f[-1] is not None:
-        F, N = F + f[-1], N + m[-1]
-    return np.concatenate([F, N, tau])
-
-
-def blocked(robot, links, q, qd, qdd, wrenches=None, **flags):
-    """Newton–Euler over many samples (checked arrays (S, n_q), (S, n_v), (S, n_v)), in blocks of
-    :data:`CHUNK`: τ (S, n_v); ``wrenches`` (S, n_dof, 6), if given, receives the reaction wrenches."""
-    out = np.empty_like(qd)
-    plan = _plan(robot)
-    for s0 in range(0, q.shape[0], CHUNK):
+def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
+    """Newton–Euler of a standard model over checked samples (S, n_q), (S, n_v), (S, n_v), in blocks of
+    :data:`CHUNK`: τ (S, n_v), or with ``wrenches`` ('link' or 'joint') the reaction wrenches [n; f]
+    (S, n_dof, 6)."""
+    robot, p = model.robot, model.values()
+    f = _kernel(robot, model.parameters, gravity, friction, wrenches)
+    S, n = q.shape[0], robot.n_dof
+    out = np.zeros((robot.n_v if wrenches is None else 6 * n, S))
+    qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
+    joints = qdT[robot.n_v - n:]
+    sgn, stb = friction_shapes(robot, joints) if friction else (joints, joints)
+    for s0 in range(0, S, CHUNK):
         sl = slice(s0, s0 + CHUNK)
-        block = None if wrenches is None else np.empty((robot.n_dof, 6, len(q[sl])))
-        out[sl] = _rnea(robot, links, q[sl].T, qd[sl].T, qdd[sl].T, plan=plan, wrenches=block, **flags).T
-        if wrenches is not None:
-            wrenches[sl] = block.transpose(2, 0, 1)
-    return out
+        f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgn[:, sl], stb[:, sl], p, out[:, sl])
+    return out.T if wrenches is None else out.T.reshape(S, n, 6)
 
 
 @takes_model("p", "q", "qd", "qdd", "parameters")
@@ -259,7 +87,7 @@ def _torques(model, states, **flags):
     (q, *rates), single = robot_states(robot, **states)
     zero = np.zeros((q.shape[0], robot.n_v))
     qd, qdd = (rates + [zero, zero])[:2]
-    tau = blocked(robot, link_parameters(model), q, qd, qdd, **flags)
+    tau = blocked(standard_model(model), q, qd, qdd, **flags)
     return tau[0] if single else tau
 
 
@@ -298,13 +126,12 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     -------
     ndarray, shape (n_samples, n_dof, 6) (or (n_dof, 6) for one sample)
     """
-    links = link_parameters(model, "reaction_wrenches")
-    robot = model.robot
+    model = standard_model(model, "reaction_wrenches")
+    model.values()                             # no values: that error first
     if frame not in ("link", "joint"):
         raise ArgumentError(f"frame: expected 'link' or 'joint', got {frame!r}")
-    (q, qd, qdd), single = robot_states(robot, q=q, qd=qd, qdd=qdd)
-    wrenches = np.empty((q.shape[0], robot.n_dof, 6))
-    blocked(robot, links, q, qd, qdd, wrenches=wrenches, frame=frame)
+    (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd)
+    wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))
     return wrenches[0] if single else wrenches
 
 

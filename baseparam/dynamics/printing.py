@@ -21,7 +21,10 @@ a prologue of named locals (:data:`LOCAL`, :func:`prologue`, :func:`exported_inp
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from ..model.friction import shape_code
 from ..model.joint_model import motion_offsets
@@ -284,6 +287,20 @@ def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd
     return "\n".join(lines) + "\n"
 
 
+def _sign(x):
+    return float((x > 0.0) - (x < 0.0))
+
+
+def numpy_function(g, outputs, offsets, title, *, scalar=False, **options):
+    """:func:`numpy_source` (``options``: its keywords) compiled; returns its function. ``scalar``: for one
+    sample on Python floats (math's functions, temporaries kept). ``title`` names the code in tracebacks."""
+    namespace = ({"cos": math.cos, "sin": math.sin, "sign": _sign, "tanh": math.tanh, "exp": math.exp} if scalar
+                 else {"cos": np.cos, "sin": np.sin, "sign": np.sign, "tanh": np.tanh, "exp": np.exp})
+    source = numpy_source(g, outputs, offsets, free=not scalar, **options)
+    exec(compile(source, f"<baseparam {title}>", "exec"), namespace)
+    return namespace["evaluate"]
+
+
 def c_statements(g, outputs, inputs, out="out"):
     """The body of a C function computing a graph's outputs: one ``const double`` per live node.
 
@@ -300,4 +317,4 @@ def c_statements(g, outputs, inputs, out="out"):
 
 
 __all__ = ["C", "C_EXPORT", "LOCAL", "NUMPY", "PYTHON_EXPORT", "Language", "Printer", "c_number", "c_statements",
-           "exported_input", "input_source", "numpy_source", "prologue", "py_number"]
+           "exported_input", "input_source", "numpy_function", "numpy_source", "prologue", "py_number"]

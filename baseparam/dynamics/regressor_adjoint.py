@@ -27,7 +27,8 @@ import numpy as np
 
 from . import regressor_graph
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
-from .printing import numpy_source
+from .printing import numpy_function
+from .regressors import evaluate
 from .samples import CHUNK
 from ..model.friction import friction_shapes, friction_slopes
 from ..model._kernels import kernels_of
@@ -100,12 +101,11 @@ def _compiled(robot, parameters, columns):
 
     def build():
         g, entries, outputs = adjoint_graph(robot, parameters, columns)
-        source = numpy_source(g, outputs, motion_offsets(robot), arguments="q, qd, qdd, sgn, stb, p, out")
-        namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
-        exec(compile(source, f"<baseparam regressor adjoint of {robot.name}>", "exec"), namespace)
+        f = numpy_function(g, outputs, motion_offsets(robot), f"regressor adjoint of {robot.name}",
+                           arguments="q, qd, qdd, sgn, stb, p, out")
         rows = np.array([j for j, _ in entries], dtype=np.intp)
         cols = np.array([c for _, c in entries], dtype=np.intp)
-        return namespace["evaluate"], rows, cols
+        return f, rows, cols
     return kernels_of(robot).get("adjoint", (parameters, columns), build, size=16)
 
 
@@ -134,8 +134,8 @@ def state_gradients(robot, q, qd, qdd, G, *, parameters="pseudo", columns=None, 
 
 
 def regressor_function(robot, parameters="pseudo", columns=None):
-    """The regressor's compiled code for one robot and set of columns, resolved once for repeated calls
-    on checked arrays (what :func:`baseparam.dynamics.regressors.evaluate` does per call).
+    """The regressor for one robot and set of columns, on checked arrays, with the surrogate of
+    :func:`state_gradients` (:func:`baseparam.dynamics.regressors.evaluate` with the shapes given).
 
     Returns
     -------
@@ -143,24 +143,9 @@ def regressor_function(robot, parameters="pseudo", columns=None):
         ``regressor(q, qd, qdd, sign_width=None)`` → W, shape (n_samples, n_dof, n_columns);
         ``sign_width`` (n_dof,): sign(q̇) replaced by tanh(q̇/w) (module docstring).
     """
-    from ._compiled import regressor_function as compiled
-    from ..model.parameters import ColumnLayout
-    if columns is None:
-        columns = range(ColumnLayout(robot, parameters).n_standard)
-    columns = tuple(int(c) for c in columns)
-    f = compiled(robot, parameters, columns, "regressor")
-    n = robot.n_dof
-
     def regressor(q, qd, qdd, sign_width=None):
-        S = q.shape[0]
-        out = np.zeros((S, n, len(columns)))
-        view = out.transpose(1, 2, 0)
-        qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-        sgn, stb = friction_shapes(robot, qdT, sign_width)
-        for s0 in range(0, S, CHUNK):
-            sl = slice(s0, min(s0 + CHUNK, S))
-            f(qT[:, sl], qdT[:, sl], qddT[:, sl], None, sgn[:, sl], stb[:, sl], view[:, :, sl])
-        return out
+        shapes = tuple(x.T for x in friction_shapes(robot, qd.T, sign_width))
+        return evaluate(robot, q, qd, qdd, parameters=parameters, columns=columns, shapes=shapes)
     return regressor
 
 

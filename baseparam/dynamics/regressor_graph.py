@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .expressions import Graph, constant
-from ..model.joint_model import exact_cos_sin, joint_model, to_si
+from ..model.joint_model import exact_cos_sin, joint_model, joint_models, to_si
 from ..model.parameters import ColumnLayout
+from .floating import SWAP, rotation_rows
 
 # [y]× entries: (row, col, component, sign) with [y]×[row, col] = sign · y[component]
 SKEW = ((0, 1, 2, -1), (0, 2, 1, 1), (1, 0, 2, 1), (1, 2, 0, -1), (2, 0, 1, -1), (2, 1, 0, 1))
@@ -110,12 +111,8 @@ class JointStep:
 
 
 class JointMotion:
-    """Joint k's transform as a chain of :func:`joint_steps` parts, and its axis in the link frame.
-
-    Carrying a value part by part keeps the moving part a pure z screw: the combined transform's
-    translation (a·cos θ, a·sin θ, d) would make products that cancel only after expansion
-    (c·(a·s·x) − s·(a·c·x)), which hash-consing cannot see.
-    """
+    """Joint k's transform as a chain of :func:`joint_steps` parts (why parts: there), and its axis in
+    the link frame."""
 
     def __init__(self, g, robot, k, inputs):
         before, screw, after, axis = joint_steps(g, robot, k, inputs)
@@ -304,33 +301,62 @@ def carry_accelerations(step, w, dw, acc):
     return step.rot_back(w), step.rot_back(dw), step.rot_back(moved)
 
 
-def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
+def build_inverse_dynamics(robot, parameters="pseudo", columns=None, gravity=True, friction=True, wrenches=None):
     """Expression graph of the inverse dynamics with symbolic parameters: customized Newton–Euler.
 
     τ = W(q, q̇, q̈) p̃ where p̃ holds the inputs ``p[r]`` at the standard columns ``columns[r]``
     and zero elsewhere: with the base set's pivots this is τ = W_b p_base, the inverse dynamics in
-    base parameters. This is Khalil's customized Newton–Euler: ω, ω̇ and the classical
-    acceleration of each frame origin run from the base to the tips through each joint's
-    constant part and z screw (:func:`joint_steps`, :func:`carry_accelerations`); each link's
-    wrench is its :func:`wrench_map` applied to its (mostly zero) parameter symbols; the wrenches
-    are summed from the tips to the base (:func:`carry_back`) and a joint's torque is the z
-    component in its joint frame. Every torque costs O(n); zero parameters fold away with their
-    products, and so do the DH table's exact zeros.
+    base parameters; with every column, the inverse dynamics of any parameter vector. This is
+    Khalil's customized Newton–Euler: ω, ω̇ and the classical acceleration of each frame origin run
+    from the base to the tips through each joint's constant part and z screw (:func:`joint_steps`,
+    :func:`carry_accelerations`); each link's wrench is its :func:`wrench_map` applied to its
+    (mostly zero) parameter symbols; the wrenches are summed from the tips to the base
+    (:func:`carry_back`) and a joint's torque is the z component in its joint frame. Every torque
+    costs O(n); zero parameters fold away with their products, and so do the DH table's exact zeros.
+
+    A floating base is the root body: its twist and twist rate are the inputs ``qd[0:6]``,
+    ``qdd[0:6]`` (public order, [v, ω]), gravity reaches it through its quaternion ``q[3:7]``, the
+    joints' rates follow (``qd[6 + k]``), and τ leads with the wrench [f, n] it needs.
+
+    Parameters
+    ----------
+    gravity, friction : bool
+        Leave out gravity, or the friction terms.
+    wrenches : {None, 'link', 'joint'}
+        Output instead the wrench [n; f] each link's parent exerts on it, about the origin of its link
+        frame (or joint frame) in that frame's axes: entries ``6 k + i``.
 
     Returns
     -------
     graph : Graph
-    outputs : list of (joint, node id)
-        The torques (absent joints: zero torque).
+    outputs : list of (index, node id)
+        The torques (index into τ, n_v entries; absent: zero), or the wrenches.
     """
     layout = ColumnLayout(robot, parameters)
     columns = list(range(layout.n_standard)) if columns is None else [int(c) for c in columns]
-    n = robot.n_dof
+    n, nb = robot.n_dof, 6 if robot.is_floating else 0
     g = Graph()
-    inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "qd", "qdd", "sgn", "stb")}
+    inputs = {name: [g.input(name, (nb if name in ("qd", "qdd") else 0) + k) for k in range(n)]
+              for name in ("c", "s", "d", "qd", "qdd", "sgn", "stb")}
     symbol = {c: g.input("p", r) for r, c in enumerate(columns)}
     zero = g.zero
-    base = ([zero] * 3, [zero] * 3, [constant(g, -x) for x in robot.gravity_si])   # gravity as a base acceleration
+
+    def body_wrench(w, dw, acc, body_columns):
+        G = wrench_map(w, w, dw, acc)
+        if parameters == "pseudo":
+            to_pseudo(G)
+        p = [symbol.get(int(c), zero) for c in body_columns]
+        return [sum((Gi * pi for Gi, pi in zip(row, p) if not pi.is_zero), zero) for row in G]
+    if nb:
+        twist, rate = [g.input("qd", i) for i in SWAP], [g.input("qdd", i) for i in SWAP]      # [ω; v]
+        acc = [a + b for a, b in zip(rate[3:], cross(twist[:3], twist[3:]))]
+        if gravity:
+            acc = [a - b for a, b in zip(acc, base_gravity(g, [constant(g, x) for x in robot.gravity_si]))]
+        base = (twist[:3], rate[:3], acc)
+        base_wrench = body_wrench(*base, layout.base_columns)
+    else:      # gravity as a base acceleration
+        base = ([zero] * 3, [zero] * 3, [constant(g, -x if gravity else 0.0) for x in robot.gravity_si])
+    models = joint_models(robot)
     steps, state, wrench = [None] * n, [None] * n, [None] * n
     for k in range(n):
         before, screw, after, axis = steps[k] = joint_steps(g, robot, k, inputs)
@@ -339,9 +365,10 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
         for step in before + [screw]:
             w, dw, acc = carry_accelerations(step, w, dw, acc)
         qd, qdd = inputs["qd"][k], inputs["qdd"][k]
-        z = axis[:3] if robot.joints[k].is_revolute else axis[3:]
+        revolute = models[k].is_revolute
+        z = axis[:3] if revolute else axis[3:]
         turn = cross(w, [x * qd for x in z])                  # ω × q̇ z, in the joint frame
-        if robot.joints[k].is_revolute:
+        if revolute:
             dw = [x + y * qdd + t for x, y, t in zip(dw, z, turn)]
             w = [x + y * qd for x, y in zip(w, z)]
         else:                                                  # the origin slides: q̈ z + 2 ω × q̇ z
@@ -349,31 +376,43 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None):
         for step in after:
             w, dw, acc = carry_accelerations(step, w, dw, acc)
         state[k] = (w, dw, acc)
-        G = wrench_map(w, w, dw, acc)
-        if parameters == "pseudo":
-            to_pseudo(G)
-        p = [symbol.get(int(c), zero) for c in layout.link_columns[k]]
-        wrench[k] = [sum((Gi * pi for Gi, pi in zip(row, p) if not pi.is_zero), zero) for row in G]
-    torques = [zero] * n
+        wrench[k] = body_wrench(w, dw, acc, layout.link_columns[k])
+    torques, through = [zero] * n, {}
     for k in reversed(range(n)):
         before, screw, after, axis = steps[k]
         f = wrench[k]
+        if wrenches == "link":
+            through[k] = f
         for step in reversed(after):                                          # to the joint frame
             f = carry_back(step, f)
+        if wrenches == "joint":
+            through[k] = f
         torques[k] = sum((x * y for x, y in zip(axis, f)), zero)
         parent = robot.parents[k]
-        if parent >= 0:
+        if parent >= 0 or nb:
             for step in reversed(before + [screw]):
                 f = carry_back(step, f)
-            wrench[parent] = [x + y for x, y in zip(wrench[parent], f)]
+            if parent >= 0:
+                wrench[parent] = [x + y for x, y in zip(wrench[parent], f)]
+            else:
+                base_wrench = [x + y for x, y in zip(base_wrench, f)]
+    if wrenches is not None:
+        return g, [(6 * k + i, x.i) for k in range(n) for i, x in enumerate(through[k]) if not x.is_zero]
     for k, col in layout.rotor_columns.items():
         if col in symbol:
             torques[k] = torques[k] + symbol[col] * inputs["qdd"][k]
     for (k, kind), col in layout.friction_columns.items():
-        if col in symbol:
+        if col in symbol and friction:
             rate = friction_rate(g, inputs, k, kind)
             torques[k] = torques[k] + symbol[col] * rate
-    return g, [(k, t.i) for k, t in enumerate(torques) if not t.is_zero]
+    base_out = [(i, base_wrench[j]) for i, j in enumerate(SWAP)] if nb else []
+    return g, [(i, t.i) for i, t in base_out + [(nb + k, t) for k, t in enumerate(torques)] if not t.is_zero]
+
+
+def base_gravity(g, gravity):
+    """Rᵀ g in frame 0 of a floating base, R from its quaternion inputs (x, y, z, w) at q[3:7]."""
+    R = rotation_rows(*(g.input("q", i) for i in range(3, 7)))
+    return [sum((R[j][i] * gravity[j] for j in range(3)), g.zero) for i in range(3)]
 
 
 def inertia_form(y, x):
@@ -394,6 +433,9 @@ def build_mass(robot, parameters="pseudo"):
 
     ``M_ij = Σ_k s_ikᵀ I_k s_jk + IA_i δ_ij`` over the links k moved by both joints i and j, with
     s_ik the axis of joint i in link frame k.
+    A floating base's M is built instead by Newton–Euler column by column
+    (:func:`~baseparam.dynamics.regressors.mass_matrix`); ``bench/bench_second_implementations.py``
+    prints what this graph buys over that.
 
     Returns
     -------

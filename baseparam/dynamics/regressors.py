@@ -17,7 +17,7 @@ from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
 from . import newton_euler
-from .samples import CHUNK, as_samples, link_parameters, robot_states, standard_model, states
+from .samples import CHUNK, as_samples, robot_states, standard_model, states
 
 # From this many samples a regressor is filled by its C loop over samples (compiled once per robot and
 # cached on disk, :mod:`baseparam.dynamics._native`): several times faster than numpy's blocks, whose
@@ -312,10 +312,9 @@ def mass_matrix(model, q):
     robot, parameters = model.robot, model.parameters
     if robot.is_floating:
         (q,), single = robot_states(robot, q=q)
-        links = link_parameters(model)
         zero = np.zeros((q.shape[0], robot.n_v))
-        M = by_unit_rates(q, lambda unit: newton_euler.blocked(robot, links, q, zero, unit, gravity=False,
-                                                               friction=False), robot.n_v)
+        M = by_unit_rates(q, lambda unit: newton_euler.blocked(model, q, zero, unit, gravity=False, friction=False),
+                          robot.n_v)
         return M[0] if single else M
     q, single = as_samples("q", q, robot.n_dof)
     p = model.values()

@@ -1,19 +1,20 @@
 """A robot as a tree of rigid bodies in floating point, vectorized over samples: the explicit 6×6
 matrices of Ivanov's equations (6)–(7).
 
-Spatial vectors here are linear first, ``[v; ω]`` and ``[f; n]`` (Ivanov's order, and the public
-order of a floating base's twist and wrench). Body b has a parent (−1: the inertial frame or a
-fixed base), a motion subspace A_b (6 × n_b, constant in its own frame: a joint's unit twist, or
-the identity for a floating base's 6-DOF joint), a spatial inertia M_b (6×6, constant) and, per
-sample, the transform C_b (6×6) with ``v_b = C_b v_parent + A_b q̇_b``. The floating base, when
-there is one, is body 0 and the joints are bodies 1..N; otherwise joint k is body k.
+Spatial vectors are angular first, ``[ω; v]`` and ``[n; f]``, as in every recursion of the package
+(:func:`baseparam.dynamics.floating.public_layout` converts at the public boundary). Body b has a
+parent (−1: the inertial frame or a fixed base), a motion subspace A_b (6 × n_b, constant in its own
+frame: a joint's unit twist, or for a floating base's 6-DOF joint the map from the public twist
+``[v, ω]`` to ``[ω; v]``), a spatial inertia M_b (6×6, constant) and, per sample, the transform C_b
+(6×6) with ``v_b = C_b v_parent + A_b q̇_b``. The floating base, when there is one, is body 0 and the
+joints are bodies 1..N; otherwise joint k is body k.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..model.joint_model import exact_cos_sin, joint_models, product, to_si
-from .floating import rotation_matrices
+from .floating import public_layout, rotation_matrices
 
 
 def skew(x):
@@ -25,28 +26,28 @@ def skew(x):
 
 def motion_transform(R, P):
     """C with ``v_child = C v_parent`` for a child frame at origin P with axes R (in the parent frame):
-    ``[[Rᵀ, −Rᵀ[P]×], [0, Rᵀ]]``. R (..., 3, 3), P (..., 3) → (..., 6, 6)."""
+    ``[[Rᵀ, 0], [−Rᵀ[P]×, Rᵀ]]``. R (..., 3, 3), P (..., 3) → (..., 6, 6)."""
     Rt = np.swapaxes(R, -1, -2)
     out = np.zeros(R.shape[:-2] + (6, 6))
     out[..., :3, :3] = out[..., 3:, 3:] = Rt
-    out[..., :3, 3:] = -Rt @ skew(P)
+    out[..., 3:, :3] = -Rt @ skew(P)
     return out
 
 
 def spatial_inertia(J, MS, M):
-    """``[[m·1, −[h]×], [[h]×, Ī]]`` of a body with inertia Ī about its origin, first moments h, mass m."""
+    """``[[Ī, [h]×], [[h]×ᵀ, m·1]]`` of a body with inertia Ī about its origin, first moments h, mass m."""
     out = np.zeros((6, 6))
-    out[:3, :3] = M * np.eye(3)
-    out[:3, 3:] = -skew(np.asarray(MS))
-    out[3:, :3] = skew(np.asarray(MS))
-    out[3:, 3:] = J
+    out[:3, :3] = J
+    out[:3, 3:] = skew(np.asarray(MS))
+    out[3:, :3] = -out[:3, 3:]
+    out[3:, 3:] = M * np.eye(3)
     return out
 
 
 def force_cross(v, f):
-    """v ×* f for (S, 6) arrays: [ω × f; ω × n + v × f]."""
-    lin, w, force, n = v[:, :3], v[:, 3:], f[:, :3], f[:, 3:]
-    return np.concatenate([np.cross(w, force), np.cross(w, n) + np.cross(lin, force)], axis=1)
+    """v ×* f for (S, 6) arrays: [ω × n + v × f; ω × f]."""
+    w, lin, n, force = v[:, :3], v[:, 3:], f[:, :3], f[:, 3:]
+    return np.concatenate([np.cross(w, n) + np.cross(lin, force), np.cross(w, force)], axis=1)
 
 
 class Tree:
@@ -85,33 +86,21 @@ class Tree:
         self.bodies = ([links.base] if floating else []) + [(links.J[k], links.MS[k], links.M[k]) for k in range(n)]
         self.M = [spatial_inertia(*body) for body in self.bodies]
         self.IA = np.concatenate([np.zeros(6 * nb), links.IA])
-        self.A, self.C = ([np.eye(6)] if floating else []), ([None] if floating else [])
-        transforms = []
+        self.A, self.C = ([public_layout(np.eye(6), axis=0)] if floating else []), ([None] if floating else [])
+        self.R, self.P = ([rotation_matrices(q[:, 3:7])], [q[:, :3]]) if floating else ([], [])
         length = lambda value: float(value) * robot.length_scale    # noqa: E731
         cos_sin = lambda angle: exact_cos_sin(angle, robot.angle_unit)[:2]    # noqa: E731
-        joints_q = q[:, 7:] if floating else q
         for k, model in enumerate(joint_models(robot)):
             before, after = product(model.before, length, cos_sin), product(model.after, length, cos_sin)
-            x = joints_q[:, k] + to_si(robot, model.motion)
-            T = before @ model.motion_matrix(x) @ after
-            transforms.append(T)
-            self.C.append(motion_transform(T[:, :3, :3], T[:, :3, 3]))
+            T = before @ model.motion_matrix(q[:, q.shape[1] - n + k] + to_si(robot, model.motion)) @ after
+            R, P = T[:, :3, :3], T[:, :3, 3]
+            self.C.append(motion_transform(R, P))
             unit = np.zeros(6)
-            unit[model.motion_index(linear_first=True)] = 1.0          # the joint's twist in its joint frame
+            unit[model.motion_index()] = 1.0          # the joint's twist in its joint frame
             self.A.append((motion_transform(after[:3, :3], after[:3, 3]) @ unit)[:, None])
-        if floating:
-            self.R, self.P = [rotation_matrices(q[:, 3:7])], [q[:, :3]]
-        else:
-            self.R, self.P = [], []
-        for k, T in enumerate(transforms):
-            b = nb + k
-            parent = self.parents[b]
-            if parent < 0:
-                self.R.append(T[:, :3, :3])
-                self.P.append(T[:, :3, 3])
-            else:
-                self.R.append(self.R[parent] @ T[:, :3, :3])
-                self.P.append(self.P[parent] + np.einsum("sij,sj->si", self.R[parent], T[:, :3, 3]))
+            parent = self.parents[nb + k]             # frames in the world: parents come first
+            self.R.append(R if parent < 0 else self.R[parent] @ R)
+            self.P.append(P if parent < 0 else self.P[parent] + np.einsum("sij,sj->si", self.R[parent], P))
 
     @property
     def n_bodies(self):
@@ -128,12 +117,12 @@ class Tree:
         return v
 
     def gravity_wrenches(self):
-        """The weight of each body, (S, 6) in its frame: M_b [Rᵀ g; 0]."""
+        """The weight of each body, (S, 6) in its frame: M_b [0; Rᵀ g]."""
         g = self.robot.gravity_si
         out = []
         for b in range(self.n_bodies):
             a = np.zeros((self.S, 6))
-            a[:, :3] = np.einsum("sji,j->si", self.R[b], g)
+            a[:, 3:] = np.einsum("sji,j->si", self.R[b], g)
             out.append(a @ self.M[b].T)
         return out
 
@@ -149,6 +138,6 @@ class Tree:
     def world_wrench(self, b, f):
         """A wrench (S, 6) in body b's frame as the same wrench in the world frame, moment about the world
         origin."""
-        force = np.einsum("sij,sj->si", self.R[b], f[:, :3])
-        moment = np.einsum("sij,sj->si", self.R[b], f[:, 3:]) + np.cross(self.P[b], force)
-        return np.concatenate([force, moment], axis=1)
+        force = np.einsum("sij,sj->si", self.R[b], f[:, 3:])
+        moment = np.einsum("sij,sj->si", self.R[b], f[:, :3]) + np.cross(self.P[b], force)
+        return np.concatenate([moment, force], axis=1)

@@ -19,8 +19,9 @@ A general joint axis (URDF) is a constant rotation taking z to the axis, folded 
 inverse into C′ (conjugation): only :func:`joint_model` needs to learn it.
 
 Consumers: the projection engine's coefficient matrices (:mod:`baseparam.projection._joint_basis`),
-the regressor and Newton–Euler graphs (:mod:`baseparam.dynamics.regressor_graph`), numeric
-Newton–Euler (:mod:`baseparam.dynamics.newton_euler`) and the code printers (joint offsets).
+the regressor and Newton–Euler graphs (:mod:`baseparam.dynamics.regressor_graph`, also compiled for
+run-time inverse dynamics, :mod:`baseparam.dynamics.newton_euler`), the tree of Ivanov's equations
+(:mod:`baseparam.dynamics.tree`) and the code printers (joint offsets).
 """
 from __future__ import annotations
 
@@ -140,11 +141,10 @@ class JointModel:
         """The constant added to q (description units)."""
         return self.motion.value
 
-    def motion_index(self, linear_first=False) -> int:
-        """Where the joint's unit motion sits in a spatial vector of its joint frame: ω_z (revolute) or
-        v_z (prismatic) of ``[ω; v]`` (the expression graphs' order), or of ``[v; ω]`` with
-        ``linear_first`` (pinocchio's, Ivanov's and the public floating base's order)."""
-        return (2 if self.is_revolute else 5) if not linear_first else (5 if self.is_revolute else 2)
+    def motion_index(self) -> int:
+        """Where the joint's unit motion sits in a spatial vector ``[ω; v]`` of its joint frame (every
+        recursion's order): ω_z (revolute) or v_z (prismatic)."""
+        return 2 if self.is_revolute else 5
 
     def motion_matrix(self, x):
         """M(x) over samples: the homogeneous transforms of the motion by x (SI, shape (S,)), (S, 4, 4)."""
