@@ -273,9 +273,8 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
         elif model is not None:
             changes["friction_model"] = None if model.is_default else model
         joints.append(replace(j, **changes))
-    from .robot import _from_urdf      # a URDF's text stays its source (see with_drives)
-
-    return replace(robot, joints=tuple(joints), source=robot.source if _from_urdf(robot) else None)
+    # a URDF's text stays its source (see with_drives)
+    return replace(robot, joints=tuple(joints), source=robot.source if robot.from_urdf_text else None)
 
 
 def parse_friction_model(text: str) -> tuple:

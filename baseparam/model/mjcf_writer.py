@@ -168,12 +168,11 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     if robot.is_floating:
         raise ArgumentError(f"{robot.name}: a floating base is not written as MJCF yet (a free joint with the "
                             "base body); use to_yaml")
-    from .robot import _from_urdf
 
     models = joint_models(robot)
     geometry = None
     meshes = {}
-    if _from_urdf(robot):
+    if robot.from_urdf_text:
         from .urdf_update import link_parts
 
         geometry = link_parts(robot)

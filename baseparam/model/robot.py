@@ -387,6 +387,12 @@ class Robot:
         return all(j.parent == k for k, j in enumerate(self.joints))
 
     @property
+    def from_urdf_text(self) -> bool:
+        """Whether the robot was read from a URDF whose text it keeps as its source (the file the identified
+        bodies are written back into)."""
+        return self.convention == "urdf" and bool(self.source) and self.source.lstrip("\ufeff \t\r\n").startswith("<")
+
+    @property
     def is_floating(self) -> bool:
         """Whether the base is a free-floating body (its pose and twist lead ``q`` and ``q̇``)."""
         return self.base == "floating"
@@ -466,7 +472,7 @@ def with_drives(robot: Robot, friction: bool = False, rotor_inertia: bool = Fals
     """
     if not (friction or rotor_inertia):
         return robot
-    unsaid = 0.0 if _from_urdf(robot) else True
+    unsaid = 0.0 if robot.from_urdf_text else True
     joints = []
     for j in robot.joints:
         changes = {}
@@ -480,11 +486,7 @@ def with_drives(robot: Robot, friction: bool = False, rotor_inertia: bool = Fals
         joints.append(replace(j, **changes))
     # a URDF's text stays its source (the file the identified bodies are written back into); a YAML's
     # no longer says what the robot is
-    return replace(robot, joints=tuple(joints), source=robot.source if _from_urdf(robot) else None)
-
-
-def _from_urdf(robot) -> bool:
-    return robot.convention == "urdf" and bool(robot.source) and robot.source.lstrip("\ufeff \t\r\n").startswith("<")
+    return replace(robot, joints=tuple(joints), source=robot.source if robot.from_urdf_text else None)
 
 
 def exact_decimal(value) -> Fraction:
