@@ -460,3 +460,35 @@ def test_real_logs_through_bags_and_parquet_equal_the_csv_path(tmp_path, case):
             traj = bp.read_trajectory(path, robot=robot, **options)
             assert traj.joint_names == tuple(names) and np.array_equal(traj.q, raw.q)
             _same_fit(bp.identify(robot, traj), reference)
+
+
+# --- the command line
+
+
+def test_identify_cli_reads_a_bag_with_topic_and_delay(motion, tmp_path):
+    """``identify`` passes --topic, --delay and --columns to the reader; what the reader did (joints
+    left out, the clock, the delay in ms) is printed; a wrong topic is one line with exit status 2."""
+    robot, t, q, qd, qdd, tau = motion
+    rrr = tmp_path / "rrr.yaml"
+    text = (ROOT / "robots" / "planar_rrr.yaml").read_text()
+    rrr.write_text(text.replace("{type: revolute, alpha: 0, a: 1, d: 0}", "{type: revolute, alpha: 0, a: 1, d: 0, "
+                                "friction: [0.4, 0.3, 0.1]}"))
+    lag = 5
+    msgs = [(int(_ns(t[k])), int(_ns(t[k])), ["joint3", "gripper", "joint1", "joint2"],
+             [q[k, 2], 0.0, q[k, 0], q[k, 1]], [qd[k, 2], 0.0, qd[k, 0], qd[k, 1]],
+             [tau[k - lag, 2] / 2, 0.0, tau[k - lag, 0] / 2, tau[k - lag, 1] / 2]) for k in range(lag, t.size)]
+    bag = write_bag(tmp_path / "bag", "mcap", {"/arm/joint_states": msgs, "/other/joint_states": msgs[:20]})
+    out = tmp_path / "fit.json"
+    result = CliRunner().invoke(main, ["identify", str(rrr), str(bag), "--topic", "/arm/joint_states", "--delay",
+                                       "auto", "--columns", "current=effort", "--gains", "2,2,2", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "left out: gripper" in result.output and "header stamps of /arm/joint_states" in result.output
+    delay = next(line for line in result.output.splitlines() if "effort delay" in line)
+    ms = float(delay.split("effort delay ")[1].split(" ms")[0])
+    assert abs(ms - 1e3 * lag / RATE) < 1e3 / RATE
+    assert json.loads(out.read_text())["train"]["nrmse_pooled_percent"] < 1.0
+    bad = CliRunner().invoke(main, ["identify", str(rrr), str(bag)])
+    assert bad.exit_code == 2 and "several JointState topics" in bad.output and "--topic" in bad.output
+    assert len(bad.output.strip().splitlines()) == 1
+    bad = CliRunner().invoke(main, ["identify", str(rrr), str(bag), "--delay", "soon"])
+    assert bad.exit_code == 2 and "--delay" in bad.output

@@ -306,8 +306,10 @@ def _joint_names(streams, joints, n_dof, source, notes):
         raise DataError(f"{source}: joints: {len(joints)} names for {n_dof} joints")
     missing = [j for j in joints if j not in seen]
     if missing:
+        hint = ("; the robot's joints have no names: name them in its description (name: per YAML joint)"
+                if all(j == f"joint{k}" for k, j in enumerate(joints, start=1)) else "")
         raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {_show(missing)} of the robot not in "
-                        f"the log (it names {_show(seen)})")
+                        f"the log (it names {_show(seen)}){hint}")
     extra = [n for n in seen if n not in joints]
     if extra:
         notes.append(f"{source}: joints of the log not in the robot, left out: {_show(extra)}")
