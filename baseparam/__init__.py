@@ -32,7 +32,8 @@ The package follows the data, each stage a subpackage that imports only the ones
 ``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
                        joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
                        minimizes cond(W_b) of the base set; :class:`FourierSeries`;
-                       :func:`identification_errors` (how well a trajectory identifies, with noise)
+                       :func:`identification_errors` (how well a trajectory identifies, with noise);
+                       :func:`load_excitation` (→ :class:`SavedExcitation`) reads ``excite --json`` back
 ``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
                        Slotine–Li regressor and inverse dynamics in base parameters
 ``simulation``         :func:`simulate` → :class:`Trajectory` (RK4 at a controller rate or solve_ivp),
@@ -86,7 +87,7 @@ _LAZY = {
                        "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory", "write_trajectory", "estimate_delay", "DelayEstimate"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
-                   "identification_errors", "motion_limits"),
+                   "identification_errors", "motion_limits", "load_excitation", "SavedExcitation"),
     "codegen": ("ExportResult", "export"),
     "simulation": ("FitErrors", "MotionComparison", "Reference", "SensorNoise", "TrackingRun", "compare_motions",
                    "simulate", "simulated_identification", "track"),

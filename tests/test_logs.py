@@ -492,3 +492,33 @@ def test_identify_cli_reads_a_bag_with_topic_and_delay(motion, tmp_path):
     assert len(bad.output.strip().splitlines()) == 1
     bad = CliRunner().invoke(main, ["identify", str(rrr), str(bag), "--delay", "soon"])
     assert bad.exit_code == 2 and "--delay" in bad.output
+
+
+# --- an excitation design written by excite --json, loaded back
+
+
+def test_excite_json_loads_back_exactly(tmp_path):
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n"
+                      "  - {q: [-2.5, 2.5], qd: 2.5}\n")
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    design = bp.design_excitation(robot, period=2.0, harmonics=2, rate=20.0, limits=str(limits), starts=1)
+    out = tmp_path / "design.json"
+    result = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(limits),
+                                       "--period", "2", "--harmonics", "2", "--rate", "20", "--starts", "1",
+                                       "--workers", "1", "--json", str(out), "--out", str(tmp_path / "design.csv")])
+    assert result.exit_code == 0, result.output
+    saved = bp.load_excitation(out)
+    for key in ("q0", "a", "b"):
+        assert np.array_equal(getattr(saved.series, key), getattr(design.series, key))
+    assert saved.series.period == design.period and saved.rate == design.rate
+    for field in ("t", "q", "qd", "qdd"):
+        assert np.array_equal(getattr(saved.samples, field), getattr(design.samples, field))
+    assert saved.condition_number == design.condition_number and saved.robot == robot.name
+    # the CSV excite wrote is the same trajectory
+    csv = bp.read_trajectory(tmp_path / "design.csv")
+    assert np.array_equal(csv.q, saved.trajectory.q) and np.array_equal(csv.t, saved.trajectory.t)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"period": 2, "rate": 20}')
+    with pytest.raises(bp.DataError, match="coefficients"):
+        bp.load_excitation(bad)
