@@ -110,7 +110,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
             data["qdd"] = qdd.reshape(base.order.size, len(base.names))[base.order[ids]][:, columns]
     total = sum(a.size for a in data.values())
     if total > MAX_VALUES:
-        raise DataError(f"{source}: {total:.3g} values; a trajectory may hold at most {MAX_VALUES:.0e} values in all")
+        raise DataError(f"{source}: {total:.3g} values; a trajectory may hold at most {MAX_VALUES:.0e} values in all "
+                        "(leave a field out: columns={'qd': None}; or split the log)")
     problems = [(int(i), f"topic {t}: damaged JointState ({r})") for t, i, r in damaged]
     where = {f: f" (topic {base.topic})" for f in data}
     n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
