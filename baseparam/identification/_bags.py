@@ -75,7 +75,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         raise DataError(f"{source}: clock: expected 'header' or 'receive', got {clock!r}")
     fields = _field_map(columns, source)
     if os.path.isdir(path):
-        raw, extra, problem = _read_rosbags(path, source)
+        files = _mcap_files(path)
+        raw, extra, problem = _read_mcap_folder(path, files, source) if files else _read_rosbags(path, source)
     elif Path(source).suffix.lower() == ".bag":
         raw, extra, problem = _read_rosbags(path, source)
     else:
@@ -165,6 +166,36 @@ def _read_mcap(path, source):
         if name.startswith("baseparam/") and len(blob) % 8 == 0:
             extra[name] = np.frombuffer(blob, dtype="<f8")
     return raw, extra, contents.problem
+
+
+def _mcap_files(path):
+    """The .mcap files of a ROS 2 bag folder with uncompressed-file MCAP storage (read by the fast
+    reader), or None (sqlite3 storage, whole-file compression, an unreadable metadata.yaml: rosbags)."""
+    import yaml
+    try:
+        with open(os.path.join(path, "metadata.yaml"), encoding="utf-8") as stream:
+            info = yaml.safe_load(stream)["rosbag2_bagfile_information"]
+        if info.get("storage_identifier") != "mcap" or info.get("compression_mode") or info.get("compression_format"):
+            return None
+        files = [os.path.join(path, name) for name in info["relative_file_paths"]]
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+        return None
+    return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
+
+
+def _read_mcap_folder(path, files, source):
+    """The MCAP files of a bag folder in order, each topic's messages numbered across them."""
+    raw, problem = {}, None
+    for name in files:
+        part, _, trouble = _read_mcap(name, f"{source}/{os.path.basename(name)}")
+        for topic, (msgtype, ros1, pieces) in part.items():
+            entry = raw.setdefault(topic, [msgtype, ros1, []])
+            start = sum(p[0].shape[0] for p in entry[2])
+            entry[2] += [(rows, times, order + start) for rows, times, order in pieces]
+        if trouble:
+            problem = f"{os.path.basename(name)}: {trouble}"
+            break
+    return raw, None, problem
 
 
 def _read_rosbags(path, source):
