@@ -162,6 +162,44 @@ def test_topics_at_different_rates_are_aligned(motion, tmp_path):
     assert "/joint_efforts" in note and "100 Hz" in note and "dropped" in note
 
 
+@pytest.mark.parametrize("kind", ["mcap", "ros1"])
+def test_field_of_another_topic_and_type(motion, tmp_path, kind):
+    """Motor currents on their own topic as std_msgs/Float64MultiArray (no header: receive times), at
+    a third of the rate, in the robot's joint order: ``columns={"current": "/motor_currents:data"}``."""
+    robot, t, q, qd, qdd, tau = motion
+    ros1 = kind == "ros1"
+    ts = _typestore(ros1)
+    F = ts.types["std_msgs/msg/Float64MultiArray"]
+    L = ts.types["std_msgs/msg/MultiArrayLayout"]
+    gains = np.array([2.0, 4.0, 5.0])
+    slow = np.arange(2, t.size - 2, 3)
+    path = _bag_path(tmp_path, kind)
+    if ros1:
+        from rosbags.rosbag1 import Writer
+        writer = Writer(path)
+    else:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
+    msgtype = "sensor_msgs/msg/JointState"
+    with writer:
+        js = writer.add_connection("/joint_states", msgtype, typestore=ts)
+        cur = writer.add_connection("/motor_currents", "std_msgs/msg/Float64MultiArray", typestore=ts)
+        serialize = ts.serialize_ros1 if ros1 else ts.serialize_cdr
+        for k, (recv, stamp, names, pos, vel, eff) in enumerate(_shuffled_messages(t, q, qd, tau)):
+            writer.write(js, recv, serialize(_message(ts, stamp, names, pos, vel, eff, seq=k, ros1=ros1), msgtype))
+            if k in set(slow.tolist()):
+                msg = F(layout=L(dim=[], data_offset=0), data=np.ascontiguousarray(tau[k] / gains))
+                writer.write(cur, recv, serialize(msg, "std_msgs/msg/Float64MultiArray"))
+    traj = bp.read_trajectory(path, joints=NAMES, columns={"current": "/motor_currents:data"}, gains=gains)
+    inside = (t >= t[slow[0]]) & (t <= t[slow[-1]])
+    assert np.array_equal(traj.t, t[inside]) and np.array_equal(traj.q, q[inside])
+    expected = np.column_stack([np.interp(t[inside], t[slow], tau[slow, j] / gains[j]) for j in range(3)]) * gains
+    assert np.allclose(traj.tau, expected, rtol=1e-13, atol=1e-12)
+    assert any("receive times are used" in n for n in traj.notes)
+    with pytest.raises(bp.DataError, match="no field 'values'"):
+        bp.read_trajectory(path, joints=NAMES, columns={"current": "/motor_currents:values"}, gains=gains)
+
+
 def test_messages_out_of_order_and_receive_clock(motion, tmp_path):
     robot, t, q, qd, qdd, tau = motion
     msgs = _shuffled_messages(t[:200], q, qd, tau, extra=False)

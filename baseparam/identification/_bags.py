@@ -74,11 +74,12 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     if clock not in CLOCKS:
         raise DataError(f"{source}: clock: expected 'header' or 'receive', got {clock!r}")
     fields = _field_map(columns, source)
+    named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
     if os.path.isdir(path):
         files = _mcap_files(path)
-        raw, extra, problem = _read_mcap_folder(path, files, source) if files else _read_rosbags(path, source)
+        raw, extra, problem = _read_mcap_folder(path, files, source) if files else _read_rosbags(path, source, named)
     elif Path(source).suffix.lower() == ".bag":
-        raw, extra, problem = _read_rosbags(path, source)
+        raw, extra, problem = _read_rosbags(path, source, named)
     else:
         raw, extra, problem = _read_mcap(path, source)
     notes = []
@@ -87,7 +88,17 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
             raise DataError(f"{source}: {problem}; skip_bad_rows=True keeps the messages before it")
         notes.append(f"{source}: {problem}; the messages before it are kept")
     topics = _choose_topics(raw, topic, source)
-    streams, damaged = [], []
+    streams, damaged, generic = [], [], []
+    for field, entry in fields.items():
+        if isinstance(entry, tuple):
+            if entry[0] not in raw:
+                raise DataError(f"{source}: column map: field {field}: topic {entry[0]} not in the bag")
+            if raw[entry[0]][0] in JOINT_STATE and entry[1] in ("position", "velocity", "effort"):
+                topics += [entry[0]] if entry[0] not in topics else []
+            else:
+                s, d = _decode_generic(entry[0], raw[entry[0]], entry[1], source)
+                generic.append(s)
+                damaged += d
     for name in topics:
         s, d = _decode_topic(name, raw[name], source)
         streams += s
@@ -95,7 +106,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     if damaged and not skip_bad_rows:
         name, index, reason = damaged[0]
         more = f"; {len(damaged) - 1} more damaged messages" if len(damaged) > 1 else ""
-        raise DataError(f"{source}: topic {name}: message {index}: damaged JointState ({reason}){more} "
+        raise DataError(f"{source}: topic {name}: message {index}: damaged {_kind(raw, name)} ({reason}){more} "
                         "(skip_bad_rows=True drops damaged messages and reports them)")
     if not streams:
         raise DataError(f"{source}: topic {', '.join(topics)}: no JointState messages")
@@ -103,6 +114,13 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     if len(streams) == 1 and extra is not None:
         _exact_times(streams[0], extra, notes)
     names = _joint_names(streams, joints, n_dof, source, notes)
+    for s in generic:
+        width = next(iter(s.arrays.values())).shape[1]
+        if width != len(names):
+            raise DataError(f"{source}: topic {s.topic}: field {next(iter(s.arrays))}: {width} values per message, "
+                            f"the robot has {len(names)} joints (taken in its order)")
+        s.names = tuple(names)
+        streams.append(_with_clock(s, clock, source, notes))
     data, ids, base = _align(streams, names, fields, source, notes, clock)
     if "qdd" not in data and extra is not None and len(streams) == 1:
         qdd = extra.get(f"baseparam{base.topic}/qdd")
@@ -113,7 +131,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     if total > MAX_VALUES:
         raise DataError(f"{source}: {total:.3g} values; a trajectory may hold at most {MAX_VALUES:.0e} values in all "
                         "(leave a field out: columns={'qd': None}; or split the log)")
-    problems = [(int(i), f"topic {t}: damaged JointState ({r})") for t, i, r in damaged]
+    problems = [(int(i), f"topic {t}: damaged {_kind(raw, t)} ({r})") for t, i, r in damaged]
     where = {f: f" (topic {base.topic})" for f in data}
     n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
@@ -137,9 +155,15 @@ def _field_map(columns, source):
         if field == "t":
             raise DataError(f"{source}: column map: field t: a bag's times are its stamps (clock='header' or "
                             "'receive'), not a message field")
+        if len(entry) == 1 and isinstance(entry[0], str) and entry[0].startswith("/") and ":" in entry[0]:
+            topic, _, path = entry[0].rpartition(":")
+            if topic and path and all(part.isidentifier() for part in path.split(".")):
+                fields[field] = (topic, path)
+                continue
         if len(entry) != 1 or entry[0] not in ("position", "velocity", "effort"):
             raise DataError(f"{source}: column map: field {field}: expected a JointState field (position, velocity "
-                            f"or effort), got {entry!r}")
+                            f"or effort) or TOPIC:FIELD (a field of another topic's messages, e.g. "
+                            f"/motor_currents:data), got {entry!r}")
         fields[field] = entry[0]
     return fields
 
@@ -158,8 +182,8 @@ def _read_mcap(path, source):
         raise DataError(f"{source}: cannot read as MCAP: {contents.problem}")
     raw = {}
     for cid, (topic, encoding, sid) in contents.channels.items():
-        msgtype = contents.schemas.get(sid, ("",))[0]
-        raw.setdefault(topic, [msgtype, encoding == "ros1", []])
+        msgtype, _, msgdef = contents.schemas.get(sid, ("", "", b""))
+        raw.setdefault(topic, [msgtype, encoding == "ros1", [], msgdef.decode("utf-8", "replace")])
         raw[topic][2] += contents.pieces.get(cid, [])
     extra = {}
     for name, blob in contents.attachments.items():
@@ -188,8 +212,8 @@ def _read_mcap_folder(path, files, source):
     raw, problem = {}, None
     for name in files:
         part, _, trouble = _read_mcap(name, f"{source}/{os.path.basename(name)}")
-        for topic, (msgtype, ros1, pieces) in part.items():
-            entry = raw.setdefault(topic, [msgtype, ros1, []])
+        for topic, (msgtype, ros1, pieces, msgdef) in part.items():
+            entry = raw.setdefault(topic, [msgtype, ros1, [], msgdef])
             start = sum(p[0].shape[0] for p in entry[2])
             entry[2] += [(rows, times, order + start) for rows, times, order in pieces]
         if trouble:
@@ -198,8 +222,9 @@ def _read_mcap_folder(path, files, source):
     return raw, None, problem
 
 
-def _read_rosbags(path, source):
-    """A bag folder (ROS 2, MCAP or sqlite3 storage) or a ROS 1 bag, through ``rosbags``."""
+def _read_rosbags(path, source, named=()):
+    """A bag folder (ROS 2, MCAP or sqlite3 storage) or a ROS 1 bag, through ``rosbags``: the raw
+    messages of the JointState topics and of the topics ``named``."""
     from rosbags.highlevel import AnyReader
     raw, problem = {}, None
     try:
@@ -208,10 +233,10 @@ def _read_rosbags(path, source):
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
     try:
-        wanted = [c for c in reader.connections if c.msgtype in JOINT_STATE]
+        wanted = [c for c in reader.connections if c.msgtype in JOINT_STATE or c.topic in named]
         by_topic = {}
         for c in reader.connections:
-            raw.setdefault(c.topic, [c.msgtype, False, []])
+            raw.setdefault(c.topic, [c.msgtype, False, [], getattr(c.msgdef, "data", "") or ""])
         counts = {}
         try:
             for conn, stamp, data in reader.messages(connections=wanted):
@@ -269,7 +294,7 @@ def _choose_topics(raw, topic, source):
 
 def _decode_topic(topic, entry, source):
     """Streams (one per set of names and arrays) and damaged messages [(topic, index, reason)] of a topic."""
-    _, ros1, pieces = entry
+    _, ros1, pieces, _ = entry
     groups, damaged = {}, []
     for rows, log_times, order in pieces:
         found, bad = decode_rows(rows, ros1)
@@ -293,6 +318,63 @@ def _decode_topic(topic, entry, source):
         streams.append(_Stream(topic, names, stamps, _ns_to_s(received), order, arrays))
     damaged.sort(key=lambda d: (d[0], d[1]))
     return streams, damaged
+
+
+def _decode_generic(topic, entry, path, source):
+    """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
+    (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    msgtype, ros1, pieces, msgdef = entry
+    store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
+    if msgtype not in store.types:
+        try:
+            store.register(get_types_from_msg(msgdef, msgtype))
+        except Exception as exc:         # rosbags' parser errors: an unusable definition
+            raise DataError(f"{source}: topic {topic}: type {msgtype or 'unknown'}: no usable message definition "
+                            f"in the bag ({_one_line(exc)})") from None
+    deserialize = store.deserialize_ros1 if ros1 else store.deserialize_cdr
+    stamps, received, order, values, damaged = [], [], [], [], []
+    for rows, log_times, indices in pieces:
+        for i in range(rows.shape[0]):
+            try:
+                msg = deserialize(rows[i].tobytes(), msgtype)
+            except Exception as exc:     # rosbags raises struct, index and value errors on bad bytes
+                damaged.append((topic, int(indices[i]), _one_line(exc)))
+                continue
+            value = msg
+            for part in path.split("."):
+                if not hasattr(value, part):
+                    raise DataError(f"{source}: topic {topic}: type {msgtype} has no field {path!r}")
+                value = getattr(value, part)
+            try:
+                arr = np.asarray(value, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
+            if values and arr.size != values[0].size:
+                damaged.append((topic, int(indices[i]), f"{path}: {arr.size} values, the others have "
+                                f"{values[0].size}"))
+                continue
+            header = getattr(msg, "header", None)
+            stamp = getattr(header, "stamp", None)
+            stamps.append(stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0)
+            received.append(int(log_times[i]))
+            order.append(int(indices[i]))
+            values.append(arr)
+    if not values:
+        raise DataError(f"{source}: topic {topic}: no readable messages")
+    stream = _Stream(topic, None, np.array(stamps), _ns_to_s(np.array(received)), np.array(order),
+                     {path: np.vstack(values)})
+    return stream, damaged
+
+
+def _kind(raw, topic):
+    """How messages call a topic's messages: 'JointState' or the type's short name."""
+    msgtype = raw.get(topic, ("",))[0]
+    return "JointState" if msgtype in JOINT_STATE else (msgtype.rsplit("/", 1)[-1] or "message")
+
+
+def _label(msg_field):
+    return f"{msg_field[0]}:{msg_field[1]}" if isinstance(msg_field, tuple) else msg_field
 
 
 def _ns_to_s(ns):
@@ -360,6 +442,8 @@ def _align(streams, names, fields, source, notes, clock):
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
+        if isinstance(msg_field, tuple):         # TOPIC:FIELD
+            return s.topic == msg_field[0] and j in s.names and s.arrays.get(msg_field[1]) is not None
         return j in s.names and s.arrays.get(msg_field) is not None
 
     base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
@@ -371,7 +455,7 @@ def _align(streams, names, fields, source, notes, clock):
             sources.append(s)
         if field in ("q",) and any(s is None for s in sources):
             lacking = [j for j, s in zip(names, sources) if s is None]
-            raise DataError(f"{source}: joints {_show(lacking)}: no {msg_field} in the log")
+            raise DataError(f"{source}: joints {_show(lacking)}: no {_label(msg_field)} in the log")
         if all(s is None for s in sources):
             continue
         if any(s is None for s in sources):
@@ -379,7 +463,7 @@ def _align(streams, names, fields, source, notes, clock):
             if field == "qd":
                 notes.append(f"{source}: velocity of {_show(lacking)} missing; velocities are derived instead")
                 continue
-            raise DataError(f"{source}: field {field}: joints {_show(lacking)} have no {msg_field} in the log")
+            raise DataError(f"{source}: field {field}: joints {_show(lacking)} have no {_label(msg_field)} in the log")
         used[field] = (msg_field, sources)
     others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
     t = base.stamps
@@ -391,9 +475,10 @@ def _align(streams, names, fields, source, notes, clock):
     data = {"t": tk}
     every = ids.size == t.size
     for field, (msg_field, sources) in used.items():
+        key = msg_field[1] if isinstance(msg_field, tuple) else msg_field
         if all(s is base for s in sources):      # one stream: its columns in the robot's order, at once
             cols = [base.names.index(j) for j in names]
-            values = base.arrays[msg_field]
+            values = base.arrays[key]
             if cols != list(range(values.shape[1])):
                 values = values[:, cols]
             data[field] = values if every else values[ids]
@@ -401,7 +486,7 @@ def _align(streams, names, fields, source, notes, clock):
         out = np.empty((tk.size, len(names)))
         for k, (j, s) in enumerate(zip(names, sources)):
             col = s.names.index(j)
-            values = s.arrays[msg_field][:, col]
+            values = s.arrays[key][:, col]
             out[:, k] = values[ids] if s is base else _interp(tk, s.stamps, values)
         data[field] = out
     if others:
