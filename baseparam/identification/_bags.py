@@ -6,7 +6,9 @@ What is read
 ``sensor_msgs/JointState`` messages (the topic chosen by ``topic=``: by default the one JointState
 topic, or ``/joint_states`` among several). Their ``position`` is q, ``velocity`` q̇, ``effort``
 τ; a column map renames these (``columns={"current": "effort"}``: the effort field logs motor
-current, τ = current · gains; ``{"qd": None}`` leaves velocities out).
+current, τ = current · gains; ``{"qd": None}`` leaves velocities out), or takes a field from another
+topic of any message type (``{"current": "/motor_currents:data"}``: one value per joint, in the
+robot's order, deserialized by rosbags from the bag's own definitions, one message at a time).
 
 Joints are matched by name to ``joints`` (the robot's joint names), in any order; joints of the log
 the robot does not have (a gripper) are left out and listed once in :attr:`Trajectory.notes`;

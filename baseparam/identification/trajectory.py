@@ -94,7 +94,9 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     topic : str or sequence of str, optional
         Bags: the ``sensor_msgs/JointState`` topic(s) (``"/a,/b"``: several, aligned on one clock);
         default the one JointState topic, or ``/joint_states``. In a bag ``columns`` maps fields to
-        JointState fields: ``{"current": "effort"}`` (motor currents, with ``gains``).
+        JointState fields: ``{"current": "effort"}`` (motor currents, with ``gains``), or to a field
+        of another topic of any type, ``{"current": "/motor_currents:data"}`` (one value per joint,
+        in the robot's order).
     clock : {'header', 'receive'}
         Bags: time a message by its header stamp (default) or by when the recorder received it.
     delay : None, 'auto' or float
