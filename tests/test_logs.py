@@ -560,3 +560,14 @@ def test_excite_json_loads_back_exactly(tmp_path):
     bad.write_text('{"period": 2, "rate": 20}')
     with pytest.raises(bp.DataError, match="coefficients"):
         bp.load_excitation(bad)
+
+
+@pytest.mark.parametrize("ext", [".mcap", ".parquet"])
+def test_unix_times_and_no_torques_round_trip(tmp_path, ext):
+    """Unix time stamps (a ns stamp is a few ulp off such a float) and a motion without torques."""
+    rng = np.random.default_rng(4)
+    t = 1.7e9 + np.arange(100) * 0.005 + rng.uniform(0, 1e-7, 100)
+    traj = bp.Trajectory(t, rng.normal(size=(100, 2)), qd=rng.normal(size=(100, 2)), source="play")
+    back = bp.read_trajectory(bp.write_trajectory(traj, tmp_path / f"play{ext}"))
+    assert np.array_equal(back.t, traj.t) and np.array_equal(back.q, traj.q) and np.array_equal(back.qd, traj.qd)
+    assert back.tau is None and back.joint_names == ("joint1", "joint2")

@@ -302,14 +302,13 @@ def _decode_topic(topic, entry, source):
         found, bad = decode_rows(rows, ros1)
         damaged += [(topic, int(order[i]), reason) for i, reason in bad]
         for idx, lay, stamps, arrays in found:
-            key = (lay.names, tuple(a is not None and a.shape[1] == len(lay.names) for a in arrays.values()))
-            for field, arr in arrays.items():
-                if arr is not None and arr.shape[1] != len(lay.names):
-                    damaged += [(topic, int(order[i]), f"{field}: {arr.shape[1]} values for {len(lay.names)} names")
-                                for i in idx[:1]]
-            groups.setdefault(key, []).append((stamps, log_times[idx], order[idx],
-                                               {f: (a if a is not None and a.shape[1] == len(lay.names) else None)
-                                                for f, a in arrays.items()}))
+            wrong = next((f"{f}: {a.shape[1]} values for {len(lay.names)} names" for f, a in arrays.items()
+                          if a is not None and a.shape[1] != len(lay.names)), None)
+            if wrong:                   # every message of this layout: values that no name says whose
+                damaged += [(topic, int(order[i]), wrong) for i in idx]
+                continue
+            key = (lay.names, tuple(a is not None for a in arrays.values()))
+            groups.setdefault(key, []).append((stamps, log_times[idx], order[idx], arrays))
     streams = []
     for (names, _), parts in groups.items():
         stamps = np.concatenate([p[0] for p in parts])
@@ -407,7 +406,8 @@ def _exact_times(stream, extra, notes):
     if t is None or t.size != stream.order.size:
         return
     t = t[stream.order]
-    if np.all(np.abs(t - stream.stamps) <= 1e-9 * np.maximum(1.0, np.abs(t)) + 1e-9):
+    # a stamp is t rounded to the ns, read back as sec + nanosec·1e-9 (a few ulp of t off for Unix times)
+    if np.all(np.abs(t - stream.stamps) <= 0.5e-9 + 8 * np.spacing(np.abs(t))):
         stream.stamps = t
 
 
