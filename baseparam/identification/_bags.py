@@ -173,13 +173,28 @@ def _field_map(columns, source):
 # --- the raw messages of a file: {topic: (msgtype, ros1, [(rows (k, L) uint8, log_times ns (k,), order (k,))])}
 
 def _read_mcap(path, source):
+    import mmap
+
     from . import _mcap
+    contents = _mcap.Contents()
+
+    def decode_now(c, rows, log_times, order):
+        """JointState messages decoded chunk by chunk: the decompressed chunk is freed at once."""
+        topic, encoding, sid = contents.channels.get(c, ("", "", None))
+        if contents.schemas.get(sid, ("",))[0] in JOINT_STATE:
+            return (decode_rows(rows, encoding == "ros1"), log_times, order)
+        return rows, log_times, order
+
+    contents.transform = decode_now
     try:
         with open(path, "rb") as stream:
-            data = stream.read()
+            try:
+                data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+            except (ValueError, OSError):       # an empty file, or one that cannot be mapped
+                data = stream.read()
     except OSError as exc:
         raise DataError(f"{source}: cannot read: {exc.strerror or _one_line(exc)}") from None
-    contents = _mcap.read(data)
+    _mcap.read(data, contents)
     if contents.problem and not contents.channels and not contents.pieces:
         raise DataError(f"{source}: cannot read as MCAP: {contents.problem}")
     raw = {}
@@ -216,7 +231,7 @@ def _read_mcap_folder(path, files, source):
         part, _, trouble = _read_mcap(name, f"{source}/{os.path.basename(name)}")
         for topic, (msgtype, ros1, pieces, msgdef) in part.items():
             entry = raw.setdefault(topic, [msgtype, ros1, [], msgdef])
-            start = sum(p[0].shape[0] for p in entry[2])
+            start = sum(len(p[1]) for p in entry[2])
             entry[2] += [(rows, times, order + start) for rows, times, order in pieces]
         if trouble:
             problem = f"{os.path.basename(name)}: {trouble}"
@@ -299,7 +314,7 @@ def _decode_topic(topic, entry, source):
     _, ros1, pieces, _ = entry
     groups, damaged = {}, []
     for rows, log_times, order in pieces:
-        found, bad = decode_rows(rows, ros1)
+        found, bad = rows if isinstance(rows, tuple) else decode_rows(rows, ros1)      # decoded by the reader
         damaged += [(topic, int(order[i]), reason) for i, reason in bad]
         for idx, lay, stamps, arrays in found:
             wrong = next((f"{f}: {a.shape[1]} values for {len(lay.names)} names" for f, a in arrays.items()
@@ -336,6 +351,8 @@ def _decode_generic(topic, entry, path, source):
     deserialize = store.deserialize_ros1 if ros1 else store.deserialize_cdr
     stamps, received, order, values, damaged = [], [], [], [], []
     for rows, log_times, indices in pieces:
+        if isinstance(rows, tuple):            # a JointState topic, decoded as such by the reader
+            raise DataError(f"{source}: topic {topic}: a JointState topic; name its position, velocity or effort")
         for i in range(rows.shape[0]):
             try:
                 msg = deserialize(rows[i].tobytes(), msgtype)

@@ -192,7 +192,15 @@ def _matches(rows, todo, lay):
     sub = rows[todo] if todo.size != rows.shape[0] else rows
     template = rows[todo[0]]
     same = np.ones(todo.size, dtype=bool)
-    for a, b in lay.fixed:
+    # Spans a few padding bytes apart are compared as one: fewer, longer compares. Padding is not part
+    # of the structure, but a row whose padding differs is only parsed on its own, never misread.
+    spans = []
+    for a, b in sorted(lay.fixed):
+        if spans and a - spans[-1][1] < 8:
+            spans[-1] = (spans[-1][0], max(b, spans[-1][1]))
+        else:
+            spans.append((a, b))
+    for a, b in spans:
         if b > a:            # each span of a row as one opaque value: one memcmp per row, not b - a compares
             kind = np.dtype((np.void, b - a))
             same &= np.ascontiguousarray(sub[:, a:b]).view(kind)[:, 0] == np.ascontiguousarray(template[a:b]).view(kind)
