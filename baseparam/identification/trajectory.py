@@ -144,7 +144,8 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
 def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock):
     ext = Path(source.rstrip("/\\")).suffix.lower()
     if ext in (".mcap", ".bag") or os.path.isdir(path):
-        from ._bags import is_bag, read_bag
+        from ._bag_files import is_bag
+        from ._bags import read_bag
         if os.path.isdir(path) and not is_bag(path):
             raise DataError(f"{source}: a folder, but not a ROS 2 bag (no metadata.yaml in it)")
         return read_bag(path, source, topic=topic, columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
