@@ -14,6 +14,11 @@ Sources
   name (``t``, ``q1``, ``tau1 [N·m]``, …); otherwise it is a damaged data line, refused or (with
   ``skip_bad_rows``) skipped like any other;
 * NPZ and HDF5 files, one array per field (default key names in :data:`DEFAULT_KEYS`);
+* Parquet files (:mod:`~baseparam.identification._parquet`: LeRobot's list-per-field layout, or a
+  column per joint) and ROS bags (:mod:`~baseparam.identification._bags`: ROS 2 ``.mcap`` files
+  and bag folders, ROS 1 ``.bag``; ``sensor_msgs/JointState``, joints matched by name, topics
+  aligned on one clock), their joint names kept in :attr:`Trajectory.joint_names` and what the
+  reader did in :attr:`Trajectory.notes`;
 * a pandas DataFrame (:func:`from_dataframe`) or plain arrays (:func:`from_arrays`);
 * :class:`Trajectory` itself, which checks shapes, finiteness and times but drops nothing.
 
@@ -50,8 +55,10 @@ from ._arrays import _read_h5, _read_npz, from_arrays
 # The modules below this one, in the order data meets them: ``_record`` (field names, bounds and
 # limits; the Trajectory and its one check live in baseparam.motion), ``_columns`` (column maps,
 # field sets, gains), ``_names`` (columns found by name), ``_rows`` (validation common to every
-# source), then one reader per source: ``_text``, ``_frames``, ``_arrays``. This module
-# dispatches files by extension.
+# source), then one reader per source: ``_text``, ``_frames``, ``_arrays``, ``_parquet``, and for
+# bags ``_bag_files`` (raw messages; ``_mcap`` the container) → ``_cdr`` (JointState decoding) →
+# ``_bags`` (joints by name, one clock). ``delay`` shifts the effort; ``writers`` writes files the
+# readers take back. This module dispatches files by extension.
 __all__ = ["ABSURD_BOUNDS", "DEFAULT_KEYS", "FIELDS", "JOINT_FIELDS", "MAX_COLUMNS", "MAX_LINE_BYTES", "MAX_TEXT_BYTES",
            "MAX_VALUES", "MIN_SAMPLES", "UNITS", "Trajectory",
            "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory", "robot_joint_names"]
