@@ -244,10 +244,18 @@ def test_damaged_message_named_by_topic_and_index(motion, tmp_path):
     assert "message 37" in traj.skipped_summary()
 
 
-@pytest.mark.parametrize("kind", ["mcap-file", "ros1"])
+@pytest.mark.parametrize("kind", ["mcap-file", "ros1", "sqlite3"])
 def test_truncated_bag_is_one_line(motion, tmp_path, kind):
     robot, t, q, qd, qdd, tau = motion
     msgs = _shuffled_messages(t, q, qd, tau)
+    if kind == "sqlite3":              # the database of a bag folder cut in half
+        cut = write_bag(tmp_path / "bag", "sqlite3", {"/joint_states": msgs})
+        db = next(cut.glob("*.db3"))
+        db.write_bytes(db.read_bytes()[:db.stat().st_size // 2])
+        with pytest.raises(bp.DataError) as err:
+            bp.read_trajectory(cut, joints=NAMES)
+        assert "\n" not in str(err.value) and str(cut) in str(err.value)
+        return
     if kind == "ros1":
         path = write_bag(tmp_path / "log.bag", "ros1", {"/joint_states": msgs})
     else:
