@@ -25,12 +25,15 @@ The package follows the data, each stage a subpackage that imports only the ones
                        ``forward_dynamics``; ``max_memory=`` bounds the run); :func:`find_and_store`
                        also writes the whole Z to HDF5, :func:`read_h5` reads it
 ``identification``     :func:`read_trajectory`, :func:`from_dataframe`, :func:`from_arrays` — measured
-                       logs; :class:`Preprocessing`, :func:`preprocess` (→ :class:`Processed`);
+                       logs (CSV, NPZ, HDF5, Parquet, ROS bags); :func:`write_trajectory` (CSV, NPZ,
+                       Parquet, MCAP); :func:`estimate_delay` (→ :class:`DelayEstimate`);
+                       :class:`Preprocessing`, :func:`preprocess` (→ :class:`Processed`);
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
 ``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
                        joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
                        minimizes cond(W_b) of the base set; :class:`FourierSeries`;
-                       :func:`identification_errors` (how well a trajectory identifies, with noise)
+                       :func:`identification_errors` (how well a trajectory identifies, with noise);
+                       :func:`load_excitation` (→ :class:`SavedExcitation`) reads ``excite --json`` back
 ``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
                        Slotine–Li regressor and inverse dynamics in base parameters
 ``simulation``         :func:`simulate` → :class:`Trajectory` (RK4 at a controller rate or solve_ivp),
@@ -82,9 +85,9 @@ _LAZY = {
     "motion": ("Trajectory",),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
-                       "read_trajectory"),
+                       "read_trajectory", "write_trajectory", "estimate_delay", "DelayEstimate"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
-                   "identification_errors", "motion_limits"),
+                   "identification_errors", "motion_limits", "load_excitation", "SavedExcitation"),
     "codegen": ("ExportResult", "export"),
     "simulation": ("FitErrors", "MotionComparison", "Reference", "SensorNoise", "TrackingRun", "compare_motions",
                    "simulate", "simulated_identification", "track"),

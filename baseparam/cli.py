@@ -147,7 +147,7 @@ FLAGS = {
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
     # identify: reading the trajectories, preprocessing, the fit
-    "columns": "--columns", "gains": "--gains",
+    "columns": "--columns", "gains": "--gains", "topic": "--topic", "delay": "--delay", "clock": "--clock",
     "skip_bad_rows": "--skip-bad-rows", "skip_bad_rows=True": "--skip-bad-rows", "resample": "--resample",
     "cutoff_hz": "--cutoff", "filter_order": "--filter-order", "rest_velocity": "--rest-velocity",
     "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
@@ -601,7 +601,16 @@ def _number_or_none(text, name, cast=float):
               help="Low-pass the Coulomb (and Stribeck) columns with the torque's filter.")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
 @click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
-              "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5.")
+              "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5, "
+              "column names for Parquet ('q=observation.state'), JointState fields for bags ('current=effort').")
+@click.option("--topic", metavar="TOPIC[,TOPIC...]",
+              help="ROS bags: the sensor_msgs/JointState topic(s) (default: the one JointState topic, or "
+                   "/joint_states); several are aligned on one clock.")
+@click.option("--clock", type=click.Choice(["header", "receive"]), default="header", show_default=True,
+              help="ROS bags: time messages by their header stamps or by when the recorder received them.")
+@click.option("--delay", metavar="auto|SECONDS",
+              help="Shift the effort by the delay behind the positions: estimated with the robot's model (auto, "
+                   "printed in ms) or given in seconds.")
 @click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i.")
 @click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file.")
 @click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
@@ -616,12 +625,14 @@ def _number_or_none(text, name, cast=float):
               help="Parallel filtering: decimate regressor and torque together by this factor.")
 @_memory_option
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out, yaml_out, method, weighting, prior,
-             prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, gains, skip_bad_rows, cutoff,
-             filter_order, rest_velocity, resample, decimate, max_memory, load):
-    """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
+             prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, topic, clock, delay, gains,
+             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, max_memory, load):
+    """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5, Parquet,
+    ROS 2 bags: .mcap or a bag folder, ROS 1 .bag).
 
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
-    rotor-inertia columns are those the description declares.
+    rotor-inertia columns are those the description declares. The joints of a bag or Parquet file
+    are matched by name to the robot's (URDF names; name: in YAML joints).
     """
     from ._warnings import warn
     from .identification.estimators import identify as run
@@ -663,13 +674,16 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             filter_friction=filter_friction)
         column_map = parse_column_map(columns) if columns else None
         gain_values = _gains(gains)
+        delay_value = _delay(delay)
         robot = load(robot_file)
 
         def read(path):
             traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
-                                   n_dof=robot.n_dof)
+                                   n_dof=robot.n_dof, topic=topic, clock=clock, delay=delay_value, robot=robot)
             if traj.skipped:
                 warn(traj.skipped_summary())
+            for note in traj.notes:        # what the reader did: joints left out, the clock, the delay
+                click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
             return traj
 
         train_data = [read(p) for p in train]
@@ -726,6 +740,17 @@ def _mass_bounds(text):
             raise click.BadParameter(f"link {number}: given twice", param_hint="--mass-bounds")
         out[number] = _range(bounds, "--mass-bounds")
     return out
+
+
+def _delay(text):
+    """``--delay auto|SECONDS`` as 'auto', a float or None."""
+    if text is None or text.strip().lower() == "auto":
+        return text and "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise click.BadParameter(f"expected 'auto' or a number of seconds, got {text!r}",
+                                 param_hint="--delay") from None
 
 
 def _gains(text):

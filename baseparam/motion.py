@@ -70,6 +70,12 @@ class Trajectory:
         7 columns more than the joints (base position and quaternion x, y, z, w first), and qd,
         qdd and tau 6 more (base twist, its derivative, the wrench on the base); ``n_dof`` counts
         the joints.
+    joint_names : tuple of str
+        The joints' names in column order, when the source names them (a ROS bag's ``JointState``,
+        a Parquet file's metadata); ``()`` otherwise. Writers put them in the files they write.
+    notes : tuple of str
+        What the reader did beside reading: joints of the log left out, how topics were aligned on
+        one clock, the delay estimated or applied (one line each, for the output of a command).
 
     Raises
     ------
@@ -97,6 +103,8 @@ class Trajectory:
     skipped: tuple = ()
     skipped_unit: str = "line"
     floating: bool = False
+    joint_names: tuple = ()
+    notes: tuple = ()
 
     # What a kind of motion requires; subclasses narrow these (class attributes, not fields).
     _error = DataError                  # the exception a bad field raises
@@ -200,8 +208,9 @@ def check_motion(motion):
     if not isinstance(motion.source, str):
         object.__setattr__(motion, "source", os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike)
                            else str(motion.source))
-    if not isinstance(motion.skipped, tuple):
-        object.__setattr__(motion, "skipped", tuple(motion.skipped))
+    for name in ("skipped", "joint_names", "notes"):
+        if not isinstance(getattr(motion, name), tuple):
+            object.__setattr__(motion, name, tuple(getattr(motion, name)))
     arrays, coarse = {}, None
     for field in MOTION_FIELDS:
         value = getattr(motion, field)
@@ -233,6 +242,10 @@ def check_motion(motion):
             fail("joints", field, S=S, shape=arr.shape)
         if field != "q" and arr.shape[1] != q.shape[1] - floating:     # a quaternion has 4 numbers, 3 rates
             fail("columns", field, S=S, shape=arr.shape, n=q.shape[1])
+    names = motion.joint_names
+    if names and (len(names) != q.shape[1] - (7 if floating else 0) or not all(isinstance(x, str) for x in names)):
+        raise error(f"{motion.source}: joint_names: expected {q.shape[1] - (7 if floating else 0)} names (str), "
+                    f"one per joint, got {names!r}")
     for field, arr in arrays.items():
         finite = np.isfinite(arr)
         if not finite.all():

@@ -6,7 +6,8 @@
 ``criteria``    cond(W_b) and D-optimality with their gradients with respect to W_b
 ``quality``     :func:`identification_errors`: how well a trajectory identifies, by inverse
                 dynamics and noise
-``report``, ``files``, ``plots``   the JSON document, the CSV, the figure
+``report``, ``files``, ``plots``   the JSON document, the CSV, the figure; :func:`load_excitation`
+                (→ :class:`SavedExcitation`) takes the JSON back
 """
 from .._lazy import lazy_names
 
@@ -15,10 +16,11 @@ _WHERE = {
     **dict.fromkeys(("FourierSeries", "Samples"), "fourier"),
     **dict.fromkeys(("MotionLimits", "motion_limits"), "limits"),
     **dict.fromkeys(("IdentificationErrors", "identification_errors"), "quality"),
+    **dict.fromkeys(("SavedExcitation", "load_excitation"), "files"),
 }
 
-__all__ = ["ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "Samples", "SearchSummary",
-           "design_excitation", "identification_errors", "motion_limits"]
+__all__ = ["ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "Samples", "SavedExcitation",
+           "SearchSummary", "design_excitation", "identification_errors", "load_excitation", "motion_limits"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

@@ -1,7 +1,9 @@
-"""The files of an excitation design: the plain trajectory CSV and the JSON report, written atomically."""
+"""The files of an excitation design: the plain trajectory CSV and the JSON report, written atomically;
+:func:`load_excitation` takes the JSON back."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 from .._atomic import write_text
 
@@ -25,3 +27,105 @@ def write_trajectory_csv(path, samples):
 def write_json(path, doc):
     """Write a JSON document atomically."""
     write_text(path, json.dumps(doc, indent=2) + "\n")
+
+
+@dataclass(frozen=True)
+class SavedExcitation:
+    """An excitation design as ``excite --json`` wrote it, loaded back (:func:`load_excitation`).
+
+    Attributes
+    ----------
+    series : FourierSeries
+        The trajectory's coefficients, exactly as designed (JSON keeps every float64).
+    rate : float
+        The output rate, Hz.
+    samples : Samples
+        The series at ``rate`` from 0 to the period: the samples of ``excite --out`` and the ones
+        ``condition_number`` was measured on (bit for bit what the design held).
+    robot, criterion : str
+    condition_number : float
+    document : dict
+        The whole JSON document (docs/formats.md, "Excitation design").
+    source : str
+    """
+
+    series: object
+    rate: float
+    samples: object = field(repr=False)
+    robot: str
+    criterion: str
+    condition_number: float
+    document: dict = field(repr=False)
+    source: str = ""
+
+    @property
+    def trajectory(self):
+        """The samples (a :class:`~baseparam.Trajectory` without torques, to simulate or follow)."""
+        return self.samples
+
+
+def load_excitation(path) -> SavedExcitation:
+    """Load an excitation design written by ``baseparam excite --json`` (or ``ExcitationDesign.to_json``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    SavedExcitation
+        ``series`` (FourierSeries) and ``samples`` equal to the design's, to the last bit.
+
+    Raises
+    ------
+    DataError
+        Not JSON, or a document without the coefficients, period and rate of a design (one line
+        naming the file and the field).
+    """
+    import math
+    import os
+
+    import numpy as np
+
+    from ..errors import DataError
+    from .fourier import FourierSeries
+
+    source = os.fsdecode(path)
+    try:
+        with open(path, encoding="utf-8") as stream:
+            doc = json.load(stream)
+    except OSError as exc:
+        raise DataError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise DataError(f"{source}: not JSON ({' '.join(str(exc).split())})") from None
+    if not isinstance(doc, dict):
+        raise DataError(f"{source}: expected the JSON object excite --json writes, got {type(doc).__name__}")
+
+    def number(key, where=doc, label=None):
+        value = where.get(key) if isinstance(where, dict) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise DataError(f"{source}: field {label or key}: expected a positive number, got {value!r}")
+        return float(value)
+
+    period, rate = number("period"), number("rate")
+    coefficients = doc.get("coefficients")
+    if not isinstance(coefficients, dict):
+        raise DataError(f"{source}: field coefficients: missing (not a document excite --json wrote?)")
+    arrays = {}
+    for key in ("q0", "a", "b"):
+        try:
+            arr = np.array(coefficients.get(key), dtype=np.float64)
+        except (TypeError, ValueError):
+            arr = None
+        ndim = 1 if key == "q0" else 2
+        if arr is None or arr.ndim != ndim or arr.size == 0 or not np.isfinite(arr).all():
+            raise DataError(f"{source}: field coefficients.{key}: expected a finite "
+                            f"{'list of numbers' if ndim == 1 else 'list of lists of numbers'}")
+        arrays[key] = arr
+    if not (arrays["a"].shape == arrays["b"].shape and arrays["a"].shape[0] == arrays["q0"].shape[0]):
+        raise DataError(f"{source}: field coefficients: q0 {arrays['q0'].shape}, a {arrays['a'].shape} and "
+                        f"b {arrays['b'].shape} do not describe one series (n_dof, harmonics)")
+    series = FourierSeries(period, arrays["q0"], arrays["a"], arrays["b"])
+    cond = doc.get("condition_number")
+    return SavedExcitation(series, rate, series.sample(rate), str(doc.get("robot", "")), str(doc.get("criterion", "")),
+                           float(cond) if isinstance(cond, (int, float)) else float("nan"), doc, source)

@@ -2,6 +2,8 @@
 
 ``trajectory``      :class:`Trajectory`, :func:`read_trajectory`, :func:`from_dataframe`,
                     :func:`from_arrays`, :func:`parse_column_map` — logs in
+``writers``         :func:`write_trajectory` — a trajectory out as CSV, NPZ, Parquet or MCAP
+``delay``           :func:`estimate_delay` (→ :class:`DelayEstimate`) — the effort's delay behind the positions
 ``preprocessing``   :class:`Preprocessing`, :func:`preprocess`
 ``estimators``      :class:`BaseParameterEstimator`, :func:`identify`, :class:`Identification`,
                     :class:`Metrics`
@@ -18,10 +20,13 @@ _WHERE = {
     **dict.fromkeys(("Preprocessing", "Processed", "preprocess"), "preprocessing"),
     **dict.fromkeys(("Trajectory", "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"),
                     "trajectory"),
+    "write_trajectory": "writers",
+    **dict.fromkeys(("DelayEstimate", "estimate_delay"), "delay"),
 }
 
-__all__ = ["BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed", "Trajectory",
-           "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess", "read_trajectory"]
+__all__ = ["BaseParameterEstimator", "DelayEstimate", "Identification", "Metrics", "Preprocessing", "Processed",
+           "Trajectory", "estimate_delay", "from_arrays", "from_dataframe", "identify", "parse_column_map",
+           "preprocess", "read_trajectory", "write_trajectory"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

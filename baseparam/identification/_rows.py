@@ -101,8 +101,9 @@ def _time_problems(table, ok, explain=None):
     return out
 
 
-def _finish(table, n, gains, skip_bad_rows):
-    """Validate the parsed rows and build the :class:`Trajectory` (or raise :class:`DataError`)."""
+def _finish(table, n, gains, skip_bad_rows, **extra):
+    """Validate the parsed rows and build the :class:`Trajectory` (or raise :class:`DataError`);
+    ``extra`` are further fields of the trajectory (``joint_names``, ``notes``)."""
     values = _value_problems(table)
     ok = np.ones(table.ids.shape[0], dtype=bool)
     ok[list(values)] = False
@@ -128,5 +129,5 @@ def _finish(table, n, gains, skip_bad_rows):
     tau = data["tau"] if "tau" in data else data["current"] * gains if "current" in data else None
     return Trajectory(
         t=data["t"][:, 0].copy(), q=data["q"], tau=tau, qd=data.get("qd"), qdd=data.get("qdd"),
-        source=table.source, skipped=tuple((w, r) for w, r, _ in problems), skipped_unit=table.unit,
+        source=table.source, skipped=tuple((w, r) for w, r, _ in problems), skipped_unit=table.unit, **extra,
     )

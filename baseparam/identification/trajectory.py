@@ -14,6 +14,11 @@ Sources
   name (``t``, ``q1``, ``tau1 [N·m]``, …); otherwise it is a damaged data line, refused or (with
   ``skip_bad_rows``) skipped like any other;
 * NPZ and HDF5 files, one array per field (default key names in :data:`DEFAULT_KEYS`);
+* Parquet files (:mod:`~baseparam.identification._parquet`: LeRobot's list-per-field layout, or a
+  column per joint) and ROS bags (:mod:`~baseparam.identification._bags`: ROS 2 ``.mcap`` files
+  and bag folders, ROS 1 ``.bag``; ``sensor_msgs/JointState``, joints matched by name, topics
+  aligned on one clock), their joint names kept in :attr:`Trajectory.joint_names` and what the
+  reader did in :attr:`Trajectory.notes`;
 * a pandas DataFrame (:func:`from_dataframe`) or plain arrays (:func:`from_arrays`);
 * :class:`Trajectory` itself, which checks shapes, finiteness and times but drops nothing.
 
@@ -50,21 +55,26 @@ from ._arrays import _read_h5, _read_npz, from_arrays
 # The modules below this one, in the order data meets them: ``_record`` (field names, bounds and
 # limits; the Trajectory and its one check live in baseparam.motion), ``_columns`` (column maps,
 # field sets, gains), ``_names`` (columns found by name), ``_rows`` (validation common to every
-# source), then one reader per source: ``_text``, ``_frames``, ``_arrays``. This module
-# dispatches files by extension.
+# source), then one reader per source: ``_text``, ``_frames``, ``_arrays``, ``_parquet``, and for
+# bags ``_bag_files`` (raw messages; ``_mcap`` the container) → ``_cdr`` (JointState decoding) →
+# ``_bags`` (joints by name, one clock). ``delay`` shifts the effort; ``writers`` writes files the
+# readers take back. This module dispatches files by extension.
 __all__ = ["ABSURD_BOUNDS", "DEFAULT_KEYS", "FIELDS", "JOINT_FIELDS", "MAX_COLUMNS", "MAX_LINE_BYTES", "MAX_TEXT_BYTES",
            "MAX_VALUES", "MIN_SAMPLES", "UNITS", "Trajectory",
-           "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"]
+           "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory", "robot_joint_names"]
 
 
-def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_dof=None, delimiter=None) -> Trajectory:
-    """Read and validate a measured trajectory from a CSV/TXT, NPZ or HDF5 file.
+def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_dof=None, delimiter=None, joints=None,
+                    topic=None, clock="header", delay=None, robot=None) -> Trajectory:
+    """Read and validate a measured trajectory: CSV/TXT, NPZ, HDF5, Parquet, or a ROS bag.
 
     Parameters
     ----------
     path : str or os.PathLike
         ``.csv``/``.txt`` (delimiter sniffed: comma, semicolon, tab or whitespace; ``#`` comment
-        lines skipped; double-quoted fields unquoted), ``.npz``, ``.h5``/``.hdf5``.
+        lines skipped; double-quoted fields unquoted), ``.npz``, ``.h5``/``.hdf5``, ``.parquet``
+        (:mod:`~baseparam.identification._parquet`), a ROS 2 bag (an ``.mcap`` file, or a bag folder
+        holding ``metadata.yaml``) or a ROS 1 ``.bag`` (:mod:`~baseparam.identification._bags`).
     columns : dict or str, optional
         Column map, field → columns. CSV: 0-based indices (int, ``slice(1, 7)``, ``"1:7"``, list)
         or header names (str or list of str); required for a CSV without header. NPZ/HDF5: key
@@ -84,6 +94,25 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     delimiter : str, optional
         CSV field separator (``","``, ``";"``, ``"\\t"``, or ``" "`` for any whitespace);
         sniffed from the first line when None.
+    joints : sequence of str, optional
+        The robot's joint names, in its order (default: those of ``robot``). Bags and Parquet files
+        naming their joints are matched by name in any order; joints the robot lacks are left out
+        (listed once in :attr:`Trajectory.notes`), joints the log lacks refused in one line.
+    topic : str or sequence of str, optional
+        Bags: the ``sensor_msgs/JointState`` topic(s) (``"/a,/b"``: several, aligned on one clock);
+        default the one JointState topic, or ``/joint_states``. In a bag ``columns`` maps fields to
+        JointState fields: ``{"current": "effort"}`` (motor currents, with ``gains``), or to a field
+        of another topic of any type, ``{"current": "/motor_currents:data"}`` (one value per joint,
+        in the robot's order).
+    clock : {'header', 'receive'}
+        Bags: time a message by its header stamp (default) or by when the recorder received it.
+    delay : None, 'auto' or float
+        The delay (s) of the effort behind the position (:func:`~baseparam.estimate_delay`):
+        ``'auto'`` estimates and applies it, a number applies it (τ(t) replaced by τ(t + delay)); the
+        estimate is stated in :attr:`Trajectory.notes` in ms.
+    robot : Robot, optional
+        Gives the joint names and count and, with ``delay='auto'``, the model the delay is
+        estimated with (the torque of a first least-squares fit against the measured one).
 
     Returns
     -------
@@ -104,11 +133,46 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
             if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
         raise ArgumentTypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
     source = os.fsdecode(path)
-    ext = Path(source).suffix.lower()
+    if robot is not None:
+        n_dof = robot.n_dof if n_dof is None else n_dof
+        if joints is None:
+            joints = robot_joint_names(robot)
+    traj = _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock)
+    if delay is not None:
+        from .delay import apply_delay, estimate_delay
+        if isinstance(delay, str) and delay.strip().lower() == "auto":
+            found = estimate_delay(traj, robot=robot)
+            traj = apply_delay(traj, found.seconds, note=found.note)
+        else:
+            traj = apply_delay(traj, delay)
+    return traj
+
+
+def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock):
+    ext = Path(source.rstrip("/\\")).suffix.lower()
+    if ext in (".mcap", ".bag") or os.path.isdir(path):
+        from ._bag_files import is_bag
+        from ._bags import read_bag
+        if os.path.isdir(path) and not is_bag(path):
+            raise DataError(f"{source}: a folder, but not a ROS 2 bag (no metadata.yaml in it)")
+        return read_bag(path, source, topic=topic, columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
+                        n_dof=n_dof, joints=joints, clock=clock)
+    if topic is not None:
+        raise DataError(f"{source}: topic={topic!r} applies to ROS bags, not {ext or 'this'} files")
+    if ext == ".parquet":
+        from ._parquet import read_parquet
+        return read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints)
     if ext in (".csv", ".txt"):
         return _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter)
     if ext == ".npz":
         return _read_npz(path, source, columns, gains, skip_bad_rows, n_dof)
     if ext in (".h5", ".hdf5"):
         return _read_h5(path, source, columns, gains, skip_bad_rows, n_dof)
-    raise DataError(f"{source}: unknown file type {ext or '(no extension)'!r}; expected .csv, .txt, .npz, .h5 or .hdf5")
+    raise DataError(f"{source}: unknown file type {ext or '(no extension)'!r}; expected .csv, .txt, .npz, .h5, .hdf5, "
+                    ".parquet, .mcap, .bag or a ROS 2 bag folder")
+
+
+def robot_joint_names(robot):
+    """The robot's joint names in its order: the description's (URDF ``name``, YAML ``name:``), else
+    ``joint1`` … ``jointN`` (the names baseparam's URDF writer gives unnamed joints)."""
+    return [joint.name or f"joint{k}" for k, joint in enumerate(robot.joints, start=1)]

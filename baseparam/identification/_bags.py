@@ -1,0 +1,415 @@
+"""ROS bags: ROS 2 (an ``.mcap`` file, or a bag folder with ``metadata.yaml``, MCAP or sqlite3
+storage) and ROS 1 (``.bag``), read without a ROS install.
+
+What is read
+------------
+``sensor_msgs/JointState`` messages (the topic chosen by ``topic=``: by default the one JointState
+topic, or ``/joint_states`` among several). Their ``position`` is q, ``velocity`` q̇, ``effort``
+τ; a column map renames these (``columns={"current": "effort"}``: the effort field logs motor
+current, τ = current · gains; ``{"qd": None}`` leaves velocities out), or takes a field from another
+topic of any message type (``{"current": "/motor_currents:data"}``: one value per joint, in the
+robot's order, deserialized by rosbags from the bag's own definitions, one message at a time).
+
+Joints are matched by name to ``joints`` (the robot's joint names), in any order; joints of the log
+the robot does not have (a gripper) are left out and listed once in :attr:`Trajectory.notes`;
+joints of the robot the log lacks are refused in one line naming them and the file.
+
+One clock
+---------
+Every message's time is its header stamp (``clock="header"``, the time the driver sampled the
+state) or the time the recorder received it (``clock="receive"``, the bag's log time); stamps all
+zero (a publisher that does not stamp) fall back to receive times, with a note. Messages are sorted
+by that time (a bag stores them in the order they arrived). When the joints or fields come from
+several streams (topics, or messages of one topic naming different joints, at their own rates),
+the stream giving most positions sets the times; every other stream's values are linearly
+interpolated at those times (``np.interp``, per joint), and times outside the span all streams
+cover are dropped. :attr:`Trajectory.notes` states the clock and the interpolation.
+
+Damage
+------
+A message that does not parse as a JointState is reported with its topic and its index (0-based,
+in the topic's file order), as a damaged CSV row is: one :class:`DataError` line, or with
+``skip_bad_rows=True`` the message is dropped and listed in :attr:`Trajectory.skipped`. A
+truncated or damaged file (a record cut short, a chunk that does not decompress) is refused in one
+line naming where; with ``skip_bad_rows=True`` the messages before the damage are kept, with a note.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataError
+from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
+from ._cdr import JOINT_STATE, decode_rows
+from ._columns import _check_fields
+from ._record import MAX_VALUES, _one_line
+from ._rows import _finish, _Table
+
+# Message fields of a JointState and the trajectory field each gives by default.
+DEFAULT_FIELDS = {"q": "position", "qd": "velocity", "tau": "effort"}
+CLOCKS = ("header", "receive")
+
+
+@dataclass
+class _Stream:
+    """Messages of one topic with one set of joint names, decoded: stamps and log times in s (M,),
+    order (M,) the messages' indices in the topic, arrays[field] (M, k) or None."""
+
+    topic: str
+    names: tuple
+    stamps: np.ndarray
+    received: np.ndarray
+    order: np.ndarray
+    arrays: dict
+
+
+def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_rows=False, n_dof=None, joints=None,
+             clock="header"):
+    """Read a ROS bag into a :class:`Trajectory` (module docstring: what, how, damage)."""
+    if clock not in CLOCKS:
+        raise DataError(f"{source}: clock: expected 'header' or 'receive', got {clock!r}")
+    fields = _field_map(columns, source)
+    named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
+    if os.path.isdir(path):
+        files = _mcap_files(path)
+        raw, extra, problem = _read_mcap_folder(path, files, source) if files else _read_rosbags(path, source, named)
+    elif Path(source).suffix.lower() == ".bag":
+        raw, extra, problem = _read_rosbags(path, source, named)
+    else:
+        raw, extra, problem = _read_mcap(path, source)
+    notes = []
+    if problem:
+        if not skip_bad_rows:
+            raise DataError(f"{source}: {problem}; skip_bad_rows=True keeps the messages before it")
+        notes.append(f"{source}: {problem}; the messages before it are kept")
+    topics = _choose_topics(raw, topic, source)
+    streams, damaged, generic = [], [], []
+    for field, entry in fields.items():
+        if isinstance(entry, tuple):
+            if entry[0] not in raw:
+                raise DataError(f"{source}: column map: field {field}: topic {entry[0]} not in the bag")
+            if raw[entry[0]][0] in JOINT_STATE and entry[1] in ("position", "velocity", "effort"):
+                topics += [entry[0]] if entry[0] not in topics else []
+            else:
+                s, d = _decode_generic(entry[0], raw[entry[0]], entry[1], source)
+                generic.append(s)
+                damaged += d
+    for name in topics:
+        s, d = _decode_topic(name, raw[name], source)
+        streams += s
+        damaged += d
+    if damaged and not skip_bad_rows:
+        name, index, reason = damaged[0]
+        more = f"; {len(damaged) - 1} more damaged messages" if len(damaged) > 1 else ""
+        raise DataError(f"{source}: topic {name}: message {index}: damaged {_kind(raw, name)} ({reason}){more} "
+                        "(skip_bad_rows=True drops damaged messages and reports them)")
+    if not streams:
+        raise DataError(f"{source}: topic {', '.join(topics)}: no JointState messages")
+    streams = [_with_clock(s, clock, source, notes) for s in streams]
+    if len(streams) == 1 and extra is not None:
+        _exact_times(streams[0], extra, notes)
+    names = _joint_names(streams, joints, n_dof, source, notes)
+    for s in generic:
+        width = next(iter(s.arrays.values())).shape[1]
+        if width != len(names):
+            raise DataError(f"{source}: topic {s.topic}: field {next(iter(s.arrays))}: {width} values per message, "
+                            f"the robot has {len(names)} joints (taken in its order)")
+        s.names = tuple(names)
+        streams.append(_with_clock(s, clock, source, notes))
+    data, ids, base = _align(streams, names, fields, source, notes, clock)
+    if "qdd" not in data and extra is not None and len(streams) == 1:
+        qdd = extra.get(f"baseparam{base.topic}/qdd")
+        if qdd is not None and qdd.size == base.order.size * len(base.names):
+            columns = [base.names.index(j) for j in names]
+            data["qdd"] = qdd.reshape(base.order.size, len(base.names))[base.order[ids]][:, columns]
+    total = sum(a.size for a in data.values())
+    if total > MAX_VALUES:
+        raise DataError(f"{source}: {total:.3g} values; a trajectory may hold at most {MAX_VALUES:.0e} values in all "
+                        "(leave a field out: columns={'qd': None}; or split the log)")
+    problems = [(int(i), f"topic {t}: damaged {_kind(raw, t)} ({r})") for t, i, r in damaged]
+    where = {f: f" (topic {base.topic})" for f in data}
+    n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
+    data["t"] = data["t"][:, None]
+    table = _Table(source, "message", base.order[ids], data, problems, where)
+    return _finish(table, n, gains, skip_bad_rows, joint_names=tuple(names), notes=tuple(notes))
+
+
+def _field_map(columns, source):
+    """Trajectory field → JointState field, from a column map (``{"current": "effort"}``)."""
+    from ._columns import _normalize_map
+    fields = dict(DEFAULT_FIELDS)
+    if columns is None:
+        return fields
+    given = _normalize_map(columns, source)
+    if any(given.get(f) is not None for f in ("tau", "current")):
+        fields.pop("tau", None)
+    for field, entry in given.items():
+        if entry is None:
+            fields.pop(field, None)
+            continue
+        if field == "t":
+            raise DataError(f"{source}: column map: field t: a bag's times are its stamps (clock='header' or "
+                            "'receive'), not a message field")
+        if len(entry) == 1 and isinstance(entry[0], str) and entry[0].startswith("/") and ":" in entry[0]:
+            topic, _, path = entry[0].rpartition(":")
+            if topic and path and all(part.isidentifier() for part in path.split(".")):
+                fields[field] = (topic, path)
+                continue
+        if len(entry) != 1 or entry[0] not in ("position", "velocity", "effort"):
+            raise DataError(f"{source}: column map: field {field}: expected a JointState field (position, velocity "
+                            f"or effort) or TOPIC:FIELD (a field of another topic's messages, e.g. "
+                            f"/motor_currents:data), got {entry!r}")
+        fields[field] = entry[0]
+    return fields
+
+
+def _choose_topics(raw, topic, source):
+    def listing():
+        return ", ".join(f"{t} ({v[0] or 'unknown type'})" for t, v in sorted(raw.items())) or "no topics"
+
+    if topic is None:
+        found = [t for t, v in raw.items() if v[0] in JOINT_STATE]
+        if not found:
+            raise DataError(f"{source}: no sensor_msgs/JointState topic (the bag has {listing()}); "
+                            "name one with topic=")
+        if len(found) > 1:
+            if "/joint_states" in found:
+                return ["/joint_states"]
+            raise DataError(f"{source}: several JointState topics ({', '.join(sorted(found))}); choose with topic= "
+                            "(several: 'a,b')")
+        return found
+    chosen = [t.strip() for t in topic.split(",")] if isinstance(topic, str) else list(topic)
+    for t in chosen:
+        if t not in raw:
+            raise DataError(f"{source}: topic {t}: not in the bag (it has {listing()})")
+        if raw[t][0] not in JOINT_STATE:
+            raise DataError(f"{source}: topic {t}: type {raw[t][0] or 'unknown'}; only sensor_msgs/JointState is read")
+    return chosen
+
+
+def _decode_topic(topic, entry, source):
+    """Streams (one per set of names and arrays) and damaged messages [(topic, index, reason)] of a topic."""
+    _, ros1, pieces, _ = entry
+    groups, damaged = {}, []
+    for rows, log_times, order in pieces:
+        found, bad = rows if isinstance(rows, tuple) else decode_rows(rows, ros1)      # decoded by the reader
+        damaged += [(topic, int(order[i]), reason) for i, reason in bad]
+        for idx, lay, stamps, arrays in found:
+            wrong = next((f"{f}: {a.shape[1]} values for {len(lay.names)} names" for f, a in arrays.items()
+                          if a is not None and a.shape[1] != len(lay.names)), None)
+            if wrong:                   # every message of this layout: values that no name says whose
+                damaged += [(topic, int(order[i]), wrong) for i in idx]
+                continue
+            key = (lay.names, tuple(a is not None for a in arrays.values()))
+            groups.setdefault(key, []).append((stamps, log_times[idx], order[idx], arrays))
+    streams = []
+    for (names, _), parts in groups.items():
+        stamps = np.concatenate([p[0] for p in parts])
+        received = np.concatenate([p[1] for p in parts])
+        order = np.concatenate([p[2] for p in parts])
+        arrays = {f: (np.concatenate([p[3][f] for p in parts]) if parts[0][3][f] is not None else None)
+                  for f in parts[0][3]}
+        streams.append(_Stream(topic, names, stamps, _ns_to_s(received), order, arrays))
+    damaged.sort(key=lambda d: (d[0], d[1]))
+    return streams, damaged
+
+
+def _decode_generic(topic, entry, path, source):
+    """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
+    (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    msgtype, ros1, pieces, msgdef = entry
+    store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
+    if msgtype not in store.types:
+        try:
+            store.register(get_types_from_msg(msgdef, msgtype))
+        except Exception as exc:         # rosbags' parser errors: an unusable definition
+            raise DataError(f"{source}: topic {topic}: type {msgtype or 'unknown'}: no usable message definition "
+                            f"in the bag ({_one_line(exc)})") from None
+    deserialize = store.deserialize_ros1 if ros1 else store.deserialize_cdr
+    stamps, received, order, values, damaged = [], [], [], [], []
+    for rows, log_times, indices in pieces:
+        if isinstance(rows, tuple):            # a JointState topic, decoded as such by the reader
+            raise DataError(f"{source}: topic {topic}: a JointState topic; name its position, velocity or effort")
+        for i in range(rows.shape[0]):
+            try:
+                msg = deserialize(rows[i].tobytes(), msgtype)
+            except Exception as exc:     # rosbags raises struct, index and value errors on bad bytes
+                damaged.append((topic, int(indices[i]), _one_line(exc)))
+                continue
+            value = msg
+            for part in path.split("."):
+                if not hasattr(value, part):
+                    raise DataError(f"{source}: topic {topic}: type {msgtype} has no field {path!r}")
+                value = getattr(value, part)
+            try:
+                arr = np.asarray(value, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
+            if values and arr.size != values[0].size:
+                damaged.append((topic, int(indices[i]), f"{path}: {arr.size} values, the others have "
+                                f"{values[0].size}"))
+                continue
+            header = getattr(msg, "header", None)
+            stamp = getattr(header, "stamp", None)
+            stamps.append(stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0)
+            received.append(int(log_times[i]))
+            order.append(int(indices[i]))
+            values.append(arr)
+    if not values:
+        raise DataError(f"{source}: topic {topic}: no readable messages")
+    stream = _Stream(topic, None, np.array(stamps), _ns_to_s(np.array(received)), np.array(order),
+                     {path: np.vstack(values)})
+    return stream, damaged
+
+
+def _kind(raw, topic):
+    """How messages call a topic's messages: 'JointState' or the type's short name."""
+    msgtype = raw.get(topic, ("",))[0]
+    return "JointState" if msgtype in JOINT_STATE else (msgtype.rsplit("/", 1)[-1] or "message")
+
+
+def _label(msg_field):
+    return f"{msg_field[0]}:{msg_field[1]}" if isinstance(msg_field, tuple) else msg_field
+
+
+def _ns_to_s(ns):
+    ns = np.asarray(ns, dtype=np.int64)
+    return (ns // 1_000_000_000).astype(np.float64) + (ns % 1_000_000_000).astype(np.float64) * 1e-9
+
+
+def _with_clock(stream, clock, source, notes):
+    """The stream with its times on the chosen clock, sorted by them."""
+    if clock == "header" and not stream.stamps.any():
+        notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
+        clock = "receive"
+    times = stream.stamps if clock == "header" else stream.received
+    if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
+        return _Stream(stream.topic, stream.names, times, stream.received, stream.order, stream.arrays)
+    order = np.argsort(times, kind="stable")
+    if not (order == np.arange(order.size)).all():
+        late = int((np.diff(times) < 0).sum())
+        notes.append(f"{source}: topic {stream.topic}: {late} messages out of order on the {clock} clock, sorted")
+    return _Stream(stream.topic, stream.names, times[order], stream.received[order], stream.order[order],
+                   {f: (a[order] if a is not None else None) for f, a in stream.arrays.items()})
+
+
+def _exact_times(stream, extra, notes):
+    """Times baseparam wrote beside the stamps (``baseparam/<topic>/t``: the float64 times, which a
+    nanosecond stamp only rounds), used when they agree with the stamps."""
+    t = extra.get(f"baseparam{stream.topic}/t")
+    if t is None or t.size != stream.order.size:
+        return
+    t = t[stream.order]
+    # a stamp is t rounded to the ns, read back as sec + nanosec·1e-9 (a few ulp of t off for Unix times)
+    if np.all(np.abs(t - stream.stamps) <= 0.5e-9 + 8 * np.spacing(np.abs(t))):
+        stream.stamps = t
+
+
+def _joint_names(streams, joints, n_dof, source, notes):
+    """The joints to read, in the robot's order; extra joints noted, missing ones refused."""
+    seen = list(dict.fromkeys(n for s in streams for n in s.names))
+    if joints is None:
+        if n_dof is not None and len(seen) != n_dof:
+            raise DataError(f"{source}: the log names {len(seen)} joints ({_show(seen)}), the robot has {n_dof}; "
+                            "give the robot's joint names (joints=) to choose among them")
+        return seen
+    joints = [str(j) for j in joints]
+    if n_dof is not None and len(joints) != n_dof:
+        raise DataError(f"{source}: joints: {len(joints)} names for {n_dof} joints")
+    missing = [j for j in joints if j not in seen]
+    if missing:
+        hint = ("; the robot's joints have no names: name them in its description (name: per YAML joint)"
+                if all(j == f"joint{k}" for k, j in enumerate(joints, start=1)) else "")
+        raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {_show(missing)} of the robot not in "
+                        f"the log (it names {_show(seen)}){hint}")
+    extra = [n for n in seen if n not in joints]
+    if extra:
+        notes.append(f"{source}: joints of the log not in the robot, left out: {_show(extra)}")
+    return joints
+
+
+def _show(names, limit=12):
+    return ", ".join(names[:limit]) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _align(streams, names, fields, source, notes, clock):
+    """Every field's (S, n) array at the times of the stream giving most positions; returns
+    (data, ids into the base stream's sorted messages, base stream)."""
+    pos = fields.get("q", "position")
+
+    def provides(s, msg_field, j):
+        if isinstance(msg_field, tuple):         # TOPIC:FIELD
+            return s.topic == msg_field[0] and j in s.names and s.arrays.get(msg_field[1]) is not None
+        return j in s.names and s.arrays.get(msg_field) is not None
+
+    base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
+    used = {}
+    for field, msg_field in fields.items():
+        sources = []
+        for j in names:
+            s = next((s for s in ([base] + streams) if provides(s, msg_field, j)), None)
+            sources.append(s)
+        if field in ("q",) and any(s is None for s in sources):
+            lacking = [j for j, s in zip(names, sources) if s is None]
+            raise DataError(f"{source}: joints {_show(lacking)}: no {_label(msg_field)} in the log")
+        if all(s is None for s in sources):
+            continue
+        if any(s is None for s in sources):
+            lacking = [j for j, s in zip(names, sources) if s is None]
+            if field == "qd":
+                notes.append(f"{source}: velocity of {_show(lacking)} missing; velocities are derived instead")
+                continue
+            raise DataError(f"{source}: field {field}: joints {_show(lacking)} have no {_label(msg_field)} in the log")
+        used[field] = (msg_field, sources)
+    others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
+    t = base.stamps
+    keep = np.ones(t.size, dtype=bool)
+    for s in others.values():
+        keep &= (t >= s.stamps[0]) & (t <= s.stamps[-1])
+    ids = np.flatnonzero(keep)
+    tk = t[ids]
+    data = {"t": tk}
+    every = ids.size == t.size
+    for field, (msg_field, sources) in used.items():
+        key = msg_field[1] if isinstance(msg_field, tuple) else msg_field
+        if all(s is base for s in sources):      # one stream: its columns in the robot's order, at once
+            cols = [base.names.index(j) for j in names]
+            values = base.arrays[key]
+            if cols != list(range(values.shape[1])):
+                values = values[:, cols]
+            data[field] = values if every else values[ids]
+            continue
+        out = np.empty((tk.size, len(names)))
+        for k, (j, s) in enumerate(zip(names, sources)):
+            col = s.names.index(j)
+            values = s.arrays[key][:, col]
+            out[:, k] = values[ids] if s is base else _interp(tk, s.stamps, values)
+        data[field] = out
+    if others:
+        rates = ", ".join(f"{s.topic} [{len(s.names)} joints] ({_rate(s.stamps)})" for s in others.values())
+        dropped = t.size - ids.size
+        notes.append(f"{source}: aligned on {clock} stamps: {rates} linearly interpolated at the times of {base.topic} "
+                     f"({_rate(t)})" + (f"; {dropped} samples outside the span all topics cover dropped" if dropped
+                                        else ""))
+    else:
+        notes.append(f"{source}: times: {clock} stamps of {base.topic} ({_rate(t)})")
+    return data, ids, base
+
+
+def _interp(t, ts, values):
+    """Linear interpolation of a stream at times t (repeated stamps: their last value)."""
+    if ts.size > 1 and not (np.diff(ts) > 0).all():
+        last = np.append(np.diff(ts) > 0, True)
+        ts, values = ts[last], values[last]
+    return np.interp(t, ts, values)
+
+
+def _rate(t):
+    if t.size < 2:
+        return f"{t.size} message"
+    step = float(np.median(np.diff(t)))
+    return f"{t.size} messages, {1.0 / step:.4g} Hz" if step > 0 else f"{t.size} messages"

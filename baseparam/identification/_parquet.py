@@ -1,0 +1,209 @@
+"""Parquet files (pyarrow): a row per sample, in either of two layouts.
+
+* A column per field holding the per-joint list (LeRobot's layout: ``timestamp``,
+  ``observation.state``, …; baseparam's writer: ``t``, ``q``, ``qd``, ``qdd``, ``tau``). Columns
+  found by the names in :data:`DEFAULT_COLUMNS` or a column map (``columns={"q": "observation.state",
+  "current": "observation.effort"}``). The joints of a list are named by the schema metadata
+  ``baseparam.joint_names`` (a JSON list) or, for a LeRobot dataset, by ``meta/info.json``
+  (``features[column].names``) above the file; named joints are matched to ``joints`` by name,
+  unnamed ones taken in order.
+* A scalar column per joint and field (``t, q1..qN, tau1..tauN``, the plain CSV's names): read as
+  :func:`~baseparam.from_dataframe` reads a DataFrame.
+
+Rows are 0-based in messages. A null, or a list of another length than the others, is a damaged
+row (refused, or dropped with ``skip_bad_rows``); a file that is not Parquet or is cut short is
+refused in one line.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataError
+from ._columns import _check_fields, _normalize_map
+from ._record import FIELDS, MAX_VALUES, _coarse_time, _one_line
+from ._rows import _finish, _Table
+
+DEFAULT_COLUMNS = {
+    "t": ("t", "time", "timestamp"),
+    "q": ("q", "position", "positions", "observation.state"),
+    "qd": ("qd", "velocity", "velocities", "observation.velocity"),
+    "qdd": ("qdd", "acceleration", "accelerations"),
+    "tau": ("tau", "effort", "torques", "observation.effort"),
+    "current": ("current", "currents"),
+}
+
+
+def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+        schema = parquet.schema_arrow
+        rows = parquet.metadata.num_rows
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
+    if rows * max(1, len(schema)) > MAX_VALUES * 4:
+        raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
+    lists = [f.name for f in schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)
+             or pa.types.is_fixed_size_list(f.type)]
+    try:
+        table = parquet.read()
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(f"{source}: cannot read as Parquet (damaged?): {_one_line(exc)}") from None
+    if not lists:
+        from ._frames import from_dataframe
+        return from_dataframe(table.to_pandas(), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
+                              n_dof=n_dof, source=source)
+    chosen = _choose(schema.names, lists, _normalize_map(columns, source), source)
+    names = _joint_names(path, schema, chosen["q"], source)
+    data, where, problems = {}, {}, {}
+    width = None
+    for field, column in chosen.items():
+        col = table.column(column)
+        where[field] = f" (column {column})"
+        if field == "t":
+            if column in lists:
+                raise DataError(f"{source}: field t (column {column}): a list per row; expected one time per row")
+            data["t"], bad = _scalars(col, pa)
+            coarse = _coarse_time(np.dtype(col.type.to_pandas_dtype())) if pa.types.is_floating(col.type) else None
+        else:
+            if column not in lists:
+                raise DataError(f"{source}: field {field} (column {column}): one value per row; expected a list of "
+                                "the joints' values (or one column per joint, without list columns)")
+            data[field], bad, width = _lists(col, pa, width, source, field, column)
+        for r, reason in bad:
+            problems.setdefault(r, f"field {field}: {reason}")
+    for field, arr in data.items():
+        if field != "t" and arr.shape[1] != width:
+            raise DataError(f"{source}: field {field}: {arr.shape[1]} joints, but q has {width}")
+    notes = []
+    if names is not None and len(names) != width:
+        notes.append(f"{source}: {len(names)} joint names for lists of {width}; the names are not used")
+        names = None
+    picked = _pick(names, joints, width, n_dof, source, notes)
+    if picked is not None:
+        for field in data:
+            if field != "t":
+                data[field] = data[field][:, picked]
+    out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
+    n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
+    data["t"] = data["t"][:, None]
+    bad = sorted(problems.items())
+    ok = np.ones(table.num_rows, dtype=bool)
+    ok[[r for r, _ in bad]] = False
+    ids = np.arange(table.num_rows)
+    tab = _Table(source, "row", ids[ok], {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
+    return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+
+
+def _choose(present, lists, columns, source):
+    chosen = {}
+    skip = ({"tau", "current"} - set(columns)) if any(columns.get(f) is not None for f in ("tau", "current")) else set()
+    for field in FIELDS:
+        if field in columns:
+            entry = columns[field]
+            if entry is None:
+                continue
+            if len(entry) != 1 or not isinstance(entry[0], str):
+                raise DataError(f"{source}: column map: field {field}: give one column name, got {entry!r}")
+            if entry[0] not in present:
+                raise DataError(f"{source}: column map: field {field}: no column {entry[0]!r} (the file has "
+                                f"{', '.join(present)})")
+            chosen[field] = entry[0]
+        elif field not in skip:
+            name = next((c for c in DEFAULT_COLUMNS[field] if c in present), None)
+            if name is not None:
+                chosen[field] = name
+    for field in ("t", "q"):
+        if field not in chosen:
+            raise DataError(f"{source}: field {field}: no column (looked for {', '.join(DEFAULT_COLUMNS[field])}; the "
+                            f"file has {', '.join(present)}); name it with columns={{'{field}': NAME}}")
+    return chosen
+
+
+def _scalars(col, pa):
+    import pyarrow.compute as pc
+    if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
+        raise DataError(f"column {col}: not numeric")
+    nulls = np.asarray(pc.is_null(col).to_numpy(zero_copy_only=False), dtype=bool)
+    values = np.asarray(pc.fill_null(col, 0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
+
+
+def _lists(col, pa, width, source, field, column):
+    """A list column as (S, k) float64; rows null or of another length are reported (and zero)."""
+    import pyarrow.compute as pc
+    col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    value_type = col.type.value_type
+    if not (pa.types.is_floating(value_type) or pa.types.is_integer(value_type)):
+        raise DataError(f"{source}: field {field} (column {column}): lists of {value_type}, not numbers")
+    S = len(col)
+    lengths = pc.list_value_length(col)
+    nulls = np.asarray(pc.is_null(lengths).to_numpy(zero_copy_only=False), dtype=bool)
+    lengths = np.asarray(pc.fill_null(lengths, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    if width is None:
+        good = lengths[~nulls]
+        if good.size == 0:
+            raise DataError(f"{source}: field {field} (column {column}): every row is null")
+        width = int(np.bincount(good).argmax())         # the length most rows have
+    flat = np.asarray(pc.fill_null(pc.list_flatten(col), np.nan).to_numpy(zero_copy_only=False), dtype=np.float64)
+    bad = []
+    if not nulls.any() and (lengths == width).all():
+        return flat.reshape(S, width), bad, width
+    out = np.zeros((S, width))
+    starts = np.concatenate([[0], np.cumsum(np.where(nulls, 0, lengths))])[:-1]
+    for r in range(S):
+        if nulls[r]:
+            bad.append((r, "null"))
+        elif lengths[r] != width:
+            bad.append((r, f"{lengths[r]} values, the other rows have {width}"))
+        else:
+            out[r] = flat[starts[r]:starts[r] + width]
+    return out, bad, width
+
+
+def _joint_names(path, schema, column, source):
+    meta = schema.metadata or {}
+    raw = meta.get(b"baseparam.joint_names")
+    if raw is not None:
+        try:
+            names = json.loads(raw)
+        except ValueError:
+            names = None
+        if isinstance(names, list) and all(isinstance(x, str) for x in names):
+            return names
+    for parent in list(Path(path).resolve().parents)[:3]:        # LeRobot: meta/info.json at the dataset root
+        info = parent / "meta" / "info.json"
+        if info.is_file():
+            try:
+                feature = json.loads(info.read_text()).get("features", {}).get(column, {})
+            except (OSError, ValueError, AttributeError):
+                return None
+            names = feature.get("names") if isinstance(feature, dict) else None
+            if isinstance(names, dict):                       # {"motors": [...]}
+                names = next(iter(names.values()), None)
+            if isinstance(names, list) and all(isinstance(x, str) for x in names):
+                return names
+            return None
+    return None
+
+
+def _pick(names, joints, width, n_dof, source, notes):
+    """Columns of the lists to keep, in the robot's order, or None for all in order."""
+    if joints is None or names is None:
+        if joints is not None and len(joints) != width:
+            raise DataError(f"{source}: the lists hold {width} joints and name none; the robot has {len(joints)}")
+        return None
+    joints = [str(j) for j in joints]
+    missing = [j for j in joints if j not in names]
+    if missing:
+        raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {', '.join(missing)} of the robot not in "
+                        f"the file (it names {', '.join(names)})")
+    extra = [x for x in names if x not in joints]
+    if extra:
+        notes.append(f"{source}: joints of the log not in the robot, left out: {', '.join(extra)}")
+    return [names.index(j) for j in joints]

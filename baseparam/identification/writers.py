@@ -1,0 +1,151 @@
+"""A :class:`~baseparam.Trajectory` written to CSV, NPZ, Parquet or MCAP, which the readers take back unchanged.
+
+:func:`write_trajectory` chooses the format by the extension; every file is written atomically
+(:mod:`baseparam._atomic`: a temporary name, renamed when complete; never over an input of the
+running command). What :func:`~baseparam.read_trajectory` reads back is the same trajectory to the
+last bit of every float64 (times included):
+
+* CSV: the plain format (``t, q1..qN, [qd..], [qdd..], [tau..]``, shortest exact decimals), the
+  joint names in a ``# joints: …`` comment line;
+* NPZ: one array per field (``t``, ``q``, ``qd``, ``qdd``, ``tau``) and ``joint_names``;
+* Parquet: a row per sample, ``t`` (float64) and a column per field holding the per-joint list
+  (LeRobot's layout), the joint names in the schema metadata (``baseparam.joint_names``, JSON);
+* MCAP: a ROS 2 bag file that ROS tools play: ``sensor_msgs/msg/JointState`` on ``topic`` with the
+  joint names, position q, velocity q̇, effort τ, the header stamp t rounded to the nanosecond. As a
+  stamp only rounds t and JointState has no accelerations, the float64 times and q̈ (when present)
+  are attached beside (MCAP attachments ``baseparam<topic>/t`` and ``baseparam<topic>/qdd``, raw
+  little-endian float64) and read back when they agree with the stamps.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .._atomic import atomic_path, write_text
+from ..errors import ArgumentError, ArgumentTypeError
+from ..motion import Trajectory
+
+FORMATS = (".csv", ".npz", ".parquet", ".mcap")
+_ARRAYS = ("q", "qd", "qdd", "tau")
+
+
+def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states"):
+    """Write a trajectory to ``path`` (format by extension: .csv, .npz, .parquet, .mcap), atomically.
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+        Measured, preprocessed or simulated (t (S,), q (S, n), qd, qdd, tau (S, n) or None).
+    path : str or os.PathLike
+    joint_names : sequence of n str, optional
+        Default: ``trajectory.joint_names``, else ``joint1`` … ``jointN``.
+    topic : str
+        MCAP: the JointState topic.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ArgumentError
+        An unknown extension, a floating-base motion, names of the wrong count.
+    StorageError
+        The file cannot be written.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> import baseparam as bp
+    >>> t = np.arange(20) * 0.01
+    >>> traj = bp.from_arrays(t, np.sin(t)[:, None], np.cos(t)[:, None])
+    >>> path = os.path.join(tempfile.mkdtemp(), "log.mcap")
+    >>> _ = bp.write_trajectory(traj, path, joint_names=["elbow"])
+    >>> back = bp.read_trajectory(path)
+    >>> np.array_equal(back.t, traj.t) and np.array_equal(back.tau, traj.tau), back.joint_names
+    (True, ('elbow',))
+    """
+    if not isinstance(trajectory, Trajectory):
+        raise ArgumentTypeError(f"trajectory: expected a baseparam.Trajectory, got {type(trajectory).__name__}")
+    if trajectory.floating:
+        raise ArgumentError("trajectory: a floating-base motion (base pose columns) is not written as a joint log")
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentTypeError(f"path: expected a file name, got {type(path).__name__}")
+    ext = Path(os.fspath(path)).suffix.lower()
+    if ext not in FORMATS:
+        raise ArgumentError(f"path: {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; expected "
+                            f"{', '.join(FORMATS)}")
+    n = trajectory.n_dof
+    names = list(joint_names if joint_names is not None else trajectory.joint_names or
+                 [f"joint{k}" for k in range(1, n + 1)])
+    if len(names) != n or not all(isinstance(x, str) and x for x in names) or len(set(names)) != n:
+        raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {names!r}")
+    {".csv": _csv, ".npz": _npz, ".parquet": _parquet, ".mcap": _mcap}[ext](trajectory, path, names, topic)
+    return path
+
+
+def _fields(traj):
+    return {f: getattr(traj, f) for f in _ARRAYS if getattr(traj, f) is not None}
+
+
+def _csv(traj, path, names, topic):
+    fields = _fields(traj)
+    n = traj.n_dof
+    header = ["t"] + [f"{f}{j}" for f in fields for j in range(1, n + 1)]
+    table = np.column_stack([traj.t] + list(fields.values()))
+    lines = [f"# joints: {', '.join(names)}", ",".join(header)]
+    lines += [",".join(map(repr, row)) for row in table.tolist()]
+    write_text(path, "\n".join(lines) + "\n")
+
+
+def _npz(traj, path, names, topic):
+    with atomic_path(path, ".npz") as tmp, open(tmp, "wb") as stream:
+        np.savez(stream, t=traj.t, **_fields(traj), joint_names=np.array(names))
+
+
+def _parquet(traj, path, names, topic):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = traj.n_dof
+    columns = {"t": pa.array(traj.t, type=pa.float64())}
+    for field, values in _fields(traj).items():
+        flat = pa.array(np.ascontiguousarray(values).reshape(-1), type=pa.float64())
+        columns[field] = pa.FixedSizeListArray.from_arrays(flat, n)
+    table = pa.table(columns).replace_schema_metadata({"baseparam.joint_names": json.dumps(names)})
+    with atomic_path(path, ".parquet") as tmp:
+        pq.write_table(table, tmp)
+
+
+def _mcap(traj, path, names, topic):
+    from mcap.writer import CompressionType, Writer
+
+    from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
+
+    if not isinstance(topic, str) or not topic.startswith("/"):
+        raise ArgumentError(f"topic: expected a ROS topic name starting with '/', got {topic!r}")
+    rows = encode(traj.t, names, traj.q, traj.qd, traj.tau)
+    sec, nsec = stamp_parts(traj.t)
+    if (sec < 0).any() or (sec >= 2**31).any():
+        raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
+    log_times = (sec * 1_000_000_000 + nsec).tolist()
+    with atomic_path(path, ".mcap") as tmp, open(tmp, "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.ZSTD)
+        writer.start(profile="ros2", library="baseparam")
+        schema = writer.register_schema(name="sensor_msgs/msg/JointState", encoding="ros2msg",
+                                         data=JOINT_STATE_MSGDEF.encode())
+        channel = writer.register_channel(topic=topic, message_encoding="cdr", schema_id=schema)
+        data = rows.tobytes()
+        L = rows.shape[1]
+        for k, log in enumerate(log_times):
+            writer.add_message(channel, log_time=log, publish_time=log, sequence=k, data=data[k * L:(k + 1) * L])
+        attached = {"t": traj.t} if traj.qdd is None else {"t": traj.t, "qdd": traj.qdd}
+        for field, values in attached.items():
+            writer.add_attachment(create_time=0, log_time=0, name=f"baseparam{topic}/{field}",
+                                  media_type="application/octet-stream",
+                                  data=np.ascontiguousarray(values, dtype="<f8").tobytes())
+        writer.finish()
