@@ -19,6 +19,10 @@ import time
 import numpy as np
 
 import baseparam as bp
+from _scope import scope_line  # bench/ is on the path: the script's folder
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = ([], "reading a log does not depend on the robot: a synthetic 7-joint JointState log is read by name")
 
 NAMES = [f"iiwa_joint_{k}" for k in range(1, 8)]
 
@@ -59,6 +63,7 @@ def main():
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    print(scope_line(SCOPE))
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "arm.mcap"
         start = time.perf_counter()

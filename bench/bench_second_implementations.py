@@ -27,7 +27,12 @@ from baseparam.dynamics.regressors import by_unit_rates
 from baseparam.dynamics.samples import LinkParameters
 from baseparam.dynamics.tree import Tree
 
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["kuka_iiwa14.yaml"], "the ratio of two implementations of one algorithm does not depend on the arm; "
+         "the sweep/LTDL part builds chains of 5, 20 and 50 bodies")
 
 
 def interleaved(fns, repeat):
@@ -81,6 +86,7 @@ def ivanov_pair(sizes, repeat, S=1000):
 
 
 def main():
+    print(scope_line(SCOPE))
     quick = "--quick" in sys.argv
     S, repeat = (2_000, 3) if quick else (20_000, 5)
     rng = np.random.default_rng(0)
