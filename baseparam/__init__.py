@@ -26,7 +26,8 @@ The package follows the data, each stage a subpackage that imports only the ones
                        also writes the whole Z to HDF5, :func:`read_h5` reads it
 ``identification``     :func:`read_trajectory`, :func:`from_dataframe`, :func:`from_arrays` — measured
                        logs; :class:`Preprocessing`, :func:`preprocess` (→ :class:`Processed`);
-                       :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
+                       :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`;
+                       :func:`identify_logs` (many logs, each reduced on its own; processes or Dask)
 ``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
                        joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
                        minimizes cond(W_b) of the base set; :class:`FourierSeries`;
@@ -82,7 +83,7 @@ _LAZY = {
     "motion": ("Trajectory",),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
-                       "read_trajectory"),
+                       "read_trajectory", "identify_logs", "LogResult"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits"),
     "codegen": ("ExportResult", "export"),

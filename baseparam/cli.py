@@ -146,7 +146,7 @@ FLAGS = {
     "cutoff_hz": "--cutoff", "filter_order": "--filter-order", "rest_velocity": "--rest-velocity",
     "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
     "method": "--method", "weighting": "--weighting", "prior": "--prior", "prior_weight": "--prior-weight",
-    "mass_bounds": "--mass-bounds", "total_mass": "--total-mass",
+    "mass_bounds": "--mass-bounds", "total_mass": "--total-mass", "scheduler": "--scheduler",
     # excite
     "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
@@ -576,21 +576,38 @@ def _number_or_none(text, name, cast=float):
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 1024),
+              help="Processes reducing the logs, one log each at a time (1: this process); with --scheduler "
+                   "local, the local Dask cluster's workers.")
+@click.option("--scheduler", metavar="ADDRESS|local",
+              help="Reduce the logs on a Dask cluster: its scheduler's address (tcp://host:8786), or local to "
+                   "start one of --workers processes (needs pip install 'baseparam[dask]').")
 @_memory_option
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, gains, skip_bad_rows, cutoff,
-             filter_order, rest_velocity, resample, decimate, max_memory, load):
+             filter_order, rest_velocity, resample, decimate, workers, scheduler, max_memory, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5).
 
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
     rotor-inertia columns are those the description declares.
+
+    TRAIN and --validate take glob patterns ('logs/*.npz'). Several TRAIN logs, --workers or
+    --scheduler: each log is reduced on its own, so memory does not grow with the data, and the summary
+    adds each log's errors and its leave-one-log-out validation (the fit of all the other logs on it).
     """
     from .identification.estimators import identify as run
+    from .identification.logs import expand_logs, identify_logs
     from .identification.preprocessing import Preprocessing
     from .projection.base_set import find_base_parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
+    with _one_line_errors(robot_file):
+        train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
+    streamed = len(train) > 1 or workers > 1 or scheduler is not None
+    if plot_out and (workers > 1 or scheduler is not None):
+        _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
+    streamed = streamed and not plot_out
     outputs = [p for p in (json_out, plot_out, urdf_out, yaml_out) if p and p != "-"]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
@@ -616,29 +633,39 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
                                  "its samples count twice and the standard deviations shrink"), stacklevel=1)
             seen.setdefault(key, role)
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file, *train, *validate]):
+    bars = [progress]                               # closed on an error: the projection's, then the logs'
+    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
+            inputs_protected([robot_file, *train, *validate]):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
             filter_friction=filter_friction)
-        column_map = parse_column_map(columns) if columns else None
-        gain_values = _gains(gains)
+        read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _gains(gains),
+                        "skip_bad_rows": skip_bad_rows}
         robot = load(robot_file)
 
         def read(path):
-            traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
-                                   n_dof=robot.n_dof)
+            traj = read_trajectory(path, n_dof=robot.n_dof, **read_options)
             if traj.skipped:
                 warnings.warn(traj.skipped_summary(), stacklevel=1)
             return traj
 
-        train_data = [read(p) for p in train]
-        validate_data = [read(p) for p in validate] or None
+        if not streamed:
+            train_data = [read(p) for p in train]
+            validate_data = [read(p) for p in validate] or None
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
-        result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
-                     parameters=parameters, base=base, **fit_options)
+        if streamed:
+            progress = _Progress("logs")
+            bars.append(progress)
+            result = identify_logs(robot, list(train), validate=list(validate) or None, method=method,
+                                   preprocessing=settings, parameters=parameters, base=base, workers=workers,
+                                   scheduler=scheduler, progress=progress, read_options=read_options, **fit_options)
+            progress.close()
+        else:
+            result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
+                         parameters=parameters, base=base, **fit_options)
         written = []
         if json_out:
             written.append(_write_json(json_out, result.to_dict()))
