@@ -657,7 +657,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, yaml_out
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         if streamed:
-            progress = _Progress("logs")
+            progress = _Progress("reducing logs")
             bars.append(progress)
             result = identify_logs(robot, list(train), validate=list(validate) or None, method=method,
                                    preprocessing=settings, parameters=parameters, base=base, workers=workers,

@@ -207,3 +207,34 @@ def test_cli_many_logs_and_workers(logs, tmp_path):
                                                                    "--plot")):
         res = run("identify", planar, *args)
         assert res.exit_code == 2 and fragment in res.output and len(res.output.strip().splitlines()) == 1, res.output
+
+
+@pytest.mark.skipif(__import__("sys").platform == "win32", reason="pseudo-terminals are POSIX")
+def test_progress_bar_over_the_logs_on_a_terminal_only(logs):
+    """On a (pseudo-)terminal a bar counts the logs (``BASEPARAM_PROGRESS_DELAY=0``: shown from the start,
+    however fast the run); without one (CliRunner, a pipe) nothing but the report."""
+    import os
+    import subprocess
+    import sys
+
+    _, _, paths = logs
+    planar = str(ROOT / "robots" / "planar_rrr.yaml")
+    master, slave = os.openpty()
+    env = {**os.environ, "BASEPARAM_PROGRESS_DELAY": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", "identify", planar, *paths],
+                            stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:                 # the other end closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=600) == 0, seen.decode(errors="replace")
+    assert b"reducing logs" in seen and b"/4 [" in seen, seen.decode(errors="replace")     # counts the 4 logs
+    res = run("identify", planar, *paths)
+    assert res.exit_code == 0 and "reducing logs" not in res.output and "%|" not in res.output
