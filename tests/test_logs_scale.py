@@ -78,6 +78,11 @@ def same_fit(a, b, tol=TIGHT):
 @pytest.mark.parametrize("method", ["ols", "wls"])
 def test_streamed_fit_equals_the_in_memory_fit(logs, method):
     robot, base, paths = logs
+    memory = bp.identify(robot, paths[:3], validate=paths[3], method=method, base=base)
+    streamed = bp.identify_logs(robot, paths[:3], validate=paths[3], method=method, base=base)
+    same_fit(streamed, memory)
+    assert streamed.validation.n_samples == memory.validation.n_samples
+    assert close(streamed.validation.rmse, memory.validation.rmse, 1e-8)
     memory = bp.identify(robot, paths, method=method, base=base)
     streamed = bp.identify_logs(robot, paths, method=method, base=base)
     same_fit(streamed, memory)
@@ -110,18 +115,23 @@ def test_consistent_fit_from_the_reduced_logs(logs):
     robot, base, paths = logs
     options = dict(method="consistent", base=base, prior_weight=0.01)
     memory = bp.identify(robot, paths, **options)
-    streamed = bp.identify_logs(robot, paths, leave_one_out=False, **options)
+    streamed = bp.identify_logs(robot, paths, **options)
     # the same convex program from statistics equal to round-off: the solver's answer to its own accuracy
     assert close(streamed.estimator.unconstrained_coef_, memory.estimator.unconstrained_coef_)
     assert close(streamed.values, memory.values, 1e-7)
     assert close(streamed.estimator.standard_, memory.estimator.standard_, 1e-6)
+    # leave-one-log-out: the consistent fit of the other logs, with the same prior weight
+    others = bp.identify(robot, paths[1:], **options)
+    held = others.estimator.validate(paths[0])
+    assert close(streamed.logs[0].held_out.rmse, held.rmse, 1e-6)
 
 
 def test_workers_give_the_serial_result(logs):
     robot, base, paths = logs
     serial = bp.identify_logs(robot, paths, method="wls", base=base)
     calls = []
-    parallel = bp.identify_logs(robot, paths, method="wls", base=base, workers=2,
+    model = bp.Model(robot)                          # a Model, as the dynamics take it: its base set is pickled
+    parallel = bp.identify_logs(model, paths, method="wls", workers=2,
                                 progress=lambda done, total: calls.append((done, total)))
     same_fit(parallel, serial)
     for a, b in zip(parallel.logs, serial.logs):
@@ -141,6 +151,8 @@ def test_a_real_local_dask_cluster_gives_the_serial_result(logs):
             res = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), *paths[:2],
                                             "--scheduler", cluster.scheduler_address, "--json", "-"])
     same_fit(remote, serial)
+    local = bp.identify_logs(robot, paths, method="ols", base=base, scheduler="local", workers=2)
+    same_fit(local, serial)
     for a, b in zip(remote.logs, serial.logs):
         assert close(a.train.rmse, b.train.rmse) and close(a.held_out.rmse, b.held_out.rmse)
     assert res.exit_code == 0, res.output
@@ -178,6 +190,20 @@ def test_a_damaged_log_names_its_file_from_a_worker(logs, tmp_path):
     bad.write_text("\n".join(lines) + "\n")
     with pytest.raises(bp.DataError, match="bad.csv: line 6"):
         bp.identify_logs(robot, [paths[1], str(bad)], base=base, workers=2)
+    # dropped instead: the worker's warning comes back to the caller, naming the file
+    with pytest.warns(bp.DataWarning, match="bad.csv.*1 .*line 6"):
+        result = bp.identify_logs(robot, [paths[1], str(bad)], base=base, workers=2,
+                                  read_options={"skip_bad_rows": True})
+    assert result.logs[1].source == str(bad)
+
+
+def test_logs_in_memory_and_the_reduction_does_not_grow(logs):
+    robot, base, paths = logs
+    from baseparam.identification.logs import reduce_log
+    trajectories = [bp.read_trajectory(p) for p in paths]
+    same_fit(bp.identify_logs(robot, trajectories, base=base), bp.identify_logs(robot, paths, base=base), 0.0)
+    short, long = (reduce_log(p, base, bp.Preprocessing()) for p in (paths[0], paths[3]))
+    assert short.n_samples.sum() < long.n_samples.sum() and short.G.shape == long.G.shape == (1, 3, 19, 19)
 
 
 def run(*args):
