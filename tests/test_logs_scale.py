@@ -159,6 +159,39 @@ def test_a_real_local_dask_cluster_gives_the_serial_result(logs):
     assert [d["source"] for d in json.loads(res.stdout)["logs"]] == paths[:2]
 
 
+def test_a_fleet_identified_robot_by_robot_on_one_dask_cluster(tmp_path):
+    """Item 4's fleet: robots of one design with scattered bodies, each identified from its own logs on
+    the same cluster; each estimate finds its own robot's base parameters, not the fleet's."""
+    import dataclasses
+
+    distributed = pytest.importorskip("distributed")
+    design = planar_arm()
+    base = bp.find_base_parameters(design)
+    rng = np.random.default_rng(4)
+    fleet = []
+    for k in range(3):
+        joints = tuple(dataclasses.replace(j, inertia=dataclasses.replace(j.inertia, mass=j.inertia.mass * s,
+                                                                           inertia=j.inertia.inertia * s))
+                       for j, s in zip(design.joints, rng.uniform(0.7, 1.3, 3)))
+        robot = dataclasses.replace(design, joints=joints)
+        paths = []
+        for m in range(2):
+            path = tmp_path / f"robot{k}_log{m}.npz"
+            write(path, *simulated(robot, rng, 1500))
+            paths.append(str(path))
+        fleet.append((base.from_standard(bp.standard_parameters(robot)), paths))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                      dashboard_address=None) as cluster:
+            found = [bp.identify_logs(design, paths, base=base, scheduler=cluster.scheduler_address).values
+                     for _, paths in fleet]
+    truths = np.array([truth for truth, _ in fleet])
+    for k, x in enumerate(found):
+        distance = np.abs(truths - x)[:, [c for c, n in enumerate(base.names) if n.startswith(("XX", "SX"))]].max(1)
+        assert np.argmin(distance) == k, distance
+
+
 def test_globs_and_files_are_expanded_in_order(logs):
     robot, base, paths = logs
     folder = paths[0].rsplit("/", 1)[0]
