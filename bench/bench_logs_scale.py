@@ -95,6 +95,33 @@ def write_logs(folder, n_logs, n_samples, seed=0):
     return base.from_standard(p)
 
 
+def qr_versus_gram(R=65, n_dof=7, block=2048, repeat=20):      # R: the LWR4+ base set (64) + τ
+    """Why the logs are reduced to Gram products, not by QR updates: one block of the reduction each way
+    (one BLAS thread), [R_j; W_j τ_j] → R_j by Householder QR (scipy) per joint, against the per-joint
+    products of the block, which the Cholesky factor of their sum turns into the same R (up to row signs)."""
+    import numpy as np
+    import scipy.linalg
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    part = rng.normal(size=(n_dof, R, block))
+    with threadpool_limits(limits=1):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            np.matmul(part, part.transpose(0, 2, 1))
+        gram = (time.perf_counter() - start) / repeat
+        factors = [np.zeros((R, R)) for _ in range(n_dof)]
+        start = time.perf_counter()
+        for _ in range(repeat):
+            for j in range(n_dof):
+                factors[j] = scipy.linalg.qr(np.vstack([factors[j], part[j].T]), mode="r", check_finite=False)[0][:R]
+        qr = (time.perf_counter() - start) / repeat
+    blocks = 1e7 / block
+    print(f"reduction of one block of {block} samples, {n_dof} joints, {R - 1} columns + τ: Gram products "
+          f"{1e3 * gram:.1f} ms, QR updates {1e3 * qr:.1f} ms ({qr / gram:.1f}×); for 1e7 samples "
+          f"{blocks * gram:.0f} s against {blocks * qr:.0f} s")
+
+
 def run(folder, workers, dask):
     spec = json.dumps({"robot": str(ROBOT), "folder": str(folder), "workers": workers, "dask": dask})
     out = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True, timeout=3600)
@@ -110,6 +137,7 @@ def main():
     args = parser.parse_args()
     import numpy as np
 
+    qr_versus_gram()
     with tempfile.TemporaryDirectory(prefix="bench_logs_") as folder:
         start = time.perf_counter()
         truth = write_logs(folder, args.logs, args.samples)
