@@ -28,7 +28,8 @@ The package follows the data, each stage a subpackage that imports only the ones
                        logs (CSV, NPZ, HDF5, Parquet, ROS bags); :func:`write_trajectory` (CSV, NPZ,
                        Parquet, MCAP); :func:`estimate_delay` (→ :class:`DelayEstimate`);
                        :class:`Preprocessing`, :func:`preprocess` (→ :class:`Processed`);
-                       :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`
+                       :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`;
+                       :func:`identify_logs` (many logs, each reduced on its own; processes or Dask)
 ``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
                        joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
                        minimizes cond(W_b) of the base set; :class:`FourierSeries`;
@@ -85,7 +86,8 @@ _LAZY = {
     "motion": ("Trajectory",),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
-                       "read_trajectory", "write_trajectory", "estimate_delay", "DelayEstimate"),
+                       "read_trajectory", "write_trajectory", "estimate_delay", "DelayEstimate", "identify_logs",
+                       "LogResult"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits", "load_excitation", "SavedExcitation"),
     "codegen": ("ExportResult", "export"),

@@ -152,7 +152,7 @@ FLAGS = {
     "cutoff_hz": "--cutoff", "filter_order": "--filter-order", "rest_velocity": "--rest-velocity",
     "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
     "method": "--method", "weighting": "--weighting", "prior": "--prior", "prior_weight": "--prior-weight",
-    "mass_bounds": "--mass-bounds", "total_mass": "--total-mass",
+    "mass_bounds": "--mass-bounds", "total_mass": "--total-mass", "scheduler": "--scheduler",
     # excite
     "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
@@ -623,24 +623,42 @@ def _number_or_none(text, name, cast=float):
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 1024),
+              help="Processes reducing the logs, one log each at a time (1: this process); with --scheduler "
+                   "local, the local Dask cluster's workers.")
+@click.option("--scheduler", metavar="ADDRESS|local",
+              help="Reduce the logs on a Dask cluster: its scheduler's address (tcp://host:8786), or local to "
+                   "start one of --workers processes (needs pip install 'baseparam[dask]').")
 @_memory_option
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, topic, clock, delay, gains,
-             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, max_memory, load):
+             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, workers, scheduler, max_memory,
+             load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5, Parquet,
     ROS 2 bags: .mcap or a bag folder, ROS 1 .bag).
 
     The plain CSV has a header row t, q1..qN, [qd1..qN], [qdd1..qN], tau1..tauN (SI). Friction and
     rotor-inertia columns are those the description declares. The joints of a bag or Parquet file
     are matched by name to the robot's (URDF names; name: in YAML joints).
+
+    TRAIN and --validate take glob patterns ('logs/*.npz'). Several TRAIN logs, --workers or
+    --scheduler: each log is reduced on its own, so memory does not grow with the data, and the summary
+    adds each log's errors and its leave-one-log-out validation (the fit of all the other logs on it).
     """
     from ._warnings import warn
     from .identification.estimators import identify as run
+    from .identification.logs import expand_logs, identify_logs
     from .identification.preprocessing import Preprocessing
     from .projection.base_set import find_base_parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
+    with _one_line_errors(robot_file):
+        train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
+    streamed = len(train) > 1 or workers > 1 or scheduler is not None
+    if plot_out and (workers > 1 or scheduler is not None):
+        _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
+    streamed = streamed and not plot_out
     outputs = [p for p in (json_out, plot_out, urdf_out, mjcf_out, yaml_out) if p and p != "-"]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
@@ -666,32 +684,42 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                         "its samples count twice and the standard deviations shrink") + "; give each file once")
             seen.setdefault(key, role)
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file, *train, *validate]):
+    bars = [progress]                               # closed on an error: the projection's, then the logs'
+    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
+            inputs_protected([robot_file, *train, *validate]):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
             filter_friction=filter_friction)
-        column_map = parse_column_map(columns) if columns else None
-        gain_values = _gains(gains)
-        delay_value = _delay(delay)
         robot = load(robot_file)
+        read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _gains(gains),
+                        "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
+                        "robot": robot}
 
         def read(path):
-            traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
-                                   n_dof=robot.n_dof, topic=topic, clock=clock, delay=delay_value, robot=robot)
+            traj = read_trajectory(path, n_dof=robot.n_dof, **read_options)
             if traj.skipped:
                 warn(traj.skipped_summary())
             for note in traj.notes:        # what the reader did: joints left out, the clock, the delay
                 click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
             return traj
 
-        train_data = [read(p) for p in train]
-        validate_data = [read(p) for p in validate] or None
+        if not streamed:
+            train_data = [read(p) for p in train]
+            validate_data = [read(p) for p in validate] or None
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
-        result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
-                     parameters=parameters, base=base, **fit_options)
+        if streamed:
+            progress = _Progress("reducing logs")
+            bars.append(progress)
+            result = identify_logs(robot, list(train), validate=list(validate) or None, method=method,
+                                   preprocessing=settings, parameters=parameters, base=base, workers=workers,
+                                   scheduler=scheduler, progress=progress, read_options=read_options, **fit_options)
+            progress.close()
+        else:
+            result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
+                         parameters=parameters, base=base, **fit_options)
         written = []
         if json_out:
             written.append(_write_json(json_out, result.to_dict()))

@@ -26,12 +26,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue as queue_module
-import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+
+from .._processes import caller_not_reimported
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -250,25 +250,9 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
                          counted < starts)
 
 
-@contextmanager
-def _caller_not_reimported():
-    """Spawned workers need nothing from the caller's script (the work lives in this module), so they
-    are started without re-running it: a script that designs at top level, without the
-    ``if __name__ == "__main__"`` guard spawn usually requires, still works."""
-    main = vars(sys.modules["__main__"]) if "__main__" in sys.modules else {}
-    hidden = {key: main[key] for key in ("__file__", "__spec__") if key in main}
-    main.pop("__file__", None)
-    if "__spec__" in main:
-        main["__spec__"] = None              # multiprocessing looks for the script by these two
-    try:
-        yield
-    finally:
-        main.update(hidden)
-
-
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     context = multiprocessing.get_context("spawn")
-    with _caller_not_reimported():
+    with caller_not_reimported():
         events = context.Queue()
         pool = context.Pool(min(workers, starts), initializer=_init_worker, initargs=(problem, seed, deadline, events))
     results = {}

@@ -8,7 +8,8 @@
 ``estimators``      :class:`BaseParameterEstimator`, :func:`identify`, :class:`Identification`,
                     :class:`Metrics`
 ``results``         :class:`Identification`, :class:`Metrics` (defined here, re-exported by
-                    ``estimators``)
+                    ``estimators``), :class:`LogResult`
+``logs``            :func:`identify_logs` — many logs, each reduced on its own (processes, Dask)
 ``plots``           figures of a fit
 """
 from .._lazy import lazy_names
@@ -18,15 +19,17 @@ from .._lazy import lazy_names
 _WHERE = {
     **dict.fromkeys(("BaseParameterEstimator", "Identification", "Metrics", "identify"), "estimators"),
     **dict.fromkeys(("Preprocessing", "Processed", "preprocess"), "preprocessing"),
+    **dict.fromkeys(("identify_logs",), "logs"),
+    **dict.fromkeys(("LogResult",), "results"),
     **dict.fromkeys(("Trajectory", "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"),
                     "trajectory"),
     "write_trajectory": "writers",
     **dict.fromkeys(("DelayEstimate", "estimate_delay"), "delay"),
 }
 
-__all__ = ["BaseParameterEstimator", "DelayEstimate", "Identification", "Metrics", "Preprocessing", "Processed",
-           "Trajectory", "estimate_delay", "from_arrays", "from_dataframe", "identify", "parse_column_map",
-           "preprocess", "read_trajectory", "write_trajectory"]
+__all__ = ["BaseParameterEstimator", "DelayEstimate", "Identification", "LogResult", "Metrics", "Preprocessing",
+           "Processed", "Trajectory", "estimate_delay", "from_arrays", "from_dataframe", "identify", "identify_logs",
+           "parse_column_map", "preprocess", "read_trajectory", "write_trajectory"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

@@ -203,7 +203,7 @@ def _decimated_segment(base, item, sl, factor, normal, shapes, factors):
                 factors.add(fold, part[:, :, rows], tau[rows])
 
 
-def accumulate(base, processed, factor, shapes=None, folds=0):
+def accumulate(base, processed, factor, shapes=None, folds=0, check=True):
     """Per-joint normal equations over the kept samples (parallel filtering when asked).
 
     Parameters
@@ -216,6 +216,9 @@ def accumulate(base, processed, factor, shapes=None, folds=0):
         Per trajectory, the friction shapes at its samples (:func:`._friction.processed_shapes`).
     folds : int
         Also accumulate a :class:`Factors` (streamed QR) with this many folds (0: none).
+    check : bool
+        Refuse too few samples or a joint whose torque is zero throughout (False: one log of many,
+        checked when the logs are pooled, :func:`check_pooled`).
 
     Returns
     -------
@@ -237,14 +240,20 @@ def accumulate(base, processed, factor, shapes=None, folds=0):
         R = base.rank
         normal.G, normal.h = factors.G[:, :, :R, :R].sum(axis=0), factors.G[:, :, :R, R].sum(axis=0)
         normal.tt = factors.G[:, :, R, R].sum(axis=0)
+    if check:
+        check_pooled(base, normal, processed[0].source)
+    return normal, effective, factors
+
+
+def check_pooled(base, normal, source):
+    """Refuse normal equations of too few samples, or with a joint whose torque is zero in every sample."""
     if normal.n_samples <= base.rank:
-        raise DataError(f"{processed[0].source}: {normal.n_samples} samples kept for {base.rank} base parameters; "
+        raise DataError(f"{source}: {normal.n_samples} samples kept for {base.rank} base parameters; "
                         "need more data (or less rest trimming)")
     dead = np.flatnonzero(normal.tt == 0)
     if len(dead):
-        raise DataError(f"{processed[0].source}: field tau{dead[0] + 1}: the torque is zero in every sample "
+        raise DataError(f"{source}: field tau{dead[0] + 1}: the torque is zero in every sample "
                         "(a dead sensor or a wrong column map?)")
-    return normal, effective, factors
 
 
 def _accumulate_item(base, item, factor, normal, shapes, factors):

@@ -262,6 +262,16 @@ class BaseParameterEstimator(ParamsFromInit):
             normal, effective, factors = accumulate(self.base_, processed,
                                                     1 if self.preprocessing is None else self.preprocessing.decimate,
                                                     shapes, folds=FOLDS if consistent else 0)
+        self._solve(normal, effective, factors)
+        self.preprocessing_ = [item.record for item in processed]
+        self._finish(self._metrics(processed))
+        return self
+
+    def _solve(self, normal, effective, factors):
+        """The fit from the reduced data (the per-joint normal equations, and for the consistent fit the
+        folds' factors): every fitted attribute but the training errors and the preprocessing records."""
+        robot = self.base_.robot
+        consistent = self.method == "consistent"
         fit = least_squares(normal, self.weighting if consistent else self.method, effective)
         x = fit.coef
         self.consistent_ = self.standard_ = self.physical_ = self.solver_status_ = None
@@ -298,13 +308,14 @@ class BaseParameterEstimator(ParamsFromInit):
         self.at_bound_ = parameters_at_bound(self.base_, x, self.std_, self._mass_bounds) if consistent else []
         self.condition_number_, self.condition_number_scaled_ = fit.condition_number, fit.condition_number_scaled
         self.n_samples_ = normal.n_samples
-        self.preprocessing_ = [item.record for item in processed]
-        self.train_ = self._metrics(processed)
+
+    def _finish(self, train):
+        """The training errors (Metrics) and the warnings about them and about the estimates."""
+        self.train_ = train
         self.rmse_, self.nrmse_percent_ = self.train_.rmse, self.train_.nrmse_percent
         self.nrmse_pooled_percent_ = self.train_.nrmse_pooled_percent
-        self.impossible_ = [] if consistent else self._impossible()
+        self.impossible_ = [] if self.method == "consistent" else self._impossible()
         self._warn()
-        return self
 
     def _prior(self):
         """'cad' or 'none' ('auto': 'cad' when the description gives any link inertia)."""

@@ -1,5 +1,5 @@
-"""What an identification returns: :class:`Identification` (estimates, statistics, text report) and
-:class:`Metrics` (torque prediction errors)."""
+"""What an identification returns: :class:`Identification` (estimates, statistics, text report),
+:class:`Metrics` (torque prediction errors) and :class:`LogResult` (one log's figures in a fit over many)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -83,6 +83,41 @@ def _floats(a):
     return [_float(x) for x in np.asarray(a, float)]
 
 
+@dataclass(frozen=True, eq=False)
+class LogResult:
+    """One log's figures in a fit over many logs (:func:`~baseparam.identification.logs.identify_logs`).
+
+    Attributes
+    ----------
+    source : str
+        The log (its file name).
+    n_samples : int
+        Its samples in the fit (kept after preprocessing).
+    train : Metrics
+        Errors of the fit on all the logs, on this one (``rmse``: residual RMS per joint).
+    held_out : Metrics or None
+        Leave-one-log-out: errors on this log of the fit on all the others (None: not asked, or the
+        others alone do not determine the base parameters).
+    record : dict
+        What preprocessing did to it.
+    """
+
+    source: str
+    n_samples: int
+    train: Metrics = field(repr=False)
+    held_out: Optional[Metrics] = field(default=None, repr=False)
+    record: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self):
+        held = "" if self.held_out is None else f", held_out={self.held_out.nrmse_pooled_percent:.2f}%"
+        return (f"LogResult(source={self.source!r}, n_samples={self.n_samples}, "
+                f"train={self.train.nrmse_pooled_percent:.2f}%{held})")
+
+    def to_dict(self):
+        return {"source": self.source, "n_samples": int(self.n_samples), "train": self.train.to_dict(),
+                "held_out": None if self.held_out is None else self.held_out.to_dict()}
+
+
 @dataclass
 class Identification:
     """Result of :func:`identify`: the fitted estimator, its statistics and the validation figures.
@@ -93,11 +128,15 @@ class Identification:
         The fitted estimator (:mod:`.estimators`, which builds this result: not imported here).
     train : Metrics
     validation : Metrics or None
+    logs : tuple of LogResult
+        A fit over many logs (:func:`~baseparam.identification.logs.identify_logs`): each log's errors,
+        and its leave-one-log-out validation; empty for a fit in memory.
     """
 
     estimator: object
     train: Metrics
     validation: Optional[Metrics] = None
+    logs: tuple = ()
 
     @property
     def base(self):
@@ -135,6 +174,8 @@ class Identification:
             "validation": None if self.validation is None else self.validation.to_dict(),
             "preprocessing": e.preprocessing_,
         }
+        if self.logs:
+            doc["logs"] = [log.to_dict() for log in self.logs]
         if e.friction_scales_:
             doc["friction_scales"] = {str(k): v for k, v in e.friction_scales_.items()}
         models = {str(k + 1): j.friction_model.to_dict() for k, j in enumerate(e.base_.robot.joints)
@@ -429,4 +470,19 @@ class Identification:
             per = " ".join(f"{x:.2f}" for x in m.nrmse_percent)
             lines.append(f"{label}: NRMSE pooled {m.nrmse_pooled_percent:.2f} %  per joint [{per}] %  "
                          f"({m.n_samples} samples)")
+        if self.logs:
+            lines += ["", self._logs_table()]
+        return "\n".join(lines)
+
+    def _logs_table(self):
+        """Per log: samples, training NRMSE, leave-one-log-out NRMSE, residual RMS per joint."""
+        held = any(log.held_out is not None for log in self.logs)
+        lines = [f"per log ({len(self.logs)}): NRMSE pooled % of the fit on all logs"
+                 + (", and held out (fit on all the others)" if held else "") + "; residual RMS per joint",
+                 f"  {'log':<32} {'samples':>9} {'train %':>8} {'held out %':>10}  RMS per joint"]
+        for log in self.logs:
+            name = log.source if len(log.source) <= 32 else "…" + log.source[-31:]
+            out = "" if log.held_out is None else f"{log.held_out.nrmse_pooled_percent:.2f}"
+            rms = " ".join(f"{x:.3g}" for x in log.train.rmse)
+            lines.append(f"  {name:<32} {log.n_samples:>9} {log.train.nrmse_pooled_percent:>8.2f} {out:>10}  {rms}")
         return "\n".join(lines)

@@ -1,0 +1,111 @@
+"""Where the logs are reduced: in this process, in worker processes, or on a Dask cluster.
+
+The work sent is :func:`.logs.reduce_log` of one log; its settings (the base set, with its robot,
+the preprocessing and the reader's options) go to each worker once: to a process pool's initializer, or
+scattered to a Dask cluster's workers. Results come back in the order of the logs, whatever order the
+workers finish in.
+"""
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+
+from .._processes import caller_not_reimported, one_blas_thread
+from ..errors import SettingsError
+
+_TASK = {}
+
+
+def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
+    """``reduce_log(log, folds=f, **task)`` for each log and its folds, as a list in the logs' order.
+
+    Parameters
+    ----------
+    logs : list of (str or Trajectory)
+    task : dict
+        ``base``, ``preprocessing``, ``read_options``: the same for every log.
+    folds : list of int
+    workers : int
+    scheduler : str or None
+        A Dask scheduler's address, or 'local' (a local cluster of ``workers`` processes).
+    progress : callable, optional
+        ``progress(done, total)``.
+    """
+    report = progress or (lambda done, total: None)
+    report(0, len(logs))
+    if scheduler is not None:
+        return _on_dask(logs, task, folds, workers, scheduler, report)
+    if workers == 1 or len(logs) == 1:
+        from .logs import reduce_log
+        out = []
+        for k, (log, f) in enumerate(zip(logs, folds)):
+            out.append(reduce_log(log, folds=f, **task))
+            report(k + 1, len(logs))
+        return out
+    return _in_processes(logs, task, folds, workers, report)
+
+
+def _init(task):
+    one_blas_thread()
+    _TASK.update(task)
+
+
+def _reduce(log, folds):
+    from .logs import reduce_log
+    return reduce_log(log, folds=folds, **_TASK)
+
+
+def _in_processes(logs, task, folds, workers, report):
+    context = multiprocessing.get_context("spawn")       # no fork: the caller may hold threads (a progress bar)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(logs)), mp_context=context, initializer=_init,
+                               initargs=(task,))
+    try:
+        with caller_not_reimported():                    # the processes start as the work is submitted
+            futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
+        pending, done = set(futures), 0
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in finished:
+                future.result()                          # a log's error: raised here, the rest cancelled
+            done += len(finished)
+            report(done, len(logs))
+        return [future.result() for future in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _on_dask(logs, task, folds, workers, scheduler, report):
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise SettingsError("scheduler: the Dask scheduler needs dask.distributed, which is not installed "
+                            "(pip install 'baseparam[dask]')") from None
+    cluster = None
+    try:
+        if scheduler == "local":
+            with caller_not_reimported():
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+            address = cluster
+        else:
+            address = scheduler
+        try:
+            client = Client(address, timeout="20s")
+        except OSError as exc:
+            raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {scheduler} ({exc})") from None
+        with client:
+            shared = client.scatter([task], broadcast=True)[0]  # one copy per worker, not one per log
+            futures = [client.submit(_reduce_with, log, f, shared, pure=False) for log, f in zip(logs, folds)]
+            for done, future in enumerate(as_completed(futures), 1):
+                if future.status == "error":
+                    future.result()                              # the log's own error, raised here
+                report(done, len(logs))
+            return client.gather(futures)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _reduce_with(log, folds, task):
+    from .logs import reduce_log
+    return reduce_log(log, folds=folds, **task)

@@ -1,0 +1,305 @@
+"""Identification from many logs, each reduced on its own: any number and size of logs, on this
+machine's processes or on a Dask cluster.
+
+Each log is read with :func:`read_trajectory` (the reader options are passed on, so every format it
+reads is taken), preprocessed as :meth:`BaseParameterEstimator.fit` does, and reduced block by
+block (2048 samples: the base regressor of a block, then its products) to the per-joint augmented
+Gram matrices [W_j τ_j]ᵀ[W_j τ_j] of its kept samples (:class:`._least_squares.Factors`): RᵀR of the
+triangular factor R of the stacked regressor and Qᵀτ, the sufficient statistic of every (weighted)
+least-squares fit on the log. Its size is that of the base set, (n_dof, R + 1, R + 1), whatever the
+log's length; a worker holds one log at a time. The logs' statistics are added in the order the logs
+were given (not the order the workers finish), so the fit is the same whatever the workers, and equals
+the in-memory fit (:func:`identify`, which accumulates the same blocks) up to the order of the sums.
+
+From the pooled statistics come the OLS and WLS fits (WLS weights from the pooled OLS residuals), and
+the physically consistent fit: its least-squares term is ‖R x − z‖², which the folds' statistics give
+exactly (the folds are contiguous shares of each log, as in memory). Each log's residual RMS per joint
+is its statistic evaluated at the fit, ‖τ_j − W_j x‖² = [x; −1]ᵀ G_j [x; −1] (no second pass), and
+the leave-one-log-out validation fits on the pooled statistics less the log's, then scores the log.
+The training errors are computed the same way (an in-memory fit computes them from the samples; the two
+agree to the round-off of the sums, ~1e-16 of ‖τ‖²).
+
+Not streamed: friction velocity scales left ``auto`` (chosen from all the data at once: give them, or
+fit in memory), and the figure (``identify --plot``), which needs the samples.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from .._blas import single_threaded
+from .._validation import check_number
+from .._warnings import warn
+from ..errors import BaseParamError, DataError, DataWarning, SettingsError
+from ._consistent import FOLDS, consistent_fit
+from ._friction import processed_shapes
+from ._inputs import _as_trajectories
+from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares
+from .estimators import BaseParameterEstimator
+from .preprocessing import Preprocessing, Processed, preprocess
+from .results import Identification, LogResult, Metrics
+from .trajectory import read_trajectory
+
+FIT_OPTIONS = ("weighting", "prior", "prior_weight", "mass_bounds", "total_mass")
+
+
+def expand_logs(logs, what="logs"):
+    """The logs as a list: file names, glob patterns (``"runs/*.npz"``, ``"**"`` recursive; sorted) and
+    trajectories, one or a list of them.
+
+    A name that exists is taken as it is, even if it looks like a pattern; a pattern that matches
+    nothing is refused.
+
+    Returns
+    -------
+    list of (str or Trajectory)
+    """
+    items = list(logs) if isinstance(logs, (list, tuple)) and not _is_state_tuple(logs) else [logs]
+    out = []
+    for item in items:
+        if isinstance(item, (str, Path)) and not os.path.exists(item) and glob.has_magic(os.fspath(item)):
+            found = sorted(glob.glob(os.fspath(item), recursive=True))
+            if not found:
+                raise DataError(f"{os.fspath(item)}: no file matches this pattern")
+            out += found
+        else:
+            out.append(os.fspath(item) if isinstance(item, Path) else item)
+    if not out:
+        raise DataError(f"{what}: no log given")
+    return out
+
+
+def _is_state_tuple(x):
+    return isinstance(x, tuple) and len(x) == 4 and all(isinstance(a, np.ndarray) for a in x)
+
+
+@dataclass(frozen=True, eq=False)
+class LogReduction:
+    """One log reduced: its per-fold, per-joint augmented Gram matrices and what preprocessing did.
+
+    Attributes
+    ----------
+    source : str
+    G : ndarray, shape (n_folds, n_dof, R + 1, R + 1)
+        [W_j τ_j]ᵀ[W_j τ_j] of each fold's kept samples (one fold unless the consistent fit needs them).
+    n_samples : ndarray of int, shape (n_folds,)
+    effective : float
+        Samples carrying independent noise (low-passed noise is correlated).
+    record : dict
+        :attr:`Processed.record`.
+    caught : tuple of (Warning class, str)
+        Warnings raised while it was read and preprocessed (shown by the caller: a worker's are lost).
+    """
+
+    source: str
+    G: np.ndarray
+    n_samples: np.ndarray
+    effective: float
+    record: dict
+    caught: tuple = ()
+
+    def normal(self):
+        """The normal equations of all folds (:class:`._least_squares._Normal`)."""
+        return _normal(self.G, self.n_samples)
+
+
+def _normal(G, n_samples):
+    R = G.shape[-1] - 1
+    total = G.sum(axis=0)
+    return _Normal(total[:, :R, :R].copy(), total[:, :R, R].copy(), total[:, R, R].copy(), int(np.sum(n_samples)))
+
+
+def reduce_log(log, base, preprocessing, folds=0, read_options=None) -> LogReduction:
+    """Read, preprocess and reduce one log (what a worker does).
+
+    Parameters
+    ----------
+    log : str, os.PathLike or Trajectory
+    base : BaseParameters
+    preprocessing : Preprocessing or None
+    folds : int
+        Contiguous folds of the samples to keep apart (the consistent fit's hold-out), 0: one.
+    read_options : dict, optional
+        Keyword arguments of :func:`read_trajectory`.
+
+    Returns
+    -------
+    LogReduction
+    """
+    robot = base.robot
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if isinstance(log, (str, bytes, os.PathLike)):
+            options = {"n_dof": robot.n_dof, **(read_options or {})}
+            item = read_trajectory(log, **options)
+            if item.skipped:
+                warn(item.skipped_summary(), DataWarning)
+        else:
+            item = _as_trajectories(log, "fit")[0]
+        if item.n_dof != robot.n_dof:
+            raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot description")
+        if not isinstance(item, Processed):
+            item = preprocess(item, preprocessing or Preprocessing.none())
+        shapes = processed_shapes(robot, item)
+        factor = 1 if preprocessing is None else preprocessing.decimate
+        with single_threaded():
+            normal, effective, factors = accumulate(base, [item], factor, [shapes], folds=folds, check=False)
+    if factors is not None:
+        G, n_samples = factors.G, factors.n_samples
+    else:
+        R = base.rank
+        G = np.zeros((1, robot.n_dof, R + 1, R + 1))
+        G[0, :, :R, :R], G[0, :, :R, R], G[0, :, R, :R], G[0, :, R, R] = normal.G, normal.h, normal.h, normal.tt
+        n_samples = np.array([normal.n_samples], dtype=np.int64)
+    return LogReduction(item.source, G, n_samples, float(effective), item.record,
+                        tuple((w.category, str(w.message)) for w in caught))
+
+
+def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
+                  parameters="pseudo", base=None, leave_one_out=True, workers=1, scheduler=None, progress=None,
+                  read_options=None, **options) -> Identification:
+    """Identify the base parameters from many logs, each reduced on its own (module notes).
+
+    Parameters
+    ----------
+    robot : Robot, Model or str
+    logs : str, os.PathLike, Trajectory, or a list of these
+        Files in any format :func:`read_trajectory` reads, glob patterns (:func:`expand_logs`), or
+        trajectories.
+    validate : same as ``logs``, optional
+        Held-out logs: their errors are pooled into ``result.validation``.
+    method : {'ols', 'wls', 'consistent'}
+    preprocessing : Preprocessing or None
+    parameters : {'pseudo', 'khalil'}
+    base : BaseParameters, optional
+    leave_one_out : bool
+        Validate each log on the fit of all the others (``result.logs[k].held_out``).
+    workers : int
+        Processes on this machine (1: in this process); with ``scheduler='local'``, the local Dask
+        cluster's workers.
+    scheduler : str, optional
+        A Dask scheduler's address (``tcp://host:8786``, needs dask.distributed: ``pip install
+        'baseparam[dask]'``), or ``'local'`` to start a local cluster of ``workers`` processes.
+    progress : callable, optional
+        Called as ``progress(done, total)`` as logs are reduced.
+    read_options : dict, optional
+        Keyword arguments of :func:`read_trajectory` for every log (``columns``, ``gains``, …).
+    **options
+        The consistent fit's ``weighting``, ``prior``, ``prior_weight``, ``mass_bounds``,
+        ``total_mass`` (see :class:`BaseParameterEstimator`).
+
+    Returns
+    -------
+    Identification
+        With ``logs``: one :class:`LogResult` per log, in the order given.
+
+    Raises
+    ------
+    SettingsError
+        Bad settings; ``scheduler`` without dask.distributed installed; ``auto`` friction scales.
+    DataError
+        A log that cannot be read (its own message), too few samples in all.
+    """
+    unknown = sorted(set(options) - set(FIT_OPTIONS))
+    if unknown:
+        raise SettingsError(f"identify_logs: unknown option {unknown[0]!r}")
+    check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise SettingsError(f"scheduler: expected an address or 'local', got {type(scheduler).__name__}")
+    if read_options is not None and not isinstance(read_options, dict):
+        raise SettingsError(f"read_options: expected a dict of read_trajectory's options, got "
+                            f"{type(read_options).__name__}")
+    estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
+                                       base=base, **options)
+    estimator._check()
+    estimator.base_ = base = estimator._base()
+    auto = [k + 1 for k, j in enumerate(base.robot.joints) if j.friction_model is not None
+            and j.friction_model.unresolved]
+    if auto:
+        raise SettingsError(f"friction_model: joint {auto[0]}: 'auto' velocity scales are chosen from all the training "
+                            "data at once, which logs reduced one by one cannot give; state the scale (smooth:V, "
+                            "stribeck:V) or fit in memory")
+    estimator.friction_scales_ = {}
+    consistent = method == "consistent"
+    train = expand_logs(logs)
+    held = [] if validate is None else expand_logs(validate, "validate")
+    from ._workers import map_logs
+    task = dict(base=base, preprocessing=preprocessing, read_options=read_options)
+    reductions = map_logs(train + held, task, [FOLDS if consistent else 0] * len(train) + [0] * len(held),
+                          workers=workers, scheduler=scheduler, progress=progress)
+    for r in reductions:
+        for category, message in r.caught:
+            warn(message, category)
+    reductions, held = reductions[:len(train)], reductions[len(train):]
+    G = np.sum([r.G for r in reductions], axis=0)                   # in the order given: results do not
+    n_samples = np.sum([r.n_samples for r in reductions], axis=0)   # depend on which worker finished first
+    effective = float(np.sum([r.effective for r in reductions]))
+    normal = _normal(G, n_samples)
+    check_pooled(base, normal, reductions[0].source)
+    factors = _factors(G, n_samples) if consistent else None
+    with single_threaded():
+        estimator._solve(normal, effective, factors)
+    estimator.preprocessing_ = [r.record for r in reductions]
+    x = estimator.coef_
+    train_metrics = _errors(normal, x, [r.source for r in reductions])
+    estimator._finish(train_metrics)
+    outs = [None] * len(reductions)
+    if leave_one_out and len(reductions) > 1:
+        outs = _leave_one_out(estimator, reductions, G, n_samples, effective)
+    per_log = tuple(LogResult(r.source, int(r.n_samples.sum()), _errors(r.normal(), x, [r.source]), out, r.record)
+                    for r, out in zip(reductions, outs))
+    validation = None
+    if held:
+        Gv = np.sum([r.G for r in held], axis=0)
+        validation = _errors(_normal(Gv, np.sum([r.n_samples for r in held], axis=0)), x, [r.source for r in held])
+    return Identification(estimator=estimator, train=train_metrics, validation=validation, logs=per_log)
+
+
+def _factors(G, n_samples):
+    factors = Factors(G.shape[0], G.shape[1], G.shape[2] - 1)
+    factors.G[...], factors.n_samples[...] = G, n_samples
+    return factors
+
+
+def _errors(normal, x, sources):
+    metrics = Metrics.from_residuals(normal.residuals(x), normal.tt, normal.n_samples)
+    metrics.sources = list(sources)
+    return metrics
+
+
+def _leave_one_out(estimator, reductions, G, n_samples, effective):
+    """Per log, the errors on it of the fit on all the other logs (None where they do not determine it)."""
+    e, base = estimator, estimator.base_
+    consistent = e.method == "consistent"
+    chosen = None
+    if consistent and e.consistent_.prior_choice is not None:
+        chosen = e.consistent_.prior_choice.chosen           # the weight chosen on all logs, kept
+    out = []
+    for r in reductions:
+        rest_G, rest_n = G - r.G, n_samples - r.n_samples
+        normal = _normal(rest_G, rest_n)
+        if normal.n_samples <= base.rank:
+            out.append(None)
+            continue
+        fit = least_squares(normal, e.weighting if consistent else e.method, max(effective - r.effective, 1.0))
+        x = fit.coef
+        if consistent:
+            try:
+                with single_threaded():
+                    x = consistent_fit(base, _factors(rest_G, rest_n), fit.weights, prior=e.consistent_.prior,
+                                       prior_weight=chosen, mass_bounds=e._mass_bounds, total_mass=e._total_mass,
+                                       std=fit.std).x
+            except BaseParamError:
+                out.append(None)
+                continue
+        out.append(_errors(r.normal(), x, [r.source]))
+    return out
+
+
+__all__ = ["LogReduction", "expand_logs", "identify_logs", "reduce_log"]
