@@ -23,7 +23,8 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
     ----------
     logs : list of (str or Trajectory)
     task : dict
-        ``base``, ``preprocessing``, ``read_options``: the same for every log.
+        ``reduce`` (the function, ``reduce_log``) and its keywords ``base``, ``preprocessing``,
+        ``read_options``: the same for every log.
     folds : list of int
     workers : int
     scheduler : str or None
@@ -36,10 +37,9 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
     if scheduler is not None:
         return _on_dask(logs, task, folds, workers, scheduler, report)
     if workers == 1 or len(logs) == 1:
-        from .logs import reduce_log
         out = []
         for k, (log, f) in enumerate(zip(logs, folds)):
-            out.append(reduce_log(log, folds=f, **task))
+            out.append(_reduce_with(log, f, task))
             report(k + 1, len(logs))
         return out
     return _in_processes(logs, task, folds, workers, report)
@@ -51,8 +51,7 @@ def _init(task):
 
 
 def _reduce(log, folds):
-    from .logs import reduce_log
-    return reduce_log(log, folds=folds, **_TASK)
+    return _reduce_with(log, folds, _TASK)
 
 
 def _in_processes(logs, task, folds, workers, report):
@@ -107,5 +106,6 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
 
 
 def _reduce_with(log, folds, task):
-    from .logs import reduce_log
-    return reduce_log(log, folds=folds, **task)
+    """``task['reduce'](log, folds=folds, **rest of task)``: the caller names the function (no import back)."""
+    options = dict(task)
+    return options.pop("reduce")(log, folds=folds, **options)

@@ -230,7 +230,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     train = expand_logs(logs)
     held = [] if validate is None else expand_logs(validate, "validate")
     from ._workers import map_logs
-    task = dict(base=base, preprocessing=preprocessing, read_options=read_options)
+    task = dict(reduce=reduce_log, base=base, preprocessing=preprocessing, read_options=read_options)
     reductions = map_logs(train + held, task, [FOLDS if consistent else 0] * len(train) + [0] * len(held),
                           workers=workers, scheduler=scheduler, progress=progress)
     for r in reductions:
