@@ -537,17 +537,18 @@ def test_regressor_loop_in_c_matches_numpy(name, monkeypatch, tmp_path):
     assert_close(np.einsum("snk,k->sn", results[1][0], p), bp.inverse_dynamics(robot, p, q, qd, qdd),
                  what=f"{name}: W p (C loop) vs RNEA")
 
-@pytest.mark.parametrize("name", ["panda", "ppr"])
+@pytest.mark.parametrize("name", ["panda", "panda plain", "ppr"])
 def test_threaded_c_loop_equals_the_single_sample_path(name, monkeypatch, tmp_path):
     """The C loop's samples shared by threads: every worker count gives the same numbers as one thread and
     as the single-sample (numpy) path, sample by sample; a reused ``out`` holding garbage is overwritten
-    whole (the structural zeros too), and the fresh output is the same."""
+    whole (the structural zeros too), and the fresh output is the same. Without friction (plain: the code
+    reads no friction shapes) given shapes are still checked."""
     from baseparam.dynamics import _native, regressors
     if _native.compiler() is None:
         pytest.skip("no C compiler")
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
     from baseparam.model.friction import FrictionModel, with_friction_model
-    robot = with_drives(robot_named(name))
+    robot = robot_named(name.split()[0]) if name.endswith("plain") else with_drives(robot_named(name))
     if name == "ppr":                        # friction models: smooth Coulomb and Stribeck shapes as inputs
         robot = with_friction_model(with_drives(robot, (("IA", "FV", "FC", "FO"), ("FC",), ("FV", "FC"))),
                                     FrictionModel("smooth", 0.05, 0.1))
@@ -575,6 +576,8 @@ def test_threaded_c_loop_equals_the_single_sample_path(name, monkeypatch, tmp_pa
     for bad in (0, -2, 1.5, True, "2"):
         with pytest.raises(bp.ArgumentError, match=r"^workers: expected a whole number from 1 to 256, or -1"):
             base.regressor(q, qd, qdd, workers=bad)
+    with pytest.raises(bp.ArgumentError, match=re.escape(f"shapes[0]: expected shape (301, {robot.n_dof})")):
+        base.regressor(q, qd, qdd, shapes=(qd[:10], None), workers=2)
 
 
 def test_default_thread_count():

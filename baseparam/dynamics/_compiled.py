@@ -97,6 +97,7 @@ class Batch:
     def __init__(self, g, outputs, offsets, n, width):
         self._graph = (g, [(j * width + c, i) for (j, c), i in outputs], offsets)
         self.n, self.width, self._lib = n, width, None
+        self.reads_shapes = True              # known once compiled: whether the code reads sgn and stb
         self._building = threading.Lock()     # one thread compiles; the others wait for its library
 
     def __call__(self):
@@ -154,7 +155,14 @@ class Batch:
     def _compile(self):
         g, outputs, offsets = self._graph
         self._graph = None
-        body = c_statements(g, outputs, lambda name, k: input_source(name, k, offsets))
+        read = set()
+
+        def inputs(name, k):
+            read.add(name)
+            return input_source(name, k, offsets)
+
+        body = c_statements(g, outputs, inputs)
+        self.reads_shapes = bool(read & {"sgn", "stb"})
         written = {index for index, _ in outputs}
         zeros = "".join(f", {k}" for k in range(self.n * self.width) if k not in written)
         parameters = ", ".join(f"const double *{a}" for a in _ARGUMENTS)

@@ -89,8 +89,10 @@ def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, fricti
     if loop() is None:
         return False
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, qd if qd_ref is None else qd_ref)]
-    sgn, stb = (np.ascontiguousarray(x.T) for x in _shapes(robot, rows[1].T, shapes, friction))
-    return loop.fill((*rows, sgn, stb), out, zeroed=zeroed, threads=threads)
+    # code without friction shapes (no Coulomb or Stribeck column) is handed q̇ in their place, unread;
+    # shapes the caller gives are checked all the same, as the numpy blocks do
+    shapes = _shapes(robot, rows[1].T, shapes, friction and (loop.reads_shapes or shapes is not None))
+    return loop.fill((*rows, *(np.ascontiguousarray(x.T) for x in shapes)), out, zeroed=zeroed, threads=threads)
 
 
 def thread_count(workers, n_samples):
