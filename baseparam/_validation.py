@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -73,6 +74,24 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
                 expected = " ".join([kind, *[b for b in bounds if b]])
         raise error(f"{name}: expected {expected}, got {value!r}")
     return int(value) if integer else float(value)
+
+
+def usable_cores() -> int:
+    """The number of cores this process may run on (its CPU affinity where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                            # not Linux
+        return os.cpu_count() or 1
+
+
+def check_workers(workers, name: str = "workers", *, default=1, error=ArgumentError):
+    """A worker count the user gave: ``None`` → ``default``, -1 → one per usable core, else 1 to 256."""
+    if workers is None:
+        return default
+    if not isinstance(workers, (bool, np.bool_)) and isinstance(workers, numbers.Integral) and workers == -1:
+        return usable_cores()
+    return check_number(workers, name, low=1, high=256, integer=True, error=error,
+                        expected="a whole number from 1 to 256, or -1 (one per usable core)")
 
 
 def check_positive(value, name: str, *, expected="a number > 0", error=ArgumentError):

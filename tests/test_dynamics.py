@@ -537,6 +537,60 @@ def test_regressor_loop_in_c_matches_numpy(name, monkeypatch, tmp_path):
     assert_close(np.einsum("snk,k->sn", results[1][0], p), bp.inverse_dynamics(robot, p, q, qd, qdd),
                  what=f"{name}: W p (C loop) vs RNEA")
 
+@pytest.mark.parametrize("name", ["panda", "panda plain", "ppr"])
+def test_threaded_c_loop_equals_the_single_sample_path(name, monkeypatch, tmp_path):
+    """The C loop's samples shared by threads: every worker count gives the same numbers as one thread and
+    as the single-sample (numpy) path, sample by sample; a reused ``out`` holding garbage is overwritten
+    whole (the structural zeros too), and the fresh output is the same. Without friction (plain: the code
+    reads no friction shapes) given shapes are still checked."""
+    from baseparam.dynamics import _native, regressors
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    from baseparam.model.friction import FrictionModel, with_friction_model
+    robot = robot_named(name.split()[0]) if name.endswith("plain") else with_drives(robot_named(name))
+    if name == "ppr":                        # friction models: smooth Coulomb and Stribeck shapes as inputs
+        robot = with_friction_model(with_drives(robot, (("IA", "FV", "FC", "FO"), ("FC",), ("FV", "FC"))),
+                                    FrictionModel("smooth", 0.05, 0.1))
+    base = bp.find_base_parameters(robot)
+    q, qd, qdd = random_states(robot, 301, np.random.default_rng(11))
+    single = [base.regressor(q[s], qd[s], qdd[s]) for s in range(len(q))]      # numpy, one sample each
+    single_sl = [base.slotine_li_regressor(q[s], qd[s], qd[-1 - s], qdd[s]) for s in (0, 150, 300)]
+    full_single = bp.regressor(robot, q[7], qd[7], qdd[7])
+    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 1)
+    one = base.regressor(q, qd, qdd, workers=1)
+    assert np.any(one == 0.0), "no structural zero: the garbage check below would not test them"
+    for workers in (2, 3, 7, -1, None):
+        np.testing.assert_array_equal(base.regressor(q, qd, qdd, workers=workers), one, err_msg=f"workers={workers}")
+        garbage = np.full(one.shape, np.nan)
+        got = base.regressor(q, qd, qdd, out=garbage, workers=workers)
+        assert got is garbage
+        np.testing.assert_array_equal(got, one, err_msg=f"out= reused, workers={workers}")
+    for s in range(len(q)):
+        assert_close(one[s], single[s], rtol=1e-13, what=f"{name}: sample {s}, threaded C loop vs one sample")
+    sl = base.slotine_li_regressor(q, qd, qd[::-1], qdd, workers=3)
+    for k, s in enumerate((0, 150, 300)):
+        assert_close(sl[s], single_sl[k], rtol=1e-13, what=f"{name}: Slotine–Li sample {s}, threaded vs one sample")
+    W = bp.regressor(robot, q, qd, qdd, workers=2)
+    assert_close(W[7], full_single, rtol=1e-13, what=f"{name}: full regressor, threaded vs one sample")
+    for bad in (0, -2, 1.5, True, "2"):
+        with pytest.raises(bp.ArgumentError, match=r"^workers: expected a whole number from 1 to 256, or -1"):
+            base.regressor(q, qd, qdd, workers=bad)
+    with pytest.raises(bp.ArgumentError, match=re.escape(f"shapes[0]: expected shape (301, {robot.n_dof})")):
+        base.regressor(q, qd, qdd, shapes=(qd[:10], None), workers=2)
+
+
+def test_default_thread_count():
+    """By default one thread per usable core, each with at least SAMPLES_PER_THREAD samples; a count
+    the user gives is kept."""
+    from baseparam._validation import usable_cores
+    from baseparam.dynamics.regressors import SAMPLES_PER_THREAD, thread_count
+    assert thread_count(None, SAMPLES_PER_THREAD - 1) == 1
+    assert thread_count(None, 10 ** 9) == usable_cores()
+    assert thread_count(None, 2 * SAMPLES_PER_THREAD) == min(2, usable_cores())
+    assert thread_count(5, 10) == 5
+
+
 @pytest.mark.parametrize("threshold", [10 ** 9, 1])
 def test_given_friction_shapes_without_a_stribeck_shape(threshold, monkeypatch, tmp_path):
     """shapes=(c, None) means no Stribeck shape (zeros), in the numpy blocks and in the C loop alike; shapes

@@ -100,6 +100,32 @@ def test_regressor_columns_match_pinocchio(path, parameters):
                             f"{path.stem} [{parameters}]")
 
 
+@pytest.mark.parametrize("file", ["kuka_iiwa14", "panda"])
+def test_threaded_c_loop_matches_pinocchio(file, monkeypatch, tmp_path):
+    """A large batch (the regressors' C loop, its samples shared by threads, into a fresh and into a
+    reused buffer holding NaN): W_b Y p and W p equal pin.rnea at every sample."""
+    from baseparam.dynamics import _native, regressors
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 1)
+    robot = with_drives(bp.load_robot(next(path for path in ROBOT_FILES if path.stem == file)))
+    rng = np.random.default_rng(_seed(file, "threads"))
+    p, bodies, drives = random_parameters(robot, "pseudo", rng)
+    ref = PinReference(robot, bodies, drives)
+    base = base_parameters(robot, "pseudo")
+    q, qd, qdd = random_states(robot, 257, rng)
+    Wb = base.regressor(q, qd, qdd, workers=3)
+    reused = base.regressor(q, qd, qdd, out=np.full_like(Wb, np.nan), workers=2)
+    W = bp.regressor(robot, q, qd, qdd, workers=4)
+    pb = base.from_standard(p)
+    for s in range(len(q)):
+        t_ref = ref.rnea(q[s], qd[s], qdd[s])
+        assert_close(Wb[s] @ pb, t_ref, what=f"{file}, sample {s}: threaded W_b Y p vs pin.rnea")
+        assert_close(reused[s] @ pb, t_ref, what=f"{file}, sample {s}: threaded W_b Y p (out=) vs pin.rnea")
+        assert_close(W[s] @ p, t_ref, what=f"{file}, sample {s}: threaded W p vs pin.rnea")
+
+
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(robot=robots(), parameters=st.sampled_from(PARAMS), seed=st.integers(0, 2**32 - 1))
 def test_random_tables_match_pinocchio(robot, parameters, seed):

@@ -286,7 +286,7 @@ def test_the_user_sets_the_workers():
     one per usable core; bad counts name the parameter."""
     import inspect
 
-    from baseparam.excitation._search import usable_cores
+    from baseparam._validation import usable_cores
     from baseparam.excitation.design import _workers
     assert inspect.signature(bp.design_excitation).parameters["workers"].default == 1
     assert _workers(None) == 1 and _workers(3) == 3 and _workers(-1) == usable_cores()

@@ -1,6 +1,6 @@
 """The regressor, mass-matrix and inverse-dynamics graphs as straight-line numpy code
 (:func:`baseparam.dynamics.printing.numpy_source`), compiled once per robot and reused; and the
-regressors' loop over samples in C (:class:`Batch`), for large batches.
+regressors' loop over samples in C (:class:`Batch`), for large batches, its samples shared by threads.
 """
 from __future__ import annotations
 
@@ -28,11 +28,19 @@ static void one({parameters}, double *out)
 {body}
 }}
 
-/* rows of samples: each input (S x {n}) -> out (S x {width}), zeroed by the caller */
-void batch(long S, {parameters}, double *out)
+/* the entries one() leaves alone: zero at every sample (the first, -1, only keeps the array non-empty) */
+static const int zeros[] = {{-1{zeros}}};
+
+/* rows of samples: each input (S x {n}) -> out (S x {width}); fill = 0: out is zeroed already */
+void batch(long S, int fill, {parameters}, double *out)
 {{
-    for (long s = 0; s < S; ++s)
-        one({rows}, out + s * {width});
+    for (long s = 0; s < S; ++s) {{
+        double *row = out + s * {width};
+        one({rows}, row);
+        if (fill)
+            for (unsigned k = 1; k < sizeof zeros / sizeof zeros[0]; ++k)
+                row[zeros[k]] = 0.0;
+    }}
 }}
 """
 
@@ -79,14 +87,17 @@ def _build(robot, parameters, columns, kind, gravity, friction):
 class Batch:
     """A regressor's loop over samples in C, compiled on the first call (once per robot, cached on disk).
 
-    Calling it returns the ctypes library, whose ``batch(S, q, qd, qdd, qd_ref, sgn, stb, out)`` reads
-    rows of samples (S, n_dof) and fills ``out`` (S, n_dof, n_columns), zeroed by the caller; or None
-    without a C compiler. The statements are the numpy code's (:func:`~baseparam.dynamics.printing.c_statements`).
+    Calling it returns the ctypes library, whose ``batch(S, fill, q, qd, qdd, qd_ref, sgn, stb, out)`` reads
+    rows of samples (S, n_dof) and fills ``out`` (S, n_dof, n_columns): every entry with ``fill`` = 1, only
+    the entries that are not structurally zero with ``fill`` = 0 (``out`` zeroed by the caller, as fresh
+    memory is); or None without a C compiler. The statements are the numpy code's
+    (:func:`~baseparam.dynamics.printing.c_statements`). :meth:`fill` runs the loop on threads.
     """
 
     def __init__(self, g, outputs, offsets, n, width):
         self._graph = (g, [(j * width + c, i) for (j, c), i in outputs], offsets)
         self.n, self.width, self._lib = n, width, None
+        self.reads_shapes = True              # known once compiled: whether the code reads sgn and stb
         self._building = threading.Lock()     # one thread compiles; the others wait for its library
 
     def __call__(self):
@@ -95,13 +106,69 @@ class Batch:
                 self._lib = self._compile()
         return self._lib
 
+    def fill(self, rows, out, *, zeroed, threads=1):
+        """Run the loop over the samples of ``rows``, split into ``threads`` contiguous parts.
+
+        Parameters
+        ----------
+        rows : sequence of 6 ndarray, shape (S, n_dof), float64, C-contiguous
+            q, qd, qdd, qd_ref, sgn, stb.
+        out : ndarray, shape (S, n_dof, n_columns), float64, C-contiguous
+        zeroed : bool
+            ``out`` holds zeros already (fresh memory): the loop then skips the structural zeros.
+        threads : int
+            Each thread runs the C loop on its own rows (ctypes releases the GIL during the call); the
+            threads are started here and joined before returning, so nothing outlives the call.
+
+        Returns
+        -------
+        bool
+            False without a C compiler (``out`` untouched).
+        """
+        lib = self()
+        if lib is None:
+            return False
+        S = out.shape[0]
+        if S == 0:
+            return True
+        threads = max(1, min(int(threads), S))
+        fill = 0 if zeroed else 1
+        step = self.n * 8, out[0].size * 8            # bytes per sample: an input row, an output row
+        starts = [S * k // threads for k in range(threads + 1)]
+        calls = [(b - a, fill, *(x.ctypes.data + a * step[0] for x in rows), out.ctypes.data + a * step[1])
+                 for a, b in zip(starts, starts[1:])]
+        if threads == 1:
+            lib.batch(*calls[0])
+            return True
+        started = []
+        try:
+            for args in calls[1:]:
+                started.append(threading.Thread(target=lib.batch, args=args, daemon=True))
+                started[-1].start()
+            lib.batch(*calls[0])            # this thread does the first part
+        finally:
+            for worker in started:
+                if worker.ident is not None:
+                    worker.join()
+        return True
+
     def _compile(self):
         g, outputs, offsets = self._graph
         self._graph = None
-        body = c_statements(g, outputs, lambda name, k: input_source(name, k, offsets))
+        read = set()
+
+        def inputs(name, k):
+            read.add(name)
+            return input_source(name, k, offsets)
+
+        body = c_statements(g, outputs, inputs)
+        self.reads_shapes = bool(read & {"sgn", "stb"})
+        written = {index for index, _ in outputs}
+        zeros = "".join(f", {k}" for k in range(self.n * self.width) if k not in written)
         parameters = ", ".join(f"const double *{a}" for a in _ARGUMENTS)
         rows = ", ".join(f"{a} + s * {self.n}" for a in _ARGUMENTS)
         source = _BATCH_TEMPLATE.format(parameters=parameters, body="\n".join(body), rows=rows, n=self.n,
-                                        width=self.n * self.width)
+                                        width=self.n * self.width, zeros=zeros)
         flags = BATCH_FLAGS if len(body) <= BATCH_O1_LINES else _native.FLAGS
-        return _native.load(source, {"batch": (None, [ctypes.c_long] + [ctypes.c_void_p] * 7)}, flags)
+        signature = [ctypes.c_long, ctypes.c_int] + [ctypes.c_void_p] * 7
+        return _native.load(source, {"batch": (None, signature)}, flags)

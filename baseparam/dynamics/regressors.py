@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_workers, usable_cores
 from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.friction import friction_shapes
@@ -23,10 +24,13 @@ from .samples import CHUNK, as_samples, robot_states, standard_model, states
 # cached on disk, :mod:`baseparam.dynamics._native`): several times faster than numpy's blocks, whose
 # strided rows of W cost more than the arithmetic; below, the compile is not worth it.
 NATIVE_SAMPLES = 10_000
+# By default the C loop's samples are shared by one thread per usable core, each given at least this many
+# (starting a thread costs tens of µs, a sample of a 7-DOF arm's regressor a fraction of one).
+SAMPLES_PER_THREAD = 10_000
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
-             friction=True, weights=None, out=None, shapes=None):
+             friction=True, weights=None, out=None, shapes=None, workers=None):
     """Regressor columns over many samples (the engine behind every public regressor).
 
     Parameters
@@ -42,10 +46,13 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     weights : ndarray, shape (n_columns,), optional
         Return ``W @ weights`` (torques) instead of W, block by block: W is never held whole.
     out : ndarray, shape (n_samples, n_dof, n_columns), optional
-        Write W here (float64, C-contiguous), e.g. to reuse one buffer in a loop.
+        Write W here (float64, C-contiguous), e.g. to reuse one buffer in a loop (no fresh memory to
+        fault in; every entry is overwritten).
     shapes : tuple of 2 ndarray, shape (n_samples, n_dof), optional
         The friction shapes c(q̇), s(q̇) the Coulomb and Stribeck columns hold (default: from ``qd``
         and each joint's friction model; identification passes them low-passed like the torque).
+    workers : int, optional
+        Threads sharing the samples of the C loop (:func:`thread_count`; checked by the caller).
 
     Returns
     -------
@@ -54,10 +61,13 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     columns = _columns(robot, parameters, columns)
     S, n = q.shape
     if weights is None:
+        zeroed = out is None
         out = _output(out, (S, n, len(columns)))
         if S >= NATIVE_SAMPLES and _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction,
-                                                shapes, out):
+                                                shapes, out, zeroed, thread_count(workers, S)):
             return out
+        if not zeroed:                            # the numpy code writes only the entries that are not zero
+            out.fill(0.0)
         view = out.transpose(1, 2, 0)             # (n_dof, n_columns, S): the code writes rows of samples
         for _sl, _ in column_blocks(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
                                    gravity=gravity, friction=friction, into=view, shapes=shapes):
@@ -70,18 +80,27 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     return out
 
 
-def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out):
-    """Fill W (zeroed, (S, n_dof, n_columns)) by the regressor's C loop over samples; False without a C
-    compiler (the numpy blocks then do it)."""
+def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed, threads):
+    """Fill W ((S, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
+    samples on ``threads`` threads; False without a C compiler (the numpy blocks then do it)."""
     require_fixed_base(robot, "the regressors")
     kind = "regressor" if qd_ref is None else "slotine_li"
-    lib = regressor_function(robot, parameters, columns, kind, gravity, friction).native()
-    if lib is None:
+    loop = regressor_function(robot, parameters, columns, kind, gravity, friction).native
+    if loop() is None:
         return False
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, qd if qd_ref is None else qd_ref)]
-    sgn, stb = (np.ascontiguousarray(x.T) for x in _shapes(robot, rows[1].T, shapes, friction))
-    lib.batch(q.shape[0], *(x.ctypes.data for x in (*rows, sgn, stb, out)))
-    return True
+    # code without friction shapes (no Coulomb or Stribeck column) is handed q̇ in their place, unread;
+    # shapes the caller gives are checked all the same, as the numpy blocks do
+    shapes = _shapes(robot, rows[1].T, shapes, friction and (loop.reads_shapes or shapes is not None))
+    return loop.fill((*rows, *(np.ascontiguousarray(x.T) for x in shapes)), out, zeroed=zeroed, threads=threads)
+
+
+def thread_count(workers, n_samples):
+    """Threads for a C loop over ``n_samples``: ``workers`` (a checked count, or None for the default:
+    one per usable core, each with at least :data:`SAMPLES_PER_THREAD` samples)."""
+    if workers is None:
+        return max(1, min(usable_cores(), n_samples // SAMPLES_PER_THREAD))
+    return workers
 
 
 def _columns(robot, parameters, columns):
@@ -178,19 +197,19 @@ def as_batch_out(out, single):
 
 
 def _output(out, shape):
-    """A zeroed float64 C-contiguous output array: ``out`` if the caller gave a suitable one."""
+    """A float64 C-contiguous output array: ``out`` if the caller gave a suitable one (as it is), else a
+    zeroed one (fresh memory, which the system gives zeroed at no extra cost)."""
     if out is None:
         return np.zeros(shape)
     if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64 \
             or not out.flags.c_contiguous or not out.flags.writeable:
         raise ArgumentError(f"out: expected a writeable C-contiguous float64 array of shape {shape}, got "
                          f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
-    out.fill(0.0)
     return out
 
 
 @takes_model("q", "qd", "qdd", "parameters")
-def regressor(model, q, qd, qdd, *, out=None):
+def regressor(model, q, qd, qdd, *, out=None, workers=None):
     """Joint-torque regressor: τ = W @ p.
 
     Parameters
@@ -202,7 +221,12 @@ def regressor(model, q, qd, qdd, *, out=None):
     q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
         Joint positions, velocities, accelerations (SI).
     out : ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns)), optional
-        Buffer to fill (float64, C-contiguous); reusing one saves fresh memory in loops.
+        Buffer to fill (float64, C-contiguous; every entry is overwritten). A large batch written into
+        fresh memory pays the system's first touch of every page; reusing one buffer in a loop does not.
+    workers : int, optional
+        Threads that share the samples of a large batch (from 10 000 samples, computed by compiled C):
+        by default one per usable core, each with at least 10 000 samples; -1 one per usable core; 1 none.
+        The threads end with the call. Results do not depend on the count.
 
     Returns
     -------
@@ -211,11 +235,12 @@ def regressor(model, q, qd, qdd, *, out=None):
         parameters)``), or rank for a base model.
     """
     require_fixed_base(model.robot, "regressor")
-    return columns_at(model.robot, model.parameters, _pivots(model), {"q": q, "qd": qd, "qdd": qdd}, out=out)
+    return columns_at(model.robot, model.parameters, _pivots(model), {"q": q, "qd": qd, "qdd": qdd}, out=out,
+                      workers=workers)
 
 
 @takes_model("q", "qd", "qd_ref", "qdd_ref", "parameters")
-def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None):
+def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None, workers=None):
     """Slotine–Li regressor: Y p = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
 
     C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric).
@@ -230,6 +255,8 @@ def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None):
     qd_ref, qdd_ref : array_like, shape (n_samples, n_dof) or (n_dof,)
         Reference velocity and acceleration.
     out : ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns)), optional
+    workers : int, optional
+        As in :func:`regressor`.
 
     Returns
     -------
@@ -237,17 +264,18 @@ def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None):
     """
     require_fixed_base(model.robot, "slotine_li_regressor")
     return columns_at(model.robot, model.parameters, _pivots(model),
-                      {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out)
+                      {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out, workers=workers)
 
 
-def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None):
+def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None, workers=None):
     """The regressor's ``columns`` (None: all) at the states ``arrays``, checked: {'q', 'qd', 'qdd'}, or
     {'q', 'qd', 'qd_ref', 'qdd_ref'} for Slotine–Li; one sample in, one out (the public regressors)."""
+    workers = check_workers(workers, default=None)
     checked, single = states(robot.n_dof, **arrays)
     q, qd, *rest = checked
     qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
     W = evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
-                 out=as_batch_out(out, single), shapes=shapes)
+                 out=as_batch_out(out, single), shapes=shapes, workers=workers)
     return W[0] if single else W
 
 

@@ -24,7 +24,6 @@ start 0's best iterate so far, and a warning says so).
 from __future__ import annotations
 
 import multiprocessing
-import os
 import queue as queue_module
 import time
 from dataclasses import dataclass
@@ -171,13 +170,6 @@ def _report_to(events, every=5):
 def _work(index):
     w = _WORKER
     return run_start(w["problem"], w["seed"], index, w["deadline"], _report_to(w["events"]))
-
-
-def usable_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                            # not Linux
-        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import html
 import math
-import numbers
 import time
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
 
-from .._validation import check_memory, check_number, check_option
+from .._validation import check_memory, check_number, check_option, check_workers
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
@@ -25,7 +24,7 @@ from ..model.robot import require_robot
 from ..model.value import description_of
 from ..projection.base_set import find_base_parameters
 from ._problem import DesignProblem, true_base_parameters
-from ._search import default_starts, search, usable_cores
+from ._search import default_starts, search
 from .criteria import CRITERIA, condition_number, criterion_function
 from .fourier import FourierSeries, Samples
 from .limits import MotionLimits, motion_limits
@@ -378,12 +377,7 @@ def _within_limits(series, limits):
 
 def _workers(workers):
     """The number of worker processes the user asked for: None → 1, -1 → one per usable core."""
-    if workers is None:
-        return 1
-    if not isinstance(workers, bool) and isinstance(workers, numbers.Integral) and workers == -1:
-        return usable_cores()
-    return check_number(workers, "workers", low=1, high=256, integer=True,
-                        expected="a whole number from 1 to 256, or -1 (one per usable core)")
+    return check_workers(workers)
 
 
 def _settings(period, harmonics, rate):

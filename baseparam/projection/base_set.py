@@ -94,9 +94,9 @@ class BaseParameters:
         return self.Y @ as_parameters(p, len(self.standard_names), "p", sets=True)
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
-    def regressor(self, q, qd, qdd, *, out=None, shapes=None):
+    def regressor(self, q, qd, qdd, *, out=None, shapes=None, workers=None):
         """Base regressor: τ = W_b @ p_base, computed for the pivot columns only (:func:`~baseparam.regressor` of
-        this base set, ``q, qd, qdd`` and ``out`` as there).
+        this base set, ``q, qd, qdd``, ``out`` and ``workers`` as there).
 
         Parameters
         ----------
@@ -109,14 +109,14 @@ class BaseParameters:
         ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank) for one sample)
         """
         return columns_at(self.robot, self.parameters, self.pivots, {"q": q, "qd": qd, "qdd": qdd}, out=out,
-                          shapes=_batch_shapes(shapes))
+                          shapes=_batch_shapes(shapes), workers=workers)
 
-    def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref, *, out=None):
+    def slotine_li_regressor(self, q, qd, qd_ref, qdd_ref, *, out=None, workers=None):
         """Slotine–Li regressor in base parameters, Y @ p_base = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇):
         :func:`~baseparam.slotine_li_regressor` of this base set (its arguments), shape (n_samples, n_dof, rank)
         (or (n_dof, rank))."""
         return columns_at(self.robot, self.parameters, self.pivots,
-                          {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out)
+                          {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out, workers=workers)
 
     def inverse_dynamics(self, p_base, q, qd, qdd, *, shapes=None):
         """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base.
