@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._atomic import atomic_path
+from .._hdf5 import stored_here
 from ..errors import StorageError
 from ..model.robot import robot_to_yaml
 from ..errors import ResourceLimitError
@@ -196,6 +197,13 @@ def read_h5(path):
     dict
         ``Z`` (scipy.sparse.csr_matrix, SI), ``rows`` (ndarray, (n_rows, 2 + N)), ``columns`` (list of
         str), ``pivots`` (ndarray), ``Y`` (ndarray), ``attrs`` (dict).
+
+    Raises
+    ------
+    StorageError
+        One line naming the file and the dataset: not a baseparam file, a damaged or inconsistent one
+        (shapes, indices, NaN or inf values), or data stored outside the file (a virtual dataset,
+        external raw storage, an external link), which is never followed.
     """
     import h5py
     import scipy.sparse as sp
@@ -204,10 +212,53 @@ def read_h5(path):
         with h5py.File(path, "r") as f:
             if f.attrs.get("format") != "baseparam":
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
+
+            def read(name, kind):
+                dset = f.get(name)
+                if not isinstance(dset, h5py.Dataset):
+                    raise StorageError(f"{path}: {name}: missing (expected a dataset)")
+                dset = stored_here(dset, f, f"{path}: {name}", StorageError)
+                if dset.dtype.kind not in kind:
+                    raise StorageError(f"{path}: {name}: unexpected dtype {dset.dtype}")
+                value = dset[()]
+                if kind != "OSU" and not np.isfinite(value).all():
+                    raise StorageError(f"{path}: {name}: contains NaN or inf")
+                return value
+
             g = f["Z"]
-            Z = sp.csr_matrix((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
-            columns = [c.decode() if isinstance(c, bytes) else c for c in g["columns"][()]]
-            return {"Z": Z, "rows": g["rows"][()], "columns": columns,
-                    "pivots": f["pivots"][()], "Y": f["Y"][()], "attrs": dict(f.attrs)}
-    except (OSError, KeyError) as exc:
-        raise StorageError(f"{path}: cannot read baseparam HDF5 ({exc})") from None
+            data, indices, indptr = read("Z/data", "f"), read("Z/indices", "iu"), read("Z/indptr", "iu")
+            rows, pivots, Y = read("Z/rows", "iu"), read("pivots", "iu"), read("Y", "f")
+            columns = [c.decode() if isinstance(c, bytes) else str(c) for c in read("Z/columns", "OSU")]
+            shape = tuple(int(n) for n in np.asarray(g.attrs["shape"]).reshape(-1))
+            _check_stored(path, shape, data, indices, indptr, rows, columns, pivots, Y)
+            Z = sp.csr_matrix((data, indices, indptr), shape=shape)
+            return {"Z": Z, "rows": rows, "columns": columns, "pivots": pivots, "Y": Y, "attrs": dict(f.attrs)}
+    except StorageError:
+        raise
+    except (OSError, KeyError, ValueError, TypeError, RuntimeError, OverflowError) as exc:
+        raise StorageError(f"{path}: cannot read baseparam HDF5 ({' '.join(str(exc).split())})") from None
+
+
+def _check_stored(path, shape, data, indices, indptr, rows, columns, pivots, Y):
+    """Shapes and index ranges of a stored Z, its labels, pivots and Y agree (a damaged file is refused
+    here, in one line, instead of inside scipy or the caller)."""
+    def bad(what):
+        raise StorageError(f"{path}: {what} (damaged file?)")
+
+    if len(shape) != 2 or min(shape) < 0:
+        bad(f"Z: shape {shape} is not a matrix shape")
+    n_rows, n_cols = shape
+    if data.ndim != 1 or indices.shape != data.shape:
+        bad(f"Z: data {data.shape} and indices {indices.shape} differ")
+    if indptr.shape != (n_rows + 1,) or indptr[0] != 0 or indptr[-1] != data.size or np.any(np.diff(indptr) < 0):
+        bad(f"Z: indptr of shape {indptr.shape} does not describe {n_rows} rows of {data.size} entries")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_cols):
+        bad(f"Z: a column index is outside 0..{n_cols - 1}")
+    if rows.ndim != 2 or rows.shape[0] != n_rows:
+        bad(f"Z/rows: shape {rows.shape}, expected ({n_rows}, 2 + n_dof)")
+    if len(columns) != n_cols:
+        bad(f"Z/columns: {len(columns)} names for {n_cols} columns")
+    if pivots.ndim != 1 or (pivots.size and (pivots.min() < 0 or pivots.max() >= n_cols)):
+        bad(f"pivots: expected column indices 0..{n_cols - 1}, got shape {pivots.shape}")
+    if Y.shape != (pivots.size, n_cols):
+        bad(f"Y: shape {Y.shape}, expected ({pivots.size}, {n_cols})")

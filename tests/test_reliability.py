@@ -1,0 +1,122 @@
+"""Issue 28 (reliability, round two): each test reproduces one finding of the second fuzzing round —
+data read from outside the named file, writes through links, non-strict JSON, silent regroupings,
+NaN returned, unbounded sizes — and checks the library now refuses or warns in one line."""
+
+import h5py
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.errors import DataError, StorageError
+from conftest import ROOT
+
+PUMA = ROOT / "robots" / "puma560.yaml"
+
+
+def trajectory_arrays(S=30, n=3):
+    rng = np.random.default_rng(1)
+    return np.arange(S) * 0.01, rng.uniform(-1, 1, (S, n)), rng.uniform(-1, 1, (S, n))
+
+
+# -- 1. nothing read from outside the named input ------------------------------------------------------------------
+def hdf5_outside(tmp_path, kind, name="q", shape=(30, 3)):
+    """A file whose dataset ``name`` is stored outside it: a virtual dataset whose source is missing, raw
+    data in another file (external storage), or an external link."""
+    path = tmp_path / f"{kind}.h5"
+    other = tmp_path / "other.bin"
+    other.write_bytes(np.arange(np.prod(shape), dtype="f8").tobytes())
+    with h5py.File(path, "w") as f:
+        if kind == "virtual":
+            layout = h5py.VirtualLayout(shape=shape, dtype="f8")
+            layout[:] = h5py.VirtualSource(str(tmp_path / "missing.h5"), "x", shape=shape)
+            f.create_virtual_dataset(name, layout, fillvalue=0)
+        elif kind == "external":
+            f.create_dataset(name, shape=shape, dtype="f8", external=[(str(other), 0, other.stat().st_size)])
+        else:
+            with h5py.File(tmp_path / "src.h5", "w") as g:
+                g[name] = np.ones(shape)
+            f[name] = h5py.ExternalLink(str(tmp_path / "src.h5"), name)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["virtual", "external", "link"])
+def test_trajectory_hdf5_stored_outside_the_file_is_refused(tmp_path, kind):
+    t, _, tau = trajectory_arrays()
+    path = hdf5_outside(tmp_path, kind)
+    with h5py.File(path, "a") as f:
+        f["t"], f["tau"] = t, tau
+    with pytest.raises(DataError, match=r"q.*(outside|virtual|external)") as info:
+        bp.read_trajectory(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["virtual", "external", "link"])
+def test_read_h5_stored_outside_the_file_is_refused(tmp_path, kind):
+    robot = bp.load_robot(PUMA)
+    good = tmp_path / "z.h5"
+    bp.find_and_store(robot, str(good))
+    Y = bp.read_h5(good)["Y"]
+    path = hdf5_outside(tmp_path, kind, name="Y2", shape=Y.shape)
+    with h5py.File(good, "r") as src, h5py.File(path, "a") as f:
+        for key in src:
+            src.copy(src[key], f, key)
+        f.attrs.update(src.attrs)
+        del f["Y"]
+        f.move("Y2", "Y")
+    with pytest.raises(StorageError, match=r"Y.*(outside|virtual|external)"):
+        bp.read_h5(path)
+
+
+@pytest.fixture(scope="module")
+def puma_h5(tmp_path_factory):
+    path = tmp_path_factory.mktemp("z") / "z.h5"
+    bp.find_and_store(bp.load_robot(PUMA), str(path))
+    return path.read_bytes()
+
+
+def damage_nan_y(f):
+    f["Y"][0, 0] = np.nan
+
+
+def damage_index(f):
+    f["Z/indices"][0] = 10 ** 6
+
+
+def damage_indptr(f):
+    del f["Z/indptr"]
+    f["Z/indptr"] = np.array([0, 5, 2])
+
+
+def damage_y_shape(f):
+    del f["Y"]
+    f["Y"] = np.zeros((3, 2))
+
+
+def damage_shape_attr(f):
+    f["Z"].attrs["shape"] = "wrong"
+
+
+def damage_columns(f):
+    del f["Z/columns"]
+    f["Z/columns"] = np.zeros(3)
+
+
+def damage_pivots(f):
+    f["pivots"][0] = -4
+
+
+def damage_missing(f):
+    del f["Z/data"]
+
+
+@pytest.mark.parametrize("damage", [damage_nan_y, damage_index, damage_indptr, damage_y_shape, damage_shape_attr,
+                                    damage_columns, damage_pivots, damage_missing])
+def test_read_h5_damaged_is_one_storage_error(tmp_path, puma_h5, damage):
+    path = tmp_path / "z.h5"
+    path.write_bytes(puma_h5)
+    with h5py.File(path, "a") as f:
+        damage(f)
+    with pytest.raises(StorageError) as info:
+        bp.read_h5(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
