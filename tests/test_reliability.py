@@ -1,6 +1,8 @@
 """Issue 28 (reliability, round two): each test reproduces one finding of the second fuzzing round —
 data read from outside the named file, writes through links, non-strict JSON, silent regroupings,
 NaN returned, unbounded sizes — and checks the library now refuses or warns in one line."""
+import warnings
+import zipfile
 
 import h5py
 import numpy as np
@@ -119,4 +121,16 @@ def test_read_h5_damaged_is_one_storage_error(tmp_path, puma_h5, damage):
     with pytest.raises(StorageError) as info:
         bp.read_h5(path)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_npz_with_duplicate_members_is_refused(tmp_path):
+    t, q, tau = trajectory_arrays()
+    path = tmp_path / "dup.npz"
+    with zipfile.ZipFile(path, "w") as z, warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # zipfile's "Duplicate name" is the point
+        for name, arr in (("t", t), ("q", q), ("tau", tau), ("q", -q)):
+            with z.open(f"{name}.npy", "w") as member:
+                np.lib.format.write_array(member, arr)
+    with pytest.raises(DataError, match=r"q.*(twice|duplicate|more than once)"):
+        bp.read_trajectory(path)
 

@@ -68,7 +68,10 @@ def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
         members = {}
         for info in infos:      # keys as numpy names them: 'q.npy' is key 'q'
             key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-            members.setdefault(key, info)
+            if key in members:      # zip allows it; numpy would read the last, we the first: refuse
+                raise DataError(f"{source}: the archive holds array {key!r} twice (member {info.filename!r}); "
+                                "expected one member per name")
+            members[key] = info
         return _read_array_file(source, list(members), lambda key: _npy_header(archive, members[key])[:2],
                                 lambda key: _npy_data(archive, members[key]), columns, gains, skip_bad_rows, n_dof)
 
