@@ -134,3 +134,17 @@ def test_npz_with_duplicate_members_is_refused(tmp_path):
     with pytest.raises(DataError, match=r"q.*(twice|duplicate|more than once)"):
         bp.read_trajectory(path)
 
+
+
+# -- 1. no write through a link baseparam did not create ---------------------------------------------------------
+def test_export_refuses_a_symlink_named_like_its_output(tmp_path):
+    base = bp.find_base_parameters(bp.load_robot(PUMA))
+    victim = tmp_path / "robot.yaml"
+    victim.write_bytes(PUMA.read_bytes())
+    out = tmp_path / "gen"
+    out.mkdir()
+    (out / "r.json").symlink_to(victim)
+    with pytest.raises(StorageError, match=r"r\.json.*symbolic link"):
+        bp.export(base, "c", prefix="r", out_dir=out)
+    assert victim.read_bytes() == PUMA.read_bytes() and (out / "r.json").is_symlink()
+    assert sorted(p.name for p in out.iterdir()) == ["r.json"]      # none of the set written
