@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import math
 import os
 import re
@@ -460,9 +459,9 @@ def describe(robot_file, yaml_out, load):
 
 def _write_json(path, doc):
     """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
-    from ._atomic import write_text
+    from ._atomic import json_text, write_text
 
-    text = json.dumps(doc, indent=2) + "\n"
+    text = json_text(doc)
     if path == "-":
         click.echo(text, nl=False)
         return None

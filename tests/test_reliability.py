@@ -148,3 +148,22 @@ def test_export_refuses_a_symlink_named_like_its_output(tmp_path):
         bp.export(base, "c", prefix="r", out_dir=out)
     assert victim.read_bytes() == PUMA.read_bytes() and (out / "r.json").is_symlink()
     assert sorted(p.name for p in out.iterdir()) == ["r.json"]      # none of the set written
+
+
+# -- 1. strict JSON: NaN and inf as null -----------------------------------------------------------------------------
+def test_json_files_are_strict(tmp_path):
+    """excite --json wrote a bare Infinity when cond(W_b) was infinite; every JSON writer now goes
+    through one function that writes null instead."""
+    import json
+
+    from baseparam.cli import _write_json
+    from baseparam.excitation.files import write_json
+
+    doc = {"condition_number": float("inf"), "values": [np.float64("nan"), 1.5, -np.inf], "array": np.array([np.inf]),
+           "nested": ({"x": np.float32(2.0)},)}
+    expected = {"condition_number": None, "values": [None, 1.5, None], "array": [None], "nested": [{"x": 2.0}]}
+    for write in (write_json, _write_json):
+        path = tmp_path / f"{write.__name__}.json"
+        write(path, doc)
+        text = path.read_text()
+        assert json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict {c}")) == expected
