@@ -167,3 +167,18 @@ def test_json_files_are_strict(tmp_path):
         write(path, doc)
         text = path.read_text()
         assert json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict {c}")) == expected
+
+
+# -- 1. structure that a tiny perturbation changes is not changed silently ---------------------------------------
+@pytest.mark.parametrize("change,field", [
+    (("alpha: -90, a: 0, d: 0}", f"alpha: {float(-90 - np.degrees(1e-9))!r}, a: 0, d: 0}}"), r"joints\[1\]\.alpha"),
+    (("gravity: [0, 0, -9.81]", "gravity: [1e-7, 0, -9.81]"), r"gravity\[1\] = 1e-07")])
+def test_regroupings_changed_by_a_tiny_perturbation_warn(change, field):
+    """Joint 1's twist 1e-9 rad off −90° (degree file) moved YY1, YZ1 into XX1's regrouping, and gravity
+    1e-8 of |g| off vertical turned rank 36 into 38, without a word (joints 2–6 warned)."""
+    text = PUMA.read_text()
+    assert change[0] in text
+    robot = bp.parse_robot(text.replace(change[0], change[1]), "near.yaml")
+    with pytest.warns(bp.AccuracyWarning, match=field) as record:
+        base = bp.find_base_parameters(robot)
+    assert "WARNING" in base.note and len(record) == 1
