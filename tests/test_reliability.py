@@ -182,3 +182,18 @@ def test_regroupings_changed_by_a_tiny_perturbation_warn(change, field):
     with pytest.warns(bp.AccuracyWarning, match=field) as record:
         base = bp.find_base_parameters(robot)
     assert "WARNING" in base.note and len(record) == 1
+
+
+# -- 1. no NaN returned ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("solver", ["ltdl", "sweep"])
+def test_velocities_from_momenta_refuses_a_singular_mass_matrix(solver):
+    """forward_dynamics refused a massless leaf (M(q) singular); velocities_from_momenta returned NaN."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    layout = bp.ColumnLayout(robot)
+    p = np.random.default_rng(2).uniform(0.1, 1.0, layout.n_standard)
+    p[layout.link_columns[2]] = 0.0                     # link 3: a leaf without mass or inertia
+    model = bp.Model(robot, p)
+    q = np.random.default_rng(3).uniform(-1, 1, (4, 3))
+    for args in ((q, np.ones((4, 3))), (q[0], np.ones(3))):
+        with pytest.raises(bp.ArgumentError, match=r"M\(q\) is singular"):
+            bp.velocities_from_momenta(model, *args, solver=solver)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_option
+from ..errors import ArgumentError
 from ..model.value import takes_model
 from .samples import CHUNK, link_parameters, robot_states
 from .tree import Tree, force_cross
@@ -196,7 +197,24 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
     """
     _check_solver(solver)
     method = sweep if solver == "sweep" else ltdl
-    return _over_samples(model, lambda tree, m: method(tree, m)[0], q=q, momenta=momenta)
+
+    def solve(tree, m):
+        # M(q) singular or not positive definite: 1/0, √(<0) or a failed Cholesky, refused below as
+        # forward_dynamics refuses it, never returned as NaN
+        with np.errstate(all="ignore"):
+            try:
+                return method(tree, m)[0]
+            except np.linalg.LinAlgError:
+                return np.full_like(m, np.nan)
+
+    qd = _over_samples(model, solve, q=q, momenta=momenta)
+    bad = ~np.isfinite(qd)
+    if bad.any():
+        s = "" if qd.ndim == 1 else f" at sample {int(np.argmax(bad.any(axis=1)))}"
+        raise ArgumentError(f"p: the joint-space inertia M(q) is singular{s}: q̇ = M(q)⁻¹ p is not finite (a joint "
+                            "whose links carry no inertia about its axis and no rotor inertia, or bodies that are not "
+                            "physical)")
+    return qd
 
 
 @takes_model("p", "q", "qd", "tau", "parameters")
