@@ -30,7 +30,7 @@ from ..errors import RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
-from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
+from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel
 from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
                     Robot, with_drives)
@@ -38,6 +38,9 @@ from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
 MAX_JOINTS = 64
+# Descriptions longer than this (characters; 64 joints with bodies need about 20 000) have their joints
+# counted on the YAML events before the document is built.
+_SCAN_ABOVE = 32_000
 
 _TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source", "base", "base_inertia",
              "friction_model")
@@ -172,6 +175,8 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     try:
         if isinstance(text, (bytes, bytearray)):
             text = _decode(bytes(text))
+        if len(text) > _SCAN_ABOVE and _top_sequence_exceeds(text, "joints", MAX_JOINTS):
+            raise _Invalid("joints", f"expected at most {MAX_JOINTS} joints, got more")
         data = _load_yaml(text)
         robot = _build_robot(data, text, snapper)
     except _Invalid as exc:
