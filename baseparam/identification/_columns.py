@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import DataError
-from ._record import FIELDS, JOINT_FIELDS
+from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
 # At most this many column names are listed when none of them is recognised.
 _SHOWN_NAMES = 10
@@ -96,7 +96,9 @@ def _normalize_entry(source, field, value):
     if isinstance(value, slice):
         if value.stop is None:
             raise DataError(f"{where}: a slice needs an end (e.g. 1:7)")
-        value = list(range(value.start or 0, value.stop, value.step or 1))
+        value = range(value.start or 0, value.stop, value.step or 1)
+        if len(value) > MAX_COLUMNS:            # refused before a list of that length is built
+            raise DataError(f"{where}: {len(value)} columns; a table has at most {MAX_COLUMNS}")
     elif isinstance(value, (int, np.integer, str)) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, (list, tuple, range)) or len(value) == 0:
