@@ -79,7 +79,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     if not ok:
         if expected is None:
             kind = "a whole number" if integer else "a number"
-            lo, hi = (f"{b}" if isinstance(b, numbers.Integral) else f"{b:g}" for b in (low, high))
+            lo, hi = (f"{b}" if b is None or isinstance(b, numbers.Integral) else f"{b:g}" for b in (low, high))
             if low is not None and high is not None and not strict:
                 expected = f"{kind} from {lo} to {hi}"
             else:

@@ -237,3 +237,37 @@ def test_many_joints_are_refused_before_the_document_is_built(monkeypatch):
     flow = "joints: [" + ", ".join(["{type: revolute, alpha: 90, a: 0.1, d: 0.1}"] * 2000) + "]\n"
     with pytest.raises(bp.RobotDescriptionError, match="at most 64 joints"):
         bp.parse_robot(flow, "flow.yaml")
+
+
+# -- 2. simulate: no hang, no bare exception -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def arm():
+    from conftest import planar_arm
+    return bp.Model(planar_arm())
+
+
+@pytest.mark.parametrize("options,expected", [
+    (dict(rtol=float("nan")), "rtol: expected a number > 0"), (dict(rtol=0, atol=0), "rtol: expected a number > 0"),
+    (dict(atol=0.0), "atol: expected a number > 0"), (dict(atol=float("inf")), "atol"),
+    (dict(method="rk4", substeps=10 ** 9), "substeps: .* more than 1e\\+07 RK4 steps")])
+def test_simulate_refuses_settings_that_hang_up_front(arm, options, expected):
+    t = np.linspace(0, 1, 11)
+    with pytest.raises(bp.ArgumentError, match=expected):
+        bp.simulate(arm, t, np.zeros(3), np.zeros(3), **options)
+
+
+@pytest.mark.parametrize("options", [{}, dict(state="momenta"), dict(method="rk4")])
+def test_simulate_of_a_singular_mass_matrix_is_a_simulation_error(arm, options):
+    """The error path itself failed (sol.t[-1] of no output), or NaN warnings escaped."""
+    layout = bp.ColumnLayout(arm.robot)
+    p = arm.values().copy()
+    p[layout.link_columns[2]] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.SimulationError, match="diverged"):
+            bp.simulate(bp.Model(arm.robot, p), np.linspace(0, 1, 11), np.zeros(3), np.zeros(3), **options)
+
+
+def test_simulate_of_a_motion_too_violent_to_follow_stops(arm):
+    with pytest.raises(bp.SimulationError, match="evaluations"):
+        bp.simulate(arm, np.linspace(0, 1, 11), np.zeros(3), np.zeros(3), tau=lambda t, q, qd: 1e3 * qd ** 3 + 1)
