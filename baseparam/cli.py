@@ -139,6 +139,7 @@ FLAGS = {
     "exact_angles=True": "--exact-angles on", "angle_tolerance": "--angle-tolerance", "friction": "--friction",
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
+    "max_disk": "--max-disk",
     # identify: reading the trajectories, preprocessing, the fit
     "columns": "--columns", "gains": "--gains",
     "skip_bad_rows": "--skip-bad-rows", "skip_bad_rows=True": "--skip-bad-rows", "resample": "--resample",
@@ -403,9 +404,12 @@ def main():
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the result as JSON ('-': to stdout, the table then goes to stderr).")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
+@click.option("--max-disk", "max_disk", metavar="SIZE",
+              help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
+                   "which grows as 5^N, is estimated first and a robot beyond it refused before writing.")
 @_memory_option
 @_robot_options
-def find(robot_file, parameters, json_out, h5_out, max_memory, load):
+def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
     progress = _Progress("projecting")          # its second runs from the command's start
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
@@ -420,7 +424,8 @@ def find(robot_file, parameters, json_out, h5_out, max_memory, load):
             base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         else:   # the base set, then Z streamed into the file
             from .projection.storage import find_and_store
-            base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory)
+            base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
+                                  max_disk=max_disk)
         progress.close()
         written = [h5_out] if h5_out else []
         if json_out is not None:

@@ -271,3 +271,50 @@ def test_simulate_of_a_singular_mass_matrix_is_a_simulation_error(arm, options):
 def test_simulate_of_a_motion_too_violent_to_follow_stops(arm):
     with pytest.raises(bp.SimulationError, match="evaluations"):
         bp.simulate(arm, np.linspace(0, 1, 11), np.zeros(3), np.zeros(3), tau=lambda t, q, qd: 1e3 * qd ** 3 + 1)
+
+
+# -- 2. find --h5: the file's size bounded before and while writing --------------------------------------------------
+def generic_chain(n):
+    joints = tuple(bp.Joint("revolute", alpha=0.3 + 0.1 * k, a=0.1 + 0.01 * k, d=0.05 + 0.01 * k) for k in range(n))
+    return bp.Robot(joints, name=f"chain{n}", angle_unit="rad")
+
+
+def test_z_file_estimate_is_generous_but_close():
+    from baseparam.projection._budget import z_disk_bytes
+    import os
+    import tempfile
+    for n in (6, 7):
+        robot = generic_chain(n)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "z.h5")
+            bp.find_and_store(robot, path)
+            size = os.path.getsize(path)
+        estimate = z_disk_bytes(robot.parents, [j.type for j in robot.joints])
+        assert size <= estimate <= 3 * size, (n, size, estimate)
+
+
+def test_find_h5_refuses_a_file_beyond_max_disk_before_writing(tmp_path):
+    from click.testing import CliRunner
+    from baseparam.cli import main
+    path = tmp_path / "z.h5"
+    with pytest.raises(bp.ResourceLimitError, match=r"chain20: the file of the whole Z would take up to about .* TB"):
+        bp.find_and_store(generic_chain(20), str(path))          # beyond any disk's free space
+    with pytest.raises(bp.ResourceLimitError, match=r"more than the 1 MB allowed \(the max_disk given\)"):
+        bp.find_and_store(generic_chain(3), str(path), max_disk="1M")
+    assert list(tmp_path.iterdir()) == []
+    robot = tmp_path / "chain.yaml"
+    robot.write_text("units: {length: m, angle: rad}\njoints:\n"
+                     + "".join(f"  - {{type: revolute, alpha: {0.3 + 0.1 * k}, a: 0.1, d: 0.05}}\n" for k in range(4)))
+    res = CliRunner().invoke(main, ["find", str(robot), "--h5", str(path), "--max-disk", "1M"])
+    assert res.exit_code == 2 and "the max_disk given" not in res.output and "--max-disk" in res.output, res.output
+    assert not path.exists()
+
+
+def test_find_h5_stops_streaming_when_the_file_passes_the_bound(tmp_path, monkeypatch):
+    """The estimate can be wrong; the bytes stored are counted while Z is written, and the run stops."""
+    import baseparam.projection.storage as storage
+    monkeypatch.setattr(storage, "z_disk_bytes", lambda parents, types: 0)
+    path = tmp_path / "z.h5"
+    with pytest.raises(bp.ResourceLimitError, match="has passed 2.1 MB"):
+        bp.find_and_store(generic_chain(6), str(path), max_disk=2_100_000)
+    assert list(tmp_path.iterdir()) == []
