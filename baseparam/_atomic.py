@@ -16,6 +16,7 @@ import contextvars
 import json
 import math
 import os
+import re
 import secrets
 import stat
 
@@ -58,13 +59,69 @@ def _one_line(exc):
 
 
 def _temp_name(real, suffix):
-    """A fresh name beside ``real`` for a temporary file.
+    """A fresh name beside ``real`` for a temporary file: ``.baseparam-PID-RANDOM.SUFFIX``.
 
     The name is chosen *before* the file is created, so that the caller's ``finally`` knows it even
     when a signal (Ctrl-C, SIGTERM) arrives right after the creation: with ``tempfile.mkstemp``
     the file exists a moment before its name is returned, and an interrupted run would leave it.
+    The process id in the name lets a later run tell a killed run's leftover (:func:`remove_stale`).
     """
-    return os.path.join(os.path.dirname(real), f".baseparam-{secrets.token_hex(8)}{suffix}")
+    return os.path.join(os.path.dirname(real), f".baseparam-{os.getpid()}-{secrets.token_hex(8)}{suffix}")
+
+
+# A temporary file untouched this long whose process is gone is a killed run's (SIGKILL runs no
+# ``finally``); one of a name without a process id (earlier versions) after a day.
+STALE_SECONDS = 600
+STALE_SECONDS_WITHOUT_PID = 86_400
+_STALE = re.compile(r"^\.baseparam-(?:(\d+)-)?[0-9a-f]{16}\.")
+
+
+def remove_stale(folder, now=None):
+    """Remove the temporary files that killed runs left in ``folder``; returns their names.
+
+    Called before each write into a folder. A file is removed only when its name is one of ours,
+    it is a regular file, and it has not changed for :data:`STALE_SECONDS` while no process has the
+    id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
+    on another machine sharing the folder, keeps its file changing.
+    """
+    import time
+
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = [e for e in os.scandir(folder or ".") if e.name.startswith(".baseparam-")]
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _STALE.match(entry.name)
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if match is None or not stat.S_ISREG(info.st_mode):
+            continue
+        pid = match.group(1)
+        age = now - info.st_mtime
+        if (age < STALE_SECONDS_WITHOUT_PID) if pid is None else (age < STALE_SECONDS or _alive(int(pid))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(entry.name)
+    return removed
+
+
+def _alive(pid):
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:              # another user's process
+        return True
+    except (OverflowError, OSError):     # not a process id at all
+        return False
+    return True
 
 
 def _claim(tmp, path):
@@ -128,6 +185,7 @@ def atomic_path(path, suffix=".tmp"):
         except OSError as exc:          # e.g. /dev/full: the output is at fault, not the input
             raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
         return
+    remove_stale(os.path.dirname(real))
     tmp = _temp_name(real, suffix)
     try:
         try:
@@ -183,6 +241,7 @@ def write_texts(files, follow_links=False):
             path, real = _target(path, follow_links)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
+            remove_stale(os.path.dirname(real))
             tmp = _temp_name(real, ".tmp")
             scratch.append(tmp)             # known before it exists: an interrupt cannot orphan it
             try:

@@ -318,3 +318,28 @@ def test_find_h5_stops_streaming_when_the_file_passes_the_bound(tmp_path, monkey
     with pytest.raises(bp.ResourceLimitError, match="has passed 2.1 MB"):
         bp.find_and_store(generic_chain(6), str(path), max_disk=2_100_000)
     assert list(tmp_path.iterdir()) == []
+
+
+# -- 2. temporary files of killed runs --------------------------------------------------------------------------------
+def test_stale_temporary_files_of_killed_runs_are_removed_on_the_next_write(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from baseparam._atomic import write_text
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead = int(gone.stdout)
+    old = time.time() - 3600
+    files = {f".baseparam-{dead}-0123456789abcdef.h5.tmp": (old, False),      # killed run's: removed
+             f".baseparam-{dead}-fedcba9876543210.tmp": (time.time(), True),  # recent: may still be written
+             f".baseparam-{os.getpid()}-00112233445566ff.tmp": (old, True),   # a live process's
+             ".baseparam-0123456789abcdef.h5.tmp": (time.time() - 2 * 86400, False),   # earlier versions' name
+             ".baseparam-notours.tmp": (old, True), "data.csv": (old, True)}
+    for name, (mtime, _) in files.items():
+        (tmp_path / name).write_bytes(b"x")
+        os.utime(tmp_path / name, (mtime, mtime))
+    write_text(tmp_path / "out.json", "{}\n")
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {name for name, (_, kept) in files.items() if kept} | {"out.json"}
