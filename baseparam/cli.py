@@ -279,17 +279,50 @@ def _terminate(signum, frame):
     raise _Terminated(signum)
 
 
+_PENDING = []       # a signal's exception that Python ignored, to raise again (see _redeliver)
+
+
+def _redeliver(unraisable, default=sys.unraisablehook):
+    """``sys.unraisablehook`` while a command runs: a signal's exception that landed in a weakref
+    callback or a ``__del__`` is "ignored" by Python, and the run would go on. It is raised again a
+    millisecond later by a SIGALRM, in the program's own flow (raising it from the hook, or sending the
+    signal from it, would land in the hook and be ignored once more)."""
+    exc = unraisable.exc_value
+    if isinstance(exc, (_Terminated, KeyboardInterrupt)):
+        _PENDING[:] = [exc]
+        signal.setitimer(signal.ITIMER_REAL, 0.001)
+    else:
+        default(unraisable)
+
+
+def _raise_pending(signum, frame):
+    if _PENDING:
+        exc = _PENDING.pop()
+        raise type(exc)(*exc.args)
+
+
 @contextlib.contextmanager
 def _termination_unwinds():
-    """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards)."""
+    """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards); a signal
+    swallowed where Python ignores exceptions is raised again (:func:`_redeliver`)."""
     names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    handlers = {name: _terminate for name in names}
+    if hasattr(signal, "setitimer"):
+        handlers["SIGALRM"] = _raise_pending
     try:
-        previous = {name: signal.signal(getattr(signal, name), _terminate) for name in names}
+        previous = {name: signal.signal(getattr(signal, name), handler) for name, handler in handlers.items()}
     except ValueError:                                # not the main thread: leave the handlers alone
         previous = {}
+    hook = sys.unraisablehook
+    if "SIGALRM" in previous:
+        sys.unraisablehook = lambda unraisable: _redeliver(unraisable, hook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
+        if "SIGALRM" in previous:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        _PENDING.clear()
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
 

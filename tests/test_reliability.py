@@ -343,3 +343,33 @@ def test_stale_temporary_files_of_killed_runs_are_removed_on_the_next_write(tmp_
     write_text(tmp_path / "out.json", "{}\n")
     left = {p.name for p in tmp_path.iterdir()}
     assert left == {name for name, (_, kept) in files.items() if kept} | {"out.json"}
+
+
+# -- 2. signals that cannot be swallowed ------------------------------------------------------------------------------
+@pytest.mark.parametrize("exc", ["terminated", "interrupt"])
+def test_a_signal_swallowed_in_a_weakref_callback_is_delivered_again(exc):
+    """SIGTERM landing in a weakref callback printed "Exception ignored … _Terminated: 15" and the run went
+    on for 10 minutes; the signal is now raised again in the program's own flow."""
+    import gc
+    import signal
+    import time
+    import weakref
+
+    from baseparam import cli
+
+    class Thing:
+        pass
+
+    def callback(_):        # where the signal's exception lands: Python reports it and carries on
+        raise cli._Terminated(signal.SIGTERM) if exc == "terminated" else KeyboardInterrupt
+
+    expected = cli._Terminated if exc == "terminated" else KeyboardInterrupt
+    with cli._termination_unwinds():
+        with pytest.raises(expected):
+            thing = Thing()
+            ref = weakref.ref(thing, callback)
+            del thing
+            gc.collect()
+            time.sleep(30)              # the run "goes on": the signal raised again stops it here
+            pytest.fail(f"the run went on ({ref})")
+    cli._SIGNALLED.clear()
