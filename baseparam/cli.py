@@ -225,6 +225,12 @@ def _stopped(message, status):
     KeyboardInterrupt and, at exit, kills itself with SIGINT instead of returning our status.
     """
     click.echo(f"baseparam: {message}", err=True)
+    # os._exit skips atexit, where multiprocessing unlinks the semaphores of a worker pool (excite
+    # --workers): without this its resource tracker reports them "leaked" after we have gone
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        with contextlib.suppress(Exception):
+            mp_util._exit_function()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

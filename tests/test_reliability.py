@@ -373,3 +373,46 @@ def test_a_signal_swallowed_in_a_weakref_callback_is_delivered_again(exc):
             time.sleep(30)              # the run "goes on": the signal raised again stops it here
             pytest.fail(f"the run went on ({ref})")
     cli._SIGNALLED.clear()
+
+
+# -- 2. an interrupted excite --workers 2 ends in one line ------------------------------------------------------------
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/task"), reason="needs Linux /proc")
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_interrupted_excite_with_workers_ends_in_one_line(tmp_path, signame):
+    """Ctrl-C of `excite --workers 2` printed multiprocessing's leaked-semaphore warning and the workers'
+    EOFError/BrokenPipeError tracebacks."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n" + "  - {q: [-2, 2], qd: 2, qdd: 8}\n" * 7)
+    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", "excite", str(ROOT / "robots" / "panda.yaml"),
+                             "--workers", "2", "--starts", "200", "--limits", str(limits), "--out",
+                             str(tmp_path / "t.csv")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        for _ in range(600):            # until the pool's two workers and the resource tracker run
+            if len(children(proc.pid)) >= 3 or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)                 # the workers start their searches (any moment will do)
+        os.killpg(proc.pid, getattr(signal, signame))
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 128 + getattr(signal, signame), err
+    assert len(lines) == 1 and lines[0].startswith("baseparam: "), err
+    assert not (tmp_path / "t.csv").exists()
