@@ -151,6 +151,12 @@ def _over_samples(model, work, what=None, **arrays):
     (q, *rest), single = robot_states(robot, **arrays)
     parts = [work(Tree(robot, links, q[s0:s0 + CHUNK]), *(a[s0:s0 + CHUNK] for a in rest))
              for s0 in range(0, q.shape[0], CHUNK)]
+    if not parts:       # no samples: no rows, of the shape one sample (the neutral configuration) gives
+        neutral = np.zeros((1, q.shape[1]))
+        if robot.is_floating:
+            neutral[0, 6] = 1.0                             # the unit quaternion (x, y, z, w)
+        with np.errstate(all="ignore"):
+            parts = [work(Tree(robot, links, neutral), *(np.zeros((1,) + a.shape[1:]) for a in rest))[:0]]
     out = np.concatenate(parts)
     return (float(out[0]) if out.ndim == 1 else out[0]) if single else out
 
