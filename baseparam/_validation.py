@@ -129,6 +129,25 @@ def check_mass_bounds(value, name: str = "mass_bounds", *, error=ArgumentError):
     return out
 
 
+# An angle tolerance beyond this (rad, 0.57°) would snap real geometry to multiples of 15° (the CLI's cap too).
+MAX_ANGLE_TOLERANCE = 0.01
+
+
+def check_angle_tolerance(value, name: str = "angle_tolerance"):
+    """The tolerance (rad) within which description angles are taken as multiples of 15°, as float."""
+    return check_number(value, name, low=0, high=MAX_ANGLE_TOLERANCE)
+
+
+def check_link_names(value, name: str, *, several=True):
+    """None, a link name (str) or, with ``several``, a sequence of them; else an ArgumentTypeError."""
+    if value is None or isinstance(value, str):
+        return value
+    if several and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return value
+    what = "a link name (str) or a sequence of them" if several else "a link name (str)"
+    raise ArgumentTypeError(f"{name}: expected {what}, got {value!r}")
+
+
 # -- sizes before allocation --------------------------------------------------------------------------------------
 def check_memory(needed, message, max_memory=None):
     """Refuse, before allocating, a computation that needs more than the memory budget.
@@ -255,6 +274,7 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-__all__ = ["ABSURD", "check_instance", "check_mass_bounds", "check_mass_range", "check_memory", "check_number",
-           "check_option", "check_parameter_vector", "check_positive", "check_robot", "check_robot_states",
-           "check_samples", "check_states", "is_real", "unit_quaternions"]
+__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_instance", "check_link_names",
+           "check_mass_bounds", "check_mass_range", "check_memory", "check_number", "check_option",
+           "check_parameter_vector", "check_positive", "check_robot", "check_robot_states", "check_samples",
+           "check_states", "is_real", "unit_quaternions"]

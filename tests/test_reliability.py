@@ -416,3 +416,65 @@ def test_interrupted_excite_with_workers_ends_in_one_line(tmp_path, signame):
     assert proc.returncode == 128 + getattr(signal, signame), err
     assert len(lines) == 1 and lines[0].startswith("baseparam: "), err
     assert not (tmp_path / "t.csv").exists()
+
+
+# -- 3. the Python API's own errors ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rrr_model():
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    return bp.Model(robot, np.random.default_rng(4).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
+
+
+STATE_FUNCTIONS = ["potential_energy", "kinetic_energy", "inverse_dynamics", "forward_dynamics", "generalized_momenta",
+                   "velocities_from_momenta", "momentum"]
+
+
+def call(model, name, x):
+    import inspect
+    f = getattr(bp, name)
+    n = sum(1 for p in inspect.signature(f).parameters.values() if p.default is p.empty) - 1
+    return f(model, *([x] * n))
+
+
+@pytest.mark.parametrize("name", STATE_FUNCTIONS)
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")   # np.matrix itself warns
+def test_matrix_and_masked_arrays_are_plain_arrays_or_refused(rrr_model, name):
+    q = np.random.default_rng(5).uniform(-1, 1, (4, 3))
+    plain = call(rrr_model, name, q)
+    np.testing.assert_array_equal(call(rrr_model, name, np.matrix(q)), plain)
+    np.testing.assert_array_equal(call(rrr_model, name, np.ma.masked_array(q)), plain)
+    assert type(call(rrr_model, name, np.ma.masked_array(q))) is np.ndarray
+    masked = np.ma.masked_array(q, mask=np.eye(4, 3, dtype=bool))
+    with pytest.raises(bp.ArgumentError, match="masked array with 3 masked values"):
+        call(rrr_model, name, masked)
+
+
+@pytest.mark.parametrize("name", STATE_FUNCTIONS)
+def test_zero_samples_give_zero_rows(rrr_model, name):
+    one = call(rrr_model, name, np.zeros((1, 3)))
+    none = call(rrr_model, name, np.zeros((0, 3)))
+    assert none.shape == (0,) + one.shape[1:]
+
+
+def test_bad_arguments_raise_the_library_errors_naming_them(tmp_path):
+    from baseparam.excitation.fourier import FourierSeries
+    base = bp.find_base_parameters(bp.load_robot(PUMA))
+    cases = [
+        (lambda: base.terms(999), bp.ArgumentError, "r: expected a base-parameter index from 0 to 35, got 999"),
+        (lambda: base.terms("x"), bp.ArgumentError, "r: "),
+        (lambda: FourierSeries(0, np.zeros(2), np.zeros((2, 1)), np.zeros((2, 1))), bp.ArgumentError, "period: "),
+        (lambda: FourierSeries(1.0, np.zeros(2), np.zeros((3, 1)), np.zeros((2, 1))), bp.ArgumentError, "q0, a, b: "),
+        (lambda: FourierSeries(1.0, np.zeros(1), np.full((1, 1), np.nan), np.zeros((1, 1))), bp.ArgumentError, "a: "),
+        (lambda: FourierSeries(1.0, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 1))).times(0), bp.ArgumentError,
+         "rate: "),
+        (lambda: bp.load_robot(PUMA, tip=5), TypeError, "tip: expected a link name"),
+        (lambda: bp.load_robot(PUMA, root=["a"]), TypeError, "root: expected a link name"),
+        (lambda: bp.export(base, "c", out_dir=None), bp.ExportError, "out_dir: expected a directory path"),
+        (lambda: bp.load_robot(PUMA, angle_tolerance=10), bp.ArgumentError, "angle_tolerance: expected a number from 0 "
+                                                                           "to 0.01, got 10"),
+        (lambda: bp.parse_robot(PUMA.read_text(), angle_tolerance=float("nan")), bp.ArgumentError, "angle_tolerance"),
+    ]
+    for action, error, message in cases:
+        with pytest.raises(error, match=message):
+            action()
+    assert not (ROOT / "None").exists()

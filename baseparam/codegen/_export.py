@@ -141,6 +141,8 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     check_option(lang, "lang", ("c", "python"), expected="'c' or 'python'", error=ExportError)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
+    check_instance(out_dir, "out_dir", (str, os.PathLike), "a directory path (str or os.PathLike)",
+                   error=ExportError)
     if not str(out_dir):
         raise ExportError("out_dir: empty directory name")
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_instance
+from .._validation import check_angle_tolerance, check_instance, check_link_names
 from ..errors import RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
@@ -97,6 +97,9 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         the file and the offending field.
     """
     check_instance(path, "path", (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
+    check_link_names(root, "root", several=False)
+    check_link_names(tip, "tip")
+    check_angle_tolerance(angle_tolerance)
     label = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
@@ -171,6 +174,7 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
 
         return parse_urdf(text, filename, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
     check_instance(text, "text", (str, bytes, bytearray), "the description's text (str or bytes)")
+    check_angle_tolerance(angle_tolerance)
     snapper = AngleSnapper(angle_tolerance if exact_angles else None)
     try:
         if isinstance(text, (bytes, bytearray)):

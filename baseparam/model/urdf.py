@@ -26,6 +26,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._validation import check_angle_tolerance, check_link_names
 from ..errors import DescriptionWarning, PhysicalConsistencyWarning, RobotDescriptionError, RoundOffWarning
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
                      special_radians)
@@ -148,6 +149,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     RobotDescriptionError
         One line per problem, each naming the file, the element and what is wrong.
     """
+    check_link_names(root, "root", several=False)
+    check_link_names(tip, "tip")
+    check_angle_tolerance(angle_tolerance)
     label = os.fsdecode(label)
     problems = _Problems(label)
     text = _text(data, problems)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
+from .._validation import check_number
 from ..errors import AccuracyWarning
 from ..model.checks import SNAP_RADIANS
 from ..model.parameters import ColumnLayout
@@ -186,7 +187,10 @@ class BaseParameters:
         return BaseModel(self, p_base)
 
     def terms(self, r):
-        """Regrouping of base parameter r as {standard name: coefficient} (display units)."""
+        """Regrouping of base parameter r (0 … rank − 1, or negative from the end) as {standard name:
+        coefficient} (display units)."""
+        r = check_number(r, "r", low=-self.rank, high=self.rank - 1, integer=True,
+                         expected=f"a base-parameter index from 0 to {self.rank - 1}")
         return {self.standard_names[c]: v for c, v in enumerate(self.Y_display[r]) if v != 0}
 
     def to_dict(self):
