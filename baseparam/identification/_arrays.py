@@ -63,7 +63,10 @@ def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
     except _NPZ_ERRORS as exc:
         raise DataError(f"{source}: not a valid NPZ file ({_one_line(exc)})") from None
     with archive:
-        infos = [info for info in archive.infolist() if not info.is_dir()]
+        # not info.is_dir(): a member name cut to '' by a NUL byte (a damaged or forged archive) raises there
+        infos = [info for info in archive.infolist() if not info.filename.endswith("/")]
+        if any(not info.filename for info in infos):
+            raise DataError(f"{source}: not a valid NPZ file (a member without a name)")
         _check_count(source, len(infos))
         members = {}
         for info in infos:      # keys as numpy names them: 'q.npy' is key 'q'
