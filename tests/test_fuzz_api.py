@@ -159,7 +159,8 @@ def test_state_functions(name, model, data):
            "record": st.sampled_from([("q", "tau"), ("q", "nope")])}))
 def test_simulate(q0, qd0, data, options):
     t = data.draw(st.sampled_from([np.linspace(0, 0.2, 11), np.linspace(0, 0.2, 3),
-                                   np.array([0, 1, 1, 2] * 3, dtype=float), np.full(11, np.nan), [0.0, 0.1]]), label="t")
+                                   np.array([0, 1, 1, 2] * 3, dtype=float), np.full(11, np.nan), [0.0, 0.1]]),
+                  label="t")
     tau = data.draw(st.one_of(st.none(), arrays(), st.just(lambda t, q, qd: -qd)), label="tau")
     outcome(lambda: bp.simulate(MODEL, t, q0, qd0, tau, **options))
 
