@@ -478,3 +478,12 @@ def test_bad_arguments_raise_the_library_errors_naming_them(tmp_path):
         with pytest.raises(error, match=message):
             action()
     assert not (ROOT / "None").exists()
+
+
+# -- 4. clear messages -------------------------------------------------------------------------------------------------
+def test_one_gain_in_a_list_is_one_gain_for_every_joint():
+    """`--gains 10` (documented: "one, or one per joint") was refused as "got shape (1,)"."""
+    t, q, current = trajectory_arrays(S=20, n=3)
+    for gains in ([10.0], "10", np.array([10.0])):
+        traj = bp.from_arrays(t, q, current=current, gains=gains)
+        np.testing.assert_array_equal(traj.tau, current * 10.0)

@@ -161,8 +161,8 @@ def _gains(source, gains, n, has_current):
         arr = np.asarray(gains, dtype=float)
     except (TypeError, ValueError):
         raise DataError(f"{source}: gains: expected {n} numbers (N·m/A), got {gains!r}") from None
-    if arr.ndim == 0:
-        arr = np.full(n, float(arr))
+    if arr.ndim == 0 or arr.shape == (1,):          # one gain for every joint, as a scalar or '--gains 10'
+        arr = np.full(n, float(arr.reshape(-1)[0]) if arr.size else np.nan)
     if arr.shape != (n,):
         raise DataError(f"{source}: gains: expected {n} values (one per joint) or one scalar, got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (arr == 0)
