@@ -487,3 +487,22 @@ def test_one_gain_in_a_list_is_one_gain_for_every_joint():
     for gains in ([10.0], "10", np.array([10.0])):
         traj = bp.from_arrays(t, q, current=current, gains=gains)
         np.testing.assert_array_equal(traj.tau, current * 10.0)
+
+
+def test_describe_escapes_names_that_would_forge_lines():
+    """A URDF's joint name may hold line breaks (&#10;); describe printed them raw."""
+    from baseparam.model.summary import describe
+    urdf = ("<robot name='arm'><link name='base'/><link name='l1'><inertial><mass value='1'/>"
+            "<inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+            "<joint name='j1&#10;rank: 99&#13;fake' type='revolute'><parent link='base'/><child link='l1'/>"
+            "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>")
+    robot = outcome_robot(urdf)
+    out = describe(robot)
+    assert not any(line.startswith(("rank", "fake")) for line in out.splitlines()), out
+    assert "j1\\nrank" in out and "\r" not in out
+
+
+def outcome_robot(urdf):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bp.parse_robot(urdf, "arm.urdf")
