@@ -506,3 +506,12 @@ def outcome_robot(urdf):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return bp.parse_robot(urdf, "arm.urdf")
+
+
+def test_a_velocity_limit_of_zero_is_named_as_such():
+    urdf = ("<robot name='arm'><link name='base'/><link name='l1'><inertial><mass value='1'/>"
+            "<inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+            "<joint name='j1' type='revolute'><parent link='base'/><child link='l1'/>"
+            "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='0'/></joint></robot>")
+    with pytest.raises(bp.ArgumentError, match=r"joint 1: velocity limit 0 \(<limit velocity=\"0\">"):
+        bp.design_excitation(outcome_robot(urdf), period=2, harmonics=2, rate=20, starts=1)
