@@ -515,3 +515,20 @@ def test_a_velocity_limit_of_zero_is_named_as_such():
             "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='0'/></joint></robot>")
     with pytest.raises(bp.ArgumentError, match=r"joint 1: velocity limit 0 \(<limit velocity=\"0\">"):
         bp.design_excitation(outcome_robot(urdf), period=2, harmonics=2, rate=20, starts=1)
+
+
+def test_cr_only_csv_over_one_mib_is_read(tmp_path):
+    """CR-only line ends (documented) in a file over 1 MiB were refused as "line 1: longer than 1 MiB"."""
+    S = 40_000
+    t = np.arange(S) * 0.001
+    q = np.sin(np.linspace(0, 10, S))
+    rows = "\r".join(f"{a:.3f},{b:.12f},{b:.12f}" for a, b in zip(t, q))
+    path = tmp_path / "mac.csv"
+    path.write_bytes(("t,q1,tau1\r" + rows + "\r").encode())
+    assert path.stat().st_size > 1 << 20
+    traj = bp.read_trajectory(path)
+    assert traj.n_samples == S
+    long_line = tmp_path / "long.csv"
+    long_line.write_bytes(b"t,q1,tau1\r" + b"1" * (2 << 20) + b"\r")
+    with pytest.raises(DataError, match="line 2: longer than 1 MiB"):
+        bp.read_trajectory(long_line)
