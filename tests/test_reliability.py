@@ -532,3 +532,23 @@ def test_cr_only_csv_over_one_mib_is_read(tmp_path):
     long_line.write_bytes(b"t,q1,tau1\r" + b"1" * (2 << 20) + b"\r")
     with pytest.raises(DataError, match="line 2: longer than 1 MiB"):
         bp.read_trajectory(long_line)
+
+
+def urdf_two_links(mass, axis):
+    inertial = (f"<inertial><mass value='{mass}'/><inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/>"
+                "</inertial>")
+    return (f"<robot name='arm'><link name='base'/><link name='l1'>{inertial}</link><link name='l2'>{inertial}</link>"
+            f"<joint name='j1' type='revolute'><parent link='base'/><child link='l1'/><axis xyz='{axis}'/>"
+            "<limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+            "<joint name='f' type='fixed'><parent link='l1'/><child link='l2'/></joint></robot>")
+
+
+def test_urdf_messages_name_the_file_and_the_joint():
+    """A mass lumped across fixed joints past 1e6 kg said only "Inertia.mass: …"; an axis of 1e200 was
+    refused because its squares overflowed."""
+    with pytest.raises(bp.RobotDescriptionError, match=r"^arm\.urdf: joint 'j1': the body \(with the links fixed "
+                                                       r"to it\): expected a mass .* got 1800000\.0$"):
+        bp.parse_robot(urdf_two_links(900000, "0 0 1"), "arm.urdf")
+    for axis, expected in (("1e200 0 0", (1.0, 0.0, 0.0)), ("0 0 1e300", (0.0, 0.0, 1.0))):
+        robot = outcome_robot(urdf_two_links(1, axis))
+        assert robot.joints[0].axis == expected

@@ -377,7 +377,10 @@ def _joint(element, order, problems, tiny) -> Optional[_Joint]:
             if norm < 1e-9:
                 problems.add(f"{where} <axis xyz>", f"expected a direction, got {axis_el.get('xyz')!r} (zero)")
             else:
-                axis = tuple(v / norm + 0.0 for v in values)
+                largest = max(abs(v) for v in values)      # scaled first: the squares of 1e200 overflow
+                scaled = [v / largest for v in values]
+                norm = math.sqrt(sum(v * v for v in scaled))
+                axis = tuple(v / norm + 0.0 for v in scaled)
     limits = _limits(element, where, kind, problems) if kind in _MOVING else None
     dynamics = None
     dyn_el = element.find("dynamics")
@@ -556,11 +559,23 @@ def _assemble(base, keep, links, children, problems):
                                     "with tip='LINK' (joints off the paths to the tips are locked at q = 0)")
             else:
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
+    def inertia(number, where):
+        # the body lumps the links fixed to it: its mass can pass the bound no single <mass> did
+        try:
+            return bodies[number].inertia()
+        except RobotDescriptionError as exc:
+            problems.add(where, f"the body (with the links fixed to it): {str(exc).split(': ', 1)[-1]}")
+            return None
+
     for joint, parent, origins, number in pending:
         friction_prior = joint.dynamics
+        body = inertia(number, f"joint '{joint.name}'")
+        problems.check()
         out.append(Joint(type=_MOVING[joint.type], origins=origins, axis=joint.axis, parent=parent, name=joint.name,
-                         limits=joint.limits, friction_prior=friction_prior, inertia=bodies[number].inertia()))
-    return out, impossible, bodies[0].inertia()
+                         limits=joint.limits, friction_prior=friction_prior, inertia=body))
+    base_body = inertia(0, "the base link")
+    problems.check()
+    return out, impossible, base_body
 
 
 def _rotation(rpy) -> np.ndarray:
