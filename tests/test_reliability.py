@@ -552,3 +552,18 @@ def test_urdf_messages_name_the_file_and_the_joint():
     for axis, expected in (("1e200 0 0", (1.0, 0.0, 0.0)), ("0 0 1e300", (0.0, 0.0, 1.0))):
         robot = outcome_robot(urdf_two_links(1, axis))
         assert robot.joints[0].axis == expected
+
+
+@pytest.mark.parametrize("entry,expected", [("qd: 1e-300", "qd limit 1e-300 is below 1e-06"),
+                                            ("qd: 1, qdd: 1e-30", "qdd limit 1e-30 is below"),
+                                            ("q: [0, 1e-300], qd: 1", "narrower than 1e-06")])
+def test_extreme_limits_are_refused_not_overflowed(tmp_path, entry, expected):
+    """Limits of 1e-300 printed raw numpy RuntimeWarnings (overflow in 1/v²) and ended in an
+    unrelated 'qd: absurd value' error."""
+    path = tmp_path / "lim.yaml"
+    path.write_text("joints:\n  - {q: [-1, 1], qd: 2}\n  - {q: [-1, 1], qd: 2}\n  - {" + entry + "}\n")
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(bp.ArgumentError, match=rf"lim\.yaml: joint 3: .*{expected}"):
+            bp.motion_limits(robot, str(path))
