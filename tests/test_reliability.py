@@ -567,3 +567,10 @@ def test_extreme_limits_are_refused_not_overflowed(tmp_path, entry, expected):
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(bp.ArgumentError, match=rf"lim\.yaml: joint 3: .*{expected}"):
             bp.motion_limits(robot, str(path))
+
+
+@pytest.mark.parametrize("axis", ["[1e300, 0, 1]", "[0, 0, 0]", "[1e-9, 0, 0]"])
+def test_a_yaml_axis_out_of_range_names_the_file_and_joint(axis):
+    text = f"convention: urdf\nunits: {{length: m, angle: rad}}\njoints:\n  - {{type: revolute, axis: {axis}}}\n"
+    with pytest.raises(bp.RobotDescriptionError, match=r"^u\.yaml: joints\[1\]\.axis: expected a direction of length"):
+        bp.parse_robot(text, "u.yaml")

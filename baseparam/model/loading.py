@@ -19,6 +19,7 @@ this module builds the robot from them.
 """
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from dataclasses import replace
@@ -425,8 +426,10 @@ def _general_joint(entry, k: int, length_unit: str, angle_unit: str, snapper) ->
     fields["origins"] = tuple(o for o in origins if o is not None)
     if "axis" in entry:
         fields["axis"] = found.get(_vector, entry["axis"], 3, f"{path}.axis", default=(0.0, 0.0, 1.0))
-        if all(v == 0 for v in fields["axis"]):
-            found.problems.append(_Invalid(f"{path}.axis", "expected a direction, got [0, 0, 0]"))
+        norm = math.hypot(*fields["axis"])
+        if not 1e-6 < norm < 1e6:      # the range Joint accepts; said here with the file and the joint
+            found.problems.append(_Invalid(f"{path}.axis", "expected a direction of length between 1e-6 and 1e6, "
+                                                           f"got {list(fields['axis'])}"))
             fields["axis"] = (0.0, 0.0, 1.0)
     if "offset" in entry:
         fields["offset"] = found.get(_field_number, entry["offset"], "offset", kind, f"{path}.offset", length_unit,
