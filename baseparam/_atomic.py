@@ -1,7 +1,9 @@
 """Atomic output files: write to a temporary name beside the target, then rename.
 
 An interrupted run never leaves a half-written file, and the result behaves like a normal
-write: symbolic links are written through, the new file gets the permissions a plain
+write: a symbolic link the caller names as the output is written through (as ``open`` does), but
+one found at a name the library derives (``export``'s files in ``out_dir``) is refused — a link
+baseparam did not create must not redirect its write elsewhere; the new file gets the permissions a plain
 ``open(path, "w")`` would give (or keeps the old file's), and special files such as
 ``/dev/null`` are written in place instead of being replaced. Inside :func:`inputs_protected` (a
 command's input files), no output may replace an input: a mistyped ``--json robot.yaml`` must not
@@ -11,7 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
+import math
 import os
+import re
 import secrets
 import stat
 
@@ -54,13 +59,69 @@ def _one_line(exc):
 
 
 def _temp_name(real, suffix):
-    """A fresh name beside ``real`` for a temporary file.
+    """A fresh name beside ``real`` for a temporary file: ``.baseparam-PID-RANDOM.SUFFIX``.
 
     The name is chosen *before* the file is created, so that the caller's ``finally`` knows it even
     when a signal (Ctrl-C, SIGTERM) arrives right after the creation: with ``tempfile.mkstemp``
     the file exists a moment before its name is returned, and an interrupted run would leave it.
+    The process id in the name lets a later run tell a killed run's leftover (:func:`remove_stale`).
     """
-    return os.path.join(os.path.dirname(real), f".baseparam-{secrets.token_hex(8)}{suffix}")
+    return os.path.join(os.path.dirname(real), f".baseparam-{os.getpid()}-{secrets.token_hex(8)}{suffix}")
+
+
+# A temporary file untouched this long whose process is gone is a killed run's (SIGKILL runs no
+# ``finally``); one of a name without a process id (earlier versions) after a day.
+STALE_SECONDS = 600
+STALE_SECONDS_WITHOUT_PID = 86_400
+_STALE = re.compile(r"^\.baseparam-(?:(\d+)-)?[0-9a-f]{16}\.")
+
+
+def remove_stale(folder, now=None):
+    """Remove the temporary files that killed runs left in ``folder``; returns their names.
+
+    Called before each write into a folder. A file is removed only when its name is one of ours,
+    it is a regular file, and it has not changed for :data:`STALE_SECONDS` while no process has the
+    id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
+    on another machine sharing the folder, keeps its file changing.
+    """
+    import time
+
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = [e for e in os.scandir(folder or ".") if e.name.startswith(".baseparam-")]
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _STALE.match(entry.name)
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if match is None or not stat.S_ISREG(info.st_mode):
+            continue
+        pid = match.group(1)
+        age = now - info.st_mtime
+        if (age < STALE_SECONDS_WITHOUT_PID) if pid is None else (age < STALE_SECONDS or _alive(int(pid))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(entry.name)
+    return removed
+
+
+def _alive(pid):
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:              # another user's process
+        return True
+    except (OverflowError, OSError):     # not a process id at all
+        return False
+    return True
 
 
 def _claim(tmp, path):
@@ -79,11 +140,15 @@ def _claim(tmp, path):
         raise StorageError(f"{path}: cannot write here ({_one_line(exc)})") from None
 
 
-def _target(path):
-    """``path`` and its real path, refused when it is a directory or one of the protected inputs."""
+def _target(path, follow_link=True):
+    """``path`` and its real path, refused when it is a directory or one of the protected inputs, and
+    (``follow_link`` False: a name the library derived, not one the caller gave) when it is a symbolic link."""
     path = os.fspath(path)
     if not path:
         raise StorageError("output path is empty")
+    if not follow_link and os.path.islink(path):
+        raise StorageError(f"{path}: is a symbolic link (to {os.readlink(path)!r}), which baseparam did not create; "
+                           "not written through (remove the link, or choose another output)")
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{path}: is a directory, expected a file name")
@@ -120,6 +185,7 @@ def atomic_path(path, suffix=".tmp"):
         except OSError as exc:          # e.g. /dev/full: the output is at fault, not the input
             raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
         return
+    remove_stale(os.path.dirname(real))
     tmp = _temp_name(real, suffix)
     try:
         try:
@@ -146,7 +212,7 @@ def write_text(path, text):
             f.write(text)
 
 
-def write_texts(files):
+def write_texts(files, follow_links=False):
     """Write several text files as a set: either all are replaced, or none is.
 
     Every file is first written to a temporary name beside its target; then the old files are moved
@@ -158,6 +224,9 @@ def write_texts(files):
     ----------
     files : dict of str → str
         Target path → UTF-8 text.
+    follow_links : bool
+        Write through a target that is a symbolic link; by default (names the library derives, such
+        as ``export``'s) such a target is refused.
 
     Raises
     ------
@@ -169,9 +238,10 @@ def write_texts(files):
     try:
         staged = []
         for path, text in files.items():
-            path, real = _target(path)
+            path, real = _target(path, follow_links)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
+            remove_stale(os.path.dirname(real))
             tmp = _temp_name(real, ".tmp")
             scratch.append(tmp)             # known before it exists: an interrupt cannot orphan it
             try:
@@ -211,3 +281,23 @@ def write_texts(files):
         for tmp in scratch:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _json_ready(value):
+    """``value`` with every NaN or infinite float (Python or numpy) replaced by None, tuples as lists."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):      # numpy's float64 is a float
+        return None
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):       # numpy scalars and arrays
+        return _json_ready(value.tolist())
+    return value
+
+
+def json_text(doc):
+    """``doc`` as strict JSON text (indented, with a final newline): NaN and ±inf are written as ``null``,
+    never as the bare ``NaN``/``Infinity`` that strict readers refuse. Every JSON file baseparam writes
+    goes through here."""
+    return json.dumps(_json_ready(doc), indent=2, allow_nan=False) + "\n"

@@ -37,7 +37,8 @@ def real_array(name, x, error=ArgumentError):
     name : str
         What to call ``x`` in messages (``"q"``, ``"ur.csv: field q (key q)"``).
     x : array_like
-        Integers and floats of any width; an object array only of real Python numbers.
+        Integers and floats of any width; an object array only of real Python numbers; ``np.matrix``
+        and other subclasses as plain arrays; a masked array without masked values.
     error : type
         The exception raised (a :class:`~baseparam.BaseParamError` and ValueError subclass).
 
@@ -45,10 +46,17 @@ def real_array(name, x, error=ArgumentError):
     ------
     error
         One line, ``NAME: …``, for complex numbers, datetime64/timedelta64, booleans, strings,
-        other objects, and ragged nested sequences.
+        other objects, ragged nested sequences, and masked values.
     """
+    if isinstance(x, np.ma.MaskedArray):
+        if np.ma.is_masked(x):      # np.asarray would read the values under the mask as data
+            count = int(np.ma.count_masked(x))
+            raise error(f"{name}: a masked array with {count} masked value{'s' if count != 1 else ''}; fill them "
+                        "(x.filled(value)) or leave those samples out")
+        x = x.data
     if isinstance(x, np.ndarray):
-        arr = x
+        # subclasses (np.matrix keeps two dimensions through every operation) as plain arrays
+        arr = x if type(x) is np.ndarray else x.view(np.ndarray)
     else:
         try:
             arr = np.asarray(x)

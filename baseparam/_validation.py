@@ -65,7 +65,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     if not ok:
         if expected is None:
             kind = "a whole number" if integer else "a number"
-            lo, hi = (f"{b}" if isinstance(b, numbers.Integral) else f"{b:g}" for b in (low, high))
+            lo, hi = (f"{b}" if b is None or isinstance(b, numbers.Integral) else f"{b:g}" for b in (low, high))
             if low is not None and high is not None and not strict:
                 expected = f"{kind} from {lo} to {hi}"
             else:
@@ -131,6 +131,25 @@ def check_mass_bounds(value, name: str = "mass_bounds", *, error=ArgumentError):
             raise error(f"{name}: links are numbered from 1, got {link!r}")
         out[int(link)] = check_mass_range(bounds, f"{name}[{link}]", error=error)
     return out
+
+
+# An angle tolerance beyond this (rad, 0.57°) would snap real geometry to multiples of 15° (the CLI's cap too).
+MAX_ANGLE_TOLERANCE = 0.01
+
+
+def check_angle_tolerance(value, name: str = "angle_tolerance"):
+    """The tolerance (rad) within which description angles are taken as multiples of 15°, as float."""
+    return check_number(value, name, low=0, high=MAX_ANGLE_TOLERANCE)
+
+
+def check_link_names(value, name: str, *, several=True):
+    """None, a link name (str) or, with ``several``, a sequence of them; else an ArgumentTypeError."""
+    if value is None or isinstance(value, str):
+        return value
+    if several and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return value
+    what = "a link name (str) or a sequence of them" if several else "a link name (str)"
+    raise ArgumentTypeError(f"{name}: expected {what}, got {value!r}")
 
 
 # -- sizes before allocation --------------------------------------------------------------------------------------
@@ -259,6 +278,7 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-__all__ = ["ABSURD", "check_instance", "check_mass_bounds", "check_mass_range", "check_memory", "check_number",
-           "check_option", "check_parameter_vector", "check_positive", "check_robot", "check_robot_states",
-           "check_samples", "check_states", "is_real", "unit_quaternions"]
+__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_instance", "check_link_names",
+           "check_mass_bounds", "check_mass_range", "check_memory", "check_number", "check_option",
+           "check_parameter_vector", "check_positive", "check_robot", "check_robot_states", "check_samples",
+           "check_states", "is_real", "unit_quaternions"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import math
 import os
 import re
@@ -146,6 +145,7 @@ FLAGS = {
     "exact_angles=True": "--exact-angles on", "angle_tolerance": "--angle-tolerance", "friction": "--friction",
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
+    "max_disk": "--max-disk",
     # identify: reading the trajectories, preprocessing, the fit
     "columns": "--columns", "gains": "--gains", "topic": "--topic", "delay": "--delay", "clock": "--clock",
     "skip_bad_rows": "--skip-bad-rows", "skip_bad_rows=True": "--skip-bad-rows", "resample": "--resample",
@@ -231,6 +231,12 @@ def _stopped(message, status):
     KeyboardInterrupt and, at exit, kills itself with SIGINT instead of returning our status.
     """
     click.echo(f"baseparam: {message}", err=True)
+    # os._exit skips atexit, where multiprocessing unlinks the semaphores of a worker pool (excite
+    # --workers): without this its resource tracker reports them "leaked" after we have gone
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        with contextlib.suppress(Exception):
+            mp_util._exit_function()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -285,17 +291,50 @@ def _terminate(signum, frame):
     raise _Terminated(signum)
 
 
+_PENDING = []       # a signal's exception that Python ignored, to raise again (see _redeliver)
+
+
+def _redeliver(unraisable, default=sys.unraisablehook):
+    """``sys.unraisablehook`` while a command runs: a signal's exception that landed in a weakref
+    callback or a ``__del__`` is "ignored" by Python, and the run would go on. It is raised again a
+    millisecond later by a SIGALRM, in the program's own flow (raising it from the hook, or sending the
+    signal from it, would land in the hook and be ignored once more)."""
+    exc = unraisable.exc_value
+    if isinstance(exc, (_Terminated, KeyboardInterrupt)):
+        _PENDING[:] = [exc]
+        signal.setitimer(signal.ITIMER_REAL, 0.001)
+    else:
+        default(unraisable)
+
+
+def _raise_pending(signum, frame):
+    if _PENDING:
+        exc = _PENDING.pop()
+        raise type(exc)(*exc.args)
+
+
 @contextlib.contextmanager
 def _termination_unwinds():
-    """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards)."""
+    """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards); a signal
+    swallowed where Python ignores exceptions is raised again (:func:`_redeliver`)."""
     names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    handlers = {name: _terminate for name in names}
+    if hasattr(signal, "setitimer"):
+        handlers["SIGALRM"] = _raise_pending
     try:
-        previous = {name: signal.signal(getattr(signal, name), _terminate) for name in names}
+        previous = {name: signal.signal(getattr(signal, name), handler) for name, handler in handlers.items()}
     except ValueError:                                # not the main thread: leave the handlers alone
         previous = {}
+    hook = sys.unraisablehook
+    if "SIGALRM" in previous:
+        sys.unraisablehook = lambda unraisable: _redeliver(unraisable, hook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
+        if "SIGALRM" in previous:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        _PENDING.clear()
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
 
@@ -412,9 +451,12 @@ def main():
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the result as JSON ('-': to stdout, the table then goes to stderr).")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
+@click.option("--max-disk", "max_disk", metavar="SIZE",
+              help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
+                   "which grows as 5^N, is estimated first and a robot beyond it refused before writing.")
 @_memory_option
 @_robot_options
-def find(robot_file, parameters, json_out, h5_out, max_memory, load):
+def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
     progress = _Progress("projecting")          # its second runs from the command's start
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
@@ -429,7 +471,8 @@ def find(robot_file, parameters, json_out, h5_out, max_memory, load):
             base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         else:   # the base set, then Z streamed into the file
             from .projection.storage import find_and_store
-            base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory)
+            base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
+                                  max_disk=max_disk)
         progress.close()
         written = [h5_out] if h5_out else []
         if json_out is not None:
@@ -468,9 +511,9 @@ def describe(robot_file, yaml_out, load):
 
 def _write_json(path, doc):
     """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
-    from ._atomic import write_text
+    from ._atomic import json_text, write_text
 
-    text = json.dumps(doc, indent=2) + "\n"
+    text = json_text(doc)
     if path == "-":
         click.echo(text, nl=False)
         return None

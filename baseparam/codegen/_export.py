@@ -20,14 +20,13 @@ this module checks the options and writes the files.
 """
 from __future__ import annotations
 
-import json
 import keyword
 import os
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .._atomic import write_texts
+from .._atomic import json_text, write_texts
 from .._validation import check_instance, check_option
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError
@@ -139,6 +138,8 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     check_option(lang, "lang", ("c", "python"), expected="'c' or 'python'", error=ExportError)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
+    check_instance(out_dir, "out_dir", (str, os.PathLike), "a directory path (str or os.PathLike)",
+                   error=ExportError)
     if not str(out_dir):
         raise ExportError("out_dir: empty directory name")
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
@@ -158,7 +159,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
            "accuracy": {"exact": bool(base.exact), "relative": float(base.accuracy), "note": _accuracy_line(base)},
            "regroupings": {name: {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
                            for r, name in enumerate(base.names)}}
-    files[f"{prefix}.json"] = json.dumps(doc, indent=2) + "\n"
+    files[f"{prefix}.json"] = json_text(doc)
     paths = [os.path.join(out_dir, name) for name in files]
     write_texts(dict(zip(paths, files.values())))    # all replaced, or none
     return ExportResult(files=tuple(paths), functions=MappingProxyType(counts), base_names=tuple(base.names),

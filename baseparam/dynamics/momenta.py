@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_option
+from ..errors import ArgumentError
 from ..model.value import takes_model
 from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
@@ -141,6 +142,12 @@ def _over_samples(model, work, what=None, **arrays):
     (q, *rest), single = robot_states(robot, **arrays)
     parts = [work(Tree(robot, links, q[s0:s0 + CHUNK]), *(a[s0:s0 + CHUNK] for a in rest))
              for s0 in range(0, q.shape[0], CHUNK)]
+    if not parts:       # no samples: no rows, of the shape one sample (the neutral configuration) gives
+        neutral = np.zeros((1, q.shape[1]))
+        if robot.is_floating:
+            neutral[0, 6] = 1.0                             # the unit quaternion (x, y, z, w)
+        with np.errstate(all="ignore"):
+            parts = [work(Tree(robot, links, neutral), *(np.zeros((1,) + a.shape[1:]) for a in rest))[:0]]
     out = np.concatenate(parts)
     return (float(out[0]) if out.ndim == 1 else out[0]) if single else out
 
@@ -182,7 +189,24 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
-    return _over_samples(model, lambda tree, m: solve(tree, m, solver)[0], q=q, momenta=momenta)
+
+    def solve_one(tree, m):
+        # M(q) singular or not positive definite: 1/0, √(<0) or a failed Cholesky, refused below as
+        # forward_dynamics refuses it, never returned as NaN
+        with np.errstate(all="ignore"):
+            try:
+                return solve(tree, m, solver)[0]
+            except np.linalg.LinAlgError:
+                return np.full_like(m, np.nan)
+
+    qd = _over_samples(model, solve_one, q=q, momenta=momenta)
+    bad = ~np.isfinite(qd)
+    if bad.any():
+        s = "" if qd.ndim == 1 else f" at sample {int(np.argmax(bad.any(axis=1)))}"
+        raise ArgumentError(f"p: the joint-space inertia M(q) is singular{s}: q̇ = M(q)⁻¹ p is not finite (a joint "
+                            "whose links carry no inertia about its axis and no rotor inertia, or bodies that are not "
+                            "physical)")
+    return qd
 
 
 @takes_model("p", "q", "qd", "tau", "parameters")

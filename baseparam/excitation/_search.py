@@ -24,6 +24,7 @@ start 0's best iterate so far, and a warning says so).
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import queue as queue_module
 import time
 from dataclasses import dataclass
@@ -154,6 +155,9 @@ def _init_worker(problem, seed, deadline, events):
     # one BLAS/OpenMP thread per worker (the workers already share the cores), set in the worker's own
     # process: the caller's environment and thread pools are left alone
     threadpool_limits(limits=1)
+    # Ctrl-C reaches the whole process group: the caller stops the pool; a worker's own KeyboardInterrupt
+    # would only print its traceback (and EOFError/BrokenPipeError ones of its queues)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.update(problem=problem, seed=seed, deadline=deadline, events=events)
 
 

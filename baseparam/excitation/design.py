@@ -404,7 +404,10 @@ def _check_limits(robot, lim):
     where = robot.name if lim.source == "description" else lim.source
     for k, joint in enumerate(robot.joints):
         if not math.isfinite(lim.velocity[k]):
-            raise ArgumentError(f"{where}: joint {k + 1}: no velocity limit; give qd in a limits file "
-                                "(joints: [{qd: ...}, ...]) or <limit velocity> in the URDF")
+            said = joint.limits.velocity if joint.limits is not None else None
+            what = ("velocity limit 0 (<limit velocity=\"0\">, a URDF's default, is taken as none set)"
+                    if said == 0 and lim.source == "description" else "no velocity limit")
+            raise ArgumentError(f"{where}: joint {k + 1}: {what}; give "
+                                "qd in a limits file (joints: [{qd: ...}, ...]) or <limit velocity> in the URDF")
         if not joint.is_revolute and not (math.isfinite(lim.lower[k]) and math.isfinite(lim.upper[k])):
             raise ArgumentError(f"{where}: joint {k + 1}: a prismatic joint needs a position range (q: [lo, hi])")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .._atomic import write_text
+from .._atomic import json_text, write_text
 
 
 def trajectory_csv(samples):
@@ -25,8 +25,8 @@ def write_trajectory_csv(path, samples):
 
 
 def write_json(path, doc):
-    """Write a JSON document atomically."""
-    write_text(path, json.dumps(doc, indent=2) + "\n")
+    """Write a JSON document atomically (strict JSON: NaN and inf as null)."""
+    write_text(path, json_text(doc))
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numbers import real_array
+from .._validation import check_memory, check_number
+from ..errors import ArgumentError
 from ..motion import Trajectory
 
 REST_ROUND_OFF = 1e-12        # |q̇|, |q̈| at an end, relative to the series' scale, taken as exact rest
@@ -133,6 +136,19 @@ class FourierSeries:
     a: np.ndarray
     b: np.ndarray
 
+    def __post_init__(self):
+        period = check_number(self.period, "period", low=0, strict=True, expected="a period > 0 in s")
+        q0 = real_array("q0", self.q0)
+        a, b = real_array("a", self.a), real_array("b", self.b)
+        if q0.ndim != 1 or a.ndim != 2 or a.shape != b.shape or a.shape[0] != q0.shape[0] or a.shape[1] < 1:
+            raise ArgumentError(f"q0, a, b: expected shapes (n_dof,), (n_dof, K), (n_dof, K) with K ≥ 1, got "
+                                f"{q0.shape}, {a.shape}, {b.shape}")
+        for name, value in (("q0", q0), ("a", a), ("b", b)):
+            if not np.isfinite(value).all():
+                raise ArgumentError(f"{name}: contains NaN or inf")
+        for name, value in (("period", period), ("q0", q0), ("a", a), ("b", b)):
+            object.__setattr__(self, name, value)
+
     @property
     def harmonics(self) -> int:
         return int(self.a.shape[1])
@@ -161,7 +177,12 @@ class FourierSeries:
 
     def times(self, rate):
         """Sample times 0, 1/rate, …, T (both ends included), shape (round(T·rate) + 1,)."""
-        count = int(round(self.period * rate))
+        rate = check_number(rate, "rate", low=0, strict=True, expected="a rate > 0 in Hz")
+        count = self.period * rate
+        check_memory(24 * (count + 1) * (self.n_dof + 1), lambda need, allowed: f"rate: {count:.3g} samples of "
+                     f"{self.period:g} s at {rate:g} Hz would need about {need} of memory, more than the {allowed} "
+                     "available")
+        count = int(round(count))
         return np.arange(count + 1) / float(rate)
 
     def sample(self, rate):

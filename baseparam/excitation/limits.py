@@ -27,6 +27,10 @@ from ..model.loading import is_urdf, load_robot
 _KEYS = ("q", "qd", "qdd", "tau")
 
 
+# A velocity, acceleration or torque limit (or a position range) below this is a unit or typing error (SI).
+MIN_LIMIT = 1e-6
+
+
 @dataclass(frozen=True)
 class MotionLimits:
     """Per-joint limits, SI; ±inf where a joint has none.
@@ -134,6 +138,16 @@ def motion_limits(robot, limits=None):
         if math.isfinite(lo) and not max(abs(lo), abs(hi)) <= ABSURD:
             raise ArgumentError(f"{source}: joint {k + 1}: position range [{lo:g}, {hi:g}] reaches beyond "
                                 f"±{ABSURD:g} (rad or m), no joint's range; leave q out for a joint without one")
+        if math.isfinite(lo) and hi - lo < MIN_LIMIT:
+            raise ArgumentError(f"{source}: joint {k + 1}: position range [{lo:g}, {hi:g}] is narrower than "
+                                f"{MIN_LIMIT:g} (rad or m): not a range a joint can be excited in")
+        # below MIN_LIMIT the design's scaled quantities (1/v², …) overflow: a unit error, not a limit
+        # (a huge limit is no limit, and is designed for: the search's box bounds the swing)
+        for field, key in (("velocity", "qd"), ("acceleration", "qdd"), ("torque", "tau")):
+            value = values[field][k]
+            if value < MIN_LIMIT:
+                raise ArgumentError(f"{source}: joint {k + 1}: {key} limit {value:g} is below {MIN_LIMIT:g} (SI); "
+                                    "check its unit")
     return MotionLimits(**values, source=source)
 
 

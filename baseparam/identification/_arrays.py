@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 
+from .._hdf5 import stored_here
 from .._numbers import real_array
 from ..errors import DataError
 from ._record import DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
@@ -62,12 +63,18 @@ def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
     except _NPZ_ERRORS as exc:
         raise DataError(f"{source}: not a valid NPZ file ({_one_line(exc)})") from None
     with archive:
-        infos = [info for info in archive.infolist() if not info.is_dir()]
+        # not info.is_dir(): a member name cut to '' by a NUL byte (a damaged or forged archive) raises there
+        infos = [info for info in archive.infolist() if not info.filename.endswith("/")]
+        if any(not info.filename for info in infos):
+            raise DataError(f"{source}: not a valid NPZ file (a member without a name)")
         _check_count(source, len(infos))
         members = {}
         for info in infos:      # keys as numpy names them: 'q.npy' is key 'q'
             key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-            members.setdefault(key, info)
+            if key in members:      # zip allows it; numpy would read the last, we the first: refuse
+                raise DataError(f"{source}: the archive holds array {key!r} twice (member {info.filename!r}); "
+                                "expected one member per name")
+            members[key] = info
         return _read_array_file(source, list(members), lambda key: _npy_header(archive, members[key])[:2],
                                 lambda key: _npy_data(archive, members[key]), columns, gains, skip_bad_rows, n_dof)
 
@@ -156,8 +163,12 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
 
     h5.visititems(visit)
     _check_count(source, len(keys))
-    return _read_array_file(source, keys, lambda key: (h5[key].shape or (), h5[key].dtype),
-                            lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
+
+    def probe(key):
+        dset = stored_here(h5[key], h5, f"{source}: key {key}", DataError)
+        return dset.shape or (), dset.dtype
+
+    return _read_array_file(source, keys, probe, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
 
 
 def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof):
@@ -194,6 +205,8 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
     for field, key in chosen.items():          # headers first: nothing is read before all pass
         try:
             shape, dtype = probe(key)
+        except DataError:
+            raise
         except _NPZ_ERRORS + (KeyError, TypeError) as exc:      # TypeError: an HDF5 type numpy lacks
             raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
         if dtype.kind not in "iuf":

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import DataError
-from ._record import FIELDS, JOINT_FIELDS
+from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
 # At most this many column names are listed when none of them is recognised.
 _SHOWN_NAMES = 10
@@ -96,7 +96,9 @@ def _normalize_entry(source, field, value):
     if isinstance(value, slice):
         if value.stop is None:
             raise DataError(f"{where}: a slice needs an end (e.g. 1:7)")
-        value = list(range(value.start or 0, value.stop, value.step or 1))
+        value = range(value.start or 0, value.stop, value.step or 1)
+        if len(value) > MAX_COLUMNS:            # refused before a list of that length is built
+            raise DataError(f"{where}: {len(value)} columns; a table has at most {MAX_COLUMNS}")
     elif isinstance(value, (int, np.integer, str)) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, (list, tuple, range)) or len(value) == 0:
@@ -159,8 +161,8 @@ def _gains(source, gains, n, has_current):
         arr = np.asarray(gains, dtype=float)
     except (TypeError, ValueError):
         raise DataError(f"{source}: gains: expected {n} numbers (N·m/A), got {gains!r}") from None
-    if arr.ndim == 0:
-        arr = np.full(n, float(arr))
+    if arr.ndim == 0 or arr.shape == (1,):          # one gain for every joint, as a scalar or '--gains 10'
+        arr = np.full(n, float(arr.reshape(-1)[0]) if arr.size else np.nan)
     if arr.shape != (n,):
         raise DataError(f"{source}: gains: expected {n} values (one per joint) or one scalar, got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (arr == 0)

@@ -144,8 +144,9 @@ def _detect_names(source, names, where):
 
 
 def _complete(source, field, family, n, where):
-    missing = [j for j in range(1, n + 1) if j not in family]
-    if missing:
-        have = ", ".join(f"{field}{j}" for j in sorted(family))
-        raise DataError(f"{source}: {where}: field {field}{missing[0]}: missing column (found {have})")
+    # the first gap, found lazily: a header's q99999999999 must not build a list of 1e11 joints
+    missing = next((j for j in range(1, n + 1) if j not in family), None)
+    if missing is not None:
+        have = ", ".join(f"{field}{j}" for j in sorted(family)[:12]) + (", …" if len(family) > 12 else "")
+        raise DataError(f"{source}: {where}: field {field}{missing}: missing column (found {have})")
     return [family[j] for j in range(1, n + 1)]

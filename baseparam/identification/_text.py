@@ -39,11 +39,13 @@ def _read_bytes(path, source):
                 block = stream.read(_READ_BLOCK)
                 if not block:
                     return data
-                first, last = block.find(b"\n"), block.rfind(b"\n")
+                # a line ends at \n, or at \r (CR-only files, which are documented): either resets the run
+                ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+                first, last = (min(ends) if ends else -1), max(block.rfind(b"\n"), block.rfind(b"\r"))
                 # Lines inside one block are shorter than the block (= the limit): only a line
                 # running across blocks can exceed it.
                 if (run + len(block) if first < 0 else run + first) > MAX_LINE_BYTES:
-                    line = data.count(b"\n") + 1
+                    line = (data.count(b"\n") or data.count(b"\r")) + 1
                     raise DataError(f"{source}: line {line}: longer than {MAX_LINE_BYTES >> 20} MiB; "
                                     "not a trajectory log")
                 run = run + len(block) if first < 0 else len(block) - last - 1

@@ -19,6 +19,8 @@ def pi_angle(text: str, path: str) -> float:
     if match is None:
         raise _Invalid(path, f"expected a number or an expression like pi/2, -3*pi/4 or 0.5*pi, got {text!r}")
     sign, num, den = match.groups()
+    if den is not None and float(den) == 0:
+        raise _Invalid(path, f"expected an angle, got {text!r} (division by zero)")
     ratio = float(num or 1) / float(den or 1)
     if not math.isfinite(ratio) or ratio > 2:
         raise _Invalid(path, f"expected an angle within ±2π rad, got {text!r}")

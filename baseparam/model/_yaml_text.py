@@ -88,6 +88,54 @@ def _load_yaml(text: str):
             loader.dispose()
 
 
+def _top_sequence_exceeds(text: str, key: str, limit: int) -> bool:
+    """Whether the top-level mapping's sequence ``key`` has more than ``limit`` items.
+
+    A pass over libyaml's events (pure Python without it) that stops once the count passes ``limit``:
+    composing a 1 MB document of 20 000 joints takes seconds before its joint count can be refused.
+    A malformed document is left to the full loader, which words its error.
+    """
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    try:
+        depth, expect_key, in_key, count = 0, False, False, 0
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if in_key and depth == 1 and isinstance(event, yaml.SequenceStartEvent):
+                    depth += 1
+                    while parser.check_event():            # count the sequence's items at its own depth
+                        event = parser.get_event()
+                        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                            depth += 1
+                            count += depth == 3
+                        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                            depth -= 1
+                            if depth == 1:
+                                return False
+                        elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                            count += depth == 2
+                        if count > limit:
+                            return True
+                    return False
+                depth += 1
+                expect_key = depth == 1 and isinstance(event, yaml.MappingStartEvent)
+                in_key = False
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+                expect_key, in_key = depth == 1, False
+            elif depth == 1 and isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                if expect_key:
+                    in_key = isinstance(event, yaml.ScalarEvent) and event.value == key
+                else:
+                    in_key = False
+                expect_key = not expect_key
+        return False
+    except yaml.YAMLError:
+        return False
+    finally:
+        parser.dispose()
+
+
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
     mark = exc.problem_mark or exc.context_mark
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""

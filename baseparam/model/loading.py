@@ -14,18 +14,19 @@ Reading the YAML text (and its YAML 1.1 surprises: ``1e-3`` as a string, octal `
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_instance
+from .._validation import check_angle_tolerance, check_instance, check_link_names
 from .._warnings import warn
 from ..errors import RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
-from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line
+from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel
 from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
                     Robot, with_drives)
@@ -33,6 +34,9 @@ from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
 MAX_JOINTS = 64
+# Descriptions longer than this (characters; 64 joints with bodies need about 20 000) have their joints
+# counted on the YAML events before the document is built.
+_SCAN_ABOVE = 32_000
 
 _TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source", "base", "base_inertia",
              "friction_model")
@@ -89,6 +93,9 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         the file and the offending field.
     """
     check_instance(path, "path", (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
+    check_link_names(root, "root", several=False)
+    check_link_names(tip, "tip")
+    check_angle_tolerance(angle_tolerance)
     label = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
@@ -163,10 +170,13 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
 
         return parse_urdf(text, filename, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
     check_instance(text, "text", (str, bytes, bytearray), "the description's text (str or bytes)")
+    check_angle_tolerance(angle_tolerance)
     snapper = AngleSnapper(angle_tolerance if exact_angles else None)
     try:
         if isinstance(text, (bytes, bytearray)):
             text = _decode(bytes(text))
+        if len(text) > _SCAN_ABOVE and _top_sequence_exceeds(text, "joints", MAX_JOINTS):
+            raise _Invalid("joints", f"expected at most {MAX_JOINTS} joints, got more")
         data = _load_yaml(text)
         robot = _build_robot(data, text, snapper)
     except _Invalid as exc:
@@ -415,8 +425,10 @@ def _general_joint(entry, k: int, length_unit: str, angle_unit: str, snapper) ->
     fields["origins"] = tuple(o for o in origins if o is not None)
     if "axis" in entry:
         fields["axis"] = found.get(_vector, entry["axis"], 3, f"{path}.axis", default=(0.0, 0.0, 1.0))
-        if all(v == 0 for v in fields["axis"]):
-            found.problems.append(_Invalid(f"{path}.axis", "expected a direction, got [0, 0, 0]"))
+        norm = math.hypot(*fields["axis"])
+        if not 1e-6 < norm < 1e6:      # the range Joint accepts; said here with the file and the joint
+            found.problems.append(_Invalid(f"{path}.axis", "expected a direction of length between 1e-6 and 1e6, "
+                                                           f"got {list(fields['axis'])}"))
             fields["axis"] = (0.0, 0.0, 1.0)
     if "offset" in entry:
         fields["offset"] = found.get(_field_number, entry["offset"], "offset", kind, f"{path}.offset", length_unit,

@@ -222,8 +222,8 @@ class Joint:
         axis = tuple(self.axis)
         norm = math.hypot(*axis) if len(axis) == 3 and all(is_real(v) for v in axis) else 0.0
         if not 1e-6 < norm < 1e6:
-            raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, not all 0), "
-                                        f"got {self.axis!r}")
+            raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, of length between "
+                                        f"1e-6 and 1e6), got {self.axis!r}")
         object.__setattr__(self, "axis", tuple(float(v) / norm + 0.0 if norm != 1.0 else float(v) + 0.0
                                                for v in axis))
 

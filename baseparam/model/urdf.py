@@ -25,6 +25,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._validation import check_angle_tolerance, check_link_names
 from .._warnings import warn
 from ..errors import DescriptionWarning, PhysicalConsistencyWarning, RobotDescriptionError, RoundOffWarning
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
@@ -148,6 +149,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     RobotDescriptionError
         One line per problem, each naming the file, the element and what is wrong.
     """
+    check_link_names(root, "root", several=False)
+    check_link_names(tip, "tip")
+    check_angle_tolerance(angle_tolerance)
     label = os.fsdecode(label)
     problems = _Problems(label)
     text = _text(data, problems)
@@ -374,7 +378,10 @@ def _joint(element, order, problems, tiny) -> Optional[_Joint]:
             if norm < 1e-9:
                 problems.add(f"{where} <axis xyz>", f"expected a direction, got {axis_el.get('xyz')!r} (zero)")
             else:
-                axis = tuple(v / norm + 0.0 for v in values)
+                largest = max(abs(v) for v in values)      # scaled first: the squares of 1e200 overflow
+                scaled = [v / largest for v in values]
+                norm = math.sqrt(sum(v * v for v in scaled))
+                axis = tuple(v / norm + 0.0 for v in scaled)
     limits = _limits(element, where, kind, problems) if kind in _MOVING else None
     dynamics = None
     dyn_el = element.find("dynamics")
@@ -553,11 +560,23 @@ def _assemble(base, keep, links, children, problems):
                                     "with tip='LINK' (joints off the paths to the tips are locked at q = 0)")
             else:
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
+    def inertia(number, where):
+        # the body lumps the links fixed to it: its mass can pass the bound no single <mass> did
+        try:
+            return bodies[number].inertia()
+        except RobotDescriptionError as exc:
+            problems.add(where, f"the body (with the links fixed to it): {str(exc).split(': ', 1)[-1]}")
+            return None
+
     for joint, parent, origins, number in pending:
         friction_prior = joint.dynamics
+        body = inertia(number, f"joint '{joint.name}'")
+        problems.check()
         out.append(Joint(type=_MOVING[joint.type], origins=origins, axis=joint.axis, parent=parent, name=joint.name,
-                         limits=joint.limits, friction_prior=friction_prior, inertia=bodies[number].inertia()))
-    return out, impossible, bodies[0].inertia()
+                         limits=joint.limits, friction_prior=friction_prior, inertia=body))
+    base_body = inertia(0, "the base link")
+    problems.check()
+    return out, impossible, base_body
 
 
 def _rotation(rpy) -> np.ndarray:

@@ -75,3 +75,24 @@ def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
         "80 % of the memory this machine has available now; raise it with max_memory=SIZE"
     check_memory(needed, lambda need, allowed: f"{name}: {what} would need up to about {need} of memory, more than "
                                                f"the {allowed} allowed ({source})", max_memory)
+
+
+Z_ENTRIES_PER_ROW = 8          # a stored row of Z holds about 7.3 entries (generic chains of 5 to 8 joints)
+H5_OVERHEAD = 2_000_000        # the HDF5 file's own structures, the first chunks of each dataset
+
+
+def z_disk_bytes(parents, joint_types):
+    """Estimated size (bytes, on the generous side) of the HDF5 file of the whole Z (``find --h5``).
+
+    Z has at most one row per combination of basis functions of the joints of one path from the base,
+    ∏ |Y_k| (5 per revolute, 3 per prismatic joint), summed over the tree's leaves; a row stores its
+    label (2 + N integers), its row pointer and about 8 entries (value and column index). For generic
+    chains of 5 to 8 joints this is 1.7 to 1.9 times the file written.
+    """
+    n = len(parents)
+    rows_to = [0] * n                  # ∏ |Y| along the path from the base to each joint
+    for k, p in enumerate(parents):
+        rows_to[k] = TARGETS[joint_types[k]] * (rows_to[p] if p >= 0 else 1)
+    leaves = set(range(n)) - set(parents)
+    rows = sum(rows_to[k] for k in leaves)
+    return H5_OVERHEAD + rows * (8 * (n + 3) + 16 * Z_ENTRIES_PER_ROW)

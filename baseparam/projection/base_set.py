@@ -11,8 +11,10 @@ import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
+from .._validation import check_number
 from .._warnings import warn
 from ..errors import AccuracyWarning
+from ..model.checks import SNAP_RADIANS
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base, require_robot
 from ..model.value import BaseModel
@@ -179,7 +181,10 @@ class BaseParameters:
         return BaseModel(self, p_base)
 
     def terms(self, r):
-        """Regrouping of base parameter r as {standard name: coefficient} (display units)."""
+        """Regrouping of base parameter r (0 … rank − 1, or negative from the end) as {standard name:
+        coefficient} (display units)."""
+        r = check_number(r, "r", low=-self.rank, high=self.rank - 1, integer=True,
+                         expected=f"a base-parameter index from 0 to {self.rank - 1}")
         return {self.standard_names[c]: v for c, v in enumerate(self.Y_display[r]) if v != 0}
 
     def to_dict(self):
@@ -266,22 +271,36 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
         Y_si = np.array(_rescale(Y, pivots, power, units.length_unit)).reshape(-1, layout.n_standard)
         Y_display = _rescale(Y, pivots, power, units.length_unit / robot.length_scale)
     names = layout.names
+    note = units.reason if reduction.exact else f"{units.reason}; {reduction.note}"
+    accuracy = 0.0 if reduction.exact else float(reduction.accuracy)
+    # Within SNAP_RADIANS (rad, or relative) of a special value — what a radian file's angle would be
+    # snapped to — the structure (rank, regroupings) is that of the perturbed geometry, exact or not:
+    # a 1e-9 rad twist error or a 1e-7 m/s² gravity component must not change it silently.
+    close = [] if accuracy > INACCURATE * 1e-16 else _nearly_special(robot, SNAP_RADIANS)
+    if close:
+        note += (f" — WARNING: {close}; the rank and regroupings are those of this geometry, and can differ from "
+                 "those at the special value")
     result = BaseParameters(robot, layout.parameters, reduction.rank, [names[c] for c in pivots], list(names), pivots,
-                            Y_si, [names[c] for c in reduction.zero_columns], reduction.exact,
-                            units.reason if reduction.exact else f"{units.reason}; {reduction.note}",
-                            Y_display, power, 0.0 if reduction.exact else float(reduction.accuracy))
+                            Y_si, [names[c] for c in reduction.zero_columns], reduction.exact, note,
+                            Y_display, power, accuracy)
     if result.inaccurate:
         warn(f"{robot.name}: {_nearly_special(robot)}: the rank and pivots are exact, but the regroupings "
              f"Y are accurate only to about {reduction.accuracy:.0e} (relative), and so are base-parameter "
              "torques W_b·Y·p", AccuracyWarning)
+    elif close:
+        warn(f"{robot.name}: {close}: the rank and regroupings are those of this geometry, and can differ "
+             "from those at the special value", AccuracyWarning)
     return result
 
 
-def _nearly_special(robot) -> str:
-    """What makes the geometry nearly special, named (the closest two numbers), for the warning."""
+def _nearly_special(robot, limit=None) -> str:
+    """What makes the geometry nearly special, named (the closest two numbers), for the warning; with
+    ``limit``, only numbers closer than it to a special value ('' when there are none)."""
     from ..model.checks import near_special
 
-    suspects = near_special(robot)
+    suspects = near_special(robot) if limit is None else near_special(robot, limit)
+    if limit is not None and not suspects:
+        return ""
     if not suspects:
         return ("nearly special geometry (no single twist, length or gravity component is close to a special "
                 "value: a combination of them is)")

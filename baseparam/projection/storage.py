@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._atomic import atomic_path
+from .._hdf5 import stored_here
 from ..errors import StorageError
 from ..model.robot import robot_to_yaml
 from ..errors import ResourceLimitError
-from ._budget import refuse_if_too_large, z_file_bytes
+from .._memory import format_size
+from ._budget import H5_OVERHEAD, refuse_if_too_large, z_disk_bytes, z_file_bytes
 from ._working_units import EXACT_LIMIT, Arithmetic
 
 FORMAT_VERSION = 1
@@ -61,10 +63,11 @@ class _ZFile:
     """Streams Z, in SI, into an open HDF5 file; a new start (exact integers overflowed: floats)
     starts the file over."""
 
-    def __init__(self, f, layout, n_dof, prismatic):
+    def __init__(self, f, layout, n_dof, prismatic, disk=None):
         import scipy.sparse as sp
 
         self.f, self.layout, self.n_dof, self.prismatic = f, layout, n_dof, prismatic
+        self.disk = disk            # (bytes allowed, what bounds them, robot name) or None
         self.transform = None
         if layout.parameters != "pseudo":
             self.transform = sp.csr_matrix(np.array([[float(v) for v in row]
@@ -99,6 +102,11 @@ class _ZFile:
         self.d_rows.resize((n_rows + r, 2 + self.n_dof))
         self.d_rows[n_rows:] = block.labels
         self.n_rows, self.nnz = n_rows + r, nnz + z
+        stored = H5_OVERHEAD + self.n_rows * 8 * (self.n_dof + 3) + self.nnz * 16
+        if self.disk is not None and stored > self.disk[0]:
+            allowed, why, name = self.disk
+            raise ResourceLimitError(f"{name}: the file of the whole Z has passed {format_size(allowed)} ({why}) "
+                                     f"after {self.n_rows} rows; stopped (nothing written)")
 
     def finish(self, robot, base):
         import h5py
@@ -130,7 +138,8 @@ def _store(arithmetic, zfile, layout, parents, progress=None):
     raise arithmetic.no_prime()
 
 
-def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_float=False, max_memory=None):
+def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_float=False, max_memory=None,
+                   max_disk=None):
     """Base parameters of a robot, with Z, its labels, the pivots and Y stored in an HDF5 file.
 
     The base set is found as by :func:`~baseparam.projection.base_set.find_base_parameters` (from a
@@ -146,10 +155,21 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     progress, force_float, max_memory
         As for :func:`~baseparam.projection.base_set.find_base_parameters`; ``progress`` counts the
         base set as one step, then the blocks of Z.
+    max_disk : int or str, optional
+        The largest file allowed (bytes, or a size such as ``'20G'``); default: the free space of the
+        output's file system. The file's size, which grows as 5^N, is estimated from the robot's
+        structure (on the generous side) and a robot beyond the bound is refused before anything is
+        written; while Z is streamed, the bytes stored are checked against the bound and the free
+        space, so a full disk stops the run (and its temporary file is removed) instead of filling up.
 
     Returns
     -------
     BaseParameters
+
+    Raises
+    ------
+    ResourceLimitError
+        Beyond ``max_memory``, ``max_disk`` or the free space (one line with the figures).
     """
     import h5py
 
@@ -161,6 +181,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
                                  f"5^N keys, which fit 64 bits up to {MAX_LABELLED_DOF} joints (the base set "
                                  "itself has no such limit; only storing Z has)")
     refuse_if_too_large(robot.name, z_file_bytes(robot.parents), max_memory, "streaming the whole Z into the file")
+    disk = _disk_limit(robot, path, max_disk)
     plain = Arithmetic.decide(robot, force_float=force_float)
     stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)
     prismatic = np.array([not m.is_revolute for m in stored.models], dtype=np.int64)
@@ -173,10 +194,37 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
         units, reduction = base_set.run(plain, layout, robot.parents)
         base = base_set.assemble(robot, layout, units, reduction)
         step(1)
-        zfile = _ZFile(f, layout, robot.n_dof, prismatic)
+        zfile = _ZFile(f, layout, robot.n_dof, prismatic, disk)
         _store(stored, zfile, layout, robot.parents, lambda done, _: step(1 + done))
         zfile.finish(robot, base)
     return base
+
+
+def _disk_limit(robot, path, max_disk):
+    """(bytes the file may take, what bounds them) — ``max_disk`` and the free space of the output's file
+    system — after refusing a robot whose estimated file (:func:`z_disk_bytes`) is larger."""
+    import os
+    import shutil
+
+    from .._memory import parse_size
+
+    limits = []
+    if max_disk is not None:
+        limits.append((parse_size(max_disk, "max_disk"), "the max_disk given"))
+    try:
+        free = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path)))).free
+        limits.append((free, "the free space of the output's file system"))
+    except (OSError, TypeError, ValueError):     # no such folder: atomic_path says so
+        pass
+    if not limits:
+        return None
+    allowed, why = min(limits)
+    needed = z_disk_bytes(robot.parents, [j.type for j in robot.joints])
+    if needed > allowed:
+        hint = "" if max_disk is not None else "; free some space or write elsewhere"
+        raise ResourceLimitError(f"{robot.name}: the file of the whole Z would take up to about {format_size(needed)} "
+                                 f"on disk, more than the {format_size(allowed)} allowed ({why}){hint}")
+    return allowed, why, robot.name
 
 
 def read_h5(path):
@@ -187,6 +235,13 @@ def read_h5(path):
     dict
         ``Z`` (scipy.sparse.csr_matrix, SI), ``rows`` (ndarray, (n_rows, 2 + N)), ``columns`` (list of
         str), ``pivots`` (ndarray), ``Y`` (ndarray), ``attrs`` (dict).
+
+    Raises
+    ------
+    StorageError
+        One line naming the file and the dataset: not a baseparam file, a damaged or inconsistent one
+        (shapes, indices, NaN or inf values), or data stored outside the file (a virtual dataset,
+        external raw storage, an external link), which is never followed.
     """
     import h5py
     import scipy.sparse as sp
@@ -195,10 +250,53 @@ def read_h5(path):
         with h5py.File(path, "r") as f:
             if f.attrs.get("format") != "baseparam":
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
+
+            def read(name, kind):
+                dset = f.get(name)
+                if not isinstance(dset, h5py.Dataset):
+                    raise StorageError(f"{path}: {name}: missing (expected a dataset)")
+                dset = stored_here(dset, f, f"{path}: {name}", StorageError)
+                if dset.dtype.kind not in kind:
+                    raise StorageError(f"{path}: {name}: unexpected dtype {dset.dtype}")
+                value = dset[()]
+                if kind != "OSU" and not np.isfinite(value).all():
+                    raise StorageError(f"{path}: {name}: contains NaN or inf")
+                return value
+
             g = f["Z"]
-            Z = sp.csr_matrix((g["data"][()], g["indices"][()], g["indptr"][()]), shape=tuple(g.attrs["shape"]))
-            columns = [c.decode() if isinstance(c, bytes) else c for c in g["columns"][()]]
-            return {"Z": Z, "rows": g["rows"][()], "columns": columns,
-                    "pivots": f["pivots"][()], "Y": f["Y"][()], "attrs": dict(f.attrs)}
-    except (OSError, KeyError) as exc:
-        raise StorageError(f"{path}: cannot read baseparam HDF5 ({exc})") from None
+            data, indices, indptr = read("Z/data", "f"), read("Z/indices", "iu"), read("Z/indptr", "iu")
+            rows, pivots, Y = read("Z/rows", "iu"), read("pivots", "iu"), read("Y", "f")
+            columns = [c.decode() if isinstance(c, bytes) else str(c) for c in read("Z/columns", "OSU")]
+            shape = tuple(int(n) for n in np.asarray(g.attrs["shape"]).reshape(-1))
+            _check_stored(path, shape, data, indices, indptr, rows, columns, pivots, Y)
+            Z = sp.csr_matrix((data, indices, indptr), shape=shape)
+            return {"Z": Z, "rows": rows, "columns": columns, "pivots": pivots, "Y": Y, "attrs": dict(f.attrs)}
+    except StorageError:
+        raise
+    except (OSError, KeyError, ValueError, TypeError, RuntimeError, OverflowError) as exc:
+        raise StorageError(f"{path}: cannot read baseparam HDF5 ({' '.join(str(exc).split())})") from None
+
+
+def _check_stored(path, shape, data, indices, indptr, rows, columns, pivots, Y):
+    """Shapes and index ranges of a stored Z, its labels, pivots and Y agree (a damaged file is refused
+    here, in one line, instead of inside scipy or the caller)."""
+    def bad(what):
+        raise StorageError(f"{path}: {what} (damaged file?)")
+
+    if len(shape) != 2 or min(shape) < 0:
+        bad(f"Z: shape {shape} is not a matrix shape")
+    n_rows, n_cols = shape
+    if data.ndim != 1 or indices.shape != data.shape:
+        bad(f"Z: data {data.shape} and indices {indices.shape} differ")
+    if indptr.shape != (n_rows + 1,) or indptr[0] != 0 or indptr[-1] != data.size or np.any(np.diff(indptr) < 0):
+        bad(f"Z: indptr of shape {indptr.shape} does not describe {n_rows} rows of {data.size} entries")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_cols):
+        bad(f"Z: a column index is outside 0..{n_cols - 1}")
+    if rows.ndim != 2 or rows.shape[0] != n_rows:
+        bad(f"Z/rows: shape {rows.shape}, expected ({n_rows}, 2 + n_dof)")
+    if len(columns) != n_cols:
+        bad(f"Z/columns: {len(columns)} names for {n_cols} columns")
+    if pivots.ndim != 1 or (pivots.size and (pivots.min() < 0 or pivots.max() >= n_cols)):
+        bad(f"pivots: expected column indices 0..{n_cols - 1}, got shape {pivots.shape}")
+    if Y.shape != (pivots.size, n_cols):
+        bad(f"Y: shape {Y.shape}, expected ({pivots.size}, {n_cols})")

@@ -33,7 +33,7 @@ from ..dynamics.floating import configuration_rate
 from ..dynamics.forward import ForwardDynamics
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
-from .._validation import check_instance, check_number, check_option
+from .._validation import ABSURD, check_instance, check_number, check_option
 from ..errors import ArgumentError, SimulationError
 from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory
@@ -41,6 +41,8 @@ from .noise import SensorNoise
 
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
 RECORD = ("q", "qd", "qdd", "tau")
+EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t before the motion is refused
+MAX_RK4_STEPS = 10 ** 7     # substeps × intervals: about 10 s of the compiled loop, which Ctrl-C cannot stop
 
 
 @takes_model("p", "t", "q0", "qd0", "tau", "noise")
@@ -67,9 +69,9 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     method : str
         ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method.
     substeps : int
-        RK4 steps per interval of ``t`` (``rk4`` only).
+        RK4 steps per interval of ``t`` (``rk4`` only); at most 1e7 steps in all.
     rtol, atol : float
-        ``solve_ivp`` tolerances.
+        ``solve_ivp`` tolerances, finite and > 0 (with 0 the step control can stall).
     gains : array_like, shape (n_dof,), optional
         Drive gains in N·m/A, for ``noise.current``.
     record : sequence of str
@@ -109,6 +111,13 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
     checked_record(record)
     check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
+    if method == "rk4" and substeps * (len(t) - 1) > MAX_RK4_STEPS:
+        # the compiled RK4 loop does not return to Python between steps: Ctrl-C would wait for it
+        raise ArgumentError(f"substeps: {substeps} substeps × {len(t) - 1} intervals is more than "
+                            f"{MAX_RK4_STEPS:.0e} RK4 steps; use fewer substeps or method='DOP853'")
+    # rtol or atol 0 (or NaN) stalls solve_ivp's step control on a state component at 0: refused up front
+    rtol = check_number(rtol, "rtol", low=0, strict=True)
+    atol = check_number(atol, "atol", low=0, strict=True)
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     fd = ForwardDynamics(model)
@@ -254,7 +263,21 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
             q[3:7] /= np.linalg.norm(q[3:7])
         return q
 
+    budget = EVALUATIONS_PER_INTERVAL * (len(t) - 1) + 20_000
+    calls = [0]
+
     def rhs(time, y):
+        calls[0] += 1
+        if not (np.abs(y) <= ABSURD).all():     # diverging (or NaN): stop, rather than shrink the step forever
+            raise SimulationError(f"the simulation diverged (a state beyond {ABSURD:g} or not finite at "
+                                  f"t = {time:.6g} s); check the parameters (a physical body per link) and the torques")
+        if calls[0] > budget:                   # steps far below the sampling: a motion too violent to follow
+            raise SimulationError(f"the simulation needed more than {budget} evaluations by t = {time:.6g} s (steps "
+                                  "far below the sampling interval); check the torques and the parameters")
+        with np.errstate(all="ignore"):         # a singular M(q) gives non-finite rates, refused above next call
+            return _rates(time, y)
+
+    def _rates(time, y):
         q = unit(y[:n_q])
         if state == "momenta":
             qd, rate = hamiltonian_rates(robot, links, q[None], y[None, n_q:],
@@ -271,10 +294,14 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         return np.concatenate([dq, rate])
     try:
         sol = solve_ivp(rhs, (t[0], t[-1]), y0, method=method, t_eval=t, rtol=rtol, atol=atol)
+    except SimulationError:
+        raise
     except ValueError as exc:          # an unknown method, bad tolerances
         raise ArgumentError(f"method/rtol/atol: {exc}") from None
     if sol.status < 0 or sol.y.shape[1] != len(t):
-        raise ArgumentError(f"the simulation stopped at t = {sol.t[-1]:.6g} s: {sol.message}")
+        stopped = sol.t[-1] if len(sol.t) else t[0]      # no output time reached: it stopped at the start
+        raise SimulationError(f"the simulation stopped at t = {stopped:.6g} s: {sol.message}; check the parameters "
+                              "(a physical body per link), the torques and the tolerances")
     y = sol.y.T
     q = np.array([unit(row) for row in y[:, :n_q]])
     if state == "momenta":
