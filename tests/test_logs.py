@@ -633,3 +633,37 @@ def test_delay_of_the_real_logs_is_within_a_step_of_none():
         free = bp.estimate_delay(traj)
         step = model.step
         assert abs(model.seconds) < step and abs(free.seconds) < step, (model, free)
+
+
+def test_a_joint_named_twice_in_a_message_is_damage_not_its_first_value(motion, tmp_path):
+    """A JointState listing 'shoulder' twice says two values for one joint: that message is damaged (not read as
+    the first of them, silently)."""
+    robot, t, q, qd, qdd, tau = motion
+    messages = []
+    for k in range(50):
+        ns = int(_ns(t[k]))
+        names = NAMES if k != 7 else ["shoulder", "shoulder", "elbow", "wrist"]
+        pos, vel, eff = list(q[k]), list(qd[k]), list(tau[k])
+        if k == 7:
+            pos, vel, eff = [9.0] + pos, [9.0] + vel, [9.0] + eff
+        messages.append((ns, ns, names, pos, vel, eff))
+    path = write_bag(tmp_path / "bag", "mcap", {"/joint_states": messages})
+    with pytest.raises(bp.DataError, match=r"message 7: damaged JointState \(joint shoulder named twice\)"):
+        bp.read_trajectory(path, joints=NAMES)
+    traj = bp.read_trajectory(path, joints=NAMES, skip_bad_rows=True)
+    assert [w for w, _ in traj.skipped] == [7] and np.array_equal(traj.q, np.delete(q[:50], 7, axis=0))
+
+
+def test_messages_of_the_topic_left_unused_are_noted(motion, tmp_path):
+    """The wrist drops out of the messages halfway: the samples read are those naming every joint, and the
+    messages not used are said, not dropped silently."""
+    robot, t, q, qd, qdd, tau = motion
+    messages = []
+    for k in range(100):
+        ns = int(_ns(t[k]))
+        n = 3 if k < 60 else 2
+        messages.append((ns, ns, NAMES[:n], q[k, :n], qd[k, :n], tau[k, :n]))
+    path = write_bag(tmp_path / "bag", "mcap", {"/joint_states": messages})
+    traj = bp.read_trajectory(path, joints=NAMES)
+    assert traj.n_samples == 60
+    assert any("40 messages of /joint_states naming shoulder, elbow not used" in note for note in traj.notes)
