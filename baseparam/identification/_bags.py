@@ -200,6 +200,9 @@ def _decode_topic(topic, entry, source):
         for idx, lay, stamps, arrays in found:
             wrong = next((f"{f}: {a.shape[1]} values for {len(lay.names)} names" for f, a in arrays.items()
                           if a is not None and a.shape[1] != len(lay.names)), None)
+            twice = next((n for n in lay.names if lay.names.count(n) > 1), None)
+            if twice is not None:         # two values for one joint: which is meant, no one can say
+                wrong = wrong or f"joint {twice} named twice"
             if wrong:                   # every message of this layout: values that no name says whose
                 damaged += [(topic, int(order[i]), wrong) for i in idx]
                 continue
@@ -397,6 +400,10 @@ def _align(streams, names, fields, source, notes, clock):
                                         else ""))
     else:
         notes.append(f"{source}: times: {clock} stamps of {base.topic} ({_rate(t)})")
+    for s in streams:                   # messages naming other joint sets, read but not needed: said, not lost
+        if s is not base and id(s) not in others:
+            notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {_show(list(s.names))} not used "
+                         f"(the samples are those of the messages naming {_show(list(base.names))})")
     return data, ids, base
 
 
