@@ -667,3 +667,30 @@ def test_messages_of_the_topic_left_unused_are_noted(motion, tmp_path):
     traj = bp.read_trajectory(path, joints=NAMES)
     assert traj.n_samples == 60
     assert any("40 messages of /joint_states naming shoulder, elbow not used" in note for note in traj.notes)
+
+
+def test_parquet_time_column_of_timestamps_strings_or_no_rows(motion, tmp_path):
+    """A time column of Parquet's own timestamp or duration type holds times: read in seconds. One of strings
+    is refused in one line naming the file, the field and the column (not the column's contents); a file of no
+    rows says so."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    robot, t, q, qd, qdd, tau = motion
+    ns = _ns(t[:50])
+    lists = {"observation.state": [list(r) for r in q[:50]], "observation.effort": [list(r) for r in tau[:50]]}
+    for kind in (pa.timestamp("ns"), pa.timestamp("us"), pa.duration("ns")):
+        stamps = ns if kind.unit == "ns" else ns // 1000
+        path = tmp_path / f"{kind}.parquet".replace("[", "_").replace("]", "_")
+        pq.write_table(pa.table({"timestamp": pa.array(stamps, kind), **lists}), path)
+        traj = bp.read_trajectory(path)
+        assert np.allclose(traj.t, _stamp_times(t[:50]) if kind.unit == "ns" else (ns // 1000) * 1e-6,
+                           rtol=0, atol=1e-9) and np.array_equal(traj.q, q[:50])
+    path = tmp_path / "strings.parquet"
+    pq.write_table(pa.table({"timestamp": [str(x) for x in t[:50]], **lists}), path)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path)
+    assert str(err.value) == f"{path}: field t (column timestamp): string values, not numbers or times"
+    path = tmp_path / "empty.parquet"
+    pq.write_table(pa.table({"t": pa.array([], pa.float64()), "q": pa.array([], pa.list_(pa.float64()))}), path)
+    with pytest.raises(bp.DataError, match=r"empty.parquet: no rows$"):
+        bp.read_trajectory(path)
