@@ -694,3 +694,20 @@ def test_parquet_time_column_of_timestamps_strings_or_no_rows(motion, tmp_path):
     pq.write_table(pa.table({"t": pa.array([], pa.float64()), "q": pa.array([], pa.list_(pa.float64()))}), path)
     with pytest.raises(bp.DataError, match=r"empty.parquet: no rows$"):
         bp.read_trajectory(path)
+
+
+@pytest.mark.parametrize("ext", ["csv", "npz"])
+def test_csv_and_npz_naming_joints_in_another_order_are_not_read_positionally(motion, tmp_path, ext):
+    """write_trajectory names the joints of a CSV (# joints:) and an NPZ (joint_names); read with the robot's
+    names in another order, the columns would silently go to the wrong joints: refused in one line."""
+    robot, t, q, qd, qdd, tau = motion
+    traj = bp.from_arrays(t=t[:50], q=q[:50], qd=qd[:50], tau=tau[:50])
+    path = tmp_path / f"log.{ext}"
+    bp.write_trajectory(traj, path, joint_names=NAMES)
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q[:50])
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path, joints=NAMES[::-1])
+    assert str(err.value) == (f"{path}: the file names its joints shoulder, elbow, wrist in this order, the robot "
+                              "wrist, elbow, shoulder; columns of CSV and NPZ files are read in their order "
+                              "(write the file in the robot's order, or as Parquet or MCAP)")
+    assert np.array_equal(bp.read_trajectory(path, joints=["a", "b", "c"]).q, q[:50])   # other names: by position
