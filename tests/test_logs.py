@@ -711,3 +711,23 @@ def test_csv_and_npz_naming_joints_in_another_order_are_not_read_positionally(mo
                               "wrist, elbow, shoulder; columns of CSV and NPZ files are read in their order "
                               "(write the file in the robot's order, or as Parquet or MCAP)")
     assert np.array_equal(bp.read_trajectory(path, joints=["a", "b", "c"]).q, q[:50])   # other names: by position
+
+
+@pytest.mark.parametrize("with_robot", [False, True])
+@pytest.mark.parametrize("effort", ["zero", "constant"])
+def test_delay_of_an_effort_that_no_shift_changes_is_refused(motion, with_robot, effort):
+    """An effort that is zero or constant fits equally at every shift: there is no delay to find, and the
+    estimate must say so rather than return the first shift looked at (-100 ms)."""
+    robot, t, q, qd, qdd, tau = motion
+    flat = np.zeros_like(tau) if effort == "zero" else np.full_like(tau, 2.5)
+    traj = bp.from_arrays(t=t, q=q, qd=qd, tau=flat)
+    with pytest.raises(bp.DataError, match="no delay to estimate"):
+        bp.estimate_delay(traj, robot=robot if with_robot else None)
+
+
+def test_delay_true_is_not_one_second(motion):
+    from baseparam.identification.delay import apply_delay
+    robot, t, q, qd, qdd, tau = motion
+    traj = bp.from_arrays(t=t, q=q, qd=qd, tau=tau)
+    with pytest.raises(bp.DataError, match="expected 'auto' or a number of seconds, got True"):
+        apply_delay(traj, True)
