@@ -731,3 +731,19 @@ def test_delay_true_is_not_one_second(motion):
     traj = bp.from_arrays(t=t, q=q, qd=qd, tau=tau)
     with pytest.raises(bp.DataError, match="expected 'auto' or a number of seconds, got True"):
         apply_delay(traj, True)
+
+
+@pytest.mark.parametrize("kind", ["mcap", "ros1"])
+def test_messages_naming_the_joints_in_changing_orders_are_one_stream(motion, tmp_path, kind):
+    """A publisher may list the same joints in another order from one message to the next (merged
+    controllers): every message is read, by name, not only those in the first order."""
+    robot, t, q, qd, qdd, tau = motion
+    messages = []
+    for k in range(200):
+        order = [2, 0, 1] if k % 2 else [0, 1, 2]
+        ns = int(_ns(t[k]))
+        messages.append((ns, ns, [NAMES[j] for j in order], q[k, order], qd[k, order], tau[k, order]))
+    path = write_bag(_bag_path(tmp_path, kind), kind, {"/joint_states": messages})
+    traj = bp.read_trajectory(path, joints=NAMES)
+    assert traj.n_samples == 200
+    assert np.array_equal(traj.q, q[:200]) and np.array_equal(traj.qd, qd[:200]) and np.array_equal(traj.tau, tau[:200])
