@@ -193,7 +193,7 @@ def _choose_topics(raw, topic, source):
 def _decode_topic(topic, entry, source):
     """Streams (one per set of names and arrays) and damaged messages [(topic, index, reason)] of a topic."""
     _, ros1, pieces, _ = entry
-    groups, damaged = {}, []
+    groups, first_order, damaged = {}, {}, []
     for rows, log_times, order in pieces:
         found, bad = rows if isinstance(rows, tuple) else decode_rows(rows, ros1)      # decoded by the reader
         damaged += [(topic, int(order[i]), reason) for i, reason in bad]
@@ -206,10 +206,17 @@ def _decode_topic(topic, entry, source):
             if wrong:                   # every message of this layout: values that no name says whose
                 damaged += [(topic, int(order[i]), wrong) for i in idx]
                 continue
-            key = (lay.names, tuple(a is not None for a in arrays.values()))
+            # one stream per set of joints, whatever order a message lists them in (merged controllers
+            # publish in changing orders): columns put in the order the set was first seen in
+            key = (tuple(sorted(lay.names)), tuple(a is not None for a in arrays.values()))
+            names = first_order.setdefault(key, lay.names)
+            if lay.names != names:
+                perm = [lay.names.index(n) for n in names]
+                arrays = {f: (a[:, perm] if a is not None else None) for f, a in arrays.items()}
             groups.setdefault(key, []).append((stamps, log_times[idx], order[idx], arrays))
     streams = []
-    for (names, _), parts in groups.items():
+    for key, parts in groups.items():
+        names = first_order[key]
         stamps = np.concatenate([p[0] for p in parts])
         received = np.concatenate([p[1] for p in parts])
         order = np.concatenate([p[2] for p in parts])
