@@ -747,3 +747,15 @@ def test_messages_naming_the_joints_in_changing_orders_are_one_stream(motion, tm
     traj = bp.read_trajectory(path, joints=NAMES)
     assert traj.n_samples == 200
     assert np.array_equal(traj.q, q[:200]) and np.array_equal(traj.qd, qd[:200]) and np.array_equal(traj.tau, tau[:200])
+
+
+def test_parquet_naming_a_joint_twice_is_refused(motion, tmp_path):
+    """Lists whose names (LeRobot's meta/info.json) give one joint two columns: which is the joint's, no one can
+    say; refused in one line rather than the first taken."""
+    robot, t, q, qd, qdd, tau = motion
+    names = ["shoulder", "elbow", "shoulder", "wrist"]
+    extend = lambda a: np.column_stack([a[:, :2], np.full(len(a), 9.0), a[:, 2:]])   # noqa: E731
+    path = _lerobot(tmp_path, t[:50], extend(q[:50]), extend(qd[:50]), extend(tau[:50]), names)
+    with pytest.raises(bp.DataError, match=r"episode_000000.parquet: joint shoulder named twice in the file's joint "
+                                           r"names \(shoulder, elbow, shoulder, wrist\)$"):
+        bp.read_trajectory(path, joints=NAMES)
