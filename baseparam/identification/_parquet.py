@@ -208,6 +208,9 @@ def _pick(names, joints, width, n_dof, source, notes):
             raise DataError(f"{source}: the lists hold {width} joints and name none; the robot has {len(joints)}")
         return None
     joints = [str(j) for j in joints]
+    twice = next((j for j in joints if names.count(j) > 1), None)
+    if twice is not None:              # two columns for one joint: taking the first would be a guess
+        raise DataError(f"{source}: joint {twice} named twice in the file's joint names ({', '.join(names)})")
     missing = [j for j in joints if j not in names]
     if missing:
         raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {', '.join(missing)} of the robot not in "
