@@ -759,3 +759,29 @@ def test_parquet_naming_a_joint_twice_is_refused(motion, tmp_path):
     with pytest.raises(bp.DataError, match=r"episode_000000.parquet: joint shoulder named twice in the file's joint "
                                            r"names \(shoulder, elbow, shoulder, wrist\)$"):
         bp.read_trajectory(path, joints=NAMES)
+
+
+def test_one_short_message_of_another_topic_is_the_damaged_one(motion, tmp_path):
+    """Currents on their own topic, one message (index 50) with a value missing: that message is the damaged
+    one, not the 199 others (their bytes are read in groups of equal size, the short one's group first)."""
+    robot, t, q, qd, qdd, tau = motion
+    ts = _typestore()
+    F, L = ts.types["std_msgs/msg/Float64MultiArray"], ts.types["std_msgs/msg/MultiArrayLayout"]
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    path = tmp_path / "bag"
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        cur = writer.add_connection("/currents", "std_msgs/msg/Float64MultiArray", typestore=ts)
+        for k in range(200):
+            ns = int(_ns(t[k]))
+            writer.write(js, ns, ts.serialize_cdr(_message(ts, ns, NAMES, q[k], qd[k], tau[k]),
+                                                  "sensor_msgs/msg/JointState"))
+            data = np.ascontiguousarray(tau[k, :2] if k == 50 else tau[k])
+            writer.write(cur, ns, ts.serialize_cdr(F(layout=L(dim=[], data_offset=0), data=data),
+                                                   "std_msgs/msg/Float64MultiArray"))
+    columns = {"current": "/currents:data"}
+    with pytest.raises(bp.DataError, match=r"topic /currents: message 50: damaged Float64MultiArray \(data: 2 values, "
+                                           r"the others have 3\) \(skip"):
+        bp.read_trajectory(path, joints=NAMES, columns=columns, gains=[1.0, 1.0, 1.0])
+    traj = bp.read_trajectory(path, joints=NAMES, columns=columns, gains=[1.0, 1.0, 1.0], skip_bad_rows=True)
+    assert traj.n_samples == 200 and np.allclose(traj.tau[[0, 49, 51, 199]], tau[[0, 49, 51, 199]], rtol=0, atol=1e-15)
