@@ -259,10 +259,6 @@ def _decode_generic(topic, entry, path, source):
                 arr = np.asarray(value, dtype=np.float64).reshape(-1)
             except (TypeError, ValueError):
                 raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
-            if values and arr.size != values[0].size:
-                damaged.append((topic, int(indices[i]), f"{path}: {arr.size} values, the others have "
-                                f"{values[0].size}"))
-                continue
             header = getattr(msg, "header", None)
             stamp = getattr(header, "stamp", None)
             stamps.append(stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0)
@@ -271,6 +267,14 @@ def _decode_generic(topic, entry, path, source):
             values.append(arr)
     if not values:
         raise DataError(f"{source}: topic {topic}: no readable messages")
+    sizes = np.array([v.size for v in values])
+    width = int(np.bincount(sizes).argmax())       # the size most messages have (pieces come by byte size)
+    if (sizes != width).any():
+        damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}")
+                    for i in np.flatnonzero(sizes != width)]
+        ok = np.flatnonzero(sizes == width)
+        stamps, received, order = [stamps[i] for i in ok], [received[i] for i in ok], [order[i] for i in ok]
+        values = [values[i] for i in ok]
     stream = _Stream(topic, None, np.array(stamps), _ns_to_s(np.array(received)), np.array(order),
                      {path: np.vstack(values)})
     return stream, damaged
