@@ -412,7 +412,7 @@ def _align(streams, names, fields, source, notes, clock):
     else:
         notes.append(f"{source}: times: {clock} stamps of {base.topic} ({_rate(t)})")
     for s in streams:                   # messages naming other joint sets, read but not needed: said, not lost
-        if s is not base and id(s) not in others:
+        if s is not base and id(s) not in others and any(n in names for n in s.names):   # a gripper's: noted above
             notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {_show(list(s.names))} not used "
                          f"(the samples are those of the messages naming {_show(list(base.names))})")
     return data, ids, base
