@@ -43,6 +43,9 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
         warnings.warn(message, category, stacklevel=2)
         return
     globals_ = frame.f_globals
+    # No module_globals: with them warn_explicit asks the module's __loader__ for its source by __name__,
+    # which raises ImportError for __main__ under `python -c`, `python -` and `python -m` (the line is
+    # still shown: linecache reads it from the file name).
     warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
                            module=globals_.get("__name__", "<string>"),
-                           registry=globals_.setdefault("__warningregistry__", {}), module_globals=globals_)
+                           registry=globals_.setdefault("__warningregistry__", {}))

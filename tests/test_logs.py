@@ -633,3 +633,155 @@ def test_delay_of_the_real_logs_is_within_a_step_of_none():
         free = bp.estimate_delay(traj)
         step = model.step
         assert abs(model.seconds) < step and abs(free.seconds) < step, (model, free)
+
+
+def test_a_joint_named_twice_in_a_message_is_damage_not_its_first_value(motion, tmp_path):
+    """A JointState listing 'shoulder' twice says two values for one joint: that message is damaged (not read as
+    the first of them, silently)."""
+    robot, t, q, qd, qdd, tau = motion
+    messages = []
+    for k in range(50):
+        ns = int(_ns(t[k]))
+        names = NAMES if k != 7 else ["shoulder", "shoulder", "elbow", "wrist"]
+        pos, vel, eff = list(q[k]), list(qd[k]), list(tau[k])
+        if k == 7:
+            pos, vel, eff = [9.0] + pos, [9.0] + vel, [9.0] + eff
+        messages.append((ns, ns, names, pos, vel, eff))
+    path = write_bag(tmp_path / "bag", "mcap", {"/joint_states": messages})
+    with pytest.raises(bp.DataError, match=r"message 7: damaged JointState \(joint shoulder named twice\)"):
+        bp.read_trajectory(path, joints=NAMES)
+    traj = bp.read_trajectory(path, joints=NAMES, skip_bad_rows=True)
+    assert [w for w, _ in traj.skipped] == [7] and np.array_equal(traj.q, np.delete(q[:50], 7, axis=0))
+
+
+def test_messages_of_the_topic_left_unused_are_noted(motion, tmp_path):
+    """The wrist drops out of the messages halfway: the samples read are those naming every joint, and the
+    messages not used are said, not dropped silently."""
+    robot, t, q, qd, qdd, tau = motion
+    messages = []
+    for k in range(100):
+        ns = int(_ns(t[k]))
+        n = 3 if k < 60 else 2
+        messages.append((ns, ns, NAMES[:n], q[k, :n], qd[k, :n], tau[k, :n]))
+    path = write_bag(tmp_path / "bag", "mcap", {"/joint_states": messages})
+    traj = bp.read_trajectory(path, joints=NAMES)
+    assert traj.n_samples == 60
+    assert any("40 messages of /joint_states naming shoulder, elbow not used" in note for note in traj.notes)
+
+
+def test_parquet_time_column_of_timestamps_strings_or_no_rows(motion, tmp_path):
+    """A time column of Parquet's own timestamp or duration type holds times: read in seconds. One of strings
+    is refused in one line naming the file, the field and the column (not the column's contents); a file of no
+    rows says so."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    robot, t, q, qd, qdd, tau = motion
+    ns = _ns(t[:50])
+    lists = {"observation.state": [list(r) for r in q[:50]], "observation.effort": [list(r) for r in tau[:50]]}
+    for kind in (pa.timestamp("ns"), pa.timestamp("us"), pa.duration("ns")):
+        stamps = ns if kind.unit == "ns" else ns // 1000
+        path = tmp_path / f"{kind}.parquet".replace("[", "_").replace("]", "_")
+        pq.write_table(pa.table({"timestamp": pa.array(stamps, kind), **lists}), path)
+        traj = bp.read_trajectory(path)
+        assert np.allclose(traj.t, _stamp_times(t[:50]) if kind.unit == "ns" else (ns // 1000) * 1e-6,
+                           rtol=0, atol=1e-9) and np.array_equal(traj.q, q[:50])
+    path = tmp_path / "strings.parquet"
+    pq.write_table(pa.table({"timestamp": [str(x) for x in t[:50]], **lists}), path)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path)
+    assert str(err.value) == f"{path}: field t (column timestamp): string values, not numbers or times"
+    path = tmp_path / "empty.parquet"
+    pq.write_table(pa.table({"t": pa.array([], pa.float64()), "q": pa.array([], pa.list_(pa.float64()))}), path)
+    with pytest.raises(bp.DataError, match=r"empty.parquet: no rows$"):
+        bp.read_trajectory(path)
+
+
+@pytest.mark.parametrize("ext", ["csv", "npz"])
+def test_csv_and_npz_naming_joints_in_another_order_are_not_read_positionally(motion, tmp_path, ext):
+    """write_trajectory names the joints of a CSV (# joints:) and an NPZ (joint_names); read with the robot's
+    names in another order, the columns would silently go to the wrong joints: refused in one line."""
+    robot, t, q, qd, qdd, tau = motion
+    traj = bp.from_arrays(t=t[:50], q=q[:50], qd=qd[:50], tau=tau[:50])
+    path = tmp_path / f"log.{ext}"
+    bp.write_trajectory(traj, path, joint_names=NAMES)
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q[:50])
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path, joints=NAMES[::-1])
+    assert str(err.value) == (f"{path}: the file names its joints shoulder, elbow, wrist in this order, the robot "
+                              "wrist, elbow, shoulder; columns of CSV and NPZ files are read in their order "
+                              "(write the file in the robot's order, or as Parquet or MCAP)")
+    assert np.array_equal(bp.read_trajectory(path, joints=["a", "b", "c"]).q, q[:50])   # other names: by position
+
+
+@pytest.mark.parametrize("with_robot", [False, True])
+@pytest.mark.parametrize("effort", ["zero", "constant"])
+def test_delay_of_an_effort_that_no_shift_changes_is_refused(motion, with_robot, effort):
+    """An effort that is zero or constant fits equally at every shift: there is no delay to find, and the
+    estimate must say so rather than return the first shift looked at (-100 ms)."""
+    robot, t, q, qd, qdd, tau = motion
+    flat = np.zeros_like(tau) if effort == "zero" else np.full_like(tau, 2.5)
+    traj = bp.from_arrays(t=t, q=q, qd=qd, tau=flat)
+    with pytest.raises(bp.DataError, match="no delay to estimate"):
+        bp.estimate_delay(traj, robot=robot if with_robot else None)
+
+
+def test_delay_true_is_not_one_second(motion):
+    from baseparam.identification.delay import apply_delay
+    robot, t, q, qd, qdd, tau = motion
+    traj = bp.from_arrays(t=t, q=q, qd=qd, tau=tau)
+    with pytest.raises(bp.DataError, match="expected 'auto' or a number of seconds, got True"):
+        apply_delay(traj, True)
+
+
+@pytest.mark.parametrize("kind", ["mcap", "ros1"])
+def test_messages_naming_the_joints_in_changing_orders_are_one_stream(motion, tmp_path, kind):
+    """A publisher may list the same joints in another order from one message to the next (merged
+    controllers): every message is read, by name, not only those in the first order."""
+    robot, t, q, qd, qdd, tau = motion
+    messages = []
+    for k in range(200):
+        order = [2, 0, 1] if k % 2 else [0, 1, 2]
+        ns = int(_ns(t[k]))
+        messages.append((ns, ns, [NAMES[j] for j in order], q[k, order], qd[k, order], tau[k, order]))
+    path = write_bag(_bag_path(tmp_path, kind), kind, {"/joint_states": messages})
+    traj = bp.read_trajectory(path, joints=NAMES)
+    assert traj.n_samples == 200
+    assert np.array_equal(traj.q, q[:200]) and np.array_equal(traj.qd, qd[:200]) and np.array_equal(traj.tau, tau[:200])
+
+
+def test_parquet_naming_a_joint_twice_is_refused(motion, tmp_path):
+    """Lists whose names (LeRobot's meta/info.json) give one joint two columns: which is the joint's, no one can
+    say; refused in one line rather than the first taken."""
+    robot, t, q, qd, qdd, tau = motion
+    names = ["shoulder", "elbow", "shoulder", "wrist"]
+    extend = lambda a: np.column_stack([a[:, :2], np.full(len(a), 9.0), a[:, 2:]])   # noqa: E731
+    path = _lerobot(tmp_path, t[:50], extend(q[:50]), extend(qd[:50]), extend(tau[:50]), names)
+    with pytest.raises(bp.DataError, match=r"episode_000000.parquet: joint shoulder named twice in the file's joint "
+                                           r"names \(shoulder, elbow, shoulder, wrist\)$"):
+        bp.read_trajectory(path, joints=NAMES)
+
+
+def test_one_short_message_of_another_topic_is_the_damaged_one(motion, tmp_path):
+    """Currents on their own topic, one message (index 50) with a value missing: that message is the damaged
+    one, not the 199 others (their bytes are read in groups of equal size, the short one's group first)."""
+    robot, t, q, qd, qdd, tau = motion
+    ts = _typestore()
+    F, L = ts.types["std_msgs/msg/Float64MultiArray"], ts.types["std_msgs/msg/MultiArrayLayout"]
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    path = tmp_path / "bag"
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        cur = writer.add_connection("/currents", "std_msgs/msg/Float64MultiArray", typestore=ts)
+        for k in range(200):
+            ns = int(_ns(t[k]))
+            writer.write(js, ns, ts.serialize_cdr(_message(ts, ns, NAMES, q[k], qd[k], tau[k]),
+                                                  "sensor_msgs/msg/JointState"))
+            data = np.ascontiguousarray(tau[k, :2] if k == 50 else tau[k])
+            writer.write(cur, ns, ts.serialize_cdr(F(layout=L(dim=[], data_offset=0), data=data),
+                                                   "std_msgs/msg/Float64MultiArray"))
+    columns = {"current": "/currents:data"}
+    with pytest.raises(bp.DataError, match=r"topic /currents: message 50: damaged Float64MultiArray \(data: 2 values, "
+                                           r"the others have 3\) \(skip"):
+        bp.read_trajectory(path, joints=NAMES, columns=columns, gains=[1.0, 1.0, 1.0])
+    traj = bp.read_trajectory(path, joints=NAMES, columns=columns, gains=[1.0, 1.0, 1.0], skip_bad_rows=True)
+    assert traj.n_samples == 200 and np.allclose(traj.tau[[0, 49, 51, 199]], tau[[0, 49, 51, 199]], rtol=0, atol=1e-15)

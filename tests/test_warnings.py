@@ -116,3 +116,20 @@ def test_a_good_fit_raises_no_alarm_and_a_badly_excited_one_does():
     assert any("record a motion that excites them" in t for t in texts)
     moved = np.abs(est.coef_ - truth) * np.sqrt((W ** 2).sum(axis=(0, 1))) / np.linalg.norm(tau) * 100
     assert moved.max() > 1.0                                  # and some estimates are off by that much
+
+
+@pytest.mark.parametrize("how", ["-c", "-m"])
+def test_a_warning_from_python_c_or_python_m_is_shown_not_raised(tmp_path, how):
+    """`python -c`, `python - < script` and `python -m module` run code whose __main__ loader cannot give its
+    source by that name: a warning at the user's line must still be a warning, not an ImportError."""
+    import subprocess
+    import sys
+    (tmp_path / "arm.urdf").write_text(ROUNDED)
+    code = "import baseparam as bp\nbp.load_robot('arm.urdf')\nprint('loaded')\n"
+    (tmp_path / "user_script.py").write_text(code)
+    args = ["-c", code] if how == "-c" else ["-m", "user_script"]
+    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "loaded\n" and "RoundOffWarning" in res.stderr

@@ -193,20 +193,30 @@ def _choose_topics(raw, topic, source):
 def _decode_topic(topic, entry, source):
     """Streams (one per set of names and arrays) and damaged messages [(topic, index, reason)] of a topic."""
     _, ros1, pieces, _ = entry
-    groups, damaged = {}, []
+    groups, first_order, damaged = {}, {}, []
     for rows, log_times, order in pieces:
         found, bad = rows if isinstance(rows, tuple) else decode_rows(rows, ros1)      # decoded by the reader
         damaged += [(topic, int(order[i]), reason) for i, reason in bad]
         for idx, lay, stamps, arrays in found:
             wrong = next((f"{f}: {a.shape[1]} values for {len(lay.names)} names" for f, a in arrays.items()
                           if a is not None and a.shape[1] != len(lay.names)), None)
+            twice = next((n for n in lay.names if lay.names.count(n) > 1), None)
+            if twice is not None:         # two values for one joint: which is meant, no one can say
+                wrong = wrong or f"joint {twice} named twice"
             if wrong:                   # every message of this layout: values that no name says whose
                 damaged += [(topic, int(order[i]), wrong) for i in idx]
                 continue
-            key = (lay.names, tuple(a is not None for a in arrays.values()))
+            # one stream per set of joints, whatever order a message lists them in (merged controllers
+            # publish in changing orders): columns put in the order the set was first seen in
+            key = (tuple(sorted(lay.names)), tuple(a is not None for a in arrays.values()))
+            names = first_order.setdefault(key, lay.names)
+            if lay.names != names:
+                perm = [lay.names.index(n) for n in names]
+                arrays = {f: (a[:, perm] if a is not None else None) for f, a in arrays.items()}
             groups.setdefault(key, []).append((stamps, log_times[idx], order[idx], arrays))
     streams = []
-    for (names, _), parts in groups.items():
+    for key, parts in groups.items():
+        names = first_order[key]
         stamps = np.concatenate([p[0] for p in parts])
         received = np.concatenate([p[1] for p in parts])
         order = np.concatenate([p[2] for p in parts])
@@ -249,10 +259,6 @@ def _decode_generic(topic, entry, path, source):
                 arr = np.asarray(value, dtype=np.float64).reshape(-1)
             except (TypeError, ValueError):
                 raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
-            if values and arr.size != values[0].size:
-                damaged.append((topic, int(indices[i]), f"{path}: {arr.size} values, the others have "
-                                f"{values[0].size}"))
-                continue
             header = getattr(msg, "header", None)
             stamp = getattr(header, "stamp", None)
             stamps.append(stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0)
@@ -261,6 +267,14 @@ def _decode_generic(topic, entry, path, source):
             values.append(arr)
     if not values:
         raise DataError(f"{source}: topic {topic}: no readable messages")
+    sizes = np.array([v.size for v in values])
+    width = int(np.bincount(sizes).argmax())       # the size most messages have (pieces come by byte size)
+    if (sizes != width).any():
+        damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}")
+                    for i in np.flatnonzero(sizes != width)]
+        ok = np.flatnonzero(sizes == width)
+        stamps, received, order = [stamps[i] for i in ok], [received[i] for i in ok], [order[i] for i in ok]
+        values = [values[i] for i in ok]
     stream = _Stream(topic, None, np.array(stamps), _ns_to_s(np.array(received)), np.array(order),
                      {path: np.vstack(values)})
     return stream, damaged
@@ -397,6 +411,10 @@ def _align(streams, names, fields, source, notes, clock):
                                         else ""))
     else:
         notes.append(f"{source}: times: {clock} stamps of {base.topic} ({_rate(t)})")
+    for s in streams:                   # messages naming other joint sets, read but not needed: said, not lost
+        if s is not base and id(s) not in others and any(n in names for n in s.names):   # a gripper's: noted above
+            notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {_show(list(s.names))} not used "
+                         f"(the samples are those of the messages naming {_show(list(base.names))})")
     return data, ids, base
 
 

@@ -48,6 +48,8 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
     if rows * max(1, len(schema)) > MAX_VALUES * 4:
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
+    if rows == 0:
+        raise DataError(f"{source}: no rows")
     lists = [f.name for f in schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)
              or pa.types.is_fixed_size_list(f.type)]
     try:
@@ -68,7 +70,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         if field == "t":
             if column in lists:
                 raise DataError(f"{source}: field t (column {column}): a list per row; expected one time per row")
-            data["t"], bad = _scalars(col, pa)
+            data["t"], bad = _scalars(col, pa, f"{source}: field t (column {column})")
             coarse = _coarse_time(np.dtype(col.type.to_pandas_dtype())) if pa.types.is_floating(col.type) else None
         else:
             if column not in lists:
@@ -125,11 +127,18 @@ def _choose(present, lists, columns, source):
     return chosen
 
 
-def _scalars(col, pa):
+def _scalars(col, pa, where):
+    """A numeric column as float64 (S,) and its null rows; Parquet's timestamp and duration types in seconds."""
     import pyarrow.compute as pc
-    if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
-        raise DataError(f"column {col}: not numeric")
     nulls = np.asarray(pc.is_null(col).to_numpy(zero_copy_only=False), dtype=bool)
+    if pa.types.is_timestamp(col.type) or pa.types.is_duration(col.type):
+        # whole seconds and the rest apart, as a bag's sec + nanosec·1e-9 (a Unix time keeps its sub-ms digits)
+        per_second = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[col.type.unit]
+        ticks = np.asarray(pc.fill_null(col.cast(pa.int64()), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+        values = (ticks // per_second).astype(np.float64) + (ticks % per_second).astype(np.float64) / per_second
+        return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
+    if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
+        raise DataError(f"{where}: {col.type} values, not numbers or times")
     values = np.asarray(pc.fill_null(col, 0).to_numpy(zero_copy_only=False), dtype=np.float64)
     return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
 
@@ -199,6 +208,9 @@ def _pick(names, joints, width, n_dof, source, notes):
             raise DataError(f"{source}: the lists hold {width} joints and name none; the robot has {len(joints)}")
         return None
     joints = [str(j) for j in joints]
+    twice = next((j for j in joints if names.count(j) > 1), None)
+    if twice is not None:              # two columns for one joint: taking the first would be a guess
+        raise DataError(f"{source}: joint {twice} named twice in the file's joint names ({', '.join(names)})")
     missing = [j for j in joints if j not in names]
     if missing:
         raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {', '.join(missing)} of the robot not in "

@@ -153,6 +153,9 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
         target = target.reshape(-1) if robot is not None else target * weight
         total = float(np.sum(target * target))
         rho[i] = 1.0 - float(np.sum((Q.T @ target) ** 2)) / total if total > 0 else 1.0
+    if np.ptp(rho) <= 1e-12:             # every shift fits alike (an effort zero or constant): argmin would be -K
+        raise DataError(f"{source}: field tau: the effort's fit does not change with its shift (an effort that is "
+                        "zero or constant?): no delay to estimate")
     i = int(np.argmin(rho))
     frac = 0.0
     if 0 < i < 2 * K:
@@ -214,6 +217,8 @@ def apply_delay(trajectory, seconds, note=None):
     t + seconds lies outside the log dropped. ``note`` (default: the delay applied) joins its notes."""
     source = trajectory.source
     try:
+        if isinstance(seconds, (bool, np.bool_)):     # float(True) is 1 s: a flag, not a delay
+            raise TypeError(seconds)
         d = float(seconds)
     except (TypeError, ValueError):
         raise DataError(f"{source}: delay: expected 'auto' or a number of seconds, got {seconds!r}") from None

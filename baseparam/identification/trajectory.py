@@ -162,6 +162,8 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
     if ext == ".parquet":
         from ._parquet import read_parquet
         return read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints)
+    if ext in (".csv", ".txt", ".npz") and joints is not None:
+        _check_joint_order(path, source, ext, joints)
     if ext in (".csv", ".txt"):
         return _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter)
     if ext == ".npz":
@@ -170,6 +172,33 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
         return _read_h5(path, source, columns, gains, skip_bad_rows, n_dof)
     raise DataError(f"{source}: unknown file type {ext or '(no extension)'!r}; expected .csv, .txt, .npz, .h5, .hdf5, "
                     ".parquet, .mcap, .bag or a ROS 2 bag folder")
+
+
+def _check_joint_order(path, source, ext, joints):
+    """CSV and NPZ columns are read in the file's order; a file naming the robot's joints (``write_trajectory``:
+    a ``# joints:`` first line, a ``joint_names`` member) in another order is refused rather than misread."""
+    import zipfile
+
+    import numpy as np
+    names = None
+    try:
+        if ext == ".npz":
+            with zipfile.ZipFile(path) as archive:
+                if "joint_names.npy" in archive.namelist():
+                    with archive.open("joint_names.npy") as member:
+                        names = [str(x) for x in np.load(member, allow_pickle=False).reshape(-1)]
+        else:
+            with open(path, "rb") as stream:
+                first = stream.readline(1 << 16).decode("utf-8", "replace").strip()
+            if first.startswith("# joints:"):
+                names = [x.strip() for x in first[len("# joints:"):].split(",")]
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return                                   # the reader itself says what is wrong with the file
+    joints = [str(j) for j in joints]
+    if names is not None and names != joints and sorted(names) == sorted(joints):
+        raise DataError(f"{source}: the file names its joints {', '.join(names)} in this order, the robot "
+                        f"{', '.join(joints)}; columns of CSV and NPZ files are read in their order "
+                        "(write the file in the robot's order, or as Parquet or MCAP)")
 
 
 def robot_joint_names(robot):
