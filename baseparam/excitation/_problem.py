@@ -61,16 +61,20 @@ class DesignProblem:
         Samples per period at which the limits are imposed (default 20 per harmonic, at least 100).
     criterion_grid : int, optional
         Samples per period over which the criterion is evaluated (default 40 per harmonic, at least 200).
+    held : array_like, shape (n_dof,), optional
+        Positions of joints held still (NaN for a joint that moves): their unknowns are fixed by
+        :meth:`box` (the optimizer removes them) and they have no limit constraints.
     """
 
     def __init__(self, robot, columns, parameters, period, harmonics, limits, criterion, p_base=None, grid=None,
-                 criterion_grid=None):
+                 criterion_grid=None, held=None):
         self.robot, self.columns, self.parameters = robot, tuple(int(c) for c in columns), parameters
         self.period, self.harmonics, self.limits = float(period), int(harmonics), limits
         self.criterion = criterion
         self._objective = criterion_function(criterion)
         self.p_base = None if p_base is None else np.asarray(p_base, dtype=float)
         self.n = robot.n_dof
+        self.held = np.full(self.n, np.nan) if held is None else np.asarray(held, dtype=float)
         self.grid = int(grid or max(100, SAMPLES_PER_HARMONIC * self.harmonics))
         self.eps = sampling_margin(self.harmonics, self.grid)
         self.N = rest_basis(self.period, self.harmonics)                   # (2K+1, m)
@@ -136,6 +140,9 @@ class DesignProblem:
                 low, up = -math.pi, math.pi          # an unlimited revolute joint: q0 is an angle
             # |amplitude| ≤ half the range and ≤ v/ω, |a_l| ≤ v; orthonormal coordinates ≤ √K times that
             amp = min((up - low) / 2.0, lim.velocity[k] / w) * math.sqrt(self.harmonics)
+            if math.isfinite(self.held[k]):      # held still: q0 fixed, no oscillation
+                low = up = float(self.held[k])
+                amp = 0.0
             lo += [low] + [-amp] * (self.m - 1)
             hi += [up] + [amp] * (self.m - 1)
         return list(zip(lo, hi))
@@ -164,6 +171,9 @@ class DesignProblem:
         fill = rng.uniform(0.5, 0.95) if fill is None else fill
         x *= (scale * fill)[:, None]
         x[:, 0] = mid
+        held = np.isfinite(self.held)
+        x[held] = 0.0
+        x[held, 0] = self.held[held]
         return x.ravel()
 
     # -- criterion --------------------------------------------------------------------------------------
@@ -230,6 +240,8 @@ class DesignProblem:
                ("velocity", np.flatnonzero(np.isfinite(v))), ("acceleration", np.flatnonzero(np.isfinite(a)))]
         if self.p_base is not None:
             out.append(("torque", np.flatnonzero(np.isfinite(tau))))
+        moving = ~np.isfinite(self.held)         # a held joint's motion limits hold by construction; its torque not
+        out = [(kind, joints if kind == "torque" else joints[moving[joints]]) for kind, joints in out]
         return [(kind, joints) for kind, joints in out if len(joints)]
 
     @property
