@@ -94,11 +94,13 @@ class DesignProblem:
         self._W = regressor_function(self.robot, self.parameters, self.columns)
         self._dW = adjoint_function(self.robot, self.parameters, self.columns)
         self._width = None
+        self.evaluations = self.gradient_evaluations = 0     # of the criterion and its gradient (cache misses)
         self._states_cache = self._smoothed_cache = self._criterion_cache = self._limit_cache = (None, None)
 
     def __getstate__(self):                   # for worker processes: settings only, compiled there
         state = dict(self.__dict__)
-        for key in ("_objective", "_W", "_dW", "_width", "_states_cache", "_smoothed_cache", "_criterion_cache",
+        for key in ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_states_cache",
+                    "_smoothed_cache", "_criterion_cache",
                     "_limit_cache"):
             state.pop(key)
         return state
@@ -198,6 +200,7 @@ class DesignProblem:
             return value
         W = self._regressor(x, width=self._width)[3]
         value = self._objective(W.reshape(-1, W.shape[2]))
+        self.evaluations += 1
         self._criterion_cache = (np.array(x, copy=True), value)
         return value
 
@@ -212,6 +215,7 @@ class DesignProblem:
         if not math.isfinite(value):
             return np.zeros(self.size)
         q, qd, qdd, W = self._regressor(x, width=self._width)
+        self.gradient_evaluations += 1
         return self._pull_back(self._dW(q, qd, qdd, dA.reshape(W.shape), self._width))
 
     def value(self, x):
@@ -236,7 +240,9 @@ class DesignProblem:
     def _groups(self):
         """(kind, joints) of the constraint groups, each S values per joint."""
         lo, hi, v, a, tau = self._bounds
-        out = [("upper", np.flatnonzero(np.isfinite(hi))), ("lower", np.flatnonzero(np.isfinite(lo))),
+        # one row per sample for a position range, 1 − ((q − centre)/half)² ≥ 0, not two (upper, lower):
+        # SLSQP's subproblem costs in proportion to the rows, and most of them are far from active
+        out = [("range", np.flatnonzero(np.isfinite(hi) & np.isfinite(lo))),
                ("velocity", np.flatnonzero(np.isfinite(v))), ("acceleration", np.flatnonzero(np.isfinite(a)))]
         if self.p_base is not None:
             out.append(("torque", np.flatnonzero(np.isfinite(tau))))
@@ -256,10 +262,8 @@ class DesignProblem:
         span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
         parts = []
         for kind, j in self._groups():
-            if kind == "upper":
-                parts.append((hi[j] - q[:, j]) / span[j])
-            elif kind == "lower":
-                parts.append((q[:, j] - lo[j]) / span[j])
+            if kind == "range":
+                parts.append(1.0 - ((2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]) ** 2)
             elif kind == "velocity":
                 parts.append(1.0 - (qd[:, j] / v[j]) ** 2)
             elif kind == "acceleration":
@@ -279,10 +283,9 @@ class DesignProblem:
         for kind, joints in self._groups():
             for j in joints:
                 block = np.zeros((S, n, m))
-                if kind == "upper":
-                    block[:, j] = -self.B[0] / span[j]
-                elif kind == "lower":
-                    block[:, j] = self.B[0] / span[j]
+                if kind == "range":
+                    u = (2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]
+                    block[:, j] = (-4.0 * u / span[j])[:, None] * self.B[0]
                 elif kind == "velocity":
                     block[:, j] = (-2.0 * qd[:, j] / v[j] ** 2)[:, None] * self.B[1]
                 elif kind == "acceleration":

@@ -56,6 +56,9 @@ class SearchSummary:
     time_budget : float or None
     values : tuple of float
         The criterion each finished start reached (on the design grid), by start index.
+    evaluations, gradients : int
+        Evaluations of the criterion (each a regressor over the criterion's grid) and of its
+        gradient, over every start that returned (how well the budget was used).
     """
 
     seed: int
@@ -66,6 +69,8 @@ class SearchSummary:
     seconds: float
     time_budget: Optional[float]
     values: tuple = field(repr=False)
+    evaluations: int = 0
+    gradients: int = 0
 
     @property
     def deterministic(self):
@@ -282,7 +287,8 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     series = _within_limits(problem.series(outcome.best.x), lim)
     summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
                             None if time_budget is None else float(time_budget),
-                            tuple(float(r.value) for r in outcome.results if r.complete))
+                            tuple(float(r.value) for r in outcome.results if r.complete),
+                            sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
     return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load)
 
 

@@ -51,7 +51,7 @@ def design_report(design):
         "torque_limited": design.torque_limited,
         "search": {"seed": s.seed, "starts": s.starts, "starts_counted": s.counted, "best_start": s.best_start,
                    "workers": s.workers, "seconds": round(s.seconds, 3), "time_budget": s.time_budget,
-                   "deterministic": s.deterministic},
+                   "deterministic": s.deterministic, "evaluations": s.evaluations, "gradients": s.gradients},
         **({} if design.payload is None else
            {"payload": {**design.payload.to_dict(), "condition_number": _number(design.condition_number)}}),
     }
@@ -76,7 +76,8 @@ def summary_text(design):
         f"{len(design.samples.t)} samples at {design.rate:g} Hz",
         *cond,
         f"search: best of starts 0-{s.counted - 1} (start {s.best_start}), {s.starts} asked, {s.workers} "
-        f"worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}"
+        f"worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}, "
+        f"{s.evaluations} evaluations"
         + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: starts={s.counted} reproduces it)"),
         f"limits: {design.limits.source}",
     ]
