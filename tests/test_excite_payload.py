@@ -73,6 +73,10 @@ def test_kuka_wrist_sees_all_ten_and_the_design_beats_random_motions(kuka_design
     assert (d.bounds["qd_max"] <= 1.9).all() and (d.bounds["qdd_max"] <= 5.0).all()
     randoms = [random_motion_cond(d, seed) for seed in range(5)]
     assert d.condition_number < min(randoms)
+    # the search says how many criterion evaluations it spent (each start at least one per iteration)
+    doc = d.to_dict()["search"]
+    assert doc["evaluations"] == d.search.evaluations >= doc["starts_counted"] * 10
+    assert 0 < d.search.gradients <= d.search.evaluations
 
 
 def test_kuka_cond_and_rank_are_pinocchios(kuka_design):
