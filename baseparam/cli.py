@@ -157,6 +157,7 @@ FLAGS = {
     "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
     "starts": "--starts", "workers": "--workers", "time_budget": "--time-budget", "seed": "--seed",
+    "payload=True": "--payload", "payload_joints": "--payload-joints", "pose": "--pose",
     # export
     "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out",
 }
@@ -824,6 +825,16 @@ def _delay(text):
                                  param_hint="--delay") from None
 
 
+def _numbers(text, flag):
+    """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values."""
+    if text is None:
+        return None
+    try:
+        return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=flag) from None
+
+
 def _gains(text):
     """``--gains 10,10.7,…`` as floats (one line naming the option when malformed); the reader checks the values."""
     if text is None:
@@ -895,6 +906,14 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
                    "reproduces the result).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Same seed and settings → same trajectory.")
+@click.option("--payload", is_flag=True,
+              help="Design for identifying a payload on the last link (model known): only the last joints move, the "
+                   "others held at --pose; cond over the payload's identifiable columns.")
+@click.option("--payload-joints", default=3, show_default=True, type=int, metavar="N",
+              help="With --payload: how many of the last joints move.")
+@click.option("--pose", metavar="Q1,Q2,…",
+              help="With --payload: positions of the held joints (rad or m, one per joint; default: a bent pose, a "
+                   "quarter of each half range above its middle).")
 @click.option("--out", "csv_out", type=click.Path(),
               help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T; "
                    "a folder (ending in / or existing) gets ROBOT_excite.csv, as export's --out is a folder.")
@@ -904,7 +923,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
               help="Write a figure of the joint trajectories against their limits (.png, .pdf, .svg).")
 @_robot_options
 def excite(robot_file, period, harmonics, rate, limits_file, criterion, parameters, torque_limits, starts, workers,
-           time_budget, seed, csv_out, json_out, plot_out, load):
+           time_budget, seed, payload, payload_joints, pose, csv_out, json_out, plot_out, load):
     """Design an excitation trajectory for ROBOT_FILE: a finite Fourier series per joint, at rest at both
     ends, within the joint limits at every instant, that minimizes the condition number of the base
     regressor (friction and rotor-inertia columns the description declares included).
@@ -924,7 +943,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
                                    starts=starts, workers=workers, time_budget=time_budget, seed=seed,
-                                   progress=progress)
+                                   progress=progress, payload=payload, payload_joints=payload_joints,
+                                   pose=_numbers(pose, "--pose"))
         progress.close()
         written = []
         if csv_out:

@@ -4,6 +4,14 @@
 ``python bench/bench_excite.py --robot kuka``    one robot
 ``python bench/bench_excite.py --budget 120``    another budget (seconds, every case)
 ``python bench/bench_excite.py --proof``         also the proof in simulation (below)
+``python bench/bench_excite.py --target``        only the issue-25 line (below)
+
+Issue 25's target line (printed first for the KUKA): ``baseparam excite robots/kuka_lwr4.yaml
+--time-budget 60`` as the CLI runs it (pseudo columns, one worker, seed 0) with the limits |q| ≤ 2.9 / 2.0
+rad (odd / even joints), |q̇| ≤ 1.9 rad/s, |q̈| ≤ 5 rad/s²: cond reached (target ≤ 30; 32.5 before
+issue 25, an SLSQP anchor 39 in 300 s), starts finished and criterion evaluations, so that runs on a
+loaded machine can be compared per evaluation; then the payload design (``--payload``, the last three
+joints, 20 s budget): its cond over the payload's columns and their rank.
 
 Settings of the issue: 5 harmonics, period 10 s, the URDF's joint limits (position, velocity; the
 URDFs give no acceleration limit), cond(W_b) over the 1001 samples of the trajectory file at 100 Hz
@@ -56,6 +64,9 @@ ROBOTS = {
               UR_COLUMNS, 30.0),
 }
 TARGET = 30.0
+# issue 25: |q| ≤ 2.9 / 2.0 rad (odd / even joints), |q̇| ≤ 1.9 rad/s, |q̈| ≤ 5 rad/s²
+ISSUE25_LIMITS = {"joints": [{"q": [-2.9, 2.9] if k % 2 == 0 else [-2.0, 2.0], "qd": 1.9, "qdd": 5.0}
+                             for k in range(7)]}
 # the proof in simulation: true robot, held-out log, controller rate (Hz), sensors, drive gains
 PROOF = {
     "kuka": ("kuka_lwr4_cad.yaml", "kuka_lwr4/measurements_1.npz", 1000.0,
@@ -84,6 +95,25 @@ def design(robot, limits, budget, seed=0):
                              time_budget=budget, seed=seed, workers=-1,   # one per core
                              parameters="khalil")      # pinocchio's columns: the README's figures
     return d, time.perf_counter() - begin
+
+
+def issue25(budget=60.0):
+    """The target line of issue 25 (module docstring), and the payload design."""
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    print(f"\nKUKA LWR4+, issue 25 limits (|q| ≤ 2.9/2.0, |q̇| ≤ 1.9, |q̈| ≤ 5), robots/kuka_lwr4.yaml, pseudo, "
+          f"1 worker, budget {budget:g} s; load {load():.2f}")
+    begin = time.perf_counter()
+    d = bp.design_excitation(robot, limits=ISSUE25_LIMITS, time_budget=budget, seed=0)
+    s = d.search
+    verdict = "≤" if d.condition_number <= TARGET else ">"
+    print(f"  cond(W_b) = {d.condition_number:.2f} {verdict} {TARGET:g} ({d.base.rank} columns); {s.counted} starts "
+          f"finished (best {s.best_start}), {s.evaluations} criterion evaluations, {s.gradients} gradients, "
+          f"{time.perf_counter() - begin:.1f} s wall; load now {load():.2f}")
+    begin = time.perf_counter()
+    p = bp.design_excitation(robot, limits=ISSUE25_LIMITS, time_budget=20.0, seed=0, payload=True)
+    print(f"  payload (joints {p.payload.moving} moving, held at {p.payload.pose.round(3).tolist()}): cond "
+          f"{p.condition_number:.3g} over {p.payload.rank} identifiable of 10 columns; {p.search.counted} starts, "
+          f"{p.search.evaluations} evaluations, {time.perf_counter() - begin:.1f} s")
 
 
 def training_states(path, extra):
@@ -186,7 +216,12 @@ def main(argv=None):
     parser.add_argument("--robot", choices=sorted(ROBOTS), action="append")
     parser.add_argument("--budget", type=float, help="seconds per design (default: 60 KUKA, 30 UR10e)")
     parser.add_argument("--proof", action="store_true", help="also the proof in simulation")
+    parser.add_argument("--target", action="store_true", help="only the issue-25 target line (and the payload)")
     args = parser.parse_args(argv)
+    if args.target or "kuka" in (args.robot or ["kuka"]):
+        issue25(60.0 if args.target or args.budget is None else args.budget)
+        if args.target:
+            return 0
     if not DATA.is_dir():                   # the URDF limits and the training logs live there
         print(f"no measured data at {DATA}: the designs are compared with the robots' logs; nothing to do")
         return 0

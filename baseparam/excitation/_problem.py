@@ -61,16 +61,20 @@ class DesignProblem:
         Samples per period at which the limits are imposed (default 20 per harmonic, at least 100).
     criterion_grid : int, optional
         Samples per period over which the criterion is evaluated (default 40 per harmonic, at least 200).
+    held : array_like, shape (n_dof,), optional
+        Positions of joints held still (NaN for a joint that moves): their unknowns are fixed by
+        :meth:`box` (the optimizer removes them) and they have no limit constraints.
     """
 
     def __init__(self, robot, columns, parameters, period, harmonics, limits, criterion, p_base=None, grid=None,
-                 criterion_grid=None):
+                 criterion_grid=None, held=None):
         self.robot, self.columns, self.parameters = robot, tuple(int(c) for c in columns), parameters
         self.period, self.harmonics, self.limits = float(period), int(harmonics), limits
         self.criterion = criterion
         self._objective = criterion_function(criterion)
         self.p_base = None if p_base is None else np.asarray(p_base, dtype=float)
         self.n = robot.n_dof
+        self.held = np.full(self.n, np.nan) if held is None else np.asarray(held, dtype=float)
         self.grid = int(grid or max(100, SAMPLES_PER_HARMONIC * self.harmonics))
         self.eps = sampling_margin(self.harmonics, self.grid)
         self.N = rest_basis(self.period, self.harmonics)                   # (2K+1, m)
@@ -90,11 +94,13 @@ class DesignProblem:
         self._W = regressor_function(self.robot, self.parameters, self.columns)
         self._dW = adjoint_function(self.robot, self.parameters, self.columns)
         self._width = None
+        self.evaluations = self.gradient_evaluations = 0     # of the criterion and its gradient (cache misses)
         self._states_cache = self._smoothed_cache = self._criterion_cache = self._limit_cache = (None, None)
 
     def __getstate__(self):                   # for worker processes: settings only, compiled there
         state = dict(self.__dict__)
-        for key in ("_objective", "_W", "_dW", "_width", "_states_cache", "_smoothed_cache", "_criterion_cache",
+        for key in ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_states_cache",
+                    "_smoothed_cache", "_criterion_cache",
                     "_limit_cache"):
             state.pop(key)
         return state
@@ -136,6 +142,9 @@ class DesignProblem:
                 low, up = -math.pi, math.pi          # an unlimited revolute joint: q0 is an angle
             # |amplitude| ≤ half the range and ≤ v/ω, |a_l| ≤ v; orthonormal coordinates ≤ √K times that
             amp = min((up - low) / 2.0, lim.velocity[k] / w) * math.sqrt(self.harmonics)
+            if math.isfinite(self.held[k]):      # held still: q0 fixed, no oscillation
+                low = up = float(self.held[k])
+                amp = 0.0
             lo += [low] + [-amp] * (self.m - 1)
             hi += [up] + [amp] * (self.m - 1)
         return list(zip(lo, hi))
@@ -164,6 +173,9 @@ class DesignProblem:
         fill = rng.uniform(0.5, 0.95) if fill is None else fill
         x *= (scale * fill)[:, None]
         x[:, 0] = mid
+        held = np.isfinite(self.held)
+        x[held] = 0.0
+        x[held, 0] = self.held[held]
         return x.ravel()
 
     # -- criterion --------------------------------------------------------------------------------------
@@ -188,6 +200,7 @@ class DesignProblem:
             return value
         W = self._regressor(x, width=self._width)[3]
         value = self._objective(W.reshape(-1, W.shape[2]))
+        self.evaluations += 1
         self._criterion_cache = (np.array(x, copy=True), value)
         return value
 
@@ -202,6 +215,7 @@ class DesignProblem:
         if not math.isfinite(value):
             return np.zeros(self.size)
         q, qd, qdd, W = self._regressor(x, width=self._width)
+        self.gradient_evaluations += 1
         return self._pull_back(self._dW(q, qd, qdd, dA.reshape(W.shape), self._width))
 
     def value(self, x):
@@ -226,10 +240,14 @@ class DesignProblem:
     def _groups(self):
         """(kind, joints) of the constraint groups, each S values per joint."""
         lo, hi, v, a, tau = self._bounds
-        out = [("upper", np.flatnonzero(np.isfinite(hi))), ("lower", np.flatnonzero(np.isfinite(lo))),
+        # one row per sample for a position range, 1 − ((q − centre)/half)² ≥ 0, not two (upper, lower):
+        # SLSQP's subproblem costs in proportion to the rows, and most of them are far from active
+        out = [("range", np.flatnonzero(np.isfinite(hi) & np.isfinite(lo))),
                ("velocity", np.flatnonzero(np.isfinite(v))), ("acceleration", np.flatnonzero(np.isfinite(a)))]
         if self.p_base is not None:
             out.append(("torque", np.flatnonzero(np.isfinite(tau))))
+        moving = ~np.isfinite(self.held)         # a held joint's motion limits hold by construction; its torque not
+        out = [(kind, joints if kind == "torque" else joints[moving[joints]]) for kind, joints in out]
         return [(kind, joints) for kind, joints in out if len(joints)]
 
     @property
@@ -244,10 +262,8 @@ class DesignProblem:
         span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
         parts = []
         for kind, j in self._groups():
-            if kind == "upper":
-                parts.append((hi[j] - q[:, j]) / span[j])
-            elif kind == "lower":
-                parts.append((q[:, j] - lo[j]) / span[j])
+            if kind == "range":
+                parts.append(1.0 - ((2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]) ** 2)
             elif kind == "velocity":
                 parts.append(1.0 - (qd[:, j] / v[j]) ** 2)
             elif kind == "acceleration":
@@ -267,10 +283,9 @@ class DesignProblem:
         for kind, joints in self._groups():
             for j in joints:
                 block = np.zeros((S, n, m))
-                if kind == "upper":
-                    block[:, j] = -self.B[0] / span[j]
-                elif kind == "lower":
-                    block[:, j] = self.B[0] / span[j]
+                if kind == "range":
+                    u = (2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]
+                    block[:, j] = (-4.0 * u / span[j])[:, None] * self.B[0]
                 elif kind == "velocity":
                     block[:, j] = (-2.0 * qd[:, j] / v[j] ** 2)[:, None] * self.B[1]
                 elif kind == "acceleration":

@@ -73,6 +73,8 @@ class StartResult:
     violation: float
     iterations: int
     complete: bool
+    evaluations: int = 0           # of the criterion (each a regressor over the criterion's grid)
+    gradients: int = 0             # of its gradient (each an adjoint pass)
 
     @property
     def feasible(self):
@@ -91,6 +93,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
     from scipy.optimize import minimize
 
     rng = np.random.default_rng([int(seed), int(index)])
+    counts = (getattr(problem, "evaluations", 0), getattr(problem, "gradient_evaluations", 0))
     x = problem.initial(rng)
     done = 0
     best = (problem.violation(x) > FEASIBLE, problem.value(x), x)
@@ -128,7 +131,9 @@ def run_start(problem, seed, index, deadline=None, report=None):
     finally:
         problem.use_criterion()
     x = best[2]
-    return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete)
+    return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete,
+                       getattr(problem, "evaluations", 0) - counts[0],
+                       getattr(problem, "gradient_evaluations", 0) - counts[1])
 
 
 def _restore(problem, x, bounds, step, iterations=100):

@@ -55,6 +55,9 @@ class SearchSummary:
     time_budget : float or None
     values : tuple of float
         The criterion each finished start reached (on the design grid), by start index.
+    evaluations, gradients : int
+        Evaluations of the criterion (each a regressor over the criterion's grid) and of its
+        gradient, over every start that returned (how well the budget was used).
     """
 
     seed: int
@@ -65,6 +68,8 @@ class SearchSummary:
     seconds: float
     time_budget: Optional[float]
     values: tuple = field(repr=False)
+    evaluations: int = 0
+    gradients: int = 0
 
     @property
     def deterministic(self):
@@ -102,6 +107,10 @@ class ExcitationDesign:
     torque_max : ndarray (n_dof,) or None
         max |τ| at 10× the output rate, with the description's true inertias (None without them).
     search : SearchSummary
+    payload : PayloadColumns or None
+        For a payload design (``payload=True``): the last link's columns, which combinations of them
+        the motion identifies, the moving joints and the held pose; ``condition_number`` is then
+        cond over the identifiable payload columns (:mod:`baseparam.excitation.payload`).
     """
 
     series: FourierSeries
@@ -117,6 +126,7 @@ class ExcitationDesign:
     torque_max: Optional[np.ndarray] = field(repr=False)
     torque_limited: bool
     search: SearchSummary = field(repr=False)
+    payload: Optional[object] = field(default=None, repr=False)
 
     robot = property(lambda self: self.base.robot)
     parameters = property(lambda self: self.base.parameters)
@@ -162,7 +172,7 @@ class ExcitationDesign:
 
 def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=None, criterion="cond",
                       parameters="pseudo", torque_limits=False, starts=None, workers=1, time_budget=None,
-                      seed=0, progress=None) -> ExcitationDesign:
+                      seed=0, progress=None, payload=False, payload_joints=3, pose=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
     Parameters
@@ -205,6 +215,18 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     progress : callable, optional
         Called as ``progress(done, total)`` as the search advances: optimizer iterations, or with a
         time budget tenths of a second.
+    payload : bool
+        Design for identifying a payload on the last link instead (the robot model known): only the
+        last ``payload_joints`` joints move, the others are held at ``pose``, and the criterion is
+        over the last link's columns of the standard regressor (the payload's 10 parameters),
+        restricted to the combinations such a motion identifies (all 10 behind a 3-axis wrist;
+        :mod:`baseparam.excitation.payload`). Friction and rotor-inertia columns do not enter.
+    payload_joints : int, default 3
+        How many of the last joints move in a payload design.
+    pose : array_like, shape (n_dof,), optional
+        Positions (rad or m) of the held joints in a payload design (the moving joints' entries are
+        ignored); default: a quarter of each half range above its middle
+        (:func:`~baseparam.excitation.payload.held_pose`).
 
     Returns
     -------
@@ -243,8 +265,15 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
             raise ArgumentError(f"torque_limits: {robot.name}: {what}, needed to predict torques: {missing}")
         if not np.isfinite(lim.torque).any():
             raise ArgumentError(f"torque_limits: no joint has a torque limit ({lim.source}: tau, or a URDF's effort)")
-    problem = DesignProblem(robot, base.pivots, parameters, period, harmonics, lim, criterion,
-                            p_base=truth if torque_limits else None)
+    columns, held, load = base.pivots, None, None
+    if payload:
+        from .payload import payload_columns
+        load = payload_columns(robot, parameters, lim, payload_joints, pose)
+        columns = load.pivots
+        held = load.pose.copy()
+        held[[k - 1 for k in load.moving]] = np.nan
+    problem = DesignProblem(robot, columns, parameters, period, harmonics, lim, criterion,
+                            p_base=truth if torque_limits else None, held=held)
     _check_memory(problem, min(workers, starts))
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
@@ -257,19 +286,24 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
     series = _within_limits(problem.series(outcome.best.x), lim)
     summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
                             None if time_budget is None else float(time_budget),
-                            tuple(float(r.value) for r in outcome.results if r.complete))
-    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases)
+                            tuple(float(r.value) for r in outcome.results if r.complete),
+                            sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
+    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load)
 
 
-def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None):
+def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None, payload=None):
     """The :class:`ExcitationDesign` of a series: samples, condition numbers, certified bounds, torques.
 
-    ``bases`` are :func:`report_bases` of ``base`` when already at hand.
+    ``bases`` are :func:`report_bases` of ``base`` when already at hand; ``payload`` the
+    :class:`~baseparam.excitation.payload.PayloadColumns` of a payload design.
     """
     robot = base.robot
     samples = series.sample(rate)
-    W = base.regressor(samples.q, samples.qd, samples.qdd)
-    A = W.reshape(-1, base.rank)
+    if payload is None:
+        W = base.regressor(samples.q, samples.qd, samples.qdd)
+        A = W.reshape(-1, base.rank)
+    else:
+        A = payload_regressor(robot, base.parameters, payload.pivots, samples)
     numbers = condition_numbers(samples, bases or report_bases(base))
     value = criterion_function(criterion)(A)[0]
     truth = true_base_parameters(base)
@@ -277,10 +311,14 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     if truth is not None:
         dense = series.sample(rate * DENSE)
         torque_max = np.abs(base.inverse_dynamics(truth, dense.q, dense.qd, dense.qdd)).max(axis=0)
-    design = ExcitationDesign(series, samples, base, criterion, float(rate), numbers[base.parameters]["with_drives"],
+    cond = numbers[base.parameters]["with_drives"] if payload is None else condition_number(A)
+    design = ExcitationDesign(series, samples, base, criterion, float(rate), cond,
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
-                              bool(torque_limited), search_summary)
-    if not design.condition_number < POORLY_EXCITED:
+                              bool(torque_limited), search_summary, payload)
+    if payload is not None and not design.condition_number < POORLY_EXCITED:
+        warn(f"{robot.name}: cond over the payload's columns = {design.condition_number:.3g}: the motion hardly "
+             "excites its parameters", ExcitationWarning)
+    elif payload is None and not design.condition_number < POORLY_EXCITED:
         warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
              "some base parameters; give more harmonics, a longer period or wider limits",
              ExcitationWarning)
@@ -307,6 +345,13 @@ def report_bases(base):
         for b in (with_drives, bare):
             b.regressor(*np.zeros((3, 1, robot.n_dof)))
     return out
+
+
+def payload_regressor(robot, parameters, columns, samples):
+    """The stacked payload columns over samples, shape (samples × joints, len(columns))."""
+    from ..dynamics.regressor_adjoint import regressor_function
+    W = regressor_function(robot, parameters, tuple(columns))(samples.q, samples.qd, samples.qdd)
+    return W.reshape(-1, len(columns))
 
 
 def condition_numbers(samples, bases):

@@ -8,6 +8,15 @@ CONDITION_NOTE = ("cond(W_b), 2-norm, unscaled, over the samples of the trajecto
                   "'base', the description's friction and rotor-inertia columns included)")
 
 
+PAYLOAD_NOTE = ("cond, 2-norm, unscaled, over the samples of the trajectory file, of the payload's identifiable "
+                "columns ('payload.representatives': the last link's columns of the standard regressor, every "
+                "joint's torque a row); condition_numbers: the whole robot's W_b, for reference")
+
+
+def _number(value):
+    return float(value) if math.isfinite(value) else None
+
+
 def _floats(values):
     return [float(v) if math.isfinite(v) else None for v in values]
 
@@ -19,13 +28,13 @@ def design_report(design):
     return {
         "robot": design.robot.name,
         "criterion": design.criterion,
-        "condition_number": design.condition_number,
-        "condition_number_definition": CONDITION_NOTE,
+        "condition_number": _number(design.condition_number),
+        "condition_number_definition": CONDITION_NOTE if design.payload is None else PAYLOAD_NOTE,
         "parameters": design.parameters,
         "base": own["with_drives_columns"],
         "condition_numbers": {
-            parameters: {"with_drives": entry["with_drives"], "rigid_body": entry["rigid_body"],
-                         "column_normalised": entry["column_normalised"],
+            parameters: {"with_drives": _number(entry["with_drives"]), "rigid_body": _number(entry["rigid_body"]),
+                         "column_normalised": _number(entry["column_normalised"]),
                          "rigid_body_base": entry["rigid_body_columns"],
                          **({"base": entry["with_drives_columns"]} if parameters != design.parameters else {})}
             for parameters, entry in numbers.items()},
@@ -42,7 +51,9 @@ def design_report(design):
         "torque_limited": design.torque_limited,
         "search": {"seed": s.seed, "starts": s.starts, "starts_counted": s.counted, "best_start": s.best_start,
                    "workers": s.workers, "seconds": round(s.seconds, 3), "time_budget": s.time_budget,
-                   "deterministic": s.deterministic},
+                   "deterministic": s.deterministic, "evaluations": s.evaluations, "gradients": s.gradients},
+        **({} if design.payload is None else
+           {"payload": {**design.payload.to_dict(), "condition_number": _number(design.condition_number)}}),
     }
 
 
@@ -52,13 +63,21 @@ def summary_text(design):
     s = design.search
     drives = "" if numbers["with_drives"] == numbers["rigid_body"] else \
         f"; rigid body alone ({len(numbers['rigid_body_columns'])} columns) {numbers['rigid_body']:.4g}"
+    if design.payload is None:
+        cond = [f"cond(W_b) = {design.condition_number:.4g} ({design.base.rank} base columns, {design.parameters}"
+                f"{drives}; column-normalised {numbers['column_normalised']:.4g})"]
+    else:
+        p = design.payload
+        cond = [f"payload: cond = {design.condition_number:.4g} over {p.rank} of its 10 columns ({design.parameters},"
+                f" {', '.join(p.names)}), joints {', '.join(map(str, p.moving))} moving, the others held",
+                "  identifiable: " + ("all 10" if p.complete else "; ".join(p.combinations))]
     lines = [
         f"{design.robot.name}: {design.harmonics} harmonics, period {design.period:g} s, "
         f"{len(design.samples.t)} samples at {design.rate:g} Hz",
-        f"cond(W_b) = {design.condition_number:.4g} ({design.base.rank} base columns, {design.parameters}"
-        f"{drives}; column-normalised {numbers['column_normalised']:.4g})",
+        *cond,
         f"search: best of starts 0-{s.counted - 1} (start {s.best_start}), {s.starts} asked, {s.workers} "
-        f"worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}"
+        f"worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}, "
+        f"{s.evaluations} evaluations"
         + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: starts={s.counted} reproduces it)"),
         f"limits: {design.limits.source}",
     ]
