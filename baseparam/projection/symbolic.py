@@ -440,5 +440,40 @@ def _special_values(symbols, generic, names, rng, unit, engine):
     return out
 
 
+def store_symbolic(sym, path):
+    """Write symbolic regroupings to an HDF5 file (atomically): the coefficient strings, not Z.
+
+    Layout: attributes ``robot``, ``parameters``, ``length_unit``, ``rank``, ``robot_is_generic``;
+    datasets ``symbols`` and ``symbol_values`` (strings), ``standard`` (names), ``names`` (base
+    parameters), ``pivots`` (0-based columns of ``standard``), ``terms`` (rank × n_standard strings,
+    ``"0"`` where a standard parameter is absent; SymPy-parsable, as in the JSON), ``special`` (one
+    :meth:`SpecialValue.describe` line each).
+
+    Parameters
+    ----------
+    sym : SymbolicBaseParameters
+    path : str or path-like
+    """
+    import h5py
+    import numpy as np
+
+    from .._atomic import atomic_path
+
+    text = h5py.string_dtype()
+    terms = [[sym.terms(r).get(n, "0") for n in sym.standard_names] for r in range(sym.rank)]
+    with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
+        f.attrs.update({"robot": sym.robot.name, "parameters": sym.parameters,
+                        "length_unit": sym.robot.length_unit, "rank": sym.rank,
+                        "robot_is_generic": sym.robot_is_generic, "format": "baseparam symbolic regroupings"})
+        f.create_dataset("symbols", data=list(sym.symbols), dtype=text)
+        f.create_dataset("symbol_values", data=[str(v) for v in sym.values.values()], dtype=text)
+        f.create_dataset("standard", data=list(sym.standard_names), dtype=text)
+        f.create_dataset("names", data=list(sym.names), dtype=text)
+        f.create_dataset("pivots", data=np.array([sym.standard_names.index(n) for n in sym.names], dtype=np.int64))
+        f.create_dataset("terms", data=np.array(terms, dtype=object).reshape(sym.rank, len(sym.standard_names)),
+                         dtype=text)
+        f.create_dataset("special", data=[s.describe() for s in sym.special], dtype=text)
+
+
 __all__ = ["SpecialValue", "SymbolicBaseParameters", "SymbolicError", "find_symbolic_base_parameters",
-           "format_symbolic_table", "poly_string"]
+           "format_symbolic_table", "poly_string", "store_symbolic"]
