@@ -45,11 +45,12 @@ class SymbolicError(BaseParamError, ValueError):
 
 @dataclass(frozen=True)
 class SpecialValue:
-    """A value of one symbol where the base set differs from the generic one.
+    """Where the base set differs from the generic one: one symbol, or two together, at a value.
 
     Attributes
     ----------
-    symbol : str
+    symbols : tuple of str
+        One symbol, or two that vanish together where neither alone changes the base set that way.
     value : Fraction
     rank : int
         The rank there (the generic rank is :attr:`SymbolicBaseParameters.rank`).
@@ -59,15 +60,15 @@ class SpecialValue:
         Base parameters there that are not generic ones.
     """
 
-    symbol: str
+    symbols: tuple
     value: Fraction
     rank: int
     lost: tuple
     gained: tuple
 
     def describe(self) -> str:
-        """One line: ``a2 = 0: rank 36 → 33; loses XX2, …; gains …``."""
-        text = f"{self.symbol} = {format_number(self.value)}: rank {self.rank}"
+        """One line: ``a1 = 0: rank 20; loses SX2, SY2; gains …``."""
+        text = f"{' = '.join(self.symbols)} = {format_number(self.value)}: rank {self.rank}"
         if self.lost:
             text += "; loses " + ", ".join(self.lost)
         if self.gained:
@@ -153,7 +154,7 @@ class SymbolicBaseParameters:
             "rank": self.rank,
             "base": [{"name": n, "terms": self.terms(r)} for r, n in enumerate(self.names)],
             "unidentifiable": list(self.unidentifiable),
-            "special_values": [{"symbol": s.symbol, "value": str(s.value), "rank": s.rank, "lost": list(s.lost),
+            "special_values": [{"symbols": list(s.symbols), "value": str(s.value), "rank": s.rank, "lost": list(s.lost),
                                 "gained": list(s.gained)} for s in self.special],
             "robot_is_generic": self.robot_is_generic,
         }
@@ -261,7 +262,7 @@ def format_symbolic_table(sym) -> str:
     if sym.unidentifiable:
         lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(sym.unidentifiable)]
     lines += ["", "Special values (the base set changes):" if sym.special else
-              "Special values: none where a single symbol vanishes."]
+              "Special values: none where one length, or two together, vanish."]
     lines += [f"  {s.describe()}" for s in sym.special]
     if not sym.robot_is_generic:
         lines += ["", "Note: the robot's own lengths are special (its base set is not the generic one)."]
@@ -402,41 +403,54 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
 
 
 def _interpolate(monomials, points, Ys, rank, n_std):
-    """Coefficient polynomials from values at points: one Vandermonde solve over Q for all of them."""
+    """Coefficient polynomials from values at points: one Vandermonde solve over Q for all of them
+    (only the coefficients that are non-zero somewhere: the others are the zero polynomial)."""
     import flint
 
     def q(v):
-        v = Fraction(v)
         return flint.fmpq(v.numerator, v.denominator)
 
+    entries = sorted({(r, c) for Y in Ys for r in range(rank) for c in range(n_std) if Y[r][c] != 0})
     n = len(monomials)
     V = flint.fmpq_mat(n, n, [q(_evaluate({e: Fraction(1)}, p)) for p in points for e in monomials])
-    B = flint.fmpq_mat(n, rank * n_std, [q(Y[r][c]) for Y in Ys for r in range(rank) for c in range(n_std)])
+    B = flint.fmpq_mat(n, max(1, len(entries)), [q(Fraction(Y[r][c])) for Y in Ys for r, c in entries]
+                       if entries else [0] * n)
     try:
         X = V.solve(B)
     except ZeroDivisionError as exc:   # singular Vandermonde: an unlucky set of points
         raise SymbolicError("the interpolation points are degenerate (try another seed)") from exc
     out = [[{} for _ in range(n_std)] for _ in range(rank)]
     for i, e in enumerate(monomials):
-        for r in range(rank):
-            for c in range(n_std):
-                v = X[i, r * n_std + c]
-                if v != 0:
-                    out[r][c][e] = Fraction(int(v.p), int(v.q))
+        for k, (r, c) in enumerate(entries):
+            v = X[i, k]
+            if v != 0:
+                out[r][c][e] = Fraction(int(v.p), int(v.q))
     return out
 
 
 def _special_values(symbols, generic, names, rng, unit, engine):
-    """Each symbol at 0, the others at a random point: the base-set changes."""
-    out = []
-    for s in symbols:
+    """Each symbol at 0, then each pair at 0, the others at a random point: the base-set changes
+    (a pair only when its base set is not already that of one of its symbols at 0)."""
+    out, single = [], {}
+
+    def at_zero(zeros):
         point = {t: _random_value(rng, unit) for t in symbols}
-        point[s] = Fraction(0)
-        base = engine(point)
-        here = tuple(int(c) for c in base.pivots)
+        point.update({z: Fraction(0) for z in zeros})
+        return tuple(int(c) for c in engine(point).pivots)
+
+    def record(zeros, here):
+        out.append(SpecialValue(tuple(zeros), Fraction(0), len(here),
+                                tuple(names[c] for c in generic if c not in here),
+                                tuple(names[c] for c in here if c not in generic)))
+
+    for s in symbols:
+        single[s] = here = at_zero([s])
         if here != generic:
-            out.append(SpecialValue(s, Fraction(0), len(here), tuple(names[c] for c in generic if c not in here),
-                                    tuple(names[c] for c in here if c not in generic)))
+            record([s], here)
+    for s, t in itertools.combinations(symbols, 2):
+        here = at_zero([s, t])
+        if here not in (generic, single[s], single[t]):
+            record([s, t], here)
     return out
 
 
