@@ -75,10 +75,14 @@ def polynomial_arithmetic(n_symbols=12, terms=20, size=4):
         print(f"  {label:<24} {_best(product, 20) * 1e6:8.0f} µs per 4×4 product")
 
 
-if __name__ == "__main__":
+def main():
     print(scope_line(SCOPE))
     sys.stdout.flush()
     engines()
     print("\nPolynomial arithmetic for a symbolic forward recursion (not used: see "
           "baseparam/projection/symbolic.py):")
     polynomial_arithmetic()
+
+
+if __name__ == "__main__":
+    main()
