@@ -161,3 +161,13 @@ def test_store_symbolic_round_trip(tmp_path):
     with h5py.File(tmp_path / "s.h5") as f:
         assert f.attrs["rank"] == sym.rank
         assert [s.decode() for s in f["symbols"][:]] == list(sym.symbols)
+
+
+@pytest.mark.parametrize("name", ["ur5.yaml", "scara.yaml", "panda.yaml", "dual_arm_torso.yaml"])
+def test_other_robots_khalil_formulas_at_their_lengths_are_the_engines_regroupings(name):
+    """Other arms (a tree among them), Khalil's parameterization: the formulas at the robot's lengths."""
+    robot = bp.load_robot(ROBOTS / name)
+    sym = find_symbolic_base_parameters(robot, "all", "khalil", seed=3)
+    base = bp.find_base_parameters(robot, "khalil")
+    assert sym.robot_is_generic and sym.names == base.names
+    assert sym.evaluate() == _numeric_terms(base)
