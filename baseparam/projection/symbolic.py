@@ -31,7 +31,7 @@ import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..errors import ArgumentError, BaseParamError
+from ..errors import ArgumentError
 from ..model.robot import require_fixed_base, require_robot
 from .report import format_number
 
@@ -39,8 +39,9 @@ MAX_DEGREE_DEFAULT = 2     # e_c − e_p ≤ 2 − 0 for the pseudo-inertia and 
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
 
 
-class SymbolicError(BaseParamError, ValueError):
-    """The regroupings cannot be written as formulas in these symbols (see the message)."""
+class SymbolicError(ArgumentError):
+    """The regroupings cannot be written as formulas in these symbols (see the message): an
+    :class:`~baseparam.errors.ArgumentError` about ``symbolic`` for this robot."""
 
 
 @dataclass(frozen=True)
@@ -359,7 +360,8 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
     def engine(assignment):
         base = find_base_parameters(_with_lengths(robot, fields, assignment), parameters, max_memory=max_memory)
         if not base.exact:
-            raise SymbolicError(f"{robot.name}: symbolic regroupings need the engine's exact path ({base.note})")
+            raise SymbolicError(f"symbolic: {robot.name}: formulas need the engine's exact path, which "
+                                f"this robot leaves ({base.note.split(';')[0]})")
         return base
 
     own = engine(values)
@@ -378,8 +380,8 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
         signature[key] = signature.get(key, 0) + 1
     generic = max(signature, key=lambda k: (len(k), signature[k]))
     if signature[generic] < len(runs):
-        raise SymbolicError(f"{robot.name}: the base set differs between random values of {', '.join(symbols)} "
-                            "(try another seed)")
+        raise SymbolicError(f"symbolic: {robot.name}: the base set differs between random values of "
+                            f"{', '.join(symbols)} (try another seed)")
     pivots = list(generic)
     n_std = len(own.standard_names)
     polys = _interpolate(monomials, points[:len(monomials)], [b.Y_display for b in runs[:len(monomials)]],
@@ -391,7 +393,7 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
         for r in range(len(pivots)):
             for c in range(n_std):
                 if _evaluate(polys[r][c], point) != Fraction(base.Y_display[r][c]):
-                    raise SymbolicError(f"{robot.name}: the coefficient of {names[c]} in base parameter "
+                    raise SymbolicError(f"symbolic: {robot.name}: the coefficient of {names[c]} in base parameter "
                                         f"{names[pivots[r]]} is not a polynomial of degree ≤ {degree} in "
                                         f"{', '.join(symbols)}")
     used = {n for row in polynomials for n in row}
@@ -418,7 +420,7 @@ def _interpolate(monomials, points, Ys, rank, n_std):
     try:
         X = V.solve(B)
     except ZeroDivisionError as exc:   # singular Vandermonde: an unlucky set of points
-        raise SymbolicError("the interpolation points are degenerate (try another seed)") from exc
+        raise SymbolicError("symbolic: the interpolation points are degenerate (try another seed)") from exc
     out = [[{} for _ in range(n_std)] for _ in range(rank)]
     for i, e in enumerate(monomials):
         for k, (r, c) in enumerate(entries):
