@@ -146,6 +146,7 @@ FLAGS = {
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
     "max_disk": "--max-disk",
+    "symbolic": "--symbolic",
     # identify: reading the trajectories, preprocessing, the fit
     "columns": "--columns", "gains": "--gains", "topic": "--topic", "delay": "--delay", "clock": "--clock",
     "skip_bad_rows": "--skip-bad-rows", "skip_bad_rows=True": "--skip-bad-rows", "resample": "--resample",
@@ -455,9 +456,12 @@ def main():
 @click.option("--max-disk", "max_disk", metavar="SIZE",
               help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
                    "which grows as 5^N, is estimated first and a robot beyond it refused before writing.")
+@click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
+              help="Regroupings as formulas in these DH lengths ('all': every non-zero one), with the values "
+                   "where the base set changes; --h5 then stores the formulas (strings), not Z.")
 @_memory_option
 @_robot_options
-def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load):
+def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, symbolic=None):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
     progress = _Progress("projecting")          # its second runs from the command's start
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
@@ -468,17 +472,29 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load):
     from .projection.report import format_table
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
         robot = load(robot_file)
-        if h5_out is None:
-            base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
-        else:   # the base set, then Z streamed into the file
-            from .projection.storage import find_and_store
-            base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
-                                  max_disk=max_disk)
-        progress.close()
-        written = [h5_out] if h5_out else []
-        if json_out is not None:
-            written.insert(0, _write_json(json_out, base.to_dict()))
-    _report(format_table(base), written, json_out == "-")
+        if symbolic is not None:     # formulas in the named lengths (the exact engine, interpolated)
+            from .projection.symbolic import find_symbolic_base_parameters, format_symbolic_table, store_symbolic
+            sym = find_symbolic_base_parameters(robot, symbolic, parameters, max_memory=max_memory)
+            progress.close()
+            written = [h5_out] if h5_out else []
+            if h5_out is not None:
+                store_symbolic(sym, h5_out)
+            if json_out is not None:
+                written.insert(0, _write_json(json_out, sym.to_dict()))
+            table = format_symbolic_table(sym)
+        else:
+            if h5_out is None:
+                base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
+            else:   # the base set, then Z streamed into the file
+                from .projection.storage import find_and_store
+                base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
+                                      max_disk=max_disk)
+            progress.close()
+            written = [h5_out] if h5_out else []
+            if json_out is not None:
+                written.insert(0, _write_json(json_out, base.to_dict()))
+            table = format_table(base)
+    _report(table, written, json_out == "-")
 
 
 @main.command()

@@ -16,7 +16,14 @@ from .storage import find_and_store, read_h5
 # The deprecated ``h5=`` sits here, above both modules, so that the base set (pure) never imports
 # the HDF5 storage that is built on it.
 @functools.wraps(base_set.find_base_parameters)
-def find_base_parameters(robot, parameters="pseudo", *, h5=None, **options):
+def find_base_parameters(robot, parameters="pseudo", *, h5=None, symbolic=None, **options):
+    if symbolic is not None:
+        if h5 is not None:
+            from ..errors import ArgumentError
+            raise ArgumentError("symbolic: cannot be combined with h5= "
+                                "(write the result with baseparam.projection.symbolic.store_symbolic)")
+        from .symbolic import find_symbolic_base_parameters
+        return find_symbolic_base_parameters(robot, symbolic, parameters, **options)
     if h5 is None:
         return base_set.find_base_parameters(robot, parameters, **options)
     warn("find_base_parameters(h5=...) is deprecated: use "
@@ -26,6 +33,11 @@ def find_base_parameters(robot, parameters="pseudo", *, h5=None, **options):
 
 
 find_base_parameters.__doc__ += """
+    ``symbolic="a2,d4"`` (or a sequence of names, or ``"all"``: every non-zero constant DH length)
+    returns a :class:`baseparam.projection.symbolic.SymbolicBaseParameters` instead: the regroupings
+    as polynomials in those lengths, valid for generic values, with the special values listed
+    (:func:`baseparam.projection.symbolic.find_symbolic_base_parameters`; options ``seed``,
+    ``max_degree``, ``max_memory``).
     ``h5=path`` (deprecated) delegates to :func:`baseparam.projection.storage.find_and_store`, which
     also stores Z, its labels, the pivots and Y in that HDF5 file, written atomically.
 """

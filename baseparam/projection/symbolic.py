@@ -1,0 +1,495 @@
+"""Regroupings as formulas in named DH lengths (``find --symbolic a2,d4|all``).
+
+Z's entries are polynomials in the DH lengths (the angles stay numbers), so the echelon form over
+the field of rational functions in the named lengths gives, for generic values, one base set and
+regroupings that are rational functions of the lengths. By the scaling argument of docs/method.md
+("The arithmetic"), the coefficient of standard parameter c in the base parameter with pivot p has
+length dimension e_c − e_p ≤ 2 (e: 0 for M, 1 for SX…, 2 for XX…); when it is a polynomial, its
+degree in the lengths is at most that.
+
+This module obtains the formulas *from the exact engine itself*, by exact interpolation: the
+regroupings are computed in exact rational arithmetic (:func:`base_set.find_base_parameters`, its
+exact path) at random rational values of the symbols; every coefficient is a polynomial of degree
+≤ D in them, so it is determined by its values at as many points as there are monomials of degree
+≤ D (one rational Vandermonde solve, FLINT, for all coefficients at once), and checked at further
+random points, where the formula must equal the engine's regrouping exactly, or the run fails
+(coefficients that are not polynomials of that degree cannot pass). Measured against carrying
+polynomial matrices through the recursion (docs/method.md section 6 works on float/modular spans
+of at most 16 vectors, which polynomial entries would have to replace throughout), this reuses the
+engine's exact decisions bit for bit and costs one numeric run per monomial: 21 runs for the PUMA
+560's five non-zero lengths, 91 for all twelve DH lengths.
+
+The generic base set is the one found at the random points (they all must agree). Special values:
+each symbol set to 0 (the others at a random point) is run through the engine, and every change of
+the base set (rank, base parameters lost or gained) is listed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..errors import ArgumentError
+from ..model.robot import require_fixed_base, require_robot
+from .report import format_number
+
+MAX_DEGREE_DEFAULT = 2     # e_c − e_p ≤ 2 − 0 for the pseudo-inertia and Khalil columns
+CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
+
+
+class SymbolicError(ArgumentError):
+    """The regroupings cannot be written as formulas in these symbols (see the message): an
+    :class:`~baseparam.errors.ArgumentError` about ``symbolic`` for this robot."""
+
+
+@dataclass(frozen=True)
+class SpecialValue:
+    """Where the base set differs from the generic one: one symbol, or two together, at a value.
+
+    Attributes
+    ----------
+    symbols : tuple of str
+        One symbol, or two that vanish together where neither alone changes the base set that way.
+    value : Fraction
+    rank : int
+        The rank there (the generic rank is :attr:`SymbolicBaseParameters.rank`).
+    lost : tuple of str
+        Generic base parameters (pivots) that are not base parameters there.
+    gained : tuple of str
+        Base parameters there that are not generic ones.
+    """
+
+    symbols: tuple
+    value: Fraction
+    rank: int
+    lost: tuple
+    gained: tuple
+
+    def describe(self) -> str:
+        """One line: ``a1 = 0: rank 20; loses SX2, SY2; gains …``."""
+        text = f"{' = '.join(self.symbols)} = {format_number(self.value)}: rank {self.rank}"
+        if self.lost:
+            text += "; loses " + ", ".join(self.lost)
+        if self.gained:
+            text += "; gains " + ", ".join(self.gained)
+        return text
+
+
+@dataclass(frozen=True)
+class SymbolicBaseParameters:
+    """Base parameters whose regroupings are polynomials in named DH lengths.
+
+    Attributes
+    ----------
+    robot : Robot
+    parameters : {'pseudo', 'khalil'}
+    symbols : tuple of str
+        ``a<j>``, ``d<j>`` (1-based joint numbers; lengths in the description's unit).
+    values : dict of str to Fraction
+        The robot's own value of each symbol.
+    rank : int
+        Generic rank.
+    names : list of str, length rank
+        Generic base parameters (their pivot standard parameter).
+    standard_names : list of str
+    polynomials : list of dict, length rank
+        For each base parameter, {standard name: {exponents (tuple of int, one per symbol): Fraction}}.
+    special : tuple of SpecialValue
+        Values of single symbols where the base set changes.
+    robot_is_generic : bool
+        Whether the robot's own lengths give the generic base set (then the formulas at its values are
+        its regroupings).
+    unidentifiable : list of str
+        Standard parameters that are in no generic regrouping.
+    """
+
+    robot: object
+    parameters: str
+    symbols: tuple
+    values: dict = field(repr=False)
+    rank: int
+    names: list
+    standard_names: list = field(repr=False)
+    polynomials: list = field(repr=False)
+    special: tuple
+    robot_is_generic: bool
+    unidentifiable: list = field(repr=False)
+
+    def terms(self, r):
+        """Regrouping of base parameter r as {standard name: SymPy-parsable coefficient string}."""
+        return {name: poly_string(poly, self.symbols) for name, poly in self.polynomials[r].items()}
+
+    def evaluate(self, values=None):
+        """Regroupings at given values of the symbols (default: the robot's), exact.
+
+        Parameters
+        ----------
+        values : dict of str to number, optional
+            Missing symbols take the robot's values.
+
+        Returns
+        -------
+        list of dict, length rank
+            {standard name: Fraction}, zero coefficients left out.
+        """
+        at = dict(self.values)
+        at.update({k: Fraction(v) for k, v in (values or {}).items()})
+        point = [at[s] for s in self.symbols]
+        out = []
+        for row in self.polynomials:
+            terms = {name: _evaluate(poly, point) for name, poly in row.items()}
+            out.append({k: v for k, v in terms.items() if v != 0})
+        return out
+
+    def to_dict(self):
+        """The ``find --symbolic --json`` document: ``find --json``'s, with coefficient strings."""
+        robot = self.robot
+        return {
+            "robot": robot.name,
+            "parameters": self.parameters,
+            "units": {"length": robot.length_unit, "angle": robot.angle_unit},
+            "symbols": {s: str(v) for s, v in self.values.items()},
+            "standard": list(self.standard_names),
+            "rank": self.rank,
+            "base": [{"name": n, "terms": self.terms(r)} for r, n in enumerate(self.names)],
+            "unidentifiable": list(self.unidentifiable),
+            "special_values": [{"symbols": list(s.symbols), "value": str(s.value), "rank": s.rank, "lost": list(s.lost),
+                                "gained": list(s.gained)} for s in self.special],
+            "robot_is_generic": self.robot_is_generic,
+        }
+
+    def __repr__(self):
+        return (f"SymbolicBaseParameters(robot={self.robot.name!r}, parameters={self.parameters!r}, "
+                f"symbols={self.symbols!r}, rank={self.rank}, special={len(self.special)})")
+
+
+# -- polynomials: {exponent tuple: Fraction} ------------------------------------------------------------
+def _monomials(n_symbols, degree):
+    """Exponent tuples of total degree ≤ degree, highest degree first."""
+    out = []
+    for total in range(degree, -1, -1):
+        for combo in itertools.combinations_with_replacement(range(n_symbols), total):
+            e = [0] * n_symbols
+            for i in combo:
+                e[i] += 1
+            out.append(tuple(e))
+    return out
+
+
+def _evaluate(poly, point):
+    total = Fraction(0)
+    for exps, coef in poly.items():
+        term = coef
+        for x, e in zip(point, exps):
+            if e:
+                term *= x ** e
+        total += term
+    return total
+
+
+def _monomial_text(exps, symbols, power="**", times="*"):
+    parts = []
+    for s, e in zip(symbols, exps):
+        if e == 1:
+            parts.append(s)
+        elif e > 1:
+            parts.append(f"{s}{power}{e}" if power != "²" else s + "⁰¹²³⁴⁵⁶⁷⁸⁹"[e])
+    return times.join(parts)
+
+
+def poly_string(poly, symbols):
+    """A SymPy-parsable string (exact rationals as ``p/q``), e.g. ``-a2**2 + 3/10*d4``."""
+    if not poly:
+        return "0"
+    pieces = []
+    for exps, coef in sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]])):
+        mono = _monomial_text(exps, symbols)
+        mag = abs(coef)
+        num = str(mag.numerator) if mag.denominator == 1 else f"{mag.numerator}/{mag.denominator}"
+        body = mono if (mono and mag == 1) else (f"{num}*{mono}" if mono else num)
+        pieces.append(("-" if coef < 0 else "+", body))
+    text = " ".join(f"{sign} {body}" for sign, body in pieces)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def _poly_text(poly, symbols):
+    """Human-readable: ``431.8·a2 + d4²`` (decimal coefficients where they terminate)."""
+    pieces = []
+    for exps, coef in sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]])):
+        mono = _monomial_text(exps, symbols, power="²" if max(exps, default=0) <= 9 else "^", times="·")
+        mag = abs(coef)
+        body = mono if (mono and mag == 1) else (f"{format_number(mag)}·{mono}" if mono else format_number(mag))
+        pieces.append(("-" if coef < 0 else "+", body))
+    text = " ".join(f"{sign} {body}" for sign, body in pieces)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def format_symbolic_regrouping(sym, r) -> str:
+    """Base parameter r with equal coefficients grouped: ``XX2 - a2²·(M2 + M3 + M4 + M5 + M6)``."""
+    groups = {}
+    for name, poly in sym.polynomials[r].items():
+        lead = sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]]))[0][1]
+        sign = -1 if lead < 0 else 1
+        key = tuple(sorted((e, c * sign) for e, c in poly.items()))
+        groups.setdefault((sign, key), []).append(name)
+    parts = []
+    for (sign, key), names in groups.items():
+        poly = dict(key)
+        body = " + ".join(names)
+        if poly != {tuple([0] * len(sym.symbols)): Fraction(1)}:
+            coef = _poly_text(poly, sym.symbols)
+            if len(poly) > 1:
+                coef = f"({coef})"
+            body = f"{coef}·({body})" if len(names) > 1 else f"{coef}·{body}"
+        elif sign < 0 and len(names) > 1:
+            body = f"({body})"
+        parts.append(("- " if sign < 0 else "+ ") + body)
+    text = " ".join(parts)
+    return text[2:] if text.startswith("+ ") else "-" + text[1:]
+
+
+def format_symbolic_table(sym) -> str:
+    """The text ``find --symbolic`` prints."""
+    robot = sym.robot
+    lines = [f"{robot.name}: {sym.rank} base parameters of {len(sym.standard_names)} standard "
+             f"({sym.parameters} parameterization), generic in {', '.join(sym.symbols)} "
+             f"(lengths in {robot.length_unit})",
+             "  (robot's values: " + ", ".join(f"{s} = {format_number(v)}" for s, v in sym.values.items()) + ")", ""]
+    width = max((len(n) for n in sym.names), default=4)
+    for r, name in enumerate(sym.names):
+        lines.append(f"{r + 1:>4}  {name:<{width}}  {format_symbolic_regrouping(sym, r)}")
+    if sym.unidentifiable:
+        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(sym.unidentifiable)]
+    lines += ["", "Special values (the base set changes):" if sym.special else
+              "Special values: none where one length, or two together, vanish."]
+    lines += [f"  {s.describe()}" for s in sym.special]
+    if not sym.robot_is_generic:
+        lines += ["", "Note: the robot's own lengths are special (its base set is not the generic one)."]
+    return "\n".join(lines)
+
+
+# -- symbols and modified robots ---------------------------------------------------------------------
+def _length_fields(robot):
+    """{symbol: (joint index, field)} of every constant DH length (prismatic d is the joint variable)."""
+    out = {}
+    for k, joint in enumerate(robot.joints):
+        out[f"a{k + 1}"] = (k, "a")
+        if joint.type == "revolute":
+            out[f"d{k + 1}"] = (k, "d")
+    return out
+
+
+def parse_symbols(robot, symbolic):
+    """The symbols asked for: a sequence or comma list of ``a<j>``/``d<j>``, or ``'all'`` (every non-zero
+    constant DH length; a zero length named explicitly becomes a symbol too)."""
+    if getattr(robot, "convention", None) == "urdf":
+        raise ArgumentError("symbolic: needs a DH description (a URDF's lengths are not DH columns)")
+    fields = _length_fields(robot)
+    if isinstance(symbolic, str):
+        symbolic = [s.strip() for s in symbolic.split(",") if s.strip()]
+    names = list(symbolic)
+    if names == ["all"]:
+        names = [s for s, (k, f) in fields.items() if getattr(robot.joints[k], f) != 0]
+        if not names:
+            raise ArgumentError("symbolic=all: the robot has no non-zero DH length")
+    if not names:
+        raise ArgumentError("symbolic: name at least one DH length (a2, d4, …) or 'all'")
+    for s in names:
+        if s not in fields:
+            raise ArgumentError(f"symbolic: {s!r} is not a constant DH length of {robot.name!r} "
+                                f"(expected one of {', '.join(fields)}, or 'all')")
+    if len(set(names)) != len(names):
+        raise ArgumentError("symbolic: a symbol is named twice")
+    order = list(fields)
+    return tuple(sorted(names, key=order.index)), fields
+
+
+def _with_lengths(robot, fields, assignment):
+    """The robot with these lengths ({symbol: Fraction}, description units)."""
+    joints = list(robot.joints)
+    for s, v in assignment.items():
+        k, f = fields[s]
+        joints[k] = dataclasses.replace(joints[k], **{f: float(v)})
+    return dataclasses.replace(robot, joints=tuple(joints))
+
+
+def _random_value(rng, unit):
+    """A random length with few decimals (so the engine stays on its exact integer path)."""
+    den = {"m": 1000, "cm": 10, "mm": 1}[unit]
+    return Fraction(rng.randint(100, 999), den) * rng.choice((1, -1))
+
+
+# -- the computation ----------------------------------------------------------------------------------
+def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *, seed=0, max_degree=None,
+                                  max_memory=None) -> SymbolicBaseParameters:
+    """Base parameters with regroupings as polynomials in named DH lengths (module docstring: how).
+
+    Parameters
+    ----------
+    robot : Robot
+        A DH description whose angles are multiples of 90° (the engine's exact path).
+    symbolic : str or sequence of str
+        ``"all"`` (every non-zero constant length), or names such as ``("a2", "d4")`` / ``"a2,d4"``.
+    parameters : {'pseudo', 'khalil'}
+    seed : int
+        Seed of the random interpolation and check points (the result does not depend on it unless
+        a point is unluckily special, which the checks detect).
+    max_degree : int, optional
+        Degree bound of the formulas (default: the largest length dimension of a coefficient, 2).
+
+    Returns
+    -------
+    SymbolicBaseParameters
+
+    Raises
+    ------
+    SymbolicError
+        When the robot's angles leave the exact path, or the regroupings are not polynomials of the
+        degree bound (a check point disagrees).
+    """
+    from .base_set import find_base_parameters
+
+    require_robot(robot)
+    require_fixed_base(robot, "symbolic regroupings")
+    symbols, fields = parse_symbols(robot, symbolic)
+    values = {s: robot.exact_value(getattr(robot.joints[fields[s][0]], fields[s][1])) for s in symbols}
+    rng = random.Random(seed)
+
+    def engine(assignment):
+        base = find_base_parameters(_with_lengths(robot, fields, assignment), parameters, max_memory=max_memory)
+        if not base.exact:
+            raise SymbolicError(f"symbolic: {robot.name}: formulas need the engine's exact path, which "
+                                f"this robot leaves ({base.note.split(';')[0]})")
+        return base
+
+    own = engine(values)
+    power = own.length_power
+    degree = int(max(power) - min(power)) if max_degree is None else int(max_degree)
+    monomials = _monomials(len(symbols), degree)
+    n_points = len(monomials) + CHECK_POINTS
+    points, runs = [], []
+    while len(points) < n_points:
+        point = [_random_value(rng, robot.length_unit) for _ in symbols]
+        points.append(point)
+        runs.append(engine(dict(zip(symbols, point))))
+    signature = {}
+    for base in runs:
+        key = tuple(int(c) for c in base.pivots)
+        signature[key] = signature.get(key, 0) + 1
+    generic = max(signature, key=lambda k: (len(k), signature[k]))
+    if signature[generic] < len(runs):
+        raise SymbolicError(f"symbolic: {robot.name}: the base set differs between random values of "
+                            f"{', '.join(symbols)} (try another seed)")
+    pivots = list(generic)
+    n_std = len(own.standard_names)
+    polys = _interpolate(monomials, points[:len(monomials)], [b.Y_display for b in runs[:len(monomials)]],
+                         len(pivots), n_std)
+    names = own.standard_names
+    polynomials = [{names[c]: polys[r][c] for c in range(n_std) if polys[r][c]} for r in range(len(pivots))]
+    # the check points, where each formula must equal the engine's exact regrouping
+    for point, base in zip(points[len(monomials):], runs[len(monomials):]):
+        for r in range(len(pivots)):
+            for c in range(n_std):
+                if _evaluate(polys[r][c], point) != Fraction(base.Y_display[r][c]):
+                    raise SymbolicError(f"symbolic: {robot.name}: the coefficient of {names[c]} in base parameter "
+                                        f"{names[pivots[r]]} is not a polynomial of degree ≤ {degree} in "
+                                        f"{', '.join(symbols)}")
+    used = {n for row in polynomials for n in row}
+    special = _special_values(symbols, generic, names, rng, robot.length_unit, engine)
+    return SymbolicBaseParameters(robot, own.parameters, symbols, values, len(pivots), [names[c] for c in pivots],
+                                  list(names), polynomials, tuple(special),
+                                  tuple(int(c) for c in own.pivots) == generic,
+                                  [n for n in names if n not in used])
+
+
+def _interpolate(monomials, points, Ys, rank, n_std):
+    """Coefficient polynomials from values at points: one Vandermonde solve over Q for all of them
+    (only the coefficients that are non-zero somewhere: the others are the zero polynomial)."""
+    import flint
+
+    def q(v):
+        return flint.fmpq(v.numerator, v.denominator)
+
+    entries = sorted({(r, c) for Y in Ys for r in range(rank) for c in range(n_std) if Y[r][c] != 0})
+    n = len(monomials)
+    V = flint.fmpq_mat(n, n, [q(_evaluate({e: Fraction(1)}, p)) for p in points for e in monomials])
+    B = flint.fmpq_mat(n, max(1, len(entries)), [q(Fraction(Y[r][c])) for Y in Ys for r, c in entries]
+                       if entries else [0] * n)
+    try:
+        X = V.solve(B)
+    except ZeroDivisionError as exc:   # singular Vandermonde: an unlucky set of points
+        raise SymbolicError("symbolic: the interpolation points are degenerate (try another seed)") from exc
+    out = [[{} for _ in range(n_std)] for _ in range(rank)]
+    for i, e in enumerate(monomials):
+        for k, (r, c) in enumerate(entries):
+            v = X[i, k]
+            if v != 0:
+                out[r][c][e] = Fraction(int(v.p), int(v.q))
+    return out
+
+
+def _special_values(symbols, generic, names, rng, unit, engine):
+    """Each symbol at 0, then each pair at 0, the others at a random point: the base-set changes
+    (a pair only when its base set is not already that of one of its symbols at 0)."""
+    out, single = [], {}
+
+    def at_zero(zeros):
+        point = {t: _random_value(rng, unit) for t in symbols}
+        point.update({z: Fraction(0) for z in zeros})
+        return tuple(int(c) for c in engine(point).pivots)
+
+    def record(zeros, here):
+        out.append(SpecialValue(tuple(zeros), Fraction(0), len(here),
+                                tuple(names[c] for c in generic if c not in here),
+                                tuple(names[c] for c in here if c not in generic)))
+
+    for s in symbols:
+        single[s] = here = at_zero([s])
+        if here != generic:
+            record([s], here)
+    for s, t in itertools.combinations(symbols, 2):
+        here = at_zero([s, t])
+        if here not in (generic, single[s], single[t]):
+            record([s, t], here)
+    return out
+
+
+def store_symbolic(sym, path):
+    """Write symbolic regroupings to an HDF5 file (atomically): the coefficient strings, not Z.
+
+    Layout: attributes ``robot``, ``parameters``, ``length_unit``, ``rank``, ``robot_is_generic``;
+    datasets ``symbols`` and ``symbol_values`` (strings), ``standard`` (names), ``names`` (base
+    parameters), ``pivots`` (0-based columns of ``standard``), ``terms`` (rank × n_standard strings,
+    ``"0"`` where a standard parameter is absent; SymPy-parsable, as in the JSON), ``special`` (one
+    :meth:`SpecialValue.describe` line each).
+
+    Parameters
+    ----------
+    sym : SymbolicBaseParameters
+    path : str or path-like
+    """
+    import h5py
+    import numpy as np
+
+    from .._atomic import atomic_path
+
+    text = h5py.string_dtype()
+    terms = [[sym.terms(r).get(n, "0") for n in sym.standard_names] for r in range(sym.rank)]
+    with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
+        f.attrs.update({"robot": sym.robot.name, "parameters": sym.parameters,
+                        "length_unit": sym.robot.length_unit, "rank": sym.rank,
+                        "robot_is_generic": sym.robot_is_generic, "format": "baseparam symbolic regroupings"})
+        f.create_dataset("symbols", data=list(sym.symbols), dtype=text)
+        f.create_dataset("symbol_values", data=[str(v) for v in sym.values.values()], dtype=text)
+        f.create_dataset("standard", data=list(sym.standard_names), dtype=text)
+        f.create_dataset("names", data=list(sym.names), dtype=text)
+        f.create_dataset("pivots", data=np.array([sym.standard_names.index(n) for n in sym.names], dtype=np.int64))
+        f.create_dataset("terms", data=np.array(terms, dtype=object).reshape(sym.rank, len(sym.standard_names)),
+                         dtype=text)
+        f.create_dataset("special", data=[s.describe() for s in sym.special], dtype=text)
+
+
+__all__ = ["SpecialValue", "SymbolicBaseParameters", "SymbolicError", "find_symbolic_base_parameters",
+           "format_symbolic_table", "poly_string", "store_symbolic"]
