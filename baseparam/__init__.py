@@ -82,7 +82,7 @@ _LAZY = {
     "motion": ("Trajectory",),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
-                       "read_trajectory"),
+                       "read_trajectory", "PayloadResult", "identify_payload"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits"),
     "codegen": ("ExportResult", "export"),

@@ -16,11 +16,13 @@ from .._lazy import lazy_names
 _WHERE = {
     **dict.fromkeys(("BaseParameterEstimator", "Identification", "Metrics", "identify"), "estimators"),
     **dict.fromkeys(("Preprocessing", "Processed", "preprocess"), "preprocessing"),
+    **dict.fromkeys(("PayloadResult", "identify_payload"), "payload"),
     **dict.fromkeys(("Trajectory", "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"),
                     "trajectory"),
 }
 
-__all__ = ["BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed", "Trajectory",
+__all__ = ["BaseParameterEstimator", "Identification", "Metrics", "PayloadResult", "Preprocessing", "Processed",
+           "Trajectory",
            "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess", "read_trajectory"]
 
 
