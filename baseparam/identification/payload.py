@@ -169,14 +169,29 @@ def identifiable_combinations(base, columns):
     return rank, R, text
 
 
+def _shift(t, q, tu, qu):
+    """The time offset δ (s) that best lines up q(t) with qu(t + δ): the two logs rarely start at the
+    same point of the motion. A coarse search over ±10 s, then finer steps around the best."""
+    def mismatch(d):
+        inside = (t + d >= tu[0]) & (t + d <= tu[-1])
+        if inside.sum() < 0.5 * len(t):
+            return np.inf
+        return float(np.mean([np.mean((q[inside, j] - np.interp(t[inside] + d, tu, qu[:, j])) ** 2)
+                              for j in range(q.shape[1])]))
+    best = 0.0
+    for step, span in ((0.1, 10.0), (0.005, 0.2), (0.0002, 0.01)):
+        grid = best + np.arange(-span, span + step / 2, step)
+        best = float(grid[int(np.argmin([mismatch(d) for d in grid]))])
+    return best
+
+
 def _matched(loaded, unloaded):
-    """Unloaded torque (and states) at the loaded samples' times (times from each log's start)."""
+    """Unloaded torque (and states) at the loaded samples' times, the logs lined up by their positions."""
     t = loaded.t - loaded.t[0]
     tu = unloaded.t - unloaded.t[0]
-    if t[-1] > tu[-1] + 1e-9:
-        raise DataError(f"{unloaded.source}: the unloaded log is shorter ({tu[-1]:.3g} s) than the loaded one "
-                        f"{loaded.source} ({t[-1]:.3g} s): the samples cannot be matched by time")
-    return [np.column_stack([np.interp(t, tu, a[:, j]) for j in range(a.shape[1])])
+    d = _shift(t, loaded.q, tu, unloaded.q)
+    te = np.clip(t + d, tu[0], tu[-1])
+    return [np.column_stack([np.interp(te, tu, a[:, j]) for j in range(a.shape[1])])
             for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
 
 
@@ -202,7 +217,7 @@ def _consistent(p0, cov_inv):
 
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
-                     parameters="pseudo"):
+                     parameters="pseudo", friction=False):
     """Identify a payload fixed to the last link from joint torques.
 
     Parameters
@@ -218,6 +233,10 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     preprocessing : Preprocessing or None
     parameters : {'pseudo', 'khalil'}
         The parameterization of ``model``'s values (the payload is fitted in pseudo parameters).
+    friction : bool
+        Fit, beside the payload, a viscous, a Coulomb and an offset term per joint (nuisance parameters,
+        not reported): the load changes the gears' friction, which neither the model nor the unloaded
+        log holds.
 
     Returns
     -------
@@ -270,7 +289,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     base = find_base_parameters(robot, "pseudo")
     rank, rows, text = identifiable_combinations(base, columns)
-    blocks, targets, fractions = [], [], []
+    blocks, targets, fractions, extras = [], [], [], []
     with single_threaded():
         for k, item in enumerate(loaded):
             keep = item.kept
@@ -282,6 +301,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                 y = (tau - tau_u) - (predicted(q, qd, qdd) - predicted(q_u, qd_u, qdd_u))
             blocks.append(evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns))
             targets.append(y)
+            extras.append(np.stack([qd, np.tanh(qd / 0.02), np.ones_like(qd)], axis=2))   # (S, n, 3)
             fractions.append(_independent_fraction(item, 1) * len(q))
     W = np.concatenate(blocks)                      # (S, n, 10)
     y = np.concatenate(targets)                     # (S, n)
@@ -289,18 +309,26 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if S * n < 10:
         raise DataError("loaded: too few samples to identify a payload")
     A = W @ rows.T                                  # (S, n, rank): the identifiable coordinates
+    if friction:        # per joint: its own three columns, zero for the other joints
+        E = np.concatenate(extras)
+        F = np.zeros((S, n, 3 * n))
+        for j in range(n):
+            F[:, j, 3 * j:3 * j + 3] = E[:, j]
+        A = np.concatenate([A, F], axis=2)
     # per-joint weights from a first OLS residual (joints differ in noise by orders of magnitude)
-    theta = np.linalg.lstsq(A.reshape(S * n, rank), y.ravel(), rcond=None)[0]
+    theta = np.linalg.lstsq(A.reshape(S * n, A.shape[2]), y.ravel(), rcond=None)[0]
     sigma = np.sqrt(np.mean((y - A @ theta) ** 2, axis=0))
     sigma = np.where(sigma > 0, sigma, max(sigma.max(), 1e-12))
     Aw, yw = A / sigma[None, :, None], y / sigma
-    theta, *_ = np.linalg.lstsq(Aw.reshape(S * n, rank), yw.ravel(), rcond=None)
+    theta, *_ = np.linalg.lstsq(Aw.reshape(S * n, A.shape[2]), yw.ravel(), rcond=None)
     residual = yw - Aw @ theta
-    dof = max(S * n - rank, 1)
+    dof = max(S * n - len(theta), 1)
     s2 = float((residual ** 2).sum() / dof)
     correlation = S / max(sum(fractions), 1.0)
     G = np.einsum("sjr,sjc->rc", Aw, Aw)
-    cov_theta = correlation * s2 * np.linalg.pinv(G)
+    cov_theta = (correlation * s2 * np.linalg.pinv(G))[:rank, :rank]
+    nuisance = theta[rank:]
+    theta = theta[:rank]
     # the 10 parameters: minimum norm in the directions the data do not see, p = pinv(rows) θ
     P = np.linalg.pinv(rows)                         # (10, rank)
     p_ls = P @ theta
@@ -322,7 +350,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     else:
         identifiable = list(NAMES)
     m, c, I = payload_physical(p)
-    rmse = np.sqrt(np.mean((y - W @ p) ** 2, axis=0))
+    rmse = np.sqrt(np.mean((y - W @ p - (F @ nuisance if friction else 0.0)) ** 2, axis=0))
     return PayloadResult(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4],
                          inertia_std=std[4:].reshape(3, 3), parameters=p, unconstrained=p_ls, covariance=cov,
                          identifiable=identifiable, rank=rank, mode="model" if unloaded is None else "difference",
