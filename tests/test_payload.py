@@ -72,3 +72,41 @@ def test_parameters_round_trip():
     p = payload_parameters(1.5, [0.1, 0.0, -0.2], np.diag([0.01, 0.02, 0.025]))
     m, c, I = payload_physical(p)
     assert m == pytest.approx(1.5) and np.allclose(c, [0.1, 0, -0.2]) and np.allclose(I, np.diag([0.01, 0.02, 0.025]))
+
+
+def test_planar_arm_names_the_identifiable_combinations():
+    """A planar arm's last link: only the combinations its joints see (the base set's projection)."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    from baseparam.identification.payload import identifiable_combinations
+    from baseparam.model.parameters import ColumnLayout
+    rank, rows, text = identifiable_combinations(bp.find_base_parameters(robot), ColumnLayout(robot).link_columns[-1])
+    assert rank < 10 and len(text) == rank
+    # the regressor's payload columns over random states span exactly that row space
+    rng = np.random.default_rng(0)
+    q, qd, qdd = (rng.normal(size=(200, robot.n_dof)) for _ in range(3))
+    from baseparam.dynamics.regressors import evaluate
+    W = evaluate(robot, q, qd, qdd, columns=ColumnLayout(robot).link_columns[-1]).reshape(-1, 10)
+    assert np.linalg.matrix_rank(W, tol=1e-9 * np.abs(W).max()) == rank
+    assert np.linalg.matrix_rank(np.vstack([W, rows]), tol=1e-9 * np.abs(W).max()) == rank
+
+
+def test_cli_payload_writes_json(tmp_path):
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    payload = CASES[0][1]
+    t, q, qd, qdd = _multisine(robot.n_dof)
+    tau = _torques(robot, payload, q, qd, qdd)
+    n = robot.n_dof
+    path = tmp_path / "loaded.csv"
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(n)] + [f"tau{j + 1}" for j in range(n)])
+    np.savetxt(path, np.column_stack([t, q, tau]), delimiter=",", header=header, comments="")
+    out = tmp_path / "p.json"
+    result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "ur10e.yaml"), str(path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    import json
+    doc = json.loads(out.read_text())
+    assert abs(doc["mass"] - payload[0]) < 0.02 * payload[0]
+    assert np.allclose(doc["com"], payload[1], atol=0.005)
+    assert set(doc) >= {"mass", "mass_std", "com", "com_std", "inertia", "inertia_std"}

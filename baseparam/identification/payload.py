@@ -116,6 +116,19 @@ class PayloadResult:
                 f"principal moments={np.round(np.linalg.eigvalsh(self.inertia), 6).tolist()} kg·m², "
                 f"rank {self.rank}/10, {self.mode})")
 
+    def summary(self):
+        """Text: mass, centre of mass and inertia about it with standard deviations, and what is identifiable."""
+        lines = [f"payload ({self.mode}, {self.n_samples} samples), in the frame of the link the last joint moves:",
+                 f"  mass     {self.mass:.4f} ± {self.mass_std:.4f} kg",
+                 "  com      " + "  ".join(f"{v:+.4f} ± {s:.4f}" for v, s in zip(self.com, self.com_std)) + " m",
+                 "  inertia about the com (kg·m²):"]
+        for row, srow in zip(self.inertia, self.inertia_std):
+            lines.append("    " + "  ".join(f"{v:+.5f} ± {s:.5f}" for v, s in zip(row, srow)))
+        if self.rank < 10:
+            lines.append(f"  only {self.rank} of the 10 parameters are identifiable, as these combinations: "
+                         + "; ".join(self.identifiable))
+        return "\n".join(lines)
+
     def to_dict(self):
         """JSON-ready dict: mass, com, inertia and their standard deviations, and the details."""
         return {"mass": self.mass, "mass_std": self.mass_std, "com": self.com.tolist(),
