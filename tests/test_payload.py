@@ -110,3 +110,27 @@ def test_cli_payload_writes_json(tmp_path):
     assert abs(doc["mass"] - payload[0]) < 0.02 * payload[0]
     assert np.allclose(doc["com"], payload[1], atol=0.005)
     assert set(doc) >= {"mass", "mass_std", "com", "com_std", "inertia", "inertia_std"}
+
+
+def test_vendor_formats_read_back():
+    """Each vendor's numbers rebuild the payload: KUKA's ABC and principal moments give the tensor back."""
+    from baseparam.identification.payload import PayloadResult
+    I = np.array([[0.015, 0.003, -0.002], [0.003, 0.011, 0.001], [-0.002, 0.001, 0.008]])
+    c = np.array([0.02, -0.01, 0.05])
+    r = PayloadResult(mass=2.5, com=c, inertia=I, mass_std=0.0, com_std=np.zeros(3), inertia_std=np.zeros((3, 3)),
+                      parameters=payload_parameters(2.5, c, I), unconstrained=payload_parameters(2.5, c, I),
+                      covariance=np.zeros((10, 10)), identifiable=list(PSEUDO), rank=10, mode="model", n_samples=1,
+                      rmse=np.zeros(6))
+    k = r.to_vendor("kuka")
+    A, B, C = np.radians([k["A"], k["B"], k["C"]])
+    R = (pin.rpy.rpyToMatrix(0, 0, A) @ pin.rpy.rpyToMatrix(0, B, 0) @ pin.rpy.rpyToMatrix(C, 0, 0))
+    assert np.allclose(R @ np.diag([k["JX"], k["JY"], k["JZ"]]) @ R.T, I, atol=1e-12)
+    assert np.allclose([k["X"], k["Y"], k["Z"]], c) and k["M"] == 2.5
+    f = r.to_vendor("franka")
+    assert np.allclose(np.reshape(f["I_load"], (3, 3), order="F"), I) and np.allclose(f["F_x_Cload"], c)
+    u = r.to_vendor("ur")
+    Ixx, Iyy, Izz, Ixy, Ixz, Iyz = u["inertia"]
+    assert np.allclose([[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]], I) and np.allclose(u["cog"], c)
+    assert set(r.to_dict()["vendors"]) == {"ur", "kuka", "franka"}
+    with pytest.raises(bp.BaseParamError):
+        r.to_vendor("abb")

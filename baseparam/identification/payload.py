@@ -129,9 +129,48 @@ class PayloadResult:
                          + "; ".join(self.identifiable))
         return "\n".join(lines)
 
+    def to_vendor(self, vendor):
+        """The payload in a controller's format (SI; lengths in m, KUKA's angles in degrees).
+
+        The frame is the last link's (for the UR10e description, DH frame 6 = the flange ``tool0``):
+        a controller whose flange frame differs needs the payload moved into it first.
+
+        Parameters
+        ----------
+        vendor : {'ur', 'kuka', 'franka'}
+            'ur': ``set_target_payload(mass, cog, inertia)`` with inertia [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]
+            about the centre of gravity; 'kuka': load data M, X Y Z, A B C (the principal axes as
+            rotations about Z, Y', X'') and JX JY JZ about them; 'franka': ``m_load``, ``F_x_Cload``,
+            ``I_load`` (the 3×3 tensor column-major, 9 numbers).
+
+        Returns
+        -------
+        dict
+        """
+        from .._validation import check_option
+
+        check_option(vendor, "vendor", ("ur", "kuka", "franka"), error=SettingsError)
+        I = 0.5 * (self.inertia + self.inertia.T)
+        if vendor == "ur":
+            return {"mass": self.mass, "cog": self.com.tolist(),
+                    "inertia": [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]}
+        if vendor == "franka":
+            return {"m_load": self.mass, "F_x_Cload": self.com.tolist(), "I_load": I.ravel(order="F").tolist()}
+        J, R = np.linalg.eigh(I)
+        if np.linalg.det(R) < 0:
+            R[:, 2] = -R[:, 2]
+        # R = Rz(A) Ry(B) Rx(C): the principal axes in the flange frame
+        B = np.arcsin(np.clip(-R[2, 0], -1.0, 1.0))
+        A, C = np.arctan2(R[1, 0], R[0, 0]), np.arctan2(R[2, 1], R[2, 2])
+        return {"M": self.mass, "X": self.com[0], "Y": self.com[1], "Z": self.com[2],
+                "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
+                "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
+
     def to_dict(self):
-        """JSON-ready dict: mass, com, inertia and their standard deviations, and the details."""
-        return {"mass": self.mass, "mass_std": self.mass_std, "com": self.com.tolist(),
+        """JSON-ready dict: mass, com, inertia and their standard deviations, the details and the vendors'
+        formats (:meth:`to_vendor`)."""
+        return {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")},
+                "mass": self.mass, "mass_std": self.mass_std, "com": self.com.tolist(),
                 "com_std": self.com_std.tolist(), "inertia": self.inertia.tolist(),
                 "inertia_std": self.inertia_std.tolist(), "frame": "the link the last joint moves",
                 "parameters": dict(zip(NAMES, self.parameters.tolist())), "rank": self.rank,
