@@ -134,3 +134,30 @@ def test_vendor_formats_read_back():
     assert set(r.to_dict()["vendors"]) == {"ur", "kuka", "franka"}
     with pytest.raises(bp.BaseParamError):
         r.to_vendor("abb")
+
+
+def test_difference_mode_cancels_a_wrong_model():
+    """Loaded − unloaded logs of one motion (the unloaded log starting 0.7 s earlier): a model whose bodies
+    are 20 % off still gives the payload, because its error cancels."""
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    payload = CASES[0][1]
+    t, q, qd, qdd = _multisine(robot.n_dof, duration=21.0)
+    loaded = _torques(robot, payload, q, qd, qdd)
+    unloaded = _torques(robot, (0.0, np.zeros(3), np.zeros((3, 3))), q, qd, qdd)
+    rng = np.random.default_rng(5)
+    noise = np.where(np.arange(robot.n_dof) < 3, 0.3, 0.05)
+    shift = 140                                                    # samples: 0.7 s
+    L = bp.Trajectory(t=t[shift:shift + 4000] + 100.0, q=q[shift:shift + 4000],
+                      tau=loaded[shift:shift + 4000] + rng.normal(0, 1, (4000, 6)) * noise)
+    U = bp.Trajectory(t=t[:4200], q=q[:4200], tau=unloaded[:4200] + rng.normal(0, 1, (4200, 6)) * noise)
+    from baseparam.model.parameters import ColumnLayout, body_parameters
+    layout = ColumnLayout(robot)
+    p = np.zeros(layout.n_standard)
+    for k, joint in enumerate(robot.joints):
+        p[layout.link_columns[k]] = 1.2 * body_parameters(joint.inertia)      # every body 20 % heavier
+    wrong = bp.Model(robot, p)
+    assert abs(identify_payload(wrong, L).mass - payload[0]) > 0.1      # the model's error, without the difference
+    result = identify_payload(wrong, L, unloaded=U)
+    assert result.mode == "difference"
+    assert abs(result.mass - payload[0]) < 0.02 * payload[0]
+    assert np.all(np.abs(result.com - payload[1]) < 0.005)
