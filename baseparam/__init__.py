@@ -87,7 +87,7 @@ _LAZY = {
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory", "write_trajectory", "estimate_delay", "DelayEstimate", "identify_logs",
-                       "LogResult"),
+                       "LogResult", "PayloadResult", "identify_payload"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits", "load_excitation", "SavedExcitation"),
     "codegen": ("ExportResult", "export"),

@@ -974,5 +974,62 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     _report(as_flags(design.summary(), clauses=False), written, json_out == "-")
 
 
+@main.command()
+@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("loaded", nargs=-1)
+@click.option("--unloaded", multiple=True, metavar="LOG",
+              help="A log of the same motion without the payload (repeat the flag, one per LOADED log): the "
+                   "payload torque is then loaded − unloaded, which cancels what the model gets wrong.")
+@click.option("--model", "model_file", type=click.Path(dir_okay=False),
+              help="The robot's model (YAML or URDF, e.g. written by identify --method consistent --yaml) "
+                   "instead of ROBOT_FILE's bodies.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write mass, com, inertia and their standard deviations as JSON ('-': to stdout).")
+@click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
+@click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i.")
+@click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file.")
+@click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
+              help="Zero-phase Butterworth low-pass of q, qd, tau.")
+@click.option("--filter-order", default=4, show_default=True, type=click.IntRange(1, 100))
+@click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
+              help="Drop samples where every |qd| is below V (rad/s or m/s).")
+@click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
+              help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")
+@_robot_options
+def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, skip_bad_rows, cutoff, filter_order,
+            rest_velocity, resample, load):
+    """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
+    inertia about it, in the frame of the link the last joint moves."""
+    from ._warnings import warn
+    from .identification.payload import identify_payload
+    from .identification.preprocessing import Preprocessing
+    from .identification.trajectory import parse_column_map, read_trajectory
+    if not loaded:
+        _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
+    inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
+    _check_outputs(inputs, [("--json", json_out)])
+    with _one_line_errors(robot_file), inputs_protected(inputs):
+        settings = Preprocessing(
+            resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
+            cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
+            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"))
+        column_map = parse_column_map(columns) if columns else None
+        gain_values = _gains(gains)
+        robot = load(model_file or robot_file)
+
+        def read(path):
+            traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
+                                   n_dof=robot.n_dof)
+            if traj.skipped:
+                warn(traj.skipped_summary())
+            return traj
+
+        result = identify_payload(robot, [read(p) for p in loaded],
+                                  unloaded=[read(p) for p in unloaded] or None, preprocessing=settings)
+        written = [_write_json(json_out, result.to_dict())] if json_out else []
+    _report(result.summary(), written, json_out == "-")
+
+
+
 if __name__ == "__main__":
     main()

@@ -21,15 +21,17 @@ _WHERE = {
     **dict.fromkeys(("Preprocessing", "Processed", "preprocess"), "preprocessing"),
     **dict.fromkeys(("identify_logs",), "logs"),
     **dict.fromkeys(("LogResult",), "results"),
+    **dict.fromkeys(("PayloadResult", "identify_payload"), "payload"),
     **dict.fromkeys(("Trajectory", "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"),
                     "trajectory"),
     "write_trajectory": "writers",
     **dict.fromkeys(("DelayEstimate", "estimate_delay"), "delay"),
 }
 
-__all__ = ["BaseParameterEstimator", "DelayEstimate", "Identification", "LogResult", "Metrics", "Preprocessing",
-           "Processed", "Trajectory", "estimate_delay", "from_arrays", "from_dataframe", "identify", "identify_logs",
-           "parse_column_map", "preprocess", "read_trajectory", "write_trajectory"]
+__all__ = ["BaseParameterEstimator", "DelayEstimate", "Identification", "LogResult", "Metrics", "PayloadResult",
+           "Preprocessing", "Processed", "Trajectory", "estimate_delay", "from_arrays", "from_dataframe", "identify",
+           "identify_logs", "identify_payload", "parse_column_map", "preprocess", "read_trajectory",
+           "write_trajectory"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)
