@@ -626,6 +626,24 @@ def _number_or_none(text, name, cast=float):
     return value
 
 
+def _trajectory_options(command):
+    """The options reading and preprocessing a measured trajectory, shared by identify and payload."""
+    for option in reversed((
+        click.option("--gains", metavar="K1,K2,...",
+                     help="Drive gains (N·m/A) when the files log motor current: τ = k·i."),
+        click.option("--skip-bad-rows", is_flag=True,
+                     help="Drop damaged rows (reported) instead of refusing the file."),
+        click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
+                     help="Zero-phase Butterworth low-pass of q, qd, tau."),
+        click.option("--filter-order", default=4, show_default=True, type=click.IntRange(1, 100)),
+        click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
+                     help="Drop samples where every |qd| is below V (rad/s or m/s)."),
+        click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
+                     help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not."))):
+        command = option(command)
+    return command
+
+
 @main.command(cls=_VariadicValidate)
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.argument("train", nargs=-1)
@@ -671,15 +689,7 @@ def _number_or_none(text, name, cast=float):
 @click.option("--delay", metavar="auto|SECONDS",
               help="Shift the effort by the delay behind the positions: estimated with the robot's model (auto, "
                    "printed in ms) or given in seconds.")
-@click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i.")
-@click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file.")
-@click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
-              help="Zero-phase Butterworth low-pass of q, qd, tau.")
-@click.option("--filter-order", default=4, show_default=True, type=click.IntRange(1, 100))
-@click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
-              help="Drop samples where every |qd| is below V (rad/s or m/s).")
-@click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
-              help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")
+@_trajectory_options
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
@@ -986,15 +996,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write mass, com, inertia and their standard deviations as JSON ('-': to stdout).")
 @click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
-@click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i.")
-@click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file.")
-@click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
-              help="Zero-phase Butterworth low-pass of q, qd, tau.")
-@click.option("--filter-order", default=4, show_default=True, type=click.IntRange(1, 100))
-@click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
-              help="Drop samples where every |qd| is below V (rad/s or m/s).")
-@click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
-              help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")
+@_trajectory_options
 @_robot_options
 def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, skip_bad_rows, cutoff, filter_order,
             rest_velocity, resample, load):
