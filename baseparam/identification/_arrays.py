@@ -10,8 +10,8 @@ import numpy as np
 from .._hdf5 import stored_here
 from .._numbers import real_array
 from ..errors import DataError
-from ._record import DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
-from ._columns import _check_fields, _normalize_map
+from ._record import DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
+from ._columns import _check_fields, _normalize_map, choose_sources
 from ._rows import _Table, _finish
 
 
@@ -174,33 +174,10 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
 def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof):
     """Choose a key per field among ``arrays`` (key names), check each chosen array's ``probe(key)``
     (shape, dtype) against :data:`MAX_VALUES`, then read them with ``read(key)`` and validate."""
-    columns = _normalize_map(columns, source)
-    chosen = {}
-    if any(columns.get(field) is not None for field in ("tau", "current")):
-        skip = {"tau", "current"} - set(columns)     # choosing one torque source excludes the other
-    else:
-        skip = set()
-    for field in FIELDS:
-        if field in columns:
-            entry = columns[field]
-            if entry is None:
-                continue
-            if len(entry) != 1 or not isinstance(entry[0], str):
-                raise DataError(f"{source}: column map: field {field}: give one array name (key), got {entry!r}")
-            key = entry[0].strip().lstrip("/")
-            if key not in arrays:
-                raise DataError(f"{source}: column map: field {field}: no array {key!r} "
-                                f"(the file has {_list_keys(arrays)})")
-            chosen[field] = key
-        elif field not in skip:
-            key = next((k for k in DEFAULT_KEYS[field] if k in arrays), None)
-            if key is not None:
-                chosen[field] = key
-    for field in ("t", "q"):
-        if field not in chosen:
-            raise DataError(f"{source}: field {field}: no array (looked for keys "
-                            f"{', '.join(map(repr, DEFAULT_KEYS[field]))}; the file has {_list_keys(arrays)}); "
-                            f"name it with columns={{'{field}': KEY}}")
+    chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_KEYS, arrays,
+                            entry="one array name (key)", thing="array", listing=_list_keys(arrays),
+                            looked_for=lambda field: "keys " + ", ".join(map(repr, DEFAULT_KEYS[field])),
+                            placeholder="KEY", clean=lambda name: name.strip().lstrip("/"))
     total = 0
     for field, key in chosen.items():          # headers first: nothing is read before all pass
         try:

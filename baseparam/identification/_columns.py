@@ -170,3 +170,57 @@ def _gains(source, gains, n, has_current):
         j = int(np.argmax(bad))
         raise DataError(f"{source}: gains: joint {j + 1}: {arr[j]:g} is not a usable drive gain (finite, non-zero)")
     return arr
+
+
+def choose_sources(source, columns, defaults, available, *, entry, thing, listing, looked_for, placeholder,
+                   clean=str):
+    """One source (column, array key) per field: the column map's entry, else the first default the file has.
+
+    Choosing one torque source (tau or current) in the map excludes the other's defaults; t and q are
+    required. The wording of the messages is the caller's (a Parquet column, an NPZ/HDF5 array).
+
+    Parameters
+    ----------
+    source : str
+    columns : dict
+        The normalized column map, {field: [name] or None}.
+    defaults : dict
+        {field: tuple of names}, tried in order.
+    available : container of str
+    entry, thing, listing, looked_for, placeholder : str
+        "give {entry}", "no {thing} {name!r} (the file has {listing})", "looked for {looked_for(field)}",
+        "columns={{'t': {placeholder}}}".
+    looked_for : callable
+    clean : callable
+        What a map entry names, as the file spells it.
+
+    Returns
+    -------
+    dict
+        {field: name}.
+    """
+    chosen = {}
+    if any(columns.get(field) is not None for field in ("tau", "current")):
+        skip = {"tau", "current"} - set(columns)     # choosing one torque source excludes the other
+    else:
+        skip = set()
+    for field in FIELDS:
+        if field in columns:
+            given = columns[field]
+            if given is None:
+                continue
+            if len(given) != 1 or not isinstance(given[0], str):
+                raise DataError(f"{source}: column map: field {field}: give {entry}, got {given!r}")
+            name = clean(given[0])
+            if name not in available:
+                raise DataError(f"{source}: column map: field {field}: no {thing} {name!r} (the file has {listing})")
+            chosen[field] = name
+        elif field not in skip:
+            name = next((c for c in defaults[field] if c in available), None)
+            if name is not None:
+                chosen[field] = name
+    for field in ("t", "q"):
+        if field not in chosen:
+            raise DataError(f"{source}: field {field}: no {thing} (looked for {looked_for(field)}; the file has "
+                            f"{listing}); name it with columns={{'{field}': {placeholder}}}")
+    return chosen

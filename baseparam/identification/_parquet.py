@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
-from ._columns import _check_fields, _normalize_map
-from ._record import FIELDS, MAX_VALUES, _coarse_time, _one_line
+from ._columns import _check_fields, _normalize_map, choose_sources
+from ._record import MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
 
 DEFAULT_COLUMNS = {
@@ -60,7 +60,10 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         from ._frames import from_dataframe
         return from_dataframe(table.to_pandas(), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
                               n_dof=n_dof, source=source)
-    chosen = _choose(schema.names, lists, _normalize_map(columns, source), source)
+    present = schema.names
+    chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
+                            thing="column", listing=", ".join(present),
+                            looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
     names = _joint_names(path, schema, chosen["q"], source)
     data, where, problems = {}, {}, {}
     width = None
@@ -100,31 +103,6 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     ids = np.arange(table.num_rows)
     tab = _Table(source, "row", ids[ok], {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
-
-
-def _choose(present, lists, columns, source):
-    chosen = {}
-    skip = ({"tau", "current"} - set(columns)) if any(columns.get(f) is not None for f in ("tau", "current")) else set()
-    for field in FIELDS:
-        if field in columns:
-            entry = columns[field]
-            if entry is None:
-                continue
-            if len(entry) != 1 or not isinstance(entry[0], str):
-                raise DataError(f"{source}: column map: field {field}: give one column name, got {entry!r}")
-            if entry[0] not in present:
-                raise DataError(f"{source}: column map: field {field}: no column {entry[0]!r} (the file has "
-                                f"{', '.join(present)})")
-            chosen[field] = entry[0]
-        elif field not in skip:
-            name = next((c for c in DEFAULT_COLUMNS[field] if c in present), None)
-            if name is not None:
-                chosen[field] = name
-    for field in ("t", "q"):
-        if field not in chosen:
-            raise DataError(f"{source}: field {field}: no column (looked for {', '.join(DEFAULT_COLUMNS[field])}; the "
-                            f"file has {', '.join(present)}); name it with columns={{'{field}': NAME}}")
-    return chosen
 
 
 def _scalars(col, pa, where):
