@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import threading
 import queue as queue_module
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -251,9 +253,24 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
                          counted < starts)
 
 
+@contextmanager
+def _workers_born_deaf():
+    """Ctrl-C ignored while the workers start, so they inherit the ignored SIGINT from their first instruction
+    (an ignored disposition survives exec): a Ctrl-C during their start-up cannot raise in them before
+    _init_worker ignores it. Only the main thread may set handlers; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     context = multiprocessing.get_context("spawn")
-    with caller_not_reimported():
+    with caller_not_reimported(), _workers_born_deaf():
         events = context.Queue()
         pool = context.Pool(min(workers, starts), initializer=_init_worker, initargs=(problem, seed, deadline, events))
     results = {}
