@@ -297,3 +297,33 @@ def test_progress_bar_over_the_logs_on_a_terminal_only(logs):
     assert b"reducing logs" in seen and b"/4 [" in seen, seen.decode(errors="replace")     # counts the 4 logs
     res = run("identify", planar, *paths)
     assert res.exit_code == 0 and "reducing logs" not in res.output and "%|" not in res.output
+
+
+def test_streamed_gram_products_equal_those_of_the_whole_regressor():
+    """The blocks of ``wide_blocks`` (the C loop's, past NATIVE_SAMPLES) reduced over each joint's column span
+    give the per-joint Gram products of the whole base regressor, and the rows are zero outside the spans."""
+    from baseparam.dynamics.regressors import NATIVE_SAMPLES, evaluate, wide_blocks
+    from baseparam.identification._least_squares import Factors, _Normal
+
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    base = bp.find_base_parameters(robot)
+    rng = np.random.default_rng(3)
+    S, n, R = NATIVE_SAMPLES + 2500, robot.n_dof, base.rank
+    q, qd, qdd, tau = rng.normal(size=(4, S, n))
+    W = evaluate(robot, q, qd, qdd, parameters=base.parameters, columns=base.pivots, workers=1)
+    normal, factors = _Normal.empty(n, R), Factors(1, n, R)
+    blocks = 0
+    for sl, part, spans in wide_blocks(robot, q, qd, qdd, parameters=base.parameters, columns=base.pivots,
+                                       block_bytes=8 * n * R * 3000):
+        normal.add(part, tau[sl], spans)
+        factors.add(0, part, tau[sl], spans)
+        blocks += 1
+    assert blocks == 5
+    for j, (lo, hi) in enumerate(spans):
+        assert not W[:, j, :lo].any() and not W[:, j, hi:].any()
+    G, h = np.einsum("sjc,sjd->jcd", W, W), np.einsum("sjc,sj->jc", W, tau)
+    np.testing.assert_allclose(normal.G, G, rtol=0, atol=1e-12 * np.abs(G).max())
+    np.testing.assert_allclose(normal.h, h, rtol=0, atol=1e-12 * np.abs(h).max())
+    np.testing.assert_allclose(factors.G[0, :, :R, :R], G, rtol=0, atol=1e-12 * np.abs(G).max())
+    np.testing.assert_allclose(factors.G[0, :, :R, R], h, rtol=0, atol=1e-12 * np.abs(h).max())
+    np.testing.assert_allclose(factors.G[0, :, R, R], (tau ** 2).sum(axis=0), rtol=1e-12)

@@ -97,6 +97,13 @@ class Batch:
     def __init__(self, g, outputs, offsets, n, width):
         self._graph = (g, [(j * width + c, i) for (j, c), i in outputs], offsets)
         self.n, self.width, self._lib = n, width, None
+        # per joint, the first and one past the last column the code writes: the others stay zero, so a
+        # consumer of the rows (a Gram product) can leave them out
+        written = {}
+        for (j, c), _ in outputs:
+            lo, hi = written.get(j, (c, c + 1))
+            written[j] = (min(lo, c), max(hi, c + 1))
+        self.spans = tuple(written.get(j, (0, 0)) for j in range(n))
         self.reads_shapes = True              # known once compiled: whether the code reads sgn and stb
         self._building = threading.Lock()     # one thread compiles; the others wait for its library
 

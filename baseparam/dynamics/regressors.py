@@ -27,6 +27,10 @@ NATIVE_SAMPLES = 10_000
 # By default the C loop's samples are shared by one thread per usable core, each given at least this many
 # (starting a thread costs tens of µs, a sample of a 7-DOF arm's regressor a fraction of one).
 SAMPLES_PER_THREAD = 10_000
+# A streaming consumer's block of regressor rows (:func:`wide_blocks`): large enough that the C loop and the
+# Gram products are not paced by Python's per-call costs, small enough to stay in the last-level cache's
+# neighbourhood (16 MB: 4 600 samples of a 7-DOF arm's 64 base columns).
+BLOCK_BYTES = 16 * 2 ** 20
 
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
@@ -145,6 +149,50 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
             part = into[:, :, sl]
         block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, sgnT[:, sl], stbT[:, sl], part)
         yield sl, part
+
+
+def wide_blocks(robot, q, qd, qdd, *, parameters="pseudo", columns=None, shapes=None, block_bytes=BLOCK_BYTES):
+    """Regressor rows in blocks of about ``block_bytes``, by the C loop over samples (one thread; numpy's
+    blocks without a C compiler): for streaming consumers that reduce each block at once (Gram sums).
+
+    Parameters
+    ----------
+    q, qd, qdd, parameters, columns, shapes
+        As in :func:`evaluate` (checked arrays, shape (n_samples, n_dof)).
+    block_bytes : int
+        Size of the one buffer the blocks are written to (at least :data:`CHUNK` samples).
+
+    Yields
+    ------
+    sl : slice
+        The block's samples.
+    part : ndarray, shape (n_dof, n_columns, len(block))
+        W[sl] transposed (a view, samples strided); overwritten by the next block.
+    spans : tuple of (int, int)
+        Per joint, the columns ``lo:hi`` outside of which its row is zero (structurally, whatever the state).
+    """
+    require_fixed_base(robot, "the regressors")
+    columns = _columns(robot, parameters, columns)
+    fn = regressor_function(robot, parameters, columns, "regressor")
+    S, n = q.shape
+    width = len(columns)
+    spans = fn.native.spans
+    loop = fn.native if S >= NATIVE_SAMPLES else None   # below, the compile is not worth it (as evaluate)
+    if loop is None or loop() is None:
+        for sl, part in column_blocks(robot, q, qd, qdd, parameters=parameters, columns=columns, shapes=shapes):
+            yield sl, part, spans
+        return
+    rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd)]
+    sgn, stb = _shapes(robot, rows[1].T, shapes, loop.reads_shapes or shapes is not None)
+    rows = (*rows, rows[1], np.ascontiguousarray(sgn.T), np.ascontiguousarray(stb.T))
+    B = int(min(S, max(CHUNK, block_bytes // (8 * n * max(width, 1)))))
+    # zeroed once: the loop writes only the entries that are not structurally zero, the same in every block
+    buffer = np.zeros((B, n, width))
+    for s0 in range(0, S, B):
+        sl = slice(s0, min(s0 + B, S))
+        out = buffer[:sl.stop - s0]
+        loop.fill([x[sl] for x in rows], out, zeroed=True)
+        yield sl, out.transpose(1, 2, 0), spans
 
 
 def _shapes(robot, qdT, shapes, friction=True):

@@ -1,7 +1,9 @@
 """The least-squares fit behind the estimator: streamed normal equations, OLS/WLS and statistics.
 
-* **Streaming normal equations.** W_b is never held whole: its blocks (2048 samples) are
-  accumulated into one Gram matrix per joint, G_j = W_jᵀ W_j, with W_jᵀ τ_j and τ_jᵀ τ_j.
+* **Streaming normal equations.** W_b is never held whole: its blocks (16 MB of rows, filled by the
+  regressor's C loop, :func:`~baseparam.dynamics.regressors.wide_blocks`) are accumulated into one Gram
+  matrix per joint, G_j = W_jᵀ W_j, with W_jᵀ τ_j and τ_jᵀ τ_j, each over the columns joint j's row can
+  hold (the others are structurally zero: a 7-DOF arm's products cost 2.5 times less).
   100 000 samples of a 7-DOF arm cost one regressor pass and a few dense products. The Gram is
   equilibrated (unit diagonal) before it is solved, so the conditioning seen is that of the
   data, not of the units; directions the data do not determine (eigenvalues below 1e-12 of the
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError
-from ..dynamics.regressors import column_blocks
+from ..dynamics.regressors import wide_blocks
 from ..dynamics.samples import states
 
 # Eigenvalues of the equilibrated Gram below this fraction of the largest: not determined by the data.
@@ -48,10 +50,17 @@ class _Normal:
     def empty(cls, n, R):
         return cls(np.zeros((n, R, R)), np.zeros((n, R)), np.zeros(n))
 
-    def add(self, part, tau):
-        """Accumulate a block: part (n, R, s) regressor columns, tau (s, n)."""
-        self.G += np.matmul(part, part.transpose(0, 2, 1))
-        self.h += np.einsum("jcs,sj->jc", part, tau)
+    def add(self, part, tau, spans=None):
+        """Accumulate a block: part (n, R, s) regressor columns, tau (s, n); ``spans``: per joint the
+        columns ``lo:hi`` outside of which its rows are zero (only those products are formed)."""
+        if spans is None:
+            self.G += np.matmul(part, part.transpose(0, 2, 1))
+            self.h += np.einsum("jcs,sj->jc", part, tau)
+        else:
+            for j, (lo, hi) in enumerate(spans):
+                P = part[j, lo:hi]
+                self.G[j, lo:hi, lo:hi] += P @ P.T
+                self.h[j, lo:hi] += P @ tau[:, j]
         self.tt += (tau ** 2).sum(axis=0)
         self.n_samples += tau.shape[0]
 
@@ -145,10 +154,21 @@ class Factors:
                 out.add(fold, np.ascontiguousarray(W[rows].transpose(1, 2, 0)), tau[rows])
         return out
 
-    def add(self, fold, part, tau):
-        """Accumulate a block of fold ``fold``: part (n, R, s) regressor columns, tau (s, n)."""
-        block = np.concatenate([part, tau.T[:, None, :]], axis=1)            # (n, R + 1, s)
-        self.G[fold] += np.matmul(block, block.transpose(0, 2, 1))
+    def add(self, fold, part, tau, spans=None):
+        """Accumulate a block of fold ``fold``: part (n, R, s) regressor columns, tau (s, n); ``spans`` as
+        in :meth:`_Normal.add`."""
+        if spans is None:
+            block = np.concatenate([part, tau.T[:, None, :]], axis=1)            # (n, R + 1, s)
+            self.G[fold] += np.matmul(block, block.transpose(0, 2, 1))
+        else:
+            R, G = part.shape[1], self.G[fold]
+            for j, (lo, hi) in enumerate(spans):
+                P, t = part[j, lo:hi], tau[:, j]
+                G[j, lo:hi, lo:hi] += P @ P.T
+                v = P @ t
+                G[j, lo:hi, R] += v
+                G[j, R, lo:hi] += v
+                G[j, R, R] += t @ t
         self.n_samples[fold] += tau.shape[0]
 
     def combined(self, weights, folds=None):
@@ -267,13 +287,13 @@ def _accumulate_item(base, item, factor, normal, shapes, factors):
             if not len(rows):
                 continue
             sub = slice(int(rows[0]), int(rows[-1]) + 1)
-            for sl, part in column_blocks(base.robot, q[sub], qd[sub], qdd[sub], parameters=base.parameters,
-                                          columns=base.pivots,
-                                          shapes=None if kept_shapes is None else tuple(a[sub] for a in kept_shapes)):
+            for sl, part, spans in wide_blocks(base.robot, q[sub], qd[sub], qdd[sub], parameters=base.parameters,
+                                               columns=base.pivots, shapes=None if kept_shapes is None
+                                               else tuple(a[sub] for a in kept_shapes)):
                 if factors is None:
-                    normal.add(part, tau[sub][sl])
+                    normal.add(part, tau[sub][sl], spans)
                 else:
-                    factors.add(fold, part, tau[sub][sl])
+                    factors.add(fold, part, tau[sub][sl], spans)
         return
     for sl in item.segments():
         _decimated_segment(base, item, sl, factor, normal, shapes, factors)

@@ -3,7 +3,7 @@ machine's processes or on a Dask cluster.
 
 Each log is read with :func:`read_trajectory` (the reader options are passed on, so every format it
 reads is taken), preprocessed as :meth:`BaseParameterEstimator.fit` does, and reduced block by
-block (2048 samples: the base regressor of a block, then its products) to the per-joint augmented
+block (16 MB of the base regressor's rows, then their products) to the per-joint augmented
 Gram matrices [W_j τ_j]ᵀ[W_j τ_j] of its kept samples (:class:`._least_squares.Factors`): RᵀR of the
 triangular factor R of the stacked regressor and Qᵀτ, the sufficient statistic of every (weighted)
 least-squares fit on the log. Its size is that of the base set, (n_dof, R + 1, R + 1), whatever the
