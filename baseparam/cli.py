@@ -787,6 +787,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                                    preprocessing=settings, parameters=parameters, base=base, workers=workers,
                                    scheduler=scheduler, progress=progress, read_options=read_options, **fit_options)
             progress.close()
+            for record in result.estimator.preprocessing_:     # the readers' notes, as read() prints them
+                for note in record.get("reader_notes", ()):
+                    click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)

@@ -540,6 +540,32 @@ def test_identify_cli_reads_a_bag_with_topic_and_delay(motion, tmp_path):
     assert bad.exit_code == 2 and "--delay" in bad.output
 
 
+def test_identify_many_bags_prints_and_records_the_reader_notes(motion, tmp_path):
+    """Many logs (reduced one by one) print what the reader did for each, as one log does, and the JSON of
+    either path keeps it with each log's preprocessing record."""
+    robot, t, q, qd, qdd, tau = motion
+    rrr = tmp_path / "rrr.yaml"
+    text = (ROOT / "robots" / "planar_rrr.yaml").read_text()
+    rrr.write_text(text.replace("{type: revolute, alpha: 0, a: 1, d: 0}", "{type: revolute, alpha: 0, a: 1, d: 0, "
+                                "friction: [0.4, 0.3, 0.1]}"))
+    msgs = [(int(_ns(t[k])), int(_ns(t[k])), ["joint3", "gripper", "joint1", "joint2"],
+             [q[k, 2], 0.0, q[k, 0], q[k, 1]], [qd[k, 2], 0.0, qd[k, 0], qd[k, 1]],
+             [tau[k, 2], 0.0, tau[k, 0], tau[k, 1]]) for k in range(t.size)]
+    first = write_bag(tmp_path / "first", "mcap", {"/joint_states": msgs})
+    second = shutil.copytree(first, tmp_path / "second")
+    out_one, out_many = tmp_path / "one.json", tmp_path / "many.json"
+    one = CliRunner().invoke(main, ["identify", str(rrr), str(first), "--json", str(out_one)])
+    many = CliRunner().invoke(main, ["identify", str(rrr), str(first), str(second), "--json", str(out_many)])
+    assert one.exit_code == 0 and many.exit_code == 0, one.output + many.output
+    for result, count in ((one, 1), (many, 2)):
+        assert result.output.count("left out: gripper") == count
+        assert result.output.count("header stamps of /joint_states") == count
+    records = json.loads(out_many.read_text())["preprocessing"]
+    assert [sum("left out: gripper" in n for n in r["reader_notes"]) for r in records] == [1, 1]
+    assert str(second) in records[1]["reader_notes"][0]
+    assert json.loads(out_one.read_text())["preprocessing"][0]["reader_notes"] == records[0]["reader_notes"]
+
+
 # --- an excitation design written by excite --json, loaded back
 
 

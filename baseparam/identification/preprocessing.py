@@ -331,6 +331,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
                   samples_out=int(kept.sum()), rest_samples=int(rest.sum()), end_samples=int((ends & ~rest).sum()),
                   short_segment_samples=int(short), derived=derived,
                   skipped_rows=len(trajectory.skipped))
+    if getattr(trajectory, "notes", ()):          # what a bag's or Parquet's reader did, kept with the fit's record
+        record["reader_notes"] = list(trajectory.notes)
     return Processed(t=t, q=q, qd=qd, qdd=qdd, tau=tau, segment=segment, kept=kept, source=src, record=record)
 
 
