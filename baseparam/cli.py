@@ -134,6 +134,14 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     click.echo(text, err=True)
 
 
+def _reader_note(note):
+    """A reader's note on stderr, unless the reader gave the same text as a warning, shown already (a damaged
+    file read in part is both)."""
+    shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
+    if f"baseparam: warning: {as_flags(note)}" not in shown:
+        click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
+
+
 # The library's parameters as the command line spells them: library messages name parameters
 # (``tip: no link named 'x'``, ``pass exact_angles=False``), the command line shows the flags
 # (``--tip: no link named 'x'``, ``pass --exact-angles off``). A key ``name=value`` is a whole
@@ -772,7 +780,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             if traj.skipped:
                 warn(traj.skipped_summary())
             for note in traj.notes:        # what the reader did: joints left out, the clock, the delay
-                click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
+                _reader_note(note)
             return traj
 
         if not streamed:
@@ -789,7 +797,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             progress.close()
             for record in result.estimator.preprocessing_:     # the readers' notes, as read() prints them
                 for note in record.get("reader_notes", ()):
-                    click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
+                    _reader_note(note)
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)

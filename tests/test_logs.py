@@ -8,6 +8,7 @@ the last bit) and, for MCAP, by decoding them with ``mcap_ros2`` (the MCAP proje
 import json
 import os
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -271,6 +272,52 @@ def test_truncated_bag_is_one_line(motion, tmp_path, kind):
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(cut)])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert str(cut) in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("share", [0.999, 0.6, 0.3])
+def test_ros1_bag_without_its_index_is_read_to_its_last_whole_message(motion, tmp_path, share):
+    """A ROS 1 bag (rosbags' writer) cut anywhere: refused in one line saying its index is missing and where the
+    reading stopped; with skip_bad_rows the messages before the cut, exactly those of the whole bag, and a
+    warning naming the file and the byte."""
+    robot, t, q, qd, qdd, tau = motion
+    path = write_bag(tmp_path / "log.bag", "ros1", {"/joint_states": _shuffled_messages(t, q, qd, tau)})
+    whole = bp.read_trajectory(path, joints=NAMES)
+    cut = tmp_path / "cut.bag"
+    cut.write_bytes(path.read_bytes()[:int(path.stat().st_size * share)])
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(cut, joints=NAMES)
+    message = str(err.value)
+    assert "\n" not in message and str(cut) in message and "index" in message and "byte" in message
+    with pytest.warns(bp.DataWarning, match="messages read chunk by chunk up to byte") as caught:
+        part = bp.read_trajectory(cut, joints=NAMES, skip_bad_rows=True)
+    assert any(str(cut) in str(w.message) for w in caught)
+    n = part.t.size
+    assert n > (whole.t.size - 5 if share > 0.99 else 10)
+    for field in ("t", "q", "qd", "tau"):
+        assert np.array_equal(getattr(part, field), getattr(whole, field)[:n])
+
+
+def test_mcap_cut_in_its_summary_is_read_whole_with_a_warning(motion, tmp_path):
+    """An MCAP file (rosbags' writer) whose summary section, footer or closing magic is cut holds every message:
+    read whole, and said (a warning naming the file and where it ends), never silently."""
+    robot, t, q, qd, qdd, tau = motion
+    folder = write_bag(tmp_path / "bag", "mcap", {"/joint_states": _shuffled_messages(t, q, qd, tau)})
+    path = tmp_path / "log.mcap"
+    shutil.copy(folder / next(p for p in os.listdir(folder) if p.endswith(".mcap")), path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        whole = bp.read_trajectory(path, joints=NAMES)
+    data = path.read_bytes()
+    for drop in (1, 8, 40, 200):
+        cut = tmp_path / f"cut{drop}.mcap"
+        cut.write_bytes(data[:len(data) - drop])
+        with pytest.warns(bp.DataWarning, match="summary section") as caught:
+            part = bp.read_trajectory(cut, joints=NAMES)
+        assert any(str(cut) in str(w.message) and f"ends at byte {len(data) - drop}" in str(w.message)
+                   for w in caught)
+        assert any("summary section" in n for n in part.notes)
+        for field in ("t", "q", "qd", "tau"):
+            assert np.array_equal(getattr(part, field), getattr(whole, field))
 
 
 def test_damaged_chunk_of_mcap(tmp_path, motion):

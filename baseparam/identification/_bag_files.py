@@ -60,7 +60,7 @@ def _read_mcap(path, source):
     for name, blob in contents.attachments.items():
         if name.startswith("baseparam/") and len(blob) % 8 == 0:
             extra[name] = np.frombuffer(blob, dtype="<f8")
-    return raw, extra, contents.problem
+    return raw, extra, contents.problem, contents.notice
 
 
 def _mcap_files(path):
@@ -80,17 +80,19 @@ def _mcap_files(path):
 
 def _read_mcap_folder(path, files, source):
     """The MCAP files of a bag folder in order, each topic's messages numbered across them."""
-    raw, problem = {}, None
+    raw, problem, notices = {}, None, []
     for name in files:
-        part, _, trouble = _read_mcap(name, f"{source}/{os.path.basename(name)}")
+        part, _, trouble, notice = _read_mcap(name, f"{source}/{os.path.basename(name)}")
         for topic, (msgtype, ros1, pieces, msgdef) in part.items():
             entry = raw.setdefault(topic, [msgtype, ros1, [], msgdef])
             start = sum(len(p[1]) for p in entry[2])
             entry[2] += [(rows, times, order + start) for rows, times, order in pieces]
+        if notice:
+            notices.append(f"{os.path.basename(name)}: {notice}")
         if trouble:
             problem = f"{os.path.basename(name)}: {trouble}"
             break
-    return raw, None, problem
+    return raw, None, problem, "; ".join(notices) or None
 
 
 def _read_rosbags(path, source, named=()):
@@ -102,6 +104,11 @@ def _read_rosbags(path, source, named=()):
         reader = AnyReader([Path(path)])
         reader.open()
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
+        # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
+        # holds its chunks: they are read in file order, and the missing index is the problem reported
+        scanned = _scan_ros1(path, source, named, _one_line(exc)) if os.path.isfile(path) else None
+        if scanned is not None:
+            return scanned
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
     try:
         wanted = [c for c in reader.connections if c.msgtype in JOINT_STATE or c.topic in named]
@@ -125,7 +132,143 @@ def _read_rosbags(path, source, named=()):
             reader.close()
         except Exception:               # closing a damaged bag may fail again; the problem is reported
             pass
-    return raw, None, problem
+    return raw, None, problem, None
+
+
+ROS1_MAGIC = b"#ROSBAG V2.0\n"
+_BAG_HEADER, _CHUNK, _CONNECTION, _MESSAGE = 3, 5, 7, 2
+
+
+class _Cut(Exception):
+    """A ROS 1 record that runs past the end of what holds it."""
+
+
+def _scan_ros1(path, source, named, why):
+    """A ROS 1 bag read chunk by chunk in file order, without its index (which rosbags needs).
+
+    Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
+    missing and where the reading stopped; or None if the file is not a ROS 1 bag (rosbags' error stands).
+    """
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError:
+        return None
+    if not data.startswith(ROS1_MAGIC):
+        return None
+    connections, messages = {}, {}
+    end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None
+    while pos < end and stop is None:
+        try:
+            fields, body, after = _ros1_record(data, pos, end)
+            op = fields.get("op", b"\xff")[:1]
+            if op == bytes([_BAG_HEADER]) and len(fields.get("index_pos", b"")) == 8:
+                index_pos = int.from_bytes(fields["index_pos"], "little")
+            elif op == bytes([_CONNECTION]):
+                _ros1_connection(fields, data, body, after, connections)
+            elif op == bytes([_CHUNK]):
+                _ros1_chunk(fields, data[body:after], connections, messages)
+        except _Cut as exc:
+            stop = f"a record at byte {pos} is cut ({exc.args[0]})"
+            if exc.args[1] is not None:                  # an uncompressed chunk cut: read to its last whole message
+                _ros1_records(exc.args[1], connections, messages)
+        except (ValueError, KeyError, OSError, EOFError, RuntimeError) as exc:   # bz2 / lz4 and bad fields
+            stop = f"a record at byte {pos} is damaged ({_one_line(exc)})"
+        else:
+            pos = after
+    if index_pos in (None, 0):
+        index = "its index is missing (the recording was not closed)"
+    elif index_pos > end:
+        index = f"its index would start at byte {index_pos}, past its end at byte {end} (the file is truncated)"
+    else:
+        index = f"its index is damaged ({why})"
+    count = sum(len(m) for m in messages.values())
+    where = f"up to byte {pos}, where {stop}" if stop else "to its end"
+    raw = {}
+    for topic, msgtype, msgdef in connections.values():
+        raw.setdefault(topic, [msgtype, True, [], msgdef])
+    for topic, entry in raw.items():
+        if (entry[0] in JOINT_STATE or topic in named) and messages.get(topic):
+            entry[2] = _rows_by_size(messages[topic])
+    return raw, None, f"{index}; {count} messages read chunk by chunk {where}", None
+
+
+def _ros1_fields(data, k, stop):
+    """The ``name=value`` fields (length-prefixed) of a ROS 1 header in data[k:stop], name → bytes."""
+    fields = {}
+    while k < stop:
+        if k + 4 > stop:
+            raise ValueError(f"a header field at byte {k} is cut")
+        size = int.from_bytes(data[k:k + 4], "little")
+        text = bytes(data[k + 4:k + 4 + size])
+        if k + 4 + size > stop or b"=" not in text:
+            raise ValueError(f"a header field at byte {k} is malformed")
+        name, _, value = text.partition(b"=")
+        fields[name.decode("latin-1")] = value
+        k += 4 + size
+    return fields
+
+
+def _ros1_record(data, pos, stop):
+    """One ROS 1 record at ``pos``: its header fields, where its data start and end (:class:`_Cut` if it runs
+    past ``stop``, with the data there are when it is an uncompressed chunk)."""
+    if pos + 4 > stop:
+        raise _Cut("its header length", None)
+    n = int.from_bytes(data[pos:pos + 4], "little")
+    head = pos + 4
+    if head + n + 4 > stop:
+        raise _Cut(f"its header claims {n} bytes, {stop - head} remain", None)
+    fields = _ros1_fields(data, head, head + n)
+    length = int.from_bytes(data[head + n:head + n + 4], "little")
+    body = head + n + 4
+    if body + length > stop:
+        plain = fields.get("op", b"")[:1] == bytes([_CHUNK]) and fields.get("compression") == b"none"
+        raise _Cut(f"it claims {length} bytes, {stop - body} remain", data[body:stop] if plain else None)
+    return fields, body, body + length
+
+
+def _ros1_connection(fields, data, body, after, connections):
+    conn = int.from_bytes(fields.get("conn", b"")[:4], "little")
+    info = _ros1_fields(data, body, after)
+    msgtype = info.get("type", b"").decode("utf-8", "replace")
+    package, _, name = msgtype.partition("/")
+    connections[conn] = (fields.get("topic", b"").decode("utf-8", "replace"),
+                         f"{package}/msg/{name}" if name and "/msg/" not in msgtype else msgtype,
+                         info.get("message_definition", b"").decode("utf-8", "replace"))
+
+
+def _ros1_chunk(fields, body, connections, messages):
+    compression = fields.get("compression", b"none")
+    if compression == b"bz2":
+        import bz2
+        body = bz2.decompress(body)
+    elif compression == b"lz4":
+        from lz4.frame import decompress
+        body = decompress(body)
+    elif compression != b"none":
+        raise ValueError(f"unknown compression {compression[:20]!r}")
+    _ros1_records(body, connections, messages)
+
+
+def _ros1_records(body, connections, messages):
+    """The connection and message records of a chunk's (decompressed) data, up to a record that is cut."""
+    pos, stop = 0, len(body)
+    while pos < stop:
+        try:
+            fields, start, after = _ros1_record(body, pos, stop)
+        except _Cut:
+            return
+        op = fields.get("op", b"\xff")[:1]
+        if op == bytes([_CONNECTION]):
+            _ros1_connection(fields, body, start, after, connections)
+        elif op == bytes([_MESSAGE]):
+            conn = int.from_bytes(fields.get("conn", b"")[:4], "little")
+            time = fields.get("time", b"")
+            if conn in connections and len(time) == 8:
+                ns = int.from_bytes(time[:4], "little") * 10**9 + int.from_bytes(time[4:], "little")
+                topic = messages.setdefault(connections[conn][0], [])
+                topic.append((bytes(body[start:after]), ns, len(topic)))
+        pos = after
 
 
 def _rows_by_size(messages):

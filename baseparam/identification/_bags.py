@@ -31,7 +31,10 @@ A message that does not parse as a JointState is reported with its topic and its
 in the topic's file order), as a damaged CSV row is: one :class:`DataError` line, or with
 ``skip_bad_rows=True`` the message is dropped and listed in :attr:`Trajectory.skipped`. A
 truncated or damaged file (a record cut short, a chunk that does not decompress) is refused in one
-line naming where; with ``skip_bad_rows=True`` the messages before the damage are kept, with a note.
+line naming where; with ``skip_bad_rows=True`` the messages before the damage are kept, with a note
+and a :class:`DataWarning`. A ROS 1 bag without its index (a recording not closed, a partial copy) is
+read chunk by chunk to its last whole message, on the same terms. An MCAP file cut in its summary
+section (after its last message) is read whole, with a note and a warning.
 """
 from __future__ import annotations
 
@@ -41,7 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from .._warnings import warn
+from ..errors import DataError, DataWarning
 from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
 from ._cdr import JOINT_STATE, decode_rows
 from ._columns import _check_fields
@@ -75,16 +79,21 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
     if os.path.isdir(path):
         files = _mcap_files(path)
-        raw, extra, problem = _read_mcap_folder(path, files, source) if files else _read_rosbags(path, source, named)
+        raw, extra, problem, notice = (_read_mcap_folder(path, files, source) if files
+                                       else _read_rosbags(path, source, named))
     elif Path(source).suffix.lower() == ".bag":
-        raw, extra, problem = _read_rosbags(path, source, named)
+        raw, extra, problem, notice = _read_rosbags(path, source, named)
     else:
-        raw, extra, problem = _read_mcap(path, source)
+        raw, extra, problem, notice = _read_mcap(path, source)
     notes = []
     if problem:
         if not skip_bad_rows:
             raise DataError(f"{source}: {problem}; skip_bad_rows=True keeps the messages before it")
         notes.append(f"{source}: {problem}; the messages before it are kept")
+    if notice:
+        notes.append(f"{source}: {notice}")
+    for note in notes:                     # a damaged file read in part: said where, whoever reads it
+        warn(note, DataWarning)
     topics = _choose_topics(raw, topic, source)
     streams, damaged, generic = [], [], []
     for field, entry in fields.items():

@@ -13,7 +13,8 @@ channel and size, with their log times and their index in the channel's file ord
 Damage is reported, not guessed around: a record that runs past the end of the file (a truncated
 file), a chunk that does not decompress, an unknown compression. Reading stops at the first such
 record, and :attr:`Contents.problem` says where; what was read before it is kept for the caller
-to use or refuse.
+to use or refuse. A file cut after its data section (its summary, footer or closing magic missing: a
+recorder stopped while closing, a partial copy) holds every message: :attr:`Contents.notice` says so.
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class Contents:
     pieces: dict = field(default_factory=dict)
     attachments: dict = field(default_factory=dict)
     problem: str = None
+    notice: str = None
     counts: dict = field(default_factory=dict)
     transform: object = None
 
@@ -82,7 +84,7 @@ def read(data, out=None) -> Contents:
     if data[:8] != MAGIC:
         out.problem = "not an MCAP file (no MCAP magic at the start)"
         return out
-    records, problem = _walk(data)
+    records, problem, out.notice = _walk(data)
     for op, pos, body, stop in records:
         try:
             if op == _CHUNK:
@@ -101,27 +103,39 @@ def read(data, out=None) -> Contents:
 
 
 def _walk(data):
-    """The top-level records [(opcode, start, body, stop)] up to the data end, and the damage that
-    cut the walk short (or None)."""
+    """The top-level records [(opcode, start, body, stop)] up to the data end, the damage that cut the
+    walk short (or None), and what is wrong after the data end (the summary cut: every message is there, the
+    file is not whole; or None)."""
     end = len(data)
     pos = 8
     records = []
     while True:
         if pos == end:
-            return records, f"ends at byte {end} without the MCAP footer: the file is truncated"
+            return records, f"ends at byte {end} without the MCAP footer: the file is truncated", None
         if pos + 9 > end:
-            return records, f"truncated at byte {end} (a record header at byte {pos} is cut)"
+            return records, f"truncated at byte {end} (a record header at byte {pos} is cut)", None
         op = data[pos]
         (length,) = struct.unpack_from("<Q", data, pos + 1)
         body = pos + 9
         if length > end - body:
             return records, (f"truncated at byte {end}: a {_NAMES.get(op, 'record')} at byte {pos} claims {length} "
-                             f"bytes, {end - body} remain")
+                             f"bytes, {end - body} remain"), None
         if op in (_DATA_END, _FOOTER):
-            return records, None
+            return records, None, None if _whole_tail(data, pos) else (
+                f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
+                "closing magic): the file is truncated after its last message; every message is read")
         if op in (_CHUNK, _SCHEMA, _CHANNEL, _MESSAGE, _ATTACHMENT):
             records.append((op, pos, body, body + length))
         pos = body + length
+
+
+def _whole_tail(data, pos):
+    """Whether the file ends as an MCAP file does: a footer record (opcode, length 20, 20 bytes) and the magic,
+    after byte ``pos``."""
+    end = len(data)
+    foot = end - 8 - 29
+    return (foot >= pos and data[end - 8:end] == MAGIC and data[foot] == _FOOTER
+            and struct.unpack_from("<Q", data, foot + 1)[0] == 20)
 
 
 _NAMES = {_CHUNK: "chunk", _SCHEMA: "schema", _CHANNEL: "channel", _MESSAGE: "message", _ATTACHMENT: "attachment"}
