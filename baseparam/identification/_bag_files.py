@@ -171,7 +171,10 @@ def _scan_ros1(path, source, named, why):
         except _Cut as exc:
             stop = f"a record at byte {pos} is cut ({exc.args[0]})"
             if exc.args[1] is not None:                  # an uncompressed chunk cut: read to its last whole message
-                _ros1_records(exc.args[1], connections, messages)
+                try:
+                    _ros1_records(exc.args[1], connections, messages)
+                except ValueError:                       # damaged before the cut as well: what was read is kept
+                    pass
         except (ValueError, KeyError, OSError, EOFError, RuntimeError) as exc:   # bz2 / lz4 and bad fields
             stop = f"a record at byte {pos} is damaged ({_one_line(exc)})"
         else:

@@ -49,7 +49,7 @@ from ..errors import DataError, DataWarning
 from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
 from ._cdr import JOINT_STATE, decode_rows
 from ._columns import _check_fields
-from ._record import MAX_VALUES, _one_line
+from ._record import MAX_VALUES, _one_line, printable
 from ._rows import _finish, _Table
 
 # Message fields of a JointState and the trajectory field each gives by default.
@@ -85,6 +85,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         raw, extra, problem, notice = _read_rosbags(path, source, named)
     else:
         raw, extra, problem, notice = _read_mcap(path, source)
+    # topics and types as the messages show them (a damaged file's bytes may hold a newline)
+    raw = {printable(topic): [printable(entry[0]), *entry[1:]] for topic, entry in raw.items()}
     notes = []
     if problem:
         if not skip_bad_rows:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._record import printable
+
 JOINT_STATE = ("sensor_msgs/msg/JointState", "sensor_msgs/JointState")
 ARRAYS = ("position", "velocity", "effort")
 # Message definition written into the MCAP files baseparam writes (ros2msg, with its dependencies).
@@ -103,7 +105,7 @@ def layout(buf, ros1=False) -> Layout:
     for k in range(count):
         pos = align(pos, 4)
         name, pos = _string(buf, pos, null, f"name[{k}]", align)
-        names.append(name)
+        names.append(printable(name))
     fixed.append((start, pos))
     arrays = {}
     for field in ARRAYS:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import DataError
 from ._columns import _check_fields, _normalize_map, choose_sources
-from ._record import MAX_VALUES, _coarse_time, _one_line
+from ._record import MAX_VALUES, _coarse_time, _one_line, printable
 from ._rows import _finish, _Table
 
 DEFAULT_COLUMNS = {
@@ -44,7 +44,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         parquet = pq.ParquetFile(path)
         schema = parquet.schema_arrow
         rows = parquet.metadata.num_rows
-    except (OSError, pa.ArrowException) as exc:
+    except Exception as exc:    # damaged metadata: pyarrow's own errors, and Python's (UnicodeDecodeError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
     if rows * max(1, len(schema)) > MAX_VALUES * 4:
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
@@ -54,7 +54,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
              or pa.types.is_fixed_size_list(f.type)]
     try:
         table = parquet.read()
-    except (OSError, pa.ArrowException) as exc:
+    except Exception as exc:    # damaged pages: as above
         raise DataError(f"{source}: cannot read as Parquet (damaged?): {_one_line(exc)}") from None
     if not lists:
         from ._frames import from_dataframe
@@ -137,7 +137,9 @@ def _lists(col, pa, width, source, field, column):
         if good.size == 0:
             raise DataError(f"{source}: field {field} (column {column}): every row is null")
         width = int(np.bincount(good).argmax())         # the length most rows have
-    flat = np.asarray(pc.fill_null(pc.list_flatten(col), np.nan).to_numpy(zero_copy_only=False), dtype=np.float64)
+    # float64 before the nulls are filled with NaN (an integer list cannot hold one)
+    values = pc.list_flatten(col).cast(pa.float64(), safe=False)
+    flat = np.asarray(pc.fill_null(values, np.nan).to_numpy(zero_copy_only=False), dtype=np.float64)
     bad = []
     if not nulls.any() and (lengths == width).all():
         return flat.reshape(S, width), bad, width
@@ -162,7 +164,7 @@ def _joint_names(path, schema, column, source):
         except ValueError:
             names = None
         if isinstance(names, list) and all(isinstance(x, str) for x in names):
-            return names
+            return [printable(x) for x in names]
     for parent in list(Path(path).resolve().parents)[:3]:        # LeRobot: meta/info.json at the dataset root
         info = parent / "meta" / "info.json"
         if info.is_file():
@@ -174,7 +176,7 @@ def _joint_names(path, schema, column, source):
             if isinstance(names, dict):                       # {"motors": [...]}
                 names = next(iter(names.values()), None)
             if isinstance(names, list) and all(isinstance(x, str) for x in names):
-                return names
+                return [printable(x) for x in names]
             return None
     return None
 

@@ -52,5 +52,12 @@ def _short(text, limit=30):
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+def printable(text):
+    """``text`` with its unprintable characters escaped (a newline as ``\\n``): names read from a file (joints,
+    topics, message types) go into one-line messages and notes, where a raw newline would forge a line."""
+    text = str(text)
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
 def _one_line(exc):
     return " ".join(str(exc).split()) or type(exc).__name__
