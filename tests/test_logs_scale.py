@@ -207,12 +207,24 @@ def test_settings_are_refused_in_one_line(logs, monkeypatch):
         bp.identify_logs(robot, paths, base=base, workers=0)
     with pytest.raises(bp.SettingsError, match="unknown option 'weightin'"):
         bp.identify_logs(robot, paths, base=base, weightin="ols")
-    auto = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml", friction=True, friction_model="smooth")
-    with pytest.raises(bp.SettingsError, match="'auto' velocity scales"):
-        bp.identify_logs(auto, paths)
     monkeypatch.setitem(__import__("sys").modules, "distributed", None)      # as if it were not installed
     with pytest.raises(bp.SettingsError, match=r"not installed \(pip install 'baseparam\[dask\]'\)"):
         bp.identify_logs(robot, paths, base=base, scheduler="local")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_auto_friction_scales_are_chosen_as_in_memory(logs, workers):
+    """'auto' velocity scales (smooth Coulomb friction): chosen from the logs' products in a first pass, the same
+    scales as the in-memory fit's choice from all the samples, and then the same fit."""
+    robot, base, paths = logs
+    auto = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml", friction=True, friction_model="smooth")
+    memory = bp.identify(auto, paths)
+    streamed = bp.identify_logs(auto, paths, workers=workers)
+    scales = memory.estimator.friction_scales_
+    assert sorted(scales) == [1, 2, 3] and streamed.estimator.friction_scales_ == scales
+    assert [j.friction_model for j in streamed.estimator.base_.robot.joints] == \
+        [j.friction_model for j in memory.estimator.base_.robot.joints]
+    same_fit(streamed, memory)
 
 
 def test_a_damaged_log_names_its_file_from_a_worker(logs, tmp_path):

@@ -98,7 +98,8 @@ def resolve_scales(base, processed):
     One pass over the data per joint to resolve: its candidates' columns (low-passed like τ when the
     data were) and their cross products with the other columns are accumulated block by block (the
     regressor is never held whole); then the candidates are chosen joint by joint (coordinate
-    descent on the OLS training residual) until no choice changes.
+    descent on the OLS training residual) until no choice changes. The products are sums over the
+    samples: logs reduced one by one (:func:`scale_statistics` of each, added) give the same choice.
 
     Parameters
     ----------
@@ -112,13 +113,34 @@ def resolve_scales(base, processed):
     chosen : dict
         joint number (1-based) → {'velocity': v, 'stribeck': v_s} as chosen (only 'auto' ones).
     """
-    robot = base.robot
-    todo = [k for k, j in enumerate(robot.joints) if j.friction_model is not None and j.friction_model.unresolved]
-    if not todo:
+    statistics = scale_statistics(base, processed)
+    if statistics is None:
         return base, {}
+    return choose_scales(base, statistics)
+
+
+def unresolved_joints(robot):
+    """Indices of the joints whose friction model leaves a velocity scale ``'auto'``."""
+    return [k for k, j in enumerate(robot.joints) if j.friction_model is not None and j.friction_model.unresolved]
+
+
+def scale_statistics(base, processed):
+    """The products :func:`choose_scales` needs, summed over the kept samples of ``processed``; None when no
+    scale is ``'auto'``.
+
+    Returns
+    -------
+    dict or None
+        ``G0`` (R, R), ``h0`` (R,), ``tt`` (float): the columns without the candidates' (all joints' rows);
+        ``cross[k]`` = (WtC (M, c, R), CtC (M, c, c), Ctt (M, c)) per joint k to resolve, M its candidates, c
+        its shaped columns. Sums over samples: those of several parts add up (:func:`add_statistics`).
+    """
+    robot = base.robot
+    todo = unresolved_joints(robot)
+    if not todo:
+        return None
     candidates = {k: _candidates(robot.joints[k].friction_model) for k in todo}
-    names = list(base.names)
-    shaped = {k: [names.index(f"{kind}{k + 1}") for kind in ("FC", "FS") if f"{kind}{k + 1}" in names] for k in todo}
+    shaped = _shaped(base, todo)
     provisional = _with_models(robot, {k: c[0] for k, c in candidates.items()})
     R = base.rank
     G0, h0, tt = np.zeros((R, R)), np.zeros(R), 0.0
@@ -146,7 +168,26 @@ def resolve_scales(base, processed):
                 WtC += np.einsum("smc,rs->mcr", block, part[k])
                 CtC += np.einsum("smc,smd->mcd", block, block)
                 Ctt += np.einsum("smc,s->mc", block, tau[sl, k])
-        cross[k] = [(WtC[m], CtC[m], Ctt[m]) for m in range(M)]
+        cross[k] = (WtC, CtC, Ctt)
+    return {"G0": G0, "h0": h0, "tt": tt, "cross": cross}
+
+
+def add_statistics(a, b):
+    """The statistics of two parts of the data together (``a`` may be None: nothing yet)."""
+    if a is None:
+        return b
+    return {"G0": a["G0"] + b["G0"], "h0": a["h0"] + b["h0"], "tt": a["tt"] + b["tt"],
+            "cross": {k: tuple(x + y for x, y in zip(a["cross"][k], b["cross"][k])) for k in a["cross"]}}
+
+
+def choose_scales(base, statistics):
+    """:func:`resolve_scales`' choice from the summed products (:func:`scale_statistics`)."""
+    robot = base.robot
+    todo = unresolved_joints(robot)
+    candidates = {k: _candidates(robot.joints[k].friction_model) for k in todo}
+    shaped = _shaped(base, todo)
+    G0, h0, tt = statistics["G0"], statistics["h0"], statistics["tt"]
+    cross = {k: [tuple(a[m] for a in statistics["cross"][k]) for m in range(len(candidates[k]))] for k in todo}
     choice = {k: 0 for k in todo}
     for _ in range(MAX_SWEEPS):
         changed = False
@@ -162,6 +203,11 @@ def resolve_scales(base, processed):
               for k in todo}
     _warn_at_edges(robot, chosen)
     return dataclasses.replace(base, robot=_with_models(robot, models)), chosen
+
+
+def _shaped(base, todo):
+    names = list(base.names)
+    return {k: [names.index(f"{kind}{k + 1}") for kind in ("FC", "FS") if f"{kind}{k + 1}" in names] for k in todo}
 
 
 def _warn_at_edges(robot, chosen):

@@ -19,8 +19,10 @@ the leave-one-log-out validation fits on the pooled statistics less the log's, t
 The training errors are computed the same way (an in-memory fit computes them from the samples; the two
 agree to the round-off of the sums, ~1e-16 of ‖τ‖²).
 
-Not streamed: friction velocity scales left ``auto`` (chosen from all the data at once: give them, or
-fit in memory), and the figure (``identify --plot``), which needs the samples.
+Friction velocity scales left ``'auto'`` are chosen as in memory, from products summed over the training
+logs' samples: a first pass over the logs (:func:`scale_log`) gives them, then the logs are reduced on the
+robot with the chosen scales (each log is read twice). Not streamed: the figure (``identify --plot``),
+which needs the samples.
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ from .._validation import check_number
 from .._warnings import warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
-from ._friction import processed_shapes
+from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
 from ._inputs import _as_trajectories
 from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares
 from .estimators import BaseParameterEstimator
@@ -135,17 +137,7 @@ def reduce_log(log, base, preprocessing, folds=0, read_options=None) -> LogReduc
     robot = base.robot
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if isinstance(log, (str, bytes, os.PathLike)):
-            options = {"n_dof": robot.n_dof, **(read_options or {})}
-            item = read_trajectory(log, **options)
-            if item.skipped:
-                warn(item.skipped_summary(), DataWarning)
-        else:
-            item = _as_trajectories(log, "fit")[0]
-        if item.n_dof != robot.n_dof:
-            raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot description")
-        if not isinstance(item, Processed):
-            item = preprocess(item, preprocessing or Preprocessing.none())
+        item = _processed(log, robot, preprocessing, read_options)
         shapes = processed_shapes(robot, item)
         factor = 1 if preprocessing is None else preprocessing.decimate
         with single_threaded():
@@ -159,6 +151,42 @@ def reduce_log(log, base, preprocessing, folds=0, read_options=None) -> LogReduc
         n_samples = np.array([normal.n_samples], dtype=np.int64)
     return LogReduction(item.source, G, n_samples, float(effective), item.record,
                         tuple((w.category, str(w.message)) for w in caught))
+
+
+def _processed(log, robot, preprocessing, read_options):
+    """One log read (a file) and preprocessed, as :meth:`BaseParameterEstimator.fit` does."""
+    if isinstance(log, (str, bytes, os.PathLike)):
+        options = {"n_dof": robot.n_dof, **(read_options or {})}
+        item = read_trajectory(log, **options)
+        if item.skipped:
+            warn(item.skipped_summary(), DataWarning)
+    else:
+        item = _as_trajectories(log, "fit")[0]
+    if item.n_dof != robot.n_dof:
+        raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot description")
+    if not isinstance(item, Processed):
+        item = preprocess(item, preprocessing or Preprocessing.none())
+    return item
+
+
+def scale_log(log, base, preprocessing, folds=0, read_options=None):
+    """The first pass when friction velocity scales are ``'auto'``: one log's products for their choice
+    (:func:`._friction.scale_statistics`; its warnings are left to the second pass, which reads it again).
+
+    Parameters
+    ----------
+    log, base, preprocessing, read_options
+        As in :func:`reduce_log` (``folds`` unused).
+
+    Returns
+    -------
+    dict
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        item = _processed(log, base.robot, preprocessing, read_options)
+        with single_threaded():
+            return scale_statistics(base, [item])
 
 
 def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -202,7 +230,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     Raises
     ------
     SettingsError
-        Bad settings; ``scheduler`` without dask.distributed installed; ``auto`` friction scales.
+        Bad settings; ``scheduler`` without dask.distributed installed.
     DataError
         A log that cannot be read (its own message), too few samples in all.
     """
@@ -219,17 +247,22 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
                                        base=base, **options)
     estimator._check()
     estimator.base_ = base = estimator._base()
-    auto = [k + 1 for k, j in enumerate(base.robot.joints) if j.friction_model is not None
-            and j.friction_model.unresolved]
-    if auto:
-        raise SettingsError(f"friction_model: joint {auto[0]}: 'auto' velocity scales are chosen from all the training "
-                            "data at once, which logs reduced one by one cannot give; state the scale (smooth:V, "
-                            "stribeck:V) or fit in memory")
-    estimator.friction_scales_ = {}
     consistent = method == "consistent"
     train = expand_logs(logs)
     held = [] if validate is None else expand_logs(validate, "validate")
     from ._workers import map_logs
+    estimator.friction_scales_ = {}
+    if unresolved_joints(base.robot):
+        # 'auto' friction velocity scales: chosen from the training logs' products (a first pass), as in memory
+        parts = map_logs(train, dict(reduce=scale_log, base=base, preprocessing=preprocessing,
+                                     read_options=read_options), [0] * len(train), workers=workers,
+                         scheduler=scheduler)
+        statistics = None
+        for part in parts:                                           # in the order given, as the second pass
+            statistics = add_statistics(statistics, part)
+        with single_threaded():
+            base, estimator.friction_scales_ = choose_scales(base, statistics)
+        estimator.base_ = base
     task = dict(reduce=reduce_log, base=base, preprocessing=preprocessing, read_options=read_options)
     reductions = map_logs(train + held, task, [FOLDS if consistent else 0] * len(train) + [0] * len(held),
                           workers=workers, scheduler=scheduler, progress=progress)
@@ -302,4 +335,4 @@ def _leave_one_out(estimator, reductions, G, n_samples, effective):
     return out
 
 
-__all__ = ["LogReduction", "expand_logs", "identify_logs", "reduce_log"]
+__all__ = ["LogReduction", "expand_logs", "identify_logs", "reduce_log", "scale_log"]
