@@ -18,12 +18,15 @@ Peak memory is the peak RSS (``resource.getrusage``) of the process that fits an
 largest of its worker processes.
 
 Targets (issue 23, this 2-core machine shared with other work): ≤ 60 s and ≤ 1 GB peak for the 1e7
-samples; two Dask workers ≤ 0.6 × one Dask worker's time on the same logs. Ratios are from one run.
+samples; two Dask workers ≤ 0.6 × one Dask worker's time on the same logs. Ratios are from one run; the
+machine's load average is printed before, after and at the end of each configuration (other work on the
+2 cores takes the second worker's core: a ratio measured under a load above ~1 says little).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -133,7 +136,14 @@ def run(folder, workers, dask):
     out = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True, timeout=3600)
     if out.returncode:
         raise SystemExit(f"child failed ({workers} workers, dask={dask}):\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["load"] = os.getloadavg()[0]          # the 1-minute load average as the run ends (2 cores shared)
+    return result
+
+
+def load_line(when):
+    one, five, fifteen = os.getloadavg()
+    return f"machine load ({when}): {one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min) on {os.cpu_count()} cores"
 
 
 def main():
@@ -152,6 +162,7 @@ def main():
         print(f"{args.logs} logs × {args.samples} samples = {args.logs * args.samples:.3g} samples of the KUKA LWR4+ "
               f"(7 joints, {len(truth)} base parameters), {size:.0f} MB of NPZ, written in "
               f"{time.perf_counter() - start:.1f} s")
+        print(load_line("before the runs"))
         rows = {}
         for label, workers, dask in (("1 process", 1, False), ("2 worker processes", 2, False),
                                      ("Dask, 1 local worker", 1, True), ("Dask, 2 local workers", 2, True)):
@@ -161,7 +172,7 @@ def main():
                   f"peak RSS {r['self_mb']:6.0f} MB (fitting process), "
                   f"{r['children_mb']:6.0f} MB (largest worker)   {r['n_samples']} samples kept, train NRMSE "
                   f"{r['nrmse']:.2f} %, held out (mean over logs) {np.mean(r['held_out']):.2f} %, "
-                  f"max |error| {error:.1e} of the largest parameter")
+                  f"max |error| {error:.1e} of the largest parameter; load {r['load']:.2f}")
         serial = rows["1 process"]
         same = max(np.abs(np.array(r["coef"]) - np.array(serial["coef"])).max() for r in rows.values())
         print(f"  largest difference between the configurations' estimates: {same:.1e} "
@@ -170,6 +181,7 @@ def main():
         peak = max(max(r["self_mb"], r["children_mb"]) for r in rows.values())
         ratio = rows["Dask, 2 local workers"]["seconds"] / rows["Dask, 1 local worker"]["seconds"]
         ratio_p = rows["2 worker processes"]["seconds"] / serial["seconds"]
+        print(load_line("after the runs"))
         print(f"targets: 1 process {serial['seconds']:.1f} s, fastest {best['seconds']:.1f} s (≤ 60 s: "
               f"{'met' if best['seconds'] <= 60 else 'NOT met'}); peak RSS of any process {peak:.0f} MB "
               f"(≤ 1024 MB: {'met' if peak <= 1024 else 'NOT met'}); Dask 2 workers / 1 worker {ratio:.2f} "
