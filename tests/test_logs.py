@@ -297,6 +297,28 @@ def test_ros1_bag_without_its_index_is_read_to_its_last_whole_message(motion, tm
         assert np.array_equal(getattr(part, field), getattr(whole, field)[:n])
 
 
+def test_ros1_bag_cut_and_damaged_before_the_cut(motion, tmp_path):
+    """A ROS 1 bag cut in its one (uncompressed) chunk, whose 30th message record has a header field claiming
+    more bytes than the header holds: the 29 messages before it, with a warning; refused in one line without
+    skip_bad_rows (found by tests/test_fuzz_logs.py: the damage raised inside the cut chunk's scan)."""
+    robot, t, q, qd, qdd, tau = motion
+    path = write_bag(tmp_path / "log.bag", "ros1", {"/joint_states": _shuffled_messages(t, q, qd, tau)})
+    whole = bp.read_trajectory(path, joints=NAMES)
+    data = bytearray(path.read_bytes()[:int(path.stat().st_size * 0.6)])
+    starts, at = [], 0
+    while (at := data.find(b"op=\x02", at + 1)) > 0:
+        starts.append(at)
+    data[starts[29] - 4:starts[29]] = (2**32 - 16).to_bytes(4, "little")
+    cut = tmp_path / "cut.bag"
+    cut.write_bytes(bytes(data))
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(cut, joints=NAMES)
+    assert "\n" not in str(err.value) and str(cut) in str(err.value)
+    with pytest.warns(bp.DataWarning, match="29 messages read chunk by chunk"):
+        part = bp.read_trajectory(cut, joints=NAMES, skip_bad_rows=True)
+    assert part.t.size == 29 and np.array_equal(part.q, whole.q[:29]) and np.array_equal(part.tau, whole.tau[:29])
+
+
 def test_mcap_cut_in_its_summary_is_read_whole_with_a_warning(motion, tmp_path):
     """An MCAP file (rosbags' writer) whose summary section, footer or closing magic is cut holds every message:
     read whole, and said (a warning naming the file and where it ends), never silently."""
