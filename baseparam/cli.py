@@ -1007,10 +1007,14 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write mass, com, inertia and their standard deviations as JSON ('-': to stdout).")
 @click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
+@click.option("--gains-from-targets", "gains_from_targets", metavar="tau=COLS,current=COLS",
+              help="Instead of --gains: the controller's own torque constants, fitted per joint from each log's "
+                   "commanded torque and commanded current columns (UR RTDE: target_moment, target_current), "
+                   "all logs pooled: i = τ/k + friction compensation.")
 @_trajectory_options
 @_robot_options
-def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, skip_bad_rows, cutoff, filter_order,
-            rest_velocity, resample, load):
+def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains_from_targets, gains, skip_bad_rows,
+            cutoff, filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
@@ -1029,6 +1033,12 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, 
         column_map = parse_column_map(columns) if columns else None
         gain_values = _gains(gains)
         robot = load(model_file or robot_file)
+        found = None
+        if gains_from_targets:
+            if gain_values is not None:
+                raise click.BadParameter("give --gains or --gains-from-targets, not both", param_hint="--gains")
+            found = _controller_gains([*loaded, *unloaded], column_map, gains_from_targets, skip_bad_rows, robot.n_dof)
+            gain_values = found.gains.tolist()
 
         def read(path):
             traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
@@ -1039,8 +1049,38 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, 
 
         result = identify_payload(robot, [read(p) for p in loaded],
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings)
-        written = [_write_json(json_out, result.to_dict())] if json_out else []
-    _report(result.summary(), written, json_out == "-")
+        doc = result.to_dict()
+        summary = result.summary()
+        if found is not None:
+            doc["controller_gains"] = {"gains": found.gains.tolist(), "rmse": found.rmse.tolist()}
+            summary += "\n  drive gains from the controller's targets (N·m/A): " + ", ".join(
+                f"{k:.4f}" for k in found.gains)
+        written = [_write_json(json_out, doc)] if json_out else []
+    _report(summary, written, json_out == "-")
+
+
+def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
+    """``--gains-from-targets``: the commanded torque and current columns of every log, pooled, through
+    :func:`~baseparam.identification.drive_gains.controller_gains`."""
+    import numpy as np
+
+    from .identification.drive_gains import controller_gains
+    from .identification.trajectory import parse_column_map, read_trajectory
+    targets = parse_column_map(text)
+    if set(targets) != {"tau", "current"}:
+        raise click.BadParameter(f"expected tau=COLUMNS,current=COLUMNS, got {text!r}",
+                                 param_hint="--gains-from-targets")
+    base = {k: v for k, v in (column_map or {}).items() if k not in ("tau", "current")}
+    torque, current, velocity = [], [], []
+    for path in paths:
+        a = read_trajectory(path, columns={**base, "tau": targets["tau"]}, skip_bad_rows=skip_bad_rows, n_dof=n_dof)
+        b = read_trajectory(path, columns={**base, "current": targets["current"]}, gains=1.0,
+                            skip_bad_rows=skip_bad_rows, n_dof=n_dof)
+        qd = a.qd if a.qd is not None else np.gradient(a.q, a.t, axis=0)
+        torque.append(a.tau)
+        current.append(b.tau)
+        velocity.append(qd)
+    return controller_gains(torque, current, velocity)
 
 
 

@@ -153,7 +153,7 @@ class PayloadResult:
         I = 0.5 * (self.inertia + self.inertia.T)
         if vendor == "ur":
             return {"mass": self.mass, "cog": self.com.tolist(),
-                    "inertia": [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]}
+                    "inertia": [float(I[i, j]) for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))]}
         if vendor == "franka":
             return {"m_load": self.mass, "F_x_Cload": self.com.tolist(), "I_load": I.ravel(order="F").tolist()}
         J, R = np.linalg.eigh(I)

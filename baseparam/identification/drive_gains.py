@@ -1,0 +1,101 @@
+"""Drive gains from the controller's own torque-to-current map, read from the log's target columns.
+
+A robot that logs motor currents and no torques needs the gains k_j (N·m/A) with τ_j = k_j·i_j. Some
+controllers log, beside the measured current, the torque they command and the current they command
+for it: Universal Robots' RTDE records ``target_moment`` and ``target_current``. The controller turns
+one into the other with its own torque constants and adds a friction compensation:
+
+    i_target,j = τ_target,j / k_j + Fc_j·sign(q̇_j) + Fv_j·q̇_j + c_j
+
+so a least-squares fit of that line per joint gives k_j — the manufacturer's values, without a load
+of known mass. Gains identified from data instead (Mamedov et al.'s for the UR10e logs of
+``../shared/data``) carry the error of whatever model they were fitted with; on those logs the
+controller's map is exact to the logged rounding (residual below 0.3 A over ±10 A), the same in a
+loaded and an unloaded log to 1.6 %, and 6–19 % above the published identified gains; with it the
+2.805 kg payload is found at 2.79 kg instead of 2.47 kg (bench/bench_payload_real.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..errors import DataError
+
+__all__ = ["ControllerGains", "controller_gains"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ControllerGains:
+    """The controller's torque-to-current map, per joint.
+
+    Attributes
+    ----------
+    gains : ndarray, shape (n_dof,)
+        k_j in N·m/A (or N/A): τ = k·i.
+    friction : ndarray, shape (n_dof, 3)
+        The compensation the controller adds to the current: Coulomb (A), viscous (A·s/rad), offset (A).
+    rmse : ndarray, shape (n_dof,)
+        Of the fitted target current (A).
+    n_samples : int
+    """
+
+    gains: np.ndarray
+    friction: np.ndarray
+    rmse: np.ndarray
+    n_samples: int
+
+    def __repr__(self):
+        return (f"ControllerGains(gains={np.round(self.gains, 4).tolist()} N·m/A, "
+                f"rmse={np.round(self.rmse, 3).tolist()} A, {self.n_samples} samples)")
+
+
+def controller_gains(target_torque, target_current, velocity):
+    """Fit i_target = τ_target/k + Fc·sign(q̇) + Fv·q̇ + c per joint, over one log or several pooled.
+
+    Parameters
+    ----------
+    target_torque, target_current, velocity : ndarray, shape (S, n_dof), or lists of them (one per log)
+        The commanded torque (N·m), the commanded current (A) and the joint velocity (rad/s) at the
+        same samples.
+
+    Returns
+    -------
+    ControllerGains
+
+    Raises
+    ------
+    DataError
+        Shapes that do not match, values that are not finite, or a joint whose commanded torque does
+        not vary or whose fitted slope is not positive (no gain to read).
+    """
+    def stacked(value, name):
+        parts = value if isinstance(value, (list, tuple)) else [value]
+        parts = [np.asarray(p, dtype=float) for p in parts]
+        if any(p.ndim != 2 for p in parts):
+            raise DataError(f"controller gains: {name}: expected arrays of shape (samples, joints)")
+        out = np.concatenate(parts)
+        if not np.all(np.isfinite(out)):
+            raise DataError(f"controller gains: {name}: values that are not finite")
+        return out
+
+    tau, cur, qd = (stacked(v, n) for v, n in ((target_torque, "target torque"), (target_current, "target current"),
+                                               (velocity, "velocity")))
+    if not tau.shape == cur.shape == qd.shape:
+        raise DataError(f"controller gains: target torque {tau.shape}, target current {cur.shape} and velocity "
+                        f"{qd.shape} differ in shape")
+    S, n = tau.shape
+    if S < 10:
+        raise DataError(f"controller gains: {S} samples; at least 10 needed")
+    gains, friction, rmse = np.zeros(n), np.zeros((n, 3)), np.zeros(n)
+    for j in range(n):
+        if np.ptp(tau[:, j]) <= 1e-9 * max(np.abs(tau[:, j]).max(), 1.0):
+            raise DataError(f"controller gains: joint {j + 1}: the target torque does not vary; no gain to read")
+        A = np.column_stack([tau[:, j], np.sign(qd[:, j]), qd[:, j], np.ones(S)])
+        x = np.linalg.lstsq(A, cur[:, j], rcond=None)[0]
+        if not x[0] > 0:
+            raise DataError(f"controller gains: joint {j + 1}: the target current does not grow with the target "
+                            f"torque (slope {x[0]:.3g} A/N·m)")
+        gains[j], friction[j] = 1.0 / x[0], x[1:]
+        rmse[j] = np.sqrt(np.mean((cur[:, j] - A @ x) ** 2))
+    return ControllerGains(gains=gains, friction=friction, rmse=rmse, n_samples=S)
