@@ -995,11 +995,14 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                    "instead of ROBOT_FILE's bodies.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write mass, com, inertia and their standard deviations as JSON ('-': to stdout).")
+@click.option("--robot-out", "robot_out", type=click.Path(dir_okay=False),
+              help="Write ROBOT_FILE with the payload on its last link (.yaml/.yml, or .urdf: from a URDF robot, its "
+                   "text with one more link on a fixed joint), for export, identify and forward dynamics.")
 @click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
 @_trajectory_options
 @_robot_options
-def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, skip_bad_rows, cutoff, filter_order,
-            rest_velocity, resample, load):
+def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, columns, gains, skip_bad_rows, cutoff,
+            filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
@@ -1009,7 +1012,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, 
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
-    _check_outputs(inputs, [("--json", json_out)])
+    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)])
+    robot_format = _robot_out_format(robot_out)
+    _writable([p for p in (json_out, robot_out) if p and p != "-"])
     with _one_line_errors(robot_file), inputs_protected(inputs):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
@@ -1029,7 +1034,23 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains, 
         result = identify_payload(robot, [read(p) for p in loaded],
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings)
         written = [_write_json(json_out, result.to_dict())] if json_out else []
+        if robot_out:
+            from ._atomic import write_text
+            write_text(robot_out, result.robot_text(load(robot_file), robot_format))
+            written.append(robot_out)
     _report(result.summary(), written, json_out == "-")
+
+
+def _robot_out_format(path):
+    """'yaml' or 'urdf' from --robot-out's extension (None without it); one line and exit 2 otherwise."""
+    if path is None:
+        return None
+    if path == "-":
+        _fail("--robot-out: give a file name (.yaml, .yml or .urdf)", 2)
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".yaml", ".yml", ".urdf"):
+        _fail(f"--robot-out: {path}: expected a .yaml, .yml or .urdf file name, got {ext or 'no extension'!r}", 2)
+    return "urdf" if ext == ".urdf" else "yaml"
 
 
 

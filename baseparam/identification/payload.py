@@ -166,6 +166,54 @@ class PayloadResult:
                 "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
                 "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
 
+    def attach(self, robot):
+        """``robot`` with this payload added to its last link's body (:func:`~baseparam.model.attach.with_payload`):
+        inverse and forward dynamics, ``export`` and ``identify`` of the Robot returned include it.
+
+        Parameters
+        ----------
+        robot : Robot or str
+            The robot the payload was identified on (a description file is read).
+
+        Returns
+        -------
+        Robot
+        """
+        from ..model.attach import with_payload
+        from ..model.loading import load_robot
+
+        return with_payload(load_robot(robot) if isinstance(robot, str) else robot, self.mass, self.com, self.inertia)
+
+    def robot_text(self, robot, fmt):
+        """The description of ``robot`` with this payload, as the other commands read it.
+
+        Parameters
+        ----------
+        robot : Robot
+        fmt : {'yaml', 'urdf'}
+            'urdf' from a robot read from a URDF: its text, with the payload as one more link on a fixed
+            joint to the last link (:func:`~baseparam.model.attach.urdf_with_payload`); from another robot,
+            a new URDF of the robot with the payload in its last link.
+
+        Returns
+        -------
+        str
+        """
+        from .._validation import check_option
+        from ..model.attach import urdf_with_payload
+        from ..model.robot import robot_to_yaml
+        from ..model.urdf_writer import robot_to_urdf
+
+        check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
+        attached = self.attach(robot)
+        if fmt == "yaml":
+            return robot_to_yaml(attached)
+        if robot.from_urdf_text:
+            return urdf_with_payload(robot, self.mass, self.com, self.inertia)
+        bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
+                  else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
+        return robot_to_urdf(attached, bodies)
+
     def to_dict(self):
         """JSON-ready dict: mass, com, inertia and their standard deviations, the details and the vendors'
         formats (:meth:`to_vendor`)."""
