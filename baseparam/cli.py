@@ -159,6 +159,9 @@ FLAGS = {
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
     "starts": "--starts", "workers": "--workers", "time_budget": "--time-budget", "seed": "--seed",
     "payload=True": "--payload", "payload_joints": "--payload-joints", "pose": "--pose",
+    # payload
+    "still_tolerance": "--still-tolerance", "still_duration": "--still-duration", "n_poses": "--suggest-poses",
+    "wrench": "--wrench", "sensor": "--sensor",
     # export
     "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out",
 }
@@ -998,17 +1001,39 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @click.option("--robot-out", "robot_out", type=click.Path(dir_okay=False),
               help="Write ROBOT_FILE with the payload on its last link (.yaml/.yml, or .urdf: from a URDF robot, its "
                    "text with one more link on a fixed joint), for export, identify and forward dynamics.")
+@click.option("--static", is_flag=True,
+              help="Mass and centre of mass only, from the still poses of the logs (held --still-duration s within "
+                   "--still-tolerance rad, averaged; no filtering); with --unloaded, the same poses without the "
+                   "payload. At least 4 poses (see --suggest-poses).")
+@click.option("--still-tolerance", type=float, metavar="RAD",
+              help="With --static: how far a joint may drift during a still pose (default 0.002).")
+@click.option("--still-duration", type=float, metavar="S",
+              help="With --static: the shortest still segment taken as a pose (default 0.5; 0 for a table of poses, "
+                   "one row each).")
+@click.option("--suggest-poses", "suggest", type=int, metavar="N",
+              help="No logs: propose N ≥ 4 still poses for --static (the wrist's last 3 joints turned, the arm held "
+                   "at --pose), chosen for the condition number over mass and centre of mass, which is printed.")
+@click.option("--pose", metavar="Q1,Q2,…",
+              help="With --suggest-poses: the arm's held positions (rad or m, one per joint; default: a bent pose).")
 @click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
 @_trajectory_options
 @_robot_options
-def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, columns, gains, skip_bad_rows, cutoff,
-            filter_order, rest_velocity, resample, load):
+def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, static, still_tolerance, still_duration,
+            suggest, pose, columns, gains, skip_bad_rows, cutoff, filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
     from .identification.payload import identify_payload
     from .identification.preprocessing import Preprocessing
     from .identification.trajectory import parse_column_map, read_trajectory
+    if suggest is not None:
+        _suggest_poses(robot_file, loaded, suggest, pose, json_out, load)
+        return
+    if pose is not None:
+        _fail("--pose: goes with --suggest-poses", 2)
+    for flag, value in (("--still-tolerance", still_tolerance), ("--still-duration", still_duration)):
+        if value is not None and not static:
+            _fail(f"{flag}: goes with --static", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
@@ -1031,14 +1056,29 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, colum
                 warn(traj.skipped_summary())
             return traj
 
+        still = {} if not static else {
+            "static": True, "still_tolerance": 2e-3 if still_tolerance is None else still_tolerance,
+            "still_duration": 0.5 if still_duration is None else still_duration}
         result = identify_payload(robot, [read(p) for p in loaded],
-                                  unloaded=[read(p) for p in unloaded] or None, preprocessing=settings)
+                                  unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         written = [_write_json(json_out, result.to_dict())] if json_out else []
         if robot_out:
             from ._atomic import write_text
             write_text(robot_out, result.robot_text(load(robot_file), robot_format))
             written.append(robot_out)
     _report(result.summary(), written, json_out == "-")
+
+
+def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
+    """payload --suggest-poses: still poses for --static, and their condition number."""
+    from .identification.payload_static import suggest_static_poses
+    if loaded:
+        _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
+    _check_outputs([robot_file], [("--json", json_out)])
+    with _one_line_errors(robot_file), inputs_protected([robot_file]):
+        poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
+        written = [_write_json(json_out, poses.to_dict())] if json_out else []
+    _report(poses.summary(), written, json_out == "-")
 
 
 def _robot_out_format(path):

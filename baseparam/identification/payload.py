@@ -92,7 +92,16 @@ class PayloadResult:
         'model' (measured − model) or 'difference' (loaded − unloaded).
     n_samples : int
     rmse : ndarray, shape (n_dof,)
-        Of the payload torque's residual.
+        Of the payload torque's residual (of the wrench's six components in mode 'wrench').
+    condition_number : float or None
+        Mode 'static': cond of the still poses' gravity columns SX SY SZ M, scaled to unit norm.
+    poses : ndarray, shape (P, n_dof), or None
+        Mode 'static': the still poses found (averaged positions).
+
+    Notes
+    -----
+    Mode 'static' (still poses) sees mass and centre of mass only: ``inertia`` is then zero (a point
+    mass, as the vendors' formats take it when none is given) and ``inertia_std`` NaN.
     """
 
     mass: float
@@ -109,6 +118,8 @@ class PayloadResult:
     mode: str
     n_samples: int
     rmse: np.ndarray
+    condition_number: Optional[float] = None
+    poses: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
 
     def __repr__(self):
         com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" for v, s in zip(self.com, self.com_std))
@@ -122,9 +133,16 @@ class PayloadResult:
                  f"  mass     {self.mass:.4f} ± {self.mass_std:.4f} kg",
                  "  com      " + "  ".join(f"{v:+.4f} ± {s:.4f}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
-        for row, srow in zip(self.inertia, self.inertia_std):
-            lines.append("    " + "  ".join(f"{v:+.5f} ± {s:.5f}" for v, s in zip(row, srow)))
-        if self.rank < 10:
+        if self.mode == "static":
+            lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
+                         f"cond {self.condition_number:.3g} over {self.n_samples} poses")
+        else:
+            for row, srow in zip(self.inertia, self.inertia_std):
+                lines.append("    " + "  ".join(f"{v:+.5f} ± {s:.5f}" for v, s in zip(row, srow)))
+        if self.mode == "static" and self.rank < 4:
+            lines.append(f"  only {self.rank} of mass and first moments are identifiable: "
+                         + "; ".join(self.identifiable))
+        elif self.mode != "static" and self.rank < 10:
             lines.append(f"  only {self.rank} of the 10 parameters are identifiable, as these combinations: "
                          + "; ".join(self.identifiable))
         return "\n".join(lines)
@@ -223,7 +241,13 @@ class PayloadResult:
                 "inertia_std": self.inertia_std.tolist(), "frame": "the link the last joint moves",
                 "parameters": dict(zip(NAMES, self.parameters.tolist())), "rank": self.rank,
                 "identifiable": list(self.identifiable), "mode": self.mode, "n_samples": self.n_samples,
-                "rmse": self.rmse.tolist()}
+                "rmse": self.rmse.tolist()} | self._static_dict()
+
+    def _static_dict(self):
+        if self.mode != "static":
+            return {}
+        return {"inertia": None, "inertia_std": None, "condition_number": self.condition_number,
+                "poses": self.poses.tolist()}
 
 
 def identifiable_combinations(base, columns):
@@ -245,10 +269,22 @@ def identifiable_combinations(base, columns):
     scale = max(np.abs(Y).max(), 1.0)
     _, s, Vt = np.linalg.svd(Y)
     rank = int((s > 1e-9 * scale).sum())
-    # echelon form of the row space: Gauss-Jordan on the orthonormal basis
-    R = Vt[:rank].copy()
+    R, text = _echelon(Vt[:rank], NAMES)
+    return rank, R, text
+
+
+def _echelon_text(rows, names):
+    """The identifiable combinations (text) of the row space spanned by ``rows`` (rank, len(names))."""
+    return _echelon(rows, names)[1]
+
+
+def _echelon(rows, names):
+    """Reduced row echelon basis of the row space of ``rows`` (Gauss-Jordan on an orthonormal basis), and
+    each row as text over ``names``."""
+    R = np.array(rows, dtype=float)
+    rank = len(R)
     row, pivots = 0, []
-    for col in range(10):
+    for col in range(R.shape[1]):
         if row == rank:
             break
         k = row + int(np.argmax(np.abs(R[row:, col])))
@@ -265,8 +301,8 @@ def identifiable_combinations(base, columns):
     text = []
     for r in R:
         terms = [(c, v) for c, v in enumerate(r) if v != 0]
-        text.append(" + ".join(NAMES[c] if abs(v - 1) < 1e-12 else f"{v:.6g}·{NAMES[c]}" for c, v in terms))
-    return rank, R, text
+        text.append(" + ".join(names[c] if abs(v - 1) < 1e-12 else f"{v:.6g}·{names[c]}" for c, v in terms))
+    return R, text
 
 
 def _shift(t, q, tu, qu):
@@ -317,7 +353,8 @@ def _consistent(p0, cov_inv):
 
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
-                     parameters="pseudo", friction=False):
+                     parameters="pseudo", friction=False, static=False, still_tolerance=2e-3, still_duration=0.5,
+                     wrench=None, sensor=None):
     """Identify a payload fixed to the last link from joint torques.
 
     Parameters
@@ -337,6 +374,18 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         Fit, beside the payload, a viscous, a Coulomb and an offset term per joint (nuisance parameters,
         not reported): the load changes the gears' friction, which neither the model nor the unloaded
         log holds.
+    static : bool
+        Mass and centre of mass from the still poses of the logs (:mod:`~baseparam.identification.payload_static`):
+        segments held still for ``still_duration`` s within ``still_tolerance`` rad, averaged (no
+        preprocessing); ``unloaded`` then holds the same poses without the payload. At least 4 poses.
+    still_tolerance, still_duration : float
+    wrench : array_like or list of array_like, optional
+        A wrist force/torque sensor's wrench, shape (S, 6) per loaded log (fx fy fz in N, mx my mz in N·m,
+        in the sensor frame, sampled at the log's times): the payload then comes from the wrench alone
+        (:mod:`~baseparam.identification.payload_wrench`), without the robot's inertias (its kinematics only).
+    sensor : array_like, shape (6,), optional
+        With ``wrench``: the sensor frame's placement on the last link, x y z (m) and roll pitch yaw (rad,
+        URDF's convention); default: the last link's frame.
 
     Returns
     -------
@@ -373,6 +422,26 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     else:
         raise SettingsError("model: expected a Robot, a Model or a description file")
     settings = preprocessing or Preprocessing.none()
+    if wrench is not None:
+        if static or unloaded is not None:
+            raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static and unloaded")
+        from .payload_wrench import identify_from_wrench
+        return identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench, sensor=sensor,
+                                    preprocessing=settings)
+    if sensor is not None:
+        raise SettingsError("sensor: the placement of a force/torque sensor goes with wrench")
+    if static:
+        from .payload_static import identify_static
+
+        def raw(data, what):
+            items = _as_trajectories(data, what)
+            for item in items:
+                if item.n_dof != robot.n_dof:
+                    raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
+            return items
+        return identify_static(robot, predicted, raw(loaded, "loaded"),
+                               None if unloaded is None else raw(unloaded, "unloaded"), still_tolerance,
+                               still_duration)
 
     def prepared(data, what):
         out = []
