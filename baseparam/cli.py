@@ -1015,11 +1015,19 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                    "at --pose), chosen for the condition number over mass and centre of mass, which is printed.")
 @click.option("--pose", metavar="Q1,Q2,…",
               help="With --suggest-poses: the arm's held positions (rad or m, one per joint; default: a bent pose).")
+@click.option("--wrench", "wrench_columns", metavar="FX,FY,FZ,MX,MY,MZ|KEY",
+              help="A wrist force/torque sensor's wrench in the LOADED logs (N, N·m, what the sensor reads of the "
+                   "payload): the CSV's 6 column names (or 0-based numbers), or an NPZ key of an (S, 6) array. The "
+                   "payload then comes from the wrench and the robot's kinematics alone (no torques, no inertias).")
+@click.option("--sensor", metavar="X,Y,Z,R,P,Y",
+              help="With --wrench: the sensor frame on the last link, x y z (m) and roll pitch yaw (rad, as URDF's "
+                   "<origin>); default: the last link's frame.")
 @click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
 @_trajectory_options
 @_robot_options
 def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, static, still_tolerance, still_duration,
-            suggest, pose, columns, gains, skip_bad_rows, cutoff, filter_order, rest_velocity, resample, load):
+            suggest, pose, wrench_columns, sensor, columns, gains, skip_bad_rows, cutoff, filter_order, rest_velocity,
+            resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
@@ -1034,6 +1042,11 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     for flag, value in (("--still-tolerance", still_tolerance), ("--still-duration", still_duration)):
         if value is not None and not static:
             _fail(f"{flag}: goes with --static", 2)
+    if sensor is not None and wrench_columns is None:
+        _fail("--sensor: goes with --wrench", 2)
+    if wrench_columns is not None and (static or unloaded):
+        other = "--static" if static else "--unloaded"
+        _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
@@ -1059,6 +1072,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         still = {} if not static else {
             "static": True, "still_tolerance": 2e-3 if still_tolerance is None else still_tolerance,
             "still_duration": 0.5 if still_duration is None else still_duration}
+        if wrench_columns is not None:
+            from .identification.payload_wrench import read_wrench
+            still = {"wrench": [read_wrench(p, wrench_columns) for p in loaded],
+                     "sensor": _numbers(sensor, "--sensor")}
         result = identify_payload(robot, [read(p) for p in loaded],
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         written = [_write_json(json_out, result.to_dict())] if json_out else []
