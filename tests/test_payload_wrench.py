@@ -91,6 +91,11 @@ def test_cli_wrench(tmp_path):
     doc = json.loads(out.read_text())
     assert abs(doc["mass"] - payload[0]) < 0.01 * payload[0] and doc["mode"] == "wrench"
     np.testing.assert_allclose(doc["com"], payload[1], atol=0.002)
+    # the same columns by number, and from an NPZ key
+    from baseparam.identification.payload_wrench import read_wrench
+    np.testing.assert_array_equal(read_wrench(log, "7,8,9,10,11,12"), read_wrench(log, "fx,fy,fz,mx,my,mz"))
+    np.savez(tmp_path / "ft.npz", t=t, q=q, ft=w)
+    np.testing.assert_allclose(read_wrench(tmp_path / "ft.npz", "ft"), w)
 
 
 @pytest.mark.parametrize("args,flag", [

@@ -111,6 +111,9 @@ def read_wrench(path, names):
         if not rows:
             raise DataError(f"{text}: wrench: the file is empty")
         header = [h.strip() for h in rows[0]]
+        named = not _numbers(rows[0], range(len(rows[0])))        # a header row: not all numbers
+        if not named:
+            header = [str(k) for k in range(len(rows[0]))]
         index = []
         for name in wanted:
             if name in header:
@@ -119,7 +122,7 @@ def read_wrench(path, names):
                 index.append(int(name))
             else:
                 raise DataError(f"{text}: wrench: no column {name!r} (columns: {', '.join(header)})")
-        body = rows[1:] if any(h in header for h in wanted) else rows
+        body = rows[1:] if named else rows
         try:
             values = np.array([[float(row[i]) for i in index] for row in body])
         except (ValueError, IndexError):
