@@ -142,10 +142,19 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     rank = int((s > RANK_TOLERANCE * s[0]).sum())
     rows = Vt[:rank]                                      # the identifiable coordinates of (SX SY SZ M)
     B = A @ rows.T
-    theta = np.linalg.lstsq(B.reshape(P * n, rank), y.ravel(), rcond=None)[0]
     seen = np.abs(A).max(axis=(0, 2)) > RANK_TOLERANCE * scale          # joints whose torque gravity's payload moves
-    sigma = np.sqrt(np.mean((y - B @ theta) ** 2, axis=0))
-    sigma = np.where(sigma > 0, sigma, max(sigma.max(), 1e-12))
+    sigma = np.ones(n)
+    for _ in range(3):      # per-joint σ from the residual, each joint's degrees of freedom less its leverage
+        Bw, yw = (B / sigma[None, :, None])[:, seen], (y / sigma)[:, seen]
+        G = np.linalg.pinv(np.einsum("sjr,sjc->rc", Bw, Bw))
+        theta = G @ np.einsum("sjr,sj->r", Bw, yw)
+        leverage = np.einsum("sjr,rc,sjc->j", Bw, G, Bw)                 # the hat matrix's trace, per joint
+        rss = ((y - B @ theta) ** 2).sum(axis=0)[seen]
+        free = np.maximum(P - leverage, 0.5)
+        sigma_seen = np.sqrt(rss / free)
+        sigma_seen = np.where(sigma_seen > 0, sigma_seen, max(sigma_seen.max(), 1e-12))
+        sigma = np.ones(n)
+        sigma[seen] = sigma_seen
     Bw, yw = (B / sigma[None, :, None])[:, seen], (y / sigma)[:, seen]
     theta = np.linalg.lstsq(Bw.reshape(-1, rank), yw.ravel(), rcond=None)[0]
     dof = Bw.shape[0] * Bw.shape[1] - rank
