@@ -129,3 +129,35 @@ def test_cli_robot_out_refuses_other_files(tmp_path, name):
                                        "--robot-out", name if name == "-" else str(tmp_path / name)])
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1 and "--robot-out" in result.output
+
+
+def test_yaml_robot_written_as_urdf_with_the_payload(tmp_path):
+    """A YAML robot to URDF: pinocchio reads the new file as the DH robot with the payload appended."""
+    robot = _bodies_only(bp.load_robot(ROOT / "robots" / "ur10e.yaml"))
+    out = tmp_path / "ur10e_payload.urdf"
+    out.write_text(_result().robot_text(robot, "urdf"))
+    written = pin.buildModelFromUrdf(str(out))
+    written.gravity = pin.Motion(np.asarray(robot.gravity_si, float), np.zeros(3))
+    _, loaded = _pin_with_payload(robot)
+    q, qd, qdd = _states(robot.n_dof, seed=6)
+    for s in range(len(q)):
+        a = pin.rnea(written, written.createData(), q[s], qd[s], qdd[s])
+        b = pin.rnea(loaded, loaded.createData(), q[s], qd[s], qdd[s])
+        np.testing.assert_allclose(a, b, atol=1e-9 * np.abs(b).max())
+
+
+def test_cli_robot_out_without_a_last_body(tmp_path):
+    """The last link without inertia: one line, exit 2 (nothing written)."""
+    robot = tmp_path / "arm.yaml"
+    robot.write_text("units: {length: m, angle: rad}\njoints:\n"
+                     "  - {type: revolute, alpha: 1.5707963267948966, a: 0, d: 0.3, inertia: {mass: 2, com: [0, 0, 0],"
+                     " inertia: [[0.01, 0, 0], [0, 0.01, 0], [0, 0, 0.01]]}}\n"
+                     "  - {type: revolute, alpha: 0, a: 0.4, d: 0}\n")
+    t = np.arange(0, 4, 0.004)
+    q = np.column_stack([0.5 * np.sin(t), 0.8 * np.sin(1.3 * t + 0.4)])
+    log = tmp_path / "log.csv"
+    np.savetxt(log, np.column_stack([t, q, np.ones_like(q)]), delimiter=",", header="t,q1,q2,tau1,tau2", comments="")
+    out = tmp_path / "out.yaml"
+    r = CliRunner().invoke(main, ["payload", str(robot), str(log), "--robot-out", str(out)])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1 and "no inertia" in r.output and not out.exists()

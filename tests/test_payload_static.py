@@ -186,3 +186,25 @@ def test_cli_static_bad_input(tmp_path, args, flag):
     assert r.exit_code == 2, r.output
     assert len(r.output.strip().splitlines()) == 1 and flag in r.output, r.output
     assert robot.n_dof == 6
+
+
+def test_static_python_bad_input():
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    t = np.arange(0, 2, 0.01)
+    q = np.tile(np.linspace(0.1, 0.6, 6), (len(t), 1))
+    log = bp.Trajectory(t=t, q=q, tau=np.ones_like(q))
+    for kwargs in ({"still_tolerance": float("nan")}, {"still_tolerance": 0}, {"still_duration": -1},
+                   {"still_duration": "x"}):
+        with pytest.raises(bp.BaseParamError, match="still_"):
+            identify_payload(robot, log, static=True, **kwargs)
+    with pytest.raises(bp.BaseParamError, match="no torques"):
+        identify_payload(robot, bp.Trajectory(t=t, q=q), static=True)
+    with pytest.raises(bp.BaseParamError, match="joints"):
+        identify_payload(robot, bp.Trajectory(t=t, q=q[:, :5], tau=q[:, :5]), static=True)
+    for n in (3, 4.5, "6", True):
+        with pytest.raises(bp.BaseParamError, match="n_poses"):
+            suggest_static_poses(robot, n)
+    with pytest.raises(bp.BaseParamError, match="no unloaded pose|no still pose"):
+        far = bp.Trajectory(t=t, q=q + 0.5, tau=np.ones_like(q))
+        poses = suggest_static_poses(robot, 4).poses
+        identify_payload(robot, _log(robot, poses, PAYLOAD, seed=1), unloaded=far, static=True)
