@@ -26,44 +26,11 @@ import numpy as np
 from ..errors import DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
+from ._payload_math import (NAMES, _consistent, _echelon, _flat, payload_parameters, payload_physical,  # noqa: F401
+                            pseudo_matrix)
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
-NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
-
-
-def pseudo_matrix(p):
-    """4×4 pseudo-inertia [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (ndarray, shape (10,))."""
-    XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = p
-    return np.array([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]], dtype=float)
-
-
-def payload_parameters(mass, com, inertia):
-    """The 10 pseudo parameters of a body of ``mass`` (kg) with centre ``com`` (3,) and ``inertia`` (3, 3)
-    about it, all in one frame.
-
-    Returns
-    -------
-    ndarray, shape (10,)
-    """
-    c, Ic = np.asarray(com, dtype=float), np.asarray(inertia, dtype=float)
-    Sigma_c = np.trace(Ic) / 2 * np.eye(3) - Ic           # second moments about the centre
-    S = Sigma_c + mass * np.outer(c, c)
-    return np.array([S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(mass * c), mass])
-
-
-def payload_physical(p):
-    """(mass, com (3,), inertia about the com (3, 3)) of 10 pseudo parameters."""
-    m = float(p[9])
-    P = pseudo_matrix(p)
-    c = P[:3, 3] / m if m > 0 else np.zeros(3)
-    Sc = P[:3, :3] - m * np.outer(c, c)
-    return m, c, np.trace(Sc) * np.eye(3) - Sc
-
-
-def _flat(p):
-    m, c, I = payload_physical(p)
-    return np.concatenate([[m], c, I.ravel()])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,38 +240,6 @@ def identifiable_combinations(base, columns):
     return rank, R, text
 
 
-def _echelon_text(rows, names):
-    """The identifiable combinations (text) of the row space spanned by ``rows`` (rank, len(names))."""
-    return _echelon(rows, names)[1]
-
-
-def _echelon(rows, names):
-    """Reduced row echelon basis of the row space of ``rows`` (Gauss-Jordan on an orthonormal basis), and
-    each row as text over ``names``."""
-    R = np.array(rows, dtype=float)
-    rank = len(R)
-    row, pivots = 0, []
-    for col in range(R.shape[1]):
-        if row == rank:
-            break
-        k = row + int(np.argmax(np.abs(R[row:, col])))
-        if abs(R[k, col]) < 1e-9:
-            continue
-        R[[row, k]] = R[[k, row]]
-        R[row] /= R[row, col]
-        for r in range(rank):
-            if r != row:
-                R[r] -= R[r, col] * R[row]
-        pivots.append(col)
-        row += 1
-    R[np.abs(R) < 1e-12] = 0.0
-    text = []
-    for r in R:
-        terms = [(c, v) for c, v in enumerate(r) if v != 0]
-        text.append(" + ".join(names[c] if abs(v - 1) < 1e-12 else f"{v:.6g}·{names[c]}" for c, v in terms))
-    return R, text
-
-
 def _shift(t, q, tu, qu):
     """The time offset δ (s) that best lines up q(t) with qu(t + δ): the two logs rarely start at the
     same point of the motion. A coarse search over ±10 s, then finer steps around the best."""
@@ -329,27 +264,6 @@ def _matched(loaded, unloaded):
     te = np.clip(t + d, tu[0], tu[-1])
     return [np.column_stack([np.interp(te, tu, a[:, j]) for j in range(a.shape[1])])
             for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
-
-
-def _consistent(p0, cov_inv):
-    """The pseudo-inertia-PSD, mass ≥ 0 parameters nearest p0 in the metric cov_inv."""
-    import cvxpy as cp
-
-    w, V = np.linalg.eigh(0.5 * (cov_inv + cov_inv.T))
-    L = (V * np.sqrt(np.maximum(w, 0.0))).T
-    x = cp.Variable(10)
-    XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = (x[i] for i in range(10))
-    J = cp.bmat([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]])
-    # a tiny ridge keeps the unidentifiable directions at the unconstrained choice
-    objective = cp.sum_squares(L @ (x - p0)) + 1e-9 * np.abs(w).max() * cp.sum_squares(x - p0)
-    problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, M >= 0])
-    try:
-        problem.solve(solver=cp.CLARABEL)
-    except cp.error.SolverError:
-        return p0
-    if x.value is None:
-        return p0
-    return np.asarray(x.value, dtype=float)
 
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -426,8 +340,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         if static or unloaded is not None:
             raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static and unloaded")
         from .payload_wrench import identify_from_wrench
-        return identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench, sensor=sensor,
-                                    preprocessing=settings)
+        return PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench, sensor=sensor,
+                                                    preprocessing=settings))
     if sensor is not None:
         raise SettingsError("sensor: the placement of a force/torque sensor goes with wrench")
     if static:
@@ -439,9 +353,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                 if item.n_dof != robot.n_dof:
                     raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
             return items
-        return identify_static(robot, predicted, raw(loaded, "loaded"),
-                               None if unloaded is None else raw(unloaded, "unloaded"), still_tolerance,
-                               still_duration)
+        return PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
+                                               None if unloaded is None else raw(unloaded, "unloaded"),
+                                               still_tolerance, still_duration))
 
     def prepared(data, what):
         out = []

@@ -107,8 +107,9 @@ def _condition(A):
 
 
 def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
-    """The payload's mass and centre of mass from still poses (module notes); a PayloadResult (mode 'static')."""
-    from .payload import NAMES, PayloadResult, payload_parameters
+    """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
+    'static')."""
+    from ._payload_math import NAMES, _echelon, payload_parameters
 
     _check_still(tolerance, min_duration)
     qs, taus = [], []
@@ -177,15 +178,14 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     if rank == 4:
         identifiable = list(STATIC_NAMES)
     else:
-        from .payload import _echelon_text
-        identifiable = _echelon_text(rows, STATIC_NAMES)
+        identifiable = _echelon(rows, STATIC_NAMES)[1]
     fitted = _gravity_columns(robot, q) @ p[STATIC]
     rmse = np.sqrt(np.mean((y - fitted) ** 2, axis=0))
     assert NAMES[STATIC] == STATIC_NAMES
-    return PayloadResult(mass=m, com=c, inertia=np.zeros((3, 3)), mass_std=float(std[0]), com_std=std[1:],
-                         inertia_std=np.full((3, 3), np.nan), parameters=p, unconstrained=unconstrained,
-                         covariance=covariance, identifiable=identifiable, rank=rank, mode="static", n_samples=P,
-                         rmse=rmse, condition_number=float(_condition(A.reshape(P * n, 4))), poses=q)
+    return dict(mass=m, com=c, inertia=np.zeros((3, 3)), mass_std=float(std[0]), com_std=std[1:],
+                inertia_std=np.full((3, 3), np.nan), parameters=p, unconstrained=unconstrained, covariance=covariance,
+                identifiable=identifiable, rank=rank, mode="static", n_samples=P, rmse=rmse,
+                condition_number=float(_condition(A.reshape(P * n, 4))), poses=q)
 
 
 @dataclass(frozen=True)

@@ -144,12 +144,13 @@ def _numbers(row, index):
 
 
 def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None):
-    """The payload from the sensor's wrench of each loaded log (module notes); a PayloadResult (mode 'wrench')."""
+    """The payload from the sensor's wrench of each loaded log (module notes): the fields of a PayloadResult
+    (mode 'wrench')."""
     import dataclasses
 
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
-    from .payload import NAMES, PayloadResult, _consistent, _echelon, _flat, payload_physical
+    from ._payload_math import NAMES, _consistent, _echelon, _flat, payload_physical
     from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
@@ -215,7 +216,6 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None)
     std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
     m, c, I = payload_physical(p)
     rmse = np.sqrt(np.mean((y - A @ p) ** 2, axis=0))
-    return PayloadResult(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4],
-                         inertia_std=std[4:].reshape(3, 3), parameters=p, unconstrained=p_ls, covariance=cov,
-                         identifiable=list(NAMES) if rank == 10 else text, rank=rank, mode="wrench", n_samples=S,
-                         rmse=rmse)
+    return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),
+                parameters=p, unconstrained=p_ls, covariance=cov, identifiable=list(NAMES) if rank == 10 else text,
+                rank=rank, mode="wrench", n_samples=S, rmse=rmse)
