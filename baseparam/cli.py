@@ -161,7 +161,7 @@ FLAGS = {
     "payload=True": "--payload", "payload_joints": "--payload-joints", "pose": "--pose",
     # payload
     "still_tolerance": "--still-tolerance", "still_duration": "--still-duration", "n_poses": "--suggest-poses",
-    "wrench": "--wrench", "sensor": "--sensor",
+    "wrench": "--wrench", "sensor": "--sensor", "wrench_bias": "--wrench-bias", "wrench_bias=True": "--wrench-bias",
     # export
     "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out",
 }
@@ -1022,12 +1022,14 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @click.option("--sensor", metavar="X,Y,Z,R,P,Y",
               help="With --wrench: the sensor frame on the last link, x y z (m) and roll pitch yaw (rad, as URDF's "
                    "<origin>); default: the last link's frame.")
+@click.option("--wrench-bias", is_flag=True,
+              help="With --wrench: also fit a constant offset of each of the six values per log (the sensor's zero).")
 @click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
 @_trajectory_options
 @_robot_options
 def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, static, still_tolerance, still_duration,
-            suggest, pose, wrench_columns, sensor, columns, gains, skip_bad_rows, cutoff, filter_order, rest_velocity,
-            resample, load):
+            suggest, pose, wrench_columns, sensor, wrench_bias, columns, gains, skip_bad_rows, cutoff, filter_order,
+            rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
@@ -1042,8 +1044,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     for flag, value in (("--still-tolerance", still_tolerance), ("--still-duration", still_duration)):
         if value is not None and not static:
             _fail(f"{flag}: goes with --static", 2)
-    if sensor is not None and wrench_columns is None:
-        _fail("--sensor: goes with --wrench", 2)
+    for flag, given in (("--sensor", sensor is not None), ("--wrench-bias", wrench_bias)):
+        if given and wrench_columns is None:
+            _fail(f"{flag}: goes with --wrench", 2)
     if wrench_columns is not None and (static or unloaded):
         other = "--static" if static else "--unloaded"
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
@@ -1075,7 +1078,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         if wrench_columns is not None:
             from .identification.payload_wrench import read_wrench
             still = {"wrench": [read_wrench(p, wrench_columns) for p in loaded],
-                     "sensor": _numbers(sensor, "--sensor")}
+                     "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
         result = identify_payload(robot, [read(p) for p in loaded],
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         written = [_write_json(json_out, result.to_dict())] if json_out else []

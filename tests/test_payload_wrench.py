@@ -103,7 +103,8 @@ def test_cli_wrench(tmp_path):
     (["--wrench", "fx,fy,fz,mx,my,mz", "--sensor", "1,2,3"], "--sensor"),
     (["--wrench", "fx,fy,fz,mx,my,mz", "--sensor", "1,2,3,a,b,c"], "--sensor"),
     (["--wrench", "fx,fy,fz,mx,my,mz", "--sensor", "0,0,0,0,0,nan"], "--sensor"),
-    (["--sensor", "0,0,0,0,0,0"], "--wrench"), (["--wrench", "fx,fy,fz,mx,my,mz", "--static"], "--static"),
+    (["--sensor", "0,0,0,0,0,0"], "--wrench"), (["--wrench-bias"], "--wrench"),
+    (["--wrench", "fx,fy,fz,mx,my,mz", "--static"], "--static"),
     (["--wrench", "fx,fy,fz,mx,my,mz", "BAD"], "line")])
 def test_cli_wrench_bad_input(tmp_path, args, flag):
     t = np.arange(0, 2, 0.01)
@@ -131,3 +132,22 @@ def test_wrench_python_bad_input():
             identify_payload(robot, traj, wrench=wrench)
     with pytest.raises(bp.BaseParamError, match="sensor"):
         identify_payload(robot, traj, wrench=np.ones((len(t), 6)), sensor=[0, 0])
+
+
+def test_wrench_with_an_unknown_offset():
+    """A sensor zeroed with 3 N and 0.1 N·m on it: without --wrench-bias the mass is off, with it within 2 %."""
+    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    payload = CASES[1][1]
+    t, q, qd, qdd = _multisine(robot.n_dof)
+    w = _sensor_wrench(robot, payload, SENSOR, q, qd, qdd)
+    rng = np.random.default_rng(11)
+    offset = np.array([3.0, -2.0, 3.0, 0.1, -0.1, 0.05])
+    noisy = w + offset + rng.normal(0, 1, w.shape) * np.array([0.5, 0.5, 0.5, 0.02, 0.02, 0.02])
+    traj = bp.Trajectory(t=t, q=q)
+    m, c, _ = payload
+    assert abs(identify_payload(robot, traj, wrench=noisy, sensor=SENSOR).mass - m) > 0.05
+    result = identify_payload(robot, traj, wrench=noisy, sensor=SENSOR, wrench_bias=True)
+    assert abs(result.mass - m) < 0.02 * m and abs(result.mass - m) < 3 * result.mass_std
+    assert np.all(np.abs(result.com - c) < 0.005) and np.all(np.abs(result.com - c) < 3 * result.com_std)
+    with pytest.raises(bp.BaseParamError, match="wrench_bias"):
+        identify_payload(robot, traj, wrench_bias=True)

@@ -268,7 +268,7 @@ def _matched(loaded, unloaded):
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
                      parameters="pseudo", friction=False, static=False, still_tolerance=2e-3, still_duration=0.5,
-                     wrench=None, sensor=None):
+                     wrench=None, sensor=None, wrench_bias=False):
     """Identify a payload fixed to the last link from joint torques.
 
     Parameters
@@ -300,6 +300,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     sensor : array_like, shape (6,), optional
         With ``wrench``: the sensor frame's placement on the last link, x y z (m) and roll pitch yaw (rad,
         URDF's convention); default: the last link's frame.
+    wrench_bias : bool
+        With ``wrench``: fit an unknown constant offset of each wrench component per log (the sensor's zero).
 
     Returns
     -------
@@ -341,9 +343,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static and unloaded")
         from .payload_wrench import identify_from_wrench
         return PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench, sensor=sensor,
-                                                    preprocessing=settings))
-    if sensor is not None:
-        raise SettingsError("sensor: the placement of a force/torque sensor goes with wrench")
+                                                    preprocessing=settings, bias=bool(wrench_bias)))
+    if sensor is not None or wrench_bias:
+        raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
     if static:
         from .payload_static import identify_static
 

@@ -14,6 +14,10 @@ inertia of the robot enters, so no model error does. The columns are the last jo
 wrench (:func:`~baseparam.reaction_wrenches`) of the robot whose only body is a unit parameter of its
 last link.
 
+With ``bias``, a constant offset per component and log (the sensor's zero, which drifts) is fitted
+too (every log's wrench and columns less their means): the mass then shows only through the change
+of gravity's direction in the sensor frame, so the wrist must turn.
+
 The fit is that of the joint torques' (per-component weights from a first residual, σ²(AᵀA)⁻¹
 inflated by the low-passed noise's correlation, the consistent estimate nearest in that metric).
 """
@@ -143,7 +147,7 @@ def _numbers(row, index):
     return True
 
 
-def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None):
+def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None, bias=False):
     """The payload from the sensor's wrench of each loaded log (module notes): the fields of a PayloadResult
     (mode 'wrench')."""
     import dataclasses
@@ -179,8 +183,11 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None)
             grid = lowpass_like_torque(processed, grid)
             keep = processed.kept
             q, qd, qdd = (a[keep] for a in (processed.q, processed.qd, processed.qdd))
-            blocks.append(wrench_regressor(robot, q, qd, qdd, sensor))
-            targets.append(grid[keep])
+            block, target = wrench_regressor(robot, q, qd, qdd, sensor), grid[keep]
+            if bias:        # an unknown constant offset per component and log: fit what varies about the means
+                block, target = block - block.mean(axis=0), target - target.mean(axis=0)
+            blocks.append(block)
+            targets.append(target)
             fractions.append(_independent_fraction(processed, 1) * len(q))
     A = np.concatenate(blocks)                           # (S, 6, 10)
     y = np.concatenate(targets)                          # (S, 6)
@@ -199,7 +206,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None)
     sigma = np.where(sigma > 0, sigma, max(sigma.max(), 1e-12))
     Bw, yw = B / sigma[None, :, None], y / sigma
     theta = np.linalg.lstsq(Bw.reshape(S * 6, rank), yw.ravel(), rcond=None)[0]
-    s2 = float(((yw - Bw @ theta) ** 2).sum() / max(S * 6 - rank, 1))
+    s2 = float(((yw - Bw @ theta) ** 2).sum() / max(S * 6 - rank - (6 * len(loaded) if bias else 0), 1))
     correlation = S / max(sum(fractions), 1.0)
     cov_theta = correlation * s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Bw, Bw))
     P = np.linalg.pinv(rows)
