@@ -208,3 +208,23 @@ def test_static_python_bad_input():
         far = bp.Trajectory(t=t, q=q + 0.5, tau=np.ones_like(q))
         poses = suggest_static_poses(robot, 4).poses
         identify_payload(robot, _log(robot, poses, PAYLOAD, seed=1), unloaded=far, static=True)
+
+
+def test_planar_arm_sees_three_of_four():
+    """A planar arm's gravity never sees the first moment along the joint axes: rank 3, the combinations named,
+    and no standard deviation for what is not determined."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    model, frames = build_model(robot)
+    frame = model.frames[frames[-1]]
+    model.appendBodyToJoint(frame.parentJoint, pin.Inertia(PAYLOAD[0], PAYLOAD[1], PAYLOAD[2]), frame.placement)
+    data = model.createData()
+    q = np.array([[0.3, 0.5, a] for a in np.linspace(-2, 2, 6)])
+    tau = np.array([pin.rnea(model, data, x, 0 * x, 0 * x) for x in q])
+    tau = tau + np.random.default_rng(0).normal(0, 0.01, tau.shape)
+    log = bp.Trajectory(t=np.arange(12.0), q=np.repeat(q, 2, axis=0), tau=np.repeat(tau, 2, axis=0))
+    result = identify_payload(robot, log, static=True, still_duration=0)
+    assert result.rank == 3 and len(result.identifiable) == 3
+    assert abs(result.mass - PAYLOAD[0]) < 3 * result.mass_std + 1e-9
+    z = np.isnan(result.com_std)
+    assert z.sum() == 1 and np.all(np.abs(result.com - PAYLOAD[1])[~z] < 3 * result.com_std[~z] + 1e-9)
+    assert "only 3" in result.summary()

@@ -170,6 +170,11 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
         J[1:, :3] = np.eye(3) / m
         J[1:, 3] = -first[:3] / m ** 2
     std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
+    # a parameter outside the row space the poses see is not determined: no standard deviation (NaN)
+    unseen = np.linalg.norm(np.eye(4) - rows.T @ rows, axis=0) > 1e-9      # SX SY SZ M, rows orthonormal
+    if unseen[3]:
+        std[:] = np.nan
+    std[1:][unseen[:3]] = np.nan
     p = payload_parameters(m, c, np.zeros((3, 3)))       # a point mass: the inertia is not seen at rest
     unconstrained = np.zeros(10)
     unconstrained[STATIC] = first
