@@ -161,3 +161,18 @@ def test_cli_robot_out_without_a_last_body(tmp_path):
     r = CliRunner().invoke(main, ["payload", str(robot), str(log), "--robot-out", str(out)])
     assert r.exit_code == 2, r.output
     assert len(r.output.strip().splitlines()) == 1 and "no inertia" in r.output and not out.exists()
+
+
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_attach_to_a_model(parameters):
+    """A Model (e.g. identified) in either parameterization: its torques become pinocchio's with the payload."""
+    robot = _bodies_only(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"))
+    model = bp.Model(robot, parameters=parameters)
+    loaded = _result(robot.n_dof).attach(model)
+    assert isinstance(loaded, bp.Model) and loaded.parameters == parameters
+    _, reference = _pin_with_payload(robot)
+    q, qd, qdd = _states(robot.n_dof, seed=9)
+    tau = bp.inverse_dynamics(loaded, q, qd, qdd)
+    for s in range(len(q)):
+        ref = pin.rnea(reference, reference.createData(), q[s], qd[s], qdd[s])
+        np.testing.assert_allclose(tau[s], ref, atol=1e-9 * np.abs(ref).max())

@@ -157,16 +157,27 @@ class PayloadResult:
 
         Parameters
         ----------
-        robot : Robot or str
-            The robot the payload was identified on (a description file is read).
+        robot : Robot, Model or str
+            The robot the payload was identified on (a description file is read), or a
+            :class:`~baseparam.Model` (e.g. identified, with standard parameters): its last link's parameters
+            then get the payload's added.
 
         Returns
         -------
-        Robot
+        Robot or Model
         """
         from ..model.attach import with_payload
         from ..model.loading import load_robot
+        from ..model.value import Model
 
+        if isinstance(robot, Model):
+            from ..model.parameters import ColumnLayout, body_parameters
+            from ..model.robot import Inertia
+
+            p = np.array(robot.values(), dtype=float)
+            body = Inertia(float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float))
+            p[ColumnLayout(robot.robot, robot.parameters).link_columns[-1]] += body_parameters(body, robot.parameters)
+            return robot.with_parameters(p)
         return with_payload(load_robot(robot) if isinstance(robot, str) else robot, self.mass, self.com, self.inertia)
 
     def robot_text(self, robot, fmt):
