@@ -167,6 +167,9 @@ FLAGS = {
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
     "starts": "--starts", "workers": "--workers", "time_budget": "--time-budget", "seed": "--seed",
     "payload=True": "--payload", "payload_joints": "--payload-joints", "pose": "--pose",
+    # payload
+    "still_tolerance": "--still-tolerance", "still_duration": "--still-duration", "n_poses": "--suggest-poses",
+    "wrench": "--wrench", "sensor": "--sensor", "wrench_bias": "--wrench-bias", "wrench_bias=True": "--wrench-bias",
     # export
     "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out",
 }
@@ -1006,6 +1009,32 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                    "instead of ROBOT_FILE's bodies.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write mass, com, inertia and their standard deviations as JSON ('-': to stdout).")
+@click.option("--robot-out", "robot_out", type=click.Path(dir_okay=False),
+              help="Write ROBOT_FILE with the payload on its last link (.yaml/.yml, or .urdf: from a URDF robot, its "
+                   "text with one more link on a fixed joint), for export, identify and forward dynamics.")
+@click.option("--static", is_flag=True,
+              help="Mass and centre of mass only, from the still poses of the logs (held --still-duration s within "
+                   "--still-tolerance rad, averaged; no filtering); with --unloaded, the same poses without the "
+                   "payload. At least 4 poses (see --suggest-poses).")
+@click.option("--still-tolerance", type=float, metavar="RAD",
+              help="With --static: how far a joint may drift during a still pose (default 0.002).")
+@click.option("--still-duration", type=float, metavar="S",
+              help="With --static: the shortest still segment taken as a pose (default 0.5; 0 for a table of poses, "
+                   "one row each).")
+@click.option("--suggest-poses", "suggest", type=int, metavar="N",
+              help="No logs: propose N ≥ 4 still poses for --static (the wrist's last 3 joints turned, the arm held "
+                   "at --pose), chosen for the condition number over mass and centre of mass, which is printed.")
+@click.option("--pose", metavar="Q1,Q2,…",
+              help="With --suggest-poses: the arm's held positions (rad or m, one per joint; default: a bent pose).")
+@click.option("--wrench", "wrench_columns", metavar="FX,FY,FZ,MX,MY,MZ|KEY",
+              help="A wrist force/torque sensor's wrench in the LOADED logs (N, N·m, what the sensor reads of the "
+                   "payload): the CSV's 6 column names (or 0-based numbers), or an NPZ key of an (S, 6) array. The "
+                   "payload then comes from the wrench and the robot's kinematics alone (no torques, no inertias).")
+@click.option("--sensor", metavar="X,Y,Z,R,P,Y",
+              help="With --wrench: the sensor frame on the last link, x y z (m) and roll pitch yaw (rad, as URDF's "
+                   "<origin>); default: the last link's frame.")
+@click.option("--wrench-bias", is_flag=True,
+              help="With --wrench: also fit a constant offset of each of the six values per log (the sensor's zero).")
 @click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
 @click.option("--gains-from-targets", "gains_from_targets", metavar="tau=COLS,current=COLS",
               help="Instead of --gains: the controller's own torque constants, fitted per joint from each log's "
@@ -1013,7 +1042,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                    "all logs pooled: i = τ/k + friction compensation.")
 @_trajectory_options
 @_robot_options
-def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains_from_targets, gains, skip_bad_rows,
+def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, static, still_tolerance, still_duration,
+            suggest, pose, wrench_columns, sensor, wrench_bias, columns, gains_from_targets, gains, skip_bad_rows,
             cutoff, filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves."""
@@ -1021,10 +1051,26 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains_f
     from .identification.payload import identify_payload
     from .identification.preprocessing import Preprocessing
     from .identification.trajectory import parse_column_map, read_trajectory
+    if suggest is not None:
+        _suggest_poses(robot_file, loaded, suggest, pose, json_out, load)
+        return
+    if pose is not None:
+        _fail("--pose: goes with --suggest-poses", 2)
+    for flag, value in (("--still-tolerance", still_tolerance), ("--still-duration", still_duration)):
+        if value is not None and not static:
+            _fail(f"{flag}: goes with --static", 2)
+    for flag, given in (("--sensor", sensor is not None), ("--wrench-bias", wrench_bias)):
+        if given and wrench_columns is None:
+            _fail(f"{flag}: goes with --wrench", 2)
+    if wrench_columns is not None and (static or unloaded):
+        other = "--static" if static else "--unloaded"
+        _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
-    _check_outputs(inputs, [("--json", json_out)])
+    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)])
+    robot_format = _robot_out_format(robot_out)
+    _writable([p for p in (json_out, robot_out) if p and p != "-"])
     with _one_line_errors(robot_file), inputs_protected(inputs):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
@@ -1047,8 +1093,15 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains_f
                 warn(traj.skipped_summary())
             return traj
 
+        still = {} if not static else {
+            "static": True, "still_tolerance": 2e-3 if still_tolerance is None else still_tolerance,
+            "still_duration": 0.5 if still_duration is None else still_duration}
+        if wrench_columns is not None:
+            from .identification.payload_wrench import read_wrench
+            still = {"wrench": [read_wrench(p, wrench_columns) for p in loaded],
+                     "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
         result = identify_payload(robot, [read(p) for p in loaded],
-                                  unloaded=[read(p) for p in unloaded] or None, preprocessing=settings)
+                                  unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         doc = result.to_dict()
         summary = result.summary()
         if found is not None:
@@ -1056,6 +1109,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, columns, gains_f
             summary += "\n  drive gains from the controller's targets (N·m/A): " + ", ".join(
                 f"{k:.4f}" for k in found.gains)
         written = [_write_json(json_out, doc)] if json_out else []
+        if robot_out:
+            from ._atomic import write_text
+            write_text(robot_out, result.robot_text(load(robot_file), robot_format))
+            written.append(robot_out)
     _report(summary, written, json_out == "-")
 
 
@@ -1081,6 +1138,30 @@ def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
         current.append(b.tau)
         velocity.append(qd)
     return controller_gains(torque, current, velocity)
+
+
+def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
+    """payload --suggest-poses: still poses for --static, and their condition number."""
+    from .identification.payload_static import suggest_static_poses
+    if loaded:
+        _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
+    _check_outputs([robot_file], [("--json", json_out)])
+    with _one_line_errors(robot_file), inputs_protected([robot_file]):
+        poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
+        written = [_write_json(json_out, poses.to_dict())] if json_out else []
+    _report(poses.summary(), written, json_out == "-")
+
+
+def _robot_out_format(path):
+    """'yaml' or 'urdf' from --robot-out's extension (None without it); one line and exit 2 otherwise."""
+    if path is None:
+        return None
+    if path == "-":
+        _fail("--robot-out: give a file name (.yaml, .yml or .urdf)", 2)
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".yaml", ".yml", ".urdf"):
+        _fail(f"--robot-out: {path}: expected a .yaml, .yml or .urdf file name, got {ext or 'no extension'!r}", 2)
+    return "urdf" if ext == ".urdf" else "yaml"
 
 
 

@@ -26,44 +26,11 @@ import numpy as np
 from ..errors import DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
+from ._payload_math import (NAMES, _consistent, _echelon, _flat, payload_parameters, payload_physical,  # noqa: F401
+                            pseudo_matrix)
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
-NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
-
-
-def pseudo_matrix(p):
-    """4×4 pseudo-inertia [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (ndarray, shape (10,))."""
-    XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = p
-    return np.array([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]], dtype=float)
-
-
-def payload_parameters(mass, com, inertia):
-    """The 10 pseudo parameters of a body of ``mass`` (kg) with centre ``com`` (3,) and ``inertia`` (3, 3)
-    about it, all in one frame.
-
-    Returns
-    -------
-    ndarray, shape (10,)
-    """
-    c, Ic = np.asarray(com, dtype=float), np.asarray(inertia, dtype=float)
-    Sigma_c = np.trace(Ic) / 2 * np.eye(3) - Ic           # second moments about the centre
-    S = Sigma_c + mass * np.outer(c, c)
-    return np.array([S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(mass * c), mass])
-
-
-def payload_physical(p):
-    """(mass, com (3,), inertia about the com (3, 3)) of 10 pseudo parameters."""
-    m = float(p[9])
-    P = pseudo_matrix(p)
-    c = P[:3, 3] / m if m > 0 else np.zeros(3)
-    Sc = P[:3, :3] - m * np.outer(c, c)
-    return m, c, np.trace(Sc) * np.eye(3) - Sc
-
-
-def _flat(p):
-    m, c, I = payload_physical(p)
-    return np.concatenate([[m], c, I.ravel()])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,7 +59,16 @@ class PayloadResult:
         'model' (measured − model) or 'difference' (loaded − unloaded).
     n_samples : int
     rmse : ndarray, shape (n_dof,)
-        Of the payload torque's residual.
+        Of the payload torque's residual (of the wrench's six components in mode 'wrench').
+    condition_number : float or None
+        Mode 'static': cond of the still poses' gravity columns SX SY SZ M, scaled to unit norm.
+    poses : ndarray, shape (P, n_dof), or None
+        Mode 'static': the still poses found (averaged positions).
+
+    Notes
+    -----
+    Mode 'static' (still poses) sees mass and centre of mass only: ``inertia`` is then zero (a point
+    mass, as the vendors' formats take it when none is given) and ``inertia_std`` NaN.
     """
 
     mass: float
@@ -109,6 +85,8 @@ class PayloadResult:
     mode: str
     n_samples: int
     rmse: np.ndarray
+    condition_number: Optional[float] = None
+    poses: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
 
     def __repr__(self):
         com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" for v, s in zip(self.com, self.com_std))
@@ -122,9 +100,16 @@ class PayloadResult:
                  f"  mass     {self.mass:.4f} ± {self.mass_std:.4f} kg",
                  "  com      " + "  ".join(f"{v:+.4f} ± {s:.4f}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
-        for row, srow in zip(self.inertia, self.inertia_std):
-            lines.append("    " + "  ".join(f"{v:+.5f} ± {s:.5f}" for v, s in zip(row, srow)))
-        if self.rank < 10:
+        if self.mode == "static":
+            lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
+                         f"cond {self.condition_number:.3g} over {self.n_samples} poses")
+        else:
+            for row, srow in zip(self.inertia, self.inertia_std):
+                lines.append("    " + "  ".join(f"{v:+.5f} ± {s:.5f}" for v, s in zip(row, srow)))
+        if self.mode == "static" and self.rank < 4:
+            lines.append(f"  only {self.rank} of mass and first moments are identifiable: "
+                         + "; ".join(self.identifiable))
+        elif self.mode != "static" and self.rank < 10:
             lines.append(f"  only {self.rank} of the 10 parameters are identifiable, as these combinations: "
                          + "; ".join(self.identifiable))
         return "\n".join(lines)
@@ -166,6 +151,65 @@ class PayloadResult:
                 "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
                 "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
 
+    def attach(self, robot):
+        """``robot`` with this payload added to its last link's body (:func:`~baseparam.model.attach.with_payload`):
+        inverse and forward dynamics, ``export`` and ``identify`` of the Robot returned include it.
+
+        Parameters
+        ----------
+        robot : Robot, Model or str
+            The robot the payload was identified on (a description file is read), or a
+            :class:`~baseparam.Model` (e.g. identified, with standard parameters): its last link's parameters
+            then get the payload's added.
+
+        Returns
+        -------
+        Robot or Model
+        """
+        from ..model.attach import with_payload
+        from ..model.loading import load_robot
+        from ..model.value import Model
+
+        if isinstance(robot, Model):
+            from ..model.parameters import ColumnLayout, body_parameters
+            from ..model.robot import Inertia
+
+            p = np.array(robot.values(), dtype=float)
+            body = Inertia(float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float))
+            p[ColumnLayout(robot.robot, robot.parameters).link_columns[-1]] += body_parameters(body, robot.parameters)
+            return robot.with_parameters(p)
+        return with_payload(load_robot(robot) if isinstance(robot, str) else robot, self.mass, self.com, self.inertia)
+
+    def robot_text(self, robot, fmt):
+        """The description of ``robot`` with this payload, as the other commands read it.
+
+        Parameters
+        ----------
+        robot : Robot
+        fmt : {'yaml', 'urdf'}
+            'urdf' from a robot read from a URDF: its text, with the payload as one more link on a fixed
+            joint to the last link (:func:`~baseparam.model.attach.urdf_with_payload`); from another robot,
+            a new URDF of the robot with the payload in its last link.
+
+        Returns
+        -------
+        str
+        """
+        from .._validation import check_option
+        from ..model.attach import urdf_with_payload
+        from ..model.robot import robot_to_yaml
+        from ..model.urdf_writer import robot_to_urdf
+
+        check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
+        attached = self.attach(robot)
+        if fmt == "yaml":
+            return robot_to_yaml(attached)
+        if robot.from_urdf_text:
+            return urdf_with_payload(robot, self.mass, self.com, self.inertia)
+        bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
+                  else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
+        return robot_to_urdf(attached, bodies)
+
     def to_dict(self):
         """JSON-ready dict: mass, com, inertia and their standard deviations, the details and the vendors'
         formats (:meth:`to_vendor`)."""
@@ -175,7 +219,13 @@ class PayloadResult:
                 "inertia_std": self.inertia_std.tolist(), "frame": "the link the last joint moves",
                 "parameters": dict(zip(NAMES, self.parameters.tolist())), "rank": self.rank,
                 "identifiable": list(self.identifiable), "mode": self.mode, "n_samples": self.n_samples,
-                "rmse": self.rmse.tolist()}
+                "rmse": self.rmse.tolist()} | self._static_dict()
+
+    def _static_dict(self):
+        if self.mode != "static":
+            return {}
+        return {"inertia": None, "inertia_std": None, "condition_number": self.condition_number,
+                "poses": self.poses.tolist()}
 
 
 def identifiable_combinations(base, columns):
@@ -197,27 +247,7 @@ def identifiable_combinations(base, columns):
     scale = max(np.abs(Y).max(), 1.0)
     _, s, Vt = np.linalg.svd(Y)
     rank = int((s > 1e-9 * scale).sum())
-    # echelon form of the row space: Gauss-Jordan on the orthonormal basis
-    R = Vt[:rank].copy()
-    row, pivots = 0, []
-    for col in range(10):
-        if row == rank:
-            break
-        k = row + int(np.argmax(np.abs(R[row:, col])))
-        if abs(R[k, col]) < 1e-9:
-            continue
-        R[[row, k]] = R[[k, row]]
-        R[row] /= R[row, col]
-        for r in range(rank):
-            if r != row:
-                R[r] -= R[r, col] * R[row]
-        pivots.append(col)
-        row += 1
-    R[np.abs(R) < 1e-12] = 0.0
-    text = []
-    for r in R:
-        terms = [(c, v) for c, v in enumerate(r) if v != 0]
-        text.append(" + ".join(NAMES[c] if abs(v - 1) < 1e-12 else f"{v:.6g}·{NAMES[c]}" for c, v in terms))
+    R, text = _echelon(Vt[:rank], NAMES)
     return rank, R, text
 
 
@@ -247,29 +277,9 @@ def _matched(loaded, unloaded):
             for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
 
 
-def _consistent(p0, cov_inv):
-    """The pseudo-inertia-PSD, mass ≥ 0 parameters nearest p0 in the metric cov_inv."""
-    import cvxpy as cp
-
-    w, V = np.linalg.eigh(0.5 * (cov_inv + cov_inv.T))
-    L = (V * np.sqrt(np.maximum(w, 0.0))).T
-    x = cp.Variable(10)
-    XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = (x[i] for i in range(10))
-    J = cp.bmat([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]])
-    # a tiny ridge keeps the unidentifiable directions at the unconstrained choice
-    objective = cp.sum_squares(L @ (x - p0)) + 1e-9 * np.abs(w).max() * cp.sum_squares(x - p0)
-    problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, M >= 0])
-    try:
-        problem.solve(solver=cp.CLARABEL)
-    except cp.error.SolverError:
-        return p0
-    if x.value is None:
-        return p0
-    return np.asarray(x.value, dtype=float)
-
-
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
-                     parameters="pseudo", friction=False):
+                     parameters="pseudo", friction=False, static=False, still_tolerance=2e-3, still_duration=0.5,
+                     wrench=None, sensor=None, wrench_bias=False):
     """Identify a payload fixed to the last link from joint torques.
 
     Parameters
@@ -289,6 +299,20 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         Fit, beside the payload, a viscous, a Coulomb and an offset term per joint (nuisance parameters,
         not reported): the load changes the gears' friction, which neither the model nor the unloaded
         log holds.
+    static : bool
+        Mass and centre of mass from the still poses of the logs (:mod:`~baseparam.identification.payload_static`):
+        segments held still for ``still_duration`` s within ``still_tolerance`` rad, averaged (no
+        preprocessing); ``unloaded`` then holds the same poses without the payload. At least 4 poses.
+    still_tolerance, still_duration : float
+    wrench : array_like or list of array_like, optional
+        A wrist force/torque sensor's wrench, shape (S, 6) per loaded log (fx fy fz in N, mx my mz in N·m,
+        in the sensor frame, sampled at the log's times): the payload then comes from the wrench alone
+        (:mod:`~baseparam.identification.payload_wrench`), without the robot's inertias (its kinematics only).
+    sensor : array_like, shape (6,), optional
+        With ``wrench``: the sensor frame's placement on the last link, x y z (m) and roll pitch yaw (rad,
+        URDF's convention); default: the last link's frame.
+    wrench_bias : bool
+        With ``wrench``: fit an unknown constant offset of each wrench component per log (the sensor's zero).
 
     Returns
     -------
@@ -325,6 +349,26 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     else:
         raise SettingsError("model: expected a Robot, a Model or a description file")
     settings = preprocessing or Preprocessing.none()
+    if wrench is not None:
+        if static or unloaded is not None:
+            raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static and unloaded")
+        from .payload_wrench import identify_from_wrench
+        return PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench, sensor=sensor,
+                                                    preprocessing=settings, bias=bool(wrench_bias)))
+    if sensor is not None or wrench_bias:
+        raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
+    if static:
+        from .payload_static import identify_static
+
+        def raw(data, what):
+            items = _as_trajectories(data, what)
+            for item in items:
+                if item.n_dof != robot.n_dof:
+                    raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
+            return items
+        return PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
+                                               None if unloaded is None else raw(unloaded, "unloaded"),
+                                               still_tolerance, still_duration))
 
     def prepared(data, what):
         out = []

@@ -1,0 +1,298 @@
+"""Static payload identification: mass and centre of mass from still poses (as UR's ``estimate_payload()``).
+
+At rest the joint torques are gravity's alone, and gravity sees only four of the payload's ten
+parameters: its mass M and first moments M·c (SX, SY, SZ in the frame of the link the last joint
+moves), through the gravity regressor ``W_last(q, 0, 0)[:, 6:10]``. Each still pose gives one equation
+per joint; at least :data:`MIN_POSES` poses (UR's rule) whose wrist orientations differ make the four
+identifiable (:func:`suggest_static_poses` chooses such orientations).
+
+**Still segments.** A log is cut into runs of samples during which every joint stays within
+``tolerance`` of the run's first sample; a run lasting at least ``min_duration`` is one pose, and the
+middle 80 % of its samples are averaged (the ends may still settle). A table of poses (one row each,
+``t`` 0, 1, 2, …) is read with ``min_duration=0``.
+
+**The fit.** y = τ − g_model(q) per pose (or, with unloaded poses, the loaded minus the nearest unloaded
+pose's torque, corrected by the model for their small difference of positions: what the model gets
+wrong cancels), weighted per joint by the residual of a first fit; standard deviations σ²(AᵀA)⁻¹, those of
+the centre of mass first-order (delta method). A negative mass (no payload, noise) is clipped to 0.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import DataError, SettingsError
+
+__all__ = ["StaticPoses", "still_poses", "suggest_static_poses"]
+
+MIN_POSES = 4
+STATIC = slice(6, 10)                   # SX SY SZ M of the 10 pseudo parameters
+STATIC_NAMES = ("SX", "SY", "SZ", "M")
+MATCH_TOLERANCE = 0.02                  # rad (or m): the largest joint difference of a loaded and unloaded pose
+TRIM = 0.1                              # the share of a still segment dropped at each end
+RANK_TOLERANCE = 1e-9
+
+
+def _check_still(tolerance, min_duration):
+    from .._validation import check_number
+
+    check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
+    check_number(min_duration, "still_duration", low=0, error=SettingsError)
+
+
+def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
+    """The still poses of a log: positions and torques averaged over each still segment (module notes).
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+    tolerance : float
+        rad (or m): how far a joint may drift within one still segment.
+    min_duration : float
+        s: the shortest still segment taken as a pose.
+
+    Returns
+    -------
+    q : ndarray, shape (P, n_dof)
+    tau : ndarray, shape (P, n_dof)
+    spans : list of (float, float)
+        Each segment's first and last time, s.
+    """
+    _check_still(tolerance, min_duration)
+    t, q, tau = trajectory.t, trajectory.q, trajectory.tau
+    if tau is None:
+        raise DataError(f"{trajectory.source}: no torques to identify a payload from")
+    S = len(t)
+    out_q, out_tau, spans = [], [], []
+    i = 0
+    while i < S:
+        end, window = i + 1, 64
+        while end < S:                    # look ahead in growing windows: a moving start ends at once
+            stop = min(S, end + window)
+            away = np.abs(q[end:stop] - q[i]).max(axis=1) > tolerance
+            if away.any():
+                end += int(np.argmax(away))
+                break
+            end, window = stop, 2 * window
+        if t[end - 1] - t[i] >= min_duration:
+            cut = int(TRIM * (end - i))
+            a, b = i + cut, max(end - cut, i + cut + 1)
+            out_q.append(q[a:b].mean(axis=0))
+            out_tau.append(tau[a:b].mean(axis=0))
+            spans.append((float(t[i]), float(t[end - 1])))
+            i = end
+        else:
+            i += 1
+    n = q.shape[1]
+    return np.reshape(out_q, (-1, n)), np.reshape(out_tau, (-1, n)), spans
+
+
+def _gravity_columns(robot, q):
+    """(P, n, 4): the payload's SX SY SZ M columns of the regressor at rest."""
+    from ..dynamics.regressors import evaluate
+    from ..model.parameters import ColumnLayout
+
+    columns = ColumnLayout(robot, "pseudo").link_columns[-1]
+    zero = np.zeros_like(q)
+    return evaluate(robot, q, zero, zero, parameters="pseudo", columns=columns)[:, :, STATIC]
+
+
+def _condition(A):
+    """cond of the stacked (…, rows, 4) matrices with columns scaled to unit norm (units apart), inf if singular."""
+    norms = np.linalg.norm(A, axis=-2, keepdims=True)
+    s = np.linalg.svd(A / np.where(norms > 0, norms, 1.0), compute_uv=False)
+    with np.errstate(divide="ignore"):
+        return np.where(s[..., -1] > RANK_TOLERANCE * s[..., 0], s[..., 0] / s[..., -1], np.inf)
+
+
+def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
+    """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
+    'static')."""
+    from ._payload_math import NAMES, _echelon, payload_parameters
+
+    _check_still(tolerance, min_duration)
+    qs, taus = [], []
+    for item in loaded:
+        q, tau, _ = still_poses(item, tolerance, min_duration)
+        qs.append(q)
+        taus.append(tau)
+    q, tau = np.concatenate(qs), np.concatenate(taus)
+    P, n = q.shape
+    sources = ", ".join(item.source for item in loaded)
+    if P < MIN_POSES:
+        raise DataError(f"{sources}: {P} still pose(s) found (held ≥ {min_duration:g} s within {tolerance:g} rad), "
+                        f"at least {MIN_POSES} needed; payload --suggest-poses proposes some")
+    zero = np.zeros_like(q)
+    y = tau - predicted(q, zero, zero)
+    if unloaded is not None:
+        qu, tau_u = (np.concatenate(a) for a in zip(*(still_poses(u, tolerance, min_duration)[:2] for u in unloaded)))
+        if not len(qu):
+            raise DataError(f"{', '.join(u.source for u in unloaded)}: no still pose found")
+        gap = np.abs(q[:, None, :] - qu[None, :, :]).max(axis=2)          # (P, Pu)
+        nearest = np.argmin(gap, axis=1)
+        far = np.flatnonzero(gap[np.arange(P), nearest] > MATCH_TOLERANCE)
+        if len(far):
+            raise DataError(f"{sources}: still pose {far[0] + 1} (q = {np.round(q[far[0]], 3).tolist()}) has no "
+                            f"unloaded pose within {MATCH_TOLERANCE} rad: record the same poses without the payload")
+        y = y - (tau_u[nearest] - predicted(qu[nearest], zero, zero))
+    A = _gravity_columns(robot, q)                       # (P, n, 4)
+    flat = A.reshape(P * n, 4)
+    scale = max(np.abs(flat).max(), 1e-300)
+    _, s, Vt = np.linalg.svd(flat / scale, full_matrices=False)
+    rank = int((s > RANK_TOLERANCE * s[0]).sum())
+    rows = Vt[:rank]                                      # the identifiable coordinates of (SX SY SZ M)
+    B = A @ rows.T
+    seen = np.abs(A).max(axis=(0, 2)) > RANK_TOLERANCE * scale          # joints whose torque gravity's payload moves
+    sigma = np.ones(n)
+    for _ in range(3):      # per-joint σ from the residual, each joint's degrees of freedom less its leverage
+        Bw, yw = (B / sigma[None, :, None])[:, seen], (y / sigma)[:, seen]
+        G = np.linalg.pinv(np.einsum("sjr,sjc->rc", Bw, Bw))
+        theta = G @ np.einsum("sjr,sj->r", Bw, yw)
+        leverage = np.einsum("sjr,rc,sjc->j", Bw, G, Bw)                 # the hat matrix's trace, per joint
+        rss = ((y - B @ theta) ** 2).sum(axis=0)[seen]
+        free = np.maximum(P - leverage, 0.5)
+        sigma_seen = np.sqrt(rss / free)
+        sigma_seen = np.where(sigma_seen > 0, sigma_seen, max(sigma_seen.max(), 1e-12))
+        sigma = np.ones(n)
+        sigma[seen] = sigma_seen
+    Bw, yw = (B / sigma[None, :, None])[:, seen], (y / sigma)[:, seen]
+    theta = np.linalg.lstsq(Bw.reshape(-1, rank), yw.ravel(), rcond=None)[0]
+    dof = Bw.shape[0] * Bw.shape[1] - rank
+    s2 = float(((yw - Bw @ theta) ** 2).sum() / dof) if dof > 0 else np.nan
+    cov = rows.T @ (s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Bw, Bw))) @ rows      # (4, 4) of SX SY SZ M
+    first = rows.T @ theta
+    m = max(float(first[3]), 0.0)
+    c = first[:3] / m if m > 0 else np.zeros(3)
+    J = np.zeros((4, 4))                                  # d(m, c)/d(SX SY SZ M)
+    J[0, 3] = 1.0
+    if m > 0:
+        J[1:, :3] = np.eye(3) / m
+        J[1:, 3] = -first[:3] / m ** 2
+    std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
+    # a parameter outside the row space the poses see is not determined: no standard deviation (NaN)
+    unseen = np.linalg.norm(np.eye(4) - rows.T @ rows, axis=0) > 1e-9      # SX SY SZ M, rows orthonormal
+    if unseen[3]:
+        std[:] = np.nan
+    std[1:][unseen[:3]] = np.nan
+    p = payload_parameters(m, c, np.zeros((3, 3)))       # a point mass: the inertia is not seen at rest
+    unconstrained = np.zeros(10)
+    unconstrained[STATIC] = first
+    covariance = np.zeros((10, 10))
+    covariance[STATIC, STATIC] = cov
+    if rank == 4:
+        identifiable = list(STATIC_NAMES)
+    else:
+        identifiable = _echelon(rows, STATIC_NAMES)[1]
+    fitted = _gravity_columns(robot, q) @ p[STATIC]
+    rmse = np.sqrt(np.mean((y - fitted) ** 2, axis=0))
+    assert NAMES[STATIC] == STATIC_NAMES
+    return dict(mass=m, com=c, inertia=np.zeros((3, 3)), mass_std=float(std[0]), com_std=std[1:],
+                inertia_std=np.full((3, 3), np.nan), parameters=p, unconstrained=unconstrained, covariance=covariance,
+                identifiable=identifiable, rank=rank, mode="static", n_samples=P, rmse=rmse,
+                condition_number=float(_condition(A.reshape(P * n, 4))), poses=q)
+
+
+@dataclass(frozen=True)
+class StaticPoses:
+    """Still poses for a static payload identification, chosen to condition mass and centre of mass.
+
+    Attributes
+    ----------
+    poses : ndarray, shape (N, n_dof)
+        Joint positions (rad or m), one pose per row.
+    condition_number : float
+        cond of the stacked gravity columns SX SY SZ M of the payload over the poses, each column scaled to
+        unit norm (so the units of mass and moment do not enter); 1 is ideal.
+    moving : tuple of int
+        The joints (1-based) whose positions differ between poses; the others are held.
+    """
+
+    poses: np.ndarray = field(repr=False)
+    condition_number: float
+    moving: tuple
+
+    def __repr__(self):
+        return f"StaticPoses({len(self.poses)} poses, cond {self.condition_number:.3g}, joints {list(self.moving)})"
+
+    def summary(self):
+        lines = [f"{len(self.poses)} still poses for a static payload identification (joints {list(self.moving)} "
+                 f"turn the wrist), cond {self.condition_number:.3g} over mass and centre of mass "
+                 "(columns scaled to unit norm):"]
+        lines += ["  " + "  ".join(f"{v:+.4f}" for v in pose) for pose in self.poses]
+        return "\n".join(lines)
+
+    def to_dict(self):
+        return {"poses": self.poses.tolist(), "condition_number": self.condition_number,
+                "moving_joints": list(self.moving), "columns": list(STATIC_NAMES)}
+
+
+def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=2000, seed=0):
+    """Still poses that make the payload's mass and centre of mass well conditioned.
+
+    The arm is held at ``pose`` (default: :func:`~baseparam.excitation.payload.held_pose`, a bent pose) and
+    the last ``joints`` joints take orientations drawn within their limits; a greedy choice, then
+    exchange passes, minimize the condition number of the stacked gravity columns (:class:`StaticPoses`).
+
+    Parameters
+    ----------
+    robot : Robot or str
+    n_poses : int
+        ≥ 4 (UR's ``estimate_payload()`` takes at least four).
+    pose : array_like, shape (n_dof,), optional
+    joints : int
+        How many of the last joints turn.
+    candidates : int
+        Random orientations to choose from.
+    seed : int
+
+    Returns
+    -------
+    StaticPoses
+    """
+    from .._validation import check_number
+    from ..excitation.limits import motion_limits
+    from ..excitation.payload import held_pose, moving_joints
+    from ..model.loading import load_robot
+
+    if isinstance(robot, str):
+        robot = load_robot(robot)
+    check_number(n_poses, "n_poses", low=MIN_POSES, integer=True, expected=f"a whole number ≥ {MIN_POSES}",
+                 error=SettingsError)
+    check_number(candidates, "candidates", low=n_poses, integer=True, error=SettingsError)
+    limits = motion_limits(robot)
+    moving = moving_joints(robot, joints)
+    base = held_pose(robot, limits, pose)
+    rng = np.random.default_rng(seed)
+    q = np.tile(base, (candidates, 1))
+    for j in (k - 1 for k in moving):
+        lo, hi = limits.lower[j], limits.upper[j]
+        lo, hi = (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else (-np.pi, np.pi)
+        q[:, j] = rng.uniform(lo, hi, candidates)
+    A = _gravity_columns(robot, q)                        # (C, n, 4)
+    chosen = [int(np.argmax(np.linalg.norm(A, axis=(1, 2))))]
+    # greedy: the candidate raising the ratio of smallest to largest singular value most
+    while len(chosen) < n_poses:
+        stacks = np.concatenate([np.broadcast_to(A[chosen].reshape(1, -1, 4), (len(A), len(chosen) * A.shape[1], 4)),
+                                 A], axis=1)
+        norms = np.linalg.norm(stacks, axis=1, keepdims=True)
+        s = np.linalg.svd(stacks / np.where(norms > 0, norms, 1.0), compute_uv=False)
+        score = s[:, -1] / np.maximum(s[:, 0], 1e-300)
+        score[chosen] = -1.0
+        chosen.append(int(np.argmax(score)))
+    best = float(_condition(A[chosen].reshape(-1, 4)))
+    for _ in range(3):                                    # exchange passes
+        improved = False
+        for i in range(n_poses):
+            trial = np.repeat(np.asarray(chosen)[None, :], len(A), axis=0)
+            trial[:, i] = np.arange(len(A))
+            cond = _condition(A[trial].reshape(len(A), -1, 4))
+            k = int(np.argmin(cond))
+            if cond[k] < best * (1 - 1e-9) and k not in chosen:
+                chosen[i], best, improved = k, float(cond[k]), True
+        if not improved:
+            break
+    if not np.isfinite(best):
+        raise SettingsError(f"{robot.name}: still poses of the last {len(moving)} joint(s) cannot tell mass and centre "
+                            "of mass apart (give more joints or another pose)")
+    return StaticPoses(poses=q[chosen].copy(), condition_number=best, moving=moving)

@@ -1,0 +1,228 @@
+"""The payload from a wrist force/torque sensor: its Newton–Euler wrench, linear in its 10 parameters.
+
+A sensor between the last link and the payload measures the wrench the payload exerts on it (what
+an F/T sensor reads once zeroed without the payload; at rest, the payload's weight ``m g``). That is
+minus the Newton–Euler wrench of the payload, ``f = I a' + v ×* I v`` (a' the link's spatial
+acceleration less gravity), moved to the sensor frame: with the sensor at ``r`` with axes ``R`` in
+the last link's frame,
+
+    f_s = −Rᵀ f,    n_s = Rᵀ (r × f − n_o)
+
+with ``n_o`` about the link frame's origin. ``f`` is linear in the payload's 10 pseudo parameters (in the
+last link's frame), and the link's velocity and acceleration need the robot's kinematics only: no
+inertia of the robot enters, so no model error does. The columns are the last joint's reaction
+wrench (:func:`~baseparam.reaction_wrenches`) of the robot whose only body is a unit parameter of its
+last link.
+
+With ``bias``, a constant offset per component and log (the sensor's zero, which drifts) is fitted
+too (every log's wrench and columns less their means): the mass then shows only through the change
+of gravity's direction in the sensor frame, so the wrist must turn.
+
+The fit is that of the joint torques' (per-component weights from a first residual, σ²(AᵀA)⁻¹
+inflated by the low-passed noise's correlation, the consistent estimate nearest in that metric).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError, SettingsError
+
+__all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
+
+COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
+
+
+def sensor_placement(sensor):
+    """(R (3, 3), r (3,)) of ``sensor`` = x y z (m), roll pitch yaw (rad, R = Rz(yaw) Ry(pitch) Rx(roll)); None:
+    the last link's frame."""
+    if sensor is None:
+        return np.eye(3), np.zeros(3)
+    try:
+        values = np.asarray(sensor, dtype=float).ravel()
+    except (TypeError, ValueError):
+        values = np.array([np.nan])
+    if values.shape != (6,) or not np.isfinite(values).all():
+        raise SettingsError(f"sensor: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {sensor!r}")
+    x, y, z, roll, pitch, yaw = values
+    cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
+    R = np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                  [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                  [-sp, cp * sr, cp * cr]])
+    return R, np.array([x, y, z])
+
+
+def wrench_regressor(robot, q, qd, qdd, sensor=None):
+    """The sensor's wrench per unit payload parameter (module notes).
+
+    Parameters
+    ----------
+    robot : Robot
+    q, qd, qdd : ndarray, shape (S, n_dof)
+    sensor : array_like, shape (6,), optional
+
+    Returns
+    -------
+    ndarray, shape (S, 6, 10)
+        fx fy fz mx my mz in the sensor frame per pseudo parameter XX YY ZZ XY XZ YZ SX SY SZ M.
+    """
+    from ..dynamics.newton_euler import reaction_wrenches
+    from ..model.parameters import ColumnLayout
+    from ..model.value import Model
+
+    R, r = sensor_placement(sensor)
+    layout = ColumnLayout(robot, "pseudo")
+    out = np.empty((len(q), 6, 10))
+    for i, column in enumerate(layout.link_columns[-1]):
+        p = np.zeros(layout.n_standard)
+        p[column] = 1.0
+        w = reaction_wrenches(Model(robot, p), q, qd, qdd)[:, -1, :]        # (S, 6): f, n_o on the payload
+        f, n = w[:, :3], w[:, 3:]
+        out[:, :3, i] = -f @ R
+        out[:, 3:, i] = (np.cross(r, f) - n) @ R
+    return out
+
+
+def read_wrench(path, names):
+    """The six wrench columns of a log: CSV header names (or 0-based column numbers), or one NPZ key.
+
+    Parameters
+    ----------
+    path : str
+    names : str
+        ``fx,fy,fz,mx,my,mz`` names (or numbers) of a CSV's columns, in that order; for ``.npz``, the key
+        of an (S, 6) array.
+
+    Returns
+    -------
+    ndarray, shape (S, 6)
+    """
+    import csv
+
+    text = str(path)
+    if text.lower().endswith(".npz"):
+        with np.load(text) as data:
+            if names not in data.files:
+                raise DataError(f"{text}: wrench: no key {names!r} (keys: {', '.join(data.files)})")
+            values = np.asarray(data[names], dtype=float)
+        if values.ndim != 2 or values.shape[1] != 6:
+            raise DataError(f"{text}: wrench: key {names!r}: expected an (S, 6) array, got shape {values.shape}")
+    else:
+        wanted = [n.strip() for n in str(names).split(",")]
+        if len(wanted) != 6 or not all(wanted):
+            raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {names!r}")
+        with open(text, newline="", encoding="utf-8") as f:
+            rows = [row for row in csv.reader(f) if row and not row[0].lstrip().startswith("#")]
+        if not rows:
+            raise DataError(f"{text}: wrench: the file is empty")
+        header = [h.strip() for h in rows[0]]
+        named = not _numbers(rows[0], range(len(rows[0])))        # a header row: not all numbers
+        if not named:
+            header = [str(k) for k in range(len(rows[0]))]
+        index = []
+        for name in wanted:
+            if name in header:
+                index.append(header.index(name))
+            elif name.isdigit() and int(name) < len(header):
+                index.append(int(name))
+            else:
+                raise DataError(f"{text}: wrench: no column {name!r} (columns: {', '.join(header)})")
+        body = rows[1:] if named else rows
+        try:
+            values = np.array([[float(row[i]) for i in index] for row in body])
+        except (ValueError, IndexError):
+            line = next(k for k, row in enumerate(body) if not _numbers(row, index))
+            raise DataError(f"{text}: wrench: line {line + 1 + (len(rows) - len(body))}: not 6 numbers in "
+                            f"columns {', '.join(wanted)}") from None
+    if not np.isfinite(values).all():
+        bad = int(np.argmax(~np.isfinite(values).all(axis=1)))
+        raise DataError(f"{text}: wrench: row {bad}: not finite")
+    return values.reshape(-1, 6)
+
+
+def _numbers(row, index):
+    try:
+        [float(row[i]) for i in index]
+    except (ValueError, IndexError):
+        return False
+    return True
+
+
+def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None, bias=False):
+    """The payload from the sensor's wrench of each loaded log (module notes): the fields of a PayloadResult
+    (mode 'wrench')."""
+    import dataclasses
+
+    from .._blas import single_threaded
+    from ._least_squares import _independent_fraction
+    from ._payload_math import NAMES, _consistent, _echelon, _flat, payload_physical
+    from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
+
+    sensor_placement(sensor)                             # checked before the work
+    wrenches = list(wrench) if isinstance(wrench, (list, tuple)) else [wrench]
+    if len(wrenches) != len(loaded):
+        raise SettingsError(f"wrench: {len(wrenches)} wrench arrays for {len(loaded)} loaded logs (one per log)")
+    settings = dataclasses.replace(preprocessing or Preprocessing.none(), rest_velocity=None)   # still samples count
+    blocks, targets, fractions = [], [], []
+    with single_threaded():
+        for k, (item, w) in enumerate(zip(loaded, wrenches)):
+            try:
+                w = np.asarray(w, dtype=float)
+            except (TypeError, ValueError):
+                raise DataError(f"wrench[{k}]: expected numbers, shape (S, 6)") from None
+            if w.shape != (item.n_samples, 6):
+                raise DataError(f"{item.source}: wrench: expected shape ({item.n_samples}, 6) (one row per sample), "
+                                f"got {w.shape}")
+            if not np.isfinite(w).all():
+                raise DataError(f"{item.source}: wrench: row {int(np.argmax(~np.isfinite(w).all(axis=1)))}: not finite")
+            if item.n_dof != robot.n_dof:
+                raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
+            if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
+                item = dataclasses.replace(item, tau=np.zeros_like(item.q))
+            processed = preprocess(item, settings)
+            grid = np.column_stack([np.interp(processed.t, item.t, w[:, c]) for c in range(6)])
+            grid = lowpass_like_torque(processed, grid)
+            keep = processed.kept
+            q, qd, qdd = (a[keep] for a in (processed.q, processed.qd, processed.qdd))
+            block, target = wrench_regressor(robot, q, qd, qdd, sensor), grid[keep]
+            if bias:        # an unknown constant offset per component and log: fit what varies about the means
+                block, target = block - block.mean(axis=0), target - target.mean(axis=0)
+            blocks.append(block)
+            targets.append(target)
+            fractions.append(_independent_fraction(processed, 1) * len(q))
+    A = np.concatenate(blocks)                           # (S, 6, 10)
+    y = np.concatenate(targets)                          # (S, 6)
+    S = len(y)
+    if S < 10:
+        raise DataError("loaded: too few samples to identify a payload")
+    flat = A.reshape(S * 6, 10)
+    norms = np.linalg.norm(flat, axis=0)
+    _, s, Vt = np.linalg.svd(flat / np.where(norms > 0, norms, 1.0), full_matrices=False)
+    rank = int((s > 1e-9 * s[0]).sum())
+    rows = Vt[:rank] * norms                              # the row space of the unscaled columns
+    rows, text = _echelon(rows, NAMES)
+    B = A @ rows.T
+    theta = np.linalg.lstsq(B.reshape(S * 6, rank), y.ravel(), rcond=None)[0]
+    sigma = np.sqrt(np.mean((y - B @ theta) ** 2, axis=0))
+    sigma = np.where(sigma > 0, sigma, max(sigma.max(), 1e-12))
+    Bw, yw = B / sigma[None, :, None], y / sigma
+    theta = np.linalg.lstsq(Bw.reshape(S * 6, rank), yw.ravel(), rcond=None)[0]
+    s2 = float(((yw - Bw @ theta) ** 2).sum() / max(S * 6 - rank - (6 * len(loaded) if bias else 0), 1))
+    correlation = S / max(sum(fractions), 1.0)
+    cov_theta = correlation * s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Bw, Bw))
+    P = np.linalg.pinv(rows)
+    p_ls = P @ theta
+    cov = P @ cov_theta @ P.T
+    p = _consistent(p_ls, rows.T @ np.linalg.pinv(cov_theta) @ rows)
+    J = np.zeros((13, 10))
+    at = _flat(p)
+    for i in range(10):
+        h = 1e-7 * max(abs(p[i]), 1e-4)
+        e = np.zeros(10)
+        e[i] = h
+        J[:, i] = (_flat(p + e) - at) / h
+    std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
+    m, c, I = payload_physical(p)
+    rmse = np.sqrt(np.mean((y - A @ p) ** 2, axis=0))
+    return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),
+                parameters=p, unconstrained=p_ls, covariance=cov, identifiable=list(NAMES) if rank == 10 else text,
+                rank=rank, mode="wrench", n_samples=S, rmse=rmse)
