@@ -1142,7 +1142,7 @@ def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
 
 def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     """payload --suggest-poses: still poses for --static, and their condition number."""
-    from .identification.payload_static import suggest_static_poses
+    from .excitation.static_poses import suggest_static_poses
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])

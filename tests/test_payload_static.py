@@ -9,7 +9,8 @@ from click.testing import CliRunner
 import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification.payload import identify_payload
-from baseparam.identification.payload_static import still_poses, suggest_static_poses
+from baseparam.excitation.static_poses import suggest_static_poses
+from baseparam.identification.payload_static import still_poses
 from conftest import ROOT
 from pin_model import build_model
 

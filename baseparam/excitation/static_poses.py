@@ -1,0 +1,120 @@
+"""Still poses for a static payload identification (mass and centre of mass, as UR's ``estimate_payload()``),
+chosen for the conditioning of the payload's gravity columns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..dynamics.payload_gravity import MIN_POSES, STATIC_NAMES
+from ..dynamics.payload_gravity import condition as _condition
+from ..dynamics.payload_gravity import gravity_columns as _gravity_columns
+from ..errors import SettingsError
+
+
+__all__ = ["StaticPoses", "suggest_static_poses"]
+
+
+@dataclass(frozen=True)
+class StaticPoses:
+    """Still poses for a static payload identification, chosen to condition mass and centre of mass.
+
+    Attributes
+    ----------
+    poses : ndarray, shape (N, n_dof)
+        Joint positions (rad or m), one pose per row.
+    condition_number : float
+        cond of the stacked gravity columns SX SY SZ M of the payload over the poses, each column scaled to
+        unit norm (so the units of mass and moment do not enter); 1 is ideal.
+    moving : tuple of int
+        The joints (1-based) whose positions differ between poses; the others are held.
+    """
+
+    poses: np.ndarray = field(repr=False)
+    condition_number: float
+    moving: tuple
+
+    def __repr__(self):
+        return f"StaticPoses({len(self.poses)} poses, cond {self.condition_number:.3g}, joints {list(self.moving)})"
+
+    def summary(self):
+        lines = [f"{len(self.poses)} still poses for a static payload identification (joints {list(self.moving)} "
+                 f"turn the wrist), cond {self.condition_number:.3g} over mass and centre of mass "
+                 "(columns scaled to unit norm):"]
+        lines += ["  " + "  ".join(f"{v:+.4f}" for v in pose) for pose in self.poses]
+        return "\n".join(lines)
+
+    def to_dict(self):
+        return {"poses": self.poses.tolist(), "condition_number": self.condition_number,
+                "moving_joints": list(self.moving), "columns": list(STATIC_NAMES)}
+
+
+def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=2000, seed=0):
+    """Still poses that make the payload's mass and centre of mass well conditioned.
+
+    The arm is held at ``pose`` (default: :func:`~baseparam.excitation.payload.held_pose`, a bent pose) and
+    the last ``joints`` joints take orientations drawn within their limits; a greedy choice, then
+    exchange passes, minimize the condition number of the stacked gravity columns (:class:`StaticPoses`).
+
+    Parameters
+    ----------
+    robot : Robot or str
+    n_poses : int
+        ≥ 4 (UR's ``estimate_payload()`` takes at least four).
+    pose : array_like, shape (n_dof,), optional
+    joints : int
+        How many of the last joints turn.
+    candidates : int
+        Random orientations to choose from.
+    seed : int
+
+    Returns
+    -------
+    StaticPoses
+    """
+    from .._validation import check_number
+    from .limits import motion_limits
+    from .payload import held_pose, moving_joints
+    from ..model.loading import load_robot
+
+    if isinstance(robot, str):
+        robot = load_robot(robot)
+    check_number(n_poses, "n_poses", low=MIN_POSES, integer=True, expected=f"a whole number ≥ {MIN_POSES}",
+                 error=SettingsError)
+    check_number(candidates, "candidates", low=n_poses, integer=True, error=SettingsError)
+    limits = motion_limits(robot)
+    moving = moving_joints(robot, joints)
+    base = held_pose(robot, limits, pose)
+    rng = np.random.default_rng(seed)
+    q = np.tile(base, (candidates, 1))
+    for j in (k - 1 for k in moving):
+        lo, hi = limits.lower[j], limits.upper[j]
+        lo, hi = (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else (-np.pi, np.pi)
+        q[:, j] = rng.uniform(lo, hi, candidates)
+    A = _gravity_columns(robot, q)                        # (C, n, 4)
+    chosen = [int(np.argmax(np.linalg.norm(A, axis=(1, 2))))]
+    # greedy: the candidate raising the ratio of smallest to largest singular value most
+    while len(chosen) < n_poses:
+        stacks = np.concatenate([np.broadcast_to(A[chosen].reshape(1, -1, 4), (len(A), len(chosen) * A.shape[1], 4)),
+                                 A], axis=1)
+        norms = np.linalg.norm(stacks, axis=1, keepdims=True)
+        s = np.linalg.svd(stacks / np.where(norms > 0, norms, 1.0), compute_uv=False)
+        score = s[:, -1] / np.maximum(s[:, 0], 1e-300)
+        score[chosen] = -1.0
+        chosen.append(int(np.argmax(score)))
+    best = float(_condition(A[chosen].reshape(-1, 4)))
+    for _ in range(3):                                    # exchange passes
+        improved = False
+        for i in range(n_poses):
+            trial = np.repeat(np.asarray(chosen)[None, :], len(A), axis=0)
+            trial[:, i] = np.arange(len(A))
+            cond = _condition(A[trial].reshape(len(A), -1, 4))
+            k = int(np.argmin(cond))
+            if cond[k] < best * (1 - 1e-9) and k not in chosen:
+                chosen[i], best, improved = k, float(cond[k]), True
+        if not improved:
+            break
+    if not np.isfinite(best):
+        raise SettingsError(f"{robot.name}: still poses of the last {len(moving)} joint(s) cannot tell mass and centre "
+                            "of mass apart (give more joints or another pose)")
+    return StaticPoses(poses=q[chosen].copy(), condition_number=best, moving=moving)
