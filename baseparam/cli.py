@@ -908,6 +908,40 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
 
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.option("--out", "text_out", type=click.Path(dir_okay=False),
+              help="Write the equations (Markdown with LaTeX) to this file instead of stdout.")
+@click.option("--python", "python_out", type=click.Path(dir_okay=False),
+              help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the equations as JSON: SymPy strings ('-': to stdout, the text then goes to stderr).")
+@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
+@_robot_options
+@_memory_option
+def equations(robot_file, text_out, python_out, json_out, parameters, max_memory, load):
+    """Print ROBOT_FILE's equations of motion in closed form, in its base parameters, checked against
+    Newton–Euler at random states (the largest difference is printed with them)."""
+    _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)])
+    from .codegen.equations import equations as closed_form
+    from .projection.base_set import find_base_parameters
+    progress = _Progress("projecting")
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
+        base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
+        progress.close()
+        eq = closed_form(base)
+        written = []
+        if json_out is not None:
+            written.append(_write_json(json_out, eq.to_dict()))
+        from ._atomic import write_text
+        for path, text in ((python_out, eq.python_source), (text_out, eq.markdown)):
+            if path is not None:
+                write_text(path, text())
+                written.append(path)
+    _report(eq.markdown() if text_out is None else f"{base.robot.name}: {base.rank} base parameters; "
+            f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
+
+
+@main.command()
+@click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.option("--period", default=10.0, show_default=True, type=float, metavar="S",
               help="Period T of the trajectory (s): it starts and ends at rest and can be repeated.")
 @click.option("--harmonics", default=5, show_default=True, type=int, metavar="K", help="Harmonics of 1/T per joint.")

@@ -158,6 +158,8 @@ def _groups(robot, parallel):
 def _label(members, n):
     """Joints j … k as Telegin writes them: '23' for q2 + q3 (',' between numbers ≥ 10)."""
     a, b = members[0] + 1, members[-1] + 1
+    if a == b:
+        return f"{a}"
     return f"{a}{b}" if n < 10 else f"{a},{b}"
 
 
@@ -218,10 +220,19 @@ class Equations:
             name = sym.name
             head = name.rstrip("0123456789R")
             out[sym] = rf"\mathrm{{{head}}}_{{{name[len(head):]}}}"
-        out[sympy.Symbol("g")] = "g"
+        for k in range(self.robot.n_dof):
+            for name, tex in ((f"q{k + 1}", f"q_{{{k + 1}}}"), (f"qd{k + 1}", rf"\dot{{q}}_{{{k + 1}}}"),
+                              (f"qdd{k + 1}", rf"\ddot{{q}}_{{{k + 1}}}")):
+                out[sympy.Symbol(name, real=True)] = tex
+        out[sympy.Symbol("g", positive=True)] = "g"
         for sym, (_, _, tex) in self.abbreviations.items():
             out[sym] = tex
         return out
+
+    def used_abbreviations(self):
+        """The abbreviations the equations use: {symbol: (definition, code, LaTeX)}."""
+        used = set().union(*(e.free_symbols for e in self.tau))
+        return {s: v for s, v in self.abbreviations.items() if s in used}
 
     def latex(self):
         """The equations as LaTeX (an ``aligned`` block), τ_i = … per joint."""
@@ -249,7 +260,8 @@ class Equations:
                  "## Base parameters (grouped constants)", ""]
         lines += [f"- ${line}$" for line in self.constants_latex()]
         lines += ["", "## Abbreviations", ""]
-        lines += [f"- ${names[s]} = {sympy.latex(d)}$" for s, (d, _, _) in self.abbreviations.items()]
+        lines += [f"- ${names[s]} = {sympy.latex(d, symbol_names=names)}$"
+                  for s, (d, _, _) in self.used_abbreviations().items()]
         lines += ["", "## Equations", "", "$$", self.latex(), "$$", "",
                   "## Cost and check", "",
                   f"- printed form: {c['mul']} mul, {c['add']} add, {c['sincos']} sin/cos pairs",
@@ -265,7 +277,7 @@ class Equations:
             "robot": self.robot.name,
             "base": [{"name": n, "symbol": s.name, "regrouping": str(self.constants[s])}
                      for n, s in zip(self.names, self.symbols)],
-            "abbreviations": {s.name: str(d) for s, (d, _, _) in self.abbreviations.items()},
+            "abbreviations": {s.name: str(d) for s, (d, _, _) in self.used_abbreviations().items()},
             "gravity": self.gravity,
             "tau": [str(e) for e in self.tau],
             "operation_count": dict(self.operation_count),
@@ -307,21 +319,77 @@ class Equations:
 
 
 # -- building the equations --------------------------------------------------------------------------------
-def _cost(poly, rate_index):
-    """Operations to evaluate a polynomial collected by its rate monomials (a cost estimate)."""
+def _terms(poly):
+    """A flint polynomial as {(exponents, trig key): Fraction}, the trig key () (no Fourier factor)."""
+    return {(tuple(e), ()): Fraction(int(c.p), int(c.q)) for e, c in poly.to_dict().items()}
+
+
+def _cost(terms, rate_index):
+    """Operations to evaluate terms collected by their rate monomials (an estimate: products of the
+    factors, one more for a coefficient ≠ ±1, one addition between terms)."""
     groups = {}
-    for exps, coef in poly.to_dict().items():
+    for (exps, key), coef in terms.items():
         rate = tuple(exps[i] for i in rate_index)
-        groups.setdefault(rate, []).append((exps, coef))
+        groups.setdefault(rate, []).append((exps, key, coef))
     muls = adds = 0
-    for rate, terms in groups.items():
-        adds += len(terms) - 1
-        for exps, coef in terms:
-            deg = sum(exps) - sum(rate)
+    for rate, items in groups.items():
+        adds += len(items) - 1
+        for exps, key, coef in items:
+            deg = sum(exps) - sum(rate) + len(key)
             muls += max(deg - 1, 0) + (abs(coef) != 1 and deg > 0)
-        muls += sum(rate) - (1 if len(terms) == 1 and all(abs(c) == 1 and sum(e) == sum(rate) for e, c in terms)
-                             else 0)
+        muls += sum(rate) - (1 if len(items) == 1 and all(abs(c) == 1 and sum(e) == sum(rate) and not k
+                                                          for e, k, c in items) else 0)
     return muls + adds + len(groups) - 1
+
+
+def _fourier_factor(exps, members, index):
+    """Π_k c_k^a s_k^b over one group's members as Σ a_n e^{i n·θ}: {n: (re, im)}."""
+    out = {(0,) * len(members): (Fraction(1), Fraction(0))}
+    half = Fraction(1, 2)
+    for m, k in enumerate(members):
+        for name, factor in (("c", ((half, 0), (half, 0))), ("s", ((0, -half), (0, half)))):
+            for _ in range(exps[index[f"{name}{k}"]]):
+                new = {}
+                for n, (re, im) in out.items():
+                    for step, (fr, fi) in zip((1, -1), factor):
+                        key = n[:m] + (n[m] + step,) + n[m + 1:]
+                        a, b = new.get(key, (Fraction(0), Fraction(0)))
+                        new[key] = (a + re * fr - im * fi, b + re * fi + im * fr)
+                out = {n: v for n, v in new.items() if v != (0, 0)}
+    real = []
+    for n, (re, im) in out.items():
+        first = next((x for x in n if x), 0)
+        if first < 0:
+            continue
+        if first == 0:
+            real.append(((), re))
+        else:             # a e^{inθ} + ā e^{-inθ} = 2 Re a cos nθ − 2 Im a sin nθ
+            if re:
+                real.append((("c", n), 2 * re))
+            if im:
+                real.append((("s", n), -2 * im))
+    return real
+
+
+def _fourier(terms, groups, index):
+    """Terms with each parallel group's c, s rewritten as cos/sin of integer combinations of its angles
+    (a canonical form: c2c3 − s2s3 is c23)."""
+    trig_positions = {index[f"{x}{k}"] for members in groups for k in members for x in "cs"}
+    out = {}
+    for (exps, key), coef in terms.items():
+        pieces = [((), coef)]
+        for g, members in enumerate(groups):
+            factor = _fourier_factor(exps, members, index)
+            pieces = [(k + ((g,) + f,) if f else k, c * d) for k, c in pieces for f, d in factor]
+        rest = tuple(0 if i in trig_positions else e for i, e in enumerate(exps))
+        for k, c in pieces:
+            if c:
+                total = out.get((rest, key + k), 0) + c
+                if total:
+                    out[(rest, key + k)] = total
+                else:
+                    out.pop((rest, key + k), None)
+    return out
 
 
 def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_memory=None) -> Equations:
@@ -420,6 +488,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             return poly
         return poly.compose(*[table.get(name, gens[i]) for i, name in enumerate(ring.names)])
 
+    fourier_groups = [chain[k] for k in range(n) if len(chain[k]) > 1 and not any(
+        chain[m][:len(chain[k])] == chain[k] and len(chain[m]) > len(chain[k]) for m in range(n))]
     rate_index = [i for i, name in enumerate(ring.names) if name.rstrip("0123456789") in RATES]
     forms = []
     for j in range(n):
@@ -430,12 +500,15 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             if not stat.is_zero():
                 stat = stat / gq
             best = None
-            for trig in (False, True) if to_abs_trig else (False,):
+            for trig in ("relative", "absolute", "fourier") if to_abs_trig else ("relative",):
                 for rate in (False, True) if to_abs_rate else (False,):
-                    d = ring.reduce(substituted(dyn, to_abs_trig), True) if trig else dyn
-                    s = ring.reduce(substituted(stat, to_abs_trig), True) if trig else stat
-                    d = substituted(d, to_abs_rate) if rate else d
-                    cost = _cost(d, rate_index) + _cost(s, rate_index) + (not d.is_zero() and not s.is_zero())
+                    d = ring.reduce(substituted(dyn, to_abs_trig), True) if trig == "absolute" else dyn
+                    s = ring.reduce(substituted(stat, to_abs_trig), True) if trig == "absolute" else stat
+                    d = _terms(substituted(d, to_abs_rate) if rate else d)
+                    s = _terms(s)
+                    if trig == "fourier":
+                        d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
+                    cost = _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s))
                     if best is None or cost < best[0]:
                         best = (cost, d, s)
             row.append(best[1:])
@@ -497,25 +570,58 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     gsym = sympy.Symbol("g", positive=True)
     gens_sym = [symbol.get(name) for name in ring.names]
 
-    def to_sympy(poly):
+    def to_sympy(terms):
         """Collected by rate monomials: Σ rate · (trig polynomial)."""
         groups = {}
-        for exps, coef in poly.to_dict().items():
+        for (exps, key), coef in terms.items():
             rate = tuple(e if i in rate_set else 0 for i, e in enumerate(exps))
             rest = tuple(0 if i in rate_set else e for i, e in enumerate(exps))
-            groups.setdefault(rate, []).append((rest, coef))
+            groups.setdefault(rate, []).append((rest, key, coef))
         total = sympy.Integer(0)
-        for rate, terms in groups.items():
+        for rate, items in groups.items():
             # the common monomial and the common rational factor outside the sum (no factoring beyond)
-            common = tuple(min(rest[i] for rest, _ in terms) for i in range(len(rate)))
-            coefs = [Fraction(int(c.p), int(c.q)) for _, c in terms]
+            common = tuple(min(rest[i] for rest, _, _ in items) for i in range(len(rate)))
+            coefs = [c for _, _, c in items]
             num = math.gcd(*[c.numerator for c in coefs])
             den = math.lcm(*[c.denominator for c in coefs])
             content = Fraction(num, den) * (-1 if all(c < 0 for c in coefs) else 1)
-            inner = sympy.Add(*[_q(c / content) * _mono(tuple(e - m for e, m in zip(rest, common)))
-                                for (rest, _), c in zip(terms, coefs)])
+            inner = sympy.Add(*[_q(c / content) * _mono(tuple(e - m for e, m in zip(rest, common))) *
+                                sympy.Mul(*[trig_symbol(*f) for f in key]) for (rest, key, _), c in zip(items, coefs)])
             total += _q(content) * _mono(common) * _mono(rate) * inner
         return total
+
+    def trig_symbol(g, kind, n):
+        """cos/sin of n·θ over group g's members: an abbreviation (c23, s2, c2(23), cos(2q2 + q3))."""
+        members = fourier_groups[g]
+        used = [(m, x) for m, x in zip(members, n) if x]
+        if len(used) == 1 and used[0][1] == 1:
+            return symbol[f"{kind}{used[0][0]}"]
+        ks = [m for m, _ in used]
+        mult = {x for _, x in used}
+        position = [members.index(m) for m in ks]
+        run = len(mult) == 1 and position == list(range(position[0], position[0] + len(ks)))
+        lab = _label(ks, n_dof) if run else None
+        if run and mult == {1}:
+            code, tex = f"{kind}{lab.replace(',', '_')}", f"{kind}_{{{lab}}}"
+        elif run:
+            x = mult.pop()
+            code, tex = f"{kind}{lab.replace(',', '_')}_{x}", rf"{kind}_{{{x}\cdot{lab}}}"
+        else:
+            code = kind + "_" + "_".join(f"{'m' if x < 0 else ''}{abs(x) if abs(x) != 1 else ''}q{m + 1}"
+                                         for m, x in used)
+            tex = None
+        if code in by_code:
+            return by_code[code]
+        angle = sum(x * (qs[m] + offsets[m]) for m, x in used)
+        fn = sympy.cos if kind == "c" else sympy.sin
+        text = " + ".join(f"{x}*{angle_code(m)}" if x != 1 else angle_code(m) for m, x in used)
+        tex = tex or (r"\cos" if kind == "c" else r"\sin") + "(" + sympy.latex(angle) + ")"
+        sym = sympy.Symbol(code, real=True)
+        abbreviations[sym] = (fn(angle), f"np.{'cos' if kind == 'c' else 'sin'}({text})", tex)
+        by_code[code] = sym
+        return sym
+    by_code = {}
+    n_dof = n
 
     def _q(x):
         return sympy.Rational(x.numerator, x.denominator)
