@@ -198,7 +198,8 @@ def test_telegin_printed_equations(example):
             k["Id1"] * qdd1 + Lb * (c2 * qdd12 - s2 * qd12 ** 2)
             + La * (s5 * (c23 * qdd13 - s23 * qd13 ** 2) + s23 * (c5 * qdd5 - s5 * qd5 ** 2) + 2 * c23 * c5 * qd13 * qd5),
             k["Id2"] * qdd12 + Lb * (c2 * qdd1 + s2 * qd1 ** 2)
-            + La * (s5 * (c3 * qdd13 - s3 * qd13 ** 2) + s3 * (c5 * qdd5 - s5 * qd5 ** 2) + 2 * c3 * c5 * qd13 * qd5),
+            + La * (s5 * (c3 * qdd13 - s3 * qd13 ** 2) + s3 * (c5 * qdd5 - s5 * qd5 ** 2)
+                    + 2 * c3 * c5 * qd13 * qd5),
             La * s5 * (c23 * qdd1 + c3 * qdd12 + s23 * qd1 ** 2 + s3 * qd12 ** 2) + k["J6y"] * c5 * qdd6
             + (k["I36c"] + k["I56c"] * c5 ** 2) * qdd13 + s5 * (k["Ie"] * c5 * qd13 - k["Id"] * qd6) * qd5,
             k["m4"] * qdd4 - a * (s5 * qdd5 + c5 * qd5 ** 2) - k["m4"] * G,
