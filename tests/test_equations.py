@@ -196,7 +196,8 @@ def test_telegin_printed_equations(example):
         qdd1, qdd12, qdd13, qdd4, qdd5, qdd6 = qdd[0], qdd[0] + qdd[1], qdd[0] + qdd[1] + qdd[2], qdd[3], qdd[4], qdd[5]
         his = [
             k["Id1"] * qdd1 + Lb * (c2 * qdd12 - s2 * qd12 ** 2)
-            + La * (s5 * (c23 * qdd13 - s23 * qd13 ** 2) + s23 * (c5 * qdd5 - s5 * qd5 ** 2) + 2 * c23 * c5 * qd13 * qd5),
+            + La * (s5 * (c23 * qdd13 - s23 * qd13 ** 2) + s23 * (c5 * qdd5 - s5 * qd5 ** 2)
+                    + 2 * c23 * c5 * qd13 * qd5),
             k["Id2"] * qdd12 + Lb * (c2 * qdd1 + s2 * qd1 ** 2)
             + La * (s5 * (c3 * qdd13 - s3 * qd13 ** 2) + s3 * (c5 * qdd5 - s5 * qd5 ** 2)
                     + 2 * c3 * c5 * qd13 * qd5),
