@@ -165,10 +165,8 @@ def _rates(n):
 G = sympy.Rational(981, 100)
 
 
-@pytest.mark.parametrize("example", ["ex1_ppr", "ex2_rpp", "ex3_rrrprr"])
-def test_telegin_printed_equations(example):
-    """Telegin's final equations (section 2) = ours, symbolically, with his constants mapped."""
-    tau, k, q = _telegin(example)
+def telegin_equations(example, tau, k, q):
+    """His final equations (section 2) with the constants k, and our τ combined as his left sides."""
     n = len(tau)
     qd, qdd = _rates(n)
     s = [sympy.sin(x) for x in q]
@@ -208,6 +206,14 @@ def test_telegin_printed_equations(example):
             - s5 * (a * qdd4 - (k["D"] * c5 * qd13 + k["Id"] * qd6) * qd13) + a * G * s5,
             k["J6y"] * (c5 * qdd13 + qdd6 - s5 * qd13 * qd5)]
         ours = [tau[0] - tau[1], tau[1] - tau[2]] + tau[2:]      # M1 − M2, M2 − M3, M3, F4, M5, M6
+    return ours, his
+
+
+@pytest.mark.parametrize("example", ["ex1_ppr", "ex2_rpp", "ex3_rrrprr"])
+def test_telegin_printed_equations(example):
+    """Telegin's final equations (section 2) = ours, symbolically, with his constants mapped."""
+    tau, k, q = _telegin(example)
+    ours, his = telegin_equations(example, tau, k, q)
     for i, (x, y) in enumerate(zip(ours, his)):
         assert _polynomial(x - y, q) == 0, (example, i + 1)
 
