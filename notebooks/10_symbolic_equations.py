@@ -27,7 +27,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import sympy
 from IPython.display import Markdown, display
 
