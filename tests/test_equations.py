@@ -269,3 +269,21 @@ def test_cli_bad_input_one_line(tmp_path, content):
 def test_library_rejects_wrong_argument():
     with pytest.raises(bp.ArgumentError, match="equations"):
         equations("robots/puma560.yaml")
+
+
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_friction_rotor_inertia_and_khalil(parameters):
+    """Friction (FV q̇, FC sign q̇, FO) and rotor inertia columns are printed too, in either
+    parameterization: the module equals bp.inverse_dynamics with those drives."""
+    robot = bp.load_robot(ROOT / "robots" / "rpp.yaml", friction=True, rotor_inertia=True)
+    base = bp.find_base_parameters(robot, parameters)
+    eq = equations(base)
+    names = {s.name for s in eq.symbols}
+    assert {"FV1", "FC2", "FO3"} <= names and any(s.name.startswith("sg") for s in eq.used_abbreviations())
+    module = load_module(eq.python_source())
+    rng = np.random.default_rng(9)
+    p = rng.uniform(0.1, 1.0, len(base.standard_names))
+    q, qd, qdd = _states(robot, rng, 6)
+    expected = bp.inverse_dynamics(bp.Model(robot, p, parameters), q, qd, qdd)
+    np.testing.assert_allclose(module.tau(q, qd, qdd, base.from_standard(p)), expected, rtol=0,
+                               atol=1e-10 * np.abs(expected).max())
