@@ -287,3 +287,10 @@ def test_friction_rotor_inertia_and_khalil(parameters):
     expected = bp.inverse_dynamics(bp.Model(robot, p, parameters), q, qd, qdd)
     np.testing.assert_allclose(module.tau(q, qd, qdd, base.from_standard(p)), expected, rtol=0,
                                atol=1e-10 * np.abs(expected).max())
+
+
+def test_too_long_is_refused_in_one_line(tmp_path):
+    """A closed form too long to print is a ResourceLimitError naming the limit (exit status 2 in the CLI)."""
+    robot = bp.load_robot(ROOT / "robots" / "ppr.yaml")
+    with pytest.raises(bp.ResourceLimitError, match="max_terms=3"):
+        equations(robot, max_terms=3)

@@ -213,9 +213,17 @@ def _fourier(terms, groups, index):
     return out
 
 
-def closed_forms(base, seed=0):
+MAX_TERMS = 100_000     # after reduction: PUMA 560 12 000, Panda 41 000, the generic 7R skew7.yaml 350 000
+
+
+def closed_forms(base, seed=0, max_terms=MAX_TERMS):
     """Each base-regressor entry W_b[i, r] as terms (:func:`_terms`) in its shortest form, with the gravity
     part apart (divided by |g|).
+
+    Raises
+    ------
+    ResourceLimitError
+        More than ``max_terms`` terms in all (printing them would take SymPy minutes).
 
     Returns
     -------
@@ -291,12 +299,17 @@ def closed_forms(base, seed=0):
     fourier_groups = [chain[k] for k in range(n) if len(chain[k]) > 1 and not any(
         chain[m][:len(chain[k])] == chain[k] and len(chain[m]) > len(chain[k]) for m in range(n))]
     rate_index = [i for i, name in enumerate(ring.names) if name.rstrip("0123456789") in RATES]
+    reduced = [[(ring.reduce(D[j][r]), ring.reduce(W[j][r] - D[j][r])) for r in range(R)] for j in range(n)]
+    size = sum(len(d) + len(s) for row in reduced for d, s in row)
+    if size > max_terms:
+        from ..errors import ResourceLimitError
+        raise ResourceLimitError(f"equations: {robot.name}: the closed form has {size} terms (more than "
+                                 f"max_terms={max_terms}), too long to print; for evaluation use baseparam export")
     forms = []
     for j in range(n):
         row = []
         for r in range(R):
-            dyn = ring.reduce(D[j][r])
-            stat = ring.reduce(W[j][r] - D[j][r])
+            dyn, stat = reduced[j][r]
             if not stat.is_zero():
                 stat = stat / gq
             best = None

@@ -38,7 +38,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..errors import ArgumentError
-from ._trig import _label, _rational, closed_forms
+from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
 N_CHECK = 20          # random states of the printed verification
 
@@ -199,7 +199,8 @@ class Equations:
 
 
 # -- building the equations --------------------------------------------------------------------------------
-def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_memory=None) -> Equations:
+def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_memory=None,
+              max_terms=MAX_TERMS) -> Equations:
     """Equations of motion in closed form, grouped by base parameter (module docstring: how).
 
     Parameters
@@ -211,6 +212,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     check : bool
         Evaluate the equations at random states against Newton–Euler (:attr:`Equations.max_error`).
     seed : int
+    max_terms : int
+        Refuse (:class:`~baseparam.errors.ResourceLimitError`) a closed form of more terms than this
+        (a generic 7-joint arm has about 350 000: too long to print, and to build in SymPy).
 
     Returns
     -------
@@ -231,7 +235,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     else:
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
-    found = closed_forms(base, seed)
+    found = closed_forms(base, seed, max_terms)
     ring, forms, chain, parallel = found.ring, found.forms, found.chain, found.parallel
     offsets, revolute, fourier_groups = found.offsets, found.revolute, found.fourier_groups
     rate_index = found.rate_index
