@@ -86,6 +86,9 @@ class Equations:
     gravity: float = 9.81
     offsets: tuple = field(repr=False, default=())
 
+    def _repr_markdown_(self):
+        return self.markdown()
+
     def __repr__(self):
         c = self.operation_count
         return (f"Equations(robot={self.robot.name!r}, n_base={len(self.names)}, mul={c['mul']}, add={c['add']}, "
