@@ -16,9 +16,11 @@ independent dynamics and against Telegin's printed equations.
 
   His equations are written, as he does, for the absolute angles of the parallel axes: example 3's
   first three right-hand sides are M1 − M2, M2 − M3, M3 (τ1 − τ2, τ2 − τ3, τ3 here). The final
-  equations need no correction. Misprints exist only in intermediate formulas the comparison does not
-  use, e.g. the direction-cosine form of M2 − M3 prints aL2(s12 q̈6^z + c12 q̈6^z) where the line
-  deriving it has aL2(s12 q̈6^x + c12 q̈6^z) (section 2, "Пример 3 (продолжение)").
+  equations need no correction (the comparison below is exact, and tests/test_telegin.py checks them
+  numerically against an independent Newton–Euler). Slips exist only in intermediate formulas the
+  comparison does not use, e.g. the seed text of the direction-cosine system reads
+  aL2(s12 q̈6^z + c12 q̈6^z) in the M2 − M3 equation where the line deriving it has
+  aL2(s12 q̈6^x + c12 q̈6^z) (section 2, "Пример 3 (продолжение)"; a misprint or a slip of the copy).
 """
 from __future__ import annotations
 
