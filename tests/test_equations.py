@@ -93,7 +93,8 @@ def test_sympy_matrix_is_the_module(case):
     for s, (definition, _, _) in eq.abbreviations.items():
         if s in set().union(*(e.free_symbols for e in eq.tau)):
             values[s] = float(definition.subs(values))
-    got = [float(e.subs(values)) for e in eq.tau]
+    values = {s: sympy.Float(v, 30) for s, v in values.items()}
+    got = [float(e.xreplace(values)) for e in eq.tau]
     np.testing.assert_allclose(got, module.tau(q, qd, qdd, pb), rtol=1e-12, atol=1e-12)
 
 
