@@ -919,9 +919,11 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
 @click.option("--max-terms", "max_terms", type=int, default=100_000, show_default=True, metavar="N",
               help="Refuse a closed form of more than N terms (too long to print; a generic 7R arm has 350 000).")
+@click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
+              help="Keep these DH lengths as symbols (m; 'all': every non-zero one), as find --symbolic.")
 @_robot_options
 @_memory_option
-def equations(robot_file, text_out, python_out, json_out, parameters, max_terms, max_memory, load):
+def equations(robot_file, text_out, python_out, json_out, parameters, max_terms, max_memory, load, symbolic=None):
     """Print ROBOT_FILE's equations of motion in closed form, in its base parameters, checked against
     Newton–Euler at random states (the largest difference is printed with them)."""
     _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)])
@@ -931,7 +933,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
-        eq = closed_form(base, max_terms=max_terms)
+        eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
         written = []
         if json_out is not None:
             written.append(_write_json(json_out, eq.to_dict()))

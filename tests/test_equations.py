@@ -297,3 +297,42 @@ def test_too_long_is_refused_in_one_line(tmp_path):
     robot = bp.load_robot(ROOT / "robots" / "ppr.yaml")
     with pytest.raises(bp.ResourceLimitError, match="max_terms=3"):
         equations(robot, max_terms=3)
+
+
+@pytest.mark.parametrize("name, symbolic", [("telegin_rrrprr", "a1,a2"), ("stanford_arm", "all")])
+def test_symbolic_lengths(name, symbolic):
+    """With DH lengths as symbols: at the robot's lengths the module equals Newton–Euler; at other random
+    lengths the same formulas equal the numeric engine run there (inverse dynamics and regroupings)."""
+    from baseparam.projection.symbolic import _with_lengths, parse_symbols
+
+    robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
+    eq = equations(robot, symbolic=symbolic)
+    assert eq.max_error < 1e-10 * eq.max_torque and eq.lengths
+    names, fields = parse_symbols(robot, symbolic)
+    assert {s.name for s in eq.lengths} == set(names)
+    assert set(names) & {s.name for e in eq.tau for s in e.free_symbols}
+    rng = np.random.default_rng(10)
+    new = {s: Fraction(int(rng.integers(10, 99)), 100) for s in names}            # m (these robots: m)
+    other = _with_lengths(robot, fields, new)
+    base2 = bp.find_base_parameters(other)
+    module = load_module(eq.python_source())
+    for s in names:
+        setattr(module, s, float(new[s]))
+    p = rng.uniform(0.1, 1, len(base2.standard_names))
+    q, qd, qdd = _states(robot, rng, 5)
+    expected = bp.inverse_dynamics(bp.Model(other, p), q, qd, qdd)
+    np.testing.assert_allclose(module.tau(q, qd, qdd, base2.from_standard(p)), expected, rtol=0,
+                               atol=1e-10 * np.abs(expected).max())
+    at = {sympy.Symbol(s, real=True): sympy.Rational(new[s].numerator, new[s].denominator) for s in names}
+    Y = np.array([[float(eq.constants[b].xreplace(at).coeff(sympy.Symbol(c, real=True))) for c in base2.standard_names]
+                  for b in eq.symbols])
+    np.testing.assert_allclose(Y, base2.Y, rtol=0, atol=1e-12)
+
+
+def test_cli_symbolic(tmp_path):
+    out = _run(ROOT / "robots" / "telegin_rrrprr.yaml", "--symbolic", "a1,a2", "--python", tmp_path / "m.py",
+               cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "a_{1}" in out.stdout and "a1 = 0.5" in (tmp_path / "m.py").read_text()
+    out = _run(ROOT / "robots" / "ppr.yaml", "--symbolic", "all", cwd=tmp_path)      # no non-zero length
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "--symbolic" in out.stderr

@@ -216,9 +216,12 @@ def _fourier(terms, groups, index):
 MAX_TERMS = 100_000     # after reduction: PUMA 560 12 000, Panda 41 000, the generic 7R skew7.yaml 350 000
 
 
-def closed_forms(base, seed=0, max_terms=MAX_TERMS):
+def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None):
     """Each base-regressor entry W_b[i, r] as terms (:func:`_terms`) in its shortest form, with the gravity
     part apart (divided by |g|).
+
+    choices : list of list of (str, bool), optional
+        The form of every entry (:attr:`Forms.choices` of another run): the same forms at other lengths.
 
     Raises
     ------
@@ -305,16 +308,20 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS):
         from ..errors import ResourceLimitError
         raise ResourceLimitError(f"equations: {robot.name}: the closed form has {size} terms (more than "
                                  f"max_terms={max_terms}), too long to print; for evaluation use baseparam export")
-    forms = []
+    forms, chosen = [], []
     for j in range(n):
-        row = []
+        row, picks = [], []
         for r in range(R):
             dyn, stat = reduced[j][r]
             if not stat.is_zero():
                 stat = stat / gq
             best = None
-            for trig in ("relative", "absolute", "fourier") if to_abs_trig else ("relative",):
-                for rate in (False, True) if to_abs_rate else (False,):
+            trigs = ("relative", "absolute", "fourier") if to_abs_trig else ("relative",)
+            rates = (False, True) if to_abs_rate else (False,)
+            if choices is not None:
+                trigs, rates = (choices[j][r][0],), (choices[j][r][1],)
+            for trig in trigs:
+                for rate in rates:
                     d = ring.reduce(substituted(dyn, to_abs_trig), True) if trig == "absolute" else dyn
                     s = ring.reduce(substituted(stat, to_abs_trig), True) if trig == "absolute" else stat
                     d = _terms(substituted(d, to_abs_rate) if rate else d)
@@ -323,11 +330,12 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS):
                         d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
                     cost = _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s))
                     if best is None or cost < best[0]:
-                        best = (cost, d, s)
-            row.append(best[1:])
+                        best = (cost, d, s, (trig, rate))
+            row.append(best[1:3])
+            picks.append(best[3])
         forms.append(row)
-
-    return Forms(ring, forms, chain, parallel, tuple(offsets), revolute, fourier_groups, rate_index, g_mag)
+        chosen.append(picks)
+    return Forms(ring, forms, chain, parallel, tuple(offsets), revolute, fourier_groups, rate_index, g_mag, chosen)
 
 
 @dataclass(frozen=True)
@@ -343,6 +351,7 @@ class Forms:
     fourier_groups: list
     rate_index: list
     gravity: float
+    choices: list
 
 
 __all__ = ["Forms", "RATES", "closed_forms", "graph_polynomials", "parallel_axes"]

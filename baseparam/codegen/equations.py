@@ -71,6 +71,8 @@ class Equations:
         max |τ_Newton–Euler| over the same states, the scale of ``max_error``.
     gravity : float
         |g| (m/s²), the value of the symbol g.
+    lengths : mapping
+        With ``symbolic=``: each DH length symbol → its value in the robot (m).
     """
 
     robot: object
@@ -85,6 +87,7 @@ class Equations:
     max_torque: float = float("nan")
     gravity: float = 9.81
     offsets: tuple = field(repr=False, default=())
+    lengths: MappingProxyType = field(repr=False, default_factory=lambda: MappingProxyType({}))
 
     def _repr_markdown_(self):
         return self.markdown()
@@ -108,6 +111,8 @@ class Equations:
                               (f"qdd{k + 1}", rf"\ddot{{q}}_{{{k + 1}}}")):
                 out[sympy.Symbol(name, real=True)] = tex
         out[sympy.Symbol("g", positive=True)] = "g"
+        for sym in self.lengths:
+            out[sym] = f"{sym.name[0]}_{{{sym.name[1:]}}}"
         for sym, (_, _, tex) in self.abbreviations.items():
             out[sym] = tex
         return out
@@ -142,6 +147,9 @@ class Equations:
                  f"τ = W_b(q, q̇, q̈) β in its {len(self.names)} base parameters (SI; g = {self.gravity:g} m/s²).", "",
                  "## Base parameters (grouped constants)", ""]
         lines += [f"- ${line}$" for line in self.constants_latex()]
+        if self.lengths:
+            lines += ["", "DH lengths kept as symbols (the robot's values, m): " +
+                      ", ".join(f"${names[s]}$ = {v:g}" for s, v in self.lengths.items())]
         lines += ["", "## Abbreviations", ""]
         lines += [f"- ${names[s]} = {sympy.latex(d, symbol_names=names)}$"
                   for s, (d, _, _) in self.used_abbreviations().items()] or ["none"]
@@ -167,6 +175,7 @@ class Equations:
             "code_operation_count": dict(self.code_count),
             "max_error": self.max_error,
             "max_torque": self.max_torque,
+            "lengths": {s.name: v for s, v in self.lengths.items()},
         }
 
     # -- Python ------------------------------------------------------------------------------------------
@@ -178,7 +187,9 @@ class Equations:
         n = self.robot.n_dof
         used = set().union(*(e.free_symbols for e in self.tau)) if n else set()
         lines = [f'"""Equations of motion of {self.robot.name} in its base parameters (baseparam equations)."""',
-                 "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}", "", "",
+                 "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
+        lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
+        lines += ["", "",
                  "def tau(q, qd, qdd, p):",
                  '    """tau (…, n) = W_b(q, qd, qdd) p: q, qd, qdd arrays (n,) or (S, n); p (R,) in NAMES order."""',
                  "    q, qd, qdd, p = (np.asarray(x, dtype=float) for x in (q, qd, qdd, p))"]
@@ -203,7 +214,7 @@ class Equations:
 
 # -- building the equations --------------------------------------------------------------------------------
 def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_memory=None,
-              max_terms=MAX_TERMS) -> Equations:
+              max_terms=MAX_TERMS, symbolic=None) -> Equations:
     """Equations of motion in closed form, grouped by base parameter (module docstring: how).
 
     Parameters
@@ -215,6 +226,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     check : bool
         Evaluate the equations at random states against Newton–Euler (:attr:`Equations.max_error`).
     seed : int
+    symbolic : str or sequence of str, optional
+        Named DH lengths (``"a2,d4"``, ``"all"``: as ``find --symbolic``) kept as symbols (m): the
+        regroupings and every coefficient become polynomials in them (:mod:`._symbolic_lengths`).
     max_terms : int
         Refuse (:class:`~baseparam.errors.ResourceLimitError`) a closed form of more terms than this
         (a generic 7-joint arm has about 350 000: too long to print, and to build in SymPy).
@@ -243,6 +257,12 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     offsets, revolute, fourier_groups = found.offsets, found.revolute, found.fourier_groups
     rate_index = found.rate_index
     g_mag = found.gravity
+    lengths, regroupings = {}, None
+    if symbolic is not None:
+        from ._symbolic_lengths import symbolic_forms
+        forms, names, values, regroupings = symbolic_forms(base, symbolic, found, seed, max_terms, max_memory)
+        length_symbols = [sympy.Symbol(name, real=True) for name in names]
+        lengths = {sym_: values[name] for sym_, name in zip(length_symbols, names)}
 
     # sympy symbols and their definitions
     qs = sympy.symbols(f"q1:{n + 1}", real=True)
@@ -312,10 +332,15 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             # the common monomial and the common rational factor outside the sum (no factoring beyond)
             common = tuple(min(rest[i] for rest, _, _ in items) for i in range(len(rate)))
             coefs = [c for _, _, c in items]
-            num = math.gcd(*[c.numerator for c in coefs])
-            den = math.lcm(*[c.denominator for c in coefs])
-            content = Fraction(num, den) * (-1 if all(c < 0 for c in coefs) else 1)
-            inner = sympy.Add(*[_q(c / content) * _mono(tuple(e - m for e, m in zip(rest, common))) *
+            if all(isinstance(c, Fraction) for c in coefs):
+                num = math.gcd(*[c.numerator for c in coefs])
+                den = math.lcm(*[c.denominator for c in coefs])
+                content = Fraction(num, den) * (-1 if all(c < 0 for c in coefs) else 1)
+                coefs = [_q(c / content) for c in coefs]
+            else:                   # polynomials in the symbolic lengths
+                content = Fraction(1)
+                coefs = [_length_poly(c) for c in coefs]
+            inner = sympy.Add(*[c * _mono(tuple(e - m for e, m in zip(rest, common))) *
                                 sympy.Mul(*[trig_symbol(*f) for f in key]) for (rest, key, _), c in zip(items, coefs)])
             total += _q(content) * _mono(common) * _mono(rate) * inner
         return total
@@ -356,6 +381,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     def _q(x):
         return sympy.Rational(x.numerator, x.denominator)
 
+    def _length_poly(poly):
+        return sympy.Add(*[_q(v) * sympy.Mul(*[x ** k for x, k in zip(length_symbols, e)]) for e, v in poly.items()])
+
     def _mono(exps):
         out = sympy.Integer(1)
         for i, e in enumerate(exps):
@@ -369,7 +397,11 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     standard = [sympy.Symbol(s, real=True) for s in base.standard_names]
     constants = {}
     for r, s in enumerate(syms):
-        constants[s] = sympy.Add(*[_exact(v) * standard[c] for c, v in enumerate(base.Y[r]) if v != 0])
+        if regroupings is not None:
+            constants[s] = sympy.Add(*[_length_poly(poly) * sympy.Symbol(name, real=True)
+                                       for name, poly in regroupings[r].items()])
+        else:
+            constants[s] = sympy.Add(*[_exact(v) * standard[c] for c, v in enumerate(base.Y[r]) if v != 0])
     tau = []
     for j in range(n):
         total = sympy.Integer(0)
@@ -385,7 +417,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     eq = Equations(robot, tuple(base.names), syms, tau, MappingProxyType(constants),
                    MappingProxyType(abbreviations), MappingProxyType(count),
                    MappingProxyType({k: code[k] for k in ("mul", "add", "sincos")}),
-                   gravity=g_mag, offsets=tuple(offsets))
+                   gravity=g_mag, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
     if check:
         err, scale = verify(eq, base, seed=seed)
         eq = _replace(eq, max_error=err, max_torque=scale)
