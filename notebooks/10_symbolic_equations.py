@@ -101,6 +101,21 @@ print(eq3)
 display(Markdown(eq3.markdown()))
 
 # %% [markdown]
+# With his link lengths kept as symbols (`--symbolic a1,a2`: a1 = a2 = L = 0.5 m in the robot), the
+# grouped constants become formulas in them, like his I_d1 = J_o1^y + m2 L² and b = a2 + m3 L2 (in
+# our DH link frames, which sit at the far end of each link, so the shifts read differently from
+# his pole frames; pseudo second moments: XX1 + YY1 is the inertia about z1):
+
+# %%
+start = time.perf_counter()
+eq3L = bp.equations(arm, symbolic="a1,a2")
+print(f"{time.perf_counter() - start:.1f} s;", eq3L)
+for s in eq3L.symbols[:3]:
+    print(s, "=", eq3L.constants[s])
+display(Markdown("$$\\tau_2 - \\tau_3 = " + sympy.latex(sympy.expand(eq3L.tau[1] - eq3L.tau[2]).collect(eq3L.symbols),
+                                                       symbol_names=eq3L._latex_names()) + "$$"))
+
+# %% [markdown]
 # **His printed equations, verified.** tests/test_equations.py transcribes his final equations
 # (section 2, in joint angles; his left sides for the parallel axes are M1 − M2, M2 − M3, M3) and
 # maps his constants (I_d1 = J_o1^y + m2 L², L_a = L a, I^c_36, I^x_56, D, I_e, …) onto our standard
