@@ -36,7 +36,8 @@ The package follows the data, each stage a subpackage that imports only the ones
                        :func:`identification_errors` (how well a trajectory identifies, with noise);
                        :func:`load_excitation` (→ :class:`SavedExcitation`) reads ``excite --json`` back
 ``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
-                       Slotine–Li regressor and inverse dynamics in base parameters
+                       Slotine–Li regressor and inverse dynamics in base parameters; :func:`equations` →
+                       :class:`Equations` — the equations of motion in closed form (SymPy, LaTeX, Python)
 ``simulation``         :func:`simulate` → :class:`Trajectory` (RK4 at a controller rate or solve_ivp),
                        :class:`SensorNoise`; :func:`track` (a :class:`Reference` followed under
                        feedforward + PD → :class:`TrackingRun`), :func:`simulated_identification`
@@ -90,7 +91,7 @@ _LAZY = {
                        "LogResult", "PayloadResult", "identify_payload"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits", "load_excitation", "SavedExcitation"),
-    "codegen": ("ExportResult", "export"),
+    "codegen": ("Equations", "ExportResult", "equations", "export"),
     "simulation": ("FitErrors", "MotionComparison", "Reference", "SensorNoise", "TrackingRun", "compare_motions",
                    "simulate", "simulated_identification", "track"),
 }

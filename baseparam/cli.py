@@ -172,6 +172,8 @@ FLAGS = {
     "wrench": "--wrench", "sensor": "--sensor", "wrench_bias": "--wrench-bias", "wrench_bias=True": "--wrench-bias",
     # export
     "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out",
+    # equations
+    "max_terms": "--max-terms",
 }
 
 _NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
@@ -918,6 +920,44 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     click.echo(f"{base.robot.name}: {base.rank} base parameters")
     click.echo(result.summary())
     click.echo("wrote " + ", ".join(result.files))
+
+
+@main.command()
+@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.option("--out", "text_out", type=click.Path(dir_okay=False),
+              help="Write the equations (Markdown with LaTeX) to this file instead of stdout.")
+@click.option("--python", "python_out", type=click.Path(dir_okay=False),
+              help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the equations as JSON: SymPy strings ('-': to stdout, the text then goes to stderr).")
+@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
+@click.option("--max-terms", "max_terms", type=int, default=100_000, show_default=True, metavar="N",
+              help="Refuse a closed form of more than N terms (too long to print; a generic 7R arm has 350 000).")
+@click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
+              help="Keep these DH lengths as symbols (m; 'all': every non-zero one), as find --symbolic.")
+@_robot_options
+@_memory_option
+def equations(robot_file, text_out, python_out, json_out, parameters, max_terms, max_memory, load, symbolic=None):
+    """Print ROBOT_FILE's equations of motion in closed form, in its base parameters, checked against
+    Newton–Euler at random states (the largest difference is printed with them)."""
+    _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)])
+    from .codegen.equations import equations as closed_form
+    from .projection.base_set import find_base_parameters
+    progress = _Progress("projecting")
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
+        base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
+        progress.close()
+        eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
+        written = []
+        if json_out is not None:
+            written.append(_write_json(json_out, eq.to_dict()))
+        from ._atomic import write_text
+        for path, text in ((python_out, eq.python_source), (text_out, eq.markdown)):
+            if path is not None:
+                write_text(path, text())
+                written.append(path)
+    _report(eq.markdown() if text_out is None else f"{base.robot.name}: {base.rank} base parameters; "
+            f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
 
 
 @main.command()

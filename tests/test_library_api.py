@@ -320,7 +320,7 @@ def test_every_readme_python_snippet_runs(tmp_path, monkeypatch, index):
 # The README's shell commands, as a user runs them from the repository root of a fresh clone: every
 # file they read is there (the measured data beside the repository, in ../shared/data), and every
 # file they write goes to out/, which the clone holds and whose .gitignore keeps `git status` clean.
-_OUTPUT_FLAGS = {"--json", "--h5", "--plot", "--out", "--urdf", "--yaml", "--mjcf"}
+_OUTPUT_FLAGS = {"--json", "--h5", "--plot", "--out", "--urdf", "--yaml", "--mjcf", "--python"}
 _FILE_SUFFIXES = (".yaml", ".yml", ".urdf", ".npz", ".csv", ".py", ".json", ".h5", ".png", ".xml", ".mcap")
 
 

@@ -1,0 +1,357 @@
+"""The closed form of the base regressor's entries, without ``simplify`` (:mod:`.equations` prints them).
+
+The base regressor's expression graph is evaluated over python-flint's polynomials with rational
+coefficients (:func:`graph_polynomials`); every entry is reduced modulo s_k² + c_k² − 1
+(:meth:`_Ring.reduce`, a Gröbner normal form: equal values are equal polynomials); for each group of
+consecutive parallel revolute axes (:func:`parallel_axes`) the entry is also written with summed angles
+and rates, and in Fourier form over the group's angles (:func:`_fourier`: c2c3 − s2s3 is c23 by
+itself), and the form with the fewest operations (:func:`_cost`) is kept.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..dynamics.expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
+
+RATES = ("qd", "qdd", "Qd", "Qdd", "sgn", "stb")
+
+
+# -- the graph over polynomials ------------------------------------------------------------------------
+def _rational(x):
+    """A graph constant as the short decimal it stands for (12 significant digits)."""
+    return Fraction(f"{float(x):.12g}")
+
+
+class _Ring:
+    """python-flint's polynomials over Q in the generators of one robot's equations."""
+
+    def __init__(self, robot, groups):
+        import flint
+
+        n = robot.n_dof
+        self.n, self.flint = n, flint
+        names = []
+        for k in range(n):              # s before c: lex order makes s_k² the leading term of s² + c² − 1
+            names += [f"s{k}", f"c{k}"]
+        for k in range(n):
+            names += [f"S{k}", f"C{k}"]
+        for kind in ("d",) + RATES:
+            names += [f"{kind}{k}" for k in range(n)]
+        self.names = tuple(names)
+        self.ctx = flint.fmpq_mpoly_ctx.get(self.names, "lex")
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.gens = self.ctx.gens()
+        self.groups = groups
+
+    def gen(self, name, k):
+        return self.gens[self.index[f"{name}{k}"]]
+
+    def const(self, value):
+        q = _rational(value)
+        return self.ctx.from_dict({(0,) * len(self.names): self.flint.fmpq(q.numerator, q.denominator)}) \
+            if q else self.ctx.from_dict({})
+
+    def reduce(self, p, absolute=False):
+        """Normal form modulo s² + c² − 1 of every revolute angle (relative, or the summed ones)."""
+        for k in range(self.n):
+            for s, c in (("s", "c"), ("S", "C")) if absolute else (("s", "c"),):
+                if p.degrees()[self.index[f"{s}{k}"]] >= 2:
+                    p = p % (self.gen(s, k) ** 2 + self.gen(c, k) ** 2 - 1)
+        return p
+
+
+def graph_polynomials(ring, g, roots, inputs):
+    """The graph's roots as polynomials: each live node once, in topological order.
+
+    Parameters
+    ----------
+    inputs : callable
+        ``inputs(name, k) -> polynomial`` for the graph input (name, k).
+    """
+    value = {}
+    for i in live_nodes(g, roots):
+        op, a = g.ops[i], g.args[i]
+        if op == CONST:
+            value[i] = ring.const(a)
+        elif op == INPUT:
+            value[i] = inputs(*a)
+        elif op == ADD:
+            value[i] = value[a[0]] + value[a[1]]
+        elif op == SUB:
+            value[i] = value[a[0]] - value[a[1]]
+        elif op == MUL:
+            value[i] = value[a[0]] * value[a[1]]
+        elif op == NEG:
+            value[i] = -value[a]
+        else:                                  # the regressor graph never divides
+            raise ValueError(f"graph_polynomials: operation {op!r}")
+    return [value[r] for r in roots]
+
+
+# -- kinematics: parallel consecutive axes ---------------------------------------------------------------
+def parallel_axes(robot, seed=0):
+    """{k: σ} for each revolute joint k whose axis is σ·(its revolute parent's axis), σ = ±1, at a random
+    pose (parallel there means parallel everywhere: the axes turn together)."""
+    from ..model.joint_model import joint_models, product
+
+    rng = np.random.default_rng(seed)
+    models = joint_models(robot)
+
+    def length(v):
+        return float(v) * robot.length_scale
+
+    def cos_sin(v):
+        a = float(v) * robot.angle_scale
+        return math.cos(a), math.sin(a)
+    frames, axes, out = [None] * robot.n_dof, [None] * robot.n_dof, {}
+    for k, m in enumerate(models):
+        p = robot.parents[k]
+        T = (frames[p] if p >= 0 else np.eye(4)) @ product(m.before, length, cos_sin)
+        axes[k] = T[:3, 2]
+        x = rng.uniform(-math.pi, math.pi) + (m.offset * robot.angle_scale if m.is_revolute else m.offset *
+                                              robot.length_scale)
+        frames[k] = T @ m.motion_matrix(np.array([x]))[0] @ product(m.after, length, cos_sin)
+        if p >= 0 and m.is_revolute and models[p].is_revolute:
+            dot = float(axes[k] @ axes[p])
+            if abs(abs(dot) - 1.0) < 1e-9:
+                out[k] = 1 if dot > 0 else -1
+    return out
+
+
+def _groups(robot, parallel):
+    """Per joint, the root of its run of parallel axes and the members from the root to it."""
+    chain = {}
+    for k in range(robot.n_dof):
+        p = robot.parents[k]
+        chain[k] = chain[p] + [k] if k in parallel else [k]
+    return chain
+
+
+# -- names ---------------------------------------------------------------------------------------------
+def _label(members, n):
+    """Joints j … k as Telegin writes them: '23' for q2 + q3 (',' between numbers ≥ 10)."""
+    a, b = members[0] + 1, members[-1] + 1
+    if a == b:
+        return f"{a}"
+    return f"{a}{b}" if n < 10 else f"{a},{b}"
+
+
+def _terms(poly):
+    """A flint polynomial as {(exponents, trig key): Fraction}, the trig key () (no Fourier factor)."""
+    return {(tuple(e), ()): Fraction(int(c.p), int(c.q)) for e, c in poly.to_dict().items()}
+
+
+def _cost(terms, rate_index):
+    """Operations to evaluate terms collected by their rate monomials (an estimate: products of the
+    factors, one more for a coefficient ≠ ±1, one addition between terms)."""
+    groups = {}
+    for (exps, key), coef in terms.items():
+        rate = tuple(exps[i] for i in rate_index)
+        groups.setdefault(rate, []).append((exps, key, coef))
+    muls = adds = 0
+    for rate, items in groups.items():
+        adds += len(items) - 1
+        for exps, key, coef in items:
+            deg = sum(exps) - sum(rate) + len(key)
+            muls += max(deg - 1, 0) + (abs(coef) != 1 and deg > 0)
+        muls += sum(rate) - (1 if len(items) == 1 and all(abs(c) == 1 and sum(e) == sum(rate) and not k
+                                                          for e, k, c in items) else 0)
+    return muls + adds + len(groups) - 1
+
+
+def _fourier_factor(exps, members, index):
+    """Π_k c_k^a s_k^b over one group's members as Σ a_n e^{i n·θ}: {n: (re, im)}."""
+    out = {(0,) * len(members): (Fraction(1), Fraction(0))}
+    half = Fraction(1, 2)
+    for m, k in enumerate(members):
+        for name, factor in (("c", ((half, 0), (half, 0))), ("s", ((0, -half), (0, half)))):
+            for _ in range(exps[index[f"{name}{k}"]]):
+                new = {}
+                for n, (re, im) in out.items():
+                    for step, (fr, fi) in zip((1, -1), factor):
+                        key = n[:m] + (n[m] + step,) + n[m + 1:]
+                        a, b = new.get(key, (Fraction(0), Fraction(0)))
+                        new[key] = (a + re * fr - im * fi, b + re * fi + im * fr)
+                out = {n: v for n, v in new.items() if v != (0, 0)}
+    real = []
+    for n, (re, im) in out.items():
+        first = next((x for x in n if x), 0)
+        if first < 0:
+            continue
+        if first == 0:
+            real.append(((), re))
+        else:             # a e^{inθ} + ā e^{-inθ} = 2 Re a cos nθ − 2 Im a sin nθ
+            if re:
+                real.append((("c", n), 2 * re))
+            if im:
+                real.append((("s", n), -2 * im))
+    return real
+
+
+def _fourier(terms, groups, index):
+    """Terms with each parallel group's c, s rewritten as cos/sin of integer combinations of its angles
+    (a canonical form: c2c3 − s2s3 is c23)."""
+    trig_positions = {index[f"{x}{k}"] for members in groups for k in members for x in "cs"}
+    out = {}
+    for (exps, key), coef in terms.items():
+        pieces = [((), coef)]
+        for g, members in enumerate(groups):
+            factor = _fourier_factor(exps, members, index)
+            pieces = [(k + ((g,) + f,) if f else k, c * d) for k, c in pieces for f, d in factor]
+        rest = tuple(0 if i in trig_positions else e for i, e in enumerate(exps))
+        for k, c in pieces:
+            if c:
+                total = out.get((rest, key + k), 0) + c
+                if total:
+                    out[(rest, key + k)] = total
+                else:
+                    out.pop((rest, key + k), None)
+    return out
+
+
+MAX_TERMS = 100_000     # after reduction: PUMA 560 12 000, Panda 41 000, the generic 7R skew7.yaml 350 000
+
+
+def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None):
+    """Each base-regressor entry W_b[i, r] as terms (:func:`_terms`) in its shortest form, with the gravity
+    part apart (divided by |g|).
+
+    choices : list of list of (str, bool), optional
+        The form of every entry (:attr:`Forms.choices` of another run): the same forms at other lengths.
+
+    Raises
+    ------
+    ResourceLimitError
+        More than ``max_terms`` terms in all (printing them would take SymPy minutes).
+
+    Returns
+    -------
+    Forms
+        ``forms[i][r] = (dynamic terms, gravity terms)`` and what naming them needs.
+    """
+    from ..dynamics.regressor_graph import build
+    from ..model.joint_model import exact_cos_sin, joint_models
+
+    robot, n, R = base.robot, base.robot.n_dof, base.rank
+    models = joint_models(robot)
+    revolute = [m.is_revolute for m in models]
+    parallel = parallel_axes(robot, seed)
+    chain = _groups(robot, parallel)
+    ring = _Ring(robot, chain)
+
+    # joint angles: an offset that is a multiple of 90° folds into the angle (cos(q − 90°) = sin q)
+    folded, offsets = {}, []
+    for k, m in enumerate(models):
+        off = m.offset
+        if revolute[k] and off != 0:
+            co, so, exact = exact_cos_sin(off, robot.angle_unit)
+            if exact and round(co) == co and round(so) == so:
+                folded[k] = (int(co), int(so))
+                off = 0.0
+        offsets.append(float(off) * (robot.angle_scale if revolute[k] else robot.length_scale))
+
+    def inputs(name, k):
+        if name in ("c", "s") and k in folded:
+            co, so = folded[k]
+            c, s = ring.gen("c", k), ring.gen("s", k)
+            return co * c - so * s if name == "c" else so * c + co * s
+        return ring.gen(name, k)
+
+    g_full, out_full = build(robot, base.parameters, base.pivots, gravity=True)
+    g_dyn, out_dyn = build(robot, base.parameters, base.pivots, gravity=False)
+    zero = ring.ctx.from_dict({})
+    W = [[zero] * R for _ in range(n)]
+    for j, r, value in zip([o[0] for o in out_full], [o[1] for o in out_full],
+                           graph_polynomials(ring, g_full, [o[2] for o in out_full], inputs)):
+        W[j][r] = value
+    D = [[zero] * R for _ in range(n)]
+    for j, r, value in zip([o[0] for o in out_dyn], [o[1] for o in out_dyn],
+                           graph_polynomials(ring, g_dyn, [o[2] for o in out_dyn], inputs)):
+        D[j][r] = value
+    g_mag = float(np.linalg.norm(robot.gravity_si))
+    g_exact = _rational(g_mag) if g_mag else Fraction(1)
+    gq = ring.flint.fmpq(g_exact.numerator, g_exact.denominator)
+
+    # the summed forms: angles and rates of each run of parallel axes
+    to_abs_trig, to_abs_rate = {}, {}
+    for k in range(n):
+        members = chain[k]
+        if len(members) == 1:
+            continue
+        p = members[-2]
+        sigma = parallel[k]
+        Cp, Sp = (ring.gen("C", p), ring.gen("S", p)) if len(chain[p]) > 1 else (ring.gen("c", p), ring.gen("s", p))
+        Ck, Sk = ring.gen("C", k), ring.gen("S", k)
+        to_abs_trig[f"c{k}"] = Ck * Cp + Sk * Sp
+        to_abs_trig[f"s{k}"] = sigma * (Sk * Cp - Ck * Sp)
+        for rate in ("qd", "qdd"):
+            up = rate.capitalize()
+            prev = ring.gen(up, p) if len(chain[p]) > 1 else ring.gen(rate, p)
+            to_abs_rate[f"{rate}{k}"] = sigma * (ring.gen(up, k) - prev)
+    gens = list(ring.gens)
+
+    def substituted(poly, table):
+        if not table:
+            return poly
+        return poly.compose(*[table.get(name, gens[i]) for i, name in enumerate(ring.names)])
+
+    fourier_groups = [chain[k] for k in range(n) if len(chain[k]) > 1 and not any(
+        chain[m][:len(chain[k])] == chain[k] and len(chain[m]) > len(chain[k]) for m in range(n))]
+    rate_index = [i for i, name in enumerate(ring.names) if name.rstrip("0123456789") in RATES]
+    reduced = [[(ring.reduce(D[j][r]), ring.reduce(W[j][r] - D[j][r])) for r in range(R)] for j in range(n)]
+    size = sum(len(d) + len(s) for row in reduced for d, s in row)
+    if size > max_terms:
+        from ..errors import ResourceLimitError
+        raise ResourceLimitError(f"equations: {robot.name}: the closed form has {size} terms (more than "
+                                 f"max_terms={max_terms}), too long to print; for evaluation use baseparam export")
+    forms, chosen = [], []
+    for j in range(n):
+        row, picks = [], []
+        for r in range(R):
+            dyn, stat = reduced[j][r]
+            if not stat.is_zero():
+                stat = stat / gq
+            best = None
+            trigs = ("relative", "absolute", "fourier") if to_abs_trig else ("relative",)
+            rates = (False, True) if to_abs_rate else (False,)
+            if choices is not None:
+                trigs, rates = (choices[j][r][0],), (choices[j][r][1],)
+            for trig in trigs:
+                for rate in rates:
+                    d = ring.reduce(substituted(dyn, to_abs_trig), True) if trig == "absolute" else dyn
+                    s = ring.reduce(substituted(stat, to_abs_trig), True) if trig == "absolute" else stat
+                    d = _terms(substituted(d, to_abs_rate) if rate else d)
+                    s = _terms(s)
+                    if trig == "fourier":
+                        d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
+                    cost = _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s))
+                    if best is None or cost < best[0]:
+                        best = (cost, d, s, (trig, rate))
+            row.append(best[1:3])
+            picks.append(best[3])
+        forms.append(row)
+        chosen.append(picks)
+    return Forms(ring, forms, chain, parallel, tuple(offsets), revolute, fourier_groups, rate_index, g_mag, chosen)
+
+
+@dataclass(frozen=True)
+class Forms:
+    """What :func:`closed_forms` found: the terms of every entry and how to name their variables."""
+
+    ring: object
+    forms: list
+    chain: dict
+    parallel: dict
+    offsets: tuple
+    revolute: list
+    fourier_groups: list
+    rate_index: list
+    gravity: float
+    choices: list
+
+
+__all__ = ["Forms", "RATES", "closed_forms", "graph_polynomials", "parallel_axes"]

@@ -1,0 +1,513 @@
+"""Equations of motion in closed form, in the base parameters (``baseparam equations ROBOT``).
+
+τ = W_b(q, q̇, q̈) β, grouped by base parameter: τ_i = Σ_r W_b[i, r] β_r, each β_r a named constant
+defined by its regrouping (``find``). How each entry W_b[i, r] gets its closed form:
+
+1. **The regressor graph over a polynomial ring.** The base regressor's expression graph
+   (:func:`baseparam.dynamics.regressor_graph.build`, the pivot columns) is evaluated once, node by
+   node in topological order, over python-flint's multivariate polynomials with rational
+   coefficients in the generators s_k, c_k (sin and cos of joint k's angle), q_k (a prismatic
+   joint's travel), q̇_k, q̈_k and the friction shapes. Every entry is then an exact polynomial:
+   no ``simplify``, no expression swell (the graph already shares every subexpression). Why this
+   route rather than the projection's Z columns on their trig basis: Z holds the Lagrangian, not
+   the torques (its columns would still need Lagrange's derivatives), and is computed only on demand
+   (``find --h5``, about 10⁵ rows for the PUMA 560), while the graph's evaluation over polynomials
+   takes 0.02 s for the PUMA 560 (measured); the whole command takes about 7 s there, mostly SymPy
+   building the printed expressions.
+2. **Trigonometric identities by the basis.** Each polynomial is reduced modulo s_k² + c_k² − 1
+   (python-flint's division by a Gröbner basis: s_k² ↦ 1 − c_k²), a normal form in which every
+   identity of the angles holds: equal values are equal polynomials.
+3. **Summed angles.** For consecutive parallel revolute axes (joint k's axis ±parallel to its
+   parent's, found from the kinematics at a random pose), each entry is also written (a) with the
+   summed angles φ_k = φ_parent ± q_k and (b) in Fourier form over the group's angles, where
+   c2c3 − s2s3 is cos(q2 + q3) = c23 by itself, each with the rates relative or summed
+   (q̈23 = q̈2 + q̈3); the form with the fewest operations is kept (:mod:`._trig`).
+4. **Gravity as g.** The entries are computed with and without gravity; their difference divided by
+   |g| is the gravity part, printed with the symbol g.
+
+Constants of the graph are floats (the DH lengths in SI and their folded products); they are read
+back as decimals of 12 significant digits, exact for the short decimals of a description.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+
+import numpy as np
+
+from ..errors import ArgumentError
+from ._trig import MAX_TERMS, _label, _rational, closed_forms
+
+N_CHECK = 20          # random states of the printed verification
+
+
+@dataclass(frozen=True)
+class Equations:
+    """Closed-form equations of motion of a robot in its base parameters.
+
+    Attributes
+    ----------
+    robot : Robot
+    names : tuple of str, length R
+        Base parameters in ``find``'s order (their pivots' names).
+    symbols : tuple of sympy.Symbol, length R
+        The symbol of each base parameter in :attr:`tau` (``XX2R`` when it is a regrouping, else the pivot's
+        name).
+    tau : sympy.Matrix, shape (n_dof, 1)
+        τ_i = Σ_r W_b[i, r] β_r in the abbreviations of :attr:`abbreviations` (SI, g the gravity's magnitude).
+    constants : mapping
+        Base-parameter symbol → its regrouping, a SymPy expression in the standard parameters (SI).
+    abbreviations : mapping
+        Symbol → (SymPy definition in q, q̇, q̈, text), for s_k, c_k, summed angles and rates, friction shapes.
+    operation_count : mapping
+        Of the printed form: ``{"mul", "add", "sincos"}`` (x² one mul; summed angles and rates counted).
+    code_count : mapping
+        Of the exported inverse dynamics in base parameters (:func:`baseparam.codegen.export`), same keys.
+    max_error : float
+        max |τ_printed − τ_Newton–Euler| over random states and random parameters (N·m or N).
+    max_torque : float
+        max |τ_Newton–Euler| over the same states, the scale of ``max_error``.
+    gravity : float
+        |g| (m/s²), the value of the symbol g.
+    lengths : mapping
+        With ``symbolic=``: each DH length symbol → its value in the robot (m).
+    """
+
+    robot: object
+    names: tuple
+    symbols: tuple = field(repr=False)
+    tau: object = field(repr=False)
+    constants: MappingProxyType = field(repr=False)
+    abbreviations: MappingProxyType = field(repr=False)
+    operation_count: MappingProxyType = field(repr=False)
+    code_count: MappingProxyType = field(repr=False)
+    max_error: float = float("nan")
+    max_torque: float = float("nan")
+    gravity: float = 9.81
+    offsets: tuple = field(repr=False, default=())
+    lengths: MappingProxyType = field(repr=False, default_factory=lambda: MappingProxyType({}))
+
+    def _repr_markdown_(self):
+        return self.markdown()
+
+    def __repr__(self):
+        c = self.operation_count
+        return (f"Equations(robot={self.robot.name!r}, n_base={len(self.names)}, mul={c['mul']}, add={c['add']}, "
+                f"max_error={self.max_error:.1e})")
+
+    # -- LaTeX and Markdown --------------------------------------------------------------------------
+    def _latex_names(self):
+        import sympy
+
+        out = {}
+        for sym in self.symbols:
+            name = sym.name
+            head = name.rstrip("0123456789R")
+            out[sym] = rf"\mathrm{{{head}}}_{{{name[len(head):]}}}"
+        for k in range(self.robot.n_dof):
+            for name, tex in ((f"q{k + 1}", f"q_{{{k + 1}}}"), (f"qd{k + 1}", rf"\dot{{q}}_{{{k + 1}}}"),
+                              (f"qdd{k + 1}", rf"\ddot{{q}}_{{{k + 1}}}")):
+                out[sympy.Symbol(name, real=True)] = tex
+        out[sympy.Symbol("g", positive=True)] = "g"
+        for sym in self.lengths:
+            out[sym] = f"{sym.name[0]}_{{{sym.name[1:]}}}"
+        for sym, (_, _, tex) in self.abbreviations.items():
+            out[sym] = tex
+        return out
+
+    def used_abbreviations(self):
+        """The abbreviations the equations use: {symbol: (definition, code, LaTeX)}."""
+        used = set().union(*(e.free_symbols for e in self.tau))
+        return {s: v for s, v in self.abbreviations.items() if s in used}
+
+    def latex(self):
+        """The equations as LaTeX (an ``aligned`` block), τ_i = … per joint."""
+        import sympy
+
+        names = self._latex_names()
+        rows = [rf"\tau_{{{i + 1}}} &= {sympy.latex(e, symbol_names=names)}" for i, e in enumerate(self.tau)]
+        return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
+
+    def constants_latex(self):
+        """One LaTeX line per base parameter: its symbol = its regrouping."""
+        import sympy
+
+        names = self._latex_names()
+        return [f"{names[s]} = {sympy.latex(self.constants[s])}" for s in self.symbols]
+
+    def markdown(self):
+        """Markdown with LaTeX formulas: constants, abbreviations, equations, operation counts, the check."""
+        import sympy
+
+        names = self._latex_names()
+        c, k = self.operation_count, self.code_count
+        lines = [f"# Equations of motion of {self.robot.name}", "",
+                 f"τ = W_b(q, q̇, q̈) β in its {len(self.names)} base parameters (SI; g = {self.gravity:g} m/s²).", "",
+                 "## Base parameters (grouped constants)", ""]
+        lines += [f"- ${line}$" for line in self.constants_latex()]
+        if self.lengths:
+            lines += ["", "DH lengths kept as symbols (the robot's values, m): " +
+                      ", ".join(f"${names[s]}$ = {v:g}" for s, v in self.lengths.items())]
+        lines += ["", "## Abbreviations", ""]
+        lines += [f"- ${names[s]} = {sympy.latex(d, symbol_names=names)}$"
+                  for s, (d, _, _) in self.used_abbreviations().items()] or ["none"]
+        lines += ["", "## Equations", "", "$$", self.latex(), "$$", "",
+                  "## Cost and check", "",
+                  f"- printed form: {c['mul']} mul, {c['add']} add, {c['sincos']} sin/cos pairs",
+                  f"- exported code (`baseparam export`, inverse dynamics): {k['mul']} mul, {k['add']} add, "
+                  f"{k['sincos']} sin/cos pairs",
+                  f"- max |τ_printed − τ_Newton–Euler| at {N_CHECK} random states: {self.max_error:.3g} "
+                  f"(max |τ| {self.max_torque:.3g})", ""]
+        return "\n".join(lines)
+
+    def to_dict(self):
+        """The ``equations --json`` document: SymPy strings (``sympy.sympify`` parses them)."""
+        return {
+            "robot": self.robot.name,
+            "base": [{"name": n, "symbol": s.name, "regrouping": str(self.constants[s])}
+                     for n, s in zip(self.names, self.symbols)],
+            "abbreviations": {s.name: str(d) for s, (d, _, _) in self.used_abbreviations().items()},
+            "gravity": self.gravity,
+            "tau": [str(e) for e in self.tau],
+            "operation_count": dict(self.operation_count),
+            "code_operation_count": dict(self.code_count),
+            "max_error": self.max_error,
+            "max_torque": self.max_torque,
+            "lengths": {s.name: v for s, v in self.lengths.items()},
+        }
+
+    # -- Python ------------------------------------------------------------------------------------------
+    def python_source(self):
+        """A module defining ``tau(q, qd, qdd, p)`` (numpy; arrays (n,) or (S, n); p the base parameters
+        in ``find``'s order, SI) that evaluates the printed equations."""
+        import sympy
+
+        n = self.robot.n_dof
+        used = set().union(*(e.free_symbols for e in self.tau)) if n else set()
+        lines = [f'"""Equations of motion of {self.robot.name} in its base parameters (baseparam equations)."""',
+                 "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
+        lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
+        lines += ["", "",
+                 "def tau(q, qd, qdd, p):",
+                 '    """tau (…, n) = W_b(q, qd, qdd) p: q, qd, qdd arrays (n,) or (S, n); p (R,) in NAMES order."""',
+                 "    q, qd, qdd, p = (np.asarray(x, dtype=float) for x in (q, qd, qdd, p))"]
+        for r, s in enumerate(self.symbols):
+            if s in used:
+                lines.append(f"    {s.name} = p[{r}]")
+        names = {s.name for s in used}
+        for k in range(n):
+            for name, code in ((f"q{k + 1}", f"q[..., {k}] + {self.offsets[k]!r}" if self.offsets[k] else
+                                f"q[..., {k}]"), (f"qd{k + 1}", f"qd[..., {k}]"), (f"qdd{k + 1}", f"qdd[..., {k}]")):
+                if name in names:
+                    lines.append(f"    {name} = {code}")
+        for s, (_, code, _) in self.abbreviations.items():
+            if s.name in names:
+                lines.append(f"    {s.name} = {code}")
+        lines.append("    zero = np.zeros(np.broadcast_shapes(q.shape, qd.shape, qdd.shape)[:-1])")
+        for i, e in enumerate(self.tau):
+            lines.append(f"    t{i + 1} = zero + ({sympy.pycode(e, fully_qualified_modules=False)})")
+        lines.append(f"    return np.stack([{', '.join(f't{i + 1}' for i in range(n))}], axis=-1)")
+        return "\n".join(lines) + "\n"
+
+
+# -- building the equations --------------------------------------------------------------------------------
+def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_memory=None,
+              max_terms=MAX_TERMS, symbolic=None) -> Equations:
+    """Equations of motion in closed form, grouped by base parameter (module docstring: how).
+
+    Parameters
+    ----------
+    base_or_robot : BaseParameters or Robot
+        A robot is projected first (:func:`~baseparam.find_base_parameters`).
+    parameters : {'pseudo', 'khalil'}
+        With a robot: its parameterization.
+    check : bool
+        Evaluate the equations at random states against Newton–Euler (:attr:`Equations.max_error`).
+    seed : int
+    symbolic : str or sequence of str, optional
+        Named DH lengths (``"a2,d4"``, ``"all"``: as ``find --symbolic``) kept as symbols (m): the
+        regroupings and every coefficient become polynomials in them (:mod:`._symbolic_lengths`).
+    max_terms : int
+        Refuse (:class:`~baseparam.errors.ResourceLimitError`) a closed form of more terms than this
+        (a generic 7-joint arm has about 350 000: too long to print, and to build in SymPy).
+
+    Returns
+    -------
+    Equations
+    """
+    import sympy
+
+    from ..model.robot import Robot, require_fixed_base
+    from ..projection.base_set import BaseParameters, find_base_parameters
+    from ._routines import operation_counts, routines
+
+    if isinstance(base_or_robot, Robot):
+        require_fixed_base(base_or_robot, "equations")
+        base = find_base_parameters(base_or_robot, parameters, max_memory=max_memory)
+    elif isinstance(base_or_robot, BaseParameters):
+        base = base_or_robot
+        require_fixed_base(base.robot, "equations")
+    else:
+        raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
+    robot, n, R = base.robot, base.robot.n_dof, base.rank
+    found = closed_forms(base, seed, max_terms)
+    ring, forms, chain, parallel = found.ring, found.forms, found.chain, found.parallel
+    offsets, revolute, fourier_groups = found.offsets, found.revolute, found.fourier_groups
+    rate_index = found.rate_index
+    g_mag = found.gravity
+    lengths, regroupings = {}, None
+    if symbolic is not None:
+        from ._symbolic_lengths import symbolic_forms
+        forms, names, values, regroupings = symbolic_forms(base, symbolic, found, seed, max_terms, max_memory)
+        length_symbols = [sympy.Symbol(name, real=True) for name in names]
+        lengths = {sym_: values[name] for sym_, name in zip(length_symbols, names)}
+
+    # sympy symbols and their definitions
+    qs = sympy.symbols(f"q1:{n + 1}", real=True)
+    symbol, abbreviations = {}, {}
+
+    def angle_of(members):
+        return sum(parallel.get(m, 1) * qs[m] if m != members[0] else qs[m] for m in members)
+
+    def add_abbrev(name, sym_name, definition, code, tex):
+        symbol[name] = sym = sympy.Symbol(sym_name, real=True)
+        abbreviations[sym] = (definition, code, tex)
+        return sym
+
+    def angle_code(k):
+        text = f"q[..., {k}]"
+        return text if offsets[k] == 0.0 else f"({text} + {offsets[k]!r})"
+
+    for k in range(n):
+        if revolute[k]:
+            theta = qs[k] + offsets[k]
+            add_abbrev(f"s{k}", f"s{k + 1}", sympy.sin(theta), f"np.sin({angle_code(k)})", f"s_{{{k + 1}}}")
+            add_abbrev(f"c{k}", f"c{k + 1}", sympy.cos(theta), f"np.cos({angle_code(k)})", f"c_{{{k + 1}}}")
+            if len(chain[k]) > 1:
+                lab = _label(chain[k], n)
+                phi = angle_of(chain[k])
+                code = " + ".join(f"{'-' if parallel.get(m, 1) < 0 and m != chain[k][0] else ''}{angle_code(m)}"
+                                  for m in chain[k])
+                add_abbrev(f"S{k}", f"s{lab.replace(',', '_')}", sympy.sin(phi), f"np.sin({code})", f"s_{{{lab}}}")
+                add_abbrev(f"C{k}", f"c{lab.replace(',', '_')}", sympy.cos(phi), f"np.cos({code})", f"c_{{{lab}}}")
+                for rate, arg, dots in (("Qd", "qd", r"\dot"), ("Qdd", "qdd", r"\ddot")):
+                    code = " + ".join(f"{'-' if parallel.get(m, 1) < 0 and m != chain[k][0] else ''}{arg}[..., {m}]"
+                                      for m in chain[k])
+                    definition = sum((parallel.get(m, 1) if m != chain[k][0] else 1) *
+                                     sympy.Symbol(f"{arg}{m + 1}", real=True) for m in chain[k])
+                    add_abbrev(f"{rate}{k}", f"{arg}{lab.replace(',', '_')}", definition, code,
+                               rf"{dots}{{q}}_{{{lab}}}")
+        else:
+            symbol[f"d{k}"] = sympy.Symbol(f"q{k + 1}", real=True)
+        symbol[f"qd{k}"] = sympy.Symbol(f"qd{k + 1}", real=True)
+        symbol[f"qdd{k}"] = sympy.Symbol(f"qdd{k + 1}", real=True)
+    # friction shapes: c(q̇) (sign or its smooth model) and s(q̇) (Stribeck)
+    from ..model.friction import shape_code
+    from ..dynamics.printing import PYTHON_EXPORT
+    for k in range(n):
+        model = robot.joints[k].friction_model
+        c_code, s_code = shape_code(model, f"qd[..., {k}]", PYTHON_EXPORT)
+        c_code = c_code.replace("sign(", "np.sign(").replace("tanh(", "np.tanh(")
+        qd_k = sympy.Symbol(f"qd{k + 1}", real=True)
+        add_abbrev(f"sgn{k}", f"sg{k + 1}", sympy.Function("c_friction")(qd_k) if model is not None and
+                   model.coulomb == "smooth" else sympy.sign(qd_k), c_code, rf"\sigma_{{{k + 1}}}")
+        if s_code is not None:
+            add_abbrev(f"stb{k}", f"sb{k + 1}", sympy.Function("s_stribeck")(qd_k),
+                       s_code.replace("exp(", "np.exp(").replace("sign(", "np.sign(").replace("tanh(", "np.tanh("),
+                       rf"\varsigma_{{{k + 1}}}")
+    gsym = sympy.Symbol("g", positive=True)
+    gens_sym = [symbol.get(name) for name in ring.names]
+
+    def to_sympy(terms):
+        """Collected by rate monomials: Σ rate · (trig polynomial)."""
+        groups = {}
+        for (exps, key), coef in terms.items():
+            rate = tuple(e if i in rate_set else 0 for i, e in enumerate(exps))
+            rest = tuple(0 if i in rate_set else e for i, e in enumerate(exps))
+            groups.setdefault(rate, []).append((rest, key, coef))
+        total = sympy.Integer(0)
+        for rate, items in groups.items():
+            # the common monomial and the common rational factor outside the sum (no factoring beyond)
+            common = tuple(min(rest[i] for rest, _, _ in items) for i in range(len(rate)))
+            coefs = [c for _, _, c in items]
+            if all(isinstance(c, Fraction) for c in coefs):
+                num = math.gcd(*[c.numerator for c in coefs])
+                den = math.lcm(*[c.denominator for c in coefs])
+                content = Fraction(num, den) * (-1 if all(c < 0 for c in coefs) else 1)
+                coefs = [_q(c / content) for c in coefs]
+            else:                   # polynomials in the symbolic lengths
+                content = Fraction(1)
+                coefs = [_length_poly(c) for c in coefs]
+            inner = sympy.Add(*[c * _mono(tuple(e - m for e, m in zip(rest, common))) *
+                                sympy.Mul(*[trig_symbol(*f) for f in key]) for (rest, key, _), c in zip(items, coefs)])
+            total += _q(content) * _mono(common) * _mono(rate) * inner
+        return total
+
+    def trig_symbol(g, kind, n):
+        """cos/sin of n·θ over group g's members: an abbreviation (c23, s2, c2(23), cos(2q2 + q3))."""
+        members = fourier_groups[g]
+        used = [(m, x) for m, x in zip(members, n) if x]
+        if len(used) == 1 and used[0][1] == 1:
+            return symbol[f"{kind}{used[0][0]}"]
+        ks = [m for m, _ in used]
+        mult = {x for _, x in used}
+        position = [members.index(m) for m in ks]
+        run = len(mult) == 1 and position == list(range(position[0], position[0] + len(ks)))
+        lab = _label(ks, n_dof) if run else None
+        if run and mult == {1}:
+            code, tex = f"{kind}{lab.replace(',', '_')}", f"{kind}_{{{lab}}}"
+        elif run:
+            x = mult.pop()
+            code, tex = f"{kind}{lab.replace(',', '_')}_{x}", rf"{kind}_{{{x}\cdot{lab}}}"
+        else:
+            code = kind + "_" + "_".join(f"{'m' if x < 0 else ''}{abs(x) if abs(x) != 1 else ''}q{m + 1}"
+                                         for m, x in used)
+            tex = None
+        if code in by_code:
+            return by_code[code]
+        angle = sum(x * (qs[m] + offsets[m]) for m, x in used)
+        fn = sympy.cos if kind == "c" else sympy.sin
+        text = " + ".join(f"{x}*{angle_code(m)}" if x != 1 else angle_code(m) for m, x in used)
+        tex = tex or (r"\cos" if kind == "c" else r"\sin") + "(" + sympy.latex(angle) + ")"
+        sym = sympy.Symbol(code, real=True)
+        abbreviations[sym] = (fn(angle), f"np.{'cos' if kind == 'c' else 'sin'}({text})", tex)
+        by_code[code] = sym
+        return sym
+    by_code = {}
+    n_dof = n
+
+    def _q(x):
+        return sympy.Rational(x.numerator, x.denominator)
+
+    def _length_poly(poly):
+        return sympy.Add(*[_q(v) * sympy.Mul(*[x ** k for x, k in zip(length_symbols, e)]) for e, v in poly.items()])
+
+    def _mono(exps):
+        out = sympy.Integer(1)
+        for i, e in enumerate(exps):
+            if e:
+                out *= gens_sym[i] ** e
+        return out
+    rate_set = set(rate_index)
+
+    regrouped = [any(v != 0 for c, v in enumerate(base.Y[r]) if c != base.pivots[r]) for r in range(R)]
+    syms = tuple(sympy.Symbol(name + ("R" if regrouped[r] else ""), real=True) for r, name in enumerate(base.names))
+    standard = [sympy.Symbol(s, real=True) for s in base.standard_names]
+    constants = {}
+    for r, s in enumerate(syms):
+        if regroupings is not None:
+            constants[s] = sympy.Add(*[_length_poly(poly) * sympy.Symbol(name, real=True)
+                                       for name, poly in regroupings[r].items()])
+        else:
+            constants[s] = sympy.Add(*[_exact(v) * standard[c] for c, v in enumerate(base.Y[r]) if v != 0])
+    tau = []
+    for j in range(n):
+        total = sympy.Integer(0)
+        for r in range(R):
+            d, s = forms[j][r]
+            entry = to_sympy(d) + gsym * to_sympy(s)
+            if entry != 0:
+                total += syms[r] * entry
+        tau.append(total)
+    tau = sympy.Matrix(tau)
+    count = _count(tau, abbreviations)
+    code = operation_counts(routines(base, ["inverse_dynamics"])[0], robot)
+    eq = Equations(robot, tuple(base.names), syms, tau, MappingProxyType(constants),
+                   MappingProxyType(abbreviations), MappingProxyType(count),
+                   MappingProxyType({k: code[k] for k in ("mul", "add", "sincos")}),
+                   gravity=g_mag, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
+    if check:
+        err, scale = verify(eq, base, seed=seed)
+        eq = _replace(eq, max_error=err, max_torque=scale)
+    return eq
+
+def _replace(eq, **changes):
+    import dataclasses
+    return dataclasses.replace(eq, **changes)
+
+
+def _exact(v):
+    """A regrouping coefficient (float, SI) as the short rational it stands for."""
+    import sympy
+
+    q = _rational(v)
+    return sympy.Rational(q.numerator, q.denominator)
+
+
+def _operations(e):
+    """(mul, add) of evaluating a SymPy expression as printed: a sum of k terms k − 1 additions, a product
+    of k factors k − 1 multiplications (a factor −1 free, a coefficient ±1 free), x^k k − 1 mul."""
+    import sympy
+
+    if e.is_Atom:
+        return 0, 0
+    mul = add = 0
+    for a in e.args:
+        m, s = _operations(a)
+        mul, add = mul + m, add + s
+    if isinstance(e, sympy.Add):
+        add += len(e.args) - 1
+    elif isinstance(e, sympy.Mul):
+        factors = [a for a in e.args if not (a.is_Number and abs(a) == 1)]
+        mul += max(len(factors) - 1, 0)
+    elif isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 1:
+        mul += int(e.exp) - 1
+    return mul, add
+
+
+def _count(tau, abbreviations):
+    """Operations of the printed form (:func:`_operations` of each τ_i) and of the abbreviations it uses:
+    a sum of angles or rates its additions, each angle one sin/cos pair."""
+    import sympy
+
+    mul = add = 0
+    used = set()
+    for e in tau:
+        used |= e.free_symbols
+        m, a = _operations(e)
+        mul, add = mul + m, add + a
+    angles = set()
+    for s in used:
+        if s in abbreviations:
+            definition = abbreviations[s][0]
+            if isinstance(definition, (sympy.sin, sympy.cos)):
+                angles.add(definition.args[0])
+            elif isinstance(definition, sympy.Add):
+                add += len(definition.args) - 1
+    for a in angles:
+        if isinstance(a, sympy.Add):
+            add += len(a.args) - 1 - sum(1 for x in a.args if x.is_Number)
+            mul += sum(1 for x in a.args if isinstance(x, sympy.Mul))
+    return {"mul": mul, "add": add, "sincos": len(angles)}
+
+
+def verify(eq, base, n_states=N_CHECK, seed=0):
+    """max |τ_printed − τ_NE| at random states and random standard parameters, and max |τ_NE|.
+
+    The printed form runs through its own module (:meth:`Equations.python_source`); Newton–Euler is
+    :func:`baseparam.inverse_dynamics` on the standard parameters whose base parameters are p.
+    """
+    from ..dynamics import inverse_dynamics
+    from ..model import Model
+
+    rng = np.random.default_rng(seed)
+    n = base.robot.n_dof
+    p_std = rng.uniform(0.1, 1.0, len(base.standard_names))
+    q, qd, qdd = (rng.uniform(-2.0, 2.0, (n_states, n)) for _ in range(3))
+    expected = inverse_dynamics(Model(base.robot, p_std, base.parameters), q, qd, qdd)
+    got = load_module(eq.python_source()).tau(q, qd, qdd, base.from_standard(p_std))
+    return float(np.max(np.abs(got - expected))), float(np.max(np.abs(expected)))
+
+
+def load_module(source, name="baseparam_equations"):
+    """The module of :meth:`Equations.python_source` (or any source) compiled in memory."""
+    import types
+
+    module = types.ModuleType(name)
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+__all__ = ["Equations", "equations", "load_module", "verify"]
