@@ -1,0 +1,170 @@
+"""The regressor of a floating-base robot (6 + n rows: the base wrench [f, n], then the joint torques).
+
+Checked against pinocchio with a free-flyer root (its velocity convention is ours: the base twist
+[v, ω] and its rate in the base frame, ``rnea``'s first six entries the base wrench [f, n] in that
+frame): ``pin.rnea`` and ``pin.computeJointTorqueRegressor`` on the space robot (random bodies,
+gravity on) column by column, and on example-robot-data's solo12 and talos_reduced loaded with a
+floating root, each body's share of the torques; and against our own inverse dynamics to 1e-12.
+States have a nonzero base twist and acceleration.
+"""
+import dataclasses
+import importlib.metadata
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+pin = pytest.importorskip("pinocchio")
+from pin_model import build_model, link_map, link_params, split_factors  # noqa: E402
+from random_bodies import random_body  # noqa: E402
+
+SPACE = ROOT / "robots" / "space_robot.yaml"
+
+
+def states(robot, n, rng):
+    """Random floating states: base position, unit quaternion, joint angles; twists and rates ~ N(0, 1)."""
+    quat = rng.normal(size=(n, 4))
+    quat /= np.linalg.norm(quat, axis=1)[:, None]
+    q = np.c_[rng.uniform(-1, 1, (n, 3)), quat, rng.uniform(-np.pi, np.pi, (n, robot.n_dof))]
+    return q, rng.normal(size=(n, robot.n_v)), rng.normal(size=(n, robot.n_v))
+
+
+def space_robot():
+    return dataclasses.replace(bp.load_robot(SPACE), gravity=(0.3, -0.5, -9.81))     # gravity on, not along z
+
+
+def random_space(rng, parameters):
+    """The space robot with random bodies: its pinocchio model and our standard parameters."""
+    robot = space_robot()
+    bodies = [pin.Inertia(*random_body(rng)) for _ in range(robot.n_dof + 1)]
+    model, _ = build_model(robot, bodies[1:], bodies[0])
+    p = np.concatenate([link_params(b, parameters) for b in bodies])
+    assert bp.ColumnLayout(robot, parameters).n_standard == p.size       # no drives: 10 per body
+    return robot, model, p
+
+
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_space_robot_against_pinocchio_column_by_column(parameters):
+    rng = np.random.default_rng(7)
+    robot, model, p = random_space(rng, parameters)
+    data = model.createData()
+    q, qd, qdd = states(robot, 6, rng)
+    W = bp.regressor(bp.Model(robot, parameters=parameters), q, qd, qdd)
+    assert W.shape == (6, robot.n_v, p.size)
+    tau = bp.inverse_dynamics(bp.Model(robot, p, parameters=parameters), q, qd, qdd)
+    # the frame each body's parameters are in, seen from its pinocchio joint: frame 0 for the base body
+    maps = [link_map(np.eye(4), parameters)] + [link_map(Cp, parameters) for _, Cp in split_factors(robot)]
+    for s in range(q.shape[0]):
+        expected = pin.rnea(model, data, q[s], qd[s], qdd[s])
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(W[s] @ p, expected, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(W[s] @ p, tau[s], rtol=0, atol=1e-12 * scale)
+        Y = pin.computeJointTorqueRegressor(model, data, q[s], qd[s], qdd[s])
+        reference = np.hstack([Y[:, 10 * b:10 * b + 10] @ L for b, L in enumerate(maps)])
+        np.testing.assert_allclose(W[s], reference, rtol=0, atol=1e-9 * np.abs(reference).max())
+
+
+def test_one_sample_gravity_and_the_c_loop():
+    """One sample in, one out; gravity enters the base rows through the quaternion; the C loop over
+    samples (from 10 000) gives the numpy blocks' numbers."""
+    rng = np.random.default_rng(3)
+    robot, model, p = random_space(rng, "pseudo")
+    q, qd, qdd = states(robot, 4, rng)
+    m = bp.Model(robot, parameters="pseudo")
+    W = bp.regressor(m, q, qd, qdd)
+    np.testing.assert_array_equal(bp.regressor(m, q[1], qd[1], qdd[1]), W[1])
+    still = np.zeros_like(qd)
+    weight = bp.regressor(m, q, still, still) @ p
+    R = bp.dynamics.floating.rotation_matrices(q[:, 3:7])
+    total = p[bp.ColumnLayout(robot).names.index("M0")] + sum(p[bp.ColumnLayout(robot).names.index(f"M{k}")]
+                                                              for k in range(1, robot.n_dof + 1))
+    np.testing.assert_allclose(weight[:, :3], -total * np.einsum("sji,j->si", R, robot.gravity_si), rtol=1e-12)
+    reps = 10_000 // q.shape[0] + 1
+    big = [np.tile(x, (reps, 1)) for x in (q, qd, qdd)]
+    Wbig = bp.regressor(m, *big, workers=2)
+    assert Wbig.shape == (reps * 4, robot.n_v, p.size)
+    np.testing.assert_allclose(Wbig[:4], W, rtol=0, atol=1e-12 * np.abs(W).max())
+    np.testing.assert_allclose(Wbig[-4:], W, rtol=0, atol=1e-12 * np.abs(W).max())
+
+
+def test_mass_matrix_and_gravity_of_the_floating_regressor():
+    """M(q) and g(q) of a floating robot (Newton–Euler) are the regressor's at unit rates / at rest."""
+    rng = np.random.default_rng(11)
+    robot, model, p = random_space(rng, "khalil")
+    q, qd, qdd = states(robot, 3, rng)
+    m = bp.Model(robot, p, parameters="khalil")
+    zero = np.zeros_like(qd)
+    np.testing.assert_allclose(bp.gravity_torque(m, q), bp.regressor(m, q, zero, zero) @ p, rtol=1e-12, atol=1e-9)
+    M = bp.mass_matrix(m, q)
+    data = model.createData()
+    for s in range(q.shape[0]):
+        np.testing.assert_allclose(M[s], pin.crba(model, data, q[s]), rtol=0, atol=1e-9 * np.abs(M[s]).max())
+
+
+def test_slotine_li_is_still_for_fixed_bases():
+    robot = bp.load_robot(SPACE)
+    q, qd, _ = states(robot, 1, np.random.default_rng(0))
+    with pytest.raises(bp.ArgumentError, match="has a floating base"):
+        bp.slotine_li_regressor(bp.Model(robot), q, qd, qd, qd)
+
+
+def example_urdfs():
+    try:
+        files = importlib.metadata.files("example-robot-data") or []
+    except importlib.metadata.PackageNotFoundError:
+        return {}
+    return {f.name: f.locate() for f in files if f.name.endswith(".urdf")}
+
+
+EXAMPLES = example_urdfs()
+
+
+def floating_urdf(path, root):
+    """The URDF's text with a floating joint from a new world link to ``root``: its free-flying base."""
+    text = open(path, encoding="utf-8").read()
+    head = re.search(r"<robot[^>]*>", text)
+    free = (f'<link name="world_free"/><joint name="free" type="floating"><parent link="world_free"/>'
+            f'<child link="{root}"/></joint>')
+    return text, text[:head.end()] + free + text[head.end():]
+
+
+@pytest.mark.skipif(not EXAMPLES, reason="example-robot-data is not installed")
+@pytest.mark.parametrize("name", ["solo12.urdf", "talos_reduced.urdf"])
+def test_example_robots_body_by_body_against_pinocchio(name):
+    """Each body's share of the 6 + n rows (its 10 columns times its parameters) equals pinocchio's
+    regressor block times its inertia, base body (link 0) included, and the sum equals rnea."""
+    if name not in EXAMPLES:
+        pytest.skip(f"{name} is not in this example-robot-data")
+    original, text = floating_urdf(EXAMPLES[name], "base_link")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = bp.parse_robot(text, name)
+    assert robot.is_floating
+    model = pin.buildModelFromXML(original, pin.JointModelFreeFlyer())
+    model.gravity = pin.Motion(np.asarray(robot.gravity_si, float), np.zeros(3))
+    data = model.createData()
+    assert (model.nq, model.nv) == (robot.n_q, robot.n_v)
+    names = list(model.names)
+    ids = [names.index(j.name) for j in robot.joints]                 # our joint k → pinocchio's joint id
+    rows = np.r_[np.arange(6), [model.joints[i].idx_v for i in ids]]  # our rows in pinocchio's v
+    cols = np.r_[np.arange(7), [model.joints[i].idx_q for i in ids]]
+    layout = bp.ColumnLayout(robot)
+    p = bp.standard_parameters(robot)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = states(robot, 3, rng)
+    W = bp.regressor(bp.Model(robot), q, qd, qdd)
+    pieces = [(layout.base_columns, 1)] + [(layout.link_columns[k], i) for k, i in enumerate(ids)]
+    for s in range(q.shape[0]):
+        qp, vp, ap = np.empty(model.nq), np.empty(model.nv), np.empty(model.nv)
+        qp[cols], vp[rows], ap[rows] = q[s], qd[s], qdd[s]
+        expected = pin.rnea(model, data, qp, vp, ap)[rows]
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(W[s] @ p, expected, rtol=0, atol=1e-9 * scale)
+        Y = pin.computeJointTorqueRegressor(model, data, qp, vp, ap)[rows]
+        for columns, joint in pieces:
+            share = Y[:, 10 * (joint - 1):10 * joint] @ model.inertias[joint].toDynamicParameters()
+            np.testing.assert_allclose(W[s][:, columns] @ p[columns], share, rtol=0, atol=1e-9 * scale)
