@@ -168,3 +168,26 @@ def test_example_robots_body_by_body_against_pinocchio(name):
         for columns, joint in pieces:
             share = Y[:, 10 * (joint - 1):10 * joint] @ model.inertias[joint].toDynamicParameters()
             np.testing.assert_allclose(W[s][:, columns] @ p[columns], share, rtol=0, atol=1e-9 * scale)
+
+
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_base_regressor_and_inverse_dynamics_of_a_floating_robot(parameters):
+    """The base set of a floating robot (find_base_parameters): 6 + n rows, W_b = W at the pivots,
+    W_b (Y p) and the base-parameter Newton–Euler both equal pinocchio's rnea."""
+    rng = np.random.default_rng(13)
+    robot, model, p = random_space(rng, parameters)
+    base = bp.find_base_parameters(robot, parameters)
+    q, qd, qdd = states(robot, 5, rng)
+    Wb = base.regressor(q, qd, qdd)
+    assert Wb.shape == (5, robot.n_v, base.rank)
+    W = bp.regressor(bp.Model(robot, parameters=parameters), q, qd, qdd)
+    np.testing.assert_array_equal(Wb, W[:, :, base.pivots])
+    p_base = base.Y @ p
+    tau = base.inverse_dynamics(p_base, q, qd, qdd)
+    data = model.createData()
+    for s in range(q.shape[0]):
+        expected = pin.rnea(model, data, q[s], qd[s], qdd[s])
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(Wb[s] @ p_base, expected, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * scale)
+    np.testing.assert_allclose(base.inverse_dynamics(p_base, q[0], qd[0], qdd[0]), tau[0], rtol=1e-12, atol=1e-9)
