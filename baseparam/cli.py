@@ -375,8 +375,8 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
-# The commands that take fixed-base robots only (for now); `find` takes floating bases too.
-FIXED_BASE_COMMANDS = ("identify", "export")
+# The commands that take fixed-base robots only (for now); `find` and `export` take floating bases too.
+FIXED_BASE_COMMANDS = ("identify",)
 
 
 def _robot_options(command):

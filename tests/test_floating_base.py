@@ -67,7 +67,7 @@ def test_robot_in_code_and_missing_base_inertia():
         bp.Robot(joints, base="free")
 
 
-@pytest.mark.parametrize("args", [["export", "--lang", "c", "--out", "OUT"], ["identify", "TRAIN"]])
+@pytest.mark.parametrize("args", [["identify", "TRAIN"]])
 def test_commands_refuse_a_floating_robot(args, tmp_path):
     train = tmp_path / "train.csv"
     train.write_text("t,q1,tau1\n")

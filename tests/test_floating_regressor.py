@@ -7,9 +7,14 @@ gravity on) column by column, and on example-robot-data's solo12 and talos_reduc
 floating root, each body's share of the torques; and against our own inverse dynamics to 1e-12.
 States have a nonzero base twist and acceleration.
 """
+import ctypes
 import dataclasses
 import importlib.metadata
+import importlib.util
+import json
 import re
+import shutil
+import subprocess
 import warnings
 
 import numpy as np
@@ -191,3 +196,82 @@ def test_base_regressor_and_inverse_dynamics_of_a_floating_robot(parameters):
         np.testing.assert_allclose(Wb[s] @ p_base, expected, rtol=0, atol=1e-9 * scale)
         np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * scale)
     np.testing.assert_allclose(base.inverse_dynamics(p_base, q[0], qd[0], qdd[0]), tau[0], rtol=1e-12, atol=1e-9)
+
+
+# -- exported code ------------------------------------------------------------------------------------
+CC = shutil.which("gcc") or shutil.which("cc")
+CFLAGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O1"]
+
+
+def split(q, qd, qdd):
+    """The exported functions' arguments: base pose, twist, rate, then the joints' q, qd, qdd."""
+    return q[..., :7], qd[..., :6], qdd[..., :6], q[..., 7:], qd[..., 6:], qdd[..., 6:]
+
+
+@pytest.fixture(scope="module")
+def floating_base_set():
+    robot = space_robot()
+    return robot, bp.find_base_parameters(robot)
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler (gcc/cc) found")
+def test_exported_c_matches_the_library(floating_base_set, tmp_path):
+    robot, base = floating_base_set
+    result = bp.export(base, "c", prefix="space", out_dir=str(tmp_path))
+    assert list(result.functions) == ["regressor", "inverse_dynamics"]      # no Slotine–Li for a floating base
+    header = (tmp_path / "space.h").read_text()
+    assert f"#define SPACE_N_V {robot.n_v}" in header and "const double base_pose[7]" in header
+    so = tmp_path / "libspace.so"
+    done = subprocess.run([CC, *CFLAGS, "-shared", "-fPIC", str(tmp_path / "space.c"), "-o", str(so), "-lm"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[:4000]
+    lib = ctypes.CDLL(str(so))
+    pointer = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
+    for name, count in (("space_regressor", 7), ("space_inverse_dynamics", 8)):
+        getattr(lib, name).restype, getattr(lib, name).argtypes = None, [pointer] * count
+    rng = np.random.default_rng(17)
+    q, qd, qdd = states(robot, 8, rng)
+    p_base = base.Y @ bp.standard_parameters(robot) * rng.uniform(0.5, 1.5, 1)
+    W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    for s in range(q.shape[0]):
+        args = [np.ascontiguousarray(x) for x in split(q[s], qd[s], qdd[s])]
+        Y, t = np.full(robot.n_v * base.rank, np.nan), np.full(robot.n_v, np.nan)     # every entry written
+        lib.space_regressor(*args, Y)
+        lib.space_inverse_dynamics(*args, np.ascontiguousarray(p_base), t)
+        np.testing.assert_allclose(Y.reshape(robot.n_v, base.rank), W[s], rtol=0, atol=1e-12 * np.abs(W[s]).max())
+        np.testing.assert_allclose(t, tau[s], rtol=0, atol=1e-12 * np.abs(tau[s]).max())
+
+
+def test_exported_python_matches_the_library(floating_base_set, tmp_path):
+    robot, base = floating_base_set
+    bp.export(base, "python", what="regressor,inverse_dynamics", prefix="space", out_dir=str(tmp_path))
+    spec = importlib.util.spec_from_file_location("space_dynamics", tmp_path / "space_dynamics.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (module.N_DOF, module.N_V, module.N_BASE) == (robot.n_dof, robot.n_v, base.rank)
+    rng = np.random.default_rng(19)
+    q, qd, qdd = states(robot, 6, rng)
+    p_base = base.Y @ bp.standard_parameters(robot)
+    W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    scale = np.abs(W).max(), np.abs(tau).max()
+    np.testing.assert_allclose(module.regressor(*split(q, qd, qdd)), W, rtol=0, atol=1e-12 * scale[0])
+    np.testing.assert_allclose(module.inverse_dynamics(*split(q, qd, qdd), p_base), tau, rtol=0, atol=1e-12 * scale[1])
+    np.testing.assert_allclose(module.regressor(*split(q[2], qd[2], qdd[2])), W[2], rtol=0, atol=1e-12 * scale[0])
+    pose, *rest = split(q, qd, qdd)
+    with pytest.raises(ValueError, match=r"expected shape \(7,\) or \(S, 7\), got \(6, 6\)"):
+        module.regressor(pose[:, :6], *rest)
+    with pytest.raises(ValueError, match="same number of samples"):
+        module.regressor(pose[:3], *rest)
+    with pytest.raises(bp.ExportError, match="slotine_li is for fixed-base robots"):
+        bp.export(base, "python", what="slotine_li", prefix="space", out_dir=str(tmp_path))
+
+
+def test_cli_exports_a_floating_robot(tmp_path):
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    result = CliRunner().invoke(main, ["export", str(SPACE), "--lang", "python", "--prefix", "space",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "space.json").read_text())
+    assert doc["floating"] is True and doc["n_v"] == 12 and list(doc["functions"]) == ["regressor", "inverse_dynamics"]

@@ -110,6 +110,12 @@ def check_prefix(prefix, lang=None):
 def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     """Write the exported code and ``NAME.json`` (base-parameter names, operation counts).
 
+    A floating robot's functions (``regressor``, ``inverse_dynamics``) take the base's pose, twist
+    and twist rate first (``base_pose`` (7), ``base_twist`` (6), ``base_accel`` (6), pinocchio's
+    free-flyer convention as :func:`~baseparam.inverse_dynamics`), then the joints' ``q, qd, qdd``;
+    their 6 + n_dof rows lead with the base wrench [f, n]. It has no Slotine–Li function: all three
+    functions asked (the default) export the other two, ``slotine_li`` named with fewer is an error.
+
     Parameters
     ----------
     base : BaseParameters
@@ -159,6 +165,8 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
            "accuracy": {"exact": bool(base.exact), "relative": float(base.accuracy), "note": _accuracy_line(base)},
            "regroupings": {name: {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
                            for r, name in enumerate(base.names)}}
+    if base.robot.is_floating:        # rows: the base wrench [f, n], then the joints (fixed-base files unchanged)
+        doc["n_v"], doc["floating"] = base.robot.n_v, True
     files[f"{prefix}.json"] = json_text(doc)
     paths = [os.path.join(out_dir, name) for name in files]
     write_texts(dict(zip(paths, files.values())))    # all replaced, or none
