@@ -97,17 +97,23 @@ def test_one_sample_gravity_and_the_c_loop():
 
 
 def test_mass_matrix_and_gravity_of_the_floating_regressor():
-    """M(q) and g(q) of a floating robot (Newton–Euler) are the regressor's at unit rates / at rest."""
+    """M(q), C(q, q̇) q̇ and g(q) of a floating robot (Newton–Euler) are pinocchio's and add up to the regressor's
+    W p."""
     rng = np.random.default_rng(11)
     robot, model, p = random_space(rng, "khalil")
     q, qd, qdd = states(robot, 3, rng)
     m = bp.Model(robot, p, parameters="khalil")
     zero = np.zeros_like(qd)
     np.testing.assert_allclose(bp.gravity_torque(m, q), bp.regressor(m, q, zero, zero) @ p, rtol=1e-12, atol=1e-9)
-    M = bp.mass_matrix(m, q)
+    M, C = bp.mass_matrix(m, q), bp.coriolis_torque(m, q, qd)
     data = model.createData()
     for s in range(q.shape[0]):
         np.testing.assert_allclose(M[s], pin.crba(model, data, q[s]), rtol=0, atol=1e-9 * np.abs(M[s]).max())
+        Cv = pin.computeCoriolisMatrix(model, data, q[s], qd[s]) @ qd[s]
+        np.testing.assert_allclose(C[s], Cv, rtol=0, atol=1e-9 * np.abs(Cv).max())
+        tau = bp.regressor(m, q[s], qd[s], qdd[s]) @ p
+        np.testing.assert_allclose(M[s] @ qdd[s] + C[s] + bp.gravity_torque(m, q[s]), tau, rtol=0,
+                                   atol=1e-12 * np.abs(tau).max())
 
 
 def test_slotine_li_is_still_for_fixed_bases():
@@ -275,3 +281,39 @@ def test_cli_exports_a_floating_robot(tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads((tmp_path / "space.json").read_text())
     assert doc["floating"] is True and doc["n_v"] == 12 and list(doc["functions"]) == ["regressor", "inverse_dynamics"]
+
+
+@pytest.mark.skipif("solo12.urdf" not in EXAMPLES, reason="example-robot-data's solo12 is not installed")
+def test_cli_exports_a_urdf_loaded_floating_against_pinocchio(tmp_path):
+    """``export solo12.urdf --floating``: the Python module's inverse dynamics at the robot's base
+    parameters is pinocchio's rnea with a free-flyer root, to 1e-9."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    path = EXAMPLES["solo12.urdf"]
+    result = CliRunner().invoke(main, ["export", str(path), "--floating", "--lang", "python", "--prefix", "solo",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    spec = importlib.util.spec_from_file_location("solo_dynamics", tmp_path / "solo_dynamics.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = bp.load_robot(path, floating=True)
+    base = bp.find_base_parameters(robot)
+    assert list(module.BASE_NAMES) == list(base.names)
+    p_base = base.Y @ bp.standard_parameters(robot)
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    model.gravity = pin.Motion(np.asarray(robot.gravity_si, float), np.zeros(3))
+    data = model.createData()
+    names = list(model.names)
+    ids = [names.index(j.name) for j in robot.joints]
+    rows = np.r_[np.arange(6), [model.joints[i].idx_v for i in ids]]
+    cols = np.r_[np.arange(7), [model.joints[i].idx_q for i in ids]]
+    q, qd, qdd = states(robot, 4, np.random.default_rng(23))
+    tau = module.inverse_dynamics(*split(q, qd, qdd), p_base)
+    for s in range(q.shape[0]):
+        qp, vp, ap = np.empty(model.nq), np.empty(model.nv), np.empty(model.nv)
+        qp[cols], vp[rows], ap[rows] = q[s], qd[s], qdd[s]
+        expected = pin.rnea(model, data, qp, vp, ap)[rows]
+        np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * np.abs(expected).max())
