@@ -116,11 +116,29 @@ def test_mass_matrix_and_gravity_of_the_floating_regressor():
                                    atol=1e-12 * np.abs(tau).max())
 
 
-def test_slotine_li_is_still_for_fixed_bases():
-    robot = bp.load_robot(SPACE)
-    q, qd, _ = states(robot, 1, np.random.default_rng(0))
-    with pytest.raises(bp.ArgumentError, match="has a floating base"):
-        bp.slotine_li_regressor(bp.Model(robot), q, qd, qd, qd)
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_slotine_li_and_coriolis_matrix_against_pinocchio(parameters):
+    """Y p = M q̈_r + C(q, q̇) q̇_r + g with pinocchio's crba, computeCoriolisMatrix (Ṁ − 2C skew, in the
+    free-flyer's twist) and gravity; coriolis_matrix is that C; the C loop gives the numpy blocks' Y."""
+    rng = np.random.default_rng(29)
+    robot, model, p = random_space(rng, parameters)
+    data = model.createData()
+    q, qd, _ = states(robot, 4, rng)
+    _, qd_ref, qdd_ref = states(robot, 4, rng)
+    m = bp.Model(robot, p, parameters=parameters)
+    Y = bp.slotine_li_regressor(m, q, qd, qd_ref, qdd_ref)
+    assert Y.shape == (4, robot.n_v, p.size)
+    C = bp.coriolis_matrix(m, q, qd)
+    for s in range(q.shape[0]):
+        M = pin.crba(model, data, q[s])
+        M = np.triu(M) + np.triu(M, 1).T
+        Cp = pin.computeCoriolisMatrix(model, data, q[s], qd[s])
+        expected = M @ qdd_ref[s] + Cp @ qd_ref[s] + pin.computeGeneralizedGravity(model, data, q[s])
+        np.testing.assert_allclose(Y[s] @ p, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+        np.testing.assert_allclose(C[s], Cp, rtol=0, atol=1e-9 * np.abs(Cp).max())
+    reps = 10_000 // q.shape[0] + 1
+    big = bp.slotine_li_regressor(m, *(np.tile(x, (reps, 1)) for x in (q, qd, qd_ref, qdd_ref)))
+    np.testing.assert_allclose(big[-4:], Y, rtol=0, atol=1e-12 * np.abs(Y).max())
 
 
 def example_urdfs():
@@ -224,7 +242,7 @@ def floating_base_set():
 def test_exported_c_matches_the_library(floating_base_set, tmp_path):
     robot, base = floating_base_set
     result = bp.export(base, "c", prefix="space", out_dir=str(tmp_path))
-    assert list(result.functions) == ["regressor", "inverse_dynamics"]      # no Slotine–Li for a floating base
+    assert list(result.functions) == ["regressor", "slotine_li", "inverse_dynamics"]
     header = (tmp_path / "space.h").read_text()
     assert f"#define SPACE_N_V {robot.n_v}" in header and "const double base_pose[7]" in header
     so = tmp_path / "libspace.so"
@@ -233,12 +251,14 @@ def test_exported_c_matches_the_library(floating_base_set, tmp_path):
     assert done.returncode == 0, done.stderr[:4000]
     lib = ctypes.CDLL(str(so))
     pointer = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
-    for name, count in (("space_regressor", 7), ("space_inverse_dynamics", 8)):
+    for name, count in (("space_regressor", 7), ("space_slotine_li", 9), ("space_inverse_dynamics", 8)):
         getattr(lib, name).restype, getattr(lib, name).argtypes = None, [pointer] * count
     rng = np.random.default_rng(17)
     q, qd, qdd = states(robot, 8, rng)
+    _, qd_ref, qdd_ref = states(robot, 8, rng)
     p_base = base.Y @ bp.standard_parameters(robot) * rng.uniform(0.5, 1.5, 1)
     W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    Ysl = base.slotine_li_regressor(q, qd, qd_ref, qdd_ref)
     for s in range(q.shape[0]):
         args = [np.ascontiguousarray(x) for x in split(q[s], qd[s], qdd[s])]
         Y, t = np.full(robot.n_v * base.rank, np.nan), np.full(robot.n_v, np.nan)     # every entry written
@@ -246,6 +266,11 @@ def test_exported_c_matches_the_library(floating_base_set, tmp_path):
         lib.space_inverse_dynamics(*args, np.ascontiguousarray(p_base), t)
         np.testing.assert_allclose(Y.reshape(robot.n_v, base.rank), W[s], rtol=0, atol=1e-12 * np.abs(W[s]).max())
         np.testing.assert_allclose(t, tau[s], rtol=0, atol=1e-12 * np.abs(tau[s]).max())
+        sl = [np.ascontiguousarray(x) for x in (q[s, :7], qd[s, :6], qd_ref[s, :6], qdd_ref[s, :6], q[s, 7:],
+                                                 qd[s, 6:], qd_ref[s, 6:], qdd_ref[s, 6:])]
+        lib.space_slotine_li(*sl, Y)
+        np.testing.assert_allclose(Y.reshape(robot.n_v, base.rank), Ysl[s], rtol=0,
+                                   atol=1e-12 * np.abs(Ysl[s]).max())
 
 
 def test_exported_python_matches_the_library(floating_base_set, tmp_path):
@@ -268,8 +293,15 @@ def test_exported_python_matches_the_library(floating_base_set, tmp_path):
         module.regressor(pose[:, :6], *rest)
     with pytest.raises(ValueError, match="same number of samples"):
         module.regressor(pose[:3], *rest)
-    with pytest.raises(bp.ExportError, match="slotine_li is for fixed-base robots"):
-        bp.export(base, "python", what="slotine_li", prefix="space", out_dir=str(tmp_path))
+    _, qd_ref, qdd_ref = states(robot, 6, rng)
+    bp.export(base, "python", what="slotine_li", prefix="space_sl", out_dir=str(tmp_path))
+    spec = importlib.util.spec_from_file_location("space_sl_dynamics", tmp_path / "space_sl_dynamics.py")
+    sl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sl)
+    Ysl = base.slotine_li_regressor(q, qd, qd_ref, qdd_ref)
+    got = sl.slotine_li(q[:, :7], qd[:, :6], qd_ref[:, :6], qdd_ref[:, :6], q[:, 7:], qd[:, 6:], qd_ref[:, 6:],
+                        qdd_ref[:, 6:])
+    np.testing.assert_allclose(got, Ysl, rtol=0, atol=1e-12 * np.abs(Ysl).max())
 
 
 def test_cli_exports_a_floating_robot(tmp_path):
@@ -280,7 +312,8 @@ def test_cli_exports_a_floating_robot(tmp_path):
                                        "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     doc = json.loads((tmp_path / "space.json").read_text())
-    assert doc["floating"] is True and doc["n_v"] == 12 and list(doc["functions"]) == ["regressor", "inverse_dynamics"]
+    assert doc["floating"] is True and doc["n_v"] == 12
+    assert list(doc["functions"]) == ["regressor", "slotine_li", "inverse_dynamics"]
 
 
 @pytest.mark.skipif("solo12.urdf" not in EXAMPLES, reason="example-robot-data's solo12 is not installed")

@@ -110,11 +110,10 @@ def check_prefix(prefix, lang=None):
 def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     """Write the exported code and ``NAME.json`` (base-parameter names, operation counts).
 
-    A floating robot's functions (``regressor``, ``inverse_dynamics``) take the base's pose, twist
-    and twist rate first (``base_pose`` (7), ``base_twist`` (6), ``base_accel`` (6), pinocchio's
-    free-flyer convention as :func:`~baseparam.inverse_dynamics`), then the joints' ``q, qd, qdd``;
-    their 6 + n_dof rows lead with the base wrench [f, n]. It has no Slotine–Li function: all three
-    functions asked (the default) export the other two, ``slotine_li`` named with fewer is an error.
+    A floating robot's functions take the base's pose, twist and twist rate first (``base_pose`` (7),
+    ``base_twist`` (6), ``base_accel`` (6); ``slotine_li``: ``base_pose, base_twist, base_twist_ref,
+    base_accel_ref``; pinocchio's free-flyer convention as :func:`~baseparam.inverse_dynamics`), then
+    the joints' arrays; their 6 + n_dof rows lead with the base wrench [f, n].
 
     Parameters
     ----------

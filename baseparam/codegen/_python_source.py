@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..dynamics.printing import PYTHON_EXPORT, Printer, prologue
 from ._printer import _header_comment, _leaf, _safe
-from ._routines import BASE_WIDTHS, PURPOSE, operation_counts
+from ._routines import PURPOSE, operation_counts
 
 
 def python_function(robot, routine, R):
@@ -76,7 +76,8 @@ _JOINT_STATES = '''    for x in checked:
             raise ValueError(f"expected shape ({N_DOF},) or (S, {N_DOF}), got {x.shape}")
     if len({x.shape for x in checked}) > 1:
         raise ValueError("the state arrays must have the same shape, got " + ", ".join(str(x.shape) for x in checked))'''  # noqa: E501 (the helper's text)
-_FLOATING_STATES = '''    for x, n in zip(checked, WIDTHS):     # base_pose, base_twist, base_accel, then the joints'
+_FLOATING_STATES = '''    k = len(checked) // 2       # base_pose and the base's k - 1 rates, then k joint arrays
+    for x, n in zip(checked, (7,) + (6,) * (k - 1) + (N_DOF,) * k):
         if x.ndim not in (1, 2) or x.shape[-1] != n:
             raise ValueError(f"expected shape ({n},) or (S, {n}), got {x.shape}")
     if len({x.shape[:-1] for x in checked}) > 1:
@@ -99,7 +100,7 @@ def python_source(base, selected, prefix):
              f"BASE_NAMES = {list(base.names)!r}",
              f"OPERATION_COUNTS = {counts!r}"]
     if robot.is_floating:
-        lines += [f"N_V = {robot.n_v}", f"WIDTHS = {tuple(BASE_WIDTHS.values())!r} + (N_DOF, N_DOF, N_DOF)"]
+        lines += [f"N_V = {robot.n_v}"]
     lines.append(helpers)
     for r in selected:
         lines += ["", python_function(robot, r, R)]

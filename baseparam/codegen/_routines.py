@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..dynamics.expressions import INPUT, live_nodes, operation_count
-from ..errors import ExportError
 from ..dynamics.regressor_graph import build, build_inverse_dynamics
 from ..model.joint_model import motion_offsets
 
@@ -19,9 +18,12 @@ ARGUMENTS = {
     "slotine_li": ("q", "qd", "qd_ref", "qdd_ref"),
     "inverse_dynamics": ("q", "qd", "qdd", "p_base"),
 }
-# A floating base's pose, twist and twist rate come first, as arguments of their own; q, qd, qdd stay the joints'.
-BASE_ARGUMENTS = ("base_pose", "base_twist", "base_accel")
-BASE_WIDTHS = {"base_pose": 7, "base_twist": 6, "base_accel": 6}
+# A floating base's pose, twist and twist rate come first, as arguments of their own (the graph's inputs q[3:7],
+# qd[0:6], …); q, qd, qdd (qd_ref, qdd_ref) stay the joints'.
+_MOTION = {"q": "base_pose", "qd": "base_twist", "qdd": "base_accel"}
+BASE_ARGUMENTS = {"regressor": _MOTION, "inverse_dynamics": _MOTION,
+                  "slotine_li": {"q": "base_pose", "qd": "base_twist", "qd_ref": "base_twist_ref",
+                                 "qdd": "base_accel_ref"}}
 PURPOSE = {
     "regressor": "base regressor: tau = Y p_base (Y row-major, N x R)",
     "slotine_li": "Slotine-Li regressor: Y p_base = M qdd_ref + C(q, qd) qd_ref + g + friction(qd) "
@@ -48,7 +50,7 @@ class Routine:
     inputs : dict
         Graph input name → argument name (e.g. the Slotine–Li graph's ``qdd`` is ``qdd_ref``).
     floating : bool
-        The robot's base floats: the arguments start with :data:`BASE_ARGUMENTS`.
+        The robot's base floats: the arguments start with its :data:`BASE_ARGUMENTS`.
     """
 
     name: str
@@ -65,11 +67,13 @@ class Routine:
     @property
     def arguments(self):
         """The function's arguments, in order."""
-        return (BASE_ARGUMENTS if self.floating else ()) + ARGUMENTS[self.name]
+        return (tuple(BASE_ARGUMENTS[self.name].values()) if self.floating else ()) + ARGUMENTS[self.name]
 
     def width(self, argument, n_dof, rank):
         """The length of an argument's array."""
-        return rank if argument == "p_base" else BASE_WIDTHS.get(argument, n_dof)
+        if argument == "p_base":
+            return rank
+        return {"base_pose": 7}.get(argument, 6 if argument.startswith("base_") else n_dof)
 
 
 def routines(base, what=FUNCTIONS):
@@ -87,11 +91,6 @@ def routines(base, what=FUNCTIONS):
     """
     out = []
     n, R, floating = base.robot.n_v, base.rank, base.robot.is_floating
-    if floating and "slotine_li" in what:
-        if set(what) != set(FUNCTIONS):      # asked for by name; all three (the default): the two that apply
-            raise ExportError("what: slotine_li is for fixed-base robots; a floating base exports regressor and "
-                              "inverse_dynamics")
-        what = [name for name in what if name != "slotine_li"]
     for name in what:
         if name == "inverse_dynamics":
             g, entries = build_inverse_dynamics(base.robot, base.parameters, base.pivots)

@@ -156,7 +156,7 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
     gravity, friction : bool
         Leave out gravity, or the friction terms (their columns are then zero).
 
-    A floating base (kind 'regressor') is a 6-DOF root: its twist and twist rate are the inputs
+    A floating base is a 6-DOF root: its twist and twist rate are the inputs
     ``qd[0:6]``, ``qdd[0:6]`` (public order [v, ω], frame 0), gravity reaches it through its quaternion
     ``q[3:7]``, its body's columns are link 0's, and its six unit motions are carried to every link as
     the joints' axes are, so the base rows (the wrench [f, n] it needs) are ``e_iᵀ`` of every link's
@@ -173,8 +173,6 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
     columns = list(range(layout.n_standard)) if columns is None else [int(c) for c in columns]
     where = {c: i for i, c in enumerate(columns)}
     n, nb = robot.n_dof, 6 if robot.is_floating else 0
-    if nb and kind != "regressor":
-        raise ValueError(f"regressor graph: kind {kind!r} is for fixed bases")
     g = Graph()
     inputs = {name: [g.input(name, (nb if name in ("qd", "qdd", "qd_ref") else 0) + k) for k in range(n)]
               for name in ("c", "s", "d", "qd", "qdd", "qd_ref", "sgn", "stb")}
@@ -190,16 +188,20 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
         return nb + j if j >= 0 else SWAP[-1 - j]
     if nb:        # the base body: twist [ω; v], spatial acceleration less gravity, unit motions e_i
         base_v = [g.input("qd", i) for i in SWAP]
+        base_vr = [g.input("qd_ref", i) for i in SWAP] if sl else base_v
         base_a = [g.input("qdd", i) for i in SWAP]
+        if sl:      # J̇ q̇_r of the base, the derivative along the motion: v × v_r (zero when v_r = v)
+            base_a = [x + y for x, y in zip(base_a, motion_cross(base_v, base_vr))]
         if gravity:
             down = base_gravity(g, [constant(g, x) for x in robot.gravity_si])
             base_a[3:] = [x - y for x, y in zip(base_a[3:], down)]
         base_axes = {-1 - i: [g.one if r == i else zero for r in range(6)] for i in range(6)}
         wanted = [i for i, c in enumerate(layout.base_columns) if int(c) in where]
-        if wanted:
-            w = base_v[:3]
-            acc = [x + y for x, y in zip(base_a[3:], cross(w, base_v[3:]))]
-            G = wrench_map(w, w, base_a[:3], acc)
+        if wanted:          # as a link's below, the base's own joint being the identity
+            w, wr = base_v[:3], base_vr[:3]
+            dw = [x - 0.5 * y for x, y in zip(base_a[:3], cross(w, wr))] if sl else base_a[:3]
+            acc = [x + y for x, y in zip(base_a[3:], cross(wr, base_v[3:]))]
+            G = wrench_map(w, wr if sl else w, dw, acc)
             if parameters == "pseudo":
                 to_pseudo(G)
             for r in range(6):
@@ -216,8 +218,7 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             vp, vrp, ap = jt.carry(v[p]), jt.carry(vr[p]), jt.carry(a[p])
             axes[k] = {j: jt.carry(axes[p][j]) for j in axes[p]}
         elif nb:
-            vp, ap = jt.carry(base_v), jt.carry(base_a)
-            vrp = vp
+            vp, vrp, ap = jt.carry(base_v), jt.carry(base_vr), jt.carry(base_a)
             axes[k] = {j: jt.carry(x) for j, x in base_axes.items()}
         else:
             vp, vrp = [zero] * 6, [zero] * 6

@@ -15,7 +15,6 @@ from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
 from . import newton_euler
 from .samples import CHUNK, as_samples, robot_states, standard_model, states
@@ -84,7 +83,6 @@ def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, fricti
     """Fill W ((S, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
     samples on ``threads`` threads; False without a C compiler (the numpy blocks then do it)."""
     kind = "regressor" if qd_ref is None else "slotine_li"
-    _kind_for(robot, kind)
     loop = regressor_function(robot, parameters, columns, kind, gravity, friction).native
     if loop() is None:
         return False
@@ -128,7 +126,6 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
         W[sl] transposed; overwritten by the next block unless ``into`` is given.
     """
     kind = "regressor" if qd_ref is None else "slotine_li"
-    _kind_for(robot, kind)
     columns = _columns(robot, parameters, columns)
     block = regressor_function(robot, parameters, columns, kind, gravity, friction)
     S, n = q.shape[0], robot.n_v
@@ -146,12 +143,6 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
             part = into[:, :, sl]
         block(qT[:, sl], qdT[:, sl], qddT[:, sl], ref, sgnT[:, sl], stbT[:, sl], part)
         yield sl, part
-
-
-def _kind_for(robot, kind):
-    """A floating base has the regressor (6 + n_dof rows); the Slotine–Li one is for fixed bases."""
-    if kind != "regressor":
-        require_fixed_base(robot, "slotine_li_regressor")
 
 
 def _shapes(robot, qdT, shapes, friction=True):
@@ -253,7 +244,9 @@ def regressor(model, q, qd, qdd, *, out=None, workers=None):
 def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None, workers=None):
     """Slotine–Li regressor: Y p = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
 
-    C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric).
+    C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric). A floating base's
+    reference twist and its rate lead ``qd_ref`` and ``qdd_ref`` (as q̇ in :func:`regressor`), C being
+    pinocchio's ``computeCoriolisMatrix`` with a free-flyer; 6 + n_dof rows.
 
     Parameters
     ----------
@@ -272,7 +265,6 @@ def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None, workers=Non
     -------
     ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns))
     """
-    require_fixed_base(model.robot, "slotine_li_regressor")
     return columns_at(model.robot, model.parameters, _pivots(model),
                       {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out, workers=workers)
 
@@ -316,21 +308,24 @@ def by_unit_rates(q, column, n=None):
 def coriolis_matrix(model, q, qd):
     """Christoffel-consistent Coriolis matrix C(q, q̇) (C q̇ = centrifugal and Coriolis torques).
 
-    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics`, fixed base (deprecated: ``robot, p, q, qd,
-    parameters='pseudo'``).
+    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, qd,
+    parameters='pseudo'``). For a floating base C is n_v × n_v in its twist and the joints' rates,
+    pinocchio's ``computeCoriolisMatrix`` with a free-flyer.
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
+    ndarray, shape (n_samples, n_v, n_v) (or (n_v, n_v)); n_v = n_dof for a fixed base
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
-    require_fixed_base(robot, "coriolis_matrix")
-    (q, qd), single = states(robot.n_dof, q=q, qd=qd)
+    if robot.is_floating:
+        (q, qd), single = robot_states(robot, q=q, qd=qd)
+    else:
+        (q, qd), single = states(robot.n_dof, q=q, qd=qd)
     p = model.values()
-    zero = np.zeros_like(q)
-    C = by_unit_rates(q, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
-                                               friction=False, weights=p))      # C q̇_r with q̇_r = e_i
+    zero = np.zeros_like(qd)
+    C = by_unit_rates(qd, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
+                                                friction=False, weights=p))      # C q̇_r with q̇_r = e_i
     return C[0] if single else C
 
 
