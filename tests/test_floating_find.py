@@ -213,9 +213,31 @@ def test_bad_floating_inputs_in_python_and_yaml(tmp_path):
         bp.load_robot(SPACE, floating=True)
     with pytest.raises(bp.ArgumentTypeError, match="floating: expected True or False, got 'yes'"):
         bp.load_robot(SPACE, floating="yes")
-    result = CliRunner().invoke(main, ["find", str(SPACE), "--h5", str(tmp_path / "z.h5")])
-    assert result.exit_code == 2 and "storing the whole Z (find --h5) handles fixed-base robots only" in result.output
-    assert not (tmp_path / "z.h5").exists()
+
+
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_find_h5_of_a_floating_robot(tmp_path, parameters):
+    """The whole Z of the chain (the base's six coordinates first in the labels): in SI, its row space is that
+    of the regroupings, and its rank theirs; the base equations' attributes."""
+    import h5py
+
+    path, text = tmp_path / "satellite.urdf", SATELLITE
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["find", str(path), "--h5", str(tmp_path / "z.h5"), "--parameters", parameters])
+    assert result.exit_code == 0, result.output
+    stored = bp.read_h5(tmp_path / "z.h5")
+    base = bp.find_base_parameters(quiet_load(path), parameters)
+    Z = stored["Z"].toarray()
+    assert stored["rows"].shape == (Z.shape[0], 2 + 6 + 3) and Z.shape[1] == len(base.standard_names)
+    np.testing.assert_array_equal(stored["pivots"], base.pivots)
+    np.testing.assert_allclose(Z[:, base.pivots] @ base.Y, Z, atol=1e-12 * np.abs(Z).max())
+    assert np.linalg.matrix_rank(Z / np.linalg.norm(Z, axis=0).clip(1e-300)) == base.rank
+    with h5py.File(tmp_path / "z.h5") as f:
+        assert f.attrs["base_coordinates"] == 6 and f.attrs["n_seen_by_base_equations"] == base.rank
+        np.testing.assert_array_equal(f.attrs["seen_by_base_equations"], base.seen_by_base_equations)
+    W, _ = regressor_in_our_columns(base.robot, parameters)      # pinocchio's rows lie in Z's row space
+    coef = np.linalg.lstsq(Z.T, W.T, rcond=None)[0]
+    assert np.abs(Z.T @ coef - W.T).max() <= 1e-8 * np.abs(W).max()
 
 
 def test_floating_urdf_root_as_pinocchio_reads_it(tmp_path):
