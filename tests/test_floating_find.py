@@ -143,10 +143,13 @@ def test_regroupings_reproduce_pinocchio(which, parameters):
     assert base.seen_by_base_equations.all() and numeric_rank(W_base)[0] == base.rank
 
 
-def test_base_equations_see_no_drive():
+@pytest.mark.parametrize("which", ["space", "satellite"])     # exact integers; floats with a modular companion
+def test_base_equations_see_no_drive(which):
     """Rotor inertia and friction enter only the joint rows: pinocchio's base rows have the rank of the
     inertial base parameters, and a base parameter is seen iff its regrouping is in their row space."""
-    robot = bp.load_robot(SPACE, rotor_inertia=True, friction=True)
+    from baseparam.model.robot import with_drives
+
+    robot = with_drives(floating_robots()[which], True, True)
     base = bp.find_base_parameters(robot)
     W, W_base = regressor_in_our_columns(robot)
     check_regroupings(base, W)
