@@ -236,6 +236,11 @@ def find_base_parameters(robot, parameters: str = "pseudo", *,
                          max_memory=None) -> BaseParameters:
     """Base parameters of a robot by the projection method.
 
+    A floating base (``robot.base == 'floating'``) enters as the basis functions of a 6-DOF joint
+    (:mod:`baseparam.projection._floating`): the rank is that of the 6 + n rows of the free-flyer regressor,
+    the base body's parameters (link 0) come first, and ``seen_by_base_equations`` says which base
+    parameters the six base equations alone determine.
+
     Parameters
     ----------
     robot : Robot
@@ -432,7 +437,10 @@ def _reduce(layout, units, parents, progress, engine=None):
     def joint_done(done, _):
         if progress is not None:
             progress(done, n_steps)
-    basis = row_basis(units, layout if engine is None else engine, parents, stats, joint_done)
+    # a floating base's chain in floats: a basis of each joint's rows (modulo p, cheap to choose; the
+    # rows its six extra joints add cost the modular echelon form more)
+    basis = row_basis(units, layout if engine is None else engine, parents, stats, joint_done,
+                      few_rows=engine is not None and not units.exact)
     if units.exact and stats.max_abs >= EXACT_LIMIT:
         return None
     # (float rows, exact rows): friction rows are independent of everything else, identity rows in both
