@@ -350,3 +350,28 @@ def test_cli_exports_a_urdf_loaded_floating_against_pinocchio(tmp_path):
         qp[cols], vp[rows], ap[rows] = q[s], qd[s], qdd[s]
         expected = pin.rnea(model, data, qp, vp, ap)[rows]
         np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+
+
+def test_rotor_inertia_and_friction_rows_follow_the_base_rows():
+    """With drives (rotor inertia, viscous/Coulomb/offset friction, a Stribeck model) the joint columns sit in
+    rows 6 + k, the base rows see none of them, and W p is the inverse dynamics, in numpy and in the C loop
+    (whose inputs have the rows n_q, n_v and n_dof long)."""
+    robot = bp.load_robot(SPACE, friction=True, rotor_inertia=True, friction_model="smooth:0.1+stribeck:0.2")
+    robot = dataclasses.replace(robot, gravity=(0.0, 0.0, -9.81))
+    layout = bp.ColumnLayout(robot)
+    rng = np.random.default_rng(31)
+    full = np.zeros(layout.n_standard)
+    names = bp.ColumnLayout(bp.load_robot(SPACE)).names                    # the bodies' columns
+    full[[layout.names.index(n) for n in names]] = bp.standard_parameters(bp.load_robot(SPACE))
+    drives = [i for i, n in enumerate(layout.names) if n not in names]
+    assert {layout.names[i][:2] for i in drives} == {"IA", "FV", "FC", "FO", "FS"}
+    full[drives] = rng.uniform(0.1, 1.0, len(drives))
+    q, qd, qdd = states(robot, 5, rng)
+    m = bp.Model(robot, parameters="pseudo")
+    W = bp.regressor(m, q, qd, qdd)
+    assert not W[:, :6, drives].any() and W[:, 6:, drives].any()
+    tau = bp.inverse_dynamics(bp.Model(robot, full), q, qd, qdd)
+    np.testing.assert_allclose(W @ full, tau, rtol=0, atol=1e-12 * np.abs(tau).max())
+    reps = 10_000 // q.shape[0] + 1
+    big = bp.regressor(m, *(np.tile(x, (reps, 1)) for x in (q, qd, qdd)))
+    np.testing.assert_allclose(big[-5:], W, rtol=0, atol=1e-12 * np.abs(W).max())
