@@ -375,3 +375,26 @@ def test_rotor_inertia_and_friction_rows_follow_the_base_rows():
     reps = 10_000 // q.shape[0] + 1
     big = bp.regressor(m, *(np.tile(x, (reps, 1)) for x in (q, qd, qdd)))
     np.testing.assert_allclose(big[-5:], W, rtol=0, atol=1e-12 * np.abs(W).max())
+
+
+def test_exported_python_with_drives(tmp_path):
+    """Friction shapes (smooth Coulomb, Stribeck) and rotor inertia in the exported floating code read the
+    joints' qd and qdd (not the base's twist)."""
+    robot = bp.load_robot(SPACE, friction=True, rotor_inertia=True, friction_model="smooth:0.1+stribeck:0.2")
+    base = bp.find_base_parameters(dataclasses.replace(robot, gravity=(0.0, 0.0, -9.81)))
+    bp.export(base, "python", prefix="drives", out_dir=str(tmp_path))
+    spec = importlib.util.spec_from_file_location("drives_dynamics", tmp_path / "drives_dynamics.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rng = np.random.default_rng(37)
+    q, qd, qdd = states(base.robot, 5, rng)
+    _, qd_ref, qdd_ref = states(base.robot, 5, rng)
+    p_base = rng.normal(size=base.rank)
+    W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    Y = base.slotine_li_regressor(q, qd, qd_ref, qdd_ref)
+    np.testing.assert_allclose(module.regressor(*split(q, qd, qdd)), W, rtol=0, atol=1e-12 * np.abs(W).max())
+    np.testing.assert_allclose(module.inverse_dynamics(*split(q, qd, qdd), p_base), tau, rtol=0,
+                               atol=1e-12 * np.abs(tau).max())
+    got = module.slotine_li(q[:, :7], qd[:, :6], qd_ref[:, :6], qdd_ref[:, :6], q[:, 7:], qd[:, 6:], qd_ref[:, 6:],
+                            qdd_ref[:, 6:])
+    np.testing.assert_allclose(got, Y, rtol=0, atol=1e-12 * np.abs(Y).max())
