@@ -53,6 +53,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 UR_LOG = ROOT.parent / "shared" / "data" / "ur10e" / "identification_data" / "ur-20_02_19_14harm50sec.csv"
 UR_GAINS = [10.0, 10.6956, 8.4566, 9.0029, 9.4800, 10.1232]
 MASSES = (0.5, 0.8, 1.0, 2.0, 5.0)
+sys.path.insert(0, str(ROOT / "notebooks"))
+from _helpers import simulated_log  # noqa: E402  (the multi-sine and noisy log notebook 09 shows)
 
 
 def ur_noise():
@@ -66,20 +68,6 @@ def ur_noise():
     tau = np.column_stack([np.interp(t, traj.t, traj.tau[:, j]) for j in range(6)])
     b, a = butter(4, 10.0 / (0.5 / dt))
     return np.std(tau - filtfilt(b, a, tau, axis=0), axis=0), "measured above 10 Hz on the real log"
-
-
-def multisine(n, dt, T=10.0, duration=20.0, seed=0):
-    rng = np.random.default_rng(seed)
-    t = np.arange(0, duration, dt)
-    w = 2 * np.pi / T
-    q, qd, qdd = (np.zeros((len(t), n)) for _ in range(3))
-    for j in range(n):
-        for k in range(1, 9):
-            a, ph = rng.uniform(0.1, 0.3) / k, rng.uniform(0, 2 * np.pi)
-            q[:, j] += a * np.sin(k * w * t + ph)
-            qd[:, j] += a * k * w * np.cos(k * w * t + ph)
-            qdd[:, j] -= a * (k * w) ** 2 * np.sin(k * w * t + ph)
-    return t, q + 0.3, qd, qdd
 
 
 def box_payload(m, rng):
@@ -105,18 +93,8 @@ def payload_motion(robot, dt, duration=20.0):
 
 
 def case(robot, payload, dt, noise, seed, motion=None):
-    from baseparam.identification.payload import identify_payload, payload_parameters
-    from baseparam.model.parameters import ColumnLayout, body_parameters
-    layout = ColumnLayout(robot, "pseudo")
-    p = np.zeros(layout.n_standard)
-    for k, joint in enumerate(robot.joints):
-        p[layout.link_columns[k]] = body_parameters(joint.inertia, "pseudo")
-    p[layout.link_columns[-1]] += payload_parameters(*payload)
-    t, q, qd, qdd = multisine(robot.n_dof, dt) if motion is None else motion
-    tau = bp.inverse_dynamics(bp.Model(robot, p, parameters="pseudo"), q, qd, qdd)
-    rng = np.random.default_rng(seed)
-    traj = bp.Trajectory(t=t, q=q + rng.normal(0, 1e-4, q.shape), tau=tau + rng.normal(0, 1, tau.shape) * noise)
-    return identify_payload(robot, traj)
+    from baseparam.identification.payload import identify_payload
+    return identify_payload(robot, simulated_log(robot, payload, noise, dt, seed=seed, motion=motion))
 
 
 def main():

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 import baseparam as bp
-from baseparam.identification.payload import identify_payload, payload_parameters
+from baseparam.identification.payload import identify_payload
 
 # The repository (robots/, notebooks/_helpers.py) from any working directory: $BASEPARAM_ROOT, else the
 # working directory or its parent (Jupyter starts the kernel in notebooks/), else the checkout the
@@ -52,7 +52,7 @@ ROOT = next(root for root in (Path(os.environ.get("BASEPARAM_ROOT", ".")), Path.
                               Path(bp.__file__).resolve().parents[1])
             if (root / "notebooks" / "_helpers.py").is_file())
 sys.path.insert(0, str(ROOT / "notebooks"))
-from _helpers import data_dir, robot_file  # noqa: E402  (found just above)
+from _helpers import data_dir, multisine, robot_file, robot_values, simulated_log  # noqa: E402  (found just above)
 
 plt.rcParams["figure.dpi"] = 72            # compact figures
 pd.set_option("display.width", 120)
@@ -71,41 +71,7 @@ pd.set_option("display.width", 120)
 # %%
 NOISE = {"kuka_lwr4": np.full(7, 0.2), "ur10e": np.array([1.10, 1.46, 0.77, 0.18, 0.26, 0.21])}
 RATE = {"kuka_lwr4": 0.005, "ur10e": 0.01}
-
-
-def multisine(n, dt, duration=20.0, period=10.0, seed=0):
-    """q, q̇, q̈ of a multi-sine per joint (8 harmonics of the period), exact derivatives."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(0, duration, dt)
-    w = 2 * np.pi / period
-    q, qd, qdd = (np.zeros((len(t), n)) for _ in range(3))
-    for j in range(n):
-        for k in range(1, 9):
-            a, ph = rng.uniform(0.1, 0.3) / k, rng.uniform(0, 2 * np.pi)
-            q[:, j] += a * np.sin(k * w * t + ph)
-            qd[:, j] += a * k * w * np.cos(k * w * t + ph)
-            qdd[:, j] -= a * (k * w) ** 2 * np.sin(k * w * t + ph)
-    return t, q + 0.3, qd, qdd
-
-
-def robot_values(robot, payload=None, scale=1.0):
-    """The standard (pseudo) parameters of the description's bodies × scale, the payload added to the last link."""
-    from baseparam.model.parameters import ColumnLayout, body_parameters
-    layout = ColumnLayout(robot, "pseudo")
-    p = np.zeros(layout.n_standard)
-    for k, joint in enumerate(robot.joints):
-        p[layout.link_columns[k]] = scale * body_parameters(joint.inertia, "pseudo")
-    if payload is not None:
-        p[layout.link_columns[-1]] += payload_parameters(*payload)
-    return p
-
-
-def simulated_log(robot, payload, noise, dt, seed=1):
-    t, q, qd, qdd = multisine(robot.n_dof, dt)
-    tau = bp.inverse_dynamics(bp.Model(robot, robot_values(robot, payload), parameters="pseudo"), q, qd, qdd)
-    rng = np.random.default_rng(seed)
-    return bp.Trajectory(t=t, q=q + rng.normal(0, 1e-4, q.shape), tau=tau + rng.normal(0, 1, tau.shape) * noise)
-
+# the simulation (multisine, robot_values, simulated_log) is notebooks/_helpers.py's, shared with the bench
 
 R = np.linalg.qr(np.random.default_rng(7).normal(size=(3, 3)))[0]
 PAYLOAD = (2.0, np.array([0.03, -0.045, 0.06]), R @ np.diag([0.012, 0.009, 0.005]) @ R.T)

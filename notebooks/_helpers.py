@@ -2,7 +2,9 @@
 that the two identification notebooks (03, 04) draw the same way.
 
 Notebook-only code: it lives beside the notebooks, not in the library. Each notebook's first cell
-puts this directory on ``sys.path`` (see notebooks/README.md, "Running from anywhere").
+puts this directory on ``sys.path`` (see notebooks/README.md, "Running from anywhere"). The simulated
+payload (multi-sine, the bodies' values, a noisy log) also serves ``bench/bench_payload.py`` and the
+payload tests, so the three simulate the same motion.
 
 Paths
 -----
@@ -37,6 +39,55 @@ def data_dir(subdir):
         raise FileNotFoundError(f"{path}: measured data not found; set BASEPARAM_DATA to the directory "
                                 f"that holds {subdir}/")
     return path
+
+
+# ------------------------------------------------------------------------------------------------------------
+# A simulated payload (notebook 09, bench/bench_payload.py, tests/test_payload*.py)
+
+def multisine(n, dt, duration=20.0, period=10.0, seed=0):
+    """q, q̇, q̈ of a multi-sine per joint (8 harmonics of the period), exact derivatives.
+
+    Returns
+    -------
+    t : ndarray, shape (S,)
+    q, qd, qdd : ndarray, shape (S, n)
+        About 0.3 rad ± 0.6 rad; |q̈| up to a few rad/s².
+    """
+    rng = np.random.default_rng(seed)
+    t = np.arange(0, duration, dt)
+    w = 2 * np.pi / period
+    q, qd, qdd = (np.zeros((len(t), n)) for _ in range(3))
+    for j in range(n):
+        for k in range(1, 9):
+            a, ph = rng.uniform(0.1, 0.3) / k, rng.uniform(0, 2 * np.pi)
+            q[:, j] += a * np.sin(k * w * t + ph)
+            qd[:, j] += a * k * w * np.cos(k * w * t + ph)
+            qdd[:, j] -= a * (k * w) ** 2 * np.sin(k * w * t + ph)
+    return t, q + 0.3, qd, qdd
+
+
+def robot_values(robot, payload=None, scale=1.0):
+    """The standard (pseudo) parameters of the description's bodies × scale, the payload (mass, com (3,),
+    inertia (3, 3)) added to the last link: ndarray, shape (n_standard,)."""
+    from baseparam.identification.payload import payload_parameters
+    from baseparam.model.parameters import ColumnLayout, body_parameters
+    layout = ColumnLayout(robot, "pseudo")
+    p = np.zeros(layout.n_standard)
+    for k, joint in enumerate(robot.joints):
+        p[layout.link_columns[k]] = scale * body_parameters(joint.inertia, "pseudo")
+    if payload is not None:
+        p[layout.link_columns[-1]] += payload_parameters(*payload)
+    return p
+
+
+def simulated_log(robot, payload, noise, dt, seed=1, motion=None):
+    """A Trajectory of the bodies and the payload's inverse dynamics on ``motion`` ((t, q, qd, qdd); default
+    the multi-sine at step dt), with 1e-4 rad of position noise and ``noise`` (N·m, per joint) on the torques."""
+    import baseparam as bp
+    t, q, qd, qdd = multisine(robot.n_dof, dt) if motion is None else motion
+    tau = bp.inverse_dynamics(bp.Model(robot, robot_values(robot, payload), parameters="pseudo"), q, qd, qdd)
+    rng = np.random.default_rng(seed)
+    return bp.Trajectory(t=t, q=q + rng.normal(0, 1e-4, q.shape), tau=tau + rng.normal(0, 1, tau.shape) * noise)
 
 
 # ------------------------------------------------------------------------------------------------------------

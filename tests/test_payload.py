@@ -1,4 +1,7 @@
 """Payload identification against pinocchio: the payload added as a body on the last joint's link."""
+import functools
+import sys
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -8,23 +11,14 @@ from baseparam.identification.payload import identify_payload, payload_parameter
 from conftest import ROOT
 from pin_model import _pseudo_matrix, build_model
 
+sys.path.insert(0, str(ROOT / "notebooks"))
+from _helpers import multisine  # noqa: E402  (notebooks/ is on the path just above)
+
 PSEUDO = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
 
 
-def _multisine(n, T=10.0, duration=20.0, dt=0.005, seed=0):
-    """A fixed multi-sine of period T per joint (q, qd, qdd exact), ``duration`` seconds: |q̈| up to a few rad/s²."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(0, duration, dt)
-    w = 2 * np.pi / T
-    q, qd, qdd = (np.zeros((len(t), n)) for _ in range(3))
-    for j in range(n):
-        for k in range(1, 9):
-            a = rng.uniform(0.1, 0.3) / k
-            ph = rng.uniform(0, 2 * np.pi)
-            q[:, j] += a * np.sin(k * w * t + ph)
-            qd[:, j] += a * k * w * np.cos(k * w * t + ph)
-            qdd[:, j] -= a * (k * w) ** 2 * np.sin(k * w * t + ph)
-    return t, q + 0.3, qd, qdd
+# the multi-sine notebook 09 and bench/bench_payload.py simulate (notebooks/_helpers.py), at 200 Hz
+_multisine = functools.partial(multisine, dt=0.005)
 
 
 def _torques(robot, payload, q, qd, qdd):

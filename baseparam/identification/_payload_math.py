@@ -89,3 +89,68 @@ def _consistent(p0, cov_inv):
     if x.value is None:
         return p0
     return np.asarray(x.value, dtype=float)
+
+
+def _weighted_fit(A, y, fractions, used):
+    """Least squares with per-component weights from a first OLS residual (components differ in noise by
+    orders of magnitude), and its covariance σ²(AᵀA)⁻¹ inflated by the noise's correlation.
+
+    Parameters
+    ----------
+    A : ndarray, shape (S, n, k)
+    y : ndarray, shape (S, n)
+    fractions : sequence of float
+        Independent samples of each block (their sum against S gives the correlation factor).
+    used : int
+        Degrees of freedom the fit uses (the residual's are S·n − used, at least 1).
+
+    Returns
+    -------
+    theta : ndarray, shape (k,)
+    cov : ndarray, shape (k, k)
+    """
+    S, n, k = A.shape
+    theta = np.linalg.lstsq(A.reshape(S * n, k), y.ravel(), rcond=None)[0]
+    sigma = np.sqrt(np.mean((y - A @ theta) ** 2, axis=0))
+    sigma = np.where(sigma > 0, sigma, max(sigma.max(), 1e-12))
+    Aw, yw = A / sigma[None, :, None], y / sigma
+    theta = np.linalg.lstsq(Aw.reshape(S * n, k), yw.ravel(), rcond=None)[0]
+    s2 = float(((yw - Aw @ theta) ** 2).sum() / max(S * n - used, 1))
+    correlation = S / max(sum(fractions), 1.0)
+    return theta, correlation * s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Aw, Aw))
+
+
+def _physical_estimate(theta, cov_theta, rows):
+    """The 10 parameters of identifiable coordinates θ = rows p: minimum norm in the directions the data do not
+    see (p = pinv(rows) θ), then the consistent estimate nearest it in θ's metric, with the standard deviations
+    of mass, centre and inertia by the delta method from the unconstrained covariance.
+
+    Parameters
+    ----------
+    theta : ndarray, shape (rank,)
+    cov_theta : ndarray, shape (rank, rank)
+    rows : ndarray, shape (rank, 10)
+
+    Returns
+    -------
+    p : ndarray, shape (10,)
+        Consistent.
+    p_ls : ndarray, shape (10,)
+        Unconstrained.
+    cov : ndarray, shape (10, 10)
+        Of ``p_ls``.
+    std : ndarray, shape (13,)
+        Of mass, com (3) and inertia about the com (3×3, row-major).
+    """
+    P = np.linalg.pinv(rows)                         # (10, rank)
+    p_ls = P @ theta
+    cov = P @ cov_theta @ P.T
+    p = _consistent(p_ls, rows.T @ np.linalg.pinv(cov_theta) @ rows)
+    J = np.zeros((13, 10))
+    at = _flat(p)
+    for i in range(10):
+        h = 1e-7 * max(abs(p[i]), 1e-4)
+        e = np.zeros(10)
+        e[i] = h
+        J[:, i] = (_flat(p + e) - at) / h
+    return p, p_ls, cov, np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))

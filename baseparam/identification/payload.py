@@ -26,8 +26,8 @@ import numpy as np
 from ..errors import DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
-from ._payload_math import (NAMES, _consistent, _echelon, _flat, payload_parameters, payload_physical,  # noqa: F401
-                            pseudo_matrix)
+from ._payload_math import (NAMES, _consistent, _echelon, _flat, _physical_estimate, _weighted_fit,  # noqa: F401
+                            payload_parameters, payload_physical, pseudo_matrix)
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
@@ -411,36 +411,11 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         for j in range(n):
             F[:, j, 3 * j:3 * j + 3] = E[:, j]
         A = np.concatenate([A, F], axis=2)
-    # per-joint weights from a first OLS residual (joints differ in noise by orders of magnitude)
-    theta = np.linalg.lstsq(A.reshape(S * n, A.shape[2]), y.ravel(), rcond=None)[0]
-    sigma = np.sqrt(np.mean((y - A @ theta) ** 2, axis=0))
-    sigma = np.where(sigma > 0, sigma, max(sigma.max(), 1e-12))
-    Aw, yw = A / sigma[None, :, None], y / sigma
-    theta, *_ = np.linalg.lstsq(Aw.reshape(S * n, A.shape[2]), yw.ravel(), rcond=None)
-    residual = yw - Aw @ theta
-    dof = max(S * n - len(theta), 1)
-    s2 = float((residual ** 2).sum() / dof)
-    correlation = S / max(sum(fractions), 1.0)
-    G = np.einsum("sjr,sjc->rc", Aw, Aw)
-    cov_theta = (correlation * s2 * np.linalg.pinv(G))[:rank, :rank]
+    theta, cov_theta = _weighted_fit(A, y, fractions, A.shape[2])
+    cov_theta = cov_theta[:rank, :rank]
     nuisance = theta[rank:]
     theta = theta[:rank]
-    # the 10 parameters: minimum norm in the directions the data do not see, p = pinv(rows) θ
-    P = np.linalg.pinv(rows)                         # (10, rank)
-    p_ls = P @ theta
-    cov = P @ cov_theta @ P.T
-    info = rows.T @ np.linalg.pinv(cov_theta) @ rows
-    p = _consistent(p_ls, info)
-    # delta method from the OLS covariance, at the consistent estimate
-    J = np.zeros((13, 10))
-    base_flat = _flat(p)
-    for i in range(10):
-        h = 1e-7 * max(abs(p[i]), 1e-4)
-        e = np.zeros(10)
-        e[i] = h
-        J[:, i] = (_flat(p + e) - base_flat) / h
-    cov_flat = J @ cov @ J.T
-    std = np.sqrt(np.maximum(np.diag(cov_flat), 0.0))
+    p, p_ls, cov, std = _physical_estimate(theta, cov_theta, rows)
     if rank < 10:       # the physical quantities depend on directions the data do not see
         identifiable = text
     else:

@@ -154,7 +154,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
 
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
-    from ._payload_math import NAMES, _consistent, _echelon, _flat, payload_physical
+    from ._payload_math import NAMES, _echelon, _physical_estimate, _weighted_fit, payload_physical
     from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
@@ -201,26 +201,8 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     rows = Vt[:rank] * norms                              # the row space of the unscaled columns
     rows, text = _echelon(rows, NAMES)
     B = A @ rows.T
-    theta = np.linalg.lstsq(B.reshape(S * 6, rank), y.ravel(), rcond=None)[0]
-    sigma = np.sqrt(np.mean((y - B @ theta) ** 2, axis=0))
-    sigma = np.where(sigma > 0, sigma, max(sigma.max(), 1e-12))
-    Bw, yw = B / sigma[None, :, None], y / sigma
-    theta = np.linalg.lstsq(Bw.reshape(S * 6, rank), yw.ravel(), rcond=None)[0]
-    s2 = float(((yw - Bw @ theta) ** 2).sum() / max(S * 6 - rank - (6 * len(loaded) if bias else 0), 1))
-    correlation = S / max(sum(fractions), 1.0)
-    cov_theta = correlation * s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Bw, Bw))
-    P = np.linalg.pinv(rows)
-    p_ls = P @ theta
-    cov = P @ cov_theta @ P.T
-    p = _consistent(p_ls, rows.T @ np.linalg.pinv(cov_theta) @ rows)
-    J = np.zeros((13, 10))
-    at = _flat(p)
-    for i in range(10):
-        h = 1e-7 * max(abs(p[i]), 1e-4)
-        e = np.zeros(10)
-        e[i] = h
-        J[:, i] = (_flat(p + e) - at) / h
-    std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
+    theta, cov_theta = _weighted_fit(B, y, fractions, rank + (6 * len(loaded) if bias else 0))
+    p, p_ls, cov, std = _physical_estimate(theta, cov_theta, rows)
     m, c, I = payload_physical(p)
     rmse = np.sqrt(np.mean((y - A @ p) ** 2, axis=0))
     return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),

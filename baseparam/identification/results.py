@@ -211,13 +211,9 @@ class Identification:
         """
         import dataclasses
 
-        from ..model.parameters import ColumnLayout
         from ..model.robot import Inertia
 
-        e = self._bodies("to_robot")
-        robot = e.base_.robot
-        layout = ColumnLayout(robot, e.base_.parameters)
-        p = e.standard_
+        e, robot, layout, p = self._fitted_columns("to_robot")
         joints = []
         for k, (joint, link) in enumerate(zip(robot.joints, e.physical_)):
             body = Inertia(mass=link["mass"], com=np.array(link["com"]), inertia=np.array(link["inertia_com"]),
@@ -251,6 +247,13 @@ class Identification:
             raise ArgumentError(f"{what}: method={e.method!r} estimates base parameters, not bodies; "
                                 "fit with method='consistent'")
         return e
+
+    def _fitted_columns(self, what):
+        """(estimator, robot, its ColumnLayout, the fit's standard parameters) of a consistent fit."""
+        from ..model.parameters import ColumnLayout
+
+        e = self._bodies(what)
+        return e, e.base_.robot, ColumnLayout(e.base_.robot, e.base_.parameters), e.standard_
 
     def to_urdf(self, path=None) -> str:
         """The robot with the identified bodies as URDF (``identify --urdf``), for pinocchio and other readers.
@@ -317,12 +320,8 @@ class Identification:
         import os
 
         from ..model.mjcf_writer import robot_to_mjcf
-        from ..model.parameters import ColumnLayout
 
-        e = self._bodies("to_mjcf")
-        robot = e.base_.robot
-        layout = ColumnLayout(robot, e.base_.parameters)
-        p = e.standard_
+        e, robot, layout, p = self._fitted_columns("to_mjcf")
 
         def value(column):
             # ≥ 0 by the fit's constraints, within the solver's accuracy (-1e-10); MuJoCo and URDF want ≥ 0

@@ -23,6 +23,29 @@ def format_number(v) -> str:
     return f"{float(v):.10g}"
 
 
+def join_groups(groups, coefficient) -> str:
+    """A sum of groups of names sharing a coefficient: ``a - 2·(b + c)``.
+
+    Parameters
+    ----------
+    groups : dict
+        {(sign ±1, key): [name, ...]}, in the order to print.
+    coefficient : callable
+        ``coefficient(key)``: the magnitude's text, or None where it is 1 (then the names stand alone).
+    """
+    parts = []
+    for (sign, key), names in groups.items():
+        body = " + ".join(names)
+        coef = coefficient(key)
+        if coef is not None:
+            body = f"{coef}·({body})" if len(names) > 1 else f"{coef}·{body}"
+        elif sign < 0 and len(names) > 1:
+            body = f"({body})"
+        parts.append(("- " if sign < 0 else "+ ") + body)
+    text = " ".join(parts)
+    return text[2:] if text.startswith("+ ") else "-" + text[1:]
+
+
 def format_regrouping(base, r, terms=None) -> str:
     """One base parameter as a sum with equal coefficients grouped, e.g.
     ``XX1 + ZZ1 + 300·(SZ2 + SY3) - 186451.24·M2``.
@@ -34,17 +57,7 @@ def format_regrouping(base, r, terms=None) -> str:
         key = format_number(abs(coef))
         sign = -1 if coef < 0 else 1
         groups.setdefault((sign, key), []).append(name)
-    parts = []
-    for (sign, key), names in groups.items():
-        body = " + ".join(names)
-        if key != "1":
-            body = f"{key}·({body})" if len(names) > 1 else f"{key}·{body}"
-        elif sign < 0 and len(names) > 1:
-            body = f"({body})"
-        parts.append(("- " if sign < 0 else "+ ") + body)
-    text = " ".join(parts)
-    return text[2:] if text.startswith("+ ") else "-" + text[1:]
-
+    return join_groups(groups, lambda key: None if key == "1" else key)
 
 def format_table(base) -> str:
     """The human-readable report printed by ``baseparam find``."""

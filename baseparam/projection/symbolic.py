@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from ..errors import ArgumentError
 from ..model.robot import require_fixed_base, require_robot
-from .report import format_number
+from .report import format_number, join_groups
 
 MAX_DEGREE_DEFAULT = 2     # e_c − e_p ≤ 2 − 0 for the pseudo-inertia and Khalil columns
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
@@ -234,20 +234,15 @@ def format_symbolic_regrouping(sym, r) -> str:
         sign = -1 if lead < 0 else 1
         key = tuple(sorted((e, c * sign) for e, c in poly.items()))
         groups.setdefault((sign, key), []).append(name)
-    parts = []
-    for (sign, key), names in groups.items():
-        poly = dict(key)
-        body = " + ".join(names)
-        if poly != {tuple([0] * len(sym.symbols)): Fraction(1)}:
-            coef = _poly_text(poly, sym.symbols)
-            if len(poly) > 1:
-                coef = f"({coef})"
-            body = f"{coef}·({body})" if len(names) > 1 else f"{coef}·{body}"
-        elif sign < 0 and len(names) > 1:
-            body = f"({body})"
-        parts.append(("- " if sign < 0 else "+ ") + body)
-    text = " ".join(parts)
-    return text[2:] if text.startswith("+ ") else "-" + text[1:]
+    one = ((tuple([0] * len(sym.symbols)), Fraction(1)),)
+
+    def coefficient(key):
+        if key == one:
+            return None
+        text = _poly_text(dict(key), sym.symbols)
+        return f"({text})" if len(key) > 1 else text
+
+    return join_groups(groups, coefficient)
 
 
 def format_symbolic_table(sym) -> str:
