@@ -15,6 +15,7 @@ from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
+from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
 from . import newton_euler
 from .samples import CHUNK, as_samples, robot_states, standard_model, states
