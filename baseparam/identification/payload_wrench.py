@@ -30,6 +30,8 @@ from ..errors import DataError, SettingsError
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
 
 COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
+MAX_OFFSET = 100.0                      # m: the largest sensor offset from the last link's frame
+MAX_ANGLE = 100.0                       # rad: beyond this, roll/pitch/yaw lose their meaning in float64
 
 
 def sensor_placement(sensor):
@@ -43,6 +45,10 @@ def sensor_placement(sensor):
         values = np.array([np.nan])
     if values.shape != (6,) or not np.isfinite(values).all():
         raise SettingsError(f"sensor: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {sensor!r}")
+    # a sensor kilometres from the flange is a typo, and its lever arm overflows the regressor's products
+    if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
+        raise SettingsError(f"sensor: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "
+                            f"±{MAX_ANGLE:g} rad, got {values.tolist()}")
     x, y, z, roll, pitch, yaw = values
     cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
     R = np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],

@@ -1,0 +1,52 @@
+"""Adversarial review of the payload surfaces (issues 25 and 28): each test failed on the code as merged."""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from baseparam.identification.payload import identify_payload
+from conftest import ROOT
+
+UR = ROOT / "robots" / "ur10e.yaml"
+
+
+def _motion(n, duration=4.0, dt=0.005, seed=0):
+    """A smooth multi-sine (q only; torques are given by each test)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(0, duration, dt)
+    q = np.zeros((len(t), n))
+    for j in range(n):
+        for k in range(1, 5):
+            q[:, j] += rng.uniform(0.1, 0.3) / k * np.sin(2 * np.pi * k * t / duration + rng.uniform(0, 6))
+    return t, q + 0.3
+
+
+def _wrench_csv(tmp_path):
+    t, q = _motion(6)
+    rng = np.random.default_rng(1)
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + [f"tau{j + 1}" for j in range(6)]
+                      + ["fx", "fy", "fz", "mx", "my", "mz"])
+    path = tmp_path / "ft.csv"
+    np.savetxt(path, np.column_stack([t, q, rng.normal(size=q.shape), rng.normal(size=q.shape)]), delimiter=",",
+               header=header, comments="")
+    return path
+
+
+def test_cli_sensor_far_away_is_one_line_exit_2(tmp_path):
+    """--sensor 1e308,… overflowed the regressor: 'internal error: LinAlgError', exit 1."""
+    path = _wrench_csv(tmp_path)
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz",
+                                       "--sensor", "1e308,0,0,0,0,0"])
+    assert result.exit_code == 2, result.output
+    assert "--sensor" in result.output and "internal error" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_sensor_far_away_refused():
+    robot = bp.load_robot(UR)
+    t, q = _motion(6)
+    traj = bp.Trajectory(t=t, q=q, tau=np.zeros_like(q))
+    for sensor in ([1e200, 0, 0, 0, 0, 0], [0, 0, 0, 1e300, 0, 0]):
+        with pytest.raises(bp.BaseParamError, match="sensor"):
+            identify_payload(robot, traj, wrench=np.ones((len(t), 6)), sensor=sensor)
