@@ -50,3 +50,16 @@ def test_sensor_far_away_refused():
     for sensor in ([1e200, 0, 0, 0, 0, 0], [0, 0, 0, 1e300, 0, 0]):
         with pytest.raises(bp.BaseParamError, match="sensor"):
             identify_payload(robot, traj, wrench=np.ones((len(t), 6)), sensor=sensor)
+
+
+@pytest.mark.parametrize("mode", ["model", "wrench", "static"])
+def test_huge_torques_refused_not_fitted(mode):
+    """Torques (or a wrench) of 1e300: σ overflowed to inf, the weights to 0, and a payload of 1.05 ± 0 kg came back."""
+    robot = bp.load_robot(UR)
+    t, q = _motion(6)
+    huge = np.full_like(q, 1e300)
+    kwargs = {"model": {}, "wrench": {"wrench": np.full((len(t), 6), 1e300)},
+              "static": {"static": True, "still_duration": 0}}[mode]
+    traj = bp.Trajectory(t=t, q=q, tau=np.zeros_like(q) if mode == "wrench" else huge)
+    with pytest.raises(bp.BaseParamError, match="beyond"):
+        identify_payload(robot, traj, **kwargs)

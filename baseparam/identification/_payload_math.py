@@ -38,6 +38,20 @@ def payload_physical(p):
     return m, c, np.trace(Sc) * np.eye(3) - Sc
 
 
+LARGEST = 1e100        # |torque| or |wrench| a fit takes: beyond it the sums of squares overflow float64
+
+
+def _check_target(y, what):
+    """Refuse a fit target whose squares would overflow: the residual's σ turns inf, the weights 0 and the fit
+    returns a finite, wrong payload with a zero standard deviation."""
+    from ..errors import DataError
+
+    top = float(np.abs(y).max()) if np.size(y) else 0.0
+    if not top <= LARGEST:
+        raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {LARGEST:g}); check the "
+                        "units and the gains")
+
+
 def _flat(p):
     m, c, I = payload_physical(p)
     return np.concatenate([[m], c, I.ravel()])

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
-from ._payload_math import (NAMES, _consistent, _echelon, _flat, payload_parameters, payload_physical,  # noqa: F401
+from ._payload_math import (NAMES, _check_target, _consistent, _echelon, _flat, payload_parameters, payload_physical,  # noqa: F401
                             pseudo_matrix)
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
@@ -404,6 +404,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     S, n = y.shape
     if S * n < 10:
         raise DataError("loaded: too few samples to identify a payload")
+    _check_target(y, "payload torques")
     A = W @ rows.T                                  # (S, n, rank): the identifiable coordinates
     if friction:        # per joint: its own three columns, zero for the other joints
         E = np.concatenate(extras)

@@ -89,7 +89,7 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
 def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
     """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
     'static')."""
-    from ._payload_math import NAMES, _echelon, payload_parameters
+    from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
 
     _check_still(tolerance, min_duration)
     qs, taus = [], []
@@ -116,6 +116,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
             raise DataError(f"{sources}: still pose {far[0] + 1} (q = {np.round(q[far[0]], 3).tolist()}) has no "
                             f"unloaded pose within {MATCH_TOLERANCE} rad: record the same poses without the payload")
         y = y - (tau_u[nearest] - predicted(qu[nearest], zero, zero))
+    _check_target(y, "still torques")
     A = _gravity_columns(robot, q)                       # (P, n, 4)
     flat = A.reshape(P * n, 4)
     scale = max(np.abs(flat).max(), 1e-300)

@@ -160,7 +160,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
 
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
-    from ._payload_math import NAMES, _consistent, _echelon, _flat, payload_physical
+    from ._payload_math import NAMES, _check_target, _consistent, _echelon, _flat, payload_physical
     from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
@@ -200,6 +200,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     S = len(y)
     if S < 10:
         raise DataError("loaded: too few samples to identify a payload")
+    _check_target(y, "wrench values")
     flat = A.reshape(S * 6, 10)
     norms = np.linalg.norm(flat, axis=0)
     _, s, Vt = np.linalg.svd(flat / np.where(norms > 0, norms, 1.0), full_matrices=False)
