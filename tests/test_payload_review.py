@@ -63,3 +63,21 @@ def test_huge_torques_refused_not_fitted(mode):
     traj = bp.Trajectory(t=t, q=q, tau=np.zeros_like(q) if mode == "wrench" else huge)
     with pytest.raises(bp.BaseParamError, match="beyond"):
         identify_payload(robot, traj, **kwargs)
+
+
+def _result(mass=1.5, com=(0.01, -0.02, 0.05), inertia=((0.004, 0, 0), (0, 0.005, 0), (0, 0, 0.003))):
+    from baseparam.identification.payload import PayloadResult, payload_parameters
+    p = payload_parameters(mass, com, inertia)
+    return PayloadResult(mass=mass, com=np.asarray(com, float), inertia=np.asarray(inertia, float), mass_std=0.0,
+                         com_std=np.zeros(3), inertia_std=np.zeros((3, 3)), parameters=p, unconstrained=p,
+                         covariance=np.zeros((10, 10)), identifiable=[], rank=10, mode="model", n_samples=1,
+                         rmse=np.zeros(6))
+
+
+def test_robot_text_takes_a_file_as_attach_does():
+    """robot_text(path, 'urdf') raised AttributeError ('str' object has no attribute 'from_urdf_text')."""
+    r, fmt = _result(), "urdf"
+    text = r.robot_text(str(UR), fmt)
+    assert text == r.robot_text(bp.load_robot(UR), fmt)
+    with pytest.raises(bp.BaseParamError):
+        r.robot_text(42, fmt)

@@ -185,7 +185,8 @@ class PayloadResult:
 
         Parameters
         ----------
-        robot : Robot
+        robot : Robot or str
+            The robot, or its description file.
         fmt : {'yaml', 'urdf'}
             'urdf' from a robot read from a URDF: its text, with the payload as one more link on a fixed
             joint to the last link (:func:`~baseparam.model.attach.urdf_with_payload`); from another robot,
@@ -200,7 +201,11 @@ class PayloadResult:
         from ..model.robot import robot_to_yaml
         from ..model.urdf_writer import robot_to_urdf
 
+        from ..model.loading import load_robot
+        from ..model.robot import require_robot
+
         check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
+        robot = require_robot(load_robot(robot) if isinstance(robot, str) else robot)    # a file, as attach takes
         attached = self.attach(robot)
         if fmt == "yaml":
             return robot_to_yaml(attached)
