@@ -1022,7 +1022,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
               help="With --static: the shortest still segment taken as a pose (default 0.5; 0 for a table of poses, "
                    "one row each).")
 @click.option("--suggest-poses", "suggest", type=int, metavar="N",
-              help="No logs: propose N ≥ 4 still poses for --static (the wrist's last 3 joints turned, the arm held "
+              help="No logs: propose 4 to 50 still poses for --static (the wrist's last 3 joints turned, the arm held "
                    "at --pose), chosen for the condition number over mass and centre of mass, which is printed.")
 @click.option("--pose", metavar="Q1,Q2,…",
               help="With --suggest-poses: the arm's held positions (rad or m, one per joint; default: a bent pose).")

@@ -81,3 +81,19 @@ def test_robot_text_takes_a_file_as_attach_does():
     assert text == r.robot_text(bp.load_robot(UR), fmt)
     with pytest.raises(bp.BaseParamError):
         r.robot_text(42, fmt)
+
+
+@pytest.mark.parametrize("kwargs", [{"candidates": 10 ** 12}, {"seed": -1}, {"seed": "x"}, {"pose": "abc"},
+                                    {"n_poses": 51}])
+def test_suggest_static_poses_refuses_bad_arguments(kwargs):
+    """candidates=1e12 → MemoryError, seed=-1 → ValueError, seed='x' → TypeError, pose='abc' → ValueError;
+    n_poses had no upper bound (each greedy step stacks every chosen pose over every candidate)."""
+    from baseparam.excitation.static_poses import suggest_static_poses
+    with pytest.raises(bp.BaseParamError):
+        suggest_static_poses(bp.load_robot(UR), **{"n_poses": 4, **kwargs})
+
+
+def test_cli_suggest_poses_too_many_names_the_flag():
+    """--suggest-poses 5000 was refused as 'candidates: expected a whole number ≥ 5000, got 2000'."""
+    result = CliRunner().invoke(main, ["payload", str(UR), "--suggest-poses", "5000"])
+    assert result.exit_code == 2 and result.output.startswith("baseparam: --suggest-poses:"), result.output
