@@ -31,6 +31,8 @@ from ._payload_math import (NAMES, _check_target, _consistent, _echelon, _flat, 
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
+MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
+
 
 
 @dataclasses.dataclass(frozen=True)
@@ -278,8 +280,17 @@ def _matched(loaded, unloaded):
     tu = unloaded.t - unloaded.t[0]
     d = _shift(t, loaded.q, tu, unloaded.q)
     te = np.clip(t + d, tu[0], tu[-1])
-    return [np.column_stack([np.interp(te, tu, a[:, j]) for j in range(a.shape[1])])
-            for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
+    out = [np.column_stack([np.interp(te, tu, a[:, j]) for j in range(a.shape[1])])
+           for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
+    # logs of another motion line up nowhere: their difference would be the motion's torque, not the payload's
+    inside = (t + d >= tu[0]) & (t + d <= tu[-1])
+    gap = np.sqrt(np.mean((loaded.q[inside] - out[1][inside]) ** 2, axis=0)) if inside.any() else np.full(1, np.inf)
+    if not gap.max() <= MATCH_TOLERANCE:
+        j = int(np.argmax(np.where(np.isfinite(gap), gap, np.inf)))
+        raise DataError(f"{unloaded.source}: does not follow the motion of {loaded.source}: lined up at their best "
+                        f"({d:+.3f} s), joint {j + 1} differs by {gap[j]:.3g} rad (RMS; at most {MATCH_TOLERANCE:g}): "
+                        "record the same motion without the payload")
+    return out
 
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
