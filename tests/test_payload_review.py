@@ -109,3 +109,11 @@ def test_unloaded_log_of_another_motion_refused():
     other = bp.Trajectory(t=t, q=q + 3.0, tau=rng.normal(size=q.shape))
     with pytest.raises(bp.BaseParamError, match="does not follow the motion"):
         identify_payload(robot, loaded, unloaded=other)
+
+
+def test_unknown_parameterization_refused():
+    """parameters='x' was accepted silently (the argument was never read)."""
+    t, q = _motion(6)
+    with pytest.raises(bp.BaseParamError, match="parameters"):
+        identify_payload(bp.load_robot(UR), bp.Trajectory(t=t, q=q, tau=np.zeros_like(q)), parameters="x")
+

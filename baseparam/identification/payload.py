@@ -344,6 +344,10 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
 
+    from .._validation import check_option
+
+    # accepted for the signature identify has; the payload is fitted in pseudo parameters either way
+    check_option(parameters, "parameters", ("pseudo", "khalil"), error=SettingsError)
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):
