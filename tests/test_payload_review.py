@@ -117,3 +117,29 @@ def test_unknown_parameterization_refused():
     with pytest.raises(bp.BaseParamError, match="parameters"):
         identify_payload(bp.load_robot(UR), bp.Trajectory(t=t, q=q, tau=np.zeros_like(q)), parameters="x")
 
+
+def test_static_zero_mass_does_not_claim_a_known_centre():
+    """Still poses of the robot without a payload: the mass clipped at 0 came back with a centre of mass
+    0 ± 0 m — a certainty about a point that does not exist. Its standard deviation is NaN (not determined)."""
+    robot = bp.load_robot(UR)
+    from baseparam.excitation.static_poses import suggest_static_poses
+    poses = suggest_static_poses(robot, 8).poses
+    zero = np.zeros_like(poses)
+    # gravity of the robot alone (the description's bodies, as identify_payload predicts), a little less
+    from baseparam.dynamics.regressors import evaluate
+    from baseparam.model.parameters import ColumnLayout, body_parameters
+    links = ColumnLayout(robot, "pseudo").link_columns.ravel()
+    values = np.concatenate([body_parameters(j.inertia, "pseudo") for j in robot.joints])
+    g = evaluate(robot, poses, zero, zero, parameters="pseudo", columns=links, weights=values)
+    # less a 0.2 kg body on the last link (a sensor zeroed with a tool on, say): the fitted mass is < 0, clipped
+    from baseparam.identification.payload import payload_parameters
+    last = ColumnLayout(robot, "pseudo").link_columns[-1]
+    g = g - evaluate(robot, poses, zero, zero, parameters="pseudo", columns=last,
+                     weights=payload_parameters(0.2, [0.0, 0.0, 0.05], np.zeros((3, 3))))
+    rows = np.repeat(np.arange(len(poses)), 10)
+    rng = np.random.default_rng(2)
+    traj = bp.Trajectory(t=np.arange(len(rows), dtype=float), q=poses[rows],
+                         tau=g[rows] + 0.01 * rng.normal(size=g[rows].shape))
+    r = identify_payload(robot, traj, static=True, still_duration=0)
+    assert r.mass == 0.0 and r.mode == "static"
+    assert np.isnan(r.com_std).all() and np.isfinite(r.mass_std) and r.mass_std > 0

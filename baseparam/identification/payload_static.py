@@ -156,6 +156,8 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     if unseen[3]:
         std[:] = np.nan
     std[1:][unseen[:3]] = np.nan
+    if m == 0:          # no mass seen (clipped at 0): its centre is not determined, not known to be 0 exactly
+        std[1:] = np.nan
     p = payload_parameters(m, c, np.zeros((3, 3)))       # a point mass: the inertia is not seen at rest
     unconstrained = np.zeros(10)
     unconstrained[STATIC] = first
