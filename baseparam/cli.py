@@ -1079,6 +1079,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         column_map = parse_column_map(columns) if columns else None
         gain_values = _gains(gains)
         robot = load(model_file or robot_file)
+        described = load(robot_file) if model_file and robot_out else robot
+        if [j.type for j in described.joints] != [j.type for j in robot.joints]:
+            # the payload's frame is --model's last link: on another robot's last link it means nothing
+            from .errors import SettingsError
+            raise SettingsError(f"--robot-out: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
+                                f"is not the robot of --model {model_file} "
+                                f"({''.join(j.type[0].upper() for j in robot.joints)})")
         found = None
         if gains_from_targets:
             if gain_values is not None:
@@ -1111,7 +1118,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         written = [_write_json(json_out, doc)] if json_out else []
         if robot_out:
             from ._atomic import write_text
-            write_text(robot_out, result.robot_text(load(robot_file), robot_format))
+            write_text(robot_out, result.robot_text(described, robot_format))
             written.append(robot_out)
     _report(summary, written, json_out == "-")
 

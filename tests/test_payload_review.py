@@ -143,3 +143,16 @@ def test_static_zero_mass_does_not_claim_a_known_centre():
     r = identify_payload(robot, traj, static=True, still_duration=0)
     assert r.mass == 0.0 and r.mode == "static"
     assert np.isnan(r.com_std).all() and np.isfinite(r.mass_std) and r.mass_std > 0
+
+
+def test_cli_robot_out_refuses_a_model_of_another_robot(tmp_path):
+    """ROBOT_FILE a 7-joint LWR4+, --model the 6-joint UR10e: the UR10e's payload was written onto the LWR4+'s
+    last link, exit 0."""
+    t, q = _motion(6)
+    path = tmp_path / "log.csv"
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + [f"tau{j + 1}" for j in range(6)])
+    np.savetxt(path, np.column_stack([t, q, np.ones_like(q)]), delimiter=",", header=header, comments="")
+    out = tmp_path / "out.yaml"
+    result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "kuka_lwr4.yaml"), str(path),
+                                       "--model", str(UR), "--robot-out", str(out)])
+    assert result.exit_code == 2 and "--model" in result.output and not out.exists(), result.output
