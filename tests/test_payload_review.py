@@ -156,3 +156,44 @@ def test_cli_robot_out_refuses_a_model_of_another_robot(tmp_path):
     result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "kuka_lwr4.yaml"), str(path),
                                        "--model", str(UR), "--robot-out", str(out)])
     assert result.exit_code == 2 and "--model" in result.output and not out.exists(), result.output
+
+
+ONE_PRISMATIC = """name: one prismatic joint
+convention: standard
+units: {length: m, angle: deg}
+gravity: [0, 0, -9.81]
+joints:
+  - {type: prismatic, alpha: 0, a: 0, theta: 0,
+     inertia: {mass: 1.0, com: [0, 0, 0], inertia: [[0.01, 0, 0], [0, 0.01, 0], [0, 0, 0.01]]}}
+"""
+
+
+@pytest.mark.parametrize("mode", ["model", "wrench"])
+def test_what_the_data_cannot_see_has_no_standard_deviation(tmp_path, mode):
+    """A 1-DOF prismatic robot sees the payload's mass only (rank 1): its centre of mass and inertia came back
+    as 0 ± 0 (the minimum-norm choice with a zero 'standard deviation'), a certainty about what is not seen."""
+    path = tmp_path / "one.yaml"
+    path.write_text(ONE_PRISMATIC)
+    robot = bp.load_robot(path)
+    t = np.arange(0, 4, 0.005)
+    q = (0.3 * np.sin(2 * np.pi * t / 4) + 0.1)[:, None]
+    rng = np.random.default_rng(0)
+    traj = bp.Trajectory(t=t, q=q, tau=rng.normal(size=q.shape))
+    extra = {"wrench": rng.normal(size=(len(t), 6))} if mode == "wrench" else {}
+    r = identify_payload(robot, traj, **extra)
+    assert r.rank < 10
+    if mode == "model":
+        assert r.rank == 1 and r.identifiable == ["M"]
+        assert np.isfinite(r.mass_std) and r.mass_std > 0
+        assert np.isnan(r.com_std).all() and np.isnan(r.inertia_std).all()
+    else:
+        # a prismatic joint along z never turns the sensor: no moment arm along z, no rotation
+        assert np.isnan(r.com_std[2]) and np.isnan(r.inertia_std).any()
+
+
+def test_planar_arm_moment_along_the_axes_has_no_standard_deviation():
+    """Planar RRR, model mode: SZ is not identifiable, yet com z came back 0 ± 0."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    t, q = _motion(3)
+    r = identify_payload(robot, bp.Trajectory(t=t, q=q, tau=np.random.default_rng(1).normal(size=q.shape)))
+    assert np.isnan(r.com_std[2]) and np.isfinite(r.com_std[:2]).all()

@@ -52,6 +52,17 @@ def _check_target(y, what):
                         "units and the gains")
 
 
+def _undetermined(J, rows):
+    """Which quantities of ``J`` (k, 10: their gradients in the 10 parameters) the data do not determine: a
+    gradient outside the row space of ``rows`` (rank, 10) moves with directions the data cannot see. Their
+    first-order standard deviation from the covariance (zero in those directions) would read 0: it is NaN."""
+    R = np.asarray(rows, dtype=float)
+    if len(R) == 0:
+        return np.ones(len(J), dtype=bool)
+    outside = J - (J @ np.linalg.pinv(R)) @ R
+    return np.linalg.norm(outside, axis=1) > 1e-6 * np.maximum(np.linalg.norm(J, axis=1), 1e-300)
+
+
 def _flat(p):
     m, c, I = payload_physical(p)
     return np.concatenate([[m], c, I.ravel()])

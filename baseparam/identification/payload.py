@@ -26,8 +26,8 @@ import numpy as np
 from ..errors import DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
-from ._payload_math import (NAMES, _check_target, _consistent, _echelon, _flat, payload_parameters, payload_physical,  # noqa: F401
-                            pseudo_matrix)
+from ._payload_math import (NAMES, _check_target, _consistent, _echelon, _flat, _undetermined,  # noqa: F401
+                            payload_parameters, payload_physical, pseudo_matrix)
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
@@ -462,6 +462,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         J[:, i] = (_flat(p + e) - base_flat) / h
     cov_flat = J @ cov @ J.T
     std = np.sqrt(np.maximum(np.diag(cov_flat), 0.0))
+    std[_undetermined(J, rows)] = np.nan             # what the data do not see has no standard deviation
     if rank < 10:       # the physical quantities depend on directions the data do not see
         identifiable = text
     else:

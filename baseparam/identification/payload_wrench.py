@@ -160,7 +160,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
 
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
-    from ._payload_math import NAMES, _check_target, _consistent, _echelon, _flat, payload_physical
+    from ._payload_math import NAMES, _check_target, _consistent, _undetermined, _echelon, _flat, payload_physical
     from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
@@ -228,6 +228,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
         e[i] = h
         J[:, i] = (_flat(p + e) - at) / h
     std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
+    std[_undetermined(J, rows)] = np.nan             # what the wrench does not see has no standard deviation
     m, c, I = payload_physical(p)
     rmse = np.sqrt(np.mean((y - A @ p) ** 2, axis=0))
     return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),
