@@ -197,3 +197,36 @@ def test_planar_arm_moment_along_the_axes_has_no_standard_deviation():
     t, q = _motion(3)
     r = identify_payload(robot, bp.Trajectory(t=t, q=q, tau=np.random.default_rng(1).normal(size=q.shape)))
     assert np.isnan(r.com_std[2]) and np.isfinite(r.com_std[:2]).all()
+
+
+def test_static_many_poses_with_unloaded_does_not_exhaust_memory(tmp_path):
+    """--static --still-duration 0 on a long log with --unloaded: every row a pose, and matching them asked for
+    a (P, Pu, n) array (15.8 GiB for 20 000 rows): 'internal error: MemoryError', exit 1. Here 4000 rows under a
+    512 MB address-space cap (all at once: 680 MB)."""
+    import resource
+    rng = np.random.default_rng(0)
+    t = np.arange(4000) * 0.002
+    qq = 0.3 * np.sin(np.outer(t, np.arange(1, 7))) + 0.2
+    traj = bp.Trajectory(t=t, q=qq, tau=rng.normal(size=qq.shape))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    used = 0
+    try:
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * resource.getpagesize()
+    except OSError:
+        pytest.skip("no /proc/self/statm to size the address-space cap")
+    resource.setrlimit(resource.RLIMIT_AS, (used + 512 * 2 ** 20, hard))
+    try:
+        r = identify_payload(bp.load_robot(UR), traj, static=True, still_duration=0, unloaded=traj)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    assert r.mode == "static" and r.n_samples > 3000
+
+
+def test_static_matching_in_blocks_is_matching_all_at_once():
+    from baseparam.identification.payload_static import _nearest
+    rng = np.random.default_rng(0)
+    q, qu = rng.normal(size=(300, 6)), rng.normal(size=(250, 6))
+    full = np.abs(q[:, None, :] - qu[None, :, :]).max(axis=2)
+    nearest, distance = _nearest(q, qu, budget=1000)
+    assert np.array_equal(nearest, np.argmin(full, axis=1)) and np.array_equal(distance, full.min(axis=1))
