@@ -230,3 +230,13 @@ def test_static_matching_in_blocks_is_matching_all_at_once():
     full = np.abs(q[:, None, :] - qu[None, :, :]).max(axis=2)
     nearest, distance = _nearest(q, qu, budget=1000)
     assert np.array_equal(nearest, np.argmin(full, axis=1)) and np.array_equal(distance, full.min(axis=1))
+
+
+def test_summary_shows_a_small_standard_deviation():
+    """A 0 kg payload's mass read '0.0000 ± 0.0000 kg' in the summary (σ 1.4e-5 kg rounded away)."""
+    r = _result(mass=3.7e-5)
+    r = type(r)(**{**r.__dict__, "mass_std": 1.4e-5, "com_std": np.array([0.3, 0.0, 2e-6])})
+    line = [x for x in r.summary().splitlines() if x.strip().startswith("mass")][0]
+    assert "± 1.4e-05 kg" in line
+    com = [x for x in r.summary().splitlines() if x.strip().startswith("com")][0]
+    assert "± 0.3000" in com and "± 0.0000 " in com and "± 2e-06" in com

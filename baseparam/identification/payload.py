@@ -98,16 +98,19 @@ class PayloadResult:
 
     def summary(self):
         """Text: mass, centre of mass and inertia about it with standard deviations, and what is identifiable."""
+        def std(s, digits):     # a deviation that rounds to 0 (a 0 kg payload's) is shown, not hidden
+            return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
+
         lines = [f"payload ({self.mode}, {self.n_samples} samples), in the frame of the link the last joint moves:",
-                 f"  mass     {self.mass:.4f} ± {self.mass_std:.4f} kg",
-                 "  com      " + "  ".join(f"{v:+.4f} ± {s:.4f}" for v, s in zip(self.com, self.com_std)) + " m",
+                 f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
+                 "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
         if self.mode == "static":
             lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
                          f"cond {self.condition_number:.3g} over {self.n_samples} poses")
         else:
             for row, srow in zip(self.inertia, self.inertia_std):
-                lines.append("    " + "  ".join(f"{v:+.5f} ± {s:.5f}" for v, s in zip(row, srow)))
+                lines.append("    " + "  ".join(f"{v:+.5f} ± {std(s, 5)}" for v, s in zip(row, srow)))
         if self.mode == "static" and self.rank < 4:
             lines.append(f"  only {self.rank} of mass and first moments are identifiable: "
                          + "; ".join(self.identifiable))
