@@ -1103,11 +1103,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         still = {} if not static else {
             "static": True, "still_tolerance": 2e-3 if still_tolerance is None else still_tolerance,
             "still_duration": 0.5 if still_duration is None else still_duration}
-        if wrench_columns is not None:
+        logs = [read(p) for p in loaded]
+        if wrench_columns is not None:      # the rows --skip-bad-rows dropped from a log are dropped from its wrench
             from .identification.payload_wrench import read_wrench
-            still = {"wrench": [read_wrench(p, wrench_columns) for p in loaded],
+            still = {"wrench": [read_wrench(p, wrench_columns, log.skipped, log.skipped_unit)
+                                for p, log in zip(loaded, logs)],
                      "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
-        result = identify_payload(robot, [read(p) for p in loaded],
+        result = identify_payload(robot, logs,
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         doc = result.to_dict()
         summary = result.summary()

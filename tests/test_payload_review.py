@@ -240,3 +240,33 @@ def test_summary_shows_a_small_standard_deviation():
     assert "± 1.4e-05 kg" in line
     com = [x for x in r.summary().splitlines() if x.strip().startswith("com")][0]
     assert "± 0.3000" in com and "± 0.0000 " in com and "± 2e-06" in com
+
+
+def test_cli_wrench_with_skip_bad_rows_drops_the_same_rows(tmp_path):
+    """--skip-bad-rows dropped a bad row from the log but not from its wrench: 'expected shape (1199, 6) …, got
+    (1200, 6)', exit 2. Now the same rows go, and the answer is that of the file without the bad line."""
+    import json
+    path = _wrench_csv(tmp_path)
+    lines = path.read_text().splitlines()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines[:21] + [lines[21].replace(",", ",x", 1)] + lines[22:]) + "\n")
+    clean = tmp_path / "clean.csv"
+    clean.write_text("\n".join(lines[:21] + lines[22:]) + "\n")
+    docs = []
+    for src, extra in ((bad, ["--skip-bad-rows"]), (clean, [])):
+        out = tmp_path / f"{src.stem}.json"
+        result = CliRunner().invoke(main, ["payload", str(UR), str(src), "--wrench", "fx,fy,fz,mx,my,mz",
+                                           "--json", str(out), *extra])
+        assert result.exit_code == 0, result.output
+        docs.append(json.loads(out.read_text()))
+    assert docs[0]["n_samples"] == docs[1]["n_samples"]
+    np.testing.assert_allclose(docs[0]["parameters"]["M"], docs[1]["parameters"]["M"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(docs[0]["com"], docs[1]["com"], rtol=1e-9, atol=1e-12)
+
+
+def test_read_wrench_drops_skipped_npz_rows(tmp_path):
+    from baseparam.identification.payload_wrench import read_wrench
+    w = np.arange(60.0).reshape(10, 6)
+    np.savez(tmp_path / "w.npz", wrench=w)
+    got = read_wrench(str(tmp_path / "w.npz"), "wrench", skipped=((3, "NaN"),), unit="row")
+    np.testing.assert_array_equal(got, np.delete(w, 3, axis=0))

@@ -88,7 +88,7 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     return out
 
 
-def read_wrench(path, names):
+def read_wrench(path, names, skipped=(), unit="line"):
     """The six wrench columns of a log: CSV header names (or 0-based column numbers), or one NPZ key.
 
     Parameters
@@ -97,6 +97,11 @@ def read_wrench(path, names):
     names : str
         ``fx,fy,fz,mx,my,mz`` names (or numbers) of a CSV's columns, in that order; for ``.npz``, the key
         of an (S, 6) array.
+    skipped : sequence of (int, str)
+        The rows the log's trajectory dropped (``Trajectory.skipped``, ``skip_bad_rows``): dropped here too,
+        so the wrench stays one row per sample.
+    unit : {'line', 'row'}
+        ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
 
     Returns
     -------
@@ -110,14 +115,19 @@ def read_wrench(path, names):
             if names not in data.files:
                 raise DataError(f"{text}: wrench: no key {names!r} (keys: {', '.join(data.files)})")
             values = np.asarray(data[names], dtype=float)
+        if unit == "row" and len(skipped) and values.ndim >= 1:
+            values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)
         if values.ndim != 2 or values.shape[1] != 6:
             raise DataError(f"{text}: wrench: key {names!r}: expected an (S, 6) array, got shape {values.shape}")
     else:
         wanted = [n.strip() for n in str(names).split(",")]
         if len(wanted) != 6 or not all(wanted):
             raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {names!r}")
+        drop = {k for k, _ in skipped} if unit == "line" else set()
         with open(text, newline="", encoding="utf-8") as f:
-            rows = [row for row in csv.reader(f) if row and not row[0].lstrip().startswith("#")]
+            reader = csv.reader(f)
+            rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
+                    and reader.line_num not in drop]
         if not rows:
             raise DataError(f"{text}: wrench: the file is empty")
         header = [h.strip() for h in rows[0]]
