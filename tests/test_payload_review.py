@@ -270,3 +270,22 @@ def test_read_wrench_drops_skipped_npz_rows(tmp_path):
     np.savez(tmp_path / "w.npz", wrench=w)
     got = read_wrench(str(tmp_path / "w.npz"), "wrench", skipped=((3, "NaN"),), unit="row")
     np.testing.assert_array_equal(got, np.delete(w, 3, axis=0))
+
+
+def test_unloaded_log_shorter_than_the_loaded_one():
+    """An unloaded log covering 80 % of the loaded motion: the loaded samples past its end were matched to its
+    last sample, and a 2 kg payload came back as 2.054 ± 0.008 kg (com 3 mm off); at 55 %, 2.17 kg. Now they are
+    left out (the payload exact to noise), and a log covering less than half is refused."""
+    from test_payload import _multisine, _torques
+    robot = bp.load_robot(UR)
+    t, q, qd, qdd = _multisine(6, duration=10)
+    payload = (2.0, [0.03, -0.02, 0.06], np.diag([0.006, 0.009, 0.013]))
+    loaded = bp.Trajectory(t=t, q=q, tau=_torques(robot, payload, q, qd, qdd))
+    tau_u = _torques(robot, (0.0, np.zeros(3), np.zeros((3, 3))), q, qd, qdd)
+    for share in (0.8, 0.55):
+        k = int(share * len(t))
+        r = identify_payload(robot, loaded, unloaded=bp.Trajectory(t=t[:k], q=q[:k], tau=tau_u[:k]))
+        assert abs(r.mass - 2.0) < 0.005 and np.abs(r.com - payload[1]).max() < 1e-3, (share, r)
+    k = int(0.4 * len(t))
+    with pytest.raises(bp.BaseParamError, match="less than half"):
+        identify_payload(robot, loaded, unloaded=bp.Trajectory(t=t[:k], q=q[:k], tau=tau_u[:k]))

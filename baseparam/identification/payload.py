@@ -278,7 +278,8 @@ def _shift(t, q, tu, qu):
 
 
 def _matched(loaded, unloaded):
-    """Unloaded torque (and states) at the loaded samples' times, the logs lined up by their positions."""
+    """Unloaded torque (and states) at the loaded samples' times, the logs lined up by their positions, and which
+    loaded samples fall within the unloaded log's span (ndarray of bool, shape (S,))."""
     t = loaded.t - loaded.t[0]
     tu = unloaded.t - unloaded.t[0]
     d = _shift(t, loaded.q, tu, unloaded.q)
@@ -287,13 +288,16 @@ def _matched(loaded, unloaded):
            for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
     # logs of another motion line up nowhere: their difference would be the motion's torque, not the payload's
     inside = (t + d >= tu[0]) & (t + d <= tu[-1])
+    if inside.sum() < 0.5 * len(t):
+        raise DataError(f"{unloaded.source}: covers less than half of the motion of {loaded.source}, however lined "
+                        "up: record the same motion without the payload")
     gap = np.sqrt(np.mean((loaded.q[inside] - out[1][inside]) ** 2, axis=0)) if inside.any() else np.full(1, np.inf)
     if not gap.max() <= MATCH_TOLERANCE:
         j = int(np.argmax(np.where(np.isfinite(gap), gap, np.inf)))
         raise DataError(f"{unloaded.source}: does not follow the motion of {loaded.source}: lined up at their best "
                         f"({d:+.3f} s), joint {j + 1} differs by {gap[j]:.3g} rad (RMS; at most {MATCH_TOLERANCE:g}): "
                         "record the same motion without the payload")
-    return out
+    return [*out, inside]
 
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -412,11 +416,15 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     with single_threaded():
         for k, item in enumerate(loaded):
             keep = item.kept
+            if unloaded is not None:
+                # loaded samples beyond the unloaded log's span have no partner: dropped, not matched to its end
+                *matched, inside = _matched(item, unloaded[k])
+                keep = keep & inside
             q, qd, qdd, tau = (a[keep] for a in (item.q, item.qd, item.qdd, item.tau))
             if unloaded is None:
                 y = tau - predicted(q, qd, qdd)
             else:
-                tau_u, q_u, qd_u, qdd_u = (a[keep] for a in _matched(item, unloaded[k]))
+                tau_u, q_u, qd_u, qdd_u = (a[keep] for a in matched)
                 y = (tau - tau_u) - (predicted(q, qd, qdd) - predicted(q_u, qd_u, qdd_u))
             blocks.append(evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns))
             targets.append(y)
