@@ -289,3 +289,21 @@ def test_unloaded_log_shorter_than_the_loaded_one():
     k = int(0.4 * len(t))
     with pytest.raises(bp.BaseParamError, match="less than half"):
         identify_payload(robot, loaded, unloaded=bp.Trajectory(t=t[:k], q=q[:k], tau=tau_u[:k]))
+
+
+def test_robot_text_urdf_of_a_robot_with_another_gravity_refused(tmp_path):
+    """A YAML robot with gravity along −y written as URDF with its payload: URDF has no gravity, so the file read
+    back had gravity along −z and other torques (100 % off for a 1-DOF arm), silently."""
+    path = tmp_path / "planar.yaml"
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    assert tuple(robot.gravity) != (0.0, 0.0, -9.81)
+    from baseparam.model.robot import Inertia
+    import dataclasses
+    body = Inertia(1.0, np.array([-0.5, 0.0, 0.0]), np.diag([0.001, 0.02, 0.02]))
+    robot = dataclasses.replace(robot, joints=tuple(dataclasses.replace(j, inertia=body) for j in robot.joints),
+                                source=None)
+    with pytest.raises(bp.BaseParamError, match="gravity"):
+        _result().robot_text(robot, "urdf")
+    assert "gravity" in _result().robot_text(robot, "yaml")
+    path.write_text(_result().robot_text(robot, "yaml"))
+    assert bp.load_robot(path).gravity == robot.gravity
