@@ -307,3 +307,12 @@ def test_robot_text_urdf_of_a_robot_with_another_gravity_refused(tmp_path):
     assert "gravity" in _result().robot_text(robot, "yaml")
     path.write_text(_result().robot_text(robot, "yaml"))
     assert bp.load_robot(path).gravity == robot.gravity
+
+
+@pytest.mark.parametrize("flag", ["friction", "static", "wrench_bias"])
+def test_switches_are_booleans(flag):
+    """wrench_bias='no' was read as True (a truthy string), likewise friction and static."""
+    t, q = _motion(6)
+    extra = {"wrench": np.ones((len(t), 6))} if flag == "wrench_bias" else {}
+    with pytest.raises(bp.BaseParamError, match=flag):
+        identify_payload(bp.load_robot(UR), bp.Trajectory(t=t, q=q, tau=np.zeros_like(q)), **{flag: "no"}, **extra)

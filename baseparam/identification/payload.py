@@ -355,10 +355,12 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
 
-    from .._validation import check_option
+    from .._validation import check_instance, check_option
 
     # accepted for the signature identify has; the payload is fitted in pseudo parameters either way
     check_option(parameters, "parameters", ("pseudo", "khalil"), error=SettingsError)
+    for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
+        check_instance(flag, name, (bool, np.bool_), "True or False")     # 'no' is truthy: never read as a switch
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):
