@@ -1067,7 +1067,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
               help="With --static: the shortest still segment taken as a pose (default 0.5; 0 for a table of poses, "
                    "one row each).")
 @click.option("--suggest-poses", "suggest", type=int, metavar="N",
-              help="No logs: propose N ≥ 4 still poses for --static (the wrist's last 3 joints turned, the arm held "
+              help="No logs: propose 4 to 50 still poses for --static (the wrist's last 3 joints turned, the arm held "
                    "at --pose), chosen for the condition number over mass and centre of mass, which is printed.")
 @click.option("--pose", metavar="Q1,Q2,…",
               help="With --suggest-poses: the arm's held positions (rad or m, one per joint; default: a bent pose).")
@@ -1124,6 +1124,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         column_map = parse_column_map(columns) if columns else None
         gain_values = _gains(gains)
         robot = load(model_file or robot_file)
+        described = load(robot_file) if model_file and robot_out else robot
+        if [j.type for j in described.joints] != [j.type for j in robot.joints]:
+            # the payload's frame is --model's last link: on another robot's last link it means nothing
+            from .errors import SettingsError
+            raise SettingsError(f"--robot-out: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
+                                f"is not the robot of --model {model_file} "
+                                f"({''.join(j.type[0].upper() for j in robot.joints)})")
         found = None
         if gains_from_targets:
             if gain_values is not None:
@@ -1141,11 +1148,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         still = {} if not static else {
             "static": True, "still_tolerance": 2e-3 if still_tolerance is None else still_tolerance,
             "still_duration": 0.5 if still_duration is None else still_duration}
-        if wrench_columns is not None:
+        logs = [read(p) for p in loaded]
+        if wrench_columns is not None:      # the rows --skip-bad-rows dropped from a log are dropped from its wrench
             from .identification.payload_wrench import read_wrench
-            still = {"wrench": [read_wrench(p, wrench_columns) for p in loaded],
+            still = {"wrench": [read_wrench(p, wrench_columns, log.skipped, log.skipped_unit)
+                                for p, log in zip(loaded, logs)],
                      "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
-        result = identify_payload(robot, [read(p) for p in loaded],
+        result = identify_payload(robot, logs,
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         doc = result.to_dict()
         summary = result.summary()
@@ -1156,7 +1165,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         written = [_write_json(json_out, doc)] if json_out else []
         if robot_out:
             from ._atomic import write_text
-            write_text(robot_out, result.robot_text(load(robot_file), robot_format))
+            write_text(robot_out, result.robot_text(described, robot_format))
             written.append(robot_out)
     _report(summary, written, json_out == "-")
 

@@ -106,7 +106,10 @@ def held_pose(robot, limits, pose=None):
         finite = np.isfinite(limits.lower) & np.isfinite(limits.upper)
         lo, hi = np.where(finite, limits.lower, 0.0), np.where(finite, limits.upper, 0.0)
         return np.where(finite, 0.5 * (lo + hi) + DEFAULT_SHARE * 0.5 * (hi - lo), 0.5)
-    values = np.asarray(pose, dtype=float).ravel()
+    try:
+        values = np.asarray(pose, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {pose!r}") from None
     if values.shape != (n,) or not np.isfinite(values).all():
         raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {len(values)} values"
                             if values.shape != (n,) else "pose: expected finite joint positions")

@@ -14,6 +14,9 @@ from ..errors import SettingsError
 
 __all__ = ["StaticPoses", "suggest_static_poses"]
 
+MAX_POSES = 50                          # still poses a suggestion proposes at most (UR's estimate takes 4)
+MAX_CANDIDATES = 100_000                # random orientations the choice ranks at most
+
 
 @dataclass(frozen=True)
 class StaticPoses:
@@ -60,12 +63,12 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     ----------
     robot : Robot or str
     n_poses : int
-        ≥ 4 (UR's ``estimate_payload()`` takes at least four).
+        From 4 (UR's ``estimate_payload()`` takes at least four) to :data:`MAX_POSES`.
     pose : array_like, shape (n_dof,), optional
     joints : int
         How many of the last joints turn.
     candidates : int
-        Random orientations to choose from.
+        Random orientations to choose from, ``n_poses`` to :data:`MAX_CANDIDATES`.
     seed : int
 
     Returns
@@ -79,9 +82,10 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
 
     if isinstance(robot, str):
         robot = load_robot(robot)
-    check_number(n_poses, "n_poses", low=MIN_POSES, integer=True, expected=f"a whole number ≥ {MIN_POSES}",
-                 error=SettingsError)
-    check_number(candidates, "candidates", low=n_poses, integer=True, error=SettingsError)
+    # the greedy and exchange passes stack every pose over every candidate: bounded, so a typo cannot take the memory
+    check_number(n_poses, "n_poses", low=MIN_POSES, high=MAX_POSES, integer=True, error=SettingsError)
+    check_number(candidates, "candidates", low=n_poses, high=MAX_CANDIDATES, integer=True, error=SettingsError)
+    check_number(seed, "seed", low=0, integer=True, error=SettingsError)
     limits = motion_limits(robot)
     moving = moving_joints(robot, joints)
     base = held_pose(robot, limits, pose)

@@ -38,6 +38,31 @@ def payload_physical(p):
     return m, c, np.trace(Sc) * np.eye(3) - Sc
 
 
+LARGEST = 1e100        # |torque| or |wrench| a fit takes: beyond it the sums of squares overflow float64
+
+
+def _check_target(y, what):
+    """Refuse a fit target whose squares would overflow: the residual's σ turns inf, the weights 0 and the fit
+    returns a finite, wrong payload with a zero standard deviation."""
+    from ..errors import DataError
+
+    top = float(np.abs(y).max()) if np.size(y) else 0.0
+    if not top <= LARGEST:
+        raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {LARGEST:g}); check the "
+                        "units and the gains")
+
+
+def _undetermined(J, rows):
+    """Which quantities of ``J`` (k, 10: their gradients in the 10 parameters) the data do not determine: a
+    gradient outside the row space of ``rows`` (rank, 10) moves with directions the data cannot see. Their
+    first-order standard deviation from the covariance (zero in those directions) would read 0: it is NaN."""
+    R = np.asarray(rows, dtype=float)
+    if len(R) == 0:
+        return np.ones(len(J), dtype=bool)
+    outside = J - (J @ np.linalg.pinv(R)) @ R
+    return np.linalg.norm(outside, axis=1) > 1e-6 * np.maximum(np.linalg.norm(J, axis=1), 1e-300)
+
+
 def _flat(p):
     m, c, I = payload_physical(p)
     return np.concatenate([[m], c, I.ravel()])
@@ -153,4 +178,6 @@ def _physical_estimate(theta, cov_theta, rows):
         e = np.zeros(10)
         e[i] = h
         J[:, i] = (_flat(p + e) - at) / h
-    return p, p_ls, cov, np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
+    std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
+    std[_undetermined(J, rows)] = np.nan             # what the data do not see has no standard deviation
+    return p, p_ls, cov, std

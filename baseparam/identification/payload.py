@@ -26,10 +26,12 @@ import numpy as np
 from ..errors import DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
-from ._payload_math import (NAMES, _consistent, _echelon, _flat, _physical_estimate, _weighted_fit,  # noqa: F401
+from ._payload_math import (NAMES, _check_target, _consistent, _echelon, _flat, _physical_estimate, _weighted_fit,  # noqa: F401
                             payload_parameters, payload_physical, pseudo_matrix)
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
+
+MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
 
 
 
@@ -96,16 +98,19 @@ class PayloadResult:
 
     def summary(self):
         """Text: mass, centre of mass and inertia about it with standard deviations, and what is identifiable."""
+        def std(s, digits):     # a deviation that rounds to 0 (a 0 kg payload's) is shown, not hidden
+            return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
+
         lines = [f"payload ({self.mode}, {self.n_samples} samples), in the frame of the link the last joint moves:",
-                 f"  mass     {self.mass:.4f} ± {self.mass_std:.4f} kg",
-                 "  com      " + "  ".join(f"{v:+.4f} ± {s:.4f}" for v, s in zip(self.com, self.com_std)) + " m",
+                 f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
+                 "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
         if self.mode == "static":
             lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
                          f"cond {self.condition_number:.3g} over {self.n_samples} poses")
         else:
             for row, srow in zip(self.inertia, self.inertia_std):
-                lines.append("    " + "  ".join(f"{v:+.5f} ± {s:.5f}" for v, s in zip(row, srow)))
+                lines.append("    " + "  ".join(f"{v:+.5f} ± {std(s, 5)}" for v, s in zip(row, srow)))
         if self.mode == "static" and self.rank < 4:
             lines.append(f"  only {self.rank} of mass and first moments are identifiable: "
                          + "; ".join(self.identifiable))
@@ -185,7 +190,8 @@ class PayloadResult:
 
         Parameters
         ----------
-        robot : Robot
+        robot : Robot or str
+            The robot, or its description file.
         fmt : {'yaml', 'urdf'}
             'urdf' from a robot read from a URDF: its text, with the payload as one more link on a fixed
             joint to the last link (:func:`~baseparam.model.attach.urdf_with_payload`); from another robot,
@@ -200,12 +206,20 @@ class PayloadResult:
         from ..model.robot import robot_to_yaml
         from ..model.urdf_writer import robot_to_urdf
 
+        from ..model.loading import load_robot
+        from ..model.robot import require_robot
+
         check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
+        robot = require_robot(load_robot(robot) if isinstance(robot, str) else robot)    # a file, as attach takes
         attached = self.attach(robot)
         if fmt == "yaml":
             return robot_to_yaml(attached)
         if robot.from_urdf_text:
             return urdf_with_payload(robot, self.mass, self.com, self.inertia)
+        if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
+            # a URDF has no gravity: its readers take (0, 0, -9.81), and the file would have other dynamics
+            raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
+                                "take 0, 0, -9.81); write the robot as .yaml")
         bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
                   else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
         return robot_to_urdf(attached, bodies)
@@ -268,13 +282,26 @@ def _shift(t, q, tu, qu):
 
 
 def _matched(loaded, unloaded):
-    """Unloaded torque (and states) at the loaded samples' times, the logs lined up by their positions."""
+    """Unloaded torque (and states) at the loaded samples' times, the logs lined up by their positions, and which
+    loaded samples fall within the unloaded log's span (ndarray of bool, shape (S,))."""
     t = loaded.t - loaded.t[0]
     tu = unloaded.t - unloaded.t[0]
     d = _shift(t, loaded.q, tu, unloaded.q)
     te = np.clip(t + d, tu[0], tu[-1])
-    return [np.column_stack([np.interp(te, tu, a[:, j]) for j in range(a.shape[1])])
-            for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
+    out = [np.column_stack([np.interp(te, tu, a[:, j]) for j in range(a.shape[1])])
+           for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
+    # logs of another motion line up nowhere: their difference would be the motion's torque, not the payload's
+    inside = (t + d >= tu[0]) & (t + d <= tu[-1])
+    if inside.sum() < 0.5 * len(t):
+        raise DataError(f"{unloaded.source}: covers less than half of the motion of {loaded.source}, however lined "
+                        "up: record the same motion without the payload")
+    gap = np.sqrt(np.mean((loaded.q[inside] - out[1][inside]) ** 2, axis=0)) if inside.any() else np.full(1, np.inf)
+    if not gap.max() <= MATCH_TOLERANCE:
+        j = int(np.argmax(np.where(np.isfinite(gap), gap, np.inf)))
+        raise DataError(f"{unloaded.source}: does not follow the motion of {loaded.source}: lined up at their best "
+                        f"({d:+.3f} s), joint {j + 1} differs by {gap[j]:.3g} rad (RMS; at most {MATCH_TOLERANCE:g}): "
+                        "record the same motion without the payload")
+    return [*out, inside]
 
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
@@ -328,6 +355,12 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
 
+    from .._validation import check_instance, check_option
+
+    # accepted for the signature identify has; the payload is fitted in pseudo parameters either way
+    check_option(parameters, "parameters", ("pseudo", "khalil"), error=SettingsError)
+    for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
+        check_instance(flag, name, (bool, np.bool_), "True or False")     # 'no' is truthy: never read as a switch
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):
@@ -389,11 +422,15 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     with single_threaded():
         for k, item in enumerate(loaded):
             keep = item.kept
+            if unloaded is not None:
+                # loaded samples beyond the unloaded log's span have no partner: dropped, not matched to its end
+                *matched, inside = _matched(item, unloaded[k])
+                keep = keep & inside
             q, qd, qdd, tau = (a[keep] for a in (item.q, item.qd, item.qdd, item.tau))
             if unloaded is None:
                 y = tau - predicted(q, qd, qdd)
             else:
-                tau_u, q_u, qd_u, qdd_u = (a[keep] for a in _matched(item, unloaded[k]))
+                tau_u, q_u, qd_u, qdd_u = (a[keep] for a in matched)
                 y = (tau - tau_u) - (predicted(q, qd, qdd) - predicted(q_u, qd_u, qdd_u))
             blocks.append(evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns))
             targets.append(y)
@@ -404,6 +441,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     S, n = y.shape
     if S * n < 10:
         raise DataError("loaded: too few samples to identify a payload")
+    _check_target(y, "payload torques")
     A = W @ rows.T                                  # (S, n, rank): the identifiable coordinates
     if friction:        # per joint: its own three columns, zero for the other joints
         E = np.concatenate(extras)

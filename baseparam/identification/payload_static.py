@@ -86,10 +86,24 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     return np.reshape(out_q, (-1, n)), np.reshape(out_tau, (-1, n)), spans
 
 
+def _nearest(q, qu, budget=4_000_000):
+    """For each row of ``q`` (P, n), the row of ``qu`` (Pu, n) nearest in the largest joint difference, and that
+    difference; in blocks of rows, so a table of many poses (``min_duration=0`` on a long log) does not ask for a
+    (P, Pu, n) array at once."""
+    P, n = q.shape
+    step = max(1, budget // max(len(qu) * n, 1))
+    nearest, distance = np.empty(P, dtype=int), np.empty(P)
+    for a in range(0, P, step):
+        gap = np.abs(q[a:a + step, None, :] - qu[None, :, :]).max(axis=2)          # (block, Pu)
+        nearest[a:a + step] = np.argmin(gap, axis=1)
+        distance[a:a + step] = gap[np.arange(len(gap)), nearest[a:a + step]]
+    return nearest, distance
+
+
 def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
     """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
     'static')."""
-    from ._payload_math import NAMES, _echelon, payload_parameters
+    from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
 
     _check_still(tolerance, min_duration)
     qs, taus = [], []
@@ -109,13 +123,13 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
         qu, tau_u = (np.concatenate(a) for a in zip(*(still_poses(u, tolerance, min_duration)[:2] for u in unloaded)))
         if not len(qu):
             raise DataError(f"{', '.join(u.source for u in unloaded)}: no still pose found")
-        gap = np.abs(q[:, None, :] - qu[None, :, :]).max(axis=2)          # (P, Pu)
-        nearest = np.argmin(gap, axis=1)
-        far = np.flatnonzero(gap[np.arange(P), nearest] > MATCH_TOLERANCE)
+        nearest, distance = _nearest(q, qu)
+        far = np.flatnonzero(distance > MATCH_TOLERANCE)
         if len(far):
             raise DataError(f"{sources}: still pose {far[0] + 1} (q = {np.round(q[far[0]], 3).tolist()}) has no "
                             f"unloaded pose within {MATCH_TOLERANCE} rad: record the same poses without the payload")
         y = y - (tau_u[nearest] - predicted(qu[nearest], zero, zero))
+    _check_target(y, "still torques")
     A = _gravity_columns(robot, q)                       # (P, n, 4)
     flat = A.reshape(P * n, 4)
     scale = max(np.abs(flat).max(), 1e-300)
@@ -155,6 +169,8 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     if unseen[3]:
         std[:] = np.nan
     std[1:][unseen[:3]] = np.nan
+    if m == 0:          # no mass seen (clipped at 0): its centre is not determined, not known to be 0 exactly
+        std[1:] = np.nan
     p = payload_parameters(m, c, np.zeros((3, 3)))       # a point mass: the inertia is not seen at rest
     unconstrained = np.zeros(10)
     unconstrained[STATIC] = first

@@ -30,6 +30,8 @@ from ..errors import DataError, SettingsError
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
 
 COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
+MAX_OFFSET = 100.0                      # m: the largest sensor offset from the last link's frame
+MAX_ANGLE = 100.0                       # rad: beyond this, roll/pitch/yaw lose their meaning in float64
 
 
 def sensor_placement(sensor):
@@ -43,6 +45,10 @@ def sensor_placement(sensor):
         values = np.array([np.nan])
     if values.shape != (6,) or not np.isfinite(values).all():
         raise SettingsError(f"sensor: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {sensor!r}")
+    # a sensor kilometres from the flange is a typo, and its lever arm overflows the regressor's products
+    if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
+        raise SettingsError(f"sensor: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "
+                            f"±{MAX_ANGLE:g} rad, got {values.tolist()}")
     x, y, z, roll, pitch, yaw = values
     cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
     R = np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
@@ -82,7 +88,7 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     return out
 
 
-def read_wrench(path, names):
+def read_wrench(path, names, skipped=(), unit="line"):
     """The six wrench columns of a log: CSV header names (or 0-based column numbers), or one NPZ key.
 
     Parameters
@@ -91,6 +97,11 @@ def read_wrench(path, names):
     names : str
         ``fx,fy,fz,mx,my,mz`` names (or numbers) of a CSV's columns, in that order; for ``.npz``, the key
         of an (S, 6) array.
+    skipped : sequence of (int, str)
+        The rows the log's trajectory dropped (``Trajectory.skipped``, ``skip_bad_rows``): dropped here too,
+        so the wrench stays one row per sample.
+    unit : {'line', 'row'}
+        ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
 
     Returns
     -------
@@ -104,14 +115,19 @@ def read_wrench(path, names):
             if names not in data.files:
                 raise DataError(f"{text}: wrench: no key {names!r} (keys: {', '.join(data.files)})")
             values = np.asarray(data[names], dtype=float)
+        if unit == "row" and len(skipped) and values.ndim >= 1:
+            values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)
         if values.ndim != 2 or values.shape[1] != 6:
             raise DataError(f"{text}: wrench: key {names!r}: expected an (S, 6) array, got shape {values.shape}")
     else:
         wanted = [n.strip() for n in str(names).split(",")]
         if len(wanted) != 6 or not all(wanted):
             raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {names!r}")
+        drop = {k for k, _ in skipped} if unit == "line" else set()
         with open(text, newline="", encoding="utf-8") as f:
-            rows = [row for row in csv.reader(f) if row and not row[0].lstrip().startswith("#")]
+            reader = csv.reader(f)
+            rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
+                    and reader.line_num not in drop]
         if not rows:
             raise DataError(f"{text}: wrench: the file is empty")
         header = [h.strip() for h in rows[0]]
@@ -154,7 +170,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
 
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
-    from ._payload_math import NAMES, _echelon, _physical_estimate, _weighted_fit, payload_physical
+    from ._payload_math import NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit, payload_physical
     from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
@@ -194,6 +210,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     S = len(y)
     if S < 10:
         raise DataError("loaded: too few samples to identify a payload")
+    _check_target(y, "wrench values")
     flat = A.reshape(S * 6, 10)
     norms = np.linalg.norm(flat, axis=0)
     _, s, Vt = np.linalg.svd(flat / np.where(norms > 0, norms, 1.0), full_matrices=False)
