@@ -608,3 +608,14 @@ def test_cli_excite_payload(tmp_path_factory, pose, joints, more):
     for flag, value in more:
         args += [flag, value]
     cli_outcome(args)
+
+
+def test_payload_of_absurd_torques_is_refused_not_overflowed():
+    """Found by test_identify_payload's kinds: finite torques of 1e308 overflowed the fit into inf/NaN results."""
+    t = np.arange(60) * 0.02
+    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    loaded = bp.Trajectory(t, q, tau=np.full((60, 3), 1e308))
+    with pytest.raises(bp.DataError, match=r"tau: absurd value .* at sample 0, joint 1"):
+        bp.identify_payload(MODEL, loaded, preprocessing=None)
+    with pytest.raises(bp.DataError, match=r"tau: absurd value"):
+        bp.identify_payload(MODEL, bp.Trajectory(t, q, tau=np.cos(q)), unloaded=loaded, preprocessing=None)
