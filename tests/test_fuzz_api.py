@@ -415,7 +415,8 @@ def test_floating_base_state_functions(name, data):
            "rtol": st.sampled_from([1e-6, 0, np.nan]),
            "state": st.sampled_from(["velocities", "momenta"])}))
 def test_floating_base_simulate(q0, qd0, data, options):
-    t = data.draw(st.sampled_from([np.linspace(0, 0.05, 6), np.array([0.0, 0.0, 0.1]), np.full(4, np.nan)]),
+    t = data.draw(st.sampled_from([np.linspace(0, 0.05, 11), np.linspace(0, 0.05, 11), np.array([0.0, 0.0, 0.1] * 4),
+                                   np.full(11, np.nan)]),
                   label="t")
     tau = data.draw(st.one_of(st.none(), space_states(SPACE_NV), st.just(lambda t, q, qd: -qd)), label="tau")
     outcome(lambda: (lambda traj: (traj.t, traj.q, traj.qd))(bp.simulate(SPACE_MODEL, t, q0, qd0, tau, **options)))
@@ -619,3 +620,16 @@ def test_payload_of_absurd_torques_is_refused_not_overflowed():
         bp.identify_payload(MODEL, loaded, preprocessing=None)
     with pytest.raises(bp.DataError, match=r"tau: absurd value"):
         bp.identify_payload(MODEL, bp.Trajectory(t, q, tau=np.cos(q)), unloaded=loaded, preprocessing=None)
+
+
+@pytest.mark.parametrize("method", ["rk4", "DOP853"])
+@pytest.mark.parametrize("model", [MODEL, SPACE_MODEL], ids=["fixed", "floating"])
+def test_a_controller_returning_no_torques_is_named_as_such(model, method):
+    """Found by probing simulate: text from a controller was a bare numpy ValueError (rk4), and the
+    controller's messages were prefixed 'method/rtol/atol:' (adaptive methods), which blamed the options."""
+    robot = model.robot
+    q0 = np.r_[0, 0, 0, 0, 0, 0, 1, np.zeros(robot.n_dof)] if robot.is_floating else np.zeros(robot.n_dof)
+    t = np.linspace(0, 0.05, 11)
+    for controller in (lambda t, q, qd: "x", lambda t, q, qd: np.full(robot.n_v, np.nan)):
+        with pytest.raises(bp.ArgumentError, match=r"^tau: the controller returned .* at t = 0 s"):
+            bp.simulate(model, t, q0, np.zeros(robot.n_v), controller, method=method)
