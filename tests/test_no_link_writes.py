@@ -131,7 +131,7 @@ def test_identified_robot_outputs_refuse_a_link(link, tmp_path_factory):
         arm = bp.load_robot(urdf, tip="tool", exact_angles=False)
         q, qd, qdd = (rng.uniform(-2, 2, (60, arm.n_dof)) for _ in range(3))
         tau = bp.inverse_dynamics(arm, bp.standard_parameters(arm), q, qd, qdd)
-        result = bp.identify(arm, (q, qd, qdd, tau), method="consistent", preprocessing=None)
+        result = bp.identify(arm, (q, qd, qdd, tau), method="consistent", prior="none", preprocessing=None)
     for name, write in (("r.yaml", result.to_yaml), ("r.urdf", result.to_urdf), ("r.xml", result.to_mjcf)):
         out = link(name)
         refused(out, lambda write=write, out=out: write(out))
