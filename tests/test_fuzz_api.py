@@ -561,7 +561,7 @@ OPTION_VALUES = st.sampled_from(["0", "-1", "nan", "inf", "1e999", "x", "", "non
                                  "99999999999", "pi/0"])
 
 
-@settings(FUZZ, max_examples=25)
+@settings(FUZZ, max_examples=12)
 @given(options=st.lists(st.tuples(st.sampled_from(["--cutoff", "--filter-order", "--rest-velocity", "--resample",
                                                    "--gains", "--columns", "--friction-model", "--angle-tolerance",
                                                    "--unloaded", "--tip", "--model"]), OPTION_VALUES),
