@@ -1,9 +1,11 @@
 """Atomic output files: write to a temporary name beside the target, then rename.
 
 An interrupted run never leaves a half-written file, and the result behaves like a normal
-write: a symbolic link the caller names as the output is written through (as ``open`` does), but
-one found at a name the library derives (``export``'s files in ``out_dir``) is refused — a link
-baseparam did not create must not redirect its write elsewhere; the new file gets the permissions a plain
+write, with one exception: an output whose name is a symbolic link is refused, whether the caller
+named it (``--json out.json``) or the library derived it (``export``'s files in ``out_dir``) — a
+link baseparam did not create must not redirect its write elsewhere (a link to a robot description,
+to ``~/.bashrc``). Only the last component is checked, as ``O_NOFOLLOW`` does: a linked *folder* on
+the way (``/tmp`` on some systems, a linked home) is the user's own layout. The new file gets the permissions a plain
 ``open(path, "w")`` would give (or keeps the old file's), and special files such as
 ``/dev/null`` are written in place instead of being replaced. Inside :func:`inputs_protected` (a
 command's input files), no output may replace an input: a mistyped ``--json robot.yaml`` must not
@@ -140,13 +142,13 @@ def _claim(tmp, path):
         raise StorageError(f"{path}: cannot write here ({_one_line(exc)})") from None
 
 
-def _target(path, follow_link=True):
-    """``path`` and its real path, refused when it is a directory or one of the protected inputs, and
-    (``follow_link`` False: a name the library derived, not one the caller gave) when it is a symbolic link."""
+def _target(path):
+    """``path`` and its real path, refused when it is a directory, one of the protected inputs, or a
+    symbolic link (its last component only, as ``O_NOFOLLOW``; see the module's docstring)."""
     path = os.fspath(path)
     if not path:
         raise StorageError("output path is empty")
-    if not follow_link and os.path.islink(path):
+    if os.path.islink(path):
         raise StorageError(f"{path}: is a symbolic link (to {os.readlink(path)!r}), which baseparam did not create; "
                            "not written through (remove the link, or choose another output)")
     real = os.path.realpath(path)
@@ -212,7 +214,7 @@ def write_text(path, text):
             f.write(text)
 
 
-def write_texts(files, follow_links=False):
+def write_texts(files):
     """Write several text files as a set: either all are replaced, or none is.
 
     Every file is first written to a temporary name beside its target; then the old files are moved
@@ -224,9 +226,6 @@ def write_texts(files, follow_links=False):
     ----------
     files : dict of str → str
         Target path → UTF-8 text.
-    follow_links : bool
-        Write through a target that is a symbolic link; by default (names the library derives, such
-        as ``export``'s) such a target is refused.
 
     Raises
     ------
@@ -238,7 +237,7 @@ def write_texts(files, follow_links=False):
     try:
         staged = []
         for path, text in files.items():
-            path, real = _target(path, follow_links)
+            path, real = _target(path)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
             remove_stale(os.path.dirname(real))

@@ -178,7 +178,7 @@ def check_memory(needed, message, max_memory=None):
 
 
 # -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------
-def check_samples(name: str, x, n_dof: int):
+def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
     """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
 
     Parameters
@@ -197,7 +197,8 @@ def check_samples(name: str, x, n_dof: int):
     Raises
     ------
     ArgumentError
-        Not numbers, a wrong shape, a non-finite or absurd (|x| > 1e8) value, naming sample and joint.
+        Not numbers, a wrong shape, a non-finite or absurd (|x| > 1e8) value, naming sample and joint
+        (``error`` instead for the values, e.g. :class:`~baseparam.errors.DataError` for a log's).
     """
     arr = real_array(name, x, ArgumentError)
     single = arr.ndim == 1
@@ -209,7 +210,7 @@ def check_samples(name: str, x, n_dof: int):
     if bad.any():
         s, j = np.argwhere(bad)[0]
         what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
-        raise ArgumentError(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+        raise error(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
     return arr, single
 
 

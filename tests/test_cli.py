@@ -96,18 +96,25 @@ def test_directory_arguments_are_one_line_errors(tmp_path):
 
 
 def test_outputs_behave_like_normal_writes(tmp_path):
+    """Like ``open(path, "w")`` (permissions from the umask), except that issue 28 overrides one point:
+    an output named by a symbolic link is refused, not written through (tests/test_no_link_writes.py)."""
     import os
     import stat
     target = tmp_path / "real.json"
+    target.write_text("{}")
     link = tmp_path / "link.json"
     link.symlink_to(target)
+    res = run("find", PUMA, "--json", str(link))
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1, res.output
+    assert "link.json" in res.output and "symbolic link" in res.output
+    assert link.is_symlink() and target.read_text() == "{}"
     old = os.umask(0o022)
     try:
-        assert run("find", PUMA, "--json", str(link)).exit_code == 0
+        assert run("find", PUMA, "--json", str(tmp_path / "new.json")).exit_code == 0
     finally:
         os.umask(old)
-    assert link.is_symlink() and json.loads(target.read_text())["rank"] == 36
-    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert json.loads((tmp_path / "new.json").read_text())["rank"] == 36
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o644
     res = run("find", PUMA, "--json", str(tmp_path / "x"), "--h5", str(tmp_path / "x"))
     assert res.exit_code == 2 and "same file" in res.output
     res = run("find", PUMA, "--json", "")

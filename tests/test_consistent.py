@@ -15,6 +15,7 @@ Real data (../shared/data, README splits): the held-out targets of issue 13 and 
 consistent fit is worse than OLS.
 """
 import dataclasses
+import functools
 import json
 
 import numpy as np
@@ -202,12 +203,19 @@ def test_kuka_target_and_report(tmp_path):
                                              ("measurements_1.npz", "measurements_3.npz"),
                                              ("measurements_2.npz", "measurements_3.npz")])
 def test_kuka_consistent_never_worse_than_ols(train, validate):
-    robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
-    lwr = DATA / "kuka_lwr4"
-    ols = bp.identify(robot, str(lwr / train), validate=str(lwr / validate))
+    ols = kuka_fit(train, validate)
     for options in ({"prior": "none"}, {}, {"weighting": "ols"}):
-        cons = bp.identify(robot, str(lwr / train), validate=str(lwr / validate), method="consistent", **options)
+        cons = kuka_fit(train, validate, method="consistent", **options)
         assert cons.validation.nrmse_pooled_percent <= ols.validation.nrmse_pooled_percent, options
+
+
+@functools.cache
+def kuka_fit(train, validate, **options):
+    """``bp.identify`` of robots/kuka_lwr4.yaml on a measured file, once per module: several tests check
+    different properties of the same fit (results are frozen; the cvxpy fit takes seconds)."""
+    lwr = DATA / "kuka_lwr4"
+    return bp.identify(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), str(lwr / train),
+                       validate=str(lwr / validate), **options)
 
 
 @needs_data
@@ -249,9 +257,9 @@ def test_identified_model_as_urdf_matches_the_prediction(tmp_path):
     """--urdf: pinocchio's rnea on the written model, at states the fit never saw, equals the fit's prediction
     (friction columns aside); OLS refuses to write bodies."""
     pin = pytest.importorskip("pinocchio")
-    lwr = DATA / "kuka_lwr4"
     robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
-    result = bp.identify(robot, str(lwr / "measurements_3.npz"), method="consistent")
+    # the fit never reads the validation file (it only scores the result): the fit of the test above
+    result = kuka_fit("measurements_3.npz", "measurements_1.npz", method="consistent")
     path = tmp_path / "kuka_identified.urdf"
     result.to_urdf(path)
     model = pin.buildModelFromUrdf(str(path))
@@ -265,7 +273,7 @@ def test_identified_model_as_urdf_matches_the_prediction(tmp_path):
     for s in range(5):
         ref = pin.rnea(model, data, q[s], qd[s], qdd[s])
         np.testing.assert_allclose(ref, W[s] @ x, atol=1e-9 * np.abs(ref).max())
-    ols = bp.identify(robot, str(lwr / "measurements_3.npz"))
+    ols = kuka_fit("measurements_3.npz", "measurements_1.npz")
     with pytest.raises(bp.ArgumentError, match="method='consistent'"):
         ols.to_urdf()
 

@@ -371,3 +371,265 @@ def test_read_csv(tmp_path_factory, text, columns):
     path = tmp_path_factory.mktemp("csv") / "a.csv"
     path.write_text("t,q1,tau1\n" + text, encoding="utf-8")
     outcome(lambda: (lambda traj: (traj.t, traj.q, traj.tau))(bp.read_trajectory(path, columns=columns)))
+
+
+# -- the surfaces of this round (issue 28's third round: payload, symbolic, floating base, saved designs) ----------
+SPACE = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+SPACE_MODEL = bp.Model(SPACE)
+SPACE_NQ, SPACE_NV = 7 + SPACE.n_dof, 6 + SPACE.n_dof
+
+
+@st.composite
+def space_states(draw, width):
+    """A floating-base state argument: right width (base pose + joints) mostly, quaternion sometimes not unit,
+    zero or NaN, in any container."""
+    rows = draw(st.sampled_from(["one", 0, 1, 3]))
+    cols = draw(st.sampled_from([width, width, width, width - 1, SPACE.n_dof]))
+    shape = (cols,) if rows == "one" else (rows, cols)
+    values = np.array(draw(st.lists(NUMBERS, min_size=int(np.prod(shape)), max_size=int(np.prod(shape)))),
+                      dtype=float).reshape(shape)
+    if draw(st.integers(0, 3)):
+        values = np.clip(np.nan_to_num(values, nan=0.5, posinf=1.0, neginf=-1.0), -3, 3)
+        if width == SPACE_NQ and cols == width and draw(st.booleans()):       # a unit quaternion, usually
+            quat = values[..., 3:7] + np.array([0, 0, 0, 1.0])
+            values[..., 3:7] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    return wrap(values, draw(st.sampled_from(KINDS[:6])))
+
+
+@settings(FUZZ, max_examples=60)
+@given(name=st.sampled_from(["forward_dynamics", "inverse_dynamics", "momentum", "mass_matrix",
+                             "velocities_from_momenta", "kinetic_energy"]), data=st.data())
+def test_floating_base_state_functions(name, data):
+    widths = {"forward_dynamics": (SPACE_NQ, SPACE_NV, SPACE_NV), "inverse_dynamics": (SPACE_NQ, SPACE_NV, SPACE_NV),
+              "momentum": (SPACE_NQ, SPACE_NV), "mass_matrix": (SPACE_NQ,),
+              "velocities_from_momenta": (SPACE_NQ, SPACE_NV), "kinetic_energy": (SPACE_NQ, SPACE_NV)}[name]
+    args = [data.draw(space_states(w), label=f"arg{k}") for k, w in enumerate(widths)]
+    outcome(lambda: getattr(bp, name)(SPACE_MODEL, *args))
+
+
+@settings(FUZZ, max_examples=20)
+@given(q0=space_states(SPACE_NQ), qd0=space_states(SPACE_NV), data=st.data(),
+       options=st.fixed_dictionaries({}, optional={
+           "method": st.sampled_from(["rk4", "DOP853", "nope"]),
+           "substeps": st.sampled_from([1, 2, 0, 10 ** 9]),
+           "rtol": st.sampled_from([1e-6, 0, np.nan]),
+           "state": st.sampled_from(["velocities", "momenta"])}))
+def test_floating_base_simulate(q0, qd0, data, options):
+    t = data.draw(st.sampled_from([np.linspace(0, 0.05, 11), np.linspace(0, 0.05, 11), np.array([0.0, 0.0, 0.1] * 4),
+                                   np.full(11, np.nan)]),
+                  label="t")
+    tau = data.draw(st.one_of(st.none(), space_states(SPACE_NV), st.just(lambda t, q, qd: -qd)), label="tau")
+    outcome(lambda: (lambda traj: (traj.t, traj.q, traj.qd))(bp.simulate(SPACE_MODEL, t, q0, qd0, tau, **options)))
+
+
+SYMBOLS = st.one_of(st.sampled_from(["all", "a2", "a1,a2", "a2,a2", "d1", "x", "", ",", "a9", "ALL", "a2,,a3"]),
+                    st.lists(st.sampled_from(["a1", "a2", "a3", "d2", "all", "", "a2 "]), max_size=3),
+                    st.booleans(), st.integers(-2, 2), st.none(), st.just({"a2"}), st.just(("a2", 3)))
+
+
+@settings(FUZZ, max_examples=40)
+@given(symbolic=SYMBOLS, parameters=st.sampled_from(["pseudo", "khalil", "nope"]),
+       robot=st.sampled_from(["planar_rrr", "rpp", "ppr"]))
+def test_symbolic(symbolic, parameters, robot):
+    model = bp.load_robot(ROOT / "robots" / f"{robot}.yaml")
+    sym = outcome(lambda: bp.find_base_parameters(model, parameters, symbolic=symbolic))
+    if sym is not None and symbolic is not None:
+        outcome(lambda: [sym.terms(r) for r in range(sym.rank)])
+
+
+def _payload_log(draw, n_rows=None):
+    """A loaded (or unloaded) log of the planar arm: smooth motion mostly, sometimes NaN, constant,
+    too short, of the wrong width or with repeated times."""
+    kind = draw(st.sampled_from(["good", "good", "good", "nan", "constant", "short", "wide", "repeated", "huge"]))
+    n = n_rows or 60
+    t = np.arange(n) * 0.02
+    rng = np.random.default_rng(draw(st.integers(0, 3)))
+    q = np.sin(np.outer(t, rng.uniform(0.5, 3, 3)) + rng.uniform(0, 3, 3))
+    tau = np.cos(np.outer(t, rng.uniform(0.5, 3, 3))) + rng.normal(0, 0.01, (n, 3))
+    if kind == "nan":
+        tau[draw(st.integers(0, n - 1)), draw(st.integers(0, 2))] = np.nan
+    elif kind == "constant":
+        q[:] = 0.3
+    elif kind == "short":
+        t, q, tau = t[:3], q[:3], tau[:3]
+    elif kind == "wide":
+        q = np.hstack([q, q])
+    elif kind == "repeated":
+        t[1:] = t[:-1]
+    elif kind == "huge":
+        tau *= 1e300
+    return (lambda: bp.Trajectory(t, q, tau=tau))
+
+
+@settings(FUZZ, max_examples=20)
+@given(data=st.data(), with_unloaded=st.booleans(),
+       preprocessing=st.sampled_from([None, "default", "x", 3]),
+       parameters=st.sampled_from(["pseudo", "khalil", "nope"]), friction=st.sampled_from([False, True, "x"]),
+       vendor=st.sampled_from(["ur", "kuka", "franka", "UR", None, 3]))
+def test_identify_payload(data, with_unloaded, preprocessing, parameters, friction, vendor):
+    loaded = _payload_log(data.draw)
+    unloaded = _payload_log(data.draw) if with_unloaded else None
+
+    def action():
+        options = {} if preprocessing == "default" else {"preprocessing": preprocessing}
+        result = bp.identify_payload(MODEL, loaded(), unloaded=None if unloaded is None else unloaded(),
+                                     parameters=parameters, friction=friction, **options)
+        doc = result.to_dict()
+        assert isinstance(result.summary(), str)
+        return doc, result.to_vendor(vendor)
+    outcome(action)
+
+
+@pytest.fixture(scope="module")
+def saved_design(tmp_path_factory):
+    """One small excitation design's JSON text (the planar arm, the quickest settings)."""
+    from baseparam.excitation import design_excitation
+    path = tmp_path_factory.mktemp("design") / "d.json"
+    limits = {"joints": [{"q": [-2, 2.5], "qd": 1.5, "qdd": 6}, {"q": [-1.5, 1.5], "qd": 2},
+                         {"q": [-2.5, 2.5], "qd": 2.5}]}
+    design = design_excitation(ROBOT, limits=limits, period=2.0, harmonics=2, rate=20.0, starts=1, workers=1, seed=0)
+    design.to_json(path)
+    return path.read_text()
+
+
+@settings(FUZZ, max_examples=40)
+@given(change=st.sampled_from(["none", "delete", "nan", "string", "list", "huge", "null", "negative", "truncate",
+                               "not_object", "flip"]), data=st.data())
+def test_load_excitation(tmp_path_factory, saved_design, change, data):
+    import json
+    doc = json.loads(saved_design)
+    keys = sorted(doc)
+    key = data.draw(st.sampled_from(keys), label="key")
+    text = saved_design
+    if change in ("delete", "nan", "string", "list", "huge", "null", "negative"):
+        value = {"delete": None, "nan": float("nan"), "string": "x", "list": [[1, 2], [3]], "huge": 1e308 * 10,
+                 "null": None, "negative": -1}[change]
+        if change == "delete":
+            del doc[key]
+        else:
+            doc[key] = value
+        text = json.dumps(doc)
+    elif change == "truncate":
+        text = saved_design[:data.draw(st.integers(0, len(saved_design) - 1), label="cut")]
+    elif change == "not_object":
+        text = "[1, 2, 3]"
+    elif change == "flip":
+        k = data.draw(st.integers(0, len(saved_design) - 1), label="at")
+        text = saved_design[:k] + data.draw(st.sampled_from(["\x00", "{", "9", "\"", "é"])) + saved_design[k + 1:]
+    path = tmp_path_factory.mktemp("design") / "d.json"
+    path.write_text(text, encoding="utf-8")
+
+    def action():
+        saved = bp.load_excitation(path)
+        traj = saved.trajectory
+        return traj.t, traj.q, traj.qd, traj.qdd
+    outcome(action)
+
+
+# -- the command line over the same surfaces -------------------------------------------------------------------------
+def cli_outcome(args):
+    """Run the CLI in-process: exit status 0 or 2 (one line), never a traceback or an internal error."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = CliRunner().invoke(main, [str(a) for a in args])
+    assert res.exit_code in (0, 2), (args, res.exit_code, res.output, res.exception)
+    assert "Traceback" not in res.output and "internal error" not in res.output, (args, res.output)
+    if res.exit_code == 2:
+        assert len([line for line in res.output.splitlines() if not line.startswith("baseparam: warning")]) <= 2, \
+            (args, res.output)
+    return res
+
+
+@pytest.fixture(scope="module")
+def payload_log(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("payload")
+    t = np.arange(80) * 0.02
+    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    tau = np.cos(np.outer(t, [1.5, 2.5, 0.5]))
+    path = folder / "loaded.csv"
+    path.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(",".join(repr(float(x)) for x in [a, *b, *c]) + "\n"
+                                                             for a, b, c in zip(t, q, tau)))
+    model = folder / "model.yaml"
+    model.write_text((ROOT / "robots" / "puma560.yaml").read_text())
+    return path
+
+
+OPTION_VALUES = st.sampled_from(["0", "-1", "nan", "inf", "1e999", "x", "", "none", "auto", "1,2", "3", "0.5",
+                                 "99999999999", "pi/0"])
+
+
+@settings(FUZZ, max_examples=12)
+@given(options=st.lists(st.tuples(st.sampled_from(["--cutoff", "--filter-order", "--rest-velocity", "--resample",
+                                                   "--gains", "--columns", "--friction-model", "--angle-tolerance",
+                                                   "--unloaded", "--tip", "--model"]), OPTION_VALUES),
+                        max_size=3),
+       flags=st.lists(st.sampled_from(["--friction", "--rotor-inertia", "--skip-bad-rows"]), max_size=2, unique=True))
+def test_cli_payload(tmp_path_factory, payload_log, options, flags):
+    robot = ROOT / "robots" / "puma560.yaml"
+    args = ["payload", RRR if "--model" not in dict(options) else robot, payload_log, *flags]
+    for flag, value in options:
+        args += [flag, payload_log if flag == "--unloaded" and value == "3" else value]
+    out = tmp_path_factory.mktemp("out") / "p.json"
+    cli_outcome([*args, "--json", out])
+
+
+@settings(FUZZ, max_examples=30)
+@given(symbolic=st.sampled_from(["all", "a2", "a1,a2", "a2,a2", "d1", "x", "", ",", "a9", "ALL", "a2,,a3",
+                                 "a1,d1", "pi/0", "a99999999999"]),
+       robot=st.sampled_from(["planar_rrr", "rpp", "space_robot"]),
+       more=st.lists(st.sampled_from([("--parameters", "khalil"), ("--parameters", "nope"), ("--json", "-"),
+                                      ("--h5", "OUT")]), max_size=2, unique=True))
+def test_cli_find_symbolic(tmp_path_factory, symbolic, robot, more):
+    out = tmp_path_factory.mktemp("sym")
+    args = ["find", ROOT / "robots" / f"{robot}.yaml", "--symbolic", symbolic]
+    for flag, value in more:
+        args += [flag, out / "s.h5" if value == "OUT" else value]
+    cli_outcome(args)
+
+
+@settings(FUZZ, max_examples=8)
+@given(pose=st.one_of(st.none(), st.sampled_from(["0,0,0", "9,0,0", "0,0", "nan,0,0", "x", "", "0.3,0,0,0"])),
+       joints=st.one_of(st.none(), st.sampled_from(["1", "2", "3", "0", "4", "-1", "x", "99999999999"])),
+       more=st.lists(st.sampled_from([("--harmonics", "0"), ("--rate", "0"), ("--period", "nan"),
+                                      ("--parameters", "khalil"), ("--starts", "0")]), max_size=1))
+def test_cli_excite_payload(tmp_path_factory, pose, joints, more):
+    folder = tmp_path_factory.mktemp("excite")
+    limits = folder / "limits.yaml"
+    limits.write_text("joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n"
+                      "  - {q: [-2.5, 2.5], qd: 2.5}\n")
+    args = ["excite", RRR, "--limits", limits, "--period", "2", "--harmonics", "2", "--rate", "10", "--starts", "1",
+            "--payload", "--json", folder / "e.json"]
+    if pose is not None:
+        args += ["--pose", pose]
+    if joints is not None:
+        args += ["--payload-joints", joints]
+    for flag, value in more:
+        args += [flag, value]
+    cli_outcome(args)
+
+
+def test_payload_of_absurd_torques_is_refused_not_overflowed():
+    """Found by test_identify_payload's kinds: finite torques of 1e308 overflowed the fit into inf/NaN results."""
+    t = np.arange(60) * 0.02
+    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    loaded = bp.Trajectory(t, q, tau=np.full((60, 3), 1e308))
+    with pytest.raises(bp.DataError, match=r"tau: absurd value .* at sample 0, joint 1"):
+        bp.identify_payload(MODEL, loaded, preprocessing=None)
+    with pytest.raises(bp.DataError, match=r"tau: absurd value"):
+        bp.identify_payload(MODEL, bp.Trajectory(t, q, tau=np.cos(q)), unloaded=loaded, preprocessing=None)
+
+
+@pytest.mark.parametrize("method", ["rk4", "DOP853"])
+@pytest.mark.parametrize("model", [MODEL, SPACE_MODEL], ids=["fixed", "floating"])
+def test_a_controller_returning_no_torques_is_named_as_such(model, method):
+    """Found by probing simulate: text from a controller was a bare numpy ValueError (rk4), and the
+    controller's messages were prefixed 'method/rtol/atol:' (adaptive methods), which blamed the options."""
+    robot = model.robot
+    q0 = np.r_[0, 0, 0, 0, 0, 0, 1, np.zeros(robot.n_dof)] if robot.is_floating else np.zeros(robot.n_dof)
+    t = np.linspace(0, 0.05, 11)
+    for controller in (lambda t, q, qd: "x", lambda t, q, qd: np.full(robot.n_v, np.nan)):
+        with pytest.raises(bp.ArgumentError, match=r"^tau: the controller returned .* at t = 0 s"):
+            bp.simulate(model, t, q0, np.zeros(robot.n_v), controller, method=method)

@@ -348,6 +348,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from .._blas import single_threaded
     from ..dynamics.newton_euler import inverse_dynamics
     from ..dynamics.regressors import evaluate
+    from .._validation import check_samples
     from ..model.loading import load_robot
     from ..model.parameters import ColumnLayout, body_parameters
     from ..model.robot import Robot
@@ -408,7 +409,13 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         for item in _as_trajectories(data, what):
             if item.n_dof != robot.n_dof:
                 raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
-            out.append(item if isinstance(item, Processed) else preprocess(item, settings))
+            item = item if isinstance(item, Processed) else preprocess(item, settings)
+            for field in ("q", "qd", "qdd", "tau"):
+                # finite but absurd values (torques of 1e300) would overflow the fit into inf/NaN results
+                if getattr(item, field, None) is not None:
+                    check_samples(f"{item.source}: {field}", getattr(item, field), robot.n_dof,
+                                  error=DataError)
+            out.append(item)
         return out
 
     loaded = prepared(loaded, "loaded")

@@ -221,7 +221,12 @@ class _Torque:
             if k is not None:
                 return self.rows[k]
             return np.array([np.interp(time, self.t, column) for column in self.rows.T])
-        value = np.asarray(self.callback(time, q, qd), dtype=float)
+        value = self.callback(time, q, qd)
+        try:
+            value = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):            # text, objects: not torques (a bare numpy error otherwise)
+            raise ArgumentError(f"tau: the controller returned {type(value).__name__} {value!r:.40} at t = "
+                                f"{time:.6g} s (expected {self.robot.n_v} finite torques)") from None
         if value.shape not in ((self.robot.n_v,), (self.robot.n_dof,)) or not np.isfinite(value).all():
             raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
                                 f"(expected {self.robot.n_v} finite torques)")
@@ -294,7 +299,7 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         return np.concatenate([dq, rate])
     try:
         sol = solve_ivp(rhs, (t[0], t[-1]), y0, method=method, t_eval=t, rtol=rtol, atol=atol)
-    except SimulationError:
+    except (SimulationError, ArgumentError):    # the library's own words (a controller's bad torques) as they are
         raise
     except ValueError as exc:          # an unknown method, bad tolerances
         raise ArgumentError(f"method/rtol/atol: {exc}") from None
