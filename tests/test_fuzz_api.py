@@ -476,6 +476,11 @@ def test_identify_payload(data, with_unloaded, preprocessing, parameters, fricti
                                      parameters=parameters, friction=friction, **options)
         doc = result.to_dict()
         assert isinstance(result.summary(), str)
+        # a standard deviation is NaN (JSON null) only for a quantity the data do not determine (documented):
+        # when the wrist sees fewer than the 10 parameters, or the mass is 0; it is checked, then set aside
+        stds = {key: doc.pop(key) for key in [k for k in doc if k.endswith("_std")]}
+        if not finite(stds):
+            assert doc["rank"] < 10 or doc["mass"] == 0, stds
         return doc, result.to_vendor(vendor)
     outcome(action)
 
