@@ -32,8 +32,35 @@ cond 28.49 in 60 s on a loaded machine (load 5–7: best of starts 0–2; again 
 starts 0–4, while the defaults gave 36.18 in that run); since the design is the best of
 the starts that finished, any run that finishes those three gets 28.49 or lower. ``--harmonics 6
 --period 12``: 30.49 (starts 0–3); ``--harmonics 6`` alone (period 10 s): 33.07; ``--harmonics 8``: 27.93
-from 4 starts but 186 s (its grid is denser). The second line printed is that setting. The defaults
-(5 harmonics, 10 s) are unchanged here: notebooks, README figures and tests are built on them.
+from 4 starts but 186 s (its grid is denser). The second line printed is that setting.
+
+Should 7 harmonics of 14 s be the defaults? Both measured on four arms, each with issue 25's limits for
+its joint count (``limits_yaml(n)``), one run each, interleaved (2026-11-26, 2 cores shared with other
+jobs, load 4–10 as noted; cond(W_b) as the CLI reports it, wall time of the whole command):
+
+================  ==========  ========================  ========================  ============
+robot             budget      5 harmonics, 10 s         7 harmonics, 14 s         load
+================  ==========  ========================  ========================  ============
+KUKA LWR4+        60 s        36.18 (3 starts), 60.6 s  28.72 (1 start), 59.8 s   5.6–9.1
+KUKA LWR4+        none (8)    33.31, 135.7 s            27.87, 367.1 s            9.1–9.8
+UR10e             60 s        35.75 (5 starts), 60.0 s  28.51 (2 starts), 60.4 s  7.9–9.0
+UR10e             none (8)    35.75, 74.3 s             28.51, 118.9 s            5.6–7.9
+PUMA 560          60 s        6.29 (14 starts), 58.6 s  5.52 (6 starts), 59.1 s   4.3–5.6
+PUMA 560          none (8)    6.29, 37.1 s              5.39, 94.2 s              3.9–4.4
+Panda             60 s        7.15 (1 start), 63.5 s    6.13 (0 starts), 62.1 s   9.6–10.1
+Panda             60 s        6.69 (4 starts), 59.9 s   5.74 (1 start), 61.6 s    4.4–5.3
+Panda             none (8)    6.69, 200.8 s             5.73, 272.8 s             5.7–10.0
+================  ==========  ========================  ========================  ============
+
+7 of 14 s give the lower cond everywhere within the same budget (at load 10 no Panda start finished in
+60 s: the design was then start 0's best point so far, with the CLI's warning); without a budget the
+8 starts take 1.4–2.7 times as long. The defaults stay 5 of 10 s for now: with 7 of 14 s,
+tests/test_reliability.py::test_interrupted_excite_with_workers_ends_in_one_line[SIGINT] failed in 2 of
+3 runs (the run went on, the Ctrl-C lost) and the same Ctrl-C 0.5 s after the workers appear was lost
+in 1 of 4 runs, against 0 of 5 with 5 of 10 s. The search ignores SIGINT while the pool starts
+(excitation/_search.py, ``_workers_born_deaf``), and the larger problem (137 kB pickled for the Panda
+against 70 kB) probably keeps the caller longer in that window. Blocking SIGINT there as well (so that it stays
+pending) did not remove it (1 lost in 8), so the switch waits for that fix.
 """
 import argparse
 import json
