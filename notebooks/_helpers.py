@@ -218,3 +218,42 @@ def error_table(results):
                     **{f"joint {j + 1} [%]": x for j, x in enumerate(r.validation.nrmse_percent)}}
             for label, r in results.items()}
     return pd.DataFrame(rows).T
+
+
+# ------------------------------------------------------------------------------------------------------------
+# A legged robot with a floating base (notebook 11)
+
+def solo12_floating():
+    """example-robot-data's solo12 with a floating base, and its four feet as point contacts.
+
+    The URDF's root link gets a free-flyer joint above it (pinocchio's convention; ``--floating`` does
+    the same from the command line); each foot contact sits at its fixed ankle joint's origin on the
+    lower leg (the link the knee moves).
+
+    Returns
+    -------
+    robot : Robot
+    contacts : list of Contact
+    """
+    import importlib.metadata
+    import xml.etree.ElementTree as ET
+
+    import baseparam as bp
+
+    path = next((f.locate() for f in importlib.metadata.files("example-robot-data") or []
+                 if f.name == "solo12.urdf"), None)
+    if path is None:
+        raise FileNotFoundError("solo12.urdf not found: pip install example-robot-data")
+    text = Path(path).read_text(encoding="utf-8")
+    text = text.replace('<link name="base_link">', '<link name="world"/><joint name="root" type="floating">'
+                        '<parent link="world"/><child link="base_link"/></joint><link name="base_link">', 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the URDF's tiny round-offs, said once per load
+        robot = bp.parse_robot(text, "solo12.urdf")
+    contacts = []
+    for joint in ET.fromstring(Path(path).read_text(encoding="utf-8")).iter("joint"):
+        if joint.get("name", "").endswith("_ANKLE"):
+            leg = joint.get("name")[:2]
+            xyz = [float(x) for x in joint.find("origin").get("xyz").split()]
+            contacts.append(bp.Contact(f"{leg}_KFE", xyz, name=leg))
+    return robot, contacts
