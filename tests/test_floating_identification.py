@@ -189,6 +189,22 @@ def test_space_robot_momentum_route(space_experiment):
 
 
 @needs_solo
+def test_momentum_route_refuses_gravity_and_contacts():
+    robot, contacts = solo12()
+    q = np.tile(np.r_[0, 0, 0.25, 0, 0, 0, 1, [0.0, 0.8, -1.6] * 4], (12, 1))
+    log = bp.Trajectory(t=np.arange(12.0), q=q, qd=np.zeros((12, 18)), qdd=np.zeros((12, 18)), tau=np.zeros((12, 18)),
+                        floating=True)
+    with pytest.raises(bp.SettingsError, match="not conserved under its gravity"):
+        identify_floating(bp.Model(robot), log, route="momentum", known={"mass": 2.5})
+    with pytest.raises(bp.SettingsError, match="no external wrench"):
+        identify_floating(robot, log, route="momentum", contacts=contacts, wrenches=np.zeros((12, 4, 6)))
+    with pytest.raises(bp.SettingsError, match="wrenches: given without contacts"):
+        identify_floating(robot, log, route="base", wrenches=np.zeros((12, 4, 6)))
+    with pytest.raises(bp.ArgumentError, match=r"wrenches: expected shape \(12, 4, 6\)"):
+        identify_floating(robot, log, route="base", contacts=contacts, wrenches=np.zeros((12, 3, 6)))
+
+
+@needs_solo
 def test_legged_robot_on_force_plates_torques_and_base_routes():
     robot, contacts = solo12()
     model = bp.Model(robot)

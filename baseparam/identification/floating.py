@@ -40,6 +40,7 @@ The data are used as given (q, q̇, q̈ as logged or simulated: no filtering).
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Optional
 
 import numpy as np
@@ -341,7 +342,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
 
     Parameters
     ----------
-    robot : Robot or str
+    robot : Robot, Model or str
         With a floating base (``base: floating``, or a URDF with a floating root); pseudo parameters.
     data : Trajectory or list of Trajectory
         Floating-base motions (``floating=True``: q with the base pose, q̇ and q̈ with the base twist
@@ -373,7 +374,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
 
     check_option(route, "route", ROUTES, error=SettingsError)
     check_option(method, "method", METHODS, error=SettingsError)
-    robot = load_robot(robot) if isinstance(robot, str) else robot
+    robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
+    robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else robot
     if not robot.is_floating:
         raise SettingsError(f"robot: {robot.name!r} has a fixed base; use bp.identify")
     trajectories = _as_list(data)
@@ -388,6 +390,10 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         raise SettingsError("wrenches: given without contacts (which frames are they measured in?)")
     if route == "momentum" and contacts:
         raise SettingsError("contacts: the momentum route is for a robot no external wrench acts on")
+    if route == "momentum" and np.any(robot.gravity_si):
+        raise SettingsError(f"route: the momentum of {robot.name!r} is not conserved under its gravity "
+                            f"{np.asarray(robot.gravity_si).tolist()}; the momentum route is for a robot in orbit "
+                            "(gravity: [0, 0, 0])")
     layout = _layout(robot)
     names = list(layout.names)
     E, pivots = seen_combinations(robot, route, seed)
