@@ -189,6 +189,30 @@ def test_space_robot_momentum_route(space_experiment):
 
 
 @needs_solo
+def test_seen_ranks_equal_pinocchio_free_flyer_regressor():
+    """What the torques and base routes see: as many combinations as the numeric rank of pinocchio's
+    free-flyer joint-torque regressor (all rows, and its first six), stacked over random states."""
+    pin = pytest.importorskip("pinocchio")
+    robot, _ = solo12()
+    model = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
+    data = model.createData()
+    rng = np.random.default_rng(0)
+    stacked = []
+    for _ in range(30):
+        q = pin.randomConfiguration(model, -np.pi * np.ones(model.nq), np.pi * np.ones(model.nq))
+        stacked.append(pin.computeJointTorqueRegressor(model, data, q, rng.normal(size=model.nv),
+                                                       rng.normal(size=model.nv)).copy())
+
+    def rank(Y):
+        d = np.linalg.norm(Y, axis=0)
+        s = np.linalg.svd(Y[:, d > 1e-12] / d[d > 1e-12], compute_uv=False)
+        return int((s > 1e-8 * s[0]).sum())
+
+    assert len(seen_combinations(robot, "torques")[0]) == rank(np.concatenate(stacked)) == 94
+    assert len(seen_combinations(robot, "base")[0]) == rank(np.concatenate([Y[:6] for Y in stacked])) == 94
+
+
+@needs_solo
 def test_momentum_route_refuses_gravity_and_contacts():
     robot, contacts = solo12()
     q = np.tile(np.r_[0, 0, 0.25, 0, 0, 0, 1, [0.0, 0.8, -1.6] * 4], (12, 1))
