@@ -266,3 +266,7 @@ def test_consistent_fit_is_physical(space_experiment):
     z = (result.values - result.unconstrained)[result.std > 0] / result.std[result.std > 0]
     assert np.abs(z).max() < 3.0
     assert "momentum" in repr(result) and "±" in result.summary()
+    import json
+    out = json.loads(json.dumps(result.to_dict()))
+    assert out["known"] == {"mass": 448.0} and len(out["combinations"]) == 52 and len(out["standard"]) == 70
+    assert set(out["rmse"]) == {"px", "py", "pz", "Lx", "Ly", "Lz"}

@@ -250,6 +250,18 @@ class FloatingIdentification:
             out.append(" ".join(terms))
         return out
 
+    def to_dict(self):
+        """JSON-ready dict: the route, each combination (name, text, value, standard deviation), the
+        unseen standard parameters, the known quantities, per-row RMSE, and the consistent standard
+        parameters when fitted."""
+        out = {"route": self.route, "method": self.method, "n_samples": self.n_samples, "known": dict(self.known),
+               "combinations": [{"name": n, "combination": c, "value": float(v), "std": float(s)}
+                                for n, c, v, s in zip(self.names, self.combinations(), self.values, self.std)],
+               "unseen": list(self.unseen), "rmse": dict(zip(self.rows, self.rmse.tolist()))}
+        if self.standard is not None:
+            out["standard"] = dict(zip(self.standard_names, self.standard.tolist()))
+        return out
+
     def summary(self):
         """Text: each combination's estimate ± standard deviation."""
         lines = [repr(self)]
