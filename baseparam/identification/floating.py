@@ -25,8 +25,8 @@ Which parameter combinations a route sees is found numerically from its rows at 
 (seeded; the column-scaled singular values, then the reduced row echelon form: each combination is
 named after its first standard parameter, the others regrouped into it). The momentum route and the
 base route of a robot without contacts are homogeneous (y = 0): the scale of β is not seen, and is
-fixed by ``known`` quantities (a mass the route sees: the total mass, or the base's mass), stated in
-the result.
+fixed by ``known`` quantities (one the route sees: the total mass; the base's own mass is regrouped
+into it and not seen alone), stated in the result.
 
 The fit: least squares with per-row weights 1/σ_row from the OLS residual (rows differ in units
 and noise: forces, moments, torques), known quantities as equality constraints, covariance
@@ -368,8 +368,10 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         axes, moment about its origin.
     known : dict, optional
         Quantities known beforehand, name → value: ``'mass'`` (the sum of all masses, kg) or a
-        standard parameter's name (``'M0'``, the base's mass). Needed for a homogeneous route (the
-        momentum route; the base route without contacts); held exactly otherwise.
+        standard parameter's name. Needed for a homogeneous route (the momentum route; the base route
+        without contacts); held exactly otherwise. It must be a quantity the route sees: the total
+        mass always is; the base's own mass ``'M0'`` usually is not (the masses regroup into their
+        sum), and is refused then.
     method : {'ols', 'consistent'}
     prior : array_like, shape (n_standard,), optional
         ``consistent`` only: the standard parameters the unseen directions are pulled to (default: the
