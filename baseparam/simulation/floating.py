@@ -208,6 +208,11 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     from ..dynamics.newton_euler import inverse_dynamics
 
     robot = model.robot
+    if not robot.is_floating:
+        raise ArgumentError(f"model: {robot.name!r} has a fixed base; contact experiments are for floating bases")
+    if not contacts:
+        raise ArgumentError("contacts: none given; the base's six equations need the wrenches of at least one "
+                            "contact (free_floating_experiment simulates a robot without any)")
     t = np.asarray(t, dtype=float)
     needed = inverse_dynamics(model, q, qd, qdd)                         # (S, 6 + n)
     tree = _tree(robot, np.asarray(q, dtype=float))
