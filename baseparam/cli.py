@@ -375,8 +375,8 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
-# The commands built on the projection method, which handles fixed-base robots only (for now).
-FIXED_BASE_COMMANDS = ("find", "identify", "export")
+# The commands that take fixed-base robots only (for now); `find` takes floating bases too.
+FIXED_BASE_COMMANDS = ("identify", "export")
 
 
 def _robot_options(command):

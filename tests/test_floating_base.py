@@ -3,7 +3,7 @@
 * ``base: floating`` and ``base_inertia`` read from YAML and written back; bad values are one line
   naming the field; ``bp.Robot(..., base="floating", base_inertia=...)`` in code;
 * the standard parameters gain the base body (link 0, names ending in 0);
-* ``find``, ``identify`` and ``export`` refuse a floating robot with one line and exit status 2
+* ``identify`` and ``export`` refuse a floating robot with one line and exit status 2
   (the library functions with an ArgumentError); ``describe`` says the base floats;
 * a floating trajectory carries the base's pose, twist and wrench.
 """
@@ -67,7 +67,7 @@ def test_robot_in_code_and_missing_base_inertia():
         bp.Robot(joints, base="free")
 
 
-@pytest.mark.parametrize("args", [["find"], ["export", "--lang", "c", "--out", "OUT"], ["identify", "TRAIN"]])
+@pytest.mark.parametrize("args", [["export", "--lang", "c", "--out", "OUT"], ["identify", "TRAIN"]])
 def test_commands_refuse_a_floating_robot(args, tmp_path):
     train = tmp_path / "train.csv"
     train.write_text("t,q1,tau1\n")
@@ -83,7 +83,7 @@ def test_library_refuses_floating_robots_where_it_must():
     robot = bp.load_robot(SPACE)
     q, qd = np.zeros(robot.n_q), np.zeros(robot.n_v)
     q[6] = 1.0
-    for call in (lambda: bp.find_base_parameters(robot), lambda: bp.regressor(robot, q, qd, qd),
+    for call in (lambda: bp.regressor(robot, q, qd, qd),
                  lambda: bp.coriolis_matrix(robot, bp.standard_parameters(robot), q, qd)):
         with pytest.raises(bp.ArgumentError, match="has a floating base"):
             call()

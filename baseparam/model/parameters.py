@@ -104,7 +104,8 @@ class ColumnLayout:
         C = [[Fraction(int(r == c)) for c in range(n)] for r in range(n)]
         if self.parameters == "khalil":
             K = khalil_to_pseudo()
-            for cols in self.link_columns:
+            blocks = list(self.link_columns) + ([] if self.base_columns is None else [self.base_columns])
+            for cols in blocks:
                 for a, b in itertools.product(range(10), repeat=2):
                     C[cols[a]][cols[b]] = K[a][b]
         return C

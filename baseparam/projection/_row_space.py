@@ -289,14 +289,17 @@ class _Side:
         if extra is not None:
             self.out.add(ids, np.full((len(terms), 1), extra[1]), [extra[0]])
 
-    def joint(self, m, up, n_dof, hand_down):
-        """Joint m below the parent's state ``up``: its rows, and (if ``hand_down``) its state."""
+    def joint(self, m, up, n_dof, hand_down, starts=True):
+        """Joint m below the parent's state ``up``: its rows, and (if ``hand_down``) its state; without
+        ``starts``, only what comes from ``up`` (no pair (m, m), no rotor row: :func:`base_equation_basis`)."""
         arith, op, layout = self.arith, self.units.ops[m], self.layout
         conjugated, target = _blocks(arith, op.conjugate, up.hats, m)
         opened, _ = _blocks(arith, op.open_pair, up.carries, m, pair=m + 1)
         started, start_target = _blocks(arith, op.start_hat, _unit(arith, self.units, n_dof, 16, m + 1, m + 1,
                                                                    self.exact_side), m)
-        rotor = m in layout.rotor_columns      # ½ IA_m q̇_m²: its row is (m, m, 1 … 1) plus a 1 under IA_m
+        if not starts:
+            started, start_target = _take(started, np.zeros(len(started), dtype=bool)), start_target[:0]
+        rotor = starts and m in layout.rotor_columns   # ½ IA_m q̇_m²: its row is (m, m, 1 … 1) plus a 1 under IA_m
         self.emit(m, self.rows_of(_join([_take(conjugated, target != 0), opened,
                                         _take(started, (start_target != 0) | (not rotor))])))
         if rotor:
@@ -306,9 +309,11 @@ class _Side:
         if not hand_down:
             return None
         hats = _join([conjugated, opened, started])
-        carries = _join([_blocks(arith, op.carry, up.carries, m)[0],
-                         _blocks(arith, op.start_carry, _unit(arith, self.units, n_dof, 16, 0, m + 1,
-                                                              self.exact_side), m)[0]])
+        carried = [_blocks(arith, op.carry, up.carries, m)[0]]
+        if starts:
+            carried.append(_blocks(arith, op.start_carry, _unit(arith, self.units, n_dof, 16, 0, m + 1,
+                                                                self.exact_side), m)[0])
+        carries = _join(carried)
         self.observe(hats.values, carries.values, moved.values)
         return _Joint(self.reduce(hats), self.reduce(carries), self.reduce(moved))
 
@@ -318,6 +323,17 @@ class _Side:
         if len(zero):
             return zero
         return _Set(np.zeros((1, 16)), _unit(self.arith, self.units, n_dof, 16, m + 1, m + 1, self.exact_side).labels)
+
+
+    def varying_gravity(self, n_first, n_dof):
+        """The potential row vectors out of joints 0 … n_first − 1 (a chain) but the constant one (every
+        digit the constant basis function): a basis or a factor, as :meth:`reduce` gives."""
+        terms = _unit(self.arith, self.units, n_dof, 4, 0, 0, self.exact_side)
+        constant = np.ones(1, dtype=bool)
+        for m in range(n_first):
+            terms, which = _moved(self.arith, self.units.ops[m], terms, m)
+            constant = np.tile(constant, len(terms) // len(constant)) & (which == 0)
+        return self.reduce(_take(terms, ~constant))
 
 
 @dataclass(frozen=True)
@@ -383,4 +399,37 @@ def row_basis(units, layout, parents, stats, progress=None) -> RowBasis:
     return RowBasis(labels.astype(np.int64), rows, None if units.exact else sides[1].out.matrix())
 
 
-__all__ = ["RowBasis", "row_basis", "leftmost_independent", "exactly_independent"]
+def base_equation_basis(units, layout, parents, n_first) -> RowBasis:
+    """The rows of Z whose label has a pair (i, j) or a non-constant basis function among joints
+    0 … n_first − 1 (a chain at the root: a floating base's virtual joints; :mod:`._floating`), as
+    :func:`row_basis` gives Z's.
+
+    They are what the first joints carry down, but the constant potential term, and no rows start at
+    the joints below (the recursion is linear in what it carries).
+    """
+    n = len(parents)
+    maps = RowMaps(units, layout, parents)
+    sides = [_Side(units, layout, maps, _Exact(units), True)]
+    if not units.exact:
+        sides.append(_Side(units, layout, maps, _Moments(), False))
+    last_child = {p: k for k, p in enumerate(parents)}
+    states = [{-1: side.base(n)} for side in sides]
+    for m in range(n):
+        for side, state in zip(sides, states):
+            up = state[parents[m]]
+            if last_child[parents[m]] == m:
+                del state[parents[m]]
+            mine = side.joint(m, up, n, m in last_child, starts=m < n_first)
+            if mine is not None and m == n_first - 1:
+                mine = _Joint(mine.hats, mine.carries, side.varying_gravity(n_first, n))
+            if mine is not None:
+                state[m] = mine
+    exact = sides[0]
+    labels = np.concatenate(exact.out.labels) if exact.out.labels else np.zeros((0, 2 + n), dtype=np.int32)
+    rows = exact.out.matrix()
+    if units.modulus is not None:
+        rows = rows.with_data(np.mod(rows.data, units.modulus)).eliminate_zeros()
+    return RowBasis(labels.astype(np.int64), rows, None if units.exact else sides[1].out.matrix())
+
+
+__all__ = ["RowBasis", "row_basis", "base_equation_basis", "leftmost_independent", "exactly_independent"]

@@ -16,10 +16,11 @@ from .._warnings import warn
 from ..errors import AccuracyWarning
 from ..model.checks import SNAP_RADIANS
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_fixed_base, require_robot
+from ..model.robot import require_robot
 from ..model.value import BaseModel
 from ._budget import refuse_if_too_large, row_space_bytes
-from ._row_space import row_basis
+from ._row_space import base_equation_basis, row_basis
+from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents, drop_virtual
 from ._modular import ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
 from ..dynamics.regressors import columns_at, newton_euler_base
@@ -62,6 +63,10 @@ class BaseParameters:
     accuracy : float
         Estimated relative accuracy of the float Y (0 when exact); above ~1e-12 an
         :class:`AccuracyWarning` was issued (nearly special geometry).
+    seen_by_base_equations : ndarray of bool, shape (rank,), or None
+        A floating base: whether the six equations of the base (the base wrench, no joint torque) alone
+        determine each base parameter (its regrouping ``Y[r]`` lies in their row space, decided exactly);
+        None for a fixed base.
     """
 
     robot: object
@@ -77,6 +82,7 @@ class BaseParameters:
     Y_display: list = field(repr=False)
     length_power: np.ndarray = field(repr=False)
     accuracy: float = 0.0
+    seen_by_base_equations: Optional[np.ndarray] = field(default=None, repr=False)
 
     @property
     def inaccurate(self):
@@ -244,17 +250,53 @@ def find_base_parameters(robot, parameters: str = "pseudo", *,
     require_robot(robot)
     layout = check_size(robot, parameters, max_memory)
     arithmetic = Arithmetic.decide(robot, force_float=force_float)      # the one decision
+    if robot.is_floating:
+        return _find_floating(robot, layout, arithmetic, progress, force_float)
     units, reduction = run(arithmetic, layout, robot.parents, progress)
     return assemble(robot, layout, units, reduction)
 
 
 def check_size(robot, parameters, max_memory=None):
     """The robot's column layout, once the robot is known to fit in the memory allowed."""
-    require_fixed_base(robot, "the projection method (find_base_parameters)")
     layout = ColumnLayout(robot, parameters)
+    if robot.is_floating:     # the engine's chain (_floating), run twice (the base equations' rows)
+        engine, parents = ChainLayout(layout), chain_parents(robot.parents)
+        types = ["prismatic"] * 3 + ["revolute"] * 3 + [j.type for j in robot.joints]
+        refuse_if_too_large(robot.name, 2 * row_space_bytes(engine, parents, types), max_memory)
+        return layout
     refuse_if_too_large(robot.name, row_space_bytes(layout, robot.parents, [j.type for j in robot.joints]),
                         max_memory)
     return layout
+
+
+def _find_floating(robot, layout, arithmetic, progress, force_float):
+    """find_base_parameters of a floating robot: the chain of :mod:`._floating`, then the base equations'
+    row space in the same working units."""
+    chain = chain_arithmetic(arithmetic, robot.angle_unit, force_float)
+    engine, parents = ChainLayout(layout), chain_parents(robot.parents)
+    units, reduction = run(chain, layout, parents, progress, engine)
+    result = assemble(robot, layout, units, reduction)
+    with single_threaded():
+        basis = base_equation_basis(units, engine, parents, VIRTUAL)
+        rows = drop_virtual(basis.rows)
+        moments = None if basis.moments is None else drop_virtual(basis.moments)
+        seen = _echelon(layout, units, [(moments, rows)])
+    return dataclasses.replace(result, seen_by_base_equations=_seen(reduction, seen))
+
+
+def _seen(full, part):
+    """Whether each base parameter (row r of the full echelon form Y) lies in the row space of a part of Z
+    (its echelon form Y_p): the pivots of a subspace are among the space's (a vector of the part starting at
+    column c is one of the whole), and Y[r] is in the part iff the part has a row Y_p[s] with the pivot of
+    Y[r], equal to it — i.e. zero at the pivots of the whole that the part lacks (exact zeros in both
+    arithmetics: the float Y's zero pattern is the modular echelon form's)."""
+    where = {int(c): s for s, c in enumerate(part.pivots)}
+    missing = [int(c) for c in full.pivots if int(c) not in where]
+    out = np.zeros(full.rank, dtype=bool)
+    for r, c in enumerate(full.pivots):
+        s = where.get(int(c))
+        out[r] = s is not None and all(part.Y[s][m] == 0 for m in missing)
+    return out
 
 
 def assemble(robot, layout, units, reduction) -> BaseParameters:
@@ -307,7 +349,7 @@ def _nearly_special(robot, limit=None) -> str:
     return "nearly special geometry: " + " and ".join(text for _, text in suspects[:2])
 
 
-def run(arithmetic, layout, parents, progress=None):
+def run(arithmetic, layout, parents, progress=None, engine=None):
     """Run the engine in the decided arithmetic: exact integers, else float with its modular
     companion (retried with the next prime if the float residuals contradict it).
 
@@ -319,6 +361,9 @@ def run(arithmetic, layout, parents, progress=None):
         0-based parent of each joint (−1 for the base).
     progress : callable, optional
         ``progress(done, total)``: a step per joint, and one for the reduction.
+    engine : ChainLayout, optional
+        A floating base: the recursion runs on this chain's layout (``arithmetic`` and ``parents`` are the
+        chain's), its rows then read in ``layout``'s columns.
 
     Returns
     -------
@@ -326,13 +371,13 @@ def run(arithmetic, layout, parents, progress=None):
     reduction : Reduction
     """
     with single_threaded():        # dense problems of a few hundred columns: threads only wait (_blas)
-        return _attempts(arithmetic, layout, parents, progress)
+        return _attempts(arithmetic, layout, parents, progress, engine)
 
 
-def _attempts(arithmetic, layout, parents, progress):
+def _attempts(arithmetic, layout, parents, progress, engine):
     attempt = None
     for units in arithmetic.candidates():
-        reduction = _reduce(layout, units, parents, progress)
+        reduction = _reduce(layout, units, parents, progress, engine)
         if reduction is None:               # exact integers would overflow: on to floats
             continue
         attempt = units, reduction
@@ -347,41 +392,47 @@ def _attempts(arithmetic, layout, parents, progress):
                                       "computation; the rank and regroupings are unreliable")
 
 
-def _reduce(layout, units, parents, progress):
+def _reduce(layout, units, parents, progress, engine=None):
     """Reduce Z's row space (:func:`row_basis`, then the friction rows). None when exact integers would
     overflow float64."""
     n = len(parents)
-    transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
     stats = MagnitudeStats()
     n_steps = n + 1
 
     def joint_done(done, _):
         if progress is not None:
             progress(done, n_steps)
-    basis = row_basis(units, layout, parents, stats, joint_done)
+    basis = row_basis(units, layout if engine is None else engine, parents, stats, joint_done)
     if units.exact and stats.max_abs >= EXACT_LIMIT:
         return None
     # (float rows, exact rows): friction rows are independent of everything else, identity rows in both
     parts = [(basis.moments, basis.rows)]
+    if engine is not None:
+        parts = [(None if basis.moments is None else drop_virtual(basis.moments), drop_virtual(basis.rows))]
     if layout.friction_columns:
         friction = friction_block(layout, n).matrix
         parts.append((friction, friction))
+    reduction = _echelon(layout, units, parts)
+    if progress is not None:
+        progress(n_steps, n_steps)
+    return reduction
+
+
+def _echelon(layout, units, parts):
+    """The echelon form of rows given as (float rows, exact rows) pairs, in the run's arithmetic."""
+    transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
     if units.exact:
         acc = ExactGram(layout.n_standard)
         for _, rows in parts:
             acc.add(rows)
-        reduction = acc.reduce(transform)
-    else:
-        acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
-        mod_transform = None if transform is None else \
-            np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float)
-        for rows, images in parts:
-            acc.add(rows)
-            # Products of integers < 2**23 summed over a few columns: exact in float64.
-            Zm = images if mod_transform is None else images.dot(mod_transform)
-            # Entries that cancel exactly modulo p are zeros.
-            echelon.add(Zm.with_data(np.fmod(Zm.data, units.modulus)).eliminate_zeros())
-        reduction = acc.reduce_with_pivots(echelon, transform)
-    if progress is not None:
-        progress(n_steps, n_steps)
-    return reduction
+        return acc.reduce(transform)
+    acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
+    mod_transform = None if transform is None else \
+        np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float)
+    for rows, images in parts:
+        acc.add(rows)
+        # Products of integers < 2**23 summed over a few columns: exact in float64.
+        Zm = images if mod_transform is None else images.dot(mod_transform)
+        # Entries that cancel exactly modulo p are zeros.
+        echelon.add(Zm.with_data(np.fmod(Zm.data, units.modulus)).eliminate_zeros())
+    return acc.reduce_with_pivots(echelon, transform)
