@@ -129,22 +129,38 @@ def test_contact_refuses_bad_input():
 
 
 # -- what the routes see -----------------------------------------------------------------------------
-def test_base_route_sees_no_friction_or_rotor_parameter():
+def same_space(A, B):
+    """Row spaces equal: each in the other's span (relative residual ≤ 1e-8), the same dimension."""
+    def inside(X, Y):
+        g = np.linalg.lstsq(Y.T, X.T, rcond=None)[0]
+        return np.abs(g.T @ Y - X).max() <= 1e-8 * max(np.abs(X).max(), 1.0)
+    return len(A) == len(B) and inside(A, B) and inside(B, A)
+
+
+def test_what_each_route_sees():
+    """The base route sees no friction or rotor parameter, all rows see every one; and the routes' rows
+    at random states see exactly the projection method's base set (all rows) and the base parameters
+    it flags as seen by the base equations (the base's six rows; the momentum, no gravity): two
+    independent computations, the same spaces and the same pivot names."""
+    from baseparam.identification.floating import route_combinations
     drives = "{type: revolute, friction: [0.3, 0.1, 0.05], rotor_inertia: 0.02,"
-    text = SPACE.read_text(encoding="utf-8").replace("{type: revolute,", drives)
-    robot = bp.parse_robot(text, "space_friction.yaml")
+    robot = bp.parse_robot(SPACE.read_text(encoding="utf-8").replace("{type: revolute,", drives), "sf.yaml")
     names = list(bp.ColumnLayout(robot, "pseudo").names)
     drive = [k for k, n in enumerate(names) if n[:2] in ("FV", "FC", "FO", "IA")]
     assert len(drive) == 24
-    E_base, _ = seen_combinations(robot, "base")
-    E_all, _ = seen_combinations(robot, "torques")
-    assert not E_base[:, drive].any()                    # the base equations hold no drive parameter
-    assert all(E_all[:, k].any() for k in drive)         # the joints' equations see every one
-    # the base equations see exactly the inertial part of what all rows see (no gravity here)
+    E = {route: seen_combinations(robot, route) for route in ("torques", "base", "momentum")}
+    assert not E["base"][0][:, drive].any()                 # the base equations hold no drive parameter
+    assert all(E["torques"][0][:, k].any() for k in drive)  # the joints' equations see every one
     inertial = [k for k in range(len(names)) if k not in drive]
-    assert np.linalg.matrix_rank(E_base) == np.linalg.matrix_rank(E_all[:, inertial])
-    E_mom, _ = seen_combinations(robot, "momentum")
-    assert np.linalg.matrix_rank(np.vstack([E_mom, E_base])) == len(E_base) == len(E_mom)
+    assert same_space(E["base"][0], E["momentum"][0])        # no gravity: the base equations are h's rate
+    assert len(E["base"][0]) == np.linalg.matrix_rank(E["torques"][0][:, inertial])
+    base = bp.find_base_parameters(robot)
+    Y = np.asarray(base.Y, dtype=float)
+    assert same_space(Y, E["torques"][0]) and [names[p] for p in E["torques"][1]] == list(base.names)
+    for route in ("base", "momentum"):
+        assert same_space(Y[base.seen_by_base_equations], E[route][0])
+        assert route_combinations(robot, route, base=base)[2] == "projection"
+    assert base.rank == 76 and base.seen_by_base_equations.sum() == 52
 
 
 # -- the routes on simulated experiments -------------------------------------------------------------
@@ -250,6 +266,7 @@ def test_legged_robot_on_force_plates_torques_and_base_routes():
     full = identify_floating(robot, ex.log, route="torques", contacts=contacts, wrenches=ex.wrenches)
     base = identify_floating(robot, ex.log, route="base", contacts=contacts, wrenches=ex.wrenches)
     assert full.rank == base.rank                 # no friction declared: the base equations see as much
+    assert full.source == base.source == "projection"
     assert_within(full, ex.parameters)
     assert_within(base, ex.parameters)
 

@@ -21,9 +21,12 @@ measured by a force plate or a foot/hand force-torque sensor). Three routes use 
     sample (h̄ the mean over the motion: the same equations as differences from the first sample,
     less noise). Only joint positions and the base's pose and twist are needed: no force at all.
 
-Which parameter combinations a route sees is found numerically from its rows at random states
-(seeded; the column-scaled singular values, then the reduced row echelon form: each combination is
-named after its first standard parameter, the others regrouped into it). The momentum route and the
+What a route sees comes from the exact base set (:func:`~baseparam.find_base_parameters`, the
+projection method): all rows see its regroupings Y; the base's six rows (and, without gravity, the
+momentum) see the base parameters flagged ``seen_by_base_equations``. Those are checked against
+the route's own rows at random states (seeded; column-scaled singular values, then the reduced row
+echelon form, each combination named after its first standard parameter) and that numeric form is
+used where they would differ (``result.source`` says which). The momentum route and the
 base route of a robot without contacts are homogeneous (y = 0): the scale of β is not seen, and is
 fixed by ``known`` quantities (one the route sees: the total mass; the base's own mass is regrouped
 into it and not seen alone), stated in the result.
@@ -48,7 +51,7 @@ import numpy as np
 from .._validation import check_option
 from ..errors import ArgumentError, DataError, SettingsError
 
-__all__ = ["FloatingIdentification", "identify_floating", "route_rows", "seen_combinations"]
+__all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
 
 ROUTES = ("torques", "base", "momentum")
 METHODS = ("ols", "consistent")
@@ -147,6 +150,47 @@ def seen_combinations(robot, route, seed=0):
     return _echelon(B, d)
 
 
+def route_combinations(robot, route, seed=0, base=None):
+    """What a route sees, from the exact base set where it can be: the combinations, their pivots and
+    where they come from.
+
+    All rows (``'torques'``): the base set's regroupings Y (:func:`~baseparam.find_base_parameters`,
+    the projection method, exact). The base's six rows or the momentum: the base parameters the base
+    equations alone determine (``seen_by_base_equations``) when their regroupings span the same
+    space as :func:`seen_combinations` finds from the route's rows (always so on the robots tested:
+    the space robot, solo12); otherwise that numeric echelon form.
+
+    Parameters
+    ----------
+    base : BaseParameters, optional
+        The robot's base set, if already found (pseudo parameters).
+
+    Returns
+    -------
+    E : ndarray, shape (rank, n_standard)
+    pivots : list of int
+    source : str
+        ``'projection'`` or ``'numeric'``.
+    """
+    from ..projection.base_set import find_base_parameters
+
+    check_option(route, "route", ROUTES, error=SettingsError)
+    base = find_base_parameters(robot, "pseudo") if base is None else base
+    Y = np.asarray(base.Y, dtype=float)
+    pivots = [list(base.standard_names).index(name) for name in base.names]
+    if route == "torques":
+        return Y, pivots, "projection"
+    E, numeric_pivots = seen_combinations(robot, route, seed)
+    flags = base.seen_by_base_equations
+    if flags is not None and int(flags.sum()) == len(E):
+        Ys = Y[flags]
+        gamma = np.linalg.lstsq(E.T, Ys.T, rcond=None)[0]
+        scale = np.maximum(np.abs(Ys).max(axis=1), 1e-300)
+        if (np.abs(gamma.T @ E - Ys).max(axis=1) <= 1e-8 * scale).all():     # the same space: Ys ⊆ span E
+            return Ys, [p for p, f in zip(pivots, flags) if f], "projection"
+    return E, numeric_pivots, "numeric"
+
+
 def _echelon(B, d):
     """Reduced row echelon form of the row space of B (r × n), pivots chosen in column order (columns
     weighed by their scales ``d`` for the choice), small entries set to zero."""
@@ -206,6 +250,9 @@ class FloatingIdentification:
     rmse : ndarray, shape (n_rows,)
         Root-mean-square residual per row (N, N·m, or momentum units).
     n_samples : int
+    source : str
+        Where the combinations come from: ``'projection'`` (the exact base set's regroupings, or those
+        of them the base equations see) or ``'numeric'`` (the route's rows at random states).
     """
 
     route: str
@@ -223,6 +270,7 @@ class FloatingIdentification:
     rows: list
     rmse: np.ndarray
     n_samples: int
+    source: str = "numeric"
 
     @property
     def rank(self):
@@ -349,7 +397,7 @@ def _constrained_lstsq(A, y, G, g):
 
 
 def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=None, known=None, method="ols",
-                      prior=None, seed=0) -> FloatingIdentification:
+                      prior=None, seed=0, base=None) -> FloatingIdentification:
     """Identify a floating-base robot's parameters by one route (module notes).
 
     Parameters
@@ -377,7 +425,9 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         ``consistent`` only: the standard parameters the unseen directions are pulled to (default: the
         description's values where it has them, else 0).
     seed : int
-        Of the random states that decide what the route sees.
+        Of the random states that decide what the base and momentum routes see.
+    base : BaseParameters, optional
+        The robot's base set (pseudo parameters), if already found.
 
     Returns
     -------
@@ -410,7 +460,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                             "(gravity: [0, 0, 0])")
     layout = _layout(robot)
     names = list(layout.names)
-    E, pivots = seen_combinations(robot, route, seed)
+    E, pivots, source = route_combinations(robot, route, seed, base)
     C, c_values, labels = _known_rows(robot, known, names)
     # a known quantity must be one the route sees: a combination of E's rows
     G = np.linalg.lstsq(E.T, C.T, rcond=None)[0].T if len(C) else np.zeros((0, len(E)))
@@ -454,7 +504,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     return FloatingIdentification(route=route, method=method, names=[names[p] for p in pivots],
                                   combinations_matrix=E, values=values, std=std, covariance=cov,
                                   unconstrained=theta, standard=standard, standard_names=names, unseen=unseen,
-                                  known=dict(zip(labels, c_values.tolist())), rows=rows, rmse=rmse, n_samples=S)
+                                  known=dict(zip(labels, c_values.tolist())), rows=rows, rmse=rmse, n_samples=S,
+                                  source=source)
 
 
 def _consistent(robot, E, theta, cov, C, c_values, prior):
