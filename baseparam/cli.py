@@ -145,6 +145,7 @@ FLAGS = {
     "exact_angles=True": "--exact-angles on", "angle_tolerance": "--angle-tolerance", "friction": "--friction",
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
+    "floating=True": "--floating",
     "max_disk": "--max-disk",
     "symbolic": "--symbolic",
     # identify: reading the trajectories, preprocessing, the fit
@@ -375,20 +376,21 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
-# The commands that take fixed-base robots only (for now); `find` takes floating bases too.
-FIXED_BASE_COMMANDS = ("identify", "export")
+# The commands that take fixed-base robots only (for now); `find` and `export` take floating bases too.
+FIXED_BASE_COMMANDS = ("identify",)
 
 
 def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
     @functools.wraps(command)
-    def wrapper(*args, root, tip, exact_angles, angle_tolerance, friction, rotor_inertia, friction_model, **kwargs):
+    def wrapper(*args, root, tip, exact_angles, angle_tolerance, friction, rotor_inertia, friction_model, floating,
+                **kwargs):
         def load(path):
             from .model.loading import load_robot
             robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
                                angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
-                               friction_model=friction_model)
+                               friction_model=friction_model, floating=floating)
             if robot.is_floating and command.__name__ in FIXED_BASE_COMMANDS:
                 from .errors import RobotDescriptionError
                 raise RobotDescriptionError(
@@ -417,6 +419,9 @@ def _robot_options(command):
                           "(tanh(qd/V)), stribeck[:V] (an extra exp(-(qd/V)^2) term, column FS), "
                           "smooth:V+stribeck:V, or none (no Coulomb term); V in rad/s or m/s, or auto "
                           "(identified from the training data; the default when V is left out)."),
+        click.option("--floating", is_flag=True,
+                     help="URDF: take the root link as a free-flying base (pinocchio's free-flyer root; a URDF "
+                          "whose root joint is floating, or a YAML base: floating, floats already)."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)

@@ -7,13 +7,12 @@ from __future__ import annotations
 from ..dynamics.expressions import INPUT
 from ..dynamics.printing import C_EXPORT, Printer, prologue
 from ._printer import _argument, _header_comment, _leaf
-from ._routines import ARGUMENTS, PURPOSE, operation_counts
+from ._routines import PURPOSE, operation_counts
 
 
 def _c_signature(prefix, routine, n, R):
-    args = ARGUMENTS[routine.name]
-    params = [f"const double {a}[{R if a == 'p_base' else n}]" for a in args]
-    out = f"double tau[{n}]" if routine.output == "tau" else f"double Y[{n * R}]"
+    params = [f"const double {a}[{routine.width(a, n, R)}]" for a in routine.arguments]
+    out = f"double {routine.output}[{routine.size}]"
     return f"void {prefix}_{routine.name}({', '.join(params + [out])})"
 
 
@@ -31,8 +30,8 @@ def c_function(robot, routine, prefix, R):
         lines.append(f"    for (int i = 0; i < {routine.size}; ++i) {out}[i] = 0.0;")
     for index, node in routine.outputs:
         lines.append(f"    {out}[{index}] = {printer.ref(node)};")
-    used = {_argument(routine, g.args[i][0]) for i in printer.order if g.ops[i] == INPUT}
-    for arg in ARGUMENTS[routine.name]:                   # a constant output reads nothing: say so
+    used = {_argument(routine, *g.args[i]) for i in printer.order if g.ops[i] == INPUT}
+    for arg in routine.arguments:                         # a constant output reads nothing: say so
         if arg not in used:
             lines.insert(2, f"    (void){arg};")
     lines.append("}")
@@ -53,9 +52,11 @@ def c_sources(base, selected, prefix):
     names = ", ".join(f'"{name}"' for name in base.names)
     header = [comment, f"#ifndef {guard}", f"#define {guard}", "",
               "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
-              f"#define {prefix.upper()}_N_DOF {n}", f"#define {prefix.upper()}_N_BASE {R}", "",
-              "/* names of the base parameters, in the column order of Y and p_base */",
-              f"extern const char *const {prefix}_base_names[{R}];", ""]
+              f"#define {prefix.upper()}_N_DOF {n}", f"#define {prefix.upper()}_N_BASE {R}", ""]
+    if robot.is_floating:       # the base wrench's six rows lead Y and tau
+        header[-1:] = [f"#define {prefix.upper()}_N_V {robot.n_v}", ""]
+    header += ["/* names of the base parameters, in the column order of Y and p_base */",
+               f"extern const char *const {prefix}_base_names[{R}];", ""]
     for r in selected:
         header += [f"/* {PURPOSE[r.name]} */", _c_signature(prefix, r, n, R) + ";", ""]
     header += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""]

@@ -110,6 +110,11 @@ def check_prefix(prefix, lang=None):
 def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     """Write the exported code and ``NAME.json`` (base-parameter names, operation counts).
 
+    A floating robot's functions take the base's pose, twist and twist rate first (``base_pose`` (7),
+    ``base_twist`` (6), ``base_accel`` (6); ``slotine_li``: ``base_pose, base_twist, base_twist_ref,
+    base_accel_ref``; pinocchio's free-flyer convention as :func:`~baseparam.inverse_dynamics`), then
+    the joints' arrays; their 6 + n_dof rows lead with the base wrench [f, n].
+
     Parameters
     ----------
     base : BaseParameters
@@ -159,6 +164,8 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
            "accuracy": {"exact": bool(base.exact), "relative": float(base.accuracy), "note": _accuracy_line(base)},
            "regroupings": {name: {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
                            for r, name in enumerate(base.names)}}
+    if base.robot.is_floating:        # rows: the base wrench [f, n], then the joints (fixed-base files unchanged)
+        doc["n_v"], doc["floating"] = base.robot.n_v, True
     files[f"{prefix}.json"] = json_text(doc)
     paths = [os.path.join(out_dir, name) for name in files]
     write_texts(dict(zip(paths, files.values())))    # all replaced, or none

@@ -7,6 +7,7 @@ import re
 from ..dynamics.printing import exported_input
 from ..model.joint_model import motion_offsets
 from ..projection.report import format_regrouping
+from ._routines import BASE_ARGUMENTS
 
 
 def _regrouping_lines(base):
@@ -45,6 +46,12 @@ def _header_comment(base, counts, prefix, style):
              "joint. Operation counts (mul, add, div, sin/cos pairs):"]
     for name, c in counts.items():
         lines.append(f"  {name}: {c['mul']} mul, {c['add']} add, {c['div']} div, {c['sincos']} sincos")
+    if robot.is_floating:
+        lines += ["", "Floating base (pinocchio's free-flyer convention): base_pose = [x, y, z, qx, qy, qz, qw], the",
+                  "position of frame 0 in the world and its unit quaternion (scalar last); base_twist = [v, w] of",
+                  "frame 0 in its own axes, base_accel its rate (slotine_li: base_twist_ref, base_accel_ref the",
+                  "reference's); q, qd, qdd the joints'. Rows of Y and tau: the",
+                  f"wrench [f, n] on the base (frame-0 axes, moment about its origin), then the {robot.n_dof} joints."]
     lines += ["", "p_base[r], r = 0.." + str(base.rank - 1) + ": name = regrouping of the standard parameters (SI)"]
     lines += _regrouping_lines(base)
     if style == "c":
@@ -55,11 +62,23 @@ def _header_comment(base, counts, prefix, style):
 
 def _leaf(robot, routine):
     """How a graph input is written (C and Python alike): :func:`baseparam.dynamics.printing.exported_input`
-    with the routine's argument names."""
+    with the routine's argument names. A floating base's graph reads its quaternion as ``q[3:7]`` and
+    its twist and rate as ``qd[0:6]``, ``qdd[0:6]`` (the joints' after them): here they are the
+    arguments ``base_pose``, ``base_twist``, ``base_accel`` (:data:`._routines.BASE_ARGUMENTS`), and the
+    joints' ``qd[6 + k]`` is ``qd[k]``."""
     offsets = motion_offsets(robot)
-    return lambda name, k: exported_input(name, k, offsets, lambda x: _argument(routine, x))
+
+    def leaf(name, k):
+        if routine.floating and name in ("q", "qd", "qd_ref", "qdd"):
+            if name == "q" or k < 6:
+                return f"{_argument(routine, name, k)}[{k}]"
+            return exported_input(name, k - 6, offsets, lambda x: _argument(routine, x, k))
+        return exported_input(name, k, offsets, lambda x: _argument(routine, x))
+    return leaf
 
 
-def _argument(routine, name):
-    """The function argument a graph input reads."""
+def _argument(routine, name, k=None):
+    """The function argument a graph input ``(name, k)`` reads."""
+    if routine.floating and name in ("q", "qd", "qd_ref", "qdd") and (name == "q" or k < 6):
+        return BASE_ARGUMENTS[routine.name][name]
     return {"c": "q", "s": "q", "d": "q", "sgn": "qd", "stb": "qd", "p": "p_base"}.get(name) or routine.inputs[name]

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from ..dynamics.printing import PYTHON_EXPORT, Printer, prologue
 from ._printer import _header_comment, _leaf, _safe
-from ._routines import ARGUMENTS, PURPOSE, operation_counts
+from ._routines import PURPOSE, operation_counts
 
 
 def python_function(robot, routine, R):
     """The Python (numpy) definition of one routine, vectorized over samples."""
-    g, n = routine.graph, robot.n_dof
+    g, n = routine.graph, robot.n_v
     roots = [i for _, i in routine.outputs]
     printer = Printer(g, roots, _leaf(robot, routine), PYTHON_EXPORT.number)
-    args = ARGUMENTS[routine.name]
+    args = routine.arguments
     states = [a for a in args if a != "p_base"]
     lines = [f"def {routine.name}({', '.join(args)}):",
              f'    """{PURPOSE[routine.name]}.', "",
@@ -71,18 +71,37 @@ def _output(single, q, shape):
 '''
 
 
+_JOINT_STATES = '''    for x in checked:
+        if x.ndim not in (1, 2) or x.shape[-1] != N_DOF:
+            raise ValueError(f"expected shape ({N_DOF},) or (S, {N_DOF}), got {x.shape}")
+    if len({x.shape for x in checked}) > 1:
+        raise ValueError("the state arrays must have the same shape, got " + ", ".join(str(x.shape) for x in checked))'''  # noqa: E501 (the helper's text)
+_FLOATING_STATES = '''    k = len(checked) // 2       # base_pose and the base's k - 1 rates, then k joint arrays
+    for x, n in zip(checked, (7,) + (6,) * (k - 1) + (N_DOF,) * k):
+        if x.ndim not in (1, 2) or x.shape[-1] != n:
+            raise ValueError(f"expected shape ({n},) or (S, {n}), got {x.shape}")
+    if len({x.shape[:-1] for x in checked}) > 1:
+        raise ValueError("the state arrays must have the same number of samples, got "
+                         + ", ".join(str(x.shape) for x in checked))'''
+
+
 def python_source(base, selected, prefix):
     """Text of the Python export (a module needing numpy only)."""
     robot, R = base.robot, base.rank
     counts = {r.name: operation_counts(r, robot) for r in selected}
+    helpers = _PY_HELPERS
+    if robot.is_floating:       # the base's pose, twist and rate lead the state arguments, each its own width
+        helpers = helpers.replace(_JOINT_STATES, _FLOATING_STATES)
     lines = [f'"""{prefix}: base-parameter dynamics of {_safe(robot.name)}, exported by baseparam (numpy, SI units).',
              "", "Functions: " + ", ".join(r.name for r in selected) + ". See the comments below for the",
              'base parameters and their regroupings."""', _header_comment(base, counts, prefix, "python"),
              "import math", "", "import numpy as np", "",
              f"N_DOF = {robot.n_dof}", f"N_BASE = {R}",
              f"BASE_NAMES = {list(base.names)!r}",
-             f"OPERATION_COUNTS = {counts!r}",
-             _PY_HELPERS]
+             f"OPERATION_COUNTS = {counts!r}"]
+    if robot.is_floating:
+        lines += [f"N_V = {robot.n_v}"]
+    lines.append(helpers)
     for r in selected:
         lines += ["", python_function(robot, r, R)]
     return "\n".join(lines)

@@ -18,6 +18,12 @@ ARGUMENTS = {
     "slotine_li": ("q", "qd", "qd_ref", "qdd_ref"),
     "inverse_dynamics": ("q", "qd", "qdd", "p_base"),
 }
+# A floating base's pose, twist and twist rate come first, as arguments of their own (the graph's inputs q[3:7],
+# qd[0:6], …); q, qd, qdd (qd_ref, qdd_ref) stay the joints'.
+_MOTION = {"q": "base_pose", "qd": "base_twist", "qdd": "base_accel"}
+BASE_ARGUMENTS = {"regressor": _MOTION, "inverse_dynamics": _MOTION,
+                  "slotine_li": {"q": "base_pose", "qd": "base_twist", "qd_ref": "base_twist_ref",
+                                 "qdd": "base_accel_ref"}}
 PURPOSE = {
     "regressor": "base regressor: tau = Y p_base (Y row-major, N x R)",
     "slotine_li": "Slotine-Li regressor: Y p_base = M qdd_ref + C(q, qd) qd_ref + g + friction(qd) "
@@ -39,9 +45,12 @@ class Routine:
     outputs : list of (int, int)
         (flat index into the output array, node id) of the non-zero entries.
     size : int
-        Length of the output array (N·R for regressors, N for the inverse dynamics).
+        Length of the output array (N·R for regressors, N for the inverse dynamics; N = 6 + n_dof rows
+        for a floating base).
     inputs : dict
         Graph input name → argument name (e.g. the Slotine–Li graph's ``qdd`` is ``qdd_ref``).
+    floating : bool
+        The robot's base floats: the arguments start with its :data:`BASE_ARGUMENTS`.
     """
 
     name: str
@@ -49,10 +58,22 @@ class Routine:
     outputs: list
     size: int
     inputs: dict = field(default_factory=dict)
+    floating: bool = False
 
     @property
     def output(self):
         return "tau" if self.name == "inverse_dynamics" else "Y"
+
+    @property
+    def arguments(self):
+        """The function's arguments, in order."""
+        return (tuple(BASE_ARGUMENTS[self.name].values()) if self.floating else ()) + ARGUMENTS[self.name]
+
+    def width(self, argument, n_dof, rank):
+        """The length of an argument's array."""
+        if argument == "p_base":
+            return rank
+        return {"base_pose": 7}.get(argument, 6 if argument.startswith("base_") else n_dof)
 
 
 def routines(base, what=FUNCTIONS):
@@ -69,17 +90,17 @@ def routines(base, what=FUNCTIONS):
     list of Routine
     """
     out = []
-    n, R = base.robot.n_dof, base.rank
+    n, R, floating = base.robot.n_v, base.rank, base.robot.is_floating
     for name in what:
         if name == "inverse_dynamics":
             g, entries = build_inverse_dynamics(base.robot, base.parameters, base.pivots)
             out.append(Routine(name, g, [(j, i) for j, i in entries], n,
-                               {"qd": "qd", "qdd": "qdd", "p": "p_base"}))
+                               {"qd": "qd", "qdd": "qdd", "p": "p_base"}, floating))
         else:
             g, entries = build(base.robot, base.parameters, base.pivots, kind=name)
             inputs = {"qd": "qd", "qdd": "qdd"} if name == "regressor" else \
                 {"qd": "qd", "qdd": "qdd_ref", "qd_ref": "qd_ref"}
-            out.append(Routine(name, g, [(j * R + c, i) for j, c, i in entries], n * R, inputs))
+            out.append(Routine(name, g, [(j * R + c, i) for j, c, i in entries], n * R, inputs, floating))
     return out
 
 

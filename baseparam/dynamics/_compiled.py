@@ -75,12 +75,16 @@ def _build(robot, parameters, columns, kind, gravity, friction):
         g, entries = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
         outputs, arguments = [((j, c), i) for j, c, i in entries], "q, qd, qdd, qd_ref, sgn, stb, out"
     offsets = motion_offsets(robot)
-    source = numpy_source(g, outputs, offsets, arguments=arguments)
+    # a floating base's pose and twist lead q and q̇: joint k's angle is q[7 + k] (fixed base: the same source)
+    first = (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof)
+    source = numpy_source(g, outputs, offsets, arguments=arguments,
+                          inputs=lambda name, k: input_source(name, k, offsets, first))
     namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
     exec(compile(source, f"<baseparam {kind} of {robot.name}>", "exec"), namespace)
     fn = namespace["evaluate"]
     if kind in ("regressor", "slotine_li"):
-        fn.native = Batch(g, outputs, offsets, robot.n_dof, len(columns))
+        fn.native = Batch(g, outputs, offsets, robot.n_v, len(columns), first=first,
+                          strides=(robot.n_q, robot.n_v, robot.n_v, robot.n_v, robot.n_dof, robot.n_dof))
     return fn
 
 
@@ -94,9 +98,11 @@ class Batch:
     (:func:`~baseparam.dynamics.printing.c_statements`). :meth:`fill` runs the loop on threads.
     """
 
-    def __init__(self, g, outputs, offsets, n, width):
+    def __init__(self, g, outputs, offsets, n, width, first=(0, 0), strides=None):
         self._graph = (g, [(j * width + c, i) for (j, c), i in outputs], offsets)
-        self.n, self.width, self._lib = n, width, None
+        self.n, self.width, self._lib, self.first = n, width, None, first
+        # the row length of each input q, qd, qdd, qd_ref, sgn, stb (a floating base: n_q, n_v …, n_dof)
+        self.strides = (n,) * len(_ARGUMENTS) if strides is None else tuple(strides)
         self.reads_shapes = True              # known once compiled: whether the code reads sgn and stb
         self._building = threading.Lock()     # one thread compiles; the others wait for its library
 
@@ -133,10 +139,10 @@ class Batch:
             return True
         threads = max(1, min(int(threads), S))
         fill = 0 if zeroed else 1
-        step = self.n * 8, out[0].size * 8            # bytes per sample: an input row, an output row
+        step = out[0].size * 8                        # bytes per sample of the output
         starts = [S * k // threads for k in range(threads + 1)]
-        calls = [(b - a, fill, *(x.ctypes.data + a * step[0] for x in rows), out.ctypes.data + a * step[1])
-                 for a, b in zip(starts, starts[1:])]
+        calls = [(b - a, fill, *(x.ctypes.data + a * n * 8 for x, n in zip(rows, self.strides)),
+                  out.ctypes.data + a * step) for a, b in zip(starts, starts[1:])]
         if threads == 1:
             lib.batch(*calls[0])
             return True
@@ -159,14 +165,14 @@ class Batch:
 
         def inputs(name, k):
             read.add(name)
-            return input_source(name, k, offsets)
+            return input_source(name, k, offsets, self.first)
 
         body = c_statements(g, outputs, inputs)
         self.reads_shapes = bool(read & {"sgn", "stb"})
         written = {index for index, _ in outputs}
         zeros = "".join(f", {k}" for k in range(self.n * self.width) if k not in written)
         parameters = ", ".join(f"const double *{a}" for a in _ARGUMENTS)
-        rows = ", ".join(f"{a} + s * {self.n}" for a in _ARGUMENTS)
+        rows = ", ".join(f"{a} + s * {n}" for a, n in zip(_ARGUMENTS, self.strides))
         source = _BATCH_TEMPLATE.format(parameters=parameters, body="\n".join(body), rows=rows, n=self.n,
                                         width=self.n * self.width, zeros=zeros)
         flags = BATCH_FLAGS if len(body) <= BATCH_O1_LINES else _native.FLAGS

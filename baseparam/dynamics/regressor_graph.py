@@ -156,33 +156,70 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
     gravity, friction : bool
         Leave out gravity, or the friction terms (their columns are then zero).
 
+    A floating base is a 6-DOF root: its twist and twist rate are the inputs
+    ``qd[0:6]``, ``qdd[0:6]`` (public order [v, ω], frame 0), gravity reaches it through its quaternion
+    ``q[3:7]``, its body's columns are link 0's, and its six unit motions are carried to every link as
+    the joints' axes are, so the base rows (the wrench [f, n] it needs) are ``e_iᵀ`` of every link's
+    wrench carried back: the rows of :func:`build_inverse_dynamics`'s base wrench.
+
     Returns
     -------
     graph : Graph
-    outputs : list of (joint, output column, node id)
-        The structurally non-zero entries of the (n_dof, n_columns) regressor.
+    outputs : list of (row, output column, node id)
+        The structurally non-zero entries of the (n_v, n_columns) regressor (n_v = n_dof, or 6 + n_dof
+        for a floating base: its wrench rows first, public order).
     """
     layout = ColumnLayout(robot, parameters)
     columns = list(range(layout.n_standard)) if columns is None else [int(c) for c in columns]
     where = {c: i for i, c in enumerate(columns)}
-    n = robot.n_dof
+    n, nb = robot.n_dof, 6 if robot.is_floating else 0
     g = Graph()
-    inputs = {name: [g.input(name, k) for k in range(n)]
+    inputs = {name: [g.input(name, (nb if name in ("qd", "qdd", "qd_ref") else 0) + k) for k in range(n)]
               for name in ("c", "s", "d", "qd", "qdd", "qd_ref", "sgn", "stb")}
     sl = kind == "slotine_li"
     rate, accel = (inputs["qd_ref"], inputs["qdd"]) if sl else (inputs["qd"], inputs["qdd"])
     zero = g.zero
-    gravity = [constant(g, -x if gravity else 0.0) for x in robot.gravity_si]
     chains = ancestors(robot)
     v, vr, a, axes = [None] * n, [None] * n, [None] * n, [None] * n
     outputs = []
+
+    def row(j):
+        """The regressor row of an axis key: joint j ≥ 0, or the base's internal direction −1 − j."""
+        return nb + j if j >= 0 else SWAP[-1 - j]
+    if nb:        # the base body: twist [ω; v], spatial acceleration less gravity, unit motions e_i
+        base_v = [g.input("qd", i) for i in SWAP]
+        base_vr = [g.input("qd_ref", i) for i in SWAP] if sl else base_v
+        base_a = [g.input("qdd", i) for i in SWAP]
+        if sl:      # J̇ q̇_r of the base, the derivative along the motion: v × v_r (zero when v_r = v)
+            base_a = [x + y for x, y in zip(base_a, motion_cross(base_v, base_vr))]
+        if gravity:
+            down = base_gravity(g, [constant(g, x) for x in robot.gravity_si])
+            base_a[3:] = [x - y for x, y in zip(base_a[3:], down)]
+        base_axes = {-1 - i: [g.one if r == i else zero for r in range(6)] for i in range(6)}
+        wanted = [i for i, c in enumerate(layout.base_columns) if int(c) in where]
+        if wanted:          # as a link's below, the base's own joint being the identity
+            w, wr = base_v[:3], base_vr[:3]
+            dw = [x - 0.5 * y for x, y in zip(base_a[:3], cross(w, wr))] if sl else base_a[:3]
+            acc = [x + y for x, y in zip(base_a[3:], cross(wr, base_v[3:]))]
+            G = wrench_map(w, wr if sl else w, dw, acc)
+            if parameters == "pseudo":
+                to_pseudo(G)
+            for r in range(6):
+                for i in wanted:
+                    if not G[r][i].is_zero:
+                        outputs.append((SWAP[r], where[int(layout.base_columns[i])], G[r][i].i))
+    else:
+        gravity = [constant(g, -x if gravity else 0.0) for x in robot.gravity_si]
     for k in range(n):
         jt = JointMotion(g, robot, k, inputs)
         p = robot.parents[k]
         s = jt.axis
         if p >= 0:
             vp, vrp, ap = jt.carry(v[p]), jt.carry(vr[p]), jt.carry(a[p])
-            axes[k] = {j: jt.carry(axes[p][j]) for j in chains[p]}
+            axes[k] = {j: jt.carry(axes[p][j]) for j in axes[p]}
+        elif nb:
+            vp, vrp, ap = jt.carry(base_v), jt.carry(base_vr), jt.carry(base_a)
+            axes[k] = {j: jt.carry(x) for j, x in base_axes.items()}
         else:
             vp, vrp = [zero] * 6, [zero] * 6
             ap = [zero] * 3 + jt.carry([zero] * 3 + gravity)[3:]
@@ -203,19 +240,19 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             G = wrench_map(w, wr if sl else w, dw, acc)
             if parameters == "pseudo":
                 to_pseudo(G)
-            for j in chains[k]:
+            for j in [*range(-1, -1 - nb, -1), *chains[k]]:
                 sj = axes[k][j]
                 for i in wanted:
                     tau = sum((sj[r] * G[r][i] for r in range(6)), zero)
                     if not tau.is_zero:
-                        outputs.append((j, where[int(layout.link_columns[k][i])], tau.i))
+                        outputs.append((row(j), where[int(layout.link_columns[k][i])], tau.i))
     for k, col in layout.rotor_columns.items():
         if col in where:
-            outputs.append((k, where[col], accel[k].i))
+            outputs.append((nb + k, where[col], accel[k].i))
     for (k, kind_), col in layout.friction_columns.items():
         if col in where and friction:
             node = friction_rate(g, inputs, k, kind_)
-            outputs.append((k, where[col], node.i))
+            outputs.append((nb + k, where[col], node.i))
     return g, outputs
 
 

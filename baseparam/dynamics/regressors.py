@@ -15,7 +15,6 @@ from ..errors import ArgumentError
 from ._compiled import regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
 from . import newton_euler
 from .samples import CHUNK, as_samples, robot_states, standard_model, states
@@ -59,7 +58,7 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     ndarray, shape (n_samples, n_dof, n_columns), or (n_samples, n_dof) with ``weights``
     """
     columns = _columns(robot, parameters, columns)
-    S, n = q.shape
+    S, n = q.shape[0], robot.n_v
     if weights is None:
         zeroed = out is None
         out = _output(out, (S, n, len(columns)))
@@ -83,7 +82,6 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
 def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed, threads):
     """Fill W ((S, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
     samples on ``threads`` threads; False without a C compiler (the numpy blocks then do it)."""
-    require_fixed_base(robot, "the regressors")
     kind = "regressor" if qd_ref is None else "slotine_li"
     loop = regressor_function(robot, parameters, columns, kind, gravity, friction).native
     if loop() is None:
@@ -91,7 +89,8 @@ def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, fricti
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, qd if qd_ref is None else qd_ref)]
     # code without friction shapes (no Coulomb or Stribeck column) is handed q̇ in their place, unread;
     # shapes the caller gives are checked all the same, as the numpy blocks do
-    shapes = _shapes(robot, rows[1].T, shapes, friction and (loop.reads_shapes or shapes is not None))
+    joints = rows[1][:, robot.n_v - robot.n_dof:].T
+    shapes = _shapes(robot, joints, shapes, friction and (loop.reads_shapes or shapes is not None))
     return loop.fill((*rows, *(np.ascontiguousarray(x.T) for x in shapes)), out, zeroed=zeroed, threads=threads)
 
 
@@ -126,14 +125,13 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
     part : ndarray, shape (n_dof, n_columns, len(block))
         W[sl] transposed; overwritten by the next block unless ``into`` is given.
     """
-    require_fixed_base(robot, "the regressors")
-    columns = _columns(robot, parameters, columns)
     kind = "regressor" if qd_ref is None else "slotine_li"
+    columns = _columns(robot, parameters, columns)
     block = regressor_function(robot, parameters, columns, kind, gravity, friction)
-    S, n = q.shape
+    S, n = q.shape[0], robot.n_v
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
     refT = None if qd_ref is None else qd_ref.T.copy()
-    sgnT, stbT = _shapes(robot, qdT, shapes, friction)
+    sgnT, stbT = _shapes(robot, qdT[n - robot.n_dof:], shapes, friction)
     buffer = np.zeros((n, len(columns), min(S, CHUNK))) if into is None else None
     for s0 in range(0, S, CHUNK):
         sl = slice(s0, min(s0 + CHUNK, S))
@@ -148,7 +146,8 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
 
 
 def _shapes(robot, qdT, shapes, friction=True):
-    """Friction shapes, joints first (n_dof, S): given (samples first), or from q̇ and the models."""
+    """Friction shapes, joints first (n_dof, S): given (samples first), or from the joints' q̇ (n_dof, S)
+    and the models."""
     if not friction:                      # the code has no friction terms: nothing reads them
         return qdT, qdT
     if shapes is None:
@@ -169,20 +168,19 @@ def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):
     columns : array_like of int, shape (m,)
         Standard columns that carry the parameters (the base set's pivots).
     p : ndarray, shape (m,)
-    q, qd, qdd : ndarray, shape (n_samples, n_dof)
+    q, qd, qdd : ndarray, shape (n_samples, n_q), (n_samples, n_v), (n_samples, n_v)
     shapes : tuple of 2 ndarray, shape (n_samples, n_dof), optional
         Friction shapes, as in :func:`evaluate`.
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof)
+    ndarray, shape (n_samples, n_v)
     """
-    require_fixed_base(robot, "inverse dynamics in base parameters")
     f = regressor_function(robot, parameters, _columns(robot, parameters, columns), "inverse_dynamics")
-    S, n = q.shape
+    S, n = q.shape[0], robot.n_v
     out = np.zeros((n, S))
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-    sgnT, stbT = _shapes(robot, qdT, shapes)
+    sgnT, stbT = _shapes(robot, qdT[n - robot.n_dof:], shapes)
     for s0 in range(0, S, CHUNK):
         sl = slice(s0, s0 + CHUNK)
         f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgnT[:, sl], stbT[:, sl], p, out[:, sl])
@@ -219,8 +217,11 @@ def regressor(model, q, qd, qdd, *, out=None, workers=None):
         the base regressor, τ = W_b @ p_base (the pivot columns, as :meth:`BaseParameters.regressor`).
         Deprecated: ``robot, q, qd, qdd, parameters='pseudo'``.
     q, qd, qdd : array_like, shape (n_samples, n_dof) or (n_dof,)
-        Joint positions, velocities, accelerations (SI).
-    out : ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns)), optional
+        Joint positions, velocities, accelerations (SI). For a floating base (:attr:`Robot.is_floating`)
+        as in :func:`~baseparam.inverse_dynamics`: q (n_samples, 7 + n_dof) leads with the base's
+        position and quaternion x y z w, q̇ and q̈ (n_samples, 6 + n_dof) with its twist [v, ω] in
+        frame 0 and its rate (pinocchio's free-flyer convention).
+    out : ndarray, shape (n_samples, n_v, n_columns) (or (n_v, n_columns)), optional
         Buffer to fill (float64, C-contiguous; every entry is overwritten). A large batch written into
         fresh memory pays the system's first touch of every page; reusing one buffer in a loop does not.
     workers : int, optional
@@ -230,11 +231,11 @@ def regressor(model, q, qd, qdd, *, out=None, workers=None):
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns) for one sample)
+    ndarray, shape (n_samples, n_v, n_columns) (or (n_v, n_columns) for one sample)
         Columns in the order of ``model.names``: n_standard of them (``ColumnLayout(robot,
-        parameters)``), or rank for a base model.
+        parameters)``; a floating base's body first, link 0), or rank for a base model. Rows: the
+        joints (n_v = n_dof), after the wrench [f, n] a floating base needs (n_v = 6 + n_dof).
     """
-    require_fixed_base(model.robot, "regressor")
     return columns_at(model.robot, model.parameters, _pivots(model), {"q": q, "qd": qd, "qdd": qdd}, out=out,
                       workers=workers)
 
@@ -243,7 +244,9 @@ def regressor(model, q, qd, qdd, *, out=None, workers=None):
 def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None, workers=None):
     """Slotine–Li regressor: Y p = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇).
 
-    C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric).
+    C is the Christoffel-consistent Coriolis matrix (Ṁ − 2C skew-symmetric). A floating base's
+    reference twist and its rate lead ``qd_ref`` and ``qdd_ref`` (as q̇ in :func:`regressor`), C being
+    pinocchio's ``computeCoriolisMatrix`` with a free-flyer; 6 + n_dof rows.
 
     Parameters
     ----------
@@ -262,7 +265,6 @@ def slotine_li_regressor(model, q, qd, qd_ref, qdd_ref, *, out=None, workers=Non
     -------
     ndarray, shape (n_samples, n_dof, n_columns) (or (n_dof, n_columns))
     """
-    require_fixed_base(model.robot, "slotine_li_regressor")
     return columns_at(model.robot, model.parameters, _pivots(model),
                       {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out, workers=workers)
 
@@ -271,7 +273,10 @@ def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None, wor
     """The regressor's ``columns`` (None: all) at the states ``arrays``, checked: {'q', 'qd', 'qdd'}, or
     {'q', 'qd', 'qd_ref', 'qdd_ref'} for Slotine–Li; one sample in, one out (the public regressors)."""
     workers = check_workers(workers, default=None)
-    checked, single = states(robot.n_dof, **arrays)
+    if robot.is_floating:
+        checked, single = robot_states(robot, **arrays)
+    else:
+        checked, single = states(robot.n_dof, **arrays)
     q, qd, *rest = checked
     qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
     W = evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
@@ -303,21 +308,24 @@ def by_unit_rates(q, column, n=None):
 def coriolis_matrix(model, q, qd):
     """Christoffel-consistent Coriolis matrix C(q, q̇) (C q̇ = centrifugal and Coriolis torques).
 
-    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics`, fixed base (deprecated: ``robot, p, q, qd,
-    parameters='pseudo'``).
+    ``model, q, qd`` as in :func:`~baseparam.inverse_dynamics` (deprecated: ``robot, p, q, qd,
+    parameters='pseudo'``). For a floating base C is n_v × n_v in its twist and the joints' rates,
+    pinocchio's ``computeCoriolisMatrix`` with a free-flyer.
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_dof) (or (n_dof, n_dof))
+    ndarray, shape (n_samples, n_v, n_v) (or (n_v, n_v)); n_v = n_dof for a fixed base
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
-    require_fixed_base(robot, "coriolis_matrix")
-    (q, qd), single = states(robot.n_dof, q=q, qd=qd)
+    if robot.is_floating:
+        (q, qd), single = robot_states(robot, q=q, qd=qd)
+    else:
+        (q, qd), single = states(robot.n_dof, q=q, qd=qd)
     p = model.values()
-    zero = np.zeros_like(q)
-    C = by_unit_rates(q, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
-                                               friction=False, weights=p))      # C q̇_r with q̇_r = e_i
+    zero = np.zeros_like(qd)
+    C = by_unit_rates(qd, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
+                                                friction=False, weights=p))      # C q̇_r with q̇_r = e_i
     return C[0] if single else C
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validation import check_angle_tolerance, check_instance, check_link_names
 from .._warnings import warn
-from ..errors import RobotDescriptionError, RoundOffWarning
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
@@ -55,7 +55,7 @@ _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
 
 # -- public API ---------------------------------------------------------------------------
 def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=SNAP_RADIANS, friction=False,
-               rotor_inertia=False, friction_model=None) -> Robot:
+               rotor_inertia=False, friction_model=None, floating=False) -> Robot:
     """Read a robot description from a YAML or URDF file.
 
     Parameters
@@ -80,6 +80,11 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         :class:`~baseparam.model.friction.FrictionModel`, or a string as the CLI's ``--friction-model``
         (``sign``, ``smooth[:V]``, ``stribeck[:V]``, ``smooth:V+stribeck:V``, ``none``; V a velocity
         scale or ``auto``); ``none`` leaves the Coulomb term out.
+    floating : bool, optional
+        URDF only: take the root link as a free-flying base (pinocchio's ``JointModelFreeFlyer`` root;
+        ``base: floating``, the root link's frame as frame 0), for a URDF whose root is fixed in the file.
+        Not with ``root``/``tip``; a URDF whose root joint floats, and a YAML ``base: floating``, are
+        floating bases already.
 
     Returns
     -------
@@ -96,6 +101,8 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
+    if floating is not False and floating is not True:
+        raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
     label = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
@@ -111,7 +118,10 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         from .urdf import parse_urdf
 
         robot = parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
-                           angle_tolerance=angle_tolerance)
+                           angle_tolerance=angle_tolerance, floating=floating)
+    elif floating:
+        raise ArgumentError(f"{label}: floating=True: takes a URDF's root link as a free-flying base; this is a YAML "
+                            "description (write base: floating and base_inertia in it)")
     elif root is not None or tip is not None:
         raise RobotDescriptionError(f"{label}: root/tip: they select part of a URDF model; this is a YAML "
                                     "description (use parent: in it for trees)")

@@ -27,7 +27,8 @@ import numpy as np
 
 from .._validation import check_angle_tolerance, check_link_names
 from .._warnings import warn
-from ..errors import DescriptionWarning, PhysicalConsistencyWarning, RobotDescriptionError, RoundOffWarning
+from ..errors import (ArgumentError, ArgumentTypeError, DescriptionWarning, PhysicalConsistencyWarning,
+                      RobotDescriptionError, RoundOffWarning)
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
                      special_radians)
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors
@@ -117,7 +118,7 @@ class _Body:
 
 # -- public API -----------------------------------------------------------------------------------------
 def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angles=True,
-               angle_tolerance=SNAP_RADIANS) -> Robot:
+               angle_tolerance=SNAP_RADIANS, floating=False) -> Robot:
     """Build a robot from the text of a URDF file.
 
     Parameters
@@ -136,6 +137,11 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         that angle (one RoundOffWarning line says how many and the largest difference).
     angle_tolerance : float, optional
         rad.
+    floating : bool, optional
+        Take the root link (fixed in the file) as a free-flying base, as pinocchio's
+        ``buildModel(urdf, JointModelFreeFlyer())`` does: ``base: floating``, frame 0 the root link's,
+        gravity in the world frame the base pose is measured in. Not with ``root`` or ``tip``, nor on a
+        URDF whose root joint already floats.
 
     Returns
     -------
@@ -153,6 +159,11 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
     label = os.fsdecode(label)
+    if floating is not False and floating is not True:
+        raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
+    if floating and (root is not None or tip is not None):
+        raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base, the whole tree "
+                            f"below it; it does not go with {'root' if root is not None else 'tip'}")
     problems = _Problems(label)
     text = _text(data, problems)
     tree = _parse(text, problems)
@@ -164,6 +175,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     base = _base_link(links, joints, root, problems)
     problems.check()
     free = _floating_root(base, children) if root is None else None
+    if free is not None and floating:
+        raise RobotDescriptionError(f"{label}: floating=True: the root link {base!r} already has a floating joint "
+                                    f"({free.name!r}), which makes the base free: leave floating out")
     if free is not None:          # the root's one joint is floating: its child is a free-flying base body
         base = free.child
     keep = _kept_links(base, tip, links, joints, children, problems)
@@ -194,7 +208,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         robot_joints = _snap_angles(robot_joints, label, angle_tolerance)
     gravity = _gravity(_root_links(links, joints)[0], base, joints, label, angle_tolerance if exact_angles else None,
                        floating=free is not None)
-    floating = {} if free is None else {"base": "floating", "base_inertia": base_body}
+    # with `floating`, the root link itself flies (pinocchio's free-flyer root): its frame is frame 0
+    floating = {} if free is None and not floating else {"base": "floating", "base_inertia": base_body}
     try:
         return Robot(tuple(robot_joints), name=name, convention="urdf", length_unit="m", angle_unit="rad",
                      gravity=gravity, source=text, **floating)

@@ -95,7 +95,8 @@ class Sandwich:
             keep = np.flatnonzero(np.abs(K).reshape(RADIX, -1).max(axis=1) > 0)
             return cls(_flat(K[keep]), keep)
         # Exact zeros come from the modular map (the float one only has round-off there).
-        Km = np.vectorize(lambda v: int(v) % modulus, otypes=[float])(_sandwich_blocks(mod_left, mod_right, joint_type))
+        # Python integers (object arrays), reduced exactly and then exact in float64 (< 2**23)
+        Km = (_sandwich_blocks(mod_left, mod_right, joint_type) % modulus).astype(float)
         keep = np.flatnonzero(Km.reshape(RADIX, -1).max(axis=1) > 0)
         return cls(_flat(K[keep]), keep, _flat(Km[keep]), modulus)
 

@@ -248,6 +248,7 @@ class _Side:
     def __init__(self, units, layout, maps, arith, exact_side, stats=None):
         self.units, self.layout, self.maps, self.arith = units, layout, maps, arith
         self.exact_side, self.stats = exact_side, stats
+        self.few_rows = False
         self.out = _Rows(layout.n_standard)
 
     def reduce(self, terms):
@@ -261,8 +262,9 @@ class _Side:
 
     def rows_of(self, terms):
         """The row-starting terms to emit: on the exact side all of them (the reduction takes any
-        spanning rows, for less than choosing a basis among them), on the float side a factor."""
-        if self.exact_side:
+        spanning rows, for less than choosing a basis among them; with ``few_rows``, a basis), on the
+        float side a factor."""
+        if self.exact_side and not self.few_rows:
             return _take(terms, terms.values.any(axis=1))
         return self.reduce(terms)
 
@@ -410,6 +412,7 @@ def base_equation_basis(units, layout, parents, n_first) -> RowBasis:
     n = len(parents)
     maps = RowMaps(units, layout, parents)
     sides = [_Side(units, layout, maps, _Exact(units), True)]
+    sides[0].few_rows = True      # a basis of each joint's rows: fewer rows for the rank the caller takes first
     if not units.exact:
         sides.append(_Side(units, layout, maps, _Moments(), False))
     last_child = {p: k for k, p in enumerate(parents)}

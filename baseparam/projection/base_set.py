@@ -21,10 +21,10 @@ from ..model.value import BaseModel
 from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents, drop_virtual
-from ._modular import ModularEchelon, to_modular
+from ._modular import PRIMES, ModularEchelon, to_modular
 from ._reduction import INACCURATE, ExactGram, StreamedR
 from ..dynamics.regressors import columns_at, newton_euler_base
-from ..dynamics.samples import as_parameters, states
+from ..dynamics.samples import as_parameters, robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
 
@@ -114,7 +114,8 @@ class BaseParameters:
 
         Returns
         -------
-        ndarray, shape (n_samples, n_dof, rank) (or (n_dof, rank) for one sample)
+        ndarray, shape (n_samples, n_v, rank) (or (n_v, rank) for one sample): a floating base's wrench
+        rows first
         """
         return columns_at(self.robot, self.parameters, self.pivots, {"q": q, "qd": qd, "qdd": qdd}, out=out,
                           shapes=_batch_shapes(shapes), workers=workers)
@@ -133,10 +134,11 @@ class BaseParameters:
         ``baseparam export`` writes as ``inverse_dynamics``), not through the regressor.
 
         ``q, qd, qdd`` as in :meth:`regressor` (``shapes`` too), ``p_base`` of shape (rank,); returns an
-        ndarray of shape (n_samples, n_dof) (or (n_dof,)).
+        ndarray of shape (n_samples, n_v) (or (n_v,)): n_v = n_dof, or 6 + n_dof for a floating base
+        (its wrench [f, n] first, as :func:`~baseparam.inverse_dynamics`).
         """
         p_base = as_parameters(p_base, self.rank, "p_base")
-        (q, qd, qdd), single = states(self.robot.n_dof, q=q, qd=qd, qdd=qdd)
+        (q, qd, qdd), single = robot_states(self.robot, q=q, qd=qd, qdd=qdd)      # a floating base: n_q, n_v
         tau = newton_euler_base(self.robot, self.parameters, self.pivots, p_base, q, qd, qdd,
                                 shapes=_batch_shapes(shapes))
         return tau[0] if single else tau
@@ -195,7 +197,7 @@ class BaseParameters:
 
     def to_dict(self):
         """The ``find --json`` document (docs/formats.md, section "Base parameters")."""
-        return {
+        doc = {
             "robot": self.robot.name,
             "parameters": self.parameters,
             "units": {"length": self.robot.length_unit, "angle": self.robot.angle_unit},
@@ -205,6 +207,11 @@ class BaseParameters:
                      for r, n in enumerate(self.names)],
             "unidentifiable": list(self.unidentifiable),
         }
+        if self.seen_by_base_equations is not None:     # a floating base (fixed-base documents unchanged)
+            for entry, seen in zip(doc["base"], self.seen_by_base_equations):
+                entry["seen_by_base_equations"] = bool(seen)
+            doc["n_seen_by_base_equations"] = int(np.count_nonzero(self.seen_by_base_equations))
+        return doc
 
     def __repr__(self):
         return (f"BaseParameters(robot={self.robot.name!r}, parameters={self.parameters!r}, rank={self.rank}, "
@@ -279,9 +286,32 @@ def _find_floating(robot, layout, arithmetic, progress, force_float):
     with single_threaded():
         basis = base_equation_basis(units, engine, parents, VIRTUAL)
         rows = drop_virtual(basis.rows)
-        moments = None if basis.moments is None else drop_virtual(basis.moments)
-        seen = _echelon(layout, units, [(moments, rows)])
-    return dataclasses.replace(result, seen_by_base_equations=_seen(reduction, seen))
+        if _rank_reaches(rows, units, reduction.rank):     # a part of the row space, as large: all of it
+            seen = np.ones(reduction.rank, dtype=bool)
+        else:
+            moments = None if basis.moments is None else drop_virtual(basis.moments)
+            seen = _seen(reduction, _echelon(layout, units, [(moments, rows)]))
+    return dataclasses.replace(result, seen_by_base_equations=seen)
+
+
+def _rank_reaches(rows, units, target):
+    """Whether exact rows of Z have rank ``target`` (an upper bound: they are part of a row space of that
+    rank), decided exactly from below: the rank of a random combination of them modulo a prime is at most
+    their rank modulo p, which is at most their rank over Q (also that of Z̃ = Z @ C, Khalil: C is
+    invertible). False means "not shown", and the caller reduces them in full.
+
+    The combination (``target`` + 8 rows, coefficients 0 … 15, a fixed seed) makes the modular rank a
+    ``target`` × n_standard problem (FLINT's ``nmod_mat``) instead of one over every row."""
+    import flint
+
+    p = units.modulus if units.modulus is not None else PRIMES[0]
+    rng = np.random.default_rng(0)
+    combined = np.zeros((target + 8, rows.shape[1]))
+    for dense in rows.row_chunks():    # sums of 20 000 products below 2**23 · 15: below 2**53, exact
+        dense = np.mod(dense, p)
+        combined = np.fmod(combined + rng.integers(0, 16, (target + 8, dense.shape[0])).astype(float) @ dense, p)
+    return flint.nmod_mat(combined.shape[0], combined.shape[1], combined.astype(np.int64).ravel().tolist(),
+                          p).rank() == target
 
 
 def _seen(full, part):

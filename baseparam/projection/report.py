@@ -57,4 +57,10 @@ def format_table(base) -> str:
         lines.append(f"{r + 1:>4}  {name:<{width}}  {format_regrouping(base, r)}")
     if base.unidentifiable:
         lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(base.unidentifiable)]
+    seen = getattr(base, "seen_by_base_equations", None)
+    if seen is not None:        # a floating base
+        unseen = [name for name, s in zip(base.names, seen) if not s]
+        lines += ["", f"Seen by the base equations (the floating base's six, without joint torques): "
+                  f"{base.rank - len(unseen)} of the {base.rank} base parameters"
+                  + (f"; only the joint torques see {' '.join(unseen)}" if unseen else " (all)")]
     return "\n".join(lines)

@@ -12,7 +12,7 @@ import numpy as np
 from .._atomic import atomic_path
 from .._hdf5 import stored_here
 from ..errors import StorageError
-from ..model.robot import robot_to_yaml
+from ..model.robot import require_fixed_base, robot_to_yaml
 from ..errors import ResourceLimitError
 from .._memory import format_size
 from ._budget import H5_OVERHEAD, refuse_if_too_large, z_disk_bytes, z_file_bytes
@@ -175,6 +175,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
 
     from . import base_set
 
+    require_fixed_base(robot, "storing the whole Z (find --h5)")
     layout = base_set.check_size(robot, parameters, max_memory)
     if robot.n_dof > MAX_LABELLED_DOF:
         raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints: the rows of the whole Z are labelled by "
