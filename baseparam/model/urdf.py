@@ -162,8 +162,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
     if floating and (root is not None or tip is not None):
-        raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base, the whole tree "
-                            f"below it; it does not go with {'root' if root is not None else 'tip'}")
+        given = f"root={root!r}" if root is not None else f"tip={tip!r}"
+        raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base, the whole "
+                            f"tree below it; it does not go with {given}")
     problems = _Problems(label)
     text = _text(data, problems)
     tree = _parse(text, problems)

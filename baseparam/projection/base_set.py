@@ -236,6 +236,11 @@ def find_base_parameters(robot, parameters: str = "pseudo", *,
                          max_memory=None) -> BaseParameters:
     """Base parameters of a robot by the projection method.
 
+    A floating base (``robot.base == 'floating'``) enters as the basis functions of a 6-DOF joint
+    (:mod:`baseparam.projection._floating`): the rank is that of the 6 + n rows of the free-flyer regressor,
+    the base body's parameters (link 0) come first, and ``seen_by_base_equations`` says which base
+    parameters the six base equations alone determine.
+
     Parameters
     ----------
     robot : Robot

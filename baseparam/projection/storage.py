@@ -12,7 +12,7 @@ import numpy as np
 from .._atomic import atomic_path
 from .._hdf5 import stored_here
 from ..errors import StorageError
-from ..model.robot import require_fixed_base, robot_to_yaml
+from ..model.robot import robot_to_yaml
 from ..errors import ResourceLimitError
 from .._memory import format_size
 from ._budget import H5_OVERHEAD, refuse_if_too_large, z_disk_bytes, z_file_bytes
@@ -121,17 +121,24 @@ class _ZFile:
         f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
 
 
-def _store(arithmetic, zfile, layout, parents, progress=None):
+def _store(arithmetic, zfile, layout, parents, progress=None, engine=None):
     """Stream the whole Z into the file: exact integers, else the first float candidate (Z's float values
-    do not depend on the prime: terms are dropped only when zero modulo p *and* round-off in float)."""
-    from ._coordinates import MagnitudeStats, z_blocks
+    do not depend on the prime: terms are dropped only when zero modulo p *and* round-off in float).
+    ``engine``: a floating base's chain layout (:mod:`._floating`; ``arithmetic`` and ``parents`` are the
+    chain's), whose virtual links' columns are dropped from each block."""
+    from ._coordinates import MagnitudeStats, ZBlock, z_blocks
+    from ._floating import drop_virtual
 
     for units in arithmetic.candidates():
         zfile.start(units)
         stats = MagnitudeStats()
-        for block in z_blocks(units, layout, len(parents), stats, parents, progress=progress):
+        for block in z_blocks(units, layout if engine is None else engine, len(parents), stats, parents,
+                              progress=progress):
             if units.exact and stats.max_abs >= EXACT_LIMIT:
                 break
+            if engine is not None:
+                block = ZBlock(block.labels, drop_virtual(block.matrix),
+                               None if block.modular is None else drop_virtual(block.modular))
             zfile.add(block)
         else:
             return units
@@ -175,33 +182,51 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
 
     from . import base_set
 
-    require_fixed_base(robot, "storing the whole Z (find --h5)")
+    from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents
+
     layout = base_set.check_size(robot, parameters, max_memory)
-    if robot.n_dof > MAX_LABELLED_DOF:
-        raise ResourceLimitError(f"{robot.name}: {robot.n_dof} joints: the rows of the whole Z are labelled by "
-                                 f"5^N keys, which fit 64 bits up to {MAX_LABELLED_DOF} joints (the base set "
-                                 "itself has no such limit; only storing Z has)")
-    refuse_if_too_large(robot.name, z_file_bytes(robot.parents), max_memory, "streaming the whole Z into the file")
-    disk = _disk_limit(robot, path, max_disk)
+    # a floating base: Z of the chain of _floating (its six virtual joints first in the row labels)
+    parents, engine = list(robot.parents), None
+    types = [j.type for j in robot.joints]
+    if robot.is_floating:
+        parents, engine = chain_parents(robot.parents), ChainLayout(layout)
+        types = ["prismatic"] * 3 + ["revolute"] * 3 + types
+    n_labelled = len(parents)
+    if n_labelled > MAX_LABELLED_DOF:
+        base_note = " (with the floating base's 6 coordinates)" if robot.is_floating else ""
+        raise ResourceLimitError(f"{robot.name}: {n_labelled} joints{base_note}: the rows of the whole Z are "
+                                 f"labelled by 5^N keys, which fit 64 bits up to {MAX_LABELLED_DOF} joints (the "
+                                 "base set itself has no such limit; only storing Z has)")
+    refuse_if_too_large(robot.name, z_file_bytes(parents), max_memory, "streaming the whole Z into the file")
+    disk = _disk_limit(robot, path, max_disk, parents, types)
     plain = Arithmetic.decide(robot, force_float=force_float)
     stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)
+    if robot.is_floating:
+        stored = chain_arithmetic(stored, robot.angle_unit, force_float)
     prismatic = np.array([not m.is_revolute for m in stored.models], dtype=np.int64)
-    total = robot.n_dof + 2 + bool(layout.friction_columns)
+    total = n_labelled + 2 + bool(layout.friction_columns)
 
     def step(done, _=None):
         if progress is not None:
             progress(done, total)
     with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
-        units, reduction = base_set.run(plain, layout, robot.parents)
-        base = base_set.assemble(robot, layout, units, reduction)
+        if robot.is_floating:
+            base = base_set.find_base_parameters(robot, parameters, force_float=force_float, max_memory=max_memory)
+        else:
+            units, reduction = base_set.run(plain, layout, robot.parents)
+            base = base_set.assemble(robot, layout, units, reduction)
         step(1)
-        zfile = _ZFile(f, layout, robot.n_dof, prismatic, disk)
-        _store(stored, zfile, layout, robot.parents, lambda done, _: step(1 + done))
+        zfile = _ZFile(f, layout, n_labelled, prismatic, disk)
+        _store(stored, zfile, layout, parents, lambda done, _: step(1 + done), engine)
         zfile.finish(robot, base)
+        if base.seen_by_base_equations is not None:
+            f.attrs.update(base_coordinates=VIRTUAL,
+                           seen_by_base_equations=np.asarray(base.seen_by_base_equations, dtype=bool),
+                           n_seen_by_base_equations=int(np.count_nonzero(base.seen_by_base_equations)))
     return base
 
 
-def _disk_limit(robot, path, max_disk):
+def _disk_limit(robot, path, max_disk, parents=None, joint_types=None):
     """(bytes the file may take, what bounds them) — ``max_disk`` and the free space of the output's file
     system — after refusing a robot whose estimated file (:func:`z_disk_bytes`) is larger."""
     import os
@@ -220,7 +245,8 @@ def _disk_limit(robot, path, max_disk):
     if not limits:
         return None
     allowed, why = min(limits)
-    needed = z_disk_bytes(robot.parents, [j.type for j in robot.joints])
+    needed = z_disk_bytes(robot.parents if parents is None else parents,
+                          [j.type for j in robot.joints] if joint_types is None else joint_types)
     if needed > allowed:
         hint = "" if max_disk is not None else "; free some space or write elsewhere"
         raise ResourceLimitError(f"{robot.name}: the file of the whole Z would take up to about {format_size(needed)} "

@@ -1,0 +1,109 @@
+"""Base parameters of floating-base robots against pinocchio's free-flyer regressor (issue 27).
+
+``python bench/bench_floating_find.py [--runs N]`` reads public legged robots and humanoids of the
+``example-robot-data`` package with a free-flying root (``load_robot(path, floating=True)``, pinocchio's
+``JointModelFreeFlyer``; a root that floats in the file as it is) and ``robots/space_robot.yaml``, and prints
+for each: our number of base parameters and the median time of ``find_base_parameters`` (target ≤ 2 s up
+to 50 joints), against the numeric rank of pinocchio's ``computeJointTorqueRegressor`` stacked over random
+states (pinocchio's own model of the URDF) and the time that takes (stacking and SVD), measured in the
+same run. Timings on a shared machine wander by ±30 %.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import statistics
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import baseparam as bp
+
+ROOT = Path(__file__).resolve().parents[1]
+URDFS = ["solo12.urdf", "anymal.urdf", "a1.urdf", "go1.urdf", "hyq_no_sensors.urdf", "b1-z1.urdf",
+         "g1_29dof_rev_1_0.urdf", "talos_reduced.urdf", "icub.urdf", "human.urdf", "centauro.urdf",
+         "g1_29dof_with_hand_rev_1_0.urdf"]
+
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["space_robot.yaml"], "the only floating-base description there; the others are fixed-base arms "
+         "(public legged robots and humanoids come from example-robot-data)")
+
+
+def example_urdfs():
+    try:
+        files = importlib.metadata.files("example-robot-data") or []
+    except importlib.metadata.PackageNotFoundError:
+        return {}
+    return {f.name: Path(f.locate()) for f in files if f.name.endswith(".urdf")}
+
+
+def pinocchio_rank(model, seed=0):
+    """Numeric rank of pinocchio's stacked free-flyer regressor (unit columns, zero columns out)."""
+    import pinocchio as pin
+
+    data, rng = model.createData(), np.random.default_rng(seed)
+    lo, hi = -np.pi * np.ones(model.nq), np.pi * np.ones(model.nq)
+    rows = [pin.computeJointTorqueRegressor(model, data, pin.randomConfiguration(model, lo, hi),
+                                            rng.normal(size=model.nv), rng.normal(size=model.nv)).copy()
+            for _ in range(30 * (model.njoints - 1) // model.nv + 5)]
+    W = np.vstack(rows)
+    norms = np.linalg.norm(W, axis=0)
+    W = W[:, norms > 1e-12 * norms.max()]
+    s = np.linalg.svd(W / np.linalg.norm(W, axis=0), compute_uv=False)
+    return int((s > s[0] * 1e-9).sum())
+
+
+def pin_model(robot, path):
+    import sys
+
+    import pinocchio as pin
+
+    if path is not None:
+        return pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pin_model import build_model   # a description without a URDF: pinocchio built from it
+
+    return build_model(robot)[0]        # the regressor's columns do not depend on the inertias
+
+
+def median_time(fn, runs):
+    times, out = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def main():
+    print(scope_line(SCOPE))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    cases = [("space robot", ROOT / "robots" / "space_robot.yaml", None)]
+    found = example_urdfs()
+    cases += [(name[:-5], found[name], found[name]) for name in URDFS if name in found]
+    if len(cases) == 1:
+        print("example-robot-data is not installed: the space robot only")
+    print(f"{'robot':26s} {'joints':>6s} {'rank':>5s} {'find':>8s} {'pin rank':>9s} {'pin time':>12s}  exact")
+    for label, path, urdf in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                robot = bp.load_robot(path, floating=urdf is not None)
+            except bp.BaseParamError:          # a URDF whose root joint floats already
+                robot = bp.load_robot(path)
+        ours, base = median_time(lambda: bp.find_base_parameters(robot), args.runs)
+        model = pin_model(robot, urdf)
+        theirs, rank = median_time(lambda: pinocchio_rank(model), 1)
+        flag = "" if rank == base.rank else "  RANKS DIFFER"
+        print(f"{label:26s} {robot.n_dof:6d} {base.rank:5d} {ours:7.2f}s {rank:9d} {theirs:11.2f}s  "
+              f"{base.exact}{flag}")
+
+
+if __name__ == "__main__":
+    main()
