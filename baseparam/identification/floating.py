@@ -66,34 +66,39 @@ def _layout(robot):
     return ColumnLayout(robot, "pseudo")
 
 
-def _unit_models(robot):
-    """One Model per standard column, its parameters the unit vector of that column."""
-    from ..model.value import Model
-    n = _layout(robot).n_standard
-    return [Model(robot, np.eye(n)[k]) for k in range(n)]
-
-
 def standard_rows(robot, q, qd, qdd):
-    """W(q, q̇, q̈) of the standard parameters (pseudo), 6 + n rows: column k is the inverse dynamics
-    of the unit vector e_k (the dynamics are linear in β, friction included).
+    """W(q, q̇, q̈) of the standard parameters (pseudo), 6 + n rows: :func:`~baseparam.regressor`.
 
     Returns
     -------
     ndarray, shape (n_samples, n_v, n_standard)
     """
-    from ..dynamics.newton_euler import inverse_dynamics
-    return np.stack([inverse_dynamics(m, q, qd, qdd) for m in _unit_models(robot)], axis=-1)
+    from ..dynamics.regressors import regressor
+    from ..model.value import Model
+    return regressor(Model(robot, parameters="pseudo"), q, qd, qdd)
 
 
 def momentum_rows(robot, q, qd):
     """H(q, q̇) with h = H β the momentum [linear; angular about the world origin] in world axes.
 
+    The base's rows of the regressor at rest with acceleration q̇, less those at rest (gravity), are the
+    first six generalized momenta, M_base(q) q̇: the momentum [linear; angular about the frame-0
+    origin] in frame-0 axes; the base pose moves it to the world.
+
     Returns
     -------
     ndarray, shape (n_samples, 6, n_standard)
     """
-    from ..dynamics.momenta import momentum
-    return np.stack([momentum(m, q, qd) for m in _unit_models(robot)], axis=-1)
+    from ..dynamics.floating import rotation_matrices
+    from ..dynamics.samples import robot_states
+    from ..dynamics.tree import skew
+
+    (q, qd), _ = robot_states(robot, q=q, qd=qd)
+    zero = np.zeros_like(qd)
+    local = (standard_rows(robot, q, zero, qd) - standard_rows(robot, q, zero, zero))[:, :6]
+    R = rotation_matrices(q[:, 3:7])
+    linear = R @ local[:, :3]
+    return np.concatenate([linear, R @ local[:, 3:] + skew(q[:, :3]) @ linear], axis=1)
 
 
 def route_rows(robot, route, q, qd, qdd=None):
