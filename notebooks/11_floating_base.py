@@ -72,7 +72,8 @@ def errors_in_sigma(result, truth):
 # %% [markdown]
 # ## 1. solo12 standing on force plates
 #
-# example-robot-data's solo12 (12 joints) with a free-flyer joint above its base link. Its four feet
+# example-robot-data's solo12 (12 joints), loaded with `bp.load_robot(path, floating=True)` (its root
+# link flies, pinocchio's free-flyer). Its four feet
 # are point contacts at the ankles' origins on the lower legs. The base sways (±3 cm, ±0.15 rad) for
 # 8 s; `bp.stance_motion` solves the legs (Newton, per sample) so that the feet stay where they
 # stand. `bp.contact_experiment` then computes the 6 + 12 generalized forces the motion needs
@@ -106,10 +107,12 @@ fig.tight_layout()
 # %% [markdown]
 # ### Routes `'torques'` and `'base'`
 #
-# Each route reports the combinations of standard parameters it sees (named after their first
-# standard parameter, the others regrouped into it), their estimates and standard deviations. solo12
-# declares no friction, so both routes see the same combinations: the base equations alone, fed by
-# the force plates, identify everything the joint torques add nothing to.
+# Each route reports the combinations of standard parameters it sees, their estimates and standard
+# deviations. They are the exact base set's (`bp.find_base_parameters`, the projection method with
+# the base pose as a 6-DOF joint): all rows see its base parameters, the base's six rows those it
+# flags `seen_by_base_equations` — checked against the route's own rows at random states
+# (`result.source == 'projection'`). solo12 declares no friction, so both routes see the same 94:
+# the base equations alone, fed by the force plates, identify every inertial combination.
 
 # %%
 results = {}
@@ -119,6 +122,9 @@ for route in ("torques", "base"):
     z = errors_in_sigma(results[route], truth)
     print(f"{route:8s} {results[route].rank} combinations, |error| ≤ {np.abs(z).max():.2f} σ, "
           f"{time.perf_counter() - start:.2f} s")
+base_set = bp.find_base_parameters(solo)
+print(f"base set: {base_set.rank} base parameters, {int(base_set.seen_by_base_equations.sum())} seen by the base "
+      f"equations; combinations from: {results['base'].source}")
 longest = max(results["base"].combinations(), key=len)
 print("the longest combination:", longest)
 

@@ -226,9 +226,9 @@ def error_table(results):
 def solo12_floating():
     """example-robot-data's solo12 with a floating base, and its four feet as point contacts.
 
-    The URDF's root link gets a free-flyer joint above it (pinocchio's convention; ``--floating`` does
-    the same from the command line); each foot contact sits at its fixed ankle joint's origin on the
-    lower leg (the link the knee moves).
+    ``load_robot(..., floating=True)`` lets the URDF's root link fly (pinocchio's free-flyer; the CLI's
+    ``--floating``); each foot contact sits at its fixed ankle joint's origin on the lower leg (the
+    link the knee moves).
 
     Returns
     -------
@@ -244,12 +244,9 @@ def solo12_floating():
                  if f.name == "solo12.urdf"), None)
     if path is None:
         raise FileNotFoundError("solo12.urdf not found: pip install example-robot-data")
-    text = Path(path).read_text(encoding="utf-8")
-    text = text.replace('<link name="base_link">', '<link name="world"/><joint name="root" type="floating">'
-                        '<parent link="world"/><child link="base_link"/></joint><link name="base_link">', 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # the URDF's tiny round-offs, said once per load
-        robot = bp.parse_robot(text, "solo12.urdf")
+        robot = bp.load_robot(path, floating=True)
     contacts = []
     for joint in ET.fromstring(Path(path).read_text(encoding="utf-8")).iter("joint"):
         if joint.get("name", "").endswith("_ANKLE"):

@@ -37,15 +37,12 @@ needs_solo = pytest.mark.skipif(SOLO is None, reason="example-robot-data is not 
 
 @functools.cache
 def solo12():
-    """solo12 with a floating base (a free-flyer joint put above its base link), and its four feet as
+    """solo12 with a floating base (`load_robot(..., floating=True)`: its root link flies), its four feet as
     point contacts at the fixed ankle joints' origins on the lower legs."""
     import warnings
-    text = open(SOLO, encoding="utf-8").read()
-    text = text.replace('<link name="base_link">', '<link name="world"/><joint name="root" type="floating">'
-                        '<parent link="world"/><child link="base_link"/></joint><link name="base_link">', 1)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        robot = bp.parse_robot(text, "solo12.urdf")
+        warnings.simplefilter("ignore")          # the URDF's tiny round-offs
+        robot = bp.load_robot(SOLO, floating=True)
     contacts = []
     for joint in ET.parse(SOLO).getroot().iter("joint"):
         if joint.get("name", "").endswith("_ANKLE"):
