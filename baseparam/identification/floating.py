@@ -437,6 +437,21 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     Returns
     -------
     FloatingIdentification
+
+    Examples
+    --------
+    The space robot floating freely while its arms move: its momentum alone, the scale from its mass.
+
+    >>> import numpy as np, baseparam as bp
+    >>> model = bp.Model(bp.load_robot("robots/space_robot.yaml"))
+    >>> k = np.arange(1, 7)
+    >>> ex = bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
+    ...                                  noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)
+    >>> result = bp.identify_floating(model, ex.log, route="momentum", known={"mass": 448.0})
+    >>> result.rank, result.source, result.names[:3]
+    (52, 'projection', ['XX0', 'YY0', 'ZZ0'])
+    >>> bool(np.all(np.abs(result.values - result.from_standard(ex.parameters)) <= 3 * result.std + 1e-9))
+    True
     """
     from ..model.loading import load_robot
     from ..model.value import Model
