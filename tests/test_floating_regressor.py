@@ -350,3 +350,51 @@ def test_cli_exports_a_urdf_loaded_floating_against_pinocchio(tmp_path):
         qp[cols], vp[rows], ap[rows] = q[s], qd[s], qdd[s]
         expected = pin.rnea(model, data, qp, vp, ap)[rows]
         np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+
+
+def test_rotor_inertia_and_friction_rows_follow_the_base_rows():
+    """With drives (rotor inertia, viscous/Coulomb/offset friction, a Stribeck model) the joint columns sit in
+    rows 6 + k, the base rows see none of them, and W p is the inverse dynamics, in numpy and in the C loop
+    (whose inputs have the rows n_q, n_v and n_dof long)."""
+    robot = bp.load_robot(SPACE, friction=True, rotor_inertia=True, friction_model="smooth:0.1+stribeck:0.2")
+    robot = dataclasses.replace(robot, gravity=(0.0, 0.0, -9.81))
+    layout = bp.ColumnLayout(robot)
+    rng = np.random.default_rng(31)
+    full = np.zeros(layout.n_standard)
+    names = bp.ColumnLayout(bp.load_robot(SPACE)).names                    # the bodies' columns
+    full[[layout.names.index(n) for n in names]] = bp.standard_parameters(bp.load_robot(SPACE))
+    drives = [i for i, n in enumerate(layout.names) if n not in names]
+    assert {layout.names[i][:2] for i in drives} == {"IA", "FV", "FC", "FO", "FS"}
+    full[drives] = rng.uniform(0.1, 1.0, len(drives))
+    q, qd, qdd = states(robot, 5, rng)
+    m = bp.Model(robot, parameters="pseudo")
+    W = bp.regressor(m, q, qd, qdd)
+    assert not W[:, :6, drives].any() and W[:, 6:, drives].any()
+    tau = bp.inverse_dynamics(bp.Model(robot, full), q, qd, qdd)
+    np.testing.assert_allclose(W @ full, tau, rtol=0, atol=1e-12 * np.abs(tau).max())
+    reps = 10_000 // q.shape[0] + 1
+    big = bp.regressor(m, *(np.tile(x, (reps, 1)) for x in (q, qd, qdd)))
+    np.testing.assert_allclose(big[-5:], W, rtol=0, atol=1e-12 * np.abs(W).max())
+
+
+def test_exported_python_with_drives(tmp_path):
+    """Friction shapes (smooth Coulomb, Stribeck) and rotor inertia in the exported floating code read the
+    joints' qd and qdd (not the base's twist)."""
+    robot = bp.load_robot(SPACE, friction=True, rotor_inertia=True, friction_model="smooth:0.1+stribeck:0.2")
+    base = bp.find_base_parameters(dataclasses.replace(robot, gravity=(0.0, 0.0, -9.81)))
+    bp.export(base, "python", prefix="drives", out_dir=str(tmp_path))
+    spec = importlib.util.spec_from_file_location("drives_dynamics", tmp_path / "drives_dynamics.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rng = np.random.default_rng(37)
+    q, qd, qdd = states(base.robot, 5, rng)
+    _, qd_ref, qdd_ref = states(base.robot, 5, rng)
+    p_base = rng.normal(size=base.rank)
+    W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    Y = base.slotine_li_regressor(q, qd, qd_ref, qdd_ref)
+    np.testing.assert_allclose(module.regressor(*split(q, qd, qdd)), W, rtol=0, atol=1e-12 * np.abs(W).max())
+    np.testing.assert_allclose(module.inverse_dynamics(*split(q, qd, qdd), p_base), tau, rtol=0,
+                               atol=1e-12 * np.abs(tau).max())
+    got = module.slotine_li(q[:, :7], qd[:, :6], qd_ref[:, :6], qdd_ref[:, :6], q[:, 7:], qd[:, 6:], qd_ref[:, 6:],
+                            qdd_ref[:, 6:])
+    np.testing.assert_allclose(got, Y, rtol=0, atol=1e-12 * np.abs(Y).max())

@@ -34,9 +34,10 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
 
     Parameters
     ----------
-    q, qd, qdd : ndarray, shape (n_samples, n_dof)
-        ``qdd`` is the reference acceleration when ``qd_ref`` is given.
-    qd_ref : ndarray, shape (n_samples, n_dof), optional
+    q, qd, qdd : ndarray, shape (n_samples, n_q), (n_samples, n_v), (n_samples, n_v)
+        ``qdd`` is the reference acceleration when ``qd_ref`` is given (n_q = n_v = n_dof for a fixed
+        base; a floating base's pose and twist lead, :mod:`baseparam.dynamics.floating`).
+    qd_ref : ndarray, shape (n_samples, n_v), optional
         Reference velocity: gives the Slotine–Li regressor (J̇ along ``qd``).
     columns : array_like of int, optional
         Standard columns wanted (default all), in the output's order.
@@ -44,7 +45,7 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
         Leave out gravity or the friction columns' values (for C(q, q̇) alone).
     weights : ndarray, shape (n_columns,), optional
         Return ``W @ weights`` (torques) instead of W, block by block: W is never held whole.
-    out : ndarray, shape (n_samples, n_dof, n_columns), optional
+    out : ndarray, shape (n_samples, n_v, n_columns), optional
         Write W here (float64, C-contiguous), e.g. to reuse one buffer in a loop (no fresh memory to
         fault in; every entry is overwritten).
     shapes : tuple of 2 ndarray, shape (n_samples, n_dof), optional
@@ -55,7 +56,7 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
 
     Returns
     -------
-    ndarray, shape (n_samples, n_dof, n_columns), or (n_samples, n_dof) with ``weights``
+    ndarray, shape (n_samples, n_v, n_columns), or (n_samples, n_v) with ``weights``
     """
     columns = _columns(robot, parameters, columns)
     S, n = q.shape[0], robot.n_v

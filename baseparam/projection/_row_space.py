@@ -358,7 +358,7 @@ class RowBasis:
     moments: Optional[CSR] = None
 
 
-def row_basis(units, layout, parents, stats, progress=None) -> RowBasis:
+def row_basis(units, layout, parents, stats, progress=None, few_rows=False) -> RowBasis:
     """Z's row space (rows of Z) and, in float runs, its Gram matrix, by the recursion over spans.
 
     Parameters
@@ -371,6 +371,9 @@ def row_basis(units, layout, parents, stats, progress=None) -> RowBasis:
         Sees every number of exact runs (exact only while below 2**52).
     progress : callable, optional
         ``progress(joint + 1, n_dof)`` after each joint.
+    few_rows : bool
+        The exact side emits a basis of each joint's row-starting terms, not all of them (the same row
+        space; fewer rows for the reduction, for a basis chosen at each joint).
 
     Returns
     -------
@@ -379,6 +382,7 @@ def row_basis(units, layout, parents, stats, progress=None) -> RowBasis:
     n = len(parents)
     maps = RowMaps(units, layout, parents)
     sides = [_Side(units, layout, maps, _Exact(units), True, stats if units.exact else None)]
+    sides[0].few_rows = few_rows
     if not units.exact:
         sides.append(_Side(units, layout, maps, _Moments(), False))
     last_child = {p: k for k, p in enumerate(parents)}

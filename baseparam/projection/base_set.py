@@ -437,7 +437,10 @@ def _reduce(layout, units, parents, progress, engine=None):
     def joint_done(done, _):
         if progress is not None:
             progress(done, n_steps)
-    basis = row_basis(units, layout if engine is None else engine, parents, stats, joint_done)
+    # a floating base's chain in floats: a basis of each joint's rows (modulo p, cheap to choose; the
+    # rows its six extra joints add cost the modular echelon form more)
+    basis = row_basis(units, layout if engine is None else engine, parents, stats, joint_done,
+                      few_rows=engine is not None and not units.exact)
     if units.exact and stats.max_abs >= EXACT_LIMIT:
         return None
     # (float rows, exact rows): friction rows are independent of everything else, identity rows in both
