@@ -17,7 +17,8 @@ The package follows the data, each stage a subpackage that imports only the ones
                        :func:`forward_dynamics`, :class:`ForwardDynamics` (articulated-body algorithm);
                        :func:`generalized_momenta`, :func:`velocities_from_momenta`,
                        :func:`momenta_rate` (Ivanov's form), :func:`momentum`, :func:`kinetic_energy`,
-                       :func:`potential_energy`
+                       :func:`potential_energy`; :class:`Contact`, :func:`contact_jacobian`,
+                       :func:`contact_forces` (generalized force of wrenches at contact frames)
 ``projection``         the projection method: Z's row space by the forward recursion over spans,
                        its exact echelon form, the regroupings — :func:`find_base_parameters` →
                        :class:`BaseParameters` (``from_standard``, ``regressor``,
@@ -29,7 +30,9 @@ The package follows the data, each stage a subpackage that imports only the ones
                        Parquet, MCAP); :func:`estimate_delay` (→ :class:`DelayEstimate`);
                        :class:`Preprocessing`, :func:`preprocess` (→ :class:`Processed`);
                        :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`;
-                       :func:`identify_logs` (many logs, each reduced on its own; processes or Dask)
+                       :func:`identify_logs` (many logs, each reduced on its own; processes or Dask);
+                       :func:`identify_floating` (→ :class:`FloatingIdentification`): floating-base
+                       robots by torques and contact wrenches, base equations, or momentum
 ``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
                        joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
                        minimizes cond(W_b) of the base set; :class:`FourierSeries`;
@@ -42,7 +45,9 @@ The package follows the data, each stage a subpackage that imports only the ones
                        :class:`SensorNoise`; :func:`track` (a :class:`Reference` followed under
                        feedforward + PD → :class:`TrackingRun`), :func:`simulated_identification`
                        (a simulated log identified, scored against the truth: :class:`FitErrors`),
-                       :func:`compare_motions` (:class:`MotionComparison`: which motion identifies better)
+                       :func:`compare_motions` (:class:`MotionComparison`: which motion identifies better);
+                       floating bases: :func:`stance_motion`, :func:`contact_experiment`,
+                       :func:`free_floating_experiment` (→ :class:`FloatingExperiment`)
 ``errors``             exceptions and warnings: bad input is a :class:`BaseParamError`
                        (:class:`ArgumentError`, :class:`RobotDescriptionError`, :class:`DataError`,
                        :class:`ExportError`, :class:`NotFittedError`, …), each also a builtin
@@ -82,18 +87,20 @@ _LAZY = {
     "dynamics": ("ForwardDynamics", "coriolis_matrix", "coriolis_torque", "forward_dynamics", "friction_torque",
                  "generalized_momenta", "gravity_torque", "inverse_dynamics", "kinetic_energy", "mass_matrix",
                  "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor",
-                 "slotine_li_regressor", "velocities_from_momenta"),
+                 "slotine_li_regressor", "velocities_from_momenta",
+                 "Contact", "contact_forces", "contact_jacobian"),
     "projection": ("BaseParameters", "find_and_store", "find_base_parameters", "read_h5"),
     "motion": ("Trajectory",),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",
                        "from_arrays", "from_dataframe", "identify", "parse_column_map", "preprocess",
                        "read_trajectory", "write_trajectory", "estimate_delay", "DelayEstimate", "identify_logs",
-                       "LogResult", "PayloadResult", "identify_payload"),
+                       "LogResult", "PayloadResult", "identify_payload", "FloatingIdentification", "identify_floating"),
     "excitation": ("ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "design_excitation",
                    "identification_errors", "motion_limits", "load_excitation", "SavedExcitation"),
     "codegen": ("Equations", "ExportResult", "equations", "export"),
     "simulation": ("FitErrors", "MotionComparison", "Reference", "SensorNoise", "TrackingRun", "compare_motions",
-                   "simulate", "simulated_identification", "track"),
+                   "simulate", "simulated_identification", "track",
+                   "FloatingExperiment", "contact_experiment", "free_floating_experiment", "stance_motion"),
 }
 _WHERE = {name: package for package, names in _LAZY.items() for name in names}
 

@@ -269,3 +269,39 @@ def error_table(results):
                     **{f"joint {j + 1} [%]": x for j, x in enumerate(r.validation.nrmse_percent)}}
             for label, r in results.items()}
     return pd.DataFrame(rows).T
+
+
+# ------------------------------------------------------------------------------------------------------------
+# A legged robot with a floating base (notebook 11)
+
+def solo12_floating():
+    """example-robot-data's solo12 with a floating base, and its four feet as point contacts.
+
+    ``load_robot(..., floating=True)`` lets the URDF's root link fly (pinocchio's free-flyer; the CLI's
+    ``--floating``); each foot contact sits at its fixed ankle joint's origin on the lower leg (the
+    link the knee moves).
+
+    Returns
+    -------
+    robot : Robot
+    contacts : list of Contact
+    """
+    import importlib.metadata
+    import xml.etree.ElementTree as ET
+
+    import baseparam as bp
+
+    path = next((f.locate() for f in importlib.metadata.files("example-robot-data") or []
+                 if f.name == "solo12.urdf"), None)
+    if path is None:
+        raise FileNotFoundError("solo12.urdf not found: pip install example-robot-data")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the URDF's tiny round-offs, said once per load
+        robot = bp.load_robot(path, floating=True)
+    contacts = []
+    for joint in ET.fromstring(Path(path).read_text(encoding="utf-8")).iter("joint"):
+        if joint.get("name", "").endswith("_ANKLE"):
+            leg = joint.get("name")[:2]
+            xyz = [float(x) for x in joint.find("origin").get("xyz").split()]
+            contacts.append(bp.Contact(f"{leg}_KFE", xyz, name=leg))
+    return robot, contacts

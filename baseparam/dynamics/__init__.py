@@ -11,6 +11,8 @@
                     :func:`velocities_from_momenta` (sweep or block LTDL), :func:`momenta_rate`;
                     :func:`momentum`, :func:`kinetic_energy`, :func:`potential_energy` (on ``tree``,
                     the explicit 6×6 bodies; p = M q̇ by Newton–Euler)
+``contacts``        :class:`Contact` (a frame fixed on a link), :func:`contact_jacobian`,
+                    :func:`contact_forces` (Σ J_cᵀ w_c, the generalized force of contact wrenches)
 
 Spatial vectors are angular first inside, ``[ω; v]`` and ``[n; f]``; the public floating-base and
 wrench arrays are linear first as documented, converted by :func:`floating.public_layout`.
@@ -23,6 +25,7 @@ Compiled code is kept with the robot object (:mod:`baseparam.model._kernels`), s
 The dynamics need only the robot model; the base set (:mod:`baseparam.projection`) evaluates its
 pivot columns through them.
 """
+from .contacts import Contact, contact_forces, contact_jacobian
 from .forward import ForwardDynamics, forward_dynamics
 from .momenta import (generalized_momenta, kinetic_energy, momenta_rate, momentum, potential_energy,
                       velocities_from_momenta)
@@ -33,3 +36,4 @@ __all__ = ["ForwardDynamics", "coriolis_matrix", "coriolis_torque", "forward_dyn
            "generalized_momenta", "gravity_torque", "inverse_dynamics", "kinetic_energy", "mass_matrix",
            "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor", "slotine_li_regressor",
            "velocities_from_momenta"]
+__all__ += ["Contact", "contact_forces", "contact_jacobian"]

@@ -9,6 +9,8 @@
                     :class:`Metrics`
 ``results``         :class:`Identification`, :class:`Metrics` (defined here, re-exported by
                     ``estimators``), :class:`LogResult`
+``floating``        :func:`identify_floating` (→ :class:`FloatingIdentification`) — floating-base robots
+                    by joint torques and contact wrenches, the base equations alone, or momentum
 ``logs``            :func:`identify_logs` — many logs, each reduced on its own (processes, Dask)
 ``plots``           figures of a fit
 """
@@ -25,6 +27,7 @@ _WHERE = {
     **dict.fromkeys(("Trajectory", "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"),
                     "trajectory"),
     "write_trajectory": "writers",
+    **dict.fromkeys(("FloatingIdentification", "identify_floating"), "floating"),
     **dict.fromkeys(("DelayEstimate", "estimate_delay"), "delay"),
 }
 
@@ -32,6 +35,7 @@ __all__ = ["BaseParameterEstimator", "DelayEstimate", "Identification", "LogResu
            "Preprocessing", "Processed", "Trajectory", "estimate_delay", "from_arrays", "from_dataframe", "identify",
            "identify_logs", "identify_payload", "parse_column_map", "preprocess", "read_trajectory",
            "write_trajectory"]
+__all__ += ["FloatingIdentification", "identify_floating"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

@@ -1,0 +1,152 @@
+"""Contacts: a frame fixed on a link, its Jacobian, and the generalized force of a wrench applied there.
+
+A contact frame c sits on link k (k = 0: the base, frame 0; k ≥ 1: the link joint k moves) at a fixed
+placement (rotation R_kc, position p_kc in link k's frame). Its Jacobian J_c(q) maps q̇ to the frame's
+twist [v; ω] in its own axes (v the velocity of its origin): pinocchio's ``getFrameJacobian(...,
+LOCAL)``. A wrench w = [f; n] applied to the robot at the contact (in the contact frame's axes,
+moment about its origin) does the power w·(J_c q̇), so its generalized force is J_cᵀ w (n_v entries:
+for a floating base the first six are [f; n] moved to frame 0, the joints' the torques it makes).
+
+The Jacobian is built from the tree's frames (:class:`~baseparam.dynamics.tree.Tree`): the column
+block of each body on the path from the link to the root is the body's motion subspace carried to
+the contact frame.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..errors import ArgumentError
+from .floating import public_layout
+from .samples import LinkParameters, robot_states
+from .tree import Tree, motion_transform
+
+__all__ = ["Contact", "contact_jacobian", "contact_forces"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Contact:
+    """A frame fixed on a link where a wrench is measured (a foot on a force plate, a wrist F/T sensor).
+
+    Attributes
+    ----------
+    link : int or str
+        0 for the base (frame 0), k ≥ 1 for the link joint k moves (its frame: DH frame k, or the
+        URDF child link's frame); or the joint's name.
+    position : tuple of 3 floats
+        The contact frame's origin in the link's frame (m).
+    rotation : tuple of 3 tuples of 3 floats
+        Its axes in the link's frame (the columns; the identity by default).
+    name : str
+    """
+
+    link: object
+    position: tuple = (0.0, 0.0, 0.0)
+    rotation: tuple = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    name: str = ""
+
+    def __post_init__(self):
+        p = np.asarray(self.position, dtype=float)
+        R = np.asarray(self.rotation, dtype=float)
+        label = f"contact {self.name or self.link!r}"
+        if p.shape != (3,) or not np.isfinite(p).all():
+            raise ArgumentError(f"{label}: position: expected 3 finite numbers, got {self.position!r}")
+        if R.shape != (3, 3) or not np.isfinite(R).all() or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) \
+                or np.linalg.det(R) < 0:
+            raise ArgumentError(f"{label}: rotation: expected a 3×3 rotation matrix, got {self.rotation!r}")
+        object.__setattr__(self, "position", tuple(p.tolist()))
+        object.__setattr__(self, "rotation", tuple(map(tuple, R.tolist())))
+
+    def link_index(self, robot):
+        """The link as an index 0..n_dof (0: the base)."""
+        if isinstance(self.link, str):
+            names = [j.name for j in robot.joints]
+            if self.link not in names:
+                raise ArgumentError(f"contact {self.name or self.link!r}: link: no joint named {self.link!r} "
+                                    f"(joints: {', '.join(n for n in names if n) or 'unnamed'})")
+            return names.index(self.link) + 1
+        if isinstance(self.link, (bool, np.bool_)) or not isinstance(self.link, (int, np.integer)) \
+                or not 0 <= self.link <= robot.n_dof:
+            raise ArgumentError(f"contact {self.name or self.link!r}: link: expected 0 (the base) to "
+                                f"{robot.n_dof} or a joint name, got {self.link!r}")
+        return int(self.link)
+
+
+def _tree(robot, q):
+    return Tree(robot, LinkParameters(robot, np.zeros(_n_standard(robot))), q)
+
+
+def _n_standard(robot):
+    from ..model.parameters import ColumnLayout
+    return ColumnLayout(robot, "pseudo").n_standard
+
+
+def _jacobian(robot, tree, contact):
+    """J_c for a built tree: (S, 6, n_v), rows [v; ω] in the contact frame."""
+    k = contact.link_index(robot)
+    nb = 1 if robot.is_floating else 0
+    body = k - 1 + nb if k > 0 else 0
+    if k == 0 and not robot.is_floating:
+        raise ArgumentError(f"contact {contact.name or contact.link!r}: link 0 is the fixed base; it has no Jacobian")
+    Rp, pp = np.asarray(contact.rotation), np.asarray(contact.position)
+    Rc = tree.R[body] @ Rp
+    pc = tree.P[body] + tree.R[body] @ pp
+    J = np.zeros((tree.S, 6, robot.n_v))
+    b = body
+    while b >= 0:
+        Rt = np.swapaxes(tree.R[b], 1, 2)
+        X = motion_transform(Rt @ Rc, np.einsum("sij,sj->si", Rt, pc - tree.P[b]))   # frame b → contact frame
+        J[:, :, tree.dofs[b]] = X @ tree.A[b]
+        b = tree.parents[b]
+    return public_layout(J, axis=1)                                         # [ω; v] → [v; ω]
+
+
+def contact_jacobian(robot, q, contact):
+    """The contact frame's Jacobian: its twist [v; ω] in its own axes is J_c(q) q̇.
+
+    Parameters
+    ----------
+    robot : Robot
+    q : array_like, shape (n_samples, n_q) or (n_q,)
+    contact : Contact
+
+    Returns
+    -------
+    ndarray, shape (n_samples, 6, n_v) (or (6, n_v))
+    """
+    (q,), single = robot_states(robot, q=q)
+    J = _jacobian(robot, _tree(robot, q), contact)
+    return J[0] if single else J
+
+
+def contact_forces(robot, q, contacts, wrenches):
+    """Σ_c J_cᵀ w_c: the generalized force of wrenches applied to the robot at contact frames.
+
+    Parameters
+    ----------
+    robot : Robot
+    q : array_like, shape (n_samples, n_q)
+    contacts : sequence of Contact
+    wrenches : array_like, shape (n_samples, n_contacts, 6)
+        Each the wrench [f, n] the environment exerts on the robot, in its contact frame's axes,
+        moment about the contact frame's origin (a force plate measures the opposite).
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_v)
+        For a floating base the first six entries are the total wrench [f, n] on the robot moved to
+        frame 0 (frame-0 axes, moment about its origin).
+    """
+    (q,), _ = robot_states(robot, q=np.atleast_2d(q))
+    w = np.asarray(wrenches, dtype=float)
+    if w.shape != (q.shape[0], len(contacts), 6):
+        raise ArgumentError(f"wrenches: expected shape ({q.shape[0]}, {len(contacts)}, 6) (samples, contacts, "
+                            f"[f, n]), got {w.shape}")
+    if not np.isfinite(w).all():
+        raise ArgumentError("wrenches: not finite (NaN or inf)")
+    tree = _tree(robot, q)
+    out = np.zeros((q.shape[0], robot.n_v))
+    for c, contact in enumerate(contacts):
+        out += np.einsum("sri,sr->si", _jacobian(robot, tree, contact), w[:, c])
+    return out

@@ -1,0 +1,564 @@
+"""Identification of floating-base robots (legged robots, humanoids, space robots) by three routes.
+
+The equations of motion of a floating-base robot are linear in its standard parameters β (the base
+body's ten and each link's, friction and rotor inertia where declared), with 6 + n rows:
+
+    W(q, q̇, q̈) β = τ + Σ_c J_c(q)ᵀ w_c,        τ = [wrench applied to the base; joint torques],
+
+w_c the wrench the environment exerts at contact frame c (:class:`~baseparam.dynamics.contacts.Contact`,
+measured by a force plate or a foot/hand force-torque sensor). Three routes use different rows:
+
+``route='torques'``
+    All 6 + n rows: joint torques and contact wrenches (a legged robot on force plates; a space
+    robot under joint torques, no contact).
+``route='base'``
+    The six base-link equations alone (Ayusawa et al.): no joint torque, so no friction, drive or
+    rotor parameter enters; only the contact wrenches (and a wrench applied to the base) are
+    needed. Every link's inertial parameters are in them.
+``route='momentum'``
+    A free-floating robot with no external wrench (and no gravity): its momentum h(t) = H(q, q̇) β
+    [linear; angular about the world origin, world axes] is constant, so (H(t) − h̄) β = 0 at every
+    sample (h̄ the mean over the motion: the same equations as differences from the first sample,
+    less noise). Only joint positions and the base's pose and twist are needed: no force at all.
+
+What a route sees comes from the exact base set (:func:`~baseparam.find_base_parameters`, the
+projection method): all rows see its regroupings Y; the base's six rows (and, without gravity, the
+momentum) see the base parameters flagged ``seen_by_base_equations``. Those are checked against
+the route's own rows at random states (seeded; column-scaled singular values, then the reduced row
+echelon form, each combination named after its first standard parameter) and that numeric form is
+used where they would differ (``result.source`` says which). The momentum route and the
+base route of a robot without contacts are homogeneous (y = 0): the scale of β is not seen, and is
+fixed by ``known`` quantities (one the route sees: the total mass; the base's own mass is regrouped
+into it and not seen alone), stated in the result.
+
+The fit: least squares with per-row weights 1/σ_row from the OLS residual (rows differ in units
+and noise: forces, moments, torques), known quantities as equality constraints, covariance
+(AᵀΣ⁻¹A)⁻¹ with the rows' σ (on the constraints' null space). Noise in the states (q̇, q̈) makes the
+regressor itself noisy: errors in variables, a bias this covariance does not hold.
+``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
+covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
+and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
+The data are used as given (q, q̇, q̈ as logged or simulated: no filtering).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Optional
+
+import numpy as np
+
+from .._validation import check_option
+from ..errors import ArgumentError, DataError, SettingsError
+
+__all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
+
+ROUTES = ("torques", "base", "momentum")
+METHODS = ("ols", "consistent")
+# Singular values of the column-scaled random rows below this fraction of the largest: not seen.
+RANK_TOLERANCE = 1e-8
+# Rounds of row weights from the residual (feasible weighted least squares).
+REWEIGHTING = 1
+
+
+def _layout(robot):
+    from ..model.parameters import ColumnLayout
+    return ColumnLayout(robot, "pseudo")
+
+
+def standard_rows(robot, q, qd, qdd):
+    """W(q, q̇, q̈) of the standard parameters (pseudo), 6 + n rows: :func:`~baseparam.regressor`.
+
+    Returns
+    -------
+    ndarray, shape (n_samples, n_v, n_standard)
+    """
+    from ..dynamics.regressors import regressor
+    from ..model.value import Model
+    return regressor(Model(robot, parameters="pseudo"), q, qd, qdd)
+
+
+def momentum_rows(robot, q, qd):
+    """H(q, q̇) with h = H β the momentum [linear; angular about the world origin] in world axes.
+
+    The base's rows of the regressor at rest with acceleration q̇, less those at rest (gravity), are the
+    first six generalized momenta, M_base(q) q̇: the momentum [linear; angular about the frame-0
+    origin] in frame-0 axes; the base pose moves it to the world.
+
+    Returns
+    -------
+    ndarray, shape (n_samples, 6, n_standard)
+    """
+    from ..dynamics.floating import rotation_matrices
+    from ..dynamics.samples import robot_states
+    from ..dynamics.tree import skew
+
+    (q, qd), _ = robot_states(robot, q=q, qd=qd)
+    zero = np.zeros_like(qd)
+    local = (standard_rows(robot, q, zero, qd) - standard_rows(robot, q, zero, zero))[:, :6]
+    R = rotation_matrices(q[:, 3:7])
+    linear = R @ local[:, :3]
+    return np.concatenate([linear, R @ local[:, 3:] + skew(q[:, :3]) @ linear], axis=1)
+
+
+def route_rows(robot, route, q, qd, qdd=None):
+    """The rows of a route in the standard parameters: all 6 + n (``'torques'``), the base's six
+    (``'base'``) or the momentum's six (``'momentum'``, ``qdd`` unused).
+
+    Returns
+    -------
+    ndarray, shape (n_samples, m, n_standard)
+    """
+    check_option(route, "route", ROUTES, error=SettingsError)
+    if route == "momentum":
+        return momentum_rows(robot, q, qd)
+    W = standard_rows(robot, q, qd, qdd)
+    return W if route == "torques" else W[:, :6]
+
+
+def _random_states(robot, samples, seed):
+    rng = np.random.default_rng(seed)
+    q = np.concatenate([rng.normal(size=(samples, 3)), rng.normal(size=(samples, 4)),
+                        rng.uniform(-np.pi, np.pi, (samples, robot.n_dof))], axis=1)
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    return q, rng.normal(size=(samples, robot.n_v)), rng.normal(size=(samples, robot.n_v))
+
+
+def seen_combinations(robot, route, seed=0):
+    """The combinations of standard parameters a route sees, in reduced row echelon form.
+
+    Parameters
+    ----------
+    robot : Robot
+        With a floating base.
+    route : {'torques', 'base', 'momentum'}
+    seed : int
+        Of the random states whose rows span what the route sees.
+
+    Returns
+    -------
+    E : ndarray, shape (rank, n_standard)
+        Row r is the r-th combination θ_r = E[r] · β; its pivot (first nonzero, equal to 1) is the
+        standard parameter it is named after.
+    pivots : list of int
+    """
+    n = _layout(robot).n_standard
+    rows = max(2 * n // (6 if route != "torques" else robot.n_v) + 8, 16)
+    A = route_rows(robot, route, *_random_states(robot, rows, seed)).reshape(-1, n)
+    d = np.linalg.norm(A, axis=0)
+    d = np.where(d > 1e-12 * max(d.max(), 1e-300), d, 0.0)
+    seen = d > 0
+    _, s, Vt = np.linalg.svd(A[:, seen] / d[seen], full_matrices=False)
+    rank = int((s > RANK_TOLERANCE * s[0]).sum()) if s.size else 0
+    B = np.zeros((rank, n))
+    B[:, seen] = Vt[:rank] * d[seen]          # the row space in the standard coordinates (rows a = a_s ⊙ d)
+    return _echelon(B, d)
+
+
+def route_combinations(robot, route, seed=0, base=None):
+    """What a route sees, from the exact base set where it can be: the combinations, their pivots and
+    where they come from.
+
+    All rows (``'torques'``): the base set's regroupings Y (:func:`~baseparam.find_base_parameters`,
+    the projection method, exact). The base's six rows or the momentum: the base parameters the base
+    equations alone determine (``seen_by_base_equations``) when their regroupings span the same
+    space as :func:`seen_combinations` finds from the route's rows (always so on the robots tested:
+    the space robot, solo12); otherwise that numeric echelon form.
+
+    Parameters
+    ----------
+    base : BaseParameters, optional
+        The robot's base set, if already found (pseudo parameters).
+
+    Returns
+    -------
+    E : ndarray, shape (rank, n_standard)
+    pivots : list of int
+    source : str
+        ``'projection'`` or ``'numeric'``.
+    """
+    from ..projection.base_set import find_base_parameters
+
+    check_option(route, "route", ROUTES, error=SettingsError)
+    base = find_base_parameters(robot, "pseudo") if base is None else base
+    Y = np.asarray(base.Y, dtype=float)
+    pivots = [list(base.standard_names).index(name) for name in base.names]
+    if route == "torques":
+        return Y, pivots, "projection"
+    E, numeric_pivots = seen_combinations(robot, route, seed)
+    flags = base.seen_by_base_equations
+    if flags is not None and int(flags.sum()) == len(E):
+        Ys = Y[flags]
+        gamma = np.linalg.lstsq(E.T, Ys.T, rcond=None)[0]
+        scale = np.maximum(np.abs(Ys).max(axis=1), 1e-300)
+        if (np.abs(gamma.T @ E - Ys).max(axis=1) <= 1e-8 * scale).all():     # the same space: Ys ⊆ span E
+            return Ys, [p for p, f in zip(pivots, flags) if f], "projection"
+    return E, numeric_pivots, "numeric"
+
+
+def _echelon(B, d):
+    """Reduced row echelon form of the row space of B (r × n), pivots chosen in column order (columns
+    weighed by their scales ``d`` for the choice), small entries set to zero."""
+    with np.errstate(divide="ignore", invalid="ignore"):     # scaled coordinates: pivots independent of units
+        R = np.where(d > 0, B / np.where(d > 0, d, 1.0), 0.0)
+    rank, n = R.shape
+    row, pivots = 0, []
+    for col in range(n):
+        if row == rank:
+            break
+        k = row + int(np.argmax(np.abs(R[row:, col])))
+        if abs(R[k, col]) < 1e-7 * max(np.abs(R).max(), 1e-300):
+            continue
+        R[[row, k]] = R[[k, row]]
+        R[row] /= R[row, col]
+        for r in range(rank):
+            if r != row:
+                R[r] -= R[r, col] * R[row]
+        pivots.append(col)
+        row += 1
+    R[np.abs(R) < 1e-10] = 0.0
+    E = R * d
+    E /= E[np.arange(len(pivots)), pivots][:, None]
+    return E, pivots
+
+
+@dataclasses.dataclass(frozen=True)
+class FloatingIdentification:
+    """Parameters of a floating-base robot identified by one route.
+
+    Attributes
+    ----------
+    route : str
+    method : str
+    names : list of str, length R
+        Each identified combination named after its pivot standard parameter (``combinations()``
+        spells them out).
+    combinations_matrix : ndarray, shape (R, n_standard)
+        θ = E β: the identified combinations of the standard parameters (pseudo).
+    values : ndarray, shape (R,)
+        The estimate of θ (the consistent one for ``method='consistent'``).
+    std : ndarray, shape (R,)
+        Standard deviations of the least-squares estimate (0 for what ``known`` fixes).
+    covariance : ndarray, shape (R, R)
+    unconstrained : ndarray, shape (R,)
+        The least-squares estimate (with the known quantities, without the physical constraints).
+    standard : ndarray, shape (n_standard,) or None
+        ``consistent`` only: physically consistent standard parameters (their unseen directions are
+        the prior's, the description's values where it has them).
+    standard_names : list of str
+    unseen : list of str
+        Standard parameters no combination contains.
+    known : dict
+        The quantities that fixed the scale (name → value).
+    rows : list of str
+        The equations fitted per sample.
+    rmse : ndarray, shape (n_rows,)
+        Root-mean-square residual per row (N, N·m, or momentum units).
+    n_samples : int
+    source : str
+        Where the combinations come from: ``'projection'`` (the exact base set's regroupings, or those
+        of them the base equations see) or ``'numeric'`` (the route's rows at random states).
+    """
+
+    route: str
+    method: str
+    names: list
+    combinations_matrix: np.ndarray
+    values: np.ndarray
+    std: np.ndarray
+    covariance: np.ndarray
+    unconstrained: np.ndarray
+    standard: Optional[np.ndarray]
+    standard_names: list
+    unseen: list
+    known: dict
+    rows: list
+    rmse: np.ndarray
+    n_samples: int
+    source: str = "numeric"
+
+    @property
+    def rank(self):
+        return len(self.names)
+
+    def __repr__(self):
+        known = ", ".join(f"{k}={v:g}" for k, v in self.known.items()) or "none"
+        return (f"FloatingIdentification(route={self.route!r}, method={self.method!r}, {self.rank} combinations "
+                f"of {len(self.standard_names)} standard parameters, {len(self.unseen)} unseen, known: {known}, "
+                f"{self.n_samples} samples)")
+
+    def from_standard(self, p):
+        """θ = E p: what the route identifies, of standard parameters ``p`` (n_standard,), e.g. the truth."""
+        return self.combinations_matrix @ np.asarray(p, dtype=float)
+
+    def combinations(self, digits=6):
+        """Each identified combination as text, ``'XX0 + 0.25·M1 − …'``."""
+        out = []
+        for row in self.combinations_matrix:
+            terms = []
+            for c in np.flatnonzero(row):
+                v, name = row[c], self.standard_names[c]
+                text = name if abs(v - 1) < 1e-12 else f"{abs(v):.{digits}g}·{name}"
+                terms.append(("− " if v < 0 else "+ ") + text if terms else ("−" if v < 0 else "") + text)
+            out.append(" ".join(terms))
+        return out
+
+    def to_dict(self):
+        """JSON-ready dict: the route, each combination (name, text, value, standard deviation), the
+        unseen standard parameters, the known quantities, per-row RMSE, and the consistent standard
+        parameters when fitted."""
+        out = {"route": self.route, "method": self.method, "n_samples": self.n_samples, "known": dict(self.known),
+               "combinations": [{"name": n, "combination": c, "value": float(v), "std": float(s)}
+                                for n, c, v, s in zip(self.names, self.combinations(), self.values, self.std)],
+               "unseen": list(self.unseen), "rmse": dict(zip(self.rows, self.rmse.tolist()))}
+        if self.standard is not None:
+            out["standard"] = dict(zip(self.standard_names, self.standard.tolist()))
+        return out
+
+    def summary(self):
+        """Text: each combination's estimate ± standard deviation."""
+        lines = [repr(self)]
+        for name, v, s, text in zip(self.names, self.values, self.std, self.combinations()):
+            lines.append(f"  {name:>6} = {v:+.6g} ± {s:.3g}    ({text})")
+        if self.unseen:
+            lines.append("  unseen: " + " ".join(self.unseen))
+        return "\n".join(lines)
+
+
+def _known_rows(robot, known, names):
+    """(C (k × n_standard), values (k,), labels) of the known quantities: a standard parameter's name or
+    'mass' (the sum of every body's mass)."""
+    layout = _layout(robot)
+    C, v, labels = [], [], []
+    for key, value in (known or {}).items():
+        c = np.zeros(layout.n_standard)
+        if key == "mass":
+            c[[i for i, nm in enumerate(names) if nm.startswith("M") and nm[1:].isdigit()]] = 1.0
+        elif key in names:
+            c[names.index(key)] = 1.0
+        else:
+            raise SettingsError(f"known: {key!r} is neither 'mass' nor a standard parameter name")
+        value = float(value)
+        if not np.isfinite(value):
+            raise SettingsError(f"known: {key}: expected a finite number, got {value!r}")
+        C.append(c)
+        v.append(value)
+        labels.append(key)
+    return np.array(C).reshape(-1, layout.n_standard), np.array(v), labels
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _stack(robot, route, trajectories, contacts, wrenches):
+    """(A (S, m, R-free n_standard), y (S, m)) of every trajectory."""
+    from ..dynamics.contacts import contact_forces
+    As, ys = [], []
+    for k, traj in enumerate(trajectories):
+        if not getattr(traj, "floating", False) or traj.q.shape[1] != robot.n_q:
+            raise DataError(f"{traj.source}: not a floating-base motion of this robot (q needs {robot.n_q} "
+                            f"columns: base position, quaternion x y z w, {robot.n_dof} joints)")
+        if traj.qd is None or (route != "momentum" and traj.qdd is None):
+            raise DataError(f"{traj.source}: the {route} route needs q̇{'' if route == 'momentum' else ' and q̈'} "
+                            "in the trajectory (floating-base data are used as given)")
+        A = route_rows(robot, route, traj.q, traj.qd, traj.qdd)
+        if route == "momentum":
+            A = A - A.mean(axis=0)                              # (H(t) − H̄) β = 0
+            y = np.zeros(A.shape[:2])
+        else:
+            if traj.tau is None:
+                raise DataError(f"{traj.source}: no torques (τ) in the trajectory")
+            y = np.array(traj.tau, dtype=float)
+            if contacts:
+                y = y + contact_forces(robot, traj.q, contacts, wrenches[k])
+            if route == "base":
+                y = y[:, :6]
+        As.append(A)
+        ys.append(y)
+    return np.concatenate(As), np.concatenate(ys)
+
+
+def _constrained_lstsq(A, y, G, g):
+    """argmin ‖A θ − y‖ subject to G θ = g: θ = θ_p + Z φ (Z spanning G's null space).
+
+    Returns θ, the unscaled covariance Z (ZᵀAᵀAZ)⁺ Zᵀ and the residual's degrees of freedom."""
+    r = A.shape[1]
+    if len(G):
+        theta_p = np.linalg.lstsq(G, g, rcond=None)[0]
+        _, s, Vt = np.linalg.svd(G)
+        k = int((s > 1e-12 * s.max()).sum())
+        Z = Vt[k:].T
+    else:
+        theta_p, Z, k = np.zeros(r), np.eye(r), 0
+    # normal equations, columns scaled to unit norm (the tall products dominate; an SVD of A would cost 10×)
+    AZ = A @ Z
+    d = np.sqrt(np.maximum(np.einsum("ij,ij->j", AZ, AZ), np.finfo(float).tiny))
+    N = (AZ.T @ AZ) / np.outer(d, d)
+    Ninv = np.linalg.pinv(N, rcond=1e-13, hermitian=True) / np.outer(d, d)
+    phi = Ninv @ (AZ.T @ (y - A @ theta_p))
+    cov = Z @ Ninv @ Z.T
+    return theta_p + Z @ phi, cov, max(A.shape[0] - (r - k), 1)
+
+
+def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=None, known=None, method="ols",
+                      prior=None, seed=0, base=None) -> FloatingIdentification:
+    """Identify a floating-base robot's parameters by one route (module notes).
+
+    Parameters
+    ----------
+    robot : Robot, Model or str
+        With a floating base (``base: floating``, or a URDF with a floating root); pseudo parameters.
+    data : Trajectory or list of Trajectory
+        Floating-base motions (``floating=True``: q with the base pose, q̇ and q̈ with the base twist
+        and its rate, τ with the wrench applied to the base (zero when none) and the joint torques).
+        The ``momentum`` route needs q and q̇ only.
+    route : {'torques', 'base', 'momentum'}
+    contacts : sequence of Contact
+        The contact frames whose wrenches were measured.
+    wrenches : array_like, shape (n_samples, n_contacts, 6), or a list of them (one per trajectory)
+        The wrench [f, n] the environment exerts on the robot at each contact, in the contact frame's
+        axes, moment about its origin.
+    known : dict, optional
+        Quantities known beforehand, name → value: ``'mass'`` (the sum of all masses, kg) or a
+        standard parameter's name. Needed for a homogeneous route (the momentum route; the base route
+        without contacts); held exactly otherwise. It must be a quantity the route sees: the total
+        mass always is; the base's own mass ``'M0'`` usually is not (the masses regroup into their
+        sum), and is refused then.
+    method : {'ols', 'consistent'}
+    prior : array_like, shape (n_standard,), optional
+        ``consistent`` only: the standard parameters the unseen directions are pulled to (default: the
+        description's values where it has them, else 0).
+    seed : int
+        Of the random states that decide what the base and momentum routes see.
+    base : BaseParameters, optional
+        The robot's base set (pseudo parameters), if already found.
+
+    Returns
+    -------
+    FloatingIdentification
+
+    Examples
+    --------
+    The space robot floating freely while its arms move: its momentum alone, the scale from its mass.
+
+    >>> import numpy as np, baseparam as bp
+    >>> model = bp.Model(bp.load_robot("robots/space_robot.yaml"))
+    >>> k = np.arange(1, 7)
+    >>> ex = bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
+    ...                                  noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)
+    >>> result = bp.identify_floating(model, ex.log, route="momentum", known={"mass": 448.0})
+    >>> result.rank, result.source, result.names[:3]
+    (52, 'projection', ['XX0', 'YY0', 'ZZ0'])
+    >>> bool(np.all(np.abs(result.values - result.from_standard(ex.parameters)) <= 3 * result.std + 1e-9))
+    True
+    """
+    from ..model.loading import load_robot
+    from ..model.value import Model
+
+    check_option(route, "route", ROUTES, error=SettingsError)
+    check_option(method, "method", METHODS, error=SettingsError)
+    robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
+    robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else robot
+    if not robot.is_floating:
+        raise SettingsError(f"robot: {robot.name!r} has a fixed base; use bp.identify")
+    trajectories = _as_list(data)
+    contacts = tuple(contacts)
+    if contacts:
+        if wrenches is None:
+            raise SettingsError("wrenches: contacts are given but no wrenches")
+        wrenches = [np.asarray(w, dtype=float) for w in (wrenches if isinstance(wrenches, list) else [wrenches])]
+        if len(wrenches) != len(trajectories):
+            raise SettingsError(f"wrenches: {len(wrenches)} arrays for {len(trajectories)} trajectories")
+    elif wrenches is not None:
+        raise SettingsError("wrenches: given without contacts (which frames are they measured in?)")
+    if route == "momentum" and contacts:
+        raise SettingsError("contacts: the momentum route is for a robot no external wrench acts on")
+    if route == "momentum" and np.any(robot.gravity_si):
+        raise SettingsError(f"route: the momentum of {robot.name!r} is not conserved under its gravity "
+                            f"{np.asarray(robot.gravity_si).tolist()}; the momentum route is for a robot in orbit "
+                            "(gravity: [0, 0, 0])")
+    layout = _layout(robot)
+    names = list(layout.names)
+    E, pivots, source = route_combinations(robot, route, seed, base)
+    C, c_values, labels = _known_rows(robot, known, names)
+    # a known quantity must be one the route sees: a combination of E's rows
+    G = np.linalg.lstsq(E.T, C.T, rcond=None)[0].T if len(C) else np.zeros((0, len(E)))
+    for label, c, gamma in zip(labels, C, G):
+        if np.abs(gamma @ E - c).max() > 1e-8 * max(np.abs(c).max(), 1.0):
+            raise SettingsError(f"known: the {route} route does not see {label!r} (it cannot fix the scale)")
+    A3, y2 = _stack(robot, route, trajectories, contacts, wrenches)
+    homogeneous = not np.any(y2)
+    if homogeneous and not len(C):
+        raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them): "
+                            "give a known quantity, e.g. known={'mass': total mass in kg} or {'M0': base mass}")
+    S, m, _ = A3.shape
+    Ab = A3 @ np.linalg.pinv(E)                      # (S, m, R): the rows lie in E's row space
+    # rows weighed by the residual of the fit before (forces, moments and torques differ in units and
+    # noise). One round: more would let rows without noise of their own (a free robot's base rows, zero
+    # by physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
+    theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
+    for _ in range(REWEIGHTING):
+        sigma = np.sqrt(np.mean((y2 - Ab @ theta) ** 2, axis=0))
+        sigma = np.maximum(sigma, max(sigma.max(), np.finfo(float).tiny) * 1e-6)
+        Aw, yw = Ab / sigma[None, :, None], y2 / sigma
+        theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
+    # the rows' own σ (not one pooled factor): a noise-free row at the floor must not shrink the others'
+    std = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    std[std <= 1e-10 * np.abs(theta)] = 0.0          # what the known quantities fix (round-off aside)
+    standard, values = None, theta
+    if method == "consistent":
+        if prior is None:
+            try:
+                prior = Model(robot).values()
+            except Exception:                        # a description without inertias: no prior values
+                prior = np.zeros(layout.n_standard)
+        standard = _consistent(robot, E, theta, cov, C, c_values, np.asarray(prior, dtype=float))
+        values = E @ standard
+    rows = ([f"{name}" for name in ("fx", "fy", "fz", "nx", "ny", "nz")] if route != "momentum"
+            else ["px", "py", "pz", "Lx", "Ly", "Lz"])
+    if route == "torques":
+        rows += [j.name or f"joint {k + 1}" for k, j in enumerate(robot.joints)]
+    rmse = np.sqrt(np.mean((y2 - Ab @ values) ** 2, axis=0))
+    unseen = [names[c] for c in range(len(names)) if not np.any(E[:, c])]
+    return FloatingIdentification(route=route, method=method, names=[names[p] for p in pivots],
+                                  combinations_matrix=E, values=values, std=std, covariance=cov,
+                                  unconstrained=theta, standard=standard, standard_names=names, unseen=unseen,
+                                  known=dict(zip(labels, c_values.tolist())), rows=rows, rmse=rmse, n_samples=S,
+                                  source=source)
+
+
+def _consistent(robot, E, theta, cov, C, c_values, prior):
+    """Standard parameters β nearest θ̂ in the metric cov⁻¹ (θ = E β), every body's pseudo-inertia ⪰ 0,
+    friction and rotor inertia ≥ 0, the known quantities held; a tiny pull to ``prior`` fixes the
+    directions the data do not see."""
+    import cvxpy as cp
+
+    layout = _layout(robot)
+    info = np.linalg.pinv(cov)
+    w, V = np.linalg.eigh(0.5 * (info + info.T))
+    L = (V * np.sqrt(np.maximum(w, 0.0))).T
+    beta = cp.Variable(layout.n_standard)
+    scale = max(np.abs(w).max(), 1e-300)
+    objective = cp.sum_squares(L @ (E @ beta - theta)) / scale + 1e-8 * cp.sum_squares(beta - prior)
+    constraints = []
+    bodies = ([layout.base_columns] if layout.base_columns is not None else []) + list(layout.link_columns)
+    for cols in bodies:
+        XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = (beta[int(i)] for i in cols)
+        J = cp.bmat([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]])
+        constraints.append(0.5 * (J + J.T) >> 0)
+    for col in layout.rotor_columns.values():
+        constraints.append(beta[int(col)] >= 0)
+    for (_, kind), col in layout.friction_columns.items():
+        if kind in ("FV", "FC"):
+            constraints.append(beta[int(col)] >= 0)
+    if len(C):
+        constraints.append(C @ beta == c_values)
+    problem = cp.Problem(cp.Minimize(objective), constraints)
+    try:
+        problem.solve(solver=cp.CLARABEL)
+    except cp.error.SolverError as exc:
+        raise ArgumentError(f"consistent fit: the solver failed ({exc})") from None
+    if beta.value is None:
+        raise ArgumentError(f"consistent fit: no solution ({problem.status})")
+    return np.asarray(beta.value, dtype=float)

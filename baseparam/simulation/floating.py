@@ -1,0 +1,277 @@
+"""Simulated experiments with floating-base robots, logged as sensors would: the three identification
+routes of :func:`~baseparam.identify_floating` compared on known truth.
+
+* :func:`stance_motion` — a legged robot standing on its feet while its base moves: the base pose
+  prescribed, the joints solved (Newton, per sample) so that every contact point stays where it was
+  at the start; q̇ from the contact Jacobians (the feet's velocity zero), q̈ by central differences.
+* :func:`contact_experiment` — a prescribed motion on force plates: inverse dynamics gives the 6 + n
+  generalized forces it needs; the base's six (no actuator there) come from the contact wrenches,
+  the minimum-norm distribution over the contacts (in N and N·m as they are: no friction cone, no
+  unilateral constraint, no contact dynamics); the joint torques are the rest. The log carries
+  joint and F/T sensor noise, and a gyro/velocity noise on the base twist.
+* :func:`free_floating_experiment` — a free-floating robot (no external wrench) driven by joint
+  torques, simulated by :func:`~baseparam.simulate`, its log with joint and base-twist noise.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..errors import ArgumentError, SimulationError
+from ..motion import Trajectory
+
+__all__ = ["FloatingExperiment", "contact_experiment", "free_floating_experiment", "stance_motion"]
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class FloatingExperiment:
+    """A simulated floating-base experiment: the sensors' log beside the truth.
+
+    Attributes
+    ----------
+    log : Trajectory
+        What the sensors give (floating: base pose, twist and its rate, joint states; τ = [0, joint
+        torques]), with noise.
+    wrenches : ndarray, shape (n_samples, n_contacts, 6)
+        The contact wrenches [f, n] the environment exerts on the robot, each in its contact frame, as
+        the F/T sensors log them (with noise; a force plate logs the opposite).
+    contacts : tuple of Contact
+    truth : Trajectory
+        The noise-free motion and forces.
+    true_wrenches : ndarray, shape (n_samples, n_contacts, 6)
+    parameters : ndarray, shape (n_standard,)
+        The true standard parameters (pseudo).
+    notes : tuple of str
+        What the simulation models and what it does not.
+    """
+
+    log: Trajectory
+    wrenches: np.ndarray
+    contacts: tuple
+    truth: Trajectory
+    true_wrenches: np.ndarray
+    parameters: np.ndarray
+    notes: tuple
+
+    def __repr__(self):
+        return (f"FloatingExperiment({self.log.n_samples} samples, {self.log.n_dof} joints, "
+                f"{len(self.contacts)} contacts)")
+
+
+def _euler_zyx(angles):
+    """R = Rz(yaw) Ry(pitch) Rx(roll) of (S, 3) angles (yaw, pitch, roll) → (S, 3, 3)."""
+    y, p, r = angles.T
+    cy, sy, cp, sp, cr, sr = np.cos(y), np.sin(y), np.cos(p), np.sin(p), np.cos(r), np.sin(r)
+    return np.stack([np.stack([cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr], -1),
+                     np.stack([sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], -1),
+                     np.stack([-sp, cp * sr, cp * cr], -1)], -2)
+
+
+def _quaternions(R):
+    """Unit quaternions (x, y, z, w) of rotation matrices (S, 3, 3) (scipy's conversion)."""
+    from scipy.spatial.transform import Rotation
+    return Rotation.from_matrix(R).as_quat()
+
+
+def _contact_points(robot, q, contacts):
+    """World positions (S, C, 3) of the contact frames' origins, and the tree."""
+    from ..dynamics.contacts import _tree
+    tree = _tree(robot, q)
+    nb = 1 if robot.is_floating else 0
+    points = []
+    for c in contacts:
+        k = c.link_index(robot)
+        b = k - 1 + nb if k > 0 else 0
+        points.append(tree.P[b] + tree.R[b] @ np.asarray(c.position))
+    return np.stack(points, 1), tree
+
+
+def _world_linear_jacobians(robot, q, contacts):
+    """(S, 3C, n_v): the world velocity of each contact point, J_world = R_c J_c[:3]."""
+    from ..dynamics.contacts import _jacobian
+    _, tree = _contact_points(robot, q, contacts)
+    nb = 1 if robot.is_floating else 0
+    blocks = []
+    for c in contacts:
+        k = c.link_index(robot)
+        b = k - 1 + nb if k > 0 else 0
+        Rc = tree.R[b] @ np.asarray(c.rotation)
+        blocks.append(Rc @ _jacobian(robot, tree, c)[:, :3])
+    return np.concatenate(blocks, 1)
+
+
+def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterations=30, tolerance=1e-12):
+    """A floating-base motion with the contact points held still: the base follows the given pose,
+    the joints are solved for.
+
+    Parameters
+    ----------
+    robot : Robot
+    t : array_like, shape (S,)
+        Uniform times (s).
+    q0 : array_like, shape (n_q,)
+        The standing configuration: where the contact points are held.
+    base_position : array_like, shape (S, 3)
+        The frame-0 origin in the world (m).
+    base_angles : array_like, shape (S, 3)
+        Yaw, pitch, roll (rad; R = Rz Ry Rx).
+    contacts : sequence of Contact
+        Point contacts (only their origins are held: a foot may roll about its point); 3 per contact
+        and the joints should make a square or wide system (solo12's four feet and 12 joints).
+    iterations : int
+    tolerance : float
+        Of the contact points' distance to where they started (m).
+
+    Returns
+    -------
+    q : ndarray, shape (S, n_q)
+    qd, qdd : ndarray, shape (S, n_v)
+        The base twist [v, ω] in frame 0 and its rate by central differences (second order), the joint
+        velocities from the contact Jacobians, their rate by central differences.
+    """
+    t = np.asarray(t, dtype=float)
+    S = len(t)
+    q0 = np.asarray(q0, dtype=float)
+    pos, ang = np.asarray(base_position, dtype=float), np.asarray(base_angles, dtype=float)
+    if pos.shape != (S, 3) or ang.shape != (S, 3):
+        raise ArgumentError(f"base_position, base_angles: expected ({S}, 3) each, got {pos.shape}, {ang.shape}")
+    targets, _ = _contact_points(robot, q0[None], contacts)
+    R = _euler_zyx(ang)
+    q = np.tile(q0, (S, 1))
+    q[:, :3], q[:, 3:7] = pos, _quaternions(R)
+    for _ in range(iterations):
+        points, _ = _contact_points(robot, q, contacts)
+        error = (targets - points).reshape(S, -1)
+        if np.abs(error).max() < tolerance:
+            break
+        J = _world_linear_jacobians(robot, q, contacts)[:, :, 6:]
+        q[:, 7:] += np.einsum("sij,sj->si", np.linalg.pinv(J), error)
+    else:
+        raise SimulationError(f"stance_motion: the contact points could not be held (off by "
+                              f"{np.abs(error).max():.3g} m): a base pose out of the legs' reach?")
+    # the base twist in frame 0: v = Rᵀ ṗ, [ω]× = Rᵀ Ṙ
+    Rdot = np.gradient(R, t, axis=0)
+    Rt = np.swapaxes(R, 1, 2)
+    W = Rt @ Rdot
+    v = np.einsum("sij,sj->si", Rt, np.gradient(pos, t, axis=0))
+    w = 0.5 * np.stack([W[:, 2, 1] - W[:, 1, 2], W[:, 0, 2] - W[:, 2, 0], W[:, 1, 0] - W[:, 0, 1]], -1)
+    qd = np.zeros((S, robot.n_v))
+    qd[:, :3], qd[:, 3:6] = v, w
+    J = _world_linear_jacobians(robot, q, contacts)
+    qd[:, 6:] = -np.einsum("sij,sj->si", np.linalg.pinv(J[:, :, 6:]), np.einsum("sij,sj->si", J[:, :, :6], qd[:, :6]))
+    return q, qd, np.gradient(qd, t, axis=0)
+
+
+def _log(truth, noise, twist_noise, seed):
+    """The sensors' log of a noise-free floating motion: joint noise (SensorNoise), the base twist's."""
+    from .integrate import logged
+    fields = {"q": truth.q, "qd": truth.qd, "qdd": truth.qdd, "tau": truth.tau}
+    log = logged(truth.n_dof, truth.t, fields, noise, None, ("q", "qd", "qdd", "tau"), truth.source, True)
+    if twist_noise:
+        rng = np.random.default_rng(seed + 1)
+        qd = log.qd.copy()
+        qd[:, :6] += rng.standard_normal((log.n_samples, 6)) * np.broadcast_to(np.asarray(twist_noise, float), (6,))
+        log = dataclasses.replace(log, qd=qd)
+    return log
+
+
+def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=None, wrench_noise=(0.0, 0.0),
+                       twist_noise=0.0, seed=0):
+    """A prescribed floating-base motion on force plates, with the forces it needs, logged with noise.
+
+    Parameters
+    ----------
+    model : Model
+        The true robot (floating base) and parameters.
+    t : array_like, shape (S,)
+    q : array_like, shape (S, n_q)
+    qd, qdd : array_like, shape (S, n_v)
+    contacts : sequence of Contact
+        The frames the F/T sensors (or force plates, their wrench moved there) measure.
+    point : bool
+        Point contacts (a legged robot's round feet): forces only, the moment about each contact
+        point zero; else full wrenches (flat feet, hands gripping).
+    noise : SensorNoise, optional
+        On the joints' columns (positions, velocities, accelerations, torques).
+    wrench_noise : (float, float)
+        Standard deviations of the F/T sensors' force (N) and moment (N·m) components.
+    twist_noise : float or sequence of 6
+        Of the logged base twist [v, ω] (m/s, rad/s; an estimator's or a gyro's).
+    seed : int
+
+    Returns
+    -------
+    FloatingExperiment
+    """
+    from ..dynamics.contacts import _jacobian, _tree
+    from ..dynamics.newton_euler import inverse_dynamics
+
+    robot = model.robot
+    if not robot.is_floating:
+        raise ArgumentError(f"model: {robot.name!r} has a fixed base; contact experiments are for floating bases")
+    if not contacts:
+        raise ArgumentError("contacts: none given; the base's six equations need the wrenches of at least one "
+                            "contact (free_floating_experiment simulates a robot without any)")
+    t = np.asarray(t, dtype=float)
+    needed = inverse_dynamics(model, q, qd, qdd)                         # (S, 6 + n)
+    tree = _tree(robot, np.asarray(q, dtype=float))
+    J = np.stack([_jacobian(robot, tree, c) for c in contacts], 1)     # (S, C, 6, n_v)
+    S, C = J.shape[:2]
+    k = 3 if point else 6                                              # a point contact: forces only
+    G = np.swapaxes(J[:, :, :k, :6], 2, 3).transpose(0, 2, 1, 3).reshape(S, 6, k * C)   # base rows of Σ J_cᵀ w_c
+    w = np.zeros((S, C, 6))
+    w[:, :, :k] = np.einsum("sij,sj->si", np.linalg.pinv(G), needed[:, :6]).reshape(S, C, k)
+    applied = np.einsum("scri,scr->si", J, w)
+    tau = np.concatenate([np.zeros((S, 6)), needed[:, 6:] - applied[:, 6:]], axis=1)
+    truth = Trajectory(t=t, q=np.asarray(q, dtype=float), qd=np.asarray(qd, dtype=float),
+                       qdd=np.asarray(qdd, dtype=float), tau=tau, floating=True,
+                       source=f"contact_experiment({robot.name})")
+    log = _log(truth, noise, twist_noise, seed)
+    rng = np.random.default_rng(seed + 2)
+    sigma = np.repeat(np.asarray(wrench_noise, dtype=float), 3)
+    logged_w = w + rng.standard_normal(w.shape) * sigma
+    notes = ("the motion is prescribed (base pose; joints as given), not simulated: its forces come from inverse "
+             "dynamics",
+             "contact wrenches: the minimum-norm split of the base's six equations over the contacts ("
+             + ("point contacts: forces only" if point else "full wrenches, N and N·m weighed alike")
+             + "; no friction cone, no unilateral constraint, no contact compliance)",
+             "noise: joints (SensorNoise), F/T sensors (Gaussian per component), base twist; the base pose is exact")
+    return FloatingExperiment(log=log, wrenches=logged_w, contacts=tuple(contacts), truth=truth, true_wrenches=w,
+                              parameters=model.values(), notes=notes)
+
+
+def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=0.0, seed=0):
+    """A free-floating robot (no external wrench, no contact) under joint torques, simulated and logged.
+
+    Parameters
+    ----------
+    model : Model
+    t : array_like, shape (S,)
+    tau : callable or array_like
+        Joint torques as :func:`~baseparam.simulate` takes them (rows of n_dof: the base stays free).
+    q0 : array_like, shape (n_q,), optional
+        Default: the base at the origin, unturned, the joints at 0; the robot starts at rest.
+    noise : SensorNoise, optional
+    twist_noise : float or sequence of 6
+    seed : int
+
+    Returns
+    -------
+    FloatingExperiment
+        With no contacts (``wrenches`` of shape (S, 0, 6)).
+    """
+    from .integrate import simulate
+
+    robot = model.robot
+    if q0 is None:
+        q0 = np.zeros(robot.n_q)
+        q0[6] = 1.0
+    truth = simulate(model, t, q0, np.zeros(robot.n_v), tau=tau, record=("q", "qd", "qdd", "tau"))
+    log = _log(truth, noise, twist_noise, seed)
+    S = truth.n_samples
+    notes = ("simulated by bp.simulate (DOP853, rtol = atol = 1e-9): free floating, no gravity term unless the "
+             "description has one, no external wrench",
+             "noise: joints (SensorNoise), base twist; the base pose is exact")
+    return FloatingExperiment(log=log, wrenches=np.zeros((S, 0, 6)), contacts=(), truth=truth,
+                              true_wrenches=np.zeros((S, 0, 6)), parameters=model.values(), notes=notes)

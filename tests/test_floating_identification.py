@@ -1,0 +1,313 @@
+"""Floating-base identification (issue 27, deliverables 3–4): the three routes and the experiments.
+
+Checked against independent things: the contact Jacobian against pinocchio's ``getFrameJacobian``
+(the space robot's DH model built in pinocchio, and example-robot-data's solo12 URDF with a
+free-flyer, whose foot frames pinocchio places itself); each route's estimate against the simulated
+truth — every combination it sees within 3σ, and the normalized errors' mean square near 1 (so the
+standard deviations are not merely generous); the base route against the structure (no friction or
+rotor column enters the base equations).
+"""
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.identification.floating import identify_floating, seen_combinations
+from conftest import ROOT
+
+SPACE = ROOT / "robots" / "space_robot.yaml"
+
+
+def solo12_path():
+    try:
+        files = importlib.metadata.files("example-robot-data") or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return next((f.locate() for f in files if f.name == "solo12.urdf"), None)
+
+
+SOLO = solo12_path()
+needs_solo = pytest.mark.skipif(SOLO is None, reason="example-robot-data is not installed")
+
+
+@functools.cache
+def solo12():
+    """solo12 with a floating base (`load_robot(..., floating=True)`: its root link flies), its four feet as
+    point contacts at the fixed ankle joints' origins on the lower legs."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the URDF's tiny round-offs
+        robot = bp.load_robot(SOLO, floating=True)
+    contacts = []
+    for joint in ET.parse(SOLO).getroot().iter("joint"):
+        if joint.get("name", "").endswith("_ANKLE"):
+            xyz = [float(x) for x in joint.find("origin").get("xyz").split()]
+            contacts.append(bp.Contact(joint.get("name")[:2] + "_KFE", xyz, name=joint.get("name")[:2]))
+    return robot, tuple(contacts)
+
+
+def z_scores(result, truth):
+    seen = result.std > 0                       # what a known quantity fixes has no deviation
+    return (result.values[seen] - result.from_standard(truth)[seen]) / result.std[seen]
+
+
+def assert_within(result, truth, lower=0.5, upper=1.6):
+    z = z_scores(result, truth)
+    assert np.abs(z).max() <= 3.0, (result.route, np.abs(z).max())
+    # calibrated, not inflated: the error's Mahalanobis norm in the estimate's covariance is χ²-like
+    # (the estimates are correlated — one scale for all when the scale is set by few rows — so their
+    # z's are not independent and Σz² alone says little)
+    error = result.values - result.from_standard(truth)
+    dof = np.linalg.matrix_rank(result.covariance, hermitian=True, rtol=1e-10)
+    d2 = error @ np.linalg.pinv(result.covariance, hermitian=True, rtol=1e-10) @ error
+    assert lower < d2 / dof < upper, (result.route, d2 / dof, dof)
+
+
+# -- the generalized force of a contact wrench -------------------------------------------------------
+def test_contact_jacobian_against_pinocchio_space_robot():
+    pin = pytest.importorskip("pinocchio")
+    from scipy.spatial.transform import Rotation
+    from pin_model import build_model
+
+    robot = bp.load_robot(SPACE)
+    model, frames = build_model(robot)
+    rng = np.random.default_rng(7)
+    for link in (0, 2, 3, 6):
+        R, p = Rotation.from_rotvec(rng.normal(size=3)).as_matrix(), rng.normal(size=3)
+        contact = bp.Contact(link, p, R)
+        if link:
+            frame = model.frames[frames[link - 1]]
+            fid = model.addFrame(pin.Frame(f"c{link}", frame.parentJoint, frame.placement * pin.SE3(R, p),
+                                           pin.FrameType.OP_FRAME))
+        else:
+            fid = model.addFrame(pin.Frame("c0", 1, pin.SE3(R, p), pin.FrameType.OP_FRAME))
+        data = model.createData()
+        q = np.concatenate([rng.normal(size=3), Rotation.random(random_state=link).as_quat(), rng.normal(size=6)])
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        J = pin.getFrameJacobian(model, data, fid, pin.LOCAL)
+        np.testing.assert_allclose(bp.contact_jacobian(robot, q, contact), J, atol=1e-12)
+        w = rng.normal(size=6)
+        np.testing.assert_allclose(bp.contact_forces(robot, q[None], [contact], w[None, None])[0], J.T @ w,
+                                   atol=1e-12)
+
+
+@needs_solo
+def test_contact_jacobian_against_pinocchio_solo12_feet():
+    pin = pytest.importorskip("pinocchio")
+    robot, contacts = solo12()
+    model = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
+    data = model.createData()
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q = pin.randomConfiguration(model, -np.pi * np.ones(model.nq), np.pi * np.ones(model.nq))
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        for contact in contacts:
+            J = pin.getFrameJacobian(model, data, model.getFrameId(contact.name + "_FOOT"), pin.LOCAL)
+            np.testing.assert_allclose(bp.contact_jacobian(robot, q, contact), J, atol=1e-12)
+        w = rng.normal(size=(1, 4, 6))
+        expected = sum(pin.getFrameJacobian(model, data, model.getFrameId(c.name + "_FOOT"), pin.LOCAL).T @ w[0, k]
+                       for k, c in enumerate(contacts))
+        np.testing.assert_allclose(bp.contact_forces(robot, q[None], contacts, w)[0], expected, atol=1e-12)
+
+
+def test_contact_refuses_bad_input():
+    robot = bp.load_robot(SPACE)
+    with pytest.raises(bp.ArgumentError, match="rotation: expected a 3×3 rotation matrix"):
+        bp.Contact(1, rotation=np.diag([1.0, 1.0, -1.0]))
+    with pytest.raises(bp.ArgumentError, match="link: expected 0 \\(the base\\) to 6"):
+        bp.contact_jacobian(robot, np.r_[np.zeros(6), 1.0, np.zeros(6)], bp.Contact(7))
+    with pytest.raises(bp.ArgumentError, match="wrenches: expected shape \\(1, 1, 6\\)"):
+        bp.contact_forces(robot, np.r_[np.zeros(6), 1.0, np.zeros(6)][None], [bp.Contact(1)], np.zeros((1, 2, 6)))
+
+
+# -- what the routes see -----------------------------------------------------------------------------
+def same_space(A, B):
+    """Row spaces equal: each in the other's span (relative residual ≤ 1e-8), the same dimension."""
+    def inside(X, Y):
+        g = np.linalg.lstsq(Y.T, X.T, rcond=None)[0]
+        return np.abs(g.T @ Y - X).max() <= 1e-8 * max(np.abs(X).max(), 1.0)
+    return len(A) == len(B) and inside(A, B) and inside(B, A)
+
+
+@needs_solo
+def test_momentum_rows_give_the_momentum():
+    """The momentum route's rows (the regressor's base rows at rest with acceleration q̇, less gravity, moved
+    to the world) times β equal bp.momentum (the tree's bodies, another computation), under gravity too."""
+    from baseparam.identification.floating import _random_states, momentum_rows
+    robot, _ = solo12()
+    q, qd, _ = _random_states(robot, 50, 4)
+    model = bp.Model(robot)
+    np.testing.assert_allclose(momentum_rows(robot, q, qd) @ model.values(), bp.momentum(model, q, qd),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_what_each_route_sees():
+    """The base route sees no friction or rotor parameter, all rows see every one; and the routes' rows
+    at random states see exactly the projection method's base set (all rows) and the base parameters
+    it flags as seen by the base equations (the base's six rows; the momentum, no gravity): two
+    independent computations, the same spaces and the same pivot names."""
+    from baseparam.identification.floating import route_combinations
+    drives = "{type: revolute, friction: [0.3, 0.1, 0.05], rotor_inertia: 0.02,"
+    robot = bp.parse_robot(SPACE.read_text(encoding="utf-8").replace("{type: revolute,", drives), "sf.yaml")
+    names = list(bp.ColumnLayout(robot, "pseudo").names)
+    drive = [k for k, n in enumerate(names) if n[:2] in ("FV", "FC", "FO", "IA")]
+    assert len(drive) == 24
+    E = {route: seen_combinations(robot, route) for route in ("torques", "base", "momentum")}
+    assert not E["base"][0][:, drive].any()                 # the base equations hold no drive parameter
+    assert all(E["torques"][0][:, k].any() for k in drive)  # the joints' equations see every one
+    inertial = [k for k in range(len(names)) if k not in drive]
+    assert same_space(E["base"][0], E["momentum"][0])        # no gravity: the base equations are h's rate
+    assert len(E["base"][0]) == np.linalg.matrix_rank(E["torques"][0][:, inertial])
+    base = bp.find_base_parameters(robot)
+    Y = np.asarray(base.Y, dtype=float)
+    assert same_space(Y, E["torques"][0]) and [names[p] for p in E["torques"][1]] == list(base.names)
+    for route in ("base", "momentum"):
+        assert same_space(Y[base.seen_by_base_equations], E[route][0])
+        assert route_combinations(robot, route, base=base)[2] == "projection"
+    assert base.rank == 76 and base.seen_by_base_equations.sum() == 52
+
+
+# -- the routes on simulated experiments -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def space_experiment():
+    model = bp.Model(bp.load_robot(SPACE))
+    k = np.arange(1, 7)
+
+    def tau(t, q, qd):
+        return 3 * np.sin(0.5 * k * t + k) + 2 * np.sin(0.43 * k * t)
+
+    return bp.free_floating_experiment(model, np.linspace(0, 20, 801), tau,
+                                       noise=bp.SensorNoise(tau=0.05, qd=0.002, seed=1), twist_noise=0.0005, seed=1)
+
+
+def test_space_robot_torques_route(space_experiment):
+    # torque noise only: with noisy velocities the regressor itself is noisy (errors in variables, which
+    # least squares does not model: with this log's q̇ the normalized error is ~1.9 per dimension);
+    # the momentum route below takes the noisy velocities. With exact states a free robot's base rows
+    # have no noise of their own: their weights, from the OLS residual, make the deviations generous
+    # in the directions those rows decide (no lower bound on the normalized error here)
+    ex = space_experiment
+    log = bp.Trajectory(t=ex.log.t, q=ex.truth.q, qd=ex.truth.qd, qdd=ex.truth.qdd, tau=ex.log.tau, floating=True)
+    result = identify_floating(bp.load_robot(SPACE), log, route="torques")
+    assert result.rank == 52 and not result.unseen
+    assert_within(result, ex.parameters, lower=0.0)
+
+
+def test_space_robot_momentum_route(space_experiment):
+    ex = space_experiment
+    robot = bp.load_robot(SPACE)
+    with pytest.raises(bp.SettingsError, match="homogeneous"):
+        identify_floating(robot, ex.log, route="momentum")
+    with pytest.raises(bp.SettingsError, match="neither 'mass' nor a standard parameter name"):
+        identify_floating(robot, ex.log, route="momentum", known={"FV1": 1.0})
+    with pytest.raises(bp.SettingsError, match="the momentum route does not see 'M0'"):
+        identify_floating(robot, ex.log, route="momentum", known={"M0": 400.0})     # masses seen as their sum
+    result = identify_floating(robot, ex.log, route="momentum", known={"mass": 448.0})
+    assert result.known == {"mass": 448.0} and result.rank == 52
+    assert_within(result, ex.parameters)
+    assert abs(result.values @ np.linalg.lstsq(result.combinations_matrix.T, np.r_[
+        [1.0 if n.startswith("M") and n[1:].isdigit() else 0.0 for n in result.standard_names]], rcond=None)[0]
+        - 448.0) < 1e-9
+
+
+@needs_solo
+def test_seen_ranks_equal_pinocchio_free_flyer_regressor():
+    """What the torques and base routes see: as many combinations as the numeric rank of pinocchio's
+    free-flyer joint-torque regressor (all rows, and its first six), stacked over random states."""
+    pin = pytest.importorskip("pinocchio")
+    robot, _ = solo12()
+    model = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
+    data = model.createData()
+    rng = np.random.default_rng(0)
+    stacked = []
+    for _ in range(30):
+        q = pin.randomConfiguration(model, -np.pi * np.ones(model.nq), np.pi * np.ones(model.nq))
+        stacked.append(pin.computeJointTorqueRegressor(model, data, q, rng.normal(size=model.nv),
+                                                       rng.normal(size=model.nv)).copy())
+
+    def rank(Y):
+        d = np.linalg.norm(Y, axis=0)
+        s = np.linalg.svd(Y[:, d > 1e-12] / d[d > 1e-12], compute_uv=False)
+        return int((s > 1e-8 * s[0]).sum())
+
+    assert len(seen_combinations(robot, "torques")[0]) == rank(np.concatenate(stacked)) == 94
+    assert len(seen_combinations(robot, "base")[0]) == rank(np.concatenate([Y[:6] for Y in stacked])) == 94
+
+
+@needs_solo
+def test_momentum_route_refuses_gravity_and_contacts():
+    robot, contacts = solo12()
+    q = np.tile(np.r_[0, 0, 0.25, 0, 0, 0, 1, [0.0, 0.8, -1.6] * 4], (12, 1))
+    log = bp.Trajectory(t=np.arange(12.0), q=q, qd=np.zeros((12, 18)), qdd=np.zeros((12, 18)), tau=np.zeros((12, 18)),
+                        floating=True)
+    with pytest.raises(bp.SettingsError, match="not conserved under its gravity"):
+        identify_floating(bp.Model(robot), log, route="momentum", known={"mass": 2.5})
+    with pytest.raises(bp.SettingsError, match="no external wrench"):
+        identify_floating(robot, log, route="momentum", contacts=contacts, wrenches=np.zeros((12, 4, 6)))
+    with pytest.raises(bp.SettingsError, match="wrenches: given without contacts"):
+        identify_floating(robot, log, route="base", wrenches=np.zeros((12, 4, 6)))
+    with pytest.raises(bp.ArgumentError, match=r"wrenches: expected shape \(12, 4, 6\)"):
+        identify_floating(robot, log, route="base", contacts=contacts, wrenches=np.zeros((12, 3, 6)))
+
+
+def test_space_robot_base_route(space_experiment):
+    # free floating: the base's six equations are homogeneous (no wrench), the scale from the mass. All
+    # their noise is in the regressor (q̇ enters the Coriolis terms squared): errors in variables, which
+    # the least-squares covariance does not hold — the normalized error is 1.8 per dimension here (the
+    # momentum route, linear in q̇, stays near 1 on the same log), so its upper bound is wider
+    ex = space_experiment
+    result = identify_floating(bp.load_robot(SPACE), ex.log, route="base", known={"mass": 448.0})
+    assert result.rank == 52 and result.source == "projection" and result.rows[:3] == ["fx", "fy", "fz"]
+    assert_within(result, ex.parameters, upper=2.5)
+
+
+@needs_solo
+def test_legged_robot_on_force_plates_torques_and_base_routes():
+    robot, contacts = solo12()
+    model = bp.Model(robot)
+    q0 = np.r_[0, 0, 0.25, 0, 0, 0, 1, [0, 0.8, -1.6] * 4]
+    t = np.linspace(0, 8, 321)
+    position = np.column_stack([0.03 * np.sin(1.1 * t), 0.03 * np.sin(0.7 * t + 1), 0.25 + 0.03 * np.sin(1.7 * t + 2)])
+    angles = np.column_stack([0.15 * np.sin(0.9 * t), 0.12 * np.sin(1.3 * t + 0.5), 0.12 * np.sin(1.9 * t + 1)])
+    q, qd, qdd = bp.stance_motion(robot, t, q0, position, angles, contacts)
+    feet = np.stack([bp.contact_jacobian(robot, q, c)[:, :3] for c in contacts], 1)
+    assert np.abs(np.einsum("scij,sj->sci", feet, qd)).max() < 1e-9            # the feet stand still
+    ex = bp.contact_experiment(model, t, q, qd, qdd, contacts, point=True, noise=bp.SensorNoise(tau=0.01, seed=3),
+                               wrench_noise=(0.2, 0.0), seed=3)
+    np.testing.assert_allclose(ex.true_wrenches[:, :, 3:], 0.0)                  # point feet: no moment
+    # the logged forces satisfy the equations of motion with the truth
+    forces = bp.contact_forces(robot, q, contacts, ex.true_wrenches)
+    np.testing.assert_allclose(bp.inverse_dynamics(model, q, qd, qdd), ex.truth.tau + forces, atol=1e-9)
+    full = identify_floating(robot, ex.log, route="torques", contacts=contacts, wrenches=ex.wrenches)
+    base = identify_floating(robot, ex.log, route="base", contacts=contacts, wrenches=ex.wrenches)
+    assert full.rank == base.rank                 # no friction declared: the base equations see as much
+    assert full.source == base.source == "projection"
+    assert_within(full, ex.parameters)
+    assert_within(base, ex.parameters)
+
+
+def test_consistent_fit_is_physical(space_experiment):
+    robot = bp.load_robot(SPACE)
+    ex = space_experiment
+    result = identify_floating(robot, ex.log, route="momentum", known={"mass": 448.0}, method="consistent")
+    layout = bp.ColumnLayout(robot, "pseudo")
+    for cols in [layout.base_columns, *layout.link_columns]:
+        XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = result.standard[cols]
+        P = np.array([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]])
+        assert np.linalg.eigvalsh(P).min() > -1e-6 * max(M, 1.0)
+    assert abs(sum(result.standard[c[9]] for c in [layout.base_columns, *layout.link_columns]) - 448.0) < 1e-6
+    # the truth is physical: the constraints move the estimate little (in its standard deviations)
+    z = (result.values - result.unconstrained)[result.std > 0] / result.std[result.std > 0]
+    assert np.abs(z).max() < 3.0
+    assert "momentum" in repr(result) and "±" in result.summary()
+    import json
+    out = json.loads(json.dumps(result.to_dict()))
+    assert out["known"] == {"mass": 448.0} and len(out["combinations"]) == 52 and len(out["standard"]) == 70
+    assert set(out["rmse"]) == {"px", "py", "pz", "Lx", "Ly", "Lz"}
