@@ -163,6 +163,7 @@ FLAGS = {
     "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
     "method": "--method", "weighting": "--weighting", "prior": "--prior", "prior_weight": "--prior-weight",
     "mass_bounds": "--mass-bounds", "total_mass": "--total-mass", "scheduler": "--scheduler",
+    "route": "--route", "known": "--known",
     # excite
     "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
@@ -389,8 +390,9 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
-# The commands that take fixed-base robots only (for now); `find` and `export` take floating bases too.
-FIXED_BASE_COMMANDS = ("identify",)
+# The commands that take fixed-base robots only (for now); `find`, `export` and `identify` (its --route
+# branch, _identify_floating) take floating bases too.
+FIXED_BASE_COMMANDS = ()
 
 
 def _robot_options(command):
@@ -718,10 +720,20 @@ def _trajectory_options(command):
               help="Reduce the logs on a Dask cluster: its scheduler's address (tcp://host:8786), or local to "
                    "start one of --workers processes (needs pip install 'baseparam[dask]').")
 @_memory_option
+@click.option("--route", type=click.Choice(["torques", "base", "momentum"]),
+              help="Floating-base robots: the equations fitted: all 6 + n (joint torques and contact wrenches), the "
+                   "base's six alone (no torque, no friction), or the momentum of a free-floating robot (no force, "
+                   "no gravity). Logs as docs/formats.md, \"Floating-base logs\" (used as given: no filtering).")
+@click.option("--contacts", "contacts_file", type=click.Path(dir_okay=False), metavar="CONTACTS.yaml",
+              help="Floating-base robots: the contact frames whose wrenches the logs hold (w1_fx … per contact).")
+@click.option("--known", "known", multiple=True, metavar="NAME=VALUE",
+              help="Floating-base robots: a quantity known beforehand, e.g. mass=448 (the total mass, kg) or a "
+                   "standard parameter's name; fixes the scale of the momentum route and of the base route "
+                   "without contacts. Repeatable.")
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, topic, clock, delay, gains,
              skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, workers, scheduler, max_memory,
-             load):
+             route, contacts_file, known, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5, Parquet,
     ROS 2 bags: .mcap or a bag folder, ROS 1 .bag).
 
@@ -781,6 +793,14 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
             filter_friction=filter_friction)
         robot = load(robot_file)
+        if robot.is_floating or route or contacts_file or known:
+            progress.close()
+            floating_options = {"validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
+                                "--yaml": yaml_out, "--columns": columns, "--topic": topic, "--delay": delay,
+                                "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
+                                "--prior-weight": prior_weight, "--scheduler": scheduler}
+            return _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known,
+                                      floating_options)
         read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _gains(gains),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
@@ -827,6 +847,45 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         if yaml_out:
             result.to_yaml(yaml_out)
             written.append(yaml_out)
+    _report(result.summary(), written, json_out == "-")
+
+
+def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused):
+    """`identify` of a floating-base robot (bp.identify_floating): the logs as docs/formats.md, "Floating-base
+    logs", the contacts from --contacts, --known NAME=VALUE. Called inside identify's error handling."""
+    from .identification.floating import identify_floating
+    from .identification.floating_logs import read_contacts, read_floating_log
+    if not robot.is_floating:
+        flag = "--route" if route else "--contacts" if contacts_file else "--known"
+        _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
+              "(base: floating, or --floating for a URDF)", 2)
+    if route is None:
+        _fail(f"--route: {robot_file}: {robot.name!r} has a floating base: give --route torques|base|momentum", 2)
+    for flag, value in unused.items():
+        if value:
+            _fail(f"{'--validate' if flag == 'validate' else flag}: not available for a floating-base robot "
+                  "(--route); leave it out", 2)
+    if method not in ("ols", "consistent"):
+        _fail(f"--method {method}: a floating-base robot is fitted by ols or consistent", 2)
+    quantities = {}
+    for item in known:
+        name, sep, value = item.partition("=")
+        try:
+            number = float(value) if sep else None
+        except ValueError:
+            number = None
+        if not name.strip() or number is None:
+            _fail(f"--known: expected NAME=VALUE (e.g. mass=448), got {item!r}", 2)
+        quantities[name.strip()] = number
+    contacts = read_contacts(contacts_file, robot) if contacts_file else ()
+    data, wrenches = [], []
+    for path in train:
+        traj, w = read_floating_log(path, robot, len(contacts))
+        data.append(traj)
+        wrenches.append(w)
+    result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
+                               known=quantities or None, method=method)
+    written = [_write_json(json_out, result.to_dict())] if json_out else []
     _report(result.summary(), written, json_out == "-")
 
 

@@ -1,0 +1,161 @@
+"""`baseparam identify ROBOT LOG --route …` on floating-base robots: simulated experiments written as
+log files (docs/formats.md, "Floating-base logs"), the command run in a fresh interpreter, its JSON
+compared with bp.identify_floating on the same data and with the truth."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from baseparam.identification.floating_logs import read_floating_log, write_floating_log
+from conftest import ROOT
+from test_floating_identification import SPACE, needs_solo, solo12
+
+ENV_ROOT = str(ROOT)
+
+
+def run_cli(*args):
+    proc = subprocess.run([sys.executable, "-m", "baseparam.cli", "identify", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, cwd=ENV_ROOT)
+    return proc
+
+
+def compare(out_file, reference, truth):
+    out = json.loads(out_file.read_text())
+    assert out["route"] == reference.route and out["n_samples"] == reference.n_samples
+    assert [c["name"] for c in out["combinations"]] == reference.names
+    values = np.array([c["value"] for c in out["combinations"]])
+    std = np.array([c["std"] for c in out["combinations"]])
+    np.testing.assert_allclose(values, reference.values, rtol=1e-10, atol=1e-10 * np.abs(reference.values).max())
+    np.testing.assert_allclose(std, reference.std, rtol=1e-10, atol=1e-10 * np.abs(reference.std).max())
+    seen = std > 0
+    z = (values - reference.from_standard(truth))[seen] / std[seen]
+    assert np.abs(z).max() <= 3.0, np.abs(z).max()
+    return out
+
+
+@pytest.fixture(scope="module")
+def space():
+    model = bp.Model(bp.load_robot(SPACE))
+    k = np.arange(1, 7)
+    return bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
+                                       noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)
+
+
+@pytest.mark.parametrize("ext", ["csv", "npz"])
+def test_logs_read_back_bit_for_bit(space, tmp_path, ext):
+    path = tmp_path / f"log.{ext}"
+    write_floating_log(path, space.log, np.arange(space.log.n_samples * 12.0).reshape(-1, 2, 6))
+    traj, w = read_floating_log(path, bp.load_robot(SPACE), 2)
+    for field in ("t", "q", "qd", "qdd", "tau"):
+        np.testing.assert_array_equal(getattr(traj, field), getattr(space.log, field))
+    np.testing.assert_array_equal(w, np.arange(space.log.n_samples * 12.0).reshape(-1, 2, 6))
+    assert traj.floating
+
+
+def test_space_robot_momentum_route_from_npz(space, tmp_path):
+    write_floating_log(tmp_path / "log.npz", space.log)
+    proc = run_cli(SPACE, tmp_path / "log.npz", "--route", "momentum", "--known", "mass=448",
+                   "--json", tmp_path / "out.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "route='momentum'" in proc.stdout
+    reference = bp.identify_floating(bp.load_robot(SPACE), space.log, route="momentum", known={"mass": 448.0})
+    out = compare(tmp_path / "out.json", reference, space.parameters)
+    assert out["known"] == {"mass": 448.0} and len(out["combinations"]) == 52
+
+
+def test_space_robot_consistent_fit_from_csv(space, tmp_path):
+    write_floating_log(tmp_path / "log.csv", space.log)
+    proc = run_cli(SPACE, tmp_path / "log.csv", "--route", "momentum", "--known", "mass=448", "--method",
+                   "consistent", "--json", tmp_path / "out.json")
+    assert proc.returncode == 0, proc.stderr
+    reference = bp.identify_floating(bp.load_robot(SPACE), space.log, route="momentum", known={"mass": 448.0},
+                                     method="consistent")
+    out = json.loads((tmp_path / "out.json").read_text())
+    values = np.array([c["value"] for c in out["combinations"]])
+    # the conic solver's result: the same data and settings give the same numbers in another process
+    np.testing.assert_allclose(values, reference.values, rtol=1e-8, atol=1e-8 * np.abs(reference.values).max())
+    assert set(out["standard"]) == set(reference.standard_names)
+
+
+@needs_solo
+def test_legged_robot_on_force_plates_torques_and_base_routes(tmp_path):
+    robot, contacts = solo12()
+    model = bp.Model(robot)
+    q0 = np.r_[0, 0, 0.25, 0, 0, 0, 1, [0, 0.8, -1.6] * 4]
+    t = np.linspace(0, 8, 321)
+    position = np.column_stack([0.03 * np.sin(1.1 * t), 0.03 * np.sin(0.7 * t + 1), 0.25 + 0.03 * np.sin(1.7 * t + 2)])
+    angles = np.column_stack([0.15 * np.sin(0.9 * t), 0.12 * np.sin(1.3 * t + 0.5), 0.12 * np.sin(1.9 * t + 1)])
+    q, qd, qdd = bp.stance_motion(robot, t, q0, position, angles, contacts)
+    ex = bp.contact_experiment(model, t, q, qd, qdd, contacts, point=True, noise=bp.SensorNoise(tau=0.01, seed=3),
+                               wrench_noise=(0.2, 0.0), seed=3)
+    write_floating_log(tmp_path / "stance.csv", ex.log, ex.wrenches)
+    lines = [f"  - {{link: {c.link}, xyz: [{', '.join(repr(x) for x in c.position)}], rpy: [0, 0, 0], "
+             f"name: {c.name}}}" for c in contacts]
+    (tmp_path / "contacts.yaml").write_text("contacts:\n" + "\n".join(lines) + "\n")
+    from test_floating_identification import SOLO
+    for route in ("torques", "base"):
+        proc = run_cli(SOLO, tmp_path / "stance.csv", "--floating", "--route", route, "--contacts",
+                       tmp_path / "contacts.yaml", "--json", tmp_path / f"{route}.json")
+        assert proc.returncode == 0, proc.stderr
+        reference = bp.identify_floating(robot, ex.log, route=route, contacts=contacts, wrenches=ex.wrenches)
+        compare(tmp_path / f"{route}.json", reference, ex.parameters)
+    # the log without the fourth contact's wrench columns: refused, one line
+    text = (tmp_path / "stance.csv").read_text().splitlines()
+    header = text[0].split(",")
+    keep = [i for i, h in enumerate(header) if not h.startswith("w4_")]
+    (tmp_path / "short.csv").write_text("\n".join(",".join(row.split(",")[i] for i in keep) for row in text) + "\n")
+    proc = run_cli(SOLO, tmp_path / "short.csv", "--floating", "--route", "base", "--contacts",
+                   tmp_path / "contacts.yaml")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "'w4_fx'" in proc.stderr, proc.stderr
+    assert "short.csv" in proc.stderr
+
+
+def one_line_error(result, *words):
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output, result.output
+    for word in words:
+        assert word in result.output, result.output
+
+
+def test_bad_input_one_line(space, tmp_path):
+    log = tmp_path / "log.npz"
+    write_floating_log(log, space.log)
+    run = CliRunner().invoke
+    one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "sideways"]), "--route", "sideways")
+    one_line_error(run(main, ["identify", str(SPACE), str(log)]), "--route", "floating base")
+    one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "momentum"]), "--known")
+    one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "momentum", "--known", "mass"]),
+                   "--known", "NAME=VALUE")
+    one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "torques", "--method", "wls"]),
+                   "--method wls")
+    one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "torques", "--plot",
+                              str(tmp_path / "a.png")]), "--plot")
+    # contacts files: not YAML, no list, a bad position, an unknown joint
+    for name, text, words in (("bad.yaml", "contacts: [", ("not YAML",)),
+                              ("empty.yaml", "links: []", ("contacts:",)),
+                              ("xyz.yaml", "contacts:\n  - {link: 1, xyz: [0, 0]}\n", ("contacts[0]", "xyz")),
+                              ("key.yaml", "contacts:\n  - {link: 1, pos: [0, 0, 0]}\n", ("'pos'",)),
+                              ("joint.yaml", "contacts:\n  - {link: nowhere}\n", ("nowhere",))):
+        (tmp_path / name).write_text(text)
+        one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "base", "--known", "mass=448",
+                                  "--contacts", str(tmp_path / name)]), *words)
+    # a contact declared, its wrench absent from the NPZ
+    (tmp_path / "one.yaml").write_text("contacts:\n  - {link: 1}\n")
+    one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "base", "--contacts",
+                              str(tmp_path / "one.yaml")]), "log.npz", "wrenches")
+    # the momentum route under gravity: the space robot with gravity
+    text = SPACE.read_text()
+    assert "gravity: [0, 0, 0]" in text or "gravity" not in text
+    earth = tmp_path / "earth.yaml"
+    earth.write_text(text.replace("gravity: [0, 0, 0]", "gravity: [0, 0, -9.81]") if "gravity: [0, 0, 0]" in text
+                     else text.rstrip("\n") + "\ngravity: [0, 0, -9.81]\n")
+    one_line_error(run(main, ["identify", str(earth), str(log), "--route", "momentum", "--known", "mass=448"]),
+                   "--route", "gravity")
+    # a fixed-base robot given --route
+    one_line_error(run(main, ["identify", str(ROOT / "robots" / "puma560.yaml"), str(log), "--route", "torques"]),
+                   "--route", "fixed base")
