@@ -771,8 +771,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     # the estimator checks these settings (its messages, in flags, are the CLI's)
     fit_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
-    _check_outputs([robot_file, *train, *validate], [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out),
-                                                     ("--mjcf", mjcf_out), ("--yaml", yaml_out)])
+    _check_outputs([robot_file, *train, *validate, *filter(None, [contacts_file])],
+                   [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
+                    ("--yaml", yaml_out)])
     _writable(outputs, plot_out)
     seen = {}
     for role, paths in (("training", train), ("validation", validate)):
@@ -798,7 +799,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             floating_options = {"validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
                                 "--yaml": yaml_out, "--columns": columns, "--topic": topic, "--delay": delay,
                                 "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
-                                "--prior-weight": prior_weight, "--scheduler": scheduler}
+                                "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
+                                "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
             return _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known,
                                       floating_options)
         read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _gains(gains),
