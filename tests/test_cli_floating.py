@@ -148,6 +148,21 @@ def test_bad_input_one_line(space, tmp_path):
     (tmp_path / "one.yaml").write_text("contacts:\n  - {link: 1}\n")
     one_line_error(run(main, ["identify", str(SPACE), str(log), "--route", "base", "--contacts",
                               str(tmp_path / "one.yaml")]), "log.npz", "wrenches")
+    # a NaN in a CSV (its line named), a q of the wrong width in an NPZ, a text that is no number
+    write_floating_log(tmp_path / "log.csv", space.log)
+    lines = (tmp_path / "log.csv").read_text().splitlines()
+    row = lines[5].split(",")
+    row[9] = "nan"
+    (tmp_path / "nan.csv").write_text("\n".join(lines[:5] + [",".join(row)] + lines[6:]) + "\n")
+    one_line_error(run(main, ["identify", str(SPACE), str(tmp_path / "nan.csv"), "--route", "torques"]),
+                   "nan.csv: line 6: q9: not a finite number")
+    row[9] = "abc"
+    (tmp_path / "abc.csv").write_text("\n".join(lines[:5] + [",".join(row)] + lines[6:]) + "\n")
+    one_line_error(run(main, ["identify", str(SPACE), str(tmp_path / "abc.csv"), "--route", "torques"]),
+                   "abc.csv", "'abc'")
+    np.savez(tmp_path / "narrow.npz", t=space.log.t, q=space.log.q[:, :-1], qd=space.log.qd)
+    one_line_error(run(main, ["identify", str(SPACE), str(tmp_path / "narrow.npz"), "--route", "momentum", "--known",
+                              "mass=448"]), "narrow.npz: q: expected shape (S, 13)")
     # the momentum route under gravity: the space robot with gravity
     text = SPACE.read_text()
     assert "gravity: [0, 0, 0]" in text or "gravity" not in text

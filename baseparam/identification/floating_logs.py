@@ -103,13 +103,31 @@ def read_floating_log(path, robot, n_contacts=0):
         wrenches = take(wrench_columns).reshape(-1, n_contacts, 6) if n_contacts else None
     else:
         raise DataError(f"{path}: a floating-base log is .csv or .npz, not {ext or 'without extension'!r}")
+    # checked here, not by Trajectory: its messages count q's columns from the data and suggest
+    # skip_bad_rows, which these logs do not take
+    csv = ext == ".csv"
+    for name, width in (("q", robot.n_dof + 7), ("qd", robot.n_dof + 6), ("qdd", robot.n_dof + 6),
+                        ("tau", robot.n_dof + 6)):
+        arr = arrays[name]
+        if arr is None:
+            continue
+        arr = np.asarray(arr)
+        if arr.ndim != 2 or arr.shape[1] != width:
+            raise DataError(f"{path}: {name}: expected shape (S, {width}) for {robot.name!r} with a floating base "
+                            f"({robot.n_dof} joints), got {arr.shape}")
+        if not np.issubdtype(arr.dtype, np.number):
+            raise DataError(f"{path}: {name}: not numeric ({arr.dtype})")
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            row, col = map(int, np.argwhere(bad)[0])
+            where = f"line {row + 2}" if csv else f"row {row}"
+            raise DataError(f"{path}: {where}: {name}{col + 1}: not a finite number ({arr[row, col]})")
     if wrenches is not None and not np.isfinite(wrenches).all():
         row = int(np.flatnonzero(~np.isfinite(wrenches).reshape(len(wrenches), -1).all(1))[0])
-        raise DataError(f"{path}: wrenches: row {row}: not a finite number")
+        raise DataError(f"{path}: {f'line {row + 2}' if ext == '.csv' else f'row {row}'}: wrenches: not a finite "
+                        "number")
     traj = Trajectory(t=arrays["t"], q=arrays["q"], qd=arrays["qd"], qdd=arrays["qdd"], tau=arrays["tau"],
                       source=path, floating=True)
-    if traj.q.shape[1] != robot.n_dof + 7:
-        raise DataError(f"{path}: q: {traj.q.shape[1]} columns; {robot.name!r} floating needs {robot.n_dof + 7}")
     if wrenches is not None and len(wrenches) != traj.n_samples:
         raise DataError(f"{path}: wrenches: {len(wrenches)} rows for {traj.n_samples} samples")
     return traj, wrenches
