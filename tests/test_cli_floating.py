@@ -179,3 +179,17 @@ def test_bad_input_one_line(space, tmp_path):
                               "--workers", "2"]), "--workers")
     one_line_error(run(main, ["identify", str(ROOT / "robots" / "puma560.yaml"), str(log), "--route", "torques"]),
                    "--route", "fixed base")
+
+
+def test_several_logs_fitted_together(space, tmp_path):
+    """Two logs (the halves of one motion, a CSV and an NPZ): one fit of both, as the library's of the list."""
+    halves = [bp.Trajectory(t=space.log.t[s], q=space.log.q[s], qd=space.log.qd[s], qdd=space.log.qdd[s],
+                            tau=space.log.tau[s], floating=True) for s in (slice(0, 100), slice(100, None))]
+    write_floating_log(tmp_path / "a.csv", halves[0])
+    write_floating_log(tmp_path / "b.npz", halves[1])
+    result = CliRunner().invoke(main, ["identify", str(SPACE), str(tmp_path / "a.csv"), str(tmp_path / "b.npz"),
+                                       "--route", "base", "--known", "mass=448", "--json", str(tmp_path / "o.json")])
+    assert result.exit_code == 0, result.output
+    reference = bp.identify_floating(bp.load_robot(SPACE), halves, route="base", known={"mass": 448.0})
+    out = compare(tmp_path / "o.json", reference, space.parameters)
+    assert out["n_samples"] == space.log.n_samples
