@@ -68,14 +68,16 @@ def test_robot_in_code_and_missing_base_inertia():
 
 
 @pytest.mark.parametrize("args", [["identify", "TRAIN"]])
-def test_commands_refuse_a_floating_robot(args, tmp_path):
+def test_identify_asks_a_floating_robot_for_its_route(args, tmp_path):
+    """identify takes floating robots by one of the routes of docs/method.md; without --route, one line asks for it."""
     train = tmp_path / "train.csv"
     train.write_text("t,q1,tau1\n")
     args = [a.replace("OUT", str(tmp_path / "out")).replace("TRAIN", str(train)) for a in args]
     result = CliRunner().invoke(main, [args[0], str(SPACE), *args[1:]])
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and "space_robot.yaml: base: floating" in lines[0] and "Traceback" not in result.output
+    assert len(lines) == 1 and "space_robot.yaml" in lines[0] and "floating base" in lines[0] and "Traceback" not in result.output
+    assert "--route" in lines[0]
     assert not (tmp_path / "out").exists()
 
 
