@@ -988,6 +988,15 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     click.echo("wrote " + ", ".join(result.files))
 
 
+def _excite_default(name):
+    """The library's default (baseparam/excitation/_defaults.py), read when the command runs, so that --help
+    loads no library module; its shown value is checked against the library's (tests/test_excite_cli.py)."""
+    def value():
+        from .excitation import _defaults
+        return getattr(_defaults, name)
+    return value
+
+
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.option("--out", "text_out", type=click.Path(dir_okay=False),
@@ -1028,9 +1037,10 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--period", default=10.0, show_default=True, type=float, metavar="S",
+@click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=float, metavar="S",
               help="Period T of the trajectory (s): it starts and ends at rest and can be repeated.")
-@click.option("--harmonics", default=5, show_default=True, type=int, metavar="K", help="Harmonics of 1/T per joint.")
+@click.option("--harmonics", default=_excite_default("HARMONICS"), show_default="7", type=int, metavar="K",
+              help="Harmonics of 1/T per joint.")
 @click.option("--rate", default=100.0, show_default=True, type=float, metavar="HZ",
               help="Controller rate of the written trajectory (period × rate whole; ≥ 8 samples per cycle of the "
                    "highest harmonic).")

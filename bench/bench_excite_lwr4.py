@@ -10,9 +10,9 @@ defaults), then prints cond(W_b) (over the 1001 written samples, pseudo columns,
 the starts that finished, the criterion evaluations and the machine's load, so that runs on a loaded
 machine can be compared per evaluation.
 
-Measured (2026-11-26, quiet machine): cond 32.23, best of starts 0–10 (start 8), 5973 evaluations in
-57.7 s — the target ≤ 30 is not met. What was tried, on the search's criterion grid (its cond is ~3 %
-above the reported one):
+With the defaults of then (5 harmonics, 10 s), measured (2026-11-26, quiet machine): cond 32.23, best of
+starts 0–10 (start 8), 5973 evaluations in 57.7 s — the target ≤ 30 was not met. What was tried, on
+the search's criterion grid (its cond is ~3 % above the reported one):
 
 * the final values of the starts spread from 33 to 40 (10 starts: median 36); a start's value after the
   first continuation stage (smooth bound p = 4, about half the start's cost) ranks the starts almost as
@@ -29,14 +29,14 @@ What meets it: more harmonics over a longer period, the highest harmonic's frequ
 so the velocity and acceleration limits bind as before while each period visits more configurations
 and the series has more shapes to choose from. With ``--harmonics 7 --period 14`` the same command gives
 cond 28.49 in 60 s on a loaded machine (load 5–7: best of starts 0–2; again 28.49 at load 4–5,
-starts 0–4, while the defaults gave 36.18 in that run); since the design is the best of
+starts 0–4, while 5 harmonics of 10 s gave 36.18 in that run); since the design is the best of
 the starts that finished, any run that finishes those three gets 28.49 or lower. ``--harmonics 6
 --period 12``: 30.49 (starts 0–3); ``--harmonics 6`` alone (period 10 s): 33.07; ``--harmonics 8``: 27.93
-from 4 starts but 186 s (its grid is denser). The second line printed is that setting.
+from 4 starts but 186 s (its grid is denser).
 
-Should 7 harmonics of 14 s be the defaults? Both measured on four arms, each with issue 25's limits for
-its joint count (``limits_yaml(n)``), one run each, interleaved (2026-11-26, 2 cores shared with other
-jobs, load 4–10 as noted; cond(W_b) as the CLI reports it, wall time of the whole command):
+So 7 harmonics of 14 s became the defaults (baseparam/excitation/_defaults.py) after measuring both on
+four arms, each with issue 25's limits for its joint count (``limits_yaml(n)``), one run each,
+interleaved (2026-11-26, 2 cores shared with other jobs, load 4–10 as noted):
 
 ================  ==========  ========================  ========================  ============
 robot             budget      5 harmonics, 10 s         7 harmonics, 14 s         load
@@ -48,19 +48,19 @@ UR10e             none (8)    35.75, 74.3 s             28.51, 118.9 s          
 PUMA 560          60 s        6.29 (14 starts), 58.6 s  5.52 (6 starts), 59.1 s   4.3–5.6
 PUMA 560          none (8)    6.29, 37.1 s              5.39, 94.2 s              3.9–4.4
 Panda             60 s        7.15 (1 start), 63.5 s    6.13 (0 starts), 62.1 s   9.6–10.1
-Panda             60 s        6.69 (4 starts), 59.9 s   5.74 (1 start), 61.6 s    4.4–5.3
 Panda             none (8)    6.69, 200.8 s             5.73, 272.8 s             5.7–10.0
 ================  ==========  ========================  ========================  ============
 
-7 of 14 s give the lower cond everywhere within the same budget (at load 10 no Panda start finished in
-60 s: the design was then start 0's best point so far, with the CLI's warning); without a budget the
-8 starts take 1.4–2.7 times as long. The defaults stay 5 of 10 s for now: with 7 of 14 s,
-tests/test_reliability.py::test_interrupted_excite_with_workers_ends_in_one_line[SIGINT] failed in 2 of
-3 runs (the run went on, the Ctrl-C lost) and the same Ctrl-C 0.5 s after the workers appear was lost
-in 1 of 4 runs, against 0 of 5 with 5 of 10 s. The search ignores SIGINT while the pool starts
-(excitation/_search.py, ``_workers_born_deaf``), and the larger problem (137 kB pickled for the Panda
-against 70 kB) probably keeps the caller longer in that window. Blocking SIGINT there as well (so that it stays
-pending) did not remove it (1 lost in 8), so the switch waits for that fix.
+cond(W_b) as the CLI reports it, wall time of the whole command. The new defaults give a lower cond
+everywhere, within the same budget; a search without a budget (8 starts) takes 1.4–2.7 times as
+long. The Panda's 60 s runs were at load 10 (no start of 7 harmonics finished: the design is then
+start 0's best point so far and the CLI warns); again at load 5: 6.69 (4 starts), 59.9 s against 5.74
+(1 start), 61.6 s.
+The second line printed is the old defaults' run (``--harmonics 5 --period 10``, which reproduces
+designs made before).
+The switch waited for a Ctrl-C during the pool's start-up to stop the run (the larger problem kept the
+caller longer in that window, where the Ctrl-C was ignored and lost); excitation/_search.py
+(``_workers_born_deaf``) now holds it until the pool runs.
 """
 import argparse
 import json
@@ -91,10 +91,10 @@ def limits_yaml(n=7):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=60.0, help="--time-budget (s)")
-    parser.add_argument("--only-default", action="store_true", help="only the defaults (5 harmonics, 10 s)")
+    parser.add_argument("--only-default", action="store_true", help="only the defaults (7 harmonics, 14 s)")
     args = parser.parse_args()
     print(scope_line(SCOPE))
-    for extra in ([], ["--harmonics", "7", "--period", "14"])[:1 if args.only_default else 2]:
+    for extra in ([], ["--harmonics", "5", "--period", "10"])[:1 if args.only_default else 2]:
         run(args.budget, extra)
 
 

@@ -85,7 +85,8 @@ def payload_motion(robot, dt, duration=20.0):
     search budget, seed 0) under issue 25's limits, its period repeated for ``duration`` s at step dt."""
     limits = {"joints": [{"q": [-2.9, 2.9] if k % 2 == 0 else [-2.0, 2.0], "qd": 1.9, "qdd": 5.0}
                          for k in range(robot.n_dof)]}
-    d = bp.design_excitation(robot, limits=limits, time_budget=20.0, seed=0, payload=True, rate=1.0 / dt)
+    d = bp.design_excitation(robot, limits=limits, time_budget=20.0, seed=0, payload=True, rate=1.0 / dt,
+                             period=10.0, harmonics=5)          # as measured (the defaults before issue 25)
     n = int(round(duration / dt))
     reps = -(-n // len(d.samples.q))
     q, qd, qdd = (np.tile(a, (reps, 1))[:n] for a in (d.samples.q, d.samples.qd, d.samples.qdd))

@@ -364,7 +364,7 @@ def test_kuka_urdf_cond_is_pinocchios_straight_from_the_urdf(tmp_path):
     """KUKA LWR4+ URDF (khalil columns = pinocchio's, by name): the JSON's cond from pinocchio's own model."""
     pin = pytest.importorskip("pinocchio")
     robot = bp.load_robot(KUKA_URDF)
-    d = bp.design_excitation(robot, harmonics=2, rate=20.0, starts=1, workers=1, parameters="khalil")
+    d = bp.design_excitation(robot, period=10.0, harmonics=2, rate=20.0, starts=1, workers=1, parameters="khalil")
     d.to_csv(tmp_path / "k.csv")
     doc = d.to_dict()
     _, rows = read_csv(tmp_path / "k.csv")
@@ -406,7 +406,8 @@ def test_torque_limits_hold_by_pinocchios_inverse_dynamics():
     pin = pytest.importorskip("pinocchio")
     robot = bp.load_robot(KUKA_URDF)
     limits = {"joints": [{}, {"tau": 40.0}, {}, {"tau": 15.0}, {}, {}, {}]}
-    d = bp.design_excitation(robot, harmonics=3, rate=20.0, starts=2, workers=2, limits=limits, torque_limits=True)
+    d = bp.design_excitation(robot, period=10.0, harmonics=3, rate=20.0, starts=2, workers=2, limits=limits,
+                             torque_limits=True)
     doc = d.to_dict()
     assert doc["torque_limited"]
     model = pin.buildModelFromUrdf(str(KUKA_URDF))

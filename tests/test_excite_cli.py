@@ -81,7 +81,7 @@ def test_reader_takes_the_csv_and_identify_refuses_it_for_want_of_torques(writte
     (["--period", "-1"], "--period: expected a duration > 0 s"),
     (["--harmonics", "0"], "--harmonics: expected a whole number from 2"),
     (["--harmonics", "1"], "--harmonics: expected a whole number from 2"),
-    (["--rate", "1"], "--rate: 1 Hz is too low for 5 harmonics"),
+    (["--rate", "1"], "--rate: 1 Hz is too low for 7 harmonics of a 14 s period"),
     (["--rate", "33.33"], "not a whole number of samples"),
     (["--criterion", "aopt"], "aopt"),
     (["--starts", "0"], "--starts"),
@@ -92,6 +92,21 @@ def test_bad_settings_are_one_line_with_status_2(limits, args, fragment):
     res = run("excite", RRR, "--limits", limits, *args)
     assert res.exit_code == 2, res.output
     assert res.output.count("\n") == 1 and fragment in res.output, res.output
+
+
+def test_the_cli_and_the_library_share_one_default_period_and_harmonics():
+    """7 harmonics of 14 s (issue 25: bench/bench_excite_lwr4.py); the CLI reads them from the library when it
+    runs (the --rate message above) and its --help shows the same values."""
+    import inspect
+
+    from baseparam.excitation import _defaults
+    signature = inspect.signature(bp.design_excitation).parameters
+    assert (_defaults.PERIOD, _defaults.HARMONICS) == (14.0, 7)
+    assert (signature["period"].default, signature["harmonics"].default) == (_defaults.PERIOD, _defaults.HARMONICS)
+    shown = " ".join(run("excite", "--help").output.split())
+    assert f"Period T of the trajectory (s): it starts and ends at rest and can be repeated. [default: " \
+           f"({_defaults.PERIOD:g})]" in shown
+    assert f"Harmonics of 1/T per joint. [default: ({_defaults.HARMONICS})]" in shown
 
 
 @pytest.mark.parametrize("text,fragment", [

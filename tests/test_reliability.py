@@ -418,6 +418,75 @@ def test_interrupted_excite_with_workers_ends_in_one_line(tmp_path, signame):
     assert not (tmp_path / "t.csv").exists()
 
 
+def _interrupt_after_first_worker(monkeypatch, send):
+    """Sends a signal right after the pool's first worker is launched, inside the pool's start-up: the
+    moment an ignored Ctrl-C used to be lost, reached without depending on timing."""
+    from multiprocessing import popen_spawn_posix
+    launch = popen_spawn_posix.Popen._launch
+    sent = []
+
+    def launch_then_interrupt(self, process_obj):
+        launch(self, process_obj)
+        if not sent:
+            sent.append(True)
+            send()
+    monkeypatch.setattr(popen_spawn_posix.Popen, "_launch", launch_then_interrupt)
+    return sent
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="needs POSIX signal masks")
+def test_ctrl_c_during_the_pools_start_up_interrupts_the_design(monkeypatch):
+    """A Ctrl-C while the workers of design_excitation(workers=2) started was ignored, and the run went on."""
+    import multiprocessing
+    import os
+    import signal
+
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    handler = signal.getsignal(signal.SIGINT)
+    sent = _interrupt_after_first_worker(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGINT))
+    with pytest.raises(KeyboardInterrupt):
+        bp.design_excitation(robot, period=4.0, harmonics=3, rate=50.0, starts=2, workers=2, seed=3,
+                             limits={"joints": [{"q": [-2, 2], "qd": 2, "qdd": 8}] * 3})
+    assert sent
+    assert multiprocessing.active_children() == []                      # the started workers were stopped
+    assert signal.getsignal(signal.SIGINT) is handler                   # the caller's handler is back
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="needs POSIX signal masks")
+def test_ctrl_c_during_the_pools_start_up_ends_excite_in_one_line(tmp_path):
+    """The same Ctrl-C, to the whole process group of `excite --workers 2` (the started worker gets it too)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n" + "  - {q: [-2, 2], qd: 2, qdd: 8}\n" * 3)
+    driver = (
+        "import os, signal, sys\n"
+        "from multiprocessing import popen_spawn_posix\n"
+        "launch = popen_spawn_posix.Popen._launch\n"
+        "def launch_then_interrupt(self, process_obj, sent=[]):\n"
+        "    launch(self, process_obj)\n"
+        "    if not sent:\n"
+        "        sent.append(True)\n"
+        "        os.killpg(0, signal.SIGINT)\n"
+        "popen_spawn_posix.Popen._launch = launch_then_interrupt\n"
+        "sys.argv = ['baseparam'] + sys.argv[1:]\n"
+        "from baseparam.cli import main\n"
+        "main()\n")
+    proc = subprocess.run([sys.executable, "-c", driver, "excite", str(ROOT / "robots" / "planar_rrr.yaml"),
+                           "--workers", "2", "--starts", "4", "--period", "4", "--harmonics", "3", "--rate", "50",
+                           "--limits", str(limits), "--out", str(tmp_path / "t.csv")],
+                          capture_output=True, text=True, start_new_session=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 128 + signal.SIGINT, proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("baseparam: "), proc.stderr
+    assert not (tmp_path / "t.csv").exists()
+
+
 # -- 3. the Python API's own errors ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def rrr_model():

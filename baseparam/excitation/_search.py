@@ -156,15 +156,18 @@ _WORKER = {}
 
 
 def _init_worker(problem, seed, deadline, events):
+    # Ctrl-C reaches the whole process group: the caller stops the pool; a worker's own KeyboardInterrupt
+    # would only print its traceback (and EOFError/BrokenPipeError ones of its queues). The worker was born
+    # with SIGINT blocked (_workers_born_deaf): ignoring it first discards one that came during the start-up.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     import scipy.optimize  # noqa: F401  (loads scipy's own BLAS now, so that the limit below reaches it)
     from threadpoolctl import threadpool_limits
 
     # one BLAS/OpenMP thread per worker (the workers already share the cores), set in the worker's own
     # process: the caller's environment and thread pools are left alone
     threadpool_limits(limits=1)
-    # Ctrl-C reaches the whole process group: the caller stops the pool; a worker's own KeyboardInterrupt
-    # would only print its traceback (and EOFError/BrokenPipeError ones of its queues)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.update(problem=problem, seed=seed, deadline=deadline, events=events)
 
 
@@ -255,26 +258,48 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
 
 @contextmanager
 def _workers_born_deaf():
-    """Ctrl-C ignored while the workers start, so they inherit the ignored SIGINT from their first instruction
-    (an ignored disposition survives exec): a Ctrl-C during their start-up cannot raise in them before
-    _init_worker ignores it. Only the main thread may set handlers; elsewhere nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
+    """SIGINT held, not ignored, while the workers start: they inherit the blocked signal from their first
+    instruction (a signal mask survives fork and exec; a Python handler does not), so a Ctrl-C during their
+    start-up cannot raise in them before _init_worker ignores it; and the caller still gets it, once the
+    pool runs (an ignored Ctrl-C in this window was lost: the run went on).
+
+    The main thread keeps SIGINT blocked; one that another thread takes meanwhile lands in a handler
+    that records it (only the main thread may set handlers: elsewhere the other threads get it as usual).
+    Both are delivered to the caller's own handler on leaving (KeyboardInterrupt by default)."""
+    if not hasattr(signal, "pthread_sigmask"):        # no signal masks (Windows): nothing is inherited
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the resource tracker, started on the first semaphore, unblocks SIGINT after its own start-up:
+    # started now, it leaves the mask below alone
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()
+    received = []
+    # a handler set outside Python (getsignal gives None) could not be restored: it is left in place
+    main = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum)) if main else None
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        held = signal.SIGINT in signal.sigpending()
+        if main:
+            signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # a held SIGINT reaches the caller's handler now
+        if received and not held:                         # one Ctrl-C, one interrupt
+            signal.raise_signal(signal.SIGINT)
 
 
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     context = multiprocessing.get_context("spawn")
-    with caller_not_reimported(), _workers_born_deaf():
-        events = context.Queue()
-        pool = context.Pool(min(workers, starts), initializer=_init_worker, initargs=(problem, seed, deadline, events))
     results = {}
+    events = pool = None
     try:
+        # an interrupt held during the start-up is raised on leaving the block: inside this try, which
+        # stops whatever started
+        with caller_not_reimported(), _workers_born_deaf():
+            events = context.Queue()
+            pool = context.Pool(min(workers, starts), initializer=_init_worker,
+                                initargs=(problem, seed, deadline, events))
         pending = {index: pool.apply_async(_work, (index,)) for index in range(starts)}
         while pending:
             _drain(events, tick)
@@ -287,10 +312,12 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
             time.sleep(0.02)
         _drain(events, tick)
     finally:
-        pool.terminate()
-        pool.join()
-        events.close()
-        events.join_thread()
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        if events is not None:
+            events.close()
+            events.join_thread()
     return results
 
 

@@ -23,6 +23,7 @@ from ..model.parameters import standard_parameters
 from ..model.robot import require_robot
 from ..model.value import description_of
 from ..projection.base_set import find_base_parameters
+from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
 from .criteria import CRITERIA, condition_number, criterion_function
@@ -170,7 +171,7 @@ class ExcitationDesign:
         return f"<pre>{html.escape(self.summary())}</pre>"
 
 
-def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=None, criterion="cond",
+def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, limits=None, criterion="cond",
                       parameters="pseudo", torque_limits=False, starts=None, workers=1, time_budget=None,
                       seed=0, progress=None, payload=False, payload_joints=3, pose=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
@@ -181,10 +182,11 @@ def design_excitation(robot, *, period=10.0, harmonics=5, rate=100.0, limits=Non
         Its friction and rotor-inertia declarations are part of the base set the design conditions.
         A :class:`~baseparam.Model` gives its robot and parameterization (``parameters`` then left at
         its default or equal); predicted torques use the description's true values.
-    period : float
+    period : float, default 14.0
         T in s: the trajectory repeats with this period and is at rest at t = 0 and t = T.
-    harmonics : int
-        K ≥ 2, harmonics of 1/T per joint (at rest at both ends, one harmonic could not move).
+    harmonics : int, default 7
+        K ≥ 2, harmonics of 1/T per joint (at rest at both ends, one harmonic could not move). The
+        defaults' highest harmonic is 0.5 Hz (5 harmonics of 10 s before issue 25).
     rate : float
         Output (controller) rate in Hz; ``period * rate`` must be a whole number, with at least 8
         samples per cycle of the highest harmonic.

@@ -1,0 +1,13 @@
+"""The excitation search's default period and number of harmonics: the one place the library and the CLI read.
+
+No imports, so that ``baseparam.cli`` can show them in ``--help`` without loading the library.
+
+7 harmonics of a 14 s period keep the highest harmonic at 0.5 Hz, as 5 of 10 s did (so the same
+velocity and acceleration limits bind), while each period visits more configurations and the series has
+more shapes to choose from: with issue 25's limits (bench/bench_excite_lwr4.py) cond(W_b) went from
+32–36 to 28–29 on the KUKA LWR4+ in 60 s, and down on the UR10e, PUMA 560 and Panda too; a search
+without a time budget takes about 2.7 times as long.
+"""
+
+PERIOD = 14.0
+HARMONICS = 7
