@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._echelon import gauss_jordan
+
 NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
 
 
@@ -71,23 +73,7 @@ def _flat(p):
 def _echelon(rows, names):
     """Reduced row echelon basis of the row space of ``rows`` (Gauss-Jordan on an orthonormal basis), and
     each row as text over ``names``."""
-    R = np.array(rows, dtype=float)
-    rank = len(R)
-    row, pivots = 0, []
-    for col in range(R.shape[1]):
-        if row == rank:
-            break
-        k = row + int(np.argmax(np.abs(R[row:, col])))
-        if abs(R[k, col]) < 1e-9:
-            continue
-        R[[row, k]] = R[[k, row]]
-        R[row] /= R[row, col]
-        for r in range(rank):
-            if r != row:
-                R[r] -= R[r, col] * R[row]
-        pivots.append(col)
-        row += 1
-    R[np.abs(R) < 1e-12] = 0.0
+    R, _ = gauss_jordan(np.array(rows, dtype=float), 1e-9, 1e-12)
     text = []
     for r in R:
         terms = [(c, v) for c, v in enumerate(r) if v != 0]

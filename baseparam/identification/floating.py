@@ -50,6 +50,7 @@ import numpy as np
 
 from .._validation import check_option
 from ..errors import ArgumentError, DataError, SettingsError
+from ._echelon import gauss_jordan
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
 
@@ -201,22 +202,7 @@ def _echelon(B, d):
     weighed by their scales ``d`` for the choice), small entries set to zero."""
     with np.errstate(divide="ignore", invalid="ignore"):     # scaled coordinates: pivots independent of units
         R = np.where(d > 0, B / np.where(d > 0, d, 1.0), 0.0)
-    rank, n = R.shape
-    row, pivots = 0, []
-    for col in range(n):
-        if row == rank:
-            break
-        k = row + int(np.argmax(np.abs(R[row:, col])))
-        if abs(R[k, col]) < 1e-7 * max(np.abs(R).max(), 1e-300):
-            continue
-        R[[row, k]] = R[[k, row]]
-        R[row] /= R[row, col]
-        for r in range(rank):
-            if r != row:
-                R[r] -= R[r, col] * R[row]
-        pivots.append(col)
-        row += 1
-    R[np.abs(R) < 1e-10] = 0.0
+    R, pivots = gauss_jordan(R, 1e-7, 1e-10, relative=True)
     E = R * d
     E /= E[np.arange(len(pivots)), pivots][:, None]
     return E, pivots

@@ -379,30 +379,7 @@ def row_basis(units, layout, parents, stats, progress=None, few_rows=False) -> R
     -------
     RowBasis
     """
-    n = len(parents)
-    maps = RowMaps(units, layout, parents)
-    sides = [_Side(units, layout, maps, _Exact(units), True, stats if units.exact else None)]
-    sides[0].few_rows = few_rows
-    if not units.exact:
-        sides.append(_Side(units, layout, maps, _Moments(), False))
-    last_child = {p: k for k, p in enumerate(parents)}
-    states = [{-1: side.base(n)} for side in sides]
-    for m in range(n):
-        for side, state in zip(sides, states):
-            up = state[parents[m]]
-            if last_child[parents[m]] == m:
-                del state[parents[m]]
-            mine = side.joint(m, up, n, m in last_child)
-            if mine is not None:
-                state[m] = mine
-        if progress is not None:
-            progress(m + 1, n)
-    exact = sides[0]
-    labels = np.concatenate(exact.out.labels) if exact.out.labels else np.zeros((0, 2 + n), dtype=np.int32)
-    rows = exact.out.matrix()
-    if units.modulus is not None:
-        rows = rows.with_data(np.mod(rows.data, units.modulus)).eliminate_zeros()
-    return RowBasis(labels.astype(np.int64), rows, None if units.exact else sides[1].out.matrix())
+    return _walk(units, layout, parents, stats if units.exact else None, few_rows, None, progress)
 
 
 def base_equation_basis(units, layout, parents, n_first) -> RowBasis:
@@ -413,10 +390,17 @@ def base_equation_basis(units, layout, parents, n_first) -> RowBasis:
     They are what the first joints carry down, but the constant potential term, and no rows start at
     the joints below (the recursion is linear in what it carries).
     """
+    return _walk(units, layout, parents, None, True, n_first)   # few rows: the caller takes the rank first
+
+
+def _walk(units, layout, parents, stats, few_rows, n_first, progress=None) -> RowBasis:
+    """The recursion over spans from the base to every joint (:func:`row_basis`); with ``n_first``, rows
+    start only at joints 0 … n_first − 1 and what they carry down keeps only their varying gravity
+    (:func:`base_equation_basis`)."""
     n = len(parents)
     maps = RowMaps(units, layout, parents)
-    sides = [_Side(units, layout, maps, _Exact(units), True)]
-    sides[0].few_rows = True      # a basis of each joint's rows: fewer rows for the rank the caller takes first
+    sides = [_Side(units, layout, maps, _Exact(units), True, stats)]
+    sides[0].few_rows = few_rows
     if not units.exact:
         sides.append(_Side(units, layout, maps, _Moments(), False))
     last_child = {p: k for k, p in enumerate(parents)}
@@ -426,11 +410,13 @@ def base_equation_basis(units, layout, parents, n_first) -> RowBasis:
             up = state[parents[m]]
             if last_child[parents[m]] == m:
                 del state[parents[m]]
-            mine = side.joint(m, up, n, m in last_child, starts=m < n_first)
-            if mine is not None and m == n_first - 1:
+            mine = side.joint(m, up, n, m in last_child, starts=n_first is None or m < n_first)
+            if mine is not None and n_first is not None and m == n_first - 1:
                 mine = _Joint(mine.hats, mine.carries, side.varying_gravity(n_first, n))
             if mine is not None:
                 state[m] = mine
+        if progress is not None:
+            progress(m + 1, n)
     exact = sides[0]
     labels = np.concatenate(exact.out.labels) if exact.out.labels else np.zeros((0, 2 + n), dtype=np.int32)
     rows = exact.out.matrix()
