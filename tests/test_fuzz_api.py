@@ -638,3 +638,139 @@ def test_a_controller_returning_no_torques_is_named_as_such(model, method):
     for controller in (lambda t, q, qd: "x", lambda t, q, qd: np.full(robot.n_v, np.nan)):
         with pytest.raises(bp.ArgumentError, match=r"^tau: the controller returned .* at t = 0 s"):
             bp.simulate(model, t, q0, np.zeros(robot.n_v), controller, method=method)
+
+
+# -- floating-base identification, contacts and simulated experiments (this round's new surfaces) ------------------
+@pytest.fixture(scope="module")
+def floating_logs():
+    """A short free-floating log and a contact log of the space robot, its base set (found once)."""
+    k = np.arange(1, 7)
+    free = bp.free_floating_experiment(SPACE_MODEL, np.linspace(0, 1, 21), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
+    contacts = (bp.Contact(3), bp.Contact(6, (0.1, 0.0, 0.0)))
+    truth = free.truth
+    touching = bp.contact_experiment(SPACE_MODEL, truth.t, truth.q, truth.qd, truth.qdd, contacts)
+    return free, touching, bp.find_base_parameters(SPACE, "pseudo")
+
+
+def _damaged_log(log, kind):
+    import dataclasses
+    if kind == "good":
+        return log
+    if kind == "list":
+        return [log, log]
+    if kind == "empty_list":
+        return []
+    if kind == "fixed":
+        return bp.Trajectory(log.t, log.q[:, 7:], tau=log.tau[:, 6:])
+    if kind == "nan_q":
+        q = log.q.copy()
+        q[3, 8] = np.nan
+        return dataclasses.replace(log, q=q)
+    if kind == "inf_qd":
+        qd = log.qd.copy()
+        qd[2, 0] = np.inf
+        return dataclasses.replace(log, qd=qd)
+    if kind == "nan_tau":
+        tau = log.tau.copy()
+        tau[1, 7] = np.nan
+        return dataclasses.replace(log, tau=tau)
+    if kind == "huge_tau":
+        return dataclasses.replace(log, tau=log.tau + 1e308)
+    if kind == "zero_quaternion":
+        q = log.q.copy()
+        q[:, 3:7] = 0.0
+        return dataclasses.replace(log, q=q)
+    if kind == "no_tau":
+        return dataclasses.replace(log, tau=None)
+    if kind == "no_qdd":
+        return dataclasses.replace(log, qdd=None)
+    if kind == "one_sample":
+        return dataclasses.replace(log, t=log.t[:1], q=log.q[:1], qd=log.qd[:1], qdd=log.qdd[:1], tau=log.tau[:1])
+    if kind == "constant":
+        return dataclasses.replace(log, q=np.tile(log.q[:1], (log.n_samples, 1)), qd=np.zeros_like(log.qd),
+                                   qdd=np.zeros_like(log.qdd))
+    return {"none": None, "text": "log.csv", "int": 3, "array": log.q}[kind]
+
+
+LOG_KINDS = ["good", "good", "good", "list", "empty_list", "fixed", "nan_q", "inf_qd", "nan_tau", "huge_tau",
+             "zero_quaternion", "no_tau", "no_qdd", "one_sample", "constant", "none", "text", "int", "array"]
+
+
+FLOATING_CHANGES = {
+    "log": st.sampled_from(LOG_KINDS),
+    "route": st.sampled_from(["torques", "base", "momentum", "nope", None, 3, "BASE"]),
+    "contacts": st.sampled_from(["none", "missing_link", "named_missing", "base", "object", "text", "bool"]),
+    "wrenches": st.sampled_from(["none", "nan", "inf", "shape", "text", "list_short", "object", "complex", "huge",
+                                 "zero"]),
+    "known": st.sampled_from([None, {"mass": np.nan}, {"mass": np.inf}, {"mass": "x"}, {"M0": 400.0}, {"nope": 1.0},
+                              {"mass": 0.0}, {"mass": -5.0}, {"mass": 1e308}, "mass", [1.0], 3, {3: 1.0},
+                              {"mass": None}, {"mass": [1.0, 2.0]}, {"mass": 448.0, "XX0": 100.0}]),
+    "method": st.sampled_from(["consistent", "nope", None, "OLS"])}
+
+
+@settings(FUZZ, max_examples=60)
+@given(which=st.sampled_from(["free", "contact"]), data=st.data(),
+       changes=st.lists(st.sampled_from(["none", "none", *FLOATING_CHANGES]), min_size=1, max_size=2, unique=True))
+def test_identify_floating(floating_logs, which, data, changes):
+    """One or two arguments changed from a call that works (a route the log suits, its contacts, the mass)."""
+    free, touching, base = floating_logs
+    ex = free if which == "free" else touching
+    drawn = {name: data.draw(FLOATING_CHANGES[name], label=name) for name in changes if name != "none"}
+    log = drawn.get("log", "good")
+    route = drawn.get("route", "momentum" if which == "free" else data.draw(st.sampled_from(["torques", "base"])))
+    contacts = drawn.get("contacts", "same")
+    wrenches = drawn.get("wrenches", "same")
+    known = drawn.get("known", {"mass": 448.0} if which == "free" else None)
+    method = drawn.get("method", "ols")
+    real = touching.contacts
+    if contacts in ("missing_link", "named_missing"):
+        contacts = (bp.Contact(3), bp.Contact(99 if contacts == "missing_link" else "nope"))
+    else:
+        contacts = {"same": ex.contacts, "none": (), "base": (bp.Contact(0),) * len(real),
+                    "object": (object(),) * len(real), "text": "c1", "bool": True}[contacts]
+    w = touching.wrenches
+    wrenches = {"same": ex.wrenches if ex.contacts else None, "none": None, "nan": np.where(w > 1, np.nan, w),
+                "inf": w * np.inf, "shape": w[:, :1], "text": "w", "list_short": [w] * 3,
+                "object": np.array([object()] * 3), "complex": w + 1j, "huge": w * 1e308 * 10,
+                "zero": np.zeros_like(w)}[wrenches]
+
+    def action():
+        result = bp.identify_floating(SPACE_MODEL, _damaged_log(ex.log, log), route=route, contacts=contacts,
+                                      wrenches=wrenches, known=known, method=method, base=base)
+        assert isinstance(result.summary(), str) and repr(result)
+        return result.values, result.std, result.covariance, result.rmse, result.to_dict(), result.standard
+    outcome(action)
+
+
+def test_identify_floating_refuses_wrong_kinds_of_arguments(floating_logs):
+    """Found by test_identify_floating: a contact that is no Contact, text wrenches or a known that is no dict
+    were bare AttributeError/ValueError from inside; an empty list of logs reached np.concatenate."""
+    free, touching, base = floating_logs
+    log, wrenches = touching.log, touching.wrenches
+    with pytest.raises(bp.ArgumentError, match="^contacts: expected a sequence of Contact, got object"):
+        bp.identify_floating(SPACE, log, route="base", contacts=[object()], wrenches=wrenches, base=base)
+    with pytest.raises(bp.ArgumentError, match="^wrenches: "):
+        bp.identify_floating(SPACE, log, route="base", contacts=touching.contacts, wrenches="w", base=base)
+    with pytest.raises(bp.ArgumentError, match="^known: expected a dict"):
+        bp.identify_floating(SPACE, free.log, route="momentum", known="mass", base=base)
+    with pytest.raises(bp.ArgumentError, match="^data: no trajectory"):
+        bp.identify_floating(SPACE, [], route="momentum", known={"mass": 448.0}, base=base)
+    with pytest.raises(bp.ArgumentError, match=r"^contact 9: link: expected 0 \(the base\) to 6"):
+        bp.identify_floating(SPACE, log, route="base", contacts=(bp.Contact(9),), wrenches=wrenches[:, :1], base=base)
+
+
+def test_identify_floating_of_absurd_numbers_is_refused_not_nan(floating_logs):
+    """Found by test_identify_floating: torques or wrenches of 1e308, a known mass of 1e308 or 0 returned NaN
+    estimates (the residual's σ underflowed to 0 and divided)."""
+    import dataclasses
+    free, touching, base = floating_logs
+    log = touching.log
+    with pytest.raises(bp.DataError, match=r"tau: absurd value .* at sample 0, joint 1"):
+        bp.identify_floating(SPACE, dataclasses.replace(log, tau=log.tau + 1e308), route="torques",
+                             contacts=touching.contacts, wrenches=touching.wrenches, base=base)
+    with pytest.raises(bp.ArgumentError, match=r"^wrenches: absurd value .* at sample 0, contact 1, component 1"):
+        bp.identify_floating(SPACE, log, route="base", contacts=touching.contacts,
+                             wrenches=touching.wrenches + 1e300, base=base)
+    for mass in (0.0, -5.0, 1e308):
+        with pytest.raises(bp.SettingsError, match="^known: mass: expected"):
+            bp.identify_floating(SPACE, free.log, route="momentum", known={"mass": mass}, base=base)

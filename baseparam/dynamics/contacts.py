@@ -17,6 +17,8 @@ import dataclasses
 
 import numpy as np
 
+from .._numbers import real_array
+from .._validation import ABSURD
 from ..errors import ArgumentError
 from .floating import public_layout
 from .samples import LinkParameters, robot_states
@@ -139,12 +141,15 @@ def contact_forces(robot, q, contacts, wrenches):
         frame 0 (frame-0 axes, moment about its origin).
     """
     (q,), _ = robot_states(robot, q=np.atleast_2d(q))
-    w = np.asarray(wrenches, dtype=float)
+    w = real_array("wrenches", wrenches)
     if w.shape != (q.shape[0], len(contacts), 6):
         raise ArgumentError(f"wrenches: expected shape ({q.shape[0]}, {len(contacts)}, 6) (samples, contacts, "
                             f"[f, n]), got {w.shape}")
-    if not np.isfinite(w).all():
-        raise ArgumentError("wrenches: not finite (NaN or inf)")
+    bad = ~(np.abs(w) <= ABSURD)          # NaN compares False
+    if bad.any():
+        s, c, i = np.argwhere(bad)[0]
+        what = "non-finite value" if not np.isfinite(w[s, c, i]) else f"absurd value (|w| > {ABSURD:g})"
+        raise ArgumentError(f"wrenches: {what} {w[s, c, i]} at sample {s}, contact {c + 1}, component {i + 1}")
     tree = _tree(robot, q)
     out = np.zeros((q.shape[0], robot.n_v))
     for c, contact in enumerate(contacts):
