@@ -742,6 +742,42 @@ def test_identify_floating(floating_logs, which, data, changes):
     outcome(action)
 
 
+CONTACT_LINKS = st.one_of(st.sampled_from([0, 1, 3, 6, 7, 99, -1, "joint 1", "nope", "", None, True, 2.0, 2.5,
+                                           np.int64(2), np.nan, (1,), "1"]))
+
+
+@st.composite
+def contacts(draw):
+    """A Contact (or what the fuzz makes of one): any link, position and rotation."""
+    link = draw(CONTACT_LINKS)
+    position = draw(st.one_of(st.just((0.1, 0.0, 0.2)), arrays(3, rows="one"), st.just("x"), st.none()))
+    rotation = draw(st.sampled_from(["identity", "identity", "flip", "scaled", "nan", "shape", "text", "rot"]))
+    rotation = {"identity": np.eye(3), "flip": np.diag([1.0, 1.0, -1.0]), "scaled": 2 * np.eye(3),
+                "nan": np.full((3, 3), np.nan), "shape": np.eye(2), "text": "R",
+                "rot": np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])}[rotation]
+    return lambda: bp.Contact(link, position, rotation, name=draw(st.sampled_from(["", "foot", "a\nb"])))
+
+
+@settings(FUZZ, max_examples=60)
+@given(contact=contacts(), q=space_states(SPACE_NQ), many=st.integers(0, 3), data=st.data(),
+       robot=st.sampled_from(["space", "space", "fixed"]))
+def test_contacts(contact, q, many, data, robot):
+    model = SPACE if robot == "space" else ROBOT
+
+    def jacobian():
+        return bp.contact_jacobian(model, q, contact())
+    outcome(jacobian)
+    rows = data.draw(st.sampled_from([0, 1, 3, 4]), label="rows")
+    wrenches = data.draw(st.one_of(arrays(6, rows=rows).map(lambda w: np.asarray(w)[:, None] if np.ndim(w) == 2
+                                                            else w),
+                                   st.just(np.zeros((3, many, 6))), st.just(np.full((3, many, 6), np.nan)),
+                                   st.just(np.full((3, many, 6), 1e308)), st.just("w")), label="wrenches")
+
+    def forces():
+        return bp.contact_forces(model, q, [contact() for _ in range(many)], wrenches)
+    outcome(forces)
+
+
 def test_identify_floating_refuses_wrong_kinds_of_arguments(floating_logs):
     """Found by test_identify_floating: a contact that is no Contact, text wrenches or a known that is no dict
     were bare AttributeError/ValueError from inside; an empty list of logs reached np.concatenate."""
@@ -774,3 +810,18 @@ def test_identify_floating_of_absurd_numbers_is_refused_not_nan(floating_logs):
     for mass in (0.0, -5.0, 1e308):
         with pytest.raises(bp.SettingsError, match="^known: mass: expected"):
             bp.identify_floating(SPACE, free.log, route="momentum", known={"mass": mass}, base=base)
+
+
+def test_a_contact_of_bad_numbers_is_refused_in_one_line():
+    """Found by test_contacts: text as a position or rotation was a bare ValueError, and a wrongly shaped
+    array was printed over several lines in the message."""
+    with pytest.raises(bp.ArgumentError, match="^contact 1: position: "):
+        bp.Contact(1, "x")
+    with pytest.raises(bp.ArgumentError, match="^contact 1: rotation: "):
+        bp.Contact(1, rotation="R")
+    with pytest.raises(bp.ArgumentError, match=r"^contact 1: position: expected 3 finite numbers \(m\), got shape "
+                                               r"\(3, 1, 1\)$"):
+        bp.Contact(1, np.zeros((3, 1, 1)))
+    with pytest.raises(bp.ArgumentError, match=r"^contact 1: rotation: expected a 3×3 rotation matrix, got "
+                                               r"\[\[1.0, 0.0, 0.0\], \[0.0, 1.0, 0.0\], \[0.0, 0.0, -1.0\]\]$"):
+        bp.Contact(1, rotation=np.diag([1.0, 1.0, -1.0]))

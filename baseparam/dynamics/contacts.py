@@ -49,14 +49,16 @@ class Contact:
     name: str = ""
 
     def __post_init__(self):
-        p = np.asarray(self.position, dtype=float)
-        R = np.asarray(self.rotation, dtype=float)
         label = f"contact {self.name or self.link!r}"
-        if p.shape != (3,) or not np.isfinite(p).all():
-            raise ArgumentError(f"{label}: position: expected 3 finite numbers, got {self.position!r}")
+        p = real_array(f"{label}: position", self.position)
+        R = real_array(f"{label}: rotation", self.rotation)
+        if p.shape != (3,) or not np.isfinite(p).all() or not (np.abs(p) <= ABSURD).all():
+            raise ArgumentError(f"{label}: position: expected 3 finite numbers (m), got "
+                                + (f"{p.tolist()}" if p.shape == (3,) else f"shape {p.shape}"))
         if R.shape != (3, 3) or not np.isfinite(R).all() or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) \
                 or np.linalg.det(R) < 0:
-            raise ArgumentError(f"{label}: rotation: expected a 3×3 rotation matrix, got {self.rotation!r}")
+            raise ArgumentError(f"{label}: rotation: expected a 3×3 rotation matrix, got "
+                                + (f"{R.tolist()}" if R.shape == (3, 3) else f"shape {R.shape}"))
         object.__setattr__(self, "position", tuple(p.tolist()))
         object.__setattr__(self, "rotation", tuple(map(tuple, R.tolist())))
 
