@@ -778,6 +778,40 @@ def test_contacts(contact, q, many, data, robot):
     outcome(forces)
 
 
+@settings(FUZZ, max_examples=40)
+@given(t=st.sampled_from(["good", "good", "nan", "repeated", "one", "empty", "text", "2d"]), data=st.data(),
+       point=st.sampled_from([False, True, "x"]),
+       wrench_noise=st.sampled_from([(0.0, 0.0), (1.0, 0.1), (np.nan, 0.0), (-1.0, 0.0), 3, "x", (1.0,)]),
+       twist_noise=st.sampled_from([0.0, 0.01, np.nan, -1.0, np.inf, [0.1] * 6, [0.1] * 2, "x"]),
+       contact_kind=st.sampled_from(["good", "good", "none", "missing", "object"]),
+       seed=st.sampled_from([0, 1, -1, 2.5, "x", None]))
+def test_floating_experiments(t, data, point, wrench_noise, twist_noise, contact_kind, seed):
+    S = 11
+    times = {"good": np.linspace(0, 0.5, S), "nan": np.full(S, np.nan), "repeated": np.zeros(S),
+             "one": np.zeros(1), "empty": np.zeros(0), "text": "t", "2d": np.zeros((S, 2))}[t]
+    q = data.draw(st.one_of(st.just(np.tile(np.r_[np.zeros(6), 1.0, np.full(6, 0.2)], (S, 1))),
+                            space_states(SPACE_NQ)), label="q")
+    qd = data.draw(st.one_of(st.just(np.zeros((S, SPACE_NV))), space_states(SPACE_NV)), label="qd")
+    qdd = data.draw(st.one_of(st.just(np.full((S, SPACE_NV), 0.1)), space_states(SPACE_NV)), label="qdd")
+    found = {"good": (bp.Contact(3),), "none": (), "missing": (bp.Contact(9),), "object": (object(),)}[contact_kind]
+
+    def contact():
+        ex = bp.contact_experiment(SPACE_MODEL, times, q, qd, qdd, found, point=point, wrench_noise=wrench_noise,
+                                   twist_noise=twist_noise, seed=seed)
+        return ex.log.q, ex.log.qd, ex.log.tau, ex.wrenches, repr(ex)
+    outcome(contact)
+    tau = data.draw(st.one_of(st.just(lambda t, q, qd: np.full(6, 0.5)), arrays(6), st.just(np.full(6, np.nan))),
+                    label="tau")
+    q0 = data.draw(st.one_of(st.none(), space_states(SPACE_NQ)), label="q0")
+
+    def free():
+        ex = bp.free_floating_experiment(SPACE_MODEL, np.asarray(times)[:4] if t != "text" else times, tau, q0=q0,
+                                         twist_noise=twist_noise, seed=seed)
+        return ex.log.q, ex.log.qd, ex.log.tau, repr(ex)
+    outcome(free)
+
+
+
 def test_identify_floating_refuses_wrong_kinds_of_arguments(floating_logs):
     """Found by test_identify_floating: a contact that is no Contact, text wrenches or a known that is no dict
     were bare AttributeError/ValueError from inside; an empty list of logs reached np.concatenate."""
@@ -825,3 +859,21 @@ def test_a_contact_of_bad_numbers_is_refused_in_one_line():
     with pytest.raises(bp.ArgumentError, match=r"^contact 1: rotation: expected a 3×3 rotation matrix, got "
                                                r"\[\[1.0, 0.0, 0.0\], \[0.0, 1.0, 0.0\], \[0.0, 0.0, -1.0\]\]$"):
         bp.Contact(1, rotation=np.diag([1.0, 1.0, -1.0]))
+
+
+def test_floating_experiments_refuse_bad_settings():
+    """Found by test_floating_experiments: text times or noise, a noise of the wrong length and a negative seed
+    were bare ValueErrors from numpy, and NaN times gave a log of NaN."""
+    S = 11
+    q = np.tile(np.r_[np.zeros(6), 1.0, np.full(6, 0.2)], (S, 1))
+    qd, qdd, t = np.zeros((S, SPACE_NV)), np.full((S, SPACE_NV), 0.1), np.linspace(0, 0.5, S)
+    contacts = (bp.Contact(3),)
+    for kwargs, message in (({"t": "t"}, "^t: "), ({"t": np.full(S, np.nan)}, "^t: expected finite, increasing"),
+                            ({"wrench_noise": "x"}, "^wrench_noise: "), ({"wrench_noise": (1.0,)}, "^wrench_noise: "),
+                            ({"twist_noise": [0.1] * 2}, "^twist_noise: "), ({"seed": -1}, "^seed: "),
+                            ({"contacts": (object(),)}, "^contacts: ")):
+        args = {"t": t, "contacts": contacts, **kwargs}
+        with pytest.raises(bp.ArgumentError, match=message):
+            bp.contact_experiment(SPACE_MODEL, args.pop("t"), q, qd, qdd, args.pop("contacts"), **args)
+    with pytest.raises(bp.ArgumentError, match="^twist_noise: "):
+        bp.free_floating_experiment(SPACE_MODEL, t[:4], np.zeros(6), twist_noise="x")

@@ -163,6 +163,31 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     return q, qd, np.gradient(qd, t, axis=0)
 
 
+def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0)):
+    """The noise settings of an experiment: finite standard deviations ≥ 0 of the right lengths, a seed ≥ 0."""
+    from .._numbers import real_array
+    from .._validation import check_number
+    for name, value, sizes in (("twist_noise", twist_noise, ((), (6,))), ("wrench_noise", wrench_noise, ((2,),))):
+        arr = real_array(name, value)
+        if arr.shape not in sizes or not (np.abs(arr) <= 1e8).all() or (arr < 0).any():
+            expected = "one number or 6" if name == "twist_noise" else "2 (force, moment)"
+            raise ArgumentError(f"{name}: expected {expected} finite standard deviations ≥ 0, got "
+                                + (f"{arr.tolist()}" if arr.ndim <= 1 else f"shape {arr.shape}"))
+    check_number(seed, "seed", low=0, integer=True)
+
+
+def _check_times(t, n_samples=None):
+    """Times as a float array (S,): finite, increasing."""
+    from .._numbers import real_array
+    t = real_array("t", t)
+    if t.ndim != 1 or (n_samples is not None and len(t) != n_samples):
+        raise ArgumentError(f"t: expected shape ({n_samples if n_samples is not None else 'n_samples'},), "
+                            f"got {t.shape}")
+    if not np.isfinite(t).all() or (np.diff(t) <= 0).any():
+        raise ArgumentError("t: expected finite, increasing times (s)")
+    return t
+
+
 def _log(truth, noise, twist_noise, seed):
     """The sensors' log of a noise-free floating motion: joint noise (SensorNoise), the base twist's."""
     from .integrate import logged
@@ -207,13 +232,22 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     from ..dynamics.contacts import _jacobian, _tree
     from ..dynamics.newton_euler import inverse_dynamics
 
+    from .._validation import check_instance, check_robot_states
+    from ..dynamics.contacts import Contact
+
     robot = model.robot
     if not robot.is_floating:
         raise ArgumentError(f"model: {robot.name!r} has a fixed base; contact experiments are for floating bases")
+    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
+    for contact in contacts:
+        check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
+    check_instance(point, "point", (bool, np.bool_), "True or False")
+    _check_noise(twist_noise, seed, wrench_noise)
+    (q, qd, qdd), _ = check_robot_states(robot, q=q, qd=qd, qdd=qdd)
+    t = _check_times(t, len(q))
     if not contacts:
         raise ArgumentError("contacts: none given; the base's six equations need the wrenches of at least one "
                             "contact (free_floating_experiment simulates a robot without any)")
-    t = np.asarray(t, dtype=float)
     needed = inverse_dynamics(model, q, qd, qdd)                         # (S, 6 + n)
     tree = _tree(robot, np.asarray(q, dtype=float))
     J = np.stack([_jacobian(robot, tree, c) for c in contacts], 1)     # (S, C, 6, n_v)
@@ -264,6 +298,7 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
     from .integrate import simulate
 
     robot = model.robot
+    _check_noise(twist_noise, seed)
     if q0 is None:
         q0 = np.zeros(robot.n_q)
         q0[6] = 1.0
