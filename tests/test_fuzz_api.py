@@ -812,6 +812,30 @@ def test_floating_experiments(t, data, point, wrench_noise, twist_noise, contact
 
 
 
+@settings(FUZZ, max_examples=30)
+@given(t=st.sampled_from(["good", "good", "nan", "repeated", "one", "empty"]),
+       position=st.sampled_from(["good", "good", "nan", "shape", "far", "text"]),
+       angles=st.sampled_from(["good", "good", "nan", "shape", "huge"]),
+       contact_kind=st.sampled_from(["good", "good", "none", "missing", "object"]),
+       iterations=st.sampled_from([30, 30, 0, -1, 2.5, "x", 10 ** 9]),
+       tolerance=st.sampled_from([1e-12, 1e-12, 0.0, -1.0, np.nan, "x"]),
+       q0=st.sampled_from(["good", "good", "nan", "short", "zero_quaternion"]))
+def test_stance_motion(t, position, angles, contact_kind, iterations, tolerance, q0):
+    S = 6
+    times = {"good": np.linspace(0, 0.5, S), "nan": np.full(S, np.nan), "repeated": np.zeros(S),
+             "one": np.zeros(1), "empty": np.zeros(0)}[t]
+    n = len(times)
+    good = np.c_[np.zeros((n, 2)), 0.01 * np.arange(n)]
+    pos = {"good": good, "nan": good * np.nan, "shape": good[:, :2], "far": good + 100.0, "text": "p"}[position]
+    ang = {"good": good * 0.1, "nan": good * np.nan, "shape": good[:1], "huge": good + 1e300}[angles]
+    start = {"good": np.r_[np.zeros(6), 1.0, np.full(6, 0.3)], "nan": np.r_[np.zeros(6), 1.0, np.full(6, np.nan)],
+             "short": np.zeros(5), "zero_quaternion": np.zeros(13)}[q0]
+    found = {"good": (bp.Contact(3), bp.Contact(6)), "none": (), "missing": (bp.Contact(9),),
+             "object": (object(),)}[contact_kind]
+    outcome(lambda: bp.stance_motion(SPACE, times, start, pos, ang, found, iterations=iterations,
+                                     tolerance=tolerance))
+
+
 def test_identify_floating_refuses_wrong_kinds_of_arguments(floating_logs):
     """Found by test_identify_floating: a contact that is no Contact, text wrenches or a known that is no dict
     were bare AttributeError/ValueError from inside; an empty list of logs reached np.concatenate."""
@@ -877,3 +901,21 @@ def test_floating_experiments_refuse_bad_settings():
             bp.contact_experiment(SPACE_MODEL, args.pop("t"), q, qd, qdd, args.pop("contacts"), **args)
     with pytest.raises(bp.ArgumentError, match="^twist_noise: "):
         bp.free_floating_experiment(SPACE_MODEL, t[:4], np.zeros(6), twist_noise="x")
+
+
+def test_stance_motion_refuses_bad_arguments():
+    """Found by test_stance_motion: no times, no contacts, text positions or a contact that is no Contact were
+    bare numpy errors (reshape, stack, IndexError)."""
+    t = np.linspace(0, 0.5, 6)
+    q0 = np.r_[np.zeros(6), 1.0, np.full(6, 0.3)]
+    good = np.c_[np.zeros((6, 2)), 0.01 * np.arange(6)]
+    feet = (bp.Contact(3), bp.Contact(6))
+    for args, message in (((np.zeros(0), q0, good[:0], good[:0], feet), "^t: expected at least 3"),
+                          ((t, q0, good, good, ()), "^contacts: none given"),
+                          ((t, q0, "p", good, feet), "^base_position: "),
+                          ((t, q0, good, good, (object(),)), "^contacts: expected a sequence of Contact"),
+                          ((t, np.zeros(5), good, good, feet), "^q: ")):
+        with pytest.raises(bp.ArgumentError, match=message):
+            bp.stance_motion(SPACE, *args)
+    with pytest.raises(bp.ArgumentError, match="^iterations: "):
+        bp.stance_motion(SPACE, t, q0, good, good, feet, iterations=0)

@@ -130,12 +130,28 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         The base twist [v, ω] in frame 0 and its rate by central differences (second order), the joint
         velocities from the contact Jacobians, their rate by central differences.
     """
-    t = np.asarray(t, dtype=float)
+    from .._numbers import real_array
+    from .._validation import check_instance, check_number, check_robot_states
+    from ..dynamics.contacts import Contact
+
+    t = _check_times(t)
     S = len(t)
-    q0 = np.asarray(q0, dtype=float)
-    pos, ang = np.asarray(base_position, dtype=float), np.asarray(base_angles, dtype=float)
+    if S < 3:
+        raise ArgumentError(f"t: expected at least 3 times (central differences), got {S}")
+    (q0,), _ = check_robot_states(robot, q=q0)
+    q0 = q0[0]
+    pos, ang = real_array("base_position", base_position), real_array("base_angles", base_angles)
     if pos.shape != (S, 3) or ang.shape != (S, 3):
         raise ArgumentError(f"base_position, base_angles: expected ({S}, 3) each, got {pos.shape}, {ang.shape}")
+    if not (np.abs(pos) <= 1e8).all() or not (np.abs(ang) <= 1e8).all():
+        raise ArgumentError("base_position, base_angles: expected finite numbers (m, rad)")
+    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
+    if not contacts:
+        raise ArgumentError("contacts: none given; the joints are solved to hold the contact points")
+    for contact in contacts:
+        check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
+    iterations = check_number(iterations, "iterations", low=1, high=10_000, integer=True)
+    tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
     targets, _ = _contact_points(robot, q0[None], contacts)
     R = _euler_zyx(ang)
     q = np.tile(q0, (S, 1))
