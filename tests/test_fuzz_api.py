@@ -919,3 +919,72 @@ def test_stance_motion_refuses_bad_arguments():
             bp.stance_motion(SPACE, *args)
     with pytest.raises(bp.ArgumentError, match="^iterations: "):
         bp.stance_motion(SPACE, t, q0, good, good, feet, iterations=0)
+
+
+# -- closed-form equations, and the command line of this round's surfaces ------------------------------------------
+@settings(FUZZ, max_examples=25)
+@given(what=st.sampled_from(["ppr", "ppr", "planar_rrr", "space_robot", "base", "text", "none", "int"]),
+       parameters=st.sampled_from(["pseudo", "khalil", "nope", None]),
+       max_terms=st.sampled_from([100_000, 0, 1, -1, 2.5, np.nan, "x", None, 10 ** 30]),
+       symbolic=st.sampled_from([None, None, "all", "a2", "x", "", 3, ["a2"], "pi/0"]),
+       check=st.sampled_from([True, False, "x"]), seed=st.sampled_from([0, -1, 2.5, "x", None]))
+def test_equations(what, parameters, max_terms, symbolic, check, seed):
+    def action():
+        if what in ("ppr", "planar_rrr", "space_robot"):
+            target = bp.load_robot(ROOT / "robots" / f"{what}.yaml")
+        else:
+            target = {"base": bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "ppr.yaml")), "text": "ppr.yaml",
+                      "none": None, "int": 3}[what]
+        eq = bp.equations(target, parameters, check=check, seed=seed, max_terms=max_terms, symbolic=symbolic)
+        return repr(eq), eq.markdown(), eq.to_dict(), eq.python_source(), eq.max_error
+    outcome(action)
+
+
+@settings(FUZZ, max_examples=25)
+@given(robot=st.sampled_from(["ppr", "ppr", "planar_rrr", "space_robot"]),
+       options=st.lists(st.sampled_from([("--parameters", "khalil"), ("--parameters", "nope"), ("--max-terms", "0"),
+                                         ("--max-terms", "-1"), ("--max-terms", "x"), ("--max-terms", "99999999999999"),
+                                         ("--symbolic", "a2"), ("--symbolic", "all"), ("--symbolic", "pi/0"),
+                                         ("--symbolic", ""), ("--json", "-"), ("--json", "OUT"), ("--out", "OUT"),
+                                         ("--python", "OUT"), ("--out", "ROBOT"), ("--python", "DIR"),
+                                         ("--max-memory", "0"), ("--max-memory", "x")]),
+                        max_size=2, unique_by=lambda o: o[0]))
+def test_cli_equations(tmp_path_factory, robot, options):
+    folder = tmp_path_factory.mktemp("eq")
+    path = folder / f"{robot}.yaml"
+    path.write_text((ROOT / "robots" / f"{robot}.yaml").read_text())
+    args = ["equations", path]
+    for k, (flag, value) in enumerate(options):
+        args += [flag, {"OUT": folder / f"out{k}", "ROBOT": path, "DIR": folder}.get(value, value)]
+    before = path.read_bytes()
+    cli_outcome(args)
+    assert path.read_bytes() == before
+    assert {p.name for p in folder.iterdir()} <= {path.name, *(f"out{k}" for k in range(len(options)))}
+
+
+@settings(FUZZ, max_examples=25)
+@given(command=st.sampled_from(["find", "find", "export"]),
+       robot=st.sampled_from(["space_robot", "space_robot", "planar_rrr", "ppr"]),
+       floating=st.sampled_from([False, False, False, True]),
+       options=st.lists(st.sampled_from([("--parameters", "khalil"), ("--json", "-"), ("--h5", "OUT"),
+                                         ("--lang", "c"), ("--lang", "python"), ("--lang", "x"), ("--out", "OUT"),
+                                         ("--out", "ROBOT"), ("--what", "regressor"), ("--what", "nope"),
+                                         ("--prefix", "1x"), ("--prefix", "ok"), ("--friction", None),
+                                         ("--rotor-inertia", None), ("--symbolic", "a2")]),
+                        max_size=3, unique_by=lambda o: o[0]))
+def test_cli_floating_find_export(tmp_path_factory, command, robot, floating, options):
+    folder = tmp_path_factory.mktemp("fl")
+    path = folder / f"{robot}.yaml"
+    path.write_text((ROOT / "robots" / f"{robot}.yaml").read_text())
+    args = [command, path, *(["--floating"] if floating else [])]
+    if command == "export" and "--lang" not in dict(options):
+        args += ["--lang", "python"]
+    for k, (flag, value) in enumerate(options):
+        args += [flag] if value is None else [flag, {"OUT": folder / f"out{k}", "ROBOT": path}.get(value, value)]
+    if command == "export" and "--out" not in dict(options):
+        args += ["--out", folder / "gen"]
+    before = path.read_bytes()
+    cli_outcome(args)
+    assert path.read_bytes() == before
+    allowed = {path.name, "gen", *(f"out{k}" for k in range(len(options)))}
+    assert {p.name for p in folder.iterdir()} <= allowed, sorted(p.name for p in folder.iterdir())
