@@ -988,3 +988,27 @@ def test_cli_floating_find_export(tmp_path_factory, command, robot, floating, op
     assert path.read_bytes() == before
     allowed = {path.name, "gen", *(f"out{k}" for k in range(len(options)))}
     assert {p.name for p in folder.iterdir()} <= allowed, sorted(p.name for p in folder.iterdir())
+
+
+def test_identify_floating_checks_robot_seed_base_and_prior(floating_logs):
+    """Found probing identify_floating: no robot (None, 3) or another robot's base set were an AttributeError or
+    were used silently; a negative seed was numpy's ValueError; a prior of the wrong length was broadcast, one of
+    NaN or text failed inside cvxpy."""
+    free, _, base = floating_logs
+    args = {"route": "momentum", "known": {"mass": 448.0}}
+    for robot in (None, 3):
+        with pytest.raises(TypeError, match="^robot: expected a baseparam.Robot"):
+            bp.identify_floating(robot, free.log, **args)
+    with pytest.raises(bp.ArgumentError, match="^seed: "):
+        bp.identify_floating(SPACE, free.log, seed=-1, base=base, **args)
+    with pytest.raises(bp.ArgumentError, match="^base: not the base set of 'space robot"):
+        bp.identify_floating(SPACE, free.log, base=bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "ppr.yaml")),
+                             **args)
+    with pytest.raises(TypeError, match="^base: expected"):
+        bp.identify_floating(SPACE, free.log, base=3, **args)
+    for prior in ([1.0], np.full(N_SPACE_STD, np.nan), "x"):
+        with pytest.raises(bp.ArgumentError, match="^prior: "):
+            bp.identify_floating(SPACE, free.log, method="consistent", prior=prior, base=base, **args)
+
+
+N_SPACE_STD = bp.ColumnLayout(SPACE).n_standard

@@ -49,7 +49,7 @@ from typing import Optional
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import ABSURD, check_instance, check_option, check_samples
+from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples
 from ..errors import ArgumentError, DataError, SettingsError
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
@@ -466,7 +466,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(route, "route", ROUTES, error=SettingsError)
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
-    robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else robot
+    robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else check_robot(robot)
+    check_number(seed, "seed", low=0, integer=True)
     if not robot.is_floating:
         raise SettingsError(f"robot: {robot.name!r} has a fixed base; use bp.identify")
     from ..dynamics.contacts import Contact
@@ -498,6 +499,18 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                             "(gravity: [0, 0, 0])")
     layout = _layout(robot)
     names = list(layout.names)
+    if base is not None:
+        from ..projection.base_set import BaseParameters
+        check_instance(base, "base", BaseParameters, "the robot's BaseParameters")
+        if list(base.standard_names) != names:
+            raise SettingsError(f"base: not the base set of {robot.name!r} in pseudo parameters "
+                                f"({len(base.standard_names)} standard parameters for its {len(names)})")
+    if prior is not None:
+        prior = real_array("prior", prior, SettingsError)
+        if prior.shape != (layout.n_standard,) or not (np.abs(prior) <= ABSURD).all():
+            raise SettingsError(f"prior: expected {layout.n_standard} finite standard parameters, got "
+                                + (f"shape {prior.shape}" if prior.shape != (layout.n_standard,) else "NaN, inf or "
+                                   f"beyond ±{ABSURD:g}"))
     E, pivots, source = route_combinations(robot, route, seed, base)
     C, c_values, labels = _known_rows(robot, known, names)
     # a known quantity must be one the route sees: a combination of E's rows
