@@ -1012,3 +1012,25 @@ def test_identify_floating_checks_robot_seed_base_and_prior(floating_logs):
 
 
 N_SPACE_STD = bp.ColumnLayout(SPACE).n_standard
+
+
+def test_contacts_and_experiments_check_robot_model_and_contacts():
+    """Found probing the contact functions: no robot, a contact that is no Contact, a Robot given for a Model, a
+    fixed-base model or a noise that is no SensorNoise were AttributeError, IndexError or a broadcast error."""
+    q = np.r_[np.zeros(6), 1.0, np.zeros(6)]
+    t, Q, Z = np.linspace(0, 0.5, 11), np.tile(q, (11, 1)), np.zeros((11, SPACE_NV))
+    fixed = bp.Model(ROBOT, P)
+    for action, message in ((lambda: bp.contact_jacobian(None, q, bp.Contact(1)), "^robot: expected"),
+                            (lambda: bp.contact_jacobian(SPACE, q, 3), "^contact: expected a bp.Contact"),
+                            (lambda: bp.contact_forces(SPACE, q, [object()], np.zeros((1, 1, 6))), "^contact: "),
+                            (lambda: bp.contact_experiment(SPACE, t, Q, Z, Z, [bp.Contact(1)]), "^model: expected"),
+                            (lambda: bp.contact_experiment(SPACE_MODEL, t, Q, Z, Z, [bp.Contact(1)], noise=3),
+                             "^noise: expected"),
+                            (lambda: bp.free_floating_experiment(SPACE, t, np.zeros(6)), "^model: expected"),
+                            (lambda: bp.free_floating_experiment(fixed, t, np.zeros(3)), "^model: .* has a fixed base"),
+                            (lambda: bp.stance_motion(ROBOT, t, np.zeros(3), Z[:, :3], Z[:, :3], [bp.Contact(1)]),
+                             "^robot: .* has a fixed base"),
+                            (lambda: bp.stance_motion(None, t, q, Z[:, :3], Z[:, :3], [bp.Contact(1)]),
+                             "^robot: expected")):
+        with pytest.raises((bp.ArgumentError, TypeError), match=message):
+            action()

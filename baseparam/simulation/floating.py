@@ -131,9 +131,12 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         velocities from the contact Jacobians, their rate by central differences.
     """
     from .._numbers import real_array
-    from .._validation import check_instance, check_number, check_robot_states
+    from .._validation import check_instance, check_number, check_robot, check_robot_states
     from ..dynamics.contacts import Contact
 
+    robot = check_robot(robot)
+    if not robot.is_floating:
+        raise ArgumentError(f"robot: {robot.name!r} has a fixed base; stance_motion moves a floating base")
     t = _check_times(t)
     S = len(t)
     if S < 3:
@@ -179,7 +182,17 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     return q, qd, np.gradient(qd, t, axis=0)
 
 
-def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0)):
+def _floating_model(model, what):
+    """``model``'s robot when ``model`` is a Model of a floating-base robot; else a one-line error."""
+    from .._validation import check_instance
+    from ..model.value import Model
+    robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
+    if not robot.is_floating:
+        raise ArgumentError(f"model: {robot.name!r} has a fixed base; {what} are for floating bases")
+    return robot
+
+
+def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
     """The noise settings of an experiment: finite standard deviations ≥ 0 of the right lengths, a seed ≥ 0."""
     from .._numbers import real_array
     from .._validation import check_number
@@ -190,6 +203,8 @@ def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0)):
             raise ArgumentError(f"{name}: expected {expected} finite standard deviations ≥ 0, got "
                                 + (f"{arr.tolist()}" if arr.ndim <= 1 else f"shape {arr.shape}"))
     check_number(seed, "seed", low=0, integer=True)
+    from .integrate import checked_noise
+    checked_noise(noise)
 
 
 def _check_times(t, n_samples=None):
@@ -251,14 +266,12 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     from .._validation import check_instance, check_robot_states
     from ..dynamics.contacts import Contact
 
-    robot = model.robot
-    if not robot.is_floating:
-        raise ArgumentError(f"model: {robot.name!r} has a fixed base; contact experiments are for floating bases")
+    robot = _floating_model(model, "contact experiments")
     contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
     for contact in contacts:
         check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
     check_instance(point, "point", (bool, np.bool_), "True or False")
-    _check_noise(twist_noise, seed, wrench_noise)
+    _check_noise(twist_noise, seed, wrench_noise, noise)
     (q, qd, qdd), _ = check_robot_states(robot, q=q, qd=qd, qdd=qdd)
     t = _check_times(t, len(q))
     if not contacts:
@@ -313,8 +326,8 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
     """
     from .integrate import simulate
 
-    robot = model.robot
-    _check_noise(twist_noise, seed)
+    robot = _floating_model(model, "free-floating experiments")
+    _check_noise(twist_noise, seed, noise=noise)
     if q0 is None:
         q0 = np.zeros(robot.n_q)
         q0[6] = 1.0
