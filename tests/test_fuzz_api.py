@@ -638,3 +638,399 @@ def test_a_controller_returning_no_torques_is_named_as_such(model, method):
     for controller in (lambda t, q, qd: "x", lambda t, q, qd: np.full(robot.n_v, np.nan)):
         with pytest.raises(bp.ArgumentError, match=r"^tau: the controller returned .* at t = 0 s"):
             bp.simulate(model, t, q0, np.zeros(robot.n_v), controller, method=method)
+
+
+# -- floating-base identification, contacts and simulated experiments (this round's new surfaces) ------------------
+@pytest.fixture(scope="module")
+def floating_logs():
+    """A short free-floating log and a contact log of the space robot, its base set (found once)."""
+    k = np.arange(1, 7)
+    free = bp.free_floating_experiment(SPACE_MODEL, np.linspace(0, 1, 21), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
+    contacts = (bp.Contact(3), bp.Contact(6, (0.1, 0.0, 0.0)))
+    truth = free.truth
+    touching = bp.contact_experiment(SPACE_MODEL, truth.t, truth.q, truth.qd, truth.qdd, contacts)
+    return free, touching, bp.find_base_parameters(SPACE, "pseudo")
+
+
+def _damaged_log(log, kind):
+    import dataclasses
+    if kind == "good":
+        return log
+    if kind == "list":
+        return [log, log]
+    if kind == "empty_list":
+        return []
+    if kind == "fixed":
+        return bp.Trajectory(log.t, log.q[:, 7:], tau=log.tau[:, 6:])
+    if kind == "nan_q":
+        q = log.q.copy()
+        q[3, 8] = np.nan
+        return dataclasses.replace(log, q=q)
+    if kind == "inf_qd":
+        qd = log.qd.copy()
+        qd[2, 0] = np.inf
+        return dataclasses.replace(log, qd=qd)
+    if kind == "nan_tau":
+        tau = log.tau.copy()
+        tau[1, 7] = np.nan
+        return dataclasses.replace(log, tau=tau)
+    if kind == "huge_tau":
+        return dataclasses.replace(log, tau=log.tau + 1e308)
+    if kind == "zero_quaternion":
+        q = log.q.copy()
+        q[:, 3:7] = 0.0
+        return dataclasses.replace(log, q=q)
+    if kind == "no_tau":
+        return dataclasses.replace(log, tau=None)
+    if kind == "no_qdd":
+        return dataclasses.replace(log, qdd=None)
+    if kind == "one_sample":
+        return dataclasses.replace(log, t=log.t[:1], q=log.q[:1], qd=log.qd[:1], qdd=log.qdd[:1], tau=log.tau[:1])
+    if kind == "constant":
+        return dataclasses.replace(log, q=np.tile(log.q[:1], (log.n_samples, 1)), qd=np.zeros_like(log.qd),
+                                   qdd=np.zeros_like(log.qdd))
+    return {"none": None, "text": "log.csv", "int": 3, "array": log.q}[kind]
+
+
+LOG_KINDS = ["good", "good", "good", "list", "empty_list", "fixed", "nan_q", "inf_qd", "nan_tau", "huge_tau",
+             "zero_quaternion", "no_tau", "no_qdd", "one_sample", "constant", "none", "text", "int", "array"]
+
+
+FLOATING_CHANGES = {
+    "log": st.sampled_from(LOG_KINDS),
+    "route": st.sampled_from(["torques", "base", "momentum", "nope", None, 3, "BASE"]),
+    "contacts": st.sampled_from(["none", "missing_link", "named_missing", "base", "object", "text", "bool"]),
+    "wrenches": st.sampled_from(["none", "nan", "inf", "shape", "text", "list_short", "object", "complex", "huge",
+                                 "zero"]),
+    "known": st.sampled_from([None, {"mass": np.nan}, {"mass": np.inf}, {"mass": "x"}, {"M0": 400.0}, {"nope": 1.0},
+                              {"mass": 0.0}, {"mass": -5.0}, {"mass": 1e308}, "mass", [1.0], 3, {3: 1.0},
+                              {"mass": None}, {"mass": [1.0, 2.0]}, {"mass": 448.0, "XX0": 100.0}]),
+    "method": st.sampled_from(["consistent", "nope", None, "OLS"])}
+
+
+@settings(FUZZ, max_examples=60)
+@given(which=st.sampled_from(["free", "contact"]), data=st.data(),
+       changes=st.lists(st.sampled_from(["none", "none", *FLOATING_CHANGES]), min_size=1, max_size=2, unique=True))
+def test_identify_floating(floating_logs, which, data, changes):
+    """One or two arguments changed from a call that works (a route the log suits, its contacts, the mass)."""
+    free, touching, base = floating_logs
+    ex = free if which == "free" else touching
+    drawn = {name: data.draw(FLOATING_CHANGES[name], label=name) for name in changes if name != "none"}
+    log = drawn.get("log", "good")
+    route = drawn.get("route", "momentum" if which == "free" else data.draw(st.sampled_from(["torques", "base"])))
+    contacts = drawn.get("contacts", "same")
+    wrenches = drawn.get("wrenches", "same")
+    known = drawn.get("known", {"mass": 448.0} if which == "free" else None)
+    method = drawn.get("method", "ols")
+    real = touching.contacts
+    if contacts in ("missing_link", "named_missing"):
+        contacts = (bp.Contact(3), bp.Contact(99 if contacts == "missing_link" else "nope"))
+    else:
+        contacts = {"same": ex.contacts, "none": (), "base": (bp.Contact(0),) * len(real),
+                    "object": (object(),) * len(real), "text": "c1", "bool": True}[contacts]
+    w = touching.wrenches
+    wrenches = {"same": ex.wrenches if ex.contacts else None, "none": None, "nan": np.where(w > 1, np.nan, w),
+                "inf": w * np.inf, "shape": w[:, :1], "text": "w", "list_short": [w] * 3,
+                "object": np.array([object()] * 3), "complex": w + 1j, "huge": w * 1e308 * 10,
+                "zero": np.zeros_like(w)}[wrenches]
+
+    def action():
+        result = bp.identify_floating(SPACE_MODEL, _damaged_log(ex.log, log), route=route, contacts=contacts,
+                                      wrenches=wrenches, known=known, method=method, base=base)
+        assert isinstance(result.summary(), str) and repr(result)
+        return result.values, result.std, result.covariance, result.rmse, result.to_dict(), result.standard
+    outcome(action)
+
+
+CONTACT_LINKS = st.one_of(st.sampled_from([0, 1, 3, 6, 7, 99, -1, "joint 1", "nope", "", None, True, 2.0, 2.5,
+                                           np.int64(2), np.nan, (1,), "1"]))
+
+
+@st.composite
+def contacts(draw):
+    """A Contact (or what the fuzz makes of one): any link, position and rotation."""
+    link = draw(CONTACT_LINKS)
+    position = draw(st.one_of(st.just((0.1, 0.0, 0.2)), arrays(3, rows="one"), st.just("x"), st.none()))
+    rotation = draw(st.sampled_from(["identity", "identity", "flip", "scaled", "nan", "shape", "text", "rot"]))
+    rotation = {"identity": np.eye(3), "flip": np.diag([1.0, 1.0, -1.0]), "scaled": 2 * np.eye(3),
+                "nan": np.full((3, 3), np.nan), "shape": np.eye(2), "text": "R",
+                "rot": np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])}[rotation]
+    return lambda: bp.Contact(link, position, rotation, name=draw(st.sampled_from(["", "foot", "a\nb"])))
+
+
+@settings(FUZZ, max_examples=60)
+@given(contact=contacts(), q=space_states(SPACE_NQ), many=st.integers(0, 3), data=st.data(),
+       robot=st.sampled_from(["space", "space", "fixed"]))
+def test_contacts(contact, q, many, data, robot):
+    model = SPACE if robot == "space" else ROBOT
+
+    def jacobian():
+        return bp.contact_jacobian(model, q, contact())
+    outcome(jacobian)
+    rows = data.draw(st.sampled_from([0, 1, 3, 4]), label="rows")
+    wrenches = data.draw(st.one_of(arrays(6, rows=rows).map(lambda w: np.asarray(w)[:, None] if np.ndim(w) == 2
+                                                            else w),
+                                   st.just(np.zeros((3, many, 6))), st.just(np.full((3, many, 6), np.nan)),
+                                   st.just(np.full((3, many, 6), 1e308)), st.just("w")), label="wrenches")
+
+    def forces():
+        return bp.contact_forces(model, q, [contact() for _ in range(many)], wrenches)
+    outcome(forces)
+
+
+@settings(FUZZ, max_examples=40)
+@given(t=st.sampled_from(["good", "good", "nan", "repeated", "one", "empty", "text", "2d"]), data=st.data(),
+       point=st.sampled_from([False, True, "x"]),
+       wrench_noise=st.sampled_from([(0.0, 0.0), (1.0, 0.1), (np.nan, 0.0), (-1.0, 0.0), 3, "x", (1.0,)]),
+       twist_noise=st.sampled_from([0.0, 0.01, np.nan, -1.0, np.inf, [0.1] * 6, [0.1] * 2, "x"]),
+       contact_kind=st.sampled_from(["good", "good", "none", "missing", "object"]),
+       seed=st.sampled_from([0, 1, -1, 2.5, "x", None]))
+def test_floating_experiments(t, data, point, wrench_noise, twist_noise, contact_kind, seed):
+    S = 11
+    times = {"good": np.linspace(0, 0.5, S), "nan": np.full(S, np.nan), "repeated": np.zeros(S),
+             "one": np.zeros(1), "empty": np.zeros(0), "text": "t", "2d": np.zeros((S, 2))}[t]
+    q = data.draw(st.one_of(st.just(np.tile(np.r_[np.zeros(6), 1.0, np.full(6, 0.2)], (S, 1))),
+                            space_states(SPACE_NQ)), label="q")
+    qd = data.draw(st.one_of(st.just(np.zeros((S, SPACE_NV))), space_states(SPACE_NV)), label="qd")
+    qdd = data.draw(st.one_of(st.just(np.full((S, SPACE_NV), 0.1)), space_states(SPACE_NV)), label="qdd")
+    found = {"good": (bp.Contact(3),), "none": (), "missing": (bp.Contact(9),), "object": (object(),)}[contact_kind]
+
+    def contact():
+        ex = bp.contact_experiment(SPACE_MODEL, times, q, qd, qdd, found, point=point, wrench_noise=wrench_noise,
+                                   twist_noise=twist_noise, seed=seed)
+        return ex.log.q, ex.log.qd, ex.log.tau, ex.wrenches, repr(ex)
+    outcome(contact)
+    tau = data.draw(st.one_of(st.just(lambda t, q, qd: np.full(6, 0.5)), arrays(6), st.just(np.full(6, np.nan))),
+                    label="tau")
+    q0 = data.draw(st.one_of(st.none(), space_states(SPACE_NQ)), label="q0")
+
+    def free():
+        ex = bp.free_floating_experiment(SPACE_MODEL, np.asarray(times)[:4] if t != "text" else times, tau, q0=q0,
+                                         twist_noise=twist_noise, seed=seed)
+        return ex.log.q, ex.log.qd, ex.log.tau, repr(ex)
+    outcome(free)
+
+
+
+@settings(FUZZ, max_examples=30)
+@given(t=st.sampled_from(["good", "good", "nan", "repeated", "one", "empty"]),
+       position=st.sampled_from(["good", "good", "nan", "shape", "far", "text"]),
+       angles=st.sampled_from(["good", "good", "nan", "shape", "huge"]),
+       contact_kind=st.sampled_from(["good", "good", "none", "missing", "object"]),
+       iterations=st.sampled_from([30, 30, 0, -1, 2.5, "x", 10 ** 9]),
+       tolerance=st.sampled_from([1e-12, 1e-12, 0.0, -1.0, np.nan, "x"]),
+       q0=st.sampled_from(["good", "good", "nan", "short", "zero_quaternion"]))
+def test_stance_motion(t, position, angles, contact_kind, iterations, tolerance, q0):
+    S = 6
+    times = {"good": np.linspace(0, 0.5, S), "nan": np.full(S, np.nan), "repeated": np.zeros(S),
+             "one": np.zeros(1), "empty": np.zeros(0)}[t]
+    n = len(times)
+    good = np.c_[np.zeros((n, 2)), 0.01 * np.arange(n)]
+    pos = {"good": good, "nan": good * np.nan, "shape": good[:, :2], "far": good + 100.0, "text": "p"}[position]
+    ang = {"good": good * 0.1, "nan": good * np.nan, "shape": good[:1], "huge": good + 1e300}[angles]
+    start = {"good": np.r_[np.zeros(6), 1.0, np.full(6, 0.3)], "nan": np.r_[np.zeros(6), 1.0, np.full(6, np.nan)],
+             "short": np.zeros(5), "zero_quaternion": np.zeros(13)}[q0]
+    found = {"good": (bp.Contact(3), bp.Contact(6)), "none": (), "missing": (bp.Contact(9),),
+             "object": (object(),)}[contact_kind]
+    outcome(lambda: bp.stance_motion(SPACE, times, start, pos, ang, found, iterations=iterations,
+                                     tolerance=tolerance))
+
+
+def test_identify_floating_refuses_wrong_kinds_of_arguments(floating_logs):
+    """Found by test_identify_floating: a contact that is no Contact, text wrenches or a known that is no dict
+    were bare AttributeError/ValueError from inside; an empty list of logs reached np.concatenate."""
+    free, touching, base = floating_logs
+    log, wrenches = touching.log, touching.wrenches
+    with pytest.raises(bp.ArgumentError, match="^contacts: expected a sequence of Contact, got object"):
+        bp.identify_floating(SPACE, log, route="base", contacts=[object()], wrenches=wrenches, base=base)
+    with pytest.raises(bp.ArgumentError, match="^wrenches: "):
+        bp.identify_floating(SPACE, log, route="base", contacts=touching.contacts, wrenches="w", base=base)
+    with pytest.raises(bp.ArgumentError, match="^known: expected a dict"):
+        bp.identify_floating(SPACE, free.log, route="momentum", known="mass", base=base)
+    with pytest.raises(bp.ArgumentError, match="^data: no trajectory"):
+        bp.identify_floating(SPACE, [], route="momentum", known={"mass": 448.0}, base=base)
+    with pytest.raises(bp.ArgumentError, match=r"^contact 9: link: expected 0 \(the base\) to 6"):
+        bp.identify_floating(SPACE, log, route="base", contacts=(bp.Contact(9),), wrenches=wrenches[:, :1], base=base)
+
+
+def test_identify_floating_of_absurd_numbers_is_refused_not_nan(floating_logs):
+    """Found by test_identify_floating: torques or wrenches of 1e308, a known mass of 1e308 or 0 returned NaN
+    estimates (the residual's σ underflowed to 0 and divided)."""
+    import dataclasses
+    free, touching, base = floating_logs
+    log = touching.log
+    with pytest.raises(bp.DataError, match=r"tau: absurd value .* at sample 0, joint 1"):
+        bp.identify_floating(SPACE, dataclasses.replace(log, tau=log.tau + 1e308), route="torques",
+                             contacts=touching.contacts, wrenches=touching.wrenches, base=base)
+    with pytest.raises(bp.ArgumentError, match=r"^wrenches: absurd value .* at sample 0, contact 1, component 1"):
+        bp.identify_floating(SPACE, log, route="base", contacts=touching.contacts,
+                             wrenches=touching.wrenches + 1e300, base=base)
+    for mass in (0.0, -5.0, 1e308):
+        with pytest.raises(bp.SettingsError, match="^known: mass: expected"):
+            bp.identify_floating(SPACE, free.log, route="momentum", known={"mass": mass}, base=base)
+
+
+def test_a_contact_of_bad_numbers_is_refused_in_one_line():
+    """Found by test_contacts: text as a position or rotation was a bare ValueError, and a wrongly shaped
+    array was printed over several lines in the message."""
+    with pytest.raises(bp.ArgumentError, match="^contact 1: position: "):
+        bp.Contact(1, "x")
+    with pytest.raises(bp.ArgumentError, match="^contact 1: rotation: "):
+        bp.Contact(1, rotation="R")
+    with pytest.raises(bp.ArgumentError, match=r"^contact 1: position: expected 3 finite numbers \(m\), got shape "
+                                               r"\(3, 1, 1\)$"):
+        bp.Contact(1, np.zeros((3, 1, 1)))
+    with pytest.raises(bp.ArgumentError, match=r"^contact 1: rotation: expected a 3×3 rotation matrix, got "
+                                               r"\[\[1.0, 0.0, 0.0\], \[0.0, 1.0, 0.0\], \[0.0, 0.0, -1.0\]\]$"):
+        bp.Contact(1, rotation=np.diag([1.0, 1.0, -1.0]))
+
+
+def test_floating_experiments_refuse_bad_settings():
+    """Found by test_floating_experiments: text times or noise, a noise of the wrong length and a negative seed
+    were bare ValueErrors from numpy, and NaN times gave a log of NaN."""
+    S = 11
+    q = np.tile(np.r_[np.zeros(6), 1.0, np.full(6, 0.2)], (S, 1))
+    qd, qdd, t = np.zeros((S, SPACE_NV)), np.full((S, SPACE_NV), 0.1), np.linspace(0, 0.5, S)
+    contacts = (bp.Contact(3),)
+    for kwargs, message in (({"t": "t"}, "^t: "), ({"t": np.full(S, np.nan)}, "^t: expected finite, increasing"),
+                            ({"wrench_noise": "x"}, "^wrench_noise: "), ({"wrench_noise": (1.0,)}, "^wrench_noise: "),
+                            ({"twist_noise": [0.1] * 2}, "^twist_noise: "), ({"seed": -1}, "^seed: "),
+                            ({"contacts": (object(),)}, "^contacts: ")):
+        args = {"t": t, "contacts": contacts, **kwargs}
+        with pytest.raises(bp.ArgumentError, match=message):
+            bp.contact_experiment(SPACE_MODEL, args.pop("t"), q, qd, qdd, args.pop("contacts"), **args)
+    with pytest.raises(bp.ArgumentError, match="^twist_noise: "):
+        bp.free_floating_experiment(SPACE_MODEL, t[:4], np.zeros(6), twist_noise="x")
+
+
+def test_stance_motion_refuses_bad_arguments():
+    """Found by test_stance_motion: no times, no contacts, text positions or a contact that is no Contact were
+    bare numpy errors (reshape, stack, IndexError)."""
+    t = np.linspace(0, 0.5, 6)
+    q0 = np.r_[np.zeros(6), 1.0, np.full(6, 0.3)]
+    good = np.c_[np.zeros((6, 2)), 0.01 * np.arange(6)]
+    feet = (bp.Contact(3), bp.Contact(6))
+    for args, message in (((np.zeros(0), q0, good[:0], good[:0], feet), "^t: expected at least 3"),
+                          ((t, q0, good, good, ()), "^contacts: none given"),
+                          ((t, q0, "p", good, feet), "^base_position: "),
+                          ((t, q0, good, good, (object(),)), "^contacts: expected a sequence of Contact"),
+                          ((t, np.zeros(5), good, good, feet), "^q: ")):
+        with pytest.raises(bp.ArgumentError, match=message):
+            bp.stance_motion(SPACE, *args)
+    with pytest.raises(bp.ArgumentError, match="^iterations: "):
+        bp.stance_motion(SPACE, t, q0, good, good, feet, iterations=0)
+
+
+# -- closed-form equations, and the command line of this round's surfaces ------------------------------------------
+@settings(FUZZ, max_examples=25)
+@given(what=st.sampled_from(["ppr", "ppr", "planar_rrr", "space_robot", "base", "text", "none", "int"]),
+       parameters=st.sampled_from(["pseudo", "khalil", "nope", None]),
+       max_terms=st.sampled_from([100_000, 0, 1, -1, 2.5, np.nan, "x", None, 10 ** 30]),
+       symbolic=st.sampled_from([None, None, "all", "a2", "x", "", 3, ["a2"], "pi/0"]),
+       check=st.sampled_from([True, False, "x"]), seed=st.sampled_from([0, -1, 2.5, "x", None]))
+def test_equations(what, parameters, max_terms, symbolic, check, seed):
+    def action():
+        if what in ("ppr", "planar_rrr", "space_robot"):
+            target = bp.load_robot(ROOT / "robots" / f"{what}.yaml")
+        else:
+            target = {"base": bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "ppr.yaml")), "text": "ppr.yaml",
+                      "none": None, "int": 3}[what]
+        eq = bp.equations(target, parameters, check=check, seed=seed, max_terms=max_terms, symbolic=symbolic)
+        return repr(eq), eq.markdown(), eq.to_dict(), eq.python_source(), eq.max_error
+    outcome(action)
+
+
+@settings(FUZZ, max_examples=25)
+@given(robot=st.sampled_from(["ppr", "ppr", "planar_rrr", "space_robot"]),
+       options=st.lists(st.sampled_from([("--parameters", "khalil"), ("--parameters", "nope"), ("--max-terms", "0"),
+                                         ("--max-terms", "-1"), ("--max-terms", "x"), ("--max-terms", "99999999999999"),
+                                         ("--symbolic", "a2"), ("--symbolic", "all"), ("--symbolic", "pi/0"),
+                                         ("--symbolic", ""), ("--json", "-"), ("--json", "OUT"), ("--out", "OUT"),
+                                         ("--python", "OUT"), ("--out", "ROBOT"), ("--python", "DIR"),
+                                         ("--max-memory", "0"), ("--max-memory", "x")]),
+                        max_size=2, unique_by=lambda o: o[0]))
+def test_cli_equations(tmp_path_factory, robot, options):
+    folder = tmp_path_factory.mktemp("eq")
+    path = folder / f"{robot}.yaml"
+    path.write_text((ROOT / "robots" / f"{robot}.yaml").read_text())
+    args = ["equations", path]
+    for k, (flag, value) in enumerate(options):
+        args += [flag, {"OUT": folder / f"out{k}", "ROBOT": path, "DIR": folder}.get(value, value)]
+    before = path.read_bytes()
+    cli_outcome(args)
+    assert path.read_bytes() == before
+    assert {p.name for p in folder.iterdir()} <= {path.name, *(f"out{k}" for k in range(len(options)))}
+
+
+@settings(FUZZ, max_examples=25)
+@given(command=st.sampled_from(["find", "find", "export"]),
+       robot=st.sampled_from(["space_robot", "space_robot", "planar_rrr", "ppr"]),
+       floating=st.sampled_from([False, False, False, True]),
+       options=st.lists(st.sampled_from([("--parameters", "khalil"), ("--json", "-"), ("--h5", "OUT"),
+                                         ("--lang", "c"), ("--lang", "python"), ("--lang", "x"), ("--out", "OUT"),
+                                         ("--out", "ROBOT"), ("--what", "regressor"), ("--what", "nope"),
+                                         ("--prefix", "1x"), ("--prefix", "ok"), ("--friction", None),
+                                         ("--rotor-inertia", None), ("--symbolic", "a2")]),
+                        max_size=3, unique_by=lambda o: o[0]))
+def test_cli_floating_find_export(tmp_path_factory, command, robot, floating, options):
+    folder = tmp_path_factory.mktemp("fl")
+    path = folder / f"{robot}.yaml"
+    path.write_text((ROOT / "robots" / f"{robot}.yaml").read_text())
+    args = [command, path, *(["--floating"] if floating else [])]
+    if command == "export" and "--lang" not in dict(options):
+        args += ["--lang", "python"]
+    for k, (flag, value) in enumerate(options):
+        args += [flag] if value is None else [flag, {"OUT": folder / f"out{k}", "ROBOT": path}.get(value, value)]
+    if command == "export" and "--out" not in dict(options):
+        args += ["--out", folder / "gen"]
+    before = path.read_bytes()
+    cli_outcome(args)
+    assert path.read_bytes() == before
+    allowed = {path.name, "gen", *(f"out{k}" for k in range(len(options)))}
+    assert {p.name for p in folder.iterdir()} <= allowed, sorted(p.name for p in folder.iterdir())
+
+
+def test_identify_floating_checks_robot_seed_base_and_prior(floating_logs):
+    """Found probing identify_floating: no robot (None, 3) or another robot's base set were an AttributeError or
+    were used silently; a negative seed was numpy's ValueError; a prior of the wrong length was broadcast, one of
+    NaN or text failed inside cvxpy."""
+    free, _, base = floating_logs
+    args = {"route": "momentum", "known": {"mass": 448.0}}
+    for robot in (None, 3):
+        with pytest.raises(TypeError, match="^robot: expected a baseparam.Robot"):
+            bp.identify_floating(robot, free.log, **args)
+    with pytest.raises(bp.ArgumentError, match="^seed: "):
+        bp.identify_floating(SPACE, free.log, seed=-1, base=base, **args)
+    with pytest.raises(bp.ArgumentError, match="^base: not the base set of 'space robot"):
+        bp.identify_floating(SPACE, free.log, base=bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "ppr.yaml")),
+                             **args)
+    with pytest.raises(TypeError, match="^base: expected"):
+        bp.identify_floating(SPACE, free.log, base=3, **args)
+    for prior in ([1.0], np.full(N_SPACE_STD, np.nan), "x"):
+        with pytest.raises(bp.ArgumentError, match="^prior: "):
+            bp.identify_floating(SPACE, free.log, method="consistent", prior=prior, base=base, **args)
+
+
+N_SPACE_STD = bp.ColumnLayout(SPACE).n_standard
+
+
+def test_contacts_and_experiments_check_robot_model_and_contacts():
+    """Found probing the contact functions: no robot, a contact that is no Contact, a Robot given for a Model, a
+    fixed-base model or a noise that is no SensorNoise were AttributeError, IndexError or a broadcast error."""
+    q = np.r_[np.zeros(6), 1.0, np.zeros(6)]
+    t, Q, Z = np.linspace(0, 0.5, 11), np.tile(q, (11, 1)), np.zeros((11, SPACE_NV))
+    fixed = bp.Model(ROBOT, P)
+    for action, message in ((lambda: bp.contact_jacobian(None, q, bp.Contact(1)), "^robot: expected"),
+                            (lambda: bp.contact_jacobian(SPACE, q, 3), "^contact: expected a bp.Contact"),
+                            (lambda: bp.contact_forces(SPACE, q, [object()], np.zeros((1, 1, 6))), "^contact: "),
+                            (lambda: bp.contact_experiment(SPACE, t, Q, Z, Z, [bp.Contact(1)]), "^model: expected"),
+                            (lambda: bp.contact_experiment(SPACE_MODEL, t, Q, Z, Z, [bp.Contact(1)], noise=3),
+                             "^noise: expected"),
+                            (lambda: bp.free_floating_experiment(SPACE, t, np.zeros(6)), "^model: expected"),
+                            (lambda: bp.free_floating_experiment(fixed, t, np.zeros(3)), "^model: .* has a fixed base"),
+                            (lambda: bp.stance_motion(ROBOT, t, np.zeros(3), Z[:, :3], Z[:, :3], [bp.Contact(1)]),
+                             "^robot: .* has a fixed base"),
+                            (lambda: bp.stance_motion(None, t, q, Z[:, :3], Z[:, :3], [bp.Contact(1)]),
+                             "^robot: expected")):
+        with pytest.raises((bp.ArgumentError, TypeError), match=message):
+            action()

@@ -17,6 +17,8 @@ import dataclasses
 
 import numpy as np
 
+from .._numbers import real_array
+from .._validation import ABSURD
 from ..errors import ArgumentError
 from .floating import public_layout
 from .samples import LinkParameters, robot_states
@@ -47,14 +49,16 @@ class Contact:
     name: str = ""
 
     def __post_init__(self):
-        p = np.asarray(self.position, dtype=float)
-        R = np.asarray(self.rotation, dtype=float)
         label = f"contact {self.name or self.link!r}"
-        if p.shape != (3,) or not np.isfinite(p).all():
-            raise ArgumentError(f"{label}: position: expected 3 finite numbers, got {self.position!r}")
+        p = real_array(f"{label}: position", self.position)
+        R = real_array(f"{label}: rotation", self.rotation)
+        if p.shape != (3,) or not np.isfinite(p).all() or not (np.abs(p) <= ABSURD).all():
+            raise ArgumentError(f"{label}: position: expected 3 finite numbers (m), got "
+                                + (f"{p.tolist()}" if p.shape == (3,) else f"shape {p.shape}"))
         if R.shape != (3, 3) or not np.isfinite(R).all() or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) \
                 or np.linalg.det(R) < 0:
-            raise ArgumentError(f"{label}: rotation: expected a 3×3 rotation matrix, got {self.rotation!r}")
+            raise ArgumentError(f"{label}: rotation: expected a 3×3 rotation matrix, got "
+                                + (f"{R.tolist()}" if R.shape == (3, 3) else f"shape {R.shape}"))
         object.__setattr__(self, "position", tuple(p.tolist()))
         object.__setattr__(self, "rotation", tuple(map(tuple, R.tolist())))
 
@@ -71,6 +75,16 @@ class Contact:
             raise ArgumentError(f"contact {self.name or self.link!r}: link: expected 0 (the base) to "
                                 f"{robot.n_dof} or a joint name, got {self.link!r}")
         return int(self.link)
+
+
+def _checked(robot, contacts):
+    """The robot and the contacts, checked: a Robot, a sequence of Contact on links it has."""
+    from .._validation import check_instance, check_robot
+    robot = check_robot(robot)
+    contacts = check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact")
+    for contact in contacts:
+        check_instance(contact, "contact", Contact, "a bp.Contact").link_index(robot)
+    return robot, tuple(contacts)
 
 
 def _tree(robot, q):
@@ -115,6 +129,7 @@ def contact_jacobian(robot, q, contact):
     -------
     ndarray, shape (n_samples, 6, n_v) (or (6, n_v))
     """
+    robot, _ = _checked(robot, [contact])
     (q,), single = robot_states(robot, q=q)
     J = _jacobian(robot, _tree(robot, q), contact)
     return J[0] if single else J
@@ -138,13 +153,17 @@ def contact_forces(robot, q, contacts, wrenches):
         For a floating base the first six entries are the total wrench [f, n] on the robot moved to
         frame 0 (frame-0 axes, moment about its origin).
     """
+    robot, contacts = _checked(robot, contacts)
     (q,), _ = robot_states(robot, q=np.atleast_2d(q))
-    w = np.asarray(wrenches, dtype=float)
+    w = real_array("wrenches", wrenches)
     if w.shape != (q.shape[0], len(contacts), 6):
         raise ArgumentError(f"wrenches: expected shape ({q.shape[0]}, {len(contacts)}, 6) (samples, contacts, "
                             f"[f, n]), got {w.shape}")
-    if not np.isfinite(w).all():
-        raise ArgumentError("wrenches: not finite (NaN or inf)")
+    bad = ~(np.abs(w) <= ABSURD)          # NaN compares False
+    if bad.any():
+        s, c, i = np.argwhere(bad)[0]
+        what = "non-finite value" if not np.isfinite(w[s, c, i]) else f"absurd value (|w| > {ABSURD:g})"
+        raise ArgumentError(f"wrenches: {what} {w[s, c, i]} at sample {s}, contact {c + 1}, component {i + 1}")
     tree = _tree(robot, q)
     out = np.zeros((q.shape[0], robot.n_v))
     for c, contact in enumerate(contacts):

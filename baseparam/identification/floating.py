@@ -48,7 +48,8 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_option
+from .._numbers import real_array
+from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples
 from ..errors import ArgumentError, DataError, SettingsError
 from ._echelon import gauss_jordan
 
@@ -316,6 +317,7 @@ def _known_rows(robot, known, names):
     'mass' (the sum of every body's mass)."""
     layout = _layout(robot)
     C, v, labels = [], [], []
+    check_instance(known, "known", dict, "a dict of name → value, e.g. {'mass': 30.0}", allow_none=True)
     for key, value in (known or {}).items():
         c = np.zeros(layout.n_standard)
         if key == "mass":
@@ -324,9 +326,14 @@ def _known_rows(robot, known, names):
             c[names.index(key)] = 1.0
         else:
             raise SettingsError(f"known: {key!r} is neither 'mass' nor a standard parameter name")
+        value = real_array(f"known: {key}", value, SettingsError)
+        if value.ndim:
+            raise SettingsError(f"known: {key}: expected one number, got shape {value.shape}")
         value = float(value)
-        if not np.isfinite(value):
-            raise SettingsError(f"known: {key}: expected a finite number, got {value!r}")
+        if not abs(value) <= ABSURD:
+            raise SettingsError(f"known: {key}: expected a finite number within ±{ABSURD:g}, got {value!r}")
+        if key == "mass" and value <= 0:
+            raise SettingsError(f"known: mass: expected the total mass in kg (> 0), got {value!r}")
         C.append(c)
         v.append(value)
         labels.append(key)
@@ -355,7 +362,7 @@ def _stack(robot, route, trajectories, contacts, wrenches):
         else:
             if traj.tau is None:
                 raise DataError(f"{traj.source}: no torques (τ) in the trajectory")
-            y = np.array(traj.tau, dtype=float)
+            y, _ = check_samples(f"{traj.source}: tau", traj.tau, robot.n_v, error=DataError)
             if contacts:
                 y = y + contact_forces(robot, traj.q, contacts, wrenches[k])
             if route == "base":
@@ -445,15 +452,27 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(route, "route", ROUTES, error=SettingsError)
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
-    robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else robot
+    robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else check_robot(robot)
+    check_number(seed, "seed", low=0, integer=True)
     if not robot.is_floating:
         raise SettingsError(f"robot: {robot.name!r} has a fixed base; use bp.identify")
+    from ..dynamics.contacts import Contact
+    from ..motion import Trajectory
+
     trajectories = _as_list(data)
-    contacts = tuple(contacts)
+    if not trajectories:
+        raise SettingsError("data: no trajectory given")
+    for traj in trajectories:
+        check_instance(traj, "data", Trajectory, "a Trajectory or a list of them")
+    contacts = (contacts,) if isinstance(contacts, Contact) else contacts
+    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
+    for contact in contacts:
+        check_instance(contact, "contacts", Contact, "a sequence of Contact")
+        contact.link_index(robot)                           # a link the robot has
     if contacts:
         if wrenches is None:
             raise SettingsError("wrenches: contacts are given but no wrenches")
-        wrenches = [np.asarray(w, dtype=float) for w in (wrenches if isinstance(wrenches, list) else [wrenches])]
+        wrenches = [real_array("wrenches", w) for w in (wrenches if isinstance(wrenches, list) else [wrenches])]
         if len(wrenches) != len(trajectories):
             raise SettingsError(f"wrenches: {len(wrenches)} arrays for {len(trajectories)} trajectories")
     elif wrenches is not None:
@@ -466,6 +485,18 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                             "(gravity: [0, 0, 0])")
     layout = _layout(robot)
     names = list(layout.names)
+    if base is not None:
+        from ..projection.base_set import BaseParameters
+        check_instance(base, "base", BaseParameters, "the robot's BaseParameters")
+        if list(base.standard_names) != names:
+            raise SettingsError(f"base: not the base set of {robot.name!r} in pseudo parameters "
+                                f"({len(base.standard_names)} standard parameters for its {len(names)})")
+    if prior is not None:
+        prior = real_array("prior", prior, SettingsError)
+        if prior.shape != (layout.n_standard,) or not (np.abs(prior) <= ABSURD).all():
+            raise SettingsError(f"prior: expected {layout.n_standard} finite standard parameters, got "
+                                + (f"shape {prior.shape}" if prior.shape != (layout.n_standard,) else "NaN, inf or "
+                                   f"beyond ±{ABSURD:g}"))
     E, pivots, source = route_combinations(robot, route, seed, base)
     C, c_values, labels = _known_rows(robot, known, names)
     # a known quantity must be one the route sees: a combination of E's rows
@@ -486,7 +517,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
     for _ in range(REWEIGHTING):
         sigma = np.sqrt(np.mean((y2 - Ab @ theta) ** 2, axis=0))
-        sigma = np.maximum(sigma, max(sigma.max(), np.finfo(float).tiny) * 1e-6)
+        sigma = np.maximum(sigma, max(sigma.max() * 1e-6, np.finfo(float).tiny))   # all-zero residuals: no 0/0
         Aw, yw = Ab / sigma[None, :, None], y2 / sigma
         theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
     # the rows' own σ (not one pooled factor): a noise-free row at the floor must not shrink the others'

@@ -130,12 +130,31 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         The base twist [v, ω] in frame 0 and its rate by central differences (second order), the joint
         velocities from the contact Jacobians, their rate by central differences.
     """
-    t = np.asarray(t, dtype=float)
+    from .._numbers import real_array
+    from .._validation import check_instance, check_number, check_robot, check_robot_states
+    from ..dynamics.contacts import Contact
+
+    robot = check_robot(robot)
+    if not robot.is_floating:
+        raise ArgumentError(f"robot: {robot.name!r} has a fixed base; stance_motion moves a floating base")
+    t = _check_times(t)
     S = len(t)
-    q0 = np.asarray(q0, dtype=float)
-    pos, ang = np.asarray(base_position, dtype=float), np.asarray(base_angles, dtype=float)
+    if S < 3:
+        raise ArgumentError(f"t: expected at least 3 times (central differences), got {S}")
+    (q0,), _ = check_robot_states(robot, q=q0)
+    q0 = q0[0]
+    pos, ang = real_array("base_position", base_position), real_array("base_angles", base_angles)
     if pos.shape != (S, 3) or ang.shape != (S, 3):
         raise ArgumentError(f"base_position, base_angles: expected ({S}, 3) each, got {pos.shape}, {ang.shape}")
+    if not (np.abs(pos) <= 1e8).all() or not (np.abs(ang) <= 1e8).all():
+        raise ArgumentError("base_position, base_angles: expected finite numbers (m, rad)")
+    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
+    if not contacts:
+        raise ArgumentError("contacts: none given; the joints are solved to hold the contact points")
+    for contact in contacts:
+        check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
+    iterations = check_number(iterations, "iterations", low=1, high=10_000, integer=True)
+    tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
     targets, _ = _contact_points(robot, q0[None], contacts)
     R = _euler_zyx(ang)
     q = np.tile(q0, (S, 1))
@@ -161,6 +180,43 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     J = _world_linear_jacobians(robot, q, contacts)
     qd[:, 6:] = -np.einsum("sij,sj->si", np.linalg.pinv(J[:, :, 6:]), np.einsum("sij,sj->si", J[:, :, :6], qd[:, :6]))
     return q, qd, np.gradient(qd, t, axis=0)
+
+
+def _floating_model(model, what):
+    """``model``'s robot when ``model`` is a Model of a floating-base robot; else a one-line error."""
+    from .._validation import check_instance
+    from ..model.value import Model
+    robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
+    if not robot.is_floating:
+        raise ArgumentError(f"model: {robot.name!r} has a fixed base; {what} are for floating bases")
+    return robot
+
+
+def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
+    """The noise settings of an experiment: finite standard deviations ≥ 0 of the right lengths, a seed ≥ 0."""
+    from .._numbers import real_array
+    from .._validation import check_number
+    for name, value, sizes in (("twist_noise", twist_noise, ((), (6,))), ("wrench_noise", wrench_noise, ((2,),))):
+        arr = real_array(name, value)
+        if arr.shape not in sizes or not (np.abs(arr) <= 1e8).all() or (arr < 0).any():
+            expected = "one number or 6" if name == "twist_noise" else "2 (force, moment)"
+            raise ArgumentError(f"{name}: expected {expected} finite standard deviations ≥ 0, got "
+                                + (f"{arr.tolist()}" if arr.ndim <= 1 else f"shape {arr.shape}"))
+    check_number(seed, "seed", low=0, integer=True)
+    from .integrate import checked_noise
+    checked_noise(noise)
+
+
+def _check_times(t, n_samples=None):
+    """Times as a float array (S,): finite, increasing."""
+    from .._numbers import real_array
+    t = real_array("t", t)
+    if t.ndim != 1 or (n_samples is not None and len(t) != n_samples):
+        raise ArgumentError(f"t: expected shape ({n_samples if n_samples is not None else 'n_samples'},), "
+                            f"got {t.shape}")
+    if not np.isfinite(t).all() or (np.diff(t) <= 0).any():
+        raise ArgumentError("t: expected finite, increasing times (s)")
+    return t
 
 
 def _log(truth, noise, twist_noise, seed):
@@ -207,13 +263,20 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     from ..dynamics.contacts import _jacobian, _tree
     from ..dynamics.newton_euler import inverse_dynamics
 
-    robot = model.robot
-    if not robot.is_floating:
-        raise ArgumentError(f"model: {robot.name!r} has a fixed base; contact experiments are for floating bases")
+    from .._validation import check_instance, check_robot_states
+    from ..dynamics.contacts import Contact
+
+    robot = _floating_model(model, "contact experiments")
+    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
+    for contact in contacts:
+        check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
+    check_instance(point, "point", (bool, np.bool_), "True or False")
+    _check_noise(twist_noise, seed, wrench_noise, noise)
+    (q, qd, qdd), _ = check_robot_states(robot, q=q, qd=qd, qdd=qdd)
+    t = _check_times(t, len(q))
     if not contacts:
         raise ArgumentError("contacts: none given; the base's six equations need the wrenches of at least one "
                             "contact (free_floating_experiment simulates a robot without any)")
-    t = np.asarray(t, dtype=float)
     needed = inverse_dynamics(model, q, qd, qdd)                         # (S, 6 + n)
     tree = _tree(robot, np.asarray(q, dtype=float))
     J = np.stack([_jacobian(robot, tree, c) for c in contacts], 1)     # (S, C, 6, n_v)
@@ -263,7 +326,8 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
     """
     from .integrate import simulate
 
-    robot = model.robot
+    robot = _floating_model(model, "free-floating experiments")
+    _check_noise(twist_noise, seed, noise=noise)
     if q0 is None:
         q0 = np.zeros(robot.n_q)
         q0[6] = 1.0
