@@ -1,3 +1,4 @@
+import importlib.metadata
 import pathlib
 import sys
 
@@ -25,6 +26,18 @@ DATA = (ROOT.parent / "shared" / "data").resolve()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data (measured data, makers' URDFs) is absent")
 
 
+def example_urdfs():
+    """example-robot-data's URDFs by file name (empty when the package is not installed)."""
+    try:
+        files = importlib.metadata.files("example-robot-data") or []
+    except importlib.metadata.PackageNotFoundError:
+        return {}
+    return {f.name: f.locate() for f in files if f.name.endswith(".urdf")}
+
+
+EXAMPLES = example_urdfs()
+
+
 @pytest.fixture(scope="session")
 def root():
     return ROOT
@@ -44,3 +57,27 @@ def planar_arm():
               for m in rng.uniform(1, 3, 3)]
     joints = tuple(dataclasses.replace(j, inertia=b, friction=(0.4, 0.3, 0.1)) for j, b in zip(rrr.joints, bodies))
     return dataclasses.replace(rrr, joints=joints, source=None)
+
+
+def stderr_on_a_terminal(*args):
+    """Run ``python -m baseparam.cli ARGS…`` with its stderr on a pseudo-terminal (progress bars shown from
+    the start: ``BASEPARAM_PROGRESS_DELAY=0``): its exit status and everything it wrote there (bytes)."""
+    import os
+    import subprocess
+
+    master, slave = os.openpty()
+    env = {**os.environ, "BASEPARAM_PROGRESS_DELAY": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", *map(str, args)],
+                            stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:                 # the other end closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return proc.wait(timeout=600), seen

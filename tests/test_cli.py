@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from baseparam.cli import main
-from conftest import ROOT
+from conftest import ROOT, stderr_on_a_terminal
 
 PUMA = str(ROOT / "robots" / "puma560.yaml")
 
@@ -190,24 +190,8 @@ def test_progress_bar_on_a_pseudo_terminal():
     """A bar shows on a pseudo-terminal as on a terminal — also on one that nobody sized (0 × 0, as here),
     where tqdm alone prints nothing. ``BASEPARAM_PROGRESS_DELAY=0`` shows it from the start, so the test
     holds however fast the run is (it once assumed an 8-joint run lasts over a second)."""
-    import os
-
-    master, slave = os.openpty()
-    env = {**os.environ, "BASEPARAM_PROGRESS_DELAY": "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", "find", PUMA],
-                            stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:                 # the other end closed: the run is over
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    assert proc.wait(timeout=600) == 0, seen.decode(errors="replace")
+    status, seen = stderr_on_a_terminal("find", PUMA)
+    assert status == 0, seen.decode(errors="replace")
     assert b"projecting" in seen and b"%|" in seen, seen.decode(errors="replace")
 
 

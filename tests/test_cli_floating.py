@@ -13,7 +13,7 @@ import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification.floating_logs import read_floating_log, write_floating_log
 from conftest import ROOT
-from test_floating_identification import SPACE, needs_solo, solo12
+from test_floating_identification import SPACE, needs_solo, stance_experiment
 
 ENV_ROOT = str(ROOT)
 
@@ -84,15 +84,8 @@ def test_space_robot_consistent_fit_from_csv(space, tmp_path):
 
 @needs_solo
 def test_legged_robot_on_force_plates_torques_and_base_routes(tmp_path):
-    robot, contacts = solo12()
-    model = bp.Model(robot)
-    q0 = np.r_[0, 0, 0.25, 0, 0, 0, 1, [0, 0.8, -1.6] * 4]
-    t = np.linspace(0, 8, 321)
-    position = np.column_stack([0.03 * np.sin(1.1 * t), 0.03 * np.sin(0.7 * t + 1), 0.25 + 0.03 * np.sin(1.7 * t + 2)])
-    angles = np.column_stack([0.15 * np.sin(0.9 * t), 0.12 * np.sin(1.3 * t + 0.5), 0.12 * np.sin(1.9 * t + 1)])
-    q, qd, qdd = bp.stance_motion(robot, t, q0, position, angles, contacts)
-    ex = bp.contact_experiment(model, t, q, qd, qdd, contacts, point=True, noise=bp.SensorNoise(tau=0.01, seed=3),
-                               wrench_noise=(0.2, 0.0), seed=3)
+    model, contacts, _, ex = stance_experiment()
+    robot = model.robot
     write_floating_log(tmp_path / "stance.csv", ex.log, ex.wrenches)
     lines = [f"  - {{link: {c.link}, xyz: [{', '.join(repr(x) for x in c.position)}], rpy: [0, 0, 0], "
              f"name: {c.name}}}" for c in contacts]

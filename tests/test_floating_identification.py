@@ -10,7 +10,6 @@ rotor column enters the base equations).
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -18,20 +17,12 @@ import pytest
 
 import baseparam as bp
 from baseparam.identification.floating import identify_floating, seen_combinations
-from conftest import ROOT
+from conftest import EXAMPLES, ROOT
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
 
 
-def solo12_path():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    return next((f.locate() for f in files if f.name == "solo12.urdf"), None)
-
-
-SOLO = solo12_path()
+SOLO = EXAMPLES.get("solo12.urdf")
 needs_solo = pytest.mark.skipif(SOLO is None, reason="example-robot-data is not installed")
 
 
@@ -268,8 +259,10 @@ def test_space_robot_base_route(space_experiment):
     assert_within(result, ex.parameters, upper=2.5)
 
 
-@needs_solo
-def test_legged_robot_on_force_plates_torques_and_base_routes():
+@functools.cache
+def stance_experiment():
+    """solo12 standing on four force plates (point feet) for 8 s while its base sways: the model, the contacts,
+    the motion (q, q̇, q̈) and the experiment with noisy torques and forces (shared with test_cli_floating)."""
     robot, contacts = solo12()
     model = bp.Model(robot)
     q0 = np.r_[0, 0, 0.25, 0, 0, 0, 1, [0, 0.8, -1.6] * 4]
@@ -277,10 +270,17 @@ def test_legged_robot_on_force_plates_torques_and_base_routes():
     position = np.column_stack([0.03 * np.sin(1.1 * t), 0.03 * np.sin(0.7 * t + 1), 0.25 + 0.03 * np.sin(1.7 * t + 2)])
     angles = np.column_stack([0.15 * np.sin(0.9 * t), 0.12 * np.sin(1.3 * t + 0.5), 0.12 * np.sin(1.9 * t + 1)])
     q, qd, qdd = bp.stance_motion(robot, t, q0, position, angles, contacts)
-    feet = np.stack([bp.contact_jacobian(robot, q, c)[:, :3] for c in contacts], 1)
-    assert np.abs(np.einsum("scij,sj->sci", feet, qd)).max() < 1e-9            # the feet stand still
     ex = bp.contact_experiment(model, t, q, qd, qdd, contacts, point=True, noise=bp.SensorNoise(tau=0.01, seed=3),
                                wrench_noise=(0.2, 0.0), seed=3)
+    return model, contacts, (q, qd, qdd), ex
+
+
+@needs_solo
+def test_legged_robot_on_force_plates_torques_and_base_routes():
+    model, contacts, (q, qd, qdd), ex = stance_experiment()
+    robot = model.robot
+    feet = np.stack([bp.contact_jacobian(robot, q, c)[:, :3] for c in contacts], 1)
+    assert np.abs(np.einsum("scij,sj->sci", feet, qd)).max() < 1e-9            # the feet stand still
     np.testing.assert_allclose(ex.true_wrenches[:, :, 3:], 0.0)                  # point feet: no moment
     # the logged forces satisfy the equations of motion with the truth
     forces = bp.contact_forces(robot, q, contacts, ex.true_wrenches)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from conftest import ROOT
+from conftest import EXAMPLES, ROOT
 
 pin = pytest.importorskip("pinocchio")
 from pin_model import build_model, link_map, link_params, split_factors  # noqa: E402
@@ -141,15 +141,6 @@ def test_slotine_li_and_coriolis_matrix_against_pinocchio(parameters):
     np.testing.assert_allclose(big[-4:], Y, rtol=0, atol=1e-12 * np.abs(Y).max())
 
 
-def example_urdfs():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return {}
-    return {f.name: f.locate() for f in files if f.name.endswith(".urdf")}
-
-
-EXAMPLES = example_urdfs()
 
 
 def floating_urdf(path, root):

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from conftest import ROOT, planar_arm
+from conftest import ROOT, planar_arm, stderr_on_a_terminal
 
 # (format, samples): logs of different lengths, one of each plain format
 LOGS = [("csv", 900), ("npz", 1400), ("h5", 1100), ("npz", 1700)]
@@ -284,28 +284,10 @@ def test_cli_many_logs_and_workers(logs, tmp_path):
 def test_progress_bar_over_the_logs_on_a_terminal_only(logs):
     """On a (pseudo-)terminal a bar counts the logs (``BASEPARAM_PROGRESS_DELAY=0``: shown from the start,
     however fast the run); without one (CliRunner, a pipe) nothing but the report."""
-    import os
-    import subprocess
-    import sys
-
     _, _, paths = logs
     planar = str(ROOT / "robots" / "planar_rrr.yaml")
-    master, slave = os.openpty()
-    env = {**os.environ, "BASEPARAM_PROGRESS_DELAY": "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "baseparam.cli", "identify", planar, *paths],
-                            stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL, env=env)
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:                 # the other end closed: the run is over
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    assert proc.wait(timeout=600) == 0, seen.decode(errors="replace")
+    status, seen = stderr_on_a_terminal("identify", planar, *paths)
+    assert status == 0, seen.decode(errors="replace")
     assert b"reducing logs" in seen and b"/4 [" in seen, seen.decode(errors="replace")     # counts the 4 logs
     res = run("identify", planar, *paths)
     assert res.exit_code == 0 and "reducing logs" not in res.output and "%|" not in res.output

@@ -8,7 +8,6 @@ package are located through its installed files (skipped when it is absent).
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import math
 import subprocess
 import sys
@@ -18,21 +17,12 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from conftest import DATA, ROOT, needs_data
+from conftest import EXAMPLES, DATA, ROOT, needs_data
 
 pin = pytest.importorskip("pinocchio")
 
 
 
-def example_urdfs():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return {}
-    return {f.name: f.locate() for f in files if f.name.endswith(".urdf")}
-
-
-EXAMPLES = example_urdfs()
 needs_examples = pytest.mark.skipif(not EXAMPLES, reason="example-robot-data is not installed")
 
 
