@@ -320,3 +320,18 @@ def test_every_robot_as_the_whole_z_gives(path, parameters):
         assert base.Y_display == whole.Y_display
     else:
         np.testing.assert_allclose(base.Y, whole.Y, rtol=1e-12, atol=1e-12 * np.abs(whole.Y).max())
+
+
+@pytest.mark.parametrize("name", ["ur10e.yaml", "space_robot.yaml", "dual_arm_torso.yaml"])
+def test_the_khalil_blocks_are_the_fraction_map(name):
+    """The block form of C (fixed and floating bases, rotor and friction columns between the blocks) is
+    pseudo_to_parameterization entry for entry: in floats, modulo a prime, and times its denominator."""
+    from baseparam.projection._reduction import BlockTransform
+    layout = ColumnLayout(bp.load_robot(ROOT / "robots" / name), "khalil")
+    C = layout.pseudo_to_parameterization()
+    blocks = BlockTransform.of(layout)
+    np.testing.assert_array_equal(blocks.floats(), [[float(v) for v in row] for row in C])
+    p = 8388593
+    np.testing.assert_array_equal(blocks.modular(p), [[to_modular(v, p) for v in row] for row in C])
+    d, integers = blocks.integers()
+    assert d == 2 and integers.tolist() == [[int(v * d) for v in row] for row in C]

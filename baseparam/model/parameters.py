@@ -104,11 +104,16 @@ class ColumnLayout:
         C = [[Fraction(int(r == c)) for c in range(n)] for r in range(n)]
         if self.parameters == "khalil":
             K = khalil_to_pseudo()
-            blocks = list(self.link_columns) + ([] if self.base_columns is None else [self.base_columns])
-            for cols in blocks:
+            for cols in self.body_blocks():
                 for a, b in itertools.product(range(10), repeat=2):
                     C[cols[a]][cols[b]] = K[a][b]
         return C
+
+    def body_blocks(self):
+        """The columns of each body's 10 parameters (the links', then a floating base's), on which
+        :meth:`pseudo_to_parameterization` is K, shape (n_bodies, 10)."""
+        blocks = list(self.link_columns) + ([] if self.base_columns is None else [self.base_columns])
+        return np.array(blocks, dtype=np.int64).reshape(-1, 10)
 
 
 def body_parameters(body, parameters: str = "pseudo") -> np.ndarray:

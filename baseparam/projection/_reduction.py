@@ -60,6 +60,60 @@ class Reduction:
         return int(self.pivots.size)
 
 
+# -- the parameterization ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BlockTransform:
+    """C with Z_param = Z_pseudo @ C: the identity but the exact 10 × 10 block K on each body's columns
+    (:meth:`~baseparam.model.parameters.ColumnLayout.pseudo_to_parameterization` without its n² Fractions,
+    whose conversion one by one took seconds at 50 joints).
+
+    Attributes
+    ----------
+    n : int
+    blocks : ndarray of int, shape (n_bodies, 10)
+        Each body's columns (disjoint).
+    K : list of list of Fraction, 10 × 10
+    """
+
+    n: int
+    blocks: np.ndarray
+    K: list
+
+    @classmethod
+    def of(cls, layout):
+        """The Khalil map of a :class:`~baseparam.model.parameters.ColumnLayout`."""
+        from ..model.parameters import khalil_to_pseudo
+
+        return cls(layout.n_standard, layout.body_blocks(), khalil_to_pseudo())
+
+    def _with(self, block, dtype=float, one=1):
+        C = np.eye(self.n, dtype=dtype) * one
+        C[self.blocks[:, :, None], self.blocks[:, None, :]] = np.asarray(block, dtype=dtype)[None]
+        return C
+
+    def floats(self):
+        """C in float64, shape (n, n)."""
+        return self._with([[float(v) for v in row] for row in self.K])
+
+    def modular(self, p):
+        """C's image modulo the prime p, integers in [0, p) as float64, shape (n, n)."""
+        from ._modular import to_modular
+
+        return self._with([[to_modular(v, p) for v in row] for row in self.K])
+
+    def integers(self):
+        """d·C with d the least common denominator of K: (d, integer entries row by row, a list)."""
+        d = math.lcm(*(v.denominator for row in self.K for v in row))
+        return d, self._with([[int(v * d) for v in row] for row in self.K], dtype=np.int64, one=d)
+
+
+def _floats(transform):
+    """C in float64 (a :class:`BlockTransform` or a list of lists of Fractions)."""
+    if isinstance(transform, BlockTransform):
+        return transform.floats()
+    return np.array([[float(f) for f in row] for row in transform])
+
+
 # -- exact -------------------------------------------------------------------------------------
 class ExactGram:
     """Accumulates G = Zᵀ Z exactly for integer-valued Z (|entries| < 2**53)."""
@@ -93,15 +147,22 @@ class ExactGram:
 
         Parameters
         ----------
-        transform : list of list of Fraction, optional
+        transform : BlockTransform or list of list of Fraction, optional
             C with Z_param = Z @ C (Khalil parameterization); G becomes Cᵀ G C.
         """
         import flint
-        G = flint.fmpq_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
-        if transform is not None:
-            C = flint.fmpq_mat(self.n, self.n,
-                               [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
-            G = C.transpose() * G * C
+        if isinstance(transform, BlockTransform):
+            # (dC)ᵀ G (dC) = d² Cᵀ G C in integers: the same echelon form and zero diagonal, without a
+            # product of rational matrices
+            C = flint.fmpz_mat(self.n, self.n, transform.integers()[1].ravel().tolist())
+            G = flint.fmpz_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
+            G = flint.fmpq_mat(C.transpose() * G * C)
+        else:
+            G = flint.fmpq_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
+            if transform is not None:
+                C = flint.fmpq_mat(self.n, self.n,
+                                   [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
+                G = C.transpose() * G * C
         R, rank = G.rref()
         Y = [[Fraction(int(R[r, c].p), int(R[r, c].q)) for c in range(self.n)] for r in range(rank)]
         pivots = np.array([next(c for c in range(self.n) if Y[r][c] != 0) for r in range(rank)], dtype=np.int64)
@@ -143,7 +204,7 @@ class StreamedR:
         ----------
         echelon : ModularEchelon
             Its pivots are the pivots; its RREF rows (Y modulo p) give Y's exact zero pattern.
-        transform : list of list of Fraction, optional
+        transform : BlockTransform or list of list of Fraction, optional
             C with Z_param = Z @ C (already applied to the modular blocks).
 
         Returns
@@ -154,7 +215,7 @@ class StreamedR:
         """
         R = self.R * (1.0 if self.column_scale is None else self.column_scale)
         if transform is not None:
-            R = R @ np.array([[float(f) for f in row] for row in transform])
+            R = R @ _floats(transform)
         pivots = np.array(echelon.pivots, dtype=np.int64)
         zero = np.flatnonzero(~echelon.nonzero_columns)
         R = R.copy()

@@ -21,8 +21,8 @@ from ..model.value import BaseModel
 from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents, drop_virtual
-from ._modular import PRIMES, ModularEchelon, to_modular
-from ._reduction import INACCURATE, ExactGram, StreamedR
+from ._modular import PRIMES, ModularEchelon
+from ._reduction import INACCURATE, BlockTransform, ExactGram, StreamedR
 from ..dynamics.regressors import columns_at, newton_euler_base
 from ..dynamics.samples import as_parameters, robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
@@ -458,15 +458,14 @@ def _reduce(layout, units, parents, progress, engine=None):
 
 def _echelon(layout, units, parts):
     """The echelon form of rows given as (float rows, exact rows) pairs, in the run's arithmetic."""
-    transform = layout.pseudo_to_parameterization() if layout.parameters != "pseudo" else None
+    transform = BlockTransform.of(layout) if layout.parameters != "pseudo" else None
     if units.exact:
         acc = ExactGram(layout.n_standard)
         for _, rows in parts:
             acc.add(rows)
         return acc.reduce(transform)
     acc, echelon = StreamedR(layout.n_standard), ModularEchelon(layout.n_standard, units.modulus)
-    mod_transform = None if transform is None else \
-        np.array([[to_modular(v, units.modulus) for v in row] for row in transform], dtype=float)
+    mod_transform = None if transform is None else transform.modular(units.modulus)
     for rows, images in parts:
         acc.add(rows)
         # Products of integers < 2**23 summed over a few columns: exact in float64.
