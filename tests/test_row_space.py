@@ -335,3 +335,21 @@ def test_the_khalil_blocks_are_the_fraction_map(name):
     np.testing.assert_array_equal(blocks.modular(p), [[to_modular(v, p) for v in row] for row in C])
     d, integers = blocks.integers()
     assert d == 2 and integers.tolist() == [[int(v * d) for v in row] for row in C]
+
+
+def test_rref_mod_is_flints_reduced_echelon_form():
+    """rref_mod (which skips the columns left of each pivot and the rows with a zero there) against
+    FLINT's nmod_mat.rref: sparse, dense and low-rank matrices; the unreduced form's pivots too."""
+    import flint
+    rng, p = np.random.default_rng(1), 8388593
+    for _ in range(150):
+        k, n = (int(v) for v in rng.integers(1, 30, 2))
+        X = rng.integers(0, p, (k, n)) * (rng.random((k, n)) < rng.random())
+        if rng.random() < 0.3:
+            X = (rng.integers(0, 5, (k, 3)) @ rng.integers(0, 5, (3, n))) % p
+        F, rank = flint.nmod_mat(k, n, X.ravel().tolist(), p).rref()
+        expected = np.array([int(v) for v in F.entries()]).reshape(k, n)[:rank]
+        R, pivots = rref_mod(X, p)
+        np.testing.assert_array_equal(R, expected)
+        assert rref_mod(X.astype(float), p, reduced=False)[1] == pivots == \
+            [int(np.flatnonzero(row)[0]) for row in expected]

@@ -165,21 +165,23 @@ def rref_mod(X, p, reduced=True):
         The pivot column of each row, increasing: the leftmost independent columns of X.
     """
     M = np.array(X, dtype=np.int64)
-    pivots, r = [], 0
+    pivots, r, c = [], 0, 0
     while r < M.shape[0]:
-        live = np.flatnonzero(M[r:].any(axis=0))
+        # Rows r… are zero left of the last pivot, and row r left of this one: the work is on the
+        # columns from c on, in the rows with a non-zero at c (the others would only take 0 · row r).
+        live = np.flatnonzero(M[r:, c:].any(axis=0))
         if live.size == 0:
             break
-        c = int(live[0])
+        c += int(live[0])
         q = r + int(np.flatnonzero(M[r:, c])[0])
         if q != r:
             M[[r, q]] = M[[q, r]]
-        M[r] = M[r] * pow(int(M[r, c]), -1, p) % p
-        rows = slice(None) if reduced else slice(r + 1, None)
-        f = M[rows, c].copy()
-        if reduced:
-            f[r] = 0
-        M[rows] = (M[rows] - (f[:, None] * M[r][None, :]) % p) % p
+        M[r, c:] = M[r, c:] * pow(int(M[r, c]), -1, p) % p
+        rows = np.flatnonzero(M[:, c]) if reduced else r + 1 + np.flatnonzero(M[r + 1:, c])
+        rows = rows[rows != r]
+        if rows.size:
+            block = M[rows, c:]
+            M[rows, c:] = (block - (block[:, :1] * M[r, c:][None, :]) % p) % p
         pivots.append(c)
         r += 1
     return M[:r], pivots
