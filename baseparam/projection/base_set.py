@@ -227,6 +227,12 @@ class BaseParameters:
 
 def _rescale(Y, pivots, power, factor):
     """Y[r, c] · factor^(power[pivot r] − power[c]): regroupings carry length^(e_pivot − e_c)."""
+    if isinstance(Y, np.ndarray) and Y.dtype == float and isinstance(factor, float):
+        # Each entry as the loop below makes it (the same factor ** e, one rounded product), in arrays
+        exponents = power[pivots][:, None] - power[None, :]
+        levels = np.unique(exponents)
+        scale = np.asarray([factor ** int(e) for e in levels])[np.searchsorted(levels, exponents)]
+        return [list(row) for row in np.where(Y != 0, Y * scale, Y)]
     return [[v * factor ** int(power[pivots[r]] - power[c]) if v != 0 else v for c, v in enumerate(row)]
             for r, row in enumerate(Y)]
 
