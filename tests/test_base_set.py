@@ -267,3 +267,18 @@ def test_modular_companion_hard_cases(name, parameters, tmp_path):
     for r in range(base.rank):       # no round-off terms survive in the regroupings
         assert all(abs(v) > 1e-12 for v in base.terms(r).values()), base.terms(r)
     bp.find_and_store(robot, str(tmp_path / "z.h5"), parameters)   # and --h5 works too
+
+
+@pytest.mark.parametrize("factor", [0.294, np.float64(0.30001), 1.0, 1e-3, Fraction(1, 1000), 3])
+def test_rescaled_regroupings_in_arrays_are_the_entry_by_entry_ones(factor):
+    """_rescale's array path (float Y) gives each entry exactly as v · factor ** e, the same types and
+    zeros' signs as the entry-by-entry formula (which the Fraction and integer factors still take)."""
+    from baseparam.projection.base_set import _rescale
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        Y = rng.normal(size=(7, 12)) * (rng.random((7, 12)) < 0.5)
+        Y[0, 0], Y[1, 1] = -0.0, np.nan
+        power, pivots = rng.integers(0, 3, 12), np.sort(rng.choice(12, 7, replace=False))
+        expected = [[v * factor ** int(power[pivots[r]] - power[c]) if v != 0 else v for c, v in enumerate(row)]
+                    for r, row in enumerate(Y)]
+        assert repr(_rescale(Y, pivots, power, factor)) == repr(expected)
