@@ -353,3 +353,24 @@ def test_rref_mod_is_flints_reduced_echelon_form():
         np.testing.assert_array_equal(R, expected)
         assert rref_mod(X.astype(float), p, reduced=False)[1] == pivots == \
             [int(np.flatnonzero(row)[0]) for row in expected]
+
+
+@pytest.mark.parametrize("joint_type", ["revolute", "prismatic"])
+def test_modular_sandwiches_in_int64_are_the_python_integer_ones(joint_type):
+    """Sandwich.build's modular map from small integers in int64 equals the one from Python integers
+    (object arrays, exact at any size), and large integers keep the Python-integer path."""
+    from baseparam.projection import _projections
+    rng, p = np.random.default_rng(3), 8388593
+    m = 3 if joint_type == "revolute" else 2
+    for bound in (p, 2 ** 27, 2 ** 40):
+        left = np.array([[int(v) for v in row] for row in rng.integers(-bound, bound, (m * 4, 4))],
+                        dtype=object).reshape(m, 4, 4)
+        right = np.array([[int(v) for v in row] for row in rng.integers(-bound, bound, (m * 4, 4))],
+                         dtype=object).reshape(m, 4, 4)
+        expected = _projections._sandwich_blocks(left, right, joint_type) % p
+        assert expected.dtype == object
+        fl = left.astype(float)
+        built = _projections.Sandwich.build(fl, fl, joint_type, left, right, p)
+        keep = np.flatnonzero(expected.reshape(expected.shape[0], -1).max(axis=1) > 0)
+        np.testing.assert_array_equal(built.targets, keep)
+        np.testing.assert_array_equal(built.modular, _projections._flat(expected[keep].astype(float)))

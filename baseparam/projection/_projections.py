@@ -95,10 +95,19 @@ class Sandwich:
             keep = np.flatnonzero(np.abs(K).reshape(RADIX, -1).max(axis=1) > 0)
             return cls(_flat(K[keep]), keep)
         # Exact zeros come from the modular map (the float one only has round-off there).
-        # Python integers (object arrays), reduced exactly and then exact in float64 (< 2**23)
-        Km = (_sandwich_blocks(mod_left, mod_right, joint_type) % modulus).astype(float)
+        # Python integers (object arrays), reduced exactly and then exact in float64 (< 2**23); in int64
+        # when they are small enough that every sum of the map stays exact there (the same residues)
+        Km = (_sandwich_blocks(*_small_integers(mod_left, mod_right), joint_type) % modulus).astype(float)
         keep = np.flatnonzero(Km.reshape(RADIX, -1).max(axis=1) > 0)
         return cls(_flat(K[keep]), keep, _flat(Km[keep]), modulus)
+
+
+def _small_integers(left, right):
+    """The integer matrices in int64 when below 2**28 in magnitude (the sums of at most two products of
+    their entries that :func:`_sandwich_blocks` forms stay below 2**57), else as they are (Python integers)."""
+    if all(np.abs(M).max(initial=0) < 2 ** 28 for M in (left, right)):
+        return left.astype(np.int64), right.astype(np.int64)
+    return left, right
 
 
 def _flat(K):
