@@ -374,3 +374,24 @@ def test_modular_sandwiches_in_int64_are_the_python_integer_ones(joint_type):
         keep = np.flatnonzero(expected.reshape(expected.shape[0], -1).max(axis=1) > 0)
         np.testing.assert_array_equal(built.targets, keep)
         np.testing.assert_array_equal(built.modular, _projections._flat(expected[keep].astype(float)))
+
+
+def test_modular_echelon_stays_exact_with_hundreds_of_pivots():
+    """A block added after hundreds of pivots are known, whose rows are non-zero at all of them (sums of
+    ~600 products below p² exceed 2**53): the echelon form is still FLINT's of all the rows."""
+    import flint
+    from baseparam.projection._sparse import CSR
+    rng, p = np.random.default_rng(4), 8388593
+
+    def csr(X):
+        r, c = np.nonzero(X)
+        return CSR.from_coo(X[r, c].astype(float), r, c, X.shape)
+    first, second = rng.integers(p - 2 ** 12, p, (600, 700)), rng.integers(p - 2 ** 12, p, (3, 700))
+    echelon = ModularEchelon(700, p)
+    echelon.add(csr(first))
+    echelon.add(csr(second))
+    both = np.vstack([first, second])
+    F, rank = flint.nmod_mat(603, 700, both.ravel().tolist(), p).rref()
+    expected = np.array([int(v) for v in F.entries()]).reshape(603, 700)[:rank]
+    assert len(echelon.pivots) == rank == 603
+    np.testing.assert_array_equal(echelon.B, expected)

@@ -16,6 +16,7 @@ import numpy as np
 
 PRIMES = (8388593, 8388587, 8388581, 8388571, 8388547)   # the largest primes below 2**23
 MODULUS_LIMIT = 2 ** 23
+EXACT_TERMS = 128       # sums of this many products below MODULUS_LIMIT², plus one more residue: below 2**53
 MAX_TURN_DENOMINATOR = 10 ** 6      # radian angles: p/q turns with q up to this count as exact
 
 
@@ -218,7 +219,13 @@ class ModularEchelon:
     def _reduce(self, X):
         """Eliminate the known pivots from the rows of X and drop the rows that become zero."""
         if self.pivots and X.shape[0]:
-            X = np.fmod(X - np.fmod(X[:, self.pivots] @ self.B, self.p) + self.p, self.p)
+            # At most EXACT_TERMS products below p² per sum, reduced in between: exact in float64 (a row
+            # fresh from Z can have a non-zero at every one of hundreds of pivots)
+            known = np.zeros_like(X)
+            for s in range(0, len(self.pivots), EXACT_TERMS):
+                part = slice(s, s + EXACT_TERMS)
+                known = np.fmod(known + X[:, self.pivots[part]] @ self.B[part], self.p)
+            X = np.fmod(X - known + self.p, self.p)
         return X[X.any(axis=1)]
 
     def _merge(self, rows):
