@@ -3,10 +3,17 @@
 ``python bench/bench_floating_find.py [--runs N]`` reads public legged robots and humanoids of the
 ``example-robot-data`` package with a free-flying root (``load_robot(path, floating=True)``, pinocchio's
 ``JointModelFreeFlyer``; a root that floats in the file as it is) and ``robots/space_robot.yaml``, and prints
-for each: our number of base parameters and the median time of ``find_base_parameters`` (target ≤ 2 s up
-to 50 joints), against the numeric rank of pinocchio's ``computeJointTorqueRegressor`` stacked over random
-states (pinocchio's own model of the URDF) and the time that takes (stacking and SVD), measured in the
-same run. Timings on a shared machine wander by ±30 %.
+for each: our number of base parameters and the median time of ``find_base_parameters`` in both
+parameterizations (pseudo-inertia, Khalil; target ≤ 2 s up to 50 joints), against the numeric rank of
+pinocchio's ``computeJointTorqueRegressor`` stacked over random states (pinocchio's own model of the URDF)
+and the time that takes (stacking and SVD), measured in the same run, with the ratio of our slower time to
+pinocchio's. Timings on a shared machine wander by ±30 %.
+
+A run on a quiet machine (2 cores, 2026-11-27, --runs 3), after the Khalil map as blocks, the leaner
+modular echelon form and the int64 sandwiches (before: synthetic tree 0.75 s pseudo, 1.29 s Khalil;
+g1 with hands 0.54 s, 0.95 s):
+
+    FIGURES
 """
 from __future__ import annotations
 
@@ -103,7 +110,8 @@ def main():
     cases += [(name[:-5], found[name], found[name]) for name in URDFS if name in found]
     if len(cases) == 1:
         print("example-robot-data is not installed: the space robot only")
-    print(f"{'robot':26s} {'joints':>6s} {'rank':>5s} {'find':>8s} {'pin rank':>9s} {'pin time':>12s}  exact")
+    print(f"{'robot':26s} {'joints':>6s} {'rank':>5s} {'pseudo':>8s} {'khalil':>8s} {'pin rank':>9s} "
+          f"{'pin time':>9s} {'ratio':>6s}  exact")
     cases.append(("synthetic 5x10 tree", None, None))
     for label, path, urdf in cases:
         with warnings.catch_warnings():
@@ -116,11 +124,12 @@ def main():
                 except bp.BaseParamError:          # a URDF whose root joint floats already
                     robot = bp.load_robot(path)
         ours, base = median_time(lambda: bp.find_base_parameters(robot), args.runs)
+        khalil, other = median_time(lambda: bp.find_base_parameters(robot, "khalil"), args.runs)
         model = pin_model(robot, urdf)
         theirs, rank = median_time(lambda: pinocchio_rank(model), 1)
-        flag = "" if rank == base.rank else "  RANKS DIFFER"
-        print(f"{label:26s} {robot.n_dof:6d} {base.rank:5d} {ours:7.2f}s {rank:9d} {theirs:11.2f}s  "
-              f"{base.exact}{flag}")
+        flag = "" if rank == base.rank == other.rank else "  RANKS DIFFER"
+        print(f"{label:26s} {robot.n_dof:6d} {base.rank:5d} {ours:7.2f}s {khalil:7.2f}s {rank:9d} {theirs:8.2f}s "
+              f"{max(ours, khalil) / theirs:6.2f}  {base.exact}{flag}")
 
 
 if __name__ == "__main__":

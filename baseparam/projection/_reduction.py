@@ -164,8 +164,11 @@ class ExactGram:
                                    [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
                 G = C.transpose() * G * C
         R, rank = G.rref()
-        Y = [[Fraction(int(R[r, c].p), int(R[r, c].q)) for c in range(self.n)] for r in range(rank)]
-        pivots = np.array([next(c for c in range(self.n) if Y[r][c] != 0) for r in range(rank)], dtype=np.int64)
+        # The entries in one call, one shared zero (most of Y): an fmpq per entry cost more than the rref
+        entries, n, nought = R.entries(), self.n, Fraction(0)
+        Y = [[Fraction(int(v.p), int(v.q)) if v else nought for v in entries[r * n:(r + 1) * n]] for r in range(rank)]
+        pivots = np.array([next(c for c, v in enumerate(entries[r * n:(r + 1) * n]) if v) for r in range(rank)],
+                          dtype=np.int64)
         zero = np.array([c for c in range(self.n) if G[c, c] == 0], dtype=np.int64)
         return Reduction(pivots, Y, True, zero, "rank decided exactly (rational arithmetic)")
 

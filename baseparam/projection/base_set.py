@@ -233,7 +233,8 @@ def _rescale(Y, pivots, power, factor):
         levels = np.unique(exponents)
         scale = np.asarray([factor ** int(e) for e in levels])[np.searchsorted(levels, exponents)]
         return [list(row) for row in np.where(Y != 0, Y * scale, Y)]
-    return [[v * factor ** int(power[pivots[r]] - power[c]) if v != 0 else v for c, v in enumerate(row)]
+    # (`if v`: a number's truth is v != 0, without Fraction's slower comparison; most of Y is zero)
+    return [[v * factor ** int(power[pivots[r]] - power[c]) if v else v for c, v in enumerate(row)]
             for r, row in enumerate(Y)]
 
 
@@ -346,7 +347,7 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
     power = layout.length_power
     if reduction.exact:
         unit = units.length_unit
-        Y_si = np.array([[float(v) for v in row] for row in _rescale(reduction.Y, pivots, power, unit)]
+        Y_si = np.array([[float(v) if v else 0.0 for v in row] for row in _rescale(reduction.Y, pivots, power, unit)]
                         ).reshape(-1, layout.n_standard)
         Y_display = _rescale(reduction.Y, pivots, power, unit / EXACT_LENGTH_UNITS[robot.length_unit])
     else:
