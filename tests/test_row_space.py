@@ -395,3 +395,18 @@ def test_modular_echelon_stays_exact_with_hundreds_of_pivots():
     expected = np.array([int(v) for v in F.entries()]).reshape(603, 700)[:rank]
     assert len(echelon.pivots) == rank == 603
     np.testing.assert_array_equal(echelon.B, expected)
+
+
+def test_sandwiched_gram_is_flints_product():
+    """Cᵀ G C by column and row operations (_sandwiched) equals FLINT's product, for big integers and a
+    C with several non-zeros per column."""
+    import flint
+    from baseparam.projection._reduction import _sandwiched
+    rng, n = np.random.default_rng(0), 40
+    G = np.array([[int(v) << 40 for v in row] for row in rng.integers(-2 ** 20, 2 ** 20, (n, n))], dtype=object)
+    C = 2 * np.eye(n, dtype=np.int64)
+    C[:3, :3] = rng.integers(-1, 2, (3, 3))
+    C[5, 9] = -2
+    Cf, Gf = flint.fmpz_mat(n, n, C.ravel().tolist()), flint.fmpz_mat(n, n, [int(v) for v in G.ravel()])
+    product = Cf.transpose() * Gf * Cf
+    assert _sandwiched(G, C).tolist() == [[int(product[i, j]) for j in range(n)] for i in range(n)]

@@ -154,9 +154,7 @@ class ExactGram:
         if isinstance(transform, BlockTransform):
             # (dC)ᵀ G (dC) = d² Cᵀ G C in integers: the same echelon form and zero diagonal, without a
             # product of rational matrices
-            C = flint.fmpz_mat(self.n, self.n, transform.integers()[1].ravel().tolist())
-            G = flint.fmpz_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
-            G = flint.fmpq_mat(C.transpose() * G * C)
+            G = flint.fmpq_mat(self.n, self.n, [int(v) for v in _sandwiched(self.G, transform.integers()[1]).ravel()])
         else:
             G = flint.fmpq_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
             if transform is not None:
@@ -171,6 +169,28 @@ class ExactGram:
                           dtype=np.int64)
         zero = np.array([c for c in range(self.n) if G[c, c] == 0], dtype=np.int64)
         return Reduction(pivots, Y, True, zero, "rank decided exactly (rational arithmetic)")
+
+
+def _sandwiched(G, C):
+    """Cᵀ G C for an integer C with a few non-zeros per column (dC of a :class:`BlockTransform`: at most
+    three), in Python integers: a column (then row) operation per non-zero, not dense products.
+
+    Parameters
+    ----------
+    G : ndarray of Python int (object), shape (n, n)
+    C : ndarray of int64, shape (n, n)
+
+    Returns
+    -------
+    ndarray of Python int (object), shape (n, n)
+    """
+    def times(M):                      # M @ C, column by column
+        out = np.empty_like(M)
+        out[:] = 0
+        for k, j in zip(*np.nonzero(C)):
+            out[:, j] += int(C[k, j]) * M[:, k]
+        return out
+    return times(times(G).T).T
 
 
 # -- float -------------------------------------------------------------------------------------
