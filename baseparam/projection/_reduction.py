@@ -25,6 +25,7 @@ UNLUCKY_PRIME_RESIDUAL = 1e-6   # a "dependent" column this far from its pivots 
 ILL_CONDITIONED = 1e10          # ... unless the pivot columns are too ill-conditioned for float to tell
 INACCURATE = 1e7                # condition numbers above this cost the float Y ≥ 1e-9 of its accuracy
 ROUND_OFF_Y = 1e-8              # a float Y entry (unit-norm columns) below this may be round-off
+ZERO = Fraction(0)   # the zeros of an exact Y: one object, which the callers can tell by identity (most of Y)
 NEGLIGIBLE = 1e-40   # beside a column's largest entry 1, this cannot change a float Y that is accurate at all
 
 
@@ -163,8 +164,8 @@ class ExactGram:
                 G = C.transpose() * G * C
         R, rank = G.rref()
         # The entries in one call, one shared zero (most of Y): an fmpq per entry cost more than the rref
-        entries, n, nought = R.entries(), self.n, Fraction(0)
-        Y = [[Fraction(int(v.p), int(v.q)) if v else nought for v in entries[r * n:(r + 1) * n]] for r in range(rank)]
+        entries, n = R.entries(), self.n
+        Y = [[Fraction(int(v.p), int(v.q)) if v else ZERO for v in entries[r * n:(r + 1) * n]] for r in range(rank)]
         pivots = np.array([next(c for c, v in enumerate(entries[r * n:(r + 1) * n]) if v) for r in range(rank)],
                           dtype=np.int64)
         zero = np.array([c for c in range(self.n) if G[c, c] == 0], dtype=np.int64)

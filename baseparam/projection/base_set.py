@@ -22,7 +22,7 @@ from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents, drop_virtual
 from ._modular import PRIMES, ModularEchelon
-from ._reduction import INACCURATE, BlockTransform, ExactGram, StreamedR
+from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
 from ..dynamics.regressors import columns_at, newton_euler_base
 from ..dynamics.samples import as_parameters, robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
@@ -233,8 +233,9 @@ def _rescale(Y, pivots, power, factor):
         levels = np.unique(exponents)
         scale = np.asarray([factor ** int(e) for e in levels])[np.searchsorted(levels, exponents)]
         return [list(row) for row in np.where(Y != 0, Y * scale, Y)]
-    # (`if v`: a number's truth is v != 0, without Fraction's slower comparison; most of Y is zero)
-    return [[v * factor ** int(power[pivots[r]] - power[c]) if v else v for c, v in enumerate(row)]
+    # (`if v`: a number's truth is v != 0, without Fraction's slower comparison; most of an exact Y is
+    # the one ZERO, told by identity before that)
+    return [[v if v is ZERO or not v else v * factor ** int(power[pivots[r]] - power[c]) for c, v in enumerate(row)]
             for r, row in enumerate(Y)]
 
 
@@ -347,8 +348,8 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
     power = layout.length_power
     if reduction.exact:
         unit = units.length_unit
-        Y_si = np.array([[float(v) if v else 0.0 for v in row] for row in _rescale(reduction.Y, pivots, power, unit)]
-                        ).reshape(-1, layout.n_standard)
+        Y_si = np.array([[0.0 if v is ZERO or not v else float(v) for v in row]
+                         for row in _rescale(reduction.Y, pivots, power, unit)]).reshape(-1, layout.n_standard)
         Y_display = _rescale(reduction.Y, pivots, power, unit / EXACT_LENGTH_UNITS[robot.length_unit])
     else:
         Y = np.asarray(reduction.Y, dtype=float)
