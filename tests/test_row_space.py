@@ -410,3 +410,20 @@ def test_sandwiched_gram_is_flints_product():
     Cf, Gf = flint.fmpz_mat(n, n, C.ravel().tolist()), flint.fmpz_mat(n, n, [int(v) for v in G.ravel()])
     product = Cf.transpose() * Gf * Cf
     assert _sandwiched(G, C).tolist() == [[int(product[i, j]) for j in range(n)] for i in range(n)]
+
+
+def test_leftmost_independent_rows_are_flints_pivots_of_the_transpose():
+    """leftmost_independent (its own elimination) against the pivot columns of FLINT's reduced echelon
+    form of the transpose: 16 columns as the recursion gives, dense, sparse and low-rank, float and int."""
+    import flint
+    from baseparam.projection._row_space import leftmost_independent
+    rng, p = np.random.default_rng(5), 8388593
+    for _ in range(150):
+        n = int(rng.integers(1, 90))
+        X = rng.integers(0, p, (n, 16)) * (rng.random((n, 16)) < rng.random())
+        if rng.random() < 0.4:
+            X = (rng.integers(0, p, (n, 5)) @ rng.integers(0, 3, (5, 16))) % p
+        F, rank = flint.nmod_mat(16, n, X.T.ravel().tolist(), p).rref()
+        expected = [next(c for c in range(n) if int(F[r, c])) for r in range(rank)]
+        got = leftmost_independent(X.astype(float) if rng.random() < 0.5 else X, p)
+        assert got.tolist() == expected and got.dtype == np.int64

@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from ._coordinates import RowMaps
-from ._modular import PRIMES, rref_mod
+from ._modular import PRIMES
 from ._sparse import CSR
 
 
@@ -41,7 +41,26 @@ def leftmost_independent(images, p):
     ndarray of int, shape (rank,)
         Increasing.
     """
-    return np.array(rref_mod(np.asarray(images).T, p, reduced=False)[1], dtype=np.int64)
+    # The pivot columns of Mᵀ's echelon form (as rref_mod(images.T, p, reduced=False) finds them), with
+    # fewer array operations per pivot: no normalized pivot row, whole rows updated (d ≤ 16 rows, a few
+    # dozen columns: the recursion calls this hundreds of times, where the operations' overhead is the cost)
+    M = np.array(images, dtype=np.int64).T.copy()
+    pivots, r, k = [], 0, M.shape[0]
+    while r < k:
+        nonzero = M[r:] != 0
+        live = nonzero.any(axis=0)
+        c = int(live.argmax())
+        if not live[c]:
+            break
+        q = r + int(nonzero[:, c].argmax())
+        if q != r:
+            M[[r, q]] = M[[q, r]]
+        if r + 1 < k:       # products below p² < 2**46: exact in int64
+            f = M[r + 1:, c] * pow(int(M[r, c]), -1, p) % p
+            M[r + 1:] = (M[r + 1:] - f[:, None] * M[r] % p) % p
+        pivots.append(c)
+        r += 1
+    return np.array(pivots, dtype=np.int64)
 
 
 def _integer_rank(values):
