@@ -323,8 +323,12 @@ def _rank_reaches(rows, units, target):
     for dense in rows.row_chunks():    # sums of 20 000 products below 2**23 · 15: below 2**53, exact
         dense = np.mod(dense, p)
         combined = np.fmod(combined + rng.integers(0, 16, (target + 8, dense.shape[0])).astype(float) @ dense, p)
-    return flint.nmod_mat(combined.shape[0], combined.shape[1], combined.astype(np.int64).ravel().tolist(),
-                          p).rank() == target
+    entries = combined.astype(np.int64).ravel().tolist()
+    try:        # through fmpz_mat: python-flint converts an nmod_mat's entries one nmod object at a time
+        matrix = flint.nmod_mat(flint.fmpz_mat(combined.shape[0], combined.shape[1], entries), p)
+    except TypeError:       # a python-flint without that constructor
+        matrix = flint.nmod_mat(combined.shape[0], combined.shape[1], entries, p)
+    return matrix.rank() == target
 
 
 def _seen(full, part):
