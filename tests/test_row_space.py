@@ -427,3 +427,23 @@ def test_leftmost_independent_rows_are_flints_pivots_of_the_transpose():
         expected = [next(c for c in range(n) if int(F[r, c])) for r in range(rank)]
         got = leftmost_independent(X.astype(float) if rng.random() < 0.5 else X, p)
         assert got.tolist() == expected and got.dtype == np.int64
+
+
+@pytest.mark.parametrize("batch_rows", [3, 128])
+def test_modular_echelon_in_batches_is_flints_echelon_form(batch_rows):
+    """Blocks of low rank, sparse and dense, merged a few rows at a time: pivots and RREF rows as FLINT's."""
+    import flint
+    from baseparam.projection._sparse import CSR
+    rng, p = np.random.default_rng(6), 8388593
+    echelon, blocks = ModularEchelon(50, p, chunk_rows=11, batch_rows=batch_rows), []
+    for _ in range(4):
+        X = (rng.integers(0, p, (30, 6)) @ rng.integers(0, 4, (6, 50))) % p
+        X = X * (rng.random(X.shape) < 0.7)
+        r, c = np.nonzero(X)
+        echelon.add(CSR.from_coo(X[r, c].astype(float), r, c, X.shape))
+        blocks.append(X)
+    both = np.vstack(blocks)
+    F, rank = flint.nmod_mat(both.shape[0], 50, both.ravel().tolist(), p).rref()
+    expected = np.array([int(v) for v in F.entries()]).reshape(both.shape[0], 50)[:rank]
+    np.testing.assert_array_equal(echelon.B, expected)
+    assert echelon.pivots == [int(np.flatnonzero(row)[0]) for row in expected]

@@ -218,15 +218,18 @@ class ModularEchelon:
 
     def _reduce(self, X):
         """Eliminate the known pivots from the rows of X and drop the rows that become zero."""
-        if self.pivots and X.shape[0]:
-            # At most EXACT_TERMS products below p² per sum, reduced in between: exact in float64 (a row
-            # fresh from Z can have a non-zero at every one of hundreds of pivots)
-            known = np.zeros_like(X)
-            for s in range(0, len(self.pivots), EXACT_TERMS):
-                part = slice(s, s + EXACT_TERMS)
-                known = np.fmod(known + X[:, self.pivots[part]] @ self.B[part], self.p)
-            X = np.fmod(X - known + self.p, self.p)
+        if self.pivots and X.shape[0]:    # (a row fresh from Z can be non-zero at hundreds of pivots)
+            X = np.fmod(X - self._product(X, self.pivots, self.B) + self.p, self.p)
         return X[X.any(axis=1)]
+
+    def _product(self, X, columns, M):
+        """X[:, columns] @ M modulo p (integers in [0, p) as float64): BLAS sums of at most EXACT_TERMS
+        products below p², reduced in between, so every sum is exact in float64."""
+        out = np.zeros((X.shape[0], M.shape[1]))
+        for s in range(0, len(columns), EXACT_TERMS):
+            part = slice(s, s + EXACT_TERMS)
+            out = np.fmod(out + X[:, columns[part]] @ M[part], self.p)
+        return out
 
     def _merge(self, rows):
         """Add rows already free of the known pivots: their own RREF, then its pivots eliminated from
@@ -234,9 +237,9 @@ class ModularEchelon:
         new, new_pivots = rref_mod(rows, self.p)
         if not new_pivots:
             return
-        B = self.B.astype(np.int64)
-        if B.shape[0]:      # ≤ batch_rows products below p² each: exact in int64
-            B = (B - (B[:, new_pivots] @ new) % self.p) % self.p
+        B = self.B
+        if B.shape[0]:      # in float64 BLAS (numpy's int64 products have none), exact as _product makes it
+            B = np.fmod(B - self._product(B, new_pivots, new.astype(float)) + self.p, self.p)
         pivots = self.pivots + new_pivots
         order = np.argsort(pivots, kind="stable")
         self.B = np.vstack([B, new])[order].astype(float)
