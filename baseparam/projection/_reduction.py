@@ -103,7 +103,7 @@ class BlockTransform:
         return self._with([[to_modular(v, p) for v in row] for row in self.K])
 
     def integers(self):
-        """d·C with d the least common denominator of K: (d, integer entries row by row, a list)."""
+        """d·C with d the least common denominator of K: (d, dC as int64, shape (n, n))."""
         d = math.lcm(*(v.denominator for row in self.K for v in row))
         return d, self._with([[int(v * d) for v in row] for row in self.K], dtype=np.int64, one=d)
 
