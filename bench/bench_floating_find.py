@@ -9,11 +9,27 @@ pinocchio's ``computeJointTorqueRegressor`` stacked over random states (pinocchi
 and the time that takes (stacking and SVD), measured in the same run, with the ratio of our slower time to
 pinocchio's. Timings on a shared machine wander by ±30 %.
 
-A run on a quiet machine (2 cores, 2026-11-27, --runs 3), after the Khalil map as blocks, the leaner
-modular echelon form and the int64 sandwiches (before: synthetic tree 0.75 s pseudo, 1.29 s Khalil;
-g1 with hands 0.54 s, 0.95 s):
+A run (2026-11-27, ``--runs 3``) while other jobs loaded the 2 cores (load average 6–10, pinocchio's times
+the most erratic); on the quiet machine the times are about a third — synthetic tree 0.50 s (pseudo) and
+0.51 s (Khalil), g1 with hands 0.35 s and 0.35 s, talos_reduced 0.27 s and 0.28 s, where they were 0.75 s and
+1.29 s, 0.54 s and 0.95 s, 0.41 s and 0.65 s before the Khalil map as blocks, the leaner modular
+eliminations and the exact path's cheaper conversions:
 
-    FIGURES
+    robot                      joints  rank   pseudo   khalil  pin rank  pin time  ratio  exact
+    space robot                     6    52    0.06s    0.07s        52     0.61s   0.11  True
+    solo12                         12    94    0.14s    0.14s        94     2.10s   0.06  True
+    anymal                         12    94    0.18s    0.15s        94     2.03s   0.09  False
+    a1                             12    94    0.11s    0.12s        94     0.04s   3.17  True
+    go1                            12    94    0.09s    0.08s        94     0.01s   7.58  True
+    hyq_no_sensors                 12    94    0.11s    0.08s        94     0.01s  21.92  True
+    b1-z1                          19   143    0.16s    0.16s       143     0.08s   2.06  True
+    g1_29dof_rev_1_0               29   213    0.29s    0.30s       213     0.24s   1.24  False
+    talos_reduced                  32   234    0.38s    0.42s       234     1.52s   0.27  True
+    icub                           32   234    0.48s    0.63s       234     5.82s   0.11  False
+    human                          36   262    0.57s    0.59s       262     3.57s   0.17  True
+    centauro                       39   283    0.82s    0.74s       283     0.45s   1.83  False
+    g1_29dof_with_hand_rev_1_0     43   311    0.88s    1.01s       311     5.53s   0.18  False
+    synthetic 5x10 tree            50   360    1.44s    1.43s       360    16.15s   0.09  False
 """
 from __future__ import annotations
 
@@ -114,7 +130,7 @@ def main():
           f"{'pin time':>9s} {'ratio':>6s}  exact")
     cases.append(("synthetic 5x10 tree", None, None))
     for label, path, urdf in cases:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():     # (the synthetic tree's Khalil regroupings warn of their accuracy)
             warnings.simplefilter("ignore")
             if path is None:
                 robot = synthetic_tree()
@@ -123,8 +139,8 @@ def main():
                     robot = bp.load_robot(path, floating=urdf is not None)
                 except bp.BaseParamError:          # a URDF whose root joint floats already
                     robot = bp.load_robot(path)
-        ours, base = median_time(lambda: bp.find_base_parameters(robot), args.runs)
-        khalil, other = median_time(lambda: bp.find_base_parameters(robot, "khalil"), args.runs)
+            ours, base = median_time(lambda: bp.find_base_parameters(robot), args.runs)
+            khalil, other = median_time(lambda: bp.find_base_parameters(robot, "khalil"), args.runs)
         model = pin_model(robot, urdf)
         theirs, rank = median_time(lambda: pinocchio_rank(model), 1)
         flag = "" if rank == base.rank == other.rank else "  RANKS DIFFER"
