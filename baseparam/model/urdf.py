@@ -8,6 +8,7 @@ The reader follows docs/formats.md, "Robot description (URDF)":
   as written, in front of the next moving joint's origin, so that exact numbers stay exact;
 * moving joints are numbered depth first from the root, in the file's order among siblings;
 * ``root`` and ``tip`` cut a subtree or chains out of a larger model;
+* ``mimic`` joints are locked at q = 0 (one warning line), as joints off the paths to the tips are;
 * angles within a tolerance of a multiple of 15° are taken as that angle (one warning line).
 
 Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose message has
@@ -140,8 +141,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     floating : bool, optional
         Take the root link (fixed in the file) as a free-flying base, as pinocchio's
         ``buildModel(urdf, JointModelFreeFlyer())`` does: ``base: floating``, frame 0 the root link's,
-        gravity in the world frame the base pose is measured in. Not with ``root`` or ``tip``, nor on a
-        URDF whose root joint already floats.
+        gravity in the world frame the base pose is measured in. With ``tip``, the moving joints off the
+        paths to the tips are locked at q = 0, as for a fixed base. Not with ``root``, nor on a URDF whose
+        root joint already floats.
 
     Returns
     -------
@@ -149,6 +151,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         Convention ``urdf`` (m, rad); ``source`` is the URDF text. When the root link's only joint is
         ``floating`` (and no ``root`` is given), its child is a floating base (``base: floating``,
         its inertia with what is fixed to it the ``base_inertia``; gravity in the root link's frame).
+        Mimic joints (``<mimic>``) are locked at q = 0, their links weighing on the body that carries
+        them (one DescriptionWarning line names them).
 
     Raises
     ------
@@ -161,10 +165,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     label = os.fsdecode(label)
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
-    if floating and (root is not None or tip is not None):
-        given = f"root={root!r}" if root is not None else f"tip={tip!r}"
-        raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base, the whole "
-                            f"tree below it; it does not go with {given}")
+    if floating and root is not None:
+        raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base; it does not "
+                            f"go with root={root!r} (tip='LINK' picks the joints to keep)")
     problems = _Problems(label)
     text = _text(data, problems)
     tree = _parse(text, problems)
@@ -186,8 +189,13 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     name = tree.get("name") or os.path.splitext(os.path.basename(label))[0] or "robot"
     if not name.isprintable():
         problems.add("<robot name>", f"expected a one-line name without control characters, got {name!r}")
-    robot_joints, impossible, base_body = _assemble(base, keep, links, children, problems)
+    robot_joints, impossible, base_body, locked = _assemble(base, keep, links, children, problems)
     problems.check()
+    if locked:
+        warn(_printable(f"{label}: {len(locked)} mimic joint{'s' if len(locked) > 1 else ''} "
+                        f"({', '.join(repr(n) for n in locked[:5])}{', ...' if len(locked) > 5 else ''}) locked "
+                        "at q = 0, their links weighing on the bodies that carry them (the joints they mimic stay "
+                        "free): the base parameters are those of the robot with them held still"), DescriptionWarning)
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
     elif len(robot_joints) > MAX_MOVING_JOINTS:
@@ -536,9 +544,10 @@ def _kept_links(base, tip, links, joints, children, problems):
 
 # -- assembling the robot ----------------------------------------------------------------------------------
 def _assemble(base, keep, links, children, problems):
-    """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; and the base
-    body (the base link with what is fixed to it), which a floating base keeps."""
-    out, bodies, impossible = [], [_Body()], []
+    """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; the base
+    body (the base link with what is fixed to it), which a floating base keeps; and the names of the mimic
+    joints locked at q = 0 (those on the kept paths, in depth-first order)."""
+    out, bodies, impossible, locked = [], [_Body()], [], []
     pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
 
     def inertial_of(link):
@@ -572,8 +581,11 @@ def _assemble(base, keep, links, children, problems):
             if joint.type in _REFUSED:
                 problems.add(where, _REFUSED[joint.type])
             elif joint.mimic is not None:
-                problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; pick the part without it "
-                                    "with tip='LINK' (joints off the paths to the tips are locked at q = 0)")
+                # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
+                # the coupling, so it is held at q = 0 like a joint off the paths to the tips (pinocchio's
+                # buildReducedModel with it locked); parse_urdf says so in one warning line
+                locked.append(joint.name)
+                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
             else:
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
     def inertia(number, where):
@@ -592,7 +604,7 @@ def _assemble(base, keep, links, children, problems):
                          limits=joint.limits, friction_prior=friction_prior, inertia=body))
     base_body = inertia(0, "the base link")
     problems.check()
-    return out, impossible, base_body
+    return out, impossible, base_body, locked
 
 
 def _rotation(rpy) -> np.ndarray:
