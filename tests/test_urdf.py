@@ -140,8 +140,9 @@ def test_panda_arm_with_the_hand_locked():
 
 @needs_examples
 def test_mimic_joints_are_locked_at_zero():
-    """A mimic joint is held at q = 0 (one warning line): the robot is the file's with that joint fixed."""
-    with pytest.warns(bp.DescriptionWarning, match=r"1 mimic joint \('panda_finger_joint2'\) locked at q = 0"):
+    """A mimic joint without an offset is held at q = 0 (one warning line): the robot is the file's with that
+    joint fixed."""
+    with pytest.warns(bp.DescriptionWarning, match=r"1 mimic joint \('panda_finger_joint2'\) locked where"):
         robot = bp.load_robot(EXAMPLES["panda.urdf"])
     text = EXAMPLES["panda.urdf"].read_text()
     start = text.index('<joint name="panda_finger_joint2" type="prismatic">')
