@@ -142,7 +142,7 @@ def test_panda_arm_with_the_hand_locked():
 def test_mimic_joints_are_locked_at_zero():
     """A mimic joint without an offset is held at q = 0 (one warning line): the robot is the file's with that
     joint fixed."""
-    with pytest.warns(bp.DescriptionWarning, match=r"1 mimic joint \('panda_finger_joint2'\) locked where"):
+    with pytest.warns(bp.DescriptionWarning, match=r"1 mimic joint \('panda_finger_joint2'\) locked at q = 0"):
         robot = bp.load_robot(EXAMPLES["panda.urdf"])
     text = EXAMPLES["panda.urdf"].read_text()
     start = text.index('<joint name="panda_finger_joint2" type="prismatic">')

@@ -8,7 +8,7 @@ The reader follows docs/formats.md, "Robot description (URDF)":
   as written, in front of the next moving joint's origin, so that exact numbers stay exact;
 * moving joints are numbered depth first from the root, in the file's order among siblings;
 * ``root`` and ``tip`` cut a subtree or chains out of a larger model;
-* ``mimic`` joints are locked at their offset (one warning line), as joints off the paths to the tips are at 0;
+* ``mimic`` joints are locked at q = 0 (one warning line), as joints off the paths to the tips are;
 * angles within a tolerance of a multiple of 15° are taken as that angle (one warning line).
 
 Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose message has
@@ -85,7 +85,7 @@ class _Joint:
     dynamics: Optional[tuple] = None
     mimic: Optional[str] = None
     order: int = 0
-    mimic_offset: Optional[str] = None       # the <mimic offset> text, read only when the joint is locked
+    mimic_offset: Optional[str] = None       # the <mimic offset> text, named in the note on locked mimic joints
 
 
 @dataclass
@@ -152,9 +152,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         Convention ``urdf`` (m, rad); ``source`` is the URDF text. When the root link's only joint is
         ``floating`` (and no ``root`` is given), its child is a floating base (``base: floating``,
         its inertia with what is fixed to it the ``base_inertia``; gravity in the root link's frame).
-        Mimic joints (``<mimic>``) are locked where the joints they mimic are at 0 (q = the ``offset``,
-        0 unless given), their links weighing on the body that carries them (one DescriptionWarning
-        line names them).
+        Mimic joints (``<mimic>``) are locked at q = 0, their links weighing on the body that carries
+        them (one DescriptionWarning line names them).
 
     Raises
     ------
@@ -194,12 +193,15 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     robot_joints, impossible, base_body, locked = _assemble(base, keep, links, children, problems)
     problems.check()
     if locked:
-        warn(_printable(f"{label}: {len(locked)} mimic joint{'s' if len(locked) > 1 else ''} "
-                        f"({', '.join(repr(n) for n in locked[:5])}{', ...' if len(locked) > 5 else ''}) locked "
-                        "where the joints they mimic are at 0 (q = their <mimic offset>, 0 unless given), their "
-                        "links weighing on the bodies that carry them; the joints they mimic stay free, and the "
-                        "base parameters are those of the robot with the mimic joints held still"),
-             DescriptionWarning)
+        names = [name for name, _ in locked]
+        shifted = [name for name, offset in locked if _offset_given(offset)]
+        warn(_printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
+                        f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) locked "
+                        "at q = 0 as joints off the paths to the tips are, their links weighing on the bodies that "
+                        "carry them; the joints they mimic stay free, and the base parameters are those of the "
+                        "robot with the mimic joints held still"
+                        + (f" ({len(shifted)} with a <mimic offset>, e.g. {shifted[0]!r}: held at 0 all the same)"
+                           if shifted else "")), DescriptionWarning)
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
     elif len(robot_joints) > MAX_MOVING_JOINTS:
@@ -550,8 +552,8 @@ def _kept_links(base, tip, links, joints, children, problems):
 # -- assembling the robot ----------------------------------------------------------------------------------
 def _assemble(base, keep, links, children, problems):
     """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; the base
-    body (the base link with what is fixed to it), which a floating base keeps; and the names of the mimic
-    joints locked at q = 0 (those on the kept paths, in depth-first order)."""
+    body (the base link with what is fixed to it), which a floating base keeps; and the mimic joints locked
+    at q = 0 (those on the kept paths, in depth-first order) as (name, <mimic offset> text or None)."""
     out, bodies, impossible, locked = [], [_Body()], [], []
     pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
 
@@ -587,12 +589,11 @@ def _assemble(base, keep, links, children, problems):
                 problems.add(where, _REFUSED[joint.type])
             elif joint.mimic is not None:
                 # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
-                # the coupling, so it is held where q_j = 0 puts it, q_m = o, like a joint off the paths to the
-                # tips (pinocchio's buildReducedModel with it locked there); parse_urdf says so in one line
-                locked.append(joint.name)
-                at = _mimic_offset(joint, problems)
-                stack.append(("link", joint.child, body, prefix + (joint.origin,) + at,
-                              T @ _origin_matrix(joint.origin) @ (_origin_matrix(at[0]) if at else np.eye(4))))
+                # the coupling, so it is locked at q = 0 like a joint off the paths to the tips (pinocchio's
+                # buildReducedModel with it locked there; the URDF written back places its links the same
+                # way, urdf_update.link_parts); parse_urdf says so in one line
+                locked.append((joint.name, joint.mimic_offset))
+                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
             else:
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
     def inertia(number, where):
@@ -614,33 +615,14 @@ def _assemble(base, keep, links, children, problems):
     return out, impossible, base_body, locked
 
 
-def _mimic_offset(joint, problems) -> tuple:
-    """The motion of a locked mimic joint at its offset (q_m = k·q_j + o at q_j = 0): () when o = 0, else
-    one Origin (a rotation about the axis, or a translation along it)."""
-    where = f"joint '{joint.name}' <mimic offset>"
-    value = _numbers(joint.mimic_offset, 1, where, problems, (0.0,))
-    offset = value[0] if value is not None else 0.0
-    if offset == 0:
-        return ()
-    axis = np.array(joint.axis, dtype=float)
-    if joint.type == "prismatic":
-        if abs(offset) > MAX_LENGTH_M:
-            problems.add(where, f"expected a length within {MAX_LENGTH_M:g} m, got {offset!r}")
-            return ()
-        return (Origin(xyz=tuple(float(v) * offset + 0.0 for v in axis), label=where),)
-    for i in range(3):         # about a frame axis: the angle itself, exact (special angles stay special)
-        if abs(axis[i]) == 1.0:
-            rpy = [0.0, 0.0, 0.0]
-            rpy[i] = math.copysign(offset, axis[i]) + 0.0
-            return (Origin(rpy=tuple(rpy), label=where),)
-    K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    R = np.eye(3) + math.sin(offset) * K + (1 - math.cos(offset)) * K @ K       # Rodrigues
-    pitch = math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0]))
-    if math.hypot(R[0, 0], R[1, 0]) < 1e-12:          # pitch ±90°: roll and yaw share one axis
-        rpy = (math.atan2(-R[1, 2], R[1, 1]), pitch, 0.0)
-    else:
-        rpy = (math.atan2(R[2, 1], R[2, 2]), pitch, math.atan2(R[1, 0], R[0, 0]))
-    return (Origin(rpy=tuple(v + 0.0 for v in rpy), label=where),)
+def _offset_given(text) -> bool:
+    """Whether a <mimic offset> text says anything but 0 (text that is no number counts: it is not 0)."""
+    if text is None:
+        return False
+    try:
+        return float(text) != 0
+    except ValueError:
+        return True
 
 
 def _rotation(rpy) -> np.ndarray:
