@@ -436,7 +436,8 @@ def _robot_options(command):
                           "(identified from the training data; the default when V is left out)."),
         click.option("--floating", is_flag=True,
                      help="URDF: take the root link as a free-flying base (pinocchio's free-flyer root; a URDF "
-                          "whose root joint is floating, or a YAML base: floating, floats already)."),
+                          "whose root joint is floating, or a YAML base: floating, floats already); with --tip, "
+                          "the joints off the paths to the tips are locked."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)

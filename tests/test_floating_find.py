@@ -193,9 +193,9 @@ def test_find_floating_urdf_cli():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--floating", "--root", "body"], "--floating: takes the URDF's root link as a free-flying base, the whole tree "
-                                       "below it; it does not go with --root body"),
-    (["--floating", "--tip", "a2"], "it does not go with --tip a2"),
+    (["--floating", "--root", "body"], "--floating: takes the URDF's root link as a free-flying base; it does not go "
+                                       "with --root body"),
+    (["--floating", "--tip", "a2"], "--floating: the root link 'world' already has a floating joint ('free')"),
     (["--floating"], "--floating: the root link 'world' already has a floating joint ('free')"),
 ])
 def test_bad_floating_combinations(tmp_path, args, message):

@@ -83,8 +83,8 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     floating : bool, optional
         URDF only: take the root link as a free-flying base (pinocchio's ``JointModelFreeFlyer`` root;
         ``base: floating``, the root link's frame as frame 0), for a URDF whose root is fixed in the file.
-        Not with ``root``/``tip``; a URDF whose root joint floats, and a YAML ``base: floating``, are
-        floating bases already.
+        With ``tip``, the joints off the paths to the tips are locked at q = 0. Not with ``root``; a URDF
+        whose root joint floats, and a YAML ``base: floating``, are floating bases already.
 
     Returns
     -------

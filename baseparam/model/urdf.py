@@ -8,6 +8,7 @@ The reader follows docs/formats.md, "Robot description (URDF)":
   as written, in front of the next moving joint's origin, so that exact numbers stay exact;
 * moving joints are numbered depth first from the root, in the file's order among siblings;
 * ``root`` and ``tip`` cut a subtree or chains out of a larger model;
+* ``mimic`` joints are locked at q = 0 (one warning line), as joints off the paths to the tips are;
 * angles within a tolerance of a multiple of 15° are taken as that angle (one warning line).
 
 Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose message has
@@ -84,6 +85,7 @@ class _Joint:
     dynamics: Optional[tuple] = None
     mimic: Optional[str] = None
     order: int = 0
+    mimic_offset: Optional[str] = None       # the <mimic offset> text, named in the note on locked mimic joints
 
 
 @dataclass
@@ -140,8 +142,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     floating : bool, optional
         Take the root link (fixed in the file) as a free-flying base, as pinocchio's
         ``buildModel(urdf, JointModelFreeFlyer())`` does: ``base: floating``, frame 0 the root link's,
-        gravity in the world frame the base pose is measured in. Not with ``root`` or ``tip``, nor on a
-        URDF whose root joint already floats.
+        gravity in the world frame the base pose is measured in. With ``tip``, the moving joints off the
+        paths to the tips are locked at q = 0, as for a fixed base. Not with ``root``, nor on a URDF whose
+        root joint already floats.
 
     Returns
     -------
@@ -149,6 +152,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         Convention ``urdf`` (m, rad); ``source`` is the URDF text. When the root link's only joint is
         ``floating`` (and no ``root`` is given), its child is a floating base (``base: floating``,
         its inertia with what is fixed to it the ``base_inertia``; gravity in the root link's frame).
+        Mimic joints (``<mimic>``) are locked at q = 0, their links weighing on the body that carries
+        them (one DescriptionWarning line names them).
 
     Raises
     ------
@@ -161,10 +166,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     label = os.fsdecode(label)
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
-    if floating and (root is not None or tip is not None):
-        given = f"root={root!r}" if root is not None else f"tip={tip!r}"
-        raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base, the whole "
-                            f"tree below it; it does not go with {given}")
+    if floating and root is not None:
+        raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base; it does not "
+                            f"go with root={root!r} (tip='LINK' picks the joints to keep)")
     problems = _Problems(label)
     text = _text(data, problems)
     tree = _parse(text, problems)
@@ -186,8 +190,18 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     name = tree.get("name") or os.path.splitext(os.path.basename(label))[0] or "robot"
     if not name.isprintable():
         problems.add("<robot name>", f"expected a one-line name without control characters, got {name!r}")
-    robot_joints, impossible, base_body = _assemble(base, keep, links, children, problems)
+    robot_joints, impossible, base_body, locked = _assemble(base, keep, links, children, problems)
     problems.check()
+    if locked:
+        names = [name for name, _ in locked]
+        shifted = [name for name, offset in locked if _offset_given(offset)]
+        warn(_printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
+                        f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) locked "
+                        "at q = 0 as joints off the paths to the tips are, their links weighing on the bodies that "
+                        "carry them; the joints they mimic stay free, and the base parameters are those of the "
+                        "robot with the mimic joints held still"
+                        + (f" ({len(shifted)} with a <mimic offset>, e.g. {shifted[0]!r}: held at 0 all the same)"
+                           if shifted else "")), DescriptionWarning)
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
     elif len(robot_joints) > MAX_MOVING_JOINTS:
@@ -411,9 +425,10 @@ def _joint(element, order, problems, tiny) -> Optional[_Joint]:
         dynamics = tuple(max(v, 0.0) for v in values)
     mimic_el = element.find("mimic")
     mimic = (mimic_el.get("joint") or "?") if mimic_el is not None else None
+    offset = mimic_el.get("offset") if mimic_el is not None else None
     if None in ends:
         return None
-    return _Joint(name, kind, ends[0], ends[1], origin, axis, limits, dynamics, mimic, order)
+    return _Joint(name, kind, ends[0], ends[1], origin, axis, limits, dynamics, mimic, order, offset)
 
 
 def _limits(element, where, kind, problems) -> Optional[JointLimits]:
@@ -536,9 +551,10 @@ def _kept_links(base, tip, links, joints, children, problems):
 
 # -- assembling the robot ----------------------------------------------------------------------------------
 def _assemble(base, keep, links, children, problems):
-    """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; and the base
-    body (the base link with what is fixed to it), which a floating base keeps."""
-    out, bodies, impossible = [], [_Body()], []
+    """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; the base
+    body (the base link with what is fixed to it), which a floating base keeps; and the mimic joints locked
+    at q = 0 (those on the kept paths, in depth-first order) as (name, <mimic offset> text or None)."""
+    out, bodies, impossible, locked = [], [_Body()], [], []
     pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
 
     def inertial_of(link):
@@ -572,8 +588,12 @@ def _assemble(base, keep, links, children, problems):
             if joint.type in _REFUSED:
                 problems.add(where, _REFUSED[joint.type])
             elif joint.mimic is not None:
-                problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; pick the part without it "
-                                    "with tip='LINK' (joints off the paths to the tips are locked at q = 0)")
+                # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
+                # the coupling, so it is locked at q = 0 like a joint off the paths to the tips (pinocchio's
+                # buildReducedModel with it locked there; the URDF written back places its links the same
+                # way, urdf_update.link_parts); parse_urdf says so in one line
+                locked.append((joint.name, joint.mimic_offset))
+                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
             else:
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
     def inertia(number, where):
@@ -592,7 +612,17 @@ def _assemble(base, keep, links, children, problems):
                          limits=joint.limits, friction_prior=friction_prior, inertia=body))
     base_body = inertia(0, "the base link")
     problems.check()
-    return out, impossible, base_body
+    return out, impossible, base_body, locked
+
+
+def _offset_given(text) -> bool:
+    """Whether a <mimic offset> text says anything but 0 (text that is no number counts: it is not 0)."""
+    if text is None:
+        return False
+    try:
+        return float(text) != 0
+    except ValueError:
+        return True
 
 
 def _rotation(rpy) -> np.ndarray:
