@@ -153,7 +153,7 @@ FLAGS = {
     "exact_angles=True": "--exact-angles on", "angle_tolerance": "--angle-tolerance", "friction": "--friction",
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
-    "floating=True": "--floating",
+    "floating=True": "--floating", "mimic": "--mimic", "mimic='lock'": "--mimic lock",
     "max_disk": "--max-disk",
     "symbolic": "--symbolic",
     # identify: reading the trajectories, preprocessing, the fit
@@ -400,12 +400,12 @@ def _robot_options(command):
     ``load`` callable (path → Robot) instead of them."""
     @functools.wraps(command)
     def wrapper(*args, root, tip, exact_angles, angle_tolerance, friction, rotor_inertia, friction_model, floating,
-                **kwargs):
+                mimic, **kwargs):
         def load(path):
             from .model.loading import load_robot
             robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
                                angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
-                               friction_model=friction_model, floating=floating)
+                               friction_model=friction_model, floating=floating, mimic=mimic)
             if robot.is_floating and command.__name__ in FIXED_BASE_COMMANDS:
                 from .errors import RobotDescriptionError
                 raise RobotDescriptionError(
@@ -438,6 +438,9 @@ def _robot_options(command):
                      help="URDF: take the root link as a free-flying base (pinocchio's free-flyer root; a URDF "
                           "whose root joint is floating, or a YAML base: floating, floats already); with --tip, "
                           "the joints off the paths to the tips are locked."),
+        click.option("--mimic", type=click.Choice(["refuse", "lock"]), default="refuse", show_default=True,
+                     help="URDF: a <mimic> joint has no coordinate of its own; refuse the file, or lock every "
+                          "mimic joint at q = 0 (their links weigh on the bodies carrying them; one warning line)."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)

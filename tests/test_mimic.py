@@ -111,7 +111,7 @@ def check_bodies_equal_pinocchio(robot, model):
 def load_noting_warnings(path, **options):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        robot = bp.load_robot(path, **options)
+        robot = bp.load_robot(path, **{"mimic": "lock", **options})
     return robot, [str(w.message) for w in caught if issubclass(w.category, bp.DescriptionWarning)
                    and "mimic joint" in str(w.message)]
 
@@ -178,7 +178,8 @@ def test_floating_with_tips_rank_equals_pinocchio_reduced_model(name, tips):
 @needs_examples
 def test_find_floating_with_tip_cli():
     path = EXAMPLES["talos_full_v2.urdf"]
-    result = CliRunner().invoke(main, ["find", str(path), "--floating", "--tip", "left_sole_link,right_sole_link"])
+    result = CliRunner().invoke(main, ["find", str(path), "--floating", "--tip", "left_sole_link,right_sole_link",
+                                       "--mimic", "lock"])
     assert result.exit_code == 0, result.output
     robot, _ = load_noting_warnings(path, floating=True, tip="left_sole_link,right_sole_link")
     base = bp.find_base_parameters(robot)
@@ -189,9 +190,24 @@ def test_find_floating_with_tip_cli():
 
 @needs_examples
 def test_mimic_warning_through_the_cli():
-    result = CliRunner().invoke(main, ["find", str(EXAMPLES["panda.urdf"])])
+    result = CliRunner().invoke(main, ["find", str(EXAMPLES["panda.urdf"]), "--mimic", "lock"])
     assert result.exit_code == 0, result.output
     assert "1 mimic joint ('panda_finger_joint2') locked at q = 0" in result.output
+
+
+@needs_examples
+def test_mimic_joints_refused_by_default_naming_the_option():
+    """The contract's default: a URDF with a mimic joint is refused in one line (exit 2), which names the way to
+    lock them."""
+    result = CliRunner().invoke(main, ["find", str(EXAMPLES["panda.urdf"])])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "joint 'panda_finger_joint2': a mimic joint" in lines[0]
+    assert "--mimic lock" in lines[0] and "mimic='lock'" not in lines[0]
+    with pytest.raises(bp.RobotDescriptionError, match=r"a mimic joint .*mimic='lock'"):
+        bp.load_robot(EXAMPLES["panda.urdf"], floating=True)
+    with pytest.raises(bp.ArgumentError, match=r"mimic: expected 'refuse' or 'lock', got 'free'"):
+        bp.load_robot(EXAMPLES["panda.urdf"], mimic="free")
 
 
 SKEW = """<robot name="skew">

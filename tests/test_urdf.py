@@ -139,11 +139,17 @@ def test_panda_arm_with_the_hand_locked():
 
 
 @needs_examples
+def test_mimic_joints_are_refused_unless_locked_or_left_out():
+    with pytest.raises(bp.RobotDescriptionError, match=r"joint 'panda_finger_joint2': a mimic joint"):
+        bp.load_robot(EXAMPLES["panda.urdf"])
+
+
+@needs_examples
 def test_mimic_joints_are_locked_at_zero():
     """A mimic joint without an offset is held at q = 0 (one warning line): the robot is the file's with that
     joint fixed."""
     with pytest.warns(bp.DescriptionWarning, match=r"1 mimic joint \('panda_finger_joint2'\) locked at q = 0"):
-        robot = bp.load_robot(EXAMPLES["panda.urdf"])
+        robot = bp.load_robot(EXAMPLES["panda.urdf"], mimic="lock")
     text = EXAMPLES["panda.urdf"].read_text()
     start = text.index('<joint name="panda_finger_joint2" type="prismatic">')
     fixed = text[:start] + text[start:].replace('type="prismatic"', 'type="fixed"', 1)
@@ -327,6 +333,7 @@ BROKEN = {
     "two values": (GOOD.replace('xyz="0.4 0 0"', 'xyz="0.4 0"'), "got '0.4 0'"),
     "zero axis": (GOOD.replace('<axis xyz="0 1 0"/>', '<axis xyz="0 0 0"/>'),
                   "joint 'j3' <axis xyz>: expected a direction"),
+    "mimic": (GOOD.replace('<axis xyz="0 1 0"/>', '<axis xyz="0 1 0"/><mimic joint="j2"/>'), "a mimic joint"),
     "floating": (GOOD.replace('type="continuous"', 'type="floating"'), "a floating joint"),
     "planar": (GOOD.replace('type="continuous"', 'type="planar"'), "a planar joint"),
     "negative mass": (GOOD.replace('<link name="l3"/>',
@@ -347,7 +354,7 @@ def test_malformed_urdf_is_refused_naming_the_element(tmp_path, case):
     assert expected in str(info.value) and str(info.value).startswith(str(path))
 
 
-@pytest.mark.parametrize("case", ["not xml", "cycle", "nan", "planar"])
+@pytest.mark.parametrize("case", ["not xml", "cycle", "nan", "mimic", "planar"])
 def test_malformed_urdf_through_the_cli(tmp_path, case):
     path = tmp_path / "bad.urdf"
     path.write_text(BROKEN[case][0])

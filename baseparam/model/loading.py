@@ -55,7 +55,7 @@ _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
 
 # -- public API ---------------------------------------------------------------------------
 def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=SNAP_RADIANS, friction=False,
-               rotor_inertia=False, friction_model=None, floating=False) -> Robot:
+               rotor_inertia=False, friction_model=None, floating=False, mimic="refuse") -> Robot:
     """Read a robot description from a YAML or URDF file.
 
     Parameters
@@ -85,6 +85,12 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         ``base: floating``, the root link's frame as frame 0), for a URDF whose root is fixed in the file.
         With ``tip``, the joints off the paths to the tips are locked at q = 0. Not with ``root``; a URDF
         whose root joint floats, and a YAML ``base: floating``, are floating bases already.
+    mimic : {'refuse', 'lock'}, optional
+        URDF only: a ``<mimic>`` joint (q_m = k·q_j + o) has no coordinate of its own and the projection
+        no basis for the coupling. ``'refuse'`` (default) refuses the file in one line; ``'lock'`` locks
+        every mimic joint at q = 0 as joints off the paths to the tips are (their links weigh on the body
+        carrying them; one DescriptionWarning line names them): the base parameters of the robot with its
+        mimic joints held still, as pinocchio's ``buildReducedModel`` with them locked.
 
     Returns
     -------
@@ -103,6 +109,9 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     check_angle_tolerance(angle_tolerance)
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
+    from .urdf import check_mimic
+
+    check_mimic(mimic)
     label = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
@@ -118,7 +127,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         from .urdf import parse_urdf
 
         robot = parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
-                           angle_tolerance=angle_tolerance, floating=floating)
+                           angle_tolerance=angle_tolerance, floating=floating, mimic=mimic)
     elif floating:
         raise ArgumentError(f"{label}: floating=True: takes a URDF's root link as a free-flying base; this is a YAML "
                             "description (write base: floating and base_inertia in it)")

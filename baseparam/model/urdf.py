@@ -8,7 +8,8 @@ The reader follows docs/formats.md, "Robot description (URDF)":
   as written, in front of the next moving joint's origin, so that exact numbers stay exact;
 * moving joints are numbered depth first from the root, in the file's order among siblings;
 * ``root`` and ``tip`` cut a subtree or chains out of a larger model;
-* ``mimic`` joints are locked at q = 0 (one warning line), as joints off the paths to the tips are;
+* ``mimic`` joints are refused, or with ``mimic='lock'`` locked at q = 0 (one warning line), as joints off
+  the paths to the tips are;
 * angles within a tolerance of a multiple of 15° are taken as that angle (one warning line).
 
 Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose message has
@@ -120,7 +121,7 @@ class _Body:
 
 # -- public API -----------------------------------------------------------------------------------------
 def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angles=True,
-               angle_tolerance=SNAP_RADIANS, floating=False) -> Robot:
+               angle_tolerance=SNAP_RADIANS, floating=False, mimic="refuse") -> Robot:
     """Build a robot from the text of a URDF file.
 
     Parameters
@@ -152,8 +153,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         Convention ``urdf`` (m, rad); ``source`` is the URDF text. When the root link's only joint is
         ``floating`` (and no ``root`` is given), its child is a floating base (``base: floating``,
         its inertia with what is fixed to it the ``base_inertia``; gravity in the root link's frame).
-        Mimic joints (``<mimic>``) are locked at q = 0, their links weighing on the body that carries
-        them (one DescriptionWarning line names them).
+        With ``mimic='lock'``, mimic joints (``<mimic>``) are locked at q = 0, their links weighing on
+        the body that carries them (one DescriptionWarning line names them).
 
     Raises
     ------
@@ -166,6 +167,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     label = os.fsdecode(label)
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
+    check_mimic(mimic)
     if floating and root is not None:
         raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base; it does not "
                             f"go with root={root!r} (tip='LINK' picks the joints to keep)")
@@ -190,7 +192,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     name = tree.get("name") or os.path.splitext(os.path.basename(label))[0] or "robot"
     if not name.isprintable():
         problems.add("<robot name>", f"expected a one-line name without control characters, got {name!r}")
-    robot_joints, impossible, base_body, locked = _assemble(base, keep, links, children, problems)
+    robot_joints, impossible, base_body, locked = _assemble(base, keep, links, children, problems, mimic)
     problems.check()
     if locked:
         names = [name for name, _ in locked]
@@ -550,7 +552,7 @@ def _kept_links(base, tip, links, joints, children, problems):
 
 
 # -- assembling the robot ----------------------------------------------------------------------------------
-def _assemble(base, keep, links, children, problems):
+def _assemble(base, keep, links, children, problems, mimic="refuse"):
     """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; the base
     body (the base link with what is fixed to it), which a floating base keeps; and the mimic joints locked
     at q = 0 (those on the kept paths, in depth-first order) as (name, <mimic offset> text or None)."""
@@ -587,6 +589,10 @@ def _assemble(base, keep, links, children, problems):
             where = f"joint '{joint.name}'"
             if joint.type in _REFUSED:
                 problems.add(where, _REFUSED[joint.type])
+            elif joint.mimic is not None and mimic != "lock":
+                problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; lock the mimic joints at "
+                                    "q = 0 with mimic='lock', or pick the part without it with tip='LINK' "
+                                    "(joints off the paths to the tips are locked at q = 0)")
             elif joint.mimic is not None:
                 # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
                 # the coupling, so it is locked at q = 0 like a joint off the paths to the tips (pinocchio's
@@ -613,6 +619,17 @@ def _assemble(base, keep, links, children, problems):
     base_body = inertia(0, "the base link")
     problems.check()
     return out, impossible, base_body, locked
+
+
+MIMIC_CHOICES = ("refuse", "lock")
+
+
+def check_mimic(mimic):
+    """The ``mimic`` argument: ``'refuse'`` (the default: a URDF with a mimic joint is refused) or ``'lock'``."""
+    if not isinstance(mimic, str):
+        raise ArgumentTypeError(f"mimic: expected 'refuse' or 'lock', got {mimic!r}")
+    if mimic not in MIMIC_CHOICES:
+        raise ArgumentError(f"mimic: expected 'refuse' or 'lock', got {mimic!r}")
 
 
 def _offset_given(text) -> bool:
