@@ -311,3 +311,37 @@ def test_consistent_fit_is_physical(space_experiment):
     out = json.loads(json.dumps(result.to_dict()))
     assert out["known"] == {"mass": 448.0} and len(out["combinations"]) == 52 and len(out["standard"]) == 70
     assert set(out["rmse"]) == {"px", "py", "pz", "Lx", "Ly", "Lz"}
+
+
+@needs_solo
+def test_fit_is_the_exact_least_squares_whatever_the_blas_threads():
+    """solo12's base rows in stance barely see one direction (the legs' SZ alternating: the unit columns'
+    condition number ≈ 10⁶). Normal equations squared it, so the estimate moved at 10⁻⁴ relative with the
+    BLAS's summation order: a Dask LocalCluster (its nannies run in the caller's process) had set
+    OPENBLAS_NUM_THREADS=1 for good, and test_cli_floating's subprocess then disagreed with this process.
+    The fit must not depend on the thread count, and must be the least-squares solution of its weighted
+    rows (an SVD solve, numpy's lstsq, computed here from the route's rows)."""
+    from threadpoolctl import threadpool_limits
+
+    from baseparam.identification.floating import route_rows
+
+    model, contacts, _, ex = stance_experiment()
+    robot = model.robot
+    fits = {}
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            fits[threads] = identify_floating(robot, ex.log, route="base", contacts=contacts, wrenches=ex.wrenches)
+    for field in ("values", "std"):
+        a, b = getattr(fits[1], field), getattr(fits[2], field)
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.abs(b).max())
+    result = fits[2]
+    pivots = [result.standard_names.index(name) for name in result.names]
+    A = route_rows(robot, "base", ex.log.q, ex.log.qd, ex.log.qdd)[:, :, pivots]
+    y = (ex.log.tau + bp.contact_forces(robot, ex.log.q, contacts, ex.wrenches))[:, :6]
+    theta = np.linalg.lstsq(A.reshape(-1, result.rank), y.ravel(), rcond=None)[0]
+    sigma = np.sqrt(np.mean((y - A @ theta) ** 2, axis=0))
+    Aw = (A / sigma[:, None]).reshape(-1, result.rank)
+    unit = np.linalg.svd(Aw / np.linalg.norm(Aw, axis=0), compute_uv=False)
+    assert unit[0] / unit[-1] > 1e5                      # the ill-conditioned case this is about
+    theta = np.linalg.lstsq(Aw, (y / sigma).ravel(), rcond=None)[0]
+    np.testing.assert_allclose(result.unconstrained, theta, rtol=0, atol=1e-9 * np.abs(theta).max())

@@ -33,8 +33,10 @@ into it and not seen alone), stated in the result.
 
 The fit: least squares with per-row weights 1/σ_row from the OLS residual (rows differ in units
 and noise: forces, moments, torques), known quantities as equality constraints, covariance
-(AᵀΣ⁻¹A)⁻¹ with the rows' σ (on the constraints' null space). Noise in the states (q̇, q̈) makes the
-regressor itself noisy: errors in variables, a bias this covariance does not hold.
+(AᵀΣ⁻¹A)⁻¹ with the rows' σ (on the constraints' null space); solved by a QR of the unit-scaled
+columns, not the normal equations (their squared condition number made the estimate depend on the BLAS's
+thread count). Noise in the states (q̇, q̈) makes the regressor itself noisy: errors in variables, a bias
+this covariance does not hold.
 ``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
 covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
 and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
@@ -375,22 +377,43 @@ def _stack(robot, route, trajectories, contacts, wrenches):
 def _constrained_lstsq(A, y, G, g):
     """argmin ‖A θ − y‖ subject to G θ = g: θ = θ_p + Z φ (Z spanning G's null space).
 
-    Returns θ, the unscaled covariance Z (ZᵀAᵀAZ)⁺ Zᵀ and the residual's degrees of freedom."""
+    φ from a Householder QR of [A Z / d, y − A θ_p] (d the columns' norms: unit columns), then the SVD
+    of its small triangle R: backward stable, so round-off moves φ by κ·ε (κ the unit columns'
+    condition number), where the normal equations (ZᵀAᵀAZ) square it to κ²·ε. A barely excited
+    direction (κ ≈ 10⁶ for solo12's base rows in stance: the legs' SZ alternating) then made the
+    estimate depend on the BLAS's summation order (its thread count) at 10⁻⁴ relative.
+
+    Returns
+    -------
+    theta : ndarray, shape (R,)
+    cov : ndarray, shape (R, R)
+        The unscaled covariance Z (ZᵀAᵀAZ)⁺ Zᵀ (singular values of A Z / d below max(rows, R)·ε of the
+        largest: not seen, left out).
+    dof : int
+        The residual's degrees of freedom.
+    """
     r = A.shape[1]
     if len(G):
         theta_p = np.linalg.lstsq(G, g, rcond=None)[0]
         _, s, Vt = np.linalg.svd(G)
         k = int((s > 1e-12 * s.max()).sum())
         Z = Vt[k:].T
+        AZ, b = A @ Z, y - A @ theta_p
     else:
         theta_p, Z, k = np.zeros(r), np.eye(r), 0
-    # normal equations, columns scaled to unit norm (the tall products dominate; an SVD of A would cost 10×)
-    AZ = A @ Z
+        AZ, b = A, y
+    n = AZ.shape[1]
+    if n == 0:                                        # every direction known
+        return theta_p, np.zeros((r, r)), max(A.shape[0], 1)
     d = np.sqrt(np.maximum(np.einsum("ij,ij->j", AZ, AZ), np.finfo(float).tiny))
-    N = (AZ.T @ AZ) / np.outer(d, d)
-    Ninv = np.linalg.pinv(N, rcond=1e-13, hermitian=True) / np.outer(d, d)
-    phi = Ninv @ (AZ.T @ (y - A @ theta_p))
-    cov = Z @ Ninv @ Z.T
+    # the right-hand side as one more column: R's last column is Qᵀb (Householder goes column by column,
+    # so R[:n, :n] is that of A Z / d alone) — Q itself is never formed
+    T = np.linalg.qr(np.column_stack([AZ / d, b]), mode="r")
+    U, s, Vt = np.linalg.svd(T[:n, :n])
+    keep = s > max(AZ.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
+    W = Vt[keep].T / s[keep]                          # (R Z)⁺ = V S⁻¹ Uᵀ on what the data see
+    phi = (W @ (U[:, keep].T @ T[:n, n])) / d
+    cov = Z @ ((W @ W.T) / np.outer(d, d)) @ Z.T
     return theta_p + Z @ phi, cov, max(A.shape[0] - (r - k), 1)
 
 
@@ -510,7 +533,9 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them): "
                             "give a known quantity, e.g. known={'mass': total mass in kg} or {'M0': base mass}")
     S, m, _ = A3.shape
-    Ab = A3 @ np.linalg.pinv(E)                      # (S, m, R): the rows lie in E's row space
+    # (S, m, R): every row lies in E's row space and E[:, pivots] = I, so A β = A[:, pivots] θ exactly — the
+    # pivots' own columns, no product with a pseudo-inverse (its round-off in every entry)
+    Ab = A3[:, :, pivots]
     # rows weighed by the residual of the fit before (forces, moments and torques differ in units and
     # noise). One round: more would let rows without noise of their own (a free robot's base rows, zero
     # by physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
