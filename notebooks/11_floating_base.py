@@ -110,7 +110,7 @@ fig.tight_layout()
 # Each route reports the combinations of standard parameters it sees, their estimates and standard
 # deviations. They are the exact base set's (`bp.find_base_parameters`, the projection method with
 # the base pose as a 6-DOF joint): all rows see its base parameters, the base's six rows those it
-# flags `seen_by_base_equations` — checked against the route's own rows at random states
+# flags `seen_by_base_equations` — the engine alone decides (the tests check it against pinocchio)
 # (`result.source == 'projection'`). solo12 declares no friction, so both routes see the same 94:
 # the base equations alone, fed by the force plates, identify every inertial combination.
 

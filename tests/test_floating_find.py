@@ -260,3 +260,93 @@ def test_floating_urdf_root_as_pinocchio_reads_it(tmp_path):
     assert flown.gravity == free.gravity
     a, b = bp.find_base_parameters(flown), bp.find_base_parameters(free)
     assert a.rank == b.rank and a.names == b.names and np.array_equal(a.Y, b.Y)
+
+
+# -- what each identification route sees: the engine's sets against pinocchio's rows ------------------------------
+def momentum_in_our_columns(robot, n_samples, seed=2):
+    """pinocchio's momentum of the robot, h = Σ_bodies X*(oMi) I_i v_i [linear; angular about the world origin]
+    in world axes, as rows on our standard parameters (``bodyRegressor`` at zero velocity with acceleration v_i
+    is the body's I_i v_i), stacked (n_samples·6, n_standard), and the states (q, v)."""
+    model, _ = build_model(robot)
+    data, rng = model.createData(), np.random.default_rng(seed)
+    layout = ColumnLayout(robot, "pseudo")
+    maps = [link_map(np.eye(4), "pseudo")] + [link_map(Cp, "pseudo") for _, Cp in split_factors(robot)]
+    columns = [layout.base_columns] + list(layout.link_columns)
+    rows, qs, vs = [], [], []
+    for _ in range(n_samples):
+        q, v = random_q(model, rng), rng.normal(size=model.nv)
+        pin.forwardKinematics(model, data, q, v)
+        H = np.zeros((6, layout.n_standard))
+        for j in range(1, model.njoints):
+            body = pin.bodyRegressor(pin.Motion.Zero(), data.v[j])
+            H[:, columns[j - 1]] = data.oMi[j].toDualActionMatrix() @ body @ maps[j - 1]
+        rows.append(H)
+        qs.append(q)
+        vs.append(v)
+    return np.vstack(rows), np.array(qs), np.array(vs)
+
+
+def in_span(rows, E, pivots):
+    """Every row a combination of E's (E[:, pivots] = I, so rows = rows[:, pivots] · E)."""
+    return np.abs(rows[:, pivots] @ E - rows).max() <= 1e-9 * np.abs(rows).max()
+
+
+def gravity_free(robot):
+    import dataclasses
+    return dataclasses.replace(robot, gravity=(0.0, 0.0, 0.0))
+
+
+def drive_robots():
+    from baseparam.model.robot import with_drives
+    robots = {name: with_drives(r, True, True) for name, r in floating_robots().items()}
+    if EXAMPLES.get("solo12.urdf"):
+        robots["solo12"] = quiet_load(EXAMPLES["solo12.urdf"], floating=True)
+    return robots
+
+
+@pytest.mark.parametrize("which", ["space", "space with gravity", "satellite", "solo12"])
+def test_torques_and_base_routes_see_pinocchios_rows(which):
+    """The library's sets (route_combinations: the exact base set alone, no random state) against pinocchio's
+    free-flyer regressor at random states: its rows (all 6 + n; the base's six) lie in each set's span, and
+    their numeric rank is the set's size (nothing claimed that the rows do not see)."""
+    from baseparam.identification.floating import route_combinations
+
+    robots = drive_robots()
+    if which not in robots:
+        pytest.skip("example-robot-data is not installed")
+    robot = robots[which]
+    W, W_base = regressor_in_our_columns(robot)
+    for route, rows in (("torques", W), ("base", W_base)):
+        E, pivots, source = route_combinations(robot, route)
+        assert source == "projection"
+        assert in_span(rows, E, pivots), route
+        assert numeric_rank(rows)[0] == len(E), route
+
+
+@pytest.mark.parametrize("which", ["space", "satellite", "solo12"])
+def test_momentum_route_sees_what_pinocchios_momentum_sees(which):
+    """Without gravity the momentum route's set is the base equations' (their rate; module notes of
+    baseparam.identification.floating): pinocchio's momentum at random states, as differences between states
+    (the route's rows), lies in that span with its full rank; drives (rotor inertia, friction) are not in it.
+    The rows are checked first against bp.momentum (ours, from the regressor's base rows)."""
+    from baseparam.identification.floating import route_combinations
+
+    robots = drive_robots()
+    if which not in robots:
+        pytest.skip("example-robot-data is not installed")
+    robot = gravity_free(robots[which])
+    layout = ColumnLayout(robot, "pseudo")
+    H, q, v = momentum_in_our_columns(robot, 3 * layout.n_standard // 6 + 10)
+    values = np.random.default_rng(3).normal(size=layout.n_standard)     # any β: both sides are linear in it
+    np.testing.assert_allclose(H @ values, bp.momentum(bp.Model(robot, values), q, v).ravel(), rtol=0,
+                               atol=1e-9 * np.abs(H @ values).max())
+    differences = (H.reshape(-1, 6, layout.n_standard) - H.reshape(-1, 6, layout.n_standard)[0]).reshape(H.shape)[6:]
+    E, pivots, _ = route_combinations(robot, "momentum")
+    same, _ = route_combinations(robot, "base")[:2]
+    np.testing.assert_array_equal(E, same)
+    assert in_span(differences, E, pivots)
+    assert numeric_rank(differences)[0] == len(E)
+    drives = [c for c, n in enumerate(layout.names) if n[:2] in ("IA", "FV", "FC", "FO")]
+    assert not E[:, drives].any() and not H[:, drives].any()
+    if which == "space":
+        assert len(E) == 52

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.identification.floating import identify_floating, seen_combinations
+from baseparam.identification.floating import identify_floating, route_combinations, route_rows
 from conftest import EXAMPLES, ROOT
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
@@ -118,7 +118,7 @@ def test_contact_refuses_bad_input():
         bp.contact_forces(robot, np.r_[np.zeros(6), 1.0, np.zeros(6)][None], [bp.Contact(1)], np.zeros((1, 2, 6)))
 
 
-# -- what the routes see -----------------------------------------------------------------------------
+# -- what the routes see ---------------------------------------------------------------------------
 def same_space(A, B):
     """Row spaces equal: each in the other's span (relative residual ≤ 1e-8), the same dimension."""
     def inside(X, Y):
@@ -127,41 +127,70 @@ def same_space(A, B):
     return len(A) == len(B) and inside(A, B) and inside(B, A)
 
 
+def random_states(robot, samples, seed):
+    """Random floating-base states (q with a unit quaternion, q̇, q̈), seeded."""
+    rng = np.random.default_rng(seed)
+    q = np.concatenate([rng.normal(size=(samples, 3)), rng.normal(size=(samples, 4)),
+                        rng.uniform(-np.pi, np.pi, (samples, robot.n_dof))], axis=1)
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    return q, rng.normal(size=(samples, robot.n_v)), rng.normal(size=(samples, robot.n_v))
+
+
+def numeric_combinations(robot, route, seed=0):
+    """What a route's own rows see at random states, numerically (the cross-check the library once ran
+    itself): columns scaled to unit norm, singular values above 1e-8 of the largest, then the reduced row
+    echelon form with pivots in column order. Returns (E, pivots)."""
+    from baseparam.identification._echelon import gauss_jordan
+
+    n = bp.ColumnLayout(robot, "pseudo").n_standard
+    samples = max(2 * n // (6 if route != "torques" else robot.n_v) + 8, 16)
+    A = route_rows(robot, route, *random_states(robot, samples, seed)).reshape(-1, n)
+    d = np.linalg.norm(A, axis=0)
+    d = np.where(d > 1e-12 * d.max(), d, 0.0)
+    seen = d > 0
+    _, s, Vt = np.linalg.svd(A[:, seen] / d[seen], full_matrices=False)
+    rank = int((s > 1e-8 * s[0]).sum())
+    R = np.zeros((rank, n))
+    R[:, seen] = Vt[:rank]                              # scaled coordinates: pivots independent of units
+    R, pivots = gauss_jordan(R, 1e-7, 1e-10, relative=True)
+    E = R * d
+    return E / E[np.arange(len(pivots)), pivots][:, None], pivots
+
+
 @needs_solo
 def test_momentum_rows_give_the_momentum():
     """The momentum route's rows (the regressor's base rows at rest with acceleration q̇, less gravity, moved
     to the world) times β equal bp.momentum (the tree's bodies, another computation), under gravity too."""
-    from baseparam.identification.floating import _random_states, momentum_rows
+    from baseparam.identification.floating import momentum_rows
     robot, _ = solo12()
-    q, qd, _ = _random_states(robot, 50, 4)
+    q, qd, _ = random_states(robot, 50, 4)
     model = bp.Model(robot)
     np.testing.assert_allclose(momentum_rows(robot, q, qd) @ model.values(), bp.momentum(model, q, qd),
                                rtol=1e-12, atol=1e-12)
 
 
 def test_what_each_route_sees():
-    """The base route sees no friction or rotor parameter, all rows see every one; and the routes' rows
-    at random states see exactly the projection method's base set (all rows) and the base parameters
-    it flags as seen by the base equations (the base's six rows; the momentum, no gravity): two
-    independent computations, the same spaces and the same pivot names."""
-    from baseparam.identification.floating import route_combinations
+    """The library's sets (the exact base set alone) against the routes' own rows at random states, reduced
+    numerically here: the base route sees no friction or rotor parameter, all rows see every one; the same
+    spaces and, for all rows, the same pivot names."""
     drives = "{type: revolute, friction: [0.3, 0.1, 0.05], rotor_inertia: 0.02,"
     robot = bp.parse_robot(SPACE.read_text(encoding="utf-8").replace("{type: revolute,", drives), "sf.yaml")
     names = list(bp.ColumnLayout(robot, "pseudo").names)
     drive = [k for k, n in enumerate(names) if n[:2] in ("FV", "FC", "FO", "IA")]
     assert len(drive) == 24
-    E = {route: seen_combinations(robot, route) for route in ("torques", "base", "momentum")}
-    assert not E["base"][0][:, drive].any()                 # the base equations hold no drive parameter
-    assert all(E["torques"][0][:, k].any() for k in drive)  # the joints' equations see every one
+    N = {route: numeric_combinations(robot, route) for route in ("torques", "base", "momentum")}
+    assert not N["base"][0][:, drive].any()                 # the base equations hold no drive parameter
+    assert all(N["torques"][0][:, k].any() for k in drive)  # the joints' equations see every one
     inertial = [k for k in range(len(names)) if k not in drive]
-    assert same_space(E["base"][0], E["momentum"][0])        # no gravity: the base equations are h's rate
-    assert len(E["base"][0]) == np.linalg.matrix_rank(E["torques"][0][:, inertial])
+    assert same_space(N["base"][0], N["momentum"][0])        # no gravity: the base equations are h's rate
+    assert len(N["base"][0]) == np.linalg.matrix_rank(N["torques"][0][:, inertial])
     base = bp.find_base_parameters(robot)
-    Y = np.asarray(base.Y, dtype=float)
-    assert same_space(Y, E["torques"][0]) and [names[p] for p in E["torques"][1]] == list(base.names)
-    for route in ("base", "momentum"):
-        assert same_space(Y[base.seen_by_base_equations], E[route][0])
-        assert route_combinations(robot, route, base=base)[2] == "projection"
+    for route in ("torques", "base", "momentum"):
+        E, pivots, source = route_combinations(robot, route, base=base)
+        assert source == "projection" and same_space(E, N[route][0]), route
+        assert not E[:, [k for k in drive if route != "torques"]].any()
+    E, pivots, _ = route_combinations(robot, "torques", base=base)
+    assert [names[p] for p in pivots] == [names[p] for p in N["torques"][1]] == list(base.names)
     assert base.rank == 76 and base.seen_by_base_equations.sum() == 52
 
 
@@ -210,8 +239,9 @@ def test_space_robot_momentum_route(space_experiment):
 
 @needs_solo
 def test_seen_ranks_equal_pinocchio_free_flyer_regressor():
-    """What the torques and base routes see: as many combinations as the numeric rank of pinocchio's
-    free-flyer joint-torque regressor (all rows, and its first six), stacked over random states."""
+    """What the torques and base routes see (the exact base set alone): as many combinations as the numeric
+    rank of pinocchio's own free-flyer joint-torque regressor of the URDF (all rows, and its first six), stacked
+    over random states (test_floating_find: its rows lie in their spans)."""
     pin = pytest.importorskip("pinocchio")
     robot, _ = solo12()
     model = pin.buildModelFromUrdf(str(SOLO), pin.JointModelFreeFlyer())
@@ -228,8 +258,8 @@ def test_seen_ranks_equal_pinocchio_free_flyer_regressor():
         s = np.linalg.svd(Y[:, d > 1e-12] / d[d > 1e-12], compute_uv=False)
         return int((s > 1e-8 * s[0]).sum())
 
-    assert len(seen_combinations(robot, "torques")[0]) == rank(np.concatenate(stacked)) == 94
-    assert len(seen_combinations(robot, "base")[0]) == rank(np.concatenate([Y[:6] for Y in stacked])) == 94
+    assert len(route_combinations(robot, "torques")[0]) == rank(np.concatenate(stacked)) == 94
+    assert len(route_combinations(robot, "base")[0]) == rank(np.concatenate([Y[:6] for Y in stacked])) == 94
 
 
 @needs_solo
@@ -311,3 +341,37 @@ def test_consistent_fit_is_physical(space_experiment):
     out = json.loads(json.dumps(result.to_dict()))
     assert out["known"] == {"mass": 448.0} and len(out["combinations"]) == 52 and len(out["standard"]) == 70
     assert set(out["rmse"]) == {"px", "py", "pz", "Lx", "Ly", "Lz"}
+
+
+@needs_solo
+def test_fit_is_the_exact_least_squares_whatever_the_blas_threads():
+    """solo12's base rows in stance barely see one direction (the legs' SZ alternating: the unit columns'
+    condition number ≈ 10⁶). Normal equations squared it, so the estimate moved at 10⁻⁴ relative with the
+    BLAS's summation order: a Dask LocalCluster (its nannies run in the caller's process) had set
+    OPENBLAS_NUM_THREADS=1 for good, and test_cli_floating's subprocess then disagreed with this process.
+    The fit must not depend on the thread count, and must be the least-squares solution of its weighted
+    rows (an SVD solve, numpy's lstsq, computed here from the route's rows)."""
+    from threadpoolctl import threadpool_limits
+
+    from baseparam.identification.floating import route_rows
+
+    model, contacts, _, ex = stance_experiment()
+    robot = model.robot
+    fits = {}
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            fits[threads] = identify_floating(robot, ex.log, route="base", contacts=contacts, wrenches=ex.wrenches)
+    for field in ("values", "std"):
+        a, b = getattr(fits[1], field), getattr(fits[2], field)
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.abs(b).max())
+    result = fits[2]
+    pivots = [result.standard_names.index(name) for name in result.names]
+    A = route_rows(robot, "base", ex.log.q, ex.log.qd, ex.log.qdd)[:, :, pivots]
+    y = (ex.log.tau + bp.contact_forces(robot, ex.log.q, contacts, ex.wrenches))[:, :6]
+    theta = np.linalg.lstsq(A.reshape(-1, result.rank), y.ravel(), rcond=None)[0]
+    sigma = np.sqrt(np.mean((y - A @ theta) ** 2, axis=0))
+    Aw = (A / sigma[:, None]).reshape(-1, result.rank)
+    unit = np.linalg.svd(Aw / np.linalg.norm(Aw, axis=0), compute_uv=False)
+    assert unit[0] / unit[-1] > 1e5                      # the ill-conditioned case this is about
+    theta = np.linalg.lstsq(Aw, (y / sigma).ravel(), rcond=None)[0]
+    np.testing.assert_allclose(result.unconstrained, theta, rtol=0, atol=1e-9 * np.abs(theta).max())

@@ -3,6 +3,7 @@
 ``validate`` of in-memory fits for the per-log and leave-one-log-out figures, and a real local Dask
 cluster started here, outside the package."""
 import json
+import os
 import warnings
 
 import h5py
@@ -19,6 +20,18 @@ LOGS = [("csv", 900), ("npz", 1400), ("h5", 1100), ("npz", 1700)]
 TIGHT = 1e-10
 # short simulated logs with 3 % noise leave the friction of some joints loosely determined: said, not tested here
 pytestmark = pytest.mark.filterwarnings("ignore::baseparam.ExcitationWarning")
+# what a Dask nanny writes into the environment of the process it runs in (distributed.nanny.pre-spawn-environ)
+NANNY = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_", "PYTHONHASHSEED")
+
+
+@pytest.fixture(autouse=True)
+def environment_restored():
+    """A LocalCluster made here runs its nannies in this process, and they set OMP_NUM_THREADS=1 … in its
+    environment for good: put it back, so later tests (and their subprocesses) run as they would alone."""
+    before = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(before)
 
 
 def simulated(robot, rng, n_samples, h=0.01):
@@ -151,8 +164,12 @@ def test_a_real_local_dask_cluster_gives_the_serial_result(logs):
             res = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), *paths[:2],
                                             "--scheduler", cluster.scheduler_address, "--json", "-"])
     same_fit(remote, serial)
+    for name in NANNY:                                  # as before any cluster (the fixture restores them)
+        os.environ.pop(name, None)
+    before = dict(os.environ)
     local = bp.identify_logs(robot, paths, method="ols", base=base, scheduler="local", workers=2)
     same_fit(local, serial)
+    assert dict(os.environ) == before                   # the library's own cluster leaves the caller's alone
     for a, b in zip(remote.logs, serial.logs):
         assert close(a.train.rmse, b.train.rmse) and close(a.held_out.rmse, b.held_out.rmse)
     assert res.exit_code == 0, res.output

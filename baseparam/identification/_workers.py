@@ -8,6 +8,7 @@ workers finish in.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
 from .._processes import caller_not_reimported, one_blas_thread
@@ -79,9 +80,10 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
     except ImportError:
         raise SettingsError("scheduler: the Dask scheduler needs dask.distributed, which is not installed "
                             "(pip install 'baseparam[dask]')") from None
-    cluster = None
+    cluster, environ = None, None
     try:
         if scheduler == "local":
+            environ = _nanny_environ()
             with caller_not_reimported():
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
@@ -103,6 +105,27 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
     finally:
         if cluster is not None:
             cluster.close()
+        if environ is not None:
+            _restore(environ)
+
+
+def _nanny_environ():
+    """Our values (None: unset) of the variables a Dask nanny sets in its own process before it spawns a
+    worker, and never restores (``distributed.nanny.pre-spawn-environ``: OMP_NUM_THREADS=1,
+    OPENBLAS_NUM_THREADS=1, …, and PYTHONHASHSEED): a local cluster's nannies run in the caller's process,
+    so left alone every later subprocess of the caller would run its BLAS on one thread."""
+    import dask
+
+    names = set(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {}) | {"PYTHONHASHSEED"}
+    return {name: os.environ.get(name) for name in names}
+
+
+def _restore(environ):
+    for name, value in environ.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def _reduce_with(log, folds, task):

@@ -21,20 +21,33 @@ measured by a force plate or a foot/hand force-torque sensor). Three routes use 
     sample (h̄ the mean over the motion: the same equations as differences from the first sample,
     less noise). Only joint positions and the base's pose and twist are needed: no force at all.
 
-What a route sees comes from the exact base set (:func:`~baseparam.find_base_parameters`, the
-projection method): all rows see its regroupings Y; the base's six rows (and, without gravity, the
-momentum) see the base parameters flagged ``seen_by_base_equations``. Those are checked against
-the route's own rows at random states (seeded; column-scaled singular values, then the reduced row
-echelon form, each combination named after its first standard parameter) and that numeric form is
-used where they would differ (``result.source`` says which). The momentum route and the
-base route of a robot without contacts are homogeneous (y = 0): the scale of β is not seen, and is
-fixed by ``known`` quantities (one the route sees: the total mass; the base's own mass is regrouped
-into it and not seen alone), stated in the result.
+What a route sees comes from the exact base set alone (:func:`~baseparam.find_base_parameters`, the
+projection method, the base's pose as a 6-DOF joint); no random state enters the library:
+
+* all 6 + n rows see its regroupings Y;
+* the base's six rows see the base parameters flagged ``seen_by_base_equations`` (the rows of those six
+  equations in the projection: a second pass of the span recursion);
+* the momentum sees the same ones. Without gravity (the route refuses it) the base's six rows are the
+  momentum's rate: W_b(q, q̇, q̈) β = X(q) ḣ, h = H(q, q̇) β, X(q) the invertible map of a wrench from
+  world axes (about the world origin) to the base frame. At each state the rows of W_b and of
+  Ḣ = dH/dt are invertible combinations of one another, so over all states they span one space. The
+  route's rows are differences H(x) − H(x'); their span is Ḣ's: each Ḣ is a limit of such
+  differences over time (a closed, finite-dimensional span), and each difference is ∫ Ḣ dt along a
+  motion from x' to x (the states are connected). As H(q, 0) = 0, it is also the span of H's rows.
+  The tests check it against pinocchio's free-flyer regressor and its bodies' momenta.
+
+Each combination is named after its pivot standard parameter (E[:, pivots] = I), its first; what a
+given motion excites may be less (a barely excited direction shows as a large σ). The momentum route and
+the base route of a robot without contacts are homogeneous (y = 0): the scale of β is not seen, and is
+fixed by ``known`` quantities (one the route sees: the total mass; the base's own mass is regrouped into
+it and not seen alone), stated in the result.
 
 The fit: least squares with per-row weights 1/σ_row from the OLS residual (rows differ in units
 and noise: forces, moments, torques), known quantities as equality constraints, covariance
-(AᵀΣ⁻¹A)⁻¹ with the rows' σ (on the constraints' null space). Noise in the states (q̇, q̈) makes the
-regressor itself noisy: errors in variables, a bias this covariance does not hold.
+(AᵀΣ⁻¹A)⁻¹ with the rows' σ (on the constraints' null space); solved by a QR of the unit-scaled
+columns, not the normal equations (their squared condition number made the estimate depend on the BLAS's
+thread count). Noise in the states (q̇, q̈) makes the regressor itself noisy: errors in variables, a bias
+this covariance does not hold.
 ``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
 covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
 and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
@@ -51,14 +64,11 @@ import numpy as np
 from .._numbers import real_array
 from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples
 from ..errors import ArgumentError, DataError, SettingsError
-from ._echelon import gauss_jordan
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
 
 ROUTES = ("torques", "base", "momentum")
 METHODS = ("ols", "consistent")
-# Singular values of the column-scaled random rows below this fraction of the largest: not seen.
-RANK_TOLERANCE = 1e-8
 # Rounds of row weights from the residual (feasible weighted least squares).
 REWEIGHTING = 1
 
@@ -118,66 +128,34 @@ def route_rows(robot, route, q, qd, qdd=None):
     return W if route == "torques" else W[:, :6]
 
 
-def _random_states(robot, samples, seed):
-    rng = np.random.default_rng(seed)
-    q = np.concatenate([rng.normal(size=(samples, 3)), rng.normal(size=(samples, 4)),
-                        rng.uniform(-np.pi, np.pi, (samples, robot.n_dof))], axis=1)
-    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
-    return q, rng.normal(size=(samples, robot.n_v)), rng.normal(size=(samples, robot.n_v))
+def route_combinations(robot, route, seed=0, base=None):
+    """What a route sees, from the exact base set alone (the projection method; module notes).
 
-
-def seen_combinations(robot, route, seed=0):
-    """The combinations of standard parameters a route sees, in reduced row echelon form.
+    All rows (``'torques'``): the base set's regroupings Y (:func:`~baseparam.find_base_parameters`).
+    The base's six rows (``'base'``): the regroupings of the base parameters the base equations see
+    (``seen_by_base_equations``, from the rows of those six equations in the projection). The momentum
+    (``'momentum'``, no gravity): the same ones, as the base equations are the momentum's rate (module
+    notes). No random state enters: the tests cross-check these spaces against pinocchio's free-flyer
+    regressor and momentum at random states.
 
     Parameters
     ----------
     robot : Robot
-        With a floating base.
+        With a floating base (pseudo parameters).
     route : {'torques', 'base', 'momentum'}
     seed : int
-        Of the random states whose rows span what the route sees.
-
-    Returns
-    -------
-    E : ndarray, shape (rank, n_standard)
-        Row r is the r-th combination θ_r = E[r] · β; its pivot (first nonzero, equal to 1) is the
-        standard parameter it is named after.
-    pivots : list of int
-    """
-    n = _layout(robot).n_standard
-    rows = max(2 * n // (6 if route != "torques" else robot.n_v) + 8, 16)
-    A = route_rows(robot, route, *_random_states(robot, rows, seed)).reshape(-1, n)
-    d = np.linalg.norm(A, axis=0)
-    d = np.where(d > 1e-12 * max(d.max(), 1e-300), d, 0.0)
-    seen = d > 0
-    _, s, Vt = np.linalg.svd(A[:, seen] / d[seen], full_matrices=False)
-    rank = int((s > RANK_TOLERANCE * s[0]).sum()) if s.size else 0
-    B = np.zeros((rank, n))
-    B[:, seen] = Vt[:rank] * d[seen]          # the row space in the standard coordinates (rows a = a_s ⊙ d)
-    return _echelon(B, d)
-
-
-def route_combinations(robot, route, seed=0, base=None):
-    """What a route sees, from the exact base set where it can be: the combinations, their pivots and
-    where they come from.
-
-    All rows (``'torques'``): the base set's regroupings Y (:func:`~baseparam.find_base_parameters`,
-    the projection method, exact). The base's six rows or the momentum: the base parameters the base
-    equations alone determine (``seen_by_base_equations``) when their regroupings span the same
-    space as :func:`seen_combinations` finds from the route's rows (always so on the robots tested:
-    the space robot, solo12); otherwise that numeric echelon form.
-
-    Parameters
-    ----------
+        No effect (the engine decides; formerly the seed of a numeric confirmation).
     base : BaseParameters, optional
         The robot's base set, if already found (pseudo parameters).
 
     Returns
     -------
     E : ndarray, shape (rank, n_standard)
+        Row r is the r-th combination θ_r = E[r] · β; E[:, pivots] is the identity.
     pivots : list of int
+        The standard parameter each combination is named after.
     source : str
-        ``'projection'`` or ``'numeric'``.
+        ``'projection'``.
     """
     from ..projection.base_set import find_base_parameters
 
@@ -187,25 +165,25 @@ def route_combinations(robot, route, seed=0, base=None):
     pivots = [list(base.standard_names).index(name) for name in base.names]
     if route == "torques":
         return Y, pivots, "projection"
-    E, numeric_pivots = seen_combinations(robot, route, seed)
     flags = base.seen_by_base_equations
-    if flags is not None and int(flags.sum()) == len(E):
-        Ys = Y[flags]
-        gamma = np.linalg.lstsq(E.T, Ys.T, rcond=None)[0]
-        scale = np.maximum(np.abs(Ys).max(axis=1), 1e-300)
-        if (np.abs(gamma.T @ E - Ys).max(axis=1) <= 1e-8 * scale).all():     # the same space: Ys ⊆ span E
-            return Ys, [p for p, f in zip(pivots, flags) if f], "projection"
-    return E, numeric_pivots, "numeric"
+    if flags is None:
+        raise SettingsError("base: a base set without seen_by_base_equations (not a floating-base robot's)")
+    flags = np.asarray(flags, dtype=bool)
+    return Y[flags], [p for p, f in zip(pivots, flags) if f], "projection"
 
 
-def _echelon(B, d):
-    """Reduced row echelon form of the row space of B (r × n), pivots chosen in column order (columns
-    weighed by their scales ``d`` for the choice), small entries set to zero."""
-    with np.errstate(divide="ignore", invalid="ignore"):     # scaled coordinates: pivots independent of units
-        R = np.where(d > 0, B / np.where(d > 0, d, 1.0), 0.0)
-    R, pivots = gauss_jordan(R, 1e-7, 1e-10, relative=True)
-    E = R * d
-    E /= E[np.arange(len(pivots)), pivots][:, None]
+def seen_combinations(robot, route, seed=0):
+    """The combinations of standard parameters a route sees: :func:`route_combinations`'s E and pivots.
+
+    Kept for former callers; ``seed`` has no effect (this was a numeric answer from random states, now in
+    the tests as a cross-check).
+
+    Returns
+    -------
+    E : ndarray, shape (rank, n_standard)
+    pivots : list of int
+    """
+    E, pivots, _ = route_combinations(robot, route)
     return E, pivots
 
 
@@ -243,8 +221,8 @@ class FloatingIdentification:
         Root-mean-square residual per row (N, N·m, or momentum units).
     n_samples : int
     source : str
-        Where the combinations come from: ``'projection'`` (the exact base set's regroupings, or those
-        of them the base equations see) or ``'numeric'`` (the route's rows at random states).
+        Where the combinations come from: ``'projection'``, always (the exact base set's regroupings, or
+        those of them the base equations see; module notes).
     """
 
     route: str
@@ -262,7 +240,7 @@ class FloatingIdentification:
     rows: list
     rmse: np.ndarray
     n_samples: int
-    source: str = "numeric"
+    source: str = "projection"
 
     @property
     def rank(self):
@@ -375,22 +353,43 @@ def _stack(robot, route, trajectories, contacts, wrenches):
 def _constrained_lstsq(A, y, G, g):
     """argmin ‖A θ − y‖ subject to G θ = g: θ = θ_p + Z φ (Z spanning G's null space).
 
-    Returns θ, the unscaled covariance Z (ZᵀAᵀAZ)⁺ Zᵀ and the residual's degrees of freedom."""
+    φ from a Householder QR of [A Z / d, y − A θ_p] (d the columns' norms: unit columns), then the SVD
+    of its small triangle R: backward stable, so round-off moves φ by κ·ε (κ the unit columns'
+    condition number), where the normal equations (ZᵀAᵀAZ) square it to κ²·ε. A barely excited
+    direction (κ ≈ 10⁶ for solo12's base rows in stance: the legs' SZ alternating) then made the
+    estimate depend on the BLAS's summation order (its thread count) at 10⁻⁴ relative.
+
+    Returns
+    -------
+    theta : ndarray, shape (R,)
+    cov : ndarray, shape (R, R)
+        The unscaled covariance Z (ZᵀAᵀAZ)⁺ Zᵀ (singular values of A Z / d below max(rows, R)·ε of the
+        largest: not seen, left out).
+    dof : int
+        The residual's degrees of freedom.
+    """
     r = A.shape[1]
     if len(G):
         theta_p = np.linalg.lstsq(G, g, rcond=None)[0]
         _, s, Vt = np.linalg.svd(G)
         k = int((s > 1e-12 * s.max()).sum())
         Z = Vt[k:].T
+        AZ, b = A @ Z, y - A @ theta_p
     else:
         theta_p, Z, k = np.zeros(r), np.eye(r), 0
-    # normal equations, columns scaled to unit norm (the tall products dominate; an SVD of A would cost 10×)
-    AZ = A @ Z
+        AZ, b = A, y
+    n = AZ.shape[1]
+    if n == 0:                                        # every direction known
+        return theta_p, np.zeros((r, r)), max(A.shape[0], 1)
     d = np.sqrt(np.maximum(np.einsum("ij,ij->j", AZ, AZ), np.finfo(float).tiny))
-    N = (AZ.T @ AZ) / np.outer(d, d)
-    Ninv = np.linalg.pinv(N, rcond=1e-13, hermitian=True) / np.outer(d, d)
-    phi = Ninv @ (AZ.T @ (y - A @ theta_p))
-    cov = Z @ Ninv @ Z.T
+    # the right-hand side as one more column: R's last column is Qᵀb (Householder goes column by column,
+    # so R[:n, :n] is that of A Z / d alone) — Q itself is never formed
+    T = np.linalg.qr(np.column_stack([AZ / d, b]), mode="r")
+    U, s, Vt = np.linalg.svd(T[:n, :n])
+    keep = s > max(AZ.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
+    W = Vt[keep].T / s[keep]                          # (R Z)⁺ = V S⁻¹ Uᵀ on what the data see
+    phi = (W @ (U[:, keep].T @ T[:n, n])) / d
+    cov = Z @ ((W @ W.T) / np.outer(d, d)) @ Z.T
     return theta_p + Z @ phi, cov, max(A.shape[0] - (r - k), 1)
 
 
@@ -423,7 +422,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         ``consistent`` only: the standard parameters the unseen directions are pulled to (default: the
         description's values where it has them, else 0).
     seed : int
-        Of the random states that decide what the base and momentum routes see.
+        No effect: the exact base set decides what each route sees (formerly the seed of random states
+        that confirmed it).
     base : BaseParameters, optional
         The robot's base set (pseudo parameters), if already found.
 
@@ -510,7 +510,9 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them): "
                             "give a known quantity, e.g. known={'mass': total mass in kg} or {'M0': base mass}")
     S, m, _ = A3.shape
-    Ab = A3 @ np.linalg.pinv(E)                      # (S, m, R): the rows lie in E's row space
+    # (S, m, R): every row lies in E's row space and E[:, pivots] = I, so A β = A[:, pivots] θ exactly — the
+    # pivots' own columns, no product with a pseudo-inverse (its round-off in every entry)
+    Ab = A3[:, :, pivots]
     # rows weighed by the residual of the fit before (forces, moments and torques differ in units and
     # noise). One round: more would let rows without noise of their own (a free robot's base rows, zero
     # by physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
