@@ -236,3 +236,207 @@ def read_contacts(path, robot=None):
         except ArgumentError as exc:
             raise DataError(f"{where}: {exc}") from None
     return tuple(contacts)
+
+
+# -- the formats of bp.read_trajectory / bp.write_trajectory for floating bases ---------------------------------------
+def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, clock="header", joints=None):
+    """A floating-base log as one :class:`~baseparam.Trajectory` (``floating=True``, ``wrenches`` (S, C, 6) of
+    ``contacts`` or None): CSV/NPZ (module notes), Parquet (:func:`write_floating_parquet`'s layout) or a ROS bag
+    (:mod:`~baseparam.identification._floating_bags`).
+
+    Parameters
+    ----------
+    path : str
+    robot : Robot
+        With a floating base.
+    contacts : sequence of Contact or str, or dict name → wrench topic
+        The contacts whose wrenches the log holds, in order; bags: each contact's ``WrenchStamped`` topic
+        (default ``/<name>/wrench``).
+    topic, base_topic, clock : str, optional
+        Bags: the JointState topic, the base pose topic (Odometry or PoseStamped), the clock.
+    """
+    from dataclasses import replace
+
+    from ._floating_bags import contact_topics, read_floating_bag
+    source = os.fsdecode(path)
+    ext = os.path.splitext(source.rstrip("/\\"))[1].lower()
+    if ext in (".mcap", ".bag") or os.path.isdir(path):
+        return read_floating_bag(path, source, robot, contacts, topic=topic, base_topic=base_topic, clock=clock,
+                                 joints=joints)
+    names = tuple(name for name, _ in contact_topics(contacts))
+    if ext == ".parquet":
+        return _read_floating_parquet(source, robot, names)
+    traj, w = read_floating_log(source, robot, len(names))
+    return replace(traj, wrenches=w, contacts=names if w is not None else ())
+
+
+def _parquet_array(table, name, width, source):
+    import pyarrow as pa
+    column = table.column(name).combine_chunks()
+    if not (pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type) or
+            pa.types.is_large_list(column.type)) or column.null_count:
+        raise DataError(f"{source}: column {name}: expected a list of {width} numbers per row")
+    flat = column.flatten().to_numpy(zero_copy_only=False)
+    if flat.size != len(column) * width:
+        raise DataError(f"{source}: column {name}: expected {width} values per row, got {flat.size} in "
+                        f"{len(column)} rows")
+    return np.asarray(flat, dtype=np.float64).reshape(len(column), width)
+
+
+def _read_floating_parquet(source, robot, names):
+    import json
+
+    import pyarrow.parquet as pq
+
+    from ..motion import Trajectory
+    try:
+        table = pq.read_table(source)
+    except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
+        raise DataError(f"{source}: cannot read as Parquet: {' '.join(str(exc).split())}") from None
+    meta = (table.schema.metadata or {}).get(b"baseparam.floating")
+    try:
+        info = json.loads(meta) if meta else {}
+    except ValueError:
+        info = {}
+    n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
+    for key in ("t", "q", "qd"):
+        if key not in table.column_names:
+            raise DataError(f"{source}: no column {key!r} (a floating-base Parquet log has t, q, qd, qdd, tau, "
+                            "wrenches)")
+    t = np.asarray(table.column("t").to_numpy(zero_copy_only=False), dtype=np.float64)
+    arrays = {k: _parquet_array(table, k, w, source) for k, w in (("q", n_q), ("qd", n_v), ("qdd", n_v), ("tau", n_v))
+              if k in table.column_names}
+    wrenches = None
+    if names:
+        if "wrenches" not in table.column_names:
+            raise DataError(f"{source}: no column 'wrenches' ({len(names)} contacts × 6 per row)")
+        logged = info.get("contacts") or []
+        if logged and list(logged) != list(names):
+            raise DataError(f"{source}: the file's contacts are {', '.join(map(str, logged))}, not "
+                            f"{', '.join(names)} (in this order)")
+        wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
+    return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
+                      source=source, floating=True, joint_names=tuple(info.get("joint_names") or ()),
+                      wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
+
+
+def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/odom"):
+    """Write a floating-base trajectory (with its ``wrenches``) as CSV, NPZ, Parquet or MCAP, atomically; each
+    reads back bit for bit (:func:`read_floating`). MCAP: JointState on ``topic``, nav_msgs/Odometry on
+    ``base_topic`` (pose, twist in frame-0 axes), a geometry_msgs/WrenchStamped per contact on ``/<name>/wrench``;
+    the float64 times, q̈ and the base wrench attached as the fixed-base writer attaches times and q̈."""
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext in (".csv", ".npz"):
+        return write_floating_log(path, trajectory, trajectory.wrenches)
+    if ext == ".parquet":
+        return _write_floating_parquet(trajectory, path, names)
+    return _write_floating_mcap(trajectory, path, names, topic, base_topic)
+
+
+def _contact_names(trajectory):
+    if trajectory.wrenches is None:
+        return ()
+    return trajectory.contacts or tuple(f"contact{k}" for k in range(1, trajectory.wrenches.shape[1] + 1))
+
+
+def _write_floating_parquet(traj, path, names):
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .._atomic import atomic_path
+    columns = {"t": pa.array(traj.t, type=pa.float64())}
+    fields = {k: getattr(traj, k) for k in ("q", "qd", "qdd", "tau") if getattr(traj, k) is not None}
+    if traj.wrenches is not None:
+        fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
+    for field, values in fields.items():
+        flat = pa.array(np.ascontiguousarray(values).reshape(-1), type=pa.float64())
+        columns[field] = pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
+    meta = {"joint_names": list(names), "contacts": list(_contact_names(traj))}
+    table = pa.table(columns).replace_schema_metadata({"baseparam.floating": json.dumps(meta)})
+    with atomic_path(path, ".parquet") as tmp:
+        pq.write_table(table, tmp)
+
+
+def _write_floating_mcap(traj, path, names, topic, base_topic):
+    from mcap.writer import CompressionType, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    from .._atomic import atomic_path
+    from ..errors import ArgumentError
+    from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
+
+    for label, name in (("topic", topic), ("base_topic", base_topic)):
+        if not isinstance(name, str) or not name.startswith("/"):
+            raise ArgumentError(f"{label}: expected a ROS topic name starting with '/', got {name!r}")
+    sec, nsec = stamp_parts(traj.t)
+    if (sec < 0).any() or (sec >= 2**31).any():
+        raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    T = store.types
+    q, qd = traj.q, traj.qd
+    rows = encode(traj.t, names, q[:, 7:], None if qd is None else qd[:, 6:],
+                  None if traj.tau is None else traj.tau[:, 6:])
+    log_times = (sec * 1_000_000_000 + nsec).tolist()
+
+    def header(k):
+        return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(sec[k]), nanosec=int(nsec[k])),
+                                        frame_id="world")
+
+    def vector(v):
+        return T["geometry_msgs/msg/Vector3"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+    zero6 = np.zeros(6)
+    odometry = []
+    for k in range(traj.n_samples):
+        x = q[k]
+        v = qd[k] if qd is not None else zero6
+        pose = T["geometry_msgs/msg/Pose"](position=T["geometry_msgs/msg/Point"](x=float(x[0]), y=float(x[1]),
+                                                                                 z=float(x[2])),
+                                           orientation=T["geometry_msgs/msg/Quaternion"](
+                                               x=float(x[3]), y=float(x[4]), z=float(x[5]), w=float(x[6])))
+        twist = T["geometry_msgs/msg/Twist"](linear=vector(v[:3]), angular=vector(v[3:6]))
+        msg = T["nav_msgs/msg/Odometry"](
+            header=header(k), child_frame_id="base",
+            pose=T["geometry_msgs/msg/PoseWithCovariance"](pose=pose, covariance=np.zeros(36)),
+            twist=T["geometry_msgs/msg/TwistWithCovariance"](twist=twist, covariance=np.zeros(36)))
+        odometry.append(bytes(store.serialize_cdr(msg, "nav_msgs/msg/Odometry")))
+    contacts = _contact_names(traj)
+    wrench_msgs = []
+    for c in range(len(contacts)):
+        w = traj.wrenches[:, c]
+        wrench_msgs.append([bytes(store.serialize_cdr(
+            T["geometry_msgs/msg/WrenchStamped"](header=header(k), wrench=T["geometry_msgs/msg/Wrench"](
+                force=vector(w[k, :3]), torque=vector(w[k, 3:]))), "geometry_msgs/msg/WrenchStamped"))
+            for k in range(traj.n_samples)])
+    with atomic_path(path, ".mcap") as tmp, open(tmp, "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.ZSTD)
+        writer.start(profile="ros2", library="baseparam")
+
+        def channel(name, msgtype, msgdef):
+            schema = writer.register_schema(name=msgtype, encoding="ros2msg", data=msgdef.encode())
+            return writer.register_channel(topic=name, message_encoding="cdr", schema_id=schema)
+
+        js = channel(topic, "sensor_msgs/msg/JointState", JOINT_STATE_MSGDEF)
+        odom = channel(base_topic, "nav_msgs/msg/Odometry", store.generate_msgdef("nav_msgs/msg/Odometry")[0])
+        wrench_def = store.generate_msgdef("geometry_msgs/msg/WrenchStamped")[0]
+        wrench_channels = [channel(f"/{c}/wrench", "geometry_msgs/msg/WrenchStamped", wrench_def) for c in contacts]
+        data, L = rows.tobytes(), rows.shape[1]
+        for k, log in enumerate(log_times):
+            writer.add_message(js, log_time=log, publish_time=log, sequence=k, data=data[k * L:(k + 1) * L])
+            writer.add_message(odom, log_time=log, publish_time=log, sequence=k, data=odometry[k])
+            for ch, msgs in zip(wrench_channels, wrench_msgs):
+                writer.add_message(ch, log_time=log, publish_time=log, sequence=k, data=msgs[k])
+        attached = {f"{topic}/t": traj.t, f"{base_topic}/t": traj.t}
+        attached.update({f"/{c}/wrench/t": traj.t for c in contacts})
+        if traj.qdd is not None:
+            attached[f"{topic}/qdd"] = traj.qdd[:, 6:]
+            attached[f"{base_topic}/qdd"] = traj.qdd[:, :6]
+        if traj.tau is not None:
+            attached[f"{base_topic}/tau"] = traj.tau[:, :6]
+        for name, values in attached.items():
+            writer.add_attachment(create_time=0, log_time=0, name=f"baseparam{name}",
+                                  media_type="application/octet-stream",
+                                  data=np.ascontiguousarray(values, dtype="<f8").tobytes())
+        writer.finish()
