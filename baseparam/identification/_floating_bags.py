@@ -180,8 +180,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         found = [tp for tp, ty in types.items() if ty in BASE_TYPES]
         if len(found) != 1:
             raise DataError(f"{source}: {'no' if not found else 'several'} base pose topics (nav_msgs/Odometry or "
-                            f"geometry_msgs/PoseStamped; the bag has {listing()}); name one with base_topic= "
-                            "(--base-topic)")
+                            f"geometry_msgs/PoseStamped; the bag has {listing()}); name one with "
+                            "base_topic=")
         base_topic = found[0]
     if base_topic not in raw:
         raise DataError(f"{source}: base pose topic {base_topic}: not in the bag (it has {listing()})")

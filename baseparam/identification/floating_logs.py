@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import DataError, SettingsError
 
-__all__ = ["read_contacts", "read_floating_log", "write_floating_log"]
+__all__ = ["read_contacts", "read_floating", "read_floating_log", "wrench_topics", "write_floating",
+           "write_floating_log"]
 
 WRENCH_AXES = ("fx", "fy", "fz", "mx", "my", "mz")
 
@@ -173,9 +174,27 @@ def write_floating_log(path, trajectory, wrenches=None):
             raise SettingsError(f"path: a floating-base log is .csv or .npz, not {ext or 'without extension'!r}")
 
 
+def wrench_topics(path, contacts):
+    """{name: topic} of the contacts of a contacts file (:func:`read_contacts`), in its order: an entry's
+    ``topic:``, else ``/<name>/wrench`` (name: its ``name:``, else ``contact<k>``, k from 1); a ROS bag's
+    ``geometry_msgs/WrenchStamped`` topic of that contact. Two contacts of one name are refused."""
+    import yaml
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        items = yaml.safe_load(f)["contacts"]          # read_contacts checked the file
+    out = {}
+    for k, (item, contact) in enumerate(zip(items, contacts), start=1):
+        name = contact.name or f"contact{k}"
+        if name in out:
+            raise DataError(f"{path}: contacts[{k - 1}]: name {name!r} given twice")
+        out[name] = item.get("topic") or f"/{name}/wrench"
+    return out
+
+
 def read_contacts(path, robot=None):
     """The contacts of a YAML file ``contacts: [{link: NAME_OR_NUMBER, xyz: [x, y, z], rpy: [r, p, y],
-    name: …}]`` (xyz in m, rpy in rad, both optional: 0), in the order their wrenches are logged.
+    name: …, topic: …}]`` (xyz in m, rpy in rad, both optional: 0; topic: the contact's WrenchStamped topic
+    in a ROS bag, :func:`wrench_topics`), in the order their wrenches are logged.
 
     Parameters
     ----------
@@ -207,9 +226,12 @@ def read_contacts(path, robot=None):
         where = f"{path}: contacts[{k}]"
         if not isinstance(item, dict) or "link" not in item:
             raise DataError(f"{where}: expected a mapping with link: (a joint's name or a link number)")
-        unknown = set(item) - {"link", "xyz", "rpy", "name"}
+        unknown = set(item) - {"link", "xyz", "rpy", "name", "topic"}
         if unknown:
-            raise DataError(f"{where}: unknown key {sorted(unknown)[0]!r} (link, xyz, rpy, name)")
+            raise DataError(f"{where}: unknown key {sorted(unknown)[0]!r} (link, xyz, rpy, name, topic)")
+        topic = item.get("topic")
+        if topic is not None and not (isinstance(topic, str) and topic.startswith("/") and len(topic) > 1):
+            raise DataError(f"{where}: wrench topic {topic!r}: expected a ROS topic name starting with '/'")
         link = item["link"]
         if isinstance(link, bool) or not isinstance(link, (int, str)):
             raise DataError(f"{where}: link: expected a joint's name or a link number, got {link!r}")
