@@ -173,6 +173,10 @@ def test_legged_robot_on_force_plates_from_mcap(tmp_path):
     assert back.joint_names == log.joint_names
     for field in FIELDS:
         np.testing.assert_array_equal(getattr(back, field), getattr(log, field), err_msg=field)
+    # the library: the wrenches read with the log are the fit's by default
+    fit = bp.identify_floating(robot, back, route="torques", contacts=contacts)
+    same = bp.identify_floating(robot, ex.log, route="torques", contacts=contacts, wrenches=ex.wrenches)
+    np.testing.assert_array_equal(fit.values, same.values)
     for route in ("torques", "base"):
         values = {}
         for name in ("stance.npz", "stance.mcap"):
