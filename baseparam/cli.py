@@ -723,7 +723,8 @@ def _trajectory_options(command):
 @click.option("--route", type=click.Choice(["torques", "base", "momentum"]),
               help="Floating-base robots: the equations fitted: all 6 + n (joint torques and contact wrenches), the "
                    "base's six alone (no torque, no friction), or the momentum of a free-floating robot (no force, "
-                   "no gravity). Logs as docs/formats.md, \"Floating-base logs\" (used as given: no filtering).")
+                   "no gravity). Logs as docs/formats.md, \"Floating-base logs\" (used as given unless --cutoff is "
+                   "given on the command line).")
 @click.option("--contacts", "contacts_file", type=click.Path(dir_okay=False), metavar="CONTACTS.yaml",
               help="Floating-base robots: the contact frames whose wrenches the logs hold (w1_fx … per contact).")
 @click.option("--base-topic", metavar="TOPIC",
@@ -805,7 +806,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                                 "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
                                 "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
             return _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known,
-                                      floating_options, {"topic": topic, "base_topic": base_topic, "clock": clock})
+                                      floating_options, {"topic": topic, "base_topic": base_topic, "clock": clock},
+                                      _explicit_cutoff(settings))
         read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _gains(gains),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
@@ -855,11 +857,20 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     _report(result.summary(), written, json_out == "-")
 
 
-def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused, bag_options):
+def _explicit_cutoff(settings):
+    """(cut-off Hz, order) when --cutoff was given on the command line (floating logs are used as given unless
+    asked: the default 5 Hz is the fixed-base preprocessing's), else None."""
+    from click.core import ParameterSource
+    given = click.get_current_context().get_parameter_source("cutoff") != ParameterSource.DEFAULT
+    return (settings.cutoff_hz, settings.filter_order) if given and settings.cutoff_hz is not None else None
+
+
+def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused, bag_options,
+                       lowpass=None):
     """`identify` of a floating-base robot (bp.identify_floating): the logs as docs/formats.md, "Floating-base
     logs", the contacts from --contacts, --known NAME=VALUE. Called inside identify's error handling."""
     from .identification.floating import identify_floating
-    from .identification.floating_logs import read_contacts, read_floating, wrench_topics
+    from .identification.floating_logs import lowpass_floating, read_contacts, read_floating, wrench_topics
     if not robot.is_floating:
         flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic")
         _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
@@ -887,6 +898,8 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     data, wrenches = [], []
     for path in train:
         traj = read_floating(path, robot, topics, **bag_options)
+        if lowpass:
+            traj = lowpass_floating(traj, *lowpass)
         for note in traj.notes:
             _reader_note(note)
         data.append(traj)

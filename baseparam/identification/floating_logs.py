@@ -20,8 +20,8 @@ import numpy as np
 
 from ..errors import DataError, SettingsError
 
-__all__ = ["read_contacts", "read_floating", "read_floating_log", "wrench_topics", "write_floating",
-           "write_floating_log"]
+__all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
+           "write_floating", "write_floating_log"]
 
 WRENCH_AXES = ("fx", "fy", "fz", "mx", "my", "mz")
 
@@ -462,3 +462,62 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
                                   media_type="application/octet-stream",
                                   data=np.ascontiguousarray(values, dtype="<f8").tobytes())
         writer.finish()
+
+
+def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
+    """A floating-base log low-passed as :func:`~baseparam.preprocess` filters a fixed-base one: the same zero-phase
+    Butterworth filter (``sosfiltfilt``, its padding) on every signal: q (the quaternion kept on one hemisphere,
+    filtered and renormalized), q̇, q̈, τ and the contact wrenches; the samples within 3 periods of the cut-off of
+    either end, where the filter's end transients bend the derivatives, dropped.
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+        ``floating=True``, uniformly sampled (steps within 1 % of their median).
+    cutoff_hz : float
+        Below the Nyquist frequency of the samples.
+    filter_order : int
+
+    Returns
+    -------
+    Trajectory
+        The same fields, filtered, with a note saying so; fewer samples (the ends).
+
+    Raises
+    ------
+    DataError
+        Non-uniform steps, a cut-off at or above Nyquist, too few samples left: one line naming the source.
+    """
+    from dataclasses import replace
+
+    from .preprocessing import EDGE_PERIODS, _lowpass
+    src, t = trajectory.source, trajectory.t
+    step = np.diff(t)
+    h = float(np.median(step))
+    if np.ptp(step) > 0.01 * h:
+        raise DataError(f"{src}: field t: time steps vary from {step.min():.4g} to {step.max():.4g} s; a digital "
+                        "filter needs uniform samples (log them uniformly, or leave out the cut-off)")
+    if not 0 < cutoff_hz < 0.5 / h:
+        raise DataError(f"{src}: cut-off {cutoff_hz:g} Hz: expected above 0 and below the Nyquist frequency "
+                        f"{0.5 / h:.4g} Hz of the {h:.4g} s samples")
+    edge = int(np.ceil(EDGE_PERIODS / (cutoff_hz * h) - 1e-6))
+    if t.size - 2 * edge < 16:
+        raise DataError(f"{src}: {t.size} samples: too few to filter at {cutoff_hz:g} Hz (3 periods of the cut-off "
+                        "at each end are dropped)")
+    q = trajectory.q.copy()
+    flip = np.cumprod(np.where(np.einsum("ij,ij->i", q[1:, 3:7], q[:-1, 3:7]) < 0, -1.0, 1.0))
+    q[1:, 3:7] *= flip[:, None]
+    w = trajectory.wrenches
+    arrays = [q, trajectory.qd, trajectory.qdd, trajectory.tau, None if w is None else w.reshape(t.size, -1)]
+    q, qd, qdd, tau, w = _lowpass(arrays, cutoff_hz, filter_order, h)
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    keep = slice(edge, t.size - edge)
+
+    def cut(a):
+        return None if a is None else a[keep]
+
+    note = (f"{src}: low-passed at {cutoff_hz:g} Hz (Butterworth order {filter_order}, zero phase); {2 * edge} "
+            "samples at the ends dropped")
+    return replace(trajectory, t=t[keep], q=q[keep], qd=cut(qd), qdd=cut(qdd), tau=cut(tau),
+                   wrenches=None if w is None else w[keep].reshape(-1, trajectory.wrenches.shape[1], 6),
+                   notes=trajectory.notes + (note,))
