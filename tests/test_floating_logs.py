@@ -55,7 +55,7 @@ def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
     assert alone.wrenches is None and np.array_equal(alone.q, log.q)
 
 
-def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None):
+def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap"):
     """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
     /base (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of an /base message cut short."""
     from rosbags.rosbag2 import StoragePlugin, Writer
@@ -69,7 +69,7 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None):
     def vec(kind, v):
         return T[kind](x=float(v[0]), y=float(v[1]), z=float(v[2]))
 
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+    with Writer(path, version=9, storage_plugin=getattr(StoragePlugin, storage.upper())) as writer:
         js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
         base = writer.add_connection("/base", base_type, typestore=ts)
         for k, tk in enumerate(t):
@@ -96,10 +96,11 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None):
     return path
 
 
-def test_space_robot_bag_of_rosbags_gives_the_npz_fit(space, tmp_path):
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+def test_space_robot_bag_of_rosbags_gives_the_npz_fit(space, tmp_path, storage):
     robot = bp.load_robot(SPACE)
     log = space.log
-    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd)
+    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, storage=storage)
     traj = bp.read_trajectory(bag, robot=robot)
     np.testing.assert_allclose(traj.t, log.t, rtol=0, atol=1e-9)          # stamps: t rounded to the ns
     np.testing.assert_array_equal(traj.q, log.q)

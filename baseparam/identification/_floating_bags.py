@@ -47,14 +47,31 @@ def contact_topics(contacts):
     return out
 
 
-def _raw(path, source, named):
+def _raw(path, source, named, find_base):
+    """The bag's raw messages (as the fixed-base reader gets them); through rosbags (sqlite3 folders, ROS 1) only
+    those of the ``named`` topics, and with ``find_base`` of every base pose topic too."""
     from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
-    if os.path.isdir(path):
-        files = _mcap_files(path)
-        return _read_mcap_folder(path, files, source) if files else _read_rosbags(path, source, named)
-    if Path(source).suffix.lower() == ".bag":
+    if os.path.isdir(path) and _mcap_files(path):
+        return _read_mcap_folder(path, _mcap_files(path), source)
+    if os.path.isdir(path) or Path(source).suffix.lower() == ".bag":
+        if find_base:
+            named = set(named) | _base_candidates(path)
         return _read_rosbags(path, source, named)
     return _read_mcap(path, source)
+
+
+def _base_candidates(path):
+    """The Odometry and PoseStamped topics of a bag rosbags reads (none when it cannot: its reader says why)."""
+    from rosbags.highlevel import AnyReader
+    try:
+        reader = AnyReader([Path(path)])
+        reader.open()
+    except Exception:                    # rosbags' own errors; _read_rosbags reports them in one line
+        return set()
+    try:
+        return {c.topic for c in reader.connections if _short(c.msgtype) in BASE_TYPES}
+    finally:
+        reader.close()
 
 
 def _messages(topic, entry, source):
@@ -168,7 +185,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     joints = robot_joint_names(robot) if joints is None else joints
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock)
     named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
-    raw, extra, problem, _ = _raw(path, source, set(named))
+    raw, extra, problem, _ = _raw(path, source, set(named), base_topic is None)
     if problem:
         raise DataError(f"{source}: {problem}")
     types = {tp: _short(v[0]) for tp, v in raw.items()}
