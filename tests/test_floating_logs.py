@@ -146,6 +146,12 @@ def test_damaged_message_and_missing_topics_refused(space, tmp_path):
     (tmp_path / "contacts.yaml").write_text("contacts:\n  - {link: 0, name: plate, topic: /plate/ft}\n")
     one_line_error(invoke(SPACE, good, "--route", "base", "--contacts", tmp_path / "contacts.yaml"),
                    "contact plate: wrench topic /plate/ft not in the bag")
+    # baseparam's own MCAP cut in half: the file and the byte named
+    bp.write_trajectory(log, tmp_path / "whole.mcap")
+    data = (tmp_path / "whole.mcap").read_bytes()
+    (tmp_path / "cut.mcap").write_bytes(data[:len(data) // 2])
+    one_line_error(invoke(SPACE, tmp_path / "cut.mcap", "--route", "momentum", "--known", "mass=448"),
+                   "cut.mcap: cannot read as MCAP: truncated at byte")
     (tmp_path / "bad.yaml").write_text("contacts:\n  - {link: 0, topic: plate}\n")
     one_line_error(invoke(SPACE, good, "--route", "base", "--contacts", tmp_path / "bad.yaml"),
                    "bad.yaml: contacts[0]: wrench topic 'plate'")
