@@ -179,10 +179,10 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     ROS bag (module notes)."""
     from ..motion import Trajectory
     from ._bags import read_bag
-    from .trajectory import robot_joint_names
 
     pairs = contact_topics(contacts)
-    joints = robot_joint_names(robot) if joints is None else joints
+    if joints is None:        # as trajectory.robot_joint_names (not imported: that module dispatches to this one)
+        joints = [joint.name or f"joint{k}" for k, joint in enumerate(robot.joints, start=1)]
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock)
     named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
     raw, extra, problem, _ = _raw(path, source, set(named), base_topic is None)
