@@ -58,10 +58,11 @@ def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
 def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap"):
     """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
     /base (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of an /base message cut short."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
-    ts = get_typestore(Stores.ROS2_HUMBLE)
+    ros1 = storage == "ros1"
+    ts = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
     T = ts.types
+    serialize = ts.serialize_ros1 if ros1 else ts.serialize_cdr
     n = q.shape[1] - 7
     names = [f"joint{k}" for k in range(1, n + 1)]
     base_type = "geometry_msgs/msg/PoseStamped" if pose_only else "nav_msgs/msg/Odometry"
@@ -69,16 +70,23 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap")
     def vec(kind, v):
         return T[kind](x=float(v[0]), y=float(v[1]), z=float(v[2]))
 
-    with Writer(path, version=9, storage_plugin=getattr(StoragePlugin, storage.upper())) as writer:
+    if ros1:
+        from rosbags.rosbag1 import Writer
+        writer = Writer(path)
+    else:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        writer = Writer(path, version=9, storage_plugin=getattr(StoragePlugin, storage.upper()))
+    with writer:
         js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
         base = writer.add_connection("/base", base_type, typestore=ts)
         for k, tk in enumerate(t):
             ns = int(round(tk * 1e9))
-            header = T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=ns // 10**9,
-                                                                                   nanosec=ns % 10**9), frame_id="w")
+            stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
+            header = (T["std_msgs/msg/Header"](seq=k, stamp=stamp, frame_id="w") if ros1 else
+                      T["std_msgs/msg/Header"](stamp=stamp, frame_id="w"))
             msg = T["sensor_msgs/msg/JointState"](header=header, name=names, position=q[k, 7:].copy(),
                                                   velocity=qd[k, 6:].copy(), effort=np.zeros(0))
-            writer.write(js, ns, ts.serialize_cdr(msg, "sensor_msgs/msg/JointState"))
+            writer.write(js, ns, serialize(msg, "sensor_msgs/msg/JointState"))
             pose = T["geometry_msgs/msg/Pose"](position=vec("geometry_msgs/msg/Point", q[k, :3]),
                                                orientation=T["geometry_msgs/msg/Quaternion"](
                                                    x=q[k, 3], y=q[k, 4], z=q[k, 5], w=q[k, 6]))
@@ -91,16 +99,16 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap")
                                    pose=T["geometry_msgs/msg/PoseWithCovariance"](pose=pose, covariance=np.zeros(36)),
                                    twist=T["geometry_msgs/msg/TwistWithCovariance"](twist=twist,
                                                                                     covariance=np.zeros(36)))
-            data = ts.serialize_cdr(msg, base_type)
+            data = serialize(msg, base_type)
             writer.write(base, ns, data[:40] if k == damage else data)
     return path
 
 
-@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3", "ros1"])
 def test_space_robot_bag_of_rosbags_gives_the_npz_fit(space, tmp_path, storage):
     robot = bp.load_robot(SPACE)
     log = space.log
-    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, storage=storage)
+    bag = rosbags_bag(tmp_path / ("bag.bag" if storage == "ros1" else "bag"), log.t, log.q, log.qd, storage=storage)
     traj = bp.read_trajectory(bag, robot=robot)
     np.testing.assert_allclose(traj.t, log.t, rtol=0, atol=1e-9)          # stamps: t rounded to the ns
     np.testing.assert_array_equal(traj.q, log.q)
