@@ -154,6 +154,9 @@ def test_damaged_message_and_missing_topics_refused(space, tmp_path):
     (tmp_path / "contacts.yaml").write_text("contacts:\n  - {link: 0, name: plate, topic: /plate/ft}\n")
     one_line_error(invoke(SPACE, good, "--route", "base", "--contacts", tmp_path / "contacts.yaml"),
                    "contact plate: wrench topic /plate/ft not in the bag")
+    bp.write_trajectory(log, tmp_path / "log.npz")
+    one_line_error(invoke(SPACE, tmp_path / "log.npz", "--route", "momentum", "--base-topic", "/odom"),
+                   "log.npz: --base-topic /odom applies to ROS bags")
     # baseparam's own MCAP cut in half: the file and the byte named
     bp.write_trajectory(log, tmp_path / "whole.mcap")
     data = (tmp_path / "whole.mcap").read_bytes()

@@ -285,6 +285,9 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     if ext in (".mcap", ".bag") or os.path.isdir(path):
         return read_floating_bag(path, source, robot, contacts, topic=topic, base_topic=base_topic, clock=clock,
                                  joints=joints)
+    for name, value in (("topic", topic), ("base_topic", base_topic)):
+        if value is not None:
+            raise DataError(f"{source}: {name}={value!r} applies to ROS bags, not {ext or 'this'} files")
     names = tuple(name for name, _ in contact_topics(contacts))
     if ext == ".parquet":
         return _read_floating_parquet(source, robot, names)

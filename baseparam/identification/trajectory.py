@@ -173,9 +173,6 @@ def _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, jo
                             "\"Floating-base logs\")")
     if skip_bad_rows:
         raise DataError(f"{source}: skip_bad_rows does not apply to a floating-base log: its rows are used as given")
-    ext = Path(source.rstrip("/\\")).suffix.lower()
-    if topic is not None and not (ext in (".mcap", ".bag") or os.path.isdir(path)):
-        raise DataError(f"{source}: topic={topic!r} applies to ROS bags, not {ext or 'this'} files")
     return read_floating(path, robot, contacts or (), topic=topic, base_topic=base_topic, clock=clock, joints=joints)
 
 
