@@ -148,12 +148,12 @@ def _at(t, ts, values):
     return np.column_stack([np.interp(t, ts, values[:, k]) for k in range(values.shape[1])])
 
 
-def _attached(extra, name, order, width, ids):
-    """An attachment of baseparam's writer (M·width float64 in message order) at the kept samples, or None."""
+def _attached(extra, name, order, width):
+    """An attachment of baseparam's writer (M·width float64 in message order) in the stream's time order, or None."""
     values = extra.get(name) if extra else None
     if values is None or values.size != order.size * width:
         return None
-    return values.reshape(order.size, width)[order][ids]
+    return values.reshape(order.size, width)[order]
 
 
 def _omega(t, quat):
@@ -224,6 +224,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         notes.append(f"{source}: {t.size - ids.size} samples outside the span the base and contact topics cover "
                      "dropped")
     tk = t[ids]
+    if len(tk) < 3:
+        raise DataError(f"{source}: only {len(tk)} samples where the joint, base and contact topics overlap")
+    # not interpolated: the base messages are the joint samples kept, one for one (baseparam's writer)
     interpolated = not np.array_equal(tb, tk)
     if interpolated:
         # one hemisphere, so that interpolation between neighbours does not pass through zero
@@ -234,8 +237,6 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if interpolated:
         pose[:, 3:7] /= np.linalg.norm(pose[:, 3:7], axis=1, keepdims=True)
         notes.append(f"{source}: base topic {base_topic} linearly interpolated at the times of the joint states")
-    if len(tk) < 3:
-        raise DataError(f"{source}: only {len(tk)} samples where the joint, base and contact topics overlap")
     if kind == "odometry":
         twist = pose[:, 7:13]
     else:
@@ -246,7 +247,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if jqd is None:
         jqd = np.gradient(jq, tk, axis=0)
         notes.append(f"{source}: joint velocities derived from the positions (central differences)")
-    base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6, ids)
+    base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6)
     if js.qdd is not None and base_qdd is not None:
         qdd = np.hstack([base_qdd, js.qdd[ids]])
     else:
@@ -254,7 +255,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         notes.append(f"{source}: accelerations derived from the velocities (central differences)")
     tau = None
     if js.tau is not None:
-        base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6, ids)
+        base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6)
         tau = np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau, js.tau[ids]])
     wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
     if any(not np.array_equal(ts, tk) for ts, _, _ in wrench_streams):
