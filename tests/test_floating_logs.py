@@ -55,9 +55,10 @@ def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
     assert alone.wrenches is None and np.array_equal(alone.q, log.q)
 
 
-def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap"):
+def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None):
     """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
-    /base (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of an /base message cut short."""
+    /base (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of an /base message cut short;
+    ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
     from rosbags.typesys import Stores, get_typestore
     ros1 = storage == "ros1"
     ts = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
@@ -101,6 +102,16 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap")
                                                                                     covariance=np.zeros(36)))
             data = serialize(msg, base_type)
             writer.write(base, ns, data[:40] if k == damage else data)
+        for topic, (times, values) in (wrenches or {}).items():
+            conn = writer.add_connection(topic, "geometry_msgs/msg/WrenchStamped", typestore=ts)
+            for tk, w in zip(times, values):
+                ns = int(round(tk * 1e9))
+                stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
+                wrench = T["geometry_msgs/msg/Wrench"](force=vec("geometry_msgs/msg/Vector3", w[:3]),
+                                                       torque=vec("geometry_msgs/msg/Vector3", w[3:]))
+                msg = T["geometry_msgs/msg/WrenchStamped"](header=T["std_msgs/msg/Header"](stamp=stamp, frame_id="f"),
+                                                           wrench=wrench)
+                writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
     return path
 
 
@@ -124,6 +135,29 @@ def test_space_robot_bag_of_rosbags_gives_the_npz_fit(space, tmp_path, storage):
     np.testing.assert_allclose(values["bag"], values["npz"], rtol=1e-10, atol=1e-10 * np.abs(values["npz"]).max())
     reference = bp.identify_floating(robot, log, route="momentum", known={"mass": 448.0})
     np.testing.assert_allclose(values["npz"], reference.values, rtol=1e-10, atol=1e-10 * np.abs(reference.values).max())
+
+
+def test_wrench_topics_at_their_own_rates_aligned(space, tmp_path):
+    """A force plate at 50 Hz and another covering 1 … 9 s only, beside 20 Hz joint states: wrenches linear in time
+    are interpolated exactly at the joint times, the samples outside the second plate's span dropped, the base
+    (stamped as the joints) taken as it is."""
+    robot = bp.load_robot(SPACE)
+    log = space.log
+    a, b = np.arange(6.0), np.linspace(-1, 1, 6)
+    fast = np.arange(0, 10.0 + 1e-9, 0.02)
+    part = np.arange(1.0, 9.0 + 1e-9, 0.05) + 0.01
+    plates = {"/left/wrench": (fast, a + np.outer(fast, b)), "/right/ft": (part, a - np.outer(part, b))}
+    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, wrenches=plates)
+    traj = bp.read_trajectory(bag, robot=robot, contacts={"left": "/left/wrench", "right": "/right/ft"})
+    keep = (log.t >= part[0] - 1e-9) & (log.t <= part[-1] + 1e-9)
+    assert traj.n_samples == keep.sum() < log.n_samples
+    np.testing.assert_allclose(traj.t, log.t[keep], rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(traj.q, log.q[keep])
+    np.testing.assert_allclose(traj.wrenches[:, 0], a + np.outer(traj.t, b), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(traj.wrenches[:, 1], a - np.outer(traj.t, b), rtol=0, atol=1e-12)
+    assert traj.contacts == ("left", "right")
+    assert any("outside the span" in note for note in traj.notes)
+    assert any("contact wrench topics linearly interpolated" in note for note in traj.notes)
 
 
 def test_twist_derived_from_poses(space, tmp_path):

@@ -12,7 +12,7 @@ topic per contact, all put on the joint stream's clock.
 * Times: header stamps (or receive times, ``clock``), each topic sorted; the base and wrench streams are
   linearly interpolated at the joint stream's times (the quaternion then renormalized), and samples
   outside the span every stream covers are dropped, with a note, as the fixed-base reader aligns
-  several topics. A stream whose times are the joint stream's is taken as it is (no interpolation).
+  several topics. A stream with a message at each of the joint stream's times is taken as it is (no interpolation).
 * q̈ and the base wrench (``tau``'s first six) are not in these messages: baseparam's writer attaches
   them (MCAP attachments ``baseparam<topic>/qdd``, ``baseparam<base_topic>/tau``), else q̈ is derived
   by central differences and the base wrench is zero (the contacts carry the forces on a legged robot).
@@ -141,19 +141,27 @@ def _stream(topic, entry, source, clock, extra, kind, notes):
     return t, values, order
 
 
+def _same_times(t, ts):
+    """Indices i with ts[i] == t (every time of t among ts, exactly), or None."""
+    i = np.minimum(np.searchsorted(ts, t), ts.size - 1)
+    return i if np.array_equal(ts[i], t) else None
+
+
 def _at(t, ts, values):
-    """values (M, k) at times t: taken as they are when ts is t, else linearly interpolated."""
-    if ts.shape == t.shape and np.array_equal(ts, t):
-        return values
+    """values (M, k) at times t: taken as they are at times ts has too, else linearly interpolated."""
+    i = _same_times(t, ts)
+    if i is not None:
+        return values[i]
     return np.column_stack([np.interp(t, ts, values[:, k]) for k in range(values.shape[1])])
 
 
-def _attached(extra, name, order, width):
-    """An attachment of baseparam's writer (M·width float64 in message order) in the stream's time order, or None."""
+def _attached(extra, name, order, width, rows):
+    """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
+    ``rows``, or None."""
     values = extra.get(name) if extra else None
     if values is None or values.size != order.size * width:
         return None
-    return values.reshape(order.size, width)[order]
+    return values.reshape(order.size, width)[order][rows]
 
 
 def _omega(t, quat):
@@ -226,8 +234,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     tk = t[ids]
     if len(tk) < 3:
         raise DataError(f"{source}: only {len(tk)} samples where the joint, base and contact topics overlap")
-    # not interpolated: the base messages are the joint samples kept, one for one (baseparam's writer)
-    interpolated = not np.array_equal(tb, tk)
+    # not interpolated: a base message at each joint sample kept (baseparam's writer, a common clock)
+    matched = _same_times(tk, tb)
+    interpolated = matched is None
     if interpolated:
         # one hemisphere, so that interpolation between neighbours does not pass through zero
         flip = np.cumprod(np.where(np.einsum("ij,ij->i", base[1:, 3:7], base[:-1, 3:7]) < 0, -1.0, 1.0))
@@ -247,7 +256,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if jqd is None:
         jqd = np.gradient(jq, tk, axis=0)
         notes.append(f"{source}: joint velocities derived from the positions (central differences)")
-    base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6)
+    base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
     if js.qdd is not None and base_qdd is not None:
         qdd = np.hstack([base_qdd, js.qdd[ids]])
     else:
@@ -255,10 +264,10 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         notes.append(f"{source}: accelerations derived from the velocities (central differences)")
     tau = None
     if js.tau is not None:
-        base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6)
+        base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
         tau = np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau, js.tau[ids]])
     wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
-    if any(not np.array_equal(ts, tk) for ts, _, _ in wrench_streams):
+    if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
         notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
     return Trajectory(t=tk, q=np.hstack([pose[:, :7], jq]), qd=np.hstack([twist, jqd]), qdd=qdd, tau=tau,
                       source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
