@@ -163,7 +163,7 @@ FLAGS = {
     "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
     "method": "--method", "weighting": "--weighting", "prior": "--prior", "prior_weight": "--prior-weight",
     "mass_bounds": "--mass-bounds", "total_mass": "--total-mass", "scheduler": "--scheduler",
-    "route": "--route", "known": "--known",
+    "route": "--route", "known": "--known", "base_topic": "--base-topic",
     # excite
     "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
@@ -727,9 +727,13 @@ def _trajectory_options(command):
 @click.option("--route", type=click.Choice(["torques", "base", "momentum"]),
               help="Floating-base robots: the equations fitted: all 6 + n (joint torques and contact wrenches), the "
                    "base's six alone (no torque, no friction), or the momentum of a free-floating robot (no force, "
-                   "no gravity). Logs as docs/formats.md, \"Floating-base logs\" (used as given: no filtering).")
+                   "no gravity). Logs as docs/formats.md, \"Floating-base logs\" (used as given unless --cutoff is "
+                   "given on the command line).")
 @click.option("--contacts", "contacts_file", type=click.Path(dir_okay=False), metavar="CONTACTS.yaml",
               help="Floating-base robots: the contact frames whose wrenches the logs hold (w1_fx … per contact).")
+@click.option("--base-topic", metavar="TOPIC",
+              help="Floating-base robots, ROS bags: the nav_msgs/Odometry or geometry_msgs/PoseStamped topic of the "
+                   "base pose (default: the bag's one such topic).")
 @click.option("--known", "known", multiple=True, metavar="NAME=VALUE",
               help="Floating-base robots: a quantity known beforehand, e.g. mass=448 (the total mass, kg) or a "
                    "standard parameter's name; fixes the scale of the momentum route and of the base route "
@@ -737,7 +741,7 @@ def _trajectory_options(command):
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, topic, clock, delay, gains,
              skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, workers, scheduler, max_memory,
-             route, contacts_file, known, load):
+             route, contacts_file, base_topic, known, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5, Parquet,
     ROS 2 bags: .mcap or a bag folder, ROS 1 .bag).
 
@@ -798,15 +802,16 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
             filter_friction=filter_friction)
         robot = load(robot_file)
-        if robot.is_floating or route or contacts_file or known:
+        if robot.is_floating or route or contacts_file or known or base_topic:
             progress.close()
             floating_options = {"validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
-                                "--yaml": yaml_out, "--columns": columns, "--topic": topic, "--delay": delay,
+                                "--yaml": yaml_out, "--columns": columns, "--delay": delay,
                                 "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
                                 "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
                                 "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
             return _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known,
-                                      floating_options)
+                                      floating_options, {"topic": topic, "base_topic": base_topic, "clock": clock},
+                                      _explicit_cutoff(settings))
         read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _gains(gains),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
@@ -856,13 +861,22 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     _report(result.summary(), written, json_out == "-")
 
 
-def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused):
+def _explicit_cutoff(settings):
+    """(cut-off Hz, order) when --cutoff was given on the command line (floating logs are used as given unless
+    asked: the default 5 Hz is the fixed-base preprocessing's), else None."""
+    from click.core import ParameterSource
+    given = click.get_current_context().get_parameter_source("cutoff") != ParameterSource.DEFAULT
+    return (settings.cutoff_hz, settings.filter_order) if given and settings.cutoff_hz is not None else None
+
+
+def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused, bag_options,
+                       lowpass=None):
     """`identify` of a floating-base robot (bp.identify_floating): the logs as docs/formats.md, "Floating-base
     logs", the contacts from --contacts, --known NAME=VALUE. Called inside identify's error handling."""
     from .identification.floating import identify_floating
-    from .identification.floating_logs import read_contacts, read_floating_log
+    from .identification.floating_logs import lowpass_floating, read_contacts, read_floating, wrench_topics
     if not robot.is_floating:
-        flag = "--route" if route else "--contacts" if contacts_file else "--known"
+        flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic")
         _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
               "(base: floating, or --floating for a URDF)", 2)
     if route is None:
@@ -884,11 +898,16 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
             _fail(f"--known: expected NAME=VALUE (e.g. mass=448), got {item!r}", 2)
         quantities[name.strip()] = number
     contacts = read_contacts(contacts_file, robot) if contacts_file else ()
+    topics = wrench_topics(contacts_file, contacts) if contacts_file else {}
     data, wrenches = [], []
     for path in train:
-        traj, w = read_floating_log(path, robot, len(contacts))
+        traj = read_floating(path, robot, topics, **bag_options)
+        if lowpass:
+            traj = lowpass_floating(traj, *lowpass)
+        for note in traj.notes:
+            _reader_note(note)
         data.append(traj)
-        wrenches.append(w)
+        wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
                                known=quantities or None, method=method)
     written = [_write_json(json_out, result.to_dict())] if json_out else []

@@ -76,6 +76,11 @@ class Trajectory:
     notes : tuple of str
         What the reader did beside reading: joints of the log left out, how topics were aligned on
         one clock, the delay estimated or applied (one line each, for the output of a command).
+    wrenches : ndarray, shape (S, C, 6), or None
+        A floating-base motion's contact wrenches ``[f, n]`` (the environment on the robot, in each
+        contact frame's axes, moment about its origin), in the order of ``contacts``; None when not logged.
+    contacts : tuple of str
+        The names of the contacts of ``wrenches`` (``()`` when unnamed or none).
 
     Raises
     ------
@@ -105,6 +110,8 @@ class Trajectory:
     floating: bool = False
     joint_names: tuple = ()
     notes: tuple = ()
+    wrenches: Optional[np.ndarray] = None
+    contacts: tuple = ()
 
     # What a kind of motion requires; subclasses narrow these (class attributes, not fields).
     _error = DataError                  # the exception a bad field raises
@@ -208,7 +215,7 @@ def check_motion(motion):
     if not isinstance(motion.source, str):
         object.__setattr__(motion, "source", os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike)
                            else str(motion.source))
-    for name in ("skipped", "joint_names", "notes"):
+    for name in ("skipped", "joint_names", "notes", "contacts"):
         if not isinstance(getattr(motion, name), tuple):
             object.__setattr__(motion, name, tuple(getattr(motion, name)))
     arrays, coarse = {}, None
@@ -253,11 +260,32 @@ def check_motion(motion):
             r = int(np.argmax(bad.any(axis=1)))
             j = int(np.argmax(bad[r]))
             fail("value", field, row=r, joint=j, value=float(arr.reshape(S, -1)[r, j]))
+    if getattr(motion, "wrenches", None) is not None:
+        _check_wrenches(motion, S, error)
     step = np.diff(t)
     if not (step > 0).all():
         fail("order", "t", t=t, step=step, coarse=coarse)
     if motion._uniform is not None and step.size and np.abs(step - step[0]).max() > motion._uniform * step[0]:
         fail("uniform", "t", low=step.min(), high=step.max())
+
+
+def _check_wrenches(motion, S, error):
+    """A floating motion's contact wrenches: (S, C, 6), finite; as many names as contacts when named."""
+    w = real_array(motion._name("wrenches"), motion.wrenches, error)
+    if w is not motion.wrenches:
+        object.__setattr__(motion, "wrenches", w)
+    if not motion.floating:
+        raise error(f"{motion._name('wrenches')}: contact wrenches belong to a floating-base motion (floating=True)")
+    if w.ndim != 3 or w.shape[0] != S or w.shape[2] != 6:
+        raise error(f"{motion._name('wrenches')}: expected shape ({S}, C, 6), got {w.shape}")
+    names = motion.contacts
+    if names and (len(names) != w.shape[1] or not all(isinstance(x, str) for x in names)):
+        raise error(f"{motion.source}: contacts: expected {w.shape[1]} names (str), one per contact, got {names!r}")
+    bad = ~np.isfinite(w.reshape(S, -1))
+    if bad.any():
+        r = int(np.argmax(bad.any(axis=1)))
+        c = int(np.argmax(bad[r])) // 6
+        raise error(f"{motion.source}: row {r}: field wrenches (contact {c + 1}): not a finite number")
 
 
 def _order_message(motion, t, step, coarse):

@@ -410,7 +410,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         The contact frames whose wrenches were measured.
     wrenches : array_like, shape (n_samples, n_contacts, 6), or a list of them (one per trajectory)
         The wrench [f, n] the environment exerts on the robot at each contact, in the contact frame's
-        axes, moment about its origin.
+        axes, moment about its origin. Default: the trajectories' own ``wrenches`` (as
+        ``bp.read_trajectory(path, robot=robot, contacts=contacts)`` reads them).
     known : dict, optional
         Quantities known beforehand, name → value: ``'mass'`` (the sum of all masses, kg) or a
         standard parameter's name. Needed for a homogeneous route (the momentum route; the base route
@@ -470,6 +471,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         check_instance(contact, "contacts", Contact, "a sequence of Contact")
         contact.link_index(robot)                           # a link the robot has
     if contacts:
+        if wrenches is None and all(getattr(t, "wrenches", None) is not None for t in trajectories):
+            wrenches = [t.wrenches for t in trajectories]          # read with the log
         if wrenches is None:
             raise SettingsError("wrenches: contacts are given but no wrenches")
         wrenches = [real_array("wrenches", w) for w in (wrenches if isinstance(wrenches, list) else [wrenches])]

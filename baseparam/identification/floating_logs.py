@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import DataError, SettingsError
 
-__all__ = ["read_contacts", "read_floating_log", "write_floating_log"]
+__all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
+           "write_floating", "write_floating_log"]
 
 WRENCH_AXES = ("fx", "fy", "fz", "mx", "my", "mz")
 
@@ -173,9 +174,27 @@ def write_floating_log(path, trajectory, wrenches=None):
             raise SettingsError(f"path: a floating-base log is .csv or .npz, not {ext or 'without extension'!r}")
 
 
+def wrench_topics(path, contacts):
+    """{name: topic} of the contacts of a contacts file (:func:`read_contacts`), in its order: an entry's
+    ``topic:``, else ``/<name>/wrench`` (name: its ``name:``, else ``contact<k>``, k from 1); a ROS bag's
+    ``geometry_msgs/WrenchStamped`` topic of that contact. Two contacts of one name are refused."""
+    import yaml
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        items = yaml.safe_load(f)["contacts"]          # read_contacts checked the file
+    out = {}
+    for k, (item, contact) in enumerate(zip(items, contacts), start=1):
+        name = contact.name or f"contact{k}"
+        if name in out:
+            raise DataError(f"{path}: contacts[{k - 1}]: name {name!r} given twice")
+        out[name] = item.get("topic") or f"/{name}/wrench"
+    return out
+
+
 def read_contacts(path, robot=None):
     """The contacts of a YAML file ``contacts: [{link: NAME_OR_NUMBER, xyz: [x, y, z], rpy: [r, p, y],
-    name: …}]`` (xyz in m, rpy in rad, both optional: 0), in the order their wrenches are logged.
+    name: …, topic: …}]`` (xyz in m, rpy in rad, both optional: 0; topic: the contact's WrenchStamped topic
+    in a ROS bag, :func:`wrench_topics`), in the order their wrenches are logged.
 
     Parameters
     ----------
@@ -207,9 +226,12 @@ def read_contacts(path, robot=None):
         where = f"{path}: contacts[{k}]"
         if not isinstance(item, dict) or "link" not in item:
             raise DataError(f"{where}: expected a mapping with link: (a joint's name or a link number)")
-        unknown = set(item) - {"link", "xyz", "rpy", "name"}
+        unknown = set(item) - {"link", "xyz", "rpy", "name", "topic"}
         if unknown:
-            raise DataError(f"{where}: unknown key {sorted(unknown)[0]!r} (link, xyz, rpy, name)")
+            raise DataError(f"{where}: unknown key {sorted(unknown)[0]!r} (link, xyz, rpy, name, topic)")
+        topic = item.get("topic")
+        if topic is not None and not (isinstance(topic, str) and topic.startswith("/") and len(topic) > 1):
+            raise DataError(f"{where}: wrench topic {topic!r}: expected a ROS topic name starting with '/'")
         link = item["link"]
         if isinstance(link, bool) or not isinstance(link, (int, str)):
             raise DataError(f"{where}: link: expected a joint's name or a link number, got {link!r}")
@@ -236,3 +258,269 @@ def read_contacts(path, robot=None):
         except ArgumentError as exc:
             raise DataError(f"{where}: {exc}") from None
     return tuple(contacts)
+
+
+# -- the formats of bp.read_trajectory / bp.write_trajectory for floating bases ---------------------------------------
+def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, clock="header", joints=None):
+    """A floating-base log as one :class:`~baseparam.Trajectory` (``floating=True``, ``wrenches`` (S, C, 6) of
+    ``contacts`` or None): CSV/NPZ (module notes), Parquet (:func:`write_floating_parquet`'s layout) or a ROS bag
+    (:mod:`~baseparam.identification._floating_bags`).
+
+    Parameters
+    ----------
+    path : str
+    robot : Robot
+        With a floating base.
+    contacts : sequence of Contact or str, or dict name → wrench topic
+        The contacts whose wrenches the log holds, in order; bags: each contact's ``WrenchStamped`` topic
+        (default ``/<name>/wrench``).
+    topic, base_topic, clock : str, optional
+        Bags: the JointState topic, the base pose topic (Odometry or PoseStamped), the clock.
+    """
+    from dataclasses import replace
+
+    from ._floating_bags import contact_topics, read_floating_bag
+    source = os.fsdecode(path)
+    ext = os.path.splitext(source.rstrip("/\\"))[1].lower()
+    if ext in (".mcap", ".bag") or os.path.isdir(path):
+        return read_floating_bag(path, source, robot, contacts, topic=topic, base_topic=base_topic, clock=clock,
+                                 joints=joints)
+    for name, value in (("topic", topic), ("base_topic", base_topic)):
+        if value is not None:
+            raise DataError(f"{source}: {name}={value!r} applies to ROS bags, not {ext or 'this'} files")
+    names = tuple(name for name, _ in contact_topics(contacts))
+    if ext == ".parquet":
+        return _read_floating_parquet(source, robot, names)
+    traj, w = read_floating_log(source, robot, len(names))
+    return replace(traj, wrenches=w, contacts=names if w is not None else ())
+
+
+def _parquet_array(table, name, width, source):
+    import pyarrow as pa
+    column = table.column(name).combine_chunks()
+    if not (pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type) or
+            pa.types.is_large_list(column.type)) or column.null_count:
+        raise DataError(f"{source}: column {name}: expected a list of {width} numbers per row")
+    flat = column.flatten().to_numpy(zero_copy_only=False)
+    if flat.size != len(column) * width:
+        raise DataError(f"{source}: column {name}: expected {width} values per row, got {flat.size} in "
+                        f"{len(column)} rows")
+    return np.asarray(flat, dtype=np.float64).reshape(len(column), width)
+
+
+def _read_floating_parquet(source, robot, names):
+    import json
+
+    import pyarrow.parquet as pq
+
+    from ..motion import Trajectory
+    try:
+        table = pq.read_table(source)
+    except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
+        raise DataError(f"{source}: cannot read as Parquet: {' '.join(str(exc).split())}") from None
+    meta = (table.schema.metadata or {}).get(b"baseparam.floating")
+    try:
+        info = json.loads(meta) if meta else {}
+    except ValueError:
+        info = {}
+    n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
+    for key in ("t", "q", "qd"):
+        if key not in table.column_names:
+            raise DataError(f"{source}: no column {key!r} (a floating-base Parquet log has t, q, qd, qdd, tau, "
+                            "wrenches)")
+    t = np.asarray(table.column("t").to_numpy(zero_copy_only=False), dtype=np.float64)
+    arrays = {k: _parquet_array(table, k, w, source) for k, w in (("q", n_q), ("qd", n_v), ("qdd", n_v), ("tau", n_v))
+              if k in table.column_names}
+    wrenches = None
+    if names:
+        if "wrenches" not in table.column_names:
+            raise DataError(f"{source}: no column 'wrenches' ({len(names)} contacts × 6 per row)")
+        logged = info.get("contacts") or []
+        if logged and list(logged) != list(names):
+            raise DataError(f"{source}: the file's contacts are {', '.join(map(str, logged))}, not "
+                            f"{', '.join(names)} (in this order)")
+        wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
+    return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
+                      source=source, floating=True, joint_names=tuple(info.get("joint_names") or ()),
+                      wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
+
+
+def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/odom"):
+    """Write a floating-base trajectory (with its ``wrenches``) as CSV, NPZ, Parquet or MCAP, atomically; each
+    reads back bit for bit (:func:`read_floating`). MCAP: JointState on ``topic``, nav_msgs/Odometry on
+    ``base_topic`` (pose, twist in frame-0 axes), a geometry_msgs/WrenchStamped per contact on ``/<name>/wrench``;
+    the float64 times, q̈ and the base wrench attached as the fixed-base writer attaches times and q̈."""
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext in (".csv", ".npz"):
+        return write_floating_log(path, trajectory, trajectory.wrenches)
+    if ext == ".parquet":
+        return _write_floating_parquet(trajectory, path, names)
+    return _write_floating_mcap(trajectory, path, names, topic, base_topic)
+
+
+def _contact_names(trajectory):
+    if trajectory.wrenches is None:
+        return ()
+    return trajectory.contacts or tuple(f"contact{k}" for k in range(1, trajectory.wrenches.shape[1] + 1))
+
+
+def _write_floating_parquet(traj, path, names):
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .._atomic import atomic_path
+    columns = {"t": pa.array(traj.t, type=pa.float64())}
+    fields = {k: getattr(traj, k) for k in ("q", "qd", "qdd", "tau") if getattr(traj, k) is not None}
+    if traj.wrenches is not None:
+        fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
+    for field, values in fields.items():
+        flat = pa.array(np.ascontiguousarray(values).reshape(-1), type=pa.float64())
+        columns[field] = pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
+    meta = {"joint_names": list(names), "contacts": list(_contact_names(traj))}
+    table = pa.table(columns).replace_schema_metadata({"baseparam.floating": json.dumps(meta)})
+    with atomic_path(path, ".parquet") as tmp:
+        pq.write_table(table, tmp)
+
+
+def _write_floating_mcap(traj, path, names, topic, base_topic):
+    from mcap.writer import CompressionType, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    from .._atomic import atomic_path
+    from ..errors import ArgumentError
+    from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
+
+    for label, name in (("topic", topic), ("base_topic", base_topic)):
+        if not isinstance(name, str) or not name.startswith("/"):
+            raise ArgumentError(f"{label}: expected a ROS topic name starting with '/', got {name!r}")
+    sec, nsec = stamp_parts(traj.t)
+    if (sec < 0).any() or (sec >= 2**31).any():
+        raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    T = store.types
+    q, qd = traj.q, traj.qd
+    rows = encode(traj.t, names, q[:, 7:], None if qd is None else qd[:, 6:],
+                  None if traj.tau is None else traj.tau[:, 6:])
+    log_times = (sec * 1_000_000_000 + nsec).tolist()
+
+    def header(k):
+        return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(sec[k]), nanosec=int(nsec[k])),
+                                        frame_id="world")
+
+    def vector(v):
+        return T["geometry_msgs/msg/Vector3"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+    zero6 = np.zeros(6)
+    odometry = []
+    for k in range(traj.n_samples):
+        x = q[k]
+        v = qd[k] if qd is not None else zero6
+        pose = T["geometry_msgs/msg/Pose"](position=T["geometry_msgs/msg/Point"](x=float(x[0]), y=float(x[1]),
+                                                                                 z=float(x[2])),
+                                           orientation=T["geometry_msgs/msg/Quaternion"](
+                                               x=float(x[3]), y=float(x[4]), z=float(x[5]), w=float(x[6])))
+        twist = T["geometry_msgs/msg/Twist"](linear=vector(v[:3]), angular=vector(v[3:6]))
+        msg = T["nav_msgs/msg/Odometry"](
+            header=header(k), child_frame_id="base",
+            pose=T["geometry_msgs/msg/PoseWithCovariance"](pose=pose, covariance=np.zeros(36)),
+            twist=T["geometry_msgs/msg/TwistWithCovariance"](twist=twist, covariance=np.zeros(36)))
+        odometry.append(bytes(store.serialize_cdr(msg, "nav_msgs/msg/Odometry")))
+    contacts = _contact_names(traj)
+    wrench_msgs = []
+    for c in range(len(contacts)):
+        w = traj.wrenches[:, c]
+        wrench_msgs.append([bytes(store.serialize_cdr(
+            T["geometry_msgs/msg/WrenchStamped"](header=header(k), wrench=T["geometry_msgs/msg/Wrench"](
+                force=vector(w[k, :3]), torque=vector(w[k, 3:]))), "geometry_msgs/msg/WrenchStamped"))
+            for k in range(traj.n_samples)])
+    with atomic_path(path, ".mcap") as tmp, open(tmp, "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.ZSTD)
+        writer.start(profile="ros2", library="baseparam")
+
+        def channel(name, msgtype, msgdef):
+            schema = writer.register_schema(name=msgtype, encoding="ros2msg", data=msgdef.encode())
+            return writer.register_channel(topic=name, message_encoding="cdr", schema_id=schema)
+
+        js = channel(topic, "sensor_msgs/msg/JointState", JOINT_STATE_MSGDEF)
+        odom = channel(base_topic, "nav_msgs/msg/Odometry", store.generate_msgdef("nav_msgs/msg/Odometry")[0])
+        wrench_def = store.generate_msgdef("geometry_msgs/msg/WrenchStamped")[0]
+        wrench_channels = [channel(f"/{c}/wrench", "geometry_msgs/msg/WrenchStamped", wrench_def) for c in contacts]
+        data, L = rows.tobytes(), rows.shape[1]
+        for k, log in enumerate(log_times):
+            writer.add_message(js, log_time=log, publish_time=log, sequence=k, data=data[k * L:(k + 1) * L])
+            writer.add_message(odom, log_time=log, publish_time=log, sequence=k, data=odometry[k])
+            for ch, msgs in zip(wrench_channels, wrench_msgs):
+                writer.add_message(ch, log_time=log, publish_time=log, sequence=k, data=msgs[k])
+        attached = {f"{topic}/t": traj.t, f"{base_topic}/t": traj.t}
+        attached.update({f"/{c}/wrench/t": traj.t for c in contacts})
+        if traj.qdd is not None:
+            attached[f"{topic}/qdd"] = traj.qdd[:, 6:]
+            attached[f"{base_topic}/qdd"] = traj.qdd[:, :6]
+        if traj.tau is not None:
+            attached[f"{base_topic}/tau"] = traj.tau[:, :6]
+        for name, values in attached.items():
+            writer.add_attachment(create_time=0, log_time=0, name=f"baseparam{name}",
+                                  media_type="application/octet-stream",
+                                  data=np.ascontiguousarray(values, dtype="<f8").tobytes())
+        writer.finish()
+
+
+def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
+    """A floating-base log low-passed as :func:`~baseparam.preprocess` filters a fixed-base one: the same zero-phase
+    Butterworth filter (``sosfiltfilt``, its padding) on every signal: q (the quaternion kept on one hemisphere,
+    filtered and renormalized), q̇, q̈, τ and the contact wrenches; the samples within 3 periods of the cut-off of
+    either end, where the filter's end transients bend the derivatives, dropped.
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+        ``floating=True``, uniformly sampled (steps within 1 % of their median).
+    cutoff_hz : float
+        Below the Nyquist frequency of the samples.
+    filter_order : int
+
+    Returns
+    -------
+    Trajectory
+        The same fields, filtered, with a note saying so; fewer samples (the ends).
+
+    Raises
+    ------
+    DataError
+        Non-uniform steps, a cut-off at or above Nyquist, too few samples left: one line naming the source.
+    """
+    from dataclasses import replace
+
+    from .preprocessing import EDGE_PERIODS, _lowpass
+    src, t = trajectory.source, trajectory.t
+    step = np.diff(t)
+    h = float(np.median(step))
+    if np.ptp(step) > 0.01 * h:
+        raise DataError(f"{src}: field t: time steps vary from {step.min():.4g} to {step.max():.4g} s; a digital "
+                        "filter needs uniform samples (log them uniformly, or leave out the cut-off)")
+    if not 0 < cutoff_hz < 0.5 / h:
+        raise DataError(f"{src}: cut-off {cutoff_hz:g} Hz: expected above 0 and below the Nyquist frequency "
+                        f"{0.5 / h:.4g} Hz of the {h:.4g} s samples")
+    edge = int(np.ceil(EDGE_PERIODS / (cutoff_hz * h) - 1e-6))
+    if t.size - 2 * edge < 16:
+        raise DataError(f"{src}: {t.size} samples: too few to filter at {cutoff_hz:g} Hz (3 periods of the cut-off "
+                        "at each end are dropped)")
+    q = trajectory.q.copy()
+    flip = np.cumprod(np.where(np.einsum("ij,ij->i", q[1:, 3:7], q[:-1, 3:7]) < 0, -1.0, 1.0))
+    q[1:, 3:7] *= flip[:, None]
+    w = trajectory.wrenches
+    arrays = [q, trajectory.qd, trajectory.qdd, trajectory.tau, None if w is None else w.reshape(t.size, -1)]
+    q, qd, qdd, tau, w = _lowpass(arrays, cutoff_hz, filter_order, h)
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    keep = slice(edge, t.size - edge)
+
+    def cut(a):
+        return None if a is None else a[keep]
+
+    note = (f"{src}: low-passed at {cutoff_hz:g} Hz (Butterworth order {filter_order}, zero phase); {2 * edge} "
+            "samples at the ends dropped")
+    return replace(trajectory, t=t[keep], q=q[keep], qd=cut(qd), qdd=cut(qdd), tau=cut(tau),
+                   wrenches=None if w is None else w[keep].reshape(-1, trajectory.wrenches.shape[1], 6),
+                   notes=trajectory.notes + (note,))

@@ -33,7 +33,7 @@ import numpy as np
 from .._validation import check_number
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
-from .trajectory import Trajectory
+from ..motion import Trajectory
 
 # A gap longer than this many median sampling intervals splits a log into segments.
 GAP_FACTOR = 5.0

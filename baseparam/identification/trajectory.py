@@ -65,7 +65,7 @@ __all__ = ["ABSURD_BOUNDS", "DEFAULT_KEYS", "FIELDS", "JOINT_FIELDS", "MAX_COLUM
 
 
 def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_dof=None, delimiter=None, joints=None,
-                    topic=None, clock="header", delay=None, robot=None) -> Trajectory:
+                    topic=None, clock="header", delay=None, robot=None, contacts=None, base_topic=None) -> Trajectory:
     """Read and validate a measured trajectory: CSV/TXT, NPZ, HDF5, Parquet, or a ROS bag.
 
     Parameters
@@ -112,7 +112,16 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         estimate is stated in :attr:`Trajectory.notes` in ms.
     robot : Robot, optional
         Gives the joint names and count and, with ``delay='auto'``, the model the delay is
-        estimated with (the torque of a first least-squares fit against the measured one).
+        estimated with (the torque of a first least-squares fit against the measured one). A robot
+        with a floating base reads a floating-base log (docs/formats.md, "Floating-base logs": CSV,
+        NPZ, Parquet or a ROS bag with the base pose and contact wrench topics): the trajectory has
+        ``floating=True`` and the contacts' ``wrenches``.
+    contacts : sequence of Contact or str, or dict, optional
+        Floating base: the contacts whose wrenches the log holds, in order; in a bag each one's
+        ``geometry_msgs/WrenchStamped`` topic, ``/<name>/wrench`` unless a dict maps names to topics.
+    base_topic : str, optional
+        Floating base, bags: the ``nav_msgs/Odometry`` or ``geometry_msgs/PoseStamped`` topic of the
+        base pose (default: the bag's one such topic).
 
     Returns
     -------
@@ -133,6 +142,12 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
             if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
         raise ArgumentTypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
     source = os.fsdecode(path)
+    if robot is not None and getattr(robot, "is_floating", False):
+        return _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, joints, topic, clock,
+                              contacts, base_topic)
+    if contacts is not None or base_topic is not None:
+        raise DataError(f"{source}: contacts= and base_topic= read floating-base logs (give robot=, a robot with a "
+                        "floating base)")
     if robot is not None:
         n_dof = robot.n_dof if n_dof is None else n_dof
         if joints is None:
@@ -146,6 +161,19 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         else:
             traj = apply_delay(traj, delay)
     return traj
+
+
+def _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, joints, topic, clock, contacts,
+                   base_topic):
+    """A floating-base log (floating_logs.read_floating); options of joint logs only are refused."""
+    from .floating_logs import read_floating
+    for name, value in (("columns", columns), ("gains", gains), ("delay", delay)):
+        if value is not None:
+            raise DataError(f"{source}: {name}= does not apply to a floating-base log (docs/formats.md, "
+                            "\"Floating-base logs\")")
+    if skip_bad_rows:
+        raise DataError(f"{source}: skip_bad_rows does not apply to a floating-base log: its rows are used as given")
+    return read_floating(path, robot, contacts or (), topic=topic, base_topic=base_topic, clock=clock, joints=joints)
 
 
 def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock):

@@ -32,7 +32,7 @@ FORMATS = (".csv", ".npz", ".parquet", ".mcap")
 _ARRAYS = ("q", "qd", "qdd", "tau")
 
 
-def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states"):
+def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states", base_topic="/odom"):
     """Write a trajectory to ``path`` (format by extension: .csv, .npz, .parquet, .mcap), atomically.
 
     Parameters
@@ -44,6 +44,9 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
         Default: ``trajectory.joint_names``, else ``joint1`` … ``jointN``.
     topic : str
         MCAP: the JointState topic.
+    base_topic : str
+        MCAP, floating base: the nav_msgs/Odometry topic of the base pose and twist (the contacts'
+        wrenches go to ``/<name>/wrench``, names from ``trajectory.contacts``, else ``contact1`` …).
 
     Returns
     -------
@@ -53,7 +56,7 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     Raises
     ------
     ArgumentError
-        An unknown extension, a floating-base motion, names of the wrong count.
+        An unknown extension, names of the wrong count.
     StorageError
         The file cannot be written.
 
@@ -71,8 +74,6 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     """
     if not isinstance(trajectory, Trajectory):
         raise ArgumentTypeError(f"trajectory: expected a baseparam.Trajectory, got {type(trajectory).__name__}")
-    if trajectory.floating:
-        raise ArgumentError("trajectory: a floating-base motion (base pose columns) is not written as a joint log")
     if not isinstance(path, (str, os.PathLike)):
         raise ArgumentTypeError(f"path: expected a file name, got {type(path).__name__}")
     ext = Path(os.fspath(path)).suffix.lower()
@@ -84,6 +85,10 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
                  [f"joint{k}" for k in range(1, n + 1)])
     if len(names) != n or not all(isinstance(x, str) and x for x in names) or len(set(names)) != n:
         raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {names!r}")
+    if trajectory.floating:        # docs/formats.md, "Floating-base logs"
+        from .floating_logs import write_floating
+        write_floating(trajectory, path, names, topic, base_topic)
+        return path
     {".csv": _csv, ".npz": _npz, ".parquet": _parquet, ".mcap": _mcap}[ext](trajectory, path, names, topic)
     return path
 

@@ -1,0 +1,274 @@
+"""Floating-base logs in ROS bags (ROS 2 ``.mcap`` files and bag folders, ROS 1 ``.bag``): the joints'
+``sensor_msgs/JointState`` (read by :mod:`~baseparam.identification._bags`, joints by name), the base
+pose from ``nav_msgs/Odometry`` or ``geometry_msgs/PoseStamped``, and one ``geometry_msgs/WrenchStamped``
+topic per contact, all put on the joint stream's clock.
+
+* Base (``base_topic``; default the one Odometry or PoseStamped topic of the bag): the pose is the
+  frame-0 position and quaternion (x, y, z, w). An Odometry's twist (ROS: in the child frame, that is
+  frame 0's axes; linear then angular) is the base twist; a PoseStamped has none, and the twist is
+  derived from the pose: v = Rᵀ ṗ, ω = 2 vec(q̄ ⊗ q̇), with ``np.gradient`` on the stamps (central
+  differences, as :func:`~baseparam.preprocess` derives unlogged rates; no filtering here).
+* Contacts: the wrench ``[force, torque]`` of each contact's topic, in the order of ``contacts``.
+* Times: header stamps (or receive times, ``clock``), each topic sorted; the base and wrench streams are
+  linearly interpolated at the joint stream's times (the quaternion then renormalized), and samples
+  outside the span every stream covers are dropped, with a note, as the fixed-base reader aligns
+  several topics. A stream with a message at each of the joint stream's times is taken as it is (no interpolation).
+* q̈ and the base wrench (``tau``'s first six) are not in these messages: baseparam's writer attaches
+  them (MCAP attachments ``baseparam<topic>/qdd``, ``baseparam<base_topic>/tau``), else q̈ is derived
+  by central differences and the base wrench is zero (the contacts carry the forces on a legged robot).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataError
+from ._record import _one_line
+
+BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
+WRENCH_TYPE = "geometry_msgs/WrenchStamped"
+
+
+def _short(msgtype):
+    return (msgtype or "").replace("/msg/", "/")
+
+
+def contact_topics(contacts):
+    """[(name, topic)] of ``contacts``: a mapping name → topic, or a sequence of names or
+    :class:`~baseparam.Contact` (topic ``/<name>/wrench``; an unnamed contact k is ``contact<k>``)."""
+    if isinstance(contacts, dict):
+        return [(str(k), str(v)) for k, v in contacts.items()]
+    out = []
+    for k, c in enumerate(contacts or (), start=1):
+        name = c if isinstance(c, str) else (getattr(c, "name", "") or f"contact{k}")
+        out.append((name, f"/{name}/wrench"))
+    return out
+
+
+def _raw(path, source, named, find_base):
+    """The bag's raw messages (as the fixed-base reader gets them); through rosbags (sqlite3 folders, ROS 1) only
+    those of the ``named`` topics, and with ``find_base`` of every base pose topic too."""
+    from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
+    if os.path.isdir(path) and _mcap_files(path):
+        return _read_mcap_folder(path, _mcap_files(path), source)
+    if os.path.isdir(path) or Path(source).suffix.lower() == ".bag":
+        if find_base:
+            named = set(named) | _base_candidates(path)
+        return _read_rosbags(path, source, named)
+    return _read_mcap(path, source)
+
+
+def _base_candidates(path):
+    """The Odometry and PoseStamped topics of a bag rosbags reads (none when it cannot: its reader says why)."""
+    from rosbags.highlevel import AnyReader
+    try:
+        reader = AnyReader([Path(path)])
+        reader.open()
+    except Exception:                    # rosbags' own errors; _read_rosbags reports them in one line
+        return set()
+    try:
+        return {c.topic for c in reader.connections if _short(c.msgtype) in BASE_TYPES}
+    finally:
+        reader.close()
+
+
+def _messages(topic, entry, source):
+    """(stamps s, receive times s, indices, messages) of a topic, deserialized by rosbags one at a time;
+    a message that does not deserialize is refused in one line."""
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+    from ._bags import _ns_to_s
+    msgtype, ros1, pieces, msgdef = entry
+    store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
+    if msgtype not in store.types:
+        try:
+            store.register(get_types_from_msg(msgdef, msgtype))
+        except Exception as exc:         # rosbags' parser errors: an unusable definition
+            raise DataError(f"{source}: topic {topic}: type {msgtype or 'unknown'}: no usable message definition "
+                            f"in the bag ({_one_line(exc)})") from None
+    deserialize = store.deserialize_ros1 if ros1 else store.deserialize_cdr
+    items = []
+    for rows, log_times, order in pieces:
+        for i in range(rows.shape[0]):
+            try:
+                msg = deserialize(rows[i].tobytes(), msgtype)
+            except Exception as exc:     # rosbags raises struct, index and value errors on bad bytes
+                raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
+                                f"{_short(msgtype).rsplit('/', 1)[-1]} ({_one_line(exc)})") from None
+            stamp = msg.header.stamp
+            items.append((stamp.sec + stamp.nanosec * 1e-9, int(log_times[i]), int(order[i]), msg))
+    if not items:
+        raise DataError(f"{source}: topic {topic}: no messages")
+    stamps, received, order, msgs = zip(*items)
+    return np.array(stamps), _ns_to_s(np.array(received)), np.array(order), msgs
+
+
+def _xyz(v):
+    return (v.x, v.y, v.z)
+
+
+def _stream(topic, entry, source, clock, extra, kind, notes):
+    """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock."""
+    stamps, received, order, msgs = _messages(topic, entry, source)
+    if kind == "odometry":
+        values = [(*_xyz(m.pose.pose.position), *_xyz(m.pose.pose.orientation), m.pose.pose.orientation.w,
+                   *_xyz(m.twist.twist.linear), *_xyz(m.twist.twist.angular)) for m in msgs]
+    elif kind == "pose":
+        values = [(*_xyz(m.pose.position), *_xyz(m.pose.orientation), m.pose.orientation.w) for m in msgs]
+    else:
+        values = [(*_xyz(m.wrench.force), *_xyz(m.wrench.torque)) for m in msgs]
+    values = np.array(values, dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad.any(axis=1)))
+        raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
+                        f"{_short(entry[0]).rsplit('/', 1)[-1]} (a value is not a finite number)")
+    if clock == "header" and not stamps.any():
+        notes.append(f"{source}: topic {topic}: header stamps all zero; its receive times are used")
+        clock = "receive"
+    t = stamps if clock == "header" else received
+    sort = np.argsort(t, kind="stable")
+    t, values, order = t[sort], values[sort], order[sort]
+    exact = extra.get(f"baseparam{topic}/t") if extra else None
+    if exact is not None and exact.size == t.size:
+        exact = exact[order]
+        if np.all(np.abs(exact - t) <= 0.5e-9 + 8 * np.spacing(np.abs(exact))):
+            t = exact
+    if t.size > 1 and not (np.diff(t) > 0).all():
+        raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({clock} clock)")
+    return t, values, order
+
+
+def _same_times(t, ts):
+    """Indices i with ts[i] == t (every time of t among ts, exactly), or None."""
+    i = np.minimum(np.searchsorted(ts, t), ts.size - 1)
+    return i if np.array_equal(ts[i], t) else None
+
+
+def _at(t, ts, values):
+    """values (M, k) at times t: taken as they are at times ts has too, else linearly interpolated."""
+    i = _same_times(t, ts)
+    if i is not None:
+        return values[i]
+    return np.column_stack([np.interp(t, ts, values[:, k]) for k in range(values.shape[1])])
+
+
+def _attached(extra, name, order, width, rows):
+    """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
+    ``rows``, or None."""
+    values = extra.get(name) if extra else None
+    if values is None or values.size != order.size * width:
+        return None
+    return values.reshape(order.size, width)[order][rows]
+
+
+def _omega(t, quat):
+    """Body angular velocity 2 vec(q̄ ⊗ q̇) of unit quaternions (x, y, z, w) (S, 4) on times t."""
+    qd = np.gradient(quat, t, axis=0)
+    x, y, z, w = quat.T
+    dx, dy, dz, dw = qd.T
+    return 2 * np.column_stack([w * dx - x * dw - y * dz + z * dy,
+                                w * dy + x * dz - y * dw - z * dx,
+                                w * dz - x * dy + y * dx - z * dw])
+
+
+def _rotation(quat):
+    x, y, z, w = quat.T
+    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+                     np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+                     np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], 1)
+
+
+def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topic=None, clock="header",
+                      joints=None):
+    """A floating-base :class:`~baseparam.Trajectory` (``wrenches`` (S, C, 6) for the contacts) from a
+    ROS bag (module notes)."""
+    from ..motion import Trajectory
+    from ._bags import read_bag
+
+    pairs = contact_topics(contacts)
+    if joints is None:        # as trajectory.robot_joint_names (not imported: that module dispatches to this one)
+        joints = [joint.name or f"joint{k}" for k, joint in enumerate(robot.joints, start=1)]
+    js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock)
+    named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
+    raw, extra, problem, _ = _raw(path, source, set(named), base_topic is None)
+    if problem:
+        raise DataError(f"{source}: {problem}")
+    types = {tp: _short(v[0]) for tp, v in raw.items()}
+
+    def listing():
+        return ", ".join(f"{tp} ({types[tp] or 'unknown type'})" for tp in sorted(raw)) or "no topics"
+
+    if base_topic is None:
+        found = [tp for tp, ty in types.items() if ty in BASE_TYPES]
+        if len(found) != 1:
+            raise DataError(f"{source}: {'no' if not found else 'several'} base pose topics (nav_msgs/Odometry or "
+                            f"geometry_msgs/PoseStamped; the bag has {listing()}); name one with "
+                            "base_topic=")
+        base_topic = found[0]
+    if base_topic not in raw:
+        raise DataError(f"{source}: base pose topic {base_topic}: not in the bag (it has {listing()})")
+    if types[base_topic] not in BASE_TYPES:
+        raise DataError(f"{source}: base pose topic {base_topic}: type {types[base_topic] or 'unknown'}; expected "
+                        "nav_msgs/Odometry or geometry_msgs/PoseStamped")
+    for name, tp in pairs:
+        if tp not in raw:
+            raise DataError(f"{source}: contact {name}: wrench topic {tp} not in the bag (it has {listing()})")
+        if types[tp] != WRENCH_TYPE:
+            raise DataError(f"{source}: contact {name}: topic {tp}: type {types[tp] or 'unknown'}; expected "
+                            f"{WRENCH_TYPE}")
+    notes = list(js.notes)
+    kind = BASE_TYPES[types[base_topic]]
+    tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes)
+    wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes) for _, tp in pairs]
+    t = js.t
+    keep = np.ones(t.size, dtype=bool)
+    for ts, _, _ in [(tb, None, None)] + wrench_streams:
+        keep &= (t >= ts[0]) & (t <= ts[-1])
+    ids = np.flatnonzero(keep)
+    if ids.size < t.size:
+        notes.append(f"{source}: {t.size - ids.size} samples outside the span the base and contact topics cover "
+                     "dropped")
+    tk = t[ids]
+    if len(tk) < 3:
+        raise DataError(f"{source}: only {len(tk)} samples where the joint, base and contact topics overlap")
+    # not interpolated: a base message at each joint sample kept (baseparam's writer, a common clock)
+    matched = _same_times(tk, tb)
+    interpolated = matched is None
+    if interpolated:
+        # one hemisphere, so that interpolation between neighbours does not pass through zero
+        flip = np.cumprod(np.where(np.einsum("ij,ij->i", base[1:, 3:7], base[:-1, 3:7]) < 0, -1.0, 1.0))
+        base = base.copy()
+        base[1:, 3:7] *= flip[:, None]
+    pose = _at(tk, tb, base)
+    if interpolated:
+        pose[:, 3:7] /= np.linalg.norm(pose[:, 3:7], axis=1, keepdims=True)
+        notes.append(f"{source}: base topic {base_topic} linearly interpolated at the times of the joint states")
+    if kind == "odometry":
+        twist = pose[:, 7:13]
+    else:
+        twist = np.column_stack([np.einsum("sji,sj->si", _rotation(pose[:, 3:7]), np.gradient(pose[:, :3], tk, axis=0)),
+                                 _omega(tk, pose[:, 3:7])])
+        notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
+    jq, jqd = js.q[ids], (None if js.qd is None else js.qd[ids])
+    if jqd is None:
+        jqd = np.gradient(jq, tk, axis=0)
+        notes.append(f"{source}: joint velocities derived from the positions (central differences)")
+    base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
+    if js.qdd is not None and base_qdd is not None:
+        qdd = np.hstack([base_qdd, js.qdd[ids]])
+    else:
+        qdd = np.gradient(np.hstack([twist, jqd]), tk, axis=0)
+        notes.append(f"{source}: accelerations derived from the velocities (central differences)")
+    tau = None
+    if js.tau is not None:
+        base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
+        tau = np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau, js.tau[ids]])
+    wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
+    if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
+        notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
+    return Trajectory(t=tk, q=np.hstack([pose[:, :7], jq]), qd=np.hstack([twist, jqd]), qdd=qdd, tau=tau,
+                      source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
+                      wrenches=wrenches, contacts=tuple(n for n, _ in pairs))

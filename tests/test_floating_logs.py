@@ -1,0 +1,282 @@
+"""Floating-base logs through bp.read_trajectory / bp.write_trajectory and `identify --route` (issue 27 with
+issue 23's readers): CSV, NPZ, Parquet and ROS bags (JointState, nav_msgs/Odometry or PoseStamped, a
+WrenchStamped per contact).
+
+Checked against independent things: the bit-exact NPZ/CSV path (the fit of the same experiment read from a
+bag equals the fit from NPZ to 1e-10), a bag written by rosbags' own writer (not baseparam's), and the
+simulated truth (the twist derived from a PoseStamped's poses against the simulated twist).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from test_floating_identification import SPACE, needs_solo, stance_experiment
+
+FIELDS = ("t", "q", "qd", "qdd", "tau", "wrenches")
+
+
+@pytest.fixture(scope="module")
+def space():
+    model = bp.Model(bp.load_robot(SPACE))
+    k = np.arange(1, 7)
+    return bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
+                                       noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["identify", *map(str, args)])
+
+
+def one_line_error(result, *words):
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output, result.output
+    for word in words:
+        assert word in result.output, result.output
+
+
+@pytest.mark.parametrize("ext", ["csv", "npz", "parquet", "mcap"])
+def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
+    robot = bp.load_robot(SPACE)
+    wrenches = np.random.default_rng(1).normal(size=(space.log.n_samples, 2, 6))
+    log = dataclasses.replace(space.log, wrenches=wrenches, contacts=("left", "right"))
+    path = bp.write_trajectory(log, tmp_path / f"log.{ext}")
+    back = bp.read_trajectory(path, robot=robot, contacts=["left", "right"])
+    assert back.floating and back.contacts == ("left", "right")
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(back, field), getattr(log, field), err_msg=field)
+    # without contacts: the motion alone
+    alone = bp.read_trajectory(path, robot=robot)
+    assert alone.wrenches is None and np.array_equal(alone.q, log.q)
+
+
+def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None):
+    """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
+    /base (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of an /base message cut short;
+    ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
+    from rosbags.typesys import Stores, get_typestore
+    ros1 = storage == "ros1"
+    ts = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
+    T = ts.types
+    serialize = ts.serialize_ros1 if ros1 else ts.serialize_cdr
+    n = q.shape[1] - 7
+    names = [f"joint{k}" for k in range(1, n + 1)]
+    base_type = "geometry_msgs/msg/PoseStamped" if pose_only else "nav_msgs/msg/Odometry"
+
+    def vec(kind, v):
+        return T[kind](x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+    if ros1:
+        from rosbags.rosbag1 import Writer
+        writer = Writer(path)
+    else:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        writer = Writer(path, version=9, storage_plugin=getattr(StoragePlugin, storage.upper()))
+    with writer:
+        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        base = writer.add_connection("/base", base_type, typestore=ts)
+        for k, tk in enumerate(t):
+            ns = int(round(tk * 1e9))
+            stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
+            header = (T["std_msgs/msg/Header"](seq=k, stamp=stamp, frame_id="w") if ros1 else
+                      T["std_msgs/msg/Header"](stamp=stamp, frame_id="w"))
+            msg = T["sensor_msgs/msg/JointState"](header=header, name=names, position=q[k, 7:].copy(),
+                                                  velocity=qd[k, 6:].copy(), effort=np.zeros(0))
+            writer.write(js, ns, serialize(msg, "sensor_msgs/msg/JointState"))
+            pose = T["geometry_msgs/msg/Pose"](position=vec("geometry_msgs/msg/Point", q[k, :3]),
+                                               orientation=T["geometry_msgs/msg/Quaternion"](
+                                                   x=q[k, 3], y=q[k, 4], z=q[k, 5], w=q[k, 6]))
+            if pose_only:
+                msg = T[base_type](header=header, pose=pose)
+            else:
+                twist = T["geometry_msgs/msg/Twist"](linear=vec("geometry_msgs/msg/Vector3", qd[k, :3]),
+                                                     angular=vec("geometry_msgs/msg/Vector3", qd[k, 3:6]))
+                msg = T[base_type](header=header, child_frame_id="b",
+                                   pose=T["geometry_msgs/msg/PoseWithCovariance"](pose=pose, covariance=np.zeros(36)),
+                                   twist=T["geometry_msgs/msg/TwistWithCovariance"](twist=twist,
+                                                                                    covariance=np.zeros(36)))
+            data = serialize(msg, base_type)
+            writer.write(base, ns, data[:40] if k == damage else data)
+        for topic, (times, values) in (wrenches or {}).items():
+            conn = writer.add_connection(topic, "geometry_msgs/msg/WrenchStamped", typestore=ts)
+            for tk, w in zip(times, values):
+                ns = int(round(tk * 1e9))
+                stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
+                wrench = T["geometry_msgs/msg/Wrench"](force=vec("geometry_msgs/msg/Vector3", w[:3]),
+                                                       torque=vec("geometry_msgs/msg/Vector3", w[3:]))
+                msg = T["geometry_msgs/msg/WrenchStamped"](header=T["std_msgs/msg/Header"](stamp=stamp, frame_id="f"),
+                                                           wrench=wrench)
+                writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
+    return path
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3", "ros1"])
+def test_space_robot_bag_of_rosbags_gives_the_npz_fit(space, tmp_path, storage):
+    robot = bp.load_robot(SPACE)
+    log = space.log
+    bag = rosbags_bag(tmp_path / ("bag.bag" if storage == "ros1" else "bag"), log.t, log.q, log.qd, storage=storage)
+    traj = bp.read_trajectory(bag, robot=robot)
+    np.testing.assert_allclose(traj.t, log.t, rtol=0, atol=1e-9)          # stamps: t rounded to the ns
+    np.testing.assert_array_equal(traj.q, log.q)
+    np.testing.assert_array_equal(traj.qd, log.qd)
+    bp.write_trajectory(log, tmp_path / "log.npz")
+    out = {}
+    for name, path in (("npz", tmp_path / "log.npz"), ("bag", bag)):
+        result = invoke(SPACE, path, "--route", "momentum", "--known", "mass=448", "--json", tmp_path / f"{name}.json")
+        assert result.exit_code == 0, result.output
+        import json
+        out[name] = json.loads((tmp_path / f"{name}.json").read_text())
+    values = {k: np.array([c["value"] for c in v["combinations"]]) for k, v in out.items()}
+    np.testing.assert_allclose(values["bag"], values["npz"], rtol=1e-10, atol=1e-10 * np.abs(values["npz"]).max())
+    reference = bp.identify_floating(robot, log, route="momentum", known={"mass": 448.0})
+    np.testing.assert_allclose(values["npz"], reference.values, rtol=1e-10, atol=1e-10 * np.abs(reference.values).max())
+
+
+def test_wrench_topics_at_their_own_rates_aligned(space, tmp_path):
+    """A force plate at 50 Hz and another covering 1 … 9 s only, beside 20 Hz joint states: wrenches linear in time
+    are interpolated exactly at the joint times, the samples outside the second plate's span dropped, the base
+    (stamped as the joints) taken as it is."""
+    robot = bp.load_robot(SPACE)
+    log = space.log
+    a, b = np.arange(6.0), np.linspace(-1, 1, 6)
+    fast = np.arange(0, 10.0 + 1e-9, 0.02)
+    part = np.arange(1.0, 9.0 + 1e-9, 0.05) + 0.01
+    plates = {"/left/wrench": (fast, a + np.outer(fast, b)), "/right/ft": (part, a - np.outer(part, b))}
+    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, wrenches=plates)
+    traj = bp.read_trajectory(bag, robot=robot, contacts={"left": "/left/wrench", "right": "/right/ft"})
+    keep = (log.t >= part[0] - 1e-9) & (log.t <= part[-1] + 1e-9)
+    assert traj.n_samples == keep.sum() < log.n_samples
+    np.testing.assert_allclose(traj.t, log.t[keep], rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(traj.q, log.q[keep])
+    np.testing.assert_allclose(traj.wrenches[:, 0], a + np.outer(traj.t, b), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(traj.wrenches[:, 1], a - np.outer(traj.t, b), rtol=0, atol=1e-12)
+    assert traj.contacts == ("left", "right")
+    assert any("outside the span" in note for note in traj.notes)
+    assert any("contact wrench topics linearly interpolated" in note for note in traj.notes)
+
+
+def test_twist_derived_from_poses(space, tmp_path):
+    """A PoseStamped base: v = Rᵀṗ and ω from the quaternion's rate, against the simulated twist (central
+    differences at 20 Hz: second-order error)."""
+    robot = bp.load_robot(SPACE)
+    truth = space.truth
+    bag = rosbags_bag(tmp_path / "bag", truth.t, truth.q, truth.qd, pose_only=True)
+    traj = bp.read_trajectory(bag, robot=robot)
+    inner = slice(1, -1)                     # one-sided differences at the ends
+    error = np.abs(traj.qd[inner, :6] - truth.qd[inner, :6]).max(axis=0)
+    scale = np.abs(truth.qd[:, :6]).max(axis=0)
+    assert (error <= 0.02 * scale + 1e-9).all(), (error, scale)
+    assert any("derived from the poses" in note for note in traj.notes)
+    np.testing.assert_array_equal(traj.qd[:, 6:], truth.qd[:, 6:])
+
+
+def test_damaged_message_and_missing_topics_refused(space, tmp_path):
+    log = space.log
+    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, damage=17)
+    one_line_error(invoke(SPACE, bag, "--route", "momentum", "--known", "mass=448"), "topic /base", "message 17",
+                   "damaged Odometry")
+    good = rosbags_bag(tmp_path / "good", log.t, log.q, log.qd)
+    one_line_error(invoke(SPACE, good, "--route", "momentum", "--known", "mass=448", "--base-topic", "/odom"),
+                   "base pose topic /odom: not in the bag")
+    one_line_error(invoke(SPACE, good, "--route", "momentum", "--base-topic", "/joint_states"),
+                   "/joint_states: type sensor_msgs/JointState")
+    (tmp_path / "contacts.yaml").write_text("contacts:\n  - {link: 0, name: plate, topic: /plate/ft}\n")
+    one_line_error(invoke(SPACE, good, "--route", "base", "--contacts", tmp_path / "contacts.yaml"),
+                   "contact plate: wrench topic /plate/ft not in the bag")
+    bp.write_trajectory(log, tmp_path / "log.npz")
+    one_line_error(invoke(SPACE, tmp_path / "log.npz", "--route", "momentum", "--base-topic", "/odom"),
+                   "log.npz: --base-topic /odom applies to ROS bags")
+    # baseparam's own MCAP cut in half: the file and the byte named
+    bp.write_trajectory(log, tmp_path / "whole.mcap")
+    data = (tmp_path / "whole.mcap").read_bytes()
+    (tmp_path / "cut.mcap").write_bytes(data[:len(data) // 2])
+    one_line_error(invoke(SPACE, tmp_path / "cut.mcap", "--route", "momentum", "--known", "mass=448"),
+                   "cut.mcap: cannot read as MCAP: truncated at byte")
+    (tmp_path / "bad.yaml").write_text("contacts:\n  - {link: 0, topic: plate}\n")
+    one_line_error(invoke(SPACE, good, "--route", "base", "--contacts", tmp_path / "bad.yaml"),
+                   "bad.yaml: contacts[0]: wrench topic 'plate'")
+
+
+@needs_solo
+def test_legged_robot_on_force_plates_from_mcap(tmp_path):
+    """solo12 standing on force plates, written as an MCAP bag (Odometry, a WrenchStamped per foot on the
+    topics the contacts file names): `identify --route torques|base` gives the fit of the NPZ log."""
+    import json
+
+    from baseparam.identification.trajectory import robot_joint_names
+    from test_floating_identification import SOLO
+    model, contacts, _, ex = stance_experiment()
+    names = tuple(c.name for c in contacts)
+    # a bag's joints are matched by name: the robot's URDF names
+    log = dataclasses.replace(ex.log, wrenches=ex.wrenches, contacts=names,
+                              joint_names=tuple(robot_joint_names(model.robot)))
+    bp.write_trajectory(log, tmp_path / "stance.npz")
+    bag = bp.write_trajectory(log, tmp_path / "stance.mcap")
+    lines = [f"  - {{link: {c.link}, xyz: [{', '.join(repr(x) for x in c.position)}], name: {c.name}}}"
+             for c in contacts]
+    (tmp_path / "contacts.yaml").write_text("contacts:\n" + "\n".join(lines) + "\n")
+    robot = model.robot
+    back = bp.read_trajectory(bag, robot=robot, contacts=contacts)
+    assert back.joint_names == log.joint_names
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(back, field), getattr(log, field), err_msg=field)
+    # the library: the wrenches read with the log are the fit's by default
+    fit = bp.identify_floating(robot, back, route="torques", contacts=contacts)
+    same = bp.identify_floating(robot, ex.log, route="torques", contacts=contacts, wrenches=ex.wrenches)
+    np.testing.assert_array_equal(fit.values, same.values)
+    for route in ("torques", "base"):
+        values = {}
+        for name in ("stance.npz", "stance.mcap"):
+            result = invoke(SOLO, tmp_path / name, "--floating", "--route", route, "--contacts",
+                            tmp_path / "contacts.yaml", "--json", tmp_path / "out.json")
+            assert result.exit_code == 0, result.output
+            values[name] = np.array([c["value"] for c in json.loads((tmp_path / "out.json").read_text())
+                                     ["combinations"]])
+        reference = bp.identify_floating(robot, ex.log, route=route, contacts=contacts, wrenches=ex.wrenches)
+        for v in values.values():
+            np.testing.assert_allclose(v, reference.values, rtol=1e-10, atol=1e-10 * np.abs(reference.values).max())
+    # a foot's topic missing from the bag: refused in one line naming it
+    (tmp_path / "renamed.yaml").write_text("contacts:\n" + "\n".join(lines[:3]) + "\n"
+                                           + lines[3].replace("}", ", topic: /HR/ft}") + "\n")
+    one_line_error(invoke(SOLO, bag, "--floating", "--route", "base", "--contacts", tmp_path / "renamed.yaml"),
+                   "stance.mcap", "wrench topic /HR/ft not in the bag")
+
+
+def test_lowpass_of_noisy_poses(space, tmp_path):
+    """Motion-capture poses with noise: the twist derived after the fixed-base preprocessing's low-pass is
+    closer to the simulated one than the raw differences; `identify --cutoff` fits the filtered log (the library
+    on the same data to 1e-10), and without --cutoff the log is used as given."""
+    import json
+
+    from baseparam.identification.floating_logs import lowpass_floating
+    robot = bp.load_robot(SPACE)
+    truth = space.truth
+    rng = np.random.default_rng(5)
+    q = truth.q.copy()
+    q[:, :7] += rng.normal(scale=2e-4, size=(q.shape[0], 7))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    bag = rosbags_bag(tmp_path / "bag", truth.t, q, truth.qd, pose_only=True)
+    raw = bp.read_trajectory(bag, robot=robot)
+    smooth = lowpass_floating(raw, 2.0)
+    edge = (raw.n_samples - smooth.n_samples) // 2
+    assert edge == 30 and np.array_equal(smooth.t, raw.t[edge:-edge])
+    rows = slice(edge, raw.n_samples - edge)
+    # RMS over the kept samples: noise ~1/h amplified in the raw differences; the filter's bias is smaller
+    raw_error = np.sqrt(np.mean((raw.qd[rows, :6] - truth.qd[rows, :6]) ** 2))
+    smooth_error = np.sqrt(np.mean((smooth.qd[:, :6] - truth.qd[rows, :6]) ** 2))
+    assert smooth_error < raw_error / 2.5, (smooth_error, raw_error)
+    np.testing.assert_allclose(np.linalg.norm(smooth.q[:, 3:7], axis=1), 1.0, rtol=0, atol=1e-15)
+    result = invoke(SPACE, bag, "--route", "momentum", "--known", "mass=448", "--cutoff", "2", "--json",
+                    tmp_path / "out.json")
+    assert result.exit_code == 0, result.output
+    assert "low-passed at 2 Hz" in result.output
+    values = np.array([c["value"] for c in json.loads((tmp_path / "out.json").read_text())["combinations"]])
+    reference = bp.identify_floating(robot, smooth, route="momentum", known={"mass": 448.0})
+    np.testing.assert_allclose(values, reference.values, rtol=1e-10, atol=1e-10 * np.abs(reference.values).max())
+    one_line_error(invoke(SPACE, bag, "--route", "momentum", "--known", "mass=448", "--cutoff", "15"),
+                   "cut-off 15 Hz", "Nyquist")
