@@ -11,30 +11,61 @@ real logs (below); ``bp.identify_payload`` in model mode (measured − the descr
 default preprocessing. Targets: mass within 2 %, centre of mass within 5 mm, inertia about it within
 10 % of its largest principal moment — each also within 3σ of the reported standard deviation.
 
-Noise: the UR10e's per joint as measured on its unloaded real log (``ur-20_02_19_14harm50sec.csv``):
-the current × the published gains minus its 10 Hz zero-phase low-pass, whose standard deviation is
-the white noise the dynamics do not explain; the LWR4+'s logs are published already low-passed at
-8 Hz, so no such figure exists: 0.2 N·m per joint is assumed (as bench_excite.py's proof does).
+Noise, per joint, as white noise at the log's rate: the UR10e's as measured on its unloaded real log
+(``ur-20_02_19_14harm50sec.csv``): the current × the published gains minus its 10 Hz zero-phase low-pass,
+whose standard deviation is the white noise the dynamics do not explain (1.10 1.46 0.77 0.18 0.26 0.21 N·m at
+100 Hz). The LWR4+'s logs are published low-passed at 8 Hz, but ``measurements_1`` and ``_2`` repeat one
+trajectory: half their difference (lined up to the sub-sample by the positions) is what two runs do not
+share, and its spectral density S at 0.1–0.6 Hz (where the motions below have their harmonics) is that of
+white noise of √(S·f_s/2) at 200 Hz: 1.17 1.33 1.79 1.00 0.45 0.18 0.11 N·m (``lwr4_noise``; above 2 Hz it
+is 10–100× lower: it is the motion's own non-repeatability, not sensor noise). Until 2026-11-27 the bench
+assumed 0.2 N·m on every LWR4+ joint: the measured figure is higher on joints 1–5, lower on joint 7.
 
-Two motions, each 20 s: the multi-sine of every joint above, and the ``excite --payload`` design (the last
-three joints move, the others held at its default bent pose; issue 25's limits |q̇| ≤ 1.9 rad/s,
-|q̈| ≤ 5 rad/s²; 20 s search budget, seed 0), its 10 s period played twice.
+Three motions, each 20 s: the multi-sine of every joint above; the ``excite --payload`` design (the last
+three joints move, the others held at its default bent pose; criterion cond); and ``excite --payload
+--payload-joints N --criterion dopt`` (every joint moves; D-optimal over the payload's 10 columns) — both
+under issue 25's limits |q| ≤ 2.9/2.0 rad, |q̇| ≤ 1.9 rad/s, |q̈| ≤ 5 rad/s² (the whole-robot excitation
+limits the issue sets; the LWR4+'s own are wider: 1.9–2.3 rad/s in its URDF), 10 s period played twice,
+20 s search budget, seed 0.
 
-What it shows (one run, 2026-11-26): mass (≤ 0.7 %) and centre of mass (≤ 2 mm) meet their bounds for
-every payload on both motions, each within 3σ. The inertia bound, relative to the payload's own largest
-principal moment, fails for light payloads because the inertia's error is set by the noise and the
-motion, not by the payload: its standard deviation σ_I is the same for 0.5 and 5 kg, while 10 % of a
-0.5 kg tool's largest moment is 1.6e-4 kg·m². The standard deviations are honest (every error within 3σ):
-what fails is the bound, not the estimate. The payload motion is what helps: σ_I drops from 3.7e-3 to
-1.7e-3 kg·m² on the LWR4+ and from 1.4e-2 to 1.7e-3 on the UR10e (whose joints 1–3 are noisy: 0.8–1.5 N·m
-at 100 Hz, and held still they no longer carry the wrist's inertia through their own noisy torques), so
-the bound then holds at 5 kg on both and at 2 kg on the UR10e (the LWR4+'s 2 kg: 2.2e-3 against
-1.6e-3). A floor from the physics: the inertia is read from torques I·q̈ at the wrist, so σ_I ≈
-σ_τ / (q̈_rms √(2·f_c·T)) with the noise σ_τ, the low-pass cut-off f_c (which sets how many samples are
-independent) and the duration T; with σ_τ = 0.2 N·m, f_c = 5 Hz, T = 20 s and q̈_rms ≈ 1.7–3 rad/s²
-that is 1.5–3e-3 kg·m², as measured. Meeting "10 % of λmax at 3σ" then needs λmax ≳ 0.05 kg·m² (a
-2–5 kg tool some 20–30 cm across) whatever the motion within those limits; lighter tools get their
-inertia to about ±3σ_I in absolute terms, and their mass and centre of mass within the targets.
+Columns: the fit's errors and error/σ; ``σ_I max``, the fit's largest standard deviation of the inertia
+about the centre of mass; ``CRB``, the Cramér–Rao bound of this motion with this noise for that same
+element (``bench/_payload_bound.py``: Fisher information Σ_t W_tᵀ diag(σ_j⁻²) W_t of the payload's 10 columns
+over every joint's row, mapped to the inertia about the centre, mass and centre unknown too); ``bound``, the
+standard deviation no 20 s motion within the limits can beat (``state_bound``: by Cauchy–Schwarz σ_e ≥ 1/√(N·max
+f_e), f_e one sample's information about element e, maximized over every state the limits allow — q̈ at a
+vertex of its box, where the convex f_e peaks, q and q̇ by a multi-start search, so a bound up to that search
+finding the global maximum); ``10% λmax`` the target. "Within 3σ" is read as 3σ_I ≤ 10 % λmax: an error of
+three standard deviations still meets the bound, i.e. λmax ≥ 30·σ_I.
+
+What it shows (one run, 2026-11-27; the designs' 20 s searches depend a little on timing, so their rows
+move a little from run to run):
+* mass (≤ 1.3 %) and centre of mass (≤ 2.7 mm) meet their bounds for every payload on every motion, each
+  within 3σ.
+* The fit reaches the Cramér–Rao bound of its motion: σ_I is 0.9–1.25× the CRB in every row, so no other
+  weighting or use of the rows can gain much; only the motion can.
+* The every-joint D-optimal design lowers the bound 5× on the LWR4+ (2.2e-3 → 4.1e-4 kg·m²) and 3× on the
+  UR10e (1.6e-3 → 5.5e-4) against the three-joint design (the multi-sine: 7.8e-3, 1.4e-2): the inertia bound
+  is then met at 2 and 5 kg on the LWR4+ and at 5 kg on the UR10e (its 2 kg: within 10 % λmax but at 3.5σ).
+  Longer searches (60 s) and other periods (4–20 s, 2–10 harmonics) give 3.3–4.1e-4 and 5.6–7.8e-4 kg·m².
+  The target needs λmax ≥ 30·σ_I = 1.2e-2 kg·m² (LWR4+) and 1.7e-2 (UR10e) with this design: for the
+  bench's box tools about 1.7 and 2.0 kg.
+* No 20 s motion within the limits does better than σ_I = 4.6e-5 kg·m² on the LWR4+ and 1.0e-4 on the
+  UR10e. The bound does not depend on the payload (the inertia is read from τ = Jᵀ(I ω̇ + ω × Iω): the noise,
+  the rates and accelerations the limits allow and the number of samples set it), while the target shrinks
+  with λmax ∝ m·size². So the target is out of reach, whatever the motion, for tools with λmax below
+  1.4e-3 kg·m² (LWR4+) and 3.1e-3 kg·m² (UR10e): the 0.5 kg box (1.6e-3) on the UR10e. Between the bound and
+  the best design (λmax 1.4e-3 … 1.2e-2 and 3.1e-3 … 1.7e-2 kg·m²: the 0.5–1 kg boxes on the LWR4+, 0.8–2 kg
+  on the UR10e) it is neither excluded nor reached: the bound lets every sample sit at every joint's
+  velocity and acceleration limits at once, which no motion can (a joint at |q̈| = 5 rad/s² all along
+  averages q̇² to a third of 1.9²), so the reachable figure lies between the two, not proven where.
+* The limits are issue 25's, not the robots' own. Within their URDFs' velocity limits (LWR4+ 1.92–3.56
+  rad/s, UR10e 3.14 and 6.28 rad/s; positions ±2.97/±2.09 and ±6.28/±3.14 rad; no file gives an
+  acceleration limit: 5 rad/s² kept) the bound falls to 2.8e-5 and 2.3e-5 kg·m² (λmax ≥ 8.4e-4 and 7.0e-4):
+  faster wrists could reach lighter tools; whether the robots' own acceleration limits allow it the files
+  do not say.
+* Lighter tools get their inertia to ±3σ_I in absolute terms (σ_I as in the table), and their mass and
+  centre of mass within the targets.
 """
 import pathlib
 import sys
@@ -118,6 +149,20 @@ def limits_of(robot):
     return table, (lower, -lower, np.full(n, 1.9), np.full(n, 5.0))
 
 
+URDFS = {"kuka_lwr4": "kuka_lwr4/kuka_lwr4.urdf", "ur10e": "ur10e/ur10e.urdf"}
+
+
+def own_limits(robot, name):
+    """The robot's own position and velocity limits (its URDF in ../shared/data; None without it) and |q̈| ≤ 5
+    rad/s² (neither file nor the data's README gives an acceleration limit)."""
+    from baseparam.excitation.limits import motion_limits
+    path = ROOT.parent / "shared" / "data" / URDFS[name]
+    if not path.is_file():
+        return None
+    lim = motion_limits(robot, str(path))
+    return lim.lower, lim.upper, lim.velocity, np.where(np.isfinite(lim.acceleration), lim.acceleration, 5.0)
+
+
 def payload_motion(robot, dt, duration=20.0, joints=3, criterion="cond"):
     """``excite --payload`` (the last ``joints`` joints move, the others held at the default bent pose; 20 s
     search budget, seed 0) under issue 25's limits, its period repeated for ``duration`` s at step dt."""
@@ -164,6 +209,12 @@ def main():
         print(f"{name}: no 20 s motion within {LIMITS} gives σ_I below {bounds[name].max():.2e} kg·m² "
               f"(largest element; {time.perf_counter() - start:.0f} s): the target (3σ_I ≤ 10 % λmax) needs "
               f"λmax ≥ {30 * bounds[name].max():.2e} kg·m²")
+        own = own_limits(robot, name)
+        if own is not None:
+            wide = state_bound(robot, noises[name], own, box_payload(1.0, np.random.default_rng(0)),
+                               samples=int(round(20.0 / dt)), starts=5000, refine=6)
+            print(f"{name}: within its URDF's own limits (|q̇| ≤ {np.round(own[2], 2).tolist()} rad/s, |q̈| ≤ 5): "
+                  f"σ_I ≥ {wide.max():.2e} kg·m², λmax ≥ {30 * wide.max():.2e} kg·m² for the target")
     for k, kind in enumerate(MOTIONS):
         print(f"motion: {kind}, 20 s")
         print(HEADER)
