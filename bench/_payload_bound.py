@@ -1,0 +1,144 @@
+"""Cramér–Rao bounds on a payload's inertia for a given motion and per-joint torque noise (bench_payload.py).
+
+With the robot model known, the payload torques are linear in its 10 pseudo parameters p:
+τ_t = W_t p + e_t, e_t ~ N(0, diag(σ_j²)) independent from sample to sample (white at the log's rate). The
+Fisher information is F = Σ_t W_tᵀ diag(σ_j⁻²) W_t, and no unbiased estimator of any function g(p) does better
+than cov ≥ (∂g/∂p) F⁻¹ (∂g/∂p)ᵀ. Here g is the inertia about the centre of mass (mass, centre and inertia
+from p, as :func:`baseparam.identification.payload.payload_physical`), so the bound already counts what the
+inertia about the centre loses to the mass's and the centre's own uncertainty.
+
+Noise of another colour enters through its power spectral density at the motion's frequencies only (Whittle):
+white noise of σ_j at the log's rate f_s stands for a spectrum 2σ_j²/f_s, which is how the measured noise of
+the real logs is expressed (``lwr4_noise``).
+"""
+import numpy as np
+
+from baseparam.identification.payload import payload_parameters, payload_physical
+
+
+def information(robot, q, qd, qdd, noise):
+    """Fisher information of the payload's 10 pseudo parameters, shape (10, 10).
+
+    Parameters
+    ----------
+    robot : Robot
+    q, qd, qdd : ndarray, shape (S, n)
+        The motion's samples at the log's rate.
+    noise : ndarray, shape (n,)
+        White torque noise per joint (N·m) at that rate.
+    """
+    from baseparam.dynamics.regressors import evaluate
+    from baseparam.model.parameters import ColumnLayout
+
+    columns = ColumnLayout(robot, "pseudo").link_columns[-1]
+    W = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)          # (S, n, 10)
+    Ww = W / np.asarray(noise, float)[None, :, None]
+    return np.einsum("sjr,sjc->rc", Ww, Ww)
+
+
+def _inertia(p):
+    m, c, I = payload_physical(p)
+    return np.concatenate([[m], c, I[np.triu_indices(3)]])
+
+
+def crb(F, payload):
+    """The bound's standard deviations of mass, centre (3,) and inertia about the centre (3, 3).
+
+    Parameters
+    ----------
+    F : ndarray, shape (10, 10)
+    payload : (mass, com (3,), inertia (3, 3))
+
+    Returns
+    -------
+    mass_std : float
+    com_std : ndarray, shape (3,)
+    inertia_std : ndarray, shape (3, 3)
+    """
+    p = payload_parameters(*payload)
+    g0 = _inertia(p)
+    J = np.zeros((len(g0), 10))
+    for k in range(10):          # the map is a rational function of p: central differences are exact to ~1e-10
+        h = 1e-6 * max(abs(p[k]), 1e-3)
+        d = np.zeros(10)
+        d[k] = h
+        J[:, k] = (_inertia(p + d) - _inertia(p - d)) / (2 * h)
+    s = np.sqrt(np.diag(J @ np.linalg.inv(F) @ J.T))
+    I = np.zeros((3, 3))
+    I[np.triu_indices(3)] = s[4:]
+    return float(s[0]), s[1:4], I + np.triu(I, 1).T
+
+
+def _directions(payload):
+    """Changes of the 10 pseudo parameters that move one element of the inertia about the centre by 1 kg·m²
+    (mass and centre held): the six elements' b_e, shape (6, 10), in the order of np.triu_indices(3)."""
+    _, com, _ = payload
+    out = []
+    for a, b in zip(*np.triu_indices(3)):
+        E = np.zeros((3, 3))
+        E[a, b] = E[b, a] = 1.0
+        out.append(payload_parameters(0.0, com, E))      # linear in the inertia; mass 0 drops the centre's terms
+    return np.array(out)
+
+
+def state_bound(robot, noise, limits, payload, samples, starts=20000, refine=12, seed=0):
+    """A lower bound on the inertia's standard deviation for ANY motion of ``samples`` samples within the limits.
+
+    For one element I_e of the inertia about the centre and any b with (∂I_e/∂p)·b = 1 (here: the change of
+    p that moves I_e alone, mass and centre held), Cauchy–Schwarz gives (∂I_e/∂p) F⁻¹ (∂I_e/∂p)ᵀ ≥ 1 / bᵀFb,
+    and bᵀFb = Σ_t f_e(q_t, q̇_t, q̈_t) ≤ samples · max f_e over the states the limits allow, where
+    f_e = Σ_j (W(q, q̇, q̈) b)_j² / σ_j² is one sample's information about I_e. So no motion does better than
+    σ_e ≥ 1 / √(samples · max f_e): the bound lets every sample sit at the most informative state at once,
+    which no motion can (it must also pass through the others), so it is generous to the motion.
+
+    The maximum over states: f_e is a convex quadratic of q̈ (W is affine in q̈), so for given q, q̇ it lies
+    at a vertex of the q̈ box; over q and q̇ it is found numerically — ``starts`` random states (q̇ and q̈ at
+    the vertices of their boxes) and bounded local ascents from the ``refine`` best. The figure is therefore
+    a bound up to the search's finding the global maximum, not a certificate.
+
+    Parameters
+    ----------
+    robot : Robot
+    noise : ndarray, shape (n,)
+        White torque noise per joint (N·m) at the log's rate.
+    limits : (lower (n,), upper (n,), velocity (n,), acceleration (n,))
+    payload : (mass, com (3,), inertia (3, 3))
+    samples : int
+        Samples of the motion (duration × rate).
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+        The bound on each element's standard deviation.
+    """
+    from scipy.optimize import minimize
+
+    from baseparam.dynamics.regressors import evaluate
+    from baseparam.model.parameters import ColumnLayout
+
+    columns = ColumnLayout(robot, "pseudo").link_columns[-1]
+    lo, hi, vel, acc = (np.asarray(a, float) for a in limits)
+    n = robot.n_dof
+    w = 1.0 / np.asarray(noise, float)
+    B = _directions(payload)
+    rng = np.random.default_rng(seed)
+
+    def info(q, qd, qdd):           # (S, 6): f_e of each state and element
+        W = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)      # (S, n, 10)
+        return np.einsum("sje->se", (np.einsum("sjc,ec->sje", W, B) * w[None, :, None]) ** 2)
+
+    q = rng.uniform(lo, hi, (starts, n))
+    qd = rng.choice([-1.0, 1.0], (starts, n)) * vel
+    qdd = rng.choice([-1.0, 1.0], (starts, n)) * acc
+    f = info(q, qd, qdd)
+    best = f.max(axis=0)
+    box = [(a, b) for a, b in zip(lo, hi)] + [(-v, v) for v in vel] + [(-a, a) for a in acc]
+    for e in range(6):
+        for s in np.argsort(f[:, e])[-refine:]:
+            x0 = np.concatenate([q[s], qd[s], qdd[s]])
+            r = minimize(lambda x: -info(x[None, :n], x[None, n:2 * n], x[None, 2 * n:])[0, e], x0,
+                         method="L-BFGS-B", bounds=box, options={"maxiter": 200})
+            best[e] = max(best[e], -r.fun)
+    out = np.zeros((3, 3))
+    out[np.triu_indices(3)] = 1.0 / np.sqrt(samples * best)
+    return out + np.triu(out, 1).T
