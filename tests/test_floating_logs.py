@@ -280,3 +280,41 @@ def test_lowpass_of_noisy_poses(space, tmp_path):
     np.testing.assert_allclose(values, reference.values, rtol=1e-10, atol=1e-10 * np.abs(reference.values).max())
     one_line_error(invoke(SPACE, bag, "--route", "momentum", "--known", "mass=448", "--cutoff", "15"),
                    "cut-off 15 Hz", "Nyquist")
+
+
+def _parquet_variants(log, path):
+    """A floating-base Parquet log written by baseparam, then damaged one way at a time (name → table)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    table = pq.read_table(bp.write_trajectory(log, path))
+    q = table.column("q").to_pylist()
+    # rows of 12 and 14 values alternating: S · 13 values in all, as many as the right rows hold
+    ragged = [row[:-1] if r % 2 == 0 else row + [0.5] for r, row in enumerate(q)]
+    if len(q) % 2:
+        ragged[-1] = q[-1]
+    return {
+        "ragged": (table.set_column(1, "q", pa.array(ragged, type=pa.list_(pa.float64()))), "row 0"),
+        "text times": (table.set_column(0, "t", pa.array([str(x) for x in log.t])), "column t"),
+        "list times": (table.set_column(0, "t", table.column("q")), "column t"),
+        "text values": (table.set_column(1, "q", pa.array([["a"] * 13] * log.n_samples)), "column q"),
+        "metadata names": (table.replace_schema_metadata({"baseparam.floating": '{"joint_names": 5}'}), "joint_names"),
+    }
+
+
+def test_damaged_parquet_refused_in_one_line(space, tmp_path):
+    # Rows of other lengths than the robot's 13 q values (a total that happens to match S · 13), times or values
+    # as text, names that are no list: one DataError line naming the file and the column, not a shifted log
+    # or a traceback.
+    import pyarrow.parquet as pq
+    robot = bp.load_robot(SPACE)
+    for name, (table, where) in _parquet_variants(space.log, tmp_path / "good.parquet").items():
+        path = tmp_path / f"{name.replace(' ', '_')}.parquet"
+        pq.write_table(table, path)
+        with pytest.raises(bp.DataError, match=where) as info:
+            bp.read_trajectory(path, robot=robot)
+        assert str(path) in str(info.value) and "\n" not in str(info.value), name
+    # metadata of another writer (a JSON list): ignored, the columns are the log
+    table = pq.read_table(tmp_path / "good.parquet")
+    pq.write_table(table.replace_schema_metadata({"baseparam.floating": "[1, 2]"}), tmp_path / "other.parquet")
+    back = bp.read_trajectory(tmp_path / "other.parquet", robot=robot)
+    np.testing.assert_array_equal(back.q, space.log.q)

@@ -295,16 +295,23 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     return replace(traj, wrenches=w, contacts=names if w is not None else ())
 
 
+def _numeric(pa, value_type):
+    return pa.types.is_floating(value_type) or pa.types.is_integer(value_type)
+
+
 def _parquet_array(table, name, width, source):
     import pyarrow as pa
+    import pyarrow.compute as pc
     column = table.column(name).combine_chunks()
     if not (pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type) or
-            pa.types.is_large_list(column.type)) or column.null_count:
+            pa.types.is_large_list(column.type)) or column.null_count or not _numeric(pa, column.type.value_type):
         raise DataError(f"{source}: column {name}: expected a list of {width} numbers per row")
+    # each row's own length: a total of S·width alone would let rows of other lengths shift the values
+    lengths = np.asarray(pc.list_value_length(column).to_numpy(zero_copy_only=False), dtype=np.int64)
+    if (lengths != width).any():
+        r = int(np.argmax(lengths != width))
+        raise DataError(f"{source}: column {name}: expected {width} values per row, got {lengths[r]} in row {r}")
     flat = column.flatten().to_numpy(zero_copy_only=False)
-    if flat.size != len(column) * width:
-        raise DataError(f"{source}: column {name}: expected {width} values per row, got {flat.size} in "
-                        f"{len(column)} rows")
     return np.asarray(flat, dtype=np.float64).reshape(len(column), width)
 
 
@@ -323,12 +330,23 @@ def _read_floating_parquet(source, robot, names):
         info = json.loads(meta) if meta else {}
     except ValueError:
         info = {}
+    if not isinstance(info, dict):       # metadata of another writer: the file's columns say all that is needed
+        info = {}
+    for key in ("joint_names", "contacts"):
+        listed = info.get(key)
+        if listed is not None and not (isinstance(listed, list) and all(isinstance(v, str) for v in listed)):
+            raise DataError(f"{source}: metadata baseparam.floating: {key}: expected a list of names, got "
+                            f"{type(listed).__name__}")
     n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
     for key in ("t", "q", "qd"):
         if key not in table.column_names:
             raise DataError(f"{source}: no column {key!r} (a floating-base Parquet log has t, q, qd, qdd, tau, "
                             "wrenches)")
-    t = np.asarray(table.column("t").to_numpy(zero_copy_only=False), dtype=np.float64)
+    import pyarrow as pa
+    t_column = table.column("t")
+    if not _numeric(pa, t_column.type):
+        raise DataError(f"{source}: column t: {t_column.type} values, not times in s")
+    t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
     arrays = {k: _parquet_array(table, k, w, source) for k, w in (("q", n_q), ("qd", n_v), ("qdd", n_v), ("tau", n_v))
               if k in table.column_names}
     wrenches = None
