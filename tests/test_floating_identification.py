@@ -375,3 +375,25 @@ def test_fit_is_the_exact_least_squares_whatever_the_blas_threads():
     assert unit[0] / unit[-1] > 1e5                      # the ill-conditioned case this is about
     theta = np.linalg.lstsq(Aw, (y / sigma).ravel(), rcond=None)[0]
     np.testing.assert_allclose(result.unconstrained, theta, rtol=0, atol=1e-9 * np.abs(theta).max())
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_fewer_rows_than_unknowns_solved_as_the_minimum_norm_least_squares(constrained):
+    # solo12's base route over 10 samples has 60 rows for 93 free combinations: the QR's R then has fewer rows
+    # than columns. The answer is still a least-squares one: here (a consistent system) every row and constraint
+    # met, and the minimum-norm φ in the unit-column scaling, as numpy's lstsq finds it.
+    from baseparam.identification.floating import _constrained_lstsq
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(6, 10)) * np.logspace(0, 3, 10)
+    y = A @ rng.normal(size=10)
+    G, g = (np.eye(10)[:1], np.array([2.5])) if constrained else (np.zeros((0, 10)), np.zeros(0))
+    theta, cov, dof = _constrained_lstsq(A, y, G, g)
+    np.testing.assert_allclose(A @ theta, y, rtol=0, atol=1e-9 * np.abs(y).max())
+    np.testing.assert_allclose(G @ theta, g, rtol=0, atol=1e-12)
+    Z = np.linalg.svd(G)[2][1:].T if constrained else np.eye(10)      # the null space basis it takes
+    theta_p = np.linalg.lstsq(G, g, rcond=None)[0] if constrained else np.zeros(10)
+    AZ = A @ Z
+    d = np.linalg.norm(AZ, axis=0)
+    phi = np.linalg.lstsq(AZ / d, y - A @ theta_p, rcond=None)[0] / d
+    np.testing.assert_allclose(theta, theta_p + Z @ phi, rtol=1e-9, atol=1e-12)
+    assert cov.shape == (10, 10) and np.isfinite(cov).all() and dof == 1

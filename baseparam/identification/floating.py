@@ -385,6 +385,8 @@ def _constrained_lstsq(A, y, G, g):
     # the right-hand side as one more column: R's last column is Qᵀb (Householder goes column by column,
     # so R[:n, :n] is that of A Z / d alone) — Q itself is never formed
     T = np.linalg.qr(np.column_stack([AZ / d, b]), mode="r")
+    if T.shape[0] < n + 1:      # fewer rows than unknowns: R padded with zero rows (the same least squares) to n × n
+        T = np.vstack([T, np.zeros((n + 1 - T.shape[0], n + 1))])
     U, s, Vt = np.linalg.svd(T[:n, :n])
     keep = s > max(AZ.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
     W = Vt[keep].T / s[keep]                          # (R Z)⁺ = V S⁻¹ Uᵀ on what the data see
