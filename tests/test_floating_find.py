@@ -350,3 +350,32 @@ def test_momentum_route_sees_what_pinocchios_momentum_sees(which):
     assert not E[:, drives].any() and not H[:, drives].any()
     if which == "space":
         assert len(E) == 52
+
+
+@needs_examples
+@pytest.mark.parametrize("tips", ["FL_FOOT", "FL_FOOT,HR_FOOT"])
+def test_floating_with_tip_is_pinocchios_reduced_free_flyer(tips):
+    # --floating --tip: the legs off the paths to the tips locked at q = 0 on the flying root, as pinocchio's
+    # buildReducedModel of the free-flyer model locks them: the same torques and the same regressor rank.
+    path = str(EXAMPLES["solo12.urdf"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the URDF's tiny round-offs
+        robot = bp.load_robot(path, floating=True, tip=tips)
+    full = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    legs = [tip[:2] for tip in tips.split(",")]
+    model = pin.buildReducedModel(full, [full.getJointId(n) for n in full.names[2:] if n[:2] not in legs],
+                                  pin.neutral(full))
+    data = model.createData()
+    rng = np.random.default_rng(7)
+    rows = []
+    for _ in range(30):
+        q = pin.randomConfiguration(model)
+        q[:3] = rng.normal(size=3)
+        v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+        rows.append(pin.computeJointTorqueRegressor(model, data, q, v, a).copy())
+        tau = pin.rnea(model, data, q, v, a)
+        ours = bp.inverse_dynamics(bp.Model(robot), q[None], v[None], a[None])[0]
+        np.testing.assert_allclose(ours, tau, rtol=0, atol=1e-12 * max(1.0, np.abs(tau).max()))
+    Y = np.vstack(rows)
+    s = np.linalg.svd(Y / np.maximum(np.linalg.norm(Y, axis=0), 1e-300), compute_uv=False)
+    assert robot.n_dof == 3 * len(legs) and bp.find_base_parameters(robot).rank == int((s > 1e-9 * s[0]).sum())
