@@ -318,3 +318,19 @@ def test_damaged_parquet_refused_in_one_line(space, tmp_path):
     pq.write_table(table.replace_schema_metadata({"baseparam.floating": "[1, 2]"}), tmp_path / "other.parquet")
     back = bp.read_trajectory(tmp_path / "other.parquet", robot=robot)
     np.testing.assert_array_equal(back.q, space.log.q)
+
+
+@pytest.mark.parametrize("pose_only", [False, True])
+def test_base_orientation_not_a_unit_quaternion_refused(space, tmp_path, pose_only):
+    # A default-constructed orientation (0, 0, 0, 0) in one base message: at the joint states' own stamps it
+    # would go into the fit as it is (nothing is interpolated or renormalized there); refused in one line.
+    log = space.log
+    q = log.q.copy()
+    q[9, 3:7] = 0.0
+    bag = rosbags_bag(tmp_path / "bag", log.t, q, log.qd, pose_only=pose_only)
+    one_line_error(invoke(SPACE, bag, "--route", "momentum", "--known", "mass=448"), "topic /base", "message 9",
+                   "not a unit quaternion")
+    # the log's own orientations (unit to round-off) are read
+    good = bp.read_trajectory(rosbags_bag(tmp_path / "good", log.t, log.q, log.qd, pose_only=pose_only),
+                              robot=bp.load_robot(SPACE))
+    np.testing.assert_allclose(good.q, log.q, rtol=0, atol=1e-12)

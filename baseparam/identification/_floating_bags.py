@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import QUATERNION_SLACK
 from ..errors import DataError
 from ._record import _one_line
 
@@ -125,6 +126,17 @@ def _stream(topic, entry, source, clock, extra, kind, notes):
         i = int(np.argmax(bad.any(axis=1)))
         raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
                         f"{_short(entry[0]).rsplit('/', 1)[-1]} (a value is not a finite number)")
+    if kind != "wrench":
+        # the slack the fit allows (baseparam._validation), here where the file and message can be
+        # named: a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need
+        # no interpolation, and was refused there without either
+        norm = np.linalg.norm(values[:, 3:7], axis=1)
+        off = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
+        if off.any():
+            i = int(np.argmax(off))
+            raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
+                            f"{_short(entry[0]).rsplit('/', 1)[-1]} (orientation of norm {norm[i]:.6g}, "
+                            "not a unit quaternion)")
     if clock == "header" and not stamps.any():
         notes.append(f"{source}: topic {topic}: header stamps all zero; its receive times are used")
         clock = "receive"
