@@ -127,7 +127,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes):
         raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
                         f"{_short(entry[0]).rsplit('/', 1)[-1]} (a value is not a finite number)")
     if kind != "wrench":
-        # the slack the fit allows (baseparam._validation), here where the file and message can be
+        # the slack the fit allows (_validation.unit_quaternions), here where the file and message can be
         # named: a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need
         # no interpolation, and was refused there without either
         norm = np.linalg.norm(values[:, 3:7], axis=1)
