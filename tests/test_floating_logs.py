@@ -334,3 +334,15 @@ def test_base_orientation_not_a_unit_quaternion_refused(space, tmp_path, pose_on
     good = bp.read_trajectory(rosbags_bag(tmp_path / "good", log.t, log.q, log.qd, pose_only=pose_only),
                               robot=bp.load_robot(SPACE))
     np.testing.assert_allclose(good.q, log.q, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("ext", ["csv", "npz", "parquet"])
+def test_file_with_a_zero_base_quaternion_refused_naming_it(space, tmp_path, ext):
+    # As in a bag: refused when read, one line naming the file and the sample (the fit refused it without either)
+    log = dataclasses.replace(space.log, q=space.log.q.copy())
+    log.q[4, 3:7] = 0.0
+    path = bp.write_trajectory(log, tmp_path / f"log.{ext}")
+    with pytest.raises(bp.DataError, match=r"log\.\w+: field q: the base quaternion .* sample 4 has norm 0;") as info:
+        bp.read_trajectory(path, robot=bp.load_robot(SPACE))
+    assert "\n" not in str(info.value)
+    one_line_error(invoke(SPACE, path, "--route", "momentum", "--known", "mass=448"), f"log.{ext}", "sample 4")

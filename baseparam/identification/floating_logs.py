@@ -290,9 +290,22 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
             raise DataError(f"{source}: {name}={value!r} applies to ROS bags, not {ext or 'this'} files")
     names = tuple(name for name, _ in contact_topics(contacts))
     if ext == ".parquet":
-        return _read_floating_parquet(source, robot, names)
+        return _unit_orientations(_read_floating_parquet(source, robot, names))
     traj, w = read_floating_log(source, robot, len(names))
-    return replace(traj, wrenches=w, contacts=names if w is not None else ())
+    return _unit_orientations(replace(traj, wrenches=w, contacts=names if w is not None else ()))
+
+
+def _unit_orientations(traj):
+    """The log, its base quaternions unit within the fit's slack (_validation.unit_quaternions), checked here where
+    the file can be named (the fit refused them without it)."""
+    from .._validation import QUATERNION_SLACK
+    norm = np.linalg.norm(traj.q[:, 3:7], axis=1)
+    off = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
+    if off.any():
+        s = int(np.argmax(off))
+        raise DataError(f"{traj.source}: field q: the base quaternion (x, y, z, w) of sample {s} has norm "
+                        f"{norm[s]:.6g}; expected a unit quaternion")
+    return traj
 
 
 def _numeric(pa, value_type):
