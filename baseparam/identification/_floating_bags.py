@@ -24,12 +24,19 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import QUATERNION_SLACK
 from ..errors import DataError
 from ._record import _one_line
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 WRENCH_TYPE = "geometry_msgs/WrenchStamped"
+# tf2's test of a usable orientation, |‖q‖² − 1| ≤ 0.01: beyond it no rounding explains the norm (the message is
+# damaged); within it interpolation and the low-pass renormalize, and the fit checks its own slack
+ORIENTATION_SLACK = 0.01
+
+
+def not_unit(norm):
+    """Where quaternion norms (S,) are beyond ORIENTATION_SLACK (or not numbers)."""
+    return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
 
 
 def _short(msgtype):
@@ -127,11 +134,10 @@ def _stream(topic, entry, source, clock, extra, kind, notes):
         raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
                         f"{_short(entry[0]).rsplit('/', 1)[-1]} (a value is not a finite number)")
     if kind != "wrench":
-        # the slack the fit allows (_validation.unit_quaternions), here where the file and message can be
-        # named: a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need
-        # no interpolation, and was refused there without either
+        # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
+        # interpolation, and was refused there without the file or message
         norm = np.linalg.norm(values[:, 3:7], axis=1)
-        off = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
+        off = not_unit(norm)
         if off.any():
             i = int(np.argmax(off))
             raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "

@@ -296,11 +296,11 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
 
 
 def _unit_orientations(traj):
-    """The log, its base quaternions unit within the fit's slack (_validation.unit_quaternions), checked here where
-    the file can be named (the fit refused them without it)."""
-    from .._validation import QUATERNION_SLACK
+    """The log, its base quaternions unit as a bag's orientations must be (_floating_bags.ORIENTATION_SLACK),
+    checked here where the file can be named (the fit refused an all-zero one without it)."""
+    from ._floating_bags import not_unit
     norm = np.linalg.norm(traj.q[:, 3:7], axis=1)
-    off = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
+    off = not_unit(norm)
     if off.any():
         s = int(np.argmax(off))
         raise DataError(f"{traj.source}: field q: the base quaternion (x, y, z, w) of sample {s} has norm "
