@@ -81,3 +81,16 @@ def stderr_on_a_terminal(*args):
         seen += chunk
     os.close(master)
     return proc.wait(timeout=600), seen
+
+
+@pytest.fixture(scope="session")
+def space():
+    """Liu et al.'s space robot floating free under joint torques, 10 s at 20 Hz, with velocity and twist noise
+    (``bp.free_floating_experiment``): the floating logs' and the CLI's tests read it."""
+    import numpy as np
+
+    import baseparam as bp
+    model = bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml"))
+    k = np.arange(1, 7)
+    return bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
+                                       noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)

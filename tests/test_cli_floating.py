@@ -38,14 +38,6 @@ def compare(out_file, reference, truth):
     return out
 
 
-@pytest.fixture(scope="module")
-def space():
-    model = bp.Model(bp.load_robot(SPACE))
-    k = np.arange(1, 7)
-    return bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
-                                       noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)
-
-
 @pytest.mark.parametrize("ext", ["csv", "npz"])
 def test_logs_read_back_bit_for_bit(space, tmp_path, ext):
     path = tmp_path / f"log.{ext}"

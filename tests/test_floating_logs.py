@@ -21,12 +21,6 @@ from test_floating_identification import SPACE, needs_solo, stance_experiment
 FIELDS = ("t", "q", "qd", "qdd", "tau", "wrenches")
 
 
-@pytest.fixture(scope="module")
-def space():
-    model = bp.Model(bp.load_robot(SPACE))
-    k = np.arange(1, 7)
-    return bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
-                                       noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)
 
 
 def invoke(*args):

@@ -238,11 +238,11 @@ def _decode_topic(topic, entry, source):
     return streams, damaged
 
 
-def _decode_generic(topic, entry, path, source):
-    """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
-    (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
+def deserializer(topic, entry, source):
+    """rosbags' deserializer of a topic's message type (ROS 1 or CDR), its definition registered from the
+    bag; an unusable definition is refused in one line."""
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
-    msgtype, ros1, pieces, msgdef = entry
+    msgtype, ros1, _, msgdef = entry
     store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
     if msgtype not in store.types:
         try:
@@ -250,7 +250,14 @@ def _decode_generic(topic, entry, path, source):
         except Exception as exc:         # rosbags' parser errors: an unusable definition
             raise DataError(f"{source}: topic {topic}: type {msgtype or 'unknown'}: no usable message definition "
                             f"in the bag ({_one_line(exc)})") from None
-    deserialize = store.deserialize_ros1 if ros1 else store.deserialize_cdr
+    return store.deserialize_ros1 if ros1 else store.deserialize_cdr
+
+
+def _decode_generic(topic, entry, path, source):
+    """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
+    (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
+    msgtype, ros1, pieces, msgdef = entry
+    deserialize = deserializer(topic, entry, source)
     stamps, received, order, values, damaged = [], [], [], [], []
     for rows, log_times, indices in pieces:
         if isinstance(rows, tuple):            # a JointState topic, decoded as such by the reader

@@ -85,18 +85,9 @@ def _base_candidates(path):
 def _messages(topic, entry, source):
     """(stamps s, receive times s, indices, messages) of a topic, deserialized by rosbags one at a time;
     a message that does not deserialize is refused in one line."""
-    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
-
-    from ._bags import _ns_to_s
+    from ._bags import _ns_to_s, deserializer
     msgtype, ros1, pieces, msgdef = entry
-    store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
-    if msgtype not in store.types:
-        try:
-            store.register(get_types_from_msg(msgdef, msgtype))
-        except Exception as exc:         # rosbags' parser errors: an unusable definition
-            raise DataError(f"{source}: topic {topic}: type {msgtype or 'unknown'}: no usable message definition "
-                            f"in the bag ({_one_line(exc)})") from None
-    deserialize = store.deserialize_ros1 if ros1 else store.deserialize_cdr
+    deserialize = deserializer(topic, entry, source)
     items = []
     for rows, log_times, order in pieces:
         for i in range(rows.shape[0]):
