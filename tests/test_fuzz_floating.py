@@ -1,0 +1,146 @@
+"""Fuzzing the floating-base inputs of `baseparam identify ROBOT LOG --route … --contacts C.yaml` (issue 28, third
+round): floating-base logs (CSV and NPZ) damaged byte by byte and cell by cell, and contact files built to attack
+the YAML reader (non-UTF-8 bytes, keys twice, YAML 1.1 spellings, depth and alias bombs, Python tags, names that
+forge output lines).
+
+``read_floating_log`` returns finite arrays or raises a one-line :class:`BaseParamError` naming the file;
+``read_contacts`` likewise, with a message of bounded length; ``baseparam identify`` exits 0 or 2, no traceback.
+Derandomized and bounded (a few seconds)."""
+import io
+import zipfile
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import baseparam as bp
+from baseparam.cli import main
+from baseparam.errors import BaseParamError
+from baseparam.identification.floating_logs import read_contacts, read_floating_log, write_floating_log
+from conftest import ROOT
+from test_fuzz_logs import EDITS, damage
+
+SPACE = str(ROOT / "robots" / "space_robot.yaml")
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+CELLS = ["nan", "inf", "-inf", "1e400", "", "abc", "0x10", "1+2j", "True", "\x00", "é", "1,2"]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """The space robot drifting freely for 1 s (21 samples), as CSV and NPZ, with two contacts' wrenches."""
+    folder = tmp_path_factory.mktemp("valid")
+    model = bp.Model(bp.load_robot(SPACE))
+    k = np.arange(1, 7)
+    ex = bp.free_floating_experiment(model, np.linspace(0, 1, 21), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
+    w = np.random.default_rng(0).normal(size=(ex.log.n_samples, 2, 6))
+    for ext in ("csv", "npz"):
+        write_floating_log(folder / f"log.{ext}", ex.log, w)
+    (folder / "contacts.yaml").write_text("contacts:\n  - {link: 3, xyz: [0.1, 0, 0]}\n  - {link: 6}\n")
+    return folder
+
+
+def check_read(path, contacts=2):
+    robot = bp.load_robot(SPACE)
+    try:
+        traj, w = read_floating_log(path, robot, contacts)
+    except BaseParamError as exc:
+        message = str(exc)
+        assert "\n" not in message and str(path) in message and len(message) < 500, message
+        return None
+    for field in ("t", "q", "qd", "qdd", "tau"):
+        values = getattr(traj, field)
+        assert values is None or np.isfinite(values).all(), field
+    assert w is None or np.isfinite(w).all()
+    return traj
+
+
+@FUZZ
+@given(ext=st.sampled_from(["csv", "npz"]), edits=EDITS)
+def test_damaged_bytes(logs, tmp_path_factory, ext, edits):
+    path = tmp_path_factory.mktemp("bytes") / f"damaged.{ext}"
+    path.write_bytes(damage((logs / f"log.{ext}").read_bytes(), edits))
+    check_read(path)
+
+
+@FUZZ
+@given(row=st.integers(0, 21), col=st.integers(0, 120), cell=st.sampled_from(CELLS),
+       newline=st.sampled_from(["\n", "\r\n", "\r"]))
+def test_damaged_csv_cells(logs, tmp_path_factory, row, col, cell, newline):
+    lines = (logs / "log.csv").read_text().splitlines()
+    cells = lines[row].split(",")
+    cells[col % len(cells)] = cell
+    lines[row] = ",".join(cells)
+    path = tmp_path_factory.mktemp("cells") / "damaged.csv"
+    path.write_bytes((newline.join(lines) + newline).encode("utf-8"))
+    check_read(path)
+
+
+def npz_member(array):
+    out = io.BytesIO()
+    np.save(out, array)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("change", ["twice", "text", "complex", "object", "cut", "huge"])
+def test_npz_archives(logs, tmp_path, change):
+    """Members numpy's np.load would take (the last of two names), unpickle, or read as text; a cut archive."""
+    path = tmp_path / "log.npz"
+    path.write_bytes((logs / "log.npz").read_bytes())
+    if change == "cut":
+        path.write_bytes(path.read_bytes()[:1000])
+    elif change == "twice":
+        with zipfile.ZipFile(path, "a") as z, pytest.warns(UserWarning):
+            z.writestr("q.npy", npz_member(np.zeros((21, 13))))
+    else:
+        with np.load(logs / "log.npz") as z:
+            arrays = dict(z)
+        arrays["qd"] = {"text": arrays["qd"].astype(str), "complex": arrays["qd"] + 1j,
+                        "huge": np.zeros((21, 13))}.get(change, arrays["qd"])
+        if change == "object":
+            arrays["qd"] = np.array([None] * 21, dtype=object)
+            np.savez(path, allow_pickle=True, **arrays)
+        else:
+            np.savez(path, **arrays)
+    with pytest.raises(BaseParamError, match=r"log\.npz"):
+        read_floating_log(path, bp.load_robot(SPACE), 2)
+
+
+BOMB = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6))
+CONTACTS = {
+    "latin-1": b"contacts:\n  - {link: 3, name: caf\xe9}\n",
+    "twice": b"contacts:\n  - {link: 3}\ncontacts:\n  - {link: 4}\n",
+    "octal": b"contacts:\n  - {link: 3, xyz: [010, 0, 0]}\n",
+    "sexagesimal": b"contacts:\n  - {link: 3, xyz: [1:30, 0, 0]}\n",
+    "deep": b"contacts: " + b"[" * 3000 + b"]" * 3000 + b"\n",
+    "python tag": b"contacts:\n  - !!python/object/apply:os.getcwd []\n",
+    "forged line": b'contacts:\n  - {link: 3, name: "a\\nbaseparam: done"}\n',
+    "alias bomb xyz": (BOMB + "contacts:\n  - {link: 3, xyz: *g}\n").encode(),
+    "alias bomb link": (BOMB + "contacts:\n  - {link: *g}\n").encode(),
+    "keys of two types": b"contacts:\n  - {link: 3, 5: x, a: y}\n",
+    "absurd xyz": b"contacts:\n  - {link: 3, xyz: [1e300, 0, 0]}\n",
+    "empty": b"",
+}
+
+
+@pytest.mark.parametrize("case", list(CONTACTS))
+def test_contact_files(tmp_path, case):
+    path = tmp_path / "contacts.yaml"
+    path.write_bytes(CONTACTS[case])
+    with pytest.raises(BaseParamError) as caught:
+        read_contacts(path, bp.load_robot(SPACE))
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message and len(message) < 500, message
+
+
+@settings(FUZZ, max_examples=25)
+@given(ext=st.sampled_from(["csv", "npz"]), edits=EDITS, route=st.sampled_from(["torques", "base", "momentum"]))
+def test_identify_exits_0_or_2(logs, tmp_path_factory, ext, edits, route):
+    path = tmp_path_factory.mktemp("cli") / f"damaged.{ext}"
+    path.write_bytes(damage((logs / f"log.{ext}").read_bytes(), edits))
+    extra = ["--contacts", str(logs / "contacts.yaml")] if route != "momentum" else ["--known", "mass=448"]
+    result = CliRunner().invoke(main, ["identify", SPACE, str(path), "--route", route, *extra])
+    assert result.exit_code in (0, 2), result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
