@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import baseparam as bp
 from baseparam.cli import main
 from baseparam.errors import BaseParamError
+from baseparam.excitation.static_poses import suggest_static_poses
 from baseparam.identification.floating_logs import read_contacts, read_floating_log, write_floating_log
 from conftest import ROOT
 from test_fuzz_logs import EDITS, damage
@@ -144,3 +145,16 @@ def test_identify_exits_0_or_2(logs, tmp_path_factory, ext, edits, route):
     result = CliRunner().invoke(main, ["identify", SPACE, str(path), "--route", route, *extra])
     assert result.exit_code in (0, 2), result.output
     assert "Traceback" not in result.output and "internal error" not in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [["payload", "--suggest-poses", "4"], ["excite", "--payload"]])
+@pytest.mark.parametrize("value", ["1e300", "-1e9"])
+def test_held_pose_of_joints_without_limits_is_bounded(tmp_path, command, value):
+    """A joint without position limits still has no position of 1e300 rad (the dynamics' products overflow)."""
+    with pytest.raises(BaseParamError, match=r"pose: joint 1: .* is not a joint position"):
+        suggest_static_poses(bp.load_robot(ROOT / "robots" / "ur5.yaml"), 4, pose=[float(value)] + [0.5] * 5)
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n" + "  - {qd: 2, qdd: 5}\n" * 6)
+    args = [command[0], str(ROOT / "robots" / "ur5.yaml"), *command[1:], "--pose", ",".join([value] + ["0.5"] * 5)]
+    result = CliRunner().invoke(main, args + (["--limits", str(limits)] if command[0] == "excite" else []))
+    assert result.exit_code == 2 and "is not a joint position" in result.output, result.output

@@ -249,8 +249,9 @@ def read_contacts(path, robot=None):
     try:
         doc = _load_yaml(_decode(data))
     except _Invalid as exc:
-        raise DataError(exc.format(path).replace("empty description: expected a YAML mapping with at least "
-                                                 "`joints`", "empty file: expected contacts: [...]")) from None
+        message = exc.format(path).replace("invalid YAML", "not YAML")      # the words this reader always used
+        raise DataError(message.replace("empty description: expected a YAML mapping with at least `joints`",
+                                        "empty file: expected contacts: [...]")) from None
     items = doc.get("contacts") if isinstance(doc, dict) else None
     if not isinstance(items, list) or not items:
         raise DataError(f"{path}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
