@@ -204,7 +204,7 @@ class PayloadResult:
         from .._validation import check_option
         from ..model.attach import urdf_with_payload
         from ..model.robot import robot_to_yaml
-        from ..model.urdf_writer import robot_to_urdf
+        from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
         from ..model.loading import load_robot
         from ..model.robot import require_robot
@@ -216,10 +216,7 @@ class PayloadResult:
             return robot_to_yaml(attached)
         if robot.from_urdf_text:
             return urdf_with_payload(robot, self.mass, self.com, self.inertia)
-        if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
-            # a URDF has no gravity: its readers take (0, 0, -9.81), and the file would have other dynamics
-            raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
-                                "take 0, 0, -9.81); write the robot as .yaml")
+        check_urdf_gravity(robot)
         bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
                   else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
         return robot_to_urdf(attached, bodies)
