@@ -158,3 +158,20 @@ def test_held_pose_of_joints_without_limits_is_bounded(tmp_path, command, value)
     args = [command[0], str(ROOT / "robots" / "ur5.yaml"), *command[1:], "--pose", ",".join([value] + ["0.5"] * 5)]
     result = CliRunner().invoke(main, args + (["--limits", str(limits)] if command[0] == "excite" else []))
     assert result.exit_code == 2 and "is not a joint position" in result.output, result.output
+
+
+def test_undetermined_payload_deviations_are_not_printed_as_nan(tmp_path):
+    """A static payload fit whose mass clips to 0 leaves the centre of mass undetermined: NaN in the result
+    (null in the JSON), 'undetermined' in the text, never 'nan' (the fuzzing round's rule: no NaN shown)."""
+    robot = bp.load_robot(ROOT / "robots" / "ur5.yaml")
+    t = np.arange(600) / 100.0
+    q = 0.5 * np.sin(t[:, None] * 2 * np.pi * 0.2 * np.arange(1, 7) + np.arange(6))
+    qd = np.gradient(q, t, axis=0)
+    p = np.random.default_rng(0).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard)
+    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, np.gradient(qd, t, axis=0)) + 0.01
+    header = ",".join(["t"] + [f"{f}{k}" for f in ("q", "qd", "tau") for k in range(1, 7)])
+    np.savetxt(tmp_path / "log.csv", np.column_stack([t, q, qd, tau]), delimiter=",", header=header, comments="")
+    result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "ur10e_cad.yaml"), str(tmp_path / "log.csv"),
+                                       "--static", "--still-duration", "0"])
+    assert result.exit_code == 0, result.output
+    assert "undetermined" in result.output and "nan" not in result.output.lower(), result.output
