@@ -1,10 +1,11 @@
-"""Fuzzing the floating-base inputs of `baseparam identify ROBOT LOG --route … --contacts C.yaml` (issue 28, third
-round): floating-base logs (CSV and NPZ) damaged byte by byte and cell by cell, and contact files built to attack
-the YAML reader (non-UTF-8 bytes, keys twice, YAML 1.1 spellings, depth and alias bombs, Python tags, names that
-forge output lines).
+"""Fuzzing this round's newest surfaces (issue 28, third round). The floating-base inputs of
+`baseparam identify ROBOT LOG --route … --contacts C.yaml`: floating-base logs (CSV and NPZ) damaged byte by
+byte and cell by cell, and contact files built to attack the YAML reader (non-UTF-8 bytes, keys twice, YAML 1.1
+spellings, depth and alias bombs, Python tags, names that forge output lines).
 
 ``read_floating_log`` returns finite arrays or raises a one-line :class:`BaseParamError` naming the file;
 ``read_contacts`` likewise, with a message of bounded length; ``baseparam identify`` exits 0 or 2, no traceback.
+Then the payload's held pose and undetermined deviations, and the closed-form equations' term bound.
 Derandomized and bounded (a few seconds)."""
 import io
 import zipfile
@@ -175,3 +176,11 @@ def test_undetermined_payload_deviations_are_not_printed_as_nan(tmp_path):
                                        "--static", "--still-duration", "0"])
     assert result.exit_code == 0, result.output
     assert "undetermined" in result.output and "nan" not in result.output.lower(), result.output
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_equations_term_bound_is_a_positive_number(value):
+    """--max-terms 0 or -1 refused at once, not after the projection as 'more than -1 terms'."""
+    result = CliRunner().invoke(main, ["equations", str(ROOT / "robots" / "planar_rrr.yaml"), "--max-terms", value])
+    assert result.exit_code == 2 and f"--max-terms: expected a whole number ≥ 1, got {value}" in result.output, \
+        result.output
