@@ -184,3 +184,22 @@ def test_equations_term_bound_is_a_positive_number(value):
     result = CliRunner().invoke(main, ["equations", str(ROOT / "robots" / "planar_rrr.yaml"), "--max-terms", value])
     assert result.exit_code == 2 and f"--max-terms: expected a whole number ≥ 1, got {value}" in result.output, \
         result.output
+
+
+@pytest.mark.parametrize("listed", ["../elsewhere/outside.mcap", "ABSOLUTE"])
+def test_bag_folder_reads_no_file_outside_it(tmp_path, listed):
+    """A ROS 2 bag folder's metadata.yaml names its files: one outside the folder is refused, not read."""
+    from test_fuzz_logs import NAMES, motion, write_bag
+    t, q, qd, tau = motion()
+    folder = tmp_path / "bag"
+    mcap = write_bag(folder, "ros2", [(int(round(t[k] * 1e9)), NAMES, q[k], qd[k], tau[k]) for k in range(len(t))])
+    bp.read_trajectory(folder, joints=NAMES)                                       # the valid folder reads
+    (tmp_path / "elsewhere").mkdir()
+    outside = tmp_path / "elsewhere" / "outside.mcap"
+    mcap.rename(outside)
+    name = str(outside) if listed == "ABSOLUTE" else listed
+    meta = folder / "metadata.yaml"
+    meta.write_text(meta.read_text().replace(mcap.name, name))
+    assert name in meta.read_text()
+    with pytest.raises(BaseParamError, match="outside the bag folder"):
+        bp.read_trajectory(folder, joints=NAMES)
