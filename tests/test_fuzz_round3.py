@@ -203,3 +203,22 @@ def test_bag_folder_reads_no_file_outside_it(tmp_path, listed):
     assert name in meta.read_text()
     with pytest.raises(BaseParamError, match="outside the bag folder"):
         bp.read_trajectory(folder, joints=NAMES)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("command", [["describe", "FIFO"], ["identify", "PLANAR", "FIFO"],
+                                     ["identify", "SPACE", "FIFO", "--route", "momentum", "--known", "mass=448"]])
+def test_a_named_pipe_as_input_is_refused_not_waited_on(tmp_path, command):
+    """A FIFO given as a robot or a log blocked the reader for ever; refused at once, in one line."""
+    import os
+    import subprocess
+    import sys
+    fifo = tmp_path / "log.csv"
+    os.mkfifo(fifo)
+    names = {"FIFO": str(fifo), "PLANAR": str(ROOT / "robots" / "planar_rrr.yaml"), "SPACE": SPACE}
+    proc = subprocess.run([sys.executable, "-m", "baseparam.cli", *[names.get(a, a) for a in command]],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == f"baseparam: {fifo}: not a regular file (a pipe or a device); baseparam reads " \
+                                  "files and bag folders", proc.stderr
