@@ -4,8 +4,17 @@ HDF5 lets a dataset keep its values outside the file that names it: a virtual da
 files (and reads as its fill value, zeros, when they are missing), external raw storage reads bytes
 of any file on the machine, and an external link opens another HDF5 file. A reader given one file
 must not silently read another, so such datasets are refused rather than followed.
+
+Likewise a dataset's filter pipeline names its filters by number, and libhdf5 looks for one it does not know
+as a plugin (a shared library, loaded and run, from ``HDF5_PLUGIN_PATH`` or its default directory): the file
+would choose which code runs. Only the filters built into libhdf5 and h5py are read; a dataset with another
+is refused before its values are read, so no plugin is loaded for it.
 """
 from __future__ import annotations
+
+# deflate, shuffle, fletcher32, szip, nbit, scaleoffset (libhdf5's own), lzf (built into h5py)
+BUILT_IN_FILTERS = {1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit", 6: "scaleoffset",
+                    32000: "lzf"}
 
 
 def stored_here(dset, h5file, what, error):
@@ -30,4 +39,10 @@ def stored_here(dset, h5file, what, error):
     if dset.external:
         raise error(f"{what}: external raw storage in {dset.external[0][0]!r}; "
                     "expected the data stored in this file (copy the dataset in)")
+    plist = dset.id.get_create_plist()
+    for k in range(plist.get_nfilters()):
+        code = plist.get_filter(k)[0]
+        if code not in BUILT_IN_FILTERS:
+            raise error(f"{what}: compressed with HDF5 filter {code}, a plugin baseparam does not load (it reads "
+                        f"{', '.join(sorted(BUILT_IN_FILTERS.values()))}); rewrite the dataset with gzip")
     return dset

@@ -1,7 +1,9 @@
 """Worker processes for the stages that fan work out (excitation starts, identification logs)."""
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from contextlib import contextmanager
 
 
@@ -19,6 +21,49 @@ def caller_not_reimported():
         yield
     finally:
         main.update(hidden)
+
+
+@contextmanager
+def workers_born_deaf():
+    """SIGINT held, not ignored, while the workers start: they inherit the blocked signal from their first
+    instruction (a signal mask survives fork and exec; a Python handler does not), so a Ctrl-C during their
+    start-up cannot raise in them before their initializer ignores it (:func:`deaf_to_interrupts`); and the
+    caller still gets it, once the pool runs (an ignored Ctrl-C in this window was lost: the run went on).
+
+    The main thread keeps SIGINT blocked; one that another thread takes meanwhile lands in a handler
+    that records it (only the main thread may set handlers: elsewhere the other threads get it as usual).
+    Both are delivered to the caller's own handler on leaving (KeyboardInterrupt by default)."""
+    if not hasattr(signal, "pthread_sigmask"):        # no signal masks (Windows): nothing is inherited
+        yield
+        return
+    # the resource tracker, started on the first semaphore, unblocks SIGINT after its own start-up:
+    # started now, it leaves the mask below alone
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()
+    received = []
+    # a handler set outside Python (getsignal gives None) could not be restored: it is left in place
+    main = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum)) if main else None
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        held = signal.SIGINT in signal.sigpending()
+        if main:
+            signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # a held SIGINT reaches the caller's handler now
+        if received and not held:                         # one Ctrl-C, one interrupt
+            signal.raise_signal(signal.SIGINT)
+
+
+def deaf_to_interrupts():
+    """A worker's initializer, first: Ctrl-C reaches the whole process group and the caller stops the pool; a
+    worker's own KeyboardInterrupt would only print its traceback (and EOFError/BrokenPipeError ones of its
+    queues). The worker was born with SIGINT blocked (:func:`workers_born_deaf`): ignoring it before
+    unblocking discards one that came during the start-up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def one_blas_thread():

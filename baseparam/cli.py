@@ -227,8 +227,18 @@ def _check_outputs(inputs, outputs):
     inputs : list of str
     outputs : list of (flag, path or None)
     """
+    import stat
+
     from ._atomic import same_file
 
+    for source in inputs:
+        # a FIFO or a device would block the reader or never end (a named pipe, /dev/zero): files and folders only
+        try:
+            mode = os.stat(source).st_mode
+        except (OSError, TypeError, ValueError):
+            continue                                  # missing: the reader says so, naming the file
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            _fail(f"{source}: not a regular file (a pipe or a device); baseparam reads files and bag folders", 2)
     named = [(flag, path) for flag, path in outputs if path and path != "-"]
     for flag, out in named:
         for source in inputs:

@@ -24,16 +24,13 @@ start 0's best iterate so far, and a warning says so).
 from __future__ import annotations
 
 import multiprocessing
-import signal
-import threading
 import queue as queue_module
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._processes import caller_not_reimported
+from .._processes import caller_not_reimported, deaf_to_interrupts, workers_born_deaf as _workers_born_deaf
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -156,12 +153,7 @@ _WORKER = {}
 
 
 def _init_worker(problem, seed, deadline, events):
-    # Ctrl-C reaches the whole process group: the caller stops the pool; a worker's own KeyboardInterrupt
-    # would only print its traceback (and EOFError/BrokenPipeError ones of its queues). The worker was born
-    # with SIGINT blocked (_workers_born_deaf): ignoring it first discards one that came during the start-up.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
     import scipy.optimize  # noqa: F401  (loads scipy's own BLAS now, so that the limit below reaches it)
     from threadpoolctl import threadpool_limits
 
@@ -254,39 +246,6 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
     return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin, workers,
                          counted < starts)
-
-
-@contextmanager
-def _workers_born_deaf():
-    """SIGINT held, not ignored, while the workers start: they inherit the blocked signal from their first
-    instruction (a signal mask survives fork and exec; a Python handler does not), so a Ctrl-C during their
-    start-up cannot raise in them before _init_worker ignores it; and the caller still gets it, once the
-    pool runs (an ignored Ctrl-C in this window was lost: the run went on).
-
-    The main thread keeps SIGINT blocked; one that another thread takes meanwhile lands in a handler
-    that records it (only the main thread may set handlers: elsewhere the other threads get it as usual).
-    Both are delivered to the caller's own handler on leaving (KeyboardInterrupt by default)."""
-    if not hasattr(signal, "pthread_sigmask"):        # no signal masks (Windows): nothing is inherited
-        yield
-        return
-    # the resource tracker, started on the first semaphore, unblocks SIGINT after its own start-up:
-    # started now, it leaves the mask below alone
-    from multiprocessing import resource_tracker
-    resource_tracker.ensure_running()
-    received = []
-    # a handler set outside Python (getsignal gives None) could not be restored: it is left in place
-    main = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum)) if main else None
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        held = signal.SIGINT in signal.sigpending()
-        if main:
-            signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # a held SIGINT reaches the caller's handler now
-        if received and not held:                         # one Ctrl-C, one interrupt
-            signal.raise_signal(signal.SIGINT)
 
 
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import ABSURD
 from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout
 
@@ -114,6 +115,9 @@ def held_pose(robot, limits, pose=None):
         raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {len(values)} values"
                             if values.shape != (n,) else "pose: expected finite joint positions")
     for k, v in enumerate(values):
+        # a joint without limits still has no position beyond ABSURD: 1e300 would overflow the dynamics' products
+        if not abs(v) <= ABSURD:
+            raise ArgumentError(f"pose: joint {k + 1}: {v:g} is not a joint position (|q| > {ABSURD:g} rad or m)")
         if not limits.lower[k] <= v <= limits.upper[k]:
             raise ArgumentError(f"pose: joint {k + 1}: {v:g} is outside its range "
                                 f"[{limits.lower[k]:g}, {limits.upper[k]:g}]")

@@ -48,6 +48,16 @@ def from_arrays(t, q, tau=None, *, qd=None, qdd=None, current=None, gains=None, 
 def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
     """An NPZ archive, read member by member with numpy's .npy format functions: each chosen
     member's header (dtype, shape) is checked before its data is read, and nothing is unpickled."""
+    archive, members = open_npz(path, source)
+    with archive:
+        return _read_array_file(source, list(members), lambda key: _npy_header(archive, members[key])[:2],
+                                lambda key: _npy_data(archive, members[key]), columns, gains, skip_bad_rows, n_dof)
+
+
+def open_npz(path, source):
+    """(open ZipFile, {key: ZipInfo}) of an NPZ archive, keys as numpy names them; DataError (naming
+    ``source``) for a file that is no zip archive, a member without a name or a name held twice.
+    The caller closes the archive."""
     try:
         with open(path, "rb") as stream:
             magic = stream.read(len(_NPY_MAGIC))
@@ -62,7 +72,7 @@ def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
         raise DataError(f"{source}: not a valid NPZ file (not a zip archive)") from None
     except _NPZ_ERRORS as exc:
         raise DataError(f"{source}: not a valid NPZ file ({_one_line(exc)})") from None
-    with archive:
+    try:
         # not info.is_dir(): a member name cut to '' by a NUL byte (a damaged or forged archive) raises there
         infos = [info for info in archive.infolist() if not info.filename.endswith("/")]
         if any(not info.filename for info in infos):
@@ -75,8 +85,10 @@ def _read_npz(path, source, columns, gains, skip_bad_rows, n_dof):
                 raise DataError(f"{source}: the archive holds array {key!r} twice (member {info.filename!r}); "
                                 "expected one member per name")
             members[key] = info
-        return _read_array_file(source, list(members), lambda key: _npy_header(archive, members[key])[:2],
-                                lambda key: _npy_data(archive, members[key]), columns, gains, skip_bad_rows, n_dof)
+    except BaseException:
+        archive.close()
+        raise
+    return archive, members
 
 
 _NPY_MAGIC = b"\x93NUMPY"

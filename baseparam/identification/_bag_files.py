@@ -63,6 +63,31 @@ def _read_mcap(path, source):
     return raw, extra, contents.problem, contents.notice
 
 
+def check_bag_folder(path, source):
+    """DataError when a bag folder's metadata.yaml lists a file outside the folder (an absolute path, ``..``, a
+    link leading out): a reader given a folder reads nothing else. A metadata.yaml that cannot be read is left
+    to the readers, which word their error."""
+    import yaml
+    try:
+        with open(os.path.join(path, "metadata.yaml"), "rb") as stream:
+            data = stream.read(1_000_001)
+        if len(data) > 1_000_000:
+            raise DataError(f"{source}: metadata.yaml: larger than 1 MB (a bag's metadata is a few kB)")
+        info = yaml.safe_load(data)["rosbag2_bagfile_information"]
+        names = list(info.get("relative_file_paths") or [])
+        names += [f.get("path") for f in info.get("files") or [] if isinstance(f, dict)]
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError, RecursionError):
+        return
+    folder = os.path.realpath(path)
+    for name in names:
+        if not isinstance(name, str):
+            continue
+        where = os.path.realpath(os.path.join(folder, name))
+        if os.path.commonpath([folder, where]) != folder:
+            raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
+                            "a bag's files are read from its own folder only")
+
+
 def _mcap_files(path):
     """The .mcap files of a ROS 2 bag folder with uncompressed-file MCAP storage (read by the fast
     reader), or None (sqlite3 storage, whole-file compression, an unreadable metadata.yaml: rosbags)."""

@@ -11,7 +11,7 @@ import multiprocessing
 import os
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
-from .._processes import caller_not_reimported, one_blas_thread
+from .._processes import caller_not_reimported, deaf_to_interrupts, one_blas_thread, workers_born_deaf
 from ..errors import SettingsError
 
 _TASK = {}
@@ -47,6 +47,7 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
 
 
 def _init(task):
+    deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
     one_blas_thread()
     _TASK.update(task)
 
@@ -60,7 +61,9 @@ def _in_processes(logs, task, folds, workers, report):
     pool = ProcessPoolExecutor(max_workers=min(workers, len(logs)), mp_context=context, initializer=_init,
                                initargs=(task,))
     try:
-        with caller_not_reimported():                    # the processes start as the work is submitted
+        # the processes start as the work is submitted; an interrupt held during their start-up is raised on
+        # leaving the block, inside this try, which stops whatever started
+        with caller_not_reimported(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
         pending, done = set(futures), 0
         while pending:

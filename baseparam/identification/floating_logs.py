@@ -14,10 +14,12 @@ the joint torques) and, per contact c = 1…C, the wrench the environment exerts
 """
 from __future__ import annotations
 
+import io
 import os
 
 import numpy as np
 
+from .._validation import ABSURD
 from ..errors import DataError, SettingsError
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -59,8 +61,7 @@ def read_floating_log(path, robot, n_contacts=0):
     fields, wrench_columns = _columns(robot, n_contacts)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".npz":
-        with np.load(path, allow_pickle=False) as z:
-            data = {k: np.asarray(z[k]) for k in z.files}
+        data = _npz_arrays(path)
         for key in ("t", "q", "qd"):
             if key not in data:
                 raise DataError(f"{path}: no key {key!r} (a floating-base NPZ log has t, q, qd, qdd, tau, wrenches)")
@@ -73,8 +74,8 @@ def read_floating_log(path, robot, n_contacts=0):
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
                 raise DataError(f"{path}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
-        with open(path, encoding="utf-8") as f:
-            header = [h.strip() for h in f.readline().split(",")]
+        text = _csv_text(path)
+        header = [h.strip() for h in text.partition("\n")[0].split(",")]
         if header[:1] != ["t"]:
             raise DataError(f"{path}: line 1: expected a header row starting with 't' (t, q1…q{robot.n_dof + 7}, "
                             f"qd1…, qdd1…, tau1…, w1_fx…)")
@@ -85,7 +86,7 @@ def read_floating_log(path, robot, n_contacts=0):
                 raise DataError(f"{path}: no column {name!r} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
         try:
-            table = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+            table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
         except ValueError as exc:
             raise DataError(f"{path}: {' '.join(str(exc).split())}") from None
         if table.shape[1] != len(header):
@@ -178,10 +179,8 @@ def wrench_topics(path, contacts):
     """{name: topic} of the contacts of a contacts file (:func:`read_contacts`), in its order: an entry's
     ``topic:``, else ``/<name>/wrench`` (name: its ``name:``, else ``contact<k>``, k from 1); a ROS bag's
     ``geometry_msgs/WrenchStamped`` topic of that contact. Two contacts of one name are refused."""
-    import yaml
     path = os.fspath(path)
-    with open(path, encoding="utf-8") as f:
-        items = yaml.safe_load(f)["contacts"]          # read_contacts checked the file
+    items = _contact_items(path)
     out = {}
     for k, (item, contact) in enumerate(zip(items, contacts), start=1):
         name = contact.name or f"contact{k}"
@@ -189,6 +188,75 @@ def wrench_topics(path, contacts):
             raise DataError(f"{path}: contacts[{k - 1}]: name {name!r} given twice")
         out[name] = item.get("topic") or f"/{name}/wrench"
     return out
+
+
+def _npz_arrays(path):
+    """The numeric arrays of an NPZ log, by key: the archive checked as the trajectory reader checks it (no
+    zip, a name held twice), each member's header (dtype, size) checked before its data is read."""
+    from ._arrays import _NPZ_ERRORS, _npy_data, _npy_header, open_npz
+    from ._record import MAX_VALUES, _one_line
+
+    archive, members = open_npz(path, path)
+    data, total = {}, 0
+    with archive:
+        for key in ("t", "q", "qd", "qdd", "tau", "wrenches"):
+            if key not in members:
+                continue
+            try:
+                shape, dtype = _npy_header(archive, members[key])[:2]
+                if dtype.kind not in "iuf":
+                    raise DataError(f"{path}: {key}: not numeric ({dtype})")
+                total += int(np.prod(shape, dtype=float))
+                if total > MAX_VALUES:
+                    raise DataError(f"{path}: more than {MAX_VALUES} values; a log may hold at most that many")
+                data[key] = np.asarray(_npy_data(archive, members[key]), dtype=float)
+            except _NPZ_ERRORS as exc:
+                raise DataError(f"{path}: {key}: not a valid NPZ member ({_one_line(exc)})") from None
+    return data
+
+
+def _csv_text(path):
+    """A CSV log's text: bounded in size, UTF-8 (a one-line error naming the byte otherwise)."""
+    from ._record import MAX_TEXT_BYTES
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_TEXT_BYTES + 1)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_TEXT_BYTES:
+        raise DataError(f"{path}: larger than {MAX_TEXT_BYTES >> 20} MiB; a CSV log may be at most that large")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DataError(f"{path}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+    # universal newlines, as open() in text mode reads them
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _contact_items(path):
+    """The list under ``contacts:`` of a contacts file, read by the robot description's strict reader: bounded
+    size, UTF-8, no duplicate keys, no YAML 1.1 number spellings, no depth or alias bomb, no tags beyond the
+    safe ones."""
+    from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        doc = _load_yaml(_decode(data))
+    except _Invalid as exc:
+        message = exc.format(path).replace("invalid YAML", "not YAML")      # the words this reader always used
+        raise DataError(message.replace("empty description: expected a YAML mapping with at least `joints`",
+                                        "empty file: expected contacts: [...]")) from None
+    items = doc.get("contacts") if isinstance(doc, dict) else None
+    if not isinstance(items, list) or not items:
+        raise DataError(f"{path}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
+                        "rpy: [r, p, y]}}")
+    return items
 
 
 def read_contacts(path, robot=None):
@@ -206,21 +274,11 @@ def read_contacts(path, robot=None):
     -------
     tuple of Contact
     """
-    import yaml
-
     from ..dynamics.contacts import Contact
     from ..errors import ArgumentError
-
+    from ..model._fields import _got
     path = os.fspath(path)
-    with open(path, encoding="utf-8") as f:
-        try:
-            doc = yaml.safe_load(f)
-        except yaml.YAMLError as exc:
-            raise DataError(f"{path}: not YAML: {' '.join(str(exc).split())}") from None
-    items = doc.get("contacts") if isinstance(doc, dict) else None
-    if not isinstance(items, list) or not items:
-        raise DataError(f"{path}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
-                        "rpy: [r, p, y]}}")
+    items = _contact_items(path)
     contacts = []
     for k, item in enumerate(items):
         where = f"{path}: contacts[{k}]"
@@ -228,23 +286,25 @@ def read_contacts(path, robot=None):
             raise DataError(f"{where}: expected a mapping with link: (a joint's name or a link number)")
         unknown = set(item) - {"link", "xyz", "rpy", "name", "topic"}
         if unknown:
-            raise DataError(f"{where}: unknown key {sorted(unknown)[0]!r} (link, xyz, rpy, name, topic)")
+            raise DataError(f"{where}: unknown key {_got(sorted(map(str, unknown))[0])} (link, xyz, rpy, name, topic)")
         topic = item.get("topic")
         if topic is not None and not (isinstance(topic, str) and topic.startswith("/") and len(topic) > 1):
-            raise DataError(f"{where}: wrench topic {topic!r}: expected a ROS topic name starting with '/'")
+            raise DataError(f"{where}: wrench topic {_got(topic)}: expected a ROS topic name starting with '/'")
         link = item["link"]
         if isinstance(link, bool) or not isinstance(link, (int, str)):
-            raise DataError(f"{where}: link: expected a joint's name or a link number, got {link!r}")
+            raise DataError(f"{where}: link: expected a joint's name or a link number, got {_got(link)}")
+        name = item.get("name", "")
+        if not isinstance(name, str) or not name.isprintable():
+            raise DataError(f"{where}: name: expected a printable string, got {_got(name)}")
         values = {}
         for key in ("xyz", "rpy"):
             v = item.get(key, [0.0, 0.0, 0.0])
-            try:
-                arr = np.asarray(v, dtype=float)
-            except (TypeError, ValueError):
-                arr = None
-            if arr is None or arr.shape != (3,) or not np.isfinite(arr).all():
-                raise DataError(f"{where}: {key}: expected 3 finite numbers, got {v!r}")
-            values[key] = arr
+            # three plain numbers, looked at before numpy does: an aliased nest of lists would expand there
+            if (not isinstance(v, list) or len(v) != 3
+                    or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+                    or not all(abs(float(x)) <= ABSURD for x in v)):
+                raise DataError(f"{where}: {key}: expected 3 finite numbers, got {_got(v)}")
+            values[key] = np.array(v, dtype=float)
         r, p, y = values["rpy"]
         cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
         # URDF's rpy: R = Rz(y) Ry(p) Rx(r)
@@ -252,7 +312,7 @@ def read_contacts(path, robot=None):
                       [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
                       [-sp, cp * sr, cp * cr]])
         try:
-            contacts.append(Contact(link, values["xyz"], R, name=str(item.get("name", ""))))
+            contacts.append(Contact(link, values["xyz"], R, name=name))
             if robot is not None:
                 contacts[-1].link_index(robot)
         except ArgumentError as exc:

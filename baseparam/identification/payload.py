@@ -91,14 +91,18 @@ class PayloadResult:
     poses: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
 
     def __repr__(self):
-        com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" for v, s in zip(self.com, self.com_std))
-        return (f"PayloadResult(mass={self.mass:.4g}±{self.mass_std:.2g} kg, com=[{com}] mm, "
+        com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" if np.isfinite(s) else f"{1e3 * v:.1f}±?"
+                        for v, s in zip(self.com, self.com_std))
+        mass_std = f"{self.mass_std:.2g}" if np.isfinite(self.mass_std) else "?"
+        return (f"PayloadResult(mass={self.mass:.4g}±{mass_std} kg, com=[{com}] mm, "
                 f"principal moments={np.round(np.linalg.eigvalsh(self.inertia), 6).tolist()} kg·m², "
                 f"rank {self.rank}/10, {self.mode})")
 
     def summary(self):
         """Text: mass, centre of mass and inertia about it with standard deviations, and what is identifiable."""
         def std(s, digits):     # a deviation that rounds to 0 (a 0 kg payload's) is shown, not hidden
+            if not np.isfinite(s):      # NaN: not determined by these data (null in the JSON), not a number to read
+                return "undetermined"
             return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
 
         lines = [f"payload ({self.mode}, {self.n_samples} samples), in the frame of the link the last joint moves:",
@@ -204,7 +208,7 @@ class PayloadResult:
         from .._validation import check_option
         from ..model.attach import urdf_with_payload
         from ..model.robot import robot_to_yaml
-        from ..model.urdf_writer import robot_to_urdf
+        from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
         from ..model.loading import load_robot
         from ..model.robot import require_robot
@@ -216,10 +220,7 @@ class PayloadResult:
             return robot_to_yaml(attached)
         if robot.from_urdf_text:
             return urdf_with_payload(robot, self.mass, self.com, self.inertia)
-        if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
-            # a URDF has no gravity: its readers take (0, 0, -9.81), and the file would have other dynamics
-            raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
-                                "take 0, 0, -9.81); write the robot as .yaml")
+        check_urdf_gravity(robot)
         bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
                   else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
         return robot_to_urdf(attached, bodies)

@@ -289,8 +289,9 @@ class Identification:
         if robot.convention == "urdf" and robot.source and robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
             text = self._updated_urdf(robot, bodies)
         else:
-            from ..model.urdf_writer import robot_to_urdf
+            from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
+            check_urdf_gravity(robot)
             text = robot_to_urdf(robot, bodies)
         if path is not None:
             from .._atomic import write_text

@@ -61,6 +61,15 @@ def _inertial(mass, com, inertia, T) -> str:
             f"<inertia {terms}/></inertial>")
 
 
+def check_urdf_gravity(robot):
+    """SettingsError unless the robot's gravity is (0, 0, -9.81), the one a URDF's readers take (a URDF cannot
+    say another): a model written with another would have other dynamics."""
+    if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
+        from ..errors import SettingsError
+        raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
+                            "take 0, 0, -9.81); write the robot as .yaml")
+
+
 def robot_to_urdf(robot, bodies) -> str:
     """The URDF text of ``robot`` carrying ``bodies``.
 
@@ -73,6 +82,11 @@ def robot_to_urdf(robot, bodies) -> str:
     Returns
     -------
     str
+
+    Notes
+    -----
+    A URDF has no gravity: the file holds the kinematics and the bodies only. A caller that hands the file on
+    as the robot's model checks the gravity first (:func:`check_urdf_gravity`).
     """
     models = joint_models(robot)
     afters = [_after(robot, m) for m in models]
@@ -97,4 +111,4 @@ def robot_to_urdf(robot, bodies) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["robot_to_urdf"]
+__all__ = ["check_urdf_gravity", "robot_to_urdf"]
