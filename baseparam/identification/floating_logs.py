@@ -216,16 +216,11 @@ def _npz_arrays(path):
 
 
 def _csv_text(path):
-    """A CSV log's text: bounded in size, UTF-8 (a one-line error naming the byte otherwise)."""
-    from ._record import MAX_TEXT_BYTES
+    """A CSV log's text: bounded in size and line length as the trajectory reader bounds them
+    (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte otherwise)."""
+    from ._text import _read_bytes
 
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_TEXT_BYTES + 1)
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_TEXT_BYTES:
-        raise DataError(f"{path}: larger than {MAX_TEXT_BYTES >> 20} MiB; a CSV log may be at most that large")
+    data = bytes(_read_bytes(path, path))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
