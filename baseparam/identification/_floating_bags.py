@@ -183,17 +183,11 @@ def _omega(t, quat):
                                 w * dz - x * dy + y * dx - z * dw])
 
 
-def _rotation(quat):
-    x, y, z, w = quat.T
-    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-                     np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-                     np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], 1)
-
-
 def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topic=None, clock="header",
                       joints=None):
     """A floating-base :class:`~baseparam.Trajectory` (``wrenches`` (S, C, 6) for the contacts) from a
     ROS bag (module notes)."""
+    from ..dynamics.floating import rotation_matrices
     from ..motion import Trajectory
     from ._bags import read_bag
 
@@ -258,8 +252,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if kind == "odometry":
         twist = pose[:, 7:13]
     else:
-        twist = np.column_stack([np.einsum("sji,sj->si", _rotation(pose[:, 3:7]), np.gradient(pose[:, :3], tk, axis=0)),
-                                 _omega(tk, pose[:, 3:7])])
+        # v = Rᵀ ṗ
+        velocity = np.einsum("sji,sj->si", rotation_matrices(pose[:, 3:7]), np.gradient(pose[:, :3], tk, axis=0))
+        twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
         notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
     jq, jqd = js.q[ids], (None if js.qd is None else js.qd[ids])
     if jqd is None:
