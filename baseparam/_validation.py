@@ -142,6 +142,12 @@ def check_angle_tolerance(value, name: str = "angle_tolerance"):
     return check_number(value, name, low=0, high=MAX_ANGLE_TOLERANCE)
 
 
+def check_mimic(value):
+    """The ``mimic`` argument of the URDF reader: ``'refuse'`` (a mimic joint refuses the file) or ``'lock'``."""
+    expected = "'refuse' or 'lock'"
+    return check_option(check_instance(value, "mimic", str, expected), "mimic", ("refuse", "lock"), expected=expected)
+
+
 def check_link_names(value, name: str, *, several=True):
     """None, a link name (str) or, with ``several``, a sequence of them; else an ArgumentTypeError."""
     if value is None or isinstance(value, str):
@@ -280,6 +286,6 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
 
 
 __all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_instance", "check_link_names",
-           "check_mass_bounds", "check_mass_range", "check_memory", "check_number", "check_option",
+           "check_mimic", "check_mass_bounds", "check_mass_range", "check_memory", "check_number", "check_option",
            "check_parameter_vector", "check_positive", "check_robot", "check_robot_states", "check_samples",
            "check_states", "is_real", "unit_quaternions"]

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_angle_tolerance, check_instance, check_link_names
+from .._validation import check_angle_tolerance, check_instance, check_link_names, check_mimic
 from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
@@ -109,8 +109,6 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     check_angle_tolerance(angle_tolerance)
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
-    from .urdf import check_mimic
-
     check_mimic(mimic)
     label = os.fsdecode(path)
     try:

@@ -27,7 +27,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_angle_tolerance, check_link_names
+from .._validation import check_angle_tolerance, check_link_names, check_mimic
 from .._warnings import warn
 from ..errors import (ArgumentError, ArgumentTypeError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning)
@@ -619,17 +619,6 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
     base_body = inertia(0, "the base link")
     problems.check()
     return out, impossible, base_body, locked
-
-
-MIMIC_CHOICES = ("refuse", "lock")
-
-
-def check_mimic(mimic):
-    """The ``mimic`` argument: ``'refuse'`` (the default: a URDF with a mimic joint is refused) or ``'lock'``."""
-    if not isinstance(mimic, str):
-        raise ArgumentTypeError(f"mimic: expected 'refuse' or 'lock', got {mimic!r}")
-    if mimic not in MIMIC_CHOICES:
-        raise ArgumentError(f"mimic: expected 'refuse' or 'lock', got {mimic!r}")
 
 
 def _offset_given(text) -> bool:
