@@ -453,43 +453,27 @@ def _contact_names(trajectory):
 def _write_floating_parquet(traj, path, names):
     import json
 
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from .._atomic import atomic_path
-    columns = {"t": pa.array(traj.t, type=pa.float64())}
+    from .writers import write_parquet
     fields = {k: getattr(traj, k) for k in ("q", "qd", "qdd", "tau") if getattr(traj, k) is not None}
     if traj.wrenches is not None:
         fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
-    for field, values in fields.items():
-        flat = pa.array(np.ascontiguousarray(values).reshape(-1), type=pa.float64())
-        columns[field] = pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
     meta = {"joint_names": list(names), "contacts": list(_contact_names(traj))}
-    table = pa.table(columns).replace_schema_metadata({"baseparam.floating": json.dumps(meta)})
-    with atomic_path(path, ".parquet") as tmp:
-        pq.write_table(table, tmp)
+    write_parquet(path, traj.t, fields, {"baseparam.floating": json.dumps(meta)})
 
 
 def _write_floating_mcap(traj, path, names, topic, base_topic):
-    from mcap.writer import CompressionType, Writer
     from rosbags.typesys import Stores, get_typestore
 
-    from .._atomic import atomic_path
-    from ..errors import ArgumentError
     from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
+    from .writers import _split, mcap_log_times, write_mcap
 
-    for label, name in (("topic", topic), ("base_topic", base_topic)):
-        if not isinstance(name, str) or not name.startswith("/"):
-            raise ArgumentError(f"{label}: expected a ROS topic name starting with '/', got {name!r}")
+    log_times = mcap_log_times(traj.t, topic=topic, base_topic=base_topic)
     sec, nsec = stamp_parts(traj.t)
-    if (sec < 0).any() or (sec >= 2**31).any():
-        raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
     store = get_typestore(Stores.ROS2_HUMBLE)
     T = store.types
     q, qd = traj.q, traj.qd
     rows = encode(traj.t, names, q[:, 7:], None if qd is None else qd[:, 6:],
                   None if traj.tau is None else traj.tau[:, 6:])
-    log_times = (sec * 1_000_000_000 + nsec).tolist()
 
     def header(k):
         return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(sec[k]), nanosec=int(nsec[k])),
@@ -521,36 +505,18 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
             T["geometry_msgs/msg/WrenchStamped"](header=header(k), wrench=T["geometry_msgs/msg/Wrench"](
                 force=vector(w[k, :3]), torque=vector(w[k, 3:]))), "geometry_msgs/msg/WrenchStamped"))
             for k in range(traj.n_samples)])
-    with atomic_path(path, ".mcap") as tmp, open(tmp, "wb") as stream:
-        writer = Writer(stream, compression=CompressionType.ZSTD)
-        writer.start(profile="ros2", library="baseparam")
-
-        def channel(name, msgtype, msgdef):
-            schema = writer.register_schema(name=msgtype, encoding="ros2msg", data=msgdef.encode())
-            return writer.register_channel(topic=name, message_encoding="cdr", schema_id=schema)
-
-        js = channel(topic, "sensor_msgs/msg/JointState", JOINT_STATE_MSGDEF)
-        odom = channel(base_topic, "nav_msgs/msg/Odometry", store.generate_msgdef("nav_msgs/msg/Odometry")[0])
-        wrench_def = store.generate_msgdef("geometry_msgs/msg/WrenchStamped")[0]
-        wrench_channels = [channel(f"/{c}/wrench", "geometry_msgs/msg/WrenchStamped", wrench_def) for c in contacts]
-        data, L = rows.tobytes(), rows.shape[1]
-        for k, log in enumerate(log_times):
-            writer.add_message(js, log_time=log, publish_time=log, sequence=k, data=data[k * L:(k + 1) * L])
-            writer.add_message(odom, log_time=log, publish_time=log, sequence=k, data=odometry[k])
-            for ch, msgs in zip(wrench_channels, wrench_msgs):
-                writer.add_message(ch, log_time=log, publish_time=log, sequence=k, data=msgs[k])
-        attached = {f"{topic}/t": traj.t, f"{base_topic}/t": traj.t}
-        attached.update({f"/{c}/wrench/t": traj.t for c in contacts})
-        if traj.qdd is not None:
-            attached[f"{topic}/qdd"] = traj.qdd[:, 6:]
-            attached[f"{base_topic}/qdd"] = traj.qdd[:, :6]
-        if traj.tau is not None:
-            attached[f"{base_topic}/tau"] = traj.tau[:, :6]
-        for name, values in attached.items():
-            writer.add_attachment(create_time=0, log_time=0, name=f"baseparam{name}",
-                                  media_type="application/octet-stream",
-                                  data=np.ascontiguousarray(values, dtype="<f8").tobytes())
-        writer.finish()
+    wrench_def = store.generate_msgdef("geometry_msgs/msg/WrenchStamped")[0]
+    channels = [(topic, "sensor_msgs/msg/JointState", JOINT_STATE_MSGDEF),
+                (base_topic, "nav_msgs/msg/Odometry", store.generate_msgdef("nav_msgs/msg/Odometry")[0])]
+    channels += [(f"/{c}/wrench", "geometry_msgs/msg/WrenchStamped", wrench_def) for c in contacts]
+    attached = {f"{topic}/t": traj.t, f"{base_topic}/t": traj.t}
+    attached.update({f"/{c}/wrench/t": traj.t for c in contacts})
+    if traj.qdd is not None:
+        attached[f"{topic}/qdd"] = traj.qdd[:, 6:]
+        attached[f"{base_topic}/qdd"] = traj.qdd[:, :6]
+    if traj.tau is not None:
+        attached[f"{base_topic}/tau"] = traj.tau[:, :6]
+    write_mcap(path, channels, log_times, [_split(rows), odometry, *wrench_msgs], attached)
 
 
 def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
