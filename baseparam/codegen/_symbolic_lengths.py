@@ -15,7 +15,7 @@ import random
 from fractions import Fraction
 from types import SimpleNamespace
 
-from ..projection.symbolic import (SymbolicError, _evaluate, _monomials, _with_lengths,
+from ..projection.symbolic import (SymbolicError, _evaluate, _monomials, _with_lengths, _solve_polynomials,
                                    find_symbolic_base_parameters, parse_symbols)
 
 DEGREE = 2
@@ -35,8 +35,6 @@ def symbolic_forms(base, symbolic, found, seed=0, max_terms=None, max_memory=Non
     regroupings : list of dict
         Per base parameter, {standard name: polynomial} in SI (lengths in m).
     """
-    import flint
-
     from ._trig import closed_forms
 
     robot = base.robot
@@ -63,19 +61,10 @@ def symbolic_forms(base, symbolic, found, seed=0, max_terms=None, max_memory=Non
     entries = [(j, r, part, key) for j in range(n) for r in range(R) for part in (0, 1)
                for key in sorted(keys[j][r][part], key=repr)]
     m = len(monomials)
-
-    def q(v):
-        return flint.fmpq(v.numerator, v.denominator)
-    V = flint.fmpq_mat(m, m, [q(_evaluate({e: Fraction(1)}, p)) for p in points[:m] for e in monomials])
-    B = flint.fmpq_mat(m, max(1, len(entries)), [q(runs[i][j][r][part].get(key, Fraction(0)))
-                                                 for i in range(m) for j, r, part, key in entries] or [0] * m)
-    try:
-        X = V.solve(B)
-    except ZeroDivisionError as exc:
-        raise SymbolicError("symbolic: the interpolation points are degenerate (try another seed)") from exc
+    polys = _solve_polynomials(monomials, points[:m], [[runs[i][j][r][part].get(key, Fraction(0)) for i in range(m)]
+                                                      for j, r, part, key in entries])
     forms = [[({}, {}) for _ in range(R)] for _ in range(n)]
-    for k, (j, r, part, key) in enumerate(entries):
-        poly = {e: Fraction(int(X[i, k].p), int(X[i, k].q)) for i, e in enumerate(monomials) if X[i, k] != 0}
+    for (j, r, part, key), poly in zip(entries, polys):
         for point, run in zip(points[m:], runs[m:]):
             if _evaluate(poly, point) != run[j][r][part].get(key, Fraction(0)):
                 raise SymbolicError(f"symbolic: {robot.name}: a coefficient of joint {j + 1}'s torque is not a "

@@ -404,29 +404,34 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
 
 
 def _interpolate(monomials, points, Ys, rank, n_std):
-    """Coefficient polynomials from values at points: one Vandermonde solve over Q for all of them
-    (only the coefficients that are non-zero somewhere: the others are the zero polynomial)."""
+    """Coefficient polynomials from values at points (only the coefficients that are non-zero somewhere:
+    the others are the zero polynomial)."""
+    entries = sorted({(r, c) for Y in Ys for r in range(rank) for c in range(n_std) if Y[r][c] != 0})
+    polys = _solve_polynomials(monomials, points, [[Fraction(Y[r][c]) for Y in Ys] for r, c in entries])
+    out = [[{} for _ in range(n_std)] for _ in range(rank)]
+    for (r, c), poly in zip(entries, polys):
+        out[r][c] = poly
+    return out
+
+
+def _solve_polynomials(monomials, points, columns):
+    """The polynomials over ``monomials`` taking the values ``columns[k][i]`` (Fractions) at ``points[i]``
+    (as many points as monomials): one Vandermonde solve over Q for all of them, each returned as
+    {monomial: Fraction} of its non-zero coefficients."""
     import flint
 
     def q(v):
         return flint.fmpq(v.numerator, v.denominator)
 
-    entries = sorted({(r, c) for Y in Ys for r in range(rank) for c in range(n_std) if Y[r][c] != 0})
     n = len(monomials)
     V = flint.fmpq_mat(n, n, [q(_evaluate({e: Fraction(1)}, p)) for p in points for e in monomials])
-    B = flint.fmpq_mat(n, max(1, len(entries)), [q(Fraction(Y[r][c])) for Y in Ys for r, c in entries]
-                       if entries else [0] * n)
+    B = flint.fmpq_mat(n, max(1, len(columns)), [q(col[i]) for i in range(n) for col in columns] or [0] * n)
     try:
         X = V.solve(B)
     except ZeroDivisionError as exc:   # singular Vandermonde: an unlucky set of points
         raise SymbolicError("symbolic: the interpolation points are degenerate (try another seed)") from exc
-    out = [[{} for _ in range(n_std)] for _ in range(rank)]
-    for i, e in enumerate(monomials):
-        for k, (r, c) in enumerate(entries):
-            v = X[i, k]
-            if v != 0:
-                out[r][c][e] = Fraction(int(v.p), int(v.q))
-    return out
+    return [{e: Fraction(int(X[i, k].p), int(X[i, k].q)) for i, e in enumerate(monomials) if X[i, k] != 0}
+            for k in range(len(columns))]
 
 
 def _special_values(symbols, generic, names, rng, unit, engine):
