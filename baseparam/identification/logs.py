@@ -41,7 +41,7 @@ from .._warnings import warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
-from ._inputs import _as_trajectories
+from ._inputs import _as_trajectories, _is_state_tuple
 from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares
 from .estimators import BaseParameterEstimator
 from .preprocessing import Preprocessing, Processed, preprocess
@@ -75,10 +75,6 @@ def expand_logs(logs, what="logs"):
     if not out:
         raise DataError(f"{what}: no log given")
     return out
-
-
-def _is_state_tuple(x):
-    return isinstance(x, tuple) and len(x) == 4 and all(isinstance(a, np.ndarray) for a in x)
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,12 +26,9 @@ import numpy as np
 from ..errors import ArgumentError
 from .dh_equivalent import joint_transform
 from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from .urdf_update import _number
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
-
-
-def _number(x) -> str:
-    return repr(float(x) + 0.0)
 
 
 def _numbers(values) -> str:
