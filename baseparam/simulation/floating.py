@@ -74,31 +74,26 @@ def _quaternions(R):
     return Rotation.from_matrix(R).as_quat()
 
 
+def _body(robot, contact):
+    """The contact's body in the kinematic tree (a floating base's body is 0, its links follow)."""
+    k = contact.link_index(robot)
+    return k - 1 + (1 if robot.is_floating else 0) if k > 0 else 0
+
+
 def _contact_points(robot, q, contacts):
-    """World positions (S, C, 3) of the contact frames' origins, and the tree."""
+    """World positions (S, C, 3) of the contact frames' origins."""
     from ..dynamics.contacts import _tree
     tree = _tree(robot, q)
-    nb = 1 if robot.is_floating else 0
-    points = []
-    for c in contacts:
-        k = c.link_index(robot)
-        b = k - 1 + nb if k > 0 else 0
-        points.append(tree.P[b] + tree.R[b] @ np.asarray(c.position))
-    return np.stack(points, 1), tree
+    return np.stack([tree.P[b] + tree.R[b] @ np.asarray(c.position) for c, b in
+                     ((c, _body(robot, c)) for c in contacts)], 1)
 
 
 def _world_linear_jacobians(robot, q, contacts):
     """(S, 3C, n_v): the world velocity of each contact point, J_world = R_c J_c[:3]."""
-    from ..dynamics.contacts import _jacobian
-    _, tree = _contact_points(robot, q, contacts)
-    nb = 1 if robot.is_floating else 0
-    blocks = []
-    for c in contacts:
-        k = c.link_index(robot)
-        b = k - 1 + nb if k > 0 else 0
-        Rc = tree.R[b] @ np.asarray(c.rotation)
-        blocks.append(Rc @ _jacobian(robot, tree, c)[:, :3])
-    return np.concatenate(blocks, 1)
+    from ..dynamics.contacts import _jacobian, _tree
+    tree = _tree(robot, q)
+    return np.concatenate([tree.R[_body(robot, c)] @ np.asarray(c.rotation) @ _jacobian(robot, tree, c)[:, :3]
+                           for c in contacts], 1)
 
 
 def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterations=30, tolerance=1e-12):
@@ -155,12 +150,12 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
     iterations = check_number(iterations, "iterations", low=1, high=10_000, integer=True)
     tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
-    targets, _ = _contact_points(robot, q0[None], contacts)
+    targets = _contact_points(robot, q0[None], contacts)
     R = _euler_zyx(ang)
     q = np.tile(q0, (S, 1))
     q[:, :3], q[:, 3:7] = pos, _quaternions(R)
     for _ in range(iterations):
-        points, _ = _contact_points(robot, q, contacts)
+        points = _contact_points(robot, q, contacts)
         error = (targets - points).reshape(S, -1)
         if np.abs(error).max() < tolerance:
             break
