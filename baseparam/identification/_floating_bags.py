@@ -39,6 +39,15 @@ def not_unit(norm):
     return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
 
 
+def one_hemisphere(quat):
+    """Quaternions (S, 4), signs flipped so that neighbours lie on one hemisphere: interpolating or filtering
+    between them then does not pass through zero."""
+    flip = np.cumprod(np.where(np.einsum("ij,ij->i", quat[1:], quat[:-1]) < 0, -1.0, 1.0))
+    out = quat.copy()
+    out[1:] *= flip[:, None]
+    return out
+
+
 def _short(msgtype):
     return (msgtype or "").replace("/msg/", "/")
 
@@ -241,10 +250,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     matched = _same_times(tk, tb)
     interpolated = matched is None
     if interpolated:
-        # one hemisphere, so that interpolation between neighbours does not pass through zero
-        flip = np.cumprod(np.where(np.einsum("ij,ij->i", base[1:, 3:7], base[:-1, 3:7]) < 0, -1.0, 1.0))
         base = base.copy()
-        base[1:, 3:7] *= flip[:, None]
+        base[:, 3:7] = one_hemisphere(base[:, 3:7])
     pose = _at(tk, tb, base)
     if interpolated:
         pose[:, 3:7] /= np.linalg.norm(pose[:, 3:7], axis=1, keepdims=True)

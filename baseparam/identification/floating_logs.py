@@ -545,6 +545,7 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     """
     from dataclasses import replace
 
+    from ._floating_bags import one_hemisphere
     from .preprocessing import EDGE_PERIODS, _lowpass
     src, t = trajectory.source, trajectory.t
     step = np.diff(t)
@@ -560,8 +561,7 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
         raise DataError(f"{src}: {t.size} samples: too few to filter at {cutoff_hz:g} Hz (3 periods of the cut-off "
                         "at each end are dropped)")
     q = trajectory.q.copy()
-    flip = np.cumprod(np.where(np.einsum("ij,ij->i", q[1:, 3:7], q[:-1, 3:7]) < 0, -1.0, 1.0))
-    q[1:, 3:7] *= flip[:, None]
+    q[:, 3:7] = one_hemisphere(q[:, 3:7])
     w = trajectory.wrenches
     arrays = [q, trajectory.qd, trajectory.qdd, trajectory.tau, None if w is None else w.reshape(t.size, -1)]
     q, qd, qdd, tau, w = _lowpass(arrays, cutoff_hz, filter_order, h)
