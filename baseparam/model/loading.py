@@ -392,14 +392,10 @@ def _drives_and_body(entry, path, fields, found):
                                            "this joint does not declare (friction: [.., true, ..])"))
         elif model is not None:
             fields["friction_model"] = model
-    if "rotor_inertia" in entry:
-        fields["rotor_inertia"] = found.get(_rotor_inertia, entry["rotor_inertia"], f"{path}.rotor_inertia")
-    if "inertia" in entry:
-        fields["inertia"] = found.get(_inertia, entry["inertia"], f"{path}.inertia")
-    if "limits" in entry:
-        fields["limits"] = found.get(_limits, entry["limits"], f"{path}.limits")
-    if "friction_prior" in entry:
-        fields["friction_prior"] = found.get(_friction_prior, entry["friction_prior"], f"{path}.friction_prior")
+    for key, read in (("rotor_inertia", _rotor_inertia), ("inertia", _inertia), ("limits", _limits),
+                      ("friction_prior", _friction_prior)):
+        if key in entry:
+            fields[key] = found.get(read, entry[key], f"{path}.{key}")
 
 
 def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
