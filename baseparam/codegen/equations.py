@@ -30,6 +30,7 @@ back as decimals of 12 significant digits, exact for the short decimals of a des
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -272,13 +273,13 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     qs = sympy.symbols(f"q1:{n + 1}", real=True)
     symbol, abbreviations = {}, {}
 
-    def angle_of(members):
-        return sum(parallel.get(m, 1) * qs[m] if m != members[0] else qs[m] for m in members)
-
     def add_abbrev(name, sym_name, definition, code, tex):
         symbol[name] = sym = sympy.Symbol(sym_name, real=True)
         abbreviations[sym] = (definition, code, tex)
         return sym
+
+    def signed(signs, texts):
+        return " + ".join(f"{'-' if sign < 0 else ''}{text}" for sign, text in zip(signs, texts))
 
     def angle_code(k):
         text = f"q[..., {k}]"
@@ -289,20 +290,18 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             theta = qs[k] + offsets[k]
             add_abbrev(f"s{k}", f"s{k + 1}", sympy.sin(theta), f"np.sin({angle_code(k)})", f"s_{{{k + 1}}}")
             add_abbrev(f"c{k}", f"c{k + 1}", sympy.cos(theta), f"np.cos({angle_code(k)})", f"c_{{{k + 1}}}")
-            if len(chain[k]) > 1:
-                lab = _label(chain[k], n)
-                phi = angle_of(chain[k])
-                code = " + ".join(f"{'-' if parallel.get(m, 1) < 0 and m != chain[k][0] else ''}{angle_code(m)}"
-                                  for m in chain[k])
-                add_abbrev(f"S{k}", f"s{lab.replace(',', '_')}", sympy.sin(phi), f"np.sin({code})", f"s_{{{lab}}}")
-                add_abbrev(f"C{k}", f"c{lab.replace(',', '_')}", sympy.cos(phi), f"np.cos({code})", f"c_{{{lab}}}")
+            if len(chain[k]) > 1:       # the summed angle of k's group, and its rates: members signed
+                lab, tag = _label(chain[k], n), _label(chain[k], n).replace(",", "_")
+                signs = [1 if m == chain[k][0] else parallel.get(m, 1) for m in chain[k]]
+                phi = sum(sign * qs[m] for sign, m in zip(signs, chain[k]))
+                code = signed(signs, (angle_code(m) for m in chain[k]))
+                add_abbrev(f"S{k}", f"s{tag}", sympy.sin(phi), f"np.sin({code})", f"s_{{{lab}}}")
+                add_abbrev(f"C{k}", f"c{tag}", sympy.cos(phi), f"np.cos({code})", f"c_{{{lab}}}")
                 for rate, arg, dots in (("Qd", "qd", r"\dot"), ("Qdd", "qdd", r"\ddot")):
-                    code = " + ".join(f"{'-' if parallel.get(m, 1) < 0 and m != chain[k][0] else ''}{arg}[..., {m}]"
-                                      for m in chain[k])
-                    definition = sum((parallel.get(m, 1) if m != chain[k][0] else 1) *
-                                     sympy.Symbol(f"{arg}{m + 1}", real=True) for m in chain[k])
-                    add_abbrev(f"{rate}{k}", f"{arg}{lab.replace(',', '_')}", definition, code,
-                               rf"{dots}{{q}}_{{{lab}}}")
+                    definition = sum(sign * sympy.Symbol(f"{arg}{m + 1}", real=True)
+                                     for sign, m in zip(signs, chain[k]))
+                    add_abbrev(f"{rate}{k}", f"{arg}{tag}", definition,
+                               signed(signs, (f"{arg}[..., {m}]" for m in chain[k])), rf"{dots}{{q}}_{{{lab}}}")
         else:
             symbol[f"d{k}"] = sympy.Symbol(f"q{k + 1}", real=True)
         symbol[f"qd{k}"] = sympy.Symbol(f"qd{k + 1}", real=True)
@@ -424,12 +423,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                    gravity=g_mag, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
     if check:
         err, scale = verify(eq, base, seed=seed)
-        eq = _replace(eq, max_error=err, max_torque=scale)
+        eq = dataclasses.replace(eq, max_error=err, max_torque=scale)
     return eq
-
-def _replace(eq, **changes):
-    import dataclasses
-    return dataclasses.replace(eq, **changes)
 
 
 def _exact(v):
