@@ -261,17 +261,13 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None):
             return co * c - so * s if name == "c" else so * c + co * s
         return ring.gen(name, k)
 
-    g_full, out_full = build(robot, base.parameters, base.pivots, gravity=True)
-    g_dyn, out_dyn = build(robot, base.parameters, base.pivots, gravity=False)
-    zero = ring.ctx.from_dict({})
-    W = [[zero] * R for _ in range(n)]
-    for j, r, value in zip([o[0] for o in out_full], [o[1] for o in out_full],
-                           graph_polynomials(ring, g_full, [o[2] for o in out_full], inputs)):
-        W[j][r] = value
-    D = [[zero] * R for _ in range(n)]
-    for j, r, value in zip([o[0] for o in out_dyn], [o[1] for o in out_dyn],
-                           graph_polynomials(ring, g_dyn, [o[2] for o in out_dyn], inputs)):
-        D[j][r] = value
+    def entries(gravity):          # the base regressor (n, R) as polynomials, with or without gravity
+        graph, out = build(robot, base.parameters, base.pivots, gravity=gravity)
+        M = [[ring.ctx.from_dict({})] * R for _ in range(n)]
+        for (j, r, _), value in zip(out, graph_polynomials(ring, graph, [o[2] for o in out], inputs)):
+            M[j][r] = value
+        return M
+    W, D = entries(True), entries(False)
     g_mag = float(np.linalg.norm(robot.gravity_si))
     g_exact = _rational(g_mag) if g_mag else Fraction(1)
     gq = ring.flint.fmpq(g_exact.numerator, g_exact.denominator)
