@@ -29,6 +29,16 @@ def is_real(x) -> bool:
         return False
 
 
+def json_float(x):
+    """``x`` as a float for JSON, or None (null) when it is not finite."""
+    return float(x) if math.isfinite(x) else None
+
+
+def json_floats(values):
+    """:func:`json_float` of each value."""
+    return [json_float(v) for v in values]
+
+
 def real_array(name, x, error=ArgumentError):
     """``x`` as a float64 ndarray (no copy when it already is one).
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numbers import json_float, json_floats
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
 from ..model._fields import _check_keys, _got, _mapping, _number
@@ -58,9 +59,7 @@ class MotionLimits:
 
     def to_dict(self):
         """JSON-ready: one entry per joint, null where there is no limit."""
-        def num(x):
-            return float(x) if math.isfinite(x) else None
-        return [{"q": [num(lo), num(hi)], "qd": num(v), "qdd": num(a), "tau": num(t)}
+        return [{"q": json_floats((lo, hi)), "qd": json_float(v), "qdd": json_float(a), "tau": json_float(t)}
                 for lo, hi, v, a, t in zip(self.lower, self.upper, self.velocity, self.acceleration, self.torque)]
 
     def __repr__(self):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+from .._numbers import json_float, json_floats
+
 CONDITION_NOTE = ("cond(W_b), 2-norm, unscaled, over the samples of the trajectory file (t = 0 … period at "
                   "rate): W_b stacks the base regressor of every sample (rows: samples × joints; columns: "
                   "'base', the description's friction and rotor-inertia columns included)")
@@ -13,14 +15,6 @@ PAYLOAD_NOTE = ("cond, 2-norm, unscaled, over the samples of the trajectory file
                 "joint's torque a row); condition_numbers: the whole robot's W_b, for reference")
 
 
-def _number(value):
-    return float(value) if math.isfinite(value) else None
-
-
-def _floats(values):
-    return [float(v) if math.isfinite(v) else None for v in values]
-
-
 def design_report(design):
     """The JSON document (docs/formats.md, "Excitation design")."""
     s, numbers = design.search, design.condition_numbers
@@ -28,13 +22,13 @@ def design_report(design):
     return {
         "robot": design.robot.name,
         "criterion": design.criterion,
-        "condition_number": _number(design.condition_number),
+        "condition_number": json_float(design.condition_number),
         "condition_number_definition": CONDITION_NOTE if design.payload is None else PAYLOAD_NOTE,
         "parameters": design.parameters,
         "base": own["with_drives_columns"],
         "condition_numbers": {
-            parameters: {"with_drives": _number(entry["with_drives"]), "rigid_body": _number(entry["rigid_body"]),
-                         "column_normalised": _number(entry["column_normalised"]),
+            parameters: {"with_drives": json_float(entry["with_drives"]), "rigid_body": json_float(entry["rigid_body"]),
+                         "column_normalised": json_float(entry["column_normalised"]),
                          "rigid_body_base": entry["rigid_body_columns"],
                          **({"base": entry["with_drives_columns"]} if parameters != design.parameters else {})}
             for parameters, entry in numbers.items()},
@@ -46,14 +40,14 @@ def design_report(design):
         "coefficients": design.series.to_dict(),
         "limits": {"source": design.limits.source, "joints": design.limits.to_dict()},
         "bounds": {"method": "certified between samples: Bernstein's inequality over 64·K samples per period",
-                   **{key: _floats(value) for key, value in design.bounds.items()}},
-        "torque_max": None if design.torque_max is None else _floats(design.torque_max),
+                   **{key: json_floats(value) for key, value in design.bounds.items()}},
+        "torque_max": None if design.torque_max is None else json_floats(design.torque_max),
         "torque_limited": design.torque_limited,
         "search": {"seed": s.seed, "starts": s.starts, "starts_counted": s.counted, "best_start": s.best_start,
                    "workers": s.workers, "seconds": round(s.seconds, 3), "time_budget": s.time_budget,
                    "deterministic": s.deterministic, "evaluations": s.evaluations, "gradients": s.gradients},
         **({} if design.payload is None else
-           {"payload": {**design.payload.to_dict(), "condition_number": _number(design.condition_number)}}),
+           {"payload": {**design.payload.to_dict(), "condition_number": json_float(design.condition_number)}}),
     }
 
 

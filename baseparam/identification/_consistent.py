@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._numbers import json_floats
 from ..errors import BaseParamError, SettingsError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
@@ -95,7 +96,7 @@ class PriorChoice:
 
     def to_dict(self):
         def floats(a):
-            return None if a is None else [None if not np.isfinite(v) else float(v) for v in a]
+            return None if a is None else json_floats(a)
         return {"weights": floats(self.weights), "cv_nrmse2_percent2": floats(self.cv_error_percent),
                 "cv_se_percent2": floats(self.cv_se_percent), "max_shift_std": floats(self.shifts),
                 "chosen": float(self.chosen), "selected_by": self.selected_by}

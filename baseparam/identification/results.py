@@ -7,6 +7,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._numbers import json_float, json_floats
 from ..evaluation import nrmse
 
 # Relative std (%) of Gautier's criterion (10 %), kept for reference: it also flags parameters whose
@@ -71,16 +72,8 @@ class Metrics:
     def to_dict(self):
         """rmse, nrmse_percent, nrmse_pooled_percent and n_samples (docs/formats.md, section
         "Identification result")."""
-        return {"rmse": _floats(self.rmse), "nrmse_percent": _floats(self.nrmse_percent),
-                "nrmse_pooled_percent": _float(self.nrmse_pooled_percent), "n_samples": int(self.n_samples)}
-
-
-def _float(x):
-    return None if not np.isfinite(x) else float(x)
-
-
-def _floats(a):
-    return [_float(x) for x in np.asarray(a, float)]
+        return {"rmse": json_floats(self.rmse), "nrmse_percent": json_floats(self.nrmse_percent),
+                "nrmse_pooled_percent": json_float(self.nrmse_pooled_percent), "n_samples": int(self.n_samples)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,14 +153,14 @@ class Identification:
             "robot": e.base_.robot.name,
             "parameters": e.base_.parameters,
             "method": e.method,
-            "base": [{"name": n, "value": _float(v), "std": _float(s),
-                      "rel_std_percent": None if n in at_bound else _float(r), "torque_std_percent": _float(t),
+            "base": [{"name": n, "value": json_float(v), "std": json_float(s),
+                      "rel_std_percent": None if n in at_bound else json_float(r), "torque_std_percent": json_float(t),
                       **({"at_bound": n in at_bound} if e.method == "consistent" else {})}
                      for (n, v, s, r), t in zip(self.table(), e.torque_std_percent_)],
-            "condition_number": _float(e.condition_number_),
-            "condition_number_scaled": _float(e.condition_number_scaled_),
-            "sigma_per_joint": _floats(e.sigma_),
-            "correlation_factor": _float(e.correlation_factor_),
+            "condition_number": json_float(e.condition_number_),
+            "condition_number_scaled": json_float(e.condition_number_scaled_),
+            "sigma_per_joint": json_floats(e.sigma_),
+            "correlation_factor": json_float(e.correlation_factor_),
             "undetermined": list(e.undetermined_),
             "physically_impossible": list(e.impossible_),
             "train": self.train.to_dict(),
@@ -191,11 +184,11 @@ class Identification:
                 "prior_weight": None if c.prior_choice is None else c.prior_choice.to_dict(),
                 "solve_seconds": c.solve_seconds, "solver_calls": c.n_solves,
                 "constraint_cost": {"train_nrmse_pooled_percent_unconstrained":
-                                    _float(e.unconstrained_train_.nrmse_pooled_percent),
-                                    "train_nrmse_pooled_percent": _float(self.train.nrmse_pooled_percent)},
-                "unconstrained": [{"name": n, "value": _float(v)} for n, v in zip(e.names_, e.unconstrained_coef_)],
-                "moved": [{"name": n, "shift_std": _float(v)} for n, v in e.moved_],
-                "standard": {n: _float(v) for n, v in zip(e.base_.standard_names, e.standard_)},
+                                    json_float(e.unconstrained_train_.nrmse_pooled_percent),
+                                    "train_nrmse_pooled_percent": json_float(self.train.nrmse_pooled_percent)},
+                "unconstrained": [{"name": n, "value": json_float(v)} for n, v in zip(e.names_, e.unconstrained_coef_)],
+                "moved": [{"name": n, "shift_std": json_float(v)} for n, v in e.moved_],
+                "standard": {n: json_float(v) for n, v in zip(e.base_.standard_names, e.standard_)},
                 "bodies": self.bodies(),
             }
         return doc
