@@ -25,6 +25,13 @@ exact_angles=False``), which the CLI shows as flags (``--exact-angles off``).
 """
 
 
+def printable(text) -> str:
+    """``text`` with line breaks and other unprintable characters escaped (a newline as ``\\n``): names and
+    values read from a file go into one-line messages and notes, where a raw newline would forge a line."""
+    text = str(text)
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
 class BaseParamError(Exception):
     """Root of all errors raised deliberately by baseparam."""
 

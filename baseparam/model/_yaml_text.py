@@ -9,6 +9,8 @@ import re
 
 import yaml
 
+from ..errors import printable
+
 MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
 _MAX_DEPTH = 32
 
@@ -40,12 +42,7 @@ class _Invalid(Exception):
 
     def format(self, filename: str) -> str:
         parts = [filename] + ([self.path] if self.path else []) + [self.message]
-        return _one_line(": ".join(parts))
-
-
-def _one_line(message: str) -> str:
-    """Escape line breaks and other non-printable characters so the message is one line."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in message)
+        return printable(": ".join(parts))
 
 
 def _decode(data: bytes) -> str:

@@ -22,11 +22,11 @@ import numpy as np
 
 from .._validation import check_angle_tolerance, check_instance, check_link_names, check_mimic
 from .._warnings import warn
-from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning, printable
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
-from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _one_line, _top_sequence_exceeds
+from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel
 from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
                     Robot, with_drives)
@@ -120,7 +120,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
                 data += stream.read(MAX_URDF_BYTES + 1 - len(data))
     except OSError as exc:
         reason = exc.strerror or str(exc) or type(exc).__name__
-        raise RobotDescriptionError(_one_line(f"{label}: cannot read the robot description: {reason}")) from None
+        raise RobotDescriptionError(printable(f"{label}: cannot read the robot description: {reason}")) from None
     if is_urdf(label, data):
         from .urdf import parse_urdf
 
@@ -205,7 +205,7 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
         raise _of_file(RobotDescriptionError("\n".join(shown))) from None
     note = snapper.note(filename)
     if note:
-        warn(_one_line(note), RoundOffWarning)
+        warn(printable(note), RoundOffWarning)
     return robot
 
 

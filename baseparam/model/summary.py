@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import math
 
+from ..errors import printable
 from .dh_equivalent import dh_equivalent
 from .urdf_writer import _rpy
-
-
-def _printable(text) -> str:
-    """``text`` with line breaks and other non-printable characters escaped (``\\n``)."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in str(text))
 
 
 def describe(robot, equivalent=None) -> str:
@@ -26,13 +22,13 @@ def describe(robot, equivalent=None) -> str:
     kind = "a chain" if robot.is_chain else "a tree"
     source = "URDF geometry" if robot.convention == "urdf" else f"{robot.convention} DH"
     # names come from the file: escaped, so that a name holding a line break cannot forge output lines
-    lines = [f"{_printable(robot.name)}: {robot.n_dof} joints, {kind} ({source}; lengths {robot.length_unit}, "
+    lines = [f"{printable(robot.name)}: {robot.n_dof} joints, {kind} ({source}; lengths {robot.length_unit}, "
              f"angles {robot.angle_unit})",
              f"  {'#':>2}  {'joint':20s} {'parent':>6}  {'type':9s} {'axis':18s} {'mass [kg]':>9}  limits"]
     for k, joint in enumerate(robot.joints, start=1):
         axis = " ".join(_short(v) for v in joint.axis) if robot.convention == "urdf" else "z"
         mass = f"{joint.inertia.mass:.4g}" if joint.inertia is not None else "-"
-        lines.append(f"  {k:>2}  {_printable(joint.name or f'joint {k}')[:20]:20s} {joint.parent:>6}  {joint.type:9s} "
+        lines.append(f"  {k:>2}  {printable(joint.name or f'joint {k}')[:20]:20s} {joint.parent:>6}  {joint.type:9s} "
                      f"{axis:18s} {mass:>9}  {_limits(joint.limits)}")
     if robot.is_floating:
         mass = f", its body {robot.base_inertia.mass:.4g} kg" if robot.base_inertia is not None else ""

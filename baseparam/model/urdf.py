@@ -30,7 +30,7 @@ import numpy as np
 from .._validation import check_angle_tolerance, check_link_names, check_mimic
 from .._warnings import warn
 from ..errors import (ArgumentError, ArgumentTypeError, DescriptionWarning, PhysicalConsistencyWarning,
-                      RobotDescriptionError, RoundOffWarning)
+                      RobotDescriptionError, RoundOffWarning, printable)
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
                      special_radians)
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors
@@ -61,11 +61,7 @@ class _Problems(Exception):
             shown = self.lines[:MAX_PROBLEMS]
             if len(self.lines) > MAX_PROBLEMS:
                 shown.append(f"{self.label}: ... and {len(self.lines) - MAX_PROBLEMS} more problems")
-            raise RobotDescriptionError("\n".join(_printable(line) for line in shown))
-
-
-def _printable(text: str) -> str:
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+            raise RobotDescriptionError("\n".join(printable(line) for line in shown))
 
 
 @dataclass
@@ -197,7 +193,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     if locked:
         names = [name for name, _ in locked]
         shifted = [name for name, offset in locked if _offset_given(offset)]
-        warn(_printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
+        warn(printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
                         f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) locked "
                         "at q = 0 as joints off the paths to the tips are, their links weighing on the bodies that "
                         "carry them; the joints they mimic stay free, and the base parameters are those of the "
@@ -211,13 +207,13 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                          "pick a chain or subtree with tip='LINK'")
     problems.check()
     if impossible:
-        warn(_printable(f"{label}: physically impossible inertias kept as written (as other URDF readers "
+        warn(printable(f"{label}: physically impossible inertias kept as written (as other URDF readers "
                         f"do; a simulation with them may misbehave): {'; '.join(impossible[:5])}"
                         + (f"; and {len(impossible) - 5} more" if len(impossible) > 5 else "")
                         + "; correct those <inertial> blocks before simulating, or identify them from data"),
              PhysicalConsistencyWarning)
     if tiny:
-        warn(_printable(f"{label}: {len(tiny)} origin number{'s' if len(tiny) > 1 else ''} read as the "
+        warn(printable(f"{label}: {len(tiny)} origin number{'s' if len(tiny) > 1 else ''} read as the "
                         f"same geometry (translations below {MIN_LENGTH_M:g} m as 0, angles beyond ±2π "
                         f"less whole turns), e.g. {'; '.join(tiny[:2])}; nothing to do if that is round-off"),
              RoundOffWarning)
@@ -231,7 +227,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         return Robot(tuple(robot_joints), name=name, convention="urdf", length_unit="m", angle_unit="rad",
                      gravity=gravity, source=text, **floating)
     except RobotDescriptionError as exc:
-        raise RobotDescriptionError(_printable(f"{label}: {exc}")) from None
+        raise RobotDescriptionError(printable(f"{label}: {exc}")) from None
 
 
 # -- text and XML -----------------------------------------------------------------------------------------
@@ -671,7 +667,7 @@ def _snap_angles(joints, label, tolerance):
         out.append(replace(joint, origins=tuple(origins), axis=axis))
     if notes:
         difference, where = max(notes)
-        warn(_printable(
+        warn(printable(
             f"{label}: {len(notes)} angle{'s' if len(notes) > 1 else ''} within {tolerance:g} rad of multiples of "
             f"15° taken as them, so the base set stays exact (largest difference {difference:.1e} rad, {where}); "
             "nothing to do if that is round-off, exact_angles=False keeps them as written"), RoundOffWarning)
@@ -720,7 +716,7 @@ def _gravity(tree_root, base, joints, label, tolerance, floating=False):
             R = R @ factor_matrix(factor, float, lambda v: exact_cos_sin(v, "rad")[:2])[:3, :3]
     moving = [j.name for j in path if j.type != "fixed"]
     if moving and not floating:
-        warn(_printable(f"{label}: root={base!r}: gravity is taken in that link's frame with the joints "
+        warn(printable(f"{label}: root={base!r}: gravity is taken in that link's frame with the joints "
                         f"above it ({', '.join(moving[:5])}) at q = 0; if those joints move, cut at the robot's "
                         "fixed base link instead, root=LINK"), DescriptionWarning)
     return tuple(float(v) + 0.0 for v in R.T @ g)
