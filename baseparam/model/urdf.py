@@ -92,7 +92,6 @@ class _Body:
     mass: float = 0.0
     moment: np.ndarray = field(default_factory=lambda: np.zeros(3))      # Σ m c
     second: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))  # Σ (I_c + m(|c|²1 − c cᵀ)), origin
-    inertia_given: bool = False
 
     def add(self, inertial, T):
         """A link's inertial, given in a frame placed at T (4×4) in the body frame."""
@@ -104,7 +103,6 @@ class _Body:
         self.mass += m
         self.moment = self.moment + m * cb
         self.second = self.second + R @ Ic @ R.T + m * (cb @ cb * np.eye(3) - np.outer(cb, cb))
-        self.inertia_given = True
 
     def inertia(self) -> Inertia:
         com = self.moment / self.mass if self.mass > 0 else np.zeros(3)

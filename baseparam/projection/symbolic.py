@@ -35,7 +35,6 @@ from ..errors import ArgumentError, ArgumentTypeError
 from ..model.robot import require_fixed_base, require_robot
 from .report import format_number, join_groups
 
-MAX_DEGREE_DEFAULT = 2     # e_c − e_p ≤ 2 − 0 for the pseudo-inertia and Khalil columns
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
 
 
