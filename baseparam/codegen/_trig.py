@@ -10,6 +10,7 @@ itself), and the form with the fewest operations (:func:`_cost`) is kept.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -18,6 +19,7 @@ import numpy as np
 from ..dynamics.expressions import ADD, CONST, INPUT, MUL, NEG, SUB, live_nodes
 
 RATES = ("qd", "qdd", "Qd", "Qdd", "sgn", "stb")
+_BINARY = {ADD: operator.add, SUB: operator.sub, MUL: operator.mul}
 
 
 # -- the graph over polynomials ------------------------------------------------------------------------
@@ -79,12 +81,8 @@ def graph_polynomials(ring, g, roots, inputs):
             value[i] = ring.const(a)
         elif op == INPUT:
             value[i] = inputs(*a)
-        elif op == ADD:
-            value[i] = value[a[0]] + value[a[1]]
-        elif op == SUB:
-            value[i] = value[a[0]] - value[a[1]]
-        elif op == MUL:
-            value[i] = value[a[0]] * value[a[1]]
+        elif op in _BINARY:
+            value[i] = _BINARY[op](value[a[0]], value[a[1]])
         elif op == NEG:
             value[i] = -value[a]
         else:                                  # the regressor graph never divides
