@@ -272,6 +272,7 @@ def read_contacts(path, robot=None):
     from ..dynamics.contacts import Contact
     from ..errors import ArgumentError
     from ..model._fields import _got
+    from ..model.urdf import _rotation
     path = os.fspath(path)
     items = _contact_items(path)
     contacts = []
@@ -300,14 +301,8 @@ def read_contacts(path, robot=None):
                     or not all(abs(float(x)) <= ABSURD for x in v)):
                 raise DataError(f"{where}: {key}: expected 3 finite numbers, got {_got(v)}")
             values[key] = np.array(v, dtype=float)
-        r, p, y = values["rpy"]
-        cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
-        # URDF's rpy: R = Rz(y) Ry(p) Rx(r)
-        R = np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                      [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                      [-sp, cp * sr, cp * cr]])
-        try:
-            contacts.append(Contact(link, values["xyz"], R, name=name))
+        try:        # URDF's rpy: R = Rz(y) Ry(p) Rx(r)
+            contacts.append(Contact(link, values["xyz"], _rotation(values["rpy"]), name=name))
             if robot is not None:
                 contacts[-1].link_index(robot)
         except ArgumentError as exc:
