@@ -448,21 +448,21 @@ def _contact_names(trajectory):
 def _write_floating_parquet(traj, path, names):
     import json
 
-    from .writers import write_parquet
+    from .writers import _write_parquet
     fields = {k: getattr(traj, k) for k in ("q", "qd", "qdd", "tau") if getattr(traj, k) is not None}
     if traj.wrenches is not None:
         fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
     meta = {"joint_names": list(names), "contacts": list(_contact_names(traj))}
-    write_parquet(path, traj.t, fields, {"baseparam.floating": json.dumps(meta)})
+    _write_parquet(path, traj.t, fields, {"baseparam.floating": json.dumps(meta)})
 
 
 def _write_floating_mcap(traj, path, names, topic, base_topic):
     from rosbags.typesys import Stores, get_typestore
 
     from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
-    from .writers import _split, mcap_log_times, write_mcap
+    from .writers import _split, _mcap_log_times, _write_mcap
 
-    log_times = mcap_log_times(traj.t, topic=topic, base_topic=base_topic)
+    log_times = _mcap_log_times(traj.t, topic=topic, base_topic=base_topic)
     sec, nsec = stamp_parts(traj.t)
     store = get_typestore(Stores.ROS2_HUMBLE)
     T = store.types
@@ -511,7 +511,7 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
         attached[f"{base_topic}/qdd"] = traj.qdd[:, :6]
     if traj.tau is not None:
         attached[f"{base_topic}/tau"] = traj.tau[:, :6]
-    write_mcap(path, channels, log_times, [_split(rows), odometry, *wrench_msgs], attached)
+    _write_mcap(path, channels, log_times, [_split(rows), odometry, *wrench_msgs], attached)
 
 
 def lowpass_floating(trajectory, cutoff_hz, filter_order=4):

@@ -113,10 +113,10 @@ def _npz(traj, path, names, topic):
 
 
 def _parquet(traj, path, names, topic):
-    write_parquet(path, traj.t, _fields(traj), {"baseparam.joint_names": json.dumps(names)})
+    _write_parquet(path, traj.t, _fields(traj), {"baseparam.joint_names": json.dumps(names)})
 
 
-def write_parquet(path, t, fields, metadata):
+def _write_parquet(path, t, fields, metadata):
     """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
     ``metadata`` in the schema; atomically."""
     import pyarrow as pa
@@ -134,14 +134,14 @@ def write_parquet(path, t, fields, metadata):
 def _mcap(traj, path, names, topic):
     from ._cdr import JOINT_STATE_MSGDEF, encode
 
-    log_times = mcap_log_times(traj.t, topic=topic)
+    log_times = _mcap_log_times(traj.t, topic=topic)
     rows = encode(traj.t, names, traj.q, traj.qd, traj.tau)
     attached = {"t": traj.t} if traj.qdd is None else {"t": traj.t, "qdd": traj.qdd}
-    write_mcap(path, [(topic, "sensor_msgs/msg/JointState", JOINT_STATE_MSGDEF)], log_times, [_split(rows)],
+    _write_mcap(path, [(topic, "sensor_msgs/msg/JointState", JOINT_STATE_MSGDEF)], log_times, [_split(rows)],
                {f"{topic}/{field}": values for field, values in attached.items()})
 
 
-def mcap_log_times(t, **topics):
+def _mcap_log_times(t, **topics):
     """The log times (ns, a list) of the stamps of times ``t`` (S,), after checking the topic names given."""
     from ._cdr import stamp_parts
 
@@ -160,7 +160,7 @@ def _split(rows):
     return [data[k * L:(k + 1) * L] for k in range(rows.shape[0])]
 
 
-def write_mcap(path, channels, log_times, messages, attached):
+def _write_mcap(path, channels, log_times, messages, attached):
     """A ROS 2 MCAP file, atomically: ``channels`` [(topic, msgtype, ros2msg definition)], ``messages`` one
     list of S CDR byte strings per channel, sample k of every channel logged at ``log_times[k]`` (channels in
     turn); ``attached`` {name: float64 array} as raw little-endian attachments ``baseparam<name>``."""
