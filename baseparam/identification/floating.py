@@ -46,7 +46,7 @@ The fit: feasible generalized least squares. The rows of one sample share noise 
 the base rows and the legs' torque rows through J_cᵀ, a q̇ error every row), so each sample's m rows (6 + n,
 or 6) are taken to have one covariance Σ (m × m), the same for every sample, independent between samples.
 First ordinary least squares; Σ̂ from its residual r_s (σ_row² = mean r²; correlation Σ_s r_s r_sᵀ / S
-scaled to a unit diagonal, its eigenvalues floored at 10⁻¹², σ_row at 10⁻⁶ of the largest); then each
+scaled to a unit diagonal, plus 10⁻¹² I; σ_row floored at 10⁻⁶ of the largest); then each
 sample's rows (and right-hand side) multiplied by T = L⁻¹ D⁻¹ (D = diag σ_row, L the Cholesky factor of the
 correlation): TᵀT = Σ̂⁻¹, so least squares of the whitened rows is the GLS estimate, its covariance
 (Σ_s A_sᵀ Σ̂⁻¹ A_s)⁻¹ (on the constraints' null space); known quantities are equality constraints. One
@@ -55,7 +55,8 @@ weight. Every least squares is solved by a QR of the unit-scaled columns, not th
 squared condition number made the estimate depend on the BLAS's thread count), and the whitening's sums run
 elementwise in a fixed order, for the same reason. Noise in the states (q̇, q̈) makes the regressor itself
 noisy: errors in variables, which this covariance holds only in part (the share that is correlated across a
-sample's rows).
+sample's rows, averaged over the motion). docs/method.md gives the calibration measured
+(bench/bench_floating_calibration.py).
 ``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
 covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
 and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
