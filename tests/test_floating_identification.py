@@ -441,3 +441,25 @@ def test_fewer_rows_than_unknowns_solved_as_the_minimum_norm_least_squares(const
     phi = np.linalg.lstsq(AZ / d, y - A @ theta_p, rcond=None)[0] / d
     np.testing.assert_allclose(theta, theta_p + Z @ phi, rtol=1e-9, atol=1e-12)
     assert cov.shape == (10, 10) and np.isfinite(cov).all() and dof == 1
+
+
+def test_whitening_is_the_inverse_covariance_of_the_rows_with_its_floors():
+    """T (lower triangular) with TᵀT = Σ̂⁻¹, Σ̂ the residuals' second moment (numpy's matrix product and inverse
+    here); a row without noise (all-zero residual) and two rows equal by physics stay finite, at the floors:
+    σ at 10⁻⁶ of the largest, the correlation's eigenvalues lifted by 10⁻¹²."""
+    from baseparam.identification.floating import CORRELATION_FLOOR, _apply_rows, _whitening
+    rng = np.random.default_rng(5)
+    r = rng.normal(size=(400, 4)) @ np.array([[2.0, 0, 0, 0], [0.5, 1, 0, 0], [0, 0.3, 0.1, 0], [1, 0, 0, 3]])
+    T = _whitening(r)
+    assert np.all(np.triu(T, 1) == 0)
+    np.testing.assert_allclose(T.T @ T, np.linalg.inv(r.T @ r / len(r)), rtol=1e-6)
+    np.testing.assert_allclose(_apply_rows(T, r[:, :, None])[:, :, 0], r @ T.T, rtol=1e-12, atol=1e-12)
+    # a noise-free row and a repeated row: finite, the repeated pair's difference weighed at the floor
+    degenerate = np.column_stack([r[:, 0], r[:, 0], np.zeros(len(r))])
+    T = _whitening(degenerate)
+    assert np.isfinite(T).all()
+    sigma = np.sqrt(np.mean(r[:, 0] ** 2))
+    assert abs(T[2, 2] * sigma - 1e6) < 1e-3 * 1e6                  # the σ floor: 10⁻⁶ of the largest
+    # row 1 − row 2 has no noise of its own: its weight is the floor's, ‖T (1, −1, 0)‖² = 2 / (δ σ²)
+    np.testing.assert_allclose(np.linalg.norm(T @ [1.0, -1.0, 0.0]), np.sqrt(2 / CORRELATION_FLOOR) / sigma,
+                               rtol=1e-3)
