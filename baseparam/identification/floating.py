@@ -456,22 +456,25 @@ def _lower_inverse(L):
 
 
 def _apply_rows(T, X):
-    """T X_s for every sample: the products summed term by term in column order (no BLAS).
+    """T X_s for every sample, T lower triangular: the products summed term by term in column order (no BLAS).
 
     Parameters
     ----------
     T : ndarray, shape (m, m)
+        Lower triangular (its upper entries are not read).
     X : ndarray, shape (S, m, k)
 
     Returns
     -------
     ndarray, shape (S, m, k)
     """
+    m = T.shape[1]
     out = np.zeros(X.shape)
-    for j in range(T.shape[1]):
-        out += T[None, :, j, None] * X[:, j:j + 1, :]
+    term = np.empty(X.shape)
+    for j in range(m):                                   # column j of T reaches rows j … m − 1
+        np.multiply(T[None, j:, j, None], X[:, j:j + 1, :], out=term[:, j:])
+        out[:, j:] += term[:, j:]
     return out
-
 
 def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=None, known=None, method="ols",
                       prior=None, seed=0, base=None) -> FloatingIdentification:
