@@ -180,8 +180,11 @@ pd.DataFrame(rows).T
 # %% [markdown]
 # All three routes see the same 52 combinations of the 70 standard parameters (no gravity: the
 # base equations are the momentum's rate). The joint torques pin the scale by themselves; the two
-# homogeneous routes take it from the total mass. With noisy velocities the torques route's
-# regressor is itself noisy (errors in variables), a bias its standard deviations do not hold.
+# homogeneous routes take it from the total mass. Each fit is a feasible GLS: each sample's rows
+# whitened by their noise covariance, estimated from the residual (docs/method.md). With noisy
+# velocities the torques and base routes' regressors are themselves noisy (errors in variables),
+# which their standard deviations hold only in part (some |error| beyond 3σ is to be expected
+# there); the momentum route, linear in q̇, stays calibrated.
 #
 # A physically consistent fit (every body's pseudo-inertia positive semidefinite, the total mass
 # held) of the momentum route gives masses per body:

@@ -13,7 +13,7 @@ import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification.floating_logs import read_floating_log, write_floating_log
 from conftest import ROOT
-from test_floating_identification import SPACE, needs_solo, stance_experiment
+from test_floating_identification import SPACE, needs_solo, stance_experiment, z_bound
 
 ENV_ROOT = str(ROOT)
 
@@ -34,7 +34,9 @@ def compare(out_file, reference, truth):
     np.testing.assert_allclose(std, reference.std, rtol=1e-10, atol=1e-10 * np.abs(reference.std).max())
     seen = std > 0
     z = (values - reference.from_standard(truth))[seen] / std[seen]
-    assert np.abs(z).max() <= 3.0, np.abs(z).max()
+    # every seen combination within reach: Bonferroni at family-wise 1 % (test_floating_identification.z_bound:
+    # max |z| ≤ 3 fails about one fixed seed in four with 94 calibrated σ)
+    assert np.abs(z).max() <= z_bound(len(z)), np.abs(z).max()
     return out
 
 

@@ -42,12 +42,21 @@ the base route of a robot without contacts are homogeneous (y = 0): the scale of
 fixed by ``known`` quantities (one the route sees: the total mass; the base's own mass is regrouped into
 it and not seen alone), stated in the result.
 
-The fit: least squares with per-row weights 1/σ_row from the OLS residual (rows differ in units
-and noise: forces, moments, torques), known quantities as equality constraints, covariance
-(AᵀΣ⁻¹A)⁻¹ with the rows' σ (on the constraints' null space); solved by a QR of the unit-scaled
-columns, not the normal equations (their squared condition number made the estimate depend on the BLAS's
-thread count). Noise in the states (q̇, q̈) makes the regressor itself noisy: errors in variables, a bias
-this covariance does not hold.
+The fit: feasible generalized least squares. The rows of one sample share noise (a contact-wrench error enters
+the base rows and the legs' torque rows through J_cᵀ, a q̇ error every row), so each sample's m rows (6 + n,
+or 6) are taken to have one covariance Σ (m × m), the same for every sample, independent between samples.
+First ordinary least squares; Σ̂ from its residual r_s (σ_row² = mean r²; correlation Σ_s r_s r_sᵀ / S
+scaled to a unit diagonal, plus 10⁻¹² I; σ_row floored at 10⁻⁶ of the largest); then each
+sample's rows (and right-hand side) multiplied by T = L⁻¹ D⁻¹ (D = diag σ_row, L the Cholesky factor of the
+correlation): TᵀT = Σ̂⁻¹, so least squares of the whitened rows is the GLS estimate, its covariance
+(Σ_s A_sᵀ Σ̂⁻¹ A_s)⁻¹ (on the constraints' null space); known quantities are equality constraints. One
+round: more would let rows without noise of their own (a free robot's base rows with exact states) take the
+weight. Every least squares is solved by a QR of the unit-scaled columns, not the normal equations (their
+squared condition number made the estimate depend on the BLAS's thread count), and the whitening's sums run
+elementwise in a fixed order, for the same reason. Noise in the states (q̇, q̈) makes the regressor itself
+noisy: errors in variables, which this covariance holds only in part (the share that is correlated across a
+sample's rows, averaged over the motion). docs/method.md gives the calibration measured
+(bench/bench_floating_calibration.py).
 ``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
 covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
 and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
@@ -69,7 +78,7 @@ __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", 
 
 ROUTES = ("torques", "base", "momentum")
 METHODS = ("ols", "consistent")
-# Rounds of row weights from the residual (feasible weighted least squares).
+# Rounds of feasible GLS (the rows' covariance from the residual of the fit before; module notes).
 REWEIGHTING = 1
 
 
@@ -395,6 +404,78 @@ def _constrained_lstsq(A, y, G, g):
     return theta_p + Z @ phi, cov, max(A.shape[0] - (r - k), 1)
 
 
+# Floor of the rows' correlation matrix's eigenvalues (it has a unit diagonal): a combination of rows with no
+# noise of its own (all-zero residuals, or rows equal by physics) weighs at most 10⁶ times a row's own σ, as the
+# per-row floor below
+CORRELATION_FLOOR = 1e-12
+
+
+def _whitening(residual):
+    """T (m × m, lower triangular) with Tᵀ T = Σ̂⁻¹: the rows' covariance Σ̂ = D (C + δ I) D estimated from
+    the residual, one for every sample.
+
+    D = diag(σ_row), σ_row the residual's RMS per row (floored at 10⁻⁶ of the largest: all-zero residuals,
+    no 0/0); C the residuals' correlation, Σ_s (r_s/σ)(r_s/σ)ᵀ / S with a unit diagonal, δ =
+    ``CORRELATION_FLOOR``; T = L⁻¹ D⁻¹ with L the Cholesky factor of C + δ I. The sums run over samples in
+    a fixed order (numpy's reductions, no BLAS): the weights must not depend on the BLAS's thread count.
+
+    Parameters
+    ----------
+    residual : ndarray, shape (S, m)
+
+    Returns
+    -------
+    ndarray, shape (m, m)
+    """
+    S, m = residual.shape
+    sigma = np.sqrt(np.mean(residual ** 2, axis=0))
+    sigma = np.maximum(sigma, max(sigma.max() * 1e-6, np.finfo(float).tiny))
+    u = residual / sigma
+    C = np.empty((m, m))
+    for i in range(m):
+        C[i] = np.mean(u[:, i:i + 1] * u, axis=0)
+    C = 0.5 * (C + C.T)
+    # a row at its σ floor has a diagonal below 1; raising it keeps C ⪰ 0 (its |C_ij| ≤ √(C_ii C_jj) already)
+    np.fill_diagonal(C, 1.0 + CORRELATION_FLOOR)
+    L = np.linalg.cholesky(C)
+    T = _lower_inverse(L)
+    return T / sigma[None, :]
+
+
+def _lower_inverse(L):
+    """L⁻¹ of a lower-triangular L (m × m) by forward substitution, elementwise in a fixed order."""
+    m = len(L)
+    T = np.zeros((m, m))
+    for i in range(m):
+        row = np.zeros(m)
+        row[i] = 1.0
+        for j in range(i):
+            row = row - L[i, j] * T[j]
+        T[i] = row / L[i, i]
+    return T
+
+
+def _apply_rows(T, X):
+    """T X_s for every sample, T lower triangular: the products summed term by term in column order (no BLAS).
+
+    Parameters
+    ----------
+    T : ndarray, shape (m, m)
+        Lower triangular (its upper entries are not read).
+    X : ndarray, shape (S, m, k)
+
+    Returns
+    -------
+    ndarray, shape (S, m, k)
+    """
+    m = T.shape[1]
+    out = np.zeros(X.shape)
+    term = np.empty(X.shape)
+    for j in range(m):                                   # column j of T reaches rows j … m − 1
+        np.multiply(T[None, j:, j, None], X[:, j:j + 1, :], out=term[:, j:])
+        out[:, j:] += term[:, j:]
+    return out
+
 def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=None, known=None, method="ols",
                       prior=None, seed=0, base=None) -> FloatingIdentification:
     """Identify a floating-base robot's parameters by one route (module notes).
@@ -518,16 +599,15 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     # (S, m, R): every row lies in E's row space and E[:, pivots] = I, so A β = A[:, pivots] θ exactly — the
     # pivots' own columns, no product with a pseudo-inverse (its round-off in every entry)
     Ab = A3[:, :, pivots]
-    # rows weighed by the residual of the fit before (forces, moments and torques differ in units and
-    # noise). One round: more would let rows without noise of their own (a free robot's base rows, zero
-    # by physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
+    # feasible GLS: each sample's rows whitened by their covariance, estimated from the OLS residual (module
+    # notes). One round: more would let rows without noise of their own (a free robot's base rows, zero by
+    # physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
     theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
     for _ in range(REWEIGHTING):
-        sigma = np.sqrt(np.mean((y2 - Ab @ theta) ** 2, axis=0))
-        sigma = np.maximum(sigma, max(sigma.max() * 1e-6, np.finfo(float).tiny))   # all-zero residuals: no 0/0
-        Aw, yw = Ab / sigma[None, :, None], y2 / sigma
+        T = _whitening(y2 - Ab @ theta)
+        Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
         theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
-    # the rows' own σ (not one pooled factor): a noise-free row at the floor must not shrink the others'
+    # the rows' own covariance (not one pooled factor): a noise-free row at the floor must not shrink the others'
     std = np.sqrt(np.maximum(np.diag(cov), 0.0))
     std[std <= 1e-10 * np.abs(theta)] = 0.0          # what the known quantities fix (round-off aside)
     standard, values = None, theta
