@@ -21,7 +21,8 @@ A signal can still be lost in the running phase: an extension module's import-ti
 h5py's) clears an exception it did not raise, a weakref callback reports it as "ignored", or the main thread
 sits in a long call that never returns to Python. So a watchdog thread hears every signal through
 :func:`signal.set_wakeup_fd`, written by the C-level handler whatever the main thread does. If the process has
-not ended :data:`GRACE` seconds after the first signal (or at once on a second SIGTERM or SIGHUP), it removes
+not ended :data:`GRACE` seconds after the first signal (twice that when the main thread is already ending the
+process: its workers may be slow to stop), or at once on a second SIGTERM or SIGHUP, it removes
 the run's temporary files (``baseparam._atomic``), stops the worker processes and ends the process with
 128 + N; a run that ends by itself after a swallowed signal still ends with 128 + N.
 
@@ -147,7 +148,7 @@ def _watch(read_fd, grace):
 
     if hasattr(signal, "pthread_sigmask"):            # the signals go to the main thread, whose calls they end
         signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPPING))
-    first, deadline = None, None
+    first, deadline, extended = None, None, False
     while True:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
@@ -155,6 +156,9 @@ def _watch(read_fd, grace):
         except (OSError, ValueError):                  # the pipe is gone: the process is ending
             return
         if not ready:
+            if not extended and _main_is_ending():     # it is on its way out (joining workers): let it finish
+                extended, deadline = True, time.monotonic() + grace
+                continue
             _force(first)
         try:
             data = os.read(read_fd, 64)
@@ -172,6 +176,18 @@ def _watch(read_fd, grace):
                 first, deadline = signum, time.monotonic() + grace
             elif signum != signal.SIGINT:              # a second SIGTERM/SIGHUP: the user insists
                 _force(first)
+
+
+def _main_is_ending():
+    """Whether the main thread is in the command line's ``_stopped`` or this module's ``_end``."""
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    cli = sys.modules.get("baseparam.cli")
+    ending = {_end.__code__} | ({cli._stopped.__code__} if cli is not None and hasattr(cli, "_stopped") else set())
+    while frame is not None:
+        if frame.f_code in ending:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _start_watchdog():
