@@ -97,7 +97,7 @@ def _grace():
         value = float(os.environ.get("BASEPARAM_SIGNAL_GRACE", GRACE))
     except ValueError:
         return GRACE
-    return value if value >= 0 else GRACE
+    return min(value, 1e6) if value >= 0 else GRACE     # NaN and negatives: the default; select takes no inf
 
 
 def _remove_temporaries():

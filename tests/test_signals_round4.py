@@ -319,3 +319,15 @@ def test_the_temporary_files_registry_is_empty_after_writes(tmp_path):
         _atomic.write_text(tmp_path / "link", "x")
     assert _atomic._LIVE == set()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt", "link"]
+
+
+def test_the_entry_point_loads_nothing_before_its_handlers():
+    """What runs before the handlers are in place is the window a signal still finds Python's defaults in:
+    the entry module loads neither the command line module nor click (nor numpy) by itself."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", "import json, sys, baseparam._entry\n"
+                           "print(json.dumps(sorted(sys.modules)))"], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    modules = set(json.loads(done.stdout))
+    assert not modules & {"baseparam.cli", "click", "numpy"}
