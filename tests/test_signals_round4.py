@@ -222,6 +222,45 @@ def test_a_second_sigterm_ends_a_run_that_swallowed_the_first(tmp_path, name):
     assert list(out.iterdir()) == []
 
 
+# The main thread inside a C call that never returns to Python: pthread_join (never interrupted by a signal) of
+# a C thread running sleep(3600) with the signals blocked. No Python handler can run, only the C-level one,
+# which writes to the watchdog's pipe.
+_STUCK_RUN = """
+import ctypes, signal, sys
+import baseparam.projection.storage as storage
+from baseparam._entry import main
+
+def stuck_store(*args, **kwargs):
+    libc = ctypes.CDLL(None)
+    thread = ctypes.c_ulong()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})   # inherited by the thread
+    assert libc.pthread_create(ctypes.byref(thread), None, ctypes.cast(libc.sleep, ctypes.c_void_p),
+                               ctypes.c_void_p(3600)) == 0
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    print("storing", flush=True)
+    libc.pthread_join(thread, None)     # returns in an hour
+
+storage._store = stuck_store
+sys.argv = ["baseparam", "find", sys.argv[1], "--h5", sys.argv[2]]
+main()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pthread_join through ctypes (glibc)")
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_ends_a_run_stuck_in_a_c_call(tmp_path, name):
+    number = getattr(signal, name)
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = _start(_STUCK_RUN, PLANAR, out / "z.h5", grace="0")
+    _wait_for(proc, "storing")
+    proc.send_signal(number)
+    _, err = _finish(proc)
+    assert proc.returncode == 128 + number, err
+    _one_line(err, _line(name))
+    assert list(out.iterdir()) == []
+
+
 # A run that goes on to its end after a swallowed signal: its outputs are whole, its status still says so.
 _SWALLOWED_THEN_DONE = """
 import sys, time
