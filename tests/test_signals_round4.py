@@ -176,9 +176,12 @@ import baseparam.projection.storage as storage
 from baseparam._entry import main
 
 def swallowing_store(*args, **kwargs):
-    print("storing", flush=True)
+    said = []
     while True:
-        try:
+        try:                            # the signal may come as soon as "storing" is out: already in the try
+            if not said:
+                print("storing", flush=True)
+                said.append(True)
             time.sleep(3600)
         except BaseException:
             print("swallowed", flush=True)
@@ -270,8 +273,8 @@ from baseparam._entry import main
 real_store = storage._store
 
 def store_after_swallowing(*args, **kwargs):
-    print("storing", flush=True)
-    try:
+    try:                                # the signal may come as soon as "storing" is out: already in the try
+        print("storing", flush=True)
         time.sleep(3600)
     except BaseException:
         print("swallowed", flush=True)
