@@ -126,6 +126,12 @@ def _alive(pid):
     return True
 
 
+# The temporary files this process has claimed and not yet renamed or removed: what the command's entry
+# point removes when it must end the process without unwinding the stack (baseparam._entry, a lost signal).
+# Never the old files write_texts moves aside: those are the user's.
+_LIVE = set()
+
+
 def _claim(tmp, path):
     """Create ``tmp`` (mode 0600). A name already taken is not ours and is never touched.
 
@@ -134,11 +140,14 @@ def _claim(tmp, path):
     StorageError
         Naming ``path``, when the temporary file cannot be created beside it.
     """
+    _LIVE.add(tmp)                      # before it exists, as its name (see _temp_name)
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
+        _LIVE.discard(tmp)
         raise StorageError(f"{path}: cannot write here (a temporary name is taken)") from None
     except OSError as exc:
+        _LIVE.discard(tmp)
         raise StorageError(f"{path}: cannot write here ({_one_line(exc)})") from None
 
 
@@ -205,6 +214,7 @@ def atomic_path(path, suffix=".tmp"):
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+        _LIVE.discard(tmp)
 
 
 def write_text(path, text):
@@ -280,6 +290,7 @@ def write_texts(files):
         for tmp in scratch:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            _LIVE.discard(tmp)
 
 
 def _json_ready(value):

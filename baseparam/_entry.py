@@ -1,0 +1,309 @@
+"""The ``baseparam`` command's entry point (the console script, and ``python -m baseparam``).
+
+Signals are handled from this module's first instruction, before the command line module and what it
+loads (click: some 40–60 ms), so that a Ctrl-C, SIGTERM or SIGHUP at any moment ends the run with one line
+and the shell's status 128 + N (docs/cli.md), never a traceback nor a death by the signal itself (status −2
+seen by the parent). A run goes through three phases:
+
+starting
+    until the command line module is loaded: nothing is written yet, so the process says so in one line
+    and leaves at once.
+running
+    the command line's own handling (:mod:`baseparam.cli`): SIGINT raises KeyboardInterrupt, SIGTERM and
+    SIGHUP its ``_Terminated``; the stack unwinds (temporary files removed) and the run ends with 128 + N.
+ending
+    the run is over and its outputs complete: a signal now is noted, not raised, and the process still ends
+    with 128 + N. This module ends the process itself (threads joined, ``atexit`` functions run, streams
+    flushed, then ``os._exit``): Python's own exit restores the default handlers while it finalizes, and a
+    Ctrl-C there killed the process by the signal.
+
+A signal can still be lost in the running phase: an extension module's import-time code (numpy.random's,
+h5py's) clears an exception it did not raise, a weakref callback reports it as "ignored", or the main thread
+sits in a long call that never returns to Python. So a watchdog thread hears every signal through
+:func:`signal.set_wakeup_fd`, written by the C-level handler whatever the main thread does. If the process has
+not ended :data:`GRACE` seconds after the first signal (twice that when the main thread is already ending the
+process: its workers may be slow to stop), or at once on a second SIGTERM or SIGHUP, it removes
+the run's temporary files (``baseparam._atomic``), stops the worker processes and ends the process with
+128 + N; a run that ends by itself after a swallowed signal still ends with 128 + N.
+
+What is left uncovered is the interpreter's own start-up, before any baseparam code runs (``site`` and the
+path set-up: a signal there ends Python with its own message, or kills it before it handles signals).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+# seconds a stopped run may take to unwind (temporary files removed, worker processes stopped) before the
+# watchdog ends it; $BASEPARAM_SIGNAL_GRACE sets it (0 in the tests: a lost signal then ends the run at once)
+GRACE = 3.0
+
+_NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
+_STOPPING = tuple(getattr(signal, name) for name in _NAMES if hasattr(signal, name))
+
+_PHASE = ["starting"]   # starting → running → ending (see the module's docstring)
+_NOTED = []             # signals received in the ending phase (or between the run and this module's code)
+_HEARD = []             # every stopping signal the process received, as the watchdog heard it
+_WAKEUP = []            # the watchdog's pipe (read end, write end)
+_SAID = threading.Lock()  # taken by the one line that says why the process ends (main thread or watchdog)
+
+
+def _line(signum):
+    if signum == getattr(signal, "SIGINT", None):
+        return "baseparam: interrupted"
+    return f"baseparam: terminated ({signal.Signals(signum).name})"
+
+
+def _say(signum, flush=True):
+    """One line on stderr, written straight to its file descriptor: after what Python buffered (unless
+    ``flush`` is false: from the watchdog, whose flush could wait forever on a stream the main thread holds).
+    Said once, whichever thread comes first."""
+    if not _SAID.acquire(blocking=False):
+        return
+    for stream in (sys.stdout, sys.stderr) if flush else ():
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 — a closed or broken stream must not stop the exit
+            pass
+    try:
+        os.write(2, (_line(signum) + "\n").encode())
+    except OSError:
+        pass
+
+
+def _on_signal(signum, frame):
+    """The handler of SIGINT, SIGTERM and SIGHUP outside the command line's own (see the phases)."""
+    if _PHASE[0] == "starting":                       # nothing written yet: nothing to clean up
+        _say(signum)
+        os._exit(128 + signum)
+    if _PHASE[0] == "running" and frame is not None and frame.f_code not in _OWN_CODE:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        sys.modules["baseparam.cli"]._terminate(signum, frame)   # raises the command line's _Terminated
+    # ending, or in this module's own frame between the run and the code that ends it: raising here would
+    # go past every handler (a traceback and a death by the signal); noted, the exit status says it
+    _NOTED.append(signum)
+
+
+def _install(handler):
+    for signum in _STOPPING:
+        signal.signal(signum, handler)
+
+
+def _grace():
+    try:
+        value = float(os.environ.get("BASEPARAM_SIGNAL_GRACE", GRACE))
+    except ValueError:
+        return GRACE
+    return min(value, 1e6) if value >= 0 else GRACE     # NaN and negatives: the default; select takes no inf
+
+
+def _remove_temporaries():
+    """The temporary files of this run's writes in progress (never a finished output)."""
+    atomic = sys.modules.get("baseparam._atomic")
+    for path in list(getattr(atomic, "_LIVE", ())):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _stop_workers():
+    """Unlink the pools' semaphores and stop the worker processes (multiprocessing's own exit function),
+    given at most a second: a worker that does not stop must not hold the exit."""
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is None:
+        return
+
+    def stop():
+        try:
+            for child in sys.modules["multiprocessing"].active_children():
+                child.terminate()
+            mp_util._exit_function()
+        except Exception:  # noqa: BLE001 — best effort on the way out
+            pass
+    try:
+        helper = threading.Thread(target=stop, name="baseparam-stop-workers", daemon=True)
+        helper.start()
+        helper.join(1.0)
+    except RuntimeError:        # no new thread at the interpreter's shutdown: the workers see our end
+        pass
+
+
+def _force(signum):
+    """End the process from the watchdog: the main thread did not (the signal was lost, or it is stuck)."""
+    _remove_temporaries()
+    _stop_workers()
+    _remove_temporaries()       # one the main thread claimed meanwhile
+    _say(signum, flush=False)
+    os._exit(128 + signum)
+
+
+def _watch(read_fd, grace):
+    """The watchdog thread: hears the signals' bytes on the wakeup pipe (see the module's docstring)."""
+    import select
+    import time
+
+    if hasattr(signal, "pthread_sigmask"):            # the signals go to the main thread, whose calls they end
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPPING))
+    first, deadline, extended = None, None, False
+    while True:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            ready, _, _ = select.select([read_fd], [], [], timeout)
+        except (OSError, ValueError):                  # the pipe is gone: the process is ending
+            return
+        if not ready:
+            if not extended and _main_is_ending():     # it is on its way out (joining workers): let it finish
+                extended, deadline = True, time.monotonic() + grace
+                continue
+            _force(first)
+        try:
+            data = os.read(read_fd, 64)
+        except BlockingIOError:
+            continue
+        except OSError:
+            return
+        if not data:
+            return
+        for signum in data:
+            if signum not in _STOPPING:                # e.g. the command line's SIGALRM
+                continue
+            _HEARD.append(signum)
+            if first is None:
+                first, deadline = signum, time.monotonic() + grace
+            elif signum != signal.SIGINT:              # a second SIGTERM/SIGHUP: the user insists
+                _force(first)
+
+
+def _main_is_ending():
+    """Whether the main thread is in the command line's ``_stopped`` or this module's ``_end``."""
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    cli = sys.modules.get("baseparam.cli")
+    ending = {_end.__code__} | ({cli._stopped.__code__} if cli is not None and hasattr(cli, "_stopped") else set())
+    while frame is not None:
+        if frame.f_code in ending:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _start_watchdog():
+    try:
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(write_fd, False)              # the C-level handler must never block
+        signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    except (OSError, ValueError, AttributeError):      # not the main thread, or no pipes: no watchdog
+        return
+    _WAKEUP[:] = [read_fd, write_fd]
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_forget_watchdog)
+    threading.Thread(target=_watch, args=(read_fd, _grace()), name="baseparam-signals", daemon=True).start()
+
+
+def _forget_watchdog():
+    """In a forked child: its signals are its own, not the parent's (the watchdog is not in the child)."""
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:
+        pass
+    for fd in _WAKEUP:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _WAKEUP.clear()
+
+
+def _drain():
+    """The signals written to the pipe that the watchdog has not read yet."""
+    if not _WAKEUP:
+        return
+    try:
+        signal.set_wakeup_fd(-1)
+        os.set_blocking(_WAKEUP[0], False)
+        data = os.read(_WAKEUP[0], 512)
+    except (OSError, ValueError):
+        return
+    _HEARD.extend(signum for signum in data if signum in _STOPPING)
+
+
+def _status(code):
+    """Exit status of a ``SystemExit`` code, as Python gives it."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    try:
+        print(code, file=sys.stderr)
+    except Exception:  # noqa: BLE001
+        pass
+    return 1
+
+
+def _end(status, signum=None):
+    """End the process: threads joined, ``atexit`` functions run, streams flushed, then ``os._exit`` — with
+    128 + N when a signal came (``signum`` or one noted meanwhile), its line printed if not already."""
+    import atexit
+
+    _PHASE[0] = "ending"
+    _install(_on_signal)               # the command line's handlers, left in place when a signal cut its clean-up
+    if hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)  # its timer (re-raising a lost signal) is moot now
+    shutdown = getattr(threading, "_shutdown", None)   # what Python's exit does first: wait for non-daemon threads
+    try:
+        if shutdown is not None:
+            shutdown()
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 — on the way out; the status says what happened
+        pass
+    _drain()
+    said = signum is not None
+    if signum is None and (_NOTED or _HEARD):          # after the run, or a signal the run went on after
+        signum = (_NOTED or _HEARD)[0]
+    if signum is not None:
+        status = 128 + signum
+        if not said:
+            _say(signum)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 — e.g. a closed pipe: the reader wanted no more
+            pass
+    os._exit(status)
+
+
+def main():
+    """Run ``baseparam`` with ``sys.argv``; never returns (the process ends here, see the module's docstring)."""
+    _install(_on_signal)
+    _start_watchdog()
+    from . import cli
+
+    _PHASE[0] = "running"
+    outcome = None
+    try:
+        cli.main()
+    except BaseException as exc:  # noqa: BLE001 — sorted out below, once no signal can raise any more
+        _PHASE[0] = "ending"      # first: a signal from here on is noted (and until here, this frame is ours)
+        outcome = exc
+    _PHASE[0] = "ending"
+    signum, status = None, 0
+    if isinstance(outcome, SystemExit):
+        status = _status(outcome.code)
+    elif isinstance(outcome, KeyboardInterrupt):       # before click's own handling began, or after it ended
+        signum = signal.SIGINT
+    elif isinstance(outcome, cli._Terminated):
+        signum = outcome.args[0]
+    elif outcome is not None:                          # a bug: reported as Python would, then the end as always
+        import traceback
+        traceback.print_exception(outcome)
+        status = 1
+    if signum is not None:
+        _say(signum)
+    _end(status, signum)
+
+
+# The frames in which a signal is noted rather than raised (see _on_signal).
+_OWN_CODE = frozenset({main.__code__, _end.__code__})
