@@ -187,6 +187,8 @@ def test_inertia_criterion_needs_a_payload_and_good_noise():
                         ([1.0, 0.0, 1.0], r"expected 3 finite .* > 0 .*got \[1. 0. 1.\]")):
         with pytest.raises(bp.errors.ArgumentError, match=f"noise: {what}"):
             design_excitation(robot, limits=RRR_LIMITS, criterion="inertia", payload=True, noise=noise, **QUICK)
+    with pytest.raises(bp.errors.ArgumentError, match="noise: only criterion='inertia' weights rows by it"):
+        design_excitation(robot, limits=RRR_LIMITS, criterion="dopt", payload=True, noise=[1.0, 1.0, 1.0], **QUICK)
 
 
 def test_cli_inertia_criterion(tmp_path):
@@ -204,3 +206,6 @@ def test_cli_inertia_criterion(tmp_path):
     assert bad.exit_code == 2 and "--criterion: 'inertia' is defined over a payload's columns" in bad.output
     bad = CliRunner().invoke(main, common + ["--payload", "--noise", "0.5,0.2"])
     assert bad.exit_code == 2 and "--noise: expected 3 finite" in bad.output
+    bad = CliRunner().invoke(main, common[:-1] + ["dopt", "--payload", "--noise", "0.5,0.2,0.1"])
+    assert bad.exit_code == 2
+    assert "--noise: only --criterion inertia weights rows by it (--criterion dopt)" in bad.output

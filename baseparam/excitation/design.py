@@ -255,6 +255,8 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         raise ArgumentError(f"criterion: {criterion!r} is defined over a payload's columns: use it with payload=True "
                             "(excite --payload)")
     weights = _noise_weights(noise, robot.n_dof)
+    if weights is not None and criterion not in PAYLOAD_ONLY:
+        raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={criterion!r})")
     check_option(parameters, "parameters", PARAMETERS)
     workers = _workers(workers)
     starts = default_starts(workers, time_budget) if starts is None else \
