@@ -202,6 +202,8 @@ def test_cli_inertia_criterion(tmp_path):
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text())
     assert doc["criterion"] == "inertia" and np.isfinite(doc["criterion_value"])
+    rows = doc["samples"] * 3
+    assert f"√(Σ of its variances) = {np.sqrt(np.exp(doc['criterion_value']) / rows):.3g} kg·m²" in res.output
     bad = CliRunner().invoke(main, common)
     assert bad.exit_code == 2 and "--criterion: 'inertia' is defined over a payload's columns" in bad.output
     bad = CliRunner().invoke(main, common + ["--payload", "--noise", "0.5,0.2"])
