@@ -91,7 +91,7 @@ class ExcitationDesign:
     base : BaseParameters
         The base set whose columns the criterion and ``condition_number`` use (friction and
         rotor-inertia columns of the description included).
-    criterion : {'cond', 'dopt'}
+    criterion : {'cond', 'dopt', 'inertia'}
     rate : float
         Output rate (Hz).
     condition_number : float
@@ -101,7 +101,8 @@ class ExcitationDesign:
         (friction, rotor inertia) and for the rigid body alone (the base set of the same robot
         without them: what pinocchio's joint-torque regressor spans), and column-normalised.
     criterion_value : float
-        The criterion over ``samples`` (log cond, or −(1/r)·log det(W_bᵀW_b / rows)).
+        The criterion over ``samples`` (log cond, or −(1/r)·log det(W_bᵀW_b / rows), or for 'inertia'
+        log(rows · Σ of the inertia's variances)).
     limits : MotionLimits
     bounds : dict of ndarray (n_dof,)
         Certified extremes over the whole period: q_min, q_max, |q̇| max, |q̈| max.
