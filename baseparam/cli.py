@@ -168,7 +168,7 @@ FLAGS = {
     "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
     "starts": "--starts", "workers": "--workers", "time_budget": "--time-budget", "seed": "--seed",
-    "payload=True": "--payload", "payload_joints": "--payload-joints", "pose": "--pose",
+    "payload=True": "--payload", "payload_joints": "--payload-joints", "pose": "--pose", "noise": "--noise",
     # payload
     "still_tolerance": "--still-tolerance", "still_duration": "--still-duration", "n_poses": "--suggest-poses",
     "wrench": "--wrench", "sensor": "--sensor", "wrench_bias": "--wrench-bias", "wrench_bias=True": "--wrench-bias",
@@ -1080,8 +1080,9 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--limits", "limits_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Limits per joint, overriding the description's: YAML joints: [{q: [lo, hi], qd: v, qdd: a, "
                    "tau: t}, ...] (SI), or a URDF whose <limit> elements apply.")
-@click.option("--criterion", type=click.Choice(["cond", "dopt"]), default="cond", show_default=True,
-              help="Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality).")
+@click.option("--criterion", type=click.Choice(["cond", "dopt", "inertia"]), default="cond", show_default=True,
+              help="Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality), or (with --payload) the sum of the "
+                   "variances of the payload's inertia (A-optimality; rows weighted by --noise).")
 @click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True,
               help="Parameterization of the base columns cond(W_b) is measured in, as in the other commands "
                    "(khalil: pinocchio's columns, to recompute cond with it); the JSON reports both.")
@@ -1103,6 +1104,9 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--pose", metavar="Q1,Q2,…",
               help="With --payload: positions of the held joints (rad or m, one per joint; default: a bent pose, a "
                    "quarter of each half range above its middle).")
+@click.option("--noise", metavar="S1,S2,…",
+              help="With --criterion inertia: each joint's torque noise (N·m, one per joint), weighting its rows "
+                   "(default: equal).")
 @click.option("--out", "csv_out", type=click.Path(),
               help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T; "
                    "a folder (ending in / or existing) gets ROBOT_excite.csv, as export's --out is a folder.")
@@ -1112,7 +1116,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
               help="Write a figure of the joint trajectories against their limits (.png, .pdf, .svg).")
 @_robot_options
 def excite(robot_file, period, harmonics, rate, limits_file, criterion, parameters, torque_limits, starts, workers,
-           time_budget, seed, payload, payload_joints, pose, csv_out, json_out, plot_out, load):
+           time_budget, seed, payload, payload_joints, pose, noise, csv_out, json_out, plot_out, load):
     """Design an excitation trajectory for ROBOT_FILE: a finite Fourier series per joint, at rest at both
     ends, within the joint limits at every instant, that minimizes the condition number of the base
     regressor (friction and rotor-inertia columns the description declares included).
@@ -1133,7 +1137,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
                                    starts=starts, workers=workers, time_budget=time_budget, seed=seed,
                                    progress=progress, payload=payload, payload_joints=payload_joints,
-                                   pose=_numbers(pose, "--pose"))
+                                   pose=_numbers(pose, "--pose"), noise=_numbers(noise, "--noise"))
         progress.close()
         written = []
         if csv_out:

@@ -21,12 +21,21 @@ white noise of √(S·f_s/2) at 200 Hz: 1.17 1.33 1.79 1.00 0.45 0.18 0.11 N·m 
 is 10–100× lower: it is the motion's own non-repeatability, not sensor noise). Until 2026-11-27 the bench
 assumed 0.2 N·m on every LWR4+ joint: the measured figure is higher on joints 1–5, lower on joint 7.
 
-Three motions, each 20 s: the multi-sine of every joint above; the ``excite --payload`` design (the last
-three joints move, the others held at its default bent pose; criterion cond); and ``excite --payload
---payload-joints N --criterion dopt`` (every joint moves; D-optimal over the payload's 10 columns) — both
-under issue 25's limits |q| ≤ 2.9/2.0 rad, |q̇| ≤ 1.9 rad/s, |q̈| ≤ 5 rad/s² (the whole-robot excitation
-limits the issue sets; the LWR4+'s own are wider: 1.9–2.3 rad/s in its URDF), 10 s period played twice,
-20 s search budget, seed 0.
+Four motions, each 20 s: the multi-sine of every joint above; the ``excite --payload`` design (the last
+three joints move, the others held at its default bent pose; criterion cond); ``excite --payload
+--payload-joints N --criterion dopt`` (every joint moves; D-optimal over the payload's 10 columns); and
+``excite --payload --payload-joints N --criterion inertia --noise σ`` (every joint moves; the sum of the six
+variances of the payload's inertia about the flange frame's origin that a fit with the measured noise σ would
+have, mass and centre estimated too: A-optimal over the inertia) — all under issue 25's limits |q| ≤ 2.9/2.0
+rad, |q̇| ≤ 1.9 rad/s, |q̈| ≤ 5 rad/s² (the whole-robot excitation limits the issue sets; the LWR4+'s own are
+wider: 1.9–2.3 rad/s in its URDF), seed 0; the first two designs a 10 s period (5 harmonics) played twice
+after 20 s of search, the inertia design a 5 s period (4 harmonics) played four times after 40 s.
+
+Then issue 25's cases (the last table), dopt against inertia: 10 payloads per robot and mass (a box turned at
+random, its centre 20–60 mm off the flange axis; the same 10 turns and noise draws for every mass), each
+fitted: the errors in σ, the share within 3σ, the share meeting each target, and a verdict on the inertia
+target read as 3σ_I ≤ 10 % λmax — met by the design, IMPOSSIBLE (the bound below exceeds it for every
+20 s motion within the limits), or neither.
 
 Columns: the fit's errors and error/σ; ``σ_I max``, the fit's largest standard deviation of the inertia
 about the centre of mass; ``CRB``, the Cramér–Rao bound of this motion with this noise for that same
@@ -39,8 +48,26 @@ finding the global maximum: on the UR10e 4× the starts, 2× the ascents and two
 1.03e-4); ``10% λmax`` the target. "Within 3σ" is read as 3σ_I ≤ 10 % λmax: an error of
 three standard deviations still meets the bound, i.e. λmax ≥ 30·σ_I.
 
-What it shows (one run, 2026-11-27; the designs' 20 s searches depend a little on timing, so their rows
+What it shows (one run, 2026-11-27; the designs' searches depend a little on timing, so their rows
 move a little from run to run):
+* The inertia design lowers its motion's bound below the D-optimal one's: σ_I's CRB 2.5e-4 against 4.1e-4
+  kg·m² on the LWR4+ (−39 %), 4.6e-4 against 5.5e-4 on the UR10e (−17 %), and the fits follow (median σ_I over
+  the 10 payloads 2.7e-4 against 4.1e-4, 4.4e-4 against 5.3e-4). The noise weighting matters: unweighted,
+  the same criterion reached 3.1e-4 on the LWR4+ and 5.7e-4 on the UR10e (no better than dopt there: its
+  shoulder joints are 5× noisier than its wrist, and an unweighted design spends the motion on their rows).
+  No other setting did clearly better (20–80 s of search; periods 2.5–20 s with 3–10 harmonics: 2.5–3.5e-4
+  on the LWR4+; on the UR10e the 8–10 harmonic ones finished one start or none in 40–60 s on a shared
+  machine), nor did a max-variance form (a p-norm, p = 8, of the six variances: 2.8e-4 and 4.7e-4). Mass
+  and centre of mass stay identified: every payload within 3σ and within target on the inertia design.
+* Issue 25's cases (3σ_I as a share of λmax, the design's against the bound's): met — LWR4+ 2 kg (4.9 %
+  inertia design; 7.5 % dopt) and 5 kg, UR10e 2 kg (8.1 %; dopt 9.8 % with one payload of ten beyond 3σ)
+  and 5 kg. IMPOSSIBLE — UR10e 0.5 kg (the bound: 19 %). Neither met by the best design nor excluded by the
+  bound — LWR4+ 0.5 kg (49 % / 8.5 %), 0.75 kg (25 % / 4.3 %), 1 kg (15.5 % / 2.7 %); UR10e 0.8 kg (37 % /
+  8.7 %), 1 kg (26 % / 6.0 %), 1.5 kg (13 % / 3.1 %). With the inertia design the target needs λmax ≥ 30·σ_I
+  = 8e-3 kg·m² (LWR4+) and 1.3e-2 (UR10e): boxes of about 1.3 and 1.8 kg. Read per payload instead (the
+  error within 10 % λmax and within 3σ: a typical largest error is 1.5σ, not 3σ), the inertia design meets
+  it for 10 of 10 payloads at 1 kg on the LWR4+ (dopt 6), 9 of 10 at 1.5 kg on the UR10e (dopt 9), 3 of 10
+  at 0.75 kg (LWR4+) and 1 kg (UR10e), 1 of 10 or none below.
 * mass (≤ 1.3 %) and centre of mass (≤ 2.7 mm) meet their bounds for every payload on every motion, each
   within 3σ.
 * The fit reaches the Cramér–Rao bound of its motion: σ_I is 0.9–1.25× the CRB in every row, so no other
@@ -56,8 +83,9 @@ move a little from run to run):
   the rates and accelerations the limits allow and the number of samples set it), while the target shrinks
   with λmax ∝ m·size². So the target is out of reach, whatever the motion, for tools with λmax below
   1.4e-3 kg·m² (LWR4+) and 3.1e-3 kg·m² (UR10e): the 0.5 kg box (1.6e-3) on the UR10e. Between the bound and
-  the best design (λmax 1.4e-3 … 1.2e-2 and 3.1e-3 … 1.7e-2 kg·m²: the 0.5–1 kg boxes on the LWR4+, 0.8–2 kg
-  on the UR10e) it is neither excluded nor reached: the bound lets every sample sit at every joint's
+  the best design (the D-optimal one: λmax 1.4e-3 … 1.2e-2 and 3.1e-3 … 1.7e-2 kg·m², the 0.5–1 kg boxes on
+  the LWR4+, 0.8–2 kg on the UR10e; the inertia design narrows it to 1.4e-3 … 8e-3 and 3.1e-3 … 1.3e-2, boxes
+  of 0.5–1.3 and 0.8–1.8 kg) it is neither excluded nor reached: the bound lets every sample sit at every joint's
   velocity and acceleration limits at once, which no motion can (a joint at |q̈| = 5 rad/s² all along
   averages q̇² to a third of 1.9²), so the reachable figure lies between the two, not proven where.
 * The limits are issue 25's, not the robots' own. Within their URDFs' velocity limits (LWR4+ 1.92–3.56
@@ -82,50 +110,10 @@ import baseparam as bp  # noqa: E402
 SCOPE = (["kuka_lwr4.yaml", "ur10e.yaml"], "issue 25's targets name a 7-DOF and a 6-DOF arm; these two have real logs "
                                            "whose noise the simulation copies")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-UR_LOG = ROOT.parent / "shared" / "data" / "ur10e" / "identification_data" / "ur-20_02_19_14harm50sec.csv"
-LWR_LOGS = [ROOT.parent / "shared" / "data" / "kuka_lwr4" / f"measurements_{i}.npz" for i in (1, 2)]
-UR_GAINS = [10.0, 10.6956, 8.4566, 9.0029, 9.4800, 10.1232]
 MASSES = (0.5, 0.8, 1.0, 2.0, 5.0)
 sys.path.insert(0, str(ROOT / "notebooks"))
-from _helpers import multisine, simulated_log  # noqa: E402  (the multi-sine and noisy log notebook 09 shows)
-
-
-def ur_noise():
-    """Per-joint std (N·m) of the UR10e log's torque above 10 Hz (the current × gain minus its low-pass)."""
-    from scipy.signal import butter, filtfilt
-    if not UR_LOG.is_file():
-        return np.array([0.3, 0.3, 0.3, 0.05, 0.05, 0.05]), "assumed (log absent)"
-    traj = bp.read_trajectory(UR_LOG, columns="t=0,q=1:7,qd=7:13,current=13:19", gains=UR_GAINS)
-    dt = float(np.median(np.diff(traj.t)))
-    t = np.arange(traj.t[0], traj.t[-1], dt)
-    tau = np.column_stack([np.interp(t, traj.t, traj.tau[:, j]) for j in range(6)])
-    b, a = butter(4, 10.0 / (0.5 / dt))
-    return np.std(tau - filtfilt(b, a, tau, axis=0), axis=0), "measured above 10 Hz on the real log"
-
-
-def lwr4_noise(rate=200.0, band=(0.1, 0.6)):
-    """Per-joint torque noise (N·m) of the LWR4+ as white noise at ``rate`` Hz with the spectral density
-    the real logs have in ``band`` (the motions' harmonics): half the difference of measurements_1 and _2,
-    which repeat one trajectory (lined up to the sub-sample by their positions), is what the two runs do
-    not share; its density S (one-sided, Welch) in the band is that of white noise of σ = √(S·rate/2)."""
-    from scipy.optimize import minimize_scalar
-    from scipy.signal import welch
-    if not all(f.is_file() for f in LWR_LOGS):
-        return np.full(7, 0.2), "assumed (logs absent)"
-    a, b = (np.load(f) for f in LWR_LOGS)
-    ta, tb = a["times"] - a["times"][0], b["times"] - b["times"][0]
-
-    def mismatch(s):
-        inside = (ta + s > 0) & (ta + s < tb[-1])
-        return np.mean([(a["positions"][inside, j] - np.interp(ta[inside] + s, tb, b["positions"][:, j])) ** 2
-                        for j in range(7)])
-    s = minimize_scalar(mismatch, bounds=(-0.02, 0.02), method="bounded").x
-    inside = (ta + s > 0.5) & (ta + s < tb[-1] - 0.5)
-    other = np.column_stack([np.interp(ta[inside] + s, tb, b["torques"][:, j]) for j in range(7)])
-    f, P = welch((a["torques"][inside] - other) / np.sqrt(2), fs=rate, nperseg=1024, axis=0)
-    S = P[(f >= band[0]) & (f < band[1])].mean(axis=0)
-    return np.sqrt(S * rate / 2), (f"measured: the repeat runs' difference at {band[0]:g}–{band[1]:g} Hz "
-                                   f"as white noise at {rate:g} Hz")
+# the multi-sine, the noisy log and the real logs' noise that notebook 09 shows
+from _helpers import lwr4_noise, multisine, simulated_log, ur_noise  # noqa: E402
 
 
 def box_payload(m, rng):
@@ -164,12 +152,13 @@ def own_limits(robot, name):
     return lim.lower, lim.upper, lim.velocity, np.where(np.isfinite(lim.acceleration), lim.acceleration, 5.0)
 
 
-def payload_motion(robot, dt, duration=20.0, joints=3, criterion="cond"):
-    """``excite --payload`` (the last ``joints`` joints move, the others held at the default bent pose; 20 s
-    search budget, seed 0) under issue 25's limits, its period repeated for ``duration`` s at step dt."""
-    d = bp.design_excitation(robot, limits=limits_of(robot)[0], time_budget=20.0, seed=0, payload=True,
-                             rate=1.0 / dt, period=10.0, harmonics=5, payload_joints=joints,
-                             criterion=criterion)          # 10 s, 5 harmonics: as measured before issue 25
+def payload_motion(robot, dt, duration=20.0, joints=3, criterion="cond", period=10.0, harmonics=5, budget=20.0,
+                   noise=None):
+    """``excite --payload`` (the last ``joints`` joints move, the others held at the default bent pose; seed 0,
+    ``budget`` s of search) under issue 25's limits, its period repeated for ``duration`` s at step dt."""
+    d = bp.design_excitation(robot, limits=limits_of(robot)[0], time_budget=budget, seed=0, payload=True,
+                             rate=1.0 / dt, period=period, harmonics=harmonics, payload_joints=joints,
+                             criterion=criterion, noise=noise)   # default 10 s, 5 harmonics: as before issue 25
     n = int(round(duration / dt))
     reps = -(-n // len(d.samples.q))
     q, qd, qdd = (np.tile(a, (reps, 1))[:n] for a in (d.samples.q, d.samples.qd, d.samples.qdd))
@@ -184,7 +173,14 @@ def case(robot, payload, dt, noise, seed, motion=None):
 ROBOTS = (("kuka_lwr4", 0.005), ("ur10e", 0.01))
 MOTIONS = ("multi-sine of every joint",
            "excite --payload (the last three joints; cond)",
-           "excite --payload --payload-joints N --criterion dopt (every joint)")
+           "excite --payload --payload-joints N --criterion dopt (every joint)",
+           "excite --payload --payload-joints N --criterion inertia --noise σ --period 5 --harmonics 4 (every joint)")
+# the inertia design: 5 s, 4 harmonics (highest 0.8 Hz) and 40 s of search did best of 10 s × 5 and × 8, 5 s × 6,
+# 4 s × 4, 2.5 s × 3, 20 s × 10 (40–80 s each; 2026-11-27); D-optimal at 5 s × 4 did worse than at 10 s × 5
+INERTIA_DESIGN = dict(criterion="inertia", period=5.0, harmonics=4, budget=40.0)
+# the open cases of issue 25 (and the decided ones around them), each over SEEDS payloads and noise draws
+CASES = {"kuka_lwr4": (0.5, 0.75, 1.0, 2.0, 5.0), "ur10e": (0.5, 0.8, 1.0, 1.5, 2.0, 5.0)}
+SEEDS = 10
 
 
 def main():
@@ -199,10 +195,12 @@ def main():
     for name, dt in ROBOTS:
         robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
         motions[name] = [None]
-        for joints, criterion in ((3, "cond"), (robot.n_dof, "dopt")):
-            motion, cond = payload_motion(robot, dt, joints=joints, criterion=criterion)
+        for joints, settings in ((3, {}), (robot.n_dof, {"criterion": "dopt"}),
+                                 (robot.n_dof, dict(INERTIA_DESIGN, noise=noises[name]))):
+            motion, cond = payload_motion(robot, dt, joints=joints, **settings)
             motions[name].append(motion)
-            print(f"{name}: excite --payload, {joints} joints, {criterion}: cond {cond:.3g} over the payload's columns")
+            print(f"{name}: excite --payload, {joints} joints, {settings.get('criterion', 'cond')}: cond {cond:.3g} "
+                  "over the payload's columns")
         start = time.perf_counter()
         # the bound does not depend on the payload: the directions that move its inertia alone do not
         bounds[name] = state_bound(robot, noises[name], limits_of(robot)[1], box_payload(1.0, np.random.default_rng(0)),
@@ -221,6 +219,60 @@ def main():
         print(HEADER)
         for name, dt in ROBOTS:
             run(name, dt, noises[name], motions[name][k], bounds[name])
+    print(f"\nissue 25's cases, {SEEDS} payloads each (a box turned at random, its centre 20–60 mm off the flange "
+          "axis) with their own noise draws, on the D-optimal (dopt) and the inertia design (inertia) of every joint; "
+          "|e|/σ: the median over the payloads of the largest error over the elements in its standard deviations; "
+          "≤3σ: the share of payloads whose every element is within 3σ; ok: the share meeting the target (error "
+          "within it and within 3σ); σ_I: the median of the fit's largest σ of the inertia; need: 10 % λmax / 3")
+    print(CASE_HEADER)
+    for name, dt in ROBOTS:
+        for m in CASES[name]:
+            for k, label in ((2, "dopt"), (3, "inertia")):
+                cases(name, dt, noises[name], motions[name][k], bounds[name], m, label)
+
+
+CASE_HEADER = (f"{'robot':<7} {'kg':>4} {'design':<7} {'mass |e|/σ':>10} {'≤3σ':>4} {'com |e|/σ':>9} {'≤3σ':>4} "
+               f"{'I |e|/σ':>7} {'≤3σ':>4} {'ok m/c/I':>14} {'σ_I':>8} {'CRB':>8} {'bound':>8} {'need':>8}  verdict")
+
+
+def cases(name, dt, noise, motion, bound, m, label):
+    """One robot, one mass, one motion: SEEDS payloads of mass m (turned, centre off-axis at random), each with its
+    own noise draw; a line of the errors in σ, the shares within 3σ and within target, and the verdict on the
+    inertia target (3σ_I ≤ 10 % λmax): met by this design, excluded by the bound for every 20 s motion within
+    the limits, or between the two."""
+    from _payload_bound import crb, information
+    robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
+    F = information(robot, *motion[1:], noise)
+    z, ok, sigma, crbs = [], [], [], []
+    for seed in range(SEEDS):
+        payload = box_payload(m, np.random.default_rng(1000 + seed))
+        r = case(robot, payload, dt, noise, seed=seed, motion=motion)
+        _, c, I = payload
+        dm, dc, dI = abs(r.mass - m), np.abs(r.com - c), np.abs(r.inertia - I)
+        z.append((dm / r.mass_std, float(np.max(dc / r.com_std)), float(np.max(dI / r.inertia_std))))
+        limit = 0.1 * np.linalg.eigvalsh(I).max()
+        ok.append((dm < 0.02 * m, dc.max() < 0.005, dI.max() < limit))
+        sigma.append(r.inertia_std.max())
+        crbs.append(crb(F, payload)[2].max())
+    z, ok = np.array(z), np.array(ok) & (np.array(z) < 3)
+    lam = 10 * limit                                   # λmax: the same for every turn of the box
+
+    def share(s):                                      # 3σ as a percentage of λmax
+        return 300 * s / lam
+    s_I = float(np.median(sigma))
+    if 3 * s_I <= limit:
+        verdict = f"met by this design (3σ_I = {share(s_I):.1f} % λmax)"
+    elif 3 * bound.max() > limit:
+        verdict = (f"IMPOSSIBLE: no 20 s motion within the limits gives 3σ_I ≤ 10 % λmax (the bound: 3σ_I ≥ "
+                   f"{share(bound.max()):.1f} % λmax)")
+    else:
+        verdict = (f"not met by this design (3σ_I = {share(s_I):.1f} % λmax), not excluded (the bound: "
+                   f"{share(bound.max()):.1f} %)")
+    shares = "/".join(f"{v:.1f}" for v in ok.mean(axis=0))
+    print(f"{name[:7]:<7} {m:4.2f} {label:<7} {np.median(z[:, 0]):10.1f} {np.mean(z[:, 0] < 3):4.1f} "
+          f"{np.median(z[:, 1]):9.1f} {np.mean(z[:, 1] < 3):4.1f} {np.median(z[:, 2]):7.1f} "
+          f"{np.mean(z[:, 2] < 3):4.1f} "
+          f"{shares:>14} {s_I:8.1e} {np.median(crbs):8.1e} {bound.max():8.1e} {limit / 3:8.1e}  {verdict}")
 
 
 HEADER = (f"{'robot':<7} {'kg':>4} {'mass err %':>10} {'/σ':>5} {'com err mm':>10} {'/σ':>5} "

@@ -52,7 +52,9 @@ ROOT = next(root for root in (Path(os.environ.get("BASEPARAM_ROOT", ".")), Path.
                               Path(bp.__file__).resolve().parents[1])
             if (root / "notebooks" / "_helpers.py").is_file())
 sys.path.insert(0, str(ROOT / "notebooks"))
-from _helpers import data_dir, multisine, robot_file, robot_values, simulated_log  # noqa: E402  (found just above)
+# found just above
+from _helpers import (data_dir, lwr4_noise, multisine, robot_file, robot_values, simulated_log,  # noqa: E402
+                      ur_noise)
 
 plt.rcParams["figure.dpi"] = 72            # compact figures
 pd.set_option("display.width", 120)
@@ -64,12 +66,16 @@ pd.set_option("display.width", 120)
 # The motion: a multi-sine of every joint, period 10 s, 20 s long, sampled at the real logs' rates
 # (LWR4+ 200 Hz, UR10e 100 Hz). The torques: inverse dynamics of the description's bodies plus the
 # payload on the last link (the test suite checks the same fit against pinocchio's torques). The
-# noise: 0.2 N·m per joint on the LWR4+ (its published logs are already filtered, so this is an
-# assumption) and, on the UR10e, what its real current log shows above 10 Hz through the drive gains
-# (`bench/bench_payload.py` measures it): about 1.1, 1.5, 0.8 N·m on joints 1–3, 0.2 on the wrist.
+# noise: per joint, as measured on the real logs of `../shared/data` (`_helpers.py`'s `ur_noise` and
+# `lwr4_noise`, which `bench/bench_payload.py` uses too). On the UR10e, what its current log shows above
+# 10 Hz through the drive gains: about 1.1, 1.5, 0.8 N·m on joints 1–3, 0.2 on the wrist. The LWR4+'s
+# published logs are low-passed at 8 Hz, but two of them repeat one trajectory: half their difference at
+# the motion's frequencies (0.1–0.6 Hz), as white noise at 200 Hz, is about 1.2, 1.3, 1.8, 1.0, 0.45 N·m on
+# joints 1–5 and 0.18, 0.11 on the last two.
 
 # %%
-NOISE = {"kuka_lwr4": np.full(7, 0.2), "ur10e": np.array([1.10, 1.46, 0.77, 0.18, 0.26, 0.21])}
+NOISE = {"kuka_lwr4": lwr4_noise()[0], "ur10e": ur_noise()[0]}          # N·m per joint, from the real logs
+print({name: np.round(sigma, 2).tolist() for name, sigma in NOISE.items()})
 RATE = {"kuka_lwr4": 0.005, "ur10e": 0.01}
 # the simulation (multisine, robot_values, simulated_log) is notebooks/_helpers.py's, shared with the bench
 
@@ -99,9 +105,13 @@ compare([(f"{name}, 20 s of motion", r.mass, r.com, r.inertia, r.mass_std) for n
 # %% [markdown]
 # Mass within a fraction of a percent and the centre of mass within 2 mm on both arms. The inertia
 # about the centre of mass is the hard part: it is read from torques I·q̈ at the wrist, a few
-# thousandths of a N·m per kg·m² and rad/s², under 0.2 N·m of noise. Its standard deviation,
-# a few 1e-3 kg·m², is about the same for a 0.5 kg and a 5 kg tool (`bench/bench_payload.py`), so a
-# light tool's inertia is known only to that absolute level.
+# thousandths of a N·m per kg·m² and rad/s², under 0.1–1.8 N·m of noise. Its standard deviation,
+# a few 1e-3 kg·m² on this multi-sine, is about the same for a 0.5 kg and a 5 kg tool
+# (`bench/bench_payload.py`), so a light tool's inertia is known only to that absolute level. A motion
+# designed for it (`baseparam excite ROBOT --payload --payload-joints 7 --criterion inertia --noise …`: every
+# joint moving, the sum of the inertia's variances minimized with this noise) lowers it about thirty times:
+# to 2.5e-4 kg·m² on the LWR4+ and 4.6e-4 on the UR10e, enough for "10 % of λmax at 3σ" from about 1.3 and
+# 1.8 kg (`bench/bench_payload.py`).
 
 # %%
 for name, r in results.items():

@@ -90,6 +90,51 @@ def simulated_log(robot, payload, noise, dt, seed=1, motion=None):
     return bp.Trajectory(t=t, q=q + rng.normal(0, 1e-4, q.shape), tau=tau + rng.normal(0, 1, tau.shape) * noise)
 
 
+# The real logs' torque noise per joint, as white noise at the log's rate (notebook 09, bench/bench_payload.py)
+UR_NOISE_LOG = DATA / "ur10e" / "identification_data" / "ur-20_02_19_14harm50sec.csv"
+LWR4_REPEATS = [DATA / "kuka_lwr4" / f"measurements_{i}.npz" for i in (1, 2)]
+UR_PUBLISHED_GAINS = [10.0, 10.6956, 8.4566, 9.0029, 9.4800, 10.1232]
+
+
+def ur_noise():
+    """Per-joint std (N·m) of the UR10e log's torque above 10 Hz (the current × gain minus its low-pass)."""
+    from scipy.signal import butter, filtfilt
+    if not UR_NOISE_LOG.is_file():
+        return np.array([0.3, 0.3, 0.3, 0.05, 0.05, 0.05]), "assumed (log absent)"
+    import baseparam as bp
+    traj = bp.read_trajectory(UR_NOISE_LOG, columns="t=0,q=1:7,qd=7:13,current=13:19", gains=UR_PUBLISHED_GAINS)
+    dt = float(np.median(np.diff(traj.t)))
+    t = np.arange(traj.t[0], traj.t[-1], dt)
+    tau = np.column_stack([np.interp(t, traj.t, traj.tau[:, j]) for j in range(6)])
+    b, a = butter(4, 10.0 / (0.5 / dt))
+    return np.std(tau - filtfilt(b, a, tau, axis=0), axis=0), "measured above 10 Hz on the real log"
+
+
+def lwr4_noise(rate=200.0, band=(0.1, 0.6)):
+    """Per-joint torque noise (N·m) of the LWR4+ as white noise at ``rate`` Hz with the spectral density
+    the real logs have in ``band`` (the motions' harmonics): half the difference of measurements_1 and _2,
+    which repeat one trajectory (lined up to the sub-sample by their positions), is what the two runs do
+    not share; its density S (one-sided, Welch) in the band is that of white noise of σ = √(S·rate/2)."""
+    from scipy.optimize import minimize_scalar
+    from scipy.signal import welch
+    if not all(f.is_file() for f in LWR4_REPEATS):
+        return np.full(7, 0.2), "assumed (logs absent)"
+    a, b = (dict(np.load(f)) for f in LWR4_REPEATS)       # arrays read once (an NpzFile re-reads on each access)
+    ta, tb = a["times"] - a["times"][0], b["times"] - b["times"][0]
+
+    def mismatch(s):
+        inside = (ta + s > 0) & (ta + s < tb[-1])
+        return np.mean([(a["positions"][inside, j] - np.interp(ta[inside] + s, tb, b["positions"][:, j])) ** 2
+                        for j in range(7)])
+    s = minimize_scalar(mismatch, bounds=(-0.02, 0.02), method="bounded").x
+    inside = (ta + s > 0.5) & (ta + s < tb[-1] - 0.5)
+    other = np.column_stack([np.interp(ta[inside] + s, tb, b["torques"][:, j]) for j in range(7)])
+    f, P = welch((a["torques"][inside] - other) / np.sqrt(2), fs=rate, nperseg=1024, axis=0)
+    S = P[(f >= band[0]) & (f < band[1])].mean(axis=0)
+    return np.sqrt(S * rate / 2), (f"measured: the repeat runs' difference at {band[0]:g}–{band[1]:g} Hz "
+                                   f"as white noise at {rate:g} Hz")
+
+
 # ------------------------------------------------------------------------------------------------------------
 # Figures and tables of the identification notebooks
 

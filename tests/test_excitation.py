@@ -174,7 +174,9 @@ def test_sign_surrogate_and_its_gradient():
     _assert_matches_central_differences(d, lambda *states: smoothed(*states, width), (q, qd, qdd), G, which=(1,))
 
 
-@pytest.mark.parametrize("criterion", [criteria.log_condition, criteria.d_optimality, smooth_log_condition(4.0)])
+@pytest.mark.parametrize("criterion", [criteria.log_condition, criteria.d_optimality, smooth_log_condition(4.0),
+                                       criteria.inertia_variance(np.random.default_rng(5).standard_normal((3, 6)),
+                                                                 np.array([1.0, 2.0, 0.5, 3.0]))])
 def test_criteria_gradients_match_finite_differences(criterion):
     rng = np.random.default_rng(3)
     A = rng.standard_normal((40, 6)) @ np.diag([1, 2, 3, 4, 5, 30.0])

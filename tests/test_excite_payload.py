@@ -4,6 +4,7 @@ link's 10 columns of the standard regressor), restricted to what such a motion c
 Checked against pinocchio's joint-torque regressor (tests/pin_model.py, independent of baseparam's
 kinematics): the cond the design reports, and the rank of the 10 payload columns over the designed
 samples, which must equal the number of identifiable combinations the design says."""
+import dataclasses
 import json
 
 import numpy as np
@@ -129,3 +130,84 @@ def test_cli_payload_json(tmp_path):
     assert "identifiable" in res.output
     bad = CliRunner().invoke(main, ["excite", str(RRR), "--limits", str(limits), "--payload", "--pose", "9,0,0"])
     assert bad.exit_code == 2 and "--pose: joint 1: 9 is outside its range" in bad.output
+
+
+# -- the 'inertia' criterion: the payload's inertia variance, what issue 25's inertia target measures ---------
+NOISE7 = np.array([1.2, 1.3, 1.8, 1.0, 0.45, 0.18, 0.11])      # N·m, about the LWR4+'s measured per-joint noise
+KHALIL7 = [f"{n}7" for n in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")]
+
+
+def inertia_variance_by_pinocchio(design, noise):
+    """Σ of the variances of the payload's inertia about the link frame's origin (Khalil's XX … ZZ), mass and
+    first moments estimated too, for a weighted least-squares fit with per-joint noise over the design's samples:
+    pinocchio's regressor in Khalil's columns, independent of baseparam's kinematics and of its pseudo → Khalil
+    map."""
+    A = pinocchio_payload(design.robot, "khalil", design.samples, KHALIL7)
+    A = A / np.tile(noise, len(design.samples.t))[:, None]
+    return float(np.trace(np.linalg.inv(A.T @ A)[:6, :6]))
+
+
+@pytest.fixture(scope="module")
+def kuka_inertia_designs():
+    robot = bp.load_robot(KUKA)
+    settings = dict(QUICK, limits=ISSUE_LIMITS, payload=True, payload_joints=7)
+    return {criterion: design_excitation(robot, criterion=criterion, noise=NOISE7 if criterion == "inertia" else None,
+                                         **settings) for criterion in ("dopt", "inertia")}
+
+
+def test_inertia_criterion_is_the_fits_inertia_variance_by_pinocchio(kuka_inertia_designs):
+    pytest.importorskip("pinocchio")
+    d = kuka_inertia_designs["inertia"]
+    assert d.criterion == "inertia" and d.to_dict()["criterion"] == "inertia"
+    rows = len(d.samples.t) * 7
+    assert np.exp(d.criterion_value) / rows == pytest.approx(inertia_variance_by_pinocchio(d, NOISE7), rel=1e-7)
+
+
+def test_inertia_design_lowers_the_inertia_variance_below_the_d_optimal_one(kuka_inertia_designs):
+    """Same settings, seed and starts: the design that minimizes the inertia's variance has a lower one than
+    the D-optimal design and than random feasible motions of every joint."""
+    pytest.importorskip("pinocchio")
+    inertia = inertia_variance_by_pinocchio(kuka_inertia_designs["inertia"], NOISE7)
+    assert inertia < inertia_variance_by_pinocchio(kuka_inertia_designs["dopt"], NOISE7)
+    d = kuka_inertia_designs["inertia"]
+    held = np.full(7, np.nan)
+    problem = DesignProblem(d.robot, d.payload.pivots, d.parameters, d.period, d.harmonics, d.limits, "dopt",
+                            held=held)
+    for seed in range(3):
+        x = problem.initial(np.random.default_rng([seed, 12345]))
+        random = dataclasses.replace(d, samples=problem.series(x).sample(d.rate))
+        assert inertia < inertia_variance_by_pinocchio(random, NOISE7)
+
+
+def test_inertia_criterion_needs_a_payload_and_good_noise():
+    robot = bp.load_robot(RRR)
+    with pytest.raises(bp.errors.ArgumentError, match="criterion: 'inertia' is defined over a payload's columns"):
+        design_excitation(robot, limits=RRR_LIMITS, criterion="inertia", **QUICK)
+    for noise, what in (([1.0, 2.0], "expected 3 finite"), ("a", "expected 3 torque"),
+                        ([1.0, 0.0, 1.0], r"expected 3 finite .* > 0 .*got \[1. 0. 1.\]")):
+        with pytest.raises(bp.errors.ArgumentError, match=f"noise: {what}"):
+            design_excitation(robot, limits=RRR_LIMITS, criterion="inertia", payload=True, noise=noise, **QUICK)
+    with pytest.raises(bp.errors.ArgumentError, match="noise: only criterion='inertia' weights rows by it"):
+        design_excitation(robot, limits=RRR_LIMITS, criterion="dopt", payload=True, noise=[1.0, 1.0, 1.0], **QUICK)
+
+
+def test_cli_inertia_criterion(tmp_path):
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n"
+                      "  - {q: [-2.5, 2.5], qd: 2.5}\n")
+    out = tmp_path / "p.json"
+    common = ["excite", str(RRR), "--limits", str(limits), "--period", "2", "--harmonics", "2", "--rate", "20",
+              "--starts", "1", "--criterion", "inertia"]
+    res = CliRunner().invoke(main, common + ["--payload", "--noise", "0.5,0.2,0.1", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert doc["criterion"] == "inertia" and np.isfinite(doc["criterion_value"])
+    rows = doc["samples"] * 3
+    assert f"√(Σ of its variances) = {np.sqrt(np.exp(doc['criterion_value']) / rows):.3g} kg·m²" in res.output
+    bad = CliRunner().invoke(main, common)
+    assert bad.exit_code == 2 and "--criterion: 'inertia' is defined over a payload's columns" in bad.output
+    bad = CliRunner().invoke(main, common + ["--payload", "--noise", "0.5,0.2"])
+    assert bad.exit_code == 2 and "--noise: expected 3 finite" in bad.output
+    bad = CliRunner().invoke(main, common[:-1] + ["dopt", "--payload", "--noise", "0.5,0.2,0.1"])
+    assert bad.exit_code == 2
+    assert "--noise: only --criterion inertia weights rows by it (--criterion dopt)" in bad.output

@@ -87,7 +87,7 @@ def _entry_points(robot, p, traj):
         (lambda: bp.design_excitation(robot, time_budget=0), bp.ArgumentError,
          r"^time_budget: expected a number of seconds > 0, got 0$"),
         (lambda: bp.design_excitation(robot, criterion="aopt"), bp.ArgumentError,
-         r"^criterion: expected one of cond, dopt, got 'aopt'$"),
+         r"^criterion: expected one of cond, dopt, inertia, got 'aopt'$"),
         # simulation
         (lambda: bp.simulate(robot, p, t, np.zeros(3), np.zeros(3), substeps=0), bp.ArgumentError,
          r"^substeps: expected an integer ≥ 1, got 0$"),

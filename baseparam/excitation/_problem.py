@@ -64,14 +64,17 @@ class DesignProblem:
     held : array_like, shape (n_dof,), optional
         Positions of joints held still (NaN for a joint that moves): their unknowns are fixed by
         :meth:`box` (the optimizer removes them) and they have no limit constraints.
+    criterion_options : dict, optional
+        Keyword arguments of :func:`~baseparam.excitation.criteria.criterion_function` (the 'inertia'
+        criterion's E and weights).
     """
 
     def __init__(self, robot, columns, parameters, period, harmonics, limits, criterion, p_base=None, grid=None,
-                 criterion_grid=None, held=None):
+                 criterion_grid=None, held=None, criterion_options=None):
         self.robot, self.columns, self.parameters = robot, tuple(int(c) for c in columns), parameters
         self.period, self.harmonics, self.limits = float(period), int(harmonics), limits
-        self.criterion = criterion
-        self._objective = criterion_function(criterion)
+        self.criterion, self.criterion_options = criterion, dict(criterion_options or {})
+        self._objective = self.criterion_function()
         self.p_base = None if p_base is None else np.asarray(p_base, dtype=float)
         self.n = robot.n_dof
         self.held = np.full(self.n, np.nan) if held is None else np.asarray(held, dtype=float)
@@ -107,13 +110,13 @@ class DesignProblem:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._objective = criterion_function(self.criterion)
+        self._objective = self.criterion_function()
         self._resolve()
 
     def use_criterion(self, function=None, smoothing=None):
         """Minimize ``function(A) → (value, dA)`` instead of the design criterion (None: back to it),
         with sign(q̇_j) replaced by tanh(q̇_j / (smoothing · velocity limit_j)) if ``smoothing`` is given."""
-        self._objective = criterion_function(self.criterion) if function is None else function
+        self._objective = self.criterion_function() if function is None else function
         self._width = None if smoothing is None else float(smoothing) * self.limits.velocity
         self._criterion_cache = (None, None)
 
@@ -221,7 +224,11 @@ class DesignProblem:
     def value(self, x):
         """The design criterion at x (on the grid; sign(q̇) exact)."""
         W = self._regressor(x)[3]
-        return criterion_function(self.criterion)(W.reshape(-1, W.shape[2]))[0]
+        return self.criterion_function()(W.reshape(-1, W.shape[2]))[0]
+
+    def criterion_function(self):
+        """The design criterion, ``A -> (value, dA)``."""
+        return criterion_function(self.criterion, **self.criterion_options)
 
     def _pull_back(self, d):
         """∂/∂x from ∂/∂(q, q̇, q̈) on the criterion's grid, d of shape (3, S, n)."""

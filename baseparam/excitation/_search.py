@@ -35,7 +35,7 @@ from .._processes import caller_not_reimported, deaf_to_interrupts, workers_born
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
 SCHEDULES = {"cond": ((4.0, 0.1, 150), (16.0, 0.025, 150), (64.0, 0.01, 100), (None, None, 30)),
-             "dopt": ((None, None, 400),)}
+             "dopt": ((None, None, 400),), "inertia": ((None, None, 400),)}
 FTOL = 1e-9
 GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
 FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-CRITERIA = ("cond", "dopt")
+CRITERIA = ("cond", "dopt", "inertia")
+PAYLOAD_ONLY = ("inertia",)           # criteria defined over a payload's columns only
 
 
 def log_condition(A):
@@ -51,8 +52,53 @@ def d_optimality(A):
     return float(-logdet / r), A @ np.linalg.inv(M) * (-2.0 / r)
 
 
-def criterion_function(name):
-    """The function of a criterion name (:data:`CRITERIA`)."""
+def inertia_variance(E, weights=None):
+    """A-optimality over a payload's inertia: log(rows · tr(E (AᵀWA)⁻¹ Eᵀ)), W = diag(weights²) per joint row.
+
+    ``E @ p`` is the payload's inertia about the link frame's origin (Khalil's XX XY XZ YY YZ ZZ) from the
+    identified parameters p, so with rows weighted by 1/σ_j (per-joint torque noise) the trace is the sum of
+    the six elements' variances, mass and centre of mass estimated too (their uncertainty is in the block of
+    the inverse; the inverse exists only when all of them are identifiable). The inertia about the centre of
+    mass, what issue 25 measures, differs from it by m·S(c)ᵀS(c), a function of the mass and the centre, which
+    the same motions identify far better (``bench/bench_payload.py``: designs by this criterion lower the
+    Cramér–Rao bound of the inertia about the centre below the D-optimal designs').
+
+    Parameters
+    ----------
+    E : ndarray, shape (k, r)
+        The inertia's rows over A's columns.
+    weights : ndarray, shape (n_dof,), optional
+        Each joint's row weight (1/σ_j); rows of A are sample-major (sample s, joint j at s·n_dof + j).
+
+    Returns
+    -------
+    function
+        ``A (rows, r) -> (value, dA)``, dA = −2·W A M⁻¹EᵀE M⁻¹ / tr(E M⁻¹ Eᵀ), M = AᵀWA.
+    """
+    E = np.asarray(E, dtype=float)
+
+    def criterion(A):
+        rows = A.shape[0]
+        w = np.ones(rows) if weights is None else np.tile(np.asarray(weights, float) ** 2, rows // len(weights))
+        Aw = A * w[:, None]
+        M = A.T @ Aw
+        try:
+            L = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            return float("inf"), np.zeros_like(A)
+        X = np.linalg.solve(L.T, np.linalg.solve(L, E.T))        # M⁻¹Eᵀ, shape (r, k)
+        trace = float(np.sum(E.T * X))
+        if not trace > 0:
+            return float("inf"), np.zeros_like(A)
+        return float(np.log(rows * trace)), Aw @ (X @ X.T) * (-2.0 / trace)
+    return criterion
+
+
+def criterion_function(name, inertia=None, weights=None):
+    """The function of a criterion name (:data:`CRITERIA`); ``inertia`` and ``weights`` are
+    :func:`inertia_variance`'s E and weights (the 'inertia' criterion's, which needs E)."""
+    if name == "inertia":
+        return inertia_variance(inertia, weights)
     return {"cond": log_condition, "dopt": d_optimality}[name]
 
 

@@ -26,7 +26,7 @@ from ..projection.base_set import find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
-from .criteria import CRITERIA, condition_number, criterion_function
+from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function
 from .fourier import FourierSeries, Samples
 from .limits import MotionLimits, motion_limits
 from .report import design_report, summary_text
@@ -91,7 +91,7 @@ class ExcitationDesign:
     base : BaseParameters
         The base set whose columns the criterion and ``condition_number`` use (friction and
         rotor-inertia columns of the description included).
-    criterion : {'cond', 'dopt'}
+    criterion : {'cond', 'dopt', 'inertia'}
     rate : float
         Output rate (Hz).
     condition_number : float
@@ -101,7 +101,8 @@ class ExcitationDesign:
         (friction, rotor inertia) and for the rigid body alone (the base set of the same robot
         without them: what pinocchio's joint-torque regressor spans), and column-normalised.
     criterion_value : float
-        The criterion over ``samples`` (log cond, or −(1/r)·log det(W_bᵀW_b / rows)).
+        The criterion over ``samples`` (log cond, or −(1/r)·log det(W_bᵀW_b / rows), or for 'inertia'
+        log(rows · Σ of the inertia's variances)).
     limits : MotionLimits
     bounds : dict of ndarray (n_dof,)
         Certified extremes over the whole period: q_min, q_max, |q̇| max, |q̈| max.
@@ -173,7 +174,8 @@ class ExcitationDesign:
 
 def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, limits=None, criterion="cond",
                       parameters="pseudo", torque_limits=False, starts=None, workers=1, time_budget=None,
-                      seed=0, progress=None, payload=False, payload_joints=3, pose=None) -> ExcitationDesign:
+                      seed=0, progress=None, payload=False, payload_joints=3, pose=None,
+                      noise=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
     Parameters
@@ -194,8 +196,11 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         Limits file (YAML ``joints: [{q: [lo, hi], qd: v, qdd: a, tau: t}, ...]``, or a URDF whose
         ``<limit>`` elements apply), overriding the description's ``Joint.limits`` field by field.
         Every joint needs a velocity limit, every prismatic joint a position range.
-    criterion : {'cond', 'dopt'}
-        Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality).
+    criterion : {'cond', 'dopt', 'inertia'}
+        Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality), or — payload designs only — the sum of
+        the variances of the payload's inertia (A-optimality over its six inertia elements about the
+        link frame's origin, mass and centre of mass estimated too; rows weighted by ``noise``):
+        what issue 25's inertia target measures (:func:`~baseparam.excitation.criteria.inertia_variance`).
     parameters : {'pseudo', 'khalil'}
         Parameterization of the base columns the criterion is measured in: 'pseudo' (the default, as
         everywhere in the package), or 'khalil' (inertia about the link frame origin, first moments and
@@ -229,6 +234,9 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         Positions (rad or m) of the held joints in a payload design (the moving joints' entries are
         ignored); default: a quarter of each half range above its middle
         (:func:`~baseparam.excitation.payload.held_pose`).
+    noise : array_like, shape (n_dof,), optional
+        Each joint's torque noise σ_j (N·m, > 0) for the 'inertia' criterion: joint j's rows weighted by
+        1/σ_j, so that the variances are those of a least-squares fit with that noise. Default: equal.
 
     Returns
     -------
@@ -244,6 +252,12 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     require_robot(robot)
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_option(criterion, "criterion", CRITERIA)
+    if criterion in PAYLOAD_ONLY and not payload:
+        raise ArgumentError(f"criterion: {criterion!r} is defined over a payload's columns: use it with payload=True "
+                            "(excite --payload)")
+    weights = _noise_weights(noise, robot.n_dof)
+    if weights is not None and criterion not in PAYLOAD_ONLY:
+        raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={criterion!r})")
     check_option(parameters, "parameters", PARAMETERS)
     workers = _workers(workers)
     starts = default_starts(workers, time_budget) if starts is None else \
@@ -274,8 +288,10 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         columns = load.pivots
         held = load.pose.copy()
         held[[k - 1 for k in load.moving]] = np.nan
+    options = {} if criterion not in PAYLOAD_ONLY else \
+        {"inertia": inertia_rows(robot, parameters, load.pivots), "weights": weights}
     problem = DesignProblem(robot, columns, parameters, period, harmonics, lim, criterion,
-                            p_base=truth if torque_limits else None, held=held)
+                            p_base=truth if torque_limits else None, held=held, criterion_options=options)
     _check_memory(problem, min(workers, starts))
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
@@ -290,14 +306,16 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
                             None if time_budget is None else float(time_budget),
                             tuple(float(r.value) for r in outcome.results if r.complete),
                             sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
-    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load)
+    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options)
 
 
-def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None, payload=None):
+def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None, payload=None,
+           criterion_options=None):
     """The :class:`ExcitationDesign` of a series: samples, condition numbers, certified bounds, torques.
 
     ``bases`` are :func:`report_bases` of ``base`` when already at hand; ``payload`` the
-    :class:`~baseparam.excitation.payload.PayloadColumns` of a payload design.
+    :class:`~baseparam.excitation.payload.PayloadColumns` of a payload design; ``criterion_options`` the
+    keyword arguments of :func:`~baseparam.excitation.criteria.criterion_function`.
     """
     robot = base.robot
     samples = series.sample(rate)
@@ -307,7 +325,7 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     else:
         A = payload_regressor(robot, base.parameters, payload.pivots, samples)
     numbers = condition_numbers(samples, bases or report_bases(base))
-    value = criterion_function(criterion)(A)[0]
+    value = criterion_function(criterion, **(criterion_options or {}))(A)[0]
     truth = true_base_parameters(base)
     torque_max = None
     if truth is not None:
@@ -331,6 +349,31 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
              "them, or they are exceeded between the design's grid samples; give more starts or time, a longer "
              "period or fewer harmonics", ExcitationWarning)
     return design
+
+
+def inertia_rows(robot, parameters, pivots):
+    """E, shape (k, len(pivots)): the payload's inertia about the last link's frame origin (Khalil's XX XY XZ
+    YY YZ ZZ) from its identifiable representatives ``pivots`` (standard columns), rows they cannot reach
+    dropped — the 'inertia' criterion's rows."""
+    from ..model.parameters import ColumnLayout, khalil_to_pseudo
+    columns = [int(c) for c in ColumnLayout(robot, parameters).link_columns[-1]]
+    to_khalil = np.eye(10) if parameters == "khalil" else np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
+    E = to_khalil[:6, [columns.index(int(c)) for c in pivots]]
+    return E[np.abs(E).max(axis=1) > 0]
+
+
+def _noise_weights(noise, n):
+    """1/σ_j of ``noise`` (n positive finite values), or None."""
+    if noise is None:
+        return None
+    try:
+        values = np.asarray(noise, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ArgumentError(f"noise: expected {n} torque standard deviations (N·m, > 0), got {noise!r}") from None
+    if values.shape != (n,) or not (np.isfinite(values).all() and (values > 0).all()):
+        raise ArgumentError(f"noise: expected {n} finite torque standard deviations > 0 (N·m), got "
+                            f"{np.array2string(values, threshold=10)}")
+    return 1.0 / values
 
 
 def report_bases(base):

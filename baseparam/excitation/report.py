@@ -65,6 +65,10 @@ def summary_text(design):
         cond = [f"payload: cond = {design.condition_number:.4g} over {p.rank} of its 10 columns ({design.parameters},"
                 f" {', '.join(p.names)}), joints {', '.join(map(str, p.moving))} moving, the others held",
                 "  identifiable: " + ("all 10" if p.complete else "; ".join(p.combinations))]
+        if design.criterion == "inertia":       # criterion_value = ln(rows · Σ var): the variances themselves
+            total = math.exp(design.criterion_value) / (len(design.samples.t) * design.series.n_dof)
+            cond.append(f"  inertia about the link frame's origin: √(Σ of its variances) = {math.sqrt(total):.3g} "
+                        "kg·m² from one period's samples, with the noise given (1 N·m per joint without it)")
     lines = [
         f"{design.robot.name}: {design.harmonics} harmonics, period {design.period:g} s, "
         f"{len(design.samples.t)} samples at {design.rate:g} Hz",
