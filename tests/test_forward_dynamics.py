@@ -343,3 +343,40 @@ def test_the_kernel_cache_is_where_the_environment_says_or_nowhere(tmp_path, mon
     assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".so"]
     monkeypatch.delenv("BASEPARAM_CACHE_DIR")
     assert _native.cache_dir() == str(tmp_path / "xdg" / "baseparam")
+
+
+@pytest.mark.parametrize("name", ["puma560", "dual_arm_torso"])
+def test_optimized_kernel_gives_the_unoptimized_numbers_to_the_bit(name, tmp_path, monkeypatch):
+    """The C kernel is compiled at -O1 when it is short enough (for speed): fd_batch, fd_packed and rk4 give
+    the same bits as the same source at -O0 (no fast-math, no fused multiply-add), on a chain and a tree."""
+    from baseparam.dynamics import _native
+    from baseparam.dynamics._forward_c import SIGNATURES, c_source
+    from baseparam.dynamics.forward import ForwardDynamics, kernel
+    from baseparam.dynamics.printing import C, c_statements
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
+    k = kernel(robot)
+    body = c_statements(k.graph, k.outputs, lambda input_name, i: k._source(input_name, i, C))
+    assert _native.flags_for(len(body)) == _native.O1_FLAGS != _native.FLAGS
+    source = c_source(k.n_q, k.n_v, k.floating, body)
+    rng = np.random.default_rng(8)
+    p = ForwardDynamics(bp.Model(robot, random_parameters(robot, "pseudo", rng)[0]), native=False).p
+    S, n = 500, robot.n_v
+    q, qd, tau = (rng.uniform(-2, 2, (S, n)) for _ in range(3))
+    results = []
+    for flags in (_native.FLAGS, _native.O1_FLAGS):
+        lib = _native.load(source, SIGNATURES, flags)
+        assert lib is not None
+        out = np.zeros((S, n))
+        lib.fd_batch(S, *(x.ctypes.data for x in (q, qd, tau, p, out)))
+        block = np.concatenate([q[1], qd[1], tau[1], np.zeros(n), p])
+        lib.fd_packed(block.ctypes.data)
+        Q, V, dt = np.zeros((101, n)), np.zeros((101, n)), np.full(100, 1e-3)
+        Q[0], V[0] = q[0], qd[0]
+        lib.rk4(100, dt.ctypes.data, 2, tau.ctypes.data, n, p.ctypes.data, Q.ctypes.data, V.ctypes.data)
+        results.append((out, block, Q, V))
+    assert np.isfinite(results[0][0]).all() and np.abs(results[0][2]).max() > 0
+    for before, after in zip(*results):
+        np.testing.assert_array_equal(after, before)

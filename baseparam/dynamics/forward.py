@@ -78,7 +78,8 @@ class Kernel:
             with self._building:              # one thread compiles; the others wait, then all run C
                 if not self._tried:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
-                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES,
+                                       _native.flags_for(len(body)))
                     if lib is not None:               # before _lib: whoever sees the library finds packed
                         self.packed = _native.holding_gil(lib.fd_packed)
                     self._lib, self._tried = lib, True
