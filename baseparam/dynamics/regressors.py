@@ -109,8 +109,9 @@ def thread_count(workers, n_samples):
 
 
 def _columns(robot, parameters, columns):
-    n_std = ColumnLayout(robot, parameters).n_standard
-    return tuple(range(n_std)) if columns is None else tuple(int(c) for c in columns)
+    if columns is None:           # the layout only when needed: it costs a millisecond, the robot's joints read
+        return tuple(range(ColumnLayout(robot, parameters).n_standard))
+    return tuple(int(c) for c in columns)
 
 
 def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
