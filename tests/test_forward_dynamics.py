@@ -380,3 +380,40 @@ def test_optimized_kernel_gives_the_unoptimized_numbers_to_the_bit(name, tmp_pat
     assert np.isfinite(results[0][0]).all() and np.abs(results[0][2]).max() > 0
     for before, after in zip(*results):
         np.testing.assert_array_equal(after, before)
+
+
+@pytest.mark.parametrize("name, smooth", [("puma560", False), ("dual_arm_torso floating", False), ("ppr", True)])
+def test_large_batches_run_the_c_loop_with_the_numpy_blocks_numbers(name, smooth, monkeypatch):
+    """From NATIVE_SAMPLES samples a batch compiles the C kernel and runs its loop: the numbers of the numpy
+    blocks to the bit (IEEE arithmetic, sqrt, and sin and cos from the C library in both). A smooth Coulomb
+    shape (tanh, which numpy computes its own way) keeps the numpy blocks and compiles nothing."""
+    import copy
+
+    from baseparam.dynamics import _native, forward
+    from baseparam.model.friction import FrictionModel, with_friction_model
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    robot = copy.deepcopy(bp.load_robot(ROOT / "robots" / f"{name.split()[0]}.yaml"))   # no kernel yet
+    if name.endswith("floating"):
+        robot = floating(robot)
+    if smooth:
+        robot = with_friction_model(with_drives(robot, (("IA", "FV", "FC", "FO"), ("FC",), ("FV", "FC"))),
+                                    FrictionModel("smooth", 0.05, 0.1))
+    rng = np.random.default_rng(12)
+    p, _, q, qd, tau = problem(robot, "pseudo", rng, 400)
+    p = np.concatenate([p, np.full(bp.ColumnLayout(robot).n_standard - len(p), 0.3)])   # + Stribeck columns
+    fd = bp.ForwardDynamics(bp.Model(robot, p), native=False)
+    assert fd.kernel.same_as_numpy is not smooth
+    monkeypatch.setattr(fd.kernel, "same_as_numpy", False)
+    blocks = fd.batch(q, qd, tau)                          # 400 ≥ SMALL_BATCH samples: the numpy blocks
+    assert fd.kernel.native(build=False) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(forward, "NATIVE_SAMPLES", 300)
+    got = fd.batch(q, qd, tau)
+    assert (fd.kernel.native(build=False) is None) is smooth
+    assert np.isfinite(blocks).all()
+    if smooth:
+        np.testing.assert_array_equal(got, blocks)         # the numpy blocks again
+    else:
+        assert got.flags.c_contiguous                      # the C loop's rows
+        np.testing.assert_array_equal(got, blocks)
