@@ -17,6 +17,7 @@ geometry, each on a fixed and on a floating base:
   compiler is available, give the same numbers.
 """
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -229,6 +230,24 @@ def test_bad_arrays_are_one_line_errors(kwargs, message):
         bp.forward_dynamics(robot, p, **args)
     with pytest.raises(bp.ArgumentError, match=r"p: expected shape"):
         bp.forward_dynamics(robot, p[:-1], q, qd, tau)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([True, False, True, True, False], "booleans"), (["0.5"] * 5, "text"), (np.full(5, 0.5 + 1j), "complex"),
+    ([0.1, 0.2, np.nan, 0.3, 0.4], "non-finite value nan at sample 0, joint 3"),
+    ([0.1, 0.2, 0.3, 2e8, 0.4], "absurd value"), ([0.1, 0.2, 0.3, -np.inf, 0.4], "non-finite value -inf"),
+])
+def test_one_sample_refuses_what_a_batch_refuses(bad, message):
+    """One sample takes a cheap path (its checks on a few Python floats) and gives the batch path's errors:
+    booleans, text and complex numbers are refused, not converted; NaN, inf and absurd values named."""
+    robot = custom_robot("tree_prismatic")
+    p, _, q, qd, tau = problem(robot, "pseudo", np.random.default_rng(5), 1)
+    for single in (True, False):
+        arrays = [np.asarray(bad), qd[0], tau[0]] if single else [np.asarray([bad]), qd, tau]
+        with pytest.raises(bp.ArgumentError, match=f"q: .*{re.escape(message)}"):
+            bp.forward_dynamics(bp.Model(robot, p), *arrays)
+    assert_close(bp.forward_dynamics(bp.Model(robot, p), list(q[0]), qd[0].astype(np.float32), tau[0]),
+                 bp.forward_dynamics(bp.Model(robot, p), q, qd.astype(np.float32), tau)[0], 0, "lists and float32")
 
 
 @pytest.mark.parametrize("name", ["puma560", "panda", "stanford_arm", "scara"])

@@ -368,6 +368,8 @@ def _finite(qdd, single):
     """q̈, or an ArgumentError where it is not finite: M(q) singular (a joint whose subtree has no inertia
     about its axis and no rotor inertia, e.g. massless links) or not positive definite (bodies that are
     not physical)."""
+    if single and all(map(math.isfinite, qdd.tolist())):     # a few floats: no numpy call (µs each)
+        return qdd
     bad = ~np.isfinite(qdd)
     if bad.any():
         s = 0 if single else int(np.argmax(bad.reshape(len(qdd), -1).any(axis=1)))
@@ -378,17 +380,23 @@ def _finite(qdd, single):
 
 
 def _one_sample(robot, q, qd, tau):
-    """(q, q̇, τ) as float arrays when they are one sample of the right lengths, finite and not absurd
-    (a floating base's quaternion of unit length to 1e-12); else None, and the full checks decide."""
+    """(q, q̇, τ) as float arrays when they are one sample of real numbers (integers or floats) of the right
+    lengths, finite and not absurd (a floating base's quaternion of unit length to 1e-12); else None, and the
+    full checks decide (and refuse booleans, text, complex numbers with their one-line errors)."""
     try:
-        arrays = [np.asarray(x, dtype=float) for x in (q, qd, tau)]
+        arrays = [np.asarray(x) for x in (q, qd, tau)]
     except (TypeError, ValueError):
         return None
     if arrays[0].shape != (robot.n_q,) or arrays[1].shape != (robot.n_v,) or arrays[2].shape != (robot.n_v,):
         return None
-    values = np.concatenate(arrays)
-    if not (np.abs(values) <= ABSURD).all():
+    if any(a.dtype.kind not in "iuf" for a in arrays):
         return None
+    # the sum of the magnitudes, on Python floats (a few: numpy's per-call cost would be most of the check):
+    # NaN and inf carry through the sum, and a value beyond ABSURD takes it beyond; large finite values may
+    # too, and the full checks then accept them
+    if not sum(map(abs, arrays[0].tolist() + arrays[1].tolist() + arrays[2].tolist())) <= ABSURD:
+        return None
+    arrays = [a.astype(np.float64, copy=False) for a in arrays]
     if robot.is_floating and abs(arrays[0][3:7] @ arrays[0][3:7] - 1.0) > 1e-12:
         return None                                # normalized by the full path
     return arrays
