@@ -1,10 +1,10 @@
 """Issue 22's speed targets in one run, each as a ratio to what it is judged against, measured in the same
 process: the base regressor of a 7-DOF arm (KUKA iiwa) for 100 000 samples (≤ 0.05 s, ≥ 6× pinocchio's
-``computeJointTorqueRegressor`` in a Python loop) and its C loop per sample beside the exported C's
-(``baseparam export``, one call per sample, ``gcc -O2``); forward dynamics of 100 000 samples (≤ 0.55×
-``pin.aba`` in a Python loop); one forward-dynamics sample from Python (``bp.ForwardDynamics(model)(q, qd,
-tau)`` no slower than ``pin.aba(model, data, q, v, tau)``, timed in interleaved rounds); ``find`` of the
-PUMA 560 (≤ 10 ms).
+``computeJointTorqueRegressor`` in a Python loop), its C loop per sample beside the exported C's
+(``baseparam export``, one call per sample, ``gcc -O2``), and one sample from Python beside pinocchio's;
+forward dynamics of 100 000 samples (≤ 0.55× ``pin.aba`` in a Python loop); one forward-dynamics sample
+from Python (``bp.ForwardDynamics(model)(q, qd, tau)`` no slower than ``pin.aba(model, data, q, v, tau)``,
+timed in interleaved rounds); ``find`` of the PUMA 560 (≤ 10 ms).
 
 Times are in-process: best and median of several runs after a warm-up call. The first call of a process
 is shown apart, split into its parts (building the robot's code, loading or compiling the C kernel, the
@@ -145,6 +145,20 @@ def main():
         line += (f";  the exported C (gcc -O2, one call per sample, one output in cache): {exported[0]:.0f} ns "
                  f"best, {exported[1]:.0f} median; ratio {wall / exported[0]:.2f} (best to best)")
     print(line)
+
+    if loop:
+        import pinocchio as pin
+        from pin_model import build_model
+        pmodel, _ = build_model(robot, [pin.Inertia.Random() for _ in robot.joints])
+        pdata = pmodel.createData()
+        x = [rng.uniform(-2, 2, robot.n_dof) for _ in range(3)]
+        for _ in range(100):                         # past COMPILE_AFTER calls: the C loop serves one sample
+            base.regressor(*x)
+        ours, theirs = interleaved(lambda: base.regressor(*x),
+                                   lambda: pin.computeJointTorqueRegressor(pmodel, pdata, *x), 500, 5 * repeat)
+        print(f"  one sample, base.regressor(q, qd, qdd) {np.min(ours) * 1e6:.1f} µs, "
+              f"pin.computeJointTorqueRegressor {np.min(theirs) * 1e6:.1f} µs (the full W; best of {5 * repeat} "
+              f"interleaved rounds of 500 calls); ratio {np.min(ours) / np.min(theirs):.2f}")
 
     print("\n== forward dynamics, KUKA iiwa, 100 000 samples")
     pin, pmodel = pinocchio_model(robot, p)

@@ -55,9 +55,19 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
     """
     # kept with the robot object (its Kernels): robots differing only in true inertias are different
     # objects, and equal ones may need different code (friction value 0 vs no friction)
-    columns = tuple(int(c) for c in columns)
+    columns = as_columns(columns)
     return kernels_of(robot).get("regressor", (parameters, columns, kind, gravity, friction),
                                  lambda: _build(robot, parameters, columns, kind, gravity, friction))
+
+
+def as_columns(columns):
+    """Column indices as a tuple of Python ints (the kernels' key): a tuple of ints as it is, an integer array
+    by ``tolist`` (a call of a few µs, the regressor of one sample among them)."""
+    if type(columns) is tuple and all(type(c) is int for c in columns):
+        return columns
+    if isinstance(columns, np.ndarray) and columns.dtype.kind in "iu":
+        return tuple(columns.tolist())
+    return tuple(int(c) for c in columns)
 
 
 def _build(robot, parameters, columns, kind, gravity, friction):

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validation import check_workers, usable_cores
 from ..errors import ArgumentError
-from ._compiled import regressor_function
+from ._compiled import as_columns, regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base
@@ -112,6 +112,8 @@ def thread_count(workers, n_samples):
     """Threads for a C loop over ``n_samples``: ``workers`` (a checked count, or None for the default:
     one per usable core, each with at least :data:`SAMPLES_PER_THREAD` samples)."""
     if workers is None:
+        if n_samples < 2 * SAMPLES_PER_THREAD:            # one thread whatever the cores (no system call)
+            return 1
         return max(1, min(usable_cores(), n_samples // SAMPLES_PER_THREAD))
     return workers
 
@@ -119,7 +121,7 @@ def thread_count(workers, n_samples):
 def _columns(robot, parameters, columns):
     if columns is None:           # the layout only when needed: it costs a millisecond, the robot's joints read
         return tuple(range(ColumnLayout(robot, parameters).n_standard))
-    return tuple(int(c) for c in columns)
+    return as_columns(columns)
 
 
 def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
