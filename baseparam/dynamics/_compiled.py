@@ -63,7 +63,7 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
 def as_columns(columns):
     """Column indices as a tuple of Python ints (the kernels' key): a tuple of ints as it is, an integer array
     by ``tolist`` (a call of a few µs, the regressor of one sample among them)."""
-    if type(columns) is tuple and all(type(c) is int for c in columns):
+    if type(columns) is tuple and set(map(type, columns)) <= {int}:
         return columns
     if isinstance(columns, np.ndarray) and columns.dtype.kind in "iu":
         return tuple(columns.tolist())
@@ -153,13 +153,13 @@ class Batch:
             return True
         threads = max(1, min(int(threads), S))
         fill = 0 if zeroed else 1
+        if threads == 1:                              # no split (a single sample pays for every step here)
+            lib.batch(S, fill, *[x.ctypes.data for x in rows], out.ctypes.data)
+            return True
         step = out[0].size * 8                        # bytes per sample of the output
         starts = [S * k // threads for k in range(threads + 1)]
         calls = [(b - a, fill, *(x.ctypes.data + a * n * 8 for x, n in zip(rows, self.strides)),
                   out.ctypes.data + a * step) for a, b in zip(starts, starts[1:])]
-        if threads == 1:
-            lib.batch(*calls[0])
-            return True
         started = []
         try:
             for args in calls[1:]:
