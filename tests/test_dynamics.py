@@ -620,6 +620,51 @@ def test_single_samples_run_the_c_loop_after_compile_after_calls(name, monkeypat
         base.regressor(q, bad, qdd)
 
 
+@pytest.mark.parametrize("name", ["puma560 drives", "ppr smooth", "dual_arm_torso floating"])
+def test_newton_euler_c_loop_gives_the_numpy_blocks_numbers(name, monkeypatch, tmp_path):
+    """Newton–Euler's C loop over samples (from NATIVE_SAMPLES samples, as the regressors'): inverse dynamics,
+    gravity and Coriolis torques, reaction wrenches and a floating base's mass matrix to the bit as the numpy
+    blocks (friction shapes, smooth ones too, computed by numpy for both)."""
+    import copy
+
+    from baseparam.dynamics import _native, regressors
+    from baseparam.dynamics.newton_euler import _kernel
+    from baseparam.model.friction import FrictionModel, with_friction_model
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    robot = copy.deepcopy(robot_named(name.split()[0]))
+    rng = np.random.default_rng(15)
+    q, qd, qdd = random_states(robot, 200, rng)
+    if name.endswith("drives"):
+        robot = with_drives(robot)
+    if name.endswith("smooth"):
+        robot = with_friction_model(with_drives(robot, (("IA", "FV", "FC", "FO"), ("FC",), ("FV", "FC"))),
+                                    FrictionModel("smooth", 0.05, 0.1))
+    p = random_parameters(robot, "pseudo", rng)[0]
+    if name.endswith("floating"):
+        robot = dataclasses.replace(robot, base="floating")
+        quat = rng.normal(size=(200, 4))
+        q = np.hstack([rng.uniform(-1, 1, (200, 3)), quat / np.linalg.norm(quat, axis=1)[:, None], q])
+        qd, qdd = (np.hstack([rng.uniform(-1, 1, (200, 6)), x]) for x in (qd, qdd))
+        p = np.concatenate([np.array([0.1, 0.12, 0.09, 0.01, -0.02, 0.0, 0.1, 0.05, -0.03, 4.0]), p])
+    model = bp.Model(robot, np.concatenate([p, np.full(bp.ColumnLayout(robot).n_standard - len(p), 0.3)]))
+
+    def everything():
+        extra = bp.mass_matrix(model, q) if robot.is_floating else bp.reaction_wrenches(model, q, qd, qdd)
+        return (bp.inverse_dynamics(model, q, qd, qdd), bp.gravity_torque(model, q), bp.coriolis_torque(model, q, qd),
+                extra)
+    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 10 ** 9)
+    blocks = everything()
+    assert _kernel(robot, "pseudo", True, True, None).native._lib is None
+    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 1)
+    loops = everything()
+    assert _kernel(robot, "pseudo", True, True, None).native._lib is not None, "no C loop compiled"
+    for what, a, b in zip(("inverse dynamics", "gravity", "Coriolis", "wrenches or M"), loops, blocks):
+        assert np.isfinite(b).all() and np.abs(b).max() > 0
+        np.testing.assert_array_equal(a, b, err_msg=f"{name}: {what}")
+
+
 def test_default_thread_count():
     """By default one thread per usable core, each with at least SAMPLES_PER_THREAD samples; a count
     the user gives is kept."""

@@ -104,11 +104,13 @@ class Batch:
     (:func:`~baseparam.dynamics.printing.c_statements`). :meth:`fill` runs the loop on threads.
     """
 
-    def __init__(self, g, outputs, offsets, n, width, first=(0, 0), strides=None):
+    def __init__(self, g, outputs, offsets, n, width, first=(0, 0), strides=None, arguments=_ARGUMENTS):
         self._graph = (g, [(j * width + c, i) for (j, c), i in outputs], offsets)
         self.n, self.width, self._lib, self.first = n, width, None, first
-        # the row length of each input q, qd, qdd, qd_ref, sgn, stb (a floating base: n_q, n_v …, n_dof)
-        self.strides = (n,) * len(_ARGUMENTS) if strides is None else tuple(strides)
+        # the inputs (Newton–Euler's: q, qd, qdd, sgn, stb, p) and the row length of each (a floating base: n_q,
+        # n_v …, n_dof; 0: one row for every sample, as the parameters p)
+        self.arguments = tuple(arguments)
+        self.strides = (n,) * len(self.arguments) if strides is None else tuple(strides)
         # per joint, the first and one past the last column the code writes: the others stay zero, so a
         # consumer of the rows (a Gram product) can leave them out
         written = {}
@@ -185,10 +187,10 @@ class Batch:
         self.reads_shapes = bool(read & {"sgn", "stb"})
         written = {index for index, _ in outputs}
         zeros = "".join(f", {k}" for k in range(self.n * self.width) if k not in written)
-        parameters = ", ".join(f"const double *{a}" for a in _ARGUMENTS)
-        rows = ", ".join(f"{a} + s * {n}" for a, n in zip(_ARGUMENTS, self.strides))
+        parameters = ", ".join(f"const double *{a}" for a in self.arguments)
+        rows = ", ".join(f"{a} + s * {n}" for a, n in zip(self.arguments, self.strides))
         source = _BATCH_TEMPLATE.format(parameters=parameters, body="\n".join(body), rows=rows, n=self.n,
                                         width=self.n * self.width, zeros=zeros)
         flags = _native.flags_for(len(body))
-        signature = [ctypes.c_long, ctypes.c_int] + [ctypes.c_void_p] * 7
+        signature = [ctypes.c_long, ctypes.c_int] + [ctypes.c_void_p] * (len(self.arguments) + 1)
         return _native.load(source, {"batch": (None, signature)}, flags)
