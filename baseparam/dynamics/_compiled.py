@@ -95,10 +95,12 @@ def _build(robot, parameters, columns, kind, gravity, friction):
 
 
 class Batch:
-    """A regressor's loop over samples in C, compiled on the first call (once per robot, cached on disk).
+    """A regressor's (or Newton–Euler's) loop over samples in C, compiled on the first call (once per robot,
+    cached on disk).
 
-    Calling it returns the ctypes library, whose ``batch(S, fill, q, qd, qdd, qd_ref, sgn, stb, out)`` reads
-    rows of samples (S, n_dof) and fills ``out`` (S, n_dof, n_columns): every entry with ``fill`` = 1, only
+    Calling it returns the ctypes library, whose ``batch(S, fill, q, qd, qdd, qd_ref, sgn, stb, out)`` (the
+    inputs named by ``arguments``) reads rows of samples (S, n_dof) and fills ``out`` (S, n_dof, n_columns):
+    every entry with ``fill`` = 1, only
     the entries that are not structurally zero with ``fill`` = 0 (``out`` zeroed by the caller, as fresh
     memory is); or None without a C compiler. The statements are the numpy code's
     (:func:`~baseparam.dynamics.printing.c_statements`). :meth:`fill` runs the loop on threads.
