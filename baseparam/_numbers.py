@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 import numpy as np
 
@@ -58,9 +59,12 @@ def real_array(name, x, error=ArgumentError):
         One line, ``NAME: …``, for complex numbers, datetime64/timedelta64, booleans, strings,
         other objects, ragged nested sequences, and masked values.
     """
-    if isinstance(x, np.ma.MaskedArray):
-        if np.ma.is_masked(x):      # np.asarray would read the values under the mask as data
-            count = int(np.ma.count_masked(x))
+    # numpy.ma by sys.modules: ``np.ma`` would import it (50 ms, on the first call of a process), and a
+    # masked array exists only once it has been imported
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(x, ma.MaskedArray):
+        if ma.is_masked(x):         # np.asarray would read the values under the mask as data
+            count = int(ma.count_masked(x))
             raise error(f"{name}: a masked array with {count} masked value{'s' if count != 1 else ''}; fill them "
                         "(x.filled(value)) or leave those samples out")
         x = x.data

@@ -212,12 +212,24 @@ def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != n_dof:
         raise ArgumentError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
-    bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
-    if bad.any():
-        s, j = np.argwhere(bad)[0]
-        what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
-        raise error(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+    if arr.size and not _within(arr):
+        bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
+        if bad.any():
+            s, j = np.argwhere(bad)[0]
+            what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
+            raise error(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
     return arr, single
+
+
+def _within(arr):
+    """A quick test that every value of a non-empty array is within ±ABSURD (NaN not): True means so; False
+    leaves it to the element-wise test. A few values (one sample) as Python floats, whose sum of magnitudes
+    carries NaN and inf and exceeds ABSURD with any value beyond it (with a few large ones too, then the
+    element-wise test decides); more by the largest and smallest values (NaN propagates into both): two passes
+    and no temporaries of the array's size, three times faster than the element-wise test."""
+    if arr.size <= 32:
+        return sum(map(abs, arr.ravel().tolist())) <= ABSURD
+    return bool(arr.max() <= ABSURD and arr.min() >= -ABSURD)
 
 
 def check_states(n_dof: int, **arrays):

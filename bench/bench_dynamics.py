@@ -54,11 +54,12 @@ def best_and_median(fn, repeat):
 def numpy_blocks(fn, *args):
     """``fn(*args)`` with the regressors' C loop over samples turned off: what the numpy blocks cost
     (small batches, and every batch without a C compiler)."""
-    threshold, regressors.NATIVE_SAMPLES = regressors.NATIVE_SAMPLES, sys.maxsize
+    saved = regressors.NATIVE_SAMPLES, regressors.COMPILE_AFTER
+    regressors.NATIVE_SAMPLES = regressors.COMPILE_AFTER = sys.maxsize
     try:
         return fn(*args)
     finally:
-        regressors.NATIVE_SAMPLES = threshold
+        regressors.NATIVE_SAMPLES, regressors.COMPILE_AFTER = saved
 
 
 def pinocchio_loop(robot, q, qd, qdd):

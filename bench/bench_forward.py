@@ -78,7 +78,7 @@ def batch(robot, p, n_samples, repeat):
     print(f"first call (builds the robot's code): {time.perf_counter() - t0:.3f} s")
     ours = best_of(lambda: bp.forward_dynamics(bpm, q, qd, tau), repeat)
     pin, model = pinocchio_model(robot, p)
-    line = f"bp.forward_dynamics (numpy over samples): {ours:.3f} s"
+    line = f"bp.forward_dynamics (C loop over samples): {ours:.3f} s"
     if pin is not None:
         data = model.createData()
         theirs = best_of(lambda: [pin.aba(model, data, q[i], qd[i], tau[i]) for i in range(n_samples)],

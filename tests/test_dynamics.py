@@ -14,6 +14,7 @@ References used here (no pinocchio; see test_dynamics_pinocchio.py for that one)
 
 All parameters are physically valid random bodies (tests/random_bodies.py), seeded.
 """
+import dataclasses
 import math
 import os
 import re
@@ -554,6 +555,7 @@ def test_threaded_c_loop_equals_the_single_sample_path(name, monkeypatch, tmp_pa
                                     FrictionModel("smooth", 0.05, 0.1))
     base = bp.find_base_parameters(robot)
     q, qd, qdd = random_states(robot, 301, np.random.default_rng(11))
+    monkeypatch.setattr(regressors, "COMPILE_AFTER", 10 ** 9)                 # single samples stay with numpy
     single = [base.regressor(q[s], qd[s], qdd[s]) for s in range(len(q))]      # numpy, one sample each
     single_sl = [base.slotine_li_regressor(q[s], qd[s], qd[-1 - s], qdd[s]) for s in (0, 150, 300)]
     full_single = bp.regressor(robot, q[7], qd[7], qdd[7])
@@ -578,6 +580,89 @@ def test_threaded_c_loop_equals_the_single_sample_path(name, monkeypatch, tmp_pa
             base.regressor(q, qd, qdd, workers=bad)
     with pytest.raises(bp.ArgumentError, match=re.escape(f"shapes[0]: expected shape (301, {robot.n_dof})")):
         base.regressor(q, qd, qdd, shapes=(qd[:10], None), workers=2)
+
+
+@pytest.mark.parametrize("name", ["puma560", "dual_arm_torso floating"])
+def test_single_samples_run_the_c_loop_after_compile_after_calls(name, monkeypatch, tmp_path):
+    """A robot's regressor called COMPILE_AFTER times compiles its C loop, which then serves single samples and
+    small batches too: the numpy blocks' numbers to the bit, and the same errors for bad input."""
+    import copy
+
+    from baseparam.dynamics import _compiled, _native, regressors
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(regressors, "COMPILE_AFTER", 5)
+    robot = copy.deepcopy(robot_named(name.split()[0]))           # a new robot object: nothing compiled for it
+    q, qd, qdd = random_states(robot, 40, np.random.default_rng(13))
+    if name.endswith("floating"):
+        robot = dataclasses.replace(robot, base="floating")
+    base = bp.find_base_parameters(robot)
+    if robot.is_floating:
+        rng = np.random.default_rng(14)
+        quat = rng.normal(size=(40, 4))
+        q = np.hstack([rng.uniform(-1, 1, (40, 3)), quat / np.linalg.norm(quat, axis=1)[:, None], q])
+        qd, qdd = (np.hstack([rng.uniform(-1, 1, (40, 6)), x]) for x in (qd, qdd))
+    loop = _compiled.regressor_function(robot, base.parameters, base.pivots, "regressor").native
+    numpy_rows = [base.regressor(q[s], qd[s], qdd[s]) for s in range(4)]      # calls 1-4: numpy's blocks
+    assert loop.calls == 4 and not any(tmp_path.iterdir()), "compiled before COMPILE_AFTER calls"
+    c_rows = [base.regressor(q[s], qd[s], qdd[s]) for s in range(4)]          # from call 5: the C loop
+    assert any(p.suffix == ".so" for p in tmp_path.iterdir()), "no C loop compiled"
+    for s in range(4):
+        np.testing.assert_array_equal(c_rows[s], numpy_rows[s], err_msg=f"{name}: sample {s}")
+    monkeypatch.setattr(regressors, "COMPILE_AFTER", 10 ** 9)
+    blocks = base.regressor(q, qd, qdd)                                       # numpy's blocks
+    monkeypatch.setattr(regressors, "COMPILE_AFTER", 5)
+    np.testing.assert_array_equal(base.regressor(q, qd, qdd), blocks, err_msg=f"{name}: 40 samples")
+    bad = qd.copy()
+    bad[3, -1] = np.nan
+    with pytest.raises(bp.ArgumentError, match=r"qd: non-finite value nan at sample 3"):
+        base.regressor(q, bad, qdd)
+
+
+@pytest.mark.parametrize("name", ["puma560 drives", "ppr smooth", "dual_arm_torso floating"])
+def test_newton_euler_c_loop_gives_the_numpy_blocks_numbers(name, monkeypatch, tmp_path):
+    """Newton–Euler's C loop over samples (from NATIVE_SAMPLES samples, as the regressors'): inverse dynamics,
+    gravity and Coriolis torques, reaction wrenches and a floating base's mass matrix to the bit as the numpy
+    blocks (friction shapes, smooth ones too, computed by numpy for both)."""
+    import copy
+
+    from baseparam.dynamics import _native, regressors
+    from baseparam.dynamics.newton_euler import _kernel
+    from baseparam.model.friction import FrictionModel, with_friction_model
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    robot = copy.deepcopy(robot_named(name.split()[0]))
+    rng = np.random.default_rng(15)
+    q, qd, qdd = random_states(robot, 200, rng)
+    if name.endswith("drives"):
+        robot = with_drives(robot)
+    if name.endswith("smooth"):
+        robot = with_friction_model(with_drives(robot, (("IA", "FV", "FC", "FO"), ("FC",), ("FV", "FC"))),
+                                    FrictionModel("smooth", 0.05, 0.1))
+    p = random_parameters(robot, "pseudo", rng)[0]
+    if name.endswith("floating"):
+        robot = dataclasses.replace(robot, base="floating")
+        quat = rng.normal(size=(200, 4))
+        q = np.hstack([rng.uniform(-1, 1, (200, 3)), quat / np.linalg.norm(quat, axis=1)[:, None], q])
+        qd, qdd = (np.hstack([rng.uniform(-1, 1, (200, 6)), x]) for x in (qd, qdd))
+        p = np.concatenate([np.array([0.1, 0.12, 0.09, 0.01, -0.02, 0.0, 0.1, 0.05, -0.03, 4.0]), p])
+    model = bp.Model(robot, np.concatenate([p, np.full(bp.ColumnLayout(robot).n_standard - len(p), 0.3)]))
+
+    def everything():
+        extra = bp.mass_matrix(model, q) if robot.is_floating else bp.reaction_wrenches(model, q, qd, qdd)
+        return (bp.inverse_dynamics(model, q, qd, qdd), bp.gravity_torque(model, q), bp.coriolis_torque(model, q, qd),
+                extra)
+    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 10 ** 9)
+    blocks = everything()
+    assert _kernel(robot, "pseudo", True, True, None).native._lib is None
+    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 1)
+    loops = everything()
+    assert _kernel(robot, "pseudo", True, True, None).native._lib is not None, "no C loop compiled"
+    for what, a, b in zip(("inverse dynamics", "gravity", "Coriolis", "wrenches or M"), loops, blocks):
+        assert np.isfinite(b).all() and np.abs(b).max() > 0
+        np.testing.assert_array_equal(a, b, err_msg=f"{name}: {what}")
 
 
 def test_default_thread_count():

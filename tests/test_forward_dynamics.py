@@ -17,6 +17,7 @@ geometry, each on a fixed and on a floating base:
   compiler is available, give the same numbers.
 """
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -231,6 +232,24 @@ def test_bad_arrays_are_one_line_errors(kwargs, message):
         bp.forward_dynamics(robot, p[:-1], q, qd, tau)
 
 
+@pytest.mark.parametrize("bad, message", [
+    ([True, False, True, True, False], "booleans"), (["0.5"] * 5, "text"), (np.full(5, 0.5 + 1j), "complex"),
+    ([0.1, 0.2, np.nan, 0.3, 0.4], "non-finite value nan at sample 0, joint 3"),
+    ([0.1, 0.2, 0.3, 2e8, 0.4], "absurd value"), ([0.1, 0.2, 0.3, -np.inf, 0.4], "non-finite value -inf"),
+])
+def test_one_sample_refuses_what_a_batch_refuses(bad, message):
+    """One sample takes a cheap path (its checks on a few Python floats) and gives the batch path's errors:
+    booleans, text and complex numbers are refused, not converted; NaN, inf and absurd values named."""
+    robot = custom_robot("tree_prismatic")
+    p, _, q, qd, tau = problem(robot, "pseudo", np.random.default_rng(5), 1)
+    for single in (True, False):
+        arrays = [np.asarray(bad), qd[0], tau[0]] if single else [np.asarray([bad]), qd, tau]
+        with pytest.raises(bp.ArgumentError, match=f"q: .*{re.escape(message)}"):
+            bp.forward_dynamics(bp.Model(robot, p), *arrays)
+    assert_close(bp.forward_dynamics(bp.Model(robot, p), list(q[0]), qd[0].astype(np.float32), tau[0]),
+                 bp.forward_dynamics(bp.Model(robot, p), q, qd.astype(np.float32), tau)[0], 0, "lists and float32")
+
+
 @pytest.mark.parametrize("name", ["puma560", "panda", "stanford_arm", "scara"])
 def test_base_parameter_forward_dynamics_equals_the_true_one(name):
     """M, C, g depend on p only through Y p: the ABA on the pivot-only preimage of Y p gives the q̈ of p,
@@ -343,3 +362,77 @@ def test_the_kernel_cache_is_where_the_environment_says_or_nowhere(tmp_path, mon
     assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".so"]
     monkeypatch.delenv("BASEPARAM_CACHE_DIR")
     assert _native.cache_dir() == str(tmp_path / "xdg" / "baseparam")
+
+
+@pytest.mark.parametrize("name", ["puma560", "dual_arm_torso"])
+def test_optimized_kernel_gives_the_unoptimized_numbers_to_the_bit(name, tmp_path, monkeypatch):
+    """The C kernel is compiled at -O1 when it is short enough (for speed): fd_batch, fd_packed and rk4 give
+    the same bits as the same source at -O0 (no fast-math, no fused multiply-add), on a chain and a tree."""
+    from baseparam.dynamics import _native
+    from baseparam.dynamics._forward_c import SIGNATURES, c_source
+    from baseparam.dynamics.forward import ForwardDynamics, kernel
+    from baseparam.dynamics.printing import C, c_statements
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
+    k = kernel(robot)
+    body = c_statements(k.graph, k.outputs, lambda input_name, i: k._source(input_name, i, C))
+    assert _native.flags_for(len(body)) == _native.O1_FLAGS != _native.FLAGS
+    source = c_source(k.n_q, k.n_v, k.floating, body)
+    rng = np.random.default_rng(8)
+    p = ForwardDynamics(bp.Model(robot, random_parameters(robot, "pseudo", rng)[0]), native=False).p
+    S, n = 500, robot.n_v
+    q, qd, tau = (rng.uniform(-2, 2, (S, n)) for _ in range(3))
+    results = []
+    for flags in (_native.FLAGS, _native.O1_FLAGS):
+        lib = _native.load(source, SIGNATURES, flags)
+        assert lib is not None
+        out = np.zeros((S, n))
+        lib.fd_batch(S, *(x.ctypes.data for x in (q, qd, tau, p, out)))
+        block = np.concatenate([q[1], qd[1], tau[1], np.zeros(n), p])
+        lib.fd_packed(block.ctypes.data)
+        Q, V, dt = np.zeros((101, n)), np.zeros((101, n)), np.full(100, 1e-3)
+        Q[0], V[0] = q[0], qd[0]
+        lib.rk4(100, dt.ctypes.data, 2, tau.ctypes.data, n, p.ctypes.data, Q.ctypes.data, V.ctypes.data)
+        results.append((out, block, Q, V))
+    assert np.isfinite(results[0][0]).all() and np.abs(results[0][2]).max() > 0
+    for before, after in zip(*results):
+        np.testing.assert_array_equal(after, before)
+
+
+@pytest.mark.parametrize("name, smooth", [("puma560", False), ("dual_arm_torso floating", False), ("ppr", True)])
+def test_large_batches_run_the_c_loop_with_the_numpy_blocks_numbers(name, smooth, monkeypatch):
+    """From NATIVE_SAMPLES samples a batch compiles the C kernel and runs its loop: the numbers of the numpy
+    blocks to the bit (IEEE arithmetic, sqrt, and sin and cos from the C library in both). A smooth Coulomb
+    shape (tanh, which numpy computes its own way) keeps the numpy blocks and compiles nothing."""
+    import copy
+
+    from baseparam.dynamics import _native, forward
+    from baseparam.model.friction import FrictionModel, with_friction_model
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    robot = copy.deepcopy(bp.load_robot(ROOT / "robots" / f"{name.split()[0]}.yaml"))   # no kernel yet
+    if name.endswith("floating"):
+        robot = floating(robot)
+    if smooth:
+        robot = with_friction_model(with_drives(robot, (("IA", "FV", "FC", "FO"), ("FC",), ("FV", "FC"))),
+                                    FrictionModel("smooth", 0.05, 0.1))
+    rng = np.random.default_rng(12)
+    p, _, q, qd, tau = problem(robot, "pseudo", rng, 400)
+    p = np.concatenate([p, np.full(bp.ColumnLayout(robot).n_standard - len(p), 0.3)])   # + Stribeck columns
+    fd = bp.ForwardDynamics(bp.Model(robot, p), native=False)
+    assert fd.kernel.same_as_numpy is not smooth
+    monkeypatch.setattr(fd.kernel, "same_as_numpy", False)
+    blocks = fd.batch(q, qd, tau)                          # 400 ≥ SMALL_BATCH samples: the numpy blocks
+    assert fd.kernel.native(build=False) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(forward, "NATIVE_SAMPLES", 300)
+    got = fd.batch(q, qd, tau)
+    assert (fd.kernel.native(build=False) is None) is smooth
+    assert np.isfinite(blocks).all()
+    if smooth:
+        np.testing.assert_array_equal(got, blocks)         # the numpy blocks again
+    else:
+        assert got.flags.c_contiguous                      # the C loop's rows
+        np.testing.assert_array_equal(got, blocks)

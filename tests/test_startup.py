@@ -91,6 +91,15 @@ def test_float_path_loads_no_scipy(robot, arguments):
     assert not any(m == "scipy" or m.startswith("scipy.") for m in modules)
 
 
+def test_checked_states_do_not_load_numpy_ma():
+    """Checking arrays asks whether they are masked without importing numpy.ma (about 50 ms on the first
+    call of a process); a masked array is still refused where it hides values (test_api_arrays)."""
+    code = ("import numpy as np, baseparam as bp; r = bp.load_robot('robots/puma560.yaml')\n"
+            "bp.regressor(bp.Model(r), np.zeros((3, 6)), np.zeros((3, 6)), np.zeros((3, 6)))")
+    _, modules = _loaded(code=code)
+    assert "numpy.ma" not in modules
+
+
 def test_find_with_h5_loads_h5py(tmp_path):
     code, modules = _loaded("find", str(ROOT / "robots/puma560.yaml"), "--h5", str(tmp_path / "z.h5"), cwd=tmp_path)
     assert code == 0 and (tmp_path / "z.h5").is_file()

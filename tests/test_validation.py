@@ -267,3 +267,20 @@ def test_sizes_are_checked_before_allocation(monkeypatch):
     with pytest.raises(bp.ResourceLimitError, match=r"more than the 1 kB allowed \(80 % of the memory .* with "
                                                     r"max_memory=SIZE\)$"):
         bp.find_base_parameters(bp.load_robot(PLANAR))
+
+
+@pytest.mark.parametrize("samples", [1, 3, 1000])
+def test_state_checks_quick_and_element_wise_agree(samples):
+    """check_samples' quick test (a sum of magnitudes for a few values, the largest and smallest for more)
+    only shortcuts the element-wise one: values near the limit whose sum passes it are accepted, and NaN, inf
+    or one absurd value anywhere is refused with its place."""
+    from baseparam._validation import ABSURD, check_samples
+    x = np.full((samples, 5), 0.9 * ABSURD)
+    x[:, ::2] *= -1
+    assert check_samples("q", x, 5)[0] is x
+    for bad, what in ((np.nan, "non-finite value nan"), (-np.inf, "non-finite value -inf"),
+                      (1.01 * ABSURD, "absurd value")):
+        y = np.zeros((samples, 5))
+        y[-1, 3] = bad
+        with pytest.raises(bp.ArgumentError, match=rf"^q: {what}.* at sample {samples - 1}, joint 4$"):
+            check_samples("q", y, 5)

@@ -27,10 +27,14 @@ import subprocess
 import sys
 import tempfile
 
-# No optimization: on straight-line code of this size gcc's optimizer gains nothing measurable (a 7-DOF
-# arm: the same time per sample from -O0 to -O3 -march=native; a 30-body chain: slower at -O2) and costs
-# compile time that grows faster than the code (30 bodies: over 20 times longer at -O1/-O2 than at -O0).
+# No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
+# chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
 FLAGS = ("-O0", "-std=c99", "-fPIC", "-shared")
+# -O1 for kernels of up to O1_LINES statements: register allocation makes a 7-DOF arm's code 2-4 times
+# faster (forward dynamics ≈ 0.4 µs a sample against 1.5 µs at -O0; the regressor's loop ≈ 0.4 against
+# 1.5 µs) for under a second more of compiling, once per machine (cached). The numbers stay the same to the
+# bit: no -ffast-math, and -std=c99 keeps gcc from contracting a * b + c into a fused multiply-add.
+O1_FLAGS, O1_LINES = ("-O1",) + FLAGS[1:], 5_000
 COMPILE_TIMEOUT = 300          # s: a 50-body chain's kernel is a few 10 000 lines
 _LOADED: dict = {}
 
@@ -90,6 +94,12 @@ def load(source, functions, flags=FLAGS):
     return lib
 
 
+def flags_for(lines):
+    """The compiler flags for a kernel of ``lines`` statements: :data:`O1_FLAGS` up to :data:`O1_LINES`,
+    else :data:`FLAGS`."""
+    return O1_FLAGS if lines <= O1_LINES else FLAGS
+
+
 def holding_gil(function):
     """A function of a library from :func:`load` as a ctypes function that keeps the GIL, its arguments
     passed as given (ctypes objects such as ``ctypes.c_void_p``: no ``argtypes`` to apply per call).
@@ -135,4 +145,4 @@ def _compile(cc, source, path, flags):
         return False
 
 
-__all__ = ["cache_dir", "compiler", "holding_gil", "load"]
+__all__ = ["cache_dir", "compiler", "flags_for", "holding_gil", "load"]

@@ -3,9 +3,11 @@
 The ABA of :mod:`baseparam.dynamics.forward_graph` is derived once per robot and written out three
 ways, each reading the same parameter vector (link inertias moved to joint frames, drives):
 
-* numpy over blocks of samples (samples last) — the batch path of :func:`forward_dynamics`;
+* numpy over blocks of samples (samples last) — the batch path of :func:`forward_dynamics` without a
+  C compiler, or with a smooth Coulomb or Stribeck friction shape;
 * C, compiled once into a cache and called through ctypes (:mod:`baseparam.dynamics._native`):
-  one sample for little more than the call, and an RK4 integrator around it for simulation;
+  one sample for little more than the call, a loop over the samples of a batch (the numpy blocks'
+  numbers, five times faster), and an RK4 integrator around it for simulation;
 * straight-line Python on floats — the fallback for one sample when no C compiler is available
   (two orders of magnitude slower than C, still O(N); ``bench/bench_forward.py`` prints the figures).
 
@@ -33,8 +35,12 @@ from .printing import C, NUMPY, c_statements, input_source, numpy_function
 from .samples import ABSURD, CHUNK, link_parameters, robot_states, standard_model
 
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
-SMALL_BATCH = 256           # below this many samples the C kernel beats numpy's per-operation overhead
+SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
+# From this many samples a batch compiles the C kernel (once per robot, cached on disk) and runs its loop, 5
+# times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's numbers
+# are numpy's to the bit (Kernel.same_as_numpy); below, the compile is not worth it.
+NATIVE_SAMPLES = 10_000
 COMPILE_AFTER = 64          # one-sample calls of a robot before its C kernel is worth compiling
 
 
@@ -50,6 +56,10 @@ class Kernel:
     packed : callable or None
         The C kernel's ``fd_packed(block)`` (a ``ctypes.c_void_p``), keeping the GIL; None until
         :meth:`native` has loaded the kernel.
+    same_as_numpy : bool
+        The C kernel gives the numpy code's numbers to the bit: its operations are IEEE arithmetic, sqrt, and
+        sin and cos, which numpy takes from the C library; False when a smooth Coulomb or a Stribeck shape
+        (tanh, exp: numpy's own vectorized versions, within an ulp of the C library's) enters.
     The C kernel (``fd``, ``fd_packed``, ``fd_batch`` and ``rk4``) is compiled on first need (:meth:`native`).
     """
 
@@ -64,6 +74,7 @@ class Kernel:
         def source(name, k, language=NUMPY):
             return input_source(name, k, offsets, first, shapes, language)
         self._source = source
+        self.same_as_numpy = all(model is None or model.is_default for model in shapes)
         rows = [((i,), node) for i, node in outputs]
         arguments = "q, qd, tau, p, out"
         self.batch, self.scalar = (numpy_function(g, rows, offsets, f"forward dynamics of {robot.name}", scalar=one,
@@ -78,7 +89,8 @@ class Kernel:
             with self._building:              # one thread compiles; the others wait, then all run C
                 if not self._tried:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
-                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES)
+                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES,
+                                       _native.flags_for(len(body)))
                     if lib is not None:               # before _lib: whoever sees the library finds packed
                         self.packed = _native.holding_gil(lib.fd_packed)
                     self._lib, self._tried = lib, True
@@ -226,11 +238,13 @@ class ForwardDynamics:
             self.kernel.native()
 
     def batch(self, q, qd, tau):
-        """q̈ of checked sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): numpy over blocks of
-        samples; small batches by the C loop (or one sample at a time in Python)."""
+        """q̈ of checked sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
+        :data:`NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small batches; else numpy
+        over blocks of samples (or one sample at a time in Python)."""
         S = q.shape[0]
-        native = self.kernel.native(build=False)
-        if native is not None and S < SMALL_BATCH:
+        exact = self.kernel.same_as_numpy
+        native = self.kernel.native(build=exact and S >= NATIVE_SAMPLES)
+        if native is not None and (S < SMALL_BATCH or exact):
             q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
             out = np.empty((S, self.robot.n_v))
             native.fd_batch(S, *(_address(x) for x in (q, qd, tau, self.p, out)))
@@ -354,6 +368,8 @@ def _finite(qdd, single):
     """q̈, or an ArgumentError where it is not finite: M(q) singular (a joint whose subtree has no inertia
     about its axis and no rotor inertia, e.g. massless links) or not positive definite (bodies that are
     not physical)."""
+    if single and all(map(math.isfinite, qdd.tolist())):     # a few floats: no numpy call (µs each)
+        return qdd
     bad = ~np.isfinite(qdd)
     if bad.any():
         s = 0 if single else int(np.argmax(bad.reshape(len(qdd), -1).any(axis=1)))
@@ -364,17 +380,23 @@ def _finite(qdd, single):
 
 
 def _one_sample(robot, q, qd, tau):
-    """(q, q̇, τ) as float arrays when they are one sample of the right lengths, finite and not absurd
-    (a floating base's quaternion of unit length to 1e-12); else None, and the full checks decide."""
+    """(q, q̇, τ) as float arrays when they are one sample of real numbers (integers or floats) of the right
+    lengths, finite and not absurd (a floating base's quaternion of unit length to 1e-12); else None, and the
+    full checks decide (and refuse booleans, text, complex numbers with their one-line errors)."""
     try:
-        arrays = [np.asarray(x, dtype=float) for x in (q, qd, tau)]
+        arrays = [np.asarray(x) for x in (q, qd, tau)]
     except (TypeError, ValueError):
         return None
     if arrays[0].shape != (robot.n_q,) or arrays[1].shape != (robot.n_v,) or arrays[2].shape != (robot.n_v,):
         return None
-    values = np.concatenate(arrays)
-    if not (np.abs(values) <= ABSURD).all():
+    if any(a.dtype.kind not in "iuf" for a in arrays):
         return None
+    # the sum of the magnitudes, on Python floats (a few: numpy's per-call cost would be most of the check):
+    # NaN and inf carry through the sum, and a value beyond ABSURD takes it beyond; large finite values may
+    # too, and the full checks then accept them
+    if not sum(map(abs, arrays[0].tolist() + arrays[1].tolist() + arrays[2].tolist())) <= ABSURD:
+        return None
+    arrays = [a.astype(np.float64, copy=False) for a in arrays]
     if robot.is_floating and abs(arrays[0][3:7] @ arrays[0][3:7] - 1.0) > 1e-12:
         return None                                # normalized by the full path
     return arrays

@@ -7,7 +7,9 @@ the linear acceleration of each frame origin are carried from the base through t
 joint's model (:mod:`baseparam.model.joint_model`), link wrenches are summed back the same way, and a
 joint's force is the z component of the wrench in its joint frame. One graph per robot,
 parameterization and variant (gravity or friction left out, reaction wrenches), compiled once to
-straight-line numpy over blocks of samples (:data:`samples.CHUNK`) and kept with the robot.
+straight-line numpy over blocks of samples (:data:`samples.CHUNK`) and kept with the robot; large batches
+(and every call once a robot has been called often) run the same statements as a C loop over samples, as
+the regressors do (:mod:`baseparam.dynamics.regressors`), the same numbers.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ..model._kernels import kernels_of
 from ..model.friction import friction_shapes
 from ..model.joint_model import motion_offsets
 from ..model.value import BaseModel, takes_model
+from ._compiled import Batch
 from .floating import public_layout
 from .printing import input_source, numpy_function
 from .regressor_graph import build_inverse_dynamics
@@ -25,13 +28,19 @@ from .samples import CHUNK, link_parameters, robot_states, standard_model
 
 
 def _kernel(robot, parameters, gravity, friction, wrenches):
-    """The compiled graph ``f(q, qd, qdd, sgn, stb, p, out)`` of one variant, rows (n, S) (kept with the robot)."""
+    """The compiled graph ``f(q, qd, qdd, sgn, stb, p, out)`` of one variant, rows (n, S) (kept with the robot),
+    and as ``f.native`` its C loop over rows of samples (:class:`~baseparam.dynamics._compiled.Batch`)."""
     def build():
         g, outputs = build_inverse_dynamics(robot, parameters, None, gravity, friction, wrenches)
         offsets, first = motion_offsets(robot), (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof)
-        return numpy_function(g, [((i,), node) for i, node in outputs], offsets, f"Newton–Euler of {robot.name}",
-                              arguments="q, qd, qdd, sgn, stb, p, out",
-                              inputs=lambda name, k: input_source(name, k, offsets, first))
+        fn = numpy_function(g, [((i,), node) for i, node in outputs], offsets, f"Newton–Euler of {robot.name}",
+                            arguments="q, qd, qdd, sgn, stb, p, out",
+                            inputs=lambda name, k: input_source(name, k, offsets, first))
+        rows = robot.n_v if wrenches is None else 6 * robot.n_dof
+        fn.native = Batch(g, [((i, 0), node) for i, node in outputs], offsets, rows, 1, first=first,
+                          strides=(robot.n_q, robot.n_v, robot.n_v, robot.n_dof, robot.n_dof, 0),
+                          arguments=("q", "qd", "qdd", "sgn", "stb", "p"))
+        return fn
     return kernels_of(robot).get("newton_euler", (parameters, gravity, friction, wrenches), build)
 
 
@@ -42,6 +51,9 @@ def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
     robot, p = model.robot, model.values()
     f = _kernel(robot, model.parameters, gravity, friction, wrenches)
     S, n = q.shape[0], robot.n_dof
+    native = _native_rows(f.native, robot, p, q, qd, qdd, friction)
+    if native is not None:
+        return native if wrenches is None else native.reshape(S, n, 6)
     out = np.zeros((robot.n_v if wrenches is None else 6 * n, S))
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
     joints = qdT[robot.n_v - n:]
@@ -50,6 +62,26 @@ def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
         sl = slice(s0, s0 + CHUNK)
         f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgn[:, sl], stb[:, sl], p, out[:, sl])
     return out.T if wrenches is None else out.T.reshape(S, n, 6)
+
+
+def _native_rows(loop, robot, p, q, qd, qdd, friction):
+    """Newton–Euler's rows (S, n_v or 6 n_dof) by its C loop over samples, the numpy blocks' numbers to the bit
+    (the same statements; friction shapes computed by numpy for both), when the regressors' rule wants it
+    (:data:`~baseparam.dynamics.regressors.NATIVE_SAMPLES` samples, or a robot called
+    :data:`~baseparam.dynamics.regressors.COMPILE_AFTER` times); else None (also without a C compiler)."""
+    from .regressors import COMPILE_AFTER, NATIVE_SAMPLES, thread_count     # (regressors imports this module)
+
+    S = q.shape[0]
+    loop.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
+    if (S < NATIVE_SAMPLES and loop.calls < COMPILE_AFTER) or loop() is None:
+        return None
+    rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd)]
+    joints = qd.T.copy()[robot.n_v - robot.n_dof:]      # the shapes from the rows the numpy blocks give them
+    shapes = friction_shapes(robot, joints) if friction else (joints, joints)
+    rows += [np.ascontiguousarray(x.T, dtype=float) for x in shapes] + [np.ascontiguousarray(p, dtype=float)]
+    out = np.zeros((S, loop.n))
+    loop.fill(rows, out, zeroed=True, threads=thread_count(None, S))
+    return out
 
 
 @takes_model("p", "q", "qd", "qdd", "parameters")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validation import check_workers, usable_cores
 from ..errors import ArgumentError
-from ._compiled import regressor_function
+from ._compiled import as_columns, regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base
@@ -22,8 +22,13 @@ from .samples import CHUNK, as_samples, robot_states, standard_model, states
 
 # From this many samples a regressor is filled by its C loop over samples (compiled once per robot and
 # cached on disk, :mod:`baseparam.dynamics._native`): several times faster than numpy's blocks, whose
-# strided rows of W cost more than the arithmetic; below, the compile is not worth it.
+# strided rows of W cost more than the arithmetic; below, the compile is not worth it …
 NATIVE_SAMPLES = 10_000
+# … until a robot's regressor has been called this many times: then its C loop fills small batches and single
+# samples too, where numpy's blocks pay about a µs for each of the code's thousands of operations (a 7-DOF
+# arm's sample: over ten times the C loop's time). The same numbers either way (the same operations in the
+# same order, the friction shapes computed by numpy for both).
+COMPILE_AFTER = 64
 # By default the C loop's samples are shared by one thread per usable core, each given at least this many
 # (starting a thread costs tens of µs, a sample of a 7-DOF arm's regressor a fraction of one).
 SAMPLES_PER_THREAD = 10_000
@@ -68,8 +73,8 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
     if weights is None:
         zeroed = out is None
         out = _output(out, (S, n, len(columns)))
-        if S >= NATIVE_SAMPLES and _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction,
-                                                shapes, out, zeroed, thread_count(workers, S)):
+        if _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed,
+                        thread_count(workers, S)):
             return out
         if not zeroed:                            # the numpy code writes only the entries that are not zero
             out.fill(0.0)
@@ -87,10 +92,13 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
 
 def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed, threads):
     """Fill W ((S, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
-    samples on ``threads`` threads; False without a C compiler (the numpy blocks then do it)."""
+    samples on ``threads`` threads; False when the C loop is not wanted yet (fewer than :data:`NATIVE_SAMPLES`
+    samples in one of the first :data:`COMPILE_AFTER` calls) or there is no C compiler (the numpy blocks then
+    do it)."""
     kind = "regressor" if qd_ref is None else "slotine_li"
     loop = regressor_function(robot, parameters, columns, kind, gravity, friction).native
-    if loop() is None:
+    loop.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
+    if (out.shape[0] < NATIVE_SAMPLES and loop.calls < COMPILE_AFTER) or loop() is None:
         return False
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, qd if qd_ref is None else qd_ref)]
     # code without friction shapes (no Coulomb or Stribeck column) is handed q̇ in their place, unread;
@@ -104,13 +112,16 @@ def thread_count(workers, n_samples):
     """Threads for a C loop over ``n_samples``: ``workers`` (a checked count, or None for the default:
     one per usable core, each with at least :data:`SAMPLES_PER_THREAD` samples)."""
     if workers is None:
+        if n_samples < 2 * SAMPLES_PER_THREAD:            # one thread whatever the cores (no system call)
+            return 1
         return max(1, min(usable_cores(), n_samples // SAMPLES_PER_THREAD))
     return workers
 
 
 def _columns(robot, parameters, columns):
-    n_std = ColumnLayout(robot, parameters).n_standard
-    return tuple(range(n_std)) if columns is None else tuple(int(c) for c in columns)
+    if columns is None:           # the layout only when needed: it costs a millisecond, the robot's joints read
+        return tuple(range(ColumnLayout(robot, parameters).n_standard))
+    return as_columns(columns)
 
 
 def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
