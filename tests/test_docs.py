@@ -79,3 +79,10 @@ def test_formats_reference_lists_every_yaml_key():
     keys |= {key for joint_keys in loading._JOINT_KEYS.values() for key in joint_keys}
     missing = sorted(key for key in keys if f"`{key}" not in section and f"{key}:" not in section)
     assert not missing, f"docs/formats.md, 'Robot description', does not document: {missing}"
+
+
+def test_ci_runs_the_readme_test_command():
+    """.ci/run runs the test command the README gives (both name the same pytest options)."""
+    readme = re.search(r"pip install -e '\.\[test\]' && (python -m pytest[^\n]*)", (ROOT / "README.md").read_text())
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("python -m pytest")]
+    assert readme and ci == [readme.group(1)], (readme and readme.group(1), ci)
