@@ -20,7 +20,7 @@ import numpy as np
 
 import baseparam as bp
 from baseparam._validation import usable_cores
-from baseparam.dynamics import _compiled as compiled, regressors
+from baseparam.dynamics import _compiled as compiled, _native_rule
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -54,12 +54,12 @@ def best_and_median(fn, repeat):
 def numpy_blocks(fn, *args):
     """``fn(*args)`` with the regressors' C loop over samples turned off: what the numpy blocks cost
     (small batches, and every batch without a C compiler)."""
-    saved = regressors.NATIVE_SAMPLES, regressors.COMPILE_AFTER
-    regressors.NATIVE_SAMPLES = regressors.COMPILE_AFTER = sys.maxsize
+    saved = _native_rule.NATIVE_SAMPLES, _native_rule.COMPILE_AFTER
+    _native_rule.NATIVE_SAMPLES = _native_rule.COMPILE_AFTER = sys.maxsize
     try:
         return fn(*args)
     finally:
-        regressors.NATIVE_SAMPLES, regressors.COMPILE_AFTER = saved
+        _native_rule.NATIVE_SAMPLES, _native_rule.COMPILE_AFTER = saved
 
 
 def pinocchio_loop(robot, q, qd, qdd):

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 import baseparam as bp
-from baseparam.dynamics import regressors
+from baseparam.dynamics import _native_rule
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -93,7 +93,7 @@ def main():
             print(f"{label}: skipped, example-robot-data has no {name} here")
         else:
             cases.append((label, lambda path=path: floating(path), samples))
-    print(f"ours: bp.regressor as called (numpy blocks below {regressors.NATIVE_SAMPLES} samples, the C loop "
+    print(f"ours: bp.regressor as called (numpy blocks below {_native_rule.NATIVE_SAMPLES} samples, the C loop "
           "from there); C loop: forced at any size")
     print("base W_b: the floating base set's regressor (find_base_parameters), against the same pinocchio loop")
     print(f"{'robot':<36} {'samples':>7} {'warm-up':>9} {'ours':>9} {'C loop':>9} {'pinocchio':>10} {'ratio':>6} "
@@ -108,12 +108,12 @@ def main():
         W = bp.regressor(m, q, qd, qdd)
         warm = time.perf_counter() - t
         ours = best(lambda: bp.regressor(m, q, qd, qdd), 2 if quick else 5)
-        threshold, regressors.NATIVE_SAMPLES = regressors.NATIVE_SAMPLES, 0     # the C loop at any size
+        threshold, _native_rule.NATIVE_SAMPLES = _native_rule.NATIVE_SAMPLES, 0     # the C loop at any size
         try:
             bp.regressor(m, q[:1], qd[:1], qdd[:1])                              # its compile, not timed
             native = best(lambda: bp.regressor(m, q, qd, qdd), 2 if quick else 5)
         finally:
-            regressors.NATIVE_SAMPLES = threshold
+            _native_rule.NATIVE_SAMPLES = threshold
         # pinocchio's joint order may differ from ours (its depth-first numbering): the same states all the same,
         # read in its own q layout (the timing does not depend on which angle goes where)
         qs, vs, as_ = (np.ascontiguousarray(x) for x in (q, qd, qdd))

@@ -510,7 +510,7 @@ def test_batches_across_the_block_boundary():
 def test_regressor_loop_in_c_matches_numpy(name, monkeypatch, tmp_path):
     """Large batches are filled by the regressor's C loop over samples: the same numbers as the numpy
     blocks (the same operations in the same order), and W p equals Newton–Euler."""
-    from baseparam.dynamics import _native, regressors
+    from baseparam.dynamics import _native
     if _native.compiler() is None:
         pytest.skip("no C compiler")
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
@@ -528,7 +528,7 @@ def test_regressor_loop_in_c_matches_numpy(name, monkeypatch, tmp_path):
     monkeypatch.setattr(_native, "load", lambda *args: loaded.append(load(*args)) or loaded[-1])
     results = {}
     for threshold in (10 ** 9, 1):
-        monkeypatch.setattr(regressors, "NATIVE_SAMPLES", threshold)
+        monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", threshold)
         results[threshold] = (bp.regressor(robot, q, qd, qdd), base.regressor(q, qd, qdd),
                               base.slotine_li_regressor(q, qd, qd[::-1], qdd),
                               base.regressor(q, qd, qdd, shapes=(np.tanh(qd), np.zeros_like(qd))))
@@ -544,7 +544,7 @@ def test_threaded_c_loop_equals_the_single_sample_path(name, monkeypatch, tmp_pa
     as the single-sample (numpy) path, sample by sample; a reused ``out`` holding garbage is overwritten
     whole (the structural zeros too), and the fresh output is the same. Without friction (plain: the code
     reads no friction shapes) given shapes are still checked."""
-    from baseparam.dynamics import _native, regressors
+    from baseparam.dynamics import _native
     if _native.compiler() is None:
         pytest.skip("no C compiler")
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
@@ -555,11 +555,11 @@ def test_threaded_c_loop_equals_the_single_sample_path(name, monkeypatch, tmp_pa
                                     FrictionModel("smooth", 0.05, 0.1))
     base = bp.find_base_parameters(robot)
     q, qd, qdd = random_states(robot, 301, np.random.default_rng(11))
-    monkeypatch.setattr(regressors, "COMPILE_AFTER", 10 ** 9)                 # single samples stay with numpy
+    monkeypatch.setattr("baseparam.dynamics._native_rule.COMPILE_AFTER", 10 ** 9)   # single samples stay with numpy
     single = [base.regressor(q[s], qd[s], qdd[s]) for s in range(len(q))]      # numpy, one sample each
     single_sl = [base.slotine_li_regressor(q[s], qd[s], qd[-1 - s], qdd[s]) for s in (0, 150, 300)]
     full_single = bp.regressor(robot, q[7], qd[7], qdd[7])
-    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 1)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", 1)
     one = base.regressor(q, qd, qdd, workers=1)
     assert np.any(one == 0.0), "no structural zero: the garbage check below would not test them"
     for workers in (2, 3, 7, -1, None):
@@ -588,11 +588,11 @@ def test_single_samples_run_the_c_loop_after_compile_after_calls(name, monkeypat
     small batches too: the numpy blocks' numbers to the bit, and the same errors for bad input."""
     import copy
 
-    from baseparam.dynamics import _compiled, _native, regressors
+    from baseparam.dynamics import _compiled, _native
     if _native.compiler() is None:
         pytest.skip("no C compiler")
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(regressors, "COMPILE_AFTER", 5)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.COMPILE_AFTER", 5)
     robot = copy.deepcopy(robot_named(name.split()[0]))           # a new robot object: nothing compiled for it
     q, qd, qdd = random_states(robot, 40, np.random.default_rng(13))
     if name.endswith("floating"):
@@ -610,9 +610,9 @@ def test_single_samples_run_the_c_loop_after_compile_after_calls(name, monkeypat
     assert any(p.suffix == ".so" for p in tmp_path.iterdir()), "no C loop compiled"
     for s in range(4):
         np.testing.assert_array_equal(c_rows[s], numpy_rows[s], err_msg=f"{name}: sample {s}")
-    monkeypatch.setattr(regressors, "COMPILE_AFTER", 10 ** 9)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.COMPILE_AFTER", 10 ** 9)
     blocks = base.regressor(q, qd, qdd)                                       # numpy's blocks
-    monkeypatch.setattr(regressors, "COMPILE_AFTER", 5)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.COMPILE_AFTER", 5)
     np.testing.assert_array_equal(base.regressor(q, qd, qdd), blocks, err_msg=f"{name}: 40 samples")
     bad = qd.copy()
     bad[3, -1] = np.nan
@@ -627,7 +627,7 @@ def test_newton_euler_c_loop_gives_the_numpy_blocks_numbers(name, monkeypatch, t
     blocks (friction shapes, smooth ones too, computed by numpy for both)."""
     import copy
 
-    from baseparam.dynamics import _native, regressors
+    from baseparam.dynamics import _native
     from baseparam.dynamics.newton_euler import _kernel
     from baseparam.model.friction import FrictionModel, with_friction_model
     if _native.compiler() is None:
@@ -654,10 +654,10 @@ def test_newton_euler_c_loop_gives_the_numpy_blocks_numbers(name, monkeypatch, t
         extra = bp.mass_matrix(model, q) if robot.is_floating else bp.reaction_wrenches(model, q, qd, qdd)
         return (bp.inverse_dynamics(model, q, qd, qdd), bp.gravity_torque(model, q), bp.coriolis_torque(model, q, qd),
                 extra)
-    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 10 ** 9)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", 10 ** 9)
     blocks = everything()
     assert _kernel(robot, "pseudo", True, True, None).native._lib is None
-    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 1)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", 1)
     loops = everything()
     assert _kernel(robot, "pseudo", True, True, None).native._lib is not None, "no C loop compiled"
     for what, a, b in zip(("inverse dynamics", "gravity", "Coriolis", "wrenches or M"), loops, blocks):
@@ -669,7 +669,7 @@ def test_default_thread_count():
     """By default one thread per usable core, each with at least SAMPLES_PER_THREAD samples; a count
     the user gives is kept."""
     from baseparam._validation import usable_cores
-    from baseparam.dynamics.regressors import SAMPLES_PER_THREAD, thread_count
+    from baseparam.dynamics._native_rule import SAMPLES_PER_THREAD, thread_count
     assert thread_count(None, SAMPLES_PER_THREAD - 1) == 1
     assert thread_count(None, 10 ** 9) == usable_cores()
     assert thread_count(None, 2 * SAMPLES_PER_THREAD) == min(2, usable_cores())
@@ -680,9 +680,8 @@ def test_default_thread_count():
 def test_given_friction_shapes_without_a_stribeck_shape(threshold, monkeypatch, tmp_path):
     """shapes=(c, None) means no Stribeck shape (zeros), in the numpy blocks and in the C loop alike; shapes
     of another number of samples are refused (the C loop would read past their end)."""
-    from baseparam.dynamics import regressors
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", threshold)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", threshold)
     robot = with_drives(robot_named("puma560"))
     base = bp.find_base_parameters(robot)
     q, qd, qdd = random_states(robot, 300, np.random.default_rng(8))

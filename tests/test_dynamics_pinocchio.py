@@ -104,11 +104,11 @@ def test_regressor_columns_match_pinocchio(path, parameters):
 def test_threaded_c_loop_matches_pinocchio(file, monkeypatch, tmp_path):
     """A large batch (the regressors' C loop, its samples shared by threads, into a fresh and into a
     reused buffer holding NaN): W_b Y p and W p equal pin.rnea at every sample."""
-    from baseparam.dynamics import _native, regressors
+    from baseparam.dynamics import _native
     if _native.compiler() is None:
         pytest.skip("no C compiler")
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(regressors, "NATIVE_SAMPLES", 1)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", 1)
     robot = with_drives(bp.load_robot(next(path for path in ROBOT_FILES if path.stem == file)))
     rng = np.random.default_rng(_seed(file, "threads"))
     p, bodies, drives = random_parameters(robot, "pseudo", rng)

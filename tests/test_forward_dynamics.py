@@ -408,7 +408,7 @@ def test_large_batches_run_the_c_loop_with_the_numpy_blocks_numbers(name, smooth
     shape (tanh, which numpy computes its own way) keeps the numpy blocks and compiles nothing."""
     import copy
 
-    from baseparam.dynamics import _native, forward
+    from baseparam.dynamics import _native
     from baseparam.model.friction import FrictionModel, with_friction_model
     if _native.compiler() is None:
         pytest.skip("no C compiler here")
@@ -427,7 +427,7 @@ def test_large_batches_run_the_c_loop_with_the_numpy_blocks_numbers(name, smooth
     blocks = fd.batch(q, qd, tau)                          # 400 ≥ SMALL_BATCH samples: the numpy blocks
     assert fd.kernel.native(build=False) is None
     monkeypatch.undo()
-    monkeypatch.setattr(forward, "NATIVE_SAMPLES", 300)
+    monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", 300)
     got = fd.batch(q, qd, tau)
     assert (fd.kernel.native(build=False) is None) is smooth
     assert np.isfinite(blocks).all()

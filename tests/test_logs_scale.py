@@ -313,7 +313,8 @@ def test_progress_bar_over_the_logs_on_a_terminal_only(logs):
 def test_streamed_gram_products_equal_those_of_the_whole_regressor():
     """The blocks of ``wide_blocks`` (the C loop's, past NATIVE_SAMPLES) reduced over each joint's column span
     give the per-joint Gram products of the whole base regressor, and the rows are zero outside the spans."""
-    from baseparam.dynamics.regressors import NATIVE_SAMPLES, evaluate, wide_blocks
+    from baseparam.dynamics._native_rule import NATIVE_SAMPLES
+    from baseparam.dynamics.regressors import evaluate, wide_blocks
     from baseparam.identification._least_squares import Factors, _Normal
 
     robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")

@@ -121,7 +121,7 @@ class Batch:
             written[j] = (min(lo, c), max(hi, c + 1))
         self.spans = tuple(written.get(j, (0, 0)) for j in range(n))
         self.reads_shapes = True              # known once compiled: whether the code reads sgn and stb
-        self.calls = 0                        # calls of the regressor so far (regressors.COMPILE_AFTER)
+        self.calls = 0                        # calls of the regressor so far (_native_rule.COMPILE_AFTER)
         self._building = threading.Lock()     # one thread compiles; the others wait for its library
 
     def __call__(self):

@@ -27,7 +27,7 @@ from .._numbers import real_array
 from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
-from . import _native
+from . import _native, _native_rule
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
@@ -37,11 +37,10 @@ from .samples import ABSURD, CHUNK, link_parameters, robot_states, standard_mode
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
-# From this many samples a batch compiles the C kernel (once per robot, cached on disk) and runs its loop, 5
-# times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's numbers
-# are numpy's to the bit (Kernel.same_as_numpy); below, the compile is not worth it.
-NATIVE_SAMPLES = 10_000
-COMPILE_AFTER = 64          # one-sample calls of a robot before its C kernel is worth compiling
+# A batch of _native_rule.NATIVE_SAMPLES samples compiles the C kernel (once per robot, cached on disk) and runs
+# its loop, 5 times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's
+# numbers are numpy's to the bit (Kernel.same_as_numpy); a robot evaluated _native_rule.COMPILE_AFTER times
+# one sample at a time gets it compiled too.
 
 
 class Kernel:
@@ -234,16 +233,16 @@ class ForwardDynamics:
     def _count(self, calls):
         """Count one-sample evaluations; a robot evaluated often enough gets its C kernel compiled."""
         self.kernel.calls += calls
-        if self.kernel.calls >= COMPILE_AFTER:
+        if _native_rule.wanted(0, self.kernel.calls):
             self.kernel.native()
 
     def batch(self, q, qd, tau):
         """q̈ of checked sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
-        :data:`NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small batches; else numpy
-        over blocks of samples (or one sample at a time in Python)."""
+        :data:`._native_rule.NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small batches;
+        else numpy over blocks of samples (or one sample at a time in Python)."""
         S = q.shape[0]
         exact = self.kernel.same_as_numpy
-        native = self.kernel.native(build=exact and S >= NATIVE_SAMPLES)
+        native = self.kernel.native(build=exact and S >= _native_rule.NATIVE_SAMPLES)
         if native is not None and (S < SMALL_BATCH or exact):
             q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
             out = np.empty((S, self.robot.n_v))

@@ -20,6 +20,7 @@ from ..model._kernels import kernels_of
 from ..model.friction import friction_shapes
 from ..model.joint_model import motion_offsets
 from ..model.value import BaseModel, takes_model
+from . import _native_rule
 from ._compiled import Batch
 from .floating import public_layout
 from .printing import input_source, numpy_function
@@ -66,21 +67,19 @@ def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
 
 def _native_rows(loop, robot, p, q, qd, qdd, friction):
     """Newton–Euler's rows (S, n_v or 6 n_dof) by its C loop over samples, the numpy blocks' numbers to the bit
-    (the same statements; friction shapes computed by numpy for both), when the regressors' rule wants it
-    (:data:`~baseparam.dynamics.regressors.NATIVE_SAMPLES` samples, or a robot called
-    :data:`~baseparam.dynamics.regressors.COMPILE_AFTER` times); else None (also without a C compiler)."""
-    from .regressors import COMPILE_AFTER, NATIVE_SAMPLES, thread_count     # (regressors imports this module)
+    (the same statements; friction shapes computed by numpy for both), when the rule of
+    :mod:`baseparam.dynamics._native_rule` wants it; else None (also without a C compiler)."""
 
     S = q.shape[0]
     loop.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
-    if (S < NATIVE_SAMPLES and loop.calls < COMPILE_AFTER) or loop() is None:
+    if not _native_rule.wanted(S, loop.calls) or loop() is None:
         return None
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd)]
     joints = qd.T.copy()[robot.n_v - robot.n_dof:]      # the shapes from the rows the numpy blocks give them
     shapes = friction_shapes(robot, joints) if friction else (joints, joints)
     rows += [np.ascontiguousarray(x.T, dtype=float) for x in shapes] + [np.ascontiguousarray(p, dtype=float)]
     out = np.zeros((S, loop.n))
-    loop.fill(rows, out, zeroed=True, threads=thread_count(None, S))
+    loop.fill(rows, out, zeroed=True, threads=_native_rule.thread_count(None, S))
     return out
 
 

@@ -10,28 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_workers, usable_cores
+from .._validation import check_workers
 from ..errors import ArgumentError
 from ._compiled import as_columns, regressor_function
 from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
-from . import newton_euler
+from . import _native_rule, newton_euler
+from ._native_rule import thread_count
 from .samples import CHUNK, as_samples, robot_states, standard_model, states
 
-# From this many samples a regressor is filled by its C loop over samples (compiled once per robot and
-# cached on disk, :mod:`baseparam.dynamics._native`): several times faster than numpy's blocks, whose
-# strided rows of W cost more than the arithmetic; below, the compile is not worth it …
-NATIVE_SAMPLES = 10_000
-# … until a robot's regressor has been called this many times: then its C loop fills small batches and single
-# samples too, where numpy's blocks pay about a µs for each of the code's thousands of operations (a 7-DOF
-# arm's sample: over ten times the C loop's time). The same numbers either way (the same operations in the
-# same order, the friction shapes computed by numpy for both).
-COMPILE_AFTER = 64
-# By default the C loop's samples are shared by one thread per usable core, each given at least this many
-# (starting a thread costs tens of µs, a sample of a 7-DOF arm's regressor a fraction of one).
-SAMPLES_PER_THREAD = 10_000
 # A streaming consumer's block of regressor rows (:func:`wide_blocks`): large enough that the C loop and the
 # Gram products are not paced by Python's per-call costs, small enough to stay in the last-level cache's
 # neighbourhood (16 MB: 4 600 samples of a 7-DOF arm's 64 base columns).
@@ -92,13 +81,12 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
 
 def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed, threads):
     """Fill W ((S, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
-    samples on ``threads`` threads; False when the C loop is not wanted yet (fewer than :data:`NATIVE_SAMPLES`
-    samples in one of the first :data:`COMPILE_AFTER` calls) or there is no C compiler (the numpy blocks then
-    do it)."""
+    samples on ``threads`` threads; False when the C loop is not wanted yet (:func:`._native_rule.wanted`) or
+    there is no C compiler (the numpy blocks then do it)."""
     kind = "regressor" if qd_ref is None else "slotine_li"
     loop = regressor_function(robot, parameters, columns, kind, gravity, friction).native
     loop.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
-    if (out.shape[0] < NATIVE_SAMPLES and loop.calls < COMPILE_AFTER) or loop() is None:
+    if not _native_rule.wanted(out.shape[0], loop.calls) or loop() is None:
         return False
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, qd if qd_ref is None else qd_ref)]
     # code without friction shapes (no Coulomb or Stribeck column) is handed q̇ in their place, unread;
@@ -106,16 +94,6 @@ def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, fricti
     joints = rows[1][:, robot.n_v - robot.n_dof:].T
     shapes = _shapes(robot, joints, shapes, friction and (loop.reads_shapes or shapes is not None))
     return loop.fill((*rows, *(np.ascontiguousarray(x.T) for x in shapes)), out, zeroed=zeroed, threads=threads)
-
-
-def thread_count(workers, n_samples):
-    """Threads for a C loop over ``n_samples``: ``workers`` (a checked count, or None for the default:
-    one per usable core, each with at least :data:`SAMPLES_PER_THREAD` samples)."""
-    if workers is None:
-        if n_samples < 2 * SAMPLES_PER_THREAD:            # one thread whatever the cores (no system call)
-            return 1
-        return max(1, min(usable_cores(), n_samples // SAMPLES_PER_THREAD))
-    return workers
 
 
 def _columns(robot, parameters, columns):
@@ -188,7 +166,7 @@ def wide_blocks(robot, q, qd, qdd, *, parameters="pseudo", columns=None, shapes=
     S, n = q.shape
     width = len(columns)
     spans = fn.native.spans
-    loop = fn.native if S >= NATIVE_SAMPLES else None   # below, the compile is not worth it (as evaluate)
+    loop = fn.native if S >= _native_rule.NATIVE_SAMPLES else None   # below, the compile is not worth it (as evaluate)
     if loop is None or loop() is None:
         for sl, part in column_blocks(robot, q, qd, qdd, parameters=parameters, columns=columns, shapes=shapes):
             yield sl, part, spans

@@ -448,7 +448,7 @@ def _contact_names(trajectory):
 def _write_floating_parquet(traj, path, names):
     import json
 
-    from .writers import _write_parquet
+    from ._log_files import _write_parquet
     fields = {k: getattr(traj, k) for k in ("q", "qd", "qdd", "tau") if getattr(traj, k) is not None}
     if traj.wrenches is not None:
         fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
@@ -460,7 +460,7 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
     from rosbags.typesys import Stores, get_typestore
 
     from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
-    from .writers import _split, _mcap_log_times, _write_mcap
+    from ._log_files import _mcap_log_times, _split, _write_mcap
 
     log_times = _mcap_log_times(traj.t, topic=topic, base_topic=base_topic)
     sec, nsec = stamp_parts(traj.t)

@@ -1,0 +1,66 @@
+"""The container files the log writers share (:mod:`.writers` for fixed-base trajectories,
+:mod:`.floating_logs` for floating-base ones): a Parquet table of fixed-size list columns and a ROS 2 MCAP
+file of CDR messages, each written atomically (:mod:`baseparam._atomic`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._atomic import atomic_path
+from ..errors import ArgumentError
+
+
+def _write_parquet(path, t, fields, metadata):
+    """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
+    ``metadata`` in the schema; atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {"t": pa.array(t, type=pa.float64())}
+    for field, values in fields.items():
+        flat = pa.array(np.ascontiguousarray(values).reshape(-1), type=pa.float64())
+        columns[field] = pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
+    table = pa.table(columns).replace_schema_metadata(metadata)
+    with atomic_path(path, ".parquet") as tmp:
+        pq.write_table(table, tmp)
+
+
+def _mcap_log_times(t, **topics):
+    """The log times (ns, a list) of the stamps of times ``t`` (S,), after checking the topic names given."""
+    from ._cdr import stamp_parts
+
+    for label, name in topics.items():
+        if not isinstance(name, str) or not name.startswith("/"):
+            raise ArgumentError(f"{label}: expected a ROS topic name starting with '/', got {name!r}")
+    sec, nsec = stamp_parts(t)
+    if (sec < 0).any() or (sec >= 2**31).any():
+        raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
+    return (sec * 1_000_000_000 + nsec).tolist()
+
+
+def _split(rows):
+    """The messages of (S, L) uint8 rows as S byte strings."""
+    data, L = rows.tobytes(), rows.shape[1]
+    return [data[k * L:(k + 1) * L] for k in range(rows.shape[0])]
+
+
+def _write_mcap(path, channels, log_times, messages, attached):
+    """A ROS 2 MCAP file, atomically: ``channels`` [(topic, msgtype, ros2msg definition)], ``messages`` one
+    list of S CDR byte strings per channel, sample k of every channel logged at ``log_times[k]`` (channels in
+    turn); ``attached`` {name: float64 array} as raw little-endian attachments ``baseparam<name>``."""
+    from mcap.writer import CompressionType, Writer
+
+    with atomic_path(path, ".mcap") as tmp, open(tmp, "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.ZSTD)
+        writer.start(profile="ros2", library="baseparam")
+        ids = []
+        for topic, msgtype, msgdef in channels:
+            schema = writer.register_schema(name=msgtype, encoding="ros2msg", data=msgdef.encode())
+            ids.append(writer.register_channel(topic=topic, message_encoding="cdr", schema_id=schema))
+        for k, log in enumerate(log_times):
+            for channel, data in zip(ids, messages):
+                writer.add_message(channel, log_time=log, publish_time=log, sequence=k, data=data[k])
+        for name, values in attached.items():
+            writer.add_attachment(create_time=0, log_time=0, name=f"baseparam{name}",
+                                  media_type="application/octet-stream",
+                                  data=np.ascontiguousarray(values, dtype="<f8").tobytes())
+        writer.finish()
