@@ -23,6 +23,23 @@ ABSURD = 1e8
 QUATERNION_SLACK = 1e-3
 
 
+# -- text of messages ------------------------------------------------------------------------------------------------
+def printable(text) -> str:
+    """``text`` with its unprintable characters escaped (a newline as ``\\n``): names and file names given by the
+    user go into one-line messages, where a raw newline would forge a line."""
+    text = str(text)
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def shown(value, limit: int = 60) -> str:
+    """``value`` as a message shows it: its repr on one line, shortened; an array by its shape, since numpy's
+    repr of one spans lines and may be huge."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = printable(repr(value))
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 # -- types --------------------------------------------------------------------------------------------------------
 def check_robot(robot, name: str = "robot"):
     """:func:`baseparam.model.robot.require_robot`, beside the Robot type (imported when called: the
@@ -44,10 +61,45 @@ def check_instance(value, name: str, kind, what: str, *, allow_none=False, error
 def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
     """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
     (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""
-    if value in options:
+    try:
+        # an array is never an option: `in` would compare it element by element (and fail on its truth value)
+        found = not isinstance(value, np.ndarray) and value in options
+    except TypeError:                                # an unhashable value (a list) against a set or dict of options
+        found = False
+    if found:
         return value
     expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
-    raise error(f"{name}: expected {expected}, got {value!r}")
+    raise error(f"{name}: expected {expected}, got {shown(value)}")
+
+
+def check_flag(value, name: str, *, error=ArgumentTypeError) -> bool:
+    """``value`` as bool when it is True or False (a numpy bool too); anything else ('no', 1, an array) is
+    refused rather than read by its truth value, which for 'no' is True and for an array is an error."""
+    return bool(check_instance(value, name, (bool, np.bool_), "True or False", error=error))
+
+
+def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
+    """A file path (str, bytes or os.PathLike) as text; one that the system cannot take (a NUL character) is refused
+    here, in one line, rather than by ``open``'s bare ValueError."""
+    check_instance(value, name, (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
+    try:
+        text = os.fsdecode(value)
+    except TypeError:                                # __fspath__ returned something else than str or bytes
+        raise ArgumentTypeError(f"{name}: expected a file path (str or os.PathLike), got {type(value).__name__}") \
+            from None
+    if "\x00" in text:
+        raise error(f"{name}: a file name cannot contain a NUL character, got {printable(text)!r}")
+    return text
+
+
+def check_names(value, name: str, *, allow_none=True):
+    """None (with ``allow_none``) or a sequence of names (str), as a list; a single str is refused, since it would
+    be read letter by letter."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ArgumentTypeError(f"{name}: expected a list of names (str), got {shown(value)}")
 
 
 def check_number(value, name: str, *, low=None, high=None, strict=False, integer=False, expected=None,
@@ -72,7 +124,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
                 bounds = [f"{'>' if strict else '≥'} {lo}" if low is not None else "",
                           f"≤ {hi}" if high is not None else ""]
                 expected = " ".join([kind, *[b for b in bounds if b]])
-        raise error(f"{name}: expected {expected}, got {value!r}")
+        raise error(f"{name}: expected {expected}, got {shown(value)}")
     return int(value) if integer else float(value)
 
 
@@ -99,9 +151,9 @@ def check_positive(value, name: str, *, expected="a number > 0", error=ArgumentE
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise error(f"{name}: expected {expected}, got {value!r}") from None
+        raise error(f"{name}: expected {expected}, got {shown(value)}") from None
     if isinstance(value, (bool, np.bool_)) or not (math.isfinite(number) and number > 0):
-        raise error(f"{name}: expected {expected}, got {value!r}")
+        raise error(f"{name}: expected {expected}, got {shown(value)}")
     return number
 
 
@@ -285,7 +337,7 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_instance", "check_link_names",
-           "check_mimic", "check_mass_bounds", "check_mass_range", "check_memory", "check_number", "check_option",
-           "check_parameter_vector", "check_positive", "check_robot", "check_robot_states", "check_samples",
-           "check_states", "is_real", "unit_quaternions"]
+__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_instance",
+           "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
+           "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_robot",
+           "check_robot_states", "check_samples", "check_states", "is_real", "printable", "shown", "unit_quaternions"]

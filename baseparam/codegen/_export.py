@@ -83,6 +83,7 @@ def parse_what(text):
     The names are those of :data:`FUNCTIONS` (the C functions ``NAME_<name>``, the Python
     module's functions); ``slotine-li`` and ``inverse-dynamics`` are accepted for ``_``.
     """
+    check_instance(text, "what", (str, list, tuple), "function names (a str or a sequence of str)")
     names = []
     for part in (text.split(",") if isinstance(text, str) else text):
         name = str(part).strip().replace("-", "_")

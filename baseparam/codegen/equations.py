@@ -243,10 +243,12 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     from ..projection.base_set import BaseParameters, find_base_parameters
     from ._routines import operation_counts, routines
 
-    from .._validation import check_number
+    from .._validation import check_flag, check_number
 
     # before the projection: a bound of 0 or -1 terms refuses every robot, after the whole work
     check_number(max_terms, "max_terms", low=1, integer=True)
+    check_flag(check, "check")
+    check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)      # numpy's generators take no negative seed
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
         base = find_base_parameters(base_or_robot, parameters, max_memory=max_memory)

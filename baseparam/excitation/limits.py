@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_path, check_robot, printable
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
 from ..model._fields import _check_keys, _got, _mapping, _number
@@ -109,6 +110,7 @@ def motion_limits(robot, limits=None):
         unknown key, a joint count other than the robot's, non-numbers, lower above upper,
         a speed, acceleration or torque limit ≤ 0.
     """
+    check_robot(robot)
     if isinstance(limits, MotionLimits):
         if limits.n_dof != robot.n_dof:
             raise ArgumentError(f"limits: {limits.n_dof} joints, but the robot has {robot.n_dof}")
@@ -117,7 +119,7 @@ def motion_limits(robot, limits=None):
     source = "description"
     if limits is not None:
         if isinstance(limits, (str, bytes, os.PathLike)):
-            source = os.fsdecode(limits)
+            source = check_path(limits, "limits")
             entries = _read_file(source, robot.n_dof)
         elif isinstance(limits, dict):
             source = "limits"
@@ -156,7 +158,7 @@ def _read_file(path, n_dof):
         with open(path, "rb") as stream:
             data = stream.read(2_000_000)
     except OSError as exc:
-        raise ArgumentError(f"{path}: cannot read the limits file: {exc.strerror or exc}") from None
+        raise ArgumentError(f"{printable(path)}: cannot read the limits file: {exc.strerror or exc}") from None
     if is_urdf(path, data):
         return _urdf_entries(path, n_dof)
     try:

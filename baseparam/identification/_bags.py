@@ -366,7 +366,7 @@ def _joint_names(streams, joints, n_dof, source, notes):
 
 
 def _show(names, limit=12):
-    return ", ".join(names[:limit]) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+    return ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
 
 
 def _align(streams, names, fields, source, notes, clock):

@@ -6,6 +6,7 @@ The record itself, :class:`~baseparam.motion.Trajectory`, and its one check live
 from __future__ import annotations
 
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _coarse_time, _field_label  # noqa: F401 (re-exported)
+from .._validation import printable  # noqa: F401 (re-exported: the readers escape names read from files with it)
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
 JOINT_FIELDS = FIELDS[1:]
@@ -50,13 +51,6 @@ UNITS = {
 def _short(text, limit=30):
     """repr of user text, shortened, on one line."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
-
-
-def printable(text):
-    """``text`` with its unprintable characters escaped (a newline as ``\\n``): names read from a file (joints,
-    topics, message types) go into one-line messages and notes, where a raw newline would forge a line."""
-    text = str(text)
-    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 def _one_line(exc):

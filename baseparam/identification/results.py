@@ -233,6 +233,7 @@ class Identification:
         a first comment line names the prior."""
         from ..model.robot import robot_to_yaml
 
+        self._bodies("to_yaml")                  # an OLS fit has no prior to name and no bodies to write
         text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
         if path is not None:
             from .._atomic import write_text

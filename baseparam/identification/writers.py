@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import atomic_path, write_text
+from .._validation import check_names, check_path
 from ..errors import ArgumentError, ArgumentTypeError
 from ..motion import Trajectory
 
@@ -76,6 +77,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
         raise ArgumentTypeError(f"trajectory: expected a baseparam.Trajectory, got {type(trajectory).__name__}")
     if not isinstance(path, (str, os.PathLike)):
         raise ArgumentTypeError(f"path: expected a file name, got {type(path).__name__}")
+    check_path(path)
+    check_names(joint_names, "joint_names")
     ext = Path(os.fspath(path)).suffix.lower()
     if ext not in FORMATS:
         raise ArgumentError(f"path: {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; expected "

@@ -20,7 +20,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_angle_tolerance, check_instance, check_link_names, check_mimic
+from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
+                           check_path)
 from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
@@ -103,14 +104,15 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         The file cannot be read or is not a valid description; the one-line message names
         the file and the offending field.
     """
-    check_instance(path, "path", (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
+    label = check_path(path)
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
+    for name, flag in (("exact_angles", exact_angles), ("friction", friction), ("rotor_inertia", rotor_inertia)):
+        check_flag(flag, name)
     check_mimic(mimic)
-    label = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
             data = stream.read(MAX_BYTES + 1)
@@ -182,6 +184,7 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     (1, 1)
     """
     filename = os.fsdecode(filename)
+    check_flag(exact_angles, "exact_angles")
     if isinstance(text, (str, bytes, bytearray)) and is_urdf("", text.encode() if isinstance(text, str) else text):
         from .urdf import parse_urdf       # URDF text: the same robot load_robot would read from a file
 
