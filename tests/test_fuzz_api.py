@@ -1034,3 +1034,199 @@ def test_contacts_and_experiments_check_robot_model_and_contacts():
                              "^robot: expected")):
         with pytest.raises((bp.ArgumentError, TypeError), match=message):
             action()
+
+
+# -- arguments of every kind for this round's switches, options, names, files and objects (issue 28, round three) ---
+# Found by a wide fuzz (9 000 calls, one argument or two changed from a call that works): an array or a list given
+# for an option or a switch reached `value in options` or `if flag:` (numpy's "truth value of an array is
+# ambiguous"), a NUL in a file name reached open(), a newline in a file or joint name split the message, a wrong
+# object reached an attribute (AttributeError), 1e308 s reached round() (OverflowError).
+NOT_A_SWITCH = [np.array([]), np.zeros((0, 3)), np.array(1.0), np.array([True, False]), [], [True], {}, "no", "",
+                1, 0, None, np.nan, object(), b"x", 10 ** 30]
+NOT_AN_OPTION = [np.array([]), np.zeros((0, 3)), np.array("pseudo"), np.array(["pseudo", "khalil"]), [], ["pseudo"],
+                 {}, None, 3, np.nan, object(), b"pseudo", "PSEUDO", "pseudo\n", "\x00", "a\nb", True]
+NOT_AN_OBJECT = [None, "robot.yaml", "a\nb", 3, np.zeros(3), np.zeros((0, 3)), [], {}, object(), np.array(np.nan),
+                 np.ma.masked_array([1.0]), np.matrix([[1.0, 2.0]])]
+NOT_NAMES = [3, np.nan, "joint1", np.array(["joint1"]), [1, 2, 3], [None], {}, object(), b"j", np.zeros((0, 3))]
+BAD_FILE_NAMES = ["a\x00b.csv", "dir\nname.csv", "missing\u2028.csv", "é\n.npz", "x.parquet\n", "\x00", "", "x\n.mcap"]
+BAD_COUNTS = [0, -1, 10 ** 30, 2.5, np.nan, np.inf, "3", True, np.array([3]), np.zeros((0,)), []]
+
+
+def refused(action):
+    """``action`` must raise the library's own error (an ArgumentTypeError for a wrong type), in one line."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(BaseParamError) as info:
+            action()
+    message = str(info.value)
+    assert "\n" not in message and "\u2028" not in message and "\x00" not in message, repr(message)
+    return info.value
+
+
+@pytest.fixture(scope="module")
+def planar_logs(tmp_path_factory):
+    """The planar arm's short log (20 samples) written by ``bp.write_trajectory`` as CSV, NPZ, Parquet and MCAP."""
+    folder = tmp_path_factory.mktemp("planar_logs")
+    t = np.arange(20) * 0.01
+    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    traj = bp.Trajectory(t, q, tau=np.cos(q), qd=np.cos(np.outer(t, [1.0, 2.0, 3.0])))
+    paths = {}
+    for ext in ("csv", "npz", "parquet", "mcap"):
+        paths[ext] = str(folder / f"log.{ext}")
+        bp.write_trajectory(traj, paths[ext], joint_names=["j1", "j2", "j3"])
+    return traj, paths
+
+
+def _switch_calls(paths):
+    """name → a call taking one value for one switch (True or False only)."""
+    return {
+        "load_robot.exact_angles": lambda v: bp.load_robot(RRR, exact_angles=v),
+        "load_robot.friction": lambda v: bp.load_robot(RRR, friction=v),
+        "load_robot.rotor_inertia": lambda v: bp.load_robot(RRR, rotor_inertia=v),
+        "parse_robot.exact_angles": lambda v: bp.parse_robot(RRR.read_text(), exact_angles=v),
+        "read_trajectory.skip_bad_rows": lambda v: bp.read_trajectory(paths["csv"], skip_bad_rows=v),
+        "equations.check": lambda v: bp.equations(ROBOT, check=v),
+        "design_excitation.payload": lambda v: bp.design_excitation(ROBOT, payload=v),
+        "design_excitation.torque_limits": lambda v: bp.design_excitation(ROBOT, torque_limits=v),
+        "identify_payload.static": lambda v: bp.identify_payload(MODEL, bp.Trajectory(
+            np.arange(20) * 0.01, np.zeros((20, 3)), tau=np.zeros((20, 3))), static=v),
+    }
+
+
+def _option_calls(paths):
+    """name → a call taking one value for one option (a str among a few)."""
+    traj = bp.Trajectory(np.arange(20) * 0.01, np.zeros((20, 3)), tau=np.zeros((20, 3)))
+    return {
+        "Model.parameters": lambda v: bp.Model(ROBOT, P, v),
+        "find_base_parameters.parameters": lambda v: bp.find_base_parameters(ROBOT, v),
+        "equations.parameters": lambda v: bp.equations(ROBOT, v),
+        "identify.method": lambda v: bp.identify(ROBOT, traj, method=v, preprocessing=None),
+        "identify_payload.parameters": lambda v: bp.identify_payload(MODEL, traj, parameters=v),
+        "simulate.method": lambda v: bp.simulate(MODEL, [0.0, 0.1], np.zeros(3), np.zeros(3), method=v),
+        "simulate.state": lambda v: bp.simulate(MODEL, [0.0, 0.1], np.zeros(3), np.zeros(3), state=v),
+        "simulate.solver": lambda v: bp.simulate(MODEL, [0.0, 0.1], np.zeros(3), np.zeros(3), solver=v),
+        "export.lang": lambda v: bp.export(bp.find_base_parameters(ROBOT), v, out_dir=None),
+        "design_excitation.criterion": lambda v: bp.design_excitation(ROBOT, criterion=v),
+        "read_trajectory.clock": lambda v: bp.read_trajectory(paths["mcap"], clock=v),
+    }
+
+
+@settings(FUZZ, max_examples=60)
+@given(name=st.sampled_from(sorted(_switch_calls({}))), value=st.sampled_from(NOT_A_SWITCH))
+def test_switches_take_true_or_false_only(planar_logs, name, value):
+    """A switch given an array, a list, 'no', 1 or None: refused as a wrong type (it was read by its truth value:
+    'no' as True, an array as numpy's ValueError)."""
+    error = refused(lambda: _switch_calls(planar_logs[1])[name](value))
+    assert isinstance(error, TypeError) and "True or False" in str(error), (name, value, error)
+
+
+@settings(FUZZ, max_examples=80)
+@given(name=st.sampled_from(sorted(_option_calls({}))), value=st.sampled_from(NOT_AN_OPTION))
+def test_options_refuse_arrays_lists_and_near_misses(planar_logs, name, value):
+    """An option given an array (numpy compared it element by element with each option), a list (unhashable), a
+    near miss ('PSEUDO', 'pseudo\\n') or a number: one line naming the parameter."""
+    refused(lambda: _option_calls(planar_logs[1])[name](value))
+
+
+@settings(FUZZ, max_examples=60)
+@given(name=st.sampled_from(["BaseModel.base", "estimate_delay.trajectory", "estimate_delay.robot",
+                             "motion_limits.robot", "read_trajectory.robot", "Contact.name",
+                             "write_trajectory.trajectory", "identify_payload.model", "contact_jacobian.robot"]),
+       value=st.sampled_from(NOT_AN_OBJECT))
+def test_wrong_objects_are_type_errors(planar_logs, name, value):
+    """Something else than the Robot, BaseParameters or Trajectory asked for: an ArgumentTypeError naming the
+    parameter, not an AttributeError from inside."""
+    traj, paths = planar_logs
+    if value is None and name in ("estimate_delay.robot", "read_trajectory.robot") or \
+            isinstance(value, str) and name == "Contact.name":
+        return                           # no robot: what these optional arguments default to; a str is a name
+    call = {"BaseModel.base": lambda: bp.BaseModel(value),
+            "estimate_delay.trajectory": lambda: bp.estimate_delay(value),
+            "estimate_delay.robot": lambda: bp.estimate_delay(traj, robot=value),
+            "motion_limits.robot": lambda: bp.motion_limits(value),
+            "read_trajectory.robot": lambda: bp.read_trajectory(paths["csv"], robot=value),
+            "Contact.name": lambda: bp.Contact(1, name=value),
+            "write_trajectory.trajectory": lambda: bp.write_trajectory(value, paths["csv"] + ".out.csv"),
+            "identify_payload.model": lambda: bp.identify_payload(value, traj),
+            "contact_jacobian.robot": lambda: bp.contact_jacobian(value, np.zeros(SPACE_NQ), bp.Contact(1))}[name]
+    error = refused(call)
+    if name == "identify_payload.model" and isinstance(value, str):
+        return                           # a str is a description's file name there: read, and refused as such
+    assert isinstance(error, TypeError), (name, value, error)
+    parameter = "contact name" if name == "Contact.name" else name.split(".")[1]
+    assert str(error).startswith(f"{parameter}: expected"), (name, str(error))
+
+
+@settings(FUZZ, max_examples=60)
+@given(ext=st.sampled_from(["csv", "npz", "parquet", "mcap"]),
+       change=st.sampled_from(["joints", "n_dof", "topic", "delimiter", "joint_names"]), data=st.data())
+def test_reader_and_writer_arguments(planar_logs, tmp_path_factory, ext, change, data):
+    """Names that are no list of str (a str read letter by letter, numbers, arrays), counts that are no count:
+    refused in one line, or for the names the reader has a use for, read or refused as a log."""
+    traj, paths = planar_logs
+    if change == "joint_names":
+        value = data.draw(st.sampled_from(NOT_NAMES + [["a\nb", "j2", "j3"], ["j1", "j1", "j3"], ["j1"]]))
+        out = str(tmp_path_factory.mktemp("written") / f"out.{ext}")
+        refused(lambda: bp.write_trajectory(traj, out, joint_names=value))
+        return
+    if change == "joints" and data.draw(st.booleans()):
+        # names: matched in Parquet and MCAP (refused, the newline escaped: not in the file), unused in CSV and NPZ
+        outcome(lambda: bp.read_trajectory(paths[ext], joints=data.draw(st.sampled_from(
+            [["j1", "x\ny", "j3"], ["j1\x00", "j2", "j3"], ["j3", "j2", "j1"], ["j1", "j2"]]))))
+        return
+    if change == "joints":
+        value = data.draw(st.sampled_from(NOT_NAMES))
+    elif change == "n_dof":
+        value = data.draw(st.sampled_from(BAD_COUNTS))
+    elif change == "topic":
+        value = data.draw(st.sampled_from([3, np.nan, ["/a", 3], np.array(["/joint_states"]), {}, object()]))
+    else:
+        value = data.draw(st.sampled_from([3, np.nan, [","], np.array([","]), {}, object(), b","]))
+    refused(lambda: bp.read_trajectory(paths[ext], **{change: value}))
+
+
+@settings(FUZZ, max_examples=40)
+@given(name=st.sampled_from(BAD_FILE_NAMES), reader=st.sampled_from(["read_trajectory", "load_robot", "motion_limits",
+                                                                      "write_trajectory", "identify", "export"]))
+def test_file_names_with_nul_or_newlines(planar_logs, tmp_path_factory, name, reader):
+    """A NUL in a file name reached open() (a bare ValueError); a newline put the message on two lines."""
+    traj = planar_logs[0]
+    folder = tmp_path_factory.mktemp("names")
+    path = name if "\x00" in name or not name else str(folder / name)
+    call = {"read_trajectory": lambda: bp.read_trajectory(path),
+            "load_robot": lambda: bp.load_robot(path),
+            "motion_limits": lambda: bp.motion_limits(ROBOT, path),
+            "write_trajectory": lambda: bp.write_trajectory(traj, path),
+            "identify": lambda: bp.identify(ROBOT, path),
+            "export": lambda: bp.export(bp.find_base_parameters(ROBOT), "c", out_dir=path)}[reader]
+    if reader in ("write_trajectory", "export") and "\x00" not in name and name:
+        outcome(call)                    # a legal name to write to: written, or refused in one line
+    else:
+        refused(call)                    # nothing there to read, or no file name at all
+
+
+def test_huge_numbers_are_refused_before_they_overflow():
+    """1e308 s × 20 Hz is inf, which round() refused (OverflowError); max_delay 1e308 s over a time step of 0.01 s,
+    likewise; max_memory=inf reached int(); a negative seed reached numpy (ValueError)."""
+    traj = bp.Trajectory(np.arange(50) * 0.01, np.sin(np.outer(np.arange(50) * 0.01, [1.0, 2, 3])),
+                         tau=np.cos(np.outer(np.arange(50) * 0.01, [1.0, 2, 3])))
+    for action in (lambda: bp.design_excitation(ROBOT, period=1e308, rate=20.0),
+                   lambda: bp.design_excitation(ROBOT, period=2.0, rate=1e308),
+                   lambda: bp.estimate_delay(traj, max_delay=1e308),
+                   lambda: bp.estimate_delay(traj, max_delay=np.inf),
+                   lambda: bp.estimate_delay(traj, max_delay=np.nan),
+                   lambda: bp.estimate_delay(traj, max_delay="0.1"),
+                   lambda: bp.find_base_parameters(ROBOT, max_memory=np.inf),
+                   lambda: bp.find_base_parameters(ROBOT, max_memory="1e400G"),
+                   lambda: bp.equations(bp.load_robot(ROOT / "robots" / "ppr.yaml"), seed=-1),
+                   lambda: bp.equations(bp.load_robot(ROOT / "robots" / "ppr.yaml"), seed="x")):
+        refused(action)
+
+
+def test_to_yaml_of_a_least_squares_fit_says_so():
+    """``Identification.to_yaml`` of an OLS fit failed inside (AttributeError: no prior); to_urdf refused it."""
+    rng = np.random.default_rng(0)
+    q, qd, qdd = (rng.uniform(-1, 1, (40, 3)) for _ in range(3))
+    fit = bp.identify(ROBOT, (q, qd, qdd, bp.inverse_dynamics(MODEL, q, qd, qdd)), preprocessing=None)
+    for method in (fit.to_yaml, fit.to_urdf, fit.to_mjcf):
+        assert "method='consistent'" in str(refused(method))
