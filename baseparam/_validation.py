@@ -210,6 +210,23 @@ def check_link_names(value, name: str, *, several=True):
     raise ArgumentTypeError(f"{name}: expected {what}, got {value!r}")
 
 
+def check_reading(skip_bad_rows, n_dof, source=None):
+    """The options every trajectory reader takes (files, arrays, DataFrames): ``skip_bad_rows`` True or False,
+    ``n_dof`` None or a count ≥ 1, ``source`` (the name messages give the data) None or a str.
+
+    Returns
+    -------
+    n_dof : int or None
+    source : str or None
+        Printable (a newline escaped), for one-line messages.
+    """
+    check_flag(skip_bad_rows, "skip_bad_rows")
+    if n_dof is not None:
+        n_dof = check_number(n_dof, "n_dof", low=1, integer=True)
+    check_instance(source, "source", str, "a str", allow_none=True)
+    return n_dof, None if source is None else printable(source)
+
+
 # -- sizes before allocation --------------------------------------------------------------------------------------
 def check_memory(needed, message, max_memory=None):
     """Refuse, before allocating, a computation that needs more than the memory budget.
@@ -339,5 +356,6 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
 
 __all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
-           "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_robot",
-           "check_robot_states", "check_samples", "check_states", "is_real", "printable", "shown", "unit_quaternions"]
+           "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
+           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real", "printable", "shown",
+           "unit_quaternions"]

@@ -1090,7 +1090,18 @@ def _switch_calls(paths):
         "design_excitation.torque_limits": lambda v: bp.design_excitation(ROBOT, torque_limits=v),
         "identify_payload.static": lambda v: bp.identify_payload(MODEL, bp.Trajectory(
             np.arange(20) * 0.01, np.zeros((20, 3)), tau=np.zeros((20, 3))), static=v),
+        "find_base_parameters.force_float": lambda v: bp.find_base_parameters(ROBOT, force_float=v),
+        "identify_logs.leave_one_out": lambda v: bp.identify_logs(ROBOT, [paths["csv"]] * 2, leave_one_out=v),
+        "from_arrays.skip_bad_rows": lambda v: bp.from_arrays(np.arange(20) * 0.01, np.zeros((20, 3)),
+                                                              skip_bad_rows=v),
+        "from_dataframe.skip_bad_rows": lambda v: bp.from_dataframe(_frame(), skip_bad_rows=v),
     }
+
+
+def _frame():
+    import pandas as pd
+    t = np.arange(20) * 0.01
+    return pd.DataFrame({"t": t, "q1": t, "q2": t, "q3": t, "tau1": t, "tau2": t, "tau3": t})
 
 
 def _option_calls(paths):
@@ -1185,9 +1196,10 @@ def test_reader_and_writer_arguments(planar_logs, tmp_path_factory, ext, change,
     refused(lambda: bp.read_trajectory(paths[ext], **{change: value}))
 
 
-@settings(FUZZ, max_examples=40)
-@given(name=st.sampled_from(BAD_FILE_NAMES), reader=st.sampled_from(["read_trajectory", "load_robot", "motion_limits",
-                                                                      "write_trajectory", "identify", "export"]))
+@settings(FUZZ, max_examples=60)
+@given(name=st.sampled_from(BAD_FILE_NAMES),
+       reader=st.sampled_from(["read_trajectory", "load_robot", "motion_limits", "write_trajectory", "identify",
+                               "export", "read_h5", "load_excitation", "find_and_store", "parse_robot"]))
 def test_file_names_with_nul_or_newlines(planar_logs, tmp_path_factory, name, reader):
     """A NUL in a file name reached open() (a bare ValueError); a newline put the message on two lines."""
     traj = planar_logs[0]
@@ -1198,8 +1210,12 @@ def test_file_names_with_nul_or_newlines(planar_logs, tmp_path_factory, name, re
             "motion_limits": lambda: bp.motion_limits(ROBOT, path),
             "write_trajectory": lambda: bp.write_trajectory(traj, path),
             "identify": lambda: bp.identify(ROBOT, path),
-            "export": lambda: bp.export(bp.find_base_parameters(ROBOT), "c", out_dir=path)}[reader]
-    if reader in ("write_trajectory", "export") and "\x00" not in name and name:
+            "export": lambda: bp.export(bp.find_base_parameters(ROBOT), "c", out_dir=path),
+            "read_h5": lambda: bp.read_h5(path),
+            "load_excitation": lambda: bp.load_excitation(path),
+            "find_and_store": lambda: bp.find_and_store(ROBOT, path),
+            "parse_robot": lambda: bp.parse_robot("joints: [{type: revolute, alpha: x, a: 0, d: 0}]", name)}[reader]
+    if reader in ("write_trajectory", "export", "find_and_store") and "\x00" not in name and name:
         outcome(call)                    # a legal name to write to: written, or refused in one line
     else:
         refused(call)                    # nothing there to read, or no file name at all
@@ -1230,3 +1246,47 @@ def test_to_yaml_of_a_least_squares_fit_says_so():
     fit = bp.identify(ROBOT, (q, qd, qdd, bp.inverse_dynamics(MODEL, q, qd, qdd)), preprocessing=None)
     for method in (fit.to_yaml, fit.to_urdf, fit.to_mjcf):
         assert "method='consistent'" in str(refused(method))
+
+
+@settings(FUZZ, max_examples=60)
+@given(change=st.sampled_from(["base", "p_base", "q", "noise", "validation", "trials", "seed"]), data=st.data())
+def test_identification_errors(change, data):
+    """One argument changed from a call that works: the base set (AttributeError before), a noise of text (ValueError),
+    trials of 0 or 10**30 (numpy's reshape and dimension errors), a negative seed, a validation of the wrong kind
+    (IndexError, KeyError), p_base all zero or overflowing (NaN errors returned)."""
+    rng = np.random.default_rng(4)
+    q, qd, qdd = (rng.uniform(-1, 1, (30, 3)) for _ in range(3))
+    base = bp.find_base_parameters(ROBOT)
+    args = {"base": base, "p_base": base.from_standard(P), "q": q, "noise": 0.1, "validation": (q, qd, qdd),
+            "trials": 3, "seed": 0}
+    args[change] = data.draw({
+        "base": st.sampled_from(NOT_AN_OBJECT + [ROBOT, MODEL]),
+        "p_base": st.one_of(arrays(base.rank), st.sampled_from([np.zeros(base.rank), np.full(base.rank, 1e300)])),
+        "q": arrays(3, rows=30),
+        "noise": st.one_of(NUMBERS, arrays(3, rows="one"), st.sampled_from(["x", -1.0, [0.1, 0.2], {}, None])),
+        "validation": st.sampled_from(["x", 3, {}, (q,), (q, qd, qdd, q), np.zeros((3, 5, 3)), [q, qd, "x"], "abc"]),
+        "trials": st.sampled_from([0, -1, 10 ** 30, 2.5, "3", True, np.nan, None]),
+        "seed": st.sampled_from([-1, 2 ** 64, "x", 1.5, None, np.nan])}[change], label=change)
+    outcome(lambda: (lambda e: (e.parameter_error, e.relative_std, e.torque_error, e.median_relative_error))(
+        bp.identification_errors(args["base"], args["p_base"], args["q"], qd, qdd, args["noise"],
+                                 validation=args["validation"], trials=args["trials"], seed=args["seed"])))
+
+
+def test_writers_refuse_what_is_no_file_name(tmp_path):
+    """Every atomic writer (a design's JSON, Z's HDF5, the fit's descriptions) reached os.fspath or open with
+    whatever it was given: a bare TypeError for a number, ValueError for a NUL; a newline split the message."""
+    limits = {"joints": [{"q": [-2, 2.5], "qd": 1.5, "qdd": 6}, {"q": [-1.5, 1.5], "qd": 2},
+                         {"q": [-2.5, 2.5], "qd": 2.5}]}
+    design = bp.design_excitation(ROBOT, limits=limits, period=2.0, harmonics=2, rate=20.0, starts=1, workers=1,
+                                  seed=0)
+    (tmp_path / "a\nb").mkdir()
+    for path in (3, 2.5, None, object(), ["x.json"], "x\x00.json", str(tmp_path / "a\nb")):
+        for write in (design.to_json, lambda p: bp.find_and_store(ROBOT, p)):
+            if path is None and write is not design.to_json:
+                continue
+            error = refused(lambda write=write, path=path: write(path))
+            assert isinstance(error, TypeError) == (not isinstance(path, str)), (path, error)
+    # a number as text is taken, and named in the message when it is too high (f"{'10':g}" was a ValueError)
+    reference = bp.Reference(*(np.zeros((50, 3)) if k else np.arange(50) * 0.01 for k in range(4)))
+    assert bp.track(MODEL, reference, bandwidth="5").log.q.shape == (50, 3)
+    assert "bandwidth: 10 Hz is too high" in str(refused(lambda: bp.track(MODEL, reference, bandwidth="10")))

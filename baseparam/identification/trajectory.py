@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .._validation import check_flag, check_instance, check_names, check_number, check_path, check_robot, printable
+from .._validation import check_instance, check_names, check_path, check_reading, check_robot, printable
 from ..errors import ArgumentTypeError, DataError
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
@@ -146,9 +146,7 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     source = printable(path)                        # messages name the file on one line, whatever its name
     if robot is not None:
         check_robot(robot)
-    check_flag(skip_bad_rows, "skip_bad_rows")
-    if n_dof is not None:
-        n_dof = check_number(n_dof, "n_dof", low=1, integer=True)
+    n_dof, _ = check_reading(skip_bad_rows, n_dof)
     joints = check_names(joints, "joints")
     if topic is not None and not isinstance(topic, str):
         topic = check_names(topic, "topic")

@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
-                           check_path)
+                           check_path, printable)
 from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
@@ -183,7 +183,8 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     >>> robot.n_dof, robot.joints[0].a
     (1, 1)
     """
-    filename = os.fsdecode(filename)
+    # only a label for messages: any text, escaped onto one line
+    filename = printable(os.fsdecode(check_instance(filename, "filename", (str, bytes, os.PathLike), "a file name")))
     check_flag(exact_angles, "exact_angles")
     if isinstance(text, (str, bytes, bytearray)) and is_urdf("", text.encode() if isinstance(text, str) else text):
         from .urdf import parse_urdf       # URDF text: the same robot load_robot would read from a file
