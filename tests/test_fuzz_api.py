@@ -1290,3 +1290,53 @@ def test_writers_refuse_what_is_no_file_name(tmp_path):
     reference = bp.Reference(*(np.zeros((50, 3)) if k else np.arange(50) * 0.01 for k in range(4)))
     assert bp.track(MODEL, reference, bandwidth="5").log.q.shape == (50, 3)
     assert "bandwidth: 10 Hz is too high" in str(refused(lambda: bp.track(MODEL, reference, bandwidth="10")))
+
+
+@pytest.fixture(scope="module")
+def floating_files(floating_logs, tmp_path_factory):
+    """The space robot's contact log (two contacts' wrenches) written as CSV and MCAP by ``bp.write_trajectory``."""
+    touching = floating_logs[1]
+    folder = tmp_path_factory.mktemp("floating_files")
+    paths = {ext: str(folder / f"contact.{ext}") for ext in ("csv", "mcap")}
+    for path in paths.values():
+        bp.write_trajectory(touching.log, path)
+    return paths, list(touching.log.contacts) or [bp.Contact(3), bp.Contact(6, (0.1, 0.0, 0.0))]
+
+
+@settings(FUZZ, max_examples=40)
+@given(ext=st.sampled_from(["csv", "mcap"]), change=st.sampled_from(["contacts", "base_topic", "clock", "topic"]),
+       data=st.data())
+def test_floating_reader_arguments(floating_files, ext, change, data):
+    """A floating-base log read with contacts that are no sequence (a bare TypeError: 'int' is not iterable; an
+    array's truth value), a base topic that is no str (unhashable), a clock that is an array, or topic names with a
+    newline (which split the message): refused in one line."""
+    paths, contacts = floating_files
+    value = data.draw({"contacts": st.sampled_from([1, True, np.array([]), np.zeros((0, 3)), 2.5, object(), "c"]),
+                       "base_topic": st.sampled_from([np.array("/odom"), [], {}, 3, np.zeros((0, 3)), "/a\nb"]),
+                       "clock": st.sampled_from([np.array([]), np.array(["header"]), ["header"], {}, 3, "HEADER"]),
+                       "topic": st.sampled_from(["/a\nb", ["/x\u2028"], 3, [3]])}[change], label="value")
+    options = {"robot": SPACE, "contacts": contacts, change: value}
+    if ext == "csv" and change in ("base_topic", "clock", "topic") and isinstance(value, str):
+        outcome(lambda: bp.read_trajectory(paths[ext], **options))    # bag options: refused for a CSV, or unused
+    else:
+        refused(lambda: bp.read_trajectory(paths[ext], **options))
+
+
+def test_payload_preprocessing_of_a_wrong_type():
+    """An empty array reached ``preprocessing or …`` (numpy's ValueError); text reached dataclasses.replace."""
+    t = np.arange(60) * 0.02
+    log = bp.Trajectory(t, np.sin(np.outer(t, [1.0, 2, 3])), tau=np.cos(np.outer(t, [1.0, 2, 3])))
+    for value in (np.array([]), "none", 3, {"cutoff_hz": 5.0}):
+        for kwargs in ({}, {"wrench": np.ones((60, 6)), "sensor": [0, 0, 0.05, 0, 0, 0]}):
+            error = refused(lambda kwargs=kwargs, value=value: bp.identify_payload(MODEL, log, preprocessing=value,
+                                                                                   **kwargs))
+            assert isinstance(error, TypeError) and str(error).startswith("preprocessing: expected"), error
+
+
+def test_unchecked_equations_hold_no_nan():
+    """``equations(check=False)`` returned max_error NaN, which its JSON document wrote as a bare NaN."""
+    import json
+    eq = bp.equations(bp.load_robot(ROOT / "robots" / "ppr.yaml"), check=False)
+    assert eq.max_error is None and eq.max_torque is None
+    json.dumps(eq.to_dict(), allow_nan=False)
+    assert "unchecked" in repr(eq) and "not checked" in eq.markdown()

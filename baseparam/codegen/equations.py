@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
+from typing import Optional
 
 import numpy as np
 
@@ -65,10 +66,11 @@ class Equations:
         Of the printed form: ``{"mul", "add", "sincos"}`` (x² one mul; summed angles and rates counted).
     code_count : mapping
         Of the exported inverse dynamics in base parameters (:func:`baseparam.codegen.export`), same keys.
-    max_error : float
-        max |τ_printed − τ_Newton–Euler| over random states and random parameters (N·m or N).
-    max_torque : float
-        max |τ_Newton–Euler| over the same states, the scale of ``max_error``.
+    max_error : float or None
+        max |τ_printed − τ_Newton–Euler| over random states and random parameters (N·m or N); None when
+        not checked (``check=False``), rather than a NaN a JSON document could not hold.
+    max_torque : float or None
+        max |τ_Newton–Euler| over the same states, the scale of ``max_error``; None when not checked.
     gravity : float
         |g| (m/s²), the value of the symbol g.
     lengths : mapping
@@ -83,8 +85,8 @@ class Equations:
     abbreviations: MappingProxyType = field(repr=False)
     operation_count: MappingProxyType = field(repr=False)
     code_count: MappingProxyType = field(repr=False)
-    max_error: float = float("nan")
-    max_torque: float = float("nan")
+    max_error: Optional[float] = None
+    max_torque: Optional[float] = None
     gravity: float = 9.81
     offsets: tuple = field(repr=False, default=())
     lengths: MappingProxyType = field(repr=False, default_factory=lambda: MappingProxyType({}))
@@ -95,7 +97,7 @@ class Equations:
     def __repr__(self):
         c = self.operation_count
         return (f"Equations(robot={self.robot.name!r}, n_base={len(self.names)}, mul={c['mul']}, add={c['add']}, "
-                f"max_error={self.max_error:.1e})")
+                f"max_error={'unchecked' if self.max_error is None else format(self.max_error, '.1e')})")
 
     # -- LaTeX and Markdown --------------------------------------------------------------------------
     def _latex_names(self):
@@ -159,7 +161,8 @@ class Equations:
                   f"- exported code (`baseparam export`, inverse dynamics): {k['mul']} mul, {k['add']} add, "
                   f"{k['sincos']} sin/cos pairs",
                   f"- max |τ_printed − τ_Newton–Euler| at {N_CHECK} random states: {self.max_error:.3g} "
-                  f"(max |τ| {self.max_torque:.3g})", ""]
+                  f"(max |τ| {self.max_torque:.3g})" if self.max_error is not None else
+                  "- not checked against Newton–Euler (check=False)", ""]
         return "\n".join(lines)
 
     def to_dict(self):

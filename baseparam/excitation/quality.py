@@ -37,7 +37,8 @@ class IdentificationErrors:
         :func:`~baseparam.evaluation.relative_scale`.
     torque_error : float or None
     condition_number : float
-        cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use.
+        cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use; inf (not NaN) when a
+        base parameter's column is zero, a parameter the motion does not excite.
     trials : int
     """
 

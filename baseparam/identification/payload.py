@@ -363,6 +363,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     check_option(parameters, "parameters", ("pseudo", "khalil"), error=SettingsError)
     for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
         check_instance(flag, name, (bool, np.bool_), "True or False")     # 'no' is truthy: never read as a switch
+    check_instance(preprocessing, "preprocessing", Preprocessing, "a bp.Preprocessing or None", allow_none=True)
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):
