@@ -160,11 +160,11 @@ def check_positive(value, name: str, *, expected="a number > 0", error=ArgumentE
 def check_mass_range(value, name: str, *, error=ArgumentError):
     """(lower, upper) masses in kg, either may be None, lower ≤ upper; as a tuple of float or None."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise error(f"{name}: expected (lower, upper) in kg (either may be None), got {value!r}")
+        raise error(f"{name}: expected (lower, upper) in kg (either may be None), got {shown(value)}")
     out = []
     for v in value:
         if v is not None and not (is_real(v) and v >= 0):
-            raise error(f"{name}: expected masses ≥ 0 in kg or None, got {value!r}")
+            raise error(f"{name}: expected masses ≥ 0 in kg or None, got {shown(value)}")
         out.append(None if v is None else float(v))
     if out[0] is not None and out[1] is not None and out[0] > out[1]:
         raise error(f"{name}: the lower bound {out[0]:g} kg is above the upper {out[1]:g} kg")
@@ -176,11 +176,11 @@ def check_mass_bounds(value, name: str = "mass_bounds", *, error=ArgumentError):
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise error(f"{name}: expected {{link: (lower, upper)}} in kg, got {value!r}")
+        raise error(f"{name}: expected {{link: (lower, upper)}} in kg, got {shown(value)}")
     out = {}
     for link, bounds in value.items():
         if isinstance(link, (bool, np.bool_)) or not isinstance(link, numbers.Integral) or link < 1:
-            raise error(f"{name}: links are numbered from 1, got {link!r}")
+            raise error(f"{name}: links are numbered from 1, got {shown(link)}")
         out[int(link)] = check_mass_range(bounds, f"{name}[{link}]", error=error)
     return out
 
@@ -207,7 +207,7 @@ def check_link_names(value, name: str, *, several=True):
     if several and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return value
     what = "a link name (str) or a sequence of them" if several else "a link name (str)"
-    raise ArgumentTypeError(f"{name}: expected {what}, got {value!r}")
+    raise ArgumentTypeError(f"{name}: expected {what}, got {shown(value)}")
 
 
 def check_reading(skip_bad_rows, n_dof, source=None):

@@ -1248,7 +1248,7 @@ def test_to_yaml_of_a_least_squares_fit_says_so():
         assert "method='consistent'" in str(refused(method))
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=40)
 @given(change=st.sampled_from(["base", "p_base", "q", "noise", "validation", "trials", "seed"]), data=st.data())
 def test_identification_errors(change, data):
     """One argument changed from a call that works: the base set (AttributeError before), a noise of text (ValueError),
@@ -1340,3 +1340,67 @@ def test_unchecked_equations_hold_no_nan():
     assert eq.max_error is None and eq.max_torque is None
     json.dumps(eq.to_dict(), allow_nan=False)
     assert "unchecked" in repr(eq) and "not checked" in eq.markdown()
+
+
+RRR_BASE = bp.find_base_parameters(ROBOT)
+
+
+@settings(FUZZ, max_examples=60)
+@given(name=st.sampled_from(STATE_FUNCTIONS), p=st.one_of(st.just("good"), arrays(RRR_BASE.rank, rows="one")),
+       data=st.data())
+def test_state_functions_of_a_base_model(name, p, data):
+    """The dynamics of a model in base parameters (``base.model(p_base)``, this round's ``bp.BaseModel``): any
+    parameters and states; functions that need more than the base parameters refuse it in one line."""
+    kind = data.draw(st.sampled_from(KINDS), label="kind")
+    args = [data.draw(arrays(kind=kind, rows=4), label=f"arg{k}") for k in range(arity(name))]
+    values = RRR_BASE.from_standard(P) if isinstance(p, str) else p
+    outcome(lambda: getattr(bp, name)(RRR_BASE.model(values), *args))
+
+
+@pytest.fixture(scope="module")
+def ur_payload_logs():
+    """The UR10e (CAD bodies): still poses held 0.8 s each with a 2 kg payload's gravity, and a moving log with
+    a wrench sensor's readings."""
+    robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    model = bp.Model(robot)
+    poses = np.random.default_rng(3).uniform(-2, 2, (8, 6))
+    q = np.repeat(poses, 40, axis=0)
+    t = np.arange(len(q)) * 0.02
+    still = bp.Trajectory(t, q, tau=bp.gravity_torque(model, q) * 1.05)
+    tm = np.arange(160) * 0.02
+    qm = np.sin(np.outer(tm, np.arange(1, 7) * 0.5))
+    moving = bp.Trajectory(tm, qm, tau=np.zeros_like(qm))
+    wrench = np.random.default_rng(2).normal(size=(len(tm), 6)) + [0, 0, -19.6, 0, 0, 0]
+    return model, still, bp.Trajectory(t, q, tau=bp.gravity_torque(model, q)), moving, wrench
+
+
+@settings(FUZZ, max_examples=30)
+@given(mode=st.sampled_from(["static", "wrench"]), data=st.data(),
+       change=st.sampled_from(["still_tolerance", "still_duration", "unloaded", "wrench", "sensor", "wrench_bias",
+                               "none"]))
+def test_payload_static_and_wrench_modes(ur_payload_logs, mode, change, data):
+    """One argument of a working static (still poses) or wrench-sensor payload identification changed: numbers
+    NaN, negative, huge or text, arrays of the wrong shape or kind; finite results or one line."""
+    model, still, unloaded, moving, wrench = ur_payload_logs
+    if mode == "static":
+        args = {"loaded": still, "static": True, "unloaded": unloaded, "still_duration": 0.5}
+    else:
+        args = {"loaded": moving, "wrench": wrench, "sensor": [0, 0, 0.05, 0, 0, 0], "preprocessing": None}
+    bad_numbers = st.sampled_from([0.0, -1.0, np.nan, np.inf, 1e300, "x", None, True, np.array([0.1]), [0.1], 2.5])
+    strategies = {
+        "still_tolerance": bad_numbers, "still_duration": bad_numbers,
+        "unloaded": st.sampled_from([None, still, moving, "x", 3, bp.Trajectory(still.t[:20], still.q[:20],
+                                                                                 tau=still.tau[:20])]),
+        "wrench": st.one_of(arrays(6, rows=len(moving.t)), st.sampled_from([wrench[:10], wrench * 1e300, "x"])),
+        "sensor": st.one_of(arrays(6, rows="one"), st.sampled_from([[0, 0, 0], "x", [1e300] * 6, None])),
+        "wrench_bias": st.sampled_from(NOT_A_SWITCH + [True])}
+    if change in strategies:             # else the working call itself
+        args[change] = data.draw(strategies[change], label=change)
+
+    def action():
+        result = bp.identify_payload(model, **args)
+        doc = result.to_dict()
+        # NaN σ only where documented: the inertia at rest (static), a mass clipped at 0 or a parameter not seen
+        doc = {k: v for k, v in doc.items() if not k.endswith("_std")}
+        return doc, result.to_vendor("ur"), result.summary()
+    outcome(action)

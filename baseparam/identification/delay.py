@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_instance, check_number, check_robot
+from .._validation import check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..motion import Trajectory
 
@@ -227,9 +227,9 @@ def apply_delay(trajectory, seconds, note=None):
             raise TypeError(seconds)
         d = float(seconds)
     except (TypeError, ValueError):
-        raise DataError(f"{source}: delay: expected 'auto' or a number of seconds, got {seconds!r}") from None
+        raise DataError(f"{source}: delay: expected 'auto' or a number of seconds, got {shown(seconds)}") from None
     if not np.isfinite(d):
-        raise DataError(f"{source}: delay: expected a finite number of seconds, got {seconds!r}")
+        raise DataError(f"{source}: delay: expected a finite number of seconds, got {shown(seconds)}")
     if trajectory.tau is None:
         raise DataError(f"{source}: field tau: no effort to shift by the delay")
     t = trajectory.t

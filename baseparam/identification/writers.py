@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import atomic_path, write_text
-from .._validation import check_names, check_path
+from .._validation import check_names, check_path, shown
 from ..errors import ArgumentError, ArgumentTypeError
 from ..motion import Trajectory
 
@@ -87,7 +87,7 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     names = list(joint_names if joint_names is not None else trajectory.joint_names or
                  [f"joint{k}" for k in range(1, n + 1)])
     if len(names) != n or not all(isinstance(x, str) and x for x in names) or len(set(names)) != n:
-        raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {names!r}")
+        raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {shown(names)}")
     # a name goes into the file's header (CSV: '# joints: a, b'), which the readers split at newlines and commas
     bad = next((x for x in names if not x.isprintable() or (ext == ".csv" and "," in x)), None)
     if bad is not None:
@@ -140,7 +140,7 @@ def _mcap(traj, path, names, topic):
     from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
 
     if not isinstance(topic, str) or not topic.startswith("/"):
-        raise ArgumentError(f"topic: expected a ROS topic name starting with '/', got {topic!r}")
+        raise ArgumentError(f"topic: expected a ROS topic name starting with '/', got {shown(topic)}")
     rows = encode(traj.t, names, traj.q, traj.qd, traj.tau)
     sec, nsec = stamp_parts(traj.t)
     if (sec < 0).any() or (sec >= 2**31).any():
