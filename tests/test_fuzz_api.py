@@ -1404,3 +1404,46 @@ def test_payload_static_and_wrench_modes(ur_payload_logs, mode, change, data):
         doc = {k: v for k, v in doc.items() if not k.endswith("_std")}
         return doc, result.to_vendor("ur"), result.summary()
     outcome(action)
+
+
+BODY = bp.Inertia(1.0, np.array([0.0, 0.0, 0.1]), np.eye(3) * 0.01)
+ODD = [None, "x", "a\nb", 3, -1, True, 2.5, np.nan, np.inf, 1e308, np.array(np.nan), np.array([]), np.zeros((0, 3)),
+       [], {}, object(), 1 + 2j, b"x"]
+CONSTRUCTORS = {
+    "Joint": (lambda **kw: bp.Robot((bp.Joint(**kw), bp.Joint("revolute", a=0.3, inertia=BODY))),
+              dict(type="revolute", a=0.5, inertia=BODY, friction=(False, False, False), origins=(),
+                   axis=(0.0, 0.0, 1.0), name="j", limits=None)),
+    "Robot": (lambda **kw: bp.Robot(**kw),
+              dict(joints=(bp.Joint("revolute", a=0.5, inertia=BODY),), name="r", convention="standard",
+                   length_unit="m", angle_unit="rad", base="fixed")),
+    "Origin": (lambda **kw: bp.Origin(**kw), dict(xyz=(0.0, 0.0, 0.1), rpy=(0.0, 0.0, 0.0), label="o")),
+    "JointLimits": (lambda **kw: bp.JointLimits(**kw), dict(lower=-1.0, upper=1.0, velocity=2.0, effort=10.0)),
+    "MotionLimits": (lambda **kw: bp.motion_limits(ROBOT, bp.MotionLimits(**kw)),
+                     dict(lower=np.full(3, -2.0), upper=np.full(3, 2.0), velocity=np.full(3, 2.0),
+                          acceleration=np.full(3, 8.0), torque=np.full(3, np.inf), source="x")),
+    "ForwardDynamics": (lambda **kw: bp.ForwardDynamics(**kw).model, dict(model=MODEL, native=False)),
+}
+
+
+@pytest.mark.parametrize("name,field", [(name, field) for name, (_, args) in CONSTRUCTORS.items() for field in args])
+def test_model_types_check_their_fields(name, field):
+    """The robot's own types built by hand (a Joint's type, friction, origins or axis, a Robot's units, an Origin, a
+    JointLimits, a MotionLimits, ForwardDynamics' native switch), each field given every kind of value in turn: an
+    array's truth value, 'int' is not iterable, '<' between str and float, an IndexError deep in the excitation
+    design before. Here even a wrong type must be the library's own error (an ArgumentTypeError or the
+    description's error), not a bare TypeError."""
+    build, args = CONSTRUCTORS[name]
+    value = args[field]
+    values = list(ODD)
+    if isinstance(value, np.ndarray):
+        values += [value[:2], value[:, None], np.full_like(value, np.nan), -value, value.tolist(),
+                   np.ma.masked_array(value, [1, 0, 0]), np.matrix(value), np.zeros(3), value.astype(str)]
+    for value in values:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                result = build(**{**args, field: value})
+            except BaseParamError as exc:
+                assert "\n" not in str(exc), (field, value, str(exc))
+                continue
+        assert finite(result), (field, value, result)

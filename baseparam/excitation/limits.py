@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_path, check_robot, printable
+from .._numbers import real_array
+from .._validation import check_instance, check_path, check_robot, printable
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
 from ..model._fields import _check_keys, _got, _mapping, _number
@@ -52,6 +53,24 @@ class MotionLimits:
     acceleration: np.ndarray
     torque: np.ndarray
     source: str = "description"
+
+    def __post_init__(self):
+        # built by motion_limits, or by hand: checked once here, so the design never indexes a wrong shape
+        check_instance(self.source, "MotionLimits.source", str, "a str")
+        n = None
+        for name in ("lower", "upper", "velocity", "acceleration", "torque"):
+            arr = real_array(f"MotionLimits.{name}", getattr(self, name), ArgumentError)
+            if arr.ndim != 1 or arr.size == 0 or (n is not None and arr.shape[0] != n):
+                raise ArgumentError(f"MotionLimits.{name}: expected shape (n_dof,)"
+                                    f"{'' if n is None else f' = ({n},), as lower'}, got {arr.shape}")
+            if np.isnan(arr).any():
+                raise ArgumentError(f"MotionLimits.{name}: NaN; expected numbers (±inf where a joint has no limit)")
+            if name in ("velocity", "acceleration", "torque") and not (arr > 0).all():
+                raise ArgumentError(f"MotionLimits.{name}: expected limits > 0 (inf: none), got {arr.tolist()}")
+            n = arr.shape[0]
+            object.__setattr__(self, name, arr)
+        if not (self.lower <= self.upper).all():
+            raise ArgumentError("MotionLimits: a lower position limit above the upper")
 
     @property
     def n_dof(self):
