@@ -22,6 +22,7 @@ import re
 import secrets
 import stat
 
+from ._validation import check_path, printable
 from .errors import StorageError
 
 
@@ -154,17 +155,18 @@ def _claim(tmp, path):
 def _target(path):
     """``path`` and its real path, refused when it is a directory, one of the protected inputs, or a
     symbolic link (its last component only, as ``O_NOFOLLOW``; see the module's docstring)."""
-    path = os.fspath(path)
+    path = check_path(path, "path", error=StorageError)     # a wrong type or a NUL: refused before any system call
     if not path:
         raise StorageError("output path is empty")
+    label = printable(path)                                   # messages on one line, whatever the name
     if os.path.islink(path):
-        raise StorageError(f"{path}: is a symbolic link (to {os.readlink(path)!r}), which baseparam did not create; "
+        raise StorageError(f"{label}: is a symbolic link (to {os.readlink(path)!r}), which baseparam did not create; "
                            "not written through (remove the link, or choose another output)")
     real = os.path.realpath(path)
     if os.path.isdir(real):
-        raise StorageError(f"{path}: is a directory, expected a file name")
+        raise StorageError(f"{label}: is a directory, expected a file name")
     if input_overwritten_by(real) is not None:
-        raise StorageError(f"{path}: is an input of this run; writing it would destroy it (choose another name)")
+        raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
     return path, real
 
 

@@ -5,9 +5,11 @@ A computation that would need more is refused before it starts, with the figure 
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 
+from ._validation import shown
 from .errors import ArgumentError
 
 SHARE_OF_AVAILABLE = 0.8        # leave the rest to the interpreter, the OS and other programs
@@ -64,10 +66,10 @@ def parse_size(text, name="max_memory"):
     else:
         match = _SIZE.match(str(text))
         if not match:
-            raise ArgumentError(f"{name}: expected a memory size such as 4G, 512M or 2GiB, got {text!r}")
+            raise ArgumentError(f"{name}: expected a memory size such as 4G, 512M or 2GiB, got {shown(text)}")
         value = float(match.group(1)) * _UNITS[(match.group(2) or "").lower()]
-    if not value >= 1:
-        raise ArgumentError(f"{name}: expected a positive memory size, got {text!r}")
+    if not 1 <= value < math.inf:         # inf (or 1e400G) is no budget at all: an int of it overflows
+        raise ArgumentError(f"{name}: expected a positive memory size, got {shown(text)}")
     return int(value)
 
 

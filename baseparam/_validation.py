@@ -14,13 +14,24 @@ import os
 import numpy as np
 
 from ._numbers import is_real, real_array
-from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError
+from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
 # error, and would overflow the dynamics' products.
 ABSURD = 1e8
 # A floating base's quaternion whose norm is further than this from 1 is wrong order or units, not round-off.
 QUATERNION_SLACK = 1e-3
+
+
+# -- text of messages ------------------------------------------------------------------------------------------------
+# printable (errors.printable, re-exported): names and values escaped for one-line messages
+def shown(value, limit: int = 60) -> str:
+    """``value`` as a message shows it: its repr on one line, shortened; an array by its shape, since numpy's
+    repr of one spans lines and may be huge."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = printable(repr(value))
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # -- types --------------------------------------------------------------------------------------------------------
@@ -44,10 +55,45 @@ def check_instance(value, name: str, kind, what: str, *, allow_none=False, error
 def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
     """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
     (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""
-    if value in options:
+    try:
+        # an array is never an option: `in` would compare it element by element (and fail on its truth value)
+        found = not isinstance(value, np.ndarray) and value in options
+    except TypeError:                                # an unhashable value (a list) against a set or dict of options
+        found = False
+    if found:
         return value
     expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
-    raise error(f"{name}: expected {expected}, got {value!r}")
+    raise error(f"{name}: expected {expected}, got {shown(value)}")
+
+
+def check_flag(value, name: str, *, error=ArgumentTypeError) -> bool:
+    """``value`` as bool when it is True or False (a numpy bool too); anything else ('no', 1, an array) is
+    refused rather than read by its truth value, which for 'no' is True and for an array is an error."""
+    return bool(check_instance(value, name, (bool, np.bool_), "True or False", error=error))
+
+
+def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
+    """A file path (str, bytes or os.PathLike) as text; one that the system cannot take (a NUL character) is refused
+    here, in one line, rather than by ``open``'s bare ValueError."""
+    check_instance(value, name, (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
+    try:
+        text = os.fsdecode(value)
+    except TypeError:                                # __fspath__ returned something else than str or bytes
+        raise ArgumentTypeError(f"{name}: expected a file path (str or os.PathLike), got {type(value).__name__}") \
+            from None
+    if "\x00" in text:
+        raise error(f"{name}: a file name cannot contain a NUL character, got {printable(text)!r}")
+    return text
+
+
+def check_names(value, name: str, *, allow_none=True):
+    """None (with ``allow_none``) or a sequence of names (str), as a list; a single str is refused, since it would
+    be read letter by letter."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ArgumentTypeError(f"{name}: expected a list of names (str), got {shown(value)}")
 
 
 def check_number(value, name: str, *, low=None, high=None, strict=False, integer=False, expected=None,
@@ -72,7 +118,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
                 bounds = [f"{'>' if strict else '≥'} {lo}" if low is not None else "",
                           f"≤ {hi}" if high is not None else ""]
                 expected = " ".join([kind, *[b for b in bounds if b]])
-        raise error(f"{name}: expected {expected}, got {value!r}")
+        raise error(f"{name}: expected {expected}, got {shown(value)}")
     return int(value) if integer else float(value)
 
 
@@ -99,20 +145,20 @@ def check_positive(value, name: str, *, expected="a number > 0", error=ArgumentE
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise error(f"{name}: expected {expected}, got {value!r}") from None
+        raise error(f"{name}: expected {expected}, got {shown(value)}") from None
     if isinstance(value, (bool, np.bool_)) or not (math.isfinite(number) and number > 0):
-        raise error(f"{name}: expected {expected}, got {value!r}")
+        raise error(f"{name}: expected {expected}, got {shown(value)}")
     return number
 
 
 def check_mass_range(value, name: str, *, error=ArgumentError):
     """(lower, upper) masses in kg, either may be None, lower ≤ upper; as a tuple of float or None."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise error(f"{name}: expected (lower, upper) in kg (either may be None), got {value!r}")
+        raise error(f"{name}: expected (lower, upper) in kg (either may be None), got {shown(value)}")
     out = []
     for v in value:
         if v is not None and not (is_real(v) and v >= 0):
-            raise error(f"{name}: expected masses ≥ 0 in kg or None, got {value!r}")
+            raise error(f"{name}: expected masses ≥ 0 in kg or None, got {shown(value)}")
         out.append(None if v is None else float(v))
     if out[0] is not None and out[1] is not None and out[0] > out[1]:
         raise error(f"{name}: the lower bound {out[0]:g} kg is above the upper {out[1]:g} kg")
@@ -124,11 +170,11 @@ def check_mass_bounds(value, name: str = "mass_bounds", *, error=ArgumentError):
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise error(f"{name}: expected {{link: (lower, upper)}} in kg, got {value!r}")
+        raise error(f"{name}: expected {{link: (lower, upper)}} in kg, got {shown(value)}")
     out = {}
     for link, bounds in value.items():
         if isinstance(link, (bool, np.bool_)) or not isinstance(link, numbers.Integral) or link < 1:
-            raise error(f"{name}: links are numbered from 1, got {link!r}")
+            raise error(f"{name}: links are numbered from 1, got {shown(link)}")
         out[int(link)] = check_mass_range(bounds, f"{name}[{link}]", error=error)
     return out
 
@@ -155,7 +201,24 @@ def check_link_names(value, name: str, *, several=True):
     if several and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return value
     what = "a link name (str) or a sequence of them" if several else "a link name (str)"
-    raise ArgumentTypeError(f"{name}: expected {what}, got {value!r}")
+    raise ArgumentTypeError(f"{name}: expected {what}, got {shown(value)}")
+
+
+def check_reading(skip_bad_rows, n_dof, source=None):
+    """The options every trajectory reader takes (files, arrays, DataFrames): ``skip_bad_rows`` True or False,
+    ``n_dof`` None or a count ≥ 1, ``source`` (the name messages give the data) None or a str.
+
+    Returns
+    -------
+    n_dof : int or None
+    source : str or None
+        Printable (a newline escaped), for one-line messages.
+    """
+    check_flag(skip_bad_rows, "skip_bad_rows")
+    if n_dof is not None:
+        n_dof = check_number(n_dof, "n_dof", low=1, integer=True)
+    check_instance(source, "source", str, "a str", allow_none=True)
+    return n_dof, None if source is None else printable(source)
 
 
 # -- sizes before allocation --------------------------------------------------------------------------------------
@@ -297,7 +360,8 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_instance", "check_link_names",
-           "check_mimic", "check_mass_bounds", "check_mass_range", "check_memory", "check_number", "check_option",
-           "check_parameter_vector", "check_positive", "check_robot", "check_robot_states", "check_samples",
-           "check_states", "is_real", "unit_quaternions"]
+__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_instance",
+           "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
+           "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
+           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real", "printable", "shown",
+           "unit_quaternions"]

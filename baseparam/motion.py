@@ -19,6 +19,7 @@ from typing import Optional
 
 import numpy as np
 
+from ._validation import shown
 from ._numbers import real_array
 from .errors import DataError
 
@@ -252,7 +253,7 @@ def check_motion(motion):
     names = motion.joint_names
     if names and (len(names) != q.shape[1] - (7 if floating else 0) or not all(isinstance(x, str) for x in names)):
         raise error(f"{motion.source}: joint_names: expected {q.shape[1] - (7 if floating else 0)} names (str), "
-                    f"one per joint, got {names!r}")
+                    f"one per joint, got {shown(names)}")
     for field, arr in arrays.items():
         finite = np.isfinite(arr)
         if not finite.all():
@@ -280,7 +281,8 @@ def _check_wrenches(motion, S, error):
         raise error(f"{motion._name('wrenches')}: expected shape ({S}, C, 6), got {w.shape}")
     names = motion.contacts
     if names and (len(names) != w.shape[1] or not all(isinstance(x, str) for x in names)):
-        raise error(f"{motion.source}: contacts: expected {w.shape[1]} names (str), one per contact, got {names!r}")
+        raise error(f"{motion.source}: contacts: expected {w.shape[1]} names (str), one per contact, "
+                    f"got {shown(names)}")
     bad = ~np.isfinite(w.reshape(S, -1))
     if bad.any():
         r = int(np.argmax(bad.any(axis=1)))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._atomic import json_text, write_texts
-from .._validation import check_instance, check_option
+from .._validation import check_instance, check_option, check_path, printable
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError
 from ._c_source import c_sources
@@ -83,6 +83,7 @@ def parse_what(text):
     The names are those of :data:`FUNCTIONS` (the C functions ``NAME_<name>``, the Python
     module's functions); ``slotine-li`` and ``inverse-dynamics`` are accepted for ``_``.
     """
+    check_instance(text, "what", (str, list, tuple), "function names (a str or a sequence of str)")
     names = []
     for part in (text.split(",") if isinstance(text, str) else text):
         name = str(part).strip().replace("-", "_")
@@ -147,8 +148,9 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
                    error=ExportError)
     if not str(out_dir):
         raise ExportError("out_dir: empty directory name")
+    check_path(out_dir, "out_dir", error=ExportError)            # a NUL: refused here, not by os.makedirs
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ExportError(f"{out_dir}: out_dir: not a directory")
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: not a directory")
     os.makedirs(out_dir, exist_ok=True)
     files = {}
     if lang == "c":

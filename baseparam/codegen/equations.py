@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
+from typing import Optional
 
 import numpy as np
 
@@ -66,10 +67,11 @@ class Equations:
         Of the printed form: ``{"mul", "add", "sincos"}`` (x² one mul; summed angles and rates counted).
     code_count : mapping
         Of the exported inverse dynamics in base parameters (:func:`baseparam.codegen.export`), same keys.
-    max_error : float
-        max |τ_printed − τ_Newton–Euler| over random states and random parameters (N·m or N).
-    max_torque : float
-        max |τ_Newton–Euler| over the same states, the scale of ``max_error``.
+    max_error : float or None
+        max |τ_printed − τ_Newton–Euler| over random states and random parameters (N·m or N); None when
+        not checked (``check=False``), rather than a NaN a JSON document could not hold.
+    max_torque : float or None
+        max |τ_Newton–Euler| over the same states, the scale of ``max_error``; None when not checked.
     gravity : float
         |g| (m/s²), the value of the symbol g.
     lengths : mapping
@@ -84,8 +86,8 @@ class Equations:
     abbreviations: MappingProxyType = field(repr=False)
     operation_count: MappingProxyType = field(repr=False)
     code_count: MappingProxyType = field(repr=False)
-    max_error: float = float("nan")
-    max_torque: float = float("nan")
+    max_error: Optional[float] = None
+    max_torque: Optional[float] = None
     gravity: float = 9.81
     offsets: tuple = field(repr=False, default=())
     lengths: MappingProxyType = field(repr=False, default_factory=lambda: MappingProxyType({}))
@@ -96,7 +98,7 @@ class Equations:
     def __repr__(self):
         c = self.operation_count
         return (f"Equations(robot={self.robot.name!r}, n_base={len(self.names)}, mul={c['mul']}, add={c['add']}, "
-                f"max_error={self.max_error:.1e})")
+                f"max_error={'unchecked' if self.max_error is None else format(self.max_error, '.1e')})")
 
     # -- LaTeX and Markdown --------------------------------------------------------------------------
     def _latex_names(self):
@@ -160,7 +162,8 @@ class Equations:
                   f"- exported code (`baseparam export`, inverse dynamics): {k['mul']} mul, {k['add']} add, "
                   f"{k['sincos']} sin/cos pairs",
                   f"- max |τ_printed − τ_Newton–Euler| at {N_CHECK} random states: {self.max_error:.3g} "
-                  f"(max |τ| {self.max_torque:.3g})", ""]
+                  f"(max |τ| {self.max_torque:.3g})" if self.max_error is not None else
+                  "- not checked against Newton–Euler (check=False)", ""]
         return "\n".join(lines)
 
     def to_dict(self):
@@ -244,10 +247,12 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     from ..projection.base_set import BaseParameters, find_base_parameters
     from ._routines import operation_counts, routines
 
-    from .._validation import check_number
+    from .._validation import check_flag, check_number
 
     # before the projection: a bound of 0 or -1 terms refuses every robot, after the whole work
     check_number(max_terms, "max_terms", low=1, integer=True)
+    check_flag(check, "check")
+    check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)      # numpy's generators take no negative seed
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
         base = find_base_parameters(base_or_robot, parameters, max_memory=max_memory)

@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import ABSURD
+from .._validation import ABSURD, check_instance, printable, shown
 from ..errors import ArgumentError
 from .floating import public_layout
 from .samples import LinkParameters, robot_states
@@ -49,7 +49,8 @@ class Contact:
     name: str = ""
 
     def __post_init__(self):
-        label = f"contact {self.name or self.link!r}"
+        check_instance(self.name, "contact name", str, "a str")
+        label = f"contact {printable(self.name) or shown(self.link)}"
         p = real_array(f"{label}: position", self.position)
         R = real_array(f"{label}: rotation", self.rotation)
         if p.shape != (3,) or not np.isfinite(p).all() or not (np.abs(p) <= ABSURD).all():
@@ -67,13 +68,14 @@ class Contact:
         if isinstance(self.link, str):
             names = [j.name for j in robot.joints]
             if self.link not in names:
-                raise ArgumentError(f"contact {self.name or self.link!r}: link: no joint named {self.link!r} "
-                                    f"(joints: {', '.join(n for n in names if n) or 'unnamed'})")
+                known = ", ".join(printable(n) for n in names if n) or "unnamed"
+                raise ArgumentError(f"contact {printable(self.name) or shown(self.link)}: link: no joint named "
+                                    f"{shown(self.link)} (joints: {known})")
             return names.index(self.link) + 1
         if isinstance(self.link, (bool, np.bool_)) or not isinstance(self.link, (int, np.integer)) \
                 or not 0 <= self.link <= robot.n_dof:
-            raise ArgumentError(f"contact {self.name or self.link!r}: link: expected 0 (the base) to "
-                                f"{robot.n_dof} or a joint name, got {self.link!r}")
+            raise ArgumentError(f"contact {printable(self.name) or shown(self.link)}: link: expected 0 (the base) to "
+                                f"{robot.n_dof} or a joint name, got {shown(self.link)}")
         return int(self.link)
 
 

@@ -28,6 +28,7 @@ from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
+from .._validation import check_flag
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
@@ -152,6 +153,7 @@ class ForwardDynamics:
                 raise TypeError(f"ForwardDynamics() got an unexpected keyword argument {next(iter(rest))!r}")
         elif args or kwargs:
             raise TypeError("ForwardDynamics(model, native=True) takes the model alone: its parameters are in it")
+        check_flag(native, "native")
         model = standard_model(model)
         robot = model.robot
         self.model, self.robot, self.parameters = model, robot, model.parameters

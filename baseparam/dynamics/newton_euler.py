@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import shown
 from ..errors import ArgumentError
 from ..model._kernels import kernels_of
 from ..model.friction import friction_shapes
@@ -160,7 +161,7 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     model = standard_model(model, "reaction_wrenches")
     model.values()                             # no values: that error first
     if frame not in ("link", "joint"):
-        raise ArgumentError(f"frame: expected 'link' or 'joint', got {frame!r}")
+        raise ArgumentError(f"frame: expected 'link' or 'joint', got {shown(frame)}")
     (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd)
     wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))
     return wrenches[0] if single else wrenches

@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_memory, check_number, check_option, check_workers
+from .._validation import check_flag, check_memory, check_number, check_option, check_workers
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
@@ -251,6 +251,8 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     robot, parameters = description_of(robot, parameters, "pseudo")
     require_robot(robot)
     period, harmonics, rate = _settings(period, harmonics, rate)
+    check_flag(torque_limits, "torque_limits")
+    check_flag(payload, "payload")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:
         raise ArgumentError(f"criterion: {criterion!r} is defined over a payload's columns: use it with payload=True "
@@ -476,6 +478,9 @@ def _settings(period, harmonics, rate):
     harmonics = check_number(harmonics, "harmonics", low=2, high=MAX_HARMONICS, integer=True)
     check_number(rate, "rate", low=0, strict=True, expected="a frequency > 0 Hz")
     count = period * rate
+    if not count + 1 <= MAX_SAMPLES:         # before rounding: 1e308 s × 100 Hz is inf, which round() refuses
+        raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} samples per period; at "
+                            f"most {MAX_SAMPLES} are written")
     if abs(count - round(count)) > 1e-9 * max(1.0, count):
         raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} is not a whole number "
                             "of samples")

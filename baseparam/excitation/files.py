@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 
 from .._atomic import json_text, write_text
+from .._validation import check_path, printable
 
 
 def trajectory_csv(samples):
@@ -83,14 +84,14 @@ def load_excitation(path) -> SavedExcitation:
         naming the file and the field).
     """
     import math
-    import os
 
     import numpy as np
 
     from ..errors import DataError
     from .fourier import FourierSeries
 
-    source = os.fsdecode(path)
+    path = check_path(path, error=DataError)
+    source = printable(path)
     try:
         with open(path, encoding="utf-8") as stream:
             doc = json.load(stream)

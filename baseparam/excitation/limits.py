@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numbers import json_float, json_floats
+from .._numbers import json_float, json_floats, real_array
+from .._validation import check_instance, check_path, check_robot, printable
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
 from ..model._fields import _check_keys, _got, _mapping, _number
@@ -52,6 +53,24 @@ class MotionLimits:
     acceleration: np.ndarray
     torque: np.ndarray
     source: str = "description"
+
+    def __post_init__(self):
+        # built by motion_limits, or by hand: checked once here, so the design never indexes a wrong shape
+        check_instance(self.source, "MotionLimits.source", str, "a str")
+        n = None
+        for name in ("lower", "upper", "velocity", "acceleration", "torque"):
+            arr = real_array(f"MotionLimits.{name}", getattr(self, name), ArgumentError)
+            if arr.ndim != 1 or arr.size == 0 or (n is not None and arr.shape[0] != n):
+                raise ArgumentError(f"MotionLimits.{name}: expected shape (n_dof,)"
+                                    f"{'' if n is None else f' = ({n},), as lower'}, got {arr.shape}")
+            if np.isnan(arr).any():
+                raise ArgumentError(f"MotionLimits.{name}: NaN; expected numbers (±inf where a joint has no limit)")
+            if name in ("velocity", "acceleration", "torque") and not (arr > 0).all():
+                raise ArgumentError(f"MotionLimits.{name}: expected limits > 0 (inf: none), got {arr.tolist()}")
+            n = arr.shape[0]
+            object.__setattr__(self, name, arr)
+        if not (self.lower <= self.upper).all():
+            raise ArgumentError("MotionLimits: a lower position limit above the upper")
 
     @property
     def n_dof(self):
@@ -108,6 +127,7 @@ def motion_limits(robot, limits=None):
         unknown key, a joint count other than the robot's, non-numbers, lower above upper,
         a speed, acceleration or torque limit ≤ 0.
     """
+    check_robot(robot)
     if isinstance(limits, MotionLimits):
         if limits.n_dof != robot.n_dof:
             raise ArgumentError(f"limits: {limits.n_dof} joints, but the robot has {robot.n_dof}")
@@ -116,7 +136,7 @@ def motion_limits(robot, limits=None):
     source = "description"
     if limits is not None:
         if isinstance(limits, (str, bytes, os.PathLike)):
-            source = os.fsdecode(limits)
+            source = check_path(limits, "limits")
             entries = _read_file(source, robot.n_dof)
         elif isinstance(limits, dict):
             source = "limits"
@@ -155,7 +175,7 @@ def _read_file(path, n_dof):
         with open(path, "rb") as stream:
             data = stream.read(2_000_000)
     except OSError as exc:
-        raise ArgumentError(f"{path}: cannot read the limits file: {exc.strerror or exc}") from None
+        raise ArgumentError(f"{printable(path)}: cannot read the limits file: {exc.strerror or exc}") from None
     if is_urdf(path, data):
         return _urdf_entries(path, n_dof)
     try:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import ABSURD
+from .._validation import ABSURD, shown
 from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout
 
@@ -110,7 +110,7 @@ def held_pose(robot, limits, pose=None):
     try:
         values = np.asarray(pose, dtype=float).ravel()
     except (TypeError, ValueError):
-        raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {pose!r}") from None
+        raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {shown(pose)}") from None
     if values.shape != (n,) or not np.isfinite(values).all():
         raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {len(values)} values"
                             if values.shape != (n,) else "pose: expected finite joint positions")
@@ -128,7 +128,7 @@ def moving_joints(robot, joints):
     """The 1-based joints that move: the last ``joints`` of the robot (all of them if fewer)."""
     n = robot.n_dof
     if isinstance(joints, bool) or not isinstance(joints, (int, np.integer)) or joints < 1:
-        raise ArgumentError(f"payload_joints: expected a whole number ≥ 1 of last joints to move, got {joints!r}")
+        raise ArgumentError(f"payload_joints: expected a whole number ≥ 1 of last joints to move, got {shown(joints)}")
     return tuple(range(max(1, n - int(joints) + 1), n + 1))
 
 

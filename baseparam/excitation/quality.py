@@ -12,7 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numbers import real_array
+from .._validation import check_instance, check_memory, check_number, shown
 from ..dynamics.samples import as_parameters, states
+from ..errors import ArgumentError, ArgumentTypeError
+from ..projection.base_set import BaseParameters
 from ..evaluation import fit_errors, relative_scale
 from .criteria import condition_number
 
@@ -33,7 +37,8 @@ class IdentificationErrors:
         :func:`~baseparam.evaluation.relative_scale`.
     torque_error : float or None
     condition_number : float
-        cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use.
+        cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use; inf (not NaN) when a
+        base parameter's column is zero, a parameter the motion does not excite.
     trials : int
     """
 
@@ -71,12 +76,30 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     -------
     IdentificationErrors
     """
+    check_instance(base, "base", BaseParameters, "a baseparam.BaseParameters (bp.find_base_parameters)")
     p = as_parameters(p_base, base.rank, "p_base")
+    norm = np.linalg.norm(p)
+    if not 0 < norm < np.inf:          # the errors are relative to ‖p‖ and |p_i|: 0 or an overflow is NaN
+        raise ArgumentError(f"p_base: {'all zero' if norm == 0 else 'too large (its norm overflows)'}; the errors "
+                            "are relative to the true base parameters, in SI units")
     (q, qd, qdd), _ = states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
+    sigma = real_array("noise", noise, ArgumentError)
+    if sigma.shape not in ((), (1,), (base.robot.n_dof,)) or not (np.isfinite(sigma) & (sigma >= 0)).all():
+        raise ArgumentError(f"noise: expected a standard deviation ≥ 0 (N·m or N), one or one per joint "
+                            f"({base.robot.n_dof}), got {shown(noise)}")
+    sigma = np.broadcast_to(sigma.reshape(-1) if sigma.ndim else sigma, (base.robot.n_dof,))
+    if validation is not None and not (isinstance(validation, (tuple, list)) and len(validation) == 3):
+        raise ArgumentTypeError(f"validation: expected (q, qd, qdd) of the validation states, got {shown(validation)}")
+    # trials × samples × joints normal draws are held at once
+    trials = check_number(trials, "trials", low=1, high=10_000, integer=True)
+    seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
     W = base.regressor(q, qd, qdd)
     A = W.reshape(-1, base.rank)
     tau = A @ p
-    sigma = np.broadcast_to(np.asarray(noise, dtype=float), (base.robot.n_dof,))
+    if not np.isfinite(tau).all():
+        raise ArgumentError("p_base: the torques W_b·p_base overflow; expected base parameters in SI units")
+    check_memory(8 * A.shape[0] * trials * 3, lambda need, allowed: f"trials: {trials} trials of {A.shape[0]} "
+                 f"torques need {need}, more than the {allowed} available")
     rng = np.random.default_rng(seed)
     noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(-1, trials)
     estimates, *_ = np.linalg.lstsq(A, noisy, rcond=None)                  # (rank, trials)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._hdf5 import stored_here
 from .._numbers import real_array
+from .._validation import check_reading
 from ..errors import DataError
 from ._record import DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
 from ._columns import _check_fields, _normalize_map, choose_sources
@@ -40,6 +41,7 @@ def from_arrays(t, q, tau=None, *, qd=None, qdd=None, current=None, gains=None, 
     >>> traj.tau[0]
     array([2., 3.])
     """
+    n_dof, source = check_reading(skip_bad_rows, n_dof, source)
     given = {"t": t, "q": q, "qd": qd, "qdd": qdd, "tau": tau, "current": current}
     arrays = {field: (value, "") for field, value in given.items() if value is not None}
     return _from_keyed(source, arrays, gains, skip_bad_rows, n_dof)

@@ -49,6 +49,7 @@ from ..errors import DataError, DataWarning
 from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags, check_bag_folder
 from ._cdr import JOINT_STATE, decode_rows
 from ._columns import _check_fields
+from .._validation import check_option
 from ._record import MAX_VALUES, _one_line, printable
 from ._rows import _finish, _Table
 
@@ -73,8 +74,7 @@ class _Stream:
 def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_rows=False, n_dof=None, joints=None,
              clock="header"):
     """Read a ROS bag into a :class:`Trajectory` (module docstring: what, how, damage)."""
-    if clock not in CLOCKS:
-        raise DataError(f"{source}: clock: expected 'header' or 'receive', got {clock!r}")
+    check_option(clock, f"{source}: clock", CLOCKS, expected="'header' or 'receive'", error=DataError)
     fields = _field_map(columns, source)
     named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
     if os.path.isdir(path):
@@ -196,7 +196,7 @@ def _choose_topics(raw, topic, source):
     chosen = [t.strip() for t in topic.split(",")] if isinstance(topic, str) else list(topic)
     for t in chosen:
         if t not in raw:
-            raise DataError(f"{source}: topic {t}: not in the bag (it has {listing()})")
+            raise DataError(f"{source}: topic {printable(t)}: not in the bag (it has {listing()})")
         if raw[t][0] not in JOINT_STATE:
             raise DataError(f"{source}: topic {t}: type {raw[t][0] or 'unknown'}; only sensor_msgs/JointState is read")
     return chosen
@@ -366,7 +366,7 @@ def _joint_names(streams, joints, n_dof, source, notes):
 
 
 def _show(names, limit=12):
-    return ", ".join(names[:limit]) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+    return ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
 
 
 def _align(streams, names, fields, source, notes, clock):

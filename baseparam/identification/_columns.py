@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._validation import shown
 from ..errors import DataError
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
@@ -102,7 +103,7 @@ def _normalize_entry(source, field, value):
     elif isinstance(value, (int, np.integer, str)) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, (list, tuple, range)) or len(value) == 0:
-        raise DataError(f"{where}: expected column indices or names, got {value!r}")
+        raise DataError(f"{where}: expected column indices or names, got {shown(value)}")
     value = list(value)
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
         value = [int(v) for v in value]
@@ -160,7 +161,7 @@ def _gains(source, gains, n, has_current):
     try:
         arr = np.asarray(gains, dtype=float)
     except (TypeError, ValueError):
-        raise DataError(f"{source}: gains: expected {n} numbers (N·m/A), got {gains!r}") from None
+        raise DataError(f"{source}: gains: expected {n} numbers (N·m/A), got {shown(gains)}") from None
     if arr.ndim == 0 or arr.shape == (1,):          # one gain for every joint, as a scalar or '--gains 10'
         arr = np.full(n, float(arr.reshape(-1)[0]) if arr.size else np.nan)
     if arr.shape != (n,):
@@ -210,7 +211,7 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
             if given is None:
                 continue
             if len(given) != 1 or not isinstance(given[0], str):
-                raise DataError(f"{source}: column map: field {field}: give {entry}, got {given!r}")
+                raise DataError(f"{source}: column map: field {field}: give {entry}, got {shown(given)}")
             name = clean(given[0])
             if name not in available:
                 raise DataError(f"{source}: column map: field {field}: no {thing} {name!r} (the file has {listing})")

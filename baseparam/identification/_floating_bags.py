@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
-from ._record import _one_line
+from ._record import _one_line, printable
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 WRENCH_TYPE = "geometry_msgs/WrenchStamped"
@@ -221,7 +221,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
                             "base_topic=")
         base_topic = found[0]
     if base_topic not in raw:
-        raise DataError(f"{source}: base pose topic {base_topic}: not in the bag (it has {listing()})")
+        raise DataError(f"{source}: base pose topic {printable(base_topic)}: not in the bag (it has {listing()})")
     if types[base_topic] not in BASE_TYPES:
         raise DataError(f"{source}: base pose topic {base_topic}: type {types[base_topic] or 'unknown'}; expected "
                         "nav_msgs/Odometry or geometry_msgs/PoseStamped")

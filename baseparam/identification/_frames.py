@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_reading
 from ..errors import DataError
 from ._record import Trajectory, _coarse_time, _field_label, _short
 from ._columns import _check_fields, _normalize_map
@@ -40,6 +41,7 @@ def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source=
     DataError
         As :func:`read_trajectory`.
     """
+    n_dof, source = check_reading(skip_bad_rows, n_dof, source)
     if not hasattr(df, "iloc") or not hasattr(df, "columns"):
         hint = "; a trajectory needs columns t, q1.., tau1.. (series.to_frame() makes one column)" \
             if hasattr(df, "iloc") else ""

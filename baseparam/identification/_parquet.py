@@ -190,11 +190,12 @@ def _pick(names, joints, width, n_dof, source, notes):
     joints = [str(j) for j in joints]
     twice = next((j for j in joints if names.count(j) > 1), None)
     if twice is not None:              # two columns for one joint: taking the first would be a guess
-        raise DataError(f"{source}: joint {twice} named twice in the file's joint names ({', '.join(names)})")
+        raise DataError(f"{source}: joint {printable(twice)} named twice in the file's joint names "
+                        f"({', '.join(map(printable, names))})")
     missing = [j for j in joints if j not in names]
     if missing:
-        raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {', '.join(missing)} of the robot not in "
-                        f"the file (it names {', '.join(names)})")
+        raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {', '.join(map(printable, missing))} of the "
+                        f"robot not in the file (it names {', '.join(map(printable, names))})")
     extra = [x for x in names if x not in joints]
     if extra:
         notes.append(f"{source}: joints of the log not in the robot, left out: {', '.join(extra)}")

@@ -51,7 +51,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_instance, check_number, check_robot, shown
 from ..errors import DataError
+from ..motion import Trajectory
 
 MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000
@@ -113,12 +115,16 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
     -------
     DelayEstimate
     """
+    check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
+    if robot is not None:
+        check_robot(robot)
+    max_delay = check_number(max_delay, "max_delay", low=0, strict=True, expected="a number of seconds > 0")
     source = trajectory.source
     if trajectory.tau is None:
         raise DataError(f"{source}: field tau: no effort, so no delay to estimate")
     t = trajectory.t
     dt = float(np.median(np.diff(t)))
-    K = max(1, int(round(max_delay / dt)))
+    K = max(1, int(round(min(max_delay / dt, t.size))))     # beyond the log (1e308 s / dt is inf): "too short" below
     grid = t[0] + dt * np.arange(int(np.floor((t[-1] - t[0]) / dt)) + 1)
     most = MAX_SAMPLES if robot is not None else MODEL_FREE_SAMPLES
     if grid.size > most + 2 * K:
@@ -221,9 +227,9 @@ def apply_delay(trajectory, seconds, note=None):
             raise TypeError(seconds)
         d = float(seconds)
     except (TypeError, ValueError):
-        raise DataError(f"{source}: delay: expected 'auto' or a number of seconds, got {seconds!r}") from None
+        raise DataError(f"{source}: delay: expected 'auto' or a number of seconds, got {shown(seconds)}") from None
     if not np.isfinite(d):
-        raise DataError(f"{source}: delay: expected a finite number of seconds, got {seconds!r}")
+        raise DataError(f"{source}: delay: expected a finite number of seconds, got {shown(seconds)}")
     if trajectory.tau is None:
         raise DataError(f"{source}: field tau: no effort to shift by the delay")
     t = trajectory.t

@@ -71,7 +71,7 @@ from typing import Optional
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples
+from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples, shown
 from ..errors import ArgumentError, DataError, SettingsError
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
@@ -318,9 +318,9 @@ def _known_rows(robot, known, names):
             raise SettingsError(f"known: {key}: expected one number, got shape {value.shape}")
         value = float(value)
         if not abs(value) <= ABSURD:
-            raise SettingsError(f"known: {key}: expected a finite number within ±{ABSURD:g}, got {value!r}")
+            raise SettingsError(f"known: {key}: expected a finite number within ±{ABSURD:g}, got {shown(value)}")
         if key == "mass" and value <= 0:
-            raise SettingsError(f"known: mass: expected the total mass in kg (> 0), got {value!r}")
+            raise SettingsError(f"known: mass: expected the total mass in kg (> 0), got {shown(value)}")
         C.append(c)
         v.append(value)
         labels.append(key)

@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from .._validation import ABSURD
+from .._validation import ABSURD, printable
 from ..errors import DataError, SettingsError
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -333,8 +333,9 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     source = os.fsdecode(path)
     ext = os.path.splitext(source.rstrip("/\\"))[1].lower()
     if ext in (".mcap", ".bag") or os.path.isdir(path):
-        return read_floating_bag(path, source, robot, contacts, topic=topic, base_topic=base_topic, clock=clock,
-                                 joints=joints)
+        # the bag readers name the file in their messages only: escaped onto one line
+        return read_floating_bag(path, printable(source), robot, contacts, topic=topic, base_topic=base_topic,
+                                 clock=clock, joints=joints)
     for name, value in (("topic", topic), ("base_topic", base_topic)):
         if value is not None:
             raise DataError(f"{source}: {name}={value!r} applies to ROS bags, not {ext or 'this'} files")

@@ -36,7 +36,7 @@ from typing import Optional
 import numpy as np
 
 from .._blas import single_threaded
-from .._validation import check_number
+from .._validation import check_flag, check_number
 from .._warnings import warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
@@ -234,6 +234,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     if unknown:
         raise SettingsError(f"identify_logs: unknown option {unknown[0]!r}")
     check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
+    check_flag(leave_one_out, "leave_one_out")
     if scheduler is not None and not isinstance(scheduler, str):
         raise SettingsError(f"scheduler: expected an address or 'local', got {type(scheduler).__name__}")
     if read_options is not None and not isinstance(read_options, dict):

@@ -23,7 +23,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import DataError, SettingsError
+from ..errors import ArgumentTypeError, DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
 from ._payload_math import (NAMES, _check_target, _consistent, _echelon, _flat, _physical_estimate, _weighted_fit,  # noqa: F401
@@ -363,6 +363,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     check_option(parameters, "parameters", ("pseudo", "khalil"), error=SettingsError)
     for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
         check_instance(flag, name, (bool, np.bool_), "True or False")     # 'no' is truthy: never read as a switch
+    check_instance(preprocessing, "preprocessing", Preprocessing, "a bp.Preprocessing or None", allow_none=True)
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):
@@ -382,7 +383,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         def predicted(q, qd, qdd):
             return evaluate(robot, q, qd, qdd, parameters="pseudo", columns=links, weights=values)
     else:
-        raise SettingsError("model: expected a Robot, a Model or a description file")
+        raise ArgumentTypeError(f"model: expected a Robot, a Model or a description file, got {type(model).__name__}")
     settings = preprocessing or Preprocessing.none()
     if wrench is not None:
         if static or unloaded is not None:

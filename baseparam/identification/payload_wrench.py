@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import shown
 from ..errors import DataError, SettingsError
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
@@ -44,7 +45,7 @@ def sensor_placement(sensor):
     except (TypeError, ValueError):
         values = np.array([np.nan])
     if values.shape != (6,) or not np.isfinite(values).all():
-        raise SettingsError(f"sensor: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {sensor!r}")
+        raise SettingsError(f"sensor: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {shown(sensor)}")
     # a sensor kilometres from the flange is a typo, and its lever arm overflows the regressor's products
     if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
         raise SettingsError(f"sensor: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "

@@ -30,7 +30,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_number
+from .._validation import check_number, shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
 from ..motion import Trajectory
@@ -106,7 +106,8 @@ class Preprocessing:
         positive("rest_velocity", self.rest_velocity)
         positive("max_gap", self.max_gap, allow_none=False)
         if not isinstance(self.filter_friction, (bool, np.bool_)):
-            raise SettingsError(f"preprocessing: filter_friction: expected True or False, got {self.filter_friction!r}")
+            raise SettingsError(f"preprocessing: filter_friction: expected True or False, got "
+                                f"{shown(self.filter_friction)}")
         for name in ("filter_order", "decimate"):
             check_number(getattr(self, name), f"preprocessing: {name}", low=1, high=100, integer=True,
                          expected="an integer from 1 to 100", error=SettingsError)

@@ -226,6 +226,7 @@ class Identification:
         a first comment line names the prior."""
         from ..model.robot import robot_to_yaml
 
+        self._bodies("to_yaml")                  # an OLS fit has no prior to name and no bodies to write
         text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
         if path is not None:
             from .._atomic import write_text
@@ -313,6 +314,7 @@ class Identification:
         """
         import os
 
+        from .._validation import check_path
         from ..model.mjcf_writer import robot_to_mjcf
 
         e, robot, layout, p = self._fitted_columns("to_mjcf")
@@ -325,6 +327,8 @@ class Identification:
                     for k in range(robot.n_dof)]
         armature = [value(layout.rotor_columns.get(k)) for k in range(robot.n_dof)]
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
+        if urdf_folder is not None:
+            check_path(urdf_folder, "urdf_folder")
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
                              urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
                              note=f"identified by baseparam: consistent fit, {self._prior_words()}")

@@ -44,6 +44,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .._validation import (check_instance, check_names, check_path, check_reading, check_robot, printable,
+                           shown)
 from ..errors import ArgumentTypeError, DataError
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
@@ -141,7 +143,19 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         hint = "; for arrays use bp.from_arrays, for a DataFrame bp.from_dataframe" \
             if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
         raise ArgumentTypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
-    source = os.fsdecode(path)
+    path = check_path(path)                         # as text: bytes would not mix with the readers' str paths
+    source = printable(path)                        # messages name the file on one line, whatever its name
+    if robot is not None:
+        check_robot(robot)
+    n_dof, _ = check_reading(skip_bad_rows, n_dof)
+    joints = check_names(joints, "joints")
+    if topic is not None and not isinstance(topic, str):
+        topic = check_names(topic, "topic")
+    check_instance(delimiter, "delimiter", str, "a str", allow_none=True)
+    check_instance(base_topic, "base_topic", str, "a topic name (str)", allow_none=True)
+    if contacts is not None and not isinstance(contacts, (list, tuple, dict)):
+        raise ArgumentTypeError(f"contacts: expected a sequence of bp.Contact or names, or a dict name → topic, got "
+                                f"{shown(contacts)}")
     if robot is not None and getattr(robot, "is_floating", False):
         return _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, joints, topic, clock,
                               contacts, base_topic)

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import atomic_path, write_text
+from .._validation import check_names, check_path, shown
 from ..errors import ArgumentError, ArgumentTypeError
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _split, _write_mcap, _write_parquet
@@ -77,6 +78,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
         raise ArgumentTypeError(f"trajectory: expected a baseparam.Trajectory, got {type(trajectory).__name__}")
     if not isinstance(path, (str, os.PathLike)):
         raise ArgumentTypeError(f"path: expected a file name, got {type(path).__name__}")
+    check_path(path)
+    check_names(joint_names, "joint_names")
     ext = Path(os.fspath(path)).suffix.lower()
     if ext not in FORMATS:
         raise ArgumentError(f"path: {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; expected "
@@ -85,7 +88,12 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     names = list(joint_names if joint_names is not None else trajectory.joint_names or
                  [f"joint{k}" for k in range(1, n + 1)])
     if len(names) != n or not all(isinstance(x, str) and x for x in names) or len(set(names)) != n:
-        raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {names!r}")
+        raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {shown(names)}")
+    # a name goes into the file's header (CSV: '# joints: a, b'), which the readers split at newlines and commas
+    bad = next((x for x in names if not x.isprintable() or (ext == ".csv" and "," in x)), None)
+    if bad is not None:
+        raise ArgumentError(f"joint_names: {bad!r}: a joint name is written in the file's header: printable "
+                            f"characters{', no comma' if ext == '.csv' else ''}")
     if trajectory.floating:        # docs/formats.md, "Floating-base logs"
         from .floating_logs import write_floating
         write_floating(trajectory, path, names, topic, base_topic)

@@ -20,9 +20,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_angle_tolerance, check_instance, check_link_names, check_mimic
+from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
+                           check_path, printable)
 from .._warnings import warn
-from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning, printable
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
@@ -103,14 +104,15 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         The file cannot be read or is not a valid description; the one-line message names
         the file and the offending field.
     """
-    check_instance(path, "path", (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
+    label = check_path(path)
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
     if floating is not False and floating is not True:
         raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
+    for name, flag in (("exact_angles", exact_angles), ("friction", friction), ("rotor_inertia", rotor_inertia)):
+        check_flag(flag, name)
     check_mimic(mimic)
-    label = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
             data = stream.read(MAX_BYTES + 1)
@@ -181,7 +183,9 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     >>> robot.n_dof, robot.joints[0].a
     (1, 1)
     """
-    filename = os.fsdecode(filename)
+    # only a label for messages: any text, escaped onto one line
+    filename = printable(os.fsdecode(check_instance(filename, "filename", (str, bytes, os.PathLike), "a file name")))
+    check_flag(exact_angles, "exact_angles")
     if isinstance(text, (str, bytes, bytearray)) and is_urdf("", text.encode() if isinstance(text, str) else text):
         from .urdf import parse_urdf       # URDF text: the same robot load_robot would read from a file
 

@@ -16,6 +16,7 @@ import numpy as np
 from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from .._numbers import is_real
+from .._validation import check_instance, check_option, shown
 from .checks import angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
 
@@ -95,11 +96,13 @@ class Origin:
     label: str = field(default="", compare=False)
 
     def __post_init__(self):
+        check_instance(self.label, "Origin.label", str, "a str")
         for name in ("xyz", "rpy"):
-            values = tuple(getattr(self, name))
+            given = getattr(self, name)
+            values = tuple(given) if isinstance(given, (tuple, list, np.ndarray)) and np.ndim(given) == 1 else ()
             if len(values) != 3 or not all(is_real(v) for v in values):
                 raise RobotDescriptionError(f"{self.label or 'Origin'}.{name}: expected 3 finite numbers, "
-                                            f"got {getattr(self, name)!r}")
+                                            f"got {shown(given)}")
             object.__setattr__(self, name, values)
 
 
@@ -122,6 +125,13 @@ class JointLimits:
     upper: Optional[float] = None
     velocity: Optional[float] = None
     effort: Optional[float] = None
+
+    def __post_init__(self):
+        for name in ("lower", "upper", "velocity", "effort"):
+            value = getattr(self, name)
+            if value is not None and not is_real(value):      # text, an array: compared with numbers later
+                raise RobotDescriptionError(f"JointLimits.{name}: expected a finite number or None, got {shown(value)}")
+            object.__setattr__(self, name, None if value is None else float(value))
 
 
 def _declared(value) -> bool:
@@ -198,6 +208,9 @@ class Joint:
                 or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
             raise RobotDescriptionError(f"Joint.parent: expected a joint number (int) or None, got {self.parent!r}")
         # friction=True is the YAML shorthand for all three terms
+        if not isinstance(self.friction, (bool, tuple, list)):
+            raise RobotDescriptionError(f"Joint.friction: expected 3 entries (viscous, Coulomb, offset) or a bool, "
+                                        f"got {shown(self.friction)}")
         friction = (self.friction,) * 3 if isinstance(self.friction, bool) else tuple(self.friction)
         if len(friction) != 3:
             raise RobotDescriptionError("Joint.friction: expected 3 entries (viscous, Coulomb, offset), "
@@ -216,10 +229,10 @@ class Joint:
             elif self.friction_model.stribeck is not None and not _declared(friction[1]):
                 raise RobotDescriptionError("Joint.friction_model: a Stribeck term multiplies the Coulomb term, "
                                             "which this joint does not declare (friction[2])")
-        if not all(isinstance(o, Origin) for o in self.origins):
-            raise RobotDescriptionError(f"Joint.origins: expected a sequence of Origin, got {self.origins!r}")
+        if not isinstance(self.origins, (tuple, list)) or not all(isinstance(o, Origin) for o in self.origins):
+            raise RobotDescriptionError(f"Joint.origins: expected a sequence of Origin, got {shown(self.origins)}")
         object.__setattr__(self, "origins", tuple(self.origins))
-        axis = tuple(self.axis)
+        axis = tuple(self.axis) if isinstance(self.axis, (tuple, list, np.ndarray)) and np.ndim(self.axis) == 1 else ()
         norm = math.hypot(*axis) if len(axis) == 3 and all(is_real(v) for v in axis) else 0.0
         if not 1e-6 < norm < 1e6:
             raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, of length between "
@@ -284,17 +297,18 @@ class Robot:
     base_inertia: Optional[Inertia] = None
 
     def __post_init__(self):
-        if self.convention not in CONVENTIONS:
-            raise RobotDescriptionError(f"convention: expected one of {CONVENTIONS}, got {self.convention!r}")
-        if self.length_unit not in LENGTH_UNITS:
-            raise RobotDescriptionError(f"units.length: expected one of {tuple(LENGTH_UNITS)}, "
-                                        f"got {self.length_unit!r}")
-        if self.angle_unit not in ANGLE_UNITS:
-            raise RobotDescriptionError(f"units.angle: expected one of {tuple(ANGLE_UNITS)}, got {self.angle_unit!r}")
+        # check_option: an array or a list given for an option is refused, not compared element by element
+        check_option(self.convention, "convention", CONVENTIONS, expected=f"one of {CONVENTIONS}",
+                     error=RobotDescriptionError)
+        check_option(self.length_unit, "units.length", LENGTH_UNITS, expected=f"one of {tuple(LENGTH_UNITS)}",
+                     error=RobotDescriptionError)
+        check_option(self.angle_unit, "units.angle", ANGLE_UNITS, expected=f"one of {tuple(ANGLE_UNITS)}",
+                     error=RobotDescriptionError)
+        if not isinstance(self.joints, (tuple, list)) or not all(isinstance(j, Joint) for j in self.joints):
+            raise RobotDescriptionError(f"joints: expected a sequence of Joint, got {shown(self.joints)}")
         if len(self.joints) == 0:
             raise RobotDescriptionError("joints: a robot needs at least one joint")
-        if self.base not in BASES:
-            raise RobotDescriptionError(f"base: expected one of {BASES}, got {self.base!r}")
+        check_option(self.base, "base", BASES, expected=f"one of {BASES}", error=RobotDescriptionError)
         if self.base_inertia is not None and not isinstance(self.base_inertia, Inertia):
             raise RobotDescriptionError(f"base_inertia: expected an Inertia, got {type(self.base_inertia).__name__}")
         if self.base_inertia is not None and self.base != "floating":
@@ -318,8 +332,8 @@ class Robot:
             raise RobotDescriptionError(f"units: a urdf-convention robot is in m and rad, got "
                                         f"{self.length_unit} and {self.angle_unit}")
         for k, jt in enumerate(self.joints, start=1):
-            if jt.type not in JOINT_TYPES:
-                raise RobotDescriptionError(f"joints[{k}].type: expected one of {JOINT_TYPES}, got {jt.type!r}")
+            check_option(jt.type, f"joints[{k}].type", JOINT_TYPES, expected=f"one of {JOINT_TYPES}",
+                         error=RobotDescriptionError)
             if not 0 <= jt.parent < k:
                 raise RobotDescriptionError(f"joints[{k}].parent: expected 0..{k - 1}, got {jt.parent!r}")
             if general:

@@ -20,7 +20,7 @@ from ._kernels import kernels_of
 from .._numbers import real_array
 from .._validation import check_parameter_vector
 from .._warnings import warn
-from ..errors import ArgumentError, RobotDescriptionError
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
 from .parameters import ColumnLayout, check_parameterization, standard_parameters
 from .robot import Robot, require_robot
 
@@ -205,6 +205,10 @@ class BaseModel(_Value):
     __slots__ = ("base",)
 
     def __init__(self, base, p=None):
+        # BaseParameters lives in the projection, below this module: recognised by what a model takes from it
+        if not all(hasattr(base, name) for name in ("robot", "rank", "parameters", "from_standard")):
+            raise ArgumentTypeError(f"base: expected a baseparam.BaseParameters (bp.find_base_parameters), got "
+                                    f"{type(base).__name__}")
         missing = None
         if p is None:
             p, missing = _true_values(lambda: base.from_standard(standard_parameters(base.robot, base.parameters)),

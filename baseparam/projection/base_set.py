@@ -11,9 +11,9 @@ import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
-from .._validation import check_number
+from .._validation import check_flag, check_number
 from .._warnings import warn
-from ..errors import AccuracyWarning
+from ..errors import AccuracyWarning, ArgumentTypeError
 from ..model.checks import SNAP_RADIANS
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_robot
@@ -268,6 +268,9 @@ def find_base_parameters(robot, parameters: str = "pseudo", *,
     BaseParameters
     """
     require_robot(robot)
+    check_flag(force_float, "force_float")
+    if progress is not None and not callable(progress):
+        raise ArgumentTypeError(f"progress: expected a callable progress(done, total), got {type(progress).__name__}")
     layout = check_size(robot, parameters, max_memory)
     arithmetic = Arithmetic.decide(robot, force_float=force_float)      # the one decision
     if robot.is_floating:

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._atomic import atomic_path
 from .._hdf5 import stored_here
+from .._validation import check_path, printable
 from ..errors import StorageError
 from ..model.robot import robot_to_yaml
 from ..errors import ResourceLimitError
@@ -273,8 +274,10 @@ def read_h5(path):
     import h5py
     import scipy.sparse as sp
 
+    name = check_path(path, error=StorageError)
+    path = printable(name)                   # what the messages call the file: on one line, whatever its name
     try:
-        with h5py.File(path, "r") as f:
+        with h5py.File(name, "r") as f:
             if f.attrs.get("format") != "baseparam":
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
 

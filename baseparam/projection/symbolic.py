@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from .._validation import shown
 from ..errors import ArgumentError, ArgumentTypeError
 from ..model.robot import require_fixed_base, require_robot
 from .report import format_number, join_groups
@@ -286,7 +287,7 @@ def parse_symbols(robot, symbolic):
     if not isinstance(symbolic, (list, tuple)) or not all(isinstance(s, str) for s in symbolic):
         # True, a number, a set (no order): a wrong type, said here rather than by list() or sorted()
         raise ArgumentTypeError(f"symbolic: expected a comma list or sequence of DH length names (a2, d4, …) "
-                                f"or 'all', got {symbolic!r}")
+                                f"or 'all', got {shown(symbolic)}")
     names = list(symbolic)
     if names == ["all"]:
         names = [s for s, (k, f) in fields.items() if getattr(robot.joints[k], f) != 0]

@@ -111,6 +111,9 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
     checked_record(record)
     check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
+    # a name, or a solve_ivp OdeSolver class; anything else is refused before it is compared with 'rk4'
+    check_instance(method, "method", (str, type), "'rk4' or a scipy.integrate.solve_ivp method (str)")
+    check_instance(source, "source", str, "a str", allow_none=True)
     if method == "rk4" and substeps * (len(t) - 1) > MAX_RK4_STEPS:
         # the compiled RK4 loop does not return to Python between steps: Ctrl-C would wait for it
         raise ArgumentError(f"substeps: {substeps} substeps × {len(t) - 1} intervals is more than "

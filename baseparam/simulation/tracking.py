@@ -261,7 +261,8 @@ def track(model, reference, *, noise=None, gains=None, bandwidth=10.0,
     gains = checked_gains(gains, robot.n_dof)
     checked_record(record)
     check_option(logged_torque, "logged_torque", LOGGED_TORQUES)
-    omega = 2.0 * math.pi * _positive(bandwidth, "bandwidth")
+    bandwidth = _positive(bandwidth, "bandwidth")          # as float: '10' (text) is taken, and printed below
+    omega = 2.0 * math.pi * bandwidth
     if omega / reference.rate > MAX_STEP_BANDWIDTH:
         raise ArgumentError(f"bandwidth: {bandwidth:g} Hz is too high for a controller at {reference.rate:g} Hz "
                             f"(at most {MAX_STEP_BANDWIDTH * reference.rate / (2 * math.pi):.3g} Hz)")
