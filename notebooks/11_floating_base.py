@@ -182,9 +182,10 @@ pd.DataFrame(rows).T
 # base equations are the momentum's rate). The joint torques pin the scale by themselves; the two
 # homogeneous routes take it from the total mass. Each fit is a feasible GLS: each sample's rows
 # whitened by their noise covariance, estimated from the residual (docs/method.md). With noisy
-# velocities the torques and base routes' regressors are themselves noisy (errors in variables),
-# which their standard deviations hold only in part (some |error| beyond 3σ is to be expected
-# there); the momentum route, linear in q̇, stays calibrated.
+# velocities the torques and base routes' regressors are themselves noisy (errors in variables):
+# the torques route models it (each sample's covariance grows with how much a q̇ error moves its
+# rows), the base route holds it only in part (some |error| beyond 3σ is to be expected there);
+# the momentum route, linear in q̇, stays calibrated.
 #
 # A physically consistent fit (every body's pseudo-inertia positive semidefinite, the total mass
 # held) of the momentum route gives masses per body:

@@ -54,9 +54,16 @@ round: more would let rows without noise of their own (a free robot's base rows 
 weight. Every least squares is solved by a QR of the unit-scaled columns, not the normal equations (their
 squared condition number made the estimate depend on the BLAS's thread count), and the whitening's sums run
 elementwise in a fixed order, for the same reason. Noise in the states (q̇, q̈) makes the regressor itself
-noisy: errors in variables, which this covariance holds only in part (the share that is correlated across a
-sample's rows, averaged over the motion). docs/method.md gives the calibration measured
-(bench/bench_floating_calibration.py).
+noisy: errors in variables. A q̇ error e_s moves a sample's rows by G_s e_s, G_s = ∂(A θ)/∂q̇ (A is quadratic
+in q̇: a central difference is exact), so for the torques route each sample gets its own covariance
+Σ_s = Σ0 + G_s diag(v) G_sᵀ: the q̇ variances v by the method of moments on the OLS residual (its centred
+second moments regressed on those of G_s's columns; a coordinate kept only when 3 standard errors above 0 and
+adding ≥ 1 % of the largest row's variance), Σ0 what the share leaves of the residual's second moment (its
+eigenvalues, whitened, at least √(2/S)), G_s at the neighbours' states (independent of e_s); each sample
+whitened by its own Cholesky factor (elementwise), the covariance scaled by the whitened residual's mean
+square. With no q̇ noise found the fit is the one-covariance GLS above, bit for bit. The base route keeps
+the one covariance (the per-sample model made its σ generous beyond their χ² bounds). docs/method.md gives
+the calibration measured (bench/bench_floating_calibration.py).
 ``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
 covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
 and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
@@ -428,8 +435,7 @@ def _whitening(residual):
     ndarray, shape (m, m)
     """
     S, m = residual.shape
-    sigma = np.sqrt(np.mean(residual ** 2, axis=0))
-    sigma = np.maximum(sigma, max(sigma.max() * 1e-6, np.finfo(float).tiny))
+    sigma = _row_sigma(residual)
     u = residual / sigma
     C = np.empty((m, m))
     for i in range(m):
@@ -440,6 +446,12 @@ def _whitening(residual):
     L = np.linalg.cholesky(C)
     T = _lower_inverse(L)
     return T / sigma[None, :]
+
+
+def _row_sigma(residual):
+    """σ_row (m,): the residual's RMS per row, floored at 10⁻⁶ of the largest (all-zero residuals: no 0/0)."""
+    sigma = np.sqrt(np.mean(residual ** 2, axis=0))
+    return np.maximum(sigma, max(sigma.max() * 1e-6, np.finfo(float).tiny))
 
 
 def _lower_inverse(L):
@@ -475,6 +487,199 @@ def _apply_rows(T, X):
         np.multiply(T[None, j:, j, None], X[:, j:j + 1, :], out=term[:, j:])
         out[:, j:] += term[:, j:]
     return out
+
+
+# Errors in variables: a coordinate's q̇ variance is kept only when its moment estimate stands this many of its
+# standard errors above 0 (backward elimination, one-sided): the noise of a sample's rows then changes with the
+# state. A fit with none kept is today's GLS, one covariance for every sample, bit for bit.
+VELOCITY_NOISE_Z = 3.0
+# ... and when it adds at least this share of the largest row's residual variance
+VELOCITY_NOISE_SHARE = 0.01
+
+
+def _velocity_gradient(robot, route, trajectories, pivots, theta):
+    """G_s = ∂(A(q, q̇, q̈) θ)/∂q̇ at every sample: how a q̇ error moves a sample's rows.
+
+    A is quadratic in q̇ (Coriolis and centrifugal terms; viscous friction linear), so the central difference
+    (A(q̇ + e_k) − A(q̇ − e_k)) θ / 2 is its exact derivative. Coulomb and Stribeck friction (sign(q̇)) have
+    derivative 0 but where q̇ = 0: their columns are left out (θ's entry 0).
+
+    Returns
+    -------
+    ndarray, shape (S, m, n_v)
+    """
+    layout = _layout(robot)
+    sign_columns = {c for (_, kind), c in layout.friction_columns.items() if kind in ("FC", "FS")}
+    theta = np.where([p in sign_columns for p in pivots], 0.0, theta)
+    out = []
+    for traj in trajectories:
+        qd = np.asarray(traj.qd, dtype=float)
+        G = np.empty((len(qd), 6 if route == "base" else robot.n_v, robot.n_v))
+        for k in range(robot.n_v):
+            step = np.zeros(robot.n_v)
+            step[k] = 1.0
+            plus = route_rows(robot, route, traj.q, qd + step, traj.qdd)[:, :, pivots]
+            minus = route_rows(robot, route, traj.q, qd - step, traj.qdd)[:, :, pivots]
+            # elementwise products summed along the last axis (numpy's pairwise sum, no BLAS): thread-count free
+            G[:, :, k] = 0.5 * ((plus - minus) * theta).sum(axis=-1)
+        # at the neighbours' states: G at a sample's own q̇ holds its error e_s (A is quadratic in q̇), so weights
+        # built from it would fall where the residual G_s e_s is large, and the moments h hᵀ would hold e_s too;
+        # the mean of the two neighbours (one at either end) is independent of e_s and, for a motion sampled
+        # faster than it changes, the gradient at the sample's own state
+        if len(G) > 2:
+            G = np.concatenate([G[1:2], 0.5 * (G[:-2] + G[2:]), G[-2:-1]])
+        out.append(G)
+    return np.concatenate(out)
+
+
+def _velocity_noise(residual, gradient, sigma, groups=None):
+    """The q̇ variances v_k of the model r_s = ε_s + G_s e_s, Cov ε_s = Σ0, e_s ~ N(0, diag v), one per group
+    of coordinates, by the method of moments on the OLS residual.
+
+    The centred second moments vech(u_s u_sᵀ) − mean (u = r/σ_row) regressed on those of Σ_{k ∈ g} h_{s,k}
+    h_{s,k}ᵀ per group g (h = G/σ_row) — the constant Σ0 drops out — by least squares; a group whose v is not at
+    least
+    ``VELOCITY_NOISE_Z`` standard errors above 0 (heteroscedasticity-robust: the samples' moment vectors are
+    independent) is dropped, the weakest first, and the rest refitted; one that adds less than
+    ``VELOCITY_NOISE_SHARE`` of the largest row's residual variance to every row is dropped too. Sums
+    elementwise in a fixed order.
+
+    Parameters
+    ----------
+    residual : ndarray, shape (S, m)
+    gradient : ndarray, shape (S, m, n_v)
+    sigma : ndarray, shape (m,)
+    groups : list of lists of int, optional
+        The coordinates sharing one variance (default: each its own).
+
+    Returns
+    -------
+    ndarray, shape (n_v,)
+        0 for every coordinate dropped.
+    """
+    S, m, n = gradient.shape
+    groups = [[k] for k in range(n)] if groups is None else [list(g) for g in groups]
+    i, j = np.triu_indices(m)
+    u = residual / sigma
+    h = gradient / sigma[None, :, None]
+    Y = u[:, i] * u[:, j]
+    Y = Y - Y.mean(axis=0)
+    X = np.zeros((S, len(i), len(groups)))               # (S, m(m+1)/2, groups)
+    for g, members in enumerate(groups):
+        for k in members:
+            X[:, :, g] += h[:, i, k] * h[:, j, k]
+    X = X - X.mean(axis=0)
+    scale = np.sqrt(np.sum(X * X, axis=(0, 1)))
+    kept = [g for g in range(len(groups)) if scale[g] > 0]
+    w_groups = np.zeros(len(groups))
+    while kept:
+        Xk = X[:, :, kept] / scale[kept]
+        K = len(kept)
+        gram = np.array([[np.sum(Xk[:, :, a] * Xk[:, :, b]) for b in range(K)] for a in range(K)])
+        rhs = np.array([np.sum(Xk[:, :, a] * Y) for a in range(K)])
+        try:
+            inverse = np.linalg.inv(gram)
+        except np.linalg.LinAlgError:                    # collinear coordinates: drop the last, try again
+            kept = kept[:-1]
+            continue
+        w = np.sum(inverse * rhs, axis=1)
+        e = Y - np.sum(Xk * w, axis=2)
+        score = np.sum(Xk * e[:, :, None], axis=1)        # (S, K): each sample's share of Xᵀe
+        meat = np.array([[np.sum(score[:, a] * score[:, b]) for b in range(K)] for a in range(K)])
+        cov = np.array([[np.sum(inverse[a][:, None] * meat * inverse[:, b][None, :]) for b in range(K)]
+                        for a in range(K)])
+        z = w / np.sqrt(np.maximum(np.diag(cov), np.finfo(float).tiny))
+        weakest = int(np.argmin(z))
+        if z[weakest] >= VELOCITY_NOISE_Z:
+            w_groups[kept] = w / scale[kept]
+            break
+        kept.pop(weakest)
+    # a q̇ error that adds less than VELOCITY_NOISE_SHARE of the largest row's residual variance moves no weight
+    # that matters: left out. Not row by row: with exact states a free robot's base rows have no noise of their
+    # own, their tiny residual is the fit's own error A_s (θ̂ − θ), state-dependent too, and would pass for q̇ noise
+    v = np.zeros(n)
+    for g, members in enumerate(groups):
+        share = np.sum([np.mean(gradient[:, :, k] ** 2, axis=0) for k in members], axis=0).max()
+        if w_groups[g] * share >= VELOCITY_NOISE_SHARE * np.max(sigma ** 2):
+            v[members] = w_groups[g]
+    return v
+
+
+def _sample_covariances(residual, gradient, v, sigma):
+    """Σ_s / (σ_row σ_rowᵀ) = Σ0 + Σ_k v_k h_{s,k} h_{s,k}ᵀ + δ I per sample (h = G/σ_row, δ =
+    ``CORRELATION_FLOOR``).
+
+    Σ0 is the residuals' second moment M less the q̇ share's mean, taken in the coordinates that whiten M
+    (M = K Kᵀ, K the Cholesky factor of the correlation plus δ I): there I − mean K⁻¹ h hᵀ K⁻ᵀ, its
+    eigenvalues raised to √(2/S), the relative standard error of a second moment over S samples. Below it
+    the moments cannot tell a direction's own noise from 0, and a direction claimed noise-free (rows without
+    noise of their own, e.g. a free robot's base rows, whose estimate is then ± that error) mixed with the
+    joints' rows would take their torque noise's weight away: the fit's σ far too small.
+
+    Returns
+    -------
+    ndarray, shape (S, m, m)
+    """
+    S, m, n = gradient.shape
+    u = residual / sigma
+    h = gradient / sigma[None, :, None]
+    moment = np.empty((m, m))
+    for a in range(m):
+        moment[a] = np.mean(u[:, a:a + 1] * u, axis=0)
+    moment = 0.5 * (moment + moment.T)
+    np.fill_diagonal(moment, 1.0 + CORRELATION_FLOOR)
+    K = np.linalg.cholesky(moment)
+    Kinv = _lower_inverse(K)
+    share = np.zeros((S, m, m))
+    for k in range(n):
+        if v[k] > 0:
+            share += v[k] * (h[:, :, None, k] * h[:, None, :, k])
+    mean_share = share.mean(axis=0)
+    white = np.sum(Kinv[:, None, :, None] * mean_share[None, None, :, :] * Kinv[None, :, None, :], axis=(2, 3))
+    white = np.eye(m) - 0.5 * (white + white.T)
+    lam, V = np.linalg.eigh(white)
+    white = np.sum(V[:, None, :] * V[None, :, :] * np.maximum(lam, np.sqrt(2.0 / S)), axis=-1)
+    sigma0 = np.sum(K[:, None, :, None] * white[None, None, :, :] * K[None, :, None, :], axis=(2, 3))
+    return share + 0.5 * (sigma0 + sigma0.T) + CORRELATION_FLOOR * np.eye(m)
+
+
+def _rows_times(A, x):
+    """A x (A (N, k), x (k,)), each row's products summed along it (numpy's pairwise sum, no BLAS)."""
+    return (A * x).sum(axis=1)
+
+
+def _whiten_samples(cov, X):
+    """L_s⁻¹ X_s for every sample, L_s the Cholesky factor of cov_s: elementwise, in a fixed order (no LAPACK,
+    no BLAS).
+
+    Parameters
+    ----------
+    cov : ndarray, shape (S, m, m)
+    X : ndarray, shape (S, m, k)
+
+    Returns
+    -------
+    ndarray, shape (S, m, k)
+    """
+    S, m, _ = cov.shape
+    L = np.zeros_like(cov)
+    for a in range(m):
+        for b in range(a + 1):
+            total = cov[:, a, b].copy()
+            for c in range(b):
+                total -= L[:, a, c] * L[:, b, c]
+            if a == b:
+                L[:, a, a] = np.sqrt(np.maximum(total, np.finfo(float).tiny))
+            else:
+                L[:, a, b] = total / L[:, b, b]
+    out = np.empty(X.shape)
+    for a in range(m):
+        row = X[:, a, :].copy()
+        for c in range(a):
+            row -= L[:, a, c, None] * out[:, c, :]
+        out[:, a, :] = row / L[:, a, a, None]
+    return out
+
 
 def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=None, known=None, method="ols",
                       prior=None, seed=0, base=None) -> FloatingIdentification:
@@ -604,9 +809,29 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     # physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
     theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
     for _ in range(REWEIGHTING):
-        T = _whitening(y2 - Ab @ theta)
-        Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
-        theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
+        residual = y2 - Ab @ theta
+        noise = np.zeros(robot.n_v)
+        if route == "torques":
+            # errors in variables: a q̇ error moves a sample's rows by G_s e_s, so their covariance changes with
+            # the state (module notes); none found, today's one covariance for every sample. Not the base route:
+            # there (a free robot's six homogeneous rows, all their noise through q̇) it made the σ generous
+            # beyond their χ² bounds even with the true q̇ variances (docs/method.md)
+            gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
+            sigma = _row_sigma(residual)
+            noise = _velocity_noise(residual, gradient, sigma)
+        if np.any(noise > 0):
+            cov_s = _sample_covariances(residual, gradient, noise, sigma)
+            Aw = _whiten_samples(cov_s, Ab / sigma[None, :, None]).reshape(S * m, -1)
+            yw = _whiten_samples(cov_s, (y2 / sigma)[:, :, None]).ravel()
+            theta, cov, dof = _constrained_lstsq(Aw, yw, G, c_values)
+            # the model's level is estimated (Σ0 from what the q̇ share leaves, raised where the moments cannot
+            # resolve it; v by their sampling error): weights known up to a scale, which the whitened
+            # residual's mean square estimates
+            cov = cov * (np.sum((yw - _rows_times(Aw, theta)) ** 2) / dof)
+        else:
+            T = _whitening(residual)
+            Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
+            theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
     # the rows' own covariance (not one pooled factor): a noise-free row at the floor must not shrink the others'
     std = np.sqrt(np.maximum(np.diag(cov), 0.0))
     std[std <= 1e-10 * np.abs(theta)] = 0.0          # what the known quantities fix (round-off aside)
