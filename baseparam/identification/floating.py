@@ -408,9 +408,14 @@ def _constrained_lstsq(A, y, G, g):
 # noise of its own (all-zero residuals, or rows equal by physics) weighs at most 10⁶ times a row's own σ, as the
 # per-row floor below
 CORRELATION_FLOOR = 1e-12
+# The rows' correlation (m (m − 1) / 2 entries) is estimated only from a residual with at least this many times m²
+# degrees of freedom (S m − R); with fewer, the rows' σ alone. The estimate of Σ⁻¹ from few samples adapts to the
+# noise drawn: on the space robot's torques route (m = 12, R = 52) 10–16 samples gave d²/dof of 4–13000 (σ that
+# optimistic), 30 samples (S m − R ≈ 2.1 m²) 0.8–1.3; per-row σ gave 0.4–1.5 at 10 samples
+CORRELATION_SAMPLES = 3
 
 
-def _whitening(residual):
+def _whitening(residual, correlated=True):
     """T (m × m, lower triangular) with Tᵀ T = Σ̂⁻¹: the rows' covariance Σ̂ = D (C + δ I) D estimated from
     the residual, one for every sample.
 
@@ -422,6 +427,8 @@ def _whitening(residual):
     Parameters
     ----------
     residual : ndarray, shape (S, m)
+    correlated : bool
+        False: the rows' σ alone, T = D⁻¹ (too few samples for their correlation: ``CORRELATION_SAMPLES``).
 
     Returns
     -------
@@ -429,7 +436,11 @@ def _whitening(residual):
     """
     S, m = residual.shape
     sigma = np.sqrt(np.mean(residual ** 2, axis=0))
+    if sigma.max() == 0:             # an exact fit: any weights give it; 1/tiny overflowed the rows to inf
+        sigma = np.ones(m)
     sigma = np.maximum(sigma, max(sigma.max() * 1e-6, np.finfo(float).tiny))
+    if not correlated:
+        return np.diag(1.0 / sigma)
     u = residual / sigma
     C = np.empty((m, m))
     for i in range(m):
@@ -604,7 +615,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     # physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
     theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
     for _ in range(REWEIGHTING):
-        T = _whitening(y2 - Ab @ theta)
+        T = _whitening(y2 - Ab @ theta, correlated=S * m - Ab.shape[2] >= CORRELATION_SAMPLES * m * m)
         Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
         theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
     # the rows' own covariance (not one pooled factor): a noise-free row at the floor must not shrink the others'
