@@ -288,8 +288,13 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         columns = load.pivots
         held = load.pose.copy()
         held[[k - 1 for k in load.moving]] = np.nan
-    options = {} if criterion not in PAYLOAD_ONLY else \
-        {"inertia": inertia_rows(robot, parameters, load.pivots), "weights": weights}
+    options = {}
+    if criterion in PAYLOAD_ONLY:
+        options = {"inertia": inertia_rows(robot, parameters, load.pivots, load.Y), "weights": weights}
+        if not len(options["inertia"]):
+            raise ArgumentError(f"criterion: 'inertia' needs an element of the payload's inertia identifiable; with "
+                                f"joints {', '.join(map(str, load.moving))} moving none is (identifiable: "
+                                f"{'; '.join(load.combinations)})")
     problem = DesignProblem(robot, columns, parameters, period, harmonics, lim, criterion,
                             p_base=truth if torque_limits else None, held=held, criterion_options=options)
     _check_memory(problem, min(workers, starts))
@@ -351,15 +356,39 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     return design
 
 
-def inertia_rows(robot, parameters, pivots):
+INERTIA_ELEMENTS = ("XX", "XY", "XZ", "YY", "YZ", "ZZ")
+
+
+def inertia_rows(robot, parameters, pivots, Y=None):
     """E, shape (k, len(pivots)): the payload's inertia about the last link's frame origin (Khalil's XX XY XZ
-    YY YZ ZZ) from its identifiable representatives ``pivots`` (standard columns), rows they cannot reach
-    dropped — the 'inertia' criterion's rows."""
+    YY YZ ZZ) from its identifiable representatives ``pivots`` (standard columns) — the 'inertia' criterion's
+    rows. ``Y`` (:class:`~baseparam.excitation.payload.PayloadColumns`'s, shape (len(pivots), 10)): only the
+    elements the identifiable combinations determine are kept (:func:`identifiable_inertia`); without it, the
+    elements with no pivot among their terms are dropped."""
+    E, keep = _inertia_map(robot, parameters, pivots, Y)
+    return E[keep]
+
+
+def identifiable_inertia(robot, parameters, payload):
+    """Names (Khalil's, e.g. ``('ZZ',)``) of the inertia elements about the last link's frame origin that the
+    payload's identifiable combinations determine (a planar robot's motions: ZZ alone)."""
+    _, keep = _inertia_map(robot, parameters, payload.pivots, payload.Y)
+    return tuple(name for name, kept in zip(INERTIA_ELEMENTS, keep) if kept)
+
+
+def _inertia_map(robot, parameters, pivots, Y):
     from ..model.parameters import ColumnLayout, khalil_to_pseudo
     columns = [int(c) for c in ColumnLayout(robot, parameters).link_columns[-1]]
     to_khalil = np.eye(10) if parameters == "khalil" else np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
-    E = to_khalil[:6, [columns.index(int(c)) for c in pivots]]
-    return E[np.abs(E).max(axis=1) > 0]
+    at = [columns.index(int(c)) for c in pivots]
+    E = to_khalil[:6, at]
+    if Y is None:
+        return E, np.abs(E).max(axis=1) > 0
+    # an element e·φ is a function of the identifiable combinations Y φ (Y[:, pivots] = I) only when
+    # e = e[pivots] Y; otherwise E's row would give it the value with the unidentifiable terms at zero, and
+    # the criterion the variance of a number no fit determines (a planar robot's XX and YY about the origin)
+    gap = np.abs(to_khalil[:6] - E @ np.asarray(Y, dtype=float)).max(axis=1)
+    return E, (np.abs(E).max(axis=1) > 0) & (gap <= 1e-9 * np.abs(to_khalil[:6]).max(axis=1))
 
 
 def _noise_weights(noise, n):
