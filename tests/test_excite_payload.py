@@ -202,6 +202,7 @@ def test_cli_inertia_criterion(tmp_path):
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text())
     assert doc["criterion"] == "inertia" and np.isfinite(doc["criterion_value"])
+    assert doc["noise"] == [0.5, 0.2, 0.1]
     rows = doc["samples"] * 3
     assert f"√(Σ of its variances) = {np.sqrt(np.exp(doc['criterion_value']) / rows):.3g} kg·m²" in res.output
     bad = CliRunner().invoke(main, common)
@@ -232,6 +233,8 @@ def test_inertia_criterion_counts_only_the_elements_the_motion_identifies():
     variance = np.linalg.inv(A.T @ A)[zz, zz]
     assert np.exp(design.criterion_value) / len(A) == pytest.approx(variance, rel=1e-8)
     assert "(of its elements ZZ: the others are not identifiable)" in design.summary()
+    # the JSON records the noise the rows were weighted by: its criterion_value means nothing without it
+    assert design.to_dict()["noise"] == [0.5, 0.2, 0.1] and np.array_equal(design.noise, noise)
     # a prismatic last joint moving alone identifies the payload's mass only: no inertia element to design for
     rpp = bp.load_robot(ROOT / "robots" / "rpp.yaml")
     limits = {"joints": [{"q": [-2, 2], "qd": 1.5, "qdd": 6}, {"q": [0, 0.5], "qd": 0.5}, {"q": [0, 0.5], "qd": 0.5}]}

@@ -113,6 +113,8 @@ class ExcitationDesign:
         For a payload design (``payload=True``): the last link's columns, which combinations of them
         the motion identifies, the moving joints and the held pose; ``condition_number`` is then
         cond over the identifiable payload columns (:mod:`baseparam.excitation.payload`).
+    noise : ndarray, shape (n_dof,), or None
+        The per-joint torque noise (N·m) the 'inertia' criterion weighted the rows by (None: equal weights).
     """
 
     series: FourierSeries
@@ -129,6 +131,7 @@ class ExcitationDesign:
     torque_limited: bool
     search: SearchSummary = field(repr=False)
     payload: Optional[object] = field(default=None, repr=False)
+    noise: Optional[np.ndarray] = field(default=None, repr=False)
 
     robot = property(lambda self: self.base.robot)
     parameters = property(lambda self: self.base.parameters)
@@ -311,16 +314,18 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
                             None if time_budget is None else float(time_budget),
                             tuple(float(r.value) for r in outcome.results if r.complete),
                             sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
-    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options)
+    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options,
+                  None if weights is None else np.asarray(noise, dtype=float).ravel().copy())
 
 
 def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None, payload=None,
-           criterion_options=None):
+           criterion_options=None, noise=None):
     """The :class:`ExcitationDesign` of a series: samples, condition numbers, certified bounds, torques.
 
     ``bases`` are :func:`report_bases` of ``base`` when already at hand; ``payload`` the
     :class:`~baseparam.excitation.payload.PayloadColumns` of a payload design; ``criterion_options`` the
-    keyword arguments of :func:`~baseparam.excitation.criteria.criterion_function`.
+    keyword arguments of :func:`~baseparam.excitation.criteria.criterion_function`; ``noise`` the per-joint
+    torque noise its weights came from (recorded in the design).
     """
     robot = base.robot
     samples = series.sample(rate)
@@ -339,7 +344,7 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     cond = numbers[base.parameters]["with_drives"] if payload is None else condition_number(A)
     design = ExcitationDesign(series, samples, base, criterion, float(rate), cond,
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
-                              bool(torque_limited), search_summary, payload)
+                              bool(torque_limited), search_summary, payload, noise)
     if payload is not None and not design.condition_number < POORLY_EXCITED:
         warn(f"{robot.name}: cond over the payload's columns = {design.condition_number:.3g}: the motion hardly "
              "excites its parameters", ExcitationWarning)

@@ -33,6 +33,8 @@ def design_report(design):
                          **({"base": entry["with_drives_columns"]} if parameters != design.parameters else {})}
             for parameters, entry in numbers.items()},
         "criterion_value": design.criterion_value,
+        **({} if design.criterion != "inertia" else
+           {"noise": None if design.noise is None else json_floats(design.noise)}),
         "period": design.period,
         "harmonics": design.harmonics,
         "rate": design.rate,
