@@ -397,6 +397,8 @@ class _OneLineErrors(click.Group):
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
             _fail(" ".join(exc.format_message().split()), 2)
+        except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
+            _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
 
 

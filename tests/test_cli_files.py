@@ -82,6 +82,21 @@ def test_a_full_disk_is_blamed_on_the_output(flag):
     assert "puma560.yaml" not in res.output
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["find", PLANAR], ["--help"]])
+def test_a_full_disk_on_standard_output_is_one_line(args):
+    """The report itself on a full disk (``baseparam find ROBOT > /dev/full``): click's echo raised OSError
+    (ENOSPC) past every handler, a traceback and status 1; now one line, status 2, as a --json file on it."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "baseparam", *map(str, args)], stdout=full,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=600)
+    assert proc.returncode == 2, proc.stderr
+    import errno
+    expected = f"baseparam: standard output: {os.strerror(errno.ENOSPC)}"
+    assert proc.stderr.strip().splitlines() == [expected], proc.stderr
+
+
 def test_a_robot_too_large_is_blamed_on_the_description(tmp_path):
     robot = tmp_path / "long.yaml"
     joints = [{"type": "revolute", "alpha": 90, "a": 0.1, "d": 0.1} for _ in range(25)]

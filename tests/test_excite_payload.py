@@ -202,6 +202,7 @@ def test_cli_inertia_criterion(tmp_path):
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text())
     assert doc["criterion"] == "inertia" and np.isfinite(doc["criterion_value"])
+    assert doc["noise"] == [0.5, 0.2, 0.1]
     rows = doc["samples"] * 3
     assert f"√(Σ of its variances) = {np.sqrt(np.exp(doc['criterion_value']) / rows):.3g} kg·m²" in res.output
     bad = CliRunner().invoke(main, common)
@@ -211,3 +212,31 @@ def test_cli_inertia_criterion(tmp_path):
     bad = CliRunner().invoke(main, common[:-1] + ["dopt", "--payload", "--noise", "0.5,0.2,0.1"])
     assert bad.exit_code == 2
     assert "--noise: only --criterion inertia weights rows by it (--criterion dopt)" in bad.output
+
+
+def test_inertia_criterion_counts_only_the_elements_the_motion_identifies():
+    """A planar robot's motions identify XX3 + YY3 (pseudo), not XX3 or YY3: of the payload's inertia about the
+    link frame's origin, ZZ = XX3 + YY3 alone. The 'inertia' criterion in the pseudo parameterization also
+    counted Khalil's YY = XX3 + ZZ3 with the unidentifiable ZZ3 at zero (a variance no fit has), so its value
+    depended on the parameterization; it must be the variance of ZZ, rebuilt here from the Khalil columns
+    (whose pivots hold ZZ3 itself) by a weighted least-squares covariance."""
+    from baseparam.excitation.design import payload_regressor
+    robot = bp.load_robot(RRR)
+    noise = np.array([0.5, 0.2, 0.1])
+    design = design_excitation(robot, limits=RRR_LIMITS, criterion="inertia", payload=True, noise=noise,
+                               **dict(QUICK, starts=1, harmonics=2))
+    khalil = payload_columns(robot, "khalil", design.limits, 3, design.payload.pose)
+    names = [khalil.names[khalil.columns.index(c)] for c in khalil.pivots]
+    A = payload_regressor(robot, "khalil", khalil.pivots, design.samples)
+    A = A / np.tile(noise, len(design.samples.t))[:, None]
+    zz = names.index("ZZ3")
+    variance = np.linalg.inv(A.T @ A)[zz, zz]
+    assert np.exp(design.criterion_value) / len(A) == pytest.approx(variance, rel=1e-8)
+    assert "(of its elements ZZ: the others are not identifiable)" in design.summary()
+    # the JSON records the noise the rows were weighted by: its criterion_value means nothing without it
+    assert design.to_dict()["noise"] == [0.5, 0.2, 0.1] and np.array_equal(design.noise, noise)
+    # a prismatic last joint moving alone identifies the payload's mass only: no inertia element to design for
+    rpp = bp.load_robot(ROOT / "robots" / "rpp.yaml")
+    limits = {"joints": [{"q": [-2, 2], "qd": 1.5, "qdd": 6}, {"q": [0, 0.5], "qd": 0.5}, {"q": [0, 0.5], "qd": 0.5}]}
+    with pytest.raises(bp.errors.ArgumentError, match=r"with joints 3 moving none is \(identifiable: M3\)"):
+        design_excitation(rpp, limits=limits, criterion="inertia", payload=True, payload_joints=1, **QUICK)

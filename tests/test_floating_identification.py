@@ -538,3 +538,31 @@ def test_space_robot_velocity_noise_estimated_and_thread_free(space_experiment):
     for field in ("values", "std"):
         a, b = getattr(fits[1], field), getattr(fits[2], field)
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.abs(b).max())
+
+
+def test_few_samples_weigh_the_rows_by_their_sigma_alone():
+    """The rows' correlation estimated from a dozen samples of 12 rows (the space robot's torques route, 52
+    unknowns) adapted to the noise drawn: its Σ̂⁻¹ made the σ far too small (d²/dof 762 for this seed, 4–13000 over
+    seeds), and without noise it amplified the round-off (10⁻⁷ relative error from exact data). With fewer than
+    3 m² degrees of freedom in the residual the rows' σ alone weigh them; an all-zero residual (an exact fit) gives
+    finite weights."""
+    from baseparam.identification.floating import _whitening
+    model = bp.Model(bp.load_robot(SPACE))
+    k = np.arange(1, 7)
+
+    def tau(t, q, qd):
+        return 3 * np.sin(0.5 * k * t + k) + 2 * np.sin(0.43 * k * t)
+
+    robot = bp.load_robot(SPACE)
+    ex = bp.free_floating_experiment(model, np.linspace(0, 20, 12), tau, noise=bp.SensorNoise(tau=0.05, seed=0), seed=0)
+    log = bp.Trajectory(t=ex.log.t, q=ex.truth.q, qd=ex.truth.qd, qdd=ex.truth.qdd, tau=ex.log.tau, floating=True)
+    result = identify_floating(robot, log, route="torques")
+    # exact states: the base rows have no noise of their own, their σ generous (as test_space_robot_torques_route)
+    assert_within(result, ex.parameters, lower=0.0)
+    exact = bp.free_floating_experiment(model, np.linspace(0, 20, 801), tau, seed=1)
+    log = bp.Trajectory(t=exact.log.t[:10], q=exact.truth.q[:10], qd=exact.truth.qd[:10], qdd=exact.truth.qdd[:10],
+                        tau=exact.log.tau[:10], floating=True)
+    result = identify_floating(robot, log, route="torques")
+    error = result.values - result.from_standard(exact.parameters)
+    assert np.abs(error).max() <= 1e-9 * np.abs(result.values).max()
+    assert np.isfinite(_whitening(np.zeros((10, 3)))).all()

@@ -58,10 +58,11 @@ def inertia_variance(E, weights=None):
     ``E @ p`` is the payload's inertia about the link frame's origin (Khalil's XX XY XZ YY YZ ZZ) from the
     identified parameters p, so with rows weighted by 1/σ_j (per-joint torque noise) the trace is the sum of
     the six elements' variances, mass and centre of mass estimated too (their uncertainty is in the block of
-    the inverse; the inverse exists only when all of them are identifiable). The inertia about the centre of
-    mass, what issue 25 measures, differs from it by m·S(c)ᵀS(c), a function of the mass and the centre, which
-    the same motions identify far better (``bench/bench_payload.py``: designs by this criterion lower the
-    Cramér–Rao bound of the inertia about the centre below the D-optimal designs').
+    the inverse). Only the elements the identifiable combinations determine are rows of E
+    (:func:`~baseparam.excitation.design.inertia_rows`: a planar robot's motions determine ZZ alone). The
+    inertia about the centre of mass, what issue 25 measures, differs from it by m·S(c)ᵀS(c), a function of
+    the mass and the centre, which the same motions identify far better (``bench/bench_payload.py``: designs
+    by this criterion lower the Cramér–Rao bound of the inertia about the centre below the D-optimal designs').
 
     Parameters
     ----------

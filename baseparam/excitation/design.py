@@ -113,6 +113,8 @@ class ExcitationDesign:
         For a payload design (``payload=True``): the last link's columns, which combinations of them
         the motion identifies, the moving joints and the held pose; ``condition_number`` is then
         cond over the identifiable payload columns (:mod:`baseparam.excitation.payload`).
+    noise : ndarray, shape (n_dof,), or None
+        The per-joint torque noise (N·m) the 'inertia' criterion weighted the rows by (None: equal weights).
     """
 
     series: FourierSeries
@@ -129,6 +131,7 @@ class ExcitationDesign:
     torque_limited: bool
     search: SearchSummary = field(repr=False)
     payload: Optional[object] = field(default=None, repr=False)
+    noise: Optional[np.ndarray] = field(default=None, repr=False)
 
     robot = property(lambda self: self.base.robot)
     parameters = property(lambda self: self.base.parameters)
@@ -290,8 +293,13 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         columns = load.pivots
         held = load.pose.copy()
         held[[k - 1 for k in load.moving]] = np.nan
-    options = {} if criterion not in PAYLOAD_ONLY else \
-        {"inertia": inertia_rows(robot, parameters, load.pivots), "weights": weights}
+    options = {}
+    if criterion in PAYLOAD_ONLY:
+        options = {"inertia": inertia_rows(robot, parameters, load.pivots, load.Y), "weights": weights}
+        if not len(options["inertia"]):
+            raise ArgumentError(f"criterion: 'inertia' needs an element of the payload's inertia identifiable; with "
+                                f"joints {', '.join(map(str, load.moving))} moving none is (identifiable: "
+                                f"{'; '.join(load.combinations)})")
     problem = DesignProblem(robot, columns, parameters, period, harmonics, lim, criterion,
                             p_base=truth if torque_limits else None, held=held, criterion_options=options)
     _check_memory(problem, min(workers, starts))
@@ -308,16 +316,18 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
                             None if time_budget is None else float(time_budget),
                             tuple(float(r.value) for r in outcome.results if r.complete),
                             sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
-    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options)
+    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options,
+                  None if weights is None else np.asarray(noise, dtype=float).ravel().copy())
 
 
 def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None, payload=None,
-           criterion_options=None):
+           criterion_options=None, noise=None):
     """The :class:`ExcitationDesign` of a series: samples, condition numbers, certified bounds, torques.
 
     ``bases`` are :func:`report_bases` of ``base`` when already at hand; ``payload`` the
     :class:`~baseparam.excitation.payload.PayloadColumns` of a payload design; ``criterion_options`` the
-    keyword arguments of :func:`~baseparam.excitation.criteria.criterion_function`.
+    keyword arguments of :func:`~baseparam.excitation.criteria.criterion_function`; ``noise`` the per-joint
+    torque noise its weights came from (recorded in the design).
     """
     robot = base.robot
     samples = series.sample(rate)
@@ -336,7 +346,7 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     cond = numbers[base.parameters]["with_drives"] if payload is None else condition_number(A)
     design = ExcitationDesign(series, samples, base, criterion, float(rate), cond,
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
-                              bool(torque_limited), search_summary, payload)
+                              bool(torque_limited), search_summary, payload, noise)
     if payload is not None and not design.condition_number < POORLY_EXCITED:
         warn(f"{robot.name}: cond over the payload's columns = {design.condition_number:.3g}: the motion hardly "
              "excites its parameters", ExcitationWarning)
@@ -353,15 +363,39 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     return design
 
 
-def inertia_rows(robot, parameters, pivots):
+INERTIA_ELEMENTS = ("XX", "XY", "XZ", "YY", "YZ", "ZZ")
+
+
+def inertia_rows(robot, parameters, pivots, Y=None):
     """E, shape (k, len(pivots)): the payload's inertia about the last link's frame origin (Khalil's XX XY XZ
-    YY YZ ZZ) from its identifiable representatives ``pivots`` (standard columns), rows they cannot reach
-    dropped — the 'inertia' criterion's rows."""
+    YY YZ ZZ) from its identifiable representatives ``pivots`` (standard columns) — the 'inertia' criterion's
+    rows. ``Y`` (:class:`~baseparam.excitation.payload.PayloadColumns`'s, shape (len(pivots), 10)): only the
+    elements the identifiable combinations determine are kept (:func:`identifiable_inertia`); without it, the
+    elements with no pivot among their terms are dropped."""
+    E, keep = _inertia_map(robot, parameters, pivots, Y)
+    return E[keep]
+
+
+def identifiable_inertia(robot, parameters, payload):
+    """Names (Khalil's, e.g. ``('ZZ',)``) of the inertia elements about the last link's frame origin that the
+    payload's identifiable combinations determine (a planar robot's motions: ZZ alone)."""
+    _, keep = _inertia_map(robot, parameters, payload.pivots, payload.Y)
+    return tuple(name for name, kept in zip(INERTIA_ELEMENTS, keep) if kept)
+
+
+def _inertia_map(robot, parameters, pivots, Y):
     from ..model.parameters import ColumnLayout, khalil_to_pseudo
     columns = [int(c) for c in ColumnLayout(robot, parameters).link_columns[-1]]
     to_khalil = np.eye(10) if parameters == "khalil" else np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
-    E = to_khalil[:6, [columns.index(int(c)) for c in pivots]]
-    return E[np.abs(E).max(axis=1) > 0]
+    at = [columns.index(int(c)) for c in pivots]
+    E = to_khalil[:6, at]
+    if Y is None:
+        return E, np.abs(E).max(axis=1) > 0
+    # an element e·φ is a function of the identifiable combinations Y φ (Y[:, pivots] = I) only when
+    # e = e[pivots] Y; otherwise E's row would give it the value with the unidentifiable terms at zero, and
+    # the criterion the variance of a number no fit determines (a planar robot's XX and YY about the origin)
+    gap = np.abs(to_khalil[:6] - E @ np.asarray(Y, dtype=float)).max(axis=1)
+    return E, (np.abs(E).max(axis=1) > 0) & (gap <= 1e-9 * np.abs(to_khalil[:6]).max(axis=1))
 
 
 def _noise_weights(noise, n):

@@ -33,6 +33,8 @@ def design_report(design):
                          **({"base": entry["with_drives_columns"]} if parameters != design.parameters else {})}
             for parameters, entry in numbers.items()},
         "criterion_value": design.criterion_value,
+        **({} if design.criterion != "inertia" else
+           {"noise": None if design.noise is None else json_floats(design.noise)}),
         "period": design.period,
         "harmonics": design.harmonics,
         "rate": design.rate,
@@ -69,6 +71,10 @@ def summary_text(design):
             total = math.exp(design.criterion_value) / (len(design.samples.t) * design.series.n_dof)
             cond.append(f"  inertia about the link frame's origin: √(Σ of its variances) = {math.sqrt(total):.3g} "
                         "kg·m² from one period's samples, with the noise given (1 N·m per joint without it)")
+            from .design import INERTIA_ELEMENTS, identifiable_inertia
+            seen = identifiable_inertia(design.robot, design.parameters, p)
+            if len(seen) < len(INERTIA_ELEMENTS):    # the others are not identifiable with these joints moving
+                cond.append(f"  (of its elements {', '.join(seen)}: the others are not identifiable)")
     lines = [
         f"{design.robot.name}: {design.harmonics} harmonics, period {design.period:g} s, "
         f"{len(design.samples.t)} samples at {design.rate:g} Hz",

@@ -415,9 +415,14 @@ def _constrained_lstsq(A, y, G, g):
 # noise of its own (all-zero residuals, or rows equal by physics) weighs at most 10⁶ times a row's own σ, as the
 # per-row floor below
 CORRELATION_FLOOR = 1e-12
+# The rows' correlation (m (m − 1) / 2 entries) is estimated only from a residual with at least this many times m²
+# degrees of freedom (S m − R); with fewer, the rows' σ alone. The estimate of Σ⁻¹ from few samples adapts to the
+# noise drawn: on the space robot's torques route (m = 12, R = 52) 10–16 samples gave d²/dof of 4–13000 (σ that
+# optimistic), 30 samples (S m − R ≈ 2.1 m²) 0.8–1.3; per-row σ gave 0.4–1.5 at 10 samples
+CORRELATION_SAMPLES = 3
 
 
-def _whitening(residual):
+def _whitening(residual, correlated=True):
     """T (m × m, lower triangular) with Tᵀ T = Σ̂⁻¹: the rows' covariance Σ̂ = D (C + δ I) D estimated from
     the residual, one for every sample.
 
@@ -429,6 +434,8 @@ def _whitening(residual):
     Parameters
     ----------
     residual : ndarray, shape (S, m)
+    correlated : bool
+        False: the rows' σ alone, T = D⁻¹ (too few samples for their correlation: ``CORRELATION_SAMPLES``).
 
     Returns
     -------
@@ -436,6 +443,8 @@ def _whitening(residual):
     """
     S, m = residual.shape
     sigma = _row_sigma(residual)
+    if not correlated:
+        return np.diag(1.0 / sigma)
     u = residual / sigma
     C = np.empty((m, m))
     for i in range(m):
@@ -451,6 +460,8 @@ def _whitening(residual):
 def _row_sigma(residual):
     """σ_row (m,): the residual's RMS per row, floored at 10⁻⁶ of the largest (all-zero residuals: no 0/0)."""
     sigma = np.sqrt(np.mean(residual ** 2, axis=0))
+    if sigma.max() == 0:             # an exact fit: any weights give it; 1/tiny overflowed the rows to inf
+        sigma = np.ones(len(sigma))
     return np.maximum(sigma, max(sigma.max() * 1e-6, np.finfo(float).tiny))
 
 
@@ -811,7 +822,10 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     for _ in range(REWEIGHTING):
         residual = y2 - Ab @ theta
         noise = np.zeros(robot.n_v)
-        if route == "torques":
+        # a row correlation (and the q̇ share's moments) needs samples: below 3 m² degrees of freedom of the
+        # residual its estimate is noise itself and the σ far too small; each row its own σ then
+        correlated = S * m - Ab.shape[2] >= CORRELATION_SAMPLES * m * m
+        if route == "torques" and correlated:
             # errors in variables: a q̇ error moves a sample's rows by G_s e_s, so their covariance changes with
             # the state (module notes); none found, today's one covariance for every sample. Not the base route:
             # there (a free robot's six homogeneous rows, all their noise through q̇) it made the σ generous
@@ -829,7 +843,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
             # residual's mean square estimates
             cov = cov * (np.sum((yw - _rows_times(Aw, theta)) ** 2) / dof)
         else:
-            T = _whitening(residual)
+            T = _whitening(residual, correlated=correlated)
             Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
             theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
     # the rows' own covariance (not one pooled factor): a noise-free row at the floor must not shrink the others'
