@@ -22,8 +22,8 @@ import re
 import secrets
 import stat
 
-from ._validation import check_path, printable
-from .errors import StorageError
+from ._checks import check_path
+from .errors import StorageError, printable
 
 
 # real paths of the files the running command reads (see inputs_protected)

@@ -9,7 +9,7 @@ import math
 import os
 import re
 
-from ._validation import shown
+from ._checks import shown
 from .errors import ArgumentError
 
 SHARE_OF_AVAILABLE = 0.8        # leave the rest to the interpreter, the OS and other programs

@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from ._numbers import is_real, real_array
+from ._checks import check_instance, check_option, check_path, shown
 from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
@@ -24,14 +25,7 @@ QUATERNION_SLACK = 1e-3
 
 
 # -- text of messages ------------------------------------------------------------------------------------------------
-# printable (errors.printable, re-exported): names and values escaped for one-line messages
-def shown(value, limit: int = 60) -> str:
-    """``value`` as a message shows it: its repr on one line, shortened; an array by its shape, since numpy's
-    repr of one spans lines and may be huge."""
-    if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape}"
-    text = printable(repr(value))
-    return text if len(text) <= limit else text[:limit] + "…"
+# printable (errors.printable) and shown (_checks.shown), re-exported: values in one-line messages
 
 
 # -- types --------------------------------------------------------------------------------------------------------
@@ -43,47 +37,11 @@ def check_robot(robot, name: str = "robot"):
     return require_robot(robot, name)
 
 
-def check_instance(value, name: str, kind, what: str, *, allow_none=False, error=ArgumentTypeError):
-    """``value`` when it is a ``kind`` (or None with ``allow_none``); else ``error``:
-    ``NAME: expected WHAT, got TYPE``."""
-    if (value is None and allow_none) or isinstance(value, kind):
-        return value
-    raise error(f"{name}: expected {what}, got {type(value).__name__}")
-
-
 # -- scalars and options --------------------------------------------------------------------------------------------
-def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
-    """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
-    (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""
-    try:
-        # an array is never an option: `in` would compare it element by element (and fail on its truth value)
-        found = not isinstance(value, np.ndarray) and value in options
-    except TypeError:                                # an unhashable value (a list) against a set or dict of options
-        found = False
-    if found:
-        return value
-    expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
-    raise error(f"{name}: expected {expected}, got {shown(value)}")
-
-
 def check_flag(value, name: str, *, error=ArgumentTypeError) -> bool:
     """``value`` as bool when it is True or False (a numpy bool too); anything else ('no', 1, an array) is
     refused rather than read by its truth value, which for 'no' is True and for an array is an error."""
     return bool(check_instance(value, name, (bool, np.bool_), "True or False", error=error))
-
-
-def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
-    """A file path (str, bytes or os.PathLike) as text; one that the system cannot take (a NUL character) is refused
-    here, in one line, rather than by ``open``'s bare ValueError."""
-    check_instance(value, name, (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
-    try:
-        text = os.fsdecode(value)
-    except TypeError:                                # __fspath__ returned something else than str or bytes
-        raise ArgumentTypeError(f"{name}: expected a file path (str or os.PathLike), got {type(value).__name__}") \
-            from None
-    if "\x00" in text:
-        raise error(f"{name}: a file name cannot contain a NUL character, got {printable(text)!r}")
-    return text
 
 
 def check_names(value, name: str, *, allow_none=True):

@@ -59,7 +59,7 @@ def inertia_variance(E, weights=None):
     identified parameters p, so with rows weighted by 1/σ_j (per-joint torque noise) the trace is the sum of
     the six elements' variances, mass and centre of mass estimated too (their uncertainty is in the block of
     the inverse). Only the elements the identifiable combinations determine are rows of E
-    (:func:`~baseparam.excitation.design.inertia_rows`: a planar robot's motions determine ZZ alone). The
+    (:func:`inertia_rows`: a planar robot's motions determine ZZ alone). The
     inertia about the centre of mass, what issue 25 measures, differs from it by m·S(c)ᵀS(c), a function of
     the mass and the centre, which the same motions identify far better (``bench/bench_payload.py``: designs
     by this criterion lower the Cramér–Rao bound of the inertia about the centre below the D-optimal designs').
@@ -123,3 +123,38 @@ def condition_number(A):
     except np.linalg.LinAlgError:
         s = np.linalg.svd(A, compute_uv=False)
     return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
+
+
+INERTIA_ELEMENTS = ("XX", "XY", "XZ", "YY", "YZ", "ZZ")
+
+
+def inertia_rows(robot, parameters, pivots, Y=None):
+    """E, shape (k, len(pivots)): the payload's inertia about the last link's frame origin (Khalil's XX XY XZ
+    YY YZ ZZ) from its identifiable representatives ``pivots`` (standard columns) — the 'inertia' criterion's
+    rows. ``Y`` (:class:`~baseparam.excitation.payload.PayloadColumns`'s, shape (len(pivots), 10)): only the
+    elements the identifiable combinations determine are kept (:func:`identifiable_inertia`); without it, the
+    elements with no pivot among their terms are dropped."""
+    E, keep = _inertia_map(robot, parameters, pivots, Y)
+    return E[keep]
+
+
+def identifiable_inertia(robot, parameters, payload):
+    """Names (Khalil's, e.g. ``('ZZ',)``) of the inertia elements about the last link's frame origin that the
+    payload's identifiable combinations determine (a planar robot's motions: ZZ alone)."""
+    _, keep = _inertia_map(robot, parameters, payload.pivots, payload.Y)
+    return tuple(name for name, kept in zip(INERTIA_ELEMENTS, keep) if kept)
+
+
+def _inertia_map(robot, parameters, pivots, Y):
+    from ..model.parameters import ColumnLayout, khalil_to_pseudo
+    columns = [int(c) for c in ColumnLayout(robot, parameters).link_columns[-1]]
+    to_khalil = np.eye(10) if parameters == "khalil" else np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
+    at = [columns.index(int(c)) for c in pivots]
+    E = to_khalil[:6, at]
+    if Y is None:
+        return E, np.abs(E).max(axis=1) > 0
+    # an element e·φ is a function of the identifiable combinations Y φ (Y[:, pivots] = I) only when
+    # e = e[pivots] Y; otherwise E's row would give it the value with the unidentifiable terms at zero, and
+    # the criterion the variance of a number no fit determines (a planar robot's XX and YY about the origin)
+    gap = np.abs(to_khalil[:6] - E @ np.asarray(Y, dtype=float)).max(axis=1)
+    return E, (np.abs(E).max(axis=1) > 0) & (gap <= 1e-9 * np.abs(to_khalil[:6]).max(axis=1))

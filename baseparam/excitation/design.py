@@ -26,7 +26,7 @@ from ..projection.base_set import find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
-from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function
+from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
 from .fourier import FourierSeries, Samples
 from .limits import MotionLimits, motion_limits
 from .report import design_report, summary_text
@@ -361,41 +361,6 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
              "them, or they are exceeded between the design's grid samples; give more starts or time, a longer "
              "period or fewer harmonics", ExcitationWarning)
     return design
-
-
-INERTIA_ELEMENTS = ("XX", "XY", "XZ", "YY", "YZ", "ZZ")
-
-
-def inertia_rows(robot, parameters, pivots, Y=None):
-    """E, shape (k, len(pivots)): the payload's inertia about the last link's frame origin (Khalil's XX XY XZ
-    YY YZ ZZ) from its identifiable representatives ``pivots`` (standard columns) — the 'inertia' criterion's
-    rows. ``Y`` (:class:`~baseparam.excitation.payload.PayloadColumns`'s, shape (len(pivots), 10)): only the
-    elements the identifiable combinations determine are kept (:func:`identifiable_inertia`); without it, the
-    elements with no pivot among their terms are dropped."""
-    E, keep = _inertia_map(robot, parameters, pivots, Y)
-    return E[keep]
-
-
-def identifiable_inertia(robot, parameters, payload):
-    """Names (Khalil's, e.g. ``('ZZ',)``) of the inertia elements about the last link's frame origin that the
-    payload's identifiable combinations determine (a planar robot's motions: ZZ alone)."""
-    _, keep = _inertia_map(robot, parameters, payload.pivots, payload.Y)
-    return tuple(name for name, kept in zip(INERTIA_ELEMENTS, keep) if kept)
-
-
-def _inertia_map(robot, parameters, pivots, Y):
-    from ..model.parameters import ColumnLayout, khalil_to_pseudo
-    columns = [int(c) for c in ColumnLayout(robot, parameters).link_columns[-1]]
-    to_khalil = np.eye(10) if parameters == "khalil" else np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
-    at = [columns.index(int(c)) for c in pivots]
-    E = to_khalil[:6, at]
-    if Y is None:
-        return E, np.abs(E).max(axis=1) > 0
-    # an element e·φ is a function of the identifiable combinations Y φ (Y[:, pivots] = I) only when
-    # e = e[pivots] Y; otherwise E's row would give it the value with the unidentifiable terms at zero, and
-    # the criterion the variance of a number no fit determines (a planar robot's XX and YY about the origin)
-    gap = np.abs(to_khalil[:6] - E @ np.asarray(Y, dtype=float)).max(axis=1)
-    return E, (np.abs(E).max(axis=1) > 0) & (gap <= 1e-9 * np.abs(to_khalil[:6]).max(axis=1))
 
 
 def _noise_weights(noise, n):

@@ -71,7 +71,7 @@ def summary_text(design):
             total = math.exp(design.criterion_value) / (len(design.samples.t) * design.series.n_dof)
             cond.append(f"  inertia about the link frame's origin: √(Σ of its variances) = {math.sqrt(total):.3g} "
                         "kg·m² from one period's samples, with the noise given (1 N·m per joint without it)")
-            from .design import INERTIA_ELEMENTS, identifiable_inertia
+            from .criteria import INERTIA_ELEMENTS, identifiable_inertia
             seen = identifiable_inertia(design.robot, design.parameters, p)
             if len(seen) < len(INERTIA_ELEMENTS):    # the others are not identifiable with these joints moving
                 cond.append(f"  (of its elements {', '.join(seen)}: the others are not identifiable)")

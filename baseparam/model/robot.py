@@ -16,7 +16,7 @@ import numpy as np
 from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from .._numbers import is_real
-from .._validation import check_instance, check_option, shown
+from .._checks import check_instance, check_option, shown
 from .checks import angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
 

@@ -1,0 +1,58 @@
+"""The checks below every other module: a value's type, an option, a file path, a value shown in a one-line
+message.
+
+:mod:`baseparam._validation` (the library's one validation module) re-exports them; they live here because
+the modules it rests on (the robot model's types, the memory budget, atomic writes) use them too.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .errors import ArgumentError, ArgumentTypeError, printable
+
+
+def shown(value, limit: int = 60) -> str:
+    """``value`` as a message shows it: its repr on one line, shortened; an array by its shape, since numpy's
+    repr of one spans lines and may be huge."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = printable(repr(value))
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def check_instance(value, name: str, kind, what: str, *, allow_none=False, error=ArgumentTypeError):
+    """``value`` when it is a ``kind`` (or None with ``allow_none``); else ``error``:
+    ``NAME: expected WHAT, got TYPE``."""
+    if (value is None and allow_none) or isinstance(value, kind):
+        return value
+    raise error(f"{name}: expected {what}, got {type(value).__name__}")
+
+
+def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
+    """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
+    (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""
+    try:
+        # an array is never an option: `in` would compare it element by element (and fail on its truth value)
+        found = not isinstance(value, np.ndarray) and value in options
+    except TypeError:                                # an unhashable value (a list) against a set or dict of options
+        found = False
+    if found:
+        return value
+    expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
+    raise error(f"{name}: expected {expected}, got {shown(value)}")
+
+
+def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
+    """A file path (str, bytes or os.PathLike) as text; one that the system cannot take (a NUL character) is refused
+    here, in one line, rather than by ``open``'s bare ValueError."""
+    check_instance(value, name, (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
+    try:
+        text = os.fsdecode(value)
+    except TypeError:                                # __fspath__ returned something else than str or bytes
+        raise ArgumentTypeError(f"{name}: expected a file path (str or os.PathLike), got {type(value).__name__}") \
+            from None
+    if "\x00" in text:
+        raise error(f"{name}: a file name cannot contain a NUL character, got {printable(text)!r}")
+    return text
