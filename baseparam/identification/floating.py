@@ -441,20 +441,25 @@ def _whitening(residual, correlated=True):
     -------
     ndarray, shape (m, m)
     """
-    S, m = residual.shape
     sigma = _row_sigma(residual)
     if not correlated:
         return np.diag(1.0 / sigma)
+    L = np.linalg.cholesky(_correlation(residual, sigma))
+    T = _lower_inverse(L)
+    return T / sigma[None, :]
+
+
+def _correlation(residual, sigma):
+    """C + δ I (m × m): the rows' correlation Σ_s (r_s/σ)(r_s/σ)ᵀ / S, symmetric, summed over samples in a fixed
+    order (numpy's reductions, no BLAS), its diagonal 1 + δ (δ = ``CORRELATION_FLOOR``)."""
     u = residual / sigma
-    C = np.empty((m, m))
-    for i in range(m):
+    C = np.empty((len(sigma), len(sigma)))
+    for i in range(len(sigma)):
         C[i] = np.mean(u[:, i:i + 1] * u, axis=0)
     C = 0.5 * (C + C.T)
     # a row at its σ floor has a diagonal below 1; raising it keeps C ⪰ 0 (its |C_ij| ≤ √(C_ii C_jj) already)
     np.fill_diagonal(C, 1.0 + CORRELATION_FLOOR)
-    L = np.linalg.cholesky(C)
-    T = _lower_inverse(L)
-    return T / sigma[None, :]
+    return C
 
 
 def _row_sigma(residual):
@@ -632,14 +637,8 @@ def _sample_covariances(residual, gradient, v, sigma):
     ndarray, shape (S, m, m)
     """
     S, m, n = gradient.shape
-    u = residual / sigma
     h = gradient / sigma[None, :, None]
-    moment = np.empty((m, m))
-    for a in range(m):
-        moment[a] = np.mean(u[:, a:a + 1] * u, axis=0)
-    moment = 0.5 * (moment + moment.T)
-    np.fill_diagonal(moment, 1.0 + CORRELATION_FLOOR)
-    K = np.linalg.cholesky(moment)
+    K = np.linalg.cholesky(_correlation(residual, sigma))
     Kinv = _lower_inverse(K)
     share = np.zeros((S, m, m))
     for k in range(n):
