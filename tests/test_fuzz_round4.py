@@ -33,3 +33,22 @@ def test_dash_is_refused_where_it_is_not_stdout(tmp_path, monkeypatch, args, fla
     monkeypatch.chdir(tmp_path)
     one_line(CliRunner().invoke(main, args), flag, "'-'")
     assert os.listdir(tmp_path) == []
+
+
+def _parquet(path, names, arrays):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.Table.from_arrays(arrays, names=names), path)
+    return str(path)
+
+
+def test_parquet_column_named_twice(tmp_path):
+    """A Parquet file with two columns named 't' (a damaged writer, a renamed column): exit 1 (pyarrow's KeyError,
+    'Field "t" exists 2 times in schema'); now refused in one line naming the column."""
+    import numpy as np
+    import pyarrow as pa
+    t = np.arange(50) * 0.01
+    rows = pa.array(list(np.sin(t[:, None] * np.arange(1, 4))), type=pa.list_(pa.float64()))
+    log = _parquet(tmp_path / "log.parquet", ["t", "q", "t", "tau"], [pa.array(t), rows, rows, rows])
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), log])
+    one_line(result, log, "'t'", "2 times")
