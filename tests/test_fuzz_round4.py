@@ -52,3 +52,38 @@ def test_parquet_column_named_twice(tmp_path):
     log = _parquet(tmp_path / "log.parquet", ["t", "q", "t", "tau"], [pa.array(t), rows, rows, rows])
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), log])
     one_line(result, log, "'t'", "2 times")
+
+
+def test_named_pipe_without_reader_is_refused_not_waited_on(tmp_path, monkeypatch):
+    """`--json PIPE` where PIPE is a named pipe nothing reads: the write's open blocked for ever (the run hung
+    after its work); now refused in one line once the pipe has had no reader for FIFO_WAIT seconds."""
+    from baseparam import _atomic
+    monkeypatch.setattr(_atomic, "FIFO_WAIT", 0.2)
+    pipe = tmp_path / "out.json"
+    os.mkfifo(pipe)
+    one_line(CliRunner().invoke(main, ["find", SCARA, "--json", str(pipe)]), str(pipe), "named pipe")
+    assert os.listdir(tmp_path) == ["out.json"]
+
+
+def test_named_pipe_with_reader_gets_the_document(tmp_path):
+    """The same pipe with a reader (`--json >(jq .)`-style use): the document goes through it, whole."""
+    import json
+    import threading
+    pipe = tmp_path / "out.json"
+    os.mkfifo(pipe)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_text()), daemon=True)
+    reader.start()
+    result = CliRunner().invoke(main, ["find", SCARA, "--json", str(pipe)])
+    reader.join(30)
+    assert result.exit_code == 0, result.output
+    assert json.loads(got[0])["rank"] == 8
+
+
+@pytest.mark.parametrize("args", [["find", SCARA, "--json"], ["equations", SCARA, "--python"],
+                                  ["describe", SCARA, "--yaml"]])
+def test_output_name_ending_in_slash(tmp_path, args):
+    """`--json out.json/` (a folder's name) wrote the file out.json and said `wrote out.json/`; now refused."""
+    out = str(tmp_path / "out.json") + "/"
+    one_line(CliRunner().invoke(main, [*args, out]), out, "ends in '/'")
+    assert os.listdir(tmp_path) == []
