@@ -87,3 +87,63 @@ def test_output_name_ending_in_slash(tmp_path, args):
     out = str(tmp_path / "out.json") + "/"
     one_line(CliRunner().invoke(main, [*args, out]), out, "ends in '/'")
     assert os.listdir(tmp_path) == []
+
+
+def _mcap_with_chunk(tmp_path, compression, records):
+    """An MCAP log of the planar arm's joint states whose messages are replaced by one chunk of ``records``
+    (the chunk's bytes before compression), compressed by ``compression`` ('' , 'zstd' or 'lz4')."""
+    import struct
+
+    import numpy as np
+
+    import baseparam as bp
+    t = np.arange(20) * 0.01
+    q = np.sin(t[:, None] * np.arange(1, 4))
+    whole = tmp_path / "whole.mcap"
+    bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=q, qdd=q, tau=q), whole)
+    data, pos, kept = whole.read_bytes(), 8, []
+    while data[pos] not in (2, 15):               # up to the footer or the data end: header, schema, channel
+        (length,) = struct.unpack_from("<Q", data, pos + 1)
+        if data[pos] in (1, 3, 4):
+            kept.append(data[pos:pos + 9 + length])
+        pos += 9 + length
+    size = sum(len(piece) for piece in records)
+    if compression == "zstd":
+        import zstandard
+        packer = zstandard.ZstdCompressor(level=1).compressobj()
+        raw = b"".join([packer.compress(piece) for piece in records] + [packer.flush()])
+    elif compression == "lz4":
+        import lz4.frame
+        packer = lz4.frame.LZ4FrameCompressor()
+        raw = b"".join([packer.begin()] + [packer.compress(piece) for piece in records] + [packer.flush()])
+    else:
+        raw = b"".join(records)
+    body = (struct.pack("<QQQI", 0, 0, size, 0) + struct.pack("<I", len(compression)) + compression.encode()
+            + struct.pack("<Q", len(raw)) + raw)
+    tail = bytes([15]) + struct.pack("<Q", 4) + bytes(4) + bytes([2]) + struct.pack("<Q", 20) + bytes(20) + data[:8]
+    path = tmp_path / "log.mcap"
+    path.write_bytes(data[:8] + b"".join(kept) + bytes([6]) + struct.pack("<Q", len(body)) + body + tail)
+    return str(path)
+
+
+@pytest.mark.parametrize("compression,size,words", [
+    ("zstd", 48 << 20, ["zstd", "1000 times"]),          # 48 MiB of zeros in some 1.5 kB
+    ("lz4", 300 << 20, ["lz4", "256 MiB"]),              # lz4 packs at most ~250:1; 300 MiB in 1.2 MB
+])
+def test_mcap_decompression_bomb_is_refused_before_decompressing(tmp_path, compression, size, words):
+    """A chunk claiming far more bytes than it holds (zeros, which zstd packs 30 000:1): the reader decompressed
+    it all (1 GiB from 32 kB: a GiB of memory) and walked its 9-byte records one by one (minutes: a hang); now
+    the chunk is refused from its header, as a damaged chunk, in one line."""
+    piece = bytes(16 << 20)
+    log = _mcap_with_chunk(tmp_path, compression, [piece] * (size // len(piece)))
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), log])
+    one_line(result, log, "chunk", *words)
+
+
+def test_mcap_chunk_holding_other_records(tmp_path):
+    """A chunk holds schemas, channels and messages only (MCAP spec); one of private records (opcode 0x80) was
+    walked in silence, each record a Python step; now it is damage, named by its opcode."""
+    import struct
+    log = _mcap_with_chunk(tmp_path, "", [bytes([0x80]) + struct.pack("<Q", 0)] * 1000)
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), log])
+    one_line(result, log, "opcode 0x80")
