@@ -147,3 +147,41 @@ def test_mcap_chunk_holding_other_records(tmp_path):
     log = _mcap_with_chunk(tmp_path, "", [bytes([0x80]) + struct.pack("<Q", 0)] * 1000)
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), log])
     one_line(result, log, "opcode 0x80")
+
+
+def _ros1_field(name, value):
+    import struct
+    text = name.encode() + b"=" + value
+    return struct.pack("<I", len(text)) + text
+
+
+def _ros1_record(fields, data):
+    import struct
+    head = b"".join(_ros1_field(k, v) for k, v in fields)
+    return struct.pack("<I", len(head)) + head + struct.pack("<I", len(data)) + data
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_ros1_bz2_bomb_is_refused_before_decompressing(tmp_path, indexed):
+    """A ROS 1 bag whose bz2 chunk claims 64 MiB from a few hundred bytes (zeros): the chunk reader decompressed
+    it and walked its empty 8-byte records one by one (1 GiB: over a minute and 2 GB, a hang). Now refused from
+    the chunk's header, in one line; in an indexed bag too, before rosbags (which decompresses chunks unbounded)
+    opens it."""
+    import bz2
+    import struct
+    size = 64 << 20
+    packer = bz2.BZ2Compressor(1)
+    raw = b"".join([packer.compress(bytes(16 << 20)) for _ in range(size >> 24)] + [packer.flush()])
+    chunk = _ros1_record([("op", b"\x05"), ("compression", b"bz2"), ("size", struct.pack("<I", size))], raw)
+    start = 13 + 4096 + 8            # after the magic and the bag header record (padded as rosbag pads it)
+    index = [_ros1_record([("op", b"\x06"), ("ver", struct.pack("<I", 1)), ("chunk_pos", struct.pack("<Q", start)),
+                           ("start_time", bytes(8)), ("end_time", bytes(8)), ("count", struct.pack("<I", 0))], b"")]
+    index_pos = start + len(chunk) if indexed else 0
+    fields = [("op", b"\x03"), ("index_pos", struct.pack("<Q", index_pos)), ("conn_count", struct.pack("<I", 0)),
+              ("chunk_count", struct.pack("<I", 1 if indexed else 0))]
+    head = _ros1_record(fields, b"")
+    head = _ros1_record(fields, b" " * (4096 + 8 - len(head)))
+    log = tmp_path / "log.bag"
+    log.write_bytes(b"#ROSBAG V2.0\n" + head + chunk + (b"".join(index) if indexed else b""))
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(log)])
+    one_line(result, str(log), "bz2", "1000 times")

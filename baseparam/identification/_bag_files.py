@@ -125,6 +125,8 @@ def _read_rosbags(path, source, named=()):
     messages of the JointState topics and of the topics ``named``."""
     from rosbags.highlevel import AnyReader
     raw, problem = {}, None
+    if os.path.isfile(path):
+        _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     try:
         reader = AnyReader([Path(path)])
         reader.open()
@@ -166,6 +168,54 @@ _BAG_HEADER, _CHUNK, _CONNECTION, _MESSAGE = 3, 5, 7, 2
 
 class _Cut(Exception):
     """A ROS 1 record that runs past the end of what holds it."""
+
+
+# A compressed chunk may claim at most this many times its bytes (beyond its first MiB), and this many bytes in all:
+# as for MCAP (_mcap._MAX_RATIO), more is a decompression bomb (bz2 packs 1 GiB of zeros in a few hundred bytes)
+_MAX_RATIO = 1000
+_MAX_CHUNK = 256 << 20
+
+
+def _chunk_size_problem(compression, claimed, packed):
+    """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None."""
+    if compression == b"none":
+        return None
+    kind = compression[:20].decode("latin-1")
+    if claimed > _MAX_RATIO * packed + (1 << 20):
+        return (f"its {packed} bytes of {kind} data claim {claimed} bytes uncompressed, more than {_MAX_RATIO} times "
+                "as many (a decompression bomb?); not decompressed")
+    if claimed > _MAX_CHUNK:
+        return (f"its {kind} data claim {claimed} bytes uncompressed, more than the {_MAX_CHUNK >> 20} MiB baseparam "
+                "decompresses at once; not decompressed")
+    return None
+
+
+def _check_ros1_chunks(path, source):
+    """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
+    headers alone; other damage is left to the readers, which report it."""
+    import mmap
+    try:
+        with open(path, "rb") as stream:
+            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):       # empty, or unreadable: the readers say so
+        return
+    try:
+        if data[:len(ROS1_MAGIC)] != ROS1_MAGIC:
+            return
+        pos, end = len(ROS1_MAGIC), len(data)
+        while pos < end:
+            try:
+                fields, body, after = _ros1_record(data, pos, end)
+            except (_Cut, ValueError):
+                return
+            if fields.get("op", b"")[:1] == bytes([_CHUNK]):
+                problem = _chunk_size_problem(fields.get("compression", b"none"),
+                                              int.from_bytes(fields.get("size", b"")[:4], "little"), after - body)
+                if problem:
+                    raise DataError(f"{source}: cannot read as a ROS bag: the chunk at byte {pos}: {problem}")
+            pos = after
+    finally:
+        data.close()
 
 
 def _scan_ros1(path, source, named, why):
@@ -267,12 +317,16 @@ def _ros1_connection(fields, data, body, after, connections):
 
 def _ros1_chunk(fields, body, connections, messages):
     compression = fields.get("compression", b"none")
-    if compression == b"bz2":
+    claimed = int.from_bytes(fields.get("size", b"")[:4], "little")
+    problem = _chunk_size_problem(compression, claimed, len(body))
+    if problem:
+        raise ValueError(problem)
+    if compression == b"bz2":       # no more than the chunk claims
         import bz2
-        body = bz2.decompress(body)
+        body = bz2.BZ2Decompressor().decompress(body, max_length=claimed)
     elif compression == b"lz4":
-        from lz4.frame import decompress
-        body = decompress(body)
+        from lz4.frame import LZ4FrameDecompressor
+        body = LZ4FrameDecompressor().decompress(body, max_length=claimed)
     elif compression != b"none":
         raise ValueError(f"unknown compression {compression[:20]!r}")
     _ros1_records(body, connections, messages)
