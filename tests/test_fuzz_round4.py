@@ -185,3 +185,26 @@ def test_ros1_bz2_bomb_is_refused_before_decompressing(tmp_path, indexed):
     log.write_bytes(b"#ROSBAG V2.0\n" + head + chunk + (b"".join(index) if indexed else b""))
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(log)])
     one_line(result, str(log), "bz2", "1000 times")
+
+
+def test_local_dask_cluster_reports_a_damaged_log_in_one_line(tmp_path):
+    """`identify A B --scheduler local --workers 2` with B damaged: exit 2 and the right line, but before it the
+    Dask workers' own log — "distributed.worker - ERROR - Compute Failed", the library's traceback as text — and
+    the nannies' shutdown warnings; now the one line only."""
+    import subprocess
+    import sys
+
+    import numpy as np
+    pytest.importorskip("distributed")
+    import baseparam as bp
+    t = np.arange(400) * 0.005
+    q = 0.3 * np.sin(np.outer(t, [1.0, 1.7, 2.3]))
+    good = tmp_path / "good.csv"
+    bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=q, qdd=q, tau=q), good)
+    cut = tmp_path / "cut.csv"
+    cut.write_text(good.read_text()[:4000])
+    proc = subprocess.run([sys.executable, "-m", "baseparam.cli", "identify", str(ROOT / "robots" / "planar_rrr.yaml"),
+                           str(good), str(cut), "--scheduler", "local", "--workers", "2"],
+                          capture_output=True, text=True, timeout=300, cwd=str(ROOT))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "cut.csv" in proc.stderr, proc.stderr

@@ -7,6 +7,7 @@ workers finish in.
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
@@ -88,8 +89,10 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
         if scheduler == "local":
             environ = _nanny_environ()
             with caller_not_reimported():
+                # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
+                # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=None, silence_logs=logging.CRITICAL)
             address = cluster
         else:
             address = scheduler
