@@ -86,6 +86,32 @@ def check_bag_folder(path, source):
         if os.path.commonpath([folder, where]) != folder:
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
+    if str(info.get("compression_mode") or "").lower() == "file":
+        for name in dict.fromkeys(n for n in names if isinstance(n, str)):
+            _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
+
+
+def _check_compressed_file(path, source):
+    """A whole-file compressed storage file of a ROS 2 bag, which rosbags decompresses into a temporary folder:
+    its decompressed size counted first (streaming, nothing kept), and refused beyond 1000 times its own size (a
+    decompression bomb) or beyond the free space of that folder. Other damage is left to rosbags."""
+    import shutil
+    import tempfile
+
+    import zstandard
+    try:
+        packed = os.path.getsize(path)
+        ratio, free = _MAX_RATIO * packed + (1 << 20), shutil.disk_usage(tempfile.gettempdir()).free
+        size = 0
+        with open(path, "rb") as stream, zstandard.ZstdDecompressor().stream_reader(stream) as reader:
+            while block := reader.read(1 << 20):
+                size += len(block)
+                if size > min(ratio, free):
+                    why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
+                           else f"more than the {free} bytes free in the temporary folder it would go to")
+                    raise DataError(f"{source}: decompresses to {why}; not decompressed")
+    except (OSError, zstandard.ZstdError):
+        return
 
 
 def _mcap_files(path):
