@@ -190,7 +190,7 @@ def test_ros1_bz2_bomb_is_refused_before_decompressing(tmp_path, indexed):
 def test_local_dask_cluster_reports_a_damaged_log_in_one_line(tmp_path):
     """`identify A B --scheduler local --workers 2` with B damaged: exit 2 and the right line, but before it the
     Dask workers' own log — "distributed.worker - ERROR - Compute Failed", the library's traceback as text — and
-    the nannies' shutdown warnings; now the one line only."""
+    the nannies' shutdown warnings; now the one line only. And nothing left in the temporary folder."""
     import subprocess
     import sys
 
@@ -203,11 +203,17 @@ def test_local_dask_cluster_reports_a_damaged_log_in_one_line(tmp_path):
     bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=q, qdd=q, tau=q), good)
     cut = tmp_path / "cut.csv"
     cut.write_text(good.read_text()[:4000])
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     proc = subprocess.run([sys.executable, "-m", "baseparam.cli", "identify", str(ROOT / "robots" / "planar_rrr.yaml"),
                            str(good), str(cut), "--scheduler", "local", "--workers", "2"],
-                          capture_output=True, text=True, timeout=300, cwd=str(ROOT))
+                          capture_output=True, text=True, timeout=300, cwd=str(ROOT),
+                          env={**os.environ, "TMPDIR": str(scratch)})
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "cut.csv" in proc.stderr, proc.stderr
+    # the cluster's working files went to a folder of the run, removed with it (Dask's default,
+    # $TMPDIR/dask-scratch-space, kept its lock files)
+    assert os.listdir(scratch) == []
 
 
 def test_ros2_bag_compressed_file_bomb_is_refused_before_decompressing(tmp_path, monkeypatch):
