@@ -216,31 +216,39 @@ def test_local_dask_cluster_reports_a_damaged_log_in_one_line(tmp_path):
     assert os.listdir(scratch) == []
 
 
-def test_ros2_bag_compressed_file_bomb_is_refused_before_decompressing(tmp_path, monkeypatch):
-    """A ROS 2 bag with whole-file zstd compression whose 1.5 kB file holds 64 MiB of zeros: rosbags decompressed
-    it into the temporary folder — a write outside every output, as large as the bomb (1 GiB from 32 kB) — then
-    failed on it; now its decompressed size is counted first (nothing kept) and the bag refused in one line.
-    The same bag with its real file is still read."""
+@pytest.mark.parametrize("mode", ["file", "message"])
+def test_ros2_bag_compressed_file_bomb_is_refused_before_decompressing(tmp_path, monkeypatch, mode):
+    """A ROS 2 bag with zstd compression holding 64 MiB of zeros in 1.5 kB — its whole file, or one message:
+    rosbags decompressed the file into the temporary folder (a write outside every output, as large as the bomb:
+    1 GiB from 32 kB) or the message in memory (2 GB for 1 GiB), then failed on it; now the decompressed size is
+    counted first (nothing kept) and the bag refused in one line. The same bag undamaged is still read."""
+    import sqlite3
+
     import numpy as np
     import zstandard
     from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
+    import baseparam as bp
     from test_logs import _message, _typestore
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     ts, bag = _typestore(), tmp_path / "bag"
     writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
-    writer.set_compression(CompressionMode.FILE, CompressionFormat.ZSTD)
+    writer.set_compression(CompressionMode.FILE if mode == "file" else CompressionMode.MESSAGE, CompressionFormat.ZSTD)
     with writer:
         conn = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
         for k in range(200):
             ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
             message = _message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q)
             writer.write(conn, ns, ts.serialize_cdr(message, "sensor_msgs/msg/JointState"))
-    robot = str(ROOT / "robots" / "planar_rrr.yaml")
-    import baseparam as bp
     assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 200
     packer = zstandard.ZstdCompressor(level=1).compressobj()
     bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
-    (bag / "bag.db3.zstd").write_bytes(bomb)
-    one_line(CliRunner().invoke(main, ["identify", robot, str(bag)]), "bag.db3.zstd", "1000 times")
+    if mode == "file":
+        (bag / "bag.db3.zstd").write_bytes(bomb)
+    else:
+        with sqlite3.connect(bag / "bag.db3") as db:
+            db.execute("UPDATE messages SET data = ? WHERE id = 7", (bomb,))
+        db.close()
+    robot = str(ROOT / "robots" / "planar_rrr.yaml")
+    one_line(CliRunner().invoke(main, ["identify", robot, str(bag)]), "bag.db3", "1000 times")
     assert sorted(os.listdir(tmp_path)) == ["bag"]

@@ -86,9 +86,40 @@ def check_bag_folder(path, source):
         if os.path.commonpath([folder, where]) != folder:
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
-    if str(info.get("compression_mode") or "").lower() == "file":
-        for name in dict.fromkeys(n for n in names if isinstance(n, str)):
+    mode = str(info.get("compression_mode") or "").lower()
+    for name in dict.fromkeys(n for n in names if isinstance(n, str)):
+        if mode == "file":
             _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
+        elif mode == "message" and name.endswith(".db3"):
+            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}")
+
+
+def _check_compressed_messages(path, source):
+    """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
+    each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
+    size and a MiB (a decompression bomb). Other damage is left to rosbags."""
+    import sqlite3
+
+    import zstandard
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return
+    try:
+        for row_id, data in db.execute("SELECT id, data FROM messages"):
+            if not isinstance(data, bytes):
+                continue
+            bound, size = _MAX_RATIO * len(data) + (1 << 20), 0
+            reader = zstandard.ZstdDecompressor().stream_reader(data)
+            while block := reader.read(1 << 20):
+                size += len(block)
+                if size > bound:
+                    raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
+                                    f"{len(data)} bytes (a decompression bomb?); not decompressed")
+    except (sqlite3.Error, zstandard.ZstdError):
+        return
+    finally:
+        db.close()
 
 
 def _check_compressed_file(path, source):
