@@ -252,3 +252,19 @@ def test_ros2_bag_compressed_file_bomb_is_refused_before_decompressing(tmp_path,
     robot = str(ROOT / "robots" / "planar_rrr.yaml")
     one_line(CliRunner().invoke(main, ["identify", robot, str(bag)]), "bag.db3", "1000 times")
     assert sorted(os.listdir(tmp_path)) == ["bag"]
+
+
+def test_bag_metadata_not_utf8(tmp_path):
+    """A bag folder whose metadata.yaml holds a byte that is not UTF-8 (a damaged copy): the MCAP-storage probe let
+    the UnicodeDecodeError through — `internal error`, exit 1; now rosbags' refusal, one line, exit 2."""
+    import numpy as np
+
+    from test_logs import write_bag
+    t = 1.0 + np.arange(50) * 0.005
+    names = ["joint1", "joint2", "joint3"]
+    bag = write_bag(tmp_path / "bag", "sqlite3", {"/joint_states": [
+        (int(round(x * 1e9)), int(round(x * 1e9)), names, [x] * 3, [x] * 3, [x] * 3) for x in t]})
+    meta = bag / "metadata.yaml"
+    meta.write_bytes(meta.read_bytes().replace(b"rosbags", b"ros\x92bags"))
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(bag)])
+    one_line(result, str(bag), "utf-8")

@@ -155,8 +155,8 @@ def _mcap_files(path):
         if info.get("storage_identifier") != "mcap" or info.get("compression_mode") or info.get("compression_format"):
             return None
         files = [os.path.join(path, name) for name in info["relative_file_paths"]]
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
-        return None
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError, RecursionError):
+        return None         # ValueError: a byte that is not UTF-8 (UnicodeDecodeError), as check_bag_folder
     return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
 
 
