@@ -165,9 +165,37 @@ def _target(path):
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")
+    if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
+        raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
     if input_overwritten_by(real) is not None:
         raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
     return path, real
+
+
+FIFO_WAIT = 5.0       # seconds a named pipe given as output may take to get its reader
+
+
+def _fifo_reader(path, real):
+    """A write end of the named pipe ``real``, open without blocking once a reader has it open; refused if none
+    comes within :data:`FIFO_WAIT` seconds (opening it for writing would block for ever).
+
+    The caller keeps the descriptor open while it writes: were it closed first, the reader would see the end of
+    its input, go, and the write's own open would block again.
+    """
+    import errno
+    import time
+
+    deadline = time.monotonic() + FIFO_WAIT
+    while True:
+        try:
+            return os.open(real, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:        # ENXIO: no reader yet
+                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
+        if time.monotonic() >= deadline:
+            raise StorageError(f"{path}: a named pipe that nothing reads (waited {FIFO_WAIT:g} s); not written "
+                               "(start its reader first, or give a file name)")
+        time.sleep(0.05)
 
 
 def _mode_for(real):
@@ -193,10 +221,14 @@ def atomic_path(path, suffix=".tmp"):
     """
     path, real = _target(path)
     if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+        reader = _fifo_reader(path, real) if stat.S_ISFIFO(os.stat(real).st_mode) else None
         try:                            # a device or FIFO: renaming over it would destroy it
             yield real
         except OSError as exc:          # e.g. /dev/full: the output is at fault, not the input
             raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
+        finally:
+            if reader is not None:
+                os.close(reader)
         return
     remove_stale(os.path.dirname(real))
     tmp = _temp_name(real, suffix)

@@ -1010,6 +1010,8 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     """
     from .codegen._export import check_prefix, export as write, parse_what
     from .projection.base_set import find_base_parameters
+    if out_dir == "-":      # else a folder named '-'
+        _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
     progress = _Progress("projecting")
     out_dir = _out_folder(out_dir)
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
@@ -1051,6 +1053,10 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     """Print ROBOT_FILE's equations of motion in closed form, in its base parameters, checked against
     Newton–Euler at random states (the largest difference is printed with them)."""
     _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)])
+    for flag, out in (("--out", text_out), ("--python", python_out)):
+        if out == "-":      # else a file named '-' (only --json takes '-' for stdout; the Markdown goes there anyway)
+            _fail(f"{flag}: give a file name ('-' is stdout for --json only; without --out the Markdown goes to "
+                  "stdout)", 2)
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")

@@ -86,6 +86,63 @@ def check_bag_folder(path, source):
         if os.path.commonpath([folder, where]) != folder:
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
+    mode = str(info.get("compression_mode") or "").lower()
+    for name in dict.fromkeys(n for n in names if isinstance(n, str)):
+        if mode == "file":
+            _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
+        elif mode == "message" and name.endswith(".db3"):
+            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}")
+
+
+def _check_compressed_messages(path, source):
+    """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
+    each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
+    size and a MiB (a decompression bomb). Other damage is left to rosbags."""
+    import sqlite3
+
+    import zstandard
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return
+    try:
+        for row_id, data in db.execute("SELECT id, data FROM messages"):
+            if not isinstance(data, bytes):
+                continue
+            bound, size = _MAX_RATIO * len(data) + (1 << 20), 0
+            reader = zstandard.ZstdDecompressor().stream_reader(data)
+            while block := reader.read(1 << 20):
+                size += len(block)
+                if size > bound:
+                    raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
+                                    f"{len(data)} bytes (a decompression bomb?); not decompressed")
+    except (sqlite3.Error, zstandard.ZstdError):
+        return
+    finally:
+        db.close()
+
+
+def _check_compressed_file(path, source):
+    """A whole-file compressed storage file of a ROS 2 bag, which rosbags decompresses into a temporary folder:
+    its decompressed size counted first (streaming, nothing kept), and refused beyond 1000 times its own size (a
+    decompression bomb) or beyond the free space of that folder. Other damage is left to rosbags."""
+    import shutil
+    import tempfile
+
+    import zstandard
+    try:
+        packed = os.path.getsize(path)
+        ratio, free = _MAX_RATIO * packed + (1 << 20), shutil.disk_usage(tempfile.gettempdir()).free
+        size = 0
+        with open(path, "rb") as stream, zstandard.ZstdDecompressor().stream_reader(stream) as reader:
+            while block := reader.read(1 << 20):
+                size += len(block)
+                if size > min(ratio, free):
+                    why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
+                           else f"more than the {free} bytes free in the temporary folder it would go to")
+                    raise DataError(f"{source}: decompresses to {why}; not decompressed")
+    except (OSError, zstandard.ZstdError):
+        return
 
 
 def _mcap_files(path):
@@ -98,8 +155,8 @@ def _mcap_files(path):
         if info.get("storage_identifier") != "mcap" or info.get("compression_mode") or info.get("compression_format"):
             return None
         files = [os.path.join(path, name) for name in info["relative_file_paths"]]
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
-        return None
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError, RecursionError):
+        return None         # ValueError: a byte that is not UTF-8 (UnicodeDecodeError), as check_bag_folder
     return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
 
 
@@ -125,6 +182,8 @@ def _read_rosbags(path, source, named=()):
     messages of the JointState topics and of the topics ``named``."""
     from rosbags.highlevel import AnyReader
     raw, problem = {}, None
+    if os.path.isfile(path):
+        _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     try:
         reader = AnyReader([Path(path)])
         reader.open()
@@ -166,6 +225,54 @@ _BAG_HEADER, _CHUNK, _CONNECTION, _MESSAGE = 3, 5, 7, 2
 
 class _Cut(Exception):
     """A ROS 1 record that runs past the end of what holds it."""
+
+
+# A compressed chunk may claim at most this many times its bytes (beyond its first MiB), and this many bytes in all:
+# as for MCAP (_mcap._MAX_RATIO), more is a decompression bomb (bz2 packs 1 GiB of zeros in a few hundred bytes)
+_MAX_RATIO = 1000
+_MAX_CHUNK = 256 << 20
+
+
+def _chunk_size_problem(compression, claimed, packed):
+    """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None."""
+    if compression == b"none":
+        return None
+    kind = compression[:20].decode("latin-1")
+    if claimed > _MAX_RATIO * packed + (1 << 20):
+        return (f"its {packed} bytes of {kind} data claim {claimed} bytes uncompressed, more than {_MAX_RATIO} times "
+                "as many (a decompression bomb?); not decompressed")
+    if claimed > _MAX_CHUNK:
+        return (f"its {kind} data claim {claimed} bytes uncompressed, more than the {_MAX_CHUNK >> 20} MiB baseparam "
+                "decompresses at once; not decompressed")
+    return None
+
+
+def _check_ros1_chunks(path, source):
+    """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
+    headers alone; other damage is left to the readers, which report it."""
+    import mmap
+    try:
+        with open(path, "rb") as stream:
+            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):       # empty, or unreadable: the readers say so
+        return
+    try:
+        if data[:len(ROS1_MAGIC)] != ROS1_MAGIC:
+            return
+        pos, end = len(ROS1_MAGIC), len(data)
+        while pos < end:
+            try:
+                fields, body, after = _ros1_record(data, pos, end)
+            except (_Cut, ValueError):
+                return
+            if fields.get("op", b"")[:1] == bytes([_CHUNK]):
+                problem = _chunk_size_problem(fields.get("compression", b"none"),
+                                              int.from_bytes(fields.get("size", b"")[:4], "little"), after - body)
+                if problem:
+                    raise DataError(f"{source}: cannot read as a ROS bag: the chunk at byte {pos}: {problem}")
+            pos = after
+    finally:
+        data.close()
 
 
 def _scan_ros1(path, source, named, why):
@@ -267,12 +374,16 @@ def _ros1_connection(fields, data, body, after, connections):
 
 def _ros1_chunk(fields, body, connections, messages):
     compression = fields.get("compression", b"none")
-    if compression == b"bz2":
+    claimed = int.from_bytes(fields.get("size", b"")[:4], "little")
+    problem = _chunk_size_problem(compression, claimed, len(body))
+    if problem:
+        raise ValueError(problem)
+    if compression == b"bz2":       # no more than the chunk claims
         import bz2
-        body = bz2.decompress(body)
+        body = bz2.BZ2Decompressor().decompress(body, max_length=claimed)
     elif compression == b"lz4":
-        from lz4.frame import decompress
-        body = decompress(body)
+        from lz4.frame import LZ4FrameDecompressor
+        body = LZ4FrameDecompressor().decompress(body, max_length=claimed)
     elif compression != b"none":
         raise ValueError(f"unknown compression {compression[:20]!r}")
     _ros1_records(body, connections, messages)

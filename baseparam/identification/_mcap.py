@@ -26,6 +26,11 @@ import numpy as np
 MAGIC = b"\x89MCAP0\r\n"
 _HEADER, _FOOTER, _SCHEMA, _CHANNEL, _MESSAGE, _CHUNK, _ATTACHMENT, _DATA_END = 1, 2, 3, 4, 5, 6, 9, 15
 _MESSAGE_HEAD = 22      # channel id u16, sequence u32, log time u64, publish time u64
+# How much larger than its compressed bytes a chunk may claim to be (beyond its first MiB): joint states compress
+# some 10 times, 1000 times is data of one repeated byte — a decompression bomb, whose tiny records (a 32 kB chunk
+# of 1 GiB of zeros) took minutes to walk and a GiB of memory
+_MAX_RATIO = 1000
+_MAX_CHUNK = 256 << 20  # bytes of one decompressed chunk (recorders write 1 to 4 MiB; one camera image, some 10 MiB)
 
 
 @dataclass
@@ -196,6 +201,12 @@ def _decompress(data, pos, stop):
     (n,), pos = _u("<Q", data, pos, stop)
     if pos + n > stop:
         raise _Truncated("chunk records run past the record")
+    if compression and size > _MAX_RATIO * n + (1 << 20):
+        raise _Truncated(f"its {n} bytes of {compression} data claim {size} bytes uncompressed, more than "
+                         f"{_MAX_RATIO} times as many (a decompression bomb?); not decompressed")
+    if compression and size > _MAX_CHUNK:
+        raise _Truncated(f"its {compression} data claim {size} bytes uncompressed, more than the "
+                         f"{_MAX_CHUNK >> 20} MiB baseparam decompresses at once; not decompressed")
     raw = data[pos:pos + n]
     try:
         if compression == "":
@@ -205,7 +216,7 @@ def _decompress(data, pos, stop):
             records = zstandard.ZstdDecompressor().decompress(raw, max_output_size=size)
         elif compression == "lz4":
             import lz4.frame
-            records = lz4.frame.decompress(raw)
+            records = lz4.frame.LZ4FrameDecompressor().decompress(raw, max_length=size)   # no more than claimed
         else:
             raise _Truncated(f"unknown compression {compression!r}")
     except _Truncated:
@@ -245,6 +256,9 @@ def _chunk_records(records, out):
             channels.append(struct.unpack_from("<H", records, pos + 9)[0])
         elif op in (_SCHEMA, _CHANNEL):
             _definition(op, records, pos + 9, stop, out)
+        else:       # a chunk holds schemas, channels and messages only (the spec): anything else is damage
+            raise _Truncated(f"a record of opcode {op:#04x} inside a chunk (chunks hold schemas, channels and "
+                             "messages only)")
         pos = stop
     _flush(buf, starts, lengths, channels, out)
 

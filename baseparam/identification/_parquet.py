@@ -50,6 +50,10 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
     if rows == 0:
         raise DataError(f"{source}: no rows")
+    twice = sorted({name for name in schema.names if schema.names.count(name) > 1})
+    if twice:       # which of the two is meant would be a guess (pyarrow refuses to pick, with a KeyError)
+        raise DataError(f"{source}: column {printable(twice[0])!r} appears {schema.names.count(twice[0])} times; "
+                        "give each column one name")
     lists = [f.name for f in schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)
              or pa.types.is_fixed_size_list(f.type)]
     try:

@@ -7,8 +7,11 @@ workers finish in.
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
+import shutil
+import tempfile
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
 from .._processes import caller_not_reimported, deaf_to_interrupts, one_blas_thread, workers_born_deaf
@@ -83,13 +86,21 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
     except ImportError:
         raise SettingsError("scheduler: the Dask scheduler needs dask.distributed, which is not installed "
                             "(pip install 'baseparam[dask]')") from None
-    cluster, environ = None, None
+    cluster, environ, scratch, config = None, None, None, None
     try:
         if scheduler == "local":
             environ = _nanny_environ()
+            # the cluster's working files in a folder of this run, removed with it (Dask's default,
+            # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
+            scratch = tempfile.mkdtemp(prefix="baseparam-dask-")
+            import dask
+            config = dask.config.set({"temporary-directory": scratch})    # the scheduler's, and the nannies'
             with caller_not_reimported():
+                # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
+                # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=None, silence_logs=logging.CRITICAL,
+                                       local_directory=scratch)
             address = cluster
         else:
             address = scheduler
@@ -108,6 +119,10 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
     finally:
         if cluster is not None:
             cluster.close()
+        if config is not None:
+            config.__exit__(None, None, None)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         if environ is not None:
             _restore(environ)
 
