@@ -6,6 +6,7 @@ against files other tools make; baseparam's writers are checked by reading their
 the last bit) and, for MCAP, by decoding them with ``mcap_ros2`` (the MCAP project's decoder).
 """
 import json
+import dataclasses
 import os
 import shutil
 import warnings
@@ -144,6 +145,34 @@ def test_robot_gives_the_joint_names(motion, tmp_path):
     path = write_bag(tmp_path / "bag", "sqlite3", {"/joint_states": msgs})
     traj = bp.read_trajectory(path, robot=robot)
     assert np.array_equal(traj.q, q)
+
+
+def test_dh_yaml_joint_names_match_a_bag(motion, tmp_path):
+    """``name:`` of DH YAML joints (CONTRACT: "URDF names; `name:` in YAML joints") names the robot's joints: a
+    bag naming them in another order is read by those names, the YAML written back keeps them, and a name given
+    twice is refused in one line naming the file and both joints."""
+    from baseparam.identification.trajectory import robot_joint_names
+    from baseparam.model.robot import robot_to_yaml
+    robot, t, q, qd, qdd, tau = motion
+    names = ["base_yaw", "shoulder", "elbow"]
+    named = dataclasses.replace(robot, source=None,
+                                joints=tuple(dataclasses.replace(j, name=n) for j, n in zip(robot.joints, names)))
+    text = robot_to_yaml(named)
+    assert text.count("name: ") == 4                       # the robot's and each joint's
+    (tmp_path / "named.yaml").write_text(text)
+    loaded = bp.load_robot(tmp_path / "named.yaml")
+    assert robot_joint_names(loaded) == names
+    assert loaded.signature() == robot.signature()          # names do not change the dynamics
+    msgs = [(r, s, [names[2], names[0], names[1]], p, v, e) for r, s, _, p, v, e
+            in _shuffled_messages(t, q, qd, tau, extra=False)]
+    path = write_bag(tmp_path / "bag", "sqlite3", {"/joint_states": msgs})
+    traj = bp.read_trajectory(path, robot=loaded)
+    assert np.array_equal(traj.q, q) and np.array_equal(traj.tau, tau)
+    (tmp_path / "twice.yaml").write_text(text.replace("name: elbow", "name: shoulder"))
+    with pytest.raises(bp.RobotDescriptionError) as err:
+        bp.load_robot(tmp_path / "twice.yaml")
+    message = str(err.value)
+    assert "\n" not in message and "twice.yaml" in message and "joints[3].name" in message and "joints[2]" in message
 
 
 def test_topics_at_different_rates_are_aligned(motion, tmp_path):

@@ -42,13 +42,13 @@ _SCAN_ABOVE = 32_000
 _TOP_KEYS = ("name", "convention", "units", "gravity", "joints", "description", "source", "base", "base_inertia",
              "friction_model")
 _UNIT_KEYS = ("length", "angle")
-_OPTIONAL_JOINT_KEYS = ("offset", "parent", "friction", "rotor_inertia", "inertia", "limits", "friction_prior",
+_OPTIONAL_JOINT_KEYS = ("name", "offset", "parent", "friction", "rotor_inertia", "inertia", "limits", "friction_prior",
                         "friction_model")
 _JOINT_KEYS = {   # the variable's own column (theta, d) is accepted as its offset, as textbooks write tables
     "revolute": ("type", "alpha", "a", "d", "theta") + _OPTIONAL_JOINT_KEYS,
     "prismatic": ("type", "alpha", "a", "theta", "d") + _OPTIONAL_JOINT_KEYS,
 }
-_GENERAL_KEYS = ("type", "name", "origin", "origins", "axis") + _OPTIONAL_JOINT_KEYS
+_GENERAL_KEYS = ("type", "origin", "origins", "axis") + _OPTIONAL_JOINT_KEYS
 _INERTIA_KEYS = ("mass", "com", "inertia", "as_written")
 _FRICTION_MODEL_KEYS = ("coulomb", "velocity", "stribeck", "stribeck_friction")
 _FRICTION_NAMES = ("viscous", "Coulomb", "offset")
@@ -305,10 +305,11 @@ def _build_robot(data, text: str, snapper) -> Robot:
         raise _Invalid("", str(exc)) from None
 
 
-def _name(value) -> str:
-    name = _string(value, "name", non_empty=True)
+def _name(value, path: str = "name") -> str:
+    """A robot's or a joint's name: one line, not empty."""
+    name = _string(value, path, non_empty=True)
     if not name.isprintable():     # newlines, escapes, U+2028 … would break one-line output
-        raise _Invalid("name", f"expected a one-line name without control characters, got {_got(name)}")
+        raise _Invalid(path, f"expected a one-line name without control characters, got {_got(name)}")
     return name
 
 
@@ -334,6 +335,11 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
     read = _general_joint if convention == "urdf" else _joint
     joints = tuple(found.get(read, entry, k, length_unit, angle_unit, snapper) for k, entry in enumerate(value, 1))
     found.raise_any()
+    first = {}
+    for k, joint in enumerate(joints, 1):           # a log's joints are matched by name: one joint each
+        if joint.name is not None and first.setdefault(joint.name, k) != k:
+            raise _Invalid(f"joints[{k}].name", f"{joint.name!r} is also the name of joints[{first[joint.name]}]; "
+                                                "expected distinct joint names")
     return joints
 
 
@@ -385,7 +391,9 @@ def _with_default_model(joint, entry, model):
 
 
 def _drives_and_body(entry, path, fields, found):
-    """The optional keys every joint may have: friction, rotor_inertia, inertia, limits, friction_model."""
+    """The optional keys every joint may have: name, friction, rotor_inertia, inertia, limits, friction_model."""
+    if "name" in entry:          # what a log's joints are matched by (URDF names; docs/formats.md)
+        fields["name"] = found.get(_name, entry["name"], f"{path}.name")
     if "friction" in entry:
         fields["friction"] = found.get(_friction, entry["friction"], f"{path}.friction")
     if "friction_model" in entry:
@@ -430,8 +438,6 @@ def _general_joint(entry, k: int, length_unit: str, angle_unit: str, snapper) ->
     if "origin" in entry and "origins" in entry:
         found.problems.append(_Invalid(f"{path}.origins", "origin and origins both place the joint; write one"))
     fields = {"type": kind}
-    if "name" in entry:
-        fields["name"] = found.get(_string, entry["name"], f"{path}.name")
     raw = [entry["origin"]] if "origin" in entry else entry.get("origins", [])
     if not isinstance(raw, list):
         found.problems.append(_Invalid(f"{path}.origins", f"expected a list of {{xyz, rpy}} mappings, got {_got(raw)}"))

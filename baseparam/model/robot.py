@@ -526,7 +526,8 @@ def robot_to_yaml(robot: Robot) -> str:
                                 for o in j.origins]
             entry["axis"] = [_plain(v) for v in j.axis]
         else:
-            entry = {"type": j.type, "alpha": j.alpha, "a": j.a}
+            entry = {"type": j.type} if j.name is None else {"type": j.type, "name": j.name}
+            entry.update({"alpha": j.alpha, "a": j.a})
             entry.update({"d": j.d} if j.is_revolute else {"theta": j.theta})
         if j.offset:
             entry["offset"] = j.offset
