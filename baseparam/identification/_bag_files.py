@@ -97,7 +97,7 @@ def check_bag_folder(path, source):
 def _check_compressed_messages(path, source):
     """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
     each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
-    size and a MiB (a decompression bomb). Other damage is left to rosbags."""
+    size and 32 MiB (a decompression bomb). Other damage is left to rosbags."""
     import sqlite3
 
     import zstandard
@@ -109,7 +109,7 @@ def _check_compressed_messages(path, source):
         for row_id, data in db.execute("SELECT id, data FROM messages"):
             if not isinstance(data, bytes):
                 continue
-            bound, size = _MAX_RATIO * len(data) + (1 << 20), 0
+            bound, size = _MAX_RATIO * len(data) + _ALLOWANCE, 0
             reader = zstandard.ZstdDecompressor().stream_reader(data)
             while block := reader.read(1 << 20):
                 size += len(block)
@@ -132,7 +132,7 @@ def _check_compressed_file(path, source):
     import zstandard
     try:
         packed = os.path.getsize(path)
-        ratio, free = _MAX_RATIO * packed + (1 << 20), shutil.disk_usage(tempfile.gettempdir()).free
+        ratio, free = _MAX_RATIO * packed + _ALLOWANCE, shutil.disk_usage(tempfile.gettempdir()).free
         size = 0
         with open(path, "rb") as stream, zstandard.ZstdDecompressor().stream_reader(stream) as reader:
             while block := reader.read(1 << 20):
@@ -227,9 +227,11 @@ class _Cut(Exception):
     """A ROS 1 record that runs past the end of what holds it."""
 
 
-# A compressed chunk may claim at most this many times its bytes (beyond its first MiB), and this many bytes in all:
-# as for MCAP (_mcap._MAX_RATIO), more is a decompression bomb (bz2 packs 1 GiB of zeros in a few hundred bytes)
+# A compressed chunk may claim at most this many times its bytes (beyond its first _ALLOWANCE bytes: a black camera
+# frame is honest), and this many bytes in all: as for MCAP (_mcap._MAX_RATIO, _mcap._ALLOWANCE), more is a
+# decompression bomb (bz2 packs 1 GiB of zeros in a few hundred bytes)
 _MAX_RATIO = 1000
+_ALLOWANCE = 32 << 20
 _MAX_CHUNK = 256 << 20
 
 
@@ -238,7 +240,7 @@ def _chunk_size_problem(compression, claimed, packed):
     if compression == b"none":
         return None
     kind = compression[:20].decode("latin-1")
-    if claimed > _MAX_RATIO * packed + (1 << 20):
+    if claimed > _MAX_RATIO * packed + _ALLOWANCE:
         return (f"its {packed} bytes of {kind} data claim {claimed} bytes uncompressed, more than {_MAX_RATIO} times "
                 "as many (a decompression bomb?); not decompressed")
     if claimed > _MAX_CHUNK:

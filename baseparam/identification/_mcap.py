@@ -26,10 +26,13 @@ import numpy as np
 MAGIC = b"\x89MCAP0\r\n"
 _HEADER, _FOOTER, _SCHEMA, _CHANNEL, _MESSAGE, _CHUNK, _ATTACHMENT, _DATA_END = 1, 2, 3, 4, 5, 6, 9, 15
 _MESSAGE_HEAD = 22      # channel id u16, sequence u32, log time u64, publish time u64
-# How much larger than its compressed bytes a chunk may claim to be (beyond its first MiB): joint states compress
-# some 10 times, 1000 times is data of one repeated byte — a decompression bomb, whose tiny records (a 32 kB chunk
-# of 1 GiB of zeros) took minutes to walk and a GiB of memory
+# How much larger than its compressed bytes a chunk may claim to be (beyond its first _ALLOWANCE bytes): joint
+# states compress some 10 times, 1000 times is data of one repeated byte — a decompression bomb, whose tiny records
+# (a 32 kB chunk of 1 GiB of zeros) took minutes to walk and a GiB of memory
 _MAX_RATIO = 1000
+# Honest messages of one repeated byte are common (a black camera frame, 6 MB in some 250 bytes of zstd; an unknown
+# occupancy map; a zeroed point cloud): a chunk or message up to this size is never a bomb, whatever its ratio
+_ALLOWANCE = 32 << 20
 _MAX_CHUNK = 256 << 20  # bytes of one decompressed chunk (recorders write 1 to 4 MiB; one camera image, some 10 MiB)
 
 
@@ -201,7 +204,7 @@ def _decompress(data, pos, stop):
     (n,), pos = _u("<Q", data, pos, stop)
     if pos + n > stop:
         raise _Truncated("chunk records run past the record")
-    if compression and size > _MAX_RATIO * n + (1 << 20):
+    if compression and size > _MAX_RATIO * n + _ALLOWANCE:
         raise _Truncated(f"its {n} bytes of {compression} data claim {size} bytes uncompressed, more than "
                          f"{_MAX_RATIO} times as many (a decompression bomb?); not decompressed")
     if compression and size > _MAX_CHUNK:
