@@ -909,3 +909,20 @@ def test_one_short_message_of_another_topic_is_the_damaged_one(motion, tmp_path)
         bp.read_trajectory(path, joints=NAMES, columns=columns, gains=[1.0, 1.0, 1.0])
     traj = bp.read_trajectory(path, joints=NAMES, columns=columns, gains=[1.0, 1.0, 1.0], skip_bad_rows=True)
     assert traj.n_samples == 200 and np.allclose(traj.tau[[0, 49, 51, 199]], tau[[0, 49, 51, 199]], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("named,unnamed", [(1, 2), (3, 1)])
+def test_dh_yaml_joint_name_taken_by_an_unnamed_joint(tmp_path, named, unnamed):
+    """An unnamed joint k is matched in a log by ``jointk`` (robot_joint_names); a YAML naming another joint so
+    (joints[1] ``name: joint2`` beside an unnamed joints[2]) was loaded, and both joints read the log's joint2
+    (joint 1 silently given joint 2's positions); now refused in one line naming the file and both joints."""
+    lines = (ROOT / "robots" / "planar_rrr.yaml").read_text().splitlines(keepends=True)
+    k = [i for i, line in enumerate(lines) if line.startswith("  - {type: revolute")][named - 1]
+    lines[k] = lines[k].replace("{type: revolute,", f"{{type: revolute, name: joint{unnamed},")
+    path = tmp_path / "robot.yaml"
+    path.write_text("".join(lines))
+    with pytest.raises(bp.RobotDescriptionError) as err:
+        bp.load_robot(path)
+    message = str(err.value)
+    assert "\n" not in message and "robot.yaml" in message and f"joints[{named}].name" in message
+    assert f"unnamed joints[{unnamed}]" in message

@@ -335,11 +335,18 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
     read = _general_joint if convention == "urdf" else _joint
     joints = tuple(found.get(read, entry, k, length_unit, angle_unit, snapper) for k, entry in enumerate(value, 1))
     found.raise_any()
+    # a log's joints are matched by name: one joint each, an unnamed joint k by jointk (robot_joint_names), so
+    # joints[1] named joint2 beside an unnamed joints[2] read the log's joint2 twice
+    names = [joint.name or f"joint{k}" for k, joint in enumerate(joints, 1)]
     first = {}
-    for k, joint in enumerate(joints, 1):           # a log's joints are matched by name: one joint each
-        if joint.name is not None and first.setdefault(joint.name, k) != k:
-            raise _Invalid(f"joints[{k}].name", f"{joint.name!r} is also the name of joints[{first[joint.name]}]; "
-                                                "expected distinct joint names")
+    for k, (joint, name) in enumerate(zip(joints, names), 1):
+        j = first.setdefault(name, k)
+        if j != k:
+            which = f"joints[{k if joint.name is not None else j}].name"
+            other = k if joint.name is None else j
+            whose = (f"the name of joints[{other}]" if joints[other - 1].name is not None
+                     else f"the name the unnamed joints[{other}] goes by")
+            raise _Invalid(which, f"{name!r} is also {whose}; expected distinct joint names")
     return joints
 
 
