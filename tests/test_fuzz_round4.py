@@ -316,3 +316,43 @@ def test_honest_bag_with_black_camera_frames_is_read(tmp_path, monkeypatch, kind
     got, expected = bp.read_trajectory(with_frames, n_dof=3), bp.read_trajectory(without, n_dof=3)
     assert got.n_samples == expected.n_samples == 200
     assert np.array_equal(got.q, expected.q) and np.array_equal(got.tau, expected.tau)
+
+
+def test_honest_mcap_with_a_black_camera_frame_is_read(tmp_path):
+    """The same for an MCAP log of zstd chunks (the MCAP project's writer): the chunk holding a black frame (6 MB
+    in 1.7 kB of zstd) was refused as a bomb; it is read, the joint states as from the log without it."""
+    import numpy as np
+    from mcap.writer import CompressionType, Writer
+
+    import baseparam as bp
+    from baseparam.identification import _cdr
+    rng = np.random.default_rng(0)
+    t = np.arange(200) * 0.01
+    q, qd, tau = (rng.normal(size=(200, 3)) for _ in range(3))
+    rows = _cdr.encode(t, ["joint1", "joint2", "joint3"], q, qd, tau)
+    header = bytes(4) + bytes(8) + (4).to_bytes(4, "little") + b"cam\0"           # CDR header, stamp, frame_id
+    image = (header + (1080).to_bytes(4, "little") + (1920).to_bytes(4, "little") + (5).to_bytes(4, "little")
+             + b"rgb8\0" + bytes(3) + bytes(1) + bytes(3) + (5760).to_bytes(4, "little")
+             + (1920 * 1080 * 3).to_bytes(4, "little") + bytes(1920 * 1080 * 3))
+
+    def write(path, frame):
+        with open(path, "wb") as stream:
+            # 16 kB chunks: a frame fills one alone, as a camera's do in a recorder's (768 kB at 30 Hz)
+            writer = Writer(stream, compression=CompressionType.ZSTD, chunk_size=16 << 10)
+            writer.start("ros2", "test")
+            schema = writer.register_schema("sensor_msgs/msg/JointState", "ros2msg", _cdr.JOINT_STATE_MSGDEF.encode())
+            joints = writer.register_channel("/joint_states", "cdr", schema)
+            camera = writer.register_channel("/camera/image_raw", "cdr", writer.register_schema(
+                "sensor_msgs/msg/Image", "ros2msg", b"std_msgs/Header header\nuint32 height\nuint32 width\n"
+                b"string encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data\n"))
+            for k in range(200):
+                writer.add_message(joints, log_time=k, publish_time=k, data=rows[k].tobytes())
+                if frame and k == 100:
+                    writer.add_message(camera, log_time=k, publish_time=k, data=image)
+            writer.finish()
+        return path
+
+    got = bp.read_trajectory(write(tmp_path / "cam.mcap", True))
+    expected = bp.read_trajectory(write(tmp_path / "plain.mcap", False))
+    assert got.n_samples == expected.n_samples == 200
+    assert np.array_equal(got.q, expected.q) and np.array_equal(got.tau, expected.tau)
