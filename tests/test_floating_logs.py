@@ -344,3 +344,21 @@ def test_file_with_a_zero_base_quaternion_refused_naming_it(space, tmp_path, ext
     log.q[4, 3:7] = space.log.q[4, 3:7] * 1.004
     path = bp.write_trajectory(log, tmp_path / f"near.{ext}")
     np.testing.assert_array_equal(bp.read_trajectory(path, robot=bp.load_robot(SPACE)).q, log.q)
+
+
+@pytest.mark.parametrize("ext", ["csv", "npz"])
+def test_a_file_name_with_a_newline_gives_one_line(space, tmp_path, ext):
+    """A floating log or contacts file whose name holds a newline: the message names it escaped, on one line (a raw
+    newline in a name would forge an output line)."""
+    from baseparam.identification.floating_logs import read_contacts
+    robot = bp.load_robot(SPACE)
+    path = tmp_path / f"log\nforged.{ext}"
+    bp.write_trajectory(dataclasses.replace(space.log, qd=None), path)      # no q̇: the floating reader refuses it
+    with pytest.raises(bp.DataError) as info:
+        bp.read_trajectory(path, robot=robot)
+    assert "\n" not in str(info.value) and "log\\nforged" in str(info.value), str(info.value)
+    contacts = tmp_path / "contacts\nforged.yaml"
+    contacts.write_text("contacts: 3\n")
+    with pytest.raises(bp.DataError) as info:
+        read_contacts(contacts, robot)
+    assert "\n" not in str(info.value) and "contacts\\nforged" in str(info.value), str(info.value)

@@ -58,39 +58,40 @@ def read_floating_log(path, robot, n_contacts=0):
     from ..motion import Trajectory
 
     path = os.fspath(path)
+    label = printable(path)                   # for one-line messages, whatever the file's name
     fields, wrench_columns = _columns(robot, n_contacts)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".npz":
         data = _npz_arrays(path)
         for key in ("t", "q", "qd"):
             if key not in data:
-                raise DataError(f"{path}: no key {key!r} (a floating-base NPZ log has t, q, qd, qdd, tau, wrenches)")
+                raise DataError(f"{label}: no key {key!r} (a floating-base NPZ log has t, q, qd, qdd, tau, wrenches)")
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
         if n_contacts:
             if "wrenches" not in data:
-                raise DataError(f"{path}: no key 'wrenches' (shape (S, {n_contacts}, 6): the contacts' wrenches)")
+                raise DataError(f"{label}: no key 'wrenches' (shape (S, {n_contacts}, 6): the contacts' wrenches)")
             wrenches = np.asarray(data["wrenches"])
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
-                raise DataError(f"{path}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
+                raise DataError(f"{label}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
         text = _csv_text(path)
         header = [h.strip() for h in text.partition("\n")[0].split(",")]
         if header[:1] != ["t"]:
-            raise DataError(f"{path}: line 1: expected a header row starting with 't' (t, q1…q{robot.n_dof + 7}, "
+            raise DataError(f"{label}: line 1: expected a header row starting with 't' (t, q1…q{robot.n_dof + 7}, "
                             f"qd1…, qdd1…, tau1…, w1_fx…)")
         if len(set(header)) != len(header):
-            raise DataError(f"{path}: line 1: a column is named twice")
+            raise DataError(f"{label}: line 1: a column is named twice")
         for name in fields["q"] + fields["qd"] + wrench_columns:
             if name not in header:
-                raise DataError(f"{path}: no column {name!r} (floating base: q1…q{robot.n_dof + 7}, "
+                raise DataError(f"{label}: no column {name!r} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
         try:
             table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
         except ValueError as exc:
-            raise DataError(f"{path}: {' '.join(str(exc).split())}") from None
+            raise DataError(f"{label}: {' '.join(str(exc).split())}") from None
         if table.shape[1] != len(header):
-            raise DataError(f"{path}: {table.shape[1]} values per row for {len(header)} header columns")
+            raise DataError(f"{label}: {table.shape[1]} values per row for {len(header)} header columns")
 
         def take(names):
             return table[:, [header.index(n) for n in names]]
@@ -100,11 +101,11 @@ def read_floating_log(path, robot, n_contacts=0):
             present = [n in header for n in fields[name]]
             if any(present) and not all(present):
                 missing = fields[name][present.index(False)]
-                raise DataError(f"{path}: no column {missing!r} ({name} needs {len(fields[name])} columns)")
+                raise DataError(f"{label}: no column {missing!r} ({name} needs {len(fields[name])} columns)")
             arrays[name] = take(fields[name]) if all(present) else None
         wrenches = take(wrench_columns).reshape(-1, n_contacts, 6) if n_contacts else None
     else:
-        raise DataError(f"{path}: a floating-base log is .csv or .npz, not {ext or 'without extension'!r}")
+        raise DataError(f"{label}: a floating-base log is .csv or .npz, not {ext or 'without extension'!r}")
     # checked here, not by Trajectory: its messages count q's columns from the data and suggest
     # skip_bad_rows, which these logs do not take
     csv = ext == ".csv"
@@ -115,23 +116,23 @@ def read_floating_log(path, robot, n_contacts=0):
             continue
         arr = np.asarray(arr)
         if arr.ndim != 2 or arr.shape[1] != width:
-            raise DataError(f"{path}: {name}: expected shape (S, {width}) for {robot.name!r} with a floating base "
+            raise DataError(f"{label}: {name}: expected shape (S, {width}) for {robot.name!r} with a floating base "
                             f"({robot.n_dof} joints), got {arr.shape}")
         if not np.issubdtype(arr.dtype, np.number):
-            raise DataError(f"{path}: {name}: not numeric ({arr.dtype})")
+            raise DataError(f"{label}: {name}: not numeric ({arr.dtype})")
         bad = ~np.isfinite(arr)
         if bad.any():
             row, col = map(int, np.argwhere(bad)[0])
             where = f"line {row + 2}" if csv else f"row {row}"
-            raise DataError(f"{path}: {where}: {name}{col + 1}: not a finite number ({arr[row, col]})")
+            raise DataError(f"{label}: {where}: {name}{col + 1}: not a finite number ({arr[row, col]})")
     if wrenches is not None and not np.isfinite(wrenches).all():
         row = int(np.flatnonzero(~np.isfinite(wrenches).reshape(len(wrenches), -1).all(1))[0])
-        raise DataError(f"{path}: {f'line {row + 2}' if ext == '.csv' else f'row {row}'}: wrenches: not a finite "
+        raise DataError(f"{label}: {f'line {row + 2}' if ext == '.csv' else f'row {row}'}: wrenches: not a finite "
                         "number")
     traj = Trajectory(t=arrays["t"], q=arrays["q"], qd=arrays["qd"], qdd=arrays["qdd"], tau=arrays["tau"],
                       source=path, floating=True)
     if wrenches is not None and len(wrenches) != traj.n_samples:
-        raise DataError(f"{path}: wrenches: {len(wrenches)} rows for {traj.n_samples} samples")
+        raise DataError(f"{label}: wrenches: {len(wrenches)} rows for {traj.n_samples} samples")
     return traj, wrenches
 
 
@@ -180,12 +181,13 @@ def wrench_topics(path, contacts):
     ``topic:``, else ``/<name>/wrench`` (name: its ``name:``, else ``contact<k>``, k from 1); a ROS bag's
     ``geometry_msgs/WrenchStamped`` topic of that contact. Two contacts of one name are refused."""
     path = os.fspath(path)
+    label = printable(path)                   # for one-line messages, whatever the file's name
     items = _contact_items(path)
     out = {}
     for k, (item, contact) in enumerate(zip(items, contacts), start=1):
         name = contact.name or f"contact{k}"
         if name in out:
-            raise DataError(f"{path}: contacts[{k - 1}]: name {name!r} given twice")
+            raise DataError(f"{label}: contacts[{k - 1}]: name {name!r} given twice")
         out[name] = item.get("topic") or f"/{name}/wrench"
     return out
 
@@ -193,6 +195,7 @@ def wrench_topics(path, contacts):
 def _npz_arrays(path):
     """The numeric arrays of an NPZ log, by key: the archive checked as the trajectory reader checks it (no
     zip, a name held twice), each member's header (dtype, size) checked before its data is read."""
+    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
     from ._arrays import _NPZ_ERRORS, _npy_data, _npy_header, open_npz
     from ._record import MAX_VALUES, _one_line
 
@@ -205,13 +208,13 @@ def _npz_arrays(path):
             try:
                 shape, dtype = _npy_header(archive, members[key])[:2]
                 if dtype.kind not in "iuf":
-                    raise DataError(f"{path}: {key}: not numeric ({dtype})")
+                    raise DataError(f"{label}: {key}: not numeric ({dtype})")
                 total += int(np.prod(shape, dtype=float))
                 if total > MAX_VALUES:
-                    raise DataError(f"{path}: more than {MAX_VALUES} values; a log may hold at most that many")
+                    raise DataError(f"{label}: more than {MAX_VALUES} values; a log may hold at most that many")
                 data[key] = np.asarray(_npy_data(archive, members[key]), dtype=float)
             except _NPZ_ERRORS as exc:
-                raise DataError(f"{path}: {key}: not a valid NPZ member ({_one_line(exc)})") from None
+                raise DataError(f"{label}: {key}: not a valid NPZ member ({_one_line(exc)})") from None
     return data
 
 
@@ -220,12 +223,13 @@ def _csv_text(path):
     (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte otherwise)."""
     from ._text import _read_bytes
 
-    data = bytes(_read_bytes(path, path))
+    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
+    data = bytes(_read_bytes(path, label))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise DataError(f"{path}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+        raise DataError(f"{label}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
     # universal newlines, as open() in text mode reads them
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -234,13 +238,14 @@ def _contact_items(path):
     """The list under ``contacts:`` of a contacts file, read by the robot description's strict reader: bounded
     size, UTF-8, no duplicate keys, no YAML 1.1 number spellings, no depth or alias bomb, no tags beyond the
     safe ones."""
+    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
     from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
 
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise DataError(f"{label}: cannot read: {exc.strerror or exc}") from None
     try:
         doc = _load_yaml(_decode(data))
     except _Invalid as exc:
@@ -249,7 +254,7 @@ def _contact_items(path):
                                         "empty file: expected contacts: [...]")) from None
     items = doc.get("contacts") if isinstance(doc, dict) else None
     if not isinstance(items, list) or not items:
-        raise DataError(f"{path}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
+        raise DataError(f"{label}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
                         "rpy: [r, p, y]}}")
     return items
 
@@ -274,10 +279,11 @@ def read_contacts(path, robot=None):
     from ..model._fields import _got
     from ..model.urdf import _rotation
     path = os.fspath(path)
+    label = printable(path)                   # for one-line messages, whatever the file's name
     items = _contact_items(path)
     contacts = []
     for k, item in enumerate(items):
-        where = f"{path}: contacts[{k}]"
+        where = f"{label}: contacts[{k}]"
         if not isinstance(item, dict) or "link" not in item:
             raise DataError(f"{where}: expected a mapping with link: (a joint's name or a link number)")
         unknown = set(item) - {"link", "xyz", "rpy", "name", "topic"}
