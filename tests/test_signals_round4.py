@@ -60,6 +60,18 @@ def _one_line(err, line):
     assert lines == [line], err
 
 
+def _ended_by(proc, marker, name):
+    """Send signal ``name`` once the child prints ``marker``; the run must end with 128 + N and one line on stderr.
+    Returns the child's stdout."""
+    number = getattr(signal, name)
+    _wait_for(proc, marker)
+    proc.send_signal(number)
+    out, err = _finish(proc)
+    assert proc.returncode == 128 + number, err
+    _one_line(err, _line(name))
+    return out
+
+
 def _line(name):
     return "baseparam: interrupted" if name == "SIGINT" else f"baseparam: terminated ({name})"
 
@@ -86,13 +98,8 @@ main()
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_while_the_command_line_loads_ends_in_one_line(tmp_path, name):
     """A Ctrl-C within ~0.1 s of the start printed a KeyboardInterrupt traceback; SIGTERM killed the process."""
-    number = getattr(signal, name)
     proc = _start(_DURING_IMPORT, PLANAR, tmp_path / "out.json")
-    _wait_for(proc, "importing")
-    proc.send_signal(number)
-    _, err = _finish(proc)
-    assert proc.returncode == 128 + number, err
-    _one_line(err, _line(name))
+    _ended_by(proc, "importing", name)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -122,14 +129,9 @@ main()
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
 def test_a_signal_right_after_the_outputs_are_written_gives_128_plus_n(tmp_path, name):
     """A Ctrl-C there ended the process by the signal (status −2 seen by the parent), with a traceback."""
-    number = getattr(signal, name)
     out = tmp_path / "out.json"
     proc = _start(_AFTER_THE_RUN, PLANAR, out)
-    _wait_for(proc, "written")
-    proc.send_signal(number)
-    _, err = _finish(proc)
-    assert proc.returncode == 128 + number, err
-    _one_line(err, _line(name))
+    _ended_by(proc, "written", name)
     assert json.loads(out.read_text())["robot"]          # the output stays, whole
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 
@@ -154,15 +156,10 @@ _entry.main()
 
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
 def test_a_signal_while_the_process_exits_is_noted_not_raised(tmp_path, name):
-    number = getattr(signal, name)
     out = tmp_path / "out.json"
     proc = _start(_AT_EXIT, PLANAR, out)
-    _wait_for(proc, "exiting")
-    proc.send_signal(number)
-    stdout, err = _finish(proc)
+    stdout = _ended_by(proc, "exiting", name)
     assert "noted" in stdout.split()                      # the atexit function went on to its end
-    assert proc.returncode == 128 + number, err
-    _one_line(err, _line(name))
     assert json.loads(out.read_text())["robot"]
 
 
@@ -217,11 +214,7 @@ def test_a_second_sigterm_ends_a_run_that_swallowed_the_first(tmp_path, name):
     proc = _start(_SWALLOWING_RUN, PLANAR, out / "z.h5")
     _wait_for(proc, "storing")
     proc.send_signal(number)
-    _wait_for(proc, "swallowed")
-    proc.send_signal(number)
-    _, err = _finish(proc)
-    assert proc.returncode == 128 + number, err
-    _one_line(err, _line(name))
+    _ended_by(proc, "swallowed", name)
     assert list(out.iterdir()) == []
 
 
@@ -252,15 +245,10 @@ main()
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pthread_join through ctypes (glibc)")
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
 def test_a_signal_ends_a_run_stuck_in_a_c_call(tmp_path, name):
-    number = getattr(signal, name)
     out = tmp_path / "out"
     out.mkdir()
     proc = _start(_STUCK_RUN, PLANAR, out / "z.h5", grace="0")
-    _wait_for(proc, "storing")
-    proc.send_signal(number)
-    _, err = _finish(proc)
-    assert proc.returncode == 128 + number, err
-    _one_line(err, _line(name))
+    _ended_by(proc, "storing", name)
     assert list(out.iterdir()) == []
 
 
