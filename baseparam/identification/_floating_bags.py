@@ -68,8 +68,9 @@ def _raw(path, source, named, find_base):
     """The bag's raw messages (as the fixed-base reader gets them); through rosbags (sqlite3 folders, ROS 1) only
     those of the ``named`` topics, and with ``find_base`` of every base pose topic too."""
     from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
-    if os.path.isdir(path) and _mcap_files(path):
-        return _read_mcap_folder(path, _mcap_files(path), source)
+    files = _mcap_files(path) if os.path.isdir(path) else None
+    if files:
+        return _read_mcap_folder(path, files, source)
     if os.path.isdir(path) or Path(source).suffix.lower() == ".bag":
         if find_base:
             named = set(named) | _base_candidates(path)
@@ -199,10 +200,11 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     from ..dynamics.floating import rotation_matrices
     from ..motion import Trajectory
     from ._bags import read_bag
+    from .trajectory import robot_joint_names
 
     pairs = contact_topics(contacts)
-    if joints is None:        # as trajectory.robot_joint_names (not imported: that module dispatches to this one)
-        joints = [joint.name or f"joint{k}" for k, joint in enumerate(robot.joints, start=1)]
+    if joints is None:
+        joints = robot_joint_names(robot)
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock)
     named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
     raw, extra, problem, _ = _raw(path, source, set(named), base_topic is None)

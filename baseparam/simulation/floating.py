@@ -80,18 +80,18 @@ def _body(robot, contact):
     return k - 1 + (1 if robot.is_floating else 0) if k > 0 else 0
 
 
-def _contact_points(robot, q, contacts):
-    """World positions (S, C, 3) of the contact frames' origins."""
-    from ..dynamics.contacts import _tree
-    tree = _tree(robot, q)
-    return np.stack([tree.P[b] + tree.R[b] @ np.asarray(c.position) for c, b in
-                     ((c, _body(robot, c)) for c in contacts)], 1)
+def _contact_points(robot, tree, contacts):
+    """World positions (S, C, 3) of the contact frames' origins on a built kinematic tree."""
+    points = []
+    for c in contacts:
+        b = _body(robot, c)
+        points.append(tree.P[b] + tree.R[b] @ np.asarray(c.position))
+    return np.stack(points, 1)
 
 
-def _world_linear_jacobians(robot, q, contacts):
-    """(S, 3C, n_v): the world velocity of each contact point, J_world = R_c J_c[:3]."""
-    from ..dynamics.contacts import _jacobian, _tree
-    tree = _tree(robot, q)
+def _world_linear_jacobians(robot, tree, contacts):
+    """(S, 3C, n_v): the world velocity of each contact point on a built tree, J_world = R_c J_c[:3]."""
+    from ..dynamics.contacts import _jacobian
     return np.concatenate([tree.R[_body(robot, c)] @ np.asarray(c.rotation) @ _jacobian(robot, tree, c)[:, :3]
                            for c in contacts], 1)
 
@@ -127,7 +127,7 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     """
     from .._numbers import real_array
     from .._validation import check_instance, check_number, check_robot, check_robot_states
-    from ..dynamics.contacts import Contact
+    from ..dynamics.contacts import Contact, _tree
 
     robot = check_robot(robot)
     if not robot.is_floating:
@@ -150,16 +150,17 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
     iterations = check_number(iterations, "iterations", low=1, high=10_000, integer=True)
     tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
-    targets = _contact_points(robot, q0[None], contacts)
+    targets = _contact_points(robot, _tree(robot, q0[None]), contacts)
     R = _euler_zyx(ang)
     q = np.tile(q0, (S, 1))
     q[:, :3], q[:, 3:7] = pos, _quaternions(R)
     for _ in range(iterations):
-        points = _contact_points(robot, q, contacts)
+        tree = _tree(robot, q)         # one tree per step, for the points and the Jacobians
+        points = _contact_points(robot, tree, contacts)
         error = (targets - points).reshape(S, -1)
         if np.abs(error).max() < tolerance:
             break
-        J = _world_linear_jacobians(robot, q, contacts)[:, :, 6:]
+        J = _world_linear_jacobians(robot, tree, contacts)[:, :, 6:]
         q[:, 7:] += np.einsum("sij,sj->si", np.linalg.pinv(J), error)
     else:
         raise SimulationError(f"stance_motion: the contact points could not be held (off by "
@@ -172,7 +173,7 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     w = 0.5 * np.stack([W[:, 2, 1] - W[:, 1, 2], W[:, 0, 2] - W[:, 2, 0], W[:, 1, 0] - W[:, 0, 1]], -1)
     qd = np.zeros((S, robot.n_v))
     qd[:, :3], qd[:, 3:6] = v, w
-    J = _world_linear_jacobians(robot, q, contacts)
+    J = _world_linear_jacobians(robot, tree, contacts)         # the tree of the final q (the loop broke on it)
     qd[:, 6:] = -np.einsum("sij,sj->si", np.linalg.pinv(J[:, :, 6:]), np.einsum("sij,sj->si", J[:, :, :6], qd[:, :6]))
     return q, qd, np.gradient(qd, t, axis=0)
 
