@@ -98,12 +98,16 @@ def _n_standard(robot):
     return ColumnLayout(robot, "pseudo").n_standard
 
 
+def tree_body(robot, contact):
+    """The contact's body in the kinematic tree (a floating base's body is 0, its links follow)."""
+    k = contact.link_index(robot)
+    return k - 1 + (1 if robot.is_floating else 0) if k > 0 else 0
+
+
 def _jacobian(robot, tree, contact):
     """J_c for a built tree: (S, 6, n_v), rows [v; ω] in the contact frame."""
-    k = contact.link_index(robot)
-    nb = 1 if robot.is_floating else 0
-    body = k - 1 + nb if k > 0 else 0
-    if k == 0 and not robot.is_floating:
+    body = tree_body(robot, contact)
+    if contact.link_index(robot) == 0 and not robot.is_floating:
         raise ArgumentError(f"contact {contact.name or contact.link!r}: link 0 is the fixed base; it has no Jacobian")
     Rp, pp = np.asarray(contact.rotation), np.asarray(contact.position)
     Rc = tree.R[body] @ Rp

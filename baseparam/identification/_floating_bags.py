@@ -200,11 +200,11 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     from ..dynamics.floating import rotation_matrices
     from ..motion import Trajectory
     from ._bags import read_bag
-    from .trajectory import robot_joint_names
+    from ..model.robot import joint_names
 
     pairs = contact_topics(contacts)
     if joints is None:
-        joints = robot_joint_names(robot)
+        joints = joint_names(robot.joints)
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock)
     named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
     raw, extra, problem, _ = _raw(path, source, set(named), base_topic is None)

@@ -47,6 +47,7 @@ from pathlib import Path
 from .._validation import (check_instance, check_names, check_path, check_reading, check_robot, printable,
                            shown)
 from ..errors import ArgumentTypeError, DataError
+from ..model.robot import joint_names
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
 from ._columns import parse_column_map
@@ -246,4 +247,4 @@ def _check_joint_order(path, source, ext, joints):
 def robot_joint_names(robot):
     """The robot's joint names in its order: the description's (URDF ``name``, YAML ``name:``), else
     ``joint1`` … ``jointN`` (the names baseparam's URDF writer gives unnamed joints)."""
-    return [joint.name or f"joint{k}" for k, joint in enumerate(robot.joints, start=1)]
+    return joint_names(robot.joints)

@@ -30,7 +30,7 @@ from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _numbe
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel
 from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
-                    Robot, with_drives)
+                    Robot, joint_names, with_drives)
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
@@ -337,7 +337,7 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
     found.raise_any()
     # a log's joints are matched by name: one joint each, an unnamed joint k by jointk (robot_joint_names), so
     # joints[1] named joint2 beside an unnamed joints[2] read the log's joint2 twice
-    names = [joint.name or f"joint{k}" for k, joint in enumerate(joints, 1)]
+    names = joint_names(joints)
     first = {}
     for k, (joint, name) in enumerate(zip(joints, names), 1):
         j = first.setdefault(name, k)

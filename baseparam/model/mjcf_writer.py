@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import ArgumentError
 from .dh_equivalent import joint_transform
 from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from .robot import joint_names
 from .urdf_update import _number
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
@@ -180,11 +181,12 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     body_lines = []
     if geometry is not None:
         body_lines += _geoms(geometry[0], folder, meshes, "    ")
+    names = joint_names(robot.joints)
 
     def write(k, depth):
         joint, model = robot.joints[k], models[k]
         pad = "  " * (depth + 2)
-        name = joint.name or f"joint{k + 1}"
+        name = names[k]
         link = geometry[1][k][1][0][0] if geometry is not None else f"link{k + 1}"
         placement = joint_transform(robot, model, 0.0)
         J = _after_inverse(robot, model)

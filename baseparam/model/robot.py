@@ -579,6 +579,12 @@ def require_fixed_base(robot, what: str) -> Robot:
     return robot
 
 
+def joint_names(joints) -> list:
+    """The joints' names in order: each one's own (URDF ``name``, YAML ``name:``), else ``joint1`` … ``jointN``, the
+    names baseparam's URDF and MJCF writers give unnamed joints and by which a log's joints are matched."""
+    return [joint.name or f"joint{k}" for k, joint in enumerate(joints, start=1)]
+
+
 def require_robot(robot, name: str = "robot") -> Robot:
     """``robot`` itself when it is a :class:`Robot`; otherwise an ArgumentTypeError naming the argument, with a
     hint for a file name (every public function taking a robot calls it, as ``_validation.check_robot``)."""

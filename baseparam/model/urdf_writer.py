@@ -17,6 +17,7 @@ import numpy as np
 
 from .dh_equivalent import joint_transform_before
 from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from .robot import joint_names
 
 
 def _after(robot, model) -> np.ndarray:
@@ -90,6 +91,7 @@ def robot_to_urdf(robot, bodies) -> str:
     """
     models = joint_models(robot)
     afters = [_after(robot, m) for m in models]
+    names = joint_names(robot.joints)
     name = robot.name.replace("--", "- -")
     lines = ['<?xml version="1.0"?>', f"<!-- written by baseparam: {name}; joint k moves link{{k}}, whose "
              "description frame is link{k}_frame -->", f"<robot name={quoteattr(robot.name)}>", '  <link name="base"/>']
@@ -101,7 +103,7 @@ def robot_to_urdf(robot, bodies) -> str:
         kind = "revolute" if joint.is_revolute else "prismatic"
         limit = '<limit lower="-1e6" upper="1e6" effort="1e9" velocity="1e9"/>'
         lines += [f'  <link name="link{k}">', _inertial(mass, com, inertia, afters[k - 1]), "  </link>",
-                  f'  <joint name={quoteattr(joint.name or f"joint{k}")} type="{kind}">',
+                  f'  <joint name={quoteattr(names[k - 1])} type="{kind}">',
                   f'    <parent link="{parent}"/><child link="link{k}"/>', f"    {_origin(placement)}",
                   f'    <axis xyz="0 0 1"/>{limit}', "  </joint>",
                   f'  <link name="link{k}_frame"/>',

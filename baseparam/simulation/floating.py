@@ -74,25 +74,20 @@ def _quaternions(R):
     return Rotation.from_matrix(R).as_quat()
 
 
-def _body(robot, contact):
-    """The contact's body in the kinematic tree (a floating base's body is 0, its links follow)."""
-    k = contact.link_index(robot)
-    return k - 1 + (1 if robot.is_floating else 0) if k > 0 else 0
-
-
 def _contact_points(robot, tree, contacts):
     """World positions (S, C, 3) of the contact frames' origins on a built kinematic tree."""
+    from ..dynamics.contacts import tree_body
     points = []
     for c in contacts:
-        b = _body(robot, c)
+        b = tree_body(robot, c)
         points.append(tree.P[b] + tree.R[b] @ np.asarray(c.position))
     return np.stack(points, 1)
 
 
 def _world_linear_jacobians(robot, tree, contacts):
     """(S, 3C, n_v): the world velocity of each contact point on a built tree, J_world = R_c J_c[:3]."""
-    from ..dynamics.contacts import _jacobian
-    return np.concatenate([tree.R[_body(robot, c)] @ np.asarray(c.rotation) @ _jacobian(robot, tree, c)[:, :3]
+    from ..dynamics.contacts import _jacobian, tree_body
+    return np.concatenate([tree.R[tree_body(robot, c)] @ np.asarray(c.rotation) @ _jacobian(robot, tree, c)[:, :3]
                            for c in contacts], 1)
 
 
