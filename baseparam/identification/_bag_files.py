@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import DataError
 from ._cdr import JOINT_STATE, decode_rows
+from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
 
 
@@ -227,26 +228,13 @@ class _Cut(Exception):
     """A ROS 1 record that runs past the end of what holds it."""
 
 
-# A compressed chunk may claim at most this many times its bytes (beyond its first _ALLOWANCE bytes: a black camera
-# frame is honest), and this many bytes in all: as for MCAP (_mcap._MAX_RATIO, _mcap._ALLOWANCE), more is a
-# decompression bomb (bz2 packs 1 GiB of zeros in a few hundred bytes)
-_MAX_RATIO = 1000
-_ALLOWANCE = 32 << 20
-_MAX_CHUNK = 256 << 20
-
-
 def _chunk_size_problem(compression, claimed, packed):
-    """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None."""
+    """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None:
+    the bounds of MCAP's chunks (:func:`._mcap.chunk_size_problem`; bz2 packs 1 GiB of zeros in a few hundred
+    bytes)."""
     if compression == b"none":
         return None
-    kind = compression[:20].decode("latin-1")
-    if claimed > _MAX_RATIO * packed + _ALLOWANCE:
-        return (f"its {packed} bytes of {kind} data claim {claimed} bytes uncompressed, more than {_MAX_RATIO} times "
-                "as many (a decompression bomb?); not decompressed")
-    if claimed > _MAX_CHUNK:
-        return (f"its {kind} data claim {claimed} bytes uncompressed, more than the {_MAX_CHUNK >> 20} MiB baseparam "
-                "decompresses at once; not decompressed")
-    return None
+    return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
 def _check_ros1_chunks(path, source):
