@@ -163,6 +163,7 @@ def _mcap_files(path):
 
 def _read_mcap_folder(path, files, source):
     """The MCAP files of a bag folder in order, each topic's messages numbered across them."""
+    check_bag_folder(path, source)
     raw, problem, notices = {}, None, []
     for name in files:
         part, _, trouble, notice = _read_mcap(name, f"{source}/{os.path.basename(name)}")
@@ -185,6 +186,8 @@ def _read_rosbags(path, source, named=()):
     raw, problem = {}, None
     if os.path.isfile(path):
         _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
+    else:
+        check_bag_folder(path, source)         # its files, before rosbags opens them
     try:
         reader = AnyReader([Path(path)])
         reader.open()
