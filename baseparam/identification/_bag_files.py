@@ -110,13 +110,10 @@ def _check_compressed_messages(path, source):
         for row_id, data in db.execute("SELECT id, data FROM messages"):
             if not isinstance(data, bytes):
                 continue
-            bound, size = _MAX_RATIO * len(data) + _ALLOWANCE, 0
-            reader = zstandard.ZstdDecompressor().stream_reader(data)
-            while block := reader.read(1 << 20):
-                size += len(block)
-                if size > bound:
-                    raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
-                                    f"{len(data)} bytes (a decompression bomb?); not decompressed")
+            bound = _MAX_RATIO * len(data) + _ALLOWANCE
+            if _counted(zstandard.ZstdDecompressor().stream_reader(data), bound) > bound:
+                raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
+                                f"{len(data)} bytes (a decompression bomb?); not decompressed")
     except (sqlite3.Error, zstandard.ZstdError):
         return
     finally:
@@ -134,16 +131,23 @@ def _check_compressed_file(path, source):
     try:
         packed = os.path.getsize(path)
         ratio, free = _MAX_RATIO * packed + _ALLOWANCE, shutil.disk_usage(tempfile.gettempdir()).free
-        size = 0
         with open(path, "rb") as stream, zstandard.ZstdDecompressor().stream_reader(stream) as reader:
-            while block := reader.read(1 << 20):
-                size += len(block)
-                if size > min(ratio, free):
-                    why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
-                           else f"more than the {free} bytes free in the temporary folder it would go to")
-                    raise DataError(f"{source}: decompresses to {why}; not decompressed")
+            size = _counted(reader, min(ratio, free))
     except (OSError, zstandard.ZstdError):
         return
+    if size > min(ratio, free):
+        why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
+               else f"more than the {free} bytes free in the temporary folder it would go to")
+        raise DataError(f"{source}: decompresses to {why}; not decompressed")
+
+
+def _counted(reader, bound):
+    """The number of bytes ``reader`` yields, read in 1 MiB blocks and not kept, up to the first count beyond
+    ``bound`` (the caller refuses it there)."""
+    size = 0
+    while size <= bound and (block := reader.read(1 << 20)):
+        size += len(block)
+    return size
 
 
 def _mcap_files(path):
