@@ -64,15 +64,23 @@ def _read_mcap(path, source):
     return raw, extra, contents.problem, contents.notice
 
 
+_MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
+
+
+def _metadata(path):
+    """The bytes of a bag folder's metadata.yaml, read up to one beyond :data:`_MAX_METADATA`."""
+    with open(os.path.join(path, "metadata.yaml"), "rb") as stream:
+        return stream.read(_MAX_METADATA + 1)
+
+
 def check_bag_folder(path, source):
     """DataError when a bag folder's metadata.yaml lists a file outside the folder (an absolute path, ``..``, a
     link leading out): a reader given a folder reads nothing else. A metadata.yaml that cannot be read is left
     to the readers, which word their error."""
     import yaml
     try:
-        with open(os.path.join(path, "metadata.yaml"), "rb") as stream:
-            data = stream.read(1_000_001)
-        if len(data) > 1_000_000:
+        data = _metadata(path)
+        if len(data) > _MAX_METADATA:
             raise DataError(f"{source}: metadata.yaml: larger than 1 MB (a bag's metadata is a few kB)")
         info = yaml.safe_load(data)["rosbag2_bagfile_information"]
         names = list(info.get("relative_file_paths") or [])
@@ -155,8 +163,10 @@ def _mcap_files(path):
     reader), or None (sqlite3 storage, whole-file compression, an unreadable metadata.yaml: rosbags)."""
     import yaml
     try:
-        with open(os.path.join(path, "metadata.yaml"), encoding="utf-8") as stream:
-            info = yaml.safe_load(stream)["rosbag2_bagfile_information"]
+        data = _metadata(path)
+        if len(data) > _MAX_METADATA:       # refused by check_bag_folder, on the way through rosbags
+            return None
+        info = yaml.safe_load(data.decode("utf-8"))["rosbag2_bagfile_information"]
         if info.get("storage_identifier") != "mcap" or info.get("compression_mode") or info.get("compression_format"):
             return None
         files = [os.path.join(path, name) for name in info["relative_file_paths"]]
