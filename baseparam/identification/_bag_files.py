@@ -80,8 +80,11 @@ def check_bag_folder(path, source):
     import yaml
     try:
         data = _metadata(path)
-        if len(data) > _MAX_METADATA:
-            raise DataError(f"{source}: metadata.yaml: larger than 1 MB (a bag's metadata is a few kB)")
+    except OSError:
+        return
+    if len(data) > _MAX_METADATA:       # outside the try: a DataError is a ValueError, which it leaves to the readers
+        raise DataError(f"{source}: metadata.yaml: larger than 1 MB (a bag's metadata is a few kB)")
+    try:
         info = yaml.safe_load(data)["rosbag2_bagfile_information"]
         names = list(info.get("relative_file_paths") or [])
         names += [f.get("path") for f in info.get("files") or [] if isinstance(f, dict)]
