@@ -270,6 +270,18 @@ def test_bag_metadata_not_utf8(tmp_path):
     one_line(result, str(bag), "utf-8")
 
 
+def test_bag_metadata_over_1_mb_is_refused(tmp_path):
+    """A bag folder whose metadata.yaml exceeds 1 MB is refused in one line naming it, before any YAML parser reads
+    it: check_bag_folder's refusal (a DataError, so a ValueError) was caught by its own handler, and rosbags parsed
+    the whole file."""
+    bag = tmp_path / "bag"
+    bag.mkdir()
+    (bag / "metadata.yaml").write_text("rosbag2_bagfile_information:\n  storage_identifier: mcap\n"
+                                       "  relative_file_paths: [a.mcap]\n" + "#" * 2_000_000 + "\n")
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(bag)])
+    one_line(result, str(bag), "metadata.yaml: larger than 1 MB")
+
+
 @pytest.mark.parametrize("kind", ["ros2-message", "ros2-file", "ros1-bz2", "ros1-lz4"])
 def test_honest_bag_with_black_camera_frames_is_read(tmp_path, monkeypatch, kind):
     """The bomb checks above refused beyond 1000 times a message's (chunk's) bytes and a MiB; honest data of one

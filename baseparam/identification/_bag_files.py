@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import DataError
 from ._cdr import JOINT_STATE, decode_rows
+from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
 
 
@@ -63,16 +64,27 @@ def _read_mcap(path, source):
     return raw, extra, contents.problem, contents.notice
 
 
+_MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
+
+
+def _metadata(path):
+    """The bytes of a bag folder's metadata.yaml, read up to one beyond :data:`_MAX_METADATA`."""
+    with open(os.path.join(path, "metadata.yaml"), "rb") as stream:
+        return stream.read(_MAX_METADATA + 1)
+
+
 def check_bag_folder(path, source):
     """DataError when a bag folder's metadata.yaml lists a file outside the folder (an absolute path, ``..``, a
     link leading out): a reader given a folder reads nothing else. A metadata.yaml that cannot be read is left
     to the readers, which word their error."""
     import yaml
     try:
-        with open(os.path.join(path, "metadata.yaml"), "rb") as stream:
-            data = stream.read(1_000_001)
-        if len(data) > 1_000_000:
-            raise DataError(f"{source}: metadata.yaml: larger than 1 MB (a bag's metadata is a few kB)")
+        data = _metadata(path)
+    except OSError:
+        return
+    if len(data) > _MAX_METADATA:       # outside the try: a DataError is a ValueError, which it leaves to the readers
+        raise DataError(f"{source}: metadata.yaml: larger than 1 MB (a bag's metadata is a few kB)")
+    try:
         info = yaml.safe_load(data)["rosbag2_bagfile_information"]
         names = list(info.get("relative_file_paths") or [])
         names += [f.get("path") for f in info.get("files") or [] if isinstance(f, dict)]
@@ -109,13 +121,10 @@ def _check_compressed_messages(path, source):
         for row_id, data in db.execute("SELECT id, data FROM messages"):
             if not isinstance(data, bytes):
                 continue
-            bound, size = _MAX_RATIO * len(data) + _ALLOWANCE, 0
-            reader = zstandard.ZstdDecompressor().stream_reader(data)
-            while block := reader.read(1 << 20):
-                size += len(block)
-                if size > bound:
-                    raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
-                                    f"{len(data)} bytes (a decompression bomb?); not decompressed")
+            bound = _MAX_RATIO * len(data) + _ALLOWANCE
+            if _counted(zstandard.ZstdDecompressor().stream_reader(data), bound) > bound:
+                raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
+                                f"{len(data)} bytes (a decompression bomb?); not decompressed")
     except (sqlite3.Error, zstandard.ZstdError):
         return
     finally:
@@ -133,16 +142,23 @@ def _check_compressed_file(path, source):
     try:
         packed = os.path.getsize(path)
         ratio, free = _MAX_RATIO * packed + _ALLOWANCE, shutil.disk_usage(tempfile.gettempdir()).free
-        size = 0
         with open(path, "rb") as stream, zstandard.ZstdDecompressor().stream_reader(stream) as reader:
-            while block := reader.read(1 << 20):
-                size += len(block)
-                if size > min(ratio, free):
-                    why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
-                           else f"more than the {free} bytes free in the temporary folder it would go to")
-                    raise DataError(f"{source}: decompresses to {why}; not decompressed")
+            size = _counted(reader, min(ratio, free))
     except (OSError, zstandard.ZstdError):
         return
+    if size > min(ratio, free):
+        why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
+               else f"more than the {free} bytes free in the temporary folder it would go to")
+        raise DataError(f"{source}: decompresses to {why}; not decompressed")
+
+
+def _counted(reader, bound):
+    """The number of bytes ``reader`` yields, read in 1 MiB blocks and not kept, up to the first count beyond
+    ``bound`` (the caller refuses it there)."""
+    size = 0
+    while size <= bound and (block := reader.read(1 << 20)):
+        size += len(block)
+    return size
 
 
 def _mcap_files(path):
@@ -150,8 +166,10 @@ def _mcap_files(path):
     reader), or None (sqlite3 storage, whole-file compression, an unreadable metadata.yaml: rosbags)."""
     import yaml
     try:
-        with open(os.path.join(path, "metadata.yaml"), encoding="utf-8") as stream:
-            info = yaml.safe_load(stream)["rosbag2_bagfile_information"]
+        data = _metadata(path)
+        if len(data) > _MAX_METADATA:       # refused by check_bag_folder, on the way through rosbags
+            return None
+        info = yaml.safe_load(data.decode("utf-8"))["rosbag2_bagfile_information"]
         if info.get("storage_identifier") != "mcap" or info.get("compression_mode") or info.get("compression_format"):
             return None
         files = [os.path.join(path, name) for name in info["relative_file_paths"]]
@@ -162,6 +180,7 @@ def _mcap_files(path):
 
 def _read_mcap_folder(path, files, source):
     """The MCAP files of a bag folder in order, each topic's messages numbered across them."""
+    check_bag_folder(path, source)
     raw, problem, notices = {}, None, []
     for name in files:
         part, _, trouble, notice = _read_mcap(name, f"{source}/{os.path.basename(name)}")
@@ -184,6 +203,8 @@ def _read_rosbags(path, source, named=()):
     raw, problem = {}, None
     if os.path.isfile(path):
         _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
+    else:
+        check_bag_folder(path, source)         # its files, before rosbags opens them
     try:
         reader = AnyReader([Path(path)])
         reader.open()
@@ -227,26 +248,13 @@ class _Cut(Exception):
     """A ROS 1 record that runs past the end of what holds it."""
 
 
-# A compressed chunk may claim at most this many times its bytes (beyond its first _ALLOWANCE bytes: a black camera
-# frame is honest), and this many bytes in all: as for MCAP (_mcap._MAX_RATIO, _mcap._ALLOWANCE), more is a
-# decompression bomb (bz2 packs 1 GiB of zeros in a few hundred bytes)
-_MAX_RATIO = 1000
-_ALLOWANCE = 32 << 20
-_MAX_CHUNK = 256 << 20
-
-
 def _chunk_size_problem(compression, claimed, packed):
-    """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None."""
+    """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None:
+    the bounds of MCAP's chunks (:func:`._mcap.chunk_size_problem`; bz2 packs 1 GiB of zeros in a few hundred
+    bytes)."""
     if compression == b"none":
         return None
-    kind = compression[:20].decode("latin-1")
-    if claimed > _MAX_RATIO * packed + _ALLOWANCE:
-        return (f"its {packed} bytes of {kind} data claim {claimed} bytes uncompressed, more than {_MAX_RATIO} times "
-                "as many (a decompression bomb?); not decompressed")
-    if claimed > _MAX_CHUNK:
-        return (f"its {kind} data claim {claimed} bytes uncompressed, more than the {_MAX_CHUNK >> 20} MiB baseparam "
-                "decompresses at once; not decompressed")
-    return None
+    return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
 def _check_ros1_chunks(path, source):

@@ -46,7 +46,7 @@ import numpy as np
 
 from .._warnings import warn
 from ..errors import DataError, DataWarning
-from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags, check_bag_folder
+from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
 from ._cdr import JOINT_STATE, decode_rows
 from ._columns import _check_fields
 from .._validation import check_option
@@ -78,7 +78,6 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     fields = _field_map(columns, source)
     named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
     if os.path.isdir(path):
-        check_bag_folder(path, source)
         files = _mcap_files(path)
         raw, extra, problem, notice = (_read_mcap_folder(path, files, source) if files
                                        else _read_rosbags(path, source, named))

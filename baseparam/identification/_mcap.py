@@ -197,6 +197,18 @@ def _loose_message(data, pos, stop, out):
     out.add(row, np.array([cid]), np.array([log], dtype=np.int64))
 
 
+def chunk_size_problem(kind, claimed, packed):
+    """Why a chunk of ``packed`` bytes of ``kind`` compressed data claiming ``claimed`` bytes is not
+    decompressed (:data:`_MAX_RATIO`, :data:`_MAX_CHUNK`), or None; MCAP's and ROS 1's chunks alike."""
+    if claimed > _MAX_RATIO * packed + _ALLOWANCE:
+        return (f"its {packed} bytes of {kind} data claim {claimed} bytes uncompressed, more than {_MAX_RATIO} times "
+                "as many (a decompression bomb?); not decompressed")
+    if claimed > _MAX_CHUNK:
+        return (f"its {kind} data claim {claimed} bytes uncompressed, more than the {_MAX_CHUNK >> 20} MiB baseparam "
+                "decompresses at once; not decompressed")
+    return None
+
+
 def _decompress(data, pos, stop):
     """The records of a chunk, decompressed."""
     (_, _, size, _), pos = _u("<QQQI", data, pos, stop)
@@ -204,12 +216,9 @@ def _decompress(data, pos, stop):
     (n,), pos = _u("<Q", data, pos, stop)
     if pos + n > stop:
         raise _Truncated("chunk records run past the record")
-    if compression and size > _MAX_RATIO * n + _ALLOWANCE:
-        raise _Truncated(f"its {n} bytes of {compression} data claim {size} bytes uncompressed, more than "
-                         f"{_MAX_RATIO} times as many (a decompression bomb?); not decompressed")
-    if compression and size > _MAX_CHUNK:
-        raise _Truncated(f"its {compression} data claim {size} bytes uncompressed, more than the "
-                         f"{_MAX_CHUNK >> 20} MiB baseparam decompresses at once; not decompressed")
+    problem = chunk_size_problem(compression, size, n) if compression else None
+    if problem:
+        raise _Truncated(problem)
     raw = data[pos:pos + n]
     try:
         if compression == "":

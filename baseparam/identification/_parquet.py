@@ -17,6 +17,7 @@ refused in one line.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -50,9 +51,10 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
     if rows == 0:
         raise DataError(f"{source}: no rows")
-    twice = sorted({name for name in schema.names if schema.names.count(name) > 1})
+    counts = Counter(schema.names)      # once: schema.names builds a new list at each call
+    twice = sorted(name for name, n in counts.items() if n > 1)
     if twice:       # which of the two is meant would be a guess (pyarrow refuses to pick, with a KeyError)
-        raise DataError(f"{source}: column {printable(twice[0])!r} appears {schema.names.count(twice[0])} times; "
+        raise DataError(f"{source}: column {printable(twice[0])!r} appears {counts[twice[0]]} times; "
                         "give each column one name")
     lists = [f.name for f in schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)
              or pa.types.is_fixed_size_list(f.type)]
