@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from . import _native
+from . import _native, _native_rule
 from . import regressor_graph as regressor_graph
 from .printing import c_statements, input_source, numpy_source
 from ..model._kernels import kernels_of
@@ -129,6 +129,14 @@ class Batch:
             if self._graph is not None:
                 self._lib = self._compile()
         return self._lib
+
+    def library_for(self, n_samples):
+        """Count one call of ``n_samples`` samples; the ctypes library when the C loop serves it
+        (:func:`._native_rule.wanted`, compiled now if need be), else None (also without a C compiler)."""
+        self.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
+        if not _native_rule.wanted(n_samples, self.calls):
+            return None
+        return self()
 
     def fill(self, rows, out, *, zeroed, threads=1):
         """Run the loop over the samples of ``rows``, split into ``threads`` contiguous parts.

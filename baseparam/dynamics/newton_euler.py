@@ -72,8 +72,7 @@ def _native_rows(loop, robot, p, q, qd, qdd, friction):
     :mod:`baseparam.dynamics._native_rule` wants it; else None (also without a C compiler)."""
 
     S = q.shape[0]
-    loop.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
-    if not _native_rule.wanted(S, loop.calls) or loop() is None:
+    if loop.library_for(S) is None:
         return None
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd)]
     joints = qd.T.copy()[robot.n_v - robot.n_dof:]      # the shapes from the rows the numpy blocks give them

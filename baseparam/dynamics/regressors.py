@@ -81,12 +81,11 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
 
 def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed, threads):
     """Fill W ((S, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
-    samples on ``threads`` threads; False when the C loop is not wanted yet (:func:`._native_rule.wanted`) or
+    samples on ``threads`` threads; False when the C loop is not wanted yet (:meth:`._compiled.Batch.library_for`) or
     there is no C compiler (the numpy blocks then do it)."""
     kind = "regressor" if qd_ref is None else "slotine_li"
     loop = regressor_function(robot, parameters, columns, kind, gravity, friction).native
-    loop.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
-    if not _native_rule.wanted(out.shape[0], loop.calls) or loop() is None:
+    if loop.library_for(out.shape[0]) is None:
         return False
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, qd if qd_ref is None else qd_ref)]
     # code without friction shapes (no Coulomb or Stribeck column) is handed q̇ in their place, unread;

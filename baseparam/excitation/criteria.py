@@ -77,11 +77,12 @@ def inertia_variance(E, weights=None):
         ``A (rows, r) -> (value, dA)``, dA = −2·W A M⁻¹EᵀE M⁻¹ / tr(E M⁻¹ Eᵀ), M = AᵀWA.
     """
     E = np.asarray(E, dtype=float)
+    squared = None if weights is None else np.asarray(weights, float) ** 2     # once, not per evaluation
 
     def criterion(A):
         rows = A.shape[0]
-        w = np.ones(rows) if weights is None else np.tile(np.asarray(weights, float) ** 2, rows // len(weights))
-        Aw = A * w[:, None]
+        # equal weights: A itself (A · 1 is A to the bit), no (rows, r) copy per evaluation of the optimizer
+        Aw = A if squared is None else A * np.tile(squared, rows // len(squared))[:, None]
         M = A.T @ Aw
         try:
             L = np.linalg.cholesky(M)
