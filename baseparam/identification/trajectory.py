@@ -47,7 +47,6 @@ from pathlib import Path
 from .._validation import (check_instance, check_names, check_path, check_reading, check_robot, printable,
                            shown)
 from ..errors import ArgumentTypeError, DataError
-from ..model.robot import joint_names
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
 from ._columns import parse_column_map
@@ -247,4 +246,6 @@ def _check_joint_order(path, source, ext, joints):
 def robot_joint_names(robot):
     """The robot's joint names in its order: the description's (URDF ``name``, YAML ``name:``), else
     ``joint1`` … ``jointN`` (the names baseparam's URDF writer gives unnamed joints)."""
+    from ..model.robot import joint_names     # when called: reading a log loads no robot model (nor PyYAML)
+
     return joint_names(robot.joints)
