@@ -426,7 +426,7 @@ def _robot_options(command):
             return robot
         return command(*args, load=load, **kwargs)
 
-    options = [
+    return _with_options(wrapper, (
         click.option("--root", metavar="LINK", help="URDF: the link to take as the base (default: the URDF's root)."),
         click.option("--tip", metavar="LINK[,LINK...]",
                      help="URDF: keep only the joints on the paths from the root to these links."),
@@ -453,10 +453,22 @@ def _robot_options(command):
         click.option("--mimic", type=click.Choice(["refuse", "lock"]), default="refuse", show_default=True,
                      help="URDF: a <mimic> joint has no coordinate of its own; refuse the file, or lock every "
                           "mimic joint at q = 0 (their links weigh on the bodies carrying them; one warning line)."),
-    ]
+    ))
+
+
+def _with_options(command, options):
+    """``command`` decorated by ``options`` (click option decorators), the first listed shown first in --help."""
     for option in reversed(options):
-        wrapper = option(wrapper)
-    return wrapper
+        command = option(command)
+    return command
+
+
+def _parameters_option(help="Elementary parameterization: pseudo-inertia second moments (paper) or Khalil's "
+                            "inertia tensor."):
+    """``--parameters pseudo|khalil``, the elementary parameterization, as every command that builds a base set
+    takes it."""
+    return click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo",
+                        show_default=True, help=help)
 
 
 def _memory_option(command):
@@ -484,8 +496,7 @@ def main():
 
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True,
-              help="Elementary parameterization: pseudo-inertia second moments (paper) or Khalil's inertia tensor.")
+@_parameters_option()
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the result as JSON ('-': to stdout, the table then goes to stderr).")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
@@ -664,7 +675,7 @@ def _number_or_none(text, name, cast=float):
 
 def _trajectory_options(command):
     """The options reading and preprocessing a measured trajectory, shared by identify and payload."""
-    for option in reversed((
+    return _with_options(command, (
         click.option("--gains", metavar="K1,K2,...",
                      help="Drive gains (N·m/A) when the files log motor current: τ = k·i."),
         click.option("--skip-bad-rows", is_flag=True,
@@ -675,9 +686,7 @@ def _trajectory_options(command):
         click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
                      help="Drop samples where every |qd| is below V (rad/s or m/s)."),
         click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
-                     help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not."))):
-        command = option(command)
-    return command
+                     help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")))
 
 
 @main.command(cls=_VariadicValidate)
@@ -713,7 +722,7 @@ def _trajectory_options(command):
 @click.option("--total-mass", metavar="LO:HI", help="--method consistent: bounds on the sum of the link masses, kg.")
 @click.option("--filter-friction/--no-filter-friction", default=True, show_default=True,
               help="Low-pass the Coulomb (and Stribeck) columns with the torque's filter.")
-@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
+@_parameters_option()
 @click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
               "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5, "
               "column names for Parquet ('q=observation.state'), JointState fields for bags ('current=effort').")
@@ -999,7 +1008,7 @@ def _gains(text):
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
               help="Folder for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json (created if missing); as "
                    "excite's --out, which also takes a folder.")
-@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
+@_parameters_option()
 @_robot_options
 @_memory_option
 def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load):
@@ -1042,7 +1051,7 @@ def _excite_default(name):
               help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the equations as JSON: SymPy strings ('-': to stdout, the text then goes to stderr).")
-@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True)
+@_parameters_option()
 @click.option("--max-terms", "max_terms", type=int, default=100_000, show_default=True, metavar="N",
               help="Refuse a closed form of more than N terms (too long to print; a generic 7R arm has 350 000).")
 @click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
@@ -1091,9 +1100,8 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--criterion", type=click.Choice(["cond", "dopt", "inertia"]), default="cond", show_default=True,
               help="Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality), or (with --payload) the sum of the "
                    "variances of the payload's inertia (A-optimality; rows weighted by --noise).")
-@click.option("--parameters", type=click.Choice(["pseudo", "khalil"]), default="pseudo", show_default=True,
-              help="Parameterization of the base columns cond(W_b) is measured in, as in the other commands "
-                   "(khalil: pinocchio's columns, to recompute cond with it); the JSON reports both.")
+@_parameters_option(help="Parameterization of the base columns cond(W_b) is measured in, as in the other commands "
+                          "(khalil: pinocchio's columns, to recompute cond with it); the JSON reports both.")
 @click.option("--torque-limits", is_flag=True,
               help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
                    "true inertias.")
