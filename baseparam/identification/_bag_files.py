@@ -22,6 +22,22 @@ from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
 
 
+def read_raw(path, source, named=(), types=()):
+    """The raw messages of a bag, ``(raw, extra, problem, notice)``: ``raw`` as the module says, ``extra`` the
+    float64 attachments of baseparam's writer (name → array) or None, ``problem`` what stopped the reading (the
+    messages before it kept) or None, ``notice`` what else the reader has to say or None. An ``.mcap`` file and a
+    bag folder with MCAP storage hold every topic's messages; through rosbags (sqlite3 or compressed folders, ROS 1
+    ``.bag``) only those of the JointState topics, of the ``named`` topics and of the message types ``types``
+    (written as ``nav_msgs/Odometry``), which it deserializes one by one."""
+    if os.path.isdir(path):
+        files = _mcap_files(path)
+        if files:
+            return _read_mcap_folder(path, files, source)
+    elif Path(source).suffix.lower() != ".bag":
+        return _read_mcap(path, source)
+    return _read_rosbags(path, source, named, types)
+
+
 def is_bag(path) -> bool:
     """Whether ``path`` is a ROS bag folder (holding ``metadata.yaml``)."""
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, "metadata.yaml"))
@@ -196,9 +212,14 @@ def _read_mcap_folder(path, files, source):
     return raw, None, problem, "; ".join(notices) or None
 
 
-def _read_rosbags(path, source, named=()):
+def _wanted(msgtype, topic, named, types):
+    """Whether a topic's messages are read, as :func:`read_raw` says."""
+    return msgtype in JOINT_STATE or topic in named or msgtype.replace("/msg/", "/") in types
+
+
+def _read_rosbags(path, source, named=(), types=()):
     """A bag folder (ROS 2, MCAP or sqlite3 storage) or a ROS 1 bag, through ``rosbags``: the raw
-    messages of the JointState topics and of the topics ``named``."""
+    messages of the topics :func:`_wanted`."""
     from rosbags.highlevel import AnyReader
     raw, problem = {}, None
     if os.path.isfile(path):
@@ -211,12 +232,12 @@ def _read_rosbags(path, source, named=()):
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
-        scanned = _scan_ros1(path, source, named, _one_line(exc)) if os.path.isfile(path) else None
+        scanned = _scan_ros1(path, source, named, types, _one_line(exc)) if os.path.isfile(path) else None
         if scanned is not None:
             return scanned
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
     try:
-        wanted = [c for c in reader.connections if c.msgtype in JOINT_STATE or c.topic in named]
+        wanted = [c for c in reader.connections if _wanted(c.msgtype, c.topic, named, types)]
         by_topic = {}
         for c in reader.connections:
             raw.setdefault(c.topic, [c.msgtype, False, [], getattr(c.msgdef, "data", "") or ""])
@@ -285,7 +306,7 @@ def _check_ros1_chunks(path, source):
         data.close()
 
 
-def _scan_ros1(path, source, named, why):
+def _scan_ros1(path, source, named, types, why):
     """A ROS 1 bag read chunk by chunk in file order, without its index (which rosbags needs).
 
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
@@ -333,7 +354,7 @@ def _scan_ros1(path, source, named, why):
     for topic, msgtype, msgdef in connections.values():
         raw.setdefault(topic, [msgtype, True, [], msgdef])
     for topic, entry in raw.items():
-        if (entry[0] in JOINT_STATE or topic in named) and messages.get(topic):
+        if _wanted(entry[0], topic, named, types) and messages.get(topic):
             entry[2] = _rows_by_size(messages[topic])
     return raw, None, f"{index}; {count} messages read chunk by chunk {where}", None
 

@@ -38,15 +38,13 @@ section (after its last message) is read whole, with a note and a warning.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .._warnings import warn
 from ..errors import DataError, DataWarning
-from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
+from ._bag_files import read_raw
 from ._cdr import JOINT_STATE, decode_rows
 from ._columns import _check_fields
 from .._validation import check_option
@@ -72,19 +70,13 @@ class _Stream:
 
 
 def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_rows=False, n_dof=None, joints=None,
-             clock="header"):
-    """Read a ROS bag into a :class:`Trajectory` (module docstring: what, how, damage)."""
+             clock="header", contents=None):
+    """Read a ROS bag into a :class:`Trajectory` (module docstring: what, how, damage); ``contents``: what
+    :func:`~._bag_files.read_raw` read of it already (the floating-base reader's), not read again."""
     check_option(clock, f"{source}: clock", CLOCKS, expected="'header' or 'receive'", error=DataError)
     fields = _field_map(columns, source)
     named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
-    if os.path.isdir(path):
-        files = _mcap_files(path)
-        raw, extra, problem, notice = (_read_mcap_folder(path, files, source) if files
-                                       else _read_rosbags(path, source, named))
-    elif Path(source).suffix.lower() == ".bag":
-        raw, extra, problem, notice = _read_rosbags(path, source, named)
-    else:
-        raw, extra, problem, notice = _read_mcap(path, source)
+    raw, extra, problem, notice = read_raw(path, source, named) if contents is None else contents
     # topics and types as the messages show them (a damaged file's bytes may hold a newline)
     raw = {printable(topic): [printable(entry[0]), *entry[1:]] for topic, entry in raw.items()}
     notes = []

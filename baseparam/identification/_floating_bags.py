@@ -19,8 +19,6 @@ topic per contact, all put on the joint stream's clock.
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import numpy as np
 
@@ -62,34 +60,6 @@ def contact_topics(contacts):
         name = c if isinstance(c, str) else (getattr(c, "name", "") or f"contact{k}")
         out.append((name, f"/{name}/wrench"))
     return out
-
-
-def _raw(path, source, named, find_base):
-    """The bag's raw messages (as the fixed-base reader gets them); through rosbags (sqlite3 folders, ROS 1) only
-    those of the ``named`` topics, and with ``find_base`` of every base pose topic too."""
-    from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
-    files = _mcap_files(path) if os.path.isdir(path) else None
-    if files:
-        return _read_mcap_folder(path, files, source)
-    if os.path.isdir(path) or Path(source).suffix.lower() == ".bag":
-        if find_base:
-            named = set(named) | _base_candidates(path)
-        return _read_rosbags(path, source, named)
-    return _read_mcap(path, source)
-
-
-def _base_candidates(path):
-    """The Odometry and PoseStamped topics of a bag rosbags reads (none when it cannot: its reader says why)."""
-    from rosbags.highlevel import AnyReader
-    try:
-        reader = AnyReader([Path(path)])
-        reader.open()
-    except Exception:                    # rosbags' own errors; _read_rosbags reports them in one line
-        return set()
-    try:
-        return {c.topic for c in reader.connections if _short(c.msgtype) in BASE_TYPES}
-    finally:
-        reader.close()
 
 
 def _messages(topic, entry, source):
@@ -199,17 +169,21 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     ROS bag (module notes)."""
     from ..dynamics.floating import rotation_matrices
     from ..motion import Trajectory
-    from ._bags import read_bag
     from ..model.robot import joint_names
+    from ._bag_files import read_raw
+    from ._bags import read_bag
 
     pairs = contact_topics(contacts)
     if joints is None:
         joints = joint_names(robot.joints)
-    js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock)
     named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
-    raw, extra, problem, _ = _raw(path, source, set(named), base_topic is None)
+    # read once for the joints, the base and the contacts; through rosbags, with every base pose topic
+    # when the base topic is to be found
+    contents = read_raw(path, source, set(named), () if base_topic else tuple(BASE_TYPES))
+    raw, extra, problem, _ = contents
     if problem:
         raise DataError(f"{source}: {problem}")
+    js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock, contents=contents)
     types = {tp: _short(v[0]) for tp, v in raw.items()}
 
     def listing():
