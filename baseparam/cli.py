@@ -895,7 +895,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     """`identify` of a floating-base robot (bp.identify_floating): the logs as docs/formats.md, "Floating-base
     logs", the contacts from --contacts, --known NAME=VALUE. Called inside identify's error handling."""
     from .identification.floating import identify_floating
-    from .identification.floating_logs import lowpass_floating, read_contacts, read_floating, wrench_topics
+    from .identification.floating_logs import lowpass_floating, read_contacts, read_floating
     if not robot.is_floating:
         flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic")
         _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
@@ -918,8 +918,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         if not name.strip() or number is None:
             _fail(f"--known: expected NAME=VALUE (e.g. mass=448), got {item!r}", 2)
         quantities[name.strip()] = number
-    contacts = read_contacts(contacts_file, robot) if contacts_file else ()
-    topics = wrench_topics(contacts_file, contacts) if contacts_file else {}
+    contacts, topics = read_contacts(contacts_file, robot, topics=True) if contacts_file else ((), {})
     data, wrenches = [], []
     for path in train:
         traj = read_floating(path, robot, topics, **bag_options)

@@ -196,6 +196,20 @@ def test_damaged_message_and_missing_topics_refused(space, tmp_path):
                    "bad.yaml: contacts[0]: wrench topic 'plate'")
 
 
+def test_contacts_file_read_once_gives_the_wrench_topics(tmp_path):
+    """read_contacts(topics=True) (the CLI's one read) names the topics as wrench_topics does: topic:, else
+    /<name>/wrench, an unnamed contact k named contact<k>; one name twice refused."""
+    from baseparam.identification.floating_logs import read_contacts, wrench_topics
+    path = tmp_path / "contacts.yaml"
+    path.write_text("contacts:\n  - {link: 0, name: a}\n  - {link: 0, topic: /x/ft}\n  - {link: 0}\n")
+    contacts, topics = read_contacts(path, topics=True)
+    assert topics == {"a": "/a/wrench", "contact2": "/x/ft", "contact3": "/contact3/wrench"}
+    assert contacts == read_contacts(path) and wrench_topics(path, contacts) == topics
+    path.write_text("contacts:\n  - {link: 0, name: a}\n  - {link: 1, name: a}\n")
+    with pytest.raises(bp.DataError, match=r"contacts\[1\]: name 'a' given twice"):
+        read_contacts(path, topics=True)
+
+
 @needs_solo
 def test_legged_robot_on_force_plates_from_mcap(tmp_path):
     """solo12 standing on force plates, written as an MCAP bag (Odometry, a WrenchStamped per foot on the

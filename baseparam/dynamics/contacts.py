@@ -27,6 +27,13 @@ from .tree import Tree, motion_transform
 __all__ = ["Contact", "contact_jacobian", "contact_forces"]
 
 
+def contact_name(contact, k):
+    """The name of contact ``k`` (from 1) of a list: a :class:`Contact`'s ``name`` (or the name given as a str),
+    else ``contact<k>`` — the one rule of the logs' columns, the bags' wrench topics and the writers."""
+    name = contact if isinstance(contact, str) else getattr(contact, "name", "")
+    return name or f"contact{k}"
+
+
 @dataclasses.dataclass(frozen=True)
 class Contact:
     """A frame fixed on a link where a wrench is measured (a foot on a force plate, a wrist F/T sensor).

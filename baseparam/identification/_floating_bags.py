@@ -55,11 +55,9 @@ def contact_topics(contacts):
     :class:`~baseparam.Contact` (topic ``/<name>/wrench``; an unnamed contact k is ``contact<k>``)."""
     if isinstance(contacts, dict):
         return [(str(k), str(v)) for k, v in contacts.items()]
-    out = []
-    for k, c in enumerate(contacts or (), start=1):
-        name = c if isinstance(c, str) else (getattr(c, "name", "") or f"contact{k}")
-        out.append((name, f"/{name}/wrench"))
-    return out
+    from ..dynamics.contacts import contact_name
+    names = [contact_name(c, k) for k, c in enumerate(contacts or (), start=1)]
+    return [(name, f"/{name}/wrench") for name in names]
 
 
 def _messages(topic, entry, source):

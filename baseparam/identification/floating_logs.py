@@ -180,15 +180,17 @@ def wrench_topics(path, contacts):
     """{name: topic} of the contacts of a contacts file (:func:`read_contacts`), in its order: an entry's
     ``topic:``, else ``/<name>/wrench`` (name: its ``name:``, else ``contact<k>``, k from 1); a ROS bag's
     ``geometry_msgs/WrenchStamped`` topic of that contact. Two contacts of one name are refused."""
-    path = os.fspath(path)
-    label = printable(path)                   # for one-line messages, whatever the file's name
-    items = _contact_items(path)
+    return _wrench_topics(path, contacts, _read_contacts(path, None)[1])
+
+
+def _wrench_topics(path, contacts, given):
+    """:func:`wrench_topics`, ``given`` the ``topic:`` of each entry (or None)."""
+    from ._floating_bags import contact_topics
     out = {}
-    for k, (item, contact) in enumerate(zip(items, contacts), start=1):
-        name = contact.name or f"contact{k}"
+    for k, ((name, default), topic) in enumerate(zip(contact_topics(contacts), given)):
         if name in out:
-            raise DataError(f"{label}: contacts[{k - 1}]: name {name!r} given twice")
-        out[name] = item.get("topic") or f"/{name}/wrench"
+            raise DataError(f"{printable(os.fspath(path))}: contacts[{k}]: name {name!r} given twice")
+        out[name] = topic or default
     return out
 
 
@@ -259,7 +261,7 @@ def _contact_items(path):
     return items
 
 
-def read_contacts(path, robot=None):
+def read_contacts(path, robot=None, *, topics=False):
     """The contacts of a YAML file ``contacts: [{link: NAME_OR_NUMBER, xyz: [x, y, z], rpy: [r, p, y],
     name: …, topic: …}]`` (xyz in m, rpy in rad, both optional: 0; topic: the contact's WrenchStamped topic
     in a ROS bag, :func:`wrench_topics`), in the order their wrenches are logged.
@@ -269,11 +271,19 @@ def read_contacts(path, robot=None):
     path : str
     robot : Robot, optional
         Checks that each contact's link is one of its links.
+    topics : bool, optional
+        Also return their wrench topics, as :func:`wrench_topics` (the file read once).
 
     Returns
     -------
-    tuple of Contact
+    tuple of Contact, or (tuple of Contact, dict name → topic) with ``topics``
     """
+    contacts, given = _read_contacts(path, robot)
+    return (contacts, _wrench_topics(path, contacts, given)) if topics else contacts
+
+
+def _read_contacts(path, robot):
+    """(contacts, the ``topic:`` of each entry or None) of a contacts file (:func:`read_contacts`)."""
     from ..dynamics.contacts import Contact
     from ..errors import ArgumentError
     from ..model._fields import _got
@@ -313,7 +323,7 @@ def read_contacts(path, robot=None):
                 contacts[-1].link_index(robot)
         except ArgumentError as exc:
             raise DataError(f"{where}: {exc}") from None
-    return tuple(contacts)
+    return tuple(contacts), [item.get("topic") for item in items]
 
 
 # -- the formats of bp.read_trajectory / bp.write_trajectory for floating bases ---------------------------------------
@@ -449,7 +459,8 @@ def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/
 def _contact_names(trajectory):
     if trajectory.wrenches is None:
         return ()
-    return trajectory.contacts or tuple(f"contact{k}" for k in range(1, trajectory.wrenches.shape[1] + 1))
+    from ..dynamics.contacts import contact_name
+    return trajectory.contacts or tuple(contact_name("", k) for k in range(1, trajectory.wrenches.shape[1] + 1))
 
 
 def _write_floating_parquet(traj, path, names):
