@@ -128,9 +128,11 @@ def _scalars(col, pa, where):
 
 
 def _lists(col, pa, width, source, field, column):
-    """A list column as (S, k) float64; rows null or of another length are reported (and zero)."""
+    """A list column as (S, k) float64, k = ``width`` or (None) the length most rows have; rows null or of another
+    length are reported (and zero)."""
     import pyarrow.compute as pc
     col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    expected = "expected" if width is not None else "the other rows have"
     value_type = col.type.value_type
     if not (pa.types.is_floating(value_type) or pa.types.is_integer(value_type)):
         raise DataError(f"{source}: field {field} (column {column}): lists of {value_type}, not numbers")
@@ -155,7 +157,7 @@ def _lists(col, pa, width, source, field, column):
         if nulls[r]:
             bad.append((r, "null"))
         elif lengths[r] != width:
-            bad.append((r, f"{lengths[r]} values, the other rows have {width}"))
+            bad.append((r, f"{lengths[r]} values, {expected} {width}"))
         else:
             out[r] = flat[starts[r]:starts[r] + width]
     return out, bad, width

@@ -380,19 +380,19 @@ def _numeric(pa, value_type):
 
 
 def _parquet_array(table, name, width, source):
+    """A list column of ``width`` numbers per row as (S, width) float64; a null row or another length refused."""
     import pyarrow as pa
-    import pyarrow.compute as pc
-    column = table.column(name).combine_chunks()
+
+    from ._parquet import _lists
+    column = table.column(name)
     if not (pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type) or
-            pa.types.is_large_list(column.type)) or column.null_count or not _numeric(pa, column.type.value_type):
+            pa.types.is_large_list(column.type)) or not _numeric(pa, column.type.value_type):
         raise DataError(f"{source}: column {name}: expected a list of {width} numbers per row")
     # each row's own length: a total of S·width alone would let rows of other lengths shift the values
-    lengths = np.asarray(pc.list_value_length(column).to_numpy(zero_copy_only=False), dtype=np.int64)
-    if (lengths != width).any():
-        r = int(np.argmax(lengths != width))
-        raise DataError(f"{source}: column {name}: expected {width} values per row, got {lengths[r]} in row {r}")
-    flat = column.flatten().to_numpy(zero_copy_only=False)
-    return np.asarray(flat, dtype=np.float64).reshape(len(column), width)
+    values, bad, _ = _lists(column, pa, width, source, name, name)
+    if bad:
+        raise DataError(f"{source}: column {name}: row {bad[0][0]}: {bad[0][1]}")
+    return values
 
 
 def _read_floating_parquet(source, robot, names):
