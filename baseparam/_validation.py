@@ -41,7 +41,9 @@ def check_robot(robot, name: str = "robot"):
 def check_flag(value, name: str, *, error=ArgumentTypeError) -> bool:
     """``value`` as bool when it is True or False (a numpy bool too); anything else ('no', 1, an array) is
     refused rather than read by its truth value, which for 'no' is True and for an array is an error."""
-    return bool(check_instance(value, name, (bool, np.bool_), "True or False", error=error))
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise error(f"{name}: expected True or False, got {shown(value)}")
 
 
 def check_names(value, name: str, *, allow_none=True):

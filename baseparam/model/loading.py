@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
                            check_path, printable)
 from .._warnings import warn
-from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
+from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
@@ -108,10 +108,9 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
-    if floating is not False and floating is not True:
-        raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
     for name, flag in (("exact_angles", exact_angles), ("friction", friction), ("rotor_inertia", rotor_inertia)):
         check_flag(flag, name)
+    floating = check_flag(floating, "floating")
     check_mimic(mimic)
     try:
         with open(path, "rb") as stream:

@@ -27,9 +27,9 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_angle_tolerance, check_link_names, check_mimic
+from .._validation import check_angle_tolerance, check_flag, check_link_names, check_mimic
 from .._warnings import warn
-from ..errors import (ArgumentError, ArgumentTypeError, DescriptionWarning, PhysicalConsistencyWarning,
+from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
                      special_radians)
@@ -159,8 +159,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
     label = os.fsdecode(label)
-    if floating is not False and floating is not True:
-        raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
+    floating = check_flag(floating, "floating")
     check_mimic(mimic)
     if floating and root is not None:
         raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base; it does not "
