@@ -7,6 +7,7 @@ workers finish in.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -86,22 +87,24 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
     except ImportError:
         raise SettingsError("scheduler: the Dask scheduler needs dask.distributed, which is not installed "
                             "(pip install 'baseparam[dask]')") from None
-    cluster, environ, scratch, config = None, None, None, None
-    try:
+    # what a local cluster changes, undone in the reverse order whatever happens: the cluster, the config,
+    # its scratch folder, the nannies' environment variables
+    with contextlib.ExitStack() as undo:
         if scheduler == "local":
-            environ = _nanny_environ()
+            undo.callback(_restore, _nanny_environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
             scratch = tempfile.mkdtemp(prefix="baseparam-dask-")
+            undo.callback(shutil.rmtree, scratch, ignore_errors=True)
             import dask
-            config = dask.config.set({"temporary-directory": scratch})    # the scheduler's, and the nannies'
+            undo.enter_context(dask.config.set({"temporary-directory": scratch}))    # the scheduler's, the nannies'
             with caller_not_reimported():
                 # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
                 # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                address = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=logging.CRITICAL,
                                        local_directory=scratch)
-            address = cluster
+            undo.callback(address.close)
         else:
             address = scheduler
         try:
@@ -116,15 +119,6 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
-    finally:
-        if cluster is not None:
-            cluster.close()
-        if config is not None:
-            config.__exit__(None, None, None)
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-        if environ is not None:
-            _restore(environ)
 
 
 def _nanny_environ():
