@@ -25,7 +25,7 @@ QUATERNION_SLACK = 1e-3
 
 
 # -- text of messages ------------------------------------------------------------------------------------------------
-# printable (errors.printable) and shown (_checks.shown), re-exported: values in one-line messages
+# shown (_checks.shown), re-exported: a value in a one-line message (a name or text from a file: errors.printable)
 
 
 # -- types --------------------------------------------------------------------------------------------------------
@@ -323,5 +323,5 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
 __all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
            "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
-           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real", "printable", "shown",
+           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real", "shown",
            "unit_quaternions"]

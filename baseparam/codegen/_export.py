@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._atomic import json_text, write_texts
-from .._validation import check_instance, check_option, check_path, printable
+from .._validation import check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
-from ..errors import ExportError
+from ..errors import ExportError, printable
 from ._c_source import c_sources
 from ._printer import _accuracy_line
 from ._python_source import python_source

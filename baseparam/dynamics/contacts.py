@@ -18,8 +18,8 @@ import dataclasses
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import ABSURD, check_instance, printable, shown
-from ..errors import ArgumentError
+from .._validation import ABSURD, check_instance, shown
+from ..errors import ArgumentError, printable
 from .floating import public_layout
 from .samples import LinkParameters, robot_states
 from .tree import Tree, motion_transform

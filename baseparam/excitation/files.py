@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass, field
 
 from .._atomic import json_text, write_text
-from .._validation import check_path, printable
+from .._validation import check_path
+from ..errors import printable
 
 
 def trajectory_csv(samples):

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numbers import json_float, json_floats, real_array
-from .._validation import check_instance, check_path, check_robot, printable
+from .._validation import check_instance, check_path, check_robot
 from ..dynamics.samples import ABSURD
-from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
 from ..model._yaml_text import _decode, _Invalid, _load_yaml
 from ..model.loading import is_urdf, load_robot

@@ -43,12 +43,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._warnings import warn
-from ..errors import DataError, DataWarning
+from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import JOINT_STATE, decode_rows
 from ._columns import _check_fields
 from .._validation import check_option
-from ._record import MAX_VALUES, _one_line, printable
+from ._record import MAX_VALUES, _one_line
 from ._rows import _finish, _Table
 
 # Message fields of a JointState and the trajectory field each gives by default.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._record import printable
+from ..errors import printable
 
 JOINT_STATE = ("sensor_msgs/msg/JointState", "sensor_msgs/JointState")
 ARRAYS = ("position", "velocity", "effort")

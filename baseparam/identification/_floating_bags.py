@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DataError
-from ._record import _one_line, printable
+from ..errors import DataError, printable
+from ._record import _one_line
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 WRENCH_TYPE = "geometry_msgs/WrenchStamped"

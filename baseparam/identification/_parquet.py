@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, printable
 from ._columns import _check_fields, _normalize_map, choose_sources
-from ._record import MAX_VALUES, _coarse_time, _one_line, printable
+from ._record import MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
 
 DEFAULT_COLUMNS = {

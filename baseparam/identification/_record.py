@@ -6,7 +6,6 @@ The record itself, :class:`~baseparam.motion.Trajectory`, and its one check live
 from __future__ import annotations
 
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _coarse_time, _field_label  # noqa: F401 (re-exported)
-from .._validation import printable  # noqa: F401 (re-exported: the readers escape names read from files with it)
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
 JOINT_FIELDS = FIELDS[1:]

@@ -19,8 +19,8 @@ import os
 
 import numpy as np
 
-from .._validation import ABSURD, printable
-from ..errors import DataError, SettingsError
+from .._validation import ABSURD
+from ..errors import DataError, SettingsError, printable
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]

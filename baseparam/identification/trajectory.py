@@ -44,9 +44,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .._validation import (check_instance, check_names, check_path, check_reading, check_robot, printable,
-                           shown)
-from ..errors import ArgumentTypeError, DataError
+from .._validation import check_instance, check_names, check_path, check_reading, check_robot, shown
+from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
 from ._columns import parse_column_map

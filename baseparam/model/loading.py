@@ -20,10 +20,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
-                           check_path, printable)
+from .._validation import check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic, check_path
 from .._warnings import warn
-from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning
+from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
 from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector

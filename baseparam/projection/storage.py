@@ -11,8 +11,8 @@ import numpy as np
 
 from .._atomic import atomic_path
 from .._hdf5 import stored_here
-from .._validation import check_path, printable
-from ..errors import StorageError
+from .._validation import check_path
+from ..errors import StorageError, printable
 from ..model.robot import robot_to_yaml
 from ..errors import ResourceLimitError
 from .._memory import format_size
