@@ -833,7 +833,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             return _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known,
                                       floating_options, {"topic": topic, "base_topic": base_topic, "clock": clock},
                                       _explicit_cutoff(settings))
-        read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _gains(gains),
+        read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _numbers(gains, "--gains"),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
 
@@ -984,16 +984,6 @@ def _numbers(text, flag):
         return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
     except ValueError:
         raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=flag) from None
-
-
-def _gains(text):
-    """``--gains 10,10.7,…`` as floats (one line naming the option when malformed); the reader checks the values."""
-    if text is None:
-        return None
-    try:
-        return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint="--gains") from None
 
 
 @main.command()
@@ -1245,7 +1235,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"))
         column_map = parse_column_map(columns) if columns else None
-        gain_values = _gains(gains)
+        gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)
         described = load(robot_file) if model_file and robot_out else robot
         if [j.type for j in described.joints] != [j.type for j in robot.joints]:

@@ -245,36 +245,48 @@ def deserializer(topic, entry, source):
     return store.deserialize_ros1 if ros1 else store.deserialize_cdr
 
 
-def _decode_generic(topic, entry, path, source):
-    """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
-    (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
-    msgtype, ros1, pieces, msgdef = entry
+def deserialized(topic, entry, source):
+    """(index in the topic, receive time in ns, stamp in s (0 without a header), message) of each message of a
+    topic of any type, deserialized by rosbags one at a time; a message that does not deserialize comes as
+    (index, time, None, the reason)."""
+    msgtype = entry[0]
     deserialize = deserializer(topic, entry, source)
-    stamps, received, order, values, damaged = [], [], [], [], []
-    for rows, log_times, indices in pieces:
+    for rows, log_times, indices in entry[2]:
         if isinstance(rows, tuple):            # a JointState topic, decoded as such by the reader
             raise DataError(f"{source}: topic {topic}: a JointState topic; name its position, velocity or effort")
         for i in range(rows.shape[0]):
             try:
                 msg = deserialize(rows[i].tobytes(), msgtype)
             except Exception as exc:     # rosbags raises struct, index and value errors on bad bytes
-                damaged.append((topic, int(indices[i]), _one_line(exc)))
+                yield int(indices[i]), int(log_times[i]), None, _one_line(exc)
                 continue
-            value = msg
-            for part in path.split("."):
-                if not hasattr(value, part):
-                    raise DataError(f"{source}: topic {topic}: type {msgtype} has no field {path!r}")
-                value = getattr(value, part)
-            try:
-                arr = np.asarray(value, dtype=np.float64).reshape(-1)
-            except (TypeError, ValueError):
-                raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
-            header = getattr(msg, "header", None)
-            stamp = getattr(header, "stamp", None)
-            stamps.append(stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0)
-            received.append(int(log_times[i]))
-            order.append(int(indices[i]))
-            values.append(arr)
+            stamp = getattr(getattr(msg, "header", None), "stamp", None)
+            seconds = stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0
+            yield int(indices[i]), int(log_times[i]), seconds, msg
+
+
+def _decode_generic(topic, entry, path, source):
+    """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
+    (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
+    msgtype = entry[0]
+    stamps, received, order, values, damaged = [], [], [], [], []
+    for index, log_time, stamp, msg in deserialized(topic, entry, source):
+        if stamp is None:
+            damaged.append((topic, index, msg))
+            continue
+        value = msg
+        for part in path.split("."):
+            if not hasattr(value, part):
+                raise DataError(f"{source}: topic {topic}: type {msgtype} has no field {path!r}")
+            value = getattr(value, part)
+        try:
+            arr = np.asarray(value, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
+        stamps.append(stamp)
+        received.append(log_time)
+        order.append(index)
+        values.append(arr)
     if not values:
         raise DataError(f"{source}: topic {topic}: no readable messages")
     sizes = np.array([v.size for v in values])

@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError, printable
-from ._record import _one_line
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 WRENCH_TYPE = "geometry_msgs/WrenchStamped"
@@ -63,22 +62,15 @@ def contact_topics(contacts):
 def _messages(topic, entry, source):
     """(stamps s, receive times s, indices, messages) of a topic, deserialized by rosbags one at a time;
     a message that does not deserialize is refused in one line."""
-    from ._bags import _ns_to_s, deserializer
-    msgtype, ros1, pieces, msgdef = entry
-    deserialize = deserializer(topic, entry, source)
-    items = []
-    for rows, log_times, order in pieces:
-        for i in range(rows.shape[0]):
-            try:
-                msg = deserialize(rows[i].tobytes(), msgtype)
-            except Exception as exc:     # rosbags raises struct, index and value errors on bad bytes
-                raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
-                                f"{_short(msgtype).rsplit('/', 1)[-1]} ({_one_line(exc)})") from None
-            stamp = msg.header.stamp
-            items.append((stamp.sec + stamp.nanosec * 1e-9, int(log_times[i]), int(order[i]), msg))
+    from ._bags import _ns_to_s, deserialized
+    items = list(deserialized(topic, entry, source))
+    for index, _, stamp, msg in items:
+        if stamp is None:
+            raise DataError(f"{source}: topic {topic}: message {index}: damaged "
+                            f"{_short(entry[0]).rsplit('/', 1)[-1]} ({msg})")
     if not items:
         raise DataError(f"{source}: topic {topic}: no messages")
-    stamps, received, order, msgs = zip(*items)
+    order, received, stamps, msgs = zip(*items)
     return np.array(stamps), _ns_to_s(np.array(received)), np.array(order), msgs
 
 
@@ -112,20 +104,15 @@ def _stream(topic, entry, source, clock, extra, kind, notes):
             raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
                             f"{_short(entry[0]).rsplit('/', 1)[-1]} (orientation of norm {norm[i]:.6g}, "
                             "not a unit quaternion)")
-    if clock == "header" and not stamps.any():
-        notes.append(f"{source}: topic {topic}: header stamps all zero; its receive times are used")
-        clock = "receive"
-    t = stamps if clock == "header" else received
-    sort = np.argsort(t, kind="stable")
-    t, values, order = t[sort], values[sort], order[sort]
-    exact = extra.get(f"baseparam{topic}/t") if extra else None
-    if exact is not None and exact.size == t.size:
-        exact = exact[order]
-        if np.all(np.abs(exact - t) <= 0.5e-9 + 8 * np.spacing(np.abs(exact))):
-            t = exact
+    # on the chosen clock and sorted, with the exact times baseparam's writer attached, as the joints' stream
+    from ._bags import _exact_times, _Stream, _with_clock
+    stream = _with_clock(_Stream(topic, (), stamps, received, order, {"": values}), clock, source, notes)
+    _exact_times(stream, extra or {}, notes)
+    t = stream.stamps
     if t.size > 1 and not (np.diff(t) > 0).all():
+        clock = "receive" if clock == "header" and not stamps.any() else clock
         raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({clock} clock)")
-    return t, values, order
+    return t, stream.arrays[""], stream.order
 
 
 def _same_times(t, ts):
