@@ -59,41 +59,40 @@ def contact_topics(contacts):
     return [(name, f"/{name}/wrench") for name in names]
 
 
-def _messages(topic, entry, source):
-    """(stamps s, receive times s, indices, messages) of a topic, deserialized by rosbags one at a time;
-    a message that does not deserialize is refused in one line."""
-    from ._bags import _ns_to_s, deserialized
-    items = list(deserialized(topic, entry, source))
-    for index, _, stamp, msg in items:
-        if stamp is None:
-            raise DataError(f"{source}: topic {topic}: message {index}: damaged "
-                            f"{_short(entry[0]).rsplit('/', 1)[-1]} ({msg})")
-    if not items:
-        raise DataError(f"{source}: topic {topic}: no messages")
-    order, received, stamps, msgs = zip(*items)
-    return np.array(stamps), _ns_to_s(np.array(received)), np.array(order), msgs
-
-
 def _xyz(v):
     return (v.x, v.y, v.z)
 
 
+# a message's values by kind: the base pose (position, quaternion x y z w) and twist, or a wrench [force, torque]
+_VALUES = {
+    "odometry": lambda m: (*_xyz(m.pose.pose.position), *_xyz(m.pose.pose.orientation), m.pose.pose.orientation.w,
+                           *_xyz(m.twist.twist.linear), *_xyz(m.twist.twist.angular)),
+    "pose": lambda m: (*_xyz(m.pose.position), *_xyz(m.pose.orientation), m.pose.orientation.w),
+    "wrench": lambda m: (*_xyz(m.wrench.force), *_xyz(m.wrench.torque)),
+}
+
+
 def _stream(topic, entry, source, clock, extra, kind, notes):
-    """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock."""
-    stamps, received, order, msgs = _messages(topic, entry, source)
-    if kind == "odometry":
-        values = [(*_xyz(m.pose.pose.position), *_xyz(m.pose.pose.orientation), m.pose.pose.orientation.w,
-                   *_xyz(m.twist.twist.linear), *_xyz(m.twist.twist.angular)) for m in msgs]
-    elif kind == "pose":
-        values = [(*_xyz(m.pose.position), *_xyz(m.pose.orientation), m.pose.orientation.w) for m in msgs]
-    else:
-        values = [(*_xyz(m.wrench.force), *_xyz(m.wrench.torque)) for m in msgs]
-    values = np.array(values, dtype=np.float64)
+    """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock, its
+    messages deserialized by rosbags one at a time; a damaged one refused in one line."""
+    from ._bags import _exact_times, _ns_to_s, _Stream, _with_clock, deserialized
+
+    def damaged(index, reason):
+        return DataError(f"{source}: topic {topic}: message {index}: damaged "
+                         f"{_short(entry[0]).rsplit('/', 1)[-1]} ({reason})")
+
+    items = list(deserialized(topic, entry, source))
+    if not items:
+        raise DataError(f"{source}: topic {topic}: no messages")
+    order, received, stamps, msgs = zip(*items)
+    if None in stamps:
+        i = stamps.index(None)
+        raise damaged(order[i], msgs[i])
+    stamps, received, order = np.array(stamps), _ns_to_s(np.array(received)), np.array(order)
+    values = np.array([_VALUES[kind](m) for m in msgs], dtype=np.float64)
     bad = ~np.isfinite(values)
     if bad.any():
-        i = int(np.argmax(bad.any(axis=1)))
-        raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
-                        f"{_short(entry[0]).rsplit('/', 1)[-1]} (a value is not a finite number)")
+        raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
     if kind != "wrench":
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
@@ -101,11 +100,8 @@ def _stream(topic, entry, source, clock, extra, kind, notes):
         off = not_unit(norm)
         if off.any():
             i = int(np.argmax(off))
-            raise DataError(f"{source}: topic {topic}: message {int(order[i])}: damaged "
-                            f"{_short(entry[0]).rsplit('/', 1)[-1]} (orientation of norm {norm[i]:.6g}, "
-                            "not a unit quaternion)")
+            raise damaged(int(order[i]), f"orientation of norm {norm[i]:.6g}, not a unit quaternion")
     # on the chosen clock and sorted, with the exact times baseparam's writer attached, as the joints' stream
-    from ._bags import _exact_times, _Stream, _with_clock
     stream = _with_clock(_Stream(topic, (), stamps, received, order, {"": values}), clock, source, notes)
     _exact_times(stream, extra or {}, notes)
     t = stream.stamps
