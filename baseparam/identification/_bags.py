@@ -46,7 +46,7 @@ from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import JOINT_STATE, decode_rows
-from ._columns import _check_fields
+from ._columns import _check_fields, matched_joints, shown_names
 from .._validation import check_option
 from ._record import MAX_VALUES, _one_line
 from ._rows import _finish, _Table
@@ -350,26 +350,12 @@ def _joint_names(streams, joints, n_dof, source, notes):
     seen = list(dict.fromkeys(n for s in streams for n in s.names))
     if joints is None:
         if n_dof is not None and len(seen) != n_dof:
-            raise DataError(f"{source}: the log names {len(seen)} joints ({_show(seen)}), the robot has {n_dof}; "
+            raise DataError(f"{source}: the log names {len(seen)} joints ({shown_names(seen)}), the robot has {n_dof}; "
                             "give the robot's joint names (joints=) to choose among them")
         return seen
-    joints = [str(j) for j in joints]
     if n_dof is not None and len(joints) != n_dof:
         raise DataError(f"{source}: joints: {len(joints)} names for {n_dof} joints")
-    missing = [j for j in joints if j not in seen]
-    if missing:
-        hint = ("; the robot's joints have no names: name them in its description (name: per YAML joint)"
-                if all(j == f"joint{k}" for k, j in enumerate(joints, start=1)) else "")
-        raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {_show(missing)} of the robot not in "
-                        f"the log (it names {_show(seen)}){hint}")
-    extra = [n for n in seen if n not in joints]
-    if extra:
-        notes.append(f"{source}: joints of the log not in the robot, left out: {_show(extra)}")
-    return joints
-
-
-def _show(names, limit=12):
-    return ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+    return matched_joints(source, seen, joints, notes)
 
 
 def _align(streams, names, fields, source, notes, clock):
@@ -391,15 +377,16 @@ def _align(streams, names, fields, source, notes, clock):
             sources.append(s)
         if field in ("q",) and any(s is None for s in sources):
             lacking = [j for j, s in zip(names, sources) if s is None]
-            raise DataError(f"{source}: joints {_show(lacking)}: no {_label(msg_field)} in the log")
+            raise DataError(f"{source}: joints {shown_names(lacking)}: no {_label(msg_field)} in the log")
         if all(s is None for s in sources):
             continue
         if any(s is None for s in sources):
             lacking = [j for j, s in zip(names, sources) if s is None]
             if field == "qd":
-                notes.append(f"{source}: velocity of {_show(lacking)} missing; velocities are derived instead")
+                notes.append(f"{source}: velocity of {shown_names(lacking)} missing; velocities are derived instead")
                 continue
-            raise DataError(f"{source}: field {field}: joints {_show(lacking)} have no {_label(msg_field)} in the log")
+            raise DataError(f"{source}: field {field}: joints {shown_names(lacking)} have no {_label(msg_field)} "
+                            "in the log")
         used[field] = (msg_field, sources)
     others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
     t = base.stamps
@@ -435,8 +422,8 @@ def _align(streams, names, fields, source, notes, clock):
         notes.append(f"{source}: times: {clock} stamps of {base.topic} ({_rate(t)})")
     for s in streams:                   # messages naming other joint sets, read but not needed: said, not lost
         if s is not base and id(s) not in others and any(n in names for n in s.names):   # a gripper's: noted above
-            notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {_show(list(s.names))} not used "
-                         f"(the samples are those of the messages naming {_show(list(base.names))})")
+            notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {shown_names(list(s.names))} not used "
+                         f"(the samples are those of the messages naming {shown_names(list(base.names))})")
     return data, ids, base
 
 

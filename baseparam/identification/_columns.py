@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._validation import shown
-from ..errors import DataError
+from ..errors import DataError, printable
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
 # At most this many column names are listed when none of them is recognised.
@@ -144,6 +144,28 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
 def _show_names(names, limit=_SHOWN_NAMES):
     shown = ", ".join(str(n) for n in names[:limit]) + (", …" if len(names) > limit else "")
     return shown or "(none)"
+
+
+def matched_joints(source, names, joints, notes):
+    """The robot's ``joints`` (names, in its order) found among a log's joint ``names`` by name: one the log lacks
+    is refused in one line naming it (and, for the unnamed joints ``joint1`` …, how to name them); the log's joints
+    the robot has not are left out with a note. Returns the joints as str."""
+    joints = [str(j) for j in joints]
+    missing = [j for j in joints if j not in names]
+    if missing:
+        hint = ("; the robot's joints have no names: name them in its description (name: per YAML joint)"
+                if all(j == f"joint{k}" for k, j in enumerate(joints, start=1)) else "")
+        raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {shown_names(missing)} of the robot not "
+                        f"in the log (it names {shown_names(names)}){hint}")
+    extra = [n for n in names if n not in joints]
+    if extra:
+        notes.append(f"{source}: joints of the log not in the robot, left out: {shown_names(extra)}")
+    return joints
+
+
+def shown_names(names, limit=12):
+    """Names read from a file in a one-line message: escaped, the first ``limit`` of them and the count."""
+    return ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
 
 
 def _gains(source, gains, n, has_current):

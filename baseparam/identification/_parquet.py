@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError, printable
-from ._columns import _check_fields, _normalize_map, choose_sources
+from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
 from ._record import MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
 
@@ -199,12 +199,5 @@ def _pick(names, joints, width, n_dof, source, notes):
     twice = next((j for j in joints if names.count(j) > 1), None)
     if twice is not None:              # two columns for one joint: taking the first would be a guess
         raise DataError(f"{source}: joint {printable(twice)} named twice in the file's joint names "
-                        f"({', '.join(map(printable, names))})")
-    missing = [j for j in joints if j not in names]
-    if missing:
-        raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {', '.join(map(printable, missing))} of the "
-                        f"robot not in the file (it names {', '.join(map(printable, names))})")
-    extra = [x for x in names if x not in joints]
-    if extra:
-        notes.append(f"{source}: joints of the log not in the robot, left out: {', '.join(extra)}")
-    return [names.index(j) for j in joints]
+                        f"({shown_names(names)})")
+    return [names.index(j) for j in matched_joints(source, names, joints, notes)]
