@@ -169,14 +169,17 @@ def _field_map(columns, source):
     return fields
 
 
-def _choose_topics(raw, topic, source):
-    def listing():
-        return ", ".join(f"{t} ({v[0] or 'unknown type'})" for t, v in sorted(raw.items())) or "no topics"
+def topics_listed(raw):
+    """A bag's topics and their types, for a one-line message: ``/a (pkg/msg/T), …`` or ``no topics``."""
+    return ", ".join(f"{printable(t)} ({printable(v[0]) or 'unknown type'})" for t, v in sorted(raw.items())) \
+        or "no topics"
 
+
+def _choose_topics(raw, topic, source):
     if topic is None:
         found = [t for t, v in raw.items() if v[0] in JOINT_STATE]
         if not found:
-            raise DataError(f"{source}: no sensor_msgs/JointState topic (the bag has {listing()}); "
+            raise DataError(f"{source}: no sensor_msgs/JointState topic (the bag has {topics_listed(raw)}); "
                             "name one with topic=")
         if len(found) > 1:
             if "/joint_states" in found:
@@ -187,7 +190,7 @@ def _choose_topics(raw, topic, source):
     chosen = [t.strip() for t in topic.split(",")] if isinstance(topic, str) else list(topic)
     for t in chosen:
         if t not in raw:
-            raise DataError(f"{source}: topic {printable(t)}: not in the bag (it has {listing()})")
+            raise DataError(f"{source}: topic {printable(t)}: not in the bag (it has {topics_listed(raw)})")
         if raw[t][0] not in JOINT_STATE:
             raise DataError(f"{source}: topic {t}: type {raw[t][0] or 'unknown'}; only sensor_msgs/JointState is read")
     return chosen

@@ -152,7 +152,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     from ..motion import Trajectory
     from ..model.robot import joint_names
     from ._bag_files import read_raw
-    from ._bags import read_bag
+    from ._bags import read_bag, topics_listed
 
     pairs = contact_topics(contacts)
     if joints is None:
@@ -166,25 +166,23 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         raise DataError(f"{source}: {problem}")
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock, contents=contents)
     types = {tp: _short(v[0]) for tp, v in raw.items()}
-
-    def listing():
-        return ", ".join(f"{tp} ({types[tp] or 'unknown type'})" for tp in sorted(raw)) or "no topics"
-
     if base_topic is None:
         found = [tp for tp, ty in types.items() if ty in BASE_TYPES]
         if len(found) != 1:
             raise DataError(f"{source}: {'no' if not found else 'several'} base pose topics (nav_msgs/Odometry or "
-                            f"geometry_msgs/PoseStamped; the bag has {listing()}); name one with "
+                            f"geometry_msgs/PoseStamped; the bag has {topics_listed(raw)}); name one with "
                             "base_topic=")
         base_topic = found[0]
     if base_topic not in raw:
-        raise DataError(f"{source}: base pose topic {printable(base_topic)}: not in the bag (it has {listing()})")
+        raise DataError(f"{source}: base pose topic {printable(base_topic)}: not in the bag "
+                        f"(it has {topics_listed(raw)})")
     if types[base_topic] not in BASE_TYPES:
         raise DataError(f"{source}: base pose topic {base_topic}: type {types[base_topic] or 'unknown'}; expected "
                         "nav_msgs/Odometry or geometry_msgs/PoseStamped")
     for name, tp in pairs:
         if tp not in raw:
-            raise DataError(f"{source}: contact {name}: wrench topic {tp} not in the bag (it has {listing()})")
+            raise DataError(f"{source}: contact {name}: wrench topic {tp} not in the bag "
+                            f"(it has {topics_listed(raw)})")
         if types[tp] != WRENCH_TYPE:
             raise DataError(f"{source}: contact {name}: topic {tp}: type {types[tp] or 'unknown'}; expected "
                             f"{WRENCH_TYPE}")
