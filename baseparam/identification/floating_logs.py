@@ -28,8 +28,9 @@ __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_
 WRENCH_AXES = ("fx", "fy", "fz", "mx", "my", "mz")
 
 
-def _columns(robot, n_contacts):
-    n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
+def _columns(n_dof, n_contacts):
+    """The CSV columns of a floating-base log ({field: names}, the wrench columns), module notes."""
+    n_q, n_v = n_dof + 7, n_dof + 6
     fields = {"q": [f"q{k}" for k in range(1, n_q + 1)]}
     for name in ("qd", "qdd", "tau"):
         fields[name] = [f"{name}{k}" for k in range(1, n_v + 1)]
@@ -59,7 +60,7 @@ def read_floating_log(path, robot, n_contacts=0):
 
     path = os.fspath(path)
     label = printable(path)                   # for one-line messages, whatever the file's name
-    fields, wrench_columns = _columns(robot, n_contacts)
+    fields, wrench_columns = _columns(robot.n_dof, n_contacts)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".npz":
         data = _npz_arrays(path)
@@ -165,7 +166,7 @@ def write_floating_log(path, trajectory, wrenches=None):
             with open(tmp, "wb") as f:
                 np.savez(f, **arrays)
         elif ext == ".csv":
-            fields, wrench_columns = _columns(type("R", (), {"n_dof": n_dof})(), 0 if w is None else w.shape[1])
+            fields, wrench_columns = _columns(n_dof, 0 if w is None else w.shape[1])
             header = ["t"] + [c for k in ("q", "qd", "qdd", "tau") if k in arrays for c in fields[k]] + wrench_columns
             blocks = [arrays["t"][:, None]] + [arrays[k] for k in ("q", "qd", "qdd", "tau") if k in arrays]
             if w is not None:
