@@ -22,6 +22,12 @@ def shown(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
+    """Where a file's bytes ``data`` stop being UTF-8 (``exc`` the decoding error), for a one-line message."""
+    line = data.count(b"\n", 0, exc.start) + 1
+    return f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8"
+
+
 def check_instance(value, name: str, kind, what: str, *, allow_none=False, error=ArgumentTypeError):
     """``value`` when it is a ``kind`` (or None with ``allow_none``); else ``error``:
     ``NAME: expected WHAT, got TYPE``."""

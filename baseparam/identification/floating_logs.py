@@ -224,6 +224,7 @@ def _npz_arrays(path):
 def _csv_text(path):
     """A CSV log's text: bounded in size and line length as the trajectory reader bounds them
     (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte otherwise)."""
+    from .._checks import not_utf8
     from ._text import _read_bytes
 
     label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
@@ -231,8 +232,7 @@ def _csv_text(path):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise DataError(f"{label}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+        raise DataError(f"{label}: {not_utf8(data, exc)}") from None
     # universal newlines, as open() in text mode reads them
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

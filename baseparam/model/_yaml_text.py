@@ -9,6 +9,7 @@ import re
 
 import yaml
 
+from .._checks import not_utf8
 from ..errors import printable
 
 MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
@@ -51,9 +52,7 @@ def _decode(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise _Invalid("", f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} "
-                           f"at offset {exc.start}); save the file as UTF-8") from None
+        raise _Invalid("", not_utf8(data, exc)) from None
 
 
 def _load_yaml(text: str):

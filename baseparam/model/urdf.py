@@ -27,6 +27,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import not_utf8
 from .._validation import check_angle_tolerance, check_flag, check_link_names, check_mimic
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
@@ -238,8 +239,7 @@ def _text(data, problems) -> str:
         try:
             text = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line = bytes(data).count(b"\n", 0, exc.start) + 1
-            problems.add("", f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8")
+            problems.add("", not_utf8(bytes(data), exc))
             problems.check()
     if len(text) > MAX_URDF_BYTES:
         problems.add("", f"text too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
