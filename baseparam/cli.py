@@ -463,6 +463,13 @@ def _with_options(command, options):
     return command
 
 
+def _json_option(what):
+    """``--json FILE|-``: the command's result as JSON; with '-' on stdout, its text report then on stderr
+    (:func:`_report`)."""
+    return click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+                        help=f"Write {what} as JSON ('-': to stdout, the text report then goes to stderr).")
+
+
 def _parameters_option(help="Elementary parameterization: pseudo-inertia second moments (paper) or Khalil's "
                             "inertia tensor."):
     """``--parameters pseudo|khalil``, the elementary parameterization, as every command that builds a base set
@@ -497,8 +504,7 @@ def main():
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @_parameters_option()
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the result as JSON ('-': to stdout, the table then goes to stderr).")
+@_json_option("the result")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
 @click.option("--max-disk", "max_disk", metavar="SIZE",
               help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
@@ -693,8 +699,7 @@ def _trajectory_options(command):
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.argument("train", nargs=-1)
 @click.option("--validate", "validate", multiple=True, metavar="FILE...", help="Held-out trajectories to validate on.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write estimates and errors as JSON ('-': to stdout, the summary then goes to stderr).")
+@_json_option("estimates and errors")
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
 @click.option("--urdf", "urdf_out", type=click.Path(dir_okay=False),
@@ -1038,8 +1043,7 @@ def _excite_default(name):
               help="Write the equations (Markdown with LaTeX) to this file instead of stdout.")
 @click.option("--python", "python_out", type=click.Path(dir_okay=False),
               help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the equations as JSON: SymPy strings ('-': to stdout, the text then goes to stderr).")
+@_json_option("the equations (SymPy strings)")
 @_parameters_option()
 @click.option("--max-terms", "max_terms", type=int, default=100_000, show_default=True, metavar="N",
               help="Refuse a closed form of more than N terms (too long to print; a generic 7R arm has 350 000).")
@@ -1115,8 +1119,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--out", "csv_out", type=click.Path(),
               help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T; "
                    "a folder (ending in / or existing) gets ROBOT_excite.csv, as export's --out is a folder.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write coefficients, cond(W_b) of the written samples and limits as JSON ('-': to stdout).")
+@_json_option("coefficients, cond(W_b) of the written samples and limits")
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
               help="Write a figure of the joint trajectories against their limits (.png, .pdf, .svg).")
 @_robot_options
@@ -1165,8 +1168,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @click.option("--model", "model_file", type=click.Path(dir_okay=False),
               help="The robot's model (YAML or URDF, e.g. written by identify --method consistent --yaml) "
                    "instead of ROBOT_FILE's bodies.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write mass, com, inertia and their standard deviations as JSON ('-': to stdout).")
+@_json_option("mass, com, inertia and their standard deviations")
 @click.option("--robot-out", "robot_out", type=click.Path(dir_okay=False),
               help="Write ROBOT_FILE with the payload on its last link (.yaml/.yml, or .urdf: from a URDF robot, its "
                    "text with one more link on a fixed joint), for export, identify and forward dynamics.")
