@@ -33,6 +33,14 @@ MAX_COM_M = 1e4            # as the DH lengths
 MAX_INERTIA = 1e12         # kg·m²: 1e6 kg at 1 km
 INERTIA_TOLERANCE = 1e-9   # relative (to the trace): round-off in a tensor written with few digits
 NEAR_SPECIAL = 1e-3        # closer than this (relative) to a special value may cost float accuracy
+MAX_PROBLEMS = 20          # lines of one error message
+
+
+def problem_lines(label, lines):
+    """A description's problems (``lines``, each naming the file) as the lines of one error message: the first
+    :data:`MAX_PROBLEMS`, then how many more."""
+    more = len(lines) - MAX_PROBLEMS
+    return list(lines[:MAX_PROBLEMS]) + ([f"{label}: ... and {more} more problems"] if more > 0 else [])
 
 
 # -- bodies ------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from .._validation import check_angle_tolerance, check_flag, check_instance, che
 from .._warnings import warn
 from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
 from ._angles import AngleSnapper, pi_angle
-from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem
+from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem, problem_lines
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel
@@ -201,10 +201,8 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     except _Invalid as exc:
         raise _of_file(RobotDescriptionError(exc.format(filename))) from None
     except _Problems as exc:
-        shown = [p.format(filename) for p in exc.problems[:MAX_PROBLEMS]]
-        if len(exc.problems) > MAX_PROBLEMS:
-            shown.append(f"{filename}: ... and {len(exc.problems) - MAX_PROBLEMS} more problems")
-        raise _of_file(RobotDescriptionError("\n".join(shown))) from None
+        lines = problem_lines(filename, [p.format(filename) for p in exc.problems])
+        raise _of_file(RobotDescriptionError("\n".join(lines))) from None
     note = snapper.note(filename)
     if note:
         warn(printable(note), RoundOffWarning)
@@ -220,7 +218,6 @@ def _of_file(error):
 
 
 # -- building ------------------------------------------------------------------------------
-MAX_PROBLEMS = 20   # lines of one error message
 
 
 class _Problems(Exception):

@@ -33,13 +33,12 @@ from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
-                     special_radians)
+                     problem_lines, special_radians)
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
 
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
 MAX_MOVING_JOINTS = 64             # as loading.MAX_JOINTS
-MAX_PROBLEMS = 20                  # lines of one error message
 MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _REFUSED = {"floating": "a floating joint below the root (only the root link's single joint may be floating: a "
@@ -59,10 +58,7 @@ class _Problems(Exception):
 
     def check(self):
         if self.lines:
-            shown = self.lines[:MAX_PROBLEMS]
-            if len(self.lines) > MAX_PROBLEMS:
-                shown.append(f"{self.label}: ... and {len(self.lines) - MAX_PROBLEMS} more problems")
-            raise RobotDescriptionError("\n".join(printable(line) for line in shown))
+            raise RobotDescriptionError("\n".join(map(printable, problem_lines(self.label, self.lines))))
 
 
 @dataclass
