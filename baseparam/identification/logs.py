@@ -198,10 +198,8 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         trajectories.
     validate : same as ``logs``, optional
         Held-out logs: their errors are pooled into ``result.validation``.
-    method : {'ols', 'wls', 'consistent'}
-    preprocessing : Preprocessing or None
-    parameters : {'pseudo', 'khalil'}
-    base : BaseParameters, optional
+    method, preprocessing, parameters, base, **options
+        As in :func:`~baseparam.identify`.
     leave_one_out : bool
         Validate each log on the fit of all the others (``result.logs[k].held_out``).
     workers : int
@@ -214,9 +212,6 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         Called as ``progress(done, total)`` as logs are reduced.
     read_options : dict, optional
         Keyword arguments of :func:`read_trajectory` for every log (``columns``, ``gains``, …).
-    **options
-        The consistent fit's ``weighting``, ``prior``, ``prior_weight``, ``mass_bounds``,
-        ``total_mass`` (see :class:`BaseParameterEstimator`).
 
     Returns
     -------
