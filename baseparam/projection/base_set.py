@@ -406,9 +406,8 @@ def run(arithmetic, layout, parents, progress=None, engine=None):
     Parameters
     ----------
     arithmetic : Arithmetic
-    layout : ColumnLayout
-    parents : sequence of int
-        0-based parent of each joint (−1 for the base).
+    layout, parents
+        As :func:`~baseparam.projection._row_space.row_basis` takes them.
     progress : callable, optional
         ``progress(done, total)``: a step per joint, and one for the reduction.
     engine : ChainLayout, optional
