@@ -546,12 +546,12 @@ def test_velocity_noise_and_sample_covariances_against_a_simulation_of_the_model
 
 def test_cluster_covariance_is_the_sandwich_and_holds_state_dependent_noise():
     """The base route's robust covariance: cov · Σ_s A_sᵀ r_s r_sᵀ A_s · cov · S/(S − R), here against the
-    textbook product with a block-diagonal Ω (numpy's matmul); and over repeated draws of rows whose shared noise
-    grows with the rows (as a q̇ error's), its mean is the estimates' scatter within sampling error, where the
-    one-covariance model's is not."""
+    textbook product with a block-diagonal Ω (numpy's matmul), and the samples' leverages against the hat
+    matrix; and over repeated draws of rows whose shared noise grows with the rows (as a q̇ error's), its mean
+    is the estimates' scatter within sampling error, where the one-covariance model's is not."""
     from scipy.linalg import block_diag
 
-    from baseparam.identification.floating import _cluster_covariance, _constrained_lstsq
+    from baseparam.identification.floating import _cluster_covariance, _constrained_lstsq, _leverages
     rng = np.random.default_rng(5)
     S, m, R = 300, 3, 4
     A = rng.normal(size=(S, m, R)) * rng.uniform(0.5, 2.0, size=(S, 1, 1))      # the state's speed
@@ -570,6 +570,10 @@ def test_cluster_covariance_is_the_sandwich_and_holds_state_dependent_noise():
     expected = cov @ flat.T @ omega @ flat @ cov * S / (S - (R - 1))
     np.testing.assert_allclose(_cluster_covariance(cov, A, r, R - 1), expected, rtol=1e-10,
                                atol=1e-12 * np.abs(expected).max())
+    # the samples' leverages: the hat matrix's diagonal blocks' traces, summing to the R − 1 free combinations
+    hat = np.diag(flat @ cov @ flat.T).reshape(S, m).sum(axis=1)
+    np.testing.assert_allclose(_leverages(cov, A), hat, rtol=1e-10)
+    assert abs(hat.sum() - (R - 1)) < 1e-9
     draws = [fit(rng.normal(size=(S, m)) * scale * 0.01) for _ in range(400)]
     scatter = np.cov(np.array([d[0] for d in draws]).T)
     robust = np.mean([_cluster_covariance(d[1], A, d[2], R - 1) for d in draws], axis=0)

@@ -62,8 +62,13 @@ adding ≥ 1 % of the largest row's variance), Σ0 what the share leaves of the 
 eigenvalues, whitened, at least √(2/S)), G_s at the neighbours' states (independent of e_s); each sample
 whitened by its own Cholesky factor (elementwise), the covariance scaled by the whitened residual's mean
 square. With no q̇ noise found the fit is the one-covariance GLS above, bit for bit. The base route keeps
-the one covariance (the per-sample model made its σ generous beyond their χ² bounds). docs/method.md gives
-the calibration measured (bench/bench_floating_calibration.py).
+the one-covariance weights (the per-sample model made its σ generous beyond their χ² bounds), but when the same
+moments find q̇ noise (a free robot's six homogeneous rows: all their noise), there are at least 10 samples
+per fitted combination and no sample's leverage reaches 1, its covariance is the samples' sandwich
+cov · Σ_s (A_sᵀ r_s)(A_sᵀ r_s)ᵀ · cov · S/(S − R) (whitened rows; cluster-robust, one cluster per sample): the
+estimate unchanged, its σ right whatever the form of the state-dependent noise. A q̇ σ below 10⁻⁸ of the
+coordinate's RMS velocity is the rows' round-off, not noise. docs/method.md gives the calibration measured
+(bench/bench_floating_calibration.py).
 ``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
 covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
 and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
@@ -519,9 +524,36 @@ VELOCITY_ROUNDOFF = 1e-8
 
 # The base route's covariance is the samples' sandwich (``_cluster_covariance``) when q̇ noise is found and there are at
 # least this many samples per free combination: the sandwich's own sampling error then costs at most ~10 % in the
-# errors' normalized norm (S/(S − R) of an estimated covariance; the space robot: 801 samples for 51); solo12 in
-# stance (321 for 94) keeps the model covariance
+# errors' normalized norm (S/(S − R) of an estimated covariance; the space robot: 801 samples for 51, its sandwich's
+# d²/R 0.97; on every 4th sample, 3.9 per combination, 1.51); solo12 in stance (321 for 94 in the tests, 801 in the
+# bench: its sandwich's d²/R 1.93) keeps the model covariance
 ROBUST_SAMPLES = 10
+# ... and when no sample carries this much of the fit (its leverage tr H_s, H the hat matrix; the S leverages sum
+# to R): a sample's residual is shrunk by its leverage, so where a few samples decide a direction their scores say
+# little of its variance (solo12's base route in stance: 2.8, its sandwich's d²/R 1.9; the space robot: 0.73)
+ROBUST_LEVERAGE = 1.0
+
+
+def _leverages(cov, Aw):
+    """Each sample's leverage tr(A_s cov A_sᵀ) (its share of the fit's R degrees of freedom), elementwise in a fixed
+    order (no BLAS).
+
+    Parameters
+    ----------
+    cov : ndarray, shape (R, R)
+        The fit's unscaled covariance.
+    Aw : ndarray, shape (S, m, R)
+        The fitted (whitened) rows of each sample.
+
+    Returns
+    -------
+    ndarray, shape (S,)
+    """
+    S, m, R = Aw.shape
+    product = np.zeros((S, m, R))
+    for r in range(R):
+        product += Aw[:, :, r, None] * cov[None, None, r, :]
+    return (product * Aw).sum(axis=(1, 2))
 
 
 def _cluster_covariance(cov, Aw, rw, free):
@@ -906,7 +938,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
             T = _whitening(residual, correlated=correlated)
             Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
             theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
-            if robust and np.any(noise > 0):
+            if robust and np.any(noise > 0) and _leverages(cov, Aw).max() < ROBUST_LEVERAGE:
                 # one covariance weighs every sample alike, but a q̇ error's share of a sample's rows, G_s e_s,
                 # grows with the state as the rows do: the model covariance is optimistic there (d²/R 1.28 on
                 # the space robot); the samples' own scores hold it whatever the noise's form
