@@ -184,8 +184,9 @@ pd.DataFrame(rows).T
 # whitened by their noise covariance, estimated from the residual (docs/method.md). With noisy
 # velocities the torques and base routes' regressors are themselves noisy (errors in variables):
 # the torques route models it (each sample's covariance grows with how much a q̇ error moves its
-# rows), the base route holds it only in part (some |error| beyond 3σ is to be expected there);
-# the momentum route, linear in q̇, stays calibrated.
+# rows); the base route, whose rows of a free robot have no noise but through q̇, keeps its weights
+# and takes its covariance from the samples' own scores (a sandwich: the σ hold whatever the noise's
+# form); the momentum route, linear in q̇, stays calibrated.
 #
 # A physically consistent fit (every body's pseudo-inertia positive semidefinite, the total mass
 # held) of the momentum route gives masses per body:

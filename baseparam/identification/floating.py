@@ -62,8 +62,13 @@ adding ≥ 1 % of the largest row's variance), Σ0 what the share leaves of the 
 eigenvalues, whitened, at least √(2/S)), G_s at the neighbours' states (independent of e_s); each sample
 whitened by its own Cholesky factor (elementwise), the covariance scaled by the whitened residual's mean
 square. With no q̇ noise found the fit is the one-covariance GLS above, bit for bit. The base route keeps
-the one covariance (the per-sample model made its σ generous beyond their χ² bounds). docs/method.md gives
-the calibration measured (bench/bench_floating_calibration.py).
+the one-covariance weights (the per-sample model made its σ generous beyond their χ² bounds), but when the same
+moments find q̇ noise (a free robot's six homogeneous rows: all their noise), there are at least 10 samples
+per fitted combination and no sample's leverage reaches 1, its covariance is the samples' sandwich
+cov · Σ_s (A_sᵀ r_s)(A_sᵀ r_s)ᵀ · cov · S/(S − R) (whitened rows; cluster-robust, one cluster per sample): the
+estimate unchanged, its σ right whatever the form of the state-dependent noise. A q̇ σ below 10⁻⁸ of the
+coordinate's RMS velocity is the rows' round-off, not noise. docs/method.md gives the calibration measured
+(bench/bench_floating_calibration.py).
 ``method='consistent'`` then finds the standard parameters nearest the estimate in the metric of its
 covariance with every body's pseudo-inertia positive semidefinite, friction and rotor inertia ≥ 0
 and the known quantities held (cvxpy + CLARABEL, as the fixed-base consistent fit).
@@ -511,6 +516,79 @@ def _apply_rows(T, X):
 VELOCITY_NOISE_Z = 3.0
 # ... and when it adds at least this share of the largest row's residual variance
 VELOCITY_NOISE_SHARE = 0.01
+# ... and when its standard deviation is at least this share of the coordinate's RMS velocity (≈ √ε): below, it is
+# the rows' round-off, which grows with the state as a q̇ error's share does (exact states: the space robot's base
+# rows, with no other noise, passed both tests above with 10⁻¹⁵ rad/s)
+VELOCITY_ROUNDOFF = 1e-8
+
+
+# The base route's covariance is the samples' sandwich (``_cluster_covariance``) when q̇ noise is found and there are at
+# least this many samples per free combination: the sandwich's own sampling error then costs at most ~10 % in the
+# errors' normalized norm (S/(S − R) of an estimated covariance; the space robot: 801 samples for 51, its sandwich's
+# d²/R 0.97; on every 4th sample, 3.9 per combination, 1.51); solo12 in stance (321 for 94 in the tests, 801 in the
+# bench: its sandwich's d²/R 1.93) keeps the model covariance
+ROBUST_SAMPLES = 10
+# ... and when no sample carries this much of the fit (its leverage tr H_s, H the hat matrix; the S leverages sum
+# to R): a sample's residual is shrunk by its leverage, so where a few samples decide a direction their scores say
+# little of its variance (solo12's base route in stance: 2.8, its sandwich's d²/R 1.9; the space robot: 0.73)
+ROBUST_LEVERAGE = 1.0
+
+
+def _leverages(cov, Aw):
+    """Each sample's leverage tr(A_s cov A_sᵀ) (its share of the fit's R degrees of freedom), elementwise in a fixed
+    order (no BLAS).
+
+    Parameters
+    ----------
+    cov : ndarray, shape (R, R)
+        The fit's unscaled covariance.
+    Aw : ndarray, shape (S, m, R)
+        The fitted (whitened) rows of each sample.
+
+    Returns
+    -------
+    ndarray, shape (S,)
+    """
+    S, m, R = Aw.shape
+    product = np.zeros((S, m, R))
+    for r in range(R):
+        product += Aw[:, :, r, None] * cov[None, None, r, :]
+    return (product * Aw).sum(axis=(1, 2))
+
+
+def _cluster_covariance(cov, Aw, rw, free):
+    """The cluster-robust (sandwich) covariance of a least-squares fit, one cluster per sample:
+    cov · Σ_s (A_sᵀ r_s)(A_sᵀ r_s)ᵀ · cov · S/(S − R), the last the small-sample factor (a fitted residual is
+    smaller than the noise: R of the S·m degrees of freedom spent).
+
+    The samples' rows may share noise of any covariance, changing from sample to sample; samples independent.
+    Sums elementwise in a fixed order (no BLAS): the weights' thread-count freedom carried through.
+
+    Parameters
+    ----------
+    cov : ndarray, shape (R, R)
+        The fit's unscaled covariance (ZᵀAᵀAZ)⁺ on the constraints' null space (``_constrained_lstsq``).
+    Aw : ndarray, shape (S, m, R)
+        The fitted (whitened) rows of each sample.
+    rw : ndarray, shape (S, m)
+        Their residual.
+    free : int
+        The combinations fitted (R less the known quantities).
+
+    Returns
+    -------
+    ndarray, shape (R, R)
+    """
+    S, m, R = Aw.shape
+    score = np.zeros((S, R))
+    for a in range(m):
+        score += Aw[:, a, :] * rw[:, a, None]
+    meat = np.empty((R, R))
+    for a in range(R):
+        meat[a] = np.sum(score[:, a:a + 1] * score, axis=0)
+    half = np.sum(cov[:, :, None] * meat[None, :, :], axis=1)
+    out = np.sum(half[:, :, None] * cov[None, :, :], axis=1) * (S / max(S - free, 1))
+    return 0.5 * (out + out.T)
 
 
 def _velocity_gradient(robot, route, trajectories, pivots, theta):
@@ -548,7 +626,7 @@ def _velocity_gradient(robot, route, trajectories, pivots, theta):
     return np.concatenate(out)
 
 
-def _velocity_noise(residual, gradient, sigma, groups=None):
+def _velocity_noise(residual, gradient, sigma, groups=None, floor=None):
     """The q̇ variances v_k of the model r_s = ε_s + G_s e_s, Cov ε_s = Σ0, e_s ~ N(0, diag v), one per group
     of coordinates, by the method of moments on the OLS residual.
 
@@ -567,6 +645,9 @@ def _velocity_noise(residual, gradient, sigma, groups=None):
     sigma : ndarray, shape (m,)
     groups : list of lists of int, optional
         The coordinates sharing one variance (default: each its own).
+    floor : ndarray, shape (n_v,), optional
+        The least q̇ standard deviation taken for noise, per coordinate (``VELOCITY_ROUNDOFF``): below it, the
+        rows' round-off.
 
     Returns
     -------
@@ -618,6 +699,8 @@ def _velocity_noise(residual, gradient, sigma, groups=None):
         share = np.sum([np.mean(gradient[:, :, k] ** 2, axis=0) for k in members], axis=0).max()
         if w_groups[g] * share >= VELOCITY_NOISE_SHARE * np.max(sigma ** 2):
             v[members] = w_groups[g]
+    if floor is not None:
+        v[v < np.asarray(floor) ** 2] = 0.0
     return v
 
 
@@ -818,6 +901,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     # notes). One round: more would let rows without noise of their own (a free robot's base rows, zero by
     # physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
     theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
+    qd = np.concatenate([np.asarray(t.qd, dtype=float) for t in trajectories])
+    floor = VELOCITY_ROUNDOFF * np.sqrt(np.mean(qd ** 2, axis=0))
     for _ in range(REWEIGHTING):
         residual = y2 - Ab @ theta
         noise = np.zeros(robot.n_v)
@@ -826,13 +911,21 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         correlated = S * m - Ab.shape[2] >= CORRELATION_SAMPLES * m * m
         if route == "torques" and correlated:
             # errors in variables: a q̇ error moves a sample's rows by G_s e_s, so their covariance changes with
-            # the state (module notes); none found, today's one covariance for every sample. Not the base route:
-            # there (a free robot's six homogeneous rows, all their noise through q̇) it made the σ generous
-            # beyond their χ² bounds even with the true q̇ variances (docs/method.md)
+            # the state (module notes); none found, today's one covariance for every sample. Not the base route's
+            # weights: there (a free robot's six homogeneous rows, all their noise through q̇) they made the σ
+            # generous beyond their χ² bounds even with the true q̇ variances (docs/method.md); below, a sandwich
             gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
             sigma = _row_sigma(residual)
-            noise = _velocity_noise(residual, gradient, sigma)
-        if np.any(noise > 0):
+            noise = _velocity_noise(residual, gradient, sigma, floor=floor)
+        free = Ab.shape[2] - (np.linalg.matrix_rank(G) if len(G) else 0)
+        robust = route == "base" and correlated and S >= ROBUST_SAMPLES * free
+        if robust:
+            # the base route's per-sample noise through q̇ (a free robot's homogeneous rows: all of it) is not
+            # weighed per sample (docs/method.md) but, when found and the samples many, held by the covariance
+            gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
+            sigma = _row_sigma(residual)
+            noise = _velocity_noise(residual, gradient, sigma, floor=floor)
+        if route == "torques" and np.any(noise > 0):
             cov_s = _sample_covariances(residual, gradient, noise, sigma)
             Aw = _whiten_samples(cov_s, Ab / sigma[None, :, None]).reshape(S * m, -1)
             yw = _whiten_samples(cov_s, (y2 / sigma)[:, :, None]).ravel()
@@ -845,6 +938,12 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
             T = _whitening(residual, correlated=correlated)
             Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
             theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
+            if robust and np.any(noise > 0) and _leverages(cov, Aw).max() < ROBUST_LEVERAGE:
+                # one covariance weighs every sample alike, but a q̇ error's share of a sample's rows, G_s e_s,
+                # grows with the state as the rows do: the model covariance is optimistic there (d²/R 1.28 on
+                # the space robot); the samples' own scores hold it whatever the noise's form
+                cov = _cluster_covariance(cov, Aw, yw - _rows_times(Aw.reshape(S * m, -1), theta).reshape(S, m),
+                                          free)
     # the rows' own covariance (not one pooled factor): a noise-free row at the floor must not shrink the others'
     std = np.sqrt(np.maximum(np.diag(cov), 0.0))
     std[std <= 1e-10 * np.abs(theta)] = 0.0          # what the known quantities fix (round-off aside)
