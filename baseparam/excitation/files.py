@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from .._checks import shown
 from .._atomic import json_text, write_text
-from .._validation import check_path, printable
+from .._validation import check_input, printable
 
 
 def trajectory_csv(samples):
@@ -90,7 +91,7 @@ def load_excitation(path) -> SavedExcitation:
     from ..errors import DataError
     from .fourier import FourierSeries
 
-    path = check_path(path, error=DataError)
+    path = check_input(path, error=DataError)
     source = printable(path)
     try:
         with open(path, encoding="utf-8") as stream:
@@ -105,7 +106,7 @@ def load_excitation(path) -> SavedExcitation:
     def number(key, where=doc, label=None):
         value = where.get(key) if isinstance(where, dict) else None
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise DataError(f"{source}: field {label or key}: expected a positive number, got {value!r}")
+            raise DataError(f"{source}: field {label or key}: expected a positive number, got {shown(value)}")
         return float(value)
 
     period, rate = number("period"), number("rate")

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from .._validation import refuse_special
+from ..errors import DataError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
@@ -67,9 +68,12 @@ def _read_mcap(path, source):
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
 
 
-def _metadata(path):
-    """The bytes of a bag folder's metadata.yaml, read up to one beyond :data:`_MAX_METADATA`."""
-    with open(os.path.join(path, "metadata.yaml"), "rb") as stream:
+def _metadata(path, source=None):
+    """The bytes of a bag folder's metadata.yaml, read up to one beyond :data:`_MAX_METADATA`; a DataError when it
+    is a FIFO or a device (whose reading would wait or never end)."""
+    name = os.path.join(path, "metadata.yaml")
+    refuse_special(name, DataError, f"{source or printable(path)}/metadata.yaml")
+    with open(name, "rb") as stream:
         return stream.read(_MAX_METADATA + 1)
 
 
@@ -79,7 +83,7 @@ def check_bag_folder(path, source):
     to the readers, which word their error."""
     import yaml
     try:
-        data = _metadata(path)
+        data = _metadata(path, source)
     except OSError:
         return
     if len(data) > _MAX_METADATA:       # outside the try: a DataError is a ValueError, which it leaves to the readers
@@ -98,6 +102,7 @@ def check_bag_folder(path, source):
         if os.path.commonpath([folder, where]) != folder:
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
+        refuse_special(where, DataError, f"{source}/{_one_line(name)[:200]}")
     mode = str(info.get("compression_mode") or "").lower()
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         if mode == "file":
@@ -167,6 +172,11 @@ def _mcap_files(path):
     import yaml
     try:
         data = _metadata(path)
+    except DataError:
+        raise                               # a FIFO or a device: refused here, before any reader waits on it
+    except OSError:
+        return None
+    try:
         if len(data) > _MAX_METADATA:       # refused by check_bag_folder, on the way through rosbags
             return None
         info = yaml.safe_load(data.decode("utf-8"))["rosbag2_bagfile_information"]

@@ -25,18 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
+# the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
+from ..motion import not_unit
 from ._record import _one_line, printable
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 WRENCH_TYPE = "geometry_msgs/WrenchStamped"
-# tf2's test of a usable orientation, |‖q‖² − 1| ≤ 0.01: beyond it no rounding explains the norm (the message is
-# damaged); within it interpolation and the low-pass renormalize, and the fit checks its own slack
-ORIENTATION_SLACK = 0.01
-
-
-def not_unit(norm):
-    """Where quaternion norms (S,) are beyond ORIENTATION_SLACK (or not numbers)."""
-    return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
 
 
 def one_hemisphere(quat):
@@ -67,11 +61,13 @@ def contact_topics(contacts):
 def _raw(path, source, named, find_base):
     """The bag's raw messages (as the fixed-base reader gets them); through rosbags (sqlite3 folders, ROS 1) only
     those of the ``named`` topics, and with ``find_base`` of every base pose topic too."""
-    from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags
+    from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags, check_bag_folder
     files = _mcap_files(path) if os.path.isdir(path) else None
     if files:
         return _read_mcap_folder(path, files, source)
     if os.path.isdir(path) or Path(source).suffix.lower() == ".bag":
+        if find_base and os.path.isdir(path):
+            check_bag_folder(path, source)          # its files (no FIFO, nothing outside), before rosbags opens them
         if find_base:
             named = set(named) | _base_candidates(path)
         return _read_rosbags(path, source, named)

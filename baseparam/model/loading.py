@@ -20,8 +20,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._checks import shown
 from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
-                           check_path, printable)
+                           check_input, printable)
 from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
 from ._angles import AngleSnapper, pi_angle
@@ -104,12 +105,12 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         The file cannot be read or is not a valid description; the one-line message names
         the file and the offending field.
     """
-    label = check_path(path)
+    label = check_input(path, unreadable=RobotDescriptionError)
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
     if floating is not False and floating is not True:
-        raise ArgumentTypeError(f"floating: expected True or False, got {floating!r}")
+        raise ArgumentTypeError(f"floating: expected True or False, got {shown(floating)}")
     for name, flag in (("exact_angles", exact_angles), ("friction", friction), ("rotor_inertia", rotor_inertia)):
         check_flag(flag, name)
     check_mimic(mimic)
@@ -346,7 +347,7 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
             other = k if joint.name is None else j
             whose = (f"the name of joints[{other}]" if joints[other - 1].name is not None
                      else f"the name the unnamed joints[{other}] goes by")
-            raise _Invalid(which, f"{name!r} is also {whose}; expected distinct joint names")
+            raise _Invalid(which, f"{shown(name)} is also {whose}; expected distinct joint names")
     return joints
 
 
@@ -423,7 +424,7 @@ def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
     if is_angle and isinstance(value, str) and angle_unit == "rad" and ("pi" in value or "π" in value):
         value = pi_angle(value, path)
     elif is_angle and isinstance(value, str) and ("pi" in value or "π" in value):
-        raise _Invalid(path, f"expected a number of degrees (units.angle is deg), got {value!r}; write e.g. 90 "
+        raise _Invalid(path, f"expected a number of degrees (units.angle is deg), got {shown(value)}; write e.g. 90 "
                              "for pi/2")
     value = _number(value, path)
     # absurd sizes would overflow or vanish in the arithmetic; 45 rad is a unit slip
@@ -494,7 +495,7 @@ def _limits(value, path) -> JointLimits:
     out.update({key: float(_non_negative(spec[key], f"{path}.{key}")) for key in ("velocity", "effort")
                 if key in spec})
     if out.get("lower") is not None and out.get("upper") is not None and out["lower"] > out["upper"]:
-        raise _Invalid(path, f"lower {out['lower']!r} is above upper {out['upper']!r}")
+        raise _Invalid(path, f"lower {shown(out['lower'])} is above upper {shown(out['upper'])}")
     return JointLimits(**out)
 
 
