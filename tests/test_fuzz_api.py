@@ -1659,3 +1659,49 @@ def test_messages_show_values_shortened_on_one_line(target):
                         (field, type(value).__name__, len(text), text[:200])
                     continue
             assert finite(result), (field, value)
+
+
+@pytest.mark.parametrize("ext", ["bag", "mcap", "json", "csv", "yaml", "npz", "parquet", "h5"])
+def test_readers_of_a_huge_file_read_only_a_bounded_part(tmp_path, ext):
+    """A sparse file of 64 GiB (no disk used) under each reader's extension, read under an address-space limit of
+    2 GiB in a child process: refused in one line within seconds. rosbags read a '.bag' file's first line whole (no
+    line break in a file of zeros: all of it), the ROS 1 scan without an index and load_excitation read the whole
+    file, an MCAP file that could not be mapped was read whole: a MemoryError, or the machine's memory."""
+    import subprocess
+    import sys
+    resource = pytest.importorskip("resource")
+    path = tmp_path / f"huge.{ext}"
+    with open(path, "wb") as stream:
+        stream.truncate(64 << 30)
+    reader = "bp.load_excitation(P)" if ext == "json" else "bp.read_trajectory(P)"
+    code = (f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({2 << 30}, {2 << 30}))\n"
+            "import baseparam as bp\nP = " + repr(str(path)) + "\n"
+            f"try:\n    {reader}\nexcept bp.BaseParamError as exc:\n    print('refused:', exc)\n")
+    assert resource.RLIMIT_AS
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stdout.startswith("refused:"), (done.stdout, done.stderr[-500:])
+    assert done.stdout.count("\n") == 1 and "MemoryError" not in done.stdout, done.stdout
+
+
+def test_a_saved_design_nested_without_end_is_refused(tmp_path):
+    """A JSON of 10⁵ nested lists given to load_excitation: json's RecursionError was a bare exception."""
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    with pytest.raises(bp.DataError, match="nested too deeply"):
+        bp.load_excitation(path)
+
+
+def test_equations_checks_its_symbols_before_the_projection(monkeypatch):
+    """equations(robot, symbolic='A2') refused the name only after finding the base parameters (20 s for a PUMA on
+    a busy machine): the names are checked first, the projection never runs."""
+    import baseparam.projection.base_set as base_set
+
+    def never(*args, **kwargs):
+        raise AssertionError("the projection ran before the symbols were checked")
+    monkeypatch.setattr(base_set, "find_base_parameters", never)
+    robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")
+    for symbolic in ("A2", "a\n2", "a0", 0, "", "all,a2"):
+        with pytest.raises(BaseParamError) as info:
+            bp.equations(robot, symbolic=symbolic)
+        assert "\n" not in str(info.value) and str(info.value).startswith("symbolic"), str(info.value)

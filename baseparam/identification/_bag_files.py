@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import refuse_special
-from ..errors import DataError, printable
+from ..errors import DataError, ResourceLimitError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
@@ -47,6 +47,11 @@ def _read_mcap(path, source):
             try:
                 data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
             except (ValueError, OSError):       # an empty file, or one that cannot be mapped
+                # read only when small: a large file that cannot be mapped is not read whole into memory
+                size = os.fstat(stream.fileno()).st_size
+                if size > _MAX_UNMAPPED:
+                    raise ResourceLimitError(f"{source}: {size} bytes that cannot be mapped into memory; at most "
+                                             f"{_MAX_UNMAPPED >> 20} MiB are read otherwise") from None
                 data = stream.read()
     except OSError as exc:
         raise DataError(f"{source}: cannot read: {exc.strerror or _one_line(exc)}") from None
@@ -64,6 +69,9 @@ def _read_mcap(path, source):
             extra[name] = np.frombuffer(blob, dtype="<f8")
     return raw, extra, contents.problem, contents.notice
 
+
+# The largest MCAP file read into memory when it cannot be mapped (a file system without mmap, an address limit).
+_MAX_UNMAPPED = 256 << 20
 
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
 
@@ -273,8 +281,14 @@ def _check_ros1_chunks(path, source):
     import mmap
     try:
         with open(path, "rb") as stream:
+            # rosbags reads the first line whole: a large file without a line break (no bag) was read into memory
+            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
+                raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at "
+                                "its start)")
             data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):       # empty, or unreadable: the readers say so
+    except (OSError, ValueError) as exc:       # empty, or unreadable: the readers say so
+        if isinstance(exc, DataError):
+            raise
         return
     try:
         if data[:len(ROS1_MAGIC)] != ROS1_MAGIC:
@@ -301,12 +315,14 @@ def _scan_ros1(path, source, named, why):
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
     missing and where the reading stopped; or None if the file is not a ROS 1 bag (rosbags' error stands).
     """
+    import mmap
     try:
         with open(path, "rb") as stream:
-            data = stream.read()
-    except OSError:
-        return None
-    if not data.startswith(ROS1_MAGIC):
+            # the magic first, then the file mapped: a large file that is no bag was read whole into memory
+            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
+                return None
+            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
         return None
     connections, messages = {}, {}
     end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None

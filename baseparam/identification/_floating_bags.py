@@ -61,13 +61,16 @@ def contact_topics(contacts):
 def _raw(path, source, named, find_base):
     """The bag's raw messages (as the fixed-base reader gets them); through rosbags (sqlite3 folders, ROS 1) only
     those of the ``named`` topics, and with ``find_base`` of every base pose topic too."""
-    from ._bag_files import _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags, check_bag_folder
+    from ._bag_files import (_check_ros1_chunks, _mcap_files, _read_mcap, _read_mcap_folder, _read_rosbags,
+                             check_bag_folder)
     files = _mcap_files(path) if os.path.isdir(path) else None
     if files:
         return _read_mcap_folder(path, files, source)
     if os.path.isdir(path) or Path(source).suffix.lower() == ".bag":
         if find_base and os.path.isdir(path):
             check_bag_folder(path, source)          # its files (no FIFO, nothing outside), before rosbags opens them
+        elif find_base:
+            _check_ros1_chunks(path, source)        # a ROS 1 bag's start and chunks, before rosbags reads it
         if find_base:
             named = set(named) | _base_candidates(path)
         return _read_rosbags(path, source, named)
