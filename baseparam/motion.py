@@ -92,8 +92,10 @@ class Trajectory:
     ------
     DataError
         Arrays not numeric, not finite or of other shapes than above, times not increasing, fewer than
-        :data:`MIN_SAMPLES` samples: one line naming ``source``, the field and, for a bad value, the
-        0-based row. Nothing is dropped (:func:`~baseparam.from_arrays` with ``skip_bad_rows=True`` does).
+        :data:`MIN_SAMPLES` samples, a floating motion's base quaternion not unit (|‖q‖² − 1| beyond
+        :data:`ORIENTATION_SLACK`, e.g. all zero): one line naming ``source``, the field and, for a bad value,
+        the 0-based row or sample. Nothing is dropped (:func:`~baseparam.from_arrays` with
+        ``skip_bad_rows=True`` does).
 
     Examples
     --------

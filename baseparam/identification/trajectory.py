@@ -135,9 +135,9 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     TypeError
         ``path`` is not a file name.
     DataError
-        The file cannot be read, exceeds the size limits (docs/formats.md), its layout is
-        inconsistent, or (without ``skip_bad_rows``) a row is bad; one line naming the file, the
-        line or row, the field and the problem.
+        The file cannot be read, is a FIFO, a device or a socket (never opened: it would wait or read
+        without end), exceeds the size limits (docs/formats.md), its layout is inconsistent, or (without
+        ``skip_bad_rows``) a row is bad; one line naming the file, the line or row, the field and the problem.
     """
     if not isinstance(path, (str, bytes, os.PathLike)):
         hint = "; for arrays use bp.from_arrays, for a DataFrame bp.from_dataframe" \
