@@ -7,18 +7,32 @@ the modules it rests on (the robot model's types, the memory budget, atomic writ
 from __future__ import annotations
 
 import os
+import reprlib
+import stat
 
 import numpy as np
 
 from .errors import ArgumentError, ArgumentTypeError, printable
 
 
+# How messages show a value: reprlib bounds the work as well as the text (a list of 10⁶ numbers or a deeply nested one
+# is not turned whole into a string first, to be cut after).
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = _SHORT.maxfrozenset = _SHORT.maxdeque = 6
+_SHORT.maxlevel = 2
+
+
 def shown(value, limit: int = 60) -> str:
-    """``value`` as a message shows it: its repr on one line, shortened; an array by its shape, since numpy's
-    repr of one spans lines and may be huge."""
+    """``value`` as a message shows it: its repr on one line (escaped: a newline as ``\\n``), shortened to
+    ``limit`` characters; an array by its shape, since numpy's repr of one spans lines and may be huge. The one
+    rule of every message that shows a value it was given."""
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
-    text = printable(repr(value))
+    try:
+        text = printable(_SHORT.repr(value))
+    except Exception:               # a repr that fails (an object's own __repr__): the type names it
+        text = f"a {type(value).__name__}"
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -61,4 +75,31 @@ def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
             from None
     if "\x00" in text:
         raise error(f"{name}: a file name cannot contain a NUL character, got {printable(text)!r}")
+    return text
+
+
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+            (stat.S_ISSOCK, "a socket"))
+
+
+def refuse_special(path, error, source=None) -> None:
+    """``error`` (``SOURCE: not a regular file (a FIFO); expected a file``) when ``path`` names, itself or through
+    links, a FIFO, a device or a socket: opening a FIFO waits for a writer forever, and a device such as
+    /dev/zero reads without end. A path that does not exist or cannot be examined is left to the reader, which
+    words its own error. ``source``: what messages call the file (``path`` escaped onto one line by default)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    for test, kind in _SPECIAL:
+        if test(mode):
+            raise error(f"{printable(path) if source is None else source}: not a regular file ({kind}); "
+                        "expected a file")
+
+
+def check_input(value, name: str = "path", *, error=ArgumentError, unreadable=None) -> str:
+    """:func:`check_path` of a file to read, which must also be no FIFO, device or socket (:func:`refuse_special`,
+    raising ``unreadable``, ``error`` by default): a reader never hangs on one nor reads it without end."""
+    text = check_path(value, name, error=error)
+    refuse_special(text, unreadable or error)
     return text

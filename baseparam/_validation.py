@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from ._numbers import is_real, real_array
-from ._checks import check_instance, check_option, check_path, shown
+from ._checks import check_input, check_instance, check_option, check_path, refuse_special, shown
 from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
@@ -320,8 +320,8 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_instance",
+__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_input", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
            "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
-           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real", "shown",
-           "unit_quaternions"]
+           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real",
+           "refuse_special", "shown", "unit_quaternions"]

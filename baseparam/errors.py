@@ -21,7 +21,10 @@ Which class a library function raises (the rule; the checks live in :mod:`basepa
 Messages are one line naming the library's parameter (``qd: expected shape (n_samples, 6) or (6,), got
 (10, 5)``), file or field, never a command-line flag: the CLI translates parameter names into its flags
 in one table (``baseparam.cli.FLAGS``). Hints name parameters as Python keywords (``pass
-exact_angles=False``), which the CLI shows as flags (``--exact-angles off``).
+exact_angles=False``), which the CLI shows as flags (``--exact-angles off``). A value a message shows (what
+was got) goes through one rule, ``baseparam._checks.shown``: its repr escaped onto one line and shortened, an
+array by its shape. Readers refuse a FIFO, a device or a socket before opening it
+(``baseparam._checks.refuse_special``).
 """
 
 

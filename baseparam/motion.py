@@ -21,9 +21,14 @@ import numpy as np
 
 from ._validation import shown
 from ._numbers import real_array
-from .errors import DataError
+from .errors import DataError, printable
 
 __all__ = ["MIN_SAMPLES", "Trajectory", "check_motion"]
+
+# tf2's test of a usable orientation, |‖q‖² − 1| ≤ 0.01: beyond it no rounding explains a base quaternion's norm
+# (the value is damaged: an all-zero default orientation); within it interpolation and low-pass filtering
+# renormalize, and the floating-base fit checks its own slack.
+ORIENTATION_SLACK = 0.01
 
 # Fewer samples than this cannot identify anything, and usually mean a wrong file or column map.
 MIN_SAMPLES = 10
@@ -87,8 +92,10 @@ class Trajectory:
     ------
     DataError
         Arrays not numeric, not finite or of other shapes than above, times not increasing, fewer than
-        :data:`MIN_SAMPLES` samples: one line naming ``source``, the field and, for a bad value, the
-        0-based row. Nothing is dropped (:func:`~baseparam.from_arrays` with ``skip_bad_rows=True`` does).
+        :data:`MIN_SAMPLES` samples, a floating motion's base quaternion not unit (|‖q‖² − 1| beyond
+        :data:`ORIENTATION_SLACK`, e.g. all zero): one line naming ``source``, the field and, for a bad value,
+        the 0-based row or sample. Nothing is dropped (:func:`~baseparam.from_arrays` with
+        ``skip_bad_rows=True`` does).
 
     Examples
     --------
@@ -216,9 +223,19 @@ def check_motion(motion):
     if not isinstance(motion.source, str):
         object.__setattr__(motion, "source", os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike)
                            else str(motion.source))
+    if not motion.source.isprintable():             # every message names the source: a newline would forge a line
+        object.__setattr__(motion, "source", printable(motion.source))
+    if not isinstance(motion.floating, (bool, np.bool_)):
+        raise error(f"{motion.source}: floating: expected True or False, got {shown(motion.floating)}")
     for name in ("skipped", "joint_names", "notes", "contacts"):
-        if not isinstance(getattr(motion, name), tuple):
-            object.__setattr__(motion, name, tuple(getattr(motion, name)))
+        value = getattr(motion, name)
+        if not isinstance(value, tuple):
+            try:
+                if isinstance(value, (str, bytes)):     # not split into characters
+                    raise TypeError
+                object.__setattr__(motion, name, tuple(value))
+            except TypeError:
+                raise error(f"{motion.source}: {name}: expected a tuple, got {shown(value)}") from None
     arrays, coarse = {}, None
     for field in MOTION_FIELDS:
         value = getattr(motion, field)
@@ -261,6 +278,8 @@ def check_motion(motion):
             r = int(np.argmax(bad.any(axis=1)))
             j = int(np.argmax(bad[r]))
             fail("value", field, row=r, joint=j, value=float(arr.reshape(S, -1)[r, j]))
+    if floating:
+        _check_orientations(motion, q, error)
     if getattr(motion, "wrenches", None) is not None:
         _check_wrenches(motion, S, error)
     step = np.diff(t)
@@ -268,6 +287,22 @@ def check_motion(motion):
         fail("order", "t", t=t, step=step, coarse=coarse)
     if motion._uniform is not None and step.size and np.abs(step - step[0]).max() > motion._uniform * step[0]:
         fail("uniform", "t", low=step.min(), high=step.max())
+
+
+def not_unit(norm):
+    """Where quaternion norms (S,) are beyond :data:`ORIENTATION_SLACK` (or not numbers)."""
+    return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
+
+
+def _check_orientations(motion, q, error):
+    """A floating motion's base quaternions (x, y, z, w), columns 3..6 of q: unit within the slack. A zero one (a
+    default-constructed orientation) has no rotation; the readers refused it, arrays reached the fit."""
+    norm = np.linalg.norm(q[:, 3:7], axis=1)
+    off = not_unit(norm)
+    if off.any():
+        s = int(np.argmax(off))
+        raise error(f"{motion.source}: field q: the base quaternion (x, y, z, w) of sample {s} has norm "
+                    f"{norm[s]:.6g}; expected a unit quaternion")
 
 
 def _check_wrenches(motion, S, error):

@@ -8,6 +8,7 @@ runs in about a minute on a busy two-core machine (the third round's tests, from
 on, about 11 s)."""
 import inspect
 import io
+import os
 import warnings
 import zipfile
 
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baseparam as bp
-from baseparam.errors import BaseParamError
+from baseparam.errors import BaseParamError, printable
 from baseparam.excitation.fourier import FourierSeries
 from conftest import ROOT
 
@@ -1448,3 +1449,259 @@ def test_model_types_check_their_fields(name, field):
                 assert "\n" not in str(exc), (field, value, str(exc))
                 continue
         assert finite(result), (field, value, result)
+
+
+# -- round five: floating motions, special files, hand-built names, and the one rule of shown values ----------------
+# Found by a wide fuzz (about 2 600 calls; 2 000 of them over constructors and options with a list of 10⁶ numbers, a
+# text of 10⁴ characters or with newlines, 1e300, NaN, NUL, nested lists): Trajectory(floating=True) took an all-zero
+# base quaternion (the readers refused it); every reader opened a FIFO (waiting for a writer forever) and read a
+# link to /dev/zero without end, a bag folder's metadata.yaml or storage file too; a hand-built Robot or Joint named
+# with a newline or a NUL made YAML the loader refused, and a name like 1e3 came back from YAML as a number; about
+# 50 messages printed the value they were given whole (Inertia's com of 10⁶ numbers: a message of 8 MB) or over
+# several lines (numpy's repr of an array, HDF5's own text); export's out_dir too long was a bare OSError.
+def _floating_arrays(n_joints=2, S=12):
+    t = np.arange(S) * 0.01
+    q = np.zeros((S, 7 + n_joints))
+    q[:, 6] = 1.0
+    return t, q
+
+
+@settings(FUZZ, max_examples=60)
+@given(norm=st.one_of(st.floats(0, 3), st.sampled_from([0.0, 1.0, 0.995, 1.004, np.nan, np.inf, 1e300])),
+       row=st.integers(0, 11), direction=st.integers(3, 6))
+def test_floating_trajectory_takes_unit_base_quaternions_only(norm, row, direction):
+    """A floating motion's base quaternion (columns 3..6 of q) of any norm: kept when unit within the readers' slack
+    (|‖q‖² − 1| ≤ 0.01), else refused in one line naming the field and the sample, as the readers refuse it."""
+    t, q = _floating_arrays()
+    q[row, 3:7] = 0.0
+    q[row, direction] = norm
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            traj = bp.Trajectory(t, q, floating=True, source="log\n.csv")
+        except bp.DataError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith("log\\n.csv: ")
+            assert not abs(np.float64(norm) ** 2 - 1) <= 0.01, str(exc)
+            assert f"sample {row}" in str(exc) or "NaN" in str(exc) or "infinite" in str(exc), str(exc)
+            return
+    assert abs(norm ** 2 - 1) <= 0.01 and traj.n_dof == 2
+
+
+def test_trajectory_fields_of_wrong_kinds_are_one_line_errors():
+    """Trajectory's tuple fields given a number, its floating switch an array: the motion's own error, not a bare
+    TypeError ('float' object is not iterable) nor numpy's truth value of an array."""
+    t, q = _floating_arrays()
+    for field in ("skipped", "joint_names", "notes", "contacts"):
+        for value in (np.nan, 3, "ab"):
+            with pytest.raises(bp.DataError, match=f"{field}: expected a tuple"):
+                bp.Trajectory(t, q[:, 7:], **{field: value})
+    with pytest.raises(bp.DataError, match="floating: expected True or False"):
+        bp.Trajectory(t, q, floating=np.array([True, True]))
+
+
+class _Hang(BaseException):
+    pass
+
+
+def _alarm(*_):
+    raise _Hang
+
+
+@pytest.fixture(scope="module")
+def special_files(tmp_path_factory):
+    """FIFOs and links to /dev/zero under each reader's extension, and bag folders whose metadata.yaml or storage
+    file is a FIFO."""
+    if not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"):
+        pytest.skip("needs FIFOs and /dev/zero")
+    root = tmp_path_factory.mktemp("special")
+    paths = []
+    for ext in ("csv", "npz", "h5", "parquet", "mcap", "bag", "yaml", "urdf", "json", "txt"):
+        os.mkfifo(root / f"fifo.{ext}")
+        os.symlink("/dev/zero", root / f"zero.{ext}")
+        paths += [root / f"fifo.{ext}", root / f"zero.{ext}"]
+    os.mkdir(root / "bag_meta")
+    os.mkfifo(root / "bag_meta" / "metadata.yaml")
+    for storage, ext in (("mcap", "mcap"), ("sqlite3", "db3")):
+        folder = root / f"bag_{ext}"
+        os.mkdir(folder)
+        os.mkfifo(folder / f"x_0.{ext}")
+        (folder / "metadata.yaml").write_text(
+            f"rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: {storage}\n"
+            f"  relative_file_paths: [x_0.{ext}]\n  duration: {{nanoseconds: 0}}\n"
+            "  starting_time: {nanoseconds_since_epoch: 0}\n  message_count: 0\n  topics_with_message_count: []\n"
+            "  compression_format: ''\n  compression_mode: ''\n")
+    return [str(p) for p in paths] + [str(root / "bag_meta"), str(root / "bag_mcap"), str(root / "bag_db3")]
+
+
+SPACE_ROBOT = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+READERS = {"read_trajectory": lambda p: bp.read_trajectory(p),
+           "read_trajectory(robot=floating)": lambda p: bp.read_trajectory(p, robot=SPACE_ROBOT),
+           "load_robot": lambda p: bp.load_robot(p), "read_h5": lambda p: bp.read_h5(p),
+           "load_excitation": lambda p: bp.load_excitation(p), "motion_limits": lambda p: bp.motion_limits(ROBOT, p)}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_readers_refuse_fifos_and_devices(special_files, reader):
+    """Every reader given a FIFO (opening it waited for a writer forever), a link to /dev/zero (read without end)
+    or a bag folder holding a FIFO: a one-line error within a second, never a wait."""
+    import signal
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        for path in special_files:
+            if reader != "read_trajectory" and reader != "read_trajectory(robot=floating)" and "bag_" in path:
+                continue                      # a folder: refused as such by the other readers (no wait either)
+            signal.alarm(5)
+            try:
+                with pytest.raises(BaseParamError) as info:
+                    READERS[reader](path)
+            except _Hang:
+                pytest.fail(f"{reader}({path!r}) waited more than 5 s")
+            finally:
+                signal.alarm(0)
+            text = str(info.value)
+            assert ("not a regular file" in text or "no metadata.yaml" in text) and "\n" not in text, text
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+ODD_NAMES = ["j", "a\nb", 'q"uote', "x'y", "<&>", "]]>", "a b", "", "ü", "\x00", "a\x1b[31m", "x" * 300, "--",
+             "{a: b}", "#c", "- x", "null", "1e3", "-2.5e-3", "&amp;", "\u2028", "a:b", "true", 3, None, b"j"]
+
+
+@pytest.mark.parametrize("joint_name", ODD_NAMES, ids=range(len(ODD_NAMES)))
+def test_hand_built_names_are_refused_or_written_faithfully(tmp_path, joint_name):
+    """A Robot and a Joint built in code with any name: refused in one line (not one line, empty, not text), or
+    written to YAML, URDF and MJCF that read back with the same names (a name like 1e3 came back as a number, a
+    newline made YAML the loader refused)."""
+    from xml.etree import ElementTree
+
+    from baseparam.model.mjcf_writer import robot_to_mjcf
+    from baseparam.model.robot import robot_to_yaml
+    from baseparam.model.urdf_writer import robot_to_urdf
+    for robot_name in (joint_name, "r") if joint_name is not None else ("r",):
+        try:
+            robot = bp.Robot((bp.Joint("revolute", a=0.5, inertia=BODY, name=joint_name),
+                              bp.Joint("revolute", a=0.3, inertia=BODY, name="k")), name=robot_name)
+        except bp.RobotDescriptionError as exc:
+            assert "\n" not in str(exc) and len(str(exc)) < 300, str(exc)
+            assert not (isinstance(joint_name, str) and joint_name.isprintable() and joint_name), str(exc)
+            assert robot_name != "r" or joint_name in ("", "\x00", "a\x1b[31m", 3, b"j"), str(exc)
+            continue
+        bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints]
+        back = bp.parse_robot(robot_to_yaml(robot))
+        # a URDF's name may hold a line break, which the one-line names of YAML hold escaped
+        name = robot.joints[0].name
+        assert (back.name, back.joints[0].name) == (robot.name, name if name is None else printable(name))
+        path = tmp_path / "r.urdf"
+        path.write_text(robot_to_urdf(robot, bodies), encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            back = bp.load_robot(path)
+        assert back.name == robot.name and back.joints[0].name == (robot.joints[0].name or back.joints[0].name)
+        ElementTree.fromstring(robot_to_mjcf(robot, bodies))
+
+
+HUGE_LIST = list(range(10 ** 6))
+SHOWN_VALUES = [HUGE_LIST, "a\nb" * 300, (1e300, 1e300, 1e300), "x" * 10000, np.arange(1e6), {"k\n": HUGE_LIST},
+                [[["deep"]]] * 1000, np.nan, -1e300, "\x00", ("a\nb",) * 3, b"\n" * 50, [1e300] * 3]
+_T12 = np.arange(12) * 0.01
+SHOWN_TARGETS = {
+    "Joint": (lambda **k: bp.Robot((bp.Joint(**{"type": "revolute", "a": 0.5, "inertia": BODY, **k}),)),
+              ["type", "alpha", "a", "d", "theta", "offset", "parent", "friction", "rotor_inertia", "inertia",
+               "origins", "axis", "name", "limits", "friction_prior", "friction_model"]),
+    "Robot": (lambda **k: bp.Robot(**{"joints": (bp.Joint("revolute", a=0.5, inertia=BODY),), **k}),
+              ["joints", "name", "convention", "length_unit", "angle_unit", "gravity", "base", "base_inertia"]),
+    "Inertia": (lambda **k: bp.Inertia(**{"mass": 1.0, "com": np.zeros(3), "inertia": np.eye(3) * 0.01, **k}),
+                ["mass", "com", "inertia", "as_written"]),
+    "Origin": (lambda **k: bp.Origin(**k), ["xyz", "rpy", "label"]),
+    "JointLimits": (lambda **k: bp.JointLimits(**k), ["lower", "upper", "velocity", "effort"]),
+    "Contact": (lambda **k: bp.contact_jacobian(SPACE_ROBOT, np.r_[0, 0, 0, 0, 0, 0, 1.0, np.zeros(SPACE_ROBOT.n_dof)],
+                                                bp.Contact(**{"link": 1, **k})), ["link", "position", "rotation",
+                                                                                   "name"]),
+    "SensorNoise": (lambda **k: bp.SensorNoise(**k), ["q", "qd", "qdd", "tau", "current", "resolution", "seed"]),
+    "Preprocessing": (lambda **k: bp.Preprocessing(**k), ["resample", "cutoff_hz", "filter_order", "rest_velocity",
+                                                          "decimate", "max_gap", "filter_friction"]),
+    "Trajectory": (lambda **k: bp.Trajectory(**{"t": _T12, "q": np.zeros((12, 2)), **k}),
+                   ["t", "q", "tau", "qd", "qdd", "skipped", "skipped_unit", "floating", "joint_names", "notes",
+                    "wrenches", "contacts"]),
+    "FourierSeries": (lambda **k: FourierSeries(**{"period": 1.0, "q0": np.zeros(3), "a": np.zeros((3, 2)),
+                                                   "b": np.zeros((3, 2)), **k}), ["period", "q0", "a", "b"]),
+    "Model": (lambda **k: bp.Model(**{"robot": ROBOT, **k}), ["robot", "p", "parameters"]),
+    "load_robot": (lambda **k: bp.load_robot(**{"path": RRR, **k}),
+                   ["root", "tip", "exact_angles", "angle_tolerance", "friction", "rotor_inertia", "friction_model",
+                    "floating", "mimic"]),
+    "equations": (lambda **k: bp.equations(**{"base_or_robot": bp.load_robot(ROOT / "robots" / "ppr.yaml"),
+                                              "check": False, **k}), ["parameters", "seed", "max_terms", "symbolic"]),
+    "export": (lambda **k: bp.export(**{"base": RRR_BASE, "lang": "python", "out_dir": "/nonexistent/dir", **k}),
+               ["lang", "what", "prefix"]),
+    "parse_column_map": (lambda **k: bp.parse_column_map(**k), ["text"]),
+    "from_arrays": (lambda **k: bp.from_arrays(**{"t": _T12, "q": np.zeros((12, 3)), "tau": np.zeros((12, 3)), **k}),
+                    ["t", "q", "tau", "qd", "qdd", "current", "gains", "source", "skip_bad_rows", "n_dof"]),
+}
+
+
+@pytest.mark.parametrize("target", sorted(SHOWN_TARGETS))
+def test_messages_show_values_shortened_on_one_line(target):
+    """Every field of the model's types and every option of the readers and writers given a list of 10⁶ numbers, a
+    text of 10⁴ characters or with newlines, 1e300, NaN, NUL, nested lists: the library's error (or a TypeError for a
+    wrong type) whose message is one line of at most 300 characters — the value shown by the one rule
+    (``_checks.shown``), not printed whole."""
+    build, fields = SHOWN_TARGETS[target]
+    for field in fields:
+        for value in SHOWN_VALUES:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    result = build(**{field: value})
+                except (BaseParamError, TypeError) as exc:
+                    text = str(exc)
+                    assert "\n" not in text and "\x00" not in text and len(text) <= 300, \
+                        (field, type(value).__name__, len(text), text[:200])
+                    continue
+            assert finite(result), (field, value)
+
+
+@pytest.mark.parametrize("ext", ["bag", "mcap", "json", "csv", "yaml", "npz", "parquet", "h5"])
+def test_readers_of_a_huge_file_read_only_a_bounded_part(tmp_path, ext):
+    """A sparse file of 64 GiB (no disk used) under each reader's extension, read under an address-space limit of
+    2 GiB in a child process: refused in one line within seconds. rosbags read a '.bag' file's first line whole (no
+    line break in a file of zeros: all of it), the ROS 1 scan without an index and load_excitation read the whole
+    file, an MCAP file that could not be mapped was read whole: a MemoryError, or the machine's memory."""
+    import subprocess
+    import sys
+    resource = pytest.importorskip("resource")
+    path = tmp_path / f"huge.{ext}"
+    with open(path, "wb") as stream:
+        stream.truncate(64 << 30)
+    reader = "bp.load_excitation(P)" if ext == "json" else "bp.read_trajectory(P)"
+    code = (f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({2 << 30}, {2 << 30}))\n"
+            "import baseparam as bp\nP = " + repr(str(path)) + "\n"
+            f"try:\n    {reader}\nexcept bp.BaseParamError as exc:\n    print('refused:', exc)\n")
+    assert resource.RLIMIT_AS
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stdout.startswith("refused:"), (done.stdout, done.stderr[-500:])
+    assert done.stdout.count("\n") == 1 and "MemoryError" not in done.stdout, done.stdout
+
+
+def test_a_saved_design_nested_without_end_is_refused(tmp_path):
+    """A JSON of 10⁵ nested lists given to load_excitation: json's RecursionError was a bare exception."""
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    with pytest.raises(bp.DataError, match="nested too deeply"):
+        bp.load_excitation(path)
+
+
+def test_equations_checks_its_symbols_before_the_projection(monkeypatch):
+    """equations(robot, symbolic='A2') refused the name only after finding the base parameters (20 s for a PUMA on
+    a busy machine): the names are checked first, the projection never runs."""
+    import baseparam.projection.base_set as base_set
+
+    def never(*args, **kwargs):
+        raise AssertionError("the projection ran before the symbols were checked")
+    monkeypatch.setattr(base_set, "find_base_parameters", never)
+    robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")
+    for symbolic in ("A2", "a\n2", "a0", 0, "", "all,a2"):
+        with pytest.raises(BaseParamError) as info:
+            bp.equations(robot, symbolic=symbolic)
+        assert "\n" not in str(info.value) and str(info.value).startswith("symbolic"), str(info.value)

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .._checks import shown
 from .._atomic import json_text, write_texts
 from .._validation import check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
@@ -88,7 +89,7 @@ def parse_what(text):
     for part in (text.split(",") if isinstance(text, str) else text):
         name = str(part).strip().replace("-", "_")
         if name not in FUNCTIONS:
-            raise ExportError(f"what: unknown function {str(part).strip()!r}; expected {', '.join(FUNCTIONS)}")
+            raise ExportError(f"what: unknown function {shown(str(part).strip())}; expected {', '.join(FUNCTIONS)}")
         if name not in names:
             names.append(name)
     if not names:
@@ -100,11 +101,11 @@ def check_prefix(prefix, lang=None):
     """A prefix must be a C identifier not reserved to the implementation (no leading '_'), at most
     64 characters; for Python also not a keyword."""
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix):
-        raise ExportError(f"prefix: {prefix!r} is not a valid name: a letter, then letters, digits or '_'")
+        raise ExportError(f"prefix: {shown(prefix)} is not a valid name: a letter, then letters, digits or '_'")
     if len(prefix) > 64:
         raise ExportError(f"prefix: {len(prefix)} characters; at most 64")
     if lang == "python" and keyword.iskeyword(prefix):
-        raise ExportError(f"prefix: {prefix!r} is a Python keyword")
+        raise ExportError(f"prefix: {shown(prefix)} is a Python keyword")
     return prefix
 
 
@@ -151,7 +152,11 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     check_path(out_dir, "out_dir", error=ExportError)            # a NUL: refused here, not by os.makedirs
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: not a directory")
-    os.makedirs(out_dir, exist_ok=True)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:             # a name too long, no permission, a read-only or full disk
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory "
+                          f"({exc.strerror or printable(exc)})") from None
     files = {}
     if lang == "c":
         header, source = c_sources(base, selected, prefix)

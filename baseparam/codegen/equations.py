@@ -255,6 +255,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)      # numpy's generators take no negative seed
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
+        if symbolic is not None:        # the names checked before the projection, not after its whole work
+            from ..projection.symbolic import parse_symbols
+            parse_symbols(base_or_robot, symbolic)
         base = find_base_parameters(base_or_robot, parameters, max_memory=max_memory)
     elif isinstance(base_or_robot, BaseParameters):
         base = base_or_robot

@@ -115,7 +115,8 @@ def _jacobian(robot, tree, contact):
     """J_c for a built tree: (S, 6, n_v), rows [v; ω] in the contact frame."""
     body = tree_body(robot, contact)
     if contact.link_index(robot) == 0 and not robot.is_floating:
-        raise ArgumentError(f"contact {contact.name or contact.link!r}: link 0 is the fixed base; it has no Jacobian")
+        raise ArgumentError(f"contact {shown(contact.name or contact.link)}"
+                            f": link 0 is the fixed base; it has no Jacobian")
     Rp, pp = np.asarray(contact.rotation), np.asarray(contact.position)
     Rc = tree.R[body] @ Rp
     pc = tree.P[body] + tree.R[body] @ pp

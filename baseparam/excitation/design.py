@@ -16,6 +16,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import shown
 from .._validation import check_flag, check_memory, check_number, check_option, check_workers
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
@@ -258,11 +259,12 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     check_flag(payload, "payload")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:
-        raise ArgumentError(f"criterion: {criterion!r} is defined over a payload's columns: use it with payload=True "
+        raise ArgumentError(f"criterion: {shown(criterion)}"
+                            f" is defined over a payload's columns: use it with payload=True "
                             "(excite --payload)")
     weights = _noise_weights(noise, robot.n_dof)
     if weights is not None and criterion not in PAYLOAD_ONLY:
-        raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={criterion!r})")
+        raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={shown(criterion)})")
     check_option(parameters, "parameters", PARAMETERS)
     workers = _workers(workers)
     starts = default_starts(workers, time_budget) if starts is None else \
@@ -370,7 +372,7 @@ def _noise_weights(noise, n):
     try:
         values = np.asarray(noise, dtype=float).ravel()
     except (TypeError, ValueError):
-        raise ArgumentError(f"noise: expected {n} torque standard deviations (N·m, > 0), got {noise!r}") from None
+        raise ArgumentError(f"noise: expected {n} torque standard deviations (N·m, > 0), got {shown(noise)}") from None
     if values.shape != (n,) or not (np.isfinite(values).all() and (values > 0).all()):
         raise ArgumentError(f"noise: expected {n} finite torque standard deviations > 0 (N·m), got "
                             f"{np.array2string(values, threshold=10)}")

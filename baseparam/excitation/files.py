@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from .._checks import shown
 from .._atomic import json_text, write_text
-from .._validation import check_path
+from .._validation import check_input
 from ..errors import printable
 
 
@@ -66,6 +67,10 @@ class SavedExcitation:
         return self.samples
 
 
+# The largest saved design read (a design of 64 joints and 100 harmonics is about 1 MB of JSON).
+MAX_DOCUMENT_BYTES = 64 << 20
+
+
 def load_excitation(path) -> SavedExcitation:
     """Load an excitation design written by ``baseparam excite --json`` (or ``ExcitationDesign.to_json``).
 
@@ -91,22 +96,30 @@ def load_excitation(path) -> SavedExcitation:
     from ..errors import DataError
     from .fourier import FourierSeries
 
-    path = check_path(path, error=DataError)
+    path = check_input(path, error=DataError)
     source = printable(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            doc = json.load(stream)
+        with open(path, "rb") as stream:
+            # read to one byte beyond the bound only: a document of a few kB, not a file read without end
+            data = stream.read(MAX_DOCUMENT_BYTES + 1)
     except OSError as exc:
         raise DataError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise DataError(f"{source}: not JSON ({' '.join(str(exc).split())})") from None
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise DataError(f"{source}: larger than {MAX_DOCUMENT_BYTES >> 20} MiB; the document excite --json writes "
+                        "is a few kB")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except ValueError as exc:           # also a byte that is not UTF-8 (UnicodeDecodeError)
+        raise DataError(f"{source}: not JSON ({printable(' '.join(str(exc).split()))[:200]})") from None
+    except RecursionError:
+        raise DataError(f"{source}: not the JSON document excite --json writes (nested too deeply)") from None
     if not isinstance(doc, dict):
         raise DataError(f"{source}: expected the JSON object excite --json writes, got {type(doc).__name__}")
 
     def number(key, where=doc, label=None):
         value = where.get(key) if isinstance(where, dict) else None
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise DataError(f"{source}: field {label or key}: expected a positive number, got {value!r}")
+            raise DataError(f"{source}: field {label or key}: expected a positive number, got {shown(value)}")
         return float(value)
 
     period, rate = number("period"), number("rate")

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import shown
 from .._numbers import json_float, json_floats, real_array
-from .._validation import check_instance, check_path, check_robot
+from .._validation import check_instance, check_input, check_robot
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
@@ -66,7 +67,7 @@ class MotionLimits:
             if np.isnan(arr).any():
                 raise ArgumentError(f"MotionLimits.{name}: NaN; expected numbers (±inf where a joint has no limit)")
             if name in ("velocity", "acceleration", "torque") and not (arr > 0).all():
-                raise ArgumentError(f"MotionLimits.{name}: expected limits > 0 (inf: none), got {arr.tolist()}")
+                raise ArgumentError(f"MotionLimits.{name}: expected limits > 0 (inf: none), got {shown(arr.tolist())}")
             n = arr.shape[0]
             object.__setattr__(self, name, arr)
         if not (self.lower <= self.upper).all():
@@ -136,7 +137,7 @@ def motion_limits(robot, limits=None):
     source = "description"
     if limits is not None:
         if isinstance(limits, (str, bytes, os.PathLike)):
-            source = check_path(limits, "limits")
+            source = check_input(limits, "limits")
             entries = _read_file(source, robot.n_dof)
         elif isinstance(limits, dict):
             source = "limits"

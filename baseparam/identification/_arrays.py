@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 
+from .._checks import shown
 from .._hdf5 import stored_here
 from .._numbers import real_array
 from .._validation import check_reading
@@ -84,7 +85,8 @@ def open_npz(path, source):
         for info in infos:      # keys as numpy names them: 'q.npy' is key 'q'
             key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
             if key in members:      # zip allows it; numpy would read the last, we the first: refuse
-                raise DataError(f"{source}: the archive holds array {key!r} twice (member {info.filename!r}); "
+                raise DataError(f"{source}: the archive holds array {shown(key)}"
+                                f" twice (member {shown(info.filename)}); "
                                 "expected one member per name")
             members[key] = info
     except BaseException:

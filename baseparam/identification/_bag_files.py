@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from .._validation import refuse_special
+from ..errors import DataError, ResourceLimitError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
@@ -62,6 +63,11 @@ def _read_mcap(path, source):
             try:
                 data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
             except (ValueError, OSError):       # an empty file, or one that cannot be mapped
+                # read only when small: a large file that cannot be mapped is not read whole into memory
+                size = os.fstat(stream.fileno()).st_size
+                if size > _MAX_UNMAPPED:
+                    raise ResourceLimitError(f"{source}: {size} bytes that cannot be mapped into memory; at most "
+                                             f"{_MAX_UNMAPPED >> 20} MiB are read otherwise") from None
                 data = stream.read()
     except OSError as exc:
         raise DataError(f"{source}: cannot read: {exc.strerror or _one_line(exc)}") from None
@@ -80,12 +86,18 @@ def _read_mcap(path, source):
     return raw, extra, contents.problem, contents.notice
 
 
+# The largest MCAP file read into memory when it cannot be mapped (a file system without mmap, an address limit).
+_MAX_UNMAPPED = 256 << 20
+
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
 
 
-def _metadata(path):
-    """The bytes of a bag folder's metadata.yaml, read up to one beyond :data:`_MAX_METADATA`."""
-    with open(os.path.join(path, "metadata.yaml"), "rb") as stream:
+def _metadata(path, source=None):
+    """The bytes of a bag folder's metadata.yaml, read up to one beyond :data:`_MAX_METADATA`; a DataError when it
+    is a FIFO or a device (whose reading would wait or never end)."""
+    name = os.path.join(path, "metadata.yaml")
+    refuse_special(name, DataError, f"{source or printable(path)}/metadata.yaml")
+    with open(name, "rb") as stream:
         return stream.read(_MAX_METADATA + 1)
 
 
@@ -95,7 +107,7 @@ def check_bag_folder(path, source):
     to the readers, which word their error."""
     import yaml
     try:
-        data = _metadata(path)
+        data = _metadata(path, source)
     except OSError:
         return
     if len(data) > _MAX_METADATA:       # outside the try: a DataError is a ValueError, which it leaves to the readers
@@ -114,6 +126,7 @@ def check_bag_folder(path, source):
         if os.path.commonpath([folder, where]) != folder:
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
+        refuse_special(where, DataError, f"{source}/{_one_line(name)[:200]}")
     mode = str(info.get("compression_mode") or "").lower()
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         if mode == "file":
@@ -183,6 +196,11 @@ def _mcap_files(path):
     import yaml
     try:
         data = _metadata(path)
+    except DataError:
+        raise                               # a FIFO or a device: refused here, before any reader waits on it
+    except OSError:
+        return None
+    try:
         if len(data) > _MAX_METADATA:       # refused by check_bag_folder, on the way through rosbags
             return None
         info = yaml.safe_load(data.decode("utf-8"))["rosbag2_bagfile_information"]
@@ -284,8 +302,14 @@ def _check_ros1_chunks(path, source):
     import mmap
     try:
         with open(path, "rb") as stream:
+            # rosbags reads the first line whole: a large file without a line break (no bag) was read into memory
+            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
+                raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at "
+                                "its start)")
             data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):       # empty, or unreadable: the readers say so
+    except (OSError, ValueError) as exc:       # empty, or unreadable: the readers say so
+        if isinstance(exc, DataError):
+            raise
         return
     try:
         if data[:len(ROS1_MAGIC)] != ROS1_MAGIC:
@@ -312,12 +336,14 @@ def _scan_ros1(path, source, named, types, why):
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
     missing and where the reading stopped; or None if the file is not a ROS 1 bag (rosbags' error stands).
     """
+    import mmap
     try:
         with open(path, "rb") as stream:
-            data = stream.read()
-    except OSError:
-        return None
-    if not data.startswith(ROS1_MAGIC):
+            # the magic first, then the file mapped: a large file that is no bag was read whole into memory
+            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
+                return None
+            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
         return None
     connections, messages = {}, {}
     end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
@@ -164,7 +165,7 @@ def _field_map(columns, source):
         if len(entry) != 1 or entry[0] not in ("position", "velocity", "effort"):
             raise DataError(f"{source}: column map: field {field}: expected a JointState field (position, velocity "
                             f"or effort) or TOPIC:FIELD (a field of another topic's messages, e.g. "
-                            f"/motor_currents:data), got {entry!r}")
+                            f"/motor_currents:data), got {shown(entry)}")
         fields[field] = entry[0]
     return fields
 
@@ -280,7 +281,7 @@ def _decode_generic(topic, entry, path, source):
         value = msg
         for part in path.split("."):
             if not hasattr(value, part):
-                raise DataError(f"{source}: topic {topic}: type {msgtype} has no field {path!r}")
+                raise DataError(f"{source}: topic {topic}: type {msgtype} has no field {shown(path)}")
             value = getattr(value, part)
         try:
             arr = np.asarray(value, dtype=np.float64).reshape(-1)

@@ -48,10 +48,11 @@ def parse_column_map(text: str) -> dict:
     for entry in text.split(","):
         field, sep, value = (part.strip() for part in entry.partition("="))
         if not sep or not field or not value:
-            raise DataError(f"column map {text!r}: entry {entry.strip()!r}: expected FIELD=COLUMNS (e.g. q=1:7)")
+            raise DataError(f"column map {shown(text)}: entry {shown(entry.strip())}"
+                            f": expected FIELD=COLUMNS (e.g. q=1:7)")
         field = _known_field(field, f"column map {text!r}")
         if field in out:
-            raise DataError(f"column map {text!r}: field {field} given twice")
+            raise DataError(f"column map {shown(text)}: field {field} given twice")
         out[field] = None if value.lower() == "none" else _parse_columns_text(value)
     return out
 
@@ -69,7 +70,7 @@ def _parse_columns_text(value: str):
 
 def _known_field(field, context):
     if field not in FIELDS:
-        raise DataError(f"{context}: unknown field {field!r} (known: {', '.join(FIELDS)})")
+        raise DataError(f"{context}: unknown field {shown(field)} (known: {', '.join(FIELDS)})")
     return field
 
 
@@ -110,7 +111,7 @@ def _normalize_entry(source, field, value):
         if min(value) < 0:
             raise DataError(f"{where}: column {min(value)}: indices are 0-based and must be ≥ 0")
     elif not all(isinstance(v, str) for v in value):
-        raise DataError(f"{where}: mix of column indices and names {value!r}; give one kind")
+        raise DataError(f"{where}: mix of column indices and names {shown(value)}; give one kind")
     if field == "t" and len(value) != 1:
         raise DataError(f"{where}: time is one column, got {len(value)}")
     return value
@@ -236,7 +237,8 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
                 raise DataError(f"{source}: column map: field {field}: give {entry}, got {shown(given)}")
             name = clean(given[0])
             if name not in available:
-                raise DataError(f"{source}: column map: field {field}: no {thing} {name!r} (the file has {listing})")
+                raise DataError(f"{source}: column map: field {field}: no {thing} {shown(name)}"
+                                f" (the file has {listing})")
             chosen[field] = name
         elif field not in skip:
             name = next((c for c in defaults[field] if c in available), None)

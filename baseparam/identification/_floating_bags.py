@@ -23,17 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError, printable
+# the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
+from ..motion import not_unit
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 WRENCH_TYPE = "geometry_msgs/WrenchStamped"
-# tf2's test of a usable orientation, |‖q‖² − 1| ≤ 0.01: beyond it no rounding explains the norm (the message is
-# damaged); within it interpolation and the low-pass renormalize, and the fit checks its own slack
-ORIENTATION_SLACK = 0.01
-
-
-def not_unit(norm):
-    """Where quaternion norms (S,) are beyond ORIENTATION_SLACK (or not numbers)."""
-    return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
 
 
 def one_hemisphere(quat):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import shown
 from .._validation import check_reading
 from ..errors import DataError
 from ._record import Trajectory, _coarse_time, _field_label, _short
@@ -83,7 +84,7 @@ def _no_time_column(source, index):
                         "seconds in a column t, e.g. df.insert(0, 't', df.index.total_seconds())")
     name = index.name
     if isinstance(name, str) and _name_field(name) == ("t", 1):
-        raise DataError(f"{source}: field t: no time column, but the index named {name!r} holds times: "
+        raise DataError(f"{source}: field t: no time column, but the index named {shown(name)} holds times: "
                         "make it a column with df.reset_index()")
 
 
@@ -91,12 +92,13 @@ def _frame_column(source, column, label, name, problems, bad_rows):
     """One DataFrame column as float; text cells are recorded in ``problems`` and ``bad_rows``."""
     kind = getattr(column.dtype, "kind", "O")
     if kind in "mM":
-        raise DataError(f"{source}: field {label}: column {name!r} holds dates/durations ({column.dtype}); "
+        raise DataError(f"{source}: field {label}: column {shown(name)} holds dates/durations ({column.dtype}); "
                         "convert to seconds")
     if kind == "b":
-        raise DataError(f"{source}: field {label}: column {name!r} holds booleans ({column.dtype}); expected numbers")
+        raise DataError(f"{source}: field {label}: column {shown(name)}"
+                        f" holds booleans ({column.dtype}); expected numbers")
     if kind == "c":
-        raise DataError(f"{source}: field {label}: column {name!r} holds complex numbers ({column.dtype}); "
+        raise DataError(f"{source}: field {label}: column {shown(name)} holds complex numbers ({column.dtype}); "
                         "expected real numbers")
     if kind in "iuf":
         return column.to_numpy(dtype=np.float64)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from .._checks import shown
 from ..errors import DataError
 from ._record import FIELDS, UNITS, _field_label
 from ._columns import _show_names
@@ -71,7 +72,7 @@ def _check_units(source, names, spec, where):
         for c in cols:
             unit = _split_unit(names[c])[1]
             if unit is not None and re.sub(r"\s+", "", unit).lower() not in UNITS[field]:
-                raise DataError(f"{source}: {where}: column {names[c]!r}: unit {unit} is not accepted; "
+                raise DataError(f"{source}: {where}: column {shown(names[c])}: unit {unit} is not accepted; "
                                 f"give {field} in {_UNIT_HINT[field]}")
 
 
@@ -122,7 +123,7 @@ def _lookup(source, field, cols, names):
             out.append(bare.index(key))        # the name without its unit: 'q1' for 'q1 [rad]'
         else:
             shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
-            raise DataError(f"{source}: column map: field {field}: no column named {name!r} (columns: {shown})")
+            raise DataError(f"{source}: column map: field {field}: no column named {shown(name)} (columns: {shown})")
     return out
 
 
@@ -138,7 +139,7 @@ def _detect_names(source, names, where):
         if joint in slot:
             label = "t" if field == "t" else f"{field}{joint}"
             raise DataError(f"{source}: {where}: field {label}: two columns ({slot[joint]} and {col}: "
-                            f"{names[slot[joint]]!r}, {name!r})")
+                            f"{shown(names[slot[joint]])}, {shown(name)})")
         slot[joint] = col
     return found
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 
+from .._checks import shown
 from ..errors import SettingsError
 
 
@@ -42,7 +43,7 @@ class ParamsFromInit:
         for key, value in params.items():
             name, _, sub = key.partition("__")
             if name not in names or (sub and not hasattr(getattr(self, name), "set_params")):
-                raise SettingsError(f"set_params: unknown parameter {key!r} (expected one of {', '.join(names)})")
+                raise SettingsError(f"set_params: unknown parameter {shown(key)} (expected one of {', '.join(names)})")
             if sub:
                 nested.setdefault(name, {})[sub] = value
             else:

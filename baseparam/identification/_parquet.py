@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._checks import shown
 from ..errors import DataError, printable
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
 from ._record import MAX_VALUES, _coarse_time, _one_line
@@ -54,7 +55,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     counts = Counter(schema.names)      # once: schema.names builds a new list at each call
     twice = sorted(name for name, n in counts.items() if n > 1)
     if twice:       # which of the two is meant would be a guess (pyarrow refuses to pick, with a KeyError)
-        raise DataError(f"{source}: column {printable(twice[0])!r} appears {counts[twice[0]]} times; "
+        raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
                         "give each column one name")
     lists = [f.name for f in schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)
              or pa.types.is_fixed_size_list(f.type)]

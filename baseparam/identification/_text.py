@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from .._checks import shown
 from ..errors import DataError
 from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _field_label, _short
 from ._columns import _check_fields, _normalize_map
@@ -74,7 +75,7 @@ def _delimiter(source, delimiter, first_line):
         if delimiter == r"\t":
             return "\t"
         if len(delimiter) != 1:
-            raise DataError(f"{source}: delimiter must be one character or ' ' (whitespace), got {delimiter!r}")
+            raise DataError(f"{source}: delimiter must be one character or ' ' (whitespace), got {shown(delimiter)}")
         return delimiter
     counts = {d: first_line.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=counts.get)
@@ -273,7 +274,7 @@ def _positional_columns(source, width, columns, first_line_no):
             continue
         if isinstance(cols[0], str):
             raise DataError(f"{source}: column map: field {field}: the file has no header, so columns are "
-                            f"0-based numbers, not names ({cols[0]!r})")
+                            f"0-based numbers, not names ({shown(cols[0])})")
         bad = [c for c in cols if c >= width]
         if bad:
             raise DataError(f"{source}: column map: field {field}: column {bad[0]} out of range "

@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from .._validation import check_instance, check_mass_bounds, check_mass_range, check_number, check_option
@@ -193,13 +194,13 @@ class BaseParameterEstimator(ParamsFromInit):
             raise error("prior_weight: given with prior='none' (the weight of which prior?)")
         if self.method != "consistent" and (self.prior in ("cad",) or self.prior_weight is not None):
             given = "prior_weight" if self.prior_weight is not None else "prior"
-            raise error(f"{given}: only for method='consistent' (got method={self.method!r})")
+            raise error(f"{given}: only for method='consistent' (got method={shown(self.method)})")
         self._mass_bounds = check_mass_bounds(self.mass_bounds, error=error)
         self._total_mass = None if self.total_mass is None else check_mass_range(self.total_mass, "total_mass",
                                                                                   error=error)
         if self.method != "consistent" and (self._mass_bounds or self._total_mass):
             given = "mass_bounds" if self._mass_bounds else "total_mass"
-            raise error(f"{given}: only for method='consistent' (got method={self.method!r})")
+            raise error(f"{given}: only for method='consistent' (got method={shown(self.method)})")
         check_instance(self.preprocessing, "preprocessing", Preprocessing, "a Preprocessing or None", allow_none=True,
                        error=error)
 
@@ -522,7 +523,7 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     """
     unknown = sorted(set(options) - {"weighting", "prior", "prior_weight", "mass_bounds", "total_mass"})
     if unknown:
-        raise SettingsError(f"identify: unknown option {unknown[0]!r}")
+        raise SettingsError(f"identify: unknown option {shown(unknown[0])}")
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
                                        base=base, **options)._fit(train)
     validation = None if validate is None else estimator.validate(validate)

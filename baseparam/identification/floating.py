@@ -324,7 +324,7 @@ def _known_rows(robot, known, names):
         elif key in names:
             c[names.index(key)] = 1.0
         else:
-            raise SettingsError(f"known: {key!r} is neither 'mass' nor a standard parameter name")
+            raise SettingsError(f"known: {shown(key)} is neither 'mass' nor a standard parameter name")
         value = real_array(f"known: {key}", value, SettingsError)
         if value.ndim:
             raise SettingsError(f"known: {key}: expected one number, got shape {value.shape}")
@@ -837,7 +837,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else check_robot(robot)
     check_number(seed, "seed", low=0, integer=True)
     if not robot.is_floating:
-        raise SettingsError(f"robot: {robot.name!r} has a fixed base; use bp.identify")
+        raise SettingsError(f"robot: {shown(robot.name)} has a fixed base; use bp.identify")
     from ..dynamics.contacts import Contact
     from ..motion import Trajectory
 
@@ -864,7 +864,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     if route == "momentum" and contacts:
         raise SettingsError("contacts: the momentum route is for a robot no external wrench acts on")
     if route == "momentum" and np.any(robot.gravity_si):
-        raise SettingsError(f"route: the momentum of {robot.name!r} is not conserved under its gravity "
+        raise SettingsError(f"route: the momentum of {shown(robot.name)} is not conserved under its gravity "
                             f"{np.asarray(robot.gravity_si).tolist()}; the momentum route is for a robot in orbit "
                             "(gravity: [0, 0, 0])")
     layout = _layout(robot)
@@ -873,7 +873,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         from ..projection.base_set import BaseParameters
         check_instance(base, "base", BaseParameters, "the robot's BaseParameters")
         if list(base.standard_names) != names:
-            raise SettingsError(f"base: not the base set of {robot.name!r} in pseudo parameters "
+            raise SettingsError(f"base: not the base set of {shown(robot.name)} in pseudo parameters "
                                 f"({len(base.standard_names)} standard parameters for its {len(names)})")
     if prior is not None:
         prior = real_array("prior", prior, SettingsError)
@@ -887,7 +887,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     G = np.linalg.lstsq(E.T, C.T, rcond=None)[0].T if len(C) else np.zeros((0, len(E)))
     for label, c, gamma in zip(labels, C, G):
         if np.abs(gamma @ E - c).max() > 1e-8 * max(np.abs(c).max(), 1.0):
-            raise SettingsError(f"known: the {route} route does not see {label!r} (it cannot fix the scale)")
+            raise SettingsError(f"known: the {route} route does not see {shown(label)} (it cannot fix the scale)")
     A3, y2 = _stack(robot, route, trajectories, contacts, wrenches)
     homogeneous = not np.any(y2)
     if homogeneous and not len(C):

@@ -19,6 +19,7 @@ import os
 
 import numpy as np
 
+from .._checks import shown
 from .._validation import ABSURD
 from ..errors import DataError, SettingsError, printable
 
@@ -66,7 +67,8 @@ def read_floating_log(path, robot, n_contacts=0):
         data = _npz_arrays(path)
         for key in ("t", "q", "qd"):
             if key not in data:
-                raise DataError(f"{label}: no key {key!r} (a floating-base NPZ log has t, q, qd, qdd, tau, wrenches)")
+                raise DataError(f"{label}: no key {shown(key)}"
+                                f" (a floating-base NPZ log has t, q, qd, qdd, tau, wrenches)")
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
         if n_contacts:
@@ -85,7 +87,7 @@ def read_floating_log(path, robot, n_contacts=0):
             raise DataError(f"{label}: line 1: a column is named twice")
         for name in fields["q"] + fields["qd"] + wrench_columns:
             if name not in header:
-                raise DataError(f"{label}: no column {name!r} (floating base: q1…q{robot.n_dof + 7}, "
+                raise DataError(f"{label}: no column {shown(name)} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
         try:
             table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
@@ -102,11 +104,11 @@ def read_floating_log(path, robot, n_contacts=0):
             present = [n in header for n in fields[name]]
             if any(present) and not all(present):
                 missing = fields[name][present.index(False)]
-                raise DataError(f"{label}: no column {missing!r} ({name} needs {len(fields[name])} columns)")
+                raise DataError(f"{label}: no column {shown(missing)} ({name} needs {len(fields[name])} columns)")
             arrays[name] = take(fields[name]) if all(present) else None
         wrenches = take(wrench_columns).reshape(-1, n_contacts, 6) if n_contacts else None
     else:
-        raise DataError(f"{label}: a floating-base log is .csv or .npz, not {ext or 'without extension'!r}")
+        raise DataError(f"{label}: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
     # checked here, not by Trajectory: its messages count q's columns from the data and suggest
     # skip_bad_rows, which these logs do not take
     csv = ext == ".csv"
@@ -117,7 +119,8 @@ def read_floating_log(path, robot, n_contacts=0):
             continue
         arr = np.asarray(arr)
         if arr.ndim != 2 or arr.shape[1] != width:
-            raise DataError(f"{label}: {name}: expected shape (S, {width}) for {robot.name!r} with a floating base "
+            raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)}"
+                            f" with a floating base "
                             f"({robot.n_dof} joints), got {arr.shape}")
         if not np.issubdtype(arr.dtype, np.number):
             raise DataError(f"{label}: {name}: not numeric ({arr.dtype})")
@@ -174,7 +177,7 @@ def write_floating_log(path, trajectory, wrenches=None):
             # repr precision: the file reads back bit for bit
             np.savetxt(tmp, np.hstack(blocks), delimiter=",", header=",".join(header), comments="", fmt="%.17g")
         else:
-            raise SettingsError(f"path: a floating-base log is .csv or .npz, not {ext or 'without extension'!r}")
+            raise SettingsError(f"path: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
 
 
 def wrench_topics(path, contacts):
@@ -190,7 +193,7 @@ def _wrench_topics(path, contacts, given):
     out = {}
     for k, ((name, default), topic) in enumerate(zip(contact_topics(contacts), given)):
         if name in out:
-            raise DataError(f"{printable(os.fspath(path))}: contacts[{k}]: name {name!r} given twice")
+            raise DataError(f"{printable(os.fspath(path))}: contacts[{k}]: name {shown(name)} given twice")
         out[name] = topic or default
     return out
 
@@ -355,25 +358,13 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
                                  clock=clock, joints=joints)
     for name, value in (("topic", topic), ("base_topic", base_topic)):
         if value is not None:
-            raise DataError(f"{source}: {name}={value!r} applies to ROS bags, not {ext or 'this'} files")
+            raise DataError(f"{source}: {name}={shown(value)} applies to ROS bags, not {ext or 'this'} files")
     names = tuple(name for name, _ in contact_topics(contacts))
     if ext == ".parquet":
-        return _unit_orientations(_read_floating_parquet(source, robot, names))
+        # the base quaternions are checked unit by the Trajectory these build (naming the file)
+        return _read_floating_parquet(source, robot, names)
     traj, w = read_floating_log(source, robot, len(names))
-    return _unit_orientations(replace(traj, wrenches=w, contacts=names if w is not None else ()))
-
-
-def _unit_orientations(traj):
-    """The log, its base quaternions unit as a bag's orientations must be (_floating_bags.ORIENTATION_SLACK),
-    checked here where the file can be named (the fit refused an all-zero one without it)."""
-    from ._floating_bags import not_unit
-    norm = np.linalg.norm(traj.q[:, 3:7], axis=1)
-    off = not_unit(norm)
-    if off.any():
-        s = int(np.argmax(off))
-        raise DataError(f"{traj.source}: field q: the base quaternion (x, y, z, w) of sample {s} has norm "
-                        f"{norm[s]:.6g}; expected a unit quaternion")
-    return traj
+    return replace(traj, wrenches=w, contacts=names if w is not None else ())
 
 
 def _numeric(pa, value_type):
@@ -421,7 +412,7 @@ def _read_floating_parquet(source, robot, names):
     n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
     for key in ("t", "q", "qd"):
         if key not in table.column_names:
-            raise DataError(f"{source}: no column {key!r} (a floating-base Parquet log has t, q, qd, qdd, tau, "
+            raise DataError(f"{source}: no column {shown(key)} (a floating-base Parquet log has t, q, qd, qdd, tau, "
                             "wrenches)")
     import pyarrow as pa
     t_column = table.column("t")

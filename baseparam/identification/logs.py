@@ -35,6 +35,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_number
 from .._warnings import warn
@@ -227,7 +228,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     """
     unknown = sorted(set(options) - set(FIT_OPTIONS))
     if unknown:
-        raise SettingsError(f"identify_logs: unknown option {unknown[0]!r}")
+        raise SettingsError(f"identify_logs: unknown option {shown(unknown[0])}")
     check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
     if scheduler is not None and not isinstance(scheduler, str):

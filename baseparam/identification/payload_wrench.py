@@ -49,7 +49,7 @@ def sensor_placement(sensor):
     # a sensor kilometres from the flange is a typo, and its lever arm overflows the regressor's products
     if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
         raise SettingsError(f"sensor: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "
-                            f"±{MAX_ANGLE:g} rad, got {values.tolist()}")
+                            f"±{MAX_ANGLE:g} rad, got {shown(values.tolist())}")
     x, y, z, roll, pitch, yaw = values
     cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
     R = np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
@@ -114,16 +114,16 @@ def read_wrench(path, names, skipped=(), unit="line"):
     if text.lower().endswith(".npz"):
         with np.load(text) as data:
             if names not in data.files:
-                raise DataError(f"{text}: wrench: no key {names!r} (keys: {', '.join(data.files)})")
+                raise DataError(f"{text}: wrench: no key {shown(names)} (keys: {', '.join(data.files)})")
             values = np.asarray(data[names], dtype=float)
         if unit == "row" and len(skipped) and values.ndim >= 1:
             values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)
         if values.ndim != 2 or values.shape[1] != 6:
-            raise DataError(f"{text}: wrench: key {names!r}: expected an (S, 6) array, got shape {values.shape}")
+            raise DataError(f"{text}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
     else:
         wanted = [n.strip() for n in str(names).split(",")]
         if len(wanted) != 6 or not all(wanted):
-            raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {names!r}")
+            raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {shown(names)}")
         drop = {k for k, _ in skipped} if unit == "line" else set()
         with open(text, newline="", encoding="utf-8") as f:
             reader = csv.reader(f)
@@ -142,7 +142,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
             elif name.isdigit() and int(name) < len(header):
                 index.append(int(name))
             else:
-                raise DataError(f"{text}: wrench: no column {name!r} (columns: {', '.join(header)})")
+                raise DataError(f"{text}: wrench: no column {shown(name)} (columns: {', '.join(header)})")
         body = rows[1:] if named else rows
         try:
             values = np.array([[float(row[i]) for i in index] for row in body])

@@ -7,6 +7,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import shown
 from .._numbers import json_float, json_floats
 from ..evaluation import nrmse
 
@@ -238,7 +239,7 @@ class Identification:
 
         e = self.estimator
         if getattr(e, "physical_", None) is None:
-            raise ArgumentError(f"{what}: method={e.method!r} estimates base parameters, not bodies; "
+            raise ArgumentError(f"{what}: method={shown(e.method)} estimates base parameters, not bodies; "
                                 "fit with method='consistent'")
         return e
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .._validation import check_instance, check_names, check_path, check_reading, check_robot, shown
+from .._validation import check_input, check_instance, check_names, check_reading, check_robot, shown
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
@@ -134,15 +134,15 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     TypeError
         ``path`` is not a file name.
     DataError
-        The file cannot be read, exceeds the size limits (docs/formats.md), its layout is
-        inconsistent, or (without ``skip_bad_rows``) a row is bad; one line naming the file, the
-        line or row, the field and the problem.
+        The file cannot be read, is a FIFO, a device or a socket (never opened: it would wait or read
+        without end), exceeds the size limits (docs/formats.md), its layout is inconsistent, or (without
+        ``skip_bad_rows``) a row is bad; one line naming the file, the line or row, the field and the problem.
     """
     if not isinstance(path, (str, bytes, os.PathLike)):
         hint = "; for arrays use bp.from_arrays, for a DataFrame bp.from_dataframe" \
             if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
         raise ArgumentTypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")
-    path = check_path(path)                         # as text: bytes would not mix with the readers' str paths
+    path = check_input(path, unreadable=DataError)  # as text: bytes would not mix with the readers' str paths
     source = printable(path)                        # messages name the file on one line, whatever its name
     if robot is not None:
         check_robot(robot)
@@ -199,7 +199,7 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
         return read_bag(path, source, topic=topic, columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
                         n_dof=n_dof, joints=joints, clock=clock)
     if topic is not None:
-        raise DataError(f"{source}: topic={topic!r} applies to ROS bags, not {ext or 'this'} files")
+        raise DataError(f"{source}: topic={shown(topic)} applies to ROS bags, not {ext or 'this'} files")
     if ext == ".parquet":
         from ._parquet import read_parquet
         return read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints)
@@ -211,7 +211,8 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
         return _read_npz(path, source, columns, gains, skip_bad_rows, n_dof)
     if ext in (".h5", ".hdf5"):
         return _read_h5(path, source, columns, gains, skip_bad_rows, n_dof)
-    raise DataError(f"{source}: unknown file type {ext or '(no extension)'!r}; expected .csv, .txt, .npz, .h5, .hdf5, "
+    raise DataError(f"{source}: unknown file type {shown(ext or '(no extension)')}; expected .csv, .txt, .npz, "
+                    ".h5, .hdf5, "
                     ".parquet, .mcap, .bag or a ROS 2 bag folder")
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import atomic_path, write_text
-from .._validation import check_names, check_path, shown
+from .._validation import check_names, check_path, printable, shown
 from ..errors import ArgumentError, ArgumentTypeError
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _split, _write_mcap, _write_parquet
@@ -82,7 +82,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     check_names(joint_names, "joint_names")
     ext = Path(os.fspath(path)).suffix.lower()
     if ext not in FORMATS:
-        raise ArgumentError(f"path: {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; expected "
+        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: "
+                            f"unknown extension {shown(ext or '(none)')}; expected "
                             f"{', '.join(FORMATS)}")
     n = trajectory.n_dof
     names = list(joint_names if joint_names is not None else trajectory.joint_names or
@@ -92,7 +93,7 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     # a name goes into the file's header (CSV: '# joints: a, b'), which the readers split at newlines and commas
     bad = next((x for x in names if not x.isprintable() or (ext == ".csv" and "," in x)), None)
     if bad is not None:
-        raise ArgumentError(f"joint_names: {bad!r}: a joint name is written in the file's header: printable "
+        raise ArgumentError(f"joint_names: {shown(bad)}: a joint name is written in the file's header: printable "
                             f"characters{', no comma' if ext == '.csv' else ''}")
     if trajectory.floating:        # docs/formats.md, "Floating-base logs"
         from .floating_logs import write_floating

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+from .._checks import shown
 from ._yaml_text import _Invalid
 from .checks import NEAR_SPECIAL, pi_expression, special_radians
 
@@ -17,13 +18,13 @@ def pi_angle(text: str, path: str) -> float:
     exactly (what the engine recognizes), other fractions as their float."""
     match = _PI.match(text)
     if match is None:
-        raise _Invalid(path, f"expected a number or an expression like pi/2, -3*pi/4 or 0.5*pi, got {text!r}")
+        raise _Invalid(path, f"expected a number or an expression like pi/2, -3*pi/4 or 0.5*pi, got {shown(text)}")
     sign, num, den = match.groups()
     if den is not None and float(den) == 0:
-        raise _Invalid(path, f"expected an angle, got {text!r} (division by zero)")
+        raise _Invalid(path, f"expected an angle, got {shown(text)} (division by zero)")
     ratio = float(num or 1) / float(den or 1)
     if not math.isfinite(ratio) or ratio > 2:
-        raise _Invalid(path, f"expected an angle within ±2π rad, got {text!r}")
+        raise _Invalid(path, f"expected an angle within ±2π rad, got {shown(text)}")
     twelfths = ratio * 12
     value = (round(twelfths) * math.pi / 12) if abs(twelfths - round(twelfths)) < 1e-12 else ratio * math.pi
     return -value if sign == "-" else value + 0.0
@@ -58,9 +59,9 @@ class AngleSnapper:
         delta = abs(float(value) - twelfths * math.pi / 12)
         if shapes_rank and delta < NEAR_SPECIAL:
             exact = twelfths * math.pi / 12 + 0.0
-            raise _Invalid(path, f"{value!r} rad is {delta:.1e} rad from {15 * twelfths}°: write "
+            raise _Invalid(path, f"{shown(value)} rad is {delta:.1e} rad from {15 * twelfths}°: write "
                                  f"{pi_expression(twelfths)} for {15 * twelfths}° (or give the angle to full "
-                                 f"precision, {exact!r}); to keep {value!r} as written, pass exact_angles=False")
+                                 f"precision, {exact!r}); to keep {shown(value)} as written, pass exact_angles=False")
         return value
 
     def note(self, filename: str):

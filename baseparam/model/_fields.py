@@ -3,22 +3,16 @@ from __future__ import annotations
 
 import difflib
 import math
-import reprlib
 
+from .._checks import shown
 from ._yaml_text import _Invalid
 
-_short = reprlib.Repr()
-_short.maxstring = 60
-_short.maxother = 60
-_short.maxlist = _short.maxtuple = _short.maxdict = 6
-_short.maxlevel = 2
 _MAX_GOT = 100
 
 
 def _got(value) -> str:
-    """A short repr of `value` for messages (bounded even for aliased, nested data)."""
-    text = _short.repr(value)
-    return text if len(text) <= _MAX_GOT else text[:_MAX_GOT - 3] + "..."
+    """A short repr of `value` for messages: the library's one rule (:func:`baseparam._checks.shown`)."""
+    return shown(value, _MAX_GOT)
 
 
 def _check_keys(mapping: dict, allowed, path: str) -> None:

@@ -9,7 +9,7 @@ import re
 
 import yaml
 
-from .._checks import not_utf8
+from .._checks import not_utf8, shown
 from ..errors import printable
 
 MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
@@ -26,11 +26,17 @@ class _StrictLoader(yaml.SafeLoader):
     """Safe loader that also reads YAML 1.2 floats such as ``1e-3`` and ``1e999``."""
 
 
-_StrictLoader.add_implicit_resolver(
-    _FLOAT_TAG,
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
+class _Dumper(yaml.SafeDumper):
+    """Safe dumper that reads plain scalars as :class:`_StrictLoader` does, so that it quotes a string such as
+    ``1e3`` (a name) which the loader would read back as a number."""
+
+
+for _kind in (_StrictLoader, _Dumper):
+    _kind.add_implicit_resolver(
+        _FLOAT_TAG,
+        re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+        list("-+0123456789."),
+    )
 
 
 class _Invalid(Exception):
@@ -180,7 +186,7 @@ def _check_nodes(root) -> None:
         elif node.tag == _BOOL_TAG and node.value.lower() not in ("true", "false"):
             # YAML 1.1 reads yes/no/on/off as booleans: `rotor_inertia: yes` would silently mean true
             meaning = "true" if node.value.lower() in ("yes", "on", "y") else "false"
-            raise _Invalid(path, f"expected true or false, got {node.value!r} (YAML 1.1 reads it as {meaning}); "
+            raise _Invalid(path, f"expected true or false, got {shown(node.value)} (YAML 1.1 reads it as {meaning}); "
                                  f"write {meaning}")
 
 
@@ -193,4 +199,4 @@ def _check_spelling(text: str, tag: str, path: str) -> None:
         reading = {"0x": "hexadecimal", "0b": "binary"}.get(digits[:2], "octal")
     else:
         return
-    raise _Invalid(path, f"expected a plain decimal number, got {text!r} (YAML 1.1 reads it as {reading})")
+    raise _Invalid(path, f"expected a plain decimal number, got {shown(text)} (YAML 1.1 reads it as {reading})")

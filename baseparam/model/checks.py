@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._checks import shown
 from .._numbers import is_real
 
 MAX_LENGTH_M = 1e4         # a 10 km link is a typo, and beyond it squares of lengths lose meaning
@@ -64,17 +65,17 @@ def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
     low_ok = massless_ok and is_real(mass) and mass == 0
     if not is_real(mass) or not (0 < mass <= MAX_MASS_KG or low_ok):
         lowest = "≥ 0" if massless_ok else "> 0"
-        return "mass", f"expected a mass {lowest} and at most {MAX_MASS_KG:g} kg, got {mass!r}"
+        return "mass", f"expected a mass {lowest} and at most {MAX_MASS_KG:g} kg, got {shown(mass)}"
     try:
         c = np.array(com, dtype=float)
         tensor = np.array(inertia, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        return "com/inertia", f"expected numbers, got com={com!r}, inertia={inertia!r}"
+        return "com/inertia", f"expected numbers, got com={shown(com)}, inertia={shown(inertia)}"
     if c.shape != (3,) or not np.all(np.isfinite(c)) or np.abs(c).max() > MAX_COM_M:
-        return "com", f"expected 3 finite numbers within {MAX_COM_M:g} m, got {c.tolist()!r}"
+        return "com", f"expected 3 finite numbers within {MAX_COM_M:g} m, got {shown(c.tolist())}"
     if tensor.shape != (3, 3) or not np.all(np.isfinite(tensor)) or np.abs(tensor).max() > MAX_INERTIA:
         return "inertia", (f"expected a 3×3 matrix of finite numbers within {MAX_INERTIA:g} kg·m², "
-                           f"got {tensor.tolist()!r}")
+                           f"got {shown(tensor.tolist())}")
     scale = float(np.abs(tensor).max())
     asym = np.abs(tensor - tensor.T)
     if asym.max() > 1e-9 * scale:
@@ -107,10 +108,10 @@ def angle_problem(value, angle_unit: str):
     """Why a description angle (twist, prismatic θ, revolute offset) is refused, or None."""
     if angle_unit == "rad":
         if abs(value) > MAX_ANGLE_RAD:
-            return f"{value!r} is more than 2π rad; did you mean degrees? set units.angle: deg"
+            return f"{shown(value)} is more than 2π rad; did you mean degrees? set units.angle: deg"
         return None
     if abs(value) > MAX_ANGLE_DEG:
-        return f"expected an angle of at most {MAX_ANGLE_DEG:g} deg in magnitude, got {value!r}"
+        return f"expected an angle of at most {MAX_ANGLE_DEG:g} deg in magnitude, got {shown(value)}"
     return None
 
 
@@ -119,7 +120,7 @@ def length_problem(value, length_unit: str, metres_per_unit: float):
     metres = abs(value) * metres_per_unit
     if metres > MAX_LENGTH_M or (value != 0 and metres < MIN_LENGTH_M):
         return (f"expected 0 or a length between {MIN_LENGTH_M:g} m and {MAX_LENGTH_M:g} m in magnitude, "
-                f"got {value!r} {length_unit}")
+                f"got {shown(value)} {length_unit}")
     return None
 
 
@@ -178,14 +179,14 @@ def angle_offset_rad(value, angle_unit: str) -> float:
 def gravity_problem(gravity):
     """Why a gravity vector (m/s², already floats) is refused, as ``(field, message)``, or None."""
     if len(gravity) != 3 or not all(math.isfinite(g) for g in gravity):
-        return "gravity", f"expected 3 finite numbers, got {tuple(gravity)!r}"
+        return "gravity", f"expected 3 finite numbers, got {shown(tuple(gravity))}"
     for i, g in enumerate(gravity, start=1):
         if abs(g) > MAX_GRAVITY:
-            return f"gravity[{i}]", f"expected at most {MAX_GRAVITY:g} m/s² in magnitude, got {g!r}"
+            return f"gravity[{i}]", f"expected at most {MAX_GRAVITY:g} m/s² in magnitude, got {shown(g)}"
     norm = math.hypot(*gravity)
     if 0 < norm < MIN_GRAVITY:
         return "gravity", (f"expected 0 (no gravity) or a magnitude of at least {MIN_GRAVITY:g} m/s², "
-                           f"got {tuple(gravity)!r}")
+                           f"got {shown(tuple(gravity))}")
     return None
 
 

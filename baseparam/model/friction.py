@@ -25,6 +25,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import shown
 from ..errors import ArgumentError, RobotDescriptionError
 from .._numbers import is_real
 
@@ -37,7 +38,7 @@ def _scale(value, name):
         return value
     if not is_real(value) or not 0 < value < 1e3:
         raise RobotDescriptionError(f"FrictionModel.{name}: expected a velocity scale > 0 (rad/s or m/s) or "
-                                    f"'auto', got {value!r}")
+                                    f"'auto', got {shown(value)}")
     return float(value)
 
 
@@ -73,7 +74,7 @@ class FrictionModel:
     def __post_init__(self):
         if self.coulomb not in COULOMB_SHAPES:
             raise RobotDescriptionError(f"FrictionModel.coulomb: expected one of {COULOMB_SHAPES}, "
-                                        f"got {self.coulomb!r}")
+                                        f"got {shown(self.coulomb)}")
         object.__setattr__(self, "velocity", _scale(self.velocity, "velocity"))
         object.__setattr__(self, "stribeck", _scale(self.stribeck, "stribeck"))
         if self.coulomb == "smooth" and self.velocity is None:
@@ -83,7 +84,8 @@ class FrictionModel:
             raise RobotDescriptionError("FrictionModel.velocity: only for coulomb 'smooth' (sign has no scale)")
         value = self.stribeck_friction
         if value is not None and not is_real(value):
-            raise RobotDescriptionError(f"FrictionModel.stribeck_friction: expected a finite number, got {value!r}")
+            raise RobotDescriptionError("FrictionModel.stribeck_friction: expected a finite number, "
+                                        f"got {shown(value)}")
         if value is not None and self.stribeck is None:
             raise RobotDescriptionError("FrictionModel.stribeck_friction: given without a Stribeck velocity")
 
@@ -299,7 +301,7 @@ def parse_friction_model(text: str) -> tuple:
             try:
                 value = float(value)
             except ValueError:
-                raise ArgumentError(f"friction_model: {part!r}: {accepted}") from None
+                raise ArgumentError(f"friction_model: {shown(part)}: {accepted}") from None
         if name.strip() == "sign" and not _:
             continue
         if name.strip() == "smooth":
@@ -307,7 +309,7 @@ def parse_friction_model(text: str) -> tuple:
         elif name.strip() == "stribeck":
             stribeck = value
         else:
-            raise ArgumentError(f"friction_model: {part!r}: {accepted}")
+            raise ArgumentError(f"friction_model: {shown(part)}: {accepted}")
     try:
         return FrictionModel(coulomb, velocity, stribeck), True
     except Exception as exc:        # a scale out of range: the model's own message, as an option error

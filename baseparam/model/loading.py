@@ -20,7 +20,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic, check_path
+from .._checks import shown
+from .._validation import (check_angle_tolerance, check_flag, check_input, check_instance, check_link_names,
+                           check_mimic)
 from .._warnings import warn
 from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
 from ._angles import AngleSnapper, pi_angle
@@ -103,7 +105,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         The file cannot be read or is not a valid description; the one-line message names
         the file and the offending field.
     """
-    label = check_path(path)
+    label = check_input(path, unreadable=RobotDescriptionError)
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
     check_angle_tolerance(angle_tolerance)
@@ -341,7 +343,7 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
             other = k if joint.name is None else j
             whose = (f"the name of joints[{other}]" if joints[other - 1].name is not None
                      else f"the name the unnamed joints[{other}] goes by")
-            raise _Invalid(which, f"{name!r} is also {whose}; expected distinct joint names")
+            raise _Invalid(which, f"{shown(name)} is also {whose}; expected distinct joint names")
     return joints
 
 
@@ -418,7 +420,7 @@ def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
     if is_angle and isinstance(value, str) and angle_unit == "rad" and ("pi" in value or "π" in value):
         value = pi_angle(value, path)
     elif is_angle and isinstance(value, str) and ("pi" in value or "π" in value):
-        raise _Invalid(path, f"expected a number of degrees (units.angle is deg), got {value!r}; write e.g. 90 "
+        raise _Invalid(path, f"expected a number of degrees (units.angle is deg), got {shown(value)}; write e.g. 90 "
                              "for pi/2")
     value = _number(value, path)
     # absurd sizes would overflow or vanish in the arithmetic; 45 rad is a unit slip
@@ -489,7 +491,7 @@ def _limits(value, path) -> JointLimits:
     out.update({key: float(_non_negative(spec[key], f"{path}.{key}")) for key in ("velocity", "effort")
                 if key in spec})
     if out.get("lower") is not None and out.get("upper") is not None and out["lower"] > out["upper"]:
-        raise _Invalid(path, f"lower {out['lower']!r} is above upper {out['upper']!r}")
+        raise _Invalid(path, f"lower {shown(out['lower'])} is above upper {shown(out['upper'])}")
     return JointLimits(**out)
 
 

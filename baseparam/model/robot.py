@@ -7,6 +7,7 @@ is rational; everything numeric that users see goes through the SI accessors.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional
@@ -14,11 +15,14 @@ from typing import Optional
 import numpy as np
 
 from .._warnings import warn
-from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning
+from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning, printable
 from .._numbers import is_real
 from .._checks import check_instance, check_option, shown
 from .checks import angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
+
+# Characters XML 1.0 cannot hold, even as references: a joint name with one could not be written to URDF or MJCF
+_UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 LENGTH_UNITS = {"m": 1.0, "mm": 1e-3, "cm": 1e-2}
 ANGLE_UNITS = {"rad": 1.0, "deg": math.pi / 180.0}
@@ -55,6 +59,8 @@ class Inertia:
     as_written: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self):
+        if not isinstance(self.as_written, (bool, np.bool_)):
+            raise RobotDescriptionError(f"Inertia.as_written: expected True or False, got {shown(self.as_written)}")
         # a physically impossible body (negative mass matrix, I1 > I2 + I3, 1e300 kg) is refused here,
         # for robots built in code; the loader runs the same check first to name the file and joint
         problem = body_problem(self.mass, self.com, self.inertia, massless_ok=self.as_written,
@@ -203,10 +209,17 @@ class Joint:
         for name in ("alpha", "a", "d", "theta", "offset"):
             value = getattr(self, name)
             if not is_real(value):
-                raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {value!r}")
+                raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {shown(value)}")
         if not (self.parent is None
                 or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
-            raise RobotDescriptionError(f"Joint.parent: expected a joint number (int) or None, got {self.parent!r}")
+            raise RobotDescriptionError("Joint.parent: expected a joint number (int) or None, "
+                                        f"got {shown(self.parent)}")
+        if self.name is not None and not (isinstance(self.name, str) and self.name
+                                          and not _UNWRITABLE.search(self.name)):
+            # a URDF's joint name may hold a line break (&#10;), which messages escape; what no description can
+            # hold (a NUL, an escape character: XML refuses them) made files that could not be read back
+            raise RobotDescriptionError("Joint.name: expected a non-empty name without control characters other "
+                                        f"than line breaks and tabs, got {shown(self.name)}")
         # friction=True is the YAML shorthand for all three terms
         if not isinstance(self.friction, (bool, tuple, list)):
             raise RobotDescriptionError(f"Joint.friction: expected 3 entries (viscous, Coulomb, offset) or a bool, "
@@ -214,16 +227,16 @@ class Joint:
         friction = (self.friction,) * 3 if isinstance(self.friction, bool) else tuple(self.friction)
         if len(friction) != 3:
             raise RobotDescriptionError("Joint.friction: expected 3 entries (viscous, Coulomb, offset), "
-                                        f"got {self.friction!r}")
+                                        f"got {shown(self.friction)}")
         for value in friction + (self.rotor_inertia,):
             if not (value is None or isinstance(value, bool) or is_real(value)):
                 raise RobotDescriptionError(f"Joint.friction/rotor_inertia: expected booleans or finite numbers, "
-                                            f"got {value!r}")
+                                            f"got {shown(value)}")
         object.__setattr__(self, "friction", friction)
         if self.friction_model is not None:
             if not isinstance(self.friction_model, FrictionModel):
                 raise RobotDescriptionError(f"Joint.friction_model: expected a FrictionModel or None, "
-                                            f"got {self.friction_model!r}")
+                                            f"got {shown(self.friction_model)}")
             if self.friction_model.is_default:
                 object.__setattr__(self, "friction_model", None)
             elif self.friction_model.stribeck is not None and not _declared(friction[1]):
@@ -236,7 +249,7 @@ class Joint:
         norm = math.hypot(*axis) if len(axis) == 3 and all(is_real(v) for v in axis) else 0.0
         if not 1e-6 < norm < 1e6:
             raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, of length between "
-                                        f"1e-6 and 1e6), got {self.axis!r}")
+                                        f"1e-6 and 1e6), got {shown(self.axis)}")
         object.__setattr__(self, "axis", tuple(float(v) / norm + 0.0 if norm != 1.0 else float(v) + 0.0
                                                for v in axis))
 
@@ -304,6 +317,9 @@ class Robot:
                      error=RobotDescriptionError)
         check_option(self.angle_unit, "units.angle", ANGLE_UNITS, expected=f"one of {tuple(ANGLE_UNITS)}",
                      error=RobotDescriptionError)
+        if not (isinstance(self.name, str) and self.name and self.name.isprintable()):
+            raise RobotDescriptionError(f"name: expected a one-line name without control characters, "
+                                        f"got {shown(self.name)}")
         if not isinstance(self.joints, (tuple, list)) or not all(isinstance(j, Joint) for j in self.joints):
             raise RobotDescriptionError(f"joints: expected a sequence of Joint, got {shown(self.joints)}")
         if len(self.joints) == 0:
@@ -319,7 +335,7 @@ class Robot:
         try:
             written = tuple(float(g) for g in self.gravity)
         except (TypeError, ValueError, OverflowError):
-            raise RobotDescriptionError(f"gravity: expected 3 finite numbers, got {self.gravity!r}") from None
+            raise RobotDescriptionError(f"gravity: expected 3 finite numbers, got {shown(self.gravity)}") from None
         problem = gravity_problem(written)
         if problem is not None:
             raise RobotDescriptionError(f"{problem[0]}: {problem[1]}")
@@ -335,7 +351,7 @@ class Robot:
             check_option(jt.type, f"joints[{k}].type", JOINT_TYPES, expected=f"one of {JOINT_TYPES}",
                          error=RobotDescriptionError)
             if not 0 <= jt.parent < k:
-                raise RobotDescriptionError(f"joints[{k}].parent: expected 0..{k - 1}, got {jt.parent!r}")
+                raise RobotDescriptionError(f"joints[{k}].parent: expected 0..{k - 1}, got {shown(jt.parent)}")
             if general:
                 self._check_general(k, jt)
                 joints.append(jt)
@@ -521,12 +537,12 @@ def robot_to_yaml(robot: Robot) -> str:
         if robot.convention == "urdf":
             entry = {"type": j.type}
             if j.name is not None:
-                entry["name"] = j.name
+                entry["name"] = _yaml_name(j.name)
             entry["origins"] = [{"xyz": [_plain(v) for v in o.xyz], "rpy": [_plain(v) for v in o.rpy]}
                                 for o in j.origins]
             entry["axis"] = [_plain(v) for v in j.axis]
         else:
-            entry = {"type": j.type} if j.name is None else {"type": j.type, "name": j.name}
+            entry = {"type": j.type} if j.name is None else {"type": j.type, "name": _yaml_name(j.name)}
             entry.update({"alpha": j.alpha, "a": j.a})
             entry.update({"d": j.d} if j.is_revolute else {"theta": j.theta})
         if j.offset:
@@ -554,7 +570,14 @@ def robot_to_yaml(robot: Robot) -> str:
         if robot.base_inertia is not None:
             doc["base_inertia"] = _inertia_entry(robot.base_inertia)
     doc["joints"] = joints
-    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None)
+    from ._yaml_text import _Dumper
+    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=None)
+
+
+def _yaml_name(name):
+    """A joint's name as YAML descriptions hold one: on one line, a URDF's line break escaped (``\\n``), since
+    the YAML loader takes one-line names only (a name with a raw one made a description it refused)."""
+    return printable(name)
 
 
 def _inertia_entry(body):
@@ -574,8 +597,9 @@ def require_fixed_base(robot, what: str) -> Robot:
     """``robot`` itself when its base is fixed; otherwise an ArgumentError saying that ``what`` (a
     function or command) does not take floating bases yet."""
     if robot.is_floating:
-        raise ArgumentError(f"robot: {robot.name!r} has a floating base (base: floating); {what} handles fixed-base "
-                            "robots only for now (forward dynamics, wrenches and simulation take floating bases)")
+        raise ArgumentError(f"robot: {shown(robot.name)} has a floating base (base: floating); {what} handles "
+                            "fixed-base robots only for now (forward dynamics, wrenches and simulation take floating "
+                            "bases)")
     return robot
 
 

@@ -27,7 +27,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import not_utf8
+from .._checks import not_utf8, shown
 from .._validation import check_angle_tolerance, check_flag, check_link_names, check_mimic
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
@@ -160,7 +160,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     check_mimic(mimic)
     if floating and root is not None:
         raise ArgumentError(f"{label}: floating=True: takes the URDF's root link as a free-flying base; it does not "
-                            f"go with root={root!r} (tip='LINK' picks the joints to keep)")
+                            f"go with root={shown(root)} (tip='LINK' picks the joints to keep)")
     problems = _Problems(label)
     text = _text(data, problems)
     tree = _parse(text, problems)
@@ -173,15 +173,15 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     problems.check()
     free = _floating_root(base, children) if root is None else None
     if free is not None and floating:
-        raise RobotDescriptionError(f"{label}: floating=True: the root link {base!r} already has a floating joint "
-                                    f"({free.name!r}), which makes the base free: leave floating out")
+        raise RobotDescriptionError(f"{label}: floating=True: the root link {shown(base)} already has a floating joint "
+                                    f"({shown(free.name)}), which makes the base free: leave floating out")
     if free is not None:          # the root's one joint is floating: its child is a free-flying base body
         base = free.child
     keep = _kept_links(base, tip, links, joints, children, problems)
     problems.check()
     name = tree.get("name") or os.path.splitext(os.path.basename(label))[0] or "robot"
     if not name.isprintable():
-        problems.add("<robot name>", f"expected a one-line name without control characters, got {name!r}")
+        problems.add("<robot name>", f"expected a one-line name without control characters, got {shown(name)}")
     robot_joints, impossible, base_body, locked = _assemble(base, keep, links, children, problems, mimic)
     problems.check()
     if locked:
@@ -273,7 +273,7 @@ def _numbers(text, count, where, problems, default=None):
         values = None
     if values is None or len(values) != count or not all(math.isfinite(v) for v in values):
         what = "a finite number" if count == 1 else f"{count} finite numbers"
-        problems.add(where, f"expected {what}, got {text!r}")
+        problems.add(where, f"expected {what}, got {shown(text)}")
         return None
     return tuple(v + 0.0 for v in values)
 
@@ -288,7 +288,7 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
     rpy = _numbers(origin.get("rpy"), 3, f"{where} <origin rpy>", problems, (0.0, 0.0, 0.0))
     if xyz is not None:
         if max(abs(v) for v in xyz) > MAX_LENGTH_M:
-            problems.add(f"{where} <origin xyz>", f"expected lengths within {MAX_LENGTH_M:g} m, got {xyz!r}")
+            problems.add(f"{where} <origin xyz>", f"expected lengths within {MAX_LENGTH_M:g} m, got {shown(xyz)}")
             xyz = None
         elif tiny is not None and any(0 < abs(v) < MIN_LENGTH_M for v in xyz):
             tiny.extend(f"{label_text} xyz[{i + 1}] = {v!r} as 0" for i, v in enumerate(xyz)
@@ -297,7 +297,7 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
     if rpy is not None and any(abs(v) > 2 * math.pi * (1 + 1e-9) for v in rpy):
         if max(abs(v) for v in rpy) > MAX_RPY:
             problems.add(f"{where} <origin rpy>", f"expected angles in radians (within ±{MAX_RPY:g}), got "
-                                                   f"{origin.get('rpy')!r}")
+                                                   f"{shown(origin.get('rpy'))}")
             rpy = None
         else:   # other readers take 6.2832 or 7 rad as they are: the same rotation less whole turns
             if tiny is not None:
@@ -347,7 +347,7 @@ def _inertial(link, where, problems):
             mass = value[0]
             if not 0 <= mass <= MAX_MASS_KG:
                 problems.add(f"{where} <inertial><mass value>", f"expected a mass ≥ 0 and at most {MAX_MASS_KG:g} kg, "
-                                                                  f"got {mass!r}")
+                                                                  f"got {shown(mass)}")
                 mass = None
     origin = _origin(element, f"{where} <inertial>", problems, f"{where} <inertial><origin>")
     tensor = np.zeros((3, 3))
@@ -379,7 +379,7 @@ def _joint(element, order, problems, tiny) -> Optional[_Joint]:
         problems.add(where, "expected a type attribute (revolute, continuous, prismatic or fixed)")
         return None
     if kind not in _MOVING and kind not in _REFUSED and kind != "fixed":
-        problems.add(f"{where} type", f"expected revolute, continuous, prismatic or fixed, got {kind!r}")
+        problems.add(f"{where} type", f"expected revolute, continuous, prismatic or fixed, got {shown(kind)}")
         return None
     ends = []
     for tag in ("parent", "child"):
@@ -397,7 +397,7 @@ def _joint(element, order, problems, tiny) -> Optional[_Joint]:
         if values is not None:
             norm = math.sqrt(sum(v * v for v in values))
             if norm < 1e-9:
-                problems.add(f"{where} <axis xyz>", f"expected a direction, got {axis_el.get('xyz')!r} (zero)")
+                problems.add(f"{where} <axis xyz>", f"expected a direction, got {shown(axis_el.get('xyz'))} (zero)")
             else:
                 largest = max(abs(v) for v in values)      # scaled first: the squares of 1e200 overflow
                 scaled = [v / largest for v in values]
@@ -411,7 +411,7 @@ def _joint(element, order, problems, tiny) -> Optional[_Joint]:
         for key in ("damping", "friction"):
             value = _numbers(dyn_el.get(key), 1, f"{where} <dynamics {key}>", problems, (0.0,))
             if value is not None and value[0] < 0:
-                problems.add(f"{where} <dynamics {key}>", f"expected a value ≥ 0, got {value[0]!r}")
+                problems.add(f"{where} <dynamics {key}>", f"expected a value ≥ 0, got {shown(value[0])}")
             values.append(value[0] if value is not None else 0.0)
         dynamics = tuple(max(v, 0.0) for v in values)
     mimic_el = element.find("mimic")
@@ -434,9 +434,9 @@ def _limits(element, where, kind, problems) -> Optional[JointLimits]:
         values["lower"] = values["upper"] = None
     for key in ("velocity", "effort"):
         if values[key] is not None and values[key] < 0:
-            problems.add(f"{where} <limit {key}>", f"expected a value ≥ 0, got {values[key]!r}")
+            problems.add(f"{where} <limit {key}>", f"expected a value ≥ 0, got {shown(values[key])}")
     if values["lower"] is not None and values["upper"] is not None and values["lower"] > values["upper"]:
-        problems.add(f"{where} <limit>", f"lower {values['lower']!r} is above upper {values['upper']!r}")
+        problems.add(f"{where} <limit>", f"lower {shown(values['lower'])} is above upper {shown(values['upper'])}")
     return JointLimits(**values)
 
 
@@ -501,7 +501,7 @@ def _floating_root(base, children):
 def _base_link(links, joints, root, problems) -> str:
     if root is not None:
         if root not in links:
-            problems.add("root", f"no link named {root!r}; links: {_some(links)}")
+            problems.add("root", f"no link named {shown(root)}; links: {_some(links)}")
         return root
     roots = _root_links(links, joints)
     if len(roots) > 1:
@@ -530,9 +530,9 @@ def _kept_links(base, tip, links, joints, children, problems):
     keep = set()
     for name in tips:
         if name not in links:
-            problems.add("tip", f"no link named {name!r}; links: {_some(links)}")
+            problems.add("tip", f"no link named {shown(name)}; links: {_some(links)}")
         elif name not in below:
-            problems.add("tip", f"link {name!r} is not below the root link {base!r}")
+            problems.add("tip", f"link {shown(name)} is not below the root link {shown(base)}")
         else:
             while name != base:
                 keep.add(name)

@@ -24,6 +24,7 @@ import xml.parsers.expat
 
 import numpy as np
 
+from .._checks import shown
 from ..errors import ArgumentError
 
 # A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
@@ -86,7 +87,7 @@ def link_parts(robot):
     moving = {j.name for j in robot.joints}
     for joint in robot.joints:
         if joint.name not in joints:
-            raise ArgumentError(f"{robot.name}: joint {joint.name!r} is not in its URDF text")
+            raise ArgumentError(f"{robot.name}: joint {shown(joint.name)} is not in its URDF text")
 
     def parts(first):
         out, stack = [], [(first, np.eye(4))]

@@ -16,6 +16,7 @@ import functools
 
 import numpy as np
 
+from .._checks import shown
 from ._kernels import kernels_of
 from .._numbers import real_array
 from .._validation import check_parameter_vector
@@ -374,7 +375,7 @@ def description_of(x, parameters, default, error=ArgumentError):
     """
     if isinstance(x, MODELS):
         if parameters not in (default, x.parameters):
-            raise error(f"parameters: {parameters!r}, but the model is in {x.parameters!r} parameters "
+            raise error(f"parameters: {shown(parameters)}, but the model is in {shown(x.parameters)} parameters "
                         "(give one of them: bp.Model(robot, parameters=...))")
         return x.robot, x.parameters
     return x, parameters

@@ -7,11 +7,13 @@ needs neither (bench/bench_startup.py).
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .._atomic import atomic_path
 from .._hdf5 import stored_here
-from .._validation import check_path
+from .._validation import check_input
 from ..errors import StorageError, printable
 from ..model.robot import robot_to_yaml
 from ..errors import ResourceLimitError
@@ -274,7 +276,7 @@ def read_h5(path):
     import h5py
     import scipy.sparse as sp
 
-    name = check_path(path, error=StorageError)
+    name = check_input(path, error=StorageError)
     path = printable(name)                   # what the messages call the file: on one line, whatever its name
     try:
         with h5py.File(name, "r") as f:
@@ -304,7 +306,11 @@ def read_h5(path):
     except StorageError:
         raise
     except (OSError, KeyError, ValueError, TypeError, RuntimeError, OverflowError) as exc:
-        raise StorageError(f"{path}: cannot read baseparam HDF5 ({' '.join(str(exc).split())})") from None
+        # the system's reason when there is one: HDF5's own text holds the time of day, the whole path and a
+        # line break
+        errno = exc.errno if isinstance(exc, OSError) else None
+        reason = os.strerror(errno) if errno else " ".join(str(exc).split())
+        raise StorageError(f"{path}: cannot read baseparam HDF5 ({printable(reason)[:300]})") from None
 
 
 def _check_stored(path, shape, data, indices, indptr, rows, columns, pivots, Y):

@@ -297,7 +297,7 @@ def parse_symbols(robot, symbolic):
         raise ArgumentError("symbolic: name at least one DH length (a2, d4, …) or 'all'")
     for s in names:
         if s not in fields:
-            raise ArgumentError(f"symbolic: {s!r} is not a constant DH length of {robot.name!r} "
+            raise ArgumentError(f"symbolic: {shown(s)} is not a constant DH length of {shown(robot.name)} "
                                 f"(expected one of {', '.join(fields)}, or 'all')")
     if len(set(names)) != len(names):
         raise ArgumentError("symbolic: a symbol is named twice")

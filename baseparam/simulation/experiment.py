@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._checks import shown
 from .._validation import check_instance, check_number
 from ..errors import ArgumentError
 from ..evaluation import fit_errors
@@ -142,10 +143,10 @@ def _check_methods(methods, options):
     """Known methods, and options only when the consistent fit (the one that takes them) runs."""
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
-        raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {list(methods)!r}")
+        raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {shown(list(methods))}")
     if options and "consistent" not in methods:          # identify() would refuse them; do not drop them
         raise ArgumentError(f"{', '.join(sorted(options))}: options of the consistent fit, but methods "
-                            f"{list(methods)!r} has no 'consistent'")
+                            f"{shown(list(methods))} has no 'consistent'")
 
 
 HELD_OUT_SEED = 1000         # the held-out log's noise seed, after the training logs' (seed + draw)

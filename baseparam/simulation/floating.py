@@ -18,6 +18,7 @@ import dataclasses
 
 import numpy as np
 
+from .._checks import shown
 from ..errors import ArgumentError, SimulationError
 from ..motion import Trajectory
 
@@ -126,7 +127,7 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
 
     robot = check_robot(robot)
     if not robot.is_floating:
-        raise ArgumentError(f"robot: {robot.name!r} has a fixed base; stance_motion moves a floating base")
+        raise ArgumentError(f"robot: {shown(robot.name)} has a fixed base; stance_motion moves a floating base")
     t = _check_times(t)
     S = len(t)
     if S < 3:
@@ -179,7 +180,7 @@ def _floating_model(model, what):
     from ..model.value import Model
     robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
     if not robot.is_floating:
-        raise ArgumentError(f"model: {robot.name!r} has a fixed base; {what} are for floating bases")
+        raise ArgumentError(f"model: {shown(robot.name)} has a fixed base; {what} are for floating bases")
     return robot
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import shown
 from .._numbers import real_array
 from ..dynamics.floating import configuration_rate
 from ..dynamics.forward import ForwardDynamics
@@ -166,7 +167,7 @@ def checked_gains(gains, n_dof):
         return None
     gains = real_array("gains", gains, ArgumentError).reshape(-1)
     if gains.shape != (n_dof,) or not np.all(gains > 0):
-        raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {gains.tolist()}")
+        raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {shown(gains.tolist())}")
     return gains
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import shown
 from ..errors import ArgumentError
 
 
@@ -47,7 +48,7 @@ class SensorNoise:
             value = np.full(n, float(value))
         if value.shape != (n,) or not np.all(np.isfinite(value)) or (value < 0).any():
             raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or {n} of them (one per joint), "
-                                f"got {getattr(self, name)!r}")
+                                f"got {shown(getattr(self, name))}")
         return value
 
     def apply(self, fields, n_dof, gains=None):
