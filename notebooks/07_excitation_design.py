@@ -96,7 +96,7 @@ def cond(design, states):
 
 ur10e = bp.load_robot(_helpers.robot_file("ur10e.yaml"))       # friction and rotor inertia on every joint
 ur_design = bp.design_excitation(ur10e, period=10.0, harmonics=5, rate=100.0, limits=UR / "ur10e.urdf",
-                                 starts=2, workers=2, seed=0)   # four starts give this same design (start 0)
+                                 starts=1, seed=0)   # start 0: the best of two starts and of four, bit for bit
 pd.DataFrame({
     "design": [kuka_design.condition_number, ur_design.condition_number],
     "training log": [cond(kuka_design, log_states(KUKA / "measurements_3.npz")),

@@ -23,8 +23,7 @@ from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents, drop_virtual
 from ._modular import PRIMES, ModularEchelon
 from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
-from ..dynamics.regressors import columns_at, newton_euler_base
-from ..dynamics.samples import as_parameters, robot_states
+from .._validation import check_parameter_vector as as_parameters, check_robot_states as robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
 
@@ -117,6 +116,7 @@ class BaseParameters:
         ndarray, shape (n_samples, n_v, rank) (or (n_v, rank) for one sample): a floating base's wrench
         rows first
         """
+        from ..dynamics.regressors import columns_at      # here: finding a base set needs no dynamics
         return columns_at(self.robot, self.parameters, self.pivots, {"q": q, "qd": qd, "qdd": qdd}, out=out,
                           shapes=_batch_shapes(shapes), workers=workers)
 
@@ -124,6 +124,7 @@ class BaseParameters:
         """Slotine–Li regressor in base parameters, Y @ p_base = M q̈_r + C(q, q̇) q̇_r + g + friction(q̇):
         :func:`~baseparam.slotine_li_regressor` of this base set (its arguments), shape (n_samples, n_dof, rank)
         (or (n_dof, rank))."""
+        from ..dynamics.regressors import columns_at
         return columns_at(self.robot, self.parameters, self.pivots,
                           {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out, workers=workers)
 
@@ -139,6 +140,7 @@ class BaseParameters:
         """
         p_base = as_parameters(p_base, self.rank, "p_base")
         (q, qd, qdd), single = robot_states(self.robot, q=q, qd=qd, qdd=qdd)      # a floating base: n_q, n_v
+        from ..dynamics.regressors import newton_euler_base
         tau = newton_euler_base(self.robot, self.parameters, self.pivots, p_base, q, qd, qdd,
                                 shapes=_batch_shapes(shapes))
         return tau[0] if single else tau
