@@ -150,18 +150,19 @@ def motion_bound(robot, noise, limits, payload, samples, starts=20000, refine=6,
 
     :func:`state_bound` bounds each element alone, as if the whole motion sat at that element's best state;
     but the elements' best states differ, and a motion's time spent on one is taken from the others. With
-    x_e = b_eᵀFb_e (b_e as in :func:`state_bound`, σ_e² ≥ 1/x_e), any weights c_e ≥ 0 give
-    Σ_e c_e x_e = Σ_t Σ_e c_e f_e(state_t) ≤ samples · M(c), M(c) = max over the states of Σ_e c_e f_e, so
+    x_e = b_eᵀFb_e (b_e as in :func:`state_bound`, σ_e² ≥ 1/x_e), any weights π on the six elements (π_e ≥ 0,
+    Σ_e π_e = 1) give min_e x_e ≤ Σ_e π_e x_e = Σ_t Σ_e π_e f_e(state_t) ≤ samples · M(π), M(π) = max over the
+    states of Σ_e π_e f_e, so
 
-        max_e σ_e² ≥ (1/6) Σ_e σ_e² ≥ (1/6) min {Σ_e 1/x_e : c·x ≤ samples·M(c)} = (Σ_e √c_e)² / (6·samples·M(c))
+        max_e σ_e² ≥ 1 / min_e x_e ≥ 1 / (samples · M(π)).
 
-    (the minimum by Lagrange: x_e ∝ c_e^(-1/2)). Every c gives a bound; the best c is found by rounds of
-    Frank–Wolfe on min Σ_e 1/x_e over the states found so far (its supporting weights c = 1/x²), each
-    round's c then maximized over every state (random starts, q̇ and q̈ at the vertices of their boxes, and
-    bounded ascents from the ``refine`` best), which makes the figure a bound up to that search finding the
-    global maximum of M(c), as :func:`state_bound`'s. It is below :func:`state_bound`'s largest element by up
-    to √6 when one element's best state serves the others too, above it (by up to √6) when each element
-    needs a state of its own.
+    π at a vertex (one element) is :func:`state_bound`; the best π is the one with the least M(π), a convex
+    function (a maximum of linear ones): found by rounds of a linear program, min over π of the largest
+    Σ_e π_e f_e over the states found so far, whose π is then maximized over every state (random starts, q̇
+    and q̈ at the vertices of their boxes, and bounded ascents from the ``refine`` best) and the states it
+    finds added. Every round's figure is a bound, up to that search finding the global maximum of M(π) (as
+    :func:`state_bound`'s); the largest is returned. It is never below :func:`state_bound`'s largest element
+    (its π among those tried) and above it by up to √6 when each element needs a state of its own.
 
     Parameters
     ----------
@@ -172,7 +173,7 @@ def motion_bound(robot, noise, limits, payload, samples, starts=20000, refine=6,
     float
         The bound on max_e σ_e (kg·m²).
     """
-    from scipy.optimize import minimize
+    from scipy.optimize import linprog, minimize
 
     from baseparam.dynamics.regressors import evaluate
     from baseparam.model.parameters import ColumnLayout
@@ -184,30 +185,30 @@ def motion_bound(robot, noise, limits, payload, samples, starts=20000, refine=6,
     B = _directions(payload)
     rng = np.random.default_rng(seed)
 
-    def info(q, qd, qdd):
-        W = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)
+    def info(x):                                                # (S, 6) of states x (S, 3n)
+        W = evaluate(robot, x[:, :n], x[:, n:2 * n], x[:, 2 * n:], parameters="pseudo", columns=columns)
         return np.einsum("sje->se", (np.einsum("sjc,ec->sje", W, B) * w[None, :, None]) ** 2)
 
-    q = rng.uniform(lo, hi, (starts, n))
-    qd = rng.choice([-1.0, 1.0], (starts, n)) * vel
-    qdd = rng.choice([-1.0, 1.0], (starts, n)) * acc
-    X = np.concatenate([q, qd, qdd], axis=1)
-    f = info(q, qd, qdd)                                        # (states, 6)
+    X = np.concatenate([rng.uniform(lo, hi, (starts, n)), rng.choice([-1.0, 1.0], (starts, n)) * vel,
+                        rng.choice([-1.0, 1.0], (starts, n)) * acc], axis=1)
+    f = info(X)
+    scale = f.max()                                             # the LP in units of order 1
     box = [(a, b) for a, b in zip(lo, hi)] + [(-v, v) for v in vel] + [(-a, a) for a in acc]
-    c = 1.0 / f.max(axis=0)                                     # first round: each element at its own best equal
     best = 0.0
-    for _ in range(rounds):
-        M = f @ c
-        for s in np.argsort(M)[-refine:]:
-            r = minimize(lambda x: -(info(x[None, :n], x[None, n:2 * n], x[None, 2 * n:])[0] @ c), X[s],
-                         method="L-BFGS-B", bounds=box, options={"maxiter": 200})
-            X = np.vstack([X, r.x])
-            f = np.vstack([f, info(r.x[None, :n], r.x[None, n:2 * n], r.x[None, 2 * n:])])
-        best = max(best, np.sum(np.sqrt(c)) ** 2 / (6.0 * samples * (f @ c).max()))
-        x = f[np.argmax(f @ c)].copy()                         # Frank–Wolfe on the states found: the next weights
-        for k in range(500):
-            g = 1.0 / x ** 2
-            x += 2.0 / (k + 3.0) * (f[np.argmax(f @ g)] - x)
-        c = 1.0 / x ** 2
-        c /= c.max()
+    pis = list(np.eye(6))                                       # the vertices first: state_bound's π
+    for _ in range(rounds + 1):
+        for pi in pis:
+            top = []
+            for s in np.argsort(f @ pi)[-refine:]:
+                r = minimize(lambda x: -(info(x[None])[0] @ pi) / scale, X[s], method="L-BFGS-B", bounds=box,
+                             options={"maxiter": 200})
+                top.append(r.x)
+            X = np.vstack([X, top])
+            f = np.vstack([f, info(np.array(top))])
+            best = max(best, 1.0 / (samples * (f @ pi).max()))
+        # min over π of max_i π·f_i: variables (π, t), t ≥ f_i·π, Σπ = 1
+        lp = linprog(np.r_[np.zeros(6), 1.0], A_ub=np.c_[f / scale, -np.ones(len(f))], b_ub=np.zeros(len(f)),
+                     A_eq=np.r_[np.ones(6), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * 6 + [(None, None)],
+                     method="highs")
+        pis = [np.clip(lp.x[:6], 0, None) / np.clip(lp.x[:6], 0, None).sum()]
     return float(np.sqrt(best))

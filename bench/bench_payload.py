@@ -50,20 +50,21 @@ largest standard deviation no 20 s motion within the limits can beat, the larger
 alone (``state_bound``: by Cauchy–Schwarz σ_e ≥ 1/√(N·max f_e), f_e one sample's information about element e,
 maximized over every state the limits allow — q̈ at a vertex of its box, where the convex f_e peaks, q and q̇ by
 a multi-start search; on the UR10e 4× the starts, 2× the ascents and two other seeds give the same 1.03e-4),
-and the six elements served by one motion (``motion_bound``: max_e σ_e² ≥ (1/6) Σ_e σ_e² ≥ (Σ_e √c_e)² /
-(6·N·max over states of Σ_e c_e f_e) for any weights c ≥ 0, the weights found by Frank–Wolfe; it is the larger,
-by 1.22× on the LWR4+ and 1.33× on the UR10e, since the elements' best states differ). Both are bounds up to
-the search finding the global maximum over the states; the motion bound came out within 5.5–5.7e-5 (LWR4+)
-and 1.35–1.38e-4 (UR10e) over seeds, 5000–20000 starts, 1–5 rounds of weights and the payload (1 or 3 kg);
-the run uses 20000 starts and 12 ascents. ``10% λmax`` the target.
+and the six elements served by one motion (``motion_bound``: for any weights π on the elements (π ≥ 0, Σπ = 1)
+max_e σ_e² ≥ 1/min_e x_e ≥ 1/(N·max over states of Σ_e π_e f_e), x_e = b_eᵀFb_e; π one element is
+``state_bound``, the best π is found by a linear program over the states found; it is the larger, by
+1.28× on the LWR4+ and 1.38× on the UR10e, since the elements' best states differ). Both are bounds
+up to the search finding the global maximum over the states; the motion bound came out at 5.80e-5 and 5.84e-5
+(LWR4+), 1.41e-4 and 1.40e-4 (UR10e) with 5000 starts and seeds 0 and 2; the run uses 20000 starts and 12
+ascents. ``10% λmax`` the target.
 "Within 3σ" is read as 3σ_I ≤ 10 % λmax: an error of
 three standard deviations still meets the bound, i.e. λmax ≥ 30·σ_I.
 
 What it shows (one run, 2026-11-27; the designs' searches depend a little on timing, so their rows
 move a little from run to run):
 * The bang-bang does not approach the any-motion bound: its CRB for σ_I is 2.6e-4 kg·m² on the LWR4+ and
-  4.3e-4 on the UR10e, against 2.5e-4 and 4.6e-4 for the inertia design and 5.7e-5 and 1.4e-4 for the bound
-  (4.6× and 3.1× above it). Keeping q̈ at its limit is not what the bound's states have and a motion lacks:
+  4.3e-4 on the UR10e, against 2.5e-4 and 4.5e-4 for the inertia design and 5.9e-5 and 1.4e-4 for the bound
+  (4.4× and 3.0× above it). Keeping q̈ at its limit is not what separates a motion from the bound's states:
   with the phases and centres left at random (6 draws, 3 with each joint's own period) the same family
   gives 6–15e-4 and 8–25e-4, with a
   common period but the acceleration left at the edges' 4.8 rad/s² 3.1e-4 and 6.3e-4, with each joint's own
@@ -71,7 +72,7 @@ move a little from run to run):
   ±3 rad/s², random phases) on a design limited to |q̈| ≤ 2 rad/s² brought it from 4.8e-4 to 4.2–4.5e-4 only
   (LWR4+). What the bound's states have is a configuration and coordinated signs serving one element at a
   time at every joint's limits; a motion must pass through the configurations in between. Its fits are also
-  further from the bound of their motion (σ_I 1.05–1.5× its CRB, the designs' 0.92–1.13×; the com within 3σ
+  further from the bound of their motion (σ_I 1.05–1.5× its CRB, the designs' 0.94–1.22×; the com within 3σ
   for 9 of 10 payloads on the UR10e, the designs' 10 of 10): the default 5 Hz low-pass does not keep the
   motion's 10 Hz edges, a model error the residual-weighted σ absorbs (UR10e, 10 payloads at 1.5 and 5 kg:
   a 15 Hz cut-off brings the mass's and the centre's median errors from 1.2–1.9σ to 0.2–0.9σ, every com within
@@ -80,44 +81,45 @@ move a little from run to run):
   the inertia design (median σ_I of the fits 2.9e-4 against 2.7e-4 on the LWR4+, 4.7e-4 against 4.4e-4 on
   the UR10e) and ``excite --payload`` does not offer it.
 * The bound over motions: one motion serves the six elements of the inertia (``motion_bound``), which raises
-  the bound on the largest σ_I from 4.6e-5 to 5.7e-5 kg·m² (LWR4+) and from 1.0e-4 to 1.4e-4 (UR10e), payload
-  and seed aside (above). No 20 s motion within the limits meets the target with λmax below 30× that:
-  1.70e-3 kg·m² (LWR4+; the 0.5 kg box has 1.63e-3, 4 % below, 1 % below the smallest
-  of the settings above, 5.47e-5: a narrow verdict) and 4.1e-3 (UR10e; the 0.8 kg box 3.56e-3,
-  the 0.5 kg box 1.63e-3).
-* The inertia design lowers its motion's bound below the D-optimal one's: σ_I's CRB 2.5e-4 against 3.6e-4
-  kg·m² on the LWR4+ (−31 %), 4.6e-4 against 5.5e-4 on the UR10e (−17 %), and the fits follow (median σ_I over
-  the 10 payloads 2.7e-4 against 3.6e-4, 4.4e-4 against 5.3e-4). The noise weighting matters: unweighted,
+  the bound on the largest σ_I from 4.6e-5 to 5.9e-5 kg·m² (LWR4+) and from 1.0e-4 to 1.4e-4 (UR10e), whatever
+  the payload. No 20 s motion within the limits meets the target with λmax below 30× that: 1.77e-3 kg·m²
+  (LWR4+; the 0.5 kg box has 1.63e-3, 8 % below, 6 % below the smaller search's 1.74e-3) and 4.25e-3 (UR10e;
+  the 0.8 kg box 3.56e-3, the 0.5 kg box 1.63e-3).
+* The inertia design lowers its motion's bound below the D-optimal one's: σ_I's CRB 2.5e-4 against 4.1e-4
+  kg·m² on the LWR4+ (−39 %), 4.5e-4 against 5.5e-4 on the UR10e (−18 %), and the fits follow (median σ_I over
+  the 10 payloads 2.7e-4 against 4.1e-4, 4.4e-4 against 5.3e-4). The noise weighting matters: unweighted,
   the same criterion reached 3.1e-4 on the LWR4+ and 5.7e-4 on the UR10e (no better than dopt there: its
   shoulder joints are 5× noisier than its wrist, and an unweighted design spends the motion on their rows).
   No other setting did clearly better (20–80 s of search; periods 2.5–20 s with 3–10 harmonics: 2.5–3.5e-4
   on the LWR4+; on the UR10e the 8–10 harmonic ones finished one start or none in 40–60 s on a shared
   machine), nor did a max-variance form (a p-norm, p = 8, of the six variances: 2.8e-4 and 4.7e-4). Mass
-  and centre of mass stay identified: every payload within 3σ and within target on the inertia design.
+  and centre of mass stay identified: every payload within target on the inertia design, and within 3σ but
+  one (a UR10e 5 kg com at 3.0σ in the first tables).
 * Issue 25's cases (3σ_I as a share of λmax, the design's against the bound's): met — LWR4+ 2 kg (4.9 %
-  inertia design; 6.6 % dopt; 5.6 % bang-bang) and 5 kg, UR10e 2 kg (8.1 %; dopt 9.8 %, one payload of ten
-  beyond 3σ; bang-bang 9.0 %) and 5 kg. IMPOSSIBLE — LWR4+ 0.5 kg (the bound: 10.5 %), UR10e 0.5 kg (25 %)
-  and 0.8 kg (11.5 %). Neither met by the best design nor excluded by the bound — LWR4+ 0.75 kg (25 % /
-  5.3 %), 1 kg (15.5 % / 3.3 %); UR10e 1 kg (26 % / 7.9 %), 1.5 kg (13 % / 4.0 %). With the inertia design
+  inertia design; 7.5 % dopt; 5.6 % bang-bang) and 5 kg, UR10e 2 kg (8.0 %; dopt 9.8 %, one payload of ten
+  beyond 3σ; bang-bang 9.0 %) and 5 kg. IMPOSSIBLE — LWR4+ 0.5 kg (the bound: 10.9 %), UR10e 0.5 kg (26 %)
+  and 0.8 kg (11.9 %). Neither met by the best design nor excluded by the bound — LWR4+ 0.75 kg (25 % /
+  5.5 %), 1 kg (15.5 % / 3.4 %); UR10e 1 kg (25 % / 8.2 %), 1.5 kg (13 % / 4.2 %). With the inertia design
   the target needs λmax ≥ 30·σ_I = 8e-3 kg·m² (LWR4+) and 1.3e-2 (UR10e): boxes of about 1.3 and 1.8 kg.
   Read per payload instead (the error within 10 % λmax and within 3σ: a typical largest error is 1.5σ, not
-  3σ), the inertia design meets it for 10 of 10 payloads at 1 kg on the LWR4+ (dopt 7, bang-bang 10), 9 of
+  3σ), the inertia design meets it for 10 of 10 payloads at 1 kg on the LWR4+ (dopt 6, bang-bang 10), 7 of
   10 at 1.5 kg on the UR10e (dopt 9, bang-bang 8), 3 of 10 at 0.75 kg (LWR4+) and 1 kg (UR10e), 1 of 10 or
   none below.
-* mass (≤ 1.3 %) and centre of mass (≤ 2.6 mm) meet their bounds for every payload on every motion, within
+* mass (≤ 1.3 %) and centre of mass (≤ 2.7 mm) meet their bounds for every payload on every motion, within
   3σ on every motion but the bang-bang (a UR10e payload's com at 3.1σ in the first tables; in
-  the cases 1 of 10 payloads beyond 3σ on the com, at 2 kg also on the mass).
-* The fit reaches the Cramér–Rao bound of its motion: σ_I is 0.92–1.13× the CRB in every row of the multi-sine
+  the cases 1 of 10 payloads beyond 3σ on the com, at 2 kg also on the mass) and one row of the inertia
+  design's (a UR10e 5 kg com at 3.0σ).
+* The fit reaches the Cramér–Rao bound of its motion: σ_I is 0.93–1.22× the CRB in every row of the multi-sine
   and the designs, so no other weighting or use of the rows can gain much; only the motion can.
-* The every-joint D-optimal design lowers the bound 7× on the LWR4+ (2.4e-3 → 3.6e-4 kg·m²) and 3× on the
+* The every-joint D-optimal design lowers the bound 6× on the LWR4+ (2.3e-3 → 4.1e-4 kg·m²) and 3× on the
   UR10e (1.6e-3 → 5.5e-4) against the three-joint design (the multi-sine: 7.8e-3, 1.4e-2): the inertia bound
   is then met at 2 and 5 kg on the LWR4+ and at 5 kg on the UR10e (its 2 kg: within 10 % λmax but at 3.5σ).
   Longer searches (60 s) and other periods (4–20 s, 2–10 harmonics) give 3.3–4.1e-4 and 5.6–7.8e-4 kg·m².
-  The target needs λmax ≥ 30·σ_I = 1.1e-2 kg·m² (LWR4+) and 1.7e-2 (UR10e) with this design: for the
-  bench's box tools about 1.6 and 2.0 kg.
+  The target needs λmax ≥ 30·σ_I = 1.2e-2 kg·m² (LWR4+) and 1.7e-2 (UR10e) with this design: for the
+  bench's box tools about 1.7 and 2.0 kg.
 * The bound does not depend on the payload (the inertia is read from τ = Jᵀ(I ω̇ + ω × Iω): the noise, the
   rates and accelerations the limits allow and the number of samples set it), while the target shrinks with
-  λmax ∝ m·size². Between the bound and the best design (λmax 1.7e-3 … 8e-3 kg·m² on the LWR4+, 4.1e-3 …
+  λmax ∝ m·size². Between the bound and the best design (λmax 1.8e-3 … 8e-3 kg·m² on the LWR4+, 4.3e-3 …
   1.3e-2 on the UR10e: boxes of 0.5–1.3 and 0.9–1.8 kg) the target is neither excluded nor reached. Both
   bounds let every sample sit at every joint's velocity and acceleration limits at once, at the best
   configuration; the motion bound only adds that the six elements share the motion; so the reachable figure
