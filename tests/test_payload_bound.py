@@ -1,5 +1,6 @@
 """bench/_payload_bound.py: the Cramér–Rao bound of a motion against the fit's own standard deviations, and the
-bound for any motion within limits below the bound of one such motion."""
+bounds for any motion within limits below the bound of one such motion; bench/_bang_bang.py's motions within
+their limits at every instant."""
 import sys
 
 import numpy as np
@@ -11,7 +12,8 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "notebooks"))
 sys.path.insert(0, str(ROOT / "bench"))
 from _helpers import multisine, simulated_log  # noqa: E402  (notebooks/ is on the path just above)
-from _payload_bound import crb, information, state_bound  # noqa: E402
+from _bang_bang import DENSE, bang_bang, fitted  # noqa: E402
+from _payload_bound import crb, information, motion_bound, state_bound  # noqa: E402
 
 PAYLOAD = (1.5, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
                                                          [0.0, 0.001, 0.006]]))
@@ -46,3 +48,42 @@ def test_no_motion_beats_the_bound_for_any_motion():
     assert bound.shape == (3, 3) and np.all(bound > 0)
     assert np.all(bound <= I_std), (bound, I_std)
     assert n == 6
+
+
+def test_one_motion_for_six_elements_bound():
+    """The bound on the largest element (one motion serving the six) is at least each element's own bound and
+    below the largest element's bound of motions within the limits: the multi-sine, and samples drawn at the
+    vertices of the q̇ and q̈ boxes (where a sample's information peaks) — states no motion could string together,
+    so a harder test than a motion."""
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    dt = 0.01
+    _, q, qd, qdd = multisine(robot.n_dof, dt, duration=10.0)
+    limits = (q.min(axis=0), q.max(axis=0), np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0))
+    bound = motion_bound(robot, NOISE, limits, PAYLOAD, samples=len(q), starts=300, refine=1, rounds=2)
+    # its weights include each element alone (state_bound's, from the same states), so it is never below that
+    state = state_bound(robot, NOISE, limits, PAYLOAD, samples=len(q), starts=300, refine=1)
+    assert bound >= 0.99 * state.max(), (bound, state.max())
+    rng = np.random.default_rng(4)
+    vertex = (rng.uniform(limits[0], limits[1], q.shape), rng.choice([-1.0, 1.0], q.shape) * limits[2],
+              rng.choice([-1.0, 1.0], q.shape) * limits[3])
+    for motion in ((q, qd, qdd), vertex):
+        _, _, I_std = crb(information(robot, *motion, NOISE), PAYLOAD)
+        assert 0 < bound <= I_std.max(), (bound, I_std.max())
+
+
+def test_bang_bang_within_its_limits_at_every_instant():
+    """The Fejér-smoothed bang-bang reaches |q̈| = 5 rad/s² and |q̇| = 1.9 rad/s without exceeding them on a 2 kHz
+    grid, stays within A·P²/32 of its centres, has q̇ and q̈ as the derivatives of q (central differences), and
+    keeps its acceleration at the limit most of the time (what it is for)."""
+    amp, period = fitted(1.9, 5.0)
+    rng = np.random.default_rng(0)
+    phase, centre = rng.uniform(-np.pi, np.pi, 3), rng.uniform(-1, 1, 3)
+    t = np.arange(0, 3 * period, 1 / DENSE)
+    q, qd, qdd = bang_bang(t, period, amp, phase, centre)
+    assert np.abs(qdd).max() <= 5.0 and np.abs(qdd).max() > 0.999 * 5.0
+    assert np.abs(qd).max() <= 1.9 and np.abs(qd).max() > 0.999 * 1.9
+    assert np.all(np.abs(q - centre) <= amp * period ** 2 / 32)
+    h = 1 / DENSE
+    assert np.allclose((q[2:] - q[:-2]) / (2 * h), qd[1:-1], atol=1e-5)
+    assert np.allclose((qd[2:] - qd[:-2]) / (2 * h), qdd[1:-1], atol=1e-3)
+    assert np.mean(np.abs(qdd) > 0.9 * 5.0) > 0.75
