@@ -49,10 +49,10 @@ def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
     assert alone.wrenches is None and np.array_equal(alone.q, log.q)
 
 
-def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None):
+def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None, base_topic="/base"):
     """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
-    /base (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of an /base message cut short;
-    ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
+    ``base_topic`` (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of a base message cut
+    short; ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
     from rosbags.typesys import Stores, get_typestore
     ros1 = storage == "ros1"
     ts = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
@@ -73,7 +73,7 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap",
         writer = Writer(path, version=9, storage_plugin=getattr(StoragePlugin, storage.upper()))
     with writer:
         js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
-        base = writer.add_connection("/base", base_type, typestore=ts)
+        base = writer.add_connection(base_topic, base_type, typestore=ts)
         for k, tk in enumerate(t):
             ns = int(round(tk * 1e9))
             stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
@@ -208,6 +208,25 @@ def test_contacts_file_read_once_gives_the_wrench_topics(tmp_path):
     path.write_text("contacts:\n  - {link: 0, name: a}\n  - {link: 1, name: a}\n")
     with pytest.raises(bp.DataError, match=r"contacts\[1\]: name 'a' given twice"):
         read_contacts(path, topics=True)
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3", "ros1"])
+def test_base_topic_names_from_the_bag_escaped(space, tmp_path, storage):
+    """A base topic found in the bag (not named by the caller) whose name holds a newline: the notes and the
+    damaged message's error show it escaped, as the joints' topics are, so the bag cannot forge lines of the
+    output."""
+    robot = bp.load_robot(SPACE)
+    log = space.log
+    name = "bag.bag" if storage == "ros1" else "bag"
+    bag = rosbags_bag(tmp_path / f"pose-{name}", log.t, log.q, log.qd, pose_only=True, storage=storage,
+                      base_topic="/ba\nse")
+    notes = [n for n in bp.read_trajectory(bag, robot=robot).notes if "derived from the poses" in n]
+    assert len(notes) == 1 and "/ba\\nse" in notes[0] and "\n" not in notes[0], notes
+    damaged = rosbags_bag(tmp_path / f"damaged-{name}", log.t, log.q, log.qd, damage=5, storage=storage,
+                          base_topic="/ba\nse")
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(damaged, robot=robot)
+    assert "topic /ba\\nse: message 5: damaged Odometry" in str(err.value) and "\n" not in str(err.value)
 
 
 @needs_solo

@@ -165,6 +165,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if problem:
         raise DataError(f"{source}: {problem}")
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock, contents=contents)
+    # topics and types as the messages show them, as read_bag shows the joints' (a name read from the bag may hold a
+    # newline, which would forge a line of a note or an error)
+    raw = {printable(tp): [printable(v[0]), *v[1:]] for tp, v in raw.items()}
     types = {tp: _short(v[0]) for tp, v in raw.items()}
     if base_topic is None:
         found = [tp for tp, ty in types.items() if ty in BASE_TYPES]
