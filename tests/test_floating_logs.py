@@ -103,8 +103,9 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap",
                 stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
                 wrench = T["geometry_msgs/msg/Wrench"](force=vec("geometry_msgs/msg/Vector3", w[:3]),
                                                        torque=vec("geometry_msgs/msg/Vector3", w[3:]))
-                msg = T["geometry_msgs/msg/WrenchStamped"](header=T["std_msgs/msg/Header"](stamp=stamp, frame_id="f"),
-                                                           wrench=wrench)
+                header = (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id="f") if ros1 else
+                          T["std_msgs/msg/Header"](stamp=stamp, frame_id="f"))
+                msg = T["geometry_msgs/msg/WrenchStamped"](header=header, wrench=wrench)
                 writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
     return path
 
@@ -227,6 +228,16 @@ def test_base_topic_names_from_the_bag_escaped(space, tmp_path, storage):
     with pytest.raises(bp.DataError) as err:
         bp.read_trajectory(damaged, robot=robot)
     assert "topic /ba\\nse: message 5: damaged Odometry" in str(err.value) and "\n" not in str(err.value)
+    # topics named by the caller are found by the same names, and shown escaped when they are not in the bag
+    values = np.arange(6.0) + np.outer(log.t, np.linspace(-1, 1, 6))
+    plate = rosbags_bag(tmp_path / f"plate-{name}", log.t, log.q, log.qd, storage=storage, base_topic="/ba\nse",
+                        wrenches={"/pl\nate": (log.t, values)})
+    traj = bp.read_trajectory(plate, robot=robot, base_topic="/ba\nse", contacts={"plate": "/pl\nate"})
+    np.testing.assert_allclose(traj.wrenches[:, 0], values, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(traj.q, log.q)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(plate, robot=robot, contacts={"plate": "/no\npe"})
+    assert "wrench topic /no\\npe not in the bag" in str(err.value) and "\n" not in str(err.value)
 
 
 @needs_solo
