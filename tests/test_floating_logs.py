@@ -240,6 +240,24 @@ def test_base_topic_names_from_the_bag_escaped(space, tmp_path, storage):
     assert "wrench topic /no\\npe not in the bag" in str(err.value) and "\n" not in str(err.value)
 
 
+def test_topics_with_a_newline_read_back_bit_for_bit(space, tmp_path):
+    """baseparam's own MCAP whose joint or base topic holds a newline reads back to the last bit (the times and q̈
+    attached beside the topic found by the topic's name as shown, escaped), as a fixed-base log does."""
+    robot = bp.load_robot(SPACE)
+    wrenches = np.random.default_rng(1).normal(size=(space.log.n_samples, 1, 6))
+    log = dataclasses.replace(space.log, wrenches=wrenches, contacts=("left",))
+    for k, (topic, base_topic) in enumerate((("/joint_states", "/ba\nse"), ("/joint\nstates", "/base"))):
+        path = bp.write_trajectory(log, tmp_path / f"log{k}.mcap", topic=topic, base_topic=base_topic)
+        back = bp.read_trajectory(path, robot=robot, contacts=["left"])
+        for field in FIELDS:
+            np.testing.assert_array_equal(getattr(back, field), getattr(log, field), err_msg=f"{topic!r} {field}")
+    fixed = bp.Trajectory(t=log.t, q=log.q[:, 7:], qd=log.qd[:, 6:], qdd=log.qdd[:, 6:], tau=log.tau[:, 6:])
+    path = bp.write_trajectory(fixed, tmp_path / "fixed.mcap", topic="/joint\nstates")
+    back = bp.read_trajectory(path)
+    for field in ("t", "q", "qd", "qdd", "tau"):
+        np.testing.assert_array_equal(getattr(back, field), getattr(fixed, field), err_msg=field)
+
+
 @needs_solo
 def test_legged_robot_on_force_plates_from_mcap(tmp_path):
     """solo12 standing on force plates, written as an MCAP bag (Odometry, a WrenchStamped per foot on the

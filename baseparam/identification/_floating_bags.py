@@ -168,6 +168,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     # topics and types as the messages show them, as read_bag shows the joints' (a name read from the bag may hold a
     # newline, which would forge a line of a note or an error)
     raw = {printable(tp): [printable(v[0]), *v[1:]] for tp, v in raw.items()}
+    extra = None if extra is None else {printable(name): value for name, value in extra.items()}   # baseparam<topic>/…
     # the topics asked for, found among them by the same names
     base_topic = None if base_topic is None else printable(base_topic)
     pairs = [(name, printable(tp)) for name, tp in pairs]
