@@ -38,8 +38,11 @@ def shown(value, limit: int = 60) -> str:
 
 def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
     """Where a file's bytes ``data`` stop being UTF-8 (``exc`` the decoding error), for a one-line message."""
-    line = data.count(b"\n", 0, exc.start) + 1
-    return f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8"
+    # 'utf-8-sig' decodes the bytes after a byte-order mark: its positions are counted from there, not from the file's
+    # first byte
+    start = exc.start + len(data) - len(exc.object)
+    line = data.count(b"\n", 0, start) + 1
+    return f"line {line}: not UTF-8 text (byte 0x{data[start]:02x} at offset {start}); save the file as UTF-8"
 
 
 def check_instance(value, name: str, kind, what: str, *, allow_none=False, error=ArgumentTypeError):

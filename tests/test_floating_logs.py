@@ -49,10 +49,10 @@ def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
     assert alone.wrenches is None and np.array_equal(alone.q, log.q)
 
 
-def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None):
+def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None, base_topic="/base"):
     """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
-    /base (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of an /base message cut short;
-    ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
+    ``base_topic`` (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of a base message cut
+    short; ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
     from rosbags.typesys import Stores, get_typestore
     ros1 = storage == "ros1"
     ts = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
@@ -73,7 +73,7 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap",
         writer = Writer(path, version=9, storage_plugin=getattr(StoragePlugin, storage.upper()))
     with writer:
         js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
-        base = writer.add_connection("/base", base_type, typestore=ts)
+        base = writer.add_connection(base_topic, base_type, typestore=ts)
         for k, tk in enumerate(t):
             ns = int(round(tk * 1e9))
             stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
@@ -103,8 +103,9 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap",
                 stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
                 wrench = T["geometry_msgs/msg/Wrench"](force=vec("geometry_msgs/msg/Vector3", w[:3]),
                                                        torque=vec("geometry_msgs/msg/Vector3", w[3:]))
-                msg = T["geometry_msgs/msg/WrenchStamped"](header=T["std_msgs/msg/Header"](stamp=stamp, frame_id="f"),
-                                                           wrench=wrench)
+                header = (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id="f") if ros1 else
+                          T["std_msgs/msg/Header"](stamp=stamp, frame_id="f"))
+                msg = T["geometry_msgs/msg/WrenchStamped"](header=header, wrench=wrench)
                 writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
     return path
 
@@ -208,6 +209,53 @@ def test_contacts_file_read_once_gives_the_wrench_topics(tmp_path):
     path.write_text("contacts:\n  - {link: 0, name: a}\n  - {link: 1, name: a}\n")
     with pytest.raises(bp.DataError, match=r"contacts\[1\]: name 'a' given twice"):
         read_contacts(path, topics=True)
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3", "ros1"])
+def test_base_topic_names_from_the_bag_escaped(space, tmp_path, storage):
+    """A base topic found in the bag (not named by the caller) whose name holds a newline: the notes and the
+    damaged message's error show it escaped, as the joints' topics are, so the bag cannot forge lines of the
+    output."""
+    robot = bp.load_robot(SPACE)
+    log = space.log
+    name = "bag.bag" if storage == "ros1" else "bag"
+    bag = rosbags_bag(tmp_path / f"pose-{name}", log.t, log.q, log.qd, pose_only=True, storage=storage,
+                      base_topic="/ba\nse")
+    notes = [n for n in bp.read_trajectory(bag, robot=robot).notes if "derived from the poses" in n]
+    assert len(notes) == 1 and "/ba\\nse" in notes[0] and "\n" not in notes[0], notes
+    damaged = rosbags_bag(tmp_path / f"damaged-{name}", log.t, log.q, log.qd, damage=5, storage=storage,
+                          base_topic="/ba\nse")
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(damaged, robot=robot)
+    assert "topic /ba\\nse: message 5: damaged Odometry" in str(err.value) and "\n" not in str(err.value)
+    # topics named by the caller are found by the same names, and shown escaped when they are not in the bag
+    values = np.arange(6.0) + np.outer(log.t, np.linspace(-1, 1, 6))
+    plate = rosbags_bag(tmp_path / f"plate-{name}", log.t, log.q, log.qd, storage=storage, base_topic="/ba\nse",
+                        wrenches={"/pl\nate": (log.t, values)})
+    traj = bp.read_trajectory(plate, robot=robot, base_topic="/ba\nse", contacts={"plate": "/pl\nate"})
+    np.testing.assert_allclose(traj.wrenches[:, 0], values, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(traj.q, log.q)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(plate, robot=robot, contacts={"plate": "/no\npe"})
+    assert "wrench topic /no\\npe not in the bag" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_topics_with_a_newline_read_back_bit_for_bit(space, tmp_path):
+    """baseparam's own MCAP whose joint or base topic holds a newline reads back to the last bit (the times and q̈
+    attached beside the topic found by the topic's name as shown, escaped), as a fixed-base log does."""
+    robot = bp.load_robot(SPACE)
+    wrenches = np.random.default_rng(1).normal(size=(space.log.n_samples, 1, 6))
+    log = dataclasses.replace(space.log, wrenches=wrenches, contacts=("left",))
+    for k, (topic, base_topic) in enumerate((("/joint_states", "/ba\nse"), ("/joint\nstates", "/base"))):
+        path = bp.write_trajectory(log, tmp_path / f"log{k}.mcap", topic=topic, base_topic=base_topic)
+        back = bp.read_trajectory(path, robot=robot, contacts=["left"])
+        for field in FIELDS:
+            np.testing.assert_array_equal(getattr(back, field), getattr(log, field), err_msg=f"{topic!r} {field}")
+    fixed = bp.Trajectory(t=log.t, q=log.q[:, 7:], qd=log.qd[:, 6:], qdd=log.qdd[:, 6:], tau=log.tau[:, 6:])
+    path = bp.write_trajectory(fixed, tmp_path / "fixed.mcap", topic="/joint\nstates")
+    back = bp.read_trajectory(path)
+    for field in ("t", "q", "qd", "qdd", "tau"):
+        np.testing.assert_array_equal(getattr(back, field), getattr(fixed, field), err_msg=field)
 
 
 @needs_solo

@@ -434,3 +434,16 @@ def test_whole_turns_and_round_off_in_origins(tmp_path):
     path.write_text(ARM.replace("RPY", "700").replace("AXIS", "0 0 1"))
     with pytest.raises(bp.RobotDescriptionError, match=r"joint 'j2' <origin rpy>: expected angles in radians"):
         bp.load_robot(path)
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_not_utf8_names_the_files_own_byte_offset_and_line(tmp_path, bom):
+    """The byte, offset and line are the file's, with or without a byte-order mark (which 'utf-8-sig' strips
+    before it counts positions): the bad byte right after a newline, where a shift of 3 also miscounts the line."""
+    data = bom + b'<robot name="r">\n\xff<link name="a"/>\n</robot>\n'
+    path = tmp_path / "r.urdf"
+    path.write_bytes(data)
+    with pytest.raises(bp.RobotDescriptionError) as err:
+        bp.load_robot(path)
+    offset = data.index(b"\xff")
+    assert f"line 2: not UTF-8 text (byte 0xff at offset {offset})" in str(err.value), str(err.value)

@@ -80,6 +80,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     raw, extra, problem, notice = read_raw(path, source, named) if contents is None else contents
     # topics and types as the messages show them (a damaged file's bytes may hold a newline)
     raw = {printable(topic): [printable(entry[0]), *entry[1:]] for topic, entry in raw.items()}
+    # baseparam's attachments (baseparam<topic>/t, …) found by the topics' names as shown
+    extra = None if extra is None else {printable(name): value for name, value in extra.items()}
     notes = []
     if problem:
         if not skip_bad_rows:

@@ -159,6 +159,13 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if problem:
         raise DataError(f"{source}: {problem}")
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock, contents=contents)
+    # topics and types as the messages show them, as read_bag shows the joints' (a name read from the bag may hold a
+    # newline, which would forge a line of a note or an error)
+    raw = {printable(tp): [printable(v[0]), *v[1:]] for tp, v in raw.items()}
+    extra = None if extra is None else {printable(name): value for name, value in extra.items()}   # baseparam<topic>/…
+    # the topics asked for, found among them by the same names
+    base_topic = None if base_topic is None else printable(base_topic)
+    pairs = [(name, printable(tp)) for name, tp in pairs]
     types = {tp: _short(v[0]) for tp, v in raw.items()}
     if base_topic is None:
         found = [tp for tp, ty in types.items() if ty in BASE_TYPES]
@@ -168,7 +175,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
                             "base_topic=")
         base_topic = found[0]
     if base_topic not in raw:
-        raise DataError(f"{source}: base pose topic {printable(base_topic)}: not in the bag "
+        raise DataError(f"{source}: base pose topic {base_topic}: not in the bag "
                         f"(it has {topics_listed(raw)})")
     if types[base_topic] not in BASE_TYPES:
         raise DataError(f"{source}: base pose topic {base_topic}: type {types[base_topic] or 'unknown'}; expected "
