@@ -361,3 +361,16 @@ def test_the_entry_point_loads_nothing_before_its_handlers():
     assert done.returncode == 0, done.stderr
     modules = set(json.loads(done.stdout))
     assert not modules & {"baseparam.cli", "click", "numpy"}
+
+
+def test_the_line_is_said_once_when_the_watchdog_said_it_first():
+    """Under load the watchdog (a second SIGTERM/SIGHUP) and the unwinding main thread may end the run at the
+    same moment: both take the entry point's one lock, so the line is written once (it was written twice)."""
+    code = ("import baseparam._entry as e, baseparam.cli as c\n"
+            "if {said}: e._say(1)\n"
+            "c._stopped('terminated (SIGHUP)', 129)\n")
+    for said in (True, False):
+        proc = subprocess.run([sys.executable, "-c", code.format(said=said)], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 129
+        assert proc.stderr.count("baseparam: terminated (SIGHUP)") == 1, proc.stderr
