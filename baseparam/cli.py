@@ -257,10 +257,10 @@ def _stopped(message, status):
     Python code of its own (h5py's, during import), CPython remembers an "unhandled"
     KeyboardInterrupt and, at exit, kills itself with SIGINT instead of returning our status.
     """
-    from ._entry import _SAID
-    # one line, whichever thread says it first: the entry point's watchdog may be ending the run at the same
-    # moment (a second signal under load), and says it under the same lock
-    if _SAID.acquire(blocking=False):
+    # one line, whichever thread says it first: the entry point's watchdog (when the run came through it) may be
+    # ending the run at the same moment (a second signal under load), and says it under the same lock
+    entry = sys.modules.get("baseparam._entry")
+    if entry is None or entry._SAID.acquire(blocking=False):
         click.echo(f"baseparam: {message}", err=True)
     # os._exit skips atexit, where multiprocessing unlinks the semaphores of a worker pool (excite
     # --workers): without this its resource tracker reports them "leaked" after we have gone

@@ -97,10 +97,12 @@ def test_describe_says_the_base_floats():
 
 def test_floating_trajectory_shapes():
     t = np.arange(10) * 0.1
-    traj = bp.Trajectory(t, np.zeros((10, 9)), np.zeros((10, 8)), qd=np.zeros((10, 8)), floating=True)
+    q = np.zeros((10, 9))
+    q[:, 6] = 1.0                   # the base at rest, its unit quaternion (x, y, z, w) = (0, 0, 0, 1)
+    traj = bp.Trajectory(t, q, np.zeros((10, 8)), qd=np.zeros((10, 8)), floating=True)
     assert traj.n_dof == 2
     with pytest.raises(bp.DataError, match=r"field tau: 9 columns, but q has 9 \(floating base"):
-        bp.Trajectory(t, np.zeros((10, 9)), np.zeros((10, 9)), floating=True)
+        bp.Trajectory(t, q, np.zeros((10, 9)), floating=True)
 
 
 URDF = """<robot name="satellite">
