@@ -81,6 +81,23 @@ def _directions(payload):
     return np.array(out)
 
 
+def _state_information(robot, noise, payload):
+    """f(x) → (S, 6): one sample's information f_e about each inertia element e (b_e as in :func:`state_bound`)
+    at states x (S, 3n) = (q, q̇, q̈), the rows weighted by the joints' noise."""
+    from baseparam.dynamics.regressors import evaluate
+    from baseparam.model.parameters import ColumnLayout
+
+    columns = ColumnLayout(robot, "pseudo").link_columns[-1]
+    n = robot.n_dof
+    w = 1.0 / np.asarray(noise, float)
+    B = _directions(payload)
+
+    def info(x):
+        W = evaluate(robot, x[:, :n], x[:, n:2 * n], x[:, 2 * n:], parameters="pseudo", columns=columns)  # (S, n, 10)
+        return np.einsum("sje->se", (np.einsum("sjc,ec->sje", W, B) * w[None, :, None]) ** 2)
+    return info
+
+
 def state_bound(robot, noise, limits, payload, samples, starts=20000, refine=12, seed=0):
     """A lower bound on the inertia's standard deviation for ANY motion of ``samples`` samples within the limits.
 
@@ -113,19 +130,13 @@ def state_bound(robot, noise, limits, payload, samples, starts=20000, refine=12,
     """
     from scipy.optimize import minimize
 
-    from baseparam.dynamics.regressors import evaluate
-    from baseparam.model.parameters import ColumnLayout
-
-    columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     lo, hi, vel, acc = (np.asarray(a, float) for a in limits)
     n = robot.n_dof
-    w = 1.0 / np.asarray(noise, float)
-    B = _directions(payload)
     rng = np.random.default_rng(seed)
+    states = _state_information(robot, noise, payload)
 
     def info(q, qd, qdd):           # (S, 6): f_e of each state and element
-        W = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)      # (S, n, 10)
-        return np.einsum("sje->se", (np.einsum("sjc,ec->sje", W, B) * w[None, :, None]) ** 2)
+        return states(np.concatenate([q, qd, qdd], axis=1))
 
     q = rng.uniform(lo, hi, (starts, n))
     qd = rng.choice([-1.0, 1.0], (starts, n)) * vel
@@ -175,19 +186,10 @@ def motion_bound(robot, noise, limits, payload, samples, starts=20000, refine=6,
     """
     from scipy.optimize import linprog, minimize
 
-    from baseparam.dynamics.regressors import evaluate
-    from baseparam.model.parameters import ColumnLayout
-
-    columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     lo, hi, vel, acc = (np.asarray(a, float) for a in limits)
     n = robot.n_dof
-    w = 1.0 / np.asarray(noise, float)
-    B = _directions(payload)
     rng = np.random.default_rng(seed)
-
-    def info(x):                                                # (S, 6) of states x (S, 3n)
-        W = evaluate(robot, x[:, :n], x[:, n:2 * n], x[:, 2 * n:], parameters="pseudo", columns=columns)
-        return np.einsum("sje->se", (np.einsum("sjc,ec->sje", W, B) * w[None, :, None]) ** 2)
+    info = _state_information(robot, noise, payload)            # (S, 6) of states x (S, 3n)
 
     X = np.concatenate([rng.uniform(lo, hi, (starts, n)), rng.choice([-1.0, 1.0], (starts, n)) * vel,
                         rng.choice([-1.0, 1.0], (starts, n)) * acc], axis=1)
