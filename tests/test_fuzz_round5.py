@@ -77,3 +77,36 @@ def test_suggested_poses_cost_does_not_grow_with_their_number(monkeypatch):
     A = gravity_columns(robot, poses.poses).reshape(-1, 4)
     assert len(poses.poses) == 12 and len({tuple(p) for p in poses.poses}) == 12
     np.testing.assert_allclose(poses.condition_number, np.linalg.cond(A / np.linalg.norm(A, axis=0)), rtol=1e-10)
+
+
+def _limited(limit):
+    """preexec_fn: the child's address space capped, so that a regression fails the test instead of the machine."""
+    import resource
+
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="the address-space cap needs a POSIX child")
+@pytest.mark.parametrize("options,words", [
+    (["--max-terms", "2000"], ["expanding the closed form took more than", "64 times --max-terms 2000"]),
+    (["--max-terms", "1000000000000", "--max-memory", "300M"], ["expanding the closed form took", "of memory"]),
+])
+def test_equations_of_a_long_chain_stop_while_expanding(tmp_path, options, words):
+    """A generic 20-joint chain: `equations` expanded its polynomials until the machine ran out of memory (17 GB in
+    60 s; --max-terms was checked only after the reduction). The expansion is now bounded by 64 × --max-terms
+    held terms and by half the memory budget, and refused in one line within seconds."""
+    import subprocess
+    import sys
+    robot = tmp_path / "chain20.yaml"
+    robot.write_text("name: chain20\nconvention: standard\nunits: {length: m, angle: deg}\ngravity: [0, 0, -9.81]\n"
+                     "joints:\n" + "  - {type: revolute, alpha: 90, a: 0.1, d: 0.1}\n" * 20)
+    proc = subprocess.run([sys.executable, "-m", "baseparam", "equations", str(robot), *options],
+                          capture_output=True, text=True, timeout=300, cwd=str(ROOT),
+                          preexec_fn=_limited(3 * 2 ** 30))
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for word in words:
+        assert word in lines[0], proc.stderr
