@@ -110,3 +110,52 @@ def test_equations_of_a_long_chain_stop_while_expanding(tmp_path, options, words
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     for word in words:
         assert word in lines[0], proc.stderr
+
+
+def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monkeypatch):
+    """rosbags unpacks a whole-file compressed ROS 2 bag into a temporary folder and removes it on close: a SIGKILLed
+    run left it (as large as the unpacked bag) and nothing removed it, nor could tell it from other programs'.
+    Its folder is now named baseparam-rosbag2-PID-…; the next read of such a bag removes a dead run's (only ours,
+    unchanged for STALE_SECONDS, its process ended), and leaves a live one's, a link, and other programs' alone."""
+    import os
+
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+
+    from baseparam._atomic import STALE_SECONDS
+    from test_logs import _message, _typestore
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temp))
+    ts, bag = _typestore(), tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
+    writer.set_compression(CompressionMode.FILE, CompressionFormat.ZSTD)
+    with writer:
+        conn = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        for k in range(50):
+            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+            writer.write(conn, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                                    "sensor_msgs/msg/JointState"))
+    dead = 2 ** 22 + 1                     # beyond Linux's largest process id: no process has it
+    old = os.path.getmtime(bag) - 2 * STALE_SECONDS
+    leftovers = {f"baseparam-rosbag2-{dead}-abc": True, f"baseparam-rosbag2-{os.getpid()}-abc": False,
+                 "tmpxyz": False, f"baseparam-rosbag2-{dead}-recent": False}
+    for name in leftovers:
+        (temp / name).mkdir()
+        (temp / name / "bag.db3").write_bytes(b"x" * 1000)
+        if not name.endswith("recent"):
+            os.utime(temp / name, (old, old))
+    (temp / f"baseparam-rosbag2-{dead}-link").symlink_to(tmp_path / "bag")
+    # the unpacked copy rosbags makes while reading is ours by name: seen during the read, gone after it
+    from rosbags.rosbag2 import reader as rosbags_reader
+    seen = []
+    opened = rosbags_reader.Reader.open
+
+    def spying(self):
+        opened(self)
+        seen.extend(os.listdir(temp))
+    monkeypatch.setattr(rosbags_reader.Reader, "open", spying)
+    assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 50
+    assert any(n.startswith(f"baseparam-rosbag2-{os.getpid()}-") and n not in leftovers for n in seen), seen
+    left = set(os.listdir(temp))
+    assert left == {n for n, stale in leftovers.items() if not stale} | {f"baseparam-rosbag2-{dead}-link"}, left
+    assert (tmp_path / "bag").is_dir()

@@ -12,6 +12,7 @@ compressed storage or a ROS 1 ``.bag``.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -139,6 +140,7 @@ def _check_compressed_file(path, source):
     import tempfile
 
     import zstandard
+    remove_stale_unpacked(tempfile.gettempdir())          # before the free space is counted
     try:
         packed = os.path.getsize(path)
         ratio, free = _MAX_RATIO * packed + _ALLOWANCE, shutil.disk_usage(tempfile.gettempdir()).free
@@ -150,6 +152,60 @@ def _check_compressed_file(path, source):
         why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
                else f"more than the {free} bytes free in the temporary folder it would go to")
         raise DataError(f"{source}: decompresses to {why}; not decompressed")
+
+
+# rosbags unpacks a whole-file compressed ROS 2 bag into a TemporaryDirectory it removes when the reader closes; a
+# SIGKILLed run leaves it (as large as the bag unpacked). Ours are named with this prefix and the process id, so a
+# later run can tell them from other programs' and remove a dead run's.
+UNPACK_PREFIX = "baseparam-rosbag2-"
+_UNPACKED = re.compile(r"^baseparam-rosbag2-(\d+)-")
+
+
+def _named_temporary_directory(*args, **kwargs):
+    """rosbags' TemporaryDirectory, named UNPACK_PREFIX + this process's id."""
+    import tempfile
+    kwargs.setdefault("prefix", f"{UNPACK_PREFIX}{os.getpid()}-")
+    return tempfile.TemporaryDirectory(*args, **kwargs)
+
+
+def _name_rosbags_unpacking():
+    """Make rosbags' reader name the folder it unpacks into (_named_temporary_directory): set once, it only adds
+    a prefix; a rosbags without that module attribute is left as it is."""
+    import tempfile
+
+    from rosbags.rosbag2 import reader
+    if getattr(reader, "TemporaryDirectory", None) is tempfile.TemporaryDirectory:
+        reader.TemporaryDirectory = _named_temporary_directory
+
+
+def remove_stale_unpacked(folder, now=None):
+    """Remove the folders of unpacked bags that killed runs left in ``folder`` (the temporary folder); returns
+    their names. As :func:`baseparam._atomic.remove_stale`: only our names, only a real folder (not a link),
+    unchanged for STALE_SECONDS and whose process has ended."""
+    import shutil
+    import stat
+    import time
+
+    from .._atomic import STALE_SECONDS, _alive
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(UNPACK_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _UNPACKED.match(entry.name)
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if (match is None or not stat.S_ISDIR(info.st_mode) or now - info.st_mtime < STALE_SECONDS
+                or _alive(int(match.group(1)))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        if not os.path.lexists(entry.path):
+            removed.append(entry.name)
+    return removed
 
 
 def _counted(reader, bound):
@@ -205,6 +261,7 @@ def _read_rosbags(path, source, named=()):
         _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     else:
         check_bag_folder(path, source)         # its files, before rosbags opens them
+    _name_rosbags_unpacking()
     try:
         reader = AnyReader([Path(path)])
         reader.open()
