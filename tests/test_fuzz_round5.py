@@ -159,3 +159,44 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     left = set(os.listdir(temp))
     assert left == {n for n, stale in leftovers.items() if not stale} | {f"baseparam-rosbag2-{dead}-link"}, left
     assert (tmp_path / "bag").is_dir()
+
+
+def test_message_compressed_bag_checks_only_the_topics_it_reads(tmp_path, monkeypatch):
+    """A ROS 2 bag of zstd-compressed messages: the bomb check decompressed (counting) every topic's messages, and
+    refused a bag whose camera topic — never read — held a frame of 64 MiB of zeros (1.5 kB packed). Only the
+    JointState topics and the named ones are counted now; a bomb among the joint states is still refused."""
+    import sqlite3
+
+    import zstandard
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+
+    from test_logs import _message, _typestore
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    ts, bag = _typestore(), tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
+    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+    with writer:
+        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        camera = writer.add_connection("/camera/raw", "std_msgs/msg/String", typestore=ts)
+        for k in range(100):
+            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                                      "sensor_msgs/msg/JointState"))
+        writer.write(camera, 10**9, ts.serialize_cdr(ts.types["std_msgs/msg/String"](data="frame"),
+                                                     "std_msgs/msg/String"))
+    packer = zstandard.ZstdCompressor(level=1).compressobj()
+    bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
+    with sqlite3.connect(bag / "bag.db3") as db:
+        camera_id = db.execute("SELECT id FROM topics WHERE name = '/camera/raw'").fetchone()[0]
+        db.execute("UPDATE messages SET data = ? WHERE topic_id = ?", (bomb, camera_id))
+    db.close()
+    robot = str(ROOT / "robots" / "planar_rrr.yaml")
+    result = CliRunner().invoke(main, ["identify", robot, str(bag), "--json", str(tmp_path / "out.json")])
+    assert "decompresses" not in result.output and "Traceback" not in result.output, result.output
+    assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 100
+    # the same frame among the joint states: refused before decompressing
+    with sqlite3.connect(bag / "bag.db3") as db:
+        db.execute("UPDATE messages SET data = ? WHERE id = (SELECT min(id) FROM messages WHERE topic_id != ?)",
+                   (bomb, camera_id))
+    db.close()
+    one_line(CliRunner().invoke(main, ["identify", robot, str(bag)]), "bag.db3", "1000 times")

@@ -74,10 +74,11 @@ def _metadata(path):
         return stream.read(_MAX_METADATA + 1)
 
 
-def check_bag_folder(path, source):
+def check_bag_folder(path, source, named=None):
     """DataError when a bag folder's metadata.yaml lists a file outside the folder (an absolute path, ``..``, a
     link leading out): a reader given a folder reads nothing else. A metadata.yaml that cannot be read is left
-    to the readers, which word their error."""
+    to the readers, which word their error. Compressed storage is checked for decompression bombs: with
+    ``named`` (topic names), only the messages a reader of JointState topics and those topics decompresses."""
     import yaml
     try:
         data = _metadata(path)
@@ -104,13 +105,15 @@ def check_bag_folder(path, source):
         if mode == "file":
             _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
         elif mode == "message" and name.endswith(".db3"):
-            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}")
+            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}", named)
 
 
-def _check_compressed_messages(path, source):
+def _check_compressed_messages(path, source, named=None):
     """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
     each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
-    size and 32 MiB (a decompression bomb). Other damage is left to rosbags."""
+    size and 32 MiB (a decompression bomb). With ``named``: the messages of JointState topics and of those topics
+    only (rosbags decompresses no other; a camera topic's were all decompressed here, for nothing). Other damage
+    is left to rosbags."""
     import sqlite3
 
     import zstandard
@@ -118,8 +121,17 @@ def _check_compressed_messages(path, source):
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error:
         return
+    query, values = "SELECT id, data FROM messages", ()
+    if named is not None:
+        values = (*JOINT_STATE, *named)
+        query = ("SELECT messages.id, messages.data FROM messages JOIN topics ON messages.topic_id = topics.id "
+                 f"WHERE topics.type IN (?, ?) OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
+        try:
+            db.execute(query + " LIMIT 0", values)
+        except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
+            query, values = "SELECT id, data FROM messages", ()
     try:
-        for row_id, data in db.execute("SELECT id, data FROM messages"):
+        for row_id, data in db.execute(query, values):
             if not isinstance(data, bytes):
                 continue
             bound = _MAX_RATIO * len(data) + _ALLOWANCE
@@ -260,7 +272,7 @@ def _read_rosbags(path, source, named=()):
     if os.path.isfile(path):
         _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     else:
-        check_bag_folder(path, source)         # its files, before rosbags opens them
+        check_bag_folder(path, source, tuple(named))        # its files, before rosbags opens them
     _name_rosbags_unpacking()
     try:
         reader = AnyReader([Path(path)])
