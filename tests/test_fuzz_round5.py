@@ -4,6 +4,7 @@ traceback, NaN in an output, a hang or a cost growing with the square of an argu
 throwaway (mutated valid inputs written by our own writers, the CLI run with a time limit); these are the
 deterministic cases it found."""
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -200,3 +201,50 @@ def test_message_compressed_bag_checks_only_the_topics_it_reads(tmp_path, monkey
                    (bomb, camera_id))
     db.close()
     one_line(CliRunner().invoke(main, ["identify", robot, str(bag)]), "bag.db3", "1000 times")
+
+
+def test_mcap_storage_bag_of_compressed_messages_bomb_is_refused(tmp_path, monkeypatch):
+    """A ROS 2 bag in MCAP storage with zstd-compressed messages (rosbag2's message mode): no check before rosbags
+    decompressed each message in memory, unbounded (64 MiB of zeros from 1.5 kB here, a GiB as easily). Its
+    messages of the topics read are now counted first, as for sqlite3 storage; a camera topic's are not read."""
+    import types
+
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from rosbags.rosbag2 import writer as rosbags_writer
+
+    from test_logs import _message, _typestore
+    import zstandard
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    packer = zstandard.ZstdCompressor(level=1).compressobj()
+    bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
+    ts, robot = _typestore(), str(ROOT / "robots" / "planar_rrr.yaml")
+
+    frame = ts.serialize_cdr(ts.types["std_msgs/msg/String"](data="frame"), "std_msgs/msg/String")
+    states = []
+    for k in range(100):
+        ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+        states.append((ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                            "sensor_msgs/msg/JointState")))
+
+    def write(bag, target):
+        """The bag, the message whose bytes are ``target`` compressed to the bomb instead."""
+        real = rosbags_writer.zstd
+        monkeypatch.setattr(rosbags_writer, "zstd", types.SimpleNamespace(
+            compress=lambda data: bomb if data == target else real.compress(data)))
+        writer = Writer(bag, version=8, storage_plugin=StoragePlugin.MCAP)
+        writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+        with writer:
+            joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+            camera = writer.add_connection("/camera/raw", "std_msgs/msg/String", typestore=ts)
+            writer.write(camera, 10**9, frame)
+            for ns, data in states:
+                writer.write(joints, ns, data)
+        monkeypatch.setattr(rosbags_writer, "zstd", real)
+        return bag
+
+    among_joints = write(tmp_path / "joints", states[10][1])
+    one_line(CliRunner().invoke(main, ["identify", robot, str(among_joints)]), "joints.mcap", "/joint_states",
+             "1000 times")
+    assert sorted(os.listdir(tmp_path)) == ["joints"]
+    on_camera = write(tmp_path / "camera", frame)
+    assert bp.read_trajectory(str(on_camera), n_dof=3).n_samples == 100
