@@ -248,3 +248,21 @@ def test_mcap_storage_bag_of_compressed_messages_bomb_is_refused(tmp_path, monke
     assert sorted(os.listdir(tmp_path)) == ["joints"]
     on_camera = write(tmp_path / "camera", frame)
     assert bp.read_trajectory(str(on_camera), n_dof=3).n_samples == 100
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_mcap_writer_refuses_late_times_without_a_raw_warning(space, tmp_path, floating):
+    """bp.write_trajectory to .mcap of times at 1e11 s: the nanosecond cast overflowed int64 with numpy's raw
+    RuntimeWarning ('invalid value encountered in cast') before the range check refused it; now refused first,
+    no warning, no file."""
+    import warnings
+    if floating:
+        log = dataclasses.replace(space.log, t=space.log.t + 1e11)
+    else:
+        t = np.linspace(0, 1, 50) + 1e11
+        log = bp.Trajectory(t=t, q=np.zeros((50, 2)), tau=np.zeros((50, 2)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.BaseParamError, match="do not fit a ROS 2 stamp"):
+            bp.write_trajectory(log, tmp_path / "late.mcap")
+    assert os.listdir(tmp_path) == []
