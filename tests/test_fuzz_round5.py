@@ -266,3 +266,18 @@ def test_mcap_writer_refuses_late_times_without_a_raw_warning(space, tmp_path, f
         with pytest.raises(bp.BaseParamError, match="do not fit a ROS 2 stamp"):
             bp.write_trajectory(log, tmp_path / "late.mcap")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("noise", ["1e-300,0.2,0.1", "1e-200,1e-200,1e-200", "1e300,1,1"])
+def test_excite_inertia_noise_beyond_range_is_refused_without_raw_warnings(tmp_path, noise):
+    """excite --criterion inertia --noise 1e-300,…: the rows' weights 1/σ² overflowed, numpy's RuntimeWarnings
+    ('overflow encountered in square', with source lines) and a NaN criterion; now refused in one line."""
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n"
+                      "  - {q: [-2.5, 2.5], qd: 2.5}\n")
+    result = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(limits),
+                                       "--period", "2", "--harmonics", "2", "--rate", "20", "--starts", "1",
+                                       "--criterion", "inertia", "--payload", "--noise", noise])
+    assert "RuntimeWarning" not in result.output and "warning:" not in result.output, result.output
+    one_line(result, "--noise", "between 1e-09 and 1e+09 N·m")
+    assert len(result.output.strip().splitlines()) == 1
