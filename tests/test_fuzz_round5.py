@@ -281,3 +281,31 @@ def test_excite_inertia_noise_beyond_range_is_refused_without_raw_warnings(tmp_p
     assert "RuntimeWarning" not in result.output and "warning:" not in result.output, result.output
     one_line(result, "--noise", "between 1e-09 and 1e+09 N·m")
     assert len(result.output.strip().splitlines()) == 1
+
+
+def _chain20(tmp_path):
+    robot = tmp_path / "chain20.yaml"
+    robot.write_text("name: chain20\nconvention: standard\nunits: {length: m, angle: deg}\ngravity: [0, 0, -9.81]\n"
+                     "joints:\n" + "  - {type: revolute, alpha: 90, a: 0.1, d: 0.1}\n" * 20)
+    return robot
+
+
+def test_symbolic_lengths_of_a_long_chain_are_refused_before_projecting(tmp_path, monkeypatch):
+    """find --symbolic all on a generic 20-joint chain: 40 lengths, 861 interpolation points and 780 pairs at
+    zero, 1 684 projections of a 20-joint robot (a quarter of an hour, no output); now counted first and refused
+    after the one projection that gives the degree."""
+    from baseparam.projection import base_set
+    from baseparam.projection.symbolic import find_symbolic_base_parameters
+    robot = bp.load_robot(_chain20(tmp_path))
+    calls, real = [], base_set.find_base_parameters
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        assert len(calls) <= 5, "projecting before refusing"
+        return real(*args, **kwargs)
+    monkeypatch.setattr(base_set, "find_base_parameters", counting)
+    with pytest.raises(bp.ResourceLimitError, match="40 lengths kept as symbols need 1684 projections"):
+        find_symbolic_base_parameters(robot, "all")
+    monkeypatch.undo()
+    one_line(CliRunner().invoke(main, ["find", str(_chain20(tmp_path)), "--symbolic", "all"]),
+             "--symbolic:", "at most 500")
