@@ -45,6 +45,23 @@ def _cgroup_room():
         return None
 
 
+def resident_bytes():
+    """This process's resident memory now (bytes; Linux's /proc/self/statm), or its peak where that cannot be
+    read (getrusage), or None."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+        import sys
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024          # bytes on macOS, kB elsewhere
+    except (ImportError, OSError, ValueError):
+        return None
+
+
 def available_bytes():
     """Memory available to new allocations now (bytes): the OS's MemAvailable, or less under a cgroup
     limit; None where neither can be read."""

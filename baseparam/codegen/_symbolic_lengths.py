@@ -52,7 +52,7 @@ def symbolic_forms(base, symbolic, found, seed=0, max_terms=None, max_memory=Non
         desc = {s: v / Fraction(scale).limit_denominator(10 ** 9) for s, v in zip(symbols, point)}
         moved = _with_lengths(robot, fields, desc)
         stand_in = SimpleNamespace(robot=moved, parameters=base.parameters, pivots=base.pivots, rank=base.rank)
-        options = {} if max_terms is None else {"max_terms": max_terms}
+        options = {"max_memory": max_memory, **({} if max_terms is None else {"max_terms": max_terms})}
         runs.append(closed_forms(stand_in, seed, choices=found.choices, **options).forms)
         points.append(point)
     n, R = robot.n_dof, base.rank

@@ -66,15 +66,32 @@ class _Ring:
         return p
 
 
-def graph_polynomials(ring, g, roots, inputs):
+class TermLimit(Exception):
+    """graph_polynomials held more terms, or took more memory, than allowed: ("terms" or "bytes", the figure)."""
+
+
+# the resident memory is read each time the held terms grow by this many (a read per node would cost more than
+# the small nodes; ~150 bytes a term: every 40 MB or so)
+_MEMORY_CHECK_TERMS = 1 << 18
+
+
+def graph_polynomials(ring, g, roots, inputs, limit=None, memory=None):
     """The graph's roots as polynomials: each live node once, in topological order.
 
     Parameters
     ----------
     inputs : callable
         ``inputs(name, k) -> polynomial`` for the graph input (name, k).
+    limit : int, optional
+        Raise :class:`TermLimit` once the nodes' polynomials hold more terms than this in all (they are all
+        held until the end).
+    memory : int, optional
+        Raise :class:`TermLimit` once the process's resident memory has grown by more than this (bytes): the
+        bytes a term takes grow with the number of variables, so the count alone cannot bound them.
     """
-    value = {}
+    from .._memory import resident_bytes
+    start = resident_bytes() if memory is not None else None
+    value, held, checked = {}, 0, 0
     for i in live_nodes(g, roots):
         op, a = g.ops[i], g.args[i]
         if op == CONST:
@@ -87,6 +104,14 @@ def graph_polynomials(ring, g, roots, inputs):
             value[i] = -value[a]
         else:                                  # the regressor graph never divides
             raise ValueError(f"graph_polynomials: operation {op!r}")
+        held += len(value[i])
+        if limit is not None and held > limit:
+            raise TermLimit("terms", held)
+        if start is not None and held - checked > _MEMORY_CHECK_TERMS:
+            checked = held
+            grown = resident_bytes() - start
+            if grown > memory:
+                raise TermLimit("bytes", grown)
     return [value[r] for r in roots]
 
 
@@ -212,19 +237,27 @@ def _fourier(terms, groups, index):
 
 
 MAX_TERMS = 100_000     # after reduction: PUMA 560 12 000, Panda 41 000, the generic 7R skew7.yaml 350 000
+# The expansion holds every node's polynomial: 8 to 31 times the terms of the reduced result (PUMA 560 144 000 for
+# 12 000, Panda 640 000 for 41 000, skew7 10.9 M for 350 000), about 140 bytes each at 7 joints (skew7: 3.1 GB).
+# Beyond 64 times, the result cannot fit max_terms; a generic 20-joint chain took 17 GB in 60 s before the size
+# check after the reduction could refuse it.
+EXPANSION_PER_TERM = 64
 
 
-def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None):
+def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=None):
     """Each base-regressor entry W_b[i, r] as terms (:func:`_terms`) in its shortest form, with the gravity
     part apart (divided by |g|).
 
     choices : list of list of (str, bool), optional
         The form of every entry (:attr:`Forms.choices` of another run): the same forms at other lengths.
+    max_memory : int or str, optional
+        Memory the expansion may use (:func:`baseparam._memory.budget`).
 
     Raises
     ------
     ResourceLimitError
-        More than ``max_terms`` terms in all (printing them would take SymPy minutes).
+        More than ``max_terms`` terms in all (printing them would take SymPy minutes), or an expansion holding
+        more than :data:`EXPANSION_PER_TERM` times as many, or more than the memory.
 
     Returns
     -------
@@ -259,10 +292,26 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None):
             return co * c - so * s if name == "c" else so * c + co * s
         return ring.gen(name, k)
 
+    from .._memory import budget, format_size, resident_bytes
+    from ..errors import ResourceLimitError
+    room = budget(max_memory)
+    # half the memory for the two expansions together: the reduction of W and D that follows takes as much again
+    start = resident_bytes() if room is not None else None
+
     def entries(gravity):          # the base regressor (n, R) as polynomials, with or without gravity
         graph, out = build(robot, base.parameters, base.pivots, gravity=gravity)
         M = [[ring.ctx.from_dict({})] * R for _ in range(n)]
-        for (j, r, _), value in zip(out, graph_polynomials(ring, graph, [o[2] for o in out], inputs)):
+        memory = None if start is None else max(room // 2 - (resident_bytes() - start), 0)
+        try:
+            values = graph_polynomials(ring, graph, [o[2] for o in out], inputs, EXPANSION_PER_TERM * max_terms,
+                                       memory)
+        except TermLimit as exc:
+            kind, figure = exc.args
+            took = (f"more than {figure} terms, {EXPANSION_PER_TERM} times max_terms={max_terms}" if kind == "terms"
+                    else f"{format_size(figure)} of memory, more than half of {format_size(room)}")
+            raise ResourceLimitError(f"equations: {robot.name}: expanding the closed form took {took}; too long to "
+                                     "print (for evaluation use baseparam export)") from None
+        for (j, r, _), value in zip(out, values):
             M[j][r] = value
         return M
     W, D = entries(True), entries(False)
@@ -299,7 +348,6 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None):
     reduced = [[(ring.reduce(D[j][r]), ring.reduce(W[j][r] - D[j][r])) for r in range(R)] for j in range(n)]
     size = sum(len(d) + len(s) for row in reduced for d, s in row)
     if size > max_terms:
-        from ..errors import ResourceLimitError
         raise ResourceLimitError(f"equations: {robot.name}: the closed form has {size} terms (more than "
                                  f"max_terms={max_terms}), too long to print; for evaluation use baseparam export")
     forms, chosen = [], []

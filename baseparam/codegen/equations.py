@@ -265,7 +265,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     else:
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
-    found = closed_forms(base, seed, max_terms)
+    found = closed_forms(base, seed, max_terms, max_memory=max_memory)
     ring, forms, chain, parallel = found.ring, found.forms, found.chain, found.parallel
     offsets, revolute, fourier_groups = found.offsets, found.revolute, found.fourier_groups
     rate_index = found.rate_index

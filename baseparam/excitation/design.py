@@ -239,7 +239,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         ignored); default: a quarter of each half range above its middle
         (:func:`~baseparam.excitation.payload.held_pose`).
     noise : array_like, shape (n_dof,), optional
-        Each joint's torque noise σ_j (N·m, > 0) for the 'inertia' criterion: joint j's rows weighted by
+        Each joint's torque noise σ_j (N·m, 1e-9 to 1e9) for the 'inertia' criterion: joint j's rows weighted by
         1/σ_j, so that the variances are those of a least-squares fit with that noise. Default: equal.
 
     Returns
@@ -365,6 +365,9 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     return design
 
 
+NOISE_RANGE = (1e-9, 1e9)           # N·m: the torque noise σ the 'inertia' criterion takes
+
+
 def _noise_weights(noise, n):
     """1/σ_j of ``noise`` (n positive finite values), or None."""
     if noise is None:
@@ -376,6 +379,11 @@ def _noise_weights(noise, n):
     if values.shape != (n,) or not (np.isfinite(values).all() and (values > 0).all()):
         raise ArgumentError(f"noise: expected {n} finite torque standard deviations > 0 (N·m), got "
                             f"{np.array2string(values, threshold=10)}")
+    # the rows are weighted by 1/σ², which overflowed from σ = 1e-155 on (numpy's raw RuntimeWarnings, a NaN
+    # criterion); no torque sensor's noise is outside this range
+    if not ((values >= NOISE_RANGE[0]) & (values <= NOISE_RANGE[1])).all():
+        raise ArgumentError(f"noise: expected torque standard deviations between {NOISE_RANGE[0]:g} and "
+                            f"{NOISE_RANGE[1]:g} N·m, got {np.array2string(values, threshold=10)}")
     return 1.0 / values
 
 

@@ -97,10 +97,11 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
         q[:, j] = rng.uniform(lo, hi, candidates)
     A = _gravity_columns(robot, q)                        # (C, n, 4)
     chosen = [int(np.argmax(np.linalg.norm(A, axis=(1, 2))))]
-    # greedy: the candidate raising the ratio of smallest to largest singular value most
+    # greedy: the candidate raising the ratio of smallest to largest singular value most. The chosen poses' stack
+    # enters through its R factor (≤ 4 rows): same singular values and column norms, so each step costs the same
+    # whatever the number of poses (stacking them all made --suggest-poses 50 take a minute: quadratic in N)
     while len(chosen) < n_poses:
-        stacks = np.concatenate([np.broadcast_to(A[chosen].reshape(1, -1, 4), (len(A), len(chosen) * A.shape[1], 4)),
-                                 A], axis=1)
+        stacks = _with_each(_r_factor(A[chosen]), A)
         norms = np.linalg.norm(stacks, axis=1, keepdims=True)
         s = np.linalg.svd(stacks / np.where(norms > 0, norms, 1.0), compute_uv=False)
         score = s[:, -1] / np.maximum(s[:, 0], 1e-300)
@@ -110,15 +111,26 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     for _ in range(3):                                    # exchange passes
         improved = False
         for i in range(n_poses):
-            trial = np.repeat(np.asarray(chosen)[None, :], len(A), axis=0)
-            trial[:, i] = np.arange(len(A))
-            cond = _condition(A[trial].reshape(len(A), -1, 4))
-            k = int(np.argmin(cond))
-            if cond[k] < best * (1 - 1e-9) and k not in chosen:
-                chosen[i], best, improved = k, float(cond[k]), True
+            others = chosen[:i] + chosen[i + 1:]
+            k = int(np.argmin(_condition(_with_each(_r_factor(A[others]), A))))
+            trial = others[:i] + [k] + others[i:]
+            # the accepted value from the poses themselves, as the result reports it
+            cond = float(_condition(A[trial].reshape(-1, 4)))
+            if cond < best * (1 - 1e-9) and k not in chosen:
+                chosen[i], best, improved = k, cond, True
         if not improved:
             break
     if not np.isfinite(best):
         raise SettingsError(f"{robot.name}: still poses of the last {len(moving)} joint(s) cannot tell mass and centre "
                             "of mass apart (give more joints or another pose)")
     return StaticPoses(poses=q[chosen].copy(), condition_number=best, moving=moving)
+
+
+def _r_factor(blocks):
+    """R of the QR factorization of the (k, n, 4) blocks stacked, shape (≤ 4, 4): R^T R is their Gram matrix."""
+    return np.linalg.qr(blocks.reshape(-1, 4), mode="r")
+
+
+def _with_each(R, A):
+    """(C, r + n, 4): R stacked over each candidate's (n, 4) block of A (C, n, 4)."""
+    return np.concatenate([np.broadcast_to(R, (len(A), *R.shape)), A], axis=1)

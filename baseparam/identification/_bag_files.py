@@ -12,6 +12,7 @@ compressed storage or a ROS 1 ``.bag``.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -101,10 +102,11 @@ def _metadata(path, source=None):
         return stream.read(_MAX_METADATA + 1)
 
 
-def check_bag_folder(path, source):
+def check_bag_folder(path, source, named=None):
     """DataError when a bag folder's metadata.yaml lists a file outside the folder (an absolute path, ``..``, a
     link leading out): a reader given a folder reads nothing else. A metadata.yaml that cannot be read is left
-    to the readers, which word their error."""
+    to the readers, which word their error. Compressed storage is checked for decompression bombs: with
+    ``named`` (topic names), only the messages a reader of JointState topics and those topics decompresses."""
     import yaml
     try:
         data = _metadata(path, source)
@@ -132,13 +134,17 @@ def check_bag_folder(path, source):
         if mode == "file":
             _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
         elif mode == "message" and name.endswith(".db3"):
-            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}")
+            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}", named)
+        elif mode == "message" and name.endswith(".mcap"):
+            _check_compressed_mcap_messages(os.path.join(folder, name), f"{source}/{name}", named)
 
 
-def _check_compressed_messages(path, source):
+def _check_compressed_messages(path, source, named=None):
     """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
     each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
-    size and 32 MiB (a decompression bomb). Other damage is left to rosbags."""
+    size and 32 MiB (a decompression bomb). With ``named``: the messages of JointState topics and of those topics
+    only (rosbags decompresses no other; a camera topic's were all decompressed here, for nothing). Other damage
+    is left to rosbags."""
     import sqlite3
 
     import zstandard
@@ -146,8 +152,17 @@ def _check_compressed_messages(path, source):
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error:
         return
+    query, values = "SELECT id, data FROM messages", ()
+    if named is not None:
+        values = (*JOINT_STATE, *named)
+        query = ("SELECT messages.id, messages.data FROM messages JOIN topics ON messages.topic_id = topics.id "
+                 f"WHERE topics.type IN (?, ?) OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
+        try:
+            db.execute(query + " LIMIT 0", values)
+        except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
+            query, values = "SELECT id, data FROM messages", ()
     try:
-        for row_id, data in db.execute("SELECT id, data FROM messages"):
+        for row_id, data in db.execute(query, values):
             if not isinstance(data, bytes):
                 continue
             bound = _MAX_RATIO * len(data) + _ALLOWANCE
@@ -160,6 +175,37 @@ def _check_compressed_messages(path, source):
         db.close()
 
 
+def _check_compressed_mcap_messages(path, source, named=None):
+    """A ROS 2 MCAP storage file of zstd-compressed messages (rosbag2's message mode), which rosbags decompresses
+    one by one, unbounded: as :func:`_check_compressed_messages`, the file's records read by our MCAP reader (its
+    chunks bounded there) and each message of the topics read counted. Other damage is left to rosbags."""
+    import zstandard
+
+    from . import _mcap
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError:
+        return
+    contents = _mcap.Contents()
+    _mcap.read(data, contents)
+    for cid, (topic, _, sid) in contents.channels.items():
+        if named is not None and contents.schemas.get(sid, ("",))[0] not in JOINT_STATE and topic not in named:
+            continue
+        for rows, _, order in contents.pieces.get(cid, []):
+            for row, k in zip(rows, order):
+                packed = row.tobytes()
+                bound = _MAX_RATIO * len(packed) + _ALLOWANCE
+                try:
+                    size = _counted(zstandard.ZstdDecompressor().stream_reader(packed), bound)
+                except zstandard.ZstdError:
+                    return
+                if size > bound:
+                    raise DataError(f"{source}: topic {topic}: message {int(k)} decompresses to more than "
+                                    f"{_MAX_RATIO} times its {len(packed)} bytes (a decompression bomb?); not "
+                                    "decompressed")
+
+
 def _check_compressed_file(path, source):
     """A whole-file compressed storage file of a ROS 2 bag, which rosbags decompresses into a temporary folder:
     its decompressed size counted first (streaming, nothing kept), and refused beyond 1000 times its own size (a
@@ -168,6 +214,7 @@ def _check_compressed_file(path, source):
     import tempfile
 
     import zstandard
+    remove_stale_unpacked(tempfile.gettempdir())          # before the free space is counted
     try:
         packed = os.path.getsize(path)
         ratio, free = _MAX_RATIO * packed + _ALLOWANCE, shutil.disk_usage(tempfile.gettempdir()).free
@@ -179,6 +226,60 @@ def _check_compressed_file(path, source):
         why = (f"more than {_MAX_RATIO} times its {packed} bytes (a decompression bomb?)" if size > ratio
                else f"more than the {free} bytes free in the temporary folder it would go to")
         raise DataError(f"{source}: decompresses to {why}; not decompressed")
+
+
+# rosbags unpacks a whole-file compressed ROS 2 bag into a TemporaryDirectory it removes when the reader closes; a
+# SIGKILLed run leaves it (as large as the bag unpacked). Ours are named with this prefix and the process id, so a
+# later run can tell them from other programs' and remove a dead run's.
+UNPACK_PREFIX = "baseparam-rosbag2-"
+_UNPACKED = re.compile(r"^baseparam-rosbag2-(\d+)-")
+
+
+def _named_temporary_directory(*args, **kwargs):
+    """rosbags' TemporaryDirectory, named UNPACK_PREFIX + this process's id."""
+    import tempfile
+    kwargs.setdefault("prefix", f"{UNPACK_PREFIX}{os.getpid()}-")
+    return tempfile.TemporaryDirectory(*args, **kwargs)
+
+
+def _name_rosbags_unpacking():
+    """Make rosbags' reader name the folder it unpacks into (_named_temporary_directory): set once, it only adds
+    a prefix; a rosbags without that module attribute is left as it is."""
+    import tempfile
+
+    from rosbags.rosbag2 import reader
+    if getattr(reader, "TemporaryDirectory", None) is tempfile.TemporaryDirectory:
+        reader.TemporaryDirectory = _named_temporary_directory
+
+
+def remove_stale_unpacked(folder, now=None):
+    """Remove the folders of unpacked bags that killed runs left in ``folder`` (the temporary folder); returns
+    their names. As :func:`baseparam._atomic.remove_stale`: only our names, only a real folder (not a link),
+    unchanged for STALE_SECONDS and whose process has ended."""
+    import shutil
+    import stat
+    import time
+
+    from .._atomic import STALE_SECONDS, _alive
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(UNPACK_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _UNPACKED.match(entry.name)
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if (match is None or not stat.S_ISDIR(info.st_mode) or now - info.st_mtime < STALE_SECONDS
+                or _alive(int(match.group(1)))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        if not os.path.lexists(entry.path):
+            removed.append(entry.name)
+    return removed
 
 
 def _counted(reader, bound):
@@ -243,7 +344,8 @@ def _read_rosbags(path, source, named=(), types=()):
     if os.path.isfile(path):
         _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     else:
-        check_bag_folder(path, source)         # its files, before rosbags opens them
+        check_bag_folder(path, source, tuple(named))        # its files, before rosbags opens them
+    _name_rosbags_unpacking()
     try:
         reader = AnyReader([Path(path)])
         reader.open()

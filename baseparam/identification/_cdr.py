@@ -230,8 +230,19 @@ def _column(rows, offset, width, dtype):
 
 
 def stamp_parts(t):
-    """(sec, nanosec) of times in s, nanosec in [0, 1e9): the stamp closest to each time."""
-    ns = np.round(np.asarray(t, dtype=np.float64) * 1e9).astype(np.int64)
+    """(sec, nanosec) of times in s, nanosec in [0, 1e9): the stamp closest to each time.
+
+    Raises
+    ------
+    ArgumentError
+        A time before 0 s or from 2³¹ s on (a ROS 2 stamp's int32 seconds), refused before the cast to
+        nanoseconds, which overflowed int64 with a raw RuntimeWarning (1e11 s) and gave wrapped stamps.
+    """
+    t = np.asarray(t, dtype=np.float64)
+    if not ((t >= 0) & (t < 2.0 ** 31)).all():
+        from ..errors import ArgumentError
+        raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
+    ns = np.round(t * 1e9).astype(np.int64)
     return ns // 1_000_000_000, ns % 1_000_000_000
 
 

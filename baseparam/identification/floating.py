@@ -343,8 +343,8 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _stack(robot, route, trajectories, contacts, wrenches):
-    """(A (S, m, R-free n_standard), y (S, m)) of every trajectory."""
+def _stack(robot, route, trajectories, contacts, wrenches, logged=False):
+    """(A (S, m, R-free n_standard), y (S, m)) of every trajectory (``logged``: the wrenches are the logs' own)."""
     from ..dynamics.contacts import contact_forces
     As, ys = [], []
     for k, traj in enumerate(trajectories):
@@ -354,7 +354,10 @@ def _stack(robot, route, trajectories, contacts, wrenches):
         if traj.qd is None or (route != "momentum" and traj.qdd is None):
             raise DataError(f"{traj.source}: the {route} route needs q̇{'' if route == 'momentum' else ' and q̈'} "
                             "in the trajectory (floating-base data are used as given)")
-        A = route_rows(robot, route, traj.q, traj.qd, traj.qdd)
+        try:
+            A = route_rows(robot, route, traj.q, traj.qd, traj.qdd)
+        except ArgumentError as exc:
+            raise _of_log(traj, exc) from None
         if route == "momentum":
             A = A - A.mean(axis=0)                              # (H(t) − H̄) β = 0
             y = np.zeros(A.shape[:2])
@@ -363,12 +366,22 @@ def _stack(robot, route, trajectories, contacts, wrenches):
                 raise DataError(f"{traj.source}: no torques (τ) in the trajectory")
             y, _ = check_samples(f"{traj.source}: tau", traj.tau, robot.n_v, error=DataError)
             if contacts:
-                y = y + contact_forces(robot, traj.q, contacts, wrenches[k])
+                try:
+                    y = y + contact_forces(robot, traj.q, contacts, wrenches[k])
+                except ArgumentError as exc:
+                    raise (_of_log(traj, exc) if logged else exc) from None
             if route == "base":
                 y = y[:, :6]
         As.append(A)
         ys.append(y)
     return np.concatenate(As), np.concatenate(ys)
+
+
+def _of_log(traj, exc):
+    """The states' or wrenches' check ``exc`` naming the log they were read from (a bag's reader leaves them to
+    the fit: its absurd values and slightly non-unit quaternions were refused without the file's name)."""
+    from ..motion import Trajectory
+    return exc if traj.source == Trajectory.source else DataError(f"{traj.source}: {exc}")
 
 
 def _constrained_lstsq(A, y, G, g):
@@ -851,9 +864,10 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     for contact in contacts:
         check_instance(contact, "contacts", Contact, "a sequence of Contact")
         contact.link_index(robot)                           # a link the robot has
+    logged = False
     if contacts:
         if wrenches is None and all(getattr(t, "wrenches", None) is not None for t in trajectories):
-            wrenches = [t.wrenches for t in trajectories]          # read with the log
+            wrenches, logged = [t.wrenches for t in trajectories], True          # read with the log
         if wrenches is None:
             raise SettingsError("wrenches: contacts are given but no wrenches")
         wrenches = [real_array("wrenches", w) for w in (wrenches if isinstance(wrenches, list) else [wrenches])]
@@ -888,7 +902,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     for label, c, gamma in zip(labels, C, G):
         if np.abs(gamma @ E - c).max() > 1e-8 * max(np.abs(c).max(), 1.0):
             raise SettingsError(f"known: the {route} route does not see {shown(label)} (it cannot fix the scale)")
-    A3, y2 = _stack(robot, route, trajectories, contacts, wrenches)
+    A3, y2 = _stack(robot, route, trajectories, contacts, wrenches, logged)
     homogeneous = not np.any(y2)
     if homogeneous and not len(C):
         raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them): "

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -37,6 +38,9 @@ from ..model.robot import require_fixed_base, require_robot
 from .report import format_number, join_groups
 
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
+# Projections a symbolic run may make (one per interpolation point, check point, symbol and pair of symbols at 0):
+# skew7.yaml's 10 lengths take 124; 'all' on a generic 20-joint chain (40 lengths) took 1 684, a quarter of an hour
+MAX_ENGINE_RUNS = 500
 
 
 class SymbolicError(ArgumentError):
@@ -366,7 +370,13 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
     own = engine(values)
     power = own.length_power
     degree = int(max(power) - min(power)) if max_degree is None else int(max_degree)
-    monomials = _monomials(len(symbols), degree)
+    S = len(symbols)
+    runs_needed = math.comb(S + degree, degree) + CHECK_POINTS + S + S * (S - 1) // 2
+    if runs_needed > MAX_ENGINE_RUNS:
+        from ..errors import ResourceLimitError
+        raise ResourceLimitError(f"symbolic: {robot.name}: {S} lengths kept as symbols need {runs_needed} "
+                                 f"projections (at most {MAX_ENGINE_RUNS}); name fewer lengths (e.g. 'a2,d4')")
+    monomials = _monomials(S, degree)
     n_points = len(monomials) + CHECK_POINTS
     points, runs = [], []
     while len(points) < n_points:
