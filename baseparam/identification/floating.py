@@ -402,7 +402,11 @@ def _constrained_lstsq(A, y, G, g):
     n = AZ.shape[1]
     if n == 0:                                        # every direction known
         return theta_p, np.zeros((r, r)), max(A.shape[0], 1)
-    d = np.sqrt(np.maximum(np.einsum("ij,ij->j", AZ, AZ), np.finfo(float).tiny))
+    norms = np.einsum("ij,ij->j", AZ, AZ)
+    # a column the data never move (all zero: a base held still leaves its own inertia out of every row) is not seen:
+    # scaled by 1, not by 1/√tiny, which made the SVD's round-off along it an estimate of 1e155 with σ 1e-14
+    seen = norms > 0
+    d = np.sqrt(np.where(seen, norms, 1.0))
     # the right-hand side as one more column: R's last column is Qᵀb (Householder goes column by column,
     # so R[:n, :n] is that of A Z / d alone) — Q itself is never formed
     T = np.linalg.qr(np.column_stack([AZ / d, b]), mode="r")
@@ -411,6 +415,7 @@ def _constrained_lstsq(A, y, G, g):
     U, s, Vt = np.linalg.svd(T[:n, :n])
     keep = s > max(AZ.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
     W = Vt[keep].T / s[keep]                          # (R Z)⁺ = V S⁻¹ Uᵀ on what the data see
+    W[~seen] = 0.0
     phi = (W @ (U[:, keep].T @ T[:n, n])) / d
     cov = Z @ ((W @ W.T) / np.outer(d, d)) @ Z.T
     return theta_p + Z @ phi, cov, max(A.shape[0] - (r - k), 1)
