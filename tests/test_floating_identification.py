@@ -687,3 +687,12 @@ def test_base_route_with_the_base_held_still():
     assert np.isfinite(result.values).all() and np.abs(result.values).max() <= 2 * np.abs(truth).max()
     # what the data see is the truth: the measured wrenches reproduced to round-off
     assert result.rmse.max() < 1e-9 * np.abs(ex.wrenches).max()
+    # with q̇ noise and the total mass known (A Z's unseen columns then round-off, 1e-32 of the largest: 1e140 before)
+    ex = bp.contact_experiment(model, t, q, qd, qdd, contacts, noise=bp.SensorNoise(qd=0.01, seed=1),
+                               wrench_noise=(0.05, 0.01), seed=1)
+    free = identify_floating(model, ex.log, route="base", contacts=contacts, wrenches=ex.wrenches)
+    known = identify_floating(model, ex.log, route="base", contacts=contacts, wrenches=ex.wrenches,
+                              known={"mass": 448.0})
+    truth = known.from_standard(ex.parameters)
+    assert np.abs(known.values).max() <= 2 * np.abs(truth).max() and np.abs(known.std).max() < 1.0
+    np.testing.assert_allclose(known.rmse, free.rmse, rtol=1e-6)

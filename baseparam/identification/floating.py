@@ -403,9 +403,10 @@ def _constrained_lstsq(A, y, G, g):
     if n == 0:                                        # every direction known
         return theta_p, np.zeros((r, r)), max(A.shape[0], 1)
     norms = np.einsum("ij,ij->j", AZ, AZ)
-    # a column the data never move (all zero: a base held still leaves its own inertia out of every row) is not seen:
-    # scaled by 1, not by 1/√tiny, which made the SVD's round-off along it an estimate of 1e155 with σ 1e-14
-    seen = norms > 0
+    # a column the data never move (all zero: a base held still leaves its own inertia out of every row; with known
+    # quantities, A Z's round-off of such columns, 1e-32 of the largest) is not seen: scaled by 1, not by 1/√tiny
+    # or its own tiny norm, which made the SVD's round-off along it an estimate of 1e155 (1e31) with σ 1e-14
+    seen = np.sqrt(norms) > max(AZ.shape) * np.finfo(float).eps * np.sqrt(norms.max())
     d = np.sqrt(np.where(seen, norms, 1.0))
     # the right-hand side as one more column: R's last column is Qᵀb (Householder goes column by column,
     # so R[:n, :n] is that of A Z / d alone) — Q itself is never formed
