@@ -696,3 +696,20 @@ def test_base_route_with_the_base_held_still():
     truth = known.from_standard(ex.parameters)
     assert np.abs(known.values).max() <= 2 * np.abs(truth).max() and np.abs(known.std).max() < 1.0
     np.testing.assert_allclose(known.rmse, free.rmse, rtol=1e-6)
+
+
+def test_fit_takes_the_orientations_its_trajectory_took():
+    """A floating log whose base quaternions are off unit by 0.4 % (a CSV written with two decimals: 0.71 for √½):
+    the Trajectory and the readers take it (|‖q‖² − 1| ≤ 0.01), and the fit normalizes it as the readers'
+    interpolation does; it refused it (the dynamics' 1e-3 on the norm) with a message naming no log. The fit
+    equals that of the unit quaternions, on every route."""
+    model = bp.Model(bp.load_robot(SPACE))
+    k = np.arange(1, 7)
+    ex = bp.free_floating_experiment(model, np.linspace(0, 10, 401), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
+    q = ex.log.q.copy()
+    q[:, 3:7] *= 1.004
+    off = bp.Trajectory(t=ex.log.t, q=q, qd=ex.log.qd, qdd=ex.log.qdd, tau=ex.log.tau, floating=True)
+    for route in ("torques", "momentum"):
+        a = identify_floating(model, off, route=route, known={"mass": 448.0})
+        b = identify_floating(model, ex.log, route=route, known={"mass": 448.0})
+        np.testing.assert_allclose(a.values, b.values, rtol=1e-9, atol=1e-9 * np.abs(b.values).max())

@@ -343,6 +343,22 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _unit_orientations(traj):
+    """``traj`` with its base quaternions normalized when one is off by more than the dynamics' slack
+    (``QUATERNION_SLACK``, on the norm), which refused it without naming the log; the Trajectory took it (within
+    ``motion.ORIENTATION_SLACK``, as the readers do: a CSV written with two decimals, 0.71 for √½, is off by 0.4 %).
+    Any other log is left as it is, bit for bit."""
+    from .._validation import QUATERNION_SLACK
+    if not traj.floating:
+        return traj
+    norm = np.linalg.norm(traj.q[:, 3:7], axis=1)
+    if (np.abs(norm - 1.0) <= QUATERNION_SLACK).all():
+        return traj
+    q = traj.q.copy()
+    q[:, 3:7] /= norm[:, None]
+    return dataclasses.replace(traj, q=q)
+
+
 def _stack(robot, route, trajectories, contacts, wrenches):
     """(A (S, m, R-free n_standard), y (S, m)) of every trajectory."""
     from ..dynamics.contacts import contact_forces
@@ -852,6 +868,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         raise SettingsError("data: no trajectory given")
     for traj in trajectories:
         check_instance(traj, "data", Trajectory, "a Trajectory or a list of them")
+    trajectories = [_unit_orientations(traj) for traj in trajectories]
     contacts = (contacts,) if isinstance(contacts, Contact) else contacts
     contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
     for contact in contacts:
