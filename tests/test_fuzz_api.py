@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import baseparam as bp
 from baseparam.errors import BaseParamError, printable
 from baseparam.excitation.fourier import FourierSeries
+from baseparam.identification.floating_logs import read_contacts, read_floating, read_floating_log
+from baseparam.identification.payload_wrench import read_wrench
 from conftest import ROOT
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
@@ -1537,7 +1539,14 @@ SPACE_ROBOT = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
 READERS = {"read_trajectory": lambda p: bp.read_trajectory(p),
            "read_trajectory(robot=floating)": lambda p: bp.read_trajectory(p, robot=SPACE_ROBOT),
            "load_robot": lambda p: bp.load_robot(p), "read_h5": lambda p: bp.read_h5(p),
-           "load_excitation": lambda p: bp.load_excitation(p), "motion_limits": lambda p: bp.motion_limits(ROBOT, p)}
+           "load_excitation": lambda p: bp.load_excitation(p), "motion_limits": lambda p: bp.motion_limits(ROBOT, p),
+           # the floating base's and the payload's readers (CLI identify --floating --contacts, payload --wrench)
+           # waited on a FIFO and read /dev/zero without end
+           "read_floating": lambda p: read_floating(p, SPACE_ROBOT),
+           "read_floating_log": lambda p: read_floating_log(p, SPACE_ROBOT),
+           "read_contacts": lambda p: read_contacts(p, SPACE_ROBOT),
+           "read_wrench(npz)": lambda p: read_wrench(p, "w"),
+           "read_wrench(csv)": lambda p: read_wrench(p, "fx,fy,fz,mx,my,mz")}
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
@@ -1548,7 +1557,7 @@ def test_readers_refuse_fifos_and_devices(special_files, reader):
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         for path in special_files:
-            if reader != "read_trajectory" and reader != "read_trajectory(robot=floating)" and "bag_" in path:
+            if not (reader.startswith("read_trajectory") or reader == "read_floating") and "bag_" in path:
                 continue                      # a folder: refused as such by the other readers (no wait either)
             signal.alarm(5)
             try:

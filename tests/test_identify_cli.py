@@ -190,6 +190,8 @@ def test_bad_files_are_one_line_errors(tmp_path, case):
     (["--parameters", "bar"], "bar"),
     (["--decimate", "0"], "decimate"),
     (["--columns", "t=0,bogus=1:3"], "bogus"),
+    # a column map naming a column the file lacks: a TypeError once its message went through _checks.shown
+    (["--columns", "t=0,q=nosuch"], "no column named 'nosuch'"),
 ])
 def test_bad_options_are_one_line_errors(files, args, fragment):
     planar, f = files

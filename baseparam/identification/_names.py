@@ -122,8 +122,8 @@ def _lookup(source, field, cols, names):
         elif key in (bare := bare or [_split_unit(n)[0].lower() for n in names]):
             out.append(bare.index(key))        # the name without its unit: 'q1' for 'q1 [rad]'
         else:
-            shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
-            raise DataError(f"{source}: column map: field {field}: no column named {shown(name)} (columns: {shown})")
+            listed = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+            raise DataError(f"{source}: column map: field {field}: no column named {shown(name)} (columns: {listed})")
     return out
 
 

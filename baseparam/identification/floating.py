@@ -343,6 +343,22 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _unit_orientations(traj):
+    """``traj`` with its base quaternions normalized when one is off by more than the dynamics' slack
+    (``QUATERNION_SLACK``, on the norm), which refused it without naming the log; the Trajectory took it (within
+    ``motion.ORIENTATION_SLACK``, as the readers do: a CSV written with two decimals, 0.71 for √½, is off by 0.4 %).
+    Any other log is left as it is, bit for bit."""
+    from .._validation import QUATERNION_SLACK
+    if not traj.floating:
+        return traj
+    norm = np.linalg.norm(traj.q[:, 3:7], axis=1)
+    if (np.abs(norm - 1.0) <= QUATERNION_SLACK).all():
+        return traj
+    q = traj.q.copy()
+    q[:, 3:7] /= norm[:, None]
+    return dataclasses.replace(traj, q=q)
+
+
 def _stack(robot, route, trajectories, contacts, wrenches, logged=False):
     """(A (S, m, R-free n_standard), y (S, m)) of every trajectory (``logged``: the wrenches are the logs' own)."""
     from ..dynamics.contacts import contact_forces
@@ -415,7 +431,12 @@ def _constrained_lstsq(A, y, G, g):
     n = AZ.shape[1]
     if n == 0:                                        # every direction known
         return theta_p, np.zeros((r, r)), max(A.shape[0], 1)
-    d = np.sqrt(np.maximum(np.einsum("ij,ij->j", AZ, AZ), np.finfo(float).tiny))
+    norms = np.einsum("ij,ij->j", AZ, AZ)
+    # a column the data never move (all zero: a base held still leaves its own inertia out of every row; with known
+    # quantities, A Z's round-off of such columns, 1e-32 of the largest) is not seen: scaled by 1, not by 1/√tiny
+    # or its own tiny norm, which made the SVD's round-off along it an estimate of 1e155 (1e31) with σ 1e-14
+    seen = np.sqrt(norms) > max(AZ.shape) * np.finfo(float).eps * np.sqrt(norms.max())
+    d = np.sqrt(np.where(seen, norms, 1.0))
     # the right-hand side as one more column: R's last column is Qᵀb (Householder goes column by column,
     # so R[:n, :n] is that of A Z / d alone) — Q itself is never formed
     T = np.linalg.qr(np.column_stack([AZ / d, b]), mode="r")
@@ -424,6 +445,7 @@ def _constrained_lstsq(A, y, G, g):
     U, s, Vt = np.linalg.svd(T[:n, :n])
     keep = s > max(AZ.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
     W = Vt[keep].T / s[keep]                          # (R Z)⁺ = V S⁻¹ Uᵀ on what the data see
+    W[~seen] = 0.0
     phi = (W @ (U[:, keep].T @ T[:n, n])) / d
     cov = Z @ ((W @ W.T) / np.outer(d, d)) @ Z.T
     return theta_p + Z @ phi, cov, max(A.shape[0] - (r - k), 1)
@@ -859,6 +881,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         raise SettingsError("data: no trajectory given")
     for traj in trajectories:
         check_instance(traj, "data", Trajectory, "a Trajectory or a list of them")
+    trajectories = [_unit_orientations(traj) for traj in trajectories]
     contacts = (contacts,) if isinstance(contacts, Contact) else contacts
     contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
     for contact in contacts:

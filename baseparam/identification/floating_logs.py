@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import check_input, shown
 from .._validation import ABSURD
 from ..errors import DataError, SettingsError, printable
 
@@ -59,7 +59,7 @@ def read_floating_log(path, robot, n_contacts=0):
     """
     from ..motion import Trajectory
 
-    path = os.fspath(path)
+    path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(path)                   # for one-line messages, whatever the file's name
     fields, wrench_columns = _columns(robot.n_dof, n_contacts)
     ext = os.path.splitext(path)[1].lower()
@@ -244,7 +244,8 @@ def _contact_items(path):
     """The list under ``contacts:`` of a contacts file, read by the robot description's strict reader: bounded
     size, UTF-8, no duplicate keys, no YAML 1.1 number spellings, no depth or alias bomb, no tags beyond the
     safe ones."""
-    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
+    path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
+    label = printable(path)                   # for one-line messages, whatever the file's name
     from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
 
     try:
@@ -350,7 +351,7 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     from dataclasses import replace
 
     from ._floating_bags import contact_topics, read_floating_bag
-    source = os.fsdecode(path)
+    source = check_input(path, unreadable=DataError)    # a FIFO or a device (a bag folder's files: its reader)
     ext = os.path.splitext(source.rstrip("/\\"))[1].lower()
     if ext in (".mcap", ".bag") or os.path.isdir(path):
         # the bag readers name the file in their messages only: escaped onto one line

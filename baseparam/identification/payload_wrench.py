@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import shown
+from .._validation import check_input, shown
 from ..errors import DataError, SettingsError
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
@@ -110,7 +110,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
     """
     import csv
 
-    text = str(path)
+    text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     if text.lower().endswith(".npz"):
         with np.load(text) as data:
             if names not in data.files:
