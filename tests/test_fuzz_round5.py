@@ -309,3 +309,44 @@ def test_symbolic_lengths_of_a_long_chain_are_refused_before_projecting(tmp_path
     monkeypatch.undo()
     one_line(CliRunner().invoke(main, ["find", str(_chain20(tmp_path)), "--symbolic", "all"]),
              "--symbolic:", "at most 500")
+
+
+@pytest.mark.parametrize("storage", ["SQLITE3", "MCAP"])
+def test_message_compressed_bag_bomb_on_a_base_topic_found_by_type_is_refused(tmp_path, monkeypatch, storage):
+    """A floating bag read without a named base topic reads every Odometry and PoseStamped topic (read_raw's
+    ``types``): rosbags decompresses their messages, but the bomb check counted the JointState and named topics
+    only, so a 64 MiB odometry message of 1.5 kB went through unchecked. Counted now, in both storages."""
+    import types
+
+    import zstandard
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from rosbags.rosbag2 import writer as rosbags_writer
+
+    from baseparam.errors import DataError
+    from baseparam.identification._bag_files import read_raw
+    from baseparam.identification._floating_bags import BASE_TYPES
+    from test_logs import _message, _typestore
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    packer = zstandard.ZstdCompressor(level=1).compressobj()
+    bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
+    odometry = b"odometry, replaced by the bomb"
+    real = rosbags_writer.zstd
+    monkeypatch.setattr(rosbags_writer, "zstd", types.SimpleNamespace(
+        compress=lambda data: bomb if data == odometry else real.compress(data)))
+    ts, bag = _typestore(), tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=getattr(StoragePlugin, storage))
+    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+    with writer:
+        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        base = writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=ts)
+        for k in range(20):
+            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                                      "sensor_msgs/msg/JointState"))
+        writer.write(base, 10**9, odometry)
+    monkeypatch.setattr(rosbags_writer, "zstd", real)
+    with pytest.raises(DataError, match="1000 times") as caught:
+        read_raw(str(bag), "bag", set(), tuple(BASE_TYPES))
+    assert "\n" not in str(caught.value)
+    # the joints alone do not read the odometry topic: its bomb is never decompressed, so not refused
+    assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 20
