@@ -350,3 +350,43 @@ def test_message_compressed_bag_bomb_on_a_base_topic_found_by_type_is_refused(tm
     assert "\n" not in str(caught.value)
     # the joints alone do not read the odometry topic: its bomb is never decompressed, so not refused
     assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 20
+
+
+def test_mcap_storage_bomb_check_maps_the_file_instead_of_reading_it(tmp_path):
+    """The bomb check of a message-compressed MCAP storage file read the file whole into memory and kept every
+    topic's messages (camera frames included): a bag of gigabytes held twice in memory before rosbags, which
+    reads it chunk by chunk, even opened it. The file is mapped now and nothing kept: here a storage file holding
+    1 GiB (a record readers skip, sparse on disk) is checked with the resident memory well below that."""
+    import json
+    import struct
+    import subprocess
+    import sys
+
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+
+    from test_logs import _message, _typestore
+    ts, bag = _typestore(), tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.MCAP)
+    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+    with writer:
+        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        for k in range(20):
+            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                                      "sensor_msgs/msg/JointState"))
+    (storage,) = bag.glob("*.mcap")
+    data = storage.read_bytes()
+    after_header = 8 + 9 + struct.unpack_from("<Q", data, 9)[0]
+    hole = 1 << 30
+    with open(storage, "wb") as f:                      # a user record (opcode 0x80) of 1 GiB after the header
+        f.write(data[:after_header] + b"\x80" + struct.pack("<Q", hole))
+        f.seek(hole, os.SEEK_CUR)
+        f.write(data[after_header:])
+    script = ("import json, resource, sys\n"
+              "from baseparam.identification._bag_files import check_bag_folder\n"
+              "check_bag_folder(sys.argv[1], 'bag', ())\n"
+              "print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(bag)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) < hole // 2
