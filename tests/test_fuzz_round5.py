@@ -390,3 +390,19 @@ def test_mcap_storage_bomb_check_maps_the_file_instead_of_reading_it(tmp_path):
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) < hole // 2
+
+
+def test_mcap_writer_takes_a_time_whose_stamp_is_zero(tmp_path):
+    """A first time of -1e-12 s (round-off about a start at 0) has the stamp 0 s: written and read back exactly
+    before the stamps' range was checked on the times themselves, then refused as 'before 0 s'. The range is the
+    stamps' again; a time whose stamp is before 0 s is still refused."""
+    import warnings
+    t = np.arange(10) * 0.01 - 1e-12
+    log = bp.Trajectory(t=t, q=np.zeros((10, 3)), tau=np.zeros((10, 3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bp.write_trajectory(log, tmp_path / "zero.mcap")
+    np.testing.assert_array_equal(bp.read_trajectory(str(tmp_path / "zero.mcap"), n_dof=3).t, t)
+    early = bp.Trajectory(t=t - 1e-9, q=np.zeros((10, 3)), tau=np.zeros((10, 3)))
+    with pytest.raises(bp.BaseParamError, match="do not fit a ROS 2 stamp"):
+        bp.write_trajectory(early, tmp_path / "early.mcap")
