@@ -318,3 +318,100 @@ def test_symbolic_lengths_of_a_long_chain_are_refused_before_projecting(tmp_path
     monkeypatch.undo()
     one_line(CliRunner().invoke(main, ["find", str(_chain20(tmp_path)), "--symbolic", "all"]),
              "--symbolic:", "at most 500")
+
+
+@pytest.mark.parametrize("storage", ["SQLITE3", "MCAP"])
+def test_message_compressed_bag_bomb_on_a_base_topic_found_by_type_is_refused(tmp_path, monkeypatch, storage):
+    """A floating bag read without a named base topic reads every Odometry and PoseStamped topic (read_raw's
+    ``types``): rosbags decompresses their messages, but the bomb check counted the JointState and named topics
+    only, so a 64 MiB odometry message of 1.5 kB went through unchecked. Counted now, in both storages."""
+    import types
+
+    import zstandard
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from rosbags.rosbag2 import writer as rosbags_writer
+
+    from baseparam.errors import DataError
+    from baseparam.identification._bag_files import read_raw
+    from baseparam.identification._floating_bags import BASE_TYPES
+    from test_logs import _message, _typestore
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    packer = zstandard.ZstdCompressor(level=1).compressobj()
+    bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
+    odometry = b"odometry, replaced by the bomb"
+    real = rosbags_writer.zstd
+    monkeypatch.setattr(rosbags_writer, "zstd", types.SimpleNamespace(
+        compress=lambda data: bomb if data == odometry else real.compress(data)))
+    ts, bag = _typestore(), tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=getattr(StoragePlugin, storage))
+    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+    with writer:
+        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        base = writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=ts)
+        for k in range(20):
+            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                                      "sensor_msgs/msg/JointState"))
+        writer.write(base, 10**9, odometry)
+    monkeypatch.setattr(rosbags_writer, "zstd", real)
+    with pytest.raises(DataError, match="1000 times") as caught:
+        read_raw(str(bag), "bag", set(), tuple(BASE_TYPES))
+    assert "\n" not in str(caught.value)
+    # the joints alone do not read the odometry topic: its bomb is never decompressed, so not refused
+    assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 20
+
+
+def test_mcap_storage_bomb_check_maps_the_file_instead_of_reading_it(tmp_path):
+    """The bomb check of a message-compressed MCAP storage file read the file whole into memory and kept every
+    topic's messages (camera frames included): a bag of gigabytes held twice in memory before rosbags, which
+    reads it chunk by chunk, even opened it. The file is mapped now and nothing kept: here a storage file holding
+    1 GiB (a record readers skip, sparse on disk) is checked with the resident memory well below that."""
+    import json
+    import struct
+    import subprocess
+    import sys
+
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+
+    from test_logs import _message, _typestore
+    ts, bag = _typestore(), tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.MCAP)
+    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+    with writer:
+        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        for k in range(20):
+            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                                      "sensor_msgs/msg/JointState"))
+    (storage,) = bag.glob("*.mcap")
+    data = storage.read_bytes()
+    after_header = 8 + 9 + struct.unpack_from("<Q", data, 9)[0]
+    hole = 1 << 30
+    with open(storage, "wb") as f:                      # a user record (opcode 0x80) of 1 GiB after the header
+        f.write(data[:after_header] + b"\x80" + struct.pack("<Q", hole))
+        f.seek(hole, os.SEEK_CUR)
+        f.write(data[after_header:])
+    script = ("import json, resource, sys\n"
+              "from baseparam.identification._bag_files import check_bag_folder\n"
+              "check_bag_folder(sys.argv[1], 'bag', ())\n"
+              "print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(bag)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) < hole // 2
+
+
+def test_mcap_writer_takes_a_time_whose_stamp_is_zero(tmp_path):
+    """A first time of -1e-12 s (round-off about a start at 0) has the stamp 0 s: written and read back exactly
+    before the stamps' range was checked on the times themselves, then refused as 'before 0 s'. The range is the
+    stamps' again; a time whose stamp is before 0 s is still refused."""
+    import warnings
+    t = np.arange(10) * 0.01 - 1e-12
+    log = bp.Trajectory(t=t, q=np.zeros((10, 3)), tau=np.zeros((10, 3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bp.write_trajectory(log, tmp_path / "zero.mcap")
+    np.testing.assert_array_equal(bp.read_trajectory(str(tmp_path / "zero.mcap"), n_dof=3).t, t)
+    early = bp.Trajectory(t=t - 1e-9, q=np.zeros((10, 3)), tau=np.zeros((10, 3)))
+    with pytest.raises(bp.BaseParamError, match="do not fit a ROS 2 stamp"):
+        bp.write_trajectory(early, tmp_path / "early.mcap")

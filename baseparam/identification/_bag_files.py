@@ -45,9 +45,30 @@ def is_bag(path) -> bool:
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, "metadata.yaml"))
 
 
-def _read_mcap(path, source):
-    import mmap
+def _mapped(path, source):
+    """An MCAP file's bytes, mapped (pages read as they are used); read into memory only when small: a large file
+    that cannot be mapped is refused, not read whole.
 
+    Raises
+    ------
+    ResourceLimitError
+        A file of more than :data:`_MAX_UNMAPPED` bytes that cannot be mapped.
+    OSError
+        When it cannot be opened or read.
+    """
+    import mmap
+    with open(path, "rb") as stream:
+        try:
+            return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):       # an empty file, or one that cannot be mapped
+            size = os.fstat(stream.fileno()).st_size
+            if size > _MAX_UNMAPPED:
+                raise ResourceLimitError(f"{source}: {size} bytes that cannot be mapped into memory; at most "
+                                         f"{_MAX_UNMAPPED >> 20} MiB are read otherwise") from None
+            return stream.read()
+
+
+def _read_mcap(path, source):
     from . import _mcap
     contents = _mcap.Contents()
 
@@ -60,16 +81,7 @@ def _read_mcap(path, source):
 
     contents.transform = decode_now
     try:
-        with open(path, "rb") as stream:
-            try:
-                data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-            except (ValueError, OSError):       # an empty file, or one that cannot be mapped
-                # read only when small: a large file that cannot be mapped is not read whole into memory
-                size = os.fstat(stream.fileno()).st_size
-                if size > _MAX_UNMAPPED:
-                    raise ResourceLimitError(f"{source}: {size} bytes that cannot be mapped into memory; at most "
-                                             f"{_MAX_UNMAPPED >> 20} MiB are read otherwise") from None
-                data = stream.read()
+        data = _mapped(path, source)
     except OSError as exc:
         raise DataError(f"{source}: cannot read: {exc.strerror or _one_line(exc)}") from None
     _mcap.read(data, contents)
@@ -102,11 +114,12 @@ def _metadata(path, source=None):
         return stream.read(_MAX_METADATA + 1)
 
 
-def check_bag_folder(path, source, named=None):
+def check_bag_folder(path, source, named=None, types=()):
     """DataError when a bag folder's metadata.yaml lists a file outside the folder (an absolute path, ``..``, a
     link leading out): a reader given a folder reads nothing else. A metadata.yaml that cannot be read is left
     to the readers, which word their error. Compressed storage is checked for decompression bombs: with
-    ``named`` (topic names), only the messages a reader of JointState topics and those topics decompresses."""
+    ``named`` (topic names), only the messages a reader of JointState topics, those topics and the message types
+    ``types`` (as :func:`read_raw`'s) decompresses."""
     import yaml
     try:
         data = _metadata(path, source)
@@ -134,12 +147,12 @@ def check_bag_folder(path, source, named=None):
         if mode == "file":
             _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
         elif mode == "message" and name.endswith(".db3"):
-            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}", named)
+            _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}", named, types)
         elif mode == "message" and name.endswith(".mcap"):
-            _check_compressed_mcap_messages(os.path.join(folder, name), f"{source}/{name}", named)
+            _check_compressed_mcap_messages(os.path.join(folder, name), f"{source}/{name}", named, types)
 
 
-def _check_compressed_messages(path, source, named=None):
+def _check_compressed_messages(path, source, named=None, types=()):
     """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
     each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
     size and 32 MiB (a decompression bomb). With ``named``: the messages of JointState topics and of those topics
@@ -154,9 +167,12 @@ def _check_compressed_messages(path, source, named=None):
         return
     query, values = "SELECT id, data FROM messages", ()
     if named is not None:
-        values = (*JOINT_STATE, *named)
+        # the types read as _wanted matches them: 'nav_msgs/Odometry' stands for rosbag2's 'nav_msgs/msg/Odometry'
+        kinds = (*JOINT_STATE, *types, *(t.replace("/", "/msg/", 1) for t in types))
+        values = (*kinds, *named)
         query = ("SELECT messages.id, messages.data FROM messages JOIN topics ON messages.topic_id = topics.id "
-                 f"WHERE topics.type IN (?, ?) OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
+                 f"WHERE topics.type IN ({', '.join('?' * len(kinds))}) "
+                 f"OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
         try:
             db.execute(query + " LIMIT 0", values)
         except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
@@ -175,35 +191,49 @@ def _check_compressed_messages(path, source, named=None):
         db.close()
 
 
-def _check_compressed_mcap_messages(path, source, named=None):
+def _check_compressed_mcap_messages(path, source, named=None, types=()):
     """A ROS 2 MCAP storage file of zstd-compressed messages (rosbag2's message mode), which rosbags decompresses
     one by one, unbounded: as :func:`_check_compressed_messages`, the file's records read by our MCAP reader (its
-    chunks bounded there) and each message of the topics read counted. Other damage is left to rosbags."""
+    chunks bounded there) and each message of the topics read counted. Other damage is left to rosbags.
+
+    The file is mapped, not read, and each chunk's messages are counted as it is decompressed, none kept: a bag of
+    camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
     import zstandard
 
     from . import _mcap
+
+    class _Undecodable(Exception):
+        pass
+
+    contents = _mcap.Contents()
+
+    def count(c, rows, log_times, order):
+        topic, _, sid = contents.channels.get(c, ("", "", None))
+        if c not in contents.channels or (named is not None
+                                          and not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types)):
+            return None
+        for row, k in zip(rows, order):
+            packed = row.tobytes()
+            bound = _MAX_RATIO * len(packed) + _ALLOWANCE
+            try:
+                size = _counted(zstandard.ZstdDecompressor().stream_reader(packed), bound)
+            except zstandard.ZstdError:
+                raise _Undecodable from None
+            if size > bound:
+                raise DataError(f"{source}: topic {topic}: message {int(k)} decompresses to more than "
+                                f"{_MAX_RATIO} times its {len(packed)} bytes (a decompression bomb?); not "
+                                "decompressed")
+        return None
+
+    contents.transform = count
     try:
-        with open(path, "rb") as stream:
-            data = stream.read()
+        data = _mapped(path, source)
     except OSError:
         return
-    contents = _mcap.Contents()
-    _mcap.read(data, contents)
-    for cid, (topic, _, sid) in contents.channels.items():
-        if named is not None and contents.schemas.get(sid, ("",))[0] not in JOINT_STATE and topic not in named:
-            continue
-        for rows, _, order in contents.pieces.get(cid, []):
-            for row, k in zip(rows, order):
-                packed = row.tobytes()
-                bound = _MAX_RATIO * len(packed) + _ALLOWANCE
-                try:
-                    size = _counted(zstandard.ZstdDecompressor().stream_reader(packed), bound)
-                except zstandard.ZstdError:
-                    return
-                if size > bound:
-                    raise DataError(f"{source}: topic {topic}: message {int(k)} decompresses to more than "
-                                    f"{_MAX_RATIO} times its {len(packed)} bytes (a decompression bomb?); not "
-                                    "decompressed")
+    try:
+        _mcap.read(data, contents)
+    except _Undecodable:
+        return
 
 
 def _check_compressed_file(path, source):
@@ -344,7 +374,7 @@ def _read_rosbags(path, source, named=(), types=()):
     if os.path.isfile(path):
         _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     else:
-        check_bag_folder(path, source, tuple(named))        # its files, before rosbags opens them
+        check_bag_folder(path, source, tuple(named), tuple(types))      # its files, before rosbags opens them
     _name_rosbags_unpacking()
     try:
         reader = AnyReader([Path(path)])

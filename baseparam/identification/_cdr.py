@@ -235,14 +235,16 @@ def stamp_parts(t):
     Raises
     ------
     ArgumentError
-        A time before 0 s or from 2³¹ s on (a ROS 2 stamp's int32 seconds), refused before the cast to
-        nanoseconds, which overflowed int64 with a raw RuntimeWarning (1e11 s) and gave wrapped stamps.
+        A time whose stamp falls before 0 s or from 2³¹ s on (a ROS 2 stamp's int32 seconds), refused before
+        the cast to nanoseconds, which overflowed int64 with a raw RuntimeWarning (1e11 s) and gave wrapped stamps.
     """
-    t = np.asarray(t, dtype=np.float64)
-    if not ((t >= 0) & (t < 2.0 ** 31)).all():
+    # the range is that of the nearest stamp, in nanoseconds still as floats (2³¹·1e9 is exact): a time of
+    # -1e-12 s (round-off about a start at 0) has the stamp 0 and is written, as before this check
+    ns = np.round(np.asarray(t, dtype=np.float64) * 1e9)
+    if not ((ns >= 0) & (ns < 2.0 ** 31 * 1e9)).all():
         from ..errors import ArgumentError
         raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
-    ns = np.round(t * 1e9).astype(np.int64)
+    ns = ns.astype(np.int64)
     return ns // 1_000_000_000, ns % 1_000_000_000
 
 
