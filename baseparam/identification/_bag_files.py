@@ -220,7 +220,7 @@ def _check_compressed_mcap_messages(path, source, named=None, types=()):
             except zstandard.ZstdError:
                 raise _Undecodable from None
             if size > bound:
-                raise DataError(f"{source}: topic {topic}: message {int(k)} decompresses to more than "
+                raise DataError(f"{source}: topic {printable(topic)}: message {int(k)} decompresses to more than "
                                 f"{_MAX_RATIO} times its {len(packed)} bytes (a decompression bomb?); not "
                                 "decompressed")
         return None
