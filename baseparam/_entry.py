@@ -48,6 +48,8 @@ _NOTED = []             # signals received in the ending phase (or between the r
 _HEARD = []             # every stopping signal the process received, as the watchdog heard it
 _WAKEUP = []            # the watchdog's pipe (read end, write end)
 _SAID = threading.Lock()  # taken by the one line that says why the process ends (main thread or watchdog)
+_WRITTEN = threading.Event()  # set once that line is out: the other thread waits for it before it ends the process
+_WRITE_WAIT = 2.0         # s; a line stuck on a full pipe does not keep the process alive longer
 
 
 def _line(signum):
@@ -60,17 +62,30 @@ def _say(signum, flush=True):
     """One line on stderr, written straight to its file descriptor: after what Python buffered (unless
     ``flush`` is false: from the watchdog, whose flush could wait forever on a stream the main thread holds).
     Said once, whichever thread comes first."""
-    if not _SAID.acquire(blocking=False):
-        return
-    for stream in (sys.stdout, sys.stderr) if flush else ():
+    def write():
+        for stream in (sys.stdout, sys.stderr) if flush else ():
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 — a closed or broken stream must not stop the exit
+                pass
         try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 — a closed or broken stream must not stop the exit
+            os.write(2, (_line(signum) + "\n").encode())
+        except OSError:
             pass
+    say_once(write)
+
+
+def say_once(write):
+    """Call ``write()`` (the line that says why the process ends) unless another thread has taken that line; then
+    wait until it is written (at most ``_WRITE_WAIT``), so that neither thread ends the process with ``os._exit``
+    while the other is still writing it (under load the line was written twice, or lost)."""
+    if not _SAID.acquire(blocking=False):
+        _WRITTEN.wait(_WRITE_WAIT)
+        return
     try:
-        os.write(2, (_line(signum) + "\n").encode())
-    except OSError:
-        pass
+        write()
+    finally:
+        _WRITTEN.set()
 
 
 def _on_signal(signum, frame):

@@ -260,8 +260,10 @@ def _stopped(message, status):
     # one line, whichever thread says it first: the entry point's watchdog (when the run came through it) may be
     # ending the run at the same moment (a second signal under load), and says it under the same lock
     entry = sys.modules.get("baseparam._entry")
-    if entry is None or entry._SAID.acquire(blocking=False):
+    if entry is None:
         click.echo(f"baseparam: {message}", err=True)
+    else:
+        entry.say_once(lambda: click.echo(f"baseparam: {message}", err=True))
     # os._exit skips atexit, where multiprocessing unlinks the semaphores of a worker pool (excite
     # --workers): without this its resource tracker reports them "leaked" after we have gone
     mp_util = sys.modules.get("multiprocessing.util")

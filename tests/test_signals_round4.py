@@ -374,3 +374,22 @@ def test_the_line_is_said_once_when_the_watchdog_said_it_first():
                               timeout=120)
         assert proc.returncode == 129
         assert proc.stderr.count("baseparam: terminated (SIGHUP)") == 1, proc.stderr
+
+
+def test_the_watchdog_waits_for_the_line_the_main_thread_is_writing():
+    """The other order: the main thread took the line and is still writing it when the watchdog ends the run; the
+    watchdog waits until it is out (it ended the process first, and the line was lost: no line at all)."""
+    code = ("import os, threading, time\n"
+            "import baseparam._entry as e\n"
+            "e._WRITE_WAIT = 60.0\n"
+            "entered = threading.Event()\n"
+            "def slow():\n"
+            "    entered.set(); time.sleep(0.2); os.write(2, b'baseparam: terminated (SIGHUP)\\n')\n"
+            "t = threading.Thread(target=e.say_once, args=(slow,)); t.start()\n"
+            "entered.wait()\n"
+            "e._say(1, flush=False)\n"
+            "os.write(2, b'ended\\n')\n"
+            "os._exit(129)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 129
+    assert proc.stderr.splitlines() == ["baseparam: terminated (SIGHUP)", "ended"], proc.stderr
