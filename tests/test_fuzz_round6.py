@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import baseparam as bp
 from baseparam.cli import main
 from conftest import ROOT
 
@@ -44,3 +45,46 @@ def test_exported_python_stribeck_term_of_a_huge_speed_is_no_overflow_error(tmp_
             single = getattr(code, function)(*args)
             batch = getattr(code, function)(*(a[None] for a in args))[0]
             np.testing.assert_array_equal(single, batch)
+
+
+def urdf(mass="1.0", head=""):
+    """A 2-joint URDF chain; `mass` is link l2's mass text, `head` goes first inside <robot>."""
+    body = ""
+    for i, m in enumerate(["1.0", "1.0", mass]):
+        if i:
+            body += (f'<joint name="j{i}" type="revolute"><parent link="l{i - 1}"/><child link="l{i}"/>'
+                     f'<origin xyz="0 0 0.3"/><axis xyz="0 1 0"/>'
+                     f'<limit effort="10" lower="-3" upper="3" velocity="2"/></joint>')
+        body += (f'<link name="l{i}"><inertial><mass value="{m}"/><origin xyz="0 0 0.1"/>'
+                 f'<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>')
+    return f'<?xml version="1.0"?>\n<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}{body}</robot>\n'
+
+
+@pytest.mark.parametrize("mass", ["1_000", "\u0661\u0662", "\uff12", "0x10", "1e5\u00a0"])
+def test_urdf_number_python_reads_but_no_urdf_reader_does_is_refused(tmp_path, mass):
+    """float() took '1_000' as 1000 kg and Unicode digits as numbers, silently; urdfdom refuses them."""
+    path = tmp_path / "odd.urdf"
+    path.write_text(urdf(mass), encoding="utf-8")
+    one_line(CliRunner().invoke(main, ["describe", str(path)]), "odd.urdf", "l2", "mass value", "finite number")
+
+
+def test_urdf_numbers_as_urdfdom_reads_them_still_read(tmp_path):
+    path = tmp_path / "fine.urdf"
+    path.write_text(urdf(" +.5e1\t"), encoding="utf-8")
+    assert bp.load_robot(path).joints[1].inertia.mass == 5.0
+
+
+@pytest.mark.parametrize("head", ['<xacro:include filename="arm.urdf.xacro"/>',
+                                  '<xacro:property name="m" value="1"/>', '<xacro:arm prefix="left_"/>'])
+def test_unexpanded_xacro_elements_are_refused_not_skipped(tmp_path, head):
+    """A xacro include or macro call adds links when expanded; read as URDF it was skipped in silence (the robot
+    then lacked them)."""
+    path = tmp_path / "arm.urdf"
+    path.write_text(urdf(head=head), encoding="utf-8")
+    one_line(CliRunner().invoke(main, ["find", str(path)]), "arm.urdf", "xacro", "expand")
+
+
+def test_xacro_expression_left_in_a_number_says_so(tmp_path):
+    path = tmp_path / "arm.urdf"
+    path.write_text(urdf("${m2}"), encoding="utf-8")
+    one_line(CliRunner().invoke(main, ["describe", str(path)]), "arm.urdf", "l2", "xacro expression")
