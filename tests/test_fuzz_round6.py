@@ -88,3 +88,16 @@ def test_xacro_expression_left_in_a_number_says_so(tmp_path):
     path = tmp_path / "arm.urdf"
     path.write_text(urdf("${m2}"), encoding="utf-8")
     one_line(CliRunner().invoke(main, ["describe", str(path)]), "arm.urdf", "l2", "xacro expression")
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 5000, "-" + "9" * 4400, "1." + "0" * 5000],
+                         ids=["int", "negative", "float"])
+def test_yaml_number_of_thousands_of_digits_names_its_field(tmp_path, value):
+    """An integer of over 4 300 digits was refused by Python's int() with no field and advice to call
+    sys.set_int_max_str_digits()."""
+    path = tmp_path / "long.yaml"
+    path.write_text("name: t\nunits: {length: m, angle: deg}\njoints:\n"
+                    f"  - {{type: revolute, alpha: 0, a: 1, d: {value}}}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["describe", str(path)])
+    one_line(result, "long.yaml", "joints[1].d", "characters")
+    assert "set_int_max_str_digits" not in result.output
