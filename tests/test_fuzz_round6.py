@@ -3,6 +3,7 @@ descriptions): each case below failed before its fix. The fuzzer itself was a th
 limit on damaged or extreme inputs, the exported code imported and evaluated); these are the deterministic cases
 it found."""
 import importlib.util
+import json
 
 import numpy as np
 import pytest
@@ -101,3 +102,54 @@ def test_yaml_number_of_thousands_of_digits_names_its_field(tmp_path, value):
     result = CliRunner().invoke(main, ["describe", str(path)])
     one_line(result, "long.yaml", "joints[1].d", "characters")
     assert "set_int_max_str_digits" not in result.output
+
+
+def lerobot(root, info_text):
+    """A LeRobot-like dataset of the planar arm's joints j1..j3 (data/chunk-000/episode_000000.parquet) whose
+    meta/info.json holds `info_text`; the path of its Parquet file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t = np.arange(0.0, 2.0, 0.01)
+    q = np.sin(t[:, None] * [1.0, 1.7, 2.3])
+    (root / "meta").mkdir(parents=True)
+    (root / "data" / "chunk-000").mkdir(parents=True)
+    (root / "meta" / "info.json").write_text(info_text, encoding="utf-8")
+    path = root / "data" / "chunk-000" / "episode_000000.parquet"
+    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.effort": list(q)}), path)
+    return path
+
+
+def info(names):
+    return json.dumps({"features": {key: {"dtype": "float64", "shape": [3], "names": names}
+                                    for key in ("observation.state", "observation.effort")}})
+
+
+@pytest.mark.parametrize("text,words", [
+    ("[" * 100_000 + "]" * 100_000, ["nested too deeply"]),                  # was a bare RecursionError, exit 1
+    ('{"features": {"observation.state": ' + "9" * 5000 + "}}", ["thousands of digits"]),
+    (info(["j2", "j1", "j3"])[:60], ["not JSON"]),                            # the rest read as no names, in order
+    ("", ["not JSON"]),
+    (info(5), ["observation.state.names", "list of joint names"]),
+    (info([1, 2, 3]), ["observation.state.names", "list of joint names"]),
+    ('{"features": [1, 2]}', ["features", "JSON object"]),
+    ("[1, 2, 3]", ["JSON object"]),
+], ids=["deep", "digits", "truncated", "empty", "names-int", "names-numbers", "features-list", "top-list"])
+def test_damaged_lerobot_info_is_refused_not_read_as_no_names(tmp_path, text, words):
+    """meta/info.json names the joints of the lists; a damaged one was read as no names, and the columns were
+    then taken in the file's order, silently, whatever order the file had meant (or a RecursionError escaped)."""
+    path = lerobot(tmp_path / "set", text)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path, joints=["j1", "j2", "j3"])
+    message = str(err.value)
+    assert "\n" not in message and "info.json" in message
+    for word in words:
+        assert word in message, message
+
+
+@pytest.mark.parametrize("names", [["j2", "j1", "j3"], {"motors": ["j2", "j1", "j3"]}, None])
+def test_lerobot_info_names_still_read(tmp_path, names):
+    path = lerobot(tmp_path / "set", info(names))
+    traj = bp.read_trajectory(path, joints=["j1", "j2", "j3"])
+    t = np.arange(0.0, 2.0, 0.01)
+    order = [1, 0, 2] if names is not None else [0, 1, 2]
+    assert np.array_equal(traj.q, np.sin(t[:, None] * np.array([1.0, 1.7, 2.3])[order]))
