@@ -153,3 +153,19 @@ def test_lerobot_info_names_still_read(tmp_path, names):
     t = np.arange(0.0, 2.0, 0.01)
     order = [1, 0, 2] if names is not None else [0, 1, 2]
     assert np.array_equal(traj.q, np.sin(t[:, None] * np.array([1.0, 1.7, 2.3])[order]))
+
+
+@pytest.mark.parametrize("args", [["equations", "--json"], ["equations", "--python"], ["equations", "--out"],
+                                  ["find", "--json"], ["find", "--h5"]])
+def test_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, monkeypatch, args):
+    """equations found the base set and expanded the closed form (11 s for the PUMA 560) before finding that
+    its output's folder did not exist; excite and identify check first."""
+    import baseparam.projection.base_set as base_set
+
+    def never(*a, **k):
+        raise AssertionError("the projection ran")
+    monkeypatch.setattr(base_set, "find_base_parameters", never)
+    command, flag = args
+    out = tmp_path / "missing" / "out.txt"
+    result = CliRunner().invoke(main, [command, str(ROOT / "robots" / "planar_rrr.yaml"), flag, str(out)])
+    one_line(result, "out.txt", "does not exist")
