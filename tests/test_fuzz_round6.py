@@ -169,3 +169,12 @@ def test_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, monkeyp
     out = tmp_path / "missing" / "out.txt"
     result = CliRunner().invoke(main, [command, str(ROOT / "robots" / "planar_rrr.yaml"), flag, str(out)])
     one_line(result, "out.txt", "does not exist")
+
+
+@pytest.mark.parametrize("model", ["smooth:1e308", "stribeck:1000", "smooth:0.1+stribeck:5e3"])
+def test_friction_scale_too_large_says_the_bound_it_breaks(tmp_path, model):
+    """'expected a velocity scale > 0 …, got 1e+308': the value broke the upper bound the message did not give."""
+    result = CliRunner().invoke(main, ["export", str(ROOT / "robots" / "planar_rrr.yaml"), "--lang", "c", "--out",
+                                       str(tmp_path), "--friction", "--friction-model", model])
+    one_line(result, "--friction-model", "below 1000")
+    assert not any(tmp_path.iterdir())
