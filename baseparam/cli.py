@@ -527,6 +527,9 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
     if h5_out == "-":
         progress.close()
         _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
+    if any(not os.path.isdir(os.path.dirname(os.path.abspath(p))) for p in (json_out, h5_out) if p and p != "-"):
+        progress.close()
+        _writable([p for p in (json_out, h5_out) if p and p != "-"])
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
@@ -1065,6 +1068,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
         if out == "-":      # else a file named '-' (only --json takes '-' for stdout; the Markdown goes there anyway)
             _fail(f"{flag}: give a file name ('-' is stdout for --json only; without --out the Markdown goes to "
                   "stdout)", 2)
+    _writable([p for p in (text_out, python_out, json_out) if p and p != "-"])     # before minutes of work
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
@@ -1321,6 +1325,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
+    _writable([json_out] if json_out and json_out != "-" else [])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         written = [_write_json(json_out, poses.to_dict())] if json_out else []

@@ -28,6 +28,8 @@ from ._columns import _check_fields, _normalize_map, choose_sources, matched_joi
 from ._record import MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
 
+MAX_INFO_BYTES = 16 * 2 ** 20     # a LeRobot meta/info.json: a few kB
+
 DEFAULT_COLUMNS = {
     "t": ("t", "time", "timestamp"),
     "q": ("q", "position", "positions", "observation.state"),
@@ -177,17 +179,47 @@ def _joint_names(path, schema, column, source):
     for parent in list(Path(path).resolve().parents)[:3]:        # LeRobot: meta/info.json at the dataset root
         info = parent / "meta" / "info.json"
         if info.is_file():
-            try:
-                feature = json.loads(info.read_text()).get("features", {}).get(column, {})
-            except (OSError, ValueError, AttributeError):
-                return None
-            names = feature.get("names") if isinstance(feature, dict) else None
-            if isinstance(names, dict):                       # {"motors": [...]}
-                names = next(iter(names.values()), None)
-            if isinstance(names, list) and all(isinstance(x, str) for x in names):
-                return [printable(x) for x in names]
-            return None
+            return _info_names(info, column)
     return None
+
+
+def _info_names(info, column):
+    """The joint names a LeRobot ``meta/info.json`` gives the list column ``column``, or None when it gives none.
+
+    A damaged file is refused rather than read as no names: the columns would then be taken in the file's order,
+    silently, where its names may have said another.
+    """
+    where = printable(str(info))
+    try:
+        with open(info, "rb") as stream:
+            data = stream.read(MAX_INFO_BYTES + 1)      # a bounded read: a few kB expected, not a file without end
+    except OSError as exc:
+        raise DataError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_INFO_BYTES:
+        raise DataError(f"{where}: larger than {MAX_INFO_BYTES >> 20} MiB; a LeRobot dataset's info.json is a few kB")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise DataError(f"{where}: not a LeRobot info.json (JSON nested too deeply)") from None
+    except ValueError as exc:           # also a byte that is not UTF-8, and an integer of thousands of digits
+        reason = ("a number of thousands of digits" if "integer string conversion" in str(exc)
+                  else printable(" ".join(str(exc).split()))[:200])
+        raise DataError(f"{where}: not JSON ({reason})") from None
+    features = doc.get("features", {}) if isinstance(doc, dict) else doc
+    if not isinstance(features, dict):
+        raise DataError(f"{where}: {'features' if isinstance(doc, dict) else 'the document'}: expected a JSON object, "
+                        f"got {shown(features)}")
+    feature = features.get(column)
+    names = feature.get("names") if isinstance(feature, dict) else None
+    if feature is not None and not isinstance(feature, dict):
+        raise DataError(f"{where}: features.{printable(column)}: expected a JSON object, got {shown(feature)}")
+    if isinstance(names, dict):                       # {"motors": [...]}
+        names = next(iter(names.values()), None)
+    if names is None:
+        return None
+    if isinstance(names, list) and all(isinstance(x, str) for x in names):
+        return [printable(x) for x in names]
+    raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
 
 
 def _pick(names, joints, width, n_dof, source, notes):

@@ -20,6 +20,9 @@ _FLOAT_TAG = "tag:yaml.org,2002:float"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+# a number spelled with more characters is no measurement: Python's int() refuses 4 300 digits with advice
+# about sys.set_int_max_str_digits, and no field would take the value anyway
+_MAX_NUMBER_CHARS = 400
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -191,7 +194,9 @@ def _check_nodes(root) -> None:
 
 
 def _check_spelling(text: str, tag: str, path: str) -> None:
-    """Refuse the YAML 1.1 number spellings whose value differs from what a reader sees."""
+    """Refuse the YAML 1.1 number spellings whose value differs from what a reader sees, and huge spellings."""
+    if len(text) > _MAX_NUMBER_CHARS:
+        raise _Invalid(path, f"expected a finite number, got one spelled with {len(text)} characters, {shown(text)}")
     if ":" in text:
         reading = "base 60"
     elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text.replace("_", "")):

@@ -37,8 +37,8 @@ def _scale(value, name):
     if value is None or value == AUTO:
         return value
     if not is_real(value) or not 0 < value < 1e3:
-        raise RobotDescriptionError(f"FrictionModel.{name}: expected a velocity scale > 0 (rad/s or m/s) or "
-                                    f"'auto', got {shown(value)}")
+        raise RobotDescriptionError(f"FrictionModel.{name}: expected a velocity scale > 0 and below 1000 "
+                                    f"(rad/s or m/s) or 'auto', got {shown(value)}")
     return float(value)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Optional
@@ -40,6 +41,10 @@ from .robot import Inertia, Joint, JointLimits, Origin, Robot
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
 MAX_MOVING_JOINTS = 64             # as loading.MAX_JOINTS
 MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
+# xs:double as URDF readers parse it (urdfdom: C++ streams), ASCII digits only: Python's float() also takes
+# '1_000' (1000) and Unicode digits ('١٢'), which every other reader refuses or reads otherwise
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|INF|nan|NaN)")
+_XML_SPACE = re.compile(r"[ \t\r\n]+")
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _REFUSED = {"floating": "a floating joint below the root (only the root link's single joint may be floating: a "
                         "free-flying base; or take the link below it as the base with root='LINK')",
@@ -258,6 +263,12 @@ def _parse(text, problems):
     if element.tag != "robot":
         problems.add(f"<{element.tag}>", "expected <robot> as the root element of a URDF")
         problems.check()
+    # xacro elements left in (an include, a macro call) would be skipped, and with them the links they add
+    for node in element.iter():
+        if isinstance(node.tag, str) and node.tag.startswith("{") and "xacro" in node.tag.split("}")[0]:
+            problems.add(f"<xacro:{node.tag.split('}')[1]}>", "a xacro element: expand the xacro file to URDF first "
+                                                              "(xacro FILE > FILE.urdf)")
+            problems.check()
     return element
 
 
@@ -266,14 +277,12 @@ def _numbers(text, count, where, problems, default=None):
     """`count` finite numbers from an attribute's text, or None (problem recorded)."""
     if text is None:
         return default
-    parts = text.split()
-    try:
-        values = tuple(float(p) for p in parts)
-    except ValueError:
-        values = None
+    parts = _XML_SPACE.split(text.strip(" \t\r\n")) if text.strip(" \t\r\n") else []
+    values = tuple(float(p) for p in parts) if all(_NUMBER.fullmatch(p) for p in parts) else None
     if values is None or len(values) != count or not all(math.isfinite(v) for v in values):
         what = "a finite number" if count == 1 else f"{count} finite numbers"
-        problems.add(where, f"expected {what}, got {shown(text)}")
+        hint = " (a xacro expression: expand the xacro file to URDF first)" if "${" in text or "$(" in text else ""
+        problems.add(where, f"expected {what}, got {shown(text)}{hint}")
         return None
     return tuple(v + 0.0 for v in values)
 
