@@ -87,30 +87,45 @@ def remove_stale(folder, now=None):
     id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
     on another machine sharing the folder, keeps its file changing.
     """
+    removed = []
+    for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now):
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(entry.name)
+    return removed
+
+
+def stale_entries(folder, prefix, pattern, kind, now=None):
+    """The entries of ``folder`` that killed runs left: named ``prefix``… and matching ``pattern`` (its group 1 the
+    process id, or None), of the file type ``kind`` (``stat.S_ISREG``, ``stat.S_ISDIR``; a link never), unchanged for
+    :data:`STALE_SECONDS` while no process has that id (:data:`STALE_SECONDS_WITHOUT_PID` for names without one).
+
+    Returns
+    -------
+    list of os.DirEntry
+    """
     import time
 
     now = time.time() if now is None else now
-    removed = []
     try:
-        entries = [e for e in os.scandir(folder or ".") if e.name.startswith(".baseparam-")]
+        entries = [e for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
     except OSError:
-        return removed
+        return []
+    stale = []
     for entry in entries:
-        match = _STALE.match(entry.name)
+        match = pattern.match(entry.name)
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if match is None or not stat.S_ISREG(info.st_mode):
+        if match is None or not kind(info.st_mode):
             continue
         pid = match.group(1)
         age = now - info.st_mtime
         if (age < STALE_SECONDS_WITHOUT_PID) if pid is None else (age < STALE_SECONDS or _alive(int(pid))):
             continue
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)
-            removed.append(entry.name)
-    return removed
+        stale.append(entry)
+    return stale
 
 
 def _alive(pid):

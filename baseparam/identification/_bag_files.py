@@ -288,24 +288,10 @@ def remove_stale_unpacked(folder, now=None):
     unchanged for STALE_SECONDS and whose process has ended."""
     import shutil
     import stat
-    import time
 
-    from .._atomic import STALE_SECONDS, _alive
-    now = time.time() if now is None else now
+    from .._atomic import stale_entries
     removed = []
-    try:
-        entries = [e for e in os.scandir(folder) if e.name.startswith(UNPACK_PREFIX)]
-    except OSError:
-        return removed
-    for entry in entries:
-        match = _UNPACKED.match(entry.name)
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if (match is None or not stat.S_ISDIR(info.st_mode) or now - info.st_mtime < STALE_SECONDS
-                or _alive(int(match.group(1)))):
-            continue
+    for entry in stale_entries(folder, UNPACK_PREFIX, _UNPACKED, stat.S_ISDIR, now):
         shutil.rmtree(entry.path, ignore_errors=True)
         if not os.path.lexists(entry.path):
             removed.append(entry.name)
