@@ -29,6 +29,16 @@ def one_line(result, *words):
         assert word in last, result.output
 
 
+def _joint_states(writer, ts, count):
+    """``count`` JointState messages of three joints at 200 Hz on /joint_states of an open rosbags writer."""
+    from test_logs import _message
+    joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+    for k in range(count):
+        ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
+        writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
+                                                  "sensor_msgs/msg/JointState"))
+
+
 @pytest.fixture(scope="module")
 def touching(space):
     """The space robot's floating log with two contacts' wrenches, and a contacts file for them."""
@@ -132,7 +142,7 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
     from baseparam._atomic import STALE_SECONDS
-    from test_logs import _message, _typestore
+    from test_logs import _typestore
     temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(temp))
@@ -140,11 +150,7 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
     writer.set_compression(CompressionMode.FILE, CompressionFormat.ZSTD)
     with writer:
-        conn = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
-        for k in range(50):
-            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
-            writer.write(conn, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
-                                                    "sensor_msgs/msg/JointState"))
+        _joint_states(writer, ts, 50)
     dead = 2 ** 22 + 1                     # beyond Linux's largest process id: no process has it
     old = os.path.getmtime(bag) - 2 * STALE_SECONDS
     leftovers = {f"baseparam-rosbag2-{dead}-abc": True, f"baseparam-rosbag2-{os.getpid()}-abc": False,
@@ -373,16 +379,12 @@ def test_mcap_storage_bomb_check_maps_the_file_instead_of_reading_it(tmp_path):
 
     from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
-    from test_logs import _message, _typestore
+    from test_logs import _typestore
     ts, bag = _typestore(), tmp_path / "bag"
     writer = Writer(bag, version=8, storage_plugin=StoragePlugin.MCAP)
     writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
     with writer:
-        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
-        for k in range(20):
-            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
-            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
-                                                      "sensor_msgs/msg/JointState"))
+        _joint_states(writer, ts, 20)
     (storage,) = bag.glob("*.mcap")
     data = storage.read_bytes()
     after_header = 8 + 9 + struct.unpack_from("<Q", data, 9)[0]

@@ -12,16 +12,7 @@ from click.testing import CliRunner
 import baseparam as bp
 from baseparam.cli import main
 from conftest import ROOT
-
-
-def one_line(result, *words):
-    """Exit status 2 and, as last line, one `baseparam: …` line naming each of `words`."""
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
-    last = result.output.strip().splitlines()[-1]
-    assert last.startswith("baseparam: "), result.output
-    for word in words:
-        assert word in last, result.output
+from test_fuzz_round5 import one_line
 
 
 def import_file(path):
