@@ -940,25 +940,21 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
     qd = np.concatenate([np.asarray(t.qd, dtype=float) for t in trajectories])
     floor = VELOCITY_ROUNDOFF * np.sqrt(np.mean(qd ** 2, axis=0))
+    # a row correlation (and the q̇ share's moments) needs samples: below 3 m² degrees of freedom of the
+    # residual its estimate is noise itself and the σ far too small; each row its own σ then
+    correlated = S * m - Ab.shape[2] >= CORRELATION_SAMPLES * m * m
+    free = Ab.shape[2] - (np.linalg.matrix_rank(G) if len(G) else 0)
+    robust = route == "base" and correlated and S >= ROBUST_SAMPLES * free
     for _ in range(REWEIGHTING):
         residual = y2 - Ab @ theta
         noise = np.zeros(robot.n_v)
-        # a row correlation (and the q̇ share's moments) needs samples: below 3 m² degrees of freedom of the
-        # residual its estimate is noise itself and the σ far too small; each row its own σ then
-        correlated = S * m - Ab.shape[2] >= CORRELATION_SAMPLES * m * m
-        if route == "torques" and correlated:
+        if (route == "torques" and correlated) or robust:
             # errors in variables: a q̇ error moves a sample's rows by G_s e_s, so their covariance changes with
             # the state (module notes); none found, today's one covariance for every sample. Not the base route's
             # weights: there (a free robot's six homogeneous rows, all their noise through q̇) they made the σ
-            # generous beyond their χ² bounds even with the true q̇ variances (docs/method.md); below, a sandwich
-            gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
-            sigma = _row_sigma(residual)
-            noise = _velocity_noise(residual, gradient, sigma, floor=floor)
-        free = Ab.shape[2] - (np.linalg.matrix_rank(G) if len(G) else 0)
-        robust = route == "base" and correlated and S >= ROBUST_SAMPLES * free
-        if robust:
-            # the base route's per-sample noise through q̇ (a free robot's homogeneous rows: all of it) is not
-            # weighed per sample (docs/method.md) but, when found and the samples many, held by the covariance
+            # generous beyond their χ² bounds even with the true q̇ variances (docs/method.md); its per-sample
+            # noise (a free robot's homogeneous rows: all of it) is, when found and the samples many, held by the
+            # covariance instead: below, a sandwich
             gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
             sigma = _row_sigma(residual)
             noise = _velocity_noise(residual, gradient, sigma, floor=floor)
