@@ -45,6 +45,14 @@ def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
     return f"line {line}: not UTF-8 text (byte 0x{data[start]:02x} at offset {start}); save the file as UTF-8"
 
 
+def check_flag(value, name: str, *, error=ArgumentTypeError) -> bool:
+    """``value`` as bool when it is True or False (a numpy bool too); anything else ('no', 1, an array) is
+    refused rather than read by its truth value, which for 'no' is True and for an array is an error."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise error(f"{name}: expected True or False, got {shown(value)}")
+
+
 def check_instance(value, name: str, kind, what: str, *, allow_none=False, error=ArgumentTypeError):
     """``value`` when it is a ``kind`` (or None with ``allow_none``); else ``error``:
     ``NAME: expected WHAT, got TYPE``."""

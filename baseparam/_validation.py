@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from ._numbers import is_real, real_array
-from ._checks import check_input, check_instance, check_option, check_path, refuse_special, shown
+from ._checks import check_flag, check_input, check_instance, check_option, check_path, refuse_special, shown
 from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
@@ -38,14 +38,7 @@ def check_robot(robot, name: str = "robot"):
 
 
 # -- scalars and options --------------------------------------------------------------------------------------------
-def check_flag(value, name: str, *, error=ArgumentTypeError) -> bool:
-    """``value`` as bool when it is True or False (a numpy bool too); anything else ('no', 1, an array) is
-    refused rather than read by its truth value, which for 'no' is True and for an array is an error."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise error(f"{name}: expected True or False, got {shown(value)}")
-
-
+# check_flag (_checks.check_flag), re-exported
 def check_names(value, name: str, *, allow_none=True):
     """None (with ``allow_none``) or a sequence of names (str), as a list; a single str is refused, since it would
     be read letter by letter."""

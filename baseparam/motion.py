@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from ._validation import shown
+from ._validation import check_flag, shown
 from ._numbers import real_array
 from .errors import DataError, printable
 
@@ -225,8 +225,7 @@ def check_motion(motion):
                            else str(motion.source))
     if not motion.source.isprintable():             # every message names the source: a newline would forge a line
         object.__setattr__(motion, "source", printable(motion.source))
-    if not isinstance(motion.floating, (bool, np.bool_)):
-        raise error(f"{motion.source}: floating: expected True or False, got {shown(motion.floating)}")
+    check_flag(motion.floating, f"{motion.source}: floating", error=error)
     for name in ("skipped", "joint_names", "notes", "contacts"):
         value = getattr(motion, name)
         if not isinstance(value, tuple):

@@ -17,7 +17,7 @@ import numpy as np
 from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning, printable
 from .._numbers import is_real
-from .._checks import check_instance, check_option, shown
+from .._checks import check_flag, check_instance, check_option, shown
 from .checks import angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
 
@@ -59,8 +59,7 @@ class Inertia:
     as_written: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self):
-        if not isinstance(self.as_written, (bool, np.bool_)):
-            raise RobotDescriptionError(f"Inertia.as_written: expected True or False, got {shown(self.as_written)}")
+        check_flag(self.as_written, "Inertia.as_written", error=RobotDescriptionError)
         # a physically impossible body (negative mass matrix, I1 > I2 + I3, 1e300 kg) is refused here,
         # for robots built in code; the loader runs the same check first to name the file and joint
         problem = body_problem(self.mass, self.com, self.inertia, massless_ok=self.as_written,
