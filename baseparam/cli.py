@@ -527,9 +527,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
     if h5_out == "-":
         progress.close()
         _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
-    if any(not os.path.isdir(os.path.dirname(os.path.abspath(p))) for p in (json_out, h5_out) if p and p != "-"):
-        progress.close()
-        _writable([p for p in (json_out, h5_out) if p and p != "-"])
+    _writable([json_out, h5_out], on_fail=progress.close)
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
@@ -665,11 +663,17 @@ def _out_folder(out):
     return out
 
 
-def _writable(paths, plot_out=None):
-    """Fail before the work, not after it: every output's directory exists, the figure's format is known."""
+def _writable(paths, plot_out=None, on_fail=None):
+    """Fail before the work, not after it: every output's directory exists (``paths``: None and '-', stdout,
+    skipped, as :func:`_check_outputs` does), the figure's format is known. ``on_fail`` runs first (e.g. closing a
+    progress bar)."""
     for path in paths:
+        if not path or path == "-":
+            continue
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
+            if on_fail is not None:
+                on_fail()
             _fail(f"{path}: directory {folder} does not exist", 2)
     if plot_out:
         from ._figures import supported_format
@@ -802,7 +806,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
     streamed = streamed and not plot_out
-    outputs = [p for p in (json_out, plot_out, urdf_out, mjcf_out, yaml_out) if p and p != "-"]
+    outputs = [json_out, plot_out, urdf_out, mjcf_out, yaml_out]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
     for flag, out in (("--urdf", urdf_out), ("--mjcf", mjcf_out), ("--yaml", yaml_out)):
@@ -1068,7 +1072,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
         if out == "-":      # else a file named '-' (only --json takes '-' for stdout; the Markdown goes there anyway)
             _fail(f"{flag}: give a file name ('-' is stdout for --json only; without --out the Markdown goes to "
                   "stdout)", 2)
-    _writable([p for p in (text_out, python_out, json_out) if p and p != "-"])     # before minutes of work
+    _writable([text_out, python_out, json_out])     # before minutes of work
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
@@ -1146,7 +1150,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     for flag, out in (("--out", csv_out), ("--plot", plot_out)):
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
-    _writable([p for p in (None if folder else csv_out, json_out, plot_out) if p and p != "-"], plot_out)
+    _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close), inputs_protected(inputs):
@@ -1240,7 +1244,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
     _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)])
     robot_format = _robot_out_format(robot_out)
-    _writable([p for p in (json_out, robot_out) if p and p != "-"])
+    _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
         settings = Preprocessing(
             resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
@@ -1325,7 +1329,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
-    _writable([json_out] if json_out and json_out != "-" else [])
+    _writable([json_out])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         written = [_write_json(json_out, poses.to_dict())] if json_out else []
