@@ -277,7 +277,8 @@ def _numbers(text, count, where, problems, default=None):
     """`count` finite numbers from an attribute's text, or None (problem recorded)."""
     if text is None:
         return default
-    parts = _XML_SPACE.split(text.strip(" \t\r\n")) if text.strip(" \t\r\n") else []
+    stripped = text.strip(" \t\r\n")
+    parts = _XML_SPACE.split(stripped) if stripped else []
     values = tuple(float(p) for p in parts) if all(_NUMBER.fullmatch(p) for p in parts) else None
     if values is None or len(values) != count or not all(math.isfinite(v) for v in values):
         what = "a finite number" if count == 1 else f"{count} finite numbers"
