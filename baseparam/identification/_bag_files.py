@@ -316,9 +316,7 @@ def _mcap_files(path):
     reader), or None (sqlite3 storage, whole-file compression, an unreadable metadata.yaml: rosbags)."""
     import yaml
     try:
-        data = _metadata(path)
-    except DataError:
-        raise                               # a FIFO or a device: refused here, before any reader waits on it
+        data = _metadata(path)              # a FIFO or a device: a DataError, before any reader waits on it
     except OSError:
         return None
     try:
