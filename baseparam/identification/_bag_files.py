@@ -427,13 +427,11 @@ def _check_ros1_chunks(path, source):
                 raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at "
                                 "its start)")
             data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError) as exc:       # empty, or unreadable: the readers say so
-        if isinstance(exc, DataError):
-            raise
+    except DataError:
+        raise
+    except (OSError, ValueError):       # empty, or unreadable: the readers say so
         return
     try:
-        if data[:len(ROS1_MAGIC)] != ROS1_MAGIC:
-            return
         pos, end = len(ROS1_MAGIC), len(data)
         while pos < end:
             try:
