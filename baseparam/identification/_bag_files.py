@@ -177,12 +177,15 @@ def _check_compressed_messages(path, source, named=None, types=()):
             db.execute(query + " LIMIT 0", values)
         except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
             query, values = "SELECT id, data FROM messages", ()
+    # one decompressor for every message: each stream_reader starts afresh, and making one per message cost 8
+    # times the counting of a small message
+    decompressor = zstandard.ZstdDecompressor()
     try:
         for row_id, data in db.execute(query, values):
             if not isinstance(data, bytes):
                 continue
             bound = _MAX_RATIO * len(data) + _ALLOWANCE
-            if _counted(zstandard.ZstdDecompressor().stream_reader(data), bound) > bound:
+            if _counted(decompressor.stream_reader(data), bound) > bound:
                 raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
                                 f"{len(data)} bytes (a decompression bomb?); not decompressed")
     except (sqlite3.Error, zstandard.ZstdError):
@@ -206,6 +209,7 @@ def _check_compressed_mcap_messages(path, source, named=None, types=()):
         pass
 
     contents = _mcap.Contents()
+    decompressor = zstandard.ZstdDecompressor()        # for every message, as _check_compressed_messages's
 
     def count(c, rows, log_times, order):
         topic, _, sid = contents.channels.get(c, ("", "", None))
@@ -216,7 +220,7 @@ def _check_compressed_mcap_messages(path, source, named=None, types=()):
             packed = row.tobytes()
             bound = _MAX_RATIO * len(packed) + _ALLOWANCE
             try:
-                size = _counted(zstandard.ZstdDecompressor().stream_reader(packed), bound)
+                size = _counted(decompressor.stream_reader(packed), bound)
             except zstandard.ZstdError:
                 raise _Undecodable from None
             if size > bound:
@@ -312,9 +316,7 @@ def _mcap_files(path):
     reader), or None (sqlite3 storage, whole-file compression, an unreadable metadata.yaml: rosbags)."""
     import yaml
     try:
-        data = _metadata(path)
-    except DataError:
-        raise                               # a FIFO or a device: refused here, before any reader waits on it
+        data = _metadata(path)              # a FIFO or a device: a DataError, before any reader waits on it
     except OSError:
         return None
     try:
@@ -425,13 +427,11 @@ def _check_ros1_chunks(path, source):
                 raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at "
                                 "its start)")
             data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError) as exc:       # empty, or unreadable: the readers say so
-        if isinstance(exc, DataError):
-            raise
+    except DataError:
+        raise
+    except (OSError, ValueError):       # empty, or unreadable: the readers say so
         return
     try:
-        if data[:len(ROS1_MAGIC)] != ROS1_MAGIC:
-            return
         pos, end = len(ROS1_MAGIC), len(data)
         while pos < end:
             try:

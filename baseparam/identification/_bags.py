@@ -73,15 +73,13 @@ class _Stream:
 def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_rows=False, n_dof=None, joints=None,
              clock="header", contents=None):
     """Read a ROS bag into a :class:`Trajectory` (module docstring: what, how, damage); ``contents``: what
-    :func:`~._bag_files.read_raw` read of it already (the floating-base reader's), not read again."""
+    :func:`shown_contents` gave of it already (the floating-base reader's), not read again."""
     check_option(clock, f"{source}: clock", CLOCKS, expected="'header' or 'receive'", error=DataError)
     fields = _field_map(columns, source)
     named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
-    raw, extra, problem, notice = read_raw(path, source, named) if contents is None else contents
-    # topics and types as the messages show them (a damaged file's bytes may hold a newline)
-    raw = {printable(topic): [printable(entry[0]), *entry[1:]] for topic, entry in raw.items()}
-    # baseparam's attachments (baseparam<topic>/t, …) found by the topics' names as shown
-    extra = None if extra is None else {printable(name): value for name, value in extra.items()}
+    if contents is None:
+        contents = shown_contents(read_raw(path, source, named))
+    raw, extra, problem, notice = contents
     notes = []
     if problem:
         if not skip_bad_rows:
@@ -170,6 +168,16 @@ def _field_map(columns, source):
                             f"/motor_currents:data), got {shown(entry)}")
         fields[field] = entry[0]
     return fields
+
+
+def shown_contents(contents):
+    """:func:`~._bag_files.read_raw`'s ``(raw, extra, problem, notice)`` with the topics and types as the messages
+    show them (a damaged file's bytes may hold a newline, which would forge a line of a note or an error), and
+    baseparam's attachments (``baseparam<topic>/t``, …) found by the topics' names as shown."""
+    raw, extra, problem, notice = contents
+    raw = {printable(topic): [printable(entry[0]), *entry[1:]] for topic, entry in raw.items()}
+    extra = None if extra is None else {printable(name): value for name, value in extra.items()}
+    return raw, extra, problem, notice
 
 
 def topics_listed(raw):

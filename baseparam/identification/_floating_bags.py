@@ -146,7 +146,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     from ..motion import Trajectory
     from ..model.robot import joint_names
     from ._bag_files import read_raw
-    from ._bags import read_bag, topics_listed
+    from ._bags import read_bag, shown_contents, topics_listed
 
     pairs = contact_topics(contacts)
     if joints is None:
@@ -154,15 +154,12 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
     # read once for the joints, the base and the contacts; through rosbags, with every base pose topic
     # when the base topic is to be found
-    contents = read_raw(path, source, set(named), () if base_topic else tuple(BASE_TYPES))
+    # topics and types as the messages show them, as read_bag shows the joints'
+    contents = shown_contents(read_raw(path, source, set(named), () if base_topic else tuple(BASE_TYPES)))
     raw, extra, problem, _ = contents
     if problem:
         raise DataError(f"{source}: {problem}")
     js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock, contents=contents)
-    # topics and types as the messages show them, as read_bag shows the joints' (a name read from the bag may hold a
-    # newline, which would forge a line of a note or an error)
-    raw = {printable(tp): [printable(v[0]), *v[1:]] for tp, v in raw.items()}
-    extra = None if extra is None else {printable(name): value for name, value in extra.items()}   # baseparam<topic>/…
     # the topics asked for, found among them by the same names
     base_topic = None if base_topic is None else printable(base_topic)
     pairs = [(name, printable(tp)) for name, tp in pairs]
