@@ -186,18 +186,14 @@ def test_message_compressed_bag_checks_only_the_topics_it_reads(tmp_path, monkey
     import zstandard
     from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
-    from test_logs import _message, _typestore
+    from test_logs import _typestore
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     ts, bag = _typestore(), tmp_path / "bag"
     writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
     writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
     with writer:
-        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        _joint_states(writer, ts, 100)
         camera = writer.add_connection("/camera/raw", "std_msgs/msg/String", typestore=ts)
-        for k in range(100):
-            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
-            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
-                                                      "sensor_msgs/msg/JointState"))
         writer.write(camera, 10**9, ts.serialize_cdr(ts.types["std_msgs/msg/String"](data="frame"),
                                                      "std_msgs/msg/String"))
     packer = zstandard.ZstdCompressor(level=1).compressobj()
@@ -340,7 +336,7 @@ def test_message_compressed_bag_bomb_on_a_base_topic_found_by_type_is_refused(tm
     from baseparam.errors import DataError
     from baseparam.identification._bag_files import read_raw
     from baseparam.identification._floating_bags import BASE_TYPES
-    from test_logs import _message, _typestore
+    from test_logs import _typestore
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     packer = zstandard.ZstdCompressor(level=1).compressobj()
     bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
@@ -352,12 +348,8 @@ def test_message_compressed_bag_bomb_on_a_base_topic_found_by_type_is_refused(tm
     writer = Writer(bag, version=8, storage_plugin=getattr(StoragePlugin, storage))
     writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
     with writer:
-        joints = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        _joint_states(writer, ts, 20)
         base = writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=ts)
-        for k in range(20):
-            ns, q = 10**9 + k * 5 * 10**6, 0.3 * np.sin(np.array([1.0, 1.7, 2.3]) * k * 0.005)
-            writer.write(joints, ns, ts.serialize_cdr(_message(ts, ns, ["joint1", "joint2", "joint3"], q, q, q),
-                                                      "sensor_msgs/msg/JointState"))
         writer.write(base, 10**9, odometry)
     monkeypatch.setattr(rosbags_writer, "zstd", real)
     with pytest.raises(DataError, match="1000 times") as caught:
