@@ -142,9 +142,11 @@ def check_angle_tolerance(value, name: str = "angle_tolerance"):
 
 
 def check_mimic(value):
-    """The ``mimic`` argument of the URDF reader: ``'refuse'`` (a mimic joint refuses the file) or ``'lock'``."""
-    expected = "'refuse' or 'lock'"
-    return check_option(check_instance(value, "mimic", str, expected), "mimic", ("refuse", "lock"), expected=expected)
+    """The ``mimic`` argument of the URDF reader: ``'refuse'`` (a mimic joint refuses the file), ``'lock'`` or
+    ``'independent'``."""
+    expected = "'refuse', 'lock' or 'independent'"
+    return check_option(check_instance(value, "mimic", str, expected), "mimic", ("refuse", "lock", "independent"),
+                        expected=expected)
 
 
 def check_link_names(value, name: str, *, several=True):

@@ -154,6 +154,7 @@ FLAGS = {
     "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
     "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
     "floating=True": "--floating", "mimic": "--mimic", "mimic='lock'": "--mimic lock",
+    "mimic='independent'": "--mimic independent",
     "max_disk": "--max-disk",
     "symbolic": "--symbolic",
     # identify: reading the trajectories, preprocessing, the fit
@@ -456,9 +457,12 @@ def _robot_options(command):
                      help="URDF: take the root link as a free-flying base (pinocchio's free-flyer root; a URDF "
                           "whose root joint is floating, or a YAML base: floating, floats already); with --tip, "
                           "the joints off the paths to the tips are locked."),
-        click.option("--mimic", type=click.Choice(["refuse", "lock"]), default="refuse", show_default=True,
-                     help="URDF: a <mimic> joint has no coordinate of its own; refuse the file, or lock every "
-                          "mimic joint at q = 0 (their links weigh on the bodies carrying them; one warning line)."),
+        click.option("--mimic", type=click.Choice(["refuse", "lock", "independent"]), default="refuse",
+                     show_default=True,
+                     help="URDF: a <mimic> joint has no coordinate of its own; refuse the file, lock every "
+                          "mimic joint at q = 0 (their links weigh on the bodies carrying them; one warning line), "
+                          "or read each as an independent joint with its own coordinate (pinocchio's default "
+                          "reading; one warning line)."),
     ))
 
 

@@ -1,4 +1,5 @@
-"""Mimic joints locked at q = 0, and floating bases with chosen tips (issue 27), against pinocchio.
+"""Mimic joints locked at q = 0 or read as independent joints, and floating bases with chosen tips (issue 27),
+against pinocchio.
 
 A URDF ``<mimic>`` joint (q_m = k·q_j + o) has no coordinate of its own; baseparam locks it at q = 0, as
 it locks the joints off the paths to the tips (and as the URDF written back places them), its links
@@ -8,6 +9,11 @@ independent joints) with those joints locked at q = 0 by ``buildReducedModel``: 
 numeric rank of that model's stacked regressor, and every body pinocchio's lumped body, with a fixed base
 and with a free-flyer root, on public humanoids (talos full, romeo), pr2, a panda with its mimic finger
 and alex's hands.
+
+With ``mimic='independent'`` every mimic joint is a joint with a coordinate of its own, pinocchio's default
+reading (``buildModelFromUrdf(path[, JointModelFreeFlyer()])``, ``mimic=False``): the ranks must be that model's
+numeric rank, every body its body, the regressor times the file's inertias its ``rnea``, and the base regressor
+must reproduce the full one at random states (the regroupings).
 """
 import warnings
 import xml.etree.ElementTree as ET
@@ -109,6 +115,7 @@ def check_bodies_equal_pinocchio(robot, model):
 
 
 def load_noting_warnings(path, **options):
+    """The robot (mimic joints locked unless told otherwise) and the DescriptionWarning lines on mimic joints."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         robot = bp.load_robot(path, **{"mimic": "lock", **options})
@@ -204,9 +211,10 @@ def test_mimic_joints_refused_by_default_naming_the_option():
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "joint 'panda_finger_joint2': a mimic joint" in lines[0]
     assert "--mimic lock" in lines[0] and "mimic='lock'" not in lines[0]
+    assert "--mimic independent" in lines[0] and "mimic='independent'" not in lines[0]
     with pytest.raises(bp.RobotDescriptionError, match=r"a mimic joint .*mimic='lock'"):
         bp.load_robot(EXAMPLES["panda.urdf"], floating=True)
-    with pytest.raises(bp.ArgumentError, match=r"mimic: expected 'refuse' or 'lock', got 'free'"):
+    with pytest.raises(bp.ArgumentError, match=r"mimic: expected 'refuse', 'lock' or 'independent', got 'free'"):
         bp.load_robot(EXAMPLES["panda.urdf"], mimic="free")
 
 
@@ -250,3 +258,94 @@ def test_mimic_joints_about_any_axis_locked_as_pinocchio_locks_them(tmp_path, of
     check_bodies_equal_pinocchio(robot, reduced_model(path, floating, locked))
     rank, gap, _ = pinocchio_rank(path, floating, locked)
     assert gap > 1e6 and bp.find_base_parameters(robot).rank == rank
+
+
+# -- mimic='independent': pinocchio's default reading ------------------------------------------------------
+def pinocchio_states(robot, model, n, rng):
+    """Random states of the robot (our q: angles, a floating base's position and unit quaternion first) and the
+    same states in pinocchio's q, v (a continuous joint's (cos, sin)); and our rows among pinocchio's v."""
+    names = list(model.names)
+    ids = [names.index(j.name) for j in robot.joints]                  # our joint k → pinocchio's joint id
+    base = 6 if robot.is_floating else 0
+    rows = np.r_[np.arange(base), [model.joints[i].idx_v for i in ids]].astype(int)
+    out = []
+    for _ in range(n):
+        angles = rng.uniform(-np.pi, np.pi, robot.n_dof)
+        qp = np.empty(model.nq)
+        if robot.is_floating:
+            quat = rng.normal(size=4)
+            qp[:7] = np.r_[rng.uniform(-1, 1, 3), quat / np.linalg.norm(quat)]
+        for value, i in zip(angles, ids):
+            at = model.joints[i].idx_q
+            if model.joints[i].nq == 2:                                 # continuous: (cos, sin)
+                qp[at:at + 2] = np.cos(value), np.sin(value)
+            else:
+                qp[at] = value
+        v, a = np.empty(model.nv), np.empty(model.nv)
+        v[rows], a[rows] = rng.normal(size=robot.n_v), rng.normal(size=robot.n_v)
+        q = np.r_[qp[:7], angles] if robot.is_floating else angles
+        out.append((q, v[rows], a[rows], qp, v, a))
+    return out, rows
+
+
+@needs_examples
+@pytest.mark.parametrize("floating", [False, True], ids=["fixed", "floating"])
+@pytest.mark.parametrize("name", sorted(MIMIC_ROBOTS))
+def test_mimic_joints_independent_rank_equals_pinocchio_default_model(name, floating):
+    """Every mimic joint a joint of its own: the joints, bodies and numeric rank of pinocchio's default model
+    (mimic joints independent), fixed and with a free-flyer root; one warning line names them."""
+    path = EXAMPLES[name]
+    mimics = locked_joints(path)
+    robot, notes = load_noting_warnings(path, floating=floating, mimic="independent")
+    model = reduced_model(path, floating, {})                           # nothing locked: pinocchio's own model
+    assert robot.is_floating == floating and robot.n_v == model.nv
+    assert {j.name for j in robot.joints} == set(model.names[2 if floating else 1:])
+    assert set(mimics) <= {j.name for j in robot.joints}
+    check_bodies_equal_pinocchio(robot, model)
+    rank, gap, _ = pinocchio_rank(path, floating, {})
+    assert gap > 1e6                                                    # pinocchio's numeric rank is clear-cut
+    assert bp.find_base_parameters(robot).rank == rank
+    assert len(notes) == 1 and f"{len(mimics)} mimic joint" in notes[0] and "read as independent joints" in notes[0]
+    assert notes[0].startswith(str(path)) and "\n" not in notes[0]
+
+
+@needs_examples
+@pytest.mark.parametrize("name, floating", [("panda.urdf", False), ("pr2.urdf", True), ("talos_full_v2.urdf", True)])
+def test_mimic_joints_independent_dynamics_and_regroupings_against_pinocchio(name, floating):
+    """The regressor times the file's inertias is pinocchio's rnea of its default model (mimic joints free), and
+    the base regressor at Y·p reproduces the full regressor at any p (the regroupings), at random states."""
+    path = EXAMPLES[name]
+    robot, _ = load_noting_warnings(path, floating=floating, mimic="independent")
+    model = reduced_model(path, floating, {})
+    model.gravity = pin.Motion(np.asarray(robot.gravity_si, float), np.zeros(3))
+    data, rng = model.createData(), np.random.default_rng(11)
+    base = bp.find_base_parameters(robot)
+    p_true = bp.standard_parameters(robot)
+    p_any = rng.normal(size=(len(base.standard_names), 3))
+    states, rows = pinocchio_states(robot, model, 3, rng)
+    q, qd, qdd = (np.array([s[i] for s in states]) for i in range(3))
+    W = bp.regressor(bp.Model(robot), q, qd, qdd)
+    for s, (_, _, _, qp, v, a) in enumerate(states):
+        expected = pin.rnea(model, data, qp, v, a)[rows]
+        np.testing.assert_allclose(W[s] @ p_true, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+        np.testing.assert_allclose(W[s][:, base.pivots] @ (base.Y @ p_any), W[s] @ p_any, rtol=0,
+                                   atol=1e-9 * np.abs(W[s] @ p_any).max())
+
+
+def test_mimic_joints_independent_any_axis_and_offset(tmp_path):
+    """A revolute mimic joint about a skew axis and a prismatic one, offsets and all, read as joints of their own,
+    numbered depth first: pinocchio's default model (its bodies and numeric rank), and the CLI's warning line."""
+    path = tmp_path / "skew.urdf"
+    path.write_text(SKEW.replace("OFFSET", "0.4").replace("PRISMATIC", "0.05"))
+    for floating in (False, True):
+        robot, notes = load_noting_warnings(path, floating=floating, mimic="independent")
+        assert [j.name for j in robot.joints] == ["j1", "j2", "j3", "j4"]
+        assert [j.type for j in robot.joints] == ["revolute", "revolute", "revolute", "prismatic"]
+        assert "2 mimic joints ('j2', 'j4') read as independent joints" in notes[0]
+        check_bodies_equal_pinocchio(robot, reduced_model(path, floating, {}))
+        rank, gap, _ = pinocchio_rank(path, floating, {})
+        assert gap > 1e6 and bp.find_base_parameters(robot).rank == rank
+    result = CliRunner().invoke(main, ["find", str(path), "--floating", "--mimic", "independent"])
+    assert result.exit_code == 0, result.output
+    assert "2 mimic joints ('j2', 'j4') read as independent joints" in result.output
+    assert f"{bp.find_base_parameters(robot).rank} base parameters of" in result.output

@@ -9,7 +9,8 @@ The reader follows docs/formats.md, "Robot description (URDF)":
 * moving joints are numbered depth first from the root, in the file's order among siblings;
 * ``root`` and ``tip`` cut a subtree or chains out of a larger model;
 * ``mimic`` joints are refused, or with ``mimic='lock'`` locked at q = 0 (one warning line), as joints off
-  the paths to the tips are;
+  the paths to the tips are, or with ``mimic='independent'`` read as joints of their own (pinocchio's default
+  reading; one warning line);
 * angles within a tolerance of a multiple of 15° are taken as that angle (one warning line).
 
 Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose message has
@@ -150,7 +151,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         ``floating`` (and no ``root`` is given), its child is a floating base (``base: floating``,
         its inertia with what is fixed to it the ``base_inertia``; gravity in the root link's frame).
         With ``mimic='lock'``, mimic joints (``<mimic>``) are locked at q = 0, their links weighing on
-        the body that carries them (one DescriptionWarning line names them).
+        the body that carries them (one DescriptionWarning line names them); with ``mimic='independent'``
+        each is a joint with a coordinate of its own, numbered as any moving joint (one DescriptionWarning
+        line names them).
 
     Raises
     ------
@@ -187,11 +190,18 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     name = tree.get("name") or os.path.splitext(os.path.basename(label))[0] or "robot"
     if not name.isprintable():
         problems.add("<robot name>", f"expected a one-line name without control characters, got {shown(name)}")
-    robot_joints, impossible, base_body, locked = _assemble(base, keep, links, children, problems, mimic)
+    robot_joints, impossible, base_body, mimics = _assemble(base, keep, links, children, problems, mimic)
     problems.check()
-    if locked:
-        names = [name for name, _ in locked]
-        shifted = [name for name, offset in locked if _offset_given(offset)]
+    if mimics and mimic == "independent":
+        names = [name for name, _ in mimics]
+        warn(printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
+                        f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) read as "
+                        "independent joints, each with a coordinate of its own (pinocchio's default reading of a "
+                        "URDF): the base parameters are those of the robot with the couplings left out, and a log "
+                        "gives each of them its own column"), DescriptionWarning)
+    elif mimics:
+        names = [name for name, _ in mimics]
+        shifted = [name for name, offset in mimics if _offset_given(offset)]
         warn(printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
                         f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) locked "
                         "at q = 0 as joints off the paths to the tips are, their links weighing on the bodies that "
@@ -554,8 +564,9 @@ def _kept_links(base, tip, links, joints, children, problems):
 def _assemble(base, keep, links, children, problems, mimic="refuse"):
     """Moving joints, numbered depth first, with fixed joints merged; the impossible inertias; the base
     body (the base link with what is fixed to it), which a floating base keeps; and the mimic joints locked
-    at q = 0 (those on the kept paths, in depth-first order) as (name, <mimic offset> text or None)."""
-    out, bodies, impossible, locked = [], [_Body()], [], []
+    at q = 0 (those on the kept paths, in depth-first order) as (name, <mimic offset> text or None) — with
+    ``mimic='independent'``, those read as joints of their own instead."""
+    out, bodies, impossible, mimics = [], [_Body()], [], []
     pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
 
     def inertial_of(link):
@@ -588,16 +599,21 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
             where = f"joint '{joint.name}'"
             if joint.type in _REFUSED:
                 problems.add(where, _REFUSED[joint.type])
-            elif joint.mimic is not None and mimic != "lock":
+            elif joint.mimic is not None and mimic == "refuse":
                 problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; lock the mimic joints at "
-                                    "q = 0 with mimic='lock', or pick the part without it with tip='LINK' "
+                                    "q = 0 with mimic='lock', read them as joints of their own with "
+                                    "mimic='independent', or pick the part without it with tip='LINK' "
                                     "(joints off the paths to the tips are locked at q = 0)")
+            elif joint.mimic is not None and mimic == "independent":
+                # a coordinate of its own, as pinocchio's buildModelFromUrdf reads it by default (mimic=False)
+                mimics.append((joint.name, joint.mimic_offset))
+                stack.append(("joint", joint, body, prefix + (joint.origin,)))
             elif joint.mimic is not None:
                 # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
                 # the coupling, so it is locked at q = 0 like a joint off the paths to the tips (pinocchio's
                 # buildReducedModel with it locked there; the URDF written back places its links the same
                 # way, urdf_update.link_parts); parse_urdf says so in one line
-                locked.append((joint.name, joint.mimic_offset))
+                mimics.append((joint.name, joint.mimic_offset))
                 stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
             else:
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
@@ -617,7 +633,7 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
                          limits=joint.limits, friction_prior=friction_prior, inertia=body))
     base_body = inertia(0, "the base link")
     problems.check()
-    return out, impossible, base_body, locked
+    return out, impossible, base_body, mimics
 
 
 def _offset_given(text) -> bool:
