@@ -208,6 +208,16 @@ def test_panda_whole_with_its_mimic_finger_locked(tmp_path):
     assert '<mimic joint="panda_finger_joint1"' in text
 
 
+@needs_examples
+def test_panda_whole_with_its_mimic_finger_independent(tmp_path):
+    """mimic='independent': the second finger a joint of its own, identified and written back with its <mimic>
+    element as written (pinocchio's default reading of the written file, the mimic joint free, is the fit's
+    prediction)."""
+    robot, result, text = check_written(EXAMPLES["panda.urdf"], tmp_path, friction=True, mimic="independent")
+    assert [j.name for j in robot.joints][-2:] == ["panda_finger_joint1", "panda_finger_joint2"] and robot.n_dof == 9
+    assert '<mimic joint="panda_finger_joint1"' in text
+
+
 def test_exported_file_with_continuous_and_mimic_joints(tmp_path):
     source = tmp_path / "exported_arm.urdf"
     source.write_text(EXPORTED)
