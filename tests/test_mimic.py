@@ -349,3 +349,23 @@ def test_mimic_joints_independent_any_axis_and_offset(tmp_path):
     assert result.exit_code == 0, result.output
     assert "2 mimic joints ('j2', 'j4') read as independent joints" in result.output
     assert f"{bp.find_base_parameters(robot).rank} base parameters of" in result.output
+
+
+@needs_examples
+def test_mimic_joints_independent_with_tips_rank_equals_pinocchio_reduced_model():
+    """With tips, a mimic joint on a path to a tip is a joint of its own and one off the paths is locked at q = 0
+    as any joint there: pinocchio's default model with the joints off the paths locked (pr2's gripper, whose
+    finger tip joint mimics the finger joint)."""
+    path, tips = EXAMPLES["pr2.urdf"], ["r_gripper_l_finger_tip_link"]
+    robot, notes = load_noting_warnings(path, floating=True, tip=tips, mimic="independent")
+    mimics = set(locked_joints(path))
+    off_paths = {name: q for name, q in locked_joints(path, tips).items() if name not in mimics}
+    on_paths = {name for name, _, _, _ in urdf_joints(path)} - set(locked_joints(path, tips))
+    kept_mimics = {"r_gripper_l_finger_tip_joint"}
+    locked = {**off_paths, **{name: 0.0 for name in mimics - kept_mimics}}
+    assert {j.name for j in robot.joints} == on_paths | kept_mimics
+    assert len(notes) == 1 and "1 mimic joint ('r_gripper_l_finger_tip_joint') read as independent" in notes[0]
+    model = reduced_model(path, True, locked)
+    check_bodies_equal_pinocchio(robot, model)
+    rank, gap, nv = pinocchio_rank(path, True, locked)
+    assert gap > 1e6 and nv == robot.n_v and bp.find_base_parameters(robot).rank == rank
