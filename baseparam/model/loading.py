@@ -89,10 +89,11 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         whose root joint floats, and a YAML ``base: floating``, are floating bases already.
     mimic : {'refuse', 'lock', 'independent'}, optional
         URDF only: a ``<mimic>`` joint (q_m = k·q_j + o) has no coordinate of its own and the projection
-        no basis for the coupling. ``'refuse'`` (default) refuses the file in one line; ``'lock'`` locks
-        every mimic joint at q = 0 as joints off the paths to the tips are (their links weigh on the body
-        carrying them; one DescriptionWarning line names them): the base parameters of the robot with its
-        mimic joints held still, as pinocchio's ``buildReducedModel`` with them locked. ``'independent'``
+        no basis for the coupling (docs/method.md, "Mimic joints"). ``'refuse'`` (default) refuses the file
+        in one line; ``'lock'`` locks every mimic joint at q = 0 as joints off the paths to the tips are
+        (their links weigh on the body carrying them; one DescriptionWarning line names them): the base
+        parameters of the robot with its mimic joints held still, as pinocchio's ``buildReducedModel``
+        with them locked. ``'independent'``
         reads every mimic joint as a joint of its own, with its own coordinate, numbered depth first as any
         moving joint (one DescriptionWarning line names them): the robot pinocchio's ``buildModelFromUrdf``
         builds by default (``mimic=False``), and its base parameters.

@@ -610,9 +610,10 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
                 stack.append(("joint", joint, body, prefix + (joint.origin,)))
             elif joint.mimic is not None:
                 # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
-                # the coupling, so it is locked at q = 0 like a joint off the paths to the tips (pinocchio's
-                # buildReducedModel with it locked there; the URDF written back places its links the same
-                # way, urdf_update.link_parts); parse_urdf says so in one line
+                # the coupling (docs/method.md, "Mimic joints", says what it needs), so it is locked at q = 0
+                # like a joint off the paths to the tips (pinocchio's buildReducedModel with it locked there;
+                # the URDF written back places its links the same way, urdf_update.link_parts); parse_urdf
+                # says so in one line
                 mimics.append((joint.name, joint.mimic_offset))
                 stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
             else:
