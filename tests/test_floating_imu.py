@@ -8,8 +8,15 @@ against the fit from odometry of the same simulated experiment.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
+import types
+
 import numpy as np
 import pytest
+
+import baseparam as bp
+from baseparam.identification.imu import ImuTrajectory
 
 pin = pytest.importorskip("pinocchio")
 
@@ -84,7 +91,7 @@ def solo_imu(tmp_path_factory):
     ids = [names.index(j.name) for j in robot.joints]
     rows = np.r_[np.arange(6), [model.joints[i].idx_v for i in ids]]      # our v in pinocchio's
     cols = np.r_[np.arange(7), [model.joints[i].idx_q for i in ids]]
-    return robot, model, rows, cols
+    return robot, model, rows, cols, path
 
 
 def imu_readings(model, data, frame, q, v, a):
@@ -103,7 +110,7 @@ def imu_readings(model, data, frame, q, v, a):
 @needs_solo
 def test_imu_mounting_is_pinocchios_frame(solo_imu):
     from baseparam.identification.imu import imu_mounting
-    robot, model, _, _ = solo_imu
+    robot, model, _, _, _ = solo_imu
     data = model.createData()
     pin.framesForwardKinematics(model, data, pin.neutral(model))
     placement = data.oMf[model.getFrameId("imu_link")]
@@ -122,7 +129,7 @@ def test_base_columns_from_imu_readings_give_pinocchios_torques(solo_imu, orient
     dynamics the 6 + n generalized forces of pinocchio's rnea on the true state, to 1e-9."""
     import baseparam as bp
     from baseparam.identification.imu import base_from_imu, imu_mounting
-    robot, model, rows, cols = solo_imu
+    robot, model, rows, cols, _ = solo_imu
     data = model.createData()
     frame = model.getFrameId("imu_link")
     rng = np.random.default_rng(3)
@@ -147,3 +154,199 @@ def test_base_columns_from_imu_readings_give_pinocchios_torques(solo_imu, orient
     for s, (qp, vp, ap) in enumerate(states):
         expected = pin.rnea(model, data, qp, vp, ap)[rows]
         np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+
+
+# -- solo12 standing and swaying (test_floating_identification's stance experiment), its base from an IMU ------------
+# A MEMS IMU's white noise (a Bosch BMI088's datasheet densities, 0.014 °/s/√Hz and 175 µg/√Hz, over a 1 kHz
+# sensor's 500 Hz band), taken per logged sample without averaging: rate 0.005 rad/s, specific force 0.04 m/s²; the
+# orientation of its filter 0.005 rad per axis.
+GYRO_NOISE, ACCEL_NOISE, ORIENTATION_NOISE = 0.005, 0.04, 0.005
+
+
+def stance_imu(solo_imu, seed=None):
+    """The stance experiment's exact IMU readings on imu_link (pinocchio, from the true base motion), with ω̇; with
+    ``seed`` the readings noisy as above (ω̇ then left to the reader)."""
+    from test_floating_identification import stance_experiment
+    _, model, rows, cols, _ = solo_imu
+    data = model.createData()
+    frame = model.getFrameId("imu_link")
+    _, _, (q, qd, qdd), _ = stance_experiment()
+    states = []
+    for s in range(len(q)):
+        qp, vp, ap = np.empty(model.nq), np.empty(model.nv), np.empty(model.nv)
+        qp[cols], vp[rows], ap[rows] = q[s], qd[s], qdd[s]
+        states.append(imu_readings(model, data, frame, qp, vp, ap))
+    quat, omega, specific, omega_dot = (np.array(x) for x in zip(*states))
+    if seed is not None:
+        rng = np.random.default_rng(seed)
+        tilt = np.array([pin.Quaternion(pin.exp3(v)).coeffs() for v in rng.normal(scale=ORIENTATION_NOISE,
+                                                                                    size=(len(q), 3))])
+        from baseparam.identification.imu import _product
+        quat = _product(quat, tilt)
+        omega = omega + rng.normal(scale=GYRO_NOISE, size=omega.shape)
+        specific = specific + rng.normal(scale=ACCEL_NOISE, size=specific.shape)
+        omega_dot = None
+    return quat, omega, specific, omega_dot
+
+
+def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None):
+    """The stance log as a ROS 2 MCAP bag written by rosbags (not baseparam): JointState on /joint_states, the IMU's
+    sensor_msgs/Imu on /imu (frame imu_link), a WrenchStamped per foot on /<name>/wrench in the foot's own frame
+    (``wrench_frame`` instead: e.g. 'world', a force plate's)."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    from baseparam.identification.trajectory import robot_joint_names
+    ts = get_typestore(Stores.ROS2_HUMBLE)
+    T = ts.types
+    names = robot_joint_names(robot)
+    quat, omega, specific, _ = imu
+
+    def vec(kind, v):
+        return T[kind](x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        base = writer.add_connection("/imu", "sensor_msgs/msg/Imu", typestore=ts)
+        feet = [writer.add_connection(f"/{c.name}/wrench", "geometry_msgs/msg/WrenchStamped", typestore=ts)
+                for c in contacts]
+        for k, tk in enumerate(log.t):
+            ns = int(round(tk * 1e9))
+            stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
+
+            def header(frame, stamp=stamp):
+                return T["std_msgs/msg/Header"](stamp=stamp, frame_id=frame)
+
+            msg = T["sensor_msgs/msg/JointState"](header=header(""), name=names, position=log.q[k, 7:],
+                                                  velocity=log.qd[k, 6:], effort=log.tau[k, 6:])
+            writer.write(js, ns, ts.serialize_cdr(msg, "sensor_msgs/msg/JointState"))
+            msg = T["sensor_msgs/msg/Imu"](
+                header=header("imu_link"), orientation=T["geometry_msgs/msg/Quaternion"](
+                    x=float(quat[k, 0]), y=float(quat[k, 1]), z=float(quat[k, 2]), w=float(quat[k, 3])),
+                orientation_covariance=np.full(9, ORIENTATION_NOISE ** 2) * np.eye(3).ravel(),
+                angular_velocity=vec("geometry_msgs/msg/Vector3", omega[k]),
+                angular_velocity_covariance=np.full(9, GYRO_NOISE ** 2) * np.eye(3).ravel(),
+                linear_acceleration=vec("geometry_msgs/msg/Vector3", specific[k]),
+                linear_acceleration_covariance=np.full(9, ACCEL_NOISE ** 2) * np.eye(3).ravel())
+            writer.write(base, ns, ts.serialize_cdr(msg, "sensor_msgs/msg/Imu"))
+            for c, (contact, conn) in enumerate(zip(contacts, feet)):
+                w = wrenches[k, c]
+                msg = T["geometry_msgs/msg/WrenchStamped"](
+                    header=header(wrench_frame or f"{contact.name}_FOOT"), wrench=T["geometry_msgs/msg/Wrench"](
+                        force=vec("geometry_msgs/msg/Vector3", w[:3]), torque=vec("geometry_msgs/msg/Vector3", w[3:])))
+                writer.write(conn, ns, ts.serialize_cdr(msg, "geometry_msgs/msg/WrenchStamped"))
+    return path
+
+
+@needs_solo
+def test_exact_imu_gives_the_odometry_fit(solo_imu):
+    """Exact simulated readings (ω̇ too) of an IMU on a lever arm, turned into the base columns: the torques and base
+    routes give the fit of the same experiment with the exact base pose, twist and acceleration (odometry), to 1e-9
+    relative."""
+    from baseparam.identification.floating import identify_floating
+    from baseparam.identification.imu import ImuTrajectory, base_from_imu, imu_mounting
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    quat, omega, specific, omega_dot = stance_imu(solo_imu)
+    r, R = imu_mounting(robot, "imu_link")
+    qb, qdb, qddb = base_from_imu(ex.log.t, quat, omega, specific, gravity=robot.gravity_si, position=r, rotation=R,
+                                  angular_acceleration=omega_dot)
+    log = ex.log
+    imu_log = ImuTrajectory(t=log.t, q=np.hstack([qb, log.q[:, 7:]]), qd=np.hstack([qdb, log.qd[:, 6:]]),
+                            qdd=np.hstack([qddb, log.qdd[:, 6:]]), tau=log.tau, floating=True)
+    for route in ("torques", "base"):
+        odometry = identify_floating(robot, log, route=route, contacts=contacts, wrenches=ex.wrenches)
+        imu = identify_floating(robot, imu_log, route=route, contacts=contacts, wrenches=ex.wrenches)
+        scale = np.abs(odometry.values).max()
+        np.testing.assert_allclose(imu.values, odometry.values, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(imu.std, odometry.std, rtol=1e-6, atol=1e-9 * odometry.std.max())
+    with pytest.raises(bp.errors.SettingsError, match="IMU.*momentum route"):
+        identify_floating(robot, imu_log, route="momentum", known={"mass": 2.5})
+
+
+@needs_solo
+def test_noisy_imu_bag_identified_within_reach_of_the_truth(solo_imu, tmp_path):
+    """The stance experiment logged as a real robot logs it — joints, a noisy IMU on a lever arm, the feet's F/T
+    sensors — in a bag: `identify --base-topic /imu --imu-frame imu_link` (the library's fit on the read log, to
+    1e-10) sees every combination within reach of the truth (Bonferroni max |z|, χ²-calibrated σ), as the exact
+    base pose (odometry) does."""
+    import json
+
+    from baseparam.cli import main
+    from click.testing import CliRunner
+    from test_floating_identification import assert_within, stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    imu = stance_imu(solo_imu, seed=11)
+    bag = imu_bag(tmp_path / "imu_bag", robot, ex.log, imu, ex.wrenches, contacts)
+    back = bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+    assert isinstance(back, ImuTrajectory) and back.n_samples == ex.log.n_samples
+    assert any("base from the IMU on /imu" in note for note in back.notes)
+    np.testing.assert_array_equal(back.wrenches, ex.wrenches)
+    lines = [f"  - {{link: {c.link}, xyz: [{', '.join(repr(x) for x in c.position)}], name: {c.name}}}"
+             for c in contacts]
+    (tmp_path / "feet.yaml").write_text("contacts:\n" + "\n".join(lines) + "\n")
+    urdf = solo_imu[4]
+    for route in ("torques", "base"):
+        fit = bp.identify_floating(robot, back, route=route, contacts=contacts)
+        assert_within(fit, ex.parameters)
+        assert_within(bp.identify_floating(robot, ex.log, route=route, contacts=contacts, wrenches=ex.wrenches),
+                      ex.parameters)
+        out = tmp_path / "out.json"
+        result = CliRunner().invoke(main, ["identify", str(urdf), str(bag), "--floating", "--route", route,
+                                           "--contacts", str(tmp_path / "feet.yaml"), "--base-topic", "/imu",
+                                           "--imu-frame", "imu_link", "--json", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "base from the IMU on /imu" in result.output
+        values = np.array([c["value"] for c in json.loads(out.read_text())["combinations"]])
+        np.testing.assert_allclose(values, fit.values, rtol=1e-10, atol=1e-10 * np.abs(fit.values).max())
+
+
+@needs_solo
+def test_what_an_imu_base_cannot_do_refused_in_one_line(solo_imu, tmp_path):
+    """Force-plate wrenches in the world frame (they need the base position), an IMU link a joint moves or that does
+    not exist, imu_frame without an IMU topic or outside a bag: one line each, naming the file or the option; the
+    CLI exits with status 2."""
+    from baseparam.cli import main
+    from click.testing import CliRunner
+    from test_floating_identification import stance_experiment
+    robot, urdf = solo_imu[0], solo_imu[4]
+    _, contacts, _, ex = stance_experiment()
+    log = ex.log
+    short = types.SimpleNamespace(**{k: getattr(log, k)[:40] for k in ("t", "q", "qd", "tau")})    # enough here
+    imu = tuple(None if x is None else x[:40] for x in stance_imu(solo_imu))
+    wrenches = ex.wrenches[:40]
+    world = imu_bag(tmp_path / "plates", robot, short, imu, wrenches, contacts, wrench_frame="world")
+    with pytest.raises(bp.errors.DataError, match=r"plates: topic /FL/wrench: message 0: a wrench in the world frame "
+                                                  r"'world' \(a force plate's\) needs the base position.*F/T"):
+        bp.read_trajectory(world, robot=robot, contacts=contacts, base_topic="/imu")
+    good = imu_bag(tmp_path / "feet", robot, short, imu, wrenches, contacts)
+    for frame, words in (("FL_LOWER_LEG", "not fixed to the base link 'base_link' (joint 'FL_KFE' moves it)"),
+                         ("no_such_link", "no such link")):
+        with pytest.raises(bp.errors.SettingsError, match=f"imu_frame='{frame}': {re.escape(words)}"):
+            bp.read_trajectory(good, robot=robot, contacts=contacts, base_topic="/imu", imu_frame=frame)
+    from baseparam.identification.trajectory import robot_joint_names
+    odometry = bp.write_trajectory(dataclasses.replace(log, joint_names=tuple(robot_joint_names(robot))),
+                                   tmp_path / "odometry.mcap")
+    with pytest.raises(bp.errors.DataError, match="imu_frame='imu_link' places an IMU; base topic /odom is a "
+                                                  "nav_msgs/Odometry"):
+        bp.read_trajectory(odometry, robot=robot, imu_frame="imu_link")
+    npz = bp.write_trajectory(log, tmp_path / "log.npz")
+    with pytest.raises(bp.errors.DataError, match=r"imu_frame='imu_link' applies to ROS bags, not \.npz"):
+        bp.read_trajectory(npz, robot=robot, imu_frame="imu_link")
+    with pytest.raises(bp.errors.DataError, match="imu_frame= read floating-base logs"):
+        bp.read_trajectory(bp.write_trajectory(bp.from_arrays(short.t, short.q[:, 7:], short.tau[:, 6:]),
+                                               tmp_path / "fixed.npz"), imu_frame="imu_link")
+    (tmp_path / "feet.yaml").write_text("contacts:\n" + "\n".join(
+        f"  - {{link: {c.link}, xyz: [{', '.join(repr(x) for x in c.position)}], name: {c.name}}}" for c in contacts))
+    feet = ["--contacts", str(tmp_path / "feet.yaml")]
+    for bag, extra, words in ((world, ["--route", "torques", *feet], "a wrench in the world frame 'world'"),
+                              (good, ["--route", "torques", *feet, "--imu-frame", "FL_LOWER_LEG"],
+                               "--imu-frame FL_LOWER_LEG: not fixed to the base link"),
+                              (good, ["--route", "momentum"], "the base comes from an IMU")):
+        result = CliRunner().invoke(main, ["identify", str(urdf), str(bag), "--floating", "--base-topic", "/imu",
+                                           *extra])
+        # the reader's notes (printed as it goes) and then the error, one line
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert words in result.output.splitlines()[-1], result.output
