@@ -189,52 +189,66 @@ def stance_imu(solo_imu, seed=None):
     return quat, omega, specific, omega_dot
 
 
-def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None):
-    """The stance log as a ROS 2 MCAP bag written by rosbags (not baseparam): JointState on /joint_states, the IMU's
-    sensor_msgs/Imu on /imu (frame imu_link), a WrenchStamped per foot on /<name>/wrench in the foot's own frame
-    (``wrench_frame`` instead: e.g. 'world', a force plate's)."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
+def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storage="mcap", oriented=True,
+            imu_times=None):
+    """The stance log as a ROS bag written by rosbags (not baseparam; ``storage`` mcap, sqlite3 or ros1):
+    JointState on /joint_states, the IMU's sensor_msgs/Imu on /imu (frame imu_link; without its orientation when
+    not ``oriented``, as ROS says: covariance[0] = -1; at ``imu_times`` when given, else the joints'), a
+    WrenchStamped per foot on /<name>/wrench in the foot's own frame (``wrench_frame`` instead: e.g. 'world', a
+    force plate's)."""
     from rosbags.typesys import Stores, get_typestore
 
     from baseparam.identification.trajectory import robot_joint_names
-    ts = get_typestore(Stores.ROS2_HUMBLE)
+    ros1 = storage == "ros1"
+    ts = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
+    serialize = ts.serialize_ros1 if ros1 else ts.serialize_cdr
     T = ts.types
     names = robot_joint_names(robot)
     quat, omega, specific, _ = imu
+    if ros1:
+        from rosbags.rosbag1 import Writer
+        writer = Writer(path)
+    else:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        writer = Writer(path, version=9, storage_plugin=getattr(StoragePlugin, storage.upper()))
 
-    def vec(kind, v):
-        return T[kind](x=float(v[0]), y=float(v[1]), z=float(v[2]))
+    def vec(v):
+        return T["geometry_msgs/msg/Vector3"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
 
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+    def header(tk, frame):
+        ns = int(round(tk * 1e9))
+        stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
+        return ns, (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id=frame) if ros1 else
+                    T["std_msgs/msg/Header"](stamp=stamp, frame_id=frame))
+
+    def covariance(sigma):
+        return np.diag(np.full(3, sigma ** 2)).ravel()
+
+    with writer:
         js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
         base = writer.add_connection("/imu", "sensor_msgs/msg/Imu", typestore=ts)
         feet = [writer.add_connection(f"/{c.name}/wrench", "geometry_msgs/msg/WrenchStamped", typestore=ts)
                 for c in contacts]
         for k, tk in enumerate(log.t):
-            ns = int(round(tk * 1e9))
-            stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
-
-            def header(frame, stamp=stamp):
-                return T["std_msgs/msg/Header"](stamp=stamp, frame_id=frame)
-
-            msg = T["sensor_msgs/msg/JointState"](header=header(""), name=names, position=log.q[k, 7:],
+            ns, h = header(tk, "")
+            msg = T["sensor_msgs/msg/JointState"](header=h, name=names, position=log.q[k, 7:],
                                                   velocity=log.qd[k, 6:], effort=log.tau[k, 6:])
-            writer.write(js, ns, ts.serialize_cdr(msg, "sensor_msgs/msg/JointState"))
-            msg = T["sensor_msgs/msg/Imu"](
-                header=header("imu_link"), orientation=T["geometry_msgs/msg/Quaternion"](
-                    x=float(quat[k, 0]), y=float(quat[k, 1]), z=float(quat[k, 2]), w=float(quat[k, 3])),
-                orientation_covariance=np.full(9, ORIENTATION_NOISE ** 2) * np.eye(3).ravel(),
-                angular_velocity=vec("geometry_msgs/msg/Vector3", omega[k]),
-                angular_velocity_covariance=np.full(9, GYRO_NOISE ** 2) * np.eye(3).ravel(),
-                linear_acceleration=vec("geometry_msgs/msg/Vector3", specific[k]),
-                linear_acceleration_covariance=np.full(9, ACCEL_NOISE ** 2) * np.eye(3).ravel())
-            writer.write(base, ns, ts.serialize_cdr(msg, "sensor_msgs/msg/Imu"))
+            writer.write(js, ns, serialize(msg, "sensor_msgs/msg/JointState"))
             for c, (contact, conn) in enumerate(zip(contacts, feet)):
-                w = wrenches[k, c]
-                msg = T["geometry_msgs/msg/WrenchStamped"](
-                    header=header(wrench_frame or f"{contact.name}_FOOT"), wrench=T["geometry_msgs/msg/Wrench"](
-                        force=vec("geometry_msgs/msg/Vector3", w[:3]), torque=vec("geometry_msgs/msg/Vector3", w[3:])))
-                writer.write(conn, ns, ts.serialize_cdr(msg, "geometry_msgs/msg/WrenchStamped"))
+                ns, h = header(tk, wrench_frame or f"{contact.name}_FOOT")
+                msg = T["geometry_msgs/msg/WrenchStamped"](header=h, wrench=T["geometry_msgs/msg/Wrench"](
+                    force=vec(wrenches[k, c, :3]), torque=vec(wrenches[k, c, 3:])))
+                writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
+        for k, tk in enumerate(log.t if imu_times is None else imu_times):
+            ns, h = header(tk, "imu_link")
+            x, y, z, w = map(float, quat[k]) if oriented else (0.0, 0.0, 0.0, 0.0)
+            orientation_cov = covariance(ORIENTATION_NOISE) if oriented else np.r_[-1.0, np.zeros(8)]
+            msg = T["sensor_msgs/msg/Imu"](
+                header=h, orientation=T["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w),
+                orientation_covariance=orientation_cov,
+                angular_velocity=vec(omega[k]), angular_velocity_covariance=covariance(GYRO_NOISE),
+                linear_acceleration=vec(specific[k]), linear_acceleration_covariance=covariance(ACCEL_NOISE))
+            writer.write(base, ns, serialize(msg, "sensor_msgs/msg/Imu"))
     return path
 
 
@@ -350,3 +364,41 @@ def test_what_an_imu_base_cannot_do_refused_in_one_line(solo_imu, tmp_path):
         # the reader's notes (printed as it goes) and then the error, one line
         assert result.exit_code == 2 and "Traceback" not in result.output, result.output
         assert words in result.output.splitlines()[-1], result.output
+
+
+@needs_solo
+def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
+    """The same IMU messages in a ROS 2 MCAP, a ROS 2 sqlite3 folder and a ROS 1 .bag read to the same motion, bit
+    for bit; an IMU that gives no orientation (ROS: covariance[0] = -1) reads with the identity and gives the same
+    fit to 1e-9 (the torques see the specific force alone); readings at other times than the joints' are
+    interpolated at the joint times, with a note."""
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    imu = stance_imu(solo_imu, seed=11)
+    read = {}
+    for storage in ("mcap", "sqlite3", "ros1"):
+        bag = imu_bag(tmp_path / ("bag.bag" if storage == "ros1" else storage), robot, ex.log, imu, ex.wrenches,
+                      contacts, storage=storage)
+        read[storage] = bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu",
+                                           imu_frame="imu_link")
+    for storage in ("sqlite3", "ros1"):
+        for field in ("t", "q", "qd", "qdd", "tau", "wrenches"):
+            np.testing.assert_array_equal(getattr(read[storage], field), getattr(read["mcap"], field),
+                                          err_msg=(storage, field))
+    blind = bp.read_trajectory(imu_bag(tmp_path / "blind", robot, ex.log, imu, ex.wrenches, contacts, oriented=False),
+                               robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+    assert np.array_equal(blind.q[:, 3:7], np.tile([0.0, 0.0, 0.0, 1.0], (blind.n_samples, 1)))
+    assert any("no orientation given" in note for note in blind.notes)
+    for route in ("torques", "base"):
+        fit = bp.identify_floating(robot, blind, route=route, contacts=contacts)
+        same = bp.identify_floating(robot, read["mcap"], route=route, contacts=contacts)
+        np.testing.assert_allclose(fit.values, same.values, rtol=0, atol=1e-9 * np.abs(same.values).max())
+    # the IMU half a step late: each joint time between two readings, interpolated (the first sample dropped)
+    late = ex.log.t + 0.5 * (ex.log.t[1] - ex.log.t[0])
+    shifted = bp.read_trajectory(imu_bag(tmp_path / "late", robot, ex.log, imu, ex.wrenches, contacts,
+                                         imu_times=late), robot=robot, contacts=contacts, base_topic="/imu")
+    assert shifted.n_samples == ex.log.n_samples - 1
+    assert any("IMU topic /imu linearly interpolated" in note for note in shifted.notes)
+    halfway = 0.5 * (imu[1][:-1] + imu[1][1:])             # ω midway between two readings, the IMU at the base
+    np.testing.assert_allclose(shifted.qd[:, 3:6], halfway, rtol=0, atol=1e-12)
