@@ -402,3 +402,26 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
     assert any("IMU topic /imu linearly interpolated" in note for note in shifted.notes)
     halfway = 0.5 * (imu[1][:-1] + imu[1][1:])             # ω midway between two readings, the IMU at the base
     np.testing.assert_allclose(shifted.qd[:, 3:6], halfway, rtol=0, atol=1e-12)
+
+
+def test_base_from_imu_refuses_bad_readings_in_one_line():
+    from baseparam.identification.imu import base_from_imu, imu_mounting
+    t = np.arange(5) * 0.01
+    quat, omega, f = np.tile([0.0, 0.0, 0.0, 1.0], (5, 1)), np.zeros((5, 3)), np.tile([0.0, 0.0, 9.81], (5, 1))
+    q, qd, qdd = base_from_imu(t, quat, omega, f)
+    assert not qd.any() and not qdd.any()            # at rest: the specific force is −g, the acceleration 0
+    cases = [((t[::-1], quat, omega, f), {}, "imu.bag: t: sample 1: time does not increase"),
+             ((t, quat[:4], omega, f), {}, r"imu.bag: orientation: expected shape \(5, 4\), got \(4, 4\)"),
+             ((t, quat * 2, omega, f), {}, "imu.bag: orientation: sample 0: norm 2; expected a unit quaternion"),
+             ((t, quat, np.where(np.eye(5, 3) > 0, np.nan, omega), f), {},
+              "imu.bag: angular_velocity: sample 0: not a finite number"),
+             ((t, quat, omega, f), {"rotation": np.diag([1.0, 1.0, -1.0])}, "rotation: expected a 3×3 rotation")]
+    for args, kwargs, words in cases:
+        with pytest.raises(bp.errors.BaseParamError, match=words) as info:
+            base_from_imu(*args, source="imu.bag", **kwargs)
+        assert "\n" not in str(info.value)
+    from test_floating_identification import SPACE
+    robot = bp.load_robot(SPACE)
+    assert np.array_equal(imu_mounting(robot)[1], np.eye(3))
+    with pytest.raises(bp.errors.SettingsError, match="imu_frame='x': the IMU's link is found in a URDF"):
+        imu_mounting(robot, "x")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numbers import real_array
+from .._validation import QUATERNION_SLACK
 from ..errors import DataError, SettingsError, printable
 from ..motion import Trajectory
 
@@ -92,9 +93,10 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     """
     source = printable(str(source))
     t = real_array(f"{source}: t", t, DataError)
-    if t.ndim != 1 or t.size < 2 or not (np.diff(t) > 0).all():
-        raise DataError(f"{source}: t: expected at least 2 increasing times (S,), got shape {t.shape}"
-                        + (" not increasing" if t.ndim == 1 and t.size >= 2 else ""))
+    if t.ndim != 1 or t.size < 2:
+        raise DataError(f"{source}: t: expected shape (S,) with S ≥ 2, got {t.shape}")
+    if not (np.diff(t) > 0).all():
+        raise DataError(f"{source}: t: sample {int(np.argmax(~(np.diff(t) > 0))) + 1}: time does not increase")
     S = t.size
 
     def samples(name, value, width):
@@ -124,7 +126,7 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     else:
         quat = samples("orientation", orientation, 4)
         norm = np.linalg.norm(quat, axis=1)
-        off = ~(np.abs(norm - 1.0) <= 1e-3)          # the dynamics' slack on a quaternion's norm
+        off = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
         if off.any():
             s = int(np.argmax(off))
             raise DataError(f"{source}: orientation: sample {s}: norm {norm[s]:.6g}; expected a unit quaternion")
