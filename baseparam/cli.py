@@ -164,7 +164,7 @@ FLAGS = {
     "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
     "method": "--method", "weighting": "--weighting", "prior": "--prior", "prior_weight": "--prior-weight",
     "mass_bounds": "--mass-bounds", "total_mass": "--total-mass", "scheduler": "--scheduler",
-    "route": "--route", "known": "--known", "base_topic": "--base-topic",
+    "route": "--route", "known": "--known", "base_topic": "--base-topic", "imu_frame": "--imu-frame",
     # excite
     "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
     "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
@@ -776,7 +776,11 @@ def _trajectory_options(command):
               help="Floating-base robots: the contact frames whose wrenches the logs hold (w1_fx … per contact).")
 @click.option("--base-topic", metavar="TOPIC",
               help="Floating-base robots, ROS bags: the nav_msgs/Odometry or geometry_msgs/PoseStamped topic of the "
-                   "base pose (default: the bag's one such topic).")
+                   "base pose (default: the bag's one such topic), or a sensor_msgs/Imu topic (the base from an IMU: "
+                   "no momentum route, contact wrenches in link frames only).")
+@click.option("--imu-frame", metavar="LINK",
+              help="Floating-base robots, ROS bags with an IMU --base-topic: the URDF link the IMU is on, fixed to "
+                   "the base link (default: the base link).")
 @click.option("--known", "known", multiple=True, metavar="NAME=VALUE",
               help="Floating-base robots: a quantity known beforehand, e.g. mass=448 (the total mass, kg) or a "
                    "standard parameter's name; fixes the scale of the momentum route and of the base route "
@@ -784,7 +788,7 @@ def _trajectory_options(command):
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, topic, clock, delay, gains,
              skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, workers, scheduler, max_memory,
-             route, contacts_file, base_topic, known, load):
+             route, contacts_file, base_topic, imu_frame, known, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5, Parquet,
     ROS 2 bags: .mcap or a bag folder, ROS 1 .bag).
 
@@ -845,7 +849,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
             filter_friction=filter_friction)
         robot = load(robot_file)
-        if robot.is_floating or route or contacts_file or known or base_topic:
+        if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
             progress.close()
             floating_options = {"validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
                                 "--yaml": yaml_out, "--columns": columns, "--delay": delay,
@@ -853,7 +857,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                                 "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
                                 "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
             return _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known,
-                                      floating_options, {"topic": topic, "base_topic": base_topic, "clock": clock},
+                                      floating_options, {"topic": topic, "base_topic": base_topic, "clock": clock,
+                                                         "imu_frame": imu_frame},
                                       _explicit_cutoff(settings))
         read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _numbers(gains, "--gains"),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
@@ -919,7 +924,8 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     from .identification.floating import identify_floating
     from .identification.floating_logs import lowpass_floating, read_contacts, read_floating
     if not robot.is_floating:
-        flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic")
+        flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic"
+                if bag_options.get("base_topic") else "--imu-frame")
         _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
               "(base: floating, or --floating for a URDF)", 2)
     if route is None:

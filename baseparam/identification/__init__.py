@@ -11,6 +11,7 @@
                     ``estimators``), :class:`LogResult`
 ``floating``        :func:`identify_floating` (→ :class:`FloatingIdentification`) — floating-base robots
                     by joint torques and contact wrenches, the base equations alone, or momentum
+``imu``             :func:`~baseparam.identification.imu.base_from_imu` — a floating base from an IMU's readings
 ``logs``            :func:`identify_logs` — many logs, each reduced on its own (processes, Dask)
 ``plots``           figures of a fit
 """

@@ -8,6 +8,12 @@ topic per contact, all put on the joint stream's clock.
   frame 0's axes; linear then angular) is the base twist; a PoseStamped has none, and the twist is
   derived from the pose: v = Rᵀ ṗ, ω = 2 vec(q̄ ⊗ q̇), with ``np.gradient`` on the stamps (central
   differences, as :func:`~baseparam.preprocess` derives unlogged rates; no filtering here).
+* Or an IMU (``base_topic`` naming a ``sensor_msgs/Imu`` topic; never chosen by default): its orientation, rate and
+  specific force give an equivalent base motion (:mod:`~baseparam.identification.imu`: position and linear
+  velocity zero, q̈'s linear part the classical acceleration of the frame-0 origin), the IMU placed on the base by
+  ``imu_frame`` (a URDF link fixed to the base link; default the base link); the result is an
+  :class:`~baseparam.identification.imu.ImuTrajectory`. Wrenches logged in a world frame (``header.frame_id``
+  ``world``, ``map``, ``odom``, ``earth``: a force plate's) are refused then: they need the base position.
 * Contacts: the wrench ``[force, torque]`` of each contact's topic, in the order of ``contacts``.
 * Times: header stamps (or receive times, ``clock``), each topic sorted; the base and wrench streams are
   linearly interpolated at the joint stream's times (the quaternion then renormalized), and samples
@@ -25,8 +31,10 @@ import numpy as np
 from ..errors import DataError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
 from ..motion import not_unit
+from .imu import WORLD_FRAMES
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
+IMU_TYPE = "sensor_msgs/Imu"
 WRENCH_TYPE = "geometry_msgs/WrenchStamped"
 
 
@@ -63,12 +71,17 @@ _VALUES = {
                            *_xyz(m.twist.twist.linear), *_xyz(m.twist.twist.angular)),
     "pose": lambda m: (*_xyz(m.pose.position), *_xyz(m.pose.orientation), m.pose.orientation.w),
     "wrench": lambda m: (*_xyz(m.wrench.force), *_xyz(m.wrench.torque)),
+    # orientation (x y z w), rate, specific force, and whether the orientation is given (ROS: covariance[0] = -1 if
+    # not)
+    "imu": lambda m: (*_xyz(m.orientation), m.orientation.w, *_xyz(m.angular_velocity),
+                      *_xyz(m.linear_acceleration), float(m.orientation_covariance[0] != -1)),
 }
 
 
-def _stream(topic, entry, source, clock, extra, kind, notes):
+def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
     """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock, its
-    messages deserialized by rosbags one at a time; a damaged one refused in one line."""
+    messages deserialized by rosbags one at a time; a damaged one refused in one line. ``imu_base``: the IMU topic
+    the base comes from, when it does (a wrench in a world frame refused then)."""
     from ._bags import _exact_times, _ns_to_s, _Stream, _with_clock, deserialized
 
     def damaged(index, reason):
@@ -87,10 +100,23 @@ def _stream(topic, entry, source, clock, extra, kind, notes):
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
-    if kind != "wrench":
+    if kind == "wrench" and imu_base is not None:
+        frames = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
+        world = next((i for i, f in enumerate(frames) if str(f).strip("/").lower() in WORLD_FRAMES), None)
+        if world is not None:
+            raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
+                            f"{printable(frames[world])!r} (a force plate's) needs the base position, which the IMU on "
+                            f"{imu_base} does not give; log it in a frame fixed on the link (a foot or wrist F/T "
+                            "sensor), or read the base from an Odometry or PoseStamped topic")
+    if kind == "imu":
+        known = values[:, 10] > 0
+        if known.any() and not known.all():
+            i = int(np.argmax(~known))
+            raise damaged(int(order[i]), "orientation covariance -1 (no orientation) here but not in every message")
+    if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
-        norm = np.linalg.norm(values[:, 3:7], axis=1)
+        norm = np.linalg.norm(values[:, :4] if kind == "imu" else values[:, 3:7], axis=1)
         off = not_unit(norm)
         if off.any():
             i = int(np.argmax(off))
@@ -139,9 +165,10 @@ def _omega(t, quat):
 
 
 def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topic=None, clock="header",
-                      joints=None):
+                      joints=None, imu_frame=None):
     """A floating-base :class:`~baseparam.Trajectory` (``wrenches`` (S, C, 6) for the contacts) from a
-    ROS bag (module notes)."""
+    ROS bag (module notes); an :class:`~baseparam.identification.imu.ImuTrajectory` when ``base_topic`` is an
+    IMU's (``imu_frame``: its URDF link)."""
     from ..dynamics.floating import rotation_matrices
     from ..motion import Trajectory
     from ..model.robot import joint_names
@@ -169,14 +196,18 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         if len(found) != 1:
             raise DataError(f"{source}: {'no' if not found else 'several'} base pose topics (nav_msgs/Odometry or "
                             f"geometry_msgs/PoseStamped; the bag has {topics_listed(raw)}); name one with "
-                            "base_topic=")
+                            "base_topic= (or a sensor_msgs/Imu topic)")
         base_topic = found[0]
     if base_topic not in raw:
         raise DataError(f"{source}: base pose topic {base_topic}: not in the bag "
                         f"(it has {topics_listed(raw)})")
-    if types[base_topic] not in BASE_TYPES:
+    imu = types[base_topic] == IMU_TYPE
+    if types[base_topic] not in BASE_TYPES and not imu:
         raise DataError(f"{source}: base pose topic {base_topic}: type {types[base_topic] or 'unknown'}; expected "
-                        "nav_msgs/Odometry or geometry_msgs/PoseStamped")
+                        f"nav_msgs/Odometry, geometry_msgs/PoseStamped or {IMU_TYPE}")
+    if imu_frame is not None and not imu:
+        raise DataError(f"{source}: imu_frame={printable(str(imu_frame))!r} places an IMU; base topic {base_topic} is "
+                        f"a {types[base_topic]} (name the {IMU_TYPE} topic with base_topic=)")
     for name, tp in pairs:
         if tp not in raw:
             raise DataError(f"{source}: contact {name}: wrench topic {tp} not in the bag "
@@ -185,9 +216,13 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
             raise DataError(f"{source}: contact {name}: topic {tp}: type {types[tp] or 'unknown'}; expected "
                             f"{WRENCH_TYPE}")
     notes = list(js.notes)
-    kind = BASE_TYPES[types[base_topic]]
+    kind = "imu" if imu else BASE_TYPES[types[base_topic]]
+    if imu:
+        from .imu import imu_mounting
+        mounting = imu_mounting(robot, imu_frame)     # a bad link refused before the messages are read
     tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes)
-    wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes) for _, tp in pairs]
+    wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None)
+                      for _, tp in pairs]
     t = js.t
     keep = np.ones(t.size, dtype=bool)
     for ts, _, _ in [(tb, None, None)] + wrench_streams:
@@ -202,6 +237,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     # not interpolated: a base message at each joint sample kept (baseparam's writer, a common clock)
     matched = _same_times(tk, tb)
     interpolated = matched is None
+    if imu:
+        return _imu_motion(source, robot, js, ids, tk, tb, base, base_topic, mounting, imu_frame, notes,
+                           wrench_streams, pairs)
     if interpolated:
         base = base.copy()
         base[:, 3:7] = one_hemisphere(base[:, 3:7])
@@ -236,3 +274,41 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     return Trajectory(t=tk, q=np.hstack([pose[:, :7], jq]), qd=np.hstack([twist, jqd]), qdd=qdd, tau=tau,
                       source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
                       wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
+
+
+def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, imu_frame, notes, wrench_streams,
+                pairs):
+    """The :class:`~baseparam.identification.imu.ImuTrajectory` of :func:`read_floating_bag` from an IMU's stream
+    (values: orientation x y z w, rate, specific force, orientation-given flag) at the kept joint times ``tk``."""
+    from .imu import ImuTrajectory, base_from_imu
+    oriented = bool(values[:, 10].all())
+    if _same_times(tk, tb) is None:
+        values = values.copy()
+        values[:, :4] = one_hemisphere(values[:, :4]) if oriented else values[:, :4]
+        notes.append(f"{source}: IMU topic {base_topic} linearly interpolated at the times of the joint states")
+    at = _at(tk, tb, values)
+    if oriented:
+        at[:, :4] /= np.linalg.norm(at[:, :4], axis=1, keepdims=True)
+    position, rotation = mounting
+    q, qd, qdd = base_from_imu(tk, at[:, :4] if oriented else None, at[:, 4:7], at[:, 7:10],
+                               gravity=robot.gravity_si, position=position, rotation=rotation, source=source)
+    where = f"{printable(imu_frame)!r} at {np.round(position, 6).tolist()} m" if imu_frame else "the base frame"
+    notes.append(f"{source}: base from the IMU on {base_topic} ({where}): position and linear velocity not measured "
+                 "(0: the torques need only the specific force), ω̇ by central differences"
+                 + ("" if oriented else "; no orientation given (the identity: the torques do not depend on it)"))
+    jq, jqd = js.q[ids], (None if js.qd is None else js.qd[ids])
+    if jqd is None:
+        jqd = np.gradient(jq, tk, axis=0)
+        notes.append(f"{source}: joint velocities derived from the positions (central differences)")
+    if js.qdd is not None:
+        jqdd = js.qdd[ids]
+    else:
+        jqdd = np.gradient(jqd, tk, axis=0)
+        notes.append(f"{source}: joint accelerations derived from the velocities (central differences)")
+    tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)), js.tau[ids]])
+    wrenches = (np.stack([_at(tk, ts, w) for ts, w, _ in wrench_streams], axis=1) if pairs else None)
+    if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
+        notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
+    return ImuTrajectory(t=tk, q=np.hstack([q, jq]), qd=np.hstack([qd, jqd]), qdd=np.hstack([qdd, jqdd]), tau=tau,
+                         source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
+                         wrenches=wrenches, contacts=tuple(n for n, _ in pairs))

@@ -900,6 +900,12 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         raise SettingsError("wrenches: given without contacts (which frames are they measured in?)")
     if route == "momentum" and contacts:
         raise SettingsError("contacts: the momentum route is for a robot no external wrench acts on")
+    from .imu import ImuTrajectory
+    imu = next((t for t in trajectories if isinstance(t, ImuTrajectory)), None)
+    if route == "momentum" and imu is not None:
+        raise SettingsError(f"data: {imu.source}: the base comes from an IMU, which measures neither the base's "
+                            "position nor its linear velocity: the momentum route needs them (use the torques or "
+                            "base route, or read the base from an Odometry or PoseStamped topic)")
     if route == "momentum" and np.any(robot.gravity_si):
         raise SettingsError(f"route: the momentum of {shown(robot.name)} is not conserved under its gravity "
                             f"{np.asarray(robot.gravity_si).tolist()}; the momentum route is for a robot in orbit "

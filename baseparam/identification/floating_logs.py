@@ -332,7 +332,8 @@ def _read_contacts(path, robot):
 
 
 # -- the formats of bp.read_trajectory / bp.write_trajectory for floating bases ---------------------------------------
-def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, clock="header", joints=None):
+def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, clock="header", joints=None,
+                  imu_frame=None):
     """A floating-base log as one :class:`~baseparam.Trajectory` (``floating=True``, ``wrenches`` (S, C, 6) of
     ``contacts`` or None): CSV/NPZ (module notes), Parquet (:func:`write_floating_parquet`'s layout) or a ROS bag
     (:mod:`~baseparam.identification._floating_bags`).
@@ -346,7 +347,10 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
         The contacts whose wrenches the log holds, in order; bags: each contact's ``WrenchStamped`` topic
         (default ``/<name>/wrench``).
     topic, base_topic, clock : str, optional
-        Bags: the JointState topic, the base pose topic (Odometry or PoseStamped), the clock.
+        Bags: the JointState topic, the base pose topic (Odometry or PoseStamped, or an IMU's ``sensor_msgs/Imu``:
+        :mod:`~baseparam.identification.imu`), the clock.
+    imu_frame : str, optional
+        Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the base link).
     """
     from dataclasses import replace
 
@@ -356,8 +360,8 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     if ext in (".mcap", ".bag") or os.path.isdir(path):
         # the bag readers name the file in their messages only: escaped onto one line
         return read_floating_bag(path, printable(source), robot, contacts, topic=topic, base_topic=base_topic,
-                                 clock=clock, joints=joints)
-    for name, value in (("topic", topic), ("base_topic", base_topic)):
+                                 clock=clock, joints=joints, imu_frame=imu_frame)
+    for name, value in (("topic", topic), ("base_topic", base_topic), ("imu_frame", imu_frame)):
         if value is not None:
             raise DataError(f"{source}: {name}={shown(value)} applies to ROS bags, not {ext or 'this'} files")
     names = tuple(name for name, _ in contact_topics(contacts))

@@ -66,7 +66,8 @@ __all__ = ["ABSURD_BOUNDS", "DEFAULT_KEYS", "FIELDS", "JOINT_FIELDS", "MAX_COLUM
 
 
 def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_dof=None, delimiter=None, joints=None,
-                    topic=None, clock="header", delay=None, robot=None, contacts=None, base_topic=None) -> Trajectory:
+                    topic=None, clock="header", delay=None, robot=None, contacts=None, base_topic=None,
+                    imu_frame=None) -> Trajectory:
     """Read and validate a measured trajectory: CSV/TXT, NPZ, HDF5, Parquet, or a ROS bag.
 
     Parameters
@@ -122,7 +123,11 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         ``geometry_msgs/WrenchStamped`` topic, ``/<name>/wrench`` unless a dict maps names to topics.
     base_topic : str, optional
         Floating base, bags: the ``nav_msgs/Odometry`` or ``geometry_msgs/PoseStamped`` topic of the
-        base pose (default: the bag's one such topic).
+        base pose (default: the bag's one such topic), or a ``sensor_msgs/Imu`` topic: the base from an IMU
+        (:mod:`~baseparam.identification.imu`; an ``ImuTrajectory``, which the momentum route refuses).
+    imu_frame : str, optional
+        Floating base, bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link
+        (default: the base link itself).
 
     Returns
     -------
@@ -152,15 +157,16 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         topic = check_names(topic, "topic")
     check_instance(delimiter, "delimiter", str, "a str", allow_none=True)
     check_instance(base_topic, "base_topic", str, "a topic name (str)", allow_none=True)
+    check_instance(imu_frame, "imu_frame", str, "a link name (str)", allow_none=True)
     if contacts is not None and not isinstance(contacts, (list, tuple, dict)):
         raise ArgumentTypeError(f"contacts: expected a sequence of bp.Contact or names, or a dict name → topic, got "
                                 f"{shown(contacts)}")
     if robot is not None and getattr(robot, "is_floating", False):
         return _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, joints, topic, clock,
-                              contacts, base_topic)
-    if contacts is not None or base_topic is not None:
-        raise DataError(f"{source}: contacts= and base_topic= read floating-base logs (give robot=, a robot with a "
-                        "floating base)")
+                              contacts, base_topic, imu_frame)
+    if contacts is not None or base_topic is not None or imu_frame is not None:
+        raise DataError(f"{source}: contacts=, base_topic= and imu_frame= read floating-base logs (give robot=, a "
+                        "robot with a floating base)")
     if robot is not None:
         n_dof = robot.n_dof if n_dof is None else n_dof
         if joints is None:
@@ -177,7 +183,7 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
 
 
 def _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, joints, topic, clock, contacts,
-                   base_topic):
+                   base_topic, imu_frame=None):
     """A floating-base log (floating_logs.read_floating); options of joint logs only are refused."""
     from .floating_logs import read_floating
     for name, value in (("columns", columns), ("gains", gains), ("delay", delay)):
@@ -186,7 +192,8 @@ def _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, jo
                             "\"Floating-base logs\")")
     if skip_bad_rows:
         raise DataError(f"{source}: skip_bad_rows does not apply to a floating-base log: its rows are used as given")
-    return read_floating(path, robot, contacts or (), topic=topic, base_topic=base_topic, clock=clock, joints=joints)
+    return read_floating(path, robot, contacts or (), topic=topic, base_topic=base_topic, clock=clock, joints=joints,
+                         imu_frame=imu_frame)
 
 
 def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock):

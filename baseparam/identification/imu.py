@@ -1,0 +1,208 @@
+"""A floating base measured by an IMU (``sensor_msgs/Imu``: orientation, angular velocity, specific force), as legged
+robots and humanoids log it, instead of a pose (odometry, motion capture).
+
+An IMU does not give the base's position or linear velocity, but the equations the fits use do not need them:
+the base wrench and the joint torques (``rnea``) see the base's linear velocity v only through the classical
+acceleration of the frame-0 origin, Rᵀ p̈ = v̇ + ω × v (Galilean invariance: no force depends on a uniform
+velocity), and gravity g only through the specific force Rᵀ(p̈ − g), which the accelerometer measures. So the
+motion's base columns are an *equivalent* motion with the same dynamics (tests/test_floating_imu.py checks the
+fact against pinocchio):
+
+* q: position 0, the base's orientation (the IMU's, turned by its mounting; the identity when the IMU gives none);
+* q̇: v = 0, ω the gyroscope's rate in frame-0 axes;
+* q̈: ω̇ by central differences (``np.gradient`` on the stamps, as the readers derive unlogged rates), and the
+  linear part a = f_O + Rᵀ g, with f_O the specific force at the frame-0 origin moved from the IMU's point r
+  (in frame 0): f_O = f_IMU − ω̇ × r − ω × (ω × r).
+
+What this does not give: the momentum (it needs v and p: the momentum route refuses such a motion), and contact
+wrenches measured in the world (a force plate's: moving them to the foot needs the base position) — only frames
+fixed on the robot's links (foot or wrist F/T sensors, :class:`~baseparam.Contact`) work with an IMU base.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._numbers import real_array
+from .._validation import QUATERNION_SLACK
+from ..errors import DataError, SettingsError, printable
+from ..motion import Trajectory
+
+__all__ = ["ImuTrajectory", "base_from_imu", "imu_mounting"]
+
+# ROS's world-fixed frames (REP 105) and the usual others: a wrench logged in one of them is a force plate's
+WORLD_FRAMES = frozenset({"world", "map", "odom", "earth"})
+
+
+@dataclass(frozen=True)
+class ImuTrajectory(Trajectory):
+    """A floating-base :class:`~baseparam.Trajectory` whose base comes from an IMU (:func:`base_from_imu`): the
+    base position and linear velocity are not measured (zero in q and q̇), q̈'s linear part is the classical
+    acceleration of the frame-0 origin (module notes). The torques and base routes fit it as any floating motion;
+    the momentum route refuses it."""
+
+
+def _product(a, b):
+    """Quaternion products a ⊗ b of (…, 4) arrays (x, y, z, w)."""
+    av, aw, bv, bw = a[..., :3], a[..., 3:], b[..., :3], b[..., 3:]
+    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), aw * bw - np.sum(av * bv, -1, keepdims=True)], -1)
+
+
+def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, gravity=(0.0, 0.0, -9.81),
+                  position=(0.0, 0.0, 0.0), rotation=None, angular_acceleration=None, source="<imu>"):
+    """The base columns of a floating-base motion from an IMU's samples (module notes).
+
+    Parameters
+    ----------
+    t : array_like, shape (S,)
+        Sample times (s), increasing.
+    orientation : array_like, shape (S, 4), or None
+        The IMU frame's orientation in the world, unit quaternions (x, y, z, w) (``sensor_msgs/Imu``'s
+        ``orientation``); None when the IMU gives none (the base's is then the identity: the torques do not
+        depend on it, module notes).
+    angular_velocity : array_like, shape (S, 3)
+        The gyroscope's rate ω (rad/s), in the IMU's axes.
+    linear_acceleration : array_like, shape (S, 3)
+        The accelerometer's specific force f = Rᵀ(p̈ − g) (m/s²; +9.81 up at rest), in the IMU's axes.
+    gravity : array_like, shape (3,)
+        The robot's gravity in the world (``robot.gravity_si``).
+    position : array_like, shape (3,)
+        The IMU's origin in frame 0 (m): the lever arm r (:func:`imu_mounting`).
+    rotation : array_like, shape (3, 3), optional
+        The IMU's axes in frame 0 (columns); the identity by default.
+    angular_acceleration : array_like, shape (S, 3), optional
+        ω̇ in the IMU's axes when known; by default central differences of ω (``np.gradient`` on ``t``).
+    source : str
+        Named in messages.
+
+    Returns
+    -------
+    q : ndarray, shape (S, 7)
+        Base position (zero) and quaternion (x, y, z, w) of frame 0.
+    qd : ndarray, shape (S, 6)
+        The base twist: v = 0, then ω in frame-0 axes.
+    qdd : ndarray, shape (S, 6)
+        The classical acceleration of the frame-0 origin in frame-0 axes (its specific force plus Rᵀ g), then ω̇.
+
+    Raises
+    ------
+    DataError
+        Arrays of other shapes, not finite, times not increasing, a quaternion not unit: one line naming
+        ``source`` and the field.
+    """
+    source = printable(str(source))
+    t = real_array(f"{source}: t", t, DataError)
+    if t.ndim != 1 or t.size < 2:
+        raise DataError(f"{source}: t: expected shape (S,) with S ≥ 2, got {t.shape}")
+    if not (np.diff(t) > 0).all():
+        raise DataError(f"{source}: t: sample {int(np.argmax(~(np.diff(t) > 0))) + 1}: time does not increase")
+    S = t.size
+
+    def samples(name, value, width):
+        a = real_array(f"{source}: {name}", value, DataError)
+        if a.shape != (S, width):
+            raise DataError(f"{source}: {name}: expected shape ({S}, {width}), got {a.shape}")
+        bad = ~np.isfinite(a)
+        if bad.any():
+            raise DataError(f"{source}: {name}: sample {int(np.argmax(bad.any(axis=1)))}: not a finite number")
+        return a
+
+    omega_i = samples("angular_velocity", angular_velocity, 3)
+    f_i = samples("linear_acceleration", linear_acceleration, 3)
+    g = real_array("gravity", gravity, SettingsError).reshape(-1)
+    r = real_array("position", position, SettingsError).reshape(-1)
+    if g.shape != (3,) or r.shape != (3,) or not (np.isfinite(g).all() and np.isfinite(r).all()):
+        raise SettingsError(f"gravity, position: expected 3 finite numbers each, got shapes {g.shape}, {r.shape}")
+    R_bi = None
+    if rotation is not None:
+        R_bi = real_array("rotation", rotation, SettingsError)
+        if R_bi.shape != (3, 3) or not np.allclose(R_bi.T @ R_bi, np.eye(3), atol=1e-9) or np.linalg.det(R_bi) <= 0:
+            raise SettingsError("rotation: expected a 3×3 rotation matrix (the IMU's axes in frame 0, columns)")
+        if np.array_equal(R_bi, np.eye(3)):
+            R_bi = None             # the identity: the readings used bit for bit
+    if orientation is None:
+        quat = np.tile([0.0, 0.0, 0.0, 1.0], (S, 1))
+    else:
+        quat = samples("orientation", orientation, 4)
+        norm = np.linalg.norm(quat, axis=1)
+        off = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
+        if off.any():
+            s = int(np.argmax(off))
+            raise DataError(f"{source}: orientation: sample {s}: norm {norm[s]:.6g}; expected a unit quaternion")
+        quat = quat / norm[:, None]
+    omega_dot_i = (np.gradient(omega_i, t, axis=0) if angular_acceleration is None
+                   else samples("angular_acceleration", angular_acceleration, 3))
+    if R_bi is None:
+        omega, omega_dot, f = omega_i, omega_dot_i, f_i
+    else:                           # vectors in the IMU's axes to frame 0's; the base's orientation R_wi R_biᵀ
+        omega, omega_dot, f = omega_i @ R_bi.T, omega_dot_i @ R_bi.T, f_i @ R_bi.T
+        if orientation is not None:
+            from scipy.spatial.transform import Rotation
+            q_bi = Rotation.from_matrix(R_bi).as_quat()
+            quat = _product(quat, q_bi * [-1.0, -1.0, -1.0, 1.0])
+    if r.any():                     # the specific force at the origin: the IMU point's less its rigid-body terms
+        f = f - np.cross(omega_dot, r) - np.cross(omega, np.cross(omega, r))
+    from ..dynamics.floating import rotation_matrices
+    if orientation is None:
+        gravity_base = np.broadcast_to(g, (S, 3))
+    else:
+        gravity_base = np.einsum("sji,j->si", rotation_matrices(quat), g)     # Rᵀ g
+    q = np.hstack([np.zeros((S, 3)), quat])
+    qd = np.hstack([np.zeros((S, 3)), omega])
+    qdd = np.hstack([f + gravity_base, omega_dot])
+    return q, qd, qdd
+
+
+def imu_mounting(robot, frame=None):
+    """Where an IMU sits on a floating base: the placement of a URDF link fixed to the base link.
+
+    Parameters
+    ----------
+    robot : Robot
+        With a floating base; read from a URDF when ``frame`` is given.
+    frame : str, optional
+        The IMU's link (e.g. ``imu_link``), joined to the base link by fixed joints; None or the base link's
+        name: the base link itself.
+
+    Returns
+    -------
+    position : ndarray, shape (3,)
+        The frame's origin in frame 0 (m).
+    rotation : ndarray, shape (3, 3)
+        Its axes in frame 0 (columns).
+
+    Raises
+    ------
+    SettingsError
+        No such link, a link that a moving joint carries (not fixed to the base), a description without links.
+    """
+    if frame is None:
+        return np.zeros(3), np.eye(3)
+    if not isinstance(frame, str) or not frame:
+        raise SettingsError(f"imu_frame: expected a link name (str), got {frame!r}")
+    name = printable(frame)
+    if getattr(robot, "convention", None) != "urdf" or not isinstance(getattr(robot, "source", None), str):
+        raise SettingsError(f"imu_frame={name!r}: the IMU's link is found in a URDF; {robot.name!r} is not read "
+                            "from one (leave imu_frame out for an IMU at the base frame)")
+    from ..model import urdf
+    problems = urdf._Problems("robot")
+    links, joints = urdf._read(urdf._parse(robot.source, problems), problems, [])
+    children = urdf._structure(links, joints, problems)
+    base = urdf._base_link(links, joints, None, problems)
+    free = urdf._floating_root(base, children)
+    base = free.child if free is not None else base
+    if frame not in links:
+        raise SettingsError(f"imu_frame={name!r}: no such link in {robot.name!r}")
+    parent_joint = {j.child: j for j in joints}
+    T, link = np.eye(4), frame
+    while link != base:
+        joint = parent_joint.get(link)
+        if joint is None or joint.type == "floating":
+            raise SettingsError(f"imu_frame={name!r}: not below the base link {base!r}; the IMU must be on the base")
+        if joint.type != "fixed":
+            raise SettingsError(f"imu_frame={name!r}: not fixed to the base link {base!r} (joint {joint.name!r} "
+                                f"moves it); the IMU must be on the base")
+        T = urdf._origin_matrix(joint.origin) @ T
+        link = joint.parent
+    return T[:3, 3].copy(), T[:3, :3].copy()
