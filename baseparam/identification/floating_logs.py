@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from .._checks import check_input, shown
+from .._checks import check_input, read_bounded, shown
 from .._validation import ABSURD
 from ..errors import DataError, SettingsError, printable
 
@@ -248,11 +248,7 @@ def _contact_items(path):
     label = printable(path)                   # for one-line messages, whatever the file's name
     from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
 
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise DataError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    data = read_bounded(path, MAX_BYTES, label, DataError, "a contacts file")
     try:
         doc = _load_yaml(_decode(data))
     except _Invalid as exc:
