@@ -22,6 +22,7 @@ import numpy as np
 from .._checks import check_input, read_bounded, shown
 from .._validation import ABSURD
 from ..errors import DataError, SettingsError, printable
+from ._record import _one_line
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -92,7 +93,7 @@ def read_floating_log(path, robot, n_contacts=0):
         try:
             table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
         except ValueError as exc:
-            raise DataError(f"{label}: {' '.join(str(exc).split())}") from None
+            raise DataError(f"{label}: {_one_line(exc)}") from None
         if table.shape[1] != len(header):
             raise DataError(f"{label}: {table.shape[1]} values per row for {len(header)} header columns")
 
@@ -203,7 +204,7 @@ def _npz_arrays(path):
     zip, a name held twice), each member's header (dtype, size) checked before its data is read."""
     label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
     from ._arrays import _NPZ_ERRORS, _npy_data, _npy_header, open_npz
-    from ._record import MAX_VALUES, _one_line
+    from ._record import MAX_VALUES
 
     archive, members = open_npz(path, path)
     data, total = {}, 0
@@ -393,7 +394,7 @@ def _read_floating_parquet(source, robot, names):
     try:
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
-        raise DataError(f"{source}: cannot read as Parquet: {' '.join(str(exc).split())}") from None
+        raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
     meta = (table.schema.metadata or {}).get(b"baseparam.floating")
     try:
         info = json.loads(meta) if meta else {}
