@@ -408,11 +408,6 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
-# The commands that take fixed-base robots only (for now); `find`, `export` and `identify` (its --route
-# branch, _identify_floating) take floating bases too.
-FIXED_BASE_COMMANDS = ()
-
-
 def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
@@ -421,15 +416,9 @@ def _robot_options(command):
                 mimic, **kwargs):
         def load(path):
             from .model.loading import load_robot
-            robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
-                               angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
-                               friction_model=friction_model, floating=floating, mimic=mimic)
-            if robot.is_floating and command.__name__ in FIXED_BASE_COMMANDS:
-                from .errors import RobotDescriptionError
-                raise RobotDescriptionError(
-                    f"{path}: base: floating: `baseparam {command.__name__}` takes fixed-base robots only for now "
-                    "(bp.forward_dynamics, bp.reaction_wrenches and bp.simulate take floating bases)")
-            return robot
+            return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
+                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
+                              friction_model=friction_model, floating=floating, mimic=mimic)
         return command(*args, load=load, **kwargs)
 
     return _with_options(wrapper, (
