@@ -605,24 +605,19 @@ class _VariadicValidate(click.Command):
     """
 
     def parse_args(self, ctx, args):
-        out, in_validate, given = [], False, None
-        for arg in args:
+        out, in_validate, given = [], False, 0
+        for arg in [*args, None]:                       # None: the end, where --validate must have had its files
+            option = arg is None or (arg.startswith("-") and arg != "-")
+            if option and in_validate and not given:
+                raise click.UsageError("--validate: no file given")
             if arg == "--validate":
-                if in_validate and not given:
-                    raise click.UsageError("--validate: no file given")
                 in_validate, given = True, 0
-                continue
-            if arg.startswith("-") and arg != "-":
-                if in_validate and not given:
-                    raise click.UsageError("--validate: no file given")
-                in_validate = False
-            elif in_validate:
+            elif in_validate and not option:
                 out += ["--validate", arg]
                 given += 1
-                continue
-            out.append(arg)
-        if in_validate and not given:
-            raise click.UsageError("--validate: no file given")
+            elif arg is not None:                       # TRAIN, or another option: --validate's files end
+                in_validate = False
+                out.append(arg)
         return super().parse_args(ctx, out)
 
 
