@@ -692,6 +692,14 @@ def _trajectory_options(command):
                      help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")))
 
 
+def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
+    """The preprocessing :func:`_trajectory_options` asks for, as a Preprocessing (``more``: its other settings)."""
+    from .identification.preprocessing import Preprocessing
+    return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
+                         cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
+                         rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), **more)
+
+
 @main.command(cls=_VariadicValidate)
 @click.argument("robot_file", type=click.Path(dir_okay=False))
 @click.argument("train", nargs=-1)
@@ -779,7 +787,6 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     from ._warnings import warn
     from .identification.estimators import identify as run
     from .identification.logs import expand_logs, identify_logs
-    from .identification.preprocessing import Preprocessing
     from .projection.base_set import find_base_parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
@@ -819,11 +826,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     bars = [progress]                               # closed on an error: the projection's, then the logs'
     with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
             inputs_protected([robot_file, *train, *validate]):
-        settings = Preprocessing(
-            resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
-            cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
-            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
-            filter_friction=filter_friction)
+        settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
+                                  filter_friction=filter_friction)
         robot = load(robot_file)
         if robot.is_floating or route or contacts_file or known or base_topic:
             progress.close()
@@ -1207,7 +1211,6 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
     from .identification.payload import identify_payload
-    from .identification.preprocessing import Preprocessing
     from .identification.trajectory import parse_column_map, read_trajectory
     if suggest is not None:
         _suggest_poses(robot_file, loaded, suggest, pose, json_out, load)
@@ -1230,10 +1233,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
-        settings = Preprocessing(
-            resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
-            cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
-            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"))
+        settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns else None
         gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)
