@@ -110,9 +110,11 @@ def read_floating_log(path, robot, n_contacts=0):
         wrenches = take(wrench_columns).reshape(-1, n_contacts, 6) if n_contacts else None
     else:
         raise DataError(f"{label}: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
+    def at(row):
+        return f"line {row + 2}" if ext == ".csv" else f"row {row}"
+
     # checked here, not by Trajectory: its messages count q's columns from the data and suggest
     # skip_bad_rows, which these logs do not take
-    csv = ext == ".csv"
     for name, width in (("q", robot.n_dof + 7), ("qd", robot.n_dof + 6), ("qdd", robot.n_dof + 6),
                         ("tau", robot.n_dof + 6)):
         arr = arrays[name]
@@ -120,20 +122,17 @@ def read_floating_log(path, robot, n_contacts=0):
             continue
         arr = np.asarray(arr)
         if arr.ndim != 2 or arr.shape[1] != width:
-            raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)}"
-                            f" with a floating base "
-                            f"({robot.n_dof} joints), got {arr.shape}")
+            raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)} with a floating "
+                            f"base ({robot.n_dof} joints), got {arr.shape}")
         if not np.issubdtype(arr.dtype, np.number):
             raise DataError(f"{label}: {name}: not numeric ({arr.dtype})")
         bad = ~np.isfinite(arr)
         if bad.any():
             row, col = map(int, np.argwhere(bad)[0])
-            where = f"line {row + 2}" if csv else f"row {row}"
-            raise DataError(f"{label}: {where}: {name}{col + 1}: not a finite number ({arr[row, col]})")
+            raise DataError(f"{label}: {at(row)}: {name}{col + 1}: not a finite number ({arr[row, col]})")
     if wrenches is not None and not np.isfinite(wrenches).all():
         row = int(np.flatnonzero(~np.isfinite(wrenches).reshape(len(wrenches), -1).all(1))[0])
-        raise DataError(f"{label}: {f'line {row + 2}' if ext == '.csv' else f'row {row}'}: wrenches: not a finite "
-                        "number")
+        raise DataError(f"{label}: {at(row)}: wrenches: not a finite number")
     traj = Trajectory(t=arrays["t"], q=arrays["q"], qd=arrays["qd"], qdd=arrays["qdd"], tau=arrays["tau"],
                       source=path, floating=True)
     if wrenches is not None and len(wrenches) != traj.n_samples:
