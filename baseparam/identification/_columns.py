@@ -46,7 +46,7 @@ def parse_column_map(text: str) -> dict:
         if not sep or not field or not value:
             raise DataError(f"column map {shown(text)}: entry {shown(entry.strip())}"
                             f": expected FIELD=COLUMNS (e.g. q=1:7)")
-        field = _known_field(field, f"column map {text!r}")
+        field = _known_field(field, f"column map {shown(text)}")
         if field in out:
             raise DataError(f"column map {shown(text)}: field {field} given twice")
         out[field] = None if value.lower() == "none" else _parse_columns_text(value)
