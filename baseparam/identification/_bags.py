@@ -197,7 +197,7 @@ def _choose_topics(raw, topic, source):
         if len(found) > 1:
             if "/joint_states" in found:
                 return ["/joint_states"]
-            raise DataError(f"{source}: several JointState topics ({', '.join(sorted(found))}); choose with topic= "
+            raise DataError(f"{source}: several JointState topics ({shown_names(sorted(found))}); choose with topic= "
                             "(several: 'a,b')")
         return found
     chosen = [t.strip() for t in topic.split(",")] if isinstance(topic, str) else list(topic)
