@@ -6,6 +6,7 @@ the modules it rests on (the robot model's types, the memory budget, atomic writ
 """
 from __future__ import annotations
 
+import json
 import os
 import reprlib
 import stat
@@ -114,3 +115,34 @@ def check_input(value, name: str = "path", *, error=ArgumentError, unreadable=No
     text = check_path(value, name, error=error)
     refuse_special(text, unreadable or error)
     return text
+
+
+def read_bounded(path, limit: int, source: str, error, what=None, *, unreadable=None) -> bytes:
+    """The bytes of the file ``path``, read to one byte beyond ``limit`` only: a file of a few kB is expected, not
+    one read without end. ``unreadable`` (``error`` by default): ``SOURCE: cannot read: REASON``. With ``what`` (the
+    kind of file: "a bag's metadata.yaml"), ``error`` ``SOURCE: larger than 1 MB; WHAT is a few kB`` beyond
+    ``limit``; without, the caller's parser refuses the ``limit`` + 1 bytes it is given."""
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        reason = printable(exc.strerror or str(exc) or type(exc).__name__)
+        raise (unreadable or error)(f"{source}: cannot read: {reason}") from None
+    if what is not None and len(data) > limit:
+        size = f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit / 1e6:g} MB"
+        raise error(f"{source}: larger than {size}; {what} is a few kB")
+    return data
+
+
+def read_json(path, limit: int, source: str, error, what: str):
+    """The JSON document of the file ``path`` (:func:`read_bounded`); ``error`` ``SOURCE: not JSON (REASON)`` when
+    it is not UTF-8 JSON, ``SOURCE: not WHAT (JSON nested too deeply)`` when nested beyond the parser's depth."""
+    data = read_bounded(path, limit, source, error, what)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise error(f"{source}: not {what} (JSON nested too deeply)") from None
+    except ValueError as exc:           # also a byte that is not UTF-8, and an integer of thousands of digits
+        reason = ("a number of thousands of digits" if "integer string conversion" in str(exc)
+                  else printable(" ".join(str(exc).split()))[:200])
+        raise error(f"{source}: not JSON ({reason})") from None

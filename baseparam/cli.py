@@ -409,11 +409,6 @@ class _OneLineErrors(click.Group):
         sys.exit(status or 0)
 
 
-# The commands that take fixed-base robots only (for now); `find`, `export` and `identify` (its --route
-# branch, _identify_floating) take floating bases too.
-FIXED_BASE_COMMANDS = ()
-
-
 def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
@@ -422,15 +417,9 @@ def _robot_options(command):
                 mimic, **kwargs):
         def load(path):
             from .model.loading import load_robot
-            robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
-                               angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
-                               friction_model=friction_model, floating=floating, mimic=mimic)
-            if robot.is_floating and command.__name__ in FIXED_BASE_COMMANDS:
-                from .errors import RobotDescriptionError
-                raise RobotDescriptionError(
-                    f"{path}: base: floating: `baseparam {command.__name__}` takes fixed-base robots only for now "
-                    "(bp.forward_dynamics, bp.reaction_wrenches and bp.simulate take floating bases)")
-            return robot
+            return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
+                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
+                              friction_model=friction_model, floating=floating, mimic=mimic)
         return command(*args, load=load, **kwargs)
 
     return _with_options(wrapper, (
@@ -620,24 +609,19 @@ class _VariadicValidate(click.Command):
     """
 
     def parse_args(self, ctx, args):
-        out, in_validate, given = [], False, None
-        for arg in args:
+        out, in_validate, given = [], False, 0
+        for arg in [*args, None]:                       # None: the end, where --validate must have had its files
+            option = arg is None or (arg.startswith("-") and arg != "-")
+            if option and in_validate and not given:
+                raise click.UsageError("--validate: no file given")
             if arg == "--validate":
-                if in_validate and not given:
-                    raise click.UsageError("--validate: no file given")
                 in_validate, given = True, 0
-                continue
-            if arg.startswith("-") and arg != "-":
-                if in_validate and not given:
-                    raise click.UsageError("--validate: no file given")
-                in_validate = False
-            elif in_validate:
+            elif in_validate and not option:
                 out += ["--validate", arg]
                 given += 1
-                continue
-            out.append(arg)
-        if in_validate and not given:
-            raise click.UsageError("--validate: no file given")
+            elif arg is not None:                       # TRAIN, or another option: --validate's files end
+                in_validate = False
+                out.append(arg)
         return super().parse_args(ctx, out)
 
 
@@ -710,6 +694,14 @@ def _trajectory_options(command):
                      help="Drop samples where every |qd| is below V (rad/s or m/s)."),
         click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
                      help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")))
+
+
+def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
+    """The preprocessing :func:`_trajectory_options` asks for, as a Preprocessing (``more``: its other settings)."""
+    from .identification.preprocessing import Preprocessing
+    return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
+                         cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
+                         rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), **more)
 
 
 @main.command(cls=_VariadicValidate)
@@ -803,7 +795,6 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     from ._warnings import warn
     from .identification.estimators import identify as run
     from .identification.logs import expand_logs, identify_logs
-    from .identification.preprocessing import Preprocessing
     from .projection.base_set import find_base_parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
@@ -843,11 +834,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     bars = [progress]                               # closed on an error: the projection's, then the logs'
     with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
             inputs_protected([robot_file, *train, *validate]):
-        settings = Preprocessing(
-            resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
-            cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
-            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), decimate=decimate,
-            filter_friction=filter_friction)
+        settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
+                                  filter_friction=filter_friction)
         robot = load(robot_file)
         if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
             progress.close()
@@ -1233,7 +1221,6 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
     from .identification.payload import identify_payload
-    from .identification.preprocessing import Preprocessing
     from .identification.trajectory import parse_column_map, read_trajectory
     if suggest is not None:
         _suggest_poses(robot_file, loaded, suggest, pose, json_out, load)
@@ -1256,10 +1243,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
-        settings = Preprocessing(
-            resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
-            cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
-            rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"))
+        settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns else None
         gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)

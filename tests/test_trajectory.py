@@ -589,12 +589,12 @@ def test_units_of_unused_columns_are_not_checked(tmp_path):
 
 def test_unrecognised_header_lists_the_names(tmp_path):
     t, q, qd, tau = good()
-    header = "stamp,j1,j2,j3,v1,v2,v3,e1,e2,e3,x1,x2"
-    lines = [header] + [line + ",0,0" for line in header_lines(t, q, qd, tau)[1:]]
+    header = "stamp,j1,j2,j3,v1,v2,v3,e1,e2,e3,x1,x2,x3,x4"
+    lines = [header] + [line + ",0,0,0,0" for line in header_lines(t, q, qd, tau)[1:]]
     path = write(tmp_path / "names.csv", lines)
     msg = raises(lambda: read_trajectory(path), f"{path}: line 1 (header): field t: no time column",
-                 "stamp, j1, j2, j3, v1, v2, v3, e1, e2, e3, …")
-    assert "x2" not in msg
+                 "stamp, j1, j2, j3, v1, v2, v3, e1, e2, e3, x1, x2, … (14 in all)")
+    assert "x3" not in msg and "x4" not in msg
     raises(lambda: read_trajectory(path, columns={"t": "stamp"}), "field q: no joint positions", "stamp, j1")
 
 

@@ -2,11 +2,10 @@
 :func:`load_excitation` takes the JSON back."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
-from .._checks import shown
 from .._atomic import json_text, write_text
+from .._checks import read_json, shown
 from .._validation import check_input
 from ..errors import printable
 
@@ -98,21 +97,7 @@ def load_excitation(path) -> SavedExcitation:
 
     path = check_input(path, error=DataError)
     source = printable(path)
-    try:
-        with open(path, "rb") as stream:
-            # read to one byte beyond the bound only: a document of a few kB, not a file read without end
-            data = stream.read(MAX_DOCUMENT_BYTES + 1)
-    except OSError as exc:
-        raise DataError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise DataError(f"{source}: larger than {MAX_DOCUMENT_BYTES >> 20} MiB; the document excite --json writes "
-                        "is a few kB")
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except ValueError as exc:           # also a byte that is not UTF-8 (UnicodeDecodeError)
-        raise DataError(f"{source}: not JSON ({printable(' '.join(str(exc).split()))[:200]})") from None
-    except RecursionError:
-        raise DataError(f"{source}: not the JSON document excite --json writes (nested too deeply)") from None
+    doc = read_json(path, MAX_DOCUMENT_BYTES, source, DataError, "the document excite --json writes")
     if not isinstance(doc, dict):
         raise DataError(f"{source}: expected the JSON object excite --json writes, got {type(doc).__name__}")
 

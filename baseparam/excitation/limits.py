@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import read_bounded, shown
 from .._numbers import json_float, json_floats, real_array
 from .._validation import check_instance, check_input, check_robot
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
-from ..model._yaml_text import _decode, _Invalid, _load_yaml
+from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
 from ..model.loading import is_urdf, load_robot
 
 _KEYS = ("q", "qd", "qdd", "tau")
@@ -172,11 +172,7 @@ def motion_limits(robot, limits=None):
 
 
 def _read_file(path, n_dof):
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(2_000_000)
-    except OSError as exc:
-        raise ArgumentError(f"{printable(path)}: cannot read the limits file: {exc.strerror or exc}") from None
+    data = read_bounded(path, MAX_BYTES, printable(path), ArgumentError)      # more: refused by _decode
     if is_urdf(path, data):
         return _urdf_entries(path, n_dof)
     try:

@@ -13,7 +13,7 @@ from .._numbers import real_array
 from .._validation import check_reading
 from ..errors import DataError
 from ._record import DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
-from ._columns import _check_fields, _normalize_map, choose_sources
+from ._columns import _check_fields, _normalize_map, choose_sources, shown_names
 from ._rows import _Table, _finish
 
 
@@ -218,10 +218,8 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
 
 
-def _list_keys(arrays, limit=12):
-    keys = sorted(arrays)
-    shown = ", ".join(keys[:limit]) + (", …" if len(keys) > limit else "")
-    return f"keys {shown}" if keys else "no arrays"
+def _list_keys(arrays):
+    return f"keys {shown_names(sorted(arrays))}" if arrays else "no arrays"
 
 
 def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import refuse_special
+from .._checks import read_bounded, refuse_special
 from ..errors import DataError, ResourceLimitError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
@@ -32,7 +32,8 @@ def read_raw(path, source, named=(), types=()):
     ``.bag``) only those of the JointState topics, of the ``named`` topics and of the message types ``types``
     (written as ``nav_msgs/Odometry``), which it deserializes one by one."""
     if os.path.isdir(path):
-        files = _mcap_files(path)
+        # its metadata and files checked (parsed once) before any reader opens them
+        files = _mcap_files(path, check_bag_folder(path, source, tuple(named), tuple(types)))
         if files:
             return _read_mcap_folder(path, files, source)
     elif Path(source).suffix.lower() != ".bag":
@@ -105,34 +106,32 @@ _MAX_UNMAPPED = 256 << 20
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
 
 
-def _metadata(path, source=None):
-    """The bytes of a bag folder's metadata.yaml, read up to one beyond :data:`_MAX_METADATA`; a DataError when it
-    is a FIFO or a device (whose reading would wait or never end)."""
-    name = os.path.join(path, "metadata.yaml")
-    refuse_special(name, DataError, f"{source or printable(path)}/metadata.yaml")
-    with open(name, "rb") as stream:
-        return stream.read(_MAX_METADATA + 1)
-
-
 def check_bag_folder(path, source, named=None, types=()):
-    """DataError when a bag folder's metadata.yaml lists a file outside the folder (an absolute path, ``..``, a
-    link leading out): a reader given a folder reads nothing else. A metadata.yaml that cannot be read is left
-    to the readers, which word their error. Compressed storage is checked for decompression bombs: with
-    ``named`` (topic names), only the messages a reader of JointState topics, those topics and the message types
-    ``types`` (as :func:`read_raw`'s) decompresses."""
+    """A bag folder's metadata.yaml, parsed (its ``rosbag2_bagfile_information`` mapping), checked before any reader
+    opens the bag: DataError when it is a FIFO or a device (whose reading would wait or never end), larger than
+    :data:`_MAX_METADATA`, or lists a file outside the folder (an absolute path, ``..``, a link leading out): a
+    reader given a folder reads nothing else. A metadata.yaml that cannot be read or parsed is left to the readers,
+    which word their error (None returned). Compressed storage is checked for decompression bombs: with ``named``
+    (topic names), only the messages a reader of JointState topics, those topics and the message types ``types``
+    (as :func:`read_raw`'s) decompresses."""
     import yaml
+    name, where = os.path.join(path, "metadata.yaml"), f"{source}/metadata.yaml"
+    refuse_special(name, DataError, where)
     try:
-        data = _metadata(path, source)
+        data = read_bounded(name, _MAX_METADATA, where, DataError, "a bag's metadata.yaml", unreadable=OSError)
     except OSError:
-        return
-    if len(data) > _MAX_METADATA:       # outside the try: a DataError is a ValueError, which it leaves to the readers
-        raise DataError(f"{source}: metadata.yaml: larger than 1 MB (a bag's metadata is a few kB)")
+        return None
     try:
         info = yaml.safe_load(data)["rosbag2_bagfile_information"]
+    except (yaml.YAMLError, KeyError, TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(info, dict):
+        return None
+    try:
         names = list(info.get("relative_file_paths") or [])
         names += [f.get("path") for f in info.get("files") or [] if isinstance(f, dict)]
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError, RecursionError):
-        return
+    except TypeError:                   # not lists: nothing to check here
+        return info
     folder = os.path.realpath(path)
     for name in names:
         if not isinstance(name, str):
@@ -311,29 +310,22 @@ def _counted(reader, bound):
     return size
 
 
-def _mcap_files(path):
-    """The .mcap files of a ROS 2 bag folder with uncompressed-file MCAP storage (read by the fast
-    reader), or None (sqlite3 storage, whole-file compression, an unreadable metadata.yaml: rosbags)."""
-    import yaml
-    try:
-        data = _metadata(path)              # a FIFO or a device: a DataError, before any reader waits on it
-    except OSError:
+def _mcap_files(path, info):
+    """The .mcap files of a ROS 2 bag folder with uncompressed-file MCAP storage (read by the fast reader), given its
+    metadata ``info`` (:func:`check_bag_folder`'s), or None (sqlite3 storage, compression, a metadata.yaml that
+    cannot be read or parsed: rosbags)."""
+    if not info or info.get("storage_identifier") != "mcap" or info.get("compression_mode") \
+            or info.get("compression_format"):
         return None
     try:
-        if len(data) > _MAX_METADATA:       # refused by check_bag_folder, on the way through rosbags
-            return None
-        info = yaml.safe_load(data.decode("utf-8"))["rosbag2_bagfile_information"]
-        if info.get("storage_identifier") != "mcap" or info.get("compression_mode") or info.get("compression_format"):
-            return None
         files = [os.path.join(path, name) for name in info["relative_file_paths"]]
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError, RecursionError):
-        return None         # ValueError: a byte that is not UTF-8 (UnicodeDecodeError), as check_bag_folder
+    except (KeyError, TypeError):
+        return None
     return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
 
 
 def _read_mcap_folder(path, files, source):
     """The MCAP files of a bag folder in order, each topic's messages numbered across them."""
-    check_bag_folder(path, source)
     raw, problem, notices = {}, None, []
     for name in files:
         part, _, trouble, notice = _read_mcap(name, f"{source}/{os.path.basename(name)}")
@@ -361,8 +353,6 @@ def _read_rosbags(path, source, named=(), types=()):
     raw, problem = {}, None
     if os.path.isfile(path):
         _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
-    else:
-        check_bag_folder(path, source, tuple(named), tuple(types))      # its files, before rosbags opens them
     _name_rosbags_unpacking()
     try:
         reader = AnyReader([Path(path)])

@@ -60,7 +60,8 @@ CLOCKS = ("header", "receive")
 @dataclass
 class _Stream:
     """Messages of one topic with one set of joint names, decoded: stamps and log times in s (M,),
-    order (M,) the messages' indices in the topic, arrays[field] (M, k) or None."""
+    order (M,) the messages' indices in the topic, arrays[field] (M, k) or None; ``clock`` the clock of the
+    stamps (:func:`_with_clock` sets it)."""
 
     topic: str
     names: tuple
@@ -68,6 +69,7 @@ class _Stream:
     received: np.ndarray
     order: np.ndarray
     arrays: dict
+    clock: str = "header"
 
 
 def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_rows=False, n_dof=None, joints=None,
@@ -195,7 +197,7 @@ def _choose_topics(raw, topic, source):
         if len(found) > 1:
             if "/joint_states" in found:
                 return ["/joint_states"]
-            raise DataError(f"{source}: several JointState topics ({', '.join(sorted(found))}); choose with topic= "
+            raise DataError(f"{source}: several JointState topics ({shown_names(sorted(found))}); choose with topic= "
                             "(several: 'a,b')")
         return found
     chosen = [t.strip() for t in topic.split(",")] if isinstance(topic, str) else list(topic)
@@ -332,19 +334,20 @@ def _ns_to_s(ns):
 
 
 def _with_clock(stream, clock, source, notes):
-    """The stream with its times on the chosen clock, sorted by them."""
+    """The stream with its times on the chosen clock (the receive clock when its header stamps are all zero),
+    sorted by them."""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
     times = stream.stamps if clock == "header" else stream.received
     if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
-        return _Stream(stream.topic, stream.names, times, stream.received, stream.order, stream.arrays)
+        return _Stream(stream.topic, stream.names, times, stream.received, stream.order, stream.arrays, clock)
     order = np.argsort(times, kind="stable")
     if not (order == np.arange(order.size)).all():
         late = int((np.diff(times) < 0).sum())
         notes.append(f"{source}: topic {stream.topic}: {late} messages out of order on the {clock} clock, sorted")
     return _Stream(stream.topic, stream.names, times[order], stream.received[order], stream.order[order],
-                   {f: (a[order] if a is not None else None) for f, a in stream.arrays.items()})
+                   {f: (a[order] if a is not None else None) for f, a in stream.arrays.items()}, clock)
 
 
 def _exact_times(stream, extra, notes):

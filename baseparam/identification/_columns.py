@@ -10,10 +10,6 @@ from .._validation import shown
 from ..errors import DataError, printable
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
-# At most this many column names are listed when none of them is recognised.
-_SHOWN_NAMES = 10
-
-
 def parse_column_map(text: str) -> dict:
     """Parse the CLI form of a column map.
 
@@ -50,7 +46,7 @@ def parse_column_map(text: str) -> dict:
         if not sep or not field or not value:
             raise DataError(f"column map {shown(text)}: entry {shown(entry.strip())}"
                             f": expected FIELD=COLUMNS (e.g. q=1:7)")
-        field = _known_field(field, f"column map {text!r}")
+        field = _known_field(field, f"column map {shown(text)}")
         if field in out:
             raise DataError(f"column map {shown(text)}: field {field} given twice")
         out[field] = None if value.lower() == "none" else _parse_columns_text(value)
@@ -125,7 +121,7 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
     ``where`` (e.g. "line 1 (header)") follows the source in those messages.
     """
     at = f"{source}: {where}" if where else source
-    seen = f"; the columns are: {_show_names(names)}" if names is not None else ""
+    seen = f"; the columns are: {shown_names(names)}" if names is not None else ""
     if "t" not in widths:
         raise DataError(f"{at}: field t: no time column (t or time){seen}")
     if "q" not in widths:
@@ -140,11 +136,6 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
     if n_dof is not None and n != n_dof:
         raise DataError(f"{source}: field q: the data has {n} joints, but n_dof={n_dof}")
     return n, _gains(source, gains, n, "current" in widths)
-
-
-def _show_names(names, limit=_SHOWN_NAMES):
-    shown = ", ".join(str(n) for n in names[:limit]) + (", …" if len(names) > limit else "")
-    return shown or "(none)"
 
 
 def matched_joints(source, names, joints, notes):
@@ -165,8 +156,10 @@ def matched_joints(source, names, joints, notes):
 
 
 def shown_names(names, limit=12):
-    """Names read from a file in a one-line message: escaped, the first ``limit`` of them and the count."""
-    return ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+    """Names read from a file (a sequence) in a one-line message: escaped, the first ``limit`` of them and the count;
+    "(none)" for none."""
+    shown = ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+    return shown or "(none)"
 
 
 def _gains(source, gains, n, has_current):

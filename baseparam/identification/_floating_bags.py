@@ -126,8 +126,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
     _exact_times(stream, extra or {}, notes)
     t = stream.stamps
     if t.size > 1 and not (np.diff(t) > 0).all():
-        clock = "receive" if clock == "header" and not stamps.any() else clock
-        raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({clock} clock)")
+        raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({stream.clock} clock)")
     return t, stream.arrays[""], stream.order
 
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._record import _one_line
+
 MAGIC = b"\x89MCAP0\r\n"
 _HEADER, _FOOTER, _SCHEMA, _CHANNEL, _MESSAGE, _CHUNK, _ATTACHMENT, _DATA_END = 1, 2, 3, 4, 5, 6, 9, 15
 _MESSAGE_HEAD = 22      # channel id u16, sequence u32, log time u64, publish time u64
@@ -234,7 +236,7 @@ def _decompress(data, pos, stop):
     except _Truncated:
         raise
     except Exception as exc:                # zstd/lz4 raise their own error types for corrupt data
-        raise _Truncated(f"cannot decompress its {compression} data: {' '.join(str(exc).split())}") from None
+        raise _Truncated(f"cannot decompress its {compression} data: {_one_line(exc)}") from None
     if len(records) != size:
         raise _Truncated(f"decompressed to {len(records)} bytes, its header says {size}")
     return records

@@ -6,7 +6,7 @@ import re
 from .._checks import shown
 from ..errors import DataError
 from ._record import FIELDS, UNITS, _field_label
-from ._columns import _show_names
+from ._columns import shown_names
 
 _UNIT_HINT = {"t": "s", "q": "rad (or m)", "qd": "rad/s (or m/s)", "qdd": "rad/s^2 (or m/s^2)",
               "tau": "N·m (or N)", "current": "A"}
@@ -53,7 +53,7 @@ def _named_columns(source, names, columns, where):
             continue
         if "q" not in spec:
             raise DataError(f"{source}: {where}: field q: no joint position columns (q1..qN); "
-                            f"the columns are: {_show_names(names)}")
+                            f"the columns are: {shown_names(names)}")
         n = len(spec["q"])
         extra = sorted(j for j in detected[field] if j > n)
         if extra:
@@ -122,8 +122,8 @@ def _lookup(source, field, cols, names):
         elif key in (bare := bare or [_split_unit(n)[0].lower() for n in names]):
             out.append(bare.index(key))        # the name without its unit: 'q1' for 'q1 [rad]'
         else:
-            listed = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
-            raise DataError(f"{source}: column map: field {field}: no column named {shown(name)} (columns: {listed})")
+            raise DataError(f"{source}: column map: field {field}: no column named {shown(name)} "
+                            f"(columns: {shown_names(names)})")
     return out
 
 
@@ -148,6 +148,6 @@ def _complete(source, field, family, n, where):
     # the first gap, found lazily: a header's q99999999999 must not build a list of 1e11 joints
     missing = next((j for j in range(1, n + 1) if j not in family), None)
     if missing is not None:
-        have = ", ".join(f"{field}{j}" for j in sorted(family)[:12]) + (", …" if len(family) > 12 else "")
-        raise DataError(f"{source}: {where}: field {field}{missing}: missing column (found {have})")
+        raise DataError(f"{source}: {where}: field {field}{missing}: missing column "
+                        f"(found {shown_names([f'{field}{j}' for j in sorted(family)])})")
     return [family[j] for j in range(1, n + 1)]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import read_json, shown
 from ..errors import DataError, printable
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
 from ._record import MAX_VALUES, _coarse_time, _one_line
@@ -190,21 +190,7 @@ def _info_names(info, column):
     silently, where its names may have said another.
     """
     where = printable(str(info))
-    try:
-        with open(info, "rb") as stream:
-            data = stream.read(MAX_INFO_BYTES + 1)      # a bounded read: a few kB expected, not a file without end
-    except OSError as exc:
-        raise DataError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_INFO_BYTES:
-        raise DataError(f"{where}: larger than {MAX_INFO_BYTES >> 20} MiB; a LeRobot dataset's info.json is a few kB")
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except RecursionError:
-        raise DataError(f"{where}: not a LeRobot info.json (JSON nested too deeply)") from None
-    except ValueError as exc:           # also a byte that is not UTF-8, and an integer of thousands of digits
-        reason = ("a number of thousands of digits" if "integer string conversion" in str(exc)
-                  else printable(" ".join(str(exc).split()))[:200])
-        raise DataError(f"{where}: not JSON ({reason})") from None
+    doc = read_json(info, MAX_INFO_BYTES, where, DataError, "a LeRobot dataset's info.json")
     features = doc.get("features", {}) if isinstance(doc, dict) else doc
     if not isinstance(features, dict):
         raise DataError(f"{where}: {'features' if isinstance(doc, dict) else 'the document'}: expected a JSON object, "

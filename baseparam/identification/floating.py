@@ -944,8 +944,6 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     # notes). One round: more would let rows without noise of their own (a free robot's base rows, zero by
     # physics, with exact states) take all the weight and pull a homogeneous fit towards θ = 0
     theta, _, _ = _constrained_lstsq(Ab.reshape(S * m, -1), y2.ravel(), G, c_values)
-    qd = np.concatenate([np.asarray(t.qd, dtype=float) for t in trajectories])
-    floor = VELOCITY_ROUNDOFF * np.sqrt(np.mean(qd ** 2, axis=0))
     # a row correlation (and the q̇ share's moments) needs samples: below 3 m² degrees of freedom of the
     # residual its estimate is noise itself and the σ far too small; each row its own σ then
     correlated = S * m - Ab.shape[2] >= CORRELATION_SAMPLES * m * m
@@ -963,7 +961,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
             # covariance instead: below, a sandwich
             gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
             sigma = _row_sigma(residual)
-            noise = _velocity_noise(residual, gradient, sigma, floor=floor)
+            qd = np.concatenate([np.asarray(t.qd, dtype=float) for t in trajectories])
+            noise = _velocity_noise(residual, gradient, sigma, floor=VELOCITY_ROUNDOFF * np.sqrt(np.mean(qd ** 2, 0)))
         if route == "torques" and np.any(noise > 0):
             cov_s = _sample_covariances(residual, gradient, noise, sigma)
             Aw = _whiten_samples(cov_s, Ab / sigma[None, :, None]).reshape(S * m, -1)

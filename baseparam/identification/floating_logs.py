@@ -19,9 +19,10 @@ import os
 
 import numpy as np
 
-from .._checks import check_input, shown
+from .._checks import check_input, read_bounded, shown
 from .._validation import ABSURD
 from ..errors import DataError, SettingsError, printable
+from ._record import _one_line
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -92,7 +93,7 @@ def read_floating_log(path, robot, n_contacts=0):
         try:
             table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
         except ValueError as exc:
-            raise DataError(f"{label}: {' '.join(str(exc).split())}") from None
+            raise DataError(f"{label}: {_one_line(exc)}") from None
         if table.shape[1] != len(header):
             raise DataError(f"{label}: {table.shape[1]} values per row for {len(header)} header columns")
 
@@ -109,9 +110,11 @@ def read_floating_log(path, robot, n_contacts=0):
         wrenches = take(wrench_columns).reshape(-1, n_contacts, 6) if n_contacts else None
     else:
         raise DataError(f"{label}: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
+    def at(row):
+        return f"line {row + 2}" if ext == ".csv" else f"row {row}"
+
     # checked here, not by Trajectory: its messages count q's columns from the data and suggest
     # skip_bad_rows, which these logs do not take
-    csv = ext == ".csv"
     for name, width in (("q", robot.n_dof + 7), ("qd", robot.n_dof + 6), ("qdd", robot.n_dof + 6),
                         ("tau", robot.n_dof + 6)):
         arr = arrays[name]
@@ -119,20 +122,17 @@ def read_floating_log(path, robot, n_contacts=0):
             continue
         arr = np.asarray(arr)
         if arr.ndim != 2 or arr.shape[1] != width:
-            raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)}"
-                            f" with a floating base "
-                            f"({robot.n_dof} joints), got {arr.shape}")
+            raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)} with a floating "
+                            f"base ({robot.n_dof} joints), got {arr.shape}")
         if not np.issubdtype(arr.dtype, np.number):
             raise DataError(f"{label}: {name}: not numeric ({arr.dtype})")
         bad = ~np.isfinite(arr)
         if bad.any():
             row, col = map(int, np.argwhere(bad)[0])
-            where = f"line {row + 2}" if csv else f"row {row}"
-            raise DataError(f"{label}: {where}: {name}{col + 1}: not a finite number ({arr[row, col]})")
+            raise DataError(f"{label}: {at(row)}: {name}{col + 1}: not a finite number ({arr[row, col]})")
     if wrenches is not None and not np.isfinite(wrenches).all():
         row = int(np.flatnonzero(~np.isfinite(wrenches).reshape(len(wrenches), -1).all(1))[0])
-        raise DataError(f"{label}: {f'line {row + 2}' if ext == '.csv' else f'row {row}'}: wrenches: not a finite "
-                        "number")
+        raise DataError(f"{label}: {at(row)}: wrenches: not a finite number")
     traj = Trajectory(t=arrays["t"], q=arrays["q"], qd=arrays["qd"], qdd=arrays["qdd"], tau=arrays["tau"],
                       source=path, floating=True)
     if wrenches is not None and len(wrenches) != traj.n_samples:
@@ -203,7 +203,7 @@ def _npz_arrays(path):
     zip, a name held twice), each member's header (dtype, size) checked before its data is read."""
     label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
     from ._arrays import _NPZ_ERRORS, _npy_data, _npy_header, open_npz
-    from ._record import MAX_VALUES, _one_line
+    from ._record import MAX_VALUES
 
     archive, members = open_npz(path, path)
     data, total = {}, 0
@@ -248,11 +248,7 @@ def _contact_items(path):
     label = printable(path)                   # for one-line messages, whatever the file's name
     from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
 
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise DataError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    data = read_bounded(path, MAX_BYTES, label, DataError, "a contacts file")
     try:
         doc = _load_yaml(_decode(data))
     except _Invalid as exc:
@@ -401,7 +397,7 @@ def _read_floating_parquet(source, robot, names):
     try:
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
-        raise DataError(f"{source}: cannot read as Parquet: {' '.join(str(exc).split())}") from None
+        raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
     meta = (table.schema.metadata or {}).get(b"baseparam.floating")
     try:
         info = json.loads(meta) if meta else {}

@@ -48,7 +48,7 @@ from .._validation import check_input, check_instance, check_names, check_readin
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
-from ._columns import parse_column_map
+from ._columns import parse_column_map, shown_names
 from ._text import _read_text_file
 from ._frames import from_dataframe
 from ._arrays import _read_h5, _read_npz, from_arrays
@@ -219,8 +219,7 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
     if ext in (".h5", ".hdf5"):
         return _read_h5(path, source, columns, gains, skip_bad_rows, n_dof)
     raise DataError(f"{source}: unknown file type {shown(ext or '(no extension)')}; expected .csv, .txt, .npz, "
-                    ".h5, .hdf5, "
-                    ".parquet, .mcap, .bag or a ROS 2 bag folder")
+                    ".h5, .hdf5, .parquet, .mcap, .bag or a ROS 2 bag folder")
 
 
 def _check_joint_order(path, source, ext, joints):
@@ -245,8 +244,8 @@ def _check_joint_order(path, source, ext, joints):
         return                                   # the reader itself says what is wrong with the file
     joints = [str(j) for j in joints]
     if names is not None and names != joints and sorted(names) == sorted(joints):
-        raise DataError(f"{source}: the file names its joints {', '.join(names)} in this order, the robot "
-                        f"{', '.join(joints)}; columns of CSV and NPZ files are read in their order "
+        raise DataError(f"{source}: the file names its joints {shown_names(names)} in this order, the robot "
+                        f"{shown_names(joints)}; columns of CSV and NPZ files are read in their order "
                         "(write the file in the robot's order, or as Parquet or MCAP)")
 
 

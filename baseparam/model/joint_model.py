@@ -207,10 +207,6 @@ class Step:
     shift: tuple
     rotation: object
 
-    @property
-    def moves(self) -> bool:
-        return any(f.variable for f in self.shift) or (self.rotation is not None and self.rotation.variable)
-
 
 def joint_model(robot, k) -> JointModel:
     """The joint model of joint k (0-based): DH (standard or modified) or general (``urdf``)."""

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import read_bounded, shown
 from .._validation import (check_angle_tolerance, check_flag, check_input, check_instance, check_link_names,
                            check_mimic)
 from .._warnings import warn
@@ -117,16 +117,11 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         check_flag(flag, name)
     floating = check_flag(floating, "floating")
     check_mimic(mimic)
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_BYTES + 1)
-            if len(data) > MAX_BYTES and is_urdf(label, data):   # URDFs with meshes' data run to megabytes
-                from .urdf import MAX_URDF_BYTES
+    data = read_bounded(path, MAX_BYTES, printable(label), RobotDescriptionError)
+    if len(data) > MAX_BYTES and is_urdf(label, data):      # URDFs with meshes' data run to megabytes
+        from .urdf import MAX_URDF_BYTES
 
-                data += stream.read(MAX_URDF_BYTES + 1 - len(data))
-    except OSError as exc:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        raise RobotDescriptionError(printable(f"{label}: cannot read the robot description: {reason}")) from None
+        data = read_bounded(path, MAX_URDF_BYTES, printable(label), RobotDescriptionError)
     if is_urdf(label, data):
         from .urdf import parse_urdf
 

@@ -533,15 +533,16 @@ def robot_to_yaml(robot: Robot) -> str:
         return robot.source
     joints = []
     for k, j in enumerate(robot.joints):
+        entry = {"type": j.type}
+        if j.name is not None:
+            # on one line, a URDF's line break escaped (\n): the YAML loader takes one-line names only (a name
+            # with a raw one made a description it refused)
+            entry["name"] = printable(j.name)
         if robot.convention == "urdf":
-            entry = {"type": j.type}
-            if j.name is not None:
-                entry["name"] = _yaml_name(j.name)
             entry["origins"] = [{"xyz": [_plain(v) for v in o.xyz], "rpy": [_plain(v) for v in o.rpy]}
                                 for o in j.origins]
             entry["axis"] = [_plain(v) for v in j.axis]
         else:
-            entry = {"type": j.type} if j.name is None else {"type": j.type, "name": _yaml_name(j.name)}
             entry.update({"alpha": j.alpha, "a": j.a})
             entry.update({"d": j.d} if j.is_revolute else {"theta": j.theta})
         if j.offset:
@@ -571,12 +572,6 @@ def robot_to_yaml(robot: Robot) -> str:
     doc["joints"] = joints
     from ._yaml_text import _Dumper
     return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=None)
-
-
-def _yaml_name(name):
-    """A joint's name as YAML descriptions hold one: on one line, a URDF's line break escaped (``\\n``), since
-    the YAML loader takes one-line names only (a name with a raw one made a description it refused)."""
-    return printable(name)
 
 
 def _inertia_entry(body):
