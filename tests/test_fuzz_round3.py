@@ -205,6 +205,28 @@ def test_bag_folder_reads_no_file_outside_it(tmp_path, listed):
         bp.read_trajectory(folder, joints=NAMES)
 
 
+@pytest.mark.parametrize("files", [5, "x.mcap", {"path": "x.mcap"}])
+def test_bag_folder_whose_file_list_is_not_a_list_is_refused(tmp_path, files):
+    """A metadata.yaml whose ``files`` is not a list skipped the outside-the-folder check of every listed file (a
+    TypeError ended it early), and the readers then opened a link leading out of the folder; refused in one line."""
+    import yaml
+
+    from test_fuzz_logs import NAMES, motion, write_bag
+    t, q, qd, tau = motion()
+    folder = tmp_path / "bag"
+    mcap = write_bag(folder, "ros2", [(int(round(t[k] * 1e9)), NAMES, q[k], qd[k], tau[k]) for k in range(len(t))])
+    (tmp_path / "elsewhere").mkdir()
+    outside = tmp_path / "elsewhere" / "outside.mcap"
+    mcap.rename(outside)
+    mcap.symlink_to(outside)                                       # the listed name, a link leading out
+    meta = folder / "metadata.yaml"
+    data = yaml.safe_load(meta.read_text())
+    data["rosbag2_bagfile_information"]["files"] = files
+    meta.write_text(yaml.safe_dump(data))
+    with pytest.raises(BaseParamError, match="metadata.yaml: files: expected a list"):
+        bp.read_trajectory(folder, joints=NAMES)
+
+
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs named pipes")
 @pytest.mark.parametrize("command", [["describe", "FIFO"], ["identify", "PLANAR", "FIFO"],
                                      ["identify", "SPACE", "FIFO", "--route", "momentum", "--known", "mass=448"]])

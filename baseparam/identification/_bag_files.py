@@ -127,11 +127,14 @@ def check_bag_folder(path, source, named=None, types=()):
         return None
     if not isinstance(info, dict):
         return None
-    try:
-        names = list(info.get("relative_file_paths") or [])
-        names += [f.get("path") for f in info.get("files") or [] if isinstance(f, dict)]
-    except TypeError:                   # not lists: nothing to check here
-        return info
+    names = []
+    for key in ("relative_file_paths", "files"):
+        listed = info.get(key)
+        if listed is None:
+            continue
+        if not isinstance(listed, list):        # a reader would iterate what it is given (a string's letters)
+            raise DataError(f"{source}/metadata.yaml: {key}: expected a list, got {type(listed).__name__}")
+        names += [f.get("path") if isinstance(f, dict) else f for f in listed] if key == "files" else listed
     folder = os.path.realpath(path)
     for name in names:
         if not isinstance(name, str):
