@@ -190,12 +190,13 @@ def stance_imu(solo_imu, seed=None):
 
 
 def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storage="mcap", oriented=True,
-            imu_times=None):
+            imu_times=None, unmeasured=()):
     """The stance log as a ROS bag written by rosbags (not baseparam; ``storage`` mcap, sqlite3 or ros1):
     JointState on /joint_states, the IMU's sensor_msgs/Imu on /imu (frame imu_link; without its orientation when
     not ``oriented``, as ROS says: covariance[0] = -1; at ``imu_times`` when given, else the joints'), a
     WrenchStamped per foot on /<name>/wrench in the foot's own frame (``wrench_frame`` instead: e.g. 'world', a
-    force plate's)."""
+    force plate's); the fields in ``unmeasured`` ('angular_velocity', 'linear_acceleration') zero, their covariance[0]
+    -1 (ROS: not measured)."""
     from rosbags.typesys import Stores, get_typestore
 
     from baseparam.identification.trajectory import robot_joint_names
@@ -221,7 +222,9 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
         return ns, (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id=frame) if ros1 else
                     T["std_msgs/msg/Header"](stamp=stamp, frame_id=frame))
 
-    def covariance(sigma):
+    def covariance(sigma, field=None):
+        if field in unmeasured:
+            return np.r_[-1.0, np.zeros(8)]
         return np.diag(np.full(3, sigma ** 2)).ravel()
 
     with writer:
@@ -246,8 +249,10 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
             msg = T["sensor_msgs/msg/Imu"](
                 header=h, orientation=T["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w),
                 orientation_covariance=orientation_cov,
-                angular_velocity=vec(omega[k]), angular_velocity_covariance=covariance(GYRO_NOISE),
-                linear_acceleration=vec(specific[k]), linear_acceleration_covariance=covariance(ACCEL_NOISE))
+                angular_velocity=vec(0 * omega[k] if "angular_velocity" in unmeasured else omega[k]),
+                angular_velocity_covariance=covariance(GYRO_NOISE, "angular_velocity"),
+                linear_acceleration=vec(0 * specific[k] if "linear_acceleration" in unmeasured else specific[k]),
+                linear_acceleration_covariance=covariance(ACCEL_NOISE, "linear_acceleration"))
             writer.write(base, ns, serialize(msg, "sensor_msgs/msg/Imu"))
     return path
 
@@ -405,6 +410,30 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
     assert any("IMU topic /imu linearly interpolated" in note for note in shifted.notes)
     halfway = 0.5 * (imu[1][:-1] + imu[1][1:])             # ω midway between two readings, the IMU at the base
     np.testing.assert_allclose(shifted.qd[:, 3:6], halfway, rtol=0, atol=1e-12)
+
+
+@needs_solo
+def test_an_imu_without_rate_or_specific_force_refused(solo_imu, tmp_path):
+    """ROS's Imu says a reading is not measured by covariance[0] = -1 (its values then zero, or anything): a base
+    built from such zeros would be at rest (no rate, the specific force zero: in free fall) and the fit silently
+    wrong; the bag is refused in one line naming the topic, the message and the field, and the CLI exits with 2."""
+    from baseparam.cli import main
+    from click.testing import CliRunner
+    from test_floating_identification import stance_experiment
+    robot, urdf = solo_imu[0], solo_imu[4]
+    _, contacts, _, ex = stance_experiment()
+    short = types.SimpleNamespace(**{k: getattr(ex.log, k)[:40] for k in ("t", "q", "qd", "tau")})
+    imu = tuple(None if x is None else x[:40] for x in stance_imu(solo_imu))
+    for field in ("angular_velocity", "linear_acceleration"):
+        bag = imu_bag(tmp_path / field, robot, short, imu, ex.wrenches[:40], contacts, unmeasured=(field,))
+        words = (f"{field}: topic /imu: message 0: {field}_covariance[0] = -1 (ROS: no {field} measured); the base "
+                 "from an IMU needs its rate and specific force")
+        with pytest.raises(bp.errors.DataError, match=re.escape(words)):
+            bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu")
+        result = CliRunner().invoke(main, ["identify", str(urdf), str(bag), "--floating", "--route", "base",
+                                           "--base-topic", "/imu"])
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert words in result.output.splitlines()[-1], result.output
 
 
 def test_base_from_imu_refuses_bad_readings_in_one_line():

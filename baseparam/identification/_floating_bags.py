@@ -71,10 +71,10 @@ _VALUES = {
                            *_xyz(m.twist.twist.linear), *_xyz(m.twist.twist.angular)),
     "pose": lambda m: (*_xyz(m.pose.position), *_xyz(m.pose.orientation), m.pose.orientation.w),
     "wrench": lambda m: (*_xyz(m.wrench.force), *_xyz(m.wrench.torque)),
-    # orientation (x y z w), rate, specific force, and whether the orientation is given (ROS: covariance[0] = -1 if
-    # not)
+    # orientation (x y z w), rate, specific force, and whether each is given (ROS: covariance[0] = -1 if not)
     "imu": lambda m: (*_xyz(m.orientation), m.orientation.w, *_xyz(m.angular_velocity),
-                      *_xyz(m.linear_acceleration), float(m.orientation_covariance[0] != -1)),
+                      *_xyz(m.linear_acceleration), float(m.orientation_covariance[0] != -1),
+                      float(m.angular_velocity_covariance[0] != -1), float(m.linear_acceleration_covariance[0] != -1)),
 }
 
 
@@ -109,6 +109,13 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
                             f"{imu_base} does not give; log it in a frame fixed on the link (a foot or wrist F/T "
                             "sensor), or read the base from an Odometry or PoseStamped topic")
     if kind == "imu":
+        # a rate or specific force the IMU says it does not measure holds zeros (or anything): taken as readings
+        # they would be a base at rest, silently
+        for column, field in ((11, "angular_velocity"), (12, "linear_acceleration")):
+            if not values[:, column].all():
+                i = int(np.argmax(values[:, column] == 0))
+                raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
+                                f"{field} measured); the base from an IMU needs its rate and specific force")
         known = values[:, 10] > 0
         if known.any() and not known.all():
             i = int(np.argmax(~known))
