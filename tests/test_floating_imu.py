@@ -436,6 +436,34 @@ def test_an_imu_without_rate_or_specific_force_refused(solo_imu, tmp_path):
         assert words in result.output.splitlines()[-1], result.output
 
 
+@needs_solo
+def test_imu_motion_not_written_to_a_file(solo_imu, tmp_path):
+    """An ImuTrajectory's zero base position and linear velocity stand for what the IMU does not measure; no format
+    marks them, so written and read back they passed for a measured pose and twist, which the momentum route took
+    (a homogeneous fit of zeros). The writers refuse it in one line, and leave no file; the odometry log they
+    write as before."""
+    from baseparam.identification.floating_logs import write_floating_log
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    imu = stance_imu(solo_imu)
+    bag = imu_bag(tmp_path / "bag", robot, ex.log, imu, ex.wrenches, contacts)
+    motion = bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+    from baseparam.identification.trajectory import robot_joint_names
+    named = dataclasses.replace(ex.log, joint_names=tuple(robot_joint_names(robot)))
+    for ext in (".csv", ".npz", ".parquet", ".mcap"):
+        path = tmp_path / f"imu{ext}"
+        with pytest.raises(bp.errors.ArgumentError, match=r"trajectory: .*bag: its base comes from an IMU .*keep "
+                                                          r"the bag and read it again with base_topic=") as info:
+            bp.write_trajectory(motion, path)
+        assert "\n" not in str(info.value) and not path.exists()
+        back = bp.read_trajectory(bp.write_trajectory(named, path), robot=robot)
+        assert type(back) is bp.Trajectory and np.array_equal(back.q, ex.log.q)
+    with pytest.raises(bp.errors.ArgumentError, match="its base comes from an IMU"):
+        write_floating_log(tmp_path / "direct.npz", motion, motion.wrenches)
+    assert not (tmp_path / "direct.npz").exists()
+
+
 def test_base_from_imu_refuses_bad_readings_in_one_line():
     from baseparam.identification.imu import base_from_imu, imu_mounting
     t = np.arange(5) * 0.01
