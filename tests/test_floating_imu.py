@@ -246,6 +246,8 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
             ns, h = header(tk, "imu_link")
             x, y, z, w = map(float, quat[k]) if oriented else (0.0, 0.0, 0.0, 0.0)
             orientation_cov = covariance(ORIENTATION_NOISE) if oriented else np.r_[-1.0, np.zeros(8)]
+            if oriented == "zeros":          # unset without ROS's -1, as some ROS 1 drivers leave it
+                x, y, z, w = 0.0, 0.0, 0.0, 0.0
             msg = T["sensor_msgs/msg/Imu"](
                 header=h, orientation=T["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w),
                 orientation_covariance=orientation_cov,
@@ -398,6 +400,12 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
                                robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
     assert np.array_equal(blind.q[:, 3:7], np.tile([0.0, 0.0, 0.0, 1.0], (blind.n_samples, 1)))
     assert any("no orientation given" in note for note in blind.notes)
+    zeros = bp.read_trajectory(imu_bag(tmp_path / "zeros", robot, ex.log, imu, ex.wrenches, contacts,
+                                       oriented="zeros"), robot=robot, contacts=contacts, base_topic="/imu",
+                               imu_frame="imu_link")
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):            # an all-zero quaternion: no orientation either
+        np.testing.assert_array_equal(getattr(zeros, field), getattr(blind, field), err_msg=field)
+    assert any("no orientation given" in note for note in zeros.notes)
     for route in ("torques", "base"):
         fit = bp.identify_floating(robot, blind, route=route, contacts=contacts)
         same = bp.identify_floating(robot, read["mcap"], route=route, contacts=contacts)

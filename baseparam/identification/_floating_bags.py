@@ -116,10 +116,14 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
                 i = int(np.argmax(values[:, column] == 0))
                 raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
                                 f"{field} measured); the base from an IMU needs its rate and specific force")
+        # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
+        # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
+        values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
         known = values[:, 10] > 0
         if known.any() and not known.all():
             i = int(np.argmax(~known))
-            raise damaged(int(order[i]), "orientation covariance -1 (no orientation) here but not in every message")
+            raise damaged(int(order[i]), "no orientation (covariance[0] = -1 or all zeros) here but not in every "
+                                         "message")
     if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
