@@ -421,6 +421,41 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
 
 
 @needs_solo
+def test_world_frames_after_a_tf_prefix_and_a_link_so_named(solo_imu, tmp_path):
+    """With an IMU base, a wrench in a world frame named after a tf prefix (``robot1/odom``) is refused as ``odom``
+    is; a link of the robot named ``world`` (a URDF whose root link 'world' is fixed to base_link, read with
+    floating=True: 'world' is then the base) is the robot's frame, and its wrenches are read as the same bag's in
+    the feet's frames are."""
+    import warnings
+
+    from test_floating_identification import stance_experiment
+    robot, urdf = solo_imu[0], solo_imu[4]
+    _, contacts, _, ex = stance_experiment()
+    short = types.SimpleNamespace(**{k: getattr(ex.log, k)[:40] for k in ("t", "q", "qd", "tau")})
+    imu = tuple(None if x is None else x[:40] for x in stance_imu(solo_imu))
+    prefixed = imu_bag(tmp_path / "prefixed", robot, short, imu, ex.wrenches[:40], contacts,
+                       wrench_frame="/robot1/odom")
+    with pytest.raises(bp.errors.DataError, match=r"a wrench in the world frame '/robot1/odom' \(a force plate's\)"):
+        bp.read_trajectory(prefixed, robot=robot, contacts=contacts, base_topic="/imu")
+    text = open(urdf, encoding="utf-8").read()
+    start = text.index(">", text.index("<robot")) + 1
+    text = (text[:start] + '<link name="world"/><joint name="world_joint" type="fixed"><parent link="world"/>'
+            '<child link="base_link"/></joint>' + text[start:])
+    (tmp_path / "rooted.urdf").write_text(text, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rooted = bp.load_robot(tmp_path / "rooted.urdf", floating=True)
+    named = imu_bag(tmp_path / "named", rooted, short, imu, ex.wrenches[:40], contacts, wrench_frame="world")
+    feet = imu_bag(tmp_path / "feet", rooted, short, imu, ex.wrenches[:40], contacts)
+    a, b = (bp.read_trajectory(bag, robot=rooted, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+            for bag in (named, feet))
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+    with pytest.raises(bp.errors.DataError, match="a wrench in the world frame 'world'"):     # solo12's own: none
+        bp.read_trajectory(named, robot=robot, contacts=contacts, base_topic="/imu")
+
+
+@needs_solo
 def test_an_imu_without_rate_or_specific_force_refused(solo_imu, tmp_path):
     """ROS's Imu says a reading is not measured by covariance[0] = -1 (its values then zero, or anything): a base
     built from such zeros would be at rest (no rate, the specific force zero: in free fall) and the fit silently

@@ -13,7 +13,8 @@ topic per contact, all put on the joint stream's clock.
   velocity zero, q̈'s linear part the classical acceleration of the frame-0 origin), the IMU placed on the base by
   ``imu_frame`` (a URDF link fixed to the base link; default the base link); the result is an
   :class:`~baseparam.identification.imu.ImuTrajectory`. Wrenches logged in a world frame (``header.frame_id``
-  ``world``, ``map``, ``odom``, ``earth``: a force plate's) are refused then: they need the base position.
+  ``world``, ``map``, ``odom``, ``earth``, after a tf prefix; not a link of the robot so named: a force plate's)
+  are refused then: they need the base position.
 * Contacts: the wrench ``[force, torque]`` of each contact's topic, in the order of ``contacts``.
 * Times: header stamps (or receive times, ``clock``), each topic sorted; the base and wrench streams are
   linearly interpolated at the joint stream's times (the quaternion then renormalized), and samples
@@ -31,7 +32,7 @@ import numpy as np
 from ..errors import DataError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
 from ..motion import not_unit
-from .imu import WORLD_FRAMES
+from .imu import world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 IMU_TYPE = "sensor_msgs/Imu"
@@ -78,7 +79,7 @@ _VALUES = {
 }
 
 
-def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
+def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robot=None):
     """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock, its
     messages deserialized by rosbags one at a time; a damaged one refused in one line. ``imu_base``: the IMU topic
     the base comes from, when it does (a wrench in a world frame refused then)."""
@@ -102,7 +103,8 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
     if kind == "wrench" and imu_base is not None:
         frames = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
-        world = next((i for i, f in enumerate(frames) if str(f).strip("/").lower() in WORLD_FRAMES), None)
+        verdict = {f: world_frame(f, robot) for f in set(frames)}
+        world = next((i for i, f in enumerate(frames) if verdict[f]), None)
         if world is not None:
             raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
                             f"{printable(frames[world])!r} (a force plate's) needs the base position, which the IMU on "
@@ -232,8 +234,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         from .imu import imu_mounting
         mounting = imu_mounting(robot, imu_frame)     # a bad link refused before the messages are read
     tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes)
-    wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None)
-                      for _, tp in pairs]
+    wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None,
+                              robot) for _, tp in pairs]
     t = js.t
     keep = np.ones(t.size, dtype=bool)
     for ts, _, _ in [(tb, None, None)] + wrench_streams:
