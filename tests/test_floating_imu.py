@@ -151,9 +151,15 @@ def test_base_columns_from_imu_readings_give_pinocchios_torques(solo_imu, orient
             got = pin.Quaternion(qb[s, 3:7]).toRotationMatrix()
             np.testing.assert_allclose(got, truth, rtol=0, atol=1e-12)
     tau = bp.inverse_dynamics(bp.Model(robot), q, qd, qdd)
+    # and the joints' reaction wrenches (internal forces, blind to a uniform velocity too): pinocchio's data.f, the
+    # wrench each joint transmits to its child in the child's frame
+    wrenches = bp.reaction_wrenches(bp.Model(robot), q, qd, qdd)
+    joint_ids = [list(model.names).index(j.name) for j in robot.joints]
     for s, (qp, vp, ap) in enumerate(states):
         expected = pin.rnea(model, data, qp, vp, ap)[rows]
         np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+        f = np.array([data.f[i].vector for i in joint_ids])
+        np.testing.assert_allclose(wrenches[s], f, rtol=0, atol=1e-9 * np.abs(f).max())
 
 
 # -- solo12 standing and swaying (test_floating_identification's stance experiment), its base from an IMU ------------

@@ -40,7 +40,9 @@ class ImuTrajectory(Trajectory):
     """A floating-base :class:`~baseparam.Trajectory` whose base comes from an IMU (:func:`base_from_imu`): the
     base position and linear velocity are not measured (zero in q and q̇), q̈'s linear part is the classical
     acceleration of the frame-0 origin (module notes). The torques and base routes fit it as any floating motion;
-    the momentum route refuses it."""
+    the momentum route refuses it, and the writers (no format marks it). Its states give the robot's joint torques,
+    base wrench and joint reaction wrenches (``bp.reaction_wrenches``: internal forces, blind to a uniform velocity
+    as the torques are), not its momentum, kinetic or potential energy (they need v and the position)."""
 
 
 def _product(a, b):
