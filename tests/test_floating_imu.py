@@ -250,9 +250,10 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
                 writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
         for k, tk in enumerate(log.t if imu_times is None else imu_times):
             ns, h = header(tk, "imu_link")
-            x, y, z, w = map(float, quat[k]) if oriented else (0.0, 0.0, 0.0, 0.0)
-            orientation_cov = covariance(ORIENTATION_NOISE) if oriented else np.r_[-1.0, np.zeros(8)]
-            if oriented == "zeros":          # unset without ROS's -1, as some ROS 1 drivers leave it
+            given = oriented(k) if callable(oriented) else oriented        # per message, when a function
+            x, y, z, w = map(float, quat[k]) if given else (0.0, 0.0, 0.0, 0.0)
+            orientation_cov = covariance(ORIENTATION_NOISE) if given else np.r_[-1.0, np.zeros(8)]
+            if given == "zeros":          # unset without ROS's -1, as some ROS 1 drivers leave it
                 x, y, z, w = 0.0, 0.0, 0.0, 0.0
             msg = T["sensor_msgs/msg/Imu"](
                 header=h, orientation=T["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w),
@@ -412,6 +413,13 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
     for field in ("q", "qd", "qdd", "tau", "wrenches"):            # an all-zero quaternion: no orientation either
         np.testing.assert_array_equal(getattr(zeros, field), getattr(blind, field), err_msg=field)
     assert any("no orientation given" in note for note in zeros.notes)
+    # an orientation only from the 6th message on (a filter converging): left out, not refused
+    late = bp.read_trajectory(imu_bag(tmp_path / "converging", robot, ex.log, imu, ex.wrenches, contacts,
+                                      oriented=lambda k: k >= 5), robot=robot, contacts=contacts, base_topic="/imu",
+                              imu_frame="imu_link")
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):
+        np.testing.assert_array_equal(getattr(late, field), getattr(blind, field), err_msg=field)
+    assert any(f"no orientation in 5 of {ex.log.n_samples} messages" in note for note in late.notes)
     for route in ("torques", "base"):
         fit = bp.identify_floating(robot, blind, route=route, contacts=contacts)
         same = bp.identify_floating(robot, read["mcap"], route=route, contacts=contacts)

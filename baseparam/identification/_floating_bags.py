@@ -121,11 +121,13 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
         # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
         # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
         values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
-        known = values[:, 10] > 0
-        if known.any() and not known.all():
-            i = int(np.argmax(~known))
-            raise damaged(int(order[i]), "no orientation (covariance[0] = -1 or all zeros) here but not in every "
-                                         "message")
+        none = values[:, 10] == 0
+        if none.any() and not none.all():
+            # an orientation in some messages only (a filter that has not converged yet at the start): the torques
+            # do not need it, so it is left out rather than the bag refused
+            values[:, 10] = 0.0
+            notes.append(f"{source}: IMU topic {topic}: no orientation in {int(none.sum())} of {none.size} messages "
+                         "(covariance[0] = -1 or all zeros): left out in all")
     if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
