@@ -196,9 +196,9 @@ def stance_imu(solo_imu, seed=None):
 
 
 def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storage="mcap", oriented=True,
-            imu_times=None, unmeasured=()):
+            imu_times=None, unmeasured=(), imu_frame_id="imu_link"):
     """The stance log as a ROS bag written by rosbags (not baseparam; ``storage`` mcap, sqlite3 or ros1):
-    JointState on /joint_states, the IMU's sensor_msgs/Imu on /imu (frame imu_link; without its orientation when
+    JointState on /joint_states, the IMU's sensor_msgs/Imu on /imu (frame ``imu_frame_id``; without its orientation when
     not ``oriented``, as ROS says: covariance[0] = -1; at ``imu_times`` when given, else the joints'), a
     WrenchStamped per foot on /<name>/wrench in the foot's own frame (``wrench_frame`` instead: e.g. 'world', a
     force plate's); the fields in ``unmeasured`` ('angular_velocity', 'linear_acceleration') zero, their covariance[0]
@@ -249,7 +249,7 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
                     force=vec(wrenches[k, c, :3]), torque=vec(wrenches[k, c, 3:])))
                 writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
         for k, tk in enumerate(log.t if imu_times is None else imu_times):
-            ns, h = header(tk, "imu_link")
+            ns, h = header(tk, imu_frame_id)
             given = oriented(k) if callable(oriented) else oriented        # per message, when a function
             x, y, z, w = map(float, quat[k]) if given else (0.0, 0.0, 0.0, 0.0)
             orientation_cov = covariance(ORIENTATION_NOISE) if given else np.r_[-1.0, np.zeros(8)]
@@ -430,7 +430,11 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
                                          imu_times=late), robot=robot, contacts=contacts, base_topic="/imu")
     assert shifted.n_samples == ex.log.n_samples - 1
     assert any("IMU topic /imu linearly interpolated" in note for note in shifted.notes)
-    halfway = 0.5 * (imu[1][:-1] + imu[1][1:])             # ω midway between two readings, the IMU at the base
+    # ω midway between two readings, in frame-0 axes: the IMU on imu_link, its messages' header.frame_id (no
+    # imu_frame given)
+    from baseparam.identification.imu import imu_mounting
+    assert any("base from the IMU on /imu ('imu_link' at" in note for note in shifted.notes)
+    halfway = 0.5 * (imu[1][:-1] + imu[1][1:]) @ imu_mounting(robot, "imu_link")[1].T
     np.testing.assert_allclose(shifted.qd[:, 3:6], halfway, rtol=0, atol=1e-12)
 
 
@@ -467,6 +471,36 @@ def test_world_frames_after_a_tf_prefix_and_a_link_so_named(solo_imu, tmp_path):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
     with pytest.raises(bp.errors.DataError, match="a wrench in the world frame 'world'"):     # solo12's own: none
         bp.read_trajectory(named, robot=robot, contacts=contacts, base_topic="/imu")
+
+
+@needs_solo
+def test_imu_link_from_the_messages_frame_id(solo_imu, tmp_path):
+    """Without imu_frame, the IMU sits where its messages' header.frame_id says (ROS: the readings are in that
+    frame): a link of the robot's URDF is taken as imu_frame would be (before, the base frame was taken: a turned
+    IMU's rates in the wrong axes, silently); a frame naming no link leaves the IMU at the base frame with a note;
+    one a joint moves is refused in one line."""
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    short = types.SimpleNamespace(**{k: getattr(ex.log, k)[:40] for k in ("t", "q", "qd", "tau")})
+    imu = tuple(None if x is None else x[:40] for x in stance_imu(solo_imu))
+
+    def read(frame_id, **options):
+        bag = imu_bag(tmp_path / f"{frame_id}{len(options)}", robot, short, imu, ex.wrenches[:40], contacts,
+                      imu_frame_id=frame_id)
+        return bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu", **options)
+
+    told, found = read("imu_link", imu_frame="imu_link"), read("imu_link")
+    at_base, unknown = read("imu", imu_frame="base_link"), read("imu")
+    for field in ("q", "qd", "qdd"):
+        np.testing.assert_array_equal(getattr(found, field), getattr(told, field), err_msg=field)
+        np.testing.assert_array_equal(getattr(unknown, field), getattr(at_base, field), err_msg=field)
+    assert np.abs(found.qd[:, 3:6] - unknown.qd[:, 3:6]).max() > 0.1 * np.abs(found.qd[:, 3:6]).max()
+    assert any("header.frame_id 'imu' names no link of the robot: the IMU taken at the base frame" in note
+               for note in unknown.notes)
+    with pytest.raises(bp.errors.DataError, match=r"topic /imu: header.frame_id 'FL_LOWER_LEG': not fixed to the "
+                                                  r"base link 'base_link' \(joint 'FL_KFE' moves it\)"):
+        read("FL_LOWER_LEG")
 
 
 @needs_solo

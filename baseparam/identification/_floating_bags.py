@@ -11,7 +11,8 @@ topic per contact, all put on the joint stream's clock.
 * Or an IMU (``base_topic`` naming a ``sensor_msgs/Imu`` topic; never chosen by default): its orientation, rate and
   specific force give an equivalent base motion (:mod:`~baseparam.identification.imu`: position and linear
   velocity zero, q̈'s linear part the classical acceleration of the frame-0 origin), the IMU placed on the base by
-  ``imu_frame`` (a URDF link fixed to the base link; default the base link); the result is an
+  ``imu_frame`` (a URDF link fixed to the base link; default the link the messages' ``header.frame_id`` names,
+  else the base link with a note); the result is an
   :class:`~baseparam.identification.imu.ImuTrajectory`. Wrenches logged in a world frame (``header.frame_id``
   ``world``, ``map``, ``odom``, ``earth``, after a tf prefix; not a link of the robot so named: a force plate's)
   are refused then: they need the base position.
@@ -79,10 +80,11 @@ _VALUES = {
 }
 
 
-def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robot=None):
+def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robot=None, frames=None):
     """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock, its
     messages deserialized by rosbags one at a time; a damaged one refused in one line. ``imu_base``: the IMU topic
-    the base comes from, when it does (a wrench in a world frame refused then)."""
+    the base comes from, when it does (a wrench in a world frame refused then); ``frames``: a list given to receive
+    the messages' distinct ``header.frame_id``."""
     from ._bags import _exact_times, _ns_to_s, _Stream, _with_clock, deserialized
 
     def damaged(index, reason):
@@ -101,6 +103,8 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
+    if frames is not None:
+        frames.extend(sorted({str(getattr(getattr(m, "header", None), "frame_id", "")).strip("/") for m in msgs}))
     if kind == "wrench" and imu_base is not None:
         frames = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
         verdict = {f: world_frame(f, robot) for f in set(frames)}
@@ -232,10 +236,13 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
                             f"{WRENCH_TYPE}")
     notes = list(js.notes)
     kind = "imu" if imu else BASE_TYPES[types[base_topic]]
-    if imu:
+    if imu and imu_frame is not None:
         from .imu import imu_mounting
         mounting = imu_mounting(robot, imu_frame)     # a bad link refused before the messages are read
-    tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes)
+    frames = [] if imu else None
+    tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes, frames=frames)
+    if imu and imu_frame is None:
+        imu_frame, mounting = _imu_link(source, base_topic, robot, frames, notes)
     wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None,
                               robot) for _, tp in pairs]
     t = js.t
@@ -289,6 +296,31 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     return Trajectory(t=tk, q=np.hstack([pose[:, :7], jq]), qd=np.hstack([twist, jqd]), qdd=qdd, tau=tau,
                       source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
                       wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
+
+
+def _imu_link(source, topic, robot, frames, notes):
+    """(link, its mounting) of an IMU whose link ``imu_frame`` does not name: its messages' ``header.frame_id`` (ROS
+    says the readings are in that frame) when it is a link of the robot's URDF, else the base link (None), with a
+    note. A frame_id naming a link a joint moves is refused: the IMU is not on the base."""
+    from ..errors import SettingsError
+    from .imu import _urdf_links, imu_mounting
+    named = [f for f in frames if f]
+    links = ()
+    if getattr(robot, "convention", None) == "urdf" and isinstance(getattr(robot, "source", None), str):
+        links = _urdf_links(robot)[0]
+    if len(named) == 1 and named[0] in links:
+        try:
+            return named[0], imu_mounting(robot, named[0])
+        except SettingsError as exc:
+            reason = str(exc).split(": ", 1)[-1]
+            raise DataError(f"{source}: topic {topic}: header.frame_id {printable(named[0])!r}: {reason}; name the "
+                            "IMU's link with imu_frame= if the frame is not where the IMU sits") from None
+    if named:
+        shown_frames = ", ".join(repr(printable(f)) for f in named[:3])
+        notes.append(f"{source}: IMU topic {topic}: header.frame_id {shown_frames} "
+                     f"{'names no link of the robot' if len(named) == 1 else 'changes from message to message'}: the "
+                     "IMU taken at the base frame (name its link with imu_frame=)")
+    return None, (np.zeros(3), np.eye(3))
 
 
 def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, imu_frame, notes, wrench_streams,

@@ -351,7 +351,8 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
         Bags: the JointState topic, the base pose topic (Odometry or PoseStamped, or an IMU's ``sensor_msgs/Imu``:
         :mod:`~baseparam.identification.imu`), the clock.
     imu_frame : str, optional
-        Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the base link).
+        Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the link
+        the messages' ``header.frame_id`` names, else the base link).
     """
     from dataclasses import replace
 
