@@ -504,6 +504,28 @@ def test_imu_link_from_the_messages_frame_id(solo_imu, tmp_path):
 
 
 @needs_solo
+def test_fixed_base_fits_refuse_a_floating_motion_in_one_line(solo_imu, tmp_path):
+    """identify, the estimator and identify_payload (torques, still poses, wrench) given a floating motion (an
+    IMU's, or odometry's): one line naming the log, not numpy's broadcast error or a payload from the base's
+    columns."""
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    imu = stance_imu(solo_imu)
+    motion = bp.read_trajectory(imu_bag(tmp_path / "bag", robot, ex.log, imu, ex.wrenches, contacts), robot=robot,
+                                contacts=contacts, base_topic="/imu")
+    calls = [lambda m: bp.identify(robot, m), lambda m: bp.BaseParameterEstimator(robot).fit(m),
+             lambda m: bp.identify_payload(robot, m), lambda m: bp.identify_payload(robot, m, static=True),
+             lambda m: bp.identify_payload(robot, m, wrench=np.zeros((m.n_samples, 6)))]
+    for m in (motion, ex.log):
+        for call in calls:
+            with pytest.raises(bp.errors.DataError, match=r"a floating-base motion \(floating=True: q starts with the "
+                                                          r"base pose\); \w+: fixed-base robots' motions only") as info:
+                call(m)
+            assert "\n" not in str(info.value) and str(info.value).startswith(m.source)
+
+
+@needs_solo
 def test_an_imu_without_rate_or_specific_force_refused(solo_imu, tmp_path):
     """ROS's Imu says a reading is not measured by covariance[0] = -1 (its values then zero, or anything): a base
     built from such zeros would be at rest (no rate, the specific force zero: in free fall) and the fit silently
