@@ -255,6 +255,9 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
             orientation_cov = covariance(ORIENTATION_NOISE) if given else np.r_[-1.0, np.zeros(8)]
             if given == "zeros":          # unset without ROS's -1, as some ROS 1 drivers leave it
                 x, y, z, w = 0.0, 0.0, 0.0, 0.0
+            if given == "nan":            # ROS's -1, the values NaN (to be disregarded, whatever they hold)
+                x, y, z, w = (float("nan"),) * 4
+                orientation_cov = np.r_[-1.0, np.zeros(8)]
             msg = T["sensor_msgs/msg/Imu"](
                 header=h, orientation=T["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w),
                 orientation_covariance=orientation_cov,
@@ -413,6 +416,10 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
     for field in ("q", "qd", "qdd", "tau", "wrenches"):            # an all-zero quaternion: no orientation either
         np.testing.assert_array_equal(getattr(zeros, field), getattr(blind, field), err_msg=field)
     assert any("no orientation given" in note for note in zeros.notes)
+    nan = bp.read_trajectory(imu_bag(tmp_path / "nan", robot, ex.log, imu, ex.wrenches, contacts, oriented="nan"),
+                             robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):            # NaN under the -1: disregarded, not refused
+        np.testing.assert_array_equal(getattr(nan, field), getattr(blind, field), err_msg=field)
     # an orientation only from the 6th message on (a filter converging): left out, not refused
     late = bp.read_trajectory(imu_bag(tmp_path / "converging", robot, ex.log, imu, ex.wrenches, contacts,
                                       oriented=lambda k: k >= 5), robot=robot, contacts=contacts, base_topic="/imu",

@@ -100,6 +100,16 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
         raise damaged(order[i], msgs[i])
     stamps, received, order = np.array(stamps), _ns_to_s(np.array(received)), np.array(order)
     values = np.array([_VALUES[kind](m) for m in msgs], dtype=np.float64)
+    if kind == "imu":
+        # ROS: an estimate marked absent (covariance[0] = -1) is to be disregarded, whatever it holds (NaN too)
+        values[values[:, 10] == 0, :4] = 0.0
+        # a rate or specific force the IMU says it does not measure holds zeros (or anything): taken as readings
+        # they would be a base at rest, silently
+        for column, field in ((11, "angular_velocity"), (12, "linear_acceleration")):
+            if not values[:, column].all():
+                i = int(np.argmax(values[:, column] == 0))
+                raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
+                                f"{field} measured); the base from an IMU needs its rate and specific force")
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
@@ -115,13 +125,6 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
                             f"{imu_base} does not give; log it in a frame fixed on the link (a foot or wrist F/T "
                             "sensor), or read the base from an Odometry or PoseStamped topic")
     if kind == "imu":
-        # a rate or specific force the IMU says it does not measure holds zeros (or anything): taken as readings
-        # they would be a base at rest, silently
-        for column, field in ((11, "angular_velocity"), (12, "linear_acceleration")):
-            if not values[:, column].all():
-                i = int(np.argmax(values[:, column] == 0))
-                raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
-                                f"{field} measured); the base from an IMU needs its rate and specific force")
         # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
         # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
         values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
