@@ -772,7 +772,7 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
                    "no momentum route, contact wrenches in link frames only).")
 @click.option("--imu-frame", metavar="LINK",
               help="Floating-base robots, ROS bags with an IMU --base-topic: the URDF link the IMU is on, fixed to "
-                   "the base link (default: the base link).")
+                   "the base link (default: the link the messages' header.frame_id names, else the base link).")
 @click.option("--known", "known", multiple=True, metavar="NAME=VALUE",
               help="Floating-base robots: a quantity known beforehand, e.g. mass=448 (the total mass, kg) or a "
                    "standard parameter's name; fixes the scale of the momentum route and of the base route "

@@ -151,9 +151,15 @@ def test_base_columns_from_imu_readings_give_pinocchios_torques(solo_imu, orient
             got = pin.Quaternion(qb[s, 3:7]).toRotationMatrix()
             np.testing.assert_allclose(got, truth, rtol=0, atol=1e-12)
     tau = bp.inverse_dynamics(bp.Model(robot), q, qd, qdd)
+    # and the joints' reaction wrenches (internal forces, blind to a uniform velocity too): pinocchio's data.f, the
+    # wrench each joint transmits to its child in the child's frame
+    wrenches = bp.reaction_wrenches(bp.Model(robot), q, qd, qdd)
+    joint_ids = [list(model.names).index(j.name) for j in robot.joints]
     for s, (qp, vp, ap) in enumerate(states):
         expected = pin.rnea(model, data, qp, vp, ap)[rows]
         np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+        f = np.array([data.f[i].vector for i in joint_ids])
+        np.testing.assert_allclose(wrenches[s], f, rtol=0, atol=1e-9 * np.abs(f).max())
 
 
 # -- solo12 standing and swaying (test_floating_identification's stance experiment), its base from an IMU ------------
@@ -190,12 +196,13 @@ def stance_imu(solo_imu, seed=None):
 
 
 def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storage="mcap", oriented=True,
-            imu_times=None):
+            imu_times=None, unmeasured=(), imu_frame_id="imu_link"):
     """The stance log as a ROS bag written by rosbags (not baseparam; ``storage`` mcap, sqlite3 or ros1):
-    JointState on /joint_states, the IMU's sensor_msgs/Imu on /imu (frame imu_link; without its orientation when
+    JointState on /joint_states, the IMU's sensor_msgs/Imu on /imu (frame ``imu_frame_id``; without its orientation when
     not ``oriented``, as ROS says: covariance[0] = -1; at ``imu_times`` when given, else the joints'), a
     WrenchStamped per foot on /<name>/wrench in the foot's own frame (``wrench_frame`` instead: e.g. 'world', a
-    force plate's)."""
+    force plate's); the fields in ``unmeasured`` ('angular_velocity', 'linear_acceleration') zero, their covariance[0]
+    -1 (ROS: not measured)."""
     from rosbags.typesys import Stores, get_typestore
 
     from baseparam.identification.trajectory import robot_joint_names
@@ -221,7 +228,9 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
         return ns, (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id=frame) if ros1 else
                     T["std_msgs/msg/Header"](stamp=stamp, frame_id=frame))
 
-    def covariance(sigma):
+    def covariance(sigma, field=None):
+        if field in unmeasured:
+            return np.r_[-1.0, np.zeros(8)]
         return np.diag(np.full(3, sigma ** 2)).ravel()
 
     with writer:
@@ -240,14 +249,22 @@ def imu_bag(path, robot, log, imu, wrenches, contacts, wrench_frame=None, storag
                     force=vec(wrenches[k, c, :3]), torque=vec(wrenches[k, c, 3:])))
                 writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
         for k, tk in enumerate(log.t if imu_times is None else imu_times):
-            ns, h = header(tk, "imu_link")
-            x, y, z, w = map(float, quat[k]) if oriented else (0.0, 0.0, 0.0, 0.0)
-            orientation_cov = covariance(ORIENTATION_NOISE) if oriented else np.r_[-1.0, np.zeros(8)]
+            ns, h = header(tk, imu_frame_id)
+            given = oriented(k) if callable(oriented) else oriented        # per message, when a function
+            x, y, z, w = map(float, quat[k]) if given else (0.0, 0.0, 0.0, 0.0)
+            orientation_cov = covariance(ORIENTATION_NOISE) if given else np.r_[-1.0, np.zeros(8)]
+            if given == "zeros":          # unset without ROS's -1, as some ROS 1 drivers leave it
+                x, y, z, w = 0.0, 0.0, 0.0, 0.0
+            if given == "nan":            # ROS's -1, the values NaN (to be disregarded, whatever they hold)
+                x, y, z, w = (float("nan"),) * 4
+                orientation_cov = np.r_[-1.0, np.zeros(8)]
             msg = T["sensor_msgs/msg/Imu"](
                 header=h, orientation=T["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w),
                 orientation_covariance=orientation_cov,
-                angular_velocity=vec(omega[k]), angular_velocity_covariance=covariance(GYRO_NOISE),
-                linear_acceleration=vec(specific[k]), linear_acceleration_covariance=covariance(ACCEL_NOISE))
+                angular_velocity=vec(0 * omega[k] if "angular_velocity" in unmeasured else omega[k]),
+                angular_velocity_covariance=covariance(GYRO_NOISE, "angular_velocity"),
+                linear_acceleration=vec(0 * specific[k] if "linear_acceleration" in unmeasured else specific[k]),
+                linear_acceleration_covariance=covariance(ACCEL_NOISE, "linear_acceleration"))
             writer.write(base, ns, serialize(msg, "sensor_msgs/msg/Imu"))
     return path
 
@@ -393,6 +410,23 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
                                robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
     assert np.array_equal(blind.q[:, 3:7], np.tile([0.0, 0.0, 0.0, 1.0], (blind.n_samples, 1)))
     assert any("no orientation given" in note for note in blind.notes)
+    zeros = bp.read_trajectory(imu_bag(tmp_path / "zeros", robot, ex.log, imu, ex.wrenches, contacts,
+                                       oriented="zeros"), robot=robot, contacts=contacts, base_topic="/imu",
+                               imu_frame="imu_link")
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):            # an all-zero quaternion: no orientation either
+        np.testing.assert_array_equal(getattr(zeros, field), getattr(blind, field), err_msg=field)
+    assert any("no orientation given" in note for note in zeros.notes)
+    nan = bp.read_trajectory(imu_bag(tmp_path / "nan", robot, ex.log, imu, ex.wrenches, contacts, oriented="nan"),
+                             robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):            # NaN under the -1: disregarded, not refused
+        np.testing.assert_array_equal(getattr(nan, field), getattr(blind, field), err_msg=field)
+    # an orientation only from the 6th message on (a filter converging): left out, not refused
+    late = bp.read_trajectory(imu_bag(tmp_path / "converging", robot, ex.log, imu, ex.wrenches, contacts,
+                                      oriented=lambda k: k >= 5), robot=robot, contacts=contacts, base_topic="/imu",
+                              imu_frame="imu_link")
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):
+        np.testing.assert_array_equal(getattr(late, field), getattr(blind, field), err_msg=field)
+    assert any(f"no orientation in 5 of {ex.log.n_samples} messages" in note for note in late.notes)
     for route in ("torques", "base"):
         fit = bp.identify_floating(robot, blind, route=route, contacts=contacts)
         same = bp.identify_floating(robot, read["mcap"], route=route, contacts=contacts)
@@ -403,8 +437,151 @@ def test_imu_bags_of_every_storage_and_without_orientation(solo_imu, tmp_path):
                                          imu_times=late), robot=robot, contacts=contacts, base_topic="/imu")
     assert shifted.n_samples == ex.log.n_samples - 1
     assert any("IMU topic /imu linearly interpolated" in note for note in shifted.notes)
-    halfway = 0.5 * (imu[1][:-1] + imu[1][1:])             # ω midway between two readings, the IMU at the base
+    # ω midway between two readings, in frame-0 axes: the IMU on imu_link, its messages' header.frame_id (no
+    # imu_frame given)
+    from baseparam.identification.imu import imu_mounting
+    assert any("base from the IMU on /imu ('imu_link' at" in note for note in shifted.notes)
+    halfway = 0.5 * (imu[1][:-1] + imu[1][1:]) @ imu_mounting(robot, "imu_link")[1].T
     np.testing.assert_allclose(shifted.qd[:, 3:6], halfway, rtol=0, atol=1e-12)
+
+
+@needs_solo
+def test_world_frames_after_a_tf_prefix_and_a_link_so_named(solo_imu, tmp_path):
+    """With an IMU base, a wrench in a world frame named after a tf prefix (``robot1/odom``) is refused as ``odom``
+    is; a link of the robot named ``world`` (a URDF whose root link 'world' is fixed to base_link, read with
+    floating=True: 'world' is then the base) is the robot's frame, and its wrenches are read as the same bag's in
+    the feet's frames are."""
+    import warnings
+
+    from test_floating_identification import stance_experiment
+    robot, urdf = solo_imu[0], solo_imu[4]
+    _, contacts, _, ex = stance_experiment()
+    short = types.SimpleNamespace(**{k: getattr(ex.log, k)[:40] for k in ("t", "q", "qd", "tau")})
+    imu = tuple(None if x is None else x[:40] for x in stance_imu(solo_imu))
+    prefixed = imu_bag(tmp_path / "prefixed", robot, short, imu, ex.wrenches[:40], contacts,
+                       wrench_frame="/robot1/odom")
+    with pytest.raises(bp.errors.DataError, match=r"a wrench in the world frame '/robot1/odom' \(a force plate's\)"):
+        bp.read_trajectory(prefixed, robot=robot, contacts=contacts, base_topic="/imu")
+    text = open(urdf, encoding="utf-8").read()
+    start = text.index(">", text.index("<robot")) + 1
+    text = (text[:start] + '<link name="world"/><joint name="world_joint" type="fixed"><parent link="world"/>'
+            '<child link="base_link"/></joint>' + text[start:])
+    (tmp_path / "rooted.urdf").write_text(text, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rooted = bp.load_robot(tmp_path / "rooted.urdf", floating=True)
+    named = imu_bag(tmp_path / "named", rooted, short, imu, ex.wrenches[:40], contacts, wrench_frame="world")
+    feet = imu_bag(tmp_path / "feet", rooted, short, imu, ex.wrenches[:40], contacts)
+    a, b = (bp.read_trajectory(bag, robot=rooted, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+            for bag in (named, feet))
+    for field in ("q", "qd", "qdd", "tau", "wrenches"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+    with pytest.raises(bp.errors.DataError, match="a wrench in the world frame 'world'"):     # solo12's own: none
+        bp.read_trajectory(named, robot=robot, contacts=contacts, base_topic="/imu")
+
+
+@needs_solo
+def test_imu_link_from_the_messages_frame_id(solo_imu, tmp_path):
+    """Without imu_frame, the IMU sits where its messages' header.frame_id says (ROS: the readings are in that
+    frame): a link of the robot's URDF is taken as imu_frame would be (before, the base frame was taken: a turned
+    IMU's rates in the wrong axes, silently); a frame naming no link leaves the IMU at the base frame with a note;
+    one a joint moves is refused in one line."""
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    short = types.SimpleNamespace(**{k: getattr(ex.log, k)[:40] for k in ("t", "q", "qd", "tau")})
+    imu = tuple(None if x is None else x[:40] for x in stance_imu(solo_imu))
+
+    def read(frame_id, **options):
+        bag = imu_bag(tmp_path / f"{frame_id}{len(options)}", robot, short, imu, ex.wrenches[:40], contacts,
+                      imu_frame_id=frame_id)
+        return bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu", **options)
+
+    told, found = read("imu_link", imu_frame="imu_link"), read("imu_link")
+    at_base, unknown = read("imu", imu_frame="base_link"), read("imu")
+    for field in ("q", "qd", "qdd"):
+        np.testing.assert_array_equal(getattr(found, field), getattr(told, field), err_msg=field)
+        np.testing.assert_array_equal(getattr(unknown, field), getattr(at_base, field), err_msg=field)
+    assert np.abs(found.qd[:, 3:6] - unknown.qd[:, 3:6]).max() > 0.1 * np.abs(found.qd[:, 3:6]).max()
+    assert any("header.frame_id 'imu' names no link of the robot: the IMU taken at the base frame" in note
+               for note in unknown.notes)
+    with pytest.raises(bp.errors.DataError, match=r"topic /imu: header.frame_id 'FL_LOWER_LEG': not fixed to the "
+                                                  r"base link 'base_link' \(joint 'FL_KFE' moves it\)"):
+        read("FL_LOWER_LEG")
+
+
+@needs_solo
+def test_fixed_base_fits_refuse_a_floating_motion_in_one_line(solo_imu, tmp_path):
+    """identify, the estimator and identify_payload (torques, still poses, wrench) given a floating motion (an
+    IMU's, or odometry's): one line naming the log, not numpy's broadcast error or a payload from the base's
+    columns."""
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    imu = stance_imu(solo_imu)
+    motion = bp.read_trajectory(imu_bag(tmp_path / "bag", robot, ex.log, imu, ex.wrenches, contacts), robot=robot,
+                                contacts=contacts, base_topic="/imu")
+    calls = [lambda m: bp.identify(robot, m), lambda m: bp.BaseParameterEstimator(robot).fit(m),
+             lambda m: bp.identify_payload(robot, m), lambda m: bp.identify_payload(robot, m, static=True),
+             lambda m: bp.identify_payload(robot, m, wrench=np.zeros((m.n_samples, 6)))]
+    for m in (motion, ex.log):
+        for call in calls:
+            with pytest.raises(bp.errors.DataError, match=r"a floating-base motion \(floating=True: q starts with the "
+                                                          r"base pose\); \w+: fixed-base robots' motions only") as info:
+                call(m)
+            assert "\n" not in str(info.value) and str(info.value).startswith(m.source)
+
+
+@needs_solo
+def test_an_imu_without_rate_or_specific_force_refused(solo_imu, tmp_path):
+    """ROS's Imu says a reading is not measured by covariance[0] = -1 (its values then zero, or anything): a base
+    built from such zeros would be at rest (no rate, the specific force zero: in free fall) and the fit silently
+    wrong; the bag is refused in one line naming the topic, the message and the field, and the CLI exits with 2."""
+    from baseparam.cli import main
+    from click.testing import CliRunner
+    from test_floating_identification import stance_experiment
+    robot, urdf = solo_imu[0], solo_imu[4]
+    _, contacts, _, ex = stance_experiment()
+    short = types.SimpleNamespace(**{k: getattr(ex.log, k)[:40] for k in ("t", "q", "qd", "tau")})
+    imu = tuple(None if x is None else x[:40] for x in stance_imu(solo_imu))
+    for field in ("angular_velocity", "linear_acceleration"):
+        bag = imu_bag(tmp_path / field, robot, short, imu, ex.wrenches[:40], contacts, unmeasured=(field,))
+        words = (f"{field}: topic /imu: message 0: {field}_covariance[0] = -1 (ROS: no {field} measured); the base "
+                 "from an IMU needs its rate and specific force")
+        with pytest.raises(bp.errors.DataError, match=re.escape(words)):
+            bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu")
+        result = CliRunner().invoke(main, ["identify", str(urdf), str(bag), "--floating", "--route", "base",
+                                           "--base-topic", "/imu"])
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert words in result.output.splitlines()[-1], result.output
+
+
+@needs_solo
+def test_imu_motion_not_written_to_a_file(solo_imu, tmp_path):
+    """An ImuTrajectory's zero base position and linear velocity stand for what the IMU does not measure; no format
+    marks them, so written and read back they passed for a measured pose and twist, which the momentum route took
+    (a homogeneous fit of zeros). The writers refuse it in one line, and leave no file; the odometry log they
+    write as before."""
+    from baseparam.identification.floating_logs import write_floating_log
+    from test_floating_identification import stance_experiment
+    robot = solo_imu[0]
+    _, contacts, _, ex = stance_experiment()
+    imu = stance_imu(solo_imu)
+    bag = imu_bag(tmp_path / "bag", robot, ex.log, imu, ex.wrenches, contacts)
+    motion = bp.read_trajectory(bag, robot=robot, contacts=contacts, base_topic="/imu", imu_frame="imu_link")
+    from baseparam.identification.trajectory import robot_joint_names
+    named = dataclasses.replace(ex.log, joint_names=tuple(robot_joint_names(robot)))
+    for ext in (".csv", ".npz", ".parquet", ".mcap"):
+        path = tmp_path / f"imu{ext}"
+        with pytest.raises(bp.errors.ArgumentError, match=r"trajectory: .*bag: its base comes from an IMU .*keep "
+                                                          r"the bag and read it again with base_topic=") as info:
+            bp.write_trajectory(motion, path)
+        assert "\n" not in str(info.value) and not path.exists()
+        back = bp.read_trajectory(bp.write_trajectory(named, path), robot=robot)
+        assert type(back) is bp.Trajectory and np.array_equal(back.q, ex.log.q)
+    with pytest.raises(bp.errors.ArgumentError, match="its base comes from an IMU"):
+        write_floating_log(tmp_path / "direct.npz", motion, motion.wrenches)
+    assert not (tmp_path / "direct.npz").exists()
 
 
 def test_base_from_imu_refuses_bad_readings_in_one_line():

@@ -11,9 +11,11 @@ topic per contact, all put on the joint stream's clock.
 * Or an IMU (``base_topic`` naming a ``sensor_msgs/Imu`` topic; never chosen by default): its orientation, rate and
   specific force give an equivalent base motion (:mod:`~baseparam.identification.imu`: position and linear
   velocity zero, q̈'s linear part the classical acceleration of the frame-0 origin), the IMU placed on the base by
-  ``imu_frame`` (a URDF link fixed to the base link; default the base link); the result is an
+  ``imu_frame`` (a URDF link fixed to the base link; default the link the messages' ``header.frame_id`` names,
+  else the base link with a note); the result is an
   :class:`~baseparam.identification.imu.ImuTrajectory`. Wrenches logged in a world frame (``header.frame_id``
-  ``world``, ``map``, ``odom``, ``earth``: a force plate's) are refused then: they need the base position.
+  ``world``, ``map``, ``odom``, ``earth``, after a tf prefix; not a link of the robot so named: a force plate's)
+  are refused then: they need the base position.
 * Contacts: the wrench ``[force, torque]`` of each contact's topic, in the order of ``contacts``.
 * Times: header stamps (or receive times, ``clock``), each topic sorted; the base and wrench streams are
   linearly interpolated at the joint stream's times (the quaternion then renormalized), and samples
@@ -31,7 +33,7 @@ import numpy as np
 from ..errors import DataError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
 from ..motion import not_unit
-from .imu import WORLD_FRAMES
+from .imu import world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 IMU_TYPE = "sensor_msgs/Imu"
@@ -71,17 +73,18 @@ _VALUES = {
                            *_xyz(m.twist.twist.linear), *_xyz(m.twist.twist.angular)),
     "pose": lambda m: (*_xyz(m.pose.position), *_xyz(m.pose.orientation), m.pose.orientation.w),
     "wrench": lambda m: (*_xyz(m.wrench.force), *_xyz(m.wrench.torque)),
-    # orientation (x y z w), rate, specific force, and whether the orientation is given (ROS: covariance[0] = -1 if
-    # not)
+    # orientation (x y z w), rate, specific force, and whether each is given (ROS: covariance[0] = -1 if not)
     "imu": lambda m: (*_xyz(m.orientation), m.orientation.w, *_xyz(m.angular_velocity),
-                      *_xyz(m.linear_acceleration), float(m.orientation_covariance[0] != -1)),
+                      *_xyz(m.linear_acceleration), float(m.orientation_covariance[0] != -1),
+                      float(m.angular_velocity_covariance[0] != -1), float(m.linear_acceleration_covariance[0] != -1)),
 }
 
 
-def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
+def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robot=None, frames=None):
     """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock, its
     messages deserialized by rosbags one at a time; a damaged one refused in one line. ``imu_base``: the IMU topic
-    the base comes from, when it does (a wrench in a world frame refused then)."""
+    the base comes from, when it does (a wrench in a world frame refused then); ``frames``: a list given to receive
+    the messages' distinct ``header.frame_id``."""
     from ._bags import _exact_times, _ns_to_s, _Stream, _with_clock, deserialized
 
     def damaged(index, reason):
@@ -97,22 +100,41 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None):
         raise damaged(order[i], msgs[i])
     stamps, received, order = np.array(stamps), _ns_to_s(np.array(received)), np.array(order)
     values = np.array([_VALUES[kind](m) for m in msgs], dtype=np.float64)
+    if kind == "imu":
+        # ROS: an estimate marked absent (covariance[0] = -1) is to be disregarded, whatever it holds (NaN too)
+        values[values[:, 10] == 0, :4] = 0.0
+        # a rate or specific force the IMU says it does not measure holds zeros (or anything): taken as readings
+        # they would be a base at rest, silently
+        for column, field in ((11, "angular_velocity"), (12, "linear_acceleration")):
+            if not values[:, column].all():
+                i = int(np.argmax(values[:, column] == 0))
+                raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
+                                f"{field} measured); the base from an IMU needs its rate and specific force")
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
+    if frames is not None:
+        frames.extend(sorted({str(getattr(getattr(m, "header", None), "frame_id", "")).strip("/") for m in msgs}))
     if kind == "wrench" and imu_base is not None:
         frames = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
-        world = next((i for i, f in enumerate(frames) if str(f).strip("/").lower() in WORLD_FRAMES), None)
+        verdict = {f: world_frame(f, robot) for f in set(frames)}
+        world = next((i for i, f in enumerate(frames) if verdict[f]), None)
         if world is not None:
             raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
                             f"{printable(frames[world])!r} (a force plate's) needs the base position, which the IMU on "
                             f"{imu_base} does not give; log it in a frame fixed on the link (a foot or wrist F/T "
                             "sensor), or read the base from an Odometry or PoseStamped topic")
     if kind == "imu":
-        known = values[:, 10] > 0
-        if known.any() and not known.all():
-            i = int(np.argmax(~known))
-            raise damaged(int(order[i]), "orientation covariance -1 (no orientation) here but not in every message")
+        # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
+        # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
+        values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
+        none = values[:, 10] == 0
+        if none.any() and not none.all():
+            # an orientation in some messages only (a filter that has not converged yet at the start): the torques
+            # do not need it, so it is left out rather than the bag refused
+            values[:, 10] = 0.0
+            notes.append(f"{source}: IMU topic {topic}: no orientation in {int(none.sum())} of {none.size} messages "
+                         "(covariance[0] = -1 or all zeros): left out in all")
     if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
@@ -216,12 +238,15 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
                             f"{WRENCH_TYPE}")
     notes = list(js.notes)
     kind = "imu" if imu else BASE_TYPES[types[base_topic]]
-    if imu:
+    if imu and imu_frame is not None:
         from .imu import imu_mounting
         mounting = imu_mounting(robot, imu_frame)     # a bad link refused before the messages are read
-    tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes)
-    wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None)
-                      for _, tp in pairs]
+    frames = [] if imu else None
+    tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes, frames=frames)
+    if imu and imu_frame is None:
+        imu_frame, mounting = _imu_link(source, base_topic, robot, frames, notes)
+    wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None,
+                              robot) for _, tp in pairs]
     t = js.t
     keep = np.ones(t.size, dtype=bool)
     for ts, _, _ in [(tb, None, None)] + wrench_streams:
@@ -273,6 +298,31 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     return Trajectory(t=tk, q=np.hstack([pose[:, :7], jq]), qd=np.hstack([twist, jqd]), qdd=qdd, tau=tau,
                       source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
                       wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
+
+
+def _imu_link(source, topic, robot, frames, notes):
+    """(link, its mounting) of an IMU whose link ``imu_frame`` does not name: its messages' ``header.frame_id`` (ROS
+    says the readings are in that frame) when it is a link of the robot's URDF, else the base link (None), with a
+    note. A frame_id naming a link a joint moves is refused: the IMU is not on the base."""
+    from ..errors import SettingsError
+    from .imu import _urdf_links, imu_mounting
+    named = [f for f in frames if f]
+    links = ()
+    if getattr(robot, "convention", None) == "urdf" and isinstance(getattr(robot, "source", None), str):
+        links = _urdf_links(robot)[0]
+    if len(named) == 1 and named[0] in links:
+        try:
+            return named[0], imu_mounting(robot, named[0])
+        except SettingsError as exc:
+            reason = str(exc).split(": ", 1)[-1]
+            raise DataError(f"{source}: topic {topic}: header.frame_id {printable(named[0])!r}: {reason}; name the "
+                            "IMU's link with imu_frame= if the frame is not where the IMU sits") from None
+    if named:
+        shown_frames = ", ".join(repr(printable(f)) for f in named[:3])
+        notes.append(f"{source}: IMU topic {topic}: header.frame_id {shown_frames} "
+                     f"{'names no link of the robot' if len(named) == 1 else 'changes from message to message'}: the "
+                     "IMU taken at the base frame (name its link with imu_frame=)")
+    return None, (np.zeros(3), np.eye(3))
 
 
 def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, imu_frame, notes, wrench_streams,

@@ -26,6 +26,11 @@ def _as_trajectories(data, what):
         if not isinstance(item, Trajectory):
             raise DataError(f"{what}: expected a Trajectory, a file name or a (q, qd, qdd, tau) tuple, "
                             f"got {type(item).__name__}")
+        if item.floating:
+            # its q starts with the base pose: the fixed-base fits took those columns for joints (numpy's broadcast
+            # error, or a payload's still poses found in the base's)
+            raise DataError(f"{item.source}: a floating-base motion (floating=True: q starts with the base pose); "
+                            f"{what}: fixed-base robots' motions only (a floating base: identify_floating)")
         out.append(item)
     return out
 

@@ -155,6 +155,7 @@ def write_floating_log(path, trajectory, wrenches=None):
     path = os.fspath(path)
     if not getattr(trajectory, "floating", False):
         raise SettingsError("trajectory: not a floating-base motion (floating=False)")
+    _refuse_imu_base(trajectory)
     n_dof = trajectory.q.shape[1] - 7
     w = None if wrenches is None else np.asarray(wrenches, dtype=float)
     if w is not None and (w.ndim != 3 or w.shape[0] != trajectory.n_samples or w.shape[2] != 6):
@@ -346,7 +347,8 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
         Bags: the JointState topic, the base pose topic (Odometry or PoseStamped, or an IMU's ``sensor_msgs/Imu``:
         :mod:`~baseparam.identification.imu`), the clock.
     imu_frame : str, optional
-        Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the base link).
+        Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the link
+        the messages' ``header.frame_id`` names, else the base link).
     """
     from dataclasses import replace
 
@@ -440,13 +442,29 @@ def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/
     """Write a floating-base trajectory (with its ``wrenches``) as CSV, NPZ, Parquet or MCAP, atomically; each
     reads back bit for bit (:func:`read_floating`). MCAP: JointState on ``topic``, nav_msgs/Odometry on
     ``base_topic`` (pose, twist in frame-0 axes), a geometry_msgs/WrenchStamped per contact on ``/<name>/wrench``;
-    the float64 times, q̈ and the base wrench attached as the fixed-base writer attaches times and q̈."""
+    the float64 times, q̈ and the base wrench attached as the fixed-base writer attaches times and q̈. A base from an
+    IMU (:class:`~baseparam.identification.imu.ImuTrajectory`) is refused (ArgumentError): no format marks it."""
+    _refuse_imu_base(trajectory)
     ext = os.path.splitext(os.fspath(path))[1].lower()
     if ext in (".csv", ".npz"):
         return write_floating_log(path, trajectory, trajectory.wrenches)
     if ext == ".parquet":
         return _write_floating_parquet(trajectory, path, names)
     return _write_floating_mcap(trajectory, path, names, topic, base_topic)
+
+
+def _refuse_imu_base(trajectory):
+    """An :class:`~baseparam.identification.imu.ImuTrajectory` is not written: its base position and linear velocity
+    are zeros standing for what the IMU does not measure, which no format here marks; read back they would pass
+    for a measured pose and twist (the momentum route would take them, and ROS tools show an Odometry at rest)."""
+    from ..errors import ArgumentError
+    from .imu import ImuTrajectory
+    if isinstance(trajectory, ImuTrajectory):
+        raise ArgumentError(f"trajectory: {printable(trajectory.source)}: its base comes from an IMU (an "
+                            "ImuTrajectory: position and linear velocity not measured, zeros in q and q̇); written to "
+                            "a file it "
+                            "would read back as a measured pose and twist: keep the bag and read it again with "
+                            "base_topic=")
 
 
 def _contact_names(trajectory):

@@ -40,7 +40,9 @@ class ImuTrajectory(Trajectory):
     """A floating-base :class:`~baseparam.Trajectory` whose base comes from an IMU (:func:`base_from_imu`): the
     base position and linear velocity are not measured (zero in q and q̇), q̈'s linear part is the classical
     acceleration of the frame-0 origin (module notes). The torques and base routes fit it as any floating motion;
-    the momentum route refuses it."""
+    the momentum route refuses it, and the writers (no format marks it). Its states give the robot's joint torques,
+    base wrench and joint reaction wrenches (``bp.reaction_wrenches``: internal forces, blind to a uniform velocity
+    as the torques are), not its momentum, kinetic or potential energy (they need v and the position)."""
 
 
 def _product(a, b):
@@ -154,6 +156,37 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     return q, qd, qdd
 
 
+def _urdf_links(robot):
+    """(links, joints, children, base link) of the URDF ``robot`` was read from (its floating root joint's child the
+    base link, as the reader takes it)."""
+    from ..model import urdf
+    problems = urdf._Problems("robot")
+    links, joints = urdf._read(urdf._parse(robot.source, problems), problems, [])
+    children = urdf._structure(links, joints, problems)
+    base = urdf._base_link(links, joints, None, problems)
+    free = urdf._floating_root(base, children)
+    return links, joints, children, (free.child if free is not None else base)
+
+
+def world_frame(frame_id, robot) -> bool:
+    """Whether a message's ``header.frame_id`` names a world-fixed frame (:data:`WORLD_FRAMES`, after a tf prefix:
+    ``robot1/odom`` too) rather than a frame on the robot: a link of the robot's URDF (its base link and what hangs
+    below it) of such a name is the robot's, not the world's."""
+    name = str(frame_id).strip("/")
+    if name.rsplit("/", 1)[-1].lower() not in WORLD_FRAMES:
+        return False
+    if getattr(robot, "convention", None) == "urdf" and isinstance(getattr(robot, "source", None), str):
+        _, _, children, base = _urdf_links(robot)
+        stack, below = [base], set()
+        while stack:
+            link = stack.pop()
+            below.add(link)
+            stack.extend(j.child for j in children.get(link, ()))
+        if name in below:
+            return False
+    return True
+
+
 def imu_mounting(robot, frame=None):
     """Where an IMU sits on a floating base: the placement of a URDF link fixed to the base link.
 
@@ -186,12 +219,7 @@ def imu_mounting(robot, frame=None):
         raise SettingsError(f"imu_frame={name!r}: the IMU's link is found in a URDF; {robot.name!r} is not read "
                             "from one (leave imu_frame out for an IMU at the base frame)")
     from ..model import urdf
-    problems = urdf._Problems("robot")
-    links, joints = urdf._read(urdf._parse(robot.source, problems), problems, [])
-    children = urdf._structure(links, joints, problems)
-    base = urdf._base_link(links, joints, None, problems)
-    free = urdf._floating_root(base, children)
-    base = free.child if free is not None else base
+    links, joints, _, base = _urdf_links(robot)
     if frame not in links:
         raise SettingsError(f"imu_frame={name!r}: no such link in {robot.name!r}")
     parent_joint = {j.child: j for j in joints}

@@ -127,7 +127,7 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         (:mod:`~baseparam.identification.imu`; an ``ImuTrajectory``, which the momentum route refuses).
     imu_frame : str, optional
         Floating base, bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link
-        (default: the base link itself).
+        (default: the link the messages' ``header.frame_id`` names, else the base link itself).
 
     Returns
     -------

@@ -58,7 +58,9 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     Raises
     ------
     ArgumentError
-        An unknown extension, names of the wrong count.
+        An unknown extension, names of the wrong count; a floating base from an IMU
+        (:class:`~baseparam.identification.imu.ImuTrajectory`: its zero position and linear velocity would read
+        back as measured).
     StorageError
         The file cannot be written.
 

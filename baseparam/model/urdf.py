@@ -198,7 +198,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                         f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) read as "
                         "independent joints, each with a coordinate of its own (pinocchio's default reading of a "
                         "URDF): the base parameters are those of the robot with the couplings left out, and a log "
-                        "gives each of them its own column"), DescriptionWarning)
+                        "gives each of them its own column, its torque too (the coupling's, rarely logged: an "
+                        "effort of 0 is taken as measured)"), DescriptionWarning)
     elif mimics:
         names = [name for name, _ in mimics]
         shifted = [name for name, offset in mimics if _offset_given(offset)]
