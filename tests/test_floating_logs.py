@@ -49,7 +49,8 @@ def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
     assert alone.wrenches is None and np.array_equal(alone.q, log.q)
 
 
-def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None, base_topic="/base"):
+def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None, base_topic="/base",
+                wrench_frame="f"):
     """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
     ``base_topic`` (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of a base message cut
     short; ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
@@ -103,8 +104,8 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap",
                 stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
                 wrench = T["geometry_msgs/msg/Wrench"](force=vec("geometry_msgs/msg/Vector3", w[:3]),
                                                        torque=vec("geometry_msgs/msg/Vector3", w[3:]))
-                header = (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id="f") if ros1 else
-                          T["std_msgs/msg/Header"](stamp=stamp, frame_id="f"))
+                header = (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id=wrench_frame) if ros1 else
+                          T["std_msgs/msg/Header"](stamp=stamp, frame_id=wrench_frame))
                 msg = T["geometry_msgs/msg/WrenchStamped"](header=header, wrench=wrench)
                 writer.write(conn, ns, serialize(msg, "geometry_msgs/msg/WrenchStamped"))
     return path
@@ -153,6 +154,21 @@ def test_wrench_topics_at_their_own_rates_aligned(space, tmp_path):
     assert traj.contacts == ("left", "right")
     assert any("outside the span" in note for note in traj.notes)
     assert any("contact wrench topics linearly interpolated" in note for note in traj.notes)
+
+
+@pytest.mark.parametrize("frame", ["world", "/odom", "robot1/map"])
+def test_wrench_in_a_world_frame_is_refused_not_taken_for_the_contacts(space, tmp_path, frame):
+    """A contact's wrench is read in its link's frame; a force plate's logged in a world frame (its
+    header.frame_id) was taken for that silently, with an Odometry base as with an IMU one: refused in one line."""
+    robot = bp.load_robot(SPACE)
+    log = space.log
+    plates = {"/left/wrench": (log.t, np.ones((log.n_samples, 6)))}
+    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, wrenches=plates, wrench_frame=frame)
+    with pytest.raises(bp.errors.DataError, match=r"/left/wrench: message 0: a wrench in the world frame .*"
+                                                  r"read in the frame of its link"):
+        bp.read_trajectory(bag, robot=robot, contacts={"left": "/left/wrench"})
+    fine = rosbags_bag(tmp_path / "fine", log.t, log.q, log.qd, wrenches=plates, wrench_frame="left_foot")
+    assert bp.read_trajectory(fine, robot=robot, contacts={"left": "/left/wrench"}).contacts == ("left",)
 
 
 def test_twist_derived_from_poses(space, tmp_path):

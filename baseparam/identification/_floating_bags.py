@@ -16,7 +16,8 @@ topic per contact, all put on the joint stream's clock.
   :class:`~baseparam.identification.imu.ImuTrajectory`. Wrenches logged in a world frame (``header.frame_id``
   ``world``, ``map``, ``odom``, ``earth``, after a tf prefix; not a link of the robot so named: a force plate's)
   are refused then: they need the base position.
-* Contacts: the wrench ``[force, torque]`` of each contact's topic, in the order of ``contacts``.
+* Contacts: the wrench ``[force, torque]`` of each contact's topic, in the order of ``contacts``, read in the
+  contact's frame; one logged in a world frame (as above) is refused in one line whatever the base source.
 * Times: header stamps (or receive times, ``clock``), each topic sorted; the base and wrench streams are
   linearly interpolated at the joint stream's times (the quaternion then renormalized), and samples
   outside the span every stream covers are dropped, with a note, as the fixed-base reader aligns
@@ -115,15 +116,21 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
     if frames is not None:
         frames.extend(sorted({str(getattr(getattr(m, "header", None), "frame_id", "")).strip("/") for m in msgs}))
-    if kind == "wrench" and imu_base is not None:
+    if kind == "wrench":
         frames = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
         verdict = {f: world_frame(f, robot) for f in set(frames)}
         world = next((i for i, f in enumerate(frames) if verdict[f]), None)
-        if world is not None:
+        if world is not None and imu_base is not None:
             raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
                             f"{printable(frames[world])!r} (a force plate's) needs the base position, which the IMU on "
                             f"{imu_base} does not give; log it in a frame fixed on the link (a foot or wrist F/T "
                             "sensor), or read the base from an Odometry or PoseStamped topic")
+        if world is not None:
+            # a contact's wrench is read in its link's frame (docs/formats.md); one in a world frame would be
+            # taken for that silently (the world frame of a force plate and of the odometry need not agree)
+            raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
+                            f"{printable(frames[world])!r} (a force plate's); a contact's wrench is read in the frame "
+                            "of its link: log it there (a foot or wrist F/T sensor) or transform it before")
     if kind == "imu":
         # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
         # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0

@@ -441,7 +441,8 @@ def _read_floating_parquet(source, robot, names):
 def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/odom"):
     """Write a floating-base trajectory (with its ``wrenches``) as CSV, NPZ, Parquet or MCAP, atomically; each
     reads back bit for bit (:func:`read_floating`). MCAP: JointState on ``topic``, nav_msgs/Odometry on
-    ``base_topic`` (pose, twist in frame-0 axes), a geometry_msgs/WrenchStamped per contact on ``/<name>/wrench``;
+    ``base_topic`` (pose, twist in frame-0 axes), a geometry_msgs/WrenchStamped per contact on ``/<name>/wrench``
+    (its ``header.frame_id`` the contact's name: the wrench is in the contact's frame);
     the float64 times, q̈ and the base wrench attached as the fixed-base writer attaches times and q̈. A base from an
     IMU (:class:`~baseparam.identification.imu.ImuTrajectory`) is refused (ArgumentError): no format marks it."""
     _refuse_imu_base(trajectory)
@@ -499,9 +500,9 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
     rows = encode(traj.t, names, q[:, 7:], None if qd is None else qd[:, 6:],
                   None if traj.tau is None else traj.tau[:, 6:])
 
-    def header(k):
+    def header(k, frame="world"):
         return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(sec[k]), nanosec=int(nsec[k])),
-                                        frame_id="world")
+                                        frame_id=frame)
 
     def vector(v):
         return T["geometry_msgs/msg/Vector3"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
@@ -526,7 +527,8 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
     for c in range(len(contacts)):
         w = traj.wrenches[:, c]
         wrench_msgs.append([bytes(store.serialize_cdr(
-            T["geometry_msgs/msg/WrenchStamped"](header=header(k), wrench=T["geometry_msgs/msg/Wrench"](
+            # in the contact's frame (named after it), as the readers take a contact's wrench
+            T["geometry_msgs/msg/WrenchStamped"](header=header(k, contacts[c]), wrench=T["geometry_msgs/msg/Wrench"](
                 force=vector(w[k, :3]), torque=vector(w[k, 3:]))), "geometry_msgs/msg/WrenchStamped"))
             for k in range(traj.n_samples)])
     wrench_def = store.generate_msgdef("geometry_msgs/msg/WrenchStamped")[0]
