@@ -155,7 +155,11 @@ def matched_joints(source, names, joints, notes):
     return joints
 
 
-def shown_names(names, limit=12):
+# At most this many names read from a file are listed in a message (shown_names).
+SHOWN_NAMES = 12
+
+
+def shown_names(names, limit=SHOWN_NAMES):
     """Names read from a file (a sequence) in a one-line message: escaped, the first ``limit`` of them and the count;
     "(none)" for none."""
     shown = ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
