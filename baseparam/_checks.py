@@ -122,12 +122,13 @@ def read_bounded(path, limit: int, source: str, error, what=None, *, unreadable=
     one read without end. ``unreadable`` (``error`` by default): ``SOURCE: cannot read: REASON``. With ``what`` (the
     kind of file: "a bag's metadata.yaml"), ``error`` ``SOURCE: larger than 1 MB; WHAT is a few kB`` beyond
     ``limit``; without, the caller's parser refuses the ``limit`` + 1 bytes it is given. ``larger``: a function of
-    those ``limit`` + 1 bytes giving a larger limit to read on to (a URDF's), or None; read on from the same open
-    file, not opened again: what was read stays part of the file, which may change in between."""
+    those ``limit`` + 1 bytes giving a larger limit to read on to (a URDF's), or None (as is a smaller one); read on
+    from the same open file, not opened again: what was read stays part of the file, which may change in between."""
     try:
         with open(path, "rb") as stream:
             data = stream.read(limit + 1)
-            if larger is not None and len(data) > limit and (more := larger(data)) is not None:
+            # only a larger limit: read(n ≤ 0) would read the rest of the file, without bound
+            if larger is not None and len(data) > limit and (more := larger(data)) is not None and more > limit:
                 limit = more
                 data += stream.read(limit + 1 - len(data))
     except OSError as exc:

@@ -406,6 +406,18 @@ def test_urdf_over_1_mb_is_read_on_not_opened_twice(tmp_path, monkeypatch):
     assert robot.joints == reference.joints and robot.n_dof == 1 and len(robot.source) > 1_500_000
 
 
+def test_read_bounded_reads_on_only_to_a_larger_limit(tmp_path):
+    """read_bounded's ``larger`` reads on only to a limit above the first: a smaller one made read(n < 0), the rest
+    of the file without bound."""
+    from baseparam._checks import read_bounded
+
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"x" * 1000)
+    assert len(read_bounded(path, 10, "data.bin", RobotDescriptionError, larger=lambda data: 5)) == 11
+    assert len(read_bounded(path, 10, "data.bin", RobotDescriptionError, larger=lambda data: 100)) == 101
+    assert len(read_bounded(path, 10, "data.bin", RobotDescriptionError, larger=lambda data: None)) == 11
+
+
 def test_robots_and_inertias_compare_by_value():
     """Two loads of one file are equal (and hash alike); a body that differs in one number is not."""
     for name in ("ur10e_cad.yaml", "kuka_lwr4_cad.yaml", "puma560.yaml"):
