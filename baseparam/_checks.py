@@ -117,14 +117,20 @@ def check_input(value, name: str = "path", *, error=ArgumentError, unreadable=No
     return text
 
 
-def read_bounded(path, limit: int, source: str, error, what=None, *, unreadable=None) -> bytes:
+def read_bounded(path, limit: int, source: str, error, what=None, *, unreadable=None, larger=None) -> bytes:
     """The bytes of the file ``path``, read to one byte beyond ``limit`` only: a file of a few kB is expected, not
     one read without end. ``unreadable`` (``error`` by default): ``SOURCE: cannot read: REASON``. With ``what`` (the
     kind of file: "a bag's metadata.yaml"), ``error`` ``SOURCE: larger than 1 MB; WHAT is a few kB`` beyond
-    ``limit``; without, the caller's parser refuses the ``limit`` + 1 bytes it is given."""
+    ``limit``; without, the caller's parser refuses the ``limit`` + 1 bytes it is given. ``larger``: a function of
+    those ``limit`` + 1 bytes giving a larger limit to read on to (a URDF's), or None (as is a smaller one); read on
+    from the same open file, not opened again: what was read stays part of the file, which may change in between."""
     try:
         with open(path, "rb") as stream:
             data = stream.read(limit + 1)
+            # only a larger limit: read(n ≤ 0) would read the rest of the file, without bound
+            if larger is not None and len(data) > limit and (more := larger(data)) is not None and more > limit:
+                limit = more
+                data += stream.read(limit + 1 - len(data))
     except OSError as exc:
         reason = printable(exc.strerror or str(exc) or type(exc).__name__)
         raise (unreadable or error)(f"{source}: cannot read: {reason}") from None

@@ -227,6 +227,19 @@ def test_contacts_file_read_once_gives_the_wrench_topics(tmp_path):
         read_contacts(path, topics=True)
 
 
+@pytest.mark.parametrize("text", ["contacts: 3\n", "contacts: []\n", "links: [1]\n"])
+def test_contacts_file_without_a_list_shows_its_form(tmp_path, text):
+    """A contacts file without a list under contacts: is refused with the form it takes, its braces balanced (the
+    message's second literal, not an f-string, printed '}}')."""
+    from baseparam.identification.floating_logs import read_contacts
+    path = tmp_path / "contacts.yaml"
+    path.write_text(text)
+    with pytest.raises(bp.DataError) as info:
+        read_contacts(path)
+    assert str(info.value) == (f"{path}: contacts: expected a list of "
+                               "{link: NAME_OR_NUMBER, xyz: [x, y, z], rpy: [r, p, y]}")
+
+
 @pytest.mark.parametrize("storage", ["mcap", "sqlite3", "ros1"])
 def test_base_topic_names_from_the_bag_escaped(space, tmp_path, storage):
     """A base topic found in the bag (not named by the caller) whose name holds a newline: the notes and the

@@ -373,6 +373,51 @@ def test_too_large_file(tmp_path):
         load_robot(path)
 
 
+ONE_JOINT_URDF = """<robot name="arm">
+  <link name="base"/>
+  <link name="l1"><inertial><origin xyz="0.1 0 0.2"/><mass value="2"/>
+    <inertia ixx="0.03" ixy="0" ixz="0" iyy="0.04" iyz="0" izz="0.05"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+PAD</robot>
+"""
+
+
+def test_urdf_over_1_mb_is_read_on_not_opened_twice(tmp_path, monkeypatch):
+    """A URDF beyond the YAML bound (1 MB; meshes' inline data) is read on to its own bound from the file already
+    open: opened a second time and read from the start, its first MB was read twice, and a file rewritten in
+    between gave bytes of another version than the ones that said it was a URDF."""
+    import builtins
+    import os
+
+    small, big = tmp_path / "small.urdf", tmp_path / "big.urdf"
+    small.write_text(ONE_JOINT_URDF.replace("PAD", ""))
+    big.write_text(ONE_JOINT_URDF.replace("PAD", "<!-- " + "x" * 1_500_000 + " -->\n"))
+    opened, real_open = [], builtins.open
+
+    def counting_open(file, *args, **kwargs):
+        if isinstance(file, (str, os.PathLike)) and os.fspath(file) == str(big):
+            opened.append(file)
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    robot, reference = load_robot(big), load_robot(small)
+    assert len(opened) == 1
+    assert robot.joints == reference.joints and robot.n_dof == 1 and len(robot.source) > 1_500_000
+
+
+def test_read_bounded_reads_on_only_to_a_larger_limit(tmp_path):
+    """read_bounded's ``larger`` reads on only to a limit above the first: a smaller one made read(n < 0), the rest
+    of the file without bound."""
+    from baseparam._checks import read_bounded
+
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"x" * 1000)
+    assert len(read_bounded(path, 10, "data.bin", RobotDescriptionError, larger=lambda data: 5)) == 11
+    assert len(read_bounded(path, 10, "data.bin", RobotDescriptionError, larger=lambda data: 100)) == 101
+    assert len(read_bounded(path, 10, "data.bin", RobotDescriptionError, larger=lambda data: None)) == 11
+
+
 def test_robots_and_inertias_compare_by_value():
     """Two loads of one file are equal (and hash alike); a body that differs in one number is not."""
     for name in ("ur10e_cad.yaml", "kuka_lwr4_cad.yaml", "puma560.yaml"):

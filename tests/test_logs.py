@@ -837,6 +837,22 @@ def test_csv_and_npz_naming_joints_in_another_order_are_not_read_positionally(mo
     assert np.array_equal(bp.read_trajectory(path, joints=["a", "b", "c"]).q, q[:50])   # other names: by position
 
 
+@pytest.mark.parametrize("ext", ["csv", "npz"])
+def test_joint_order_refusal_names_a_difference_beyond_the_listed_names(tmp_path, ext):
+    """The two orders are listed up to 12 names each: two joints swapped beyond them showed two lists alike, and
+    not why the file was refused; the first joint where the orders differ is named then."""
+    names = [f"joint_{k + 1}" for k in range(14)]
+    t = np.arange(50) * 0.01
+    q = np.sin(t[:, None] + np.arange(14))
+    path = tmp_path / f"log.{ext}"
+    bp.write_trajectory(bp.from_arrays(t=t, q=q, qd=q, tau=np.cos(q)), path, joint_names=names)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path, joints=names[:12] + ["joint_14", "joint_13"])
+    text = str(err.value)
+    assert "… (14 in all)" in text and "\n" not in text
+    assert "; they differ first at joint 13: joint_13 in the file, joint_14 in the robot; columns of CSV" in text
+
+
 @pytest.mark.parametrize("with_robot", [False, True])
 @pytest.mark.parametrize("effort", ["zero", "constant"])
 def test_delay_of_an_effort_that_no_shift_changes_is_refused(motion, with_robot, effort):

@@ -587,6 +587,18 @@ def test_units_of_unused_columns_are_not_checked(tmp_path):
     assert_same(read_trajectory(path, columns={"qd": ["pos[1]", "pos[2]", "pos[3]"]}), t, q, tau, qd)
 
 
+def test_a_huge_column_name_is_cut_in_the_messages(tmp_path):
+    """A header line may be 1 MB, one column name all of it: the name lists of the messages cut each name (the
+    message was the whole name, half a megabyte on one line)."""
+    path = tmp_path / "huge.csv"
+    path.write_text("stamp," + "n" * 500_000 + ",j2,j3\n" + "0,0,0,0\n" * 30)
+    for columns, expected in ((None, "field t: no time column"), ({"t": "stamp", "q": ["zz"]}, "no column named 'zz'")):
+        with pytest.raises(DataError) as info:
+            read_trajectory(path, columns=columns)
+        text = str(info.value)
+        assert expected in text and len(text) < 500 and f"stamp, {'n' * 80}…, j2, j3" in text, text[:600]
+
+
 def test_unrecognised_header_lists_the_names(tmp_path):
     t, q, qd, tau = good()
     header = "stamp,j1,j2,j3,v1,v2,v3,e1,e2,e3,x1,x2,x3,x4"

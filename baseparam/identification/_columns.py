@@ -155,10 +155,22 @@ def matched_joints(source, names, joints, notes):
     return joints
 
 
-def shown_names(names, limit=12):
-    """Names read from a file (a sequence) in a one-line message: escaped, the first ``limit`` of them and the count;
-    "(none)" for none."""
-    shown = ", ".join(map(printable, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+# At most this many names read from a file are listed in a message (shown_names), each cut after NAME_WIDTH
+# characters: a CSV header's line may be 1 MB, a column name of all of it
+SHOWN_NAMES = 12
+NAME_WIDTH = 80
+
+
+def shown_name(name) -> str:
+    """One name read from a file, in a one-line message: escaped, cut after :data:`NAME_WIDTH` characters (…)."""
+    text = printable(name)
+    return text if len(text) <= NAME_WIDTH else text[:NAME_WIDTH] + "…"
+
+
+def shown_names(names, limit=SHOWN_NAMES):
+    """Names read from a file (a sequence) in a one-line message: each as :func:`shown_name`, the first ``limit`` of
+    them and the count; "(none)" for none."""
+    shown = ", ".join(map(shown_name, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
     return shown or "(none)"
 
 

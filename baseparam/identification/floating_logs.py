@@ -259,7 +259,7 @@ def _contact_items(path):
     items = doc.get("contacts") if isinstance(doc, dict) else None
     if not isinstance(items, list) or not items:
         raise DataError(f"{label}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
-                        "rpy: [r, p, y]}}")
+                        "rpy: [r, p, y]}")      # not an f-string: one brace
     return items
 
 

@@ -117,11 +117,12 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         check_flag(flag, name)
     floating = check_flag(floating, "floating")
     check_mimic(mimic)
-    data = read_bounded(path, MAX_BYTES, printable(label), RobotDescriptionError)
-    if len(data) > MAX_BYTES and is_urdf(label, data):      # URDFs with meshes' data run to megabytes
+    def urdf_limit(data):                   # URDFs with meshes' data run to megabytes
         from .urdf import MAX_URDF_BYTES
 
-        data = read_bounded(path, MAX_URDF_BYTES, printable(label), RobotDescriptionError)
+        return MAX_URDF_BYTES if is_urdf(label, data) else None
+
+    data = read_bounded(path, MAX_BYTES, printable(label), RobotDescriptionError, larger=urdf_limit)
     if is_urdf(label, data):
         from .urdf import parse_urdf
 
