@@ -22,7 +22,7 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError
+from .errors import BaseParamError, ResourceLimitError, printable
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -278,7 +278,9 @@ def _stopped(message, status):
 
 
 def _fail(message, status):
-    click.echo(f"baseparam: {message}", err=True)
+    # the one place a refusal is written: a control character (ESC from a file name, a bag's metadata) would
+    # reach the terminal raw, and a line break would forge a line
+    click.echo(f"baseparam: {printable(message)}", err=True)
     sys.exit(status)
 
 
@@ -300,7 +302,7 @@ def _one_line_errors(path, on_exit=None):
             shown = (lambda text: text) if getattr(exc, "file_fields", False) else as_flags
             lines = str(exc).splitlines() or [""]    # several independent problems: one line each
             for line in lines[:-1]:
-                click.echo(f"baseparam: {shown(' '.join(line.split()))}", err=True)
+                click.echo(f"baseparam: {printable(shown(' '.join(line.split())))}", err=True)
             _fail(shown(" ".join(lines[-1].split())), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)

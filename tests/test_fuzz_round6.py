@@ -169,3 +169,19 @@ def test_friction_scale_too_large_says_the_bound_it_breaks(tmp_path, model):
                                        str(tmp_path), "--friction", "--friction-model", model])
     one_line(result, "--friction-model", "below 1000")
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs named pipes")
+def test_a_control_character_in_a_refusal_is_escaped(tmp_path):
+    """A name read from a file (a bag's metadata.yaml listing a FIFO named with an ESC) reached the terminal raw in
+    the one-line refusal (only whitespace was collapsed): the CLI escapes what it writes."""
+    import os
+    bag = tmp_path / "bag"
+    bag.mkdir()
+    (bag / "metadata.yaml").write_text('rosbag2_bagfile_information:\n  storage_identifier: mcap\n'
+                                       '  relative_file_paths: ["x\\e[2J.mcap"]\n')
+    os.mkfifo(bag / "x\x1b[2J.mcap")
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(bag)])
+    assert result.exit_code == 2, result.output
+    assert "\x1b" not in result.output and "x\\x1b[2J.mcap" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
