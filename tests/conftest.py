@@ -11,6 +11,20 @@ from hypothesis import settings
 settings.register_profile("baseparam", derandomize=True, database=None, deadline=None)
 settings.load_profile("baseparam")
 
+
+# Bytecode: where PYTHONDONTWRITEBYTECODE is set (as on this machine), no process of the suite would write
+# __pycache__, so every one (both xdist workers, each notebook kernel, CLI subprocess and spawned worker)
+# compiled baseparam's modules from source again: ~0.1 s of CPU a CLI run, ~4 s a worker's collection of the
+# tests (their assertion rewriting) and doctests. Collection imports every module of baseparam and of the
+# tests, so the cache is written there, once (git-ignored __pycache__ beside the sources); the other
+# processes read it. Only during collection: a test that writes a Python file and imports it (exported code)
+# writes no __pycache__ beside it, and cannot read a stale one after rewriting the file within a second.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    was, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+    yield
+    sys.dont_write_bytecode = was
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 ALL_ROBOT_FILES = sorted((ROOT / "robots").glob("*.yaml"))
