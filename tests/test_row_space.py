@@ -240,12 +240,13 @@ def test_the_engine_runs_blas_on_one_thread_and_restores_it(monkeypatch):
         seen.append({n for _, n in threads()})
         return original(self, *args, **kwargs)
     monkeypatch.setattr(_reduction.StreamedR, "reduce_with_pivots", spy)
-    # two threads to start from, whatever the environment (the suite under xdist runs on one: conftest)
+    # two threads to start from, whatever the environment (the suite under xdist runs on one: conftest); a
+    # BLAS that another test loaded while OPENBLAS_NUM_THREADS=1 may stay on one, numpy's rises to two
     with threadpool_limits(2, user_api="blas"):
         before = threads()
         bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "skew7.yaml"))
         after = threads()
-    assert {n for _, n in before} == {2} and seen == [{1}] and after == before
+    assert max(n for _, n in before) == 2 and seen == [{1}] and after == before
 
 
 @pytest.mark.parametrize("name", ["puma560.yaml", "dual_arm_torso.yaml", "ur10e.yaml", "skew7.yaml"])
