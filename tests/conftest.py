@@ -1,4 +1,5 @@
 import importlib.metadata
+import os
 import pathlib
 import sys
 
@@ -10,6 +11,34 @@ from hypothesis import settings
 # the machine's load (issue 22, item 7). A test's own ``@settings`` inherit these.
 settings.register_profile("baseparam", derandomize=True, database=None, deadline=None)
 settings.load_profile("baseparam")
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (the README's ``-n 2``): one OpenBLAS thread in every process of the run, as the
+    library gives its own worker processes (``_processes.one_blas_thread``). The workers already share the
+    cores, and OpenBLAS threads that wait for a busy core spin: with two threads in each of two workers on
+    this 2-core machine, the floating-base, logs and row-space test files took 94 s of CPU against 50 s on
+    one thread (issue 22, item 7). Set here, in the controller, before the workers start, so that they and
+    every process they start (CLI runs, notebook kernels) inherit it; a value the caller set is kept. Tests
+    of the thread handling set their counts themselves (threadpoolctl); a run without ``-n`` keeps the
+    machine's default."""
+    if getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput"):
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+# Bytecode: where PYTHONDONTWRITEBYTECODE is set (as on this machine), no process of the suite would write
+# __pycache__, so every one (both xdist workers, each notebook kernel, CLI subprocess and spawned worker)
+# compiled baseparam's modules from source again: ~0.1 s of CPU a CLI run, ~4 s a worker's collection of the
+# tests (their assertion rewriting) and doctests. Collection imports every module of baseparam and of the
+# tests, so the cache is written there, once (git-ignored __pycache__ beside the sources); the other
+# processes read it. Only during collection: a test that writes a Python file and imports it (exported code)
+# writes no __pycache__ beside it, and cannot read a stale one after rewriting the file within a second.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    was, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+    yield
+    sys.dont_write_bytecode = was
+
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
