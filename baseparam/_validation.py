@@ -199,6 +199,38 @@ def check_memory(needed, message, max_memory=None):
         raise ResourceLimitError(message(format_size(needed), format_size(allowed)))
 
 
+# Below this many bytes an allocation is not worth the look at /proc/meminfo that checking it costs (the state
+# functions are called in loops, one sample at a time).
+CHECKED_BYTES = 2 ** 26
+
+
+def check_allocation(shape, name: str, what=None, max_memory=None):
+    """Refuse, before it is allocated, a float64 result of ``shape`` beyond the memory budget
+    (:func:`check_memory`; small ones are not looked at). ``name``: the arguments it is computed from;
+    ``what``: what needs the memory (default: the result, of its shape)."""
+    needed = 8 * math.prod(int(n) for n in shape)
+    if needed > CHECKED_BYTES:
+        what = f"the result, shape {tuple(shape)}," if what is None else what
+        check_memory(needed, lambda need, allowed: f"{name}: {what} would need {need} of memory, more than the "
+                                                   f"{allowed} available; pass fewer samples", max_memory)
+
+
+def check_state_sizes(arrays):
+    """Refuse state arrays of sample counts that differ, or whose float copies and a result of as many samples
+    would not fit in memory, before any of their values is read: a broadcast view (``np.broadcast_to``) of 10⁹
+    samples costs no memory, but its conversion and a scan of its values take minutes that Ctrl-C cannot stop."""
+    shapes = {name: x.shape for name, x in arrays.items() if isinstance(x, np.ndarray) and x.ndim == 2}
+    if not shapes:
+        return
+    counts = {shape[0] for shape in shapes.values()}
+    if len(counts) > 1:
+        sizes = ", ".join(f"{n}: {shape[0]}" for n, shape in shapes.items())
+        raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
+    widths, count = [shape[1] for shape in shapes.values()], counts.pop()
+    check_allocation((count, sum(widths) + max(widths)), ", ".join(shapes),
+                     f"{count} samples (their float copies and a result)")
+
+
 # -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------
 def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
     """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
@@ -221,7 +253,10 @@ def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
     ArgumentError
         Not numbers, a wrong shape, a non-finite or absurd (|x| > 1e8) value, naming sample and joint
         (``error`` instead for the values, e.g. :class:`~baseparam.errors.DataError` for a log's).
+    ResourceLimitError
+        So many samples that a float copy and a result of their size would not fit in memory.
     """
+    check_state_sizes({name: x})
     arr = real_array(name, x, ArgumentError)
     single = arr.ndim == 1
     if single:
@@ -278,6 +313,7 @@ def check_robot_states(robot, **arrays):
 
 def _together(arrays, width):
     """:func:`check_samples` of each array (``width(name)`` columns), and one number of samples for all."""
+    check_state_sizes(arrays)
     out, singles = [], []
     for name, x in arrays.items():
         arr, single = check_samples(name, x, width(name))
@@ -313,8 +349,8 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_input", "check_instance",
-           "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
-           "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
-           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real",
-           "refuse_special", "shown", "unit_quaternions"]
+__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance", "check_flag", "check_input",
+           "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory",
+           "check_mimic", "check_names", "check_number", "check_option", "check_parameter_vector", "check_path",
+           "check_positive", "check_reading", "check_robot", "check_robot_states", "check_samples",
+           "check_state_sizes", "check_states", "is_real", "refuse_special", "shown", "unit_quaternions"]

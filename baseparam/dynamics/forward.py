@@ -28,7 +28,8 @@ from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
-from .._validation import check_flag
+from ._definite import require_definite
+from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
@@ -344,6 +345,7 @@ def forward_dynamics(model, q, qd, tau):
     """
     robot = model.robot
     if robot.is_floating:
+        check_state_sizes({"q": q, "qd": qd, "tau": tau})     # before tau is converted and widened
         tau = real_array("tau", tau, ArgumentError)
         if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
             tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
@@ -353,7 +355,9 @@ def forward_dynamics(model, q, qd, tau):
         fd.kernel.native()
         with fd._lock:
             qdd = fd(*one)
-        return _finite(qdd, True)
+        _finite(qdd, True)
+        require_definite(model, one[0][None], lambda s: "at this q")
+        return qdd
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -362,7 +366,9 @@ def forward_dynamics(model, q, qd, tau):
                 qdd = fd(q[0], qd[0], tau[0])
         else:
             qdd = fd.batch(q, qd, tau)
-    return _finite(qdd, single)
+    _finite(qdd, single)
+    require_definite(model, q, None if not single else lambda s: "at this q")
+    return qdd
 
 
 def _finite(qdd, single):

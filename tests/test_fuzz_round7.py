@@ -1,0 +1,213 @@
+"""Regressions of the seventh fuzzing round of issue 28: simulation and the dynamics of a model value with odd
+states and odd models. The fuzzer was a throwaway (thousands of calls, each under a time limit in a child process,
+results checked for NaN); each test below failed before its fix, and the property-based ones draw the cases it
+found around.
+
+- State arrays of more samples than memory holds (a broadcast view costs none): refused by a size check before
+  their values are converted or scanned, which took minutes that Ctrl-C could not stop, or raised numpy's bare
+  MemoryError; a result (regressor, M(q), C(q, q̇)) beyond the memory budget is refused before it is allocated.
+- A simulation's controller that raises: one ArgumentError naming the controller, its exception chained.
+- Parameters that are not of physical bodies (a negative mass): forward dynamics, q̇ from momenta and simulation
+  returned the motion of an indefinite M(q) silently; a sample where M(q) is not positive definite is refused.
+- RK4 with many substeps ran in one call of the compiled loop (a minute for a floating base) that Ctrl-C could not
+  stop: it now runs in calls of at most ``PIECE`` steps.
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import baseparam as bp
+import baseparam._memory
+from baseparam.errors import BaseParamError
+from baseparam.simulation import integrate
+from conftest import ROOT, planar_arm
+
+FUZZ = settings(max_examples=30, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+ARM = planar_arm()                                   # physical bodies, friction on every joint
+MODEL = bp.Model(ARM)
+LAYOUT = bp.ColumnLayout(ARM)
+SPACE = bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml"))
+# state functions → how many state arrays they take after the model
+STATE_FUNCTIONS = {"inverse_dynamics": 3, "forward_dynamics": 3, "regressor": 3, "slotine_li_regressor": 4,
+                   "mass_matrix": 1, "coriolis_matrix": 2, "coriolis_torque": 2, "gravity_torque": 1,
+                   "friction_torque": 1, "potential_energy": 1, "kinetic_energy": 2, "generalized_momenta": 2,
+                   "velocities_from_momenta": 2, "momenta_rate": 3, "momentum": 2, "reaction_wrenches": 3}
+
+
+def huge(width, rows=10 ** 12, dtype=np.int8):
+    """A state array of ``rows`` samples that holds one row: its float copy would need terabytes."""
+    return np.broadcast_to(np.zeros(width, dtype=dtype), (rows, width))
+
+
+def widths(model, name):
+    robot = model.robot
+    first = robot.n_v if name == "friction_torque" else robot.n_q
+    return [first] + [robot.n_v] * (STATE_FUNCTIONS[name] - 1)
+
+
+# -- sizes before reading ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", [MODEL, SPACE], ids=["fixed", "floating"])
+@pytest.mark.parametrize("name", sorted(STATE_FUNCTIONS))
+def test_states_of_more_samples_than_memory_are_refused_before_conversion(name, model):
+    args = [huge(w) for w in widths(model, name)]
+    with pytest.raises(bp.ResourceLimitError, match=r"10+ samples .* would need [\d.]+ [TGMk]B of memory"):
+        getattr(bp, name)(model, *args)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, k in STATE_FUNCTIONS.items() if k > 1))
+def test_sample_counts_are_compared_before_a_huge_array_is_converted(name):
+    first, *rest = widths(MODEL, name)
+    args = [np.zeros((1, first))] + [huge(w) for w in rest]
+    with pytest.raises(bp.ArgumentError, match=r"different numbers of samples \(q: 1, .*: 1000000000000"):
+        getattr(bp, name)(MODEL, *args)
+
+
+@pytest.mark.parametrize("name", ["regressor", "slotine_li_regressor", "mass_matrix", "coriolis_matrix"])
+def test_a_result_beyond_the_memory_budget_is_refused_before_allocation(name, monkeypatch):
+    """The inputs (one row each) fit but the result, samples × joints × columns, does not: refused before
+    np.zeros (which succeeds beyond the machine's memory, its pages given only when the fill writes them)."""
+    monkeypatch.setattr(baseparam._memory, "available_bytes", lambda: 100 * 10 ** 6)     # a budget of 80 MB
+    S = 400_000 if name in ("regressor", "slotine_li_regressor") else 1_500_000
+    args = [np.broadcast_to(np.full(w, 0.1), (S, w)) for w in widths(MODEL, name)]
+    with pytest.raises(bp.ResourceLimitError, match=r"would need [\d.]+ MB of memory, more than the 80 MB available"):
+        getattr(bp, name)(MODEL, *args)
+
+
+def test_the_size_check_leaves_results_alone():
+    q, qd, qdd = np.random.default_rng(3).uniform(-1, 1, (3, 50, 3))
+    view = np.broadcast_to(q[0], (50, 3))
+    assert np.array_equal(bp.inverse_dynamics(MODEL, view, qd, qdd),
+                          bp.inverse_dynamics(MODEL, np.repeat(q[:1], 50, axis=0), qd, qdd))
+
+
+# -- a controller that raises ---------------------------------------------------------------------------------------
+class ControllerFault(RuntimeError):
+    pass
+
+
+@pytest.mark.parametrize("method, state", [("rk4", "velocities"), ("DOP853", "velocities"), ("rk4", "momenta"),
+                                           ("RK45", "momenta")])
+@pytest.mark.parametrize("fault", [ControllerFault("sensor\nlost"), ZeroDivisionError("division by zero"),
+                                   KeyError("q")])
+def test_a_controller_that_raises_is_named_in_one_line(method, state, fault):
+    def controller(t, q, qd):
+        if t > 0.03:
+            raise fault
+        return -qd
+    with pytest.raises(bp.ArgumentError, match=rf"tau: the controller raised {type(fault).__name__} at t = ") as info:
+        bp.simulate(MODEL, np.linspace(0, 0.1, 11), np.zeros(3), np.zeros(3), controller, method=method, state=state)
+    assert "\n" not in str(info.value)
+    assert info.value.__cause__ is fault                  # the controller's own traceback is kept
+
+
+def test_the_librarys_own_error_from_a_controller_passes_as_it_is():
+    def controller(t, q, qd):
+        return bp.gravity_torque(MODEL, q[:2])            # a wrong shape, refused inside the controller
+    with pytest.raises(bp.ArgumentError, match=r"^q: expected shape"):
+        bp.simulate(MODEL, np.linspace(0, 0.1, 11), np.zeros(3), np.zeros(3), controller, method="rk4")
+
+
+def test_keyboard_interrupt_in_a_controller_is_not_wrapped():
+    def controller(t, q, qd):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        bp.simulate(MODEL, np.linspace(0, 0.1, 11), np.zeros(3), np.zeros(3), controller, method="DOP853")
+
+
+# -- bodies that are not physical ---------------------------------------------------------------------------------
+def with_mass(link, mass):
+    p = MODEL.p.copy()
+    p[LAYOUT.link_columns[link][-1]] = mass                # pseudo: M is the last of a link's ten
+    return bp.Model(ARM, p)
+
+
+def smallest_eigenvalues(model, q):
+    return np.linalg.eigvalsh(bp.mass_matrix(model, q))[:, 0]
+
+
+@FUZZ
+@given(link=st.integers(0, 2), mass=st.floats(-1e3, 0.5), seed=st.integers(0, 2 ** 16),
+       single=st.booleans())
+def test_forward_dynamics_of_bodies_that_are_not_physical_is_refused_or_right(link, mass, seed, single):
+    """Either refused naming a sample where M(q) (by its eigenvalues) is not positive definite, or q̈ that
+    inverse dynamics takes back to τ — never a finite q̈ of an indefinite M(q)."""
+    model = with_mass(link, mass)
+    rng = np.random.default_rng(seed)
+    q, qd, tau = rng.uniform(-3, 3, (3, 4, 3))
+    if single:
+        q, qd, tau = q[:1], qd[:1], tau[:1]
+    definite = smallest_eigenvalues(model, q) > 1e-9
+    calls = [lambda: bp.forward_dynamics(model, q, qd, tau)]
+    if single:                                            # the one-sample path (checked apart, then the C kernel)
+        calls.append(lambda: bp.forward_dynamics(model, q[0], qd[0], tau[0])[None])
+    for call in calls:
+        try:
+            qdd = call()
+        except bp.ArgumentError as exc:
+            assert "M(q) is not positive definite" in str(exc) and f"link {link + 1}: " in str(exc), str(exc)
+            assert not definite.all()
+            continue
+        assert definite.all()
+        np.testing.assert_allclose(bp.inverse_dynamics(model, q, qd, qdd), tau, rtol=1e-8, atol=1e-8)
+
+
+@FUZZ
+@given(link=st.integers(0, 2), mass=st.floats(-1e3, -0.01), seed=st.integers(0, 2 ** 16),
+       solver=st.sampled_from(["ltdl", "sweep"]))
+def test_velocities_from_momenta_of_bodies_that_are_not_physical_are_refused_or_right(link, mass, seed, solver):
+    model = with_mass(link, mass)
+    q, momenta = np.random.default_rng(seed).uniform(-3, 3, (2, 4, 3))
+    definite = smallest_eigenvalues(model, q) > 1e-9
+    try:
+        qd = bp.velocities_from_momenta(model, q, momenta, solver)
+    except bp.ArgumentError as exc:
+        assert "M(q) is" in str(exc), str(exc)
+        assert not definite.all()
+        return
+    assert definite.all()
+    np.testing.assert_allclose(bp.generalized_momenta(model, q, qd), momenta, rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.parametrize("method, state, solver", [("rk4", "velocities", "ltdl"), ("DOP853", "velocities", "ltdl"),
+                                                   ("rk4", "momenta", "sweep"), ("RK45", "momenta", "ltdl")])
+def test_simulating_bodies_that_are_not_physical_is_refused(method, state, solver):
+    model = with_mass(2, -5.0)
+    q0 = np.array([0.3, -0.2, 0.5])
+    assert smallest_eigenvalues(model, q0[None])[0] < 0
+    with pytest.raises(BaseParamError, match=r"M\(q\) is (not positive definite at q0|singular or not positive)"):
+        bp.simulate(model, np.linspace(0, 0.1, 11), q0, np.zeros(3), method=method, state=state, solver=solver)
+
+
+def test_bodies_that_are_not_physical_with_a_definite_inertia_still_move():
+    """A base model's standard equivalent is no set of physical bodies, but its M(q) is the robot's: its forward
+    dynamics is the standard model's."""
+    base = bp.find_base_parameters(ARM)
+    base_model = base.model(base.from_standard(MODEL.p))
+    q, qd, tau = np.random.default_rng(4).uniform(-2, 2, (3, 6, 3))
+    np.testing.assert_allclose(bp.forward_dynamics(base_model, q, qd, tau), bp.forward_dynamics(MODEL, q, qd, tau),
+                               rtol=1e-9, atol=1e-9)
+    run = bp.simulate(base_model, np.linspace(0, 0.1, 11), q[0], qd[0], method="rk4")
+    assert np.isfinite(run.q).all()
+
+
+# -- RK4 in calls that Ctrl-C can interrupt ------------------------------------------------------------------------
+@pytest.mark.parametrize("controller", [False, True])
+def test_rk4_with_many_substeps_runs_in_bounded_calls_of_the_compiled_loop(monkeypatch, controller):
+    """Many substeps run in calls of at most PIECE steps each (Python, and so Ctrl-C, between them) and give the
+    motion of one call: the same steps."""
+    t, q0, qd0 = np.linspace(0, 0.09, 10), np.array([0.3, -0.2, 0.5]), np.array([1.0, 0.0, -1.0])
+    tau = (lambda t, q, qd: -qd) if controller else np.array([0.5, -0.5, 0.2])
+    whole = bp.simulate(MODEL, t, q0, qd0, tau, method="rk4", substeps=3000)
+    calls = []
+    original = bp.ForwardDynamics.rk4
+
+    def counted(self, q, qd, dt, tau, substeps=1, rows=None):
+        calls.append(substeps * (len(dt) if rows is None else 1))
+        return original(self, q, qd, dt, tau, substeps, rows)
+    monkeypatch.setattr(bp.ForwardDynamics, "rk4", counted)
+    monkeypatch.setattr(integrate, "PIECE", 1000, raising=False)
+    pieces = bp.simulate(MODEL, t, q0, qd0, tau, method="rk4", substeps=3000)
+    assert calls and max(calls) <= 1000 and sum(calls) == 3000 * (len(t) - 1)
+    np.testing.assert_allclose(pieces.q, whole.q, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(pieces.qd, whole.qd, rtol=1e-12, atol=1e-12)
