@@ -211,3 +211,30 @@ def test_rk4_with_many_substeps_runs_in_bounded_calls_of_the_compiled_loop(monke
     assert calls and max(calls) <= 1000 and sum(calls) == 3000 * (len(t) - 1)
     np.testing.assert_allclose(pieces.q, whole.q, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(pieces.qd, whole.qd, rtol=1e-12, atol=1e-12)
+
+
+# -- excitation limits built by hand ------------------------------------------------------------------------------
+def hand_limits(n, lower=-2.0, upper=2.0, velocity=1.0, acceleration=5.0, torque=np.inf):
+    return bp.MotionLimits(lower=np.full(n, lower), upper=np.full(n, upper), velocity=np.full(n, velocity),
+                           acceleration=np.full(n, acceleration), torque=np.full(n, torque))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("change, words", [
+    ({"lower": -1e300, "upper": 1e300}, r"position range \[-1e\+300, 1e\+300\] reaches beyond ±1e\+08"),
+    ({"lower": -1e10, "upper": 1e10}, r"position range \[-1e\+10, 1e\+10\] reaches beyond ±1e\+08"),
+    ({"velocity": 1e-300}, r"qd limit 1e-300 is below 1e-06"),
+    ({"acceleration": 1e-9}, r"qdd limit 1e-09 is below 1e-06"),
+    ({"torque": 1e-12}, r"tau limit 1e-12 is below 1e-06"),
+    ({"lower": 0.5, "upper": 0.5}, r"position range \[0.5, 0.5\] is empty")])
+def test_hand_built_motion_limits_are_checked_as_a_files_are(change, words, workers):
+    """A MotionLimits given to design_excitation passed unchecked: ±1e300 ended in numpy's LinAlgError (from a
+    worker process), a velocity limit of 1e-300 in a design of cond = inf."""
+    with pytest.raises(bp.ArgumentError, match=rf"^limits: joint 1: {words}"):
+        bp.design_excitation(ARM, limits=hand_limits(3, **change), starts=1, workers=workers, time_budget=5.0)
+
+
+def test_hand_built_motion_limits_within_range_still_design():
+    design = bp.design_excitation(ARM, limits=hand_limits(3, lower=-np.inf, upper=np.inf, velocity=1e300,
+                                                          acceleration=1e300), starts=1, time_budget=5.0)
+    assert np.isfinite(design.condition_number)
