@@ -28,6 +28,7 @@ from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
+from ._compiled import PIECE_SAMPLES
 from ._definite import require_definite
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
@@ -249,7 +250,10 @@ class ForwardDynamics:
         if native is not None and (S < SMALL_BATCH or exact):
             q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
             out = np.empty((S, self.robot.n_v))
-            native.fd_batch(S, *(_address(x) for x in (q, qd, tau, self.p, out)))
+            for a in range(0, S, PIECE_SAMPLES):      # in pieces: Ctrl-C is handled between calls
+                b = min(S, a + PIECE_SAMPLES)
+                native.fd_batch(b - a, *(_address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)), _address(self.p),
+                                _address(out) + 8 * a * out.shape[1])
             return out
         if S <= FEW:
             # the Python path, not self(): another thread may finish the C kernel meanwhile, and self() would
