@@ -256,3 +256,27 @@ def test_compiled_loops_over_samples_run_in_pieces_with_the_same_numbers(monkeyp
               bp.forward_dynamics(MODEL, q, qd, qdd), bp.reaction_wrenches(MODEL, q, qd, qdd)]
     for a, b in zip(whole, pieces):
         assert np.array_equal(a, b)
+
+
+# -- a payload's body ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mass, com, inertia, words", [
+    (1.0, [10 ** 400, 0, 0], np.eye(3) * 0.01, r"Inertia.com/inertia: expected numbers"),
+    (1.0, huge(3), np.eye(3) * 0.01, r"Inertia.com: expected shape \(3,\), got \(1000000000000, 3\)"),
+    (1.0, np.zeros(3), np.broadcast_to(np.eye(3), (10 ** 12, 3, 3)), r"Inertia.inertia: expected shape \(3, 3\)"),
+    (10 ** 400, np.zeros(3), np.eye(3) * 0.01, r"Inertia.mass: expected a mass"),
+    (None, np.zeros(3), np.eye(3) * 0.01, r"Inertia.mass: expected a mass"),
+    ("1", np.zeros(3), np.eye(3) * 0.01, r"Inertia.mass: expected a mass")])
+def test_a_payload_of_odd_numbers_is_refused_in_one_line(mass, com, inertia, words):
+    """with_payload converted the body before checking it: 10**400 was a bare OverflowError, a view of 10¹² rows a
+    bare MemoryError, None a bare TypeError (and '1' was read as 1 kg)."""
+    from baseparam.model.attach import with_payload
+    with pytest.raises(bp.RobotDescriptionError, match=words):
+        with_payload(ARM, mass, com, inertia)
+
+
+def test_a_payload_adds_its_body_as_before():
+    from baseparam.model.attach import with_payload
+    loaded = with_payload(ARM, 2.0, [0.1, 0.0, 0.05], np.diag([0.01, 0.02, 0.02]))
+    last, before = loaded.joints[-1].inertia, ARM.joints[-1].inertia
+    assert last.mass == pytest.approx(before.mass + 2.0)
+    np.testing.assert_allclose(last.mass * last.com, before.mass * before.com + 2.0 * np.array([0.1, 0.0, 0.05]))
