@@ -74,6 +74,66 @@ def test_a_result_beyond_the_memory_budget_is_refused_before_allocation(name, mo
         getattr(bp, name)(MODEL, *args)
 
 
+CONTAINERS = ["plain", "huge_int", "huge_float", "float16", "noncontiguous", "fortran", "object", "matrix",
+              "readonly", "empty"]
+
+
+def contained(values, kind):
+    """``values`` (S, w) as a state array of kind ``kind``: its numbers, or one row of them repeated 10¹² times
+    (``huge_*``: a view that holds one row)."""
+    if kind == "huge_int":
+        return huge(values.shape[1])
+    if kind == "huge_float":
+        return np.broadcast_to(values[0] if len(values) else np.zeros(values.shape[1]), (10 ** 12, values.shape[1]))
+    if kind == "float16":
+        return values.astype(np.float16)
+    if kind == "noncontiguous":
+        return np.repeat(values, 2, axis=1)[:, ::2]
+    if kind == "fortran":
+        return np.asfortranarray(values)
+    if kind == "object":
+        return values.astype(object)
+    if kind == "matrix":
+        return np.matrix(values)
+    if kind == "readonly":
+        values = values.copy()
+        values.flags.writeable = False
+        return values
+    if kind == "empty":
+        return values[:0]
+    return values
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")      # np.matrix, one of the containers
+@settings(FUZZ, max_examples=60)
+@given(name=st.sampled_from(sorted(STATE_FUNCTIONS)), floating=st.booleans(), data=st.data())
+def test_state_functions_of_odd_containers_answer_or_refuse_in_one_line(name, floating, data):
+    """Every state function, given state arrays in any container (views of 10¹² rows among them), returns finite
+    numbers equal to those of plain arrays, or refuses in one line (memory, shapes) — never a bare MemoryError."""
+    model = SPACE if floating else MODEL
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16), label="seed"))
+    S = data.draw(st.sampled_from([1, 3]), label="S")
+    plain = []
+    for w in widths(model, name):
+        values = rng.uniform(-1, 1, (S, w))
+        if floating and w == model.robot.n_q:
+            values[:, 3:7] = [0.0, 0.0, 0.0, 1.0]
+        plain.append(values)
+    kinds = [data.draw(st.sampled_from(CONTAINERS), label=f"kind{k}") for k in range(len(plain))]
+    args = [contained(v, kind) for v, kind in zip(plain, kinds)]
+    try:
+        result = getattr(bp, name)(model, *args)
+    except BaseParamError as exc:
+        assert "\n" not in str(exc)
+        assert any(k.startswith("huge") or k == "empty" for k in kinds), str(exc)
+        return
+    assert not any(k.startswith("huge") for k in kinds)
+    result = np.asarray(result, dtype=float)
+    assert np.isfinite(result).all()
+    if "float16" not in kinds and "empty" not in kinds:
+        np.testing.assert_allclose(result, getattr(bp, name)(model, *plain), rtol=1e-12, atol=1e-12)
+
+
 def test_the_size_check_leaves_results_alone():
     q, qd, qdd = np.random.default_rng(3).uniform(-1, 1, (3, 50, 3))
     view = np.broadcast_to(q[0], (50, 3))
