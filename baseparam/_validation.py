@@ -20,6 +20,9 @@ from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printa
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
 # error, and would overflow the dynamics' products.
 ABSURD = 1e8
+# A parameter value beyond this (kg, kg·m, kg·m², N·m·s, …) is no robot's: with states within ABSURD the dynamics'
+# products (M(q) q̇ q̇, up to 1e16 times a parameter) would overflow to inf and NaN.
+ABSURD_PARAMETER = 1e100
 # A floating base's quaternion whose norm is further than this from 1 is wrong order or units, not round-off.
 QUATERNION_SLACK = 1e-3
 
@@ -340,17 +343,23 @@ def unit_quaternions(q):
 
 
 def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
-    """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets."""
+    """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets. Finite, each value
+    within ±:data:`ABSURD_PARAMETER`."""
     arr = real_array(name, p, ArgumentError)
     if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
         raise ArgumentError(f"{name}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
     if not np.isfinite(arr).all():
         raise ArgumentError(f"{name}: contains NaN or inf")
+    if arr.size and not np.abs(arr).max() <= ABSURD_PARAMETER:
+        k = np.unravel_index(np.argmax(np.abs(arr)), arr.shape)
+        raise ArgumentError(f"{name}: absurd value {arr[k]:g} at index {', '.join(map(str, k))} (|p| > "
+                            f"{ABSURD_PARAMETER:g}); expected parameters in SI units")
     return arr
 
 
-__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance", "check_flag", "check_input",
-           "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory",
-           "check_mimic", "check_names", "check_number", "check_option", "check_parameter_vector", "check_path",
-           "check_positive", "check_reading", "check_robot", "check_robot_states", "check_samples",
-           "check_state_sizes", "check_states", "is_real", "refuse_special", "shown", "unit_quaternions"]
+__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
+           "check_flag", "check_input", "check_instance", "check_link_names", "check_mass_bounds",
+           "check_mass_range", "check_memory", "check_mimic", "check_names", "check_number", "check_option",
+           "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
+           "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real", "refuse_special",
+           "shown", "unit_quaternions"]

@@ -340,3 +340,29 @@ def test_a_payload_adds_its_body_as_before():
     last, before = loaded.joints[-1].inertia, ARM.joints[-1].inertia
     assert last.mass == pytest.approx(before.mass + 2.0)
     np.testing.assert_allclose(last.mass * last.com, before.mass * before.com + 2.0 * np.array([0.1, 0.0, 0.05]))
+
+
+# -- parameters of absurd size ------------------------------------------------------------------------------------
+@settings(FUZZ, max_examples=40)
+@given(name=st.sampled_from(sorted(STATE_FUNCTIONS)), scale=st.sampled_from([1e90, 1e150, 1e250, 1e300, -1e300]),
+       speed=st.sampled_from([1.0, 1e5, 1e7]), base=st.booleans())
+def test_parameters_of_absurd_size_are_refused_not_overflowed(name, scale, speed, base):
+    """Parameters of 1e300 with joint speeds of 1e5 returned inf and NaN from inverse dynamics, the momenta, the
+    kinetic energy, the Coriolis torques and the reaction wrenches; beyond 1e100 (SI) they are refused."""
+    def make():
+        if base:
+            base_set = bp.find_base_parameters(ARM)
+            return base_set.model(base_set.from_standard(MODEL.p) * scale)
+        return bp.Model(ARM, MODEL.p * scale)
+    if abs(scale) > 1e100:
+        with pytest.raises(bp.ArgumentError, match=r"absurd value .* \(\|p\| > 1e\+100\); expected parameters in SI"):
+            make()
+        return
+    model = make()
+    args = [np.random.default_rng(1).uniform(-3, 3, (4, w)) * speed for w in widths(model, name)]
+    try:
+        result = getattr(bp, name)(model, *args)
+    except BaseParamError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert np.isfinite(result).all()
