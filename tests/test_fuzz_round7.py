@@ -366,3 +366,24 @@ def test_parameters_of_absurd_size_are_refused_not_overflowed(name, scale, speed
         assert "\n" not in str(exc)
         return
     assert np.isfinite(result).all()
+
+
+# -- the memory of sampling a Fourier series ----------------------------------------------------------------------
+@pytest.mark.parametrize("harmonics, n_dof, period", [(2, 1, 10.0), (7, 3, 100.0), (7, 6, 40.0), (20, 3, 50.0)])
+def test_sampling_a_series_counts_all_its_memory_before_allocating(monkeypatch, harmonics, n_dof, period):
+    """The check counted 32 bytes per sample of 3 joints; the basis, its sines and cosines take 600 (7 harmonics):
+    10⁷ samples (a 10 000 s reference at 1 kHz, as track takes) needed 6 GB where 1 GB was checked. The estimate
+    now bounds the peak tracemalloc measures: a budget of that peak refuses."""
+    import tracemalloc
+    series = bp.FourierSeries(period=period, q0=np.zeros(n_dof), a=np.full((n_dof, harmonics), 0.01),
+                              b=np.full((n_dof, harmonics), 0.01))
+    tracemalloc.start()
+    try:
+        series.sample(1000.0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # a budget of the peak itself (80 % of what is available): refused when the estimate is above the peak
+    monkeypatch.setattr(baseparam._memory, "available_bytes", lambda: peak / baseparam._memory.SHARE_OF_AVAILABLE)
+    with pytest.raises(bp.ResourceLimitError, match=r"rate: [\d.e+]+ samples of [\d.]+ s at 1000 Hz would need about"):
+        series.sample(1000.0)
