@@ -222,16 +222,18 @@ def check_state_sizes(arrays):
     """Refuse state arrays of sample counts that differ, or whose float copies and a result of as many samples
     would not fit in memory, before any of their values is read: a broadcast view (``np.broadcast_to``) of 10⁹
     samples costs no memory, but its conversion and a scan of its values take minutes that Ctrl-C cannot stop."""
-    shapes = {name: x.shape for name, x in arrays.items() if isinstance(x, np.ndarray) and x.ndim == 2}
-    if not shapes:
-        return
-    counts = {shape[0] for shape in shapes.values()}
-    if len(counts) > 1:
-        sizes = ", ".join(f"{n}: {shape[0]}" for n, shape in shapes.items())
-        raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
-    widths, count = [shape[1] for shape in shapes.values()], counts.pop()
-    check_allocation((count, sum(widths) + max(widths)), ", ".join(shapes),
-                     f"{count} samples (their float copies and a result)")
+    count, floats, widest = None, 0, 0                  # a plain loop: this runs on every call of the dynamics
+    for x in arrays.values():
+        if isinstance(x, np.ndarray) and x.ndim == 2:
+            rows, width = x.shape
+            if count is not None and rows != count:
+                sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in arrays.items()
+                                  if isinstance(a, np.ndarray) and a.ndim == 2)
+                raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
+            count, floats, widest = rows, floats + width, max(widest, width)
+    if count is not None and 8 * count * (floats + widest) > CHECKED_BYTES:
+        names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim == 2)
+        check_allocation((count, floats + widest), names, f"{count} samples (their float copies and a result)")
 
 
 # -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------
@@ -260,6 +262,11 @@ def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
         So many samples that a float copy and a result of their size would not fit in memory.
     """
     check_state_sizes({name: x})
+    return _samples(name, x, n_dof, error)
+
+
+def _samples(name, x, n_dof, error):
+    """:func:`check_samples` after the size check."""
     arr = real_array(name, x, ArgumentError)
     single = arr.ndim == 1
     if single:
@@ -319,7 +326,7 @@ def _together(arrays, width):
     check_state_sizes(arrays)
     out, singles = [], []
     for name, x in arrays.items():
-        arr, single = check_samples(name, x, width(name))
+        arr, single = _samples(name, x, width(name), ArgumentError)
         out.append(arr)
         singles.append(single)
     counts = {a.shape[0] for a in out}

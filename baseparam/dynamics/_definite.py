@@ -32,7 +32,7 @@ def nonphysical_body(model):
     """The first body of ``model``'s values that is not physical, as text ('link 3: mass -5 kg'), or None
     when all are (computed once per model)."""
     def find():
-        links = link_parameters(model)
+        links = link_parameters(standard_model(model))
         bodies = [(f"link {k + 1}", links.J[k], links.MS[k], links.M[k]) for k in range(len(links.M))]
         if links.base is not None:
             bodies.insert(0, ("the base", *links.base))
@@ -44,8 +44,15 @@ def nonphysical_body(model):
         if negative.size:
             return f"joint {negative[0] + 1}: rotor inertia {links.IA[negative[0]]:.6g} kg·m²"
         return None
-    model = standard_model(model)
-    return model.memo("nonphysical", lambda: find() or "") or None
+    found = model._memo.get("nonphysical")          # the common case first: a dict lookup, on every call
+    if found is None:
+        found = model.memo("nonphysical", lambda: find() or "")
+    return found or None
+
+
+def at_this_q(s):
+    """Where a single sample is, in a message."""
+    return "at this q"
 
 
 def require_definite(model, q, where=None, error=ArgumentError):

@@ -29,7 +29,7 @@ from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._compiled import PIECE_SAMPLES
-from ._definite import require_definite
+from ._definite import at_this_q, nonphysical_body, require_definite
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
@@ -360,7 +360,8 @@ def forward_dynamics(model, q, qd, tau):
         with fd._lock:
             qdd = fd(*one)
         _finite(qdd, True)
-        require_definite(model, one[0][None], lambda s: "at this q")
+        if nonphysical_body(model) is not None:
+            require_definite(model, one[0][None], at_this_q)
         return qdd
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
     fd = bound(model)
@@ -371,7 +372,7 @@ def forward_dynamics(model, q, qd, tau):
         else:
             qdd = fd.batch(q, qd, tau)
     _finite(qdd, single)
-    require_definite(model, q, None if not single else lambda s: "at this q")
+    require_definite(model, q, at_this_q if single else None)
     return qdd
 
 

@@ -36,7 +36,7 @@ from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, force_cross
-from ._definite import require_definite
+from ._definite import at_this_q, require_definite
 
 SOLVERS = ("sweep", "ltdl")
 
@@ -209,7 +209,7 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
                             "physical)")
     # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
     # samples where M(q) is not positive definite
-    require_definite(model, robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else lambda s: "at this q")
+    require_definite(model, robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
     return qd
 
 
