@@ -115,8 +115,8 @@ class ForwardDynamics:
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
     Python), with no per-call checks beyond the lengths (NaN in, NaN out; :func:`forward_dynamics`
     checks values, and refuses a q where parameters that are not of physical bodies make M(q) indefinite:
-    see :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh array: give each
-    thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
+    see :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh
+    array: give each thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
     kernel of one sample runs without releasing the GIL, as pinocchio's functions do (a few µs; see
     :func:`baseparam.dynamics._native.holding_gil`); :meth:`batch` and :meth:`rk4` release it.
 
