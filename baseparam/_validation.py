@@ -20,6 +20,9 @@ from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printa
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
 # error, and would overflow the dynamics' products.
 ABSURD = 1e8
+# A parameter value beyond this (kg, kg·m, kg·m², N·m·s, …) is no robot's: with states within ABSURD the dynamics'
+# products (M(q) q̇ q̇, up to 1e16 times a parameter) would overflow to inf and NaN.
+ABSURD_PARAMETER = 1e100
 # A floating base's quaternion whose norm is further than this from 1 is wrong order or units, not round-off.
 QUATERNION_SLACK = 1e-3
 
@@ -201,6 +204,40 @@ def check_memory(needed, message, max_memory=None):
         raise ResourceLimitError(message(format_size(needed), format_size(allowed)))
 
 
+# Below this many bytes an allocation is not worth the look at /proc/meminfo that checking it costs (the state
+# functions are called in loops, one sample at a time).
+CHECKED_BYTES = 2 ** 26
+
+
+def check_allocation(shape, name: str, what=None, max_memory=None):
+    """Refuse, before it is allocated, a float64 result of ``shape`` beyond the memory budget
+    (:func:`check_memory`; small ones are not looked at). ``name``: the arguments it is computed from;
+    ``what``: what needs the memory (default: the result, of its shape)."""
+    needed = 8 * math.prod(int(n) for n in shape)
+    if needed > CHECKED_BYTES:
+        what = f"the result, shape {tuple(shape)}," if what is None else what
+        check_memory(needed, lambda need, allowed: f"{name}: {what} would need {need} of memory, more than the "
+                                                   f"{allowed} available; pass fewer samples", max_memory)
+
+
+def check_state_sizes(arrays):
+    """Refuse state arrays of sample counts that differ, or whose float copies and a result of as many samples
+    would not fit in memory, before any of their values is read: a broadcast view (``np.broadcast_to``) of 10⁹
+    samples costs no memory, but its conversion and a scan of its values take minutes that Ctrl-C cannot stop."""
+    count, floats, widest = None, 0, 0                  # a plain loop: this runs on every call of the dynamics
+    for x in arrays.values():
+        if isinstance(x, np.ndarray) and x.ndim == 2:
+            rows, width = x.shape
+            if count is not None and rows != count:
+                sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in arrays.items()
+                                  if isinstance(a, np.ndarray) and a.ndim == 2)
+                raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
+            count, floats, widest = rows, floats + width, max(widest, width)
+    if count is not None and 8 * count * (floats + widest) > CHECKED_BYTES:
+        names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim == 2)
+        check_allocation((count, floats + widest), names, f"{count} samples (their float copies and a result)")
+
+
 # -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------
 def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
     """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
@@ -223,7 +260,15 @@ def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
     ArgumentError
         Not numbers, a wrong shape, a non-finite or absurd (|x| > 1e8) value, naming sample and joint
         (``error`` instead for the values, e.g. :class:`~baseparam.errors.DataError` for a log's).
+    ResourceLimitError
+        So many samples that a float copy and a result of their size would not fit in memory.
     """
+    check_state_sizes({name: x})
+    return _samples(name, x, n_dof, error)
+
+
+def _samples(name, x, n_dof, error):
+    """:func:`check_samples` after the size check."""
     arr = real_array(name, x, ArgumentError)
     single = arr.ndim == 1
     if single:
@@ -280,9 +325,10 @@ def check_robot_states(robot, **arrays):
 
 def _together(arrays, width):
     """:func:`check_samples` of each array (``width(name)`` columns), and one number of samples for all."""
+    check_state_sizes(arrays)
     out, singles = [], []
     for name, x in arrays.items():
-        arr, single = check_samples(name, x, width(name))
+        arr, single = _samples(name, x, width(name), ArgumentError)
         out.append(arr)
         singles.append(single)
     counts = {a.shape[0] for a in out}
@@ -306,17 +352,23 @@ def unit_quaternions(q):
 
 
 def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
-    """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets."""
+    """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets. Finite, each value
+    within ±:data:`ABSURD_PARAMETER`."""
     arr = real_array(name, p, ArgumentError)
     if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
         raise ArgumentError(f"{name}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
     if not np.isfinite(arr).all():
         raise ArgumentError(f"{name}: contains NaN or inf")
+    if arr.size and not np.abs(arr).max() <= ABSURD_PARAMETER:
+        k = np.unravel_index(np.argmax(np.abs(arr)), arr.shape)
+        raise ArgumentError(f"{name}: absurd value {arr[k]:g} at index {', '.join(map(str, k))} (|p| > "
+                            f"{ABSURD_PARAMETER:g}); expected parameters in SI units")
     return arr
 
 
-__all__ = ["ABSURD", "MAX_ANGLE_TOLERANCE", "check_angle_tolerance", "check_flag", "check_input", "check_instance",
-           "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
-           "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
-           "check_robot", "check_robot_states", "check_samples", "check_states", "is_real",
-           "refuse_special", "shown", "unit_quaternions"]
+__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
+           "check_flag", "check_input", "check_instance", "check_link_names", "check_mass_bounds",
+           "check_mass_range", "check_memory", "check_mimic", "check_names", "check_number", "check_option",
+           "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
+           "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real", "refuse_special",
+           "shown", "unit_quaternions"]

@@ -28,7 +28,9 @@ from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
-from .._validation import check_flag
+from ._compiled import PIECE_SAMPLES
+from ._definite import at_this_q, nonphysical_body, require_definite
+from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
@@ -112,8 +114,9 @@ class ForwardDynamics:
     For loops that evaluate one state at a time (controllers, integrators): the parameters are
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
     Python), with no per-call checks beyond the lengths (NaN in, NaN out; :func:`forward_dynamics`
-    checks values). A call writes into buffers of this object and returns a fresh array: give each
-    thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
+    checks values, and refuses a q where parameters that are not of physical bodies make M(q) indefinite:
+    see :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh
+    array: give each thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
     kernel of one sample runs without releasing the GIL, as pinocchio's functions do (a few µs; see
     :func:`baseparam.dynamics._native.holding_gil`); :meth:`batch` and :meth:`rk4` release it.
 
@@ -248,7 +251,10 @@ class ForwardDynamics:
         if native is not None and (S < SMALL_BATCH or exact):
             q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
             out = np.empty((S, self.robot.n_v))
-            native.fd_batch(S, *(_address(x) for x in (q, qd, tau, self.p, out)))
+            for a in range(0, S, PIECE_SAMPLES):      # in pieces: Ctrl-C is handled between calls
+                b = min(S, a + PIECE_SAMPLES)
+                native.fd_batch(b - a, *(_address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)), _address(self.p),
+                                _address(out) + 8 * a * out.shape[1])
             return out
         if S <= FEW:
             # the Python path, not self(): another thread may finish the C kernel meanwhile, and self() would
@@ -344,6 +350,7 @@ def forward_dynamics(model, q, qd, tau):
     """
     robot = model.robot
     if robot.is_floating:
+        check_state_sizes({"q": q, "qd": qd, "tau": tau})     # before tau is converted and widened
         tau = real_array("tau", tau, ArgumentError)
         if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
             tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
@@ -353,7 +360,10 @@ def forward_dynamics(model, q, qd, tau):
         fd.kernel.native()
         with fd._lock:
             qdd = fd(*one)
-        return _finite(qdd, True)
+        _finite(qdd, True)
+        if nonphysical_body(model) is not None:
+            require_definite(model, one[0][None], at_this_q)
+        return qdd
     (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -362,7 +372,9 @@ def forward_dynamics(model, q, qd, tau):
                 qdd = fd(q[0], qd[0], tau[0])
         else:
             qdd = fd.batch(q, qd, tau)
-    return _finite(qdd, single)
+    _finite(qdd, single)
+    require_definite(model, q, at_this_q if single else None)
+    return qdd
 
 
 def _finite(qdd, single):

@@ -30,12 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_option
-from ..errors import ArgumentError
+from ..errors import ArgumentError, SimulationError
 from ..model.value import takes_model
 from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, force_cross
+from ._definite import at_this_q, require_definite
 
 SOLVERS = ("sweep", "ltdl")
 
@@ -206,6 +207,9 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
         raise ArgumentError(f"p: the joint-space inertia M(q) is singular{s}: q̇ = M(q)⁻¹ p is not finite (a joint "
                             "whose links carry no inertia about its axis and no rotor inertia, or bodies that are not "
                             "physical)")
+    # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
+    # samples where M(q) is not positive definite
+    require_definite(model, robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
     return qd
 
 
@@ -235,7 +239,11 @@ def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
     ``tau`` is an (S, n_v) array, or a callable of q̇ returning one (a controller reading velocities).
     """
     tree = Tree(robot, links, q)
-    qd, v, mu = solve(tree, momenta, solver)
+    try:
+        qd, v, mu = solve(tree, momenta, solver)
+    except np.linalg.LinAlgError:              # the LTDL's Cholesky factor of a pivot block that is not definite
+        raise SimulationError("the joint-space inertia M(q) is singular or not positive definite along the motion "
+                              f"(solver={solver!r}); check the parameters (a physical body per link)") from None
     return qd, _rates(tree, qd, v, mu, tau(qd) if callable(tau) else tau)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_workers
+from .._validation import check_allocation, check_workers
 from ..errors import ArgumentError
 from ._compiled import as_columns, regressor_function
 from ..model.friction import friction_shapes
@@ -236,6 +236,9 @@ def _output(out, shape):
     """A float64 C-contiguous output array: ``out`` if the caller gave a suitable one (as it is), else a
     zeroed one (fresh memory, which the system gives zeroed at no extra cost)."""
     if out is None:
+        # np.zeros of more than the machine has succeeds (pages are given when written) and the fill then
+        # exhausts it: refused first
+        check_allocation(shape, "q, qd, qdd")
         return np.zeros(shape)
     if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64 \
             or not out.flags.c_contiguous or not out.flags.writeable:
@@ -334,6 +337,7 @@ def by_unit_rates(q, column, n=None):
     ``n`` defaults to the width of ``q``.
     """
     S, n = q.shape[0], q.shape[1] if n is None else n
+    check_allocation((S, n, n), "q")
     out = np.empty((S, n, n))
     for i in range(n):
         unit = np.zeros((S, n))
@@ -394,6 +398,7 @@ def mass_matrix(model, q):
     p = model.values()
     block = regressor_function(robot, parameters, (), "mass")
     n = robot.n_dof
+    check_allocation((q.shape[0], n, n), "q")
     M = np.zeros((q.shape[0], n, n))
     view, qT = M.transpose(1, 2, 0), q.T.copy()
     for s0 in range(0, q.shape[0], CHUNK):

@@ -179,7 +179,10 @@ class FourierSeries:
         """Sample times 0, 1/rate, …, T (both ends included), shape (round(T·rate) + 1,)."""
         rate = check_number(rate, "rate", low=0, strict=True, expected="a rate > 0 in Hz")
         count = self.period * rate
-        check_memory(24 * (count + 1) * (self.n_dof + 1), lambda need, allowed: f"rate: {count:.3g} samples of "
+        # per sample: the basis (3 (2K + 1)), its phases, sines, cosines and their scaled copies (6 K), q, q̇, q̈
+        # and the checks' copies of them (6 n), t and its steps, as float64: an upper bound of the peak
+        floats = 3 * (2 * self.harmonics + 1) + 6 * self.harmonics + 6 * self.n_dof + 2
+        check_memory(8 * (count + 1) * floats, lambda need, allowed: f"rate: {count:.3g} samples of "
                      f"{self.period:g} s at {rate:g} Hz would need about {need} of memory, more than the {allowed} "
                      "available")
         count = int(round(count))

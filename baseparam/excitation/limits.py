@@ -125,13 +125,19 @@ def motion_limits(robot, limits=None):
     ------
     ArgumentError
         One line naming the file (or ``limits``), the joint and the field: unreadable file,
-        unknown key, a joint count other than the robot's, non-numbers, lower above upper,
-        a speed, acceleration or torque limit ≤ 0.
+        unknown key, a joint count other than the robot's, non-numbers, lower above upper, a range beyond
+        ±1e8 or narrower than 1e-6, a speed, acceleration or torque limit below 1e-6 (SI) — of a
+        :class:`MotionLimits` given as ``limits`` too.
     """
     check_robot(robot)
     if isinstance(limits, MotionLimits):
         if limits.n_dof != robot.n_dof:
             raise ArgumentError(f"limits: {limits.n_dof} joints, but the robot has {robot.n_dof}")
+        # built by hand: the checks of a file's limits too (a range of ±1e300 or a limit of 1e-300 overflows the
+        # design's scaled quantities)
+        fields = ("lower", "upper", "velocity", "acceleration", "torque")
+        _check_values({name: getattr(limits, name) for name in fields},
+                      "limits" if limits.source == "description" else printable(limits.source), robot.n_dof)
         return limits
     values = description_limits(robot)
     source = "description"
@@ -148,7 +154,14 @@ def motion_limits(robot, limits=None):
         for k, entry in enumerate(entries):
             for field, value in entry.items():
                 values[field][k] = value
-    for k in range(robot.n_dof):
+    _check_values(values, source, robot.n_dof)
+    return MotionLimits(**values, source=source)
+
+
+def _check_values(values, source, n_dof):
+    """Each joint's position range (both ends or none, lower below upper, within ±ABSURD, at least MIN_LIMIT
+    wide) and its velocity, acceleration and torque limits (from MIN_LIMIT); ``values`` by MotionLimits' field names."""
+    for k in range(n_dof):
         lo, hi = values["lower"][k], values["upper"][k]
         if math.isfinite(lo) != math.isfinite(hi):
             raise ArgumentError(f"{source}: joint {k + 1}: a position range needs both ends, got [{lo:g}, {hi:g}]")
@@ -168,7 +181,6 @@ def motion_limits(robot, limits=None):
             if value < MIN_LIMIT:
                 raise ArgumentError(f"{source}: joint {k + 1}: {key} limit {value:g} is below {MIN_LIMIT:g} (SI); "
                                     "check its unit")
-    return MotionLimits(**values, source=source)
 
 
 def _read_file(path, n_dof):

@@ -24,7 +24,8 @@ from .urdf_update import body_of, pseudo_inertia
 def _body(mass, com, inertia):
     from .robot import Inertia
 
-    return Inertia(float(mass), np.asarray(com, dtype=float).copy(), np.asarray(inertia, dtype=float).copy())
+    body = Inertia(mass, com, inertia)         # checked as given (one line naming the field), then converted
+    return Inertia(float(body.mass), np.array(body.com, dtype=float), np.array(body.inertia, dtype=float))
 
 
 def with_payload(robot, mass, com, inertia):

@@ -66,6 +66,9 @@ def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
     if not is_real(mass) or not (0 < mass <= MAX_MASS_KG or low_ok):
         lowest = "≥ 0" if massless_ok else "> 0"
         return "mass", f"expected a mass {lowest} and at most {MAX_MASS_KG:g} kg, got {shown(mass)}"
+    for field, value, shape in (("com", com, (3,)), ("inertia", inertia, (3, 3))):
+        if isinstance(value, np.ndarray) and value.shape != shape:     # before a conversion of a view of 10¹² rows
+            return field, f"expected shape {shape}, got {value.shape}"
     try:
         c = np.array(com, dtype=float)
         tensor = np.array(inertia, dtype=float)

@@ -30,12 +30,13 @@ import numpy as np
 
 from .._checks import shown
 from .._numbers import real_array
+from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate
 from ..dynamics.forward import ForwardDynamics
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import ABSURD, check_instance, check_number, check_option
-from ..errors import ArgumentError, SimulationError
+from ..errors import ArgumentError, BaseParamError, SimulationError
 from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory
 from .noise import SensorNoise
@@ -43,7 +44,8 @@ from .noise import SensorNoise
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
 RECORD = ("q", "qd", "qdd", "tau")
 EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t before the motion is refused
-MAX_RK4_STEPS = 10 ** 7     # substeps × intervals: about 10 s of the compiled loop, which Ctrl-C cannot stop
+MAX_RK4_STEPS = 10 ** 7     # substeps × intervals: 10 s (3 joints) to a minute (a floating base) of the compiled loop
+PIECE = 100_000             # RK4 steps per call of the compiled loop, which Ctrl-C cannot stop: under a second
 
 
 @takes_model("p", "t", "q0", "qd0", "tau", "noise")
@@ -95,10 +97,11 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     ------
     ArgumentError
         Bad shapes, non-finite values, times not increasing, an unknown method or option, a
-        controller returning the wrong shape.
+        controller returning the wrong shape, or raising (its exception chained as ``__cause__``).
     SimulationError
-        A motion that blows up (non-finite state); an ArithmeticError (and an ArgumentError for one
-        release, what earlier versions raised).
+        A motion that blows up (non-finite state), or reaches a q where M(q) is not positive definite
+        (parameters that are not of physical bodies: at q0 already, an ArgumentError); an ArithmeticError (and
+        an ArgumentError for one release, what earlier versions raised).
     """
     model = standard_model(model)                            # a base model's standard equivalent
     robot = model.robot
@@ -116,7 +119,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     check_instance(method, "method", (str, type), "'rk4' or a scipy.integrate.solve_ivp method (str)")
     check_instance(source, "source", str, "a str", allow_none=True)
     if method == "rk4" and substeps * (len(t) - 1) > MAX_RK4_STEPS:
-        # the compiled RK4 loop does not return to Python between steps: Ctrl-C would wait for it
+        # a bound on the run's time (Ctrl-C stops it between calls of the compiled loop, each of PIECE steps)
         raise ArgumentError(f"substeps: {substeps} substeps × {len(t) - 1} intervals is more than "
                             f"{MAX_RK4_STEPS:.0e} RK4 steps; use fewer substeps or method='DOP853'")
     # rtol or atol 0 (or NaN) stalls solve_ivp's step control on a state component at 0: refused up front
@@ -124,6 +127,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     atol = check_number(atol, "atol", low=0, strict=True)
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
+    require_definite(model, q0, lambda s: "at q0")            # bodies not physical: a motion of no robot
     fd = ForwardDynamics(model)
     if method == "rk4":
         if state == "momenta":
@@ -136,6 +140,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
         raise SimulationError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
                               "parameters (a physical body per link), the torques and the time step")
+    require_definite(model, q, lambda s: f"at t = {t[s]:.6g} s", SimulationError)
     fields = {"q": q, "qd": qd, "tau": taus, "qdd": fd.batch(q, qd, taus) if "qdd" in record else None}
     return logged(robot.n_dof, t, fields, noise, gains, record, source or f"simulate({robot.name})",
                   robot.is_floating)
@@ -225,7 +230,13 @@ class _Torque:
             if k is not None:
                 return self.rows[k]
             return np.array([np.interp(time, self.t, column) for column in self.rows.T])
-        value = self.callback(time, q, qd)
+        try:
+            value = self.callback(time, q, qd)
+        except BaseParamError:                     # the library's own one-line words, as they are
+            raise
+        except Exception as exc:                   # the controller's failure, named as such (its traceback chained)
+            raise ArgumentError(f"tau: the controller raised {type(exc).__name__} at t = {time:.6g} s: "
+                                f"{shown(str(exc), 100)}") from exc
         try:
             value = np.asarray(value, dtype=float)
         except (TypeError, ValueError):            # text, objects: not torques (a bare numpy error otherwise)
@@ -244,16 +255,40 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
     dt = np.diff(t)
     if torque.callback is None:
         taus = np.ascontiguousarray(torque.rows, dtype=float)
-        fd.rk4(q, qd, dt, taus, substeps)
+        if substeps * (S - 1) <= PIECE:
+            fd.rk4(q, qd, dt, taus, substeps)
+            return q, qd, taus.copy()
+        for k in range(S - 1):                  # interval by interval: the same steps, with Python between
+            _interval(fd, q, qd, dt, taus, substeps, k)
+            if not np.isfinite(qd[k + 1]).all():
+                break
         return q, qd, taus.copy()
     taus = np.empty((S, fd.robot.n_v))
     for k in range(S - 1):
         taus[k] = torque(t[k], q[k], qd[k])
-        fd.rk4(q, qd, dt, taus, substeps, rows=k)
+        _interval(fd, q, qd, dt, taus, substeps, k)
         if not np.isfinite(qd[k + 1]).all():
             break
     taus[-1] = torque(t[-1], q[-1], qd[-1])
     return q, qd, taus
+
+
+def _interval(fd, q, qd, dt, taus, substeps, k):
+    """RK4 over interval k (q[k], qd[k] → q[k + 1], qd[k + 1]), in calls of the compiled loop of at most
+    :data:`PIECE` steps: Ctrl-C waits for one call, not for the interval. Pieces of many substeps each take
+    their share of the interval (the step differs from dt/substeps by round-off only)."""
+    if substeps <= PIECE:
+        fd.rk4(q, qd, dt, taus, substeps, rows=k)
+        return
+    x, v = np.empty((2, q.shape[1])), np.empty((2, qd.shape[1]))
+    x[0], v[0] = q[k], qd[k]
+    for start in range(0, substeps, PIECE):
+        steps = min(PIECE, substeps - start)
+        fd.rk4(x, v, np.array([dt[k] * steps / substeps]), taus[k:k + 1], steps)
+        x[0], v[0] = x[1], v[1]
+        if not np.isfinite(v[0]).all():
+            break
+    q[k + 1], qd[k + 1] = x[0], v[0]
 
 
 def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):

@@ -1,0 +1,77 @@
+"""Whether a model's M(q) is positive definite where forward dynamics is asked for.
+
+Bodies that are physical (each link's pseudo-inertia positive semidefinite: a mass ≥ 0, principal moments that
+satisfy the triangle inequality; rotor inertias ≥ 0) give an M(q) that is positive semidefinite at every q, and
+the articulated-body algorithm's divisions say where it is singular (q̈ not finite). Identified parameters need not
+be physical (a negative mass, a base model's standard equivalent): M(q) may then be indefinite at some q, and q̈ =
+M⁻¹(τ − h) comes out finite but describes no motion of any robot (the kinetic energy ½ q̇ᵀMq̇ can be negative).
+Such models pay one mass matrix and its eigenvalues per sample, and a sample where M(q) is not positive definite is
+refused; physical ones pay nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ArgumentError
+from .samples import link_parameters, standard_model
+
+# A pseudo-inertia's smallest eigenvalue above −this × its largest magnitude is round-off, not a non-physical body.
+ROUND_OFF = 1e-12
+
+
+def _pseudo_inertia(J, MS, M):
+    """The 4×4 pseudo-inertia [[½ tr(J) 1 − J, h], [hᵀ, m]] of a body (J about the frame origin, h = m c)."""
+    P = np.empty((4, 4))
+    P[:3, :3] = 0.5 * np.trace(J) * np.eye(3) - J
+    P[:3, 3] = P[3, :3] = MS
+    P[3, 3] = M
+    return P
+
+
+def nonphysical_body(model):
+    """The first body of ``model``'s values that is not physical, as text ('link 3: mass -5 kg'), or None
+    when all are (computed once per model)."""
+    def find():
+        links = link_parameters(standard_model(model))
+        bodies = [(f"link {k + 1}", links.J[k], links.MS[k], links.M[k]) for k in range(len(links.M))]
+        if links.base is not None:
+            bodies.insert(0, ("the base", *links.base))
+        for name, J, MS, M in bodies:
+            eig = np.linalg.eigvalsh(_pseudo_inertia(J, MS, M))
+            if eig[0] < -ROUND_OFF * max(float(np.abs(eig).max()), 1e-300):
+                return f"{name}: mass {M:.6g} kg" if M < 0 else f"{name}: an inertia that is not physical"
+        negative = np.flatnonzero(links.IA < 0)
+        if negative.size:
+            return f"joint {negative[0] + 1}: rotor inertia {links.IA[negative[0]]:.6g} kg·m²"
+        return None
+    found = model._memo.get("nonphysical")          # the common case first: a dict lookup, on every call
+    if found is None:
+        found = model.memo("nonphysical", lambda: find() or "")
+    return found or None
+
+
+def at_this_q(s):
+    """Where a single sample is, in a message."""
+    return "at this q"
+
+
+def require_definite(model, q, where=None, error=ArgumentError):
+    """Refuse (``error``) the first sample of ``q`` (checked, (S, n_q)) where the model's M(q) is not positive
+    definite, when its bodies are not all physical (module notes); nothing to do when they are.
+
+    ``where(s)``: the words that place sample s in the message (default ``at sample s``)."""
+    problem = nonphysical_body(model)
+    if problem is None or not len(q):
+        return
+    from .regressors import mass_matrix
+    M = mass_matrix(standard_model(model), q)
+    scale = np.abs(M).max(axis=(1, 2))
+    with np.errstate(all="ignore"):
+        smallest = np.linalg.eigvalsh(M)[:, 0]
+    bad = ~(smallest > ROUND_OFF * scale)
+    if bad.any():
+        s = int(np.argmax(bad))
+        place = f"at sample {s}" if where is None else where(s)
+        raise error(f"p: the joint-space inertia M(q) is not positive definite {place} (smallest eigenvalue "
+                    f"{smallest[s]:.3g}): the parameters are not those of physical bodies ({problem}), and q̈ would "
+                    "be the motion of no robot")
