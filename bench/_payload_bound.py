@@ -250,8 +250,8 @@ def _test_functions(limits, duration, harmonics=2):
                (dh[:, :, 1:] * qd[:, :, None]).reshape(len(x), -1) / 2.0]               # φ = h(q_j), range ≤ 2
         # φ = h(q_j) q̇_i: dh(q_j) q̇_j q̇_i + h(q_j) q̈_i, range ≤ 2 v_i
         hj, dhj = h[:, j_all.ravel()], dh[:, j_all.ravel()]                            # (S, n², H)
-        qi, qdi, qddi = qd[:, i_all.ravel()], qd[:, j_all.ravel()], qdd[:, i_all.ravel()]
-        term = (dhj * (qdi * qi)[:, :, None] + hj * qddi[:, :, None]) / (2 * vel[i_all.ravel()])[None, :, None]
+        qd_i, qd_j, qdd_i = qd[:, i_all.ravel()], qd[:, j_all.ravel()], qdd[:, i_all.ravel()]
+        term = (dhj * (qd_j * qd_i)[:, :, None] + hj * qdd_i[:, :, None]) / (2 * vel[i_all.ravel()])[None, :, None]
         out.append(term.reshape(len(x), -1))
         # φ = h(q_i) q̇_i²/2: dh(q_i) q̇_i³/2 + h(q_i) q̇_i q̈_i, range ≤ v_i²
         out.append(((dh * (qd ** 3 / 2)[:, :, None] + h * (qd * qdd)[:, :, None]) /
