@@ -136,10 +136,11 @@ move a little from run to run):
   finished (9.3e-3), A-optimal over the inertia about the centre (the rows of the 1 kg box's Jacobian at its
   centre) 2.55e-4, D-optimal over the inertia block (log det of its covariance, mass and centre marginalized)
   about the centre 3.02e-4 and about the flange origin 3.24e-4; 180 s of search gave the same 2.523e-4 and
-  3.004e-4. UR10e — 5.12e-4 (its first start unfinished at 40 s), 4.66e-4, 1.16e-2 (none finished), 5.15e-4,
-  5.23e-4, 5.10e-4. The open cases need σ_I 1.3× (UR10e 1.5 kg) to 2.6× lower than the inertia design's, and
-  none of these is better by more than 10 % (``bench/payload_design_probe.py``), so ``excite --payload`` and
-  its defaults are unchanged and no fits were run on them.
+  3.004e-4. UR10e — 5.12e-4 (its first start unfinished at 40 s; 4.89e-4 after 240 s), 4.66e-4 (the same
+  after 240 s), 1.16e-2 (none finished), 5.15e-4, 5.23e-4, 5.10e-4 (the inertia design's in this bench's run,
+  its search in a worker: 4.6e-4). The open cases need σ_I 1.3× (UR10e 1.5 kg: 3.5e-4) to 2.6× lower than the
+  inertia design's, and none of these is better than it (``bench/payload_design_probe.py``), so
+  ``excite --payload`` and its defaults are unchanged and no fits were run on them.
 * mass (≤ 1.3 %) and centre of mass (≤ 2.6 mm) meet their bounds for every payload on every motion, within
   3σ on every motion but the bang-bang (a UR10e payload's com at 3.1σ in the first tables; in the cases 1 of
   10 payloads beyond 3σ on the com, at 2 kg also on the mass) and the D-optimal design (in the cases 1 of 10
