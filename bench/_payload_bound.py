@@ -216,7 +216,7 @@ def motion_bound(robot, noise, limits, payload, samples, starts=20000, refine=6,
     return float(np.sqrt(best))
 
 
-def _test_functions(limits, duration, harmonics=2):
+def _test_functions(limits, duration, harmonics=2, products=()):
     """The motion's conservation laws as functions of a state: g(x) → (S, K), each row scaled so that every
     motion of ``duration`` s within the limits has |time average of g_k| ≤ 1.
 
@@ -225,6 +225,8 @@ def _test_functions(limits, duration, harmonics=2):
     The φ (u_j = (q_j − lower_j)/(upper_j − lower_j) ∈ [0, 1], h one of 1, cos kπu_j, sin kπu_j (k ≤
     ``harmonics``), each |h| ≤ 1): q̇_i²/2; h(q_j) alone; h(q_j)·q̇_i for every i, j; h(q_i)·q̇_i²/2; q̇_i·q̇_j (i < j). So
     E[q̇_i q̈_i] = 0, E[q̈_i] = 0, E[h'(q_j) q̇_j] = 0, E[h'(q_j) q̇_j q̇_i + h(q_j) q̈_i] = 0, … up to ±r/T.
+    With ``products`` (0-based joints, e.g. the wrist's), for each pair j < k of them and non-constant h_a, h_b
+    also φ = h_a(q_j)·h_b(q_k) (range ≤ 2) and h_a(q_j)·h_b(q_k)·q̇_i for every i (range ≤ 2 v_i).
 
     Returns
     -------
@@ -259,7 +261,16 @@ def _test_functions(limits, duration, harmonics=2):
         # φ = q̇_i q̇_j: q̈_i q̇_j + q̇_i q̈_j, range ≤ 2 v_i v_j
         out.append((qdd[:, i_pairs] * qd[:, j_pairs] + qd[:, i_pairs] * qdd[:, j_pairs]) /
                    (2 * vel[i_pairs] * vel[j_pairs]))
+        for j, k in pairs:
+            # φ = h_a(q_j) h_b(q_k): its derivative D = h_a' q̇_j h_b + h_a h_b' q̇_k; times q̇_i: D q̇_i + h_a h_b q̈_i
+            H = h[:, j, 1:, None] * h[:, k, None, 1:]                                   # (S, a, b)
+            D = dh[:, j, 1:, None] * qd[:, j, None, None] * h[:, k, None, 1:] + \
+                h[:, j, 1:, None] * dh[:, k, None, 1:] * qd[:, k, None, None]
+            out.append(D.reshape(len(x), -1) / 2.0)
+            out.append(((D[:, None] * qd[:, :, None, None] + H[:, None] * qdd[:, :, None, None]) /
+                        (2 * vel)[None, :, None, None]).reshape(len(x), -1))
         return duration * np.concatenate(out, axis=1)
+    pairs = [(j, k) for a, j in enumerate(products) for k in products[a + 1:]]
     return g
 
 
@@ -284,7 +295,7 @@ def _ascent(values, x0, box, step=1e-6):
 
 
 def occupation_bound(robot, noise, limits, payload, samples, duration, starts=20000, refine=6, rounds=4, seed=0,
-                     harmonics=2, floor=None):
+                     harmonics=2, floor=None, products=()):
     """A lower bound on the LARGEST of the inertia's six standard deviations for any motion of ``duration`` s
     (``samples`` samples) within the limits, tighter than :func:`motion_bound`: the time average of a motion is
     not any mixture of states, it satisfies the motion's conservation laws (:func:`_test_functions`).
@@ -314,7 +325,8 @@ def occupation_bound(robot, noise, limits, payload, samples, duration, starts=20
 
     Parameters
     ----------
-    As :func:`motion_bound`; ``duration`` in s; ``harmonics`` of the test functions in each joint's position.
+    As :func:`motion_bound`; ``duration`` in s; ``harmonics`` of the test functions in each joint's position,
+    ``products`` the joints whose pairs' products of them are test functions too (:func:`_test_functions`).
 
     Returns
     -------
@@ -335,7 +347,7 @@ def occupation_bound(robot, noise, limits, payload, samples, duration, starts=20
     n = robot.n_dof
     rng = np.random.default_rng(seed)
     info = _state_information(robot, noise, payload)
-    tests = _test_functions(limits, duration, harmonics)
+    tests = _test_functions(limits, duration, harmonics, tuple(products))
     box = [(a, b) for a, b in zip(lo, hi)] + [(-v, v) for v in vel] + [(-a, a) for a in acc]
 
     def draw(count):                    # q uniform; q̇ half at the vertices, half inside; q̈ at the vertices

@@ -98,12 +98,13 @@ def test_test_functions_average_to_zero_over_a_period():
     n, dt = 6, 0.001
     t, q, qd, qdd = multisine(n, dt, duration=10.0, period=10.0)
     limits = (q.min(axis=0) - 0.1, q.max(axis=0) + 0.1, np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0))
-    g = _test_functions(limits, duration=10.0, harmonics=2)(np.concatenate([q, qd, qdd], axis=1))
-    assert g.shape[1] > 100
+    g = _test_functions(limits, duration=10.0, harmonics=2, products=(3, 4, 5))(np.concatenate([q, qd, qdd], axis=1))
+    assert g.shape[1] == 6 + 6 * 4 + 36 * 5 + 6 * 5 + 15 + 3 * (16 + 6 * 16)
     assert np.abs(g.mean(axis=0)).max() < 1e-3 * np.abs(g).max(), np.abs(g.mean(axis=0)).max()
     for part in (0.3, 0.5, 0.8):            # not periodic over a share of the period: |mean| ≤ 1 (duration T·part)
         S = int(part * len(t))
-        g = _test_functions(limits, duration=part * 10.0, harmonics=2)(np.concatenate([q, qd, qdd], axis=1)[:S])
+        g = _test_functions(limits, duration=part * 10.0, harmonics=2, products=(3, 4, 5))(
+            np.concatenate([q, qd, qdd], axis=1)[:S])
         assert np.abs(g.mean(axis=0)).max() <= 1.0
         assert np.abs(g.mean(axis=0)).max() > 0.05        # the bound is not vacuous: some φ_k changes
 
