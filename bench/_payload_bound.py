@@ -214,3 +214,188 @@ def motion_bound(robot, noise, limits, payload, samples, starts=20000, refine=6,
                      method="highs")
         pis = [np.clip(lp.x[:6], 0, None) / np.clip(lp.x[:6], 0, None).sum()]
     return float(np.sqrt(best))
+
+
+def _test_functions(limits, duration, harmonics=2, products=()):
+    """The motion's conservation laws as functions of a state: g(x) → (S, K), each row scaled so that every
+    motion of ``duration`` s within the limits has |time average of g_k| ≤ 1.
+
+    For a test function φ(q, q̇) the time average of dφ/dt = ∂φ/∂q·q̇ + ∂φ/∂q̇·q̈ over a motion of duration T
+    is (φ(end) − φ(start))/T, within ±r/T, r the range of φ over the limits' box (0 for a periodic motion).
+    The φ (u_j = (q_j − lower_j)/(upper_j − lower_j) ∈ [0, 1], h one of 1, cos kπu_j, sin kπu_j (k ≤
+    ``harmonics``), each |h| ≤ 1): q̇_i²/2; h(q_j) alone; h(q_j)·q̇_i for every i, j; h(q_i)·q̇_i²/2; q̇_i·q̇_j (i < j). So
+    E[q̇_i q̈_i] = 0, E[q̈_i] = 0, E[h'(q_j) q̇_j] = 0, E[h'(q_j) q̇_j q̇_i + h(q_j) q̈_i] = 0, … up to ±r/T.
+    With ``products`` (0-based joints, e.g. the wrist's), for each pair j < k of them and non-constant h_a, h_b
+    also φ = h_a(q_j)·h_b(q_k) (range ≤ 2) and h_a(q_j)·h_b(q_k)·q̇_i for every i (range ≤ 2 v_i).
+
+    Returns
+    -------
+    function
+        ``x (S, 3n) -> ndarray, shape (S, K)``: g_k·T/r_k, whose time average over any such motion is within ±1.
+    """
+    lo, hi, vel, _ = (np.asarray(a, float) for a in limits)
+    n = len(lo)
+    span = hi - lo
+    ks = np.arange(1, harmonics + 1)
+    i_all, j_all = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    i_pairs, j_pairs = np.triu_indices(n, 1)
+
+    def g(x):
+        q, qd, qdd = x[:, :n], x[:, n:2 * n], x[:, 2 * n:]
+        u = np.pi * (q - lo) / span                                    # (S, n)
+        # h and dh/dq per joint: (S, n, H), H = 1 + 2·harmonics (the constant first)
+        ku = u[:, :, None] * ks
+        h = np.concatenate([np.ones_like(u)[:, :, None], np.cos(ku), np.sin(ku)], axis=2)
+        dh = np.concatenate([np.zeros_like(u)[:, :, None], -np.sin(ku) * ks, np.cos(ku) * ks], axis=2) \
+            * (np.pi / span)[None, :, None]
+        out = [qd * qdd / (vel ** 2 / 2),                                               # φ = q̇_i²/2
+               (dh[:, :, 1:] * qd[:, :, None]).reshape(len(x), -1) / 2.0]               # φ = h(q_j), range ≤ 2
+        # φ = h(q_j) q̇_i: dh(q_j) q̇_j q̇_i + h(q_j) q̈_i, range ≤ 2 v_i
+        hj, dhj = h[:, j_all.ravel()], dh[:, j_all.ravel()]                            # (S, n², H)
+        qd_i, qd_j, qdd_i = qd[:, i_all.ravel()], qd[:, j_all.ravel()], qdd[:, i_all.ravel()]
+        term = (dhj * (qd_j * qd_i)[:, :, None] + hj * qdd_i[:, :, None]) / (2 * vel[i_all.ravel()])[None, :, None]
+        out.append(term.reshape(len(x), -1))
+        # φ = h(q_i) q̇_i²/2: dh(q_i) q̇_i³/2 + h(q_i) q̇_i q̈_i, range ≤ v_i²
+        out.append(((dh * (qd ** 3 / 2)[:, :, None] + h * (qd * qdd)[:, :, None]) /
+                    (vel ** 2)[None, :, None]).reshape(len(x), -1))
+        # φ = q̇_i q̇_j: q̈_i q̇_j + q̇_i q̈_j, range ≤ 2 v_i v_j
+        out.append((qdd[:, i_pairs] * qd[:, j_pairs] + qd[:, i_pairs] * qdd[:, j_pairs]) /
+                   (2 * vel[i_pairs] * vel[j_pairs]))
+        for j, k in pairs:
+            # φ = h_a(q_j) h_b(q_k): its derivative D = h_a' q̇_j h_b + h_a h_b' q̇_k; times q̇_i: D q̇_i + h_a h_b q̈_i
+            H = h[:, j, 1:, None] * h[:, k, None, 1:]                                   # (S, a, b)
+            D = dh[:, j, 1:, None] * qd[:, j, None, None] * h[:, k, None, 1:] + \
+                h[:, j, 1:, None] * dh[:, k, None, 1:] * qd[:, k, None, None]
+            out.append(D.reshape(len(x), -1) / 2.0)
+            out.append(((D[:, None] * qd[:, :, None, None] + H[:, None] * qdd[:, :, None, None]) /
+                        (2 * vel)[None, :, None, None]).reshape(len(x), -1))
+        return duration * np.concatenate(out, axis=1)
+    pairs = [(j, k) for a, j in enumerate(products) for k in products[a + 1:]]
+    return g
+
+
+LP_METHOD = "highs"
+
+
+def _ascent(values, x0, box, step=1e-6):
+    """A local maximum of ``values`` (states (S, d) → (S,)) from x0 within the box (L-BFGS-B), its gradient
+    by central differences evaluated in one batch of 2d + 1 states (one call of the regressor, not 2d)."""
+    from scipy.optimize import minimize
+
+    d = len(x0)
+    width = np.array([b - a for a, b in box])
+    h = step * np.maximum(width, 1e-3)
+
+    def negative(x):
+        X = np.vstack([x, x + np.diag(h), x - np.diag(h)])
+        v = values(X)
+        return -v[0], -(v[1:d + 1] - v[d + 1:]) / (2 * h)
+    # the differences may step past the box by h: the functions are smooth polynomials and trigonometry there
+    return minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=box, options={"maxiter": 300}).x
+
+
+def occupation_bound(robot, noise, limits, payload, samples, duration, starts=20000, refine=6, rounds=4, seed=0,
+                     harmonics=2, floor=None, products=()):
+    """A lower bound on the LARGEST of the inertia's six standard deviations for any motion of ``duration`` s
+    (``samples`` samples) within the limits, tighter than :func:`motion_bound`: the time average of a motion is
+    not any mixture of states, it satisfies the motion's conservation laws (:func:`_test_functions`).
+
+    Proof. Let x(t) = (q, q̇, q̈)(t), 0 ≤ t ≤ T = ``duration``, be a motion within the limits (q̇ continuous) and
+    Ē[·] its time average; the samples' information about element e is x_e = N·Ē[f_e] (N = ``samples``; the
+    sum over samples taken as N times the time average, as for any motion band-limited well below the
+    sampling rate). For every test function φ_k(q, q̇), Ē[dφ_k/dt] = (φ_k(x(T)) − φ_k(x(0)))/T, so the scaled
+    g_k of :func:`_test_functions` have |Ē[g_k]| ≤ 1. Then for any weights π (π_e ≥ 0, Σ_e π_e = 1) and any
+    multipliers λ ∈ R^K,
+
+        min_e Ē[f_e] ≤ Σ_e π_e Ē[f_e] = Ē[π·f + λ·g] − λ·Ē[g] ≤ max over states in the limits' box of
+        (π·f(x) + λ·g(x)) + Σ_k |λ_k| =: M(π, λ),
+
+    and as in :func:`motion_bound` max_e σ_e² ≥ 1/min_e x_e ≥ 1/(N·M(π, λ)). With λ = 0 this is
+    :func:`motion_bound`'s figure for that π, so the best (π, λ) is never worse. (π, λ) come from a linear
+    program over a finite set of states — the dual of max t over weights w ≥ 0 on the states, Σw = 1,
+    t ≤ Σ_i w_i f_e(x_i) for each e and |Σ_i w_i g_k(x_i)| ≤ 1 (an occupation-measure relaxation: the time
+    average of any feasible motion is such a measure) — solved by HiGHS; the maximum in M is then searched
+    over the whole box (random states and bounded ascents from the ``refine`` best), the states found are
+    added and the program solved again, ``rounds`` times. Every round's M gives a bound, up to that search
+    finding the global maximum (the caveat of :func:`state_bound` and :func:`motion_bound`); the largest is
+    returned, and ``floor`` (e.g. :func:`motion_bound`'s figure, itself a bound) if larger. The first states are
+    random (q uniform, q̇ half at the vertices of its box and half inside, q̈ at the vertices) and the per-state
+    optimizers (ascents of each element's f_e and of their mean); a round whose program has no feasible
+    mixture of the states found (few states, many laws) only draws more.
+
+    Parameters
+    ----------
+    As :func:`motion_bound`; ``duration`` in s; ``harmonics`` of the test functions in each joint's position,
+    ``products`` the joints whose pairs' products of them are test functions too (:func:`_test_functions`).
+
+    Returns
+    -------
+    bound : float
+        The bound on max_e σ_e (kg·m²).
+    ceiling : float
+        The most these conservation laws can prove: 1/√(N·V), V the last program's value over the states
+        found. The program over every state in the box has a value V* ≥ V (more states, more to choose from),
+        and every certificate M(π, λ) ≥ V* (weak duality), so no search, however long, certifies more than this
+        with these test functions (up to the search for :func:`motion_bound`'s figure, which the bound adds).
+    history : list of (float, float)
+        Per round: the linear program's value over the states so far and the certified M (both in units of
+        the largest sampled information), whose ratio shows how far the search moved the figure.
+    """
+    from scipy.optimize import linprog
+
+    lo, hi, vel, acc = (np.asarray(a, float) for a in limits)
+    n = robot.n_dof
+    rng = np.random.default_rng(seed)
+    info = _state_information(robot, noise, payload)
+    tests = _test_functions(limits, duration, harmonics, tuple(products))
+    box = [(a, b) for a, b in zip(lo, hi)] + [(-v, v) for v in vel] + [(-a, a) for a in acc]
+
+    def draw(count):                    # q uniform; q̇ half at the vertices, half inside; q̈ at the vertices
+        qd = rng.choice([-1.0, 1.0], (count, n)) * vel
+        inside = rng.random(count) < 0.5
+        qd[inside] = rng.uniform(-vel, vel, (int(inside.sum()), n))
+        return np.concatenate([rng.uniform(lo, hi, (count, n)), qd,
+                               rng.choice([-1.0, 1.0], (count, n)) * acc], axis=1)
+
+    X = draw(starts)
+    f = info(X)
+    scale = f.max()
+    # the per-state optimizers among the states: each element's (state_bound's) and the elements' mean's
+    top = [_ascent(lambda x: info(x) @ pi / scale, X[s], box) for pi in np.r_[np.eye(6), np.full((1, 6), 1 / 6)]
+           for s in np.argsort(f @ pi)[-refine:]]
+    X = np.vstack([X, top])
+    f, g = np.vstack([f, info(np.array(top))]), tests(X)
+    best, history, ceiling = 0.0 if floor is None else float(floor) ** 2, [], np.inf
+    K = g.shape[1]
+    for _ in range(rounds):
+        # the program over the states' weights w: max t, t ≤ Σ_i w_i f_ie (each e), |Σ_i w_i g_ik| ≤ 1, Σw = 1;
+        # its multipliers are (π, λ) (few rows, many columns: HiGHS's simplex solves it in seconds)
+        S = len(X)
+        A_ub = np.block([[-(f / scale).T, np.ones((6, 1))], [g.T, np.zeros((K, 1))], [-g.T, np.zeros((K, 1))]])
+        lp = linprog(np.r_[np.zeros(S), -1.0], A_ub=A_ub, b_ub=np.r_[np.zeros(6), np.ones(2 * K)],
+                     A_eq=np.r_[np.ones(S), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * S + [(None, None)],
+                     method=LP_METHOD)
+        if lp.status != 0:         # no mixture of these states keeps the laws (too few states): draw more
+            history.append((float("nan"), float("nan")))
+            fresh = draw(starts)
+            X, f, g = np.vstack([X, fresh]), np.vstack([f, info(fresh)]), np.vstack([g, tests(fresh)])
+            continue
+        y = -lp.ineqlin.marginals                                   # ≥ 0: the rows' shadow prices
+        pi, lam = np.clip(y[:6], 0, None), y[6 + K:] - y[6:6 + K]
+        pi /= pi.sum()
+
+        def lagrangian(x):
+            return info(x) @ pi / scale + tests(x) @ lam
+        fresh = draw(starts)
+        candidates = np.vstack([X, fresh])
+        values = np.r_[f @ pi / scale + g @ lam, lagrangian(fresh)]
+        top = np.array([_ascent(lagrangian, candidates[s], box) for s in np.argsort(values)[-refine:]])
+        peak = max(values.max(), lagrangian(top).max())
+        M = peak + np.abs(lam).sum()
+        history.append((float(-lp.fun), float(M)))
+        best = max(best, 1.0 / (samples * scale * M))
+        ceiling = 1.0 / (samples * scale * -lp.fun)
+        keep = np.argsort(values[S:])[-starts // 10:]               # the fresh states the multipliers favour most
+        X = np.vstack([X, fresh[keep], top])
+        f, g = np.vstack([f, info(fresh[keep]), info(top)]), np.vstack([g, tests(fresh[keep]), tests(top)])
+    return float(np.sqrt(best)), float(np.sqrt(ceiling)), history

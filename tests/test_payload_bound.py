@@ -87,3 +87,52 @@ def test_bang_bang_within_its_limits_at_every_instant():
     assert np.allclose((q[2:] - q[:-2]) / (2 * h), qd[1:-1], atol=1e-5)
     assert np.allclose((qd[2:] - qd[:-2]) / (2 * h), qdd[1:-1], atol=1e-3)
     assert np.mean(np.abs(qdd) > 0.9 * 5.0) > 0.75
+
+
+def test_test_functions_average_to_zero_over_a_period():
+    """The conservation laws the occupation bound imposes hold on a real motion: over whole periods of a
+    multi-sine every g_k (a time derivative dφ_k/dt) averages to 0 (to the Riemann sum's error; a wrong
+    derivative or factor leaves a mean of the order of the values themselves), and over a part of a period the
+    mean stays within the ±1 the scaling by T/r_k promises."""
+    from _payload_bound import _test_functions
+    n, dt = 6, 0.001
+    t, q, qd, qdd = multisine(n, dt, duration=10.0, period=10.0)
+    limits = (q.min(axis=0) - 0.1, q.max(axis=0) + 0.1, np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0))
+    g = _test_functions(limits, duration=10.0, harmonics=2, products=(3, 4, 5))(np.concatenate([q, qd, qdd], axis=1))
+    assert g.shape[1] == 6 + 6 * 4 + 36 * 5 + 6 * 5 + 15 + 3 * (16 + 6 * 16)
+    assert np.abs(g.mean(axis=0)).max() < 1e-3 * np.abs(g).max(), np.abs(g.mean(axis=0)).max()
+    for part in (0.3, 0.5, 0.8):            # not periodic over a share of the period: |mean| ≤ 1 (duration T·part)
+        S = int(part * len(t))
+        g = _test_functions(limits, duration=part * 10.0, harmonics=2, products=(3, 4, 5))(
+            np.concatenate([q, qd, qdd], axis=1)[:S])
+        assert np.abs(g.mean(axis=0)).max() <= 1.0
+        assert np.abs(g.mean(axis=0)).max() > 0.05        # the bound is not vacuous: some φ_k changes
+
+
+def test_occupation_bound_between_motion_bound_and_motions():
+    """The occupation-measure bound is never below the bound over motions (whose certificate it includes) and
+    never above the Cramér–Rao bound of real motions within the same limits: the multi-sine, and the bang-bang
+    of every joint (|q̈| at its limit most of the time), sampled as the bound assumes."""
+    from _payload_bound import occupation_bound
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    dt = 0.01
+    _, q, qd, qdd = multisine(robot.n_dof, dt, duration=10.0)
+    limits = (q.min(axis=0), q.max(axis=0), np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0))
+    shared = motion_bound(robot, NOISE, limits, PAYLOAD, samples=len(q), starts=300, refine=1, rounds=1)
+    bound, ceiling, history = occupation_bound(robot, NOISE, limits, PAYLOAD, samples=len(q), duration=10.0,
+                                               starts=300, refine=1, rounds=2)
+    assert len(history) == 2 and all(M >= value > 0 for value, M in history)   # certified max ≥ the program's
+    assert 0 < bound <= ceiling
+    floored = occupation_bound(robot, NOISE, limits, PAYLOAD, samples=len(q), duration=10.0, starts=300, refine=1,
+                               rounds=1, floor=shared)[0]
+    assert floored >= shared
+    _, _, I_std = crb(information(robot, q, qd, qdd, NOISE), PAYLOAD)
+    assert 0 < bound <= I_std.max(), (bound, I_std.max())
+    amp, period = fitted(limits[2].min(), limits[3].min())
+    centre = 0.5 * (limits[0] + limits[1])
+    t = np.arange(0, 10.0, dt)
+    motion = bang_bang(t, period, amp, np.linspace(0, np.pi, robot.n_dof), centre)
+    assert all(np.all(np.abs(m - c) <= lim) for m, c, lim in zip(motion, (centre, 0, 0), (
+        0.5 * (limits[1] - limits[0]), limits[2], limits[3])))
+    _, _, I_std = crb(information(robot, *motion, NOISE), PAYLOAD)
+    assert bound <= I_std.max(), (bound, I_std.max())
