@@ -30,7 +30,8 @@ import baseparam.excitation.design as design  # noqa: E402
 from baseparam.identification.payload import payload_parameters  # noqa: E402
 from _helpers import lwr4_noise, ur_noise  # noqa: E402
 from _payload_bound import _inertia, crb, information  # noqa: E402
-from bench_payload import box_payload, limits_of  # noqa: E402
+from _scope import scope_line  # noqa: E402
+from bench_payload import SCOPE, box_payload, limits_of  # noqa: E402
 
 ORIGINAL_ROWS, ORIGINAL_CRITERION = design.inertia_rows, problem.criterion_function
 MODE = {"rows": None, "block": False}
@@ -98,6 +99,7 @@ def bound_of(robot, dt, noise, budget, period, harmonics, rows=None, block=False
 
 
 def main():
+    print(scope_line(SCOPE))
     design.inertia_rows, problem.criterion_function = rows, criterion
     design._workers = lambda workers: 0            # the search in this process, with the names above
     only = sys.argv[1] if len(sys.argv) > 1 else None
