@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import baseparam as bp
+
 from baseparam.cli import main
 from conftest import ROOT
 
@@ -58,3 +60,37 @@ def test_payload_of_a_floating_robot_is_refused(tmp_path, args):
     log = str(_log(tmp_path))
     result = CliRunner().invoke(main, [log if a == "LOG" else a for a in args])
     one_line(result, "floating base")
+
+
+def _planar_log(tmp_path):
+    """The planar arm's torques (random standard parameters) along a smooth motion, 4 s at 200 Hz, as CSV."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    t = np.arange(0, 4, 0.005)
+    w = np.array([1.0, 1.7, 2.3])
+    q, qd, qdd = np.sin(np.outer(t, w)), np.cos(np.outer(t, w)) * w, -np.sin(np.outer(t, w)) * w**2
+    p = np.random.default_rng(0).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard)
+    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd)
+    return bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=qd, tau=tau), tmp_path / "log.csv")
+
+
+def test_figure_to_a_special_file_is_written_there_not_beside_it(tmp_path):
+    """`identify --plot /dev/full` said 'wrote /dev/full', exit 0: a device is written in place, under its own name,
+    which has no extension, and matplotlib appended '.png' — the figure went to a new file /dev/full.png. The same
+    with a named pipe: its reader got nothing, a file `fig.png` appeared beside it."""
+    import os
+    import threading
+    log = _planar_log(tmp_path)
+    fifo = tmp_path / "fig"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(log),
+                                       "--plot", str(fifo)])
+    if reader.is_alive():                 # the old code never opened the pipe: let the reader go
+        with open(fifo, "wb"):
+            pass
+    reader.join(10)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig", "log.csv"]
+    assert got and got[0].startswith(b"\x89PNG"), got
