@@ -22,7 +22,7 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError
+from .errors import BaseParamError, ResourceLimitError, printable
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -277,7 +277,8 @@ def _stopped(message, status):
 
 
 def _fail(message, status):
-    click.echo(f"baseparam: {message}", err=True)
+    # one line whatever the message holds: a file name the user gave ('a\nb.json') would forge a second one
+    click.echo(f"baseparam: {printable(message)}", err=True)
     sys.exit(status)
 
 
@@ -604,7 +605,7 @@ def _report(text, written, json_on_stdout):
     click.echo(text, err=json_on_stdout)
     files = [path for path in written if path]
     if files:
-        click.echo("wrote " + ", ".join(files), err=json_on_stdout)
+        click.echo("wrote " + ", ".join(map(printable, files)), err=json_on_stdout)
 
 
 class _VariadicValidate(click.Command):
@@ -1038,7 +1039,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
         result = write(base, lang, functions, prefix, out_dir)
     click.echo(f"{base.robot.name}: {base.rank} base parameters")
     click.echo(result.summary())
-    click.echo("wrote " + ", ".join(result.files))
+    click.echo("wrote " + ", ".join(map(printable, result.files)))
 
 
 def _excite_default(name):

@@ -94,3 +94,24 @@ def test_figure_to_a_special_file_is_written_there_not_beside_it(tmp_path):
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fig", "log.csv"]
     assert got and got[0].startswith(b"\x89PNG"), got
+
+
+@pytest.mark.parametrize("args", [
+    ["payload", str(UR), "LOG", "--robot-out", "a\nb.json"],
+    ["export", str(ROOT / "robots" / "planar_rrr.yaml"), "--lang", "c", "--out", "a\nb.json"],
+    ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--json", "no\n/b.json"],
+])
+def test_output_name_with_a_line_break_is_refused_on_one_line(tmp_path, monkeypatch, args):
+    """A name the user gave went raw into the message, which then ran over two lines (the second without
+    'baseparam: ')."""
+    monkeypatch.chdir(tmp_path)
+    log = str(_log(tmp_path))
+    one_line(CliRunner().invoke(main, [log if a == "LOG" else a for a in args]), "\\n")
+
+
+def test_wrote_line_of_a_name_with_a_line_break_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--json", "a\nb.json"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "wrote a\\nb.json"
+    assert (tmp_path / "a\nb.json").is_file()
