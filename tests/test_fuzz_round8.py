@@ -115,3 +115,11 @@ def test_wrote_line_of_a_name_with_a_line_break_is_one_line(tmp_path, monkeypatc
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "wrote a\\nb.json"
     assert (tmp_path / "a\nb.json").is_file()
+
+
+@pytest.mark.parametrize("flag", ["--json"])
+def test_empty_output_name_is_refused_not_skipped(tmp_path, flag):
+    """`payload … --json ''` (an unset shell variable) exited 0 having written nothing: '' is falsy, so the command
+    took the output as not asked for (`find --json ''` refused it, after the work)."""
+    result = CliRunner().invoke(main, ["payload", str(UR), str(_log(tmp_path)), flag, ""])
+    one_line(result, flag, "empty")
