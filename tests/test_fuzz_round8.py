@@ -123,3 +123,12 @@ def test_empty_output_name_is_refused_not_skipped(tmp_path, flag):
     took the output as not asked for (`find --json ''` refused it, after the work)."""
     result = CliRunner().invoke(main, ["payload", str(UR), str(_log(tmp_path)), flag, ""])
     one_line(result, flag, "empty")
+
+
+def test_excitation_of_a_floating_robot_names_the_floating_base(tmp_path):
+    """`excite` of the space robot (limits given) ended in 'q: expected shape (n_samples, 13) or (13,), got (1, 6)':
+    the design's samples are joint coordinates, without the base's pose."""
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n" + "  - {q: [-2, 2], qd: 1, qdd: 5}\n" * 6)
+    result = CliRunner().invoke(main, ["excite", str(SPACE), "--limits", str(limits), "--starts", "1"])
+    one_line(result, "floating base", "design_excitation")
