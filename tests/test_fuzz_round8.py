@@ -149,3 +149,22 @@ def test_base_twist_from_poses_whose_quaternion_changes_sign(space, tmp_path):
     np.testing.assert_allclose(switched.qd, kept.qd, rtol=0, atol=1e-12)
     # and the derived twist is the simulated one to its differencing error (20 Hz, slow motion)
     assert np.abs(kept.qd[1:-1, 3:6] - log.qd[1:-1, 3:6]).max() < 0.01
+
+
+@pytest.mark.parametrize("name", ["log.csv", "log.txt"])
+def test_binary_log_under_a_text_name_is_named_as_such(tmp_path, name):
+    """A Parquet file saved as .csv was decoded as UTF-8 text: its 'header' of control characters and U+FFFD went
+    into the message as column names, which ran over nine lines of binary garbage."""
+    parquet = bp.write_trajectory(bp.Trajectory(t=np.arange(20) * 0.01, q=np.zeros((20, 3)), tau=np.zeros((20, 3))),
+                                  tmp_path / "log.parquet")
+    (tmp_path / name).write_bytes(parquet.read_bytes())
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(tmp_path / name)])
+    one_line(result, name, "Parquet", ".parquet")
+
+
+def test_header_names_are_shown_escaped(tmp_path):
+    """A header name holding a character Python splits lines at (\\x1c, NEL) gave a message of two lines."""
+    path = tmp_path / "log.csv"
+    path.write_text("t,q\x1c1,q\u00852\n" + "0,1,2\n" * 3, encoding="utf-8")
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(path)])
+    one_line(result, "log.csv", "q\\x1c1", "q\\x852")

@@ -143,7 +143,8 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
 
 
 def _show_names(names, limit=_SHOWN_NAMES):
-    shown = ", ".join(str(n) for n in names[:limit]) + (", …" if len(names) > limit else "")
+    # names read from a file: a line break or control character in one would forge a line of the message
+    shown = ", ".join(printable(n) for n in names[:limit]) + (", …" if len(names) > limit else "")
     return shown or "(none)"
 
 
