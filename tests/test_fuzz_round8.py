@@ -168,3 +168,17 @@ def test_header_names_are_shown_escaped(tmp_path):
     path.write_text("t,q\x1c1,q\u00852\n" + "0,1,2\n" * 3, encoding="utf-8")
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(path)])
     one_line(result, "log.csv", "q\\x1c1", "q\\x852")
+
+
+def test_h5_output_through_a_link_is_refused_as_a_link_before_the_space_check(tmp_path, monkeypatch):
+    """`find --h5 /proc/self/fd/1` (a link, in a file system of 0 free bytes) was refused for disk space — 'would take
+    about 2.02 MB on disk, more than the 0 bytes allowed; free some space' — not for being a link."""
+    import collections
+    import shutil
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(0, 0, 0))
+    (tmp_path / "z.h5").symlink_to(tmp_path / "elsewhere.h5")
+    robot = str(ROOT / "robots" / "planar_rrr.yaml")
+    result = CliRunner().invoke(main, ["find", robot, "--h5", str(tmp_path / "z.h5")])
+    one_line(result, "z.h5", "symbolic link")
+    assert not (tmp_path / "elsewhere.h5").exists()
