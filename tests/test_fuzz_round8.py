@@ -182,3 +182,26 @@ def test_h5_output_through_a_link_is_refused_as_a_link_before_the_space_check(tm
     result = CliRunner().invoke(main, ["find", robot, "--h5", str(tmp_path / "z.h5")])
     one_line(result, "z.h5", "symbolic link")
     assert not (tmp_path / "elsewhere.h5").exists()
+
+
+@pytest.mark.parametrize("encoding,schema_encoding", [("json", "jsonschema"), ("protobuf", "protobuf")])
+def test_mcap_joint_states_of_another_message_encoding_say_so(tmp_path, encoding, schema_encoding):
+    """An MCAP channel of JointState in JSON (Foxglove's writers) or protobuf was parsed as CDR: 'damaged JointState
+    (unknown CDR encapsulation 7b22)', which sends one looking for damage in a sound file."""
+    import json
+
+    from mcap.writer import Writer
+    path = tmp_path / "log.mcap"
+    with open(path, "wb") as stream:
+        writer = Writer(stream)
+        writer.start()
+        schema = writer.register_schema(name="sensor_msgs/msg/JointState", encoding=schema_encoding, data=b"{}")
+        channel = writer.register_channel(topic="/joint_states", message_encoding=encoding, schema_id=schema)
+        for k in range(20):
+            ns = 10**9 + k * 10**7
+            message = {"header": {"stamp": {"sec": ns // 10**9, "nanosec": ns % 10**9}}, "name": ["joint1"],
+                       "position": [0.01 * k], "velocity": [0.0], "effort": [0.0]}
+            writer.add_message(channel_id=channel, log_time=ns, publish_time=ns, data=json.dumps(message).encode())
+        writer.finish()
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(path)])
+    one_line(result, "log.mcap", f"message encoding '{encoding}'", "cdr or ros1")
