@@ -187,6 +187,17 @@ def _target(path):
     return path, real
 
 
+def check_output(path):
+    """Refuse ``path`` as :func:`atomic_path` would (a link, a folder, a protected input), before work that is costly
+    or whose checks would otherwise speak first (the free space of ``/proc/self/fd``, 0 bytes, for a link there).
+
+    Raises
+    ------
+    StorageError
+    """
+    _target(path)
+
+
 FIFO_WAIT = 5.0       # seconds a named pipe given as output may take to get its reader
 
 

@@ -5,6 +5,7 @@ Agg backend unless MPLBACKEND says otherwise, notebooks keep theirs.
 """
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -38,7 +39,12 @@ def save_figure(fig, path, dpi=110):
     plt = pyplot()
     ext = os.path.splitext(os.fspath(path))[1] or ".png"
     try:
-        with atomic_path(path, suffix=ext) as tmp:
-            fig.savefig(tmp, dpi=dpi)
+        # rendered in memory, in the format said, then written: matplotlib appends '.png' to a name without an
+        # extension, and a device written in place (/dev/full) has none — it wrote /dev/full.png beside it and
+        # reported success; and Pillow's PNG writer seeks, which a named pipe cannot
+        data = io.BytesIO()
+        fig.savefig(data, dpi=dpi, format=ext[1:].lower())
+        with atomic_path(path, suffix=ext) as tmp, open(tmp, "wb") as stream:
+            stream.write(data.getbuffer())
     finally:
         plt.close(fig)

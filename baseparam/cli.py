@@ -240,6 +240,9 @@ def _check_outputs(inputs, outputs):
             continue                                  # missing: the reader says so, naming the file
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             _fail(f"{source}: not a regular file (a pipe or a device); baseparam reads files and bag folders", 2)
+    for flag, out in outputs:
+        if out == "":            # falsy: a command skipped the output and said nothing, exit 0
+            _fail(f"{flag}: the file name is empty", 2)
     named = [(flag, path) for flag, path in outputs if path and path != "-"]
     for flag, out in named:
         for source in inputs:
@@ -599,7 +602,7 @@ def _report(text, written, json_on_stdout):
     click.echo(text, err=json_on_stdout)
     files = [path for path in written if path]
     if files:
-        click.echo("wrote " + ", ".join(files), err=json_on_stdout)
+        click.echo("wrote " + ", ".join(map(printable, files)), err=json_on_stdout)
 
 
 class _VariadicValidate(click.Command):
@@ -1038,7 +1041,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
         result = write(base, lang, functions, prefix, out_dir)
     click.echo(f"{base.robot.name}: {base.rank} base parameters")
     click.echo(result.summary())
-    click.echo("wrote " + ", ".join(result.files))
+    click.echo("wrote " + ", ".join(map(printable, result.files)))
 
 
 def _excite_default(name):

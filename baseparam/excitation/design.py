@@ -21,7 +21,7 @@ from .._validation import check_flag, check_memory, check_number, check_option, 
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
-from ..model.robot import require_robot
+from ..model.robot import require_fixed_base, require_robot
 from ..model.value import description_of
 from ..projection.base_set import find_base_parameters
 from ._defaults import HARMONICS, PERIOD
@@ -253,7 +253,9 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     """
     begin = time.time()
     robot, parameters = description_of(robot, parameters, "pseudo")
-    require_robot(robot)
+    # the design's samples are joint coordinates: a floating base's pose and twist are not among them (it was
+    # refused later as 'q: expected shape (n_samples, 13) … got (1, 6)', naming no floating base)
+    require_fixed_base(require_robot(robot), "design_excitation")
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_flag(torque_limits, "torque_limits")
     check_flag(payload, "payload")

@@ -79,9 +79,11 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     from .limits import motion_limits
     from .payload import held_pose, moving_joints
     from ..model.loading import load_robot
+    from ..model.robot import require_fixed_base
 
     if isinstance(robot, str):
         robot = load_robot(robot)
+    require_fixed_base(robot, "suggest_static_poses")      # the gravity columns are a fixed base's
     # the greedy and exchange passes stack every pose over every candidate: bounded, so a typo cannot take the memory
     check_number(n_poses, "n_poses", low=MIN_POSES, high=MAX_POSES, integer=True, error=SettingsError)
     check_number(candidates, "candidates", low=n_poses, high=MAX_CANDIDATES, integer=True, error=SettingsError)

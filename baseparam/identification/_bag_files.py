@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import read_bounded, refuse_special
+from .._checks import read_bounded, refuse_special, shown
 from ..errors import DataError, ResourceLimitError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
@@ -77,6 +77,10 @@ def _read_mcap(path, source):
         """JointState messages decoded chunk by chunk: the decompressed chunk is freed at once."""
         topic, encoding, sid = contents.channels.get(c, ("", "", None))
         if contents.schemas.get(sid, ("",))[0] in JOINT_STATE:
+            if encoding not in ("cdr", "ros1"):
+                # JSON or protobuf bytes parsed as CDR were 'damaged (unknown CDR encapsulation 7b22)': say what
+                return ([], [(i, f"message encoding {shown(printable(encoding))}; JointState is read in cdr or ros1")
+                             for i in range(rows.shape[0])]), log_times, order
             return (decode_rows(rows, encoding == "ros1"), log_times, order)
         return rows, log_times, order
 

@@ -184,6 +184,9 @@ def _attached(extra, name, order, width, rows):
 
 def _omega(t, quat):
     """Body angular velocity 2 vec(q̄ ⊗ q̇) of unit quaternions (x, y, z, w) (S, 4) on times t."""
+    # q and −q are one orientation, and a publisher may switch between them (tf2 does not normalize the sign):
+    # differenced across a switch, q̇ is of order 2/dt and ω garbage (kept on one hemisphere, ω is sign-free)
+    quat = one_hemisphere(quat)
     qd = np.gradient(quat, t, axis=0)
     x, y, z, w = quat.T
     dx, dy, dz, dw = qd.T

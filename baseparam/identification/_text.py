@@ -135,8 +135,20 @@ def _is_comment(line):
     return stripped.startswith("#") and not _SPREADSHEET_ERROR.match(stripped)
 
 
+# The first bytes of the binary formats baseparam reads: a log of one of them under a text name (a Parquet file saved
+# as .csv) decoded to a header of control characters and U+FFFD, and a message listing them as column names
+_BINARY_MAGIC = ((b"PAR1", "Parquet", "name it .parquet"), (b"PK\x03\x04", "zip (NPZ)", "name it .npz"),
+                 (b"\x89HDF\r\n\x1a\n", "HDF5", "name it .h5"), (b"\x89MCAP", "MCAP", "name it .mcap"),
+                 (b"#ROSBAG V", "ROS 1 bag", "name it .bag"),
+                 (b"\x93NUMPY", "NumPy .npy", "save the arrays with np.savez(t=..., q=..., tau=...) as .npz"),
+                 (b"SQLite format 3\x00", "SQLite", "give a ROS 2 bag as its folder"))
+
+
 def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
     raw = _read_bytes(path, source)
+    for magic, kind, hint in _BINARY_MAGIC:
+        if raw.startswith(magic):
+            raise DataError(f"{source}: a {kind} file, not text (CSV); the type is taken from the name: {hint}")
     # Spreadsheet exports may be UTF-16 (with a byte-order mark); anything else is read as UTF-8,
     # whose decoding errors become U+FFFD, then "not a number" on the line that holds them.
     utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))

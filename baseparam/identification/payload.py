@@ -352,7 +352,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from .._validation import check_samples
     from ..model.loading import load_robot
     from ..model.parameters import ColumnLayout, body_parameters
-    from ..model.robot import Robot
+    from ..model.robot import Robot, require_fixed_base
     from ..model.value import Model
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
@@ -384,6 +384,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             return evaluate(robot, q, qd, qdd, parameters="pseudo", columns=links, weights=values)
     else:
         raise ArgumentTypeError(f"model: expected a Robot, a Model or a description file, got {type(model).__name__}")
+    # the payload's columns are a fixed base's: a floating base's coordinates lie beyond them (an IndexError)
+    require_fixed_base(robot, "payload identification")
     settings = preprocessing or Preprocessing.none()
     if wrench is not None:
         if static or unloaded is not None:

@@ -112,10 +112,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     if text.lower().endswith(".npz"):
-        with np.load(text) as data:
-            if names not in data.files:
-                raise DataError(f"{text}: wrench: no key {shown(names)} (keys: {', '.join(data.files)})")
-            values = np.asarray(data[names], dtype=float)
+        values = _npz_wrench(text, names)
         if unit == "row" and len(skipped) and values.ndim >= 1:
             values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)
         if values.ndim != 2 or values.shape[1] != 6:
@@ -154,6 +151,31 @@ def read_wrench(path, names, skipped=(), unit="line"):
         bad = int(np.argmax(~np.isfinite(values).all(axis=1)))
         raise DataError(f"{text}: wrench: row {bad}: not finite")
     return values.reshape(-1, 6)
+
+
+def _npz_wrench(text, key):
+    """The array ``key`` of an NPZ log, read as the trajectory reader reads its members (the archive checked, the
+    member's header — a number type, a bounded size — before its data, nothing unpickled)."""
+    from ._arrays import _NPZ_ERRORS, _npy_data, _npy_header, open_npz
+    from ._record import MAX_VALUES, _one_line
+
+    archive, members = open_npz(text, text)
+    with archive:
+        if key not in members:
+            raise DataError(f"{text}: wrench: no key {shown(key)} (keys: {', '.join(map(shown, members))})")
+        try:
+            shape, dtype = _npy_header(archive, members[key])[:2]
+        except _NPZ_ERRORS as exc:
+            raise DataError(f"{text}: wrench: key {shown(key)}: not a valid NPZ member ({_one_line(exc)})") from None
+        # strings, objects (pickles) and complex numbers are no wrench: float() would fail or drop a part
+        if dtype.kind not in "iuf":
+            raise DataError(f"{text}: wrench: key {shown(key)}: not real numbers ({dtype})")
+        if np.prod(shape, dtype=float) > MAX_VALUES:
+            raise DataError(f"{text}: wrench: key {shown(key)}: more than {MAX_VALUES} values")
+        try:
+            return np.asarray(_npy_data(archive, members[key]), dtype=float)
+        except _NPZ_ERRORS as exc:
+            raise DataError(f"{text}: wrench: key {shown(key)}: not a valid NPZ member ({_one_line(exc)})") from None
 
 
 def _numbers(row, index):

@@ -187,6 +187,9 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
 
     from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents
 
+    from .._atomic import check_output
+
+    check_output(path)       # a link or a folder said as such, not as a lack of free space where it points
     layout = base_set.check_size(robot, parameters, max_memory)
     # a floating base: Z of the chain of _floating (its six virtual joints first in the row labels)
     parents, engine = list(robot.parents), None
