@@ -47,7 +47,6 @@ quiet; talos full measured alone in the same load 1.6 s in both parameterization
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import statistics
 import time
 import warnings
@@ -66,18 +65,11 @@ URDFS = ["solo12.urdf", "anymal.urdf", "a1.urdf", "go1.urdf", "hyq_no_sensors.ur
 MIMIC_URDFS = ["panda.urdf", "pr2.urdf", "alex_psyonic_hands.urdf", "talos_full_v2.urdf", "romeo.urdf"]
 
 from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+from bench_urdf import example_urdfs  # noqa: E402
 
 # which robots of robots/ this bench runs on, and why not the others (printed first)
 SCOPE = (["space_robot.yaml"], "the only floating-base description there; the others are fixed-base arms "
          "(public legged robots and humanoids come from example-robot-data)")
-
-
-def example_urdfs():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return {}
-    return {f.name: Path(f.locate()) for f in files if f.name.endswith(".urdf")}
 
 
 def pinocchio_rank(model, seed=0):
@@ -89,11 +81,16 @@ def pinocchio_rank(model, seed=0):
     rows = [pin.computeJointTorqueRegressor(model, data, pin.randomConfiguration(model, lo, hi),
                                             rng.normal(size=model.nv), rng.normal(size=model.nv)).copy()
             for _ in range(30 * (model.njoints - 1) // model.nv + 5)]
-    W = np.vstack(rows)
+    return numeric_rank(np.vstack(rows))[0]
+
+
+def numeric_rank(W):
+    """Numeric rank of a stacked regressor (unit columns, zero columns out) and the gap at it."""
     norms = np.linalg.norm(W, axis=0)
     W = W[:, norms > 1e-12 * norms.max()]
     s = np.linalg.svd(W / np.linalg.norm(W, axis=0), compute_uv=False)
-    return int((s > s[0] * 1e-9).sum())
+    rank = int((s > s[0] * 1e-9).sum())
+    return rank, (s[rank - 1] / s[rank] if rank < s.size else np.inf)
 
 
 def pin_model(robot, path):

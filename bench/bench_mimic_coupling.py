@@ -36,26 +36,17 @@ parent joint of the mimic joint is not in the kinematic tree".)
 """
 from __future__ import annotations
 
-import importlib.metadata
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 import baseparam as bp
 
 from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
+from bench_floating_find import example_urdfs, numeric_rank  # noqa: E402
 
 SCOPE = ([], "robots/ has no <mimic> joint (a URDF element); the robots are example-robot-data's")
 ROBOTS = ["panda.urdf", "pr2.urdf", "alex_psyonic_hands.urdf", "talos_full_v2.urdf", "romeo.urdf"]
-
-
-def example_urdfs():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return {}
-    return {f.name: Path(f.locate()) for f in files if f.name.endswith(".urdf")}
 
 
 def mimic_joints(path):
@@ -69,15 +60,6 @@ def mimic_joints(path):
             out[joint.get("name")] = (element.get("joint"), float(element.get("multiplier", 1)),
                                       float(element.get("offset", 0)))
     return out
-
-
-def numeric_rank(W):
-    """Numeric rank of a stacked regressor (unit columns, zero columns out) and the gap at it."""
-    norms = np.linalg.norm(W, axis=0)
-    W = W[:, norms > 1e-12 * norms.max()]
-    s = np.linalg.svd(W / np.linalg.norm(W, axis=0), compute_uv=False)
-    rank = int((s > s[0] * 1e-9).sum())
-    return rank, (s[rank - 1] / s[rank] if rank < s.size else np.inf)
 
 
 def coupled_rank(path, floating, seed=0):
