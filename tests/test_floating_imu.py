@@ -521,15 +521,19 @@ def test_fixed_base_fits_refuse_a_floating_motion_in_one_line(solo_imu, tmp_path
     imu = stance_imu(solo_imu)
     motion = bp.read_trajectory(imu_bag(tmp_path / "bag", robot, ex.log, imu, ex.wrenches, contacts), robot=robot,
                                 contacts=contacts, base_topic="/imu")
-    calls = [lambda m: bp.identify(robot, m), lambda m: bp.BaseParameterEstimator(robot).fit(m),
-             lambda m: bp.identify_payload(robot, m), lambda m: bp.identify_payload(robot, m, static=True),
-             lambda m: bp.identify_payload(robot, m, wrench=np.zeros((m.n_samples, 6)))]
+    calls = [lambda m: bp.identify(robot, m), lambda m: bp.BaseParameterEstimator(robot).fit(m)]
+    payload = [lambda m: bp.identify_payload(robot, m), lambda m: bp.identify_payload(robot, m, static=True),
+               lambda m: bp.identify_payload(robot, m, wrench=np.zeros((m.n_samples, 6)))]
     for m in (motion, ex.log):
         for call in calls:
             with pytest.raises(bp.errors.DataError, match=r"a floating-base motion \(floating=True: q starts with the "
                                                           r"base pose\); \w+: fixed-base robots' motions only") as info:
                 call(m)
             assert "\n" not in str(info.value) and str(info.value).startswith(m.source)
+        for call in payload:             # the payload refuses the floating robot itself first, in one line
+            with pytest.raises(bp.errors.ArgumentError, match=r"has a floating base .*fixed-base robots only") as info:
+                call(m)
+            assert "\n" not in str(info.value)
 
 
 @needs_solo
