@@ -114,23 +114,24 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
+    if frames is not None or kind == "wrench":
+        frame_ids = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
     if frames is not None:
-        frames.extend(sorted({str(getattr(getattr(m, "header", None), "frame_id", "")).strip("/") for m in msgs}))
+        frames.extend(sorted({str(f).strip("/") for f in frame_ids}))
     if kind == "wrench":
-        frames = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
-        verdict = {f: world_frame(f, robot) for f in set(frames)}
-        world = next((i for i, f in enumerate(frames) if verdict[f]), None)
-        if world is not None and imu_base is not None:
-            raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
-                            f"{printable(frames[world])!r} (a force plate's) needs the base position, which the IMU on "
-                            f"{imu_base} does not give; log it in a frame fixed on the link (a foot or wrist F/T "
-                            "sensor), or read the base from an Odometry or PoseStamped topic")
+        verdict = {f: world_frame(f, robot) for f in set(frame_ids)}
+        world = next((i for i, f in enumerate(frame_ids) if verdict[f]), None)
         if world is not None:
+            at = f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame " \
+                 f"{printable(frame_ids[world])!r} (a force plate's)"
+            if imu_base is not None:
+                raise DataError(f"{at} needs the base position, which the IMU on {imu_base} does not give; log it in a "
+                                "frame fixed on the link (a foot or wrist F/T sensor), or read the base from an "
+                                "Odometry or PoseStamped topic")
             # a contact's wrench is read in its link's frame (docs/formats.md); one in a world frame would be
             # taken for that silently (the world frame of a force plate and of the odometry need not agree)
-            raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
-                            f"{printable(frames[world])!r} (a force plate's); a contact's wrench is read in the frame "
-                            "of its link: log it there (a foot or wrist F/T sensor) or transform it before")
+            raise DataError(f"{at}; a contact's wrench is read in the frame of its link: log it there (a foot or "
+                            "wrist F/T sensor) or transform it before")
     if kind == "imu":
         # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
         # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
