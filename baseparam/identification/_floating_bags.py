@@ -111,6 +111,16 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
                 i = int(np.argmax(values[:, column] == 0))
                 raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
                                 f"{field} measured); the base from an IMU needs its rate and specific force")
+        # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
+        # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
+        values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
+        none = values[:, 10] == 0
+        if none.any() and not none.all():
+            # an orientation in some messages only (a filter that has not converged yet at the start): the torques
+            # do not need it, so it is left out rather than the bag refused
+            values[:, 10] = 0.0
+            notes.append(f"{source}: IMU topic {topic}: no orientation in {int(none.sum())} of {none.size} messages "
+                         "(covariance[0] = -1 or all zeros): left out in all")
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
@@ -132,17 +142,6 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
             # taken for that silently (the world frame of a force plate and of the odometry need not agree)
             raise DataError(f"{at}; a contact's wrench is read in the frame of its link: log it there (a foot or "
                             "wrist F/T sensor) or transform it before")
-    if kind == "imu":
-        # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
-        # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
-        values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
-        none = values[:, 10] == 0
-        if none.any() and not none.all():
-            # an orientation in some messages only (a filter that has not converged yet at the start): the torques
-            # do not need it, so it is left out rather than the bag refused
-            values[:, 10] = 0.0
-            notes.append(f"{source}: IMU topic {topic}: no orientation in {int(none.sum())} of {none.size} messages "
-                         "(covariance[0] = -1 or all zeros): left out in all")
     if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
