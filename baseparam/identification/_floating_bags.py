@@ -329,10 +329,10 @@ def _imu_link(source, topic, robot, frames, notes):
     says the readings are in that frame) when it is a link of the robot's URDF, else the base link (None), with a
     note. A frame_id naming a link a joint moves is refused: the IMU is not on the base."""
     from ..errors import SettingsError
-    from .imu import _urdf_links, imu_mounting
+    from .imu import _from_urdf, _urdf_links, imu_mounting
     named = [f for f in frames if f]
     links = ()
-    if getattr(robot, "convention", None) == "urdf" and isinstance(getattr(robot, "source", None), str):
+    if _from_urdf(robot):
         links = _urdf_links(robot)[0]
     if len(named) == 1 and named[0] in links:
         try:
