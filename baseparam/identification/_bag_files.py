@@ -143,11 +143,11 @@ def check_bag_folder(path, source, named=None, types=()):
     for name in names:
         if not isinstance(name, str):
             continue
-        where = os.path.realpath(os.path.join(folder, name))
-        if os.path.commonpath([folder, where]) != folder:
+        target = os.path.realpath(os.path.join(folder, name))
+        if os.path.commonpath([folder, target]) != folder:
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
-        refuse_special(where, DataError, f"{source}/{_one_line(name)[:200]}")
+        refuse_special(target, DataError, f"{source}/{_one_line(name)[:200]}")
     mode = str(info.get("compression_mode") or "").lower()
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         if mode == "file":

@@ -111,27 +111,6 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
                 i = int(np.argmax(values[:, column] == 0))
                 raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
                                 f"{field} measured); the base from an IMU needs its rate and specific force")
-    bad = ~np.isfinite(values)
-    if bad.any():
-        raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
-    if frames is not None:
-        frames.extend(sorted({str(getattr(getattr(m, "header", None), "frame_id", "")).strip("/") for m in msgs}))
-    if kind == "wrench":
-        frames = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
-        verdict = {f: world_frame(f, robot) for f in set(frames)}
-        world = next((i for i, f in enumerate(frames) if verdict[f]), None)
-        if world is not None and imu_base is not None:
-            raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
-                            f"{printable(frames[world])!r} (a force plate's) needs the base position, which the IMU on "
-                            f"{imu_base} does not give; log it in a frame fixed on the link (a foot or wrist F/T "
-                            "sensor), or read the base from an Odometry or PoseStamped topic")
-        if world is not None:
-            # a contact's wrench is read in its link's frame (docs/formats.md); one in a world frame would be
-            # taken for that silently (the world frame of a force plate and of the odometry need not agree)
-            raise DataError(f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame "
-                            f"{printable(frames[world])!r} (a force plate's); a contact's wrench is read in the frame "
-                            "of its link: log it there (a foot or wrist F/T sensor) or transform it before")
-    if kind == "imu":
         # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
         # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
         values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
@@ -142,6 +121,27 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
             values[:, 10] = 0.0
             notes.append(f"{source}: IMU topic {topic}: no orientation in {int(none.sum())} of {none.size} messages "
                          "(covariance[0] = -1 or all zeros): left out in all")
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
+    if frames is not None or kind == "wrench":
+        frame_ids = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
+    if frames is not None:
+        frames.extend(sorted({str(f).strip("/") for f in frame_ids}))
+    if kind == "wrench":
+        verdict = {f: world_frame(f, robot) for f in set(frame_ids)}
+        world = next((i for i, f in enumerate(frame_ids) if verdict[f]), None)
+        if world is not None:
+            at = f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame " \
+                 f"{printable(frame_ids[world])!r} (a force plate's)"
+            if imu_base is not None:
+                raise DataError(f"{at} needs the base position, which the IMU on {imu_base} does not give; log it in a "
+                                "frame fixed on the link (a foot or wrist F/T sensor), or read the base from an "
+                                "Odometry or PoseStamped topic")
+            # a contact's wrench is read in its link's frame (docs/formats.md); one in a world frame would be
+            # taken for that silently (the world frame of a force plate and of the odometry need not agree)
+            raise DataError(f"{at}; a contact's wrench is read in the frame of its link: log it there (a foot or "
+                            "wrist F/T sensor) or transform it before")
     if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
@@ -272,8 +272,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     matched = _same_times(tk, tb)
     interpolated = matched is None
     if imu:
-        return _imu_motion(source, robot, js, ids, tk, tb, base, base_topic, mounting, imu_frame, notes,
-                           wrench_streams, pairs)
+        return _imu_motion(source, robot, js, ids, tk, tb, base, interpolated, base_topic, mounting, imu_frame,
+                           notes, wrench_streams, pairs)
     if interpolated:
         base = base.copy()
         base[:, 3:7] = one_hemisphere(base[:, 3:7])
@@ -288,10 +288,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         velocity = np.einsum("sji,sj->si", rotation_matrices(pose[:, 3:7]), np.gradient(pose[:, :3], tk, axis=0))
         twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
         notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
-    jq, jqd = js.q[ids], (None if js.qd is None else js.qd[ids])
-    if jqd is None:
-        jqd = np.gradient(jq, tk, axis=0)
-        notes.append(f"{source}: joint velocities derived from the positions (central differences)")
+    jq, jqd = _joint_states(source, js, ids, tk, notes)
     base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
     if js.qdd is not None and base_qdd is not None:
         qdd = np.hstack([base_qdd, js.qdd[ids]])
@@ -302,23 +299,40 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if js.tau is not None:
         base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
         tau = np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau, js.tau[ids]])
-    wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
-    if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
-        notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
+    wrenches = _wrenches_at(source, tk, wrench_streams, pairs, notes)
     return Trajectory(t=tk, q=np.hstack([pose[:, :7], jq]), qd=np.hstack([twist, jqd]), qdd=qdd, tau=tau,
                       source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
                       wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
 
+
+
+def _joint_states(source, js, ids, tk, notes):
+    """(q (S, n), q̇ (S, n)) of the joint stream ``js`` at its kept samples ``ids`` (times ``tk``): q̇ by central
+    differences, with a note, when the bag has no velocities."""
+    jq, jqd = js.q[ids], (None if js.qd is None else js.qd[ids])
+    if jqd is None:
+        jqd = np.gradient(jq, tk, axis=0)
+        notes.append(f"{source}: joint velocities derived from the positions (central differences)")
+    return jq, jqd
+
+
+def _wrenches_at(source, tk, wrench_streams, pairs, notes):
+    """The contacts' wrenches (S, C, 6) at the times ``tk`` (interpolated, with a note, where their topics' times
+    differ), or None without contacts."""
+    wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
+    if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
+        notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
+    return wrenches
 
 def _imu_link(source, topic, robot, frames, notes):
     """(link, its mounting) of an IMU whose link ``imu_frame`` does not name: its messages' ``header.frame_id`` (ROS
     says the readings are in that frame) when it is a link of the robot's URDF, else the base link (None), with a
     note. A frame_id naming a link a joint moves is refused: the IMU is not on the base."""
     from ..errors import SettingsError
-    from .imu import _urdf_links, imu_mounting
+    from .imu import _from_urdf, _urdf_links, imu_mounting
     named = [f for f in frames if f]
     links = ()
-    if getattr(robot, "convention", None) == "urdf" and isinstance(getattr(robot, "source", None), str):
+    if _from_urdf(robot):
         links = _urdf_links(robot)[0]
     if len(named) == 1 and named[0] in links:
         try:
@@ -335,13 +349,13 @@ def _imu_link(source, topic, robot, frames, notes):
     return None, (np.zeros(3), np.eye(3))
 
 
-def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, imu_frame, notes, wrench_streams,
-                pairs):
+def _imu_motion(source, robot, js, ids, tk, tb, values, interpolated, base_topic, mounting, imu_frame, notes,
+                wrench_streams, pairs):
     """The :class:`~baseparam.identification.imu.ImuTrajectory` of :func:`read_floating_bag` from an IMU's stream
     (values: orientation x y z w, rate, specific force, orientation-given flag) at the kept joint times ``tk``."""
     from .imu import ImuTrajectory, base_from_imu
     oriented = bool(values[:, 10].all())
-    if _same_times(tk, tb) is None:
+    if interpolated:
         values = values.copy()
         values[:, :4] = one_hemisphere(values[:, :4]) if oriented else values[:, :4]
         notes.append(f"{source}: IMU topic {base_topic} linearly interpolated at the times of the joint states")
@@ -355,19 +369,14 @@ def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, im
     notes.append(f"{source}: base from the IMU on {base_topic} ({where}): position and linear velocity not measured "
                  "(0: the torques need only the specific force), ω̇ by central differences"
                  + ("" if oriented else "; no orientation given (the identity: the torques do not depend on it)"))
-    jq, jqd = js.q[ids], (None if js.qd is None else js.qd[ids])
-    if jqd is None:
-        jqd = np.gradient(jq, tk, axis=0)
-        notes.append(f"{source}: joint velocities derived from the positions (central differences)")
+    jq, jqd = _joint_states(source, js, ids, tk, notes)
     if js.qdd is not None:
         jqdd = js.qdd[ids]
     else:
         jqdd = np.gradient(jqd, tk, axis=0)
         notes.append(f"{source}: joint accelerations derived from the velocities (central differences)")
     tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)), js.tau[ids]])
-    wrenches = (np.stack([_at(tk, ts, w) for ts, w, _ in wrench_streams], axis=1) if pairs else None)
-    if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
-        notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
+    wrenches = _wrenches_at(source, tk, wrench_streams, pairs, notes)
     return ImuTrajectory(t=tk, q=np.hstack([q, jq]), qd=np.hstack([qd, jqd]), qdd=np.hstack([qdd, jqdd]), tau=tau,
                          source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
                          wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
