@@ -93,6 +93,14 @@ def test_suggest_static_poses_refuses_bad_arguments(kwargs):
         suggest_static_poses(bp.load_robot(UR), **{"n_poses": 4, **kwargs})
 
 
+@pytest.mark.parametrize("robot", [42, None])
+def test_suggest_static_poses_refuses_what_is_no_robot(robot):
+    """The floating-base check read robot.is_floating first: an AttributeError instead of the type's one line."""
+    from baseparam.excitation.static_poses import suggest_static_poses
+    with pytest.raises(bp.BaseParamError, match="robot: expected a baseparam.Robot"):
+        suggest_static_poses(robot, 4)
+
+
 def test_cli_suggest_poses_too_many_names_the_flag():
     """--suggest-poses 5000 was refused as 'candidates: expected a whole number ≥ 5000, got 2000'."""
     result = CliRunner().invoke(main, ["payload", str(UR), "--suggest-poses", "5000"])

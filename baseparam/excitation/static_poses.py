@@ -79,11 +79,12 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     from .limits import motion_limits
     from .payload import held_pose, moving_joints
     from ..model.loading import load_robot
-    from ..model.robot import require_fixed_base
+    from ..model.robot import require_fixed_base, require_robot
 
     if isinstance(robot, str):
         robot = load_robot(robot)
-    require_fixed_base(robot, "suggest_static_poses")      # the gravity columns are a fixed base's
+    # the gravity columns are a fixed base's; a value that is no Robot refused as such first (not an AttributeError)
+    require_fixed_base(require_robot(robot), "suggest_static_poses")
     # the greedy and exchange passes stack every pose over every candidate: bounded, so a typo cannot take the memory
     check_number(n_poses, "n_poses", low=MIN_POSES, high=MAX_POSES, integer=True, error=SettingsError)
     check_number(candidates, "candidates", low=n_poses, high=MAX_CANDIDATES, integer=True, error=SettingsError)

@@ -192,24 +192,23 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         problems.add("<robot name>", f"expected a one-line name without control characters, got {shown(name)}")
     robot_joints, impossible, base_body, mimics = _assemble(base, keep, links, children, problems, mimic)
     problems.check()
-    if mimics and mimic == "independent":
+    if mimics:
         names = [name for name, _ in mimics]
-        warn(printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
-                        f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) read as "
-                        "independent joints, each with a coordinate of its own (pinocchio's default reading of a "
-                        "URDF): the base parameters are those of the robot with the couplings left out, and a log "
-                        "gives each of them its own column, its torque too (the coupling's, rarely logged: an "
-                        "effort of 0 is taken as measured)"), DescriptionWarning)
-    elif mimics:
-        names = [name for name, _ in mimics]
-        shifted = [name for name, offset in mimics if _offset_given(offset)]
-        warn(printable(f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
-                        f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''}) locked "
-                        "at q = 0 as joints off the paths to the tips are, their links weighing on the bodies that "
-                        "carry them; the joints they mimic stay free, and the base parameters are those of the "
-                        "robot with the mimic joints held still"
-                        + (f" ({len(shifted)} with a <mimic offset>, e.g. {shifted[0]!r}: held at 0 all the same)"
-                           if shifted else "")), DescriptionWarning)
+        which = (f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
+                 f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''})")
+        if mimic == "independent":
+            what = (" read as independent joints, each with a coordinate of its own (pinocchio's default reading of "
+                    "a URDF): the base parameters are those of the robot with the couplings left out, and a log "
+                    "gives each of them its own column, its torque too (the coupling's, rarely logged: an effort "
+                    "of 0 is taken as measured)")
+        else:
+            shifted = [name for name, offset in mimics if _offset_given(offset)]
+            what = (" locked at q = 0 as joints off the paths to the tips are, their links weighing on the bodies "
+                    "that carry them; the joints they mimic stay free, and the base parameters are those of the "
+                    "robot with the mimic joints held still"
+                    + (f" ({len(shifted)} with a <mimic offset>, e.g. {shifted[0]!r}: held at 0 all the same)"
+                       if shifted else ""))
+        warn(printable(which + what), DescriptionWarning)
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
     elif len(robot_joints) > MAX_MOVING_JOINTS:
