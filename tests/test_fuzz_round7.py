@@ -251,6 +251,63 @@ def test_bodies_that_are_not_physical_with_a_definite_inertia_still_move():
     assert np.isfinite(run.q).all()
 
 
+
+def test_mass_matrix_c_loop_gives_the_numpy_blocks_numbers_to_the_bit(monkeypatch):
+    """M(q) (the definiteness check's, once per sample of a model whose bodies are not physical) by the robot's C
+    loop over samples, as the regressors: numpy's blocks took a millisecond for one sample of a 7-DOF arm."""
+    from baseparam.dynamics import _compiled, _native, _native_rule
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    robot = bp.load_robot(ROOT / "robots" / "kuka_iiwa14.yaml")
+    from random_bodies import random_parameters
+    model = bp.Model(robot, random_parameters(robot, "pseudo", np.random.default_rng(0))[0])
+    q = np.random.default_rng(1).uniform(-3, 3, (50, 7))
+    monkeypatch.setattr(_native_rule, "NATIVE_SAMPLES", 10 ** 9)
+    monkeypatch.setattr(_native_rule, "COMPILE_AFTER", 10 ** 9)
+    blocks = bp.mass_matrix(model, q)
+    loops = []
+    fill = _compiled.Batch.fill
+    monkeypatch.setattr(_compiled.Batch, "fill", lambda self, *a, **k: loops.append(1) or fill(self, *a, **k))
+    monkeypatch.setattr(_native_rule, "NATIVE_SAMPLES", 1)
+    for workers in (1, 2):
+        monkeypatch.setattr(_native_rule, "SAMPLES_PER_THREAD", 10 ** 9 if workers == 1 else 10)
+        np.testing.assert_array_equal(bp.mass_matrix(model, q), blocks)
+    np.testing.assert_array_equal(bp.mass_matrix(model, q[7]), blocks[7])
+    assert len(loops) == 3
+
+
+def test_definiteness_takes_eigenvalues_only_where_the_cholesky_attempt_fails(monkeypatch):
+    """One batched Cholesky factor of M − 1e-12·max|M|·1 decides (a tenth of eigvalsh's time); the eigenvalues are
+    taken only to name a failure, whose rule (smallest eigenvalue > 1e-12 max|M|) is the same on both sides."""
+    from baseparam.dynamics import _definite, regressors
+    base = bp.find_base_parameters(ARM)
+    base_model = base.model(base.from_standard(MODEL.p))
+    q, qd, tau = np.random.default_rng(4).uniform(-2, 2, (3, 40, 3))
+    expected = bp.forward_dynamics(base_model, q, qd, tau)
+    eigvalsh = np.linalg.eigvalsh
+    calls = []
+    monkeypatch.setattr(np.linalg, "eigvalsh", lambda a: calls.append(len(a)) or eigvalsh(a))
+    np.testing.assert_array_equal(bp.forward_dynamics(base_model, q, qd, tau), expected)
+    assert calls == []
+    bad = with_mass(2, -5.0)
+    assert _definite.nonphysical_body(bad) == "link 3: mass -5 kg"          # its bodies' eigenvalues, once
+    calls.clear()
+    with pytest.raises(bp.ArgumentError, match="M\\(q\\) is not positive definite at sample 0"):
+        bp.forward_dynamics(bad, [[0.3, -0.2, 0.5]] * 2, np.zeros((2, 3)), np.zeros((2, 3)))
+    assert calls == [2]
+    # at the threshold: a crafted M(q) of smallest eigenvalue just above, and just below, 1e-12 max|M|
+    rotation = np.linalg.qr(np.random.default_rng(5).normal(size=(3, 3)))[0]
+    for smallest, refused in ((1.5e-12, False), (0.5e-12, True)):
+        M = rotation @ np.diag([1.0, 0.5, smallest]) @ rotation.T
+        monkeypatch.setattr(regressors, "mass_matrix", lambda model, q, M=M: np.repeat(M[None], len(q), axis=0))
+        try:
+            _definite.require_definite(bad, np.zeros((4, 3)))
+        except bp.ArgumentError:
+            assert refused
+        else:
+            assert not refused
+
+
 # -- RK4 in calls that Ctrl-C can interrupt ------------------------------------------------------------------------
 @pytest.mark.parametrize("controller", [False, True])
 def test_rk4_with_many_substeps_runs_in_bounded_calls_of_the_compiled_loop(monkeypatch, controller):
