@@ -55,6 +55,18 @@ def test_states_of_more_samples_than_memory_are_refused_before_conversion(name, 
         getattr(bp, name)(model, *args)
 
 
+@pytest.mark.parametrize("model", [MODEL, SPACE], ids=["fixed", "floating"])
+@pytest.mark.parametrize("name", sorted(STATE_FUNCTIONS))
+@pytest.mark.parametrize("shape", [(10 ** 12,), (10 ** 6, 10 ** 6, 3)], ids=["1d", "3d"])
+def test_huge_state_views_of_other_dimensions_are_refused_before_conversion(name, model, shape):
+    """A view of 10¹² entries in 1 or 3 dimensions (a wrong shape, refused after its float copy) was converted first:
+    numpy's bare MemoryError, or with a size that fits, gigabytes and seconds before the shape's refusal."""
+    first, *rest = widths(model, name)
+    args = [np.broadcast_to(np.zeros(1, dtype=np.int8), shape)] + [np.zeros((1, w)) for w in rest]
+    with pytest.raises(bp.ResourceLimitError, match=r"^q\S*: \d+ values \(their float copies\) would need [\d.]+ TB"):
+        getattr(bp, name)(model, *args)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, k in STATE_FUNCTIONS.items() if k > 1))
 def test_sample_counts_are_compared_before_a_huge_array_is_converted(name):
     first, *rest = widths(MODEL, name)
