@@ -251,6 +251,19 @@ def test_simulating_bodies_that_are_not_physical_is_refused(method, state, solve
         bp.simulate(model, np.linspace(0, 0.1, 11), q0, np.zeros(3), method=method, state=state, solver=solver)
 
 
+def test_simulating_in_momenta_into_an_indefinite_inertia_is_a_simulation_error():
+    """A motion from a definite q0 that steps into a q where M(q) is indefinite: a SimulationError at its time, as
+    the other methods' (state='momenta' by solve_ivp gave the ArgumentError of its q̇ from the momenta, 'at sample
+    2')."""
+    model = with_mass(0, -1.8357998046464423)             # found by a search over masses and states
+    q0 = np.array([-2.622627009270172, 1.3552851826546606, -2.473392679443079])
+    assert smallest_eigenvalues(model, q0[None])[0] > 0
+    qd0 = np.array([-4.196331665681296, 14.940905244829288, -1.1079865299995397])
+    with pytest.raises(bp.SimulationError, match=r"M\(q\) is not positive definite at t = 0.1\d* s"):
+        bp.simulate(model, np.linspace(0, 0.5, 10), q0, qd0, method="RK45", state="momenta", solver="sweep",
+                    rtol=1e-2, atol=1e-2)
+
+
 def test_bodies_that_are_not_physical_with_a_definite_inertia_still_move():
     """A base model's standard equivalent is no set of physical bodies, but its M(q) is the robot's: its forward
     dynamics is the standard model's."""
