@@ -277,6 +277,24 @@ def test_bodies_that_are_not_physical_with_a_definite_inertia_still_move():
 
 
 
+def test_physical_bodies_are_checked_once_per_parameter_vector_not_per_model(monkeypatch):
+    """A loop that makes a model per call (``forward_dynamics(bp.Model(robot, p), …)``) looked at the bodies on every
+    call: a millisecond each for a 7-DOF arm, 20 times the forward dynamics. The verdict is kept with the robot by
+    the parameters' values, as their ForwardDynamics is."""
+    from baseparam.dynamics import _definite
+    looked = []
+    original = _definite.link_parameters
+    monkeypatch.setattr(_definite, "link_parameters", lambda model: looked.append(1) or original(model))
+    p = MODEL.p * 1.0123                                    # values no other test has used
+    bad = p.copy()
+    bad[LAYOUT.link_columns[1][-1]] = -2.0
+    q = np.array([[0.3, -0.2, 0.5]])
+    for _ in range(3):
+        bp.forward_dynamics(bp.Model(ARM, p), q[0], np.zeros(3), np.zeros(3))
+        assert _definite.nonphysical_body(bp.Model(ARM, bad)) == "link 2: mass -2 kg"
+        assert _definite.nonphysical_body(bp.Model(ARM, p)) is None
+    assert len(looked) == 2
+
 def test_mass_matrix_c_loop_gives_the_numpy_blocks_numbers_to_the_bit(monkeypatch):
     """M(q) (the definiteness check's, once per sample of a model whose bodies are not physical) by the robot's C
     loop over samples, as the regressors: numpy's blocks took a millisecond for one sample of a 7-DOF arm."""

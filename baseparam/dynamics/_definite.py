@@ -28,11 +28,16 @@ def _pseudo_inertia(J, MS, M):
     return P
 
 
+# Parameter vectors of one robot whose verdict is kept (as forward.bound keeps their ForwardDynamics)
+KEPT = 16
+
+
 def nonphysical_body(model):
     """The first body of ``model``'s values that is not physical, as text ('link 3: mass -5 kg'), or None
-    when all are (computed once per model)."""
+    when all are (computed once per model, and kept with the robot for a few parameter vectors: a loop that
+    makes a model per call, ``forward_dynamics(bp.Model(robot, p), …)``, paid a millisecond per call for it)."""
     def find():
-        links = link_parameters(standard_model(model))
+        links = link_parameters(standard)
         bodies = [(f"link {k + 1}", links.J[k], links.MS[k], links.M[k]) for k in range(len(links.M))]
         if links.base is not None:
             bodies.insert(0, ("the base", *links.base))
@@ -46,7 +51,10 @@ def nonphysical_body(model):
         return None
     found = model._memo.get("nonphysical")          # the common case first: a dict lookup, on every call
     if found is None:
-        found = model.memo("nonphysical", lambda: find() or "")
+        standard = standard_model(model)
+        key = (standard.parameters, standard.values().tobytes())
+        found = model.memo("nonphysical", lambda: standard.kernels.get("nonphysical", key, lambda: find() or "",
+                                                                       size=KEPT))
     return found or None
 
 
