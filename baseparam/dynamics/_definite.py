@@ -5,8 +5,8 @@ satisfy the triangle inequality; rotor inertias ≥ 0) give an M(q) that is posi
 the articulated-body algorithm's divisions say where it is singular (q̈ not finite). Identified parameters need not
 be physical (a negative mass, a base model's standard equivalent): M(q) may then be indefinite at some q, and q̈ =
 M⁻¹(τ − h) comes out finite but describes no motion of any robot (the kinetic energy ½ q̇ᵀMq̇ can be negative).
-Such models pay one mass matrix and its eigenvalues per sample, and a sample where M(q) is not positive definite is
-refused; physical ones pay nothing.
+Such models pay one mass matrix (the robot's C loop) and a Cholesky attempt per sample (the eigenvalues only where it
+fails), and a sample where M(q) is not positive definite is refused; physical ones pay a dict lookup.
 """
 from __future__ import annotations
 
