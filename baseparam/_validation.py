@@ -224,7 +224,7 @@ def check_state_sizes(arrays):
     """Refuse state arrays of sample counts that differ, or whose float copies and a result of as many samples
     would not fit in memory, before any of their values is read: a broadcast view (``np.broadcast_to``) of 10⁹
     samples costs no memory, but its conversion and a scan of its values take minutes that Ctrl-C cannot stop."""
-    count, floats, widest = None, 0, 0                  # a plain loop: this runs on every call of the dynamics
+    count, floats, widest, other = None, 0, 0, 0        # a plain loop: this runs on every call of the dynamics
     for x in arrays.values():
         if isinstance(x, np.ndarray) and x.ndim == 2:
             rows, width = x.shape
@@ -233,9 +233,14 @@ def check_state_sizes(arrays):
                                   if isinstance(a, np.ndarray) and a.ndim == 2)
                 raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
             count, floats, widest = rows, floats + width, max(widest, width)
+        elif isinstance(x, np.ndarray):
+            other += x.size     # a wrong shape (a view of 10¹² entries in 1 or 3 dimensions) is still converted first
     if count is not None and 8 * count * (floats + widest) > CHECKED_BYTES:
         names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim == 2)
         check_allocation((count, floats + widest), names, f"{count} samples (their float copies and a result)")
+    if 8 * other > CHECKED_BYTES:
+        names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim != 2)
+        check_allocation((other,), names, f"{other} values (their float copies)")
 
 
 # -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------

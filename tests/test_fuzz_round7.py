@@ -55,6 +55,18 @@ def test_states_of_more_samples_than_memory_are_refused_before_conversion(name, 
         getattr(bp, name)(model, *args)
 
 
+@pytest.mark.parametrize("model", [MODEL, SPACE], ids=["fixed", "floating"])
+@pytest.mark.parametrize("name", sorted(STATE_FUNCTIONS))
+@pytest.mark.parametrize("shape", [(10 ** 12,), (10 ** 6, 10 ** 6, 3)], ids=["1d", "3d"])
+def test_huge_state_views_of_other_dimensions_are_refused_before_conversion(name, model, shape):
+    """A view of 10¹² entries in 1 or 3 dimensions (a wrong shape, refused after its float copy) was converted first:
+    numpy's bare MemoryError, or with a size that fits, gigabytes and seconds before the shape's refusal."""
+    first, *rest = widths(model, name)
+    args = [np.broadcast_to(np.zeros(1, dtype=np.int8), shape)] + [np.zeros((1, w)) for w in rest]
+    with pytest.raises(bp.ResourceLimitError, match=r"^q\S*: \d+ values \(their float copies\) would need [\d.]+ TB"):
+        getattr(bp, name)(model, *args)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, k in STATE_FUNCTIONS.items() if k > 1))
 def test_sample_counts_are_compared_before_a_huge_array_is_converted(name):
     first, *rest = widths(MODEL, name)
@@ -239,6 +251,19 @@ def test_simulating_bodies_that_are_not_physical_is_refused(method, state, solve
         bp.simulate(model, np.linspace(0, 0.1, 11), q0, np.zeros(3), method=method, state=state, solver=solver)
 
 
+def test_simulating_in_momenta_into_an_indefinite_inertia_is_a_simulation_error():
+    """A motion from a definite q0 that steps into a q where M(q) is indefinite: a SimulationError at its time, as
+    the other methods' (state='momenta' by solve_ivp gave the ArgumentError of its q̇ from the momenta, 'at sample
+    2')."""
+    model = with_mass(0, -1.8357998046464423)             # found by a search over masses and states
+    q0 = np.array([-2.622627009270172, 1.3552851826546606, -2.473392679443079])
+    assert smallest_eigenvalues(model, q0[None])[0] > 0
+    qd0 = np.array([-4.196331665681296, 14.940905244829288, -1.1079865299995397])
+    with pytest.raises(bp.SimulationError, match=r"M\(q\) is not positive definite at t = 0.1\d* s"):
+        bp.simulate(model, np.linspace(0, 0.5, 10), q0, qd0, method="RK45", state="momenta", solver="sweep",
+                    rtol=1e-2, atol=1e-2)
+
+
 def test_bodies_that_are_not_physical_with_a_definite_inertia_still_move():
     """A base model's standard equivalent is no set of physical bodies, but its M(q) is the robot's: its forward
     dynamics is the standard model's."""
@@ -249,6 +274,81 @@ def test_bodies_that_are_not_physical_with_a_definite_inertia_still_move():
                                rtol=1e-9, atol=1e-9)
     run = bp.simulate(base_model, np.linspace(0, 0.1, 11), q[0], qd[0], method="rk4")
     assert np.isfinite(run.q).all()
+
+
+
+def test_physical_bodies_are_checked_once_per_parameter_vector_not_per_model(monkeypatch):
+    """A loop that makes a model per call (``forward_dynamics(bp.Model(robot, p), …)``) looked at the bodies on every
+    call: a millisecond each for a 7-DOF arm, 20 times the forward dynamics. The verdict is kept with the robot by
+    the parameters' values, as their ForwardDynamics is."""
+    from baseparam.dynamics import _definite
+    looked = []
+    original = _definite.link_parameters
+    monkeypatch.setattr(_definite, "link_parameters", lambda model: looked.append(1) or original(model))
+    p = MODEL.p * 1.0123                                    # values no other test has used
+    bad = p.copy()
+    bad[LAYOUT.link_columns[1][-1]] = -2.0
+    q = np.array([[0.3, -0.2, 0.5]])
+    for _ in range(3):
+        bp.forward_dynamics(bp.Model(ARM, p), q[0], np.zeros(3), np.zeros(3))
+        assert _definite.nonphysical_body(bp.Model(ARM, bad)) == "link 2: mass -2 kg"
+        assert _definite.nonphysical_body(bp.Model(ARM, p)) is None
+    assert len(looked) == 2
+
+def test_mass_matrix_c_loop_gives_the_numpy_blocks_numbers_to_the_bit(monkeypatch):
+    """M(q) (the definiteness check's, once per sample of a model whose bodies are not physical) by the robot's C
+    loop over samples, as the regressors: numpy's blocks took a millisecond for one sample of a 7-DOF arm."""
+    from baseparam.dynamics import _compiled, _native, _native_rule
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    robot = bp.load_robot(ROOT / "robots" / "kuka_iiwa14.yaml")
+    from random_bodies import random_parameters
+    model = bp.Model(robot, random_parameters(robot, "pseudo", np.random.default_rng(0))[0])
+    q = np.random.default_rng(1).uniform(-3, 3, (50, 7))
+    monkeypatch.setattr(_native_rule, "NATIVE_SAMPLES", 10 ** 9)
+    monkeypatch.setattr(_native_rule, "COMPILE_AFTER", 10 ** 9)
+    blocks = bp.mass_matrix(model, q)
+    loops = []
+    fill = _compiled.Batch.fill
+    monkeypatch.setattr(_compiled.Batch, "fill", lambda self, *a, **k: loops.append(1) or fill(self, *a, **k))
+    monkeypatch.setattr(_native_rule, "NATIVE_SAMPLES", 1)
+    for workers in (1, 2):
+        monkeypatch.setattr(_native_rule, "SAMPLES_PER_THREAD", 10 ** 9 if workers == 1 else 10)
+        np.testing.assert_array_equal(bp.mass_matrix(model, q), blocks)
+    np.testing.assert_array_equal(bp.mass_matrix(model, q[7]), blocks[7])
+    assert len(loops) == 3
+
+
+def test_definiteness_takes_eigenvalues_only_where_the_cholesky_attempt_fails(monkeypatch):
+    """One batched Cholesky factor of M − 1e-12·max|M|·1 decides (a tenth of eigvalsh's time); the eigenvalues are
+    taken only to name a failure, whose rule (smallest eigenvalue > 1e-12 max|M|) is the same on both sides."""
+    from baseparam.dynamics import _definite, regressors
+    base = bp.find_base_parameters(ARM)
+    base_model = base.model(base.from_standard(MODEL.p))
+    q, qd, tau = np.random.default_rng(4).uniform(-2, 2, (3, 40, 3))
+    expected = bp.forward_dynamics(base_model, q, qd, tau)
+    eigvalsh = np.linalg.eigvalsh
+    calls = []
+    monkeypatch.setattr(np.linalg, "eigvalsh", lambda a: calls.append(len(a)) or eigvalsh(a))
+    np.testing.assert_array_equal(bp.forward_dynamics(base_model, q, qd, tau), expected)
+    assert calls == []
+    bad = with_mass(2, -5.0)
+    assert _definite.nonphysical_body(bad) == "link 3: mass -5 kg"          # its bodies' eigenvalues, once
+    calls.clear()
+    with pytest.raises(bp.ArgumentError, match="M\\(q\\) is not positive definite at sample 0"):
+        bp.forward_dynamics(bad, [[0.3, -0.2, 0.5]] * 2, np.zeros((2, 3)), np.zeros((2, 3)))
+    assert calls == [2]
+    # at the threshold: a crafted M(q) of smallest eigenvalue just above, and just below, 1e-12 max|M|
+    rotation = np.linalg.qr(np.random.default_rng(5).normal(size=(3, 3)))[0]
+    for smallest, refused in ((1.5e-12, False), (0.5e-12, True)):
+        M = rotation @ np.diag([1.0, 0.5, smallest]) @ rotation.T
+        monkeypatch.setattr(regressors, "mass_matrix", lambda model, q, M=M: np.repeat(M[None], len(q), axis=0))
+        try:
+            _definite.require_definite(bad, np.zeros((4, 3)))
+        except bp.ArgumentError:
+            assert refused
+        else:
+            assert not refused
 
 
 # -- RK4 in calls that Ctrl-C can interrupt ------------------------------------------------------------------------

@@ -94,6 +94,9 @@ def _build(robot, parameters, columns, kind, gravity, friction):
     if kind in ("regressor", "slotine_li"):
         fn.native = Batch(g, outputs, offsets, robot.n_v, len(columns), first=first,
                           strides=(robot.n_q, robot.n_v, robot.n_v, robot.n_v, robot.n_dof, robot.n_dof))
+    elif kind == "mass":                      # a fixed base's (a floating one's M is Newton–Euler's)
+        fn.native = Batch(g, outputs, offsets, robot.n_v, robot.n_v, first=first, strides=(robot.n_q, 0),
+                          arguments=("q", "p"))
     return fn
 
 

@@ -5,8 +5,8 @@ satisfy the triangle inequality; rotor inertias ≥ 0) give an M(q) that is posi
 the articulated-body algorithm's divisions say where it is singular (q̈ not finite). Identified parameters need not
 be physical (a negative mass, a base model's standard equivalent): M(q) may then be indefinite at some q, and q̈ =
 M⁻¹(τ − h) comes out finite but describes no motion of any robot (the kinetic energy ½ q̇ᵀMq̇ can be negative).
-Such models pay one mass matrix and its eigenvalues per sample, and a sample where M(q) is not positive definite is
-refused; physical ones pay nothing.
+Such models pay one mass matrix (the robot's C loop) and a Cholesky attempt per sample (the eigenvalues only where it
+fails), and a sample where M(q) is not positive definite is refused; physical ones pay a dict lookup.
 """
 from __future__ import annotations
 
@@ -28,11 +28,16 @@ def _pseudo_inertia(J, MS, M):
     return P
 
 
+# Parameter vectors of one robot whose verdict is kept (as forward.bound keeps their ForwardDynamics)
+KEPT = 16
+
+
 def nonphysical_body(model):
     """The first body of ``model``'s values that is not physical, as text ('link 3: mass -5 kg'), or None
-    when all are (computed once per model)."""
+    when all are (computed once per model, and kept with the robot for a few parameter vectors: a loop that
+    makes a model per call, ``forward_dynamics(bp.Model(robot, p), …)``, paid a millisecond per call for it)."""
     def find():
-        links = link_parameters(standard_model(model))
+        links = link_parameters(standard)
         bodies = [(f"link {k + 1}", links.J[k], links.MS[k], links.M[k]) for k in range(len(links.M))]
         if links.base is not None:
             bodies.insert(0, ("the base", *links.base))
@@ -46,7 +51,10 @@ def nonphysical_body(model):
         return None
     found = model._memo.get("nonphysical")          # the common case first: a dict lookup, on every call
     if found is None:
-        found = model.memo("nonphysical", lambda: find() or "")
+        standard = standard_model(model)
+        key = (standard.parameters, standard.values().tobytes())
+        found = model.memo("nonphysical", lambda: standard.kernels.get("nonphysical", key, lambda: find() or "",
+                                                                       size=KEPT))
     return found or None
 
 
@@ -66,6 +74,14 @@ def require_definite(model, q, where=None, error=ArgumentError):
     from .regressors import mass_matrix
     M = mass_matrix(standard_model(model), q)
     scale = np.abs(M).max(axis=(1, 2))
+    # M − ε·scale·1 has a Cholesky factor exactly where M's smallest eigenvalue is above ε·scale: one batched
+    # attempt (a tenth of eigvalsh's time) settles the common case; the eigenvalues only find and name a failure
+    if np.isfinite(scale).all():
+        try:
+            np.linalg.cholesky(M - (ROUND_OFF * scale)[:, None, None] * np.eye(M.shape[1]))
+            return
+        except np.linalg.LinAlgError:
+            pass
     with np.errstate(all="ignore"):
         smallest = np.linalg.eigvalsh(M)[:, 0]
     bad = ~(smallest > ROUND_OFF * scale)

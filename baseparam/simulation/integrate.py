@@ -350,6 +350,9 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     q = np.array([unit(row) for row in y[:, :n_q]])
     if state == "momenta":
         from ..dynamics.momenta import velocities_from_momenta
+        # a step into a q where M(q) is indefinite (bodies not physical): the motion's error at its time, before
+        # q̇ = M⁻¹ p's ArgumentError of a sample
+        require_definite(model, q, lambda s: f"at t = {t[s]:.6g} s", SimulationError)
         qd = velocities_from_momenta(model, q, y[:, n_q:], solver)
     else:
         qd = y[:, n_q:].copy()
