@@ -453,3 +453,15 @@ def test_a_file_name_with_a_newline_gives_one_line(space, tmp_path, ext):
     with pytest.raises(bp.DataError) as info:
         read_contacts(contacts, robot)
     assert "\n" not in str(info.value) and "contacts\\nforged" in str(info.value), str(info.value)
+
+
+def test_floating_npz_member_of_no_number_type_named_as_such(tmp_path):
+    """A floating NPZ log's member of strings is refused as not numeric, in one line naming the file and key (its
+    refusal was caught by the archive's own error handler and rewrapped as 'not a valid NPZ member (…)')."""
+    path = tmp_path / "log.npz"
+    np.savez(path, t=np.arange(3.0), q=np.array([["a"] * 13] * 3))
+    from baseparam.identification.floating_logs import read_floating_log
+    with pytest.raises(bp.errors.DataError) as info:
+        read_floating_log(path, bp.load_robot(SPACE))
+    message = str(info.value)
+    assert "log.npz: q: not numeric (<U1)" in message and "not a valid NPZ member" not in message, message

@@ -126,6 +126,26 @@ def _npy_data(archive, info):
         return np.lib.format.read_array(stream, allow_pickle=False)
 
 
+def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
+    """An NPZ member's values as float64 and their count, its header checked before its data is read: a real
+    number type (strings, objects — pickles — and complex numbers refused: float() would fail or drop a part) and
+    at most ``left`` values (``too_many``: the refusal's text, by default "more than ``left`` values"). ``where``
+    begins each one-line message (the file and the member)."""
+    try:
+        shape, dtype = _npy_header(archive, info)[:2]
+    except _NPZ_ERRORS as exc:
+        raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
+    if dtype.kind not in "iuf":
+        raise DataError(f"{where}: not numeric ({dtype})")
+    count = int(np.prod(shape, dtype=float))
+    if count > left:
+        raise DataError(too_many or f"{where}: more than {left} values")
+    try:
+        return np.asarray(_npy_data(archive, info), dtype=float), count
+    except _NPZ_ERRORS as exc:
+        raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
+
+
 def _check_count(source, count):
     if count > MAX_ARRAYS:
         raise DataError(f"{source}: {count} arrays; a trajectory file may hold at most {MAX_ARRAYS}")

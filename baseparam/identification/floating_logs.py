@@ -203,25 +203,18 @@ def _npz_arrays(path):
     """The numeric arrays of an NPZ log, by key: the archive checked as the trajectory reader checks it (no
     zip, a name held twice), each member's header (dtype, size) checked before its data is read."""
     label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
-    from ._arrays import _NPZ_ERRORS, _npy_data, _npy_header, open_npz
+    from ._arrays import numeric_member, open_npz
     from ._record import MAX_VALUES
 
     archive, members = open_npz(path, path)
-    data, total = {}, 0
+    data, left = {}, MAX_VALUES
     with archive:
         for key in ("t", "q", "qd", "qdd", "tau", "wrenches"):
-            if key not in members:
-                continue
-            try:
-                shape, dtype = _npy_header(archive, members[key])[:2]
-                if dtype.kind not in "iuf":
-                    raise DataError(f"{label}: {key}: not numeric ({dtype})")
-                total += int(np.prod(shape, dtype=float))
-                if total > MAX_VALUES:
-                    raise DataError(f"{label}: more than {MAX_VALUES} values; a log may hold at most that many")
-                data[key] = np.asarray(_npy_data(archive, members[key]), dtype=float)
-            except _NPZ_ERRORS as exc:
-                raise DataError(f"{label}: {key}: not a valid NPZ member ({_one_line(exc)})") from None
+            if key in members:
+                data[key], count = numeric_member(
+                    archive, members[key], f"{label}: {key}", left,
+                    f"{label}: more than {MAX_VALUES} values; a log may hold at most that many")
+                left -= count
     return data
 
 

@@ -156,26 +156,13 @@ def read_wrench(path, names, skipped=(), unit="line"):
 def _npz_wrench(text, key):
     """The array ``key`` of an NPZ log, read as the trajectory reader reads its members (the archive checked, the
     member's header — a number type, a bounded size — before its data, nothing unpickled)."""
-    from ._arrays import _NPZ_ERRORS, _npy_data, _npy_header, open_npz
-    from ._record import MAX_VALUES, _one_line
+    from ._arrays import numeric_member, open_npz
 
     archive, members = open_npz(text, text)
     with archive:
         if key not in members:
             raise DataError(f"{text}: wrench: no key {shown(key)} (keys: {', '.join(map(shown, members))})")
-        try:
-            shape, dtype = _npy_header(archive, members[key])[:2]
-        except _NPZ_ERRORS as exc:
-            raise DataError(f"{text}: wrench: key {shown(key)}: not a valid NPZ member ({_one_line(exc)})") from None
-        # strings, objects (pickles) and complex numbers are no wrench: float() would fail or drop a part
-        if dtype.kind not in "iuf":
-            raise DataError(f"{text}: wrench: key {shown(key)}: not real numbers ({dtype})")
-        if np.prod(shape, dtype=float) > MAX_VALUES:
-            raise DataError(f"{text}: wrench: key {shown(key)}: more than {MAX_VALUES} values")
-        try:
-            return np.asarray(_npy_data(archive, members[key]), dtype=float)
-        except _NPZ_ERRORS as exc:
-            raise DataError(f"{text}: wrench: key {shown(key)}: not a valid NPZ member ({_one_line(exc)})") from None
+        return numeric_member(archive, members[key], f"{text}: wrench: key {shown(key)}")[0]
 
 
 def _numbers(row, index):
