@@ -343,16 +343,23 @@ def _together(arrays, width):
     return out, all(singles)
 
 
-def unit_quaternions(q):
-    """``q`` (n_samples, 7 + n_dof) with its base quaternions (columns 3:7) normalized, a copy."""
-    norm = np.sqrt((q[:, 3:7] ** 2).sum(axis=1))
+def normalized_quaternions(quat, refuse):
+    """Quaternions ``quat`` (S, 4) divided by their norms, each norm within :data:`QUATERNION_SLACK` of 1;
+    ``refuse(s, norm)``: the exception raised for the first sample s beyond it."""
+    norm = np.sqrt((quat ** 2).sum(axis=1))
     bad = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
     if bad.any():
         s = int(np.argmax(bad))
-        raise ArgumentError(f"q: the base quaternion (columns 4-7: x, y, z, w) at sample {s} has norm {norm[s]:.6g}; "
-                            "expected a unit quaternion")
+        raise refuse(s, norm[s])
+    return quat / norm[:, None]
+
+
+def unit_quaternions(q):
+    """``q`` (n_samples, 7 + n_dof) with its base quaternions (columns 3:7) normalized, a copy."""
     q = q.copy()
-    q[:, 3:7] /= norm[:, None]
+    q[:, 3:7] = normalized_quaternions(q[:, 3:7], lambda s, norm: ArgumentError(
+        f"q: the base quaternion (columns 4-7: x, y, z, w) at sample {s} has norm {norm:.6g}; expected a unit "
+        "quaternion"))
     return q
 
 
@@ -376,4 +383,4 @@ __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocatio
            "check_mass_range", "check_memory", "check_mimic", "check_names", "check_number", "check_option",
            "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
            "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real", "refuse_special",
-           "shown", "unit_quaternions"]
+           "shown", "unit_quaternions", "normalized_quaternions"]

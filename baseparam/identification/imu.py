@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import QUATERNION_SLACK
+from .._validation import normalized_quaternions
 from ..errors import DataError, SettingsError, printable
 from ..motion import Trajectory
 
@@ -126,13 +126,8 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     if orientation is None:
         quat = np.tile([0.0, 0.0, 0.0, 1.0], (S, 1))
     else:
-        quat = samples("orientation", orientation, 4)
-        norm = np.linalg.norm(quat, axis=1)
-        off = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
-        if off.any():
-            s = int(np.argmax(off))
-            raise DataError(f"{source}: orientation: sample {s}: norm {norm[s]:.6g}; expected a unit quaternion")
-        quat = quat / norm[:, None]
+        quat = normalized_quaternions(samples("orientation", orientation, 4), lambda s, norm: DataError(
+            f"{source}: orientation: sample {s}: norm {norm:.6g}; expected a unit quaternion"))
     omega_dot_i = (np.gradient(omega_i, t, axis=0) if angular_acceleration is None
                    else samples("angular_acceleration", angular_acceleration, 3))
     if R_bi is None:
