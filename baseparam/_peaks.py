@@ -41,14 +41,15 @@ _FLOATS = {
     "reaction_wrenches": lambda nq, nv, n, c: 2 * nq + 4 * nv + 12 * n,
     # q, q̇, τ copies and q̈ (the C loop writes in place)
     "forward_dynamics": lambda nq, nv, n, c: nq + 2 * nv,
-    # the momenta functions: per block, the tree's link velocities and momenta (6 per joint), stacked results
-    "generalized_momenta": lambda nq, nv, n, c: 2 * nq + 4 * nv,
+    "generalized_momenta": lambda nq, nv, n, c: 2 * nq + 4 * nv,       # Newton–Euler's rows, as above
     "kinetic_energy": lambda nq, nv, n, c: 2 * nq + 4 * nv,
-    "potential_energy": lambda nq, nv, n, c: 2 * nq + 4 * nv,
-    "momentum": lambda nq, nv, n, c: 2 * nq + 6 * nv,
-    "momenta_rate": lambda nq, nv, n, c: 2 * nq + 7 * nv,
-    # as the momenta, and the mass matrix each sample's solve factors (n_v² values)
-    "velocities_from_momenta": lambda nq, nv, n, c: nv * nv + 2 * nq + 4 * nv,
+    # over the kinematic tree, block by block (its memory is per block, below): the state copies (q's and its
+    # normalized copy for a floating base), the blocks' results and their stack
+    "potential_energy": lambda nq, nv, n, c: 2 * nq + 2,
+    "momentum": lambda nq, nv, n, c: 2 * nq + nv + 12,
+    "momenta_rate": lambda nq, nv, n, c: 2 * nq + 4 * nv,
+    # and the check of the result (a mask) and of M(q) at every sample (q again)
+    "velocities_from_momenta": lambda nq, nv, n, c: 2 * nq + 4 * nv,
     # the matrix and its copy (transposed columns stacked), the unit rates and states
     "mass_matrix": lambda nq, nv, n, c: 2 * nv * nv + 2 * nq + 2 * nv,
     "coriolis_matrix": lambda nq, nv, n, c: 4 * nv * nv + 2 * nq + 2 * nv,
