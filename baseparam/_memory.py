@@ -102,6 +102,6 @@ def budget(max_memory=None):
 def format_size(n):
     """``1.2 GB``, ``350 MB``, ``12 kB`` (powers of 1000)."""
     for unit, factor in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= factor:
-            return f"{n / factor:.3g} {unit}"
+        if n >= factor:     # thousands of TB in digits, not 5.02e+03
+            return f"{n / factor:.3g} {unit}" if n < 1000 * factor else f"{n / factor:.0f} {unit}"
     return f"{int(n)} bytes"

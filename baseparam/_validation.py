@@ -207,6 +207,9 @@ def check_memory(needed, message, max_memory=None):
 # Below this many bytes an allocation is not worth the look at /proc/meminfo that checking it costs (the state
 # functions are called in loops, one sample at a time).
 CHECKED_BYTES = 2 ** 26
+# No state function of a robot of at most 64 joints needs CHECKED_BYTES for this many samples (a regressor of
+# 70 rows and 64 × 14 columns takes 0.5 MB a sample)
+FEW_SAMPLES = 64
 
 
 def check_allocation(shape, name: str, what=None, max_memory=None):
@@ -220,10 +223,14 @@ def check_allocation(shape, name: str, what=None, max_memory=None):
                                                    f"{allowed} available; pass fewer samples", max_memory)
 
 
-def check_state_sizes(arrays):
+def check_state_sizes(arrays, peak=None):
     """Refuse state arrays of sample counts that differ, or whose float copies and a result of as many samples
     would not fit in memory, before any of their values is read: a broadcast view (``np.broadcast_to``) of 10⁹
-    samples costs no memory, but its conversion and a scan of its values take minutes that Ctrl-C cannot stop."""
+    samples costs no memory, but its conversion and a scan of its values take minutes that Ctrl-C cannot stop.
+    ``peak``: a function of the number of samples giving the bytes the calling function needs at its peak
+    (:func:`baseparam._peaks.peak`), when more than the float copies and a result; called only for more than
+    :data:`FEW_SAMPLES` samples (a regressor's column count costs a millisecond a call of one sample should not
+    pay)."""
     count, floats, widest, other = None, 0, 0, 0        # a plain loop: this runs on every call of the dynamics
     for x in arrays.values():
         if isinstance(x, np.ndarray) and x.ndim == 2:
@@ -235,16 +242,20 @@ def check_state_sizes(arrays):
             count, floats, widest = rows, floats + width, max(widest, width)
         elif isinstance(x, np.ndarray):
             other += x.size     # a wrong shape (a view of 10¹² entries in 1 or 3 dimensions) is still converted first
-    if count is not None and 8 * count * (floats + widest) > CHECKED_BYTES:
+    width = floats + widest
+    if peak is not None and count is not None and count > FEW_SAMPLES:
+        width = max(width, -(-peak(count) // (8 * count)))
+    if count is not None and 8 * count * width > CHECKED_BYTES:
         names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim == 2)
-        check_allocation((count, floats + widest), names, f"{count} samples (their float copies and a result)")
+        what = "their float copies and a result" if peak is None else "the computation's peak"
+        check_allocation((count, width), names, f"{count} samples ({what})")
     if 8 * other > CHECKED_BYTES:
         names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim != 2)
         check_allocation((other,), names, f"{other} values (their float copies)")
 
 
 # -- arrays of the dynamics: states and parameter vectors ---------------------------------------------------------
-def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
+def check_samples(name: str, x, n_dof: int, *, error=ArgumentError, peak=None):
     """A state array as ``(n_samples, n_dof)`` float; also says whether the caller gave one sample.
 
     Parameters
@@ -268,7 +279,7 @@ def check_samples(name: str, x, n_dof: int, *, error=ArgumentError):
     ResourceLimitError
         So many samples that a float copy and a result of their size would not fit in memory.
     """
-    check_state_sizes({name: x})
+    check_state_sizes({name: x}, peak)
     return _samples(name, x, n_dof, error)
 
 
@@ -300,19 +311,21 @@ def _within(arr):
     return bool(arr.max() <= ABSURD and arr.min() >= -ABSURD)
 
 
-def check_states(n_dof: int, **arrays):
-    """Several state arrays checked together (each :func:`check_samples`, one number of samples).
+def check_states(n_dof: int, *, peak=None, **arrays):
+    """Several state arrays checked together (each :func:`check_samples`, one number of samples); ``peak``: the
+    calling function's memory at its peak, as in :func:`check_state_sizes`.
 
     Returns
     -------
     list of ndarray, each (n_samples, n_dof), in the keyword order, and the ``single`` flag.
     """
-    return _together(arrays, lambda name: n_dof)
+    return _together(arrays, lambda name: n_dof, peak)
 
 
-def check_robot_states(robot, **arrays):
+def check_robot_states(robot, *, peak=None, **arrays):
     """A robot's state arrays checked together: ``q`` has ``robot.n_q`` columns, every other one
-    (``qd``, ``qdd``, ``tau``, …) ``robot.n_v``; the same number of samples.
+    (``qd``, ``qdd``, ``tau``, …) ``robot.n_v``; the same number of samples (``peak``: as in
+    :func:`check_state_sizes`).
 
     For a floating base the quaternion in ``q[:, 3:7]`` is normalized (a copy); one whose norm is
     not within 1e-3 of 1 is refused (wrong order or units, not round-off).
@@ -321,16 +334,17 @@ def check_robot_states(robot, **arrays):
     -------
     list of ndarray, in the keyword order, and the ``single`` flag (as :func:`check_states`).
     """
-    out, single = _together(arrays, lambda name: robot.n_q if name == "q" else robot.n_v)
+    out, single = _together(arrays, lambda name: robot.n_q if name == "q" else robot.n_v, peak)
     if robot.is_floating and "q" in arrays:
         k = list(arrays).index("q")
         out[k] = unit_quaternions(out[k])
     return out, single
 
 
-def _together(arrays, width):
-    """:func:`check_samples` of each array (``width(name)`` columns), and one number of samples for all."""
-    check_state_sizes(arrays)
+def _together(arrays, width, peak=None):
+    """:func:`check_samples` of each array (``width(name)`` columns), and one number of samples for all
+    (``peak``: as in :func:`check_state_sizes`)."""
+    check_state_sizes(arrays, peak)
     out, singles = [], []
     for name, x in arrays.items():
         arr, single = _samples(name, x, width(name), ArgumentError)

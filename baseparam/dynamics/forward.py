@@ -30,6 +30,7 @@ from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._compiled import PIECE_SAMPLES
 from ._definite import at_this_q, nonphysical_body, require_definite
+from .._peaks import peak
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
@@ -350,7 +351,8 @@ def forward_dynamics(model, q, qd, tau):
     """
     robot = model.robot
     if robot.is_floating:
-        check_state_sizes({"q": q, "qd": qd, "tau": tau})     # before tau is converted and widened
+        # before tau is converted and widened
+        check_state_sizes({"q": q, "qd": qd, "tau": tau}, peak("forward_dynamics", robot))
         tau = real_array("tau", tau, ArgumentError)
         if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
             tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
@@ -364,7 +366,8 @@ def forward_dynamics(model, q, qd, tau):
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
         return qdd
-    (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau)
+    (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau,
+                                        peak=peak("forward_dynamics", robot))
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if single:

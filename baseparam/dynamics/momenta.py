@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._peaks import peak
 from .._validation import check_option
 from ..errors import ArgumentError, SimulationError
 from ..model.value import takes_model
@@ -135,12 +136,13 @@ def _rates(tree, qd, v, mu, tau):
     return out
 
 
-def _over_samples(model, work, what=None, **arrays):
+def _over_samples(model, work, what=None, *, name, **arrays):
     """``work(tree, *arrays after q)`` over blocks of checked samples, results stacked (S, ...); one
-    sample in, one out. ``what``: as in :func:`~baseparam.dynamics.samples.standard_model` (refuse a base model)."""
+    sample in, one out. ``what``: as in :func:`~baseparam.dynamics.samples.standard_model` (refuse a base model);
+    ``name``: the public function's, for its memory check."""
     links = link_parameters(model, what)
     robot = model.robot
-    (q, *rest), single = robot_states(robot, **arrays)
+    (q, *rest), single = robot_states(robot, peak=peak(name, robot), **arrays)
     parts = [work(Tree(robot, links, q[s0:s0 + CHUNK]), *(a[s0:s0 + CHUNK] for a in rest))
              for s0 in range(0, q.shape[0], CHUNK)]
     if not parts:       # no samples: no rows, of the shape one sample (the neutral configuration) gives
@@ -169,7 +171,8 @@ def generalized_momenta(model, q, qd):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    (q, qd), single = robot_states(model.robot, q=q, qd=qd)
+    (q, qd), single = robot_states(model.robot, q=q, qd=qd,
+                                   peak=peak("generalized_momenta", model.robot))
     p = _momenta(model, q, qd)
     return p[0] if single else p
 
@@ -200,7 +203,7 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
             except np.linalg.LinAlgError:
                 return np.full_like(m, np.nan)
 
-    qd = _over_samples(model, solve_one, q=q, momenta=momenta)
+    qd = _over_samples(model, solve_one, name="velocities_from_momenta", q=q, momenta=momenta)
     bad = ~np.isfinite(qd)
     if bad.any():
         s = "" if qd.ndim == 1 else f" at sample {int(np.argmax(bad.any(axis=1)))}"
@@ -230,7 +233,7 @@ def momenta_rate(model, q, qd, tau):
     def work(tree, qd, tau):
         v = tree.velocities(qd)
         return _rates(tree, qd, v, tree.subtree_sums([x @ M.T for x, M in zip(v, tree.M)]), tau)
-    return _over_samples(model, work, q=q, qd=qd, tau=tau)
+    return _over_samples(model, work, name="momenta_rate", q=q, qd=qd, tau=tau)
 
 
 def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
@@ -262,13 +265,13 @@ def momentum(model, q, qd):
     def work(tree, qd):
         v = tree.velocities(qd)
         return public_layout(sum(tree.world_wrench(b, v[b] @ tree.M[b].T) for b in range(tree.n_bodies)))
-    return _over_samples(model, work, "momentum", q=q, qd=qd)
+    return _over_samples(model, work, "momentum", name="momentum", q=q, qd=qd)
 
 
 @takes_model("p", "q", "qd", "parameters")
 def kinetic_energy(model, q, qd):
     """½ q̇ᵀ M(q) q̇, rotor inertia included. Returns (n_samples,) (or a float)."""
-    (q, qd), single = robot_states(model.robot, q=q, qd=qd)
+    (q, qd), single = robot_states(model.robot, q=q, qd=qd, peak=peak("kinetic_energy", model.robot))
     energy = 0.5 * (_momenta(model, q, qd) * qd).sum(axis=1)
     return float(energy[0]) if single else energy
 
@@ -283,4 +286,4 @@ def potential_energy(model, q):
         for b, (_, h, m) in enumerate(tree.bodies):
             total -= m * (tree.P[b] @ g) + np.einsum("sij,j->si", tree.R[b], h) @ g
         return total
-    return _over_samples(model, work, "potential_energy", q=q)
+    return _over_samples(model, work, "potential_energy", name="potential_energy", q=q)

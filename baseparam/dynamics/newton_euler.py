@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._peaks import peak
 from .._validation import shown
 from ..errors import ArgumentError
 from ..model._kernels import kernels_of
@@ -108,14 +109,14 @@ def inverse_dynamics(model, q, qd, qdd):
     """
     if isinstance(model, BaseModel):          # its base set's customized Newton–Euler (regressors.newton_euler_base)
         return model.base.inverse_dynamics(model.values(), q, qd, qdd)
-    return _torques(model, {"q": q, "qd": qd, "qdd": qdd})
+    return _torques(model, {"q": q, "qd": qd, "qdd": qdd}, "inverse_dynamics")
 
 
-def _torques(model, states, **flags):
+def _torques(model, states, name, **flags):
     """:func:`blocked` of a model at checked ``states`` ({'q': …, 'qd': …, 'qdd': …}, the rates zero where
-    left out); one sample in, one out."""
+    left out); one sample in, one out. ``name``: the public function's, for its memory check."""
     robot = model.robot
-    (q, *rates), single = robot_states(robot, **states)
+    (q, *rates), single = robot_states(robot, peak=peak(name, robot), **states)
     zero = np.zeros((q.shape[0], robot.n_v))
     qd, qdd = (rates + [zero, zero])[:2]
     tau = blocked(standard_model(model), q, qd, qdd, **flags)
@@ -161,7 +162,8 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     model.values()                             # no values: that error first
     if frame not in ("link", "joint"):
         raise ArgumentError(f"frame: expected 'link' or 'joint', got {shown(frame)}")
-    (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd)
+    (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd,
+                                        peak=peak("reaction_wrenches", model.robot))
     wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))
     return wrenches[0] if single else wrenches
 
@@ -177,7 +179,7 @@ def gravity_torque(model, q):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    return _torques(model, {"q": q}, friction=False)
+    return _torques(model, {"q": q}, "gravity_torque", friction=False)
 
 
 @takes_model("p", "q", "qd", "parameters")
@@ -190,7 +192,7 @@ def coriolis_torque(model, q, qd):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    return _torques(model, {"q": q, "qd": qd}, gravity=False, friction=False)
+    return _torques(model, {"q": q, "qd": qd}, "coriolis_torque", gravity=False, friction=False)
 
 
 @takes_model("p", "qd", "parameters")
@@ -205,7 +207,7 @@ def friction_torque(model, qd):
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
     robot = model.robot
-    (qd,), single = robot_states(robot, qd=qd)
+    (qd,), single = robot_states(robot, qd=qd, peak=peak("friction_torque", robot))
     tau = np.zeros_like(qd)
     joints = slice(robot.n_v - robot.n_dof, None)
     tau[:, joints] = link_parameters(model).friction(qd[:, joints].T).T

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._peaks import peak
 from .._validation import check_allocation, check_workers
 from ..errors import ArgumentError
 from ._compiled import as_columns, regressor_function
@@ -314,10 +315,14 @@ def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None, wor
     """The regressor's ``columns`` (None: all) at the states ``arrays``, checked: {'q', 'qd', 'qdd'}, or
     {'q', 'qd', 'qd_ref', 'qdd_ref'} for Slotine–Li; one sample in, one out (the public regressors)."""
     workers = check_workers(workers, default=None)
+    name = "slotine_li_regressor" if "qd_ref" in arrays else "regressor"
+
+    def needed(count):          # the column count only for a call of many samples: it costs a millisecond
+        return peak(name, robot, len(_columns(robot, parameters, columns)))(count)
     if robot.is_floating:
-        checked, single = robot_states(robot, **arrays)
+        checked, single = robot_states(robot, peak=needed, **arrays)
     else:
-        checked, single = states(robot.n_dof, **arrays)
+        checked, single = states(robot.n_dof, peak=needed, **arrays)
     q, qd, *rest = checked
     qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
     W = evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
@@ -361,9 +366,9 @@ def coriolis_matrix(model, q, qd):
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
     if robot.is_floating:
-        (q, qd), single = robot_states(robot, q=q, qd=qd)
+        (q, qd), single = robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
     else:
-        (q, qd), single = states(robot.n_dof, q=q, qd=qd)
+        (q, qd), single = states(robot.n_dof, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
     p = model.values()
     zero = np.zeros_like(qd)
     C = by_unit_rates(qd, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
@@ -389,12 +394,12 @@ def mass_matrix(model, q):
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
     if robot.is_floating:
-        (q,), single = robot_states(robot, q=q)
+        (q,), single = robot_states(robot, q=q, peak=peak("mass_matrix", robot))
         zero = np.zeros((q.shape[0], robot.n_v))
         M = by_unit_rates(q, lambda unit: newton_euler.blocked(model, q, zero, unit, gravity=False, friction=False),
                           robot.n_v)
         return M[0] if single else M
-    q, single = as_samples("q", q, robot.n_dof)
+    q, single = as_samples("q", q, robot.n_dof, peak=peak("mass_matrix", robot))
     p = model.values()
     block = regressor_function(robot, parameters, (), "mass")
     n = robot.n_dof
