@@ -228,7 +228,7 @@ def check_state_sizes(arrays, peak=None):
     would not fit in memory, before any of their values is read: a broadcast view (``np.broadcast_to``) of 10⁹
     samples costs no memory, but its conversion and a scan of its values take minutes that Ctrl-C cannot stop.
     ``peak``: a function of the number of samples giving the bytes the calling function needs at its peak
-    (:func:`baseparam._peaks.peak`), when more than the float copies and a result; called only for more than
+    (:func:`baseparam.dynamics._peaks.peak`), when more than the float copies and a result; called only for more than
     :data:`FEW_SAMPLES` samples (a regressor's column count costs a millisecond a call of one sample should not
     pay)."""
     count, floats, widest, other = None, 0, 0, 0        # a plain loop: this runs on every call of the dynamics

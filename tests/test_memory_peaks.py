@@ -4,7 +4,7 @@ The check compared the budget with the state arrays' float copies and a result, 
 (kernel rows, zero rates, friction shapes, transposed copies): at 10⁵ samples of a 7-joint arm, gravity_torque and
 friction_torque peaked at 2.5 times the larger check, reaction_wrenches at 3, coriolis_matrix at 2.4, so a call that
 just passed the check could still exhaust memory. Each function's
-check now uses its peak per sample (:mod:`baseparam._peaks`); tracemalloc's peak must stay within it, and the
+check now uses its peak per sample (:mod:`baseparam.dynamics._peaks`); tracemalloc's peak must stay within it, and the
 estimate within four times the peak (legitimate large calls must still run).
 """
 import tracemalloc

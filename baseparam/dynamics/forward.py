@@ -30,7 +30,7 @@ from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._compiled import PIECE_SAMPLES
 from ._definite import at_this_q, nonphysical_body, require_definite
-from .._peaks import peak
+from ._peaks import peak
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._peaks import peak
+from ._peaks import peak
 from .._validation import check_option
 from ..errors import ArgumentError, SimulationError
 from ..model.value import takes_model

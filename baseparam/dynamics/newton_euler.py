@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._peaks import peak
+from ._peaks import peak
 from .._validation import shown
 from ..errors import ArgumentError
 from ..model._kernels import kernels_of

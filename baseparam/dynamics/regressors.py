@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._peaks import peak
+from ._peaks import peak
 from .._validation import check_allocation, check_workers
 from ..errors import ArgumentError
 from ._compiled import as_columns, regressor_function

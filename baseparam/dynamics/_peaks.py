@@ -26,8 +26,8 @@ least the peak, at most four times it.
 """
 from __future__ import annotations
 
-from .dynamics import _native, _native_rule
-from .dynamics.samples import CHUNK
+from . import _native, _native_rule
+from .samples import CHUNK
 
 # function name → floats per sample, as a function of (n_q, n_v, n_dof, n_columns)
 _FLOATS = {
