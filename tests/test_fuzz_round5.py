@@ -39,6 +39,23 @@ def _joint_states(writer, ts, count):
                                                   "sensor_msgs/msg/JointState"))
 
 
+def _compressed_bag(bag, storage, mode, count, extra=None):
+    """A ROS 2 bag written by rosbags at ``bag``: ``storage`` ('SQLITE3' or 'MCAP'), zstd compression by ``mode``
+    ('FILE' or 'MESSAGE'), ``count`` joint states (:func:`_joint_states`), then what ``extra(writer, ts)`` adds.
+    Returns the typestore."""
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+
+    from test_logs import _typestore
+    ts = _typestore()
+    writer = Writer(bag, version=8, storage_plugin=getattr(StoragePlugin, storage))
+    writer.set_compression(getattr(CompressionMode, mode), CompressionFormat.ZSTD)
+    with writer:
+        _joint_states(writer, ts, count)
+        if extra is not None:
+            extra(writer, ts)
+    return ts
+
+
 @pytest.fixture(scope="module")
 def touching(space):
     """The space robot's floating log with two contacts' wrenches, and a contacts file for them."""
@@ -139,18 +156,12 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     unchanged for STALE_SECONDS, its process ended), and leaves a live one's, a link, and other programs' alone."""
     import os
 
-    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
-
     from baseparam._atomic import STALE_SECONDS
-    from test_logs import _typestore
     temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(temp))
-    ts, bag = _typestore(), tmp_path / "bag"
-    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
-    writer.set_compression(CompressionMode.FILE, CompressionFormat.ZSTD)
-    with writer:
-        _joint_states(writer, ts, 50)
+    bag = tmp_path / "bag"
+    _compressed_bag(bag, "SQLITE3", "FILE", 50)
     dead = 2 ** 22 + 1                     # beyond Linux's largest process id: no process has it
     old = os.path.getmtime(bag) - 2 * STALE_SECONDS
     leftovers = {f"baseparam-rosbag2-{dead}-abc": True, f"baseparam-rosbag2-{os.getpid()}-abc": False,
@@ -184,18 +195,14 @@ def test_message_compressed_bag_checks_only_the_topics_it_reads(tmp_path, monkey
     import sqlite3
 
     import zstandard
-    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
-    from test_logs import _typestore
+    def camera(writer, ts):
+        topic = writer.add_connection("/camera/raw", "std_msgs/msg/String", typestore=ts)
+        writer.write(topic, 10**9, ts.serialize_cdr(ts.types["std_msgs/msg/String"](data="frame"),
+                                                    "std_msgs/msg/String"))
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    ts, bag = _typestore(), tmp_path / "bag"
-    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
-    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
-    with writer:
-        _joint_states(writer, ts, 100)
-        camera = writer.add_connection("/camera/raw", "std_msgs/msg/String", typestore=ts)
-        writer.write(camera, 10**9, ts.serialize_cdr(ts.types["std_msgs/msg/String"](data="frame"),
-                                                     "std_msgs/msg/String"))
+    bag = tmp_path / "bag"
+    _compressed_bag(bag, "SQLITE3", "MESSAGE", 100, camera)
     packer = zstandard.ZstdCompressor(level=1).compressobj()
     bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
     with sqlite3.connect(bag / "bag.db3") as db:
@@ -330,13 +337,11 @@ def test_message_compressed_bag_bomb_on_a_base_topic_found_by_type_is_refused(tm
     import types
 
     import zstandard
-    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
     from rosbags.rosbag2 import writer as rosbags_writer
 
     from baseparam.errors import DataError
     from baseparam.identification._bag_files import read_raw
     from baseparam.identification._floating_bags import BASE_TYPES
-    from test_logs import _typestore
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     packer = zstandard.ZstdCompressor(level=1).compressobj()
     bomb = b"".join([packer.compress(bytes(16 << 20)) for _ in range(4)] + [packer.flush()])
@@ -344,13 +349,11 @@ def test_message_compressed_bag_bomb_on_a_base_topic_found_by_type_is_refused(tm
     real = rosbags_writer.zstd
     monkeypatch.setattr(rosbags_writer, "zstd", types.SimpleNamespace(
         compress=lambda data: bomb if data == odometry else real.compress(data)))
-    ts, bag = _typestore(), tmp_path / "bag"
-    writer = Writer(bag, version=8, storage_plugin=getattr(StoragePlugin, storage))
-    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
-    with writer:
-        _joint_states(writer, ts, 20)
-        base = writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=ts)
-        writer.write(base, 10**9, odometry)
+    bag = tmp_path / "bag"
+
+    def base(writer, ts):
+        writer.write(writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=ts), 10**9, odometry)
+    _compressed_bag(bag, storage, "MESSAGE", 20, base)
     monkeypatch.setattr(rosbags_writer, "zstd", real)
     with pytest.raises(DataError, match="1000 times") as caught:
         read_raw(str(bag), "bag", set(), tuple(BASE_TYPES))
@@ -369,14 +372,8 @@ def test_mcap_storage_bomb_check_maps_the_file_instead_of_reading_it(tmp_path):
     import subprocess
     import sys
 
-    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
-
-    from test_logs import _typestore
-    ts, bag = _typestore(), tmp_path / "bag"
-    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.MCAP)
-    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
-    with writer:
-        _joint_states(writer, ts, 20)
+    bag = tmp_path / "bag"
+    _compressed_bag(bag, "MCAP", "MESSAGE", 20)
     (storage,) = bag.glob("*.mcap")
     data = storage.read_bytes()
     after_header = 8 + 9 + struct.unpack_from("<Q", data, 9)[0]
