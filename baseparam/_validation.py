@@ -396,5 +396,5 @@ __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocatio
            "check_flag", "check_input", "check_instance", "check_link_names", "check_mass_bounds",
            "check_mass_range", "check_memory", "check_mimic", "check_names", "check_number", "check_option",
            "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
-           "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real", "refuse_special",
-           "shown", "unit_quaternions", "normalized_quaternions"]
+           "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real",
+           "normalized_quaternions", "refuse_special", "shown", "unit_quaternions"]

@@ -37,7 +37,7 @@ from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, force_cross
-from ._definite import at_this_q, require_definite
+from ._definite import at_this_q, nonphysical_body, require_definite
 
 SOLVERS = ("sweep", "ltdl")
 
@@ -212,7 +212,8 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
                             "physical)")
     # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
     # samples where M(q) is not positive definite
-    require_definite(model, robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
+    if nonphysical_body(model) is not None:     # q checked again only then: physical bodies need no look
+        require_definite(model, robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
     return qd
 
 
