@@ -13,21 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
+from ..model.urdf_update import pseudo_of
 from .samples import link_parameters, standard_model
 
 # A pseudo-inertia's smallest eigenvalue above −this × its largest magnitude is round-off, not a non-physical body.
 ROUND_OFF = 1e-12
-
-
-def _pseudo_inertia(J, MS, M):
-    """The 4×4 pseudo-inertia [[½ tr(J) 1 − J, h], [hᵀ, m]] of a body (J about the frame origin, h = m c)."""
-    P = np.empty((4, 4))
-    P[:3, :3] = 0.5 * np.trace(J) * np.eye(3) - J
-    P[:3, 3] = P[3, :3] = MS
-    P[3, 3] = M
-    return P
-
-
 # Parameter vectors of one robot whose verdict is kept (as forward.bound keeps their ForwardDynamics)
 KEPT = 16
 
@@ -42,7 +32,7 @@ def nonphysical_body(model):
         if links.base is not None:
             bodies.insert(0, ("the base", *links.base))
         for name, J, MS, M in bodies:
-            eig = np.linalg.eigvalsh(_pseudo_inertia(J, MS, M))
+            eig = np.linalg.eigvalsh(pseudo_of(J, MS, M))
             if eig[0] < -ROUND_OFF * max(float(np.abs(eig).max()), 1e-300):
                 return f"{name}: mass {M:.6g} kg" if M < 0 else f"{name}: an inertia that is not physical"
         negative = np.flatnonzero(links.IA < 0)

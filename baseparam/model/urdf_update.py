@@ -37,9 +37,15 @@ def pseudo_inertia(mass, com, inertia) -> np.ndarray:
     """J = [[Σ, m c], [m cᵀ, m]] of a body (Σ = ∫ r rᵀ dm about the frame origin), shape (4, 4)."""
     c = np.asarray(com, dtype=float)
     about_origin = np.asarray(inertia, dtype=float) + mass * (c @ c * np.eye(3) - np.outer(c, c))
+    return pseudo_of(about_origin, mass * c, mass)
+
+
+def pseudo_of(inertia_origin, first_moment, mass) -> np.ndarray:
+    """J = [[½ tr(I) 1 − I, h], [hᵀ, m]] of a body given by its inertia I about the frame origin (3, 3), first
+    moment h = m c (3,) and mass m: shape (4, 4)."""
     J = np.zeros((4, 4))
-    J[:3, :3] = 0.5 * np.trace(about_origin) * np.eye(3) - about_origin
-    J[:3, 3] = J[3, :3] = mass * c
+    J[:3, :3] = 0.5 * np.trace(inertia_origin) * np.eye(3) - inertia_origin
+    J[:3, 3] = J[3, :3] = first_moment
     J[3, 3] = mass
     return J
 
@@ -278,4 +284,4 @@ def _dynamics_edit(data, span, values):
     return at, at, _step(data, span).encode() + element + newline + indent
 
 
-__all__ = ["body_of", "link_parts", "pseudo_inertia", "updated_urdf"]
+__all__ = ["body_of", "link_parts", "pseudo_inertia", "pseudo_of", "updated_urdf"]
