@@ -50,9 +50,9 @@ import numpy as np
 from .._numbers import json_floats
 from ..errors import BaseParamError, SettingsError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
+from ..model.urdf_update import body_of
+from ._payload_math import payload_parameters, pseudo_columns, pseudo_expression, pseudo_inertia
 
-# pseudo-inertia entries of one link's 10 pseudo columns (XX YY ZZ XY XZ YZ SX SY SZ M)
-_J_INDEX = ((0, 3, 4, 6), (3, 1, 5, 7), (4, 5, 2, 8), (6, 7, 8, 9))
 EPSILON = 1e-6
 # Prior weights tried, in units of the unconstrained fit's relative residual (see the module notes).
 PRIOR_GRID = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
@@ -140,12 +140,6 @@ class ConsistentFit:
                 f"min_eigenvalue={float(self.min_eigenvalues.min()):.3g}, prior={self.prior!r}{prior})")
 
 
-def pseudo_inertia(p_pseudo_link) -> np.ndarray:
-    """J of one link from its 10 pseudo parameters, shape (4, 4)."""
-    v = np.asarray(p_pseudo_link, dtype=float)
-    return v[np.array(_J_INDEX)]
-
-
 def _to_pseudo(layout) -> np.ndarray:
     """T with p_pseudo = T @ p (p in the layout's parameterization), shape (n, n)."""
     T = np.eye(layout.n_standard)
@@ -171,13 +165,7 @@ def cad_parameters(robot, layout):
         body = joint.inertia
         if body is None:
             continue
-        m, c = float(body.mass), np.asarray(body.com, dtype=float)
-        Ic = np.asarray(body.inertia, dtype=float)
-        S = 0.5 * np.trace(Ic) * np.eye(3) - Ic + m * np.outer(c, c)     # ∫ r rᵀ dm about the link origin
-        J = np.zeros((4, 4))
-        J[:3, :3], J[:3, 3], J[3, :3], J[3, 3] = S, m * c, m * c, m
-        p0[layout.link_columns[k]] = [J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2], J[1, 2], J[0, 3], J[1, 3],
-                                      J[2, 3], J[3, 3]]
+        p0[layout.link_columns[k]] = payload_parameters(float(body.mass), body.com, body.inertia)
         has[k] = True
     return p0, has
 
@@ -213,9 +201,7 @@ class _Problem:
                 l_k = max(np.sqrt(max(np.trace(J0[:3, :3]), 0.0) / m_k), 1e-2)
             t = np.sqrt(m_k) * np.array([l_k, l_k, l_k, 1.0])
             self.link_scales.append(t)
-            tt = np.outer(t, t)
-            scale[cols] = [tt[i, j] for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2), (0, 3), (1, 3),
-                                                  (2, 3), (3, 3))]
+            scale[cols] = pseudo_columns(np.outer(t, t))
         self.scale = scale
         self.v = cp.Variable(n)
         self.R = cp.Parameter((R, R))
@@ -225,7 +211,7 @@ class _Problem:
         objective = cp.sum_squares(self.R @ (M @ self.v) - self.z)
         constraints, prior_terms = [], []
         for k, cols in enumerate(layout.link_columns):
-            Jt = cp.bmat([[self.v[cols[i]] for i in row] for row in _J_INDEX])
+            Jt = pseudo_expression([self.v[c] for c in cols])
             t = self.link_scales[k]
             constraints.append(0.5 * (Jt + Jt.T) >> epsilon * np.eye(4))     # J ⪰ ε·T², the link's own scale
             if has_prior[k]:
@@ -466,10 +452,7 @@ def physical_links(base, fit) -> list:
     out = []
     for k, cols in enumerate(layout.link_columns, start=1):
         J = pseudo_inertia(p_pseudo[cols])
-        m, h, S = float(J[3, 3]), J[:3, 3], J[:3, :3]
-        com = h / m if m > 0 else np.zeros(3)
-        about_origin = np.trace(S) * np.eye(3) - S
-        inertia_com = about_origin - m * (com @ com * np.eye(3) - np.outer(com, com))
+        m, com, inertia_com = body_of(J)
         out.append({"link": k, "mass": m, "com": com.tolist(), "inertia_com": inertia_com.tolist(),
                     "principal_moments": np.linalg.eigvalsh(inertia_com).tolist(),
                     "min_eigenvalue": float(np.linalg.eigvalsh(J)[0])})

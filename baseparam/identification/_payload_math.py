@@ -9,12 +9,33 @@ import numpy as np
 from ._echelon import gauss_jordan
 
 NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
+# J's entries of the 10 pseudo parameters, and back: the (row, column) of J each parameter is
+_J_INDEX = ((0, 3, 4, 6), (3, 1, 5, 7), (4, 5, 2, 8), (6, 7, 8, 9))
+_ENTRIES = ((0, 1, 2, 0, 0, 1, 0, 1, 2, 3), (0, 1, 2, 1, 2, 2, 3, 3, 3, 3))
 
 
-def pseudo_matrix(p):
-    """4×4 pseudo-inertia [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (ndarray, shape (10,))."""
-    XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = p
-    return np.array([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]], dtype=float)
+def pseudo_inertia(p) -> np.ndarray:
+    """The 4×4 pseudo-inertia J = [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (shape (10,))."""
+    return np.asarray(p, dtype=float)[np.array(_J_INDEX)]
+
+
+def pseudo_columns(J) -> np.ndarray:
+    """The 10 pseudo parameters XX YY ZZ XY XZ YZ SX SY SZ M of a 4×4 pseudo-inertia (its upper triangle)."""
+    return np.asarray(J)[_ENTRIES]
+
+
+def pseudo_expression(x):
+    """J of 10 pseudo parameters given as cvxpy scalars (any sequence of 10), a (4, 4) cvxpy expression."""
+    import cvxpy as cp
+
+    return cp.bmat([[x[i] for i in row] for row in _J_INDEX])
+
+
+def metric_root(M):
+    """(L, w): L with LᵀL = M⁺ (M's symmetric part, negative eigenvalues dropped) and M's eigenvalues w, for
+    ‖L x‖² = xᵀ M x in a cvxpy objective."""
+    w, V = np.linalg.eigh(0.5 * (M + M.T))
+    return (V * np.sqrt(np.maximum(w, 0.0))).T, w
 
 
 def payload_parameters(mass, com, inertia):
@@ -34,7 +55,7 @@ def payload_parameters(mass, com, inertia):
 def payload_physical(p):
     """(mass, com (3,), inertia about the com (3, 3)) of 10 pseudo parameters."""
     m = float(p[9])
-    P = pseudo_matrix(p)
+    P = pseudo_inertia(p)
     c = P[:3, 3] / m if m > 0 else np.zeros(3)
     Sc = P[:3, :3] - m * np.outer(c, c)
     return m, c, np.trace(Sc) * np.eye(3) - Sc
@@ -85,14 +106,12 @@ def _consistent(p0, cov_inv):
     """The pseudo-inertia-PSD, mass ≥ 0 parameters nearest p0 in the metric cov_inv."""
     import cvxpy as cp
 
-    w, V = np.linalg.eigh(0.5 * (cov_inv + cov_inv.T))
-    L = (V * np.sqrt(np.maximum(w, 0.0))).T
+    L, w = metric_root(cov_inv)
     x = cp.Variable(10)
-    XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = (x[i] for i in range(10))
-    J = cp.bmat([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]])
+    J = pseudo_expression(x)
     # a tiny ridge keeps the unidentifiable directions at the unconstrained choice
     objective = cp.sum_squares(L @ (x - p0)) + 1e-9 * np.abs(w).max() * cp.sum_squares(x - p0)
-    problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, M >= 0])
+    problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, x[9] >= 0])
     try:
         problem.solve(solver=cp.CLARABEL)
     except cp.error.SolverError:

@@ -1013,18 +1013,17 @@ def _consistent(robot, E, theta, cov, C, c_values, prior):
     directions the data do not see."""
     import cvxpy as cp
 
+    from ._payload_math import metric_root, pseudo_expression
+
     layout = _layout(robot)
-    info = np.linalg.pinv(cov)
-    w, V = np.linalg.eigh(0.5 * (info + info.T))
-    L = (V * np.sqrt(np.maximum(w, 0.0))).T
+    L, w = metric_root(np.linalg.pinv(cov))
     beta = cp.Variable(layout.n_standard)
     scale = max(np.abs(w).max(), 1e-300)
     objective = cp.sum_squares(L @ (E @ beta - theta)) / scale + 1e-8 * cp.sum_squares(beta - prior)
     constraints = []
     bodies = ([layout.base_columns] if layout.base_columns is not None else []) + list(layout.link_columns)
     for cols in bodies:
-        XX, YY, ZZ, XY, XZ, YZ, SX, SY, SZ, M = (beta[int(i)] for i in cols)
-        J = cp.bmat([[XX, XY, XZ, SX], [XY, YY, YZ, SY], [XZ, YZ, ZZ, SZ], [SX, SY, SZ, M]])
+        J = pseudo_expression([beta[int(i)] for i in cols])
         constraints.append(0.5 * (J + J.T) >> 0)
     for col in layout.rotor_columns.values():
         constraints.append(beta[int(col)] >= 0)

@@ -26,8 +26,8 @@ import numpy as np
 from ..errors import ArgumentTypeError, DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories
-from ._payload_math import (NAMES, _check_target, _consistent, _echelon, _flat, _physical_estimate, _weighted_fit,  # noqa: F401
-                            payload_parameters, payload_physical, pseudo_matrix)
+from ._payload_math import (NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit, payload_parameters,
+                            payload_physical)
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
