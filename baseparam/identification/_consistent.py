@@ -179,20 +179,30 @@ def _length_scale(robot):
     return max(float(np.mean(steps)), 0.05)
 
 
+def nonnegative_columns(layout, friction=("FV", "FC", "FS")) -> list:
+    """The standard parameters that cannot be negative beside the masses: rotor inertias, then the friction
+    terms of the kinds ``friction`` (viscous, Coulomb, Stribeck), as column indices."""
+    kinds = layout.friction_columns.items()
+    return [*layout.rotor_columns.values(), *(c for (_, kind), c in kinds if kind in friction)]
+
+
 class _Problem:
     """The convex program, compiled once (cvxpy parameters) and solved for each fold and weight."""
 
     def __init__(self, base, layout, p0, has_prior, epsilon, mass_bounds, total_mass):
         import cvxpy as cp
 
-        self.layout = layout
         self.T = _to_pseudo(layout)
         self.Y = np.asarray(base.Y, dtype=float)
         A = np.asarray(base.Y, dtype=float) @ np.linalg.inv(self.T)     # base parameters from pseudo ones
         n, R = layout.n_standard, base.rank
         scale = np.ones(n)                                              # pseudo = scale · variable
         ell = _length_scale(base.robot)
-        self.link_scales = []
+        self.v = cp.Variable(n)
+        self.R = cp.Parameter((R, R))
+        self.z = cp.Parameter(R)
+        self.lam = cp.Parameter(nonneg=True)
+        constraints, prior_terms = [], []
         for k, cols in enumerate(layout.link_columns):
             m_k, l_k = 1.0, ell
             if has_prior[k]:
@@ -200,43 +210,24 @@ class _Problem:
                 m_k = max(J0[3, 3], 1e-3)
                 l_k = max(np.sqrt(max(np.trace(J0[:3, :3]), 0.0) / m_k), 1e-2)
             t = np.sqrt(m_k) * np.array([l_k, l_k, l_k, 1.0])
-            self.link_scales.append(t)
             scale[cols] = pseudo_columns(np.outer(t, t))
-        self.scale = scale
-        self.v = cp.Variable(n)
-        self.R = cp.Parameter((R, R))
-        self.z = cp.Parameter(R)
-        self.lam = cp.Parameter(nonneg=True)
-        M = A * scale[None, :]
-        objective = cp.sum_squares(self.R @ (M @ self.v) - self.z)
-        constraints, prior_terms = [], []
-        for k, cols in enumerate(layout.link_columns):
             Jt = pseudo_expression([self.v[c] for c in cols])
-            t = self.link_scales[k]
             constraints.append(0.5 * (Jt + Jt.T) >> epsilon * np.eye(4))     # J ⪰ ε·T², the link's own scale
             if has_prior[k]:
-                J0 = pseudo_inertia(p0[cols])
                 w, V = np.linalg.eigh(J0)
                 W = (V / np.sqrt(w)) @ V.T * t[None, :]                  # J0^(−1/2) T
                 prior_terms.append(cp.sum_squares(W @ Jt @ W.T - W @ (J0 / np.outer(t, t)) @ W.T))
-        for c in layout.rotor_columns.values():
-            constraints.append(self.v[c] >= 0)
-        for (_, kind), c in layout.friction_columns.items():
-            if kind in ("FV", "FC", "FS"):
-                constraints.append(self.v[c] >= 0)
-        masses = [cols[9] for cols in layout.link_columns]                # pseudo M columns, unscaled = kg
-        for link, (lo, hi) in (mass_bounds or {}).items():
-            c = masses[link - 1]
+        self.scale = scale
+        objective = cp.sum_squares(self.R @ ((A * scale[None, :]) @ self.v) - self.z)
+        constraints += [self.v[c] >= 0 for c in nonnegative_columns(layout)]
+        masses = [self.v[cols[9]] * scale[cols[9]] for cols in layout.link_columns]     # pseudo M columns, kg
+        ranges = [(masses[link - 1], bounds) for link, bounds in (mass_bounds or {}).items()]
+        ranges += [] if total_mass is None else [(sum(masses), total_mass)]
+        for mass, (lo, hi) in ranges:
             if lo is not None:
-                constraints.append(self.v[c] * scale[c] >= lo)
+                constraints.append(mass >= lo)
             if hi is not None:
-                constraints.append(self.v[c] * scale[c] <= hi)
-        if total_mass is not None:
-            total = sum(self.v[c] * scale[c] for c in masses)
-            if total_mass[0] is not None:
-                constraints.append(total >= total_mass[0])
-            if total_mass[1] is not None:
-                constraints.append(total <= total_mass[1])
+                constraints.append(mass <= hi)
         # two programs: with λ = 0 the prior's cones would sit idle and stall the solver
         self.plain = cp.Problem(cp.Minimize(objective), constraints)
         self.pulled = None if not prior_terms else \
@@ -420,8 +411,7 @@ def parameters_at_bound(base, x, std, mass_bounds=None) -> list:
     list of str
     """
     layout = ColumnLayout(base.robot, base.parameters)
-    bounds = {c: (0.0, None) for c in layout.rotor_columns.values()}
-    bounds.update({c: (0.0, None) for (_, kind), c in layout.friction_columns.items() if kind in ("FV", "FC", "FS")})
+    bounds = {c: (0.0, None) for c in nonnegative_columns(layout)}
     for link, (lo, hi) in (mass_bounds or {}).items():
         bounds[layout.link_columns[link - 1][9]] = (lo, hi)
     Y = np.asarray(base.Y, dtype=float)

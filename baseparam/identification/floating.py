@@ -1013,6 +1013,7 @@ def _consistent(robot, E, theta, cov, C, c_values, prior):
     directions the data do not see."""
     import cvxpy as cp
 
+    from ._consistent import nonnegative_columns
     from ._payload_math import metric_root, pseudo_expression
 
     layout = _layout(robot)
@@ -1025,11 +1026,7 @@ def _consistent(robot, E, theta, cov, C, c_values, prior):
     for cols in bodies:
         J = pseudo_expression([beta[int(i)] for i in cols])
         constraints.append(0.5 * (J + J.T) >> 0)
-    for col in layout.rotor_columns.values():
-        constraints.append(beta[int(col)] >= 0)
-    for (_, kind), col in layout.friction_columns.items():
-        if kind in ("FV", "FC"):
-            constraints.append(beta[int(col)] >= 0)
+    constraints += [beta[int(col)] >= 0 for col in nonnegative_columns(layout, ("FV", "FC"))]
     if len(C):
         constraints.append(C @ beta == c_values)
     problem = cp.Problem(cp.Minimize(objective), constraints)
