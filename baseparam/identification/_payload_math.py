@@ -150,27 +150,25 @@ def _weighted_fit(A, y, fractions, used):
     return theta, correlation * s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Aw, Aw))
 
 
-def _physical_estimate(theta, cov_theta, rows):
-    """The 10 parameters of identifiable coordinates θ = rows p: minimum norm in the directions the data do not
-    see (p = pinv(rows) θ), then the consistent estimate nearest it in θ's metric, with the standard deviations
-    of mass, centre and inertia by the delta method from the unconstrained covariance.
+def _physical_estimate(theta, cov_theta, rows, text):
+    """The payload of identifiable coordinates θ = rows p: the 10 parameters of minimum norm in the directions the
+    data do not see (p = pinv(rows) θ), then the consistent estimate nearest it in θ's metric, with the standard
+    deviations of mass, centre and inertia by the delta method from the unconstrained covariance.
 
     Parameters
     ----------
     theta : ndarray, shape (rank,)
     cov_theta : ndarray, shape (rank, rank)
     rows : ndarray, shape (rank, 10)
+    text : list of str
+        The identifiable combinations, named when the rank is below 10.
 
     Returns
     -------
-    p : ndarray, shape (10,)
-        Consistent.
-    p_ls : ndarray, shape (10,)
-        Unconstrained.
-    cov : ndarray, shape (10, 10)
-        Of ``p_ls``.
-    std : ndarray, shape (13,)
-        Of mass, com (3) and inertia about the com (3×3, row-major).
+    dict
+        The :class:`~.payload.PayloadResult` fields of the estimate: mass, com, inertia (of the consistent
+        parameters), their standard deviations, parameters, unconstrained (p_ls), covariance (of p_ls),
+        identifiable, rank.
     """
     P = np.linalg.pinv(rows)                         # (10, rank)
     p_ls = P @ theta
@@ -185,4 +183,7 @@ def _physical_estimate(theta, cov_theta, rows):
         J[:, i] = (_flat(p + e) - at) / h
     std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
     std[_undetermined(J, rows)] = np.nan             # what the data do not see has no standard deviation
-    return p, p_ls, cov, std
+    m, c, I = payload_physical(p)
+    return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),
+                parameters=p, unconstrained=p_ls, covariance=cov,
+                identifiable=list(NAMES) if len(rows) == 10 else text, rank=len(rows))

@@ -395,24 +395,24 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                                                     preprocessing=settings, bias=bool(wrench_bias)))
     if sensor is not None or wrench_bias:
         raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
+
+    def raw(data, what):
+        items = _as_trajectories(data, what)
+        for item in items:
+            if item.n_dof != robot.n_dof:
+                raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
+        return items
+
     if static:
         from .payload_static import identify_static
 
-        def raw(data, what):
-            items = _as_trajectories(data, what)
-            for item in items:
-                if item.n_dof != robot.n_dof:
-                    raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
-            return items
         return PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
                                                None if unloaded is None else raw(unloaded, "unloaded"),
                                                still_tolerance, still_duration))
 
     def prepared(data, what):
         out = []
-        for item in _as_trajectories(data, what):
-            if item.n_dof != robot.n_dof:
-                raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
+        for item in raw(data, what):
             item = item if isinstance(item, Processed) else preprocess(item, settings)
             for field in ("q", "qd", "qdd", "tau"):
                 # finite but absurd values (torques of 1e300) would overflow the fit into inf/NaN results
@@ -464,14 +464,6 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     cov_theta = cov_theta[:rank, :rank]
     nuisance = theta[rank:]
     theta = theta[:rank]
-    p, p_ls, cov, std = _physical_estimate(theta, cov_theta, rows)
-    if rank < 10:       # the physical quantities depend on directions the data do not see
-        identifiable = text
-    else:
-        identifiable = list(NAMES)
-    m, c, I = payload_physical(p)
-    rmse = np.sqrt(np.mean((y - W @ p - (F @ nuisance if friction else 0.0)) ** 2, axis=0))
-    return PayloadResult(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4],
-                         inertia_std=std[4:].reshape(3, 3), parameters=p, unconstrained=p_ls, covariance=cov,
-                         identifiable=identifiable, rank=rank, mode="model" if unloaded is None else "difference",
-                         n_samples=S, rmse=rmse)
+    fields = _physical_estimate(theta, cov_theta, rows, text)
+    rmse = np.sqrt(np.mean((y - W @ fields["parameters"] - (F @ nuisance if friction else 0.0)) ** 2, axis=0))
+    return PayloadResult(**fields, mode="model" if unloaded is None else "difference", n_samples=S, rmse=rmse)

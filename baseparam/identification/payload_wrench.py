@@ -30,7 +30,6 @@ from ..errors import DataError, SettingsError
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
 
-COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
 MAX_OFFSET = 100.0                      # m: the largest sensor offset from the last link's frame
 MAX_ANGLE = 100.0                       # rad: beyond this, roll/pitch/yaw lose their meaning in float64
 
@@ -180,7 +179,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
 
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
-    from ._payload_math import NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit, payload_physical
+    from ._payload_math import NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit
     from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
@@ -229,9 +228,5 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     rows, text = _echelon(rows, NAMES)
     B = A @ rows.T
     theta, cov_theta = _weighted_fit(B, y, fractions, rank + (6 * len(loaded) if bias else 0))
-    p, p_ls, cov, std = _physical_estimate(theta, cov_theta, rows)
-    m, c, I = payload_physical(p)
-    rmse = np.sqrt(np.mean((y - A @ p) ** 2, axis=0))
-    return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),
-                parameters=p, unconstrained=p_ls, covariance=cov, identifiable=list(NAMES) if rank == 10 else text,
-                rank=rank, mode="wrench", n_samples=S, rmse=rmse)
+    fields = _physical_estimate(theta, cov_theta, rows, text)
+    return dict(fields, mode="wrench", n_samples=S, rmse=np.sqrt(np.mean((y - A @ fields["parameters"]) ** 2, axis=0)))
