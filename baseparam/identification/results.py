@@ -229,10 +229,7 @@ class Identification:
 
         self._bodies("to_yaml")                  # an OLS fit has no prior to name and no bodies to write
         text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
-        if path is not None:
-            from .._atomic import write_text
-            write_text(path, text)
-        return text
+        return _written(path, text)
 
     def _bodies(self, what):
         from ..errors import ArgumentError
@@ -288,10 +285,7 @@ class Identification:
 
             check_urdf_gravity(robot)
             text = robot_to_urdf(robot, bodies)
-        if path is not None:
-            from .._atomic import write_text
-            write_text(path, text)
-        return text
+        return _written(path, text)
 
     def to_mjcf(self, path=None, *, urdf_folder=None) -> str:
         """The robot with the identified bodies and drives as MuJoCo MJCF (``identify --mjcf``).
@@ -333,10 +327,7 @@ class Identification:
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
                              urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
                              note=f"identified by baseparam: consistent fit, {self._prior_words()}")
-        if path is not None:
-            from .._atomic import write_text
-            write_text(path, text)
-        return text
+        return _written(path, text)
 
     def _prior_words(self):
         e = self.estimator
@@ -484,3 +475,11 @@ class Identification:
             rms = " ".join(f"{x:.3g}" for x in log.train.rmse)
             lines.append(f"  {name:<32} {log.n_samples:>9} {log.train.nrmse_pooled_percent:>8.2f} {out:>10}  {rms}")
         return "\n".join(lines)
+
+
+def _written(path, text):
+    """``text``, also written atomically to ``path`` unless it is None."""
+    if path is not None:
+        from .._atomic import write_text
+        write_text(path, text)
+    return text
