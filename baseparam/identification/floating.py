@@ -339,10 +339,6 @@ def _known_rows(robot, known, names):
     return np.array(C).reshape(-1, layout.n_standard), np.array(v), labels
 
 
-def _as_list(x):
-    return list(x) if isinstance(x, (list, tuple)) else [x]
-
-
 def _unit_orientations(traj):
     """``traj`` with its base quaternions normalized when one is off by more than the dynamics' slack
     (``QUATERNION_SLACK``, on the norm), which refused it without naming the log; the Trajectory took it (within
@@ -661,15 +657,14 @@ def _velocity_gradient(robot, route, trajectories, pivots, theta):
     return np.concatenate(out)
 
 
-def _velocity_noise(residual, gradient, sigma, groups=None, floor=None):
-    """The q̇ variances v_k of the model r_s = ε_s + G_s e_s, Cov ε_s = Σ0, e_s ~ N(0, diag v), one per group
-    of coordinates, by the method of moments on the OLS residual.
+def _velocity_noise(residual, gradient, sigma, floor=None):
+    """The q̇ variances v_k of the model r_s = ε_s + G_s e_s, Cov ε_s = Σ0, e_s ~ N(0, diag v), by the method of
+    moments on the OLS residual.
 
-    The centred second moments vech(u_s u_sᵀ) − mean (u = r/σ_row) regressed on those of Σ_{k ∈ g} h_{s,k}
-    h_{s,k}ᵀ per group g (h = G/σ_row) — the constant Σ0 drops out — by least squares; a group whose v is not at
-    least
-    ``VELOCITY_NOISE_Z`` standard errors above 0 (heteroscedasticity-robust: the samples' moment vectors are
-    independent) is dropped, the weakest first, and the rest refitted; one that adds less than
+    The centred second moments vech(u_s u_sᵀ) − mean (u = r/σ_row) regressed on those of h_{s,k} h_{s,k}ᵀ per
+    coordinate k (h = G/σ_row) — the constant Σ0 drops out — by least squares; a coordinate whose v is not at
+    least ``VELOCITY_NOISE_Z`` standard errors above 0 (heteroscedasticity-robust: the samples' moment vectors
+    are independent) is dropped, the weakest first, and the rest refitted; one that adds less than
     ``VELOCITY_NOISE_SHARE`` of the largest row's residual variance to every row is dropped too. Sums
     elementwise in a fixed order.
 
@@ -678,8 +673,6 @@ def _velocity_noise(residual, gradient, sigma, groups=None, floor=None):
     residual : ndarray, shape (S, m)
     gradient : ndarray, shape (S, m, n_v)
     sigma : ndarray, shape (m,)
-    groups : list of lists of int, optional
-        The coordinates sharing one variance (default: each its own).
     floor : ndarray, shape (n_v,), optional
         The least q̇ standard deviation taken for noise, per coordinate (``VELOCITY_ROUNDOFF``): below it, the
         rows' round-off.
@@ -689,21 +682,16 @@ def _velocity_noise(residual, gradient, sigma, groups=None, floor=None):
     ndarray, shape (n_v,)
         0 for every coordinate dropped.
     """
-    S, m, n = gradient.shape
-    groups = [[k] for k in range(n)] if groups is None else [list(g) for g in groups]
-    i, j = np.triu_indices(m)
+    i, j = np.triu_indices(gradient.shape[1])
     u = residual / sigma
     h = gradient / sigma[None, :, None]
     Y = u[:, i] * u[:, j]
     Y = Y - Y.mean(axis=0)
-    X = np.zeros((S, len(i), len(groups)))               # (S, m(m+1)/2, groups)
-    for g, members in enumerate(groups):
-        for k in members:
-            X[:, :, g] += h[:, i, k] * h[:, j, k]
+    X = np.ascontiguousarray(h[:, i, :] * h[:, j, :])   # (S, m(m+1)/2, n_v); C order fixes the sums' order
     X = X - X.mean(axis=0)
     scale = np.sqrt(np.sum(X * X, axis=(0, 1)))
-    kept = [g for g in range(len(groups)) if scale[g] > 0]
-    w_groups = np.zeros(len(groups))
+    kept = [k for k in range(len(scale)) if scale[k] > 0]
+    found = np.zeros(len(scale))
     while kept:
         Xk = X[:, :, kept] / scale[kept]
         K = len(kept)
@@ -723,17 +711,14 @@ def _velocity_noise(residual, gradient, sigma, groups=None, floor=None):
         z = w / np.sqrt(np.maximum(np.diag(cov), np.finfo(float).tiny))
         weakest = int(np.argmin(z))
         if z[weakest] >= VELOCITY_NOISE_Z:
-            w_groups[kept] = w / scale[kept]
+            found[kept] = w / scale[kept]
             break
         kept.pop(weakest)
     # a q̇ error that adds less than VELOCITY_NOISE_SHARE of the largest row's residual variance moves no weight
     # that matters: left out. Not row by row: with exact states a free robot's base rows have no noise of their
     # own, their tiny residual is the fit's own error A_s (θ̂ − θ), state-dependent too, and would pass for q̇ noise
-    v = np.zeros(n)
-    for g, members in enumerate(groups):
-        share = np.sum([np.mean(gradient[:, :, k] ** 2, axis=0) for k in members], axis=0).max()
-        if w_groups[g] * share >= VELOCITY_NOISE_SHARE * np.max(sigma ** 2):
-            v[members] = w_groups[g]
+    share = np.mean(gradient ** 2, axis=0).max(axis=0)                 # per coordinate, its largest row's
+    v = np.where(found * share >= VELOCITY_NOISE_SHARE * np.max(sigma ** 2), found, 0.0)
     if floor is not None:
         v[v < np.asarray(floor) ** 2] = 0.0
     return v
@@ -876,7 +861,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     from ..dynamics.contacts import Contact
     from ..motion import Trajectory
 
-    trajectories = _as_list(data)
+    trajectories = list(data) if isinstance(data, (list, tuple)) else [data]
     if not trajectories:
         raise SettingsError("data: no trajectory given")
     for traj in trajectories:
@@ -994,8 +979,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                 prior = np.zeros(layout.n_standard)
         standard = _consistent(robot, E, theta, cov, C, c_values, np.asarray(prior, dtype=float))
         values = E @ standard
-    rows = ([f"{name}" for name in ("fx", "fy", "fz", "nx", "ny", "nz")] if route != "momentum"
-            else ["px", "py", "pz", "Lx", "Ly", "Lz"])
+    rows = ["fx", "fy", "fz", "nx", "ny", "nz"] if route != "momentum" else ["px", "py", "pz", "Lx", "Ly", "Lz"]
     if route == "torques":
         rows += [j.name or f"joint {k + 1}" for k, j in enumerate(robot.joints)]
     rmse = np.sqrt(np.mean((y2 - Ab @ values) ** 2, axis=0))
