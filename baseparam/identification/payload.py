@@ -34,7 +34,6 @@ __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_p
 MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
 
 
-
 @dataclasses.dataclass(frozen=True)
 class PayloadResult:
     """An identified payload, in the frame of the link the last joint moves (SI).
@@ -207,11 +206,9 @@ class PayloadResult:
         """
         from .._validation import check_option
         from ..model.attach import urdf_with_payload
-        from ..model.robot import robot_to_yaml
-        from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
-
         from ..model.loading import load_robot
-        from ..model.robot import require_robot
+        from ..model.robot import require_robot, robot_to_yaml
+        from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
         check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
         robot = require_robot(load_robot(robot) if isinstance(robot, str) else robot)    # a file, as attach takes
@@ -346,18 +343,18 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     -------
     PayloadResult
     """
+    from functools import partial
+
     from .._blas import single_threaded
     from ..dynamics.newton_euler import inverse_dynamics
     from ..dynamics.regressors import evaluate
-    from .._validation import check_samples
+    from .._validation import check_instance, check_option, check_samples
     from ..model.loading import load_robot
     from ..model.parameters import ColumnLayout, body_parameters
     from ..model.robot import Robot, require_fixed_base
     from ..model.value import Model
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
-
-    from .._validation import check_instance, check_option
 
     # accepted for the signature identify has; the payload is fitted in pseudo parameters either way
     check_option(parameters, "parameters", ("pseudo", "khalil"), error=SettingsError)
@@ -367,21 +364,15 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):
-        robot = model.robot
-
-        def predicted(q, qd, qdd):
-            return inverse_dynamics(model, q, qd, qdd)
+        robot, predicted = model.robot, partial(inverse_dynamics, model)          # predicted(q, qd, qdd)
     elif isinstance(model, Robot):
         # the description's bodies only: friction and rotor inertias declared without values are unknown
         # (0 here; with unloaded logs their torques cancel)
         robot = model
-        layout = ColumnLayout(robot, "pseudo")
-        links = layout.link_columns.ravel()
         values = np.concatenate([body_parameters(j.inertia, "pseudo") if j.inertia is not None else np.zeros(10)
                                  for j in robot.joints])
-
-        def predicted(q, qd, qdd):
-            return evaluate(robot, q, qd, qdd, parameters="pseudo", columns=links, weights=values)
+        links = ColumnLayout(robot, "pseudo").link_columns.ravel()
+        predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values)
     else:
         raise ArgumentTypeError(f"model: expected a Robot, a Model or a description file, got {type(model).__name__}")
     # the payload's columns are a fixed base's: a floating base's coordinates lie beyond them (an IndexError)

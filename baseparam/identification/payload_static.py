@@ -176,10 +176,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     unconstrained[STATIC] = first
     covariance = np.zeros((10, 10))
     covariance[STATIC, STATIC] = cov
-    if rank == 4:
-        identifiable = list(STATIC_NAMES)
-    else:
-        identifiable = _echelon(rows, STATIC_NAMES)[1]
+    identifiable = list(STATIC_NAMES) if rank == 4 else _echelon(rows, STATIC_NAMES)[1]
     fitted = _gravity_columns(robot, q) @ p[STATIC]
     rmse = np.sqrt(np.mean((y - fitted) ** 2, axis=0))
     assert NAMES[STATIC] == STATIC_NAMES
