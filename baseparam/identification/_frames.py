@@ -88,18 +88,17 @@ def _no_time_column(source, index):
                         "make it a column with df.reset_index()")
 
 
+# Column kinds refused (numpy's dtype.kind): what they hold, what to do.
+_REFUSED = {"m": ("dates/durations", "convert to seconds"), "M": ("dates/durations", "convert to seconds"),
+            "b": ("booleans", "expected numbers"), "c": ("complex numbers", "expected real numbers")}
+
+
 def _frame_column(source, column, label, name, problems, bad_rows):
     """One DataFrame column as float; text cells are recorded in ``problems`` and ``bad_rows``."""
     kind = getattr(column.dtype, "kind", "O")
-    if kind in "mM":
-        raise DataError(f"{source}: field {label}: column {shown(name)} holds dates/durations ({column.dtype}); "
-                        "convert to seconds")
-    if kind == "b":
-        raise DataError(f"{source}: field {label}: column {shown(name)}"
-                        f" holds booleans ({column.dtype}); expected numbers")
-    if kind == "c":
-        raise DataError(f"{source}: field {label}: column {shown(name)} holds complex numbers ({column.dtype}); "
-                        "expected real numbers")
+    if kind in _REFUSED:
+        what, hint = _REFUSED[kind]
+        raise DataError(f"{source}: field {label}: column {shown(name)} holds {what} ({column.dtype}); {hint}")
     if kind in "iuf":
         return column.to_numpy(dtype=np.float64)
     try:                                   # nullable and extension dtypes (pd.NA → NaN)

@@ -106,12 +106,12 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
 
     _check_still(tolerance, min_duration)
-    qs, taus = [], []
-    for item in loaded:
-        q, tau, _ = still_poses(item, tolerance, min_duration)
-        qs.append(q)
-        taus.append(tau)
-    q, tau = np.concatenate(qs), np.concatenate(taus)
+
+    def poses(items):
+        """Positions and torques of the still poses of ``items``, pooled."""
+        return (np.concatenate(a) for a in zip(*(still_poses(item, tolerance, min_duration)[:2] for item in items)))
+
+    q, tau = poses(loaded)
     P, n = q.shape
     sources = ", ".join(item.source for item in loaded)
     if P < MIN_POSES:
@@ -120,7 +120,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     zero = np.zeros_like(q)
     y = tau - predicted(q, zero, zero)
     if unloaded is not None:
-        qu, tau_u = (np.concatenate(a) for a in zip(*(still_poses(u, tolerance, min_duration)[:2] for u in unloaded)))
+        qu, tau_u = poses(unloaded)
         if not len(qu):
             raise DataError(f"{', '.join(u.source for u in unloaded)}: no still pose found")
         nearest, distance = _nearest(q, qu)
