@@ -95,10 +95,9 @@ class PriorChoice:
     fold_errors: object = None
 
     def to_dict(self):
-        def floats(a):
-            return None if a is None else json_floats(a)
-        return {"weights": floats(self.weights), "cv_nrmse2_percent2": floats(self.cv_error_percent),
-                "cv_se_percent2": floats(self.cv_se_percent), "max_shift_std": floats(self.shifts),
+        return {"weights": json_floats(self.weights), "cv_nrmse2_percent2": json_floats(self.cv_error_percent),
+                "cv_se_percent2": json_floats(self.cv_se_percent),
+                "max_shift_std": None if self.shifts is None else json_floats(self.shifts),   # None: a weight given
                 "chosen": float(self.chosen), "selected_by": self.selected_by}
 
 
@@ -374,10 +373,11 @@ def _choose_weight(problem, factors, weights, relative, std, free):
         admissible.append(a)
     folds = [f for f in range(factors.n_folds) if factors.n_samples[f] > 0]
     scores = np.full((len(grid), len(folds)), np.nan)
+    mean, se = np.full(len(grid), np.nan), np.full(len(grid), np.nan)          # NaN: not scored
     if len(folds) < 2 or len(admissible) == 1:
         reason = ("too little data for hold-out" if len(folds) < 2
                   else f"every pull moves a parameter > {MAX_PRIOR_SHIFT:g}σ")
-        return PriorChoice(grid, np.full(len(grid), np.nan), np.full(len(grid), np.nan), 0.0, reason, shifts, scores)
+        return PriorChoice(grid, mean, se, 0.0, reason, shifts, scores)
     reduced = {f: factors.combined(weights, [g for g in folds if g != f]) for f in folds}
     for a in admissible:
         for b, f in enumerate(folds):
@@ -388,10 +388,7 @@ def _choose_weight(problem, factors, weights, relative, std, free):
                 scores[a, b] = 1e4 * e[f] / max(t[f], 1e-300)
     complete = [a for a in admissible if np.isfinite(scores[a]).all()]
     if not complete:
-        return PriorChoice(grid, np.full(len(grid), np.nan), np.full(len(grid), np.nan), 0.0,
-                           "the hold-out fits failed", shifts, scores)
-    mean = np.full(len(grid), np.nan)
-    se = np.full(len(grid), np.nan)
+        return PriorChoice(grid, mean, se, 0.0, "the hold-out fits failed", shifts, scores)
     mean[complete] = scores[complete].mean(axis=1)
     se[complete] = scores[complete].std(axis=1, ddof=1) / np.sqrt(len(folds))
     best = min(complete, key=lambda a: mean[a])
