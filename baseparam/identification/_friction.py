@@ -136,11 +136,9 @@ def scale_statistics(base, processed):
         its shaped columns. Sums over samples: those of several parts add up (:func:`add_statistics`).
     """
     robot = base.robot
-    todo = unresolved_joints(robot)
+    todo, candidates, shaped = _plan(base)
     if not todo:
         return None
-    candidates = {k: _candidates(robot.joints[k].friction_model) for k in todo}
-    shaped = _shaped(base, todo)
     provisional = _with_models(robot, {k: c[0] for k, c in candidates.items()})
     R = base.rank
     G0, h0, tt = np.zeros((R, R)), np.zeros(R), 0.0
@@ -183,9 +181,7 @@ def add_statistics(a, b):
 def choose_scales(base, statistics):
     """:func:`resolve_scales`' choice from the summed products (:func:`scale_statistics`)."""
     robot = base.robot
-    todo = unresolved_joints(robot)
-    candidates = {k: _candidates(robot.joints[k].friction_model) for k in todo}
-    shaped = _shaped(base, todo)
+    todo, candidates, shaped = _plan(base)
     G0, h0, tt = statistics["G0"], statistics["h0"], statistics["tt"]
     cross = {k: [tuple(a[m] for a in statistics["cross"][k]) for m in range(len(candidates[k]))] for k in todo}
     choice = {k: 0 for k in todo}
@@ -205,9 +201,13 @@ def choose_scales(base, statistics):
     return dataclasses.replace(base, robot=_with_models(robot, models)), chosen
 
 
-def _shaped(base, todo):
-    names = list(base.names)
-    return {k: [names.index(f"{kind}{k + 1}") for kind in ("FC", "FS") if f"{kind}{k + 1}" in names] for k in todo}
+def _plan(base):
+    """The joints to resolve; per joint its candidate friction models and its shaped base parameters (indices of
+    its FC, FS)."""
+    todo, names = unresolved_joints(base.robot), list(base.names)
+    candidates = {k: _candidates(base.robot.joints[k].friction_model) for k in todo}
+    shaped = {k: [names.index(f"{kind}{k + 1}") for kind in ("FC", "FS") if f"{kind}{k + 1}" in names] for k in todo}
+    return todo, candidates, shaped
 
 
 def _warn_at_edges(robot, chosen):

@@ -278,7 +278,7 @@ class Identification:
         e = self._bodies("to_urdf")
         robot = e.base_.robot
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
-        if robot.convention == "urdf" and robot.source and robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
+        if robot.from_urdf_text:
             text = self._updated_urdf(robot, bodies)
         else:
             from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
@@ -313,14 +313,9 @@ class Identification:
         from ..model.mjcf_writer import robot_to_mjcf
 
         e, robot, layout, p = self._fitted_columns("to_mjcf")
-
-        def value(column):
-            # ≥ 0 by the fit's constraints, within the solver's accuracy (-1e-10); MuJoCo and URDF want ≥ 0
-            return 0.0 if column is None else max(float(p[column]), 0.0)
-
-        friction = [tuple(value(layout.friction_columns.get((k, kind))) for kind in ("FV", "FC"))
+        friction = [tuple(_clipped(p, layout.friction_columns.get((k, kind))) for kind in ("FV", "FC"))
                     for k in range(robot.n_dof)]
-        armature = [value(layout.rotor_columns.get(k)) for k in range(robot.n_dof)]
+        armature = [_clipped(p, layout.rotor_columns.get(k)) for k in range(robot.n_dof)]
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
         if urdf_folder is not None:
             check_path(urdf_folder, "urdf_folder")
@@ -337,16 +332,13 @@ class Identification:
 
     def _updated_urdf(self, robot, bodies):
         from ..errors import ArgumentError
-        from ..model.parameters import ColumnLayout
         from ..model.urdf_update import updated_urdf
 
-        e = self.estimator
         if robot.is_floating:
             raise ArgumentError(f"to_urdf: {robot.name}: a floating base's identified body has no place in the "
                                 "file's links yet; use to_yaml")
-        layout = ColumnLayout(robot, e.base_.parameters)
-        friction = [tuple(max(float(e.standard_[layout.friction_columns[(k, kind)]]), 0.0)   # ≥ 0 up to round-off
-                          if (k, kind) in layout.friction_columns else None for kind in ("FV", "FC"))
+        _, _, layout, p = self._fitted_columns("to_urdf")
+        friction = [tuple(_clipped(p, layout.friction_columns.get((k, kind)), None) for kind in ("FV", "FC"))
                     for k in range(robot.n_dof)]
         comments = []
         for row in self.bodies():
@@ -483,3 +475,9 @@ def _written(path, text):
         from .._atomic import write_text
         write_text(path, text)
     return text
+
+
+def _clipped(p, column, missing=0.0):
+    """``p[column]``, or ``missing`` without a column: a friction or rotor inertia, ≥ 0 by the consistent fit's
+    constraints within the solver's accuracy (-1e-10), and ≥ 0 as MuJoCo and URDF want it."""
+    return missing if column is None else max(float(p[column]), 0.0)
