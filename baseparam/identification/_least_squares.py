@@ -144,16 +144,6 @@ class Factors:
     def n_folds(self):
         return self.G.shape[0]
 
-    @classmethod
-    def from_arrays(cls, W, tau, folds=1):
-        """From a whole base regressor W (S, n_dof, R) and torques tau (S, n_dof), in contiguous folds."""
-        W, tau = np.asarray(W, dtype=float), np.asarray(tau, dtype=float)
-        out = cls(folds, W.shape[1], W.shape[2])
-        for fold, rows in enumerate(np.array_split(np.arange(len(tau)), folds)):
-            if len(rows):
-                out.add(fold, np.ascontiguousarray(W[rows].transpose(1, 2, 0)), tau[rows])
-        return out
-
     def add(self, fold, part, tau, spans=None):
         """Accumulate a block of fold ``fold``: part (n, R, s) regressor columns, tau (s, n); ``spans`` as
         in :meth:`_Normal.add`."""
