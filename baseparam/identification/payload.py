@@ -225,19 +225,17 @@ class PayloadResult:
     def to_dict(self):
         """JSON-ready dict: mass, com, inertia and their standard deviations, the details and the vendors'
         formats (:meth:`to_vendor`)."""
-        return {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")},
-                "mass": self.mass, "mass_std": self.mass_std, "com": self.com.tolist(),
-                "com_std": self.com_std.tolist(), "inertia": self.inertia.tolist(),
-                "inertia_std": self.inertia_std.tolist(), "frame": "the link the last joint moves",
-                "parameters": dict(zip(NAMES, self.parameters.tolist())), "rank": self.rank,
-                "identifiable": list(self.identifiable), "mode": self.mode, "n_samples": self.n_samples,
-                "rmse": self.rmse.tolist()} | self._static_dict()
-
-    def _static_dict(self):
-        if self.mode != "static":
-            return {}
-        return {"inertia": None, "inertia_std": None, "condition_number": self.condition_number,
-                "poses": self.poses.tolist()}
+        doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")},
+               "mass": self.mass, "mass_std": self.mass_std, "com": self.com.tolist(),
+               "com_std": self.com_std.tolist(), "inertia": self.inertia.tolist(),
+               "inertia_std": self.inertia_std.tolist(), "frame": "the link the last joint moves",
+               "parameters": dict(zip(NAMES, self.parameters.tolist())), "rank": self.rank,
+               "identifiable": list(self.identifiable), "mode": self.mode, "n_samples": self.n_samples,
+               "rmse": self.rmse.tolist()}
+        if self.mode == "static":           # still poses see no inertia
+            doc.update(inertia=None, inertia_std=None, condition_number=self.condition_number,
+                       poses=self.poses.tolist())
+        return doc
 
 
 def identifiable_combinations(base, columns):
