@@ -49,12 +49,9 @@ def sensor_placement(sensor):
     if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
         raise SettingsError(f"sensor: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "
                             f"±{MAX_ANGLE:g} rad, got {shown(values.tolist())}")
-    x, y, z, roll, pitch, yaw = values
-    cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
-    R = np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                  [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                  [-sp, cp * sr, cp * cr]])
-    return R, np.array([x, y, z])
+    from ..model.urdf import _rotation           # a URDF origin's
+
+    return _rotation(values[3:]), np.array(values[:3])
 
 
 def wrench_regressor(robot, q, qd, qdd, sensor=None):

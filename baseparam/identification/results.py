@@ -431,11 +431,10 @@ class Identification:
                  f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10} {'τ std %':>8}"]
         at_bound = set(getattr(e, "at_bound_", ()))
         for k, ((n, v, s, r), t) in enumerate(zip(self.table(), e.torque_std_percent_), 1):
-            if n in at_bound:      # the estimate is the bound (often 0): a relative deviation says nothing
-                lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {'at bound':>10} {t:>8.2g}")
-                continue
-            flag = "  poorly identified" if t > TORQUE_STD_WARNING else ""
-            lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {r:>10.3g} {t:>8.2g}{flag}")
+            # at a bound the estimate is the bound (often 0): a relative deviation says nothing, nor is it poor
+            rel = f"{'at bound':>10}" if n in at_bound else f"{r:>10.3g}"
+            flag = "  poorly identified" if t > TORQUE_STD_WARNING and n not in at_bound else ""
+            lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {rel} {t:>8.2g}{flag}")
         lines.append(f"  (τ std %: one standard deviation of the parameter as a share of the torque's RMS; "
                      f"above {TORQUE_STD_WARNING:g} % it shows in the prediction: poorly identified)")
         lines.append("")
