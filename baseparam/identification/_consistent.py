@@ -159,13 +159,10 @@ def cad_parameters(robot, layout):
     has : ndarray of bool, shape (n_links,)
     """
     p0 = np.zeros(layout.n_standard)
-    has = np.zeros(robot.n_dof, dtype=bool)
-    for k, joint in enumerate(robot.joints):
-        body = joint.inertia
-        if body is None:
-            continue
+    has = np.array([joint.inertia is not None for joint in robot.joints], dtype=bool)
+    for k in np.flatnonzero(has):
+        body = robot.joints[k].inertia
         p0[layout.link_columns[k]] = payload_parameters(float(body.mass), body.com, body.inertia)
-        has[k] = True
     return p0, has
 
 
