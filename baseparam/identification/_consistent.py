@@ -216,9 +216,10 @@ class _Problem:
         self.scale = scale
         objective = cp.sum_squares(self.R @ ((A * scale[None, :]) @ self.v) - self.z)
         constraints += [self.v[c] >= 0 for c in nonnegative_columns(layout)]
-        masses = [self.v[cols[9]] * scale[cols[9]] for cols in layout.link_columns]     # pseudo M columns, kg
+        masses = [self.v[cols[9]] * scale[cols[9]] for cols in layout.link_columns]     # M columns unscaled: kg
         ranges = [(masses[link - 1], bounds) for link, bounds in (mass_bounds or {}).items()]
-        ranges += [] if total_mass is None else [(sum(masses), total_mass)]
+        if total_mass is not None:
+            ranges.append((sum(masses), total_mass))
         for mass, (lo, hi) in ranges:
             if lo is not None:
                 constraints.append(mass >= lo)

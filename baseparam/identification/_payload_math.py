@@ -9,7 +9,7 @@ import numpy as np
 from ._echelon import gauss_jordan
 
 NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
-# J's entries of the 10 pseudo parameters, and back: the (row, column) of J each parameter is
+# the pseudo-inertia of the 10 pseudo parameters p: J[a, b] = p[_J_INDEX[a][b]], and p[i] = J[_ENTRIES[:, i]]
 _J_INDEX = ((0, 3, 4, 6), (3, 1, 5, 7), (4, 5, 2, 8), (6, 7, 8, 9))
 _ENTRIES = ((0, 1, 2, 0, 0, 1, 0, 1, 2, 3), (0, 1, 2, 1, 2, 2, 3, 3, 3, 3))
 
@@ -32,8 +32,8 @@ def pseudo_expression(x):
 
 
 def metric_root(M):
-    """(L, w): L with LᵀL = M⁺ (M's symmetric part, negative eigenvalues dropped) and M's eigenvalues w, for
-    ‖L x‖² = xᵀ M x in a cvxpy objective."""
+    """(L, w): the eigenvalues w of M's symmetric part and L with LᵀL that part, its negative eigenvalues dropped:
+    ‖L x‖² = xᵀ M x (M positive semidefinite) in a cvxpy objective."""
     w, V = np.linalg.eigh(0.5 * (M + M.T))
     return (V * np.sqrt(np.maximum(w, 0.0))).T, w
 

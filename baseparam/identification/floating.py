@@ -717,7 +717,7 @@ def _velocity_noise(residual, gradient, sigma, floor=None):
     # a q̇ error that adds less than VELOCITY_NOISE_SHARE of the largest row's residual variance moves no weight
     # that matters: left out. Not row by row: with exact states a free robot's base rows have no noise of their
     # own, their tiny residual is the fit's own error A_s (θ̂ − θ), state-dependent too, and would pass for q̇ noise
-    share = np.mean(gradient ** 2, axis=0).max(axis=0)                 # per coordinate, its largest row's
+    share = np.mean(gradient ** 2, axis=0).max(axis=0)      # per coordinate: the mean G² of the row it moves most
     v = np.where(found * share >= VELOCITY_NOISE_SHARE * np.max(sigma ** 2), found, 0.0)
     if floor is not None:
         v[v < np.asarray(floor) ** 2] = 0.0
