@@ -246,9 +246,6 @@ class BaseParameterEstimator(ParamsFromInit):
         -------
         self
         """
-        return self._fit(X)
-
-    def _fit(self, X):
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")
@@ -525,6 +522,6 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     if unknown:
         raise SettingsError(f"identify: unknown option {shown(unknown[0])}")
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base, **options)._fit(train)
+                                       base=base, **options).fit(train)
     validation = None if validate is None else estimator.validate(validate)
     return Identification(estimator=estimator, train=estimator.train_, validation=validation)
