@@ -80,11 +80,8 @@ def shapes_at_samples(robot, trajectory, settings):
     if not has_shapes(robot):
         return (*states_at_samples(trajectory, settings), None)
     n = robot.n_dof
-
-    def filtered(processed):
-        return np.hstack(processed_shapes(robot, processed))
-
-    q, qd, qdd, values = states_at_samples(trajectory, settings, signals=filtered)
+    q, qd, qdd, values = states_at_samples(trajectory, settings,
+                                           signals=lambda processed: np.hstack(processed_shapes(robot, processed)))
     missing = ~np.isfinite(values).all(axis=1) & np.isfinite(qd).all(axis=1)
     if missing.any():                           # segments preprocessing did not keep: the plain shapes
         sgn, stb = friction_shapes(robot, qd[missing].T)

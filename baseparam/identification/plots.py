@@ -149,8 +149,7 @@ def identification_figure(result):
     matplotlib.figure.Figure
     """
     plt = _pyplot()
-    metrics = result.validation if result.validation is not None else result.train
-    label = "validation" if result.validation is not None else "training"
+    label, metrics = ("validation", result.validation) if result.validation is not None else ("training", result.train)
     n = metrics.tau.shape[1]
     fig = plt.figure(figsize=(11, 1.5 * n + 7), layout="constrained")
     grid = fig.add_gridspec(n + 4, 1)
