@@ -97,10 +97,9 @@ def _solve(G, h):
             cond_scaled = float(np.sqrt(top / lam[0])) if lam[0] > 0 else float("inf")
             lam_raw = np.linalg.eigvalsh(G)
             cond_raw = float(np.sqrt(lam_raw[-1] / lam_raw[0])) if lam_raw[0] > 0 else float("inf")
-        for v in (V[:, ~ok] * scale[:, None]).T:
-            full = np.zeros(R)
-            full[active] = v
-            null.append(full[:, None])
+        unseen = np.zeros((R, int((~ok).sum())))
+        unseen[active] = V[:, ~ok] * scale[:, None]
+        null.append(unseen)
     x = G_inv @ h
     null = np.hstack(null) if null else np.zeros((R, 0))
     return x, G_inv, cond_scaled, cond_raw, null
