@@ -49,7 +49,7 @@ def sensor_placement(sensor):
     if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
         raise SettingsError(f"sensor: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "
                             f"±{MAX_ANGLE:g} rad, got {shown(values.tolist())}")
-    from ..model.urdf import _rotation           # a URDF origin's
+    from ..model.urdf import _rotation           # Rz(yaw) Ry(pitch) Rx(roll), as a URDF origin's
 
     return _rotation(values[3:]), np.array(values[:3])
 
@@ -226,4 +226,5 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     B = A @ rows.T
     theta, cov_theta = _weighted_fit(B, y, fractions, rank + (6 * len(loaded) if bias else 0))
     fields = _physical_estimate(theta, cov_theta, rows, text)
-    return dict(fields, mode="wrench", n_samples=S, rmse=np.sqrt(np.mean((y - A @ fields["parameters"]) ** 2, axis=0)))
+    rmse = np.sqrt(np.mean((y - A @ fields["parameters"]) ** 2, axis=0))
+    return dict(fields, mode="wrench", n_samples=S, rmse=rmse)
