@@ -311,14 +311,13 @@ class FloatingIdentification:
         return "\n".join(lines)
 
 
-def _known_rows(robot, known, names):
-    """(C (k × n_standard), values (k,), labels) of the known quantities: a standard parameter's name or
-    'mass' (the sum of every body's mass)."""
-    layout = _layout(robot)
-    C, v, labels = [], [], []
+def _known_rows(known, names):
+    """(C (k × n_standard), values (k,), labels) of the known quantities: a standard parameter's name (of
+    ``names``, the standard parameters) or 'mass' (the sum of every body's mass)."""
+    C, v = [], []
     check_instance(known, "known", dict, "a dict of name → value, e.g. {'mass': 30.0}", allow_none=True)
     for key, value in (known or {}).items():
-        c = np.zeros(layout.n_standard)
+        c = np.zeros(len(names))
         if key == "mass":
             c[[i for i, nm in enumerate(names) if nm.startswith("M") and nm[1:].isdigit()]] = 1.0
         elif key in names:
@@ -335,8 +334,7 @@ def _known_rows(robot, known, names):
             raise SettingsError(f"known: mass: expected the total mass in kg (> 0), got {shown(value)}")
         C.append(c)
         v.append(value)
-        labels.append(key)
-    return np.array(C).reshape(-1, layout.n_standard), np.array(v), labels
+    return np.array(C).reshape(-1, len(names)), np.array(v), list(known or {})
 
 
 def _unit_orientations(traj):
@@ -910,7 +908,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                                 + (f"shape {prior.shape}" if prior.shape != (layout.n_standard,) else "NaN, inf or "
                                    f"beyond ±{ABSURD:g}"))
     E, pivots, source = route_combinations(robot, route, seed, base)
-    C, c_values, labels = _known_rows(robot, known, names)
+    C, c_values, labels = _known_rows(known, names)
     # a known quantity must be one the route sees: a combination of E's rows
     G = np.linalg.lstsq(E.T, C.T, rcond=None)[0].T if len(C) else np.zeros((0, len(E)))
     for label, c, gamma in zip(labels, C, G):
