@@ -47,7 +47,7 @@ from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import JOINT_STATE, decode_rows
-from ._columns import _check_fields, matched_joints, shown_names
+from ._columns import _check_fields, matched_joints, shown_names, torque_excluded
 from .._validation import check_option
 from ._record import MAX_VALUES, _one_line
 from ._rows import _finish, _Table
@@ -150,8 +150,8 @@ def _field_map(columns, source):
     if columns is None:
         return fields
     given = _normalize_map(columns, source)
-    if any(given.get(f) is not None for f in ("tau", "current")):
-        fields.pop("tau", None)
+    for field in torque_excluded(given):
+        fields.pop(field, None)
     for field, entry in given.items():
         if entry is None:
             fields.pop(field, None)

@@ -201,6 +201,14 @@ def _gains(source, gains, n, has_current):
     return arr
 
 
+def torque_excluded(columns):
+    """The torque fields a normalized column map leaves out: choosing one torque source (tau or current) excludes
+    the other's columns or defaults (excluding one excludes nothing)."""
+    if any(columns.get(field) is not None for field in ("tau", "current")):
+        return {"tau", "current"} - set(columns)
+    return set()
+
+
 def choose_sources(source, columns, defaults, available, *, entry, thing, listing, looked_for, placeholder,
                    clean=str):
     """One source (column, array key) per field: the column map's entry, else the first default the file has.
@@ -228,11 +236,7 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
     dict
         {field: name}.
     """
-    chosen = {}
-    if any(columns.get(field) is not None for field in ("tau", "current")):
-        skip = {"tau", "current"} - set(columns)     # choosing one torque source excludes the other
-    else:
-        skip = set()
+    chosen, skip = {}, torque_excluded(columns)
     for field in FIELDS:
         if field in columns:
             given = columns[field]
