@@ -35,7 +35,7 @@ def read_raw(path, source, named=(), types=()):
         # its metadata and files checked (parsed once) before any reader opens them
         files = _mcap_files(path, check_bag_folder(path, source, tuple(named), tuple(types)))
         if files:
-            return _read_mcap_folder(path, files, source)
+            return _read_mcap_folder(files, source)
     elif Path(source).suffix.lower() != ".bag":
         return _read_mcap(path, source)
     return _read_rosbags(path, source, named, types)
@@ -331,7 +331,7 @@ def _mcap_files(path, info):
     return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
 
 
-def _read_mcap_folder(path, files, source):
+def _read_mcap_folder(files, source):
     """The MCAP files of a bag folder in order, each topic's messages numbered across them."""
     raw, problem, notices = {}, None, []
     for name in files:
@@ -367,7 +367,7 @@ def _read_rosbags(path, source, named=(), types=()):
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
-        scanned = _scan_ros1(path, source, named, types, _one_line(exc)) if os.path.isfile(path) else None
+        scanned = _scan_ros1(path, named, types, _one_line(exc)) if os.path.isfile(path) else None
         if scanned is not None:
             return scanned
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
@@ -445,7 +445,7 @@ def _check_ros1_chunks(path, source):
         data.close()
 
 
-def _scan_ros1(path, source, named, types, why):
+def _scan_ros1(path, named, types, why):
     """A ROS 1 bag read chunk by chunk in file order, without its index (which rosbags needs).
 
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is

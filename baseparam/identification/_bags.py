@@ -104,7 +104,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
                 generic.append(s)
                 damaged += d
     for name in topics:
-        s, d = _decode_topic(name, raw[name], source)
+        s, d = _decode_topic(name, raw[name])
         streams += s
         damaged += d
     if damaged and not skip_bad_rows:
@@ -116,7 +116,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         raise DataError(f"{source}: topic {', '.join(topics)}: no JointState messages")
     streams = [_with_clock(s, clock, source, notes) for s in streams]
     if len(streams) == 1 and extra is not None:
-        _exact_times(streams[0], extra, notes)
+        _exact_times(streams[0], extra)
     names = _joint_names(streams, joints, n_dof, source, notes)
     for s in generic:
         width = next(iter(s.arrays.values())).shape[1]
@@ -209,7 +209,7 @@ def _choose_topics(raw, topic, source):
     return chosen
 
 
-def _decode_topic(topic, entry, source):
+def _decode_topic(topic, entry):
     """Streams (one per set of names and arrays) and damaged messages [(topic, index, reason)] of a topic."""
     _, ros1, pieces, _ = entry
     groups, first_order, damaged = {}, {}, []
@@ -350,7 +350,7 @@ def _with_clock(stream, clock, source, notes):
                    {f: (a[order] if a is not None else None) for f, a in stream.arrays.items()}, clock)
 
 
-def _exact_times(stream, extra, notes):
+def _exact_times(stream, extra):
     """Times baseparam wrote beside the stamps (``baseparam/<topic>/t``: the float64 times, which a
     nanosecond stamp only rounds), used when they agree with the stamps."""
     t = extra.get(f"baseparam{stream.topic}/t")

@@ -94,7 +94,7 @@ def layout(buf, ros1=False) -> Layout:
     pos = _need(buf, pos, 8, "header stamp")
     pos = align(pos, 4)
     start = pos
-    frame_id, pos = _string(buf, pos, null, "header.frame_id", align)
+    frame_id, pos = _string(buf, pos, null, "header.frame_id")
     fixed.append((start, pos))
     pos = align(pos, 4)
     start = pos
@@ -104,7 +104,7 @@ def layout(buf, ros1=False) -> Layout:
     names = []
     for k in range(count):
         pos = align(pos, 4)
-        name, pos = _string(buf, pos, null, f"name[{k}]", align)
+        name, pos = _string(buf, pos, null, f"name[{k}]")
         names.append(printable(name))
     fixed.append((start, pos))
     arrays = {}
@@ -145,7 +145,7 @@ def _u32(buf, pos, what):
     return struct.unpack_from("<I", buf, pos)[0], end
 
 
-def _string(buf, pos, null, what, align):
+def _string(buf, pos, null, what):
     n, pos = _u32(buf, pos, what)
     if n > _MAX_STRING or n < null:
         raise Damaged(f"{what}: string length {n}")

@@ -152,7 +152,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
             raise damaged(int(order[i]), f"orientation of norm {norm[i]:.6g}, not a unit quaternion")
     # on the chosen clock and sorted, with the exact times baseparam's writer attached, as the joints' stream
     stream = _with_clock(_Stream(topic, (), stamps, received, order, {"": values}), clock, source, notes)
-    _exact_times(stream, extra or {}, notes)
+    _exact_times(stream, extra or {})
     t = stream.stamps
     if t.size > 1 and not (np.diff(t) > 0).all():
         raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({stream.clock} clock)")

@@ -73,7 +73,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
                             thing="column", listing=", ".join(present),
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
-    names = _joint_names(path, schema, chosen["q"], source)
+    names = _joint_names(path, schema, chosen["q"])
     data, where, problems = {}, {}, {}
     width = None
     for field, column in chosen.items():
@@ -98,7 +98,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     if names is not None and len(names) != width:
         notes.append(f"{source}: {len(names)} joint names for lists of {width}; the names are not used")
         names = None
-    picked = _pick(names, joints, width, n_dof, source, notes)
+    picked = _pick(names, joints, width, source, notes)
     if picked is not None:
         for field in data:
             if field != "t":
@@ -166,7 +166,7 @@ def _lists(col, pa, width, source, field, column):
     return out, bad, width
 
 
-def _joint_names(path, schema, column, source):
+def _joint_names(path, schema, column):
     meta = schema.metadata or {}
     raw = meta.get(b"baseparam.joint_names")
     if raw is not None:
@@ -208,7 +208,7 @@ def _info_names(info, column):
     raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
 
 
-def _pick(names, joints, width, n_dof, source, notes):
+def _pick(names, joints, width, source, notes):
     """Columns of the lists to keep, in the robot's order, or None for all in order."""
     if joints is None or names is None:
         if joints is not None and len(joints) != width:
