@@ -97,10 +97,8 @@ def _read_mcap(path, source):
         msgtype, _, msgdef = contents.schemas.get(sid, ("", "", b""))
         raw.setdefault(topic, [msgtype, encoding == "ros1", [], msgdef.decode("utf-8", "replace")])
         raw[topic][2] += contents.pieces.get(cid, [])
-    extra = {}
-    for name, blob in contents.attachments.items():
-        if name.startswith("baseparam/") and len(blob) % 8 == 0:
-            extra[name] = np.frombuffer(blob, dtype="<f8")
+    extra = {name: np.frombuffer(blob, dtype="<f8") for name, blob in contents.attachments.items()
+             if name.startswith("baseparam/") and len(blob) % 8 == 0}
     return raw, extra, contents.problem, contents.notice
 
 
@@ -413,20 +411,26 @@ def _chunk_size_problem(compression, claimed, packed):
     return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
-def _check_ros1_chunks(path, source):
-    """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
-    headers alone; other damage is left to the readers, which report it."""
+def _ros1_mapped(path):
+    """A ROS 1 bag's bytes, mapped; False when the file does not start with the ROS 1 magic (looked at first: a large
+    file that is no bag was read whole into memory), None when it cannot be read or mapped (an empty file)."""
     import mmap
     try:
         with open(path, "rb") as stream:
-            # rosbags reads the first line whole: a large file without a line break (no bag) was read into memory
             if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
-                raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at "
-                                "its start)")
-            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except DataError:
-        raise
-    except (OSError, ValueError):       # empty, or unreadable: the readers say so
+                return False
+            return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+
+
+def _check_ros1_chunks(path, source):
+    """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
+    headers alone; other damage is left to the readers, which report it."""
+    data = _ros1_mapped(path)
+    if data is False:       # rosbags reads the first line whole: a large file without a line break was read whole
+        raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its start)")
+    if data is None:        # empty, or unreadable: the readers say so
         return
     try:
         pos, end = len(ROS1_MAGIC), len(data)
@@ -451,14 +455,8 @@ def _scan_ros1(path, named, types, why):
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
     missing and where the reading stopped; or None if the file is not a ROS 1 bag (rosbags' error stands).
     """
-    import mmap
-    try:
-        with open(path, "rb") as stream:
-            # the magic first, then the file mapped: a large file that is no bag was read whole into memory
-            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
-                return None
-            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    data = _ros1_mapped(path)
+    if data is None or data is False:
         return None
     connections, messages = {}, {}
     end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None
