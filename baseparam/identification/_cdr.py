@@ -75,10 +75,8 @@ def layout(buf, ros1=False) -> Layout:
     buf = memoryview(buf).cast("B") if not isinstance(buf, (bytes, bytearray)) else buf
     size = len(buf)
     fixed = []
-    if ros1:
-        base, pos = 0, 4                                 # seq (u32) changes from message to message
-        align = _no_align
-        null = 0
+    if ros1:            # no alignment, strings without their NUL; seq (u32) changes from message to message
+        pos, align, null = 4, _no_align, 0
     else:
         if size < 4:
             raise Damaged(f"{size} bytes, shorter than the CDR header")
@@ -86,10 +84,8 @@ def layout(buf, ros1=False) -> Layout:
             kind = bytes(buf[:2]).hex()
             raise Damaged(f"big-endian CDR (encapsulation {kind}) is not read" if buf[1] == 0
                           else f"unknown CDR encapsulation {kind}")
-        base, pos = 4, 4
+        pos, align, null = 4, _aligner(4), 1
         fixed.append((0, 4))
-        align = _aligner(base)
-        null = 1
     stamp = pos
     pos = _need(buf, pos, 8, "header stamp")
     pos = align(pos, 4)
@@ -211,13 +207,9 @@ def _matches(rows, todo, lay):
 
 def _values(rows, idx, lay):
     sub = rows if idx.size == rows.shape[0] else rows[idx]
-    s = lay.stamp
-    if lay.ros1:
-        sec = _column(sub, s, 4, "<u4")[:, 0].astype(np.float64)
-    else:
-        sec = _column(sub, s, 4, "<i4")[:, 0].astype(np.float64)
-    nsec = _column(sub, s + 4, 4, "<u4")[:, 0].astype(np.float64)
-    stamps = sec + nsec * 1e-9
+    # ROS 1 stamps' seconds are unsigned, ROS 2's signed
+    sec = _column(sub, lay.stamp, 4, "<u4" if lay.ros1 else "<i4")[:, 0].astype(np.float64)
+    stamps = sec + _column(sub, lay.stamp + 4, 4, "<u4")[:, 0].astype(np.float64) * 1e-9
     arrays = {}
     for field, (offset, count) in lay.arrays.items():
         arrays[field] = _column(sub, offset, 8 * count, "<f8").astype(np.float64) if count else None
