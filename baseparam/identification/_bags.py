@@ -388,17 +388,13 @@ def _align(streams, names, fields, source, notes, clock):
     base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
     used = {}
     for field, msg_field in fields.items():
-        sources = []
-        for j in names:
-            s = next((s for s in ([base] + streams) if provides(s, msg_field, j)), None)
-            sources.append(s)
-        if field in ("q",) and any(s is None for s in sources):
-            lacking = [j for j, s in zip(names, sources) if s is None]
+        sources = [next((s for s in [base] + streams if provides(s, msg_field, j)), None) for j in names]
+        lacking = [j for j, s in zip(names, sources) if s is None]
+        if field == "q" and lacking:
             raise DataError(f"{source}: joints {shown_names(lacking)}: no {_label(msg_field)} in the log")
-        if all(s is None for s in sources):
+        if len(lacking) == len(names):
             continue
-        if any(s is None for s in sources):
-            lacking = [j for j, s in zip(names, sources) if s is None]
+        if lacking:
             if field == "qd":
                 notes.append(f"{source}: velocity of {shown_names(lacking)} missing; velocities are derived instead")
                 continue
@@ -407,10 +403,7 @@ def _align(streams, names, fields, source, notes, clock):
         used[field] = (msg_field, sources)
     others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
     t = base.stamps
-    keep = np.ones(t.size, dtype=bool)
-    for s in others.values():
-        keep &= (t >= s.stamps[0]) & (t <= s.stamps[-1])
-    ids = np.flatnonzero(keep)
+    ids = covered(t, [s.stamps for s in others.values()])
     tk = t[ids]
     data = {"t": tk}
     every = ids.size == t.size
@@ -442,6 +435,15 @@ def _align(streams, names, fields, source, notes, clock):
             notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {shown_names(list(s.names))} not used "
                          f"(the samples are those of the messages naming {shown_names(list(base.names))})")
     return data, ids, base
+
+
+def covered(t, streams):
+    """Indices of the times ``t`` within the span of every stream's sorted times (each of ``streams``): where
+    interpolating them needs no extrapolation."""
+    keep = np.ones(t.size, dtype=bool)
+    for ts in streams:
+        keep &= (t >= ts[0]) & (t <= ts[-1])
+    return np.flatnonzero(keep)
 
 
 def _interp(t, ts, values):
