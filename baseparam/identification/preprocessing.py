@@ -175,18 +175,20 @@ class Processed(Trajectory):
 
     def segments(self):
         """Slices of the consecutive segments."""
-        edges = np.flatnonzero(np.diff(self.segment)) + 1
-        bounds = np.concatenate([[0], edges, [len(self.segment)]])
-        return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        return _spans(np.flatnonzero(np.diff(self.segment)) + 1, len(self.segment))
 
 
 def _split(t, max_gap):
     """Segment boundaries where a time step exceeds ``max_gap`` median steps."""
     dt = np.diff(t)
     h = float(np.median(dt))
-    cuts = np.flatnonzero(dt > max_gap * h) + 1
-    bounds = np.concatenate([[0], cuts, [len(t)]])
-    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])], h
+    return _spans(np.flatnonzero(dt > max_gap * h) + 1, len(t)), h
+
+
+def _spans(cuts, n):
+    """The slices of n samples between the indices ``cuts`` (increasing)."""
+    bounds = np.concatenate([[0], cuts, [n]])
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _resample(t, arrays, h):
