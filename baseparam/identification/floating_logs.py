@@ -30,12 +30,22 @@ __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_
 WRENCH_AXES = ("fx", "fy", "fz", "mx", "my", "mz")
 
 
+def _widths(n_dof):
+    """{field: columns} of a floating-base robot of ``n_dof`` joints: n_q = 7 + n_dof for q, n_v = 6 + n_dof."""
+    return {"q": n_dof + 7, "qd": n_dof + 6, "qdd": n_dof + 6, "tau": n_dof + 6}
+
+
+def _needs(label, present, kind, fmt):
+    """Refuse a floating-base log without t, q or qd (``present``: its keys or column names)."""
+    for key in ("t", "q", "qd"):
+        if key not in present:
+            raise DataError(f"{label}: no {kind} {shown(key)} (a floating-base {fmt} log has t, q, qd, qdd, tau, "
+                            "wrenches)")
+
+
 def _columns(n_dof, n_contacts):
     """The CSV columns of a floating-base log ({field: names}, the wrench columns), module notes."""
-    n_q, n_v = n_dof + 7, n_dof + 6
-    fields = {"q": [f"q{k}" for k in range(1, n_q + 1)]}
-    for name in ("qd", "qdd", "tau"):
-        fields[name] = [f"{name}{k}" for k in range(1, n_v + 1)]
+    fields = {name: [f"{name}{k}" for k in range(1, width + 1)] for name, width in _widths(n_dof).items()}
     wrench = [f"w{c}_{a}" for c in range(1, n_contacts + 1) for a in WRENCH_AXES]
     return fields, wrench
 
@@ -66,10 +76,7 @@ def read_floating_log(path, robot, n_contacts=0):
     ext = os.path.splitext(path)[1].lower()
     if ext == ".npz":
         data = _npz_arrays(path)
-        for key in ("t", "q", "qd"):
-            if key not in data:
-                raise DataError(f"{label}: no key {shown(key)}"
-                                f" (a floating-base NPZ log has t, q, qd, qdd, tau, wrenches)")
+        _needs(label, data, "key", "NPZ")
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
         if n_contacts:
@@ -115,8 +122,7 @@ def read_floating_log(path, robot, n_contacts=0):
 
     # checked here, not by Trajectory: its messages count q's columns from the data and suggest
     # skip_bad_rows, which these logs do not take
-    for name, width in (("q", robot.n_dof + 7), ("qd", robot.n_dof + 6), ("qdd", robot.n_dof + 6),
-                        ("tau", robot.n_dof + 6)):
+    for name, width in _widths(robot.n_dof).items():
         arr = arrays[name]
         if arr is None:
             continue
@@ -405,17 +411,13 @@ def _read_floating_parquet(source, robot, names):
         if listed is not None and not (isinstance(listed, list) and all(isinstance(v, str) for v in listed)):
             raise DataError(f"{source}: metadata baseparam.floating: {key}: expected a list of names, got "
                             f"{type(listed).__name__}")
-    n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
-    for key in ("t", "q", "qd"):
-        if key not in table.column_names:
-            raise DataError(f"{source}: no column {shown(key)} (a floating-base Parquet log has t, q, qd, qdd, tau, "
-                            "wrenches)")
+    _needs(source, table.column_names, "column", "Parquet")
     import pyarrow as pa
     t_column = table.column("t")
     if not _numeric(pa, t_column.type):
         raise DataError(f"{source}: column t: {t_column.type} values, not times in s")
     t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
-    arrays = {k: _parquet_array(table, k, w, source) for k, w in (("q", n_q), ("qd", n_v), ("qdd", n_v), ("tau", n_v))
+    arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
               if k in table.column_names}
     wrenches = None
     if names:
