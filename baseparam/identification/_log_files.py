@@ -10,6 +10,11 @@ from .._validation import shown
 from ..errors import ArgumentError
 
 
+def _present(traj):
+    """A trajectory's (S, n) arrays by field, those it has (q, qd, qdd, tau; None left out)."""
+    return {f: getattr(traj, f) for f in ("q", "qd", "qdd", "tau") if getattr(traj, f) is not None}
+
+
 def _write_parquet(path, t, fields, metadata):
     """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
     ``metadata`` in the schema; atomically."""

@@ -157,6 +157,7 @@ def write_floating_log(path, trajectory, wrenches=None):
     wrenches : array_like, shape (S, C, 6), optional
     """
     from .._atomic import atomic_path
+    from ._log_files import _present
 
     path = os.fspath(path)
     if not getattr(trajectory, "floating", False):
@@ -166,8 +167,7 @@ def write_floating_log(path, trajectory, wrenches=None):
     w = None if wrenches is None else np.asarray(wrenches, dtype=float)
     if w is not None and (w.ndim != 3 or w.shape[0] != trajectory.n_samples or w.shape[2] != 6):
         raise SettingsError(f"wrenches: expected shape ({trajectory.n_samples}, C, 6), got {w.shape}")
-    arrays = {k: getattr(trajectory, k) for k in ("t", "q", "qd", "qdd", "tau")}
-    arrays = {k: np.asarray(v, dtype=float) for k, v in arrays.items() if v is not None}
+    arrays = {k: np.asarray(v, dtype=float) for k, v in {"t": trajectory.t, **_present(trajectory)}.items()}
     ext = os.path.splitext(path)[1].lower()
     with atomic_path(path) as tmp:
         if ext == ".npz":
@@ -473,8 +473,8 @@ def _contact_names(trajectory):
 def _write_floating_parquet(traj, path, names):
     import json
 
-    from ._log_files import _write_parquet
-    fields = {k: getattr(traj, k) for k in ("q", "qd", "qdd", "tau") if getattr(traj, k) is not None}
+    from ._log_files import _present, _write_parquet
+    fields = _present(traj)
     if traj.wrenches is not None:
         fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
     meta = {"joint_names": list(names), "contacts": list(_contact_names(traj))}
