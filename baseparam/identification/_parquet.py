@@ -166,16 +166,20 @@ def _lists(col, pa, width, source, field, column):
     return out, bad, width
 
 
+def metadata(schema, key, kind):
+    """The JSON value of a Parquet schema's metadata ``key`` when it is a ``kind`` (dict, list), else None (absent,
+    not JSON: another writer's)."""
+    try:
+        value = json.loads((schema.metadata or {}).get(key, b"null"))
+    except ValueError:
+        return None
+    return value if isinstance(value, kind) else None
+
+
 def _joint_names(path, schema, column):
-    meta = schema.metadata or {}
-    raw = meta.get(b"baseparam.joint_names")
-    if raw is not None:
-        try:
-            names = json.loads(raw)
-        except ValueError:
-            names = None
-        if isinstance(names, list) and all(isinstance(x, str) for x in names):
-            return [printable(x) for x in names]
+    names = metadata(schema, b"baseparam.joint_names", list)
+    if names is not None and all(isinstance(x, str) for x in names):
+        return [printable(x) for x in names]
     for parent in list(Path(path).resolve().parents)[:3]:        # LeRobot: meta/info.json at the dataset root
         info = parent / "meta" / "info.json"
         if info.is_file():

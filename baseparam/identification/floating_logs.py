@@ -390,22 +390,16 @@ def _parquet_array(table, name, width, source):
 
 
 def _read_floating_parquet(source, robot, names):
-    import json
-
     import pyarrow.parquet as pq
 
     from ..motion import Trajectory
+    from ._parquet import metadata
     try:
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
-    meta = (table.schema.metadata or {}).get(b"baseparam.floating")
-    try:
-        info = json.loads(meta) if meta else {}
-    except ValueError:
-        info = {}
-    if not isinstance(info, dict):       # metadata of another writer: the file's columns say all that is needed
-        info = {}
+    # metadata of another writer: the file's columns say all that is needed
+    info = metadata(table.schema, b"baseparam.floating", dict) or {}
     for key in ("joint_names", "contacts"):
         listed = info.get(key)
         if listed is not None and not (isinstance(listed, list) and all(isinstance(v, str) for v in listed)):
