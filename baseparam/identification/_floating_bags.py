@@ -37,6 +37,7 @@ from ..motion import Trajectory, not_unit
 from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, covered, deserialized, read_bag, shown_contents,
                      topics_listed)
+from .preprocessing import interp_columns
 from .imu import ImuTrajectory, _from_urdf, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
@@ -170,9 +171,7 @@ def _same_times(t, ts):
 def _at(t, ts, values):
     """values (M, k) at times t: taken as they are at times ts has too, else linearly interpolated."""
     i = _same_times(t, ts)
-    if i is not None:
-        return values[i]
-    return np.column_stack([np.interp(t, ts, values[:, k]) for k in range(values.shape[1])])
+    return values[i] if i is not None else interp_columns(t, ts, values)
 
 
 def _attached(extra, name, order, width, rows):

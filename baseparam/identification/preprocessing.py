@@ -194,7 +194,13 @@ def _spans(cuts, n):
 def _resample(t, arrays, h):
     """Linear interpolation of each (S, n) array onto a uniform grid from t[0] with step h."""
     grid = t[0] + h * np.arange(int(np.floor((t[-1] - t[0]) / h + 1e-9)) + 1)
-    return grid, [None if a is None else np.column_stack([np.interp(grid, t, col) for col in a.T]) for a in arrays]
+    return grid, [None if a is None else interp_columns(grid, t, a) for a in arrays]
+
+
+def interp_columns(x, xp, fp):
+    """Each column of ``fp`` (M, k), sampled at the increasing times ``xp`` (M,), linearly interpolated at ``x``
+    (``np.interp``, its end values beyond ``xp``): shape (len(x), k)."""
+    return np.column_stack([np.interp(x, xp, column) for column in fp.T])
 
 
 def _lowpass(arrays, cutoff, order, h):
@@ -424,5 +430,5 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
         grid = processed.t[part]
         pairs = [(q, processed.q), (qd, processed.qd), (qdd, processed.qdd)]
         for target, source in pairs + ([(extra_out, extra)] if extra is not None else []):
-            target[sl] = np.column_stack([np.interp(t[sl], grid, col) for col in source[part].T])
+            target[sl] = interp_columns(t[sl], grid, source[part])
     return (q, qd, qdd) if signals is None else (q, qd, qdd, extra_out)
