@@ -126,11 +126,10 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         s.names = tuple(names)
         streams.append(_with_clock(s, clock, source, notes))
     data, ids, base = _align(streams, names, fields, source, notes, clock)
-    if "qdd" not in data and extra is not None and len(streams) == 1:
-        qdd = extra.get(f"baseparam{base.topic}/qdd")
-        if qdd is not None and qdd.size == base.order.size * len(base.names):
-            columns = [base.names.index(j) for j in names]
-            data["qdd"] = qdd.reshape(base.order.size, len(base.names))[base.order[ids]][:, columns]
+    if "qdd" not in data and len(streams) == 1:
+        qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids)
+        if qdd is not None:
+            data["qdd"] = qdd[:, [base.names.index(j) for j in names]]
     total = sum(a.size for a in data.values())
     if total > MAX_VALUES:
         raise DataError(f"{source}: {total:.3g} values; a trajectory may hold at most {MAX_VALUES:.0e} values in all "
@@ -360,6 +359,15 @@ def _exact_times(stream, extra):
     # a stamp is t rounded to the ns, read back as sec + nanosec·1e-9 (a few ulp of t off for Unix times)
     if np.all(np.abs(t - stream.stamps) <= 0.5e-9 + 8 * np.spacing(np.abs(t))):
         stream.stamps = t
+
+
+def attached(extra, name, order, width, rows):
+    """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
+    ``rows`` (``order``: their indices in the topic), or None."""
+    values = extra.get(name) if extra else None
+    if values is None or values.size != order.size * width:
+        return None
+    return values.reshape(order.size, width)[order][rows]
 
 
 def _joint_names(streams, joints, n_dof, source, notes):

@@ -35,8 +35,8 @@ from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
 from ..motion import Trajectory, not_unit
 from ._bag_files import read_raw
-from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, covered, deserialized, read_bag, shown_contents,
-                     topics_listed)
+from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
+                     shown_contents, topics_listed)
 from .preprocessing import interp_columns
 from .imu import ImuTrajectory, _from_urdf, _urdf_links, base_from_imu, imu_mounting, world_frame
 
@@ -174,15 +174,6 @@ def _at(t, ts, values):
     return values[i] if i is not None else interp_columns(t, ts, values)
 
 
-def _attached(extra, name, order, width, rows):
-    """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
-    ``rows``, or None."""
-    values = extra.get(name) if extra else None
-    if values is None or values.size != order.size * width:
-        return None
-    return values.reshape(order.size, width)[order][rows]
-
-
 def _omega(t, quat):
     """Body angular velocity 2 vec(q̄ ⊗ q̇) of unit quaternions (x, y, z, w) (S, 4) on times t."""
     # q and −q are one orientation, and a publisher may switch between them (tf2 does not normalize the sign):
@@ -283,13 +274,13 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
         notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
     jq, jqd = _joint_states(source, js, ids, tk, notes)
-    base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
+    base_qdd = None if interpolated else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
     if js.qdd is not None and base_qdd is not None:
         qdd = np.hstack([base_qdd, js.qdd[ids]])
     else:
         qdd = np.gradient(np.hstack([twist, jqd]), tk, axis=0)
         notes.append(f"{source}: accelerations derived from the velocities (central differences)")
-    base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
+    base_tau = None if interpolated else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
     return _motion(False, source, js, ids, tk, np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd]), qdd, base_tau,
                    notes, wrench_streams, pairs)
 
