@@ -374,14 +374,12 @@ def _read_rosbags(path, source, named=(), types=()):
         by_topic = {}
         for c in reader.connections:
             raw.setdefault(c.topic, [c.msgtype, False, [], getattr(c.msgdef, "data", "") or ""])
-        counts = {}
         try:
             for conn, stamp, data in reader.messages(connections=wanted):
-                k = counts.get(conn.topic, 0)
-                counts[conn.topic] = k + 1
-                by_topic.setdefault(conn.topic, []).append((bytes(data), stamp, k))
+                messages = by_topic.setdefault(conn.topic, [])
+                messages.append((bytes(data), stamp, len(messages)))      # its index in the topic
         except Exception as exc:
-            problem = f"damaged after {sum(counts.values())} messages ({_one_line(exc)})"
+            problem = f"damaged after {sum(map(len, by_topic.values()))} messages ({_one_line(exc)})"
         ros1 = Path(source).suffix.lower() == ".bag"
         for topic, messages in by_topic.items():
             raw[topic][1] = ros1
