@@ -306,14 +306,10 @@ def _decode_generic(topic, entry, path, source):
         raise DataError(f"{source}: topic {topic}: no readable messages")
     sizes = np.array([v.size for v in values])
     width = int(np.bincount(sizes).argmax())       # the size most messages have (pieces come by byte size)
-    if (sizes != width).any():
-        damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}")
-                    for i in np.flatnonzero(sizes != width)]
-        ok = np.flatnonzero(sizes == width)
-        stamps, received, order = [stamps[i] for i in ok], [received[i] for i in ok], [order[i] for i in ok]
-        values = [values[i] for i in ok]
-    stream = _Stream(topic, None, np.array(stamps), _ns_to_s(np.array(received)), np.array(order),
-                     {path: np.vstack(values)})
+    ok = sizes == width
+    damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}") for i in np.flatnonzero(~ok)]
+    stream = _Stream(topic, None, np.array(stamps)[ok], _ns_to_s(np.array(received)[ok]), np.array(order)[ok],
+                     {path: np.vstack([v for v, good in zip(values, ok) if good])})
     return stream, damaged
 
 
