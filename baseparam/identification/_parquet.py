@@ -91,9 +91,6 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             data[field], bad, width = _lists(col, pa, width, source, field, column)
         for r, reason in bad:
             problems.setdefault(r, f"field {field}: {reason}")
-    for field, arr in data.items():
-        if field != "t" and arr.shape[1] != width:
-            raise DataError(f"{source}: field {field}: {arr.shape[1]} joints, but q has {width}")
     notes = []
     if names is not None and len(names) != width:
         notes.append(f"{source}: {len(names)} joint names for lists of {width}; the names are not used")
@@ -109,8 +106,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     bad = sorted(problems.items())
     ok = np.ones(table.num_rows, dtype=bool)
     ok[[r for r, _ in bad]] = False
-    ids = np.arange(table.num_rows)
-    tab = _Table(source, "row", ids[ok], {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
+    tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
 
 
