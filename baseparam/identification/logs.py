@@ -30,6 +30,7 @@ import glob
 import os
 import warnings
 from dataclasses import dataclass
+from functools import reduce
 from pathlib import Path
 from typing import Optional
 
@@ -250,9 +251,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         parts = map_logs(train, dict(reduce=scale_log, base=base, preprocessing=preprocessing,
                                      read_options=read_options), [0] * len(train), workers=workers,
                          scheduler=scheduler)
-        statistics = None
-        for part in parts:                                           # in the order given, as the second pass
-            statistics = add_statistics(statistics, part)
+        statistics = reduce(add_statistics, parts, None)            # in the order given, as the second pass
         with single_threaded():
             base, estimator.friction_scales_ = choose_scales(base, statistics)
         estimator.base_ = base
