@@ -493,18 +493,16 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
         return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(sec[k]), nanosec=int(nsec[k])),
                                         frame_id=frame)
 
-    def vector(v):
-        return T["geometry_msgs/msg/Vector3"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
+    def vector(v, kind="Vector3"):
+        return T[f"geometry_msgs/msg/{kind}"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
 
     zero6 = np.zeros(6)
     odometry = []
     for k in range(traj.n_samples):
         x = q[k]
         v = qd[k] if qd is not None else zero6
-        pose = T["geometry_msgs/msg/Pose"](position=T["geometry_msgs/msg/Point"](x=float(x[0]), y=float(x[1]),
-                                                                                 z=float(x[2])),
-                                           orientation=T["geometry_msgs/msg/Quaternion"](
-                                               x=float(x[3]), y=float(x[4]), z=float(x[5]), w=float(x[6])))
+        orientation = T["geometry_msgs/msg/Quaternion"](x=float(x[3]), y=float(x[4]), z=float(x[5]), w=float(x[6]))
+        pose = T["geometry_msgs/msg/Pose"](position=vector(x[:3], "Point"), orientation=orientation)
         twist = T["geometry_msgs/msg/Twist"](linear=vector(v[:3]), angular=vector(v[3:6]))
         msg = T["nav_msgs/msg/Odometry"](
             header=header(k), child_frame_id="base",
