@@ -84,7 +84,7 @@ def layout(buf, ros1=False) -> Layout:
             kind = bytes(buf[:2]).hex()
             raise Damaged(f"big-endian CDR (encapsulation {kind}) is not read" if buf[1] == 0
                           else f"unknown CDR encapsulation {kind}")
-        pos, align, null = 4, _aligner(4), 1
+        pos, align, null = 4, _cdr_align, 1
         fixed.append((0, 4))
     stamp = pos
     pos = _need(buf, pos, 8, "header stamp")
@@ -124,10 +124,9 @@ def _no_align(pos, n):
     return pos
 
 
-def _aligner(base):
-    def align(pos, n):
-        return pos + (-(pos - base)) % n
-    return align
+def _cdr_align(pos, n):
+    """``pos`` moved to the next multiple of n counted from the end of the 4-byte CDR header."""
+    return pos + (4 - pos) % n
 
 
 def _need(buf, pos, n, what):
@@ -253,10 +252,9 @@ def encode(t, names, position, velocity=None, effort=None, frame_id=""):
     """
     S = position.shape[0]
     head = bytearray(b"\x00\x01\x00\x00") + bytes(8)
-    base = 4
 
-    def pad(n):
-        head.extend(bytes((-(len(head) - base)) % n))
+    def pad(n):         # as _cdr_align
+        head.extend(bytes((4 - len(head)) % n))
 
     def string(text):
         raw = text.encode("utf-8") + b"\x00"
