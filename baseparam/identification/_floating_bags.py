@@ -281,8 +281,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         qdd = np.gradient(np.hstack([twist, jqd]), tk, axis=0)
         notes.append(f"{source}: accelerations derived from the velocities (central differences)")
     base_tau = None if interpolated else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
-    return _motion(False, source, js, ids, tk, np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd]), qdd, base_tau,
-                   notes, wrench_streams, pairs)
+    return _motion(Trajectory, source, js, ids, tk, np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd]), qdd,
+                   base_tau, notes, wrench_streams, pairs)
 
 
 def _joint_states(source, js, ids, tk, notes):
@@ -295,19 +295,18 @@ def _joint_states(source, js, ids, tk, notes):
     return jq, jqd
 
 
-def _motion(imu, source, js, ids, tk, q, qd, qdd, base_tau, notes, wrench_streams, pairs):
-    """The motion :func:`read_floating_bag` returns (an :class:`~baseparam.identification.imu.ImuTrajectory` when
-    its base comes from an ``imu``), of states q, q̇, q̈ at the kept joint samples ``ids`` (times ``tk``): τ the base
-    wrench ``base_tau`` (zero when None) and the joint stream's efforts, the contacts' wrenches (S, C, 6) at ``tk``
-    (interpolated, with a note, where their topics' times differ) or None without contacts."""
+def _motion(kind, source, js, ids, tk, q, qd, qdd, base_tau, notes, wrench_streams, pairs):
+    """The motion :func:`read_floating_bag` returns (``kind``: Trajectory, or ImuTrajectory for a base from an IMU),
+    of states q, q̇, q̈ at the kept joint samples ``ids`` (times ``tk``): τ the base wrench ``base_tau`` (zero when
+    None) and the joint stream's efforts, the contacts' wrenches (S, C, 6) at ``tk`` (interpolated, with a note,
+    where their topics' times differ) or None without contacts."""
     tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau,
                                                  js.tau[ids]])
     wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
     if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
         notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
-    return (ImuTrajectory if imu else Trajectory)(t=tk, q=q, qd=qd, qdd=qdd, tau=tau, source=source, floating=True,
-                                                  joint_names=js.joint_names, notes=tuple(notes), wrenches=wrenches,
-                                                  contacts=tuple(n for n, _ in pairs))
+    return kind(t=tk, q=q, qd=qd, qdd=qdd, tau=tau, source=source, floating=True, joint_names=js.joint_names,
+                notes=tuple(notes), wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
 
 
 def _imu_link(source, topic, robot, frames, notes):
@@ -358,5 +357,5 @@ def _imu_motion(source, robot, js, ids, tk, tb, values, interpolated, base_topic
     else:
         jqdd = np.gradient(jqd, tk, axis=0)
         notes.append(f"{source}: joint accelerations derived from the velocities (central differences)")
-    return _motion(True, source, js, ids, tk, np.hstack([q, jq]), np.hstack([qd, jqd]), np.hstack([qdd, jqdd]), None,
-                   notes, wrench_streams, pairs)
+    return _motion(ImuTrajectory, source, js, ids, tk, np.hstack([q, jq]), np.hstack([qd, jqd]),
+                   np.hstack([qdd, jqdd]), None, notes, wrench_streams, pairs)
