@@ -59,8 +59,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     if twice:       # which of the two is meant would be a guess (pyarrow refuses to pick, with a KeyError)
         raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
                         "give each column one name")
-    lists = [f.name for f in schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)
-             or pa.types.is_fixed_size_list(f.type)]
+    lists = [f.name for f in schema if list_type(pa, f.type)]
     try:
         table = parquet.read()
     except Exception as exc:    # damaged pages: as above
@@ -110,6 +109,16 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
 
 
+def list_type(pa, arrow_type):
+    """Whether a column of ``arrow_type`` holds a list per row (of any list kind)."""
+    return pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type)
+
+
+def numeric_type(pa, arrow_type):
+    """Whether ``arrow_type`` holds numbers (floating point or integers)."""
+    return pa.types.is_floating(arrow_type) or pa.types.is_integer(arrow_type)
+
+
 def _scalars(col, pa, where):
     """A numeric column as float64 (S,) and its null rows; Parquet's timestamp and duration types in seconds."""
     import pyarrow.compute as pc
@@ -120,7 +129,7 @@ def _scalars(col, pa, where):
         ticks = np.asarray(pc.fill_null(col.cast(pa.int64()), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
         values = (ticks // per_second).astype(np.float64) + (ticks % per_second).astype(np.float64) / per_second
         return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
-    if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
+    if not numeric_type(pa, col.type):
         raise DataError(f"{where}: {col.type} values, not numbers or times")
     values = np.asarray(pc.fill_null(col, 0).to_numpy(zero_copy_only=False), dtype=np.float64)
     return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
@@ -133,7 +142,7 @@ def _lists(col, pa, width, source, field, column):
     col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
     expected = "expected" if width is not None else "the other rows have"
     value_type = col.type.value_type
-    if not (pa.types.is_floating(value_type) or pa.types.is_integer(value_type)):
+    if not numeric_type(pa, value_type):
         raise DataError(f"{source}: field {field} (column {column}): lists of {value_type}, not numbers")
     S = len(col)
     lengths = pc.list_value_length(col)

@@ -22,6 +22,7 @@ import numpy as np
 from .._checks import check_input, read_bounded, shown
 from .._validation import ABSURD
 from ..errors import DataError, SettingsError, printable
+from ._parquet import _lists, list_type, metadata, numeric_type
 from ._record import _one_line
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -369,18 +370,12 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     return replace(traj, wrenches=w, contacts=names if w is not None else ())
 
 
-def _numeric(pa, value_type):
-    return pa.types.is_floating(value_type) or pa.types.is_integer(value_type)
-
-
 def _parquet_array(table, name, width, source):
     """A list column of ``width`` numbers per row as (S, width) float64; a null row or another length refused."""
     import pyarrow as pa
 
-    from ._parquet import _lists
     column = table.column(name)
-    if not (pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type) or
-            pa.types.is_large_list(column.type)) or not _numeric(pa, column.type.value_type):
+    if not list_type(pa, column.type) or not numeric_type(pa, column.type.value_type):
         raise DataError(f"{source}: column {name}: expected a list of {width} numbers per row")
     # each row's own length: a total of S·width alone would let rows of other lengths shift the values
     values, bad, _ = _lists(column, pa, width, source, name, name)
@@ -393,7 +388,6 @@ def _read_floating_parquet(source, robot, names):
     import pyarrow.parquet as pq
 
     from ..motion import Trajectory
-    from ._parquet import metadata
     try:
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
@@ -408,7 +402,7 @@ def _read_floating_parquet(source, robot, names):
     _needs(source, table.column_names, "column", "Parquet")
     import pyarrow as pa
     t_column = table.column("t")
-    if not _numeric(pa, t_column.type):
+    if not numeric_type(pa, t_column.type):
         raise DataError(f"{source}: column t: {t_column.type} values, not times in s")
     t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
     arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
