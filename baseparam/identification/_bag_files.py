@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import read_bounded, refuse_special, shown
+from .._checks import check_instance, read_bounded, refuse_special, shown
 from ..errors import DataError, ResourceLimitError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
@@ -134,8 +134,8 @@ def check_bag_folder(path, source, named=None, types=()):
         listed = info.get(key)
         if listed is None:
             continue
-        if not isinstance(listed, list):        # a reader would iterate what it is given (a string's letters)
-            raise DataError(f"{source}/metadata.yaml: {key}: expected a list, got {type(listed).__name__}")
+        # a reader would iterate what it is given (a string's letters)
+        check_instance(listed, f"{source}/metadata.yaml: {key}", list, "a list", error=DataError)
         names += [f.get("path") if isinstance(f, dict) else f for f in listed] if key == "files" else listed
     folder = os.path.realpath(path)
     for name in names:

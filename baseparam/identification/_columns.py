@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import shown
+from .._validation import check_instance, shown
 from ..errors import DataError, printable
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
@@ -38,8 +38,7 @@ def parse_column_map(text: str) -> dict:
     >>> parse_column_map("t=times, q=positions, qd=None")
     {'t': 'times', 'q': 'positions', 'qd': None}
     """
-    if not isinstance(text, str):
-        raise DataError(f"column map: expected text like 't=0,q=1:7,tau=7:13', got {type(text).__name__}")
+    check_instance(text, "column map", str, "text like 't=0,q=1:7,tau=7:13'", error=DataError)
     out = {}
     for entry in text.split(","):
         field, sep, value = (part.strip() for part in entry.partition("="))
@@ -76,8 +75,7 @@ def _normalize_map(columns, source):
         return {}
     if isinstance(columns, str):
         columns = parse_column_map(columns)
-    if not isinstance(columns, Mapping):
-        raise DataError(f"{source}: column map: expected a dict or text like 't=0,q=1:7', got {type(columns).__name__}")
+    check_instance(columns, f"{source}: column map", Mapping, "a dict or text like 't=0,q=1:7'", error=DataError)
     out = {}
     for field, value in columns.items():
         field = _known_field(field, f"{source}: column map")

@@ -30,7 +30,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_number, shown
+from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
 from ..motion import Trajectory
@@ -105,9 +105,7 @@ class Preprocessing:
         positive("cutoff_hz", self.cutoff_hz)
         positive("rest_velocity", self.rest_velocity)
         positive("max_gap", self.max_gap, allow_none=False)
-        if not isinstance(self.filter_friction, (bool, np.bool_)):
-            raise SettingsError(f"preprocessing: filter_friction: expected True or False, got "
-                                f"{shown(self.filter_friction)}")
+        check_flag(self.filter_friction, "preprocessing: filter_friction", error=SettingsError)
         for name in ("filter_order", "decimate"):
             check_number(getattr(self, name), f"preprocessing: {name}", low=1, high=100, integer=True,
                          expected="an integer from 1 to 100", error=SettingsError)
@@ -258,10 +256,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     DataError
         When nothing usable is left (all segments too short, all samples at rest).
     """
-    if not isinstance(trajectory, Trajectory):
-        raise DataError(f"preprocess: expected a Trajectory, got {type(trajectory).__name__}")
-    if not isinstance(settings, Preprocessing):
-        raise DataError(f"preprocess: settings: expected a Preprocessing, got {type(settings).__name__}")
+    check_instance(trajectory, "preprocess", Trajectory, "a Trajectory", error=DataError)
+    check_instance(settings, "preprocess: settings", Preprocessing, "a Preprocessing", error=DataError)
     src = trajectory.source
     if trajectory.tau is None:
         raise DataError(f"{src}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN; "
@@ -403,8 +399,7 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     q, qd, qdd : ndarray, each of shape (n_samples_in, n_dof)
         (and the interpolated ``signals``, (n_samples_in, m), when given)
     """
-    if not isinstance(trajectory, Trajectory):
-        raise DataError(f"states_at_samples: expected a Trajectory, got {type(trajectory).__name__}")
+    check_instance(trajectory, "states_at_samples", Trajectory, "a Trajectory", error=DataError)
     t = trajectory.t
     spans, _ = _split(t, settings.max_gap)
     q = np.array(trajectory.q, dtype=float)

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import atomic_path, write_text
-from .._validation import check_names, check_path, printable, shown
-from ..errors import ArgumentError, ArgumentTypeError
+from .._validation import check_instance, check_names, check_path, printable, shown
+from ..errors import ArgumentError
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 
@@ -75,10 +75,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     >>> np.array_equal(back.t, traj.t) and np.array_equal(back.tau, traj.tau), back.joint_names
     (True, ('elbow',))
     """
-    if not isinstance(trajectory, Trajectory):
-        raise ArgumentTypeError(f"trajectory: expected a baseparam.Trajectory, got {type(trajectory).__name__}")
-    if not isinstance(path, (str, os.PathLike)):
-        raise ArgumentTypeError(f"path: expected a file name, got {type(path).__name__}")
+    check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
+    check_instance(path, "path", (str, os.PathLike), "a file name")
     check_path(path)
     check_names(joint_names, "joint_names")
     ext = Path(os.fspath(path)).suffix.lower()
