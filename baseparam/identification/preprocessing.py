@@ -272,9 +272,7 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     pieces, short, filtered = [], 0, None
     for k, sl in enumerate(spans):
         t = trajectory.t[sl]
-        arrays = [trajectory.q[sl], trajectory.tau[sl],
-                  None if trajectory.qd is None else trajectory.qd[sl],
-                  None if trajectory.qdd is None else trajectory.qdd[sl]]
+        arrays = [None if a is None else a[sl] for a in (trajectory.q, trajectory.tau, trajectory.qd, trajectory.qdd)]
         h = float(np.median(np.diff(t))) if len(t) > 1 else h_median
         if settings.resample is not False:
             h = h if settings.resample is True else float(settings.resample)
