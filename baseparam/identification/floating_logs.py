@@ -76,7 +76,7 @@ def read_floating_log(path, robot, n_contacts=0):
     fields, wrench_columns = _columns(robot.n_dof, n_contacts)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".npz":
-        data = _npz_arrays(path)
+        data = _npz_arrays(path, label)
         _needs(label, data, "key", "NPZ")
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
@@ -87,7 +87,7 @@ def read_floating_log(path, robot, n_contacts=0):
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
                 raise DataError(f"{label}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
-        text = _csv_text(path)
+        text = _csv_text(path, label)
         header = [h.strip() for h in text.partition("\n")[0].split(",")]
         if header[:1] != ["t"]:
             raise DataError(f"{label}: line 1: expected a header row starting with 't' (t, q1…q{robot.n_dof + 7}, "
@@ -206,10 +206,10 @@ def _wrench_topics(path, contacts, given):
     return out
 
 
-def _npz_arrays(path):
+def _npz_arrays(path, label):
     """The numeric arrays of an NPZ log, by key: the archive checked as the trajectory reader checks it (no
-    zip, a name held twice), each member's header (dtype, size) checked before its data is read."""
-    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
+    zip, a name held twice), each member's header (dtype, size) checked before its data is read; ``label`` names
+    the file in messages."""
     from ._arrays import numeric_member, open_npz
     from ._record import MAX_VALUES
 
@@ -225,13 +225,13 @@ def _npz_arrays(path):
     return data
 
 
-def _csv_text(path):
+def _csv_text(path, label):
     """A CSV log's text: bounded in size and line length as the trajectory reader bounds them
-    (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte otherwise)."""
+    (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte, ``label`` the
+    file, otherwise)."""
     from .._checks import not_utf8
     from ._text import _read_bytes
 
-    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
     data = bytes(_read_bytes(path, label))
     try:
         text = data.decode("utf-8")
