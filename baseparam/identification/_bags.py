@@ -234,13 +234,10 @@ def _decode_topic(topic, entry):
             groups.setdefault(key, []).append((stamps, log_times[idx], order[idx], arrays))
     streams = []
     for key, parts in groups.items():
-        names = first_order[key]
-        stamps = np.concatenate([p[0] for p in parts])
-        received = np.concatenate([p[1] for p in parts])
-        order = np.concatenate([p[2] for p in parts])
-        arrays = {f: (np.concatenate([p[3][f] for p in parts]) if parts[0][3][f] is not None else None)
-                  for f in parts[0][3]}
-        streams.append(_Stream(topic, names, stamps, _ns_to_s(received), order, arrays))
+        stamps, received, order, arrays = zip(*parts)           # the pieces' parts, concatenated
+        arrays = {f: None if arrays[0][f] is None else np.concatenate([a[f] for a in arrays]) for f in arrays[0]}
+        streams.append(_Stream(topic, first_order[key], np.concatenate(stamps), _ns_to_s(np.concatenate(received)),
+                               np.concatenate(order), arrays))
     damaged.sort(key=lambda d: (d[0], d[1]))
     return streams, damaged
 
