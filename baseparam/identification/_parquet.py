@@ -94,11 +94,8 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     if names is not None and len(names) != width:
         notes.append(f"{source}: {len(names)} joint names for lists of {width}; the names are not used")
         names = None
-    picked = _pick(names, joints, width, source, notes)
-    if picked is not None:
-        for field in data:
-            if field != "t":
-                data[field] = data[field][:, picked]
+    picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns
+    data = {f: a if f == "t" or picked is None else a[:, picked] for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
     n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
