@@ -46,7 +46,7 @@ from .._checks import shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
-from ._cdr import JOINT_STATE, decode_rows
+from ._cdr import ARRAYS, JOINT_STATE, decode_rows
 from ._columns import _check_fields, matched_joints, shown_names, torque_excluded
 from .._validation import check_option
 from ._record import MAX_VALUES, _one_line
@@ -97,7 +97,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         if isinstance(entry, tuple):
             if entry[0] not in raw:
                 raise DataError(f"{source}: column map: field {field}: topic {entry[0]} not in the bag")
-            if raw[entry[0]][0] in JOINT_STATE and entry[1] in ("position", "velocity", "effort"):
+            if raw[entry[0]][0] in JOINT_STATE and entry[1] in ARRAYS:
                 topics += [entry[0]] if entry[0] not in topics else []
             else:
                 s, d = _decode_generic(entry[0], raw[entry[0]], entry[1], source)
@@ -163,7 +163,7 @@ def _field_map(columns, source):
             if topic and path and all(part.isidentifier() for part in path.split(".")):
                 fields[field] = (topic, path)
                 continue
-        if len(entry) != 1 or entry[0] not in ("position", "velocity", "effort"):
+        if len(entry) != 1 or entry[0] not in ARRAYS:
             raise DataError(f"{source}: column map: field {field}: expected a JointState field (position, velocity "
                             f"or effort) or TOPIC:FIELD (a field of another topic's messages, e.g. "
                             f"/motor_currents:data), got {shown(entry)}")
