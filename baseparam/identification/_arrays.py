@@ -133,15 +133,14 @@ def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
     begins each one-line message (the file and the member)."""
     try:
         shape, dtype = _npy_header(archive, info)[:2]
-    except _NPZ_ERRORS as exc:
-        raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
-    if dtype.kind not in "iuf":
-        raise DataError(f"{where}: not numeric ({dtype})")
-    count = int(np.prod(shape, dtype=float))
-    if count > left:
-        raise DataError(too_many or f"{where}: more than {left} values")
-    try:
+        if dtype.kind not in "iuf":
+            raise DataError(f"{where}: not numeric ({dtype})")
+        count = int(np.prod(shape, dtype=float))
+        if count > left:
+            raise DataError(too_many or f"{where}: more than {left} values")
         return np.asarray(_npy_data(archive, info), dtype=float), count
+    except DataError:                   # a ValueError, which the archive's damage below also is
+        raise
     except _NPZ_ERRORS as exc:
         raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
 
@@ -216,12 +215,7 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
                             placeholder="KEY", clean=lambda name: name.strip().lstrip("/"))
     total = 0
     for field, key in chosen.items():          # headers first: nothing is read before all pass
-        try:
-            shape, dtype = probe(key)
-        except DataError:
-            raise
-        except _NPZ_ERRORS + (KeyError, TypeError) as exc:      # TypeError: an HDF5 type numpy lacks
-            raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
+        shape, dtype = _read_key(source, field, key, probe)
         if dtype.kind not in "iuf":
             raise DataError(f"{source}: field {field} (key {key}): not numeric (dtype {dtype})")
         count = math.prod(shape)
@@ -229,13 +223,18 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
         if total > MAX_VALUES:
             raise DataError(f"{source}: field {field} (key {key}): shape {tuple(shape)} ({count:.3g} values) is "
                             f"too large; a trajectory may hold at most {MAX_VALUES:.0e} values in all")
-    keyed = {}
-    for field, key in chosen.items():
-        try:
-            keyed[field] = (read(key), key)
-        except _NPZ_ERRORS + (KeyError, TypeError) as exc:
-            raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
+    keyed = {field: (_read_key(source, field, key, read), key) for field, key in chosen.items()}
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
+
+
+def _read_key(source, field, key, read):
+    """``read(key)`` (a header or an array), what a damaged member or dataset raises one line naming the field."""
+    try:
+        return read(key)
+    except DataError:
+        raise
+    except _NPZ_ERRORS + (KeyError, TypeError) as exc:      # TypeError: an HDF5 type numpy lacks
+        raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
 
 
 def _list_keys(arrays):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import read_bounded, refuse_special, shown
+from .._checks import check_instance, read_bounded, refuse_special, shown
 from ..errors import DataError, ResourceLimitError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
@@ -35,7 +35,7 @@ def read_raw(path, source, named=(), types=()):
         # its metadata and files checked (parsed once) before any reader opens them
         files = _mcap_files(path, check_bag_folder(path, source, tuple(named), tuple(types)))
         if files:
-            return _read_mcap_folder(path, files, source)
+            return _read_mcap_folder(files, source)
     elif Path(source).suffix.lower() != ".bag":
         return _read_mcap(path, source)
     return _read_rosbags(path, source, named, types)
@@ -97,10 +97,8 @@ def _read_mcap(path, source):
         msgtype, _, msgdef = contents.schemas.get(sid, ("", "", b""))
         raw.setdefault(topic, [msgtype, encoding == "ros1", [], msgdef.decode("utf-8", "replace")])
         raw[topic][2] += contents.pieces.get(cid, [])
-    extra = {}
-    for name, blob in contents.attachments.items():
-        if name.startswith("baseparam/") and len(blob) % 8 == 0:
-            extra[name] = np.frombuffer(blob, dtype="<f8")
+    extra = {name: np.frombuffer(blob, dtype="<f8") for name, blob in contents.attachments.items()
+             if name.startswith("baseparam/") and len(blob) % 8 == 0}
     return raw, extra, contents.problem, contents.notice
 
 
@@ -136,8 +134,8 @@ def check_bag_folder(path, source, named=None, types=()):
         listed = info.get(key)
         if listed is None:
             continue
-        if not isinstance(listed, list):        # a reader would iterate what it is given (a string's letters)
-            raise DataError(f"{source}/metadata.yaml: {key}: expected a list, got {type(listed).__name__}")
+        # a reader would iterate what it is given (a string's letters)
+        check_instance(listed, f"{source}/metadata.yaml: {key}", list, "a list", error=DataError)
         names += [f.get("path") if isinstance(f, dict) else f for f in listed] if key == "files" else listed
     folder = os.path.realpath(path)
     for name in names:
@@ -331,7 +329,7 @@ def _mcap_files(path, info):
     return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
 
 
-def _read_mcap_folder(path, files, source):
+def _read_mcap_folder(files, source):
     """The MCAP files of a bag folder in order, each topic's messages numbered across them."""
     raw, problem, notices = {}, None, []
     for name in files:
@@ -367,7 +365,7 @@ def _read_rosbags(path, source, named=(), types=()):
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
-        scanned = _scan_ros1(path, source, named, types, _one_line(exc)) if os.path.isfile(path) else None
+        scanned = _scan_ros1(path, named, types, _one_line(exc)) if os.path.isfile(path) else None
         if scanned is not None:
             return scanned
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
@@ -376,14 +374,12 @@ def _read_rosbags(path, source, named=(), types=()):
         by_topic = {}
         for c in reader.connections:
             raw.setdefault(c.topic, [c.msgtype, False, [], getattr(c.msgdef, "data", "") or ""])
-        counts = {}
         try:
             for conn, stamp, data in reader.messages(connections=wanted):
-                k = counts.get(conn.topic, 0)
-                counts[conn.topic] = k + 1
-                by_topic.setdefault(conn.topic, []).append((bytes(data), stamp, k))
+                messages = by_topic.setdefault(conn.topic, [])
+                messages.append((bytes(data), stamp, len(messages)))      # its index in the topic
         except Exception as exc:
-            problem = f"damaged after {sum(counts.values())} messages ({_one_line(exc)})"
+            problem = f"damaged after {sum(map(len, by_topic.values()))} messages ({_one_line(exc)})"
         ros1 = Path(source).suffix.lower() == ".bag"
         for topic, messages in by_topic.items():
             raw[topic][1] = ros1
@@ -413,20 +409,26 @@ def _chunk_size_problem(compression, claimed, packed):
     return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
-def _check_ros1_chunks(path, source):
-    """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
-    headers alone; other damage is left to the readers, which report it."""
+def _ros1_mapped(path):
+    """A ROS 1 bag's bytes, mapped; False when the file does not start with the ROS 1 magic (looked at first: a large
+    file that is no bag was read whole into memory), None when it cannot be read or mapped (an empty file)."""
     import mmap
     try:
         with open(path, "rb") as stream:
-            # rosbags reads the first line whole: a large file without a line break (no bag) was read into memory
             if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
-                raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at "
-                                "its start)")
-            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except DataError:
-        raise
-    except (OSError, ValueError):       # empty, or unreadable: the readers say so
+                return False
+            return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+
+
+def _check_ros1_chunks(path, source):
+    """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
+    headers alone; other damage is left to the readers, which report it."""
+    data = _ros1_mapped(path)
+    if data is False:       # rosbags reads the first line whole: a large file without a line break was read whole
+        raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its start)")
+    if data is None:        # empty, or unreadable: the readers say so
         return
     try:
         pos, end = len(ROS1_MAGIC), len(data)
@@ -445,20 +447,14 @@ def _check_ros1_chunks(path, source):
         data.close()
 
 
-def _scan_ros1(path, source, named, types, why):
+def _scan_ros1(path, named, types, why):
     """A ROS 1 bag read chunk by chunk in file order, without its index (which rosbags needs).
 
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
     missing and where the reading stopped; or None if the file is not a ROS 1 bag (rosbags' error stands).
     """
-    import mmap
-    try:
-        with open(path, "rb") as stream:
-            # the magic first, then the file mapped: a large file that is no bag was read whole into memory
-            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
-                return None
-            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    data = _ros1_mapped(path)
+    if data is None or data is False:
         return None
     connections, messages = {}, {}
     end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None

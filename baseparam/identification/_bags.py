@@ -46,8 +46,8 @@ from .._checks import shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
-from ._cdr import JOINT_STATE, decode_rows
-from ._columns import _check_fields, matched_joints, shown_names
+from ._cdr import ARRAYS, JOINT_STATE, decode_rows
+from ._columns import _check_fields, matched_joints, shown_names, torque_excluded
 from .._validation import check_option
 from ._record import MAX_VALUES, _one_line
 from ._rows import _finish, _Table
@@ -97,14 +97,14 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         if isinstance(entry, tuple):
             if entry[0] not in raw:
                 raise DataError(f"{source}: column map: field {field}: topic {entry[0]} not in the bag")
-            if raw[entry[0]][0] in JOINT_STATE and entry[1] in ("position", "velocity", "effort"):
+            if raw[entry[0]][0] in JOINT_STATE and entry[1] in ARRAYS:
                 topics += [entry[0]] if entry[0] not in topics else []
             else:
                 s, d = _decode_generic(entry[0], raw[entry[0]], entry[1], source)
                 generic.append(s)
                 damaged += d
     for name in topics:
-        s, d = _decode_topic(name, raw[name], source)
+        s, d = _decode_topic(name, raw[name])
         streams += s
         damaged += d
     if damaged and not skip_bad_rows:
@@ -116,7 +116,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         raise DataError(f"{source}: topic {', '.join(topics)}: no JointState messages")
     streams = [_with_clock(s, clock, source, notes) for s in streams]
     if len(streams) == 1 and extra is not None:
-        _exact_times(streams[0], extra, notes)
+        _exact_times(streams[0], extra)
     names = _joint_names(streams, joints, n_dof, source, notes)
     for s in generic:
         width = next(iter(s.arrays.values())).shape[1]
@@ -126,11 +126,10 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         s.names = tuple(names)
         streams.append(_with_clock(s, clock, source, notes))
     data, ids, base = _align(streams, names, fields, source, notes, clock)
-    if "qdd" not in data and extra is not None and len(streams) == 1:
-        qdd = extra.get(f"baseparam{base.topic}/qdd")
-        if qdd is not None and qdd.size == base.order.size * len(base.names):
-            columns = [base.names.index(j) for j in names]
-            data["qdd"] = qdd.reshape(base.order.size, len(base.names))[base.order[ids]][:, columns]
+    if "qdd" not in data and len(streams) == 1:
+        qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids)
+        if qdd is not None:
+            data["qdd"] = qdd[:, [base.names.index(j) for j in names]]
     total = sum(a.size for a in data.values())
     if total > MAX_VALUES:
         raise DataError(f"{source}: {total:.3g} values; a trajectory may hold at most {MAX_VALUES:.0e} values in all "
@@ -150,8 +149,8 @@ def _field_map(columns, source):
     if columns is None:
         return fields
     given = _normalize_map(columns, source)
-    if any(given.get(f) is not None for f in ("tau", "current")):
-        fields.pop("tau", None)
+    for field in torque_excluded(given):
+        fields.pop(field, None)
     for field, entry in given.items():
         if entry is None:
             fields.pop(field, None)
@@ -164,7 +163,7 @@ def _field_map(columns, source):
             if topic and path and all(part.isidentifier() for part in path.split(".")):
                 fields[field] = (topic, path)
                 continue
-        if len(entry) != 1 or entry[0] not in ("position", "velocity", "effort"):
+        if len(entry) != 1 or entry[0] not in ARRAYS:
             raise DataError(f"{source}: column map: field {field}: expected a JointState field (position, velocity "
                             f"or effort) or TOPIC:FIELD (a field of another topic's messages, e.g. "
                             f"/motor_currents:data), got {shown(entry)}")
@@ -209,7 +208,7 @@ def _choose_topics(raw, topic, source):
     return chosen
 
 
-def _decode_topic(topic, entry, source):
+def _decode_topic(topic, entry):
     """Streams (one per set of names and arrays) and damaged messages [(topic, index, reason)] of a topic."""
     _, ros1, pieces, _ = entry
     groups, first_order, damaged = {}, {}, []
@@ -235,13 +234,10 @@ def _decode_topic(topic, entry, source):
             groups.setdefault(key, []).append((stamps, log_times[idx], order[idx], arrays))
     streams = []
     for key, parts in groups.items():
-        names = first_order[key]
-        stamps = np.concatenate([p[0] for p in parts])
-        received = np.concatenate([p[1] for p in parts])
-        order = np.concatenate([p[2] for p in parts])
-        arrays = {f: (np.concatenate([p[3][f] for p in parts]) if parts[0][3][f] is not None else None)
-                  for f in parts[0][3]}
-        streams.append(_Stream(topic, names, stamps, _ns_to_s(received), order, arrays))
+        stamps, received, order, arrays = zip(*parts)           # the pieces' parts, concatenated
+        arrays = {f: None if arrays[0][f] is None else np.concatenate([a[f] for a in arrays]) for f in arrays[0]}
+        streams.append(_Stream(topic, first_order[key], np.concatenate(stamps), _ns_to_s(np.concatenate(received)),
+                               np.concatenate(order), arrays))
     damaged.sort(key=lambda d: (d[0], d[1]))
     return streams, damaged
 
@@ -307,14 +303,10 @@ def _decode_generic(topic, entry, path, source):
         raise DataError(f"{source}: topic {topic}: no readable messages")
     sizes = np.array([v.size for v in values])
     width = int(np.bincount(sizes).argmax())       # the size most messages have (pieces come by byte size)
-    if (sizes != width).any():
-        damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}")
-                    for i in np.flatnonzero(sizes != width)]
-        ok = np.flatnonzero(sizes == width)
-        stamps, received, order = [stamps[i] for i in ok], [received[i] for i in ok], [order[i] for i in ok]
-        values = [values[i] for i in ok]
-    stream = _Stream(topic, None, np.array(stamps), _ns_to_s(np.array(received)), np.array(order),
-                     {path: np.vstack(values)})
+    ok = sizes == width
+    damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}") for i in np.flatnonzero(~ok)]
+    stream = _Stream(topic, None, np.array(stamps)[ok], _ns_to_s(np.array(received)[ok]), np.array(order)[ok],
+                     {path: np.vstack([v for v, good in zip(values, ok) if good])})
     return stream, damaged
 
 
@@ -350,7 +342,7 @@ def _with_clock(stream, clock, source, notes):
                    {f: (a[order] if a is not None else None) for f, a in stream.arrays.items()}, clock)
 
 
-def _exact_times(stream, extra, notes):
+def _exact_times(stream, extra):
     """Times baseparam wrote beside the stamps (``baseparam/<topic>/t``: the float64 times, which a
     nanosecond stamp only rounds), used when they agree with the stamps."""
     t = extra.get(f"baseparam{stream.topic}/t")
@@ -360,6 +352,15 @@ def _exact_times(stream, extra, notes):
     # a stamp is t rounded to the ns, read back as sec + nanosec·1e-9 (a few ulp of t off for Unix times)
     if np.all(np.abs(t - stream.stamps) <= 0.5e-9 + 8 * np.spacing(np.abs(t))):
         stream.stamps = t
+
+
+def attached(extra, name, order, width, rows):
+    """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
+    ``rows`` (``order``: their indices in the topic), or None."""
+    values = extra.get(name) if extra else None
+    if values is None or values.size != order.size * width:
+        return None
+    return values.reshape(order.size, width)[order][rows]
 
 
 def _joint_names(streams, joints, n_dof, source, notes):
@@ -388,17 +389,13 @@ def _align(streams, names, fields, source, notes, clock):
     base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
     used = {}
     for field, msg_field in fields.items():
-        sources = []
-        for j in names:
-            s = next((s for s in ([base] + streams) if provides(s, msg_field, j)), None)
-            sources.append(s)
-        if field in ("q",) and any(s is None for s in sources):
-            lacking = [j for j, s in zip(names, sources) if s is None]
+        sources = [next((s for s in [base] + streams if provides(s, msg_field, j)), None) for j in names]
+        lacking = [j for j, s in zip(names, sources) if s is None]
+        if field == "q" and lacking:
             raise DataError(f"{source}: joints {shown_names(lacking)}: no {_label(msg_field)} in the log")
-        if all(s is None for s in sources):
+        if len(lacking) == len(names):
             continue
-        if any(s is None for s in sources):
-            lacking = [j for j, s in zip(names, sources) if s is None]
+        if lacking:
             if field == "qd":
                 notes.append(f"{source}: velocity of {shown_names(lacking)} missing; velocities are derived instead")
                 continue
@@ -407,10 +404,7 @@ def _align(streams, names, fields, source, notes, clock):
         used[field] = (msg_field, sources)
     others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
     t = base.stamps
-    keep = np.ones(t.size, dtype=bool)
-    for s in others.values():
-        keep &= (t >= s.stamps[0]) & (t <= s.stamps[-1])
-    ids = np.flatnonzero(keep)
+    ids = covered(t, [s.stamps for s in others.values()])
     tk = t[ids]
     data = {"t": tk}
     every = ids.size == t.size
@@ -442,6 +436,15 @@ def _align(streams, names, fields, source, notes, clock):
             notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {shown_names(list(s.names))} not used "
                          f"(the samples are those of the messages naming {shown_names(list(base.names))})")
     return data, ids, base
+
+
+def covered(t, streams):
+    """Indices of the times ``t`` within the span of every stream's sorted times (each of ``streams``): where
+    interpolating them needs no extrapolation."""
+    keep = np.ones(t.size, dtype=bool)
+    for ts in streams:
+        keep &= (t >= ts[0]) & (t <= ts[-1])
+    return np.flatnonzero(keep)
 
 
 def _interp(t, ts, values):

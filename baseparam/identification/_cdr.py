@@ -75,10 +75,8 @@ def layout(buf, ros1=False) -> Layout:
     buf = memoryview(buf).cast("B") if not isinstance(buf, (bytes, bytearray)) else buf
     size = len(buf)
     fixed = []
-    if ros1:
-        base, pos = 0, 4                                 # seq (u32) changes from message to message
-        align = _no_align
-        null = 0
+    if ros1:            # no alignment, strings without their NUL; seq (u32) changes from message to message
+        pos, align, null = 4, _no_align, 0
     else:
         if size < 4:
             raise Damaged(f"{size} bytes, shorter than the CDR header")
@@ -86,15 +84,13 @@ def layout(buf, ros1=False) -> Layout:
             kind = bytes(buf[:2]).hex()
             raise Damaged(f"big-endian CDR (encapsulation {kind}) is not read" if buf[1] == 0
                           else f"unknown CDR encapsulation {kind}")
-        base, pos = 4, 4
+        pos, align, null = 4, _cdr_align, 1
         fixed.append((0, 4))
-        align = _aligner(base)
-        null = 1
     stamp = pos
     pos = _need(buf, pos, 8, "header stamp")
     pos = align(pos, 4)
     start = pos
-    frame_id, pos = _string(buf, pos, null, "header.frame_id", align)
+    frame_id, pos = _string(buf, pos, null, "header.frame_id")
     fixed.append((start, pos))
     pos = align(pos, 4)
     start = pos
@@ -104,7 +100,7 @@ def layout(buf, ros1=False) -> Layout:
     names = []
     for k in range(count):
         pos = align(pos, 4)
-        name, pos = _string(buf, pos, null, f"name[{k}]", align)
+        name, pos = _string(buf, pos, null, f"name[{k}]")
         names.append(printable(name))
     fixed.append((start, pos))
     arrays = {}
@@ -128,10 +124,9 @@ def _no_align(pos, n):
     return pos
 
 
-def _aligner(base):
-    def align(pos, n):
-        return pos + (-(pos - base)) % n
-    return align
+def _cdr_align(pos, n):
+    """``pos`` moved to the next multiple of n counted from the end of the 4-byte CDR header."""
+    return pos + (4 - pos) % n
 
 
 def _need(buf, pos, n, what):
@@ -145,7 +140,7 @@ def _u32(buf, pos, what):
     return struct.unpack_from("<I", buf, pos)[0], end
 
 
-def _string(buf, pos, null, what, align):
+def _string(buf, pos, null, what):
     n, pos = _u32(buf, pos, what)
     if n > _MAX_STRING or n < null:
         raise Damaged(f"{what}: string length {n}")
@@ -211,13 +206,9 @@ def _matches(rows, todo, lay):
 
 def _values(rows, idx, lay):
     sub = rows if idx.size == rows.shape[0] else rows[idx]
-    s = lay.stamp
-    if lay.ros1:
-        sec = _column(sub, s, 4, "<u4")[:, 0].astype(np.float64)
-    else:
-        sec = _column(sub, s, 4, "<i4")[:, 0].astype(np.float64)
-    nsec = _column(sub, s + 4, 4, "<u4")[:, 0].astype(np.float64)
-    stamps = sec + nsec * 1e-9
+    # ROS 1 stamps' seconds are unsigned, ROS 2's signed
+    sec = _column(sub, lay.stamp, 4, "<u4" if lay.ros1 else "<i4")[:, 0].astype(np.float64)
+    stamps = sec + _column(sub, lay.stamp + 4, 4, "<u4")[:, 0].astype(np.float64) * 1e-9
     arrays = {}
     for field, (offset, count) in lay.arrays.items():
         arrays[field] = _column(sub, offset, 8 * count, "<f8").astype(np.float64) if count else None
@@ -261,10 +252,9 @@ def encode(t, names, position, velocity=None, effort=None, frame_id=""):
     """
     S = position.shape[0]
     head = bytearray(b"\x00\x01\x00\x00") + bytes(8)
-    base = 4
 
-    def pad(n):
-        head.extend(bytes((-(len(head) - base)) % n))
+    def pad(n):         # as _cdr_align
+        head.extend(bytes((4 - len(head)) % n))
 
     def string(text):
         raw = text.encode("utf-8") + b"\x00"

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import shown
+from .._validation import check_instance, shown
 from ..errors import DataError, printable
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
@@ -38,8 +38,7 @@ def parse_column_map(text: str) -> dict:
     >>> parse_column_map("t=times, q=positions, qd=None")
     {'t': 'times', 'q': 'positions', 'qd': None}
     """
-    if not isinstance(text, str):
-        raise DataError(f"column map: expected text like 't=0,q=1:7,tau=7:13', got {type(text).__name__}")
+    check_instance(text, "column map", str, "text like 't=0,q=1:7,tau=7:13'", error=DataError)
     out = {}
     for entry in text.split(","):
         field, sep, value = (part.strip() for part in entry.partition("="))
@@ -76,8 +75,7 @@ def _normalize_map(columns, source):
         return {}
     if isinstance(columns, str):
         columns = parse_column_map(columns)
-    if not isinstance(columns, Mapping):
-        raise DataError(f"{source}: column map: expected a dict or text like 't=0,q=1:7', got {type(columns).__name__}")
+    check_instance(columns, f"{source}: column map", Mapping, "a dict or text like 't=0,q=1:7'", error=DataError)
     out = {}
     for field, value in columns.items():
         field = _known_field(field, f"{source}: column map")
@@ -201,6 +199,14 @@ def _gains(source, gains, n, has_current):
     return arr
 
 
+def torque_excluded(columns):
+    """The torque fields a normalized column map leaves out: choosing one torque source (tau or current) excludes
+    the other's columns or defaults (excluding one excludes nothing)."""
+    if any(columns.get(field) is not None for field in ("tau", "current")):
+        return {"tau", "current"} - set(columns)
+    return set()
+
+
 def choose_sources(source, columns, defaults, available, *, entry, thing, listing, looked_for, placeholder,
                    clean=str):
     """One source (column, array key) per field: the column map's entry, else the first default the file has.
@@ -228,11 +234,7 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
     dict
         {field: name}.
     """
-    chosen = {}
-    if any(columns.get(field) is not None for field in ("tau", "current")):
-        skip = {"tau", "current"} - set(columns)     # choosing one torque source excludes the other
-    else:
-        skip = set()
+    chosen, skip = {}, torque_excluded(columns)
     for field in FIELDS:
         if field in columns:
             given = columns[field]

@@ -31,10 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DataError, printable
+from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
-from ..motion import not_unit
-from .imu import world_frame
+from ..motion import Trajectory, not_unit
+from ._bag_files import read_raw
+from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
+                     shown_contents, topics_listed)
+from .preprocessing import interp_columns
+from .imu import ImuTrajectory, _from_urdf, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 IMU_TYPE = "sensor_msgs/Imu"
@@ -86,7 +90,6 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     messages deserialized by rosbags one at a time; a damaged one refused in one line. ``imu_base``: the IMU topic
     the base comes from, when it does (a wrench in a world frame refused then); ``frames``: a list given to receive
     the messages' distinct ``header.frame_id``."""
-    from ._bags import _exact_times, _ns_to_s, _Stream, _with_clock, deserialized
 
     def damaged(index, reason):
         return DataError(f"{source}: topic {topic}: message {index}: damaged "
@@ -152,7 +155,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
             raise damaged(int(order[i]), f"orientation of norm {norm[i]:.6g}, not a unit quaternion")
     # on the chosen clock and sorted, with the exact times baseparam's writer attached, as the joints' stream
     stream = _with_clock(_Stream(topic, (), stamps, received, order, {"": values}), clock, source, notes)
-    _exact_times(stream, extra or {}, notes)
+    _exact_times(stream, extra or {})
     t = stream.stamps
     if t.size > 1 and not (np.diff(t) > 0).all():
         raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({stream.clock} clock)")
@@ -168,18 +171,7 @@ def _same_times(t, ts):
 def _at(t, ts, values):
     """values (M, k) at times t: taken as they are at times ts has too, else linearly interpolated."""
     i = _same_times(t, ts)
-    if i is not None:
-        return values[i]
-    return np.column_stack([np.interp(t, ts, values[:, k]) for k in range(values.shape[1])])
-
-
-def _attached(extra, name, order, width, rows):
-    """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
-    ``rows``, or None."""
-    values = extra.get(name) if extra else None
-    if values is None or values.size != order.size * width:
-        return None
-    return values.reshape(order.size, width)[order][rows]
+    return values[i] if i is not None else interp_columns(t, ts, values)
 
 
 def _omega(t, quat):
@@ -201,10 +193,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     ROS bag (module notes); an :class:`~baseparam.identification.imu.ImuTrajectory` when ``base_topic`` is an
     IMU's (``imu_frame``: its URDF link)."""
     from ..dynamics.floating import rotation_matrices
-    from ..motion import Trajectory
     from ..model.robot import joint_names
-    from ._bag_files import read_raw
-    from ._bags import read_bag, shown_contents, topics_listed
 
     pairs = contact_topics(contacts)
     if joints is None:
@@ -249,7 +238,6 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     notes = list(js.notes)
     kind = "imu" if imu else BASE_TYPES[types[base_topic]]
     if imu and imu_frame is not None:
-        from .imu import imu_mounting
         mounting = imu_mounting(robot, imu_frame)     # a bad link refused before the messages are read
     frames = [] if imu else None
     tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes, frames=frames)
@@ -258,10 +246,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None,
                               robot) for _, tp in pairs]
     t = js.t
-    keep = np.ones(t.size, dtype=bool)
-    for ts, _, _ in [(tb, None, None)] + wrench_streams:
-        keep &= (t >= ts[0]) & (t <= ts[-1])
-    ids = np.flatnonzero(keep)
+    ids = covered(t, [tb] + [ts for ts, _, _ in wrench_streams])
     if ids.size < t.size:
         notes.append(f"{source}: {t.size - ids.size} samples outside the span the base and contact topics cover "
                      "dropped")
@@ -289,21 +274,15 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
         notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
     jq, jqd = _joint_states(source, js, ids, tk, notes)
-    base_qdd = None if interpolated else _attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
+    base_qdd = None if interpolated else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
     if js.qdd is not None and base_qdd is not None:
         qdd = np.hstack([base_qdd, js.qdd[ids]])
     else:
         qdd = np.gradient(np.hstack([twist, jqd]), tk, axis=0)
         notes.append(f"{source}: accelerations derived from the velocities (central differences)")
-    tau = None
-    if js.tau is not None:
-        base_tau = None if interpolated else _attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
-        tau = np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau, js.tau[ids]])
-    wrenches = _wrenches_at(source, tk, wrench_streams, pairs, notes)
-    return Trajectory(t=tk, q=np.hstack([pose[:, :7], jq]), qd=np.hstack([twist, jqd]), qdd=qdd, tau=tau,
-                      source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
-                      wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
-
+    base_tau = None if interpolated else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
+    return _motion(Trajectory, source, js, ids, tk, np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd]), qdd,
+                   base_tau, notes, wrench_streams, pairs)
 
 
 def _joint_states(source, js, ids, tk, notes):
@@ -316,20 +295,24 @@ def _joint_states(source, js, ids, tk, notes):
     return jq, jqd
 
 
-def _wrenches_at(source, tk, wrench_streams, pairs, notes):
-    """The contacts' wrenches (S, C, 6) at the times ``tk`` (interpolated, with a note, where their topics' times
-    differ), or None without contacts."""
+def _motion(kind, source, js, ids, tk, q, qd, qdd, base_tau, notes, wrench_streams, pairs):
+    """The motion :func:`read_floating_bag` returns (``kind``: Trajectory, or ImuTrajectory for a base from an IMU),
+    of states q, q̇, q̈ at the kept joint samples ``ids`` (times ``tk``): τ the base wrench ``base_tau`` (zero when
+    None) and the joint stream's efforts, the contacts' wrenches (S, C, 6) at ``tk`` (interpolated, with a note,
+    where their topics' times differ) or None without contacts."""
+    tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau,
+                                                 js.tau[ids]])
     wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
     if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
         notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
-    return wrenches
+    return kind(t=tk, q=q, qd=qd, qdd=qdd, tau=tau, source=source, floating=True, joint_names=js.joint_names,
+                notes=tuple(notes), wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
+
 
 def _imu_link(source, topic, robot, frames, notes):
     """(link, its mounting) of an IMU whose link ``imu_frame`` does not name: its messages' ``header.frame_id`` (ROS
     says the readings are in that frame) when it is a link of the robot's URDF, else the base link (None), with a
     note. A frame_id naming a link a joint moves is refused: the IMU is not on the base."""
-    from ..errors import SettingsError
-    from .imu import _from_urdf, _urdf_links, imu_mounting
     named = [f for f in frames if f]
     links = ()
     if _from_urdf(robot):
@@ -353,7 +336,6 @@ def _imu_motion(source, robot, js, ids, tk, tb, values, interpolated, base_topic
                 wrench_streams, pairs):
     """The :class:`~baseparam.identification.imu.ImuTrajectory` of :func:`read_floating_bag` from an IMU's stream
     (values: orientation x y z w, rate, specific force, orientation-given flag) at the kept joint times ``tk``."""
-    from .imu import ImuTrajectory, base_from_imu
     oriented = bool(values[:, 10].all())
     if interpolated:
         values = values.copy()
@@ -375,8 +357,5 @@ def _imu_motion(source, robot, js, ids, tk, tb, values, interpolated, base_topic
     else:
         jqdd = np.gradient(jqd, tk, axis=0)
         notes.append(f"{source}: joint accelerations derived from the velocities (central differences)")
-    tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)), js.tau[ids]])
-    wrenches = _wrenches_at(source, tk, wrench_streams, pairs, notes)
-    return ImuTrajectory(t=tk, q=np.hstack([q, jq]), qd=np.hstack([qd, jqd]), qdd=np.hstack([qdd, jqdd]), tau=tau,
-                         source=source, floating=True, joint_names=js.joint_names, notes=tuple(notes),
-                         wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
+    return _motion(ImuTrajectory, source, js, ids, tk, np.hstack([q, jq]), np.hstack([qd, jqd]),
+                   np.hstack([qdd, jqdd]), None, notes, wrench_streams, pairs)

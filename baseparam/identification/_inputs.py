@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_instance
 from ..errors import DataError
 from .preprocessing import Processed
 from .trajectory import Trajectory, read_trajectory
@@ -23,9 +24,8 @@ def _as_trajectories(data, what):
             S = item[0].shape[0] if item[0].ndim else 0
             item = Processed(np.arange(S, dtype=float), *item, source=f"<{what} arrays>",
                              record={"preprocessing": "none (arrays)"})
-        if not isinstance(item, Trajectory):
-            raise DataError(f"{what}: expected a Trajectory, a file name or a (q, qd, qdd, tau) tuple, "
-                            f"got {type(item).__name__}")
+        check_instance(item, what, Trajectory, "a Trajectory, a file name or a (q, qd, qdd, tau) tuple",
+                       error=DataError)
         if item.floating:
             # its q starts with the base pose: the fixed-base fits took those columns for joints (numpy's broadcast
             # error, or a payload's still poses found in the base's)

@@ -10,6 +10,11 @@ from .._validation import shown
 from ..errors import ArgumentError
 
 
+def _present(traj):
+    """A trajectory's (S, n) arrays by field, those it has (q, qd, qdd, tau; None left out)."""
+    return {f: getattr(traj, f) for f in ("q", "qd", "qdd", "tau") if getattr(traj, f) is not None}
+
+
 def _write_parquet(path, t, fields, metadata):
     """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
     ``metadata`` in the schema; atomically."""
@@ -32,9 +37,7 @@ def _mcap_log_times(t, **topics):
     for label, name in topics.items():
         if not isinstance(name, str) or not name.startswith("/"):
             raise ArgumentError(f"{label}: expected a ROS topic name starting with '/', got {shown(name)}")
-    sec, nsec = stamp_parts(t)
-    if (sec < 0).any() or (sec >= 2**31).any():
-        raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
+    sec, nsec = stamp_parts(t)         # refuses the times a ROS 2 stamp cannot hold
     return (sec * 1_000_000_000 + nsec).tolist()
 
 

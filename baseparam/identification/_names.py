@@ -6,7 +6,7 @@ import re
 from .._checks import shown
 from ..errors import DataError
 from ._record import FIELDS, UNITS, _field_label
-from ._columns import shown_names
+from ._columns import shown_names, torque_excluded
 
 _UNIT_HINT = {"t": "s", "q": "rad (or m)", "qd": "rad/s (or m/s)", "qdd": "rad/s^2 (or m/s^2)",
               "tau": "N·m (or N)", "current": "A"}
@@ -38,11 +38,8 @@ def _named_columns(source, names, columns, where):
     complete (1..N) and agree with q. The units of the columns used must be SI (:data:`UNITS`).
     """
     detected = _detect_names(source, names, where)
-    if any(columns.get(field) is not None for field in ("tau", "current")):
-        # Choosing the torque source in the map excludes the other one (excluding one does not).
-        for field in ("tau", "current"):
-            if field not in columns:
-                detected.pop(field, None)
+    for field in torque_excluded(columns):
+        detected.pop(field, None)
     spec = {f: _lookup(source, f, cols, names) for f, cols in columns.items() if cols is not None}
     if "t" not in columns and "t" in detected:
         spec["t"] = [detected["t"][1]]

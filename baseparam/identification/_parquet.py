@@ -59,8 +59,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     if twice:       # which of the two is meant would be a guess (pyarrow refuses to pick, with a KeyError)
         raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
                         "give each column one name")
-    lists = [f.name for f in schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)
-             or pa.types.is_fixed_size_list(f.type)]
+    lists = [f.name for f in schema if list_type(pa, f.type)]
     try:
         table = parquet.read()
     except Exception as exc:    # damaged pages: as above
@@ -73,7 +72,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
                             thing="column", listing=", ".join(present),
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
-    names = _joint_names(path, schema, chosen["q"], source)
+    names = _joint_names(path, schema, chosen["q"])
     data, where, problems = {}, {}, {}
     width = None
     for field, column in chosen.items():
@@ -91,27 +90,30 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             data[field], bad, width = _lists(col, pa, width, source, field, column)
         for r, reason in bad:
             problems.setdefault(r, f"field {field}: {reason}")
-    for field, arr in data.items():
-        if field != "t" and arr.shape[1] != width:
-            raise DataError(f"{source}: field {field}: {arr.shape[1]} joints, but q has {width}")
     notes = []
     if names is not None and len(names) != width:
         notes.append(f"{source}: {len(names)} joint names for lists of {width}; the names are not used")
         names = None
-    picked = _pick(names, joints, width, n_dof, source, notes)
-    if picked is not None:
-        for field in data:
-            if field != "t":
-                data[field] = data[field][:, picked]
+    picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns
+    data = {f: a if f == "t" or picked is None else a[:, picked] for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
     n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
     bad = sorted(problems.items())
     ok = np.ones(table.num_rows, dtype=bool)
     ok[[r for r, _ in bad]] = False
-    ids = np.arange(table.num_rows)
-    tab = _Table(source, "row", ids[ok], {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
+    tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+
+
+def list_type(pa, arrow_type):
+    """Whether a column of ``arrow_type`` holds a list per row (of any list kind)."""
+    return pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type)
+
+
+def numeric_type(pa, arrow_type):
+    """Whether ``arrow_type`` holds numbers (floating point or integers)."""
+    return pa.types.is_floating(arrow_type) or pa.types.is_integer(arrow_type)
 
 
 def _scalars(col, pa, where):
@@ -124,7 +126,7 @@ def _scalars(col, pa, where):
         ticks = np.asarray(pc.fill_null(col.cast(pa.int64()), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
         values = (ticks // per_second).astype(np.float64) + (ticks % per_second).astype(np.float64) / per_second
         return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
-    if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
+    if not numeric_type(pa, col.type):
         raise DataError(f"{where}: {col.type} values, not numbers or times")
     values = np.asarray(pc.fill_null(col, 0).to_numpy(zero_copy_only=False), dtype=np.float64)
     return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
@@ -137,7 +139,7 @@ def _lists(col, pa, width, source, field, column):
     col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
     expected = "expected" if width is not None else "the other rows have"
     value_type = col.type.value_type
-    if not (pa.types.is_floating(value_type) or pa.types.is_integer(value_type)):
+    if not numeric_type(pa, value_type):
         raise DataError(f"{source}: field {field} (column {column}): lists of {value_type}, not numbers")
     S = len(col)
     lengths = pc.list_value_length(col)
@@ -166,16 +168,20 @@ def _lists(col, pa, width, source, field, column):
     return out, bad, width
 
 
-def _joint_names(path, schema, column, source):
-    meta = schema.metadata or {}
-    raw = meta.get(b"baseparam.joint_names")
-    if raw is not None:
-        try:
-            names = json.loads(raw)
-        except ValueError:
-            names = None
-        if isinstance(names, list) and all(isinstance(x, str) for x in names):
-            return [printable(x) for x in names]
+def metadata(schema, key, kind):
+    """The JSON value of a Parquet schema's metadata ``key`` when it is a ``kind`` (dict, list), else None (absent,
+    not JSON: another writer's)."""
+    try:
+        value = json.loads((schema.metadata or {}).get(key, b"null"))
+    except ValueError:
+        return None
+    return value if isinstance(value, kind) else None
+
+
+def _joint_names(path, schema, column):
+    names = metadata(schema, b"baseparam.joint_names", list)
+    if names is not None and all(isinstance(x, str) for x in names):
+        return [printable(x) for x in names]
     for parent in list(Path(path).resolve().parents)[:3]:        # LeRobot: meta/info.json at the dataset root
         info = parent / "meta" / "info.json"
         if info.is_file():
@@ -208,7 +214,7 @@ def _info_names(info, column):
     raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
 
 
-def _pick(names, joints, width, n_dof, source, notes):
+def _pick(names, joints, width, source, notes):
     """Columns of the lists to keep, in the robot's order, or None for all in order."""
     if joints is None or names is None:
         if joints is not None and len(joints) != width:

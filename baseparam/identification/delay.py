@@ -54,6 +54,7 @@ import numpy as np
 from .._validation import check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..motion import Trajectory
+from .preprocessing import interp_columns
 
 MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000
@@ -134,13 +135,10 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
         raise DataError(f"{source}: {grid.size} samples at {dt:.3g} s: too short to estimate a delay up to "
                         f"{max_delay:g} s")
 
-    def on_grid(a, times=grid):
-        return np.column_stack([np.interp(times, t, a[:, j]) for j in range(a.shape[1])])
-
-    q = on_grid(trajectory.q)
-    qd = on_grid(trajectory.qd) if trajectory.qd is not None else np.gradient(q, dt, axis=0)
-    qdd = on_grid(trajectory.qdd) if trajectory.qdd is not None else np.gradient(qd, dt, axis=0)
-    tau = on_grid(trajectory.tau)
+    q = interp_columns(grid, t, trajectory.q)
+    qd = interp_columns(grid, t, trajectory.qd) if trajectory.qd is not None else np.gradient(q, dt, axis=0)
+    qdd = interp_columns(grid, t, trajectory.qdd) if trajectory.qdd is not None else np.gradient(qd, dt, axis=0)
+    tau = interp_columns(grid, t, trajectory.tau)
     qd, qdd, tau = _lowpass([qd, qdd, tau], dt)
     S, n = tau.shape
     # With a robot, torques as measured, not scaled per joint: the OLS fit identification makes.
@@ -236,7 +234,7 @@ def apply_delay(trajectory, seconds, note=None):
     if abs(d) >= 0.5 * (t[-1] - t[0]):
         raise DataError(f"{source}: delay: {d:g} s is half the log ({t[-1] - t[0]:g} s) or more")
     keep = (t + d >= t[0]) & (t + d <= t[-1])
-    tau = np.column_stack([np.interp(t[keep] + d, t, trajectory.tau[:, j]) for j in range(trajectory.n_dof)])
+    tau = interp_columns(t[keep] + d, t, trajectory.tau)
     text = note or f"{source}: effort delay {1e3 * d:.3g} ms applied (τ(t) taken at t + delay, linear interpolation)"
     dropped = int((~keep).sum())
     if dropped:

@@ -22,6 +22,7 @@ import numpy as np
 from .._checks import check_input, read_bounded, shown
 from .._validation import ABSURD
 from ..errors import DataError, SettingsError, printable
+from ._parquet import _lists, list_type, metadata, numeric_type
 from ._record import _one_line
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -30,12 +31,22 @@ __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_
 WRENCH_AXES = ("fx", "fy", "fz", "mx", "my", "mz")
 
 
+def _widths(n_dof):
+    """{field: columns} of a floating-base robot of ``n_dof`` joints: n_q = 7 + n_dof for q, n_v = 6 + n_dof."""
+    return {"q": n_dof + 7, "qd": n_dof + 6, "qdd": n_dof + 6, "tau": n_dof + 6}
+
+
+def _needs(label, present, kind, fmt):
+    """Refuse a floating-base log without t, q or qd (``present``: its keys or column names)."""
+    for key in ("t", "q", "qd"):
+        if key not in present:
+            raise DataError(f"{label}: no {kind} {shown(key)} (a floating-base {fmt} log has t, q, qd, qdd, tau, "
+                            "wrenches)")
+
+
 def _columns(n_dof, n_contacts):
     """The CSV columns of a floating-base log ({field: names}, the wrench columns), module notes."""
-    n_q, n_v = n_dof + 7, n_dof + 6
-    fields = {"q": [f"q{k}" for k in range(1, n_q + 1)]}
-    for name in ("qd", "qdd", "tau"):
-        fields[name] = [f"{name}{k}" for k in range(1, n_v + 1)]
+    fields = {name: [f"{name}{k}" for k in range(1, width + 1)] for name, width in _widths(n_dof).items()}
     wrench = [f"w{c}_{a}" for c in range(1, n_contacts + 1) for a in WRENCH_AXES]
     return fields, wrench
 
@@ -65,11 +76,8 @@ def read_floating_log(path, robot, n_contacts=0):
     fields, wrench_columns = _columns(robot.n_dof, n_contacts)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".npz":
-        data = _npz_arrays(path)
-        for key in ("t", "q", "qd"):
-            if key not in data:
-                raise DataError(f"{label}: no key {shown(key)}"
-                                f" (a floating-base NPZ log has t, q, qd, qdd, tau, wrenches)")
+        data = _npz_arrays(path, label)
+        _needs(label, data, "key", "NPZ")
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
         if n_contacts:
@@ -79,7 +87,7 @@ def read_floating_log(path, robot, n_contacts=0):
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
                 raise DataError(f"{label}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
-        text = _csv_text(path)
+        text = _csv_text(path, label)
         header = [h.strip() for h in text.partition("\n")[0].split(",")]
         if header[:1] != ["t"]:
             raise DataError(f"{label}: line 1: expected a header row starting with 't' (t, q1…q{robot.n_dof + 7}, "
@@ -115,8 +123,7 @@ def read_floating_log(path, robot, n_contacts=0):
 
     # checked here, not by Trajectory: its messages count q's columns from the data and suggest
     # skip_bad_rows, which these logs do not take
-    for name, width in (("q", robot.n_dof + 7), ("qd", robot.n_dof + 6), ("qdd", robot.n_dof + 6),
-                        ("tau", robot.n_dof + 6)):
+    for name, width in _widths(robot.n_dof).items():
         arr = arrays[name]
         if arr is None:
             continue
@@ -151,6 +158,7 @@ def write_floating_log(path, trajectory, wrenches=None):
     wrenches : array_like, shape (S, C, 6), optional
     """
     from .._atomic import atomic_path
+    from ._log_files import _present
 
     path = os.fspath(path)
     if not getattr(trajectory, "floating", False):
@@ -160,8 +168,7 @@ def write_floating_log(path, trajectory, wrenches=None):
     w = None if wrenches is None else np.asarray(wrenches, dtype=float)
     if w is not None and (w.ndim != 3 or w.shape[0] != trajectory.n_samples or w.shape[2] != 6):
         raise SettingsError(f"wrenches: expected shape ({trajectory.n_samples}, C, 6), got {w.shape}")
-    arrays = {k: getattr(trajectory, k) for k in ("t", "q", "qd", "qdd", "tau")}
-    arrays = {k: np.asarray(v, dtype=float) for k, v in arrays.items() if v is not None}
+    arrays = {k: np.asarray(v, dtype=float) for k, v in {"t": trajectory.t, **_present(trajectory)}.items()}
     ext = os.path.splitext(path)[1].lower()
     with atomic_path(path) as tmp:
         if ext == ".npz":
@@ -199,10 +206,10 @@ def _wrench_topics(path, contacts, given):
     return out
 
 
-def _npz_arrays(path):
+def _npz_arrays(path, label):
     """The numeric arrays of an NPZ log, by key: the archive checked as the trajectory reader checks it (no
-    zip, a name held twice), each member's header (dtype, size) checked before its data is read."""
-    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
+    zip, a name held twice), each member's header (dtype, size) checked before its data is read; ``label`` names
+    the file in messages."""
     from ._arrays import numeric_member, open_npz
     from ._record import MAX_VALUES
 
@@ -218,13 +225,13 @@ def _npz_arrays(path):
     return data
 
 
-def _csv_text(path):
+def _csv_text(path, label):
     """A CSV log's text: bounded in size and line length as the trajectory reader bounds them
-    (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte otherwise)."""
+    (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte, ``label`` the
+    file, otherwise)."""
     from .._checks import not_utf8
     from ._text import _read_bytes
 
-    label = printable(os.fspath(path))        # for one-line messages, whatever the file's name
     data = bytes(_read_bytes(path, label))
     try:
         text = data.decode("utf-8")
@@ -363,18 +370,12 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     return replace(traj, wrenches=w, contacts=names if w is not None else ())
 
 
-def _numeric(pa, value_type):
-    return pa.types.is_floating(value_type) or pa.types.is_integer(value_type)
-
-
 def _parquet_array(table, name, width, source):
     """A list column of ``width`` numbers per row as (S, width) float64; a null row or another length refused."""
     import pyarrow as pa
 
-    from ._parquet import _lists
     column = table.column(name)
-    if not (pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type) or
-            pa.types.is_large_list(column.type)) or not _numeric(pa, column.type.value_type):
+    if not list_type(pa, column.type) or not numeric_type(pa, column.type.value_type):
         raise DataError(f"{source}: column {name}: expected a list of {width} numbers per row")
     # each row's own length: a total of S·width alone would let rows of other lengths shift the values
     values, bad, _ = _lists(column, pa, width, source, name, name)
@@ -384,8 +385,6 @@ def _parquet_array(table, name, width, source):
 
 
 def _read_floating_parquet(source, robot, names):
-    import json
-
     import pyarrow.parquet as pq
 
     from ..motion import Trajectory
@@ -393,29 +392,20 @@ def _read_floating_parquet(source, robot, names):
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
-    meta = (table.schema.metadata or {}).get(b"baseparam.floating")
-    try:
-        info = json.loads(meta) if meta else {}
-    except ValueError:
-        info = {}
-    if not isinstance(info, dict):       # metadata of another writer: the file's columns say all that is needed
-        info = {}
+    # metadata of another writer: the file's columns say all that is needed
+    info = metadata(table.schema, b"baseparam.floating", dict) or {}
     for key in ("joint_names", "contacts"):
         listed = info.get(key)
         if listed is not None and not (isinstance(listed, list) and all(isinstance(v, str) for v in listed)):
             raise DataError(f"{source}: metadata baseparam.floating: {key}: expected a list of names, got "
                             f"{type(listed).__name__}")
-    n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
-    for key in ("t", "q", "qd"):
-        if key not in table.column_names:
-            raise DataError(f"{source}: no column {shown(key)} (a floating-base Parquet log has t, q, qd, qdd, tau, "
-                            "wrenches)")
+    _needs(source, table.column_names, "column", "Parquet")
     import pyarrow as pa
     t_column = table.column("t")
-    if not _numeric(pa, t_column.type):
+    if not numeric_type(pa, t_column.type):
         raise DataError(f"{source}: column t: {t_column.type} values, not times in s")
     t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
-    arrays = {k: _parquet_array(table, k, w, source) for k, w in (("q", n_q), ("qd", n_v), ("qdd", n_v), ("tau", n_v))
+    arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
               if k in table.column_names}
     wrenches = None
     if names:
@@ -471,8 +461,8 @@ def _contact_names(trajectory):
 def _write_floating_parquet(traj, path, names):
     import json
 
-    from ._log_files import _write_parquet
-    fields = {k: getattr(traj, k) for k in ("q", "qd", "qdd", "tau") if getattr(traj, k) is not None}
+    from ._log_files import _present, _write_parquet
+    fields = _present(traj)
     if traj.wrenches is not None:
         fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
     meta = {"joint_names": list(names), "contacts": list(_contact_names(traj))}
@@ -497,18 +487,16 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
         return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(sec[k]), nanosec=int(nsec[k])),
                                         frame_id=frame)
 
-    def vector(v):
-        return T["geometry_msgs/msg/Vector3"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
+    def vector(v, kind="Vector3"):
+        return T[f"geometry_msgs/msg/{kind}"](x=float(v[0]), y=float(v[1]), z=float(v[2]))
 
     zero6 = np.zeros(6)
     odometry = []
     for k in range(traj.n_samples):
         x = q[k]
         v = qd[k] if qd is not None else zero6
-        pose = T["geometry_msgs/msg/Pose"](position=T["geometry_msgs/msg/Point"](x=float(x[0]), y=float(x[1]),
-                                                                                 z=float(x[2])),
-                                           orientation=T["geometry_msgs/msg/Quaternion"](
-                                               x=float(x[3]), y=float(x[4]), z=float(x[5]), w=float(x[6])))
+        orientation = T["geometry_msgs/msg/Quaternion"](x=float(x[3]), y=float(x[4]), z=float(x[5]), w=float(x[6]))
+        pose = T["geometry_msgs/msg/Pose"](position=vector(x[:3], "Point"), orientation=orientation)
         twist = T["geometry_msgs/msg/Twist"](linear=vector(v[:3]), angular=vector(v[3:6]))
         msg = T["nav_msgs/msg/Odometry"](
             header=header(k), child_frame_id="base",

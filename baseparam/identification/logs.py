@@ -30,6 +30,7 @@ import glob
 import os
 import warnings
 from dataclasses import dataclass
+from functools import reduce
 from pathlib import Path
 from typing import Optional
 
@@ -37,7 +38,7 @@ import numpy as np
 
 from .._checks import shown
 from .._blas import single_threaded
-from .._validation import check_flag, check_number
+from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
@@ -231,11 +232,9 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         raise SettingsError(f"identify_logs: unknown option {shown(unknown[0])}")
     check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
-    if scheduler is not None and not isinstance(scheduler, str):
-        raise SettingsError(f"scheduler: expected an address or 'local', got {type(scheduler).__name__}")
-    if read_options is not None and not isinstance(read_options, dict):
-        raise SettingsError(f"read_options: expected a dict of read_trajectory's options, got "
-                            f"{type(read_options).__name__}")
+    check_instance(scheduler, "scheduler", str, "an address or 'local'", allow_none=True, error=SettingsError)
+    check_instance(read_options, "read_options", dict, "a dict of read_trajectory's options", allow_none=True,
+                   error=SettingsError)
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
                                        base=base, **options)
     estimator._check()
@@ -250,9 +249,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         parts = map_logs(train, dict(reduce=scale_log, base=base, preprocessing=preprocessing,
                                      read_options=read_options), [0] * len(train), workers=workers,
                          scheduler=scheduler)
-        statistics = None
-        for part in parts:                                           # in the order given, as the second pass
-            statistics = add_statistics(statistics, part)
+        statistics = reduce(add_statistics, parts, None)            # in the order given, as the second pass
         with single_threaded():
             base, estimator.friction_scales_ = choose_scales(base, statistics)
         estimator.base_ = base

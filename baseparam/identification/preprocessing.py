@@ -30,7 +30,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_number, shown
+from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
 from ..motion import Trajectory
@@ -105,9 +105,7 @@ class Preprocessing:
         positive("cutoff_hz", self.cutoff_hz)
         positive("rest_velocity", self.rest_velocity)
         positive("max_gap", self.max_gap, allow_none=False)
-        if not isinstance(self.filter_friction, (bool, np.bool_)):
-            raise SettingsError(f"preprocessing: filter_friction: expected True or False, got "
-                                f"{shown(self.filter_friction)}")
+        check_flag(self.filter_friction, "preprocessing: filter_friction", error=SettingsError)
         for name in ("filter_order", "decimate"):
             check_number(getattr(self, name), f"preprocessing: {name}", low=1, high=100, integer=True,
                          expected="an integer from 1 to 100", error=SettingsError)
@@ -175,24 +173,32 @@ class Processed(Trajectory):
 
     def segments(self):
         """Slices of the consecutive segments."""
-        edges = np.flatnonzero(np.diff(self.segment)) + 1
-        bounds = np.concatenate([[0], edges, [len(self.segment)]])
-        return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        return _spans(np.flatnonzero(np.diff(self.segment)) + 1, len(self.segment))
 
 
 def _split(t, max_gap):
     """Segment boundaries where a time step exceeds ``max_gap`` median steps."""
     dt = np.diff(t)
     h = float(np.median(dt))
-    cuts = np.flatnonzero(dt > max_gap * h) + 1
-    bounds = np.concatenate([[0], cuts, [len(t)]])
-    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])], h
+    return _spans(np.flatnonzero(dt > max_gap * h) + 1, len(t)), h
+
+
+def _spans(cuts, n):
+    """The slices of n samples between the indices ``cuts`` (increasing)."""
+    bounds = np.concatenate([[0], cuts, [n]])
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _resample(t, arrays, h):
     """Linear interpolation of each (S, n) array onto a uniform grid from t[0] with step h."""
     grid = t[0] + h * np.arange(int(np.floor((t[-1] - t[0]) / h + 1e-9)) + 1)
-    return grid, [None if a is None else np.column_stack([np.interp(grid, t, col) for col in a.T]) for a in arrays]
+    return grid, [None if a is None else interp_columns(grid, t, a) for a in arrays]
+
+
+def interp_columns(x, xp, fp):
+    """Each column of ``fp`` (M, k), sampled at the increasing times ``xp`` (M,), linearly interpolated at ``x``
+    (``np.interp``, its end values beyond ``xp``): shape (len(x), k)."""
+    return np.column_stack([np.interp(x, xp, column) for column in fp.T])
 
 
 def _lowpass(arrays, cutoff, order, h):
@@ -250,10 +256,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     DataError
         When nothing usable is left (all segments too short, all samples at rest).
     """
-    if not isinstance(trajectory, Trajectory):
-        raise DataError(f"preprocess: expected a Trajectory, got {type(trajectory).__name__}")
-    if not isinstance(settings, Preprocessing):
-        raise DataError(f"preprocess: settings: expected a Preprocessing, got {type(settings).__name__}")
+    check_instance(trajectory, "preprocess", Trajectory, "a Trajectory", error=DataError)
+    check_instance(settings, "preprocess: settings", Preprocessing, "a Preprocessing", error=DataError)
     src = trajectory.source
     if trajectory.tau is None:
         raise DataError(f"{src}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN; "
@@ -268,9 +272,7 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     pieces, short, filtered = [], 0, None
     for k, sl in enumerate(spans):
         t = trajectory.t[sl]
-        arrays = [trajectory.q[sl], trajectory.tau[sl],
-                  None if trajectory.qd is None else trajectory.qd[sl],
-                  None if trajectory.qdd is None else trajectory.qdd[sl]]
+        arrays = [None if a is None else a[sl] for a in (trajectory.q, trajectory.tau, trajectory.qd, trajectory.qdd)]
         h = float(np.median(np.diff(t))) if len(t) > 1 else h_median
         if settings.resample is not False:
             h = h if settings.resample is True else float(settings.resample)
@@ -395,8 +397,7 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     q, qd, qdd : ndarray, each of shape (n_samples_in, n_dof)
         (and the interpolated ``signals``, (n_samples_in, m), when given)
     """
-    if not isinstance(trajectory, Trajectory):
-        raise DataError(f"states_at_samples: expected a Trajectory, got {type(trajectory).__name__}")
+    check_instance(trajectory, "states_at_samples", Trajectory, "a Trajectory", error=DataError)
     t = trajectory.t
     spans, _ = _split(t, settings.max_gap)
     q = np.array(trajectory.q, dtype=float)
@@ -422,5 +423,5 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
         grid = processed.t[part]
         pairs = [(q, processed.q), (qd, processed.qd), (qdd, processed.qdd)]
         for target, source in pairs + ([(extra_out, extra)] if extra is not None else []):
-            target[sl] = np.column_stack([np.interp(t[sl], grid, col) for col in source[part].T])
+            target[sl] = interp_columns(t[sl], grid, source[part])
     return (q, qd, qdd) if signals is None else (q, qd, qdd, extra_out)

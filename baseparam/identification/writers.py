@@ -25,13 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import atomic_path, write_text
-from .._validation import check_names, check_path, printable, shown
-from ..errors import ArgumentError, ArgumentTypeError
+from .._validation import check_instance, check_names, check_path, printable, shown
+from ..errors import ArgumentError
 from ..motion import Trajectory
-from ._log_files import _mcap_log_times, _split, _write_mcap, _write_parquet
+from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 
 FORMATS = (".csv", ".npz", ".parquet", ".mcap")
-_ARRAYS = ("q", "qd", "qdd", "tau")
 
 
 def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states", base_topic="/odom"):
@@ -76,10 +75,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     >>> np.array_equal(back.t, traj.t) and np.array_equal(back.tau, traj.tau), back.joint_names
     (True, ('elbow',))
     """
-    if not isinstance(trajectory, Trajectory):
-        raise ArgumentTypeError(f"trajectory: expected a baseparam.Trajectory, got {type(trajectory).__name__}")
-    if not isinstance(path, (str, os.PathLike)):
-        raise ArgumentTypeError(f"path: expected a file name, got {type(path).__name__}")
+    check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
+    check_instance(path, "path", (str, os.PathLike), "a file name")
     check_path(path)
     check_names(joint_names, "joint_names")
     ext = Path(os.fspath(path)).suffix.lower()
@@ -105,12 +102,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     return path
 
 
-def _fields(traj):
-    return {f: getattr(traj, f) for f in _ARRAYS if getattr(traj, f) is not None}
-
-
 def _csv(traj, path, names, topic):
-    fields = _fields(traj)
+    fields = _present(traj)
     n = traj.n_dof
     header = ["t"] + [f"{f}{j}" for f in fields for j in range(1, n + 1)]
     table = np.column_stack([traj.t] + list(fields.values()))
@@ -121,11 +114,11 @@ def _csv(traj, path, names, topic):
 
 def _npz(traj, path, names, topic):
     with atomic_path(path, ".npz") as tmp, open(tmp, "wb") as stream:
-        np.savez(stream, t=traj.t, **_fields(traj), joint_names=np.array(names))
+        np.savez(stream, t=traj.t, **_present(traj), joint_names=np.array(names))
 
 
 def _parquet(traj, path, names, topic):
-    _write_parquet(path, traj.t, _fields(traj), {"baseparam.joint_names": json.dumps(names)})
+    _write_parquet(path, traj.t, _present(traj), {"baseparam.joint_names": json.dumps(names)})
 
 
 def _mcap(traj, path, names, topic):
