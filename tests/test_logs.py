@@ -111,9 +111,15 @@ def _bag_path(tmp_path, kind):
 
 
 @pytest.mark.parametrize("kind", ["mcap", "sqlite3", "ros1"])
-def test_bags_of_rosbags_read_by_joint_name(motion, tmp_path, kind):
+def test_bags_of_rosbags_read_by_joint_name(motion, tmp_path, kind, monkeypatch):
     robot, t, q, qd, qdd, tau = motion
     path = write_bag(_bag_path(tmp_path, kind), kind, {"/joint_states": _shuffled_messages(t, q, qd, tau)})
+    if kind == "mcap":      # a folder of uncompressed MCAP storage is read by baseparam's MCAP reader, not rosbags
+        from baseparam.identification import _bag_files
+
+        def refuse(*args):
+            raise AssertionError("an MCAP bag folder read through rosbags")
+        monkeypatch.setattr(_bag_files, "_read_rosbags", refuse)
     traj = bp.read_trajectory(path, joints=NAMES)
     assert np.array_equal(traj.t, t) and np.array_equal(traj.q, q)
     assert np.array_equal(traj.qd, qd) and np.array_equal(traj.tau, tau)

@@ -154,6 +154,7 @@ def check_bag_folder(path, source, named=None, types=()):
             _check_compressed_messages(os.path.join(folder, name), f"{source}/{name}", named, types)
         elif mode == "message" and name.endswith(".mcap"):
             _check_compressed_mcap_messages(os.path.join(folder, name), f"{source}/{name}", named, types)
+    return info
 
 
 def _check_compressed_messages(path, source, named=None, types=()):
