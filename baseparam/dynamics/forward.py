@@ -36,7 +36,7 @@ from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
-from .samples import ABSURD, CHUNK, link_parameters, robot_states, standard_model
+from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_model
 
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
@@ -262,12 +262,9 @@ class ForwardDynamics:
             # then write this object's buffers, which forward_dynamics shares between threads unlocked here
             return np.array([self._python(*row) for row in zip(q, qd, tau)]).reshape(S, self.robot.n_v)
         out = np.empty((self.robot.n_v, S))
-        qT, qdT, tauT = q.T.copy(), qd.T.copy(), tau.T.copy()
-        for s0 in range(0, S, CHUNK):
-            sl = slice(s0, s0 + CHUNK)
-            # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
-            # ZeroDivisionError) when M is singular
-            self.kernel.batch(qT[:, sl], qdT[:, sl], tauT[:, sl], self.p, out[:, sl])
+        # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
+        # ZeroDivisionError) when M is singular
+        in_blocks(self.kernel.batch, (q.T.copy(), qd.T.copy(), tau.T.copy()), self.p, out=out)
         return out.T
 
     def rk4(self, q, qd, dt, tau, substeps=1, rows=None):
