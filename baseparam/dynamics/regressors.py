@@ -19,7 +19,7 @@ from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
 from . import _native_rule, newton_euler
 from ._native_rule import thread_count
-from .samples import CHUNK, as_samples, friction_rows, in_blocks, robot_states, standard_model, states
+from .samples import CHUNK, friction_rows, in_blocks, robot_states, standard_model
 
 # A streaming consumer's block of regressor rows (:func:`wide_blocks`): large enough that the C loop and the
 # Gram products are not paced by Python's per-call costs, small enough to stay in the last-level cache's
@@ -300,11 +300,7 @@ def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None, wor
 
     def needed(count):          # the column count only for a call of many samples: it costs a millisecond
         return peak(name, robot, len(_columns(robot, parameters, columns)))(count)
-    if robot.is_floating:
-        checked, single = robot_states(robot, peak=needed, **arrays)
-    else:
-        checked, single = states(robot.n_dof, peak=needed, **arrays)
-    q, qd, *rest = checked
+    (q, qd, *rest), single = robot_states(robot, peak=needed, **arrays)
     qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
     W = evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
                  out=as_batch_out(out, single), shapes=shapes, workers=workers)
@@ -346,10 +342,7 @@ def coriolis_matrix(model, q, qd):
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
-    if robot.is_floating:
-        (q, qd), single = robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
-    else:
-        (q, qd), single = states(robot.n_dof, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
+    (q, qd), single = robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
     p = model.values()
     zero = np.zeros_like(qd)
     C = by_unit_rates(qd, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
@@ -374,13 +367,12 @@ def mass_matrix(model, q):
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
+    (q,), single = robot_states(robot, q=q, peak=peak("mass_matrix", robot))
     if robot.is_floating:
-        (q,), single = robot_states(robot, q=q, peak=peak("mass_matrix", robot))
         zero = np.zeros((q.shape[0], robot.n_v))
         M = by_unit_rates(q, lambda unit: newton_euler.blocked(model, q, zero, unit, gravity=False, friction=False),
                           robot.n_v)
         return M[0] if single else M
-    q, single = as_samples("q", q, robot.n_dof, peak=peak("mass_matrix", robot))
     p = model.values()
     block = regressor_function(robot, parameters, (), "mass")
     n = robot.n_dof
