@@ -33,7 +33,7 @@ from ._definite import at_this_q, nonphysical_body, require_definite
 from ._peaks import peak
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
-from .floating import pose_rate
+from .floating import configuration_rate
 from .forward_graph import build_forward, forward_parameters, slots
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
 from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_model
@@ -293,22 +293,26 @@ class ForwardDynamics:
             x, v = q[k].copy(), qd[k].copy()
             h = dt[k] / substeps
             for _ in range(substeps):
-                x, v = self._rk4_step(x, v, tau[k], h)
+                x, v = rk4_step(self._rate, x, v, h, self.robot.is_floating, tau[k])
             q[k + 1], qd[k + 1] = x, v
 
-    def _rk4_step(self, x, v, tau, h):
-        def rate(x, v):
-            a = self(x, v, tau)
-            return (np.concatenate([pose_rate(x[None], v[None])[0], v[6:]]) if self.robot.is_floating else v), a
-        k1, a1 = rate(x, v)
-        k2, a2 = rate(x + 0.5 * h * k1, v + 0.5 * h * a1)
-        k3, a3 = rate(x + 0.5 * h * k2, v + 0.5 * h * a2)
-        k4, a4 = rate(x + h * k3, v + h * a3)
-        x = x + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        v = v + h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
-        if self.robot.is_floating:
-            x[3:7] /= np.linalg.norm(x[3:7])
-        return x, v
+    def _rate(self, x, v, tau):
+        """(q̇ as the configuration's rate, q̈) of one sample."""
+        return configuration_rate(self.robot, x[None], v[None])[0], self(x, v, tau)
+
+
+def rk4_step(rate, x, v, h, floating, *args):
+    """One classical RK4 step of the state (x, v) over ``h`` with ``rate(x, v, *args) -> (ẋ, v̇)``; a floating
+    base's quaternion ``x[3:7]`` normalized after it."""
+    k1, a1 = rate(x, v, *args)
+    k2, a2 = rate(x + 0.5 * h * k1, v + 0.5 * h * a1, *args)
+    k3, a3 = rate(x + 0.5 * h * k2, v + 0.5 * h * a2, *args)
+    k4, a4 = rate(x + h * k3, v + h * a3, *args)
+    x = x + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    v = v + h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    if floating:
+        x[3:7] /= np.linalg.norm(x[3:7])
+    return x, v
 
 
 def bound(model) -> ForwardDynamics:

@@ -32,7 +32,7 @@ from .._checks import shown
 from .._numbers import real_array
 from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate
-from ..dynamics.forward import ForwardDynamics
+from ..dynamics.forward import ForwardDynamics, rk4_step
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import ABSURD, check_instance, check_number, check_option
@@ -371,19 +371,13 @@ def _rk4_momenta(model, t, q0, qd0, torque, substeps, solver):
 
     def rates(x, m, tau):
         v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
-        return configuration_rate(robot, x[None], v)[0], rate[0], v[0]
+        return configuration_rate(robot, x[None], v)[0], rate[0]
     for k in range(S - 1):
         taus[k] = torque(t[k], q[k], qd[k], k)
         h = (t[k + 1] - t[k]) / substeps
         for _ in range(substeps):
-            k1, l1, _ = rates(x, m, taus[k])
-            k2, l2, _ = rates(x + 0.5 * h * k1, m + 0.5 * h * l1, taus[k])
-            k3, l3, _ = rates(x + 0.5 * h * k2, m + 0.5 * h * l2, taus[k])
-            k4, l4, _ = rates(x + h * k3, m + h * l3, taus[k])
-            x = x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
-            m = m + h / 6.0 * (l1 + 2 * l2 + 2 * l3 + l4)
-            if robot.is_floating:
-                x[3:7] /= np.linalg.norm(x[3:7])
-        q[k + 1], qd[k + 1] = x, rates(x, m, taus[k])[2]
+            x, m = rk4_step(rates, x, m, h, robot.is_floating, taus[k])
+        v, _ = hamiltonian_rates(robot, links, x[None], m[None], taus[k][None], solver)
+        q[k + 1], qd[k + 1] = x, v[0]
     taus[-1] = torque(t[-1], q[-1], qd[-1], S - 1)
     return q, qd, taus
