@@ -29,7 +29,7 @@ from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._compiled import PIECE_SAMPLES
-from ._definite import at_this_q, nonphysical_body, require_definite
+from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
@@ -382,18 +382,10 @@ def forward_dynamics(model, q, qd, tau):
 
 
 def _finite(qdd, single):
-    """q̈, or an ArgumentError where it is not finite: M(q) singular (a joint whose subtree has no inertia
-    about its axis and no rotor inertia, e.g. massless links) or not positive definite (bodies that are
-    not physical)."""
+    """q̈, or :func:`~baseparam.dynamics._definite.require_finite`'s error where it is not finite."""
     if single and all(map(math.isfinite, qdd.tolist())):     # a few floats: no numpy call (µs each)
         return qdd
-    bad = ~np.isfinite(qdd)
-    if bad.any():
-        s = 0 if single else int(np.argmax(bad.reshape(len(qdd), -1).any(axis=1)))
-        raise ArgumentError(f"p: the joint-space inertia M(q) is singular{'' if single else f' at sample {s}'}: "
-                            "q̈ is not finite (a joint whose links carry no inertia about its axis and no rotor "
-                            "inertia, or bodies that are not physical)")
-    return qdd
+    return require_finite(qdd, "q̈")
 
 
 def _one_sample(robot, q, qd, tau):
