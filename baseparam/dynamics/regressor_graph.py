@@ -229,10 +229,7 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
         bend = motion_cross(vp, s)              # d/dt of the axis, carried by the parent link
         a[k] = [x + y * accel[k] + z * rate[k] for x, y, z in zip(ap, s, bend)]
         w, wr = v[k][:3], vr[k][:3]
-        if sl:
-            dw = [x - 0.5 * y for x, y in zip(a[k][:3], cross(w, wr))]
-        else:
-            dw = a[k][:3]
+        dw = [x - 0.5 * y for x, y in zip(a[k][:3], cross(w, wr))] if sl else a[k][:3]
         acc = [x + y for x, y in zip(a[k][3:], cross(wr, v[k][3:]))]
         wanted = [i for i, c in enumerate(layout.link_columns[k]) if int(c) in where]
         if wanted:
@@ -248,8 +245,7 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             outputs.append((nb + k, where[col], accel[k].i))
     for (k, kind_), col in layout.friction_columns.items():
         if col in where and friction:
-            node = friction_rate(g, inputs, k, kind_)
-            outputs.append((nb + k, where[col], node.i))
+            outputs.append((nb + k, where[col], friction_rate(g, inputs, k, kind_).i))
     return g, outputs
 
 
@@ -435,8 +431,7 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None, gravity=Tru
             torques[k] = torques[k] + symbol[col] * inputs["qdd"][k]
     for (k, kind), col in layout.friction_columns.items():
         if col in symbol and friction:
-            rate = friction_rate(g, inputs, k, kind)
-            torques[k] = torques[k] + symbol[col] * rate
+            torques[k] = torques[k] + symbol[col] * friction_rate(g, inputs, k, kind)
     base_out = [(i, base_wrench[j]) for i, j in enumerate(SWAP)] if nb else []
     return g, [(i, t.i) for i, t in base_out + [(nb + k, t) for k, t in enumerate(torques)] if not t.is_zero]
 
