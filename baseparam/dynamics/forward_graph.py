@@ -32,7 +32,7 @@ from ..model.joint_model import JointModel, exact_cos_sin, joint_models, product
 from .expressions import Graph, constant
 from .floating import SWAP
 from .regressor_graph import base_gravity, carry, carry_back, graph_step, motion_cross
-from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric
+from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric, symmetric
 
 # the link parameters a graph reads, per body, in the joint frame: mass, first moments, inertia about the origin
 BODY = ("m", "hx", "hy", "hz", "xx", "xy", "xz", "yy", "yz", "zz")
@@ -212,11 +212,7 @@ def build_forward(robot):
 
 
 def _add(I, J):
-    out = [[None] * 6 for _ in range(6)]
-    for i in range(6):
-        for j in range(i, 6):
-            out[i][j] = out[j][i] = I[i][j] + J[i][j]
-    return out
+    return symmetric(lambda i, j: I[i][j] + J[i][j])
 
 
 __all__ = ["BODY", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]
