@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.joint_model import JointModel, exact_cos_sin, joint_models, product
+from ..model.dh_equivalent import _si
+from ..model.joint_model import JointModel, joint_models, product
 from .expressions import Graph, constant
 from .floating import SWAP
 from .regressor_graph import base_gravity, carry, carry_back, graph_step, motion_cross
@@ -91,8 +92,7 @@ def forward_parameters(robot, links):
     if robot.is_floating:
         bodies.append(links.base)
     models = joint_models(robot)
-    length = lambda value: float(value) * robot.length_scale    # noqa: E731
-    cos_sin = lambda angle: exact_cos_sin(angle, robot.angle_unit)[:2]    # noqa: E731
+    length, cos_sin = _si(robot)
     for b, (J, MS, M) in enumerate(bodies):
         P = np.zeros((4, 4))
         P[:3, :3], P[:3, 3], P[3, :3], P[3, 3] = 0.5 * np.trace(J) * np.eye(3) - J, MS, MS, M
