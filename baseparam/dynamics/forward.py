@@ -33,7 +33,7 @@ from ._definite import at_this_q, nonphysical_body, require_definite, require_fi
 from ._peaks import peak
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
-from .floating import configuration_rate
+from .floating import configuration_rate, with_base_wrench
 from .forward_graph import build_forward, forward_parameters, slots
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
 from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_model
@@ -354,9 +354,7 @@ def forward_dynamics(model, q, qd, tau):
     if robot.is_floating:
         # before tau is converted and widened
         check_state_sizes({"q": q, "qd": qd, "tau": tau}, peak("forward_dynamics", robot))
-        tau = real_array("tau", tau, ArgumentError)
-        if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
-            tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
+        tau = with_base_wrench(robot, real_array("tau", tau, ArgumentError))
     one = _one_sample(robot, q, qd, tau)
     if one is not None:                            # one good sample: checked cheaply, then the C kernel
         fd = bound(model)

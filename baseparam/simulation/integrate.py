@@ -31,7 +31,7 @@ import numpy as np
 from .._checks import shown
 from .._numbers import real_array
 from ..dynamics._definite import require_definite
-from ..dynamics.floating import configuration_rate
+from ..dynamics.floating import configuration_rate, with_base_wrench
 from ..dynamics.forward import ForwardDynamics, rk4_step
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
@@ -217,13 +217,7 @@ class _Torque:
                                     f"controller tau(t, q, qd)), got shape {rows.shape}")
             if not np.isfinite(rows).all():
                 raise ArgumentError("tau: contains NaN or inf")
-            self.rows = np.broadcast_to(self.full(rows), (len(t), robot.n_v))
-
-    def full(self, rows):
-        """Rows of n_dof joint torques (floating base) with the base's zero wrench in front."""
-        if rows.shape[-1] == self.robot.n_v:
-            return rows
-        return np.concatenate([np.zeros(rows.shape[:-1] + (self.robot.n_v - rows.shape[-1],)), rows], axis=-1)
+            self.rows = np.broadcast_to(with_base_wrench(robot, rows), (len(t), robot.n_v))
 
     def __call__(self, time, q, qd, k=None):
         if self.callback is None:
@@ -245,7 +239,7 @@ class _Torque:
         if value.shape not in ((self.robot.n_v,), (self.robot.n_dof,)) or not np.isfinite(value).all():
             raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
                                 f"(expected {self.robot.n_v} finite torques)")
-        return self.full(value)
+        return with_base_wrench(self.robot, value)
 
 
 def _rk4(fd, t, q0, qd0, torque, substeps):
