@@ -247,23 +247,19 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
     q, qd = np.empty((S, fd.robot.n_q)), np.empty((S, fd.robot.n_v))
     q[0], qd[0] = q0, qd0
     dt = np.diff(t)
-    if torque.callback is None:
-        taus = np.ascontiguousarray(torque.rows, dtype=float)
-        if substeps * (S - 1) <= PIECE:
-            fd.rk4(q, qd, dt, taus, substeps)
-            return q, qd, taus.copy()
-        for k in range(S - 1):                  # interval by interval: the same steps, with Python between
-            _interval(fd, q, qd, dt, taus, substeps, k)
-            if not np.isfinite(qd[k + 1]).all():
-                break
-        return q, qd, taus.copy()
-    taus = np.empty((S, fd.robot.n_v))
-    for k in range(S - 1):
-        taus[k] = torque(t[k], q[k], qd[k])
+    control = torque.callback is not None
+    taus = np.empty((S, fd.robot.n_v)) if control else np.array(torque.rows, dtype=float, order="C")
+    if not control and substeps * (S - 1) <= PIECE:
+        fd.rk4(q, qd, dt, taus, substeps)
+        return q, qd, taus
+    for k in range(S - 1):                      # interval by interval: the same steps, with Python between
+        if control:
+            taus[k] = torque(t[k], q[k], qd[k])
         _interval(fd, q, qd, dt, taus, substeps, k)
         if not np.isfinite(qd[k + 1]).all():
             break
-    taus[-1] = torque(t[-1], q[-1], qd[-1])
+    if control:
+        taus[-1] = torque(t[-1], q[-1], qd[-1])
     return q, qd, taus
 
 
