@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..dynamics.printing import PYTHON_EXPORT, Printer, prologue
 from ._printer import _header_comment, _leaf, _safe
-from ._routines import PURPOSE, operation_counts
+from ._routines import PURPOSE
 
 
 def python_function(robot, routine, R):
@@ -85,10 +85,9 @@ _FLOATING_STATES = '''    k = len(checked) // 2       # base_pose and the base's
                          + ", ".join(str(x.shape) for x in checked))'''
 
 
-def python_source(base, selected, prefix):
-    """Text of the Python export (a module needing numpy only)."""
+def python_source(base, selected, prefix, counts):
+    """Text of the Python export (a module needing numpy only; ``counts``: each routine's operation counts)."""
     robot, R = base.robot, base.rank
-    counts = {r.name: operation_counts(r, robot) for r in selected}
     helpers = _PY_HELPERS
     if robot.is_floating:       # the base's pose, twist and rate lead the state arguments, each its own width
         helpers = helpers.replace(_JOINT_STATES, _FLOATING_STATES)
