@@ -32,7 +32,7 @@ from .._validation import check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
-from ._printer import _accuracy_line
+from ._printer import _accuracy_line, _si_terms
 from ._python_source import python_source
 from ._routines import FUNCTIONS, Routine, operation_counts, routines
 
@@ -169,8 +169,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     doc = {"robot": base.robot.name, "parameters": base.parameters, "n_dof": base.robot.n_dof,
            "base": list(base.names), "functions": counts,
            "accuracy": {"exact": bool(base.exact), "relative": float(base.accuracy), "note": _accuracy_line(base)},
-           "regroupings": {name: {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
-                           for r, name in enumerate(base.names)}}
+           "regroupings": {name: _si_terms(base, r) for r, name in enumerate(base.names)}}
     if base.robot.is_floating:        # rows: the base wrench [f, n], then the joints (fixed-base files unchanged)
         doc["n_v"], doc["floating"] = base.robot.n_v, True
     files[f"{prefix}.json"] = json_text(doc)
