@@ -19,8 +19,7 @@ def _c_signature(prefix, routine, n, R):
 def c_function(robot, routine, prefix, R):
     """The C definition of one routine (see :func:`c_sources`)."""
     g, n = routine.graph, robot.n_dof
-    roots = [i for _, i in routine.outputs]
-    printer = Printer(g, roots, _leaf(robot, routine), C_EXPORT.number)
+    printer = Printer(g, [i for _, i in routine.outputs], _leaf(robot, routine), C_EXPORT.number)
     lines = [_c_signature(prefix, routine, n, R), "{"]
     lines += prologue(g, printer.order, robot, C_EXPORT)
     lines += [C_EXPORT.let((name,), (text,)) for name, text in printer.temporaries()]

@@ -9,8 +9,7 @@ from ._routines import PURPOSE
 def python_function(robot, routine, R):
     """The Python (numpy) definition of one routine, vectorized over samples."""
     g, n = routine.graph, robot.n_v
-    roots = [i for _, i in routine.outputs]
-    printer = Printer(g, roots, _leaf(robot, routine), PYTHON_EXPORT.number)
+    printer = Printer(g, [i for _, i in routine.outputs], _leaf(robot, routine), PYTHON_EXPORT.number)
     args = routine.arguments
     states = [a for a in args if a != "p_base"]
     lines = [f"def {routine.name}({', '.join(args)}):",
