@@ -354,17 +354,18 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             total += _q(content) * _mono(common) * _mono(rate) * inner
         return total
 
-    def trig_symbol(g, kind, n):
-        """cos/sin of n·θ over group g's members: an abbreviation (c23, s2, c2(23), cos(2q2 + q3))."""
+    def trig_symbol(g, kind, multiples):
+        """cos/sin of n·θ (n: the ``multiples``) over group g's members: an abbreviation (c23, s2, c2(23),
+        cos(2q2 + q3))."""
         members = fourier_groups[g]
-        used = [(m, x) for m, x in zip(members, n) if x]
+        used = [(m, x) for m, x in zip(members, multiples) if x]
         if len(used) == 1 and used[0][1] == 1:
             return symbol[f"{kind}{used[0][0]}"]
         ks = [m for m, _ in used]
         mult = {x for _, x in used}
         position = [members.index(m) for m in ks]
         run = len(mult) == 1 and position == list(range(position[0], position[0] + len(ks)))
-        lab = _label(ks, n_dof) if run else None
+        lab = _label(ks, n) if run else None
         if run and mult == {1}:
             code, tex = f"{kind}{lab.replace(',', '_')}", f"{kind}_{{{lab}}}"
         elif run:
@@ -385,7 +386,6 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         by_code[code] = sym
         return sym
     by_code = {}
-    n_dof = n
 
     def _q(x):
         return sympy.Rational(x.numerator, x.denominator)
