@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..dynamics.expressions import INPUT
 from ..dynamics.printing import C_EXPORT, Printer, prologue
 from ._printer import _argument, _header_comment, _leaf
-from ._routines import PURPOSE, operation_counts
+from ._routines import PURPOSE
 
 
 def _c_signature(prefix, routine, n, R):
@@ -19,8 +19,7 @@ def _c_signature(prefix, routine, n, R):
 def c_function(robot, routine, prefix, R):
     """The C definition of one routine (see :func:`c_sources`)."""
     g, n = routine.graph, robot.n_dof
-    roots = [i for _, i in routine.outputs]
-    printer = Printer(g, roots, _leaf(robot, routine), C_EXPORT.number)
+    printer = Printer(g, [i for _, i in routine.outputs], _leaf(robot, routine), C_EXPORT.number)
     lines = [_c_signature(prefix, routine, n, R), "{"]
     lines += prologue(g, printer.order, robot, C_EXPORT)
     lines += [C_EXPORT.let((name,), (text,)) for name, text in printer.temporaries()]
@@ -38,15 +37,14 @@ def c_function(robot, routine, prefix, R):
     return "\n".join(lines) + "\n"
 
 
-def c_sources(base, selected, prefix):
-    """Header and source text of the C export.
+def c_sources(base, selected, prefix, counts):
+    """Header and source text of the C export (``counts``: each routine's :func:`._routines.operation_counts`).
 
     Returns
     -------
     header, source : str
     """
     robot, n, R = base.robot, base.robot.n_dof, base.rank
-    counts = {r.name: operation_counts(r, robot) for r in selected}
     guard = f"{prefix.upper()}_H"
     comment = _header_comment(base, counts, prefix, "c")
     names = ", ".join(f'"{name}"' for name in base.names)

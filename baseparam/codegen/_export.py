@@ -32,7 +32,7 @@ from .._validation import check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
-from ._printer import _accuracy_line
+from ._printer import _accuracy_line, _si_terms
 from ._python_source import python_source
 from ._routines import FUNCTIONS, Routine, operation_counts, routines
 
@@ -158,19 +158,18 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory "
                           f"({exc.strerror or printable(exc)})") from None
     files = {}
+    counts = {r.name: operation_counts(r, base.robot) for r in selected}
     if lang == "c":
-        header, source = c_sources(base, selected, prefix)
+        header, source = c_sources(base, selected, prefix, counts)
         files[f"{prefix}.h"], files[f"{prefix}.c"] = header, source
     else:
         # not NAME.py: with the default NAME, a module "baseparam.py" would shadow this package
-        files[f"{prefix}_dynamics.py"] = python_source(base, selected, prefix)
-    counts = {r.name: operation_counts(r, base.robot) for r in selected}
+        files[f"{prefix}_dynamics.py"] = python_source(base, selected, prefix, counts)
     # the counts are the graphs', the same for C and Python: the document does not depend on --lang
     doc = {"robot": base.robot.name, "parameters": base.parameters, "n_dof": base.robot.n_dof,
            "base": list(base.names), "functions": counts,
            "accuracy": {"exact": bool(base.exact), "relative": float(base.accuracy), "note": _accuracy_line(base)},
-           "regroupings": {name: {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
-                           for r, name in enumerate(base.names)}}
+           "regroupings": {name: _si_terms(base, r) for r, name in enumerate(base.names)}}
     if base.robot.is_floating:        # rows: the base wrench [f, n], then the joints (fixed-base files unchanged)
         doc["n_v"], doc["floating"] = base.robot.n_v, True
     files[f"{prefix}.json"] = json_text(doc)

@@ -10,13 +10,14 @@ from ..projection.report import format_regrouping
 from ._routines import BASE_ARGUMENTS
 
 
+def _si_terms(base, r):
+    """Base parameter r's regrouping as {standard name: coefficient} in SI (the exported code is SI)."""
+    return {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
+
+
 def _regrouping_lines(base):
-    """'r: NAME = regrouping' per base parameter, in SI (the exported code is SI)."""
-    lines = []
-    for r, name in enumerate(base.names):
-        terms = {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
-        lines.append(f"{r:>3}  {name} = {format_regrouping(base, r, terms)}")
-    return lines
+    """'r: NAME = regrouping' per base parameter, in SI."""
+    return [f"{r:>3}  {name} = {format_regrouping(base, r, _si_terms(base, r))}" for r, name in enumerate(base.names)]
 
 
 def _safe(text):

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from ..dynamics.printing import PYTHON_EXPORT, Printer, prologue
 from ._printer import _header_comment, _leaf, _safe
-from ._routines import PURPOSE, operation_counts
+from ._routines import PURPOSE
 
 
 def python_function(robot, routine, R):
     """The Python (numpy) definition of one routine, vectorized over samples."""
     g, n = routine.graph, robot.n_v
-    roots = [i for _, i in routine.outputs]
-    printer = Printer(g, roots, _leaf(robot, routine), PYTHON_EXPORT.number)
+    printer = Printer(g, [i for _, i in routine.outputs], _leaf(robot, routine), PYTHON_EXPORT.number)
     args = routine.arguments
     states = [a for a in args if a != "p_base"]
     lines = [f"def {routine.name}({', '.join(args)}):",
@@ -38,7 +37,9 @@ def python_function(robot, routine, R):
     return "\n".join(lines) + "\n"
 
 
-_PY_HELPERS = '''
+# The module's helpers: the check of the state arrays (:data:`_JOINT_STATES`, or a floating base's
+# :data:`_FLOATING_STATES`) between their head and tail.
+_PY_HEAD = '''
 # One sample runs on Python floats (math), a batch on numpy arrays: the same straight-line code
 # serves both, and a single call costs tens of microseconds instead of numpy's per-call overhead.
 _SCALAR = (math.cos, math.sin, lambda x: float((x > 0) - (x < 0)), math.tanh, math.exp)
@@ -48,11 +49,20 @@ _ARRAY = (np.cos, np.sin, np.sign, np.tanh, np.exp)
 def _states(*arrays):
     """Joint arrays as rows: lists of floats for one sample (n,), (n, S) arrays for a batch (S, n)."""
     checked = [np.asarray(x, dtype=float) for x in arrays]
-    for x in checked:
+'''
+_JOINT_STATES = '''    for x in checked:
         if x.ndim not in (1, 2) or x.shape[-1] != N_DOF:
             raise ValueError(f"expected shape ({N_DOF},) or (S, {N_DOF}), got {x.shape}")
     if len({x.shape for x in checked}) > 1:
-        raise ValueError("the state arrays must have the same shape, got " + ", ".join(str(x.shape) for x in checked))
+        raise ValueError("the state arrays must have the same shape, got " + ", ".join(str(x.shape) for x in checked))'''  # noqa: E501 (the helper's text)
+_FLOATING_STATES = '''    k = len(checked) // 2       # base_pose and the base's k - 1 rates, then k joint arrays
+    for x, n in zip(checked, (7,) + (6,) * (k - 1) + (N_DOF,) * k):
+        if x.ndim not in (1, 2) or x.shape[-1] != n:
+            raise ValueError(f"expected shape ({n},) or (S, {n}), got {x.shape}")
+    if len({x.shape[:-1] for x in checked}) > 1:
+        raise ValueError("the state arrays must have the same number of samples, got "
+                         + ", ".join(str(x.shape) for x in checked))'''
+_PY_TAIL = '''
     if not all(np.isfinite(x).all() for x in checked):
         raise ValueError("the state arrays contain NaN or inf")
     single = checked[0].ndim == 1
@@ -71,27 +81,11 @@ def _output(single, q, shape):
 '''
 
 
-_JOINT_STATES = '''    for x in checked:
-        if x.ndim not in (1, 2) or x.shape[-1] != N_DOF:
-            raise ValueError(f"expected shape ({N_DOF},) or (S, {N_DOF}), got {x.shape}")
-    if len({x.shape for x in checked}) > 1:
-        raise ValueError("the state arrays must have the same shape, got " + ", ".join(str(x.shape) for x in checked))'''  # noqa: E501 (the helper's text)
-_FLOATING_STATES = '''    k = len(checked) // 2       # base_pose and the base's k - 1 rates, then k joint arrays
-    for x, n in zip(checked, (7,) + (6,) * (k - 1) + (N_DOF,) * k):
-        if x.ndim not in (1, 2) or x.shape[-1] != n:
-            raise ValueError(f"expected shape ({n},) or (S, {n}), got {x.shape}")
-    if len({x.shape[:-1] for x in checked}) > 1:
-        raise ValueError("the state arrays must have the same number of samples, got "
-                         + ", ".join(str(x.shape) for x in checked))'''
-
-
-def python_source(base, selected, prefix):
-    """Text of the Python export (a module needing numpy only)."""
+def python_source(base, selected, prefix, counts):
+    """Text of the Python export (a module needing numpy only; ``counts``: each routine's operation counts)."""
     robot, R = base.robot, base.rank
-    counts = {r.name: operation_counts(r, robot) for r in selected}
-    helpers = _PY_HELPERS
-    if robot.is_floating:       # the base's pose, twist and rate lead the state arguments, each its own width
-        helpers = helpers.replace(_JOINT_STATES, _FLOATING_STATES)
+    # a floating base's pose, twist and rate lead the state arguments, each its own width
+    helpers = _PY_HEAD + (_FLOATING_STATES if robot.is_floating else _JOINT_STATES) + _PY_TAIL
     lines = [f'"""{prefix}: base-parameter dynamics of {_safe(robot.name)}, exported by baseparam (numpy, SI units).',
              "", "Functions: " + ", ".join(r.name for r in selected) + ". See the comments below for the",
              'base parameters and their regroupings."""', _header_comment(base, counts, prefix, "python"),

@@ -320,13 +320,11 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     for k in range(n):
         model = robot.joints[k].friction_model
         c_code, s_code = shape_code(model, f"qd[..., {k}]", PYTHON_EXPORT)
-        c_code = c_code.replace("sign(", "np.sign(").replace("tanh(", "np.tanh(")
         qd_k = sympy.Symbol(f"qd{k + 1}", real=True)
         add_abbrev(f"sgn{k}", f"sg{k + 1}", sympy.Function("c_friction")(qd_k) if model is not None and
-                   model.coulomb == "smooth" else sympy.sign(qd_k), c_code, rf"\sigma_{{{k + 1}}}")
+                   model.coulomb == "smooth" else sympy.sign(qd_k), _numpy(c_code), rf"\sigma_{{{k + 1}}}")
         if s_code is not None:
-            add_abbrev(f"stb{k}", f"sb{k + 1}", sympy.Function("s_stribeck")(qd_k),
-                       s_code.replace("exp(", "np.exp(").replace("sign(", "np.sign(").replace("tanh(", "np.tanh("),
+            add_abbrev(f"stb{k}", f"sb{k + 1}", sympy.Function("s_stribeck")(qd_k), _numpy(s_code),
                        rf"\varsigma_{{{k + 1}}}")
     gsym = sympy.Symbol("g", positive=True)
     gens_sym = [symbol.get(name) for name in ring.names]
@@ -356,17 +354,18 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             total += _q(content) * _mono(common) * _mono(rate) * inner
         return total
 
-    def trig_symbol(g, kind, n):
-        """cos/sin of n·θ over group g's members: an abbreviation (c23, s2, c2(23), cos(2q2 + q3))."""
+    def trig_symbol(g, kind, multiples):
+        """cos/sin of n·θ (n: the ``multiples``) over group g's members: an abbreviation (c23, s2, c2(23),
+        cos(2q2 + q3))."""
         members = fourier_groups[g]
-        used = [(m, x) for m, x in zip(members, n) if x]
+        used = [(m, x) for m, x in zip(members, multiples) if x]
         if len(used) == 1 and used[0][1] == 1:
             return symbol[f"{kind}{used[0][0]}"]
         ks = [m for m, _ in used]
         mult = {x for _, x in used}
         position = [members.index(m) for m in ks]
         run = len(mult) == 1 and position == list(range(position[0], position[0] + len(ks)))
-        lab = _label(ks, n_dof) if run else None
+        lab = _label(ks, n) if run else None
         if run and mult == {1}:
             code, tex = f"{kind}{lab.replace(',', '_')}", f"{kind}_{{{lab}}}"
         elif run:
@@ -387,7 +386,6 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         by_code[code] = sym
         return sym
     by_code = {}
-    n_dof = n
 
     def _q(x):
         return sympy.Rational(x.numerator, x.denominator)
@@ -412,7 +410,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             constants[s] = sympy.Add(*[_length_poly(poly) * sympy.Symbol(name, real=True)
                                        for name, poly in regroupings[r].items()])
         else:
-            constants[s] = sympy.Add(*[_exact(v) * standard[c] for c, v in enumerate(base.Y[r]) if v != 0])
+            constants[s] = sympy.Add(*[_q(_rational(v)) * standard[c] for c, v in enumerate(base.Y[r]) if v != 0])
     tau = []
     for j in range(n):
         total = sympy.Integer(0)
@@ -435,12 +433,12 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     return eq
 
 
-def _exact(v):
-    """A regrouping coefficient (float, SI) as the short rational it stands for."""
-    import sympy
-
-    q = _rational(v)
-    return sympy.Rational(q.numerator, q.denominator)
+def _numpy(code):
+    """Exported Python's friction-shape code (:func:`~baseparam.model.friction.shape_code`) calling numpy's
+    functions."""
+    for name in ("exp", "sign", "tanh"):
+        code = code.replace(f"{name}(", f"np.{name}(")
+    return code
 
 
 def _operations(e):

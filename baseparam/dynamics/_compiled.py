@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _native, _native_rule
 from . import regressor_graph as regressor_graph
-from .printing import c_statements, input_source, numpy_source
+from .printing import c_statements, input_source, numpy_function
 from ..model._kernels import kernels_of
 from ..model.joint_model import motion_offsets
 
@@ -86,11 +86,8 @@ def _build(robot, parameters, columns, kind, gravity, friction):
     offsets = motion_offsets(robot)
     # a floating base's pose and twist lead q and q̇: joint k's angle is q[7 + k] (fixed base: the same source)
     first = (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof)
-    source = numpy_source(g, outputs, offsets, arguments=arguments,
-                          inputs=lambda name, k: input_source(name, k, offsets, first))
-    namespace = {"cos": np.cos, "sin": np.sin, "sign": np.sign}
-    exec(compile(source, f"<baseparam {kind} of {robot.name}>", "exec"), namespace)
-    fn = namespace["evaluate"]
+    fn = numpy_function(g, outputs, offsets, f"{kind} of {robot.name}", arguments=arguments,
+                        inputs=lambda name, k: input_source(name, k, offsets, first))
     if kind in ("regressor", "slotine_li"):
         fn.native = Batch(g, outputs, offsets, robot.n_v, len(columns), first=first,
                           strides=(robot.n_q, robot.n_v, robot.n_v, robot.n_v, robot.n_dof, robot.n_dof))

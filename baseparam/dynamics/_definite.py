@@ -48,6 +48,19 @@ def nonphysical_body(model):
     return found or None
 
 
+def require_finite(x, what):
+    """``x`` (S, n) or one sample (n,), or an ArgumentError where it is not finite (``what`` names it): M(q)
+    singular (a joint whose subtree has no inertia about its axis and no rotor inertia, e.g. massless links) or
+    not positive definite (bodies that are not physical)."""
+    bad = ~np.isfinite(x)
+    if bad.any():
+        s = "" if x.ndim == 1 else f" at sample {int(np.argmax(bad.any(axis=1)))}"
+        raise ArgumentError(f"p: the joint-space inertia M(q) is singular{s}: {what} is not finite (a joint whose "
+                            "links carry no inertia about its axis and no rotor inertia, or bodies that are not "
+                            "physical)")
+    return x
+
+
 def at_this_q(s):
     """Where a single sample is, in a message."""
     return "at this q"

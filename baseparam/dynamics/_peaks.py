@@ -33,23 +33,20 @@ from .samples import CHUNK
 _FLOATS = {
     # q and up to two rates copied; zero rates; kernel rows, friction shapes and τ
     "inverse_dynamics": lambda nq, nv, n, c: 2 * nq + 6 * nv,
-    "gravity_torque": lambda nq, nv, n, c: 2 * nq + 4 * nv,
-    "coriolis_torque": lambda nq, nv, n, c: 2 * nq + 4 * nv,
+    # the same with one rate fewer: Newton–Euler's rows (g(q), C(q, q̇) q̇, p = M(q) q̇ and its kinetic energy), the
+    # kinematic tree's ṗ, and q̇ = M(q)⁻¹ p with the check of the result (a mask) and of M(q) at every sample
+    **dict.fromkeys(("gravity_torque", "coriolis_torque", "generalized_momenta", "kinetic_energy", "momenta_rate",
+                     "velocities_from_momenta"), lambda nq, nv, n, c: 2 * nq + 4 * nv),
     # q̇ copied, its joints' columns transposed, the friction model's two shapes, τ and its transpose
     "friction_torque": lambda nq, nv, n, c: 6 * nv,
     # the kernel's rows as inverse dynamics, and the wrenches (6 per joint) with their reshaped copy
     "reaction_wrenches": lambda nq, nv, n, c: 2 * nq + 4 * nv + 12 * n,
     # q, q̇, τ copies and q̈ (the C loop writes in place)
     "forward_dynamics": lambda nq, nv, n, c: nq + 2 * nv,
-    "generalized_momenta": lambda nq, nv, n, c: 2 * nq + 4 * nv,       # Newton–Euler's rows, as above
-    "kinetic_energy": lambda nq, nv, n, c: 2 * nq + 4 * nv,
     # over the kinematic tree, block by block (its memory is per block, below): the state copies (q's and its
     # normalized copy for a floating base), the blocks' results and their stack
     "potential_energy": lambda nq, nv, n, c: 2 * nq + 2,
     "momentum": lambda nq, nv, n, c: 2 * nq + nv + 12,
-    "momenta_rate": lambda nq, nv, n, c: 2 * nq + 4 * nv,
-    # and the check of the result (a mask) and of M(q) at every sample (q again)
-    "velocities_from_momenta": lambda nq, nv, n, c: 2 * nq + 4 * nv,
     # the matrix and its copy (transposed columns stacked), the unit rates and states
     "mass_matrix": lambda nq, nv, n, c: 2 * nv * nv + 2 * nq + 2 * nv,
     "coriolis_matrix": lambda nq, nv, n, c: 4 * nv * nv + 2 * nq + 2 * nv,
@@ -62,27 +59,20 @@ _FLOATS = {
 # function name → floats per sample of one numpy block, as a function of (n_q, n_v, n_dof, n_columns)
 _BLOCK = {
     # the generated Newton–Euler code's live temporaries (measured: 57-59 per sample, 7 joints; 72-79, 6 + 6)
-    "inverse_dynamics": lambda nq, nv, n, c: 10 * nv,
-    "gravity_torque": lambda nq, nv, n, c: 10 * nv,
-    "coriolis_torque": lambda nq, nv, n, c: 10 * nv,
-    "reaction_wrenches": lambda nq, nv, n, c: 10 * nv,
-    "generalized_momenta": lambda nq, nv, n, c: 10 * nv,
-    "kinetic_energy": lambda nq, nv, n, c: 10 * nv,
+    **dict.fromkeys(("inverse_dynamics", "gravity_torque", "coriolis_torque", "reaction_wrenches",
+                     "generalized_momenta", "kinetic_energy"), lambda nq, nv, n, c: 10 * nv),
     "friction_torque": lambda nq, nv, n, c: nv,
     # the articulated-body code's temporaries (measured: 237 per sample for both robots)
     "forward_dynamics": lambda nq, nv, n, c: 40 * nv,
     # the kinematic tree of a block: transforms, velocities, momenta per body (measured: 48-65 per body; the
     # solve's factors, 101-109)
-    "potential_energy": lambda nq, nv, n, c: 70 * (n + 1),
-    "momentum": lambda nq, nv, n, c: 70 * (n + 1),
-    "momenta_rate": lambda nq, nv, n, c: 70 * (n + 1),
+    **dict.fromkeys(("potential_energy", "momentum", "momenta_rate"), lambda nq, nv, n, c: 70 * (n + 1)),
     "velocities_from_momenta": lambda nq, nv, n, c: 120 * (n + 1),
     # one Newton–Euler block per unit rate (n_v of them, measured: 89 per sample, 7 joints; 800 for C, 1056)
     "mass_matrix": lambda nq, nv, n, c: 13 * nv,
     "coriolis_matrix": lambda nq, nv, n, c: 16 * nv * nv,
     # the regressor code's temporaries (measured: 279 per sample, 7 joints; 375, 6 + 6)
-    "regressor": lambda nq, nv, n, c: 40 * nv,
-    "slotine_li_regressor": lambda nq, nv, n, c: 40 * nv,
+    **dict.fromkeys(("regressor", "slotine_li_regressor"), lambda nq, nv, n, c: 40 * nv),
 }
 
 

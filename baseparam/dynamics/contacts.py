@@ -18,8 +18,9 @@ import dataclasses
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import ABSURD, check_instance, shown
+from .._validation import ABSURD, check_instance, check_robot, shown
 from ..errors import ArgumentError, printable
+from ..model.parameters import ColumnLayout
 from .floating import public_layout
 from .samples import LinkParameters, robot_states
 from .tree import Tree, motion_transform
@@ -88,7 +89,6 @@ class Contact:
 
 def _checked(robot, contacts):
     """The robot and the contacts, checked: a Robot, a sequence of Contact on links it has."""
-    from .._validation import check_instance, check_robot
     robot = check_robot(robot)
     contacts = check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact")
     for contact in contacts:
@@ -97,12 +97,7 @@ def _checked(robot, contacts):
 
 
 def _tree(robot, q):
-    return Tree(robot, LinkParameters(robot, np.zeros(_n_standard(robot))), q)
-
-
-def _n_standard(robot):
-    from ..model.parameters import ColumnLayout
-    return ColumnLayout(robot, "pseudo").n_standard
+    return Tree(robot, LinkParameters(robot, np.zeros(ColumnLayout(robot, "pseudo").n_standard)), q)
 
 
 def tree_body(robot, contact):

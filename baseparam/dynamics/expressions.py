@@ -262,6 +262,9 @@ def live_nodes(g, roots):
     return sorted(seen)
 
 
+_COUNTED = {MUL: "mul", ADD: "add", SUB: "add", DIV: "div"}
+
+
 def operation_count(g, roots):
     """Operations needed for the roots: multiplications, additions (incl. subtractions), divisions.
 
@@ -269,11 +272,7 @@ def operation_count(g, roots):
     """
     counts = {"mul": 0, "add": 0, "div": 0}
     for i in live_nodes(g, roots):
-        op = g.ops[i]
-        if op == MUL:
-            counts["mul"] += 1
-        elif op in (ADD, SUB):
-            counts["add"] += 1
-        elif op == DIV:
-            counts["div"] += 1
+        kind = _COUNTED.get(g.ops[i])
+        if kind is not None:
+            counts[kind] += 1
     return counts

@@ -24,6 +24,14 @@ def public_layout(x, axis=-1):
     return np.take(x, SWAP, axis=axis)
 
 
+def with_base_wrench(robot, tau):
+    """τ (..., n_dof) of a floating base's joints alone with the base's zero wrench in front (..., n_v); any
+    other τ as it is."""
+    if robot.is_floating and tau.shape[-1:] == (robot.n_dof,):
+        return np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
+    return tau
+
+
 def rotation_rows(x, y, z, w):
     """The rotation matrix of a unit quaternion (x, y, z, w) as nested lists, for any arithmetic
     (floats, arrays over samples, expression-graph values)."""

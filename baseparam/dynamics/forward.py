@@ -29,14 +29,14 @@ from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._compiled import PIECE_SAMPLES
-from ._definite import at_this_q, nonphysical_body, require_definite
+from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
 from .._validation import check_flag, check_state_sizes
 from ._forward_c import SIGNATURES, c_source
-from .floating import pose_rate
+from .floating import configuration_rate, with_base_wrench
 from .forward_graph import build_forward, forward_parameters, slots
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
-from .samples import ABSURD, CHUNK, link_parameters, robot_states, standard_model
+from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_model
 
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
@@ -262,12 +262,9 @@ class ForwardDynamics:
             # then write this object's buffers, which forward_dynamics shares between threads unlocked here
             return np.array([self._python(*row) for row in zip(q, qd, tau)]).reshape(S, self.robot.n_v)
         out = np.empty((self.robot.n_v, S))
-        qT, qdT, tauT = q.T.copy(), qd.T.copy(), tau.T.copy()
-        for s0 in range(0, S, CHUNK):
-            sl = slice(s0, s0 + CHUNK)
-            # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
-            # ZeroDivisionError) when M is singular
-            self.kernel.batch(qT[:, sl], qdT[:, sl], tauT[:, sl], self.p, out[:, sl])
+        # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
+        # ZeroDivisionError) when M is singular
+        in_blocks(self.kernel.batch, (q.T.copy(), qd.T.copy(), tau.T.copy()), self.p, out=out)
         return out.T
 
     def rk4(self, q, qd, dt, tau, substeps=1, rows=None):
@@ -296,22 +293,26 @@ class ForwardDynamics:
             x, v = q[k].copy(), qd[k].copy()
             h = dt[k] / substeps
             for _ in range(substeps):
-                x, v = self._rk4_step(x, v, tau[k], h)
+                x, v = rk4_step(self._rate, x, v, h, self.robot.is_floating, tau[k])
             q[k + 1], qd[k + 1] = x, v
 
-    def _rk4_step(self, x, v, tau, h):
-        def rate(x, v):
-            a = self(x, v, tau)
-            return (np.concatenate([pose_rate(x[None], v[None])[0], v[6:]]) if self.robot.is_floating else v), a
-        k1, a1 = rate(x, v)
-        k2, a2 = rate(x + 0.5 * h * k1, v + 0.5 * h * a1)
-        k3, a3 = rate(x + 0.5 * h * k2, v + 0.5 * h * a2)
-        k4, a4 = rate(x + h * k3, v + h * a3)
-        x = x + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        v = v + h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
-        if self.robot.is_floating:
-            x[3:7] /= np.linalg.norm(x[3:7])
-        return x, v
+    def _rate(self, x, v, tau):
+        """(q̇ as the configuration's rate, q̈) of one sample."""
+        return configuration_rate(self.robot, x[None], v[None])[0], self(x, v, tau)
+
+
+def rk4_step(rate, x, v, h, floating, *args):
+    """One classical RK4 step of the state (x, v) over ``h`` with ``rate(x, v, *args) -> (ẋ, v̇)``; a floating
+    base's quaternion ``x[3:7]`` normalized after it."""
+    k1, a1 = rate(x, v, *args)
+    k2, a2 = rate(x + 0.5 * h * k1, v + 0.5 * h * a1, *args)
+    k3, a3 = rate(x + 0.5 * h * k2, v + 0.5 * h * a2, *args)
+    k4, a4 = rate(x + h * k3, v + h * a3, *args)
+    x = x + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    v = v + h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    if floating:
+        x[3:7] /= np.linalg.norm(x[3:7])
+    return x, v
 
 
 def bound(model) -> ForwardDynamics:
@@ -353,9 +354,7 @@ def forward_dynamics(model, q, qd, tau):
     if robot.is_floating:
         # before tau is converted and widened
         check_state_sizes({"q": q, "qd": qd, "tau": tau}, peak("forward_dynamics", robot))
-        tau = real_array("tau", tau, ArgumentError)
-        if tau.shape[-1:] == (robot.n_dof,):       # joint torques alone: zero wrench on the base
-            tau = np.concatenate([np.zeros(tau.shape[:-1] + (6,)), tau], axis=-1)
+        tau = with_base_wrench(robot, real_array("tau", tau, ArgumentError))
     one = _one_sample(robot, q, qd, tau)
     if one is not None:                            # one good sample: checked cheaply, then the C kernel
         fd = bound(model)
@@ -381,18 +380,10 @@ def forward_dynamics(model, q, qd, tau):
 
 
 def _finite(qdd, single):
-    """q̈, or an ArgumentError where it is not finite: M(q) singular (a joint whose subtree has no inertia
-    about its axis and no rotor inertia, e.g. massless links) or not positive definite (bodies that are
-    not physical)."""
+    """q̈, or :func:`~baseparam.dynamics._definite.require_finite`'s error where it is not finite."""
     if single and all(map(math.isfinite, qdd.tolist())):     # a few floats: no numpy call (µs each)
         return qdd
-    bad = ~np.isfinite(qdd)
-    if bad.any():
-        s = 0 if single else int(np.argmax(bad.reshape(len(qdd), -1).any(axis=1)))
-        raise ArgumentError(f"p: the joint-space inertia M(q) is singular{'' if single else f' at sample {s}'}: "
-                            "q̈ is not finite (a joint whose links carry no inertia about its axis and no rotor "
-                            "inertia, or bodies that are not physical)")
-    return qdd
+    return require_finite(qdd, "q̈")
 
 
 def _one_sample(robot, q, qd, tau):

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.joint_model import JointModel, exact_cos_sin, joint_models, product
+from ..model.dh_equivalent import _si
+from ..model.joint_model import JointModel, joint_models, product
 from .expressions import Graph, constant
 from .floating import SWAP
-from .regressor_graph import base_gravity, carry, carry_back, graph_step, motion_cross
-from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric
+from .regressor_graph import base_gravity, carry, carry_back, friction_rate, graph_step, motion_cross
+from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric, symmetric
 
 # the link parameters a graph reads, per body, in the joint frame: mass, first moments, inertia about the origin
 BODY = ("m", "hx", "hy", "hz", "xx", "xy", "xz", "yy", "yz", "zz")
@@ -91,8 +92,7 @@ def forward_parameters(robot, links):
     if robot.is_floating:
         bodies.append(links.base)
     models = joint_models(robot)
-    length = lambda value: float(value) * robot.length_scale    # noqa: E731
-    cos_sin = lambda angle: exact_cos_sin(angle, robot.angle_unit)[:2]    # noqa: E731
+    length, cos_sin = _si(robot)
     for b, (J, MS, M) in enumerate(bodies):
         P = np.zeros((4, 4))
         P[:3, :3], P[:3, 3], P[3, :3], P[3, 3] = 0.5 * np.trace(J) * np.eye(3) - J, MS, MS, M
@@ -130,7 +130,7 @@ def build_forward(robot):
     nb = 6 if robot.is_floating else 0
     layout = slots(robot)
     inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "sgn", "stb")}
-    qd = [g.input("qd", nb + k) for k in range(n)]
+    qd = inputs["qd"] = [g.input("qd", nb + k) for k in range(n)]
     tau = [g.input("tau", nb + k) for k in range(n)]
 
     def P(r):
@@ -168,9 +168,9 @@ def build_forward(robot):
         drive = {kind: P(r) for (j, kind), r in layout.drives.items() if j == k}
         if "IA" in drive:
             D = D + drive["IA"]
-        for kind, rate in (("FV", qd[k]), ("FC", inputs["sgn"][k]), ("FO", None), ("FS", inputs["stb"][k])):
+        for kind in ("FV", "FC", "FO", "FS"):
             if kind in drive:
-                effort = effort - (drive[kind] if rate is None else drive[kind] * rate)
+                effort = effort - drive[kind] * friction_rate(g, inputs, k, kind)
         inv_D[k], u[k] = 1.0 / D, effort
         parent = parents[k]
         if parent < 0 and not robot.is_floating:
@@ -212,11 +212,7 @@ def build_forward(robot):
 
 
 def _add(I, J):
-    out = [[None] * 6 for _ in range(6)]
-    for i in range(6):
-        for j in range(i, 6):
-            out[i][j] = out[j][i] = I[i][j] + J[i][j]
-    return out
+    return symmetric(lambda i, j: I[i][j] + J[i][j])
 
 
 __all__ = ["BODY", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]

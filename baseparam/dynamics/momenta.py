@@ -31,13 +31,13 @@ import numpy as np
 
 from ._peaks import peak
 from .._validation import check_option
-from ..errors import ArgumentError, SimulationError
+from ..errors import SimulationError
 from ..model.value import takes_model
 from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, force_cross
-from ._definite import at_this_q, nonphysical_body, require_definite
+from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 
 SOLVERS = ("sweep", "ltdl")
 
@@ -203,13 +203,8 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
             except np.linalg.LinAlgError:
                 return np.full_like(m, np.nan)
 
-    qd = _over_samples(model, solve_one, name="velocities_from_momenta", q=q, momenta=momenta)
-    bad = ~np.isfinite(qd)
-    if bad.any():
-        s = "" if qd.ndim == 1 else f" at sample {int(np.argmax(bad.any(axis=1)))}"
-        raise ArgumentError(f"p: the joint-space inertia M(q) is singular{s}: q̇ = M(q)⁻¹ p is not finite (a joint "
-                            "whose links carry no inertia about its axis and no rotor inertia, or bodies that are not "
-                            "physical)")
+    qd = require_finite(_over_samples(model, solve_one, name="velocities_from_momenta", q=q, momenta=momenta),
+                        "q̇ = M(q)⁻¹ p")
     # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
     # samples where M(q) is not positive definite
     if nonphysical_body(model) is not None:     # q checked again only then: physical bodies need no look

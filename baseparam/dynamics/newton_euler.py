@@ -16,10 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._peaks import peak
-from .._validation import shown
-from ..errors import ArgumentError
+from .._validation import check_option
 from ..model._kernels import kernels_of
-from ..model.friction import friction_shapes
 from ..model.joint_model import motion_offsets
 from ..model.value import BaseModel, takes_model
 from . import _native_rule
@@ -27,7 +25,7 @@ from ._compiled import Batch
 from .floating import public_layout
 from .printing import input_source, numpy_function
 from .regressor_graph import build_inverse_dynamics
-from .samples import CHUNK, link_parameters, robot_states, standard_model
+from .samples import friction_rows, in_blocks, link_parameters, robot_states, standard_model
 
 
 def _kernel(robot, parameters, gravity, friction, wrenches):
@@ -48,40 +46,25 @@ def _kernel(robot, parameters, gravity, friction, wrenches):
 
 
 def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
-    """Newton–Euler of a standard model over checked samples (S, n_q), (S, n_v), (S, n_v), in blocks of
-    :data:`CHUNK`: τ (S, n_v), or with ``wrenches`` ('link' or 'joint') the reaction wrenches [n; f]
-    (S, n_dof, 6)."""
+    """Newton–Euler of a standard model over checked samples (S, n_q), (S, n_v), (S, n_v): τ (S, n_v), or with
+    ``wrenches`` ('link' or 'joint') the reaction wrenches [n; f] (S, n_dof, 6). By the C loop over samples when
+    the rule of :mod:`baseparam.dynamics._native_rule` wants it (and there is a C compiler), the numpy blocks'
+    numbers to the bit (the same statements; friction shapes computed by numpy for both); else in numpy blocks
+    of :data:`~baseparam.dynamics.samples.CHUNK` samples."""
     robot, p = model.robot, model.values()
     f = _kernel(robot, model.parameters, gravity, friction, wrenches)
     S, n = q.shape[0], robot.n_dof
-    native = _native_rows(f.native, robot, p, q, qd, qdd, friction)
-    if native is not None:
-        return native if wrenches is None else native.reshape(S, n, 6)
-    out = np.zeros((robot.n_v if wrenches is None else 6 * n, S))
-    qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-    joints = qdT[robot.n_v - n:]
-    sgn, stb = friction_shapes(robot, joints) if friction else (joints, joints)
-    for s0 in range(0, S, CHUNK):
-        sl = slice(s0, s0 + CHUNK)
-        f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgn[:, sl], stb[:, sl], p, out[:, sl])
-    return out.T if wrenches is None else out.T.reshape(S, n, 6)
-
-
-def _native_rows(loop, robot, p, q, qd, qdd, friction):
-    """Newton–Euler's rows (S, n_v or 6 n_dof) by its C loop over samples, the numpy blocks' numbers to the bit
-    (the same statements; friction shapes computed by numpy for both), when the rule of
-    :mod:`baseparam.dynamics._native_rule` wants it; else None (also without a C compiler)."""
-
-    S = q.shape[0]
-    if loop.library_for(S) is None:
-        return None
-    rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd)]
-    joints = qd.T.copy()[robot.n_v - robot.n_dof:]      # the shapes from the rows the numpy blocks give them
-    shapes = friction_shapes(robot, joints) if friction else (joints, joints)
-    rows += [np.ascontiguousarray(x.T, dtype=float) for x in shapes] + [np.ascontiguousarray(p, dtype=float)]
-    out = np.zeros((S, loop.n))
-    loop.fill(rows, out, zeroed=True, threads=_native_rule.thread_count(None, S))
-    return out
+    qdT = qd.T.copy()
+    shapes = friction_rows(robot, qdT[robot.n_v - n:], friction=friction)
+    if f.native.library_for(S) is not None:
+        rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, *(s.T for s in shapes), p)]
+        out = np.zeros((S, f.native.n))
+        f.native.fill(rows, out, zeroed=True, threads=_native_rule.thread_count(None, S))
+    else:
+        out = np.zeros((robot.n_v if wrenches is None else 6 * n, S))
+        in_blocks(f, (q.T.copy(), qdT, qdd.T.copy(), *shapes), p, out=out)
+        out = out.T
+    return out if wrenches is None else out.reshape(S, n, 6)
 
 
 @takes_model("p", "q", "qd", "qdd", "parameters")
@@ -160,8 +143,7 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     """
     model = standard_model(model, "reaction_wrenches")
     model.values()                             # no values: that error first
-    if frame not in ("link", "joint"):
-        raise ArgumentError(f"frame: expected 'link' or 'joint', got {shown(frame)}")
+    check_option(frame, "frame", ("link", "joint"), expected="'link' or 'joint'")
     (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd,
                                         peak=peak("reaction_wrenches", model.robot))
     wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))

@@ -49,9 +49,10 @@ def motion_cross(x, y):
     return cross(xw, yw) + [p + r for p, r in zip(cross(xw, yv), cross(xv, yw))]
 
 
-def wrench_map(w, wr, dw, acc):
+def wrench_map(w, wr, dw, acc, pseudo=False):
     """G (6 × 10 nested lists) with f = G p: a link's wrench at its frame origin, linear in its
-    parameters (Khalil order XX XY XZ YY YZ ZZ MX MY MZ M).
+    parameters (Khalil order XX XY XZ YY YZ ZZ MX MY MZ M; with ``pseudo`` the inertia columns those of
+    the pseudo parameters, :func:`to_pseudo`).
 
     Parameters
     ----------
@@ -81,7 +82,7 @@ def wrench_map(w, wr, dw, acc):
         others = [p[m][m] for m in range(3) if m != i]
         G[3 + i][6 + i] = -(others[0] + others[1])
         G[3 + i][9] = acc[i]
-    return G
+    return to_pseudo(G) if pseudo else G
 
 
 def pseudo_coefficients(khalil):
@@ -201,9 +202,7 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             w, wr = base_v[:3], base_vr[:3]
             dw = [x - 0.5 * y for x, y in zip(base_a[:3], cross(w, wr))] if sl else base_a[:3]
             acc = [x + y for x, y in zip(base_a[3:], cross(wr, base_v[3:]))]
-            G = wrench_map(w, wr if sl else w, dw, acc)
-            if parameters == "pseudo":
-                to_pseudo(G)
+            G = wrench_map(w, wr if sl else w, dw, acc, parameters == "pseudo")
             for r in range(6):
                 for i in wanted:
                     if not G[r][i].is_zero:
@@ -230,16 +229,11 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
         bend = motion_cross(vp, s)              # d/dt of the axis, carried by the parent link
         a[k] = [x + y * accel[k] + z * rate[k] for x, y, z in zip(ap, s, bend)]
         w, wr = v[k][:3], vr[k][:3]
-        if sl:
-            dw = [x - 0.5 * y for x, y in zip(a[k][:3], cross(w, wr))]
-        else:
-            dw = a[k][:3]
+        dw = [x - 0.5 * y for x, y in zip(a[k][:3], cross(w, wr))] if sl else a[k][:3]
         acc = [x + y for x, y in zip(a[k][3:], cross(wr, v[k][3:]))]
         wanted = [i for i, c in enumerate(layout.link_columns[k]) if int(c) in where]
         if wanted:
-            G = wrench_map(w, wr if sl else w, dw, acc)
-            if parameters == "pseudo":
-                to_pseudo(G)
+            G = wrench_map(w, wr if sl else w, dw, acc, parameters == "pseudo")
             for j in [*range(-1, -1 - nb, -1), *chains[k]]:
                 sj = axes[k][j]
                 for i in wanted:
@@ -251,8 +245,7 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
             outputs.append((nb + k, where[col], accel[k].i))
     for (k, kind_), col in layout.friction_columns.items():
         if col in where and friction:
-            node = friction_rate(g, inputs, k, kind_)
-            outputs.append((nb + k, where[col], node.i))
+            outputs.append((nb + k, where[col], friction_rate(g, inputs, k, kind_).i))
     return g, outputs
 
 
@@ -379,9 +372,7 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None, gravity=Tru
     zero = g.zero
 
     def body_wrench(w, dw, acc, body_columns):
-        G = wrench_map(w, w, dw, acc)
-        if parameters == "pseudo":
-            to_pseudo(G)
+        G = wrench_map(w, w, dw, acc, parameters == "pseudo")
         p = [symbol.get(int(c), zero) for c in body_columns]
         return [sum((Gi * pi for Gi, pi in zip(row, p) if not pi.is_zero), zero) for row in G]
     if nb:
@@ -440,8 +431,7 @@ def build_inverse_dynamics(robot, parameters="pseudo", columns=None, gravity=Tru
             torques[k] = torques[k] + symbol[col] * inputs["qdd"][k]
     for (k, kind), col in layout.friction_columns.items():
         if col in symbol and friction:
-            rate = friction_rate(g, inputs, k, kind)
-            torques[k] = torques[k] + symbol[col] * rate
+            torques[k] = torques[k] + symbol[col] * friction_rate(g, inputs, k, kind)
     base_out = [(i, base_wrench[j]) for i, j in enumerate(SWAP)] if nb else []
     return g, [(i, t.i) for i, t in base_out + [(nb + k, t) for k, t in enumerate(torques)] if not t.is_zero]
 

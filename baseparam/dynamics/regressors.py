@@ -14,13 +14,12 @@ from ._peaks import peak
 from .._validation import check_allocation, check_workers
 from ..errors import ArgumentError
 from ._compiled import as_columns, regressor_function
-from ..model.friction import friction_shapes
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
 from . import _native_rule, newton_euler
 from ._native_rule import thread_count
-from .samples import CHUNK, as_samples, robot_states, standard_model, states
+from .samples import CHUNK, friction_rows, in_blocks, robot_states, standard_model
 
 # A streaming consumer's block of regressor rows (:func:`wide_blocks`): large enough that the C loop and the
 # Gram products are not paced by Python's per-call costs, small enough to stay in the last-level cache's
@@ -92,7 +91,7 @@ def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, fricti
     # code without friction shapes (no Coulomb or Stribeck column) is handed q̇ in their place, unread;
     # shapes the caller gives are checked all the same, as the numpy blocks do
     joints = rows[1][:, robot.n_v - robot.n_dof:].T
-    shapes = _shapes(robot, joints, shapes, friction and (loop.reads_shapes or shapes is not None))
+    shapes = friction_rows(robot, joints, shapes, friction and (loop.reads_shapes or shapes is not None))
     return loop.fill((*rows, *(np.ascontiguousarray(x.T) for x in shapes)), out, zeroed=zeroed, threads=threads)
 
 
@@ -126,7 +125,7 @@ def column_blocks(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", column
     S, n = q.shape[0], robot.n_v
     qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
     refT = None if qd_ref is None else qd_ref.T.copy()
-    sgnT, stbT = _shapes(robot, qdT[n - robot.n_dof:], shapes, friction)
+    sgnT, stbT = friction_rows(robot, qdT[n - robot.n_dof:], shapes, friction)
     buffer = np.zeros((n, len(columns), min(S, CHUNK))) if into is None else None
     for s0 in range(0, S, CHUNK):
         sl = slice(s0, min(s0 + CHUNK, S))
@@ -172,7 +171,7 @@ def wide_blocks(robot, q, qd, qdd, *, parameters="pseudo", columns=None, shapes=
             yield sl, part, spans
         return
     rows = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd)]
-    sgn, stb = _shapes(robot, rows[1].T, shapes, loop.reads_shapes or shapes is not None)
+    sgn, stb = friction_rows(robot, rows[1].T, shapes, loop.reads_shapes or shapes is not None)
     rows = (*rows, rows[1], np.ascontiguousarray(sgn.T), np.ascontiguousarray(stb.T))
     B = int(min(S, max(CHUNK, block_bytes // (8 * n * max(width, 1)))))
     # zeroed once: the loop writes only the entries that are not structurally zero, the same in every block
@@ -182,21 +181,6 @@ def wide_blocks(robot, q, qd, qdd, *, parameters="pseudo", columns=None, shapes=
         out = buffer[:sl.stop - s0]
         loop.fill([x[sl] for x in rows], out, zeroed=True)
         yield sl, out.transpose(1, 2, 0), spans
-
-
-def _shapes(robot, qdT, shapes, friction=True):
-    """Friction shapes, joints first (n_dof, S): given (samples first), or from the joints' q̇ (n_dof, S)
-    and the models."""
-    if not friction:                      # the code has no friction terms: nothing reads them
-        return qdT, qdT
-    if shapes is None:
-        return friction_shapes(robot, qdT)
-    sgn = np.asarray(shapes[0], dtype=float)
-    stb = np.zeros_like(sgn) if shapes[1] is None else np.asarray(shapes[1], dtype=float)   # samples first, as sgn
-    for name, value in (("shapes[0]", sgn), ("shapes[1]", stb)):
-        if value.shape != qdT.shape[::-1]:          # the C loop would read past the end of a shorter array
-            raise ArgumentError(f"{name}: expected shape {qdT.shape[::-1]} (n_samples, n_dof), got {value.shape}")
-    return np.ascontiguousarray(sgn.T), np.ascontiguousarray(stb.T)
 
 
 def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):
@@ -216,13 +200,10 @@ def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):
     ndarray, shape (n_samples, n_v)
     """
     f = regressor_function(robot, parameters, _columns(robot, parameters, columns), "inverse_dynamics")
-    S, n = q.shape[0], robot.n_v
-    out = np.zeros((n, S))
-    qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-    sgnT, stbT = _shapes(robot, qdT[n - robot.n_dof:], shapes)
-    for s0 in range(0, S, CHUNK):
-        sl = slice(s0, s0 + CHUNK)
-        f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgnT[:, sl], stbT[:, sl], p, out[:, sl])
+    n = robot.n_v
+    out = np.zeros((n, q.shape[0]))
+    rows = [q.T.copy(), qd.T.copy(), qdd.T.copy()]
+    in_blocks(f, rows + list(friction_rows(robot, rows[1][n - robot.n_dof:], shapes)), p, out=out)
     return out.T
 
 
@@ -319,11 +300,7 @@ def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None, wor
 
     def needed(count):          # the column count only for a call of many samples: it costs a millisecond
         return peak(name, robot, len(_columns(robot, parameters, columns)))(count)
-    if robot.is_floating:
-        checked, single = robot_states(robot, peak=needed, **arrays)
-    else:
-        checked, single = states(robot.n_dof, peak=needed, **arrays)
-    q, qd, *rest = checked
+    (q, qd, *rest), single = robot_states(robot, peak=needed, **arrays)
     qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
     W = evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
                  out=as_batch_out(out, single), shapes=shapes, workers=workers)
@@ -365,10 +342,7 @@ def coriolis_matrix(model, q, qd):
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
-    if robot.is_floating:
-        (q, qd), single = robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
-    else:
-        (q, qd), single = states(robot.n_dof, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
+    (q, qd), single = robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
     p = model.values()
     zero = np.zeros_like(qd)
     C = by_unit_rates(qd, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
@@ -393,13 +367,12 @@ def mass_matrix(model, q):
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
+    (q,), single = robot_states(robot, q=q, peak=peak("mass_matrix", robot))
     if robot.is_floating:
-        (q,), single = robot_states(robot, q=q, peak=peak("mass_matrix", robot))
         zero = np.zeros((q.shape[0], robot.n_v))
         M = by_unit_rates(q, lambda unit: newton_euler.blocked(model, q, zero, unit, gravity=False, friction=False),
                           robot.n_v)
         return M[0] if single else M
-    q, single = as_samples("q", q, robot.n_dof, peak=peak("mass_matrix", robot))
     p = model.values()
     block = regressor_function(robot, parameters, (), "mass")
     n = robot.n_dof
@@ -410,7 +383,5 @@ def mass_matrix(model, q):
         rows = (np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(p, dtype=float))
         block.native.fill(rows, M, zeroed=True, threads=thread_count(None, q.shape[0]))
         return M[0] if single else M
-    view, qT = M.transpose(1, 2, 0), q.T.copy()
-    for s0 in range(0, q.shape[0], CHUNK):
-        block(qT[:, s0:s0 + CHUNK], p, view[:, :, s0:s0 + CHUNK])
+    in_blocks(block, (q.T.copy(),), p, out=M.transpose(1, 2, 0))
     return M[0] if single else M

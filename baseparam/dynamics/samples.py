@@ -17,6 +17,29 @@ from ..model.parameters import ColumnLayout, khalil_to_pseudo
 CHUNK = 2048
 
 
+def in_blocks(f, rows, *constants, out):
+    """``f(*rows, *constants, out)`` over blocks of :data:`CHUNK` samples: ``rows`` and ``out`` (arrays with
+    the samples last) sliced alike, ``constants`` (e.g. the parameters) whole."""
+    for s0 in range(0, out.shape[-1], CHUNK):
+        sl = slice(s0, s0 + CHUNK)
+        f(*(x[:, sl] for x in rows), *constants, out[..., sl])
+
+
+def friction_rows(robot, qdT, shapes=None, friction=True):
+    """Friction shapes, joints first (n_dof, S): given (samples first), or from the joints' q̇ (n_dof, S)
+    and the models."""
+    if not friction:                      # the code has no friction terms: nothing reads them
+        return qdT, qdT
+    if shapes is None:
+        return friction_shapes(robot, qdT)
+    sgn = np.asarray(shapes[0], dtype=float)
+    stb = np.zeros_like(sgn) if shapes[1] is None else np.asarray(shapes[1], dtype=float)   # samples first, as sgn
+    for name, value in (("shapes[0]", sgn), ("shapes[1]", stb)):
+        if value.shape != qdT.shape[::-1]:          # the C loop would read past the end of a shorter array
+            raise ArgumentError(f"{name}: expected shape {qdT.shape[::-1]} (n_samples, n_dof), got {value.shape}")
+    return np.ascontiguousarray(sgn.T), np.ascontiguousarray(stb.T)
+
+
 def _khalil_bodies(link, parameters):
     """(J, MS, M) of bodies given by rows of 10 parameters: (m, 3, 3), (m, 3), (m,)."""
     if parameters == "pseudo":

@@ -54,6 +54,15 @@ def assemble(A, B, C):
     return out
 
 
+def symmetric(entry, n=6):
+    """The symmetric n×n nested list of ``entry(i, j)`` for i ≤ j, each mirrored entry the same node."""
+    out = [[None] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i, n):
+            out[i][j] = out[j][i] = entry(i, j)
+    return out
+
+
 def split(I):
     """(A, B, C), the blocks of a symmetric 6×6."""
     return ([[I[i][j] for j in range(3)] for i in range(3)], [[I[i][3 + j] for j in range(3)] for i in range(3)],
@@ -115,12 +124,8 @@ def _shift(g, A, B, C, P):
         return A, B, C
     S = skew(g, P)
     E = [[B[i][j] + sum((S[i][k] * C[k][j] for k in range(3)), zero) for j in range(3)] for i in range(3)]
-    out = [[None] * 3 for _ in range(3)]
-    for i in range(3):
-        for j in range(i, 3):
-            out[i][j] = out[j][i] = (A[i][j] + sum((S[i][k] * B[j][k] for k in range(3)), zero)
-                                     - sum((E[i][k] * S[k][j] for k in range(3)), zero))
-    return out, E, C
+    return symmetric(lambda i, j: (A[i][j] + sum((S[i][k] * B[j][k] for k in range(3)), zero)
+                                   - sum((E[i][k] * S[k][j] for k in range(3)), zero)), 3), E, C
 
 
 def inertia_back(g, step, I):

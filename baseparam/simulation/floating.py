@@ -19,8 +19,14 @@ import dataclasses
 import numpy as np
 
 from .._checks import shown
+from .._numbers import real_array
+from .._validation import check_instance, check_number, check_robot, check_robot_states
+from ..dynamics.contacts import Contact, _jacobian, _tree, tree_body
+from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
+from ..model.value import Model
 from ..motion import Trajectory
+from .integrate import checked_noise, logged, simulate
 
 __all__ = ["FloatingExperiment", "contact_experiment", "free_floating_experiment", "stance_motion"]
 
@@ -77,7 +83,6 @@ def _quaternions(R):
 
 def _contact_points(robot, tree, contacts):
     """World positions (S, C, 3) of the contact frames' origins on a built kinematic tree."""
-    from ..dynamics.contacts import tree_body
     points = []
     for c in contacts:
         b = tree_body(robot, c)
@@ -87,7 +92,6 @@ def _contact_points(robot, tree, contacts):
 
 def _world_linear_jacobians(robot, tree, contacts):
     """(S, 3C, n_v): the world velocity of each contact point on a built tree, J_world = R_c J_c[:3]."""
-    from ..dynamics.contacts import _jacobian, tree_body
     return np.concatenate([tree.R[tree_body(robot, c)] @ np.asarray(c.rotation) @ _jacobian(robot, tree, c)[:, :3]
                            for c in contacts], 1)
 
@@ -121,10 +125,6 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         The base twist [v, ω] in frame 0 and its rate by central differences (second order), the joint
         velocities from the contact Jacobians, their rate by central differences.
     """
-    from .._numbers import real_array
-    from .._validation import check_instance, check_number, check_robot, check_robot_states
-    from ..dynamics.contacts import Contact, _tree
-
     robot = check_robot(robot)
     if not robot.is_floating:
         raise ArgumentError(f"robot: {shown(robot.name)} has a fixed base; stance_motion moves a floating base")
@@ -176,8 +176,6 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
 
 def _floating_model(model, what):
     """``model``'s robot when ``model`` is a Model of a floating-base robot; else a one-line error."""
-    from .._validation import check_instance
-    from ..model.value import Model
     robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
     if not robot.is_floating:
         raise ArgumentError(f"model: {shown(robot.name)} has a fixed base; {what} are for floating bases")
@@ -186,8 +184,6 @@ def _floating_model(model, what):
 
 def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
     """The noise settings of an experiment: finite standard deviations ≥ 0 of the right lengths, a seed ≥ 0."""
-    from .._numbers import real_array
-    from .._validation import check_number
     for name, value, sizes in (("twist_noise", twist_noise, ((), (6,))), ("wrench_noise", wrench_noise, ((2,),))):
         arr = real_array(name, value)
         if arr.shape not in sizes or not (np.abs(arr) <= 1e8).all() or (arr < 0).any():
@@ -195,13 +191,11 @@ def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
             raise ArgumentError(f"{name}: expected {expected} finite standard deviations ≥ 0, got "
                                 + (f"{arr.tolist()}" if arr.ndim <= 1 else f"shape {arr.shape}"))
     check_number(seed, "seed", low=0, integer=True)
-    from .integrate import checked_noise
     checked_noise(noise)
 
 
 def _check_times(t, n_samples=None):
     """Times as a float array (S,): finite, increasing."""
-    from .._numbers import real_array
     t = real_array("t", t)
     if t.ndim != 1 or (n_samples is not None and len(t) != n_samples):
         raise ArgumentError(f"t: expected shape ({n_samples if n_samples is not None else 'n_samples'},), "
@@ -213,7 +207,6 @@ def _check_times(t, n_samples=None):
 
 def _log(truth, noise, twist_noise, seed):
     """The sensors' log of a noise-free floating motion: joint noise (SensorNoise), the base twist's."""
-    from .integrate import logged
     fields = {"q": truth.q, "qd": truth.qd, "qdd": truth.qdd, "tau": truth.tau}
     log = logged(truth.n_dof, truth.t, fields, noise, None, ("q", "qd", "qdd", "tau"), truth.source, True)
     if twist_noise:
@@ -252,12 +245,6 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     -------
     FloatingExperiment
     """
-    from ..dynamics.contacts import _jacobian, _tree
-    from ..dynamics.newton_euler import inverse_dynamics
-
-    from .._validation import check_instance, check_robot_states
-    from ..dynamics.contacts import Contact
-
     robot = _floating_model(model, "contact experiments")
     contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
     for contact in contacts:
@@ -316,8 +303,6 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
     FloatingExperiment
         With no contacts (``wrenches`` of shape (S, 0, 6)).
     """
-    from .integrate import simulate
-
     robot = _floating_model(model, "free-floating experiments")
     _check_noise(twist_noise, seed, noise=noise)
     if q0 is None:

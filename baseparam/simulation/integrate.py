@@ -31,8 +31,8 @@ import numpy as np
 from .._checks import shown
 from .._numbers import real_array
 from ..dynamics._definite import require_definite
-from ..dynamics.floating import configuration_rate
-from ..dynamics.forward import ForwardDynamics
+from ..dynamics.floating import configuration_rate, with_base_wrench
+from ..dynamics.forward import ForwardDynamics, rk4_step
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import ABSURD, check_instance, check_number, check_option
@@ -217,13 +217,7 @@ class _Torque:
                                     f"controller tau(t, q, qd)), got shape {rows.shape}")
             if not np.isfinite(rows).all():
                 raise ArgumentError("tau: contains NaN or inf")
-            self.rows = np.broadcast_to(self.full(rows), (len(t), robot.n_v))
-
-    def full(self, rows):
-        """Rows of n_dof joint torques (floating base) with the base's zero wrench in front."""
-        if rows.shape[-1] == self.robot.n_v:
-            return rows
-        return np.concatenate([np.zeros(rows.shape[:-1] + (self.robot.n_v - rows.shape[-1],)), rows], axis=-1)
+            self.rows = np.broadcast_to(with_base_wrench(robot, rows), (len(t), robot.n_v))
 
     def __call__(self, time, q, qd, k=None):
         if self.callback is None:
@@ -245,7 +239,7 @@ class _Torque:
         if value.shape not in ((self.robot.n_v,), (self.robot.n_dof,)) or not np.isfinite(value).all():
             raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
                                 f"(expected {self.robot.n_v} finite torques)")
-        return self.full(value)
+        return with_base_wrench(self.robot, value)
 
 
 def _rk4(fd, t, q0, qd0, torque, substeps):
@@ -253,23 +247,19 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
     q, qd = np.empty((S, fd.robot.n_q)), np.empty((S, fd.robot.n_v))
     q[0], qd[0] = q0, qd0
     dt = np.diff(t)
-    if torque.callback is None:
-        taus = np.ascontiguousarray(torque.rows, dtype=float)
-        if substeps * (S - 1) <= PIECE:
-            fd.rk4(q, qd, dt, taus, substeps)
-            return q, qd, taus.copy()
-        for k in range(S - 1):                  # interval by interval: the same steps, with Python between
-            _interval(fd, q, qd, dt, taus, substeps, k)
-            if not np.isfinite(qd[k + 1]).all():
-                break
-        return q, qd, taus.copy()
-    taus = np.empty((S, fd.robot.n_v))
-    for k in range(S - 1):
-        taus[k] = torque(t[k], q[k], qd[k])
+    control = torque.callback is not None
+    taus = np.empty((S, fd.robot.n_v)) if control else np.array(torque.rows, dtype=float, order="C")
+    if not control and substeps * (S - 1) <= PIECE:
+        fd.rk4(q, qd, dt, taus, substeps)
+        return q, qd, taus
+    for k in range(S - 1):                      # interval by interval: the same steps, with Python between
+        if control:
+            taus[k] = torque(t[k], q[k], qd[k])
         _interval(fd, q, qd, dt, taus, substeps, k)
         if not np.isfinite(qd[k + 1]).all():
             break
-    taus[-1] = torque(t[-1], q[-1], qd[-1])
+    if control:
+        taus[-1] = torque(t[-1], q[-1], qd[-1])
     return q, qd, taus
 
 
@@ -371,19 +361,13 @@ def _rk4_momenta(model, t, q0, qd0, torque, substeps, solver):
 
     def rates(x, m, tau):
         v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
-        return configuration_rate(robot, x[None], v)[0], rate[0], v[0]
+        return configuration_rate(robot, x[None], v)[0], rate[0]
     for k in range(S - 1):
         taus[k] = torque(t[k], q[k], qd[k], k)
         h = (t[k + 1] - t[k]) / substeps
         for _ in range(substeps):
-            k1, l1, _ = rates(x, m, taus[k])
-            k2, l2, _ = rates(x + 0.5 * h * k1, m + 0.5 * h * l1, taus[k])
-            k3, l3, _ = rates(x + 0.5 * h * k2, m + 0.5 * h * l2, taus[k])
-            k4, l4, _ = rates(x + h * k3, m + h * l3, taus[k])
-            x = x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
-            m = m + h / 6.0 * (l1 + 2 * l2 + 2 * l3 + l4)
-            if robot.is_floating:
-                x[3:7] /= np.linalg.norm(x[3:7])
-        q[k + 1], qd[k + 1] = x, rates(x, m, taus[k])[2]
+            x, m = rk4_step(rates, x, m, h, robot.is_floating, taus[k])
+        v, _ = hamiltonian_rates(robot, links, x[None], m[None], taus[k][None], solver)
+        q[k + 1], qd[k + 1] = x, v[0]
     taus[-1] = torque(t[-1], q[-1], qd[-1], S - 1)
     return q, qd, taus
