@@ -114,9 +114,10 @@ class ForwardDynamics:
 
     For loops that evaluate one state at a time (controllers, integrators): the parameters are
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
-    Python), with no per-call checks beyond the lengths (NaN in, NaN out; :func:`forward_dynamics`
-    checks values, and refuses a q where parameters that are not of physical bodies make M(q) indefinite:
-    see :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh
+    Python), with no per-call checks beyond the lengths and a q̈ that is not finite (an ArgumentError: NaN or
+    inf in, or M(q) singular; the C kernel flags it itself); :func:`forward_dynamics` checks values, and refuses
+    a q where parameters that are not of physical bodies make M(q) indefinite: see
+    :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh
     array: give each thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
     kernel of one sample runs without releasing the GIL, as pinocchio's functions do (a few µs; see
     :func:`baseparam.dynamics._native.holding_gil`); :meth:`batch` and :meth:`rk4` release it.
@@ -191,7 +192,8 @@ class ForwardDynamics:
         Raises
         ------
         ArgumentError
-            When q, q̇ or τ is not of its length (or not numbers); one line naming it.
+            When q, q̇ or τ is not of its length (or not numbers), or q̈ is not finite (an input not finite or
+            absurd, M(q) singular); one line naming it.
         """
         call = self._call
         if call is None:
@@ -203,8 +205,17 @@ class ForwardDynamics:
             self._view_tau[:] = tau
         except (TypeError, ValueError):
             self._convert(q, qd, tau)
-        call(self._block)
+        if call(self._block):                   # the kernel's flag: q̈ holds a number that is not finite
+            self._not_finite()
         return self._out.copy()
+
+    def _not_finite(self):
+        """Refuse the sample in the buffers whose q̈ is not finite, in one line: an input not finite or absurd,
+        else M(q) singular (the message of :func:`forward_dynamics`)."""
+        for name, x in (("q", self._q), ("qd", self._qd), ("tau", self._tau)):
+            if not (np.abs(x) <= ABSURD).all():
+                raise ArgumentError(f"{name}: expected finite numbers of magnitude at most {ABSURD:g}")
+        _finite(self._out, True)
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
@@ -214,6 +225,9 @@ class ForwardDynamics:
         self._convert(q, qd, tau)
         out = self._python(self._q, self._qd, self._tau)
         self._count(1)
+        if not all(map(math.isfinite, out.tolist())):
+            self._out[:] = out
+            self._not_finite()
         return out
 
     def _python(self, q, qd, tau):
@@ -243,9 +257,34 @@ class ForwardDynamics:
             self.kernel.native()
 
     def batch(self, q, qd, tau):
-        """q̈ of checked sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
+        """q̈ of sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
         :data:`._native_rule.NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small batches;
-        else numpy over blocks of samples (or one sample at a time in Python)."""
+        else numpy over blocks of samples (or one sample at a time in Python).
+
+        Raises
+        ------
+        ArgumentError
+            Arrays of other shapes or not of numbers (other than float64 arrays of those shapes are checked as
+            :func:`forward_dynamics` checks them); a q̈ that is not finite (an input not finite or absurd, or
+            M(q) singular): one line naming the sample.
+        """
+        n_q, n_v = self.robot.n_q, self.robot.n_v
+        arrays = (q, qd, tau)
+        if not (all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 2 for x in arrays)
+                and q.shape[1] == n_q and qd.shape[1] == tau.shape[1] == n_v and len(q) == len(qd) == len(tau)):
+            (q, qd, tau), _ = robot_states(self.robot, q=q, qd=qd, tau=tau)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = self._batch(q, qd, tau)
+        bad = ~np.isfinite(out)
+        if bad.any():
+            s = int(np.argmax(bad.any(axis=1)))
+            for name, x in (("q", q), ("qd", qd), ("tau", tau)):
+                if not (np.abs(x[s]) <= ABSURD).all():
+                    raise ArgumentError(f"{name}: sample {s}: expected finite numbers of magnitude at most {ABSURD:g}")
+            _finite(out, False)
+        return out
+
+    def _batch(self, q, qd, tau):
         S = q.shape[0]
         exact = self.kernel.same_as_numpy
         native = self.kernel.native(build=exact and S >= _native_rule.NATIVE_SAMPLES)
@@ -301,7 +340,8 @@ class ForwardDynamics:
 
     def _rk4_step(self, x, v, tau, h):
         def rate(x, v):
-            a = self(x, v, tau)
+            a = self._python(x, v, tau)         # unchecked: a singular M(q) is the simulation's divergence
+            self._count(1)
             return (np.concatenate([pose_rate(x[None], v[None])[0], v[6:]]) if self.robot.is_floating else v), a
         k1, a1 = rate(x, v)
         k2, a2 = rate(x + 0.5 * h * k1, v + 0.5 * h * a1)

@@ -148,6 +148,11 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     q = np.hstack([np.zeros((S, 3)), quat])
     qd = np.hstack([np.zeros((S, 3)), omega])
     qdd = np.hstack([f + gravity_base, omega_dot])
+    # finite readings can still overflow: rates of 1e200, or ω̇ by differences over stamps 1e-300 s apart
+    bad = ~(np.isfinite(qd).all(axis=1) & np.isfinite(qdd).all(axis=1))
+    if bad.any():
+        raise DataError(f"{source}: sample {int(np.argmax(bad))}: the base's rate or acceleration from the IMU's "
+                        "readings is not finite (readings too large, or times too close together)")
     return q, qd, qdd
 
 

@@ -330,7 +330,11 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         else:
             qd = y[n_q:]
             tau = torque(time, q, qd)
-            rate = fd(q, qd, tau)
+            try:
+                rate = fd(q, qd, tau)
+            except ArgumentError as exc:        # q̈ not finite: M(q) singular here, a motion no robot makes
+                raise SimulationError(f"the simulation diverged at t = {time:.6g} s ({exc}); check the parameters "
+                                      "(a physical body per link) and the torques") from None
         dq = configuration_rate(robot, q[None], qd[None])[0]
         if robot.is_floating:
             quat = y[3:7]
