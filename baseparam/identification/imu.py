@@ -51,6 +51,8 @@ def _product(a, b):
     return np.concatenate([aw * bv + bw * av + np.cross(av, bv), aw * bw - np.sum(av * bv, -1, keepdims=True)], -1)
 
 
+# overflow is refused at the end, in one line naming the sample (not numpy's RuntimeWarnings on the way)
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
 def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, gravity=(0.0, 0.0, -9.81),
                   position=(0.0, 0.0, 0.0), rotation=None, angular_acceleration=None, source="<imu>"):
     """The base columns of a floating-base motion from an IMU's samples (module notes).

@@ -1,0 +1,169 @@
+"""Regressions of the Python API's fuzzing in issue 28's ninth round (IMU bases, mimic joints, payload writers,
+floating bases, exported code, the one-sample forward dynamics): each case below returned NaN or inf, or raised
+something other than the library's one-line errors, before its fix. The fuzzer itself was a throwaway (thousands of
+calls with arrays of odd sizes, containers and values, random URDFs with odd ``<mimic>`` elements, every file written
+read back); the hypothesis tests here keep a few examples of each family, bounded in time (no deadline,
+derandomized)."""
+import importlib.util
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import baseparam as bp
+from baseparam.errors import BaseParamError
+from baseparam.identification.imu import base_from_imu
+from conftest import ROOT
+
+FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+RRR = ROOT / "robots" / "planar_rrr.yaml"
+HUGE = [1e154, -1e200, 1e300, np.inf, np.nan]
+
+
+def finite_or_refused(action):
+    """The result of ``action`` if all finite, None if it raised the library's error in one line; else fail."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            result = action()
+        except BaseParamError as exc:
+            assert "\n" not in str(exc), repr(exc)
+            return None
+    for value in result if isinstance(result, tuple) else (result,):
+        assert np.isfinite(value).all(), result
+    return result
+
+
+# -- the compiled forward dynamics of one sample, and of a batch --------------------------------------------------
+def singular_model():
+    """The planar arm of physical bodies with its last link massless (no rotor inertia): M(q) singular at every q;
+    a robot object of its own, so that its kernel is not compiled yet."""
+    from conftest import planar_arm
+    model = bp.Model(planar_arm())
+    p = model.values().copy()
+    p[bp.ColumnLayout(model.robot).link_columns[2]] = 0.0
+    return bp.Model(model.robot, p)
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_forward_dynamics_object_refuses_a_singular_inertia_instead_of_returning_nan(native):
+    """``bp.forward_dynamics`` refused a singular M(q), while ``ForwardDynamics(model)(q, q̇, τ)`` — the C kernel
+    or, before it is compiled, the straight-line Python — returned NaN, as did its ``batch``."""
+    fd = bp.ForwardDynamics(singular_model(), native=native)
+    assert native or fd.backend == "python"
+    zero = np.zeros(3)
+    with pytest.raises(bp.ArgumentError, match=r"^p: the joint-space inertia M\(q\) is singular: q̈ is not finite"):
+        fd(zero, zero, zero)
+    with pytest.raises(bp.ArgumentError, match=r"M\(q\) is singular at sample 0"):
+        fd.batch(np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((2, 3)))
+    # the same words as the checked function's
+    with pytest.raises(bp.ArgumentError, match=r"^p: the joint-space inertia M\(q\) is singular: q̈ is not finite"):
+        bp.forward_dynamics(fd.model, zero, zero, zero)
+
+
+FD_GOOD = bp.ForwardDynamics(bp.Model(bp.load_robot(RRR), np.random.default_rng(8).uniform(
+    0.1, 1.0, bp.ColumnLayout(bp.load_robot(RRR)).n_standard)))
+
+
+@FUZZ
+@given(values=st.lists(st.sampled_from([0.0, 0.5, -2.0, 1e7, 1e154, -1e300, np.inf, np.nan]), min_size=9,
+                       max_size=9),
+       rows=st.sampled_from([None, 1, 3]), container=st.sampled_from(["array", "list", "float32", "int"]))
+def test_forward_dynamics_object_answers_finite_or_refuses_in_one_line(values, rows, container):
+    """Any numbers in, one sample or a batch, any container: q̈ finite, or the library's one-line error."""
+    fd = FD_GOOD
+    x = np.array(values).reshape(3, 3)
+    if rows is not None:
+        x = np.repeat(x[:, None, :], rows, axis=1)
+    if container == "list":
+        args = [a.tolist() for a in x]
+    elif container == "float32":
+        with np.errstate(over="ignore"):
+            args = [a.astype(np.float32) for a in x]
+    elif container == "int":
+        args = [np.nan_to_num(a).clip(-100, 100).astype(int) for a in x]
+    else:
+        args = list(x)
+    finite_or_refused(lambda: fd(*args) if rows is None else fd.batch(*args))
+
+
+def test_simulating_a_singular_inertia_is_still_the_simulations_divergence():
+    """The one-sample call now refuses a singular M(q); the integrator that calls it says the motion diverged, as
+    before (a SimulationError, not the call's ArgumentError)."""
+    with pytest.raises(bp.SimulationError, match="diverged"):
+        bp.simulate(singular_model(), np.linspace(0, 0.1, 10), np.zeros(3), np.zeros(3))
+
+
+# -- the base of an IMU --------------------------------------------------------------------------------------------
+def imu_readings(S=5, spacing=0.01, scale=1.0):
+    t = np.arange(S) * spacing
+    rng = np.random.default_rng(3)
+    quat = rng.normal(size=(S, 4))
+    return t, quat / np.linalg.norm(quat, axis=1, keepdims=True), scale * rng.normal(size=(S, 3)), \
+        rng.normal(size=(S, 3)) + [0, 0, 9.81]
+
+
+@pytest.mark.parametrize("change", ["close_stamps", "huge_rates", "huge_arm"])
+def test_imu_readings_whose_base_motion_overflows_are_refused(change):
+    """Finite readings gave a base acceleration of inf or NaN: rates differentiated over stamps 1e-300 s apart,
+    rates of 1e200 crossed with themselves (ω × (ω × r)), a lever arm of 1e300."""
+    t, quat, omega, force = imu_readings(spacing=1e-300 if change == "close_stamps" else 0.01,
+                                         scale=1e200 if change == "huge_rates" else 1.0)
+    options = {"position": (0.1, 0.0, 0.0)} if change == "huge_rates" else {}
+    if change == "huge_arm":
+        options = {"position": (1e300, 1e300, 0.0)}
+        omega[:] = 1e10
+    with pytest.raises(bp.DataError, match=r"^<imu>: sample \d+: the base's rate or acceleration .* not finite"):
+        base_from_imu(t, quat, omega, force, **options)
+
+
+@FUZZ
+@given(S=st.sampled_from([2, 3, 6]), spacing=st.sampled_from([1e-3, 1e-300, 1e300]),
+       scale=st.sampled_from([1.0, 1e100, 1e160, 1e300]), special=st.sampled_from([None, *HUGE]),
+       where=st.integers(0, 3), oriented=st.booleans(), arm=st.sampled_from([0.0, 0.1, 1e200]))
+def test_base_from_imu_answers_finite_or_refuses_in_one_line(S, spacing, scale, special, where, oriented, arm):
+    t, quat, omega, force = imu_readings(S, spacing, scale)
+    if special is not None:
+        [t, quat, omega, force][where].flat[-1] = special
+    finite_or_refused(lambda: base_from_imu(t, quat if oriented else None, omega, force, position=(arm, 0.0, 0.0)))
+
+
+# -- exported code ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("export")
+    base = bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "ppr.yaml"))
+    bp.export(base, "python", what=("regressor", "inverse_dynamics"), out_dir=str(folder))
+    spec = importlib.util.spec_from_file_location("ppr_dynamics", folder / "baseparam_dynamics.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("value", [1e154, -1e200, 1.5e8])
+def test_exported_python_refuses_states_beyond_the_librarys_bound(exported, value):
+    """The exported module took any finite state: 1e154 squared to inf, and NaN came out of a chain with a
+    prismatic joint (inf − inf). It refuses what ``bp.inverse_dynamics`` refuses, |x| > 1e8."""
+    q = np.array([0.1, 0.2, 0.3])
+    for k in range(3):
+        args = [q.copy() for _ in range(3)]
+        args[k][1] = value
+        with pytest.raises(ValueError, match=r"NaN or inf, or a value beyond ±1e\+08"):
+            exported.regressor(*args)
+        with pytest.raises(ValueError, match=r"beyond ±1e\+08"):
+            exported.regressor(*(np.array([a, q]) for a in args))
+    at_bound = exported.regressor(np.full(3, 1e8), np.full(3, -1e8), np.full(3, 1e8))
+    assert np.isfinite(at_bound).all()
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, 1e154])
+def test_exported_python_refuses_base_parameters_that_are_not_finite_or_absurd(exported, value):
+    """``inverse_dynamics(q, q̇, q̈, p_base)`` checked the states only: NaN in p_base came out as NaN torques."""
+    p = np.ones(exported.N_BASE)
+    q = np.array([0.1, 0.2, 0.3])
+    assert np.isfinite(exported.inverse_dynamics(q, q, q, p)).all()
+    p[-1] = value * (1e-53 if value == 1e154 else 1)        # 1e101: beyond the library's bound on parameters
+    with pytest.raises(ValueError, match=r"^p_base: NaN or inf, or a value beyond ±1e\+100"):
+        exported.inverse_dynamics(q, q, q, p)
