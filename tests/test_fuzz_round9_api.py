@@ -167,3 +167,70 @@ def test_exported_python_refuses_base_parameters_that_are_not_finite_or_absurd(e
     p[-1] = value * (1e-53 if value == 1e154 else 1)        # 1e101: beyond the library's bound on parameters
     with pytest.raises(ValueError, match=r"^p_base: NaN or inf, or a value beyond ±1e\+100"):
         exported.inverse_dynamics(q, q, q, p)
+
+
+# -- public names of the subpackages given arguments of the wrong kind --------------------------------------------
+def test_check_motion_of_what_is_no_motion_is_a_type_error():
+    """``baseparam.motion.check_motion(inf)``: AttributeError ('float' object has no attribute '_error')."""
+    from baseparam.motion import check_motion
+    for value in (np.inf, None, np.zeros((3, 2)), "t"):
+        with pytest.raises(bp.ArgumentTypeError, match="^motion: expected a baseparam.Trajectory, got "):
+            check_motion(value)
+
+
+def test_reaction_wrenches_frame_of_an_array_is_refused_in_one_line():
+    """``frame not in ('link', 'joint')`` of an array: numpy's 'truth value of an array is ambiguous' ValueError."""
+    model = bp.Model(bp.load_robot(RRR), np.ones(bp.ColumnLayout(bp.load_robot(RRR)).n_standard))
+    for frame in (np.zeros(2), np.array("link"), ["link"]):
+        with pytest.raises(bp.ArgumentError, match="^frame: expected 'link' or 'joint', got "):
+            bp.reaction_wrenches(model, np.zeros(3), np.zeros(3), np.zeros(3), frame)
+
+
+def test_imu_mounting_of_no_robot_or_no_link_name_says_so_in_one_line():
+    """``imu_mounting(model, 'imu')``: AttributeError (a Model has no ``name``); a frame that is a Trajectory was
+    shown by its repr, over several lines."""
+    from baseparam.identification.imu import imu_mounting
+    robot = bp.load_robot(RRR)
+    with pytest.raises(bp.ArgumentTypeError, match="^robot: expected a baseparam.Robot, got Model"):
+        imu_mounting(bp.Model(robot, np.ones(bp.ColumnLayout(robot).n_standard)), "imu")
+    t = np.arange(12) * 0.01
+    with pytest.raises(bp.SettingsError, match="^imu_frame: expected a link name") as info:
+        imu_mounting(robot, bp.Trajectory(t, np.zeros((12, 3))))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda ev: ev.relative_scale("pseudo"), lambda ev: ev.relative_scale([np.nan, 1.0]),
+    lambda ev: ev.nrmse("a\nb", [1.0]), lambda ev: ev.nrmse([1.0, 2.0], np.ones(3)),
+    lambda ev: ev.fit_errors(b"x", np.ones(3)), lambda ev: ev.fit_errors(np.ones(2), np.ones(3)),
+    lambda ev: ev.fit_errors(np.ones(3), np.zeros(3)),
+    lambda ev: ev.fit_errors(np.ones(3), np.ones(3), np.ones((4, 2)))])
+def test_evaluation_figures_of_bad_arrays_are_refused_in_one_line(call):
+    """``baseparam.evaluation``'s public functions took anything to np.asarray: ValueError of numpy (text,
+    broadcasting), and NaN or inf figures of a zero truth."""
+    from baseparam import evaluation
+    with pytest.raises(bp.ArgumentError) as info:
+        call(evaluation)
+    assert "\n" not in str(info.value)
+
+
+def test_evaluation_figures_stay_as_they_were():
+    from baseparam import evaluation
+    truth, estimate = np.array([1.0, -2.0, 0.0]), np.array([1.1, -2.0, 0.001])
+    figures = evaluation.fit_errors(estimate, truth, np.eye(3)[None].repeat(2, 0))
+    d = estimate - truth
+    assert figures.parameter_error == np.linalg.norm(d) / np.linalg.norm(truth)
+    np.testing.assert_array_equal(figures.relative_errors, np.abs(d) / np.maximum(np.abs(truth),
+                                                                                   1e-3 * np.linalg.norm(truth)))
+    assert figures.torque_error == pytest.approx(np.linalg.norm(d) / np.linalg.norm(truth))
+    per_joint, pooled = evaluation.nrmse([1.0, 0.0], [4.0, 0.0])
+    assert per_joint[0] == 0.5 and np.isnan(per_joint[1]) and pooled == 0.5       # NaN where Στ² = 0: documented
+
+
+@pytest.mark.parametrize("field,value", [("q", np.nan), ("tau", -1.0), ("qd", np.inf), ("resolution", [[1e-3]]),
+                                         ("current", "x")])
+def test_sensor_noise_of_bad_numbers_is_refused_when_made(field, value):
+    """``bp.SensorNoise(q=nan)`` was made, holding NaN, and refused only when a simulation used it."""
+    with pytest.raises(bp.ArgumentError, match=f"^noise.{field}: "):
+        bp.SensorNoise(**{field: value})
+    assert bp.SensorNoise(**{field: [0.0, 1e-3]}) is not None

@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._peaks import peak
-from .._validation import shown
-from ..errors import ArgumentError
+from .._validation import check_option
 from ..model._kernels import kernels_of
 from ..model.friction import friction_shapes
 from ..model.joint_model import motion_offsets
@@ -160,8 +159,7 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     """
     model = standard_model(model, "reaction_wrenches")
     model.values()                             # no values: that error first
-    if frame not in ("link", "joint"):
-        raise ArgumentError(f"frame: expected 'link' or 'joint', got {shown(frame)}")
+    check_option(frame, "frame", ("link", "joint"), expected="'link' or 'joint'")    # an array too: one line
     (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd,
                                         peak=peak("reaction_wrenches", model.robot))
     wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))

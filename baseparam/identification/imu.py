@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import shown
 from .._numbers import real_array
 from .._validation import normalized_quaternions
 from ..errors import DataError, SettingsError, printable
@@ -217,10 +218,12 @@ def imu_mounting(robot, frame=None):
     SettingsError
         No such link, a link that a moving joint carries (not fixed to the base), a description without links.
     """
+    from ..model.robot import require_robot
+    require_robot(robot)
     if frame is None:
         return np.zeros(3), np.eye(3)
     if not isinstance(frame, str) or not frame:
-        raise SettingsError(f"imu_frame: expected a link name (str), got {frame!r}")
+        raise SettingsError(f"imu_frame: expected a link name (str), got {shown(frame)}")
     name = printable(frame)
     if not _from_urdf(robot):
         raise SettingsError(f"imu_frame={name!r}: the IMU's link is found in a URDF; {robot.name!r} is not read "
