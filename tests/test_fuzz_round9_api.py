@@ -234,3 +234,18 @@ def test_sensor_noise_of_bad_numbers_is_refused_when_made(field, value):
     with pytest.raises(bp.ArgumentError, match=f"^noise.{field}: "):
         bp.SensorNoise(**{field: value})
     assert bp.SensorNoise(**{field: [0.0, 1e-3]}) is not None
+
+
+@pytest.mark.parametrize("imu", [False, True])
+def test_preprocess_of_a_floating_motion_is_refused_in_one_line(imu):
+    """``bp.preprocess`` of a floating-base motion (an IMU's too) with logged velocities: numpy's 'operands could
+    not be broadcast together with shapes (400,9) (400,10)' (q̇ is one column narrower than q), a ValueError."""
+    from baseparam.identification.imu import ImuTrajectory
+    t = np.arange(40) * 0.01
+    q = np.zeros((40, 10))
+    q[:, 6] = 1.0
+    q[:, 7:] = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    kind = ImuTrajectory if imu else bp.Trajectory
+    motion = kind(t, q, np.ones((40, 9)), qd=np.ones((40, 9)), floating=True, source="walk.mcap")
+    with pytest.raises(bp.DataError, match=r"^walk.mcap: a floating-base motion .*preprocess: fixed-base robots"):
+        bp.preprocess(motion)
