@@ -249,3 +249,31 @@ def test_preprocess_of_a_floating_motion_is_refused_in_one_line(imu):
     motion = kind(t, q, np.ones((40, 9)), qd=np.ones((40, 9)), floating=True, source="walk.mcap")
     with pytest.raises(bp.DataError, match=r"^walk.mcap: a floating-base motion .*preprocess: fixed-base robots"):
         bp.preprocess(motion)
+
+
+def test_rk4_of_arrays_it_cannot_step_in_place_is_refused_not_a_crash():
+    """``ForwardDynamics.rk4`` hands its arrays to the C loop by address: a dt longer than q's rows made it write
+    beyond q (a segmentation fault, the process gone), lists were an AttributeError, 10⁹ substeps a loop Ctrl-C
+    cannot stop. Each is now one line; the arrays simulate gives it still step, the same numbers."""
+    fd = FD_GOOD
+    q, qd, dt, tau = np.zeros((3, 3)), np.zeros((3, 3)), np.full(2, 0.01), np.ones((2, 3))
+    cases = [((q, qd, np.full(10 ** 6, 0.01), tau), "q, qd, tau: expected"),
+             (([0.0] * 3, qd, dt, tau), "^q: expected a writable C-contiguous float64"),
+             ((q, qd.astype(np.float32), dt, tau), "^qd: expected"),
+             ((q, qd, dt, np.ones((3, 2))[:, :1].T.copy().reshape(1, 3)), "for intervals 0..1"),
+             ((q, np.asfortranarray(np.zeros((3, 3)))[:, ::-1], dt, tau), "^qd: expected"),
+             ((q, qd, dt, tau, 10 ** 8), "more than 1e\\+07 RK4 steps"),
+             ((q, qd, dt, tau, 0), "^substeps: expected an integer ≥ 1"),
+             ((q, qd, dt, tau, True), "^substeps: expected an integer ≥ 1"),
+             ((q, qd, dt, tau, 1, 2), r"^rows: expected an interval 0 ≤ rows < 2")]
+    for args, words in cases:
+        with pytest.raises(bp.ArgumentError, match=words):
+            fd.rk4(*args)
+    qd[0] = 1.0
+    fd.rk4(q, qd, dt, tau, 2)
+    expected = bp.simulate(fd.model, np.linspace(0, 0.09, 10), q[0], qd[0], tau[0], method="rk4", substeps=2)
+    np.testing.assert_allclose(q[1], expected.q[1], rtol=1e-12, atol=1e-15)
+    q[2] = 7.0
+    fd.rk4(q, qd, dt, tau, 2, 0)            # one interval: row 2 untouched
+    assert (q[2] == 7.0).all()
+    np.testing.assert_allclose(q[1], expected.q[1], rtol=1e-12, atol=1e-15)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import math
 import threading
+import weakref
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from . import _native, _native_rule
 from ._compiled import PIECE_SAMPLES
 from ._definite import at_this_q, nonphysical_body, require_definite
 from ._peaks import peak
-from .._validation import check_flag, check_state_sizes
+from .._validation import check_flag, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
 from .floating import pose_rate
 from .forward_graph import build_forward, forward_parameters, slots
@@ -41,6 +42,7 @@ from .samples import ABSURD, CHUNK, link_parameters, robot_states, standard_mode
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
+MAX_RK4_STEPS = 10 ** 7     # substeps × intervals of one ForwardDynamics.rk4 call (simulate's bound on a run)
 # A batch of _native_rule.NATIVE_SAMPLES samples compiles the C kernel (once per robot, cached on disk) and runs
 # its loop, 5 times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's
 # numbers are numpy's to the bit (Kernel.same_as_numpy); a robot evaluated _native_rule.COMPILE_AFTER times
@@ -177,6 +179,7 @@ class ForwardDynamics:
         view = memoryview(b)
         self._view_q, self._view_qd, self._view_tau = view[:n_q], view[n_q:n_q + n_v], view[n_q + n_v:n_q + 2 * n_v]
         self._call = None                       # the kernel's fd_packed, once it is compiled
+        self._rk4_last = None                   # what rk4 checked last (_rk4_rows)
         if native:
             self.kernel.native()
 
@@ -323,8 +326,15 @@ class ForwardDynamics:
             Held over step k.
         substeps : int
             RK4 steps per interval.
+
+        Raises
+        ------
+        ArgumentError
+            Arrays that are not C-contiguous float64 ndarrays of those shapes, q and q̇ writable (the compiled loop
+            reads and writes them by address: checked, not converted), ``rows`` beyond them, ``substeps`` not a positive
+            integer, or more than :data:`MAX_RK4_STEPS` steps in one call (it cannot be interrupted).
         """
-        k0, n = (0, len(dt)) if rows is None else (rows, 1)
+        k0, n = self._rk4_rows(q, qd, dt, tau, substeps, rows)
         native = self.kernel.native(build=False)
         if native is not None:
             row_q, row_v = q.strides[0], qd.strides[0]
@@ -337,6 +347,52 @@ class ForwardDynamics:
             for _ in range(substeps):
                 x, v = self._rk4_step(x, v, tau[k], h)
             q[k + 1], qd[k + 1] = x, v
+
+    def _rk4_rows(self, q, qd, dt, tau, substeps, rows):
+        """(first interval, number of intervals) of an :meth:`rk4` call, its arguments checked: a wrong shape would
+        have the C loop read and write beyond the arrays."""
+        last = self._rk4_last
+        if not (last is not None and q is last[0]() and qd is last[1]() and dt is last[2]() and tau is last[3]()
+                and (q.size, qd.size, dt.size, tau.size) == last[4]):
+            # the arrays once per set of them: simulate steps interval by interval with the same ones (a controller's
+            # path, where the full check at each step would add a quarter to its time); the same objects of the
+            # same sizes keep the buffers checked (numpy's attributes cost some 0.1-0.3 µs each)
+            self._rk4_arrays(q, qd, dt, tau)
+            last = self._rk4_last
+        n_dt, n_rows, n_tau = last[5]
+        if not (type(substeps) is int or (isinstance(substeps, np.integer) and not isinstance(substeps, np.bool_))) \
+                or substeps < 1:
+            raise ArgumentError(f"substeps: expected an integer ≥ 1, got {shown(substeps)}")
+        if rows is None:
+            k0, n = 0, n_dt
+        elif (type(rows) is int or (isinstance(rows, np.integer) and not isinstance(rows, np.bool_))) \
+                and 0 <= rows < n_dt:
+            k0, n = int(rows), 1
+        else:
+            raise ArgumentError(f"rows: expected an interval 0 ≤ rows < {n_dt} (len(dt)), got {shown(rows)}")
+        if not (n_rows >= k0 + n + 1 and n_tau >= k0 + n):
+            raise ArgumentError(f"q, qd, tau: expected (n + 1) rows of q and qd and n of tau for intervals "
+                                f"{k0}..{k0 + n - 1} of dt, got {q.shape}, {qd.shape}, {tau.shape}")
+        if n * substeps > MAX_RK4_STEPS:
+            raise ArgumentError(f"substeps: {substeps} × {n} intervals is more than {MAX_RK4_STEPS:.0e} RK4 steps in "
+                                "one call, which Ctrl-C cannot interrupt; call it in pieces")
+        return k0, n
+
+    def _rk4_arrays(self, q, qd, dt, tau):
+        """Check rk4's arrays (kinds and widths) and keep them, weakly, with their sizes and lengths."""
+        for name, x in (("q", q), ("qd", qd), ("dt", dt), ("tau", tau)):
+            written = name in ("q", "qd")
+            if not (type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous
+                    and (x.flags.writeable or not written) and x.ndim == (1 if name == "dt" else 2)):
+                raise ArgumentError(f"{name}: expected a{' writable' if written else ''} C-contiguous float64 ndarray "
+                                    f"of {1 if name == 'dt' else 2} dimensions (rk4 reads it by address), got "
+                                    f"{type(x).__name__}{getattr(x, 'shape', '')}")
+        n_q, n_v = self.robot.n_q, self.robot.n_v
+        if (q.shape[1], qd.shape[1], tau.shape[1]) != (n_q, n_v, n_v) or len(qd) != len(q):
+            raise ArgumentError(f"q, qd, tau: expected shapes (n + 1, {n_q}), (n + 1, {n_v}), (n, {n_v}), got "
+                                f"{q.shape}, {qd.shape}, {tau.shape}")
+        self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.size, qd.size, dt.size, tau.size),
+                          (len(dt), len(q), len(tau)))
 
     def _rk4_step(self, x, v, tau, h):
         def rate(x, v):
