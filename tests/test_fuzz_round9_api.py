@@ -277,3 +277,29 @@ def test_rk4_of_arrays_it_cannot_step_in_place_is_refused_not_a_crash():
     fd.rk4(q, qd, dt, tau, 2, 0)            # one interval: row 2 untouched
     assert (q[2] == 7.0).all()
     np.testing.assert_allclose(q[1], expected.q[1], rtol=1e-12, atol=1e-15)
+
+
+def test_reports_of_bodies_from_a_least_squares_fit_say_so():
+    """``prior_text()`` and ``consistent_report()`` of an OLS fit: AttributeError ('…' has no attribute
+    'consistent_'); they now say what ``to_yaml`` says of such a fit."""
+    robot = bp.load_robot(RRR)
+    t = np.arange(40) * 0.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = bp.identify(robot, bp.Trajectory(t, np.sin(np.outer(t, [1, 2, 3])), np.cos(np.outer(t, [1, 2, 3]))),
+                          preprocessing=None)
+    for method in (fit.prior_text, fit.consistent_report):
+        with pytest.raises(bp.ArgumentError, match=f"^{method.__name__}: method='ols' estimates base parameters, "
+                                                   "not bodies"):
+            method()
+    assert "consistent" not in fit.summary()
+
+
+@pytest.mark.parametrize("value", ["pseudo", np.nan, np.inf, None, True, 1 + 2j])
+def test_robot_exact_value_of_what_is_no_finite_number_is_refused_in_one_line(value):
+    """``Robot.exact_value('pseudo')`` and of NaN or inf: Fraction's ValueError ('Invalid literal', 'cannot
+    convert NaN to integer ratio')."""
+    robot = bp.load_robot(RRR)
+    with pytest.raises(bp.ArgumentError, match="^value: expected a finite number, got "):
+        robot.exact_value(value)
+    assert robot.exact_value(0.1) == robot.exact_value(np.float64(0.1)) == bp.model.robot.Fraction(1, 10)
