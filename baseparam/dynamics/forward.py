@@ -457,8 +457,7 @@ def forward_dynamics(model, q, qd, tau):
         fd = bound(model)
         fd.kernel.native()
         with fd._lock:
-            qdd = fd(*one)
-        _finite(qdd, True)
+            qdd = fd(*one)                         # a q̈ not finite (M(q) singular) refused by the call itself
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
         return qdd
@@ -471,7 +470,7 @@ def forward_dynamics(model, q, qd, tau):
                 qdd = fd(q[0], qd[0], tau[0])
         else:
             qdd = fd.batch(q, qd, tau)
-    _finite(qdd, single)
+    # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
     require_definite(model, q, at_this_q if single else None)
     return qdd
 
