@@ -83,9 +83,12 @@ def nrmse(e2, t2):
     """
     # sums of squares that overflowed to inf give figures of inf or NaN, as before: the fit says what it is
     e2, t2 = _finite("e2", e2, (1, 2, 3), False), _finite("t2", t2, (1, 2, 3), False)
-    if e2.shape != t2.shape:
+    try:
+        np.broadcast_shapes(e2.shape, t2.shape)         # Στ² of one truth against Σe² of several fits: (n, 1)
+    except ValueError:
         from .errors import ArgumentError
-        raise ArgumentError(f"e2, t2: expected arrays of one shape, got {e2.shape} and {t2.shape}")
+        raise ArgumentError(f"e2, t2: expected arrays of shapes that broadcast, got {e2.shape} and {t2.shape}") \
+            from None
     with np.errstate(divide="ignore", invalid="ignore"):
         per_joint = np.where(t2 > 0, np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
         total = t2.sum(axis=0)
