@@ -441,3 +441,22 @@ def test_every_public_function_answers_finite_or_refuses_in_one_line(tmp_path_fa
     finally:
         os.chdir(here)
 
+
+
+@pytest.mark.parametrize("call,words", [
+    (lambda fs: fs.certified_bounds(np.zeros(3)), "^n_samples: expected a whole number ≥ 1"),
+    (lambda fs: fs.certified_bounds(np.nan), "^n_samples: expected a whole number ≥ 1"),
+    (lambda fs: fs.certified_bounds(2), r"^n_samples: expected more than 6.28 samples per period"),
+    (lambda fs: fs.from_coefficients(2.0, "a\nb"), "^theta: not numeric"),
+    (lambda fs: fs.from_coefficients(2.0, [1.0, 2.0]), r"^theta: expected shape \(n_dof, 2K \+ 1\)"),
+    (lambda fs: fs.from_coefficients(2.0, np.zeros((3, 4))), r"^theta: expected shape \(n_dof, 2K \+ 1\)"),
+    (lambda fs: fs.evaluate(np.nan), "^t: expected finite times"),
+    (lambda fs: fs.evaluate("pseudo"), "^t: not numeric")])
+def test_fourier_series_methods_of_bad_arguments_are_refused_in_one_line(call, words):
+    """``FourierSeries.certified_bounds(array)``: numpy's truth-value ValueError, of 2 samples a margin over 1 and
+    bounds of the wrong sign; ``from_coefficients`` of text or a list: ValueError, IndexError; ``evaluate(nan)``:
+    NaN returned, of text a ValueError."""
+    fs = bp.FourierSeries(2.0, np.zeros(3), np.full((3, 2), 0.1), np.full((3, 2), 0.05))
+    with pytest.raises(bp.ArgumentError, match=words):
+        call(fs)
+    assert np.array_equal(bp.FourierSeries.from_coefficients(2.0, fs.coefficients).b, fs.b)
