@@ -450,6 +450,7 @@ def test_every_public_function_answers_finite_or_refuses_in_one_line(tmp_path_fa
     (lambda fs: fs.from_coefficients(2.0, "a\nb"), "^theta: not numeric"),
     (lambda fs: fs.from_coefficients(2.0, [1.0, 2.0]), r"^theta: expected shape \(n_dof, 2K \+ 1\)"),
     (lambda fs: fs.from_coefficients(2.0, np.zeros((3, 4))), r"^theta: expected shape \(n_dof, 2K \+ 1\)"),
+    (lambda fs: fs.from_coefficients("2 s", np.zeros((3, 5))), "^period: expected a period > 0"),
     (lambda fs: fs.evaluate(np.nan), "^t: expected finite times"),
     (lambda fs: fs.evaluate("pseudo"), "^t: not numeric")])
 def test_fourier_series_methods_of_bad_arguments_are_refused_in_one_line(call, words):

@@ -169,7 +169,7 @@ class FourierSeries:
         if theta.ndim != 2 or theta.shape[1] < 3 or theta.shape[1] % 2 != 1:
             raise ArgumentError(f"theta: expected shape (n_dof, 2K + 1) with K ≥ 1, got {theta.shape}")
         K = (theta.shape[1] - 1) // 2
-        return cls(float(period), theta[:, 0].copy(), theta[:, 1:K + 1].copy(), theta[:, K + 1:].copy())
+        return cls(period, theta[:, 0].copy(), theta[:, 1:K + 1].copy(), theta[:, K + 1:].copy())   # period checked
 
     def evaluate(self, t):
         """q, q̇, q̈ at times t (s), each of shape (S, n_dof)."""
