@@ -461,3 +461,12 @@ def test_fourier_series_methods_of_bad_arguments_are_refused_in_one_line(call, w
     with pytest.raises(bp.ArgumentError, match=words):
         call(fs)
     assert np.array_equal(bp.FourierSeries.from_coefficients(2.0, fs.coefficients).b, fs.b)
+
+
+def test_identify_of_a_base_that_is_no_base_set_is_refused_in_one_line():
+    """``bp.identify(robot, motion, base=array)``: AttributeError ('numpy.ndarray' object has no attribute 'robot')."""
+    t = np.arange(40) * 0.05
+    motion = bp.Trajectory(t, np.sin(np.outer(t, [1, 2, 3])), np.cos(np.outer(t, [1, 2, 3])))
+    for base in (np.zeros(3), "base.h5", bp.load_robot(RRR)):
+        with pytest.raises(bp.SettingsError, match="^base: expected a BaseParameters"):
+            bp.identify(RRR, motion, base=base)
