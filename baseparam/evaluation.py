@@ -48,9 +48,21 @@ class FitFigures(NamedTuple):
         return float(out) if np.ndim(out) == 0 else out
 
 
+def _finite(name, x, ndim, finite=True):
+    """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
+    one ArgumentError line."""
+    from ._numbers import real_array
+    from .errors import ArgumentError
+    x = real_array(name, x)
+    if x.ndim not in (ndim if isinstance(ndim, tuple) else (ndim,)) or (finite and not np.isfinite(x).all()):
+        raise ArgumentError(f"{name}: expected finite numbers of {' or '.join(map(str, np.atleast_1d(ndim)))} "
+                            f"dimensions, got shape {x.shape}{'' if np.isfinite(x).all() else ' with NaN or inf'}")
+    return x
+
+
 def relative_scale(truth):
     """max(|p_i|, :data:`FLOOR`·‖p‖) per base parameter, shape (rank,): what relative figures divide by."""
-    truth = np.asarray(truth, dtype=float)
+    truth = _finite("truth", truth, 1)
     return np.maximum(np.abs(truth), FLOOR * np.linalg.norm(truth))
 
 
@@ -69,7 +81,14 @@ def nrmse(e2, t2):
     pooled : float or ndarray, shape (...)
         √(ΣΣe² / ΣΣτ²), NaN where ΣΣτ² = 0. Fractions, not percent.
     """
-    e2, t2 = np.asarray(e2, dtype=float), np.asarray(t2, dtype=float)
+    # sums of squares that overflowed to inf give figures of inf or NaN, as before: the fit says what it is
+    e2, t2 = _finite("e2", e2, (1, 2, 3), False), _finite("t2", t2, (1, 2, 3), False)
+    try:
+        np.broadcast_shapes(e2.shape, t2.shape)         # Στ² of one truth against Σe² of several fits: (n, 1)
+    except ValueError:
+        from .errors import ArgumentError
+        raise ArgumentError(f"e2, t2: expected arrays of shapes that broadcast, got {e2.shape} and {t2.shape}") \
+            from None
     with np.errstate(divide="ignore", invalid="ignore"):
         per_joint = np.where(t2 > 0, np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
         total = t2.sum(axis=0)
@@ -95,15 +114,20 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
     FitFigures
         ``torque_error`` None without ``regressor``.
     """
-    p = np.asarray(truth, dtype=float)
-    estimates = np.asarray(estimates, dtype=float)
+    from .errors import ArgumentError
+    p, estimates = _finite("truth", truth, 1), _finite("estimates", estimates, (1, 2))
+    if estimates.shape[0] != p.shape[0] or not np.any(p):
+        raise ArgumentError(f"truth, estimates: expected truth (rank,) not all zero and estimates (rank,) or "
+                            f"(rank, k), got {p.shape} and {estimates.shape}")
     d = estimates - (p if estimates.ndim == 1 else p[:, None])
     parameter_error = (np.linalg.norm(d) if d.ndim == 1 else np.linalg.norm(d, axis=0)) / np.linalg.norm(p)
     relative = np.abs(d) / (relative_scale(p) if d.ndim == 1 else relative_scale(p)[:, None])
     torque = None
     if regressor is not None:
-        W = np.asarray(regressor, dtype=float)
+        W = _finite("regressor", regressor, (2, 3))
         W = W[:, None, :] if W.ndim == 2 else W                   # rows of one joint
+        if W.shape[-1] != p.shape[0]:
+            raise ArgumentError(f"regressor: expected {p.shape[0]} columns, got shape {W.shape}")
         tau = W @ p                                               # (S, n): the true torques
         e = W @ d                                                 # (S, n) or (S, n, k): τ̂ − τ, no cancellation
         _, torque = nrmse((e * e).sum(axis=0), (tau * tau).sum(axis=0) if d.ndim == 1 else

@@ -215,6 +215,9 @@ def check_motion(motion):
     motion._error
         One line naming the motion's source, the field and, for a bad value, the row.
     """
+    if not isinstance(motion, Trajectory):          # the motion types are Trajectory's subclasses
+        from .errors import ArgumentTypeError
+        raise ArgumentTypeError(f"motion: expected a baseparam.Trajectory, got {type(motion).__name__}")
     error = motion._error
 
     def fail(problem, field, **facts):

@@ -56,6 +56,11 @@ def _header_comment(base, counts, prefix, style):
     lines += ["", "p_base[r], r = 0.." + str(base.rank - 1) + ": name = regrouping of the standard parameters (SI)"]
     lines += _regrouping_lines(base)
     if style == "c":
+        from .._validation import ABSURD, ABSURD_PARAMETER
+        # the straight-line code has no branch to refuse with (the Python export checks at its entry)
+        lines += ["", f"Inputs: finite, states within ±{ABSURD:g} and p_base within ±{ABSURD_PARAMETER:g}, as "
+                  "baseparam takes them;", "beyond, the products may overflow to inf or NaN (inputs of 1e154 square "
+                  "to 1e308): not checked here."]
         body = "\n".join((" * " + line).rstrip() for line in lines)
         return "/*\n" + body.replace("*/", "* /") + "\n */\n"
     return "\n".join(("# " + line).rstrip() for line in lines) + "\n"

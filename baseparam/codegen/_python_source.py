@@ -1,6 +1,7 @@
 """The Python export: a module needing only numpy, evaluating one sample or a vectorized batch."""
 from __future__ import annotations
 
+from .._validation import ABSURD, ABSURD_PARAMETER
 from ..dynamics.printing import PYTHON_EXPORT, Printer, prologue
 from ._printer import _header_comment, _leaf, _safe
 from ._routines import PURPOSE
@@ -63,8 +64,8 @@ _FLOATING_STATES = '''    k = len(checked) // 2       # base_pose and the base's
         raise ValueError("the state arrays must have the same number of samples, got "
                          + ", ".join(str(x.shape) for x in checked))'''
 _PY_TAIL = '''
-    if not all(np.isfinite(x).all() for x in checked):
-        raise ValueError("the state arrays contain NaN or inf")
+    if not all((np.abs(x) <= MAX_STATE).all() for x in checked):
+        raise ValueError(f"the state arrays contain NaN or inf, or a value beyond ±{MAX_STATE:g}")
     single = checked[0].ndim == 1
     return [x.tolist() if single else x.T for x in checked], single
 
@@ -73,6 +74,8 @@ def _parameters(p, single):
     p = np.asarray(p, dtype=float)
     if p.shape != (N_BASE,):
         raise ValueError(f"p_base: expected shape ({N_BASE},), got {p.shape}")
+    if not (np.abs(p) <= MAX_PARAMETER).all():
+        raise ValueError(f"p_base: NaN or inf, or a value beyond ±{MAX_PARAMETER:g}")
     return p.tolist() if single else p
 
 
@@ -92,7 +95,10 @@ def python_source(base, selected, prefix, counts):
              "import math", "", "import numpy as np", "",
              f"N_DOF = {robot.n_dof}", f"N_BASE = {R}",
              f"BASE_NAMES = {list(base.names)!r}",
-             f"OPERATION_COUNTS = {counts!r}"]
+             f"OPERATION_COUNTS = {counts!r}",
+             "# Beyond these magnitudes a state or a parameter is no robot's, and the products would overflow to inf",
+             "# and NaN (inputs of 1e154 square to 1e308): refused, as baseparam's own functions refuse them",
+             f"MAX_STATE, MAX_PARAMETER = {ABSURD!r}, {ABSURD_PARAMETER!r}"]
     if robot.is_floating:
         lines += [f"N_V = {robot.n_v}"]
     lines.append(helpers)

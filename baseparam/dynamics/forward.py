@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import math
 import threading
+import weakref
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from . import _native, _native_rule
 from ._compiled import PIECE_SAMPLES
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
-from .._validation import check_flag, check_state_sizes
+from .._validation import check_flag, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
 from .floating import configuration_rate, with_base_wrench
 from .forward_graph import build_forward, forward_parameters, slots
@@ -41,6 +42,7 @@ from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
+MAX_RK4_STEPS = 10 ** 7     # substeps × intervals of one ForwardDynamics.rk4 call (simulate's bound on a run)
 # A batch of _native_rule.NATIVE_SAMPLES samples compiles the C kernel (once per robot, cached on disk) and runs
 # its loop, 5 times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's
 # numbers are numpy's to the bit (Kernel.same_as_numpy); a robot evaluated _native_rule.COMPILE_AFTER times
@@ -114,9 +116,10 @@ class ForwardDynamics:
 
     For loops that evaluate one state at a time (controllers, integrators): the parameters are
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
-    Python), with no per-call checks beyond the lengths (NaN in, NaN out; :func:`forward_dynamics`
-    checks values, and refuses a q where parameters that are not of physical bodies make M(q) indefinite:
-    see :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh
+    Python), with no per-call checks beyond the lengths and a q̈ that is not finite (an ArgumentError: NaN or
+    inf in, or M(q) singular; the C kernel flags it itself); :func:`forward_dynamics` checks values, and refuses
+    a q where parameters that are not of physical bodies make M(q) indefinite: see
+    :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh
     array: give each thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
     kernel of one sample runs without releasing the GIL, as pinocchio's functions do (a few µs; see
     :func:`baseparam.dynamics._native.holding_gil`); :meth:`batch` and :meth:`rk4` release it.
@@ -176,6 +179,7 @@ class ForwardDynamics:
         view = memoryview(b)
         self._view_q, self._view_qd, self._view_tau = view[:n_q], view[n_q:n_q + n_v], view[n_q + n_v:n_q + 2 * n_v]
         self._call = None                       # the kernel's fd_packed, once it is compiled
+        self._rk4_last = None                   # what rk4 checked last (_rk4_rows)
         if native:
             self.kernel.native()
 
@@ -191,7 +195,8 @@ class ForwardDynamics:
         Raises
         ------
         ArgumentError
-            When q, q̇ or τ is not of its length (or not numbers); one line naming it.
+            When q, q̇ or τ is not of its length (or not numbers), or q̈ is not finite (an input not finite or
+            absurd, M(q) singular); one line naming it.
         """
         call = self._call
         if call is None:
@@ -203,8 +208,17 @@ class ForwardDynamics:
             self._view_tau[:] = tau
         except (TypeError, ValueError):
             self._convert(q, qd, tau)
-        call(self._block)
+        if call(self._block):                   # the kernel's flag: q̈ holds a number that is not finite
+            self._not_finite()
         return self._out.copy()
+
+    def _not_finite(self):
+        """Refuse the sample in the buffers whose q̈ is not finite, in one line: an input not finite or absurd,
+        else M(q) singular (the message of :func:`forward_dynamics`)."""
+        for name, x in (("q", self._q), ("qd", self._qd), ("tau", self._tau)):
+            if not (np.abs(x) <= ABSURD).all():
+                raise ArgumentError(f"{name}: expected finite numbers of magnitude at most {ABSURD:g}")
+        _finite(self._out, True)
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
@@ -214,6 +228,9 @@ class ForwardDynamics:
         self._convert(q, qd, tau)
         out = self._python(self._q, self._qd, self._tau)
         self._count(1)
+        if not all(map(math.isfinite, out.tolist())):
+            self._out[:] = out
+            self._not_finite()
         return out
 
     def _python(self, q, qd, tau):
@@ -243,9 +260,34 @@ class ForwardDynamics:
             self.kernel.native()
 
     def batch(self, q, qd, tau):
-        """q̈ of checked sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
+        """q̈ of sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
         :data:`._native_rule.NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small batches;
-        else numpy over blocks of samples (or one sample at a time in Python)."""
+        else numpy over blocks of samples (or one sample at a time in Python).
+
+        Raises
+        ------
+        ArgumentError
+            Arrays of other shapes or not of numbers (other than float64 arrays of those shapes are checked as
+            :func:`forward_dynamics` checks them); a q̈ that is not finite (an input not finite or absurd, or
+            M(q) singular): one line naming the sample.
+        """
+        n_q, n_v = self.robot.n_q, self.robot.n_v
+        arrays = (q, qd, tau)
+        if not (all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 2 for x in arrays)
+                and q.shape[1] == n_q and qd.shape[1] == tau.shape[1] == n_v and len(q) == len(qd) == len(tau)):
+            (q, qd, tau), _ = robot_states(self.robot, q=q, qd=qd, tau=tau)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = self._batch(q, qd, tau)
+        bad = ~np.isfinite(out)
+        if bad.any():
+            s = int(np.argmax(bad.any(axis=1)))
+            for name, x in (("q", q), ("qd", qd), ("tau", tau)):
+                if not (np.abs(x[s]) <= ABSURD).all():
+                    raise ArgumentError(f"{name}: sample {s}: expected finite numbers of magnitude at most {ABSURD:g}")
+            _finite(out, False)
+        return out
+
+    def _batch(self, q, qd, tau):
         S = q.shape[0]
         exact = self.kernel.same_as_numpy
         native = self.kernel.native(build=exact and S >= _native_rule.NATIVE_SAMPLES)
@@ -281,8 +323,15 @@ class ForwardDynamics:
             Held over step k.
         substeps : int
             RK4 steps per interval.
+
+        Raises
+        ------
+        ArgumentError
+            Arrays that are not C-contiguous float64 ndarrays of those shapes, q and q̇ writable (the compiled loop
+            reads and writes them by address: checked, not converted), ``rows`` beyond them, ``substeps`` not a positive
+            integer, or more than :data:`MAX_RK4_STEPS` steps in one call (it cannot be interrupted).
         """
-        k0, n = (0, len(dt)) if rows is None else (rows, 1)
+        k0, n = self._rk4_rows(q, qd, dt, tau, substeps, rows)
         native = self.kernel.native(build=False)
         if native is not None:
             row_q, row_v = q.strides[0], qd.strides[0]
@@ -298,7 +347,55 @@ class ForwardDynamics:
 
     def _rate(self, x, v, tau):
         """(q̇ as the configuration's rate, q̈) of one sample."""
-        return configuration_rate(self.robot, x[None], v[None])[0], self(x, v, tau)
+        a = self._python(x, v, tau)         # unchecked: a singular M(q) is the simulation's divergence
+        self._count(1)
+        return configuration_rate(self.robot, x[None], v[None])[0], a
+
+    def _rk4_rows(self, q, qd, dt, tau, substeps, rows):
+        """(first interval, number of intervals) of an :meth:`rk4` call, its arguments checked: a wrong shape would
+        have the C loop read and write beyond the arrays."""
+        last = self._rk4_last
+        if not (last is not None and q is last[0]() and qd is last[1]() and dt is last[2]() and tau is last[3]()
+                and (q.size, qd.size, dt.size, tau.size) == last[4]):
+            # the arrays once per set of them: simulate steps interval by interval with the same ones (a controller's
+            # path, where the full check at each step would add a quarter to its time); the same objects of the
+            # same sizes keep the buffers checked (numpy's attributes cost some 0.1-0.3 µs each)
+            self._rk4_arrays(q, qd, dt, tau)
+            last = self._rk4_last
+        n_dt, n_rows, n_tau = last[5]
+        if not (type(substeps) is int or (isinstance(substeps, np.integer) and not isinstance(substeps, np.bool_))) \
+                or substeps < 1:
+            raise ArgumentError(f"substeps: expected an integer ≥ 1, got {shown(substeps)}")
+        if rows is None:
+            k0, n = 0, n_dt
+        elif (type(rows) is int or (isinstance(rows, np.integer) and not isinstance(rows, np.bool_))) \
+                and 0 <= rows < n_dt:
+            k0, n = int(rows), 1
+        else:
+            raise ArgumentError(f"rows: expected an interval 0 ≤ rows < {n_dt} (len(dt)), got {shown(rows)}")
+        if not (n_rows >= k0 + n + 1 and n_tau >= k0 + n):
+            raise ArgumentError(f"q, qd, tau: expected (n + 1) rows of q and qd and n of tau for intervals "
+                                f"{k0}..{k0 + n - 1} of dt, got {q.shape}, {qd.shape}, {tau.shape}")
+        if n * substeps > MAX_RK4_STEPS:
+            raise ArgumentError(f"substeps: {substeps} × {n} intervals is more than {MAX_RK4_STEPS:.0e} RK4 steps in "
+                                "one call, which Ctrl-C cannot interrupt; call it in pieces")
+        return k0, n
+
+    def _rk4_arrays(self, q, qd, dt, tau):
+        """Check rk4's arrays (kinds and widths) and keep them, weakly, with their sizes and lengths."""
+        for name, x in (("q", q), ("qd", qd), ("dt", dt), ("tau", tau)):
+            written = name in ("q", "qd")
+            if not (type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous
+                    and (x.flags.writeable or not written) and x.ndim == (1 if name == "dt" else 2)):
+                raise ArgumentError(f"{name}: expected a{' writable' if written else ''} C-contiguous float64 ndarray "
+                                    f"of {1 if name == 'dt' else 2} dimensions (rk4 reads it by address), got "
+                                    f"{type(x).__name__}{getattr(x, 'shape', '')}")
+        n_q, n_v = self.robot.n_q, self.robot.n_v
+        if (q.shape[1], qd.shape[1], tau.shape[1]) != (n_q, n_v, n_v) or len(qd) != len(q):
+            raise ArgumentError(f"q, qd, tau: expected shapes (n + 1, {n_q}), (n + 1, {n_v}), (n, {n_v}), got "
+                                f"{q.shape}, {qd.shape}, {tau.shape}")
+        self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.size, qd.size, dt.size, tau.size),
+                          (len(dt), len(q), len(tau)))
 
 
 def rk4_step(rate, x, v, h, floating, *args):
@@ -360,8 +457,7 @@ def forward_dynamics(model, q, qd, tau):
         fd = bound(model)
         fd.kernel.native()
         with fd._lock:
-            qdd = fd(*one)
-        _finite(qdd, True)
+            qdd = fd(*one)                         # a q̈ not finite (M(q) singular) refused by the call itself
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
         return qdd
@@ -374,7 +470,7 @@ def forward_dynamics(model, q, qd, tau):
                 qdd = fd(q[0], qd[0], tau[0])
         else:
             qdd = fd.batch(q, qd, tau)
-    _finite(qdd, single)
+    # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
     require_definite(model, q, at_this_q if single else None)
     return qdd
 

@@ -143,7 +143,7 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     """
     model = standard_model(model, "reaction_wrenches")
     model.values()                             # no values: that error first
-    check_option(frame, "frame", ("link", "joint"), expected="'link' or 'joint'")
+    check_option(frame, "frame", ("link", "joint"), expected="'link' or 'joint'")    # an array too: one line
     (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd,
                                         peak=peak("reaction_wrenches", model.robot))
     wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))

@@ -165,12 +165,18 @@ class FourierSeries:
     @classmethod
     def from_coefficients(cls, period, theta):
         """The series of θ, shape (n_dof, 2K + 1), as :attr:`coefficients` lays it out."""
-        theta = np.asarray(theta, dtype=float)
+        theta = real_array("theta", theta)
+        if theta.ndim != 2 or theta.shape[1] < 3 or theta.shape[1] % 2 != 1:
+            raise ArgumentError(f"theta: expected shape (n_dof, 2K + 1) with K ≥ 1, got {theta.shape}")
         K = (theta.shape[1] - 1) // 2
-        return cls(float(period), theta[:, 0].copy(), theta[:, 1:K + 1].copy(), theta[:, K + 1:].copy())
+        return cls(period, theta[:, 0].copy(), theta[:, 1:K + 1].copy(), theta[:, K + 1:].copy())   # period checked
 
     def evaluate(self, t):
         """q, q̇, q̈ at times t (s), each of shape (S, n_dof)."""
+        t = real_array("t", t)
+        if t.ndim > 1 or not np.isfinite(t).all():
+            raise ArgumentError(f"t: expected finite times (s), one or of shape (S,), got shape {t.shape}"
+                                f"{'' if np.isfinite(t).all() else ' with NaN or inf'}")
         B = basis(np.atleast_1d(t), self.period, self.harmonics)
         theta = self.coefficients.T
         return B[0] @ theta, B[1] @ theta, B[2] @ theta
@@ -212,8 +218,13 @@ class FourierSeries:
         dict of ndarray, each shape (n_dof,)
             ``q_min``, ``q_max``, ``qd_max`` (of |q̇|), ``qdd_max`` (of |q̈|).
         """
-        N = n_samples or 64 * self.harmonics
+        N = 64 * self.harmonics if n_samples is None else check_number(n_samples, "n_samples", low=1, integer=True)
         eps = sampling_margin(self.harmonics, N)
+        if not eps < 0.5:       # too few samples to bound the series between them (the margin's own range)
+            raise ArgumentError(f"n_samples: expected more than {math.pi * self.harmonics:.3g} samples per period for "
+                                f"{self.harmonics} harmonics, got {N}")
+        check_memory(8 * N * (3 * (2 * self.harmonics + 1) + 8 * self.harmonics + 3 * self.n_dof), lambda need, allowed:
+                     f"n_samples: {N} samples would need about {need} of memory, more than the {allowed} available")
         q, qd, qdd = self.evaluate(np.arange(N) * (self.period / N))
         g = q - self.q0
         spread = eps / (1.0 - eps) * np.abs(g).max(axis=0)

@@ -203,6 +203,8 @@ class BaseParameterEstimator(ParamsFromInit):
             raise error(f"{given}: only for method='consistent' (got method={shown(self.method)})")
         check_instance(self.preprocessing, "preprocessing", Preprocessing, "a Preprocessing or None", allow_none=True,
                        error=error)
+        check_instance(self.base, "base", BaseParameters, "a BaseParameters (bp.find_base_parameters) or None",
+                       allow_none=True, error=error)
 
     def _base(self):
         robot, parameters = description_of(self.robot, self.parameters, "pseudo", SettingsError)   # a bp.Model too

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import shown
 from .._numbers import real_array
 from .._validation import normalized_quaternions
 from ..errors import DataError, SettingsError, printable
@@ -51,6 +52,8 @@ def _product(a, b):
     return np.concatenate([aw * bv + bw * av + np.cross(av, bv), aw * bw - np.sum(av * bv, -1, keepdims=True)], -1)
 
 
+# overflow is refused at the end, in one line naming the sample (not numpy's RuntimeWarnings on the way)
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
 def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, gravity=(0.0, 0.0, -9.81),
                   position=(0.0, 0.0, 0.0), rotation=None, angular_acceleration=None, source="<imu>"):
     """The base columns of a floating-base motion from an IMU's samples (module notes).
@@ -148,6 +151,11 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     q = np.hstack([np.zeros((S, 3)), quat])
     qd = np.hstack([np.zeros((S, 3)), omega])
     qdd = np.hstack([f + gravity_base, omega_dot])
+    # finite readings can still overflow: rates of 1e200, or ω̇ by differences over stamps 1e-300 s apart
+    bad = ~(np.isfinite(qd).all(axis=1) & np.isfinite(qdd).all(axis=1))
+    if bad.any():
+        raise DataError(f"{source}: sample {int(np.argmax(bad))}: the base's rate or acceleration from the IMU's "
+                        "readings is not finite (readings too large, or times too close together)")
     return q, qd, qdd
 
 
@@ -210,10 +218,12 @@ def imu_mounting(robot, frame=None):
     SettingsError
         No such link, a link that a moving joint carries (not fixed to the base), a description without links.
     """
+    from ..model.robot import require_robot
+    require_robot(robot)
     if frame is None:
         return np.zeros(3), np.eye(3)
     if not isinstance(frame, str) or not frame:
-        raise SettingsError(f"imu_frame: expected a link name (str), got {frame!r}")
+        raise SettingsError(f"imu_frame: expected a link name (str), got {shown(frame)}")
     name = printable(frame)
     if not _from_urdf(robot):
         raise SettingsError(f"imu_frame={name!r}: the IMU's link is found in a URDF; {robot.name!r} is not read "

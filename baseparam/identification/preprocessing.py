@@ -259,6 +259,11 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     check_instance(trajectory, "preprocess", Trajectory, "a Trajectory", error=DataError)
     check_instance(settings, "preprocess: settings", Preprocessing, "a Preprocessing", error=DataError)
     src = trajectory.source
+    if trajectory.floating:
+        # q's base quaternion is no signal to filter or differentiate column by column (and q̇ is one column
+        # narrower than q: numpy's broadcast error), as the fixed-base fits refuse such a motion
+        raise DataError(f"{src}: a floating-base motion (floating=True: q starts with the base pose); preprocess: "
+                        "fixed-base robots' motions only (a floating base: identify_floating takes it as read)")
     if trajectory.tau is None:
         raise DataError(f"{src}: field tau: no torques (tau1..tauN) and no motor currents (current1..currentN; "
                         "NPZ/HDF5 keys tau, torques, current, currents) — a motion to play (such as baseparam "

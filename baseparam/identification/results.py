@@ -355,7 +355,7 @@ class Identification:
         the CAD ones (those beyond plausible bounds marked), what moved."""
         from ._bodies import table_lines
 
-        e = self.estimator
+        e = self._bodies("consistent_report")         # an OLS fit has no report of bodies
         lines = [f"physically consistent fit: solver {e.consistent_.status}, {e.consistent_.n_solves} solve(s), "
                  f"{e.consistent_.solve_seconds:.2f} s; {e.weighting.upper()} weighting; {self.prior_text()}"]
         u, t = e.unconstrained_train_.nrmse_pooled_percent, self.train.nrmse_pooled_percent
@@ -371,7 +371,7 @@ class Identification:
 
     def prior_text(self) -> str:
         """The prior the consistent fit used, in words: what was asked (auto, cad, none), what it became, its weight."""
-        e = self.estimator
+        e = self._bodies("prior_text")                # an OLS fit has no prior
         c = e.consistent_
         asked = "" if e.prior == c.prior else f" (asked: {e.prior})"
         if c.prior_choice is None:

@@ -32,7 +32,8 @@ from .._checks import shown
 from .._numbers import real_array
 from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
-from ..dynamics.forward import ForwardDynamics, rk4_step
+# MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
+from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import ABSURD, check_instance, check_number, check_option
@@ -44,7 +45,6 @@ from .noise import SensorNoise
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
 RECORD = ("q", "qd", "qdd", "tau")
 EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t before the motion is refused
-MAX_RK4_STEPS = 10 ** 7     # substeps × intervals: 10 s (3 joints) to a minute (a floating base) of the compiled loop
 PIECE = 100_000             # RK4 steps per call of the compiled loop, which Ctrl-C cannot stop: under a second
 
 
@@ -320,7 +320,11 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         else:
             qd = y[n_q:]
             tau = torque(time, q, qd)
-            rate = fd(q, qd, tau)
+            try:
+                rate = fd(q, qd, tau)
+            except ArgumentError as exc:        # q̈ not finite: M(q) singular here, a motion no robot makes
+                raise SimulationError(f"the simulation diverged at t = {time:.6g} s ({exc}); check the parameters "
+                                      "(a physical body per link) and the torques") from None
         dq = configuration_rate(robot, q[None], qd[None])[0]
         if robot.is_floating:
             quat = y[3:7]

@@ -41,6 +41,15 @@ class SensorNoise:
     resolution: object = 0.0
     seed: int = 0
 
+    def __post_init__(self):
+        # refused when made, not when first used (the number of joints is checked there, by per_joint)
+        from .._numbers import real_array
+        for name in ("q", "qd", "qdd", "tau", "current", "resolution"):
+            value = real_array(f"noise.{name}", getattr(self, name))
+            if value.ndim > 1 or not np.isfinite(value).all() or (value < 0).any():
+                raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or one per joint, got "
+                                    f"{shown(getattr(self, name))}")
+
     def per_joint(self, name, n):
         """One field as an (n,) array of non-negative finite numbers."""
         value = np.asarray(getattr(self, name), dtype=float)
