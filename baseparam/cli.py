@@ -675,14 +675,21 @@ def _writable(paths, plot_out=None, on_fail=None):
             _fail(f"{plot_out}: {problem}", 2)
 
 
-def _number_or_none(text, name, cast=float):
-    if text is None or str(text).lower() in ("none", "off", "0"):
+def _parsed(text, flag, parse, expected):
+    """``parse(text)`` (None for None), or a usage error naming ``flag``: ``expected EXPECTED, got TEXT``; the
+    library checks the values."""
+    if text is None:
         return None
     try:
-        value = cast(text)
+        return parse(text)
     except ValueError:
-        raise click.BadParameter(f"expected a number or 'none', got {text!r}", param_hint=name) from None
-    return value
+        raise click.BadParameter(f"expected {expected}, got {text!r}", param_hint=flag) from None
+
+
+def _number_or_none(text, flag):
+    if text is not None and str(text).lower() in ("none", "off", "0"):
+        return None
+    return _parsed(text, flag, float, "a number or 'none'")
 
 
 def _trajectory_options(command):
@@ -957,15 +964,12 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
 
 def _range(text, flag):
     """``LO:HI`` (either may be empty) as (float or None, float or None); the estimator checks the values."""
-    if text is None:
-        return None
-    parts = text.split(":")
-    try:
+    def parse(text):
+        parts = text.split(":")
         if len(parts) != 2:
             raise ValueError
         return tuple(float(x) if x.strip() else None for x in parts)
-    except ValueError:
-        raise click.BadParameter(f"expected LO:HI in kg (either may be empty), got {text!r}", param_hint=flag) from None
+    return _parsed(text, flag, parse, "LO:HI in kg (either may be empty)")
 
 
 def _mass_bounds(text):
@@ -988,23 +992,14 @@ def _mass_bounds(text):
 
 def _delay(text):
     """``--delay auto|SECONDS`` as 'auto', a float or None."""
-    if text is None or text.strip().lower() == "auto":
-        return text and "auto"
-    try:
-        return float(text)
-    except ValueError:
-        raise click.BadParameter(f"expected 'auto' or a number of seconds, got {text!r}",
-                                 param_hint="--delay") from None
+    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else float(text),
+                   "'auto' or a number of seconds")
 
 
 def _numbers(text, flag):
     """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values."""
-    if text is None:
-        return None
-    try:
-        return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=flag) from None
+    return _parsed(text, flag, lambda text: [float(x) for x in text.replace(";", ",").split(",") if x.strip()],
+                   "comma-separated numbers")
 
 
 @main.command()
