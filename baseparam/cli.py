@@ -532,27 +532,20 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
         robot = load(robot_file)
         if symbolic is not None:     # formulas in the named lengths (the exact engine, interpolated)
             from .projection.symbolic import find_symbolic_base_parameters, format_symbolic_table, store_symbolic
-            sym = find_symbolic_base_parameters(robot, symbolic, parameters, max_memory=max_memory)
-            progress.close()
-            written = [h5_out] if h5_out else []
-            if h5_out is not None:
-                store_symbolic(sym, h5_out)
-            if json_out is not None:
-                written.insert(0, _write_json(json_out, sym.to_dict()))
-            table = format_symbolic_table(sym)
-        else:
-            if h5_out is None:
-                base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
-            else:   # the base set, then Z streamed into the file
-                from .projection.storage import find_and_store
-                base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
-                                      max_disk=max_disk)
-            progress.close()
-            written = [h5_out] if h5_out else []
-            if json_out is not None:
-                written.insert(0, _write_json(json_out, base.to_dict()))
-            table = format_table(base)
-    _report(table, written, json_out == "-")
+            result = find_symbolic_base_parameters(robot, symbolic, parameters, max_memory=max_memory)
+        elif h5_out is None:
+            result = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
+        else:   # the base set, then Z streamed into the file
+            from .projection.storage import find_and_store
+            result = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
+                                    max_disk=max_disk)
+        progress.close()
+        if symbolic is not None and h5_out is not None:
+            store_symbolic(result, h5_out)
+        if json_out:
+            _write_json(json_out, result.to_dict())
+        table = format_symbolic_table(result) if symbolic is not None else format_table(result)
+    _report(table, [json_out, h5_out], json_out == "-")
 
 
 @main.command()
@@ -570,37 +563,44 @@ def describe(robot_file, yaml_out, load):
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
-        written = []
         if yaml_out is not None:
             if equivalent is None:
                 _fail(f"{robot_file}: --yaml: a tree has no single DH table; pick a chain with --tip LINK", 2)
-            doc = robot_to_yaml(dh_robot(robot, equivalent))
-            if yaml_out == "-":
-                click.echo(doc, nl=False)
-            else:
-                from ._atomic import write_text
-                write_text(yaml_out, doc)
-                written.append(yaml_out)
-    _report(as_flags(text(robot, equivalent), clauses=False), written, yaml_out == "-")
+            _write_text(yaml_out, robot_to_yaml(dh_robot(robot, equivalent)))
+    _report(as_flags(text(robot, equivalent), clauses=False), [yaml_out], yaml_out == "-")
+
+
+def _write_text(path, text):
+    """``text`` to ``path`` (atomically), or to stdout for '-'."""
+    if path == "-":
+        click.echo(text, nl=False)
+    else:
+        from ._atomic import write_text
+        write_text(path, text)
 
 
 def _write_json(path, doc):
-    """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
-    from ._atomic import json_text, write_text
+    """The JSON document to ``path`` (atomically), or to stdout for '-'."""
+    from ._atomic import json_text
 
-    text = json_text(doc)
-    if path == "-":
-        click.echo(text, nl=False)
-        return None
-    write_text(path, text)
-    return path
+    _write_text(path, json_text(doc))
+
+
+def _write_outputs(*outputs):
+    """Write, in order, each output ``(path, write)`` whose path is given (``write(path)``); returns the paths, for
+    :func:`_report`."""
+    for path, write in outputs:
+        if path:
+            write(path)
+    return [path for path, _ in outputs]
 
 
 def _report(text, written, json_on_stdout):
-    """The command's text, then 'wrote …' for the files written: on stdout, or on stderr when stdout
-    carries the JSON document (so that it can be piped)."""
+    """The command's text, then 'wrote …' for the files written (``written``: the outputs' paths, None for one not
+    asked for, '-' for stdout): on stdout, or on stderr when stdout carries the JSON document (so that it can be
+    piped)."""
     click.echo(text, err=json_on_stdout)
-    files = [path for path in written if path]
+    files = [path for path in written if path and path != "-"]
     if files:
         click.echo("wrote " + ", ".join(map(printable, files)), err=json_on_stdout)
 
@@ -890,22 +890,13 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)
-        written = []
-        if json_out:
-            written.append(_write_json(json_out, result.to_dict()))
-        if plot_out:
-            from .identification.plots import save_identification_plot
-            save_identification_plot(result, plot_out)
-            written.append(plot_out)
-        if urdf_out:
-            result.to_urdf(urdf_out)
-            written.append(urdf_out)
-        if mjcf_out:       # a URDF's mesh paths start at its folder
-            result.to_mjcf(mjcf_out, urdf_folder=os.path.dirname(os.path.abspath(robot_file)))
-            written.append(mjcf_out)
-        if yaml_out:
-            result.to_yaml(yaml_out)
-            written.append(yaml_out)
+        from .identification.plots import save_identification_plot
+        meshes = os.path.dirname(os.path.abspath(robot_file))      # a URDF's mesh paths start at its folder
+        written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())),
+                                 (plot_out, lambda path: save_identification_plot(result, path)),
+                                 (urdf_out, result.to_urdf),
+                                 (mjcf_out, lambda path: result.to_mjcf(path, urdf_folder=meshes)),
+                                 (yaml_out, result.to_yaml))
     _report(result.summary(), written, json_out == "-")
 
 
@@ -958,8 +949,9 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
                                known=quantities or None, method=method)
-    written = [_write_json(json_out, result.to_dict())] if json_out else []
-    _report(result.summary(), written, json_out == "-")
+    if json_out:
+        _write_json(json_out, result.to_dict())
+    _report(result.summary(), [json_out], json_out == "-")
 
 
 def _range(text, flag):
@@ -1078,14 +1070,9 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
-        written = []
-        if json_out is not None:
-            written.append(_write_json(json_out, eq.to_dict()))
-        from ._atomic import write_text
-        for path, text in ((python_out, eq.python_source), (text_out, eq.markdown)):
-            if path is not None:
-                write_text(path, text())
-                written.append(path)
+        written = _write_outputs((json_out, lambda path: _write_json(path, eq.to_dict())),
+                                 (python_out, lambda path: _write_text(path, eq.python_source())),
+                                 (text_out, lambda path: _write_text(path, eq.markdown())))
     _report(eq.markdown() if text_out is None else f"{base.robot.name}: {base.rank} base parameters; "
             f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
 
@@ -1159,15 +1146,11 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                                    progress=progress, payload=payload, payload_joints=payload_joints,
                                    pose=_numbers(pose, "--pose"), noise=_numbers(noise, "--noise"))
         progress.close()
-        written = []
-        if csv_out:
-            if folder:
-                os.makedirs(os.path.dirname(csv_out), exist_ok=True)
-            written.append(design.to_csv(csv_out))
-        if json_out:
-            written.append(_write_json(json_out, design.to_dict()))
-        if plot_out:
-            written.append(design.plot(plot_out))
+        if folder:
+            os.makedirs(os.path.dirname(csv_out), exist_ok=True)
+        written = _write_outputs((csv_out, design.to_csv),
+                                 (json_out, lambda path: _write_json(path, design.to_dict())),
+                                 (plot_out, design.plot))
     _report(as_flags(design.summary(), clauses=False), written, json_out == "-")
 
 
@@ -1285,11 +1268,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             doc["controller_gains"] = {"gains": found.gains.tolist(), "rmse": found.rmse.tolist()}
             summary += "\n  drive gains from the controller's targets (N·m/A): " + ", ".join(
                 f"{k:.4f}" for k in found.gains)
-        written = [_write_json(json_out, doc)] if json_out else []
-        if robot_out:
-            from ._atomic import write_text
-            write_text(robot_out, result.robot_text(described, robot_format))
-            written.append(robot_out)
+        written = _write_outputs(
+            (json_out, lambda path: _write_json(path, doc)),
+            (robot_out, lambda path: _write_text(path, result.robot_text(described, robot_format))))
     _report(summary, written, json_out == "-")
 
 
@@ -1326,8 +1307,9 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     _writable([json_out])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
-        written = [_write_json(json_out, poses.to_dict())] if json_out else []
-    _report(poses.summary(), written, json_out == "-")
+        if json_out:
+            _write_json(json_out, poses.to_dict())
+    _report(poses.summary(), [json_out], json_out == "-")
 
 
 def _robot_out_format(path):
