@@ -213,20 +213,22 @@ def as_flags(message, clauses=True):
     return _SNAKE.sub(lambda m: FLAGS[m.group(1)], message)
 
 
-def inputs_protected(paths):
-    """:func:`baseparam._atomic.inputs_protected`, imported when a command runs (``--help`` stays light)."""
-    from ._atomic import inputs_protected as protect
-
-    return protect(paths)
-
-
-def _check_outputs(inputs, outputs):
-    """Refuse, before any work, an output that would replace an input or another output.
+def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True):
+    """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
+    output, '-' for an output that cannot go to stdout, and (:func:`_writable`) an output whose folder does not exist
+    or a figure format matplotlib cannot write.
 
     Parameters
     ----------
     inputs : list of str
     outputs : list of (flag, path or None)
+    not_stdout : dict of str → str, optional
+        Flag → what the refusal of '-' for it says.
+    plot_out : str, optional
+        The figure's path, whose format is checked.
+    folders : bool
+        Whether to check the outputs' folders and the figure's format here (False: the caller calls
+        :func:`_writable` after checks of its own).
     """
     import stat
 
@@ -252,6 +254,11 @@ def _check_outputs(inputs, outputs):
         for other_flag, other in named[:k]:
             if same_file(out, other):
                 _fail(f"{out}: {other_flag} and {flag} name the same file", 2)
+    for flag, out in outputs:
+        if out == "-" and flag in (not_stdout or {}):
+            _fail(f"{flag}: {not_stdout[flag]}", 2)
+    if folders:
+        _writable([out for _, out in outputs], plot_out)
 
 
 def _stopped(message, status):
@@ -288,11 +295,15 @@ def _fail(message, status):
 
 
 @contextlib.contextmanager
-def _one_line_errors(path, on_exit=None):
+def _one_line_errors(path, on_exit=None, inputs=()):
     """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
-    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar)."""
+    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar).
+    No output may replace one of ``inputs``, the run's input files (:func:`baseparam._atomic.inputs_protected`)."""
+    from ._atomic import inputs_protected
+
     try:
-        yield
+        with inputs_protected(inputs):
+            yield
     except click.ClickException:
         raise
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
@@ -520,15 +531,12 @@ def main():
 @_robot_options
 def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, symbolic=None):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
-    progress = _Progress("projecting")          # its second runs from the command's start
-    _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
-    if h5_out == "-":
-        progress.close()
-        _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
-    _writable([json_out, h5_out], on_fail=progress.close)
+    _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)],
+                   {"--h5": "HDF5 cannot be written to stdout; give a file name"})
+    progress = _Progress("projecting")
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file, progress.close, [robot_file]):
         robot = load(robot_file)
         if symbolic is not None:     # formulas in the named lengths (the exact engine, interpolated)
             from .projection.symbolic import find_symbolic_base_parameters, format_symbolic_table, store_symbolic
@@ -556,11 +564,11 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
 def describe(robot_file, yaml_out, load):
     """Describe ROBOT_FILE: its joints as numbered here, and for a chain the standard DH table with the
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
-    _check_outputs([robot_file], [("--yaml", yaml_out)])
+    _check_outputs([robot_file], [("--yaml", yaml_out)], folders=False)
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
-    with _one_line_errors(robot_file), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file, inputs=[robot_file]):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
         if yaml_out is not None:
@@ -656,17 +664,14 @@ def _out_folder(out):
     return out
 
 
-def _writable(paths, plot_out=None, on_fail=None):
+def _writable(paths, plot_out=None):
     """Fail before the work, not after it: every output's directory exists (``paths``: None and '-', stdout,
-    skipped, as :func:`_check_outputs` does), the figure's format is known. ``on_fail`` runs first (e.g. closing a
-    progress bar)."""
+    skipped, as :func:`_check_outputs` does), the figure's format is known."""
     for path in paths:
         if not path or path == "-":
             continue
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            if on_fail is not None:
-                on_fail()
             _fail(f"{path}: directory {folder} does not exist", 2)
     if plot_out:
         from ._figures import supported_format
@@ -817,7 +822,6 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
     streamed = streamed and not plot_out
-    outputs = [json_out, plot_out, urdf_out, mjcf_out, yaml_out]
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
     for flag, out in (("--urdf", urdf_out), ("--mjcf", mjcf_out), ("--yaml", yaml_out)):
@@ -831,8 +835,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
     _check_outputs([robot_file, *train, *validate, *filter(None, [contacts_file])],
                    [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
-                    ("--yaml", yaml_out)])
-    _writable(outputs, plot_out)
+                    ("--yaml", yaml_out)], plot_out=plot_out)
     seen = {}
     for role, paths in (("training", train), ("validation", validate)):
         for path in paths:
@@ -844,8 +847,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             seen.setdefault(key, role)
     progress = _Progress("projecting")
     bars = [progress]                               # closed on an error: the projection's, then the logs'
-    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
-            inputs_protected([robot_file, *train, *validate]):
+    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars], [robot_file, *train, *validate]):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
                                   filter_friction=filter_friction)
         robot = load(robot_file)
@@ -1020,7 +1022,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
     progress = _Progress("projecting")
     out_dir = _out_folder(out_dir)
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
+    with _one_line_errors(robot_file, progress.close, [robot_file]):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
@@ -1057,16 +1059,14 @@ def _excite_default(name):
 def equations(robot_file, text_out, python_out, json_out, parameters, max_terms, max_memory, load, symbolic=None):
     """Print ROBOT_FILE's equations of motion in closed form, in its base parameters, checked against
     Newton–Euler at random states (the largest difference is printed with them)."""
-    _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)])
-    for flag, out in (("--out", text_out), ("--python", python_out)):
-        if out == "-":      # else a file named '-' (only --json takes '-' for stdout; the Markdown goes there anyway)
-            _fail(f"{flag}: give a file name ('-' is stdout for --json only; without --out the Markdown goes to "
-                  "stdout)", 2)
-    _writable([text_out, python_out, json_out])     # before minutes of work
+    # before minutes of work; '-' for --out or --python would be a file named '-' (the Markdown goes to stdout anyway)
+    stdout = "give a file name ('-' is stdout for --json only; without --out the Markdown goes to stdout)"
+    _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)],
+                   {"--out": stdout, "--python": stdout})
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file, progress.close, [robot_file]):
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
@@ -1131,14 +1131,12 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
     csv_out = _out_file(csv_out, robot_file, "_excite.csv")
-    _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)])
-    for flag, out in (("--out", csv_out), ("--plot", plot_out)):
-        if out == "-":
-            _fail(f"{flag}: give a file name", 2)
+    _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
+                   {"--out": "give a file name", "--plot": "give a file name"}, folders=False)
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")
-    with _one_line_errors(robot_file, progress.close), inputs_protected(inputs):
+    with _one_line_errors(robot_file, progress.close, inputs):
         robot = load(robot_file)
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
@@ -1222,10 +1220,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
-    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)])
+    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)], folders=False)
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
-    with _one_line_errors(robot_file), inputs_protected(inputs):
+    with _one_line_errors(robot_file, inputs=inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns else None
         gain_values = _numbers(gains, "--gains")
@@ -1304,8 +1302,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
-    _writable([json_out])
-    with _one_line_errors(robot_file), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file, inputs=[robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         if json_out:
             _write_json(json_out, poses.to_dict())
