@@ -134,12 +134,13 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     click.echo(text, err=True)
 
 
-def _reader_note(note):
-    """A reader's note on stderr, unless the reader gave the same text as a warning, shown already (a damaged
+def _reader_notes(notes):
+    """A reader's notes on stderr, each unless the reader gave the same text as a warning, shown already (a damaged
     file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
-    if f"baseparam: warning: {as_flags(note)}" not in shown:
-        click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
+    for note in notes:
+        if f"baseparam: warning: {as_flags(note)}" not in shown:
+            click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
 
 
 # The library's parameters as the command line spells them: library messages name parameters
@@ -870,8 +871,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             traj = read_trajectory(path, n_dof=robot.n_dof, **read_options)
             if traj.skipped:
                 warn(traj.skipped_summary())
-            for note in traj.notes:        # what the reader did: joints left out, the clock, the delay
-                _reader_note(note)
+            _reader_notes(traj.notes)        # what the reader did: joints left out, the clock, the delay
             return traj
 
         if not streamed:
@@ -887,8 +887,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                                    scheduler=scheduler, progress=progress, read_options=read_options, **fit_options)
             progress.close()
             for record in result.estimator.preprocessing_:     # the readers' notes, as read() prints them
-                for note in record.get("reader_notes", ()):
-                    _reader_note(note)
+                _reader_notes(record.get("reader_notes", ()))
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)
@@ -945,8 +944,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         traj = read_floating(path, robot, topics, **bag_options)
         if lowpass:
             traj = lowpass_floating(traj, *lowpass)
-        for note in traj.notes:
-            _reader_note(note)
+        _reader_notes(traj.notes)
         data.append(traj)
         wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
@@ -1028,9 +1026,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = write(base, lang, functions, prefix, out_dir)
-    click.echo(f"{base.robot.name}: {base.rank} base parameters")
-    click.echo(result.summary())
-    click.echo("wrote " + ", ".join(map(printable, result.files)))
+    _report(f"{base.robot.name}: {base.rank} base parameters\n{result.summary()}", result.files, False)
 
 
 def _excite_default(name):
