@@ -819,10 +819,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     with _one_line_errors(robot_file):
         train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
-    streamed = len(train) > 1 or workers > 1 or scheduler is not None
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
-    streamed = streamed and not plot_out
+    streamed = workers > 1 or scheduler is not None or (len(train) > 1 and not plot_out)
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
     for flag, out in (("--urdf", urdf_out), ("--mjcf", mjcf_out), ("--yaml", yaml_out)):
