@@ -969,15 +969,11 @@ def _mass_bounds(text):
         return None
     out = {}
     for item in (x for x in text.split(",") if x.strip()):
-        link, _, bounds = item.partition(":")
-        try:
-            number = int(link)
-        except ValueError:
-            raise click.BadParameter(f"expected K:LO:HI with K a link number, got {item!r}",
-                                     param_hint="--mass-bounds") from None
+        number = _parsed(item, "--mass-bounds", lambda item: int(item.partition(":")[0]),
+                         "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently
             raise click.BadParameter(f"link {number}: given twice", param_hint="--mass-bounds")
-        out[number] = _range(bounds, "--mass-bounds")
+        out[number] = _range(item.partition(":")[2], "--mass-bounds")
     return out
 
 
