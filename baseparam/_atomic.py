@@ -143,36 +143,23 @@ def _alive(pid):
 _LIVE = set()
 
 
-def _claim(real, path, suffix, scratch):
-    """A new temporary file (mode 0600) beside ``real`` (after :func:`remove_stale` there), its name added to
-    ``scratch`` and ``_LIVE`` before it exists (see :func:`_temp_name`): the caller removes the files of ``scratch``
-    in its ``finally`` (:func:`_remove`). A name already taken is not ours and is never touched.
+def _claim(tmp, path):
+    """Create ``tmp`` (mode 0600). A name already taken is not ours and is never touched.
 
     Raises
     ------
     StorageError
         Naming ``path``, when the temporary file cannot be created beside it.
     """
-    remove_stale(os.path.dirname(real))
-    tmp = _temp_name(real, suffix)
-    _LIVE.add(tmp)
-    scratch.append(tmp)
+    _LIVE.add(tmp)                      # before it exists, as its name (see _temp_name)
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        _LIVE.discard(tmp)
+        raise StorageError(f"{path}: cannot write here (a temporary name is taken)") from None
     except OSError as exc:
         _LIVE.discard(tmp)
-        scratch.remove(tmp)             # nothing of ours to remove
-        reason = "a temporary name is taken" if isinstance(exc, FileExistsError) else _one_line(exc)
-        raise StorageError(f"{path}: cannot write here ({reason})") from None
-    return tmp
-
-
-def _remove(scratch):
-    """Remove the temporary files ``scratch`` (those that exist) and forget them."""
-    for tmp in scratch:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        _LIVE.discard(tmp)
+        raise StorageError(f"{path}: cannot write here ({_one_line(exc)})") from None
 
 
 def _target(path):
@@ -264,9 +251,14 @@ def atomic_path(path, suffix=".tmp"):
             if reader is not None:
                 os.close(reader)
         return
-    scratch = []
+    remove_stale(os.path.dirname(real))
+    tmp = _temp_name(real, suffix)
     try:
-        tmp = _claim(real, path, suffix, scratch)
+        try:
+            _claim(tmp, path)
+        except StorageError:
+            tmp = None                  # nothing of ours to remove
+            raise
         yield tmp
         os.chmod(tmp, _mode_for(real))
         os.replace(tmp, real)
@@ -275,7 +267,9 @@ def atomic_path(path, suffix=".tmp"):
     except OSError as exc:
         raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
     finally:
-        _remove(scratch)
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        _LIVE.discard(tmp)
 
 
 def write_text(path, text):
@@ -311,7 +305,14 @@ def write_texts(files):
             path, real = _target(path)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
-            tmp = _claim(real, path, ".tmp", scratch)
+            remove_stale(os.path.dirname(real))
+            tmp = _temp_name(real, ".tmp")
+            scratch.append(tmp)             # known before it exists: an interrupt cannot orphan it
+            try:
+                _claim(tmp, path)
+            except StorageError:
+                scratch.remove(tmp)         # nothing of ours to remove
+                raise
             try:
                 with open(tmp, "w", encoding="utf-8") as fh:
                     fh.write(text)
@@ -341,7 +342,10 @@ def write_texts(files):
                 scratch.remove(old)
         raise
     finally:
-        _remove(scratch)
+        for tmp in scratch:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            _LIVE.discard(tmp)
 
 
 def _json_ready(value):
