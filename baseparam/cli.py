@@ -214,6 +214,13 @@ def as_flags(message, clauses=True):
     return _SNAKE.sub(lambda m: FLAGS[m.group(1)], message)
 
 
+def inputs_protected(paths):
+    """:func:`baseparam._atomic.inputs_protected`, imported when a command runs (``--help`` stays light)."""
+    from ._atomic import inputs_protected as protect
+
+    return protect(paths)
+
+
 def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
     output, '-' for an output that cannot go to stdout, and (:func:`_writable`) an output whose folder does not exist
@@ -296,15 +303,11 @@ def _fail(message, status):
 
 
 @contextlib.contextmanager
-def _one_line_errors(path, on_exit=None, inputs=()):
+def _one_line_errors(path, on_exit=None):
     """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
-    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar).
-    No output may replace one of ``inputs``, the run's input files (:func:`baseparam._atomic.inputs_protected`)."""
-    from ._atomic import inputs_protected
-
+    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar)."""
     try:
-        with inputs_protected(inputs):
-            yield
+        yield
     except click.ClickException:
         raise
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
@@ -537,7 +540,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
     progress = _Progress("projecting")
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
-    with _one_line_errors(robot_file, progress.close, [robot_file]):
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
         robot = load(robot_file)
         if symbolic is not None:     # formulas in the named lengths (the exact engine, interpolated)
             from .projection.symbolic import find_symbolic_base_parameters, format_symbolic_table, store_symbolic
@@ -569,7 +572,7 @@ def describe(robot_file, yaml_out, load):
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
-    with _one_line_errors(robot_file, inputs=[robot_file]):
+    with _one_line_errors(robot_file), inputs_protected([robot_file]):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
         if yaml_out is not None:
@@ -847,7 +850,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             seen.setdefault(key, role)
     progress = _Progress("projecting")
     bars = [progress]                               # closed on an error: the projection's, then the logs'
-    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars], [robot_file, *train, *validate]):
+    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
+            inputs_protected([robot_file, *train, *validate]):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
                                   filter_friction=filter_friction)
         robot = load(robot_file)
@@ -1015,7 +1019,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
     progress = _Progress("projecting")
     out_dir = _out_folder(out_dir)
-    with _one_line_errors(robot_file, progress.close, [robot_file]):   # output errors name their file
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
@@ -1057,7 +1061,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close, [robot_file]):
+    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
@@ -1127,7 +1131,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")
-    with _one_line_errors(robot_file, progress.close, inputs):
+    with _one_line_errors(robot_file, progress.close), inputs_protected(inputs):
         robot = load(robot_file)
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
@@ -1214,7 +1218,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)], folders=False)
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
-    with _one_line_errors(robot_file, inputs=inputs):
+    with _one_line_errors(robot_file), inputs_protected(inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns else None
         gain_values = _numbers(gains, "--gains")
@@ -1293,7 +1297,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
-    with _one_line_errors(robot_file, inputs=[robot_file]):
+    with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         if json_out:
             _write_json(json_out, poses.to_dict())
