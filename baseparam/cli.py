@@ -568,7 +568,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
 def describe(robot_file, yaml_out, load):
     """Describe ROBOT_FILE: its joints as numbered here, and for a chain the standard DH table with the
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
-    _check_outputs([robot_file], [("--yaml", yaml_out)], folders=False)
+    _check_outputs([robot_file], [("--yaml", yaml_out)], folders=False)    # a missing folder: the write says so
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
@@ -857,7 +857,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         robot = load(robot_file)
         if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
             progress.close()
-            floating_options = {"validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
+            floating_options = {"--validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
                                 "--yaml": yaml_out, "--columns": columns, "--delay": delay,
                                 "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
                                 "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
@@ -927,8 +927,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         _fail(f"--route: {robot_file}: {robot.name!r} has a floating base: give --route torques|base|momentum", 2)
     for flag, value in unused.items():
         if value:
-            _fail(f"{'--validate' if flag == 'validate' else flag}: not available for a floating-base robot "
-                  "(--route); leave it out", 2)
+            _fail(f"{flag}: not available for a floating-base robot (--route); leave it out", 2)
     if method not in ("ols", "consistent"):
         _fail(f"--method {method}: a floating-base robot is fitted by ols or consistent", 2)
     quantities = {}
@@ -1215,7 +1214,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
-    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)], folders=False)
+    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)],
+                   {"--robot-out": "give a file name (.yaml, .yml or .urdf)"}, folders=False)
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
@@ -1308,8 +1308,6 @@ def _robot_out_format(path):
     """'yaml' or 'urdf' from --robot-out's extension (None without it); one line and exit 2 otherwise."""
     if path is None:
         return None
-    if path == "-":
-        _fail("--robot-out: give a file name (.yaml, .yml or .urdf)", 2)
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".yaml", ".yml", ".urdf"):
         _fail(f"--robot-out: {path}: expected a .yaml, .yml or .urdf file name, got {ext or 'no extension'!r}", 2)
