@@ -41,6 +41,11 @@ def same_file(a, b) -> bool:
         return False
 
 
+def input_overwritten_by(path):
+    """The protected input that writing ``path`` would replace, or None."""
+    return next((i for i in _INPUTS.get() if same_file(path, i)), None)
+
+
 @contextlib.contextmanager
 def inputs_protected(paths):
     """Within the block, :func:`atomic_path` refuses to write over any of ``paths``."""
@@ -177,7 +182,7 @@ def _target(path):
         raise StorageError(f"{label}: is a directory, expected a file name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
-    if any(same_file(real, source) for source in _INPUTS.get()):
+    if input_overwritten_by(real) is not None:
         raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
     return path, real
 

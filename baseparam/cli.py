@@ -134,13 +134,12 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     click.echo(text, err=True)
 
 
-def _reader_notes(notes):
-    """A reader's notes on stderr, each unless the reader gave the same text as a warning, shown already (a damaged
+def _reader_note(note):
+    """A reader's note on stderr, unless the reader gave the same text as a warning, shown already (a damaged
     file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
-    for note in notes:
-        if f"baseparam: warning: {as_flags(note)}" not in shown:
-            click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
+    if f"baseparam: warning: {as_flags(note)}" not in shown:
+        click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
 
 
 # The library's parameters as the command line spells them: library messages name parameters
@@ -583,19 +582,21 @@ def describe(robot_file, yaml_out, load):
 
 
 def _write_text(path, text):
-    """``text`` to ``path`` (atomically), or to stdout for '-'."""
+    """``text`` to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    from ._atomic import write_text
+
     if path == "-":
         click.echo(text, nl=False)
-    else:
-        from ._atomic import write_text
-        write_text(path, text)
+        return None
+    write_text(path, text)
+    return path
 
 
 def _write_json(path, doc):
-    """The JSON document to ``path`` (atomically), or to stdout for '-'."""
+    """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
     from ._atomic import json_text
 
-    _write_text(path, json_text(doc))
+    return _write_text(path, json_text(doc))
 
 
 def _write_outputs(*outputs):
@@ -874,7 +875,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             traj = read_trajectory(path, n_dof=robot.n_dof, **read_options)
             if traj.skipped:
                 warn(traj.skipped_summary())
-            _reader_notes(traj.notes)        # what the reader did: joints left out, the clock, the delay
+            for note in traj.notes:        # what the reader did: joints left out, the clock, the delay
+                _reader_note(note)
             return traj
 
         if not streamed:
@@ -890,7 +892,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                                    scheduler=scheduler, progress=progress, read_options=read_options, **fit_options)
             progress.close()
             for record in result.estimator.preprocessing_:     # the readers' notes, as read() prints them
-                _reader_notes(record.get("reader_notes", ()))
+                for note in record.get("reader_notes", ()):
+                    _reader_note(note)
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)
@@ -946,14 +949,14 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         traj = read_floating(path, robot, topics, **bag_options)
         if lowpass:
             traj = lowpass_floating(traj, *lowpass)
-        _reader_notes(traj.notes)
+        for note in traj.notes:
+            _reader_note(note)
         data.append(traj)
         wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
                                known=quantities or None, method=method)
-    if json_out:
-        _write_json(json_out, result.to_dict())
-    _report(result.summary(), [json_out], json_out == "-")
+    written = [_write_json(json_out, result.to_dict())] if json_out else []
+    _report(result.summary(), written, json_out == "-")
 
 
 def _range(text, flag):
@@ -1299,9 +1302,8 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     _check_outputs([robot_file], [("--json", json_out)])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
-        if json_out:
-            _write_json(json_out, poses.to_dict())
-    _report(poses.summary(), [json_out], json_out == "-")
+        written = [_write_json(json_out, poses.to_dict())] if json_out else []
+    _report(poses.summary(), written, json_out == "-")
 
 
 def _robot_out_format(path):
