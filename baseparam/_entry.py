@@ -31,6 +31,7 @@ path set-up: a signal there ends Python with its own message, or kills it before
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -63,16 +64,19 @@ def _say(signum, flush=True):
     ``flush`` is false: from the watchdog, whose flush could wait forever on a stream the main thread holds).
     Said once, whichever thread comes first."""
     def write():
-        for stream in (sys.stdout, sys.stderr) if flush else ():
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001 — a closed or broken stream must not stop the exit
-                pass
-        try:
+        if flush:
+            _flush()
+        with contextlib.suppress(OSError):
             os.write(2, (_line(signum) + "\n").encode())
-        except OSError:
-            pass
     say_once(write)
+
+
+def _flush():
+    """Flush stdout and stderr; a closed or broken stream (a closed pipe: the reader wanted no more) must not stop
+    the exit."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
 
 
 def say_once(write):
@@ -119,10 +123,8 @@ def _remove_temporaries():
     """The temporary files of this run's writes in progress (never a finished output)."""
     atomic = sys.modules.get("baseparam._atomic")
     for path in list(getattr(atomic, "_LIVE", ())):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
 
 
 def _stop_workers():
@@ -133,12 +135,10 @@ def _stop_workers():
         return
 
     def stop():
-        try:
+        with contextlib.suppress(Exception):        # best effort on the way out
             for child in sys.modules["multiprocessing"].active_children():
                 child.terminate()
             mp_util._exit_function()
-        except Exception:  # noqa: BLE001 — best effort on the way out
-            pass
     try:
         helper = threading.Thread(target=stop, name="baseparam-stop-workers", daemon=True)
         helper.start()
@@ -220,15 +220,11 @@ def _start_watchdog():
 
 def _forget_watchdog():
     """In a forked child: its signals are its own, not the parent's (the watchdog is not in the child)."""
-    try:
+    with contextlib.suppress(ValueError):
         signal.set_wakeup_fd(-1)
-    except ValueError:
-        pass
     for fd in _WAKEUP:
-        try:
+        with contextlib.suppress(OSError):
             os.close(fd)
-        except OSError:
-            pass
     _WAKEUP.clear()
 
 
@@ -251,10 +247,8 @@ def _status(code):
         return 0
     if isinstance(code, int):
         return code
-    try:
+    with contextlib.suppress(Exception):
         print(code, file=sys.stderr)
-    except Exception:  # noqa: BLE001
-        pass
     return 1
 
 
@@ -282,11 +276,7 @@ def _end(status, signum=None):
         status = 128 + signum
         if not said:
             _say(signum)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 — e.g. a closed pipe: the reader wanted no more
-            pass
+    _flush()
     os._exit(status)
 
 

@@ -220,13 +220,22 @@ def inputs_protected(paths):
     return protect(paths)
 
 
-def _check_outputs(inputs, outputs):
-    """Refuse, before any work, an output that would replace an input or another output.
+def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True):
+    """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
+    output, '-' for an output that cannot go to stdout, and (:func:`_writable`) an output whose folder does not exist
+    or a figure format matplotlib cannot write.
 
     Parameters
     ----------
     inputs : list of str
     outputs : list of (flag, path or None)
+    not_stdout : dict of str → str, optional
+        Flag → what the refusal of '-' for it says.
+    plot_out : str, optional
+        The figure's path, whose format is checked.
+    folders : bool
+        Whether to check the outputs' folders and the figure's format here (False: the caller calls
+        :func:`_writable` after checks of its own).
     """
     import stat
 
@@ -252,6 +261,11 @@ def _check_outputs(inputs, outputs):
         for other_flag, other in named[:k]:
             if same_file(out, other):
                 _fail(f"{out}: {other_flag} and {flag} name the same file", 2)
+    for flag, out in outputs:
+        if out == "-" and flag in (not_stdout or {}):
+            _fail(f"{flag}: {not_stdout[flag]}", 2)
+    if folders:
+        _writable([out for _, out in outputs], plot_out)
 
 
 def _stopped(message, status):
@@ -520,39 +534,29 @@ def main():
 @_robot_options
 def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, symbolic=None):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
-    progress = _Progress("projecting")          # its second runs from the command's start
-    _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)])
-    if h5_out == "-":
-        progress.close()
-        _fail("--h5: HDF5 cannot be written to stdout; give a file name", 2)
-    _writable([json_out, h5_out], on_fail=progress.close)
+    _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)],
+                   {"--h5": "HDF5 cannot be written to stdout; give a file name"})
+    progress = _Progress("projecting")
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
         robot = load(robot_file)
         if symbolic is not None:     # formulas in the named lengths (the exact engine, interpolated)
             from .projection.symbolic import find_symbolic_base_parameters, format_symbolic_table, store_symbolic
-            sym = find_symbolic_base_parameters(robot, symbolic, parameters, max_memory=max_memory)
-            progress.close()
-            written = [h5_out] if h5_out else []
-            if h5_out is not None:
-                store_symbolic(sym, h5_out)
-            if json_out is not None:
-                written.insert(0, _write_json(json_out, sym.to_dict()))
-            table = format_symbolic_table(sym)
-        else:
-            if h5_out is None:
-                base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
-            else:   # the base set, then Z streamed into the file
-                from .projection.storage import find_and_store
-                base = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
-                                      max_disk=max_disk)
-            progress.close()
-            written = [h5_out] if h5_out else []
-            if json_out is not None:
-                written.insert(0, _write_json(json_out, base.to_dict()))
-            table = format_table(base)
-    _report(table, written, json_out == "-")
+            result = find_symbolic_base_parameters(robot, symbolic, parameters, max_memory=max_memory)
+        elif h5_out is None:
+            result = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
+        else:   # the base set, then Z streamed into the file
+            from .projection.storage import find_and_store
+            result = find_and_store(robot, h5_out, parameters, progress=progress, max_memory=max_memory,
+                                    max_disk=max_disk)
+        progress.close()
+        if symbolic is not None and h5_out is not None:
+            store_symbolic(result, h5_out)
+        if json_out:
+            _write_json(json_out, result.to_dict())
+        table = format_symbolic_table(result) if symbolic is not None else format_table(result)
+    _report(table, [json_out, h5_out], json_out == "-")
 
 
 @main.command()
@@ -563,32 +567,24 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
 def describe(robot_file, yaml_out, load):
     """Describe ROBOT_FILE: its joints as numbered here, and for a chain the standard DH table with the
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
-    _check_outputs([robot_file], [("--yaml", yaml_out)])
+    _check_outputs([robot_file], [("--yaml", yaml_out)], folders=False)    # a missing folder: the write says so
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
-        written = []
         if yaml_out is not None:
             if equivalent is None:
                 _fail(f"{robot_file}: --yaml: a tree has no single DH table; pick a chain with --tip LINK", 2)
-            doc = robot_to_yaml(dh_robot(robot, equivalent))
-            if yaml_out == "-":
-                click.echo(doc, nl=False)
-            else:
-                from ._atomic import write_text
-                write_text(yaml_out, doc)
-                written.append(yaml_out)
-    _report(as_flags(text(robot, equivalent), clauses=False), written, yaml_out == "-")
+            _write_text(yaml_out, robot_to_yaml(dh_robot(robot, equivalent)))
+    _report(as_flags(text(robot, equivalent), clauses=False), [yaml_out], yaml_out == "-")
 
 
-def _write_json(path, doc):
-    """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
-    from ._atomic import json_text, write_text
+def _write_text(path, text):
+    """``text`` to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    from ._atomic import write_text
 
-    text = json_text(doc)
     if path == "-":
         click.echo(text, nl=False)
         return None
@@ -596,11 +592,28 @@ def _write_json(path, doc):
     return path
 
 
+def _write_json(path, doc):
+    """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    from ._atomic import json_text
+
+    return _write_text(path, json_text(doc))
+
+
+def _write_outputs(*outputs):
+    """Write, in order, each output ``(path, write)`` whose path is given (``write(path)``); returns the paths, for
+    :func:`_report`."""
+    for path, write in outputs:
+        if path:
+            write(path)
+    return [path for path, _ in outputs]
+
+
 def _report(text, written, json_on_stdout):
-    """The command's text, then 'wrote …' for the files written: on stdout, or on stderr when stdout
-    carries the JSON document (so that it can be piped)."""
+    """The command's text, then 'wrote …' for the files written (``written``: the outputs' paths, None for one not
+    asked for, '-' for stdout): on stdout, or on stderr when stdout carries the JSON document (so that it can be
+    piped)."""
     click.echo(text, err=json_on_stdout)
-    files = [path for path in written if path]
+    files = [path for path in written if path and path != "-"]
     if files:
         click.echo("wrote " + ", ".join(map(printable, files)), err=json_on_stdout)
 
@@ -656,17 +669,14 @@ def _out_folder(out):
     return out
 
 
-def _writable(paths, plot_out=None, on_fail=None):
+def _writable(paths, plot_out=None):
     """Fail before the work, not after it: every output's directory exists (``paths``: None and '-', stdout,
-    skipped, as :func:`_check_outputs` does), the figure's format is known. ``on_fail`` runs first (e.g. closing a
-    progress bar)."""
+    skipped, as :func:`_check_outputs` does), the figure's format is known."""
     for path in paths:
         if not path or path == "-":
             continue
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            if on_fail is not None:
-                on_fail()
             _fail(f"{path}: directory {folder} does not exist", 2)
     if plot_out:
         from ._figures import supported_format
@@ -675,14 +685,21 @@ def _writable(paths, plot_out=None, on_fail=None):
             _fail(f"{plot_out}: {problem}", 2)
 
 
-def _number_or_none(text, name, cast=float):
-    if text is None or str(text).lower() in ("none", "off", "0"):
+def _parsed(text, flag, parse, expected):
+    """``parse(text)`` (None for None), or a usage error naming ``flag``: ``expected EXPECTED, got TEXT``; the
+    library checks the values."""
+    if text is None:
         return None
     try:
-        value = cast(text)
+        return parse(text)
     except ValueError:
-        raise click.BadParameter(f"expected a number or 'none', got {text!r}", param_hint=name) from None
-    return value
+        raise click.BadParameter(f"expected {expected}, got {text!r}", param_hint=flag) from None
+
+
+def _number_or_none(text, flag):
+    if text is not None and str(text).lower() in ("none", "off", "0"):
+        return None
+    return _parsed(text, flag, float, "a number or 'none'")
 
 
 def _trajectory_options(command):
@@ -806,11 +823,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     with _one_line_errors(robot_file):
         train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
-    streamed = len(train) > 1 or workers > 1 or scheduler is not None
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
-    streamed = streamed and not plot_out
-    outputs = [json_out, plot_out, urdf_out, mjcf_out, yaml_out]
+    streamed = workers > 1 or scheduler is not None or (len(train) > 1 and not plot_out)
     if plot_out == "-":
         _fail("--plot: a figure cannot be written to stdout; give a file name (.png, .pdf, .svg)", 2)
     for flag, out in (("--urdf", urdf_out), ("--mjcf", mjcf_out), ("--yaml", yaml_out)):
@@ -824,8 +839,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
     _check_outputs([robot_file, *train, *validate, *filter(None, [contacts_file])],
                    [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
-                    ("--yaml", yaml_out)])
-    _writable(outputs, plot_out)
+                    ("--yaml", yaml_out)], plot_out=plot_out)
     seen = {}
     for role, paths in (("training", train), ("validation", validate)):
         for path in paths:
@@ -844,7 +858,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         robot = load(robot_file)
         if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
             progress.close()
-            floating_options = {"validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
+            floating_options = {"--validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
                                 "--yaml": yaml_out, "--columns": columns, "--delay": delay,
                                 "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
                                 "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
@@ -883,22 +897,13 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)
-        written = []
-        if json_out:
-            written.append(_write_json(json_out, result.to_dict()))
-        if plot_out:
-            from .identification.plots import save_identification_plot
-            save_identification_plot(result, plot_out)
-            written.append(plot_out)
-        if urdf_out:
-            result.to_urdf(urdf_out)
-            written.append(urdf_out)
-        if mjcf_out:       # a URDF's mesh paths start at its folder
-            result.to_mjcf(mjcf_out, urdf_folder=os.path.dirname(os.path.abspath(robot_file)))
-            written.append(mjcf_out)
-        if yaml_out:
-            result.to_yaml(yaml_out)
-            written.append(yaml_out)
+        from .identification.plots import save_identification_plot
+        meshes = os.path.dirname(os.path.abspath(robot_file))      # a URDF's mesh paths start at its folder
+        written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())),
+                                 (plot_out, lambda path: save_identification_plot(result, path)),
+                                 (urdf_out, result.to_urdf),
+                                 (mjcf_out, lambda path: result.to_mjcf(path, urdf_folder=meshes)),
+                                 (yaml_out, result.to_yaml))
     _report(result.summary(), written, json_out == "-")
 
 
@@ -925,8 +930,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         _fail(f"--route: {robot_file}: {robot.name!r} has a floating base: give --route torques|base|momentum", 2)
     for flag, value in unused.items():
         if value:
-            _fail(f"{'--validate' if flag == 'validate' else flag}: not available for a floating-base robot "
-                  "(--route); leave it out", 2)
+            _fail(f"{flag}: not available for a floating-base robot (--route); leave it out", 2)
     if method not in ("ols", "consistent"):
         _fail(f"--method {method}: a floating-base robot is fitted by ols or consistent", 2)
     quantities = {}
@@ -957,15 +961,12 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
 
 def _range(text, flag):
     """``LO:HI`` (either may be empty) as (float or None, float or None); the estimator checks the values."""
-    if text is None:
-        return None
-    parts = text.split(":")
-    try:
+    def parse(text):
+        parts = text.split(":")
         if len(parts) != 2:
             raise ValueError
         return tuple(float(x) if x.strip() else None for x in parts)
-    except ValueError:
-        raise click.BadParameter(f"expected LO:HI in kg (either may be empty), got {text!r}", param_hint=flag) from None
+    return _parsed(text, flag, parse, "LO:HI in kg (either may be empty)")
 
 
 def _mass_bounds(text):
@@ -974,37 +975,24 @@ def _mass_bounds(text):
         return None
     out = {}
     for item in (x for x in text.split(",") if x.strip()):
-        link, _, bounds = item.partition(":")
-        try:
-            number = int(link)
-        except ValueError:
-            raise click.BadParameter(f"expected K:LO:HI with K a link number, got {item!r}",
-                                     param_hint="--mass-bounds") from None
+        number = _parsed(item, "--mass-bounds", lambda item: int(item.partition(":")[0]),
+                         "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently
             raise click.BadParameter(f"link {number}: given twice", param_hint="--mass-bounds")
-        out[number] = _range(bounds, "--mass-bounds")
+        out[number] = _range(item.partition(":")[2], "--mass-bounds")
     return out
 
 
 def _delay(text):
     """``--delay auto|SECONDS`` as 'auto', a float or None."""
-    if text is None or text.strip().lower() == "auto":
-        return text and "auto"
-    try:
-        return float(text)
-    except ValueError:
-        raise click.BadParameter(f"expected 'auto' or a number of seconds, got {text!r}",
-                                 param_hint="--delay") from None
+    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else float(text),
+                   "'auto' or a number of seconds")
 
 
 def _numbers(text, flag):
     """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values."""
-    if text is None:
-        return None
-    try:
-        return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=flag) from None
+    return _parsed(text, flag, lambda text: [float(x) for x in text.replace(";", ",").split(",") if x.strip()],
+                   "comma-separated numbers")
 
 
 @main.command()
@@ -1039,9 +1027,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = write(base, lang, functions, prefix, out_dir)
-    click.echo(f"{base.robot.name}: {base.rank} base parameters")
-    click.echo(result.summary())
-    click.echo("wrote " + ", ".join(map(printable, result.files)))
+    _report(f"{base.robot.name}: {base.rank} base parameters\n{result.summary()}", result.files, False)
 
 
 def _excite_default(name):
@@ -1070,12 +1056,10 @@ def _excite_default(name):
 def equations(robot_file, text_out, python_out, json_out, parameters, max_terms, max_memory, load, symbolic=None):
     """Print ROBOT_FILE's equations of motion in closed form, in its base parameters, checked against
     Newton–Euler at random states (the largest difference is printed with them)."""
-    _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)])
-    for flag, out in (("--out", text_out), ("--python", python_out)):
-        if out == "-":      # else a file named '-' (only --json takes '-' for stdout; the Markdown goes there anyway)
-            _fail(f"{flag}: give a file name ('-' is stdout for --json only; without --out the Markdown goes to "
-                  "stdout)", 2)
-    _writable([text_out, python_out, json_out])     # before minutes of work
+    # before minutes of work; '-' for --out or --python would be a file named '-' (the Markdown goes to stdout anyway)
+    stdout = "give a file name ('-' is stdout for --json only; without --out the Markdown goes to stdout)"
+    _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)],
+                   {"--out": stdout, "--python": stdout})
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
@@ -1083,14 +1067,9 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
-        written = []
-        if json_out is not None:
-            written.append(_write_json(json_out, eq.to_dict()))
-        from ._atomic import write_text
-        for path, text in ((python_out, eq.python_source), (text_out, eq.markdown)):
-            if path is not None:
-                write_text(path, text())
-                written.append(path)
+        written = _write_outputs((json_out, lambda path: _write_json(path, eq.to_dict())),
+                                 (python_out, lambda path: _write_text(path, eq.python_source())),
+                                 (text_out, lambda path: _write_text(path, eq.markdown())))
     _report(eq.markdown() if text_out is None else f"{base.robot.name}: {base.rank} base parameters; "
             f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
 
@@ -1149,10 +1128,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
     csv_out = _out_file(csv_out, robot_file, "_excite.csv")
-    _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)])
-    for flag, out in (("--out", csv_out), ("--plot", plot_out)):
-        if out == "-":
-            _fail(f"{flag}: give a file name", 2)
+    _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
+                   {"--out": "give a file name", "--plot": "give a file name"}, folders=False)
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")
@@ -1164,15 +1141,11 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                                    progress=progress, payload=payload, payload_joints=payload_joints,
                                    pose=_numbers(pose, "--pose"), noise=_numbers(noise, "--noise"))
         progress.close()
-        written = []
-        if csv_out:
-            if folder:
-                os.makedirs(os.path.dirname(csv_out), exist_ok=True)
-            written.append(design.to_csv(csv_out))
-        if json_out:
-            written.append(_write_json(json_out, design.to_dict()))
-        if plot_out:
-            written.append(design.plot(plot_out))
+        if folder:
+            os.makedirs(os.path.dirname(csv_out), exist_ok=True)
+        written = _write_outputs((csv_out, design.to_csv),
+                                 (json_out, lambda path: _write_json(path, design.to_dict())),
+                                 (plot_out, design.plot))
     _report(as_flags(design.summary(), clauses=False), written, json_out == "-")
 
 
@@ -1244,7 +1217,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
-    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)])
+    _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)],
+                   {"--robot-out": "give a file name (.yaml, .yml or .urdf)"}, folders=False)
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
@@ -1290,11 +1264,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             doc["controller_gains"] = {"gains": found.gains.tolist(), "rmse": found.rmse.tolist()}
             summary += "\n  drive gains from the controller's targets (N·m/A): " + ", ".join(
                 f"{k:.4f}" for k in found.gains)
-        written = [_write_json(json_out, doc)] if json_out else []
-        if robot_out:
-            from ._atomic import write_text
-            write_text(robot_out, result.robot_text(described, robot_format))
-            written.append(robot_out)
+        written = _write_outputs(
+            (json_out, lambda path: _write_json(path, doc)),
+            (robot_out, lambda path: _write_text(path, result.robot_text(described, robot_format))))
     _report(summary, written, json_out == "-")
 
 
@@ -1328,7 +1300,6 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
-    _writable([json_out])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         written = [_write_json(json_out, poses.to_dict())] if json_out else []
@@ -1339,8 +1310,6 @@ def _robot_out_format(path):
     """'yaml' or 'urdf' from --robot-out's extension (None without it); one line and exit 2 otherwise."""
     if path is None:
         return None
-    if path == "-":
-        _fail("--robot-out: give a file name (.yaml, .yml or .urdf)", 2)
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".yaml", ".yml", ".urdf"):
         _fail(f"--robot-out: {path}: expected a .yaml, .yml or .urdf file name, got {ext or 'no extension'!r}", 2)
