@@ -36,7 +36,8 @@ from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarn
                       RobotDescriptionError, RoundOffWarning, printable)
 from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
                      problem_lines, special_radians)
-from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors
+from ._angles import AngleSnapper
+from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors, product
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
 
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
@@ -664,33 +665,32 @@ def _origin_matrix(origin) -> np.ndarray:
 
 
 # -- angles -------------------------------------------------------------------------------------------------
+def _exact_cos_sin(angle):
+    """cos and sin of an angle in radians, exact for multiples of 15° (joint_model.exact_cos_sin)."""
+    return exact_cos_sin(angle, "rad")[:2]
+
+
 _RPY_NAMES = ("roll", "pitch", "yaw")      # the entries of rpy="r p y" by name: an index reads as 0- or 1-based
 def _snap_angles(joints, label, tolerance):
     """rpy components and axis directions within `tolerance` of multiples of 15° taken as them."""
     from dataclasses import replace
 
-    notes = []       # (difference, text)
+    snapper = AngleSnapper(tolerance)       # shapes_rank=False: a URDF's rounded angles are kept, not refused
     out = []
     for joint in joints:
         origins = []
         for origin in joint.origins:
-            rpy = list(origin.rpy)
-            for i, value in enumerate(rpy):
-                snapped = special_radians(value, tolerance)
-                if snapped is not None and snapped[0] != value:
-                    notes.append((snapped[1], f"{origin.label} rpy {_RPY_NAMES[i]} = {value!r}"))
-                    rpy[i] = snapped[0]
-            origins.append(replace(origin, rpy=tuple(rpy)) if tuple(rpy) != origin.rpy else origin)
+            rpy = tuple(snapper(value, f"{origin.label} rpy {name}", shapes_rank=False)
+                        for name, value in zip(_RPY_NAMES, origin.rpy))
+            origins.append(replace(origin, rpy=rpy) if rpy != origin.rpy else origin)
         axis, difference = _snapped_axis(joint.axis, tolerance)
         if difference > 0:
-            notes.append((difference, f"joint '{joint.name}' <axis xyz> = {' '.join(repr(v) for v in joint.axis)}"))
+            snapper.snapped.append((difference, f"joint '{joint.name}' <axis xyz> = "
+                                                f"{' '.join(repr(v) for v in joint.axis)}"))
         out.append(replace(joint, origins=tuple(origins), axis=axis))
-    if notes:
-        difference, where = max(notes)
-        warn(printable(
-            f"{label}: {len(notes)} angle{'s' if len(notes) > 1 else ''} within {tolerance:g} rad of multiples of "
-            f"15° taken as them, so the base set stays exact (largest difference {difference:.1e} rad, {where}); "
-            "nothing to do if that is round-off, exact_angles=False keeps them as written"), RoundOffWarning)
+    note = snapper.note(label)
+    if note:
+        warn(printable(note), RoundOffWarning)
     return out
 
 
@@ -707,9 +707,7 @@ def _snapped_axis(axis, tolerance):
         snapped_factors.append(f)
     if largest == 0:
         return axis, 0.0
-    R = np.eye(4)
-    for f in snapped_factors:
-        R = R @ factor_matrix(f, float, lambda v: exact_cos_sin(v, "rad")[:2])
+    R = product(snapped_factors, float, _exact_cos_sin)
     return tuple(float(v) + 0.0 for v in R[:3, 2]), largest
 
 
@@ -733,7 +731,7 @@ def _gravity(tree_root, base, joints, label, tolerance, floating=False):
             tuple((special_radians(v, tolerance) or (v,))[0] for v in joint.origin.rpy)
         # exact cos/sin of special angles, so that a quarter turn leaves no 6e-16 in gravity
         for factor in origin_factors(Origin(rpy=rpy)):
-            R = R @ factor_matrix(factor, float, lambda v: exact_cos_sin(v, "rad")[:2])[:3, :3]
+            R = R @ factor_matrix(factor, float, _exact_cos_sin)[:3, :3]
     moving = [j.name for j in path if j.type != "fixed"]
     if moving and not floating:
         warn(printable(f"{label}: root={base!r}: gravity is taken in that link's frame with the joints "
