@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .joint_model import exact_cos_sin, factor_matrix, joint_models, product
+from .joint_model import exact_cos_sin, factor_matrix, joint_models, product, to_si
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
 
@@ -86,14 +86,20 @@ def _si(robot):
 
 def joint_transform(robot, model, q) -> np.ndarray:
     """``A(q) = C · M(q + offset) · C′`` in SI, shape (4, 4)."""
-    motion = model.offset * (robot.angle_scale if model.is_revolute else robot.length_scale) + q
-    m = np.eye(4)
+    return moved_by(robot, model, to_si(robot, model.motion) + q, joint_transform_before(robot, model))
+
+
+def moved_by(robot, model, motion, before=None) -> np.ndarray:
+    """``C · M(motion) · C′`` in SI, shape (4, 4), or ``M(motion) · C′`` (the link frame in the joint frame)
+    when `before` (C) is None; `motion` is the joint variable in SI, its offset included."""
+    out = np.eye(4)
     if model.is_revolute:
         c, s = math.cos(motion), math.sin(motion)
-        m[:2, :2] = [[c, -s], [s, c]]
+        out[:2, :2] = [[c, -s], [s, c]]
     else:
-        m[2, 3] = motion
-    out = joint_transform_before(robot, model) @ m
+        out[2, 3] = motion
+    if before is not None:
+        out = before @ out
     for f in model.after:
         out = out @ factor_matrix(f, *_si(robot))
     return out

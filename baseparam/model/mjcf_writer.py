@@ -24,8 +24,8 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import ArgumentError
-from .dh_equivalent import joint_transform
-from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from .dh_equivalent import _si, joint_transform
+from .joint_model import joint_models, product
 from .robot import joint_names
 from .urdf_update import _number
 
@@ -56,15 +56,6 @@ def _quat(R) -> np.ndarray:
 
 def _pose(T) -> str:
     return f'pos="{_numbers(T[:3, 3])}" quat="{_numbers(_quat(T[:3, :3]))}"'
-
-
-def _after_inverse(robot, model) -> np.ndarray:
-    """C′⁻¹: the joint frame in the link frame, SI, shape (4, 4)."""
-    out = np.eye(4)
-    for f in model.after:
-        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
-                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
-    return np.linalg.inv(out)
 
 
 # -- URDF geometry ---------------------------------------------------------------------------------------------
@@ -189,7 +180,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         name = names[k]
         link = geometry[1][k][1][0][0] if geometry is not None else f"link{k + 1}"
         placement = joint_transform(robot, model, 0.0)
-        J = _after_inverse(robot, model)
+        J = np.linalg.inv(product(model.after, *_si(robot)))       # C′⁻¹: the joint frame in the link frame
         kind = "hinge" if joint.is_revolute else "slide"
         attributes = [f"name={quoteattr(name)}", f'type="{kind}"', f'pos="{_numbers(J[:3, 3])}"',
                       f'axis="{_numbers(J[:3, 2])}"']

@@ -15,24 +15,9 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .dh_equivalent import joint_transform_before
-from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from .dh_equivalent import joint_transform_before, moved_by
+from .joint_model import joint_models, to_si
 from .robot import joint_names
-
-
-def _after(robot, model) -> np.ndarray:
-    """``M(offset) · C′`` in SI, shape (4, 4): the link frame in the joint frame."""
-    out = np.eye(4)
-    offset = model.offset * (robot.angle_scale if model.is_revolute else robot.length_scale)
-    if model.is_revolute:
-        c, s = math.cos(offset), math.sin(offset)
-        out[:2, :2] = [[c, -s], [s, c]]
-    else:
-        out[2, 3] = offset
-    for f in model.after:
-        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
-                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
-    return out
 
 
 def _rpy(R) -> tuple:
@@ -90,7 +75,7 @@ def robot_to_urdf(robot, bodies) -> str:
     as the robot's model checks the gravity first (:func:`check_urdf_gravity`).
     """
     models = joint_models(robot)
-    afters = [_after(robot, m) for m in models]
+    afters = [moved_by(robot, m, to_si(robot, m.motion)) for m in models]     # M(offset)·C′: link frame in joint frame
     names = joint_names(robot.joints)
     name = robot.name.replace("--", "- -")
     lines = ['<?xml version="1.0"?>', f"<!-- written by baseparam: {name}; joint k moves link{{k}}, whose "
