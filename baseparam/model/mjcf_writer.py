@@ -27,13 +27,9 @@ from ..errors import ArgumentError
 from .dh_equivalent import _si, joint_transform
 from .joint_model import joint_models, product
 from .robot import joint_names
-from .urdf_update import _number
+from .urdf_update import _number, _numbers
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
-
-
-def _numbers(values) -> str:
-    return " ".join(_number(v) for v in values)
 
 
 def _quat(R) -> np.ndarray:

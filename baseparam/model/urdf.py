@@ -47,6 +47,9 @@ MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in 
 # '1_000' (1000) and Unicode digits ('١٢'), which every other reader refuses or reads otherwise
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|INF|nan|NaN)")
 _XML_SPACE = re.compile(r"[ \t\r\n]+")
+# a URDF <inertia>'s attributes and the tensor entries they hold
+INERTIA_ATTRIBUTES = (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
+                      ("izz", (2, 2)))
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _REFUSED = {"floating": "a floating joint below the root (only the root link's single joint may be floating: a "
                         "free-flying base; or take the link below it as the base with root='LINK')",
@@ -374,8 +377,7 @@ def _inertial(link, where, problems):
     tensor = np.zeros((3, 3))
     inertia_el = element.find("inertia")
     if inertia_el is not None:
-        for (i, j), key in zip(((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)),
-                               ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")):
+        for key, (i, j) in INERTIA_ATTRIBUTES:
             value = _numbers(inertia_el.get(key), 1, f"{where} <inertial><inertia {key}>", problems, (0.0,))
             if value is not None:
                 tensor[i, j] = tensor[j, i] = value[0]

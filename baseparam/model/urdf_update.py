@@ -26,6 +26,7 @@ import numpy as np
 
 from .._checks import shown
 from ..errors import ArgumentError
+from .urdf import INERTIA_ATTRIBUTES, _inertial, _origin, _origin_matrix, _Problems
 
 # A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
 _START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*(/?)>""")
@@ -77,8 +78,6 @@ def link_parts(robot):
         Per moving joint: its name, and the same list for its body (placements in its child link's frame;
         the child link first).
     """
-    from .urdf import _inertial, _origin, _origin_matrix, _Problems
-
     if robot.convention != "urdf" or not robot.source or not robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
         raise ArgumentError(f"{robot.name}: not read from a URDF file (no URDF text to update); "
                             "robot_to_urdf writes a new file")
@@ -163,22 +162,28 @@ def _number(x) -> str:
     return repr(float(x) + 0.0)
 
 
+def _numbers(values) -> str:
+    return " ".join(_number(v) for v in values)
+
+
+def inertia_element(inertia, number=_number) -> str:
+    """``<inertia ixx=".." …/>`` of a tensor (3, 3), each entry written by `number`."""
+    I = np.asarray(inertia, dtype=float)
+    return "<inertia " + " ".join(f'{key}="{number(I[i, j])}"' for key, (i, j) in INERTIA_ATTRIBUTES) + "/>"
+
+
 def _comment(text) -> str:
     return "<!-- " + text.replace("--", "- -").replace("\n", " ") + " -->"
 
 
 def _inertial_text(body, comment, indent, newline, step) -> bytes:
     mass, com, inertia = body
-    I = np.asarray(inertia, dtype=float)
-    terms = " ".join(f'{key}="{_number(I[i, j])}"' for key, (i, j) in
-                     (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
-                      ("izz", (2, 2))))
     inner = indent + step
     lines = ["<inertial>"]
     if comment:
         lines.append(inner + _comment(comment))
-    lines += [inner + f'<origin xyz="{" ".join(_number(v) for v in com)}" rpy="0 0 0"/>',
-              inner + f'<mass value="{_number(mass)}"/>', inner + f"<inertia {terms}/>", indent + "</inertial>"]
+    lines += [inner + f'<origin xyz="{_numbers(com)}" rpy="0 0 0"/>', inner + f'<mass value="{_number(mass)}"/>',
+              inner + inertia_element(inertia), indent + "</inertial>"]
     return newline.join(lines).encode()
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from .dh_equivalent import joint_transform_before, moved_by
 from .joint_model import joint_models, to_si
 from .robot import joint_names
+from .urdf_update import _numbers, inertia_element
 
 
 def _rpy(R) -> tuple:
@@ -29,9 +30,7 @@ def _rpy(R) -> tuple:
 
 
 def _origin(T) -> str:
-    xyz = " ".join(repr(float(v) + 0.0) for v in T[:3, 3])
-    rpy = " ".join(repr(float(v) + 0.0) for v in _rpy(T[:3, :3]))
-    return f'<origin xyz="{xyz}" rpy="{rpy}"/>'
+    return f'<origin xyz="{_numbers(T[:3, 3])}" rpy="{_numbers(_rpy(T[:3, :3]))}"/>'
 
 
 def _inertial(mass, com, inertia, T) -> str:
@@ -39,12 +38,13 @@ def _inertial(mass, com, inertia, T) -> str:
     R, p = T[:3, :3], T[:3, 3]
     c = R @ np.asarray(com, dtype=float) + p
     I = R @ np.asarray(inertia, dtype=float) @ R.T
-    xyz = " ".join(repr(float(v) + 0.0) for v in c)
-    terms = " ".join(f'{key}="{float(I[i, j])!r}"' for key, (i, j) in
-                     (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
-                      ("izz", (2, 2))))
-    return (f'    <inertial><origin xyz="{xyz}" rpy="0 0 0"/><mass value="{float(mass)!r}"/>'
-            f"<inertia {terms}/></inertial>")
+    return (f'    <inertial><origin xyz="{_numbers(c)}" rpy="0 0 0"/><mass value="{_repr(mass)}"/>'
+            f"{inertia_element(I, _repr)}</inertial>")
+
+
+def _repr(value) -> str:
+    """A mass or inertia as this writer has always written them (-0.0 stays -0.0)."""
+    return repr(float(value))
 
 
 def check_urdf_gravity(robot):
