@@ -34,8 +34,8 @@ from .._validation import check_angle_tolerance, check_flag, check_link_names, c
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
-from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
-                     problem_lines, special_radians)
+from .checks import (MAX_ANGLE_RAD, MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem,
+                     inertia_problem, problem_lines, special_radians)
 from ._angles import AngleSnapper
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors, product
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
@@ -318,7 +318,7 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
             tiny.extend(f"{label_text} xyz[{i + 1}] = {v!r} as 0" for i, v in enumerate(xyz)
                         if 0 < abs(v) < MIN_LENGTH_M)
             xyz = tuple(0.0 if abs(v) < MIN_LENGTH_M else v for v in xyz)
-    if rpy is not None and any(abs(v) > 2 * math.pi * (1 + 1e-9) for v in rpy):
+    if rpy is not None and any(abs(v) > MAX_ANGLE_RAD for v in rpy):
         if max(abs(v) for v in rpy) > MAX_RPY:
             problems.add(f"{where} <origin rpy>", f"expected angles in radians (within ±{MAX_RPY:g}), got "
                                                    f"{shown(origin.get('rpy'))}")
@@ -326,8 +326,8 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
         else:   # other readers take 6.2832 or 7 rad as they are: the same rotation less whole turns
             if tiny is not None:
                 tiny.extend(f"{label_text} rpy[{i + 1}] = {v!r} less whole turns" for i, v in enumerate(rpy)
-                            if abs(v) > 2 * math.pi * (1 + 1e-9))
-            rpy = tuple(math.remainder(v, 2 * math.pi) + 0.0 if abs(v) > 2 * math.pi * (1 + 1e-9) else v for v in rpy)
+                            if abs(v) > MAX_ANGLE_RAD)
+            rpy = tuple(math.remainder(v, 2 * math.pi) + 0.0 if abs(v) > MAX_ANGLE_RAD else v for v in rpy)
     return Origin(xyz or (0.0, 0.0, 0.0), rpy or (0.0, 0.0, 0.0), label=label_text)
 
 
@@ -489,19 +489,23 @@ def _structure(links, joints, problems):
         problems.add("", "no <link> elements: not a robot (a xacro file must be expanded to URDF first)")
     if not problems.lines:
         roots = _root_links(links, joints)
-        reached = set()
-        stack = list(roots)
-        while stack:
-            link = stack.pop()
-            reached.add(link)
-            stack.extend(j.child for j in children[link])
-        cyclic = sorted(set(links) - reached)
+        cyclic = sorted(set(links) - _below(roots, children))
         if cyclic:
             problems.add("", f"links {', '.join(repr(c) for c in cyclic[:5])} form a cycle (every link on it has a "
                              "parent): a URDF is a tree")
         elif not roots:
             problems.add("", "no root link")
     return children
+
+
+def _below(links, children) -> set:
+    """The links and every link below them."""
+    out, stack = set(), list(links)
+    while stack:
+        link = stack.pop()
+        out.add(link)
+        stack.extend(j.child for j in children[link])
+    return out
 
 
 def _root_links(links, joints):
@@ -540,12 +544,7 @@ def _some(names) -> str:
 
 def _kept_links(base, tip, links, joints, children, problems):
     """Links whose moving joints are kept: all below the base, or those on the paths to the tips."""
-    below = set()
-    stack = [base]
-    while stack:
-        link = stack.pop()
-        below.add(link)
-        stack.extend(j.child for j in children[link])
+    below = _below([base], children)
     if tip is None:
         return below
     tips = [t.strip() for t in tip.split(",")] if isinstance(tip, str) else [str(t) for t in tip]
@@ -594,33 +593,31 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
         _, link, body, prefix, T = item
         bodies[body].add(inertial_of(link), T)
         for joint in reversed(children[link]):
-            if joint.type == "fixed" or joint.child not in keep:
-                # fixed, or a moving joint off the paths to the tips: locked at q = 0, so that the links it
-                # carries (a hand's fingers beyond the arm's tip) still weigh on the body that carries them
-                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
+            # fixed, or a moving joint off the paths to the tips: locked at q = 0, so that the links it
+            # carries (a hand's fingers beyond the arm's tip) still weigh on the body that carries them
+            locked = joint.type == "fixed" or joint.child not in keep
+            if not locked and joint.type in _REFUSED:
+                problems.add(f"joint '{joint.name}'", _REFUSED[joint.type])
                 continue
-            where = f"joint '{joint.name}'"
-            if joint.type in _REFUSED:
-                problems.add(where, _REFUSED[joint.type])
-            elif joint.mimic is not None and mimic == "refuse":
-                problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; lock the mimic joints at "
-                                    "q = 0 with mimic='lock', read them as joints of their own with "
-                                    "mimic='independent', or pick the part without it with tip='LINK' "
-                                    "(joints off the paths to the tips are locked at q = 0)")
-            elif joint.mimic is not None and mimic == "independent":
-                # a coordinate of its own, as pinocchio's buildModelFromUrdf reads it by default (mimic=False)
+            if not locked and joint.mimic is not None:
+                if mimic == "refuse":
+                    problems.add(f"joint '{joint.name}'", f"a mimic joint (of '{joint.mimic}'): not supported; lock "
+                                 "the mimic joints at q = 0 with mimic='lock', read them as joints of their own with "
+                                 "mimic='independent', or pick the part without it with tip='LINK' "
+                                 "(joints off the paths to the tips are locked at q = 0)")
+                    continue
+                # 'independent': a coordinate of its own, as pinocchio's buildModelFromUrdf reads it by default
+                # (mimic=False). 'lock': a mimic joint has no coordinate of its own (q_m = k·q_j + o): the
+                # projection has no basis for the coupling (docs/method.md, "Mimic joints", says what it needs),
+                # so it is locked at q = 0 like a joint off the paths to the tips (pinocchio's buildReducedModel
+                # with it locked there; the URDF written back places its links the same way,
+                # urdf_update.link_parts); parse_urdf says so in one line
                 mimics.append((joint.name, joint.mimic_offset))
-                stack.append(("joint", joint, body, prefix + (joint.origin,)))
-            elif joint.mimic is not None:
-                # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
-                # the coupling (docs/method.md, "Mimic joints", says what it needs), so it is locked at q = 0
-                # like a joint off the paths to the tips (pinocchio's buildReducedModel with it locked there;
-                # the URDF written back places its links the same way, urdf_update.link_parts); parse_urdf
-                # says so in one line
-                mimics.append((joint.name, joint.mimic_offset))
-                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
-            else:
-                stack.append(("joint", joint, body, prefix + (joint.origin,)))
+                locked = mimic == "lock"
+            origins = prefix + (joint.origin,)
+            stack.append(("link", joint.child, body, origins, T @ _origin_matrix(joint.origin)) if locked
+                         else ("joint", joint, body, origins))
+
     def inertia(number, where):
         # the body lumps the links fixed to it: its mass can pass the bound no single <mass> did
         try:
