@@ -281,7 +281,7 @@ class Identification:
         e = self._bodies("to_urdf")
         robot = e.base_.robot
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
-        if robot.convention == "urdf" and robot.source and robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
+        if robot.from_urdf_text:
             text = self._updated_urdf(robot, bodies)
         else:
             from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf

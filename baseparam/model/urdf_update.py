@@ -78,7 +78,7 @@ def link_parts(robot):
         Per moving joint: its name, and the same list for its body (placements in its child link's frame;
         the child link first).
     """
-    if robot.convention != "urdf" or not robot.source or not robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
+    if not robot.from_urdf_text:
         raise ArgumentError(f"{robot.name}: not read from a URDF file (no URDF text to update); "
                             "robot_to_urdf writes a new file")
     problems = _Problems(robot.name)
