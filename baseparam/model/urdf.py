@@ -72,12 +72,6 @@ class _Problems(Exception):
 
 
 @dataclass
-class _Link:
-    name: str
-    inertial: Optional[tuple] = None         # (mass, com (3,), inertia about com (3, 3)), link frame
-
-
-@dataclass
 class _Joint:
     name: str
     type: str
@@ -332,6 +326,8 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
 
 
 def _read(tree, problems, tiny):
+    """The links, name → inertial (mass, com (3,), inertia about the com (3, 3), link frame) or None, and the
+    joints (_Joint), in file order."""
     links, joints = {}, []
     for element in tree.findall("link"):
         name = element.get("name")
@@ -341,7 +337,7 @@ def _read(tree, problems, tiny):
         if name in links:
             problems.add(f"link '{name}'", "defined twice")
             continue
-        links[name] = _Link(name, _inertial(element, f"link '{name}'", problems))
+        links[name] = _inertial(element, f"link '{name}'", problems)
     seen = set()
     for order, element in enumerate(tree.findall("joint")):
         joint = _joint(element, order, problems, tiny)
@@ -572,7 +568,7 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
     pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
 
     def inertial_of(link):
-        inertial = links[link].inertial
+        inertial = links[link]
         if inertial is not None:
             problem = inertia_problem(inertial[2])
             if problem is not None:
