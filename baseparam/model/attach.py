@@ -18,7 +18,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import ArgumentError
-from .urdf_update import body_of, pseudo_inertia
+from .urdf_update import _inertial_text, _numbers, body_of, link_parts, pseudo_inertia
 
 
 def _body(mass, com, inertia):
@@ -90,8 +90,6 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     """
     import xml.etree.ElementTree as ET
 
-    from .urdf_update import _inertial_text, _number, link_parts
-
     payload = _body(mass, com, inertia)
     last_link = link_parts(robot)[1][-1][1][0][0]
     text = robot.source
@@ -105,7 +103,7 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     block = newline.join([f"  <link name={quoteattr(link)}>", "    " + inertial, "  </link>",
                           f"  <joint name={quoteattr(joint)} type=\"fixed\">",
                           f"    <parent link={quoteattr(last_link)}/>", f"    <child link={quoteattr(link)}/>",
-                          f'    <origin xyz="{_number(0)} {_number(0)} {_number(0)}" rpy="0 0 0"/>', "  </joint>"])
+                          f'    <origin xyz="{_numbers((0, 0, 0))}" rpy="0 0 0"/>', "  </joint>"])
     ends = [m.start() for m in re.finditer(r"</robot\s*>", text)]
     if not ends:
         raise ArgumentError(f"{robot.name}: no </robot> in its URDF text")

@@ -27,7 +27,8 @@ from ..errors import ArgumentError
 from .dh_equivalent import _si, joint_transform
 from .joint_model import joint_models, product
 from .robot import joint_names
-from .urdf_update import _number, _numbers
+from .urdf import _origin, _origin_matrix, _Problems
+from .urdf_update import _number, _numbers, link_parts
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
 
@@ -77,8 +78,6 @@ def _mesh_path(filename, folder):
 
 def _geoms(parts, folder, meshes, indent):
     """MJCF geoms of the links' visual and collision elements (placed by their link's T), and comments."""
-    from .urdf import _origin, _origin_matrix, _Problems
-
     problems = _Problems("geometry")
     lines = []
     for link, T, _, element in parts:
@@ -155,12 +154,8 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
                             "base body); use to_yaml")
 
     models = joint_models(robot)
-    geometry = None
+    geometry = link_parts(robot) if robot.from_urdf_text else None
     meshes = {}
-    if robot.from_urdf_text:
-        from .urdf_update import link_parts
-
-        geometry = link_parts(robot)
     folder = urdf_folder or os.getcwd()
     children = {}
     for k, joint in enumerate(robot.joints):
