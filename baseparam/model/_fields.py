@@ -15,7 +15,8 @@ def _got(value) -> str:
     return shown(value, _MAX_GOT)
 
 
-def _check_keys(mapping: dict, allowed, path: str) -> None:
+def _check_keys(mapping: dict, allowed, path: str, required=()) -> None:
+    """No key outside `allowed` (the closest one suggested), and every key of `required`."""
     for key in mapping:
         if key in allowed:
             continue
@@ -24,6 +25,9 @@ def _check_keys(mapping: dict, allowed, path: str) -> None:
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise _Invalid(f"{path}.{label}" if path else label,
                        f"unknown field; {hint}expected one of {', '.join(allowed)}")
+    for key in required:
+        if key not in mapping:
+            raise _Invalid(f"{path}.{key}" if path else key, "required field is missing")
 
 
 def _mapping(value, path: str, example: str) -> dict:

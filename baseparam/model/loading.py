@@ -255,9 +255,7 @@ class _Collector:
 def _build_robot(data, text: str, snapper) -> Robot:
     if not isinstance(data, dict):
         raise _Invalid("", f"expected a mapping (name, units, joints, ...) at the top level, got {_got(data)}")
-    _check_keys(data, _TOP_KEYS, "")
-    if "joints" not in data:
-        raise _Invalid("joints", "required field is missing")
+    _check_keys(data, _TOP_KEYS, "", required=("joints",))
     found = _Collector()
     kwargs = {}
     if "name" in data:
@@ -312,10 +310,7 @@ def _name(value, path: str = "name") -> str:
 
 def _units(value) -> tuple:
     units = _mapping(value, "units", "{length: mm, angle: deg}")
-    _check_keys(units, _UNIT_KEYS, "units")
-    for key in _UNIT_KEYS:
-        if key not in units:
-            raise _Invalid(f"units.{key}", "required field is missing")
+    _check_keys(units, _UNIT_KEYS, "units", required=_UNIT_KEYS)
     length = _choice(units["length"], tuple(LENGTH_UNITS), "units.length")
     angle = _choice(units["angle"], tuple(ANGLE_UNITS), "units.angle")
     return length, angle
@@ -560,10 +555,7 @@ def _rotor_inertia(value, path: str):
 
 def _inertia(value, path: str) -> Inertia:
     spec = _mapping(value, path, "{mass: 1, com: [0, 0, 0], inertia: [[..], [..], [..]]}")
-    _check_keys(spec, _INERTIA_KEYS, path)
-    for key in _INERTIA_KEYS[:3]:
-        if key not in spec:
-            raise _Invalid(f"{path}.{key}", "required field is missing")
+    _check_keys(spec, _INERTIA_KEYS, path, required=_INERTIA_KEYS[:3])
     # as_written: a URDF's massless or non-physical body, kept as the URDF gave it (docs/formats.md)
     as_written = spec.get("as_written", False)
     if not isinstance(as_written, bool):
