@@ -26,7 +26,7 @@ import numpy as np
 
 from .._checks import shown
 from ..errors import ArgumentError
-from .urdf import INERTIA_ATTRIBUTES, _inertial, _origin, _origin_matrix, _Problems
+from .urdf import INERTIA_ATTRIBUTES, _origin_matrix, _Problems, _read
 
 # A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
 _START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*(/?)>""")
@@ -83,12 +83,12 @@ def link_parts(robot):
                             "robot_to_urdf writes a new file")
     problems = _Problems(robot.name)
     root = ET.fromstring(robot.source)
-    links = {el.get("name"): el for el in root.findall("link")}
-    joints = {el.get("name"): el for el in root.findall("joint")}
-    below, above = {}, {}
-    for name, el in joints.items():
-        below.setdefault(el.find("parent").get("link"), []).append(name)
-        above[el.find("child").get("link")] = name
+    elements = {el.get("name"): el for el in root.findall("link")}
+    links, joints = _read(root, problems, None)        # the origins as written (no note on round-off)
+    below, above = {}, {j.child: j for j in joints}
+    for joint in joints:
+        below.setdefault(joint.parent, []).append(joint)
+    joints = {j.name: j for j in joints}
     moving = {j.name for j in robot.joints}
     for joint in robot.joints:
         if joint.name not in joints:
@@ -98,18 +98,16 @@ def link_parts(robot):
         out, stack = [], [(first, np.eye(4))]
         while stack:              # the links merged into this body, placed in the first link's frame
             link, T = stack.pop()
-            out.append((link, T, _inertial(links[link], f"link '{link}'", problems), links[link]))
-            for name in reversed(below.get(link, [])):
-                if name not in moving:
-                    origin = _origin(joints[name], f"joint '{name}'", problems, f"joint '{name}' <origin>")
-                    stack.append((joints[name].find("child").get("link"), T @ _origin_matrix(origin)))
+            out.append((link, T, links[link], elements[link]))
+            stack.extend((j.child, T @ _origin_matrix(j.origin)) for j in reversed(below.get(link, []))
+                         if j.name not in moving)
         return out
 
     first = robot.joints[0]
-    base = joints[first.name].find("parent").get("link")
+    base = joints[first.name].parent
     for _ in range(len(first.origins) - 1):      # the fixed joints merged on the way from the base link
-        base = joints[above[base]].find("parent").get("link")
-    out = [(joint.name, parts(joints[joint.name].find("child").get("link"))) for joint in robot.joints]
+        base = above[base].parent
+    out = [(joint.name, parts(joints[joint.name].child)) for joint in robot.joints]
     base_parts = parts(base)
     problems.check()
     return base_parts, out
