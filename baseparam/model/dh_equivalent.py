@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .joint_model import exact_cos_sin, factor_matrix, joint_models, product, to_si
+from .parameters import moved_body
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
 
@@ -262,9 +263,8 @@ def _in_frame(body, X):
     """A body (or None) whose frame is X (4×4) in another frame, expressed in that frame."""
     if body is None:
         return None
-    R = X[:3, :3]
-    return replace(body, com=R @ np.asarray(body.com, float) + X[:3, 3],
-                   inertia=R @ np.asarray(body.inertia, float) @ R.T)
+    com, inertia = moved_body(body.com, body.inertia, X)
+    return replace(body, com=com, inertia=inertia)
 
 
 def _degrees(rad) -> float:

@@ -116,6 +116,19 @@ class ColumnLayout:
         return np.array(blocks, dtype=np.int64).reshape(-1, 10)
 
 
+def point_inertia(mass, com) -> np.ndarray:
+    """m (|c|² 1 − c cᵀ): the inertia of a point mass at `com` (3,) about the origin, the parallel-axis term
+    between a body's inertia about its centre of mass and about the origin, shape (3, 3)."""
+    return mass * (com @ com * np.eye(3) - np.outer(com, com))
+
+
+def moved_body(com, inertia, T) -> tuple:
+    """A body's centre of mass (3,) and inertia about it (3, 3), given in a frame placed at T (4×4) in
+    another frame, expressed in that frame (R·c + p, R·I·Rᵀ)."""
+    R = T[:3, :3]
+    return R @ np.asarray(com, dtype=float) + T[:3, 3], R @ np.asarray(inertia, dtype=float) @ R.T
+
+
 def body_parameters(body, parameters: str = "pseudo") -> np.ndarray:
     """The 10 parameters of a rigid body (an :class:`~baseparam.model.robot.Inertia`) in its frame, SI.
 
@@ -125,7 +138,7 @@ def body_parameters(body, parameters: str = "pseudo") -> np.ndarray:
         Khalil's XX XY XZ YY YZ ZZ MX MY MZ M or the pseudo XX YY ZZ XY XZ YZ SX SY SZ M.
     """
     m, c = float(body.mass), np.asarray(body.com, dtype=float)
-    J = np.asarray(body.inertia, dtype=float) + m * (c @ c * np.eye(3) - np.outer(c, c))  # about the origin
+    J = np.asarray(body.inertia, dtype=float) + point_inertia(m, c)  # about the origin
     link = np.array([J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2], *(m * c), m])   # Khalil's
     return link if parameters == "khalil" else np.array(khalil_to_pseudo(), dtype=float) @ link
 

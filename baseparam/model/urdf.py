@@ -38,6 +38,7 @@ from .checks import (MAX_ANGLE_RAD, MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNA
                      inertia_problem, problem_lines, special_radians)
 from ._angles import AngleSnapper
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors, product
+from .parameters import moved_body, point_inertia
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
 
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
@@ -99,15 +100,14 @@ class _Body:
         if inertial is None:
             return
         m, c, Ic = inertial
-        R, p = T[:3, :3], T[:3, 3]
-        cb = R @ c + p
+        cb, Ib = moved_body(c, Ic, T)
         self.mass += m
         self.moment = self.moment + m * cb
-        self.second = self.second + R @ Ic @ R.T + m * (cb @ cb * np.eye(3) - np.outer(cb, cb))
+        self.second = self.second + Ib + point_inertia(m, cb)
 
     def inertia(self) -> Inertia:
         com = self.moment / self.mass if self.mass > 0 else np.zeros(3)
-        about_com = self.second - self.mass * (com @ com * np.eye(3) - np.outer(com, com))
+        about_com = self.second - point_inertia(self.mass, com)
         about_com = 0.5 * (about_com + about_com.T)
         com.flags.writeable = False
         about_com.flags.writeable = False

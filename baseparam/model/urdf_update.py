@@ -26,6 +26,7 @@ import numpy as np
 
 from .._checks import shown
 from ..errors import ArgumentError
+from .parameters import point_inertia
 from .urdf import INERTIA_ATTRIBUTES, _origin_matrix, _Problems, _read
 
 # A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
@@ -37,7 +38,7 @@ PHYSICAL_RATIO = 1e-9
 def pseudo_inertia(mass, com, inertia) -> np.ndarray:
     """J = [[Σ, m c], [m cᵀ, m]] of a body (Σ = ∫ r rᵀ dm about the frame origin), shape (4, 4)."""
     c = np.asarray(com, dtype=float)
-    about_origin = np.asarray(inertia, dtype=float) + mass * (c @ c * np.eye(3) - np.outer(c, c))
+    about_origin = np.asarray(inertia, dtype=float) + point_inertia(mass, c)
     return pseudo_of(about_origin, mass * c, mass)
 
 
@@ -56,7 +57,7 @@ def body_of(J) -> tuple:
     m = float(J[3, 3])
     com = J[:3, 3] / m if m > 0 else np.zeros(3)
     about_origin = np.trace(J[:3, :3]) * np.eye(3) - J[:3, :3]
-    inertia = about_origin - m * (com @ com * np.eye(3) - np.outer(com, com))
+    inertia = about_origin - point_inertia(m, com)
     return m, com, 0.5 * (inertia + inertia.T)
 
 

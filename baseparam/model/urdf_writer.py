@@ -17,6 +17,7 @@ import numpy as np
 
 from .dh_equivalent import joint_transform_before, moved_by
 from .joint_model import joint_models, to_si
+from .parameters import moved_body
 from .robot import joint_names
 from .urdf_update import _numbers, inertia_element
 
@@ -35,9 +36,7 @@ def _origin(T) -> str:
 
 def _inertial(mass, com, inertia, T) -> str:
     """A body given in the link frame, written in the joint frame (T: link frame in joint frame)."""
-    R, p = T[:3, :3], T[:3, 3]
-    c = R @ np.asarray(com, dtype=float) + p
-    I = R @ np.asarray(inertia, dtype=float) @ R.T
+    c, I = moved_body(com, inertia, T)
     return (f'    <inertial><origin xyz="{_numbers(c)}" rpy="0 0 0"/><mass value="{_repr(mass)}"/>'
             f"{inertia_element(I, _repr)}</inertial>")
 
