@@ -106,15 +106,10 @@ def moved_by(robot, model, motion, before=None) -> np.ndarray:
     return out
 
 
-def _joint_axes(robot):
-    """Each joint's axis at q = 0 as (point, unit direction), base frame."""
-    frames = link_frames(robot, np.zeros(robot.n_dof))
-    axes = []
-    for joint, model in zip(robot.joints, joint_models(robot)):
-        parent = frames[joint.parent - 1] if joint.parent else np.eye(4)
-        J = parent @ joint_transform_before(robot, model)
-        axes.append((J[:3, 3], J[:3, 2]))
-    return axes, frames
+def _joint_frames(robot, frames):
+    """Each joint's frame C (its axis the z axis) in the base frame, given the link frames at some q."""
+    return [(frames[joint.parent - 1] if joint.parent else np.eye(4)) @ joint_transform_before(robot, model)
+            for joint, model in zip(robot.joints, joint_models(robot))]
 
 
 def joint_transform_before(robot, model) -> np.ndarray:
@@ -203,7 +198,8 @@ def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
     """
     if not robot.is_chain:
         return None
-    axes, frames0 = _joint_axes(robot)
+    frames0 = link_frames(robot, np.zeros(robot.n_dof))
+    axes = [(J[:3, 3], J[:3, 2]) for J in _joint_frames(robot, frames0)]    # (point, unit direction) at q = 0
     n = robot.n_dof
     p1, z1 = axes[0]
     o0 = p1 + ((np.zeros(3) - p1) @ z1) * z1          # the base origin's foot on axis 1
@@ -298,8 +294,7 @@ def _check(robot, table, types, base, tool, n_checks, seed):
         frames = link_frames(robot, q)
         dh = [base @ T for T in dh_forward(table, types, q)]
         worst = max(worst, float(np.abs(dh[-1] @ tool - frames[-1]).max()))
-        for k in range(1, robot.n_dof):
-            J = frames[k - 1] @ joint_transform_before(robot, joint_models(robot)[k])
+        for k, J in enumerate(_joint_frames(robot, frames)[1:], start=1):
             z_dh, o_dh = dh[k - 1][:3, 2], dh[k - 1][:3, 3]
             off_line = (o_dh - J[:3, 3]) - ((o_dh - J[:3, 3]) @ J[:3, 2]) * J[:3, 2]
             worst = max(worst, float(np.abs(z_dh - J[:3, 2]).max()), float(np.abs(off_line).max()))
