@@ -468,11 +468,8 @@ class Robot:
             Columns alpha [rad], a [m], d [m], theta [rad], offset [rad or m].
         """
         ls, an = self.length_scale, self.angle_scale
-        rows = []
-        for j in self.joints:
-            off = j.offset * (an if j.is_revolute else ls)
-            rows.append((j.alpha * an, j.a * ls, j.d * ls, j.theta * an, off))
-        return np.array(rows, dtype=float)
+        return np.array([(j.alpha * an, j.a * ls, j.d * ls, j.theta * an, j.offset * (an if j.is_revolute else ls))
+                         for j in self.joints], dtype=float)
 
     @property
     def gravity_si(self) -> np.ndarray:
