@@ -355,20 +355,18 @@ def _inertial(link, where, problems):
     element = link.find("inertial")
     if element is None:
         return None
-    mass_el = element.find("mass")
-    mass = None
+    mass_el, mass = element.find("mass"), None
     if mass_el is None:
         problems.add(f"{where} <inertial>", "expected a <mass value=...> element")
+    elif mass_el.get("value") is None:
+        problems.add(f"{where} <inertial><mass value>", "expected a mass, got no value attribute")
     else:
         value = _numbers(mass_el.get("value"), 1, f"{where} <inertial><mass value>", problems)
-        if mass_el.get("value") is None:
-            problems.add(f"{where} <inertial><mass value>", "expected a mass, got no value attribute")
+        if value is not None and not 0 <= value[0] <= MAX_MASS_KG:
+            problems.add(f"{where} <inertial><mass value>", f"expected a mass ≥ 0 and at most {MAX_MASS_KG:g} kg, "
+                                                              f"got {shown(value[0])}")
         elif value is not None:
             mass = value[0]
-            if not 0 <= mass <= MAX_MASS_KG:
-                problems.add(f"{where} <inertial><mass value>", f"expected a mass ≥ 0 and at most {MAX_MASS_KG:g} kg, "
-                                                                  f"got {shown(mass)}")
-                mass = None
     origin = _origin(element, f"{where} <inertial>", problems, f"{where} <inertial><origin>")
     tensor = np.zeros((3, 3))
     inertia_el = element.find("inertia")
@@ -623,11 +621,10 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
             return None
 
     for joint, parent, origins, number in pending:
-        friction_prior = joint.dynamics
         body = inertia(number, f"joint '{joint.name}'")
         problems.check()
         out.append(Joint(type=_MOVING[joint.type], origins=origins, axis=joint.axis, parent=parent, name=joint.name,
-                         limits=joint.limits, friction_prior=friction_prior, inertia=body))
+                         limits=joint.limits, friction_prior=joint.dynamics, inertia=body))
     base_body = inertia(0, "the base link")
     problems.check()
     return out, impossible, base_body, mimics
