@@ -168,13 +168,11 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     def write(k, depth):
         joint, model = robot.joints[k], models[k]
         pad = "  " * (depth + 2)
-        name = names[k]
         link = geometry[1][k][1][0][0] if geometry is not None else f"link{k + 1}"
         placement = joint_transform(robot, model, 0.0)
         J = np.linalg.inv(product(model.after, *_si(robot)))       # C′⁻¹: the joint frame in the link frame
-        kind = "hinge" if joint.is_revolute else "slide"
-        attributes = [f"name={quoteattr(name)}", f'type="{kind}"', f'pos="{_numbers(J[:3, 3])}"',
-                      f'axis="{_numbers(J[:3, 2])}"']
+        attributes = [f"name={quoteattr(names[k])}", f'type="{"hinge" if joint.is_revolute else "slide"}"',
+                      f'pos="{_numbers(J[:3, 3])}"', f'axis="{_numbers(J[:3, 2])}"']
         limits = joint.limits
         if robot.convention == "urdf" and limits is not None and limits.lower is not None \
                 and limits.upper is not None:
@@ -201,8 +199,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
 
     for k in children.get(0, []):
         write(k, 0)
-    name = quoteattr(robot.name)
-    lines = [f"<mujoco model={name}>"]
+    lines = [f"<mujoco model={quoteattr(robot.name)}>"]
     if note:
         lines.append("  <!-- " + note.replace("--", "- -") + " -->")
     lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
