@@ -61,11 +61,6 @@ def body_of(J) -> tuple:
     return m, com, 0.5 * (inertia + inertia.T)
 
 
-def _moved(J, T):
-    """A pseudo-inertia given in a frame placed at T (4×4) in another, expressed in the other."""
-    return T @ J @ T.T
-
-
 # -- the file's structure ------------------------------------------------------------------------------------
 def link_parts(robot):
     """The URDF links each body of the robot is made of (module notes).
@@ -226,7 +221,8 @@ def updated_urdf(robot, bodies, *, friction=None, comments=None) -> str:
         J = pseudo_inertia(*bodies[k])
         child = parts[0][0]
         fixed = [(link, T, inertial) for link, T, inertial, _ in parts[1:] if inertial is not None]
-        remainder = J - sum((_moved(pseudo_inertia(*inertial), T) for _, T, inertial in fixed), np.zeros((4, 4)))
+        # each fixed link's pseudo-inertia J_l moved from its frame (placed at T) into the body's: T·J_l·Tᵀ
+        remainder = J - sum((T @ pseudo_inertia(*inertial) @ T.T for _, T, inertial in fixed), np.zeros((4, 4)))
         eig = np.linalg.eigvalsh(remainder)
         keep_fixed = bool(fixed) and eig[0] > PHYSICAL_RATIO * max(eig[-1], 0.0)
         note = comments[k] if comments is not None and comments[k] else ""
