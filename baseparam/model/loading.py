@@ -223,17 +223,12 @@ def _of_file(error):
 
 
 class _Problems(Exception):
-    """Independent problems of one description (each an _Invalid), reported together."""
-
-    def __init__(self, problems):
-        super().__init__(problems)
-        self.problems = problems
-
-
-class _Collector:
-    """Runs field checks, keeping each one's _Invalid instead of stopping at the first."""
+    """Independent problems of one description (each an _Invalid), reported together: field checks run
+    through :meth:`get` keep each one's problem instead of stopping at the first, and :meth:`raise_any`
+    raises the collection when it holds any (parse_robot writes one line per problem)."""
 
     def __init__(self):
+        super().__init__()
         self.problems = []
 
     def get(self, check, *args, default=None):
@@ -246,17 +241,15 @@ class _Collector:
         return default
 
     def raise_any(self):
-        if len(self.problems) == 1:
-            raise self.problems[0]
         if self.problems:
-            raise _Problems(self.problems)
+            raise self
 
 
 def _build_robot(data, text: str, snapper) -> Robot:
     if not isinstance(data, dict):
         raise _Invalid("", f"expected a mapping (name, units, joints, ...) at the top level, got {_got(data)}")
     _check_keys(data, _TOP_KEYS, "", required=("joints",))
-    found = _Collector()
+    found = _Problems()
     kwargs = {}
     if "name" in data:
         kwargs["name"] = found.get(_name, data["name"], default="robot")
@@ -323,7 +316,7 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
         raise _Invalid("joints", "expected at least one joint, got an empty list")
     if len(value) > MAX_JOINTS:
         raise _Invalid("joints", f"expected at most {MAX_JOINTS} joints, got {len(value)}")
-    found = _Collector()
+    found = _Problems()
     read = _general_joint if convention == "urdf" else _joint
     joints = tuple(found.get(read, entry, k, length_unit, angle_unit, snapper) for k, entry in enumerate(value, 1))
     found.raise_any()
@@ -349,7 +342,7 @@ def _joint_head(entry, path, example, keys):
     if "type" not in entry:
         raise _Invalid(f"{path}.type", "required field is missing; expected 'revolute' or 'prismatic'")
     kind = _choice(entry["type"], JOINT_TYPES, f"{path}.type")
-    found = _Collector()
+    found = _Problems()
     found.get(_check_keys, entry, keys[kind], path)
     return entry, kind, found
 
