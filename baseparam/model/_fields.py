@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import difflib
-import math
 
 from .._checks import shown
+from .._numbers import is_real
 from ._yaml_text import _Invalid
 
 _MAX_GOT = 100
@@ -43,11 +43,7 @@ def _number(value, path: str, expected: str = "a finite number"):
         if isinstance(value, str) and _looks_numeric(value):
             hint = " (a quoted string: write the number without quotes)"
         raise _Invalid(path, f"expected {expected}, got {_got(value)}{hint}")
-    try:
-        finite = math.isfinite(value)
-    except OverflowError:  # an int beyond the float range
-        finite = False
-    if not finite:
+    if not is_real(value):      # inf, nan, an int beyond the float range
         raise _Invalid(path, f"expected {expected}, got {_got(value)}")
     return value
 
