@@ -563,7 +563,7 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
     at q = 0 (those on the kept paths, in depth-first order) as (name, <mimic offset> text or None) — with
     ``mimic='independent'``, those read as joints of their own instead."""
     out, bodies, impossible, mimics = [], [_Body()], [], []
-    pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
+    pending = []          # (joint record, parent number, origins before it, body number) in depth-first order
 
     def inertial_of(link):
         inertial = links[link]
@@ -574,17 +574,14 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
         return inertial
 
     # depth first, children in file order, without recursion (a long chain must not exhaust the stack)
-    stack = [("link", base, 0, (), np.eye(4))]
+    # items: (link, body it joins, origins since that body's frame, placement T in it, moving joint above or None)
+    stack = [(base, 0, (), np.eye(4), None)]
     while stack:
-        item = stack.pop()
-        if item[0] == "joint":
-            _, joint, body, prefix = item
+        link, body, prefix, T, moving = stack.pop()
+        if moving is not None:      # the child link of a moving joint starts a body, numbered when reached
             bodies.append(_Body())
-            number = len(bodies) - 1
-            pending.append((joint, body, prefix, number))
-            stack.append(("link", joint.child, number, (), np.eye(4)))
-            continue
-        _, link, body, prefix, T = item
+            pending.append((moving, body, prefix, len(bodies) - 1))
+            body, prefix, T = len(bodies) - 1, (), np.eye(4)
         bodies[body].add(inertial_of(link), T)
         for joint in reversed(children[link]):
             # fixed, or a moving joint off the paths to the tips: locked at q = 0, so that the links it
@@ -609,8 +606,8 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
                 mimics.append((joint.name, joint.mimic_offset))
                 locked = mimic == "lock"
             origins = prefix + (joint.origin,)
-            stack.append(("link", joint.child, body, origins, T @ _origin_matrix(joint.origin)) if locked
-                         else ("joint", joint, body, origins))
+            stack.append((joint.child, body, origins, T @ _origin_matrix(joint.origin), None) if locked
+                         else (joint.child, body, origins, None, joint))
 
     def inertia(number, where):
         # the body lumps the links fixed to it: its mass can pass the bound no single <mass> did
