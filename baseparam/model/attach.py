@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from ..errors import ArgumentError
+from .robot import Inertia, require_robot
 from .urdf_update import _inertial_text, _numbers, body_of, link_parts, pseudo_inertia
 
 
 def _body(mass, com, inertia):
-    from .robot import Inertia
-
     body = Inertia(mass, com, inertia)         # checked as given (one line naming the field), then converted
     return Inertia(float(body.mass), np.array(body.com, dtype=float), np.array(body.inertia, dtype=float))
 
@@ -49,8 +49,6 @@ def with_payload(robot, mass, com, inertia):
         is dropped (it no longer describes the robot; :func:`~baseparam.model.robot.robot_to_yaml` then
         writes the new one); a URDF robot keeps its text.
     """
-    from .robot import require_robot
-
     robot = require_robot(robot)
     last = robot.joints[-1]
     if last.inertia is None:
@@ -88,8 +86,6 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     -------
     str
     """
-    import xml.etree.ElementTree as ET
-
     payload = _body(mass, com, inertia)
     last_link = link_parts(robot)[1][-1][1][0][0]
     text = robot.source
