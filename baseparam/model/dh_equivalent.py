@@ -24,6 +24,7 @@ import numpy as np
 
 from .joint_model import exact_cos_sin, factor_matrix, joint_models, product, to_si
 from .parameters import moved_body
+from .robot import Joint, Robot
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
 
@@ -231,8 +232,6 @@ def dh_robot(robot, equivalent: DHEquivalent):
     The same mechanism with the same joint angles: the same rank, and the same torques for the same
     bodies; only the link frames (hence the regroupings) differ.
     """
-    from .robot import Joint, Robot
-
     frames = link_frames(robot, np.zeros(robot.n_dof))
     dh = [equivalent.base @ T for T in dh_forward(equivalent.table, equivalent.types, np.zeros(robot.n_dof))]
     joints = []

@@ -26,7 +26,8 @@ from typing import Optional
 import numpy as np
 
 from .._checks import shown
-from ..errors import ArgumentError, RobotDescriptionError
+from .._warnings import warn
+from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError
 from .._numbers import is_real
 
 COULOMB_SHAPES = ("sign", "smooth")
@@ -245,8 +246,6 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
         False drops FC (and any Stribeck term) from every joint.
     """
     if model is not None and coulomb and not any("FC" in j.friction_terms for j in robot.joints):
-        from .._warnings import warn
-        from ..errors import DescriptionWarning
         warn(f"{robot.name}: a friction model is given, but no joint declares Coulomb friction (friction: "
              "true, or friction=True); it changes nothing: declare the friction, or leave the friction model out",
              DescriptionWarning)

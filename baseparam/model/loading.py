@@ -29,7 +29,7 @@ from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem, problem_lines
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
-from .friction import AUTO, COULOMB_SHAPES, FrictionModel
+from .friction import AUTO, COULOMB_SHAPES, FrictionModel, parse_friction_model, with_friction_model
 from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
                     Robot, joint_names, with_drives)
 
@@ -138,8 +138,6 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         robot = parse_robot(data, label, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
     robot = with_drives(robot, friction, rotor_inertia)
     if friction_model is not None:
-        from .friction import parse_friction_model, with_friction_model
-
         model, coulomb = (friction_model, True) if isinstance(friction_model, FrictionModel) \
             else parse_friction_model(friction_model)
         robot = with_friction_model(robot, model, coulomb=coulomb)

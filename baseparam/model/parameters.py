@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import check_option
+from ..errors import RobotDescriptionError
 from .robot import require_robot
 
 PARAMETERIZATIONS = ("pseudo", "khalil")
@@ -163,8 +164,6 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
         When a joint lacks the value of a column its description declares.
     """
     require_robot(robot)
-    from ..errors import RobotDescriptionError
-
     layout = ColumnLayout(robot, parameters)
     p = np.zeros(layout.n_standard)
     if layout.base_columns is not None:

@@ -24,7 +24,7 @@ import math
 import os
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -662,8 +662,6 @@ def _exact_cos_sin(angle):
 _RPY_NAMES = ("roll", "pitch", "yaw")      # the entries of rpy="r p y" by name: an index reads as 0- or 1-based
 def _snap_angles(joints, label, tolerance):
     """rpy components and axis directions within `tolerance` of multiples of 15° taken as them."""
-    from dataclasses import replace
-
     snapper = AngleSnapper(tolerance)       # shapes_rank=False: a URDF's rounded angles are kept, not refused
     out = []
     for joint in joints:

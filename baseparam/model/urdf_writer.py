@@ -15,6 +15,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from ..errors import SettingsError
 from .dh_equivalent import joint_transform_before, moved_by
 from .joint_model import joint_models, to_si
 from .parameters import moved_body
@@ -50,7 +51,6 @@ def check_urdf_gravity(robot):
     """SettingsError unless the robot's gravity is (0, 0, -9.81), the one a URDF's readers take (a URDF cannot
     say another): a model written with another would have other dynamics."""
     if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
-        from ..errors import SettingsError
         raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
                             "take 0, 0, -9.81); write the robot as .yaml")
 
