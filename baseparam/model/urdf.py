@@ -67,6 +67,11 @@ class _Problems(Exception):
     def add(self, where, message):
         self.lines.append(f"{self.label}: {where}: {message}" if where else f"{self.label}: {message}")
 
+    def fail(self, where, message):
+        """Add a problem after which the file cannot be read further, and raise."""
+        self.add(where, message)
+        self.check()
+
     def check(self):
         if self.lines:
             raise RobotDescriptionError("\n".join(map(printable, problem_lines(self.label, self.lines))))
@@ -243,13 +248,11 @@ def _text(data, problems) -> str:
         text = data
     else:
         if len(data) > MAX_URDF_BYTES:
-            problems.add("", f"file too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
-            problems.check()
+            problems.fail("", f"file too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
         try:
             text = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            problems.add("", not_utf8(bytes(data), exc))
-            problems.check()
+            problems.fail("", not_utf8(bytes(data), exc))
     if len(text) > MAX_URDF_BYTES:
         problems.add("", f"text too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
     for declaration in ("<!DOCTYPE", "<!ENTITY"):
@@ -266,17 +269,14 @@ def _parse(text, problems):
         element = ET.fromstring(text)
     except ET.ParseError as exc:
         line, column = exc.position
-        problems.add("", f"not well-formed XML at line {line}, column {column + 1}: {str(exc).split(':')[0]}")
-        problems.check()
+        problems.fail("", f"not well-formed XML at line {line}, column {column + 1}: {str(exc).split(':')[0]}")
     if element.tag != "robot":
-        problems.add(f"<{element.tag}>", "expected <robot> as the root element of a URDF")
-        problems.check()
+        problems.fail(f"<{element.tag}>", "expected <robot> as the root element of a URDF")
     # xacro elements left in (an include, a macro call) would be skipped, and with them the links they add
     for node in element.iter():
         if isinstance(node.tag, str) and node.tag.startswith("{") and "xacro" in node.tag.split("}")[0]:
-            problems.add(f"<xacro:{node.tag.split('}')[1]}>", "a xacro element: expand the xacro file to URDF first "
-                                                              "(xacro FILE > FILE.urdf)")
-            problems.check()
+            problems.fail(f"<xacro:{node.tag.split('}')[1]}>", "a xacro element: expand the xacro file to URDF "
+                                                               "first (xacro FILE > FILE.urdf)")
     return element
 
 
