@@ -367,8 +367,7 @@ def _joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
                               f"{path}.{key}", length_unit, angle_unit, snapper)
             if value is not None:
                 fields[name] = value
-    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
-    _drives_and_body(entry, path, fields, found)
+    _common_keys(entry, k, path, fields, found)
     found.raise_any()
     return Joint(**fields)
 
@@ -380,8 +379,10 @@ def _with_default_model(joint, entry, model):
     return replace(joint, friction_model=model)
 
 
-def _drives_and_body(entry, path, fields, found):
-    """The optional keys every joint may have: name, friction, rotor_inertia, inertia, limits, friction_model."""
+def _common_keys(entry, k, path, fields, found):
+    """The keys every joint may have, in either convention: parent (default: joint k − 1), name, friction,
+    rotor_inertia, inertia, limits, friction_prior, friction_model."""
+    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
     if "name" in entry:          # what a log's joints are matched by (URDF names; docs/formats.md)
         fields["name"] = found.get(_name, entry["name"], f"{path}.name")
     if "friction" in entry:
@@ -446,8 +447,7 @@ def _general_joint(entry, k: int, length_unit: str, angle_unit: str, snapper) ->
     if "offset" in entry:
         fields["offset"] = found.get(_field_number, entry["offset"], "offset", kind, f"{path}.offset", length_unit,
                                      angle_unit, snapper)
-    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
-    _drives_and_body(entry, path, fields, found)
+    _common_keys(entry, k, path, fields, found)
     found.raise_any()
     return Joint(**{key: value for key, value in fields.items() if value is not None or key == "parent"})
 
