@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import check_option
 from ..errors import RobotDescriptionError
-from .robot import require_robot
+from .robot import FRICTION_KINDS, require_robot
 
 PARAMETERIZATIONS = ("pseudo", "khalil")
 PSEUDO_NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
@@ -78,9 +78,8 @@ class ColumnLayout:
             power += [LENGTH_POWER[n] for n in LINK_NAMES[parameters]]
         for k, joint in enumerate(robot.joints):
             link_cols.append(list(range(len(names), len(names) + 10)))
-            for n in LINK_NAMES[parameters]:
-                names.append(f"{n}{k + 1}")
-                power.append(LENGTH_POWER[n])
+            names += [f"{n}{k + 1}" for n in LINK_NAMES[parameters]]
+            power += [LENGTH_POWER[n] for n in LINK_NAMES[parameters]]
             if joint.has_rotor_inertia:
                 rotor[k] = len(names)
                 names.append(f"IA{k + 1}")
@@ -179,7 +178,7 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
             if isinstance(joint.rotor_inertia, bool):
                 raise RobotDescriptionError(f"joints[{k + 1}].rotor_inertia: declared without a value")
             p[layout.rotor_columns[k]] = joint.rotor_inertia
-        for kind, value in zip(("FV", "FC", "FO"), joint.friction):
+        for kind, value in zip(FRICTION_KINDS, joint.friction):
             if (k, kind) in layout.friction_columns:
                 if isinstance(value, bool):
                     raise RobotDescriptionError(f"joints[{k + 1}].friction: {kind} declared without a value")
