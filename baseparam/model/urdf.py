@@ -196,9 +196,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     robot_joints, impossible, base_body, mimics = _assemble(base, keep, links, children, problems, mimic)
     problems.check()
     if mimics:
-        names = [name for name, _ in mimics]
-        which = (f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
-                 f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''})")
+        which = (f"{label}: {len(mimics)} mimic joint{'s' if len(mimics) > 1 else ''} "
+                 f"({_some([name for name, _ in mimics], 5)})")
         if mimic == "independent":
             what = (" read as independent joints, each with a coordinate of its own (pinocchio's default reading of "
                     "a URDF): the base parameters are those of the robot with the couplings left out, and a log "
@@ -531,9 +530,10 @@ def _base_link(links, joints, root, problems) -> str:
     return roots[0] if roots else ""
 
 
-def _some(names) -> str:
+def _some(names, most=8) -> str:
+    """The first `most` names, quoted, then ``...`` when there are more."""
     names = list(names)
-    return ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+    return ", ".join(repr(n) for n in names[:most]) + (", ..." if len(names) > most else "")
 
 
 def _kept_links(base, tip, links, joints, children, problems):
