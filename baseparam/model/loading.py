@@ -363,8 +363,7 @@ def _joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
     for key in ("alpha", "a", "d", "theta", "offset"):
         if key in entry:
             name = "offset" if key == variable else key      # the textbook column of the variable: its offset
-            value = found.get(_field_number, entry[key], key if key != variable else "offset", kind,
-                              f"{path}.{key}", length_unit, angle_unit, snapper)
+            value = found.get(_field_number, entry[key], name, kind, f"{path}.{key}", length_unit, angle_unit, snapper)
             if value is not None:
                 fields[name] = value
     _common_keys(entry, k, path, fields, found)
