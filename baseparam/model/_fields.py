@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import difflib
-import math
 
 from .._checks import shown
+from .._numbers import is_real
 from ._yaml_text import _Invalid
 
 _MAX_GOT = 100
@@ -15,7 +15,8 @@ def _got(value) -> str:
     return shown(value, _MAX_GOT)
 
 
-def _check_keys(mapping: dict, allowed, path: str) -> None:
+def _check_keys(mapping: dict, allowed, path: str, required=()) -> None:
+    """No key outside `allowed` (the closest one suggested), and every key of `required`."""
     for key in mapping:
         if key in allowed:
             continue
@@ -24,6 +25,9 @@ def _check_keys(mapping: dict, allowed, path: str) -> None:
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise _Invalid(f"{path}.{label}" if path else label,
                        f"unknown field; {hint}expected one of {', '.join(allowed)}")
+    for key in required:
+        if key not in mapping:
+            raise _Invalid(f"{path}.{key}" if path else key, "required field is missing")
 
 
 def _mapping(value, path: str, example: str) -> dict:
@@ -39,11 +43,7 @@ def _number(value, path: str, expected: str = "a finite number"):
         if isinstance(value, str) and _looks_numeric(value):
             hint = " (a quoted string: write the number without quotes)"
         raise _Invalid(path, f"expected {expected}, got {_got(value)}{hint}")
-    try:
-        finite = math.isfinite(value)
-    except OverflowError:  # an int beyond the float range
-        finite = False
-    if not finite:
+    if not is_real(value):      # inf, nan, an int beyond the float range
         raise _Invalid(path, f"expected {expected}, got {_got(value)}")
     return value
 

@@ -101,38 +101,26 @@ def _top_sequence_exceeds(text: str, key: str, limit: int) -> bool:
     A malformed document is left to the full loader, which words its error.
     """
     parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    opening, closing = (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     try:
-        depth, expect_key, in_key, count = 0, False, False, 0
+        depth, expect_key, in_key, count = 0, False, False, None      # count: the sequence's items, once in it
         while parser.check_event():
             event = parser.get_event()
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                if in_key and depth == 1 and isinstance(event, yaml.SequenceStartEvent):
-                    depth += 1
-                    while parser.check_event():            # count the sequence's items at its own depth
-                        event = parser.get_event()
-                        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                            depth += 1
-                            count += depth == 3
-                        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                            depth -= 1
-                            if depth == 1:
-                                return False
-                        elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
-                            count += depth == 2
-                        if count > limit:
-                            return True
+            if count is not None:                 # in the sequence, whose items are at depth 0
+                count += depth == 0 and not isinstance(event, closing)
+                depth += isinstance(event, opening) - isinstance(event, closing)
+                if count > limit:
+                    return True
+                if depth < 0:                     # the sequence ended
                     return False
-                depth += 1
-                expect_key = depth == 1 and isinstance(event, yaml.MappingStartEvent)
-                in_key = False
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-                expect_key, in_key = depth == 1, False
+            elif in_key and depth == 1 and isinstance(event, yaml.SequenceStartEvent):
+                depth, count = 0, 0
+            elif isinstance(event, opening + closing):
+                depth += 1 if isinstance(event, opening) else -1
+                # a key comes first in the top-level mapping, and after each value that is a collection
+                expect_key, in_key = depth == 1 and not isinstance(event, yaml.SequenceStartEvent), False
             elif depth == 1 and isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
-                if expect_key:
-                    in_key = isinstance(event, yaml.ScalarEvent) and event.value == key
-                else:
-                    in_key = False
+                in_key = expect_key and isinstance(event, yaml.ScalarEvent) and event.value == key
                 expect_key = not expect_key
         return False
     except yaml.YAMLError:

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from ..errors import ArgumentError
-from .urdf_update import body_of, pseudo_inertia
+from .robot import Inertia, require_robot
+from .urdf_update import _inertial_text, _numbers, body_of, link_parts, pseudo_inertia
 
 
 def _body(mass, com, inertia):
-    from .robot import Inertia
-
     body = Inertia(mass, com, inertia)         # checked as given (one line naming the field), then converted
     return Inertia(float(body.mass), np.array(body.com, dtype=float), np.array(body.inertia, dtype=float))
 
@@ -49,8 +49,6 @@ def with_payload(robot, mass, com, inertia):
         is dropped (it no longer describes the robot; :func:`~baseparam.model.robot.robot_to_yaml` then
         writes the new one); a URDF robot keeps its text.
     """
-    from .robot import require_robot
-
     robot = require_robot(robot)
     last = robot.joints[-1]
     if last.inertia is None:
@@ -88,10 +86,6 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     -------
     str
     """
-    import xml.etree.ElementTree as ET
-
-    from .urdf_update import _inertial_text, _number, link_parts
-
     payload = _body(mass, com, inertia)
     last_link = link_parts(robot)[1][-1][1][0][0]
     text = robot.source
@@ -105,7 +99,7 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     block = newline.join([f"  <link name={quoteattr(link)}>", "    " + inertial, "  </link>",
                           f"  <joint name={quoteattr(joint)} type=\"fixed\">",
                           f"    <parent link={quoteattr(last_link)}/>", f"    <child link={quoteattr(link)}/>",
-                          f'    <origin xyz="{_number(0)} {_number(0)} {_number(0)}" rpy="0 0 0"/>', "  </joint>"])
+                          f'    <origin xyz="{_numbers((0, 0, 0))}" rpy="0 0 0"/>', "  </joint>"])
     ends = [m.start() for m in re.finditer(r"</robot\s*>", text)]
     if not ends:
         raise ArgumentError(f"{robot.name}: no </robot> in its URDF text")

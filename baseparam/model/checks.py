@@ -20,6 +20,7 @@ import numpy as np
 
 from .._checks import shown
 from .._numbers import is_real
+from .joint_model import exact_cos_sin, joint_models
 
 MAX_LENGTH_M = 1e4         # a 10 km link is a typo, and beyond it squares of lengths lose meaning
 MIN_LENGTH_M = 1e-9        # below a nanometre a non-zero length is noise (or a denormal)
@@ -162,20 +163,12 @@ def special_radians(value, tolerance: float = SNAP_RADIANS):
 
 def pi_expression(twelfths: int) -> str:
     """``m·π/12`` as a description writes it in radians: ``pi/2``, ``-3*pi/4``, ``0``."""
-    from fractions import Fraction
-
     f = Fraction(twelfths, 12)
     if f == 0:
         return "0"
     sign = "-" if f < 0 else ""
     num, den = abs(f.numerator), f.denominator
     return sign + ("pi" if num == 1 else f"{num}*pi") + ("" if den == 1 else f"/{den}")
-
-
-def angle_offset_rad(value, angle_unit: str) -> float:
-    """Distance (rad) of a description angle from the nearest multiple of 90°."""
-    rad = float(value) * (math.pi / 180.0 if angle_unit == "deg" else 1.0)
-    return abs(rad - round(rad / (math.pi / 2)) * (math.pi / 2))
 
 
 # -- gravity ---------------------------------------------------------------------------------------------
@@ -221,8 +214,6 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
         ``closeness`` is relative (rad for angles); ``text`` names the field, e.g.
         ``"joints[3].alpha = 89.9999999 deg (1.7e-09 rad from 90°)"``.
     """
-    from .joint_model import exact_cos_sin, joint_models
-
     out, seen = [], set()
     unit = robot.angle_unit
     lengths = []
@@ -232,9 +223,10 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
                 continue
             seen.add(f.label)
             if f.is_rotation:
-                delta = angle_offset_rad(f.value, unit)
+                rad = float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0)
+                quarters = round(rad / (math.pi / 2))           # the nearest multiple of 90°
+                delta = abs(rad - quarters * (math.pi / 2))
                 if 0 < delta < limit and not exact_cos_sin(f.value, unit)[2]:
-                    quarters = round(float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0) / (math.pi / 2))
                     meant = f"{90 * quarters}" if unit == "deg" else \
                         (f"{pi_expression(6 * quarters)} (or {quarters * math.pi / 2!r})" if quarters else "0")
                     out.append((delta, f"{f.label} = {f.value!r} {unit} ({delta:.1e} rad from {90 * quarters}°: "

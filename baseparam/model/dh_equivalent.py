@@ -22,7 +22,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .joint_model import exact_cos_sin, factor_matrix, joint_models, product
+from .joint_model import exact_cos_sin, factor_matrix, joint_models, product, to_si
+from .parameters import moved_body
+from .robot import Joint, Robot
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
 
@@ -86,28 +88,29 @@ def _si(robot):
 
 def joint_transform(robot, model, q) -> np.ndarray:
     """``A(q) = C · M(q + offset) · C′`` in SI, shape (4, 4)."""
-    motion = model.offset * (robot.angle_scale if model.is_revolute else robot.length_scale) + q
-    m = np.eye(4)
+    return moved_by(robot, model, to_si(robot, model.motion) + q, joint_transform_before(robot, model))
+
+
+def moved_by(robot, model, motion, before=None) -> np.ndarray:
+    """``C · M(motion) · C′`` in SI, shape (4, 4), or ``M(motion) · C′`` (the link frame in the joint frame)
+    when `before` (C) is None; `motion` is the joint variable in SI, its offset included."""
+    out = np.eye(4)
     if model.is_revolute:
         c, s = math.cos(motion), math.sin(motion)
-        m[:2, :2] = [[c, -s], [s, c]]
+        out[:2, :2] = [[c, -s], [s, c]]
     else:
-        m[2, 3] = motion
-    out = joint_transform_before(robot, model) @ m
+        out[2, 3] = motion
+    if before is not None:
+        out = before @ out
     for f in model.after:
         out = out @ factor_matrix(f, *_si(robot))
     return out
 
 
-def _joint_axes(robot):
-    """Each joint's axis at q = 0 as (point, unit direction), base frame."""
-    frames = link_frames(robot, np.zeros(robot.n_dof))
-    axes = []
-    for joint, model in zip(robot.joints, joint_models(robot)):
-        parent = frames[joint.parent - 1] if joint.parent else np.eye(4)
-        J = parent @ joint_transform_before(robot, model)
-        axes.append((J[:3, 3], J[:3, 2]))
-    return axes, frames
+def _joint_frames(robot, frames):
+    """Each joint's frame C (its axis the z axis) in the base frame, given the link frames at some q."""
+    return [(frames[joint.parent - 1] if joint.parent else np.eye(4)) @ joint_transform_before(robot, model)
+            for joint, model in zip(robot.joints, joint_models(robot))]
 
 
 def joint_transform_before(robot, model) -> np.ndarray:
@@ -196,7 +199,8 @@ def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
     """
     if not robot.is_chain:
         return None
-    axes, frames0 = _joint_axes(robot)
+    frames0 = link_frames(robot, np.zeros(robot.n_dof))
+    axes = [(J[:3, 3], J[:3, 2]) for J in _joint_frames(robot, frames0)]    # (point, unit direction) at q = 0
     n = robot.n_dof
     p1, z1 = axes[0]
     o0 = p1 + ((np.zeros(3) - p1) @ z1) * z1          # the base origin's foot on axis 1
@@ -228,8 +232,6 @@ def dh_robot(robot, equivalent: DHEquivalent):
     The same mechanism with the same joint angles: the same rank, and the same torques for the same
     bodies; only the link frames (hence the regroupings) differ.
     """
-    from .robot import Joint, Robot
-
     frames = link_frames(robot, np.zeros(robot.n_dof))
     dh = [equivalent.base @ T for T in dh_forward(equivalent.table, equivalent.types, np.zeros(robot.n_dof))]
     joints = []
@@ -256,9 +258,8 @@ def _in_frame(body, X):
     """A body (or None) whose frame is X (4×4) in another frame, expressed in that frame."""
     if body is None:
         return None
-    R = X[:3, :3]
-    return replace(body, com=R @ np.asarray(body.com, float) + X[:3, 3],
-                   inertia=R @ np.asarray(body.inertia, float) @ R.T)
+    com, inertia = moved_body(body.com, body.inertia, X)
+    return replace(body, com=com, inertia=inertia)
 
 
 def _degrees(rad) -> float:
@@ -292,8 +293,7 @@ def _check(robot, table, types, base, tool, n_checks, seed):
         frames = link_frames(robot, q)
         dh = [base @ T for T in dh_forward(table, types, q)]
         worst = max(worst, float(np.abs(dh[-1] @ tool - frames[-1]).max()))
-        for k in range(1, robot.n_dof):
-            J = frames[k - 1] @ joint_transform_before(robot, joint_models(robot)[k])
+        for k, J in enumerate(_joint_frames(robot, frames)[1:], start=1):
             z_dh, o_dh = dh[k - 1][:3, 2], dh[k - 1][:3, 3]
             off_line = (o_dh - J[:3, 3]) - ((o_dh - J[:3, 3]) @ J[:3, 2]) * J[:3, 2]
             worst = max(worst, float(np.abs(z_dh - J[:3, 2]).max()), float(np.abs(off_line).max()))

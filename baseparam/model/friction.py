@@ -26,7 +26,8 @@ from typing import Optional
 import numpy as np
 
 from .._checks import shown
-from ..errors import ArgumentError, RobotDescriptionError
+from .._warnings import warn
+from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError
 from .._numbers import is_real
 
 COULOMB_SHAPES = ("sign", "smooth")
@@ -101,11 +102,8 @@ class FrictionModel:
 
     def resolved(self, velocity=None, stribeck=None) -> FrictionModel:
         """The model with its ``'auto'`` scales replaced by the given numbers."""
-        changes = {}
-        if self.velocity == AUTO:
-            changes["velocity"] = velocity
-        if self.stribeck == AUTO:
-            changes["stribeck"] = stribeck
+        changes = {name: value for name, value in (("velocity", velocity), ("stribeck", stribeck))
+                   if getattr(self, name) == AUTO}
         return replace(self, **changes) if changes else self
 
     def coulomb_shape(self, qd, sign_width=None) -> np.ndarray:
@@ -119,7 +117,7 @@ class FrictionModel:
     def coulomb_slope(self, qd, sign_width=None) -> np.ndarray:
         """dc/dq̇ of :meth:`coulomb_shape` (0 for sign(q̇), wherever it is defined)."""
         if self.coulomb == "sign" and sign_width is None:
-            return np.zeros(np.shape(qd))
+            return np.zeros_like(np.asarray(qd, dtype=float))
         width = sign_width if self.coulomb == "sign" else self.velocity
         return (1.0 - self.coulomb_shape(qd, sign_width) ** 2) / width
 
@@ -151,11 +149,8 @@ class FrictionModel:
 
     def to_dict(self) -> dict:
         """The YAML/JSON form (``friction_model:`` of a description)."""
-        out = {"coulomb": self.coulomb}
-        for name in ("velocity", "stribeck", "stribeck_friction"):
-            if getattr(self, name) is not None:
-                out[name] = getattr(self, name)
-        return out
+        given = {name: getattr(self, name) for name in ("velocity", "stribeck", "stribeck_friction")}
+        return {"coulomb": self.coulomb, **{name: value for name, value in given.items() if value is not None}}
 
 
 def _number(value):
@@ -210,11 +205,7 @@ def friction_shapes(robot, qd, sign_width=None):
     sgn, stb : ndarray, shape (n_dof, S)
         c(q̇) per joint, and s(q̇) (zero for joints without a Stribeck term).
     """
-    if sign_width is None:
-        sgn = np.sign(qd)
-    else:
-        sgn = np.tanh(qd / np.asarray(sign_width, dtype=float)[:, None])
-    return _per_joint(robot, qd, sign_width, sgn, "coulomb_shape", "stribeck_shape")
+    return _per_joint(robot, qd, sign_width, "coulomb_shape", "stribeck_shape")
 
 
 def friction_slopes(robot, qd, sign_width=None):
@@ -222,18 +213,15 @@ def friction_slopes(robot, qd, sign_width=None):
 
     sign(q̇) has slope 0 wherever it is defined; its surrogate tanh(q̇/w) has (1 − tanh²)/w.
     """
-    if sign_width is None:
-        dsgn = np.zeros_like(qd)
-    else:
-        width = np.asarray(sign_width, dtype=float)[:, None]
-        dsgn = (1.0 - np.tanh(qd / width) ** 2) / width
-    return _per_joint(robot, qd, sign_width, dsgn, "coulomb_slope", "stribeck_slope")
+    return _per_joint(robot, qd, sign_width, "coulomb_slope", "stribeck_slope")
 
 
-def _per_joint(robot, qd, sign_width, coulomb, coulomb_method, stribeck_method):
-    """The Coulomb rows ``coulomb`` (shape (n_dof, S), the plain sign's values or slopes) with the rows
-    of joints that declare a friction model replaced by that model's ``coulomb_method``, and the
-    Stribeck rows by its ``stribeck_method`` (zero for joints without one)."""
+def _per_joint(robot, qd, sign_width, coulomb_method, stribeck_method):
+    """The default model's ``coulomb_method`` (sign(q̇) or its surrogate tanh(q̇/w): values or slopes) of
+    every joint, shape (n_dof, S), the rows of joints that declare a friction model replaced by that
+    model's ``coulomb_method``; and the Stribeck rows by its ``stribeck_method`` (zero for joints without one)."""
+    widths = None if sign_width is None else np.asarray(sign_width, dtype=float)[:, None]
+    coulomb = getattr(DEFAULT, coulomb_method)(qd, widths)
     stribeck = np.zeros_like(qd)
     for k, joint in enumerate(robot.joints):
         model = joint.friction_model
@@ -258,8 +246,6 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
         False drops FC (and any Stribeck term) from every joint.
     """
     if model is not None and coulomb and not any("FC" in j.friction_terms for j in robot.joints):
-        from .._warnings import warn
-        from ..errors import DescriptionWarning
         warn(f"{robot.name}: a friction model is given, but no joint declares Coulomb friction (friction: "
              "true, or friction=True); it changes nothing: declare the friction, or leave the friction model out",
              DescriptionWarning)

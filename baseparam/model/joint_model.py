@@ -215,11 +215,10 @@ def joint_model(robot, k) -> JointModel:
                     label=f"joints[{k + 1}].offset")
     if robot.convention == "urdf":
         return _general_model(j, k, motion)
-    field_of = {"alpha": rotation("x", j.alpha, f"joints[{k + 1}].alpha"),
-                "a": translation("x", j.a, f"joints[{k + 1}].a"),
-                "d": translation("z", j.d, f"joints[{k + 1}].d"),
-                "theta": rotation("z", j.theta, f"joints[{k + 1}].theta")}
-    alpha, a, d, theta = (field_of[name] for name in ("alpha", "a", "d", "theta"))
+    alpha = rotation("x", j.alpha, f"joints[{k + 1}].alpha")
+    a = translation("x", j.a, f"joints[{k + 1}].a")
+    d = translation("z", j.d, f"joints[{k + 1}].d")
+    theta = rotation("z", j.theta, f"joints[{k + 1}].theta")
     if j.is_revolute:
         if robot.convention == "standard":
             return JointModel(j.type, (), motion, (d, a, alpha))

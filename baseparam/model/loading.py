@@ -29,7 +29,7 @@ from ._angles import AngleSnapper, pi_angle
 from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem, problem_lines
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
-from .friction import AUTO, COULOMB_SHAPES, FrictionModel
+from .friction import AUTO, COULOMB_SHAPES, FrictionModel, parse_friction_model, with_friction_model
 from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
                     Robot, joint_names, with_drives)
 
@@ -138,8 +138,6 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         robot = parse_robot(data, label, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
     robot = with_drives(robot, friction, rotor_inertia)
     if friction_model is not None:
-        from .friction import parse_friction_model, with_friction_model
-
         model, coulomb = (friction_model, True) if isinstance(friction_model, FrictionModel) \
             else parse_friction_model(friction_model)
         robot = with_friction_model(robot, model, coulomb=coulomb)
@@ -223,17 +221,12 @@ def _of_file(error):
 
 
 class _Problems(Exception):
-    """Independent problems of one description (each an _Invalid), reported together."""
-
-    def __init__(self, problems):
-        super().__init__(problems)
-        self.problems = problems
-
-
-class _Collector:
-    """Runs field checks, keeping each one's _Invalid instead of stopping at the first."""
+    """Independent problems of one description (each an _Invalid), reported together: field checks run
+    through :meth:`get` keep each one's problem instead of stopping at the first, and :meth:`raise_any`
+    raises the collection when it holds any (parse_robot writes one line per problem)."""
 
     def __init__(self):
+        super().__init__()
         self.problems = []
 
     def get(self, check, *args, default=None):
@@ -246,19 +239,15 @@ class _Collector:
         return default
 
     def raise_any(self):
-        if len(self.problems) == 1:
-            raise self.problems[0]
         if self.problems:
-            raise _Problems(self.problems)
+            raise self
 
 
 def _build_robot(data, text: str, snapper) -> Robot:
     if not isinstance(data, dict):
         raise _Invalid("", f"expected a mapping (name, units, joints, ...) at the top level, got {_got(data)}")
-    _check_keys(data, _TOP_KEYS, "")
-    if "joints" not in data:
-        raise _Invalid("joints", "required field is missing")
-    found = _Collector()
+    _check_keys(data, _TOP_KEYS, "", required=("joints",))
+    found = _Problems()
     kwargs = {}
     if "name" in data:
         kwargs["name"] = found.get(_name, data["name"], default="robot")
@@ -312,10 +301,7 @@ def _name(value, path: str = "name") -> str:
 
 def _units(value) -> tuple:
     units = _mapping(value, "units", "{length: mm, angle: deg}")
-    _check_keys(units, _UNIT_KEYS, "units")
-    for key in _UNIT_KEYS:
-        if key not in units:
-            raise _Invalid(f"units.{key}", "required field is missing")
+    _check_keys(units, _UNIT_KEYS, "units", required=_UNIT_KEYS)
     length = _choice(units["length"], tuple(LENGTH_UNITS), "units.length")
     angle = _choice(units["angle"], tuple(ANGLE_UNITS), "units.angle")
     return length, angle
@@ -328,7 +314,7 @@ def _joints(value, length_unit, angle_unit, convention, snapper) -> tuple:
         raise _Invalid("joints", "expected at least one joint, got an empty list")
     if len(value) > MAX_JOINTS:
         raise _Invalid("joints", f"expected at most {MAX_JOINTS} joints, got {len(value)}")
-    found = _Collector()
+    found = _Problems()
     read = _general_joint if convention == "urdf" else _joint
     joints = tuple(found.get(read, entry, k, length_unit, angle_unit, snapper) for k, entry in enumerate(value, 1))
     found.raise_any()
@@ -354,7 +340,7 @@ def _joint_head(entry, path, example, keys):
     if "type" not in entry:
         raise _Invalid(f"{path}.type", "required field is missing; expected 'revolute' or 'prismatic'")
     kind = _choice(entry["type"], JOINT_TYPES, f"{path}.type")
-    found = _Collector()
+    found = _Problems()
     found.get(_check_keys, entry, keys[kind], path)
     return entry, kind, found
 
@@ -377,12 +363,10 @@ def _joint(entry, k: int, length_unit: str, angle_unit: str, snapper) -> Joint:
     for key in ("alpha", "a", "d", "theta", "offset"):
         if key in entry:
             name = "offset" if key == variable else key      # the textbook column of the variable: its offset
-            value = found.get(_field_number, entry[key], key if key != variable else "offset", kind,
-                              f"{path}.{key}", length_unit, angle_unit, snapper)
+            value = found.get(_field_number, entry[key], name, kind, f"{path}.{key}", length_unit, angle_unit, snapper)
             if value is not None:
                 fields[name] = value
-    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
-    _drives_and_body(entry, path, fields, found)
+    _common_keys(entry, k, path, fields, found)
     found.raise_any()
     return Joint(**fields)
 
@@ -394,8 +378,10 @@ def _with_default_model(joint, entry, model):
     return replace(joint, friction_model=model)
 
 
-def _drives_and_body(entry, path, fields, found):
-    """The optional keys every joint may have: name, friction, rotor_inertia, inertia, limits, friction_model."""
+def _common_keys(entry, k, path, fields, found):
+    """The keys every joint may have, in either convention: parent (default: joint k − 1), name, friction,
+    rotor_inertia, inertia, limits, friction_prior, friction_model."""
+    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
     if "name" in entry:          # what a log's joints are matched by (URDF names; docs/formats.md)
         fields["name"] = found.get(_name, entry["name"], f"{path}.name")
     if "friction" in entry:
@@ -460,8 +446,7 @@ def _general_joint(entry, k: int, length_unit: str, angle_unit: str, snapper) ->
     if "offset" in entry:
         fields["offset"] = found.get(_field_number, entry["offset"], "offset", kind, f"{path}.offset", length_unit,
                                      angle_unit, snapper)
-    fields["parent"] = found.get(_parent, entry.get("parent", k - 1), k, f"{path}.parent")
-    _drives_and_body(entry, path, fields, found)
+    _common_keys(entry, k, path, fields, found)
     found.raise_any()
     return Joint(**{key: value for key, value in fields.items() if value is not None or key == "parent"})
 
@@ -560,10 +545,7 @@ def _rotor_inertia(value, path: str):
 
 def _inertia(value, path: str) -> Inertia:
     spec = _mapping(value, path, "{mass: 1, com: [0, 0, 0], inertia: [[..], [..], [..]]}")
-    _check_keys(spec, _INERTIA_KEYS, path)
-    for key in _INERTIA_KEYS[:3]:
-        if key not in spec:
-            raise _Invalid(f"{path}.{key}", "required field is missing")
+    _check_keys(spec, _INERTIA_KEYS, path, required=_INERTIA_KEYS[:3])
     # as_written: a URDF's massless or non-physical body, kept as the URDF gave it (docs/formats.md)
     as_written = spec.get("as_written", False)
     if not isinstance(as_written, bool):

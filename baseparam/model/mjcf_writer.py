@@ -24,16 +24,13 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import ArgumentError
-from .dh_equivalent import joint_transform
-from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from .dh_equivalent import _si, joint_transform
+from .joint_model import joint_models, product
 from .robot import joint_names
-from .urdf_update import _number
+from .urdf import _origin, _origin_matrix, _Problems
+from .urdf_update import _number, _numbers, link_parts
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
-
-
-def _numbers(values) -> str:
-    return " ".join(_number(v) for v in values)
 
 
 def _quat(R) -> np.ndarray:
@@ -56,15 +53,6 @@ def _quat(R) -> np.ndarray:
 
 def _pose(T) -> str:
     return f'pos="{_numbers(T[:3, 3])}" quat="{_numbers(_quat(T[:3, :3]))}"'
-
-
-def _after_inverse(robot, model) -> np.ndarray:
-    """C′⁻¹: the joint frame in the link frame, SI, shape (4, 4)."""
-    out = np.eye(4)
-    for f in model.after:
-        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
-                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
-    return np.linalg.inv(out)
 
 
 # -- URDF geometry ---------------------------------------------------------------------------------------------
@@ -90,8 +78,6 @@ def _mesh_path(filename, folder):
 
 def _geoms(parts, folder, meshes, indent):
     """MJCF geoms of the links' visual and collision elements (placed by their link's T), and comments."""
-    from .urdf import _origin, _origin_matrix, _Problems
-
     problems = _Problems("geometry")
     lines = []
     for link, T, _, element in parts:
@@ -168,12 +154,8 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
                             "base body); use to_yaml")
 
     models = joint_models(robot)
-    geometry = None
+    geometry = link_parts(robot) if robot.from_urdf_text else None
     meshes = {}
-    if robot.from_urdf_text:
-        from .urdf_update import link_parts
-
-        geometry = link_parts(robot)
     folder = urdf_folder or os.getcwd()
     children = {}
     for k, joint in enumerate(robot.joints):
@@ -186,13 +168,11 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     def write(k, depth):
         joint, model = robot.joints[k], models[k]
         pad = "  " * (depth + 2)
-        name = names[k]
         link = geometry[1][k][1][0][0] if geometry is not None else f"link{k + 1}"
         placement = joint_transform(robot, model, 0.0)
-        J = _after_inverse(robot, model)
-        kind = "hinge" if joint.is_revolute else "slide"
-        attributes = [f"name={quoteattr(name)}", f'type="{kind}"', f'pos="{_numbers(J[:3, 3])}"',
-                      f'axis="{_numbers(J[:3, 2])}"']
+        J = np.linalg.inv(product(model.after, *_si(robot)))       # C′⁻¹: the joint frame in the link frame
+        attributes = [f"name={quoteattr(names[k])}", f'type="{"hinge" if joint.is_revolute else "slide"}"',
+                      f'pos="{_numbers(J[:3, 3])}"', f'axis="{_numbers(J[:3, 2])}"']
         limits = joint.limits
         if robot.convention == "urdf" and limits is not None and limits.lower is not None \
                 and limits.upper is not None:
@@ -219,8 +199,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
 
     for k in children.get(0, []):
         write(k, 0)
-    name = quoteattr(robot.name)
-    lines = [f"<mujoco model={name}>"]
+    lines = [f"<mujoco model={quoteattr(robot.name)}>"]
     if note:
         lines.append("  <!-- " + note.replace("--", "- -") + " -->")
     lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',

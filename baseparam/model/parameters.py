@@ -15,7 +15,8 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import check_option
-from .robot import require_robot
+from ..errors import RobotDescriptionError
+from .robot import FRICTION_KINDS, require_robot
 
 PARAMETERIZATIONS = ("pseudo", "khalil")
 PSEUDO_NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
@@ -77,9 +78,8 @@ class ColumnLayout:
             power += [LENGTH_POWER[n] for n in LINK_NAMES[parameters]]
         for k, joint in enumerate(robot.joints):
             link_cols.append(list(range(len(names), len(names) + 10)))
-            for n in LINK_NAMES[parameters]:
-                names.append(f"{n}{k + 1}")
-                power.append(LENGTH_POWER[n])
+            names += [f"{n}{k + 1}" for n in LINK_NAMES[parameters]]
+            power += [LENGTH_POWER[n] for n in LINK_NAMES[parameters]]
             if joint.has_rotor_inertia:
                 rotor[k] = len(names)
                 names.append(f"IA{k + 1}")
@@ -116,6 +116,19 @@ class ColumnLayout:
         return np.array(blocks, dtype=np.int64).reshape(-1, 10)
 
 
+def point_inertia(mass, com) -> np.ndarray:
+    """m (|c|² 1 − c cᵀ): the inertia of a point mass at `com` (3,) about the origin, the parallel-axis term
+    between a body's inertia about its centre of mass and about the origin, shape (3, 3)."""
+    return mass * (com @ com * np.eye(3) - np.outer(com, com))
+
+
+def moved_body(com, inertia, T) -> tuple:
+    """A body's centre of mass (3,) and inertia about it (3, 3), given in a frame placed at T (4×4) in
+    another frame, expressed in that frame (R·c + p, R·I·Rᵀ)."""
+    R = T[:3, :3]
+    return R @ np.asarray(com, dtype=float) + T[:3, 3], R @ np.asarray(inertia, dtype=float) @ R.T
+
+
 def body_parameters(body, parameters: str = "pseudo") -> np.ndarray:
     """The 10 parameters of a rigid body (an :class:`~baseparam.model.robot.Inertia`) in its frame, SI.
 
@@ -125,7 +138,7 @@ def body_parameters(body, parameters: str = "pseudo") -> np.ndarray:
         Khalil's XX XY XZ YY YZ ZZ MX MY MZ M or the pseudo XX YY ZZ XY XZ YZ SX SY SZ M.
     """
     m, c = float(body.mass), np.asarray(body.com, dtype=float)
-    J = np.asarray(body.inertia, dtype=float) + m * (c @ c * np.eye(3) - np.outer(c, c))  # about the origin
+    J = np.asarray(body.inertia, dtype=float) + point_inertia(m, c)  # about the origin
     link = np.array([J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2], *(m * c), m])   # Khalil's
     return link if parameters == "khalil" else np.array(khalil_to_pseudo(), dtype=float) @ link
 
@@ -150,8 +163,6 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
         When a joint lacks the value of a column its description declares.
     """
     require_robot(robot)
-    from ..errors import RobotDescriptionError
-
     layout = ColumnLayout(robot, parameters)
     p = np.zeros(layout.n_standard)
     if layout.base_columns is not None:
@@ -167,7 +178,7 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
             if isinstance(joint.rotor_inertia, bool):
                 raise RobotDescriptionError(f"joints[{k + 1}].rotor_inertia: declared without a value")
             p[layout.rotor_columns[k]] = joint.rotor_inertia
-        for kind, value in zip(("FV", "FC", "FO"), joint.friction):
+        for kind, value in zip(FRICTION_KINDS, joint.friction):
             if (k, kind) in layout.friction_columns:
                 if isinstance(value, bool):
                     raise RobotDescriptionError(f"joints[{k + 1}].friction: {kind} declared without a value")

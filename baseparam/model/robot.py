@@ -139,6 +139,12 @@ class JointLimits:
             object.__setattr__(self, name, None if value is None else float(value))
 
 
+def _refuse(where, problem):
+    """A RobotDescriptionError naming the field `where` when a check found a problem (not None)."""
+    if problem is not None:
+        raise RobotDescriptionError(f"{where}: {problem}")
+
+
 def _declared(value) -> bool:
     """A friction entry that models its term (True or a value; False and None do not)."""
     return value is not False and value is not None
@@ -310,12 +316,10 @@ class Robot:
 
     def __post_init__(self):
         # check_option: an array or a list given for an option is refused, not compared element by element
-        check_option(self.convention, "convention", CONVENTIONS, expected=f"one of {CONVENTIONS}",
-                     error=RobotDescriptionError)
-        check_option(self.length_unit, "units.length", LENGTH_UNITS, expected=f"one of {tuple(LENGTH_UNITS)}",
-                     error=RobotDescriptionError)
-        check_option(self.angle_unit, "units.angle", ANGLE_UNITS, expected=f"one of {tuple(ANGLE_UNITS)}",
-                     error=RobotDescriptionError)
+        for value, name, options in ((self.convention, "convention", CONVENTIONS),
+                                     (self.length_unit, "units.length", tuple(LENGTH_UNITS)),
+                                     (self.angle_unit, "units.angle", tuple(ANGLE_UNITS))):
+            check_option(value, name, options, expected=f"one of {options}", error=RobotDescriptionError)
         if not (isinstance(self.name, str) and self.name and self.name.isprintable()):
             raise RobotDescriptionError(f"name: expected a one-line name without control characters, "
                                         f"got {shown(self.name)}")
@@ -360,15 +364,12 @@ class Robot:
                                             f"{self.convention} DH joint is placed by alpha, a, d, theta")
             lengths = ("a", "d") if jt.is_revolute else ("a", "offset")
             for name in lengths:
-                problem = length_problem(getattr(jt, name), self.length_unit, LENGTH_UNITS[self.length_unit])
-                if problem is not None:
-                    raise RobotDescriptionError(f"joints[{k}].{name}: {problem}")
+                _refuse(f"joints[{k}].{name}", length_problem(getattr(jt, name), self.length_unit,
+                                                              LENGTH_UNITS[self.length_unit]))
             changes = {}
             for name in ("alpha", "theta", "offset") if jt.is_revolute else ("alpha", "theta"):
                 value = getattr(jt, name)
-                problem = angle_problem(value, self.angle_unit)
-                if problem is not None:
-                    raise RobotDescriptionError(f"joints[{k}].{name}: {problem}")
+                _refuse(f"joints[{k}].{name}", angle_problem(value, self.angle_unit))
                 snapped_angle = snap_degrees(value) if self.angle_unit == "deg" else None
                 if snapped_angle is not None:
                     changes[name] = snapped_angle
@@ -389,17 +390,11 @@ class Robot:
         where = f"joints[{k}]" + (f" ({jt.name})" if jt.name else "")
         for origin in jt.origins:
             for i, value in enumerate(origin.xyz, start=1):
-                problem = length_problem(value, "m", 1.0)
-                if problem is not None:
-                    raise RobotDescriptionError(f"{origin.label or where}.xyz[{i}]: {problem}")
+                _refuse(f"{origin.label or where}.xyz[{i}]", length_problem(value, "m", 1.0))
             for i, value in enumerate(origin.rpy, start=1):
-                problem = angle_problem(value, "rad")
-                if problem is not None:
-                    raise RobotDescriptionError(f"{origin.label or where}.rpy[{i}]: {problem}")
-        problem = (angle_problem if jt.is_revolute else length_problem)(jt.offset, *(
-            ("rad",) if jt.is_revolute else ("m", 1.0)))
-        if problem is not None:
-            raise RobotDescriptionError(f"{where}.offset: {problem}")
+                _refuse(f"{origin.label or where}.rpy[{i}]", angle_problem(value, "rad"))
+        _refuse(f"{where}.offset", angle_problem(jt.offset, "rad") if jt.is_revolute else
+                length_problem(jt.offset, "m", 1.0))
 
     # -- structure -----------------------------------------------------------------
     @property
@@ -473,11 +468,8 @@ class Robot:
             Columns alpha [rad], a [m], d [m], theta [rad], offset [rad or m].
         """
         ls, an = self.length_scale, self.angle_scale
-        rows = []
-        for j in self.joints:
-            off = j.offset * (an if j.is_revolute else ls)
-            rows.append((j.alpha * an, j.a * ls, j.d * ls, j.theta * an, off))
-        return np.array(rows, dtype=float)
+        return np.array([(j.alpha * an, j.a * ls, j.d * ls, j.theta * an, j.offset * (an if j.is_revolute else ls))
+                         for j in self.joints], dtype=float)
 
     @property
     def gravity_si(self) -> np.ndarray:

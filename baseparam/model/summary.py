@@ -78,10 +78,8 @@ def _limits(limits) -> str:
     parts = []
     if limits.lower is not None or limits.upper is not None:
         parts.append(f"q [{_opt(limits.lower)}, {_opt(limits.upper)}]")
-    if limits.velocity is not None:
-        parts.append(f"|qd| {_opt(limits.velocity)}")
-    if limits.effort is not None:
-        parts.append(f"|tau| {_opt(limits.effort)}")
+    parts += [f"{bound} {_opt(value)}" for bound, value in (("|qd|", limits.velocity), ("|tau|", limits.effort))
+              if value is not None]
     return ", ".join(parts) or "-"
 
 

@@ -24,7 +24,7 @@ import math
 import os
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -34,9 +34,11 @@ from .._validation import check_angle_tolerance, check_flag, check_link_names, c
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
-from .checks import (MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem, inertia_problem,
-                     problem_lines, special_radians)
-from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors
+from .checks import (MAX_ANGLE_RAD, MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem,
+                     inertia_problem, problem_lines, special_radians)
+from ._angles import AngleSnapper
+from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors, product
+from .parameters import moved_body, point_inertia
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
 
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
@@ -46,6 +48,9 @@ MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in 
 # '1_000' (1000) and Unicode digits ('١٢'), which every other reader refuses or reads otherwise
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|INF|nan|NaN)")
 _XML_SPACE = re.compile(r"[ \t\r\n]+")
+# a URDF <inertia>'s attributes and the tensor entries they hold
+INERTIA_ATTRIBUTES = (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
+                      ("izz", (2, 2)))
 _MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _REFUSED = {"floating": "a floating joint below the root (only the root link's single joint may be floating: a "
                         "free-flying base; or take the link below it as the base with root='LINK')",
@@ -62,15 +67,14 @@ class _Problems(Exception):
     def add(self, where, message):
         self.lines.append(f"{self.label}: {where}: {message}" if where else f"{self.label}: {message}")
 
+    def fail(self, where, message):
+        """Add a problem after which the file cannot be read further, and raise."""
+        self.add(where, message)
+        self.check()
+
     def check(self):
         if self.lines:
             raise RobotDescriptionError("\n".join(map(printable, problem_lines(self.label, self.lines))))
-
-
-@dataclass
-class _Link:
-    name: str
-    inertial: Optional[tuple] = None         # (mass, com (3,), inertia about com (3, 3)), link frame
 
 
 @dataclass
@@ -101,15 +105,14 @@ class _Body:
         if inertial is None:
             return
         m, c, Ic = inertial
-        R, p = T[:3, :3], T[:3, 3]
-        cb = R @ c + p
+        cb, Ib = moved_body(c, Ic, T)
         self.mass += m
         self.moment = self.moment + m * cb
-        self.second = self.second + R @ Ic @ R.T + m * (cb @ cb * np.eye(3) - np.outer(cb, cb))
+        self.second = self.second + Ib + point_inertia(m, cb)
 
     def inertia(self) -> Inertia:
         com = self.moment / self.mass if self.mass > 0 else np.zeros(3)
-        about_com = self.second - self.mass * (com @ com * np.eye(3) - np.outer(com, com))
+        about_com = self.second - point_inertia(self.mass, com)
         about_com = 0.5 * (about_com + about_com.T)
         com.flags.writeable = False
         about_com.flags.writeable = False
@@ -193,9 +196,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     robot_joints, impossible, base_body, mimics = _assemble(base, keep, links, children, problems, mimic)
     problems.check()
     if mimics:
-        names = [name for name, _ in mimics]
-        which = (f"{label}: {len(names)} mimic joint{'s' if len(names) > 1 else ''} "
-                 f"({', '.join(repr(n) for n in names[:5])}{', ...' if len(names) > 5 else ''})")
+        which = (f"{label}: {len(mimics)} mimic joint{'s' if len(mimics) > 1 else ''} "
+                 f"({_some([name for name, _ in mimics], 5)})")
         if mimic == "independent":
             what = (" read as independent joints, each with a coordinate of its own (pinocchio's default reading of "
                     "a URDF): the base parameters are those of the robot with the couplings left out, and a log "
@@ -245,13 +247,11 @@ def _text(data, problems) -> str:
         text = data
     else:
         if len(data) > MAX_URDF_BYTES:
-            problems.add("", f"file too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
-            problems.check()
+            problems.fail("", f"file too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
         try:
             text = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            problems.add("", not_utf8(bytes(data), exc))
-            problems.check()
+            problems.fail("", not_utf8(bytes(data), exc))
     if len(text) > MAX_URDF_BYTES:
         problems.add("", f"text too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
     for declaration in ("<!DOCTYPE", "<!ENTITY"):
@@ -268,17 +268,14 @@ def _parse(text, problems):
         element = ET.fromstring(text)
     except ET.ParseError as exc:
         line, column = exc.position
-        problems.add("", f"not well-formed XML at line {line}, column {column + 1}: {str(exc).split(':')[0]}")
-        problems.check()
+        problems.fail("", f"not well-formed XML at line {line}, column {column + 1}: {str(exc).split(':')[0]}")
     if element.tag != "robot":
-        problems.add(f"<{element.tag}>", "expected <robot> as the root element of a URDF")
-        problems.check()
+        problems.fail(f"<{element.tag}>", "expected <robot> as the root element of a URDF")
     # xacro elements left in (an include, a macro call) would be skipped, and with them the links they add
     for node in element.iter():
         if isinstance(node.tag, str) and node.tag.startswith("{") and "xacro" in node.tag.split("}")[0]:
-            problems.add(f"<xacro:{node.tag.split('}')[1]}>", "a xacro element: expand the xacro file to URDF first "
-                                                              "(xacro FILE > FILE.urdf)")
-            problems.check()
+            problems.fail(f"<xacro:{node.tag.split('}')[1]}>", "a xacro element: expand the xacro file to URDF "
+                                                               "first (xacro FILE > FILE.urdf)")
     return element
 
 
@@ -314,7 +311,7 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
             tiny.extend(f"{label_text} xyz[{i + 1}] = {v!r} as 0" for i, v in enumerate(xyz)
                         if 0 < abs(v) < MIN_LENGTH_M)
             xyz = tuple(0.0 if abs(v) < MIN_LENGTH_M else v for v in xyz)
-    if rpy is not None and any(abs(v) > 2 * math.pi * (1 + 1e-9) for v in rpy):
+    if rpy is not None and any(abs(v) > MAX_ANGLE_RAD for v in rpy):
         if max(abs(v) for v in rpy) > MAX_RPY:
             problems.add(f"{where} <origin rpy>", f"expected angles in radians (within ±{MAX_RPY:g}), got "
                                                    f"{shown(origin.get('rpy'))}")
@@ -322,12 +319,14 @@ def _origin(element, where, problems, label_text, tiny=None) -> Origin:
         else:   # other readers take 6.2832 or 7 rad as they are: the same rotation less whole turns
             if tiny is not None:
                 tiny.extend(f"{label_text} rpy[{i + 1}] = {v!r} less whole turns" for i, v in enumerate(rpy)
-                            if abs(v) > 2 * math.pi * (1 + 1e-9))
-            rpy = tuple(math.remainder(v, 2 * math.pi) + 0.0 if abs(v) > 2 * math.pi * (1 + 1e-9) else v for v in rpy)
+                            if abs(v) > MAX_ANGLE_RAD)
+            rpy = tuple(math.remainder(v, 2 * math.pi) + 0.0 if abs(v) > MAX_ANGLE_RAD else v for v in rpy)
     return Origin(xyz or (0.0, 0.0, 0.0), rpy or (0.0, 0.0, 0.0), label=label_text)
 
 
 def _read(tree, problems, tiny):
+    """The links, name → inertial (mass, com (3,), inertia about the com (3, 3), link frame) or None, and the
+    joints (_Joint), in file order."""
     links, joints = {}, []
     for element in tree.findall("link"):
         name = element.get("name")
@@ -337,7 +336,7 @@ def _read(tree, problems, tiny):
         if name in links:
             problems.add(f"link '{name}'", "defined twice")
             continue
-        links[name] = _Link(name, _inertial(element, f"link '{name}'", problems))
+        links[name] = _inertial(element, f"link '{name}'", problems)
     seen = set()
     for order, element in enumerate(tree.findall("joint")):
         joint = _joint(element, order, problems, tiny)
@@ -355,26 +354,23 @@ def _inertial(link, where, problems):
     element = link.find("inertial")
     if element is None:
         return None
-    mass_el = element.find("mass")
-    mass = None
+    mass_el, mass = element.find("mass"), None
     if mass_el is None:
         problems.add(f"{where} <inertial>", "expected a <mass value=...> element")
+    elif mass_el.get("value") is None:
+        problems.add(f"{where} <inertial><mass value>", "expected a mass, got no value attribute")
     else:
         value = _numbers(mass_el.get("value"), 1, f"{where} <inertial><mass value>", problems)
-        if mass_el.get("value") is None:
-            problems.add(f"{where} <inertial><mass value>", "expected a mass, got no value attribute")
+        if value is not None and not 0 <= value[0] <= MAX_MASS_KG:
+            problems.add(f"{where} <inertial><mass value>", f"expected a mass ≥ 0 and at most {MAX_MASS_KG:g} kg, "
+                                                              f"got {shown(value[0])}")
         elif value is not None:
             mass = value[0]
-            if not 0 <= mass <= MAX_MASS_KG:
-                problems.add(f"{where} <inertial><mass value>", f"expected a mass ≥ 0 and at most {MAX_MASS_KG:g} kg, "
-                                                                  f"got {shown(mass)}")
-                mass = None
     origin = _origin(element, f"{where} <inertial>", problems, f"{where} <inertial><origin>")
     tensor = np.zeros((3, 3))
     inertia_el = element.find("inertia")
     if inertia_el is not None:
-        for (i, j), key in zip(((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)),
-                               ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")):
+        for key, (i, j) in INERTIA_ATTRIBUTES:
             value = _numbers(inertia_el.get(key), 1, f"{where} <inertial><inertia {key}>", problems, (0.0,))
             if value is not None:
                 tensor[i, j] = tensor[j, i] = value[0]
@@ -486,19 +482,23 @@ def _structure(links, joints, problems):
         problems.add("", "no <link> elements: not a robot (a xacro file must be expanded to URDF first)")
     if not problems.lines:
         roots = _root_links(links, joints)
-        reached = set()
-        stack = list(roots)
-        while stack:
-            link = stack.pop()
-            reached.add(link)
-            stack.extend(j.child for j in children[link])
-        cyclic = sorted(set(links) - reached)
+        cyclic = sorted(set(links) - _below(roots, children))
         if cyclic:
             problems.add("", f"links {', '.join(repr(c) for c in cyclic[:5])} form a cycle (every link on it has a "
                              "parent): a URDF is a tree")
         elif not roots:
             problems.add("", "no root link")
     return children
+
+
+def _below(links, children) -> set:
+    """The links and every link below them."""
+    out, stack = set(), list(links)
+    while stack:
+        link = stack.pop()
+        out.add(link)
+        stack.extend(j.child for j in children[link])
+    return out
 
 
 def _root_links(links, joints):
@@ -530,19 +530,15 @@ def _base_link(links, joints, root, problems) -> str:
     return roots[0] if roots else ""
 
 
-def _some(names) -> str:
+def _some(names, most=8) -> str:
+    """The first `most` names, quoted, then ``...`` when there are more."""
     names = list(names)
-    return ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+    return ", ".join(repr(n) for n in names[:most]) + (", ..." if len(names) > most else "")
 
 
 def _kept_links(base, tip, links, joints, children, problems):
     """Links whose moving joints are kept: all below the base, or those on the paths to the tips."""
-    below = set()
-    stack = [base]
-    while stack:
-        link = stack.pop()
-        below.add(link)
-        stack.extend(j.child for j in children[link])
+    below = _below([base], children)
     if tip is None:
         return below
     tips = [t.strip() for t in tip.split(",")] if isinstance(tip, str) else [str(t) for t in tip]
@@ -567,10 +563,10 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
     at q = 0 (those on the kept paths, in depth-first order) as (name, <mimic offset> text or None) — with
     ``mimic='independent'``, those read as joints of their own instead."""
     out, bodies, impossible, mimics = [], [_Body()], [], []
-    pending = []          # (joint record, parent number, origins before it, child link) in depth-first order
+    pending = []          # (joint record, parent number, origins before it, body number) in depth-first order
 
     def inertial_of(link):
-        inertial = links[link].inertial
+        inertial = links[link]
         if inertial is not None:
             problem = inertia_problem(inertial[2])
             if problem is not None:
@@ -578,46 +574,41 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
         return inertial
 
     # depth first, children in file order, without recursion (a long chain must not exhaust the stack)
-    stack = [("link", base, 0, (), np.eye(4))]
+    # items: (link, body it joins, origins since that body's frame, placement T in it, moving joint above or None)
+    stack = [(base, 0, (), np.eye(4), None)]
     while stack:
-        item = stack.pop()
-        if item[0] == "joint":
-            _, joint, body, prefix = item
+        link, body, prefix, T, moving = stack.pop()
+        if moving is not None:      # the child link of a moving joint starts a body, numbered when reached
             bodies.append(_Body())
-            number = len(bodies) - 1
-            pending.append((joint, body, prefix, number))
-            stack.append(("link", joint.child, number, (), np.eye(4)))
-            continue
-        _, link, body, prefix, T = item
+            pending.append((moving, body, prefix, len(bodies) - 1))
+            body, prefix, T = len(bodies) - 1, (), np.eye(4)
         bodies[body].add(inertial_of(link), T)
         for joint in reversed(children[link]):
-            if joint.type == "fixed" or joint.child not in keep:
-                # fixed, or a moving joint off the paths to the tips: locked at q = 0, so that the links it
-                # carries (a hand's fingers beyond the arm's tip) still weigh on the body that carries them
-                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
+            # fixed, or a moving joint off the paths to the tips: locked at q = 0, so that the links it
+            # carries (a hand's fingers beyond the arm's tip) still weigh on the body that carries them
+            locked = joint.type == "fixed" or joint.child not in keep
+            if not locked and joint.type in _REFUSED:
+                problems.add(f"joint '{joint.name}'", _REFUSED[joint.type])
                 continue
-            where = f"joint '{joint.name}'"
-            if joint.type in _REFUSED:
-                problems.add(where, _REFUSED[joint.type])
-            elif joint.mimic is not None and mimic == "refuse":
-                problems.add(where, f"a mimic joint (of '{joint.mimic}'): not supported; lock the mimic joints at "
-                                    "q = 0 with mimic='lock', read them as joints of their own with "
-                                    "mimic='independent', or pick the part without it with tip='LINK' "
-                                    "(joints off the paths to the tips are locked at q = 0)")
-            elif joint.mimic is not None and mimic == "independent":
-                # a coordinate of its own, as pinocchio's buildModelFromUrdf reads it by default (mimic=False)
+            if not locked and joint.mimic is not None:
+                if mimic == "refuse":
+                    problems.add(f"joint '{joint.name}'", f"a mimic joint (of '{joint.mimic}'): not supported; lock "
+                                 "the mimic joints at q = 0 with mimic='lock', read them as joints of their own with "
+                                 "mimic='independent', or pick the part without it with tip='LINK' "
+                                 "(joints off the paths to the tips are locked at q = 0)")
+                    continue
+                # 'independent': a coordinate of its own, as pinocchio's buildModelFromUrdf reads it by default
+                # (mimic=False). 'lock': a mimic joint has no coordinate of its own (q_m = k·q_j + o): the
+                # projection has no basis for the coupling (docs/method.md, "Mimic joints", says what it needs),
+                # so it is locked at q = 0 like a joint off the paths to the tips (pinocchio's buildReducedModel
+                # with it locked there; the URDF written back places its links the same way,
+                # urdf_update.link_parts); parse_urdf says so in one line
                 mimics.append((joint.name, joint.mimic_offset))
-                stack.append(("joint", joint, body, prefix + (joint.origin,)))
-            elif joint.mimic is not None:
-                # a mimic joint has no coordinate of its own (q_m = k·q_j + o): the projection has no basis for
-                # the coupling (docs/method.md, "Mimic joints", says what it needs), so it is locked at q = 0
-                # like a joint off the paths to the tips (pinocchio's buildReducedModel with it locked there;
-                # the URDF written back places its links the same way, urdf_update.link_parts); parse_urdf
-                # says so in one line
-                mimics.append((joint.name, joint.mimic_offset))
-                stack.append(("link", joint.child, body, prefix + (joint.origin,), T @ _origin_matrix(joint.origin)))
-            else:
-                stack.append(("joint", joint, body, prefix + (joint.origin,)))
+                locked = mimic == "lock"
+            origins = prefix + (joint.origin,)
+            stack.append((joint.child, body, origins, T @ _origin_matrix(joint.origin), None) if locked
+                         else (joint.child, body, origins, None, joint))
+
     def inertia(number, where):
         # the body lumps the links fixed to it: its mass can pass the bound no single <mass> did
         try:
@@ -627,11 +618,10 @@ def _assemble(base, keep, links, children, problems, mimic="refuse"):
             return None
 
     for joint, parent, origins, number in pending:
-        friction_prior = joint.dynamics
         body = inertia(number, f"joint '{joint.name}'")
         problems.check()
         out.append(Joint(type=_MOVING[joint.type], origins=origins, axis=joint.axis, parent=parent, name=joint.name,
-                         limits=joint.limits, friction_prior=friction_prior, inertia=body))
+                         limits=joint.limits, friction_prior=joint.dynamics, inertia=body))
     base_body = inertia(0, "the base link")
     problems.check()
     return out, impossible, base_body, mimics
@@ -664,33 +654,30 @@ def _origin_matrix(origin) -> np.ndarray:
 
 
 # -- angles -------------------------------------------------------------------------------------------------
+def _exact_cos_sin(angle):
+    """cos and sin of an angle in radians, exact for multiples of 15° (joint_model.exact_cos_sin)."""
+    return exact_cos_sin(angle, "rad")[:2]
+
+
 _RPY_NAMES = ("roll", "pitch", "yaw")      # the entries of rpy="r p y" by name: an index reads as 0- or 1-based
 def _snap_angles(joints, label, tolerance):
     """rpy components and axis directions within `tolerance` of multiples of 15° taken as them."""
-    from dataclasses import replace
-
-    notes = []       # (difference, text)
+    snapper = AngleSnapper(tolerance)       # shapes_rank=False: a URDF's rounded angles are kept, not refused
     out = []
     for joint in joints:
         origins = []
         for origin in joint.origins:
-            rpy = list(origin.rpy)
-            for i, value in enumerate(rpy):
-                snapped = special_radians(value, tolerance)
-                if snapped is not None and snapped[0] != value:
-                    notes.append((snapped[1], f"{origin.label} rpy {_RPY_NAMES[i]} = {value!r}"))
-                    rpy[i] = snapped[0]
-            origins.append(replace(origin, rpy=tuple(rpy)) if tuple(rpy) != origin.rpy else origin)
+            rpy = tuple(snapper(value, f"{origin.label} rpy {name}", shapes_rank=False)
+                        for name, value in zip(_RPY_NAMES, origin.rpy))
+            origins.append(replace(origin, rpy=rpy) if rpy != origin.rpy else origin)
         axis, difference = _snapped_axis(joint.axis, tolerance)
         if difference > 0:
-            notes.append((difference, f"joint '{joint.name}' <axis xyz> = {' '.join(repr(v) for v in joint.axis)}"))
+            snapper.snapped.append((difference, f"joint '{joint.name}' <axis xyz> = "
+                                                f"{' '.join(repr(v) for v in joint.axis)}"))
         out.append(replace(joint, origins=tuple(origins), axis=axis))
-    if notes:
-        difference, where = max(notes)
-        warn(printable(
-            f"{label}: {len(notes)} angle{'s' if len(notes) > 1 else ''} within {tolerance:g} rad of multiples of "
-            f"15° taken as them, so the base set stays exact (largest difference {difference:.1e} rad, {where}); "
-            "nothing to do if that is round-off, exact_angles=False keeps them as written"), RoundOffWarning)
+    note = snapper.note(label)
+    if note:
+        warn(printable(note), RoundOffWarning)
     return out
 
 
@@ -707,9 +694,7 @@ def _snapped_axis(axis, tolerance):
         snapped_factors.append(f)
     if largest == 0:
         return axis, 0.0
-    R = np.eye(4)
-    for f in snapped_factors:
-        R = R @ factor_matrix(f, float, lambda v: exact_cos_sin(v, "rad")[:2])
+    R = product(snapped_factors, float, _exact_cos_sin)
     return tuple(float(v) + 0.0 for v in R[:3, 2]), largest
 
 
@@ -733,7 +718,7 @@ def _gravity(tree_root, base, joints, label, tolerance, floating=False):
             tuple((special_radians(v, tolerance) or (v,))[0] for v in joint.origin.rpy)
         # exact cos/sin of special angles, so that a quarter turn leaves no 6e-16 in gravity
         for factor in origin_factors(Origin(rpy=rpy)):
-            R = R @ factor_matrix(factor, float, lambda v: exact_cos_sin(v, "rad")[:2])[:3, :3]
+            R = R @ factor_matrix(factor, float, _exact_cos_sin)[:3, :3]
     moving = [j.name for j in path if j.type != "fixed"]
     if moving and not floating:
         warn(printable(f"{label}: root={base!r}: gravity is taken in that link's frame with the joints "

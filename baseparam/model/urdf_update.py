@@ -26,6 +26,8 @@ import numpy as np
 
 from .._checks import shown
 from ..errors import ArgumentError
+from .parameters import point_inertia
+from .urdf import INERTIA_ATTRIBUTES, _origin_matrix, _Problems, _read
 
 # A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
 _START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*(/?)>""")
@@ -36,7 +38,7 @@ PHYSICAL_RATIO = 1e-9
 def pseudo_inertia(mass, com, inertia) -> np.ndarray:
     """J = [[Σ, m c], [m cᵀ, m]] of a body (Σ = ∫ r rᵀ dm about the frame origin), shape (4, 4)."""
     c = np.asarray(com, dtype=float)
-    about_origin = np.asarray(inertia, dtype=float) + mass * (c @ c * np.eye(3) - np.outer(c, c))
+    about_origin = np.asarray(inertia, dtype=float) + point_inertia(mass, c)
     return pseudo_of(about_origin, mass * c, mass)
 
 
@@ -55,13 +57,8 @@ def body_of(J) -> tuple:
     m = float(J[3, 3])
     com = J[:3, 3] / m if m > 0 else np.zeros(3)
     about_origin = np.trace(J[:3, :3]) * np.eye(3) - J[:3, :3]
-    inertia = about_origin - m * (com @ com * np.eye(3) - np.outer(com, com))
+    inertia = about_origin - point_inertia(m, com)
     return m, com, 0.5 * (inertia + inertia.T)
-
-
-def _moved(J, T):
-    """A pseudo-inertia given in a frame placed at T (4×4) in another, expressed in the other."""
-    return T @ J @ T.T
 
 
 # -- the file's structure ------------------------------------------------------------------------------------
@@ -77,19 +74,17 @@ def link_parts(robot):
         Per moving joint: its name, and the same list for its body (placements in its child link's frame;
         the child link first).
     """
-    from .urdf import _inertial, _origin, _origin_matrix, _Problems
-
-    if robot.convention != "urdf" or not robot.source or not robot.source.lstrip("\ufeff \t\r\n").startswith("<"):
+    if not robot.from_urdf_text:
         raise ArgumentError(f"{robot.name}: not read from a URDF file (no URDF text to update); "
                             "robot_to_urdf writes a new file")
     problems = _Problems(robot.name)
     root = ET.fromstring(robot.source)
-    links = {el.get("name"): el for el in root.findall("link")}
-    joints = {el.get("name"): el for el in root.findall("joint")}
-    below, above = {}, {}
-    for name, el in joints.items():
-        below.setdefault(el.find("parent").get("link"), []).append(name)
-        above[el.find("child").get("link")] = name
+    elements = {el.get("name"): el for el in root.findall("link")}
+    links, joints = _read(root, problems, None)        # the origins as written (no note on round-off)
+    below, above = {}, {j.child: j for j in joints}
+    for joint in joints:
+        below.setdefault(joint.parent, []).append(joint)
+    joints = {j.name: j for j in joints}
     moving = {j.name for j in robot.joints}
     for joint in robot.joints:
         if joint.name not in joints:
@@ -99,18 +94,16 @@ def link_parts(robot):
         out, stack = [], [(first, np.eye(4))]
         while stack:              # the links merged into this body, placed in the first link's frame
             link, T = stack.pop()
-            out.append((link, T, _inertial(links[link], f"link '{link}'", problems), links[link]))
-            for name in reversed(below.get(link, [])):
-                if name not in moving:
-                    origin = _origin(joints[name], f"joint '{name}'", problems, f"joint '{name}' <origin>")
-                    stack.append((joints[name].find("child").get("link"), T @ _origin_matrix(origin)))
+            out.append((link, T, links[link], elements[link]))
+            stack.extend((j.child, T @ _origin_matrix(j.origin)) for j in reversed(below.get(link, []))
+                         if j.name not in moving)
         return out
 
     first = robot.joints[0]
-    base = joints[first.name].find("parent").get("link")
+    base = joints[first.name].parent
     for _ in range(len(first.origins) - 1):      # the fixed joints merged on the way from the base link
-        base = joints[above[base]].find("parent").get("link")
-    out = [(joint.name, parts(joints[joint.name].find("child").get("link"))) for joint in robot.joints]
+        base = above[base].parent
+    out = [(joint.name, parts(joints[joint.name].child)) for joint in robot.joints]
     base_parts = parts(base)
     problems.check()
     return base_parts, out
@@ -163,22 +156,28 @@ def _number(x) -> str:
     return repr(float(x) + 0.0)
 
 
+def _numbers(values) -> str:
+    return " ".join(_number(v) for v in values)
+
+
+def inertia_element(inertia, number=_number) -> str:
+    """``<inertia ixx=".." …/>`` of a tensor (3, 3), each entry written by `number`."""
+    I = np.asarray(inertia, dtype=float)
+    return "<inertia " + " ".join(f'{key}="{number(I[i, j])}"' for key, (i, j) in INERTIA_ATTRIBUTES) + "/>"
+
+
 def _comment(text) -> str:
     return "<!-- " + text.replace("--", "- -").replace("\n", " ") + " -->"
 
 
 def _inertial_text(body, comment, indent, newline, step) -> bytes:
     mass, com, inertia = body
-    I = np.asarray(inertia, dtype=float)
-    terms = " ".join(f'{key}="{_number(I[i, j])}"' for key, (i, j) in
-                     (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
-                      ("izz", (2, 2))))
     inner = indent + step
     lines = ["<inertial>"]
     if comment:
         lines.append(inner + _comment(comment))
-    lines += [inner + f'<origin xyz="{" ".join(_number(v) for v in com)}" rpy="0 0 0"/>',
-              inner + f'<mass value="{_number(mass)}"/>', inner + f"<inertia {terms}/>", indent + "</inertial>"]
+    lines += [inner + f'<origin xyz="{_numbers(com)}" rpy="0 0 0"/>', inner + f'<mass value="{_number(mass)}"/>',
+              inner + inertia_element(inertia), indent + "</inertial>"]
     return newline.join(lines).encode()
 
 
@@ -222,7 +221,8 @@ def updated_urdf(robot, bodies, *, friction=None, comments=None) -> str:
         J = pseudo_inertia(*bodies[k])
         child = parts[0][0]
         fixed = [(link, T, inertial) for link, T, inertial, _ in parts[1:] if inertial is not None]
-        remainder = J - sum((_moved(pseudo_inertia(*inertial), T) for _, T, inertial in fixed), np.zeros((4, 4)))
+        # each fixed link's pseudo-inertia J_l moved from its frame (placed at T) into the body's: T·J_l·Tᵀ
+        remainder = J - sum((T @ pseudo_inertia(*inertial) @ T.T for _, T, inertial in fixed), np.zeros((4, 4)))
         eig = np.linalg.eigvalsh(remainder)
         keep_fixed = bool(fixed) and eig[0] > PHYSICAL_RATIO * max(eig[-1], 0.0)
         note = comments[k] if comments is not None and comments[k] else ""

@@ -15,24 +15,12 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .dh_equivalent import joint_transform_before
-from .joint_model import exact_cos_sin, factor_matrix, joint_models
+from ..errors import SettingsError
+from .dh_equivalent import joint_transform_before, moved_by
+from .joint_model import joint_models, to_si
+from .parameters import moved_body
 from .robot import joint_names
-
-
-def _after(robot, model) -> np.ndarray:
-    """``M(offset) · C′`` in SI, shape (4, 4): the link frame in the joint frame."""
-    out = np.eye(4)
-    offset = model.offset * (robot.angle_scale if model.is_revolute else robot.length_scale)
-    if model.is_revolute:
-        c, s = math.cos(offset), math.sin(offset)
-        out[:2, :2] = [[c, -s], [s, c]]
-    else:
-        out[2, 3] = offset
-    for f in model.after:
-        out = out @ factor_matrix(f, lambda v: float(v) * robot.length_scale,
-                                  lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
-    return out
+from .urdf_update import _numbers, inertia_element
 
 
 def _rpy(R) -> tuple:
@@ -44,29 +32,25 @@ def _rpy(R) -> tuple:
 
 
 def _origin(T) -> str:
-    xyz = " ".join(repr(float(v) + 0.0) for v in T[:3, 3])
-    rpy = " ".join(repr(float(v) + 0.0) for v in _rpy(T[:3, :3]))
-    return f'<origin xyz="{xyz}" rpy="{rpy}"/>'
+    return f'<origin xyz="{_numbers(T[:3, 3])}" rpy="{_numbers(_rpy(T[:3, :3]))}"/>'
 
 
 def _inertial(mass, com, inertia, T) -> str:
     """A body given in the link frame, written in the joint frame (T: link frame in joint frame)."""
-    R, p = T[:3, :3], T[:3, 3]
-    c = R @ np.asarray(com, dtype=float) + p
-    I = R @ np.asarray(inertia, dtype=float) @ R.T
-    xyz = " ".join(repr(float(v) + 0.0) for v in c)
-    terms = " ".join(f'{key}="{float(I[i, j])!r}"' for key, (i, j) in
-                     (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
-                      ("izz", (2, 2))))
-    return (f'    <inertial><origin xyz="{xyz}" rpy="0 0 0"/><mass value="{float(mass)!r}"/>'
-            f"<inertia {terms}/></inertial>")
+    c, I = moved_body(com, inertia, T)
+    return (f'    <inertial><origin xyz="{_numbers(c)}" rpy="0 0 0"/><mass value="{_repr(mass)}"/>'
+            f"{inertia_element(I, _repr)}</inertial>")
+
+
+def _repr(value) -> str:
+    """A mass or inertia as this writer has always written them (-0.0 stays -0.0)."""
+    return repr(float(value))
 
 
 def check_urdf_gravity(robot):
     """SettingsError unless the robot's gravity is (0, 0, -9.81), the one a URDF's readers take (a URDF cannot
     say another): a model written with another would have other dynamics."""
     if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
-        from ..errors import SettingsError
         raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
                             "take 0, 0, -9.81); write the robot as .yaml")
 
@@ -90,7 +74,7 @@ def robot_to_urdf(robot, bodies) -> str:
     as the robot's model checks the gravity first (:func:`check_urdf_gravity`).
     """
     models = joint_models(robot)
-    afters = [_after(robot, m) for m in models]
+    afters = [moved_by(robot, m, to_si(robot, m.motion)) for m in models]     # M(offset)·C′: link frame in joint frame
     names = joint_names(robot.joints)
     name = robot.name.replace("--", "- -")
     lines = ['<?xml version="1.0"?>', f"<!-- written by baseparam: {name}; joint k moves link{{k}}, whose "

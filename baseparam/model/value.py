@@ -143,7 +143,7 @@ class Model(_Value):
         if p is None:
             p, missing = _true_values(lambda: standard_parameters(robot, parameters), f"the model of {robot.name!r}",
                                       "bp.Model(robot, p) or model.with_parameters(p)")
-        self._fill(p, _n_standard(robot, parameters), "p", missing, robot=robot, parameters=parameters)
+        self._fill(p, _layout(robot, parameters).n_standard, "p", missing, robot=robot, parameters=parameters)
 
     @classmethod
     def _of(cls, robot, p, parameters):
@@ -151,8 +151,8 @@ class Model(_Value):
         deprecated ``f(robot, p, …, parameters=…)`` call stands for."""
         require_robot(robot)
         check_parameterization(parameters)
-        return cls.__new__(cls)._fill(p, _n_standard(robot, parameters), "p", "this call needs parameter values (p)",
-                                      robot=robot, parameters=parameters)
+        return cls.__new__(cls)._fill(p, _layout(robot, parameters).n_standard, "p",
+                                      "this call needs parameter values (p)", robot=robot, parameters=parameters)
 
     def with_parameters(self, p):
         """A copy with other standard parameters (same robot, parameterization and compiled code).
@@ -275,10 +275,6 @@ def _layout(robot, parameters):
     """The robot's ColumnLayout, kept with the robot: models of one robot are made often (one per
     deprecated call)."""
     return kernels_of(robot).get("layout", parameters, lambda: ColumnLayout(robot, parameters))
-
-
-def _n_standard(robot, parameters):
-    return _layout(robot, parameters).n_standard
 
 
 # -- the one dispatch: a model, or (deprecated) a robot with p and parameters= --------------------------
