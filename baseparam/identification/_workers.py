@@ -108,7 +108,9 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
         else:
             address = scheduler
         try:
-            client = Client(address, timeout="20s")
+            # a cluster of our own may be slow to answer on a busy machine (its workers still importing); a remote
+            # scheduler that does not answer in 20 s is taken as unreachable
+            client = Client(address, timeout="120s" if scheduler == "local" else "20s")
         except OSError as exc:
             raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {scheduler} ({exc})") from None
         with client:
