@@ -193,7 +193,9 @@ def _evaluate(poly, point):
     return total
 
 
-def _monomial_text(exps, symbols, power="**", times="*"):
+def _monomial_text(exps, symbols, times):
+    """``a2*d4**2`` (``times`` "*": SymPy's powers) or ``a2·d4²`` (``times`` "·": superscripts, ``^`` beyond 9)."""
+    power = "**" if times == "*" else "²" if max(exps, default=0) <= 9 else "^"
     parts = []
     for s, e in zip(symbols, exps):
         if e == 1:
@@ -203,38 +205,34 @@ def _monomial_text(exps, symbols, power="**", times="*"):
     return times.join(parts)
 
 
+def _ordered(poly):
+    """The terms of a polynomial, highest degree first (then by exponents)."""
+    return sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]]))
+
+
+def _sum_text(poly, symbols, times, number):
+    """A polynomial as a sum: ``3/10*a2**2 - d4`` (``times`` "*", SymPy's powers) or ``0.3·a2² - d4``
+    (``times`` "·", superscript powers up to 9); ``number`` writes a coefficient's magnitude."""
+    pieces = []
+    for exps, coef in _ordered(poly):
+        mono = _monomial_text(exps, symbols, times)
+        mag = abs(coef)
+        body = mono if (mono and mag == 1) else (f"{number(mag)}{times}{mono}" if mono else number(mag))
+        pieces.append(("-" if coef < 0 else "+", body))
+    text = " ".join(f"{sign} {body}" for sign, body in pieces)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
 def poly_string(poly, symbols):
     """A SymPy-parsable string (exact rationals as ``p/q``), e.g. ``-a2**2 + 3/10*d4``."""
-    if not poly:
-        return "0"
-    pieces = []
-    for exps, coef in sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]])):
-        mono = _monomial_text(exps, symbols)
-        mag = abs(coef)
-        num = str(mag.numerator) if mag.denominator == 1 else f"{mag.numerator}/{mag.denominator}"
-        body = mono if (mono and mag == 1) else (f"{num}*{mono}" if mono else num)
-        pieces.append(("-" if coef < 0 else "+", body))
-    text = " ".join(f"{sign} {body}" for sign, body in pieces)
-    return text[2:] if text.startswith("+ ") else "-" + text[2:]
-
-
-def _poly_text(poly, symbols):
-    """Human-readable: ``431.8·a2 + d4²`` (decimal coefficients where they terminate)."""
-    pieces = []
-    for exps, coef in sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]])):
-        mono = _monomial_text(exps, symbols, power="²" if max(exps, default=0) <= 9 else "^", times="·")
-        mag = abs(coef)
-        body = mono if (mono and mag == 1) else (f"{format_number(mag)}·{mono}" if mono else format_number(mag))
-        pieces.append(("-" if coef < 0 else "+", body))
-    text = " ".join(f"{sign} {body}" for sign, body in pieces)
-    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+    return _sum_text(poly, symbols, "*", str) if poly else "0"
 
 
 def format_symbolic_regrouping(sym, r) -> str:
     """Base parameter r with equal coefficients grouped: ``XX2 - a2²·(M2 + M3 + M4 + M5 + M6)``."""
     groups = {}
     for name, poly in sym.polynomials[r].items():
-        lead = sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]]))[0][1]
+        lead = _ordered(poly)[0][1]
         sign = -1 if lead < 0 else 1
         key = tuple(sorted((e, c * sign) for e, c in poly.items()))
         groups.setdefault((sign, key), []).append(name)
@@ -243,7 +241,7 @@ def format_symbolic_regrouping(sym, r) -> str:
     def coefficient(key):
         if key == one:
             return None
-        text = _poly_text(dict(key), sym.symbols)
+        text = _sum_text(dict(key), sym.symbols, "·", format_number)
         return f"({text})" if len(key) > 1 else text
 
     return join_groups(groups, coefficient)
