@@ -11,14 +11,16 @@ import os
 
 import numpy as np
 
-from .._atomic import atomic_path
+from .._atomic import atomic_path, check_output
 from .._hdf5 import stored_here
+from .._memory import format_size, parse_size
 from .._validation import check_input
-from ..errors import StorageError, printable
+from ..errors import ResourceLimitError, StorageError, printable
 from ..model.robot import robot_to_yaml
-from ..errors import ResourceLimitError
-from .._memory import format_size
+from . import base_set
 from ._budget import H5_OVERHEAD, refuse_if_too_large, z_disk_bytes, z_file_bytes
+from ._coordinates import MagnitudeStats, ZBlock, z_blocks
+from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
 from ._working_units import EXACT_LIMIT, Arithmetic
 
 FORMAT_VERSION = 1
@@ -124,24 +126,19 @@ class _ZFile:
         f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
 
 
-def _store(arithmetic, zfile, layout, parents, progress=None, engine=None):
+def _store(arithmetic, zfile, engine, parents, progress, floating):
     """Stream the whole Z into the file: exact integers, else the first float candidate (Z's float values
     do not depend on the prime: terms are dropped only when zero modulo p *and* round-off in float).
-    ``engine``: a floating base's chain layout (:mod:`._floating`; ``arithmetic`` and ``parents`` are the
-    chain's), whose virtual links' columns are dropped from each block."""
-    from ._coordinates import MagnitudeStats, ZBlock, z_blocks
-    from ._floating import drop_virtual
-
+    A ``floating`` base: ``engine``, ``arithmetic`` and ``parents`` are its chain's (:mod:`._floating`), whose
+    virtual links' columns are dropped from each block."""
     for units in arithmetic.candidates():
         zfile.start(units)
         stats = MagnitudeStats()
-        for block in z_blocks(units, layout if engine is None else engine, len(parents), stats, parents,
-                              progress=progress):
+        for block in z_blocks(units, engine, len(parents), stats, parents, progress=progress):
             if units.exact and stats.max_abs >= EXACT_LIMIT:
                 break
-            if engine is not None:
-                block = ZBlock(block.labels, drop_virtual(block.matrix),
-                               None if block.modular is None else drop_virtual(block.modular))
+            if floating:
+                block = ZBlock(block.labels, drop_virtual(block.matrix), drop_virtual(block.modular))
             zfile.add(block)
         else:
             return units
@@ -183,20 +180,10 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     """
     import h5py
 
-    from . import base_set
-
-    from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents
-
-    from .._atomic import check_output
-
     check_output(path)       # a link or a folder said as such, not as a lack of free space where it points
     layout = base_set.check_size(robot, parameters, max_memory)
     # a floating base: Z of the chain of _floating (its six virtual joints first in the row labels)
-    parents, engine = list(robot.parents), None
-    types = [j.type for j in robot.joints]
-    if robot.is_floating:
-        parents, engine = chain_parents(robot.parents), ChainLayout(layout)
-        types = ["prismatic"] * 3 + ["revolute"] * 3 + types
+    engine, parents, types = engine_of(robot, layout)
     n_labelled = len(parents)
     if n_labelled > MAX_LABELLED_DOF:
         base_note = " (with the floating base's 6 coordinates)" if robot.is_floating else ""
@@ -223,7 +210,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
             base = base_set.assemble(robot, layout, units, reduction)
         step(1)
         zfile = _ZFile(f, layout, n_labelled, prismatic, disk)
-        _store(stored, zfile, layout, parents, lambda done, _: step(1 + done), engine)
+        _store(stored, zfile, engine, parents, lambda done, _: step(1 + done), robot.is_floating)
         zfile.finish(robot, base)
         if base.seen_by_base_equations is not None:
             f.attrs.update(base_coordinates=VIRTUAL,
@@ -232,13 +219,10 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     return base
 
 
-def _disk_limit(robot, path, max_disk, parents=None, joint_types=None):
+def _disk_limit(robot, path, max_disk, parents, joint_types):
     """(bytes the file may take, what bounds them) — ``max_disk`` and the free space of the output's file
     system — after refusing a robot whose estimated file (:func:`z_disk_bytes`) is larger."""
-    import os
     import shutil
-
-    from .._memory import parse_size
 
     limits = []
     if max_disk is not None:
@@ -251,8 +235,7 @@ def _disk_limit(robot, path, max_disk, parents=None, joint_types=None):
     if not limits:
         return None
     allowed, why = min(limits)
-    needed = z_disk_bytes(robot.parents if parents is None else parents,
-                          [j.type for j in robot.joints] if joint_types is None else joint_types)
+    needed = z_disk_bytes(parents, joint_types)
     if needed > allowed:
         hint = "" if max_disk is not None else "; free some space or write elsewhere"
         raise ResourceLimitError(f"{robot.name}: the file of the whole Z would take up to about {format_size(needed)} "
