@@ -13,7 +13,7 @@ from typing import Optional
 import numpy as np
 
 from ._projections import RADIX, TRACE_MAP, _children, kept, potential_starts, row_starts
-from ._sparse import CSR
+from ._sparse import CSR, joined
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3, "FS": 4}
 BLOCK_ENTRIES = 2_000_000     # Z entries collected before a block is written (≈ 0.25 GB while assembled)
@@ -147,13 +147,11 @@ class _Triplets:
 
     def assemble(self, n_cols):
         """(unique row codes, CSR matrix, modular CSR matrix or None)."""
-        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int64)
-        cols = np.concatenate(self.cols) if self.cols else np.zeros(0, dtype=np.int64)
-        unique, inverse = np.unique(codes, return_inverse=True)
+        cols = joined(self.cols, np.int64)
+        unique, inverse = np.unique(joined(self.codes, np.int64), return_inverse=True)
         shape = (unique.size, n_cols)
-        m = CSR.from_coo(np.concatenate(self.vals) if self.vals else np.zeros(0), inverse.ravel(), cols, shape)
-        mm = None if self.modulus is None else CSR.from_coo(
-            np.concatenate(self.mvals) if self.mvals else np.zeros(0), inverse.ravel(), cols, shape)
+        m = CSR.from_coo(joined(self.vals), inverse.ravel(), cols, shape)
+        mm = None if self.modulus is None else CSR.from_coo(joined(self.mvals), inverse.ravel(), cols, shape)
         return unique, m, mm
 
 
@@ -169,7 +167,7 @@ def _add_rows(triplets, units, maps, stats, k, codes, coefs, mcoefs, potential=F
         triplets.add_rows(codes[s:s + size], columns, vals, mvals)
 
 
-def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece=PIECE):
+def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents, piece=PIECE):
     """Rows (i, j = start + 1, ·) of Z, from the depth-first recursion of one chain start, in blocks of
     at most about BLOCK_ENTRIES entries (each row complete in one block).
 
@@ -178,7 +176,6 @@ def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece
     ZBlock
     """
     span = RADIX ** n_dof
-    parents = list(range(-1, n_dof - 1)) if parents is None else list(parents)
     triplets = _Triplets(units)
     if start in layout.rotor_columns:   # ½ IA_j q̇_j²: a single 1 in row (j, j, 1 … 1)
         one = np.array([1.0])
@@ -199,7 +196,7 @@ def _kinetic_block(triplets, layout, start, n_dof):
     return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m, mm)
 
 
-def potential_blocks(units, layout, maps, n_dof, stats, parents=None, piece=PIECE):
+def potential_blocks(units, layout, maps, n_dof, stats, parents, piece=PIECE):
     """Rows (0, 0, ·) of Z in blocks; the constant row is not one (a constant in L does not enter the
     dynamics).
 

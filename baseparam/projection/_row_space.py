@@ -24,7 +24,7 @@ import numpy as np
 
 from ._coordinates import RowMaps
 from ._modular import PRIMES
-from ._sparse import CSR
+from ._sparse import CSR, joined
 
 
 # -- independence ---------------------------------------------------------------------------------------
@@ -223,9 +223,7 @@ class _Rows:
         self.vals.append(values[r, c])
 
     def matrix(self):
-        def joined(parts, dtype):
-            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-        return CSR.from_coo(joined(self.vals, float), joined(self.rows, np.int64), joined(self.cols, np.int64),
+        return CSR.from_coo(joined(self.vals), joined(self.rows, np.int64), joined(self.cols, np.int64),
                             (self.count, self.n_cols))
 
 
