@@ -59,17 +59,23 @@ def format_regrouping(base, r, terms=None) -> str:
         groups.setdefault((sign, key), []).append(name)
     return join_groups(groups, lambda key: None if key == "1" else key)
 
+
+def regrouping_lines(base, regrouping):
+    """The table's lines of a base set's parameters (numbered, named, ``regrouping(r)``) and its
+    unidentifiable ones (``base``: a :class:`BaseParameters` or a symbolic one)."""
+    width = max((len(n) for n in base.names), default=4)
+    lines = [f"{r + 1:>4}  {name:<{width}}  {regrouping(r)}" for r, name in enumerate(base.names)]
+    if base.unidentifiable:
+        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(base.unidentifiable)]
+    return lines
+
+
 def format_table(base) -> str:
     """The human-readable report printed by ``baseparam find``."""
     robot = base.robot
     lines = [f"{robot.name}: {base.rank} base parameters of {len(base.standard_names)} standard "
              f"({base.parameters} parameterization; lengths in {robot.length_unit})",
-             f"  ({base.note})", ""]
-    width = max((len(n) for n in base.names), default=4)
-    for r, name in enumerate(base.names):
-        lines.append(f"{r + 1:>4}  {name:<{width}}  {format_regrouping(base, r)}")
-    if base.unidentifiable:
-        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(base.unidentifiable)]
+             f"  ({base.note})", "", *regrouping_lines(base, lambda r: format_regrouping(base, r))]
     seen = getattr(base, "seen_by_base_equations", None)
     if seen is not None:        # a floating base
         unseen = [name for name, s in zip(base.names, seen) if not s]

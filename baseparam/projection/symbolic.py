@@ -25,6 +25,7 @@ the base set (rank, base parameters lost or gained) is listed.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import math
@@ -35,7 +36,7 @@ from fractions import Fraction
 from .._validation import shown
 from ..errors import ArgumentError, ArgumentTypeError
 from ..model.robot import require_fixed_base, require_robot
-from .report import format_number, join_groups
+from .report import format_number, join_groups, regrouping_lines
 
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
 # Projections a symbolic run may make (one per interpolation point, check point, symbol and pair of symbols at 0):
@@ -172,25 +173,13 @@ class SymbolicBaseParameters:
 # -- polynomials: {exponent tuple: Fraction} ------------------------------------------------------------
 def _monomials(n_symbols, degree):
     """Exponent tuples of total degree ≤ degree, highest degree first."""
-    out = []
-    for total in range(degree, -1, -1):
-        for combo in itertools.combinations_with_replacement(range(n_symbols), total):
-            e = [0] * n_symbols
-            for i in combo:
-                e[i] += 1
-            out.append(tuple(e))
-    return out
+    return [tuple(combo.count(i) for i in range(n_symbols)) for total in range(degree, -1, -1)
+            for combo in itertools.combinations_with_replacement(range(n_symbols), total)]
 
 
 def _evaluate(poly, point):
-    total = Fraction(0)
-    for exps, coef in poly.items():
-        term = coef
-        for x, e in zip(point, exps):
-            if e:
-                term *= x ** e
-        total += term
-    return total
+    """The polynomial's value at the point (exact)."""
+    return sum((coef * math.prod(x ** e for x, e in zip(point, exps) if e) for exps, coef in poly.items()), Fraction(0))
 
 
 def _monomial_text(exps, symbols, times):
@@ -253,12 +242,8 @@ def format_symbolic_table(sym) -> str:
     lines = [f"{robot.name}: {sym.rank} base parameters of {len(sym.standard_names)} standard "
              f"({sym.parameters} parameterization), generic in {', '.join(sym.symbols)} "
              f"(lengths in {robot.length_unit})",
-             "  (robot's values: " + ", ".join(f"{s} = {format_number(v)}" for s, v in sym.values.items()) + ")", ""]
-    width = max((len(n) for n in sym.names), default=4)
-    for r, name in enumerate(sym.names):
-        lines.append(f"{r + 1:>4}  {name:<{width}}  {format_symbolic_regrouping(sym, r)}")
-    if sym.unidentifiable:
-        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(sym.unidentifiable)]
+             "  (robot's values: " + ", ".join(f"{s} = {format_number(v)}" for s, v in sym.values.items()) + ")", "",
+             *regrouping_lines(sym, lambda r: format_symbolic_regrouping(sym, r))]
     lines += ["", "Special values (the base set changes):" if sym.special else
               "Special values: none where one length, or two together, vanish."]
     lines += [f"  {s.describe()}" for s in sym.special]
@@ -381,10 +366,7 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
         point = [_random_value(rng, robot.length_unit) for _ in symbols]
         points.append(point)
         runs.append(engine(dict(zip(symbols, point))))
-    signature = {}
-    for base in runs:
-        key = tuple(int(c) for c in base.pivots)
-        signature[key] = signature.get(key, 0) + 1
+    signature = collections.Counter(tuple(int(c) for c in base.pivots) for base in runs)
     generic = max(signature, key=lambda k: (len(k), signature[k]))
     if signature[generic] < len(runs):
         raise SymbolicError(f"symbolic: {robot.name}: the base set differs between random values of "
