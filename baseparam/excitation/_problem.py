@@ -101,12 +101,9 @@ class DesignProblem:
         self._states_cache = self._smoothed_cache = self._criterion_cache = self._limit_cache = (None, None)
 
     def __getstate__(self):                   # for worker processes: settings only, compiled there
-        state = dict(self.__dict__)
-        for key in ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_states_cache",
-                    "_smoothed_cache", "_criterion_cache",
-                    "_limit_cache"):
-            state.pop(key)
-        return state
+        compiled = ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_states_cache",
+                    "_smoothed_cache", "_criterion_cache", "_limit_cache")
+        return {key: value for key, value in self.__dict__.items() if key not in compiled}
 
     def __setstate__(self, state):
         self.__dict__.update(state)

@@ -261,14 +261,13 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     check_flag(payload, "payload")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:
-        raise ArgumentError(f"criterion: {shown(criterion)}"
-                            f" is defined over a payload's columns: use it with payload=True "
-                            "(excite --payload)")
+        raise ArgumentError(f"criterion: {shown(criterion)} is defined over a payload's columns: use it with "
+                            "payload=True (excite --payload)")
     weights = _noise_weights(noise, robot.n_dof)
     if weights is not None and criterion not in PAYLOAD_ONLY:
         raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={shown(criterion)})")
     check_option(parameters, "parameters", PARAMETERS)
-    workers = _workers(workers)
+    workers = check_workers(workers)        # None → 1, -1 → one per usable core
     starts = default_starts(workers, time_budget) if starts is None else \
         check_number(starts, "starts", low=1, high=100_000, integer=True)
     seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
@@ -351,12 +350,10 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     design = ExcitationDesign(series, samples, base, criterion, float(rate), cond,
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
                               bool(torque_limited), search_summary, payload, noise)
-    if payload is not None and not design.condition_number < POORLY_EXCITED:
-        warn(f"{robot.name}: cond over the payload's columns = {design.condition_number:.3g}: the motion hardly "
-             "excites its parameters", ExcitationWarning)
-    elif payload is None and not design.condition_number < POORLY_EXCITED:
-        warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
-             "some base parameters; give more harmonics, a longer period or wider limits",
+    if not cond < POORLY_EXCITED:
+        warn(f"{robot.name}: cond(W_b) = {cond:.3g}: the trajectory hardly excites some base parameters; give more "
+             "harmonics, a longer period or wider limits" if payload is None else
+             f"{robot.name}: cond over the payload's columns = {cond:.3g}: the motion hardly excites its parameters",
              ExcitationWarning)
     if torque_limited and torque_max is not None and (torque_max > limits.torque).any():
         over = ", ".join(f"joint {j + 1} {torque_max[j]:.4g} > {limits.torque[j]:.4g}"
@@ -476,11 +473,6 @@ def _within_limits(series, limits):
             return series
         series = FourierSeries(series.period, series.q0, series.a * scale * (1 - 1e-9), series.b * scale * (1 - 1e-9))
     raise ArgumentError("limits: cannot keep the trajectory within them (is q0 outside the position range?)")
-
-
-def _workers(workers):
-    """The number of worker processes the user asked for: None → 1, -1 → one per usable core."""
-    return check_workers(workers)
 
 
 def _settings(period, harmonics, rate):
