@@ -21,6 +21,7 @@ from . import base_set
 from ._budget import H5_OVERHEAD, refuse_if_too_large, z_disk_bytes, z_file_bytes
 from ._coordinates import MagnitudeStats, ZBlock, z_blocks
 from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
+from ._reduction import BlockTransform
 from ._working_units import EXACT_LIMIT, Arithmetic
 
 FORMAT_VERSION = 1
@@ -73,10 +74,7 @@ class _ZFile:
 
         self.f, self.layout, self.n_dof, self.prismatic = f, layout, n_dof, prismatic
         self.disk = disk            # (bytes allowed, what bounds them, robot name) or None
-        self.transform = None
-        if layout.parameters != "pseudo":
-            self.transform = sp.csr_matrix(np.array([[float(v) for v in row]
-                                                     for row in layout.pseudo_to_parameterization()]))
+        self.transform = None if layout.parameters == "pseudo" else sp.csr_matrix(BlockTransform.of(layout).floats())
 
     def start(self, units):
         import h5py
@@ -98,15 +96,12 @@ class _ZFile:
         Z = si_block(block, self.units, self.layout, self.prismatic, self.transform)
         Z.eliminate_zeros()
         Z.sort_indices()
-        r, z, n_rows, nnz = Z.shape[0], Z.nnz, self.n_rows, self.nnz
-        for ds, new in ((self.d_data, Z.data), (self.d_ind, Z.indices)):
-            ds.resize((nnz + z,))
-            ds[nnz:] = new
-        self.d_ptr.resize((n_rows + r + 1,))
-        self.d_ptr[n_rows + 1:] = Z.indptr[1:] + nnz
-        self.d_rows.resize((n_rows + r, 2 + self.n_dof))
-        self.d_rows[n_rows:] = block.labels
-        self.n_rows, self.nnz = n_rows + r, nnz + z
+        for ds, new in ((self.d_data, Z.data), (self.d_ind, Z.indices), (self.d_ptr, Z.indptr[1:] + self.nnz),
+                        (self.d_rows, block.labels)):         # each dataset extended by the block's part
+            end = ds.shape[0]
+            ds.resize((end + len(new), *ds.shape[1:]))
+            ds[end:] = new
+        self.n_rows, self.nnz = self.d_rows.shape[0], self.d_data.shape[0]
         stored = H5_OVERHEAD + self.n_rows * 8 * (self.n_dof + 3) + self.nnz * 16
         if self.disk is not None and stored > self.disk[0]:
             allowed, why, name = self.disk
