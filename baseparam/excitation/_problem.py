@@ -33,6 +33,7 @@ from ..errors import RobotDescriptionError
 from ..model.parameters import standard_parameters
 from .criteria import criterion_function
 from .fourier import FourierSeries, basis, rest_basis, sampling_margin
+from .limits import position_range
 
 # Extra relative tightening of every limit on top of the sampling margin: covers the optimizer's
 # constraint tolerance, so that a "feasible" result satisfies the certified bound strictly.
@@ -137,9 +138,7 @@ class DesignProblem:
         w = 2.0 * math.pi / self.period
         lo, hi = [], []
         for k in range(self.n):
-            low, up = lim.lower[k], lim.upper[k]
-            if not (math.isfinite(low) and math.isfinite(up)):
-                low, up = -math.pi, math.pi          # an unlimited revolute joint: q0 is an angle
+            low, up = position_range(lim, k)      # an unlimited revolute joint: q0 is an angle
             # |amplitude| ≤ half the range and ≤ v/ω, |a_l| ≤ v; orthonormal coordinates ≤ √K times that
             amp = min((up - low) / 2.0, lim.velocity[k] / w) * math.sqrt(self.harmonics)
             if math.isfinite(self.held[k]):      # held still: q0 fixed, no oscillation
@@ -160,15 +159,13 @@ class DesignProblem:
                        angle)
         x[:, 0] = 0.0
         q, qd, qdd = self.states(x.ravel())
-        ratio = [np.full(self.n, np.inf)]
         lo, hi, v, a = self._bounds[:4]
         # an unlimited joint swings at most π about q0, as box() allows: its velocity limit alone
         # could scale the start to any size (and far beyond the box, or to overflow)
         room = np.where(finite, np.minimum(hi - mid, mid - lo), math.pi)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio.append(room / np.abs(q).max(axis=0))
-            ratio.append(v / np.abs(qd).max(axis=0))
-            ratio.append(a / np.abs(qdd).max(axis=0))
+            ratio = [np.full(self.n, np.inf), room / np.abs(q).max(axis=0), v / np.abs(qd).max(axis=0),
+                     a / np.abs(qdd).max(axis=0)]
         scale = np.nan_to_num(np.min(ratio, axis=0), posinf=1.0)
         fill = rng.uniform(0.5, 0.95) if fill is None else fill
         x *= (scale * fill)[:, None]

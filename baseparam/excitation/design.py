@@ -334,11 +334,8 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     """
     robot = base.robot
     samples = series.sample(rate)
-    if payload is None:
-        W = base.regressor(samples.q, samples.qd, samples.qdd)
-        A = W.reshape(-1, base.rank)
-    else:
-        A = payload_regressor(robot, base.parameters, payload.pivots, samples)
+    A = base.regressor(samples.q, samples.qd, samples.qdd).reshape(-1, base.rank) if payload is None else \
+        payload_regressor(robot, base.parameters, payload.pivots, samples)
     numbers = condition_numbers(samples, bases or report_bases(base))
     value = criterion_function(criterion, **(criterion_options or {}))(A)[0]
     truth = true_base_parameters(base)
@@ -461,9 +458,8 @@ def _within_limits(series, limits):
         b = series.certified_bounds()
         ratios = [1.0]
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratios.append(np.nanmin(np.where(b["qd_max"] > limits.velocity, limits.velocity / b["qd_max"], 1.0)))
-            ratios.append(np.nanmin(np.where(b["qdd_max"] > limits.acceleration,
-                                             limits.acceleration / b["qdd_max"], 1.0)))
+            for reached, limit in ((b["qd_max"], limits.velocity), (b["qdd_max"], limits.acceleration)):
+                ratios.append(np.nanmin(np.where(reached > limit, limit / reached, 1.0)))
             over = (b["q_max"] > limits.upper) | (b["q_min"] < limits.lower)
             room = np.minimum((limits.upper - series.q0) / (b["q_max"] - series.q0),
                               (series.q0 - limits.lower) / (series.q0 - b["q_min"]))

@@ -88,6 +88,13 @@ class MotionLimits:
         return f"MotionLimits(n_dof={self.n_dof}, source={self.source!r})"
 
 
+def position_range(limits, j):
+    """Joint j's (0-based) position range in ``limits``, or (−π, π) when it has none (an unlimited revolute
+    joint: any angle)."""
+    lo, hi = limits.lower[j], limits.upper[j]
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else (-math.pi, math.pi)
+
+
 def description_limits(robot):
     """The limits a description carries (``Joint.limits``), SI.
 
