@@ -163,7 +163,7 @@ class Arithmetic:
                             EXACT_LENGTH_UNITS[self.length_unit] / scale, float(Fraction(gcd, gscale)), 0.0,
                             f"exact: lengths counted in units of {unit}, angles multiples of 90°")
 
-    def float_units(self, reason=None, max_primes=None):
+    def float_units(self, reason=None):
         """Float working units with an exact companion modulo a prime, one per usable prime.
 
         Parameters
@@ -185,7 +185,7 @@ class Arithmetic:
         gnorm = float(np.linalg.norm(g))
         gfrac = [_exact(v) for v in self.gravity]
         floats = self._ops(lambda v: float(v) * length_scale / char, self._cos_sin, float)
-        for modulus in circle.primes[:max_primes]:
+        for modulus in circle.primes:
             try:
                 images = self._ops(lambda v, p=modulus: to_modular(_exact(v), p),
                                    functools.partial(circle.cos_sin, p=modulus), object)
