@@ -213,7 +213,8 @@ class DesignProblem:
             return np.zeros(self.size)
         q, qd, qdd, W = self._regressor(x, width=self._width)
         self.gradient_evaluations += 1
-        return self._pull_back(self._dW(q, qd, qdd, dA.reshape(W.shape), self._width))
+        d = self._dW(q, qd, qdd, dA.reshape(W.shape), self._width)       # ∂/∂(q, q̇, q̈) on the criterion's grid
+        return np.einsum("ksm,ksn->nm", self.Bc, d).ravel()
 
     def value(self, x):
         """The design criterion at x (on the grid; sign(q̇) exact)."""
@@ -223,10 +224,6 @@ class DesignProblem:
     def criterion_function(self):
         """The design criterion, ``A -> (value, dA)``."""
         return criterion_function(self.criterion, **self.criterion_options)
-
-    def _pull_back(self, d):
-        """∂/∂x from ∂/∂(q, q̇, q̈) on the criterion's grid, d of shape (3, S, n)."""
-        return np.einsum("ksm,ksn->nm", self.Bc, d).ravel()
 
     # -- constraints (≥ 0 when satisfied) -------------------------------------------------------------
     def _tightened(self):

@@ -272,7 +272,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         check_number(starts, "starts", low=1, high=100_000, integer=True)
     seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
     if time_budget is not None:
-        check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
+        time_budget = check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
     lim = motion_limits(robot, limits)
     _check_limits(robot, lim)
     base = find_base_parameters(robot, parameters)
@@ -282,7 +282,11 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
     if torque_limits:
         if truth is None:
-            missing = _missing_truth(base)
+            missing = "?"
+            try:                  # what the description lacks for true_base_parameters (its error message)
+                standard_parameters(robot, parameters)
+            except RobotDescriptionError as exc:
+                missing = str(exc)
             what = ("the description gives no true inertias (inertia: per joint, or a URDF's <inertial>)"
                     if ".inertia:" in missing or "base_inertia" in missing else
                     "the description declares drive terms (friction, rotor inertia) without their values")
@@ -308,15 +312,14 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     _check_memory(problem, min(workers, starts))
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
-        remaining = max(0.0, float(time_budget) - min(3.0, 0.08 * float(time_budget)) - (time.time() - begin))
+        remaining = max(0.0, time_budget - min(3.0, 0.08 * time_budget) - (time.time() - begin))
     outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
     if outcome.timing_dependent:
         warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
              "design is that start's best point so far and depends on timing; give more time",
              ExcitationWarning)
     series = _within_limits(problem.series(outcome.best.x), lim)
-    summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
-                            None if time_budget is None else float(time_budget),
+    summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds, time_budget,
                             tuple(float(r.value) for r in outcome.results if r.complete),
                             sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
     return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options,
@@ -437,15 +440,6 @@ def _check_memory(problem, processes):
     check_memory(needed, lambda need, allowed: f"the search for {problem.harmonics} harmonics of {problem.n} joints "
                  f"would need about {need} of memory ({processes} process{'es' if processes > 1 else ''}), more than "
                  f"the {allowed} available; give fewer harmonics or workers")
-
-
-def _missing_truth(base):
-    """What the description lacks for :func:`._problem.true_base_parameters` (its error message)."""
-    try:
-        standard_parameters(base.robot, base.parameters)
-    except RobotDescriptionError as exc:
-        return str(exc)
-    return "?"
 
 
 def _within_limits(series, limits):
