@@ -101,10 +101,10 @@ def load_excitation(path) -> SavedExcitation:
     if not isinstance(doc, dict):
         raise DataError(f"{source}: expected the JSON object excite --json writes, got {type(doc).__name__}")
 
-    def number(key, where=doc, label=None):
-        value = where.get(key) if isinstance(where, dict) else None
+    def number(key):
+        value = doc.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise DataError(f"{source}: field {label or key}: expected a positive number, got {shown(value)}")
+            raise DataError(f"{source}: field {key}: expected a positive number, got {shown(value)}")
         return float(value)
 
     period, rate = number("period"), number("rate")

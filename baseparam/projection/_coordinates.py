@@ -66,11 +66,11 @@ class RowMaps:
         self.kinetic, self.potential = [None] * n, [None] * n      # (float, modular or None) per joint
         for m in range(n - 1, -1, -1):       # children come after their parents
             self.columns[m] = np.sort(np.concatenate([layout.link_columns[m]] + [self.columns[c] for c in children[m]]))
-            links = [(c, units.ops[c]) for c in children[m]]
+            ops = [units.ops[c] for c in children[m]]
             self.kinetic[m] = self._map(m, TRACE_MAP, layout.link_columns[m], children[m], self.kinetic,
-                                        [_constant_block(op) for _, op in links])
+                                        [_constant_block(op) for op in ops])
             self.potential[m] = self._map(m, np.eye(4), layout.link_columns[m][6:], children[m], self.potential,
-                                          [(op.A[0], None if op.mod_A is None else op.mod_A[0]) for _, op in links])
+                                          [(op.A[0], None if op.mod_A is None else op.mod_A[0]) for op in ops])
 
     def _map(self, m, own, own_columns, children, maps, carries):
         """``own`` into the joint's own columns, and each child's map carried up by its block."""
