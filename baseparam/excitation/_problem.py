@@ -253,37 +253,36 @@ class DesignProblem:
         """Rows of :meth:`constraints` (and of :meth:`jacobian`)."""
         return self.grid * sum(len(joints) for _, joints in self._groups())
 
+    def _relative(self, kind, j, q, qd, qdd, W):
+        """What the constraint group ``kind`` limits at joints j, relative to the limit, at the grid samples (a
+        position about the middle of its range, relative to half the range): the constraint is 1 − that²."""
+        lo, hi, v, a, tau_max = self._bounds
+        if kind == "range":
+            return (2.0 * q[:, j] - (hi[j] + lo[j])) / (hi[j] - lo[j])
+        if kind == "velocity":
+            return qd[:, j] / v[j]
+        if kind == "acceleration":
+            return qdd[:, j] / a[j]
+        return W[:, j, :] @ self.p_base / tau_max[j]
+
     def constraints(self, x):
         """All limit constraints at the grid samples, scaled to O(1); ≥ 0 when satisfied."""
-        lo, hi, v, a, tau_max = self._bounds
-        q, qd, qdd, W = self._limit_states(x)
-        span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
-        parts = []
-        for kind, j in self._groups():
-            if kind == "range":
-                parts.append(1.0 - ((2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]) ** 2)
-            elif kind == "velocity":
-                parts.append(1.0 - (qd[:, j] / v[j]) ** 2)
-            elif kind == "acceleration":
-                parts.append(1.0 - (qdd[:, j] / a[j]) ** 2)
-            else:
-                tau = W[:, j, :] @ self.p_base
-                parts.append(1.0 - (tau / tau_max[j]) ** 2)
+        states = self._limit_states(x)
+        parts = [1.0 - self._relative(kind, j, *states) ** 2 for kind, j in self._groups()]
         return np.concatenate([p.T.ravel() for p in parts]) if parts else np.zeros(0)
 
     def jacobian(self, x):
         """∂constraints/∂x, shape (n_constraints, size)."""
         lo, hi, v, a, tau_max = self._bounds
         q, qd, qdd, W = self._limit_states(x)
-        span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
         S, n, m = self.grid, self.n, self.m
         rows = []
         for kind, joints in self._groups():
             for j in joints:
                 block = np.zeros((S, n, m))
                 if kind == "range":
-                    u = (2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]
-                    block[:, j] = (-4.0 * u / span[j])[:, None] * self.B[0]
+                    u = self._relative(kind, j, q, qd, qdd, W)
+                    block[:, j] = (-4.0 * u / (hi[j] - lo[j]))[:, None] * self.B[0]
                 elif kind == "velocity":
                     block[:, j] = (-2.0 * qd[:, j] / v[j] ** 2)[:, None] * self.B[1]
                 elif kind == "acceleration":
