@@ -187,7 +187,6 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
                                  "base set itself has no such limit; only storing Z has)")
     refuse_if_too_large(robot.name, z_file_bytes(parents), max_memory, "streaming the whole Z into the file")
     disk = _disk_limit(robot, path, max_disk, parents, types)
-    plain = Arithmetic.decide(robot, force_float=force_float)
     stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)
     if robot.is_floating:
         stored = chain_arithmetic(stored, robot.angle_unit, force_float)
@@ -198,11 +197,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
         if progress is not None:
             progress(done, total)
     with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
-        if robot.is_floating:
-            base = base_set.find_base_parameters(robot, parameters, force_float=force_float, max_memory=max_memory)
-        else:
-            units, reduction = base_set.run(plain, layout, robot.parents)
-            base = base_set.assemble(robot, layout, units, reduction)
+        base = base_set.find_base_parameters(robot, parameters, force_float=force_float, max_memory=max_memory)
         step(1)
         zfile = _ZFile(f, layout, n_labelled, prismatic, disk)
         _store(stored, zfile, engine, parents, lambda done, _: step(1 + done), robot.is_floating)
