@@ -360,12 +360,8 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
         raise ResourceLimitError(f"symbolic: {robot.name}: {S} lengths kept as symbols need {runs_needed} "
                                  f"projections (at most {MAX_ENGINE_RUNS}); name fewer lengths (e.g. 'a2,d4')")
     monomials = _monomials(S, degree)
-    n_points = len(monomials) + CHECK_POINTS
-    points, runs = [], []
-    while len(points) < n_points:
-        point = [_random_value(rng, robot.length_unit) for _ in symbols]
-        points.append(point)
-        runs.append(engine(dict(zip(symbols, point))))
+    points = [[_random_value(rng, robot.length_unit) for _ in symbols] for _ in range(len(monomials) + CHECK_POINTS)]
+    runs = [engine(dict(zip(symbols, point))) for point in points]
     signature = collections.Counter(tuple(int(c) for c in base.pivots) for base in runs)
     generic = max(signature, key=lambda k: (len(k), signature[k]))
     if signature[generic] < len(runs):
