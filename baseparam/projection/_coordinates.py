@@ -38,11 +38,6 @@ class ZBlock:
     modular: Optional[CSR] = None
 
 
-def _labels(i, j, keys, n_dof):
-    digits = (keys[:, None] // RADIX ** np.arange(n_dof)) % RADIX + 1
-    return np.column_stack([i, j, digits]).astype(np.int64)
-
-
 class RowMaps:
     """The row of Z that a coefficient at joint m starts, as a matrix: row = coefficient @ L_m.
 
@@ -145,14 +140,22 @@ class _Triplets:
         n, c = values.shape
         self.add(np.repeat(codes, c), np.tile(columns, n), values.ravel(), None if images is None else images.ravel())
 
-    def assemble(self, n_cols):
-        """(unique row codes, CSR matrix, modular CSR matrix or None)."""
+    def block(self, n_cols, n_dof, start=None):
+        """The :class:`ZBlock` of these triplets: rows (i, j = start + 1, ·) of a chain start, whose row codes are
+        (i − 1)·5^N + key, or (``start`` None) potential rows (0, 0, ·), whose codes are the keys."""
         cols = joined(self.cols, np.int64)
         unique, inverse = np.unique(joined(self.codes, np.int64), return_inverse=True)
         shape = (unique.size, n_cols)
         m = CSR.from_coo(joined(self.vals), inverse.ravel(), cols, shape)
         mm = None if self.modulus is None else CSR.from_coo(joined(self.mvals), inverse.ravel(), cols, shape)
-        return unique, m, mm
+        if start is None:
+            i = j = np.zeros_like(unique)
+            keys = unique
+        else:
+            i, keys = divmod(unique, RADIX ** n_dof)
+            i, j = i + 1, np.full_like(i, start + 1)
+        digits = (keys[:, None] // RADIX ** np.arange(n_dof)) % RADIX + 1
+        return ZBlock(np.column_stack([i, j, digits]).astype(np.int64), m, mm)
 
 
 def _add_rows(triplets, units, maps, stats, k, codes, coefs, mcoefs, potential=False):
@@ -183,17 +186,10 @@ def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents, piece=PIEC
     for k, keys, pair_i, coefs, mcoefs in row_starts(units.ops, start, units.tol, parents, piece):
         _add_rows(triplets, units, maps, stats, k, pair_i * span + keys, coefs, mcoefs)
         if triplets.count >= BLOCK_ENTRIES:
-            yield _kinetic_block(triplets, layout, start, n_dof)
+            yield triplets.block(layout.n_standard, n_dof, start)
             triplets = _Triplets(units)
     if triplets.count or triplets.codes:
-        yield _kinetic_block(triplets, layout, start, n_dof)
-
-
-def _kinetic_block(triplets, layout, start, n_dof):
-    span = RADIX ** n_dof
-    unique, m, mm = triplets.assemble(layout.n_standard)
-    i = unique // span + 1
-    return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m, mm)
+        yield triplets.block(layout.n_standard, n_dof, start)
 
 
 def potential_blocks(units, layout, maps, n_dof, stats, parents, piece=PIECE):
@@ -209,15 +205,9 @@ def potential_blocks(units, layout, maps, n_dof, stats, parents, piece=PIECE):
                                                    piece):
         _add_rows(triplets, units, maps, stats, k, keys, coefs, mcoefs, potential=True)
         if triplets.count >= BLOCK_ENTRIES:
-            yield _potential_block(triplets, layout, n_dof)
+            yield triplets.block(layout.n_standard, n_dof)
             triplets = _Triplets(units)
-    yield _potential_block(triplets, layout, n_dof)
-
-
-def _potential_block(triplets, layout, n_dof):
-    unique, m, mm = triplets.assemble(layout.n_standard)
-    zeros = np.zeros_like(unique)
-    return ZBlock(_labels(zeros, zeros, unique, n_dof), m, mm)
+    yield triplets.block(layout.n_standard, n_dof)
 
 
 def friction_block(layout, n_dof):
