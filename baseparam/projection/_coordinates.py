@@ -135,11 +135,6 @@ class _Triplets:
         if self.modulus is not None:
             self.mvals.append(mvals[keep])
 
-    def add_rows(self, codes, columns, values, images):
-        """Whole rows: ``values[r]`` (and ``images[r]``) in ``columns`` for row code ``codes[r]``."""
-        n, c = values.shape
-        self.add(np.repeat(codes, c), np.tile(columns, n), values.ravel(), None if images is None else images.ravel())
-
     def block(self, n_cols, n_dof, start=None):
         """The :class:`ZBlock` of these triplets: rows (i, j = start + 1, ·) of a chain start, whose row codes are
         (i − 1)·5^N + key, or (``start`` None) potential rows (0, 0, ·), whose codes are the keys."""
@@ -166,8 +161,9 @@ def _add_rows(triplets, units, maps, stats, k, codes, coefs, mcoefs, potential=F
         if units.exact and values.size:   # only exact runs can overflow
             stats.observe(values)
             stats.observe_bound(maps.bound(k, values, potential))
-        columns, vals, mvals = maps.rows(k, values, images, potential)
-        triplets.add_rows(codes[s:s + size], columns, vals, mvals)
+        columns, vals, mvals = maps.rows(k, values, images, potential)     # whole rows: vals[r] for codes[s + r]
+        triplets.add(np.repeat(codes[s:s + size], columns.size), np.tile(columns, len(vals)), vals.ravel(),
+                     None if mvals is None else mvals.ravel())
 
 
 def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents, piece=PIECE):
