@@ -483,8 +483,6 @@ def _settings(period, harmonics, rate):
         raise ArgumentError(f"rate: {rate:g} Hz is too low for {harmonics} harmonics of a {period:g} s period: "
                             f"{per_cycle:.3g} samples per cycle of the highest harmonic, at least "
                             f"{MIN_SAMPLES_PER_CYCLE} needed (rate ≥ {lowest:g} Hz)")
-    if round(count) + 1 > MAX_SAMPLES:
-        raise ArgumentError(f"rate: {round(count) + 1} samples per period; at most {MAX_SAMPLES} are written")
     return float(period), harmonics, float(rate)
 
 
