@@ -54,12 +54,7 @@ def smooth_log_condition(p):
 
 
 def iterations(problem):
-    return sum(count for *_, count in schedule(problem))
-
-
-def schedule(problem):
-    """The problem's own schedule if it has one (experiments), else the criterion's."""
-    return getattr(problem, "schedule", None) or SCHEDULES[problem.criterion]
+    return sum(count for *_, count in SCHEDULES[problem.criterion])
 
 
 @dataclass(frozen=True)
@@ -92,7 +87,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
     from scipy.optimize import minimize
 
     rng = np.random.default_rng([int(seed), int(index)])
-    counts = (getattr(problem, "evaluations", 0), getattr(problem, "gradient_evaluations", 0))
+    counts = (problem.evaluations, problem.gradient_evaluations)
     x = problem.initial(rng)
     done = 0
     best = (problem.violation(x) > FEASIBLE, problem.value(x), x)
@@ -116,7 +111,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
     try:
         if best[0]:                  # torque limits violated at the start: SLSQP's linearization may be
             x = _restore(problem, x, bounds, step)    # inconsistent there, so first get within them
-        for p, width, count in schedule(problem):
+        for p, width, count in SCHEDULES[problem.criterion]:
             problem.use_criterion(None if p is None else smooth_log_condition(p), width)
             result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
                               constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
@@ -131,8 +126,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
         problem.use_criterion()
     x = best[2]
     return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete,
-                       getattr(problem, "evaluations", 0) - counts[0],
-                       getattr(problem, "gradient_evaluations", 0) - counts[1])
+                       problem.evaluations - counts[0], problem.gradient_evaluations - counts[1])
 
 
 def _restore(problem, x, bounds, step, iterations=100):
