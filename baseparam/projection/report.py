@@ -23,16 +23,20 @@ def format_number(v) -> str:
     return f"{float(v):.10g}"
 
 
-def join_groups(groups, coefficient) -> str:
-    """A sum of groups of names sharing a coefficient: ``a - 2·(b + c)``.
+def join_groups(terms, coefficient) -> str:
+    """A sum of terms with the names of equal coefficients grouped: ``a - 2·(b + c)``.
 
     Parameters
     ----------
-    groups : dict
-        {(sign ±1, key): [name, ...]}, in the order to print.
+    terms : iterable of (name, sign ±1, key)
+        Each term's name, sign and magnitude (any hashable ``key``); groups print in the order of their
+        first term.
     coefficient : callable
         ``coefficient(key)``: the magnitude's text, or None where it is 1 (then the names stand alone).
     """
+    groups = {}
+    for name, sign, key in terms:
+        groups.setdefault((sign, key), []).append(name)
     parts = []
     for (sign, key), names in groups.items():
         body = " + ".join(names)
@@ -52,12 +56,9 @@ def format_regrouping(base, r, terms=None) -> str:
 
     ``terms`` ({standard name: coefficient}) replaces ``base.terms(r)`` (display units), e.g. SI.
     """
-    groups = {}
-    for name, coef in (base.terms(r) if terms is None else terms).items():
-        key = format_number(abs(coef))
-        sign = -1 if coef < 0 else 1
-        groups.setdefault((sign, key), []).append(name)
-    return join_groups(groups, lambda key: None if key == "1" else key)
+    terms = (base.terms(r) if terms is None else terms).items()
+    return join_groups(((name, -1 if coef < 0 else 1, format_number(abs(coef))) for name, coef in terms),
+                       lambda key: None if key == "1" else key)
 
 
 def regrouping_lines(base, regrouping):

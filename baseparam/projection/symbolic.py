@@ -139,14 +139,10 @@ class SymbolicBaseParameters:
         list of dict, length rank
             {standard name: Fraction}, zero coefficients left out.
         """
-        at = dict(self.values)
-        at.update({k: Fraction(v) for k, v in (values or {}).items()})
+        at = {**self.values, **{k: Fraction(v) for k, v in (values or {}).items()}}
         point = [at[s] for s in self.symbols]
-        out = []
-        for row in self.polynomials:
-            terms = {name: _evaluate(poly, point) for name, poly in row.items()}
-            out.append({k: v for k, v in terms.items() if v != 0})
-        return out
+        rows = [{name: _evaluate(poly, point) for name, poly in row.items()} for row in self.polynomials]
+        return [{name: v for name, v in row.items() if v != 0} for row in rows]
 
     def to_dict(self):
         """The ``find --symbolic --json`` document: ``find --json``'s, with coefficient strings."""
@@ -219,12 +215,10 @@ def poly_string(poly, symbols):
 
 def format_symbolic_regrouping(sym, r) -> str:
     """Base parameter r with equal coefficients grouped: ``XX2 - a2²·(M2 + M3 + M4 + M5 + M6)``."""
-    groups = {}
+    terms = []
     for name, poly in sym.polynomials[r].items():
-        lead = _ordered(poly)[0][1]
-        sign = -1 if lead < 0 else 1
-        key = tuple(sorted((e, c * sign) for e, c in poly.items()))
-        groups.setdefault((sign, key), []).append(name)
+        sign = -1 if _ordered(poly)[0][1] < 0 else 1          # the sign of the leading term
+        terms.append((name, sign, tuple(sorted((e, c * sign) for e, c in poly.items()))))
     one = ((tuple([0] * len(sym.symbols)), Fraction(1)),)
 
     def coefficient(key):
@@ -233,7 +227,7 @@ def format_symbolic_regrouping(sym, r) -> str:
         text = _sum_text(dict(key), sym.symbols, "·", format_number)
         return f"({text})" if len(key) > 1 else text
 
-    return join_groups(groups, coefficient)
+    return join_groups(terms, coefficient)
 
 
 def format_symbolic_table(sym) -> str:
