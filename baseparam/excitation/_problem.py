@@ -99,11 +99,10 @@ class DesignProblem:
         self._dW = adjoint_function(self.robot, self.parameters, self.columns)
         self._width = None
         self.evaluations = self.gradient_evaluations = 0     # of the criterion and its gradient (cache misses)
-        self._states_cache = self._smoothed_cache = self._criterion_cache = self._limit_cache = (None, None)
+        self._cache = {}       # the last (key, value) of the states and regressors (per grid and width), criterion
 
     def __getstate__(self):                   # for worker processes: settings only, compiled there
-        compiled = ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_states_cache",
-                    "_smoothed_cache", "_criterion_cache", "_limit_cache")
+        compiled = ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_cache")
         return {key: value for key, value in self.__dict__.items() if key not in compiled}
 
     def __setstate__(self, state):
@@ -116,7 +115,7 @@ class DesignProblem:
         with sign(q̇_j) replaced by tanh(q̇_j / (smoothing · velocity limit_j)) if ``smoothing`` is given."""
         self._objective = self.criterion_function() if function is None else function
         self._width = None if smoothing is None else float(smoothing) * self.limits.velocity
-        self._criterion_cache = (None, None)
+        self._cache.pop("criterion", None)
 
     # -- unknowns ---------------------------------------------------------------------------------------
     @property
@@ -180,25 +179,25 @@ class DesignProblem:
         """q, q̇, q̈ (each (S, n)) and W_b (S, n, rank) at x on the criterion's grid, or on the limits'
         grid (for torques), sign(q̇) smoothed over ``width``; the last (x, width) of each is cached."""
         if limits and self.Bc is not self.B:
-            cache, B = "_limit_cache", self.B
+            cache, B = "limits", self.B
         else:
-            cache, B = "_states_cache" if width is None else "_smoothed_cache", self.Bc
-        key, value = getattr(self, cache)
+            cache, B = "states" if width is None else "smoothed", self.Bc
+        key, value = self._cache.get(cache, (None, None))
         if key is not None and key[1] is width and np.array_equal(key[0], x):
             return value
         q, qd, qdd = self.states(x, B)
         value = (q, qd, qdd, self._W(q, qd, qdd, width))
-        setattr(self, cache, ((np.array(x, copy=True), width), value))
+        self._cache[cache] = ((np.array(x, copy=True), width), value)
         return value
 
     def _minimized(self, x):
-        key, value = self._criterion_cache
+        key, value = self._cache.get("criterion", (None, None))
         if key is not None and np.array_equal(key, x):
             return value
         W = self._regressor(x, width=self._width)[3]
         value = self._objective(W.reshape(-1, W.shape[2]))
         self.evaluations += 1
-        self._criterion_cache = (np.array(x, copy=True), value)
+        self._cache["criterion"] = (np.array(x, copy=True), value)
         return value
 
     def objective(self, x):
