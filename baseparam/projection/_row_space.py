@@ -239,10 +239,9 @@ class _Joint:
 class _Side:
     """One side of the recursion (module docstring): exact spans, or float moments."""
 
-    def __init__(self, units, layout, maps, arith, exact_side, stats=None):
+    def __init__(self, units, layout, maps, arith, exact_side, stats=None, few_rows=False):
         self.units, self.layout, self.maps, self.arith = units, layout, maps, arith
-        self.exact_side, self.stats = exact_side, stats
-        self.few_rows = False
+        self.exact_side, self.stats, self.few_rows = exact_side, stats, few_rows
         self.out = _Rows(layout.n_standard)
 
     def reduce(self, terms):
@@ -393,8 +392,7 @@ def _walk(units, layout, parents, stats, few_rows, n_first, progress=None) -> Ro
     (:func:`base_equation_basis`)."""
     n = len(parents)
     maps = RowMaps(units, layout, parents)
-    sides = [_Side(units, layout, maps, _Exact(units.modulus), True, stats)]
-    sides[0].few_rows = few_rows
+    sides = [_Side(units, layout, maps, _Exact(units.modulus), True, stats, few_rows)]
     if not units.exact:
         sides.append(_Side(units, layout, maps, _Exact(None), False))
     last_child = {p: k for k, p in enumerate(parents)}
