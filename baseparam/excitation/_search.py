@@ -215,20 +215,20 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         counted_iterations[index] = counted_iterations.get(index, 0) + n
         show()
 
+    results = {}
+
     def finished(result):
+        results[result.index] = result
         counted_iterations[result.index] = per_start          # a start that ends early counts in full
         show()
 
-    results = {}
     if workers == 0:
         for index in range(starts):
             if deadline is not None and time.time() > deadline:
                 break
-            result = run_start(problem, seed, index, deadline, lambda i, d: tick(i, 1))
-            results[index] = result
-            finished(result)
+            finished(run_start(problem, seed, index, deadline, lambda i, d: tick(i, 1)))
     else:
-        results = _in_pool(problem, starts, seed, workers, deadline, tick, finished)
+        _in_pool(problem, starts, seed, workers, deadline, tick, finished)
     counted = 0
     while counted in results and results[counted].complete:
         counted += 1
@@ -243,8 +243,8 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
 
 
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
+    """Run the starts on a pool of ``workers`` processes, handing each result to ``finished`` as it comes."""
     context = multiprocessing.get_context("spawn")
-    results = {}
     events = pool = None
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
@@ -257,9 +257,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
         while pending:
             _drain(events, tick)
             for index in [i for i, job in pending.items() if job.ready()]:
-                result = pending.pop(index).get()
-                results[index] = result
-                finished(result)
+                finished(pending.pop(index).get())
             if deadline is not None and time.time() > deadline + GRACE:
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
@@ -271,7 +269,6 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
         if events is not None:
             events.close()
             events.join_thread()
-    return results
 
 
 def _drain(events, tick):
