@@ -15,10 +15,9 @@ def trajectory_csv(samples):
     (the samples as they are: cond(W_b) was measured on them)."""
     n = samples.q.shape[1]
     header = ",".join(["t"] + [f"{f}{j}" for f in ("q", "qd", "qdd") for j in range(1, n + 1)])
-    rows = [header]
-    for t, q, v, a in zip(samples.t.tolist(), samples.q.tolist(), samples.qd.tolist(), samples.qdd.tolist()):
-        rows.append(",".join(map(repr, [t, *q, *v, *a])))
-    return "\n".join(rows) + "\n"
+    rows = [",".join(map(repr, [t, *q, *v, *a]))
+            for t, q, v, a in zip(samples.t.tolist(), samples.q.tolist(), samples.qd.tolist(), samples.qdd.tolist())]
+    return "\n".join([header, *rows]) + "\n"
 
 
 def write_trajectory_csv(path, samples):

@@ -465,10 +465,9 @@ def store_symbolic(sym, path):
         f.attrs.update({"robot": sym.robot.name, "parameters": sym.parameters,
                         "length_unit": sym.robot.length_unit, "rank": sym.rank,
                         "robot_is_generic": sym.robot_is_generic, "format": "baseparam symbolic regroupings"})
-        f.create_dataset("symbols", data=list(sym.symbols), dtype=text)
-        f.create_dataset("symbol_values", data=[str(v) for v in sym.values.values()], dtype=text)
-        f.create_dataset("standard", data=list(sym.standard_names), dtype=text)
-        f.create_dataset("names", data=list(sym.names), dtype=text)
+        for name, values in (("symbols", sym.symbols), ("symbol_values", [str(v) for v in sym.values.values()]),
+                             ("standard", sym.standard_names), ("names", sym.names)):
+            f.create_dataset(name, data=list(values), dtype=text)
         f.create_dataset("pivots", data=np.array([sym.standard_names.index(n) for n in sym.names], dtype=np.int64))
         f.create_dataset("terms", data=np.array(terms, dtype=object).reshape(sym.rank, len(sym.standard_names)),
                          dtype=text)
