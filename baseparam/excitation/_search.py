@@ -116,7 +116,6 @@ def run_start(problem, seed, index, deadline=None, report=None):
             result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
                               constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
             x = result.x
-            problem.use_criterion()
             step_value = (problem.violation(x) > FEASIBLE, problem.value(x), x)
             if step_value[:2] < best[:2]:
                 best = step_value
