@@ -289,7 +289,7 @@ def test_the_user_sets_the_workers():
     import inspect
 
     from baseparam._validation import usable_cores
-    from baseparam.excitation.design import _workers
+    from baseparam._validation import check_workers as _workers      # what design_excitation calls
     assert inspect.signature(bp.design_excitation).parameters["workers"].default == 1
     assert _workers(None) == 1 and _workers(3) == 3 and _workers(-1) == usable_cores()
     for bad in (0, -2, 1.5, True, "2", 257):

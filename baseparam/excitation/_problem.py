@@ -33,6 +33,7 @@ from ..errors import RobotDescriptionError
 from ..model.parameters import standard_parameters
 from .criteria import criterion_function
 from .fourier import FourierSeries, basis, rest_basis, sampling_margin
+from .limits import position_range
 
 # Extra relative tightening of every limit on top of the sampling margin: covers the optimizer's
 # constraint tolerance, so that a "feasible" result satisfies the certified bound strictly.
@@ -98,15 +99,11 @@ class DesignProblem:
         self._dW = adjoint_function(self.robot, self.parameters, self.columns)
         self._width = None
         self.evaluations = self.gradient_evaluations = 0     # of the criterion and its gradient (cache misses)
-        self._states_cache = self._smoothed_cache = self._criterion_cache = self._limit_cache = (None, None)
+        self._cache = {}       # the last (key, value) of the states and regressors (per grid and width), criterion
 
     def __getstate__(self):                   # for worker processes: settings only, compiled there
-        state = dict(self.__dict__)
-        for key in ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_states_cache",
-                    "_smoothed_cache", "_criterion_cache",
-                    "_limit_cache"):
-            state.pop(key)
-        return state
+        compiled = ("_objective", "_W", "_dW", "_width", "evaluations", "gradient_evaluations", "_cache")
+        return {key: value for key, value in self.__dict__.items() if key not in compiled}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -118,7 +115,7 @@ class DesignProblem:
         with sign(q̇_j) replaced by tanh(q̇_j / (smoothing · velocity limit_j)) if ``smoothing`` is given."""
         self._objective = self.criterion_function() if function is None else function
         self._width = None if smoothing is None else float(smoothing) * self.limits.velocity
-        self._criterion_cache = (None, None)
+        self._cache.pop("criterion", None)
 
     # -- unknowns ---------------------------------------------------------------------------------------
     @property
@@ -140,9 +137,7 @@ class DesignProblem:
         w = 2.0 * math.pi / self.period
         lo, hi = [], []
         for k in range(self.n):
-            low, up = lim.lower[k], lim.upper[k]
-            if not (math.isfinite(low) and math.isfinite(up)):
-                low, up = -math.pi, math.pi          # an unlimited revolute joint: q0 is an angle
+            low, up = position_range(lim, k)      # an unlimited revolute joint: q0 is an angle
             # |amplitude| ≤ half the range and ≤ v/ω, |a_l| ≤ v; orthonormal coordinates ≤ √K times that
             amp = min((up - low) / 2.0, lim.velocity[k] / w) * math.sqrt(self.harmonics)
             if math.isfinite(self.held[k]):      # held still: q0 fixed, no oscillation
@@ -163,15 +158,13 @@ class DesignProblem:
                        angle)
         x[:, 0] = 0.0
         q, qd, qdd = self.states(x.ravel())
-        ratio = [np.full(self.n, np.inf)]
         lo, hi, v, a = self._bounds[:4]
         # an unlimited joint swings at most π about q0, as box() allows: its velocity limit alone
         # could scale the start to any size (and far beyond the box, or to overflow)
         room = np.where(finite, np.minimum(hi - mid, mid - lo), math.pi)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio.append(room / np.abs(q).max(axis=0))
-            ratio.append(v / np.abs(qd).max(axis=0))
-            ratio.append(a / np.abs(qdd).max(axis=0))
+            ratio = [np.full(self.n, np.inf), room / np.abs(q).max(axis=0), v / np.abs(qd).max(axis=0),
+                     a / np.abs(qdd).max(axis=0)]
         scale = np.nan_to_num(np.min(ratio, axis=0), posinf=1.0)
         fill = rng.uniform(0.5, 0.95) if fill is None else fill
         x *= (scale * fill)[:, None]
@@ -186,25 +179,25 @@ class DesignProblem:
         """q, q̇, q̈ (each (S, n)) and W_b (S, n, rank) at x on the criterion's grid, or on the limits'
         grid (for torques), sign(q̇) smoothed over ``width``; the last (x, width) of each is cached."""
         if limits and self.Bc is not self.B:
-            cache, B = "_limit_cache", self.B
+            cache, B = "limits", self.B
         else:
-            cache, B = "_states_cache" if width is None else "_smoothed_cache", self.Bc
-        key, value = getattr(self, cache)
+            cache, B = "states" if width is None else "smoothed", self.Bc
+        key, value = self._cache.get(cache, (None, None))
         if key is not None and key[1] is width and np.array_equal(key[0], x):
             return value
         q, qd, qdd = self.states(x, B)
         value = (q, qd, qdd, self._W(q, qd, qdd, width))
-        setattr(self, cache, ((np.array(x, copy=True), width), value))
+        self._cache[cache] = ((np.array(x, copy=True), width), value)
         return value
 
     def _minimized(self, x):
-        key, value = self._criterion_cache
+        key, value = self._cache.get("criterion", (None, None))
         if key is not None and np.array_equal(key, x):
             return value
         W = self._regressor(x, width=self._width)[3]
         value = self._objective(W.reshape(-1, W.shape[2]))
         self.evaluations += 1
-        self._criterion_cache = (np.array(x, copy=True), value)
+        self._cache["criterion"] = (np.array(x, copy=True), value)
         return value
 
     def objective(self, x):
@@ -219,7 +212,8 @@ class DesignProblem:
             return np.zeros(self.size)
         q, qd, qdd, W = self._regressor(x, width=self._width)
         self.gradient_evaluations += 1
-        return self._pull_back(self._dW(q, qd, qdd, dA.reshape(W.shape), self._width))
+        d = self._dW(q, qd, qdd, dA.reshape(W.shape), self._width)       # ∂/∂(q, q̇, q̈) on the criterion's grid
+        return np.einsum("ksm,ksn->nm", self.Bc, d).ravel()
 
     def value(self, x):
         """The design criterion at x (on the grid; sign(q̇) exact)."""
@@ -229,10 +223,6 @@ class DesignProblem:
     def criterion_function(self):
         """The design criterion, ``A -> (value, dA)``."""
         return criterion_function(self.criterion, **self.criterion_options)
-
-    def _pull_back(self, d):
-        """∂/∂x from ∂/∂(q, q̇, q̈) on the criterion's grid, d of shape (3, S, n)."""
-        return np.einsum("ksm,ksn->nm", self.Bc, d).ravel()
 
     # -- constraints (≥ 0 when satisfied) -------------------------------------------------------------
     def _tightened(self):
@@ -262,37 +252,36 @@ class DesignProblem:
         """Rows of :meth:`constraints` (and of :meth:`jacobian`)."""
         return self.grid * sum(len(joints) for _, joints in self._groups())
 
+    def _relative(self, kind, j, q, qd, qdd, W):
+        """What the constraint group ``kind`` limits at joints j, relative to the limit, at the grid samples (a
+        position about the middle of its range, relative to half the range): the constraint is 1 − that²."""
+        lo, hi, v, a, tau_max = self._bounds
+        if kind == "range":
+            return (2.0 * q[:, j] - (hi[j] + lo[j])) / (hi[j] - lo[j])
+        if kind == "velocity":
+            return qd[:, j] / v[j]
+        if kind == "acceleration":
+            return qdd[:, j] / a[j]
+        return W[:, j, :] @ self.p_base / tau_max[j]
+
     def constraints(self, x):
         """All limit constraints at the grid samples, scaled to O(1); ≥ 0 when satisfied."""
-        lo, hi, v, a, tau_max = self._bounds
-        q, qd, qdd, W = self._limit_states(x)
-        span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
-        parts = []
-        for kind, j in self._groups():
-            if kind == "range":
-                parts.append(1.0 - ((2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]) ** 2)
-            elif kind == "velocity":
-                parts.append(1.0 - (qd[:, j] / v[j]) ** 2)
-            elif kind == "acceleration":
-                parts.append(1.0 - (qdd[:, j] / a[j]) ** 2)
-            else:
-                tau = W[:, j, :] @ self.p_base
-                parts.append(1.0 - (tau / tau_max[j]) ** 2)
+        states = self._limit_states(x)
+        parts = [1.0 - self._relative(kind, j, *states) ** 2 for kind, j in self._groups()]
         return np.concatenate([p.T.ravel() for p in parts]) if parts else np.zeros(0)
 
     def jacobian(self, x):
         """∂constraints/∂x, shape (n_constraints, size)."""
         lo, hi, v, a, tau_max = self._bounds
         q, qd, qdd, W = self._limit_states(x)
-        span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
         S, n, m = self.grid, self.n, self.m
         rows = []
         for kind, joints in self._groups():
             for j in joints:
                 block = np.zeros((S, n, m))
                 if kind == "range":
-                    u = (2.0 * q[:, j] - (hi[j] + lo[j])) / span[j]
-                    block[:, j] = (-4.0 * u / span[j])[:, None] * self.B[0]
+                    u = self._relative(kind, j, q, qd, qdd, W)
+                    block[:, j] = (-4.0 * u / (hi[j] - lo[j]))[:, None] * self.B[0]
                 elif kind == "velocity":
                     block[:, j] = (-2.0 * qd[:, j] / v[j] ** 2)[:, None] * self.B[1]
                 elif kind == "acceleration":

@@ -54,12 +54,7 @@ def smooth_log_condition(p):
 
 
 def iterations(problem):
-    return sum(count for *_, count in schedule(problem))
-
-
-def schedule(problem):
-    """The problem's own schedule if it has one (experiments), else the criterion's."""
-    return getattr(problem, "schedule", None) or SCHEDULES[problem.criterion]
+    return sum(count for *_, count in SCHEDULES[problem.criterion])
 
 
 @dataclass(frozen=True)
@@ -92,7 +87,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
     from scipy.optimize import minimize
 
     rng = np.random.default_rng([int(seed), int(index)])
-    counts = (getattr(problem, "evaluations", 0), getattr(problem, "gradient_evaluations", 0))
+    counts = (problem.evaluations, problem.gradient_evaluations)
     x = problem.initial(rng)
     done = 0
     best = (problem.violation(x) > FEASIBLE, problem.value(x), x)
@@ -116,12 +111,11 @@ def run_start(problem, seed, index, deadline=None, report=None):
     try:
         if best[0]:                  # torque limits violated at the start: SLSQP's linearization may be
             x = _restore(problem, x, bounds, step)    # inconsistent there, so first get within them
-        for p, width, count in schedule(problem):
+        for p, width, count in SCHEDULES[problem.criterion]:
             problem.use_criterion(None if p is None else smooth_log_condition(p), width)
             result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
                               constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
             x = result.x
-            problem.use_criterion()
             step_value = (problem.violation(x) > FEASIBLE, problem.value(x), x)
             if step_value[:2] < best[:2]:
                 best = step_value
@@ -131,8 +125,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
         problem.use_criterion()
     x = best[2]
     return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete,
-                       getattr(problem, "evaluations", 0) - counts[0],
-                       getattr(problem, "gradient_evaluations", 0) - counts[1])
+                       problem.evaluations - counts[0], problem.gradient_evaluations - counts[1])
 
 
 def _restore(problem, x, bounds, step, iterations=100):
@@ -221,20 +214,20 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         counted_iterations[index] = counted_iterations.get(index, 0) + n
         show()
 
+    results = {}
+
     def finished(result):
+        results[result.index] = result
         counted_iterations[result.index] = per_start          # a start that ends early counts in full
         show()
 
-    results = {}
     if workers == 0:
         for index in range(starts):
             if deadline is not None and time.time() > deadline:
                 break
-            result = run_start(problem, seed, index, deadline, lambda i, d: tick(i, 1))
-            results[index] = result
-            finished(result)
+            finished(run_start(problem, seed, index, deadline, lambda i, d: tick(i, 1)))
     else:
-        results = _in_pool(problem, starts, seed, workers, deadline, tick, finished)
+        _in_pool(problem, starts, seed, workers, deadline, tick, finished)
     counted = 0
     while counted in results and results[counted].complete:
         counted += 1
@@ -249,8 +242,8 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
 
 
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
+    """Run the starts on a pool of ``workers`` processes, handing each result to ``finished`` as it comes."""
     context = multiprocessing.get_context("spawn")
-    results = {}
     events = pool = None
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
@@ -263,9 +256,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
         while pending:
             _drain(events, tick)
             for index in [i for i, job in pending.items() if job.ready()]:
-                result = pending.pop(index).get()
-                results[index] = result
-                finished(result)
+                finished(pending.pop(index).get())
             if deadline is not None and time.time() > deadline + GRACE:
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
@@ -277,7 +268,6 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
         if events is not None:
             events.close()
             events.join_thread()
-    return results
 
 
 def _drain(events, tick):

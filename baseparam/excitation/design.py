@@ -261,19 +261,18 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     check_flag(payload, "payload")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:
-        raise ArgumentError(f"criterion: {shown(criterion)}"
-                            f" is defined over a payload's columns: use it with payload=True "
-                            "(excite --payload)")
+        raise ArgumentError(f"criterion: {shown(criterion)} is defined over a payload's columns: use it with "
+                            "payload=True (excite --payload)")
     weights = _noise_weights(noise, robot.n_dof)
     if weights is not None and criterion not in PAYLOAD_ONLY:
         raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={shown(criterion)})")
     check_option(parameters, "parameters", PARAMETERS)
-    workers = _workers(workers)
+    workers = check_workers(workers)        # None → 1, -1 → one per usable core
     starts = default_starts(workers, time_budget) if starts is None else \
         check_number(starts, "starts", low=1, high=100_000, integer=True)
     seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
     if time_budget is not None:
-        check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
+        time_budget = check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
     lim = motion_limits(robot, limits)
     _check_limits(robot, lim)
     base = find_base_parameters(robot, parameters)
@@ -283,7 +282,11 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
     if torque_limits:
         if truth is None:
-            missing = _missing_truth(base)
+            missing = "?"
+            try:                  # what the description lacks for true_base_parameters (its error message)
+                standard_parameters(robot, parameters)
+            except RobotDescriptionError as exc:
+                missing = str(exc)
             what = ("the description gives no true inertias (inertia: per joint, or a URDF's <inertial>)"
                     if ".inertia:" in missing or "base_inertia" in missing else
                     "the description declares drive terms (friction, rotor inertia) without their values")
@@ -309,15 +312,14 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     _check_memory(problem, min(workers, starts))
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
-        remaining = max(0.0, float(time_budget) - min(3.0, 0.08 * float(time_budget)) - (time.time() - begin))
+        remaining = max(0.0, time_budget - min(3.0, 0.08 * time_budget) - (time.time() - begin))
     outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
     if outcome.timing_dependent:
         warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
              "design is that start's best point so far and depends on timing; give more time",
              ExcitationWarning)
     series = _within_limits(problem.series(outcome.best.x), lim)
-    summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds,
-                            None if time_budget is None else float(time_budget),
+    summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds, time_budget,
                             tuple(float(r.value) for r in outcome.results if r.complete),
                             sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
     return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options,
@@ -335,11 +337,8 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     """
     robot = base.robot
     samples = series.sample(rate)
-    if payload is None:
-        W = base.regressor(samples.q, samples.qd, samples.qdd)
-        A = W.reshape(-1, base.rank)
-    else:
-        A = payload_regressor(robot, base.parameters, payload.pivots, samples)
+    A = base.regressor(samples.q, samples.qd, samples.qdd).reshape(-1, base.rank) if payload is None else \
+        payload_regressor(robot, base.parameters, payload.pivots, samples)
     numbers = condition_numbers(samples, bases or report_bases(base))
     value = criterion_function(criterion, **(criterion_options or {}))(A)[0]
     truth = true_base_parameters(base)
@@ -351,12 +350,10 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     design = ExcitationDesign(series, samples, base, criterion, float(rate), cond,
                               numbers, float(value), limits, series.certified_bounds(), torque_max,
                               bool(torque_limited), search_summary, payload, noise)
-    if payload is not None and not design.condition_number < POORLY_EXCITED:
-        warn(f"{robot.name}: cond over the payload's columns = {design.condition_number:.3g}: the motion hardly "
-             "excites its parameters", ExcitationWarning)
-    elif payload is None and not design.condition_number < POORLY_EXCITED:
-        warn(f"{robot.name}: cond(W_b) = {design.condition_number:.3g}: the trajectory hardly excites "
-             "some base parameters; give more harmonics, a longer period or wider limits",
+    if not cond < POORLY_EXCITED:
+        warn(f"{robot.name}: cond(W_b) = {cond:.3g}: the trajectory hardly excites some base parameters; give more "
+             "harmonics, a longer period or wider limits" if payload is None else
+             f"{robot.name}: cond over the payload's columns = {cond:.3g}: the motion hardly excites its parameters",
              ExcitationWarning)
     if torque_limited and torque_max is not None and (torque_max > limits.torque).any():
         over = ", ".join(f"joint {j + 1} {torque_max[j]:.4g} > {limits.torque[j]:.4g}"
@@ -445,15 +442,6 @@ def _check_memory(problem, processes):
                  f"the {allowed} available; give fewer harmonics or workers")
 
 
-def _missing_truth(base):
-    """What the description lacks for :func:`._problem.true_base_parameters` (its error message)."""
-    try:
-        standard_parameters(base.robot, base.parameters)
-    except RobotDescriptionError as exc:
-        return str(exc)
-    return "?"
-
-
 def _within_limits(series, limits):
     """The series, its oscillation scaled down just enough if a certified bound exceeds a limit.
 
@@ -464,9 +452,8 @@ def _within_limits(series, limits):
         b = series.certified_bounds()
         ratios = [1.0]
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratios.append(np.nanmin(np.where(b["qd_max"] > limits.velocity, limits.velocity / b["qd_max"], 1.0)))
-            ratios.append(np.nanmin(np.where(b["qdd_max"] > limits.acceleration,
-                                             limits.acceleration / b["qdd_max"], 1.0)))
+            for reached, limit in ((b["qd_max"], limits.velocity), (b["qdd_max"], limits.acceleration)):
+                ratios.append(np.nanmin(np.where(reached > limit, limit / reached, 1.0)))
             over = (b["q_max"] > limits.upper) | (b["q_min"] < limits.lower)
             room = np.minimum((limits.upper - series.q0) / (b["q_max"] - series.q0),
                               (series.q0 - limits.lower) / (series.q0 - b["q_min"]))
@@ -476,11 +463,6 @@ def _within_limits(series, limits):
             return series
         series = FourierSeries(series.period, series.q0, series.a * scale * (1 - 1e-9), series.b * scale * (1 - 1e-9))
     raise ArgumentError("limits: cannot keep the trajectory within them (is q0 outside the position range?)")
-
-
-def _workers(workers):
-    """The number of worker processes the user asked for: None → 1, -1 → one per usable core."""
-    return check_workers(workers)
 
 
 def _settings(period, harmonics, rate):
@@ -501,8 +483,6 @@ def _settings(period, harmonics, rate):
         raise ArgumentError(f"rate: {rate:g} Hz is too low for {harmonics} harmonics of a {period:g} s period: "
                             f"{per_cycle:.3g} samples per cycle of the highest harmonic, at least "
                             f"{MIN_SAMPLES_PER_CYCLE} needed (rate ≥ {lowest:g} Hz)")
-    if round(count) + 1 > MAX_SAMPLES:
-        raise ArgumentError(f"rate: {round(count) + 1} samples per period; at most {MAX_SAMPLES} are written")
     return float(period), harmonics, float(rate)
 
 

@@ -15,10 +15,9 @@ def trajectory_csv(samples):
     (the samples as they are: cond(W_b) was measured on them)."""
     n = samples.q.shape[1]
     header = ",".join(["t"] + [f"{f}{j}" for f in ("q", "qd", "qdd") for j in range(1, n + 1)])
-    rows = [header]
-    for t, q, v, a in zip(samples.t.tolist(), samples.q.tolist(), samples.qd.tolist(), samples.qdd.tolist()):
-        rows.append(",".join(map(repr, [t, *q, *v, *a])))
-    return "\n".join(rows) + "\n"
+    rows = [",".join(map(repr, [t, *q, *v, *a]))
+            for t, q, v, a in zip(samples.t.tolist(), samples.q.tolist(), samples.qd.tolist(), samples.qdd.tolist())]
+    return "\n".join([header, *rows]) + "\n"
 
 
 def write_trajectory_csv(path, samples):
@@ -101,10 +100,10 @@ def load_excitation(path) -> SavedExcitation:
     if not isinstance(doc, dict):
         raise DataError(f"{source}: expected the JSON object excite --json writes, got {type(doc).__name__}")
 
-    def number(key, where=doc, label=None):
-        value = where.get(key) if isinstance(where, dict) else None
+    def number(key):
+        value = doc.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise DataError(f"{source}: field {label or key}: expected a positive number, got {shown(value)}")
+            raise DataError(f"{source}: field {key}: expected a positive number, got {shown(value)}")
         return float(value)
 
     period, rate = number("period"), number("rate")

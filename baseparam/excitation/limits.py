@@ -28,6 +28,8 @@ from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
 from ..model.loading import is_urdf, load_robot
 
 _KEYS = ("q", "qd", "qdd", "tau")
+_FIELDS = ("lower", "upper", "velocity", "acceleration", "torque")          # MotionLimits' arrays
+_RATES = (("qd", "velocity"), ("qdd", "acceleration"), ("tau", "torque"))   # a file's key of each limit > 0
 
 
 # A velocity, acceleration or torque limit (or a position range) below this is a unit or typing error (SI).
@@ -59,14 +61,14 @@ class MotionLimits:
         # built by motion_limits, or by hand: checked once here, so the design never indexes a wrong shape
         check_instance(self.source, "MotionLimits.source", str, "a str")
         n = None
-        for name in ("lower", "upper", "velocity", "acceleration", "torque"):
+        for name in _FIELDS:
             arr = real_array(f"MotionLimits.{name}", getattr(self, name), ArgumentError)
             if arr.ndim != 1 or arr.size == 0 or (n is not None and arr.shape[0] != n):
                 raise ArgumentError(f"MotionLimits.{name}: expected shape (n_dof,)"
                                     f"{'' if n is None else f' = ({n},), as lower'}, got {arr.shape}")
             if np.isnan(arr).any():
                 raise ArgumentError(f"MotionLimits.{name}: NaN; expected numbers (±inf where a joint has no limit)")
-            if name in ("velocity", "acceleration", "torque") and not (arr > 0).all():
+            if name not in ("lower", "upper") and not (arr > 0).all():
                 raise ArgumentError(f"MotionLimits.{name}: expected limits > 0 (inf: none), got {shown(arr.tolist())}")
             n = arr.shape[0]
             object.__setattr__(self, name, arr)
@@ -86,15 +88,20 @@ class MotionLimits:
         return f"MotionLimits(n_dof={self.n_dof}, source={self.source!r})"
 
 
+def position_range(limits, j):
+    """Joint j's (0-based) position range in ``limits``, or (−π, π) when it has none (an unlimited revolute
+    joint: any angle)."""
+    lo, hi = limits.lower[j], limits.upper[j]
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else (-math.pi, math.pi)
+
+
 def description_limits(robot):
     """The limits a description carries (``Joint.limits``), SI.
 
     A URDF's zeros are its defaults for attributes left out (``lower = upper = 0``, ``velocity = 0``,
     ``effort = 0``: a joint that could not move), so they count as no limit.
     """
-    n = robot.n_dof
-    out = {"lower": np.full(n, -np.inf), "upper": np.full(n, np.inf), "velocity": np.full(n, np.inf),
-           "acceleration": np.full(n, np.inf), "torque": np.full(n, np.inf)}
+    out = {name: np.full(robot.n_dof, -np.inf if name == "lower" else np.inf) for name in _FIELDS}
     for k, joint in enumerate(robot.joints):
         lim = joint.limits
         if lim is None:
@@ -135,8 +142,7 @@ def motion_limits(robot, limits=None):
             raise ArgumentError(f"limits: {limits.n_dof} joints, but the robot has {robot.n_dof}")
         # built by hand: the checks of a file's limits too (a range of ±1e300 or a limit of 1e-300 overflows the
         # design's scaled quantities)
-        fields = ("lower", "upper", "velocity", "acceleration", "torque")
-        _check_values({name: getattr(limits, name) for name in fields},
+        _check_values({name: getattr(limits, name) for name in _FIELDS},
                       "limits" if limits.source == "description" else printable(limits.source), robot.n_dof)
         return limits
     values = description_limits(robot)
@@ -176,7 +182,7 @@ def _check_values(values, source, n_dof):
                                 f"{MIN_LIMIT:g} (rad or m): not a range a joint can be excited in")
         # below MIN_LIMIT the design's scaled quantities (1/v², …) overflow: a unit error, not a limit
         # (a huge limit is no limit, and is designed for: the search's box bounds the swing)
-        for field, key in (("velocity", "qd"), ("acceleration", "qdd"), ("torque", "tau")):
+        for key, field in _RATES:
             value = values[field][k]
             if value < MIN_LIMIT:
                 raise ArgumentError(f"{source}: joint {k + 1}: {key} limit {value:g} is below {MIN_LIMIT:g} (SI); "
@@ -240,7 +246,7 @@ def _entry(entry, path):
         if not lo < hi:
             raise _Invalid(f"{path}.q", f"lower {lo:g} is not below upper {hi:g}")
         out["lower"], out["upper"] = lo, hi
-    for key, field in (("qd", "velocity"), ("qdd", "acceleration"), ("tau", "torque")):
+    for key, field in _RATES:
         if entry.get(key) is not None:
             value = float(_number(entry[key], f"{path}.{key}", "a finite number > 0"))
             if value <= 0:

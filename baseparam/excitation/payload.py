@@ -24,6 +24,7 @@ import numpy as np
 from .._validation import ABSURD, shown
 from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout
+from .limits import position_range
 
 RANK_TOLERANCE = 1e-9
 RANK_SAMPLES = 200
@@ -162,10 +163,7 @@ def payload_columns(robot, parameters, limits, joints=3, pose=None, seed=0):
     q = np.tile(pose, (S, 1))
     qd, qdd = np.zeros((S, n)), np.zeros((S, n))
     for j in (k - 1 for k in moving):
-        lo, hi = limits.lower[j], limits.upper[j]
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            lo, hi = -math.pi, math.pi
-        q[:, j] = rng.uniform(lo, hi, S)
+        q[:, j] = rng.uniform(*position_range(limits, j), S)
         qd[:, j] = rng.uniform(-1, 1, S) * limits.velocity[j]
         acc = limits.acceleration[j] if math.isfinite(limits.acceleration[j]) else limits.velocity[j]
         qdd[:, j] = rng.uniform(-1, 1, S) * acc

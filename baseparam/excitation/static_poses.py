@@ -76,7 +76,7 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     StaticPoses
     """
     from .._validation import check_number
-    from .limits import motion_limits
+    from .limits import motion_limits, position_range
     from .payload import held_pose, moving_joints
     from ..model.loading import load_robot
     from ..model.robot import require_fixed_base, require_robot
@@ -95,9 +95,7 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     rng = np.random.default_rng(seed)
     q = np.tile(base, (candidates, 1))
     for j in (k - 1 for k in moving):
-        lo, hi = limits.lower[j], limits.upper[j]
-        lo, hi = (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else (-np.pi, np.pi)
-        q[:, j] = rng.uniform(lo, hi, candidates)
+        q[:, j] = rng.uniform(*position_range(limits, j), candidates)
     A = _gravity_columns(robot, q)                        # (C, n, 4)
     chosen = [int(np.argmax(np.linalg.norm(A, axis=(1, 2))))]
     # greedy: the candidate raising the ratio of smallest to largest singular value most. The chosen poses' stack

@@ -13,7 +13,7 @@ from typing import Optional
 import numpy as np
 
 from ._projections import RADIX, TRACE_MAP, _children, kept, potential_starts, row_starts
-from ._sparse import CSR
+from ._sparse import CSR, joined
 
 FRICTION_KINDS = {"FV": 1, "FC": 2, "FO": 3, "FS": 4}
 BLOCK_ENTRIES = 2_000_000     # Z entries collected before a block is written (≈ 0.25 GB while assembled)
@@ -36,11 +36,6 @@ class ZBlock:
     labels: np.ndarray
     matrix: CSR
     modular: Optional[CSR] = None
-
-
-def _labels(i, j, keys, n_dof):
-    digits = (keys[:, None] // RADIX ** np.arange(n_dof)) % RADIX + 1
-    return np.column_stack([i, j, digits]).astype(np.int64)
 
 
 class RowMaps:
@@ -66,11 +61,11 @@ class RowMaps:
         self.kinetic, self.potential = [None] * n, [None] * n      # (float, modular or None) per joint
         for m in range(n - 1, -1, -1):       # children come after their parents
             self.columns[m] = np.sort(np.concatenate([layout.link_columns[m]] + [self.columns[c] for c in children[m]]))
-            links = [(c, units.ops[c]) for c in children[m]]
+            ops = [units.ops[c] for c in children[m]]
             self.kinetic[m] = self._map(m, TRACE_MAP, layout.link_columns[m], children[m], self.kinetic,
-                                        [_constant_block(op) for _, op in links])
+                                        [_constant_block(op) for op in ops])
             self.potential[m] = self._map(m, np.eye(4), layout.link_columns[m][6:], children[m], self.potential,
-                                          [(op.A[0], None if op.mod_A is None else op.mod_A[0]) for _, op in links])
+                                          [(op.A[0], None if op.mod_A is None else op.mod_A[0]) for op in ops])
 
     def _map(self, m, own, own_columns, children, maps, carries):
         """``own`` into the joint's own columns, and each child's map carried up by its block."""
@@ -140,21 +135,22 @@ class _Triplets:
         if self.modulus is not None:
             self.mvals.append(mvals[keep])
 
-    def add_rows(self, codes, columns, values, images):
-        """Whole rows: ``values[r]`` (and ``images[r]``) in ``columns`` for row code ``codes[r]``."""
-        n, c = values.shape
-        self.add(np.repeat(codes, c), np.tile(columns, n), values.ravel(), None if images is None else images.ravel())
-
-    def assemble(self, n_cols):
-        """(unique row codes, CSR matrix, modular CSR matrix or None)."""
-        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int64)
-        cols = np.concatenate(self.cols) if self.cols else np.zeros(0, dtype=np.int64)
-        unique, inverse = np.unique(codes, return_inverse=True)
+    def block(self, n_cols, n_dof, start=None):
+        """The :class:`ZBlock` of these triplets: rows (i, j = start + 1, ·) of a chain start, whose row codes are
+        (i − 1)·5^N + key, or (``start`` None) potential rows (0, 0, ·), whose codes are the keys."""
+        cols = joined(self.cols, np.int64)
+        unique, inverse = np.unique(joined(self.codes, np.int64), return_inverse=True)
         shape = (unique.size, n_cols)
-        m = CSR.from_coo(np.concatenate(self.vals) if self.vals else np.zeros(0), inverse.ravel(), cols, shape)
-        mm = None if self.modulus is None else CSR.from_coo(
-            np.concatenate(self.mvals) if self.mvals else np.zeros(0), inverse.ravel(), cols, shape)
-        return unique, m, mm
+        m = CSR.from_coo(joined(self.vals), inverse.ravel(), cols, shape)
+        mm = None if self.modulus is None else CSR.from_coo(joined(self.mvals), inverse.ravel(), cols, shape)
+        if start is None:
+            i = j = np.zeros_like(unique)
+            keys = unique
+        else:
+            i, keys = divmod(unique, RADIX ** n_dof)
+            i, j = i + 1, np.full_like(i, start + 1)
+        digits = (keys[:, None] // RADIX ** np.arange(n_dof)) % RADIX + 1
+        return ZBlock(np.column_stack([i, j, digits]).astype(np.int64), m, mm)
 
 
 def _add_rows(triplets, units, maps, stats, k, codes, coefs, mcoefs, potential=False):
@@ -165,11 +161,12 @@ def _add_rows(triplets, units, maps, stats, k, codes, coefs, mcoefs, potential=F
         if units.exact and values.size:   # only exact runs can overflow
             stats.observe(values)
             stats.observe_bound(maps.bound(k, values, potential))
-        columns, vals, mvals = maps.rows(k, values, images, potential)
-        triplets.add_rows(codes[s:s + size], columns, vals, mvals)
+        columns, vals, mvals = maps.rows(k, values, images, potential)     # whole rows: vals[r] for codes[s + r]
+        triplets.add(np.repeat(codes[s:s + size], columns.size), np.tile(columns, len(vals)), vals.ravel(),
+                     None if mvals is None else mvals.ravel())
 
 
-def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece=PIECE):
+def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents, piece=PIECE):
     """Rows (i, j = start + 1, ·) of Z, from the depth-first recursion of one chain start, in blocks of
     at most about BLOCK_ENTRIES entries (each row complete in one block).
 
@@ -178,7 +175,6 @@ def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece
     ZBlock
     """
     span = RADIX ** n_dof
-    parents = list(range(-1, n_dof - 1)) if parents is None else list(parents)
     triplets = _Triplets(units)
     if start in layout.rotor_columns:   # ½ IA_j q̇_j²: a single 1 in row (j, j, 1 … 1)
         one = np.array([1.0])
@@ -186,20 +182,13 @@ def kinetic_blocks(units, layout, maps, start, n_dof, stats, parents=None, piece
     for k, keys, pair_i, coefs, mcoefs in row_starts(units.ops, start, units.tol, parents, piece):
         _add_rows(triplets, units, maps, stats, k, pair_i * span + keys, coefs, mcoefs)
         if triplets.count >= BLOCK_ENTRIES:
-            yield _kinetic_block(triplets, layout, start, n_dof)
+            yield triplets.block(layout.n_standard, n_dof, start)
             triplets = _Triplets(units)
     if triplets.count or triplets.codes:
-        yield _kinetic_block(triplets, layout, start, n_dof)
+        yield triplets.block(layout.n_standard, n_dof, start)
 
 
-def _kinetic_block(triplets, layout, start, n_dof):
-    span = RADIX ** n_dof
-    unique, m, mm = triplets.assemble(layout.n_standard)
-    i = unique // span + 1
-    return ZBlock(_labels(i, np.full_like(i, start + 1), unique % span, n_dof), m, mm)
-
-
-def potential_blocks(units, layout, maps, n_dof, stats, parents=None, piece=PIECE):
+def potential_blocks(units, layout, maps, n_dof, stats, parents, piece=PIECE):
     """Rows (0, 0, ·) of Z in blocks; the constant row is not one (a constant in L does not enter the
     dynamics).
 
@@ -212,15 +201,9 @@ def potential_blocks(units, layout, maps, n_dof, stats, parents=None, piece=PIEC
                                                    piece):
         _add_rows(triplets, units, maps, stats, k, keys, coefs, mcoefs, potential=True)
         if triplets.count >= BLOCK_ENTRIES:
-            yield _potential_block(triplets, layout, n_dof)
+            yield triplets.block(layout.n_standard, n_dof)
             triplets = _Triplets(units)
-    yield _potential_block(triplets, layout, n_dof)
-
-
-def _potential_block(triplets, layout, n_dof):
-    unique, m, mm = triplets.assemble(layout.n_standard)
-    zeros = np.zeros_like(unique)
-    return ZBlock(_labels(zeros, zeros, unique, n_dof), m, mm)
+    yield triplets.block(layout.n_standard, n_dof)
 
 
 def friction_block(layout, n_dof):

@@ -74,8 +74,19 @@ class ChainLayout:
         self.friction_columns = {(k + VIRTUAL, kind): c + shift for (k, kind), c in layout.friction_columns.items()}
 
 
-def drop_virtual(rows: CSR) -> CSR:
-    """The rows without the virtual links' columns."""
+def engine_of(robot, layout):
+    """What the engine runs on: (its column layout, the joints' parents, their types) — a floating base's chain
+    (:class:`ChainLayout`, :func:`chain_parents`, the virtual slides and turns first), else the robot's own."""
+    types = [j.type for j in robot.joints]
+    if not robot.is_floating:
+        return layout, list(robot.parents), types
+    return ChainLayout(layout), chain_parents(robot.parents), ["prismatic"] * 3 + ["revolute"] * 3 + types
+
+
+def drop_virtual(rows):
+    """The rows (a :class:`CSR`, or None) without the virtual links' columns."""
+    if rows is None:
+        return None
     keep = rows.indices >= VIRTUAL_COLUMNS
     counts = np.add.reduceat(keep.astype(np.int64), rows.indptr[:-1]) if rows.nnz else np.zeros(rows.shape[0], int)
     counts = np.where(np.diff(rows.indptr) > 0, counts, 0)    # reduceat reads an empty row's next entry
@@ -91,4 +102,5 @@ def chain_arithmetic(arithmetic, angle_unit, force_float=False):
     return dataclasses.replace(plan, obstacle=plan._obstacle(force_float))
 
 
-__all__ = ["VIRTUAL", "ChainLayout", "chain_arithmetic", "chain_parents", "drop_virtual", "virtual_models"]
+__all__ = ["VIRTUAL", "ChainLayout", "chain_arithmetic", "chain_parents", "drop_virtual", "engine_of",
+           "virtual_models"]

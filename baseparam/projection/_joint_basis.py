@@ -27,29 +27,19 @@ _TZ[1, 2, 3] = 1.0
 _DTZ = np.stack([_TZ[1], np.zeros((4, 4))])
 
 
-def constant_parts(model, length, cos_sin, include_offset=True, dtype=float):
-    """C and ``M(offset) · C′`` of a joint model, evaluated in one arithmetic.
-
-    Returns
-    -------
-    C, Cp : ndarray, shape (4, 4)
-    """
-    after = model.after
-    if include_offset and model.offset:      # M(q + offset) = M(q) · M(offset): the offset joins C′
-        after = (dataclasses.replace(model.motion, variable=False),) + after
-    C = product(model.before, length, cos_sin, dtype)
-    return C, product(after, length, cos_sin, dtype)
-
-
 def coefficient_matrices(model, length, cos_sin, include_offset=True, dtype=float):
-    """Ã^l and B̃^l (coefficients of A and ∂A/∂q over the joint basis X).
+    """Ã^l and B̃^l (coefficients of A and ∂A/∂q over the joint basis X), with C and ``M(offset) · C′``
+    evaluated in one arithmetic (``length``, ``cos_sin``, ``dtype``).
 
     Returns
     -------
     A_coef, B_coef : ndarray, shape (m, 4, 4)
         m = 3 for revolute (1, cos, sin), 2 for prismatic (1, q).
     """
-    C, Cp = constant_parts(model, length, cos_sin, include_offset, dtype)
+    after = model.after
+    if include_offset and model.offset:      # M(q + offset) = M(q) · M(offset): the offset joins C′
+        after = (dataclasses.replace(model.motion, variable=False),) + after
+    C, Cp = product(model.before, length, cos_sin, dtype), product(after, length, cos_sin, dtype)
     J, dJ = (_RZ, _DRZ) if model.is_revolute else (_TZ, _DTZ)
     if dtype is object:   # exact: the constant 0/±1 patterns as Python integers
         J, dJ = J.astype(int).astype(object), dJ.astype(int).astype(object)

@@ -219,7 +219,7 @@ def _pieces(arrays, size):
         yield tuple(None if a is None else a[s:s + max(1, size)] for a in arrays)
 
 
-def row_starts(ops, start, tol, parents=None, piece=CHUNK_TERMS):
+def row_starts(ops, start, tol, parents, piece=CHUNK_TERMS):
     """Terms of Û_kji that start a row of Z, for one chain start j: depth first, in bounded pieces.
 
     A term starts a row at joint k when it was opened or started there, or its digit at k is not the
@@ -233,8 +233,8 @@ def row_starts(ops, start, tol, parents=None, piece=CHUNK_TERMS):
     ops : sequence of JointOperators
     start : int
         0-based chain start j.
-    parents : sequence of int, optional
-        0-based parent of each joint (−1 for the base); default: a serial chain. In a tree the velocity
+    parents : sequence of int
+        0-based parent of each joint (−1 for the base). In a tree the velocity
         products q̇_i q̇_j only pair joints on a common path, which is what recursing over j's subtree gives.
     piece : int
         Most input terms per sandwich application.
@@ -251,7 +251,6 @@ def row_starts(ops, start, tol, parents=None, piece=CHUNK_TERMS):
     mcoefs : ndarray, shape (n, 16), or None
         The same modulo the operators' prime.
     """
-    parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
     children = _children(parents)
     w = RADIX ** start
     keys, coefs, mcoefs, _ = constant_sandwich(ops[start].start_hat, w, tol)
@@ -282,7 +281,7 @@ def _starts_below(ops, node, hats, carries, children, tol, piece):
                 yield from _starts_below(ops, c, (keys, pair, coefs, mcoefs), below, children, tol, piece)
 
 
-def potential_starts(ops, gravity, tol, parents=None, mod_gravity=None, piece=CHUNK_TERMS):
+def potential_starts(ops, gravity, tol, parents, mod_gravity=None, piece=CHUNK_TERMS):
     """Potential terms that start a row of Z: depth first, in bounded pieces.
 
     ``−Π = Σ_k [gᵀ 0] T_k [SX SY SZ M]ᵀ``, so the coordinates are the coefficient row vectors of
@@ -302,7 +301,6 @@ def potential_starts(ops, gravity, tol, parents=None, mod_gravity=None, piece=CH
     coefs : ndarray, shape (n, 4)
     mcoefs : ndarray, shape (n, 4), or None
     """
-    parents = list(range(-1, len(ops) - 1)) if parents is None else list(parents)
     g = np.append(np.asarray(gravity, dtype=float), 0.0)[None, :]
     gm = None if mod_gravity is None else np.append(np.asarray(mod_gravity, dtype=float), 0.0)[None, :]
     yield from _potential_below(ops, -1, (np.zeros(1, dtype=np.int64), g, gm), _children(parents), tol, piece)

@@ -237,12 +237,11 @@ class StreamedR:
             ``note`` reports the largest float residual of a dependent column (round-off when the
             prime was not unlucky) and the conditioning of the pivot columns.
         """
-        R = self.R * (1.0 if self.column_scale is None else self.column_scale)
+        R = self.R * (1.0 if self.column_scale is None else self.column_scale)      # a new array, changed below
         if transform is not None:
             R = R @ _floats(transform)
         pivots = np.array(echelon.pivots, dtype=np.int64)
         zero = np.flatnonzero(~echelon.nonzero_columns)
-        R = R.copy()
         R[:, zero] = 0.0       # exactly zero columns (only round-off in float, e.g. after the Khalil map)
         norms = np.linalg.norm(R, axis=0)
         scale = np.where(norms > 0, norms, 1.0)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._coordinates import RowMaps
 from ._modular import PRIMES
-from ._sparse import CSR
+from ._sparse import CSR, joined
 
 
 # -- independence ---------------------------------------------------------------------------------------
@@ -106,10 +106,11 @@ def exactly_independent(values):
 
 # -- arithmetic of a side ----------------------------------------------------------------------------
 class _Exact:
-    """Exact numbers: integers held in float64 (exact runs) or images modulo p (float runs)."""
+    """The numbers of a side: integers held in float64 (exact runs' exact side), images modulo p (float runs'
+    exact side), or floats (the float side's moments: ``modulus`` None, as an exact run's)."""
 
-    def __init__(self, units):
-        self.modulus = units.modulus
+    def __init__(self, modulus):
+        self.modulus = modulus
 
     def sandwich(self, op):
         return op.matrix if self.modulus is None else op.modular
@@ -132,30 +133,6 @@ class _Exact:
         if self.modulus is None:
             return exactly_independent(values)
         return leftmost_independent(values, self.modulus)
-
-
-class _Moments:
-    """Float second moments Σ MᵀM of sets of coefficient vectors, as triangular factors."""
-
-    @staticmethod
-    def sandwich(op):
-        return op.matrix
-
-    @staticmethod
-    def factors(jop):
-        return jop.A
-
-    @staticmethod
-    def times(X, M):
-        return X @ M
-
-    @staticmethod
-    def gravity(units):
-        return np.append(units.gravity, 0.0)[None, :]
-
-    @staticmethod
-    def row_map(pair):
-        return pair[0]
 
 
 def _factor(rows):
@@ -246,9 +223,7 @@ class _Rows:
         self.vals.append(values[r, c])
 
     def matrix(self):
-        def joined(parts, dtype):
-            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-        return CSR.from_coo(joined(self.vals, float), joined(self.rows, np.int64), joined(self.cols, np.int64),
+        return CSR.from_coo(joined(self.vals), joined(self.rows, np.int64), joined(self.cols, np.int64),
                             (self.count, self.n_cols))
 
 
@@ -264,10 +239,9 @@ class _Joint:
 class _Side:
     """One side of the recursion (module docstring): exact spans, or float moments."""
 
-    def __init__(self, units, layout, maps, arith, exact_side, stats=None):
+    def __init__(self, units, layout, maps, arith, exact_side, stats=None, few_rows=False):
         self.units, self.layout, self.maps, self.arith = units, layout, maps, arith
-        self.exact_side, self.stats = exact_side, stats
-        self.few_rows = False
+        self.exact_side, self.stats, self.few_rows = exact_side, stats, few_rows
         self.out = _Rows(layout.n_standard)
 
     def reduce(self, terms):
@@ -418,10 +392,9 @@ def _walk(units, layout, parents, stats, few_rows, n_first, progress=None) -> Ro
     (:func:`base_equation_basis`)."""
     n = len(parents)
     maps = RowMaps(units, layout, parents)
-    sides = [_Side(units, layout, maps, _Exact(units), True, stats)]
-    sides[0].few_rows = few_rows
+    sides = [_Side(units, layout, maps, _Exact(units.modulus), True, stats, few_rows)]
     if not units.exact:
-        sides.append(_Side(units, layout, maps, _Moments(), False))
+        sides.append(_Side(units, layout, maps, _Exact(None), False))
     last_child = {p: k for k, p in enumerate(parents)}
     states = [{-1: side.base(n)} for side in sides]
     for m in range(n):

@@ -108,11 +108,8 @@ class CSR:
             data.append(P[r, c])
             cols.append(c)
             rows.append(r + start)
-        if not data:
-            return CSR(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(self.shape[0] + 1, dtype=np.int64),
-                       (self.shape[0], M.shape[1]))
-        return CSR(np.concatenate(data), np.concatenate(cols).astype(np.int64),
-                   _indptr(np.concatenate(rows), self.shape[0]), (self.shape[0], M.shape[1]))
+        return CSR(joined(data), joined(cols, np.int64).astype(np.int64),
+                   _indptr(joined(rows, np.int64), self.shape[0]), (self.shape[0], M.shape[1]))
 
     def gram(self, data2=None, max_pairs=1 << 21):
         """Zᵀ Z′ as a dense array, shape (n_cols, n_cols), Z′ the same pattern holding ``data2``.
@@ -150,6 +147,11 @@ class CSR:
     def tocoo(self):
         """(rows, cols, data) in row-major order, as ``scipy.sparse.csr_matrix.tocoo`` gives them."""
         return np.repeat(np.arange(self.shape[0], dtype=np.int64), np.diff(self.indptr)), self.indices, self.data
+
+
+def joined(parts, dtype=float):
+    """The arrays ``parts`` one after the other (an empty array of ``dtype`` when there are none)."""
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
 def _indptr(rows, n_rows):

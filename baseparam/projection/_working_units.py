@@ -63,14 +63,6 @@ class WorkingUnits:
     mod_gravity: Optional[tuple] = None
 
 
-def _cos_sin(angle, angle_unit):
-    return exact_cos_sin(angle, angle_unit)[:2]
-
-
-def _modular_length(value, modulus):
-    return to_modular(_exact(value), modulus)
-
-
 def _check_image(values, images, modulus):
     """A number that is clearly non-zero must not vanish modulo the prime."""
     vanished = (np.vectorize(lambda v: int(v) % modulus == 0)(images)) & (np.abs(values) > UNLUCKY_FLOAT)
@@ -152,6 +144,10 @@ class Arithmetic:
     def _ops(self, length, cos_sin, dtype):
         return [coefficient_matrices(m, length, cos_sin, self.include_offsets, dtype) for m in self.models]
 
+    def _cos_sin(self, angle):
+        """The exact (cos, sin) of a multiple of 90° in the description's unit (floats otherwise)."""
+        return exact_cos_sin(angle, self.angle_unit)[:2]
+
     # -- working units ----------------------------------------------------------------------
     def exact_units(self) -> WorkingUnits:
         """Integer working units: lengths in the largest unit that makes them all integers."""
@@ -160,15 +156,14 @@ class Arithmetic:
         gscale = math.lcm(*[f.denominator for f in gfrac])
         gint = [int(f * gscale) for f in gfrac]
         gcd = math.gcd(*gint) or 1
-        cos_sin = functools.partial(_cos_sin, angle_unit=self.angle_unit)
         ops = [JointOperators(m.type, *AB)
-               for m, AB in zip(self.models, self._ops(lambda v: float(_exact(v) * scale), cos_sin, float))]
+               for m, AB in zip(self.models, self._ops(lambda v: float(_exact(v) * scale), self._cos_sin, float))]
         unit = self.length_unit if scale == 1 else f"{self.length_unit}/{scale}"
         return WorkingUnits(True, ops, np.array([g // gcd for g in gint], dtype=float),
                             EXACT_LENGTH_UNITS[self.length_unit] / scale, float(Fraction(gcd, gscale)), 0.0,
                             f"exact: lengths counted in units of {unit}, angles multiples of 90°")
 
-    def float_units(self, reason=None, max_primes=None):
+    def float_units(self, reason=None):
         """Float working units with an exact companion modulo a prime, one per usable prime.
 
         Parameters
@@ -189,11 +184,10 @@ class Arithmetic:
         g = np.asarray(self.gravity, dtype=float)
         gnorm = float(np.linalg.norm(g))
         gfrac = [_exact(v) for v in self.gravity]
-        cos_sin = functools.partial(_cos_sin, angle_unit=self.angle_unit)
-        floats = self._ops(lambda v: float(v) * length_scale / char, cos_sin, float)
-        for modulus in circle.primes[:max_primes]:
+        floats = self._ops(lambda v: float(v) * length_scale / char, self._cos_sin, float)
+        for modulus in circle.primes:
             try:
-                images = self._ops(functools.partial(_modular_length, modulus=modulus),
+                images = self._ops(lambda v, p=modulus: to_modular(_exact(v), p),
                                    functools.partial(circle.cos_sin, p=modulus), object)
                 for fl, ex in zip(floats, images):
                     for values, image in zip(fl, ex):

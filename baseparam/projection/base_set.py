@@ -20,7 +20,7 @@ from ..model.robot import require_robot
 from ..model.value import BaseModel
 from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import base_equation_basis, row_basis
-from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents, drop_virtual
+from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
 from ._modular import PRIMES, ModularEchelon
 from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
 from .._validation import check_parameter_vector as as_parameters, check_robot_states as robot_states
@@ -282,15 +282,11 @@ def find_base_parameters(robot, parameters: str = "pseudo", *,
 
 
 def check_size(robot, parameters, max_memory=None):
-    """The robot's column layout, once the robot is known to fit in the memory allowed."""
+    """The robot's column layout, once the robot is known to fit in the memory allowed (a floating base's
+    chain, :mod:`._floating`, runs twice: the second time for the base equations' rows)."""
     layout = ColumnLayout(robot, parameters)
-    if robot.is_floating:     # the engine's chain (_floating), run twice (the base equations' rows)
-        engine, parents = ChainLayout(layout), chain_parents(robot.parents)
-        types = ["prismatic"] * 3 + ["revolute"] * 3 + [j.type for j in robot.joints]
-        refuse_if_too_large(robot.name, 2 * row_space_bytes(engine, parents, types), max_memory)
-        return layout
-    refuse_if_too_large(robot.name, row_space_bytes(layout, robot.parents, [j.type for j in robot.joints]),
-                        max_memory)
+    engine, parents, types = engine_of(robot, layout)
+    refuse_if_too_large(robot.name, (1 + robot.is_floating) * row_space_bytes(engine, parents, types), max_memory)
     return layout
 
 
@@ -298,7 +294,7 @@ def _find_floating(robot, layout, arithmetic, progress, force_float):
     """find_base_parameters of a floating robot: the chain of :mod:`._floating`, then the base equations'
     row space in the same working units."""
     chain = chain_arithmetic(arithmetic, robot.angle_unit, force_float)
-    engine, parents = ChainLayout(layout), chain_parents(robot.parents)
+    engine, parents, _ = engine_of(robot, layout)
     units, reduction = run(chain, layout, parents, progress, engine)
     result = assemble(robot, layout, units, reduction)
     with single_threaded():
@@ -307,8 +303,7 @@ def _find_floating(robot, layout, arithmetic, progress, force_float):
         if _rank_reaches(rows, units, reduction.rank):     # a part of the row space, as large: all of it
             seen = np.ones(reduction.rank, dtype=bool)
         else:
-            moments = None if basis.moments is None else drop_virtual(basis.moments)
-            seen = _seen(reduction, _echelon(layout, units, [(moments, rows)]))
+            seen = _seen(reduction, _echelon(layout, units, [(drop_virtual(basis.moments), rows)]))
     return dataclasses.replace(result, seen_by_base_equations=seen)
 
 
@@ -421,19 +416,15 @@ def run(arithmetic, layout, parents, progress=None, engine=None):
     units : WorkingUnits
     reduction : Reduction
     """
-    with single_threaded():        # dense problems of a few hundred columns: threads only wait (_blas)
-        return _attempts(arithmetic, layout, parents, progress, engine)
-
-
-def _attempts(arithmetic, layout, parents, progress, engine):
     attempt = None
-    for units in arithmetic.candidates():
-        reduction = _reduce(layout, units, parents, progress, engine)
-        if reduction is None:               # exact integers would overflow: on to floats
-            continue
-        attempt = units, reduction
-        if reduction.residual_ok:
-            return attempt
+    with single_threaded():        # dense problems of a few hundred columns: threads only wait (_blas)
+        for units in arithmetic.candidates():
+            reduction = _reduce(layout, units, parents, progress, engine)
+            if reduction is None:               # exact integers would overflow: on to floats
+                continue
+            attempt = units, reduction
+            if reduction.residual_ok:
+                return attempt
     if attempt is None:
         raise arithmetic.no_prime()
     warn(f"{arithmetic.name}: the float computation disagrees with every modular one; the regroupings "
@@ -460,9 +451,7 @@ def _reduce(layout, units, parents, progress, engine=None):
     if units.exact and stats.max_abs >= EXACT_LIMIT:
         return None
     # (float rows, exact rows): friction rows are independent of everything else, identity rows in both
-    parts = [(basis.moments, basis.rows)]
-    if engine is not None:
-        parts = [(None if basis.moments is None else drop_virtual(basis.moments), drop_virtual(basis.rows))]
+    parts = [(basis.moments, basis.rows) if engine is None else (drop_virtual(basis.moments), drop_virtual(basis.rows))]
     if layout.friction_columns:
         friction = friction_block(layout, n).matrix
         parts.append((friction, friction))

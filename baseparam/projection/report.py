@@ -23,16 +23,20 @@ def format_number(v) -> str:
     return f"{float(v):.10g}"
 
 
-def join_groups(groups, coefficient) -> str:
-    """A sum of groups of names sharing a coefficient: ``a - 2·(b + c)``.
+def join_groups(terms, coefficient) -> str:
+    """A sum of terms with the names of equal coefficients grouped: ``a - 2·(b + c)``.
 
     Parameters
     ----------
-    groups : dict
-        {(sign ±1, key): [name, ...]}, in the order to print.
+    terms : iterable of (name, sign ±1, key)
+        Each term's name, sign and magnitude (any hashable ``key``); groups print in the order of their
+        first term.
     coefficient : callable
         ``coefficient(key)``: the magnitude's text, or None where it is 1 (then the names stand alone).
     """
+    groups = {}
+    for name, sign, key in terms:
+        groups.setdefault((sign, key), []).append(name)
     parts = []
     for (sign, key), names in groups.items():
         body = " + ".join(names)
@@ -52,24 +56,27 @@ def format_regrouping(base, r, terms=None) -> str:
 
     ``terms`` ({standard name: coefficient}) replaces ``base.terms(r)`` (display units), e.g. SI.
     """
-    groups = {}
-    for name, coef in (base.terms(r) if terms is None else terms).items():
-        key = format_number(abs(coef))
-        sign = -1 if coef < 0 else 1
-        groups.setdefault((sign, key), []).append(name)
-    return join_groups(groups, lambda key: None if key == "1" else key)
+    terms = (base.terms(r) if terms is None else terms).items()
+    return join_groups(((name, -1 if coef < 0 else 1, format_number(abs(coef))) for name, coef in terms),
+                       lambda key: None if key == "1" else key)
+
+
+def regrouping_lines(base, regrouping):
+    """The table's lines of a base set's parameters (numbered, named, ``regrouping(r)``) and its
+    unidentifiable ones (``base``: a :class:`BaseParameters` or a symbolic one)."""
+    width = max((len(n) for n in base.names), default=4)
+    lines = [f"{r + 1:>4}  {name:<{width}}  {regrouping(r)}" for r, name in enumerate(base.names)]
+    if base.unidentifiable:
+        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(base.unidentifiable)]
+    return lines
+
 
 def format_table(base) -> str:
     """The human-readable report printed by ``baseparam find``."""
     robot = base.robot
     lines = [f"{robot.name}: {base.rank} base parameters of {len(base.standard_names)} standard "
              f"({base.parameters} parameterization; lengths in {robot.length_unit})",
-             f"  ({base.note})", ""]
-    width = max((len(n) for n in base.names), default=4)
-    for r, name in enumerate(base.names):
-        lines.append(f"{r + 1:>4}  {name:<{width}}  {format_regrouping(base, r)}")
-    if base.unidentifiable:
-        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(base.unidentifiable)]
+             f"  ({base.note})", "", *regrouping_lines(base, lambda r: format_regrouping(base, r))]
     seen = getattr(base, "seen_by_base_equations", None)
     if seen is not None:        # a floating base
         unseen = [name for name, s in zip(base.names, seen) if not s]

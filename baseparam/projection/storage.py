@@ -11,14 +11,17 @@ import os
 
 import numpy as np
 
-from .._atomic import atomic_path
+from .._atomic import atomic_path, check_output
 from .._hdf5 import stored_here
+from .._memory import format_size, parse_size
 from .._validation import check_input
-from ..errors import StorageError, printable
+from ..errors import ResourceLimitError, StorageError, printable
 from ..model.robot import robot_to_yaml
-from ..errors import ResourceLimitError
-from .._memory import format_size
+from . import base_set
 from ._budget import H5_OVERHEAD, refuse_if_too_large, z_disk_bytes, z_file_bytes
+from ._coordinates import MagnitudeStats, ZBlock, z_blocks
+from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
+from ._reduction import BlockTransform
 from ._working_units import EXACT_LIMIT, Arithmetic
 
 FORMAT_VERSION = 1
@@ -71,10 +74,7 @@ class _ZFile:
 
         self.f, self.layout, self.n_dof, self.prismatic = f, layout, n_dof, prismatic
         self.disk = disk            # (bytes allowed, what bounds them, robot name) or None
-        self.transform = None
-        if layout.parameters != "pseudo":
-            self.transform = sp.csr_matrix(np.array([[float(v) for v in row]
-                                                     for row in layout.pseudo_to_parameterization()]))
+        self.transform = None if layout.parameters == "pseudo" else sp.csr_matrix(BlockTransform.of(layout).floats())
 
     def start(self, units):
         import h5py
@@ -96,15 +96,12 @@ class _ZFile:
         Z = si_block(block, self.units, self.layout, self.prismatic, self.transform)
         Z.eliminate_zeros()
         Z.sort_indices()
-        r, z, n_rows, nnz = Z.shape[0], Z.nnz, self.n_rows, self.nnz
-        for ds, new in ((self.d_data, Z.data), (self.d_ind, Z.indices)):
-            ds.resize((nnz + z,))
-            ds[nnz:] = new
-        self.d_ptr.resize((n_rows + r + 1,))
-        self.d_ptr[n_rows + 1:] = Z.indptr[1:] + nnz
-        self.d_rows.resize((n_rows + r, 2 + self.n_dof))
-        self.d_rows[n_rows:] = block.labels
-        self.n_rows, self.nnz = n_rows + r, nnz + z
+        for ds, new in ((self.d_data, Z.data), (self.d_ind, Z.indices), (self.d_ptr, Z.indptr[1:] + self.nnz),
+                        (self.d_rows, block.labels)):         # each dataset extended by the block's part
+            end = ds.shape[0]
+            ds.resize((end + len(new), *ds.shape[1:]))
+            ds[end:] = new
+        self.n_rows, self.nnz = self.d_rows.shape[0], self.d_data.shape[0]
         stored = H5_OVERHEAD + self.n_rows * 8 * (self.n_dof + 3) + self.nnz * 16
         if self.disk is not None and stored > self.disk[0]:
             allowed, why, name = self.disk
@@ -124,24 +121,19 @@ class _ZFile:
         f.create_dataset("base_names", data=np.array(base.names, dtype=object), dtype=h5py.string_dtype())
 
 
-def _store(arithmetic, zfile, layout, parents, progress=None, engine=None):
+def _store(arithmetic, zfile, engine, parents, progress, floating):
     """Stream the whole Z into the file: exact integers, else the first float candidate (Z's float values
     do not depend on the prime: terms are dropped only when zero modulo p *and* round-off in float).
-    ``engine``: a floating base's chain layout (:mod:`._floating`; ``arithmetic`` and ``parents`` are the
-    chain's), whose virtual links' columns are dropped from each block."""
-    from ._coordinates import MagnitudeStats, ZBlock, z_blocks
-    from ._floating import drop_virtual
-
+    A ``floating`` base: ``engine``, ``arithmetic`` and ``parents`` are its chain's (:mod:`._floating`), whose
+    virtual links' columns are dropped from each block."""
     for units in arithmetic.candidates():
         zfile.start(units)
         stats = MagnitudeStats()
-        for block in z_blocks(units, layout if engine is None else engine, len(parents), stats, parents,
-                              progress=progress):
+        for block in z_blocks(units, engine, len(parents), stats, parents, progress=progress):
             if units.exact and stats.max_abs >= EXACT_LIMIT:
                 break
-            if engine is not None:
-                block = ZBlock(block.labels, drop_virtual(block.matrix),
-                               None if block.modular is None else drop_virtual(block.modular))
+            if floating:
+                block = ZBlock(block.labels, drop_virtual(block.matrix), drop_virtual(block.modular))
             zfile.add(block)
         else:
             return units
@@ -183,20 +175,10 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     """
     import h5py
 
-    from . import base_set
-
-    from ._floating import VIRTUAL, ChainLayout, chain_arithmetic, chain_parents
-
-    from .._atomic import check_output
-
     check_output(path)       # a link or a folder said as such, not as a lack of free space where it points
     layout = base_set.check_size(robot, parameters, max_memory)
     # a floating base: Z of the chain of _floating (its six virtual joints first in the row labels)
-    parents, engine = list(robot.parents), None
-    types = [j.type for j in robot.joints]
-    if robot.is_floating:
-        parents, engine = chain_parents(robot.parents), ChainLayout(layout)
-        types = ["prismatic"] * 3 + ["revolute"] * 3 + types
+    engine, parents, types = engine_of(robot, layout)
     n_labelled = len(parents)
     if n_labelled > MAX_LABELLED_DOF:
         base_note = " (with the floating base's 6 coordinates)" if robot.is_floating else ""
@@ -205,7 +187,6 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
                                  "base set itself has no such limit; only storing Z has)")
     refuse_if_too_large(robot.name, z_file_bytes(parents), max_memory, "streaming the whole Z into the file")
     disk = _disk_limit(robot, path, max_disk, parents, types)
-    plain = Arithmetic.decide(robot, force_float=force_float)
     stored = Arithmetic.decide(robot, include_offsets=True, force_float=force_float)
     if robot.is_floating:
         stored = chain_arithmetic(stored, robot.angle_unit, force_float)
@@ -216,14 +197,10 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
         if progress is not None:
             progress(done, total)
     with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
-        if robot.is_floating:
-            base = base_set.find_base_parameters(robot, parameters, force_float=force_float, max_memory=max_memory)
-        else:
-            units, reduction = base_set.run(plain, layout, robot.parents)
-            base = base_set.assemble(robot, layout, units, reduction)
+        base = base_set.find_base_parameters(robot, parameters, force_float=force_float, max_memory=max_memory)
         step(1)
         zfile = _ZFile(f, layout, n_labelled, prismatic, disk)
-        _store(stored, zfile, layout, parents, lambda done, _: step(1 + done), engine)
+        _store(stored, zfile, engine, parents, lambda done, _: step(1 + done), robot.is_floating)
         zfile.finish(robot, base)
         if base.seen_by_base_equations is not None:
             f.attrs.update(base_coordinates=VIRTUAL,
@@ -232,13 +209,10 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     return base
 
 
-def _disk_limit(robot, path, max_disk, parents=None, joint_types=None):
+def _disk_limit(robot, path, max_disk, parents, joint_types):
     """(bytes the file may take, what bounds them) — ``max_disk`` and the free space of the output's file
     system — after refusing a robot whose estimated file (:func:`z_disk_bytes`) is larger."""
-    import os
     import shutil
-
-    from .._memory import parse_size
 
     limits = []
     if max_disk is not None:
@@ -251,8 +225,7 @@ def _disk_limit(robot, path, max_disk, parents=None, joint_types=None):
     if not limits:
         return None
     allowed, why = min(limits)
-    needed = z_disk_bytes(robot.parents if parents is None else parents,
-                          [j.type for j in robot.joints] if joint_types is None else joint_types)
+    needed = z_disk_bytes(parents, joint_types)
     if needed > allowed:
         hint = "" if max_disk is not None else "; free some space or write elsewhere"
         raise ResourceLimitError(f"{robot.name}: the file of the whole Z would take up to about {format_size(needed)} "

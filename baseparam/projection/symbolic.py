@@ -25,6 +25,7 @@ the base set (rank, base parameters lost or gained) is listed.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import math
@@ -35,7 +36,7 @@ from fractions import Fraction
 from .._validation import shown
 from ..errors import ArgumentError, ArgumentTypeError
 from ..model.robot import require_fixed_base, require_robot
-from .report import format_number, join_groups
+from .report import format_number, join_groups, regrouping_lines
 
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
 # Projections a symbolic run may make (one per interpolation point, check point, symbol and pair of symbols at 0):
@@ -138,14 +139,10 @@ class SymbolicBaseParameters:
         list of dict, length rank
             {standard name: Fraction}, zero coefficients left out.
         """
-        at = dict(self.values)
-        at.update({k: Fraction(v) for k, v in (values or {}).items()})
+        at = {**self.values, **{k: Fraction(v) for k, v in (values or {}).items()}}
         point = [at[s] for s in self.symbols]
-        out = []
-        for row in self.polynomials:
-            terms = {name: _evaluate(poly, point) for name, poly in row.items()}
-            out.append({k: v for k, v in terms.items() if v != 0})
-        return out
+        rows = [{name: _evaluate(poly, point) for name, poly in row.items()} for row in self.polynomials]
+        return [{name: v for name, v in row.items() if v != 0} for row in rows]
 
     def to_dict(self):
         """The ``find --symbolic --json`` document: ``find --json``'s, with coefficient strings."""
@@ -172,28 +169,18 @@ class SymbolicBaseParameters:
 # -- polynomials: {exponent tuple: Fraction} ------------------------------------------------------------
 def _monomials(n_symbols, degree):
     """Exponent tuples of total degree ≤ degree, highest degree first."""
-    out = []
-    for total in range(degree, -1, -1):
-        for combo in itertools.combinations_with_replacement(range(n_symbols), total):
-            e = [0] * n_symbols
-            for i in combo:
-                e[i] += 1
-            out.append(tuple(e))
-    return out
+    return [tuple(combo.count(i) for i in range(n_symbols)) for total in range(degree, -1, -1)
+            for combo in itertools.combinations_with_replacement(range(n_symbols), total)]
 
 
 def _evaluate(poly, point):
-    total = Fraction(0)
-    for exps, coef in poly.items():
-        term = coef
-        for x, e in zip(point, exps):
-            if e:
-                term *= x ** e
-        total += term
-    return total
+    """The polynomial's value at the point (exact)."""
+    return sum((coef * math.prod(x ** e for x, e in zip(point, exps) if e) for exps, coef in poly.items()), Fraction(0))
 
 
-def _monomial_text(exps, symbols, power="**", times="*"):
+def _monomial_text(exps, symbols, times):
+    """``a2*d4**2`` (``times`` "*": SymPy's powers) or ``a2·d4²`` (``times`` "·": superscripts, ``^`` beyond 9)."""
+    power = "**" if times == "*" else "²" if max(exps, default=0) <= 9 else "^"
     parts = []
     for s, e in zip(symbols, exps):
         if e == 1:
@@ -203,50 +190,44 @@ def _monomial_text(exps, symbols, power="**", times="*"):
     return times.join(parts)
 
 
+def _ordered(poly):
+    """The terms of a polynomial, highest degree first (then by exponents)."""
+    return sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]]))
+
+
+def _sum_text(poly, symbols, times, number):
+    """A polynomial as a sum: ``3/10*a2**2 - d4`` (``times`` "*", SymPy's powers) or ``0.3·a2² - d4``
+    (``times`` "·", superscript powers up to 9); ``number`` writes a coefficient's magnitude."""
+    pieces = []
+    for exps, coef in _ordered(poly):
+        mono = _monomial_text(exps, symbols, times)
+        mag = abs(coef)
+        body = mono if (mono and mag == 1) else (f"{number(mag)}{times}{mono}" if mono else number(mag))
+        pieces.append(("-" if coef < 0 else "+", body))
+    text = " ".join(f"{sign} {body}" for sign, body in pieces)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
 def poly_string(poly, symbols):
     """A SymPy-parsable string (exact rationals as ``p/q``), e.g. ``-a2**2 + 3/10*d4``."""
-    if not poly:
-        return "0"
-    pieces = []
-    for exps, coef in sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]])):
-        mono = _monomial_text(exps, symbols)
-        mag = abs(coef)
-        num = str(mag.numerator) if mag.denominator == 1 else f"{mag.numerator}/{mag.denominator}"
-        body = mono if (mono and mag == 1) else (f"{num}*{mono}" if mono else num)
-        pieces.append(("-" if coef < 0 else "+", body))
-    text = " ".join(f"{sign} {body}" for sign, body in pieces)
-    return text[2:] if text.startswith("+ ") else "-" + text[2:]
-
-
-def _poly_text(poly, symbols):
-    """Human-readable: ``431.8·a2 + d4²`` (decimal coefficients where they terminate)."""
-    pieces = []
-    for exps, coef in sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]])):
-        mono = _monomial_text(exps, symbols, power="²" if max(exps, default=0) <= 9 else "^", times="·")
-        mag = abs(coef)
-        body = mono if (mono and mag == 1) else (f"{format_number(mag)}·{mono}" if mono else format_number(mag))
-        pieces.append(("-" if coef < 0 else "+", body))
-    text = " ".join(f"{sign} {body}" for sign, body in pieces)
-    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+    return _sum_text(poly, symbols, "*", str) if poly else "0"
 
 
 def format_symbolic_regrouping(sym, r) -> str:
     """Base parameter r with equal coefficients grouped: ``XX2 - a2²·(M2 + M3 + M4 + M5 + M6)``."""
-    groups = {}
+    terms = []
     for name, poly in sym.polynomials[r].items():
-        lead = sorted(poly.items(), key=lambda kv: (-sum(kv[0]), [-e for e in kv[0]]))[0][1]
-        sign = -1 if lead < 0 else 1
-        key = tuple(sorted((e, c * sign) for e, c in poly.items()))
-        groups.setdefault((sign, key), []).append(name)
+        sign = -1 if _ordered(poly)[0][1] < 0 else 1          # the sign of the leading term
+        terms.append((name, sign, tuple(sorted((e, c * sign) for e, c in poly.items()))))
     one = ((tuple([0] * len(sym.symbols)), Fraction(1)),)
 
     def coefficient(key):
         if key == one:
             return None
-        text = _poly_text(dict(key), sym.symbols)
+        text = _sum_text(dict(key), sym.symbols, "·", format_number)
         return f"({text})" if len(key) > 1 else text
 
-    return join_groups(groups, coefficient)
+    return join_groups(terms, coefficient)
 
 
 def format_symbolic_table(sym) -> str:
@@ -255,12 +236,8 @@ def format_symbolic_table(sym) -> str:
     lines = [f"{robot.name}: {sym.rank} base parameters of {len(sym.standard_names)} standard "
              f"({sym.parameters} parameterization), generic in {', '.join(sym.symbols)} "
              f"(lengths in {robot.length_unit})",
-             "  (robot's values: " + ", ".join(f"{s} = {format_number(v)}" for s, v in sym.values.items()) + ")", ""]
-    width = max((len(n) for n in sym.names), default=4)
-    for r, name in enumerate(sym.names):
-        lines.append(f"{r + 1:>4}  {name:<{width}}  {format_symbolic_regrouping(sym, r)}")
-    if sym.unidentifiable:
-        lines += ["", "Unidentifiable (no effect on the dynamics): " + " ".join(sym.unidentifiable)]
+             "  (robot's values: " + ", ".join(f"{s} = {format_number(v)}" for s, v in sym.values.items()) + ")", "",
+             *regrouping_lines(sym, lambda r: format_symbolic_regrouping(sym, r))]
     lines += ["", "Special values (the base set changes):" if sym.special else
               "Special values: none where one length, or two together, vanish."]
     lines += [f"  {s.describe()}" for s in sym.special]
@@ -377,16 +354,9 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
         raise ResourceLimitError(f"symbolic: {robot.name}: {S} lengths kept as symbols need {runs_needed} "
                                  f"projections (at most {MAX_ENGINE_RUNS}); name fewer lengths (e.g. 'a2,d4')")
     monomials = _monomials(S, degree)
-    n_points = len(monomials) + CHECK_POINTS
-    points, runs = [], []
-    while len(points) < n_points:
-        point = [_random_value(rng, robot.length_unit) for _ in symbols]
-        points.append(point)
-        runs.append(engine(dict(zip(symbols, point))))
-    signature = {}
-    for base in runs:
-        key = tuple(int(c) for c in base.pivots)
-        signature[key] = signature.get(key, 0) + 1
+    points = [[_random_value(rng, robot.length_unit) for _ in symbols] for _ in range(len(monomials) + CHECK_POINTS)]
+    runs = [engine(dict(zip(symbols, point))) for point in points]
+    signature = collections.Counter(tuple(int(c) for c in base.pivots) for base in runs)
     generic = max(signature, key=lambda k: (len(k), signature[k]))
     if signature[generic] < len(runs):
         raise SymbolicError(f"symbolic: {robot.name}: the base set differs between random values of "
@@ -495,10 +465,9 @@ def store_symbolic(sym, path):
         f.attrs.update({"robot": sym.robot.name, "parameters": sym.parameters,
                         "length_unit": sym.robot.length_unit, "rank": sym.rank,
                         "robot_is_generic": sym.robot_is_generic, "format": "baseparam symbolic regroupings"})
-        f.create_dataset("symbols", data=list(sym.symbols), dtype=text)
-        f.create_dataset("symbol_values", data=[str(v) for v in sym.values.values()], dtype=text)
-        f.create_dataset("standard", data=list(sym.standard_names), dtype=text)
-        f.create_dataset("names", data=list(sym.names), dtype=text)
+        for name, values in (("symbols", sym.symbols), ("symbol_values", [str(v) for v in sym.values.values()]),
+                             ("standard", sym.standard_names), ("names", sym.names)):
+            f.create_dataset(name, data=list(values), dtype=text)
         f.create_dataset("pivots", data=np.array([sym.standard_names.index(n) for n in sym.names], dtype=np.int64))
         f.create_dataset("terms", data=np.array(terms, dtype=object).reshape(sym.rank, len(sym.standard_names)),
                          dtype=text)
