@@ -54,9 +54,12 @@ def _finite(name, x, ndim, finite=True):
     from ._numbers import real_array
     from .errors import ArgumentError
     x = real_array(name, x)
-    if x.ndim not in (ndim if isinstance(ndim, tuple) else (ndim,)) or (finite and not np.isfinite(x).all()):
-        raise ArgumentError(f"{name}: expected finite numbers of {' or '.join(map(str, np.atleast_1d(ndim)))} "
-                            f"dimensions, got shape {x.shape}{'' if np.isfinite(x).all() else ' with NaN or inf'}")
+    dims = ndim if isinstance(ndim, tuple) else (ndim,)
+    nonfinite = finite and not np.isfinite(x).all()       # NaN or inf said only where they are the problem
+    if x.ndim not in dims or nonfinite:
+        raise ArgumentError(f"{name}: expected {'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
+                            f"dimension{'' if dims == (1,) else 's'}, got shape {x.shape}"
+                            f"{' with NaN or inf' if nonfinite else ''}")
     return x
 
 

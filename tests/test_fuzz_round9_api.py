@@ -470,3 +470,16 @@ def test_identify_of_a_base_that_is_no_base_set_is_refused_in_one_line():
     for base in (np.zeros(3), "base.h5", bp.load_robot(RRR)):
         with pytest.raises(bp.SettingsError, match="^base: expected a BaseParameters"):
             bp.identify(RRR, motion, base=base)
+
+
+def test_evaluation_refusal_names_its_own_problem():
+    """nrmse takes sums of squares that are inf or NaN (an overflowed fit): refusing its shape, the line asked for
+    finite numbers and blamed the NaN; a finite array of the wrong shape is not said to hold NaN either."""
+    from baseparam import evaluation
+    with pytest.raises(bp.ArgumentError, match=r"^e2: expected numbers of 1 or 2 or 3 dimensions, got shape \(\)$"):
+        evaluation.nrmse(np.float64("nan"), 1.0)
+    with pytest.raises(bp.ArgumentError, match=r"^truth: expected finite numbers of 1 dimension, got shape \(3, 3\)$"):
+        evaluation.fit_errors(np.ones(3), np.ones((3, 3)))
+    with pytest.raises(bp.ArgumentError, match=r"^truth: expected finite numbers of 1 dimension, got shape \(2,\) "
+                                                r"with NaN or inf$"):
+        evaluation.relative_scale([np.nan, 1.0])
