@@ -121,3 +121,10 @@ def test_reading_trajectories_loads_neither_scipy_nor_the_projection(name):
     _, modules = _loaded(code=f"import baseparam as bp; bp.{name}")
     assert _under(modules, ("scipy", "flint", "yaml")) == []
     assert not any(m.startswith("baseparam.projection") for m in modules)
+
+
+def test_loading_a_description_loads_no_joint_model():
+    """``load_robot`` of a YAML description reads fields, not the joints' transforms: ``model.checks`` imported
+    ``joint_model`` (some 3 ms of dataclasses) at its top for ``near_special``, which only the find path calls."""
+    _, modules = _loaded(code=f"import baseparam as bp\nbp.load_robot({str(ROOT / 'robots' / 'ur5.yaml')!r})")
+    assert _under(modules, ("baseparam.model.joint_model",)) == []
