@@ -280,6 +280,18 @@ def test_rk4_of_arrays_it_cannot_step_in_place_is_refused_not_a_crash():
     np.testing.assert_allclose(q[1], expected.q[1], rtol=1e-12, atol=1e-15)
 
 
+def test_rk4_of_an_array_reshaped_in_place_after_a_call_is_checked_again():
+    """``ForwardDynamics.rk4`` keeps the arrays it checked (weakly) with their sizes, to skip the check when simulate
+    hands it the same ones interval by interval: q reshaped in place (``q.shape = (1, 15)``, the same object and
+    size) was then taken with the old widths and row count, and the C loop wrote its rows beyond q's end."""
+    fd = FD_GOOD
+    q, qd, dt, tau = np.zeros((5, 3)), np.zeros((5, 3)), np.full(4, 0.01), np.ones((4, 3))
+    fd.rk4(q, qd, dt, tau)
+    q.shape = (1, 15)
+    with pytest.raises(bp.ArgumentError, match=r"^q, qd, tau: expected shapes \(n \+ 1, 3\)"):
+        fd.rk4(q, qd, dt, tau)
+
+
 def test_reports_of_bodies_from_a_least_squares_fit_say_so():
     """``prior_text()`` and ``consistent_report()`` of an OLS fit: AttributeError ('…' has no attribute
     'consistent_'); they now say what ``to_yaml`` says of such a fit."""

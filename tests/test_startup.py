@@ -121,3 +121,23 @@ def test_reading_trajectories_loads_neither_scipy_nor_the_projection(name):
     _, modules = _loaded(code=f"import baseparam as bp; bp.{name}")
     assert _under(modules, ("scipy", "flint", "yaml")) == []
     assert not any(m.startswith("baseparam.projection") for m in modules)
+
+
+def test_loading_a_description_loads_no_joint_model():
+    """``load_robot`` of a YAML description reads fields, not the joints' transforms: ``model.checks`` imported
+    ``joint_model`` (some 3 ms of dataclasses) at its top for ``near_special``, which only the find path calls."""
+    _, modules = _loaded(code=f"import baseparam as bp\nbp.load_robot({str(ROOT / 'robots' / 'ur5.yaml')!r})")
+    assert _under(modules, ("baseparam.model.joint_model",)) == []
+
+
+def test_dynamics_of_a_description_load_neither_the_urdf_reader_nor_the_dh_equivalent():
+    """Forward and inverse dynamics of a YAML robot: ``dynamics.tree`` and ``forward_graph`` imported
+    ``model.dh_equivalent`` for its two SI readers, and ``_definite``'s import of ``urdf_update`` brought the URDF
+    reader ``model.urdf`` (together some 2.5 ms of imports neither path runs)."""
+    code = ("import numpy as np\nimport baseparam as bp\n"
+            f"robot = bp.load_robot({str(ROOT / 'robots' / 'kuka_lwr4_cad.yaml')!r})\n"
+            "model = bp.Model(robot, bp.standard_parameters(robot))\nzero = np.zeros(robot.n_dof)\n"
+            "bp.forward_dynamics(model, zero, zero, zero)\nbp.inverse_dynamics(model, zero, zero, zero)")
+    _, modules = _loaded(code=code)
+    assert "baseparam.dynamics.forward" in modules
+    assert _under(modules, ("baseparam.model.urdf", "baseparam.model.dh_equivalent")) == []

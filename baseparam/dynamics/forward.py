@@ -356,10 +356,12 @@ class ForwardDynamics:
         have the C loop read and write beyond the arrays."""
         last = self._rk4_last
         if not (last is not None and q is last[0]() and qd is last[1]() and dt is last[2]() and tau is last[3]()
-                and (q.size, qd.size, dt.size, tau.size) == last[4]):
+                and (q.shape, qd.shape, dt.shape, tau.shape) == last[4]):
             # the arrays once per set of them: simulate steps interval by interval with the same ones (a controller's
             # path, where the full check at each step would add a quarter to its time); the same objects of the
-            # same sizes keep the buffers checked (numpy's attributes cost some 0.1-0.3 µs each)
+            # same shapes keep the buffers checked (numpy's attributes cost some 0.1-0.3 µs each; not the sizes: an
+            # array reshaped in place, `q.shape = (1, q.size)`, keeps its size, and its rows would be read and
+            # written by the checked widths and lengths, beyond its end)
             self._rk4_arrays(q, qd, dt, tau)
             last = self._rk4_last
         n_dt, n_rows, n_tau = last[5]
@@ -382,7 +384,7 @@ class ForwardDynamics:
         return k0, n
 
     def _rk4_arrays(self, q, qd, dt, tau):
-        """Check rk4's arrays (kinds and widths) and keep them, weakly, with their sizes and lengths."""
+        """Check rk4's arrays (kinds and widths) and keep them, weakly, with their shapes and lengths."""
         for name, x in (("q", q), ("qd", qd), ("dt", dt), ("tau", tau)):
             written = name in ("q", "qd")
             if not (type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous
@@ -394,7 +396,7 @@ class ForwardDynamics:
         if (q.shape[1], qd.shape[1], tau.shape[1]) != (n_q, n_v, n_v) or len(qd) != len(q):
             raise ArgumentError(f"q, qd, tau: expected shapes (n + 1, {n_q}), (n + 1, {n_v}), (n, {n_v}), got "
                                 f"{q.shape}, {qd.shape}, {tau.shape}")
-        self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.size, qd.size, dt.size, tau.size),
+        self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.shape, qd.shape, dt.shape, tau.shape),
                           (len(dt), len(q), len(tau)))
 
 

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.dh_equivalent import _si
-from ..model.joint_model import JointModel, joint_models, product
+from ..model.joint_model import JointModel, joint_models, product, si_readers
 from .expressions import Graph, constant
 from .floating import SWAP
 from .regressor_graph import base_gravity, carry, carry_back, friction_rate, graph_step, motion_cross
@@ -92,7 +91,7 @@ def forward_parameters(robot, links):
     if robot.is_floating:
         bodies.append(links.base)
     models = joint_models(robot)
-    length, cos_sin = _si(robot)
+    length, cos_sin = si_readers(robot)
     for b, (J, MS, M) in enumerate(bodies):
         P = np.zeros((4, 4))
         P[:3, :3], P[:3, 3], P[3, :3], P[3, 3] = 0.5 * np.trace(J) * np.eye(3) - J, MS, MS, M

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.dh_equivalent import _si
-from ..model.joint_model import joint_models, product, to_si
+from ..model.joint_model import joint_models, product, si_readers, to_si
 from .floating import public_layout, rotation_matrices
 
 
@@ -89,7 +88,7 @@ class Tree:
         self.IA = np.concatenate([np.zeros(6 * nb), links.IA])
         self.A, self.C = ([public_layout(np.eye(6), axis=0)] if floating else []), ([None] if floating else [])
         self.R, self.P = ([rotation_matrices(q[:, 3:7])], [q[:, :3]]) if floating else ([], [])
-        length, cos_sin = _si(robot)
+        length, cos_sin = si_readers(robot)
         for k, model in enumerate(joint_models(robot)):
             before, after = product(model.before, length, cos_sin), product(model.after, length, cos_sin)
             T = before @ model.motion_matrix(q[:, q.shape[1] - n + k] + to_si(robot, model.motion)) @ after

@@ -20,7 +20,6 @@ import numpy as np
 
 from .._checks import shown
 from .._numbers import is_real
-from .joint_model import exact_cos_sin, joint_models
 
 MAX_LENGTH_M = 1e4         # a 10 km link is a typo, and beyond it squares of lengths lose meaning
 MIN_LENGTH_M = 1e-9        # below a nanometre a non-zero length is noise (or a denormal)
@@ -214,6 +213,9 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
         ``closeness`` is relative (rad for angles); ``text`` names the field, e.g.
         ``"joints[3].alpha = 89.9999999 deg (1.7e-09 rad from 90°)"``.
     """
+    # here, not at the top: loading a description imports this module and needs no joint model (some 3 ms)
+    from .joint_model import exact_cos_sin, joint_models
+
     out, seen = [], set()
     unit = robot.angle_unit
     lengths = []

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .joint_model import exact_cos_sin, factor_matrix, joint_models, product, to_si
+from .joint_model import factor_matrix, joint_models, product, si_readers, to_si
 from .parameters import moved_body
 from .robot import Joint, Robot
 
@@ -81,11 +81,6 @@ def link_frames(robot, q) -> list:
     return frames
 
 
-def _si(robot):
-    """The readings of description lengths and angles in SI, for :func:`factor_matrix`."""
-    return (lambda v: float(v) * robot.length_scale), (lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
-
-
 def joint_transform(robot, model, q) -> np.ndarray:
     """``A(q) = C · M(q + offset) · C′`` in SI, shape (4, 4)."""
     return moved_by(robot, model, to_si(robot, model.motion) + q, joint_transform_before(robot, model))
@@ -103,7 +98,7 @@ def moved_by(robot, model, motion, before=None) -> np.ndarray:
     if before is not None:
         out = before @ out
     for f in model.after:
-        out = out @ factor_matrix(f, *_si(robot))
+        out = out @ factor_matrix(f, *si_readers(robot))
     return out
 
 
@@ -115,7 +110,7 @@ def _joint_frames(robot, frames):
 
 def joint_transform_before(robot, model) -> np.ndarray:
     """C of a joint (its motion is about/along the z axis of the frame C leads to), SI."""
-    return product(model.before, *_si(robot))
+    return product(model.before, *si_readers(robot))
 
 
 def _perpendicular(z, hint):

@@ -325,6 +325,12 @@ def to_si(robot, factor: Factor) -> float:
     return float(factor.value) * (robot.angle_scale if factor.is_rotation else robot.length_scale)
 
 
+def si_readers(robot) -> tuple:
+    """(length, cos_sin): the readings of a description's lengths and angles in SI, for :func:`factor_matrix`
+    and :func:`product` (exact cos and sin of multiples of 15°)."""
+    return (lambda v: float(v) * robot.length_scale), (lambda v: exact_cos_sin(v, robot.angle_unit)[:2])
+
+
 def motion_offsets(robot) -> tuple:
     """The joint offsets in SI (rad or m), added to q before cos/sin or as a prismatic joint's travel:
     what every code printer writes next to ``q[k]``."""
@@ -332,4 +338,5 @@ def motion_offsets(robot) -> tuple:
 
 
 __all__ = ["Factor", "JointModel", "Step", "axis_factors", "exact_cos_sin", "factor_matrix", "joint_model",
-           "origin_factors", "product", "joint_models", "motion_offsets", "to_si"]
+           "origin_factors", "product", "joint_models", "motion_offsets", "si_readers",
+           "to_si"]

@@ -24,8 +24,8 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import ArgumentError
-from .dh_equivalent import _si, joint_transform
-from .joint_model import joint_models, product
+from .dh_equivalent import joint_transform
+from .joint_model import joint_models, product, si_readers
 from .robot import joint_names
 from .urdf import _origin, _origin_matrix, _Problems
 from .urdf_update import _number, _numbers, link_parts
@@ -170,7 +170,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         pad = "  " * (depth + 2)
         link = geometry[1][k][1][0][0] if geometry is not None else f"link{k + 1}"
         placement = joint_transform(robot, model, 0.0)
-        J = np.linalg.inv(product(model.after, *_si(robot)))       # C′⁻¹: the joint frame in the link frame
+        J = np.linalg.inv(product(model.after, *si_readers(robot)))       # C′⁻¹: the joint frame in the link frame
         attributes = [f"name={quoteattr(names[k])}", f'type="{"hinge" if joint.is_revolute else "slide"}"',
                       f'pos="{_numbers(J[:3, 3])}"', f'axis="{_numbers(J[:3, 2])}"']
         limits = joint.limits

@@ -479,7 +479,6 @@ class Robot:
     def exact_value(self, value: float) -> Fraction:
         """The decimal the user wrote, as an exact fraction (``0.1`` → 1/10, not the binary float)."""
         if not is_real(value):              # text, NaN or inf: Fraction's ValueError, not one line naming it
-            from .._checks import shown
             raise ArgumentError(f"value: expected a finite number, got {shown(value)}")
         return exact_decimal(value)
 

@@ -27,7 +27,6 @@ import numpy as np
 from .._checks import shown
 from ..errors import ArgumentError
 from .parameters import point_inertia
-from .urdf import INERTIA_ATTRIBUTES, _origin_matrix, _Problems, _read
 
 # A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
 _START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*(/?)>""")
@@ -77,6 +76,9 @@ def link_parts(robot):
     if not robot.from_urdf_text:
         raise ArgumentError(f"{robot.name}: not read from a URDF file (no URDF text to update); "
                             "robot_to_urdf writes a new file")
+    # the URDF reader here, not at the top: dynamics imports this module (_definite's pseudo_of) and reads no URDF
+    from .urdf import _origin_matrix, _Problems, _read
+
     problems = _Problems(robot.name)
     root = ET.fromstring(robot.source)
     elements = {el.get("name"): el for el in root.findall("link")}
@@ -162,6 +164,8 @@ def _numbers(values) -> str:
 
 def inertia_element(inertia, number=_number) -> str:
     """``<inertia ixx=".." …/>`` of a tensor (3, 3), each entry written by `number`."""
+    from .urdf import INERTIA_ATTRIBUTES      # the reader's table (here: see link_parts)
+
     I = np.asarray(inertia, dtype=float)
     return "<inertia " + " ".join(f'{key}="{number(I[i, j])}"' for key, (i, j) in INERTIA_ATTRIBUTES) + "/>"
 
