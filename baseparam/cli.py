@@ -290,9 +290,14 @@ def _fail(message, status):
 @contextlib.contextmanager
 def _one_line_errors(path, on_exit=None):
     """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
-    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar)."""
+    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar).
+
+    The outputs written inside are put in place together when the block ends, and none is left when it fails
+    (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind."""
+    from ._atomic import outputs_together
     try:
-        yield
+        with outputs_together():
+            yield
     except click.ClickException:
         raise
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback

@@ -1,0 +1,100 @@
+"""Regressions of the command-line fuzzing of issue 28's ninth round (outputs at odd places and in pairs, URDF
+``<mimic>`` joints of odd kinds, floating-base and IMU logs, what the commands write read back): each case below
+failed before its fix — exit status 1 with 'internal error', a traceback, NaN in an output, or a file left or
+written where it should not be. The fuzzer itself was a throwaway (the CLI run in a forked process with a time
+limit, its working folder and temporary folder watched); these are the deterministic cases it found."""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from conftest import ROOT
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def one_line(result, *words):
+    """Exit status 2 and one `baseparam: …` line on stderr (after any warning lines) naming each of `words`."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
+    lines = [line for line in result.output.strip().splitlines() if not line.startswith("baseparam: warning:")]
+    assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
+    for word in words:
+        assert word in lines[0], result.output
+
+
+def _planar_log(tmp_path):
+    """The planar arm's torques (random standard parameters) along a smooth motion, 2 s at 100 Hz, as CSV."""
+    robot = bp.load_robot(PLANAR)
+    t = np.arange(0, 2, 0.01)
+    w = np.array([1.0, 1.7, 2.3])
+    q, qd, qdd = np.sin(np.outer(t, w)), np.cos(np.outer(t, w)) * w, -np.sin(np.outer(t, w)) * w**2
+    p = np.random.default_rng(0).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard)
+    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd)
+    return bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=qd, tau=tau), tmp_path / "log.csv")
+
+
+# -- a command that fails leaves none of its outputs -----------------------------------------------------------
+@pytest.mark.parametrize("args", [
+    # the leftover of round 8: the JSON was written, then the figure could not be: exit 2, a.json stayed
+    ["identify", str(PLANAR), "LOG", "--json", "a.json", "--plot", "/dev/full"],
+    # the HDF5 file is written first, then the JSON: the same
+    ["find", str(PLANAR), "--h5", "a.h5", "--json", "/dev/full"],
+    ["find", str(PLANAR), "--h5", "a.h5", "--json", "link.json"],
+    ["find", str(PLANAR), "--h5", "a.h5", "--json", "L" * 300 + ".json"],
+])
+def test_a_command_that_fails_leaves_none_of_its_outputs(tmp_path, monkeypatch, args):
+    """Outputs were each renamed into place as soon as written: a later one refused (a full device, a link, a name
+    too long) ended the run with exit 2 and the earlier ones left behind, as if the run had succeeded."""
+    monkeypatch.chdir(tmp_path)
+    if "--plot" in args:        # the figure's bytes, without matplotlib's cost: /dev/full refuses them as it did
+        from baseparam._atomic import write_text
+        monkeypatch.setattr("baseparam.identification.plots.save_identification_plot",
+                            lambda result, path: write_text(path, "figure"))
+    (tmp_path / "link.json").symlink_to("nowhere.json")
+    log = str(_planar_log(tmp_path)) if "LOG" in args else None
+    (tmp_path / "old.json").write_text("old\n")
+    result = CliRunner().invoke(main, [log if a == "LOG" else a for a in args])
+    one_line(result)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["link.json", "old.json"] + (["log.csv"] if log
+                                                                                             else []))
+
+
+def test_a_failed_command_keeps_the_old_outputs_as_they_were(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.h5").write_text("old h5\n")
+    result = CliRunner().invoke(main, ["find", str(PLANAR), "--h5", "a.h5", "--json", "/dev/full"])
+    one_line(result, "/dev/full")
+    assert (tmp_path / "a.h5").read_text() == "old h5\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.h5"]
+
+
+def test_outputs_of_a_command_that_succeeds_are_all_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.json").write_text("old\n")
+    result = CliRunner().invoke(main, ["find", str(PLANAR), "--h5", "a.h5", "--json", "a.json"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.h5", "a.json"]
+    assert bp.read_h5("a.h5")["attrs"]["rank"] == 9
+    assert '"rank": 9' in (tmp_path / "a.json").read_text()
+
+
+def test_outputs_together_places_all_or_none(tmp_path):
+    """The library's writers inside the block (one file, a set of files) are placed when it ends; an error in it
+    removes them all, temporary files included; outside it they are placed at once, as before."""
+    from baseparam._atomic import _LIVE, outputs_together, write_text, write_texts
+    with pytest.raises(RuntimeError), outputs_together():
+        write_text(tmp_path / "a.txt", "a")
+        write_texts({str(tmp_path / "b.txt"): "b", str(tmp_path / "c.txt"): "c"})
+        raise RuntimeError
+    assert list(tmp_path.iterdir()) == [] and not _LIVE
+    (tmp_path / "b.txt").write_text("old b")
+    with outputs_together():
+        write_text(tmp_path / "a.txt", "a")
+        with outputs_together():                  # an inner block is the outer one's
+            write_texts({str(tmp_path / "b.txt"): "b", str(tmp_path / "c.txt"): "c"})
+        assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["b.txt"]
+        assert (tmp_path / "b.txt").read_text() == "old b"
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a.txt": "a", "b.txt": "b", "c.txt": "c"}
+    assert not _LIVE
