@@ -41,9 +41,16 @@ def same_file(a, b) -> bool:
         return False
 
 
+def inside(path, folder) -> bool:
+    """Whether ``path`` lies within the existing folder ``folder`` (through links): a ROS 2 bag is a folder whose
+    files (metadata.yaml, its .mcap or .db3) are the input as much as the folder's name is."""
+    folder = os.path.realpath(os.fspath(folder))
+    return os.path.isdir(folder) and os.path.realpath(os.fspath(path)).startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def input_overwritten_by(path):
-    """The protected input that writing ``path`` would replace, or None."""
-    return next((i for i in _INPUTS.get() if same_file(path, i)), None)
+    """The protected input that writing ``path`` would replace, or change (a file in an input folder), or None."""
+    return next((i for i in _INPUTS.get() if same_file(path, i) or inside(path, i)), None)
 
 
 @contextlib.contextmanager
@@ -182,7 +189,11 @@ def _target(path):
         raise StorageError(f"{label}: is a directory, expected a file name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
-    if input_overwritten_by(real) is not None:
+    source = input_overwritten_by(real)
+    if source is not None and not same_file(real, source):
+        raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there would "
+                           "change that input (choose another folder)")
+    if source is not None:
         raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
     return path, real
 

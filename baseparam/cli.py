@@ -230,7 +230,7 @@ def _check_outputs(inputs, outputs):
     """
     import stat
 
-    from ._atomic import same_file
+    from ._atomic import inside, same_file
 
     for source in inputs:
         # a FIFO or a device would block the reader or never end (a named pipe, /dev/zero): files and folders only
@@ -248,6 +248,9 @@ def _check_outputs(inputs, outputs):
         for source in inputs:
             if same_file(out, source):
                 _fail(f"{out}: {flag} names an input file ({source}); writing it would destroy it", 2)
+            if inside(out, source):     # a bag folder's metadata.yaml, its .mcap
+                _fail(f"{out}: {flag} names a file inside the input folder {source}; writing there would change "
+                      "that input (choose another folder)", 2)
     for k, (flag, out) in enumerate(named):
         for other_flag, other in named[:k]:
             if same_file(out, other):
@@ -862,12 +865,14 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
 
+        notes = []      # what the readers did (joints left out, the clock, the delay): said once the fit stands,
+        #               so that a run refused after reading says one line
+
         def read(path):
             traj = read_trajectory(path, n_dof=robot.n_dof, **read_options)
             if traj.skipped:
                 warn(traj.skipped_summary())
-            for note in traj.notes:        # what the reader did: joints left out, the clock, the delay
-                _reader_note(note)
+            notes.extend(traj.notes)
             return traj
 
         if not streamed:
@@ -888,6 +893,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)
+            for note in notes:
+                _reader_note(note)
         written = []
         if json_out:
             written.append(_write_json(json_out, result.to_dict()))
@@ -950,12 +957,12 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         traj = read_floating(path, robot, topics, **bag_options)
         if lowpass:
             traj = lowpass_floating(traj, *lowpass)
-        for note in traj.notes:
-            _reader_note(note)
         data.append(traj)
         wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
                                known=quantities or None, method=method)
+    for note in (note for traj in data for note in traj.notes):   # once the fit stands: a refusal is one line
+        _reader_note(note)
     written = [_write_json(json_out, result.to_dict())] if json_out else []
     _report(result.summary(), written, json_out == "-")
 

@@ -98,3 +98,67 @@ def test_outputs_together_places_all_or_none(tmp_path):
         assert (tmp_path / "b.txt").read_text() == "old b"
     assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a.txt": "a", "b.txt": "b", "c.txt": "c"}
     assert not _LIVE
+
+
+# -- a run refused after its logs were read says one line --------------------------------------------------------
+def test_floating_run_refused_after_reading_says_one_line(space, tmp_path):
+    """The readers' notes (a bag's topics, the IMU's lever arm, here the low-pass of --cutoff) went to stderr as the
+    logs were read: a run then refused by the fit (`--known` of no such parameter; the momentum route with
+    --contacts of an IMU bag) said its notes and the refusal, several lines. The notes come once the fit stands."""
+    from baseparam.identification.floating_logs import write_floating_log
+    log = tmp_path / "log.csv"
+    write_floating_log(log, space.log)
+    args = ["identify", str(ROOT / "robots" / "space_robot.yaml"), str(log), "--route", "momentum", "--cutoff", "3"]
+    one_line(CliRunner().invoke(main, [*args, "--known", "nosuch=1"]), "--known", "nosuch")
+    result = CliRunner().invoke(main, [*args, "--known", "mass=448"])
+    assert result.exit_code == 0, result.output
+    assert "low-passed at 3 Hz" in result.output
+
+
+@pytest.mark.parametrize("value", ["1e300", "1e200"])
+def test_base_quaternion_too_large_to_square_is_refused_without_numpys_warning(space, tmp_path, value):
+    """A floating log's base quaternion of 1e300 (a damaged cell): its norm overflowed inside numpy, whose
+    'RuntimeWarning: overflow encountered in multiply' came out as a warning line before the refusal."""
+    from baseparam.identification.floating_logs import write_floating_log
+    log = tmp_path / "log.csv"
+    write_floating_log(log, space.log)
+    lines = log.read_text().splitlines()
+    header, row = lines[0].split(","), lines[5].split(",")
+    row[header.index("q4")] = value
+    lines[5] = ",".join(row)
+    log.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "space_robot.yaml"), str(log), "--route",
+                                       "momentum", "--known", "mass=448"])
+    assert result.output.splitlines() == [f"baseparam: {log}: field q: the base quaternion (x, y, z, w) of sample 4 "
+                                          "has norm inf; expected a unit quaternion"]
+    assert result.exit_code == 2
+
+
+# -- an output inside an input folder ----------------------------------------------------------------------------
+@pytest.mark.parametrize("inner", ["metadata.yaml", "bag_0.mcap", "new.json"])
+def test_output_inside_an_input_bag_folder_is_refused(tmp_path, inner):
+    """`identify ROBOT bag --json bag/metadata.yaml` (a ROS 2 bag is a folder) replaced the bag's metadata, after
+    the fit that read it: the input could not be read again. Only a file that *is* an input was protected."""
+    bag = tmp_path / "bag"
+    bag.mkdir()
+    (bag / "metadata.yaml").write_text("rosbag2_bagfile_information: {}\n")
+    (bag / "bag_0.mcap").write_bytes(b"\x89MCAP0\r\n")
+    before = {p.name: p.read_bytes() for p in bag.iterdir()}
+    result = CliRunner().invoke(main, ["identify", str(PLANAR), str(bag), "--json", str(bag / inner)])
+    one_line(result, "inside the input folder", "--json")
+    assert {p.name: p.read_bytes() for p in bag.iterdir()} == before
+
+
+def test_library_writes_inside_a_protected_input_folder_are_refused(tmp_path):
+    from baseparam._atomic import inputs_protected, write_text
+    from baseparam.errors import StorageError
+    bag = tmp_path / "bag"
+    (bag / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(bag)
+    with inputs_protected([bag]):
+        for target in (bag / "metadata.yaml", bag / "sub" / "x.json", tmp_path / "link" / "x.json"):
+            with pytest.raises(StorageError, match="inside .*bag, an input folder of this run"):
+                write_text(target, "x")
+        write_text(tmp_path / "bag.json", "beside it: written")     # a name that merely starts like the folder's
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bag", "bag.json", "link"]
+    assert [p.name for p in bag.rglob("*")] == ["sub"]

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import DataError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
-from ..motion import not_unit
+from ..motion import not_unit, quaternion_norms
 from .imu import world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
@@ -145,7 +145,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
-        norm = np.linalg.norm(values[:, :4] if kind == "imu" else values[:, 3:7], axis=1)
+        norm = quaternion_norms(values[:, :4] if kind == "imu" else values[:, 3:7])
         off = not_unit(norm)
         if off.any():
             i = int(np.argmax(off))
