@@ -584,7 +584,7 @@ def describe(robot_file, yaml_out, load):
                 _fail(f"{robot_file}: --yaml: a tree has no single DH table; pick a chain with --tip LINK", 2)
             doc = robot_to_yaml(dh_robot(robot, equivalent))
             if yaml_out == "-":
-                click.echo(doc, nl=False)
+                _to_stdout(doc)
             else:
                 from ._atomic import write_text
                 write_text(yaml_out, doc)
@@ -598,10 +598,22 @@ def _write_json(path, doc):
 
     text = json_text(doc)
     if path == "-":
-        click.echo(text, nl=False)
+        _to_stdout(text)
         return None
     write_text(path, text)
     return path
+
+
+def _to_stdout(text):
+    """A document asked for on stdout ('-'); a write that fails there (a full disk) is said as stdout's, not as the
+    input file's (an OSError without a file name is taken for the input's). A closed pipe stays click's."""
+    try:
+        click.echo(text, nl=False)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        from .errors import StorageError
+        raise StorageError(f"standard output: cannot write ({exc.strerror or exc})") from None
 
 
 def _report(text, written, json_on_stdout):

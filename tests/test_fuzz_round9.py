@@ -162,3 +162,19 @@ def test_library_writes_inside_a_protected_input_folder_are_refused(tmp_path):
         write_text(tmp_path / "bag.json", "beside it: written")     # a name that merely starts like the folder's
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bag", "bag.json", "link"]
     assert [p.name for p in bag.rglob("*")] == ["sub"]
+
+
+def test_document_on_a_full_stdout_is_said_as_stdouts(tmp_path):
+    """`find ROBOT --json - > /dev/full`: the failed write had no file name, and the message named the robot file
+    ('planar_rrr.yaml: No space left on device'), as if the input could not be read."""
+    import os
+    import subprocess
+    import sys
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "baseparam", "find", str(PLANAR), "--json", "-"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120, cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == ["baseparam: standard output: cannot write (No space left on device)"]
