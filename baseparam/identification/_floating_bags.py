@@ -230,7 +230,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
                             "base_topic= (or a sensor_msgs/Imu topic)")
         base_topic = found[0]
     if base_topic not in raw:
-        raise DataError(f"{source}: base pose topic {base_topic}: not in the bag "
+        named = printable(base_topic) if str(base_topic).strip() else repr(base_topic)     # '' or ' ' shown as such
+        raise DataError(f"{source}: base pose topic {named}: not in the bag "
                         f"(it has {topics_listed(raw)})")
     imu = types[base_topic] == IMU_TYPE
     if types[base_topic] not in BASE_TYPES and not imu:
