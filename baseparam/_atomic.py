@@ -327,8 +327,12 @@ def write_texts(files):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
             remove_stale(os.path.dirname(real))
             tmp = _temp_name(real, ".tmp")
-            _claim(tmp, path)               # known to _LIVE before it exists: an interrupt cannot orphan it
-            staged.append((tmp, real, path))
+            staged.append((tmp, real, path))    # known before it exists: an interrupt cannot orphan it
+            try:
+                _claim(tmp, path)
+            except StorageError:
+                staged.pop()                    # nothing of ours to remove (a name taken is another's)
+                raise
             try:
                 with open(tmp, "w", encoding="utf-8") as fh:
                     fh.write(text)
