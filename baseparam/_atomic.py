@@ -41,9 +41,16 @@ def same_file(a, b) -> bool:
         return False
 
 
+def inside(path, folder) -> bool:
+    """Whether ``path`` lies within the existing folder ``folder`` (through links): a ROS 2 bag is a folder whose
+    files (metadata.yaml, its .mcap or .db3) are the input as much as the folder's name is."""
+    folder = os.path.realpath(os.fspath(folder))
+    return os.path.isdir(folder) and os.path.realpath(os.fspath(path)).startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def input_overwritten_by(path):
-    """The protected input that writing ``path`` would replace, or None."""
-    return next((i for i in _INPUTS.get() if same_file(path, i)), None)
+    """The protected input that writing ``path`` would replace, or change (a file in an input folder), or None."""
+    return next((i for i in _INPUTS.get() if same_file(path, i) or inside(path, i)), None)
 
 
 @contextlib.contextmanager
@@ -182,7 +189,11 @@ def _target(path):
         raise StorageError(f"{label}: is a directory, expected a file name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
-    if input_overwritten_by(real) is not None:
+    source = input_overwritten_by(real)
+    if source is not None and not same_file(real, source):
+        raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there would "
+                           "change that input (choose another folder)")
+    if source is not None:
         raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
     return path, real
 
@@ -266,7 +277,12 @@ def atomic_path(path, suffix=".tmp"):
             raise
         yield tmp
         os.chmod(tmp, _mode_for(real))
-        os.replace(tmp, real)
+        together = _TOGETHER.get()
+        if together is None:
+            os.replace(tmp, real)
+        else:                           # placed with the block's other outputs (outputs_together)
+            together.append((tmp, real, path))
+            tmp = None
     except StorageError:
         raise
     except OSError as exc:
@@ -274,7 +290,8 @@ def atomic_path(path, suffix=".tmp"):
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        _LIVE.discard(tmp)
+        if tmp is not None:
+            _LIVE.discard(tmp)
 
 
 def write_text(path, text):
@@ -302,21 +319,19 @@ def write_texts(files):
     StorageError
         One line naming the one file that could not be written.
     """
-    scratch = []            # temporary files of this call: new texts, and the old files moved aside
-    placed, aside = [], []  # targets replaced so far; (old file moved aside, its target)
+    staged = []
     try:
-        staged = []
         for path, text in files.items():
             path, real = _target(path)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
             remove_stale(os.path.dirname(real))
             tmp = _temp_name(real, ".tmp")
-            scratch.append(tmp)             # known before it exists: an interrupt cannot orphan it
+            staged.append((tmp, real, path))    # known before it exists: an interrupt cannot orphan it
             try:
                 _claim(tmp, path)
             except StorageError:
-                scratch.remove(tmp)         # nothing of ours to remove
+                staged.pop()                    # nothing of ours to remove (a name taken is another's)
                 raise
             try:
                 with open(tmp, "w", encoding="utf-8") as fh:
@@ -324,7 +339,36 @@ def write_texts(files):
                 os.chmod(tmp, _mode_for(real))
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
-            staged.append((tmp, real, path))
+    except BaseException:
+        _discard(staged)
+        raise
+    together = _TOGETHER.get()
+    if together is None:
+        _place(staged)
+    else:
+        together.extend(staged)
+
+
+def _discard(staged):
+    """Remove the temporary files of ``staged`` (tmp, real, path) triples."""
+    for tmp, _real, _path in staged:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        _LIVE.discard(tmp)
+
+
+def _place(staged):
+    """Rename each staged (tmp, real, path) over its target, the old files moved aside first; if a step fails,
+    the files already replaced get their old versions back and every temporary file is removed.
+
+    Raises
+    ------
+    StorageError
+        One line naming the one file that could not be placed.
+    """
+    scratch = [tmp for tmp, _real, _path in staged]     # the new texts, and the old files moved aside
+    placed, aside = [], []                              # targets replaced so far; (old file moved aside, its target)
+    try:
         for tmp, real, path in staged:
             try:
                 if os.path.exists(real):
@@ -351,6 +395,33 @@ def write_texts(files):
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             _LIVE.discard(tmp)
+
+
+# The outputs staged inside outputs_together (a list of (tmp, real, path)), or None outside it.
+_TOGETHER = contextvars.ContextVar("baseparam_together", default=None)
+
+
+@contextlib.contextmanager
+def outputs_together():
+    """Within the block, the files :func:`atomic_path`, :func:`write_text` and :func:`write_texts` complete stay
+    under their temporary names; they are put in place together (as :func:`write_texts` does) when the block ends
+    without error, and all removed when it raises (also SystemExit): a command that fails leaves none of its
+    outputs — its JSON is not left behind when its figure then cannot be written (``--plot /dev/full``). Special
+    files (``/dev/null``, a named pipe) are written in place at once, as ever. Nested blocks are the outer one's.
+    """
+    if _TOGETHER.get() is not None:
+        yield
+        return
+    staged = []
+    token = _TOGETHER.set(staged)
+    try:
+        yield
+    except BaseException:
+        _discard(staged)
+        raise
+    finally:
+        _TOGETHER.reset(token)
+    _place(staged)
 
 
 def _json_ready(value):

@@ -360,7 +360,8 @@ def _together(arrays, width, peak=None):
 def normalized_quaternions(quat, refuse):
     """Quaternions ``quat`` (S, 4) divided by their norms, each norm within :data:`QUATERNION_SLACK` of 1;
     ``refuse(s, norm)``: the exception raised for the first sample s beyond it."""
-    norm = np.sqrt((quat ** 2).sum(axis=1))
+    with np.errstate(over="ignore", invalid="ignore"):     # 1e300 squares to inf: refused below, without numpy's line
+        norm = np.sqrt((quat ** 2).sum(axis=1))
     bad = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
     if bad.any():
         s = int(np.argmax(bad))

@@ -239,7 +239,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True
     """
     import stat
 
-    from ._atomic import same_file
+    from ._atomic import inside, same_file
 
     for source in inputs:
         # a FIFO or a device would block the reader or never end (a named pipe, /dev/zero): files and folders only
@@ -257,6 +257,9 @@ def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True
         for source in inputs:
             if same_file(out, source):
                 _fail(f"{out}: {flag} names an input file ({source}); writing it would destroy it", 2)
+            if inside(out, source):     # a bag folder's metadata.yaml, its .mcap
+                _fail(f"{out}: {flag} names a file inside the input folder {source}; writing there would change "
+                      "that input (choose another folder)", 2)
     for k, (flag, out) in enumerate(named):
         for other_flag, other in named[:k]:
             if same_file(out, other):
@@ -304,9 +307,14 @@ def _fail(message, status):
 @contextlib.contextmanager
 def _one_line_errors(path, on_exit=None):
     """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
-    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar)."""
+    file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar).
+
+    The outputs written inside are put in place together when the block ends, and none is left when it fails
+    (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind."""
+    from ._atomic import outputs_together
     try:
-        yield
+        with outputs_together():
+            yield
     except click.ClickException:
         raise
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
@@ -586,7 +594,7 @@ def _write_text(path, text):
     from ._atomic import write_text
 
     if path == "-":
-        click.echo(text, nl=False)
+        _to_stdout(text)
         return None
     write_text(path, text)
     return path
@@ -606,6 +614,18 @@ def _write_outputs(*outputs):
         if path:
             write(path)
     return [path for path, _ in outputs]
+
+
+def _to_stdout(text):
+    """A document asked for on stdout ('-'); a write that fails there (a full disk) is said as stdout's, not as the
+    input file's (an OSError without a file name is taken for the input's). A closed pipe stays click's."""
+    try:
+        click.echo(text, nl=False)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        from .errors import StorageError
+        raise StorageError(f"standard output: cannot write ({exc.strerror or exc})") from None
 
 
 def _report(text, written, json_on_stdout):
@@ -871,12 +891,14 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
 
+        notes = []      # what the readers did (joints left out, the clock, the delay): said once the fit stands,
+        #               so that a run refused after reading says one line
+
         def read(path):
             traj = read_trajectory(path, n_dof=robot.n_dof, **read_options)
             if traj.skipped:
                 warn(traj.skipped_summary())
-            for note in traj.notes:        # what the reader did: joints left out, the clock, the delay
-                _reader_note(note)
+            notes.extend(traj.notes)
             return traj
 
         if not streamed:
@@ -897,6 +919,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)
+            for note in notes:
+                _reader_note(note)
         from .identification.plots import save_identification_plot
         meshes = os.path.dirname(os.path.abspath(robot_file))      # a URDF's mesh paths start at its folder
         written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())),
@@ -949,12 +973,12 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         traj = read_floating(path, robot, topics, **bag_options)
         if lowpass:
             traj = lowpass_floating(traj, *lowpass)
-        for note in traj.notes:
-            _reader_note(note)
         data.append(traj)
         wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
                                known=quantities or None, method=method)
+    for note in (note for traj in data for note in traj.notes):   # once the fit stands: a refusal is one line
+        _reader_note(note)
     written = [_write_json(json_out, result.to_dict())] if json_out else []
     _report(result.summary(), written, json_out == "-")
 

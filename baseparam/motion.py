@@ -293,13 +293,21 @@ def check_motion(motion):
 
 def not_unit(norm):
     """Where quaternion norms (S,) are beyond :data:`ORIENTATION_SLACK` (or not numbers)."""
-    return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
+    with np.errstate(over="ignore"):        # a norm of 1e200 squares to inf, refused as such, without numpy's line
+        return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
+
+
+def quaternion_norms(quat):
+    """The norms of quaternions (S, 4); inf where the squares overflow (1e300 in a file), without numpy's
+    RuntimeWarning: such a quaternion is refused as not unit, naming its sample."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.linalg.norm(quat, axis=1)
 
 
 def _check_orientations(motion, q, error):
     """A floating motion's base quaternions (x, y, z, w), columns 3..6 of q: unit within the slack. A zero one (a
     default-constructed orientation) has no rotation; the readers refused it, arrays reached the fit."""
-    norm = np.linalg.norm(q[:, 3:7], axis=1)
+    norm = quaternion_norms(q[:, 3:7])
     off = not_unit(norm)
     if off.any():
         s = int(np.argmax(off))

@@ -202,7 +202,8 @@ def _choose_topics(raw, topic, source):
     chosen = [t.strip() for t in topic.split(",")] if isinstance(topic, str) else list(topic)
     for t in chosen:
         if t not in raw:
-            raise DataError(f"{source}: topic {printable(t)}: not in the bag (it has {topics_listed(raw)})")
+            raise DataError(f"{source}: topic {printable(t) if t else repr(t)}: not in the bag (it has "   # '' shown
+                            f"{topics_listed(raw)})")
         if raw[t][0] not in JOINT_STATE:
             raise DataError(f"{source}: topic {t}: type {raw[t][0] or 'unknown'}; only sensor_msgs/JointState is read")
     return chosen

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
-from ..motion import Trajectory, not_unit
+from ..motion import Trajectory, not_unit, quaternion_norms
 from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
                      shown_contents, topics_listed)
@@ -148,7 +148,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     if kind == "odometry" or kind == "pose" or (kind == "imu" and values[:, 10].all()):
         # a default-constructed (all-zero) orientation otherwise reached the fit at the stamps that need no
         # interpolation, and was refused there without the file or message
-        norm = np.linalg.norm(values[:, :4] if kind == "imu" else values[:, 3:7], axis=1)
+        norm = quaternion_norms(values[:, :4] if kind == "imu" else values[:, 3:7])
         off = not_unit(norm)
         if off.any():
             i = int(np.argmax(off))
@@ -219,7 +219,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
                             "base_topic= (or a sensor_msgs/Imu topic)")
         base_topic = found[0]
     if base_topic not in raw:
-        raise DataError(f"{source}: base pose topic {base_topic}: not in the bag "
+        named = printable(base_topic) if str(base_topic).strip() else repr(base_topic)     # '' or ' ' shown as such
+        raise DataError(f"{source}: base pose topic {named}: not in the bag "
                         f"(it has {topics_listed(raw)})")
     imu = types[base_topic] == IMU_TYPE
     if types[base_topic] not in BASE_TYPES and not imu:
