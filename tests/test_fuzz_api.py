@@ -69,6 +69,13 @@ KINDS = ["array", "array", "list", "matrix", "masked", "masked_some", "int", "bo
          "object", "3d"]
 
 
+# At most this many numbers drawn for one array, repeated to fill a larger shape (np.resize): every array of
+# the state arguments (at most 7 columns × 4 rows) is drawn number by number, as before; a wide or long one
+# (36 base parameters × 4 rows, a wrench for every sample of a log) took up to 0.8 s of data generation an
+# example for no other kind of value (issue 22, item 7).
+DRAWN = 28
+
+
 @st.composite
 def arrays(draw, width=3, kind=None, rows=None):
     """An argument meant as a state array: mostly the right shape, sometimes not, in many containers
@@ -76,8 +83,9 @@ def arrays(draw, width=3, kind=None, rows=None):
     rows = draw(st.sampled_from(["one", 0, 1, 4])) if rows is None else rows
     cols = draw(st.sampled_from([width, width, width, 2, 7]))
     shape = (cols,) if rows == "one" else (rows, cols)
-    values = np.array(draw(st.lists(NUMBERS, min_size=int(np.prod(shape)), max_size=int(np.prod(shape)))),
-                      dtype=float).reshape(shape)
+    size = int(np.prod(shape))
+    drawn = draw(st.lists(NUMBERS, min_size=min(size, DRAWN), max_size=min(size, DRAWN)))
+    values = np.resize(np.array(drawn, dtype=float), shape)
     if draw(st.integers(0, 3)):                        # mostly finite, so that the computation itself runs
         values = np.nan_to_num(values, nan=0.5, posinf=1.0, neginf=-1.0)
         values = np.clip(values, -10, 10)
