@@ -220,10 +220,9 @@ def inputs_protected(paths):
     return protect(paths)
 
 
-def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True):
+def _check_outputs(inputs, outputs, not_stdout=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
-    output, '-' for an output that cannot go to stdout, and (:func:`_writable`) an output whose folder does not exist
-    or a figure format matplotlib cannot write.
+    output, and '-' for an output that cannot go to stdout (:func:`_writable` checks the outputs' folders).
 
     Parameters
     ----------
@@ -231,11 +230,6 @@ def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True
     outputs : list of (flag, path or None)
     not_stdout : dict of str → str, optional
         Flag → what the refusal of '-' for it says.
-    plot_out : str, optional
-        The figure's path, whose format is checked.
-    folders : bool
-        Whether to check the outputs' folders and the figure's format here (False: the caller calls
-        :func:`_writable` after checks of its own).
     """
     import stat
 
@@ -267,8 +261,6 @@ def _check_outputs(inputs, outputs, not_stdout=None, plot_out=None, folders=True
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
-    if folders:
-        _writable([out for _, out in outputs], plot_out)
 
 
 def _stopped(message, status):
@@ -544,6 +536,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)],
                    {"--h5": "HDF5 cannot be written to stdout; give a file name"})
+    _writable([json_out, h5_out])
     progress = _Progress("projecting")
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
@@ -575,7 +568,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
 def describe(robot_file, yaml_out, load):
     """Describe ROBOT_FILE: its joints as numbered here, and for a chain the standard DH table with the
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
-    _check_outputs([robot_file], [("--yaml", yaml_out)], folders=False)    # a missing folder: the write says so
+    _check_outputs([robot_file], [("--yaml", yaml_out)])    # a missing folder: the write says so
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
@@ -859,7 +852,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
     _check_outputs([robot_file, *train, *validate, *filter(None, [contacts_file])],
                    [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
-                    ("--yaml", yaml_out)], plot_out=plot_out)
+                    ("--yaml", yaml_out)])
+    _writable([json_out, plot_out, urdf_out, mjcf_out, yaml_out], plot_out)
     seen = {}
     for role, paths in (("training", train), ("validation", validate)):
         for path in paths:
@@ -1084,6 +1078,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     stdout = "give a file name ('-' is stdout for --json only; without --out the Markdown goes to stdout)"
     _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)],
                    {"--out": stdout, "--python": stdout})
+    _writable([text_out, python_out, json_out])
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
@@ -1153,7 +1148,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
     csv_out = _out_file(csv_out, robot_file, "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
-                   {"--out": "give a file name", "--plot": "give a file name"}, folders=False)
+                   {"--out": "give a file name", "--plot": "give a file name"})
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")
@@ -1242,7 +1237,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
     _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)],
-                   {"--robot-out": "give a file name (.yaml, .yml or .urdf)"}, folders=False)
+                   {"--robot-out": "give a file name (.yaml, .yml or .urdf)"})
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
@@ -1324,6 +1319,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
+    _writable([json_out])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         written = [_write_json(json_out, poses.to_dict())] if json_out else []

@@ -294,7 +294,7 @@ def test_a_direction_the_prime_loses_is_caught_by_the_float_side(monkeypatch):
     from baseparam.projection import _row_space
     robot = bp.load_robot(ROOT / "robots" / "skew7.yaml")
     first = units_of(robot).modulus
-    original = _row_space._Exact.independent
+    original = _row_space._SideNumbers.independent
     lost = []
 
     def unlucky(self, values):
@@ -303,7 +303,7 @@ def test_a_direction_the_prime_loses_is_caught_by_the_float_side(monkeypatch):
             lost.append(picked[1:])          # as if p divided the minors of every span
             return picked[:1]
         return picked
-    monkeypatch.setattr(_row_space._Exact, "independent", unlucky)
+    monkeypatch.setattr(_row_space._SideNumbers, "independent", unlucky)
     base = bp.find_base_parameters(robot)
     assert lost and base.rank == 43 and str(first) not in base.note
 

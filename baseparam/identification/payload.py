@@ -24,7 +24,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import ArgumentTypeError, DataError, SettingsError
-from .preprocessing import Preprocessing, Processed, preprocess
+from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._inputs import _as_trajectories
 from ._payload_math import (NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit, payload_parameters,
                             payload_physical)
@@ -284,8 +284,7 @@ def _matched(loaded, unloaded):
     tu = unloaded.t - unloaded.t[0]
     d = _shift(t, loaded.q, tu, unloaded.q)
     te = np.clip(t + d, tu[0], tu[-1])
-    out = [np.column_stack([np.interp(te, tu, a[:, j]) for j in range(a.shape[1])])
-           for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
+    out = [interp_columns(te, tu, a) for a in (unloaded.tau, unloaded.q, unloaded.qd, unloaded.qdd)]
     # logs of another motion line up nowhere: their difference would be the motion's torque, not the payload's
     inside = (t + d >= tu[0]) & (t + d <= tu[-1])
     if inside.sum() < 0.5 * len(t):

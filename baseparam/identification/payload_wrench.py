@@ -177,7 +177,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
     from ._payload_math import NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit
-    from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
+    from .preprocessing import Preprocessing, interp_columns, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
     wrenches = list(wrench) if isinstance(wrench, (list, tuple)) else [wrench]
@@ -201,7 +201,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
             processed = preprocess(item, settings)
-            grid = np.column_stack([np.interp(processed.t, item.t, w[:, c]) for c in range(6)])
+            grid = interp_columns(processed.t, item.t, w)
             grid = lowpass_like_torque(processed, grid)
             keep = processed.kept
             q, qd, qdd = (a[keep] for a in (processed.q, processed.qd, processed.qdd))

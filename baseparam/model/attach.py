@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ArgumentError
 from .robot import Inertia, require_robot
-from .urdf_update import _inertial_text, _numbers, body_of, link_parts, pseudo_inertia
+from .urdf_update import _inertial_text, _number_list, body_of, link_parts, pseudo_inertia
 
 
 def _body(mass, com, inertia):
@@ -99,7 +99,7 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     block = newline.join([f"  <link name={quoteattr(link)}>", "    " + inertial, "  </link>",
                           f"  <joint name={quoteattr(joint)} type=\"fixed\">",
                           f"    <parent link={quoteattr(last_link)}/>", f"    <child link={quoteattr(link)}/>",
-                          f'    <origin xyz="{_numbers((0, 0, 0))}" rpy="0 0 0"/>', "  </joint>"])
+                          f'    <origin xyz="{_number_list((0, 0, 0))}" rpy="0 0 0"/>', "  </joint>"])
     ends = [m.start() for m in re.finditer(r"</robot\s*>", text)]
     if not ends:
         raise ArgumentError(f"{robot.name}: no </robot> in its URDF text")

@@ -28,7 +28,7 @@ from .dh_equivalent import joint_transform
 from .joint_model import joint_models, product, si_readers
 from .robot import joint_names
 from .urdf import _origin, _origin_matrix, _Problems
-from .urdf_update import _number, _numbers, link_parts
+from .urdf_update import _number, _number_list, link_parts
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
 
@@ -52,7 +52,7 @@ def _quat(R) -> np.ndarray:
 
 
 def _pose(T) -> str:
-    return f'pos="{_numbers(T[:3, 3])}" quat="{_numbers(_quat(T[:3, :3]))}"'
+    return f'pos="{_number_list(T[:3, 3])}" quat="{_number_list(_quat(T[:3, :3]))}"'
 
 
 # -- URDF geometry ---------------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def _shape(shape, folder, meshes):
         return values if len(values) == count and all(math.isfinite(v) and v > 0 for v in values) else None
 
     if shape.tag == "box" and (size := floats(shape.get("size"), 3)):
-        return f'type="box" size="{_numbers(np.array(size) / 2)}"', ""
+        return f'type="box" size="{_number_list(np.array(size) / 2)}"', ""
     if shape.tag == "cylinder" and (r := floats(shape.get("radius"), 1)) and (h := floats(shape.get("length"), 1)):
         return f'type="cylinder" size="{_number(r[0])} {_number(h[0] / 2)}"', ""
     if shape.tag == "sphere" and (r := floats(shape.get("radius"), 1)):
@@ -172,7 +172,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         placement = joint_transform(robot, model, 0.0)
         J = np.linalg.inv(product(model.after, *si_readers(robot)))       # C′⁻¹: the joint frame in the link frame
         attributes = [f"name={quoteattr(names[k])}", f'type="{"hinge" if joint.is_revolute else "slide"}"',
-                      f'pos="{_numbers(J[:3, 3])}"', f'axis="{_numbers(J[:3, 2])}"']
+                      f'pos="{_number_list(J[:3, 3])}"', f'axis="{_number_list(J[:3, 2])}"']
         limits = joint.limits
         if robot.convention == "urdf" and limits is not None and limits.lower is not None \
                 and limits.upper is not None:
@@ -189,8 +189,8 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
             axes[:, 2] = -axes[:, 2]
         body_lines.append(f"{pad}<body name={quoteattr(link)} {_pose(placement)}>")
         body_lines.append(f"{pad}  <joint {' '.join(attributes)}/>")
-        body_lines.append(f'{pad}  <inertial pos="{_numbers(com)}" quat="{_numbers(_quat(axes))}" '
-                          f'mass="{_number(mass)}" diaginertia="{_numbers(moments)}"/>')
+        body_lines.append(f'{pad}  <inertial pos="{_number_list(com)}" quat="{_number_list(_quat(axes))}" '
+                          f'mass="{_number(mass)}" diaginertia="{_number_list(moments)}"/>')
         if geometry is not None:
             body_lines.extend(_geoms(geometry[1][k][1], folder, meshes, pad + "  "))
         for child in children.get(k + 1, []):
@@ -203,11 +203,11 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     if note:
         lines.append("  <!-- " + note.replace("--", "- -") + " -->")
     lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
-              f'  <option gravity="{_numbers(robot.gravity_si)}"/>']
+              f'  <option gravity="{_number_list(robot.gravity_si)}"/>']
     if meshes:
         lines.append("  <asset>")
         for (path, scale), mesh in meshes.items():
-            lines.append(f'    <mesh name="{mesh}" file={quoteattr(path)} scale="{_numbers(scale)}"/>')
+            lines.append(f'    <mesh name="{mesh}" file={quoteattr(path)} scale="{_number_list(scale)}"/>')
         lines.append("  </asset>")
     lines += ["  <worldbody>", *body_lines, "  </worldbody>", "</mujoco>"]
     return "\n".join(lines) + "\n"

@@ -158,7 +158,7 @@ def _number(x) -> str:
     return repr(float(x) + 0.0)
 
 
-def _numbers(values) -> str:
+def _number_list(values) -> str:
     return " ".join(_number(v) for v in values)
 
 
@@ -180,7 +180,7 @@ def _inertial_text(body, comment, indent, newline, step) -> bytes:
     lines = ["<inertial>"]
     if comment:
         lines.append(inner + _comment(comment))
-    lines += [inner + f'<origin xyz="{_numbers(com)}" rpy="0 0 0"/>', inner + f'<mass value="{_number(mass)}"/>',
+    lines += [inner + f'<origin xyz="{_number_list(com)}" rpy="0 0 0"/>', inner + f'<mass value="{_number(mass)}"/>',
               inner + inertia_element(inertia), indent + "</inertial>"]
     return newline.join(lines).encode()
 

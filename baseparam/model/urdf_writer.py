@@ -20,7 +20,7 @@ from .dh_equivalent import joint_transform_before, moved_by
 from .joint_model import joint_models, to_si
 from .parameters import moved_body
 from .robot import joint_names
-from .urdf_update import _numbers, inertia_element
+from .urdf_update import _number_list, inertia_element
 
 
 def _rpy(R) -> tuple:
@@ -32,13 +32,13 @@ def _rpy(R) -> tuple:
 
 
 def _origin(T) -> str:
-    return f'<origin xyz="{_numbers(T[:3, 3])}" rpy="{_numbers(_rpy(T[:3, :3]))}"/>'
+    return f'<origin xyz="{_number_list(T[:3, 3])}" rpy="{_number_list(_rpy(T[:3, :3]))}"/>'
 
 
 def _inertial(mass, com, inertia, T) -> str:
     """A body given in the link frame, written in the joint frame (T: link frame in joint frame)."""
     c, I = moved_body(com, inertia, T)
-    return (f'    <inertial><origin xyz="{_numbers(c)}" rpy="0 0 0"/><mass value="{_repr(mass)}"/>'
+    return (f'    <inertial><origin xyz="{_number_list(c)}" rpy="0 0 0"/><mass value="{_repr(mass)}"/>'
             f"{inertia_element(I, _repr)}</inertial>")
 
 

@@ -105,7 +105,7 @@ def exactly_independent(values):
 
 
 # -- arithmetic of a side ----------------------------------------------------------------------------
-class _Exact:
+class _SideNumbers:
     """The numbers of a side: integers held in float64 (exact runs' exact side), images modulo p (float runs'
     exact side), or floats (the float side's moments: ``modulus`` None, as an exact run's)."""
 
@@ -392,9 +392,9 @@ def _walk(units, layout, parents, stats, few_rows, n_first, progress=None) -> Ro
     (:func:`base_equation_basis`)."""
     n = len(parents)
     maps = RowMaps(units, layout, parents)
-    sides = [_Side(units, layout, maps, _Exact(units.modulus), True, stats, few_rows)]
+    sides = [_Side(units, layout, maps, _SideNumbers(units.modulus), True, stats, few_rows)]
     if not units.exact:
-        sides.append(_Side(units, layout, maps, _Exact(None), False))
+        sides.append(_Side(units, layout, maps, _SideNumbers(None), False))
     last_child = {p: k for k, p in enumerate(parents)}
     states = [{-1: side.base(n)} for side in sides]
     for m in range(n):
