@@ -123,3 +123,13 @@ def space():
     k = np.arange(1, 7)
     return bp.free_floating_experiment(model, np.linspace(0, 10, 201), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k),
                                        noise=bp.SensorNoise(qd=0.001, seed=0), twist_noise=0.0005)
+
+
+def one_line(result, *words):
+    """Exit status 2 and one `baseparam: …` line on stderr (after any warning lines) naming each of `words`."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
+    lines = [line for line in result.output.strip().splitlines() if not line.startswith("baseparam: warning:")]
+    assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
+    for word in words:
+        assert word in lines[0], result.output

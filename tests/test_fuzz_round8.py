@@ -10,20 +10,10 @@ from click.testing import CliRunner
 import baseparam as bp
 
 from baseparam.cli import main
-from conftest import ROOT
+from conftest import ROOT, one_line
 
 UR = ROOT / "robots" / "ur10e_cad.yaml"
 SPACE = ROOT / "robots" / "space_robot.yaml"
-
-
-def one_line(result, *words):
-    """Exit status 2 and one `baseparam: …` line on stderr (after any warning lines) naming each of `words`."""
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
-    lines = [line for line in result.output.strip().splitlines() if not line.startswith("baseparam: warning:")]
-    assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
-    for word in words:
-        assert word in lines[0], result.output
 
 
 def _log(tmp_path, n_dof=6, seconds=2.0, **extra):

@@ -9,19 +9,9 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from conftest import ROOT
+from conftest import ROOT, one_line
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
-
-
-def one_line(result, *words):
-    """Exit status 2 and one `baseparam: …` line on stderr (after any warning lines) naming each of `words`."""
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
-    lines = [line for line in result.output.strip().splitlines() if not line.startswith("baseparam: warning:")]
-    assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
-    for word in words:
-        assert word in lines[0], result.output
 
 
 def _planar_log(tmp_path):
