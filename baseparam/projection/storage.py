@@ -13,7 +13,7 @@ import numpy as np
 
 from .._atomic import atomic_path, check_output
 from .._hdf5 import stored_here
-from .._memory import format_size, parse_size
+from .._memory import budget, format_size, parse_size
 from .._validation import check_input
 from ..errors import ResourceLimitError, StorageError, printable
 from ..model.robot import robot_to_yaml
@@ -266,6 +266,13 @@ def read_h5(path):
                 dset = stored_here(dset, f, f"{path}: {name}", StorageError)
                 if dset.dtype.kind not in kind:
                     raise StorageError(f"{path}: {name}: unexpected dtype {dset.dtype}")
+                # a dataset may declare any shape (its chunks unwritten, read as fill values): a terabyte of
+                # them is refused here instead of failing inside h5py's allocation
+                room = budget()
+                if room is not None and dset.size * dset.dtype.itemsize > room:
+                    raise StorageError(f"{path}: {name}: declares {dset.size} values "
+                                       f"({format_size(dset.size * dset.dtype.itemsize)}), more than the "
+                                       f"{format_size(room)} of memory available (damaged file?)")
                 value = dset[()]
                 if kind != "OSU" and not np.isfinite(value).all():
                     raise StorageError(f"{path}: {name}: contains NaN or inf")

@@ -1,0 +1,38 @@
+"""Regressions of the Python API's fuzzing in issue 28's tenth round, over the older public surfaces (``read_h5`` of
+damaged and hostile files, ``Model``/``BaseModel``, ``load_robot`` options, robots built in code, ``simulate``,
+``export``, ``write_trajectory``/``read_trajectory``, the estimators and their results): each case below returned
+NaN, or raised something other than the library's one-line errors, before its fix. The fuzzer itself was a
+throwaway (thousands of calls); the tests here keep one cheap example of each class."""
+import h5py
+import pytest
+
+import baseparam as bp
+from baseparam.errors import BaseParamError
+from conftest import ROOT
+
+RRR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A file of ``find_and_store`` for the planar arm."""
+    path = tmp_path_factory.mktemp("h5") / "rrr.h5"
+    bp.find_and_store(bp.load_robot(RRR), path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["Y", "Z/data", "Z/indices"])
+def test_read_h5_of_a_dataset_declaring_terabytes_is_refused_before_it_is_read(stored, tmp_path, name):
+    """A dataset may declare any shape with its chunks never written (read as fill values, a file of a few kB):
+    ``read_h5`` asked h5py for 8 TB and failed with a bare MemoryError."""
+    path = tmp_path / "huge.h5"
+    path.write_bytes(stored.read_bytes())
+    with h5py.File(path, "r+") as f:
+        dtype = f[name].dtype
+        del f[name]
+        f.create_dataset(name, shape=(10**12,), dtype=dtype, chunks=(1024,))
+    with pytest.raises(bp.StorageError, match=rf"huge.h5: {name}: declares 1000000000000 values \(8 TB\), "
+                                              "more than the .* of memory available") as info:
+        bp.read_h5(path)
+    assert "\n" not in str(info.value)
+    assert isinstance(info.value, BaseParamError)
