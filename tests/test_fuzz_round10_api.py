@@ -4,6 +4,7 @@ damaged and hostile files, ``Model``/``BaseModel``, ``load_robot`` options, robo
 NaN, or raised something other than the library's one-line errors, before its fix. The fuzzer itself was a
 throwaway (thousands of calls); the tests here keep one cheap example of each class."""
 import h5py
+import numpy as np
 import pytest
 
 import baseparam as bp
@@ -36,3 +37,29 @@ def test_read_h5_of_a_dataset_declaring_terabytes_is_refused_before_it_is_read(s
         bp.read_h5(path)
     assert "\n" not in str(info.value)
     assert isinstance(info.value, BaseParamError)
+
+
+@pytest.fixture(scope="module")
+def fit_of_torques_in_the_wrong_unit():
+    """A consistent fit of the planar arm's torques 10⁸ times too large (e.g. read in another unit): bodies of
+    tens of thousands of tonnes, a fit all the same."""
+    robot = bp.load_robot(RRR)
+    model = bp.Model(robot, np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
+    t = np.arange(300) * 0.01
+    w = np.array([1.0, 2.0, 3.0])
+    q = np.sin(np.outer(t, w) + [0.3, 0.5, 0.7])
+    qd, qdd = np.cos(np.outer(t, w) + [0.3, 0.5, 0.7]) * w, -q * w ** 2
+    return bp.identify(robot, (q, qd, qdd, bp.inverse_dynamics(model, q, qd, qdd) * 1e8), method="consistent")
+
+
+@pytest.mark.parametrize("writer", ["to_robot", "to_yaml", "to_mjcf"])
+def test_bodies_no_description_holds_are_refused_naming_the_link(fit_of_torques_in_the_wrong_unit, writer):
+    """``to_robot``/``to_yaml`` raised ``Inertia.mass: …`` (no robot, link or method named); ``to_urdf`` (of a
+    z-gravity robot) and ``to_mjcf`` wrote files with a 6·10⁷ kg link, which ``load_robot`` then refused."""
+    ident = fit_of_torques_in_the_wrong_unit
+    assert max(link["identified"]["mass"] for link in ident.bodies()) > 1e6     # the fit itself stands
+    with pytest.raises(bp.DataError, match=rf"^{writer}: Planar RRR \(vertical plane\): link \d: the fitted body's "
+                                           r"mass: expected a mass ≥ 0 and at most 1e\+06 kg, got .*no robot "
+                                           "description holds it") as info:
+        getattr(ident, writer)()
+    assert "\n" not in str(info.value)
