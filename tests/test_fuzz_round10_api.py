@@ -63,3 +63,52 @@ def test_bodies_no_description_holds_are_refused_naming_the_link(fit_of_torques_
                                            "description holds it") as info:
         getattr(ident, writer)()
     assert "\n" not in str(info.value)
+
+
+def linked_out(tmp_path, build, exists):
+    """A file made by ``build(f, other)``: ``other`` an HDF5 file holding ``Y`` and ``q``, or no file at all."""
+    other = tmp_path / "other.h5"
+    if exists:
+        with h5py.File(other, "w") as f:
+            f["Y"] = f["q"] = np.ones((20, 3))
+    path = tmp_path / "linked.h5"
+    with h5py.File(path, "w") as f:
+        build(f, str(other))
+    return path
+
+
+@pytest.mark.parametrize("exists", [True, False])
+@pytest.mark.parametrize("name", ["Z", "Y", "Z/data"])
+def test_read_h5_refuses_an_external_link_without_following_it(stored, tmp_path, name, exists):
+    """``read_h5`` followed an external link (``f.get``, ``f["Z"]``) — opening the other file and reading its
+    header — before refusing it: an external group ``Z`` was searched for ``Z/data``, a link to a missing file
+    was 'cannot read' with HDF5's words."""
+    def build(f, other):
+        with h5py.File(stored, "r") as src:
+            for key in src:
+                src.copy(src[key], f, key)
+            f.attrs.update(src.attrs)
+        del f[name]
+        f[name] = h5py.ExternalLink(other, "/" if name == "Z" else "Y")
+    with pytest.raises(bp.StorageError, match=rf"linked.h5: {name}: an external link to '.*other.h5'; "
+                                              "expected the data stored in this file"):
+        bp.read_h5(linked_out(tmp_path, build, exists))
+
+
+@pytest.mark.parametrize("exists", [True, False])
+@pytest.mark.parametrize("how", ["named", "soft link", "in a linked group"])
+def test_read_trajectory_refuses_an_external_link_without_following_it(tmp_path, how, exists):
+    """The HDF5 trajectory reader likewise opened the file of an external link (or of a soft link to one)
+    while looking up its candidate keys; a link to a missing file was no array at all."""
+    def build(f, other):
+        f["t"], f["tau"] = np.linspace(0, 1, 20), np.zeros((20, 3))
+        if how == "named":
+            f["q"] = h5py.ExternalLink(other, "q")
+        elif how == "soft link":
+            f["elsewhere"] = h5py.ExternalLink(other, "q")
+            f["q"] = h5py.SoftLink("/elsewhere")
+        else:
+            f["g"] = h5py.ExternalLink(other, "/")
+    key = "g/q" if how == "in a linked group" else "q"
+    with pytest.raises(bp.DataError, match=rf"linked.h5: key {key}: an external link to '.*other.h5'"):
+        bp.read_trajectory(linked_out(tmp_path, build, exists), columns={"q": key} if key == "g/q" else None)

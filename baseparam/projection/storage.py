@@ -12,7 +12,7 @@ import os
 import numpy as np
 
 from .._atomic import atomic_path, check_output
-from .._hdf5 import stored_here
+from .._hdf5 import refuse_external, stored_here
 from .._memory import budget, format_size, parse_size
 from .._validation import check_input
 from ..errors import ResourceLimitError, StorageError, printable
@@ -260,6 +260,7 @@ def read_h5(path):
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
 
             def read(name, kind):
+                refuse_external(f, name, f"{path}: {name}", StorageError)
                 dset = f.get(name)
                 if not isinstance(dset, h5py.Dataset):
                     raise StorageError(f"{path}: {name}: missing (expected a dataset)")
@@ -278,6 +279,7 @@ def read_h5(path):
                     raise StorageError(f"{path}: {name}: contains NaN or inf")
                 return value
 
+            refuse_external(f, "Z", f"{path}: Z", StorageError)
             g = f["Z"]
             data, indices, indptr = read("Z/data", "f"), read("Z/indices", "iu"), read("Z/indptr", "iu")
             rows, pivots, Y = read("Z/rows", "iu"), read("pivots", "iu"), read("Y", "f")
