@@ -112,3 +112,16 @@ def test_read_trajectory_refuses_an_external_link_without_following_it(tmp_path,
     key = "g/q" if how == "in a linked group" else "q"
     with pytest.raises(bp.DataError, match=rf"linked.h5: key {key}: an external link to '.*other.h5'"):
         bp.read_trajectory(linked_out(tmp_path, build, exists), columns={"q": key} if key == "g/q" else None)
+
+
+@pytest.mark.parametrize("value", [np.nan, -np.inf, np.array([1.0, np.nan])])
+def test_read_h5_refuses_attributes_that_are_not_finite(stored, tmp_path, value):
+    """``find_and_store`` writes no attribute that is not a finite number; ``read_h5`` returned a damaged file's
+    NaN in ``attrs`` as it was."""
+    path = tmp_path / "nan.h5"
+    path.write_bytes(stored.read_bytes())
+    with h5py.File(path, "r+") as f:
+        f.attrs["rank"] = value
+    with pytest.raises(bp.StorageError, match=r"nan.h5: attribute 'rank': contains NaN or inf$"):
+        bp.read_h5(path)
+    assert bp.read_h5(stored)["attrs"]["rank"] == 9

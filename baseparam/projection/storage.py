@@ -287,7 +287,11 @@ def read_h5(path):
             shape = tuple(int(n) for n in np.asarray(g.attrs["shape"]).reshape(-1))
             _check_stored(path, shape, data, indices, indptr, rows, columns, pivots, Y)
             Z = sp.csr_matrix((data, indices, indptr), shape=shape)
-            return {"Z": Z, "rows": rows, "columns": columns, "pivots": pivots, "Y": Y, "attrs": dict(f.attrs)}
+            attrs = dict(f.attrs)
+            for key, value in attrs.items():    # we write no number that is not finite: a damaged file's are refused
+                if np.asarray(value).dtype.kind in "fc" and not np.isfinite(value).all():
+                    raise StorageError(f"{path}: attribute {printable(repr(key))}: contains NaN or inf")
+            return {"Z": Z, "rows": rows, "columns": columns, "pivots": pivots, "Y": Y, "attrs": attrs}
     except StorageError:
         raise
     except (OSError, KeyError, ValueError, TypeError, RuntimeError, OverflowError) as exc:
