@@ -125,3 +125,34 @@ def test_read_h5_refuses_attributes_that_are_not_finite(stored, tmp_path, value)
     with pytest.raises(bp.StorageError, match=r"nan.h5: attribute 'rank': contains NaN or inf$"):
         bp.read_h5(path)
     assert bp.read_h5(stored)["attrs"]["rank"] == 9
+
+
+@pytest.fixture(scope="module")
+def planar_fit():
+    """An OLS fit of the planar arm's exact torques, and its arrays (q, q̇, q̈, τ)."""
+    robot = bp.load_robot(RRR)
+    model = bp.Model(robot, np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
+    t = np.arange(300) * 0.01
+    w = np.array([1.0, 2.0, 3.0])
+    q = np.sin(np.outer(t, w) + 0.4)
+    qd, qdd = np.cos(np.outer(t, w) + 0.4) * w, -q * w ** 2
+    arrays = (q, qd, qdd, bp.inverse_dynamics(model, q, qd, qdd))
+    return bp.BaseParameterEstimator(robot).fit(arrays), arrays
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda tau: tau * 1e154, r"field tau\d: absurd value .* at sample \d+ \(\|τ\| > 1e\+100\)"),
+    (lambda tau: np.where(np.arange(tau.size).reshape(tau.shape) == 16, 1e300, tau),
+     r"field tau2: absurd value 1e\+300 at sample 5"),
+    (lambda tau: np.zeros_like(tau), r"field tau1: the torque is zero \(or its square is\) in every sample"),
+    (lambda tau: np.full_like(tau, 1e-320), r"field tau1: the torque is zero \(or its square is\) in every sample"),
+])
+@pytest.mark.parametrize("call", ["validate", "score"])
+def test_held_out_torques_without_error_figures_are_refused_not_nan(planar_fit, change, words, call):
+    """``validate`` and ``score`` of held-out torques whose squares overflow returned NRMSE and R² of inf or NaN
+    (fit refuses such torques); of a joint's torques all zero, an NRMSE of NaN (fit refuses a dead joint too)."""
+    estimator, (q, qd, qdd, tau) = planar_fit
+    with pytest.raises(bp.DataError, match=words) as info:
+        getattr(estimator, call)((q, qd, qdd, change(tau)))
+    assert "\n" not in str(info.value)
+    assert estimator.score((q, qd, qdd, tau)) == pytest.approx(1.0, abs=1e-12)      # good data as before
