@@ -156,3 +156,15 @@ def test_held_out_torques_without_error_figures_are_refused_not_nan(planar_fit, 
         getattr(estimator, call)((q, qd, qdd, change(tau)))
     assert "\n" not in str(info.value)
     assert estimator.score((q, qd, qdd, tau)) == pytest.approx(1.0, abs=1e-12)      # good data as before
+
+
+def test_a_plot_of_a_format_matplotlib_lacks_is_refused_in_one_line(tmp_path):
+    """``ExcitationDesign.plot(path)`` of an extension matplotlib cannot write raised matplotlib's bare
+    ValueError ("Format 'out' is not supported ..."), naming neither the file nor the argument."""
+    limits = bp.MotionLimits(lower=-np.ones(3), upper=np.ones(3), velocity=2 * np.ones(3),
+                             acceleration=5 * np.ones(3), torque=100 * np.ones(3))
+    design = bp.design_excitation(bp.load_robot(RRR), period=2.0, harmonics=2, rate=20.0, starts=1, limits=limits)
+    with pytest.raises(bp.ArgumentError, match=r"^path: '.*design\.out': unsupported plot format '\.out' \(use one "
+                                               r"of .*\.png"):
+        design.plot(tmp_path / "design.out")
+    assert list(tmp_path.iterdir()) == []
