@@ -168,3 +168,24 @@ def test_a_plot_of_a_format_matplotlib_lacks_is_refused_in_one_line(tmp_path):
                                                r"of .*\.png"):
         design.plot(tmp_path / "design.out")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_memory_budgets_respect_an_address_space_limit(monkeypatch):
+    """Under ``ulimit -v`` (RLIMIT_AS) numpy fails to allocate long before the machine's memory runs out, and the
+    budgets, from MemAvailable alone, let the work start: a bare MemoryError (``FourierSeries.evaluate`` had no
+    budget at all)."""
+    import resource
+
+    from baseparam import _memory
+
+    with open("/proc/self/statm", encoding="ascii") as f:
+        size = int(f.read().split()[0]) * resource.getpagesize()
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (size + (200 << 20), resource.RLIM_INFINITY)
+                        if which == resource.RLIMIT_AS else (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert _memory.available_bytes() <= 200 << 20
+    series = bp.FourierSeries(14.0, np.zeros(3), 0.1 * np.ones((3, 2)), 0.1 * np.ones((3, 2)))
+    with pytest.raises(bp.ResourceLimitError, match=r"^rate: 1.4e\+07 samples .* more than the .* available$"):
+        series.sample(1e6)
+    with pytest.raises(bp.ResourceLimitError, match=r"^t: 2e\+06 times would need about .* available$"):
+        series.evaluate(np.zeros(2_000_000))
+    assert np.isfinite(series.evaluate(np.linspace(0, 14, 50))[0]).all()
