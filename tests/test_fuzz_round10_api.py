@@ -201,3 +201,13 @@ def test_read_h5_of_a_file_of_too_many_attributes_is_refused_before_reading_them
             f.attrs[f"extra{k}"] = k
     with pytest.raises(bp.StorageError, match=r"attrs.h5: 69 attributes; a baseparam file has at most 64 "):
         bp.read_h5(path)
+
+
+def test_export_into_a_dangling_link_says_so(tmp_path):
+    """``export(out_dir=)`` of a symbolic link to a missing folder said "cannot create the directory (File exists)";
+    nothing is created through the link."""
+    (tmp_path / "out").symlink_to(tmp_path / "missing")
+    base = bp.find_base_parameters(bp.load_robot(RRR))
+    with pytest.raises(bp.ExportError, match=r"out: out_dir: a symbolic link to '.*missing', which does not exist"):
+        bp.export(base, "python", out_dir=tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
