@@ -211,3 +211,19 @@ def test_export_into_a_dangling_link_says_so(tmp_path):
     with pytest.raises(bp.ExportError, match=r"out: out_dir: a symbolic link to '.*missing', which does not exist"):
         bp.export(base, "python", out_dir=tmp_path / "out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_failed_consistent_fit_is_a_simulation_error():
+    """The consistent fit's solver failing (torques 10⁻¹² of the arm's: far below what it resolves) raised the
+    bare root class BaseParamError, which subclasses no builtin (errors.py: a numerical failure is a
+    SimulationError, an ArithmeticError)."""
+    robot = bp.load_robot(RRR)
+    model = bp.Model(robot, np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
+    t = np.arange(300) * 0.01
+    w = np.array([1.0, 2.0, 3.0])
+    q = np.sin(np.outer(t, w) + [0.3, 0.5, 0.7])
+    qd, qdd = np.cos(np.outer(t, w) + [0.3, 0.5, 0.7]) * w, -q * w ** 2
+    with pytest.raises(bp.SimulationError, match=r"^Planar RRR \(vertical plane\): the consistent fit failed "
+                                                 r"\(solver status \w+\)$") as info:
+        bp.identify(robot, (q, qd, qdd, bp.inverse_dynamics(model, q, qd, qdd) * 1e-12), method="consistent")
+    assert isinstance(info.value, ArithmeticError)
