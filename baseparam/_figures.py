@@ -38,6 +38,13 @@ def save_figure(fig, path, dpi=110):
     """Write ``fig`` to ``path`` (format from its extension, PNG without one) atomically, then close it."""
     plt = pyplot()
     ext = os.path.splitext(os.fspath(path))[1] or ".png"
+    formats = fig.canvas.get_supported_filetypes()
+    if ext[1:].lower() not in formats:      # matplotlib's own ValueError said neither the file nor the argument
+        from .errors import ArgumentError, printable
+
+        plt.close(fig)
+        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: unsupported plot format '{printable(ext)}' "
+                            f"(use one of {', '.join('.' + f for f in sorted(formats))})")
     try:
         # rendered in memory, in the format said, then written: matplotlib appends '.png' to a name without an
         # extension, and a device written in place (/dev/full) has none — it wrote /dev/full.png beside it and

@@ -17,6 +17,46 @@ BUILT_IN_FILTERS = {1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "
                     32000: "lzf"}
 
 
+def external_link(start, name, _depth=0):
+    """The ``h5py.ExternalLink`` met on the way from the group ``start`` to ``name``, or None; no link out of
+    the file is followed to find it (h5py's ``get`` and ``[]`` open the other file, read its header, and only
+    then could :func:`stored_here` refuse it). Soft links are looked through, a few deep (a cycle of them is
+    for h5py to refuse)."""
+    import h5py
+
+    group = start
+    parts = [part for part in name.split("/") if part]
+    for k, part in enumerate(parts):
+        try:
+            link = group.get(part, getlink=True)
+        except (KeyError, ValueError, TypeError, OSError, RuntimeError):      # a damaged file: the caller says so
+            return None
+        if isinstance(link, h5py.ExternalLink):
+            return link
+        if isinstance(link, h5py.SoftLink) and _depth < 8:
+            found = external_link(group.file if link.path.startswith("/") else group, link.path, _depth + 1)
+            if found is not None:
+                return found
+        if link is None or k == len(parts) - 1:
+            return None
+        try:
+            group = group[part]
+        except (KeyError, ValueError, TypeError, OSError, RuntimeError):
+            return None
+        if not isinstance(group, h5py.Group):
+            return None
+    return None
+
+
+def refuse_external(start, name, what, error):
+    """Raise ``error`` naming ``what`` when the way to ``name`` (from the group ``start``) leaves the file by an
+    external link; do nothing otherwise."""
+    link = external_link(start, name)
+    if link is not None:
+        raise error(f"{what}: an external link to {link.filename!r}; "
+                    "expected the data stored in this file (copy the dataset in)")
+
+
 def stored_here(dset, h5file, what, error):
     """``dset`` when its values are stored inside ``h5file``; else ``error`` naming ``what``.
 

@@ -45,6 +45,22 @@ def _cgroup_room():
         return None
 
 
+def _address_space_room():
+    """Address space left under this process's ``RLIMIT_AS`` (``ulimit -v``), if it has one: numpy allocates
+    against it, and beyond it a MemoryError is raised however much memory the machine has."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm", encoding="ascii") as f:
+            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        return max(0, limit - size)
+    except (ImportError, OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 def resident_bytes():
     """This process's resident memory now (bytes; Linux's /proc/self/statm), or its peak where that cannot be
     read (getrusage), or None."""
@@ -64,8 +80,8 @@ def resident_bytes():
 
 def available_bytes():
     """Memory available to new allocations now (bytes): the OS's MemAvailable, or less under a cgroup
-    limit; None where neither can be read."""
-    figures = [v for v in (_meminfo_available(), _cgroup_room()) if v is not None]
+    limit or an address-space limit (``ulimit -v``); None where none can be read."""
+    figures = [v for v in (_meminfo_available(), _cgroup_room(), _address_space_room()) if v is not None]
     return min(figures) if figures else None
 
 

@@ -152,6 +152,9 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     check_path(out_dir, "out_dir", error=ExportError)            # a NUL: refused here, not by os.makedirs
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: not a directory")
+    if os.path.islink(out_dir) and not os.path.exists(out_dir):     # makedirs said only "File exists"
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: a symbolic link to "
+                          f"{printable(repr(os.readlink(out_dir)))}, which does not exist; not created through it")
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as exc:             # a name too long, no permission, a read-only or full disk

@@ -177,6 +177,9 @@ class FourierSeries:
         if t.ndim > 1 or not np.isfinite(t).all():
             raise ArgumentError(f"t: expected finite times (s), one or of shape (S,), got shape {t.shape}"
                                 f"{'' if np.isfinite(t).all() else ' with NaN or inf'}")
+        floats = 3 * (2 * self.harmonics + 1) + 6 * self.harmonics + 3 * self.n_dof     # per sample, as times()
+        check_memory(8 * t.size * floats, lambda need, allowed: f"t: {t.size:.3g} times would need about {need} "
+                     f"of memory, more than the {allowed} available")
         B = basis(np.atleast_1d(t), self.period, self.harmonics)
         theta = self.coefficients.T
         return B[0] @ theta, B[1] @ theta, B[2] @ theta

@@ -8,7 +8,7 @@ import zlib
 import numpy as np
 
 from .._checks import shown
-from .._hdf5 import stored_here
+from .._hdf5 import external_link, refuse_external, stored_here
 from .._numbers import real_array
 from .._validation import check_reading
 from ..errors import DataError
@@ -181,6 +181,9 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
                if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
     keys = []
     for name in dict.fromkeys(wanted):
+        if external_link(h5, name) is not None:     # a candidate, refused by probe if chosen; never followed
+            keys.append(name)
+            continue
         try:
             obj = h5.get(name)
         except (KeyError, OSError, ValueError, TypeError):      # dangling or malformed link
@@ -200,6 +203,7 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     _check_count(source, len(keys))
 
     def probe(key):
+        refuse_external(h5, key, f"{source}: key {key}", DataError)
         dset = stored_here(h5[key], h5, f"{source}: key {key}", DataError)
         return dset.shape or (), dset.dtype
 

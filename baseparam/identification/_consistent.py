@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numbers import json_floats
-from ..errors import BaseParamError, SettingsError
+from ..errors import SettingsError, SimulationError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 from ..model.urdf_update import body_of
 from ._payload_math import payload_parameters, pseudo_columns, pseudo_expression, pseudo_inertia
@@ -294,8 +294,9 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
 
     Raises
     ------
-    BaseParamError
-        When the solver fails, or the bounds leave no physical solution.
+    SimulationError
+        When the solver fails, or the bounds leave no physical solution (a numerical failure, errors.py's rule;
+        a bare BaseParamError before).
     """
     layout = ColumnLayout(base.robot, base.parameters)
     for link in mass_bounds or {}:
@@ -322,7 +323,7 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
     if p_pseudo is None:
         bounded = " (check the mass bounds: they may leave no physical solution)" if (mass_bounds or total_mass) \
             else ""
-        raise BaseParamError(f"{base.robot.name}: the consistent fit failed (solver status {status}){bounded}")
+        raise SimulationError(f"{base.robot.name}: the consistent fit failed (solver status {status}){bounded}")
     choice = None
     if use_prior and has.any():
         # nearly noise-free data: the prior must still settle what the data cannot see, so its unit
@@ -337,8 +338,8 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
         # nearest the CAD ones, without moving what the data say
         pulled, status = problem.solve(R, z, total, max(choice.chosen, TIE_BREAK) * relative)
         if pulled is None:
-            raise BaseParamError(f"{base.robot.name}: the consistent fit with the CAD prior failed "
-                                 f"(solver status {status})")
+            raise SimulationError(f"{base.robot.name}: the consistent fit with the CAD prior failed "
+                                  f"(solver status {status})")
         p_pseudo = pulled
     p = np.linalg.solve(problem.T, p_pseudo)
     eig = np.array([np.linalg.eigvalsh(pseudo_inertia(p_pseudo[cols]))[0] for cols in layout.link_columns])

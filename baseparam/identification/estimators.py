@@ -67,6 +67,24 @@ def r2_score(tau, predicted):
     return float(per_joint.mean())
 
 
+def _check_held_out(processed):
+    """Refuse held-out torques the figures cannot compare (fit refuses the same): beyond ABSURD_PARAMETER, whose
+    squares overflow to inf and made NRMSE and R² inf or NaN, or zero in every sample of a joint (no NRMSE: NaN)."""
+    from .._validation import ABSURD_PARAMETER
+
+    seen = np.zeros(processed[0].tau.shape[1], dtype=bool)
+    for item in processed:
+        tau = item.tau[item.kept]
+        if tau.size and np.abs(tau).max() > ABSURD_PARAMETER:
+            sample, joint = np.unravel_index(np.argmax(np.abs(tau)), tau.shape)
+            raise DataError(f"{item.source}: field tau{joint + 1}: absurd value {tau[sample, joint]:g} at sample "
+                            f"{sample} (|τ| > {ABSURD_PARAMETER:g}); expected torques in N·m or N")
+        seen |= (tau ** 2).sum(axis=0) > 0      # a torque of 1e-300 squares to 0 just the same
+    if not seen.all():
+        raise DataError(f"{processed[0].source}: field tau{np.flatnonzero(~seen)[0] + 1}: the torque is zero (or its "
+                        "square is) in every sample (a dead sensor or a wrong column map?); it has no error figures")
+
+
 class BaseParameterEstimator(ParamsFromInit):
     """Least-squares identification of base parameters, in the scikit-learn style.
 
@@ -388,7 +406,9 @@ class BaseParameterEstimator(ParamsFromInit):
         Metrics
         """
         self._fitted()
-        return self._metrics(self._processed(X, "validate"))
+        processed = self._processed(X, "validate")
+        _check_held_out(processed)
+        return self._metrics(processed)
 
     def score(self, X, y=None):
         """R², the coefficient of determination of the torques, as scikit-learn's ``r2_score``.

@@ -227,7 +227,7 @@ class Identification:
         a first comment line names the prior."""
         from ..model.robot import robot_to_yaml
 
-        self._bodies("to_yaml")                  # an OLS fit has no prior to name and no bodies to write
+        self._describable("to_yaml")             # an OLS fit has no prior to name and no bodies to write
         text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
         return _written(path, text)
 
@@ -240,11 +240,27 @@ class Identification:
                                 "fit with method='consistent'")
         return e
 
+    def _describable(self, what):
+        """The consistent fit's estimator when its bodies fit a description (what our readers take back); else a
+        one-line DataError naming the link: torques 10⁸ times too large fit a 6·10⁷ kg link, which a URDF was
+        written with and then refused by load_robot, and ``Inertia`` refused without naming link or method."""
+        from ..errors import DataError
+        from ..model.checks import body_problem
+
+        e = self._bodies(what)
+        for link in e.physical_:
+            problem = body_problem(link["mass"], link["com"], link["inertia_com"], massless_ok=True, physical=False)
+            if problem is not None:
+                raise DataError(f"{what}: {e.base_.robot.name}: link {link['link']}: the fitted body's {problem[0]}: "
+                                f"{problem[1]}; no robot description holds it (torques in another unit than N·m "
+                                "or N?); the fit itself is in .values and .summary()")
+        return e
+
     def _fitted_columns(self, what):
         """(estimator, robot, its ColumnLayout, the fit's standard parameters) of a consistent fit."""
         from ..model.parameters import ColumnLayout
 
-        e = self._bodies(what)
+        e = self._describable(what)
         return e, e.base_.robot, ColumnLayout(e.base_.robot, e.base_.parameters), e.standard_
 
     def to_urdf(self, path=None) -> str:
@@ -275,7 +291,7 @@ class Identification:
         -------
         str
         """
-        e = self._bodies("to_urdf")
+        e = self._describable("to_urdf")
         robot = e.base_.robot
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
         if robot.from_urdf_text:

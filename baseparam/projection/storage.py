@@ -12,8 +12,8 @@ import os
 import numpy as np
 
 from .._atomic import atomic_path, check_output
-from .._hdf5 import stored_here
-from .._memory import format_size, parse_size
+from .._hdf5 import refuse_external, stored_here
+from .._memory import budget, format_size, parse_size
 from .._validation import check_input
 from ..errors import ResourceLimitError, StorageError, printable
 from ..model.robot import robot_to_yaml
@@ -233,6 +233,10 @@ def _disk_limit(robot, path, max_disk, parents, joint_types):
     return allowed, why, robot.name
 
 
+# attributes of the file's root a reader takes (find_and_store writes 9, a floating base 3 more)
+MAX_ATTRIBUTES = 64
+
+
 def read_h5(path):
     """Read a file written by :func:`find_and_store`.
 
@@ -258,19 +262,32 @@ def read_h5(path):
         with h5py.File(name, "r") as f:
             if f.attrs.get("format") != "baseparam":
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
+            # counted cheaply, while reading each value costs ~1 ms: 50 000 of them (a 4.5 MB file) took 30 s
+            if len(f.attrs) > MAX_ATTRIBUTES:
+                raise StorageError(f"{path}: {len(f.attrs)} attributes; a baseparam file has at most "
+                                   f"{MAX_ATTRIBUTES} (damaged file?)")
 
             def read(name, kind):
+                refuse_external(f, name, f"{path}: {name}", StorageError)
                 dset = f.get(name)
                 if not isinstance(dset, h5py.Dataset):
                     raise StorageError(f"{path}: {name}: missing (expected a dataset)")
                 dset = stored_here(dset, f, f"{path}: {name}", StorageError)
                 if dset.dtype.kind not in kind:
                     raise StorageError(f"{path}: {name}: unexpected dtype {dset.dtype}")
+                # a dataset may declare any shape (its chunks unwritten, read as fill values): a terabyte of
+                # them is refused here instead of failing inside h5py's allocation
+                room = budget()
+                if room is not None and dset.size * dset.dtype.itemsize > room:
+                    raise StorageError(f"{path}: {name}: declares {dset.size} values "
+                                       f"({format_size(dset.size * dset.dtype.itemsize)}), more than the "
+                                       f"{format_size(room)} of memory available (damaged file?)")
                 value = dset[()]
                 if kind != "OSU" and not np.isfinite(value).all():
                     raise StorageError(f"{path}: {name}: contains NaN or inf")
                 return value
 
+            refuse_external(f, "Z", f"{path}: Z", StorageError)
             g = f["Z"]
             data, indices, indptr = read("Z/data", "f"), read("Z/indices", "iu"), read("Z/indptr", "iu")
             rows, pivots, Y = read("Z/rows", "iu"), read("pivots", "iu"), read("Y", "f")
@@ -278,7 +295,11 @@ def read_h5(path):
             shape = tuple(int(n) for n in np.asarray(g.attrs["shape"]).reshape(-1))
             _check_stored(path, shape, data, indices, indptr, rows, columns, pivots, Y)
             Z = sp.csr_matrix((data, indices, indptr), shape=shape)
-            return {"Z": Z, "rows": rows, "columns": columns, "pivots": pivots, "Y": Y, "attrs": dict(f.attrs)}
+            attrs = dict(f.attrs)
+            for key, value in attrs.items():    # we write no number that is not finite: a damaged file's are refused
+                if np.asarray(value).dtype.kind in "fc" and not np.isfinite(value).all():
+                    raise StorageError(f"{path}: attribute {printable(repr(key))}: contains NaN or inf")
+            return {"Z": Z, "rows": rows, "columns": columns, "pivots": pivots, "Y": Y, "attrs": attrs}
     except StorageError:
         raise
     except (OSError, KeyError, ValueError, TypeError, RuntimeError, OverflowError) as exc:
