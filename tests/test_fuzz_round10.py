@@ -46,3 +46,17 @@ def test_a_signal_wrapped_by_python_stops_the_run_as_a_signal(tmp_path, monkeypa
     assert "internal error" not in result.output and "Traceback" not in result.output, result.output
     assert stops == [(said, status)] and result.exit_code == status, (stops, result.output)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("model, scale", [("stribeck", "stribeck"), ("smooth", "velocity")])
+def test_equations_of_a_friction_scale_left_to_identification_is_one_line(tmp_path, monkeypatch, model, scale):
+    """`equations --friction --friction-model stribeck` (scale 'auto', identified from data) ended in "internal
+    error: ValueError: could not convert string to float: 'auto'", exit 1, as the written module's code was being
+    made; now the refusal `export` gives, naming the joint and the scale, and nothing written."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["equations", str(PLANAR), "--friction", "--friction-model", model,
+                                       "--python", "tau.py"])
+    assert result.exit_code == 2 and "internal error" not in result.output, result.output
+    assert result.output.strip() == (f"baseparam: joints[1].friction_model.{scale}: 'auto' is identified from data; "
+                                     "export the identified description (Identification.to_yaml) or give the number")
+    assert list(tmp_path.iterdir()) == []
