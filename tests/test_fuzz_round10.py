@@ -60,3 +60,24 @@ def test_equations_of_a_friction_scale_left_to_identification_is_one_line(tmp_pa
     assert result.output.strip() == (f"baseparam: joints[1].friction_model.{scale}: 'auto' is identified from data; "
                                      "export the identified description (Identification.to_yaml) or give the number")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_excite_report_of_a_budget_spent_before_any_start_finished():
+    """`excite --time-budget 1e-300` (no start finished: start 0's best iterate so far, with a warning) reported
+    "search: best of starts 0--1 … starts=0 reproduces it" — a range that is not one and a setting that is refused
+    (--starts is at least 1). The summary of such a search, made here from a finished one with its count set to 0
+    (the budget's timing is not a test's to rely on)."""
+    from dataclasses import replace
+
+    import baseparam as bp
+    from baseparam.excitation.report import summary_text
+    robot = bp.load_robot(PLANAR)
+    limits = {"joints": [{"q": [-2, 2.5], "qd": 1.5}, {"q": [-1.5, 1.5], "qd": 2}, {"q": [-2.5, 2.5], "qd": 2.5}]}
+    design = bp.design_excitation(robot, period=2.0, harmonics=2, rate=10.0, limits=limits, starts=1, seed=0)
+    finished = summary_text(design)
+    assert "search: best of starts 0-0 (start 0)" in finished and "reproduces" not in finished
+    cut = summary_text(replace(design, search=replace(design.search, counted=0, time_budget=1e-300)))
+    line = next(line for line in cut.splitlines() if line.startswith("search:"))
+    assert "0--1" not in line and "starts=0" not in line, line
+    assert line.startswith(f"search: start {design.search.best_start} unfinished (its best iterate so far), 1 asked")
+    assert line.endswith("(time budget 1e-300 s: timing-dependent)"), line
