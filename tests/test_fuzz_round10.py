@@ -81,3 +81,49 @@ def test_excite_report_of_a_budget_spent_before_any_start_finished():
     assert "0--1" not in line and "starts=0" not in line, line
     assert line.startswith(f"search: start {design.search.best_start} unfinished (its best iterate so far), 1 asked")
     assert line.endswith("(time budget 1e-300 s: timing-dependent)"), line
+
+
+def _planar_log(tmp_path):
+    """The planar arm's torques (random standard parameters) along a smooth motion, 2 s at 100 Hz, as CSV."""
+    import numpy as np
+
+    import baseparam as bp
+    robot = bp.load_robot(PLANAR)
+    t = np.arange(0, 2, 0.01)
+    w = np.array([1.0, 1.7, 2.3])
+    q, qd, qdd = np.sin(np.outer(t, w)), np.cos(np.outer(t, w)) * w, -np.sin(np.outer(t, w)) * w**2
+    p = np.random.default_rng(0).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard)
+    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd)
+    return bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=qd, tau=tau), tmp_path / "log.csv")
+
+
+@pytest.mark.parametrize("option", [["--mass-bounds", "1:1e300:1e301"], ["--total-mass", "1e300:1e301"]])
+def test_consistent_fit_with_absurd_mass_bounds_is_refused_in_one_line(tmp_path, option):
+    """`identify --method consistent --mass-bounds 1:1e300:1e301` made the conic solver panic (Rust's
+    "Eigval error", its stack on stderr, then a Python traceback of pyo3's PanicException, exit 1): masses are
+    now bounded as a link's mass is (1e6 kg)."""
+    log = _planar_log(tmp_path)
+    result = CliRunner().invoke(main, ["identify", str(PLANAR), str(log), "--method", "consistent", *option])
+    assert result.exit_code == 2, result.output
+    where = option[0] + ("[1]" if "bounds" in option[0] else "")
+    assert result.output.strip().splitlines()[-1] == (f"baseparam: {where}: expected masses from 0 to 1e+06 kg or None,"
+                                                      " got (1e+300, 1e+301)")
+
+
+def test_a_panic_of_the_conic_solver_is_a_failed_fit(tmp_path, monkeypatch):
+    """What CLARABEL raises when it panics (pyo3's PanicException, a BaseException) went through every handler
+    as a traceback; it is now a solver error like the others: one line, exit 2."""
+    import cvxpy
+
+    class PanicException(BaseException):
+        pass
+
+    def panics(self, *args, **kwargs):
+        raise PanicException("Eigval error: Eigen(1)")
+
+    monkeypatch.setattr(cvxpy.Problem, "solve", panics)
+    log = _planar_log(tmp_path)
+    result = CliRunner().invoke(main, ["identify", str(PLANAR), str(log), "--method", "consistent"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("baseparam: ") and "the consistent fit failed (solver status solver_error)" in last, last
