@@ -127,3 +127,21 @@ def test_a_panic_of_the_conic_solver_is_a_failed_fit(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     last = result.output.strip().splitlines()[-1]
     assert last.startswith("baseparam: ") and "the consistent fit failed (solver status solver_error)" in last, last
+
+
+def test_excite_payload_with_torque_limits_is_refused_in_one_line(tmp_path, monkeypatch):
+    """`excite --payload --torque-limits` (any robot with inertias: the UR10e URDF) ended in "internal error:
+    ValueError: matmul: … (size 36 is different from 10)", exit 1: the payload search's regressor holds the last
+    link's 10 columns, the true parameters the whole base set. Refused before any work, naming both flags."""
+    monkeypatch.chdir(tmp_path)
+    robot = ROOT / "robots" / "kuka_lwr4_cad.yaml"
+    limits = tmp_path.parent / f"{tmp_path.name}-limits.yaml"
+    limits.write_text("joints:\n" + "  - {q: [-2, 2], qd: 1.5, tau: 100}\n" * 7)
+    result = CliRunner().invoke(main, ["excite", str(robot), "--limits", str(limits), "--period", "2", "--harmonics",
+                                       "2", "--rate", "20", "--starts", "1", "--payload", "--torque-limits",
+                                       "--out", "t.csv"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == ("baseparam: --torque-limits: not available with --payload: a payload design "
+                                     "evaluates only the last link's columns, not the joints' torques; design "
+                                     "without it"), result.output
+    assert list(tmp_path.iterdir()) == []
