@@ -111,10 +111,11 @@ def check_mass_range(value, name: str, *, error=ArgumentError):
     """(lower, upper) masses in kg, either may be None, lower ≤ upper; as a tuple of float or None."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise error(f"{name}: expected (lower, upper) in kg (either may be None), got {shown(value)}")
+    from .model.checks import MAX_MASS_KG       # as a link's mass: above, the conic solver panics (1e300 kg)
     out = []
     for v in value:
-        if v is not None and not (is_real(v) and v >= 0):
-            raise error(f"{name}: expected masses ≥ 0 in kg or None, got {shown(value)}")
+        if v is not None and not (is_real(v) and 0 <= v <= MAX_MASS_KG):
+            raise error(f"{name}: expected masses from 0 to {MAX_MASS_KG:g} kg or None, got {shown(value)}")
         out.append(None if v is None else float(v))
     if out[0] is not None and out[1] is not None and out[0] > out[1]:
         raise error(f"{name}: the lower bound {out[0]:g} kg is above the upper {out[1]:g} kg")

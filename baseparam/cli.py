@@ -312,6 +312,9 @@ def _one_line_errors(path, on_exit=None):
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
         if on_exit is not None:
             on_exit()
+        signalled = _signal_within(exc)
+        if signalled is not None:                    # Ctrl-C or SIGTERM that Python wrapped: a stop, not a bug
+            raise signalled from None
         if isinstance(exc, ResourceLimitError):
             _fail(as_flags(f"{path}: {_one_line(exc)}"), 2)
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
@@ -329,6 +332,21 @@ def _one_line_errors(path, on_exit=None):
 
 def _one_line(exc):
     return " ".join(str(exc).split())
+
+
+def _signal_within(exc):
+    """The KeyboardInterrupt or :class:`_Terminated` behind ``exc``, if a signal caused it, else None.
+
+    Python 3.11 wraps what a class body's ``__set_name__`` raises in a RuntimeError: a Ctrl-C landing while
+    a module is imported (scipy.stats defines such classes) reached us as "internal error: RuntimeError:
+    Error calling __set_name__ …", exit 1, instead of the interrupted run's one line and status 130."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, (KeyboardInterrupt, _Terminated)):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 class _Terminated(BaseException):

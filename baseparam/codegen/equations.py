@@ -316,9 +316,11 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         symbol[f"qdd{k}"] = sympy.Symbol(f"qdd{k + 1}", real=True)
     # friction shapes: c(q̇) (sign or its smooth model) and s(q̇) (Stribeck)
     from ..model.friction import shape_code
-    from ..dynamics.printing import PYTHON_EXPORT
+    from ..dynamics.printing import PYTHON_EXPORT, _unresolved
     for k in range(n):
         model = robot.joints[k].friction_model
+        if model is not None and model.unresolved:      # the written module needs the number (as export does)
+            _unresolved(k, model.unresolved[0])
         c_code, s_code = shape_code(model, f"qd[..., {k}]", PYTHON_EXPORT)
         qd_k = sympy.Symbol(f"qd{k + 1}", real=True)
         add_abbrev(f"sgn{k}", f"sg{k + 1}", sympy.Function("c_friction")(qd_k) if model is not None and

@@ -259,6 +259,9 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_flag(torque_limits, "torque_limits")
     check_flag(payload, "payload")
+    if torque_limits and payload:     # the search's regressor holds only the last link's columns: no whole torque
+        raise ArgumentError("torque_limits: not available with payload=True: a payload design evaluates "
+                            "only the last link's columns, not the joints' torques; design without it")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:
         raise ArgumentError(f"criterion: {shown(criterion)} is defined over a payload's columns: use it with "

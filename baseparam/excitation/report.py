@@ -79,10 +79,13 @@ def summary_text(design):
         f"{design.robot.name}: {design.harmonics} harmonics, period {design.period:g} s, "
         f"{len(design.samples.t)} samples at {design.rate:g} Hz",
         *cond,
-        f"search: best of starts 0-{s.counted - 1} (start {s.best_start}), {s.starts} asked, {s.workers} "
-        f"worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}, "
+        # no start finished within the budget: start 0's best iterate so far, which no setting reproduces
+        (f"search: best of starts 0-{s.counted - 1} (start {s.best_start})" if s.counted else
+         f"search: start {s.best_start} unfinished (its best iterate so far)")
+        + f", {s.starts} asked, {s.workers} worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}, "
         f"{s.evaluations} evaluations"
-        + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: starts={s.counted} reproduces it)"),
+        + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: " +
+           (f"starts={s.counted} reproduces it)" if s.counted else "timing-dependent)")),
         f"limits: {design.limits.source}",
     ]
     b = design.bounds

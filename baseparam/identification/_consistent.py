@@ -255,6 +255,10 @@ class _Problem:
                     self.problem.solve(solver=cp.CLARABEL, **options)
             except cp.SolverError:
                 continue                                   # v.value is the last run's: not used
+            except BaseException as exc:                   # CLARABEL's Rust panics (pyo3's PanicException)
+                if type(exc).__name__ != "PanicException":
+                    raise
+                continue
             status = str(self.problem.status)
             if self.v.value is not None and status in ("optimal", "optimal_inaccurate"):
                 return self.scale * np.asarray(self.v.value, dtype=float), status
