@@ -115,7 +115,7 @@ def check_mass_range(value, name: str, *, error=ArgumentError):
     out = []
     for v in value:
         if v is not None and not (is_real(v) and 0 <= v <= MAX_MASS_KG):
-            raise error(f"{name}: expected masses from 0 to {MAX_MASS_KG:g} kg or None, got {shown(value)}")
+            raise error(f"{name}: expected masses ≥ 0 in kg (at most {MAX_MASS_KG:g}) or None, got {shown(value)}")
         out.append(None if v is None else float(v))
     if out[0] is not None and out[1] is not None and out[0] > out[1]:
         raise error(f"{name}: the lower bound {out[0]:g} kg is above the upper {out[1]:g} kg")

@@ -106,8 +106,8 @@ def test_consistent_fit_with_absurd_mass_bounds_is_refused_in_one_line(tmp_path,
     result = CliRunner().invoke(main, ["identify", str(PLANAR), str(log), "--method", "consistent", *option])
     assert result.exit_code == 2, result.output
     where = option[0] + ("[1]" if "bounds" in option[0] else "")
-    assert result.output.strip().splitlines()[-1] == (f"baseparam: {where}: expected masses from 0 to 1e+06 kg or None,"
-                                                      " got (1e+300, 1e+301)")
+    expected = f"baseparam: {where}: expected masses ≥ 0 in kg (at most 1e+06) or None, got (1e+300, 1e+301)"
+    assert result.output.strip().splitlines()[-1] == expected
 
 
 def test_a_panic_of_the_conic_solver_is_a_failed_fit(tmp_path, monkeypatch):
