@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from baseparam import cli
 from baseparam.cli import main
 from conftest import ROOT
+from test_fuzz_round9 import _planar_log
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
@@ -81,20 +82,6 @@ def test_excite_report_of_a_budget_spent_before_any_start_finished():
     assert "0--1" not in line and "starts=0" not in line, line
     assert line.startswith(f"search: start {design.search.best_start} unfinished (its best iterate so far), 1 asked")
     assert line.endswith("(time budget 1e-300 s: timing-dependent)"), line
-
-
-def _planar_log(tmp_path):
-    """The planar arm's torques (random standard parameters) along a smooth motion, 2 s at 100 Hz, as CSV."""
-    import numpy as np
-
-    import baseparam as bp
-    robot = bp.load_robot(PLANAR)
-    t = np.arange(0, 2, 0.01)
-    w = np.array([1.0, 1.7, 2.3])
-    q, qd, qdd = np.sin(np.outer(t, w)), np.cos(np.outer(t, w)) * w, -np.sin(np.outer(t, w)) * w**2
-    p = np.random.default_rng(0).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard)
-    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd)
-    return bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=qd, tau=tau), tmp_path / "log.csv")
 
 
 @pytest.mark.parametrize("option", [["--mass-bounds", "1:1e300:1e301"], ["--total-mass", "1e300:1e301"]])

@@ -39,16 +39,21 @@ def test_read_h5_of_a_dataset_declaring_terabytes_is_refused_before_it_is_read(s
     assert isinstance(info.value, BaseParamError)
 
 
+def _planar_motion(robot):
+    """A model of the planar arm (random standard parameters) and a smooth 3 s motion at 100 Hz: (model, (q, q̇, q̈))."""
+    model = bp.Model(robot, np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
+    t = np.arange(300) * 0.01
+    w = np.array([1.0, 2.0, 3.0])
+    q = np.sin(np.outer(t, w) + [0.3, 0.5, 0.7])
+    return model, (q, np.cos(np.outer(t, w) + [0.3, 0.5, 0.7]) * w, -q * w ** 2)
+
+
 @pytest.fixture(scope="module")
 def fit_of_torques_in_the_wrong_unit():
     """A consistent fit of the planar arm's torques 10⁸ times too large (e.g. read in another unit): bodies of
     tens of thousands of tonnes, a fit all the same."""
     robot = bp.load_robot(RRR)
-    model = bp.Model(robot, np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
-    t = np.arange(300) * 0.01
-    w = np.array([1.0, 2.0, 3.0])
-    q = np.sin(np.outer(t, w) + [0.3, 0.5, 0.7])
-    qd, qdd = np.cos(np.outer(t, w) + [0.3, 0.5, 0.7]) * w, -q * w ** 2
+    model, (q, qd, qdd) = _planar_motion(robot)
     return bp.identify(robot, (q, qd, qdd, bp.inverse_dynamics(model, q, qd, qdd) * 1e8), method="consistent")
 
 
@@ -218,11 +223,7 @@ def test_a_failed_consistent_fit_is_a_simulation_error():
     bare root class BaseParamError, which subclasses no builtin (errors.py: a numerical failure is a
     SimulationError, an ArithmeticError)."""
     robot = bp.load_robot(RRR)
-    model = bp.Model(robot, np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
-    t = np.arange(300) * 0.01
-    w = np.array([1.0, 2.0, 3.0])
-    q = np.sin(np.outer(t, w) + [0.3, 0.5, 0.7])
-    qd, qdd = np.cos(np.outer(t, w) + [0.3, 0.5, 0.7]) * w, -q * w ** 2
+    model, (q, qd, qdd) = _planar_motion(robot)
     with pytest.raises(bp.SimulationError, match=r"^Planar RRR \(vertical plane\): the consistent fit failed "
                                                  r"\(solver status \w+\)$") as info:
         bp.identify(robot, (q, qd, qdd, bp.inverse_dynamics(model, q, qd, qdd) * 1e-12), method="consistent")

@@ -11,6 +11,7 @@ import baseparam as bp
 
 from baseparam.cli import main
 from conftest import ROOT, one_line
+from test_fuzz_round9 import _planar_log
 
 UR = ROOT / "robots" / "ur10e_cad.yaml"
 SPACE = ROOT / "robots" / "space_robot.yaml"
@@ -52,24 +53,13 @@ def test_payload_of_a_floating_robot_is_refused(tmp_path, args):
     one_line(result, "floating base")
 
 
-def _planar_log(tmp_path):
-    """The planar arm's torques (random standard parameters) along a smooth motion, 4 s at 200 Hz, as CSV."""
-    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
-    t = np.arange(0, 4, 0.005)
-    w = np.array([1.0, 1.7, 2.3])
-    q, qd, qdd = np.sin(np.outer(t, w)), np.cos(np.outer(t, w)) * w, -np.sin(np.outer(t, w)) * w**2
-    p = np.random.default_rng(0).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard)
-    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd)
-    return bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=qd, tau=tau), tmp_path / "log.csv")
-
-
 def test_figure_to_a_special_file_is_written_there_not_beside_it(tmp_path):
     """`identify --plot /dev/full` said 'wrote /dev/full', exit 0: a device is written in place, under its own name,
     which has no extension, and matplotlib appended '.png' — the figure went to a new file /dev/full.png. The same
     with a named pipe: its reader got nothing, a file `fig.png` appeared beside it."""
     import os
     import threading
-    log = _planar_log(tmp_path)
+    log = _planar_log(tmp_path, 4.0, 0.005)      # 4 s at 200 Hz
     fifo = tmp_path / "fig"
     os.mkfifo(fifo)
     got = []

@@ -14,10 +14,10 @@ from conftest import ROOT, one_line
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
 
-def _planar_log(tmp_path):
-    """The planar arm's torques (random standard parameters) along a smooth motion, 2 s at 100 Hz, as CSV."""
+def _planar_log(tmp_path, seconds=2.0, step=0.01):
+    """The planar arm's torques (random standard parameters) along a smooth motion (2 s at 100 Hz), as CSV."""
     robot = bp.load_robot(PLANAR)
-    t = np.arange(0, 2, 0.01)
+    t = np.arange(0, seconds, step)
     w = np.array([1.0, 1.7, 2.3])
     q, qd, qdd = np.sin(np.outer(t, w)), np.cos(np.outer(t, w)) * w, -np.sin(np.outer(t, w)) * w**2
     p = np.random.default_rng(0).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard)
