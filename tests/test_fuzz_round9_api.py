@@ -15,6 +15,7 @@ import baseparam as bp
 from baseparam.errors import BaseParamError
 from baseparam.identification.imu import base_from_imu
 from conftest import ROOT
+from test_fuzz_api import finite
 
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -418,16 +419,6 @@ ODD_ARGUMENTS = [None, 0, -1, 3, 10 ** 30, 2.5, np.nan, np.inf, -1e300, "", "x",
                  object(), "/nonexistent/x.yaml", np.zeros(7), _T]
 
 
-def _finite_numbers(value):
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind not in "fc" or bool(np.isfinite(value).all())
-    if isinstance(value, float):
-        return np.isfinite(value)
-    if isinstance(value, (list, tuple)):
-        return all(_finite_numbers(v) for v in value)
-    return True
-
-
 @settings(FUZZ, max_examples=120)
 @given(name=st.sampled_from(sorted(PUBLIC)), data=st.data())
 def test_every_public_function_answers_finite_or_refuses_in_one_line(tmp_path_factory, name, data):
@@ -449,7 +440,7 @@ def test_every_public_function_answers_finite_or_refuses_in_one_line(tmp_path_fa
             except (BaseParamError, TypeError) as exc:
                 assert "\n" not in str(exc) or isinstance(exc, bp.RobotDescriptionError), repr(exc)
                 return
-        assert _finite_numbers(result), result
+        assert finite(result), result
     finally:
         os.chdir(here)
 
