@@ -52,23 +52,29 @@ def _address_space_room():
         import resource
 
         limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if limit == resource.RLIM_INFINITY:
-            return None
+    except (ImportError, OSError, ValueError):
+        return None
+    if limit == resource.RLIM_INFINITY:
+        return None
+    size = _statm_bytes(0)
+    return None if size is None else max(0, limit - size)
+
+
+def _statm_bytes(field):
+    """Field ``field`` of Linux's /proc/self/statm (0: the address space's size, 1: resident) in bytes, or None."""
+    try:
         with open("/proc/self/statm", encoding="ascii") as f:
-            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        return max(0, limit - size)
-    except (ImportError, OSError, ValueError, IndexError, AttributeError):
+            return int(f.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
         return None
 
 
 def resident_bytes():
     """This process's resident memory now (bytes; Linux's /proc/self/statm), or its peak where that cannot be
     read (getrusage), or None."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError, AttributeError):
-        pass
+    resident = _statm_bytes(1)
+    if resident is not None:
+        return resident
     try:
         import resource
         import sys
