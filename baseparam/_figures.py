@@ -29,9 +29,12 @@ def supported_format(path):
     plt.close("all")
     if not ext:
         return None                    # PNG by default
-    if ext not in formats:
-        return f"unsupported plot format '.{ext}' (use one of {', '.join('.' + f for f in sorted(formats))})"
-    return None
+    return _unsupported(f".{ext}", formats) if ext not in formats else None
+
+
+def _unsupported(shown_ext, formats):
+    """What is wrong with a figure format matplotlib cannot write (``formats``: the canvas's, by extension)."""
+    return f"unsupported plot format '{shown_ext}' (use one of {', '.join('.' + f for f in sorted(formats))})"
 
 
 def save_figure(fig, path, dpi=110):
@@ -43,8 +46,7 @@ def save_figure(fig, path, dpi=110):
         from .errors import ArgumentError, printable
 
         plt.close(fig)
-        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: unsupported plot format '{printable(ext)}' "
-                            f"(use one of {', '.join('.' + f for f in sorted(formats))})")
+        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: {_unsupported(printable(ext), formats)}")
     try:
         # rendered in memory, in the format said, then written: matplotlib appends '.png' to a name without an
         # extension, and a device written in place (/dev/full) has none — it wrote /dev/full.png beside it and
