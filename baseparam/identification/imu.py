@@ -184,13 +184,9 @@ def world_frame(frame_id, robot) -> bool:
     if name.rsplit("/", 1)[-1].lower() not in WORLD_FRAMES:
         return False
     if _from_urdf(robot):
+        from ..model.urdf import _below
         _, _, children, base = _urdf_links(robot)
-        stack, below = [base], set()
-        while stack:
-            link = stack.pop()
-            below.add(link)
-            stack.extend(j.child for j in children.get(link, ()))
-        if name in below:
+        if name in _below([base], children):
             return False
     return True
 
