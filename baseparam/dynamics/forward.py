@@ -365,13 +365,11 @@ class ForwardDynamics:
             self._rk4_arrays(q, qd, dt, tau)
             last = self._rk4_last
         n_dt, n_rows, n_tau = last[5]
-        if not (type(substeps) is int or (isinstance(substeps, np.integer) and not isinstance(substeps, np.bool_))) \
-                or substeps < 1:
+        if not _whole(substeps) or substeps < 1:
             raise ArgumentError(f"substeps: expected an integer ≥ 1, got {shown(substeps)}")
         if rows is None:
             k0, n = 0, n_dt
-        elif (type(rows) is int or (isinstance(rows, np.integer) and not isinstance(rows, np.bool_))) \
-                and 0 <= rows < n_dt:
+        elif _whole(rows) and 0 <= rows < n_dt:
             k0, n = int(rows), 1
         else:
             raise ArgumentError(f"rows: expected an interval 0 ≤ rows < {n_dt} (len(dt)), got {shown(rows)}")
@@ -398,6 +396,12 @@ class ForwardDynamics:
                                 f"{q.shape}, {qd.shape}, {tau.shape}")
         self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.shape, qd.shape, dt.shape, tau.shape),
                           (len(dt), len(q), len(tau)))
+
+
+def _whole(x):
+    """Whether ``x`` is a Python or numpy integer (a bool is neither: ``type(True) is not int``, and
+    ``np.bool_`` is no ``np.integer``); cheaper than :func:`~baseparam._validation.check_number` on rk4's path."""
+    return type(x) is int or isinstance(x, np.integer)
 
 
 def rk4_step(rate, x, v, h, floating, *args):
