@@ -215,10 +215,7 @@ class ForwardDynamics:
     def _not_finite(self):
         """Refuse the sample in the buffers whose q̈ is not finite, in one line: an input not finite or absurd,
         else M(q) singular (the message of :func:`forward_dynamics`)."""
-        for name, x in (("q", self._q), ("qd", self._qd), ("tau", self._tau)):
-            if not (np.abs(x) <= ABSURD).all():
-                raise ArgumentError(f"{name}: expected finite numbers of magnitude at most {ABSURD:g}")
-        _finite(self._out, True)
+        _refuse(self._q, self._qd, self._tau, self._out)
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
@@ -281,10 +278,7 @@ class ForwardDynamics:
         bad = ~np.isfinite(out)
         if bad.any():
             s = int(np.argmax(bad.any(axis=1)))
-            for name, x in (("q", q), ("qd", qd), ("tau", tau)):
-                if not (np.abs(x[s]) <= ABSURD).all():
-                    raise ArgumentError(f"{name}: sample {s}: expected finite numbers of magnitude at most {ABSURD:g}")
-            _finite(out, False)
+            _refuse(q[s], qd[s], tau[s], out, f"sample {s}: ")
         return out
 
     def _batch(self, q, qd, tau):
@@ -481,11 +475,14 @@ def forward_dynamics(model, q, qd, tau):
     return qdd
 
 
-def _finite(qdd, single):
-    """q̈, or :func:`~baseparam.dynamics._definite.require_finite`'s error where it is not finite."""
-    if single and all(map(math.isfinite, qdd.tolist())):     # a few floats: no numpy call (µs each)
-        return qdd
-    return require_finite(qdd, "q̈")
+def _refuse(q, qd, tau, qdd, place=""):
+    """Refuse a q̈ (one sample, or (S, n_v)) that is not finite, in one line: the first of q, q̇, τ (of the sample
+    ``place`` names, as 'sample s: ') not finite or absurd, else M(q) singular
+    (:func:`~baseparam.dynamics._definite.require_finite`)."""
+    for name, x in (("q", q), ("qd", qd), ("tau", tau)):
+        if not (np.abs(x) <= ABSURD).all():
+            raise ArgumentError(f"{name}: {place}expected finite numbers of magnitude at most {ABSURD:g}")
+    require_finite(qdd, "q̈")
 
 
 def _one_sample(robot, q, qd, tau):
