@@ -215,10 +215,7 @@ class ForwardDynamics:
     def _not_finite(self):
         """Refuse the sample in the buffers whose q̈ is not finite, in one line: an input not finite or absurd,
         else M(q) singular (the message of :func:`forward_dynamics`)."""
-        for name, x in (("q", self._q), ("qd", self._qd), ("tau", self._tau)):
-            if not (np.abs(x) <= ABSURD).all():
-                raise ArgumentError(f"{name}: expected finite numbers of magnitude at most {ABSURD:g}")
-        _finite(self._out, True)
+        _refuse(self._q, self._qd, self._tau, self._out)
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
@@ -281,10 +278,7 @@ class ForwardDynamics:
         bad = ~np.isfinite(out)
         if bad.any():
             s = int(np.argmax(bad.any(axis=1)))
-            for name, x in (("q", q), ("qd", qd), ("tau", tau)):
-                if not (np.abs(x[s]) <= ABSURD).all():
-                    raise ArgumentError(f"{name}: sample {s}: expected finite numbers of magnitude at most {ABSURD:g}")
-            _finite(out, False)
+            _refuse(q[s], qd[s], tau[s], out, f"sample {s}: ")
         return out
 
     def _batch(self, q, qd, tau):
@@ -365,13 +359,11 @@ class ForwardDynamics:
             self._rk4_arrays(q, qd, dt, tau)
             last = self._rk4_last
         n_dt, n_rows, n_tau = last[5]
-        if not (type(substeps) is int or (isinstance(substeps, np.integer) and not isinstance(substeps, np.bool_))) \
-                or substeps < 1:
+        if not _whole(substeps) or substeps < 1:
             raise ArgumentError(f"substeps: expected an integer ≥ 1, got {shown(substeps)}")
         if rows is None:
             k0, n = 0, n_dt
-        elif (type(rows) is int or (isinstance(rows, np.integer) and not isinstance(rows, np.bool_))) \
-                and 0 <= rows < n_dt:
+        elif _whole(rows) and 0 <= rows < n_dt:
             k0, n = int(rows), 1
         else:
             raise ArgumentError(f"rows: expected an interval 0 ≤ rows < {n_dt} (len(dt)), got {shown(rows)}")
@@ -398,6 +390,12 @@ class ForwardDynamics:
                                 f"{q.shape}, {qd.shape}, {tau.shape}")
         self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.shape, qd.shape, dt.shape, tau.shape),
                           (len(dt), len(q), len(tau)))
+
+
+def _whole(x):
+    """Whether ``x`` is a Python or numpy integer (a bool is neither: ``type(True) is not int``, and
+    ``np.bool_`` is no ``np.integer``); cheaper than :func:`~baseparam._validation.check_number` on rk4's path."""
+    return type(x) is int or isinstance(x, np.integer)
 
 
 def rk4_step(rate, x, v, h, floating, *args):
@@ -477,11 +475,14 @@ def forward_dynamics(model, q, qd, tau):
     return qdd
 
 
-def _finite(qdd, single):
-    """q̈, or :func:`~baseparam.dynamics._definite.require_finite`'s error where it is not finite."""
-    if single and all(map(math.isfinite, qdd.tolist())):     # a few floats: no numpy call (µs each)
-        return qdd
-    return require_finite(qdd, "q̈")
+def _refuse(q, qd, tau, qdd, place=""):
+    """Refuse a q̈ (one sample, or (S, n_v)) that is not finite, in one line: the first of q, q̇, τ (of the sample
+    ``place`` names, as 'sample s: ') not finite or absurd, else M(q) singular
+    (:func:`~baseparam.dynamics._definite.require_finite`)."""
+    for name, x in (("q", q), ("qd", qd), ("tau", tau)):
+        if not (np.abs(x) <= ABSURD).all():
+            raise ArgumentError(f"{name}: {place}expected finite numbers of magnitude at most {ABSURD:g}")
+    require_finite(qdd, "q̈")
 
 
 def _one_sample(robot, q, qd, tau):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import shown
+from .._numbers import real_array
 from ..errors import ArgumentError
 
 
@@ -43,7 +44,6 @@ class SensorNoise:
 
     def __post_init__(self):
         # refused when made, not when first used (the number of joints is checked there, by per_joint)
-        from .._numbers import real_array
         for name in ("q", "qd", "qdd", "tau", "current", "resolution"):
             value = real_array(f"noise.{name}", getattr(self, name))
             if value.ndim > 1 or not np.isfinite(value).all() or (value < 0).any():
