@@ -320,10 +320,9 @@ def _one_line_errors(path, on_exit=None):
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
             # a description's own fields (rotor_inertia: in the YAML) are not parameters: no flags for them
             shown = (lambda text: text) if getattr(exc, "file_fields", False) else as_flags
-            lines = str(exc).splitlines() or [""]    # several independent problems: one line each
-            for line in lines[:-1]:
-                click.echo(f"baseparam: {printable(shown(' '.join(line.split())))}", err=True)
-            _fail(shown(" ".join(lines[-1].split())), 2)
+            # one line, as promised: a message that still holds a line break (the library's are one line) has its
+            # lines joined as the library joins several problems
+            _fail(shown("; ".join(" ".join(line.split()) for line in str(exc).splitlines() if line.strip())), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input

@@ -34,14 +34,20 @@ MAX_COM_M = 1e4            # as the DH lengths
 MAX_INERTIA = 1e12         # kg·m²: 1e6 kg at 1 km
 INERTIA_TOLERANCE = 1e-9   # relative (to the trace): round-off in a tensor written with few digits
 NEAR_SPECIAL = 1e-3        # closer than this (relative) to a special value may cost float accuracy
-MAX_PROBLEMS = 20          # lines of one error message
+MAX_PROBLEMS = 20          # problems one error message lists
 
 
-def problem_lines(label, lines):
-    """A description's problems (``lines``, each naming the file) as the lines of one error message: the first
-    :data:`MAX_PROBLEMS`, then how many more."""
+def problems_message(label, lines):
+    """A description's problems (``lines``, each ``"<label>: <field>: <problem>"``) as one error message on one
+    line: the only problem as it is; several as ``"<label>: N problems: <field>: <problem>; <field>: …"`` (the first
+    :data:`MAX_PROBLEMS`, then how many more). One line because the CLI and the contract promise a one-line error;
+    the count comes first so a reader knows a list follows, and the label is not repeated in each item."""
+    if len(lines) == 1:
+        return lines[0]
+    prefix = f"{label}: "
+    items = [line[len(prefix):] if line.startswith(prefix) else line for line in lines[:MAX_PROBLEMS]]
     more = len(lines) - MAX_PROBLEMS
-    return list(lines[:MAX_PROBLEMS]) + ([f"{label}: ... and {more} more problems"] if more > 0 else [])
+    return f"{label}: {len(lines)} problems: " + "; ".join(items) + (f"; and {more} more" if more > 0 else "")
 
 
 # -- bodies ------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from .._validation import (check_angle_tolerance, check_flag, check_input, check
 from .._warnings import warn
 from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
 from ._angles import AngleSnapper, pi_angle
-from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem, problem_lines
+from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem, problems_message
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel, parse_friction_model, with_friction_model
@@ -173,7 +173,8 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     Raises
     ------
     RobotDescriptionError
-        The text is not a valid description: one line per independent problem (file, field, problem).
+        The text is not a valid description: a one-line message naming the file, and each independent
+        problem's field and what is wrong (``arm.yaml: 2 problems: joints[1].alpha: …; joints[2].a: …``).
 
     Examples
     --------
@@ -201,8 +202,8 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     except _Invalid as exc:
         raise _of_file(RobotDescriptionError(exc.format(filename))) from None
     except _Problems as exc:
-        lines = problem_lines(filename, [p.format(filename) for p in exc.problems])
-        raise _of_file(RobotDescriptionError("\n".join(lines))) from None
+        message = problems_message(filename, [p.format(filename) for p in exc.problems])
+        raise _of_file(RobotDescriptionError(message)) from None
     note = snapper.note(filename)
     if note:
         warn(printable(note), RoundOffWarning)
@@ -223,7 +224,7 @@ def _of_file(error):
 class _Problems(Exception):
     """Independent problems of one description (each an _Invalid), reported together: field checks run
     through :meth:`get` keep each one's problem instead of stopping at the first, and :meth:`raise_any`
-    raises the collection when it holds any (parse_robot writes one line per problem)."""
+    raises the collection when it holds any (parse_robot lists them all in one line)."""
 
     def __init__(self):
         super().__init__()

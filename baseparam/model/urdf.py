@@ -13,8 +13,8 @@ The reader follows docs/formats.md, "Robot description (URDF)":
   reading; one warning line);
 * angles within a tolerance of a multiple of 15° are taken as that angle (one warning line).
 
-Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose message has
-one line per independent problem, each naming the file, the element and attribute, and what is wrong.
+Malformed files are refused with one :class:`~baseparam.errors.RobotDescriptionError` whose one-line message
+names the file and lists every independent problem, each naming the element and attribute, and what is wrong.
 Only the standard library's XML parser is used; DOCTYPE and entity declarations are refused (no
 entity expansion), and the size is checked before parsing.
 """
@@ -35,7 +35,7 @@ from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
 from .checks import (MAX_ANGLE_RAD, MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem,
-                     inertia_problem, problem_lines, special_radians)
+                     inertia_problem, problems_message, special_radians)
 from ._angles import AngleSnapper
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors, product
 from .parameters import moved_body, point_inertia
@@ -74,7 +74,7 @@ class _Problems(Exception):
 
     def check(self):
         if self.lines:
-            raise RobotDescriptionError("\n".join(map(printable, problem_lines(self.label, self.lines))))
+            raise RobotDescriptionError(printable(problems_message(self.label, self.lines)))
 
 
 @dataclass
@@ -161,7 +161,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     Raises
     ------
     RobotDescriptionError
-        One line per problem, each naming the file, the element and what is wrong.
+        One line naming the file and each problem's element and what is wrong (several joined by "; ").
     """
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
