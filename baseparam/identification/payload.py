@@ -23,6 +23,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._validation import check_finite_fields
 from ..errors import ArgumentTypeError, DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._inputs import _as_trajectories
@@ -88,6 +89,11 @@ class PayloadResult:
     rmse: np.ndarray
     condition_number: Optional[float] = None
     poses: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
+
+    def __post_init__(self):
+        # built by hand (the class is exported): attach, robot_text and to_vendor would carry a NaN estimate into
+        # a robot or a controller's format; the standard deviations may be NaN (undetermined, documented)
+        check_finite_fields(self, ("mass", "com", "inertia", "parameters"))
 
     def __repr__(self):
         com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" if np.isfinite(s) else f"{1e3 * v:.1f}±?"

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
-from .._validation import check_flag, check_number
+from .._validation import check_finite_fields, check_flag, check_number
 from .._warnings import warn
 from ..errors import AccuracyWarning, ArgumentTypeError
 from ..model.checks import SNAP_RADIANS
@@ -82,6 +82,11 @@ class BaseParameters:
     length_power: np.ndarray = field(repr=False)
     accuracy: float = 0.0
     seen_by_base_equations: Optional[np.ndarray] = field(default=None, repr=False)
+
+    def __post_init__(self):
+        # a base set built by hand is public (the class is exported): a NaN regrouping would come back from
+        # from_standard and model() as NaN parameters
+        check_finite_fields(self, ("Y",))
 
     @property
     def inaccurate(self):
