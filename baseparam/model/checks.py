@@ -34,6 +34,8 @@ MAX_COM_M = 1e4            # as the DH lengths
 MAX_INERTIA = 1e12         # kg·m²: 1e6 kg at 1 km
 INERTIA_TOLERANCE = 1e-9   # relative (to the trace): round-off in a tensor written with few digits
 NEAR_SPECIAL = 1e-3        # closer than this (relative) to a special value may cost float accuracy
+MAX_JOINTS = 64            # joints of a robot (a file's, or one built in code): find's CPU time grows about as N²
+                           # (a chain: 0.7 s at 50 joints, 2.9 s at 100, 10-18 s at 200)
 MAX_PROBLEMS = 20          # problems one error message lists
 
 

@@ -26,7 +26,7 @@ from .._validation import (check_angle_tolerance, check_flag, check_input, check
 from .._warnings import warn
 from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
 from ._angles import AngleSnapper, pi_angle
-from .checks import SNAP_RADIANS, angle_problem, body_problem, length_problem, problems_message
+from .checks import MAX_JOINTS, SNAP_RADIANS, angle_problem, body_problem, length_problem, problems_message
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel, parse_friction_model, with_friction_model
@@ -35,7 +35,6 @@ from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, 
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
-MAX_JOINTS = 64
 # Descriptions longer than this (characters; 64 joints with bodies need about 20 000) have their joints
 # counted on the YAML events before the document is built.
 _SCAN_ABOVE = 32_000

@@ -18,7 +18,7 @@ from .._warnings import warn
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning, printable
 from .._numbers import is_real
 from .._checks import check_flag, check_instance, check_option, shown
-from .checks import angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
+from .checks import MAX_JOINTS, angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
 
 # Characters XML 1.0 cannot hold, even as references: a joint name with one could not be written to URDF or MJCF
@@ -327,6 +327,9 @@ class Robot:
             raise RobotDescriptionError(f"joints: expected a sequence of Joint, got {shown(self.joints)}")
         if len(self.joints) == 0:
             raise RobotDescriptionError("joints: a robot needs at least one joint")
+        if len(self.joints) > MAX_JOINTS:       # the files' cap, in the loader's words: no step is wasteful, but Z's
+            # rows grow as N² and its Gram matrix's work as Σ nnz² (a 200-joint chain: 10-18 s in find)
+            raise RobotDescriptionError(f"joints: expected at most {MAX_JOINTS} joints, got {len(self.joints)}")
         check_option(self.base, "base", BASES, expected=f"one of {BASES}", error=RobotDescriptionError)
         if self.base_inertia is not None and not isinstance(self.base_inertia, Inertia):
             raise RobotDescriptionError(f"base_inertia: expected an Inertia, got {type(self.base_inertia).__name__}")
