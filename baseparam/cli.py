@@ -174,7 +174,7 @@ FLAGS = {
     "still_tolerance": "--still-tolerance", "still_duration": "--still-duration", "n_poses": "--suggest-poses",
     "wrench": "--wrench", "sensor": "--sensor", "wrench_bias": "--wrench-bias", "wrench_bias=True": "--wrench-bias",
     # export
-    "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out",
+    "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out", "checked": "--checked",
     # equations
     "max_terms": "--max-terms",
 }
@@ -1041,16 +1041,19 @@ def _numbers(text, flag):
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
               help="Folder for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json (created if missing); as "
                    "excite's --out, which also takes a folder.")
+@click.option("--checked", is_flag=True,
+              help="C: also write NAME_<name>_checked(...), each function behind a check of its inputs (returns 0, "
+                   "or 1/2 for a state/p_base NaN, infinite or beyond NAME_MAX_STATE/NAME_MAX_PARAMETER).")
 @_parameters_option()
 @_robot_options
 @_memory_option
-def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load):
+def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_memory, load):
     """Export ROBOT_FILE's base regressor, Slotine–Li regressor and inverse dynamics as C or Python code.
 
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
-    from .codegen._export import check_prefix, export as write, parse_what
+    from .codegen._export import check_checked, check_prefix, export as write, parse_what
     from .projection.base_set import find_base_parameters
     if out_dir == "-":      # else a folder named '-'
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
@@ -1059,9 +1062,10 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
+        check_checked(checked, lang)
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
-        result = write(base, lang, functions, prefix, out_dir)
+        result = write(base, lang, functions, prefix, out_dir, checked=checked)
     _report(f"{base.robot.name}: {base.rank} base parameters\n{result.summary()}", result.files, False)
 
 

@@ -2,13 +2,20 @@
 fix: a description with several independent problems refused with one line per problem (the contract promises
 one line); public result classes built by hand holding NaN estimates (their methods carried them into a robot, a
 controller's format, base parameters); a robot built in code with more joints than a file may hold (200 joints: 10 s
-in ``find``)."""
+in ``find``); the exported C without a checked entry point."""
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
+from conftest import ROOT
 
 THREE_PROBLEMS = ("units: {length: m, angle: deg}\njoints:\n"
                   "  - {type: revolute, alpha: abc, a: 0, d: 0}\n"
@@ -95,3 +102,73 @@ def test_a_robot_built_in_code_has_the_files_joint_cap(tmp_path):
     path.write_text("units: {length: m, angle: deg}\njoints:\n" + "  - {type: revolute, alpha: 90, a: 1, d: 0}\n" * 65)
     with pytest.raises(bp.RobotDescriptionError, match=rf"^{path}: joints: expected at most 64 joints, got 65$"):
         bp.load_robot(path)
+
+
+# -- the exported C: checked entry points beside the plain functions ------------------------------------------------
+CC = shutil.which("gcc") or shutil.which("cc")
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler (gcc/cc) found")
+def test_exported_c_has_checked_entry_points(tmp_path):
+    """The C functions had no way to refuse NaN, inf or absurd inputs (the header only stated the bounds):
+    NAME_<function>_checked returns 0 (computed, bit for bit what the plain function gives), 1 (a state NaN, inf or
+    beyond ±NAME_MAX_STATE) or 2 (p_base beyond ±NAME_MAX_PARAMETER), leaving the output as it was."""
+    base = bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "planar_rrr.yaml"))
+    plain = bp.export(base, "c", prefix="arm", out_dir=tmp_path / "plain")
+    bp.export(base, "c", prefix="arm", out_dir=tmp_path / "checked", checked=True)
+    texts = {kind: {ext: (tmp_path / kind / f"arm{ext}").read_text() for ext in (".c", ".h", ".json")}
+             for kind in ("plain", "checked")}
+    assert "_checked" not in texts["plain"][".c"] + texts["plain"][".h"]      # without it: the files as before
+    assert texts["checked"][".c"].startswith(texts["plain"][".c"]) and texts["checked"][".json"] == texts["plain"][
+        ".json"] and dict(plain.functions) == json.loads(texts["plain"][".json"])["functions"]
+    so = tmp_path / "libarm.so"
+    done = subprocess.run([CC, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC",
+                           str(tmp_path / "checked" / "arm.c"), "-o", str(so), "-lm"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lib = ctypes.CDLL(str(so))
+    n, R = base.robot.n_dof, base.rank
+    rng = np.random.default_rng(1)
+    q, qd, qdd, p = rng.uniform(-2, 2, n), rng.uniform(-2, 2, n), rng.uniform(-2, 2, n), rng.uniform(-1, 1, R)
+
+    def call(name, *arrays, size):
+        fn = getattr(lib, f"arm_{name}")
+        fn.argtypes = [np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")] * (len(arrays) + 1)
+        fn.restype = ctypes.c_int if name.endswith("_checked") else None
+        out = np.full(size, 7.0)
+        status = fn(*[np.ascontiguousarray(a, dtype=np.float64) for a in arrays], out)
+        return status, out
+
+    assert call("inverse_dynamics_checked", q, qd, qdd, p, size=n)[0] == 0
+    assert call("inverse_dynamics_checked", q, qd, qdd, p, size=n)[1].tobytes() == \
+        call("inverse_dynamics", q, qd, qdd, p, size=n)[1].tobytes()
+    status, Y = call("regressor_checked", q, qd, qdd, size=n * R)
+    assert status == 0 and Y.tobytes() == call("regressor", q, qd, qdd, size=n * R)[1].tobytes()
+    np.testing.assert_allclose(Y.reshape(n, R), base.regressor(q, qd, qdd), rtol=1e-12, atol=1e-12)
+    edge = q.copy()
+    edge[0] = 1e8                                        # the bound itself is taken, as baseparam takes it
+    assert call("regressor_checked", edge, qd, qdd, size=n * R)[0] == 0
+    for k, bad in ((0, np.nan), (1, -np.inf), (2, 1.0000001e8)):
+        states = [q.copy(), qd.copy(), qdd.copy()]
+        states[k][n - 1] = bad
+        for name in ("regressor_checked", "slotine_li_checked"):
+            status, out = call(name, *states, *([qdd] if name.startswith("slotine") else []), size=n * R)
+            assert status == 1 and (out == 7.0).all(), (name, k, bad)
+        status, out = call("inverse_dynamics_checked", *states, p, size=n)
+        assert status == 1 and (out == 7.0).all()
+    for bad in (np.nan, np.inf, -1e101):
+        wrong = p.copy()
+        wrong[R // 2] = bad
+        status, out = call("inverse_dynamics_checked", q, qd, qdd, wrong, size=n)
+        assert status == 2 and (out == 7.0).all()
+
+
+def test_checked_is_the_c_exports_option(tmp_path):
+    base = bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "planar_rrr.yaml"))
+    with pytest.raises(bp.ExportError, match=r"^checked: adds the C functions' checked entry points; the Python "):
+        bp.export(base, "python", out_dir=tmp_path, checked=True)
+    with pytest.raises(bp.ArgumentTypeError, match=r"^checked: "):
+        bp.export(base, "c", out_dir=tmp_path, checked="yes")
+    result = CliRunner().invoke(main, ["export", str(ROOT / "robots" / "planar_rrr.yaml"), "--lang", "python",
+                                       "--checked", "--out", str(tmp_path / "py")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "--checked: adds" in result.output
+    assert not (tmp_path / "py").exists() or not os.listdir(tmp_path / "py")

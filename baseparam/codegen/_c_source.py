@@ -37,8 +37,33 @@ def c_function(robot, routine, prefix, R):
     return "\n".join(lines) + "\n"
 
 
-def c_sources(base, selected, prefix, counts):
+def _c_checked_signature(prefix, routine, n, R):
+    return "int " + _c_signature(prefix, routine, n, R)[len("void "):].replace("(", "_checked(", 1)
+
+
+def c_checked_function(robot, routine, prefix, R):
+    """``NAME_<routine>_checked``: the plain function behind a check of its inputs (see :func:`c_sources`).
+
+    ``!(fabs(x) <= bound)`` is true for NaN and ±inf as for a value beyond the bound: one comparison per
+    input, and the plain function, unchanged, computes the outputs (bit for bit the same)."""
+    n, P = robot.n_dof, prefix.upper()
+    lines = [_c_checked_signature(prefix, routine, n, R), "{"]
+    for arg in routine.arguments:
+        code, bound = (2, f"{P}_MAX_PARAMETER") if arg == "p_base" else (1, f"{P}_MAX_STATE")
+        lines += [f"    for (int i = 0; i < {routine.width(arg, n, R)}; ++i)",
+                  f"        if (!(fabs({arg}[i]) <= {bound})) return {code};"]
+    lines += [f"    {prefix}_{routine.name}({', '.join(routine.arguments + (routine.output,))});",
+              "    return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def c_sources(base, selected, prefix, counts, checked=False):
     """Header and source text of the C export (``counts``: each routine's :func:`._routines.operation_counts`).
+
+    ``checked`` adds, after the plain functions, ``int NAME_<routine>_checked(...)`` of the same arguments: 0
+    when it computed the outputs, 1 when a state argument is NaN, infinite or beyond ±``NAME_MAX_STATE``, 2
+    when ``p_base`` is beyond ±``NAME_MAX_PARAMETER`` (the bounds of baseparam's own functions); nothing is
+    written to the output then. Without it the files are those of earlier versions, byte for byte.
 
     Returns
     -------
@@ -57,9 +82,20 @@ def c_sources(base, selected, prefix, counts):
                f"extern const char *const {prefix}_base_names[{R}];", ""]
     for r in selected:
         header += [f"/* {PURPOSE[r.name]} */", _c_signature(prefix, r, n, R) + ";", ""]
+    if checked:
+        from .._validation import ABSURD, ABSURD_PARAMETER
+        header += ["/* The same functions behind a check of their inputs: 0 = computed; 1 = a state argument is NaN,",
+                   f" * infinite or beyond +-{prefix.upper()}_MAX_STATE; 2 = a p_base value is NaN, infinite or beyond",
+                   f" * +-{prefix.upper()}_MAX_PARAMETER (the output is then left as it was). Beyond these bounds the",
+                   " * products may overflow to inf or NaN. Not under -ffast-math, which assumes no NaN. */",
+                   f"#define {prefix.upper()}_MAX_STATE {ABSURD!r}",
+                   f"#define {prefix.upper()}_MAX_PARAMETER {ABSURD_PARAMETER!r}", ""]
+        header += [_c_checked_signature(prefix, r, n, R) + ";" for r in selected] + [""]
     header += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""]
     source = [comment, "#include <math.h>", f'#include "{prefix}.h"', "",
               f"const char *const {prefix}_base_names[{R}] = {{{names}}};", ""]
     for r in selected:
         source += [f"/* {PURPOSE[r.name]} */", c_function(robot, r, prefix, R)]
+    if checked:
+        source += [c_checked_function(robot, r, prefix, R) for r in selected]
     return "\n".join(header), "\n".join(source)

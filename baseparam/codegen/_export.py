@@ -28,7 +28,7 @@ from types import MappingProxyType
 
 from .._checks import shown
 from .._atomic import json_text, write_texts
-from .._validation import check_instance, check_option, check_path
+from .._validation import check_flag, check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
@@ -39,8 +39,8 @@ from ._routines import FUNCTIONS, Routine, operation_counts, routines
 
 # ``ExportError`` lives in :mod:`baseparam.errors`; it stays importable from here, and so do the
 # routines and their operation counts (tests and bench/bench_export.py reach them through this module).
-__all__ = ["ExportError", "ExportResult", "FUNCTIONS", "Routine", "check_prefix", "export", "operation_counts",
-           "parse_what", "routines"]
+__all__ = ["ExportError", "ExportResult", "FUNCTIONS", "Routine", "check_checked", "check_prefix", "export",
+           "operation_counts", "parse_what", "routines"]
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,16 @@ def check_prefix(prefix, lang=None):
     return prefix
 
 
-def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
+def check_checked(checked, lang):
+    """``checked`` is a bool, and True only for C."""
+    check_flag(checked, "checked")
+    if checked and lang != "c":
+        raise ExportError("checked: adds the C functions' checked entry points; the Python module always checks "
+                          "its inputs")
+    return checked
+
+
+def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, checked=False):
     """Write the exported code and ``NAME.json`` (base-parameter names, operation counts).
 
     A floating robot's functions take the base's pose, twist and twist rate first (``base_pose`` (7),
@@ -129,6 +138,11 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
         and ``NAME.json``).
     out_dir : str
         Directory of the files (created if missing).
+    checked : bool, optional
+        C only: also write ``int NAME_<function>_checked(...)``, each function behind a check of its inputs
+        (0: computed; 1: a state NaN, infinite or beyond ±``NAME_MAX_STATE``; 2: ``p_base`` beyond
+        ±``NAME_MAX_PARAMETER``; the output untouched then). The plain functions, the JSON document and,
+        without it, the files are unchanged. The Python module always checks its inputs.
 
     Returns
     -------
@@ -143,6 +157,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     check_instance(base, "base", BaseParameters, "the BaseParameters of find_base_parameters(robot)",
                    error=ExportError)
     check_option(lang, "lang", ("c", "python"), expected="'c' or 'python'", error=ExportError)
+    check_checked(checked, lang)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
     check_instance(out_dir, "out_dir", (str, os.PathLike), "a directory path (str or os.PathLike)",
@@ -163,7 +178,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     files = {}
     counts = {r.name: operation_counts(r, base.robot) for r in selected}
     if lang == "c":
-        header, source = c_sources(base, selected, prefix, counts)
+        header, source = c_sources(base, selected, prefix, counts, checked)
         files[f"{prefix}.h"], files[f"{prefix}.c"] = header, source
     else:
         # not NAME.py: with the default NAME, a module "baseparam.py" would shadow this package
