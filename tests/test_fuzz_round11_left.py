@@ -172,3 +172,27 @@ def test_checked_is_the_c_exports_option(tmp_path):
                                        "--checked", "--out", str(tmp_path / "py")])
     assert result.exit_code == 2 and result.output.count("\n") == 1 and "--checked: adds" in result.output
     assert not (tmp_path / "py").exists() or not os.listdir(tmp_path / "py")
+
+
+# -- LeRobot's meta/info.json: read only where LeRobot's layout puts it ---------------------------------------------
+@pytest.mark.parametrize("where, info_text", [
+    ("shared/a.parquet", '{"features": {"observation.state": {"names": ["j2", "j1", "j3"]}}}'),   # renamed silently
+    ("shared/x/y/a.parquet", "not JSON"),                                                         # refused
+    ("ds/data/a.parquet", '{"features": {"observation.state": {"names": ["j3", "j2", "j1"]}}}'),   # no chunk-NNN
+])
+def test_a_parquet_file_outside_lerobots_layout_is_read_alone(tmp_path, where, info_text):
+    """Any meta/info.json up to three folders above a Parquet file named its joints: one in a shared folder (anyone's
+    /tmp/meta/info.json) renamed, or refused, every Parquet file below it. Only ROOT/data/chunk-NNN/FILE.parquet,
+    LeRobot's layout, reads ROOT/meta/info.json (tests/test_logs.py, test_fuzz_round6.py)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    root = tmp_path / where.split("/")[0]
+    (root / "meta").mkdir(parents=True)
+    (root / "meta" / "info.json").write_text(info_text)
+    path = tmp_path / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    t = np.arange(0.0, 1.0, 0.01)
+    q = np.sin(t[:, None] * [1.0, 1.7, 2.3])
+    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.effort": list(q)}), path)
+    traj = bp.read_trajectory(path, joints=["j1", "j2", "j3"])
+    assert np.array_equal(traj.q, q)                          # the file's own order: no names from elsewhere

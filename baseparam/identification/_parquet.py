@@ -4,8 +4,8 @@
   ``observation.state``, …; baseparam's writer: ``t``, ``q``, ``qd``, ``qdd``, ``tau``). Columns
   found by the names in :data:`DEFAULT_COLUMNS` or a column map (``columns={"q": "observation.state",
   "current": "observation.effort"}``). The joints of a list are named by the schema metadata
-  ``baseparam.joint_names`` (a JSON list) or, for a LeRobot dataset, by ``meta/info.json``
-  (``features[column].names``) above the file; named joints are matched to ``joints`` by name,
+  ``baseparam.joint_names`` (a JSON list) or, for a file of a LeRobot dataset (``ROOT/data/chunk-NNN/``),
+  by ``ROOT/meta/info.json`` (``features[column].names``); named joints are matched to ``joints`` by name,
   unnamed ones taken in order.
 * A scalar column per joint and field (``t, q1..qN, tau1..tauN``, the plain CSV's names): read as
   :func:`~baseparam.from_dataframe` reads a DataFrame.
@@ -17,6 +17,7 @@ refused in one line.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -182,8 +183,12 @@ def _joint_names(path, schema, column):
     names = metadata(schema, b"baseparam.joint_names", list)
     if names is not None and all(isinstance(x, str) for x in names):
         return [printable(x) for x in names]
-    for parent in list(Path(path).resolve().parents)[:3]:        # LeRobot: meta/info.json at the dataset root
-        info = parent / "meta" / "info.json"
+    # LeRobot's layout, ROOT/data/chunk-NNN/FILE.parquet with ROOT/meta/info.json, and nothing else: any
+    # meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)
+    # renamed the joints of every Parquet file below it. Outside the layout the file is read alone.
+    chunk = Path(path).resolve().parent
+    if chunk.parent.name == "data" and re.fullmatch(r"chunk-[0-9]+", chunk.name):
+        info = chunk.parent.parent / "meta" / "info.json"
         if info.is_file():
             return _info_names(info, column)
     return None
