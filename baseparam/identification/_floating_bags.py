@@ -38,7 +38,7 @@ from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
                      shown_contents, topics_listed)
 from .preprocessing import interp_columns
-from .imu import ImuTrajectory, _from_urdf, _urdf_links, base_from_imu, imu_mounting, world_frame
+from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 IMU_TYPE = "sensor_msgs/Imu"
@@ -308,9 +308,7 @@ def _imu_link(source, topic, robot, frames, notes):
     says the readings are in that frame) when it is a link of the robot's URDF, else the base link (None), with a
     note. A frame_id naming a link a joint moves is refused: the IMU is not on the base."""
     named = [f for f in frames if f]
-    links = ()
-    if _from_urdf(robot):
-        links = _urdf_links(robot)[0]
+    links = _urdf_links(robot)[0] if robot.from_urdf_text else ()
     if len(named) == 1 and named[0] in links:
         try:
             return named[0], imu_mounting(robot, named[0])
