@@ -366,7 +366,7 @@ def _read_rosbags(path, source, named=(), types=()):
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
-        scanned = _scan_ros1(path, named, types, _one_line(exc)) if os.path.isfile(path) else None
+        scanned = _scan_ros1(path, source, named, types, _one_line(exc)) if os.path.isfile(path) else None
         if scanned is not None:
             return scanned
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
@@ -410,26 +410,25 @@ def _chunk_size_problem(compression, claimed, packed):
     return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
-def _ros1_mapped(path):
-    """A ROS 1 bag's bytes, mapped; False when the file does not start with the ROS 1 magic (looked at first: a large
-    file that is no bag was read whole into memory), None when it cannot be read or mapped (an empty file)."""
+def _ros1_mapped(path, source):
+    """A ROS 1 bag's bytes, mapped, or None when they cannot be read or mapped (the readers say so). A file that does
+    not start with the ROS 1 magic is refused, looked at first: rosbags reads the first line whole, and a large file
+    without a line break was read whole into memory."""
     import mmap
     try:
         with open(path, "rb") as stream:
-            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
-                return False
-            return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+            if stream.read(len(ROS1_MAGIC)) == ROS1_MAGIC:
+                return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
+    raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its start)")
 
 
 def _check_ros1_chunks(path, source):
     """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
     headers alone; other damage is left to the readers, which report it."""
-    data = _ros1_mapped(path)
-    if data is False:       # rosbags reads the first line whole: a large file without a line break was read whole
-        raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its start)")
-    if data is None:        # empty, or unreadable: the readers say so
+    data = _ros1_mapped(path, source)
+    if data is None:
         return
     try:
         pos, end = len(ROS1_MAGIC), len(data)
@@ -448,14 +447,14 @@ def _check_ros1_chunks(path, source):
         data.close()
 
 
-def _scan_ros1(path, named, types, why):
+def _scan_ros1(path, source, named, types, why):
     """A ROS 1 bag read chunk by chunk in file order, without its index (which rosbags needs).
 
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
-    missing and where the reading stopped; or None if the file is not a ROS 1 bag (rosbags' error stands).
+    missing and where the reading stopped; or None if the file cannot be mapped (rosbags' error stands).
     """
-    data = _ros1_mapped(path)
-    if data is None or data is False:
+    data = _ros1_mapped(path, source)
+    if data is None:
         return None
     connections, messages = {}, {}
     end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None
