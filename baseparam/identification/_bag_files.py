@@ -187,16 +187,22 @@ def _check_compressed_messages(path, source, named=None, types=()):
     decompressor = zstandard.ZstdDecompressor()
     try:
         for row_id, data in db.execute(query, values):
-            if not isinstance(data, bytes):
-                continue
-            bound = _MAX_RATIO * len(data) + _ALLOWANCE
-            if _counted(decompressor.stream_reader(data), bound) > bound:
-                raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
-                                f"{len(data)} bytes (a decompression bomb?); not decompressed")
+            if isinstance(data, bytes):
+                _refuse_bomb(decompressor, data, f"{source}: message {row_id}")
     except (sqlite3.Error, zstandard.ZstdError):
         return
     finally:
         db.close()
+
+
+def _refuse_bomb(decompressor, packed, where):
+    """Refuse a zstd-compressed message (``packed``, bytes) that decompresses to more than :data:`_MAX_RATIO` times
+    its size and :data:`_ALLOWANCE` (a decompression bomb), counted streaming, nothing kept; ``where`` (the file and
+    the message) begins the one-line message. zstandard's errors pass (damage the caller leaves to rosbags)."""
+    bound = _MAX_RATIO * len(packed) + _ALLOWANCE
+    if _counted(decompressor.stream_reader(packed), bound) > bound:
+        raise DataError(f"{where} decompresses to more than {_MAX_RATIO} times its {len(packed)} bytes (a "
+                        "decompression bomb?); not decompressed")
 
 
 def _check_compressed_mcap_messages(path, source, named=None, types=()):
@@ -222,16 +228,10 @@ def _check_compressed_mcap_messages(path, source, named=None, types=()):
                                           and not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types)):
             return None
         for row, k in zip(rows, order):
-            packed = row.tobytes()
-            bound = _MAX_RATIO * len(packed) + _ALLOWANCE
             try:
-                size = _counted(decompressor.stream_reader(packed), bound)
+                _refuse_bomb(decompressor, row.tobytes(), f"{source}: topic {printable(topic)}: message {int(k)}")
             except zstandard.ZstdError:
                 raise _Undecodable from None
-            if size > bound:
-                raise DataError(f"{source}: topic {printable(topic)}: message {int(k)} decompresses to more than "
-                                f"{_MAX_RATIO} times its {len(packed)} bytes (a decompression bomb?); not "
-                                "decompressed")
         return None
 
     contents.transform = count
