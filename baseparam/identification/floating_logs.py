@@ -127,12 +127,9 @@ def read_floating_log(path, robot, n_contacts=0):
         arr = arrays[name]
         if arr is None:
             continue
-        arr = np.asarray(arr)
         if arr.ndim != 2 or arr.shape[1] != width:
             raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)} with a floating "
                             f"base ({robot.n_dof} joints), got {arr.shape}")
-        if not np.issubdtype(arr.dtype, np.number):
-            raise DataError(f"{label}: {name}: not numeric ({arr.dtype})")
         bad = ~np.isfinite(arr)
         if bad.any():
             row, col = map(int, np.argwhere(bad)[0])
