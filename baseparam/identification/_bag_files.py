@@ -108,14 +108,14 @@ _MAX_UNMAPPED = 256 << 20
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
 
 
-def check_bag_folder(path, source, named=None, types=()):
+def check_bag_folder(path, source, named, types=()):
     """A bag folder's metadata.yaml, parsed (its ``rosbag2_bagfile_information`` mapping), checked before any reader
     opens the bag: DataError when it is a FIFO or a device (whose reading would wait or never end), larger than
     :data:`_MAX_METADATA`, or lists a file outside the folder (an absolute path, ``..``, a link leading out): a
     reader given a folder reads nothing else. A metadata.yaml that cannot be read or parsed is left to the readers,
-    which word their error (None returned). Compressed storage is checked for decompression bombs: with ``named``
-    (topic names), only the messages a reader of JointState topics, those topics and the message types ``types``
-    (as :func:`read_raw`'s) decompresses."""
+    which word their error (None returned). Compressed storage is checked for decompression bombs: only the messages
+    a reader of JointState topics, the ``named`` topics and the message types ``types`` (as :func:`read_raw`'s)
+    decompresses."""
     import yaml
     name, where = os.path.join(path, "metadata.yaml"), f"{source}/metadata.yaml"
     refuse_special(name, DataError, where)
@@ -157,12 +157,12 @@ def check_bag_folder(path, source, named=None, types=()):
     return info
 
 
-def _check_compressed_messages(path, source, named=None, types=()):
+def _check_compressed_messages(path, source, named, types):
     """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
     each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
-    size and 32 MiB (a decompression bomb). With ``named``: the messages of JointState topics and of those topics
-    only (rosbags decompresses no other; a camera topic's were all decompressed here, for nothing). Other damage
-    is left to rosbags."""
+    size and 32 MiB (a decompression bomb). Only the messages of JointState topics, of the ``named`` topics and of the
+    message types ``types`` (rosbags decompresses no other; a camera topic's were all decompressed here, for
+    nothing). Other damage is left to rosbags."""
     import sqlite3
 
     import zstandard
@@ -170,18 +170,16 @@ def _check_compressed_messages(path, source, named=None, types=()):
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error:
         return
-    query, values = "SELECT id, data FROM messages", ()
-    if named is not None:
-        # the types read as _wanted matches them: 'nav_msgs/Odometry' stands for rosbag2's 'nav_msgs/msg/Odometry'
-        kinds = (*JOINT_STATE, *types, *(t.replace("/", "/msg/", 1) for t in types))
-        values = (*kinds, *named)
-        query = ("SELECT messages.id, messages.data FROM messages JOIN topics ON messages.topic_id = topics.id "
-                 f"WHERE topics.type IN ({', '.join('?' * len(kinds))}) "
-                 f"OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
-        try:
-            db.execute(query + " LIMIT 0", values)
-        except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
-            query, values = "SELECT id, data FROM messages", ()
+    # the types read as _wanted matches them: 'nav_msgs/Odometry' stands for rosbag2's 'nav_msgs/msg/Odometry'
+    kinds = (*JOINT_STATE, *types, *(t.replace("/", "/msg/", 1) for t in types))
+    values = (*kinds, *named)
+    query = ("SELECT messages.id, messages.data FROM messages JOIN topics ON messages.topic_id = topics.id "
+             f"WHERE topics.type IN ({', '.join('?' * len(kinds))}) "
+             f"OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
+    try:
+        db.execute(query + " LIMIT 0", values)
+    except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
+        query, values = "SELECT id, data FROM messages", ()
     # one decompressor for every message: each stream_reader starts afresh, and making one per message cost 8
     # times the counting of a small message
     decompressor = zstandard.ZstdDecompressor()
@@ -205,7 +203,7 @@ def _refuse_bomb(decompressor, packed, where):
                         "decompression bomb?); not decompressed")
 
 
-def _check_compressed_mcap_messages(path, source, named=None, types=()):
+def _check_compressed_mcap_messages(path, source, named, types):
     """A ROS 2 MCAP storage file of zstd-compressed messages (rosbag2's message mode), which rosbags decompresses
     one by one, unbounded: as :func:`_check_compressed_messages`, the file's records read by our MCAP reader (its
     chunks bounded there) and each message of the topics read counted. Other damage is left to rosbags.
@@ -224,8 +222,7 @@ def _check_compressed_mcap_messages(path, source, named=None, types=()):
 
     def count(c, rows, log_times, order):
         topic, _, sid = contents.channels.get(c, ("", "", None))
-        if c not in contents.channels or (named is not None
-                                          and not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types)):
+        if c not in contents.channels or not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types):
             return None
         for row, k in zip(rows, order):
             try:
