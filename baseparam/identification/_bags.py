@@ -47,7 +47,7 @@ from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import ARRAYS, JOINT_STATE, decode_rows
-from ._columns import _check_fields, matched_joints, shown_names, torque_excluded
+from ._columns import _check_fields, _normalize_map, matched_joints, shown_names, torque_excluded
 from .._validation import check_option
 from ._record import MAX_VALUES, _one_line
 from ._rows import _finish, _Table
@@ -144,7 +144,6 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
 
 def _field_map(columns, source):
     """Trajectory field → JointState field, from a column map (``{"current": "effort"}``)."""
-    from ._columns import _normalize_map
     fields = dict(DEFAULT_FIELDS)
     if columns is None:
         return fields

@@ -19,11 +19,12 @@ import os
 
 import numpy as np
 
-from .._checks import check_input, read_bounded, shown
+from .._checks import check_input, not_utf8, read_bounded, shown
 from .._validation import ABSURD
-from ..errors import DataError, SettingsError, printable
+from ..errors import ArgumentError, DataError, SettingsError, printable
+from ..motion import Trajectory
 from ._parquet import _lists, list_type, metadata, numeric_type
-from ._record import _one_line
+from ._record import MAX_VALUES, _one_line
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -69,8 +70,6 @@ def read_floating_log(path, robot, n_contacts=0):
         ``floating=True``; ``qdd`` and ``tau`` None when the file has none.
     wrenches : ndarray, shape (S, n_contacts, 6), or None when ``n_contacts`` is 0
     """
-    from ..motion import Trajectory
-
     path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(path)                   # for one-line messages, whatever the file's name
     fields, wrench_columns = _columns(robot.n_dof, n_contacts)
@@ -208,7 +207,6 @@ def _npz_arrays(path, label):
     zip, a name held twice), each member's header (dtype, size) checked before its data is read; ``label`` names
     the file in messages."""
     from ._arrays import numeric_member, open_npz
-    from ._record import MAX_VALUES
 
     archive, members = open_npz(path, path)
     data, left = {}, MAX_VALUES
@@ -226,7 +224,6 @@ def _csv_text(path, label):
     """A CSV log's text: bounded in size and line length as the trajectory reader bounds them
     (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte, ``label`` the
     file, otherwise)."""
-    from .._checks import not_utf8
     from ._text import _read_bytes
 
     data = bytes(_read_bytes(path, label))
@@ -284,7 +281,6 @@ def read_contacts(path, robot=None, *, topics=False):
 def _read_contacts(path, robot):
     """(contacts, the ``topic:`` of each entry or None) of a contacts file (:func:`read_contacts`)."""
     from ..dynamics.contacts import Contact
-    from ..errors import ArgumentError
     from ..model._fields import _got
     from ..model.urdf import _rotation
     path = os.fspath(path)
@@ -384,7 +380,6 @@ def _parquet_array(table, name, width, source):
 def _read_floating_parquet(source, robot, names):
     import pyarrow.parquet as pq
 
-    from ..motion import Trajectory
     try:
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
@@ -438,7 +433,6 @@ def _refuse_imu_base(trajectory):
     """An :class:`~baseparam.identification.imu.ImuTrajectory` is not written: its base position and linear velocity
     are zeros standing for what the IMU does not measure, which no format here marks; read back they would pass
     for a measured pose and twist (the momentum route would take them, and ROS tools show an Odometry at rest)."""
-    from ..errors import ArgumentError
     from .imu import ImuTrajectory
     if isinstance(trajectory, ImuTrajectory):
         raise ArgumentError(f"trajectory: {printable(trajectory.source)}: its base comes from an IMU (an "
