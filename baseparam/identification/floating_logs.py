@@ -236,9 +236,9 @@ def _csv_text(path, label):
 
 
 def _contact_items(path):
-    """The list under ``contacts:`` of a contacts file, read by the robot description's strict reader: bounded
-    size, UTF-8, no duplicate keys, no YAML 1.1 number spellings, no depth or alias bomb, no tags beyond the
-    safe ones."""
+    """(the list under ``contacts:`` of a contacts file, the file's name as messages show it), read by the robot
+    description's strict reader: bounded size, UTF-8, no duplicate keys, no YAML 1.1 number spellings, no depth or
+    alias bomb, no tags beyond the safe ones."""
     path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(path)                   # for one-line messages, whatever the file's name
     from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
@@ -254,7 +254,7 @@ def _contact_items(path):
     if not isinstance(items, list) or not items:
         raise DataError(f"{label}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
                         "rpy: [r, p, y]}")      # not an f-string: one brace
-    return items
+    return items, label
 
 
 def read_contacts(path, robot=None, *, topics=False):
@@ -283,9 +283,7 @@ def _read_contacts(path, robot):
     from ..dynamics.contacts import Contact
     from ..model._fields import _got
     from ..model.urdf import _rotation
-    path = os.fspath(path)
-    label = printable(path)                   # for one-line messages, whatever the file's name
-    items = _contact_items(path)
+    items, label = _contact_items(path)
     contacts = []
     for k, item in enumerate(items):
         where = f"{label}: contacts[{k}]"
