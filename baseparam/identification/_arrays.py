@@ -214,7 +214,8 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
     """Choose a key per field among ``arrays`` (key names), check each chosen array's ``probe(key)``
     (shape, dtype) against :data:`MAX_VALUES`, then read them with ``read(key)`` and validate."""
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_KEYS, arrays,
-                            entry="one array name (key)", thing="array", listing=_list_keys(arrays),
+                            entry="one array name (key)", thing="array",
+                            listing=f"keys {shown_names(sorted(arrays))}" if arrays else "no arrays",
                             looked_for=lambda field: "keys " + ", ".join(map(repr, DEFAULT_KEYS[field])),
                             placeholder="KEY", clean=lambda name: name.strip().lstrip("/"))
     total = 0
@@ -241,15 +242,11 @@ def _read_key(source, field, key, read):
         raise DataError(f"{source}: field {field} (key {key}): cannot read: {_one_line(exc)}") from None
 
 
-def _list_keys(arrays):
-    return f"keys {shown_names(sorted(arrays))}" if arrays else "no arrays"
-
-
 def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
     """Check shapes of {field: (array, key)} and validate; key '' for plain arrays."""
     where = {f: (f" (key {key})" if key else "") for f, (_, key) in keyed.items()}
     coarse = _coarse_time(np.asarray(keyed["t"][0]).dtype) if "t" in keyed else None
-    data = {f: _numeric(source, f, value, where[f]) for f, (value, _) in keyed.items()}
+    data = {f: real_array(f"{source}: field {f}{where[f]}", value, DataError) for f, (value, _) in keyed.items()}
     t = data["t"] if "t" in data else None
     if t is None:
         raise DataError(f"{source}: field t: no times")
@@ -265,10 +262,6 @@ def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
     n, gains = _check_fields(source, {f: a.shape[1] for f, a in data.items()}, gains, n_dof)
     table = _Table(source, "row", np.arange(S), data, [], where, coarse)
     return _finish(table, n, gains, skip_bad_rows)
-
-
-def _numeric(source, field, value, where):
-    return real_array(f"{source}: field {field}{where}", value, DataError)
 
 
 def _joint_array(source, field, arr, S, where):

@@ -108,14 +108,14 @@ _MAX_UNMAPPED = 256 << 20
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
 
 
-def check_bag_folder(path, source, named=None, types=()):
+def check_bag_folder(path, source, named, types=()):
     """A bag folder's metadata.yaml, parsed (its ``rosbag2_bagfile_information`` mapping), checked before any reader
     opens the bag: DataError when it is a FIFO or a device (whose reading would wait or never end), larger than
     :data:`_MAX_METADATA`, or lists a file outside the folder (an absolute path, ``..``, a link leading out): a
     reader given a folder reads nothing else. A metadata.yaml that cannot be read or parsed is left to the readers,
-    which word their error (None returned). Compressed storage is checked for decompression bombs: with ``named``
-    (topic names), only the messages a reader of JointState topics, those topics and the message types ``types``
-    (as :func:`read_raw`'s) decompresses."""
+    which word their error (None returned). Compressed storage is checked for decompression bombs: only the messages
+    a reader of JointState topics, the ``named`` topics and the message types ``types`` (as :func:`read_raw`'s)
+    decompresses."""
     import yaml
     name, where = os.path.join(path, "metadata.yaml"), f"{source}/metadata.yaml"
     refuse_special(name, DataError, where)
@@ -157,12 +157,12 @@ def check_bag_folder(path, source, named=None, types=()):
     return info
 
 
-def _check_compressed_messages(path, source, named=None, types=()):
+def _check_compressed_messages(path, source, named, types):
     """A ROS 2 sqlite3 storage file of zstd-compressed messages, which rosbags decompresses one by one, unbounded:
     each message's decompressed size counted first (streaming, nothing kept), refused beyond 1000 times its own
-    size and 32 MiB (a decompression bomb). With ``named``: the messages of JointState topics and of those topics
-    only (rosbags decompresses no other; a camera topic's were all decompressed here, for nothing). Other damage
-    is left to rosbags."""
+    size and 32 MiB (a decompression bomb). Only the messages of JointState topics, of the ``named`` topics and of the
+    message types ``types`` (rosbags decompresses no other; a camera topic's were all decompressed here, for
+    nothing). Other damage is left to rosbags."""
     import sqlite3
 
     import zstandard
@@ -170,36 +170,40 @@ def _check_compressed_messages(path, source, named=None, types=()):
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error:
         return
-    query, values = "SELECT id, data FROM messages", ()
-    if named is not None:
-        # the types read as _wanted matches them: 'nav_msgs/Odometry' stands for rosbag2's 'nav_msgs/msg/Odometry'
-        kinds = (*JOINT_STATE, *types, *(t.replace("/", "/msg/", 1) for t in types))
-        values = (*kinds, *named)
-        query = ("SELECT messages.id, messages.data FROM messages JOIN topics ON messages.topic_id = topics.id "
-                 f"WHERE topics.type IN ({', '.join('?' * len(kinds))}) "
-                 f"OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
-        try:
-            db.execute(query + " LIMIT 0", values)
-        except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
-            query, values = "SELECT id, data FROM messages", ()
+    # the types read as _wanted matches them: 'nav_msgs/Odometry' stands for rosbag2's 'nav_msgs/msg/Odometry'
+    kinds = (*JOINT_STATE, *types, *(t.replace("/", "/msg/", 1) for t in types))
+    values = (*kinds, *named)
+    query = ("SELECT messages.id, messages.data FROM messages JOIN topics ON messages.topic_id = topics.id "
+             f"WHERE topics.type IN ({', '.join('?' * len(kinds))}) "
+             f"OR topics.name IN ({', '.join('?' * len(named)) or 'NULL'})")
+    try:
+        db.execute(query + " LIMIT 0", values)
+    except sqlite3.Error:               # no topics table as rosbag2 writes it: every message, as rosbags may read
+        query, values = "SELECT id, data FROM messages", ()
     # one decompressor for every message: each stream_reader starts afresh, and making one per message cost 8
     # times the counting of a small message
     decompressor = zstandard.ZstdDecompressor()
     try:
         for row_id, data in db.execute(query, values):
-            if not isinstance(data, bytes):
-                continue
-            bound = _MAX_RATIO * len(data) + _ALLOWANCE
-            if _counted(decompressor.stream_reader(data), bound) > bound:
-                raise DataError(f"{source}: message {row_id} decompresses to more than {_MAX_RATIO} times its "
-                                f"{len(data)} bytes (a decompression bomb?); not decompressed")
+            if isinstance(data, bytes):
+                _refuse_bomb(decompressor, data, f"{source}: message {row_id}")
     except (sqlite3.Error, zstandard.ZstdError):
         return
     finally:
         db.close()
 
 
-def _check_compressed_mcap_messages(path, source, named=None, types=()):
+def _refuse_bomb(decompressor, packed, where):
+    """Refuse a zstd-compressed message (``packed``, bytes) that decompresses to more than :data:`_MAX_RATIO` times
+    its size and :data:`_ALLOWANCE` (a decompression bomb), counted streaming, nothing kept; ``where`` (the file and
+    the message) begins the one-line message. zstandard's errors pass (damage the caller leaves to rosbags)."""
+    bound = _MAX_RATIO * len(packed) + _ALLOWANCE
+    if _counted(decompressor.stream_reader(packed), bound) > bound:
+        raise DataError(f"{where} decompresses to more than {_MAX_RATIO} times its {len(packed)} bytes (a "
+                        "decompression bomb?); not decompressed")
+
+
+def _check_compressed_mcap_messages(path, source, named, types):
     """A ROS 2 MCAP storage file of zstd-compressed messages (rosbag2's message mode), which rosbags decompresses
     one by one, unbounded: as :func:`_check_compressed_messages`, the file's records read by our MCAP reader (its
     chunks bounded there) and each message of the topics read counted. Other damage is left to rosbags.
@@ -218,20 +222,13 @@ def _check_compressed_mcap_messages(path, source, named=None, types=()):
 
     def count(c, rows, log_times, order):
         topic, _, sid = contents.channels.get(c, ("", "", None))
-        if c not in contents.channels or (named is not None
-                                          and not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types)):
+        if c not in contents.channels or not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types):
             return None
         for row, k in zip(rows, order):
-            packed = row.tobytes()
-            bound = _MAX_RATIO * len(packed) + _ALLOWANCE
             try:
-                size = _counted(decompressor.stream_reader(packed), bound)
+                _refuse_bomb(decompressor, row.tobytes(), f"{source}: topic {printable(topic)}: message {int(k)}")
             except zstandard.ZstdError:
                 raise _Undecodable from None
-            if size > bound:
-                raise DataError(f"{source}: topic {printable(topic)}: message {int(k)} decompresses to more than "
-                                f"{_MAX_RATIO} times its {len(packed)} bytes (a decompression bomb?); not "
-                                "decompressed")
         return None
 
     contents.transform = count
@@ -366,7 +363,7 @@ def _read_rosbags(path, source, named=(), types=()):
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
-        scanned = _scan_ros1(path, named, types, _one_line(exc)) if os.path.isfile(path) else None
+        scanned = _scan_ros1(path, source, named, types, _one_line(exc)) if os.path.isfile(path) else None
         if scanned is not None:
             return scanned
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
@@ -410,26 +407,25 @@ def _chunk_size_problem(compression, claimed, packed):
     return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
-def _ros1_mapped(path):
-    """A ROS 1 bag's bytes, mapped; False when the file does not start with the ROS 1 magic (looked at first: a large
-    file that is no bag was read whole into memory), None when it cannot be read or mapped (an empty file)."""
+def _ros1_mapped(path, source):
+    """A ROS 1 bag's bytes, mapped, or None when they cannot be read or mapped (the readers say so). A file that does
+    not start with the ROS 1 magic is refused, looked at first: rosbags reads the first line whole, and a large file
+    without a line break was read whole into memory."""
     import mmap
     try:
         with open(path, "rb") as stream:
-            if stream.read(len(ROS1_MAGIC)) != ROS1_MAGIC:
-                return False
-            return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+            if stream.read(len(ROS1_MAGIC)) == ROS1_MAGIC:
+                return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
+    raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its start)")
 
 
 def _check_ros1_chunks(path, source):
     """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
     headers alone; other damage is left to the readers, which report it."""
-    data = _ros1_mapped(path)
-    if data is False:       # rosbags reads the first line whole: a large file without a line break was read whole
-        raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its start)")
-    if data is None:        # empty, or unreadable: the readers say so
+    data = _ros1_mapped(path, source)
+    if data is None:
         return
     try:
         pos, end = len(ROS1_MAGIC), len(data)
@@ -448,14 +444,14 @@ def _check_ros1_chunks(path, source):
         data.close()
 
 
-def _scan_ros1(path, named, types, why):
+def _scan_ros1(path, source, named, types, why):
     """A ROS 1 bag read chunk by chunk in file order, without its index (which rosbags needs).
 
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
-    missing and where the reading stopped; or None if the file is not a ROS 1 bag (rosbags' error stands).
+    missing and where the reading stopped; or None if the file cannot be mapped (rosbags' error stands).
     """
-    data = _ros1_mapped(path)
-    if data is None or data is False:
+    data = _ros1_mapped(path, source)
+    if data is None:
         return None
     connections, messages = {}, {}
     end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None

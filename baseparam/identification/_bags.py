@@ -38,7 +38,7 @@ section (after its last message) is read whole, with a note and a warning.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import ARRAYS, JOINT_STATE, decode_rows
-from ._columns import _check_fields, matched_joints, shown_names, torque_excluded
+from ._columns import _check_fields, _normalize_map, matched_joints, shown_names, torque_excluded
 from .._validation import check_option
 from ._record import MAX_VALUES, _one_line
 from ._rows import _finish, _Table
@@ -144,7 +144,6 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
 
 def _field_map(columns, source):
     """Trajectory field → JointState field, from a column map (``{"current": "effort"}``)."""
-    from ._columns import _normalize_map
     fields = dict(DEFAULT_FIELDS)
     if columns is None:
         return fields
@@ -334,13 +333,12 @@ def _with_clock(stream, clock, source, notes):
         clock = "receive"
     times = stream.stamps if clock == "header" else stream.received
     if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
-        return _Stream(stream.topic, stream.names, times, stream.received, stream.order, stream.arrays, clock)
+        return replace(stream, stamps=times, clock=clock)
+    late = int((np.diff(times) < 0).sum())
+    notes.append(f"{source}: topic {stream.topic}: {late} messages out of order on the {clock} clock, sorted")
     order = np.argsort(times, kind="stable")
-    if not (order == np.arange(order.size)).all():
-        late = int((np.diff(times) < 0).sum())
-        notes.append(f"{source}: topic {stream.topic}: {late} messages out of order on the {clock} clock, sorted")
-    return _Stream(stream.topic, stream.names, times[order], stream.received[order], stream.order[order],
-                   {f: (a[order] if a is not None else None) for f, a in stream.arrays.items()}, clock)
+    return replace(stream, stamps=times[order], received=stream.received[order], order=stream.order[order],
+                   arrays={f: (a[order] if a is not None else None) for f, a in stream.arrays.items()}, clock=clock)
 
 
 def _exact_times(stream, extra):

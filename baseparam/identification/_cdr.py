@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import printable
+from ..errors import ArgumentError, printable
 
 JOINT_STATE = ("sensor_msgs/msg/JointState", "sensor_msgs/JointState")
 ARRAYS = ("position", "velocity", "effort")
@@ -233,7 +233,6 @@ def stamp_parts(t):
     # -1e-12 s (round-off about a start at 0) has the stamp 0 and is written, as before this check
     ns = np.round(np.asarray(t, dtype=np.float64) * 1e9)
     if not ((ns >= 0) & (ns < 2.0 ** 31 * 1e9)).all():
-        from ..errors import ArgumentError
         raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
     ns = ns.astype(np.int64)
     return ns // 1_000_000_000, ns % 1_000_000_000

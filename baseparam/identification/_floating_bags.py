@@ -38,7 +38,7 @@ from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
                      shown_contents, topics_listed)
 from .preprocessing import interp_columns
-from .imu import ImuTrajectory, _from_urdf, _urdf_links, base_from_imu, imu_mounting, world_frame
+from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
 IMU_TYPE = "sensor_msgs/Imu"
@@ -162,16 +162,19 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     return t, stream.arrays[""], stream.order
 
 
-def _same_times(t, ts):
-    """Indices i with ts[i] == t (every time of t among ts, exactly), or None."""
+def _at(t, ts, values, quat=None):
+    """(values (M, k) at times t, the indices of t in ts or None): the rows as they are when ts has every time of t
+    (exactly), else linearly interpolated, the quaternion columns ``quat`` kept on one hemisphere and renormalized."""
     i = np.minimum(np.searchsorted(ts, t), ts.size - 1)
-    return i if np.array_equal(ts[i], t) else None
-
-
-def _at(t, ts, values):
-    """values (M, k) at times t: taken as they are at times ts has too, else linearly interpolated."""
-    i = _same_times(t, ts)
-    return values[i] if i is not None else interp_columns(t, ts, values)
+    if np.array_equal(ts[i], t):
+        return values[i], i
+    if quat is None:
+        return interp_columns(t, ts, values), None
+    values = values.copy()
+    values[:, quat] = one_hemisphere(values[:, quat])
+    out = interp_columns(t, ts, values)
+    out[:, quat] /= np.linalg.norm(out[:, quat], axis=1, keepdims=True)
+    return out, None
 
 
 def _omega(t, quat):
@@ -254,36 +257,40 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     tk = t[ids]
     if len(tk) < 3:
         raise DataError(f"{source}: only {len(tk)} samples where the joint, base and contact topics overlap")
-    # not interpolated: a base message at each joint sample kept (baseparam's writer, a common clock)
-    matched = _same_times(tk, tb)
-    interpolated = matched is None
     if imu:
-        return _imu_motion(source, robot, js, ids, tk, tb, base, interpolated, base_topic, mounting, imu_frame,
-                           notes, wrench_streams, pairs)
-    if interpolated:
-        base = base.copy()
-        base[:, 3:7] = one_hemisphere(base[:, 3:7])
-    pose = _at(tk, tb, base)
-    if interpolated:
-        pose[:, 3:7] /= np.linalg.norm(pose[:, 3:7], axis=1, keepdims=True)
-        notes.append(f"{source}: base topic {base_topic} linearly interpolated at the times of the joint states")
-    if kind == "odometry":
-        twist = pose[:, 7:13]
+        motion, base_tau = ImuTrajectory, None
+        q, qd, qdd = _imu_motion(source, robot, js, ids, tk, tb, base, base_topic, mounting, imu_frame, notes)
     else:
-        # v = Rᵀ ṗ
-        velocity = np.einsum("sji,sj->si", rotation_matrices(pose[:, 3:7]), np.gradient(pose[:, :3], tk, axis=0))
-        twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
-        notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
-    jq, jqd = _joint_states(source, js, ids, tk, notes)
-    base_qdd = None if interpolated else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
-    if js.qdd is not None and base_qdd is not None:
-        qdd = np.hstack([base_qdd, js.qdd[ids]])
-    else:
-        qdd = np.gradient(np.hstack([twist, jqd]), tk, axis=0)
-        notes.append(f"{source}: accelerations derived from the velocities (central differences)")
-    base_tau = None if interpolated else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
-    return _motion(Trajectory, source, js, ids, tk, np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd]), qdd,
-                   base_tau, notes, wrench_streams, pairs)
+        motion = Trajectory
+        # not interpolated: a base message at each joint sample kept (baseparam's writer, a common clock)
+        pose, matched = _at(tk, tb, base, slice(3, 7))
+        if matched is None:
+            notes.append(f"{source}: base topic {base_topic} linearly interpolated at the times of the joint states")
+        if kind == "odometry":
+            twist = pose[:, 7:13]
+        else:
+            # v = Rᵀ ṗ
+            velocity = np.einsum("sji,sj->si", rotation_matrices(pose[:, 3:7]), np.gradient(pose[:, :3], tk, axis=0))
+            twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
+            notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
+        jq, jqd = _joint_states(source, js, ids, tk, notes)
+        q, qd = np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd])
+        base_qdd = None if matched is None else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
+        if js.qdd is not None and base_qdd is not None:
+            qdd = np.hstack([base_qdd, js.qdd[ids]])
+        else:
+            qdd = np.gradient(qd, tk, axis=0)
+            notes.append(f"{source}: accelerations derived from the velocities (central differences)")
+        base_tau = None if matched is None else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
+    # τ: the base wrench (zero when not attached) and the joint stream's efforts
+    tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau,
+                                                 js.tau[ids]])
+    wrenches = [_at(tk, ts, values) for ts, values, _ in wrench_streams]
+    if any(matched is None for _, matched in wrenches):
+        notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
+    wrenches = np.stack([values for values, _ in wrenches], axis=1) if pairs else None
+    return motion(t=tk, q=q, qd=qd, qdd=qdd, tau=tau, source=source, floating=True, joint_names=js.joint_names,
+                  notes=tuple(notes), wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
 
 
 def _joint_states(source, js, ids, tk, notes):
@@ -296,28 +303,12 @@ def _joint_states(source, js, ids, tk, notes):
     return jq, jqd
 
 
-def _motion(kind, source, js, ids, tk, q, qd, qdd, base_tau, notes, wrench_streams, pairs):
-    """The motion :func:`read_floating_bag` returns (``kind``: Trajectory, or ImuTrajectory for a base from an IMU),
-    of states q, q̇, q̈ at the kept joint samples ``ids`` (times ``tk``): τ the base wrench ``base_tau`` (zero when
-    None) and the joint stream's efforts, the contacts' wrenches (S, C, 6) at ``tk`` (interpolated, with a note,
-    where their topics' times differ) or None without contacts."""
-    tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau,
-                                                 js.tau[ids]])
-    wrenches = (np.stack([_at(tk, ts, values) for ts, values, _ in wrench_streams], axis=1) if pairs else None)
-    if any(_same_times(tk, ts) is None for ts, _, _ in wrench_streams):
-        notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
-    return kind(t=tk, q=q, qd=qd, qdd=qdd, tau=tau, source=source, floating=True, joint_names=js.joint_names,
-                notes=tuple(notes), wrenches=wrenches, contacts=tuple(n for n, _ in pairs))
-
-
 def _imu_link(source, topic, robot, frames, notes):
     """(link, its mounting) of an IMU whose link ``imu_frame`` does not name: its messages' ``header.frame_id`` (ROS
     says the readings are in that frame) when it is a link of the robot's URDF, else the base link (None), with a
     note. A frame_id naming a link a joint moves is refused: the IMU is not on the base."""
     named = [f for f in frames if f]
-    links = ()
-    if _from_urdf(robot):
-        links = _urdf_links(robot)[0]
+    links = _urdf_links(robot)[0] if robot.from_urdf_text else ()
     if len(named) == 1 and named[0] in links:
         try:
             return named[0], imu_mounting(robot, named[0])
@@ -333,17 +324,14 @@ def _imu_link(source, topic, robot, frames, notes):
     return None, (np.zeros(3), np.eye(3))
 
 
-def _imu_motion(source, robot, js, ids, tk, tb, values, interpolated, base_topic, mounting, imu_frame, notes,
-                wrench_streams, pairs):
-    """The :class:`~baseparam.identification.imu.ImuTrajectory` of :func:`read_floating_bag` from an IMU's stream
-    (values: orientation x y z w, rate, specific force, orientation-given flag) at the kept joint times ``tk``."""
+def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, imu_frame, notes):
+    """(q, q̇, q̈) of :func:`read_floating_bag` from an IMU's stream (times ``tb``; values: orientation x y z w,
+    rate, specific force, orientation-given flag) at the kept joint samples ``ids`` (times ``tk``)."""
     oriented = bool(values[:, 10].all())
-    if interpolated:
-        values = values.copy()
-        values[:, :4] = one_hemisphere(values[:, :4]) if oriented else values[:, :4]
+    at, matched = _at(tk, tb, values, slice(0, 4) if oriented else None)
+    if matched is None:
         notes.append(f"{source}: IMU topic {base_topic} linearly interpolated at the times of the joint states")
-    at = _at(tk, tb, values)
-    if oriented:
+    elif oriented:      # as logged: unit within the slack, made unit as the interpolated ones are
         at[:, :4] /= np.linalg.norm(at[:, :4], axis=1, keepdims=True)
     position, rotation = mounting
     q, qd, qdd = base_from_imu(tk, at[:, :4] if oriented else None, at[:, 4:7], at[:, 7:10],
@@ -358,5 +346,4 @@ def _imu_motion(source, robot, js, ids, tk, tb, values, interpolated, base_topic
     else:
         jqdd = np.gradient(jqd, tk, axis=0)
         notes.append(f"{source}: joint accelerations derived from the velocities (central differences)")
-    return _motion(ImuTrajectory, source, js, ids, tk, np.hstack([q, jq]), np.hstack([qd, jqd]),
-                   np.hstack([qdd, jqdd]), None, notes, wrench_streams, pairs)
+    return np.hstack([q, jq]), np.hstack([qd, jqd]), np.hstack([qdd, jqdd])

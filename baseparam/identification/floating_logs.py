@@ -19,11 +19,12 @@ import os
 
 import numpy as np
 
-from .._checks import check_input, read_bounded, shown
+from .._checks import check_input, not_utf8, read_bounded, shown
 from .._validation import ABSURD
-from ..errors import DataError, SettingsError, printable
+from ..errors import ArgumentError, DataError, SettingsError, printable
+from ..motion import Trajectory
 from ._parquet import _lists, list_type, metadata, numeric_type
-from ._record import _one_line
+from ._record import MAX_VALUES, _one_line
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -69,8 +70,6 @@ def read_floating_log(path, robot, n_contacts=0):
         ``floating=True``; ``qdd`` and ``tau`` None when the file has none.
     wrenches : ndarray, shape (S, n_contacts, 6), or None when ``n_contacts`` is 0
     """
-    from ..motion import Trajectory
-
     path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(path)                   # for one-line messages, whatever the file's name
     fields, wrench_columns = _columns(robot.n_dof, n_contacts)
@@ -127,12 +126,9 @@ def read_floating_log(path, robot, n_contacts=0):
         arr = arrays[name]
         if arr is None:
             continue
-        arr = np.asarray(arr)
         if arr.ndim != 2 or arr.shape[1] != width:
             raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)} with a floating "
                             f"base ({robot.n_dof} joints), got {arr.shape}")
-        if not np.issubdtype(arr.dtype, np.number):
-            raise DataError(f"{label}: {name}: not numeric ({arr.dtype})")
         bad = ~np.isfinite(arr)
         if bad.any():
             row, col = map(int, np.argwhere(bad)[0])
@@ -211,7 +207,6 @@ def _npz_arrays(path, label):
     zip, a name held twice), each member's header (dtype, size) checked before its data is read; ``label`` names
     the file in messages."""
     from ._arrays import numeric_member, open_npz
-    from ._record import MAX_VALUES
 
     archive, members = open_npz(path, path)
     data, left = {}, MAX_VALUES
@@ -229,7 +224,6 @@ def _csv_text(path, label):
     """A CSV log's text: bounded in size and line length as the trajectory reader bounds them
     (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte, ``label`` the
     file, otherwise)."""
-    from .._checks import not_utf8
     from ._text import _read_bytes
 
     data = bytes(_read_bytes(path, label))
@@ -242,9 +236,9 @@ def _csv_text(path, label):
 
 
 def _contact_items(path):
-    """The list under ``contacts:`` of a contacts file, read by the robot description's strict reader: bounded
-    size, UTF-8, no duplicate keys, no YAML 1.1 number spellings, no depth or alias bomb, no tags beyond the
-    safe ones."""
+    """(the list under ``contacts:`` of a contacts file, the file's name as messages show it), read by the robot
+    description's strict reader: bounded size, UTF-8, no duplicate keys, no YAML 1.1 number spellings, no depth or
+    alias bomb, no tags beyond the safe ones."""
     path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(path)                   # for one-line messages, whatever the file's name
     from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
@@ -260,7 +254,7 @@ def _contact_items(path):
     if not isinstance(items, list) or not items:
         raise DataError(f"{label}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
                         "rpy: [r, p, y]}")      # not an f-string: one brace
-    return items
+    return items, label
 
 
 def read_contacts(path, robot=None, *, topics=False):
@@ -287,12 +281,9 @@ def read_contacts(path, robot=None, *, topics=False):
 def _read_contacts(path, robot):
     """(contacts, the ``topic:`` of each entry or None) of a contacts file (:func:`read_contacts`)."""
     from ..dynamics.contacts import Contact
-    from ..errors import ArgumentError
     from ..model._fields import _got
     from ..model.urdf import _rotation
-    path = os.fspath(path)
-    label = printable(path)                   # for one-line messages, whatever the file's name
-    items = _contact_items(path)
+    items, label = _contact_items(path)
     contacts = []
     for k, item in enumerate(items):
         where = f"{label}: contacts[{k}]"
@@ -387,7 +378,6 @@ def _parquet_array(table, name, width, source):
 def _read_floating_parquet(source, robot, names):
     import pyarrow.parquet as pq
 
-    from ..motion import Trajectory
     try:
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
@@ -441,7 +431,6 @@ def _refuse_imu_base(trajectory):
     """An :class:`~baseparam.identification.imu.ImuTrajectory` is not written: its base position and linear velocity
     are zeros standing for what the IMU does not measure, which no format here marks; read back they would pass
     for a measured pose and twist (the momentum route would take them, and ROS tools show an Odometry at rest)."""
-    from ..errors import ArgumentError
     from .imu import ImuTrajectory
     if isinstance(trajectory, ImuTrajectory):
         raise ArgumentError(f"trajectory: {printable(trajectory.source)}: its base comes from an IMU (an "

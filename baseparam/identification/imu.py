@@ -159,11 +159,6 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     return q, qd, qdd
 
 
-def _from_urdf(robot) -> bool:
-    """Whether ``robot`` was read from a URDF whose links :func:`_urdf_links` can list."""
-    return getattr(robot, "convention", None) == "urdf" and isinstance(getattr(robot, "source", None), str)
-
-
 def _urdf_links(robot):
     """(links, joints, children, base link) of the URDF ``robot`` was read from (its floating root joint's child the
     base link, as the reader takes it)."""
@@ -183,7 +178,7 @@ def world_frame(frame_id, robot) -> bool:
     name = str(frame_id).strip("/")
     if name.rsplit("/", 1)[-1].lower() not in WORLD_FRAMES:
         return False
-    if _from_urdf(robot):
+    if robot.from_urdf_text:
         from ..model.urdf import _below
         _, _, children, base = _urdf_links(robot)
         if name in _below([base], children):
@@ -221,7 +216,7 @@ def imu_mounting(robot, frame=None):
     if not isinstance(frame, str) or not frame:
         raise SettingsError(f"imu_frame: expected a link name (str), got {shown(frame)}")
     name = printable(frame)
-    if not _from_urdf(robot):
+    if not robot.from_urdf_text:
         raise SettingsError(f"imu_frame={name!r}: the IMU's link is found in a URDF; {robot.name!r} is not read "
                             "from one (leave imu_frame out for an IMU at the base frame)")
     from ..model import urdf
