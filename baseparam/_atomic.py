@@ -166,12 +166,10 @@ def _claim(tmp, path):
     _LIVE.add(tmp)                      # before it exists, as its name (see _temp_name)
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        _LIVE.discard(tmp)
-        raise StorageError(f"{path}: cannot write here (a temporary name is taken)") from None
     except OSError as exc:
         _LIVE.discard(tmp)
-        raise StorageError(f"{path}: cannot write here ({_one_line(exc)})") from None
+        reason = "a temporary name is taken" if isinstance(exc, FileExistsError) else _one_line(exc)
+        raise StorageError(f"{path}: cannot write here ({reason})") from None
 
 
 def _target(path):
@@ -288,10 +286,8 @@ def atomic_path(path, suffix=".tmp"):
     except OSError as exc:
         raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
     finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         if tmp is not None:
-            _LIVE.discard(tmp)
+            _discard([tmp])
 
 
 def write_text(path, text):
@@ -319,39 +315,17 @@ def write_texts(files):
     StorageError
         One line naming the one file that could not be written.
     """
-    staged = []
-    try:
+    with outputs_together():             # placed together at its end (or with an enclosing block's outputs)
         for path, text in files.items():
             path, real = _target(path)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
-            remove_stale(os.path.dirname(real))
-            tmp = _temp_name(real, ".tmp")
-            staged.append((tmp, real, path))    # known before it exists: an interrupt cannot orphan it
-            try:
-                _claim(tmp, path)
-            except StorageError:
-                staged.pop()                    # nothing of ours to remove (a name taken is another's)
-                raise
-            try:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                os.chmod(tmp, _mode_for(real))
-            except OSError as exc:
-                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
-    except BaseException:
-        _discard(staged)
-        raise
-    together = _TOGETHER.get()
-    if together is None:
-        _place(staged)
-    else:
-        together.extend(staged)
+            write_text(path, text)
 
 
-def _discard(staged):
-    """Remove the temporary files of ``staged`` (tmp, real, path) triples."""
-    for tmp, _real, _path in staged:
+def _discard(temporaries):
+    """Remove the temporary files ``temporaries`` (paths), which the registry then forgets."""
+    for tmp in temporaries:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         _LIVE.discard(tmp)
@@ -391,10 +365,7 @@ def _place(staged):
                 scratch.remove(old)
         raise
     finally:
-        for tmp in scratch:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            _LIVE.discard(tmp)
+        _discard(scratch)
 
 
 # The outputs staged inside outputs_together (a list of (tmp, real, path)), or None outside it.
@@ -417,7 +388,7 @@ def outputs_together():
     try:
         yield
     except BaseException:
-        _discard(staged)
+        _discard(tmp for tmp, _real, _path in staged)
         raise
     finally:
         _TOGETHER.reset(token)
