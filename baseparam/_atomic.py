@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import stat
+import time
 
 from ._checks import check_path
 from .errors import StorageError, printable
@@ -111,8 +112,6 @@ def stale_entries(folder, prefix, pattern, kind, now=None):
     -------
     list of os.DirEntry
     """
-    import time
-
     now = time.time() if now is None else now
     try:
         entries = [e for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
@@ -218,7 +217,6 @@ def _fifo_reader(path, real):
     its input, go, and the write's own open would block again.
     """
     import errno
-    import time
 
     deadline = time.monotonic() + FIFO_WAIT
     while True:

@@ -26,6 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._numbers import real_array
+from .errors import ArgumentError
+
 __all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
 
 FLOOR = 1e-3                 # relative errors: |p_i| below FLOOR·‖p‖ counts as FLOOR·‖p‖
@@ -51,8 +54,6 @@ class FitFigures(NamedTuple):
 def _finite(name, x, ndim, finite=True):
     """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
     one ArgumentError line."""
-    from ._numbers import real_array
-    from .errors import ArgumentError
     x = real_array(name, x)
     dims = ndim if isinstance(ndim, tuple) else (ndim,)
     nonfinite = finite and not np.isfinite(x).all()       # NaN or inf said only where they are the problem
@@ -89,7 +90,6 @@ def nrmse(e2, t2):
     try:
         np.broadcast_shapes(e2.shape, t2.shape)         # Στ² of one truth against Σe² of several fits: (n, 1)
     except ValueError:
-        from .errors import ArgumentError
         raise ArgumentError(f"e2, t2: expected arrays of shapes that broadcast, got {e2.shape} and {t2.shape}") \
             from None
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -117,7 +117,6 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
     FitFigures
         ``torque_error`` None without ``regressor``.
     """
-    from .errors import ArgumentError
     p, estimates = _finite("truth", truth, 1), _finite("estimates", estimates, (1, 2))
     if estimates.shape[0] != p.shape[0] or not np.any(p):
         raise ArgumentError(f"truth, estimates: expected truth (rank,) not all zero and estimates (rank,) or "

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._validation import check_flag, shown
 from ._numbers import real_array
-from .errors import DataError, printable
+from .errors import ArgumentTypeError, DataError, printable
 
 __all__ = ["MIN_SAMPLES", "Trajectory", "check_motion"]
 
@@ -216,7 +216,6 @@ def check_motion(motion):
         One line naming the motion's source, the field and, for a bad value, the row.
     """
     if not isinstance(motion, Trajectory):          # the motion types are Trajectory's subclasses
-        from .errors import ArgumentTypeError
         raise ArgumentTypeError(f"motion: expected a baseparam.Trajectory, got {type(motion).__name__}")
     error = motion._error
 
