@@ -222,11 +222,9 @@ def check_motion(motion):
     def fail(problem, field, **facts):
         raise error(motion._message(problem, field, **facts))
 
-    if not isinstance(motion.source, str):
-        object.__setattr__(motion, "source", os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike)
-                           else str(motion.source))
-    if not motion.source.isprintable():             # every message names the source: a newline would forge a line
-        object.__setattr__(motion, "source", printable(motion.source))
+    # every message names the source: text, where a newline would forge a line
+    source = os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike) else motion.source
+    object.__setattr__(motion, "source", printable(source))
     check_flag(motion.floating, f"{motion.source}: floating", error=error)
     for name in ("skipped", "joint_names", "notes", "contacts"):
         value = getattr(motion, name)
