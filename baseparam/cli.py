@@ -420,14 +420,12 @@ class _OneLineErrors(click.Group):
             warnings.showwarning = functools.partial(_warning_line, shown=set())
             try:
                 self._run(*args, **kwargs)
-            except _Terminated as exc:
-                number = exc.args[0]
+            except (_Terminated, SystemExit) as exc:
+                # a run that went on after a swallowed signal (SystemExit): its status still says so
+                number = exc.args[0] if isinstance(exc, _Terminated) else next(iter(_SIGNALLED), None)
+                if number is None:
+                    raise
                 _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
-            except SystemExit:
-                if _SIGNALLED:       # the run went on after a swallowed signal: its status still says so
-                    number = _SIGNALLED[0]
-                    _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
-                raise
 
     def _run(self, *args, **kwargs):
         try:
