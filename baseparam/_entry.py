@@ -122,9 +122,8 @@ def _grace():
 def _remove_temporaries():
     """The temporary files of this run's writes in progress (never a finished output)."""
     atomic = sys.modules.get("baseparam._atomic")
-    for path in list(getattr(atomic, "_LIVE", ())):
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+    if atomic is not None:
+        atomic._discard(list(atomic._LIVE))
 
 
 def _stop_workers():
