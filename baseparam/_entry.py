@@ -41,8 +41,7 @@ import threading
 # watchdog ends it; $BASEPARAM_SIGNAL_GRACE sets it (0 in the tests: a lost signal then ends the run at once)
 GRACE = 3.0
 
-_NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
-_STOPPING = tuple(getattr(signal, name) for name in _NAMES if hasattr(signal, name))
+_STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 _PHASE = ["starting"]   # starting → running → ending (see the module's docstring)
 _NOTED = []             # signals received in the ending phase (or between the run and this module's code)
