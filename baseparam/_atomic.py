@@ -49,11 +49,6 @@ def inside(path, folder) -> bool:
     return os.path.isdir(folder) and os.path.realpath(os.fspath(path)).startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def input_overwritten_by(path):
-    """The protected input that writing ``path`` would replace, or change (a file in an input folder), or None."""
-    return next((i for i in _INPUTS.get() if same_file(path, i) or inside(path, i)), None)
-
-
 @contextlib.contextmanager
 def inputs_protected(paths):
     """Within the block, :func:`atomic_path` refuses to write over any of ``paths``."""
@@ -186,12 +181,12 @@ def _target(path):
         raise StorageError(f"{label}: is a directory, expected a file name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
-    source = input_overwritten_by(real)
-    if source is not None and not same_file(real, source):
-        raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there would "
-                           "change that input (choose another folder)")
-    if source is not None:
-        raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
+    for source in _INPUTS.get():        # writing would replace the input, or change it (a file in an input folder)
+        if same_file(real, source):
+            raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
+        if inside(real, source):
+            raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
+                               "would change that input (choose another folder)")
     return path, real
 
 
