@@ -106,9 +106,7 @@ def _progress_delay(default):
     except ValueError:
         delay = math.nan
     if not delay >= 0:
-        error = click.ClickException(f"BASEPARAM_PROGRESS_DELAY: expected a number of seconds >= 0, got {raw!r}")
-        error.exit_code = 2                     # bad input, as every other
-        raise error
+        _fail(f"BASEPARAM_PROGRESS_DELAY: expected a number of seconds >= 0, got {raw!r}", 2)
     return delay
 
 
