@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from ._validation import check_flag, shown
+from ._validation import check_flag, quaternion_norms, shown
 from ._numbers import real_array
 from .errors import ArgumentTypeError, DataError, printable
 
@@ -292,13 +292,6 @@ def not_unit(norm):
     """Where quaternion norms (S,) are beyond :data:`ORIENTATION_SLACK` (or not numbers)."""
     with np.errstate(over="ignore"):        # a norm of 1e200 squares to inf, refused as such, without numpy's line
         return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
-
-
-def quaternion_norms(quat):
-    """The norms of quaternions (S, 4); inf where the squares overflow (1e300 in a file), without numpy's
-    RuntimeWarning: such a quaternion is refused as not unit, naming its sample."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.linalg.norm(quat, axis=1)
 
 
 def _check_orientations(motion, q, error):
