@@ -121,9 +121,10 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
     if estimates.shape[0] != p.shape[0] or not np.any(p):
         raise ArgumentError(f"truth, estimates: expected truth (rank,) not all zero and estimates (rank,) or "
                             f"(rank, k), got {p.shape} and {estimates.shape}")
-    d = estimates - (p if estimates.ndim == 1 else p[:, None])
+    per_fit = (slice(None),) + (None,) * (estimates.ndim - 1)     # a (rank,) array against the estimates' columns
+    d = estimates - p[per_fit]
     parameter_error = (np.linalg.norm(d) if d.ndim == 1 else np.linalg.norm(d, axis=0)) / np.linalg.norm(p)
-    relative = np.abs(d) / (relative_scale(p) if d.ndim == 1 else relative_scale(p)[:, None])
+    relative = np.abs(d) / relative_scale(p)[per_fit]
     torque = None
     if regressor is not None:
         W = _finite("regressor", regressor, (2, 3))
@@ -132,8 +133,7 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
             raise ArgumentError(f"regressor: expected {p.shape[0]} columns, got shape {W.shape}")
         tau = W @ p                                               # (S, n): the true torques
         e = W @ d                                                 # (S, n) or (S, n, k): τ̂ − τ, no cancellation
-        _, torque = nrmse((e * e).sum(axis=0), (tau * tau).sum(axis=0) if d.ndim == 1 else
-                          (tau * tau).sum(axis=0)[:, None])
+        _, torque = nrmse((e * e).sum(axis=0), (tau * tau).sum(axis=0)[per_fit])
     if d.ndim == 1:
         parameter_error = float(parameter_error)
     return FitFigures(parameter_error, relative, torque)
