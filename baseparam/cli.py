@@ -22,7 +22,7 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError, printable
+from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -631,7 +631,6 @@ def _to_stdout(text):
     except BrokenPipeError:
         raise
     except OSError as exc:
-        from .errors import StorageError
         raise StorageError(f"standard output: cannot write ({exc.strerror or exc})") from None
 
 
@@ -1262,7 +1261,6 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         described = load(robot_file) if model_file and robot_out else robot
         if [j.type for j in described.joints] != [j.type for j in robot.joints]:
             # the payload's frame is --model's last link: on another robot's last link it means nothing
-            from .errors import SettingsError
             raise SettingsError(f"--robot-out: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
                                 f"is not the robot of --model {model_file} "
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
