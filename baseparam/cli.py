@@ -687,12 +687,11 @@ def _out_file(out, robot_file, suffix):
 
 
 def _out_folder(out):
-    """`export --out`: a folder; a file name is refused with the command that does what it meant."""
+    """Refuse a file name as `export --out` (a folder), saying the command that does what it meant."""
     if not _is_folder(out) and out.lower().endswith(_FILE_SUFFIXES):
         parent, name = os.path.split(out)
         _fail(f"{out}: --out names the folder export writes its files to (NAME.h, NAME.c or NAME_dynamics.py, "
               f"and NAME.json): give --out {parent or '.'} --prefix {os.path.splitext(name)[0]}", 2)
-    return out
 
 
 def _writable(paths, plot_out=None):
@@ -1051,7 +1050,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     if out_dir == "-":      # else a folder named '-'
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
     progress = _Progress("projecting")
-    out_dir = _out_folder(out_dir)
+    _out_folder(out_dir)
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
