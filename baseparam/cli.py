@@ -120,15 +120,14 @@ def _terminal_size():
     return (size.columns if size.columns > 0 else 80), (size.lines if size.lines > 0 else 24)
 
 
-def _warning_line(message, category, filename, lineno, file=None, line=None, *, shown=None):
+def _warning_line(message, category, filename, lineno, file=None, line=None, *, shown):
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
     the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
     however many times the command meets its cause (a file read twice, a check per block)."""
     text = f"baseparam: warning: {as_flags(str(message))}"
-    if shown is not None:
-        if text in shown:
-            return
-        shown.add(text)
+    if text in shown:
+        return
+    shown.add(text)
     click.echo(text, err=True)
 
 
