@@ -83,19 +83,14 @@ _STALE = re.compile(r"^\.baseparam-(?:(\d+)-)?[0-9a-f]{16}\.")
 
 
 def remove_stale(folder, now=None):
-    """Remove the temporary files that killed runs left in ``folder``; returns their names.
+    """Remove the temporary files that killed runs left in ``folder``.
 
     Called before each write into a folder. A file is removed only when its name is one of ours,
     it is a regular file, and it has not changed for :data:`STALE_SECONDS` while no process has the
     id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
     on another machine sharing the folder, keeps its file changing.
     """
-    removed = []
-    for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now):
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)
-            removed.append(entry.name)
-    return removed
+    _discard(entry.path for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now))
 
 
 def stale_entries(folder, prefix, pattern, kind, now=None):
