@@ -100,8 +100,8 @@ def check_positive(value, name: str, *, expected="a number > 0", error=ArgumentE
     """A finite number > 0 (numbers given as text, e.g. '5', are converted), as float."""
     try:
         number = float(value)
-    except (TypeError, ValueError):
-        raise error(f"{name}: expected {expected}, got {shown(value)}") from None
+    except (TypeError, ValueError, OverflowError):  # not a number, or an int beyond the float range: refused below
+        number = math.nan
     if isinstance(value, (bool, np.bool_)) or not (math.isfinite(number) and number > 0):
         raise error(f"{name}: expected {expected}, got {shown(value)}")
     return number
