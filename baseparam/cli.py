@@ -596,21 +596,20 @@ def describe(robot_file, yaml_out, load):
 
 
 def _write_text(path, text):
-    """``text`` to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    """``text`` to ``path`` (atomically), or to stdout for '-'."""
     from ._atomic import write_text
 
     if path == "-":
         _to_stdout(text)
-        return None
-    write_text(path, text)
-    return path
+    else:
+        write_text(path, text)
 
 
 def _write_json(path, doc):
-    """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    """The JSON document to ``path`` (atomically), or to stdout for '-'."""
     from ._atomic import json_text
 
-    return _write_text(path, json_text(doc))
+    _write_text(path, json_text(doc))
 
 
 def _write_outputs(*outputs):
@@ -984,7 +983,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
                                known=quantities or None, method=method)
     for note in (note for traj in data for note in traj.notes):   # once the fit stands: a refusal is one line
         _reader_note(note)
-    written = [_write_json(json_out, result.to_dict())] if json_out else []
+    written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())))
     _report(result.summary(), written, json_out == "-")
 
 
@@ -1332,7 +1331,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     _writable([json_out])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
-        written = [_write_json(json_out, poses.to_dict())] if json_out else []
+        written = _write_outputs((json_out, lambda path: _write_json(path, poses.to_dict())))
     _report(poses.summary(), written, json_out == "-")
 
 
