@@ -319,16 +319,17 @@ def _one_line_errors(path, on_exit=None):
             shown = (lambda text: text) if getattr(exc, "file_fields", False) else as_flags
             lines = str(exc).splitlines() or [""]    # several independent problems: one line each
             for line in lines[:-1]:
-                click.echo(f"baseparam: {printable(shown(' '.join(line.split())))}", err=True)
-            _fail(shown(" ".join(lines[-1].split())), 2)
+                click.echo(f"baseparam: {printable(shown(_one_line(line)))}", err=True)
+            _fail(shown(_one_line(lines[-1])), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
         _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
 
 
-def _one_line(exc):
-    return " ".join(str(exc).split())
+def _one_line(text):
+    """``text`` (or an exception's message) on one line, runs of white space as one space."""
+    return " ".join(str(text).split())
 
 
 def _signal_within(exc):
@@ -435,7 +436,7 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(" ".join(exc.format_message().split()), 2)
+            _fail(_one_line(exc.format_message()), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
             _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
