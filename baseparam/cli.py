@@ -678,13 +678,6 @@ def _is_folder(path):
     return path.endswith(("/", os.sep)) or os.path.isdir(path)
 
 
-def _out_file(out, robot_file, suffix):
-    """The file `--out` names: itself, or in a folder, the robot file's stem + `suffix`."""
-    if not out or out == "-" or not _is_folder(out):
-        return out
-    return os.path.join(out, os.path.splitext(os.path.basename(robot_file))[0] + suffix)   # made when written
-
-
 def _out_folder(out):
     """Refuse a file name as `export --out` (a folder), saying the command that does what it meant."""
     if not _is_folder(out) and out.lower().endswith(_FILE_SUFFIXES):
@@ -1157,7 +1150,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     """
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
-    csv_out = _out_file(csv_out, robot_file, "_excite.csv")
+    if folder:                                                          # there, the robot file's stem + _excite.csv
+        csv_out = os.path.join(csv_out, os.path.splitext(os.path.basename(robot_file))[0] + "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
                    {"--out": "give a file name", "--plot": "give a file name"})
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
