@@ -267,8 +267,8 @@ def check_motion(motion):
         if field != "q" and arr.shape[1] != q.shape[1] - floating:     # a quaternion has 4 numbers, 3 rates
             fail("columns", field, S=S, shape=arr.shape, n=q.shape[1])
     names = motion.joint_names
-    if names and (len(names) != q.shape[1] - (7 if floating else 0) or not all(isinstance(x, str) for x in names)):
-        raise error(f"{motion.source}: joint_names: expected {q.shape[1] - (7 if floating else 0)} names (str), "
+    if names and (len(names) != motion.n_dof or not all(isinstance(x, str) for x in names)):
+        raise error(f"{motion.source}: joint_names: expected {motion.n_dof} names (str), "
                     f"one per joint, got {shown(names)}")
     for field, arr in arrays.items():
         finite = np.isfinite(arr)
