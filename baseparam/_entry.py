@@ -267,13 +267,11 @@ def _end(status, signum=None):
     except BaseException:  # noqa: BLE001 — on the way out; the status says what happened
         pass
     _drain()
-    said = signum is not None
     if signum is None and (_NOTED or _HEARD):          # after the run, or a signal the run went on after
         signum = (_NOTED or _HEARD)[0]
     if signum is not None:
         status = 128 + signum
-        if not said:
-            _say(signum)
+        _say(signum)                                   # once: a line said already (by main) is not said again
     _flush()
     os._exit(status)
 
