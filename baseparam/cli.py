@@ -386,8 +386,7 @@ def _raise_pending(signum, frame):
 def _termination_unwinds():
     """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards); a signal
     swallowed where Python ignores exceptions is raised again (:func:`_redeliver`)."""
-    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
-    handlers = {name: _terminate for name in names}
+    handlers = {name: _terminate for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)}
     if hasattr(signal, "setitimer"):
         handlers["SIGALRM"] = _raise_pending
     try:
