@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import stat
+import time
 
 from ._checks import check_path
 from .errors import StorageError, printable
@@ -46,11 +47,6 @@ def inside(path, folder) -> bool:
     files (metadata.yaml, its .mcap or .db3) are the input as much as the folder's name is."""
     folder = os.path.realpath(os.fspath(folder))
     return os.path.isdir(folder) and os.path.realpath(os.fspath(path)).startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def input_overwritten_by(path):
-    """The protected input that writing ``path`` would replace, or change (a file in an input folder), or None."""
-    return next((i for i in _INPUTS.get() if same_file(path, i) or inside(path, i)), None)
 
 
 @contextlib.contextmanager
@@ -87,19 +83,14 @@ _STALE = re.compile(r"^\.baseparam-(?:(\d+)-)?[0-9a-f]{16}\.")
 
 
 def remove_stale(folder, now=None):
-    """Remove the temporary files that killed runs left in ``folder``; returns their names.
+    """Remove the temporary files that killed runs left in ``folder``.
 
     Called before each write into a folder. A file is removed only when its name is one of ours,
     it is a regular file, and it has not changed for :data:`STALE_SECONDS` while no process has the
     id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
     on another machine sharing the folder, keeps its file changing.
     """
-    removed = []
-    for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now):
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)
-            removed.append(entry.name)
-    return removed
+    _discard(entry.path for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now))
 
 
 def stale_entries(folder, prefix, pattern, kind, now=None):
@@ -111,8 +102,6 @@ def stale_entries(folder, prefix, pattern, kind, now=None):
     -------
     list of os.DirEntry
     """
-    import time
-
     now = time.time() if now is None else now
     try:
         entries = [e for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
@@ -166,12 +155,10 @@ def _claim(tmp, path):
     _LIVE.add(tmp)                      # before it exists, as its name (see _temp_name)
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        _LIVE.discard(tmp)
-        raise StorageError(f"{path}: cannot write here (a temporary name is taken)") from None
     except OSError as exc:
         _LIVE.discard(tmp)
-        raise StorageError(f"{path}: cannot write here ({_one_line(exc)})") from None
+        reason = "a temporary name is taken" if isinstance(exc, FileExistsError) else _one_line(exc)
+        raise StorageError(f"{path}: cannot write here ({reason})") from None
 
 
 def _target(path):
@@ -189,12 +176,12 @@ def _target(path):
         raise StorageError(f"{label}: is a directory, expected a file name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
-    source = input_overwritten_by(real)
-    if source is not None and not same_file(real, source):
-        raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there would "
-                           "change that input (choose another folder)")
-    if source is not None:
-        raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
+    for source in _INPUTS.get():        # writing would replace the input, or change it (a file in an input folder)
+        if same_file(real, source):
+            raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
+        if inside(real, source):
+            raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
+                               "would change that input (choose another folder)")
     return path, real
 
 
@@ -220,7 +207,6 @@ def _fifo_reader(path, real):
     its input, go, and the write's own open would block again.
     """
     import errno
-    import time
 
     deadline = time.monotonic() + FIFO_WAIT
     while True:
@@ -288,10 +274,8 @@ def atomic_path(path, suffix=".tmp"):
     except OSError as exc:
         raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
     finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         if tmp is not None:
-            _LIVE.discard(tmp)
+            _discard([tmp])
 
 
 def write_text(path, text):
@@ -319,39 +303,17 @@ def write_texts(files):
     StorageError
         One line naming the one file that could not be written.
     """
-    staged = []
-    try:
+    with outputs_together():             # placed together at its end (or with an enclosing block's outputs)
         for path, text in files.items():
             path, real = _target(path)
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
-            remove_stale(os.path.dirname(real))
-            tmp = _temp_name(real, ".tmp")
-            staged.append((tmp, real, path))    # known before it exists: an interrupt cannot orphan it
-            try:
-                _claim(tmp, path)
-            except StorageError:
-                staged.pop()                    # nothing of ours to remove (a name taken is another's)
-                raise
-            try:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                os.chmod(tmp, _mode_for(real))
-            except OSError as exc:
-                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
-    except BaseException:
-        _discard(staged)
-        raise
-    together = _TOGETHER.get()
-    if together is None:
-        _place(staged)
-    else:
-        together.extend(staged)
+            write_text(path, text)
 
 
-def _discard(staged):
-    """Remove the temporary files of ``staged`` (tmp, real, path) triples."""
-    for tmp, _real, _path in staged:
+def _discard(temporaries):
+    """Remove the temporary files ``temporaries`` (paths), which the registry then forgets."""
+    for tmp in temporaries:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         _LIVE.discard(tmp)
@@ -391,10 +353,7 @@ def _place(staged):
                 scratch.remove(old)
         raise
     finally:
-        for tmp in scratch:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            _LIVE.discard(tmp)
+        _discard(scratch)
 
 
 # The outputs staged inside outputs_together (a list of (tmp, real, path)), or None outside it.
@@ -417,7 +376,7 @@ def outputs_together():
     try:
         yield
     except BaseException:
-        _discard(staged)
+        _discard(tmp for tmp, _real, _path in staged)
         raise
     finally:
         _TOGETHER.reset(token)

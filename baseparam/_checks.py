@@ -79,10 +79,9 @@ def check_option(value, name: str, options, *, expected=None, error=ArgumentErro
 def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
     """A file path (str, bytes or os.PathLike) as text; one that the system cannot take (a NUL character) is refused
     here, in one line, rather than by ``open``'s bare ValueError."""
-    check_instance(value, name, (str, bytes, os.PathLike), "a file path (str or os.PathLike)")
     try:
         text = os.fsdecode(value)
-    except TypeError:                                # __fspath__ returned something else than str or bytes
+    except TypeError:                                # not str, bytes or os.PathLike, or __fspath__ gave another type
         raise ArgumentTypeError(f"{name}: expected a file path (str or os.PathLike), got {type(value).__name__}") \
             from None
     if "\x00" in text:

@@ -41,8 +41,7 @@ import threading
 # watchdog ends it; $BASEPARAM_SIGNAL_GRACE sets it (0 in the tests: a lost signal then ends the run at once)
 GRACE = 3.0
 
-_NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
-_STOPPING = tuple(getattr(signal, name) for name in _NAMES if hasattr(signal, name))
+_STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 _PHASE = ["starting"]   # starting → running → ending (see the module's docstring)
 _NOTED = []             # signals received in the ending phase (or between the run and this module's code)
@@ -122,9 +121,8 @@ def _grace():
 def _remove_temporaries():
     """The temporary files of this run's writes in progress (never a finished output)."""
     atomic = sys.modules.get("baseparam._atomic")
-    for path in list(getattr(atomic, "_LIVE", ())):
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+    if atomic is not None:
+        atomic._discard(list(atomic._LIVE))
 
 
 def _stop_workers():
@@ -269,13 +267,11 @@ def _end(status, signum=None):
     except BaseException:  # noqa: BLE001 — on the way out; the status says what happened
         pass
     _drain()
-    said = signum is not None
     if signum is None and (_NOTED or _HEARD):          # after the run, or a signal the run went on after
         signum = (_NOTED or _HEARD)[0]
     if signum is not None:
         status = 128 + signum
-        if not said:
-            _say(signum)
+        _say(signum)                                   # once: a line said already (by main) is not said again
     _flush()
     os._exit(status)
 

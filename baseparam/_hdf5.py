@@ -15,6 +15,7 @@ from __future__ import annotations
 # deflate, shuffle, fletcher32, szip, nbit, scaleoffset (libhdf5's own), lzf (built into h5py)
 BUILT_IN_FILTERS = {1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit", 6: "scaleoffset",
                     32000: "lzf"}
+_STORE_HERE = "expected the data stored in this file (copy the dataset in)"
 
 
 def external_link(start, name, _depth=0):
@@ -53,8 +54,7 @@ def refuse_external(start, name, what, error):
     external link; do nothing otherwise."""
     link = external_link(start, name)
     if link is not None:
-        raise error(f"{what}: an external link to {link.filename!r}; "
-                    "expected the data stored in this file (copy the dataset in)")
+        raise error(f"{what}: an external link to {link.filename!r}; {_STORE_HERE}")
 
 
 def stored_here(dset, h5file, what, error):
@@ -71,14 +71,11 @@ def stored_here(dset, h5file, what, error):
         The exception class raised.
     """
     if dset.file.id != h5file.id:
-        raise error(f"{what}: an external link to {dset.file.filename!r}; "
-                    "expected the data stored in this file (copy the dataset in)")
+        raise error(f"{what}: an external link to {dset.file.filename!r}; {_STORE_HERE}")
     if dset.is_virtual:
-        raise error(f"{what}: a virtual dataset (its values are stored outside this file); "
-                    "expected the data stored in this file (copy the dataset in)")
+        raise error(f"{what}: a virtual dataset (its values are stored outside this file); {_STORE_HERE}")
     if dset.external:
-        raise error(f"{what}: external raw storage in {dset.external[0][0]!r}; "
-                    "expected the data stored in this file (copy the dataset in)")
+        raise error(f"{what}: external raw storage in {dset.external[0][0]!r}; {_STORE_HERE}")
     plist = dset.id.get_create_plist()
     for k in range(plist.get_nfilters()):
         code = plist.get_filter(k)[0]

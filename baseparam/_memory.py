@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 
 from ._checks import shown
 from .errors import ArgumentError
@@ -77,7 +78,6 @@ def resident_bytes():
         return resident
     try:
         import resource
-        import sys
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024          # bytes on macOS, kB elsewhere
     except (ImportError, OSError, ValueError):

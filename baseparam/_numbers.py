@@ -81,13 +81,13 @@ def real_array(name, x, error=ArgumentError):
     if kind in "iuf":
         return arr.astype(np.float64, copy=False)
     if kind == "O":
-        if all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in arr.flat):
+        item = next((v for v in arr.flat if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_))),
+                    None)
+        if item is None:                # real numbers only: converted unless one is beyond float64
             try:
                 return arr.astype(np.float64)
             except (TypeError, ValueError, OverflowError):
                 pass
-        item = next((v for v in arr.flat if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_))),
-                    None)
         what = type(item).__name__ if item is not None else "object"
         raise error(f"{name}: not numeric (dtype object); {what} items; expected numbers")
     raise error(f"{name}: not numeric (dtype {arr.dtype})" + (f"; {_REFUSED[kind]}" if kind in _REFUSED else ""))

@@ -100,8 +100,8 @@ def check_positive(value, name: str, *, expected="a number > 0", error=ArgumentE
     """A finite number > 0 (numbers given as text, e.g. '5', are converted), as float."""
     try:
         number = float(value)
-    except (TypeError, ValueError):
-        raise error(f"{name}: expected {expected}, got {shown(value)}") from None
+    except (TypeError, ValueError, OverflowError):  # not a number, or an int beyond the float range: refused below
+        number = math.nan
     if isinstance(value, (bool, np.bool_)) or not (math.isfinite(number) and number > 0):
         raise error(f"{name}: expected {expected}, got {shown(value)}")
     return number
@@ -358,11 +358,17 @@ def _together(arrays, width, peak=None):
     return out, all(singles)
 
 
+def quaternion_norms(quat):
+    """The norms of quaternions (S, 4); inf where the squares overflow (1e300 in a file), without numpy's
+    RuntimeWarning: such a quaternion is refused as not unit, naming its sample."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.linalg.norm(quat, axis=1)
+
+
 def normalized_quaternions(quat, refuse):
     """Quaternions ``quat`` (S, 4) divided by their norms, each norm within :data:`QUATERNION_SLACK` of 1;
     ``refuse(s, norm)``: the exception raised for the first sample s beyond it."""
-    with np.errstate(over="ignore", invalid="ignore"):     # 1e300 squares to inf: refused below, without numpy's line
-        norm = np.sqrt((quat ** 2).sum(axis=1))
+    norm = quaternion_norms(quat)
     bad = ~(np.abs(norm - 1.0) <= QUATERNION_SLACK)
     if bad.any():
         s = int(np.argmax(bad))
@@ -411,4 +417,4 @@ __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocatio
            "check_option",
            "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
            "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real",
-           "normalized_quaternions", "refuse_special", "shown", "unit_quaternions"]
+           "normalized_quaternions", "quaternion_norms", "refuse_special", "shown", "unit_quaternions"]

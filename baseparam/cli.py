@@ -22,7 +22,7 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError, printable
+from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -106,9 +106,7 @@ def _progress_delay(default):
     except ValueError:
         delay = math.nan
     if not delay >= 0:
-        error = click.ClickException(f"BASEPARAM_PROGRESS_DELAY: expected a number of seconds >= 0, got {raw!r}")
-        error.exit_code = 2                     # bad input, as every other
-        raise error
+        _fail(f"BASEPARAM_PROGRESS_DELAY: expected a number of seconds >= 0, got {raw!r}", 2)
     return delay
 
 
@@ -122,15 +120,14 @@ def _terminal_size():
     return (size.columns if size.columns > 0 else 80), (size.lines if size.lines > 0 else 24)
 
 
-def _warning_line(message, category, filename, lineno, file=None, line=None, *, shown=None):
+def _warning_line(message, category, filename, lineno, file=None, line=None, *, shown):
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
     the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
     however many times the command meets its cause (a file read twice, a check per block)."""
     text = f"baseparam: warning: {as_flags(str(message))}"
-    if shown is not None:
-        if text in shown:
-            return
-        shown.add(text)
+    if text in shown:
+        return
+    shown.add(text)
     click.echo(text, err=True)
 
 
@@ -322,15 +319,16 @@ def _one_line_errors(path, on_exit=None):
             shown = (lambda text: text) if getattr(exc, "file_fields", False) else as_flags
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
-            _fail(shown("; ".join(" ".join(line.split()) for line in str(exc).splitlines() if line.strip())), 2)
+            _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
         _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
 
 
-def _one_line(exc):
-    return " ".join(str(exc).split())
+def _one_line(text):
+    """``text`` (or an exception's message) on one line, runs of white space as one space."""
+    return " ".join(str(text).split())
 
 
 def _signal_within(exc):
@@ -387,8 +385,7 @@ def _raise_pending(signum, frame):
 def _termination_unwinds():
     """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards); a signal
     swallowed where Python ignores exceptions is raised again (:func:`_redeliver`)."""
-    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
-    handlers = {name: _terminate for name in names}
+    handlers = {name: _terminate for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)}
     if hasattr(signal, "setitimer"):
         handlers["SIGALRM"] = _raise_pending
     try:
@@ -419,14 +416,12 @@ class _OneLineErrors(click.Group):
             warnings.showwarning = functools.partial(_warning_line, shown=set())
             try:
                 self._run(*args, **kwargs)
-            except _Terminated as exc:
-                number = exc.args[0]
+            except (_Terminated, SystemExit) as exc:
+                # a run that went on after a swallowed signal (SystemExit): its status still says so
+                number = exc.args[0] if isinstance(exc, _Terminated) else next(iter(_SIGNALLED), None)
+                if number is None:
+                    raise
                 _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
-            except SystemExit:
-                if _SIGNALLED:       # the run went on after a swallowed signal: its status still says so
-                    number = _SIGNALLED[0]
-                    _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
-                raise
 
     def _run(self, *args, **kwargs):
         try:
@@ -439,7 +434,7 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(" ".join(exc.format_message().split()), 2)
+            _fail(_one_line(exc.format_message()), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
             _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
@@ -600,21 +595,20 @@ def describe(robot_file, yaml_out, load):
 
 
 def _write_text(path, text):
-    """``text`` to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    """``text`` to ``path`` (atomically), or to stdout for '-'."""
     from ._atomic import write_text
 
     if path == "-":
         _to_stdout(text)
-        return None
-    write_text(path, text)
-    return path
+    else:
+        write_text(path, text)
 
 
 def _write_json(path, doc):
-    """The JSON document to ``path`` (atomically), or to stdout for '-'; returns the path or None."""
+    """The JSON document to ``path`` (atomically), or to stdout for '-'."""
     from ._atomic import json_text
 
-    return _write_text(path, json_text(doc))
+    _write_text(path, json_text(doc))
 
 
 def _write_outputs(*outputs):
@@ -634,7 +628,6 @@ def _to_stdout(text):
     except BrokenPipeError:
         raise
     except OSError as exc:
-        from .errors import StorageError
         raise StorageError(f"standard output: cannot write ({exc.strerror or exc})") from None
 
 
@@ -683,20 +676,12 @@ def _is_folder(path):
     return path.endswith(("/", os.sep)) or os.path.isdir(path)
 
 
-def _out_file(out, robot_file, suffix):
-    """The file `--out` names: itself, or in a folder, the robot file's stem + `suffix`."""
-    if not out or out == "-" or not _is_folder(out):
-        return out
-    return os.path.join(out, os.path.splitext(os.path.basename(robot_file))[0] + suffix)   # made when written
-
-
 def _out_folder(out):
-    """`export --out`: a folder; a file name is refused with the command that does what it meant."""
+    """Refuse a file name as `export --out` (a folder), saying the command that does what it meant."""
     if not _is_folder(out) and out.lower().endswith(_FILE_SUFFIXES):
         parent, name = os.path.split(out)
         _fail(f"{out}: --out names the folder export writes its files to (NAME.h, NAME.c or NAME_dynamics.py, "
               f"and NAME.json): give --out {parent or '.'} --prefix {os.path.splitext(name)[0]}", 2)
-    return out
 
 
 def _writable(paths, plot_out=None):
@@ -990,7 +975,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
                                known=quantities or None, method=method)
     for note in (note for traj in data for note in traj.notes):   # once the fit stands: a refusal is one line
         _reader_note(note)
-    written = [_write_json(json_out, result.to_dict())] if json_out else []
+    written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())))
     _report(result.summary(), written, json_out == "-")
 
 
@@ -1058,7 +1043,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
     if out_dir == "-":      # else a folder named '-'
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
     progress = _Progress("projecting")
-    out_dir = _out_folder(out_dir)
+    _out_folder(out_dir)
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
@@ -1167,7 +1152,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     """
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
-    csv_out = _out_file(csv_out, robot_file, "_excite.csv")
+    if folder:                                                          # there, the robot file's stem + _excite.csv
+        csv_out = os.path.join(csv_out, os.path.splitext(os.path.basename(robot_file))[0] + "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
                    {"--out": "give a file name", "--plot": "give a file name"})
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
@@ -1269,7 +1255,6 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         described = load(robot_file) if model_file and robot_out else robot
         if [j.type for j in described.joints] != [j.type for j in robot.joints]:
             # the payload's frame is --model's last link: on another robot's last link it means nothing
-            from .errors import SettingsError
             raise SettingsError(f"--robot-out: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
                                 f"is not the robot of --model {model_file} "
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
@@ -1343,7 +1328,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     _writable([json_out])
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
-        written = [_write_json(json_out, poses.to_dict())] if json_out else []
+        written = _write_outputs((json_out, lambda path: _write_json(path, poses.to_dict())))
     _report(poses.summary(), written, json_out == "-")
 
 

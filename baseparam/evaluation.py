@@ -26,6 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._numbers import real_array
+from .errors import ArgumentError
+
 __all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
 
 FLOOR = 1e-3                 # relative errors: |p_i| below FLOOR·‖p‖ counts as FLOOR·‖p‖
@@ -51,8 +54,6 @@ class FitFigures(NamedTuple):
 def _finite(name, x, ndim, finite=True):
     """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
     one ArgumentError line."""
-    from ._numbers import real_array
-    from .errors import ArgumentError
     x = real_array(name, x)
     dims = ndim if isinstance(ndim, tuple) else (ndim,)
     nonfinite = finite and not np.isfinite(x).all()       # NaN or inf said only where they are the problem
@@ -89,7 +90,6 @@ def nrmse(e2, t2):
     try:
         np.broadcast_shapes(e2.shape, t2.shape)         # Στ² of one truth against Σe² of several fits: (n, 1)
     except ValueError:
-        from .errors import ArgumentError
         raise ArgumentError(f"e2, t2: expected arrays of shapes that broadcast, got {e2.shape} and {t2.shape}") \
             from None
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -117,14 +117,14 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
     FitFigures
         ``torque_error`` None without ``regressor``.
     """
-    from .errors import ArgumentError
     p, estimates = _finite("truth", truth, 1), _finite("estimates", estimates, (1, 2))
     if estimates.shape[0] != p.shape[0] or not np.any(p):
         raise ArgumentError(f"truth, estimates: expected truth (rank,) not all zero and estimates (rank,) or "
                             f"(rank, k), got {p.shape} and {estimates.shape}")
-    d = estimates - (p if estimates.ndim == 1 else p[:, None])
+    per_fit = (slice(None),) + (None,) * (estimates.ndim - 1)     # a (rank,) array against the estimates' columns
+    d = estimates - p[per_fit]
     parameter_error = (np.linalg.norm(d) if d.ndim == 1 else np.linalg.norm(d, axis=0)) / np.linalg.norm(p)
-    relative = np.abs(d) / (relative_scale(p) if d.ndim == 1 else relative_scale(p)[:, None])
+    relative = np.abs(d) / relative_scale(p)[per_fit]
     torque = None
     if regressor is not None:
         W = _finite("regressor", regressor, (2, 3))
@@ -133,8 +133,7 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
             raise ArgumentError(f"regressor: expected {p.shape[0]} columns, got shape {W.shape}")
         tau = W @ p                                               # (S, n): the true torques
         e = W @ d                                                 # (S, n) or (S, n, k): τ̂ − τ, no cancellation
-        _, torque = nrmse((e * e).sum(axis=0), (tau * tau).sum(axis=0) if d.ndim == 1 else
-                          (tau * tau).sum(axis=0)[:, None])
+        _, torque = nrmse((e * e).sum(axis=0), (tau * tau).sum(axis=0)[per_fit])
     if d.ndim == 1:
         parameter_error = float(parameter_error)
     return FitFigures(parameter_error, relative, torque)

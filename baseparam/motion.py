@@ -19,9 +19,9 @@ from typing import Optional
 
 import numpy as np
 
-from ._validation import check_flag, shown
+from ._validation import check_flag, quaternion_norms, shown
 from ._numbers import real_array
-from .errors import DataError, printable
+from .errors import ArgumentTypeError, DataError, printable
 
 __all__ = ["MIN_SAMPLES", "Trajectory", "check_motion"]
 
@@ -216,18 +216,15 @@ def check_motion(motion):
         One line naming the motion's source, the field and, for a bad value, the row.
     """
     if not isinstance(motion, Trajectory):          # the motion types are Trajectory's subclasses
-        from .errors import ArgumentTypeError
         raise ArgumentTypeError(f"motion: expected a baseparam.Trajectory, got {type(motion).__name__}")
     error = motion._error
 
     def fail(problem, field, **facts):
         raise error(motion._message(problem, field, **facts))
 
-    if not isinstance(motion.source, str):
-        object.__setattr__(motion, "source", os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike)
-                           else str(motion.source))
-    if not motion.source.isprintable():             # every message names the source: a newline would forge a line
-        object.__setattr__(motion, "source", printable(motion.source))
+    # every message names the source: text, where a newline would forge a line
+    source = os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike) else motion.source
+    object.__setattr__(motion, "source", printable(source))
     check_flag(motion.floating, f"{motion.source}: floating", error=error)
     for name in ("skipped", "joint_names", "notes", "contacts"):
         value = getattr(motion, name)
@@ -270,8 +267,8 @@ def check_motion(motion):
         if field != "q" and arr.shape[1] != q.shape[1] - floating:     # a quaternion has 4 numbers, 3 rates
             fail("columns", field, S=S, shape=arr.shape, n=q.shape[1])
     names = motion.joint_names
-    if names and (len(names) != q.shape[1] - (7 if floating else 0) or not all(isinstance(x, str) for x in names)):
-        raise error(f"{motion.source}: joint_names: expected {q.shape[1] - (7 if floating else 0)} names (str), "
+    if names and (len(names) != motion.n_dof or not all(isinstance(x, str) for x in names)):
+        raise error(f"{motion.source}: joint_names: expected {motion.n_dof} names (str), "
                     f"one per joint, got {shown(names)}")
     for field, arr in arrays.items():
         finite = np.isfinite(arr)
@@ -295,13 +292,6 @@ def not_unit(norm):
     """Where quaternion norms (S,) are beyond :data:`ORIENTATION_SLACK` (or not numbers)."""
     with np.errstate(over="ignore"):        # a norm of 1e200 squares to inf, refused as such, without numpy's line
         return ~(np.abs(norm ** 2 - 1.0) <= ORIENTATION_SLACK)
-
-
-def quaternion_norms(quat):
-    """The norms of quaternions (S, 4); inf where the squares overflow (1e300 in a file), without numpy's
-    RuntimeWarning: such a quaternion is refused as not unit, naming its sample."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.linalg.norm(quat, axis=1)
 
 
 def _check_orientations(motion, q, error):

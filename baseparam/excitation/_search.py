@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._processes import caller_not_reimported, deaf_to_interrupts, workers_born_deaf as _workers_born_deaf
+from .._processes import (caller_not_reimported, deaf_to_interrupts, one_blas_thread,
+                          workers_born_deaf as _workers_born_deaf)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -147,12 +148,7 @@ _WORKER = {}
 
 def _init_worker(problem, seed, deadline, events):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
-    import scipy.optimize  # noqa: F401  (loads scipy's own BLAS now, so that the limit below reaches it)
-    from threadpoolctl import threadpool_limits
-
-    # one BLAS/OpenMP thread per worker (the workers already share the cores), set in the worker's own
-    # process: the caller's environment and thread pools are left alone
-    threadpool_limits(limits=1)
+    one_blas_thread()
     _WORKER.update(problem=problem, seed=seed, deadline=deadline, events=events)
 
 
