@@ -266,10 +266,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
     found = closed_forms(base, seed, max_terms, max_memory=max_memory)
-    ring, forms, chain, parallel = found.ring, found.forms, found.chain, found.parallel
-    offsets, revolute, fourier_groups = found.offsets, found.revolute, found.fourier_groups
-    rate_index = found.rate_index
-    g_mag = found.gravity
+    forms, chain, offsets = found.forms, found.chain, found.offsets
     lengths, regroupings = {}, None
     if symbolic is not None:
         from ._symbolic_lengths import symbolic_forms
@@ -294,13 +291,13 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         return text if offsets[k] == 0.0 else f"({text} + {offsets[k]!r})"
 
     for k in range(n):
-        if revolute[k]:
+        if found.revolute[k]:
             theta = qs[k] + offsets[k]
             add_abbrev(f"s{k}", f"s{k + 1}", sympy.sin(theta), f"np.sin({angle_code(k)})", f"s_{{{k + 1}}}")
             add_abbrev(f"c{k}", f"c{k + 1}", sympy.cos(theta), f"np.cos({angle_code(k)})", f"c_{{{k + 1}}}")
             if len(chain[k]) > 1:       # the summed angle of k's group, and its rates: members signed
                 lab, tag = _label(chain[k], n), _label(chain[k], n).replace(",", "_")
-                signs = [1 if m == chain[k][0] else parallel.get(m, 1) for m in chain[k]]
+                signs = [1 if m == chain[k][0] else found.parallel.get(m, 1) for m in chain[k]]
                 phi = sum(sign * qs[m] for sign, m in zip(signs, chain[k]))
                 code = signed(signs, (angle_code(m) for m in chain[k]))
                 add_abbrev(f"S{k}", f"s{tag}", sympy.sin(phi), f"np.sin({code})", f"s_{{{lab}}}")
@@ -329,7 +326,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             add_abbrev(f"stb{k}", f"sb{k + 1}", sympy.Function("s_stribeck")(qd_k), _numpy(s_code),
                        rf"\varsigma_{{{k + 1}}}")
     gsym = sympy.Symbol("g", positive=True)
-    gens_sym = [symbol.get(name) for name in ring.names]
+    gens_sym = [symbol.get(name) for name in found.ring.names]
 
     def to_sympy(terms):
         """Collected by rate monomials: Σ rate · (trig polynomial)."""
@@ -359,7 +356,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     def trig_symbol(g, kind, multiples):
         """cos/sin of n·θ (n: the ``multiples``) over group g's members: an abbreviation (c23, s2, c2(23),
         cos(2q2 + q3))."""
-        members = fourier_groups[g]
+        members = found.fourier_groups[g]
         used = [(m, x) for m, x in zip(members, multiples) if x]
         if len(used) == 1 and used[0][1] == 1:
             return symbol[f"{kind}{used[0][0]}"]
@@ -382,10 +379,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         angle = sum(x * (qs[m] + offsets[m]) for m, x in used)
         fn = sympy.cos if kind == "c" else sympy.sin
         text = " + ".join(f"{x}*{angle_code(m)}" if x != 1 else angle_code(m) for m, x in used)
-        tex = tex or (r"\cos" if kind == "c" else r"\sin") + "(" + sympy.latex(angle) + ")"
-        sym = sympy.Symbol(code, real=True)
-        abbreviations[sym] = (fn(angle), f"np.{'cos' if kind == 'c' else 'sin'}({text})", tex)
-        by_code[code] = sym
+        tex = tex or f"\\{fn.__name__}(" + sympy.latex(angle) + ")"
+        by_code[code] = sym = sympy.Symbol(code, real=True)
+        abbreviations[sym] = (fn(angle), f"np.{fn.__name__}({text})", tex)
         return sym
     by_code = {}
 
@@ -401,7 +397,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             if e:
                 out *= gens_sym[i] ** e
         return out
-    rate_set = set(rate_index)
+    rate_set = set(found.rate_index)
 
     regrouped = [any(v != 0 for c, v in enumerate(base.Y[r]) if c != base.pivots[r]) for r in range(R)]
     syms = tuple(sympy.Symbol(name + ("R" if regrouped[r] else ""), real=True) for r, name in enumerate(base.names))
@@ -428,7 +424,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     eq = Equations(robot, tuple(base.names), syms, tau, MappingProxyType(constants),
                    MappingProxyType(abbreviations), MappingProxyType(count),
                    MappingProxyType({k: code[k] for k in ("mul", "add", "sincos")}),
-                   gravity=g_mag, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
+                   gravity=found.gravity, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
     if check:
         err, scale = verify(eq, base, seed=seed)
         eq = dataclasses.replace(eq, max_error=err, max_torque=scale)
