@@ -66,21 +66,6 @@ class FloatingExperiment:
                 f"{len(self.contacts)} contacts)")
 
 
-def _euler_zyx(angles):
-    """R = Rz(yaw) Ry(pitch) Rx(roll) of (S, 3) angles (yaw, pitch, roll) → (S, 3, 3)."""
-    y, p, r = angles.T
-    cy, sy, cp, sp, cr, sr = np.cos(y), np.sin(y), np.cos(p), np.sin(p), np.cos(r), np.sin(r)
-    return np.stack([np.stack([cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr], -1),
-                     np.stack([sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], -1),
-                     np.stack([-sp, cp * sr, cp * cr], -1)], -2)
-
-
-def _quaternions(R):
-    """Unit quaternions (x, y, z, w) of rotation matrices (S, 3, 3) (scipy's conversion)."""
-    from scipy.spatial.transform import Rotation
-    return Rotation.from_matrix(R).as_quat()
-
-
 def _contact_points(robot, tree, contacts):
     """World positions (S, C, 3) of the contact frames' origins on a built kinematic tree."""
     points = []
@@ -147,9 +132,10 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     iterations = check_number(iterations, "iterations", low=1, high=10_000, integer=True)
     tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
     targets = _contact_points(robot, _tree(robot, q0[None]), contacts)
-    R = _euler_zyx(ang)
+    from scipy.spatial.transform import Rotation
+    R = Rotation.from_euler("ZYX", ang).as_matrix()        # Rz(yaw) Ry(pitch) Rx(roll), (S, 3, 3)
     q = np.tile(q0, (S, 1))
-    q[:, :3], q[:, 3:7] = pos, _quaternions(R)
+    q[:, :3], q[:, 3:7] = pos, Rotation.from_matrix(R).as_quat()      # unit quaternions (x, y, z, w)
     for _ in range(iterations):
         tree = _tree(robot, q)         # one tree per step, for the points and the Jacobians
         points = _contact_points(robot, tree, contacts)
