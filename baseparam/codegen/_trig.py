@@ -350,6 +350,18 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
     if size > max_terms:
         raise ResourceLimitError(f"equations: {robot.name}: the closed form has {size} terms (more than "
                                  f"max_terms={max_terms}), too long to print; for evaluation use baseparam export")
+    trigs = ("relative", "absolute", "fourier") if to_abs_trig else ("relative",)
+    options = [(trig, rate) for trig in trigs for rate in ((False, True) if to_abs_rate else (False,))]
+
+    def form(dyn, stat, trig, rate):
+        """(cost, dynamic terms, gravity terms) of one entry in one form."""
+        if trig == "absolute":
+            dyn, stat = (ring.reduce(substituted(p, to_abs_trig), True) for p in (dyn, stat))
+        d, s = _terms(substituted(dyn, to_abs_rate) if rate else dyn), _terms(stat)
+        if trig == "fourier":
+            d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
+        return _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s)), d, s
+
     forms, chosen = [], []
     for j in range(n):
         row, picks = [], []
@@ -357,24 +369,11 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
             dyn, stat = reduced[j][r]
             if not stat.is_zero():
                 stat = stat / gq
-            best = None
-            trigs = ("relative", "absolute", "fourier") if to_abs_trig else ("relative",)
-            rates = (False, True) if to_abs_rate else (False,)
-            if choices is not None:
-                trigs, rates = (choices[j][r][0],), (choices[j][r][1],)
-            for trig in trigs:
-                for rate in rates:
-                    d = ring.reduce(substituted(dyn, to_abs_trig), True) if trig == "absolute" else dyn
-                    s = ring.reduce(substituted(stat, to_abs_trig), True) if trig == "absolute" else stat
-                    d = _terms(substituted(d, to_abs_rate) if rate else d)
-                    s = _terms(s)
-                    if trig == "fourier":
-                        d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
-                    cost = _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s))
-                    if best is None or cost < best[0]:
-                        best = (cost, d, s, (trig, rate))
-            row.append(best[1:3])
-            picks.append(best[3])
+            # the cheapest form, the first of equal cost; or the form given
+            tried = [tuple(choices[j][r])] if choices is not None else options
+            _, d, s, pick = min((form(dyn, stat, *option) + (option,) for option in tried), key=lambda f: f[0])
+            row.append((d, s))
+            picks.append(pick)
         forms.append(row)
         chosen.append(picks)
     return Forms(ring, forms, chain, parallel, tuple(offsets), revolute, fourier_groups, rate_index, g_mag, chosen)
