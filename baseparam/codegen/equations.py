@@ -189,7 +189,7 @@ class Equations:
         import sympy
 
         n = self.robot.n_dof
-        used = set().union(*(e.free_symbols for e in self.tau)) if n else set()
+        used = set().union(*(e.free_symbols for e in self.tau))
         lines = [f'"""Equations of motion of {self.robot.name} in its base parameters (baseparam equations)."""',
                  "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
         lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
@@ -197,18 +197,14 @@ class Equations:
                  "def tau(q, qd, qdd, p):",
                  '    """tau (…, n) = W_b(q, qd, qdd) p: q, qd, qdd arrays (n,) or (S, n); p (R,) in NAMES order."""',
                  "    q, qd, qdd, p = (np.asarray(x, dtype=float) for x in (q, qd, qdd, p))"]
-        for r, s in enumerate(self.symbols):
-            if s in used:
-                lines.append(f"    {s.name} = p[{r}]")
+        lines += [f"    {s.name} = p[{r}]" for r, s in enumerate(self.symbols) if s in used]
         names = {s.name for s in used}
         for k in range(n):
             for name, code in ((f"q{k + 1}", f"q[..., {k}] + {self.offsets[k]!r}" if self.offsets[k] else
                                 f"q[..., {k}]"), (f"qd{k + 1}", f"qd[..., {k}]"), (f"qdd{k + 1}", f"qdd[..., {k}]")):
                 if name in names:
                     lines.append(f"    {name} = {code}")
-        for s, (_, code, _) in self.abbreviations.items():
-            if s.name in names:
-                lines.append(f"    {s.name} = {code}")
+        lines += [f"    {s.name} = {code}" for s, (_, code, _) in self.abbreviations.items() if s.name in names]
         lines.append("    zero = np.zeros(np.broadcast_shapes(q.shape, qd.shape, qdd.shape)[:-1])")
         for i, e in enumerate(self.tau):
             lines.append(f"    t{i + 1} = zero + ({sympy.pycode(e, fully_qualified_modules=False)})")
@@ -409,16 +405,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                                        for name, poly in regroupings[r].items()])
         else:
             constants[s] = sympy.Add(*[_q(_rational(v)) * standard[c] for c, v in enumerate(base.Y[r]) if v != 0])
-    tau = []
-    for j in range(n):
-        total = sympy.Integer(0)
-        for r in range(R):
-            d, s = forms[j][r]
-            entry = to_sympy(d) + gsym * to_sympy(s)
-            if entry != 0:
-                total += syms[r] * entry
-        tau.append(total)
-    tau = sympy.Matrix(tau)
+    # τ_j = Σ_r β_r (dynamic part + g · gravity part); a zero entry adds nothing
+    tau = sympy.Matrix([sum((sym * (to_sympy(d) + gsym * to_sympy(s)) for sym, (d, s) in zip(syms, row)),
+                            sympy.Integer(0)) for row in forms])
     count = _count(tau, abbreviations)
     code = operation_counts(routines(base, ["inverse_dynamics"])[0], robot)
     eq = Equations(robot, tuple(base.names), syms, tau, MappingProxyType(constants),
