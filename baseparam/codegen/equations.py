@@ -388,11 +388,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         return sympy.Add(*[_q(v) * sympy.Mul(*[x ** k for x, k in zip(length_symbols, e)]) for e, v in poly.items()])
 
     def _mono(exps):
-        out = sympy.Integer(1)
-        for i, e in enumerate(exps):
-            if e:
-                out *= gens_sym[i] ** e
-        return out
+        return sympy.Mul(*[gens_sym[i] ** e for i, e in enumerate(exps) if e])
     rate_set = set(found.rate_index)
 
     regrouped = [any(v != 0 for c, v in enumerate(base.Y[r]) if c != base.pivots[r]) for r in range(R)]
