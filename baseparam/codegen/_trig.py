@@ -119,25 +119,18 @@ def graph_polynomials(ring, g, roots, inputs, limit=None, memory=None):
 def parallel_axes(robot, seed=0):
     """{k: σ} for each revolute joint k whose axis is σ·(its revolute parent's axis), σ = ±1, at a random
     pose (parallel there means parallel everywhere: the axes turn together)."""
-    from ..model.joint_model import joint_models, product
+    from ..model.joint_model import joint_models, product, si_readers, to_si
 
     rng = np.random.default_rng(seed)
     models = joint_models(robot)
-
-    def length(v):
-        return float(v) * robot.length_scale
-
-    def cos_sin(v):
-        a = float(v) * robot.angle_scale
-        return math.cos(a), math.sin(a)
+    si = si_readers(robot)
     frames, axes, out = [None] * robot.n_dof, [None] * robot.n_dof, {}
     for k, m in enumerate(models):
         p = robot.parents[k]
-        T = (frames[p] if p >= 0 else np.eye(4)) @ product(m.before, length, cos_sin)
+        T = (frames[p] if p >= 0 else np.eye(4)) @ product(m.before, *si)
         axes[k] = T[:3, 2]
-        x = rng.uniform(-math.pi, math.pi) + (m.offset * robot.angle_scale if m.is_revolute else m.offset *
-                                              robot.length_scale)
-        frames[k] = T @ m.motion_matrix(np.array([x]))[0] @ product(m.after, length, cos_sin)
+        x = rng.uniform(-math.pi, math.pi) + to_si(robot, m.motion)
+        frames[k] = T @ m.motion_matrix(np.array([x]))[0] @ product(m.after, *si)
         if p >= 0 and m.is_revolute and models[p].is_revolute:
             dot = float(axes[k] @ axes[p])
             if abs(abs(dot) - 1.0) < 1e-9:
