@@ -214,7 +214,7 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
         ``"joints[3].alpha = 89.9999999 deg (1.7e-09 rad from 90°)"``.
     """
     # here, not at the top: loading a description imports this module and needs no joint model (some 3 ms)
-    from .joint_model import exact_cos_sin, joint_models
+    from .joint_model import exact_cos_sin, joint_models, to_si
 
     out, seen = [], set()
     unit = robot.angle_unit
@@ -225,7 +225,7 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
                 continue
             seen.add(f.label)
             if f.is_rotation:
-                rad = float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0)
+                rad = to_si(robot, f)
                 quarters = round(rad / (math.pi / 2))           # the nearest multiple of 90°
                 delta = abs(rad - quarters * (math.pi / 2))
                 if 0 < delta < limit and not exact_cos_sin(f.value, unit)[2]:
