@@ -31,23 +31,17 @@ def _rational(x):
 class _Ring:
     """python-flint's polynomials over Q in the generators of one robot's equations."""
 
-    def __init__(self, robot, groups):
+    def __init__(self, robot):
         import flint
 
         n = robot.n_dof
         self.n, self.flint = n, flint
-        names = []
-        for k in range(n):              # s before c: lex order makes s_k² the leading term of s² + c² − 1
-            names += [f"s{k}", f"c{k}"]
-        for k in range(n):
-            names += [f"S{k}", f"C{k}"]
-        for kind in ("d",) + RATES:
-            names += [f"{kind}{k}" for k in range(n)]
-        self.names = tuple(names)
+        # s before c: lex order makes s_k² the leading term of s² + c² − 1
+        self.names = tuple([f"{x}{k}" for pair in ("sc", "SC") for k in range(n) for x in pair]
+                           + [f"{kind}{k}" for kind in ("d",) + RATES for k in range(n)])
         self.ctx = flint.fmpq_mpoly_ctx.get(self.names, "lex")
         self.index = {name: i for i, name in enumerate(self.names)}
         self.gens = self.ctx.gens()
-        self.groups = groups
 
     def gen(self, name, k):
         return self.gens[self.index[f"{name}{k}"]]
@@ -265,7 +259,7 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
     revolute = [m.is_revolute for m in models]
     parallel = parallel_axes(robot, seed)
     chain = _groups(robot, parallel)
-    ring = _Ring(robot, chain)
+    ring = _Ring(robot)
 
     # joint angles: an offset that is a multiple of 90° folds into the angle (cos(q − 90°) = sin q)
     folded, offsets = {}, []
