@@ -243,7 +243,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
         raise ArgumentError("contacts: none given; the base's six equations need the wrenches of at least one "
                             "contact (free_floating_experiment simulates a robot without any)")
     needed = inverse_dynamics(model, q, qd, qdd)                         # (S, 6 + n)
-    tree = _tree(robot, np.asarray(q, dtype=float))
+    tree = _tree(robot, q)
     J = np.stack([_jacobian(robot, tree, c) for c in contacts], 1)     # (S, C, 6, n_v)
     S, C = J.shape[:2]
     k = 3 if point else 6                                              # a point contact: forces only
@@ -252,9 +252,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     w[:, :, :k] = np.einsum("sij,sj->si", np.linalg.pinv(G), needed[:, :6]).reshape(S, C, k)
     applied = np.einsum("scri,scr->si", J, w)
     tau = np.concatenate([np.zeros((S, 6)), needed[:, 6:] - applied[:, 6:]], axis=1)
-    truth = Trajectory(t=t, q=np.asarray(q, dtype=float), qd=np.asarray(qd, dtype=float),
-                       qdd=np.asarray(qdd, dtype=float), tau=tau, floating=True,
-                       source=f"contact_experiment({robot.name})")
+    truth = Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau, floating=True, source=f"contact_experiment({robot.name})")
     log = _log(truth, noise, twist_noise, seed)
     rng = np.random.default_rng(seed + 2)
     sigma = np.repeat(np.asarray(wrench_noise, dtype=float), 3)
