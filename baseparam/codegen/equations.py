@@ -431,10 +431,8 @@ def _operations(e):
 
     if e.is_Atom:
         return 0, 0
-    mul = add = 0
-    for a in e.args:
-        m, s = _operations(a)
-        mul, add = mul + m, add + s
+    counts = [_operations(a) for a in e.args]
+    mul, add = sum(m for m, _ in counts), sum(s for _, s in counts)
     if isinstance(e, sympy.Add):
         add += len(e.args) - 1
     elif isinstance(e, sympy.Mul):
@@ -450,12 +448,9 @@ def _count(tau, abbreviations):
     a sum of angles or rates its additions, each angle one sin/cos pair."""
     import sympy
 
-    mul = add = 0
-    used = set()
-    for e in tau:
-        used |= e.free_symbols
-        m, a = _operations(e)
-        mul, add = mul + m, add + a
+    counts = [_operations(e) for e in tau]
+    mul, add = sum(m for m, _ in counts), sum(a for _, a in counts)
+    used = set().union(*(e.free_symbols for e in tau))
     angles = set()
     for s in used:
         if s in abbreviations:
