@@ -56,10 +56,9 @@ def symbolic_forms(base, symbolic, found, seed=0, max_terms=None, max_memory=Non
         runs.append(closed_forms(stand_in, seed, choices=found.choices, **options).forms)
         points.append(point)
     n, R = robot.n_dof, base.rank
-    keys = [[(set().union(*(run[j][r][0] for run in runs)), set().union(*(run[j][r][1] for run in runs)))
-             for r in range(R)] for j in range(n)]
+    # every term any run has, per entry and part (0 dynamic, 1 gravity)
     entries = [(j, r, part, key) for j in range(n) for r in range(R) for part in (0, 1)
-               for key in sorted(keys[j][r][part], key=repr)]
+               for key in sorted(set().union(*(run[j][r][part] for run in runs)), key=repr)]
     m = len(monomials)
     polys = _solve_polynomials(monomials, points[:m], [[runs[i][j][r][part].get(key, Fraction(0)) for i in range(m)]
                                                       for j, r, part, key in entries])
