@@ -66,6 +66,14 @@ class FloatingExperiment:
                 f"{len(self.contacts)} contacts)")
 
 
+def _floating_model(model, what):
+    """``model``'s robot when ``model`` is a Model of a floating-base robot; else a one-line error."""
+    robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
+    if not robot.is_floating:
+        raise ArgumentError(f"model: {shown(robot.name)} has a fixed base; {what} are for floating bases")
+    return robot
+
+
 def _contact_points(robot, tree, contacts):
     """World positions (S, C, 3) of the contact frames' origins on a built kinematic tree."""
     points = []
@@ -158,14 +166,6 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     J = _world_linear_jacobians(robot, tree, contacts)         # the tree of the final q (the loop broke on it)
     qd[:, 6:] = -np.einsum("sij,sj->si", np.linalg.pinv(J[:, :, 6:]), np.einsum("sij,sj->si", J[:, :, :6], qd[:, :6]))
     return q, qd, np.gradient(qd, t, axis=0)
-
-
-def _floating_model(model, what):
-    """``model``'s robot when ``model`` is a Model of a floating-base robot; else a one-line error."""
-    robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
-    if not robot.is_floating:
-        raise ArgumentError(f"model: {shown(robot.name)} has a fixed base; {what} are for floating bases")
-    return robot
 
 
 def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
