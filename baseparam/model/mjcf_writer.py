@@ -174,8 +174,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         attributes = [f"name={quoteattr(names[k])}", f'type="{"hinge" if joint.is_revolute else "slide"}"',
                       f'pos="{_number_list(J[:3, 3])}"', f'axis="{_number_list(J[:3, 2])}"']
         limits = joint.limits
-        if robot.convention == "urdf" and limits is not None and limits.lower is not None \
-                and limits.upper is not None:
+        if robot.convention == "urdf" and limits is not None and None not in (limits.lower, limits.upper):
             attributes.append(f'range="{_number(limits.lower)} {_number(limits.upper)}"')
         if friction is not None:
             damping, coulomb = friction[k]
