@@ -236,11 +236,9 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
             else:
                 lengths.append((abs(float(f.value)), f"{f.label} = {f.value!r} {robot.length_unit}"))
     largest = max((v for v, _ in lengths), default=0.0)
-    for value, text in lengths:
-        if largest > 0 and 0 < value < limit * largest:
-            out.append((value / largest, f"{text} ({value / largest:.1e} of the largest length)"))
+    out += [(value / largest, f"{text} ({value / largest:.1e} of the largest length)") for value, text in lengths
+            if largest > 0 and 0 < value < limit * largest]
     norm = math.hypot(*robot.gravity)
-    for i, g in enumerate(robot.gravity, start=1):
-        if norm > 0 and 0 < abs(g) < limit * norm:
-            out.append((abs(g) / norm, f"gravity[{i}] = {g!r} m/s² ({abs(g) / norm:.1e} of |g|, nearly 0)"))
+    out += [(abs(g) / norm, f"gravity[{i}] = {g!r} m/s² ({abs(g) / norm:.1e} of |g|, nearly 0)")
+            for i, g in enumerate(robot.gravity, start=1) if norm > 0 and 0 < abs(g) < limit * norm]
     return sorted(out)

@@ -204,10 +204,8 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
               f'  <option gravity="{_number_list(robot.gravity_si)}"/>']
     if meshes:
-        lines.append("  <asset>")
-        for (path, scale), mesh in meshes.items():
-            lines.append(f'    <mesh name="{mesh}" file={quoteattr(path)} scale="{_number_list(scale)}"/>')
-        lines.append("  </asset>")
+        lines += ["  <asset>", *(f'    <mesh name="{mesh}" file={quoteattr(path)} scale="{_number_list(scale)}"/>'
+                                 for (path, scale), mesh in meshes.items()), "  </asset>"]
     lines += ["  <worldbody>", *body_lines, "  </worldbody>", "</mujoco>"]
     return "\n".join(lines) + "\n"
 
