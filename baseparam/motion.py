@@ -288,6 +288,13 @@ def check_motion(motion):
         fail("uniform", "t", low=step.min(), high=step.max())
 
 
+def interp_columns(x, xp, fp):
+    """Each column of ``fp`` (M, k), sampled at the increasing times ``xp`` (M,), linearly interpolated at ``x``
+    (``np.interp``, its end values beyond ``xp``): shape (len(x), k). Resampling a motion: identification's
+    preprocessing and simulation's references (which cannot import identification) share it."""
+    return np.column_stack([np.interp(x, xp, column) for column in fp.T])
+
+
 def not_unit(norm):
     """Where quaternion norms (S,) are beyond :data:`ORIENTATION_SLACK` (or not numbers)."""
     with np.errstate(over="ignore"):        # a norm of 1e200 squares to inf, refused as such, without numpy's line

@@ -27,8 +27,7 @@ def c_function(robot, routine, prefix, R):
     written = {index for index, _ in routine.outputs}
     if len(written) < routine.size:
         lines.append(f"    for (int i = 0; i < {routine.size}; ++i) {out}[i] = 0.0;")
-    for index, node in routine.outputs:
-        lines.append(f"    {out}[{index}] = {printer.ref(node)};")
+    lines += [f"    {out}[{index}] = {printer.ref(node)};" for index, node in routine.outputs]
     used = {_argument(routine, *g.args[i]) for i in printer.order if g.ops[i] == INPUT}
     for arg in routine.arguments:                         # a constant output reads nothing: say so
         if arg not in used:

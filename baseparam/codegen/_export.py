@@ -175,14 +175,12 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
     except OSError as exc:             # a name too long, no permission, a read-only or full disk
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory "
                           f"({exc.strerror or printable(exc)})") from None
-    files = {}
     counts = {r.name: operation_counts(r, base.robot) for r in selected}
     if lang == "c":
-        header, source = c_sources(base, selected, prefix, counts, checked)
-        files[f"{prefix}.h"], files[f"{prefix}.c"] = header, source
+        files = dict(zip((f"{prefix}.h", f"{prefix}.c"), c_sources(base, selected, prefix, counts, checked)))
     else:
         # not NAME.py: with the default NAME, a module "baseparam.py" would shadow this package
-        files[f"{prefix}_dynamics.py"] = python_source(base, selected, prefix, counts)
+        files = {f"{prefix}_dynamics.py": python_source(base, selected, prefix, counts)}
     # the counts are the graphs', the same for C and Python: the document does not depend on --lang
     doc = {"robot": base.robot.name, "parameters": base.parameters, "n_dof": base.robot.n_dof,
            "base": list(base.names), "functions": counts,

@@ -15,11 +15,6 @@ def _si_terms(base, r):
     return {base.standard_names[c]: float(v) for c, v in enumerate(base.Y[r]) if v != 0}
 
 
-def _regrouping_lines(base):
-    """'r: NAME = regrouping' per base parameter, in SI."""
-    return [f"{r:>3}  {name} = {format_regrouping(base, r, _si_terms(base, r))}" for r, name in enumerate(base.names)]
-
-
 def _safe(text):
     """Text that can sit in a C comment or a Python docstring whatever it contains (a robot's name)."""
     return re.sub(r"[^\w .,:;()+\-·°'#&]", "_", str(text)).replace("__", "_")
@@ -54,7 +49,7 @@ def _header_comment(base, counts, prefix, style):
                   "reference's); q, qd, qdd the joints'. Rows of Y and tau: the",
                   f"wrench [f, n] on the base (frame-0 axes, moment about its origin), then the {robot.n_dof} joints."]
     lines += ["", "p_base[r], r = 0.." + str(base.rank - 1) + ": name = regrouping of the standard parameters (SI)"]
-    lines += _regrouping_lines(base)
+    lines += [f"{r:>3}  {name} = {format_regrouping(base, r, _si_terms(base, r))}" for r, name in enumerate(base.names)]
     if style == "c":
         from .._validation import ABSURD, ABSURD_PARAMETER
         # the straight-line code has no branch to refuse with (the Python export checks at its entry)

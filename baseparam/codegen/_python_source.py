@@ -25,16 +25,12 @@ def python_function(robot, routine, R):
         lines.append("    p_base = _parameters(p_base, single)")
     lines += prologue(g, printer.order, robot, PYTHON_EXPORT)
     lines += [PYTHON_EXPORT.let((name,), (text,)) for name, text in printer.temporaries()]
-    if routine.output == "tau":
-        lines.append(f"    out = _output(single, q, ({n},))")
-        for index, node in routine.outputs:
-            lines.append(f"    out[{index}] = {printer.ref(node)}")
-        lines.append("    return out if single else out.T")
-    else:
-        lines.append(f"    out = _output(single, q, ({n}, {R}))")
-        for index, node in routine.outputs:
-            lines.append(f"    out[{index // R}, {index % R}] = {printer.ref(node)}")
-        lines.append("    return out if single else out.transpose(2, 0, 1)")
+    # tau (n,) per sample, or Y (n, R) written from its row-major flat indices; samples last, then first
+    shape, entry, samples_first = ((f"{n},", str, "out.T") if routine.output == "tau" else
+                                   (f"{n}, {R}", lambda i: f"{i // R}, {i % R}", "out.transpose(2, 0, 1)"))
+    lines.append(f"    out = _output(single, q, ({shape}))")
+    lines += [f"    out[{entry(index)}] = {printer.ref(node)}" for index, node in routine.outputs]
+    lines.append(f"    return out if single else {samples_first}")
     return "\n".join(lines) + "\n"
 
 

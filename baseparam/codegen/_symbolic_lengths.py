@@ -44,22 +44,22 @@ def symbolic_forms(base, symbolic, found, seed=0, max_terms=None, max_memory=Non
                             f"generic one in {', '.join(sym.symbols)}); give the lengths that vary")
     symbols, fields = parse_symbols(robot, symbolic)
     scale = robot.length_scale
+    exact_scale = Fraction(scale).limit_denominator(10 ** 9)       # metres per description unit, as a fraction
     rng = random.Random(seed + 1)
     monomials = _monomials(len(symbols), DEGREE)
     points, runs = [], []
     while len(points) < len(monomials) + CHECK_POINTS:
         point = [Fraction(rng.randint(10, 99), 100) * rng.choice((1, -1)) for _ in symbols]     # metres
-        desc = {s: v / Fraction(scale).limit_denominator(10 ** 9) for s, v in zip(symbols, point)}
+        desc = {s: v / exact_scale for s, v in zip(symbols, point)}
         moved = _with_lengths(robot, fields, desc)
         stand_in = SimpleNamespace(robot=moved, parameters=base.parameters, pivots=base.pivots, rank=base.rank)
         options = {"max_memory": max_memory, **({} if max_terms is None else {"max_terms": max_terms})}
         runs.append(closed_forms(stand_in, seed, choices=found.choices, **options).forms)
         points.append(point)
     n, R = robot.n_dof, base.rank
-    keys = [[(set().union(*(run[j][r][0] for run in runs)), set().union(*(run[j][r][1] for run in runs)))
-             for r in range(R)] for j in range(n)]
+    # every term any run has, per entry and part (0 dynamic, 1 gravity)
     entries = [(j, r, part, key) for j in range(n) for r in range(R) for part in (0, 1)
-               for key in sorted(keys[j][r][part], key=repr)]
+               for key in sorted(set().union(*(run[j][r][part] for run in runs)), key=repr)]
     m = len(monomials)
     polys = _solve_polynomials(monomials, points[:m], [[runs[i][j][r][part].get(key, Fraction(0)) for i in range(m)]
                                                       for j, r, part, key in entries])
@@ -74,12 +74,10 @@ def symbolic_forms(base, symbolic, found, seed=0, max_terms=None, max_memory=Non
     power = base.length_power
     regroupings = []
     for r, row in enumerate(sym.polynomials):
-        p = base.pivots[r]
         out = {}
         for name, poly in row.items():      # Y_SI(x) = Y_desc(x / scale) · scale^(e_p − e_c)
-            c = sym.standard_names.index(name)
-            factor = Fraction(scale).limit_denominator(10 ** 9) ** int(power[p] - power[c])
-            out[name] = {e: v * factor / Fraction(scale).limit_denominator(10 ** 9) ** sum(e) for e, v in poly.items()}
+            factor = exact_scale ** int(power[base.pivots[r]] - power[sym.standard_names.index(name)])
+            out[name] = {e: v * factor / exact_scale ** sum(e) for e, v in poly.items()}
         regroupings.append(out)
     values = {s: float(v) * scale for s, v in sym.values.items()}
     return forms, tuple(symbols), values, regroupings

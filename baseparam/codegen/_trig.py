@@ -31,23 +31,17 @@ def _rational(x):
 class _Ring:
     """python-flint's polynomials over Q in the generators of one robot's equations."""
 
-    def __init__(self, robot, groups):
+    def __init__(self, robot):
         import flint
 
         n = robot.n_dof
         self.n, self.flint = n, flint
-        names = []
-        for k in range(n):              # s before c: lex order makes s_k² the leading term of s² + c² − 1
-            names += [f"s{k}", f"c{k}"]
-        for k in range(n):
-            names += [f"S{k}", f"C{k}"]
-        for kind in ("d",) + RATES:
-            names += [f"{kind}{k}" for k in range(n)]
-        self.names = tuple(names)
+        # s before c: lex order makes s_k² the leading term of s² + c² − 1
+        self.names = tuple([f"{x}{k}" for pair in ("sc", "SC") for k in range(n) for x in pair]
+                           + [f"{kind}{k}" for kind in ("d",) + RATES for k in range(n)])
         self.ctx = flint.fmpq_mpoly_ctx.get(self.names, "lex")
         self.index = {name: i for i, name in enumerate(self.names)}
         self.gens = self.ctx.gens()
-        self.groups = groups
 
     def gen(self, name, k):
         return self.gens[self.index[f"{name}{k}"]]
@@ -119,25 +113,18 @@ def graph_polynomials(ring, g, roots, inputs, limit=None, memory=None):
 def parallel_axes(robot, seed=0):
     """{k: σ} for each revolute joint k whose axis is σ·(its revolute parent's axis), σ = ±1, at a random
     pose (parallel there means parallel everywhere: the axes turn together)."""
-    from ..model.joint_model import joint_models, product
+    from ..model.joint_model import joint_models, product, si_readers, to_si
 
     rng = np.random.default_rng(seed)
     models = joint_models(robot)
-
-    def length(v):
-        return float(v) * robot.length_scale
-
-    def cos_sin(v):
-        a = float(v) * robot.angle_scale
-        return math.cos(a), math.sin(a)
+    si = si_readers(robot)
     frames, axes, out = [None] * robot.n_dof, [None] * robot.n_dof, {}
     for k, m in enumerate(models):
         p = robot.parents[k]
-        T = (frames[p] if p >= 0 else np.eye(4)) @ product(m.before, length, cos_sin)
+        T = (frames[p] if p >= 0 else np.eye(4)) @ product(m.before, *si)
         axes[k] = T[:3, 2]
-        x = rng.uniform(-math.pi, math.pi) + (m.offset * robot.angle_scale if m.is_revolute else m.offset *
-                                              robot.length_scale)
-        frames[k] = T @ m.motion_matrix(np.array([x]))[0] @ product(m.after, length, cos_sin)
+        x = rng.uniform(-math.pi, math.pi) + to_si(robot, m.motion)
+        frames[k] = T @ m.motion_matrix(np.array([x]))[0] @ product(m.after, *si)
         if p >= 0 and m.is_revolute and models[p].is_revolute:
             dot = float(axes[k] @ axes[p])
             if abs(abs(dot) - 1.0) < 1e-9:
@@ -272,7 +259,7 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
     revolute = [m.is_revolute for m in models]
     parallel = parallel_axes(robot, seed)
     chain = _groups(robot, parallel)
-    ring = _Ring(robot, chain)
+    ring = _Ring(robot)
 
     # joint angles: an offset that is a multiple of 90° folds into the angle (cos(q − 90°) = sin q)
     folded, offsets = {}, []
@@ -350,6 +337,18 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
     if size > max_terms:
         raise ResourceLimitError(f"equations: {robot.name}: the closed form has {size} terms (more than "
                                  f"max_terms={max_terms}), too long to print; for evaluation use baseparam export")
+    trigs = ("relative", "absolute", "fourier") if to_abs_trig else ("relative",)
+    options = [(trig, rate) for trig in trigs for rate in ((False, True) if to_abs_rate else (False,))]
+
+    def form(dyn, stat, trig, rate):
+        """(cost, dynamic terms, gravity terms) of one entry in one form."""
+        if trig == "absolute":
+            dyn, stat = (ring.reduce(substituted(p, to_abs_trig), True) for p in (dyn, stat))
+        d, s = _terms(substituted(dyn, to_abs_rate) if rate else dyn), _terms(stat)
+        if trig == "fourier":
+            d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
+        return _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s)), d, s
+
     forms, chosen = [], []
     for j in range(n):
         row, picks = [], []
@@ -357,24 +356,11 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
             dyn, stat = reduced[j][r]
             if not stat.is_zero():
                 stat = stat / gq
-            best = None
-            trigs = ("relative", "absolute", "fourier") if to_abs_trig else ("relative",)
-            rates = (False, True) if to_abs_rate else (False,)
-            if choices is not None:
-                trigs, rates = (choices[j][r][0],), (choices[j][r][1],)
-            for trig in trigs:
-                for rate in rates:
-                    d = ring.reduce(substituted(dyn, to_abs_trig), True) if trig == "absolute" else dyn
-                    s = ring.reduce(substituted(stat, to_abs_trig), True) if trig == "absolute" else stat
-                    d = _terms(substituted(d, to_abs_rate) if rate else d)
-                    s = _terms(s)
-                    if trig == "fourier":
-                        d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
-                    cost = _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s))
-                    if best is None or cost < best[0]:
-                        best = (cost, d, s, (trig, rate))
-            row.append(best[1:3])
-            picks.append(best[3])
+            # the cheapest form, the first of equal cost; or the form given
+            tried = [tuple(choices[j][r])] if choices is not None else options
+            _, d, s, pick = min((form(dyn, stat, *option) + (option,) for option in tried), key=lambda f: f[0])
+            row.append((d, s))
+            picks.append(pick)
         forms.append(row)
         chosen.append(picks)
     return Forms(ring, forms, chain, parallel, tuple(offsets), revolute, fourier_groups, rate_index, g_mag, chosen)

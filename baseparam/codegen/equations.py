@@ -189,7 +189,7 @@ class Equations:
         import sympy
 
         n = self.robot.n_dof
-        used = set().union(*(e.free_symbols for e in self.tau)) if n else set()
+        used = set().union(*(e.free_symbols for e in self.tau))
         lines = [f'"""Equations of motion of {self.robot.name} in its base parameters (baseparam equations)."""',
                  "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
         lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
@@ -197,18 +197,14 @@ class Equations:
                  "def tau(q, qd, qdd, p):",
                  '    """tau (…, n) = W_b(q, qd, qdd) p: q, qd, qdd arrays (n,) or (S, n); p (R,) in NAMES order."""',
                  "    q, qd, qdd, p = (np.asarray(x, dtype=float) for x in (q, qd, qdd, p))"]
-        for r, s in enumerate(self.symbols):
-            if s in used:
-                lines.append(f"    {s.name} = p[{r}]")
+        lines += [f"    {s.name} = p[{r}]" for r, s in enumerate(self.symbols) if s in used]
         names = {s.name for s in used}
         for k in range(n):
             for name, code in ((f"q{k + 1}", f"q[..., {k}] + {self.offsets[k]!r}" if self.offsets[k] else
                                 f"q[..., {k}]"), (f"qd{k + 1}", f"qd[..., {k}]"), (f"qdd{k + 1}", f"qdd[..., {k}]")):
                 if name in names:
                     lines.append(f"    {name} = {code}")
-        for s, (_, code, _) in self.abbreviations.items():
-            if s.name in names:
-                lines.append(f"    {s.name} = {code}")
+        lines += [f"    {s.name} = {code}" for s, (_, code, _) in self.abbreviations.items() if s.name in names]
         lines.append("    zero = np.zeros(np.broadcast_shapes(q.shape, qd.shape, qdd.shape)[:-1])")
         for i, e in enumerate(self.tau):
             lines.append(f"    t{i + 1} = zero + ({sympy.pycode(e, fully_qualified_modules=False)})")
@@ -266,10 +262,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
     found = closed_forms(base, seed, max_terms, max_memory=max_memory)
-    ring, forms, chain, parallel = found.ring, found.forms, found.chain, found.parallel
-    offsets, revolute, fourier_groups = found.offsets, found.revolute, found.fourier_groups
-    rate_index = found.rate_index
-    g_mag = found.gravity
+    forms, chain, offsets = found.forms, found.chain, found.offsets
     lengths, regroupings = {}, None
     if symbolic is not None:
         from ._symbolic_lengths import symbolic_forms
@@ -294,13 +287,13 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         return text if offsets[k] == 0.0 else f"({text} + {offsets[k]!r})"
 
     for k in range(n):
-        if revolute[k]:
+        if found.revolute[k]:
             theta = qs[k] + offsets[k]
             add_abbrev(f"s{k}", f"s{k + 1}", sympy.sin(theta), f"np.sin({angle_code(k)})", f"s_{{{k + 1}}}")
             add_abbrev(f"c{k}", f"c{k + 1}", sympy.cos(theta), f"np.cos({angle_code(k)})", f"c_{{{k + 1}}}")
             if len(chain[k]) > 1:       # the summed angle of k's group, and its rates: members signed
                 lab, tag = _label(chain[k], n), _label(chain[k], n).replace(",", "_")
-                signs = [1 if m == chain[k][0] else parallel.get(m, 1) for m in chain[k]]
+                signs = [1 if m == chain[k][0] else found.parallel.get(m, 1) for m in chain[k]]
                 phi = sum(sign * qs[m] for sign, m in zip(signs, chain[k]))
                 code = signed(signs, (angle_code(m) for m in chain[k]))
                 add_abbrev(f"S{k}", f"s{tag}", sympy.sin(phi), f"np.sin({code})", f"s_{{{lab}}}")
@@ -329,7 +322,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             add_abbrev(f"stb{k}", f"sb{k + 1}", sympy.Function("s_stribeck")(qd_k), _numpy(s_code),
                        rf"\varsigma_{{{k + 1}}}")
     gsym = sympy.Symbol("g", positive=True)
-    gens_sym = [symbol.get(name) for name in ring.names]
+    gens_sym = [symbol.get(name) for name in found.ring.names]
 
     def to_sympy(terms):
         """Collected by rate monomials: Σ rate · (trig polynomial)."""
@@ -359,7 +352,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     def trig_symbol(g, kind, multiples):
         """cos/sin of n·θ (n: the ``multiples``) over group g's members: an abbreviation (c23, s2, c2(23),
         cos(2q2 + q3))."""
-        members = fourier_groups[g]
+        members = found.fourier_groups[g]
         used = [(m, x) for m, x in zip(members, multiples) if x]
         if len(used) == 1 and used[0][1] == 1:
             return symbol[f"{kind}{used[0][0]}"]
@@ -382,10 +375,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         angle = sum(x * (qs[m] + offsets[m]) for m, x in used)
         fn = sympy.cos if kind == "c" else sympy.sin
         text = " + ".join(f"{x}*{angle_code(m)}" if x != 1 else angle_code(m) for m, x in used)
-        tex = tex or (r"\cos" if kind == "c" else r"\sin") + "(" + sympy.latex(angle) + ")"
-        sym = sympy.Symbol(code, real=True)
-        abbreviations[sym] = (fn(angle), f"np.{'cos' if kind == 'c' else 'sin'}({text})", tex)
-        by_code[code] = sym
+        tex = tex or f"\\{fn.__name__}(" + sympy.latex(angle) + ")"
+        by_code[code] = sym = sympy.Symbol(code, real=True)
+        abbreviations[sym] = (fn(angle), f"np.{fn.__name__}({text})", tex)
         return sym
     by_code = {}
 
@@ -396,12 +388,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         return sympy.Add(*[_q(v) * sympy.Mul(*[x ** k for x, k in zip(length_symbols, e)]) for e, v in poly.items()])
 
     def _mono(exps):
-        out = sympy.Integer(1)
-        for i, e in enumerate(exps):
-            if e:
-                out *= gens_sym[i] ** e
-        return out
-    rate_set = set(rate_index)
+        return sympy.Mul(*[gens_sym[i] ** e for i, e in enumerate(exps) if e])
+    rate_set = set(found.rate_index)
 
     regrouped = [any(v != 0 for c, v in enumerate(base.Y[r]) if c != base.pivots[r]) for r in range(R)]
     syms = tuple(sympy.Symbol(name + ("R" if regrouped[r] else ""), real=True) for r, name in enumerate(base.names))
@@ -413,22 +401,15 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                                        for name, poly in regroupings[r].items()])
         else:
             constants[s] = sympy.Add(*[_q(_rational(v)) * standard[c] for c, v in enumerate(base.Y[r]) if v != 0])
-    tau = []
-    for j in range(n):
-        total = sympy.Integer(0)
-        for r in range(R):
-            d, s = forms[j][r]
-            entry = to_sympy(d) + gsym * to_sympy(s)
-            if entry != 0:
-                total += syms[r] * entry
-        tau.append(total)
-    tau = sympy.Matrix(tau)
+    # τ_j = Σ_r β_r (dynamic part + g · gravity part); a zero entry adds nothing
+    tau = sympy.Matrix([sum((sym * (to_sympy(d) + gsym * to_sympy(s)) for sym, (d, s) in zip(syms, row)),
+                            sympy.Integer(0)) for row in forms])
     count = _count(tau, abbreviations)
     code = operation_counts(routines(base, ["inverse_dynamics"])[0], robot)
     eq = Equations(robot, tuple(base.names), syms, tau, MappingProxyType(constants),
                    MappingProxyType(abbreviations), MappingProxyType(count),
                    MappingProxyType({k: code[k] for k in ("mul", "add", "sincos")}),
-                   gravity=g_mag, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
+                   gravity=found.gravity, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
     if check:
         err, scale = verify(eq, base, seed=seed)
         eq = dataclasses.replace(eq, max_error=err, max_torque=scale)
@@ -450,10 +431,8 @@ def _operations(e):
 
     if e.is_Atom:
         return 0, 0
-    mul = add = 0
-    for a in e.args:
-        m, s = _operations(a)
-        mul, add = mul + m, add + s
+    counts = [_operations(a) for a in e.args]
+    mul, add = sum(m for m, _ in counts), sum(s for _, s in counts)
     if isinstance(e, sympy.Add):
         add += len(e.args) - 1
     elif isinstance(e, sympy.Mul):
@@ -469,12 +448,9 @@ def _count(tau, abbreviations):
     a sum of angles or rates its additions, each angle one sin/cos pair."""
     import sympy
 
-    mul = add = 0
-    used = set()
-    for e in tau:
-        used |= e.free_symbols
-        m, a = _operations(e)
-        mul, add = mul + m, add + a
+    counts = [_operations(e) for e in tau]
+    mul, add = sum(m for m, _ in counts), sum(a for _, a in counts)
+    used = set().union(*(e.free_symbols for e in tau))
     angles = set()
     for s in used:
         if s in abbreviations:

@@ -33,7 +33,7 @@ import numpy as np
 from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
-from ..motion import Trajectory
+from ..motion import Trajectory, interp_columns
 
 # A gap longer than this many median sampling intervals splits a log into segments.
 GAP_FACTOR = 5.0
@@ -193,12 +193,6 @@ def _resample(t, arrays, h):
     """Linear interpolation of each (S, n) array onto a uniform grid from t[0] with step h."""
     grid = t[0] + h * np.arange(int(np.floor((t[-1] - t[0]) / h + 1e-9)) + 1)
     return grid, [None if a is None else interp_columns(grid, t, a) for a in arrays]
-
-
-def interp_columns(x, xp, fp):
-    """Each column of ``fp`` (M, k), sampled at the increasing times ``xp`` (M,), linearly interpolated at ``x``
-    (``np.interp``, its end values beyond ``xp``): shape (len(x), k)."""
-    return np.column_stack([np.interp(x, xp, column) for column in fp.T])
 
 
 def _lowpass(arrays, cutoff, order, h):

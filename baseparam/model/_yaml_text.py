@@ -170,8 +170,7 @@ def _check_nodes(root) -> None:
                 first_line[key] = line
                 stack.append((value_node, child, depth + 1))
         elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value, start=1):
-                stack.append((item, f"{path}[{i}]", depth + 1))
+            stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node.value, start=1))
         elif node.tag in (_INT_TAG, _FLOAT_TAG):
             _check_spelling(node.value, node.tag, path)
         elif node.tag == _BOOL_TAG and node.value.lower() not in ("true", "false"):

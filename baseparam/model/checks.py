@@ -222,7 +222,7 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
         ``"joints[3].alpha = 89.9999999 deg (1.7e-09 rad from 90°)"``.
     """
     # here, not at the top: loading a description imports this module and needs no joint model (some 3 ms)
-    from .joint_model import exact_cos_sin, joint_models
+    from .joint_model import exact_cos_sin, joint_models, to_si
 
     out, seen = [], set()
     unit = robot.angle_unit
@@ -233,7 +233,7 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
                 continue
             seen.add(f.label)
             if f.is_rotation:
-                rad = float(f.value) * (math.pi / 180.0 if unit == "deg" else 1.0)
+                rad = to_si(robot, f)
                 quarters = round(rad / (math.pi / 2))           # the nearest multiple of 90°
                 delta = abs(rad - quarters * (math.pi / 2))
                 if 0 < delta < limit and not exact_cos_sin(f.value, unit)[2]:
@@ -244,11 +244,9 @@ def near_special(robot, limit: float = NEAR_SPECIAL) -> list:
             else:
                 lengths.append((abs(float(f.value)), f"{f.label} = {f.value!r} {robot.length_unit}"))
     largest = max((v for v, _ in lengths), default=0.0)
-    for value, text in lengths:
-        if largest > 0 and 0 < value < limit * largest:
-            out.append((value / largest, f"{text} ({value / largest:.1e} of the largest length)"))
+    out += [(value / largest, f"{text} ({value / largest:.1e} of the largest length)") for value, text in lengths
+            if largest > 0 and 0 < value < limit * largest]
     norm = math.hypot(*robot.gravity)
-    for i, g in enumerate(robot.gravity, start=1):
-        if norm > 0 and 0 < abs(g) < limit * norm:
-            out.append((abs(g) / norm, f"gravity[{i}] = {g!r} m/s² ({abs(g) / norm:.1e} of |g|, nearly 0)"))
+    out += [(abs(g) / norm, f"gravity[{i}] = {g!r} m/s² ({abs(g) / norm:.1e} of |g|, nearly 0)")
+            for i, g in enumerate(robot.gravity, start=1) if norm > 0 and 0 < abs(g) < limit * norm]
     return sorted(out)

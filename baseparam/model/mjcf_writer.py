@@ -174,8 +174,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         attributes = [f"name={quoteattr(names[k])}", f'type="{"hinge" if joint.is_revolute else "slide"}"',
                       f'pos="{_number_list(J[:3, 3])}"', f'axis="{_number_list(J[:3, 2])}"']
         limits = joint.limits
-        if robot.convention == "urdf" and limits is not None and limits.lower is not None \
-                and limits.upper is not None:
+        if robot.convention == "urdf" and limits is not None and None not in (limits.lower, limits.upper):
             attributes.append(f'range="{_number(limits.lower)} {_number(limits.upper)}"')
         if friction is not None:
             damping, coulomb = friction[k]
@@ -205,10 +204,8 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
               f'  <option gravity="{_number_list(robot.gravity_si)}"/>']
     if meshes:
-        lines.append("  <asset>")
-        for (path, scale), mesh in meshes.items():
-            lines.append(f'    <mesh name="{mesh}" file={quoteattr(path)} scale="{_number_list(scale)}"/>')
-        lines.append("  </asset>")
+        lines += ["  <asset>", *(f'    <mesh name="{mesh}" file={quoteattr(path)} scale="{_number_list(scale)}"/>'
+                                 for (path, scale), mesh in meshes.items()), "  </asset>"]
     lines += ["  <worldbody>", *body_lines, "  </worldbody>", "</mujoco>"]
     return "\n".join(lines) + "\n"
 

@@ -255,8 +255,7 @@ class Joint:
         if not 1e-6 < norm < 1e6:
             raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, of length between "
                                         f"1e-6 and 1e6), got {shown(self.axis)}")
-        object.__setattr__(self, "axis", tuple(float(v) / norm + 0.0 if norm != 1.0 else float(v) + 0.0
-                                               for v in axis))
+        object.__setattr__(self, "axis", tuple(float(v) / norm + 0.0 for v in axis))     # x / 1.0 is x exactly
 
     @property
     def is_revolute(self) -> bool:

@@ -462,12 +462,10 @@ def _structure(links, joints, problems):
     children = {name: [] for name in links}
     parent_of = {}
     for joint in joints:
-        bad = False
-        for end in (joint.parent, joint.child):
-            if end not in links:
-                problems.add(f"joint '{joint.name}'", f"names link '{end}', which is not defined")
-                bad = True
-        if bad:
+        missing = [end for end in (joint.parent, joint.child) if end not in links]
+        for end in missing:
+            problems.add(f"joint '{joint.name}'", f"names link '{end}', which is not defined")
+        if missing:
             continue
         if joint.child in parent_of:
             problems.add(f"joint '{joint.name}'", f"link '{joint.child}' already has a parent joint "
@@ -513,9 +511,7 @@ def _floating_root(base, children):
     (the root link's frame moved by the joint's <origin>, as pinocchio reads it), where gravity is
     expressed."""
     below = children.get(base, [])
-    if len(below) == 1 and below[0].type == "floating":
-        return below[0]
-    return None
+    return below[0] if len(below) == 1 and below[0].type == "floating" else None
 
 
 def _base_link(links, joints, root, problems) -> str:
@@ -705,8 +701,6 @@ def _gravity(tree_root, base, joints, label, tolerance, floating=False):
     A floating base's is in its floating joint's frame (the root link's frame turned by the joint's
     <origin>: the frame the base pose in q is measured in, as pinocchio does)."""
     g = np.array([0.0, 0.0, -9.81])
-    if base == tree_root:
-        return tuple(g)
     parent_joint = {j.child: j for j in joints}
     path, link = [], base
     while link != tree_root and link in parent_joint:

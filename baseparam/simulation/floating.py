@@ -66,19 +66,12 @@ class FloatingExperiment:
                 f"{len(self.contacts)} contacts)")
 
 
-def _euler_zyx(angles):
-    """R = Rz(yaw) Ry(pitch) Rx(roll) of (S, 3) angles (yaw, pitch, roll) → (S, 3, 3)."""
-    y, p, r = angles.T
-    cy, sy, cp, sp, cr, sr = np.cos(y), np.sin(y), np.cos(p), np.sin(p), np.cos(r), np.sin(r)
-    return np.stack([np.stack([cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr], -1),
-                     np.stack([sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], -1),
-                     np.stack([-sp, cp * sr, cp * cr], -1)], -2)
-
-
-def _quaternions(R):
-    """Unit quaternions (x, y, z, w) of rotation matrices (S, 3, 3) (scipy's conversion)."""
-    from scipy.spatial.transform import Rotation
-    return Rotation.from_matrix(R).as_quat()
+def _floating_model(model, what):
+    """``model``'s robot when ``model`` is a Model of a floating-base robot; else a one-line error."""
+    robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
+    if not robot.is_floating:
+        raise ArgumentError(f"model: {shown(robot.name)} has a fixed base; {what} are for floating bases")
+    return robot
 
 
 def _contact_points(robot, tree, contacts):
@@ -147,9 +140,10 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     iterations = check_number(iterations, "iterations", low=1, high=10_000, integer=True)
     tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
     targets = _contact_points(robot, _tree(robot, q0[None]), contacts)
-    R = _euler_zyx(ang)
+    from scipy.spatial.transform import Rotation
+    R = Rotation.from_euler("ZYX", ang).as_matrix()        # Rz(yaw) Ry(pitch) Rx(roll), (S, 3, 3)
     q = np.tile(q0, (S, 1))
-    q[:, :3], q[:, 3:7] = pos, _quaternions(R)
+    q[:, :3], q[:, 3:7] = pos, Rotation.from_matrix(R).as_quat()      # unit quaternions (x, y, z, w)
     for _ in range(iterations):
         tree = _tree(robot, q)         # one tree per step, for the points and the Jacobians
         points = _contact_points(robot, tree, contacts)
@@ -172,14 +166,6 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     J = _world_linear_jacobians(robot, tree, contacts)         # the tree of the final q (the loop broke on it)
     qd[:, 6:] = -np.einsum("sij,sj->si", np.linalg.pinv(J[:, :, 6:]), np.einsum("sij,sj->si", J[:, :, :6], qd[:, :6]))
     return q, qd, np.gradient(qd, t, axis=0)
-
-
-def _floating_model(model, what):
-    """``model``'s robot when ``model`` is a Model of a floating-base robot; else a one-line error."""
-    robot = check_instance(model, "model", Model, "a baseparam.Model (robot and parameters)").robot
-    if not robot.is_floating:
-        raise ArgumentError(f"model: {shown(robot.name)} has a fixed base; {what} are for floating bases")
-    return robot
 
 
 def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
@@ -257,7 +243,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
         raise ArgumentError("contacts: none given; the base's six equations need the wrenches of at least one "
                             "contact (free_floating_experiment simulates a robot without any)")
     needed = inverse_dynamics(model, q, qd, qdd)                         # (S, 6 + n)
-    tree = _tree(robot, np.asarray(q, dtype=float))
+    tree = _tree(robot, q)
     J = np.stack([_jacobian(robot, tree, c) for c in contacts], 1)     # (S, C, 6, n_v)
     S, C = J.shape[:2]
     k = 3 if point else 6                                              # a point contact: forces only
@@ -266,9 +252,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     w[:, :, :k] = np.einsum("sij,sj->si", np.linalg.pinv(G), needed[:, :6]).reshape(S, C, k)
     applied = np.einsum("scri,scr->si", J, w)
     tau = np.concatenate([np.zeros((S, 6)), needed[:, 6:] - applied[:, 6:]], axis=1)
-    truth = Trajectory(t=t, q=np.asarray(q, dtype=float), qd=np.asarray(qd, dtype=float),
-                       qdd=np.asarray(qdd, dtype=float), tau=tau, floating=True,
-                       source=f"contact_experiment({robot.name})")
+    truth = Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau, floating=True, source=f"contact_experiment({robot.name})")
     log = _log(truth, noise, twist_noise, seed)
     rng = np.random.default_rng(seed + 2)
     sigma = np.repeat(np.asarray(wrench_noise, dtype=float), 3)

@@ -39,7 +39,7 @@ from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import ABSURD, check_instance, check_number, check_option
 from ..errors import ArgumentError, BaseParamError, SimulationError
 from ..model.value import takes_model
-from ..motion import MIN_SAMPLES, Trajectory
+from ..motion import MIN_SAMPLES, Trajectory, interp_columns
 from .noise import SensorNoise
 
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
@@ -223,7 +223,7 @@ class _Torque:
         if self.callback is None:
             if k is not None:
                 return self.rows[k]
-            return np.array([np.interp(time, self.t, column) for column in self.rows.T])
+            return interp_columns([time], self.t, self.rows)[0]
         try:
             value = self.callback(time, q, qd)
         except BaseParamError:                     # the library's own one-line words, as they are

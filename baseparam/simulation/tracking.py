@@ -36,7 +36,7 @@ from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
 from ..dynamics.samples import standard_model
 from ..model.value import takes_model
-from ..motion import Trajectory
+from ..motion import Trajectory, interp_columns
 from .integrate import checked_gains, checked_noise, checked_record, logged, simulate
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
@@ -155,7 +155,7 @@ class Reference(Trajectory):
         q = np.asarray(log.q, dtype=float)
         step = float(np.median(np.diff(t)))
         grid = np.arange(int(np.floor(t[-1] / step)) + 1) * step
-        uniform = np.column_stack([np.interp(grid, t, column) for column in q.T])
+        uniform = interp_columns(grid, t, q)
         nyquist = 0.5 / step
         if not cutoff < nyquist:
             raise ArgumentError(f"cutoff: {cutoff:g} Hz is not below half the log's sampling rate ({nyquist:g} Hz)")
