@@ -14,8 +14,9 @@ _J_INDEX = ((0, 3, 4, 6), (3, 1, 5, 7), (4, 5, 2, 8), (6, 7, 8, 9))
 _ENTRIES = ((0, 1, 2, 0, 0, 1, 0, 1, 2, 3), (0, 1, 2, 1, 2, 2, 3, 3, 3, 3))
 
 
-def pseudo_inertia(p) -> np.ndarray:
-    """The 4×4 pseudo-inertia J = [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (shape (10,))."""
+def pseudo_matrix(p) -> np.ndarray:
+    """The 4×4 pseudo-inertia J = [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (shape (10,)); that of a body given by
+    mass, centre and inertia is :func:`~baseparam.model.urdf_update.pseudo_inertia`."""
     return np.asarray(p, dtype=float)[np.array(_J_INDEX)]
 
 
@@ -53,25 +54,26 @@ def payload_parameters(mass, com, inertia):
 
 
 def payload_physical(p):
-    """(mass, com (3,), inertia about the com (3, 3)) of 10 pseudo parameters."""
+    """(mass, com (3,), inertia about the com (3, 3)) of 10 pseudo parameters.
+
+    :func:`~baseparam.model.urdf_update.body_of` of :func:`pseudo_matrix` in exact arithmetic, rounded in another
+    order (the two differ in the last bits for 97 % of random bodies): kept, so payload results stay as they were."""
     m = float(p[9])
-    P = pseudo_inertia(p)
+    P = pseudo_matrix(p)
     c = P[:3, 3] / m if m > 0 else np.zeros(3)
     Sc = P[:3, :3] - m * np.outer(c, c)
     return m, c, np.trace(Sc) * np.eye(3) - Sc
 
 
-LARGEST = 1e100        # |torque| or |wrench| a fit takes: beyond it the sums of squares overflow float64
-
-
 def _check_target(y, what):
-    """Refuse a fit target whose squares would overflow: the residual's σ turns inf, the weights 0 and the fit
-    returns a finite, wrong payload with a zero standard deviation."""
+    """Refuse a fit target beyond ±ABSURD_PARAMETER (1e100), whose squares would overflow: the residual's σ turns
+    inf, the weights 0 and the fit returns a finite, wrong payload with a zero standard deviation."""
+    from .._validation import ABSURD_PARAMETER
     from ..errors import DataError
 
     top = float(np.abs(y).max()) if np.size(y) else 0.0
-    if not top <= LARGEST:
-        raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {LARGEST:g}); check the "
+    if not top <= ABSURD_PARAMETER:
+        raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {ABSURD_PARAMETER:g}); check the "
                         "units and the gains")
 
 
