@@ -152,6 +152,21 @@ def _weighted_fit(A, y, fractions, used):
     return theta, correlation * s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Aw, Aw))
 
 
+def _fit_payload(W, y, fractions, rows, text, nuisance=None, nuisance_dof=0):
+    """The payload of columns W (S, n, 10) and target y (S, n) (torques or a wrench): :func:`_weighted_fit` of its
+    identifiable coordinates ``rows`` (rank, 10) beside ``nuisance`` columns (S, n, k) whose values are not reported
+    (``nuisance_dof`` more degrees of freedom spent: a wrench's offsets), then :func:`_physical_estimate`'s fields
+    and ``rmse`` (n,), the residual's RMS per row."""
+    rank = len(rows)
+    A = W @ rows.T                                   # (S, n, rank): the identifiable coordinates
+    if nuisance is not None:
+        A = np.concatenate([A, nuisance], axis=2)
+    theta, cov_theta = _weighted_fit(A, y, fractions, A.shape[2] + nuisance_dof)
+    fields = _physical_estimate(theta[:rank], cov_theta[:rank, :rank], rows, text)
+    residual = y - W @ fields["parameters"] - (nuisance @ theta[rank:] if nuisance is not None else 0.0)
+    return dict(fields, rmse=np.sqrt(np.mean(residual ** 2, axis=0)))
+
+
 def _physical_estimate(theta, cov_theta, rows, text):
     """The payload of identifiable coordinates θ = rows p: the 10 parameters of minimum norm in the directions the
     data do not see (p = pinv(rows) θ), then the consistent estimate nearest it in θ's metric, with the standard
