@@ -228,7 +228,7 @@ class Identification:
         from ..model.robot import robot_to_yaml
 
         self._describable("to_yaml")             # an OLS fit has no prior to name and no bodies to write
-        text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
+        text = f"# {self._note()}\n" + robot_to_yaml(self.to_robot())
         return _written(path, text)
 
     def _bodies(self, what):
@@ -291,11 +291,10 @@ class Identification:
         -------
         str
         """
-        e = self._describable("to_urdf")
-        robot = e.base_.robot
+        e, robot, layout, p = self._fitted_columns("to_urdf")
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
         if robot.from_urdf_text:
-            text = self._updated_urdf(robot, bodies)
+            text = self._updated_urdf(robot, bodies, layout, p)
         else:
             from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
@@ -337,28 +336,29 @@ class Identification:
             check_path(urdf_folder, "urdf_folder")
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
                              urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
-                             note=f"identified by baseparam: consistent fit, {self._prior_words()}")
+                             note=self._note())
         return _written(path, text)
 
-    def _prior_words(self):
+    def _note(self):
+        """The line every description written from the fit carries: the consistent fit and its prior."""
         e = self.estimator
         c = e.consistent_
-        return f"prior {c.prior}" + ("" if e.prior == c.prior else f" ({e.prior})") + \
-            ("" if c.prior_choice is None else f", weight {c.prior_choice.chosen:g}")
+        asked = "" if e.prior == c.prior else f" ({e.prior})"
+        weight = "" if c.prior_choice is None else f", weight {c.prior_choice.chosen:g}"
+        return f"identified by baseparam: consistent fit, prior {c.prior}{asked}{weight}"
 
-    def _updated_urdf(self, robot, bodies):
+    def _updated_urdf(self, robot, bodies, layout, p):
         from ..errors import ArgumentError
         from ..model.urdf_update import updated_urdf
 
         if robot.is_floating:
             raise ArgumentError(f"to_urdf: {robot.name}: a floating base's identified body has no place in the "
                                 "file's links yet; use to_yaml")
-        _, _, layout, p = self._fitted_columns("to_urdf")
         friction = [tuple(_clipped(p, layout.friction_columns.get((k, kind)), None) for kind in ("FV", "FC"))
                     for k in range(robot.n_dof)]
         comments = []
         for row in self.bodies():
-            text = f"identified by baseparam: consistent fit, {self._prior_words()}"
+            text = self._note()
             if row["cad"] is not None:
                 text += f"; CAD mass {row['cad']['mass']:.6g} kg"
             if row["implausible"]:
