@@ -2,7 +2,7 @@
 :class:`Metrics` (torque prediction errors) and :class:`LogResult` (one log's figures in a fit over many)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -50,14 +50,12 @@ class Metrics:
 
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):
-        """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n)."""
-        e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
+        """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
+        :meth:`from_residuals`, with the samples kept for plots."""
         S = tau.shape[0]
-        per_joint, pooled = nrmse(e2, t2)
-        return cls(rmse=np.sqrt(e2 / S), nrmse_percent=100.0 * per_joint, nrmse_pooled_percent=100.0 * pooled,
-                   n_samples=S,
-                   t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
-                   sources=list(sources))
+        figures = cls.from_residuals(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0), S)
+        return replace(figures, t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
+                       sources=list(sources))
 
     @classmethod
     def from_residuals(cls, e2, t2, n_samples):
@@ -203,8 +201,6 @@ class Identification:
         -------
         Robot
         """
-        import dataclasses
-
         from ..model.robot import Inertia
 
         e, robot, layout, p = self._fitted_columns("to_robot")
@@ -217,10 +213,10 @@ class Identification:
             rotor = float(p[layout.rotor_columns[k]]) if k in layout.rotor_columns else False
             model = joint.friction_model
             if (k, "FS") in layout.friction_columns:
-                model = dataclasses.replace(model, stribeck_friction=float(p[layout.friction_columns[(k, "FS")]]))
-            joints.append(dataclasses.replace(joint, inertia=body, friction=friction, rotor_inertia=rotor,
+                model = replace(model, stribeck_friction=float(p[layout.friction_columns[(k, "FS")]]))
+            joints.append(replace(joint, inertia=body, friction=friction, rotor_inertia=rotor,
                                               friction_model=model))
-        return dataclasses.replace(robot, joints=tuple(joints), source=None)
+        return replace(robot, joints=tuple(joints), source=None)
 
     def to_yaml(self, path=None) -> str:
         """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
