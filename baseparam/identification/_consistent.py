@@ -414,18 +414,22 @@ def parameters_at_bound(base, x, std, mass_bounds=None) -> list:
     bounds = {c: (0.0, None) for c in nonnegative_columns(layout)}
     for link, (lo, hi) in (mass_bounds or {}).items():
         bounds[layout.link_columns[link - 1][9]] = (lo, hi)
-    Y = np.asarray(base.Y, dtype=float)
     floor = 1e-9 * float(np.abs(x).max()) if len(x) else 0.0
     out = []
-    for r, name in enumerate(base.names):
-        terms = np.flatnonzero(Y[r])
-        if len(terms) != 1 or terms[0] not in bounds:
+    for r, (column, coefficient) in single_terms(base).items():
+        if column not in bounds:
             continue
-        value = x[r] / Y[r, terms[0]]
-        sigma = std[r] / abs(Y[r, terms[0]]) if np.isfinite(std[r]) else 0.0
-        if any(b is not None and abs(value - b) <= 1e-4 * sigma + floor for b in bounds[terms[0]]):
-            out.append(name)
+        value = x[r] / coefficient
+        sigma = std[r] / abs(coefficient) if np.isfinite(std[r]) else 0.0
+        if any(b is not None and abs(value - b) <= 1e-4 * sigma + floor for b in bounds[column]):
+            out.append(base.names[r])
     return out
+
+
+def single_terms(base) -> dict:
+    """The base parameters that are one standard parameter times a coefficient: r → (its column, the coefficient)."""
+    Y = np.asarray(base.Y, dtype=float)
+    return {r: (int(terms[0]), Y[r, terms[0]]) for r, terms in enumerate(map(np.flatnonzero, Y)) if len(terms) == 1}
 
 
 def physical_links(base, fit) -> list:
