@@ -387,16 +387,17 @@ class BaseParameterEstimator(ParamsFromInit):
             ok = np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1) & np.isfinite(qdd).all(axis=1)
             tau = np.full(q.shape, np.nan)
             if ok.any():
-                tau[ok] = self.base_.inverse_dynamics(self.coef_, q[ok], qd[ok], qdd[ok],
-                                                      shapes=None if shapes is None else tuple(a[ok] for a in shapes))
+                tau[ok] = self._predicted(q, qd, qdd, shapes, ok)
             out.append(tau)
         return np.concatenate(out)
 
     def _predict_processed(self, item):
-        q, qd, qdd = (a[item.kept] for a in (item.q, item.qd, item.qdd))
-        shapes = processed_shapes(self.base_.robot, item)
-        return self.base_.inverse_dynamics(self.coef_, q, qd, qdd,
-                                           shapes=None if shapes is None else tuple(a[item.kept] for a in shapes))
+        return self._predicted(item.q, item.qd, item.qdd, processed_shapes(self.base_.robot, item), item.kept)
+
+    def _predicted(self, q, qd, qdd, shapes, rows):
+        """τ̂ at the samples ``rows`` (a mask) of states q, q̇, q̈ (S, n_dof) and friction shapes (None: none)."""
+        return self.base_.inverse_dynamics(self.coef_, q[rows], qd[rows], qdd[rows],
+                                           shapes=None if shapes is None else tuple(a[rows] for a in shapes))
 
     def validate(self, X):
         """Error figures of the predicted torques on (held-out) trajectories, pooled over them.
