@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from baseparam.identification._consistent import pseudo_inertia
+from baseparam.identification._payload_math import pseudo_matrix
 from conftest import DATA, ROOT, needs_data
 from random_bodies import custom_robot, random_parameters, random_states
 
@@ -65,7 +65,7 @@ def assert_physical(estimator):
         for cols in layout.link_columns:
             pseudo[cols] = K @ estimator.standard_[cols]
     for cols in layout.link_columns:          # J ⪰ ε·T² (ε relative to the link's scale): positive definite
-        assert np.linalg.eigvalsh(pseudo_inertia(pseudo[cols]))[0] > 0
+        assert np.linalg.eigvalsh(pseudo_matrix(pseudo[cols]))[0] > 0
     for (_, kind), c in layout.friction_columns.items():
         if kind in ("FV", "FC", "FS"):
             assert estimator.standard_[c] >= -1e-9

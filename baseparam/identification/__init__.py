@@ -32,11 +32,10 @@ _WHERE = {
     **dict.fromkeys(("DelayEstimate", "estimate_delay"), "delay"),
 }
 
-__all__ = ["BaseParameterEstimator", "DelayEstimate", "Identification", "LogResult", "Metrics", "PayloadResult",
-           "Preprocessing", "Processed", "Trajectory", "estimate_delay", "from_arrays", "from_dataframe", "identify",
-           "identify_logs", "identify_payload", "parse_column_map", "preprocess", "read_trajectory",
-           "write_trajectory"]
-__all__ += ["FloatingIdentification", "identify_floating"]
+__all__ = ["BaseParameterEstimator", "DelayEstimate", "FloatingIdentification", "Identification", "LogResult",
+           "Metrics", "PayloadResult", "Preprocessing", "Processed", "Trajectory", "estimate_delay", "from_arrays",
+           "from_dataframe", "identify", "identify_floating", "identify_logs", "identify_payload", "parse_column_map",
+           "preprocess", "read_trajectory", "write_trajectory"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

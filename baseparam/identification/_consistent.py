@@ -51,7 +51,7 @@ from .._numbers import json_floats
 from ..errors import SettingsError, SimulationError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 from ..model.urdf_update import body_of
-from ._payload_math import payload_parameters, pseudo_columns, pseudo_expression, pseudo_inertia
+from ._payload_math import payload_parameters, pseudo_columns, pseudo_expression, pseudo_matrix
 
 EPSILON = 1e-6
 # Prior weights tried, in units of the unconstrained fit's relative residual (see the module notes).
@@ -202,7 +202,7 @@ class _Problem:
         for k, cols in enumerate(layout.link_columns):
             m_k, l_k = 1.0, ell
             if has_prior[k]:
-                J0 = pseudo_inertia(p0[cols])
+                J0 = pseudo_matrix(p0[cols])
                 m_k = max(J0[3, 3], 1e-3)
                 l_k = max(np.sqrt(max(np.trace(J0[:3, :3]), 0.0) / m_k), 1e-2)
             t = np.sqrt(m_k) * np.array([l_k, l_k, l_k, 1.0])
@@ -315,7 +315,7 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
     notes = []
     if use_prior:
         for k in np.flatnonzero(has):
-            if np.linalg.eigvalsh(pseudo_inertia(p0[layout.link_columns[k]]))[0] <= 0:
+            if np.linalg.eigvalsh(pseudo_matrix(p0[layout.link_columns[k]]))[0] <= 0:
                 has[k] = False
                 notes.append(f"link {k + 1}: its CAD body is not physical (pseudo-inertia not positive definite); "
                              "no prior on it")
@@ -346,7 +346,7 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
                                   f"(solver status {status})")
         p_pseudo = pulled
     p = np.linalg.solve(problem.T, p_pseudo)
-    eig = np.array([np.linalg.eigvalsh(pseudo_inertia(p_pseudo[cols]))[0] for cols in layout.link_columns])
+    eig = np.array([np.linalg.eigvalsh(pseudo_matrix(p_pseudo[cols]))[0] for cols in layout.link_columns])
     return ConsistentFit(p, np.asarray(base.Y, dtype=float) @ p, status, eig, "cad" if use_prior else "none", choice,
                          time.perf_counter() - start, problem.n_solves, tuple(notes))
 
@@ -414,18 +414,22 @@ def parameters_at_bound(base, x, std, mass_bounds=None) -> list:
     bounds = {c: (0.0, None) for c in nonnegative_columns(layout)}
     for link, (lo, hi) in (mass_bounds or {}).items():
         bounds[layout.link_columns[link - 1][9]] = (lo, hi)
-    Y = np.asarray(base.Y, dtype=float)
     floor = 1e-9 * float(np.abs(x).max()) if len(x) else 0.0
     out = []
-    for r, name in enumerate(base.names):
-        terms = np.flatnonzero(Y[r])
-        if len(terms) != 1 or terms[0] not in bounds:
+    for r, (column, coefficient) in single_terms(base).items():
+        if column not in bounds:
             continue
-        value = x[r] / Y[r, terms[0]]
-        sigma = std[r] / abs(Y[r, terms[0]]) if np.isfinite(std[r]) else 0.0
-        if any(b is not None and abs(value - b) <= 1e-4 * sigma + floor for b in bounds[terms[0]]):
-            out.append(name)
+        value = x[r] / coefficient
+        sigma = std[r] / abs(coefficient) if np.isfinite(std[r]) else 0.0
+        if any(b is not None and abs(value - b) <= 1e-4 * sigma + floor for b in bounds[column]):
+            out.append(base.names[r])
     return out
+
+
+def single_terms(base) -> dict:
+    """The base parameters that are one standard parameter times a coefficient: r → (its column, the coefficient)."""
+    Y = np.asarray(base.Y, dtype=float)
+    return {r: (int(terms[0]), Y[r, terms[0]]) for r, terms in enumerate(map(np.flatnonzero, Y)) if len(terms) == 1}
 
 
 def physical_links(base, fit) -> list:
@@ -441,7 +445,7 @@ def physical_links(base, fit) -> list:
     p_pseudo = _to_pseudo(layout) @ fit.p
     out = []
     for k, cols in enumerate(layout.link_columns, start=1):
-        J = pseudo_inertia(p_pseudo[cols])
+        J = pseudo_matrix(p_pseudo[cols])
         m, com, inertia_com = body_of(J)
         out.append({"link": k, "mass": m, "com": com.tolist(), "inertia_com": inertia_com.tolist(),
                     "principal_moments": np.linalg.eigvalsh(inertia_com).tolist(),
@@ -449,5 +453,4 @@ def physical_links(base, fit) -> list:
     return out
 
 
-__all__ = ["ConsistentFit", "PriorChoice", "cad_parameters", "consistent_fit", "parameters_at_bound", "physical_links",
-           "pseudo_inertia"]
+__all__ = ["ConsistentFit", "PriorChoice", "cad_parameters", "consistent_fit", "parameters_at_bound", "physical_links"]

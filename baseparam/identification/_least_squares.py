@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -276,13 +277,11 @@ def _accumulate_item(base, item, factor, normal, shapes, factors):
             if not len(rows):
                 continue
             sub = slice(int(rows[0]), int(rows[-1]) + 1)
+            add = normal.add if factors is None else partial(factors.add, fold)      # one sum, or this fold's
             for sl, part, spans in wide_blocks(base.robot, q[sub], qd[sub], qdd[sub], parameters=base.parameters,
                                                columns=base.pivots, shapes=None if kept_shapes is None
                                                else tuple(a[sub] for a in kept_shapes)):
-                if factors is None:
-                    normal.add(part, tau[sub][sl], spans)
-                else:
-                    factors.add(fold, part, tau[sub][sl], spans)
+                add(part, tau[sub][sl], spans)
         return
     for sl in item.segments():
         _decimated_segment(base, item, sl, factor, normal, shapes, factors)

@@ -14,8 +14,9 @@ _J_INDEX = ((0, 3, 4, 6), (3, 1, 5, 7), (4, 5, 2, 8), (6, 7, 8, 9))
 _ENTRIES = ((0, 1, 2, 0, 0, 1, 0, 1, 2, 3), (0, 1, 2, 1, 2, 2, 3, 3, 3, 3))
 
 
-def pseudo_inertia(p) -> np.ndarray:
-    """The 4×4 pseudo-inertia J = [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (shape (10,))."""
+def pseudo_matrix(p) -> np.ndarray:
+    """The 4×4 pseudo-inertia J = [[Σ, s], [sᵀ, m]] of 10 pseudo parameters (shape (10,)); that of a body given by
+    mass, centre and inertia is :func:`~baseparam.model.urdf_update.pseudo_inertia`."""
     return np.asarray(p, dtype=float)[np.array(_J_INDEX)]
 
 
@@ -53,25 +54,26 @@ def payload_parameters(mass, com, inertia):
 
 
 def payload_physical(p):
-    """(mass, com (3,), inertia about the com (3, 3)) of 10 pseudo parameters."""
+    """(mass, com (3,), inertia about the com (3, 3)) of 10 pseudo parameters.
+
+    :func:`~baseparam.model.urdf_update.body_of` of :func:`pseudo_matrix` in exact arithmetic, rounded in another
+    order (the two differ in the last bits for 97 % of random bodies): kept, so payload results stay as they were."""
     m = float(p[9])
-    P = pseudo_inertia(p)
+    P = pseudo_matrix(p)
     c = P[:3, 3] / m if m > 0 else np.zeros(3)
     Sc = P[:3, :3] - m * np.outer(c, c)
     return m, c, np.trace(Sc) * np.eye(3) - Sc
 
 
-LARGEST = 1e100        # |torque| or |wrench| a fit takes: beyond it the sums of squares overflow float64
-
-
 def _check_target(y, what):
-    """Refuse a fit target whose squares would overflow: the residual's σ turns inf, the weights 0 and the fit
-    returns a finite, wrong payload with a zero standard deviation."""
+    """Refuse a fit target beyond ±ABSURD_PARAMETER (1e100), whose squares would overflow: the residual's σ turns
+    inf, the weights 0 and the fit returns a finite, wrong payload with a zero standard deviation."""
+    from .._validation import ABSURD_PARAMETER
     from ..errors import DataError
 
     top = float(np.abs(y).max()) if np.size(y) else 0.0
-    if not top <= LARGEST:
-        raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {LARGEST:g}); check the "
+    if not top <= ABSURD_PARAMETER:
+        raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {ABSURD_PARAMETER:g}); check the "
                         "units and the gains")
 
 
@@ -148,6 +150,21 @@ def _weighted_fit(A, y, fractions, used):
     s2 = float(((yw - Aw @ theta) ** 2).sum() / max(S * n - used, 1))
     correlation = S / max(sum(fractions), 1.0)
     return theta, correlation * s2 * np.linalg.pinv(np.einsum("sjr,sjc->rc", Aw, Aw))
+
+
+def _fit_payload(W, y, fractions, rows, text, nuisance=None, nuisance_dof=0):
+    """The payload of columns W (S, n, 10) and target y (S, n) (torques or a wrench): :func:`_weighted_fit` of its
+    identifiable coordinates ``rows`` (rank, 10) beside ``nuisance`` columns (S, n, k) whose values are not reported
+    (``nuisance_dof`` more degrees of freedom spent: a wrench's offsets), then :func:`_physical_estimate`'s fields
+    and ``rmse`` (n,), the residual's RMS per row."""
+    rank = len(rows)
+    A = W @ rows.T                                   # (S, n, rank): the identifiable coordinates
+    if nuisance is not None:
+        A = np.concatenate([A, nuisance], axis=2)
+    theta, cov_theta = _weighted_fit(A, y, fractions, A.shape[2] + nuisance_dof)
+    fields = _physical_estimate(theta[:rank], cov_theta[:rank, :rank], rows, text)
+    residual = y - W @ fields["parameters"] - (nuisance @ theta[rank:] if nuisance is not None else 0.0)
+    return dict(fields, rmse=np.sqrt(np.mean(residual ** 2, axis=0)))
 
 
 def _physical_estimate(theta, cov_theta, rows, text):

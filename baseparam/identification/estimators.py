@@ -28,7 +28,7 @@ from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
 from ..model.value import description_of
 from ._inputs import _as_trajectories
-from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links
+from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links, single_terms
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares
 from ._params import ParamsFromInit
@@ -387,16 +387,17 @@ class BaseParameterEstimator(ParamsFromInit):
             ok = np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1) & np.isfinite(qdd).all(axis=1)
             tau = np.full(q.shape, np.nan)
             if ok.any():
-                tau[ok] = self.base_.inverse_dynamics(self.coef_, q[ok], qd[ok], qdd[ok],
-                                                      shapes=None if shapes is None else tuple(a[ok] for a in shapes))
+                tau[ok] = self._predicted(q, qd, qdd, shapes, ok)
             out.append(tau)
         return np.concatenate(out)
 
     def _predict_processed(self, item):
-        q, qd, qdd = (a[item.kept] for a in (item.q, item.qd, item.qdd))
-        shapes = processed_shapes(self.base_.robot, item)
-        return self.base_.inverse_dynamics(self.coef_, q, qd, qdd,
-                                           shapes=None if shapes is None else tuple(a[item.kept] for a in shapes))
+        return self._predicted(item.q, item.qd, item.qdd, processed_shapes(self.base_.robot, item), item.kept)
+
+    def _predicted(self, q, qd, qdd, shapes, rows):
+        """τ̂ at the samples ``rows`` (a mask) of states q, q̇, q̈ (S, n_dof) and friction shapes (None: none)."""
+        return self.base_.inverse_dynamics(self.coef_, q[rows], qd[rows], qdd[rows],
+                                           shapes=None if shapes is None else tuple(a[rows] for a in shapes))
 
     def validate(self, X):
         """Error figures of the predicted torques on (held-out) trajectories, pooled over them.
@@ -453,14 +454,9 @@ class BaseParameterEstimator(ParamsFromInit):
         regrouping has a single positive term) and lies more than 2σ below zero means the model
         misses something the data contain (an unmodelled effect absorbed by the fit).
         """
-        out = []
-        for r, (name, value, std) in enumerate(zip(self.names_, self.coef_, self.std_)):
-            terms = np.flatnonzero(self.base_.Y[r])
-            if len(terms) != 1 or self.base_.Y[r, terms[0]] <= 0:
-                continue
-            if SIGN_DEFINITE.match(self.base_.standard_names[terms[0]]) and value < -2.0 * std:
-                out.append(name)
-        return out
+        return [self.names_[r] for r, (column, coefficient) in single_terms(self.base_).items()
+                if coefficient > 0 and SIGN_DEFINITE.match(self.base_.standard_names[column])
+                and self.coef_[r] < -2.0 * self.std_[r]]
 
     def poorly_identified_(self):
         """Names of the base parameters whose uncertainty shows in the predicted torque

@@ -85,6 +85,7 @@ import numpy as np
 from .._numbers import real_array
 from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples, shown
 from ..errors import ArgumentError, DataError, SettingsError
+from ..model.parameters import ColumnLayout
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
 
@@ -92,11 +93,6 @@ ROUTES = ("torques", "base", "momentum")
 METHODS = ("ols", "consistent")
 # Rounds of feasible GLS (the rows' covariance from the residual of the fit before; module notes).
 REWEIGHTING = 1
-
-
-def _layout(robot):
-    from ..model.parameters import ColumnLayout
-    return ColumnLayout(robot, "pseudo")
 
 
 def standard_rows(robot, q, qd, qdd):
@@ -631,7 +627,7 @@ def _velocity_gradient(robot, route, trajectories, pivots, theta):
     -------
     ndarray, shape (S, m, n_v)
     """
-    layout = _layout(robot)
+    layout = ColumnLayout(robot, "pseudo")
     sign_columns = {c for (_, kind), c in layout.friction_columns.items() if kind in ("FC", "FS")}
     theta = np.where([p in sign_columns for p in pivots], 0.0, theta)
     out = []
@@ -893,7 +889,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         raise SettingsError(f"route: the momentum of {shown(robot.name)} is not conserved under its gravity "
                             f"{np.asarray(robot.gravity_si).tolist()}; the momentum route is for a robot in orbit "
                             "(gravity: [0, 0, 0])")
-    layout = _layout(robot)
+    layout = ColumnLayout(robot, "pseudo")
     names = list(layout.names)
     if base is not None:
         from ..projection.base_set import BaseParameters
@@ -975,7 +971,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                 prior = Model(robot).values()
             except Exception:                        # a description without inertias: no prior values
                 prior = np.zeros(layout.n_standard)
-        standard = _consistent(robot, E, theta, cov, C, c_values, np.asarray(prior, dtype=float))
+        standard = _consistent(layout, E, theta, cov, C, c_values, np.asarray(prior, dtype=float))
         values = E @ standard
     rows = ["fx", "fy", "fz", "nx", "ny", "nz"] if route != "momentum" else ["px", "py", "pz", "Lx", "Ly", "Lz"]
     if route == "torques":
@@ -989,7 +985,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                                   source=source)
 
 
-def _consistent(robot, E, theta, cov, C, c_values, prior):
+def _consistent(layout, E, theta, cov, C, c_values, prior):
     """Standard parameters β nearest θ̂ in the metric cov⁻¹ (θ = E β), every body's pseudo-inertia ⪰ 0,
     friction and rotor inertia ≥ 0, the known quantities held; a tiny pull to ``prior`` fixes the
     directions the data do not see."""
@@ -998,7 +994,6 @@ def _consistent(robot, E, theta, cov, C, c_values, prior):
     from ._consistent import nonnegative_columns
     from ._payload_math import metric_root, pseudo_expression
 
-    layout = _layout(robot)
     L, w = metric_root(np.linalg.pinv(cov))
     beta = cp.Variable(layout.n_standard)
     scale = max(np.abs(w).max(), 1e-300)

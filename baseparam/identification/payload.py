@@ -27,8 +27,7 @@ from .._validation import check_finite_fields
 from ..errors import ArgumentTypeError, DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._inputs import _as_trajectories
-from ._payload_math import (NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit, payload_parameters,
-                            payload_physical)
+from ._payload_math import NAMES, _check_target, _echelon, _fit_payload, payload_parameters, payload_physical
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
@@ -422,7 +421,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         raise SettingsError(f"unloaded: {len(unloaded)} logs for {len(loaded)} loaded ones (one per loaded log)")
     columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     base = find_base_parameters(robot, "pseudo")
-    rank, rows, text = identifiable_combinations(base, columns)
+    _, rows, text = identifiable_combinations(base, columns)
     blocks, targets, fractions, extras = [], [], [], []
     with single_threaded():
         for k, item in enumerate(loaded):
@@ -447,17 +446,11 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if S * n < 10:
         raise DataError("loaded: too few samples to identify a payload")
     _check_target(y, "payload torques")
-    A = W @ rows.T                                  # (S, n, rank): the identifiable coordinates
+    F = None
     if friction:        # per joint: its own three columns, zero for the other joints
         E = np.concatenate(extras)
         F = np.zeros((S, n, 3 * n))
         for j in range(n):
             F[:, j, 3 * j:3 * j + 3] = E[:, j]
-        A = np.concatenate([A, F], axis=2)
-    theta, cov_theta = _weighted_fit(A, y, fractions, A.shape[2])
-    cov_theta = cov_theta[:rank, :rank]
-    nuisance = theta[rank:]
-    theta = theta[:rank]
-    fields = _physical_estimate(theta, cov_theta, rows, text)
-    rmse = np.sqrt(np.mean((y - W @ fields["parameters"] - (F @ nuisance if friction else 0.0)) ** 2, axis=0))
-    return PayloadResult(**fields, mode="model" if unloaded is None else "difference", n_samples=S, rmse=rmse)
+    return PayloadResult(**_fit_payload(W, y, fractions, rows, text, F),
+                         mode="model" if unloaded is None else "difference", n_samples=S)

@@ -32,13 +32,6 @@ MATCH_TOLERANCE = 0.02                  # rad (or m): the largest joint differen
 TRIM = 0.1                              # the share of a still segment dropped at each end
 
 
-def _check_still(tolerance, min_duration):
-    from .._validation import check_number
-
-    check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
-    check_number(min_duration, "still_duration", low=0, error=SettingsError)
-
-
 def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     """The still poses of a log: positions and torques averaged over each still segment (module notes).
 
@@ -57,7 +50,10 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     spans : list of (float, float)
         Each segment's first and last time, s.
     """
-    _check_still(tolerance, min_duration)
+    from .._validation import check_number
+
+    check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
+    check_number(min_duration, "still_duration", low=0, error=SettingsError)
     t, q, tau = trajectory.t, trajectory.q, trajectory.tau
     if tau is None:
         raise DataError(f"{trajectory.source}: no torques to identify a payload from")
@@ -105,10 +101,9 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     'static')."""
     from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
 
-    _check_still(tolerance, min_duration)
-
     def poses(items):
-        """Positions and torques of the still poses of ``items``, pooled."""
+        """Positions and torques of the still poses of ``items``, pooled (still_poses checks ``tolerance`` and
+        ``min_duration`` first, before any work)."""
         return (np.concatenate(a) for a in zip(*(still_poses(item, tolerance, min_duration)[:2] for item in items)))
 
     q, tau = poses(loaded)

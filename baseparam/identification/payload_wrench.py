@@ -176,7 +176,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
 
     from .._blas import single_threaded
     from ._least_squares import _independent_fraction
-    from ._payload_math import NAMES, _check_target, _echelon, _physical_estimate, _weighted_fit
+    from ._payload_math import NAMES, _check_target, _echelon, _fit_payload
     from .preprocessing import Preprocessing, interp_columns, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
@@ -223,8 +223,5 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     rank = int((s > 1e-9 * s[0]).sum())
     rows = Vt[:rank] * norms                              # the row space of the unscaled columns
     rows, text = _echelon(rows, NAMES)
-    B = A @ rows.T
-    theta, cov_theta = _weighted_fit(B, y, fractions, rank + (6 * len(loaded) if bias else 0))
-    fields = _physical_estimate(theta, cov_theta, rows, text)
-    rmse = np.sqrt(np.mean((y - A @ fields["parameters"]) ** 2, axis=0))
-    return dict(fields, mode="wrench", n_samples=S, rmse=rmse)
+    fields = _fit_payload(A, y, fractions, rows, text, nuisance_dof=6 * len(loaded) if bias else 0)
+    return dict(fields, mode="wrench", n_samples=S)

@@ -2,7 +2,7 @@
 :class:`Metrics` (torque prediction errors) and :class:`LogResult` (one log's figures in a fit over many)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -50,14 +50,12 @@ class Metrics:
 
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):
-        """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n)."""
-        e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
+        """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
+        :meth:`from_residuals`, with the samples kept for plots."""
         S = tau.shape[0]
-        per_joint, pooled = nrmse(e2, t2)
-        return cls(rmse=np.sqrt(e2 / S), nrmse_percent=100.0 * per_joint, nrmse_pooled_percent=100.0 * pooled,
-                   n_samples=S,
-                   t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
-                   sources=list(sources))
+        figures = cls.from_residuals(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0), S)
+        return replace(figures, t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
+                       sources=list(sources))
 
     @classmethod
     def from_residuals(cls, e2, t2, n_samples):
@@ -203,8 +201,6 @@ class Identification:
         -------
         Robot
         """
-        import dataclasses
-
         from ..model.robot import Inertia
 
         e, robot, layout, p = self._fitted_columns("to_robot")
@@ -217,10 +213,10 @@ class Identification:
             rotor = float(p[layout.rotor_columns[k]]) if k in layout.rotor_columns else False
             model = joint.friction_model
             if (k, "FS") in layout.friction_columns:
-                model = dataclasses.replace(model, stribeck_friction=float(p[layout.friction_columns[(k, "FS")]]))
-            joints.append(dataclasses.replace(joint, inertia=body, friction=friction, rotor_inertia=rotor,
+                model = replace(model, stribeck_friction=float(p[layout.friction_columns[(k, "FS")]]))
+            joints.append(replace(joint, inertia=body, friction=friction, rotor_inertia=rotor,
                                               friction_model=model))
-        return dataclasses.replace(robot, joints=tuple(joints), source=None)
+        return replace(robot, joints=tuple(joints), source=None)
 
     def to_yaml(self, path=None) -> str:
         """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
@@ -228,7 +224,7 @@ class Identification:
         from ..model.robot import robot_to_yaml
 
         self._describable("to_yaml")             # an OLS fit has no prior to name and no bodies to write
-        text = f"# identified by baseparam: consistent fit, {self._prior_words()}\n" + robot_to_yaml(self.to_robot())
+        text = f"# {self._note()}\n" + robot_to_yaml(self.to_robot())
         return _written(path, text)
 
     def _bodies(self, what):
@@ -291,11 +287,10 @@ class Identification:
         -------
         str
         """
-        e = self._describable("to_urdf")
-        robot = e.base_.robot
+        e, robot, layout, p = self._fitted_columns("to_urdf")
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
         if robot.from_urdf_text:
-            text = self._updated_urdf(robot, bodies)
+            text = self._updated_urdf(robot, bodies, layout, p)
         else:
             from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
@@ -337,28 +332,29 @@ class Identification:
             check_path(urdf_folder, "urdf_folder")
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
                              urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
-                             note=f"identified by baseparam: consistent fit, {self._prior_words()}")
+                             note=self._note())
         return _written(path, text)
 
-    def _prior_words(self):
+    def _note(self):
+        """The line every description written from the fit carries: the consistent fit and its prior."""
         e = self.estimator
         c = e.consistent_
-        return f"prior {c.prior}" + ("" if e.prior == c.prior else f" ({e.prior})") + \
-            ("" if c.prior_choice is None else f", weight {c.prior_choice.chosen:g}")
+        asked = "" if e.prior == c.prior else f" ({e.prior})"
+        weight = "" if c.prior_choice is None else f", weight {c.prior_choice.chosen:g}"
+        return f"identified by baseparam: consistent fit, prior {c.prior}{asked}{weight}"
 
-    def _updated_urdf(self, robot, bodies):
+    def _updated_urdf(self, robot, bodies, layout, p):
         from ..errors import ArgumentError
         from ..model.urdf_update import updated_urdf
 
         if robot.is_floating:
             raise ArgumentError(f"to_urdf: {robot.name}: a floating base's identified body has no place in the "
                                 "file's links yet; use to_yaml")
-        _, _, layout, p = self._fitted_columns("to_urdf")
         friction = [tuple(_clipped(p, layout.friction_columns.get((k, kind)), None) for kind in ("FV", "FC"))
                     for k in range(robot.n_dof)]
         comments = []
         for row in self.bodies():
-            text = f"identified by baseparam: consistent fit, {self._prior_words()}"
+            text = self._note()
             if row["cad"] is not None:
                 text += f"; CAD mass {row['cad']['mass']:.6g} kg"
             if row["implausible"]:
