@@ -400,7 +400,6 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     return arr
 
 
-
 def check_finite_fields(result, names):
     """Refuse a result built by hand (a public dataclass) whose fields ``names`` hold a non-finite number: the
     library's own results never do there, and its methods would turn them into NaN outputs (a payload's vendor
@@ -411,10 +410,10 @@ def check_finite_fields(result, names):
         if not np.isfinite(arr).all():
             raise ArgumentError(f"{type(result).__name__}.{name}: expected finite numbers, got {shown(value)}")
 
+
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
            "check_finite_fields", "check_flag", "check_input", "check_instance", "check_link_names",
            "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names", "check_number",
-           "check_option",
-           "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
+           "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
            "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real",
            "normalized_quaternions", "quaternion_norms", "refuse_special", "shown", "unit_quaternions"]

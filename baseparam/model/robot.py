@@ -281,6 +281,7 @@ class Robot:
     Parameters
     ----------
     joints : tuple of Joint
+        1 to 64 joints (:data:`~baseparam.model.checks.MAX_JOINTS`, a description file's cap too).
     name : str
     convention : {'standard', 'modified'}
         Standard (distal) DH: ``A = Rz(θ) Tz(d) Tx(a) Rx(α)``; modified (proximal, Craig/Khalil):

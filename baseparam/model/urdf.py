@@ -34,7 +34,7 @@ from .._validation import check_angle_tolerance, check_flag, check_link_names, c
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
-from .checks import (MAX_ANGLE_RAD, MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem,
+from .checks import (MAX_ANGLE_RAD, MAX_JOINTS, MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem,
                      inertia_problem, problems_message, special_radians)
 from ._angles import AngleSnapper
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors, product
@@ -42,7 +42,7 @@ from .parameters import moved_body, point_inertia
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
 
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
-MAX_MOVING_JOINTS = 64             # as loading.MAX_JOINTS
+MAX_MOVING_JOINTS = MAX_JOINTS     # the cap of every robot (checks.MAX_JOINTS), on the joints that move
 MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
 # xs:double as URDF readers parse it (urdfdom: C++ streams), ASCII digits only: Python's float() also takes
 # '1_000' (1000) and Unicode digits ('١٢'), which every other reader refuses or reads otherwise
