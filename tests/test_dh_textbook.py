@@ -78,7 +78,7 @@ def test_decimal_radians_snap_and_rounded_ones_say_what_to_write():
         bp.parse_robot(radian_puma("1.5708"), "puma.yaml")
     lines = str(info.value).splitlines()
     assert len(lines) == 1        # every rounded twist, in one line
-    assert lines[0].startswith("puma.yaml: 4 problems: joints[1].alpha: -1.5708 rad is 3.7e-06 rad from -90°: "
+    assert lines[0].startswith("puma.yaml: 4 problems: (1) joints[1].alpha: -1.5708 rad is 3.7e-06 rad from -90°: "
                                "write -pi/2")
     assert lines[0].count("rad from") == 4
     with warnings.catch_warnings():
@@ -98,8 +98,8 @@ def test_independent_problems_are_reported_together(tmp_path):
     out = CliRunner().invoke(main, ["find", str(path)])
     lines = out.output.strip().splitlines()
     assert out.exit_code == 2 and len(lines) == 1, out.output      # one line, all three problems in it
-    assert lines[0].startswith(f"baseparam: {path}: 3 problems: joints[1].alpha: "), lines[0]
-    for field in ("; joints[2].a: ", "; joints[3].parent: "):
+    assert lines[0].startswith(f"baseparam: {path}: 3 problems: (1) joints[1].alpha: "), lines[0]
+    for field in ("; (2) joints[2].a: ", "; (3) joints[3].parent: "):
         assert field in lines[0], lines[0]
 
 

@@ -30,8 +30,9 @@ def test_several_problems_of_a_yaml_file_are_one_line(tmp_path):
     with pytest.raises(bp.RobotDescriptionError) as info:
         bp.load_robot(path)
     message = str(info.value)
-    assert "\n" not in message and message.startswith(f"{path}: 3 problems: joints[1].alpha: "), message
-    assert "; joints[2].a: expected 0 or a length" in message and "; joints[3].parent: expected an integer" in message
+    assert "\n" not in message and message.startswith(f"{path}: 3 problems: (1) joints[1].alpha: "), message
+    assert "; (2) joints[2].a: expected 0 or a length" in message
+    assert "; (3) joints[3].parent: expected an integer" in message
     assert message.count(str(path)) == 1                    # the file named once, not before each problem
     result = CliRunner().invoke(main, ["find", str(path)])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
@@ -43,8 +44,8 @@ def test_many_problems_are_one_line_that_says_how_many_more():
     with pytest.raises(bp.RobotDescriptionError) as info:
         bp.parse_robot(text, "many.yaml")
     message = str(info.value)
-    assert "\n" not in message and message.startswith("many.yaml: 25 problems: joints[1].alpha: "), message
-    assert "joints[20].alpha" in message and "joints[21]" not in message and message.endswith("; and 5 more")
+    assert "\n" not in message and message.startswith("many.yaml: 25 problems: (1) joints[1].alpha: "), message
+    assert "(20) joints[20].alpha" in message and "joints[21]" not in message and message.endswith("; and 5 more")
 
 
 def test_several_problems_of_a_urdf_are_one_line(tmp_path):

@@ -41,13 +41,15 @@ MAX_PROBLEMS = 20          # problems one error message lists
 
 def problems_message(label, lines):
     """A description's problems (``lines``, each ``"<label>: <field>: <problem>"``) as one error message on one
-    line: the only problem as it is; several as ``"<label>: N problems: <field>: <problem>; <field>: …"`` (the first
-    :data:`MAX_PROBLEMS`, then how many more). One line because the CLI and the contract promise a one-line error;
-    the count comes first so a reader knows a list follows, and the label is not repeated in each item."""
+    line: the only problem as it is; several as ``"<label>: N problems: (1) <field>: <problem>; (2) <field>: …"``
+    (the first :data:`MAX_PROBLEMS`, then how many more). One line because the CLI and the contract promise a
+    one-line error; the count comes first so a reader knows a list follows, the items are numbered because a
+    problem's own text may hold "; ", and the label is not repeated in each item."""
     if len(lines) == 1:
         return lines[0]
     prefix = f"{label}: "
-    items = [line[len(prefix):] if line.startswith(prefix) else line for line in lines[:MAX_PROBLEMS]]
+    items = [f"({k}) " + (line[len(prefix):] if line.startswith(prefix) else line)
+             for k, line in enumerate(lines[:MAX_PROBLEMS], 1)]
     more = len(lines) - MAX_PROBLEMS
     return f"{label}: {len(lines)} problems: " + "; ".join(items) + (f"; and {more} more" if more > 0 else "")
 
