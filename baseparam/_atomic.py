@@ -372,15 +372,18 @@ def outputs_together():
         yield
         return
     staged = []
-    token = _TOGETHER.set(staged)
+    # set and placed within the try, restored (to None, what it was) first thing in the finally: a signal landing
+    # just after the set or before the placing must not leave the block open (later writes, e.g. the next
+    # bp.export's, staged for ever and never written) nor its temporary files behind
     try:
+        _TOGETHER.set(staged)
         yield
+        _place(staged)
     except BaseException:
         _discard(tmp for tmp, _real, _path in staged)
         raise
     finally:
-        _TOGETHER.reset(token)
-    _place(staged)
+        _TOGETHER.set(None)
 
 
 def _json_ready(value):

@@ -183,3 +183,39 @@ def test_topic_names_that_do_not_show_are_quoted(space, tmp_path, flag, value, s
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "space_robot.yaml"), str(bag), "--route",
                                        "momentum", "--known", "mass=448", flag, value])
     one_line(result, f"{shown}: not in the bag")
+
+
+
+class _SignalAfter:
+    """Stands for _atomic._TOGETHER: a Ctrl-C landing right after its ``calls``-th change (set or reset) returns, as
+    CPython checks for signals after a call."""
+
+    def __init__(self, var, calls):
+        self.var, self.calls = var, calls
+
+    def get(self):
+        return self.var.get()
+
+    def __getattr__(self, name):                    # set, reset
+        def call(*args):
+            result = getattr(self.var, name)(*args)
+            self.calls -= 1
+            if self.calls == 0:
+                raise KeyboardInterrupt
+            return result
+        return call
+
+
+@pytest.mark.parametrize("calls", [1, 2], ids=["opening", "closing"])
+def test_write_texts_interrupted_leaves_no_open_block(tmp_path, monkeypatch, calls):
+    """A Ctrl-C just after write_texts opens (or closes) its block of outputs: no temporary file left, the targets
+    all old or all new, and the block not left open (every later write of the session was staged in it and never
+    written)."""
+    from baseparam import _atomic
+    monkeypatch.setattr(_atomic, "_TOGETHER", _SignalAfter(_atomic._TOGETHER, calls))
+    with pytest.raises(KeyboardInterrupt):
+        _atomic.write_texts({str(tmp_path / "a.txt"): "a", str(tmp_path / "b.txt"): "b"})
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["a.txt", "b.txt"]) and not _atomic._LIVE
+    assert _atomic._TOGETHER.get() is None
+    _atomic.write_text(tmp_path / "c.txt", "c")
+    assert (tmp_path / "c.txt").read_text() == "c"
