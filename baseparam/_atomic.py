@@ -333,20 +333,22 @@ def _place(staged):
     try:
         for tmp, real, path in staged:
             try:
+                # each move noted before it is made: a signal just after it (checked after each call) must find
+                # it noted, or the old file moved aside was removed with the scratch and the set left half new
                 if os.path.exists(real):
                     old = _temp_name(real, ".old")
                     scratch.append(old)
-                    os.replace(real, old)
                     aside.append((old, real))
-                os.replace(tmp, real)
+                    os.replace(real, old)
                 placed.append(real)
+                os.replace(tmp, real)
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
     except BaseException:
-        for real in placed:                    # undo: new files out, old files back
+        for real in placed:                    # undo: new files out (none there if its move failed), old files back
             with contextlib.suppress(OSError):
                 os.unlink(real)
-        for old, real in aside:
+        for old, real in reversed(aside):      # reversed: a target named twice gets its first old file back
             try:
                 os.replace(old, real)
             except OSError:                    # cannot put it back: keep it rather than lose it

@@ -3,6 +3,8 @@
 failed before its fix — exit status 1 with 'internal error', a traceback, NaN in an output, or a file left or
 written where it should not be. The fuzzer itself was a throwaway (the CLI run in a forked process with a time
 limit, its working folder and temporary folder watched); these are the deterministic cases it found."""
+import os
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -219,3 +221,27 @@ def test_write_texts_interrupted_leaves_no_open_block(tmp_path, monkeypatch, cal
     assert _atomic._TOGETHER.get() is None
     _atomic.write_text(tmp_path / "c.txt", "c")
     assert (tmp_path / "c.txt").read_text() == "c"
+
+
+@pytest.mark.parametrize("moves", [1, 2, 3], ids=["old-aside", "first-placed", "second-aside"])
+def test_write_texts_interrupted_between_its_renames_keeps_the_old_set(tmp_path, monkeypatch, moves):
+    """A Ctrl-C right after one of the renames that put a set in place (old file aside, new file in): the old set
+    back whole. The move not yet noted was not undone: the old a.txt, moved aside, was then removed as scratch,
+    or the new a.txt stayed beside the old b.txt."""
+    from baseparam import _atomic
+    (tmp_path / "a.txt").write_text("old a")
+    (tmp_path / "b.txt").write_text("old b")
+    replace, left = os.replace, [moves]
+
+    def interrupted(src, dst):
+        replace(src, dst)
+        left[0] -= 1
+        if left[0] == 0:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(_atomic.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _atomic.write_texts({str(tmp_path / "a.txt"): "new a", str(tmp_path / "b.txt"): "new b"})
+    monkeypatch.undo()
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a.txt": "old a", "b.txt": "old b"}
+    assert not _atomic._LIVE
