@@ -339,7 +339,8 @@ def _place(staged):
                     old = _temp_name(real, ".old")
                     scratch.append(old)
                     aside.append((old, real))
-                    os.replace(real, old)
+                    with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
+                        os.replace(real, old)
                 placed.append(real)
                 os.replace(tmp, real)
             except OSError as exc:

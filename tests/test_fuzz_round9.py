@@ -245,3 +245,23 @@ def test_write_texts_interrupted_between_its_renames_keeps_the_old_set(tmp_path,
     monkeypatch.undo()
     assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a.txt": "old a", "b.txt": "old b"}
     assert not _atomic._LIVE
+
+
+def test_write_texts_whose_target_another_writer_moved_aside_goes_on(tmp_path, monkeypatch):
+    """Two runs writing one set at once: the old file this one was about to move aside was moved by the other
+    first. Nothing of it to keep; the set is written (it was refused: 'cannot write (No such file or directory)')."""
+    from baseparam import _atomic
+    target = tmp_path / "a.txt"
+    target.write_text("old a")
+    replace = os.replace
+
+    def raced(src, dst):
+        if os.fspath(src) == str(target):
+            os.unlink(target)                       # the other writer's move aside, just before ours
+        replace(src, dst)
+
+    monkeypatch.setattr(_atomic.os, "replace", raced)
+    _atomic.write_texts({str(target): "new a", str(tmp_path / "b.txt"): "new b"})
+    monkeypatch.undo()
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a.txt": "new a", "b.txt": "new b"}
+    assert not _atomic._LIVE
