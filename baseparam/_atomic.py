@@ -333,20 +333,23 @@ def _place(staged):
     try:
         for tmp, real, path in staged:
             try:
+                # each move noted before it is made: a signal just after it (checked after each call) must find
+                # it noted, or the old file moved aside was removed with the scratch and the set left half new
                 if os.path.exists(real):
                     old = _temp_name(real, ".old")
                     scratch.append(old)
-                    os.replace(real, old)
                     aside.append((old, real))
-                os.replace(tmp, real)
+                    with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
+                        os.replace(real, old)
                 placed.append(real)
+                os.replace(tmp, real)
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
     except BaseException:
-        for real in placed:                    # undo: new files out, old files back
+        for real in placed:                    # undo: new files out (none there if its move failed), old files back
             with contextlib.suppress(OSError):
                 os.unlink(real)
-        for old, real in aside:
+        for old, real in reversed(aside):      # reversed: a target named twice gets its first old file back
             try:
                 os.replace(old, real)
             except OSError:                    # cannot put it back: keep it rather than lose it
@@ -372,15 +375,18 @@ def outputs_together():
         yield
         return
     staged = []
-    token = _TOGETHER.set(staged)
+    # set and placed within the try, restored (to None, what it was) first thing in the finally: a signal landing
+    # just after the set or before the placing must not leave the block open (later writes, e.g. the next
+    # bp.export's, staged for ever and never written) nor its temporary files behind
     try:
+        _TOGETHER.set(staged)
         yield
+        _place(staged)
     except BaseException:
         _discard(tmp for tmp, _real, _path in staged)
         raise
     finally:
-        _TOGETHER.reset(token)
-    _place(staged)
+        _TOGETHER.set(None)
 
 
 def _json_ready(value):

@@ -120,9 +120,11 @@ def _grace():
 
 def _remove_temporaries():
     """The temporary files of this run's writes in progress (never a finished output)."""
-    atomic = sys.modules.get("baseparam._atomic")
-    if atomic is not None:
-        atomic._discard(list(atomic._LIVE))
+    # the module as far as it is loaded: the watchdog may come while the main thread still imports it (a second
+    # SIGTERM, or no grace, during numpy's import by _atomic's _checks), and must end the process, not fail
+    discard = getattr(sys.modules.get("baseparam._atomic"), "_discard", None)
+    if discard is not None:                     # defined after _LIVE
+        discard(list(sys.modules["baseparam._atomic"]._LIVE))
 
 
 def _stop_workers():

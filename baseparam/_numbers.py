@@ -20,6 +20,7 @@ _REFUSED = {
     "S": "bytes; expected numbers",
     "V": "records; expected an array of plain numbers",
 }
+_ALL_REAL = object()    # real_array's "no item of an object array is refused" (None is an item it refuses)
 
 
 def is_real(x) -> bool:
@@ -82,12 +83,12 @@ def real_array(name, x, error=ArgumentError):
         return arr.astype(np.float64, copy=False)
     if kind == "O":
         item = next((v for v in arr.flat if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_))),
-                    None)
-        if item is None:                # real numbers only: converted unless one is beyond float64
+                    _ALL_REAL)
+        if item is _ALL_REAL:           # real numbers only: converted unless one is beyond float64
             try:
                 return arr.astype(np.float64)
             except (TypeError, ValueError, OverflowError):
-                pass
+                item = None
         what = type(item).__name__ if item is not None else "object"
         raise error(f"{name}: not numeric (dtype object); {what} items; expected numbers")
     raise error(f"{name}: not numeric (dtype {arr.dtype})" + (f"; {_REFUSED[kind]}" if kind in _REFUSED else ""))

@@ -100,3 +100,13 @@ def test_identify_refuses_arrays_that_are_not_real_numbers(spoil):
     q = np.random.default_rng(0).uniform(-1, 1, (200, 3))
     with pytest.raises(DataError, match="q"):
         bp.identify(robot, (spoil(q), q, q, q))
+
+
+@pytest.mark.parametrize("value", [[1.0, None], np.array([None, None], dtype=object), [[2.0], [None]]])
+def test_real_array_refuses_none_items(value):
+    # None is no number: refused as ever, never turned into NaN by the conversion (that NaN would pass where NaN
+    # is allowed, e.g. nrmse)
+    with pytest.raises(ArgumentError, match=r"^e2: not numeric \(dtype object\); object items; expected numbers$"):
+        real_array("e2", value)
+    with pytest.raises(ArgumentError, match=r"^e2: not numeric"):
+        bp.evaluation.nrmse(value, np.ones(np.shape(value)))

@@ -3,6 +3,8 @@
 failed before its fix — exit status 1 with 'internal error', a traceback, NaN in an output, or a file left or
 written where it should not be. The fuzzer itself was a throwaway (the CLI run in a forked process with a time
 limit, its working folder and temporary folder watched); these are the deterministic cases it found."""
+import os
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -183,3 +185,83 @@ def test_topic_names_that_do_not_show_are_quoted(space, tmp_path, flag, value, s
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "space_robot.yaml"), str(bag), "--route",
                                        "momentum", "--known", "mass=448", flag, value])
     one_line(result, f"{shown}: not in the bag")
+
+
+
+class _SignalAfter:
+    """Stands for _atomic._TOGETHER: a Ctrl-C landing right after its ``calls``-th change (set or reset) returns, as
+    CPython checks for signals after a call."""
+
+    def __init__(self, var, calls):
+        self.var, self.calls = var, calls
+
+    def get(self):
+        return self.var.get()
+
+    def __getattr__(self, name):                    # set, reset
+        def call(*args):
+            result = getattr(self.var, name)(*args)
+            self.calls -= 1
+            if self.calls == 0:
+                raise KeyboardInterrupt
+            return result
+        return call
+
+
+@pytest.mark.parametrize("calls", [1, 2], ids=["opening", "closing"])
+def test_write_texts_interrupted_leaves_no_open_block(tmp_path, monkeypatch, calls):
+    """A Ctrl-C just after write_texts opens (or closes) its block of outputs: no temporary file left, the targets
+    all old or all new, and the block not left open (every later write of the session was staged in it and never
+    written)."""
+    from baseparam import _atomic
+    monkeypatch.setattr(_atomic, "_TOGETHER", _SignalAfter(_atomic._TOGETHER, calls))
+    with pytest.raises(KeyboardInterrupt):
+        _atomic.write_texts({str(tmp_path / "a.txt"): "a", str(tmp_path / "b.txt"): "b"})
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["a.txt", "b.txt"]) and not _atomic._LIVE
+    assert _atomic._TOGETHER.get() is None
+    _atomic.write_text(tmp_path / "c.txt", "c")
+    assert (tmp_path / "c.txt").read_text() == "c"
+
+
+@pytest.mark.parametrize("moves", [1, 2, 3], ids=["old-aside", "first-placed", "second-aside"])
+def test_write_texts_interrupted_between_its_renames_keeps_the_old_set(tmp_path, monkeypatch, moves):
+    """A Ctrl-C right after one of the renames that put a set in place (old file aside, new file in): the old set
+    back whole. The move not yet noted was not undone: the old a.txt, moved aside, was then removed as scratch,
+    or the new a.txt stayed beside the old b.txt."""
+    from baseparam import _atomic
+    (tmp_path / "a.txt").write_text("old a")
+    (tmp_path / "b.txt").write_text("old b")
+    replace, left = os.replace, [moves]
+
+    def interrupted(src, dst):
+        replace(src, dst)
+        left[0] -= 1
+        if left[0] == 0:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(_atomic.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _atomic.write_texts({str(tmp_path / "a.txt"): "new a", str(tmp_path / "b.txt"): "new b"})
+    monkeypatch.undo()
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a.txt": "old a", "b.txt": "old b"}
+    assert not _atomic._LIVE
+
+
+def test_write_texts_whose_target_another_writer_moved_aside_goes_on(tmp_path, monkeypatch):
+    """Two runs writing one set at once: the old file this one was about to move aside was moved by the other
+    first. Nothing of it to keep; the set is written (it was refused: 'cannot write (No such file or directory)')."""
+    from baseparam import _atomic
+    target = tmp_path / "a.txt"
+    target.write_text("old a")
+    replace = os.replace
+
+    def raced(src, dst):
+        if os.fspath(src) == str(target):
+            os.unlink(target)                       # the other writer's move aside, just before ours
+        replace(src, dst)
+
+    monkeypatch.setattr(_atomic.os, "replace", raced)
+    _atomic.write_texts({str(target): "new a", str(tmp_path / "b.txt"): "new b"})
+    monkeypatch.undo()
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a.txt": "new a", "b.txt": "new b"}
+    assert not _atomic._LIVE

@@ -393,3 +393,17 @@ def test_the_watchdog_waits_for_the_line_the_main_thread_is_writing():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 129
     assert proc.stderr.splitlines() == ["baseparam: terminated (SIGHUP)", "ended"], proc.stderr
+
+
+def test_the_watchdogs_clean_up_takes_a_half_imported_atomic_module(monkeypatch):
+    """The watchdog may end the run while the main thread is still importing baseparam._atomic (its _checks loads
+    numpy; a second SIGTERM, or no grace): the module is in sys.modules without its functions yet. Its clean-up
+    must not fail there (an AttributeError killed the watchdog thread with a traceback, and the process was not
+    ended)."""
+    import types
+
+    from baseparam import _entry
+    monkeypatch.setitem(sys.modules, "baseparam._atomic", types.ModuleType("baseparam._atomic"))
+    _entry._remove_temporaries()
+    monkeypatch.delitem(sys.modules, "baseparam._atomic")
+    _entry._remove_temporaries()
