@@ -199,7 +199,7 @@ def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):
     -------
     ndarray, shape (n_samples, n_v)
     """
-    f = regressor_function(robot, parameters, _columns(robot, parameters, columns), "inverse_dynamics")
+    f = newton_euler.kernel(robot, parameters, columns=_columns(robot, parameters, columns))
     n = robot.n_v
     out = np.zeros((n, q.shape[0]))
     rows = [q.T.copy(), qd.T.copy(), qdd.T.copy()]
