@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.joint_model import JointModel, joint_models, product, si_readers
+from ..model.urdf_update import pseudo_of
 from .expressions import Graph, constant
 from .floating import SWAP
 from .regressor_graph import base_gravity, carry, carry_back, friction_rate, graph_step, motion_cross
@@ -93,8 +94,7 @@ def forward_parameters(robot, links):
     models = joint_models(robot)
     length, cos_sin = si_readers(robot)
     for b, (J, MS, M) in enumerate(bodies):
-        P = np.zeros((4, 4))
-        P[:3, :3], P[:3, 3], P[3, :3], P[3, 3] = 0.5 * np.trace(J) * np.eye(3) - J, MS, MS, M
+        P = pseudo_of(J, MS, M)
         if b < robot.n_dof and models[b].after:
             T = product(models[b].after, length, cos_sin)
             P = T @ P @ T.T
