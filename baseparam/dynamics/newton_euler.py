@@ -146,10 +146,7 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     model = standard_model(model, "reaction_wrenches")
     model.values()                             # no values: that error first
     check_option(frame, "frame", ("link", "joint"), expected="'link' or 'joint'")    # an array too: one line
-    (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd,
-                                        peak=peak("reaction_wrenches", model.robot))
-    wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))
-    return wrenches[0] if single else wrenches
+    return public_layout(_torques(model, {"q": q, "qd": qd, "qdd": qdd}, "reaction_wrenches", wrenches=frame))
 
 
 @takes_model("p", "q", "parameters")
