@@ -628,7 +628,7 @@ def test_newton_euler_c_loop_gives_the_numpy_blocks_numbers(name, monkeypatch, t
     import copy
 
     from baseparam.dynamics import _native
-    from baseparam.dynamics.newton_euler import _kernel
+    from baseparam.dynamics.newton_euler import kernel
     from baseparam.model.friction import FrictionModel, with_friction_model
     if _native.compiler() is None:
         pytest.skip("no C compiler")
@@ -656,10 +656,10 @@ def test_newton_euler_c_loop_gives_the_numpy_blocks_numbers(name, monkeypatch, t
                 extra)
     monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", 10 ** 9)
     blocks = everything()
-    assert _kernel(robot, "pseudo", True, True, None).native._lib is None
+    assert kernel(robot, "pseudo", True, True, None).native._lib is None
     monkeypatch.setattr("baseparam.dynamics._native_rule.NATIVE_SAMPLES", 1)
     loops = everything()
-    assert _kernel(robot, "pseudo", True, True, None).native._lib is not None, "no C loop compiled"
+    assert kernel(robot, "pseudo", True, True, None).native._lib is not None, "no C loop compiled"
     for what, a, b in zip(("inverse dynamics", "gravity", "Coriolis", "wrenches or M"), loops, blocks):
         assert np.isfinite(b).all() and np.abs(b).max() > 0
         np.testing.assert_array_equal(a, b, err_msg=f"{name}: {what}")

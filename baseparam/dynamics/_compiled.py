@@ -52,9 +52,8 @@ def regressor_function(robot, parameters, columns, kind, gravity=True, friction=
     callable
         kind 'regressor' or 'slotine_li': ``f(q, qd, qdd, qd_ref, sgn, stb, out)`` with inputs
         (n_dof, S) (``sgn``, ``stb``: the friction shapes) and ``out`` (n_dof, n_columns, S); kind
-        'mass': ``f(q, p, out)`` with ``out`` (n_dof, n_dof, S) (``columns`` ignored); kind
-        'inverse_dynamics': ``f(q, qd, qdd, sgn, stb, p, out)``, τ = W[:, columns] p by customized
-        Newton–Euler, ``out`` (n_dof, S). ``out`` is zero-filled by the caller.
+        'mass': ``f(q, p, out)`` with ``out`` (n_dof, n_dof, S) (``columns`` ignored). ``out`` is zero-filled
+        by the caller. (τ = W[:, columns] p by customized Newton–Euler: :func:`.newton_euler.kernel`.)
     """
     # kept with the robot object (its Kernels): robots differing only in true inertias are different
     # objects, and equal ones may need different code (friction value 0 vs no friction)
@@ -77,9 +76,6 @@ def _build(robot, parameters, columns, kind, gravity, friction):
     if kind == "mass":
         g, outputs = regressor_graph.build_mass(robot, parameters)
         arguments = "q, p, out"
-    elif kind == "inverse_dynamics":
-        g, entries = regressor_graph.build_inverse_dynamics(robot, parameters, columns)
-        outputs, arguments = [((j,), i) for j, i in entries], "q, qd, qdd, sgn, stb, p, out"
     else:
         g, entries = regressor_graph.build(robot, parameters, columns, kind, gravity, friction)
         outputs, arguments = [((j, c), i) for j, c, i in entries], "q, qd, qdd, qd_ref, sgn, stb, out"

@@ -19,6 +19,7 @@ process compiles again).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -84,11 +85,10 @@ def load(source, functions, flags=FLAGS):
     if lib is not None:
         return lib
     folder = cache_dir()
-    if folder is None:                 # no disk cache: compile in a temporary folder, gone once loaded
-        with tempfile.TemporaryDirectory(prefix="baseparam-", ignore_cleanup_errors=True) as tmp:
-            lib = _open(cc, source, os.path.join(tmp, f"kernel_{key}.so"), functions, flags)
-    else:
-        lib = _open(cc, source, os.path.join(folder, f"kernel_{key}.so"), functions, flags)
+    # no disk cache: compile in a temporary folder, gone once loaded
+    with (contextlib.nullcontext(folder) if folder is not None else
+          tempfile.TemporaryDirectory(prefix="baseparam-", ignore_cleanup_errors=True)) as where:
+        lib = _open(cc, source, os.path.join(where, f"kernel_{key}.so"), functions, flags)
     if lib is not None:
         _LOADED[key] = lib
     return lib

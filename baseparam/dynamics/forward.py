@@ -35,7 +35,7 @@ from ._peaks import peak
 from .._validation import check_flag, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
 from .floating import configuration_rate, with_base_wrench
-from .forward_graph import build_forward, forward_parameters, slots
+from .forward_graph import build_forward, forward_parameters
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
 from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_model
 
@@ -70,7 +70,6 @@ class Kernel:
 
     def __init__(self, robot):
         self.n_q, self.n_v, self.floating = robot.n_q, robot.n_v, robot.is_floating
-        self.slots = slots(robot)
         g, outputs = build_forward(robot)
         self.graph, self.outputs = g, outputs
         offsets = motion_offsets(robot)

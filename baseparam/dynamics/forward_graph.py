@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.joint_model import JointModel, joint_models, product, si_readers
+from ..model.urdf_update import pseudo_of
 from .expressions import Graph, constant
 from .floating import SWAP
 from .regressor_graph import base_gravity, carry, carry_back, friction_rate, graph_step, motion_cross
@@ -93,8 +94,7 @@ def forward_parameters(robot, links):
     models = joint_models(robot)
     length, cos_sin = si_readers(robot)
     for b, (J, MS, M) in enumerate(bodies):
-        P = np.zeros((4, 4))
-        P[:3, :3], P[:3, 3], P[3, :3], P[3, 3] = 0.5 * np.trace(J) * np.eye(3) - J, MS, MS, M
+        P = pseudo_of(J, MS, M)
         if b < robot.n_dof and models[b].after:
             T = product(models[b].after, length, cos_sin)
             P = T @ P @ T.T
@@ -175,10 +175,7 @@ def build_forward(robot):
         if parent < 0 and not robot.is_floating:
             continue
         W = [x * inv_D[k] for x in U[k]]
-        Ia = [[None] * 6 for _ in range(6)]
-        for i in range(6):
-            for j in range(i, 6):
-                Ia[i][j] = Ia[j][i] = I[i][j] - W[i] * U[k][j]
+        Ia = _less_outer(I, W, U[k])
         pa = [a + b + w * effort for a, b, w in zip(pA[k], matvec(Ia, c[k]), W)]
         for st in reversed(steps[k]):
             Ia, pa = inertia_back(g, st, Ia), carry_back(st, pa)
@@ -212,6 +209,11 @@ def build_forward(robot):
 
 def _add(I, J):
     return symmetric(lambda i, j: I[i][j] + J[i][j])
+
+
+def _less_outer(I, w, u):
+    """I − w uᵀ of a symmetric 6×6 I, with w uᵀ symmetric (w = u / D): the articulated inertia passed on."""
+    return symmetric(lambda i, j: I[i][j] - w[i] * u[j])
 
 
 __all__ = ["BODY", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]

@@ -28,11 +28,13 @@ from .regressor_graph import build_inverse_dynamics
 from .samples import friction_rows, in_blocks, link_parameters, robot_states, standard_model
 
 
-def _kernel(robot, parameters, gravity, friction, wrenches):
+def kernel(robot, parameters, gravity=True, friction=True, wrenches=None, columns=None):
     """The compiled graph ``f(q, qd, qdd, sgn, stb, p, out)`` of one variant, rows (n, S) (kept with the robot),
-    and as ``f.native`` its C loop over rows of samples (:class:`~baseparam.dynamics._compiled.Batch`)."""
+    and as ``f.native`` its C loop over rows of samples (:class:`~baseparam.dynamics._compiled.Batch`).
+    ``columns`` (a tuple of ints): the standard columns ``p`` holds, the others zero (a base set's pivots: τ =
+    W_b p_base); None: all of them."""
     def build():
-        g, outputs = build_inverse_dynamics(robot, parameters, None, gravity, friction, wrenches)
+        g, outputs = build_inverse_dynamics(robot, parameters, columns, gravity, friction, wrenches)
         offsets, first = motion_offsets(robot), (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof)
         fn = numpy_function(g, [((i,), node) for i, node in outputs], offsets, f"Newton–Euler of {robot.name}",
                             arguments="q, qd, qdd, sgn, stb, p, out",
@@ -42,7 +44,7 @@ def _kernel(robot, parameters, gravity, friction, wrenches):
                           strides=(robot.n_q, robot.n_v, robot.n_v, robot.n_dof, robot.n_dof, 0),
                           arguments=("q", "qd", "qdd", "sgn", "stb", "p"))
         return fn
-    return kernels_of(robot).get("newton_euler", (parameters, gravity, friction, wrenches), build)
+    return kernels_of(robot).get("newton_euler", (parameters, columns, gravity, friction, wrenches), build)
 
 
 def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
@@ -52,7 +54,7 @@ def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
     numbers to the bit (the same statements; friction shapes computed by numpy for both); else in numpy blocks
     of :data:`~baseparam.dynamics.samples.CHUNK` samples."""
     robot, p = model.robot, model.values()
-    f = _kernel(robot, model.parameters, gravity, friction, wrenches)
+    f = kernel(robot, model.parameters, gravity, friction, wrenches)
     S, n = q.shape[0], robot.n_dof
     qdT = qd.T.copy()
     shapes = friction_rows(robot, qdT[robot.n_v - n:], friction=friction)
@@ -144,10 +146,7 @@ def reaction_wrenches(model, q, qd, qdd, frame="link"):
     model = standard_model(model, "reaction_wrenches")
     model.values()                             # no values: that error first
     check_option(frame, "frame", ("link", "joint"), expected="'link' or 'joint'")    # an array too: one line
-    (q, qd, qdd), single = robot_states(model.robot, q=q, qd=qd, qdd=qdd,
-                                        peak=peak("reaction_wrenches", model.robot))
-    wrenches = public_layout(blocked(model, q, qd, qdd, wrenches=frame))
-    return wrenches[0] if single else wrenches
+    return public_layout(_torques(model, {"q": q, "qd": qd, "qdd": qdd}, "reaction_wrenches", wrenches=frame))
 
 
 @takes_model("p", "q", "parameters")

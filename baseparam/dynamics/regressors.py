@@ -199,7 +199,7 @@ def newton_euler_base(robot, parameters, columns, p, q, qd, qdd, shapes=None):
     -------
     ndarray, shape (n_samples, n_v)
     """
-    f = regressor_function(robot, parameters, _columns(robot, parameters, columns), "inverse_dynamics")
+    f = newton_euler.kernel(robot, parameters, columns=_columns(robot, parameters, columns))
     n = robot.n_v
     out = np.zeros((n, q.shape[0]))
     rows = [q.T.copy(), qd.T.copy(), qdd.T.copy()]
@@ -378,10 +378,10 @@ def mass_matrix(model, q):
     n = robot.n_dof
     check_allocation((q.shape[0], n, n), "q")
     M = np.zeros((q.shape[0], n, n))
-    loop = block.native.library_for(q.shape[0])
-    if loop is not None:        # the C loop (the numpy blocks' numbers to the bit): a sample in µs, not a ms
+    # the C loop (the numpy blocks' numbers to the bit) when wanted: a sample in µs, not a ms
+    if block.native.library_for(q.shape[0]) is not None:
         rows = (np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(p, dtype=float))
         block.native.fill(rows, M, zeroed=True, threads=thread_count(None, q.shape[0]))
-        return M[0] if single else M
-    in_blocks(block, (q.T.copy(),), p, out=M.transpose(1, 2, 0))
+    else:
+        in_blocks(block, (q.T.copy(),), p, out=M.transpose(1, 2, 0))
     return M[0] if single else M

@@ -45,13 +45,8 @@ def skew(g, x):
 
 
 def assemble(A, B, C):
-    """The symmetric 6×6 of blocks A (3×3 symmetric), B (3×3) and C (3×3 symmetric)."""
-    out = [[None] * 6 for _ in range(6)]
-    for i in range(3):
-        for j in range(3):
-            out[i][j], out[3 + i][3 + j] = A[i][j], C[i][j]
-            out[i][3 + j] = out[3 + j][i] = B[i][j]
-    return out
+    """The symmetric 6×6 ``[[A, B], [Bᵀ, C]]`` of blocks A (3×3 symmetric), B (3×3) and C (3×3 symmetric)."""
+    return symmetric(lambda i, j: A[i][j] if j < 3 else B[i][j - 3] if i < 3 else C[i - 3][j - 3])
 
 
 def symmetric(entry, n=6):

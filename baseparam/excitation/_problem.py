@@ -287,11 +287,11 @@ class DesignProblem:
                 elif kind == "acceleration":
                     block[:, j] = (-2.0 * qdd[:, j] / a[j] ** 2)[:, None] * self.B[2]
                 else:
-                    block = self._torque_rows(x, j, q, qd, qdd, W, tau_max[j])
+                    block = self._torque_rows(j, q, qd, qdd, W, tau_max[j])
                 rows.append(block.reshape(S, n * m))
         return np.vstack(rows) if rows else np.zeros((0, self.size))
 
-    def _torque_rows(self, x, j, q, qd, qdd, W, limit):
+    def _torque_rows(self, j, q, qd, qdd, W, limit):
         """∂(1 − (τ_j/limit)²)/∂x per sample: one reverse pass gives every sample's ∂τ_j/∂states."""
         G = np.zeros(W.shape)
         G[:, j, :] = self.p_base

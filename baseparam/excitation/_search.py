@@ -175,7 +175,6 @@ class SearchOutcome:
     results: tuple            # every start that returned, by index
     counted: int              # k: the design is the best of starts 0 … k−1
     seconds: float
-    workers: int
     budget_hit: bool
 
     @property
@@ -233,7 +232,7 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         best = results[0]
     else:                                              # start 0 never reported back: its starting point
         best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
-    return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin, workers,
+    return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin,
                          counted < starts)
 
 

@@ -23,6 +23,7 @@ from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
 from ._modular import PRIMES, ModularEchelon
 from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
+from .report import base_document
 from .._validation import check_parameter_vector as as_parameters, check_robot_states as robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
@@ -204,16 +205,7 @@ class BaseParameters:
 
     def to_dict(self):
         """The ``find --json`` document (docs/formats.md, section "Base parameters")."""
-        doc = {
-            "robot": self.robot.name,
-            "parameters": self.parameters,
-            "units": {"length": self.robot.length_unit, "angle": self.robot.angle_unit},
-            "standard": list(self.standard_names),
-            "rank": self.rank,
-            "base": [{"name": n, "terms": {k: float(v) for k, v in self.terms(r).items()}}
-                     for r, n in enumerate(self.names)],
-            "unidentifiable": list(self.unidentifiable),
-        }
+        doc = base_document(self, lambda r: {k: float(v) for k, v in self.terms(r).items()})
         if self.seen_by_base_equations is not None:     # a floating base (fixed-base documents unchanged)
             for entry, seen in zip(doc["base"], self.seen_by_base_equations):
                 entry["seen_by_base_equations"] = bool(seen)

@@ -23,6 +23,18 @@ def format_number(v) -> str:
     return f"{float(v):.10g}"
 
 
+def base_document(base, terms, **fields):
+    """The fields a ``find --json`` document holds for a base set (``base``: a :class:`BaseParameters` or a
+    symbolic one), in their order: ``terms(r)`` gives base parameter r's regrouping, ``fields`` come after
+    the units."""
+    robot = base.robot
+    return {"robot": robot.name, "parameters": base.parameters,
+            "units": {"length": robot.length_unit, "angle": robot.angle_unit}, **fields,
+            "standard": list(base.standard_names), "rank": base.rank,
+            "base": [{"name": n, "terms": terms(r)} for r, n in enumerate(base.names)],
+            "unidentifiable": list(base.unidentifiable)}
+
+
 def join_groups(terms, coefficient) -> str:
     """A sum of terms with the names of equal coefficients grouped: ``a - 2·(b + c)``.
 

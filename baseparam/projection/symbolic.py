@@ -36,7 +36,7 @@ from fractions import Fraction
 from .._validation import shown
 from ..errors import ArgumentError, ArgumentTypeError
 from ..model.robot import require_fixed_base, require_robot
-from .report import format_number, join_groups, regrouping_lines
+from .report import base_document, format_number, join_groups, regrouping_lines
 
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
 # Projections a symbolic run may make (one per interpolation point, check point, symbol and pair of symbols at 0):
@@ -146,20 +146,10 @@ class SymbolicBaseParameters:
 
     def to_dict(self):
         """The ``find --symbolic --json`` document: ``find --json``'s, with coefficient strings."""
-        robot = self.robot
-        return {
-            "robot": robot.name,
-            "parameters": self.parameters,
-            "units": {"length": robot.length_unit, "angle": robot.angle_unit},
-            "symbols": {s: str(v) for s, v in self.values.items()},
-            "standard": list(self.standard_names),
-            "rank": self.rank,
-            "base": [{"name": n, "terms": self.terms(r)} for r, n in enumerate(self.names)],
-            "unidentifiable": list(self.unidentifiable),
-            "special_values": [{"symbols": list(s.symbols), "value": str(s.value), "rank": s.rank, "lost": list(s.lost),
-                                "gained": list(s.gained)} for s in self.special],
-            "robot_is_generic": self.robot_is_generic,
-        }
+        return {**base_document(self, self.terms, symbols={s: str(v) for s, v in self.values.items()}),
+                "special_values": [{"symbols": list(s.symbols), "value": str(s.value), "rank": s.rank,
+                                    "lost": list(s.lost), "gained": list(s.gained)} for s in self.special],
+                "robot_is_generic": self.robot_is_generic}
 
     def __repr__(self):
         return (f"SymbolicBaseParameters(robot={self.robot.name!r}, parameters={self.parameters!r}, "
