@@ -261,6 +261,13 @@ def _check_outputs(inputs, outputs, not_stdout=None):
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
+    from ._atomic import check_output
+    from .errors import StorageError
+    for _flag, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
+        try:
+            check_output(out)
+        except StorageError as exc:
+            _fail(str(exc), 2)
 
 
 def _stopped(message, status):
@@ -514,17 +521,24 @@ def _parameters_option(help="Elementary parameterization: pseudo-inertia second 
                         show_default=True, help=help)
 
 
-def _memory_option(command):
-    """``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)."""
+def _size(kind):
+    """A click callback reading ``--max-memory`` or ``--max-disk`` (``kind`` 'memory' or 'disk') as bytes; a refusal
+    is the library's line with the flag (``--max-disk: expected a positive disk size, got '0'``), the same for both
+    flags and whether or not the option is used by the run."""
     def convert(ctx, param, value):
         if value is None:
             return None
         from ._memory import parse_size
         try:
-            return parse_size(value)
+            return parse_size(value, param.name, kind)
         except BaseParamError as exc:
-            raise click.BadParameter(str(exc).split(": ", 1)[-1], param=param) from None
-    option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=convert,
+            raise click.UsageError(as_flags(str(exc))) from None
+    return convert
+
+
+def _memory_option(command):
+    """``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)."""
+    option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=_size("memory"),
                           help="Memory the projection may use, e.g. 4G, 512M, 2GiB (default: 80 % of what the "
                                "machine has available); a robot that would need more is refused at once, with the "
                                "figure.")
@@ -542,7 +556,7 @@ def main():
 @_parameters_option()
 @_json_option("the result")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
-@click.option("--max-disk", "max_disk", metavar="SIZE",
+@click.option("--max-disk", "max_disk", metavar="SIZE", callback=_size("disk"),
               help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
                    "which grows as 5^N, is estimated first and a robot beyond it refused before writing.")
 @click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
@@ -1051,7 +1065,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
-    from .codegen._export import check_prefix, export as write, parse_what
+    from .codegen._export import check_out_dir, check_prefix, export as write, parse_what
     from .projection.base_set import find_base_parameters
     if out_dir == "-":      # else a folder named '-'
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
@@ -1060,6 +1074,7 @@ def export(robot_file, lang, what, prefix, out_dir, parameters, max_memory, load
     with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
+        check_out_dir(out_dir)
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = write(base, lang, functions, prefix, out_dir)
@@ -1164,6 +1179,10 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     """
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
+    named = folder and (csv_out.rstrip("/" + os.sep) or csv_out)
+    if folder and os.path.islink(named):     # as export's --out and every output file: not written through a link
+        _fail(f"{csv_out}: --out: is a symbolic link (to {os.readlink(named)!r}), which baseparam did not create; "
+              "not written through (remove the link, or choose another folder)", 2)
     csv_out = _out_file(csv_out, robot_file, "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
                    {"--out": "give a file name", "--plot": "give a file name"})

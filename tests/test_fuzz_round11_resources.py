@@ -8,8 +8,14 @@ import signal
 import time
 
 import pytest
+from click.testing import CliRunner
 
+import baseparam as bp
+from baseparam.cli import main
 from baseparam.identification import _workers
+from conftest import ROOT
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
 
 def test_a_stopped_reduction_of_logs_in_processes_does_not_wait_for_the_logs_in_progress(tmp_path, monkeypatch):
@@ -34,3 +40,69 @@ def test_a_stopped_reduction_of_logs_in_processes_does_not_wait_for_the_logs_in_
         _workers._in_processes(["long", "short"], {"reduce": reduce}, [0, 0], 2, lambda done, total: None)
     assert not marker.exists()
     assert not [p for p in multiprocessing.active_children() if p.is_alive()]
+
+
+# -- a folder output named by a link is refused, as a file output is ---------------------------------------------
+@pytest.mark.parametrize("spelling", ["out", "out/"])
+@pytest.mark.parametrize("command", ["export", "excite"])
+def test_a_folder_output_named_by_a_link_is_refused_before_the_work(tmp_path, monkeypatch, command, spelling):
+    """`export --out LINK` and `excite --out LINK` (LINK a symbolic link to an existing folder) wrote into the
+    folder it points to, while `--json LINK` is refused (docs/cli.md: an output name that is itself a symbolic
+    link is never written through). Now the same one line, before any work (the projection, the search)."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "out").symlink_to(real, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("baseparam.projection.base_set.find_base_parameters", _no_work)
+    monkeypatch.setattr("baseparam.excitation.design.design_excitation", _no_work)
+    args = ["--lang", "c"] if command == "export" else []
+    result = CliRunner().invoke(main, [command, str(PLANAR), *args, "--out", spelling])
+    assert result.exit_code == 2 and result.output == (
+        f"baseparam: {spelling}: --out: is a symbolic link (to '{real}'), which baseparam did not create; not "
+        "written through (remove the link, or choose another folder)\n"), result.output
+    assert list(real.iterdir()) == []
+
+
+def test_export_of_the_python_api_into_a_link_to_a_folder_is_refused(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "out").symlink_to(real, target_is_directory=True)
+    base = bp.find_base_parameters(bp.load_robot(PLANAR))
+    with pytest.raises(bp.ExportError, match=r"out: out_dir: is a symbolic link \(to '.*real'\), which baseparam "
+                                             r"did not create; not written through"):
+        bp.export(base, "python", out_dir=tmp_path / "out")
+    assert list(real.iterdir()) == [] and bp.export(base, "python", out_dir=real).files     # the folder itself: fine
+
+
+def _no_work(*args, **kwargs):
+    raise AssertionError("the work ran before the outputs were checked")
+
+
+@pytest.mark.parametrize("target", ["new.json", "old.json"])
+def test_an_output_file_named_by_a_link_is_refused_before_the_work(tmp_path, monkeypatch, target):
+    """`excite --json LINK` designed the whole trajectory (seconds to minutes) before the write refused the link;
+    the link, a missing folder and a name ending in '/' are now all refused before the work."""
+    (tmp_path / "old.json").write_text("old\n")
+    (tmp_path / "link.json").symlink_to(tmp_path / target)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("baseparam.excitation.design.design_excitation", _no_work)
+    result = CliRunner().invoke(main, ["excite", str(PLANAR), "--json", "link.json"])
+    assert result.exit_code == 2 and result.output.startswith("baseparam: link.json: is a symbolic link (to "), \
+        result.output
+    assert (tmp_path / "old.json").read_text() == "old\n" and not (tmp_path / "new.json").exists()
+
+
+# -- --max-memory and --max-disk: one wording, and units in good English -------------------------------------------
+@pytest.mark.parametrize("flag, kind", [("--max-memory", "memory"), ("--max-disk", "disk")])
+@pytest.mark.parametrize("value, problem", [("0", "expected a positive {} size, got '0'"),
+                                            ("lots", "expected a {} size such as 4G, 512M or 2GiB, got 'lots'")])
+def test_size_flags_are_refused_in_one_wording(tmp_path, flag, kind, value, problem):
+    """`--max-memory 0` said click's "Invalid value for '--max-memory': …", `--max-disk 0` our "--max-disk: …
+    memory size" (a disk size), and `--max-disk lots` without --h5 was taken silently."""
+    result = CliRunner().invoke(main, ["find", str(PLANAR), flag, value])
+    assert result.exit_code == 2 and result.output == f"baseparam: {flag}: {problem.format(kind)}\n", result.output
+
+
+def test_a_budget_of_one_byte_is_said_in_the_singular():
+    from baseparam._memory import format_size
+    assert format_size(1) == "1 byte" and format_size(2) == "2 bytes" and format_size(0) == "0 bytes"

@@ -109,6 +109,30 @@ def check_prefix(prefix, lang=None):
     return prefix
 
 
+def check_out_dir(out_dir):
+    """Refuse ``out_dir`` as :func:`export` would, before the work (a wrong type, a file, a symbolic link).
+
+    Raises
+    ------
+    ExportError
+    """
+    check_instance(out_dir, "out_dir", (str, os.PathLike), "a directory path (str or os.PathLike)",
+                   error=ExportError)
+    if not str(out_dir):
+        raise ExportError("out_dir: empty directory name")
+    check_path(out_dir, "out_dir", error=ExportError)            # a NUL: refused here, not by os.makedirs
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: not a directory")
+    if os.path.islink(out_dir) and not os.path.exists(out_dir):     # makedirs said only "File exists"
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: a symbolic link to "
+                          f"{printable(repr(os.readlink(out_dir)))}, which does not exist; not created through it")
+    named = os.fspath(out_dir).rstrip("/" + os.sep) or os.fspath(out_dir)     # 'link/' names the link too
+    if os.path.islink(named):          # as every output named by a link (_atomic): not written through it
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: is a symbolic link (to "
+                          f"{printable(repr(os.readlink(named)))}), which baseparam did not create; not written "
+                          "through (remove the link, or choose another folder)")
+
+
 def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     """Write the exported code and ``NAME.json`` (base-parameter names, operation counts).
 
@@ -145,16 +169,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     check_option(lang, "lang", ("c", "python"), expected="'c' or 'python'", error=ExportError)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
-    check_instance(out_dir, "out_dir", (str, os.PathLike), "a directory path (str or os.PathLike)",
-                   error=ExportError)
-    if not str(out_dir):
-        raise ExportError("out_dir: empty directory name")
-    check_path(out_dir, "out_dir", error=ExportError)            # a NUL: refused here, not by os.makedirs
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: not a directory")
-    if os.path.islink(out_dir) and not os.path.exists(out_dir):     # makedirs said only "File exists"
-        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: a symbolic link to "
-                          f"{printable(repr(os.readlink(out_dir)))}, which does not exist; not created through it")
+    check_out_dir(out_dir)
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as exc:             # a name too long, no permission, a read-only or full disk

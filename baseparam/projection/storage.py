@@ -216,7 +216,7 @@ def _disk_limit(robot, path, max_disk, parents, joint_types):
 
     limits = []
     if max_disk is not None:
-        limits.append((parse_size(max_disk, "max_disk"), "the max_disk given"))
+        limits.append((parse_size(max_disk, "max_disk", "disk"), "the max_disk given"))
     try:
         free = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path)))).free
         limits.append((free, "the free space of the output's file system"))
