@@ -14,6 +14,7 @@ import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification import _workers
 from conftest import ROOT
+from test_fuzz_round9 import _planar_log
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
@@ -106,3 +107,67 @@ def test_size_flags_are_refused_in_one_wording(tmp_path, flag, kind, value, prob
 def test_a_budget_of_one_byte_is_said_in_the_singular():
     from baseparam._memory import format_size
     assert format_size(1) == "1 byte" and format_size(2) == "2 bytes" and format_size(0) == "0 bytes"
+
+
+# -- a solver's Rust panic: its text kept off stderr, its message in our line --------------------------------------
+PANIC_TEXT = (b"thread '<unnamed>' panicked at src/solver/core/cones/psdtrianglecone.rs:453:35:\n"
+              b"Eigval error: Eigen(1)\n"
+              b"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n")
+
+
+class PanicException(BaseException):
+    """pyo3's exception for a Rust panic (a BaseException; CLARABEL's is pyo3_runtime.PanicException)."""
+
+
+class _Panicking:
+    """A cvxpy problem whose solver prints on descriptor 2 (as native code does), then panics if told to."""
+
+    def __init__(self, panics):
+        self.panics = panics
+
+    def solve(self, solver=None, **options):
+        os.write(2, b"a line of the solver's own\n")
+        if self.panics:
+            os.write(2, PANIC_TEXT)
+            raise PanicException("Eigval error: Eigen(1)")
+        return 0.0
+
+
+def test_a_solver_panic_is_a_solver_error_and_its_text_stays_off_stderr(capfd):
+    """CLARABEL's panic (`--mass-bounds 1:1e300:1e301` before they were capped; a fit's PSD cone gone NaN) printed
+    "thread '<unnamed>' panicked at …" and a Rust backtrace on stderr above our one line. The text is now held off
+    stderr and the panic's message is in the error; what the solver printed before it still reaches stderr."""
+    import cvxpy
+
+    from baseparam._stderr import solve_clarabel
+    with pytest.raises(cvxpy.SolverError, match=r"^CLARABEL panicked: Eigval error: Eigen\(1\)$"):
+        solve_clarabel(_Panicking(True))
+    assert capfd.readouterr().err == "a line of the solver's own\n"
+    assert solve_clarabel(_Panicking(False)) == 0.0                  # no panic: nothing held back
+    assert capfd.readouterr().err == "a line of the solver's own\n"
+
+
+def test_stderr_held_is_given_back_on_an_interrupt_and_the_real_one_stays_writable(capfd):
+    from baseparam import _stderr
+    with pytest.raises(KeyboardInterrupt):
+        with _stderr.native_stderr_held():
+            os.write(2, b"said inside\n")
+            os.write(_stderr.real_fd(), b"the watchdog's last line\n")     # straight to the real stderr
+            raise KeyboardInterrupt
+    assert capfd.readouterr().err == "the watchdog's last line\nsaid inside\n"
+    assert _stderr.real_fd() == 2
+    os.write(2, b"after\n")
+    assert capfd.readouterr().err == "after\n"
+
+
+def test_a_panic_of_the_consistent_fit_is_said_in_its_one_line(tmp_path, monkeypatch, capfd):
+    """`identify --method consistent` whose solver panics: one line naming the panic, no panic text on stderr."""
+    import cvxpy
+
+    monkeypatch.setattr(cvxpy.Problem, "solve", lambda self, *a, **k: _Panicking(True).solve())
+    log = _planar_log(tmp_path)
+    result = CliRunner().invoke(main, ["identify", str(PLANAR), str(log), "--method", "consistent"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1].endswith(
+        "the consistent fit failed (solver status solver_error); CLARABEL panicked: Eigval error: Eigen(1)")
+    assert "panicked at" not in capfd.readouterr().err
