@@ -65,6 +65,11 @@ def inputs_protected(paths):
 
 def _one_line(exc):
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    # HDF5's report of a failed write ("file write failed: time = …, filename = '.baseparam-….tmp', file descriptor
+    # = 5, errno = 28, error message = …, buf = 0x…"): the system's reason is what the user can act on
+    code = re.search(r"\berrno = (\d+)", text)
+    if code and "file write failed" in text:
+        text = os.strerror(int(code.group(1)))
     return " ".join(text.split())
 
 
@@ -294,8 +299,40 @@ def atomic_path(path, suffix=".tmp"):
             _LIVE.discard(tmp)
 
 
+def _room_for(files):
+    """Refuse, before writing, texts (path → UTF-8 text) that the free space of their file systems cannot hold —
+    their sizes are known: a full disk is said with the figures, not found by the write. Special files and
+    folders whose free space cannot be read are left to the write."""
+    import shutil
+
+    from ._memory import format_size
+
+    needed = {}
+    for path, text in files.items():
+        real = os.path.realpath(os.fspath(path))
+        if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+            continue                                    # /dev/null, a named pipe: written in place
+        try:
+            device = os.stat(os.path.dirname(real)).st_dev
+        except OSError:
+            continue
+        size = len(text.encode("utf-8"))
+        first, total = needed.get(device, (path, 0))
+        needed[device] = (first, total + size)
+    for path, total in needed.values():
+        try:
+            free = shutil.disk_usage(os.path.dirname(os.path.realpath(os.fspath(path)))).free
+        except OSError:
+            continue
+        if total > free:
+            raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(total)} to write, "
+                               f"{format_size(free)} free on its file system")
+
+
 def write_text(path, text):
     """Write ``text`` (UTF-8) to ``path`` atomically."""
+    _target(path)                       # the name's own refusals first (a link, a folder)
+    _room_for({path: text})
     with atomic_path(path, ".tmp") as tmp:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
@@ -320,6 +357,9 @@ def write_texts(files):
         One line naming the one file that could not be written.
     """
     staged = []
+    for path in files:
+        _target(path)                   # the names' own refusals first (a link, a folder)
+    _room_for(files)
     try:
         for path, text in files.items():
             path, real = _target(path)

@@ -585,7 +585,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
                                     max_disk=max_disk)
         progress.close()
         if symbolic is not None and h5_out is not None:
-            store_symbolic(result, h5_out)
+            store_symbolic(result, h5_out, max_disk=max_disk)
         if json_out:
             _write_json(json_out, result.to_dict())
         table = format_symbolic_table(result) if symbolic is not None else format_table(result)

@@ -171,3 +171,61 @@ def test_a_panic_of_the_consistent_fit_is_said_in_its_one_line(tmp_path, monkeyp
     assert result.output.strip().splitlines()[-1].endswith(
         "the consistent fit failed (solver status solver_error); CLARABEL panicked: Eigval error: Eigen(1)")
     assert "panicked at" not in capfd.readouterr().err
+
+
+# -- sizes known before writing, checked against the free space; a failed write leaves nothing -------------------------
+class _Usage:
+    def __init__(self, free):
+        self.total, self.used, self.free = 10**9, 10**9 - free, free
+
+
+def test_text_outputs_larger_than_the_free_space_are_refused_before_writing(tmp_path, monkeypatch):
+    """A full disk was found by the write ("No space left on device"); the texts' sizes are known, so the refusal
+    now gives the figures, before any byte is written (also for a set of files: export's)."""
+    from baseparam import _atomic
+    monkeypatch.setattr("shutil.disk_usage", lambda path: _Usage(100))
+    with pytest.raises(bp.errors.StorageError, match=r"a\.json: cannot write: 1 kB to write, 100 bytes free on its "
+                                                     r"file system$"):
+        _atomic.write_text(tmp_path / "a.json", "x" * 1000)
+    with pytest.raises(bp.errors.StorageError, match=r"a\.c: cannot write: 120 bytes to write, 100 bytes free"):
+        _atomic.write_texts({tmp_path / "a.c": "x" * 60, tmp_path / "a.h": "y" * 60})
+    assert list(tmp_path.iterdir()) == []
+    _atomic.write_text(tmp_path / "b.json", "x" * 100)                   # what fits is written
+    assert (tmp_path / "b.json").read_text() == "x" * 100
+
+
+def test_export_that_cannot_write_leaves_no_folder_it_made(tmp_path, monkeypatch):
+    """`export --out new/sub` on a full disk left the empty folders it had made for its files."""
+    base = bp.find_base_parameters(bp.load_robot(PLANAR))
+
+    def full(files):
+        raise bp.errors.StorageError(f"{next(iter(files))}: cannot write (No space left on device)")
+
+    monkeypatch.setattr("baseparam.codegen._export.write_texts", full)
+    (tmp_path / "old").mkdir()
+    for out in (tmp_path / "new" / "sub", tmp_path / "old" / "sub"):
+        with pytest.raises(bp.errors.StorageError, match="No space left on device"):
+            bp.export(base, "c", out_dir=out)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["old"]        # the user's own folder stays
+
+
+def test_symbolic_h5_is_sized_before_it_is_written(tmp_path, monkeypatch):
+    """`find --symbolic all --h5` had no size check: on a nearly full disk HDF5 failed mid-write with dozens of
+    "Exception ignored in h5py._objects.ObjectID.__dealloc__" tracebacks (and once a segmentation fault), and
+    --max-disk was ignored. Its size is now estimated from its strings and refused beyond either, before writing."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["find", str(PLANAR), "--symbolic", "all", "--h5", "s.h5", "--max-disk", "10k"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1].endswith(
+        "the file of the symbolic regroupings would take up to about 53.8 kB on disk, more than the 10 kB allowed "
+        "(the --max-disk given)"), result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_hdf5_write_failure_is_said_as_the_systems_reason():
+    """HDF5's report (a time, the temporary file's name, a buffer address) became the one line; now its errno."""
+    from baseparam._atomic import _one_line
+    text = ("Unable to synchronously create file (file write failed: time = Fri Nov 27 14:00:41 2026\n, filename = "
+            "'/tmp/.baseparam-1-0123456789abcdef.h5.tmp', file descriptor = 5, errno = 28, error message = 'No space "
+            "left on device', buf = 0x55e74b165138, total write size = 96, bytes this sub-write = 96, offset = 0)")
+    assert _one_line(OSError(text)) == "No space left on device"
