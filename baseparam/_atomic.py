@@ -104,13 +104,32 @@ def remove_stale(folder, now=None):
         with contextlib.suppress(OSError):
             os.unlink(entry.path)
             removed.append(entry.name)
+    _report_orphans(folder, now)
     return removed
 
 
-def stale_entries(folder, prefix, pattern, kind, now=None):
+_REPORTED = set()       # the young orphans already reported by this process
+
+
+def _report_orphans(folder, now):
+    """Say (a warning, once per file) the temporary files of runs that are gone but changed less than
+    :data:`STALE_SECONDS` ago: a rerun right after a SIGKILL found them and said nothing. They are not removed yet:
+    a run on another machine sharing the folder may have the same process id, and still be writing."""
+    from ._warnings import warn
+
+    for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young=True):
+        if entry.path not in _REPORTED:
+            _REPORTED.add(entry.path)
+            pid = _STALE.match(entry.name).group(1)
+            warn(f"{printable(entry.path)}: a temporary file of an earlier run (process {pid}, no longer running: "
+                 f"killed?); removed once unchanged for {STALE_SECONDS // 60} minutes, or remove it yourself")
+
+
+def stale_entries(folder, prefix, pattern, kind, now=None, young=False):
     """The entries of ``folder`` that killed runs left: named ``prefix``… and matching ``pattern`` (its group 1 the
     process id, or None), of the file type ``kind`` (``stat.S_ISREG``, ``stat.S_ISDIR``; a link never), unchanged for
     :data:`STALE_SECONDS` while no process has that id (:data:`STALE_SECONDS_WITHOUT_PID` for names without one).
+    ``young``: instead, those with a process id no process has that changed less than :data:`STALE_SECONDS` ago.
 
     Returns
     -------
@@ -134,6 +153,10 @@ def stale_entries(folder, prefix, pattern, kind, now=None):
             continue
         pid = match.group(1)
         age = now - info.st_mtime
+        if young:
+            if pid is not None and age < STALE_SECONDS and not _alive(int(pid)):
+                stale.append(entry)
+            continue
         if (age < STALE_SECONDS_WITHOUT_PID) if pid is None else (age < STALE_SECONDS or _alive(int(pid))):
             continue
         stale.append(entry)

@@ -229,3 +229,24 @@ def test_hdf5_write_failure_is_said_as_the_systems_reason():
             "'/tmp/.baseparam-1-0123456789abcdef.h5.tmp', file descriptor = 5, errno = 28, error message = 'No space "
             "left on device', buf = 0x55e74b165138, total write size = 96, bytes this sub-write = 96, offset = 0)")
     assert _one_line(OSError(text)) == "No space left on device"
+
+
+# -- SIGKILL, then a rerun: the killed run's temporary file is said ---------------------------------------------------
+def test_a_killed_runs_young_temporary_file_is_reported_by_the_next_write(tmp_path):
+    """`find --h5` killed (SIGKILL runs no cleanup) left its `.baseparam-PID-….h5.tmp`; a rerun at once kept it
+    (younger than 10 minutes: a run on another machine sharing the folder may be writing it) and said nothing.
+    The rerun now says it, once, with what will happen to it."""
+    import warnings
+
+    from baseparam._atomic import write_text
+    gone = 4_194_305                         # above Linux's largest process id: no process has it
+    left = tmp_path / f".baseparam-{gone}-0123456789abcdef.h5.tmp"
+    left.write_bytes(b"half an HDF5 file")
+    with pytest.warns(UserWarning, match=rf"\.baseparam-{gone}-0123456789abcdef\.h5\.tmp: a temporary file of an "
+                                         rf"earlier run \(process {gone}, no longer running: killed\?\); removed once "
+                                         r"unchanged for 10 minutes, or remove it yourself$"):
+        write_text(tmp_path / "a.json", "{}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_text(tmp_path / "b.json", "{}\n")                           # said once
+    assert left.exists()
