@@ -322,9 +322,9 @@ def atomic_path(path, suffix=".tmp"):
             _LIVE.discard(tmp)
 
 
-def _room_for(files):
-    """Refuse, before writing, texts (path → UTF-8 text) that the free space of their file systems cannot hold —
-    their sizes are known: a full disk is said with the figures, not found by the write. Special files and
+def check_room(files):
+    """Refuse, before writing, contents (path → UTF-8 text, or bytes) that the free space of their file systems cannot
+    hold — their sizes are known: a full disk is said with the figures, not found by the write. Special files and
     folders whose free space cannot be read are left to the write."""
     import shutil
 
@@ -339,7 +339,7 @@ def _room_for(files):
             device = os.stat(os.path.dirname(real)).st_dev
         except OSError:
             continue
-        size = len(text.encode("utf-8"))
+        size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
         first, total = needed.get(device, (path, 0))
         needed[device] = (first, total + size)
     for path, total in needed.values():
@@ -355,7 +355,7 @@ def _room_for(files):
 def write_text(path, text):
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     _target(path)                       # the name's own refusals first (a link, a folder)
-    _room_for({path: text})
+    check_room({path: text})
     with atomic_path(path, ".tmp") as tmp:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
@@ -382,7 +382,7 @@ def write_texts(files):
     staged = []
     for path in files:
         _target(path)                   # the names' own refusals first (a link, a folder)
-    _room_for(files)
+    check_room(files)
     try:
         for path, text in files.items():
             path, real = _target(path)

@@ -250,3 +250,14 @@ def test_a_killed_runs_young_temporary_file_is_reported_by_the_next_write(tmp_pa
         warnings.simplefilter("error")
         write_text(tmp_path / "b.json", "{}\n")                           # said once
     assert left.exists()
+
+
+def test_a_figure_larger_than_the_free_space_is_refused_before_writing(tmp_path, monkeypatch):
+    """A figure is rendered in memory first: its size is known before the write, and checked as a text's is."""
+    from baseparam._figures import pyplot, save_figure
+    figure = pyplot().figure(figsize=(1, 1))
+    monkeypatch.setattr("shutil.disk_usage", lambda path: _Usage(10))
+    with pytest.raises(bp.errors.StorageError, match=r"a\.png: cannot write: .* to write, 10 bytes free on its file "
+                                                     r"system$"):
+        save_figure(figure, tmp_path / "a.png", dpi=10)
+    assert list(tmp_path.iterdir()) == []
