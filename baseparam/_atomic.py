@@ -475,16 +475,32 @@ def outputs_together():
     if _TOGETHER.get() is not None:
         yield
         return
-    staged = []
-    token = _TOGETHER.set(staged)
+    staged, undo = [], []
+    token, undo_token = _TOGETHER.set(staged), _UNDO.set(undo)
     try:
         yield
     except BaseException:
         _discard(staged)
+        for step in reversed(undo):
+            with contextlib.suppress(OSError):
+                step()
         raise
     finally:
         _TOGETHER.reset(token)
+        _UNDO.reset(undo_token)
     _place(staged)
+
+
+# What to undo when the outputs_together block fails (callables), or None outside it.
+_UNDO = contextvars.ContextVar("baseparam_undo", default=None)
+
+
+def on_discard(step):
+    """Within :func:`outputs_together`, call ``step()`` if the block fails and its outputs are discarded (a folder
+    made for them: export's ``out_dir``); elsewhere nothing."""
+    undo = _UNDO.get()
+    if undo is not None:
+        undo.append(step)
 
 
 def _json_ready(value):

@@ -261,3 +261,21 @@ def test_a_figure_larger_than_the_free_space_is_refused_before_writing(tmp_path,
                                                      r"system$"):
         save_figure(figure, tmp_path / "a.png", dpi=10)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_export_whose_run_fails_after_its_files_are_staged_leaves_no_folder(tmp_path, monkeypatch):
+    """`export --out new/sub` stopped by SIGTERM after its files were staged (put in place with the command's end)
+    left the folders made for them: the command's discarded outputs now take those folders with them."""
+    from baseparam.codegen import _export
+    real = _export.export
+
+    def then_fails(*args, **kwargs):
+        real(*args, **kwargs)
+        raise bp.errors.StorageError("stopped after the files were staged")
+
+    monkeypatch.setattr(_export, "export", then_fails)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["export", str(PLANAR), "--lang", "c", "--out", "new/sub"])
+    assert result.exit_code == 2 and result.output == "baseparam: stopped after the files were staged\n", \
+        result.output
+    assert list(tmp_path.iterdir()) == []

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import json_text, write_texts
+from .._atomic import json_text, on_discard, write_texts
 from .._validation import check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
@@ -217,5 +217,6 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
     except BaseException:              # a full disk, an interrupt: none of the files, nor the folders made for them
         _remove_folders(made)
         raise
+    on_discard(lambda: _remove_folders(made))            # the command's other outputs failing later: the same
     return ExportResult(files=tuple(paths), functions=MappingProxyType(counts), base_names=tuple(base.names),
                         lang=lang, prefix=prefix)
