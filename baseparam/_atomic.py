@@ -495,6 +495,37 @@ def outputs_together():
 _UNDO = contextvars.ContextVar("baseparam_undo", default=None)
 
 
+def make_folders(folder):
+    """``os.makedirs(folder, exist_ok=True)``; the folders it made (deepest first) are removed again if they stay
+    empty — when it fails part-way, and within :func:`outputs_together` when the block's outputs are discarded.
+
+    Returns
+    -------
+    list of str
+        The folders made, deepest first (for :func:`remove_folders`).
+    """
+    made, parent = [], os.path.abspath(os.fspath(folder))
+    while not os.path.lexists(parent) and parent != os.path.dirname(parent):
+        made.append(parent)
+        parent = os.path.dirname(parent)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except BaseException:
+        remove_folders(made)
+        raise
+    on_discard(lambda: remove_folders(made))
+    return made
+
+
+def remove_folders(folders):
+    """Remove ``folders`` (deepest first) while they are empty."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:                # not empty (another writer's files), or gone: left alone
+            break
+
+
 def on_discard(step):
     """Within :func:`outputs_together`, call ``step()`` if the block fails and its outputs are discarded (a folder
     made for them: export's ``out_dir``); elsewhere nothing."""

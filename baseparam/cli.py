@@ -1197,8 +1197,9 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                                    progress=progress, payload=payload, payload_joints=payload_joints,
                                    pose=_numbers(pose, "--pose"), noise=_numbers(noise, "--noise"))
         progress.close()
-        if folder:
-            os.makedirs(os.path.dirname(csv_out), exist_ok=True)
+        if folder:                  # removed again if the outputs are discarded (a signal, a refused --plot)
+            from ._atomic import make_folders
+            make_folders(os.path.dirname(csv_out))
         written = _write_outputs((csv_out, design.to_csv),
                                  (json_out, lambda path: _write_json(path, design.to_dict())),
                                  (plot_out, design.plot))

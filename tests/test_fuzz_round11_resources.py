@@ -279,3 +279,19 @@ def test_export_whose_run_fails_after_its_files_are_staged_leaves_no_folder(tmp_
     assert result.exit_code == 2 and result.output == "baseparam: stopped after the files were staged\n", \
         result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_excite_into_a_new_folder_that_fails_leaves_no_folder(tmp_path, monkeypatch):
+    """`excite --out new/` makes the folder for ROBOT_excite.csv; a write that then failed (a full disk, a signal)
+    left it behind, empty."""
+    class Design:
+        def to_csv(self, path):
+            raise bp.errors.StorageError(f"{path}: cannot write (No space left on device)")
+
+        to_dict = plot = summary = _no_work
+
+    monkeypatch.setattr("baseparam.excitation.design.design_excitation", lambda *a, **k: Design())
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["excite", str(PLANAR), "--out", "new/"])
+    assert result.exit_code == 2 and "No space left on device" in result.output, result.output
+    assert list(tmp_path.iterdir()) == []

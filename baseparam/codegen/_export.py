@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import json_text, on_discard, write_texts
+from .._atomic import json_text, make_folders, remove_folders, write_texts
 from .._validation import check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
@@ -109,24 +109,6 @@ def check_prefix(prefix, lang=None):
     return prefix
 
 
-def _missing_folders(folder):
-    """The folders ``os.makedirs(folder)`` would create, deepest first."""
-    missing, folder = [], os.path.abspath(os.fspath(folder))
-    while not os.path.lexists(folder) and folder != os.path.dirname(folder):
-        missing.append(folder)
-        folder = os.path.dirname(folder)
-    return missing
-
-
-def _remove_folders(folders):
-    """Remove ``folders`` (deepest first) where they are still empty."""
-    for folder in folders:
-        try:
-            os.rmdir(folder)
-        except OSError:                # not empty (another writer's files), or gone: left alone
-            break
-
-
 def check_out_dir(out_dir):
     """Refuse ``out_dir`` as :func:`export` would, before the work (a wrong type, a file, a symbolic link).
 
@@ -205,18 +187,15 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir="."):
         doc["n_v"], doc["floating"] = base.robot.n_v, True
     files[f"{prefix}.json"] = json_text(doc)
     paths = [os.path.join(out_dir, name) for name in files]
-    made = _missing_folders(out_dir)
     try:
-        os.makedirs(out_dir, exist_ok=True)
+        made = make_folders(out_dir)   # removed again with the command's outputs if they are discarded
     except OSError as exc:             # a name too long, no permission, a read-only or full disk
-        _remove_folders(made)
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory "
                           f"({exc.strerror or printable(exc)})") from None
     try:
         write_texts(dict(zip(paths, files.values())))    # all replaced, or none
     except BaseException:              # a full disk, an interrupt: none of the files, nor the folders made for them
-        _remove_folders(made)
+        remove_folders(made)
         raise
-    on_discard(lambda: _remove_folders(made))            # the command's other outputs failing later: the same
     return ExportResult(files=tuple(paths), functions=MappingProxyType(counts), base_names=tuple(base.names),
                         lang=lang, prefix=prefix)
