@@ -5,6 +5,7 @@ deterministic cases it found, each failing before its fix."""
 import multiprocessing
 import os
 import signal
+import sys
 import time
 
 import pytest
@@ -295,3 +296,21 @@ def test_excite_into_a_new_folder_that_fails_leaves_no_folder(tmp_path, monkeypa
     result = CliRunner().invoke(main, ["excite", str(PLANAR), "--out", "new/"])
     assert result.exit_code == 2 and "No space left on device" in result.output, result.output
     assert list(tmp_path.iterdir()) == []
+
+
+# -- third-party imports that swallow a signal: the signal held and delivered after them -----------------------------
+def test_a_signal_during_an_import_that_swallows_it_is_delivered_after_the_import(tmp_path, monkeypatch):
+    """Ctrl-C or SIGTERM while pyarrow imported pandas, or while scipy.signal initialised (`identify` of a Parquet
+    log), was lost in their Cython modules (the run went on: its outputs written, the watchdog ending it 3 s later
+    with status 130), or became "internal error: SystemError: … returned a result with an exception set". These
+    imports now run with the signals held, and the signal reaches its handler as soon as the import is done."""
+    from baseparam._processes import import_held
+    (tmp_path / "swallows_ctrl_c.py").write_text(
+        "import signal\ntry:\n    signal.raise_signal(signal.SIGINT)\n    done = True\nexcept KeyboardInterrupt:\n"
+        "    done = False\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "swallows_ctrl_c", raising=False)
+    with pytest.raises(KeyboardInterrupt):
+        import_held("swallows_ctrl_c")
+    assert sys.modules["swallows_ctrl_c"].done                  # the module ran to its end, not interrupted
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
