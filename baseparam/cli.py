@@ -436,6 +436,12 @@ class _OneLineErrors(click.Group):
                     _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
                 raise
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
+            raise click.Abort() from exc
+
     def _run(self, *args, **kwargs):
         try:
             status = super().main(*args, **kwargs)

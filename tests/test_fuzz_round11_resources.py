@@ -314,3 +314,22 @@ def test_a_signal_during_an_import_that_swallows_it_is_delivered_after_the_impor
         import_held("swallows_ctrl_c")
     assert sys.modules["swallows_ctrl_c"].done                  # the module ran to its end, not interrupted
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_is_said_in_one_line_without_a_blank_one(monkeypatch):
+    """Every Ctrl-C printed a blank line before `baseparam: interrupted` (click's own handling of a
+    KeyboardInterrupt, meant to move past a terminal's ^C): two lines on stderr."""
+    from baseparam import cli
+    stops = []
+
+    def stopped(message, code):         # the real one ends the process (os._exit)
+        stops.append((message, code))
+        raise SystemExit(code)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_stopped", stopped)
+    monkeypatch.setattr("baseparam.model.loading.load_robot", interrupted)
+    result = CliRunner().invoke(main, ["find", str(PLANAR)])
+    assert stops == [("interrupted", 130)] and result.exit_code == 130 and result.output == "", repr(result.output)
