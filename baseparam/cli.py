@@ -453,10 +453,30 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(" ".join(exc.format_message().split()), 2)
+            _fail(_path_kind(exc) or " ".join(exc.format_message().split()), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
             _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
+
+
+_PATH_KIND = re.compile(r"""^(File|Directory) ('.*'|".*") is a (directory|file)\.$""")
+
+
+def _path_kind(exc):
+    """click's refusal of a folder given for a file output (or a file for a folder one) in the words the write itself
+    uses (``OUT: --json: is a directory, expected a file name``), or None for any other usage error."""
+    import ast
+
+    found = _PATH_KIND.match(getattr(exc, "message", "") or "")
+    param = getattr(exc, "param", None)
+    if found is None or param is None or not getattr(param, "opts", None):
+        return None
+    try:
+        name = ast.literal_eval(found.group(2))
+    except (ValueError, SyntaxError):
+        return None
+    problem = "is a directory, expected a file name" if found.group(1) == "File" else "not a directory"
+    return f"{name}: {param.opts[0] if isinstance(param, click.Option) else param.human_readable_name}: {problem}"
 
 
 def _robot_options(command):

@@ -333,3 +333,18 @@ def test_ctrl_c_is_said_in_one_line_without_a_blank_one(monkeypatch):
     monkeypatch.setattr("baseparam.model.loading.load_robot", interrupted)
     result = CliRunner().invoke(main, ["find", str(PLANAR)])
     assert stops == [("interrupted", 130)] and result.exit_code == 130 and result.output == "", repr(result.output)
+
+
+@pytest.mark.parametrize("args, said", [
+    (["find", str(PLANAR), "--json", "folder"], "folder: --json: is a directory, expected a file name"),
+    (["export", str(PLANAR), "--lang", "c", "--out", "file"], "file: --out: not a directory"),
+    (["find", "folder"], "folder: ROBOT_FILE: is a directory, expected a file name"),
+])
+def test_a_folder_for_a_file_output_is_refused_in_the_writes_own_words(tmp_path, monkeypatch, args, said):
+    """`--json FOLDER` was refused by click ("Invalid value for '--json': File 'FOLDER' is a directory."), the same
+    folder reached through the library by ours ("FOLDER: is a directory, expected a file name"): one wording now."""
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and result.output == f"baseparam: {said}\n", result.output
