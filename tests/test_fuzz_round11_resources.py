@@ -348,3 +348,36 @@ def test_a_folder_for_a_file_output_is_refused_in_the_writes_own_words(tmp_path,
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and result.output == f"baseparam: {said}\n", result.output
+
+
+HDF5_FULL = ("Can't decrement id ref count (file write failed: time = Fri Nov 27 14:58:16 2026\n, filename = "
+             "'/tmp/.baseparam-1-0123456789abcdef.h5.tmp', file descriptor = 5, errno = 28, error message = 'No space "
+             "left on device', buf = 0x55a33b3b7218, total write size = 17280, bytes this sub-write = 17280)")
+
+
+class _FailsWhenFreed:
+    """What an h5py object does when the disk filled under it: its deallocation raises, Python reports it."""
+
+    def __del__(self):
+        raise RuntimeError(HDF5_FULL)
+
+
+def test_a_disk_filled_during_an_hdf5_write_is_one_storage_error(capsys):
+    """`find --h5` while another program filled the disk: "internal error: RuntimeError: Can't decrement id ref
+    count (file write failed: …)", exit 1, after dozens of h5py tracebacks (through sys.excepthook, then "Exception
+    ignored in h5py._objects.ObjectID.__dealloc__"); a failure seen only in a deallocation left the block
+    apparently successful. Now one StorageError naming the output, whichever way h5py reported it."""
+    from baseparam._hdf5 import writes_checked
+    hooks = sys.unraisablehook, sys.excepthook
+    with pytest.raises(bp.errors.StorageError, match=r"^out\.h5: cannot write \(No space left on device\)$"):
+        with writes_checked("out.h5"):
+            raise RuntimeError(HDF5_FULL)
+    with pytest.raises(bp.errors.StorageError, match=r"^out\.h5: cannot write \(No space left on device\)$"):
+        with writes_checked("out.h5"):
+            freed = _FailsWhenFreed()
+            del freed
+            sys.excepthook(RuntimeError, RuntimeError(HDF5_FULL), None)
+    assert capsys.readouterr().err == ""
+    with writes_checked("out.h5"):                           # nothing failed: nothing said
+        pass
+    assert (sys.unraisablehook, sys.excepthook) == hooks

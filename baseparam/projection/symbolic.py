@@ -467,6 +467,7 @@ def store_symbolic(sym, path, max_disk=None):
     import numpy as np
 
     from .._atomic import atomic_path, check_output
+    from .._hdf5 import writes_checked
 
     text = h5py.string_dtype()
     terms = [[sym.terms(r).get(n, "0") for n in sym.standard_names] for r in range(sym.rank)]
@@ -474,7 +475,7 @@ def store_symbolic(sym, path, max_disk=None):
     strings = [*sym.symbols, *map(str, sym.values.values()), *sym.standard_names, *sym.names,
                *(t for row in terms for t in row), *(s.describe() for s in sym.special)]
     _check_disk(sym.robot.name, path, max_disk, SYMBOLIC_H5_BYTES + sum(64 + 2 * len(s.encode()) for s in strings))
-    with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
+    with atomic_path(path, ".h5.tmp") as tmp, writes_checked(path), h5py.File(tmp, "w") as f:
         f.attrs.update({"robot": sym.robot.name, "parameters": sym.parameters,
                         "length_unit": sym.robot.length_unit, "rank": sym.rank,
                         "robot_is_generic": sym.robot_is_generic, "format": "baseparam symbolic regroupings"})
