@@ -61,6 +61,11 @@ def inputs_protected(paths):
 
 def _one_line(exc):
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    # HDF5's report of a failed write ("file write failed: time = …, filename = '.baseparam-….tmp', file descriptor
+    # = 5, errno = 28, error message = …, buf = 0x…"): the system's reason is what the user can act on
+    code = re.search(r"\berrno = (\d+)", text)
+    if code and "file write failed" in text:
+        text = os.strerror(int(code.group(1)))
     return " ".join(text.split())
 
 
@@ -91,12 +96,31 @@ def remove_stale(folder, now=None):
     on another machine sharing the folder, keeps its file changing.
     """
     _discard(entry.path for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now))
+    _report_orphans(folder, now)
 
 
-def stale_entries(folder, prefix, pattern, kind, now=None):
+_REPORTED = set()       # the young orphans already reported by this process
+
+
+def _report_orphans(folder, now):
+    """Say (a warning, once per file) the temporary files of runs that are gone but changed less than
+    :data:`STALE_SECONDS` ago: a rerun right after a SIGKILL found them and said nothing. They are not removed yet:
+    a run on another machine sharing the folder may have the same process id, and still be writing."""
+    from ._warnings import warn
+
+    for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young=True):
+        if entry.path not in _REPORTED:
+            _REPORTED.add(entry.path)
+            pid = _STALE.match(entry.name).group(1)
+            warn(f"{printable(entry.path)}: a temporary file of an earlier run (process {pid}, no longer running: "
+                 f"killed?); removed once unchanged for {STALE_SECONDS // 60} minutes, or remove it yourself")
+
+
+def stale_entries(folder, prefix, pattern, kind, now=None, young=False):
     """The entries of ``folder`` that killed runs left: named ``prefix``… and matching ``pattern`` (its group 1 the
     process id, or None), of the file type ``kind`` (``stat.S_ISREG``, ``stat.S_ISDIR``; a link never), unchanged for
     :data:`STALE_SECONDS` while no process has that id (:data:`STALE_SECONDS_WITHOUT_PID` for names without one).
+    ``young``: instead, those with a process id no process has that changed less than :data:`STALE_SECONDS` ago.
 
     Returns
     -------
@@ -118,6 +142,10 @@ def stale_entries(folder, prefix, pattern, kind, now=None):
             continue
         pid = match.group(1)
         age = now - info.st_mtime
+        if young:
+            if pid is not None and age < STALE_SECONDS and not _alive(int(pid)):
+                stale.append(entry)
+            continue
         if (age < STALE_SECONDS_WITHOUT_PID) if pid is None else (age < STALE_SECONDS or _alive(int(pid))):
             continue
         stale.append(entry)
@@ -278,8 +306,40 @@ def atomic_path(path, suffix=".tmp"):
             _discard([tmp])
 
 
+def check_room(files):
+    """Refuse, before writing, contents (path → UTF-8 text, or bytes) that the free space of their file systems cannot
+    hold — their sizes are known: a full disk is said with the figures, not found by the write. Special files and
+    folders whose free space cannot be read are left to the write."""
+    import shutil
+
+    from ._memory import format_size
+
+    needed = {}
+    for path, text in files.items():
+        real = os.path.realpath(os.fspath(path))
+        if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+            continue                                    # /dev/null, a named pipe: written in place
+        try:
+            device = os.stat(os.path.dirname(real)).st_dev
+        except OSError:
+            continue
+        size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
+        first, total = needed.get(device, (path, 0))
+        needed[device] = (first, total + size)
+    for path, total in needed.values():
+        try:
+            free = shutil.disk_usage(os.path.dirname(os.path.realpath(os.fspath(path)))).free
+        except OSError:
+            continue
+        if total > free:
+            raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(total)} to write, "
+                               f"{format_size(free)} free on its file system")
+
+
 def write_text(path, text):
     """Write ``text`` (UTF-8) to ``path`` atomically."""
+    _target(path)                       # the name's own refusals first (a link, a folder)
+    check_room({path: text})
     with atomic_path(path, ".tmp") as tmp:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
@@ -303,6 +363,9 @@ def write_texts(files):
     StorageError
         One line naming the one file that could not be written.
     """
+    for path in files:
+        _target(path)                   # the names' own refusals first (a link, a folder)
+    check_room(files)
     with outputs_together():             # placed together at its end (or with an enclosing block's outputs)
         for path, text in files.items():
             path, real = _target(path)
@@ -374,19 +437,67 @@ def outputs_together():
     if _TOGETHER.get() is not None:
         yield
         return
-    staged = []
+    staged, undo = [], []
     # set and placed within the try, restored (to None, what it was) first thing in the finally: a signal landing
     # just after the set or before the placing must not leave the block open (later writes, e.g. the next
     # bp.export's, staged for ever and never written) nor its temporary files behind
     try:
         _TOGETHER.set(staged)
+        _UNDO.set(undo)
         yield
         _place(staged)
     except BaseException:
         _discard(tmp for tmp, _real, _path in staged)
+        for step in reversed(undo):
+            with contextlib.suppress(OSError):
+                step()
         raise
     finally:
         _TOGETHER.set(None)
+        _UNDO.set(None)
+
+
+# What to undo when the outputs_together block fails (callables), or None outside it.
+_UNDO = contextvars.ContextVar("baseparam_undo", default=None)
+
+
+def make_folders(folder):
+    """``os.makedirs(folder, exist_ok=True)``; the folders it made (deepest first) are removed again if they stay
+    empty — when it fails part-way, and within :func:`outputs_together` when the block's outputs are discarded.
+
+    Returns
+    -------
+    list of str
+        The folders made, deepest first (for :func:`remove_folders`).
+    """
+    made, parent = [], os.path.abspath(os.fspath(folder))
+    while not os.path.lexists(parent) and parent != os.path.dirname(parent):
+        made.append(parent)
+        parent = os.path.dirname(parent)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except BaseException:
+        remove_folders(made)
+        raise
+    on_discard(lambda: remove_folders(made))
+    return made
+
+
+def remove_folders(folders):
+    """Remove ``folders`` (deepest first) while they are empty."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:                # not empty (another writer's files), or gone: left alone
+            break
+
+
+def on_discard(step):
+    """Within :func:`outputs_together`, call ``step()`` if the block fails and its outputs are discarded (a folder
+    made for them: export's ``out_dir``); elsewhere nothing."""
+    undo = _UNDO.get()
+    if undo is not None:
+        undo.append(step)
 
 
 def _json_ready(value):

@@ -66,8 +66,15 @@ def _say(signum, flush=True):
         if flush:
             _flush()
         with contextlib.suppress(OSError):
-            os.write(2, (_line(signum) + "\n").encode())
+            os.write(_stderr_fd(), (_line(signum) + "\n").encode())
     say_once(write)
+
+
+def _stderr_fd():
+    """The real stderr's descriptor: 2, or its copy while a solver's output is held (baseparam._stderr), so that
+    the line is never lost in that temporary file when the watchdog ends the process."""
+    held = sys.modules.get("baseparam._stderr")
+    return 2 if held is None else held.real_fd()
 
 
 def _flush():

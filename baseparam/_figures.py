@@ -9,7 +9,7 @@ import io
 import os
 import sys
 
-from ._atomic import atomic_path
+from ._atomic import atomic_path, check_output, check_room
 
 
 def pyplot():
@@ -53,6 +53,8 @@ def save_figure(fig, path, dpi=110):
         # reported success; and Pillow's PNG writer seeks, which a named pipe cannot
         data = io.BytesIO()
         fig.savefig(data, dpi=dpi, format=ext[1:].lower())
+        check_output(path)
+        check_room({path: data.getbuffer()})     # its size is known now: a full disk said with the figures
         with atomic_path(path, suffix=ext) as tmp, open(tmp, "wb") as stream:
             stream.write(data.getbuffer())
     finally:

@@ -83,3 +83,58 @@ def stored_here(dset, h5file, what, error):
             raise error(f"{what}: compressed with HDF5 filter {code}, a plugin baseparam does not load (it reads "
                         f"{', '.join(sorted(BUILT_IN_FILTERS.values()))}); rewrite the dataset with gzip")
     return dset
+
+
+_WRITE_FAILED = ("file write failed", "errno = 28")
+
+
+def _failed_write(exc):
+    return isinstance(exc, (RuntimeError, OSError)) and any(text in str(exc) for text in _WRITE_FAILED)
+
+
+class writes_checked:
+    """The block writing an HDF5 file (``with atomic_path(...) as tmp, writes_checked(path), h5py.File(tmp, 'w')``):
+    a write that failed for the file system (a disk filled meanwhile) is one :class:`~baseparam.errors.StorageError`
+    naming ``path``, whether h5py raised it (a RuntimeError "Can't decrement id ref count (file write failed …)",
+    which the command line took for an internal error) or only reported it from its objects' deallocation
+    ("Exception ignored in h5py._objects.ObjectID.__dealloc__" tracebacks, the file left incomplete and the
+    block apparently successful). Those reports are held while the block runs; any other goes to the hook in
+    place."""
+
+    def __init__(self, path):
+        self.path, self.failures = path, []
+
+    def __enter__(self):
+        import sys
+
+        # Cython reports an error in a deallocation twice: printed through sys.excepthook (the traceback), then to
+        # sys.unraisablehook ("Exception ignored in …")
+        self.previous, self.previous_except = sys.unraisablehook, sys.excepthook
+        sys.unraisablehook, sys.excepthook = self._hook, self._except
+        return self
+
+    def _hook(self, unraisable):
+        if _failed_write(unraisable.exc_value):
+            self.failures.append(unraisable.exc_value)
+        else:
+            self.previous(unraisable)
+
+    def _except(self, kind, value, traceback):
+        if _failed_write(value):
+            self.failures.append(value)
+        else:
+            self.previous_except(kind, value, traceback)
+
+    def __exit__(self, kind, exc, traceback):
+        import gc
+        import sys
+
+        from ._atomic import _one_line
+        from .errors import StorageError, printable
+
+        gc.collect()                    # the block's h5py objects: their deallocation reports here, not later
+        sys.unraisablehook, sys.excepthook = self.previous, self.previous_except
+        failed = exc if _failed_write(exc) else (self.failures[0] if self.failures and exc is None else None)
+        if failed is not None:
+            raise StorageError(f"{printable(str(self.path))}: cannot write ({_one_line(failed)})") from None
+        return False

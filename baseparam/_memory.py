@@ -91,9 +91,9 @@ def available_bytes():
     return min(figures) if figures else None
 
 
-def parse_size(text, name="max_memory"):
-    """A memory size: bytes as a number, or with a unit (``4G``, ``4GB``, ``512M``, ``1.5GiB``; k, M, G, T
-    are powers of 1000, Ki, Mi, Gi, Ti of 1024).
+def parse_size(text, name="max_memory", kind="memory"):
+    """A memory (or disk: ``kind``) size: bytes as a number, or with a unit (``4G``, ``4GB``, ``512M``, ``1.5GiB``;
+    k, M, G, T are powers of 1000, Ki, Mi, Gi, Ti of 1024).
 
     Raises
     ------
@@ -105,10 +105,10 @@ def parse_size(text, name="max_memory"):
     else:
         match = _SIZE.match(str(text))
         if not match:
-            raise ArgumentError(f"{name}: expected a memory size such as 4G, 512M or 2GiB, got {shown(text)}")
+            raise ArgumentError(f"{name}: expected a {kind} size such as 4G, 512M or 2GiB, got {shown(text)}")
         value = float(match.group(1)) * _UNITS[(match.group(2) or "").lower()]
     if not 1 <= value < math.inf:         # inf (or 1e400G) is no budget at all: an int of it overflows
-        raise ArgumentError(f"{name}: expected a positive memory size, got {shown(text)}")
+        raise ArgumentError(f"{name}: expected a positive {kind} size, got {shown(text)}")
     return int(value)
 
 
@@ -126,4 +126,4 @@ def format_size(n):
     for unit, factor in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= factor:     # thousands of TB in digits, not 5.02e+03
             return f"{n / factor:.3g} {unit}" if n < 1000 * factor else f"{n / factor:.0f} {unit}"
-    return f"{int(n)} bytes"
+    return "1 byte" if n == 1 else f"{int(n)} bytes"

@@ -73,3 +73,48 @@ def one_blas_thread():
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)
+
+
+_STOPPING = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextmanager
+def signals_held():
+    """SIGINT, SIGTERM and SIGHUP held for the block and delivered, to the handlers in place, once it ends.
+
+    For third-party imports that swallow a signal's exception: pandas' (through ``pyarrow.compute``) and
+    scipy.signal's Cython modules, interrupted while they initialise, lost the KeyboardInterrupt or turned it
+    into "SystemError: … returned a result with an exception set", and the run went on until the entry point's
+    watchdog ended it seconds later. The handlers are swapped rather than the signals masked: a process-directed
+    signal goes to any thread that does not mask it (BLAS's, Arrow's), and its handler still runs on the main
+    thread. Only the main thread may set handlers; elsewhere, and for a signal ignored or handled outside Python,
+    nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = {}
+    for name in _STOPPING:
+        number = getattr(signal, name)
+        handler = signal.getsignal(number)
+        if handler is None or handler is signal.SIG_IGN:
+            continue
+        previous[number] = signal.signal(number, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if received:                         # the first one, to the handler it was meant for
+            signal.raise_signal(received[0])
+
+
+def import_held(name):
+    """``importlib.import_module(name)``, its first import under :func:`signals_held`."""
+    import importlib
+
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    with signals_held():
+        return importlib.import_module(name)

@@ -258,6 +258,13 @@ def _check_outputs(inputs, outputs, not_stdout=None):
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
+    from ._atomic import check_output
+    from .errors import StorageError
+    for _flag, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
+        try:
+            check_output(out)
+        except StorageError as exc:
+            _fail(str(exc), 2)
 
 
 def _stopped(message, status):
@@ -423,6 +430,12 @@ class _OneLineErrors(click.Group):
                     raise
                 _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
+            raise click.Abort() from exc
+
     def _run(self, *args, **kwargs):
         try:
             status = super().main(*args, **kwargs)
@@ -434,10 +447,30 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(_one_line(exc.format_message()), 2)
+            _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
             _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
+
+
+_PATH_KIND = re.compile(r"""^(File|Directory) ('.*'|".*") is a (directory|file)\.$""")
+
+
+def _path_kind(exc):
+    """click's refusal of a folder given for a file output (or a file for a folder one) in the words the write itself
+    uses (``OUT: --json: is a directory, expected a file name``), or None for any other usage error."""
+    import ast
+
+    found = _PATH_KIND.match(getattr(exc, "message", "") or "")
+    param = getattr(exc, "param", None)
+    if found is None or param is None or not getattr(param, "opts", None):
+        return None
+    try:
+        name = ast.literal_eval(found.group(2))
+    except (ValueError, SyntaxError):
+        return None
+    problem = "is a directory, expected a file name" if found.group(1) == "File" else "not a directory"
+    return f"{name}: {param.opts[0] if isinstance(param, click.Option) else param.human_readable_name}: {problem}"
 
 
 def _robot_options(command):
@@ -508,17 +541,24 @@ def _parameters_option(help="Elementary parameterization: pseudo-inertia second 
                         show_default=True, help=help)
 
 
-def _memory_option(command):
-    """``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)."""
+def _size(kind):
+    """A click callback reading ``--max-memory`` or ``--max-disk`` (``kind`` 'memory' or 'disk') as bytes; a refusal
+    is the library's line with the flag (``--max-disk: expected a positive disk size, got '0'``), the same for both
+    flags and whether or not the option is used by the run."""
     def convert(ctx, param, value):
         if value is None:
             return None
         from ._memory import parse_size
         try:
-            return parse_size(value)
+            return parse_size(value, param.name, kind)
         except BaseParamError as exc:
-            raise click.BadParameter(str(exc).split(": ", 1)[-1], param=param) from None
-    option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=convert,
+            raise click.UsageError(as_flags(str(exc))) from None
+    return convert
+
+
+def _memory_option(command):
+    """``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)."""
+    option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=_size("memory"),
                           help="Memory the projection may use, e.g. 4G, 512M, 2GiB (default: 80 % of what the "
                                "machine has available); a robot that would need more is refused at once, with the "
                                "figure.")
@@ -536,7 +576,7 @@ def main():
 @_parameters_option()
 @_json_option("the result")
 @click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
-@click.option("--max-disk", "max_disk", metavar="SIZE",
+@click.option("--max-disk", "max_disk", metavar="SIZE", callback=_size("disk"),
               help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
                    "which grows as 5^N, is estimated first and a robot beyond it refused before writing.")
 @click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
@@ -565,7 +605,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
                                     max_disk=max_disk)
         progress.close()
         if symbolic is not None and h5_out is not None:
-            store_symbolic(result, h5_out)
+            store_symbolic(result, h5_out, max_disk=max_disk)
         if json_out:
             _write_json(json_out, result.to_dict())
         table = format_symbolic_table(result) if symbolic is not None else format_table(result)
@@ -1038,7 +1078,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
-    from .codegen._export import check_checked, check_prefix, export as write, parse_what
+    from .codegen._export import check_checked, check_out_dir, check_prefix, export as write, parse_what
     from .projection.base_set import find_base_parameters
     if out_dir == "-":      # else a folder named '-'
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
@@ -1048,6 +1088,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
         check_checked(checked, lang)
+        check_out_dir(out_dir)
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = write(base, lang, functions, prefix, out_dir, checked=checked)
@@ -1152,6 +1193,10 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     """
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
+    named = folder and (csv_out.rstrip("/" + os.sep) or csv_out)
+    if folder and os.path.islink(named):     # as export's --out and every output file: not written through a link
+        _fail(f"{csv_out}: --out: is a symbolic link (to {os.readlink(named)!r}), which baseparam did not create; "
+              "not written through (remove the link, or choose another folder)", 2)
     if folder:                                                          # there, the robot file's stem + _excite.csv
         csv_out = os.path.join(csv_out, os.path.splitext(os.path.basename(robot_file))[0] + "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
@@ -1167,8 +1212,9 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                                    progress=progress, payload=payload, payload_joints=payload_joints,
                                    pose=_numbers(pose, "--pose"), noise=_numbers(noise, "--noise"))
         progress.close()
-        if folder:
-            os.makedirs(os.path.dirname(csv_out), exist_ok=True)
+        if folder:                  # removed again if the outputs are discarded (a signal, a refused --plot)
+            from ._atomic import make_folders
+            make_folders(os.path.dirname(csv_out))
         written = _write_outputs((csv_out, design.to_csv),
                                  (json_out, lambda path: _write_json(path, design.to_dict())),
                                  (plot_out, design.plot))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import json_text, write_texts
+from .._atomic import json_text, make_folders, remove_folders, write_texts
 from .._validation import check_flag, check_instance, check_option, check_path
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
@@ -118,6 +118,30 @@ def check_checked(checked, lang):
     return checked
 
 
+def check_out_dir(out_dir):
+    """Refuse ``out_dir`` as :func:`export` would, before the work (a wrong type, a file, a symbolic link).
+
+    Raises
+    ------
+    ExportError
+    """
+    check_instance(out_dir, "out_dir", (str, os.PathLike), "a directory path (str or os.PathLike)",
+                   error=ExportError)
+    if not str(out_dir):
+        raise ExportError("out_dir: empty directory name")
+    check_path(out_dir, "out_dir", error=ExportError)            # a NUL: refused here, not by os.makedirs
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: not a directory")
+    if os.path.islink(out_dir) and not os.path.exists(out_dir):     # makedirs said only "File exists"
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: a symbolic link to "
+                          f"{printable(repr(os.readlink(out_dir)))}, which does not exist; not created through it")
+    named = os.fspath(out_dir).rstrip("/" + os.sep) or os.fspath(out_dir)     # 'link/' names the link too
+    if os.path.islink(named):          # as every output named by a link (_atomic): not written through it
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: is a symbolic link (to "
+                          f"{printable(repr(os.readlink(named)))}), which baseparam did not create; not written "
+                          "through (remove the link, or choose another folder)")
+
+
 def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, checked=False):
     """Write the exported code and ``NAME.json`` (base-parameter names, operation counts).
 
@@ -160,21 +184,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
     check_checked(checked, lang)
     selected = routines(base, parse_what(what))
     check_prefix(prefix, lang)
-    check_instance(out_dir, "out_dir", (str, os.PathLike), "a directory path (str or os.PathLike)",
-                   error=ExportError)
-    if not str(out_dir):
-        raise ExportError("out_dir: empty directory name")
-    check_path(out_dir, "out_dir", error=ExportError)            # a NUL: refused here, not by os.makedirs
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: not a directory")
-    if os.path.islink(out_dir) and not os.path.exists(out_dir):     # makedirs said only "File exists"
-        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: a symbolic link to "
-                          f"{printable(repr(os.readlink(out_dir)))}, which does not exist; not created through it")
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as exc:             # a name too long, no permission, a read-only or full disk
-        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory "
-                          f"({exc.strerror or printable(exc)})") from None
+    check_out_dir(out_dir)
     counts = {r.name: operation_counts(r, base.robot) for r in selected}
     if lang == "c":
         files = dict(zip((f"{prefix}.h", f"{prefix}.c"), c_sources(base, selected, prefix, counts, checked)))
@@ -190,6 +200,15 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
         doc["n_v"], doc["floating"] = base.robot.n_v, True
     files[f"{prefix}.json"] = json_text(doc)
     paths = [os.path.join(out_dir, name) for name in files]
-    write_texts(dict(zip(paths, files.values())))    # all replaced, or none
+    try:
+        made = make_folders(out_dir)   # removed again with the command's outputs if they are discarded
+    except OSError as exc:             # a name too long, no permission, a read-only or full disk
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory "
+                          f"({exc.strerror or printable(exc)})") from None
+    try:
+        write_texts(dict(zip(paths, files.values())))    # all replaced, or none
+    except BaseException:              # a full disk, an interrupt: none of the files, nor the folders made for them
+        remove_folders(made)
+        raise
     return ExportResult(files=tuple(paths), functions=MappingProxyType(counts), base_names=tuple(base.names),
                         lang=lang, prefix=prefix)

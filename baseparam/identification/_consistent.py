@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numbers import json_floats
+from .._stderr import solve_clarabel
 from ..errors import SettingsError, SimulationError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 from ..model.urdf_update import body_of
@@ -230,6 +231,7 @@ class _Problem:
         self.pulled = None if not prior_terms else \
             cp.Problem(cp.Minimize(objective + self.lam * sum(prior_terms) / len(prior_terms)), constraints)
         self.n_solves = 0
+        self.panic = None
 
     def base_values(self, p_pseudo):
         """Base parameters Y p of pseudo parameters (SI)."""
@@ -252,13 +254,11 @@ class _Problem:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    self.problem.solve(solver=cp.CLARABEL, **options)
-            except cp.SolverError:
+                    solve_clarabel(self.problem, **options)
+            except cp.SolverError as exc:                  # also CLARABEL's Rust panics (solve_clarabel)
+                if "panicked" in str(exc):
+                    self.panic = str(exc)                  # said in the failure's line
                 continue                                   # v.value is the last run's: not used
-            except BaseException as exc:                   # CLARABEL's Rust panics (pyo3's PanicException)
-                if type(exc).__name__ != "PanicException":
-                    raise
-                continue
             status = str(self.problem.status)
             if self.v.value is not None and status in ("optimal", "optimal_inaccurate"):
                 return self.scale * np.asarray(self.v.value, dtype=float), status
@@ -327,7 +327,8 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
     if p_pseudo is None:
         bounded = " (check the mass bounds: they may leave no physical solution)" if (mass_bounds or total_mass) \
             else ""
-        raise SimulationError(f"{base.robot.name}: the consistent fit failed (solver status {status}){bounded}")
+        said = f"; {problem.panic}" if problem.panic else ""
+        raise SimulationError(f"{base.robot.name}: the consistent fit failed (solver status {status}){bounded}{said}")
     choice = None
     if use_prior and has.any():
         # nearly noise-free data: the prior must still settle what the data cannot see, so its unit

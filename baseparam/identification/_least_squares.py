@@ -194,7 +194,8 @@ class Factors:
 
 def _decimated_segment(base, item, sl, factor, normal, shapes, factors):
     """Parallel filtering of one segment: W_b columns and τ decimated together, then accumulated."""
-    from scipy import signal     # here, not at the top: scipy.signal is slow to import
+    from .._processes import import_held
+    signal = import_held("scipy.signal")     # here, not at the top: slow to import (and loses a Ctrl-C meanwhile)
     (q, qd, qdd), _ = states(base.robot.n_dof, q=item.q[sl], qd=item.qd[sl], qdd=item.qdd[sl])
     if len(q) <= 27 * factor:    # scipy's zero-phase IIR decimation needs this many samples
         return

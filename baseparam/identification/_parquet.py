@@ -16,6 +16,7 @@ refused in one line.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import read_json, shown
+from .._processes import signals_held
 from ..errors import DataError, printable
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
 from ._record import MAX_VALUES, _coarse_time, _one_line
@@ -41,9 +43,26 @@ DEFAULT_COLUMNS = {
 }
 
 
+_PYARROW = []        # (pyarrow, pyarrow.parquet, pyarrow.compute) once imported
+
+
+def pyarrow_modules():
+    """(pyarrow, pyarrow.parquet, pyarrow.compute), imported with the stopping signals held (:func:`signals_held`),
+    and so is pandas, which pyarrow imports on its first computation: interrupted while its Cython modules
+    initialise, it lost the signal, or said "partially initialized module 'pandas'" as an internal error."""
+    if not _PYARROW:
+        with signals_held():
+            import pyarrow as pa
+            import pyarrow.compute as pc
+            import pyarrow.parquet as pq
+            with contextlib.suppress(Exception):          # pyarrow's own switch: imports pandas if it is installed
+                _ = pa.lib._pandas_api.have_pandas
+        _PYARROW[:] = [pa, pq, pc]
+    return tuple(_PYARROW)
+
+
 def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    pa, pq, _ = pyarrow_modules()
 
     try:
         parquet = pq.ParquetFile(path)
@@ -119,7 +138,7 @@ def numeric_type(pa, arrow_type):
 
 def _scalars(col, pa, where):
     """A numeric column as float64 (S,) and its null rows; Parquet's timestamp and duration types in seconds."""
-    import pyarrow.compute as pc
+    pc = pyarrow_modules()[2]
     nulls = np.asarray(pc.is_null(col).to_numpy(zero_copy_only=False), dtype=bool)
     if pa.types.is_timestamp(col.type) or pa.types.is_duration(col.type):
         # whole seconds and the rest apart, as a bag's sec + nanosec·1e-9 (a Unix time keeps its sub-ms digits)
@@ -136,7 +155,7 @@ def _scalars(col, pa, where):
 def _lists(col, pa, width, source, field, column):
     """A list column as (S, k) float64, k = ``width`` or (None) the length most rows have; rows null or of another
     length are reported (and zero)."""
-    import pyarrow.compute as pc
+    pc = pyarrow_modules()[2]
     col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
     expected = "expected" if width is not None else "the other rows have"
     value_type = col.type.value_type

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._stderr import solve_clarabel
 from ._echelon import gauss_jordan
 
 NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
@@ -115,7 +116,7 @@ def _consistent(p0, cov_inv):
     objective = cp.sum_squares(L @ (x - p0)) + 1e-9 * np.abs(w).max() * cp.sum_squares(x - p0)
     problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, x[9] >= 0])
     try:
-        problem.solve(solver=cp.CLARABEL)
+        solve_clarabel(problem)                    # a Rust panic: a SolverError, its text kept off stderr
     except cp.error.SolverError:
         return p0
     if x.value is None:

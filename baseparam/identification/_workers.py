@@ -77,6 +77,14 @@ def _in_processes(logs, task, folds, workers, report):
             done += len(finished)
             report(done, len(logs))
         return [future.result() for future in futures]
+    except BaseException:
+        # stopped (Ctrl-C, SIGTERM, a log's error): the logs being reduced are not waited for — shutdown would
+        # let each finish first (seconds, for a long log), and a stopped run was then ended by the entry
+        # point's watchdog instead of unwinding. Python 3.14 names this terminate_workers().
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                process.terminate()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -83,6 +83,7 @@ from typing import Optional
 import numpy as np
 
 from .._numbers import real_array
+from .._stderr import solve_clarabel
 from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples, shown
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
@@ -1008,7 +1009,7 @@ def _consistent(layout, E, theta, cov, C, c_values, prior):
         constraints.append(C @ beta == c_values)
     problem = cp.Problem(cp.Minimize(objective), constraints)
     try:
-        problem.solve(solver=cp.CLARABEL)
+        solve_clarabel(problem)                    # a Rust panic: a SolverError, its text kept off stderr
     except cp.error.SolverError as exc:
         raise ArgumentError(f"consistent fit: the solver failed ({exc})") from None
     if beta.value is None:

@@ -197,7 +197,8 @@ def _resample(t, arrays, h):
 
 def _lowpass(arrays, cutoff, order, h):
     """Zero-phase Butterworth low-pass of each (S, n) array along time (None entries pass)."""
-    from scipy import signal     # here, not at the top: scipy.signal is slow to import
+    from .._processes import import_held
+    signal = import_held("scipy.signal")     # here, not at the top: slow to import (and loses a Ctrl-C meanwhile)
     sos = signal.butter(order, cutoff, fs=1.0 / h, output="sos")
     # Odd extension over a few periods of the cut-off: scipy's default pad (27 samples) is much
     # shorter than the filter's start-up transient, which then bends slow signals near the ends.

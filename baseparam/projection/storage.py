@@ -12,7 +12,7 @@ import os
 import numpy as np
 
 from .._atomic import atomic_path, check_output
-from .._hdf5 import refuse_external, stored_here
+from .._hdf5 import refuse_external, stored_here, writes_checked
 from .._memory import budget, format_size, parse_size
 from .._validation import check_input
 from ..errors import ResourceLimitError, StorageError, printable
@@ -196,7 +196,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     def step(done, _=None):
         if progress is not None:
             progress(done, total)
-    with atomic_path(path, ".h5.tmp") as tmp, h5py.File(tmp, "w") as f:
+    with atomic_path(path, ".h5.tmp") as tmp, writes_checked(path), h5py.File(tmp, "w") as f:
         base = base_set.find_base_parameters(robot, parameters, force_float=force_float, max_memory=max_memory)
         step(1)
         zfile = _ZFile(f, layout, n_labelled, prismatic, disk)
@@ -216,7 +216,7 @@ def _disk_limit(robot, path, max_disk, parents, joint_types):
 
     limits = []
     if max_disk is not None:
-        limits.append((parse_size(max_disk, "max_disk"), "the max_disk given"))
+        limits.append((parse_size(max_disk, "max_disk", "disk"), "the max_disk given"))
     try:
         free = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path)))).free
         limits.append((free, "the free space of the output's file system"))
