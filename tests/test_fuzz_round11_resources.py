@@ -76,6 +76,13 @@ def test_export_of_the_python_api_into_a_link_to_a_folder_is_refused(tmp_path):
     assert list(real.iterdir()) == [] and bp.export(base, "python", out_dir=real).files     # the folder itself: fine
 
 
+@pytest.fixture(autouse=True)
+def _lazy_names_resolved():
+    """The package's lazy names (bp.design_excitation, …) resolved before a test patches their modules: resolved
+    while patched, they would keep the patch in ``baseparam`` after the test (another test then runs _no_work)."""
+    assert bp.find_base_parameters and bp.design_excitation and bp.load_robot
+
+
 def _no_work(*args, **kwargs):
     raise AssertionError("the work ran before the outputs were checked")
 
