@@ -60,8 +60,9 @@ class SensorNoise:
             if value.ndim > 1 or not np.isfinite(value).all() or (value < 0).any():
                 raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or one per joint, got "
                                     f"{shown(getattr(self, name))}")
-        if self.seed is not None:           # numpy's default_rng refuses a negative seed only when first used
-            check_number(self.seed, "noise.seed", low=0, integer=True, expected="a whole number ≥ 0 or None")
+        # numpy's default_rng refuses a negative seed only when first used; None (a seed from the system) would not
+        # repeat, and compare_motions adds the draw's number to it
+        check_number(self.seed, "noise.seed", low=0, integer=True)
 
     def per_joint(self, name, n):
         """One field (``name``: 'q', 'qd', 'qdd', 'tau', 'current' or 'resolution') as an (n,) array of non-negative
