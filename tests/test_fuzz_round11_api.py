@@ -324,6 +324,8 @@ def _floating_log_path(folder):
     (lambda o: o["SensorNoise"].apply("x", 3), bp.ArgumentTypeError, "^fields: expected a dict"),
     (lambda o: o["SensorNoise"].apply({"q": np.zeros((2, 2))}, 3), bp.ArgumentError, r"^fields\['q'\]: expected"),
     (lambda o: bp.SensorNoise(seed=-1), bp.ArgumentError, "^noise.seed: expected a whole number ≥ 0"),
+    (lambda o: bp.identify_payload(o["Model"], o["Trajectory"], still_tolerance=np.nan), bp.SettingsError,
+     "^still_tolerance: expected a number > 0"),
     (lambda o: o["Contact"].link_index("x"), bp.ArgumentTypeError, "^robot: expected a baseparam.Robot"),
     (lambda o: o["BaseParameterEstimator"].get_params(np.zeros(3)), bp.ArgumentTypeError, "^deep: expected True"),
     (lambda o: bp.identify(o["Robot"], o["Trajectory"], parameters=np.zeros(3), base=o["BaseParameters"]),
