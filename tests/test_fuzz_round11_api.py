@@ -324,6 +324,8 @@ def _floating_log_path(folder):
     (lambda o: o["SensorNoise"].apply("x", 3), bp.ArgumentTypeError, "^fields: expected a dict"),
     (lambda o: o["SensorNoise"].apply({"q": np.zeros((2, 2))}, 3), bp.ArgumentError, r"^fields\['q'\]: expected"),
     (lambda o: bp.SensorNoise(seed=-1), bp.ArgumentError, "^noise.seed: expected a whole number ≥ 0"),
+    (lambda o: bp.find_and_store(o["Robot"], "/nonexistent/z.h5", force_float=np.zeros(3)), bp.ArgumentTypeError,
+     "^force_float: expected True or False"),
     (lambda o: bp.identify_payload(o["Model"], o["Trajectory"], still_tolerance=np.nan), bp.SettingsError,
      "^still_tolerance: expected a number > 0"),
     (lambda o: o["Contact"].link_index("x"), bp.ArgumentTypeError, "^robot: expected a baseparam.Robot"),
