@@ -385,6 +385,19 @@ def unit_quaternions(q):
     return q
 
 
+def check_real_array(name: str, x, ndim, finite=True):
+    """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
+    one ArgumentError line (NaN or inf said only where they are the problem)."""
+    x = real_array(name, x)
+    dims = ndim if isinstance(ndim, tuple) else (ndim,)
+    nonfinite = finite and not np.isfinite(x).all()
+    if x.ndim not in dims or nonfinite:
+        raise ArgumentError(f"{name}: expected {'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
+                            f"dimension{'' if dims == (1,) else 's'}, got shape {x.shape}"
+                            f"{' with NaN or inf' if nonfinite else ''}")
+    return x
+
+
 def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     """A parameter vector of length n as float; with ``sets``, also (n, m): m parameter sets. Finite, each value
     within ±:data:`ABSURD_PARAMETER`."""
@@ -414,6 +427,7 @@ def check_finite_fields(result, names):
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
            "check_finite_fields", "check_flag", "check_input", "check_instance", "check_link_names",
            "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names", "check_number",
-           "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_robot",
+           "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
+           "check_real_array", "check_robot",
            "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real",
            "normalized_quaternions", "quaternion_norms", "refuse_special", "shown", "unit_quaternions"]

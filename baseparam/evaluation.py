@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._numbers import real_array
+from ._validation import check_real_array as _finite
 from .errors import ArgumentError
 
 __all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
@@ -49,19 +49,6 @@ class FitFigures(NamedTuple):
         """Median over the base parameters of :attr:`relative_errors` (float, or (k,))."""
         out = np.median(self.relative_errors, axis=0)
         return float(out) if np.ndim(out) == 0 else out
-
-
-def _finite(name, x, ndim, finite=True):
-    """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
-    one ArgumentError line."""
-    x = real_array(name, x)
-    dims = ndim if isinstance(ndim, tuple) else (ndim,)
-    nonfinite = finite and not np.isfinite(x).all()       # NaN or inf said only where they are the problem
-    if x.ndim not in dims or nonfinite:
-        raise ArgumentError(f"{name}: expected {'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
-                            f"dimension{'' if dims == (1,) else 's'}, got shape {x.shape}"
-                            f"{' with NaN or inf' if nonfinite else ''}")
-    return x
 
 
 def relative_scale(truth):

@@ -39,6 +39,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._validation import ABSURD, ABSURD_PARAMETER
 from ..errors import ArgumentError
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
@@ -193,10 +194,10 @@ class Equations:
         lines = [f'"""Equations of motion of {self.robot.name} in its base parameters (baseparam equations)."""',
                  "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
         lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
-        lines += ["", "",
+        lines += ["", "", _CHECKED.format(n=n, state=ABSURD, parameter=ABSURD_PARAMETER), "",
                  "def tau(q, qd, qdd, p):",
                  '    """tau (…, n) = W_b(q, qd, qdd) p: q, qd, qdd arrays (n,) or (S, n); p (R,) in NAMES order."""',
-                 "    q, qd, qdd, p = (np.asarray(x, dtype=float) for x in (q, qd, qdd, p))"]
+                 "    q, qd, qdd, p = _checked(q, qd, qdd, p)"]
         lines += [f"    {s.name} = p[{r}]" for r, s in enumerate(self.symbols) if s in used]
         names = {s.name for s in used}
         for k in range(n):
@@ -210,6 +211,24 @@ class Equations:
             lines.append(f"    t{i + 1} = zero + ({sympy.pycode(e, fully_qualified_modules=False)})")
         lines.append(f"    return np.stack([{', '.join(f't{i + 1}' for i in range(n))}], axis=-1)")
         return "\n".join(lines) + "\n"
+
+
+# The module's check of its arguments: beyond these magnitudes a state or a parameter is no robot's and the products
+# overflow to inf and NaN (states of 1e154 square to 1e308); refused as the exported code (codegen.export) refuses them.
+_CHECKED = '''def _checked(q, qd, qdd, p):
+    """The arguments as float arrays; ValueError for a wrong shape, NaN or inf, or a magnitude no robot has."""
+    q, qd, qdd, p = (np.asarray(x, dtype=float) for x in (q, qd, qdd, p))
+    for x in (q, qd, qdd):
+        if x.ndim < 1 or x.shape[-1] != {n}:
+            raise ValueError(f"expected shape ({n},) or (S, {n}), got {{x.shape}}")
+        if not (np.abs(x) <= {state!r}).all():
+            raise ValueError("the state arrays contain NaN or inf, or a value beyond ±{state:g}")
+    if p.shape != (len(NAMES),):
+        raise ValueError(f"p: expected shape ({{len(NAMES)}},), got {{p.shape}}")
+    if not (np.abs(p) <= {parameter!r}).all():
+        raise ValueError("p: NaN or inf, or a value beyond ±{parameter:g}")
+    return q, qd, qdd, p
+'''
 
 
 # -- building the equations --------------------------------------------------------------------------------

@@ -72,7 +72,8 @@ class Contact:
         object.__setattr__(self, "rotation", tuple(map(tuple, R.tolist())))
 
     def link_index(self, robot):
-        """The link as an index 0..n_dof (0: the base)."""
+        """The link as an index 0..n_dof (0: the base) of ``robot`` (a Robot)."""
+        robot = check_robot(robot)
         if isinstance(self.link, str):
             names = [j.name for j in robot.joints]
             if self.link not in names:

@@ -22,6 +22,9 @@ class ParamsFromInit:
     def get_params(self, deep=True):
         """The constructor's arguments by name; with ``deep``, also ``name__sub`` for those that are
         estimators themselves."""
+        from .._checks import check_flag
+
+        deep = check_flag(deep, "deep")
         out = {}
         for name in self._param_names():
             value = getattr(self, name)

@@ -40,6 +40,17 @@ def metric_root(M):
     return (V * np.sqrt(np.maximum(w, 0.0))).T, w
 
 
+def _finite(x, name, shape):
+    """``x`` as a float array of ``shape``, all finite; else ArgumentError in one line."""
+    from .._validation import check_real_array
+    from ..errors import ArgumentError
+
+    arr = check_real_array(name, x, len(shape))
+    if arr.shape != shape:
+        raise ArgumentError(f"{name}: expected shape {shape}, got {arr.shape}")
+    return arr
+
+
 def payload_parameters(mass, com, inertia):
     """The 10 pseudo parameters of a body of ``mass`` (kg) with centre ``com`` (3,) and ``inertia`` (3, 3)
     about it, all in one frame.
@@ -48,7 +59,10 @@ def payload_parameters(mass, com, inertia):
     -------
     ndarray, shape (10,)
     """
-    c, Ic = np.asarray(com, dtype=float), np.asarray(inertia, dtype=float)
+    from .._validation import check_number
+
+    mass = check_number(mass, "mass")
+    c, Ic = _finite(com, "com", (3,)), _finite(inertia, "inertia", (3, 3))
     Sigma_c = np.trace(Ic) / 2 * np.eye(3) - Ic           # second moments about the centre
     S = Sigma_c + mass * np.outer(c, c)
     return np.array([S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(mass * c), mass])
@@ -59,6 +73,7 @@ def payload_physical(p):
 
     :func:`~baseparam.model.urdf_update.body_of` of :func:`pseudo_matrix` in exact arithmetic, rounded in another
     order (the two differ in the last bits for 97 % of random bodies): kept, so payload results stay as they were."""
+    p = _finite(p, "p", (10,))
     m = float(p[9])
     P = pseudo_matrix(p)
     c = P[:3, 3] / m if m > 0 else np.zeros(3)

@@ -16,7 +16,8 @@ import tempfile
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
 from .._processes import caller_not_reimported, deaf_to_interrupts, one_blas_thread, workers_born_deaf
-from ..errors import SettingsError
+from .._checks import shown
+from ..errors import SettingsError, printable
 
 _TASK = {}
 
@@ -119,8 +120,9 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             # a cluster of our own may be slow to answer on a busy machine (its workers still importing); a remote
             # scheduler that does not answer in 20 s is taken as unreachable
             client = Client(address, timeout="120s" if scheduler == "local" else "20s")
-        except OSError as exc:
-            raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {scheduler} ({exc})") from None
+        except (OSError, ValueError) as exc:          # ValueError: an address Dask cannot parse ('x', no port)
+            raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} "
+                                f"({printable(str(exc))})") from None
         with client:
             shared = client.scatter([task], broadcast=True)[0]  # one copy per worker, not one per log
             futures = [client.submit(_reduce_with, log, f, shared, pure=False) for log, f in zip(logs, folds)]

@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from .._numbers import real_array
 from ..errors import DataError
 
 __all__ = ["ControllerGains", "controller_gains"]
@@ -71,7 +72,7 @@ def controller_gains(target_torque, target_current, velocity):
     """
     def stacked(value, name):
         parts = value if isinstance(value, (list, tuple)) else [value]
-        parts = [np.asarray(p, dtype=float) for p in parts]
+        parts = [real_array(f"controller gains: {name}", p, DataError) for p in parts]
         if any(p.ndim != 2 for p in parts):
             raise DataError(f"controller gains: {name}: expected arrays of shape (samples, joints)")
         out = np.concatenate(parts)

@@ -271,11 +271,17 @@ class FloatingIdentification:
                 f"{self.n_samples} samples)")
 
     def from_standard(self, p):
-        """θ = E p: what the route identifies, of standard parameters ``p`` (n_standard,), e.g. the truth."""
-        return self.combinations_matrix @ np.asarray(p, dtype=float)
+        """θ = E p: what the route identifies, of standard parameters ``p`` (n_standard,) or (n_standard, m), e.g. the
+        truth."""
+        from .._validation import check_parameter_vector
+
+        return self.combinations_matrix @ check_parameter_vector(p, len(self.standard_names), "p", sets=True)
 
     def combinations(self, digits=6):
-        """Each identified combination as text, ``'XX0 + 0.25·M1 − …'``."""
+        """Each identified combination as text, ``'XX0 + 0.25·M1 − …'`` (``digits``: significant digits, 1 to 17)."""
+        from .._validation import check_number
+
+        digits = check_number(digits, "digits", low=1, high=17, integer=True)
         out = []
         for row in self.combinations_matrix:
             terms = []

@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from .._checks import check_input, not_utf8, read_bounded, shown
-from .._validation import ABSURD
+from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._parquet import _lists, list_type, metadata, numeric_type
@@ -70,6 +70,8 @@ def read_floating_log(path, robot, n_contacts=0):
         ``floating=True``; ``qdd`` and ``tau`` None when the file has none.
     wrenches : ndarray, shape (S, n_contacts, 6), or None when ``n_contacts`` is 0
     """
+    robot = check_robot(robot)
+    n_contacts = check_number(n_contacts, "n_contacts", low=0, high=64, integer=True)
     path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(path)                   # for one-line messages, whatever the file's name
     fields, wrench_columns = _columns(robot.n_dof, n_contacts)
@@ -343,7 +345,9 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     """
     from dataclasses import replace
 
+    from .._validation import check_robot
     from ._floating_bags import contact_topics, read_floating_bag
+    robot = check_robot(robot)
     source = check_input(path, unreadable=DataError)    # a FIFO or a device (a bag folder's files: its reader)
     ext = os.path.splitext(source.rstrip("/\\"))[1].lower()
     if ext in (".mcap", ".bag") or os.path.isdir(path):
@@ -418,6 +422,7 @@ def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/
     (its ``header.frame_id`` the contact's name: the wrench is in the contact's frame);
     the float64 times, q̈ and the base wrench attached as the fixed-base writer attaches times and q̈. A base from an
     IMU (:class:`~baseparam.identification.imu.ImuTrajectory`) is refused (ArgumentError): no format marks it."""
+    _motion(trajectory)
     _refuse_imu_base(trajectory)
     ext = os.path.splitext(os.fspath(path))[1].lower()
     if ext in (".csv", ".npz"):
@@ -425,6 +430,14 @@ def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/
     if ext == ".parquet":
         return _write_floating_parquet(trajectory, path, names)
     return _write_floating_mcap(trajectory, path, names, topic, base_topic)
+
+
+def _motion(trajectory):
+    """``trajectory`` when it is a motion (a Trajectory); else ArgumentTypeError in one line."""
+    from .._checks import check_instance
+    from ..motion import Trajectory
+
+    return check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
 
 
 def _refuse_imu_base(trajectory):
@@ -543,7 +556,7 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
 
     from ._floating_bags import one_hemisphere
     from .preprocessing import EDGE_PERIODS, _lowpass
-    src, t = trajectory.source, trajectory.t
+    src, t = _motion(trajectory).source, trajectory.t
     step = np.diff(t)
     h = float(np.median(step))
     if np.ptp(step) > 0.01 * h:

@@ -228,12 +228,15 @@ class PayloadResult:
         return robot_to_urdf(attached, bodies)
 
     def to_dict(self):
-        """JSON-ready dict: mass, com, inertia and their standard deviations, the details and the vendors'
-        formats (:meth:`to_vendor`)."""
+        """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
+        them), the details and the vendors' formats (:meth:`to_vendor`)."""
+        from .._numbers import json_float, json_floats
+
+        # a standard deviation the data do not determine is NaN in the result, null (None) here
         doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")},
-               "mass": self.mass, "mass_std": self.mass_std, "com": self.com.tolist(),
-               "com_std": self.com_std.tolist(), "inertia": self.inertia.tolist(),
-               "inertia_std": self.inertia_std.tolist(), "frame": "the link the last joint moves",
+               "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
+               "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
+               "inertia_std": [json_floats(row) for row in self.inertia_std], "frame": "the link the last joint moves",
                "parameters": dict(zip(NAMES, self.parameters.tolist())), "rank": self.rank,
                "identifiable": list(self.identifiable), "mode": self.mode, "n_samples": self.n_samples,
                "rmse": self.rmse.tolist()}
@@ -363,6 +366,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
         check_instance(flag, name, (bool, np.bool_), "True or False")     # 'no' is truthy: never read as a switch
     check_instance(preprocessing, "preprocessing", Preprocessing, "a bp.Preprocessing or None", allow_none=True)
+    from .payload_static import _check_still
+    _check_still(still_tolerance, still_duration)         # whether static or not: a NaN is no setting to ignore
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):

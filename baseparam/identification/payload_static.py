@@ -24,7 +24,7 @@ import numpy as np
 from ..dynamics.payload_gravity import MIN_POSES, RANK_TOLERANCE, STATIC, STATIC_NAMES
 from ..dynamics.payload_gravity import condition as _condition
 from ..dynamics.payload_gravity import gravity_columns as _gravity_columns
-from ..errors import DataError, SettingsError
+from ..errors import ArgumentError, ArgumentTypeError, DataError, SettingsError
 
 __all__ = ["identify_static", "still_poses"]
 
@@ -50,10 +50,13 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     spans : list of (float, float)
         Each segment's first and last time, s.
     """
+    from .._checks import check_instance
     from .._validation import check_number
+    from ..motion import Trajectory
 
     check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
     check_number(min_duration, "still_duration", low=0, error=SettingsError)
+    check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
     t, q, tau = trajectory.t, trajectory.q, trajectory.tau
     if tau is None:
         raise DataError(f"{trajectory.source}: no torques to identify a payload from")
@@ -99,7 +102,16 @@ def _nearest(q, qu, budget=4_000_000):
 def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
     """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
     'static')."""
+    from .._checks import check_instance
+    from .._validation import check_robot
     from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
+
+    robot = check_robot(robot)
+    if not callable(predicted):
+        raise ArgumentTypeError(f"predicted: expected a function of (q, qd, qdd), got {type(predicted).__name__}")
+    for name, items in (("loaded", loaded), ("unloaded", unloaded)):
+        if items is not None and not check_instance(items, name, (list, tuple), "a list of Trajectory"):
+            raise ArgumentError(f"{name}: no trajectory given")
 
     def poses(items):
         """Positions and torques of the still poses of ``items``, pooled (still_poses checks ``tolerance`` and

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._checks import shown
 from .._numbers import json_float, json_floats
+from ..errors import ArgumentError
 from ..evaluation import nrmse
 
 # Relative std (%) of Gautier's criterion (10 %), kept for reference: it also flags parameters whose
@@ -52,6 +53,12 @@ class Metrics:
     def compare(cls, tau, predicted, t=None, sources=()):
         """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
         :meth:`from_residuals`, with the samples kept for plots."""
+        from .._validation import check_real_array
+
+        tau, predicted = check_real_array("tau", tau, 2), check_real_array("predicted", predicted, 2)
+        if predicted.shape != tau.shape or (t is not None and np.shape(t) != tau.shape[:1]):
+            raise ArgumentError(f"predicted, t: expected shapes {tau.shape} and ({tau.shape[0]},) as tau's, got "
+                                f"{predicted.shape} and {shown(None if t is None else np.shape(t))}")
         S = tau.shape[0]
         figures = cls.from_residuals(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0), S)
         return replace(figures, t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
@@ -61,7 +68,13 @@ class Metrics:
     def from_residuals(cls, e2, t2, n_samples):
         """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
         samples kept for plots)."""
-        e2, t2 = np.asarray(e2, dtype=float), np.asarray(t2, dtype=float)
+        from .._validation import check_number, check_real_array
+
+        e2, t2 = check_real_array("e2", e2, 1), check_real_array("t2", t2, 1)
+        n_samples = check_number(n_samples, "n_samples", low=0, integer=True)
+        if e2.shape != t2.shape or (e2 < 0).any() or (t2 < 0).any():
+            raise ArgumentError(f"e2, t2: expected sums of squares (≥ 0) of one shape, got shapes {e2.shape} and "
+                                f"{t2.shape}")
         per_joint, pooled = nrmse(e2, t2)
         empty = np.zeros((0, len(e2)))
         return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,

@@ -367,8 +367,10 @@ def description_of(x, parameters, default, error=ArgumentError):
 
     Identification and excitation design need the description and a parameterization, not values: a
     model gives both, and ``parameters=`` must then be left at its default ``default`` or agree.
-    Anything else is returned as it is (the entry point checks it).
+    Anything else is returned as it is (the entry point checks it); ``parameters`` is checked here, before it is
+    compared with anything (an array compared element by element).
     """
+    check_parameterization(parameters)
     if isinstance(x, MODELS):
         if parameters not in (default, x.parameters):
             raise error(f"parameters: {shown(parameters)}, but the model is in {shown(x.parameters)} parameters "

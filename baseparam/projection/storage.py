@@ -14,7 +14,7 @@ import numpy as np
 from .._atomic import atomic_path, check_output
 from .._hdf5 import refuse_external, stored_here, writes_checked
 from .._memory import budget, format_size, parse_size
-from .._validation import check_input
+from .._validation import check_flag, check_input
 from ..errors import ResourceLimitError, StorageError, printable
 from ..model.robot import robot_to_yaml
 from . import base_set
@@ -175,6 +175,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     """
     import h5py
 
+    check_flag(force_float, "force_float")              # as find_base_parameters: never read by its truth value
     check_output(path)       # a link or a folder said as such, not as a lack of free space where it points
     layout = base_set.check_size(robot, parameters, max_memory)
     # a floating base: Z of the chain of _floating (its six virtual joints first in the row labels)

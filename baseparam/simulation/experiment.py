@@ -28,7 +28,7 @@ import numpy as np
 
 from .._checks import shown
 from .._validation import check_instance, check_number
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
 from ..identification.estimators import identify
 from ..identification.preprocessing import Preprocessing
@@ -141,7 +141,13 @@ def simulated_identification(model, run, held_out, *, methods=("ols", "consisten
 
 def _check_methods(methods, options):
     """Known methods, and options only when the consistent fit (the one that takes them) runs."""
-    unknown = [m for m in methods if m not in METHODS]
+    try:
+        methods = list(methods)     # an empty array has no truth value
+    except TypeError:
+        raise ArgumentTypeError(f"methods: expected a sequence of method names, got {type(methods).__name__}") \
+            from None
+    # a method that is no str (an array, a list) is unknown: compared with the names it would be element by element
+    unknown = [m for m in methods if not isinstance(m, str) or m not in METHODS]
     if unknown or not methods:
         raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {shown(list(methods))}")
     if options and "consistent" not in methods:          # identify() would refuse them; do not drop them
@@ -150,6 +156,7 @@ def _check_methods(methods, options):
 
 
 HELD_OUT_SEED = 1000         # the held-out log's noise seed, after the training logs' (seed + draw)
+MAX_DRAWS = 1000             # noise draws of compare_motions (each a simulated fit of every reference)
 COLUMNS = ("cond", "parameter_error", "median_relative_error", "within_3_sigma", "torque_error",
            "validation_nrmse_percent")
 
@@ -224,7 +231,7 @@ def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, 
     gains : array_like, shape (n_dof,), optional
         Drive gains (N·m/A) for ``noise.current``.
     draws : int
-        Noise draws.
+        Noise draws, 1 to 1000.
     methods, preprocessing, **options
         As in :func:`simulated_identification`.
     bandwidth : float
@@ -235,7 +242,8 @@ def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, 
     MotionComparison
     """
     check_instance(noise, "noise", SensorNoise, "a bp.SensorNoise")
-    check_number(draws, "draws", low=1, integer=True)
+    # each draw is a simulated fit of every reference: 10³ of them are hours already, 10³⁰ never end
+    check_number(draws, "draws", low=1, high=MAX_DRAWS, integer=True)
     if not isinstance(references, dict) or not references or \
             not all(isinstance(r, Reference) for r in [*references.values(), held_out]) or \
             not all(isinstance(name, str) for name in references):

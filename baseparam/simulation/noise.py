@@ -5,9 +5,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import check_instance, check_option, shown
 from .._numbers import real_array
+from .._validation import check_number
 from ..errors import ArgumentError
+
+_FIELDS = ("q", "qd", "qdd", "tau", "current", "resolution")
+
+
+def _gains(gains, n_dof):
+    """Drive gains as (n_dof,) finite numbers."""
+    value = real_array("gains", gains)
+    if value.shape != (n_dof,) or not np.isfinite(value).all():
+        raise ArgumentError(f"gains: expected {n_dof} finite numbers (N·m/A), got {shown(gains)}")
+    return value
 
 
 
@@ -49,9 +60,15 @@ class SensorNoise:
             if value.ndim > 1 or not np.isfinite(value).all() or (value < 0).any():
                 raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or one per joint, got "
                                     f"{shown(getattr(self, name))}")
+        # numpy's default_rng refuses a negative seed only when first used; None (a seed from the system) would not
+        # repeat, and compare_motions adds the draw's number to it
+        check_number(self.seed, "noise.seed", low=0, integer=True)
 
     def per_joint(self, name, n):
-        """One field as an (n,) array of non-negative finite numbers."""
+        """One field (``name``: 'q', 'qd', 'qdd', 'tau', 'current' or 'resolution') as an (n,) array of non-negative
+        finite numbers."""
+        check_option(name, "name", _FIELDS)
+        n = check_number(n, "n", low=0, integer=True)
         value = np.asarray(getattr(self, name), dtype=float)
         if value.ndim == 0:
             value = np.full(n, float(value))
@@ -69,13 +86,19 @@ class SensorNoise:
         gains : ndarray, shape (n_dof,), optional
             Drive gains (N·m/A) for ``current``.
         """
+        check_instance(fields, "fields", dict, "a dict of arrays (q, qd, qdd, tau)")
+        n_dof = check_number(n_dof, "n_dof", low=0, integer=True)
+        if gains is not None:
+            gains = _gains(gains, n_dof)
         rng = np.random.default_rng(self.seed)
         out = {}
         for name in ("q", "qd", "qdd", "tau"):
             x = fields.get(name)
             if x is None:
                 continue
-            x = x.copy()
+            x = real_array(f"fields[{name!r}]", x).copy()
+            if x.ndim != 2 or x.shape[1] < n_dof:
+                raise ArgumentError(f"fields[{name!r}]: expected shape (n_samples, ≥ {n_dof}), got {x.shape}")
             sigma = self.per_joint(name, n_dof)
             if name == "tau":
                 current = self.per_joint("current", n_dof)

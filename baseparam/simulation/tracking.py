@@ -261,6 +261,7 @@ def track(model, reference, *, noise=None, gains=None, bandwidth=10.0,
     gains = checked_gains(gains, robot.n_dof)
     checked_record(record)
     check_option(logged_torque, "logged_torque", LOGGED_TORQUES)
+    check_instance(source, "source", str, "a str", allow_none=True)
     bandwidth = _positive(bandwidth, "bandwidth")          # as float: '10' (text) is taken, and printed below
     omega = 2.0 * math.pi * bandwidth
     if omega / reference.rate > MAX_STEP_BANDWIDTH:
