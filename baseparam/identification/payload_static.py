@@ -32,6 +32,14 @@ MATCH_TOLERANCE = 0.02                  # rad (or m): the largest joint differen
 TRIM = 0.1                              # the share of a still segment dropped at each end
 
 
+def _check_still(tolerance, min_duration):
+    """The still-pose settings (still_poses, and identify_payload whether static or not), refused in one line."""
+    from .._validation import check_number
+
+    check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
+    check_number(min_duration, "still_duration", low=0, error=SettingsError)
+
+
 def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     """The still poses of a log: positions and torques averaged over each still segment (module notes).
 
@@ -51,11 +59,9 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
         Each segment's first and last time, s.
     """
     from .._checks import check_instance
-    from .._validation import check_number
     from ..motion import Trajectory
 
-    check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
-    check_number(min_duration, "still_duration", low=0, error=SettingsError)
+    _check_still(tolerance, min_duration)
     check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
     t, q, tau = trajectory.t, trajectory.q, trajectory.tau
     if tau is None:
