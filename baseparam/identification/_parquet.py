@@ -17,12 +17,13 @@ refused in one line.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from .._checks import read_json, shown
+from .._checks import read_json, refuse_special, shown
 from ..errors import DataError, printable
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
 from ._record import MAX_VALUES, _coarse_time, _one_line
@@ -184,6 +185,13 @@ def _joint_names(path, schema, column):
         return [printable(x) for x in names]
     for parent in list(Path(path).resolve().parents)[:3]:        # LeRobot: meta/info.json at the dataset root
         info = parent / "meta" / "info.json"
+        if not os.path.lexists(info):
+            continue
+        # the dataset's own metadata only: not a link leading out of its folder, nor a FIFO or device read without end
+        if os.path.commonpath([str(parent), os.path.realpath(info)]) != str(parent):
+            raise DataError(f"{printable(str(info))}: a link leading outside the dataset folder "
+                            f"{printable(str(parent))}; a dataset's metadata is read from its own folder only")
+        refuse_special(info, DataError, printable(str(info)))
         if info.is_file():
             return _info_names(info, column)
     return None

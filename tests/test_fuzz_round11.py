@@ -1,0 +1,82 @@
+"""Regressions of the command-line fuzzing of issue 28's eleventh round (identify and payload over bags, bag folders,
+bare MCAP files, Parquet and LeRobot datasets; floating bases; payload outputs read back): each case below failed
+before its fix — exit status 1 with 'internal error', or a file read from outside the named input. The fuzzer itself
+was a throwaway (the CLI run in a forked process with a time limit, its working and temporary folders watched, and
+under ``strace -f -e trace=openat`` for what it read); these are the deterministic cases it found."""
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def test_delay_of_a_log_with_a_stamp_decades_away_is_refused_not_a_memory_error():
+    """`identify --delay auto` of a bag whose one header stamp is 2^31 s late (a clock jump): the delay's uniform
+    grid spanned the whole log, 2·10^11 points allocated before its middle window was cut ("internal error:
+    MemoryError: Unable to allocate 1.56 TiB"). The window alone is made now; lying in the gap, it is refused."""
+    from baseparam.identification.delay import estimate_delay
+    t = 1.0 + np.arange(400) / 100.0
+    t[-1] = 2.0 ** 31
+    q = np.sin(np.outer(t, [1.0, 1.7, 2.3]))
+    log = bp.Trajectory(t=t, q=q, tau=np.cos(np.outer(t, [1.0, 1.7, 2.3])))
+    with pytest.raises(bp.DataError, match=r"field t: the stamps leave a gap of 2\.147e\+09 s"):
+        estimate_delay(log)
+
+
+def _bag(path):
+    from test_logs import write_bag
+    t = 1.0 + np.arange(20) / 100.0
+    names = ["joint1", "joint2", "joint3"]
+    messages = [(int(round(tk * 1e9)), int(round(tk * 1e9)), names, [tk] * 3, [1.0] * 3, [0.5] * 3) for tk in t]
+    return write_bag(path, "mcap", {"/joint_states": messages})
+
+
+def test_bag_folder_whose_metadata_is_a_link_out_of_it_is_refused(tmp_path):
+    """A bag folder's metadata.yaml, a link to another bag's (outside the folder), was read (strace: openat of the
+    other folder's file): the files it lists were checked to stay in the folder, not the metadata itself."""
+    elsewhere = _bag(tmp_path / "elsewhere")
+    bag = _bag(tmp_path / "bag")
+    (bag / "metadata.yaml").unlink()
+    (bag / "metadata.yaml").symlink_to(elsewhere / "metadata.yaml")
+    with pytest.raises(bp.DataError, match=r"bag/metadata.yaml: a link leading outside the bag folder"):
+        bp.read_trajectory(bag, joints=["joint1", "joint2", "joint3"])
+    inside = _bag(tmp_path / "inside")          # a link that stays in the folder is the folder's own file
+    (inside / "meta.yaml").write_bytes((inside / "metadata.yaml").read_bytes())
+    (inside / "metadata.yaml").unlink()
+    (inside / "metadata.yaml").symlink_to("meta.yaml")
+    assert bp.read_trajectory(inside, joints=["joint1", "joint2", "joint3"]).n_samples == 20
+
+
+@pytest.mark.parametrize("damage", ["info link", "meta link", "fifo"])
+def test_lerobot_info_json_out_of_the_dataset_or_special_is_refused(tmp_path, damage):
+    """A LeRobot dataset's meta/info.json (the joints' names) was read through a link leading out of the dataset's
+    folder (or meta/ a link to another folder); one that is a FIFO or a device was passed over in silence and the
+    lists taken in the file's order, where its names may say another."""
+    import os
+
+    from test_logs import _lerobot
+    t = np.arange(50) / 100.0
+    x = np.column_stack([np.sin(t), np.cos(t), t])
+    root = tmp_path / "data set"
+    root.mkdir()
+    episode = _lerobot(root, t, x, x, x, ["joint1", "joint2", "joint3"])
+    info = root / "meta" / "info.json"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "info.json").write_bytes(info.read_bytes())
+    if damage == "info link":
+        info.unlink()
+        info.symlink_to(outside / "info.json")
+    elif damage == "meta link":
+        for p in (info, root / "meta"):
+            p.unlink() if p.is_file() else p.rmdir()
+        (root / "meta").symlink_to(outside)
+    else:
+        info.unlink()
+        os.mkfifo(info)
+    said = r"not a regular file \(a FIFO\)" if damage == "fifo" else "a link leading outside the dataset folder"
+    with pytest.raises(bp.DataError, match=said):
+        bp.read_trajectory(episode, joints=["joint1", "joint2", "joint3"])
