@@ -104,3 +104,30 @@ def test_equations_off_newton_euler_are_refused_not_printed():
                            "{type: revolute, alpha: 0, a: 20.3, d: 0}]}")
     eq = equations(exact)
     assert eq.max_error < 1e-12 * eq.max_torque
+
+
+def test_identify_refused_at_its_output_says_one_line(tmp_path):
+    """`identify ROBOT bag --json /dev/full` (or --urdf of a robot whose gravity a URDF cannot hold): the readers'
+    notes ("times: header stamps of /joint_states …") were said once the fit stood, before the outputs were
+    written; a refusal there made them two lines. They come once the outputs are written too."""
+    import os
+
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import one_line
+    from test_logs import write_bag
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    robot = bp.load_robot(PLANAR)
+    t = 1.0 + np.arange(300) / 100.0
+    w = np.array([2.0, 3.4, 4.6])
+    q, qd, qdd = np.sin(np.outer(t, w)), np.cos(np.outer(t, w)) * w, -np.sin(np.outer(t, w)) * w ** 2
+    tau = bp.inverse_dynamics(bp.Model(robot, np.linspace(0.5, 1.5, bp.ColumnLayout(robot).n_standard)), q, qd, qdd)
+    ns = np.round(t * 1e9).astype(np.int64)
+    bag = write_bag(tmp_path / "bag", "mcap", {"/joint_states": [
+        (int(ns[k]), int(ns[k]), ["joint1", "joint2", "joint3"], q[k], qd[k], tau[k]) for k in range(t.size)]})
+    args = ["identify", str(PLANAR), str(bag), "--cutoff", "none"]
+    one_line(CliRunner().invoke(main, [*args, "--json", "/dev/full"]), "/dev/full", "No space left on device")
+    fine = CliRunner().invoke(main, args)          # the notes are said when the run succeeds
+    assert fine.exit_code == 0 and "times: header stamps of /joint_states (300 messages, 100 Hz)" in fine.output
