@@ -950,13 +950,10 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                                    scheduler=scheduler, progress=progress, read_options=read_options, **fit_options)
             progress.close()
             for record in result.estimator.preprocessing_:     # the readers' notes, as read() prints them
-                for note in record.get("reader_notes", ()):
-                    _reader_note(note)
+                notes.extend(record.get("reader_notes", ()))
         else:
             result = run(robot, train_data, validate=validate_data, method=method, preprocessing=settings,
                          parameters=parameters, base=base, **fit_options)
-            for note in notes:
-                _reader_note(note)
         from .identification.plots import save_identification_plot
         meshes = os.path.dirname(os.path.abspath(robot_file))      # a URDF's mesh paths start at its folder
         written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())),
@@ -964,6 +961,10 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                                  (urdf_out, result.to_urdf),
                                  (mjcf_out, lambda path: result.to_mjcf(path, urdf_folder=meshes)),
                                  (yaml_out, result.to_yaml))
+        # once the outputs are written too: a run refused at an output (--urdf of a robot whose gravity a URDF
+        # cannot hold) said the notes and then its refusal, several lines
+        for note in notes:
+            _reader_note(note)
     _report(result.summary(), written, json_out == "-")
 
 
@@ -1013,9 +1014,9 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
         wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
                                known=quantities or None, method=method)
-    for note in (note for traj in data for note in traj.notes):   # once the fit stands: a refusal is one line
-        _reader_note(note)
     written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())))
+    for note in (note for traj in data for note in traj.notes):   # once the fit and its output stand: one line
+        _reader_note(note)
     _report(result.summary(), written, json_out == "-")
 
 

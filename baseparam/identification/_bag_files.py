@@ -119,6 +119,10 @@ def check_bag_folder(path, source, named, types=()):
     import yaml
     name, where = os.path.join(path, "metadata.yaml"), f"{source}/metadata.yaml"
     refuse_special(name, DataError, where)
+    folder = os.path.realpath(path)
+    if os.path.commonpath([folder, os.path.realpath(name)]) != folder:     # the metadata too, not only what it lists
+        raise DataError(f"{where}: a link leading outside the bag folder; a bag's files are read from its own folder "
+                        "only")
     try:
         data = read_bounded(name, _MAX_METADATA, where, DataError, "a bag's metadata.yaml", unreadable=OSError)
     except OSError:
@@ -137,7 +141,6 @@ def check_bag_folder(path, source, named, types=()):
         # a reader would iterate what it is given (a string's letters)
         check_instance(listed, f"{source}/metadata.yaml: {key}", list, "a list", error=DataError)
         names += [f.get("path") if isinstance(f, dict) else f for f in listed] if key == "files" else listed
-    folder = os.path.realpath(path)
     for name in names:
         if not isinstance(name, str):
             continue

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from .._checks import read_json, shown
+from .._checks import read_json, refuse_special, shown
 from .._processes import signals_held
 from ..errors import DataError, printable
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
@@ -207,7 +208,15 @@ def _joint_names(path, schema, column):
     # renamed the joints of every Parquet file below it. Outside the layout the file is read alone.
     chunk = Path(path).resolve().parent
     if chunk.parent.name == "data" and re.fullmatch(r"chunk-[0-9]+", chunk.name):
-        info = chunk.parent.parent / "meta" / "info.json"
+        root = chunk.parent.parent
+        info = root / "meta" / "info.json"
+        if not os.path.lexists(info):
+            return None
+        # the dataset's own metadata only: not a link leading out of its folder, nor a FIFO or device read without end
+        if os.path.commonpath([str(root), os.path.realpath(info)]) != str(root):
+            raise DataError(f"{printable(str(info))}: a link leading outside the dataset folder "
+                            f"{printable(str(root))}; a dataset's metadata is read from its own folder only")
+        refuse_special(info, DataError, printable(str(info)))
         if info.is_file():
             return _info_names(info, column)
     return None

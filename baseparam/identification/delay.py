@@ -126,11 +126,17 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
     t = trajectory.t
     dt = float(np.median(np.diff(t)))
     K = max(1, int(round(min(max_delay / dt, t.size))))     # beyond the log (1e308 s / dt is inf): "too short" below
-    grid = t[0] + dt * np.arange(int(np.floor((t[-1] - t[0]) / dt)) + 1)
+    # The uniform grid's middle window only: a stamp far from the others (a clock jump of decades) made a grid of
+    # 10^11 points, allocated before the window was cut from it (MemoryError).
+    size = int(np.floor((t[-1] - t[0]) / dt)) + 1
     most = MAX_SAMPLES if robot is not None else MODEL_FREE_SAMPLES
-    if grid.size > most + 2 * K:
-        middle = grid.size // 2
-        grid = grid[middle - (most // 2 + K):middle + (most // 2 + K)]
+    window = np.arange(size) if size <= most + 2 * K else np.arange(size // 2 - (most // 2 + K),
+                                                                    size // 2 + (most // 2 + K))
+    grid = t[0] + dt * window
+    inside = np.count_nonzero((t >= grid[0]) & (t <= grid[-1])) if grid.size else 0
+    if inside < grid.size // 2:         # the window in a gap of the stamps: a line drawn between two samples
+        raise DataError(f"{source}: field t: the stamps leave a gap of {float(np.max(np.diff(t))):.4g} s "
+                        f"(median step {dt:.3g} s): no stretch of uniform samples to estimate a delay on")
     if grid.size < 8 * K + 20:
         raise DataError(f"{source}: {grid.size} samples at {dt:.3g} s: too short to estimate a delay up to "
                         f"{max_delay:g} s")
