@@ -170,3 +170,15 @@ def test_dh_equivalent_of_a_floating_chain_keeps_its_dynamics():
         b = bp.forward_dynamics(dh, bp.standard_parameters(dh), np.r_[pose, joints], np.r_[np.zeros(6), qd],
                                 np.r_[np.zeros(6), tau])
         np.testing.assert_allclose(b[6:], a[6:], rtol=1e-9, atol=1e-12)
+
+
+def test_stance_motion_base_quaternion_as_the_rotation_matrix_gives_it():
+    """The base quaternion is scipy's from_matrix of Rz Ry Rx written out: at roll −90° (a tie in from_matrix's
+    choice) it is (√½, 0, 0, −√½), as before; from_euler("ZYX") rounded R otherwise and gave its negative."""
+    robot = bp.load_robot(SPACE)
+    t = np.linspace(0, 0.5, 5)
+    q0 = np.r_[np.zeros(6), 1.0, np.full(robot.n_dof, 0.3)]
+    angles = np.tile([0.0, 0.0, -np.pi / 2], (5, 1))
+    q, qd, qdd = bp.stance_motion(robot, t, q0, np.zeros((5, 3)), angles, [bp.Contact(0)])
+    np.testing.assert_allclose(q[:, 3:7], np.tile([np.sqrt(0.5), 0, 0, -np.sqrt(0.5)], (5, 1)), rtol=0, atol=1e-15)
+    assert not qd.any() and not qdd.any()

@@ -74,6 +74,20 @@ def _floating_model(model, what):
     return robot
 
 
+def _euler_zyx(angles):
+    """R = Rz(yaw) Ry(pitch) Rx(roll) of (S, 3) angles (yaw, pitch, roll) → (S, 3, 3).
+
+    Written out rather than scipy's ``Rotation.from_euler("ZYX", ...)``, which goes through quaternions:
+    its matrices differ in the last bits, and at ties (roll −90°) scipy's ``from_matrix`` then gives the
+    other sign of the same quaternion.
+    """
+    y, p, r = angles.T
+    cy, sy, cp, sp, cr, sr = np.cos(y), np.sin(y), np.cos(p), np.sin(p), np.cos(r), np.sin(r)
+    return np.stack([np.stack([cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr], -1),
+                     np.stack([sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], -1),
+                     np.stack([-sp, cp * sr, cp * cr], -1)], -2)
+
+
 def _contact_points(robot, tree, contacts):
     """World positions (S, C, 3) of the contact frames' origins on a built kinematic tree."""
     points = []
@@ -141,7 +155,7 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
     targets = _contact_points(robot, _tree(robot, q0[None]), contacts)
     from scipy.spatial.transform import Rotation
-    R = Rotation.from_euler("ZYX", ang).as_matrix()        # Rz(yaw) Ry(pitch) Rx(roll), (S, 3, 3)
+    R = _euler_zyx(ang)
     q = np.tile(q0, (S, 1))
     q[:, :3], q[:, 3:7] = pos, Rotation.from_matrix(R).as_quat()      # unit quaternions (x, y, z, w)
     for _ in range(iterations):
