@@ -37,7 +37,7 @@ from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, force_cross
-from ._definite import at_this_q, require_definite, require_finite
+from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 
 SOLVERS = ("sweep", "ltdl")
 
@@ -136,11 +136,10 @@ def _rates(tree, qd, v, mu, tau):
     return out
 
 
-def _over_samples(model, work, what=None, *, name, check=None, **arrays):
+def _over_samples(model, work, what=None, *, name, **arrays):
     """``work(tree, *arrays after q)`` over blocks of checked samples, results stacked (S, ...); one
     sample in, one out. ``what``: as in :func:`~baseparam.dynamics.samples.standard_model` (refuse a base model);
-    ``name``: the public function's, for its memory check; ``check(result, q)``: a check of the result with the
-    checked q (S, n_q), the result as returned."""
+    ``name``: the public function's, for its memory check."""
     links = link_parameters(model, what)
     robot = model.robot
     (q, *rest), single = robot_states(robot, peak=peak(name, robot), **arrays)
@@ -153,10 +152,7 @@ def _over_samples(model, work, what=None, *, name, check=None, **arrays):
         with np.errstate(all="ignore"):
             parts = [work(Tree(robot, links, neutral), *(np.zeros((1,) + a.shape[1:]) for a in rest))[:0]]
     out = np.concatenate(parts)
-    out = (float(out[0]) if out.ndim == 1 else out[0]) if single else out
-    if check is not None:
-        check(out, q)
-    return out
+    return (float(out[0]) if out.ndim == 1 else out[0]) if single else out
 
 
 def _momenta(model, q, qd):
@@ -207,13 +203,13 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
             except np.linalg.LinAlgError:
                 return np.full_like(m, np.nan)
 
-    def check(qd, q):
-        require_finite(qd, "q̇ = M(q)⁻¹ p")
-        # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
-        # samples where M(q) is not positive definite (physical bodies: a dict lookup)
-        require_definite(model, q, None if qd.ndim == 2 else at_this_q)
-
-    return _over_samples(model, solve_one, name="velocities_from_momenta", check=check, q=q, momenta=momenta)
+    qd = require_finite(_over_samples(model, solve_one, name="velocities_from_momenta", q=q, momenta=momenta),
+                        "q̇ = M(q)⁻¹ p")
+    # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
+    # samples where M(q) is not positive definite
+    if nonphysical_body(model) is not None:     # q checked again only then: physical bodies need no look
+        require_definite(model, robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
+    return qd
 
 
 @takes_model("p", "q", "qd", "tau", "parameters")
