@@ -405,3 +405,12 @@ def test_the_equations_module_refuses_states_and_parameters_it_would_turn_into_n
             module.tau(q, q, q, np.r_[p[:-1], bad * 1e100])
     with pytest.raises(ValueError, match=r"^expected shape \(3,\) or \(S, 3\), got \(2,\)"):
         module.tau(q[:2], q, q, p)
+
+
+def test_metrics_of_no_samples_are_refused():
+    """Metrics.compare of zero samples gave an RMSE of NaN (numpy's warning) and, after the shortening, 0.0: no
+    figure describes no samples."""
+    from baseparam.identification.results import Metrics
+    with pytest.raises(bp.errors.ArgumentError, match="^tau: no samples to compare the predictions with$"):
+        Metrics.compare(np.zeros((0, 3)), np.zeros((0, 3)))
+    assert Metrics.compare(np.ones((1, 3)), np.zeros((1, 3))).rmse.tolist() == [1.0, 1.0, 1.0]

@@ -60,6 +60,8 @@ class Metrics:
             raise ArgumentError(f"predicted, t: expected shapes {tau.shape} and ({tau.shape[0]},) as tau's, got "
                                 f"{predicted.shape} and {shown(None if t is None else np.shape(t))}")
         S = tau.shape[0]
+        if S == 0:          # no figures of no samples (once NaN with numpy's warning; from_residuals would say 0)
+            raise ArgumentError("tau: no samples to compare the predictions with")
         figures = cls.from_residuals(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0), S)
         return replace(figures, t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
                        sources=list(sources))
