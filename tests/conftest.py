@@ -72,6 +72,21 @@ def root():
     return ROOT
 
 
+def planar_sines(seed, samples, step):
+    """The planar 3R arm (random standard parameters of ``seed``) along sines of 1, 2, 3 rad/s from phase 0.4:
+    (robot, model, t, q, q̇, q̈, τ) of ``samples`` samples ``step`` s apart."""
+    import numpy as np
+
+    import baseparam as bp
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    model = bp.Model(robot, np.random.default_rng(seed).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard))
+    t = np.arange(samples) * step
+    w = np.array([1.0, 2.0, 3.0])
+    q = np.sin(np.outer(t, w) + 0.4)
+    qd, qdd = np.cos(np.outer(t, w) + 0.4) * w, -q * w ** 2
+    return robot, model, t, q, qd, qdd, bp.inverse_dynamics(model, q, qd, qdd)
+
+
 def planar_arm():
     """The planar 3R arm with physical bodies (seeded masses) and friction (viscous, Coulomb, offset) on
     every joint: the simulated robot several test modules share."""

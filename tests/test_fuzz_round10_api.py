@@ -9,7 +9,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.errors import BaseParamError
-from conftest import ROOT
+from conftest import ROOT, planar_sines
 
 RRR = ROOT / "robots" / "planar_rrr.yaml"
 
@@ -135,14 +135,8 @@ def test_read_h5_refuses_attributes_that_are_not_finite(stored, tmp_path, value)
 @pytest.fixture(scope="module")
 def planar_fit():
     """An OLS fit of the planar arm's exact torques, and its arrays (q, q̇, q̈, τ)."""
-    robot = bp.load_robot(RRR)
-    model = bp.Model(robot, np.random.default_rng(1).uniform(0.1, 1, bp.ColumnLayout(robot).n_standard))
-    t = np.arange(300) * 0.01
-    w = np.array([1.0, 2.0, 3.0])
-    q = np.sin(np.outer(t, w) + 0.4)
-    qd, qdd = np.cos(np.outer(t, w) + 0.4) * w, -q * w ** 2
-    arrays = (q, qd, qdd, bp.inverse_dynamics(model, q, qd, qdd))
-    return bp.BaseParameterEstimator(robot).fit(arrays), arrays
+    robot, _model, _t, *arrays = planar_sines(1, 300, 0.01)
+    return bp.BaseParameterEstimator(robot).fit(tuple(arrays)), tuple(arrays)
 
 
 @pytest.mark.parametrize("change, words", [

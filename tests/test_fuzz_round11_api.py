@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baseparam as bp
 from baseparam.errors import BaseParamError
-from conftest import ROOT
+from conftest import ROOT, planar_sines
 from test_fuzz_api import finite
 from test_fuzz_round9_api import ODD_ARGUMENTS, PUBLIC
 
@@ -115,13 +115,8 @@ def test_every_public_name_is_fuzzed():
 
 # -- one instance of every public class ---------------------------------------------------------------------------
 def _planar():
-    robot = bp.load_robot(RRR)
-    model = bp.Model(robot, np.random.default_rng(8).uniform(0.1, 1.0, bp.ColumnLayout(robot).n_standard))
-    t = np.arange(100) * 0.02
-    w = np.array([1.0, 2.0, 3.0])
-    q = np.sin(np.outer(t, w) + 0.4)
-    qd, qdd = np.cos(np.outer(t, w) + 0.4) * w, -q * w ** 2
-    return robot, model, bp.Trajectory(t, q, bp.inverse_dynamics(model, q, qd, qdd), qd=qd, qdd=qdd)
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 100, 0.02)
+    return robot, model, bp.Trajectory(t, q, tau, qd=qd, qdd=qdd)
 
 
 def _instances(folder):
