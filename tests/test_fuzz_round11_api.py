@@ -405,3 +405,17 @@ def test_the_equations_module_refuses_states_and_parameters_it_would_turn_into_n
             module.tau(q, q, q, np.r_[p[:-1], bad * 1e100])
     with pytest.raises(ValueError, match=r"^expected shape \(3,\) or \(S, 3\), got \(2,\)"):
         module.tau(q[:2], q, q, p)
+
+
+def test_a_parameterization_of_text_is_checked_where_it_was_before():
+    """Only what cannot be compared (an array, a list) is refused before the entry point's own checks: a wrong name
+    keeps design_excitation's words, after the settings checked before it (round 11 had moved every value to the
+    front, in the words of another check)."""
+    robot = bp.load_robot(RRR)
+    settings_ = dict(period=2.0, harmonics=2, rate=10.0, starts=1)
+    with pytest.raises(bp.ArgumentError, match="^parameters: expected one of khalil, pseudo, got 'bogus'$"):
+        bp.design_excitation(robot, **settings_, parameters="bogus")
+    with pytest.raises(bp.ArgumentError, match="^period: expected a duration > 0 s"):
+        bp.design_excitation(robot, **{**settings_, "period": -1.0}, parameters="bogus")
+    with pytest.raises(bp.ArgumentError, match=r"^parameters: expected one of \('pseudo', 'khalil'\), got an array"):
+        bp.design_excitation(bp.Model(robot), **settings_, parameters=np.zeros(3))
