@@ -399,11 +399,14 @@ def test_a_scheduler_address_dask_cannot_parse_is_refused_in_one_line(monkeypatc
 def test_the_equations_module_refuses_states_and_parameters_it_would_turn_into_nan():
     """The module of ``Equations.python_source`` (``baseparam equations --python``) computed with whatever it was
     given: NaN in, NaN out, and states of 1e154 squared to inf; it refuses them as the exported code does."""
+    from baseparam._validation import ABSURD, ABSURD_PARAMETER
     from baseparam.codegen.equations import load_module
     eq = bp.equations(bp.load_robot(ROOT / "robots" / "ppr.yaml"), check=False)
     module = load_module(eq.python_source())
     q, p = np.array([0.1, 0.2, 0.3]), np.ones(len(eq.names))
     assert np.isfinite(module.tau(q, q, q, p)).all()
+    # the bounds as the exported code names them (MAX_STATE, MAX_PARAMETER), baseparam's own
+    assert (module.MAX_STATE, module.MAX_PARAMETER) == (ABSURD, ABSURD_PARAMETER)
     for bad in (np.nan, 1e154, np.inf):
         with pytest.raises(ValueError, match=r"NaN or inf, or a value beyond ±1e\+08"):
             module.tau(np.array([0.1, bad, 0.3]), q, q, p)
