@@ -40,8 +40,9 @@ def metric_root(M):
     return (V * np.sqrt(np.maximum(w, 0.0))).T, w
 
 
-def _finite(x, name, shape):
-    """``x`` as a float array of ``shape``, all finite; else ArgumentError in one line."""
+def _finite_of_shape(name, x, shape):
+    """``x`` as a float array of ``shape``, all finite; else ArgumentError in one line (arguments in the order of
+    :func:`~baseparam._validation.check_real_array`, which evaluation imports as its ``_finite``)."""
     from .._validation import check_real_array
     from ..errors import ArgumentError
 
@@ -62,7 +63,7 @@ def payload_parameters(mass, com, inertia):
     from .._validation import check_number
 
     mass = check_number(mass, "mass")
-    c, Ic = _finite(com, "com", (3,)), _finite(inertia, "inertia", (3, 3))
+    c, Ic = _finite_of_shape("com", com, (3,)), _finite_of_shape("inertia", inertia, (3, 3))
     Sigma_c = np.trace(Ic) / 2 * np.eye(3) - Ic           # second moments about the centre
     S = Sigma_c + mass * np.outer(c, c)
     return np.array([S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(mass * c), mass])
@@ -73,7 +74,7 @@ def payload_physical(p):
 
     :func:`~baseparam.model.urdf_update.body_of` of :func:`pseudo_matrix` in exact arithmetic, rounded in another
     order (the two differ in the last bits for 97 % of random bodies): kept, so payload results stay as they were."""
-    p = _finite(p, "p", (10,))
+    p = _finite_of_shape("p", p, (10,))
     m = float(p[9])
     P = pseudo_matrix(p)
     c = P[:3, 3] / m if m > 0 else np.zeros(3)

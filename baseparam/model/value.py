@@ -13,6 +13,7 @@ kept with the robot object (:mod:`baseparam.model._kernels`), thread-safe.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable
 
 import numpy as np
 
@@ -367,10 +368,12 @@ def description_of(x, parameters, default, error=ArgumentError):
 
     Identification and excitation design need the description and a parameterization, not values: a
     model gives both, and ``parameters=`` must then be left at its default ``default`` or agree.
-    Anything else is returned as it is (the entry point checks it); ``parameters`` is checked here, before it is
-    compared with anything (an array compared element by element).
+    Anything else is returned as it is (the entry point checks it). ``parameters`` that cannot be hashed (an array,
+    a list) is refused here, before anything compares it (an array element by element, to no truth value); any
+    other value is left to the entry point's own check, in its order and words.
     """
-    check_parameterization(parameters)
+    if not isinstance(parameters, Hashable):
+        check_parameterization(parameters)
     if isinstance(x, MODELS):
         if parameters not in (default, x.parameters):
             raise error(f"parameters: {shown(parameters)}, but the model is in {shown(x.parameters)} parameters "
