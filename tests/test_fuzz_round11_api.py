@@ -432,3 +432,12 @@ def test_a_parameterization_of_text_is_checked_where_it_was_before():
         bp.design_excitation(robot, **{**settings_, "period": -1.0}, parameters="bogus")
     with pytest.raises(bp.ArgumentError, match=r"^parameters: expected one of \('pseudo', 'khalil'\), got an array"):
         bp.design_excitation(bp.Model(robot), **settings_, parameters=np.zeros(3))
+
+
+def test_a_contacts_file_of_too_many_contacts_is_refused_by_its_own_reader(tmp_path):
+    """65 contacts were read, then refused by the log reader naming n_contacts, which the user never gave."""
+    from baseparam.identification.floating_logs import read_contacts
+    path = tmp_path / "contacts.yaml"
+    path.write_text("contacts:\n" + "".join(f"  - {{link: 1, name: c{k}}}\n" for k in range(65)))
+    with pytest.raises(bp.DataError, match=r"contacts.yaml: contacts: expected at most 64 contacts, got 65$"):
+        read_contacts(path)

@@ -45,6 +45,9 @@ def _needs(label, present, kind, fmt):
                             "wrenches)")
 
 
+MAX_CONTACTS = 64          # contacts of one floating-base log (a contacts file, a log's wrench columns)
+
+
 def _columns(n_dof, n_contacts):
     """The CSV columns of a floating-base log ({field: names}, the wrench columns), module notes."""
     fields = {name: [f"{name}{k}" for k in range(1, width + 1)] for name, width in _widths(n_dof).items()}
@@ -71,7 +74,7 @@ def read_floating_log(path, robot, n_contacts=0):
     wrenches : ndarray, shape (S, n_contacts, 6), or None when ``n_contacts`` is 0
     """
     robot = check_robot(robot)
-    n_contacts = check_number(n_contacts, "n_contacts", low=0, high=64, integer=True)
+    n_contacts = check_number(n_contacts, "n_contacts", low=0, high=MAX_CONTACTS, integer=True)
     path = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(path)                   # for one-line messages, whatever the file's name
     fields, wrench_columns = _columns(robot.n_dof, n_contacts)
@@ -256,6 +259,8 @@ def _contact_items(path):
     if not isinstance(items, list) or not items:
         raise DataError(f"{label}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
                         "rpy: [r, p, y]}")      # not an f-string: one brace
+    if len(items) > MAX_CONTACTS:              # said here, not later by the log reader as its n_contacts
+        raise DataError(f"{label}: contacts: expected at most {MAX_CONTACTS} contacts, got {len(items)}")
     return items, label
 
 
