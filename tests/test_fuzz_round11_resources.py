@@ -168,6 +168,40 @@ def test_stderr_held_is_given_back_on_an_interrupt_and_the_real_one_stays_writab
     assert capfd.readouterr().err == "after\n"
 
 
+def test_stderr_held_by_two_threads_at_once_is_given_back(capfd):
+    """Two threads solving at once (a library user's thread pool): each hold saved descriptor 2 and restored what it
+    had saved, so the second restored the first one's temporary file, and stderr stayed there for good (every later
+    line lost) with real_fd naming a closed descriptor. One thread holds it at a time; the other's lines join the
+    holder's and are given back with them."""
+    import threading
+
+    from baseparam import _stderr
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with _stderr.native_stderr_held():
+            first_in.set()
+            second_in.wait(10)
+            os.write(2, b"first\n")
+        first_out.set()
+
+    def second():                  # holds while the first one ends its hold: not nested
+        first_in.wait(10)
+        with _stderr.native_stderr_held():
+            second_in.set()
+            first_out.wait(10)
+            os.write(2, b"second\n")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert _stderr.real_fd() == 2
+    os.write(2, b"after\n")
+    assert capfd.readouterr().err == "first\nsecond\nafter\n"
+
+
 def test_a_panic_of_the_consistent_fit_is_said_in_its_one_line(tmp_path, monkeypatch, capfd):
     """`identify --method consistent` whose solver panics: one line naming the panic, no panic text on stderr."""
     import cvxpy
