@@ -236,6 +236,24 @@ def test_text_outputs_larger_than_the_free_space_are_refused_before_writing(tmp_
     assert (tmp_path / "b.json").read_text() == "x" * 100
 
 
+def test_a_file_system_without_figures_is_not_taken_as_full(tmp_path, monkeypatch):
+    """A FUSE mount that does not implement statfs says 0 bytes free of 0: taken at its word, the free-space checks
+    refused every output written there (text, set of files, symbolic HDF5 file, find's HDF5 file) as larger than the
+    free space, where the write itself succeeds. No figures: the check is left to the write."""
+    from baseparam import _atomic
+    no_figures = _Usage(0)
+    no_figures.total = no_figures.used = 0
+    monkeypatch.setattr("shutil.disk_usage", lambda path: no_figures)
+    _atomic.write_text(tmp_path / "a.json", "x" * 1000)
+    _atomic.write_texts({tmp_path / "a.c": "x" * 60, tmp_path / "a.h": "y" * 60})
+    assert (tmp_path / "a.json").read_text() == "x" * 1000 and (tmp_path / "a.h").read_text() == "y" * 60
+    monkeypatch.chdir(tmp_path)
+    for args in (["--symbolic", "all", "--h5", "s.h5"], ["--h5", "z.h5"]):
+        result = CliRunner().invoke(main, ["find", str(PLANAR), *args])
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "s.h5").is_file() and (tmp_path / "z.h5").is_file()
+
+
 def test_export_that_cannot_write_leaves_no_folder_it_made(tmp_path, monkeypatch):
     """`export --out new/sub` on a full disk left the empty folders it had made for its files."""
     base = bp.find_base_parameters(bp.load_robot(PLANAR))
