@@ -440,3 +440,42 @@ def test_a_disk_filled_during_an_hdf5_write_is_one_storage_error(capsys):
     with writes_checked("out.h5"):                           # nothing failed: nothing said
         pass
     assert (sys.unraisablehook, sys.excepthook) == hooks
+
+
+def test_hdf5_writes_of_two_threads_give_the_hooks_back_and_keep_their_own_failures():
+    """Two threads writing HDF5 files at once (a library user's pool), their blocks not nested: each block saved the
+    hooks in place and set back what it had saved, so the first one's hook stayed in place for good (a later disk
+    full said by nothing). The hooks are now given back when the last block ends, and a failure reported in one
+    thread is that thread's block's."""
+    import threading
+
+    from baseparam._hdf5 import writes_checked
+    hooks = sys.unraisablehook, sys.excepthook
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    outcome = {}
+
+    def first():
+        with writes_checked("first.h5"):
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
+        outcome["first"] = "written"
+
+    def second():
+        first_in.wait(10)
+        try:
+            with writes_checked("second.h5"):
+                second_in.set()
+                first_out.wait(10)
+                freed = _FailsWhenFreed()
+                del freed
+        except bp.errors.StorageError as exc:
+            outcome["second"] = str(exc)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcome == {"first": "written", "second": "second.h5: cannot write (No space left on device)"}
+    assert (sys.unraisablehook, sys.excepthook) == hooks
