@@ -110,11 +110,12 @@ def signals_held():
 
 
 def import_held(name):
-    """``importlib.import_module(name)``, its first import under :func:`signals_held`."""
+    """``importlib.import_module(name)``, its first import under :func:`signals_held`. A module already in
+    ``sys.modules`` is still taken through ``import_module``: another thread may be importing it, and the import
+    waits for it to finish, as an import statement does (``sys.modules`` alone gave the half-initialised module)."""
     import importlib
 
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
+    if name in sys.modules:
+        return importlib.import_module(name)
     with signals_held():
         return importlib.import_module(name)

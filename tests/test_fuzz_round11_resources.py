@@ -375,6 +375,24 @@ def test_a_signal_during_an_import_that_swallows_it_is_delivered_after_the_impor
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_a_held_import_waits_for_the_same_import_in_another_thread(tmp_path, monkeypatch):
+    """import_held returned whatever sys.modules held: a module that another thread was still importing (two threads
+    filtering their first logs at once, scipy.signal) came back half-initialised, and its first attribute was an
+    AttributeError. It is now waited for, as an import statement waits."""
+    import threading
+
+    from baseparam._processes import import_held
+    (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(0.5)\nVALUE = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_to_import", raising=False)
+    other = threading.Thread(target=import_held, args=("slow_to_import",))
+    other.start()
+    while "slow_to_import" not in sys.modules and other.is_alive():
+        time.sleep(0.001)
+    assert import_held("slow_to_import").VALUE == 42
+    other.join()
+
+
 def test_ctrl_c_is_said_in_one_line_without_a_blank_one(monkeypatch):
     """Every Ctrl-C printed a blank line before `baseparam: interrupted` (click's own handling of a
     KeyboardInterrupt, meant to move past a terminal's ^C): two lines on stderr."""
