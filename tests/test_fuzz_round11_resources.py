@@ -254,6 +254,24 @@ def test_a_file_system_without_figures_is_not_taken_as_full(tmp_path, monkeypatc
     assert (tmp_path / "s.h5").is_file() and (tmp_path / "z.h5").is_file()
 
 
+def test_a_compressed_bag_file_is_not_refused_for_a_temporary_folder_without_figures(tmp_path, monkeypatch):
+    """The same for a whole-file compressed bag's unpacking: a temporary folder whose file system says 0 bytes of 0
+    refused every such bag ("decompresses to more than the 0 bytes free in the temporary folder"); the bomb check
+    (1000 times its size) still applies, and a real lack of space is still said."""
+    import zstandard
+
+    from baseparam.identification._bag_files import _check_compressed_file
+    path = tmp_path / "log.db3.zstd"
+    path.write_bytes(zstandard.ZstdCompressor().compress(bytes(range(256)) * 40))
+    no_figures = _Usage(0)
+    no_figures.total = no_figures.used = 0
+    monkeypatch.setattr("shutil.disk_usage", lambda path: no_figures)
+    _check_compressed_file(path, "bag")
+    monkeypatch.setattr("shutil.disk_usage", lambda path: _Usage(100))
+    with pytest.raises(bp.DataError, match="more than the 100 bytes free in the temporary folder"):
+        _check_compressed_file(path, "bag")
+
+
 def test_export_that_cannot_write_leaves_no_folder_it_made(tmp_path, monkeypatch):
     """`export --out new/sub` on a full disk left the empty folders it had made for its files."""
     base = bp.find_base_parameters(bp.load_robot(PLANAR))
