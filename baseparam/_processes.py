@@ -106,7 +106,14 @@ def signals_held():
         for number, handler in previous.items():
             signal.signal(number, handler)
         if received:                         # the first one, to the handler it was meant for
-            signal.raise_signal(received[0])
+            handler = signal.getsignal(received[0])
+            if callable(handler):
+                # called as Python calls it: raised again, the signal would reach the entry point's watchdog a second
+                # time, which takes a second SIGTERM for a user who insists and ends the process at once, cutting
+                # the clean-up the first one started
+                handler(received[0], sys._getframe())
+            else:                            # SIG_DFL: the system's action
+                signal.raise_signal(received[0])
 
 
 def import_held(name):

@@ -411,6 +411,29 @@ def test_a_held_import_waits_for_the_same_import_in_another_thread(tmp_path, mon
     other.join()
 
 
+def test_a_held_sigterm_is_heard_once_by_the_entry_points_watchdog(tmp_path):
+    """A SIGTERM held over an import was raised again when the import ended: the entry point's watchdog heard it a
+    second time, took it for a user who insists, and ended the process at once, cutting the clean-up the first one
+    had started (the grace is seconds). The held signal now goes to its handler as Python calls it: heard once."""
+    import subprocess
+
+    script = tmp_path / "held.py"
+    script.write_text(
+        "import signal, sys, time\n"
+        "from baseparam import _entry, cli\n"
+        "from baseparam._processes import signals_held\n"
+        "_entry._install(_entry._on_signal)\n_entry._start_watchdog()\n_entry._PHASE[0] = 'running'\n"
+        "try:\n"
+        "    with signals_held():\n"
+        "        signal.raise_signal(signal.SIGTERM)\n"
+        "except cli._Terminated:\n"
+        "    time.sleep(0.5)          # the clean-up\n"
+        "    print('cleaned up', list(_entry._HEARD))\n")
+    env = {**os.environ, "BASEPARAM_SIGNAL_GRACE": "30", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout == f"cleaned up [{int(signal.SIGTERM)}]\n", (done.returncode, done.stderr)
+
+
 def test_ctrl_c_is_said_in_one_line_without_a_blank_one(monkeypatch):
     """Every Ctrl-C printed a blank line before `baseparam: interrupted` (click's own handling of a
     KeyboardInterrupt, meant to move past a terminal's ^C): two lines on stderr."""
