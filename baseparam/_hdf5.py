@@ -100,7 +100,7 @@ def _failed_write(exc):
 # Each block swapping them on its own, two threads' blocks that did not nest left one block's hook in place for good.
 _BLOCKS = {}
 _SAVED = []
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()     # re-entrant: a collection inside a locked step may call the hooks, which take it
 
 
 def _block():
