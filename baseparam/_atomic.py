@@ -310,8 +310,6 @@ def check_room(files):
     """Refuse, before writing, contents (path → UTF-8 text, or bytes) that the free space of their file systems cannot
     hold — their sizes are known: a full disk is said with the figures, not found by the write. Special files and
     folders whose free space cannot be read are left to the write."""
-    import shutil
-
     from ._memory import format_size
 
     needed = {}
@@ -327,13 +325,23 @@ def check_room(files):
         first, total = needed.get(device, (path, 0))
         needed[device] = (first, total + size)
     for path, total in needed.values():
-        try:
-            free = shutil.disk_usage(os.path.dirname(os.path.realpath(os.fspath(path)))).free
-        except OSError:
-            continue
-        if total > free:
+        free = free_space(os.path.realpath(os.fspath(path)))
+        if free is not None and total > free:
             raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(total)} to write, "
                                f"{format_size(free)} free on its file system")
+
+
+def free_space(path):
+    """The bytes free for us on the file system of the folder that holds ``path``, or None where they cannot be read:
+    an error (no such folder), or a file system that gives no figures at all (a FUSE mount without statfs says 0 bytes
+    of 0; taken at its word, every write into it was refused as larger than the free space)."""
+    import shutil
+
+    try:
+        usage = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path))))
+    except (OSError, TypeError, ValueError):
+        return None
+    return usage.free if usage.total > 0 else None
 
 
 def write_text(path, text):

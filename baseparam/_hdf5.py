@@ -12,6 +12,9 @@ is refused before its values are read, so no plugin is loaded for it.
 """
 from __future__ import annotations
 
+import sys
+import threading
+
 # deflate, shuffle, fletcher32, szip, nbit, scaleoffset (libhdf5's own), lzf (built into h5py)
 BUILT_IN_FILTERS = {1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit", 6: "scaleoffset",
                     32000: "lzf"}
@@ -92,48 +95,73 @@ def _failed_write(exc):
     return isinstance(exc, (RuntimeError, OSError)) and any(text in str(exc) for text in _WRITE_FAILED)
 
 
+# The blocks of writes_checked in progress, by thread (innermost last), and the hooks in place before the first
+# began: the hooks are the process's, so they are set once for all the blocks and given back when the last one ends.
+# Each block swapping them on its own, two threads' blocks that did not nest left one block's hook in place for good.
+_BLOCKS = {}
+_SAVED = []
+_LOCK = threading.RLock()     # re-entrant: a collection inside a locked step may call the hooks, which take it
+
+
+def _block():
+    with _LOCK:
+        blocks = _BLOCKS.get(threading.get_ident())
+        return blocks[-1] if blocks else None
+
+
+def _unraisable(unraisable):
+    block = _block() if _failed_write(unraisable.exc_value) else None
+    if block is not None:
+        block.failures.append(unraisable.exc_value)
+    elif _SAVED:
+        _SAVED[0](unraisable)
+
+
+def _except(kind, value, traceback):
+    block = _block() if _failed_write(value) else None
+    if block is not None:
+        block.failures.append(value)
+    elif _SAVED:
+        _SAVED[1](kind, value, traceback)
+
+
 class writes_checked:
     """The block writing an HDF5 file (``with atomic_path(...) as tmp, writes_checked(path), h5py.File(tmp, 'w')``):
     a write that failed for the file system (a disk filled meanwhile) is one :class:`~baseparam.errors.StorageError`
     naming ``path``, whether h5py raised it (a RuntimeError "Can't decrement id ref count (file write failed …)",
     which the command line took for an internal error) or only reported it from its objects' deallocation
     ("Exception ignored in h5py._objects.ObjectID.__dealloc__" tracebacks, the file left incomplete and the
-    block apparently successful). Those reports are held while the block runs; any other goes to the hook in
-    place."""
+    block apparently successful). Those reports, made in the block's thread, are held while the block runs; any
+    other goes to the hook in place before."""
 
     def __init__(self, path):
         self.path, self.failures = path, []
 
     def __enter__(self):
-        import sys
-
         # Cython reports an error in a deallocation twice: printed through sys.excepthook (the traceback), then to
         # sys.unraisablehook ("Exception ignored in …")
-        self.previous, self.previous_except = sys.unraisablehook, sys.excepthook
-        sys.unraisablehook, sys.excepthook = self._hook, self._except
+        with _LOCK:
+            if not _BLOCKS:
+                _SAVED[:] = [sys.unraisablehook, sys.excepthook]
+                sys.unraisablehook, sys.excepthook = _unraisable, _except
+            _BLOCKS.setdefault(threading.get_ident(), []).append(self)
         return self
-
-    def _hook(self, unraisable):
-        if _failed_write(unraisable.exc_value):
-            self.failures.append(unraisable.exc_value)
-        else:
-            self.previous(unraisable)
-
-    def _except(self, kind, value, traceback):
-        if _failed_write(value):
-            self.failures.append(value)
-        else:
-            self.previous_except(kind, value, traceback)
 
     def __exit__(self, kind, exc, traceback):
         import gc
-        import sys
 
         from ._atomic import _one_line
         from .errors import StorageError, printable
 
         gc.collect()                    # the block's h5py objects: their deallocation reports here, not later
-        sys.unraisablehook, sys.excepthook = self.previous, self.previous_except
+        with _LOCK:
+            blocks = _BLOCKS[threading.get_ident()]
+            blocks.remove(self)
+            if not blocks:
+                del _BLOCKS[threading.get_ident()]
+            if not _BLOCKS:
+                sys.unraisablehook, sys.excepthook = _SAVED
+                _SAVED.clear()
         failed = exc if _failed_write(exc) else (self.failures[0] if self.failures and exc is None else None)
         if failed is not None:
             raise StorageError(f"{printable(str(self.path))}: cannot write ({_one_line(failed)})") from None

@@ -106,15 +106,23 @@ def signals_held():
         for number, handler in previous.items():
             signal.signal(number, handler)
         if received:                         # the first one, to the handler it was meant for
-            signal.raise_signal(received[0])
+            handler = signal.getsignal(received[0])
+            if callable(handler):
+                # called as Python calls it: raised again, the signal would reach the entry point's watchdog a second
+                # time, which takes a second SIGTERM for a user who insists and ends the process at once, cutting
+                # the clean-up the first one started
+                handler(received[0], sys._getframe())
+            else:                            # SIG_DFL: the system's action
+                signal.raise_signal(received[0])
 
 
 def import_held(name):
-    """``importlib.import_module(name)``, its first import under :func:`signals_held`."""
+    """``importlib.import_module(name)``, its first import under :func:`signals_held`. A module already in
+    ``sys.modules`` is still taken through ``import_module``: another thread may be importing it, and the import
+    waits for it to finish, as an import statement does (``sys.modules`` alone gave the half-initialised module)."""
     import importlib
 
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
+    if name in sys.modules:
+        return importlib.import_module(name)
     with signals_held():
         return importlib.import_module(name)

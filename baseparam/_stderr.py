@@ -12,8 +12,13 @@ import contextlib
 import os
 import re
 import sys
+import threading
 
 _REAL = []      # the real stderr's descriptor while it is held (what a line that must be seen is written to)
+# Descriptor 2 is the process's: one thread holds it at a time (re-entrant, for a hold within a hold). Two threads
+# holding it at once, each restoring the descriptor it had saved, left it pointing at the first one's temporary file
+# for good (every later line of stderr lost) and _REAL naming a closed descriptor.
+_HOLDER = threading.RLock()
 _PANIC = re.compile(rb"^thread '[^'\n]*' panicked at ", re.MULTILINE)
 
 
@@ -32,7 +37,20 @@ def _flush():
 def native_stderr_held():
     """Within the block, what native code writes on descriptor 2 is held; on leaving, it is written to the real
     stderr, up to a Rust panic's text if the block raised a ``PanicException`` (that text is in the exception).
-    Where descriptor 2 cannot be copied, or no temporary file made, the block runs with stderr as it is."""
+    Where descriptor 2 cannot be copied, or no temporary file made, the block runs with stderr as it is; so does it
+    while another thread holds descriptor 2 (what the block writes there is then given back by that thread's hold)."""
+    if not _HOLDER.acquire(blocking=False):
+        yield
+        return
+    try:
+        with _held():
+            yield
+    finally:
+        _HOLDER.release()
+
+
+@contextlib.contextmanager
+def _held():
     import tempfile
 
     _flush()

@@ -927,8 +927,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
 
-        notes = []      # what the readers did (joints left out, the clock, the delay): said once the fit stands,
-        #               so that a run refused after reading says one line
+        notes = []      # what the readers did (joints left out, the clock, the delay): said once the fit and the
+        #               outputs stand, so that a run refused after reading says one line
 
         def read(path):
             traj = read_trajectory(path, n_dof=robot.n_dof, **read_options)

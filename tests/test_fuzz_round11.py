@@ -26,6 +26,28 @@ def test_delay_of_a_log_with_a_stamp_decades_away_is_refused_not_a_memory_error(
         estimate_delay(log)
 
 
+def test_delay_of_a_log_sampled_in_bursts_is_estimated_not_refused_as_a_gap():
+    """Samples taken in bursts (three 0.2 ms apart, then 5.6 ms to the next three): the median step makes a grid with
+    ten points per stamp. The refusal of a window lying in a gap counted the stamps in it and refused this log ("the
+    stamps leave a gap of 0.0056 s"), whose 10 ms delay the robot's model finds as before the refusal came."""
+    from conftest import planar_arm
+    robot = planar_arm()
+    start = np.arange(700) * 0.006
+    t = 1.0 + np.sort(np.concatenate([start, start + 0.0002, start + 0.0004]))
+    rng = np.random.default_rng(2)
+    w = 2 * np.pi * 0.25 * np.arange(1, 5)
+    amp, phase = rng.uniform(0.1, 0.4, (4, 3)), rng.uniform(0, 2 * np.pi, (4, 3))
+
+    def motion(at):
+        arg = at[:, None, None] * w[None, :, None] + phase
+        return [(amp * w[:, None] ** d * np.sin(arg + d * np.pi / 2)).sum(axis=1) for d in range(3)]
+
+    tau = bp.inverse_dynamics(bp.Model(robot), *motion(t - 0.01))        # the effort 10 ms late
+    q, qd, _ = motion(t)
+    found = bp.estimate_delay(bp.Trajectory(t, q, tau, qd, source="bursts"), robot=robot)
+    assert abs(found.seconds - 0.01) < found.step
+
+
 def _bag(path):
     from test_logs import write_bag
     t = 1.0 + np.arange(20) / 100.0

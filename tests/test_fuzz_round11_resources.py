@@ -168,6 +168,40 @@ def test_stderr_held_is_given_back_on_an_interrupt_and_the_real_one_stays_writab
     assert capfd.readouterr().err == "after\n"
 
 
+def test_stderr_held_by_two_threads_at_once_is_given_back(capfd):
+    """Two threads solving at once (a library user's thread pool): each hold saved descriptor 2 and restored what it
+    had saved, so the second restored the first one's temporary file, and stderr stayed there for good (every later
+    line lost) with real_fd naming a closed descriptor. One thread holds it at a time; the other's lines join the
+    holder's and are given back with them."""
+    import threading
+
+    from baseparam import _stderr
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with _stderr.native_stderr_held():
+            first_in.set()
+            second_in.wait(10)
+            os.write(2, b"first\n")
+        first_out.set()
+
+    def second():                  # holds while the first one ends its hold: not nested
+        first_in.wait(10)
+        with _stderr.native_stderr_held():
+            second_in.set()
+            first_out.wait(10)
+            os.write(2, b"second\n")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert _stderr.real_fd() == 2
+    os.write(2, b"after\n")
+    assert capfd.readouterr().err == "first\nsecond\nafter\n"
+
+
 def test_a_panic_of_the_consistent_fit_is_said_in_its_one_line(tmp_path, monkeypatch, capfd):
     """`identify --method consistent` whose solver panics: one line naming the panic, no panic text on stderr."""
     import cvxpy
@@ -200,6 +234,42 @@ def test_text_outputs_larger_than_the_free_space_are_refused_before_writing(tmp_
     assert list(tmp_path.iterdir()) == []
     _atomic.write_text(tmp_path / "b.json", "x" * 100)                   # what fits is written
     assert (tmp_path / "b.json").read_text() == "x" * 100
+
+
+def test_a_file_system_without_figures_is_not_taken_as_full(tmp_path, monkeypatch):
+    """A FUSE mount that does not implement statfs says 0 bytes free of 0: taken at its word, the free-space checks
+    refused every output written there (text, set of files, symbolic HDF5 file, find's HDF5 file) as larger than the
+    free space, where the write itself succeeds. No figures: the check is left to the write."""
+    from baseparam import _atomic
+    no_figures = _Usage(0)
+    no_figures.total = no_figures.used = 0
+    monkeypatch.setattr("shutil.disk_usage", lambda path: no_figures)
+    _atomic.write_text(tmp_path / "a.json", "x" * 1000)
+    _atomic.write_texts({tmp_path / "a.c": "x" * 60, tmp_path / "a.h": "y" * 60})
+    assert (tmp_path / "a.json").read_text() == "x" * 1000 and (tmp_path / "a.h").read_text() == "y" * 60
+    monkeypatch.chdir(tmp_path)
+    for args in (["--symbolic", "all", "--h5", "s.h5"], ["--h5", "z.h5"]):
+        result = CliRunner().invoke(main, ["find", str(PLANAR), *args])
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "s.h5").is_file() and (tmp_path / "z.h5").is_file()
+
+
+def test_a_compressed_bag_file_is_not_refused_for_a_temporary_folder_without_figures(tmp_path, monkeypatch):
+    """The same for a whole-file compressed bag's unpacking: a temporary folder whose file system says 0 bytes of 0
+    refused every such bag ("decompresses to more than the 0 bytes free in the temporary folder"); the bomb check
+    (1000 times its size) still applies, and a real lack of space is still said."""
+    import zstandard
+
+    from baseparam.identification._bag_files import _check_compressed_file
+    path = tmp_path / "log.db3.zstd"
+    path.write_bytes(zstandard.ZstdCompressor().compress(bytes(range(256)) * 40))
+    no_figures = _Usage(0)
+    no_figures.total = no_figures.used = 0
+    monkeypatch.setattr("shutil.disk_usage", lambda path: no_figures)
+    _check_compressed_file(path, "bag")
+    monkeypatch.setattr("shutil.disk_usage", lambda path: _Usage(100))
+    with pytest.raises(bp.DataError, match="more than the 100 bytes free in the temporary folder"):
+        _check_compressed_file(path, "bag")
 
 
 def test_export_that_cannot_write_leaves_no_folder_it_made(tmp_path, monkeypatch):
@@ -323,6 +393,47 @@ def test_a_signal_during_an_import_that_swallows_it_is_delivered_after_the_impor
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_a_held_import_waits_for_the_same_import_in_another_thread(tmp_path, monkeypatch):
+    """import_held returned whatever sys.modules held: a module that another thread was still importing (two threads
+    filtering their first logs at once, scipy.signal) came back half-initialised, and its first attribute was an
+    AttributeError. It is now waited for, as an import statement waits."""
+    import threading
+
+    from baseparam._processes import import_held
+    (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(0.5)\nVALUE = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_to_import", raising=False)
+    other = threading.Thread(target=import_held, args=("slow_to_import",))
+    other.start()
+    while "slow_to_import" not in sys.modules and other.is_alive():
+        time.sleep(0.001)
+    assert import_held("slow_to_import").VALUE == 42
+    other.join()
+
+
+def test_a_held_sigterm_is_heard_once_by_the_entry_points_watchdog(tmp_path):
+    """A SIGTERM held over an import was raised again when the import ended: the entry point's watchdog heard it a
+    second time, took it for a user who insists, and ended the process at once, cutting the clean-up the first one
+    had started (the grace is seconds). The held signal now goes to its handler as Python calls it: heard once."""
+    import subprocess
+
+    script = tmp_path / "held.py"
+    script.write_text(
+        "import signal, sys, time\n"
+        "from baseparam import _entry, cli\n"
+        "from baseparam._processes import signals_held\n"
+        "_entry._install(_entry._on_signal)\n_entry._start_watchdog()\n_entry._PHASE[0] = 'running'\n"
+        "try:\n"
+        "    with signals_held():\n"
+        "        signal.raise_signal(signal.SIGTERM)\n"
+        "except cli._Terminated:\n"
+        "    time.sleep(0.5)          # the clean-up\n"
+        "    print('cleaned up', list(_entry._HEARD))\n")
+    env = {**os.environ, "BASEPARAM_SIGNAL_GRACE": "30", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout == f"cleaned up [{int(signal.SIGTERM)}]\n", (done.returncode, done.stderr)
+
+
 def test_ctrl_c_is_said_in_one_line_without_a_blank_one(monkeypatch):
     """Every Ctrl-C printed a blank line before `baseparam: interrupted` (click's own handling of a
     KeyboardInterrupt, meant to move past a terminal's ^C): two lines on stderr."""
@@ -387,4 +498,43 @@ def test_a_disk_filled_during_an_hdf5_write_is_one_storage_error(capsys):
     assert capsys.readouterr().err == ""
     with writes_checked("out.h5"):                           # nothing failed: nothing said
         pass
+    assert (sys.unraisablehook, sys.excepthook) == hooks
+
+
+def test_hdf5_writes_of_two_threads_give_the_hooks_back_and_keep_their_own_failures():
+    """Two threads writing HDF5 files at once (a library user's pool), their blocks not nested: each block saved the
+    hooks in place and set back what it had saved, so the first one's hook stayed in place for good (a later disk
+    full said by nothing). The hooks are now given back when the last block ends, and a failure reported in one
+    thread is that thread's block's."""
+    import threading
+
+    from baseparam._hdf5 import writes_checked
+    hooks = sys.unraisablehook, sys.excepthook
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    outcome = {}
+
+    def first():
+        with writes_checked("first.h5"):
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
+        outcome["first"] = "written"
+
+    def second():
+        first_in.wait(10)
+        try:
+            with writes_checked("second.h5"):
+                second_in.set()
+                first_out.wait(10)
+                freed = _FailsWhenFreed()
+                del freed
+        except bp.errors.StorageError as exc:
+            outcome["second"] = str(exc)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcome == {"first": "written", "second": "second.h5: cannot write (No space left on device)"}
     assert (sys.unraisablehook, sys.excepthook) == hooks

@@ -249,14 +249,18 @@ def _check_compressed_file(path, source):
     """A whole-file compressed storage file of a ROS 2 bag, which rosbags decompresses into a temporary folder:
     its decompressed size counted first (streaming, nothing kept), and refused beyond 1000 times its own size (a
     decompression bomb) or beyond the free space of that folder. Other damage is left to rosbags."""
-    import shutil
     import tempfile
 
     import zstandard
+
+    from .._atomic import free_space
     remove_stale_unpacked(tempfile.gettempdir())          # before the free space is counted
+    # a temporary folder whose file system gives no figures (0 bytes of 0) is not taken as full: the ratio alone
+    free = free_space(os.path.join(tempfile.gettempdir(), UNPACK_PREFIX))
+    free = float("inf") if free is None else free
     try:
         packed = os.path.getsize(path)
-        ratio, free = _MAX_RATIO * packed + _ALLOWANCE, shutil.disk_usage(tempfile.gettempdir()).free
+        ratio = _MAX_RATIO * packed + _ALLOWANCE
         with open(path, "rb") as stream, zstandard.ZstdDecompressor().stream_reader(stream) as reader:
             size = _counted(reader, min(ratio, free))
     except (OSError, zstandard.ZstdError):

@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from .._atomic import atomic_path, check_output
+from .._atomic import atomic_path, check_output, free_space
 from .._hdf5 import refuse_external, stored_here, writes_checked
 from .._memory import budget, format_size, parse_size
 from .._validation import check_flag, check_input
@@ -213,16 +213,12 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
 def _disk_limit(robot, path, max_disk, parents, joint_types):
     """(bytes the file may take, what bounds them) — ``max_disk`` and the free space of the output's file
     system — after refusing a robot whose estimated file (:func:`z_disk_bytes`) is larger."""
-    import shutil
-
     limits = []
     if max_disk is not None:
         limits.append((parse_size(max_disk, "max_disk", "disk"), "the max_disk given"))
-    try:
-        free = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path)))).free
+    free = free_space(path)
+    if free is not None:                         # None: no such folder (atomic_path says so), or no figures
         limits.append((free, "the free space of the output's file system"))
-    except (OSError, TypeError, ValueError):     # no such folder: atomic_path says so
-        pass
     if not limits:
         return None
     allowed, why = min(limits)

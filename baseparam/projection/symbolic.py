@@ -485,18 +485,14 @@ SYMBOLIC_H5_BYTES = 32_768
 
 def _check_disk(name, path, max_disk, needed):
     """Refuse a file of ``needed`` bytes beyond ``max_disk`` or the free space of ``path``'s file system."""
-    import os
-    import shutil
-
+    from .._atomic import free_space
     from .._memory import format_size, parse_size
     from ..errors import ResourceLimitError
 
     limits = [] if max_disk is None else [(parse_size(max_disk, "max_disk", "disk"), "the max_disk given")]
-    try:
-        free = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path)))).free
+    free = free_space(path)
+    if free is not None:                         # None: no such folder (atomic_path says so), or no figures
         limits.append((free, "the free space of the output's file system"))
-    except (OSError, TypeError, ValueError):     # no such folder: atomic_path says so
-        pass
     if limits and needed > min(limits)[0]:
         allowed, why = min(limits)
         hint = "" if max_disk is not None else "; free some space or write elsewhere"
