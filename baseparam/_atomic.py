@@ -112,8 +112,9 @@ def _report_orphans(folder, now):
         if entry.path not in _REPORTED:
             _REPORTED.add(entry.path)
             pid = _STALE.match(entry.name).group(1)
-            warn(f"{printable(entry.path)}: a temporary file of an earlier run (process {pid}, no longer running: "
-                 f"killed?); removed once unchanged for {STALE_SECONDS // 60} minutes, or remove it yourself")
+            warn(f"{printable(entry.path)}: a temporary file of an earlier run (process {pid}, not running on this "
+                 f"machine: killed, or another machine's writer?); removed once unchanged for "
+                 f"{STALE_SECONDS // 60} minutes, or remove it yourself")
 
 
 def stale_entries(folder, prefix, pattern, kind, now=None, young=False):

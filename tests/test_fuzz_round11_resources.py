@@ -321,8 +321,9 @@ def test_a_killed_runs_young_temporary_file_is_reported_by_the_next_write(tmp_pa
     left = tmp_path / f".baseparam-{gone}-0123456789abcdef.h5.tmp"
     left.write_bytes(b"half an HDF5 file")
     with pytest.warns(UserWarning, match=rf"\.baseparam-{gone}-0123456789abcdef\.h5\.tmp: a temporary file of an "
-                                         rf"earlier run \(process {gone}, no longer running: killed\?\); removed once "
-                                         r"unchanged for 10 minutes, or remove it yourself$"):
+                                         rf"earlier run \(process {gone}, not running on this machine: killed, or "
+                                         r"another machine's writer\?\); removed once unchanged for 10 minutes, or "
+                                         r"remove it yourself$"):
         write_text(tmp_path / "a.json", "{}\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
