@@ -735,7 +735,7 @@ def _writable(paths, plot_out=None):
             _fail(f"{path}: directory {folder} does not exist", 2)
     if plot_out:
         from ._figures import supported_format
-        problem = supported_format(plot_out)
+        problem = supported_format(plot_out, private=True)     # matplotlib writes nothing in ~/.cache, ~/.config
         if problem:
             _fail(f"{plot_out}: {problem}", 2)
 

@@ -1,0 +1,30 @@
+"""Regressions of the command-line fuzzing of issue 28's twelfth round (every command's options in random
+combinations of two to five, valid and odd values, on the robots of robots/, example-robot-data URDFs and tiny
+logs; each run in a forked process with its own working folder, HOME and TMPDIR, all watched): each case below
+failed before its fix. The fuzzer itself was a throwaway; these are the deterministic cases it found."""
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def _files(folder):
+    return sorted(os.path.relpath(os.path.join(d, f), folder) for d, ds, fs in os.walk(folder) for f in ds + fs)
+
+
+def test_a_plot_writes_nothing_in_home_nor_leaves_anything_in_tmpdir(tmp_path):
+    """`identify … --plot out.png` (or `excite --plot`, even a run refused later): matplotlib, imported to check
+    the figure's format, wrote its font list to $HOME/.cache/matplotlib and created $HOME/.config/matplotlib,
+    files outside the named outputs. Its configuration folder is a temporary one now, removed at exit."""
+    home, tmp, cwd = tmp_path / "home", tmp_path / "tmp", tmp_path / "cwd"
+    for folder in (home, tmp, cwd):
+        folder.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
+    env.update(HOME=str(home), TMPDIR=str(tmp), PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "baseparam", "identify", str(PLANAR), "missing.csv",
+                           "--plot", "out.png"], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "missing.csv" in proc.stderr, proc.stderr
+    assert _files(home) == [] and _files(tmp) == [] and _files(cwd) == []
