@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
@@ -28,3 +30,25 @@ def test_a_plot_writes_nothing_in_home_nor_leaves_anything_in_tmpdir(tmp_path):
                            "--plot", "out.png"], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "missing.csv" in proc.stderr, proc.stderr
     assert _files(home) == [] and _files(tmp) == [] and _files(cwd) == []
+
+
+@pytest.mark.parametrize("args, said", [
+    (["describe", "puma560.yaml", "--friction-model", "smooth:0.1", "--yaml", "nodir/out.yaml"], "nodir/out.yaml"),
+    (["equations", "planar_rrr.yaml", "--friction-model", "sign", "--max-terms", "0"], "--max-terms"),
+])
+def test_a_refused_run_says_one_line_not_its_warnings_too(tmp_path, monkeypatch, args, said):
+    """A run refused after a warning (a friction model given to a robot that declares no friction, then an output
+    in a missing folder, or a bad --max-terms) said two lines, the warning and the refusal (docs/cli.md: exit
+    status 2, one line). The warnings of a run are said when it succeeds, and then as before: once each."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    monkeypatch.chdir(tmp_path)
+    args = [args[0], str(ROOT / "robots" / args[1]), *args[2:]]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.startswith("baseparam: ") and said in refused.stderr, refused.stderr
+    fine = CliRunner().invoke(main, args[:4])
+    assert fine.exit_code == 0, fine.output
+    assert fine.stderr.splitlines() == [line for line in fine.stderr.splitlines() if "warning" in line]
+    assert len(fine.stderr.splitlines()) == 1 and "a friction model is given" in fine.stderr, fine.stderr
