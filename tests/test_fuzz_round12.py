@@ -52,3 +52,28 @@ def test_a_refused_run_says_one_line_not_its_warnings_too(tmp_path, monkeypatch,
     assert fine.exit_code == 0, fine.output
     assert fine.stderr.splitlines() == [line for line in fine.stderr.splitlines() if "warning" in line]
     assert len(fine.stderr.splitlines()) == 1 and "a friction model is given" in fine.stderr, fine.stderr
+
+
+def test_a_yaml_of_urdf_geometry_reads_rounded_rpy_as_the_urdf_reader_does(tmp_path):
+    """`payload so100.urdf LOGS --robot-out out.yaml` wrote the robot as a ``convention: urdf`` YAML whose origins
+    keep the URDF's rounded angles (rpy 1.57079, 6.3e-06 rad from 90°); reading it back refused them ("write pi/2
+    for 90°"), where the URDF reader keeps them as written. A written robot reads back, the same robot."""
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.model.robot import robot_to_yaml
+    inertial = ('<inertial><origin xyz="0.1 0.02 0"/><mass value="1"/>'
+                '<inertia ixx="0.01" iyy="0.02" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial>')
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(f'<robot name="arm"><link name="base"/><link name="a">{inertial}</link><link name="b">{inertial}'
+                    '</link><joint name="j1" type="revolute"><parent link="base"/><child link="a"/>'
+                    '<origin xyz="0 0 0.1" rpy="1.57079 0 0"/><axis xyz="0 0 1"/></joint>'
+                    '<joint name="j2" type="revolute"><parent link="a"/><child link="b"/>'
+                    '<origin xyz="0.3 0 0" rpy="0 0 3.14158"/><axis xyz="0 0 1"/></joint></robot>')
+    robot = bp.load_robot(urdf)
+    yaml = tmp_path / "arm.yaml"
+    yaml.write_text(robot_to_yaml(robot))          # what payload --robot-out OUT.yaml writes, payload aside
+    back = bp.load_robot(yaml)
+    q = np.random.default_rng(1).uniform(-1, 1, (4, 2))
+    np.testing.assert_allclose(bp.inverse_dynamics(bp.Model(back), q, q, q),
+                               bp.inverse_dynamics(bp.Model(robot), q, q, q), rtol=1e-12, atol=1e-14)
