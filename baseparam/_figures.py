@@ -12,8 +12,25 @@ import sys
 from ._atomic import atomic_path, check_output, check_room
 
 
-def pyplot():
-    """``matplotlib.pyplot``, with the Agg backend outside notebooks (scripts and the CLI have no display)."""
+def pyplot(private=False):
+    """``matplotlib.pyplot``, with the Agg backend outside notebooks (scripts and the CLI have no display).
+
+    ``private``: when this call imports matplotlib and MPLCONFIGDIR is not set, its configuration and cache
+    folder is a temporary one, removed at exit. The command line asks for it: matplotlib otherwise writes its
+    font list to ~/.cache/matplotlib and creates ~/.config/matplotlib, files outside the named outputs (and
+    reads the user's matplotlibrc, so that a figure depended on more than the command line)."""
+    if private and "matplotlib" not in sys.modules and not os.environ.get("MPLCONFIGDIR"):
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix=".baseparam-matplotlib-")
+        atexit.register(shutil.rmtree, folder, True)
+        os.environ["MPLCONFIGDIR"] = folder
+        try:
+            return pyplot()         # matplotlib reads MPLCONFIGDIR once, on import (its folders are cached)
+        finally:
+            del os.environ["MPLCONFIGDIR"]     # not passed on to the processes the run starts
     import matplotlib
     if not os.environ.get("MPLBACKEND") and "ipykernel" not in sys.modules:
         matplotlib.use("Agg")
@@ -21,9 +38,10 @@ def pyplot():
     return plt
 
 
-def supported_format(path):
-    """None if matplotlib can write ``path``'s format (by extension), else what is wrong."""
-    plt = pyplot()
+def supported_format(path, private=False):
+    """None if matplotlib can write ``path``'s format (by extension), else what is wrong (``private``: see
+    :func:`pyplot`)."""
+    plt = pyplot(private)
     ext = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     formats = plt.figure().canvas.get_supported_filetypes()
     plt.close("all")

@@ -128,7 +128,16 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     if text in shown:
         return
     shown.add(text)
-    click.echo(text, err=True)
+    if _HELD:
+        _HELD[-1].append(text)
+    else:
+        click.echo(text, err=True)
+
+
+# The warnings of the run under way, said when it succeeds (a stack: CliRunner runs may nest). A refused run says
+# one line, its refusal (docs/cli.md, exit status 2): a warning met before it ("a friction model is given, but no
+# joint declares Coulomb friction", the mimic joints read as independent) made two.
+_HELD = []
 
 
 def _reader_note(note):
@@ -422,13 +431,26 @@ class _OneLineErrors(click.Group):
         with warnings.catch_warnings(), _termination_unwinds():   # both restored on return
             warnings.showwarning = functools.partial(_warning_line, shown=set())
             try:
-                self._run(*args, **kwargs)
+                self._run_saying_warnings(*args, **kwargs)
             except (_Terminated, SystemExit) as exc:
                 # a run that went on after a swallowed signal (SystemExit): its status still says so
                 number = exc.args[0] if isinstance(exc, _Terminated) else next(iter(_SIGNALLED), None)
                 if number is None:
                     raise
                 _stopped(f"terminated ({signal.Signals(number).name})", 128 + number)
+
+    def _run_saying_warnings(self, *args, **kwargs):
+        """:meth:`_run`, its warnings said when it ends with status 0 (none when it is refused or stopped)."""
+        _HELD.append([])
+        try:
+            self._run(*args, **kwargs)
+        except SystemExit as exc:
+            if exc.code in (0, None):
+                for text in _HELD[-1]:
+                    click.echo(text, err=True)
+            raise
+        finally:
+            _HELD.pop()
 
     def invoke(self, ctx):
         try:
@@ -735,7 +757,7 @@ def _writable(paths, plot_out=None):
             _fail(f"{path}: directory {folder} does not exist", 2)
     if plot_out:
         from ._figures import supported_format
-        problem = supported_format(plot_out)
+        problem = supported_format(plot_out, private=True)     # matplotlib writes nothing in ~/.cache, ~/.config
         if problem:
             _fail(f"{plot_out}: {problem}", 2)
 

@@ -400,8 +400,9 @@ def _common_keys(entry, k, path, fields, found):
             fields[key] = found.get(read, entry[key], f"{path}.{key}")
 
 
-def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
-    """A DH number: angles may be ``pi/2``-style expressions in radians and are snapped (see _angles)."""
+def _field_number(value, key, kind, path, length_unit, angle_unit, snapper, refuse_rounded=True):
+    """A DH number: angles may be ``pi/2``-style expressions in radians and are snapped (see _angles);
+    ``refuse_rounded=False`` keeps a rounded angle (1.5708) as written, as the URDF reader does."""
     is_angle = key in ("alpha", "theta") or (key == "offset" and kind == "revolute")
     if is_angle and isinstance(value, str) and angle_unit == "rad" and ("pi" in value or "π" in value):
         value = pi_angle(value, path)
@@ -416,7 +417,7 @@ def _field_number(value, key, kind, path, length_unit, angle_unit, snapper):
         raise _Invalid(path, problem)
     if is_angle and angle_unit == "rad":
         # twists (and a prismatic joint's theta) shape rank and regroupings; offsets only shift q
-        value = snapper(value, path, shapes_rank=key != "offset")
+        value = snapper(value, path, shapes_rank=refuse_rounded and key != "offset")
     return value
 
 
@@ -464,7 +465,9 @@ def _origin(value, path, snapper) -> Origin:
         items = spec["rpy"]
         if not isinstance(items, list) or len(items) != 3:
             raise _Invalid(f"{path}.rpy", f"expected a list of 3 angles (rad), got {_got(items)}")
-        rpy = tuple(_field_number(v, "alpha", "revolute", f"{path}.rpy[{i}]", "m", "rad", snapper)
+        # a URDF's geometry, read as the URDF reader reads it: rounded angles kept, not refused (the YAML that
+        # payload --robot-out writes of a URDF robot, rpy="1.57079 0 0" among them, did not read back)
+        rpy = tuple(_field_number(v, "alpha", "revolute", f"{path}.rpy[{i}]", "m", "rad", snapper, False)
                     for i, v in enumerate(items, start=1))
     return Origin(xyz, rpy, label=path)
 
