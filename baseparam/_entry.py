@@ -132,6 +132,9 @@ def _remove_temporaries():
     discard = getattr(sys.modules.get("baseparam._atomic"), "_discard", None)
     if discard is not None:                     # defined after _LIVE
         discard(list(sys.modules["baseparam._atomic"]._LIVE))
+    remove = getattr(sys.modules.get("baseparam._figures"), "remove_private", None)
+    if remove is not None:                      # matplotlib's temporary folder (--plot), which atexit would remove
+        remove()
 
 
 def _stop_workers():

@@ -21,11 +21,11 @@ def pyplot(private=False):
     reads the user's matplotlibrc, so that a figure depended on more than the command line)."""
     if private and "matplotlib" not in sys.modules and not os.environ.get("MPLCONFIGDIR"):
         import atexit
-        import shutil
         import tempfile
 
         folder = tempfile.mkdtemp(prefix=".baseparam-matplotlib-")
-        atexit.register(shutil.rmtree, folder, True)
+        _PRIVATE.append(folder)
+        atexit.register(remove_private)
         os.environ["MPLCONFIGDIR"] = folder
         try:
             return pyplot()         # matplotlib reads MPLCONFIGDIR once, on import (its folders are cached)
@@ -36,6 +36,19 @@ def pyplot(private=False):
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
+
+
+# The temporary folders of pyplot(private=True): removed at exit by atexit, and by the command line's ends past
+# atexit (a run stopped by a signal ends with os._exit: the folder and its font list were left in $TMPDIR).
+_PRIVATE = []
+
+
+def remove_private():
+    """Remove the temporary matplotlib folders :func:`pyplot` made (``private``)."""
+    import shutil
+
+    for folder in list(_PRIVATE):       # not popped: the watchdog thread (_entry) may be removing them too
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def supported_format(path, private=False):

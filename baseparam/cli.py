@@ -290,8 +290,12 @@ def _stopped(message, status):
         click.echo(f"baseparam: {message}", err=True)
     else:
         entry.say_once(lambda: click.echo(f"baseparam: {message}", err=True))
-    # os._exit skips atexit, where multiprocessing unlinks the semaphores of a worker pool (excite
-    # --workers): without this its resource tracker reports them "leaked" after we have gone
+    # os._exit skips atexit, where matplotlib's temporary folder is removed (--plot) and multiprocessing unlinks
+    # the semaphores of a worker pool (excite --workers): without this its resource tracker reports them "leaked"
+    # after we have gone
+    figures = sys.modules.get("baseparam._figures")
+    if figures is not None:
+        figures.remove_private()
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is not None:
         with contextlib.suppress(Exception):

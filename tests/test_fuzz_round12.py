@@ -32,6 +32,35 @@ def test_a_plot_writes_nothing_in_home_nor_leaves_anything_in_tmpdir(tmp_path):
     assert _files(home) == [] and _files(tmp) == [] and _files(cwd) == []
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_a_plot_run_stopped_by_a_signal_leaves_no_matplotlib_folder_in_tmpdir(tmp_path, signum):
+    """A --plot run stopped by Ctrl-C or SIGTERM ends with os._exit, past atexit: the temporary matplotlib folder
+    and its font list were left in $TMPDIR. The signal is sent once matplotlib has written its font list there."""
+    import signal
+    import time
+    home, tmp, cwd = tmp_path / "home", tmp_path / "tmp", tmp_path / "cwd"
+    for folder in (home, tmp, cwd):
+        folder.mkdir()
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n  - {q: [-2, 2.5], qd: 1.5}\n  - {q: [-1.5, 1.5], qd: 2}\n"
+                      "  - {q: [-2.5, 2.5], qd: 2.5}\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
+    env.update(HOME=str(home), TMPDIR=str(tmp), PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "baseparam", "excite", str(PLANAR), "--limits", str(limits),
+                             "--starts", "400", "--plot", "out.png", "--out", "out.csv"], cwd=cwd, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        while proc.poll() is None and not list(tmp.glob(".baseparam-matplotlib-*/fontlist*")):
+            time.sleep(0.02)
+        proc.send_signal(getattr(signal, signum))
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + getattr(signal, signum) and err.count("\n") == 1, err
+    assert not list(tmp.glob(".baseparam-matplotlib-*")), _files(tmp)
+
+
 @pytest.mark.parametrize("args, said", [
     (["describe", "puma560.yaml", "--friction-model", "smooth:0.1", "--yaml", "nodir/out.yaml"], "nodir/out.yaml"),
     (["equations", "planar_rrr.yaml", "--friction-model", "sign", "--max-terms", "0"], "--max-terms"),
