@@ -268,7 +268,6 @@ def _check_outputs(inputs, outputs, not_stdout=None):
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
     from ._atomic import check_output
-    from .errors import StorageError
     for _flag, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
             check_output(out)
