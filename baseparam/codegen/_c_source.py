@@ -10,10 +10,10 @@ from ._printer import _argument, _header_comment, _leaf
 from ._routines import PURPOSE
 
 
-def _c_signature(prefix, routine, n, R):
+def _c_signature(prefix, routine, n, R, returns="void", suffix=""):
     params = [f"const double {a}[{routine.width(a, n, R)}]" for a in routine.arguments]
     out = f"double {routine.output}[{routine.size}]"
-    return f"void {prefix}_{routine.name}({', '.join(params + [out])})"
+    return f"{returns} {prefix}_{routine.name}{suffix}({', '.join(params + [out])})"
 
 
 def c_function(robot, routine, prefix, R):
@@ -36,17 +36,13 @@ def c_function(robot, routine, prefix, R):
     return "\n".join(lines) + "\n"
 
 
-def _c_checked_signature(prefix, routine, n, R):
-    return "int " + _c_signature(prefix, routine, n, R)[len("void "):].replace("(", "_checked(", 1)
-
-
 def c_checked_function(robot, routine, prefix, R):
     """``NAME_<routine>_checked``: the plain function behind a check of its inputs (see :func:`c_sources`).
 
     ``!(fabs(x) <= bound)`` is true for NaN and ±inf as for a value beyond the bound: one comparison per
     input, and the plain function, unchanged, computes the outputs (bit for bit the same)."""
     n, P = robot.n_dof, prefix.upper()
-    lines = [_c_checked_signature(prefix, routine, n, R), "{"]
+    lines = [_c_signature(prefix, routine, n, R, "int", "_checked"), "{"]
     for arg in routine.arguments:
         code, bound = (2, f"{P}_MAX_PARAMETER") if arg == "p_base" else (1, f"{P}_MAX_STATE")
         lines += [f"    for (int i = 0; i < {routine.width(arg, n, R)}; ++i)",
@@ -89,7 +85,7 @@ def c_sources(base, selected, prefix, counts, checked=False):
                    " * products may overflow to inf or NaN. Not under -ffast-math, which assumes no NaN. */",
                    f"#define {prefix.upper()}_MAX_STATE {ABSURD!r}",
                    f"#define {prefix.upper()}_MAX_PARAMETER {ABSURD_PARAMETER!r}", ""]
-        header += [_c_checked_signature(prefix, r, n, R) + ";" for r in selected] + [""]
+        header += [_c_signature(prefix, r, n, R, "int", "_checked") + ";" for r in selected] + [""]
     header += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""]
     source = [comment, "#include <math.h>", f'#include "{prefix}.h"', "",
               f"const char *const {prefix}_base_names[{R}] = {{{names}}};", ""]

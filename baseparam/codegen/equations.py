@@ -40,7 +40,7 @@ from typing import Optional
 import numpy as np
 
 from .._validation import ABSURD, ABSURD_PARAMETER
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ExportError
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
 N_CHECK = 20          # random states of the printed verification
@@ -438,7 +438,6 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         # the check's verdict, not only its figure: a nearly special geometry (PUMA's alpha3 = 90.0000001°) printed
         # equations 7 % off Newton–Euler with exit status 0 (the exact ones agree to 1e-14 relative)
         if not err <= 1e-6 * scale:
-            from ..errors import ExportError
             raise ExportError(f"equations: {robot.name}: the closed form differs from Newton–Euler by {err:.3g} at "
                               f"random states (max |τ| {scale:.3g}): a nearly special angle or length leaves its "
                               "coefficients inexact; write the special value, or evaluate with baseparam export")

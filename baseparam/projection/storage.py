@@ -213,6 +213,19 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
 def _disk_limit(robot, path, max_disk, parents, joint_types):
     """(bytes the file may take, what bounds them) — ``max_disk`` and the free space of the output's file
     system — after refusing a robot whose estimated file (:func:`z_disk_bytes`) is larger."""
+    limit = disk_limit(robot.name, path, max_disk, z_disk_bytes(parents, joint_types), "the whole Z")
+    return None if limit is None else (*limit, robot.name)
+
+
+def disk_limit(name, path, max_disk, needed, what):
+    """(bytes a file may take, what bounds them) — ``max_disk`` and the free space of ``path``'s file system —
+    or None when neither is known; a file of ``needed`` bytes (the estimate of the file of ``what``) beyond
+    them is refused, one line naming ``name``.
+
+    Raises
+    ------
+    ResourceLimitError
+    """
     limits = []
     if max_disk is not None:
         limits.append((parse_size(max_disk, "max_disk", "disk"), "the max_disk given"))
@@ -222,12 +235,11 @@ def _disk_limit(robot, path, max_disk, parents, joint_types):
     if not limits:
         return None
     allowed, why = min(limits)
-    needed = z_disk_bytes(parents, joint_types)
     if needed > allowed:
         hint = "" if max_disk is not None else "; free some space or write elsewhere"
-        raise ResourceLimitError(f"{robot.name}: the file of the whole Z would take up to about {format_size(needed)} "
+        raise ResourceLimitError(f"{name}: the file of {what} would take up to about {format_size(needed)} "
                                  f"on disk, more than the {format_size(allowed)} allowed ({why}){hint}")
-    return allowed, why, robot.name
+    return allowed, why
 
 
 # attributes of the file's root a reader takes (find_and_store writes 9, a floating base 3 more)

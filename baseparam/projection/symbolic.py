@@ -458,47 +458,32 @@ def store_symbolic(sym, path, max_disk=None):
 
     from .._atomic import atomic_path, check_output
     from .._hdf5 import writes_checked
+    from .storage import disk_limit
 
     text = h5py.string_dtype()
     terms = [[sym.terms(r).get(n, "0") for n in sym.standard_names] for r in range(sym.rank)]
     check_output(path)          # a link or a folder said as such, not as a lack of free space where it points
-    strings = [*sym.symbols, *map(str, sym.values.values()), *sym.standard_names, *sym.names,
-               *(t for row in terms for t in row), *(s.describe() for s in sym.special)]
-    _check_disk(sym.robot.name, path, max_disk, SYMBOLIC_H5_BYTES + sum(64 + 2 * len(s.encode()) for s in strings))
+    symbol_values, special = [str(v) for v in sym.values.values()], [s.describe() for s in sym.special]
+    strings = [*sym.symbols, *symbol_values, *sym.standard_names, *sym.names, *(t for row in terms for t in row),
+               *special]
+    disk_limit(sym.robot.name, path, max_disk, SYMBOLIC_H5_BYTES + sum(64 + 2 * len(s.encode()) for s in strings),
+               "the symbolic regroupings")
     with atomic_path(path, ".h5.tmp") as tmp, writes_checked(path), h5py.File(tmp, "w") as f:
         f.attrs.update({"robot": sym.robot.name, "parameters": sym.parameters,
                         "length_unit": sym.robot.length_unit, "rank": sym.rank,
                         "robot_is_generic": sym.robot_is_generic, "format": "baseparam symbolic regroupings"})
-        for name, values in (("symbols", sym.symbols), ("symbol_values", [str(v) for v in sym.values.values()]),
+        for name, values in (("symbols", sym.symbols), ("symbol_values", symbol_values),
                              ("standard", sym.standard_names), ("names", sym.names)):
             f.create_dataset(name, data=list(values), dtype=text)
         f.create_dataset("pivots", data=np.array([sym.standard_names.index(n) for n in sym.names], dtype=np.int64))
         f.create_dataset("terms", data=np.array(terms, dtype=object).reshape(sym.rank, len(sym.standard_names)),
                          dtype=text)
-        f.create_dataset("special", data=[s.describe() for s in sym.special], dtype=text)
+        f.create_dataset("special", data=special, dtype=text)
 
 
 # the symbolic file's own structures (measured: 19 kB for the planar arm's 300 strings, 110 kB for the PUMA's
 # 2 300: HDF5 keeps about 45 bytes per variable-length string besides its text)
 SYMBOLIC_H5_BYTES = 32_768
-
-
-def _check_disk(name, path, max_disk, needed):
-    """Refuse a file of ``needed`` bytes beyond ``max_disk`` or the free space of ``path``'s file system."""
-    from .._atomic import free_space
-    from .._memory import format_size, parse_size
-    from ..errors import ResourceLimitError
-
-    limits = [] if max_disk is None else [(parse_size(max_disk, "max_disk", "disk"), "the max_disk given")]
-    free = free_space(path)
-    if free is not None:                         # None: no such folder (atomic_path says so), or no figures
-        limits.append((free, "the free space of the output's file system"))
-    if limits and needed > min(limits)[0]:
-        allowed, why = min(limits)
-        hint = "" if max_disk is not None else "; free some space or write elsewhere"
-        raise ResourceLimitError(f"{name}: the file of the symbolic regroupings would take up to about "
-                                 f"{format_size(needed)} on disk, more than the {format_size(allowed)} allowed ({why})"
-                                 f"{hint}")
 
 
 __all__ = ["SpecialValue", "SymbolicBaseParameters", "SymbolicError", "find_symbolic_base_parameters",
