@@ -441,3 +441,11 @@ def test_a_contacts_file_of_too_many_contacts_is_refused_by_its_own_reader(tmp_p
     path.write_text("contacts:\n" + "".join(f"  - {{link: 1, name: c{k}}}\n" for k in range(65)))
     with pytest.raises(bp.DataError, match=r"contacts.yaml: contacts: expected at most 64 contacts, got 65$"):
         read_contacts(path)
+
+
+def test_methods_given_as_a_generator_are_all_fitted(instances):
+    """simulated_identification checked ``methods`` by reading them into a list it then dropped: a generator was
+    used up by the check, no fit ran, and an empty dict came back."""
+    model, run = instances["Model"], instances["TrackingRun"]
+    fits = bp.simulated_identification(model, run, run, methods=(m for m in ("ols",)), preprocessing=None)
+    assert list(fits) == ["ols"] and np.isfinite(fits["ols"].torque_error)

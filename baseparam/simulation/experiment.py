@@ -119,7 +119,7 @@ def simulated_identification(model, run, held_out, *, methods=("ols", "consisten
     """
     for name, value in (("run", run), ("held_out", held_out)):
         check_instance(value, name, TrackingRun, "a TrackingRun (bp.track)")
-    _check_methods(methods, options)
+    methods = _check_methods(methods, options)
     model = standard_model(model)
     robot, p, parameters = model.robot, model.values(), model.parameters
     truth_states = held_out.truth
@@ -140,7 +140,8 @@ def simulated_identification(model, run, held_out, *, methods=("ols", "consisten
 
 
 def _check_methods(methods, options):
-    """Known methods, and options only when the consistent fit (the one that takes them) runs."""
+    """``methods`` as a list (a generator is read once, here) of known methods, and options only when the
+    consistent fit (the one that takes them) runs."""
     try:
         methods = list(methods)     # an empty array has no truth value
     except TypeError:
@@ -153,6 +154,7 @@ def _check_methods(methods, options):
     if options and "consistent" not in methods:          # identify() would refuse them; do not drop them
         raise ArgumentError(f"{', '.join(sorted(options))}: options of the consistent fit, but methods "
                             f"{shown(list(methods))} has no 'consistent'")
+    return methods
 
 
 HELD_OUT_SEED = 1000         # the held-out log's noise seed, after the training logs' (seed + draw)
@@ -248,7 +250,7 @@ def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, 
             not all(isinstance(r, Reference) for r in [*references.values(), held_out]) or \
             not all(isinstance(name, str) for name in references):
         raise ArgumentError("references, held_out: expected a dict name (str) → bp.Reference and a bp.Reference")
-    _check_methods(methods, options)
+    methods = _check_methods(methods, options)
     runs = {name: track(model, r, noise=noise, gains=gains, bandwidth=bandwidth) for name, r in references.items()}
     held = track(model, held_out, bandwidth=bandwidth)
     fits = {}
