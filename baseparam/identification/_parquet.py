@@ -17,6 +17,7 @@ refused in one line.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -44,22 +45,19 @@ DEFAULT_COLUMNS = {
 }
 
 
-_PYARROW = []        # (pyarrow, pyarrow.parquet, pyarrow.compute) once imported
-
-
+@functools.cache
 def pyarrow_modules():
-    """(pyarrow, pyarrow.parquet, pyarrow.compute), imported with the stopping signals held (:func:`signals_held`),
-    and so is pandas, which pyarrow imports on its first computation: interrupted while its Cython modules
-    initialise, it lost the signal, or said "partially initialized module 'pandas'" as an internal error."""
-    if not _PYARROW:
-        with signals_held():
-            import pyarrow as pa
-            import pyarrow.compute as pc
-            import pyarrow.parquet as pq
-            with contextlib.suppress(Exception):          # pyarrow's own switch: imports pandas if it is installed
-                _ = pa.lib._pandas_api.have_pandas
-        _PYARROW[:] = [pa, pq, pc]
-    return tuple(_PYARROW)
+    """(pyarrow, pyarrow.parquet, pyarrow.compute), imported once with the stopping signals held
+    (:func:`signals_held`), and so is pandas, which pyarrow imports on its first computation: interrupted while its
+    Cython modules initialise, it lost the signal, or said "partially initialized module 'pandas'" as an internal
+    error."""
+    with signals_held():
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+        with contextlib.suppress(Exception):          # pyarrow's own switch: imports pandas if it is installed
+            _ = pa.lib._pandas_api.have_pandas
+    return pa, pq, pc
 
 
 def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):

@@ -84,7 +84,8 @@ import numpy as np
 
 from .._numbers import real_array
 from .._stderr import solve_clarabel
-from .._validation import ABSURD, check_instance, check_number, check_option, check_robot, check_samples, shown
+from .._validation import (ABSURD, check_instance, check_number, check_option, check_parameter_vector, check_robot,
+                           check_samples, shown)
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
 
@@ -273,14 +274,10 @@ class FloatingIdentification:
     def from_standard(self, p):
         """θ = E p: what the route identifies, of standard parameters ``p`` (n_standard,) or (n_standard, m), e.g. the
         truth."""
-        from .._validation import check_parameter_vector
-
         return self.combinations_matrix @ check_parameter_vector(p, len(self.standard_names), "p", sets=True)
 
     def combinations(self, digits=6):
         """Each identified combination as text, ``'XX0 + 0.25·M1 − …'`` (``digits``: significant digits, 1 to 17)."""
-        from .._validation import check_number
-
         digits = check_number(digits, "digits", low=1, high=17, integer=True)
         out = []
         for row in self.combinations_matrix:

@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from .._checks import check_input, not_utf8, read_bounded, shown
+from .._checks import check_input, check_instance, not_utf8, read_bounded, shown
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
@@ -350,7 +350,6 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     """
     from dataclasses import replace
 
-    from .._validation import check_robot
     from ._floating_bags import contact_topics, read_floating_bag
     robot = check_robot(robot)
     source = check_input(path, unreadable=DataError)    # a FIFO or a device (a bag folder's files: its reader)
@@ -439,9 +438,6 @@ def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/
 
 def _motion(trajectory):
     """``trajectory`` when it is a motion (a Trajectory); else ArgumentTypeError in one line."""
-    from .._checks import check_instance
-    from ..motion import Trajectory
-
     return check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
 
 

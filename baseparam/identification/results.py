@@ -229,8 +229,7 @@ class Identification:
             model = joint.friction_model
             if (k, "FS") in layout.friction_columns:
                 model = replace(model, stribeck_friction=float(p[layout.friction_columns[(k, "FS")]]))
-            joints.append(replace(joint, inertia=body, friction=friction, rotor_inertia=rotor,
-                                              friction_model=model))
+            joints.append(replace(joint, inertia=body, friction=friction, rotor_inertia=rotor, friction_model=model))
         return replace(robot, joints=tuple(joints), source=None)
 
     def to_yaml(self, path=None) -> str:
@@ -243,8 +242,6 @@ class Identification:
         return _written(path, text)
 
     def _bodies(self, what):
-        from ..errors import ArgumentError
-
         e = self.estimator
         if getattr(e, "physical_", None) is None:
             raise ArgumentError(f"{what}: method={shown(e.method)} estimates base parameters, not bodies; "
@@ -359,7 +356,6 @@ class Identification:
         return f"identified by baseparam: consistent fit, prior {c.prior}{asked}{weight}"
 
     def _updated_urdf(self, robot, bodies, layout, p):
-        from ..errors import ArgumentError
         from ..model.urdf_update import updated_urdf
 
         if robot.is_floating:

@@ -256,7 +256,6 @@ def _check_joint_order(path, source, ext, joints):
 def robot_joint_names(robot):
     """The robot's joint names in its order: the description's (URDF ``name``, YAML ``name:``), else
     ``joint1`` … ``jointN`` (the names baseparam's URDF writer gives unnamed joints)."""
-    from .._validation import check_robot
     from ..model.robot import joint_names     # when called: reading a log loads no robot model (nor PyYAML)
 
     return joint_names(check_robot(robot).joints)
