@@ -93,6 +93,12 @@ _SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (st
             (stat.S_ISSOCK, "a socket"))
 
 
+def inside(folder, path) -> bool:
+    """Whether ``path``, its links followed, lies in ``folder`` (a real path, links resolved): an input's own files
+    only, not what a link in it leads to."""
+    return os.path.commonpath([folder, os.path.realpath(path)]) == folder
+
+
 def refuse_special(path, error, source=None) -> None:
     """``error`` (``SOURCE: not a regular file (a FIFO); expected a file``) when ``path`` names, itself or through
     links, a FIFO, a device or a socket: opening a FIFO waits for a writer forever, and a device such as
