@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import check_instance, inside, read_bounded, refuse_special, shown
+from .._checks import check_instance, read_bounded, refuse_special, shown, within
 from ..errors import DataError, ResourceLimitError, printable
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
@@ -120,7 +120,7 @@ def check_bag_folder(path, source, named, types=()):
     name, where = os.path.join(path, "metadata.yaml"), f"{source}/metadata.yaml"
     refuse_special(name, DataError, where)
     folder = os.path.realpath(path)
-    if not inside(folder, name):     # the metadata too, not only what it lists
+    if not within(folder, name):     # the metadata too, not only what it lists
         raise DataError(f"{where}: a link leading outside the bag folder; a bag's files are read from its own folder "
                         "only")
     try:
@@ -145,7 +145,7 @@ def check_bag_folder(path, source, named, types=()):
         if not isinstance(name, str):
             continue
         target = os.path.join(folder, name)
-        if not inside(folder, target):
+        if not within(folder, target):
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
         refuse_special(target, DataError, f"{source}/{_one_line(name)[:200]}")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import inside, read_json, refuse_special, shown
+from .._checks import read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
@@ -211,7 +211,7 @@ def _joint_names(path, schema, column):
         if not os.path.lexists(info):
             return None
         # the dataset's own metadata only: not a link leading out of its folder, nor a FIFO or device read without end
-        if not inside(str(root), info):
+        if not within(str(root), info):
             raise DataError(f"{printable(str(info))}: a link leading outside the dataset folder "
                             f"{printable(str(root))}; a dataset's metadata is read from its own folder only")
         refuse_special(info, DataError, printable(str(info)))
