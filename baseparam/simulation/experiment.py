@@ -150,10 +150,10 @@ def _check_methods(methods, options):
     # a method that is no str (an array, a list) is unknown: compared with the names it would be element by element
     unknown = [m for m in methods if not isinstance(m, str) or m not in METHODS]
     if unknown or not methods:
-        raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {shown(list(methods))}")
+        raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {shown(methods)}")
     if options and "consistent" not in methods:          # identify() would refuse them; do not drop them
         raise ArgumentError(f"{', '.join(sorted(options))}: options of the consistent fit, but methods "
-                            f"{shown(list(methods))} has no 'consistent'")
+                            f"{shown(methods)} has no 'consistent'")
     return methods
 
 

@@ -55,7 +55,7 @@ class SensorNoise:
 
     def __post_init__(self):
         # refused when made, not when first used (the number of joints is checked there, by per_joint)
-        for name in ("q", "qd", "qdd", "tau", "current", "resolution"):
+        for name in _FIELDS:
             value = real_array(f"noise.{name}", getattr(self, name))
             if value.ndim > 1 or not np.isfinite(value).all() or (value < 0).any():
                 raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or one per joint, got "
