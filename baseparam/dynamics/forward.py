@@ -208,13 +208,8 @@ class ForwardDynamics:
         except (TypeError, ValueError):
             self._convert(q, qd, tau)
         if call(self._block):                   # the kernel's flag: q̈ holds a number that is not finite
-            self._not_finite()
+            _refuse(self._q, self._qd, self._tau, self._out)
         return self._out.copy()
-
-    def _not_finite(self):
-        """Refuse the sample in the buffers whose q̈ is not finite, in one line: an input not finite or absurd,
-        else M(q) singular (the message of :func:`forward_dynamics`)."""
-        _refuse(self._q, self._qd, self._tau, self._out)
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
@@ -225,8 +220,7 @@ class ForwardDynamics:
         out = self._python(self._q, self._qd, self._tau)
         self._count(1)
         if not all(map(math.isfinite, out.tolist())):
-            self._out[:] = out
-            self._not_finite()
+            _refuse(self._q, self._qd, self._tau, out)
         return out
 
     def _python(self, q, qd, tau):
