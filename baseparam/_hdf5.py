@@ -109,19 +109,22 @@ def _block():
         return blocks[-1] if blocks else None
 
 
-def _unraisable(unraisable):
-    block = _block() if _failed_write(unraisable.exc_value) else None
+def _kept(exc):
+    """Whether ``exc``, reported to a hook, is a failed write in a block's thread: then the block keeps it (and
+    raises it on leaving) instead of the hook in place before."""
+    block = _block() if _failed_write(exc) else None
     if block is not None:
-        block.failures.append(unraisable.exc_value)
-    elif _SAVED:
+        block.failures.append(exc)
+    return block is not None
+
+
+def _unraisable(unraisable):
+    if not _kept(unraisable.exc_value) and _SAVED:
         _SAVED[0](unraisable)
 
 
 def _except(kind, value, traceback):
-    block = _block() if _failed_write(value) else None
-    if block is not None:
-        block.failures.append(value)
-    elif _SAVED:
+    if not _kept(value) and _SAVED:
         _SAVED[1](kind, value, traceback)
 
 
