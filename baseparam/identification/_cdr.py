@@ -252,8 +252,8 @@ def encode(t, names, position, velocity=None, effort=None, frame_id=""):
     S = position.shape[0]
     head = bytearray(b"\x00\x01\x00\x00") + bytes(8)
 
-    def pad(n):         # as _cdr_align
-        head.extend(bytes((4 - len(head)) % n))
+    def pad(n):
+        head.extend(bytes(_cdr_align(len(head), n) - len(head)))
 
     def string(text):
         raw = text.encode("utf-8") + b"\x00"

@@ -33,11 +33,10 @@ import numpy as np
 
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
-from ..motion import Trajectory, not_unit, quaternion_norms
+from ..motion import Trajectory, interp_columns, not_unit, quaternion_norms
 from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
                      shown_contents, topics_listed)
-from .preprocessing import interp_columns
 from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}

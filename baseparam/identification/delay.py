@@ -53,8 +53,7 @@ import numpy as np
 
 from .._validation import check_instance, check_number, check_robot, shown
 from ..errors import DataError
-from ..motion import Trajectory
-from .preprocessing import interp_columns
+from ..motion import Trajectory, interp_columns
 
 MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000

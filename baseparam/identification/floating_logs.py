@@ -23,7 +23,7 @@ from .._checks import check_input, check_instance, not_utf8, read_bounded, shown
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
-from ._parquet import _lists, list_type, metadata, numeric_type
+from ._parquet import _lists, list_type, metadata, numeric_type, pyarrow_modules
 from ._record import MAX_VALUES, _one_line
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -371,8 +371,7 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
 
 def _parquet_array(table, name, width, source):
     """A list column of ``width`` numbers per row as (S, width) float64; a null row or another length refused."""
-    import pyarrow as pa
-
+    pa = pyarrow_modules()[0]
     column = table.column(name)
     if not list_type(pa, column.type) or not numeric_type(pa, column.type.value_type):
         raise DataError(f"{source}: column {name}: expected a list of {width} numbers per row")
@@ -384,8 +383,7 @@ def _parquet_array(table, name, width, source):
 
 
 def _read_floating_parquet(source, robot, names):
-    import pyarrow.parquet as pq
-
+    pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
         table = pq.read_table(source)
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
@@ -398,7 +396,6 @@ def _read_floating_parquet(source, robot, names):
             raise DataError(f"{source}: metadata baseparam.floating: {key}: expected a list of names, got "
                             f"{type(listed).__name__}")
     _needs(source, table.column_names, "column", "Parquet")
-    import pyarrow as pa
     t_column = table.column("t")
     if not numeric_type(pa, t_column.type):
         raise DataError(f"{source}: column t: {t_column.type} values, not times in s")
