@@ -6,6 +6,8 @@ import math
 import re
 
 from .._checks import shown
+from .._warnings import warn
+from ..errors import RoundOffWarning, printable
 from ._yaml_text import _Invalid
 from .checks import NEAR_SPECIAL, pi_expression, special_radians
 
@@ -64,12 +66,13 @@ class AngleSnapper:
                                  f"precision, {exact!r}); to keep {shown(value)} as written, pass exact_angles=False")
         return value
 
-    def note(self, filename: str):
-        """The one-line note for the file, or None."""
+    def report(self, filename: str):
+        """Say the file's one-line note (a RoundOffWarning) when an angle was taken as a multiple of 15°."""
         if not self.snapped:
-            return None
+            return
         difference, where = max(self.snapped)
         n = len(self.snapped)
-        return (f"{filename}: {n} angle{'s' if n > 1 else ''} within {self.tolerance:g} rad of multiples of 15° "
-                f"taken as them, so the base set stays exact (largest difference {difference:.1e} rad, {where}); "
-                "nothing to do if that is round-off, exact_angles=False keeps them as written")
+        warn(printable(f"{filename}: {n} angle{'s' if n > 1 else ''} within {self.tolerance:g} rad of multiples "
+                       f"of 15° taken as them, so the base set stays exact (largest difference {difference:.1e} "
+                       f"rad, {where}); nothing to do if that is round-off, exact_angles=False keeps them as "
+                       "written"), RoundOffWarning)

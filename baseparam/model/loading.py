@@ -23,8 +23,7 @@ import numpy as np
 from .._checks import read_bounded, shown
 from .._validation import (check_angle_tolerance, check_flag, check_input, check_instance, check_link_names,
                            check_mimic)
-from .._warnings import warn
-from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
+from ..errors import ArgumentError, RobotDescriptionError, printable
 from ._angles import AngleSnapper, pi_angle
 from .checks import MAX_JOINTS, SNAP_RADIANS, angle_problem, body_problem, length_problem, problems_message
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
@@ -203,9 +202,7 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     except _Problems as exc:
         message = problems_message(filename, [p.format(filename) for p in exc.problems])
         raise _of_file(RobotDescriptionError(message)) from None
-    note = snapper.note(filename)
-    if note:
-        warn(printable(note), RoundOffWarning)
+    snapper.report(filename)
     return robot
 
 

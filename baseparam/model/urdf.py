@@ -671,9 +671,7 @@ def _snap_angles(joints, label, tolerance):
             snapper.snapped.append((difference, f"joint '{joint.name}' <axis xyz> = "
                                                 f"{' '.join(repr(v) for v in joint.axis)}"))
         out.append(replace(joint, origins=tuple(origins), axis=axis))
-    note = snapper.note(label)
-    if note:
-        warn(printable(note), RoundOffWarning)
+    snapper.report(label)
     return out
 
 
