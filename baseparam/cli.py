@@ -148,41 +148,34 @@ def _reader_note(note):
         click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
 
 
+def _flag(name):
+    """The flag of the library's parameter ``name``: ``max_memory`` → ``--max-memory``."""
+    return "--" + name.replace("_", "-")
+
+
 # The library's parameters as the command line spells them: library messages name parameters
 # (``tip: no link named 'x'``, ``pass exact_angles=False``), the command line shows the flags
 # (``--tip: no link named 'x'``, ``pass --exact-angles off``). A key ``name=value`` is a whole
 # keyword argument whose flag form is not ``FLAG value`` (switches, on/off). A dict value is written as the
-# CLI writes maps: ``columns={'t': 0, 'current': None}`` → ``--columns t=0,current=none``.
+# CLI writes maps: ``columns={'t': 0, 'current': None}`` → ``--columns t=0,current=none``. Most flags are the
+# parameter's name with '-' for '_' (listed by the commands that take them; the switches, name=True, among them).
+_NAMED = ("root tip exact_angles angle_tolerance friction rotor_inertia friction_model max_memory parameters mimic "
+          "max_disk symbolic "                                                            # every command
+          "columns gains topic delay clock skip_bad_rows resample filter_order rest_velocity decimate "   # identify
+          "filter_friction method weighting prior prior_weight mass_bounds total_mass scheduler route known "
+          "base_topic imu_frame "
+          "period harmonics rate limits criterion torque_limits starts workers time_budget seed "        # excite
+          "payload_joints pose noise "
+          "still_tolerance still_duration wrench sensor wrench_bias "                                    # payload
+          "lang what prefix checked max_terms")                                           # export, equations
+_SWITCHES = ("friction", "rotor_inertia", "floating", "skip_bad_rows", "torque_limits", "payload", "wrench_bias")
 FLAGS = {
-    # how ROBOT_FILE is read (every command)
-    "root": "--root", "tip": "--tip", "exact_angles": "--exact-angles", "exact_angles=False": "--exact-angles off",
-    "exact_angles=True": "--exact-angles on", "angle_tolerance": "--angle-tolerance", "friction": "--friction",
-    "friction=True": "--friction", "rotor_inertia": "--rotor-inertia", "rotor_inertia=True": "--rotor-inertia",
-    "friction_model": "--friction-model", "max_memory": "--max-memory", "parameters": "--parameters",
-    "floating=True": "--floating", "mimic": "--mimic", "mimic='lock'": "--mimic lock",
-    "mimic='independent'": "--mimic independent",
-    "max_disk": "--max-disk",
-    "symbolic": "--symbolic",
-    # identify: reading the trajectories, preprocessing, the fit
-    "columns": "--columns", "gains": "--gains", "topic": "--topic", "delay": "--delay", "clock": "--clock",
-    "skip_bad_rows": "--skip-bad-rows", "skip_bad_rows=True": "--skip-bad-rows", "resample": "--resample",
-    "cutoff_hz": "--cutoff", "filter_order": "--filter-order", "rest_velocity": "--rest-velocity",
-    "decimate": "--decimate", "filter_friction": "--filter-friction", "filter_friction=False": "--no-filter-friction",
-    "method": "--method", "weighting": "--weighting", "prior": "--prior", "prior_weight": "--prior-weight",
-    "mass_bounds": "--mass-bounds", "total_mass": "--total-mass", "scheduler": "--scheduler",
-    "route": "--route", "known": "--known", "base_topic": "--base-topic", "imu_frame": "--imu-frame",
-    # excite
-    "period": "--period", "harmonics": "--harmonics", "rate": "--rate", "limits": "--limits",
-    "criterion": "--criterion", "torque_limits": "--torque-limits", "torque_limits=True": "--torque-limits",
-    "starts": "--starts", "workers": "--workers", "time_budget": "--time-budget", "seed": "--seed",
-    "payload=True": "--payload", "payload_joints": "--payload-joints", "pose": "--pose", "noise": "--noise",
-    # payload
-    "still_tolerance": "--still-tolerance", "still_duration": "--still-duration", "n_poses": "--suggest-poses",
-    "wrench": "--wrench", "sensor": "--sensor", "wrench_bias": "--wrench-bias", "wrench_bias=True": "--wrench-bias",
-    # export
-    "lang": "--lang", "what": "--what", "prefix": "--prefix", "out_dir": "--out", "checked": "--checked",
-    # equations
-    "max_terms": "--max-terms",
+    **{name: _flag(name) for name in _NAMED.split()},
+    **{f"{name}=True": _flag(name) for name in _SWITCHES},
+    "exact_angles=False": "--exact-angles off", "exact_angles=True": "--exact-angles on",
+    "mimic='lock'": "--mimic lock", "mimic='independent'": "--mimic independent",
+    "cutoff_hz": "--cutoff", "filter_friction=False": "--no-filter-friction", "n_poses": "--suggest-poses",
+    "out_dir": "--out",
 }
 
 _NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
@@ -268,7 +261,7 @@ def _check_outputs(inputs, outputs, not_stdout=None):
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
     from ._atomic import check_output
-    for _flag, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
+    for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
             check_output(out)
         except StorageError as exc:
