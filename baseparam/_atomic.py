@@ -129,27 +129,22 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=False):
     """
     now = time.time() if now is None else now
     try:
-        entries = [e for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
+        entries = [e for e in os.scandir(folder or ".") if e.name.startswith(prefix) and pattern.match(e.name)]
     except OSError:
         return []
     stale = []
     for entry in entries:
-        match = pattern.match(entry.name)
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if match is None or not kind(info.st_mode):
-            continue
-        pid = match.group(1)
-        age = now - info.st_mtime
+        pid, age = pattern.match(entry.name).group(1), now - info.st_mtime
         if young:
-            if pid is not None and age < STALE_SECONDS and not _alive(int(pid)):
-                stale.append(entry)
-            continue
-        if (age < STALE_SECONDS_WITHOUT_PID) if pid is None else (age < STALE_SECONDS or _alive(int(pid))):
-            continue
-        stale.append(entry)
+            gone = pid is not None and age < STALE_SECONDS and not _alive(int(pid))
+        else:
+            gone = age >= STALE_SECONDS_WITHOUT_PID if pid is None else age >= STALE_SECONDS and not _alive(int(pid))
+        if gone and kind(info.st_mode):
+            stale.append(entry)
     return stale
 
 
@@ -349,9 +344,8 @@ def write_text(path, text):
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     _target(path)                       # the name's own refusals first (a link, a folder)
     check_room({path: text})
-    with atomic_path(path, ".tmp") as tmp:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
+    with atomic_path(path, ".tmp") as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def write_texts(files):
