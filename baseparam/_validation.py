@@ -59,10 +59,8 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     Returns it as float (int with ``integer``). The message reads ``NAME: expected EXPECTED, got VALUE``;
     ``expected`` defaults to what the bounds say ("a number > 0", "a whole number from 1 to 100").
     """
-    if integer:
-        ok = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-    else:
-        ok = is_real(value)
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    ok = whole if integer else is_real(value)
     ok = ok and (low is None or (value > low if strict else value >= low)) and (high is None or value <= high)
     if not ok:
         if expected is None:

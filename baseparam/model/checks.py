@@ -47,9 +47,7 @@ def problems_message(label, lines):
     problem's own text may hold "; ", and the label is not repeated in each item."""
     if len(lines) == 1:
         return lines[0]
-    prefix = f"{label}: "
-    items = [f"({k}) " + (line[len(prefix):] if line.startswith(prefix) else line)
-             for k, line in enumerate(lines[:MAX_PROBLEMS], 1)]
+    items = [f"({k}) " + line.removeprefix(f"{label}: ") for k, line in enumerate(lines[:MAX_PROBLEMS], 1)]
     more = len(lines) - MAX_PROBLEMS
     return f"{label}: {len(lines)} problems: " + "; ".join(items) + (f"; and {more} more" if more > 0 else "")
 

@@ -58,8 +58,7 @@ def _pose(T) -> str:
 # -- URDF geometry ---------------------------------------------------------------------------------------------
 def _mesh_path(filename, folder):
     """The mesh file a URDF names, or None when it cannot be found."""
-    if filename.startswith("file://"):
-        filename = filename[len("file://"):]
+    filename = filename.removeprefix("file://")
     if filename.startswith("package://"):
         package, _, rest = filename[len("package://"):].partition("/")
         here = os.path.abspath(folder)
