@@ -38,13 +38,10 @@ def _mapping(value, path: str, example: str) -> dict:
 
 def _number(value, path: str, expected: str = "a finite number"):
     """`value` unchanged if it is a finite int or float (bool is not a number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        hint = ""
-        if isinstance(value, str) and _looks_numeric(value):
-            hint = " (a quoted string: write the number without quotes)"
+    if not isinstance(value, (int, float)) or not is_real(value):     # a bool, inf, nan, an int beyond the floats
+        quoted = isinstance(value, str) and _looks_numeric(value)
+        hint = " (a quoted string: write the number without quotes)" if quoted else ""
         raise _Invalid(path, f"expected {expected}, got {_got(value)}{hint}")
-    if not is_real(value):      # inf, nan, an int beyond the float range
-        raise _Invalid(path, f"expected {expected}, got {_got(value)}")
     return value
 
 
