@@ -58,9 +58,7 @@ def supported_format(path, private=False):
     ext = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     formats = plt.figure().canvas.get_supported_filetypes()
     plt.close("all")
-    if not ext:
-        return None                    # PNG by default
-    return _unsupported(f".{ext}", formats) if ext not in formats else None
+    return _unsupported(f".{ext}", formats) if ext and ext not in formats else None     # no extension: PNG
 
 
 def _unsupported(shown_ext, formats):

@@ -132,10 +132,8 @@ def _top_sequence_exceeds(text: str, key: str, limit: int) -> bool:
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
     mark = exc.problem_mark or exc.context_mark
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    what = exc.problem or "syntax error"
-    if exc.context:
-        what = f"{what} ({exc.context})"
-    return f"{where}invalid YAML: {what}"
+    context = f" ({exc.context})" if exc.context else ""
+    return f"{where}invalid YAML: {exc.problem or 'syntax error'}{context}"
 
 
 def _check_nodes(root) -> None:
