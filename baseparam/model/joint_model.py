@@ -219,13 +219,11 @@ def joint_model(robot, k) -> JointModel:
     a = translation("x", j.a, f"joints[{k + 1}].a")
     d = translation("z", j.d, f"joints[{k + 1}].d")
     theta = rotation("z", j.theta, f"joints[{k + 1}].theta")
-    if j.is_revolute:
-        if robot.convention == "standard":
-            return JointModel(j.type, (), motion, (d, a, alpha))
-        return JointModel(j.type, (alpha, a), motion, (d,))
-    if robot.convention == "standard":
-        return JointModel(j.type, (theta,), motion, (a, alpha))
-    return JointModel(j.type, (alpha, a, theta), motion, ())
+    # C and C′ around the motion: standard A = Rz(θ) Tz(d) Tx(a) Rx(α), modified A = Rx(α) Tx(a) Rz(θ) Tz(d)
+    before, after = {("revolute", "standard"): ((), (d, a, alpha)), ("revolute", "modified"): ((alpha, a), (d,)),
+                     ("prismatic", "standard"): ((theta,), (a, alpha)),
+                     ("prismatic", "modified"): ((alpha, a, theta), ())}[(j.type, robot.convention)]
+    return JointModel(j.type, before, motion, after)
 
 
 def origin_factors(origin) -> tuple:
