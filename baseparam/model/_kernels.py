@@ -44,13 +44,10 @@ class Kernels:
             Entries of this kind kept.
         """
         with self._lock:
-            entries = self._kinds.get(kind)
-            if entries is None:
-                entries = self._kinds[kind] = OrderedDict()
+            entries = self._kinds.setdefault(kind, OrderedDict())
             value = entries.get(key)
             if value is None:
-                value = build()
-                entries[key] = value
+                value = entries[key] = build()
                 while len(entries) > size:
                     entries.popitem(last=False)
             else:
@@ -61,14 +58,8 @@ class Kernels:
         with self._lock:
             return sum(len(entries) for entries in self._kinds.values())
 
-    def __reduce__(self):
+    def __reduce__(self):               # pickle, copy and deepcopy alike: a new, empty cache
         return Kernels, ()
-
-    def __copy__(self):
-        return Kernels()
-
-    def __deepcopy__(self, memo):
-        return Kernels()
 
     def __repr__(self):
         with self._lock:
