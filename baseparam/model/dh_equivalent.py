@@ -141,9 +141,7 @@ def _common_normal(o, z, p, w, x_prev):
         return origin, x
     foot = p + ((o - p) @ w) * w          # o's foot on the line (p, w)
     gap = foot - o
-    if np.linalg.norm(gap) > TOLERANCE:
-        return foot, gap / np.linalg.norm(gap)
-    return foot, x_prev
+    return foot, (gap / np.linalg.norm(gap) if np.linalg.norm(gap) > TOLERANCE else x_prev)
 
 
 def _frame(origin, z, x):

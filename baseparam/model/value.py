@@ -45,9 +45,7 @@ def _true_values(compute, which, how):
 
 
 def _summary(p):
-    if p is None:
-        return "None"
-    return np.array2string(p, precision=4, threshold=6, edgeitems=2, separator=", ")
+    return "None" if p is None else np.array2string(p, precision=4, threshold=6, edgeitems=2, separator=", ")
 
 
 class _Value:
