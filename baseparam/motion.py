@@ -19,9 +19,9 @@ from typing import Optional
 
 import numpy as np
 
-from ._validation import check_flag, quaternion_norms, shown
+from ._validation import check_flag, check_instance, quaternion_norms, shown
 from ._numbers import real_array
-from .errors import ArgumentTypeError, DataError, printable
+from .errors import DataError, printable
 
 __all__ = ["MIN_SAMPLES", "Trajectory", "check_motion"]
 
@@ -215,8 +215,7 @@ def check_motion(motion):
     motion._error
         One line naming the motion's source, the field and, for a bad value, the row.
     """
-    if not isinstance(motion, Trajectory):          # the motion types are Trajectory's subclasses
-        raise ArgumentTypeError(f"motion: expected a baseparam.Trajectory, got {type(motion).__name__}")
+    check_instance(motion, "motion", Trajectory, "a baseparam.Trajectory")   # the motion types are its subclasses
     error = motion._error
 
     def fail(problem, field, **facts):
