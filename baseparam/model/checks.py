@@ -117,11 +117,9 @@ def _moments(moments) -> str:
 # -- angles ----------------------------------------------------------------------------------------------
 def angle_problem(value, angle_unit: str):
     """Why a description angle (twist, prismatic θ, revolute offset) is refused, or None."""
-    if angle_unit == "rad":
-        if abs(value) > MAX_ANGLE_RAD:
-            return f"{shown(value)} is more than 2π rad; did you mean degrees? set units.angle: deg"
-        return None
-    if abs(value) > MAX_ANGLE_DEG:
+    if angle_unit == "rad" and abs(value) > MAX_ANGLE_RAD:
+        return f"{shown(value)} is more than 2π rad; did you mean degrees? set units.angle: deg"
+    if angle_unit != "rad" and abs(value) > MAX_ANGLE_DEG:
         return f"expected an angle of at most {MAX_ANGLE_DEG:g} deg in magnitude, got {shown(value)}"
     return None
 

@@ -134,8 +134,7 @@ def _spans(data: bytes):
         _, name, begin, open_end, closed = path.pop()
         stop = open_end if closed else data.index(b">", at) + 1
         if len(path) == 1 and tag in ("link", "joint"):
-            found[(tag, name)]["end"] = stop
-            found[(tag, name)]["close_start"] = at
+            found[(tag, name)].update(end=stop, close_start=at)
         elif len(path) == 2 and tag in ("inertial", "dynamics"):
             entry = found[(path[1][0], path[1][1])]
             if entry["child"] is not None and entry["child"][0] == begin:
