@@ -20,7 +20,8 @@ import numpy as np
 from .._checks import shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
-from .._validation import check_instance, check_mass_bounds, check_mass_range, check_number, check_option
+from .._validation import (ABSURD_PARAMETER, check_instance, check_mass_bounds, check_mass_range, check_number,
+                           check_option)
 from .._warnings import warn
 from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
@@ -70,7 +71,6 @@ def r2_score(tau, predicted):
 def _check_held_out(processed):
     """Refuse held-out torques the figures cannot compare (fit refuses the same): beyond ABSURD_PARAMETER, whose
     squares overflow to inf and made NRMSE and R² inf or NaN, or zero in every sample of a joint (no NRMSE: NaN)."""
-    from .._validation import ABSURD_PARAMETER
 
     seen = np.zeros(processed[0].tau.shape[1], dtype=bool)
     for item in processed:

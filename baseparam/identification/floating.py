@@ -84,10 +84,11 @@ import numpy as np
 
 from .._numbers import real_array
 from .._stderr import solve_clarabel
-from .._validation import (ABSURD, check_instance, check_number, check_option, check_parameter_vector, check_robot,
-                           check_samples, shown)
+from .._validation import (ABSURD, QUATERNION_SLACK, check_instance, check_number, check_option, check_parameter_vector,
+                           check_robot, check_samples, shown)
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
+from ..motion import Trajectory
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
 
@@ -342,7 +343,6 @@ def _unit_orientations(traj):
     (``QUATERNION_SLACK``, on the norm), which refused it without naming the log; the Trajectory took it (within
     ``motion.ORIENTATION_SLACK``, as the readers do: a CSV written with two decimals, 0.71 for √½, is off by 0.4 %).
     Any other log is left as it is, bit for bit."""
-    from .._validation import QUATERNION_SLACK
     if not traj.floating:
         return traj
     norm = np.linalg.norm(traj.q[:, 3:7], axis=1)
@@ -390,7 +390,6 @@ def _stack(robot, route, trajectories, contacts, wrenches, logged=False):
 def _of_log(traj, exc):
     """The states' or wrenches' check ``exc`` naming the log they were read from (a bag's reader leaves them to
     the fit: its absurd values and slightly non-unit quaternions were refused without the file's name)."""
-    from ..motion import Trajectory
     return exc if traj.source == Trajectory.source else DataError(f"{traj.source}: {exc}")
 
 
@@ -857,7 +856,6 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     if not robot.is_floating:
         raise SettingsError(f"robot: {shown(robot.name)} has a fixed base; use bp.identify")
     from ..dynamics.contacts import Contact
-    from ..motion import Trajectory
 
     trajectories = list(data) if isinstance(data, (list, tuple)) else [data]
     if not trajectories:

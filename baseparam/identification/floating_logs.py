@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import replace
 
 import numpy as np
 
+from .._atomic import atomic_path
 from .._checks import check_input, check_instance, not_utf8, read_bounded, shown
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
@@ -158,7 +160,6 @@ def write_floating_log(path, trajectory, wrenches=None):
         ``floating=True`` (e.g. ``bp.contact_experiment(...).log``).
     wrenches : array_like, shape (S, C, 6), optional
     """
-    from .._atomic import atomic_path
     from ._log_files import _present
 
     path = os.fspath(path)
@@ -348,7 +349,6 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
         Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the link
         the messages' ``header.frame_id`` names, else the base link).
     """
-    from dataclasses import replace
 
     from ._floating_bags import contact_topics, read_floating_bag
     robot = check_robot(robot)
@@ -550,7 +550,6 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     DataError
         Non-uniform steps, a cut-off at or above Nyquist, too few samples left: one line naming the source.
     """
-    from dataclasses import replace
 
     from ._floating_bags import one_hemisphere
     from .preprocessing import EDGE_PERIODS, _lowpass

@@ -23,7 +23,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_finite_fields
+from .._validation import check_finite_fields, check_instance, check_option, check_samples
 from ..errors import ArgumentTypeError, DataError, SettingsError
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._inputs import _as_trajectories
@@ -145,7 +145,6 @@ class PayloadResult:
         -------
         dict
         """
-        from .._validation import check_option
 
         check_option(vendor, "vendor", ("ur", "kuka", "franka"), error=SettingsError)
         I = 0.5 * (self.inertia + self.inertia.T)
@@ -209,7 +208,6 @@ class PayloadResult:
         -------
         str
         """
-        from .._validation import check_option
         from ..model.attach import urdf_with_payload
         from ..model.loading import load_robot
         from ..model.robot import require_robot, robot_to_yaml
@@ -353,7 +351,6 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from .._blas import single_threaded
     from ..dynamics.newton_euler import inverse_dynamics
     from ..dynamics.regressors import evaluate
-    from .._validation import check_instance, check_option, check_samples
     from ..model.loading import load_robot
     from ..model.parameters import ColumnLayout, body_parameters
     from ..model.robot import Robot, require_fixed_base

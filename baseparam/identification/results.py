@@ -7,9 +7,11 @@ from typing import Optional
 
 import numpy as np
 
+from .._atomic import write_text
 from .._checks import shown
 from .._numbers import json_float, json_floats
-from ..errors import ArgumentError
+from .._validation import check_number, check_path, check_real_array
+from ..errors import ArgumentError, DataError
 from ..evaluation import nrmse
 
 # Relative std (%) of Gautier's criterion (10 %), kept for reference: it also flags parameters whose
@@ -53,7 +55,6 @@ class Metrics:
     def compare(cls, tau, predicted, t=None, sources=()):
         """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
         :meth:`from_residuals`, with the samples kept for plots."""
-        from .._validation import check_real_array
 
         tau, predicted = check_real_array("tau", tau, 2), check_real_array("predicted", predicted, 2)
         if predicted.shape != tau.shape or (t is not None and np.shape(t) != tau.shape[:1]):
@@ -70,7 +71,6 @@ class Metrics:
     def from_residuals(cls, e2, t2, n_samples):
         """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
         samples kept for plots)."""
-        from .._validation import check_number, check_real_array
 
         e2, t2 = check_real_array("e2", e2, 1), check_real_array("t2", t2, 1)
         n_samples = check_number(n_samples, "n_samples", low=0, integer=True)
@@ -252,7 +252,6 @@ class Identification:
         """The consistent fit's estimator when its bodies fit a description (what our readers take back); else a
         one-line DataError naming the link: torques 10⁸ times too large fit a 6·10⁷ kg link, which a URDF was
         written with and then refused by load_robot, and ``Inertia`` refused without naming link or method."""
-        from ..errors import DataError
         from ..model.checks import body_problem
 
         e = self._bodies(what)
@@ -332,7 +331,6 @@ class Identification:
         """
         import os
 
-        from .._validation import check_path
         from ..model.mjcf_writer import robot_to_mjcf
 
         e, robot, layout, p = self._fitted_columns("to_mjcf")
@@ -494,7 +492,6 @@ class Identification:
 def _written(path, text):
     """``text``, also written atomically to ``path`` unless it is None."""
     if path is not None:
-        from .._atomic import write_text
         write_text(path, text)
     return text
 
