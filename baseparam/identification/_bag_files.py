@@ -22,6 +22,7 @@ import numpy as np
 from .._atomic import free_space, stale_entries
 from .._checks import check_instance, read_bounded, refuse_special, shown, within
 from ..errors import DataError, ResourceLimitError, printable
+from . import _mcap
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
@@ -72,7 +73,6 @@ def _mapped(path, source):
 
 
 def _read_mcap(path, source):
-    from . import _mcap
     contents = _mcap.Contents()
 
     def decode_now(c, rows, log_times, order):
@@ -217,7 +217,6 @@ def _check_compressed_mcap_messages(path, source, named, types):
     camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
     import zstandard
 
-    from . import _mcap
 
     class _Undecodable(Exception):
         pass

@@ -88,6 +88,7 @@ from .._validation import (ABSURD, QUATERNION_SLACK, check_instance, check_numbe
                            check_robot, check_samples, shown)
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
+from ..model.value import Model
 from ..motion import Trajectory
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
@@ -106,7 +107,6 @@ def standard_rows(robot, q, qd, qdd):
     ndarray, shape (n_samples, n_v, n_standard)
     """
     from ..dynamics.regressors import regressor
-    from ..model.value import Model
     return regressor(Model(robot, parameters="pseudo"), q, qd, qdd)
 
 
@@ -846,7 +846,6 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     True
     """
     from ..model.loading import load_robot
-    from ..model.value import Model
 
     check_option(route, "route", ROUTES, error=SettingsError)
     check_option(method, "method", METHODS, error=SettingsError)

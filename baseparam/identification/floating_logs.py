@@ -25,6 +25,7 @@ from .._checks import check_input, check_instance, not_utf8, read_bounded, shown
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
+from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 from ._parquet import _lists, list_type, metadata, numeric_type, pyarrow_modules
 from ._record import MAX_VALUES, _one_line
 
@@ -160,7 +161,6 @@ def write_floating_log(path, trajectory, wrenches=None):
         ``floating=True`` (e.g. ``bp.contact_experiment(...).log``).
     wrenches : array_like, shape (S, C, 6), optional
     """
-    from ._log_files import _present
 
     path = os.fspath(path)
     if not getattr(trajectory, "floating", False):
@@ -461,7 +461,6 @@ def _contact_names(trajectory):
 def _write_floating_parquet(traj, path, names):
     import json
 
-    from ._log_files import _present, _write_parquet
     fields = _present(traj)
     if traj.wrenches is not None:
         fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
@@ -473,7 +472,6 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
     from rosbags.typesys import Stores, get_typestore
 
     from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
-    from ._log_files import _mcap_log_times, _split, _write_mcap
 
     log_times = _mcap_log_times(traj.t, topic=topic, base_topic=base_topic)
     sec, nsec = stamp_parts(traj.t)

@@ -13,6 +13,8 @@ from .._numbers import json_float, json_floats
 from .._validation import check_number, check_path, check_real_array
 from ..errors import ArgumentError, DataError
 from ..evaluation import nrmse
+from ..model.robot import Inertia, robot_to_yaml
+from ._bodies import body_table, table_lines
 
 # Relative std (%) of Gautier's criterion (10 %), kept for reference: it also flags parameters whose
 # whole effect on the torque is small (a light link's products of inertia), so it is not what warns.
@@ -216,7 +218,6 @@ class Identification:
         -------
         Robot
         """
-        from ..model.robot import Inertia
 
         e, robot, layout, p = self._fitted_columns("to_robot")
         joints = []
@@ -235,7 +236,6 @@ class Identification:
     def to_yaml(self, path=None) -> str:
         """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
         a first comment line names the prior."""
-        from ..model.robot import robot_to_yaml
 
         self._describable("to_yaml")             # an OLS fit has no prior to name and no bodies to write
         text = f"# {self._note()}\n" + robot_to_yaml(self.to_robot())
@@ -374,7 +374,6 @@ class Identification:
     def consistent_report(self):
         """The consistent fit's report (lines of text): solver, prior, cost of the constraints, bodies against
         the CAD ones (those beyond plausible bounds marked), what moved."""
-        from ._bodies import table_lines
 
         e = self._bodies("consistent_report")         # an OLS fit has no report of bodies
         lines = [f"physically consistent fit: solver {e.consistent_.status}, {e.consistent_.n_solves} solve(s), "
@@ -416,7 +415,6 @@ class Identification:
         -------
         list of dict
         """
-        from ._bodies import body_table
 
         e = self._bodies("bodies")
         return body_table(e.base_.robot, e.physical_)
