@@ -31,7 +31,7 @@ from ..model.parameters import ColumnLayout, body_parameters
 from ..model.robot import Inertia, Robot, require_fixed_base, require_robot, robot_to_yaml
 from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
-from ._inputs import _as_trajectories
+from ._inputs import _as_trajectories, check_joints
 from ._payload_math import NAMES, _check_target, _echelon, _fit_payload, payload_parameters, payload_physical
 from .payload_static import _check_still, identify_static
 
@@ -385,11 +385,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
 
     def raw(data, what):
-        items = _as_trajectories(data, what)
-        for item in items:
-            if item.n_dof != robot.n_dof:
-                raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
-        return items
+        return [check_joints(item, robot, "robot") for item in _as_trajectories(data, what)]
 
     if static:
 
