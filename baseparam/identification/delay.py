@@ -85,9 +85,7 @@ class DelayEstimate:
     step: float
     source: str = ""
 
-    @property
-    def milliseconds(self) -> float:
-        return 1e3 * self.seconds
+    milliseconds = property(lambda self: 1e3 * self.seconds)
 
     @property
     def note(self) -> str:

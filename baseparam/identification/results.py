@@ -147,9 +147,7 @@ class Identification:
     validation: Optional[Metrics] = None
     logs: tuple = ()
 
-    @property
-    def base(self):
-        return self.estimator.base_
+    base = property(lambda self: self.estimator.base_)
 
     @property
     def values(self):
