@@ -262,9 +262,7 @@ class FloatingIdentification:
     n_samples: int
     source: str = "projection"
 
-    @property
-    def rank(self):
-        return len(self.names)
+    rank = property(lambda self: len(self.names))
 
     def __repr__(self):
         known = ", ".join(f"{k}={v:g}" for k, v in self.known.items()) or "none"
@@ -505,15 +503,7 @@ def _row_sigma(residual):
 
 def _lower_inverse(L):
     """L⁻¹ of a lower-triangular L (m × m) by forward substitution, elementwise in a fixed order."""
-    m = len(L)
-    T = np.zeros((m, m))
-    for i in range(m):
-        row = np.zeros(m)
-        row[i] = 1.0
-        for j in range(i):
-            row = row - L[i, j] * T[j]
-        T[i] = row / L[i, i]
-    return T
+    return _solve_lower(L[None], np.eye(len(L))[None])[0]
 
 
 def _apply_rows(T, X):
@@ -782,8 +772,24 @@ def _whiten_samples(cov, X):
                 L[:, a, a] = np.sqrt(np.maximum(total, np.finfo(float).tiny))
             else:
                 L[:, a, b] = total / L[:, b, b]
+    return _solve_lower(L, X)
+
+
+def _solve_lower(L, X):
+    """L_s⁻¹ X_s for every sample by forward substitution, elementwise in a fixed order (no LAPACK, no BLAS).
+
+    Parameters
+    ----------
+    L : ndarray, shape (S, m, m)
+        Lower triangular (its upper entries are not read).
+    X : ndarray, shape (S, m, k)
+
+    Returns
+    -------
+    ndarray, shape (S, m, k)
+    """
     out = np.empty(X.shape)
-    for a in range(m):
+    for a in range(X.shape[1]):
         row = X[:, a, :].copy()
         for c in range(a):
             row -= L[:, a, c, None] * out[:, c, :]
@@ -854,7 +860,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_number(seed, "seed", low=0, integer=True)
     if not robot.is_floating:
         raise SettingsError(f"robot: {shown(robot.name)} has a fixed base; use bp.identify")
-    from ..dynamics.contacts import Contact
+    from ..dynamics.contacts import Contact, check_contacts
 
     trajectories = list(data) if isinstance(data, (list, tuple)) else [data]
     if not trajectories:
@@ -862,11 +868,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     for traj in trajectories:
         check_instance(traj, "data", Trajectory, "a Trajectory or a list of them")
     trajectories = [_unit_orientations(traj) for traj in trajectories]
-    contacts = (contacts,) if isinstance(contacts, Contact) else contacts
-    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
-    for contact in contacts:
-        check_instance(contact, "contacts", Contact, "a sequence of Contact")
-        contact.link_index(robot)                           # a link the robot has
+    contacts = check_contacts((contacts,) if isinstance(contacts, Contact) else contacts, robot)
     logged = False
     if contacts:
         if wrenches is None and all(getattr(t, "wrenches", None) is not None for t in trajectories):
