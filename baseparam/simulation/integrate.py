@@ -221,9 +221,7 @@ class _Torque:
 
     def __call__(self, time, q, qd, k=None):
         if self.callback is None:
-            if k is not None:
-                return self.rows[k]
-            return interp_columns([time], self.t, self.rows)[0]
+            return self.rows[k] if k is not None else interp_columns([time], self.t, self.rows)[0]
         try:
             value = self.callback(time, q, qd)
         except BaseParamError:                     # the library's own one-line words, as they are
