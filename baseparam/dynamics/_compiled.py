@@ -133,9 +133,7 @@ class Batch:
         """Count one call of ``n_samples`` samples; the ctypes library when the C loop serves it
         (:func:`._native_rule.wanted`, compiled now if need be), else None (also without a C compiler)."""
         self.calls += 1                       # unlocked: threads may lose a count, and the compile come a call later
-        if not _native_rule.wanted(n_samples, self.calls):
-            return None
-        return self()
+        return self() if _native_rule.wanted(n_samples, self.calls) else None
 
     def fill(self, rows, out, *, zeroed, threads=1):
         """Run the loop over the samples of ``rows``, split into ``threads`` contiguous parts.

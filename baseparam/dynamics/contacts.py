@@ -88,6 +88,14 @@ class Contact:
         return int(self.link)
 
 
+def check_contacts(contacts, robot):
+    """``contacts`` as a tuple, each a :class:`Contact` on a link ``robot`` has; else one line naming ``contacts``."""
+    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
+    for contact in contacts:
+        check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
+    return contacts
+
+
 def _checked(robot, contacts):
     """The robot and the contacts, checked: a Robot, a sequence of Contact on links it has."""
     robot = check_robot(robot)

@@ -88,6 +88,4 @@ def configuration_rate(robot, q, qd):
     -------
     ndarray, shape (S, n_q)
     """
-    if not robot.is_floating:
-        return qd
-    return np.concatenate([pose_rate(q, qd), qd[:, 6:]], axis=1)
+    return np.concatenate([pose_rate(q, qd), qd[:, 6:]], axis=1) if robot.is_floating else qd

@@ -126,9 +126,7 @@ class Printer:
 
     def ref(self, i):
         """An operand: its temporary, its input, its constant, or its inline expression."""
-        if i in self.names:
-            return self.names[i]
-        return self._expr(i)
+        return self.names[i] if i in self.names else self._expr(i)
 
     def _expr(self, i, inline_self=False):
         g = self.g

@@ -118,9 +118,7 @@ class DesignProblem:
         self._cache.pop("criterion", None)
 
     # -- unknowns ---------------------------------------------------------------------------------------
-    @property
-    def size(self):
-        return self.n * self.m
+    size = property(lambda self: self.n * self.m)
 
     def series(self, x):
         """The :class:`FourierSeries` of unknowns x."""

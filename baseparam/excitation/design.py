@@ -28,6 +28,7 @@ from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
 from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
+from .files import write_json, write_trajectory_csv
 from .fourier import FourierSeries, Samples
 from .limits import MotionLimits, motion_limits
 from .report import design_report, summary_text
@@ -149,13 +150,11 @@ class ExcitationDesign:
 
     def to_csv(self, path):
         """Write the plain trajectory CSV (``t, q1..qN, qd1..qN, qdd1..qN``, SI), atomically."""
-        from .files import write_trajectory_csv
         write_trajectory_csv(path, self.samples)
         return path
 
     def to_json(self, path):
         """Write :meth:`to_dict` as JSON, atomically."""
-        from .files import write_json
         write_json(path, self.to_dict())
         return path
 

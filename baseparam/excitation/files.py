@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .._atomic import json_text, write_text
 from .._checks import read_json, shown
 from .._validation import check_input
-from ..errors import printable
+from ..errors import DataError, printable
 
 
 def trajectory_csv(samples):
@@ -91,7 +91,6 @@ def load_excitation(path) -> SavedExcitation:
 
     import numpy as np
 
-    from ..errors import DataError
     from .fourier import FourierSeries
 
     path = check_input(path, error=DataError)

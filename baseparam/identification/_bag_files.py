@@ -11,14 +11,18 @@ compressed storage or a ROS 1 ``.bag``.
 """
 from __future__ import annotations
 
+import mmap
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from .._atomic import free_space, stale_entries
 from .._checks import check_instance, read_bounded, refuse_special, shown, within
 from ..errors import DataError, ResourceLimitError, printable
+from . import _mcap
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
@@ -57,7 +61,6 @@ def _mapped(path, source):
     OSError
         When it cannot be opened or read.
     """
-    import mmap
     with open(path, "rb") as stream:
         try:
             return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
@@ -70,7 +73,6 @@ def _mapped(path, source):
 
 
 def _read_mcap(path, source):
-    from . import _mcap
     contents = _mcap.Contents()
 
     def decode_now(c, rows, log_times, order):
@@ -215,7 +217,6 @@ def _check_compressed_mcap_messages(path, source, named, types):
     camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
     import zstandard
 
-    from . import _mcap
 
     class _Undecodable(Exception):
         pass
@@ -249,11 +250,9 @@ def _check_compressed_file(path, source):
     """A whole-file compressed storage file of a ROS 2 bag, which rosbags decompresses into a temporary folder:
     its decompressed size counted first (streaming, nothing kept), and refused beyond 1000 times its own size (a
     decompression bomb) or beyond the free space of that folder. Other damage is left to rosbags."""
-    import tempfile
 
     import zstandard
 
-    from .._atomic import free_space
     remove_stale_unpacked(tempfile.gettempdir())          # before the free space is counted
     # a temporary folder whose file system gives no figures (0 bytes of 0) is not taken as full: the ratio alone
     free = free_space(os.path.join(tempfile.gettempdir(), UNPACK_PREFIX))
@@ -280,7 +279,6 @@ _UNPACKED = re.compile(r"^baseparam-rosbag2-(\d+)-")
 
 def _named_temporary_directory(*args, **kwargs):
     """rosbags' TemporaryDirectory, named UNPACK_PREFIX + this process's id."""
-    import tempfile
     kwargs.setdefault("prefix", f"{UNPACK_PREFIX}{os.getpid()}-")
     return tempfile.TemporaryDirectory(*args, **kwargs)
 
@@ -288,7 +286,6 @@ def _named_temporary_directory(*args, **kwargs):
 def _name_rosbags_unpacking():
     """Make rosbags' reader name the folder it unpacks into (_named_temporary_directory): set once, it only adds
     a prefix; a rosbags without that module attribute is left as it is."""
-    import tempfile
 
     from rosbags.rosbag2 import reader
     if getattr(reader, "TemporaryDirectory", None) is tempfile.TemporaryDirectory:
@@ -302,7 +299,6 @@ def remove_stale_unpacked(folder, now=None):
     import shutil
     import stat
 
-    from .._atomic import stale_entries
     removed = []
     for entry in stale_entries(folder, UNPACK_PREFIX, _UNPACKED, stat.S_ISDIR, now):
         shutil.rmtree(entry.path, ignore_errors=True)
@@ -418,7 +414,6 @@ def _ros1_mapped(path, source):
     """A ROS 1 bag's bytes, mapped, or None when they cannot be read or mapped (the readers say so). A file that does
     not start with the ROS 1 magic is refused, looked at first: rosbags reads the first line whole, and a large file
     without a line break was read whole into memory."""
-    import mmap
     try:
         with open(path, "rb") as stream:
             if stream.read(len(ROS1_MAGIC)) == ROS1_MAGIC:

@@ -35,5 +35,13 @@ def _as_trajectories(data, what):
     return out
 
 
+def check_joints(item, robot, described="robot description"):
+    """``item`` (a motion) when it has ``robot``'s joints; else a DataError naming its source (before any work on
+    it), the robot called the ``described``."""
+    if item.n_dof != robot.n_dof:
+        raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the {described}")
+    return item
+
+
 def _is_state_tuple(x):
     return isinstance(x, tuple) and len(x) == 4 and all(isinstance(a, np.ndarray) for a in x)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 
-from .._checks import shown
+from .._checks import check_flag, shown
 from ..errors import SettingsError
 
 
@@ -22,7 +22,6 @@ class ParamsFromInit:
     def get_params(self, deep=True):
         """The constructor's arguments by name; with ``deep``, also ``name__sub`` for those that are
         estimators themselves."""
-        from .._checks import check_flag
 
         deep = check_flag(deep, "deep")
         out = {}

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._stderr import solve_clarabel
+from .._validation import ABSURD_PARAMETER, check_number, check_real_array
+from ..errors import ArgumentError, DataError
 from ._echelon import gauss_jordan
 
 NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
@@ -43,8 +45,6 @@ def metric_root(M):
 def _finite_of_shape(name, x, shape):
     """``x`` as a float array of ``shape``, all finite; else ArgumentError in one line (arguments in the order of
     :func:`~baseparam._validation.check_real_array`, which evaluation imports as its ``_finite``)."""
-    from .._validation import check_real_array
-    from ..errors import ArgumentError
 
     arr = check_real_array(name, x, len(shape))
     if arr.shape != shape:
@@ -60,7 +60,6 @@ def payload_parameters(mass, com, inertia):
     -------
     ndarray, shape (10,)
     """
-    from .._validation import check_number
 
     mass = check_number(mass, "mass")
     c, Ic = _finite_of_shape("com", com, (3,)), _finite_of_shape("inertia", inertia, (3, 3))
@@ -85,8 +84,6 @@ def payload_physical(p):
 def _check_target(y, what):
     """Refuse a fit target beyond ±ABSURD_PARAMETER (1e100), whose squares would overflow: the residual's σ turns
     inf, the weights 0 and the fit returns a finite, wrong payload with a zero standard deviation."""
-    from .._validation import ABSURD_PARAMETER
-    from ..errors import DataError
 
     top = float(np.abs(y).max()) if np.size(y) else 0.0
     if not top <= ABSURD_PARAMETER:

@@ -53,6 +53,7 @@ import numpy as np
 
 from .._validation import check_instance, check_number, check_robot, shown
 from ..errors import DataError
+from ..model import ColumnLayout, Model
 from ..motion import Trajectory, interp_columns
 
 MAX_SAMPLES = 20_000
@@ -84,9 +85,7 @@ class DelayEstimate:
     step: float
     source: str = ""
 
-    @property
-    def milliseconds(self) -> float:
-        return 1e3 * self.seconds
+    milliseconds = property(lambda self: 1e3 * self.seconds)
 
     @property
     def note(self) -> str:
@@ -204,7 +203,6 @@ def _features(robot, motion):
     S, n = q.shape
     if robot is not None:
         from ..dynamics import regressor
-        from ..model import Model
         W = regressor(Model(robot, np.zeros(_n_columns(robot))), q, qd, qdd).reshape(q.size, -1)
         # friction columns for every joint, declared or not (duplicates drop out of the QR): a model
         # without friction is biased towards a delay, the viscous torque q̇ being a shifted q
@@ -220,7 +218,6 @@ def _features(robot, motion):
 
 
 def _n_columns(robot):
-    from ..model import ColumnLayout
     return len(ColumnLayout(robot, "pseudo").names)
 
 

@@ -20,14 +20,15 @@ import numpy as np
 from .._checks import shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
-from .._validation import check_instance, check_mass_bounds, check_mass_range, check_number, check_option
+from .._validation import (ABSURD_PARAMETER, check_instance, check_mass_bounds, check_mass_range, check_number,
+                           check_option)
 from .._warnings import warn
 from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
 from ..model.value import description_of
-from ._inputs import _as_trajectories
+from ._inputs import _as_trajectories, check_joints
 from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links, single_terms
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares
@@ -70,7 +71,6 @@ def r2_score(tau, predicted):
 def _check_held_out(processed):
     """Refuse held-out torques the figures cannot compare (fit refuses the same): beyond ABSURD_PARAMETER, whose
     squares overflow to inf and made NRMSE and R² inf or NaN, or zero in every sample of a joint (no NRMSE: NaN)."""
-    from .._validation import ABSURD_PARAMETER
 
     seen = np.zeros(processed[0].tau.shape[1], dtype=bool)
     for item in processed:
@@ -239,16 +239,11 @@ class BaseParameterEstimator(ParamsFromInit):
     def _processed(self, data, what):
         out = []
         for item in _as_trajectories(data, what):
-            self._check_joints(item)                          # before preprocessing: no work for wrong data
+            check_joints(item, self.base_.robot)              # before preprocessing: no work for wrong data
             if not isinstance(item, Processed):         # a log (a Processed is one too, already done)
                 item = preprocess(item, self.preprocessing or Preprocessing.none())
             out.append(item)
         return out
-
-    def _check_joints(self, item):
-        if item.n_dof != self.base_.robot.n_dof:
-            raise DataError(f"{item.source}: {item.n_dof} joints in the data, "
-                            f"{self.base_.robot.n_dof} in the robot description")
 
     # -- scikit-learn interface --
     def fit(self, X, y=None):
@@ -377,7 +372,7 @@ class BaseParameterEstimator(ParamsFromInit):
         out = []
         robot = self.base_.robot
         for item in _as_trajectories(X, "predict"):
-            self._check_joints(item)
+            check_joints(item, robot)
             if not isinstance(item, Processed):         # a log (a Processed is one too, already done)
                 q, qd, qdd, shapes = shapes_at_samples(robot, item, self.preprocessing)
             else:

@@ -84,10 +84,12 @@ import numpy as np
 
 from .._numbers import real_array
 from .._stderr import solve_clarabel
-from .._validation import (ABSURD, check_instance, check_number, check_option, check_parameter_vector, check_robot,
-                           check_samples, shown)
+from .._validation import (ABSURD, QUATERNION_SLACK, check_instance, check_number, check_option, check_parameter_vector,
+                           check_robot, check_samples, shown)
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
+from ..model.value import Model
+from ..motion import Trajectory
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
 
@@ -105,7 +107,6 @@ def standard_rows(robot, q, qd, qdd):
     ndarray, shape (n_samples, n_v, n_standard)
     """
     from ..dynamics.regressors import regressor
-    from ..model.value import Model
     return regressor(Model(robot, parameters="pseudo"), q, qd, qdd)
 
 
@@ -261,9 +262,7 @@ class FloatingIdentification:
     n_samples: int
     source: str = "projection"
 
-    @property
-    def rank(self):
-        return len(self.names)
+    rank = property(lambda self: len(self.names))
 
     def __repr__(self):
         known = ", ".join(f"{k}={v:g}" for k, v in self.known.items()) or "none"
@@ -342,7 +341,6 @@ def _unit_orientations(traj):
     (``QUATERNION_SLACK``, on the norm), which refused it without naming the log; the Trajectory took it (within
     ``motion.ORIENTATION_SLACK``, as the readers do: a CSV written with two decimals, 0.71 for √½, is off by 0.4 %).
     Any other log is left as it is, bit for bit."""
-    from .._validation import QUATERNION_SLACK
     if not traj.floating:
         return traj
     norm = np.linalg.norm(traj.q[:, 3:7], axis=1)
@@ -390,7 +388,6 @@ def _stack(robot, route, trajectories, contacts, wrenches, logged=False):
 def _of_log(traj, exc):
     """The states' or wrenches' check ``exc`` naming the log they were read from (a bag's reader leaves them to
     the fit: its absurd values and slightly non-unit quaternions were refused without the file's name)."""
-    from ..motion import Trajectory
     return exc if traj.source == Trajectory.source else DataError(f"{traj.source}: {exc}")
 
 
@@ -506,15 +503,7 @@ def _row_sigma(residual):
 
 def _lower_inverse(L):
     """L⁻¹ of a lower-triangular L (m × m) by forward substitution, elementwise in a fixed order."""
-    m = len(L)
-    T = np.zeros((m, m))
-    for i in range(m):
-        row = np.zeros(m)
-        row[i] = 1.0
-        for j in range(i):
-            row = row - L[i, j] * T[j]
-        T[i] = row / L[i, i]
-    return T
+    return _solve_lower(L[None], np.eye(len(L))[None])[0]
 
 
 def _apply_rows(T, X):
@@ -783,8 +772,24 @@ def _whiten_samples(cov, X):
                 L[:, a, a] = np.sqrt(np.maximum(total, np.finfo(float).tiny))
             else:
                 L[:, a, b] = total / L[:, b, b]
+    return _solve_lower(L, X)
+
+
+def _solve_lower(L, X):
+    """L_s⁻¹ X_s for every sample by forward substitution, elementwise in a fixed order (no LAPACK, no BLAS).
+
+    Parameters
+    ----------
+    L : ndarray, shape (S, m, m)
+        Lower triangular (its upper entries are not read).
+    X : ndarray, shape (S, m, k)
+
+    Returns
+    -------
+    ndarray, shape (S, m, k)
+    """
     out = np.empty(X.shape)
-    for a in range(m):
+    for a in range(X.shape[1]):
         row = X[:, a, :].copy()
         for c in range(a):
             row -= L[:, a, c, None] * out[:, c, :]
@@ -847,7 +852,6 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     True
     """
     from ..model.loading import load_robot
-    from ..model.value import Model
 
     check_option(route, "route", ROUTES, error=SettingsError)
     check_option(method, "method", METHODS, error=SettingsError)
@@ -856,8 +860,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_number(seed, "seed", low=0, integer=True)
     if not robot.is_floating:
         raise SettingsError(f"robot: {shown(robot.name)} has a fixed base; use bp.identify")
-    from ..dynamics.contacts import Contact
-    from ..motion import Trajectory
+    from ..dynamics.contacts import Contact, check_contacts
 
     trajectories = list(data) if isinstance(data, (list, tuple)) else [data]
     if not trajectories:
@@ -865,11 +868,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     for traj in trajectories:
         check_instance(traj, "data", Trajectory, "a Trajectory or a list of them")
     trajectories = [_unit_orientations(traj) for traj in trajectories]
-    contacts = (contacts,) if isinstance(contacts, Contact) else contacts
-    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
-    for contact in contacts:
-        check_instance(contact, "contacts", Contact, "a sequence of Contact")
-        contact.link_index(robot)                           # a link the robot has
+    contacts = check_contacts((contacts,) if isinstance(contacts, Contact) else contacts, robot)
     logged = False
     if contacts:
         if wrenches is None and all(getattr(t, "wrenches", None) is not None for t in trajectories):

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import replace
 
 import numpy as np
 
+from .._atomic import atomic_path
 from .._checks import check_input, check_instance, not_utf8, read_bounded, shown
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
+from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 from ._parquet import _lists, list_type, metadata, numeric_type, pyarrow_modules
 from ._record import MAX_VALUES, _one_line
 
@@ -158,8 +161,6 @@ def write_floating_log(path, trajectory, wrenches=None):
         ``floating=True`` (e.g. ``bp.contact_experiment(...).log``).
     wrenches : array_like, shape (S, C, 6), optional
     """
-    from .._atomic import atomic_path
-    from ._log_files import _present
 
     path = os.fspath(path)
     if not getattr(trajectory, "floating", False):
@@ -348,7 +349,6 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
         Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the link
         the messages' ``header.frame_id`` names, else the base link).
     """
-    from dataclasses import replace
 
     from ._floating_bags import contact_topics, read_floating_bag
     robot = check_robot(robot)
@@ -461,7 +461,6 @@ def _contact_names(trajectory):
 def _write_floating_parquet(traj, path, names):
     import json
 
-    from ._log_files import _present, _write_parquet
     fields = _present(traj)
     if traj.wrenches is not None:
         fields["wrenches"] = traj.wrenches.reshape(traj.n_samples, -1)
@@ -473,7 +472,6 @@ def _write_floating_mcap(traj, path, names, topic, base_topic):
     from rosbags.typesys import Stores, get_typestore
 
     from ._cdr import JOINT_STATE_MSGDEF, encode, stamp_parts
-    from ._log_files import _mcap_log_times, _split, _write_mcap
 
     log_times = _mcap_log_times(traj.t, topic=topic, base_topic=base_topic)
     sec, nsec = stamp_parts(traj.t)
@@ -550,7 +548,6 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     DataError
         Non-uniform steps, a cut-off at or above Nyquist, too few samples left: one line naming the source.
     """
-    from dataclasses import replace
 
     from ._floating_bags import one_hemisphere
     from .preprocessing import EDGE_PERIODS, _lowpass

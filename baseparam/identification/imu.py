@@ -28,6 +28,7 @@ from .._checks import shown
 from .._numbers import real_array
 from .._validation import normalized_quaternions
 from ..errors import DataError, SettingsError, printable
+from ..model import urdf
 from ..motion import Trajectory
 
 __all__ = ["ImuTrajectory", "base_from_imu", "imu_mounting"]
@@ -162,7 +163,6 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
 def _urdf_links(robot):
     """(links, joints, children, base link) of the URDF ``robot`` was read from (its floating root joint's child the
     base link, as the reader takes it)."""
-    from ..model import urdf
     problems = urdf._Problems("robot")
     links, joints = urdf._read(urdf._parse(robot.source, problems), problems, [])
     children = urdf._structure(links, joints, problems)
@@ -179,9 +179,8 @@ def world_frame(frame_id, robot) -> bool:
     if name.rsplit("/", 1)[-1].lower() not in WORLD_FRAMES:
         return False
     if robot.from_urdf_text:
-        from ..model.urdf import _below
         _, _, children, base = _urdf_links(robot)
-        if name in _below([base], children):
+        if name in urdf._below([base], children):
             return False
     return True
 
@@ -219,7 +218,6 @@ def imu_mounting(robot, frame=None):
     if not robot.from_urdf_text:
         raise SettingsError(f"imu_frame={name!r}: the IMU's link is found in a URDF; {robot.name!r} is not read "
                             "from one (leave imu_frame out for an IMU at the base frame)")
-    from ..model import urdf
     links, joints, _, base = _urdf_links(robot)
     if frame not in links:
         raise SettingsError(f"imu_frame={name!r}: no such link in {robot.name!r}")

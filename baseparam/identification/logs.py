@@ -43,7 +43,7 @@ from .._warnings import warn
 from ..errors import ArgumentTypeError, BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
-from ._inputs import _as_trajectories, _is_state_tuple
+from ._inputs import _as_trajectories, _is_state_tuple, check_joints
 from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares
 from .estimators import BaseParameterEstimator
 from .preprocessing import Preprocessing, Processed, preprocess
@@ -160,8 +160,7 @@ def _processed(log, robot, preprocessing, read_options):
             warn(item.skipped_summary(), DataWarning)
     else:
         item = _as_trajectories(log, "fit")[0]
-    if item.n_dof != robot.n_dof:
-        raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot description")
+    check_joints(item, robot)
     if not isinstance(item, Processed):
         item = preprocess(item, preprocessing or Preprocessing.none())
     return item

@@ -23,11 +23,17 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import check_finite_fields
+from .._validation import check_finite_fields, check_instance, check_option, check_samples
 from ..errors import ArgumentTypeError, DataError, SettingsError
+from ..model.attach import urdf_with_payload, with_payload
+from ..model.loading import load_robot
+from ..model.parameters import ColumnLayout, body_parameters
+from ..model.robot import Inertia, Robot, require_fixed_base, require_robot, robot_to_yaml
+from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
-from ._inputs import _as_trajectories
+from ._inputs import _as_trajectories, check_joints
 from ._payload_math import NAMES, _check_target, _echelon, _fit_payload, payload_parameters, payload_physical
+from .payload_static import _check_still, identify_static
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
@@ -145,7 +151,6 @@ class PayloadResult:
         -------
         dict
         """
-        from .._validation import check_option
 
         check_option(vendor, "vendor", ("ur", "kuka", "franka"), error=SettingsError)
         I = 0.5 * (self.inertia + self.inertia.T)
@@ -179,13 +184,8 @@ class PayloadResult:
         -------
         Robot or Model
         """
-        from ..model.attach import with_payload
-        from ..model.loading import load_robot
-        from ..model.value import Model
 
         if isinstance(robot, Model):
-            from ..model.parameters import ColumnLayout, body_parameters
-            from ..model.robot import Inertia
 
             p = np.array(robot.values(), dtype=float)
             body = Inertia(float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float))
@@ -209,10 +209,6 @@ class PayloadResult:
         -------
         str
         """
-        from .._validation import check_option
-        from ..model.attach import urdf_with_payload
-        from ..model.loading import load_robot
-        from ..model.robot import require_robot, robot_to_yaml
         from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
         check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
@@ -353,11 +349,6 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from .._blas import single_threaded
     from ..dynamics.newton_euler import inverse_dynamics
     from ..dynamics.regressors import evaluate
-    from .._validation import check_instance, check_option, check_samples
-    from ..model.loading import load_robot
-    from ..model.parameters import ColumnLayout, body_parameters
-    from ..model.robot import Robot, require_fixed_base
-    from ..model.value import Model
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
 
@@ -366,7 +357,6 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
         check_instance(flag, name, (bool, np.bool_), "True or False")     # 'no' is truthy: never read as a switch
     check_instance(preprocessing, "preprocessing", Preprocessing, "a bp.Preprocessing or None", allow_none=True)
-    from .payload_static import _check_still
     _check_still(still_tolerance, still_duration)         # whether static or not: a NaN is no setting to ignore
     if isinstance(model, str):
         model = load_robot(model)
@@ -395,14 +385,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
 
     def raw(data, what):
-        items = _as_trajectories(data, what)
-        for item in items:
-            if item.n_dof != robot.n_dof:
-                raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
-        return items
+        return [check_joints(item, robot, "robot") for item in _as_trajectories(data, what)]
 
     if static:
-        from .payload_static import identify_static
 
         return PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
                                                None if unloaded is None else raw(unloaded, "unloaded"),

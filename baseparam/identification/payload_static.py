@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import check_instance
+from .._validation import check_number, check_robot
 from ..dynamics.payload_gravity import MIN_POSES, RANK_TOLERANCE, STATIC, STATIC_NAMES
 from ..dynamics.payload_gravity import condition as _condition
 from ..dynamics.payload_gravity import gravity_columns as _gravity_columns
 from ..errors import ArgumentError, ArgumentTypeError, DataError, SettingsError
+from ..motion import Trajectory
 
 __all__ = ["identify_static", "still_poses"]
 
@@ -34,7 +37,6 @@ TRIM = 0.1                              # the share of a still segment dropped a
 
 def _check_still(tolerance, min_duration):
     """The still-pose settings (still_poses, and identify_payload whether static or not), refused in one line."""
-    from .._validation import check_number
 
     check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
     check_number(min_duration, "still_duration", low=0, error=SettingsError)
@@ -58,8 +60,6 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     spans : list of (float, float)
         Each segment's first and last time, s.
     """
-    from .._checks import check_instance
-    from ..motion import Trajectory
 
     _check_still(tolerance, min_duration)
     check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
@@ -108,8 +108,6 @@ def _nearest(q, qu, budget=4_000_000):
 def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
     """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
     'static')."""
-    from .._checks import check_instance
-    from .._validation import check_robot
     from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
 
     robot = check_robot(robot)

@@ -175,6 +175,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     import dataclasses
 
     from .._blas import single_threaded
+    from ._inputs import check_joints
     from ._least_squares import _independent_fraction
     from ._payload_math import NAMES, _check_target, _echelon, _fit_payload
     from .preprocessing import Preprocessing, interp_columns, lowpass_like_torque, preprocess
@@ -196,8 +197,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
                                 f"got {w.shape}")
             if not np.isfinite(w).all():
                 raise DataError(f"{item.source}: wrench: row {int(np.argmax(~np.isfinite(w).all(axis=1)))}: not finite")
-            if item.n_dof != robot.n_dof:
-                raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot")
+            check_joints(item, robot, "robot")
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
             processed = preprocess(item, settings)

@@ -7,10 +7,14 @@ from typing import Optional
 
 import numpy as np
 
+from .._atomic import write_text
 from .._checks import shown
 from .._numbers import json_float, json_floats
-from ..errors import ArgumentError
+from .._validation import check_number, check_path, check_real_array
+from ..errors import ArgumentError, DataError
 from ..evaluation import nrmse
+from ..model.robot import Inertia, robot_to_yaml
+from ._bodies import body_table, table_lines
 
 # Relative std (%) of Gautier's criterion (10 %), kept for reference: it also flags parameters whose
 # whole effect on the torque is small (a light link's products of inertia), so it is not what warns.
@@ -53,7 +57,6 @@ class Metrics:
     def compare(cls, tau, predicted, t=None, sources=()):
         """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
         :meth:`from_residuals`, with the samples kept for plots."""
-        from .._validation import check_real_array
 
         tau, predicted = check_real_array("tau", tau, 2), check_real_array("predicted", predicted, 2)
         if predicted.shape != tau.shape or (t is not None and np.shape(t) != tau.shape[:1]):
@@ -70,7 +73,6 @@ class Metrics:
     def from_residuals(cls, e2, t2, n_samples):
         """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
         samples kept for plots)."""
-        from .._validation import check_number, check_real_array
 
         e2, t2 = check_real_array("e2", e2, 1), check_real_array("t2", t2, 1)
         n_samples = check_number(n_samples, "n_samples", low=0, integer=True)
@@ -145,9 +147,7 @@ class Identification:
     validation: Optional[Metrics] = None
     logs: tuple = ()
 
-    @property
-    def base(self):
-        return self.estimator.base_
+    base = property(lambda self: self.estimator.base_)
 
     @property
     def values(self):
@@ -216,7 +216,6 @@ class Identification:
         -------
         Robot
         """
-        from ..model.robot import Inertia
 
         e, robot, layout, p = self._fitted_columns("to_robot")
         joints = []
@@ -235,7 +234,6 @@ class Identification:
     def to_yaml(self, path=None) -> str:
         """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
         a first comment line names the prior."""
-        from ..model.robot import robot_to_yaml
 
         self._describable("to_yaml")             # an OLS fit has no prior to name and no bodies to write
         text = f"# {self._note()}\n" + robot_to_yaml(self.to_robot())
@@ -252,7 +250,6 @@ class Identification:
         """The consistent fit's estimator when its bodies fit a description (what our readers take back); else a
         one-line DataError naming the link: torques 10⁸ times too large fit a 6·10⁷ kg link, which a URDF was
         written with and then refused by load_robot, and ``Inertia`` refused without naming link or method."""
-        from ..errors import DataError
         from ..model.checks import body_problem
 
         e = self._bodies(what)
@@ -332,7 +329,6 @@ class Identification:
         """
         import os
 
-        from .._validation import check_path
         from ..model.mjcf_writer import robot_to_mjcf
 
         e, robot, layout, p = self._fitted_columns("to_mjcf")
@@ -376,7 +372,6 @@ class Identification:
     def consistent_report(self):
         """The consistent fit's report (lines of text): solver, prior, cost of the constraints, bodies against
         the CAD ones (those beyond plausible bounds marked), what moved."""
-        from ._bodies import table_lines
 
         e = self._bodies("consistent_report")         # an OLS fit has no report of bodies
         lines = [f"physically consistent fit: solver {e.consistent_.status}, {e.consistent_.n_solves} solve(s), "
@@ -418,7 +413,6 @@ class Identification:
         -------
         list of dict
         """
-        from ._bodies import body_table
 
         e = self._bodies("bodies")
         return body_table(e.base_.robot, e.physical_)
@@ -494,7 +488,6 @@ class Identification:
 def _written(path, text):
     """``text``, also written atomically to ``path`` unless it is None."""
     if path is not None:
-        from .._atomic import write_text
         write_text(path, text)
     return text
 

@@ -56,9 +56,7 @@ class Reduction:
     residual_ok: bool = True
     accuracy: float = 0.0        # relative accuracy of the float Y (0 when exact)
 
-    @property
-    def rank(self):
-        return int(self.pivots.size)
+    rank = property(lambda self: int(self.pivots.size))
 
 
 # -- the parameterization ------------------------------------------------------------------------

@@ -111,9 +111,7 @@ class Arithmetic:
                    include_offsets, "")
         return dataclasses.replace(plan, obstacle=plan._obstacle(force_float))
 
-    @property
-    def exact(self) -> bool:
-        return not self.obstacle
+    exact = property(lambda self: not self.obstacle)
 
     # -- what enters the transforms ---------------------------------------------------------
     def _enters(self, model):

@@ -14,7 +14,7 @@ from .._blas import single_threaded
 from .._validation import check_finite_fields, check_flag, check_number
 from .._warnings import warn
 from ..errors import AccuracyWarning, ArgumentTypeError
-from ..model.checks import SNAP_RADIANS
+from ..model.checks import SNAP_RADIANS, near_special
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_robot
 from ..model.value import BaseModel
@@ -23,7 +23,7 @@ from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
 from ._modular import PRIMES, ModularEchelon
 from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
-from .report import base_document
+from .report import base_document, format_regrouping
 from .._validation import check_parameter_vector as as_parameters, check_robot_states as robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
@@ -217,7 +217,6 @@ class BaseParameters:
                 f"n_standard={len(self.standard_names)}, exact={self.exact})")
 
     def _repr_html_(self):
-        from .report import format_regrouping
         rows = "".join(f"<tr><td>{r + 1}</td><td><code>{html.escape(format_regrouping(self, r))}</code></td></tr>"
                        for r in range(self.rank))
         return (f"<p><b>{html.escape(self.robot.name)}</b>: {self.rank} base parameters "
@@ -382,7 +381,6 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
 def _nearly_special(robot, limit=None) -> str:
     """What makes the geometry nearly special, named (the closest two numbers), for the warning; with
     ``limit``, only numbers closer than it to a special value ('' when there are none)."""
-    from ..model.checks import near_special
 
     suspects = near_special(robot) if limit is None else near_special(robot, limit)
     if limit is not None and not suspects:

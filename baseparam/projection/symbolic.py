@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .._validation import shown
-from ..errors import ArgumentError, ArgumentTypeError
+from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 from ..model.robot import require_fixed_base, require_robot
 from .report import base_document, format_number, join_groups, regrouping_lines
 
@@ -340,7 +340,6 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
     S = len(symbols)
     runs_needed = math.comb(S + degree, degree) + CHECK_POINTS + S + S * (S - 1) // 2
     if runs_needed > MAX_ENGINE_RUNS:
-        from ..errors import ResourceLimitError
         raise ResourceLimitError(f"symbolic: {robot.name}: {S} lengths kept as symbols need {runs_needed} "
                                  f"projections (at most {MAX_ENGINE_RUNS}); name fewer lengths (e.g. 'a2,d4')")
     monomials = _monomials(S, degree)

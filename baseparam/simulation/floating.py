@@ -21,7 +21,7 @@ import numpy as np
 from .._checks import shown
 from .._numbers import real_array
 from .._validation import check_instance, check_number, check_robot, check_robot_states
-from ..dynamics.contacts import Contact, _jacobian, _tree, tree_body
+from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
 from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
 from ..model.value import Model
@@ -146,11 +146,9 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         raise ArgumentError(f"base_position, base_angles: expected ({S}, 3) each, got {pos.shape}, {ang.shape}")
     if not (np.abs(pos) <= 1e8).all() or not (np.abs(ang) <= 1e8).all():
         raise ArgumentError("base_position, base_angles: expected finite numbers (m, rad)")
-    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
+    contacts = check_contacts(contacts, robot)
     if not contacts:
         raise ArgumentError("contacts: none given; the joints are solved to hold the contact points")
-    for contact in contacts:
-        check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
     iterations = check_number(iterations, "iterations", low=1, high=10_000, integer=True)
     tolerance = check_number(tolerance, "tolerance", low=0, strict=True)
     targets = _contact_points(robot, _tree(robot, q0[None]), contacts)
@@ -246,9 +244,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     FloatingExperiment
     """
     robot = _floating_model(model, "contact experiments")
-    contacts = tuple(check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact"))
-    for contact in contacts:
-        check_instance(contact, "contacts", Contact, "a sequence of Contact").link_index(robot)
+    contacts = check_contacts(contacts, robot)
     check_instance(point, "point", (bool, np.bool_), "True or False")
     _check_noise(twist_noise, seed, wrench_noise, noise)
     (q, qd, qdd), _ = check_robot_states(robot, q=q, qd=qd, qdd=qdd)

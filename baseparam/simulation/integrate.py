@@ -34,7 +34,7 @@ from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
 # MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
 from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
-from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates
+from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates, velocities_from_momenta
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import ABSURD, check_instance, check_number, check_option
 from ..errors import ArgumentError, BaseParamError, SimulationError
@@ -221,9 +221,7 @@ class _Torque:
 
     def __call__(self, time, q, qd, k=None):
         if self.callback is None:
-            if k is not None:
-                return self.rows[k]
-            return interp_columns([time], self.t, self.rows)[0]
+            return self.rows[k] if k is not None else interp_columns([time], self.t, self.rows)[0]
         try:
             value = self.callback(time, q, qd)
         except BaseParamError:                     # the library's own one-line words, as they are
@@ -343,7 +341,6 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     y = sol.y.T
     q = np.array([unit(row) for row in y[:, :n_q]])
     if state == "momenta":
-        from ..dynamics.momenta import velocities_from_momenta
         # a step into a q where M(q) is indefinite (bodies not physical): the motion's error at its time, before
         # q̇ = M⁻¹ p's ArgumentError of a sample
         require_definite(model, q, lambda s: f"at t = {t[s]:.6g} s", SimulationError)
