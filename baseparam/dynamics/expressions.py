@@ -229,7 +229,9 @@ class Expr:
     def __neg__(self):
         return self.g.neg(self.i)
 
-    is_zero = property(lambda self: self.g.value(self.i) == 0.0)
+    @property
+    def is_zero(self):
+        return self.g.value(self.i) == 0.0
 
     def __repr__(self):
         return f"Expr({self.g.ops[self.i]}, {self.g.args[self.i]!r})"

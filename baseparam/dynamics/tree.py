@@ -101,7 +101,9 @@ class Tree:
             self.R.append(R if parent < 0 else self.R[parent] @ R)
             self.P.append(P if parent < 0 else self.P[parent] + np.einsum("sij,sj->si", self.R[parent], P))
 
-    n_bodies = property(lambda self: len(self.parents))
+    @property
+    def n_bodies(self):
+        return len(self.parents)
 
     def velocities(self, qd):
         """Body twists v_b (S, 6), each in its frame."""

@@ -118,7 +118,9 @@ class DesignProblem:
         self._cache.pop("criterion", None)
 
     # -- unknowns ---------------------------------------------------------------------------------------
-    size = property(lambda self: self.n * self.m)
+    @property
+    def size(self):
+        return self.n * self.m
 
     def series(self, x):
         """The :class:`FourierSeries` of unknowns x."""

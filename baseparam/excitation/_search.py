@@ -71,7 +71,9 @@ class StartResult:
     evaluations: int = 0           # of the criterion (each a regressor over the criterion's grid)
     gradients: int = 0             # of its gradient (each an adjoint pass)
 
-    feasible = property(lambda self: self.violation <= FEASIBLE)
+    @property
+    def feasible(self):
+        return self.violation <= FEASIBLE
 
     def rank(self):
         return (not self.feasible, self.value if self.feasible else self.violation, self.index)
@@ -175,7 +177,9 @@ class SearchOutcome:
     seconds: float
     budget_hit: bool
 
-    timing_dependent = property(lambda self: self.counted == 0)
+    @property
+    def timing_dependent(self):
+        return self.counted == 0
 
 
 def search(problem, *, starts, seed, workers, time_budget=None, progress=None):

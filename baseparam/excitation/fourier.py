@@ -149,9 +149,13 @@ class FourierSeries:
         for name, value in (("period", period), ("q0", q0), ("a", a), ("b", b)):
             object.__setattr__(self, name, value)
 
-    harmonics = property(lambda self: int(self.a.shape[1]))
+    @property
+    def harmonics(self) -> int:
+        return int(self.a.shape[1])
 
-    n_dof = property(lambda self: int(self.a.shape[0]))
+    @property
+    def n_dof(self) -> int:
+        return int(self.a.shape[0])
 
     @property
     def coefficients(self):

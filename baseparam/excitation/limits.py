@@ -75,7 +75,9 @@ class MotionLimits:
         if not (self.lower <= self.upper).all():
             raise ArgumentError("MotionLimits: a lower position limit above the upper")
 
-    n_dof = property(lambda self: len(self.lower))
+    @property
+    def n_dof(self):
+        return len(self.lower)
 
     def to_dict(self):
         """JSON-ready: one entry per joint, null where there is no limit."""

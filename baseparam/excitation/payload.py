@@ -59,9 +59,13 @@ class PayloadColumns:
     moving: tuple
     pose: np.ndarray = field(repr=False)
 
-    rank = property(lambda self: len(self.pivots))
+    @property
+    def rank(self):
+        return len(self.pivots)
 
-    pivot_names = property(lambda self: tuple(self.names[self.columns.index(c)] for c in self.pivots))
+    @property
+    def pivot_names(self):
+        return tuple(self.names[self.columns.index(c)] for c in self.pivots)
 
     @property
     def combinations(self):

@@ -79,7 +79,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     check_option(clock, f"{source}: clock", CLOCKS, expected="'header' or 'receive'", error=DataError)
     fields = _field_map(columns, source)
     named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
-    contents = shown_contents(read_raw(path, source, named)) if contents is None else contents
+    if contents is None:
+        contents = shown_contents(read_raw(path, source, named))
     raw, extra, problem, notice = contents
     notes = []
     if problem:

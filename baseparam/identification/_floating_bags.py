@@ -198,7 +198,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     from ..model.robot import joint_names
 
     pairs = contact_topics(contacts)
-    joints = joint_names(robot.joints) if joints is None else joints
+    if joints is None:
+        joints = joint_names(robot.joints)
     named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
     # read once for the joints, the base and the contacts; through rosbags, with every base pose topic
     # when the base topic is to be found

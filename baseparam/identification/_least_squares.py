@@ -140,7 +140,9 @@ class Factors:
         self.G = np.zeros((n_folds, n_dof, rank + 1, rank + 1))
         self.n_samples = np.zeros(n_folds, dtype=np.int64)
 
-    n_folds = property(lambda self: self.G.shape[0])
+    @property
+    def n_folds(self):
+        return self.G.shape[0]
 
     def add(self, fold, part, tau, spans=None):
         """Accumulate a block of fold ``fold``: part (n, R, s) regressor columns, tau (s, n); ``spans`` as

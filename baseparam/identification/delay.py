@@ -85,7 +85,9 @@ class DelayEstimate:
     step: float
     source: str = ""
 
-    milliseconds = property(lambda self: 1e3 * self.seconds)
+    @property
+    def milliseconds(self) -> float:
+        return 1e3 * self.seconds
 
     @property
     def note(self) -> str:

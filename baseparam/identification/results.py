@@ -147,7 +147,9 @@ class Identification:
     validation: Optional[Metrics] = None
     logs: tuple = ()
 
-    base = property(lambda self: self.estimator.base_)
+    @property
+    def base(self):
+        return self.estimator.base_
 
     @property
     def values(self):

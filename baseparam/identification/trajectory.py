@@ -169,7 +169,8 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
                         "robot with a floating base)")
     if robot is not None:
         n_dof = robot.n_dof if n_dof is None else n_dof
-        joints = robot_joint_names(robot) if joints is None else joints
+        if joints is None:
+            joints = robot_joint_names(robot)
     traj = _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock)
     if delay is not None:
         from .delay import apply_delay, estimate_delay

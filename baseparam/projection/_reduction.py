@@ -56,7 +56,9 @@ class Reduction:
     residual_ok: bool = True
     accuracy: float = 0.0        # relative accuracy of the float Y (0 when exact)
 
-    rank = property(lambda self: int(self.pivots.size))
+    @property
+    def rank(self):
+        return int(self.pivots.size)
 
 
 # -- the parameterization ------------------------------------------------------------------------

@@ -60,7 +60,9 @@ class CSR:
         rows, cols = np.divmod(key, max(1, int(shape[1])))
         return cls(data, cols, _indptr(rows, shape[0]), (int(shape[0]), int(shape[1])))
 
-    nnz = property(lambda self: int(self.data.size))
+    @property
+    def nnz(self):
+        return int(self.data.size)
 
     def with_data(self, data):
         """The same sparsity pattern with other values."""

@@ -111,7 +111,9 @@ class Arithmetic:
                    include_offsets, "")
         return dataclasses.replace(plan, obstacle=plan._obstacle(force_float))
 
-    exact = property(lambda self: not self.obstacle)
+    @property
+    def exact(self) -> bool:
+        return not self.obstacle
 
     # -- what enters the transforms ---------------------------------------------------------
     def _enters(self, model):

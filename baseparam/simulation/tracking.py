@@ -96,7 +96,9 @@ class Reference(Trajectory):
         """Controller rate (Hz)."""
         return 1.0 / (self.t[1] - self.t[0])
 
-    duration = property(lambda self: float(self.t[-1] - self.t[0]))
+    @property
+    def duration(self):
+        return float(self.t[-1] - self.t[0])
 
     @classmethod
     def periodic(cls, series, rate, duration=None, source=None):
