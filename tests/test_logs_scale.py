@@ -34,6 +34,33 @@ def environment_restored():
     os.environ.update(before)
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """One real LocalCluster (two worker processes) for the tests that use one: each test starting its own cost two
+    worker processes more, each importing baseparam (~4 s of the suite). The variables its nannies set for their
+    workers (NANNY) are taken back once it is up, as each test's own cluster left them for the rest of that test;
+    the rest of its environment (__DASK_PARENT_PID, set by any nanny) stays until the module ends."""
+    distributed = pytest.importorskip("distributed")
+    before = dict(os.environ)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # the cluster's own chatter (ports)
+        # its HTTP server on a free port (":0"), not the default 8787, which the library's own cluster of a test
+        # (scheduler="local") then takes without a "Port 8787 is already in use" warning
+        local = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0")
+    for name in NANNY:
+        os.environ.pop(name, None)
+        if name in before:
+            os.environ[name] = before[name]
+    try:
+        yield local
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")             # (shutdown)
+            local.close()
+        os.environ.clear()
+        os.environ.update(before)
+
+
 def simulated(robot, rng, n_samples, h=0.01):
     """An exciting motion of the planar arm (sums of sines) with Newton–Euler torques plus 3 % noise."""
     t = np.arange(n_samples) * h
@@ -152,17 +179,14 @@ def test_workers_give_the_serial_result(logs):
     assert calls[0] == (0, 4) and calls[-1] == (4, 4) and [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
-def test_a_real_local_dask_cluster_gives_the_serial_result(logs):
-    distributed = pytest.importorskip("distributed")
+def test_a_real_local_dask_cluster_gives_the_serial_result(logs, cluster):
     robot, base, paths = logs
     serial = bp.identify_logs(robot, paths, method="ols", base=base)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")                 # the cluster's own chatter (ports, shutdown)
-        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                      dashboard_address=None) as cluster:
-            remote = bp.identify_logs(robot, paths, method="ols", base=base, scheduler=cluster.scheduler_address)
-            res = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), *paths[:2],
-                                            "--scheduler", cluster.scheduler_address, "--json", "-"])
+        warnings.simplefilter("ignore")                 # the cluster's own chatter
+        remote = bp.identify_logs(robot, paths, method="ols", base=base, scheduler=cluster.scheduler_address)
+        res = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), *paths[:2],
+                                        "--scheduler", cluster.scheduler_address, "--json", "-"])
     same_fit(remote, serial)
     for name in NANNY:                                  # as before any cluster (the fixture restores them)
         os.environ.pop(name, None)
@@ -176,12 +200,11 @@ def test_a_real_local_dask_cluster_gives_the_serial_result(logs):
     assert [d["source"] for d in json.loads(res.stdout)["logs"]] == paths[:2]
 
 
-def test_a_fleet_identified_robot_by_robot_on_one_dask_cluster(tmp_path):
+def test_a_fleet_identified_robot_by_robot_on_one_dask_cluster(tmp_path, cluster):
     """Item 4's fleet: robots of one design with scattered bodies, each identified from its own logs on
     the same cluster; each estimate finds its own robot's base parameters, not the fleet's."""
     import dataclasses
 
-    distributed = pytest.importorskip("distributed")
     design = planar_arm()
     base = bp.find_base_parameters(design)
     rng = np.random.default_rng(4)
@@ -199,10 +222,8 @@ def test_a_fleet_identified_robot_by_robot_on_one_dask_cluster(tmp_path):
         fleet.append((base.from_standard(bp.standard_parameters(robot)), paths))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                      dashboard_address=None) as cluster:
-            found = [bp.identify_logs(design, paths, base=base, scheduler=cluster.scheduler_address).values
-                     for _, paths in fleet]
+        found = [bp.identify_logs(design, paths, base=base, scheduler=cluster.scheduler_address).values
+                 for _, paths in fleet]
     truths = np.array([truth for truth, _ in fleet])
     for k, x in enumerate(found):
         distance = np.abs(truths - x)[:, [c for c, n in enumerate(base.names) if n.startswith(("XX", "SX"))]].max(1)
