@@ -100,7 +100,7 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
     # its scratch folder, the nannies' environment variables
     with contextlib.ExitStack() as undo:
         if scheduler == "local":
-            undo.callback(_restore, _nanny_environ())
+            undo.callback(_restore, _environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
             scratch = tempfile.mkdtemp(prefix="baseparam-dask-")
@@ -133,22 +133,20 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             return client.gather(futures)
 
 
-def _nanny_environ():
-    """Our values (None: unset) of the variables a Dask nanny sets in its own process before it spawns a
-    worker, and never restores (``distributed.nanny.pre-spawn-environ``: OMP_NUM_THREADS=1,
-    OPENBLAS_NUM_THREADS=1, …, and PYTHONHASHSEED): a local cluster's nannies run in the caller's process,
-    so left alone every later subprocess of the caller would run its BLAS on one thread."""
-    import dask
-
-    names = set(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {}) | {"PYTHONHASHSEED"}
-    return {name: os.environ.get(name) for name in names}
+def _environ():
+    """A copy of the caller's environment variables, to put back once a local cluster is closed: its nannies run
+    in the caller's process and set variables for their workers that they never restore
+    (``distributed.nanny.pre-spawn-environ``: OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1, …, PYTHONHASHSEED;
+    and ``__DASK_PARENT_PID``): left alone, every later subprocess of the caller would run its BLAS on one
+    thread."""
+    return dict(os.environ)
 
 
 def _restore(environ):
+    for name in set(os.environ) - set(environ):
+        os.environ.pop(name, None)
     for name, value in environ.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
+        if os.environ.get(name) != value:
             os.environ[name] = value
 
 
