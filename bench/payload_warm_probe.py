@@ -1,6 +1,9 @@
 """Does a longer, non-repeating payload design beat the bench's inertia design? Warm-started from it.
 
-``python bench/payload_warm_probe.py ROBOT [REPEAT] [CHUNKS] [ITER]``
+``python bench/payload_warm_probe.py ROBOT [REPEAT] [CHUNKS] [ITER] [origin|centre] [BASE.npz] [HARMONICS]``
+
+(BASE.npz: start from the series saved as ``base`` there instead of searching; HARMONICS: of the new design, more
+than REPEAT × the base's widens the band.)
 
 The bench's inertia design (``excite --payload --payload-joints N --criterion inertia --noise σ``, 5 s × 4
 harmonics, 40 s of search, seed 0) is played ``REPEAT`` (4) times in 20 s; the same motion is exactly a series of
@@ -53,17 +56,18 @@ def main():
     t0 = time.process_time()
     if len(sys.argv) > 6:          # the base design saved by an earlier run (its "base"), not searched again
         b = np.load(sys.argv[6])["base"]
-        n, H = robot.n_dof, settings["harmonics"]
+        n = robot.n_dof
+        H = (len(b) - 1 - n) // (2 * n)
         base = FourierSeries(float(b[0]), b[1:n + 1], b[n + 1:n + 1 + n * H].reshape(n, H),
                              b[n + 1 + n * H:].reshape(n, H))
     else:
         base = bp.design_excitation(robot, limits=limits_of(robot)[0], time_budget=budget, seed=0, payload=True,
                                     rate=1.0 / dt, payload_joints=robot.n_dof, noise=noise, **settings).series
     base_crb, _ = crb_of(robot, base, dt, noise)
-    print(f"{name}: the bench's inertia design ({settings['period']:g} s x {settings['harmonics']}): CRB σ_I "
+    print(f"{name}: the start ({base.period:g} s x {base.harmonics}): CRB σ_I "
           f"{base_crb:.3e} kg·m²", flush=True)
-    K = settings["harmonics"] * repeat
-    problem, lim, _ = build(robot, noise, settings["period"] * repeat, K)
+    K = base.harmonics * repeat if len(sys.argv) <= 7 else int(sys.argv[7])     # more: a wider band too
+    problem, lim, _ = build(robot, noise, base.period * repeat, K)
     start = stretched(base, repeat, K)
     theta = start.coefficients                                            # (n, 2K + 1)
     x = np.linalg.lstsq(problem.N, theta.T, rcond=None)[0].T.ravel()      # θ = N z per joint
