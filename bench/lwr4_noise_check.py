@@ -26,13 +26,17 @@ import sys
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "notebooks")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "notebooks")]
 
 import baseparam as bp  # noqa: E402
 from _helpers import LWR4_REPEATS, robot_values  # noqa: E402
+from _scope import scope_line  # noqa: E402
+
+SCOPE = (["kuka_lwr4.yaml"], "the LWR4+ is the robot whose logs repeat one trajectory (measurements_1 and _2)")
 
 
 def main():
+    print(scope_line(SCOPE))
     from scipy.optimize import minimize_scalar
     from scipy.signal import welch
     if not all(f.is_file() for f in LWR4_REPEATS):

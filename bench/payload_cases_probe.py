@@ -15,9 +15,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "notebooks")]
 
 from baseparam.excitation.fourier import FourierSeries  # noqa: E402
-from bench_payload import CASE_HEADER, CASES, cases  # noqa: E402
+from bench_payload import SCOPE, CASE_HEADER, CASES, cases  # noqa: E402
 from payload_direct_probe import RATES  # noqa: E402
 from _helpers import lwr4_noise, ur_noise  # noqa: E402
+from _scope import scope_line  # noqa: E402
 
 BOUNDS = {"kuka_lwr4": 5.9e-5, "ur10e": 1.4e-4}
 
@@ -31,6 +32,7 @@ def motion(series, dt, duration=20.0):
 
 
 def main():
+    print(scope_line(SCOPE))
     name, path = sys.argv[1], sys.argv[2]
     masses = [float(m) for m in sys.argv[3:]] or CASES[name]
     dt = RATES[name]

@@ -29,8 +29,9 @@ from baseparam.excitation.limits import motion_limits  # noqa: E402
 from baseparam.excitation.payload import payload_columns  # noqa: E402
 from baseparam.identification.payload import payload_parameters  # noqa: E402
 from _helpers import lwr4_noise, ur_noise  # noqa: E402
+from _scope import scope_line  # noqa: E402
 from _payload_bound import _inertia, crb, information  # noqa: E402
-from bench_payload import box_payload, limits_of  # noqa: E402
+from bench_payload import SCOPE, box_payload, limits_of  # noqa: E402
 
 RATES = {"kuka_lwr4": 0.005, "ur10e": 0.01}
 
@@ -113,6 +114,7 @@ def crb_of(robot, series, dt, noise):
 
 
 def main():
+    print(scope_line(SCOPE))
     name, period, harmonics, which = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     starts = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     iterations = int(sys.argv[6]) if len(sys.argv) > 6 else 300

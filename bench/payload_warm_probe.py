@@ -26,10 +26,11 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "notebooks")]
 import baseparam as bp  # noqa: E402
 from baseparam.excitation.design import _within_limits  # noqa: E402
 from baseparam.excitation.fourier import FourierSeries  # noqa: E402
-from bench_payload import INERTIA_DESIGN, limits_of  # noqa: E402
+from bench_payload import SCOPE, INERTIA_DESIGN, limits_of  # noqa: E402
 from payload_direct_probe import RATES, build, centre_criterion, centre_jacobian, crb_of  # noqa: E402
 from bench_payload import box_payload  # noqa: E402
 from _helpers import lwr4_noise, ur_noise  # noqa: E402
+from _scope import scope_line  # noqa: E402
 
 
 def stretched(series, repeat, harmonics):
@@ -42,6 +43,7 @@ def stretched(series, repeat, harmonics):
 
 
 def main():
+    print(scope_line(SCOPE))
     from scipy.optimize import minimize
     name = sys.argv[1]
     repeat = int(sys.argv[2]) if len(sys.argv) > 2 else 4
