@@ -153,8 +153,8 @@ move a little from run to run):
   4.18e-4); with the target's own criterion — a smooth maximum (p-norm, p = 16) of the variances of the inertia
   about the centre over the six elements and eight payload hypotheses (1 kg boxes of other turns and centres than
   the evaluated ones; the map to the inertia about the centre depends on the centre, not on the mass) — to 0.868× on
-  the UR10e (3.90e-4, converged) and 0.910× on the LWR4+ (2.296e-4 after 4 × 40 iterations, still falling by < 0.2 %
-  a run). Fitted on the open cases (ten payloads each, this bench's ``cases``): UR10e 1.5 kg 3σ_I 12.9 → 11.2 % of
+  the UR10e (3.90e-4, converged) and 0.900× on the LWR4+ (2.271e-4, converged; the fits below used its iterate at
+  0.910×). Fitted on the open cases (ten payloads each, this bench's ``cases``): UR10e 1.5 kg 3σ_I 12.9 → 11.2 % of
   λmax (payloads meeting the inertia target 7 → 8 of 10), 1 kg 25.3 → 21.9 % (2 → 5 of 10); LWR4+ 1 kg 15.5 → 15.0 %
   (10 of 10 both), 0.75 kg 25.0 → 24.2 % (3 → 7 of 10). The LWR4+ fits are 1.13× their CRB on this motion (1.08× on
   the inertia design) and their mass and centre errors larger in σ (medians 1.4σ and 1.8σ against 0.9σ and 1.2σ,
