@@ -188,3 +188,33 @@ def test_friction_shapes_given_to_a_base_set_are_checked():
         with pytest.raises(bp.ArgumentError, match=words):
             base.regressor(q, q, q, shapes=shapes)
     assert np.isfinite(base.regressor(q, q, q, shapes=(np.ones((4, 3)), None))).all()
+
+
+def test_a_joint_type_of_no_text_is_refused_when_the_joint_is_made():
+    """``Joint(np.inf)`` and ``Joint(<array>)`` were made (a joint holding inf; the Robot refused it later, or, for an
+    array, compared it element by element)."""
+    for kind in (np.inf, np.zeros((10, 3)), None):
+        with pytest.raises(bp.RobotDescriptionError, match=r"^Joint.type: expected one of \('revolute', 'prismatic'\)"):
+            bp.Joint(kind)
+    with pytest.raises(bp.RobotDescriptionError, match=r"^joints\[1\].type: expected one of"):     # the Robot's words
+        bp.Robot((bp.Joint("twisty"),))
+
+
+def test_design_settings_of_fractions_are_read_as_numbers():
+    """``design_excitation(period=Fraction(2))``: "unsupported format string passed to Fraction.__format__" from the
+    message of a later check, which formatted the value given instead of the one checked."""
+    from fractions import Fraction
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    with pytest.raises(bp.ArgumentError, match=r"^rate: 1 Hz is too low for 2 harmonics of a 2 s period"):
+        bp.design_excitation(robot, period=Fraction(2), harmonics=2, rate=Fraction(1), starts=1)
+
+
+def test_identification_errors_of_a_noise_whose_fits_overflow_are_refused(planar):
+    """``identification_errors(..., noise=1e300)``: a parameter error of inf returned (1e200: NaN spreads, with
+    numpy's overflow warning)."""
+    model, traj = planar
+    base = bp.find_base_parameters(model.robot)
+    p = base.from_standard(model.values())
+    for noise in (1e300, 1e200):
+        with pytest.raises(bp.ArgumentError, match=r"^noise: a standard deviation of 1e\+[23]00 makes the fits"):
+            bp.identification_errors(base, p, traj.q, traj.qd, traj.qdd, noise, trials=2)

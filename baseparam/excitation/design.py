@@ -470,10 +470,11 @@ def _within_limits(series, limits):
 
 
 def _settings(period, harmonics, rate):
-    check_number(period, "period", low=0, strict=True, expected="a duration > 0 s")
+    # as floats from here on (a Fraction is a number, but not one the messages' :g can format)
+    period = check_number(period, "period", low=0, strict=True, expected="a duration > 0 s")
     # one harmonic at rest at both ends is no motion
     harmonics = check_number(harmonics, "harmonics", low=2, high=MAX_HARMONICS, integer=True)
-    check_number(rate, "rate", low=0, strict=True, expected="a frequency > 0 Hz")
+    rate = check_number(rate, "rate", low=0, strict=True, expected="a frequency > 0 Hz")
     count = period * rate
     if not count + 1 <= MAX_SAMPLES:         # before rounding: 1e308 s × 100 Hz is inf, which round() refuses
         raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} samples per period; at "

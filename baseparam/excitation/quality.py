@@ -103,6 +103,12 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     rng = np.random.default_rng(seed)
     noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(-1, trials)
     estimates, *_ = np.linalg.lstsq(A, noisy, rcond=None)                  # (rank, trials)
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = estimates.std(axis=1)
+    if not (np.isfinite(estimates).all() and np.isfinite(spread).all()):
+        # a noise of 1e300 N·m draws finite torques whose fits overflow: errors of inf, NaN, no figure of a fit
+        raise ArgumentError(f"noise: a standard deviation of {float(sigma.max()):g} makes the fits overflow; "
+                            "expected one in SI units (N·m or N)")
     V = None
     if validation is not None:
         (vq, vqd, vqdd), _ = states(base.robot.n_dof, q=validation[0], qd=validation[1], qdd=validation[2])

@@ -211,6 +211,8 @@ class Joint:
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
         # code, whose bad numbers would otherwise surface deep inside the numerics.
+        if not isinstance(self.type, str):      # which text: the Robot's check, naming the joint's number
+            raise RobotDescriptionError(f"Joint.type: expected one of {JOINT_TYPES}, got {shown(self.type)}")
         for name in ("alpha", "a", "d", "theta", "offset"):
             value = getattr(self, name)
             if not is_real(value):
