@@ -218,3 +218,25 @@ def test_identification_errors_of_a_noise_whose_fits_overflow_are_refused(planar
     for noise in (1e300, 1e200):
         with pytest.raises(bp.ArgumentError, match=r"^noise: a standard deviation of 1e\+[23]00 makes the fits"):
             bp.identification_errors(base, p, traj.q, traj.qd, traj.qdd, noise, trials=2)
+
+
+def test_numpy_durations_are_no_numbers():
+    """``Origin(np.array([0, 1, 2], dtype='timedelta64[s]'))``: numpy's durations are integers to ``numbers``, so the
+    one test of a number (``_numbers.is_real``) passed them to math.isfinite: a bare TypeError."""
+    from baseparam._numbers import is_real
+    assert not is_real(np.timedelta64(3, "s")) and is_real(np.int64(3))
+    with pytest.raises(bp.RobotDescriptionError, match=r"^Origin.xyz: expected 3 finite numbers"):
+        bp.Origin(np.array([0, 1, 2], dtype="timedelta64[s]"))
+
+
+def test_fit_figures_of_parameters_beyond_the_librarys_bound_are_refused():
+    """``evaluation.fit_errors(zeros, 2e300)``: a parameter error of NaN (the norms overflowed), with numpy's
+    warnings; a base parameter beyond ±1e100 is refused as everywhere in the library."""
+    from baseparam import evaluation
+    with pytest.raises(bp.ArgumentError, match=r"^truth: a value beyond ±1e\+100 \(2e\+300\)"):
+        evaluation.fit_errors(np.zeros(3), np.full(3, 2e300))
+    with pytest.raises(bp.ArgumentError, match=r"^estimates: a value beyond ±1e\+100"):
+        evaluation.fit_errors(np.full(3, -2e300), np.ones(3))
+    with pytest.raises(bp.ArgumentError, match=r"^truth: a value beyond"):
+        evaluation.relative_scale(np.full(3, 1e200))
+    assert evaluation.fit_errors(np.full(3, 1e99), np.full(3, 1e99)).parameter_error == 0.0
