@@ -12,7 +12,7 @@ import pytest
 
 import baseparam as bp
 from conftest import ROOT, planar_sines
-from test_fuzz_api import finite, own_error
+from test_fuzz_api import _floating_arrays, finite, own_error
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
 # a broadcast view of 10⁹ samples costs no memory; a scan of its values takes seconds and a copy 8 GB
@@ -163,10 +163,8 @@ def test_write_floating_log_checks_its_path_and_wrenches(tmp_path):
     """``write_floating_log(None, …)``: os.fspath's bare TypeError; wrenches of text or complex: numpy's; NaN
     wrenches were written into a log its reader refuses."""
     from baseparam.identification.floating_logs import write_floating_log
-    space = bp.load_robot(SPACE)
-    k = np.arange(1, 7)
-    log = bp.free_floating_experiment(bp.Model(space), np.linspace(0, 1, 11),
-                                      lambda t, q, qd: 3 * np.sin(0.5 * k * t + k)).log
+    t, q = _floating_arrays(2, 11)
+    log = bp.Trajectory(t, q, np.ones((11, 8)), qd=np.zeros((11, 8)), floating=True)
     with pytest.raises(bp.ArgumentTypeError, match="^path: expected a file path"):
         write_floating_log(None, log)
     for wrenches, words in ((np.full((11, 1, 6), 1j), "^wrenches: not numeric"),
