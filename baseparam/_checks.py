@@ -62,6 +62,14 @@ def check_instance(value, name: str, kind, what: str, *, allow_none=False, error
     raise error(f"{name}: expected {what}, got {type(value).__name__}")
 
 
+def check_progress(progress):
+    """``progress`` when it is None or a function of (done, total); anything else is refused here, before the work,
+    rather than by the bare "not callable" TypeError of its first call."""
+    if progress is not None and not callable(progress):
+        raise ArgumentTypeError(f"progress: expected a function progress(done, total), got {type(progress).__name__}")
+    return progress
+
+
 def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
     """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
     (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""

@@ -24,9 +24,9 @@ _ALL_REAL = object()    # real_array's "no item of an object array is refused" (
 
 
 def is_real(x) -> bool:
-    """A finite real number (Python or numpy), not a bool."""
+    """A finite real number (Python or numpy), not a bool nor a numpy duration (an integer type to numbers)."""
     try:
-        return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and math.isfinite(x)
+        return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_, np.timedelta64)) and math.isfinite(x)
     except OverflowError:          # an int beyond the float range
         return False
 

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_real_array as _finite
+from ._validation import ABSURD_PARAMETER, check_real_array as _finite
 from .errors import ArgumentError
 
 __all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
@@ -51,9 +51,19 @@ class FitFigures(NamedTuple):
         return float(out) if np.ndim(out) == 0 else out
 
 
+def _parameters(name, x, ndim):
+    """Base parameters (SI) as a finite float array within ±ABSURD_PARAMETER, as the library's parameter vectors:
+    beyond it their norms overflow and the figures come out NaN."""
+    x = _finite(name, x, ndim)
+    if x.size and not np.abs(x).max() <= ABSURD_PARAMETER:
+        raise ArgumentError(f"{name}: a value beyond ±{ABSURD_PARAMETER:g} ({float(np.abs(x).max()):g}); expected "
+                            "parameters in SI units")
+    return x
+
+
 def relative_scale(truth):
     """max(|p_i|, :data:`FLOOR`·‖p‖) per base parameter, shape (rank,): what relative figures divide by."""
-    truth = _finite("truth", truth, 1)
+    truth = _parameters("truth", truth, 1)
     return np.maximum(np.abs(truth), FLOOR * np.linalg.norm(truth))
 
 
@@ -104,7 +114,7 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
     FitFigures
         ``torque_error`` None without ``regressor``.
     """
-    p, estimates = _finite("truth", truth, 1), _finite("estimates", estimates, (1, 2))
+    p, estimates = _parameters("truth", truth, 1), _parameters("estimates", estimates, (1, 2))
     if estimates.shape[0] != p.shape[0] or not np.any(p):
         raise ArgumentError(f"truth, estimates: expected truth (rank,) not all zero and estimates (rank,) or "
                             f"(rank, k), got {p.shape} and {estimates.shape}")

@@ -225,6 +225,9 @@ def check_motion(motion):
     source = os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike) else motion.source
     object.__setattr__(motion, "source", printable(source))
     check_flag(motion.floating, f"{motion.source}: floating", error=error)
+    # words of skipped_summary's line: text, escaped as the source
+    check_instance(motion.skipped_unit, f"{motion.source}: skipped_unit", str, "a str ('line', 'row', 'message')")
+    object.__setattr__(motion, "skipped_unit", printable(motion.skipped_unit))
     for name in ("skipped", "joint_names", "notes", "contacts"):
         value = getattr(motion, name)
         if not isinstance(value, tuple):

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import baseparam as bp
 from baseparam.errors import BaseParamError
 from conftest import ROOT, planar_sines
-from test_fuzz_api import finite
+from test_fuzz_api import finite, own_error
 from test_fuzz_round9_api import ODD_ARGUMENTS, PUBLIC
 
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -201,6 +201,7 @@ def outcome(action):
         try:
             result = action()
         except (BaseParamError, TypeError) as exc:
+            assert own_error(exc), f"{type(exc).__name__} not raised by the library's checks: {exc}"
             assert "\n" not in str(exc) or isinstance(exc, bp.RobotDescriptionError), repr(exc)
             return None
     assert finite(result), result

@@ -15,7 +15,7 @@ import baseparam as bp
 from baseparam.errors import BaseParamError
 from baseparam.identification.imu import base_from_imu
 from conftest import ROOT
-from test_fuzz_api import finite
+from test_fuzz_api import finite, own_error
 
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -438,6 +438,7 @@ def test_every_public_function_answers_finite_or_refuses_in_one_line(tmp_path_fa
             try:
                 result = PUBLIC[name](*(pool[k] for k in args))
             except (BaseParamError, TypeError) as exc:
+                assert own_error(exc), f"{type(exc).__name__} not raised by the library's checks: {exc}"
                 assert "\n" not in str(exc) or isinstance(exc, bp.RobotDescriptionError), repr(exc)
                 return
         assert finite(result), result

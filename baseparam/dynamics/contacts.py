@@ -59,6 +59,12 @@ class Contact:
     def __post_init__(self):
         check_instance(self.name, "contact name", str, "a str")
         label = f"contact {printable(self.name) or shown(self.link)}"
+        # a link number or a joint name (the robot, which bounds the number, is checked by link_index): NaN, a
+        # float or an object would make a contact that fails only where it is used
+        if not isinstance(self.link, str) and (isinstance(self.link, (bool, np.bool_)) or not isinstance(
+                self.link, (int, np.integer)) or self.link < 0):
+            raise ArgumentError(f"{label}: link: expected 0 (the base), a link number ≥ 1 or a joint name, got "
+                                f"{shown(self.link)}")
         p = real_array(f"{label}: position", self.position)
         R = real_array(f"{label}: rotation", self.rotation)
         if p.shape != (3,) or not np.isfinite(p).all() or not (np.abs(p) <= ABSURD).all():

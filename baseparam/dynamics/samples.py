@@ -37,6 +37,8 @@ def friction_rows(robot, qdT, shapes=None, friction=True):
     for name, value in (("shapes[0]", sgn), ("shapes[1]", stb)):
         if value.shape != qdT.shape[::-1]:          # the C loop would read past the end of a shorter array
             raise ArgumentError(f"{name}: expected shape {qdT.shape[::-1]} (n_samples, n_dof), got {value.shape}")
+        if not np.isfinite(value).all():
+            raise ArgumentError(f"{name}: NaN or inf")
     return np.ascontiguousarray(sgn.T), np.ascontiguousarray(stb.T)
 
 

@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import check_progress, shown
 from .._validation import check_flag, check_memory, check_number, check_option, check_workers
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
@@ -273,6 +273,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     starts = default_starts(workers, time_budget) if starts is None else \
         check_number(starts, "starts", low=1, high=100_000, integer=True)
     seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
+    check_progress(progress)
     if time_budget is not None:
         time_budget = check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
     lim = motion_limits(robot, limits)
@@ -468,10 +469,11 @@ def _within_limits(series, limits):
 
 
 def _settings(period, harmonics, rate):
-    check_number(period, "period", low=0, strict=True, expected="a duration > 0 s")
+    # as floats from here on (a Fraction is a number, but not one the messages' :g can format)
+    period = check_number(period, "period", low=0, strict=True, expected="a duration > 0 s")
     # one harmonic at rest at both ends is no motion
     harmonics = check_number(harmonics, "harmonics", low=2, high=MAX_HARMONICS, integer=True)
-    check_number(rate, "rate", low=0, strict=True, expected="a frequency > 0 Hz")
+    rate = check_number(rate, "rate", low=0, strict=True, expected="a frequency > 0 Hz")
     count = period * rate
     if not count + 1 <= MAX_SAMPLES:         # before rounding: 1e308 s × 100 Hz is inf, which round() refuses
         raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} samples per period; at "

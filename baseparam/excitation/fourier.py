@@ -34,8 +34,12 @@ import numpy as np
 from .._numbers import real_array
 from .._validation import check_memory, check_number
 from ..errors import ArgumentError
+from ..model.checks import MAX_JOINTS
 from ..motion import Trajectory
 
+# The largest series taken (design_excitation searches at most 100 harmonics; robots have at most 64 joints):
+# a coefficient array beyond them is refused by its shape, before its values are read or copied
+MAX_SERIES_HARMONICS = 10_000
 REST_ROUND_OFF = 1e-12        # |q̇|, |q̈| at an end, relative to the series' scale, taken as exact rest
 
 
@@ -117,6 +121,13 @@ class Samples(Trajectory):
         return f"Samples(n_samples={len(self.t)}, n_dof={self.q.shape[1]}, t=[{self.t[0]:g}, {self.t[-1]:g}] s)"
 
 
+def _check_size(shape, name):
+    """Refuse a series of more joints or harmonics than any robot or design has, by its shape (n_dof, K)."""
+    if len(shape) == 2 and (shape[0] > MAX_JOINTS or shape[1] > MAX_SERIES_HARMONICS):
+        raise ArgumentError(f"{name}: expected at most {MAX_JOINTS} joints and {MAX_SERIES_HARMONICS} harmonics, got "
+                            f"{shape[0]} and {shape[1]}")
+
+
 @dataclass(frozen=True)
 class FourierSeries:
     """Joint trajectories as finite Fourier series (module docstring: the convention).
@@ -140,6 +151,7 @@ class FourierSeries:
         period = check_number(self.period, "period", low=0, strict=True, expected="a period > 0 in s")
         q0 = real_array("q0", self.q0)
         a, b = real_array("a", self.a), real_array("b", self.b)
+        _check_size(a.shape, "a")
         if q0.ndim != 1 or a.ndim != 2 or a.shape != b.shape or a.shape[0] != q0.shape[0] or a.shape[1] < 1:
             raise ArgumentError(f"q0, a, b: expected shapes (n_dof,), (n_dof, K), (n_dof, K) with K ≥ 1, got "
                                 f"{q0.shape}, {a.shape}, {b.shape}")
@@ -169,17 +181,19 @@ class FourierSeries:
         if theta.ndim != 2 or theta.shape[1] < 3 or theta.shape[1] % 2 != 1:
             raise ArgumentError(f"theta: expected shape (n_dof, 2K + 1) with K ≥ 1, got {theta.shape}")
         K = (theta.shape[1] - 1) // 2
+        _check_size((theta.shape[0], K), "theta")
         return cls(period, theta[:, 0].copy(), theta[:, 1:K + 1].copy(), theta[:, K + 1:].copy())   # period checked
 
     def evaluate(self, t):
         """q, q̇, q̈ at times t (s), each of shape (S, n_dof)."""
         t = real_array("t", t)
-        if t.ndim > 1 or not np.isfinite(t).all():
-            raise ArgumentError(f"t: expected finite times (s), one or of shape (S,), got shape {t.shape}"
-                                f"{'' if np.isfinite(t).all() else ' with NaN or inf'}")
+        # the memory before any value is read: a broadcast view of 10⁹ times costs none, its scan seconds
         floats = 3 * (2 * self.harmonics + 1) + 6 * self.harmonics + 3 * self.n_dof     # per sample, as times()
         check_memory(8 * t.size * floats, lambda need, allowed: f"t: {t.size:.3g} times would need about {need} "
                      f"of memory, more than the {allowed} available")
+        if t.ndim > 1 or not np.isfinite(t).all():
+            raise ArgumentError(f"t: expected finite times (s), one or of shape (S,), got shape {t.shape}"
+                                f"{'' if np.isfinite(t).all() else ' with NaN or inf'}")
         B = basis(np.atleast_1d(t), self.period, self.harmonics)
         theta = self.coefficients.T
         return B[0] @ theta, B[1] @ theta, B[2] @ theta

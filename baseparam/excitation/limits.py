@@ -24,6 +24,7 @@ from .._validation import check_instance, check_input, check_robot
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
+from ..model.checks import MAX_JOINTS
 from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
 from ..model.loading import is_urdf, load_robot
 
@@ -63,6 +64,8 @@ class MotionLimits:
         n = None
         for name in _FIELDS:
             arr = real_array(f"MotionLimits.{name}", getattr(self, name), ArgumentError)
+            if arr.ndim == 1 and arr.size > MAX_JOINTS:      # before its values are scanned (a view of 10⁹)
+                raise ArgumentError(f"MotionLimits.{name}: expected at most {MAX_JOINTS} joints, got {arr.size}")
             if arr.ndim != 1 or arr.size == 0 or (n is not None and arr.shape[0] != n):
                 raise ArgumentError(f"MotionLimits.{name}: expected shape (n_dof,)"
                                     f"{'' if n is None else f' = ({n},), as lower'}, got {arr.shape}")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import check_instance, check_memory, check_number, shown
+from .._validation import ABSURD_PARAMETER, check_instance, check_memory, check_number, shown
 from ..dynamics.samples import as_parameters, states
 from ..errors import ArgumentError, ArgumentTypeError
 from ..projection.base_set import BaseParameters
@@ -103,6 +103,13 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     rng = np.random.default_rng(seed)
     noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(-1, trials)
     estimates, *_ = np.linalg.lstsq(A, noisy, rcond=None)                  # (rank, trials)
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = estimates.std(axis=1)
+    if not (np.abs(estimates).max() <= ABSURD_PARAMETER and np.isfinite(spread).all()):
+        # a noise of 1e300 N·m draws finite torques whose fits overflow (errors of inf, NaN) or leave the parameters'
+        # range (the figures' own check, which would name estimates the caller never gave)
+        raise ArgumentError(f"noise: a standard deviation of {float(sigma.max()):g} makes the fits overflow or their "
+                            f"estimates exceed ±{ABSURD_PARAMETER:g}; expected one in SI units (N·m or N)")
     V = None
     if validation is not None:
         (vq, vqd, vqdd), _ = states(base.robot.n_dof, q=validation[0], qd=validation[1], qdd=validation[2])

@@ -21,7 +21,8 @@ from dataclasses import replace
 import numpy as np
 
 from .._atomic import atomic_path
-from .._checks import check_input, check_instance, not_utf8, read_bounded, shown
+from .._checks import check_input, check_instance, check_path, not_utf8, read_bounded, shown
+from .._numbers import real_array
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
@@ -162,14 +163,16 @@ def write_floating_log(path, trajectory, wrenches=None):
     wrenches : array_like, shape (S, C, 6), optional
     """
 
-    path = os.fspath(path)
+    path = check_path(path)
     if not getattr(trajectory, "floating", False):
         raise SettingsError("trajectory: not a floating-base motion (floating=False)")
     _refuse_imu_base(trajectory)
     n_dof = trajectory.q.shape[1] - 7
-    w = None if wrenches is None else np.asarray(wrenches, dtype=float)
+    w = None if wrenches is None else real_array("wrenches", wrenches, SettingsError)
     if w is not None and (w.ndim != 3 or w.shape[0] != trajectory.n_samples or w.shape[2] != 6):
         raise SettingsError(f"wrenches: expected shape ({trajectory.n_samples}, C, 6), got {w.shape}")
+    if w is not None and not np.isfinite(w).all():          # a log its reader would refuse
+        raise SettingsError("wrenches: NaN or inf")
     arrays = {k: np.asarray(v, dtype=float) for k, v in {"t": trajectory.t, **_present(trajectory)}.items()}
     ext = os.path.splitext(path)[1].lower()
     with atomic_path(path) as tmp:

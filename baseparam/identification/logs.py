@@ -36,11 +36,11 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import check_progress, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
-from ..errors import ArgumentTypeError, BaseParamError, DataError, DataWarning, SettingsError
+from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
 from ._inputs import _as_trajectories, _is_state_tuple, check_joints
@@ -232,8 +232,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
     check_instance(scheduler, "scheduler", str, "an address or 'local'", allow_none=True, error=SettingsError)
-    if progress is not None and not callable(progress):
-        raise ArgumentTypeError(f"progress: expected a function of (done, total), got {type(progress).__name__}")
+    check_progress(progress)
     check_instance(read_options, "read_options", dict, "a dict of read_trajectory's options", allow_none=True,
                    error=SettingsError)
     estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,

@@ -183,6 +183,12 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     # only a label for messages: any text, escaped onto one line
     filename = printable(os.fsdecode(check_instance(filename, "filename", (str, bytes, os.PathLike), "a file name")))
     check_flag(exact_angles, "exact_angles")
+    if isinstance(text, str):
+        try:                    # a lone surrogate (os.fsdecode of a non-UTF-8 byte) is no text a reader can take
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise RobotDescriptionError(f"{filename}: not valid text (a lone surrogate "
+                                        f"{ascii(text[exc.start])[1:-1]} at offset {exc.start})") from None
     if isinstance(text, (str, bytes, bytearray)) and is_urdf("", text.encode() if isinstance(text, str) else text):
         from .urdf import parse_urdf       # URDF text: the same robot load_robot would read from a file
 

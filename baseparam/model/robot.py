@@ -211,6 +211,8 @@ class Joint:
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
         # code, whose bad numbers would otherwise surface deep inside the numerics.
+        if not isinstance(self.type, str):      # which text: the Robot's check, naming the joint's number
+            raise RobotDescriptionError(f"Joint.type: expected one of {JOINT_TYPES}, got {shown(self.type)}")
         for name in ("alpha", "a", "d", "theta", "offset"):
             value = getattr(self, name)
             if not is_real(value):
@@ -247,6 +249,17 @@ class Joint:
             elif self.friction_model.stribeck is not None and not _declared(friction[1]):
                 raise RobotDescriptionError("Joint.friction_model: a Stribeck term multiplies the Coulomb term, "
                                             "which this joint does not declare (friction[2])")
+        # the bodies and limits of a robot built in code: an Inertia or a JointLimits, not a number standing for one
+        for name, kind in (("inertia", Inertia), ("limits", JointLimits)):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, kind):
+                raise RobotDescriptionError(f"Joint.{name}: expected a baseparam.{kind.__name__} or None, got "
+                                            f"{shown(value)}")
+        prior = self.friction_prior
+        if prior is not None and not (isinstance(prior, (tuple, list)) and len(prior) == 2
+                                      and all(is_real(v) and v >= 0 for v in prior)):
+            raise RobotDescriptionError(f"Joint.friction_prior: expected (viscous, Coulomb), 2 finite numbers ≥ 0, "
+                                        f"got {shown(prior)}")
         if not isinstance(self.origins, (tuple, list)) or not all(isinstance(o, Origin) for o in self.origins):
             raise RobotDescriptionError(f"Joint.origins: expected a sequence of Origin, got {shown(self.origins)}")
         object.__setattr__(self, "origins", tuple(self.origins))

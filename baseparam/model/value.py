@@ -75,6 +75,9 @@ class _Value:
     def memo(self, key, build):
         """A value derived from this model (e.g. its link parameters), computed once; losing a race
         between threads only computes it twice."""
+        if type(key) is not str or not callable(build):        # a hashable key, a function to call (hot path)
+            raise ArgumentTypeError(f"memo: expected a key (str) and a function, got {type(key).__name__} and "
+                                    f"{type(build).__name__}")
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = build()

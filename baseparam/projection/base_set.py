@@ -11,9 +11,11 @@ import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
+from .._checks import check_progress, shown
+from .._numbers import real_array
 from .._validation import check_finite_fields, check_flag, check_number
 from .._warnings import warn
-from ..errors import AccuracyWarning, ArgumentTypeError
+from ..errors import AccuracyWarning, ArgumentError
 from ..model.checks import SNAP_RADIANS, near_special
 from ..model.parameters import ColumnLayout
 from ..model.robot import require_robot
@@ -33,7 +35,11 @@ def _batch_shapes(shapes):
     """Friction shapes as (n_samples, n_dof) arrays (one sample's (n_dof,) become a row)."""
     if shapes is None:
         return None
-    return tuple(None if a is None else np.atleast_2d(np.asarray(a, dtype=float)) for a in shapes)
+    if not isinstance(shapes, (tuple, list)) or len(shapes) != 2:
+        got = f"{len(shapes)} items" if isinstance(shapes, (tuple, list)) else shown(shapes)
+        raise ArgumentError(f"shapes: expected a pair (c(q̇), s(q̇)) of arrays (n_samples, n_dof), got {got}")
+    # values checked (finite, their shape) by friction_rows, against the states' sample count
+    return tuple(None if a is None else np.atleast_2d(real_array(f"shapes[{k}]", a)) for k, a in enumerate(shapes))
 
 
 @dataclass(frozen=True)
@@ -267,8 +273,7 @@ def find_base_parameters(robot, parameters: str = "pseudo", *,
     """
     require_robot(robot)
     check_flag(force_float, "force_float")
-    if progress is not None and not callable(progress):
-        raise ArgumentTypeError(f"progress: expected a callable progress(done, total), got {type(progress).__name__}")
+    check_progress(progress)
     layout = check_size(robot, parameters, max_memory)
     arithmetic = Arithmetic.decide(robot, force_float=force_float)      # the one decision
     if robot.is_floating:

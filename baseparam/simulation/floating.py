@@ -20,7 +20,7 @@ import numpy as np
 
 from .._checks import shown
 from .._numbers import real_array
-from .._validation import check_instance, check_number, check_robot, check_robot_states
+from .._validation import check_allocation, check_instance, check_number, check_robot, check_robot_states
 from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
 from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
@@ -135,7 +135,7 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     robot = check_robot(robot)
     if not robot.is_floating:
         raise ArgumentError(f"robot: {shown(robot.name)} has a fixed base; stance_motion moves a floating base")
-    t = _check_times(t)
+    t = _check_times(t, width=robot.n_q + 2 * robot.n_v + 8)       # t, its steps, q, q̇, q̈, the base's pose
     S = len(t)
     if S < 3:
         raise ArgumentError(f"t: expected at least 3 times (central differences), got {S}")
@@ -192,12 +192,14 @@ def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
     checked_noise(noise)
 
 
-def _check_times(t, n_samples=None):
-    """Times as a float array (S,): finite, increasing."""
+def _check_times(t, n_samples=None, width=2):
+    """Times as a float array (S,): finite, increasing; ``width``: the floats the caller keeps per sample."""
     t = real_array("t", t)
     if t.ndim != 1 or (n_samples is not None and len(t) != n_samples):
         raise ArgumentError(f"t: expected shape ({n_samples if n_samples is not None else 'n_samples'},), "
                             f"got {t.shape}")
+    # before any time is read (a broadcast view of 10⁹ times costs no memory, its scan seconds)
+    check_allocation((t.shape[0], width), "t", f"{t.shape[0]} samples")
     if not np.isfinite(t).all() or (np.diff(t) <= 0).any():
         raise ArgumentError("t: expected finite, increasing times (s)")
     return t

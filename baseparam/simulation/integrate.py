@@ -26,6 +26,8 @@ compiled (q, q̇) path, and is there for his method and for comparison.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from .._checks import shown
@@ -36,8 +38,8 @@ from ..dynamics.floating import configuration_rate, with_base_wrench
 from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
 from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates, velocities_from_momenta
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
-from .._validation import ABSURD, check_instance, check_number, check_option
-from ..errors import ArgumentError, BaseParamError, SimulationError
+from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option
+from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
 from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory, interp_columns
 from .noise import SensorNoise
@@ -106,14 +108,14 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     model = standard_model(model)                            # a base model's standard equivalent
     robot = model.robot
     model.values()                                           # refuses a model without values, in one line
-    t = _times(t)
+    t = _times(t, 4 * robot.n_v + robot.n_q + 1)          # t, q, q̇, q̈, τ and the samples' copies
     (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(q0), qd=np.atleast_2d(qd0))
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
     torque = _Torque(robot, tau, t)
     check_option(state, "state", ("velocities", "momenta"), expected="'velocities' or 'momenta'")
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
-    checked_record(record)
+    record = checked_record(record)
     check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
     # a name, or a solve_ivp OdeSolver class; anything else is refused before it is compared with 'rk4'
     check_instance(method, "method", (str, type), "'rk4' or a scipy.integrate.solve_ivp method (str)")
@@ -182,16 +184,28 @@ def checked_noise(noise):
 
 
 def checked_record(record):
-    unknown = set(record) - set(RECORD)
+    """``record`` as a tuple of field names (a generator read once), or a one-line refusal."""
+    if isinstance(record, (str, bytes)) or not isinstance(record, Iterable):
+        raise ArgumentTypeError(f"record: expected a tuple of field names (some of {RECORD}), got "
+                                f"{type(record).__name__}")
+    record = tuple(record)
+    try:
+        unknown = set(record) - set(RECORD)
+    except TypeError:                                   # an unhashable item (a list, an array)
+        raise ArgumentError(f"record: expected some of {RECORD}, got {shown(record)}") from None
     if unknown:
         raise ArgumentError(f"record: unknown fields {sorted(unknown)}; expected some of {RECORD}")
+    return record
 
 
-def _times(t):
+def _times(t, width):
+    """Times as a float array (S,), finite and increasing; ``width``: the floats a simulated sample keeps (its
+    memory checked before any time is read: a broadcast view of 10⁹ times costs none, its scan seconds)."""
     t = real_array("t", t, ArgumentError)
     if t.ndim != 1 or t.shape[0] < MIN_SAMPLES:
         raise ArgumentError(f"t: expected increasing times of shape (S,) with S ≥ {MIN_SAMPLES} (a Trajectory's "
                             f"minimum), got shape {t.shape}")
+    check_allocation((t.shape[0], width), "t", f"{t.shape[0]} samples (the motion simulated)")
     if not np.isfinite(t).all():
         raise ArgumentError("t: contains NaN or inf")
     step = np.diff(t)

@@ -259,7 +259,7 @@ def track(model, reference, *, noise=None, gains=None, bandwidth=10.0,
         raise ArgumentError(f"reference: {reference.n_dof} joints for {robot.name}'s {robot.n_dof} (fixed base)")
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
-    checked_record(record)
+    record = checked_record(record)
     check_option(logged_torque, "logged_torque", LOGGED_TORQUES)
     check_instance(source, "source", str, "a str", allow_none=True)
     bandwidth = _positive(bandwidth, "bandwidth")          # as float: '10' (text) is taken, and printed below
