@@ -1,0 +1,51 @@
+"""Regressions of issue 28's thirteenth fuzzing round over resources, links and signals (helper fres): outputs given
+as links, devices, read-only and full file systems; signals at random moments into every command (also with the
+signal ignored by the parent: `nohup`, a script's background job); temporary folders of killed runs. The fuzz
+drivers were throwaways (the CLI forked from a warmed-up parent, or in a subprocess, at random moments); these are
+the deterministic cases they found, each failing before its fix."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+posix = pytest.mark.skipif(sys.platform == "win32" or not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+
+# The command line in a fresh interpreter started with SIGNAL ignored (as `nohup` starts it for SIGHUP, a shell
+# script's `cmd &` for SIGINT); the run sends itself that signal while it prints its report, so the signal surely
+# lands inside the run, whatever the machine's speed.
+_IGNORED_RUN = """
+import os, signal, sys
+number = getattr(signal, sys.argv[1])
+signal.signal(number, signal.SIG_IGN)
+import click
+echo = click.echo
+def echo_after_the_signal(*args, **kwargs):
+    os.kill(os.getpid(), number)
+    return echo(*args, **kwargs)
+click.echo = echo_after_the_signal
+sys.argv = ["baseparam", "describe", sys.argv[2]]
+from baseparam._entry import main
+main()
+"""
+
+
+@posix
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGINT"])
+def test_a_signal_the_run_was_started_with_ignored_stays_ignored(name):
+    """`nohup baseparam excite …` ended with "terminated (SIGHUP)", status 129, when its terminal closed, and a
+    script's background `baseparam … &` (SIGINT ignored by the shell) was stopped by a Ctrl-C meant for the
+    script's foreground: the entry point and the command line installed their handlers over the inherited SIG_IGN,
+    which Python itself keeps. Now an ignored signal stays ignored and the run completes."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", _IGNORED_RUN, name, str(PLANAR)], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0 and done.stderr == "", (done.returncode, done.stderr)
+    assert "Planar RRR" in done.stdout
