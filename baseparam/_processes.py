@@ -1,6 +1,7 @@
 """Worker processes for the stages that fan work out (excitation starts, identification logs)."""
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
@@ -21,6 +22,31 @@ def caller_not_reimported():
         yield
     finally:
         main.update(hidden)
+
+
+@contextmanager
+def new_children_stopped_on_failure():
+    """The worker processes started within the block are terminated if it raises.
+
+    For ``multiprocessing.Pool(...)``: its own clean-up catches only ``Exception``, so a signal's exception
+    (SIGTERM, SIGHUP: the command line's ``_Terminated``) raised while it started its workers left those started so
+    far running with no pool to stop them (``excite`` given SIGTERM then: the orphans printed SemLock tracebacks
+    under the run's one line). Holding the signal instead would wait for ever: a worker killed meanwhile (the
+    same signal to the process group) blocks the pool's write of the next worker's start-up data."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    try:
+        yield
+    except BaseException:
+        started = [child for child in multiprocessing.active_children() if child not in before]
+        for child in started:
+            with contextlib.suppress(Exception):
+                child.terminate()
+        for child in started:
+            with contextlib.suppress(Exception):
+                child.join(1.0)
+        raise
 
 
 @contextmanager

@@ -49,3 +49,57 @@ def test_a_signal_the_run_was_started_with_ignored_stays_ignored(name):
                           env=env, timeout=600)
     assert done.returncode == 0 and done.stderr == "", (done.returncode, done.stderr)
     assert "Planar RRR" in done.stdout
+
+
+class _Stop(BaseException):
+    """What the command line's SIGTERM handler raises (its _Terminated): no ``except Exception`` catches it."""
+
+
+@posix
+def test_sigterm_while_the_excitation_pool_starts_leaves_no_worker_running(monkeypatch):
+    """`excite` given SIGTERM (or SIGHUP) while its pool of workers started: the handler's exception came out of
+    ``multiprocessing.Pool(...)``, whose own clean-up catches only ``Exception``, before the pool was assigned, so
+    nothing stopped the workers already started; they outlived the run and printed "FileNotFoundError" tracebacks
+    from SemLock._rebuild under its one line. The workers started within a failed start-up are now terminated.
+    (Holding the signal until the pool is built would hang: a worker the same signal killed blocks the pool's
+    write of the next one's start-up data.)"""
+    import multiprocessing
+    import multiprocessing.context
+    import multiprocessing.pool
+
+    from baseparam.excitation import _search
+
+    fork = multiprocessing.get_context("fork")      # starts in milliseconds; the start-up window is the same
+
+    class SignalledProcess(fork.Process):
+        def start(self):                             # the signal lands while Pool(...) starts its workers
+            super().start()
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    class Context(multiprocessing.context.ForkContext):
+        Process = SignalledProcess
+
+        def Pool(self, *args, **kwargs):
+            return multiprocessing.pool.Pool(*args, context=self, **kwargs)
+
+    me = os.getpid()
+
+    def stop(signum, frame):
+        if os.getpid() != me:                        # a forked worker: dies as a spawned one would
+            os._exit(1)
+        raise _Stop(signum)
+
+    monkeypatch.setattr(_search.multiprocessing, "get_context", lambda method: Context())
+    monkeypatch.setattr(_search, "one_blas_thread", lambda: None)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(_Stop):
+            _search._in_pool(None, 2, 0, 2, None, lambda index, n: None, lambda result: None)
+        for process in multiprocessing.active_children():
+            process.join(30)                         # a hang guard only: terminated, they end at once
+        alive = [p for p in multiprocessing.active_children() if p.is_alive()]
+        for process in alive:                        # the old code's orphans: not left to later tests
+            process.terminate()
+        assert alive == []
+    finally:
+        signal.signal(signal.SIGTERM, previous)
