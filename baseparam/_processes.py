@@ -92,6 +92,30 @@ def deaf_to_interrupts():
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+def end_with_caller():
+    """A worker's initializer: the worker ends as soon as the process that started it has ended.
+
+    A pool's worker waits for its next task on a queue whose writing end it holds itself (multiprocessing pickles
+    both ends), so it never sees the caller go: ``identify --workers 2`` killed by SIGKILL (or the out-of-memory
+    killer) left its two workers and their resource tracker idle for good, holding the terminal's output. A
+    daemon thread waits on the parent's sentinel (readable once the parent is gone) and ends the worker."""
+    import multiprocessing
+    import os
+
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch():
+        from multiprocessing.connection import wait
+
+        with contextlib.suppress(OSError, ValueError):
+            wait([parent.sentinel])
+            os._exit(1)
+
+    threading.Thread(target=watch, name="baseparam-caller-watch", daemon=True).start()
+
+
 def one_blas_thread():
     """A worker's initializer: one BLAS/OpenMP thread (the workers already share the cores), set in the
     worker's own process, so the caller's environment and thread pools are left alone."""

@@ -15,7 +15,8 @@ import shutil
 import tempfile
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
-from .._processes import caller_not_reimported, deaf_to_interrupts, one_blas_thread, workers_born_deaf
+from .._processes import (caller_not_reimported, deaf_to_interrupts, end_with_caller, one_blas_thread,
+                          workers_born_deaf)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -53,6 +54,7 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
 
 def _init(task):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
+    end_with_caller()
     one_blas_thread()
     _TASK.update(task)
 
