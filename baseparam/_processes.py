@@ -7,6 +7,8 @@ import sys
 import threading
 from contextlib import contextmanager
 
+_STOPPING = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
 
 @contextmanager
 def caller_not_reimported():
@@ -25,40 +27,21 @@ def caller_not_reimported():
 
 
 @contextmanager
-def new_children_stopped_on_failure():
-    """The worker processes started within the block are terminated if it raises.
-
-    For ``multiprocessing.Pool(...)``: its own clean-up catches only ``Exception``, so a signal's exception
-    (SIGTERM, SIGHUP: the command line's ``_Terminated``) raised while it started its workers left those started so
-    far running with no pool to stop them (``excite`` given SIGTERM then: the orphans printed SemLock tracebacks
-    under the run's one line). Holding the signal instead would wait for ever: a worker killed meanwhile (the
-    same signal to the process group) blocks the pool's write of the next worker's start-up data."""
-    import multiprocessing
-
-    before = set(multiprocessing.active_children())
-    try:
-        yield
-    except BaseException:
-        started = [child for child in multiprocessing.active_children() if child not in before]
-        for child in started:
-            with contextlib.suppress(Exception):
-                child.terminate()
-        for child in started:
-            with contextlib.suppress(Exception):
-                child.join(1.0)
-        raise
-
-
-@contextmanager
 def workers_born_deaf():
-    """SIGINT held, not ignored, while the workers start: they inherit the blocked signal from their first
-    instruction (a signal mask survives fork and exec; a Python handler does not), so a Ctrl-C during their
-    start-up cannot raise in them before their initializer ignores it (:func:`deaf_to_interrupts`); and the
+    """SIGINT, SIGTERM and SIGHUP held, not ignored, while the workers start: they inherit the blocked signals from
+    their first instruction (a signal mask survives fork and exec; a Python handler does not), so a Ctrl-C during
+    their start-up cannot raise in them before their initializer ignores it (:func:`deaf_to_interrupts`); and the
     caller still gets it, once the pool runs (an ignored Ctrl-C in this window was lost: the run went on).
+    SIGTERM and SIGHUP likewise: raised in the caller inside ``multiprocessing.Pool(...)`` (whose clean-up catches
+    only ``Exception``) or inside its write of a worker's start-up data, they left workers running with no pool to
+    stop them, or reading truncated start-up data ("UnpicklingError: pickle data was truncated" tracebacks under
+    the run's one line). A worker blocks them until its initializer, so the same signal sent to the process group
+    cannot kill it half-started either (the caller's write of its start-up data would then wait for ever).
 
-    The main thread keeps SIGINT blocked; one that another thread takes meanwhile lands in a handler
-    that records it (only the main thread may set handlers: elsewhere the other threads get it as usual).
-    Both are delivered to the caller's own handler on leaving (KeyboardInterrupt by default)."""
+    The main thread keeps them blocked; one that another thread takes meanwhile lands in a handler that records
+    it (only the main thread may set handlers: elsewhere the other threads get it as usual). Both are delivered to
+    the caller's own handler on leaving (KeyboardInterrupt for SIGINT by default). A signal ignored (``nohup``'s
+    SIGHUP) or handled outside Python is left alone."""
     if not hasattr(signal, "pthread_sigmask"):        # no signal masks (Windows): nothing is inherited
         yield
         return
@@ -67,29 +50,37 @@ def workers_born_deaf():
     from multiprocessing import resource_tracker
     resource_tracker.ensure_running()
     received = []
+    main = threading.current_thread() is threading.main_thread()
+    numbers = [getattr(signal, name) for name in _STOPPING]
     # a handler set outside Python (getsignal gives None) could not be restored: it is left in place
-    main = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum)) if main else None
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    numbers = [number for number in numbers if signal.getsignal(number) not in (None, signal.SIG_IGN)]
+    previous = {number: signal.signal(number, lambda signum, frame: received.append(signum))
+                for number in numbers} if main else {}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(numbers))
     try:
         yield
     finally:
-        held = signal.SIGINT in signal.sigpending()
-        if main:
-            signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # a held SIGINT reaches the caller's handler now
-        if received and not held:                         # one Ctrl-C, one interrupt
-            signal.raise_signal(signal.SIGINT)
+        held = set(signal.sigpending()) & set(numbers)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # held signals reach the caller's handlers now
+        if received and not held:                         # one signal, one delivery
+            signal.raise_signal(received[0])
 
 
 def deaf_to_interrupts():
     """A worker's initializer, first: Ctrl-C reaches the whole process group and the caller stops the pool; a
     worker's own KeyboardInterrupt would only print its traceback (and EOFError/BrokenPipeError ones of its
-    queues). The worker was born with SIGINT blocked (:func:`workers_born_deaf`): ignoring it before
-    unblocking discards one that came during the start-up."""
+    queues). The worker was born with SIGINT, SIGTERM and SIGHUP blocked (:func:`workers_born_deaf`): ignoring
+    SIGINT before unblocking discards one that came during the start-up; a SIGTERM or SIGHUP held meanwhile (the
+    pool's ``terminate()``) ends it now. A forked worker inherited the caller's Python handlers of those two (the
+    recorders of :func:`workers_born_deaf`): its own are the system's (an ignored one, ``nohup``'s, stays so)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in _STOPPING[1:]:
+        if callable(signal.getsignal(getattr(signal, name))):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {getattr(signal, name) for name in _STOPPING})
 
 
 def end_with_caller():
@@ -124,8 +115,6 @@ def one_blas_thread():
 
     threadpool_limits(limits=1)
 
-
-_STOPPING = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @contextmanager

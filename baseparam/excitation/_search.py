@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._processes import (caller_not_reimported, deaf_to_interrupts, new_children_stopped_on_failure,
-                          one_blas_thread, workers_born_deaf as _workers_born_deaf)
+from .._processes import (caller_not_reimported, deaf_to_interrupts, one_blas_thread,
+                          workers_born_deaf as _workers_born_deaf)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -243,7 +243,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
         # stops whatever started
-        with caller_not_reimported(), _workers_born_deaf(), new_children_stopped_on_failure():
+        with caller_not_reimported(), _workers_born_deaf():
             events = context.Queue()
             pool = context.Pool(min(workers, starts), initializer=_init_worker,
                                 initargs=(problem, seed, deadline, events))
