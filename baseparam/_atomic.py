@@ -494,11 +494,17 @@ def make_folders(folder):
 
 def remove_folders(folders):
     """Remove ``folders`` (deepest first) while they are empty."""
+    import errno
+
     for folder in folders:
         try:
             os.rmdir(folder)
-        except OSError:                # not empty (another writer's files), or gone: left alone
-            break
+        except OSError as exc:
+            # never made: make_folders counts every missing level, and makedirs may fail before the deepest (a path
+            # beyond PATH_MAX: the 20 levels it had made were left behind by a refused `export --out`)
+            if exc.errno in (errno.ENOENT, errno.ENAMETOOLONG):
+                continue
+            break                      # not empty (another writer's files): left alone, and the folders above it
 
 
 def on_discard(step):

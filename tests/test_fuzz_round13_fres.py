@@ -175,3 +175,14 @@ def test_workers_are_born_with_every_stopping_signal_held():
         child.wait()
     assert [bool(blocked >> (number - 1) & 1) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == \
         [True, True, True]
+
+
+def test_folders_made_for_an_output_beyond_the_path_limit_are_removed_again(tmp_path):
+    """`export --out` (and `excite --out DIR/`) with a folder path longer than PATH_MAX: makedirs made 20 levels,
+    then failed; the run ended with status 2 and one line, but left the 20 folders: the clean-up stopped at the
+    first level it could not remove, which was one never made (its name too long to exist)."""
+    from baseparam._atomic import make_folders
+
+    with pytest.raises(OSError):
+        make_folders(os.path.join(tmp_path, ("d" * 200 + "/") * 25))
+    assert list(tmp_path.iterdir()) == []
