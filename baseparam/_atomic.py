@@ -153,6 +153,19 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=False):
     return stale
 
 
+def private_folder(prefix):
+    """A new folder ``$TMPDIR/PREFIX-PID-RANDOM`` for a run's own files (matplotlib's configuration and font list,
+    a Dask cluster's scratch), removed by its user when done. The ones of killed runs (their process gone, unchanged
+    for :data:`STALE_SECONDS`) are removed first: SIGKILL runs no clean-up, and nothing else ever removed them."""
+    import shutil
+    import tempfile
+
+    pattern = re.compile(rf"^{re.escape(prefix)}-(\d+)-")
+    for entry in stale_entries(tempfile.gettempdir(), f"{prefix}-", pattern, stat.S_ISDIR):
+        shutil.rmtree(entry.path, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{prefix}-{os.getpid()}-")
+
+
 def _alive(pid):
     if pid == os.getpid():
         return True
