@@ -148,6 +148,19 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=False):
     return stale
 
 
+def private_folder(prefix):
+    """A new folder ``$TMPDIR/PREFIX-PID-RANDOM`` for a run's own files (matplotlib's configuration and font list,
+    a Dask cluster's scratch), removed by its user when done. The ones of killed runs (their process gone, unchanged
+    for :data:`STALE_SECONDS`) are removed first: SIGKILL runs no clean-up, and nothing else ever removed them."""
+    import shutil
+    import tempfile
+
+    pattern = re.compile(rf"^{re.escape(prefix)}-(\d+)-")
+    for entry in stale_entries(tempfile.gettempdir(), f"{prefix}-", pattern, stat.S_ISDIR):
+        shutil.rmtree(entry.path, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{prefix}-{os.getpid()}-")
+
+
 def _alive(pid):
     if pid == os.getpid():
         return True
@@ -488,11 +501,17 @@ def make_folders(folder):
 
 def remove_folders(folders):
     """Remove ``folders`` (deepest first) while they are empty."""
+    import errno
+
     for folder in folders:
         try:
             os.rmdir(folder)
-        except OSError:                # not empty (another writer's files), or gone: left alone
-            break
+        except OSError as exc:
+            # never made: make_folders counts every missing level, and makedirs may fail before the deepest (a path
+            # beyond PATH_MAX: the 20 levels it had made were left behind by a refused `export --out`)
+            if exc.errno in (errno.ENOENT, errno.ENAMETOOLONG):
+                continue
+            break                      # not empty (another writer's files): left alone, and the folders above it
 
 
 def on_discard(step):

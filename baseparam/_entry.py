@@ -42,6 +42,10 @@ import threading
 GRACE = 3.0
 
 _STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+# The stopping signals the process was started with ignored: `nohup baseparam …` ignores SIGHUP, a shell script's
+# background job (`baseparam … &`) SIGINT. They stay ignored, as Python itself leaves them: handled, a closed
+# terminal ended a nohup run ("terminated (SIGHUP)", 129) and a Ctrl-C to the script's foreground its background run.
+_IGNORED = frozenset(signum for signum in _STOPPING if signal.getsignal(signum) is signal.SIG_IGN)
 
 _PHASE = ["starting"]   # starting → running → ending (see the module's docstring)
 _NOTED = []             # signals received in the ending phase (or between the run and this module's code)
@@ -114,7 +118,8 @@ def _on_signal(signum, frame):
 
 def _install(handler):
     for signum in _STOPPING:
-        signal.signal(signum, handler)
+        if signum not in _IGNORED:
+            signal.signal(signum, handler)
 
 
 def _grace():

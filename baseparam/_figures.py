@@ -21,9 +21,10 @@ def pyplot(private=False):
     reads the user's matplotlibrc, so that a figure depended on more than the command line)."""
     if private and "matplotlib" not in sys.modules and not os.environ.get("MPLCONFIGDIR"):
         import atexit
-        import tempfile
 
-        folder = tempfile.mkdtemp(prefix=".baseparam-matplotlib-")
+        from ._atomic import private_folder
+
+        folder = private_folder(".baseparam-matplotlib")
         _PRIVATE.append(folder)
         atexit.register(remove_private)
         os.environ["MPLCONFIGDIR"] = folder

@@ -1,10 +1,13 @@
 """Worker processes for the stages that fan work out (excitation starts, identification logs)."""
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
 from contextlib import contextmanager
+
+_STOPPING = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @contextmanager
@@ -25,14 +28,20 @@ def caller_not_reimported():
 
 @contextmanager
 def workers_born_deaf():
-    """SIGINT held, not ignored, while the workers start: they inherit the blocked signal from their first
-    instruction (a signal mask survives fork and exec; a Python handler does not), so a Ctrl-C during their
-    start-up cannot raise in them before their initializer ignores it (:func:`deaf_to_interrupts`); and the
+    """SIGINT, SIGTERM and SIGHUP held, not ignored, while the workers start: they inherit the blocked signals from
+    their first instruction (a signal mask survives fork and exec; a Python handler does not), so a Ctrl-C during
+    their start-up cannot raise in them before their initializer ignores it (:func:`deaf_to_interrupts`); and the
     caller still gets it, once the pool runs (an ignored Ctrl-C in this window was lost: the run went on).
+    SIGTERM and SIGHUP likewise: raised in the caller inside ``multiprocessing.Pool(...)`` (whose clean-up catches
+    only ``Exception``) or inside its write of a worker's start-up data, they left workers running with no pool to
+    stop them, or reading truncated start-up data ("UnpicklingError: pickle data was truncated" tracebacks under
+    the run's one line). A worker blocks them until its initializer, so the same signal sent to the process group
+    cannot kill it half-started either (the caller's write of its start-up data would then wait for ever).
 
-    The main thread keeps SIGINT blocked; one that another thread takes meanwhile lands in a handler
-    that records it (only the main thread may set handlers: elsewhere the other threads get it as usual).
-    Both are delivered to the caller's own handler on leaving (KeyboardInterrupt by default)."""
+    The main thread keeps them blocked; one that another thread takes meanwhile lands in a handler that records
+    it (only the main thread may set handlers: elsewhere the other threads get it as usual). Both are delivered to
+    the caller's own handler on leaving (KeyboardInterrupt for SIGINT by default). A signal ignored (``nohup``'s
+    SIGHUP) or handled outside Python is left alone."""
     if not hasattr(signal, "pthread_sigmask"):        # no signal masks (Windows): nothing is inherited
         yield
         return
@@ -41,29 +50,61 @@ def workers_born_deaf():
     from multiprocessing import resource_tracker
     resource_tracker.ensure_running()
     received = []
+    main = threading.current_thread() is threading.main_thread()
+    numbers = [getattr(signal, name) for name in _STOPPING]
     # a handler set outside Python (getsignal gives None) could not be restored: it is left in place
-    main = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum)) if main else None
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    numbers = [number for number in numbers if signal.getsignal(number) not in (None, signal.SIG_IGN)]
+    previous = {number: signal.signal(number, lambda signum, frame: received.append(signum))
+                for number in numbers} if main else {}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(numbers))
     try:
         yield
     finally:
-        held = signal.SIGINT in signal.sigpending()
-        if main:
-            signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # a held SIGINT reaches the caller's handler now
-        if received and not held:                         # one Ctrl-C, one interrupt
-            signal.raise_signal(signal.SIGINT)
+        held = set(signal.sigpending()) & set(numbers)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # held signals reach the caller's handlers now
+        if received and not held:                         # one signal, one delivery
+            signal.raise_signal(received[0])
 
 
 def deaf_to_interrupts():
     """A worker's initializer, first: Ctrl-C reaches the whole process group and the caller stops the pool; a
     worker's own KeyboardInterrupt would only print its traceback (and EOFError/BrokenPipeError ones of its
-    queues). The worker was born with SIGINT blocked (:func:`workers_born_deaf`): ignoring it before
-    unblocking discards one that came during the start-up."""
+    queues). The worker was born with SIGINT, SIGTERM and SIGHUP blocked (:func:`workers_born_deaf`): ignoring
+    SIGINT before unblocking discards one that came during the start-up; a SIGTERM or SIGHUP held meanwhile (the
+    pool's ``terminate()``) ends it now. A forked worker inherited the caller's Python handlers of those two (the
+    recorders of :func:`workers_born_deaf`): its own are the system's (an ignored one, ``nohup``'s, stays so)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in _STOPPING[1:]:
+        if callable(signal.getsignal(getattr(signal, name))):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {getattr(signal, name) for name in _STOPPING})
+
+
+def end_with_caller():
+    """A worker's initializer: the worker ends as soon as the process that started it has ended.
+
+    A pool's worker waits for its next task on a queue whose writing end it holds itself (multiprocessing pickles
+    both ends), so it never sees the caller go: ``identify --workers 2`` killed by SIGKILL (or the out-of-memory
+    killer) left its two workers and their resource tracker idle for good, holding the terminal's output. A
+    daemon thread waits on the parent's sentinel (readable once the parent is gone) and ends the worker."""
+    import multiprocessing
+    import os
+
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch():
+        from multiprocessing.connection import wait
+
+        with contextlib.suppress(OSError, ValueError):
+            wait([parent.sentinel])
+            os._exit(1)
+
+    threading.Thread(target=watch, name="baseparam-caller-watch", daemon=True).start()
 
 
 def one_blas_thread():
@@ -74,8 +115,6 @@ def one_blas_thread():
 
     threadpool_limits(limits=1)
 
-
-_STOPPING = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @contextmanager

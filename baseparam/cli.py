@@ -397,7 +397,9 @@ def _raise_pending(signum, frame):
 def _termination_unwinds():
     """SIGTERM/SIGHUP unwind the stack like KeyboardInterrupt (handlers restored afterwards); a signal
     swallowed where Python ignores exceptions is raised again (:func:`_redeliver`)."""
-    handlers = {name: _terminate for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)}
+    # a signal the process was started with ignored (nohup's SIGHUP) stays ignored (see baseparam._entry)
+    handlers = {name: _terminate for name in ("SIGTERM", "SIGHUP")
+                if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN}
     if hasattr(signal, "setitimer"):
         handlers["SIGALRM"] = _raise_pending
     try:

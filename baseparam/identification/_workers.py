@@ -12,10 +12,10 @@ import logging
 import multiprocessing
 import os
 import shutil
-import tempfile
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
-from .._processes import caller_not_reimported, deaf_to_interrupts, one_blas_thread, workers_born_deaf
+from .._processes import (caller_not_reimported, deaf_to_interrupts, end_with_caller, one_blas_thread,
+                          workers_born_deaf)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -53,6 +53,7 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
 
 def _init(task):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
+    end_with_caller()
     one_blas_thread()
     _TASK.update(task)
 
@@ -103,7 +104,8 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             undo.callback(_restore, _environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
-            scratch = tempfile.mkdtemp(prefix="baseparam-dask-")
+            from .._atomic import private_folder
+            scratch = private_folder("baseparam-dask")        # a killed run's, left in $TMPDIR, removed first
             undo.callback(shutil.rmtree, scratch, ignore_errors=True)
             import dask
             undo.enter_context(dask.config.set({"temporary-directory": scratch}))    # the scheduler's, the nannies'
