@@ -1,0 +1,56 @@
+"""Regressions of the command-line fuzzing of issue 28's thirteenth round (every command and option over generated
+and damaged inputs of every reader; each run in a forked process with its own working folder, HOME and TMPDIR, all
+watched): each case below failed before its fix. The fuzzer itself was a throwaway; these are the deterministic
+cases it found."""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT, one_line
+
+SPACE = ROOT / "robots" / "space_robot.yaml"
+
+
+def _floating_csv(path, rows=12):
+    """A still floating-base log of the space robot (6 joints): header t, q1…q13, qd1…qd12, as the reader takes."""
+    n_q, n_v = 13, 12
+    header = ["t"] + [f"q{k + 1}" for k in range(n_q)] + [f"qd{k + 1}" for k in range(n_v)]
+    q = np.zeros((rows, n_q))
+    q[:, 6] = 1.0                       # the base quaternion's w
+    table = np.column_stack([np.arange(rows) * 0.1, q, np.zeros((rows, n_v))])
+    lines = [",".join(header)] + [",".join(repr(float(x)) for x in row) for row in table]
+    path.write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def _identify(*args):
+    return CliRunner().invoke(main, ["identify", str(SPACE), *map(str, args), "--route", "momentum",
+                                     "--known", "mass=448"])
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda row: row.replace(",0.0,", ",abc,", 1), ["line 4", "field q1", "not a number ('abc')"]),
+    (lambda row: row + ",1", ["line 4", "wrong field count (expected 26 fields, got 27)"]),
+    (lambda row: row.rsplit(",", 1)[0], ["line 4", "wrong field count (expected 26 fields, got 25)"]),
+])
+def test_a_damaged_line_of_a_floating_csv_log_is_named_by_line_and_field(tmp_path, damage, words):
+    """The floating-base CSV reader handed its text to numpy: a damaged line was refused in numpy's words, naming
+    neither the field nor the file's line (`could not convert string 'abc' to float64 at row 2, column 2.`, or
+    `the number of columns changed from 26 to 27 at row 2; use `usecols` to select a subset…`, an option of
+    numpy's, not ours). Now the trajectory reader's words: the line an editor shows, the column's name."""
+    path = tmp_path / "log.csv"
+    lines = _floating_csv(path)
+    lines[3] = damage(lines[3])
+    path.write_text("\n".join(lines) + "\n")
+    result = _identify(path)
+    one_line(result, "log.csv", *words)
+    assert "usecols" not in result.output and "convert string" not in result.output
+
+
+def test_a_floating_csv_log_without_data_says_it_has_no_samples(tmp_path):
+    """A header without data lines was '1 values per row for 26 header columns' (numpy's empty-file warning
+    aside): it has no samples, and says so."""
+    path = tmp_path / "log.csv"
+    path.write_text(_floating_csv(path)[0] + "\n")
+    one_line(_identify(path), "log.csv", "only 0 samples")
