@@ -54,3 +54,16 @@ def test_a_floating_csv_log_without_data_says_it_has_no_samples(tmp_path):
     path = tmp_path / "log.csv"
     path.write_text(_floating_csv(path)[0] + "\n")
     one_line(_identify(path), "log.csv", "only 0 samples")
+
+
+def test_a_bad_row_of_a_floating_log_suggests_no_option_it_does_not_take(tmp_path):
+    """A floating-base log with a repeated time stamp was refused with '…; from_arrays(..., --skip-bad-rows) drops
+    bad rows' (the Python hint half-translated), and --skip-bad-rows is then refused for floating-base robots:
+    neither from_arrays nor the option reads such logs, so no hint is given."""
+    path = tmp_path / "log.csv"
+    lines = _floating_csv(path)
+    lines[5] = lines[4]
+    path.write_text("\n".join(lines) + "\n")
+    result = _identify(path)
+    one_line(result, "log.csv", "field t: duplicate time")
+    assert "skip" not in result.output and "from_arrays" not in result.output
