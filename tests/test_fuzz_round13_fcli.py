@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import baseparam as bp
 from baseparam.cli import main
 from conftest import ROOT, one_line
 
@@ -67,3 +68,16 @@ def test_a_bad_row_of_a_floating_log_suggests_no_option_it_does_not_take(tmp_pat
     result = _identify(path)
     one_line(result, "log.csv", "field t: duplicate time")
     assert "skip" not in result.output and "from_arrays" not in result.output
+
+
+def test_digits_of_other_scripts_in_a_csv_are_damage_not_numbers(tmp_path):
+    """numpy refuses '١' (an Arabic-Indic one) but Python's float() reads it as 1.0: a block numpy refused was
+    then converted value by value with float(), so such a line was read as ones, silently, while the same
+    character elsewhere made the file fail. It is now damage, named like any other."""
+    t = np.arange(12) * 0.1
+    lines = ["t,q1,tau1"] + [f"{float(x)!r},0.5,0.25" for x in t]
+    lines[3] = lines[3].replace("0.5", "\u0661")
+    path = tmp_path / "log.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(bp.DataError, match=r"log.csv: line 4: field q1: not a number"):
+        bp.read_trajectory(path)
