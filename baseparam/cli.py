@@ -647,14 +647,17 @@ def describe(robot_file, yaml_out, load):
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
     _check_outputs([robot_file], [("--yaml", yaml_out)])    # a missing folder: the write says so
     from .model.dh_equivalent import dh_equivalent, dh_robot
+    from .model.loading import is_urdf
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
         if yaml_out is not None:
-            if equivalent is None:
-                _fail(f"{robot_file}: --yaml: a tree has no single DH table; pick a chain with --tip LINK", 2)
+            if equivalent is None:     # --tip selects part of a URDF only (a YAML description is refused with it)
+                urdf = robot.source is not None and is_urdf(robot_file, robot.source.encode())
+                remedy = "pick a chain with --tip LINK" if urdf else "describe one chain of it in a YAML of its own"
+                _fail(f"{robot_file}: --yaml: a tree has no single DH table; {remedy}", 2)
             _write_text(yaml_out, robot_to_yaml(dh_robot(robot, equivalent)))
     _report(as_flags(text(robot, equivalent), clauses=False), [yaml_out], yaml_out == "-")
 

@@ -81,3 +81,13 @@ def test_digits_of_other_scripts_in_a_csv_are_damage_not_numbers(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(bp.DataError, match=r"log.csv: line 4: field q1: not a number"):
         bp.read_trajectory(path)
+
+
+def test_describe_yaml_of_a_yaml_tree_suggests_no_option_refused_for_it(tmp_path):
+    """`describe TREE.yaml --yaml OUT` said 'pick a chain with --tip LINK', and --tip is then refused for a YAML
+    description ('they select part of a URDF model'): a YAML tree is told to describe one chain on its own."""
+    result = CliRunner().invoke(main, ["describe", str(ROOT / "robots" / "dual_arm_torso.yaml"),
+                                       "--yaml", str(tmp_path / "out.yaml")])
+    one_line(result, "dual_arm_torso.yaml", "--yaml", "no single DH table")
+    assert "--tip" not in result.output
+    assert not (tmp_path / "out.yaml").exists()
