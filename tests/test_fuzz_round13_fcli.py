@@ -91,3 +91,19 @@ def test_describe_yaml_of_a_yaml_tree_suggests_no_option_refused_for_it(tmp_path
     one_line(result, "dual_arm_torso.yaml", "--yaml", "no single DH table")
     assert "--tip" not in result.output
     assert not (tmp_path / "out.yaml").exists()
+
+
+def _limits(tmp_path, n):
+    path = tmp_path / "limits.yaml"
+    path.write_text("joints:\n" + "  - {q: [-2, 2], qd: 3, qdd: 20, tau: 100}\n" * n)
+    return path
+
+
+def test_excite_with_a_stribeck_friction_model_keeps_its_rigid_body_report():
+    """`excite ROBOT --friction --friction-model stribeck:0.1` always failed: the rigid-body report stripped the
+    joints' friction but kept their Stribeck model, which a joint without Coulomb friction refuses ('Joint.
+    friction_model: a Stribeck term multiplies the Coulomb term…', no file, no joint: exit 2 on a valid input)."""
+    from baseparam.excitation.design import rigid_body
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml", friction=True, friction_model="stribeck:0.1")
+    rigid = rigid_body(robot)
+    assert bp.ColumnLayout(rigid).n_standard == 30 and bp.ColumnLayout(robot).n_standard > 30
