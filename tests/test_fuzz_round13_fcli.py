@@ -107,3 +107,16 @@ def test_excite_with_a_stribeck_friction_model_keeps_its_rigid_body_report():
     robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml", friction=True, friction_model="stribeck:0.1")
     rigid = rigid_body(robot)
     assert bp.ColumnLayout(rigid).n_standard == 30 and bp.ColumnLayout(robot).n_standard > 30
+
+
+@pytest.mark.parametrize("command", [["excite", "--starts", "1", "--period", "2", "--harmonics", "2"],
+                                     ["payload", "--suggest-poses", "4"]])
+def test_an_auto_friction_scale_where_no_data_chooses_it_names_the_joint(tmp_path, command):
+    """`--friction-model smooth` (its scale 'auto', chosen by identification from training data) in a command that
+    evaluates the friction without data said 'friction model: the velocity scale is 'auto' (identified from data by
+    bp.identify)…': no robot, no joint, a Python name. It names the joint and the flag's form now."""
+    name, *options = command
+    args = [name, str(ROOT / "robots" / "planar_rrr.yaml"), "--friction", "--friction-model", "smooth", *options]
+    if name == "excite":
+        args += ["--limits", str(_limits(tmp_path, 3))]
+    one_line(CliRunner().invoke(main, args), "joints[1].friction_model", "'auto'", "--friction-model smooth:")
