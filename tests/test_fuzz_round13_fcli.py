@@ -120,3 +120,21 @@ def test_an_auto_friction_scale_where_no_data_chooses_it_names_the_joint(tmp_pat
     if name == "excite":
         args += ["--limits", str(_limits(tmp_path, 3))]
     one_line(CliRunner().invoke(main, args), "joints[1].friction_model", "'auto'", "--friction-model smooth:")
+
+
+def test_robot_out_of_a_massless_payload_names_robot_and_payload(tmp_path):
+    """A static fit bounded at 0 kg (the loaded poses see no payload) with --robot-out ended in
+    'Inertia.mass: expected a mass > 0 …, got 0.0': neither robot nor payload named. It says there is nothing
+    to attach, and writes nothing."""
+    robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    poses = np.random.default_rng(7).uniform(-1, 1, (12, 6))
+    gravity = np.array([bp.gravity_torque(bp.Model(robot), q) for q in poses])
+    header = ",".join(["t"] + [f"q{k + 1}" for k in range(6)] + [f"tau{k + 1}" for k in range(6)])
+    for name, offset in (("loaded.csv", 0.5), ("empty.csv", 0.0)):      # the same torque + 0.5 N·m on each joint
+        np.savetxt(tmp_path / name, np.column_stack([np.arange(12.0), poses, gravity + offset]), delimiter=",",
+                   header=header, comments="")
+    result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "ur10e_cad.yaml"), str(tmp_path / "loaded.csv"),
+                                       "--static", "--still-duration", "0", "--unloaded", str(tmp_path / "empty.csv"),
+                                       "--robot-out", str(tmp_path / "out.yaml")])
+    one_line(result, "UR10e", "payload mass: 0 kg, nothing to attach")
+    assert not (tmp_path / "out.yaml").exists()

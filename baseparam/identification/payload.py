@@ -179,16 +179,16 @@ class PayloadResult:
         -------
         Robot or Model
         """
-        from ..model.attach import with_payload
+        from ..model.attach import payload_body, with_payload
         from ..model.loading import load_robot
         from ..model.value import Model
 
         if isinstance(robot, Model):
             from ..model.parameters import ColumnLayout, body_parameters
-            from ..model.robot import Inertia
 
             p = np.array(robot.values(), dtype=float)
-            body = Inertia(float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float))
+            body = payload_body(robot.robot, float(self.mass), np.asarray(self.com, float),
+                                np.asarray(self.inertia, float))
             p[ColumnLayout(robot.robot, robot.parameters).link_columns[-1]] += body_parameters(body, robot.parameters)
             return robot.with_parameters(p)
         return with_payload(load_robot(robot) if isinstance(robot, str) else robot, self.mass, self.com, self.inertia)
