@@ -124,8 +124,8 @@ def test_an_auto_friction_scale_where_no_data_chooses_it_names_the_joint(tmp_pat
 
 def test_robot_out_of_a_massless_payload_names_robot_and_payload(tmp_path):
     """A static fit bounded at 0 kg (the loaded poses see no payload) with --robot-out ended in
-    'Inertia.mass: expected a mass > 0 …, got 0.0': neither robot nor payload named. It says there is nothing
-    to attach, and writes nothing."""
+    'Inertia.mass: expected a mass > 0 …, got 0.0' (or -6.4e-16, loaded − unloaded of one log): neither robot nor
+    payload named. It says there is no body to attach, and writes nothing."""
     robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
     poses = np.random.default_rng(7).uniform(-1, 1, (12, 6))
     gravity = np.array([bp.gravity_torque(bp.Model(robot), q) for q in poses])
@@ -136,5 +136,8 @@ def test_robot_out_of_a_massless_payload_names_robot_and_payload(tmp_path):
     result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "ur10e_cad.yaml"), str(tmp_path / "loaded.csv"),
                                        "--static", "--still-duration", "0", "--unloaded", str(tmp_path / "empty.csv"),
                                        "--robot-out", str(tmp_path / "out.yaml")])
-    one_line(result, "UR10e", "payload mass: 0 kg, nothing to attach")
+    one_line(result, "UR10e", "payload mass: 0 kg, no body to attach")
     assert not (tmp_path / "out.yaml").exists()
+    from baseparam.model.attach import with_payload
+    with pytest.raises(bp.RobotDescriptionError, match=r"UR10e.*payload mass: -6.4e-16 kg, no body to attach"):
+        with_payload(robot, -6.4e-16, np.zeros(3), np.zeros((3, 3)))

@@ -18,6 +18,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from .._numbers import is_real
 from ..errors import ArgumentError, RobotDescriptionError
 from .robot import Inertia, require_robot
 from .urdf_update import _inertial_text, _number_list, body_of, link_parts, pseudo_inertia
@@ -29,11 +30,12 @@ def _body(mass, com, inertia):
 
 
 def payload_body(robot, mass, com, inertia):
-    """The payload as a body; a massless one (what a fit bounded at 0 kg gives when the data see no payload) is
-    refused naming the robot: there is nothing to attach (Inertia's own refusal named neither robot nor payload)."""
-    if isinstance(mass, (int, float, np.floating, np.integer)) and not isinstance(mass, bool) and mass == 0:
-        raise RobotDescriptionError(f"{robot.name}: payload mass: 0 kg, nothing to attach (the description without a "
-                            "payload is the robot as it is)")
+    """The payload as a body. A mass of 0 kg or less (what a fit bounded at 0 kg gives, to round-off, when the data see
+    no payload) is refused naming the robot: there is no body to attach (Inertia's own refusal named neither robot
+    nor payload)."""
+    if is_real(mass) and mass <= 0:
+        raise RobotDescriptionError(f"{robot.name}: payload mass: {float(mass):.3g} kg, no body to attach (the "
+                                    "description without a payload is the robot as it is)")
     return _body(mass, com, inertia)
 
 
