@@ -1079,8 +1079,9 @@ def _delay(text):
 
 
 def _numbers(text, flag):
-    """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values."""
-    return _parsed(text, flag, lambda text: [float(x) for x in text.replace(";", ",").split(",") if x.strip()],
+    """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values. An empty
+    entry is malformed: dropped, it moved the values after it to the joints before them (``--pose 0,,1,…``)."""
+    return _parsed(text, flag, lambda text: [float(x) for x in text.replace(";", ",").split(",")],
                    "comma-separated numbers")
 
 

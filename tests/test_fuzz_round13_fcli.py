@@ -141,3 +141,12 @@ def test_robot_out_of_a_massless_payload_names_robot_and_payload(tmp_path):
     from baseparam.model.attach import with_payload
     with pytest.raises(bp.RobotDescriptionError, match=r"UR10e.*payload mass: -6.4e-16 kg, no body to attach"):
         with_payload(robot, -6.4e-16, np.zeros(3), np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("flag, text", [("--pose", "0.5,,1,1"), ("--pose", "0.5,1,1,")])
+def test_a_list_option_with_an_empty_entry_is_refused_not_shifted(flag, text):
+    """`--pose 0.5,,1,1` on a 3-joint arm was read as 0.5, 1, 1: the empty entry dropped, the values after it moved to
+    the joints before them, silently (likewise --gains, --noise, --sensor). An empty entry is malformed now."""
+    result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "planar_rrr.yaml"), "--suggest-poses", "4",
+                                       flag, text])
+    one_line(result, flag, repr(text))
