@@ -150,3 +150,29 @@ def test_a_list_option_with_an_empty_entry_is_refused_not_shifted(flag, text):
     result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "planar_rrr.yaml"), "--suggest-poses", "4",
                                        flag, text])
     one_line(result, flag, repr(text))
+
+
+@pytest.mark.parametrize("joints", [None, ["a", "b", "c"]])
+def test_lerobot_columns_whose_own_names_order_the_joints_otherwise_are_taken_by_them(tmp_path, joints):
+    """A LeRobot dataset's meta/info.json names each list column's joints; only observation.state's names were
+    read, so an observation.effort stored in another joint order went to the wrong joints, silently (exit 0)."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rng = np.random.default_rng(1)
+    t, q, qd, tau = np.arange(20) * 0.01, rng.normal(size=(20, 3)), rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
+    order = [2, 0, 1]                                    # effort and velocity stored as c, a, b
+    names = {"observation.state": ["a", "b", "c"], "observation.velocity": ["c", "a", "b"],
+             "observation.effort": ["c", "a", "b"]}
+    (tmp_path / "meta").mkdir()
+    (tmp_path / "meta" / "info.json").write_text(json.dumps(
+        {"features": {k: {"dtype": "float64", "shape": [3], "names": v} for k, v in names.items()}}))
+    folder = tmp_path / "data" / "chunk-000"
+    folder.mkdir(parents=True)
+    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.velocity": list(qd[:, order]),
+                             "observation.effort": list(tau[:, order])}), folder / "episode_000000.parquet")
+    traj = bp.read_trajectory(folder / "episode_000000.parquet", joints=joints)
+    np.testing.assert_array_equal(traj.q, q)
+    np.testing.assert_array_equal(traj.qd, qd)
+    np.testing.assert_array_equal(traj.tau, tau)
