@@ -761,11 +761,21 @@ def _writable(paths, plot_out=None):
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             _fail(f"{path}: directory {folder} does not exist", 2)
+        if len(os.fsencode(os.path.basename(path))) > _name_max(folder):   # else found only when written, after
+            _fail(f"{path}: cannot write (File name too long)", 2)          # the work (its notes said by then)
     if plot_out:
         from ._figures import supported_format
         problem = supported_format(plot_out, private=True)     # matplotlib writes nothing in ~/.cache, ~/.config
         if problem:
             _fail(f"{plot_out}: {problem}", 2)
+
+
+def _name_max(folder):
+    """The longest file name (bytes) ``folder``'s file system takes (255 where it does not say)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 def _parsed(text, flag, parse, expected):

@@ -176,3 +176,16 @@ def test_lerobot_columns_whose_own_names_order_the_joints_otherwise_are_taken_by
     np.testing.assert_array_equal(traj.q, q)
     np.testing.assert_array_equal(traj.qd, qd)
     np.testing.assert_array_equal(traj.tau, tau)
+
+
+def test_an_output_name_too_long_is_refused_before_the_work_in_one_line(tmp_path):
+    """`identify ROBOT log.mcap --json <300 characters>.json` read the log, said its note ('times: header stamps …')
+    and only then failed at the write ('cannot write (File name too long)'): two lines on exit 2. A name longer
+    than the folder's file system takes is refused with the other output checks, before any work."""
+    from conftest import planar_sines
+    robot, _, t, q, qd, qdd, tau = planar_sines(0, 40, 0.01)
+    log = tmp_path / "log.mcap"
+    bp.write_trajectory(bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau), log)
+    name = str(tmp_path / ("a" * 300 + ".json"))
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(log), "--json", name])
+    one_line(result, "a" * 300 + ".json", "File name too long")
