@@ -642,14 +642,17 @@ def describe(robot_file, yaml_out, load):
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
     _check_outputs([robot_file], [("--yaml", yaml_out)])    # a missing folder: the write says so
     from .model.dh_equivalent import dh_equivalent, dh_robot
+    from .model.loading import is_urdf
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
     with _one_line_errors(robot_file), inputs_protected([robot_file]):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
         if yaml_out is not None:
-            if equivalent is None:
-                _fail(f"{robot_file}: --yaml: a tree has no single DH table; pick a chain with --tip LINK", 2)
+            if equivalent is None:     # --tip selects part of a URDF only (a YAML description is refused with it)
+                urdf = robot.source is not None and is_urdf(robot_file, robot.source.encode())
+                remedy = "pick a chain with --tip LINK" if urdf else "describe one chain of it in a YAML of its own"
+                _fail(f"{robot_file}: --yaml: a tree has no single DH table; {remedy}", 2)
             _write_text(yaml_out, robot_to_yaml(dh_robot(robot, equivalent)))
     _report(as_flags(text(robot, equivalent), clauses=False), [yaml_out], yaml_out == "-")
 
@@ -753,11 +756,21 @@ def _writable(paths, plot_out=None):
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             _fail(f"{path}: directory {folder} does not exist", 2)
+        if len(os.fsencode(os.path.basename(path))) > _name_max(folder):   # else found only when written, after
+            _fail(f"{path}: cannot write (File name too long)", 2)          # the work (its notes said by then)
     if plot_out:
         from ._figures import supported_format
         problem = supported_format(plot_out, private=True)     # matplotlib writes nothing in ~/.cache, ~/.config
         if problem:
             _fail(f"{plot_out}: {problem}", 2)
+
+
+def _name_max(folder):
+    """The longest file name (bytes) ``folder``'s file system takes (255 where it does not say)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 def _parsed(text, flag, parse, expected):
@@ -1071,8 +1084,9 @@ def _delay(text):
 
 
 def _numbers(text, flag):
-    """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values."""
-    return _parsed(text, flag, lambda text: [float(x) for x in text.replace(";", ",").split(",") if x.strip()],
+    """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values. An empty
+    entry is malformed: dropped, it moved the values after it to the joints before them (``--pose 0,,1,…``)."""
+    return _parsed(text, flag, lambda text: [float(x) for x in text.replace(";", ",").split(",")],
                    "comma-separated numbers")
 
 

@@ -128,6 +128,12 @@ class Trajectory:
     _uniform = None                     # relative spread of the time steps allowed, or None: any steps
     _hint = "; from_arrays(..., skip_bad_rows=True) drops bad rows"
 
+    @property
+    def _bad_row_hint(self):
+        """What drops a bad row, after a message naming it: nothing for a floating-base motion (from_arrays, and
+        the CLI's --skip-bad-rows, read fixed-base motions only)."""
+        return "" if self.floating else self._hint
+
     def __post_init__(self):
         check_motion(self)
 
@@ -168,7 +174,7 @@ class Trajectory:
         if problem == "value":
             r, j, v = facts["row"], facts["joint"], facts["value"]
             what = "NaN" if np.isnan(v) else f"infinite ({v})"
-            return f"{self.source}: row {r}: field {_field_label(field, j)}: {what}{self._hint}"
+            return f"{self.source}: row {r}: field {_field_label(field, j)}: {what}{self._bad_row_hint}"
         if problem == "order":
             return _order_message(self, facts["t"], facts["step"], facts["coarse"])
         if problem == "uniform":
@@ -336,7 +342,7 @@ def _check_wrenches(motion, S, error):
 
 def _order_message(motion, t, step, coarse):
     """The line saying where the times of a motion stop increasing."""
-    source, hint = motion.source, motion._hint
+    source, hint = motion.source, motion._bad_row_hint
     r = int(np.argmax(~(step > 0))) + 1
     ahead = _jumps_ahead(t)
     if ahead and ahead[0][0] < r:          # a stamp that jumps ahead and back: that row is bad

@@ -432,7 +432,9 @@ def rigid_body(robot):
     """The robot without friction and rotor-inertia columns (itself when it declares none)."""
     if not any(j.friction_terms or j.has_rotor_inertia for j in robot.joints):
         return robot
-    joints = tuple(replace(j, friction=(False, False, False), rotor_inertia=False) for j in robot.joints)
+    # the friction model goes with the friction it shapes (a Stribeck term without Coulomb friction is refused)
+    joints = tuple(replace(j, friction=(False, False, False), rotor_inertia=False, friction_model=None)
+                   for j in robot.joints)
     return replace(robot, joints=joints, source=None)
 
 

@@ -114,7 +114,13 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         notes.append(f"{source}: {len(names)} joint names for lists of {width}; the names are not used")
         names = None
     picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns
-    data = {f: a if f == "t" or picked is None else a[:, picked] for f, a in data.items()}
+    # a list column whose own names (LeRobot's features.<column>.names) order the joints otherwise than q's is
+    # taken by its names: by q's, its values went to other joints, silently
+    target = None if names is None else ([str(j) for j in joints] if joints is not None else names)
+    columns_picked = {f: _own_order(path, schema, column, names, target, width, source, picked)
+                      for f, column in chosen.items() if f not in ("t", "q")}
+    data = {f: a if f == "t" else (a if picked is None else a[:, picked]) if f == "q" else
+            (a if columns_picked[f] is None else a[:, columns_picked[f]]) for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
     n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
@@ -243,6 +249,15 @@ def _info_names(info, column):
     if isinstance(names, list) and all(isinstance(x, str) for x in names):
         return [printable(x) for x in names]
     raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
+
+
+def _own_order(path, schema, column, q_names, target, width, source, q_picked):
+    """The columns of list ``column`` to keep, as :func:`_pick` gives them for q: by the column's own joint names
+    when the file gives them (of the list's width), else by q's."""
+    own = _joint_names(path, schema, column) if q_names is not None else None
+    if own is None or own == q_names or len(own) != width:
+        return q_picked
+    return _pick(own, target, width, f"{source}: column {printable(column)}", [])
 
 
 def _pick(names, joints, width, source, notes):

@@ -95,8 +95,8 @@ def _is_number(text):
 
 
 def _to_float(text):
-    """float() as numpy's loadtxt reads it (which refuses '1_000')."""
-    if "_" in text:
+    """float() as numpy's loadtxt reads it (which refuses '1_000', and digits of other scripts: '١')."""
+    if "_" in text or not text.isascii():
         raise ValueError(text)
     return float(text)
 

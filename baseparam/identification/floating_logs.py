@@ -14,7 +14,6 @@ the joint torques) and, per contact c = 1…C, the wrench the environment exerts
 """
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import replace
 
@@ -106,12 +105,7 @@ def read_floating_log(path, robot, n_contacts=0):
             if name not in header:
                 raise DataError(f"{label}: no column {shown(name)} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
-        try:
-            table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
-        except ValueError as exc:
-            raise DataError(f"{label}: {_one_line(exc)}") from None
-        if table.shape[1] != len(header):
-            raise DataError(f"{label}: {table.shape[1]} values per row for {len(header)} header columns")
+        table, line_numbers = _csv_table(text, header, label)
 
         def take(names):
             return table[:, [header.index(n) for n in names]]
@@ -127,7 +121,7 @@ def read_floating_log(path, robot, n_contacts=0):
     else:
         raise DataError(f"{label}: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
     def at(row):
-        return f"line {row + 2}" if ext == ".csv" else f"row {row}"
+        return f"line {line_numbers[row]}" if ext == ".csv" else f"row {row}"
 
     # checked here, not by Trajectory: its messages count q's columns from the data and suggest
     # skip_bad_rows, which these logs do not take
@@ -242,6 +236,28 @@ def _csv_text(path, label):
         raise DataError(f"{label}: {not_utf8(data, exc)}") from None
     # universal newlines, as open() in text mode reads them
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _csv_table(text, header, label):
+    """The values of a CSV log's data lines, shape (S, len(header)), and the line number an editor shows for each
+    row. Blank and ``#`` comment lines are skipped; a damaged line is refused in the trajectory reader's words,
+    naming the line and the column (numpy's own messages named neither, and counted rows, not lines)."""
+    from ._text import _count_problems, _diagnose, _field_counts, _is_comment
+
+    lines = text.split("\n")
+    numbers = [k + 1 for k in range(1, len(lines)) if lines[k].strip() and not _is_comment(lines[k])]
+    rows = [lines[k - 1] for k in numbers]
+    index = list(range(len(rows)))
+    counts = _field_counts(rows, index, ",")
+    problems = _count_problems(index, counts, counts == len(header), len(header), len(rows) - 1, text.endswith("\n"))
+    if not problems:
+        try:
+            return np.loadtxt(rows, delimiter=",", comments=None, dtype=np.float64, ndmin=2).reshape(
+                -1, len(header)), numbers
+        except ValueError as exc:
+            problems = _diagnose(rows, index, ",", list(range(len(header))), header)[2] or [(0, _one_line(exc))]
+    row, what = problems[0]
+    raise DataError(f"{label}: line {numbers[row - 1]}: {what}" if row else f"{label}: {what}")
 
 
 def _contact_items(path):

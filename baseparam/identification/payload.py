@@ -25,10 +25,10 @@ import numpy as np
 
 from .._validation import check_finite_fields, check_instance, check_option, check_samples
 from ..errors import ArgumentTypeError, DataError, SettingsError
-from ..model.attach import urdf_with_payload, with_payload
+from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.loading import load_robot
 from ..model.parameters import ColumnLayout, body_parameters
-from ..model.robot import Inertia, Robot, require_fixed_base, require_robot, robot_to_yaml
+from ..model.robot import Robot, require_fixed_base, require_robot, robot_to_yaml
 from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._inputs import _as_trajectories, check_joints
@@ -188,7 +188,8 @@ class PayloadResult:
         if isinstance(robot, Model):
 
             p = np.array(robot.values(), dtype=float)
-            body = Inertia(float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float))
+            body = payload_body(robot.robot, float(self.mass), np.asarray(self.com, float),
+                                np.asarray(self.inertia, float))
             p[ColumnLayout(robot.robot, robot.parameters).link_columns[-1]] += body_parameters(body, robot.parameters)
             return robot.with_parameters(p)
         return with_payload(load_robot(robot) if isinstance(robot, str) else robot, self.mass, self.com, self.inertia)

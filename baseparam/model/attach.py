@@ -18,7 +18,8 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from ..errors import ArgumentError
+from .._numbers import is_real
+from ..errors import ArgumentError, RobotDescriptionError
 from .robot import Inertia, require_robot
 from .urdf_update import _inertial_text, _number_list, body_of, link_parts, pseudo_inertia
 
@@ -26,6 +27,16 @@ from .urdf_update import _inertial_text, _number_list, body_of, link_parts, pseu
 def _body(mass, com, inertia):
     body = Inertia(mass, com, inertia)         # checked as given (one line naming the field), then converted
     return Inertia(float(body.mass), np.array(body.com, dtype=float), np.array(body.inertia, dtype=float))
+
+
+def payload_body(robot, mass, com, inertia):
+    """The payload as a body. A mass of 0 kg or less (what a fit bounded at 0 kg gives, to round-off, when the data see
+    no payload) is refused naming the robot: there is no body to attach (Inertia's own refusal named neither robot
+    nor payload)."""
+    if is_real(mass) and mass <= 0:
+        raise RobotDescriptionError(f"{robot.name}: payload mass: {float(mass):.3g} kg, no body to attach (the "
+                                    "description without a payload is the robot as it is)")
+    return _body(mass, com, inertia)
 
 
 def with_payload(robot, mass, com, inertia):
@@ -36,7 +47,7 @@ def with_payload(robot, mass, com, inertia):
     robot : Robot
         Its last joint's link must carry an inertia (the description's true body).
     mass : float
-        kg, ≥ 0.
+        kg, > 0.
     com : array_like, shape (3,)
         m, in the last link's frame.
     inertia : array_like, shape (3, 3)
@@ -54,7 +65,7 @@ def with_payload(robot, mass, com, inertia):
     if last.inertia is None:
         raise ArgumentError(f"{robot.name}: the last joint's link has no inertia to add the payload to "
                             "(give the description's inertia of that link)")
-    payload = _body(mass, com, inertia)          # checked here: a physical body
+    payload = payload_body(robot, mass, com, inertia)          # checked here: a physical body
     J = pseudo_inertia(last.inertia.mass, last.inertia.com, last.inertia.inertia) \
         + pseudo_inertia(payload.mass, payload.com, payload.inertia)
     joints = robot.joints[:-1] + (dataclasses.replace(last, inertia=_body(*body_of(J))),)
@@ -86,7 +97,7 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     -------
     str
     """
-    payload = _body(mass, com, inertia)
+    payload = payload_body(robot, mass, com, inertia)
     last_link = link_parts(robot)[1][-1][1][0][0]
     text = robot.source
     root = ET.fromstring(text)

@@ -227,6 +227,11 @@ def _per_joint(robot, qd, sign_width, coulomb_method, stribeck_method):
         model = joint.friction_model
         if model is None or model.is_default:
             continue
+        if model.unresolved:           # said here, where the joint is known (the model's own check cannot name it)
+            raise ArgumentError(f"{shown(robot.name)}: joints[{k + 1}].friction_model: the "
+                                f"{' and '.join(model.unresolved)} scale is 'auto', which identification chooses "
+                                "from training data; give the number to evaluate the friction without data, e.g. "
+                                "friction_model='smooth:0.05'")
         width = None if sign_width is None else sign_width[k]
         coulomb[k] = getattr(model, coulomb_method)(qd[k], width)
         if model.stribeck is not None:
