@@ -184,9 +184,7 @@ class PayloadResult:
         -------
         Robot or Model
         """
-
         if isinstance(robot, Model):
-
             p = np.array(robot.values(), dtype=float)
             body = payload_body(robot.robot, float(self.mass), np.asarray(self.com, float),
                                 np.asarray(self.inertia, float))
