@@ -2,7 +2,10 @@
 failed on the code before its fix."""
 import signal
 
+import numpy as np
 import pytest
+
+import baseparam as bp
 
 
 # -- held signals: every one delivered --------------------------------------------------------------------------------
@@ -44,3 +47,28 @@ def test_a_held_signal_whose_handler_raises_does_not_swallow_the_next():
         assert isinstance(raised.value.__context__, KeyboardInterrupt)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+# -- identify of a floating robot: 'wrote' once the output is in place ------------------------------------------------
+def test_floating_identify_says_wrote_once_the_json_is_in_place(tmp_path, monkeypatch):
+    """The floating route printed its summary and 'wrote out.json' inside the block that puts the outputs in place at
+    its end: the line came while out.json was not there yet (a refusal at that point would follow a 'wrote')."""
+    from click.testing import CliRunner
+
+    from baseparam import cli
+    from baseparam.identification.floating_logs import write_floating_log
+    from conftest import ROOT
+    robot_file = ROOT / "robots" / "space_robot.yaml"
+    k = np.arange(1, 7)       # the conftest's space robot floating free, 1 s of it (its 10 s: 2.6 s of CPU)
+    space = bp.free_floating_experiment(bp.Model(bp.load_robot(robot_file)), np.linspace(0, 1, 21),
+                                        lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
+    write_floating_log(tmp_path / "log.npz", space.log)
+    out = tmp_path / "out.json"
+    seen = []
+    report = cli._report
+    monkeypatch.setattr(cli, "_report", lambda *args: (seen.append(out.exists()), report(*args)))
+    result = CliRunner().invoke(cli.main, ["identify", str(robot_file),
+                                           str(tmp_path / "log.npz"), "--route", "momentum", "--known", "mass=448",
+                                           "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert seen == [True] and f"wrote {out}" in result.output
