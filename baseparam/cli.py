@@ -604,6 +604,8 @@ def main():
 @_robot_options
 def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, symbolic=None):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
+    if max_disk is not None and h5_out is None:       # the bound of a file not written: ignored, it said nothing
+        _fail("--max-disk: goes with --h5", 2)
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)],
                    {"--h5": "HDF5 cannot be written to stdout; give a file name"})
     _writable([json_out, h5_out])

@@ -72,3 +72,15 @@ def test_floating_identify_says_wrote_once_the_json_is_in_place(tmp_path, monkey
                                            "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert seen == [True] and f"wrote {out}" in result.output
+
+
+# -- options that go with another ---------------------------------------------------------------------------------
+def test_find_max_disk_without_h5_is_refused_in_one_line():
+    """`find ROBOT --max-disk 1G` without --h5 ran and bounded nothing, saying nothing: the bound of a file not
+    written was taken and ignored (payload's dependent options are refused: '--pose: goes with --suggest-poses')."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT, one_line
+    one_line(CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--max-disk", "1G"]),
+             "--max-disk: goes with --h5")
