@@ -6,6 +6,15 @@ import numpy as np
 import pytest
 
 import baseparam as bp
+from conftest import ROOT, one_line
+
+
+@pytest.fixture(scope="module")
+def space():
+    """The conftest's space robot floating free, 1 s of it (its 10 s: 2.6 s of CPU)."""
+    k = np.arange(1, 7)
+    return bp.free_floating_experiment(bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml")),
+                                       np.linspace(0, 1, 21), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
 
 
 # -- held signals: every one delivered --------------------------------------------------------------------------------
@@ -50,18 +59,14 @@ def test_a_held_signal_whose_handler_raises_does_not_swallow_the_next():
 
 
 # -- identify of a floating robot: 'wrote' once the output is in place ------------------------------------------------
-def test_floating_identify_says_wrote_once_the_json_is_in_place(tmp_path, monkeypatch):
+def test_floating_identify_says_wrote_once_the_json_is_in_place(space, tmp_path, monkeypatch):
     """The floating route printed its summary and 'wrote out.json' inside the block that puts the outputs in place at
     its end: the line came while out.json was not there yet (a refusal at that point would follow a 'wrote')."""
     from click.testing import CliRunner
 
     from baseparam import cli
     from baseparam.identification.floating_logs import write_floating_log
-    from conftest import ROOT
     robot_file = ROOT / "robots" / "space_robot.yaml"
-    k = np.arange(1, 7)       # the conftest's space robot floating free, 1 s of it (its 10 s: 2.6 s of CPU)
-    space = bp.free_floating_experiment(bp.Model(bp.load_robot(robot_file)), np.linspace(0, 1, 21),
-                                        lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
     write_floating_log(tmp_path / "log.npz", space.log)
     out = tmp_path / "out.json"
     seen = []
@@ -81,6 +86,31 @@ def test_find_max_disk_without_h5_is_refused_in_one_line():
     from click.testing import CliRunner
 
     from baseparam.cli import main
-    from conftest import ROOT, one_line
     one_line(CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--max-disk", "1G"]),
              "--max-disk: goes with --h5")
+
+
+# -- --clock receive: for bags only ---------------------------------------------------------------------------------
+def test_clock_receive_of_a_csv_log_is_refused_not_ignored(tmp_path):
+    """`identify ROBOT log.csv --clock receive` ran with the CSV's one time column and said nothing: the option
+    (like --topic, which is refused) applies to bags only. An unknown clock was taken from a CSV too."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    t = np.arange(40) * 0.01
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(f"{x},{x},{2 * x},0,1,2,3\n" for x in t))
+    one_line(CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(log),
+                                       "--clock", "receive"]), f"{log}: --clock receive applies to ROS bags, not .csv")
+    with pytest.raises(bp.DataError, match="clock: expected 'header' or 'receive', got 'bogus'"):
+        bp.read_trajectory(log, clock="bogus")
+    assert bp.read_trajectory(log, clock="header").n_samples == 40
+
+
+def test_clock_receive_of_a_floating_npz_log_is_refused_not_ignored(space, tmp_path):
+    from baseparam.identification.floating_logs import read_floating, write_floating_log
+    write_floating_log(tmp_path / "log.npz", space.log)
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    with pytest.raises(bp.DataError, match=r"log\.npz: clock='receive' applies to ROS bags, not \.npz files"):
+        read_floating(tmp_path / "log.npz", robot, clock="receive")
+    assert read_floating(tmp_path / "log.npz", robot).n_samples == 21
