@@ -114,3 +114,25 @@ def test_clock_receive_of_a_floating_npz_log_is_refused_not_ignored(space, tmp_p
     with pytest.raises(bp.DataError, match=r"log\.npz: clock='receive' applies to ROS bags, not \.npz files"):
         read_floating(tmp_path / "log.npz", robot, clock="receive")
     assert read_floating(tmp_path / "log.npz", robot).n_samples == 21
+
+
+# -- a stamp far from the others: said, not dropped in silence --------------------------------------------------------
+def test_a_stamp_far_from_the_others_is_warned_about_not_dropped_in_silence():
+    """One stamp 2^31 s late (a clock jump) and no --delay: the sample was cut off as a segment too short to use and
+    the fit went on without a word (--delay auto refuses the same log: its window lies in the gap). A demanding user
+    wants to know that the log holds a stamp the fit left out; the fit on the rest stands, so it is a warning."""
+    import warnings
+
+    from baseparam.identification.preprocessing import preprocess
+    t = 1.0 + np.arange(400) / 100.0
+    q = np.sin(np.outer(t, [1.0, 1.7, 2.3]))
+    log = bp.Trajectory(t=t, q=q, tau=np.cos(np.outer(t, [1.0, 1.7, 2.3])), source="far.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert preprocess(log).record["short_segment_samples"] == 0        # no gap, no word
+    t = t.copy()
+    t[-1] = 2.0 ** 31
+    far = bp.Trajectory(t=t, q=q, tau=log.tau, source="far.csv")
+    with pytest.warns(bp.DataWarning, match=r"far\.csv: field t: 1 of 400 samples left out, cut off by time gaps .*"
+                                            r"the largest gap 2\.147e\+09 s, after t = 4\.98 s"):
+        assert preprocess(far).record["short_segment_samples"] == 1
