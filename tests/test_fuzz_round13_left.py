@@ -136,3 +136,27 @@ def test_a_stamp_far_from_the_others_is_warned_about_not_dropped_in_silence():
     with pytest.warns(bp.DataWarning, match=r"far\.csv: field t: 1 of 400 samples left out, cut off by time gaps .*"
                                             r"the largest gap 2\.147e\+09 s, after t = 4\.98 s"):
         assert preprocess(far).record["short_segment_samples"] == 1
+
+
+# -- export --checked: the header's comment and NAME.json say what the files hold --------------------------------------
+def test_checked_export_comment_and_json_name_the_checked_entry_points(tmp_path):
+    """`export --checked`: the files' comment still said the inputs were "not checked here" above the checked entry
+    points, and NAME.json listed the functions without them; the JSON now lists the entry points the header declares
+    (and the bounds it defines), the comment says where the checks are. Without --checked both are as before."""
+    import json
+    import re
+    base = bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "planar_rrr.yaml"))
+    bp.export(base, "c", prefix="arm", out_dir=tmp_path / "plain")
+    bp.export(base, "c", prefix="arm", out_dir=tmp_path / "checked", checked=True)
+    header = (tmp_path / "checked" / "arm.h").read_text()
+    doc = json.loads((tmp_path / "checked" / "arm.json").read_text())
+    assert doc["checked"]["functions"] == re.findall(r"^int (arm_\w+_checked)\(", header, re.M)
+    assert len(doc["checked"]["functions"]) == 3
+    defined = dict(re.findall(r"^#define ARM_(MAX_\w+) (\S+)$", header, re.M))
+    assert (doc["checked"]["max_state"], doc["checked"]["max_parameter"]) == (
+        float(defined["MAX_STATE"]), float(defined["MAX_PARAMETER"]))
+    for ext in (".h", ".c"):
+        comment = (tmp_path / "checked" / f"arm{ext}").read_text().split(" */\n", 1)[0]
+        assert "not checked here" not in comment and "arm_<function>_checked" in comment
+        assert "not checked here" in (tmp_path / "plain" / f"arm{ext}").read_text().split(" */\n", 1)[0]
+    assert "checked" not in json.loads((tmp_path / "plain" / "arm.json").read_text())
