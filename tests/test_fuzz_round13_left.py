@@ -160,3 +160,47 @@ def test_checked_export_comment_and_json_name_the_checked_entry_points(tmp_path)
         assert "not checked here" not in comment and "arm_<function>_checked" in comment
         assert "not checked here" in (tmp_path / "plain" / f"arm{ext}").read_text().split(" */\n", 1)[0]
     assert "checked" not in json.loads((tmp_path / "plain" / "arm.json").read_text())
+
+
+# -- a kernel's compile: its scratch folder known, a killed run's removed -------------------------------------------
+def test_kernel_compile_scratch_is_removed_on_a_forced_exit_and_a_killed_runs_later(tmp_path, monkeypatch):
+    """A compile's scratch folder (tmpXXXXXXXX/kernel.c in ~/.cache/baseparam) was left by a run ended without
+    unwinding (the entry point's forced exit on a second SIGTERM, SIGKILL), and nothing removed it. It is now named
+    with the process id, known to the forced exit, and a later compile removes a dead run's once stale (as _atomic
+    does for .baseparam-*.tmp): only ours, only folders holding kernel.c/kernel.so, never a live run's."""
+    import ctypes
+    import os
+    import subprocess
+    import time
+
+    from baseparam import _entry
+    from baseparam.dynamics import _native
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr("baseparam._atomic._LIVE", set())           # the forced exit's other removals: none here
+    monkeypatch.setattr("baseparam._figures.remove_private", lambda: None)
+    dead, old = 2 ** 22 + 1, time.time() - 2 * 86_400             # beyond Linux's largest process id
+    leftovers = {f"tmp-kernel-{dead}-abcdefgh": True, "tmpabcdefgh": True,        # a killed run's; an earlier version's
+                 f"tmp-kernel-{os.getpid()}-abcdefgh": False, f"tmp-kernel-{dead}-recent12": False}
+    for name in leftovers:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kernel.c").write_text("int f(void);\n")
+        if not name.endswith("recent12"):
+            os.utime(tmp_path / name, (old, old))
+    (tmp_path / "tmpzzzzzzzz").mkdir()                            # another program's
+    (tmp_path / "tmpzzzzzzzz" / "notes.txt").write_text("mine")
+    os.utime(tmp_path / "tmpzzzzzzzz", (old, old))
+    forced = []
+
+    def ended_without_unwinding(args, **kwargs):
+        scratch = os.path.dirname(args[-2])
+        _entry._remove_temporaries()                              # what the watchdog does before os._exit
+        forced.append(os.path.exists(scratch))
+        return subprocess.CompletedProcess(args, 1)
+
+    monkeypatch.setattr(_native.subprocess, "run", ended_without_unwinding)
+    source = f"int f(void) {{ return 7; }}\n/* {tmp_path} */\n"
+    assert _native.load(source, {"f": (ctypes.c_int, [])}) is None and forced == [False]
+    left = set(os.listdir(tmp_path))
+    assert left == {n for n, stale in leftovers.items() if not stale} | {"tmpzzzzzzzz"}, left
