@@ -218,8 +218,11 @@ class Identification:
         -------
         Robot
         """
+        return self._robot("to_robot")
 
-        e, robot, layout, p = self._fitted_columns("to_robot")
+    def _robot(self, what):
+        """:meth:`to_robot`, its refusals naming the method ``what`` (to_yaml's check is this one's)."""
+        e, robot, layout, p = self._fitted_columns(what)
         joints = []
         for k, (joint, link) in enumerate(zip(robot.joints, e.physical_)):
             body = Inertia(mass=link["mass"], com=np.array(link["com"]), inertia=np.array(link["inertia_com"]),
@@ -237,8 +240,8 @@ class Identification:
         """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
         a first comment line names the prior."""
 
-        self._describable("to_yaml")             # an OLS fit has no prior to name and no bodies to write
-        text = f"# {self._note()}\n" + robot_to_yaml(self.to_robot())
+        robot = self._robot("to_yaml")          # an OLS fit has no prior to name and no bodies to write
+        text = f"# {self._note()}\n" + robot_to_yaml(robot)
         return _written(path, text)
 
     def _bodies(self, what):
