@@ -65,9 +65,12 @@ class Metrics:
         S = tau.shape[0]
         if S == 0:          # no figures of no samples (once NaN with numpy's warning; from_residuals would say 0)
             raise ArgumentError("tau: no samples to compare the predictions with")
-        figures = cls.from_residuals(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0), S)
-        return replace(figures, t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
-                       sources=list(sources))
+        e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
+        if not (np.isfinite(e2).all() and np.isfinite(t2).all()):    # the sums made here: only an overflow to check
+            raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
+                                f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no error figures")
+        return replace(cls._from_sums(e2, t2, S), t=np.arange(S, dtype=float) if t is None else t, tau=tau,
+                       predicted=predicted, sources=list(sources))
 
     @classmethod
     def from_residuals(cls, e2, t2, n_samples):
@@ -79,6 +82,11 @@ class Metrics:
         if e2.shape != t2.shape or (e2 < 0).any() or (t2 < 0).any():
             raise ArgumentError(f"e2, t2: expected sums of squares (≥ 0) of one shape, got shapes {e2.shape} and "
                                 f"{t2.shape}")
+        return cls._from_sums(e2, t2, n_samples)
+
+    @classmethod
+    def _from_sums(cls, e2, t2, n_samples):
+        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,))."""
         per_joint, pooled = nrmse(e2, t2)
         empty = np.zeros((0, len(e2)))
         return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,
