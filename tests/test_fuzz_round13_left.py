@@ -204,3 +204,35 @@ def test_kernel_compile_scratch_is_removed_on_a_forced_exit_and_a_killed_runs_la
     assert _native.load(source, {"f": (ctypes.c_int, [])}) is None and forced == [False]
     left = set(os.listdir(tmp_path))
     assert left == {n for n, stale in leftovers.items() if not stale} | {"tmpzzzzzzzz"}, left
+
+
+# -- each check once --------------------------------------------------------------------------------------------------
+def test_metrics_compare_says_an_overflow_in_its_own_words():
+    """Metrics.compare checked the sums it made itself again through from_residuals: the only thing that second check
+    could find, squares that overflowed, was said as 'e2: expected finite numbers …', a parameter compare has not."""
+    from baseparam.identification.results import Metrics
+    figures = Metrics.compare(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, 1.0], [1.0, 1.0]]))
+    np.testing.assert_allclose(figures.rmse, [np.sqrt(2.0), np.sqrt(5.0)])        # √(Σe²/S): (0+4)/2, (1+9)/2
+    with np.errstate(over="ignore"), pytest.raises(bp.ArgumentError, match=r"^tau, predicted: squares beyond the "
+                                                                           r"floating-point range"):
+        Metrics.compare(np.full((2, 1), 1e200), np.zeros((2, 1)))
+
+
+def test_a_write_scans_its_folder_once_and_a_set_checks_each_name_and_the_room_once(tmp_path, monkeypatch):
+    """remove_stale scanned the folder twice per write (the stale files, then the young orphans); write_texts checked
+    each name three times and the room once for the set and again for each file (inside each write_text)."""
+    import os
+
+    from baseparam import _atomic
+    scans, targets, rooms = [], [], []
+    scandir, target, room = os.scandir, _atomic._target, _atomic.check_room
+    monkeypatch.setattr(_atomic.os, "scandir", lambda folder: (scans.append(folder), scandir(folder))[1])
+    monkeypatch.setattr(_atomic, "_target", lambda path: (targets.append(path), target(path))[1])
+    monkeypatch.setattr(_atomic, "check_room", lambda files: (rooms.append(dict(files)), room(files))[1])
+    _atomic.write_text(tmp_path / "one.txt", "one")
+    assert len(scans) == 1 and (tmp_path / "one.txt").read_text() == "one"
+    scans.clear(), targets.clear(), rooms.clear()
+    _atomic.write_texts({str(tmp_path / "a.txt"): "a", str(tmp_path / "b.txt"): "b"})
+    assert len(scans) == 2 and len(rooms) == 1                   # one scan per write (a folder may change meanwhile)
+    assert sorted(targets) == sorted([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")] * 2)  # the set's, atomic_path's
+    assert (tmp_path / "a.txt").read_text() == "a" and (tmp_path / "b.txt").read_text() == "b"
