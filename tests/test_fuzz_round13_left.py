@@ -236,3 +236,64 @@ def test_a_write_scans_its_folder_once_and_a_set_checks_each_name_and_the_room_o
     assert len(scans) == 2 and len(rooms) == 1                   # one scan per write (a folder may change meanwhile)
     assert sorted(targets) == sorted([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")] * 2)  # the set's, atomic_path's
     assert (tmp_path / "a.txt").read_text() == "a" and (tmp_path / "b.txt").read_text() == "b"
+
+
+# -- the library's own error for a wrong kind of object ---------------------------------------------------------------
+def _public_helpers():
+    from baseparam.dynamics import forward_graph
+    from baseparam.model import dh_equivalent, friction, joint_model, summary, urdf_update, urdf_writer
+    return {"dh_equivalent": dh_equivalent.dh_equivalent, "with_friction_model": friction.with_friction_model,
+            "joint_models": joint_model.joint_models, "motion_offsets": joint_model.motion_offsets,
+            "describe": summary.describe, "link_parts": urdf_update.link_parts,
+            "check_urdf_gravity": urdf_writer.check_urdf_gravity, "build_forward": forward_graph.build_forward,
+            "slots": forward_graph.slots}
+
+
+@pytest.mark.parametrize("name", sorted(_public_helpers()))
+def test_public_helpers_given_no_robot_refuse_it_by_name(name):
+    """Functions in a public module's __all__ given a file name or a number for the robot: AttributeError ("'str'
+    object has no attribute 'n_dof'") from deep inside; now the library's ArgumentTypeError naming the argument."""
+    for value in ("arm.yaml", 3):
+        with pytest.raises(bp.ArgumentTypeError, match=r"^robot: expected a baseparam\.Robot, got "):
+            _public_helpers()[name](value)
+
+
+def test_equations_verify_given_no_equations_refuses_them_by_name():
+    from baseparam.codegen.equations import verify
+    with pytest.raises(bp.ArgumentTypeError, match=r"^eq: expected the Equations of equations\(robot\), got str"):
+        verify("x", "y")
+
+
+def _hand_built():
+    """Class → a call building it by hand with one field of the wrong kind (the others as the library makes them
+    or, where the wrong field is checked first, anything)."""
+    import dataclasses
+
+    from baseparam.codegen import ExportResult
+    from baseparam.codegen.equations import Equations
+    from baseparam.excitation.design import ExcitationDesign
+    from baseparam.identification.results import Identification, LogResult, Metrics
+    from baseparam.simulation.experiment import MotionComparison
+    metrics = Metrics.from_residuals(np.ones(2), np.ones(2), 4)
+
+    def fill(cls, **given):           # the required fields in order, the wrong one given
+        required = [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING
+                    and f.default_factory is dataclasses.MISSING]
+        return cls(**{name: given.get(name, "x") for name in required})
+    return {"BaseParameters.robot": lambda: dataclasses.replace(
+                bp.find_base_parameters(bp.Robot((bp.Joint("revolute", a=0.5),))), robot="arm.yaml"),
+            "Equations.robot": lambda: fill(Equations),
+            "ExcitationDesign.series": lambda: fill(ExcitationDesign),
+            "ExportResult.functions": lambda: ExportResult(files=("a.c",), functions="x", base_names=()),
+            "Identification.estimator": lambda: Identification(estimator="x", train=metrics),
+            "LogResult.held_out": lambda: LogResult("a.csv", 4, metrics, held_out="x"),
+            "MotionComparison.held_out": lambda: MotionComparison(runs={}, held_out="x", fits={})}
+
+
+@pytest.mark.parametrize("field", sorted(_hand_built()))
+def test_results_built_by_hand_with_a_wrong_kind_of_field_are_refused_at_construction(field):
+    """A public result class built by hand (or replaced) with a field of the wrong kind was taken, and its methods
+    failed deep inside: Identification(estimator='x').summary() an AttributeError ("'str' object has no attribute
+    'base_'"), ExportResult(functions='x').summary() "'str' object has no attribute 'items'", …"""
+    with pytest.raises(bp.ArgumentTypeError, match=rf"^{field.replace('.', '[.]')}: expected "):
+        _hand_built()[field]()

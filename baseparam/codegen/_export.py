@@ -23,12 +23,14 @@ from __future__ import annotations
 import keyword
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
 from .._atomic import json_text, make_folders, remove_folders, write_texts
-from .._validation import ABSURD, ABSURD_PARAMETER, check_flag, check_instance, check_option, check_path
+from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_option,
+                           check_path)
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
@@ -66,6 +68,11 @@ class ExportResult:
     base_names: tuple = field(repr=False)
     lang: str = "c"
     prefix: str = "baseparam"
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in summary()
+        check_field_kinds(self, {"files": ((tuple, list), "a tuple of paths"), "functions": (Mapping, "a mapping"),
+                                 "base_names": ((tuple, list), "a tuple of names")})
 
     def __repr__(self):
         names = [os.path.basename(f) for f in self.files]

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._atomic import write_text
 from .._checks import shown
+from .._validation import check_field_kinds
 from .._numbers import json_float, json_floats
 from .._validation import check_number, check_path, check_real_array
 from ..errors import ArgumentError, DataError
@@ -125,6 +126,11 @@ class LogResult:
     held_out: Optional[Metrics] = field(default=None, repr=False)
     record: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()
+        check_field_kinds(self, {"train": (Metrics, "a Metrics"), "held_out": ((Metrics, None), "a Metrics or None"),
+                                 "record": (dict, "a dict")})
+
     def __repr__(self):
         held = "" if self.held_out is None else f", held_out={self.held_out.nrmse_pooled_percent:.2f}%"
         return (f"LogResult(source={self.source!r}, n_samples={self.n_samples}, "
@@ -154,6 +160,13 @@ class Identification:
     train: Metrics
     validation: Optional[Metrics] = None
     logs: tuple = ()
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
+        from .estimators import BaseParameterEstimator      # it builds this result: imported here, not at the top
+        check_field_kinds(self, {"estimator": (BaseParameterEstimator, "a fitted BaseParameterEstimator"),
+                                 "train": (Metrics, "a Metrics"), "validation": ((Metrics, None), "a Metrics or None"),
+                                 "logs": ((tuple, list), "a tuple of LogResult")})
 
     @property
     def base(self):

@@ -32,6 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._validation import check_robot
+
 AXES = {"x": 0, "y": 1, "z": 2}
 
 # cos of 0°, 15°, …, 90°, correctly rounded
@@ -315,6 +317,7 @@ def product(factors, length, cos_sin, dtype=float):
 
 def joint_models(robot) -> tuple:
     """:func:`joint_model` of every joint."""
+    check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
     return tuple(joint_model(robot, k) for k in range(robot.n_dof))
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
-from .._validation import check_finite_fields, check_flag, check_number
+from .._validation import check_field_kinds, check_finite_fields, check_flag, check_number
 from .._warnings import warn
 from ..errors import AccuracyWarning, ArgumentTypeError
 from ..model.checks import SNAP_RADIANS, near_special
@@ -88,6 +88,8 @@ class BaseParameters:
         # a base set built by hand is public (the class is exported): a NaN regrouping would come back from
         # from_standard and model() as NaN parameters
         check_finite_fields(self, ("Y",))
+        from ..model.robot import Robot      # the model imports this module's callers: here, not at the top
+        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot")})
 
     @property
     def inaccurate(self):
