@@ -1,6 +1,7 @@
 import importlib.metadata
 import os
 import pathlib
+import re
 import sys
 
 import pytest
@@ -148,3 +149,24 @@ def one_line(result, *words):
     assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
     for word in words:
         assert word in lines[0], result.output
+
+
+# Python's own refusal of a call with the wrong arguments, naming the function (``f() missing 2 required positional
+# arguments``, ``f() takes 1 positional argument but 3 were given``, ``f() got an unexpected keyword argument``)
+SIGNATURE = re.compile(r"^[\w.]+\(\) (missing \d+ required|takes |got an unexpected keyword|got multiple values)")
+
+
+def own_type_error(exc):
+    """True when the TypeError ``exc`` is baseparam's own refusal: raised by a ``raise`` statement in baseparam's code
+    (ArgumentTypeError is one), or Python's refusal of a call with the wrong arguments (:data:`SIGNATURE`). A
+    TypeError from numpy's or Python's internals (``'float' object is not iterable``, a ufunc's casting) passed as one
+    before: it names no argument and is no refusal, only a failure that happened to be a TypeError."""
+    import traceback
+
+    from baseparam.errors import BaseParamError
+    if isinstance(exc, BaseParamError) or SIGNATURE.match(str(exc)):
+        return True
+    frames = traceback.extract_tb(exc.__traceback__)
+    last = frames[-1] if frames else None
+    return (last is not None and last.filename.startswith(str(ROOT / "baseparam") + os.sep)
+            and (last.line or "").lstrip().startswith("raise "))

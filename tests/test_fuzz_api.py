@@ -22,7 +22,7 @@ from baseparam.errors import BaseParamError, printable
 from baseparam.excitation.fourier import FourierSeries
 from baseparam.identification.floating_logs import read_contacts, read_floating, read_floating_log
 from baseparam.identification.payload_wrench import read_wrench
-from conftest import ROOT
+from conftest import ROOT, own_type_error
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
@@ -55,6 +55,7 @@ def outcome(action):
             result = action()
         except (BaseParamError, TypeError) as exc:
             assert "\n" not in str(exc) or isinstance(exc, bp.RobotDescriptionError), repr(exc)
+            assert own_type_error(exc), repr(exc)
             assert "Traceback" not in str(exc)
             return None
     assert finite(result), f"non-finite result {result!r}"
@@ -1671,6 +1672,7 @@ def test_messages_show_values_shortened_on_one_line(target):
                 try:
                     result = build(**{field: value})
                 except (BaseParamError, TypeError) as exc:
+                    assert own_type_error(exc), (field, type(value).__name__, repr(exc))
                     text = str(exc)
                     assert "\n" not in text and "\x00" not in text and len(text) <= 300, \
                         (field, type(value).__name__, len(text), text[:200])

@@ -16,6 +16,7 @@ import importlib
 import inspect
 import os
 import sys
+import traceback
 import types
 import warnings
 
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baseparam as bp
 from baseparam.errors import BaseParamError
-from conftest import ROOT, planar_sines
+from conftest import ROOT, own_type_error, planar_sines
 from test_fuzz_api import finite
 from test_fuzz_round9_api import ODD_ARGUMENTS, PUBLIC
 
@@ -195,13 +196,16 @@ POOL = ODD_ARGUMENTS + ["ur", "kuka", "yaml", "urdf", "out.json", "out.png", "ou
 
 
 def outcome(action):
-    """A finite result, or the library's error (a TypeError for a wrong type) in one line; anything else fails."""
+    """A finite result, or the library's error (a TypeError for a wrong type, baseparam's own: see
+    :func:`own_type_error`) in one line; anything else fails."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             result = action()
         except (BaseParamError, TypeError) as exc:
             assert "\n" not in str(exc) or isinstance(exc, bp.RobotDescriptionError), repr(exc)
+            where = traceback.format_tb(exc.__traceback__)[-1]
+            assert own_type_error(exc), f"not baseparam's own TypeError: {exc!r} at {where}"
             return None
     assert finite(result), result
     return result

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import baseparam as bp
 from baseparam.errors import BaseParamError
 from baseparam.identification.imu import base_from_imu
-from conftest import ROOT
+from conftest import ROOT, own_type_error
 from test_fuzz_api import finite
 
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
@@ -439,6 +439,7 @@ def test_every_public_function_answers_finite_or_refuses_in_one_line(tmp_path_fa
                 result = PUBLIC[name](*(pool[k] for k in args))
             except (BaseParamError, TypeError) as exc:
                 assert "\n" not in str(exc) or isinstance(exc, bp.RobotDescriptionError), repr(exc)
+                assert own_type_error(exc), repr(exc)
                 return
         assert finite(result), result
     finally:
