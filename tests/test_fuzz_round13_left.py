@@ -280,8 +280,11 @@ def _hand_built():
         required = [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING
                     and f.default_factory is dataclasses.MISSING]
         return cls(**{name: given.get(name, "x") for name in required})
-    return {"BaseParameters.robot": lambda: dataclasses.replace(
-                bp.find_base_parameters(bp.Robot((bp.Joint("revolute", a=0.5),))), robot="arm.yaml"),
+    base = bp.find_base_parameters(bp.Robot((bp.Joint("revolute", a=0.5),)))
+    return {"BaseParameters.robot": lambda: dataclasses.replace(base, robot="arm.yaml"),
+            "BaseParameters.accuracy": lambda: dataclasses.replace(base, accuracy="x"),
+            "DelayEstimate.seconds": lambda: bp.DelayEstimate("x", "robot model", 0.9, 0.01),
+            "Metrics.n_samples": lambda: dataclasses.replace(metrics, n_samples="4"),
             "Equations.robot": lambda: fill(Equations),
             "ExcitationDesign.series": lambda: fill(ExcitationDesign),
             "ExportResult.functions": lambda: ExportResult(files=("a.c",), functions="x", base_names=()),

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from numbers import Real
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -96,10 +97,16 @@ class Equations:
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
+        import sympy
+
         from ..model.robot import Robot
-        mapping = (Mapping, "a mapping")
-        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "constants": mapping, "abbreviations": mapping,
-                                 "operation_count": mapping, "code_count": mapping, "lengths": mapping})
+        mapping, sequence, number = (Mapping, "a mapping"), ((tuple, list), "a tuple"), (Real, "a number")
+        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "names": sequence, "symbols": sequence,
+                                 "tau": (sympy.MatrixBase, "a sympy.Matrix"), "constants": mapping,
+                                 "abbreviations": mapping, "operation_count": mapping, "code_count": mapping,
+                                 "max_error": ((Real, None), "a number or None"),
+                                 "max_torque": ((Real, None), "a number or None"), "gravity": number,
+                                 "offsets": sequence, "lengths": mapping})
 
     def _repr_markdown_(self):
         return self.markdown()

@@ -12,6 +12,7 @@ import html
 import math
 import time
 from dataclasses import dataclass, field, replace
+from numbers import Real
 from typing import Optional
 
 import numpy as np
@@ -137,11 +138,15 @@ class ExcitationDesign:
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
+        from .payload import PayloadColumns        # imported where a payload design needs it
         check_field_kinds(self, {"series": (FourierSeries, "a baseparam.FourierSeries"),
                                  "samples": (Samples, "the design's Samples"),
                                  "base": (BaseParameters, "the BaseParameters of find_base_parameters(robot)"),
                                  "condition_numbers": (dict, "a dict"), "limits": (MotionLimits, "a MotionLimits"),
-                                 "bounds": (dict, "a dict"), "search": (SearchSummary, "a SearchSummary")})
+                                 "bounds": (dict, "a dict"), "search": (SearchSummary, "a SearchSummary"),
+                                 "rate": (Real, "a number"), "condition_number": (Real, "a number"),
+                                 "criterion_value": (Real, "a number"),
+                                 "payload": ((PayloadColumns, None), "the design's PayloadColumns or None")})
 
     robot = property(lambda self: self.base.robot)
     parameters = property(lambda self: self.base.parameters)

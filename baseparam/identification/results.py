@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from numbers import Integral, Real
 from typing import Optional
 
 import numpy as np
 
 from .._atomic import write_text
 from .._checks import shown
-from .._validation import check_field_kinds
 from .._numbers import json_float, json_floats
-from .._validation import check_number, check_path, check_real_array
-from ..errors import ArgumentError, DataError
+from .._validation import check_field_kinds, check_number, check_path, check_real_array
+from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import nrmse
 from ..model.robot import Inertia, robot_to_yaml
 from ._bodies import body_table, table_lines
@@ -53,6 +53,10 @@ class Metrics:
     tau: np.ndarray = field(repr=False)
     predicted: np.ndarray = field(repr=False)
     sources: list = field(default_factory=list)
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()
+        check_field_kinds(self, {"nrmse_pooled_percent": (Real, "a number"), "n_samples": (Integral, "a whole number")})
 
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):
@@ -128,8 +132,8 @@ class LogResult:
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()
-        check_field_kinds(self, {"train": (Metrics, "a Metrics"), "held_out": ((Metrics, None), "a Metrics or None"),
-                                 "record": (dict, "a dict")})
+        check_field_kinds(self, {"n_samples": (Integral, "a whole number"), "train": (Metrics, "a Metrics"),
+                                 "held_out": ((Metrics, None), "a Metrics or None"), "record": (dict, "a dict")})
 
     def __repr__(self):
         held = "" if self.held_out is None else f", held_out={self.held_out.nrmse_pooled_percent:.2f}%"
@@ -163,9 +167,10 @@ class Identification:
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
-        from .estimators import BaseParameterEstimator      # it builds this result: imported here, not at the top
-        check_field_kinds(self, {"estimator": (BaseParameterEstimator, "a fitted BaseParameterEstimator"),
-                                 "train": (Metrics, "a Metrics"), "validation": ((Metrics, None), "a Metrics or None"),
+        if not hasattr(self.estimator, "base_"):     # what a fitted estimator has (estimators imports this module)
+            raise ArgumentTypeError(f"Identification.estimator: expected a fitted BaseParameterEstimator, got "
+                                    f"{type(self.estimator).__name__}")
+        check_field_kinds(self, {"train": (Metrics, "a Metrics"), "validation": ((Metrics, None), "a Metrics or None"),
                                  "logs": ((tuple, list), "a tuple of LogResult")})
 
     @property

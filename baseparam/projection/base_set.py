@@ -5,6 +5,7 @@ import dataclasses
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Optional
 
 import numpy as np
@@ -89,7 +90,7 @@ class BaseParameters:
         # from_standard and model() as NaN parameters
         check_finite_fields(self, ("Y",))
         from ..model.robot import Robot      # the model imports this module's callers: here, not at the top
-        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot")})
+        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "accuracy": (Real, "a number")})
 
     @property
     def inaccurate(self):
