@@ -95,20 +95,22 @@ def remove_stale(folder, now=None):
     id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
     on another machine sharing the folder, keeps its file changing.
     """
-    _discard(entry.path for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now))
-    _report_orphans(folder, now)
+    young = []                          # one scan of the folder gives both
+    _discard(entry.path for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young))
+    _report_orphans(young)
 
 
 _REPORTED = set()       # the young orphans already reported by this process
 
 
-def _report_orphans(folder, now):
+def _report_orphans(young):
     """Say (a warning, once per file) the temporary files of runs that are gone but changed less than
-    :data:`STALE_SECONDS` ago: a rerun right after a SIGKILL found them and said nothing. They are not removed yet:
-    a run on another machine sharing the folder may have the same process id, and still be writing."""
+    :data:`STALE_SECONDS` ago (``young``: their os.DirEntry): a rerun right after a SIGKILL found them and said
+    nothing. They are not removed yet: a run on another machine sharing the folder may have the same process id, and
+    still be writing."""
     from ._warnings import warn
 
-    for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young=True):
+    for entry in young:
         if entry.path not in _REPORTED:
             _REPORTED.add(entry.path)
             pid = _STALE.match(entry.name).group(1)
@@ -117,11 +119,12 @@ def _report_orphans(folder, now):
                  f"{STALE_SECONDS // 60} minutes, or remove it yourself")
 
 
-def stale_entries(folder, prefix, pattern, kind, now=None, young=False):
+def stale_entries(folder, prefix, pattern, kind, now=None, young=None):
     """The entries of ``folder`` that killed runs left: named ``prefix``… and matching ``pattern`` (its group 1 the
     process id, or None), of the file type ``kind`` (``stat.S_ISREG``, ``stat.S_ISDIR``; a link never), unchanged for
     :data:`STALE_SECONDS` while no process has that id (:data:`STALE_SECONDS_WITHOUT_PID` for names without one).
-    ``young``: instead, those with a process id no process has that changed less than :data:`STALE_SECONDS` ago.
+    ``young``: a list, extended in the same scan with those with a process id no process has that changed less than
+    :data:`STALE_SECONDS` ago.
 
     Returns
     -------
@@ -139,12 +142,16 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=False):
         except OSError:
             continue
         pid, age = pattern.match(entry.name).group(1), now - info.st_mtime
-        if young:
-            gone = pid is not None and age < STALE_SECONDS and not _alive(int(pid))
-        else:
-            gone = age >= STALE_SECONDS_WITHOUT_PID if pid is None else age >= STALE_SECONDS and not _alive(int(pid))
-        if gone and kind(info.st_mode):
-            stale.append(entry)
+        if not kind(info.st_mode):
+            continue
+        if pid is None:
+            if age >= STALE_SECONDS_WITHOUT_PID:
+                stale.append(entry)
+        elif not _alive(int(pid)):
+            if age >= STALE_SECONDS:
+                stale.append(entry)
+            elif young is not None:
+                young.append(entry)
     return stale
 
 
@@ -357,6 +364,11 @@ def write_text(path, text):
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     _target(path)                       # the name's own refusals first (a link, a folder)
     check_room({path: text})
+    _write(path, text)
+
+
+def _write(path, text):
+    """:func:`write_text` once ``path`` and the room for ``text`` are checked."""
     with atomic_path(path, ".tmp") as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
 
@@ -379,15 +391,13 @@ def write_texts(files):
     StorageError
         One line naming the one file that could not be written.
     """
-    for path in files:
-        _target(path)                   # the names' own refusals first (a link, a folder)
+    targets = [_target(path) for path in files]     # the names' own refusals first (a link, a folder)
     check_room(files)
     with outputs_together():             # placed together at its end (or with an enclosing block's outputs)
-        for path, text in files.items():
-            path, real = _target(path)
+        for (path, real), text in zip(targets, files.values()):
             if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
                 raise StorageError(f"{path}: is not a regular file; a set of files is written only to regular files")
-            write_text(path, text)
+            _write(path, text)
 
 
 def _discard(temporaries):

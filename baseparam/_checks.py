@@ -70,6 +70,15 @@ def check_progress(progress):
     return progress
 
 
+def not_a_robot(value, name: str = "robot"):
+    """The ArgumentTypeError for ``value`` given where a :class:`baseparam.Robot` is expected, with a hint for a file
+    name: raised by ``model.robot.require_robot``, and by the modules below it (which it imports, so they cannot
+    import the Robot class) for a value without a robot's joints."""
+    hint = ("; for a description file use bp.load_robot(path) first"
+            if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__") else "")
+    return ArgumentTypeError(f"{name}: expected a baseparam.Robot, got {type(value).__name__}{hint}")
+
+
 def check_option(value, name: str, options, *, expected=None, error=ArgumentError):
     """``value`` when it is one of ``options``; else ``NAME: expected one of A, B, got 'x'``
     (``expected``: the words after "expected" instead, e.g. "'c' or 'python'")."""

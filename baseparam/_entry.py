@@ -131,7 +131,7 @@ def _grace():
 
 
 def _remove_temporaries():
-    """The temporary files of this run's writes in progress (never a finished output)."""
+    """The temporary files of this run's writes and compiles in progress (never a finished output)."""
     # the module as far as it is loaded: the watchdog may come while the main thread still imports it (a second
     # SIGTERM, or no grace, during numpy's import by _atomic's _checks), and must end the process, not fail
     discard = getattr(sys.modules.get("baseparam._atomic"), "_discard", None)
@@ -139,6 +139,9 @@ def _remove_temporaries():
         discard(list(sys.modules["baseparam._atomic"]._LIVE))
     remove = getattr(sys.modules.get("baseparam._figures"), "remove_private", None)
     if remove is not None:                      # matplotlib's temporary folder (--plot), which atexit would remove
+        remove()
+    remove = getattr(sys.modules.get("baseparam.dynamics._native"), "remove_live", None)
+    if remove is not None:                      # a C kernel's compile in progress (kernel.c, kernel.so)
         remove()
 
 

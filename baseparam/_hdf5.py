@@ -88,6 +88,17 @@ def stored_here(dset, h5file, what, error):
     return dset
 
 
+def stored_dataset(h5file, name, what, error):
+    """The dataset ``name`` of ``h5file`` when the way to it stays in the file (:func:`refuse_external`) and its
+    values are stored there (:func:`stored_here`); None when ``name`` is no dataset (missing, or a group).
+    ``what`` and ``error`` as for those two."""
+    import h5py
+
+    refuse_external(h5file, name, what, error)
+    dset = h5file.get(name)
+    return stored_here(dset, h5file, what, error) if isinstance(dset, h5py.Dataset) else None
+
+
 _WRITE_FAILED = ("file write failed", "errno = 28")
 
 

@@ -119,7 +119,8 @@ def one_blas_thread():
 
 @contextmanager
 def signals_held():
-    """SIGINT, SIGTERM and SIGHUP held for the block and delivered, to the handlers in place, once it ends.
+    """SIGINT, SIGTERM and SIGHUP held for the block and delivered, to the handlers in place, once it ends (each
+    signal that came once, in the order they came).
 
     For third-party imports that swallow a signal's exception: pandas' (through ``pyarrow.compute``) and
     scipy.signal's Cython modules, interrupted while they initialise, lost the KeyboardInterrupt or turned it
@@ -144,15 +145,26 @@ def signals_held():
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        if received:                         # the first one, to the handler it was meant for
-            handler = signal.getsignal(received[0])
-            if callable(handler):
-                # called as Python calls it: raised again, the signal would reach the entry point's watchdog a second
-                # time, which takes a second SIGTERM for a user who insists and ends the process at once, cutting
-                # the clean-up the first one started
-                handler(received[0], sys._getframe())
-            else:                            # SIG_DFL: the system's action
-                signal.raise_signal(received[0])
+        _deliver(list(dict.fromkeys(received)))
+
+
+def _deliver(numbers):
+    """Each signal held (``numbers``: distinct, in the order they came) to the handler now in place, as Python would
+    have run them: a handler that raises does not stop the later ones (a signal still pending runs its handler in
+    the unwinding that follows; the last exception raised goes on, the earlier ones its context)."""
+    if not numbers:
+        return
+    try:
+        handler = signal.getsignal(numbers[0])
+        if callable(handler):
+            # called as Python calls it: raised again, the signal would reach the entry point's watchdog a second
+            # time, which takes a second SIGTERM for a user who insists and ends the process at once, cutting
+            # the clean-up the first one started
+            handler(numbers[0], sys._getframe())
+        else:                                # SIG_DFL: the system's action
+            signal.raise_signal(numbers[0])
+    finally:
+        _deliver(numbers[1:])
 
 
 def import_held(name):

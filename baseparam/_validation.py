@@ -422,9 +422,23 @@ def check_finite_fields(result, names):
             raise ArgumentError(f"{type(result).__name__}.{name}: expected finite numbers, got {shown(value)}")
 
 
+def check_field_kinds(result, kinds):
+    """Refuse a result built by hand (a public dataclass) whose fields hold objects of the wrong kind: ``kinds`` maps a
+    field's name to (type or tuple of types, what it should be), None among the types for a field that may be None.
+    Its methods would otherwise fail deep inside on an attribute the object lacks (``'str' object has no attribute
+    'base_'``). Called once, at construction; an ArgumentTypeError naming the class and the field."""
+    for name, (kind, what) in kinds.items():
+        kinds_ = kind if isinstance(kind, tuple) else (kind,)
+        value = getattr(result, name)
+        if value is None and None in kinds_:
+            continue
+        check_instance(value, f"{type(result).__name__}.{name}", tuple(k for k in kinds_ if k is not None), what)
+
+
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
-           "check_finite_fields", "check_flag", "check_input", "check_instance", "check_link_names",
-           "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names", "check_number",
+           "check_field_kinds", "check_finite_fields", "check_flag", "check_input", "check_instance",
+           "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
+           "check_number",
            "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
            "check_real_array", "check_robot",
            "check_robot_states", "check_samples", "check_state_sizes", "check_states", "is_real",

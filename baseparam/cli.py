@@ -606,6 +606,8 @@ def main():
 @_robot_options
 def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, symbolic=None):
     """Find the base parameters of ROBOT_FILE (a YAML or URDF description) and print their regroupings."""
+    if max_disk is not None and h5_out is None:       # the bound of a file not written: ignored, it said nothing
+        _fail("--max-disk: goes with --h5", 2)
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)],
                    {"--h5": "HDF5 cannot be written to stdout; give a file name"})
     _writable([json_out, h5_out])
@@ -945,17 +947,23 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
                                   filter_friction=filter_friction)
         robot = load(robot_file)
-        if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
-            progress.close()
-            floating_options = {"--validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
-                                "--yaml": yaml_out, "--columns": columns, "--delay": delay,
-                                "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
-                                "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
-                                "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
-            return _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known,
-                                      floating_options, {"topic": topic, "base_topic": base_topic, "clock": clock,
-                                                         "imu_frame": imu_frame},
-                                      _explicit_cutoff(settings))
+    if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
+        progress.close()
+        floating_options = {"--validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
+                            "--yaml": yaml_out, "--columns": columns, "--delay": delay,
+                            "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
+                            "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
+                            "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
+        with _one_line_errors(robot_file), inputs_protected([robot_file, *train, *validate]):
+            summary, written = _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file,
+                                                  known, floating_options,
+                                                  {"topic": topic, "base_topic": base_topic, "clock": clock,
+                                                   "imu_frame": imu_frame}, _explicit_cutoff(settings))
+        # after the block, which puts the outputs in place: 'wrote' was said before the file was there
+        _report(summary, written, json_out == "-")
+        return
+    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
+            inputs_protected([robot_file, *train, *validate]):
         read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _numbers(gains, "--gains"),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
@@ -1012,7 +1020,8 @@ def _explicit_cutoff(settings):
 def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused, bag_options,
                        lowpass=None):
     """`identify` of a floating-base robot (bp.identify_floating): the logs as docs/formats.md, "Floating-base
-    logs", the contacts from --contacts, --known NAME=VALUE. Called inside identify's error handling."""
+    logs", the contacts from --contacts, --known NAME=VALUE. Called inside identify's error handling; returns the
+    summary and the outputs' paths, reported once that handling has put the outputs in place."""
     from .identification.floating import identify_floating
     from .identification.floating_logs import lowpass_floating, read_contacts, read_floating
     if not robot.is_floating:
@@ -1050,7 +1059,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())))
     for note in (note for traj in data for note in traj.notes):   # once the fit and its output stand: one line
         _reader_note(note)
-    _report(result.summary(), written, json_out == "-")
+    return result.summary(), written
 
 
 def _range(text, flag):

@@ -195,7 +195,8 @@ POOL = ODD_ARGUMENTS + ["ur", "kuka", "yaml", "urdf", "out.json", "out.png", "ou
 
 
 def outcome(action):
-    """A finite result, or the library's error (a TypeError for a wrong type) in one line; anything else fails."""
+    """A finite result, or the library's error (a TypeError for a wrong type, baseparam's own: see
+    :func:`test_fuzz_api.own_error`) in one line; anything else fails."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

@@ -66,7 +66,7 @@ def c_sources(base, selected, prefix, counts, checked=False):
     """
     robot, n, R = base.robot, base.robot.n_dof, base.rank
     guard = f"{prefix.upper()}_H"
-    comment = _header_comment(base, counts, prefix, "c")
+    comment = _header_comment(base, counts, prefix, "c", checked)
     names = ", ".join(f'"{name}"' for name in base.names)
     header = [comment, f"#ifndef {guard}", f"#define {guard}", "",
               "#ifdef __cplusplus", 'extern "C" {', "#endif", "",

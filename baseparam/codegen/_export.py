@@ -23,12 +23,14 @@ from __future__ import annotations
 import keyword
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
 from .._atomic import json_text, make_folders, remove_folders, write_texts
-from .._validation import check_flag, check_instance, check_option, check_path
+from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_option,
+                           check_path)
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
@@ -66,6 +68,11 @@ class ExportResult:
     base_names: tuple = field(repr=False)
     lang: str = "c"
     prefix: str = "baseparam"
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in summary()
+        check_field_kinds(self, {"files": ((tuple, list), "a tuple of paths"), "functions": (Mapping, "a mapping"),
+                                 "base_names": ((tuple, list), "a tuple of names")})
 
     def __repr__(self):
         names = [os.path.basename(f) for f in self.files]
@@ -165,8 +172,9 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
     checked : bool, optional
         C only: also write ``int NAME_<function>_checked(...)``, each function behind a check of its inputs
         (0: computed; 1: a state NaN, infinite or beyond ±``NAME_MAX_STATE``; 2: ``p_base`` beyond
-        ±``NAME_MAX_PARAMETER``; the output untouched then). The plain functions, the JSON document and,
-        without it, the files are unchanged. The Python module always checks its inputs.
+        ±``NAME_MAX_PARAMETER``; the output untouched then), listed in ``NAME.json`` under ``checked`` with the
+        bounds. The plain functions and, without it, the files are unchanged. The Python module always checks its
+        inputs.
 
     Returns
     -------
@@ -198,6 +206,9 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
            "regroupings": {name: _si_terms(base, r) for r, name in enumerate(base.names)}}
     if base.robot.is_floating:        # rows: the base wrench [f, n], then the joints (fixed-base files unchanged)
         doc["n_v"], doc["floating"] = base.robot.n_v, True
+    if checked:                       # the C entry points that check their inputs, and the bounds (else unchanged)
+        doc["checked"] = {"functions": [f"{prefix}_{r.name}_checked" for r in selected], "max_state": ABSURD,
+                          "max_parameter": ABSURD_PARAMETER}
     files[f"{prefix}.json"] = json_text(doc)
     paths = [os.path.join(out_dir, name) for name in files]
     try:

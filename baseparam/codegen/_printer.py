@@ -33,7 +33,9 @@ def _geometry(robot) -> str:
     return "URDF geometry" if robot.convention == "urdf" else f"{robot.convention} DH"
 
 
-def _header_comment(base, counts, prefix, style):
+def _header_comment(base, counts, prefix, style, checked=False):
+    """The comment that opens each exported file (``style`` 'c' or 'python'); ``checked``: the C export has the
+    ``NAME_<function>_checked`` entry points (:func:`._c_source.c_sources`)."""
     robot = base.robot
     lines = [f"{prefix}: exported by baseparam for {_safe(robot.name)} ({robot.n_dof} joints, {_geometry(robot)})",
              f"{base.rank} base parameters ({base.parameters} parameterization), SI units: m, rad, kg, s, N·m, N.",
@@ -55,7 +57,8 @@ def _header_comment(base, counts, prefix, style):
         # the straight-line code has no branch to refuse with (the Python export checks at its entry)
         lines += ["", f"Inputs: finite, states within ±{ABSURD:g} and p_base within ±{ABSURD_PARAMETER:g}, as "
                   "baseparam takes them;", "beyond, the products may overflow to inf or NaN (inputs of 1e154 square "
-                  "to 1e308): not checked here."]
+                  "to 1e308): " + (f"checked by the {prefix}_<function>_checked entry points, not by the plain"
+                                   " functions." if checked else "not checked here.")]
         body = "\n".join((" * " + line).rstrip() for line in lines)
         return "/*\n" + body.replace("*/", "* /") + "\n */\n"
     return "\n".join(("# " + line).rstrip() for line in lines) + "\n"

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
+from numbers import Real
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -39,7 +41,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import ABSURD, ABSURD_PARAMETER
+from .._validation import ABSURD, ABSURD_PARAMETER, check_field_kinds, check_instance, check_number
 from ..errors import ArgumentError, ExportError
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
@@ -92,6 +94,19 @@ class Equations:
     gravity: float = 9.81
     offsets: tuple = field(repr=False, default=())
     lengths: MappingProxyType = field(repr=False, default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
+        import sympy
+
+        from ..model.robot import Robot
+        mapping, sequence, number = (Mapping, "a mapping"), ((tuple, list), "a tuple"), (Real, "a number")
+        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "names": sequence, "symbols": sequence,
+                                 "tau": (sympy.MatrixBase, "a sympy.Matrix"), "constants": mapping,
+                                 "abbreviations": mapping, "operation_count": mapping, "code_count": mapping,
+                                 "max_error": ((Real, None), "a number or None"),
+                                 "max_torque": ((Real, None), "a number or None"), "gravity": number,
+                                 "offsets": sequence, "lengths": mapping})
 
     def _repr_markdown_(self):
         return self.markdown()
@@ -503,7 +518,11 @@ def verify(eq, base, n_states=N_CHECK, seed=0):
     """
     from ..dynamics import inverse_dynamics
     from ..model import Model
+    from ..projection.base_set import BaseParameters
 
+    check_instance(eq, "eq", Equations, "the Equations of equations(robot)")     # not an AttributeError inside
+    check_instance(base, "base", BaseParameters, "the BaseParameters of find_base_parameters(robot)")
+    n_states = check_number(n_states, "n_states", low=1, integer=True)
     rng = np.random.default_rng(seed)
     n = base.robot.n_dof
     p_std = rng.uniform(0.1, 1.0, len(base.standard_names))

@@ -15,7 +15,9 @@ native code off). ``BASEPARAM_CACHE_DIR`` is the cache of compiled kernels (defa
 robot and kernel, each written once (atomically) and never changed; deleting the folder clears it
 (they are compiled again when next needed). ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
-process compiles again).
+process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
+the cache, ``baseparam-kernel-PID-…`` in the system's temporary folder without one), removed when it ends, by the
+command's forced exit too, and, left by a killed run, by a later compile once stale.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import contextlib
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +65,20 @@ def cache_dir():
     return root
 
 
+# A compile's scratch folder (kernel.c, kernel.so), in the folder of the kernel it makes: named with the process id,
+# so that a killed run's (SIGKILL runs no ``finally``) is told from a live one's and removed by a later compile once
+# stale (baseparam._atomic.stale_entries); ``tmpXXXXXXXX``, without an id, are earlier versions' (after a day). Only a
+# real folder holding nothing but those two files is removed: BASEPARAM_CACHE_DIR may name a shared folder.
+# Each kind: (the new folder's prefix, the prefix of the names looked at, their pattern: group 1 the process id, the
+# names a stale folder may hold, None: any).
+IN_CACHE = ("tmp-kernel-", "tmp", re.compile(r"^tmp(?:-kernel-(\d+)-)?[a-z0-9_]{8}$"), {"kernel.c", "kernel.so"})
+# Without a disk cache: the temporary folder of one load's kernel, in the system's temporary folder (its name is ours).
+NO_CACHE = ("baseparam-kernel-", "baseparam-kernel-", re.compile(r"^baseparam-kernel-(\d+)-[a-z0-9_]{8}$"), None)
+# This process's scratch folders while it compiles: the command's entry point removes them when it must end the
+# process without unwinding the stack (baseparam._entry: a second SIGTERM, a lost signal).
+_LIVE = set()
+
+
 def load(source, functions, flags=FLAGS):
     """Compile (once, cached on disk) and load a C source; None when that is not possible.
 
@@ -87,7 +104,7 @@ def load(source, functions, flags=FLAGS):
     folder = cache_dir()
     # no disk cache: compile in a temporary folder, gone once loaded
     with (contextlib.nullcontext(folder) if folder is not None else
-          tempfile.TemporaryDirectory(prefix="baseparam-", ignore_cleanup_errors=True)) as where:
+          _scratch(tempfile.gettempdir(), NO_CACHE)) as where:
         lib = _open(cc, source, os.path.join(where, f"kernel_{key}.so"), functions, flags)
     if lib is not None:
         _LOADED[key] = lib
@@ -127,11 +144,51 @@ def _open(cc, source, path, functions, flags):
     return lib
 
 
+@contextlib.contextmanager
+def _scratch(folder, kind):
+    """A new folder in ``folder`` (``kind``: :data:`IN_CACHE` or :data:`NO_CACHE`), named with this process's id,
+    registered in :data:`_LIVE` while the block runs and removed after it, whatever ends it; the stale ones of killed
+    runs go first."""
+    remove_stale_scratch(folder, kind)
+    tmp = tempfile.mkdtemp(prefix=f"{kind[0]}{os.getpid()}-", dir=folder)
+    _LIVE.add(tmp)
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        _LIVE.discard(tmp)
+
+
+def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
+    """Remove the scratch folders of ``kind`` that killed runs left in ``folder`` (only real folders, holding nothing
+    but the names ``kind`` allows); returns their names."""
+    import stat
+
+    from .._atomic import stale_entries
+    removed = []
+    for entry in stale_entries(folder, kind[1], kind[2], stat.S_ISDIR, now):
+        try:
+            if kind[3] is not None and not set(os.listdir(entry.path)) <= kind[3]:
+                continue                              # not a compile's: never ours to remove
+        except OSError:
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        if not os.path.lexists(entry.path):
+            removed.append(entry.name)
+    return removed
+
+
+def remove_live():
+    """Remove this process's scratch folders (the command's entry point, ending the process without unwinding)."""
+    for tmp in list(_LIVE):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _compile(cc, source, path, flags):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename)."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=os.path.dirname(path)) as tmp:
+        with _scratch(os.path.dirname(path), IN_CACHE) as tmp:
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:
                 stream.write(source)

@@ -34,6 +34,7 @@ from .expressions import Graph, constant
 from .floating import SWAP
 from .regressor_graph import base_gravity, carry, carry_back, friction_rate, graph_step, motion_cross
 from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric, symmetric
+from .._validation import check_robot
 
 # the link parameters a graph reads, per body, in the joint frame: mass, first moments, inertia about the origin
 BODY = ("m", "hx", "hy", "hz", "xx", "xy", "xz", "yy", "yz", "zz")
@@ -58,6 +59,7 @@ class Slots:
 
 
 def slots(robot) -> Slots:
+    check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
     n = robot.n_dof
     bodies = [10 * k for k in range(n + (1 if robot.is_floating else 0))]
     drives, r = {}, 10 * len(bodies)
@@ -124,6 +126,7 @@ def build_forward(robot):
     graph : Graph
     outputs : list of (index into q̈, node id)
     """
+    check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
     g = Graph()
     n, zero = robot.n_dof, g.zero
     nb = 6 if robot.is_floating else 0

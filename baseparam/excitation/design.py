@@ -12,18 +12,19 @@ import html
 import math
 import time
 from dataclasses import dataclass, field, replace
+from numbers import Real
 from typing import Optional
 
 import numpy as np
 
 from .._checks import check_progress, shown
-from .._validation import check_flag, check_memory, check_number, check_option, check_workers
+from .._validation import check_field_kinds, check_flag, check_memory, check_number, check_option, check_workers
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
 from ..model.robot import require_fixed_base, require_robot
 from ..model.value import description_of
-from ..projection.base_set import find_base_parameters
+from ..projection.base_set import BaseParameters, find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
@@ -134,6 +135,18 @@ class ExcitationDesign:
     search: SearchSummary = field(repr=False)
     payload: Optional[object] = field(default=None, repr=False)
     noise: Optional[np.ndarray] = field(default=None, repr=False)
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
+        from .payload import PayloadColumns        # imported where a payload design needs it
+        check_field_kinds(self, {"series": (FourierSeries, "a baseparam.FourierSeries"),
+                                 "samples": (Samples, "the design's Samples"),
+                                 "base": (BaseParameters, "the BaseParameters of find_base_parameters(robot)"),
+                                 "condition_numbers": (dict, "a dict"), "limits": (MotionLimits, "a MotionLimits"),
+                                 "bounds": (dict, "a dict"), "search": (SearchSummary, "a SearchSummary"),
+                                 "rate": (Real, "a number"), "condition_number": (Real, "a number"),
+                                 "criterion_value": (Real, "a number"),
+                                 "payload": ((PayloadColumns, None), "the design's PayloadColumns or None")})
 
     robot = property(lambda self: self.base.robot)
     parameters = property(lambda self: self.base.parameters)

@@ -8,7 +8,7 @@ import zlib
 import numpy as np
 
 from .._checks import shown
-from .._hdf5 import external_link, refuse_external, stored_here
+from .._hdf5 import external_link, stored_dataset
 from .._numbers import real_array
 from .._validation import check_reading
 from ..errors import DataError
@@ -203,8 +203,7 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     _check_count(source, len(keys))
 
     def probe(key):
-        refuse_external(h5, key, f"{source}: key {key}", DataError)
-        dset = stored_here(h5[key], h5, f"{source}: key {key}", DataError)
+        dset = stored_dataset(h5, key, f"{source}: key {key}", DataError)     # keys name datasets (listed above)
         return dset.shape or (), dset.dtype
 
     return _read_array_file(source, keys, probe, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)

@@ -49,12 +49,11 @@ from ._bag_files import read_raw
 from ._cdr import ARRAYS, JOINT_STATE, decode_rows
 from ._columns import _check_fields, _normalize_map, matched_joints, shown_names, torque_excluded
 from .._validation import check_option
-from ._record import MAX_VALUES, _one_line
+from ._record import CLOCKS, MAX_VALUES, _one_line
 from ._rows import _finish, _Table
 
 # Message fields of a JointState and the trajectory field each gives by default.
 DEFAULT_FIELDS = {"q": "position", "qd": "velocity", "tau": "effort"}
-CLOCKS = ("header", "receive")
 
 
 @dataclass

@@ -5,6 +5,8 @@ The record itself, :class:`~baseparam.motion.Trajectory`, and its one check live
 """
 from __future__ import annotations
 
+from .._checks import check_option, shown
+from ..errors import DataError
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _coarse_time, _field_label  # noqa: F401 (re-exported)
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
@@ -45,6 +47,21 @@ UNITS = {
     "tau": ("n·m", "n⋅m", "n*m", "nm", "n.m", "n"),
     "current": ("a",),
 }
+
+
+# A bag message's time: its header stamp, or when the recorder received it (the bag's log time).
+CLOCKS = ("header", "receive")
+
+
+def refuse_bag_options(source, ext, clock="header", **options):
+    """Refuse, for a file of another kind (``ext``), what only ROS bags take: ``options`` (name → value, None when
+    not given) and a ``clock`` other than the stamps a file has ('header'); an unknown clock whatever the file.
+
+    A CSV or NPZ has one time column: ``clock='receive'`` there was taken and ignored in silence."""
+    check_option(clock, f"{source}: clock", CLOCKS, expected="'header' or 'receive'", error=DataError)
+    for name, value in {**options, "clock": None if clock == "header" else clock}.items():
+        if value is not None:
+            raise DataError(f"{source}: {name}={shown(value)} applies to ROS bags, not {ext or 'this'} files")
 
 
 def _short(text, limit=30):

@@ -48,10 +48,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 
-from .._validation import check_instance, check_number, check_robot, shown
+from .._validation import check_field_kinds, check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..model import ColumnLayout, Model
 from ..motion import Trajectory, interp_columns
@@ -84,6 +85,11 @@ class DelayEstimate:
     correlation: float
     step: float
     source: str = ""
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in note
+        number = (Real, "a number")
+        check_field_kinds(self, {"seconds": number, "correlation": number, "step": number})
 
     @property
     def milliseconds(self) -> float:

@@ -27,7 +27,7 @@ from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 from ._parquet import _lists, list_type, metadata, numeric_type, pyarrow_modules
-from ._record import MAX_VALUES, _one_line
+from ._record import MAX_VALUES, _one_line, refuse_bag_options
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -377,9 +377,7 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
         # the bag readers name the file in their messages only: escaped onto one line
         return read_floating_bag(path, printable(source), robot, contacts, topic=topic, base_topic=base_topic,
                                  clock=clock, joints=joints, imu_frame=imu_frame)
-    for name, value in (("topic", topic), ("base_topic", base_topic), ("imu_frame", imu_frame)):
-        if value is not None:
-            raise DataError(f"{source}: {name}={shown(value)} applies to ROS bags, not {ext or 'this'} files")
+    refuse_bag_options(source, ext, clock, topic=topic, base_topic=base_topic, imu_frame=imu_frame)
     names = tuple(name for name, _ in contact_topics(contacts))
     if ext == ".parquet":
         # the base quaternions are checked unit by the Trajectory these build (naming the file)

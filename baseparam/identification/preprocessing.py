@@ -4,7 +4,8 @@ A log from a real robot has irregular time stamps, noisy positions and torques, 
 and rest phases. Before the regressor sees it, :func:`preprocess`
 
 1. splits the log where the time stamps leave a gap (a dropped connection, two logs pasted
-   together): filtering or differentiating across a gap would invent motion;
+   together): filtering or differentiating across a gap would invent motion; pieces too short to use are
+   left out, with a warning (a stamp far from the others, a clock jump, is one);
 2. resamples each segment to a uniform grid (linear interpolation at the median sampling
    interval): zero-phase filters and central differences assume uniform samples;
 3. low-pass filters q, q̇ and τ with a zero-phase Butterworth filter (``scipy.signal.sosfiltfilt``):
@@ -209,6 +210,18 @@ def _lowpass(arrays, cutoff, order, h):
     return [None if a is None else signal.sosfiltfilt(sos, a, axis=0, padlen=pad) for a in arrays]
 
 
+def _warn_cut_off(trajectory, short, max_gap, h):
+    """Say that ``short`` samples were left out in pieces too short to use between time gaps: a stamp far from the
+    others (a clock jump: one sample 2^31 s late) was dropped in silence and the fit went on (``delay='auto'``
+    refuses such a log: its window lies in the gap)."""
+    steps = np.diff(trajectory.t)
+    k = int(np.argmax(steps))
+    warn(f"{trajectory.source}: field t: {short} of {trajectory.t.size} samples left out, cut off by time gaps in "
+         f"pieces too short to filter and differentiate (the largest gap {steps[k]:.4g} s, after t = "
+         f"{trajectory.t[k]:.9g} s; median step {h:.3g} s, gaps beyond {max_gap:g} of it): a clock jump, or "
+         "pieces of another log?", DataWarning)
+
+
 def _check_velocity_units(trajectory, spans):
     """Warn when a logged q̇ is not dq/dt (a joint in degrees, time in ms, a wrong column map)."""
     if trajectory.qd is None:
@@ -316,6 +329,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
                         f"(gap = more than {settings.max_gap:g} × the median step {h_median:.4g} s; a segment needs "
                         f"{MIN_SEGMENT} samples and one period of the cut-off (cutoff_hz = {settings.cutoff_hz}), plus "
                         f"{EDGE_PERIODS:g} periods of it at each end when velocities or accelerations are derived)")
+    if short:
+        _warn_cut_off(trajectory, short, settings.max_gap, h_median)
     t, q, qd, qdd, tau, segment, ends = (np.concatenate(parts) for parts in zip(*pieces))
     rest = np.zeros(len(t), bool)
     if settings.rest_velocity is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from numbers import Integral, Real
 from typing import Optional
 
 import numpy as np
@@ -10,8 +11,8 @@ import numpy as np
 from .._atomic import write_text
 from .._checks import shown
 from .._numbers import json_float, json_floats
-from .._validation import check_number, check_path, check_real_array
-from ..errors import ArgumentError, DataError
+from .._validation import check_field_kinds, check_number, check_path, check_real_array
+from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import nrmse
 from ..model.robot import Inertia, robot_to_yaml
 from ._bodies import body_table, table_lines
@@ -53,6 +54,10 @@ class Metrics:
     predicted: np.ndarray = field(repr=False)
     sources: list = field(default_factory=list)
 
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()
+        check_field_kinds(self, {"nrmse_pooled_percent": (Real, "a number"), "n_samples": (Integral, "a whole number")})
+
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):
         """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
@@ -65,9 +70,12 @@ class Metrics:
         S = tau.shape[0]
         if S == 0:          # no figures of no samples (once NaN with numpy's warning; from_residuals would say 0)
             raise ArgumentError("tau: no samples to compare the predictions with")
-        figures = cls.from_residuals(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0), S)
-        return replace(figures, t=np.arange(S, dtype=float) if t is None else t, tau=tau, predicted=predicted,
-                       sources=list(sources))
+        e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
+        if not (np.isfinite(e2).all() and np.isfinite(t2).all()):    # the sums made here: only an overflow to check
+            raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
+                                f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no error figures")
+        return replace(cls._from_sums(e2, t2, S), t=np.arange(S, dtype=float) if t is None else t, tau=tau,
+                       predicted=predicted, sources=list(sources))
 
     @classmethod
     def from_residuals(cls, e2, t2, n_samples):
@@ -79,6 +87,11 @@ class Metrics:
         if e2.shape != t2.shape or (e2 < 0).any() or (t2 < 0).any():
             raise ArgumentError(f"e2, t2: expected sums of squares (≥ 0) of one shape, got shapes {e2.shape} and "
                                 f"{t2.shape}")
+        return cls._from_sums(e2, t2, n_samples)
+
+    @classmethod
+    def _from_sums(cls, e2, t2, n_samples):
+        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,))."""
         per_joint, pooled = nrmse(e2, t2)
         empty = np.zeros((0, len(e2)))
         return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,
@@ -117,6 +130,11 @@ class LogResult:
     held_out: Optional[Metrics] = field(default=None, repr=False)
     record: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()
+        check_field_kinds(self, {"n_samples": (Integral, "a whole number"), "train": (Metrics, "a Metrics"),
+                                 "held_out": ((Metrics, None), "a Metrics or None"), "record": (dict, "a dict")})
+
     def __repr__(self):
         held = "" if self.held_out is None else f", held_out={self.held_out.nrmse_pooled_percent:.2f}%"
         return (f"LogResult(source={self.source!r}, n_samples={self.n_samples}, "
@@ -146,6 +164,14 @@ class Identification:
     train: Metrics
     validation: Optional[Metrics] = None
     logs: tuple = ()
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
+        if not hasattr(self.estimator, "base_"):     # what a fitted estimator has (estimators imports this module)
+            raise ArgumentTypeError(f"Identification.estimator: expected a fitted BaseParameterEstimator, got "
+                                    f"{type(self.estimator).__name__}")
+        check_field_kinds(self, {"train": (Metrics, "a Metrics"), "validation": ((Metrics, None), "a Metrics or None"),
+                                 "logs": ((tuple, list), "a tuple of LogResult")})
 
     @property
     def base(self):
@@ -218,8 +244,11 @@ class Identification:
         -------
         Robot
         """
+        return self._robot("to_robot")
 
-        e, robot, layout, p = self._fitted_columns("to_robot")
+    def _robot(self, what):
+        """:meth:`to_robot`, its refusals naming the method ``what`` (to_yaml's check is this one's)."""
+        e, robot, layout, p = self._fitted_columns(what)
         joints = []
         for k, (joint, link) in enumerate(zip(robot.joints, e.physical_)):
             body = Inertia(mass=link["mass"], com=np.array(link["com"]), inertia=np.array(link["inertia_com"]),
@@ -237,8 +266,8 @@ class Identification:
         """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
         a first comment line names the prior."""
 
-        self._describable("to_yaml")             # an OLS fit has no prior to name and no bodies to write
-        text = f"# {self._note()}\n" + robot_to_yaml(self.to_robot())
+        robot = self._robot("to_yaml")          # an OLS fit has no prior to name and no bodies to write
+        text = f"# {self._note()}\n" + robot_to_yaml(robot)
         return _written(path, text)
 
     def _bodies(self, what):

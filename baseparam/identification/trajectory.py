@@ -47,7 +47,7 @@ from pathlib import Path
 from .._validation import check_input, check_instance, check_names, check_reading, check_robot, shown
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
-                      MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory)
+                      MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory, refuse_bag_options)
 from ._columns import SHOWN_NAMES, parse_column_map, shown_name, shown_names
 from ._text import _read_text_file
 from ._frames import from_dataframe
@@ -205,8 +205,7 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
             raise DataError(f"{source}: a folder, but not a ROS 2 bag (no metadata.yaml in it)")
         return read_bag(path, source, topic=topic, columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
                         n_dof=n_dof, joints=joints, clock=clock)
-    if topic is not None:
-        raise DataError(f"{source}: topic={shown(topic)} applies to ROS bags, not {ext or 'this'} files")
+    refuse_bag_options(source, ext, clock, topic=topic)
     if ext == ".parquet":
         from ._parquet import read_parquet
         return read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints)

@@ -25,6 +25,7 @@ import numpy as np
 from .joint_model import factor_matrix, joint_models, product, si_readers, to_si
 from .parameters import moved_body
 from .robot import Joint, Robot
+from .._validation import check_robot
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
 
@@ -190,6 +191,7 @@ def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
     -------
     DHEquivalent or None
     """
+    check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
     if not robot.is_chain:
         return None
     frames0 = link_frames(robot, np.zeros(robot.n_dof))

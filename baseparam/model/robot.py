@@ -15,9 +15,9 @@ from typing import Optional
 import numpy as np
 
 from .._warnings import warn
-from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, RoundOffWarning, printable
+from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
 from .._numbers import is_real
-from .._checks import check_flag, check_instance, check_option, shown
+from .._checks import check_flag, check_instance, check_option, not_a_robot, shown
 from .checks import MAX_JOINTS, angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
 
@@ -617,7 +617,5 @@ def require_robot(robot, name: str = "robot") -> Robot:
     """``robot`` itself when it is a :class:`Robot`; otherwise an ArgumentTypeError naming the argument, with a
     hint for a file name (every public function taking a robot calls it, as ``_validation.check_robot``)."""
     if not isinstance(robot, Robot):
-        hint = ("; for a description file use bp.load_robot(path) first"
-                if isinstance(robot, (str, bytes)) or hasattr(robot, "__fspath__") else "")
-        raise ArgumentTypeError(f"{name}: expected a baseparam.Robot, got {type(robot).__name__}{hint}")
+        raise not_a_robot(robot, name)
     return robot

@@ -8,6 +8,7 @@ import math
 from ..errors import printable
 from .dh_equivalent import dh_equivalent
 from .urdf_writer import _rpy
+from .._validation import check_robot
 
 
 def describe(robot, equivalent=None) -> str:
@@ -19,6 +20,7 @@ def describe(robot, equivalent=None) -> str:
     equivalent : DHEquivalent, optional
         The chain's DH table (computed when not given).
     """
+    check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
     kind = "a chain" if robot.is_chain else "a tree"
     source = "URDF geometry" if robot.convention == "urdf" else f"{robot.convention} DH"
     # names come from the file: escaped, so that a name holding a line break cannot forge output lines

@@ -27,6 +27,7 @@ import numpy as np
 from .._checks import shown
 from ..errors import ArgumentError
 from .parameters import point_inertia
+from .._validation import check_robot
 
 # A start tag, attributes quoted either way (a '>' may sit inside a quoted value).
 _START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*(/?)>""")
@@ -73,6 +74,7 @@ def link_parts(robot):
         Per moving joint: its name, and the same list for its body (placements in its child link's frame;
         the child link first).
     """
+    check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
     if not robot.from_urdf_text:
         raise ArgumentError(f"{robot.name}: not read from a URDF file (no URDF text to update); "
                             "robot_to_urdf writes a new file")

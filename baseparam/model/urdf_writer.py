@@ -21,6 +21,7 @@ from .joint_model import joint_models, to_si
 from .parameters import moved_body
 from .robot import joint_names
 from .urdf_update import _number_list, inertia_element
+from .._validation import check_robot
 
 
 def _rpy(R) -> tuple:
@@ -50,6 +51,7 @@ def _repr(value) -> str:
 def check_urdf_gravity(robot):
     """SettingsError unless the robot's gravity is (0, 0, -9.81), the one a URDF's readers take (a URDF cannot
     say another): a model written with another would have other dynamics."""
+    check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
     if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
         raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
                             "take 0, 0, -9.81); write the robot as .yaml")

@@ -5,6 +5,7 @@ import dataclasses
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Optional
 
 import numpy as np
@@ -13,7 +14,7 @@ from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
 from .._checks import check_progress, shown
 from .._numbers import real_array
-from .._validation import check_finite_fields, check_flag, check_number
+from .._validation import check_field_kinds, check_finite_fields, check_flag, check_number
 from .._warnings import warn
 from ..errors import AccuracyWarning, ArgumentError
 from ..model.checks import SNAP_RADIANS, near_special
@@ -94,6 +95,8 @@ class BaseParameters:
         # a base set built by hand is public (the class is exported): a NaN regrouping would come back from
         # from_standard and model() as NaN parameters
         check_finite_fields(self, ("Y",))
+        from ..model.robot import Robot      # the model imports this module's callers: here, not at the top
+        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "accuracy": (Real, "a number")})
 
     @property
     def inaccurate(self):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._atomic import atomic_path, check_output, free_space
 from .._checks import check_progress
-from .._hdf5 import refuse_external, stored_here, writes_checked
+from .._hdf5 import refuse_external, stored_dataset, writes_checked
 from .._memory import budget, format_size, parse_size
 from .._validation import check_flag, check_input
 from ..errors import ResourceLimitError, StorageError, printable
@@ -279,11 +279,9 @@ def read_h5(path):
                                    f"{MAX_ATTRIBUTES} (damaged file?)")
 
             def read(name, kind):
-                refuse_external(f, name, f"{path}: {name}", StorageError)
-                dset = f.get(name)
-                if not isinstance(dset, h5py.Dataset):
+                dset = stored_dataset(f, name, f"{path}: {name}", StorageError)
+                if dset is None:
                     raise StorageError(f"{path}: {name}: missing (expected a dataset)")
-                dset = stored_here(dset, f, f"{path}: {name}", StorageError)
                 if dset.dtype.kind not in kind:
                     raise StorageError(f"{path}: {name}: unexpected dtype {dset.dtype}")
                 # a dataset may declare any shape (its chunks unwritten, read as fill values): a terabyte of

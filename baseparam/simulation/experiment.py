@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._checks import shown
-from .._validation import check_instance, check_number
+from .._validation import check_field_kinds, check_instance, check_number
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
 from ..identification.estimators import identify
@@ -179,6 +179,11 @@ class MotionComparison:
     runs: dict = field(repr=False)
     held_out: TrackingRun = field(repr=False)
     fits: dict = field(repr=False)
+
+    def __post_init__(self):
+        # a public class: one built by hand with a wrong kind of field is refused here, not deep in table()
+        check_field_kinds(self, {"runs": (dict, "a dict"), "held_out": (TrackingRun, "a baseparam.TrackingRun"),
+                                 "fits": (dict, "a dict")})
 
     def table(self):
         """Rows (motion, method, figures…) with the medians over the noise draws of :data:`COLUMNS`:
