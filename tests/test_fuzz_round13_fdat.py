@@ -74,3 +74,61 @@ def test_an_mcap_data_section_whose_crc_disagrees_is_refused(tmp_path, chunked):
         bp.read_trajectory(path, joints=NAMES)
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
 
+
+def ros1_bag(path, S=30):
+    """An uncompressed ROS 1 bag of S JointState messages (rosbags' writer), its bytes."""
+    from rosbags.rosbag1 import Writer
+    from rosbags.typesys import Stores, get_typestore
+    store = get_typestore(Stores.ROS1_NOETIC)
+    kind = "sensor_msgs/msg/JointState"
+    JointState, Header, Time = (store.types[n] for n in (kind, "std_msgs/msg/Header", "builtin_interfaces/msg/Time"))
+    t, q, tau = motion(S)
+    with Writer(path) as writer:
+        conn = writer.add_connection("/joint_states", kind, typestore=store)
+        for k in range(S):
+            ns = int(round(t[k] * 1e9))
+            header = Header(seq=k, stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id="")
+            msg = JointState(header=header, name=NAMES, position=q[k], velocity=np.zeros(3), effort=tau[k])
+            writer.write(conn, ns, store.serialize_ros1(msg, kind))
+    return bytearray(path.read_bytes())
+
+
+def set_field(data, name, value):
+    """``data`` with the value of the first header field ``name`` (same length) replaced."""
+    start = data.index(name + b"=") + len(name) + 1
+    data[start:start + len(value)] = value
+    return data
+
+
+def ros1_message_records(data):
+    """Where the message records inside the first (uncompressed) chunk of a ROS 1 bag start."""
+    def walk(pos, stop):
+        out = []
+        while pos < stop:
+            n = int.from_bytes(data[pos:pos + 4], "little")
+            length = int.from_bytes(data[pos + 4 + n:pos + 8 + n], "little")
+            out.append((pos, bytes(data[pos + 4:pos + 4 + n]), pos + 8 + n))
+            pos += 8 + n + length
+        return out
+    chunk = next(r for r in walk(13, len(data)) if b"op=\x05" in r[1])
+    end = chunk[2] + int.from_bytes(data[chunk[2] - 4:chunk[2]], "little")
+    return [pos for pos, head, _ in walk(chunk[2], end) if b"op=\x02" in head]
+
+
+@pytest.mark.parametrize("damage", ["unknown connection", "zeros"])
+def test_a_ros1_chunk_read_without_its_index_says_where_a_record_is_damaged(tmp_path, damage):
+    # without its index (a recording not closed) a ROS 1 bag is read chunk by chunk; a message of no known
+    # connection, or a run of zero bytes (millions of empty records), was dropped without a word
+    path = tmp_path / "log.bag"
+    data = set_field(ros1_bag(path), b"index_pos", bytes(8))       # the index "missing"
+    record = ros1_message_records(data)[10]          # the eleventh message's record, inside the chunk
+    if damage == "unknown connection":
+        at = data.index(b"conn=", record) + 5
+        data[at:at + 4] = (99).to_bytes(4, "little")
+    else:
+        data[record:record] = bytes(4096)           # between two records of the uncompressed chunk
+    path.write_bytes(data)
+    with pytest.warns(bp.errors.DataWarning) as caught:
+        traj = bp.read_trajectory(path, joints=NAMES, skip_bad_rows=True)
+    said = " ".join(str(w.message) for w in caught) + " ".join(traj.notes)
+    assert "damaged" in said and "to its end" not in said, said

@@ -460,7 +460,7 @@ def _scan_ros1(path, source, named, types, why):
     while pos < end and stop is None:
         try:
             fields, body, after = _ros1_record(data, pos, end)
-            op = fields.get("op", b"\xff")[:1]
+            op = _ros1_op(fields)
             if op == bytes([_BAG_HEADER]) and len(fields.get("index_pos", b"")) == 8:
                 index_pos = int.from_bytes(fields["index_pos"], "little")
             elif op == bytes([_CONNECTION]):
@@ -564,17 +564,29 @@ def _ros1_records(body, connections, messages):
             fields, start, after = _ros1_record(body, pos, stop)
         except _Cut:
             return
-        op = fields.get("op", b"\xff")[:1]
+        op = _ros1_op(fields)
         if op == bytes([_CONNECTION]):
             _ros1_connection(fields, body, start, after, connections)
         elif op == bytes([_MESSAGE]):
             conn = int.from_bytes(fields.get("conn", b"")[:4], "little")
             time = fields.get("time", b"")
-            if conn in connections and len(time) == 8:
-                ns = int.from_bytes(time[:4], "little") * 10**9 + int.from_bytes(time[4:], "little")
-                topic = messages.setdefault(connections[conn][0], [])
-                topic.append((bytes(body[start:after]), ns, len(topic)))
+            if len(fields.get("conn", b"")) != 4 or conn not in connections or len(time) != 8:
+                # a message of no known connection, or without its time, is damage: dropping it said nothing
+                raise ValueError(f"a message record at byte {pos} of its chunk has "
+                                 + ("no valid time" if len(time) != 8 else "no known connection"))
+            ns = int.from_bytes(time[:4], "little") * 10**9 + int.from_bytes(time[4:], "little")
+            topic = messages.setdefault(connections[conn][0], [])
+            topic.append((bytes(body[start:after]), ns, len(topic)))
         pos = after
+
+
+def _ros1_op(fields):
+    """A ROS 1 record's opcode (one byte); a header without one is damage (every record has it: a run of zero
+    bytes reads as empty records, millions of them walked and dropped without a word)."""
+    op = fields.get("op", b"")
+    if len(op) != 1:
+        raise ValueError("a record without its one-byte op field")
+    return op
 
 
 def _rows_by_size(messages):
