@@ -132,3 +132,49 @@ def test_a_ros1_chunk_read_without_its_index_says_where_a_record_is_damaged(tmp_
         traj = bp.read_trajectory(path, joints=NAMES, skip_bad_rows=True)
     said = " ".join(str(w.message) for w in caught) + " ".join(traj.notes)
     assert "damaged" in said and "to its end" not in said, said
+
+
+def mcap_of(records):
+    """An unchunked MCAP file of ``records`` [(opcode, body)] between its header and its footer."""
+    def record(op, body):
+        return bytes([op]) + struct.pack("<Q", len(body)) + body
+    magic = b"\x89MCAP0\r\n"
+    body = record(1, struct.pack("<I", 4) + b"ros2" + struct.pack("<I", 0))
+    body += b"".join(record(op, b) for op, b in records) + record(15, struct.pack("<I", 0))
+    return magic + body + record(2, bytes(20)) + magic
+
+
+def text(s):
+    return struct.pack("<I", len(s)) + s.encode()
+
+
+def joint_state_records(channel_of=lambda k: 1):
+    from baseparam.identification._cdr import encode
+    t, q, tau = motion()
+    rows = encode(t, NAMES, q, None, tau)
+    out = [(3, struct.pack("<H", 1) + text("sensor_msgs/msg/JointState") + text("ros2msg") + struct.pack("<I", 0)),
+           (4, struct.pack("<HH", 1, 1) + text("/joint_states") + text("cdr") + struct.pack("<I", 0))]
+    for k in range(t.size):
+        ns = int(round(t[k] * 1e9))
+        out.append((5, struct.pack("<HIQQ", channel_of(k), k, ns, ns) + rows[k].tobytes()))
+    return out, q
+
+
+@pytest.mark.parametrize("damage", ["a message of an undefined channel", "a channel defined twice differently"])
+def test_mcap_messages_whose_channel_is_damaged_are_not_dropped_or_renamed_silently(tmp_path, damage):
+    # a damaged channel id in a message left that message out without a word (59 samples of 60 read); a channel
+    # record repeated with another topic renamed the messages' topic to whichever came last
+    if damage == "a message of an undefined channel":
+        records, q = joint_state_records(channel_of=lambda k: 9 if k == 30 else 1)
+    else:
+        records, q = joint_state_records()
+        records.insert(40, (4, struct.pack("<HH", 1, 1) + text("/other") + text("cdr") + struct.pack("<I", 0)))
+    path = tmp_path / "log.mcap"
+    path.write_bytes(mcap_of(records))
+    with pytest.raises(BaseParamError, match="channel") as caught:
+        bp.read_trajectory(path, joints=NAMES)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+    good, _ = joint_state_records()
+    path.write_bytes(mcap_of(good))             # the same file undamaged reads whole
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+

@@ -111,8 +111,20 @@ def read(data, out=None) -> Contents:
         except _Truncated as exc:
             out.problem = f"{_NAMES.get(op, 'record')} at byte {pos}: damaged ({exc})"
             return out
-    out.problem = problem
+    out.problem = problem or _orphans(out)
     return out
+
+
+def _orphans(out):
+    """What is wrong with messages of channels no channel record defines (a damaged channel id), or None: they
+    were left out without a word."""
+    orphans = sorted(set(out.counts) - set(out.channels))
+    if not orphans:
+        return None
+    count = sum(out.counts[c] for c in orphans)
+    more = f" (and {len(orphans) - 1} more)" if len(orphans) > 1 else ""
+    return (f"{count} message{'s' * (count > 1)} on channel {orphans[0]}{more}, which no channel record defines "
+            "(damaged?); not read")
 
 
 def _walk(data):
@@ -187,12 +199,21 @@ def _definition(op, data, pos, stop, out):
         name, pos = _text(data, pos, stop)
         encoding, pos = _text(data, pos, stop)
         (n,), pos = _u("<I", data, pos, stop)
-        out.schemas[sid] = (name, encoding, bytes(data[pos:pos + n]))
+        if pos + n > stop:
+            raise _Truncated("schema data run past the record")
+        _define(out.schemas, sid, (name, encoding, bytes(data[pos:pos + n])), "schema")
     else:
         (cid, sid), pos = _u("<HH", data, pos, stop)
         topic, pos = _text(data, pos, stop)
         encoding, pos = _text(data, pos, stop)
-        out.channels[cid] = (topic, encoding, sid)
+        _define(out.channels, cid, (topic, encoding, sid), "channel")
+
+
+def _define(table, key, value, what):
+    """``table[key] = value``; a record may be repeated (chunks repeat their schemas and channels), but one id
+    defined twice differently is damage: the messages' topic or type would be whichever came last."""
+    if table.setdefault(key, value) != value:
+        raise _Truncated(f"{what} {key} defined twice, differently")
 
 
 def _attachment(data, pos, stop, out):
