@@ -378,6 +378,12 @@ def _read_rosbags(path, source, named=(), types=()):
         try:
             for conn, stamp, data in reader.messages(connections=wanted):
                 messages = by_topic.setdefault(conn.topic, [])
+                # sqlite3 storage types nothing: a row's stamp may be text, its data text or a number
+                if not isinstance(stamp, int):
+                    raise ValueError(f"topic {printable(conn.topic)}: message {len(messages)}: its time stamp is "
+                                     f"{shown(stamp)}")
+                # data that are no bytes are a damaged message, said as such (bytes(10**9) was a GB of zeros)
+                data = data if isinstance(data, (bytes, bytearray, memoryview)) else b""
                 messages.append((bytes(data), stamp, len(messages)))      # its index in the topic
         except Exception as exc:
             problem = f"damaged after {sum(map(len, by_topic.values()))} messages ({_one_line(exc)})"
