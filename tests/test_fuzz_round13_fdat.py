@@ -205,3 +205,30 @@ def test_a_sqlite3_bag_row_of_the_wrong_type_is_refused_in_one_line(tmp_path, co
     with pytest.raises(BaseParamError, match=said) as caught:
         bp.read_trajectory(path, joints=NAMES)
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize("layout", ["contiguous, never written", "chunked, never written", "chunked, half written",
+                                    "chunked, grown after writing"])
+def test_an_hdf5_dataset_never_written_is_refused_not_read_as_zeros(tmp_path, layout):
+    # a dataset created and never (or partly) filled reads as its fill value: positions of zeros passed every check
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["tau"] = t, tau
+        if layout == "contiguous, never written":
+            f.create_dataset("q", shape=q.shape, dtype="f8")
+        elif layout == "chunked, never written":
+            f.create_dataset("q", shape=q.shape, dtype="f8", chunks=(10, 3))
+        elif layout == "chunked, half written":
+            f.create_dataset("q", shape=q.shape, dtype="f8", chunks=(10, 3), compression="gzip")[:30] = q[:30]
+        else:
+            dset = f.create_dataset("q", data=q[:50], maxshape=(None, 3), chunks=(10, 3))
+            dset.resize((60, 3))
+    with pytest.raises(BaseParamError, match="never written") as caught:
+        bp.read_trajectory(path)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+    with h5py.File(path, "r+") as f:
+        f["q"][:] = q                               # written in full, it reads
+    assert np.array_equal(bp.read_trajectory(path).q, q)
+
