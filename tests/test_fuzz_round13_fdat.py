@@ -232,3 +232,27 @@ def test_an_hdf5_dataset_never_written_is_refused_not_read_as_zeros(tmp_path, la
         f["q"][:] = q                               # written in full, it reads
     assert np.array_equal(bp.read_trajectory(path).q, q)
 
+
+@pytest.mark.parametrize("key, value", [("version", "9"), ("compression_mode", 5), ("message_count", None),
+                                        ("topics_with_message_count", [{"message_count": 60}])])
+def test_a_bag_metadata_entry_of_the_wrong_type_is_named_in_the_refusal(tmp_path, key, value):
+    # rosbags' words were Python's ("Invalid bag metadata: '>' not supported between instances of 'str' and 'int'",
+    # "can only concatenate str (not "int") to str"): the entry was not named
+    import yaml
+    t, q, tau = motion()
+    bp.write_trajectory(bp.Trajectory(t, q, tau), tmp_path / "log.mcap", joint_names=NAMES)
+    bag = tmp_path / "bag"
+    bag.mkdir()
+    (tmp_path / "log.mcap").rename(bag / "log.mcap")
+    info = {"version": 9, "storage_identifier": "mcap", "relative_file_paths": ["log.mcap"], "compression_mode": "",
+            "compression_format": "", "message_count": 60, "duration": {"nanoseconds": 590000000},
+            "starting_time": {"nanoseconds_since_epoch": 1000000000},
+            "topics_with_message_count": [{"message_count": 60, "topic_metadata": {
+                "name": "/joint_states", "type": "sensor_msgs/msg/JointState", "serialization_format": "cdr"}}]}
+    (bag / "metadata.yaml").write_text(yaml.safe_dump({"rosbag2_bagfile_information": info}))
+    assert np.array_equal(bp.read_trajectory(bag, joints=NAMES).q, q)
+    info[key] = value
+    (bag / "metadata.yaml").write_text(yaml.safe_dump({"rosbag2_bagfile_information": info}))
+    with pytest.raises(BaseParamError, match=f"metadata.yaml: {key}: expected") as caught:
+        bp.read_trajectory(bag, joints=NAMES)
+    assert "\n" not in str(caught.value)

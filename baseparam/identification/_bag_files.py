@@ -135,6 +135,7 @@ def check_bag_folder(path, source, named, types=()):
         return None
     if not isinstance(info, dict):
         return None
+    _check_metadata(info, f"{source}/metadata.yaml")
     names = []
     for key in ("relative_file_paths", "files"):
         listed = info.get(key)
@@ -160,6 +161,46 @@ def check_bag_folder(path, source, named, types=()):
         elif mode == "message" and name.endswith(".mcap"):
             _check_compressed_mcap_messages(os.path.join(folder, name), f"{source}/{name}", named, types)
     return info
+
+
+def _is_count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_text(value):
+    return isinstance(value, str)
+
+
+def _is_nanoseconds(key):
+    return lambda value: isinstance(value, dict) and _is_count(value.get(key))
+
+
+# The metadata.yaml entries a reader uses, each with its test and what it expects. A value of another type reached
+# rosbags, whose words were Python's ("can only concatenate str (not "int") to str", "'NoneType' object is not
+# iterable"); an entry missing is left to the readers (an MCAP folder needs few of them).
+_METADATA = {
+    "version": (_is_count, "a version number"),
+    "storage_identifier": (_is_text, "a storage name ('mcap' or 'sqlite3')"),
+    "relative_file_paths": (lambda v: isinstance(v, list) and all(isinstance(f, str) and f for f in v),
+                            "a list of file names"),
+    "compression_format": (lambda v: v is None or _is_text(v), "a compression name or ''"),
+    "compression_mode": (lambda v: v is None or _is_text(v), "a compression mode or ''"),
+    "message_count": (_is_count, "a count of messages"),
+    "duration": (_is_nanoseconds("nanoseconds"), "a mapping {nanoseconds: N}"),
+    "starting_time": (_is_nanoseconds("nanoseconds_since_epoch"), "a mapping {nanoseconds_since_epoch: N}"),
+    "topics_with_message_count": (lambda v: isinstance(v, list) and all(
+        isinstance(x, dict) and _is_count(x.get("message_count")) and isinstance(x.get("topic_metadata"), dict)
+        and all(_is_text(x["topic_metadata"].get(k)) for k in ("name", "type", "serialization_format"))
+        for x in v), "a list of {message_count, topic_metadata: {name, type, serialization_format}}"),
+}
+
+
+def _check_metadata(info, where):
+    """Refuse a bag's metadata (``rosbag2_bagfile_information``) whose entries are of the wrong type, in one line
+    naming the entry (:data:`_METADATA`)."""
+    for key, (test, expected) in _METADATA.items():
+        if key in info and not test(info[key]):
+            raise DataError(f"{where}: {key}: expected {expected}, got {shown(info[key])}")
 
 
 def _check_compressed_messages(path, source, named, types):
