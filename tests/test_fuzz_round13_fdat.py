@@ -256,3 +256,25 @@ def test_a_bag_metadata_entry_of_the_wrong_type_is_named_in_the_refusal(tmp_path
     with pytest.raises(BaseParamError, match=f"metadata.yaml: {key}: expected") as caught:
         bp.read_trajectory(bag, joints=NAMES)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("damage", ["bytes after the data", "fewer rows in every header"])
+def test_an_npz_member_longer_than_its_header_says_is_refused(tmp_path, damage):
+    # numpy reads what an .npy header claims and leaves the rest: headers damaged to claim 50 rows of 60 read as a
+    # 50-sample trajectory without a word
+    import zipfile
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        for key, values in (("t", t), ("q", q), ("tau", tau)):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, values)
+            data = buffer.getvalue()
+            if damage == "bytes after the data":
+                data += bytes(80) if key == "q" else b""
+            else:
+                data = data.replace(f"'shape': ({t.size},".encode(), b"'shape': (50,", 1)
+            archive.writestr(f"{key}.npy", data)
+    with pytest.raises(BaseParamError, match="longer than its header says") as caught:
+        bp.read_trajectory(path)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
