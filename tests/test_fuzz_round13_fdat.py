@@ -278,3 +278,14 @@ def test_an_npz_member_longer_than_its_header_says_is_refused(tmp_path, damage):
     with pytest.raises(BaseParamError, match="longer than its header says") as caught:
         bp.read_trajectory(path)
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_a_loose_mcap_message_of_a_log_time_beyond_int64_is_read_as_a_chunks_would_be(tmp_path):
+    # an unchunked message's log time was unpacked unsigned: 2**64 - 1 was a bare OverflowError from numpy (a
+    # chunk's messages read it as int64, -1)
+    records, q = joint_state_records()
+    op, body = records[10]
+    records[10] = (op, body[:6] + struct.pack("<Q", 2**64 - 1) + body[14:])
+    path = tmp_path / "log.mcap"
+    path.write_bytes(mcap_of(records))
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)        # timed by the header stamps

@@ -232,7 +232,7 @@ def _loose_message(data, pos, stop, out):
         raise _Truncated("message record shorter than its header")
     row = np.frombuffer(data, dtype=np.uint8, count=stop - pos, offset=pos)[None, :]
     cid, = struct.unpack_from("<H", data, pos + 9)
-    log, = struct.unpack_from("<Q", data, pos + 15)
+    log, = struct.unpack_from("<q", data, pos + 15)       # as a chunk's are read (int64): 2**64 - 1 is -1
     out.add(row, np.array([cid]), np.array([log], dtype=np.int64))
 
 
