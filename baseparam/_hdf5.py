@@ -80,6 +80,10 @@ def stored_here(dset, h5file, what, error):
     if dset.external:
         raise error(f"{what}: external raw storage in {dset.external[0][0]!r}; {_STORE_HERE}")
     plist = dset.id.get_create_plist()
+    unwritten = _unwritten(dset, plist)
+    if unwritten:
+        raise error(f"{what}: {unwritten} never written (it reads as its fill value, not data); expected every "
+                    "value written")
     for k in range(plist.get_nfilters()):
         code = plist.get_filter(k)[0]
         if code not in BUILT_IN_FILTERS:
@@ -97,6 +101,26 @@ def stored_dataset(h5file, name, what, error):
     refuse_external(h5file, name, what, error)
     dset = h5file.get(name)
     return stored_here(dset, h5file, what, error) if isinstance(dset, h5py.Dataset) else None
+
+
+def _unwritten(dset, plist):
+    """What of ``dset``'s storage was never written ("its values", "3 of its 6 chunks"), or None. libhdf5 allocates
+    a contiguous dataset's block, and each chunk of a chunked one, when it is first written; a dataset created and
+    never (or partly) filled reads as its fill value, zeros, and a trajectory of zeros passed every check. (A block
+    allocated early and never written cannot be told from data.)"""
+    import math
+
+    import h5py
+    if not dset.shape or dset.size == 0:
+        return None
+    layout = plist.get_layout()
+    if layout == h5py.h5d.CONTIGUOUS:
+        return "its values were" if dset.id.get_storage_size() == 0 else None
+    if layout == h5py.h5d.CHUNKED:
+        total = math.prod(-(-n // c) for n, c in zip(dset.shape, dset.chunks))
+        missing = total - dset.id.get_num_chunks()
+        return f"{missing} of its {total} chunks {'was' if missing == 1 else 'were'}" if missing > 0 else None
+    return None
 
 
 _WRITE_FAILED = ("file write failed", "errno = 28")

@@ -116,12 +116,14 @@ def _npy_header(archive, info):
 
 
 def _npy_data(archive, info):
-    """An .npy member's array; one shorter than its header claims is refused before it is read."""
+    """An .npy member's array; one shorter than its header claims is refused before it is read, and one longer too
+    (numpy reads what the header claims and leaves the rest: a header whose shape was damaged to fewer rows read
+    as a shorter array, without a word)."""
     shape, dtype, offset = _npy_header(archive, info)
     needed = offset + math.prod(shape) * dtype.itemsize
-    if info.file_size < needed:
-        raise ValueError(f"truncated: its header claims shape {shape} ({needed} bytes), "
-                         f"the archive holds {info.file_size}")
+    if info.file_size != needed:
+        raise ValueError(f"{'truncated' if info.file_size < needed else 'longer than its header says'}: its header "
+                         f"claims shape {shape} ({needed} bytes), the archive holds {info.file_size}")
     with archive.open(info) as stream:
         return np.lib.format.read_array(stream, allow_pickle=False)
 

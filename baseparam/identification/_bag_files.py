@@ -135,6 +135,7 @@ def check_bag_folder(path, source, named, types=()):
         return None
     if not isinstance(info, dict):
         return None
+    _check_metadata(info, f"{source}/metadata.yaml")
     names = []
     for key in ("relative_file_paths", "files"):
         listed = info.get(key)
@@ -160,6 +161,46 @@ def check_bag_folder(path, source, named, types=()):
         elif mode == "message" and name.endswith(".mcap"):
             _check_compressed_mcap_messages(os.path.join(folder, name), f"{source}/{name}", named, types)
     return info
+
+
+def _is_count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_text(value):
+    return isinstance(value, str)
+
+
+def _is_nanoseconds(key):
+    return lambda value: isinstance(value, dict) and _is_count(value.get(key))
+
+
+# The metadata.yaml entries a reader uses, each with its test and what it expects. A value of another type reached
+# rosbags, whose words were Python's ("can only concatenate str (not "int") to str", "'NoneType' object is not
+# iterable"); an entry missing is left to the readers (an MCAP folder needs few of them).
+_METADATA = {
+    "version": (_is_count, "a version number"),
+    "storage_identifier": (_is_text, "a storage name ('mcap' or 'sqlite3')"),
+    "relative_file_paths": (lambda v: isinstance(v, list) and all(isinstance(f, str) and f for f in v),
+                            "a list of file names"),
+    "compression_format": (lambda v: v is None or _is_text(v), "a compression name or ''"),
+    "compression_mode": (lambda v: v is None or _is_text(v), "a compression mode or ''"),
+    "message_count": (_is_count, "a count of messages"),
+    "duration": (_is_nanoseconds("nanoseconds"), "a mapping {nanoseconds: N}"),
+    "starting_time": (_is_nanoseconds("nanoseconds_since_epoch"), "a mapping {nanoseconds_since_epoch: N}"),
+    "topics_with_message_count": (lambda v: isinstance(v, list) and all(
+        isinstance(x, dict) and _is_count(x.get("message_count")) and isinstance(x.get("topic_metadata"), dict)
+        and all(_is_text(x["topic_metadata"].get(k)) for k in ("name", "type", "serialization_format"))
+        for x in v), "a list of {message_count, topic_metadata: {name, type, serialization_format}}"),
+}
+
+
+def _check_metadata(info, where):
+    """Refuse a bag's metadata (``rosbag2_bagfile_information``) whose entries are of the wrong type, in one line
+    naming the entry (:data:`_METADATA`)."""
+    for key, (test, expected) in _METADATA.items():
+        if key in info and not test(info[key]):
+            raise DataError(f"{where}: {key}: expected {expected}, got {shown(info[key])}")
 
 
 def _check_compressed_messages(path, source, named, types):
@@ -378,6 +419,12 @@ def _read_rosbags(path, source, named=(), types=()):
         try:
             for conn, stamp, data in reader.messages(connections=wanted):
                 messages = by_topic.setdefault(conn.topic, [])
+                # sqlite3 storage types nothing: a row's stamp may be text, its data text or a number
+                if not isinstance(stamp, int):
+                    raise ValueError(f"topic {printable(conn.topic)}: message {len(messages)}: its time stamp is "
+                                     f"{shown(stamp)}")
+                # data that are no bytes are a damaged message, said as such (bytes(10**9) was a GB of zeros)
+                data = data if isinstance(data, (bytes, bytearray, memoryview)) else b""
                 messages.append((bytes(data), stamp, len(messages)))      # its index in the topic
         except Exception as exc:
             problem = f"damaged after {sum(map(len, by_topic.values()))} messages ({_one_line(exc)})"
@@ -460,7 +507,7 @@ def _scan_ros1(path, source, named, types, why):
     while pos < end and stop is None:
         try:
             fields, body, after = _ros1_record(data, pos, end)
-            op = fields.get("op", b"\xff")[:1]
+            op = _ros1_op(fields)
             if op == bytes([_BAG_HEADER]) and len(fields.get("index_pos", b"")) == 8:
                 index_pos = int.from_bytes(fields["index_pos"], "little")
             elif op == bytes([_CONNECTION]):
@@ -564,17 +611,29 @@ def _ros1_records(body, connections, messages):
             fields, start, after = _ros1_record(body, pos, stop)
         except _Cut:
             return
-        op = fields.get("op", b"\xff")[:1]
+        op = _ros1_op(fields)
         if op == bytes([_CONNECTION]):
             _ros1_connection(fields, body, start, after, connections)
         elif op == bytes([_MESSAGE]):
             conn = int.from_bytes(fields.get("conn", b"")[:4], "little")
             time = fields.get("time", b"")
-            if conn in connections and len(time) == 8:
-                ns = int.from_bytes(time[:4], "little") * 10**9 + int.from_bytes(time[4:], "little")
-                topic = messages.setdefault(connections[conn][0], [])
-                topic.append((bytes(body[start:after]), ns, len(topic)))
+            if len(fields.get("conn", b"")) != 4 or conn not in connections or len(time) != 8:
+                # a message of no known connection, or without its time, is damage: dropping it said nothing
+                raise ValueError(f"a message record at byte {pos} of its chunk has "
+                                 + ("no valid time" if len(time) != 8 else "no known connection"))
+            ns = int.from_bytes(time[:4], "little") * 10**9 + int.from_bytes(time[4:], "little")
+            topic = messages.setdefault(connections[conn][0], [])
+            topic.append((bytes(body[start:after]), ns, len(topic)))
         pos = after
+
+
+def _ros1_op(fields):
+    """A ROS 1 record's opcode (one byte); a header without one is damage (every record has it: a run of zero
+    bytes reads as empty records, millions of them walked and dropped without a word)."""
+    op = fields.get("op", b"")
+    if len(op) != 1:
+        raise ValueError("a record without its one-byte op field")
+    return op
 
 
 def _rows_by_size(messages):

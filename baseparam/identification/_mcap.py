@@ -11,14 +11,17 @@ header otherwise. Messages come out as rows of a uint8 array, one row per messag
 channel and size, with their log times and their index in the channel's file order.
 
 Damage is reported, not guessed around: a record that runs past the end of the file (a truncated
-file), a chunk that does not decompress, an unknown compression. Reading stops at the first such
-record, and :attr:`Contents.problem` says where; what was read before it is kept for the caller
-to use or refuse. A file cut after its data section (its summary, footer or closing magic missing: a
-recorder stopped while closing, a partial copy) holds every message: :attr:`Contents.notice` says so.
+file), a chunk that does not decompress or whose CRC disagrees with its records, an unknown
+compression. Reading stops at the first such record, and :attr:`Contents.problem` says where; what
+was read before it is kept for the caller to use or refuse. A data section whose CRC (when the
+writer stored one) disagrees is refused whole: the damage could be anywhere in it. A file cut
+after its data section (its summary, footer or closing magic missing: a recorder stopped while
+closing, a partial copy) holds every message: :attr:`Contents.notice` says so.
 """
 from __future__ import annotations
 
 import struct
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -108,8 +111,20 @@ def read(data, out=None) -> Contents:
         except _Truncated as exc:
             out.problem = f"{_NAMES.get(op, 'record')} at byte {pos}: damaged ({exc})"
             return out
-    out.problem = problem
+    out.problem = problem or _orphans(out)
     return out
+
+
+def _orphans(out):
+    """What is wrong with messages of channels no channel record defines (a damaged channel id), or None: they
+    were left out without a word."""
+    orphans = sorted(set(out.counts) - set(out.channels))
+    if not orphans:
+        return None
+    count = sum(out.counts[c] for c in orphans)
+    more = f" (and {len(orphans) - 1} more)" if len(orphans) > 1 else ""
+    return (f"{count} message{'s' * (count > 1)} on channel {orphans[0]}{more}, which no channel record defines "
+            "(damaged?); not read")
 
 
 def _walk(data):
@@ -130,6 +145,8 @@ def _walk(data):
         if length > end - body:
             return records, (f"truncated at byte {end}: a {_NAMES.get(op, 'record')} at byte {pos} claims {length} "
                              f"bytes, {end - body} remain"), None
+        if op == _DATA_END and length >= 4 and _data_crc_problem(data, pos):
+            return [], _data_crc_problem(data, pos), None     # damage somewhere in it: nothing is trusted
         if op in (_DATA_END, _FOOTER):
             return records, None, None if _whole_tail(data, pos) else (
                 f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
@@ -137,6 +154,17 @@ def _walk(data):
         if op in (_CHUNK, _SCHEMA, _CHANNEL, _MESSAGE, _ATTACHMENT):
             records.append((op, pos, body, body + length))
         pos = body + length
+
+
+def _data_crc_problem(data, pos):
+    """What is wrong with the data section that ends with the data-end record at ``pos``: the CRC that record
+    holds (0: none computed, the usual case) against that of every byte before it, or None."""
+    (crc,) = struct.unpack_from("<I", data, pos + 9)
+    if not crc:
+        return None
+    found = zlib.crc32(memoryview(data)[:pos])
+    return None if found == crc else (f"its data section's CRC is {found:#010x}, its data-end record says {crc:#010x}: "
+                                      "damaged")
 
 
 def _whole_tail(data, pos):
@@ -171,12 +199,21 @@ def _definition(op, data, pos, stop, out):
         name, pos = _text(data, pos, stop)
         encoding, pos = _text(data, pos, stop)
         (n,), pos = _u("<I", data, pos, stop)
-        out.schemas[sid] = (name, encoding, bytes(data[pos:pos + n]))
+        if pos + n > stop:
+            raise _Truncated("schema data run past the record")
+        _define(out.schemas, sid, (name, encoding, bytes(data[pos:pos + n])), "schema")
     else:
         (cid, sid), pos = _u("<HH", data, pos, stop)
         topic, pos = _text(data, pos, stop)
         encoding, pos = _text(data, pos, stop)
-        out.channels[cid] = (topic, encoding, sid)
+        _define(out.channels, cid, (topic, encoding, sid), "channel")
+
+
+def _define(table, key, value, what):
+    """``table[key] = value``; a record may be repeated (chunks repeat their schemas and channels), but one id
+    defined twice differently is damage: the messages' topic or type would be whichever came last."""
+    if table.setdefault(key, value) != value:
+        raise _Truncated(f"{what} {key} defined twice, differently")
 
 
 def _attachment(data, pos, stop, out):
@@ -195,7 +232,7 @@ def _loose_message(data, pos, stop, out):
         raise _Truncated("message record shorter than its header")
     row = np.frombuffer(data, dtype=np.uint8, count=stop - pos, offset=pos)[None, :]
     cid, = struct.unpack_from("<H", data, pos + 9)
-    log, = struct.unpack_from("<Q", data, pos + 15)
+    log, = struct.unpack_from("<q", data, pos + 15)       # as a chunk's are read (int64): 2**64 - 1 is -1
     out.add(row, np.array([cid]), np.array([log], dtype=np.int64))
 
 
@@ -213,7 +250,7 @@ def chunk_size_problem(kind, claimed, packed):
 
 def _decompress(data, pos, stop):
     """The records of a chunk, decompressed."""
-    (_, _, size, _), pos = _u("<QQQI", data, pos, stop)
+    (_, _, size, crc), pos = _u("<QQQI", data, pos, stop)
     compression, pos = _text(data, pos, stop)
     (n,), pos = _u("<Q", data, pos, stop)
     if pos + n > stop:
@@ -239,6 +276,10 @@ def _decompress(data, pos, stop):
         raise _Truncated(f"cannot decompress its {compression} data: {_one_line(exc)}") from None
     if len(records) != size:
         raise _Truncated(f"decompressed to {len(records)} bytes, its header says {size}")
+    # a CRC of 0 is "not computed" (the spec; rosbags writes none); one that disagrees is damage zstd and lz4 pass
+    # through (a changed literal decompresses to a changed value), not a trajectory to read
+    if crc and zlib.crc32(records) != crc:
+        raise _Truncated(f"its records' CRC is {zlib.crc32(records):#010x}, its header says {crc:#010x}")
     return records
 
 

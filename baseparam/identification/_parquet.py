@@ -79,18 +79,17 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
                         "give each column one name")
     lists = [f.name for f in schema if list_type(pa, f.type)]
-    try:
-        table = parquet.read()
-    except Exception as exc:    # damaged pages: as above
-        raise DataError(f"{source}: cannot read as Parquet (damaged?): {_one_line(exc)}") from None
+    bound_values(parquet, source, None, MAX_VALUES * 4)
     if not lists:
         from ._frames import from_dataframe
-        return from_dataframe(table.to_pandas(), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
-                              n_dof=n_dof, source=source)
+        return from_dataframe(_read_table(parquet, source).to_pandas(), columns=columns, gains=gains,
+                              skip_bad_rows=skip_bad_rows, n_dof=n_dof, source=source)
     present = schema.names
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
                             thing="column", listing=", ".join(present),
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
+    bound_values(parquet, source, set(chosen.values()), MAX_VALUES)
+    table = _read_table(parquet, source)
     names = _joint_names(path, schema, chosen["q"])
     data, where, problems = {}, {}, {}
     width = None
@@ -129,6 +128,35 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     ok[[r for r, _ in bad]] = False
     tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+
+
+def _read_table(parquet, source):
+    try:
+        return parquet.read()
+    except Exception as exc:    # damaged pages: pyarrow's own errors, and Python's
+        raise DataError(f"{source}: cannot read as Parquet (damaged?): {_one_line(exc)}") from None
+
+
+# Row groups × columns whose metadata is looked at to count the values (a file has a few; a damaged footer may claim
+# millions, each a Python call)
+_MAX_CHUNKS = 100_000
+
+
+def bound_values(parquet, source, names, most):
+    """Refuse a file whose columns (the top-level ``names``, or all) hold more than ``most`` values, counted from
+    its metadata before they are read: a list column's values are not bounded by its rows (a 2 kB file of 12 rows
+    of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2 million joints)."""
+    md = parquet.metadata
+    # a leaf's path is dotted, and so may a column's name be (LeRobot's observation.state): matched as a prefix
+    leaves = [j for j in range(md.num_columns) if names is None or any(
+        (path := md.schema.column(j).path) == name or path.startswith(name + ".") for name in names)]
+    if md.num_row_groups * len(leaves) > _MAX_CHUNKS:
+        raise DataError(f"{source}: {md.num_row_groups} row groups of {len(leaves)} columns; at most {_MAX_CHUNKS} "
+                        "column chunks are read")
+    count = sum(md.row_group(i).column(j).num_values for i in range(md.num_row_groups) for j in leaves)
+    if count > most:
+        which = "its columns" if names is None else f"column{'s' * (len(names) > 1)} {', '.join(sorted(names))}"
+        raise DataError(f"{source}: {count} values in {printable(which)}; a trajectory may hold at most {most:.0e}")
 
 
 def list_type(pa, arrow_type):

@@ -26,7 +26,7 @@ from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
-from ._parquet import _lists, list_type, metadata, numeric_type, pyarrow_modules
+from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, pyarrow_modules
 from ._record import MAX_VALUES, _one_line, refuse_bag_options
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -402,7 +402,11 @@ def _parquet_array(table, name, width, source):
 def _read_floating_parquet(source, robot, names):
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
-        table = pq.read_table(source)
+        parquet = pq.ParquetFile(source)
+        bound_values(parquet, source, None, MAX_VALUES)     # every column is a field: all of them bounded
+        table = parquet.read()
+    except DataError:
+        raise
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
     # metadata of another writer: the file's columns say all that is needed
