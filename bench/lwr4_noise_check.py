@@ -29,7 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "notebooks")]
 
 import baseparam as bp  # noqa: E402
-from _helpers import LWR4_REPEATS, robot_values  # noqa: E402
+from _helpers import LWR4_REPEATS, lwr4_repeats, robot_values  # noqa: E402
 from _scope import scope_line  # noqa: E402
 
 SCOPE = (["kuka_lwr4.yaml"], "the LWR4+ is the robot whose logs repeat one trajectory (measurements_1 and _2)")
@@ -37,23 +37,11 @@ SCOPE = (["kuka_lwr4.yaml"], "the LWR4+ is the robot whose logs repeat one traje
 
 def main():
     print(scope_line(SCOPE))
-    from scipy.optimize import minimize_scalar
     from scipy.signal import welch
     if not all(f.is_file() for f in LWR4_REPEATS):
         print("the LWR4+ logs are absent (../shared/data/kuka_lwr4)")
         return
-    a, b = (dict(np.load(f)) for f in LWR4_REPEATS)
-    ta, tb = a["times"] - a["times"][0], b["times"] - b["times"][0]
-
-    def mismatch(s):
-        inside = (ta + s > 0) & (ta + s < tb[-1])
-        return np.mean([(a["positions"][inside, j] - np.interp(ta[inside] + s, tb, b["positions"][:, j])) ** 2
-                        for j in range(7)])
-    s = minimize_scalar(mismatch, bounds=(-0.02, 0.02), method="bounded").x
-    inside = (ta + s > 0.5) & (ta + s < tb[-1] - 0.5)
-
-    def of_b(key):
-        return np.column_stack([np.interp(ta[inside] + s, tb, b[key][:, j]) for j in range(7)])
+    a, inside, of_b = lwr4_repeats()
     robot = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
     model = bp.Model(robot, robot_values(robot), parameters="pseudo")
     keys = ("positions", "velocities", "accelerations")

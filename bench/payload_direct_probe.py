@@ -27,10 +27,10 @@ from baseparam.excitation.criteria import inertia_rows  # noqa: E402
 from baseparam.excitation.design import _within_limits  # noqa: E402
 from baseparam.excitation.limits import motion_limits  # noqa: E402
 from baseparam.excitation.payload import payload_columns  # noqa: E402
-from baseparam.identification.payload import payload_parameters  # noqa: E402
 from _helpers import lwr4_noise, ur_noise  # noqa: E402
 from _scope import scope_line  # noqa: E402
-from _payload_bound import _inertia, crb, information  # noqa: E402
+from _payload_bound import crb, information  # noqa: E402
+from payload_design_probe import centre_rows as centre_jacobian  # noqa: E402
 from bench_payload import SCOPE, box_payload, limits_of  # noqa: E402
 
 RATES = {"kuka_lwr4": 0.005, "ur10e": 0.01}
@@ -43,18 +43,6 @@ def build(robot, noise, period, harmonics):
     problem = DesignProblem(robot, load.pivots, "pseudo", period, harmonics, lim, "inertia",
                             criterion_options=options)
     return problem, lim, load
-
-
-def centre_jacobian(payload):
-    """d(inertia about the centre, 6 upper elements)/d(10 pseudo parameters) at the payload, shape (6, 10)."""
-    p = payload_parameters(*payload)
-    J = np.zeros((10, 10))
-    for k in range(10):
-        h = 1e-6 * max(abs(p[k]), 1e-3)
-        d = np.zeros(10)
-        d[k] = h
-        J[:, k] = (_inertia(p + d) - _inertia(p - d)) / (2 * h)
-    return J[4:]
 
 
 def centre_criterion(Js, weights, sharp=8.0):

@@ -110,15 +110,11 @@ def ur_noise():
     return np.std(tau - filtfilt(b, a, tau, axis=0), axis=0), "measured above 10 Hz on the real log"
 
 
-def lwr4_noise(rate=200.0, band=(0.1, 0.6)):
-    """Per-joint torque noise (N·m) of the LWR4+ as white noise at ``rate`` Hz with the spectral density
-    the real logs have in ``band`` (the motions' harmonics): half the difference of measurements_1 and _2,
-    which repeat one trajectory (lined up to the sub-sample by their positions), is what the two runs do
-    not share; its density S (one-sided, Welch) in the band is that of white noise of σ = √(S·rate/2)."""
+def lwr4_repeats():
+    """The LWR4+ logs measurements_1 and _2, which repeat one trajectory, lined up to the sub-sample by their
+    positions: (a, inside, of_b) — the first run's arrays (dict), the mask of its samples both runs cover (0.5 s
+    kept clear of either end) and ``of_b(key)``, the second run's array ``key`` at those samples, shape (S, 7)."""
     from scipy.optimize import minimize_scalar
-    from scipy.signal import welch
-    if not all(f.is_file() for f in LWR4_REPEATS):
-        return np.full(7, 0.2), "assumed (logs absent)"
     a, b = (dict(np.load(f)) for f in LWR4_REPEATS)       # arrays read once (an NpzFile re-reads on each access)
     ta, tb = a["times"] - a["times"][0], b["times"] - b["times"][0]
 
@@ -128,8 +124,22 @@ def lwr4_noise(rate=200.0, band=(0.1, 0.6)):
                         for j in range(7)])
     s = minimize_scalar(mismatch, bounds=(-0.02, 0.02), method="bounded").x
     inside = (ta + s > 0.5) & (ta + s < tb[-1] - 0.5)
-    other = np.column_stack([np.interp(ta[inside] + s, tb, b["torques"][:, j]) for j in range(7)])
-    f, P = welch((a["torques"][inside] - other) / np.sqrt(2), fs=rate, nperseg=1024, axis=0)
+
+    def of_b(key):
+        return np.column_stack([np.interp(ta[inside] + s, tb, b[key][:, j]) for j in range(7)])
+    return a, inside, of_b
+
+
+def lwr4_noise(rate=200.0, band=(0.1, 0.6)):
+    """Per-joint torque noise (N·m) of the LWR4+ as white noise at ``rate`` Hz with the spectral density
+    the real logs have in ``band`` (the motions' harmonics): half the difference of measurements_1 and _2,
+    which repeat one trajectory (:func:`lwr4_repeats`), is what the two runs do not share; its density S
+    (one-sided, Welch) in the band is that of white noise of σ = √(S·rate/2)."""
+    from scipy.signal import welch
+    if not all(f.is_file() for f in LWR4_REPEATS):
+        return np.full(7, 0.2), "assumed (logs absent)"
+    a, inside, of_b = lwr4_repeats()
+    f, P = welch((a["torques"][inside] - of_b("torques")) / np.sqrt(2), fs=rate, nperseg=1024, axis=0)
     S = P[(f >= band[0]) & (f < band[1])].mean(axis=0)
     return np.sqrt(S * rate / 2), (f"measured: the repeat runs' difference at {band[0]:g}–{band[1]:g} Hz "
                                    f"as white noise at {rate:g} Hz")
