@@ -123,6 +123,17 @@ def test_reading_trajectories_loads_neither_scipy_nor_the_projection(name):
     assert not any(m.startswith("baseparam.projection") for m in modules)
 
 
+def test_reading_a_log_with_a_delay_loads_no_description_reader(tmp_path):
+    """``read_trajectory(path, delay=0.01)`` without a robot shifts τ in time, no model needed: 1980330 moved
+    ``identification.delay``'s import of the model package (the YAML reader, the Robot) to its top, and the read
+    loaded them (39 modules, ``yaml`` among them) for the robot-based estimate it does not make."""
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,qd1,qd2,qdd1,qdd2,tau1,tau2\n"
+                   + "".join(f"{k * 0.01:.2f},{k},0,1,0,0,0,1,2\n" for k in range(100)))
+    _, modules = _loaded(code=f"import baseparam as bp\nbp.read_trajectory({str(log)!r}, delay=0.01)")
+    assert _under(modules, ("yaml", "baseparam.model", "baseparam.model.loading")) == []
+
+
 def test_loading_a_description_loads_no_joint_model():
     """``load_robot`` of a YAML description reads fields, not the joints' transforms: ``model.checks`` imported
     ``joint_model`` (some 3 ms of dataclasses) at its top for ``near_special``, which only the find path calls."""

@@ -258,7 +258,6 @@ def _check_compressed_mcap_messages(path, source, named, types):
     camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
     import zstandard
 
-
     class _Undecodable(Exception):
         pass
 
@@ -291,7 +290,6 @@ def _check_compressed_file(path, source):
     """A whole-file compressed storage file of a ROS 2 bag, which rosbags decompresses into a temporary folder:
     its decompressed size counted first (streaming, nothing kept), and refused beyond 1000 times its own size (a
     decompression bomb) or beyond the free space of that folder. Other damage is left to rosbags."""
-
     import zstandard
 
     remove_stale_unpacked(tempfile.gettempdir())          # before the free space is counted
@@ -327,7 +325,6 @@ def _named_temporary_directory(*args, **kwargs):
 def _name_rosbags_unpacking():
     """Make rosbags' reader name the folder it unpacks into (_named_temporary_directory): set once, it only adds
     a prefix; a rosbags without that module attribute is left as it is."""
-
     from rosbags.rosbag2 import reader
     if getattr(reader, "TemporaryDirectory", None) is tempfile.TemporaryDirectory:
         reader.TemporaryDirectory = _named_temporary_directory

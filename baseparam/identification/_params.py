@@ -22,7 +22,6 @@ class ParamsFromInit:
     def get_params(self, deep=True):
         """The constructor's arguments by name; with ``deep``, also ``name__sub`` for those that are
         estimators themselves."""
-
         deep = check_flag(deep, "deep")
         out = {}
         for name in self._param_names():

@@ -45,7 +45,6 @@ def metric_root(M):
 def _finite_of_shape(name, x, shape):
     """``x`` as a float array of ``shape``, all finite; else ArgumentError in one line (arguments in the order of
     :func:`~baseparam._validation.check_real_array`, which evaluation imports as its ``_finite``)."""
-
     arr = check_real_array(name, x, len(shape))
     if arr.shape != shape:
         raise ArgumentError(f"{name}: expected shape {shape}, got {arr.shape}")
@@ -60,7 +59,6 @@ def payload_parameters(mass, com, inertia):
     -------
     ndarray, shape (10,)
     """
-
     mass = check_number(mass, "mass")
     c, Ic = _finite_of_shape("com", com, (3,)), _finite_of_shape("inertia", inertia, (3, 3))
     Sigma_c = np.trace(Ic) / 2 * np.eye(3) - Ic           # second moments about the centre
@@ -84,7 +82,6 @@ def payload_physical(p):
 def _check_target(y, what):
     """Refuse a fit target beyond ±ABSURD_PARAMETER (1e100), whose squares would overflow: the residual's σ turns
     inf, the weights 0 and the fit returns a finite, wrong payload with a zero standard deviation."""
-
     top = float(np.abs(y).max()) if np.size(y) else 0.0
     if not top <= ABSURD_PARAMETER:
         raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {ABSURD_PARAMETER:g}); check the "

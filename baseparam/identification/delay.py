@@ -54,7 +54,6 @@ import numpy as np
 
 from .._validation import check_field_kinds, check_instance, check_number, check_robot, shown
 from ..errors import DataError
-from ..model import ColumnLayout, Model
 from ..motion import Trajectory, interp_columns
 
 MAX_SAMPLES = 20_000
@@ -211,6 +210,7 @@ def _features(robot, motion):
     S, n = q.shape
     if robot is not None:
         from ..dynamics import regressor
+        from ..model import Model        # here, not at the top: a delayed read without a robot needs no model
         W = regressor(Model(robot, np.zeros(_n_columns(robot))), q, qd, qdd).reshape(q.size, -1)
         # friction columns for every joint, declared or not (duplicates drop out of the QR): a model
         # without friction is biased towards a delay, the viscous torque q̇ being a shifted q
@@ -226,6 +226,7 @@ def _features(robot, motion):
 
 
 def _n_columns(robot):
+    from ..model import ColumnLayout
     return len(ColumnLayout(robot, "pseudo").names)
 
 

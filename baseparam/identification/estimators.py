@@ -71,7 +71,6 @@ def r2_score(tau, predicted):
 def _check_held_out(processed):
     """Refuse held-out torques the figures cannot compare (fit refuses the same): beyond ABSURD_PARAMETER, whose
     squares overflow to inf and made NRMSE and R² inf or NaN, or zero in every sample of a joint (no NRMSE: NaN)."""
-
     seen = np.zeros(processed[0].tau.shape[1], dtype=bool)
     for item in processed:
         tau = item.tau[item.kept]

@@ -262,7 +262,9 @@ class FloatingIdentification:
     n_samples: int
     source: str = "projection"
 
-    rank = property(lambda self: len(self.names))
+    @property
+    def rank(self):
+        return len(self.names)
 
     def __repr__(self):
         known = ", ".join(f"{k}={v:g}" for k, v in self.known.items()) or "none"

@@ -156,7 +156,6 @@ def write_floating_log(path, trajectory, wrenches=None):
         ``floating=True`` (e.g. ``bp.contact_experiment(...).log``).
     wrenches : array_like, shape (S, C, 6), optional
     """
-
     path = check_path(path)
     if not getattr(trajectory, "floating", False):
         raise SettingsError("trajectory: not a floating-base motion (floating=False)")
@@ -368,7 +367,6 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
         Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the link
         the messages' ``header.frame_id`` names, else the base link).
     """
-
     from ._floating_bags import contact_topics, read_floating_bag
     robot = check_robot(robot)
     source = check_input(path, unreadable=DataError)    # a FIFO or a device (a bag folder's files: its reader)
@@ -569,7 +567,6 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     DataError
         Non-uniform steps, a cut-off at or above Nyquist, too few samples left: one line naming the source.
     """
-
     from ._floating_bags import one_hemisphere
     from .preprocessing import EDGE_PERIODS, _lowpass
     src, t = _motion(trajectory).source, trajectory.t

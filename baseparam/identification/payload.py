@@ -151,7 +151,6 @@ class PayloadResult:
         -------
         dict
         """
-
         check_option(vendor, "vendor", ("ur", "kuka", "franka"), error=SettingsError)
         I = 0.5 * (self.inertia + self.inertia.T)
         if vendor == "ur":

@@ -37,7 +37,6 @@ TRIM = 0.1                              # the share of a still segment dropped a
 
 def _check_still(tolerance, min_duration):
     """The still-pose settings (still_poses, and identify_payload whether static or not), refused in one line."""
-
     check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
     check_number(min_duration, "still_duration", low=0, error=SettingsError)
 
@@ -60,7 +59,6 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     spans : list of (float, float)
         Each segment's first and last time, s.
     """
-
     _check_still(tolerance, min_duration)
     check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
     t, q, tau = trajectory.t, trajectory.q, trajectory.tau

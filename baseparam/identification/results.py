@@ -62,7 +62,6 @@ class Metrics:
     def compare(cls, tau, predicted, t=None, sources=()):
         """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
         :meth:`from_residuals`, with the samples kept for plots."""
-
         tau, predicted = check_real_array("tau", tau, 2), check_real_array("predicted", predicted, 2)
         if predicted.shape != tau.shape or (t is not None and np.shape(t) != tau.shape[:1]):
             raise ArgumentError(f"predicted, t: expected shapes {tau.shape} and ({tau.shape[0]},) as tau's, got "
@@ -81,7 +80,6 @@ class Metrics:
     def from_residuals(cls, e2, t2, n_samples):
         """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
         samples kept for plots)."""
-
         e2, t2 = check_real_array("e2", e2, 1), check_real_array("t2", t2, 1)
         n_samples = check_number(n_samples, "n_samples", low=0, integer=True)
         if e2.shape != t2.shape or (e2 < 0).any() or (t2 < 0).any():
@@ -265,7 +263,6 @@ class Identification:
     def to_yaml(self, path=None) -> str:
         """:meth:`to_robot` as a YAML description (``identify --yaml``), written atomically to `path` if given;
         a first comment line names the prior."""
-
         robot = self._robot("to_yaml")          # an OLS fit has no prior to name and no bodies to write
         text = f"# {self._note()}\n" + robot_to_yaml(robot)
         return _written(path, text)
@@ -403,7 +400,6 @@ class Identification:
     def consistent_report(self):
         """The consistent fit's report (lines of text): solver, prior, cost of the constraints, bodies against
         the CAD ones (those beyond plausible bounds marked), what moved."""
-
         e = self._bodies("consistent_report")         # an OLS fit has no report of bodies
         lines = [f"physically consistent fit: solver {e.consistent_.status}, {e.consistent_.n_solves} solve(s), "
                  f"{e.consistent_.solve_seconds:.2f} s; {e.weighting.upper()} weighting; {self.prior_text()}"]
@@ -444,7 +440,6 @@ class Identification:
         -------
         list of dict
         """
-
         e = self._bodies("bodies")
         return body_table(e.base_.robot, e.physical_)
 

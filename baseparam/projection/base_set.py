@@ -389,7 +389,6 @@ def assemble(robot, layout, units, reduction) -> BaseParameters:
 def _nearly_special(robot, limit=None) -> str:
     """What makes the geometry nearly special, named (the closest two numbers), for the warning; with
     ``limit``, only numbers closer than it to a special value ('' when there are none)."""
-
     suspects = near_special(robot) if limit is None else near_special(robot, limit)
     if limit is not None and not suspects:
         return ""
