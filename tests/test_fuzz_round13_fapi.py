@@ -7,6 +7,11 @@ and an address-space limit. The criterion was the strict one ``test_fuzz_api.own
 harness to: the library's own exception, or a TypeError raised by one of its ``raise`` statements (or by Python
 for a wrong number of arguments) — a TypeError from inside numpy or from a line of baseparam that is not a raise
 ("'NoneType' object is not iterable") no longer passes. Each case below failed before its fix."""
+import fractions
+import linecache
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -41,6 +46,45 @@ def test_the_harness_tells_the_librarys_type_errors_from_bare_ones():
     assert not own_error(_raised(lambda: len(None)))                          # Python's, not at a call of ours
     assert not own_error(KeyError("x"))
     assert not own_error(_raised(lambda: sorted([1, "a"])))                  # a comparison inside Python
+
+
+def _raised_in_package(source, call):
+    """``own_error`` of what ``call(namespace)`` raises when the functions of ``source`` are lines of baseparam
+    (compiled under a file name inside the package, their text in linecache as the traceback reads a module's)."""
+    path = os.path.join(os.path.dirname(bp.__file__), "_harness_probe.py")
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    try:
+        namespace = {}
+        exec(compile(source, path, "exec"), namespace)         # noqa: S102 - the test's own source
+        return own_error(_raised(lambda: call(namespace)))    # while its lines are there
+    finally:
+        linecache.cache.pop(path, None)
+
+
+PROBE = """
+def formats(x):
+    raise TypeError(f"x: expected a number, got {x:g}")
+def guarded(x):
+    if x: raise TypeError("x: expected no truth value")
+def takes_one(a):
+    return a
+def calls_wrongly(x):
+    return takes_one(x, x)
+def forwards(*args):
+    return takes_one(*args)
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="a traceback's column positions (Python 3.11)")
+def test_the_harness_tells_a_raise_from_a_bare_error_on_its_line():
+    """``own_error`` took any TypeError on a line that starts with ``raise``: also the one the raise's own message
+    threw (``lowpass_floating(log, Fraction(10**6))``: "unsupported format string passed to Fraction.__format__"),
+    and refused ``if bad: raise TypeError(...)``; it took any arity error, also one of a call inside baseparam."""
+    assert not _raised_in_package(PROBE, lambda ns: ns["formats"](fractions.Fraction(1)))
+    assert _raised_in_package(PROBE, lambda ns: ns["formats"](1.0))         # a format it takes: the raise's own
+    assert _raised_in_package(PROBE, lambda ns: ns["guarded"](1))
+    assert not _raised_in_package(PROBE, lambda ns: ns["calls_wrongly"](1))
+    assert _raised_in_package(PROBE, lambda ns: ns["forwards"](1, 2))     # a decorator passing the call on
 
 
 def test_the_harness_looks_into_the_fields_of_returned_dataclasses():
@@ -238,3 +282,4 @@ def test_fit_figures_of_parameters_beyond_the_librarys_bound_are_refused():
     with pytest.raises(bp.ArgumentError, match=r"^truth: a value beyond"):
         evaluation.relative_scale(np.full(3, 1e200))
     assert evaluation.fit_errors(np.full(3, 1e99), np.full(3, 1e99)).parameter_error == 0.0
+
