@@ -310,3 +310,18 @@ def test_lowpass_floating_takes_a_fraction_or_numpy_scalar_as_the_float(floating
     for cutoff in (fractions.Fraction(10), np.float32(10), np.int64(10)):
         same = lowpass_floating(floating_log, cutoff, np.int64(4))
         assert np.array_equal(same.q, plain.q) and same.notes == plain.notes
+
+
+@pytest.mark.parametrize("duration", [np.timedelta64(2), np.timedelta64(2, "s")])
+def test_a_numpy_duration_is_no_count_either(planar, duration):
+    """Round 13 refused numpy durations as numbers (is_real), not as whole numbers: ``simulate(substeps=
+    np.timedelta64(2))`` reached the compiled integrator (ctypes' "argument 3: wrong type"), ``np.timedelta64(2, 's')``
+    int()'s bare TypeError, and ``Contact(np.timedelta64(2), …)`` was kept."""
+    model, log = planar
+    actions = (lambda: bp.simulate(model, log.t[:12], log.q[0], log.qd[0], tau=log.tau[:12], method="rk4",
+                                   substeps=duration),
+               lambda: bp.Contact(duration, (0.1, 0.0, 0.0)))
+    for action in actions:
+        exc = _raised(action)
+        assert isinstance(exc, bp.BaseParamError) and "\n" not in str(exc), repr(exc)
+
