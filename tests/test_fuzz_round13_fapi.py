@@ -325,3 +325,17 @@ def test_a_numpy_duration_is_no_count_either(planar, duration):
         exc = _raised(action)
         assert isinstance(exc, bp.BaseParamError) and "\n" not in str(exc), repr(exc)
 
+
+@pytest.mark.parametrize("shape", [(1, 10_001), (65, 1)])
+def test_load_excitation_names_the_file_of_a_series_beyond_the_size_limit(tmp_path, shape):
+    """Round 13's size limit of FourierSeries (64 joints, 10 000 harmonics) reached load_excitation as an
+    ArgumentError "a: expected at most …", naming neither the file nor the field (its docstring: a DataError that
+    does); such files were read before the limit."""
+    import json
+
+    path = tmp_path / "design.json"
+    zeros = np.zeros(shape).tolist()
+    path.write_text(json.dumps({"period": 10.0, "rate": 100.0,
+                                "coefficients": {"q0": [0.0] * shape[0], "a": zeros, "b": zeros}}))
+    exc = _raised(lambda: bp.load_excitation(path))
+    assert isinstance(exc, bp.DataError) and str(exc).startswith(f"{path}: field coefficients.a: "), repr(exc)
