@@ -7,6 +7,7 @@ and an address-space limit. The criterion was the strict one ``test_fuzz_api.own
 harness to: the library's own exception, or a TypeError raised by one of its ``raise`` statements (or by Python
 for a wrong number of arguments) — a TypeError from inside numpy or from a line of baseparam that is not a raise
 ("'NoneType' object is not iterable") no longer passes. Each case below failed before its fix."""
+import contextlib
 import fractions
 import linecache
 import os
@@ -339,3 +340,19 @@ def test_load_excitation_names_the_file_of_a_series_beyond_the_size_limit(tmp_pa
                                 "coefficients": {"q0": [0.0] * shape[0], "a": zeros, "b": zeros}}))
     exc = _raised(lambda: bp.load_excitation(path))
     assert isinstance(exc, bp.DataError) and str(exc).startswith(f"{path}: field coefficients.a: "), repr(exc)
+
+
+def test_preprocessing_takes_a_fraction_cutoff_as_the_float():
+    """``Preprocessing(cutoff_hz=Fraction(1000))`` was kept as a Fraction, whose :g in the "at or above the Nyquist
+    frequency" warning was a bare TypeError out of identify (the class of round 13's design-settings fix)."""
+    robot, _, t, q, _, _, tau = planar_sines(8, 400, 0.02)
+    log = bp.Trajectory(t, q, tau)
+    for value in (1000, 5):
+        given = bp.Preprocessing(cutoff_hz=fractions.Fraction(value))
+        with pytest.warns(bp.DataWarning) if value == 1000 else contextlib.nullcontext():
+            ours = bp.identify(robot, log, preprocessing=given)
+        assert type(given.cutoff_hz) is float
+        with pytest.warns(bp.DataWarning) if value == 1000 else contextlib.nullcontext():
+            plain = bp.identify(robot, log, preprocessing=bp.Preprocessing(cutoff_hz=float(value)))
+        assert np.array_equal(ours.values, plain.values)
+
