@@ -356,3 +356,20 @@ def test_preprocessing_takes_a_fraction_cutoff_as_the_float():
             plain = bp.identify(robot, log, preprocessing=bp.Preprocessing(cutoff_hz=float(value)))
         assert np.array_equal(ours.values, plain.values)
 
+
+def test_friction_shapes_given_as_one_array_or_a_generator_are_still_a_pair():
+    """Round 13's check of ``shapes`` took only a tuple or a list: ``regressor(..., shapes=np.stack([c, s]))`` (an
+    array of shape (2, n_samples, n_dof)) and a generator of the two, the same regressor before, were refused."""
+    from conftest import planar_arm
+
+    robot = planar_arm()
+    base = bp.find_base_parameters(robot)
+    rng = np.random.default_rng(3)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 6, robot.n_dof))
+    c, s = np.tanh(qd / 0.01), np.exp(-(qd / 0.1) ** 2)
+    pair = base.regressor(q, qd, qdd, shapes=(c, s))
+    for given in (np.stack([c, s]), (x for x in (c, s))):
+        assert np.array_equal(base.regressor(q, qd, qdd, shapes=given), pair)
+    assert not np.array_equal(base.regressor(q, qd, qdd), pair)         # the shapes are used
+    with pytest.raises(bp.ArgumentError, match="got more than 2 items"):
+        base.regressor(q, qd, qdd, shapes=np.stack([c, s, s]))
