@@ -139,7 +139,8 @@ class FourierSeries:
     q0 : ndarray, shape (n_dof,)
         Offsets (rad or m).
     a, b : ndarray, shape (n_dof, K)
-        Velocity amplitudes of harmonic l = 1 … K (rad/s or m/s): q̇ = Σ a cos + b sin.
+        Velocity amplitudes of harmonic l = 1 … K (rad/s or m/s): q̇ = Σ a cos + b sin. At most
+        :data:`~baseparam.model.checks.MAX_JOINTS` (64) joints and :data:`MAX_SERIES_HARMONICS` (10 000) harmonics.
     """
 
     period: float
