@@ -11,6 +11,7 @@ import contextlib
 import fractions
 import linecache
 import os
+import re
 import sys
 
 import numpy as np
@@ -86,6 +87,13 @@ def test_the_harness_tells_a_raise_from_a_bare_error_on_its_line():
     assert _raised_in_package(PROBE, lambda ns: ns["guarded"](1))
     assert not _raised_in_package(PROBE, lambda ns: ns["calls_wrongly"](1))
     assert _raised_in_package(PROBE, lambda ns: ns["forwards"](1, 2))     # a decorator passing the call on
+    # a function of the wrong arity called by Python code outside baseparam (re's), not at the caller's call
+    assert not own_error(_raised(lambda: re.sub("a", _takes_nothing, "a")))
+    assert own_error(_raised(lambda: _takes_nothing(1)))
+
+
+def _takes_nothing():
+    return ""
 
 
 def test_the_harness_looks_into_the_fields_of_returned_dataclasses():
