@@ -381,3 +381,19 @@ def test_friction_shapes_given_as_one_array_or_a_generator_are_still_a_pair():
     assert not np.array_equal(base.regressor(q, qd, qdd), pair)         # the shapes are used
     with pytest.raises(bp.ArgumentError, match="got more than 2 items"):
         base.regressor(q, qd, qdd, shapes=np.stack([c, s, s]))
+
+
+@pytest.mark.parametrize("tolerance, duration", [(fractions.Fraction(1, 500), 0.5), (2e-3, fractions.Fraction(1, 2))])
+def test_still_pose_settings_given_as_fractions_are_the_floats(planar, tolerance, duration):
+    """``identify_static(..., tolerance=Fraction(1, 500))`` (identify_payload's still_tolerance and still_duration)
+    kept the Fraction, whose :g in the "too few still poses" message was a bare TypeError (the class of round 13's
+    fix of the design settings)."""
+    from baseparam.identification.payload_static import identify_static
+
+    model, log = planar
+
+    def refusal(tolerance, duration):
+        return _raised(lambda: identify_static(model.robot, lambda q, qd, qdd: np.zeros_like(q), [log],
+                                               tolerance=tolerance, min_duration=duration))
+    exc = refusal(tolerance, duration)
+    assert isinstance(exc, bp.DataError) and str(exc) == str(refusal(float(tolerance), float(duration))), repr(exc)
