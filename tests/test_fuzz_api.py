@@ -85,7 +85,7 @@ def own_error(exc) -> bool:
     raised while a ``raise`` line builds its message (``f"{value:g}"`` of a Fraction or None: the error's position,
     Python ≥ 3.11, starts inside the statement, not at its ``raise``); and so is an arity error of a call that
     baseparam makes itself, or that numpy's or SciPy's Python code makes (only one at the caller's call, in tests/,
-    or passed on by a decorator's ``*args``, is the caller's)."""
+    or passed on by a decorator's ``*args``, baseparam's or numpy's, is the caller's)."""
     if isinstance(exc, BaseParamError):
         return True
     if not isinstance(exc, TypeError):
@@ -98,9 +98,8 @@ def own_error(exc) -> bool:
     line = linecache.getline(inner.filename, inner.lineno)
     if any(words in str(exc) for words in ARITY) and re.match(r"[\w.]+\(\) ", str(exc)):
         # "NAME() missing …", "NAME() takes 2 positional arguments …"
-        if inner.filename.startswith(package):
-            return re.search(r"[(,]\s*\*", line) is not None
-        return inner.filename.startswith(os.path.dirname(os.path.abspath(__file__)) + os.sep)   # a test's call
+        return inner.filename.startswith(os.path.dirname(os.path.abspath(__file__)) + os.sep) or \
+            re.search(r"[(,]\s*\*", line) is not None       # a test's call, or a decorator's (np.errstate's too)
     if not inner.filename.startswith(package):
         return False
     column = getattr(inner, "colno", None)                 # None before Python 3.11
