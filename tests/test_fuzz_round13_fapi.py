@@ -397,3 +397,18 @@ def test_still_pose_settings_given_as_fractions_are_the_floats(planar, tolerance
                                                tolerance=tolerance, min_duration=duration))
     exc = refusal(tolerance, duration)
     assert isinstance(exc, bp.DataError) and str(exc) == str(refusal(float(tolerance), float(duration))), repr(exc)
+
+
+@pytest.mark.parametrize("duration", [np.timedelta64(1), np.timedelta64(1, "s")])
+def test_a_numpy_duration_is_no_joint_number(duration):
+    """``Joint(parent=np.timedelta64(1))`` was kept (a robot whose parent prints as "1 generic time units"), and
+    ``moving_joints(robot, np.timedelta64(2))`` (excite --payload-joints) took it as 2, or int()'s bare TypeError."""
+    import dataclasses
+
+    from baseparam.excitation.payload import moving_joints
+
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    for action in (lambda: dataclasses.replace(robot.joints[1], parent=duration),
+                   lambda: moving_joints(robot, duration)):
+        exc = _raised(action)
+        assert isinstance(exc, bp.BaseParamError) and "\n" not in str(exc), repr(exc)
