@@ -31,6 +31,12 @@ def is_real(x) -> bool:
         return False
 
 
+def is_whole(x) -> bool:
+    """A whole number (Python or numpy integer), not a bool nor a numpy duration (np.timedelta64 subclasses
+    np.signedinteger: to numbers it is an Integral, though no count)."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_, np.timedelta64))
+
+
 def json_float(x):
     """``x`` as a float for JSON, or None (null) when it is not finite."""
     return float(x) if math.isfinite(x) else None

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from ._numbers import is_real, real_array
+from ._numbers import is_real, is_whole, real_array
 from ._checks import check_flag, check_input, check_instance, check_option, check_path, refuse_special, shown
 from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
 
@@ -59,8 +59,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     Returns it as float (int with ``integer``). The message reads ``NAME: expected EXPECTED, got VALUE``;
     ``expected`` defaults to what the bounds say ("a number > 0", "a whole number from 1 to 100").
     """
-    whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-    ok = whole if integer else is_real(value)
+    ok = is_whole(value) if integer else is_real(value)
     ok = ok and (low is None or (value > low if strict else value >= low)) and (high is None or value <= high)
     if not ok:
         if expected is None:
@@ -88,7 +87,7 @@ def check_workers(workers, name: str = "workers", *, default=1, error=ArgumentEr
     """A worker count the user gave: ``None`` → ``default``, -1 → one per usable core, else 1 to 256."""
     if workers is None:
         return default
-    if not isinstance(workers, (bool, np.bool_)) and isinstance(workers, numbers.Integral) and workers == -1:
+    if is_whole(workers) and workers == -1:
         return usable_cores()
     return check_number(workers, name, low=1, high=256, integer=True, error=error,
                         expected="a whole number from 1 to 256, or -1 (one per usable core)")
@@ -128,7 +127,7 @@ def check_mass_bounds(value, name: str = "mass_bounds", *, error=ArgumentError):
         raise error(f"{name}: expected {{link: (lower, upper)}} in kg, got {shown(value)}")
     out = {}
     for link, bounds in value.items():
-        if isinstance(link, (bool, np.bool_)) or not isinstance(link, numbers.Integral) or link < 1:
+        if not is_whole(link) or link < 1:
             raise error(f"{name}: links are numbered from 1, got {shown(link)}")
         out[int(link)] = check_mass_range(bounds, f"{name}[{link}]", error=error)
     return out

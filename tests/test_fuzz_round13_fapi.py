@@ -7,6 +7,13 @@ and an address-space limit. The criterion was the strict one ``test_fuzz_api.own
 harness to: the library's own exception, or a TypeError raised by one of its ``raise`` statements (or by Python
 for a wrong number of arguments) — a TypeError from inside numpy or from a line of baseparam that is not a raise
 ("'NoneType' object is not iterable") no longer passes. Each case below failed before its fix."""
+import contextlib
+import fractions
+import linecache
+import os
+import re
+import sys
+
 import numpy as np
 import pytest
 
@@ -41,6 +48,52 @@ def test_the_harness_tells_the_librarys_type_errors_from_bare_ones():
     assert not own_error(_raised(lambda: len(None)))                          # Python's, not at a call of ours
     assert not own_error(KeyError("x"))
     assert not own_error(_raised(lambda: sorted([1, "a"])))                  # a comparison inside Python
+
+
+def _raised_in_package(source, call):
+    """``own_error`` of what ``call(namespace)`` raises when the functions of ``source`` are lines of baseparam
+    (compiled under a file name inside the package, their text in linecache as the traceback reads a module's)."""
+    path = os.path.join(os.path.dirname(bp.__file__), "_harness_probe.py")
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    try:
+        namespace = {}
+        exec(compile(source, path, "exec"), namespace)         # noqa: S102 - the test's own source
+        return own_error(_raised(lambda: call(namespace)))    # while its lines are there
+    finally:
+        linecache.cache.pop(path, None)
+
+
+PROBE = """
+def formats(x):
+    raise TypeError(f"x: expected a number, got {x:g}")
+def guarded(x):
+    if x: raise TypeError("x: expected no truth value")
+def takes_one(a):
+    return a
+def calls_wrongly(x):
+    return takes_one(x, x)
+def forwards(*args):
+    return takes_one(*args)
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="a traceback's column positions (Python 3.11)")
+def test_the_harness_tells_a_raise_from_a_bare_error_on_its_line():
+    """``own_error`` took any TypeError on a line that starts with ``raise``: also the one the raise's own message
+    threw (``lowpass_floating(log, Fraction(10**6))``: "unsupported format string passed to Fraction.__format__"),
+    and refused ``if bad: raise TypeError(...)``; it took any arity error, also one of a call inside baseparam."""
+    assert not _raised_in_package(PROBE, lambda ns: ns["formats"](fractions.Fraction(1)))
+    assert _raised_in_package(PROBE, lambda ns: ns["formats"](1.0))         # a format it takes: the raise's own
+    assert _raised_in_package(PROBE, lambda ns: ns["guarded"](1))
+    assert not _raised_in_package(PROBE, lambda ns: ns["calls_wrongly"](1))
+    assert _raised_in_package(PROBE, lambda ns: ns["forwards"](1, 2))     # a decorator passing the call on
+    # a function of the wrong arity called by Python code outside baseparam (re's), not at the caller's call
+    assert not own_error(_raised(lambda: re.sub("a", _takes_nothing, "a")))
+    assert own_error(_raised(lambda: _takes_nothing(1)))
+
+
+def _takes_nothing():
+    return ""
 
 
 def test_the_harness_looks_into_the_fields_of_returned_dataclasses():
@@ -238,3 +291,124 @@ def test_fit_figures_of_parameters_beyond_the_librarys_bound_are_refused():
     with pytest.raises(bp.ArgumentError, match=r"^truth: a value beyond"):
         evaluation.relative_scale(np.full(3, 1e200))
     assert evaluation.fit_errors(np.full(3, 1e99), np.full(3, 1e99)).parameter_error == 0.0
+
+
+@pytest.fixture(scope="module")
+def floating_log():
+    t, q = _floating_arrays(2, 200)
+    q[:, 7:] = np.sin(np.outer(t, [3.0, 5.0]))
+    return bp.Trajectory(t, q, np.zeros((200, 8)), floating=True)
+
+
+@pytest.mark.parametrize("cutoff, order", [(fractions.Fraction(10 ** 6), 4), (None, 4), ("5", 4), (np.nan, 4),
+                                           (5.0, None), (5.0, 2.5)])
+def test_lowpass_floating_refuses_what_is_no_frequency_or_order_in_one_line(floating_log, cutoff, order):
+    """``lowpass_floating`` checked neither: a Fraction above Nyquist reached its message's :g, None and text its
+    comparison, an order of None or 2.5 SciPy's filter design (review of round 13: the class its fixes left)."""
+    from baseparam.identification.floating_logs import lowpass_floating
+
+    exc = _raised(lambda: lowpass_floating(floating_log, cutoff, order))
+    assert isinstance(exc, bp.BaseParamError) and "\n" not in str(exc), repr(exc)
+
+
+def test_lowpass_floating_takes_a_fraction_or_numpy_scalar_as_the_float(floating_log):
+    """A cut-off of Fraction(10) or np.float32(10) Hz filters as 10.0 does (the Fraction reached the note's :g)."""
+    from baseparam.identification.floating_logs import lowpass_floating
+
+    plain = lowpass_floating(floating_log, 10.0)
+    for cutoff in (fractions.Fraction(10), np.float32(10), np.int64(10)):
+        same = lowpass_floating(floating_log, cutoff, np.int64(4))
+        assert np.array_equal(same.q, plain.q) and same.notes == plain.notes
+
+
+@pytest.mark.parametrize("duration", [np.timedelta64(2), np.timedelta64(2, "s")])
+def test_a_numpy_duration_is_no_count_either(planar, duration):
+    """Round 13 refused numpy durations as numbers (is_real), not as whole numbers: ``simulate(substeps=
+    np.timedelta64(2))`` reached the compiled integrator (ctypes' "argument 3: wrong type"), ``np.timedelta64(2, 's')``
+    int()'s bare TypeError, and ``Contact(np.timedelta64(2), …)`` was kept."""
+    model, log = planar
+    actions = (lambda: bp.simulate(model, log.t[:12], log.q[0], log.qd[0], tau=log.tau[:12], method="rk4",
+                                   substeps=duration),
+               lambda: bp.Contact(duration, (0.1, 0.0, 0.0)))
+    for action in actions:
+        exc = _raised(action)
+        assert isinstance(exc, bp.BaseParamError) and "\n" not in str(exc), repr(exc)
+
+
+@pytest.mark.parametrize("shape", [(1, 10_001), (65, 1)])
+def test_load_excitation_names_the_file_of_a_series_beyond_the_size_limit(tmp_path, shape):
+    """Round 13's size limit of FourierSeries (64 joints, 10 000 harmonics) reached load_excitation as an
+    ArgumentError "a: expected at most …", naming neither the file nor the field (its docstring: a DataError that
+    does); such files were read before the limit."""
+    import json
+
+    path = tmp_path / "design.json"
+    zeros = np.zeros(shape).tolist()
+    path.write_text(json.dumps({"period": 10.0, "rate": 100.0,
+                                "coefficients": {"q0": [0.0] * shape[0], "a": zeros, "b": zeros}}))
+    exc = _raised(lambda: bp.load_excitation(path))
+    assert isinstance(exc, bp.DataError) and str(exc).startswith(f"{path}: field coefficients.a: "), repr(exc)
+
+
+def test_preprocessing_takes_a_fraction_cutoff_as_the_float():
+    """``Preprocessing(cutoff_hz=Fraction(1000))`` was kept as a Fraction, whose :g in the "at or above the Nyquist
+    frequency" warning was a bare TypeError out of identify (the class of round 13's design-settings fix)."""
+    robot, _, t, q, _, _, tau = planar_sines(8, 400, 0.02)
+    log = bp.Trajectory(t, q, tau)
+    for value in (1000, 5):
+        given = bp.Preprocessing(cutoff_hz=fractions.Fraction(value))
+        with pytest.warns(bp.DataWarning) if value == 1000 else contextlib.nullcontext():
+            ours = bp.identify(robot, log, preprocessing=given)
+        assert type(given.cutoff_hz) is float
+        with pytest.warns(bp.DataWarning) if value == 1000 else contextlib.nullcontext():
+            plain = bp.identify(robot, log, preprocessing=bp.Preprocessing(cutoff_hz=float(value)))
+        assert np.array_equal(ours.values, plain.values)
+
+
+def test_friction_shapes_given_as_one_array_or_a_generator_are_still_a_pair():
+    """Round 13's check of ``shapes`` took only a tuple or a list: ``regressor(..., shapes=np.stack([c, s]))`` (an
+    array of shape (2, n_samples, n_dof)) and a generator of the two, the same regressor before, were refused."""
+    from conftest import planar_arm
+
+    robot = planar_arm()
+    base = bp.find_base_parameters(robot)
+    rng = np.random.default_rng(3)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 6, robot.n_dof))
+    c, s = np.tanh(qd / 0.01), np.exp(-(qd / 0.1) ** 2)
+    pair = base.regressor(q, qd, qdd, shapes=(c, s))
+    for given in (np.stack([c, s]), (x for x in (c, s))):
+        assert np.array_equal(base.regressor(q, qd, qdd, shapes=given), pair)
+    assert not np.array_equal(base.regressor(q, qd, qdd), pair)         # the shapes are used
+    with pytest.raises(bp.ArgumentError, match="got more than 2 items"):
+        base.regressor(q, qd, qdd, shapes=np.stack([c, s, s]))
+
+
+@pytest.mark.parametrize("tolerance, duration", [(fractions.Fraction(1, 500), 0.5), (2e-3, fractions.Fraction(1, 2))])
+def test_still_pose_settings_given_as_fractions_are_the_floats(planar, tolerance, duration):
+    """``identify_static(..., tolerance=Fraction(1, 500))`` (identify_payload's still_tolerance and still_duration)
+    kept the Fraction, whose :g in the "too few still poses" message was a bare TypeError (the class of round 13's
+    fix of the design settings)."""
+    from baseparam.identification.payload_static import identify_static
+
+    model, log = planar
+
+    def refusal(tolerance, duration):
+        return _raised(lambda: identify_static(model.robot, lambda q, qd, qdd: np.zeros_like(q), [log],
+                                               tolerance=tolerance, min_duration=duration))
+    exc = refusal(tolerance, duration)
+    assert isinstance(exc, bp.DataError) and str(exc) == str(refusal(float(tolerance), float(duration))), repr(exc)
+
+
+@pytest.mark.parametrize("duration", [np.timedelta64(1), np.timedelta64(1, "s")])
+def test_a_numpy_duration_is_no_joint_number(duration):
+    """``Joint(parent=np.timedelta64(1))`` was kept (a robot whose parent prints as "1 generic time units"), and
+    ``moving_joints(robot, np.timedelta64(2))`` (excite --payload-joints) took it as 2, or int()'s bare TypeError."""
+    import dataclasses
+
+    from baseparam.excitation.payload import moving_joints
+
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    for action in (lambda: dataclasses.replace(robot.joints[1], parent=duration),
+                   lambda: moving_joints(robot, duration)):
+        exc = _raised(action)
+        assert isinstance(exc, bp.BaseParamError) and "\n" not in str(exc), repr(exc)

@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from .._numbers import real_array
+from .._numbers import is_whole, real_array
 from .._validation import ABSURD, check_instance, check_robot, shown
 from ..errors import ArgumentError, printable
 from ..model.parameters import ColumnLayout
@@ -61,8 +61,7 @@ class Contact:
         label = f"contact {printable(self.name) or shown(self.link)}"
         # a link number or a joint name (the robot, which bounds the number, is checked by link_index): NaN, a
         # float or an object would make a contact that fails only where it is used
-        if not isinstance(self.link, str) and (isinstance(self.link, (bool, np.bool_)) or not isinstance(
-                self.link, (int, np.integer)) or self.link < 0):
+        if not isinstance(self.link, str) and (not is_whole(self.link) or self.link < 0):
             raise ArgumentError(f"{label}: link: expected 0 (the base), a link number ≥ 1 or a joint name, got "
                                 f"{shown(self.link)}")
         p = real_array(f"{label}: position", self.position)
@@ -87,8 +86,7 @@ class Contact:
                 raise ArgumentError(f"contact {printable(self.name) or shown(self.link)}: link: no joint named "
                                     f"{shown(self.link)} (joints: {known})")
             return names.index(self.link) + 1
-        if isinstance(self.link, (bool, np.bool_)) or not isinstance(self.link, (int, np.integer)) \
-                or not 0 <= self.link <= robot.n_dof:
+        if not is_whole(self.link) or not 0 <= self.link <= robot.n_dof:
             raise ArgumentError(f"contact {printable(self.name) or shown(self.link)}: link: expected 0 (the base) to "
                                 f"{robot.n_dof} or a joint name, got {shown(self.link)}")
         return int(self.link)

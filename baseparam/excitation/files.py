@@ -91,7 +91,7 @@ def load_excitation(path) -> SavedExcitation:
 
     import numpy as np
 
-    from .fourier import FourierSeries
+    from .fourier import FourierSeries, _check_size
 
     path = check_input(path, error=DataError)
     source = printable(path)
@@ -123,6 +123,8 @@ def load_excitation(path) -> SavedExcitation:
     if not (arrays["a"].shape == arrays["b"].shape and arrays["a"].shape[0] == arrays["q0"].shape[0]):
         raise DataError(f"{source}: field coefficients: q0 {arrays['q0'].shape}, a {arrays['a'].shape} and "
                         f"b {arrays['b'].shape} do not describe one series (n_dof, harmonics)")
+    # the series' own size limit, said as this file's (FourierSeries would raise it as an argument's)
+    _check_size(arrays["a"].shape, f"{source}: field coefficients.a", DataError)
     series = FourierSeries(period, arrays["q0"], arrays["a"], arrays["b"])
     cond = doc.get("condition_number")
     return SavedExcitation(series, rate, series.sample(rate), str(doc.get("robot", "")), str(doc.get("criterion", "")),

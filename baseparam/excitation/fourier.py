@@ -121,11 +121,11 @@ class Samples(Trajectory):
         return f"Samples(n_samples={len(self.t)}, n_dof={self.q.shape[1]}, t=[{self.t[0]:g}, {self.t[-1]:g}] s)"
 
 
-def _check_size(shape, name):
+def _check_size(shape, name, error=ArgumentError):
     """Refuse a series of more joints or harmonics than any robot or design has, by its shape (n_dof, K)."""
     if len(shape) == 2 and (shape[0] > MAX_JOINTS or shape[1] > MAX_SERIES_HARMONICS):
-        raise ArgumentError(f"{name}: expected at most {MAX_JOINTS} joints and {MAX_SERIES_HARMONICS} harmonics, got "
-                            f"{shape[0]} and {shape[1]}")
+        raise error(f"{name}: expected at most {MAX_JOINTS} joints and {MAX_SERIES_HARMONICS} harmonics, got "
+                    f"{shape[0]} and {shape[1]}")
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,8 @@ class FourierSeries:
     q0 : ndarray, shape (n_dof,)
         Offsets (rad or m).
     a, b : ndarray, shape (n_dof, K)
-        Velocity amplitudes of harmonic l = 1 … K (rad/s or m/s): q̇ = Σ a cos + b sin.
+        Velocity amplitudes of harmonic l = 1 … K (rad/s or m/s): q̇ = Σ a cos + b sin. At most
+        :data:`~baseparam.model.checks.MAX_JOINTS` (64) joints and :data:`MAX_SERIES_HARMONICS` (10 000) harmonics.
     """
 
     period: float

@@ -44,7 +44,7 @@ class MotionLimits:
     Attributes
     ----------
     lower, upper : ndarray, shape (n_dof,)
-        Position range (rad or m).
+        Position range (rad or m); n_dof at most :data:`~baseparam.model.checks.MAX_JOINTS` (64), as a robot's.
     velocity, acceleration, torque : ndarray, shape (n_dof,)
         Largest |q̇|, |q̈|, |τ|.
     source : str

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._numbers import is_whole
 from .._validation import ABSURD, shown
 from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout
@@ -128,7 +129,7 @@ def held_pose(robot, limits, pose=None):
 def moving_joints(robot, joints):
     """The 1-based joints that move: the last ``joints`` of the robot (all of them if fewer)."""
     n = robot.n_dof
-    if isinstance(joints, bool) or not isinstance(joints, (int, np.integer)) or joints < 1:
+    if not is_whole(joints) or joints < 1:
         raise ArgumentError(f"payload_joints: expected a whole number ≥ 1 of last joints to move, got {shown(joints)}")
     return tuple(range(max(1, n - int(joints) + 1), n + 1))
 

@@ -566,10 +566,17 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     ------
     DataError
         Non-uniform steps, a cut-off at or above Nyquist, too few samples left: one line naming the source.
+    SettingsError
+        ``cutoff_hz`` not a finite number, ``filter_order`` not an integer from 1 to 100.
     """
     from ._floating_bags import one_hemisphere
     from .preprocessing import EDGE_PERIODS, _lowpass
     src, t = _motion(trajectory).source, trajectory.t
+    # numbers, as preprocess's settings take them; the cut-off as a float, compared and formatted below (a Fraction's
+    # :g in the message, None's <, were bare TypeErrors)
+    cutoff_hz = check_number(cutoff_hz, "cutoff_hz", expected="a frequency in Hz", error=SettingsError)
+    check_number(filter_order, "filter_order", low=1, high=100, integer=True, expected="an integer from 1 to 100",
+                 error=SettingsError)
     step = np.diff(t)
     h = float(np.median(step))
     if np.ptp(step) > 0.01 * h:

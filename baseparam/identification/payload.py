@@ -355,7 +355,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
         check_instance(flag, name, (bool, np.bool_), "True or False")     # 'no' is truthy: never read as a switch
     check_instance(preprocessing, "preprocessing", Preprocessing, "a bp.Preprocessing or None", allow_none=True)
-    _check_still(still_tolerance, still_duration)         # whether static or not: a NaN is no setting to ignore
+    # whether static or not: a NaN is no setting to ignore
+    still_tolerance, still_duration = _check_still(still_tolerance, still_duration)
     if isinstance(model, str):
         model = load_robot(model)
     if isinstance(model, Model):

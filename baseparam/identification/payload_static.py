@@ -36,9 +36,10 @@ TRIM = 0.1                              # the share of a still segment dropped a
 
 
 def _check_still(tolerance, min_duration):
-    """The still-pose settings (still_poses, and identify_payload whether static or not), refused in one line."""
-    check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError)
-    check_number(min_duration, "still_duration", low=0, error=SettingsError)
+    """The still-pose settings (still_poses, and identify_payload whether static or not), refused in one line; as
+    floats (a Fraction's :g in the messages was a bare TypeError)."""
+    return (check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError),
+            check_number(min_duration, "still_duration", low=0, error=SettingsError))
 
 
 def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
@@ -59,7 +60,7 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     spans : list of (float, float)
         Each segment's first and last time, s.
     """
-    _check_still(tolerance, min_duration)
+    tolerance, min_duration = _check_still(tolerance, min_duration)
     check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
     t, q, tau = trajectory.t, trajectory.q, trajectory.tau
     if tau is None:
@@ -120,6 +121,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
         ``min_duration`` first, before any work)."""
         return (np.concatenate(a) for a in zip(*(still_poses(item, tolerance, min_duration)[:2] for item in items)))
 
+    tolerance, min_duration = _check_still(tolerance, min_duration)     # as floats, for the message below
     q, tau = poses(loaded)
     P, n = q.shape
     sources = ", ".join(item.source for item in loaded)

@@ -99,8 +99,10 @@ class Preprocessing:
         def positive(name, value, allow_none=True):
             if value is None and allow_none:
                 return
-            check_number(value, f"preprocessing: {name}", low=0, strict=True, expected="a positive number",
-                         error=SettingsError)
+            number = check_number(value, f"preprocessing: {name}", low=0, strict=True, expected="a positive number",
+                                  error=SettingsError)
+            if type(value) not in (int, float):         # a Fraction, np.float32: as float (its :g, its arithmetic)
+                object.__setattr__(self, name, number)
         if not isinstance(self.resample, bool):
             positive("resample", self.resample, allow_none=False)
         positive("cutoff_hz", self.cutoff_hz)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._warnings import warn
 from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
-from .._numbers import is_real
+from .._numbers import is_real, is_whole
 from .._checks import check_flag, check_instance, check_option, not_a_robot, shown
 from .checks import MAX_JOINTS, angle_problem, body_problem, gravity_problem, length_problem, snap_degrees, snap_gravity
 from .friction import FrictionModel
@@ -217,8 +217,7 @@ class Joint:
             value = getattr(self, name)
             if not is_real(value):
                 raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {shown(value)}")
-        if not (self.parent is None
-                or (isinstance(self.parent, (int, np.integer)) and not isinstance(self.parent, bool))):
+        if not (self.parent is None or is_whole(self.parent)):
             raise RobotDescriptionError("Joint.parent: expected a joint number (int) or None, "
                                         f"got {shown(self.parent)}")
         if self.name is not None and not (isinstance(self.name, str) and self.name

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Optional
@@ -36,9 +37,19 @@ def _batch_shapes(shapes):
     """Friction shapes as (n_samples, n_dof) arrays (one sample's (n_dof,) become a row)."""
     if shapes is None:
         return None
-    if not isinstance(shapes, (tuple, list)) or len(shapes) != 2:
-        got = f"{len(shapes)} items" if isinstance(shapes, (tuple, list)) else shown(shapes)
+    # a pair in a tuple, a list, an array of shape (2, n_samples, n_dof) or a generator (the last two were taken
+    # before round 13's check, to the same result), read no further than a third item
+    pair = None
+    if isinstance(shapes, (tuple, list)):
+        pair = shapes
+    elif isinstance(shapes, Iterator) or (isinstance(shapes, np.ndarray) and shapes.ndim != 0):
+        pair = tuple(itertools.islice(shapes, 3))
+    if pair is None:
+        raise ArgumentError(f"shapes: expected a pair (c(q̇), s(q̇)) of arrays (n_samples, n_dof), got {shown(shapes)}")
+    if len(pair) != 2:
+        got = f"{len(pair) if pair is shapes or len(pair) < 3 else 'more than 2'} items"
         raise ArgumentError(f"shapes: expected a pair (c(q̇), s(q̇)) of arrays (n_samples, n_dof), got {got}")
+    shapes = pair
     # values checked (finite, their shape) by friction_rows, against the states' sample count
     return tuple(None if a is None else np.atleast_2d(real_array(f"shapes[{k}]", a)) for k, a in enumerate(shapes))
 
