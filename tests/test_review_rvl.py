@@ -16,3 +16,40 @@ def test_stale_kernel_scratch_never_takes_another_programs_empty_tmp_folder(tmp_
     removed = _native.remove_stale_scratch(str(tmp_path))
     assert sorted(removed) == sorted(["tmpabcdefgh", f"tmp-kernel-{2 ** 22 + 1}-abcdefgh"])
     assert sorted(os.listdir(tmp_path)) == ["tmpyyyyyyyy"]
+
+
+def test_workers_born_deaf_delivers_every_signal_another_thread_took():
+    """Held while the workers start, SIGINT and SIGTERM can also be taken by another thread (recorded): only the first
+    recorded one was raised again, and none when another was still pending; a SIGTERM after a Ctrl-C was lost, the
+    class of problem signals_held's fix (ffe2914) closed next door. Each one, once, now."""
+    import signal
+    import threading
+
+    import pytest
+
+    from baseparam._processes import workers_born_deaf
+    if not hasattr(signal, "pthread_sigmask"):
+        pytest.skip("no signal masks")
+    got, go = [], threading.Event()
+
+    def other_thread():                  # started before the block: the signals are not blocked in it
+        go.wait()
+        signal.raise_signal(signal.SIGINT)       # raise(): delivered to this thread at once
+        signal.raise_signal(signal.SIGTERM)
+
+    previous = {number: signal.signal(number, lambda signum, frame: got.append(signum))
+                for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        with workers_born_deaf():
+            go.set()
+            thread.join()
+            for _ in range(10):          # the main thread runs the recorders on its next instructions
+                pass
+        for _ in range(10):
+            pass
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    assert sorted(got) == sorted([signal.SIGINT, signal.SIGTERM]), got
