@@ -53,3 +53,31 @@ def test_workers_born_deaf_delivers_every_signal_another_thread_took():
         for number, handler in previous.items():
             signal.signal(number, handler)
     assert sorted(got) == sorted([signal.SIGINT, signal.SIGTERM]), got
+
+
+def keyword_only(robot, *, q):
+    return robot, q
+
+
+def test_the_harness_rule_takes_every_arity_refusal_of_python():
+    """The merge (bf50972) kept test_fuzz_api.own_error and dropped conftest.own_type_error as 'the same rule', but
+    own_error's words missed two of Python's own refusals of a call that the dropped rule took ('missing N required',
+    'got multiple values'): a keyword-only argument left out, an argument given twice."""
+    import sys
+
+    import baseparam as bp
+    sys.path.insert(0, os.path.dirname(__file__))
+    from test_fuzz_api import own_error
+
+    def raised(action):
+        try:
+            action()
+        except TypeError as exc:
+            return exc
+        raise AssertionError("no TypeError")
+
+    robot = bp.load_robot(os.path.join(os.path.dirname(__file__), "..", "robots", "puma560.yaml"))
+    assert own_error(raised(lambda: bp.find_base_parameters(robot, robot=robot)))   # given twice
+
+    assert own_error(raised(lambda: keyword_only(robot)))          # Python's words whatever the function
+    assert not own_error(raised(lambda: len(None)))        # a failure inside, still refused
