@@ -63,9 +63,12 @@ def workers_born_deaf():
         held = set(signal.sigpending()) & set(numbers)
         for number, handler in previous.items():
             signal.signal(number, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # held signals reach the caller's handlers now
-        if received and not held:                         # one signal, one delivery
-            signal.raise_signal(received[0])
+        # each recorded signal not also held, once, made pending while still blocked (raised one by one after the
+        # unblocking, the first one's KeyboardInterrupt would cut off the others: a SIGTERM after a Ctrl-C was lost)
+        for number in dict.fromkeys(received):
+            if number not in held:
+                signal.raise_signal(number)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # the held signals reach the caller's handlers now
 
 
 def deaf_to_interrupts():

@@ -68,7 +68,8 @@ def cache_dir():
 # A compile's scratch folder (kernel.c, kernel.so), in the folder of the kernel it makes: named with the process id,
 # so that a killed run's (SIGKILL runs no ``finally``) is told from a live one's and removed by a later compile once
 # stale (baseparam._atomic.stale_entries); ``tmpXXXXXXXX``, without an id, are earlier versions' (after a day). Only a
-# real folder holding nothing but those two files is removed: BASEPARAM_CACHE_DIR may name a shared folder.
+# real folder holding nothing but those two files is removed (an id-less one: not empty, as any tempfile.mkdtemp()
+# is): BASEPARAM_CACHE_DIR may name a shared folder.
 # Each kind: (the new folder's prefix, the prefix of the names looked at, their pattern: group 1 the process id, the
 # names a stale folder may hold, None: any).
 IN_CACHE = ("tmp-kernel-", "tmp", re.compile(r"^tmp(?:-kernel-(\d+)-)?[a-z0-9_]{8}$"), {"kernel.c", "kernel.so"})
@@ -161,16 +162,21 @@ def _scratch(folder, kind):
 
 def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
     """Remove the scratch folders of ``kind`` that killed runs left in ``folder`` (only real folders, holding nothing
-    but the names ``kind`` allows); returns their names."""
+    but the names ``kind`` allows, and some of them when the name has no process id); returns their names."""
     import stat
 
     from .._atomic import stale_entries
     removed = []
     for entry in stale_entries(folder, kind[1], kind[2], stat.S_ISDIR, now):
         try:
-            if kind[3] is not None and not set(os.listdir(entry.path)) <= kind[3]:
-                continue                              # not a compile's: never ours to remove
+            names = set(os.listdir(entry.path))
         except OSError:
+            continue
+        if kind[3] is not None and not names <= kind[3]:
+            continue                                  # not a compile's: never ours to remove
+        if kind[3] is not None and not names and kind[2].match(entry.name).group(1) is None:
+            # an empty tmpXXXXXXXX is any Python program's tempfile.mkdtemp() (BASEPARAM_CACHE_DIR=/tmp): only one
+            # holding a compile's files is an earlier version's
             continue
         shutil.rmtree(entry.path, ignore_errors=True)
         if not os.path.lexists(entry.path):
