@@ -143,13 +143,25 @@ def test_robot_out_of_a_massless_payload_names_robot_and_payload(tmp_path):
         with_payload(robot, -6.4e-16, np.zeros(3), np.zeros((3, 3)))
 
 
-@pytest.mark.parametrize("flag, text", [("--pose", "0.5,,1,1"), ("--pose", "0.5,1,1,")])
+@pytest.mark.parametrize("flag, text", [("--pose", "0.5,,1,1"), ("--pose", ",0.5,1,1"), ("--pose", "0.5,1,1,,")])
 def test_a_list_option_with_an_empty_entry_is_refused_not_shifted(flag, text):
     """`--pose 0.5,,1,1` on a 3-joint arm was read as 0.5, 1, 1: the empty entry dropped, the values after it moved to
     the joints before them, silently (likewise --gains, --noise, --sensor). An empty entry is malformed now."""
     result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "planar_rrr.yaml"), "--suggest-poses", "4",
                                        flag, text])
     one_line(result, flag, repr(text))
+
+
+@pytest.mark.parametrize("text", ["0.5,1,1,", "0.5, 1, 1, ", "0.5;1;1;"])
+def test_a_list_option_ending_with_a_separator_is_taken(text):
+    """A separator ending the list (a script joining values writes `0.5,1,1,`) moves no value to another joint; the
+    empty-entry refusal (610511d) refused it too, a valid input taken before. The same answer as without it."""
+    from baseparam.cli import _numbers
+
+    assert _numbers(text, "--pose") == [0.5, 1.0, 1.0]
+    command = ["payload", str(ROOT / "robots" / "planar_rrr.yaml"), "--suggest-poses", "4", "--pose"]
+    with_separator, without = (CliRunner().invoke(main, command + [pose]) for pose in (text, "0.5,1,1"))
+    assert (with_separator.exit_code, with_separator.output) == (without.exit_code, without.output)
 
 
 @pytest.mark.parametrize("joints", [None, ["a", "b", "c"]])
