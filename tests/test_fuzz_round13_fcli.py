@@ -190,6 +190,35 @@ def test_lerobot_columns_whose_own_names_order_the_joints_otherwise_are_taken_by
     np.testing.assert_array_equal(traj.tau, tau)
 
 
+@pytest.mark.parametrize("order", [[0, 1, 2], [2, 0, 1]])
+def test_lerobot_columns_naming_their_joints_with_their_own_suffix_are_read(tmp_path, order):
+    """LeRobot names a list's joints with the quantity's suffix (observation.state `a.pos`, observation.velocity
+    `a.vel`): cb8a524 took the velocity's own names as other joints and refused the dataset ('joints a.pos, b.pos, c.pos
+    of the robot not in the log'), read right before. Same names but the suffix: the same joints, by their names."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rng = np.random.default_rng(2)
+    t, q, qd, tau = np.arange(20) * 0.01, rng.normal(size=(20, 3)), rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
+    joints = np.array(["a", "b", "c"])
+    names = {"observation.state": [f"{j}.pos" for j in joints], "observation.velocity": [f"{j}.vel" for j in
+             joints[order]], "observation.effort": [f"{j}.effort" for j in joints[order]]}
+    (tmp_path / "meta").mkdir()
+    (tmp_path / "meta" / "info.json").write_text(json.dumps(
+        {"features": {k: {"dtype": "float64", "shape": [3], "names": v} for k, v in names.items()}}))
+    folder = tmp_path / "data" / "chunk-000"
+    folder.mkdir(parents=True)
+    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.velocity": list(qd[:, order]),
+                             "observation.effort": list(tau[:, order])}), folder / "episode_000000.parquet")
+    for robot_joints in (None, names["observation.state"][::-1]):
+        traj = bp.read_trajectory(folder / "episode_000000.parquet", joints=robot_joints)
+        picked = slice(None) if robot_joints is None else [2, 1, 0]
+        np.testing.assert_array_equal(traj.q, q[:, picked])
+        np.testing.assert_array_equal(traj.qd, qd[:, picked])
+        np.testing.assert_array_equal(traj.tau, tau[:, picked])
+
+
 def test_an_output_name_too_long_is_refused_before_the_work_in_one_line(tmp_path):
     """`identify ROBOT log.mcap --json <300 characters>.json` read the log, said its note ('times: header stamps …')
     and only then failed at the write ('cannot write (File name too long)'): two lines on exit 2. A name longer
