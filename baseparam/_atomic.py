@@ -156,16 +156,25 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=None):
 
 
 def private_folder(prefix):
-    """A new folder ``$TMPDIR/PREFIX-PID-RANDOM`` for a run's own files (matplotlib's configuration and font list,
-    a Dask cluster's scratch), removed by its user when done. The ones of killed runs (their process gone, unchanged
-    for :data:`STALE_SECONDS`) are removed first: SIGKILL runs no clean-up, and nothing else ever removed them."""
+    """A new folder ``$TMPDIR/PREFIX-PID-HOST-RANDOM`` for a run's own files (matplotlib's configuration and font
+    list, a Dask cluster's scratch), removed by its user when done. The ones of killed runs of this user on this
+    machine (their process gone, unchanged for :data:`STALE_SECONDS`) are removed first: SIGKILL runs no clean-up, and
+    nothing else ever removed them. The host name keeps the folders of a live run on another machine (or container)
+    sharing $TMPDIR, whose process id no process of this one has, and whose folder's own time stays unchanged while
+    it runs, out of reach; the owner, another user's."""
     import shutil
+    import socket
     import tempfile
 
-    pattern = re.compile(rf"^{re.escape(prefix)}-(\d+)-")
+    host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "_"
+    pattern = re.compile(rf"^{re.escape(prefix)}-(\d+)-{re.escape(host)}-")
+    user = os.getuid() if hasattr(os, "getuid") else None        # no owners to tell apart on Windows
     for entry in stale_entries(tempfile.gettempdir(), f"{prefix}-", pattern, stat.S_ISDIR):
-        shutil.rmtree(entry.path, ignore_errors=True)
-    return tempfile.mkdtemp(prefix=f"{prefix}-{os.getpid()}-")
+        with contextlib.suppress(OSError):
+            if user is not None and entry.stat(follow_symlinks=False).st_uid != user:
+                continue
+            shutil.rmtree(entry.path, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{prefix}-{os.getpid()}-{host}-")
 
 
 def _alive(pid):

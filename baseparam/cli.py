@@ -1094,9 +1094,15 @@ def _delay(text):
 
 def _numbers(text, flag):
     """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values. An empty
-    entry is malformed: dropped, it moved the values after it to the joints before them (``--pose 0,,1,…``)."""
-    return _parsed(text, flag, lambda text: [float(x) for x in text.replace(";", ",").split(",")],
-                   "comma-separated numbers")
+    entry is malformed: dropped, it moved the values after it to the joints before them (``--pose 0,,1,…``). A
+    separator ending the list (``1,2,3,``, as a script joining values writes it) moves nothing and stays taken."""
+    def parse(text):
+        entries = text.replace(";", ",").split(",")
+        if len(entries) > 1 and not entries[-1].strip():
+            entries.pop()
+        return [float(x) for x in entries]
+
+    return _parsed(text, flag, parse, "comma-separated numbers")
 
 
 @main.command()

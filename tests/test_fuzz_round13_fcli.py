@@ -143,13 +143,25 @@ def test_robot_out_of_a_massless_payload_names_robot_and_payload(tmp_path):
         with_payload(robot, -6.4e-16, np.zeros(3), np.zeros((3, 3)))
 
 
-@pytest.mark.parametrize("flag, text", [("--pose", "0.5,,1,1"), ("--pose", "0.5,1,1,")])
+@pytest.mark.parametrize("flag, text", [("--pose", "0.5,,1,1"), ("--pose", ",0.5,1,1"), ("--pose", "0.5,1,1,,")])
 def test_a_list_option_with_an_empty_entry_is_refused_not_shifted(flag, text):
     """`--pose 0.5,,1,1` on a 3-joint arm was read as 0.5, 1, 1: the empty entry dropped, the values after it moved to
     the joints before them, silently (likewise --gains, --noise, --sensor). An empty entry is malformed now."""
     result = CliRunner().invoke(main, ["payload", str(ROOT / "robots" / "planar_rrr.yaml"), "--suggest-poses", "4",
                                        flag, text])
     one_line(result, flag, repr(text))
+
+
+@pytest.mark.parametrize("text", ["0.5,1,1,", "0.5, 1, 1, ", "0.5;1;1;"])
+def test_a_list_option_ending_with_a_separator_is_taken(text):
+    """A separator ending the list (a script joining values writes `0.5,1,1,`) moves no value to another joint; the
+    empty-entry refusal (610511d) refused it too, a valid input taken before. The same answer as without it."""
+    from baseparam.cli import _numbers
+
+    assert _numbers(text, "--pose") == [0.5, 1.0, 1.0]
+    command = ["payload", str(ROOT / "robots" / "planar_rrr.yaml"), "--suggest-poses", "4", "--pose"]
+    with_separator, without = (CliRunner().invoke(main, command + [pose]) for pose in (text, "0.5,1,1"))
+    assert (with_separator.exit_code, with_separator.output) == (without.exit_code, without.output)
 
 
 @pytest.mark.parametrize("joints", [None, ["a", "b", "c"]])
@@ -176,6 +188,35 @@ def test_lerobot_columns_whose_own_names_order_the_joints_otherwise_are_taken_by
     np.testing.assert_array_equal(traj.q, q)
     np.testing.assert_array_equal(traj.qd, qd)
     np.testing.assert_array_equal(traj.tau, tau)
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2], [2, 0, 1]])
+def test_lerobot_columns_naming_their_joints_with_their_own_suffix_are_read(tmp_path, order):
+    """LeRobot names a list's joints with the quantity's suffix (observation.state `a.pos`, observation.velocity
+    `a.vel`): cb8a524 took the velocity's own names as other joints and refused the dataset ('joints a.pos, b.pos, c.pos
+    of the robot not in the log'), read right before. Same names but the suffix: the same joints, by their names."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rng = np.random.default_rng(2)
+    t, q, qd, tau = np.arange(20) * 0.01, rng.normal(size=(20, 3)), rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
+    joints = np.array(["a", "b", "c"])
+    names = {"observation.state": [f"{j}.pos" for j in joints], "observation.velocity": [f"{j}.vel" for j in
+             joints[order]], "observation.effort": [f"{j}.effort" for j in joints[order]]}
+    (tmp_path / "meta").mkdir()
+    (tmp_path / "meta" / "info.json").write_text(json.dumps(
+        {"features": {k: {"dtype": "float64", "shape": [3], "names": v} for k, v in names.items()}}))
+    folder = tmp_path / "data" / "chunk-000"
+    folder.mkdir(parents=True)
+    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.velocity": list(qd[:, order]),
+                             "observation.effort": list(tau[:, order])}), folder / "episode_000000.parquet")
+    for robot_joints in (None, names["observation.state"][::-1]):
+        traj = bp.read_trajectory(folder / "episode_000000.parquet", joints=robot_joints)
+        picked = slice(None) if robot_joints is None else [2, 1, 0]
+        np.testing.assert_array_equal(traj.q, q[:, picked])
+        np.testing.assert_array_equal(traj.qd, qd[:, picked])
+        np.testing.assert_array_equal(traj.tau, tau[:, picked])
 
 
 def test_an_output_name_too_long_is_refused_before_the_work_in_one_line(tmp_path):

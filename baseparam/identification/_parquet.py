@@ -115,8 +115,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns
     # a list column whose own names (LeRobot's features.<column>.names) order the joints otherwise than q's is
     # taken by its names: by q's, its values went to other joints, silently
-    target = None if names is None else ([str(j) for j in joints] if joints is not None else names)
-    columns_picked = {f: _own_order(path, schema, column, names, target, width, source, picked)
+    columns_picked = {f: _own_order(path, schema, column, names, width, picked)
                       for f, column in chosen.items() if f not in ("t", "q")}
     data = {f: a if f == "t" else (a if picked is None else a[:, picked]) if f == "q" else
             (a if columns_picked[f] is None else a[:, columns_picked[f]]) for f, a in data.items()}
@@ -279,13 +278,30 @@ def _info_names(info, column):
     raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
 
 
-def _own_order(path, schema, column, q_names, target, width, source, q_picked):
+def _own_order(path, schema, column, q_names, width, q_picked):
     """The columns of list ``column`` to keep, as :func:`_pick` gives them for q: by the column's own joint names
-    when the file gives them (of the list's width), else by q's."""
+    when the file gives them (of the list's width) and they are q's joints in another order, else by q's.
+
+    Names are compared without a suffix all of a list's names share after a dot (LeRobot writes ``shoulder.pos`` for
+    q, ``shoulder.vel`` for the velocity): other names than q's are not a reordering that can be read, and refusing
+    them refused datasets read right before (their lists in q's order).
+    """
     own = _joint_names(path, schema, column) if q_names is not None else None
-    if own is None or own == q_names or len(own) != width:
+    if own is None or len(own) != width:
         return q_picked
-    return _pick(own, target, width, f"{source}: column {printable(column)}", [])
+    own, mine = _stems(own), _stems(q_names)
+    if own == mine or sorted(own) != sorted(mine) or len(set(own)) != len(own):
+        return q_picked
+    order = [own.index(name) for name in mine]           # the column of each of q's joints in this list
+    return order if q_picked is None else [order[k] for k in q_picked]
+
+
+def _stems(names):
+    """``names`` without the suffix after a dot that all of them share (``a.pos``, ``b.pos`` → ``a``, ``b``)."""
+    suffixes = {name.rpartition(".")[2] for name in names}
+    if len(suffixes) == 1 and all("." in name for name in names):
+        return [name.rpartition(".")[0] for name in names]
+    return list(names)
 
 
 def _pick(names, joints, width, source, notes):
