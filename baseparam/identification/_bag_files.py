@@ -171,8 +171,23 @@ def _is_text(value):
     return isinstance(value, str)
 
 
+def _is_integer(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _is_nanoseconds(key):
-    return lambda value: isinstance(value, dict) and _is_count(value.get(key))
+    # any sign: a clock before the epoch, or a recorder's negative duration, is no type error and MCAP folders read
+    return lambda value: isinstance(value, dict) and _is_integer(value.get(key))
+
+
+def _is_topic(entry):
+    """Whether the entries a ``topics_with_message_count`` item has are of their types; one missing is left to
+    the readers like a missing top-level entry (an MCAP folder reads without them, sqlite3's reader names it)."""
+    if not isinstance(entry, dict):
+        return False
+    meta = entry.get("topic_metadata", {})
+    return (("message_count" not in entry or _is_count(entry["message_count"])) and isinstance(meta, dict)
+            and all(_is_text(meta[k]) for k in ("name", "type", "serialization_format") if k in meta))
 
 
 # The metadata.yaml entries a reader uses, each with its test and what it expects. A value of another type reached
@@ -188,10 +203,8 @@ _METADATA = {
     "message_count": (_is_count, "a count of messages"),
     "duration": (_is_nanoseconds("nanoseconds"), "a mapping {nanoseconds: N}"),
     "starting_time": (_is_nanoseconds("nanoseconds_since_epoch"), "a mapping {nanoseconds_since_epoch: N}"),
-    "topics_with_message_count": (lambda v: isinstance(v, list) and all(
-        isinstance(x, dict) and _is_count(x.get("message_count")) and isinstance(x.get("topic_metadata"), dict)
-        and all(_is_text(x["topic_metadata"].get(k)) for k in ("name", "type", "serialization_format"))
-        for x in v), "a list of {message_count, topic_metadata: {name, type, serialization_format}}"),
+    "topics_with_message_count": (lambda v: isinstance(v, list) and all(map(_is_topic, v)),
+                                  "a list of {message_count, topic_metadata: {name, type, serialization_format}}"),
 }
 
 

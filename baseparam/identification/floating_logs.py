@@ -401,8 +401,12 @@ def _read_floating_parquet(source, robot, names):
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
         parquet = pq.ParquetFile(source)
-        bound_values(parquet, source, None, MAX_VALUES)     # every column is a field: all of them bounded
-        table = parquet.read()
+        # only the fields read are bounded and read: the wrenches without contacts asked, or another writer's
+        # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
+        read = [c for c in dict.fromkeys(parquet.schema_arrow.names)
+                if c in ("t", *_widths(0)) or (names and c == "wrenches")]
+        bound_values(parquet, source, set(read), MAX_VALUES)
+        table = parquet.read(columns=read)
     except DataError:
         raise
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
