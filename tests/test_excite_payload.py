@@ -27,7 +27,10 @@ ISSUE_LIMITS = {"joints": [{"q": [-2.9, 2.9] if k % 2 == 0 else [-2.0, 2.0], "qd
                            for k in range(7)]}
 RRR_LIMITS = {"joints": [{"q": [-2, 2.5], "qd": 1.5, "qdd": 6}, {"q": [-1.5, 1.5], "qd": 2},
                          {"q": [-2.5, 2.5], "qd": 2.5}]}
-QUICK = dict(period=4.0, harmonics=3, rate=50.0, starts=2, workers=1, seed=0)
+# One start: the claims below compare a design with random motions and one criterion's design with the other's,
+# which a single optimized start shows; with two starts, start 0 was the better one in the KUKA fixtures anyway
+# (condition number 5.72 and inertia variance 4.93e-6 identical), and one start less saves ~3 s of CPU.
+QUICK = dict(period=4.0, harmonics=3, rate=50.0, starts=1, workers=1, seed=0)
 
 
 def pinocchio_payload(robot, parameters, samples, names):
@@ -224,7 +227,7 @@ def test_inertia_criterion_counts_only_the_elements_the_motion_identifies():
     robot = bp.load_robot(RRR)
     noise = np.array([0.5, 0.2, 0.1])
     design = design_excitation(robot, limits=RRR_LIMITS, criterion="inertia", payload=True, noise=noise,
-                               **dict(QUICK, starts=1, harmonics=2))
+                               **dict(QUICK, harmonics=2))
     khalil = payload_columns(robot, "khalil", design.limits, 3, design.payload.pose)
     names = [khalil.names[khalil.columns.index(c)] for c in khalil.pivots]
     A = payload_regressor(robot, "khalil", khalil.pivots, design.samples)
