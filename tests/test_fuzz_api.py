@@ -1103,7 +1103,8 @@ def test_contacts_and_experiments_check_robot_model_and_contacts():
     fixed = bp.Model(ROBOT, P)
     for action, message in ((lambda: bp.contact_jacobian(None, q, bp.Contact(1)), "^robot: expected"),
                             (lambda: bp.contact_jacobian(SPACE, q, 3), "^contact: expected a bp.Contact"),
-                            (lambda: bp.contact_forces(SPACE, q, [object()], np.zeros((1, 1, 6))), "^contact: "),
+                            (lambda: bp.contact_forces(SPACE, q, [object()], np.zeros((1, 1, 6))),
+                             "^contacts: expected a sequence of Contact"),
                             (lambda: bp.contact_experiment(SPACE, t, Q, Z, Z, [bp.Contact(1)]), "^model: expected"),
                             (lambda: bp.contact_experiment(SPACE_MODEL, t, Q, Z, Z, [bp.Contact(1)], noise=3),
                              "^noise: expected"),

@@ -100,15 +100,6 @@ def check_contacts(contacts, robot):
     return contacts
 
 
-def _checked(robot, contacts):
-    """The robot and the contacts, checked: a Robot, a sequence of Contact on links it has."""
-    robot = check_robot(robot)
-    contacts = check_instance(contacts, "contacts", (list, tuple), "a sequence of Contact")
-    for contact in contacts:
-        check_instance(contact, "contact", Contact, "a bp.Contact").link_index(robot)
-    return robot, tuple(contacts)
-
-
 def _tree(robot, q):
     return Tree(robot, LinkParameters(robot, np.zeros(ColumnLayout(robot, "pseudo").n_standard)), q)
 
@@ -151,7 +142,8 @@ def contact_jacobian(robot, q, contact):
     -------
     ndarray, shape (n_samples, 6, n_v) (or (6, n_v))
     """
-    robot, _ = _checked(robot, [contact])
+    robot = check_robot(robot)
+    check_instance(contact, "contact", Contact, "a bp.Contact").link_index(robot)
     (q,), single = robot_states(robot, q=q)
     J = _jacobian(robot, _tree(robot, q), contact)
     return J[0] if single else J
@@ -175,7 +167,8 @@ def contact_forces(robot, q, contacts, wrenches):
         For a floating base the first six entries are the total wrench [f, n] on the robot moved to
         frame 0 (frame-0 axes, moment about its origin).
     """
-    robot, contacts = _checked(robot, contacts)
+    robot = check_robot(robot)
+    contacts = check_contacts(contacts, robot)
     (q,), _ = robot_states(robot, q=np.atleast_2d(q))
     w = real_array("wrenches", wrenches)
     if w.shape != (q.shape[0], len(contacts), 6):
