@@ -576,18 +576,18 @@ def test_get_params_and_set_params_come_from_the_constructor():
         est.set_params(method__x=1)
 
 
-@pytest.mark.parametrize("entry, robot_word", [
-    (lambda robot, log: BaseParameterEstimator(robot).fit(log), "robot description"),
-    (lambda robot, log: bp.identify_logs(robot, [log, log]), "robot description"),
-    (lambda robot, log: bp.identify_payload(robot, log), "robot"),
-    (lambda robot, log: bp.identify_payload(robot, log, wrench=np.zeros((len(log.t), 6))), "robot"),
+@pytest.mark.parametrize("entry", [
+    lambda robot, log: BaseParameterEstimator(robot).fit(log),
+    lambda robot, log: bp.identify_logs(robot, [log, log]),
+    lambda robot, log: bp.identify_payload(robot, log),
+    lambda robot, log: bp.identify_payload(robot, log, wrench=np.zeros((len(log.t), 6))),
 ])
-def test_a_log_of_another_number_of_joints_is_refused_naming_it(entry, robot_word):
-    """Every fit refuses a log whose joints are not the robot's, in one line naming the log (one check,
-    _inputs.check_joints), before any work on it."""
+def test_a_log_of_another_number_of_joints_is_refused_naming_it(entry):
+    """Every fit refuses a log whose joints are not the robot's, in one line naming the log, in the same words (one
+    check, _inputs.check_joints), before any work on it."""
     robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
     t = np.arange(200) * 0.01
     q = np.sin(np.outer(t, [1.0, 2.0]))
     log = Trajectory(t=t, q=q, qd=np.cos(np.outer(t, [1.0, 2.0])), qdd=-q, tau=q, source="two.csv")
-    with pytest.raises(DataError, match=f"^two.csv: 2 joints in the data, 3 in the {robot_word}$"):
+    with pytest.raises(DataError, match="^two.csv: 2 joints in the data, 3 in the robot description$"):
         entry(robot, log)

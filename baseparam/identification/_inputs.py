@@ -35,11 +35,11 @@ def _as_trajectories(data, what):
     return out
 
 
-def check_joints(item, robot, described="robot description"):
+def check_joints(item, robot):
     """``item`` (a motion) when it has ``robot``'s joints; else a DataError naming its source (before any work on
-    it), the robot called the ``described``."""
+    it), in the same words for every fit."""
     if item.n_dof != robot.n_dof:
-        raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the {described}")
+        raise DataError(f"{item.source}: {item.n_dof} joints in the data, {robot.n_dof} in the robot description")
     return item
 
 

@@ -384,10 +384,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
 
     def raw(data, what):
-        return [check_joints(item, robot, "robot") for item in _as_trajectories(data, what)]
+        return [check_joints(item, robot) for item in _as_trajectories(data, what)]
 
     if static:
-
         return PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
                                                None if unloaded is None else raw(unloaded, "unloaded"),
                                                still_tolerance, still_duration))

@@ -197,7 +197,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
                                 f"got {w.shape}")
             if not np.isfinite(w).all():
                 raise DataError(f"{item.source}: wrench: row {int(np.argmax(~np.isfinite(w).all(axis=1)))}: not finite")
-            check_joints(item, robot, "robot")
+            check_joints(item, robot)
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
             processed = preprocess(item, settings)
