@@ -145,8 +145,8 @@ def _walk(data):
         if length > end - body:
             return records, (f"truncated at byte {end}: a {_NAMES.get(op, 'record')} at byte {pos} claims {length} "
                              f"bytes, {end - body} remain"), None
-        if op == _DATA_END and length >= 4 and _data_crc_problem(data, pos):
-            return [], _data_crc_problem(data, pos), None     # damage somewhere in it: nothing is trusted
+        if op == _DATA_END and length >= 4 and (crc_problem := _data_crc_problem(data, pos)):
+            return [], crc_problem, None     # damage somewhere in it: nothing is trusted (the CRC of it all, once)
         if op in (_DATA_END, _FOOTER):
             return records, None, None if _whole_tail(data, pos) else (
                 f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
@@ -278,8 +278,8 @@ def _decompress(data, pos, stop):
         raise _Truncated(f"decompressed to {len(records)} bytes, its header says {size}")
     # a CRC of 0 is "not computed" (the spec; rosbags writes none); one that disagrees is damage zstd and lz4 pass
     # through (a changed literal decompresses to a changed value), not a trajectory to read
-    if crc and zlib.crc32(records) != crc:
-        raise _Truncated(f"its records' CRC is {zlib.crc32(records):#010x}, its header says {crc:#010x}")
+    if crc and (found := zlib.crc32(records)) != crc:
+        raise _Truncated(f"its records' CRC is {found:#010x}, its header says {crc:#010x}")
     return records
 
 
