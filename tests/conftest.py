@@ -154,4 +154,3 @@ def one_line(result, *words):
     assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
     for word in words:
         assert word in lines[0], result.output
-

@@ -63,10 +63,7 @@ def test_the_harness_rule_takes_every_arity_refusal_of_python():
     """The merge (bf50972) kept test_fuzz_api.own_error and dropped conftest.own_type_error as 'the same rule', but
     own_error's words missed two of Python's own refusals of a call that the dropped rule took ('missing N required',
     'got multiple values'): a keyword-only argument left out, an argument given twice."""
-    import sys
-
     import baseparam as bp
-    sys.path.insert(0, os.path.dirname(__file__))
     from test_fuzz_api import own_error
 
     def raised(action):
