@@ -81,7 +81,7 @@ def finite(value, _depth=0):
 
 # What Python itself raises at a call of the wrong arity (``mass_matrix() missing 1 required positional argument:
 # 'q'``, passed on by the library's decorators too): it names the function and the argument (a keyword-only one
-# left out, one given twice too: conftest.own_type_error, dropped by the merge bf50972, took those)
+# left out, one given twice too)
 ARITY = ("positional argument", "keyword argument", "keyword-only argument", "takes no arguments", "unexpected keyword",
          "got multiple values for argument")
 
