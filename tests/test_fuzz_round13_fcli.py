@@ -168,26 +168,33 @@ def test_a_list_option_ending_with_a_separator_is_taken(text):
 def test_lerobot_columns_whose_own_names_order_the_joints_otherwise_are_taken_by_them(tmp_path, joints):
     """A LeRobot dataset's meta/info.json names each list column's joints; only observation.state's names were
     read, so an observation.effort stored in another joint order went to the wrong joints, silently (exit 0)."""
-    import json
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
     rng = np.random.default_rng(1)
     t, q, qd, tau = np.arange(20) * 0.01, rng.normal(size=(20, 3)), rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
     order = [2, 0, 1]                                    # effort and velocity stored as c, a, b
     names = {"observation.state": ["a", "b", "c"], "observation.velocity": ["c", "a", "b"],
              "observation.effort": ["c", "a", "b"]}
-    (tmp_path / "meta").mkdir()
-    (tmp_path / "meta" / "info.json").write_text(json.dumps(
-        {"features": {k: {"dtype": "float64", "shape": [3], "names": v} for k, v in names.items()}}))
-    folder = tmp_path / "data" / "chunk-000"
-    folder.mkdir(parents=True)
-    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.velocity": list(qd[:, order]),
-                             "observation.effort": list(tau[:, order])}), folder / "episode_000000.parquet")
-    traj = bp.read_trajectory(folder / "episode_000000.parquet", joints=joints)
+    path = _lerobot_episode(tmp_path, names, t, q, qd[:, order], tau[:, order])
+    traj = bp.read_trajectory(path, joints=joints)
     np.testing.assert_array_equal(traj.q, q)
     np.testing.assert_array_equal(traj.qd, qd)
     np.testing.assert_array_equal(traj.tau, tau)
+
+
+def _lerobot_episode(root, names, t, q, qd, tau):
+    """A LeRobot dataset under ``root`` (meta/info.json naming each list column's joints by ``names``) of one episode
+    of t, q (observation.state), qd (observation.velocity) and tau (observation.effort), as stored: its path."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    (root / "meta").mkdir()
+    (root / "meta" / "info.json").write_text(json.dumps(
+        {"features": {k: {"dtype": "float64", "shape": [3], "names": v} for k, v in names.items()}}))
+    folder = root / "data" / "chunk-000"
+    folder.mkdir(parents=True)
+    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.velocity": list(qd),
+                             "observation.effort": list(tau)}), folder / "episode_000000.parquet")
+    return folder / "episode_000000.parquet"
 
 
 @pytest.mark.parametrize("order", [[0, 1, 2], [2, 0, 1]])
@@ -195,24 +202,14 @@ def test_lerobot_columns_naming_their_joints_with_their_own_suffix_are_read(tmp_
     """LeRobot names a list's joints with the quantity's suffix (observation.state `a.pos`, observation.velocity
     `a.vel`): cb8a524 took the velocity's own names as other joints and refused the dataset ('joints a.pos, b.pos, c.pos
     of the robot not in the log'), read right before. Same names but the suffix: the same joints, by their names."""
-    import json
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
     rng = np.random.default_rng(2)
     t, q, qd, tau = np.arange(20) * 0.01, rng.normal(size=(20, 3)), rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
     joints = np.array(["a", "b", "c"])
     names = {"observation.state": [f"{j}.pos" for j in joints], "observation.velocity": [f"{j}.vel" for j in
              joints[order]], "observation.effort": [f"{j}.effort" for j in joints[order]]}
-    (tmp_path / "meta").mkdir()
-    (tmp_path / "meta" / "info.json").write_text(json.dumps(
-        {"features": {k: {"dtype": "float64", "shape": [3], "names": v} for k, v in names.items()}}))
-    folder = tmp_path / "data" / "chunk-000"
-    folder.mkdir(parents=True)
-    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q), "observation.velocity": list(qd[:, order]),
-                             "observation.effort": list(tau[:, order])}), folder / "episode_000000.parquet")
+    path = _lerobot_episode(tmp_path, names, t, q, qd[:, order], tau[:, order])
     for robot_joints in (None, names["observation.state"][::-1]):
-        traj = bp.read_trajectory(folder / "episode_000000.parquet", joints=robot_joints)
+        traj = bp.read_trajectory(path, joints=robot_joints)
         picked = slice(None) if robot_joints is None else [2, 1, 0]
         np.testing.assert_array_equal(traj.q, q[:, picked])
         np.testing.assert_array_equal(traj.qd, qd[:, picked])
