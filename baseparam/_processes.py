@@ -119,7 +119,6 @@ def one_blas_thread():
     threadpool_limits(limits=1)
 
 
-
 @contextmanager
 def signals_held():
     """SIGINT, SIGTERM and SIGHUP held for the block and delivered, to the handlers in place, once it ends (each
