@@ -132,18 +132,20 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=None):
     """
     now = time.time() if now is None else now
     try:
-        entries = [e for e in os.scandir(folder or ".") if e.name.startswith(prefix) and pattern.match(e.name)]
+        matches = [(e, pattern.match(e.name)) for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
     except OSError:
         return []
     stale = []
-    for entry in entries:
+    for entry, match in matches:
+        if match is None:
+            continue
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        pid, age = pattern.match(entry.name).group(1), now - info.st_mtime
         if not kind(info.st_mode):
             continue
+        pid, age = match.group(1), now - info.st_mtime
         if pid is None:
             if age >= STALE_SECONDS_WITHOUT_PID:
                 stale.append(entry)

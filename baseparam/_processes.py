@@ -51,9 +51,10 @@ def workers_born_deaf():
     resource_tracker.ensure_running()
     received = []
     main = threading.current_thread() is threading.main_thread()
-    numbers = [getattr(signal, name) for name in _STOPPING]
-    # a handler set outside Python (getsignal gives None) could not be restored: it is left in place
-    numbers = [number for number in numbers if signal.getsignal(number) not in (None, signal.SIG_IGN)]
+    # a handler set outside Python (getsignal gives None) could not be restored: it is left in place; an ignored
+    # signal (nohup's SIGHUP) stays ignored
+    numbers = [getattr(signal, name) for name in _STOPPING
+               if signal.getsignal(getattr(signal, name)) not in (None, signal.SIG_IGN)]
     previous = {number: signal.signal(number, lambda signum, frame: received.append(signum))
                 for number in numbers} if main else {}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(numbers))
@@ -117,7 +118,6 @@ def one_blas_thread():
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)
-
 
 
 @contextmanager

@@ -33,15 +33,15 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from numbers import Real
 from dataclasses import dataclass, field
 from fractions import Fraction
+from numbers import Real
 from types import MappingProxyType
 from typing import Optional
 
 import numpy as np
 
-from .._validation import ABSURD, ABSURD_PARAMETER, check_field_kinds, check_instance, check_number
+from .._validation import ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number
 from ..errors import ArgumentError, ExportError
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
@@ -280,8 +280,6 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     from ..model.robot import Robot, require_fixed_base
     from ..projection.base_set import BaseParameters, find_base_parameters
     from ._routines import operation_counts, routines
-
-    from .._validation import check_flag, check_number
 
     # before the projection: a bound of 0 or -1 terms refuses every robot, after the whole work
     check_number(max_terms, "max_terms", low=1, integer=True)
