@@ -115,10 +115,9 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns
     # a list column whose own names (LeRobot's features.<column>.names) order the joints otherwise than q's is
     # taken by its names: by q's, its values went to other joints, silently
-    columns_picked = {f: _own_order(path, schema, column, names, width, picked)
-                      for f, column in chosen.items() if f not in ("t", "q")}
-    data = {f: a if f == "t" else (a if picked is None else a[:, picked]) if f == "q" else
-            (a if columns_picked[f] is None else a[:, columns_picked[f]]) for f, a in data.items()}
+    kept = {f: picked if f == "q" else _own_order(path, schema, column, names, width, picked)
+            for f, column in chosen.items() if f != "t"}                 # t: one column, kept whole
+    data = {f: a if kept.get(f) is None else a[:, kept[f]] for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
     n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
