@@ -163,16 +163,16 @@ def check_bag_folder(path, source, named, types=()):
     return info
 
 
+def _is_integer(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _is_count(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return _is_integer(value) and value >= 0
 
 
 def _is_text(value):
     return isinstance(value, str)
-
-
-def _is_integer(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_nanoseconds(key):
