@@ -117,8 +117,8 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
             raise ArgumentError(f"{name}: no trajectory given")
 
     def poses(items):
-        """Positions and torques of the still poses of ``items``, pooled (still_poses checks ``tolerance`` and
-        ``min_duration`` first, before any work)."""
+        """Positions and torques of the still poses of ``items``, pooled (``tolerance`` and ``min_duration`` checked
+        below, before any work)."""
         return (np.concatenate(a) for a in zip(*(still_poses(item, tolerance, min_duration)[:2] for item in items)))
 
     tolerance, min_duration = _check_still(tolerance, min_duration)     # as floats, for the message below
