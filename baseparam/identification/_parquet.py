@@ -90,7 +90,8 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
     bound_values(parquet, source, set(chosen.values()), MAX_VALUES)
     table = _read_table(parquet, source)
-    names = _joint_names(path, schema, chosen["q"])
+    joint_names = _joint_names(path, schema)
+    names = joint_names(chosen["q"])
     data, where, problems = {}, {}, {}
     width = None
     for field, column in chosen.items():
@@ -115,7 +116,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns
     # a list column whose own names (LeRobot's features.<column>.names) order the joints otherwise than q's is
     # taken by its names: by q's, its values went to other joints, silently
-    kept = {f: picked if f == "q" else _own_order(path, schema, column, names, width, picked)
+    kept = {f: picked if f == "q" else _own_order(joint_names, column, names, width, picked)
             for f, column in chosen.items() if f != "t"}                 # t: one column, kept whole
     data = {f: a if kept.get(f) is None else a[:, kept[f]] for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
@@ -229,10 +230,12 @@ def metadata(schema, key, kind):
     return value if isinstance(value, kind) else None
 
 
-def _joint_names(path, schema, column):
+def _joint_names(path, schema):
+    """A function: list column name → the joint names the file gives that column, or None; the file's own
+    metadata, or its LeRobot dataset's ``meta/info.json``, checked and read once for all the columns."""
     names = metadata(schema, b"baseparam.joint_names", list)
     if names is not None and all(isinstance(x, str) for x in names):
-        return [printable(x) for x in names]
+        return lambda column: [printable(x) for x in names]
     # LeRobot's layout, ROOT/data/chunk-NNN/FILE.parquet with ROOT/meta/info.json, and nothing else: any
     # meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)
     # renamed the joints of every Parquet file below it. Outside the layout the file is read alone.
@@ -241,19 +244,20 @@ def _joint_names(path, schema, column):
         root = chunk.parent.parent
         info = root / "meta" / "info.json"
         if not os.path.lexists(info):
-            return None
+            return lambda column: None
         # the dataset's own metadata only: not a link leading out of its folder, nor a FIFO or device read without end
         if not within(str(root), info):
             raise DataError(f"{printable(str(info))}: a link leading outside the dataset folder "
                             f"{printable(str(root))}; a dataset's metadata is read from its own folder only")
         refuse_special(info, DataError, printable(str(info)))
         if info.is_file():
-            return _info_names(info, column)
-    return None
+            return _info_names(info)
+    return lambda column: None
 
 
-def _info_names(info, column):
-    """The joint names a LeRobot ``meta/info.json`` gives the list column ``column``, or None when it gives none.
+def _info_names(info):
+    """A function: list column name → the joint names a LeRobot ``meta/info.json`` gives it, or None when it gives
+    none; the file read once.
 
     A damaged file is refused rather than read as no names: the columns would then be taken in the file's order,
     silently, where its names may have said another.
@@ -264,6 +268,11 @@ def _info_names(info, column):
     if not isinstance(features, dict):
         raise DataError(f"{where}: {'features' if isinstance(doc, dict) else 'the document'}: expected a JSON object, "
                         f"got {shown(features)}")
+    return lambda column: _feature_names(where, features, column)
+
+
+def _feature_names(where, features, column):
+    """The joint names ``features`` (of info.json ``where``) gives ``column``, or None; a damaged entry refused."""
     feature = features.get(column)
     names = feature.get("names") if isinstance(feature, dict) else None
     if feature is not None and not isinstance(feature, dict):
@@ -277,7 +286,7 @@ def _info_names(info, column):
     raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
 
 
-def _own_order(path, schema, column, q_names, width, q_picked):
+def _own_order(joint_names, column, q_names, width, q_picked):
     """The columns of list ``column`` to keep, as :func:`_pick` gives them for q: by the column's own joint names
     when the file gives them (of the list's width) and they are q's joints in another order, else by q's.
 
@@ -285,7 +294,7 @@ def _own_order(path, schema, column, q_names, width, q_picked):
     q, ``shoulder.vel`` for the velocity): other names than q's are not a reordering that can be read, and refusing
     them refused datasets read right before (their lists in q's order).
     """
-    own = _joint_names(path, schema, column) if q_names is not None else None
+    own = joint_names(column) if q_names is not None else None
     if own is None or len(own) != width:
         return q_picked
     own, mine = _stems(own), _stems(q_names)
