@@ -29,7 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "notebooks")]
 
 import baseparam as bp  # noqa: E402
-from _helpers import LWR4_REPEATS, lwr4_repeats, robot_values  # noqa: E402
+from _helpers import LWR4_REPEATS, lwr4_repeats, robot_values, white_in_band  # noqa: E402
 from _scope import scope_line  # noqa: E402
 
 SCOPE = (["kuka_lwr4.yaml"], "the LWR4+ is the robot whose logs repeat one trajectory (measurements_1 and _2)")
@@ -37,7 +37,6 @@ SCOPE = (["kuka_lwr4.yaml"], "the LWR4+ is the robot whose logs repeat one traje
 
 def main():
     print(scope_line(SCOPE))
-    from scipy.signal import welch
     if not all(f.is_file() for f in LWR4_REPEATS):
         print("the LWR4+ logs are absent (../shared/data/kuka_lwr4)")
         return
@@ -52,10 +51,8 @@ def main():
           np.round(1e3 * np.std(a["positions"][inside] - of_b("positions"), axis=0), 3).tolist())
     for band in ((0.1, 0.6), (0.6, 1.2), (1.2, 2.0), (2.0, 3.0), (3.0, 8.0)):
         for label, x in (("measured", measured), ("predicted", predicted), ("residual", measured - predicted)):
-            f, P = welch(x / np.sqrt(2), fs=200.0, nperseg=1024, axis=0)
-            S = P[(f >= band[0]) & (f < band[1])].mean(axis=0)
             print(f"{band[0]:g}–{band[1]:g} Hz {label:9s} (N·m, as white at 200 Hz): "
-                  f"{np.round(np.sqrt(S * 100.0), 3).tolist()}")
+                  f"{np.round(white_in_band(x / np.sqrt(2), band), 3).tolist()}")
 
 
 if __name__ == "__main__":

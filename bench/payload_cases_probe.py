@@ -17,6 +17,7 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "notebooks")]
 from baseparam.excitation.fourier import FourierSeries  # noqa: E402
 from bench_payload import SCOPE, CASE_HEADER, CASES, cases  # noqa: E402
 from payload_direct_probe import RATES  # noqa: E402
+from payload_warm_probe import unpacked  # noqa: E402
 from _helpers import lwr4_noise, ur_noise  # noqa: E402
 from _scope import scope_line  # noqa: E402
 
@@ -39,10 +40,7 @@ def main():
     noise = lwr4_noise()[0] if name == "kuka_lwr4" else ur_noise()[0]
     saved = np.load(path)
     new = FourierSeries(float(saved["period"]), saved["q0"], saved["a"], saved["b"])
-    b = saved["base"]
-    n = len(saved["q0"])
-    K = (len(b) - 1 - n) // (2 * n)
-    old = FourierSeries(float(b[0]), b[1:n + 1], b[n + 1:n + 1 + n * K].reshape(n, K), b[n + 1 + n * K:].reshape(n, K))
+    old = unpacked(saved["base"], len(saved["q0"]))
     print(CASE_HEADER, flush=True)
     for m in masses:
         for label, series in (("inertia", old), ("new", new)):

@@ -31,9 +31,9 @@ from _helpers import lwr4_noise, ur_noise  # noqa: E402
 from _scope import scope_line  # noqa: E402
 from _payload_bound import crb, information  # noqa: E402
 from payload_design_probe import centre_rows as centre_jacobian  # noqa: E402
-from bench_payload import SCOPE, box_payload, limits_of  # noqa: E402
+from bench_payload import ROBOTS, SCOPE, box_payload, limits_of  # noqa: E402
 
-RATES = {"kuka_lwr4": 0.005, "ur10e": 0.01}
+RATES = dict(ROBOTS)          # robot → the log's sample time (s), as bench_payload runs it
 
 
 def build(robot, noise, period, harmonics):

@@ -42,6 +42,19 @@ def stretched(series, repeat, harmonics):
     return FourierSeries(series.period * repeat, series.q0, a, b)
 
 
+def packed(series):
+    """The series as one flat vector (period, q0, a, b), as the saved file's ``base``."""
+    return np.r_[series.period, series.q0, series.a.ravel(), series.b.ravel()]
+
+
+def unpacked(flat, n_dof):
+    """The series of :func:`packed`'s vector ``flat`` for ``n_dof`` joints."""
+    n = n_dof
+    K = (len(flat) - 1 - n) // (2 * n)
+    return FourierSeries(float(flat[0]), flat[1:n + 1], flat[n + 1:n + 1 + n * K].reshape(n, K),
+                         flat[n + 1 + n * K:].reshape(n, K))
+
+
 def main():
     print(scope_line(SCOPE))
     from scipy.optimize import minimize
@@ -57,11 +70,7 @@ def main():
     budget = settings.pop("budget")
     t0 = time.process_time()
     if len(sys.argv) > 6:          # the base design saved by an earlier run (its "base"), not searched again
-        b = np.load(sys.argv[6])["base"]
-        n = robot.n_dof
-        H = (len(b) - 1 - n) // (2 * n)
-        base = FourierSeries(float(b[0]), b[1:n + 1], b[n + 1:n + 1 + n * H].reshape(n, H),
-                             b[n + 1 + n * H:].reshape(n, H))
+        base = unpacked(np.load(sys.argv[6])["base"], robot.n_dof)
     else:
         base = bp.design_excitation(robot, limits=limits_of(robot)[0], time_budget=budget, seed=0, payload=True,
                                     rate=1.0 / dt, payload_joints=robot.n_dof, noise=noise, **settings).series
@@ -93,7 +102,7 @@ def main():
               f"{value:.3e} kg·m² ({value / base_crb:.3f}× the design's; {time.process_time() - t0:.0f} s CPU) "
               f"{r.message}", flush=True)
         np.savez(f"/tmp/pay/{name}_warm_{which}.npz", period=series.period, q0=series.q0, a=series.a, b=series.b,
-                 base=np.r_[base.period, base.q0, base.a.ravel(), base.b.ravel()])
+                 base=packed(base))
 
 
 if __name__ == "__main__":

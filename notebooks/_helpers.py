@@ -130,18 +130,23 @@ def lwr4_repeats():
     return a, inside, of_b
 
 
+def white_in_band(x, band, rate=200.0):
+    """Per-column σ, shape (n,), of the white noise at ``rate`` Hz with the spectral density (one-sided, Welch)
+    that ``x``, shape (S, n), sampled at ``rate`` Hz, has in ``band`` (Hz): σ = √(S·rate/2)."""
+    from scipy.signal import welch
+    f, P = welch(x, fs=rate, nperseg=1024, axis=0)
+    return np.sqrt(P[(f >= band[0]) & (f < band[1])].mean(axis=0) * rate / 2)
+
+
 def lwr4_noise(rate=200.0, band=(0.1, 0.6)):
     """Per-joint torque noise (N·m) of the LWR4+ as white noise at ``rate`` Hz with the spectral density
     the real logs have in ``band`` (the motions' harmonics): half the difference of measurements_1 and _2,
     which repeat one trajectory (:func:`lwr4_repeats`), is what the two runs do not share; its density S
     (one-sided, Welch) in the band is that of white noise of σ = √(S·rate/2)."""
-    from scipy.signal import welch
     if not all(f.is_file() for f in LWR4_REPEATS):
         return np.full(7, 0.2), "assumed (logs absent)"
     a, inside, of_b = lwr4_repeats()
-    f, P = welch((a["torques"][inside] - of_b("torques")) / np.sqrt(2), fs=rate, nperseg=1024, axis=0)
-    S = P[(f >= band[0]) & (f < band[1])].mean(axis=0)
-    return np.sqrt(S * rate / 2), (f"measured: the repeat runs' difference at {band[0]:g}–{band[1]:g} Hz "
+    return white_in_band((a["torques"][inside] - of_b("torques")) / np.sqrt(2), band, rate), (f"measured: the repeat runs' difference at {band[0]:g}–{band[1]:g} Hz "
                                    f"as white noise at {rate:g} Hz")
 
 

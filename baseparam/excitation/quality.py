@@ -116,6 +116,6 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
         V = base.regressor(vq, vqd, vqdd)
     figures = fit_errors(estimates, p, V)                                   # each figure per trial
     torque_error = None if V is None else float(np.median(figures.torque_error))
-    return IdentificationErrors(float(np.median(figures.parameter_error)), estimates.std(axis=1) / relative_scale(p),
+    return IdentificationErrors(float(np.median(figures.parameter_error)), spread / relative_scale(p),
                                 torque_error, condition_number(A), int(trials),
                                 float(np.median(figures.median_relative_error)))
