@@ -349,10 +349,10 @@ def check_room(files):
         except OSError:
             continue
         size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
-        first, total = needed.get(device, (path, 0))
-        needed[device] = (first, total + size)
-    for path, total in needed.values():
-        free = free_space(os.path.realpath(os.fspath(path)))
+        first, first_real, total = needed.get(device, (path, real, 0))
+        needed[device] = (first, first_real, total + size)
+    for path, real, total in needed.values():
+        free = free_space(real)
         if free is not None and total > free:
             raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(total)} to write, "
                                f"{format_size(free)} free on its file system")

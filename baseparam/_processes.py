@@ -10,6 +10,14 @@ from contextlib import contextmanager
 _STOPPING = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+def _swappable():
+    """The numbers of the stopping signals whose handler may be swapped for a while and restored: a handler set
+    outside Python (getsignal gives None) could not be restored, it is left in place; an ignored signal (nohup's
+    SIGHUP) stays ignored."""
+    return [getattr(signal, name) for name in _STOPPING
+            if signal.getsignal(getattr(signal, name)) not in (None, signal.SIG_IGN)]
+
+
 @contextmanager
 def caller_not_reimported():
     """Spawned workers need nothing from the caller's script (the work lives in the package), so they
@@ -51,10 +59,7 @@ def workers_born_deaf():
     resource_tracker.ensure_running()
     received = []
     main = threading.current_thread() is threading.main_thread()
-    # a handler set outside Python (getsignal gives None) could not be restored: it is left in place; an ignored
-    # signal (nohup's SIGHUP) stays ignored
-    numbers = [getattr(signal, name) for name in _STOPPING
-               if signal.getsignal(getattr(signal, name)) not in (None, signal.SIG_IGN)]
+    numbers = _swappable()
     previous = {number: signal.signal(number, lambda signum, frame: received.append(signum))
                 for number in numbers} if main else {}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(numbers))
@@ -136,13 +141,8 @@ def signals_held():
         yield
         return
     received = []
-    previous = {}
-    for name in _STOPPING:
-        number = getattr(signal, name)
-        handler = signal.getsignal(number)
-        if handler is None or handler is signal.SIG_IGN:
-            continue
-        previous[number] = signal.signal(number, lambda signum, frame: received.append(signum))
+    previous = {number: signal.signal(number, lambda signum, frame: received.append(signum))
+                for number in _swappable()}
     try:
         yield
     finally:

@@ -428,10 +428,8 @@ def check_field_kinds(result, kinds):
     'base_'``). Called once, at construction; an ArgumentTypeError naming the class and the field."""
     for name, (kind, what) in kinds.items():
         kinds_ = kind if isinstance(kind, tuple) else (kind,)
-        value = getattr(result, name)
-        if value is None and None in kinds_:
-            continue
-        check_instance(value, f"{type(result).__name__}.{name}", tuple(k for k in kinds_ if k is not None), what)
+        check_instance(getattr(result, name), f"{type(result).__name__}.{name}",
+                       tuple(k for k in kinds_ if k is not None), what, allow_none=None in kinds_)
 
 
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
