@@ -452,9 +452,7 @@ def _chunk_size_problem(compression, claimed, packed):
     """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None:
     the bounds of MCAP's chunks (:func:`._mcap.chunk_size_problem`; bz2 packs 1 GiB of zeros in a few hundred
     bytes)."""
-    if compression == b"none":
-        return None
-    return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
+    return None if compression == b"none" else chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
 def _ros1_mapped(path, source):
