@@ -275,11 +275,13 @@ def _stopped(message, status):
     Python code of its own (h5py's, during import), CPython remembers an "unhandled"
     KeyboardInterrupt and, at exit, kills itself with SIGINT instead of returning our status.
     """
-    from ._entry import _flush, say_once
-
     # one line, whichever thread says it first: the entry point's watchdog (when the run came through it) may be
     # ending the run at the same moment (a second signal under load), and says it under the same lock
-    say_once(lambda: click.echo(f"baseparam: {message}", err=True))
+    entry = sys.modules.get("baseparam._entry")
+    if entry is None:
+        click.echo(f"baseparam: {message}", err=True)
+    else:
+        entry.say_once(lambda: click.echo(f"baseparam: {message}", err=True))
     # os._exit skips atexit, where matplotlib's temporary folder is removed (--plot) and multiprocessing unlinks
     # the semaphores of a worker pool (excite --workers): without this its resource tracker reports them "leaked"
     # after we have gone
@@ -290,7 +292,9 @@ def _stopped(message, status):
     if mp_util is not None:
         with contextlib.suppress(Exception):
             mp_util._exit_function()
-    _flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
     os._exit(status)
 
 
