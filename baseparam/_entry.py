@@ -137,12 +137,12 @@ def _remove_temporaries():
     discard = getattr(sys.modules.get("baseparam._atomic"), "_discard", None)
     if discard is not None:                     # defined after _LIVE
         discard(list(sys.modules["baseparam._atomic"]._LIVE))
-    remove = getattr(sys.modules.get("baseparam._figures"), "remove_private", None)
-    if remove is not None:                      # matplotlib's temporary folder (--plot), which atexit would remove
-        remove()
-    remove = getattr(sys.modules.get("baseparam.dynamics._native"), "remove_live", None)
-    if remove is not None:                      # a C kernel's compile in progress (kernel.c, kernel.so)
-        remove()
+    # matplotlib's temporary folder (--plot), which atexit would remove; a C kernel's compile in progress (kernel.c,
+    # kernel.so)
+    for module, name in (("baseparam._figures", "remove_private"), ("baseparam.dynamics._native", "remove_live")):
+        remove = getattr(sys.modules.get(module), name, None)
+        if remove is not None:
+            remove()
 
 
 def _stop_workers():

@@ -271,9 +271,6 @@ def _check_compressed_mcap_messages(path, source, named, types):
     camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
     import zstandard
 
-    class _Undecodable(Exception):
-        pass
-
     contents = _mcap.Contents()
     decompressor = zstandard.ZstdDecompressor()        # for every message, as _check_compressed_messages's
 
@@ -282,20 +279,13 @@ def _check_compressed_mcap_messages(path, source, named, types):
         if c not in contents.channels or not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types):
             return None
         for row, k in zip(rows, order):
-            try:
-                _refuse_bomb(decompressor, row.tobytes(), f"{source}: topic {printable(topic)}: message {int(k)}")
-            except zstandard.ZstdError:
-                raise _Undecodable from None
+            _refuse_bomb(decompressor, row.tobytes(), f"{source}: topic {printable(topic)}: message {int(k)}")
         return None
 
     contents.transform = count
     try:
-        data = _mapped(path, source)
-    except OSError:
-        return
-    try:
-        _mcap.read(data, contents)
-    except _Undecodable:
+        _mcap.read(_mapped(path, source), contents)
+    except (OSError, zstandard.ZstdError):    # not read, or a message that does not decompress: left to rosbags
         return
 
 
@@ -462,9 +452,7 @@ def _chunk_size_problem(compression, claimed, packed):
     """Why a ROS 1 chunk of ``packed`` compressed bytes claiming ``claimed`` bytes is not decompressed, or None:
     the bounds of MCAP's chunks (:func:`._mcap.chunk_size_problem`; bz2 packs 1 GiB of zeros in a few hundred
     bytes)."""
-    if compression == b"none":
-        return None
-    return chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
+    return None if compression == b"none" else chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
 def _ros1_mapped(path, source):

@@ -275,11 +275,8 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         jq, jqd = _joint_states(source, js, ids, tk, notes)
         q, qd = np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd])
         base_qdd = None if matched is None else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
-        if js.qdd is not None and base_qdd is not None:
-            qdd = np.hstack([base_qdd, js.qdd[ids]])
-        else:
-            qdd = np.gradient(qd, tk, axis=0)
-            notes.append(f"{source}: accelerations derived from the velocities (central differences)")
+        given = np.hstack([base_qdd, js.qdd[ids]]) if js.qdd is not None and base_qdd is not None else None
+        qdd = _or_derived(given, qd, tk, notes, f"{source}: accelerations derived from the velocities")
         base_tau = None if matched is None else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
     # τ: the base wrench (zero when not attached) and the joint stream's efforts
     tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau,
@@ -295,11 +292,18 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
 def _joint_states(source, js, ids, tk, notes):
     """(q (S, n), q̇ (S, n)) of the joint stream ``js`` at its kept samples ``ids`` (times ``tk``): q̇ by central
     differences, with a note, when the bag has no velocities."""
-    jq, jqd = js.q[ids], (None if js.qd is None else js.qd[ids])
-    if jqd is None:
-        jqd = np.gradient(jq, tk, axis=0)
-        notes.append(f"{source}: joint velocities derived from the positions (central differences)")
-    return jq, jqd
+    jq = js.q[ids]
+    return jq, _or_derived(None if js.qd is None else js.qd[ids], jq, tk, notes,
+                           f"{source}: joint velocities derived from the positions")
+
+
+def _or_derived(given, values, t, notes, note):
+    """``given``, or when it is None the rates of ``values`` (S, k) on the times ``t`` (S,) by central differences,
+    with ``note`` (saying which, ending before "(central differences)") added to ``notes``."""
+    if given is not None:
+        return given
+    notes.append(f"{note} (central differences)")
+    return np.gradient(values, t, axis=0)
 
 
 def _imu_link(source, topic, robot, frames, notes):
@@ -340,9 +344,6 @@ def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, im
                  "(0: the torques need only the specific force), ω̇ by central differences"
                  + ("" if oriented else "; no orientation given (the identity: the torques do not depend on it)"))
     jq, jqd = _joint_states(source, js, ids, tk, notes)
-    if js.qdd is not None:
-        jqdd = js.qdd[ids]
-    else:
-        jqdd = np.gradient(jqd, tk, axis=0)
-        notes.append(f"{source}: joint accelerations derived from the velocities (central differences)")
+    jqdd = _or_derived(None if js.qdd is None else js.qdd[ids], jqd, tk, notes,
+                       f"{source}: joint accelerations derived from the velocities")
     return np.hstack([q, jq]), np.hstack([qd, jqd]), np.hstack([qdd, jqdd])

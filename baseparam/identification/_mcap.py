@@ -326,9 +326,7 @@ def _uniform_rows(buf, pos, end, stride):
     if not (rows[:, 0] == _MESSAGE).all():
         return None
     lengths = np.ascontiguousarray(rows[:, 1:9]).view("<u8")[:, 0]
-    if not (lengths == stride - 9).all():
-        return None
-    return rows
+    return rows if (lengths == stride - 9).all() else None
 
 
 def _flush(buf, starts, lengths, channels, out):

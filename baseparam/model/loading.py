@@ -544,9 +544,7 @@ def _friction_model(value, path: str):
 
 
 def _rotor_inertia(value, path: str):
-    if isinstance(value, bool):
-        return value
-    return float(_non_negative(value, path, "true, false or a finite number ≥ 0"))
+    return value if isinstance(value, bool) else float(_non_negative(value, path, "true, false or a finite number ≥ 0"))
 
 
 def _inertia(value, path: str) -> Inertia:

@@ -118,10 +118,8 @@ def _shape(shape, folder, meshes):
         if not path.lower().endswith(MESH_FORMATS):
             return None, f"mesh {filename}: MuJoCo reads STL, OBJ and MSH only: left out"
         scale = floats(shape.get("scale"), 3) or [1.0, 1.0, 1.0]
-        key = (path, tuple(scale))
-        if key not in meshes:
-            meshes[key] = f"mesh{len(meshes) + 1}"
-        return 'type="mesh"', f' mesh="{meshes[key]}"'
+        name = meshes.setdefault((path, tuple(scale)), f"mesh{len(meshes) + 1}")     # each file and scale once
+        return 'type="mesh"', f' mesh="{name}"'
     return None, f"<{shape.tag}> geometry not written"
 
 

@@ -105,9 +105,8 @@ class Origin:
         for name in ("xyz", "rpy"):
             given = getattr(self, name)
             values = tuple(given) if isinstance(given, (tuple, list, np.ndarray)) and np.ndim(given) == 1 else ()
-            if len(values) != 3 or not all(is_real(v) for v in values):
-                raise RobotDescriptionError(f"{self.label or 'Origin'}.{name}: expected 3 finite numbers, "
-                                            f"got {shown(given)}")
+            _expect(len(values) == 3 and all(is_real(v) for v in values), f"{self.label or 'Origin'}.{name}",
+                    "3 finite numbers", given)
             object.__setattr__(self, name, values)
 
 
@@ -134,8 +133,8 @@ class JointLimits:
     def __post_init__(self):
         for name in ("lower", "upper", "velocity", "effort"):
             value = getattr(self, name)
-            if value is not None and not is_real(value):      # text, an array: compared with numbers later
-                raise RobotDescriptionError(f"JointLimits.{name}: expected a finite number or None, got {shown(value)}")
+            # text, an array: compared with numbers later
+            _expect(value is None or is_real(value), f"JointLimits.{name}", "a finite number or None", value)
             object.__setattr__(self, name, None if value is None else float(value))
 
 
@@ -143,6 +142,12 @@ def _refuse(where, problem):
     """A RobotDescriptionError naming the field `where` when a check found a problem (not None)."""
     if problem is not None:
         raise RobotDescriptionError(f"{where}: {problem}")
+
+
+def _expect(ok, where, expected, value):
+    """Unless ``ok``, a RobotDescriptionError ``WHERE: expected EXPECTED, got VALUE`` (the value :func:`shown`)."""
+    if not ok:
+        raise RobotDescriptionError(f"{where}: expected {expected}, got {shown(value)}")
 
 
 def _declared(value) -> bool:
@@ -211,38 +216,28 @@ class Joint:
     def __post_init__(self):
         # The YAML loader checks descriptions with file and field names; this guards robots built in
         # code, whose bad numbers would otherwise surface deep inside the numerics.
-        if not isinstance(self.type, str):      # which text: the Robot's check, naming the joint's number
-            raise RobotDescriptionError(f"Joint.type: expected one of {JOINT_TYPES}, got {shown(self.type)}")
+        # which text: the Robot's check, naming the joint's number
+        _expect(isinstance(self.type, str), "Joint.type", f"one of {JOINT_TYPES}", self.type)
         for name in ("alpha", "a", "d", "theta", "offset"):
-            value = getattr(self, name)
-            if not is_real(value):
-                raise RobotDescriptionError(f"Joint.{name}: expected a finite number, got {shown(value)}")
-        if not (self.parent is None or is_whole(self.parent)):
-            raise RobotDescriptionError("Joint.parent: expected a joint number (int) or None, "
-                                        f"got {shown(self.parent)}")
-        if self.name is not None and not (isinstance(self.name, str) and self.name
-                                          and not _UNWRITABLE.search(self.name)):
-            # a URDF's joint name may hold a line break (&#10;), which messages escape; what no description can
-            # hold (a NUL, an escape character: XML refuses them) made files that could not be read back
-            raise RobotDescriptionError("Joint.name: expected a non-empty name without control characters other "
-                                        f"than line breaks and tabs, got {shown(self.name)}")
+            _expect(is_real(getattr(self, name)), f"Joint.{name}", "a finite number", getattr(self, name))
+        _expect(self.parent is None or is_whole(self.parent), "Joint.parent", "a joint number (int) or None",
+                self.parent)
+        # a URDF's joint name may hold a line break (&#10;), which messages escape; what no description can
+        # hold (a NUL, an escape character: XML refuses them) made files that could not be read back
+        _expect(self.name is None or (isinstance(self.name, str) and self.name and not _UNWRITABLE.search(self.name)),
+                "Joint.name", "a non-empty name without control characters other than line breaks and tabs", self.name)
         # friction=True is the YAML shorthand for all three terms
-        if not isinstance(self.friction, (bool, tuple, list)):
-            raise RobotDescriptionError(f"Joint.friction: expected 3 entries (viscous, Coulomb, offset) or a bool, "
-                                        f"got {shown(self.friction)}")
+        _expect(isinstance(self.friction, (bool, tuple, list)), "Joint.friction",
+                "3 entries (viscous, Coulomb, offset) or a bool", self.friction)
         friction = (self.friction,) * 3 if isinstance(self.friction, bool) else tuple(self.friction)
-        if len(friction) != 3:
-            raise RobotDescriptionError("Joint.friction: expected 3 entries (viscous, Coulomb, offset), "
-                                        f"got {shown(self.friction)}")
+        _expect(len(friction) == 3, "Joint.friction", "3 entries (viscous, Coulomb, offset)", self.friction)
         for value in friction + (self.rotor_inertia,):
-            if not (value is None or isinstance(value, bool) or is_real(value)):
-                raise RobotDescriptionError(f"Joint.friction/rotor_inertia: expected booleans or finite numbers, "
-                                            f"got {shown(value)}")
+            _expect(value is None or isinstance(value, bool) or is_real(value), "Joint.friction/rotor_inertia",
+                    "booleans or finite numbers", value)
         object.__setattr__(self, "friction", friction)
         if self.friction_model is not None:
-            if not isinstance(self.friction_model, FrictionModel):
-                raise RobotDescriptionError(f"Joint.friction_model: expected a FrictionModel or None, "
-                                            f"got {shown(self.friction_model)}")
+            _expect(isinstance(self.friction_model, FrictionModel), "Joint.friction_model", "a FrictionModel or None",
+                    self.friction_model)
             if self.friction_model.is_default:
                 object.__setattr__(self, "friction_model", None)
             elif self.friction_model.stribeck is not None and not _declared(friction[1]):
@@ -251,22 +246,19 @@ class Joint:
         # the bodies and limits of a robot built in code: an Inertia or a JointLimits, not a number standing for one
         for name, kind in (("inertia", Inertia), ("limits", JointLimits)):
             value = getattr(self, name)
-            if value is not None and not isinstance(value, kind):
-                raise RobotDescriptionError(f"Joint.{name}: expected a baseparam.{kind.__name__} or None, got "
-                                            f"{shown(value)}")
+            _expect(value is None or isinstance(value, kind), f"Joint.{name}", f"a baseparam.{kind.__name__} or None",
+                    value)
         prior = self.friction_prior
-        if prior is not None and not (isinstance(prior, (tuple, list)) and len(prior) == 2
-                                      and all(is_real(v) and v >= 0 for v in prior)):
-            raise RobotDescriptionError(f"Joint.friction_prior: expected (viscous, Coulomb), 2 finite numbers ≥ 0, "
-                                        f"got {shown(prior)}")
-        if not isinstance(self.origins, (tuple, list)) or not all(isinstance(o, Origin) for o in self.origins):
-            raise RobotDescriptionError(f"Joint.origins: expected a sequence of Origin, got {shown(self.origins)}")
+        _expect(prior is None or (isinstance(prior, (tuple, list)) and len(prior) == 2
+                                  and all(is_real(v) and v >= 0 for v in prior)),
+                "Joint.friction_prior", "(viscous, Coulomb), 2 finite numbers ≥ 0", prior)
+        _expect(isinstance(self.origins, (tuple, list)) and all(isinstance(o, Origin) for o in self.origins),
+                "Joint.origins", "a sequence of Origin", self.origins)
         object.__setattr__(self, "origins", tuple(self.origins))
         axis = tuple(self.axis) if isinstance(self.axis, (tuple, list, np.ndarray)) and np.ndim(self.axis) == 1 else ()
         norm = math.hypot(*axis) if len(axis) == 3 and all(is_real(v) for v in axis) else 0.0
-        if not 1e-6 < norm < 1e6:
-            raise RobotDescriptionError(f"Joint.axis: expected a direction (3 finite numbers, of length between "
-                                        f"1e-6 and 1e6), got {shown(self.axis)}")
+        _expect(1e-6 < norm < 1e6, "Joint.axis", "a direction (3 finite numbers, of length between 1e-6 and 1e6)",
+                self.axis)
         object.__setattr__(self, "axis", tuple(float(v) / norm + 0.0 for v in axis))     # x / 1.0 is x exactly
 
     @property
@@ -332,19 +324,18 @@ class Robot:
                                      (self.length_unit, "units.length", tuple(LENGTH_UNITS)),
                                      (self.angle_unit, "units.angle", tuple(ANGLE_UNITS))):
             check_option(value, name, options, expected=f"one of {options}", error=RobotDescriptionError)
-        if not (isinstance(self.name, str) and self.name and self.name.isprintable()):
-            raise RobotDescriptionError(f"name: expected a one-line name without control characters, "
-                                        f"got {shown(self.name)}")
-        if not isinstance(self.joints, (tuple, list)) or not all(isinstance(j, Joint) for j in self.joints):
-            raise RobotDescriptionError(f"joints: expected a sequence of Joint, got {shown(self.joints)}")
+        _expect(isinstance(self.name, str) and self.name and self.name.isprintable(), "name",
+                "a one-line name without control characters", self.name)
+        _expect(isinstance(self.joints, (tuple, list)) and all(isinstance(j, Joint) for j in self.joints), "joints",
+                "a sequence of Joint", self.joints)
         if len(self.joints) == 0:
             raise RobotDescriptionError("joints: a robot needs at least one joint")
         if len(self.joints) > MAX_JOINTS:       # the files' cap, in the loader's words: no step is wasteful, but Z's
             # rows grow as N² and its Gram matrix's work as Σ nnz² (a 200-joint chain: 10-18 s in find)
             raise RobotDescriptionError(f"joints: expected at most {MAX_JOINTS} joints, got {len(self.joints)}")
         check_option(self.base, "base", BASES, expected=f"one of {BASES}", error=RobotDescriptionError)
-        if self.base_inertia is not None and not isinstance(self.base_inertia, Inertia):
-            raise RobotDescriptionError(f"base_inertia: expected an Inertia, got {type(self.base_inertia).__name__}")
+        check_instance(self.base_inertia, "base_inertia", Inertia, "an Inertia", allow_none=True,
+                       error=RobotDescriptionError)
         if self.base_inertia is not None and self.base != "floating":
             raise RobotDescriptionError("base_inertia: only a floating base (base: floating) has a body of its own")
         # parent=None: the previous joint (a chain), as in the YAML format

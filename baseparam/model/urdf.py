@@ -88,7 +88,6 @@ class _Joint:
     limits: Optional[JointLimits] = None
     dynamics: Optional[tuple] = None
     mimic: Optional[str] = None
-    order: int = 0
     mimic_offset: Optional[str] = None       # the <mimic offset> text, named in the note on locked mimic joints
 
 
@@ -338,8 +337,8 @@ def _read(tree, problems, tiny):
             continue
         links[name] = _inertial(element, f"link '{name}'", problems)
     seen = set()
-    for order, element in enumerate(tree.findall("joint")):
-        joint = _joint(element, order, problems, tiny)
+    for element in tree.findall("joint"):
+        joint = _joint(element, problems, tiny)
         if joint is None:
             continue
         if joint.name in seen:
@@ -384,7 +383,7 @@ def _inertial(link, where, problems):
     return mass, np.array(origin.xyz, dtype=float), R @ tensor @ R.T
 
 
-def _joint(element, order, problems, tiny) -> Optional[_Joint]:
+def _joint(element, problems, tiny) -> Optional[_Joint]:
     name = element.get("name")
     if not name:
         problems.add("<joint>", "expected a name attribute")
@@ -435,7 +434,7 @@ def _joint(element, order, problems, tiny) -> Optional[_Joint]:
     offset = mimic_el.get("offset") if mimic_el is not None else None
     if None in ends:
         return None
-    return _Joint(name, kind, ends[0], ends[1], origin, axis, limits, dynamics, mimic, order, offset)
+    return _Joint(name, kind, ends[0], ends[1], origin, axis, limits, dynamics, mimic, offset)
 
 
 def _limits(element, where, kind, problems) -> Optional[JointLimits]:
