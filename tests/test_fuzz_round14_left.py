@@ -1,5 +1,8 @@
 """Regressions of the leftovers of issue 28's thirteenth stop and issue 22's tidiness (round 14, 'left'): each test
 below failed on the code before its fix."""
+import os
+import time
+
 import numpy as np
 import pytest
 
@@ -31,3 +34,51 @@ def test_a_parameter_beyond_the_bound_is_refused_in_one_wording_everywhere():
             value="1e\\+120", index="3, 2", expected=r"SI units \(N·m, N\): check the units and the gains$")):
         _check_target(y, "payload torques")
     _check_target(np.full((5, 6), 1e100), "payload torques")          # the bound itself is taken
+
+
+# -- one rule for the folders of killed runs ---------------------------------------------------------------------------
+def _killed_runs_folders(where, prefix, tail, hosts, old):
+    """A stale folder (a process id no process has, unchanged for two days) per host, holding a kernel.c."""
+    made = []
+    for host in hosts:
+        folder = where / f"{prefix}{2 ** 22 + 1}-{host}-{tail}"
+        folder.mkdir()
+        (folder / "kernel.c").write_text("int f(void);\n")
+        os.utime(folder, (old, old))
+        made.append(folder.name)
+    return made
+
+
+@pytest.mark.parametrize("which", ["kernel in the cache", "kernel without a cache", "unpacked bag"])
+def test_folders_of_killed_runs_are_removed_only_for_this_user_on_this_machine(tmp_path, monkeypatch, which):
+    """Three routines removed a killed run's folders; only _atomic.private_folder spared another user's and another
+    machine's (a live run on a shared $TMPDIR or BASEPARAM_CACHE_DIR has a process id no process here has, and its
+    folder's time stays unchanged while it works). The kernel's scratch and rosbags' unpacked bags now go through
+    the same rule, and their names carry the host."""
+    import socket
+    import tempfile
+
+    from baseparam._atomic import run_prefix
+    from baseparam.dynamics import _native
+    from baseparam.identification import _bag_files
+    prefix, tail, remove = {
+        "kernel in the cache": ("tmp-kernel-", "abcdefgh", lambda: _native.remove_stale_scratch(str(tmp_path))),
+        "kernel without a cache": ("baseparam-kernel-", "abcdefgh",
+                                   lambda: _native.remove_stale_scratch(str(tmp_path), _native.NO_CACHE)),
+        "unpacked bag": ("baseparam-rosbag2-", "abc", lambda: _bag_files.remove_stale_unpacked(str(tmp_path)))}[which]
+    monkeypatch.setattr(socket, "gethostname", lambda: "node-1")
+    here, elsewhere = _killed_runs_folders(tmp_path, prefix, tail, ["node-1", "node-2"], time.time() - 2 * 86_400)
+    real_uid = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)            # every folder another user's
+    assert remove() == [] and sorted(os.listdir(tmp_path)) == sorted([here, elsewhere])
+    monkeypatch.setattr(os, "getuid", lambda: real_uid)
+    assert remove() == [here] and os.listdir(tmp_path) == [elsewhere]
+    assert run_prefix(prefix) == f"{prefix}{os.getpid()}-node-1-"
+    if which == "unpacked bag":                 # the names the next run judges are the ones this run makes
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        with _bag_files._named_temporary_directory() as made:
+            assert os.path.basename(made).startswith(run_prefix(prefix))
+    else:
+        kind = _native.IN_CACHE if which == "kernel in the cache" else _native.NO_CACHE
+        with _native._scratch(str(tmp_path), kind) as made:
+            assert os.path.basename(made).startswith(run_prefix(prefix))
