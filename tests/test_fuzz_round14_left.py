@@ -82,3 +82,46 @@ def test_folders_of_killed_runs_are_removed_only_for_this_user_on_this_machine(t
         kind = _native.IN_CACHE if which == "kernel in the cache" else _native.NO_CACHE
         with _native._scratch(str(tmp_path), kind) as made:
             assert os.path.basename(made).startswith(run_prefix(prefix))
+
+
+# -- the simulations' checks, each once -------------------------------------------------------------------------------
+def test_simulations_check_times_once_in_one_wording():
+    """floating._check_times and integrate._times said the same in other words ('expected finite, increasing times'
+    vs 'contains NaN or inf' / 'times must increase; t[k] = …'), and contact_experiment took 5 times for 5 states, to
+    fail inside the log's reader as a DataError ('field t: only 5 samples'). One check (integrate.checked_times)."""
+    SPACE_MODEL = bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml"))
+    S = 12
+    q = np.tile(np.r_[np.zeros(6), 1.0, np.full(6, 0.2)], (S, 1))
+    qd, qdd, t = np.zeros((S, SPACE_MODEL.robot.n_v)), np.full((S, SPACE_MODEL.robot.n_v), 0.1), np.linspace(0, 1, S)
+    contacts = (bp.Contact(3),)
+    bad = t.copy()
+    bad[4] = bad[3]
+    with pytest.raises(bp.ArgumentError, match=r"^t: times must increase; t\[4\] = 0.2727\d* after t\[3\]"):
+        bp.contact_experiment(SPACE_MODEL, bad, q, qd, qdd, contacts)
+    with pytest.raises(bp.ArgumentError, match=r"^t: contains NaN or inf$"):
+        bp.contact_experiment(SPACE_MODEL, np.r_[t[:-1], np.nan], q, qd, qdd, contacts)
+    with pytest.raises(bp.ArgumentError, match=r"^t: expected increasing times of shape \(S,\) with S = 12 \(the "
+                                               r"states' samples\), got shape \(11,\)$"):
+        bp.contact_experiment(SPACE_MODEL, t[:-1], q, qd, qdd, contacts)
+    with pytest.raises(bp.ArgumentError, match=r"^t: expected increasing times of shape \(S,\) with S ≥ 10 \(a "
+                                               r"Trajectory's minimum\), got shape \(5,\)$"):
+        bp.contact_experiment(SPACE_MODEL, t[:5], q[:5], qd[:5], qdd[:5], contacts)
+    with pytest.raises(bp.ArgumentError, match=r"^t: expected increasing times of shape \(S,\) with S ≥ 3 \(central "
+                                               r"differences\), got shape \(2,\)$"):
+        bp.stance_motion(SPACE_MODEL.robot, t[:2], q[0], np.zeros((2, 3)), np.zeros((2, 3)), contacts)
+    with pytest.raises(bp.ArgumentError, match=r"^t: times must increase; t\[1\] = 0.0 after t\[0\] = 0.5$"):
+        bp.stance_motion(SPACE_MODEL.robot, [0.5, 0.0, 1.0], q[0], np.zeros((3, 3)), np.zeros((3, 3)), contacts)
+
+
+def test_sensor_noise_and_simulate_check_drive_gains_alike():
+    """SensorNoise.apply took gains of 0 (the current noise asked for silently dropped) or below; simulate took
+    infinite ones (τ noise of inf): two checks in two wordings. One now, positive and finite."""
+    noise, fields = bp.SensorNoise(current=0.1), {"tau": np.zeros((4, 3))}
+    for gains in ([1.0, 0.0, 2.0], [1.0, -2.0, 2.0], [1.0, np.inf, 2.0]):
+        with pytest.raises(bp.ArgumentError, match=r"^gains: expected 3 positive drive gains \(N·m/A\), got "):
+            noise.apply(fields, 3, gains=gains)
+    from baseparam.simulation.integrate import checked_gains
+    with pytest.raises(bp.ArgumentError, match=r"^gains: expected 3 positive drive gains"):
+        checked_gains([1.0, np.inf, 2.0], 3)
+    assert np.array_equal(checked_gains((1, 2, 3), 3), [1.0, 2.0, 3.0])
+
