@@ -125,3 +125,34 @@ def test_sensor_noise_and_simulate_check_drive_gains_alike():
         checked_gains([1.0, np.inf, 2.0], 3)
     assert np.array_equal(checked_gains((1, 2, 3), 3), [1.0, 2.0, 3.0])
 
+
+
+# -- messages in the command line's words ------------------------------------------------------------------------------
+@pytest.mark.parametrize("args, said", [
+    (["find", "{planar}", "--friction", "--friction-model", "smooth:0"],
+     "baseparam: --friction-model: 'smooth:0': expected a velocity scale > 0 and below 1000 (rad/s or m/s) or 'auto', "
+     "got 0.0"),
+    (["find", "{planar}", "--friction", "--friction-model", "smooth:0.1+stribeck:2e3"],
+     "baseparam: --friction-model: 'stribeck:2e3': expected a velocity scale > 0 and below 1000 (rad/s or m/s) or "
+     "'auto', got 2000.0"),
+    (["identify", "{planar}", "{log}", "--cutoff", "-1"], "baseparam: --cutoff: expected a positive number, got -1.0"),
+    (["identify", "{planar}", "{log}", "--rest-velocity", "-2"],
+     "baseparam: --rest-velocity: expected a positive number, got -2.0"),
+])
+def test_command_line_messages_name_flags_not_python(tmp_path, args, said):
+    """`--friction-model smooth:0` said '--friction-model: FrictionModel.velocity: …' and `--cutoff -1` said
+    'preprocessing: --cutoff: …': a class and a library argument named to a command-line user. The flag, the text
+    given and the problem now; the library still names its own parameters (parse_friction_model, Preprocessing)."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from baseparam.identification.preprocessing import Preprocessing
+    from baseparam.model.friction import parse_friction_model
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(f"{k / 100},0,0,0,0,0,0\n" for k in range(20)))
+    result = CliRunner().invoke(main, [a.format(planar=ROOT / "robots" / "planar_rrr.yaml", log=log) for a in args])
+    assert result.exit_code == 2 and result.output.strip() == said, result.output
+    with pytest.raises(bp.ArgumentError, match=r"^friction_model: 'smooth:0': expected a velocity scale > 0"):
+        parse_friction_model("smooth:0")
+    with pytest.raises(bp.SettingsError, match=r"^preprocessing: cutoff_hz: expected a positive number"):
+        Preprocessing(cutoff_hz=-1)
