@@ -200,3 +200,12 @@ def test_an_hdf5_write_beyond_the_file_size_limit_is_still_one_line(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert result.returncode == 2 and result.stderr == "baseparam: z.h5: cannot write (File too large)\n", result
     assert list(tmp_path.iterdir()) == []
+
+
+def test_validation_re_exports_both_number_tests():
+    """_validation re-exported _numbers.is_real (its __all__) but not is_whole, the test of whole numbers that replaced
+    four copies: the checks' module offers both, and every name it lists exists."""
+    from baseparam import _numbers, _validation
+    assert {"is_real", "is_whole"} <= set(_validation.__all__)
+    assert _validation.is_whole is _numbers.is_whole and _validation.is_real is _numbers.is_real
+    assert all(hasattr(_validation, name) for name in _validation.__all__)
