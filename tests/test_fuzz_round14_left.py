@@ -209,3 +209,28 @@ def test_validation_re_exports_both_number_tests():
     assert {"is_real", "is_whole"} <= set(_validation.__all__)
     assert _validation.is_whole is _numbers.is_whole and _validation.is_real is _numbers.is_real
     assert all(hasattr(_validation, name) for name in _validation.__all__)
+
+
+# -- a solver's panic known by a mark, not by a word ------------------------------------------------------------------
+def test_a_panic_of_the_conic_solver_is_known_by_its_mark_not_a_word(tmp_path, monkeypatch):
+    """The consistent fit knew a CLARABEL panic by the word "panicked" in a SolverError's message (the text
+    solve_clarabel builds): any solver error saying it was taken for one. solve_clarabel now marks its error
+    (_stderr.PANIC); a panic is still said in the failure's line, another error's words are not."""
+    import cvxpy
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from test_fuzz_round9 import _planar_log
+
+    class PanicException(BaseException):
+        pass
+    log = _planar_log(tmp_path)
+    for raised, said in ((PanicException("Eigval error: Eigen(1)"), "; CLARABEL panicked: Eigval error: Eigen(1)"),
+                         (cvxpy.SolverError("a thread panicked (not CLARABEL's panic)"), "")):
+        def solve(self, *args, raised=raised, **kwargs):
+            raise raised
+        monkeypatch.setattr(cvxpy.Problem, "solve", solve)
+        result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(log),
+                                           "--method", "consistent"])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip().splitlines()[-1].endswith(f"(solver status solver_error){said}"), result.output
