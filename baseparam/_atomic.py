@@ -157,26 +157,54 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=None):
     return stale
 
 
-def private_folder(prefix):
-    """A new folder ``$TMPDIR/PREFIX-PID-HOST-RANDOM`` for a run's own files (matplotlib's configuration and font
-    list, a Dask cluster's scratch), removed by its user when done. The ones of killed runs of this user on this
-    machine (their process gone, unchanged for :data:`STALE_SECONDS`) are removed first: SIGKILL runs no clean-up, and
-    nothing else ever removed them. The host name keeps the folders of a live run on another machine (or container)
-    sharing $TMPDIR, whose process id no process of this one has, and whose folder's own time stays unchanged while
-    it runs, out of reach; the owner, another user's."""
-    import shutil
+def host_name():
+    """This machine's name as it goes into the names of a run's folders (letters, digits, '.', '-')."""
     import socket
-    import tempfile
 
-    host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "_"
-    pattern = re.compile(rf"^{re.escape(prefix)}-(\d+)-{re.escape(host)}-")
+    return re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "_"
+
+
+def run_prefix(prefix):
+    """``PREFIX`` + ``PID-HOST-``: the start of the name of a folder of this run (tempfile.mkdtemp adds the rest),
+    which :func:`remove_stale_folders` judges once the run is gone."""
+    return f"{prefix}{os.getpid()}-{host_name()}-"
+
+
+def remove_stale_folders(folder, prefix, pattern, ours=None, now=None):
+    """Remove the folders that killed runs of this user on this machine left in ``folder``; returns their names.
+
+    The one rule for every folder a run makes for itself (SIGKILL runs no clean-up): named ``prefix``… matching
+    ``pattern`` (its group 1 the process id; the names of :func:`run_prefix` carry this machine's name after it, so
+    a pattern built with :func:`host_name` never matches another machine's), judged stale by :func:`stale_entries`
+    (a real folder, not a link; unchanged for :data:`STALE_SECONDS` while no process has the id), owned by this
+    user, and, with ``ours`` (a test of the os.DirEntry), holding what our runs put there. The host name keeps a live
+    run's on another machine (or container) sharing the folder out of reach: its process id is no process here, and
+    its folder's own time stays unchanged while files change inside."""
+    import shutil
+
     user = os.getuid() if hasattr(os, "getuid") else None        # no owners to tell apart on Windows
-    for entry in stale_entries(tempfile.gettempdir(), f"{prefix}-", pattern, stat.S_ISDIR):
+    removed = []
+    for entry in stale_entries(folder, prefix, pattern, stat.S_ISDIR, now):
         with contextlib.suppress(OSError):
             if user is not None and entry.stat(follow_symlinks=False).st_uid != user:
                 continue
+            if ours is not None and not ours(entry):
+                continue
             shutil.rmtree(entry.path, ignore_errors=True)
-    return tempfile.mkdtemp(prefix=f"{prefix}-{os.getpid()}-{host}-")
+            if not os.path.lexists(entry.path):
+                removed.append(entry.name)
+    return removed
+
+
+def private_folder(prefix):
+    """A new folder ``$TMPDIR/PREFIX-PID-HOST-RANDOM`` for a run's own files (matplotlib's configuration and font
+    list, a Dask cluster's scratch), removed by its user when done. The ones of killed runs of this user on this
+    machine are removed first (:func:`remove_stale_folders`): nothing else ever removed them."""
+    import tempfile
+
+    remove_stale_folders(tempfile.gettempdir(), f"{prefix}-",
+                         re.compile(rf"^{re.escape(prefix)}-(\d+)-{re.escape(host_name())}-"))
+    return tempfile.mkdtemp(prefix=run_prefix(f"{prefix}-"))
 
 
 def _alive(pid):

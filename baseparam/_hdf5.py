@@ -170,7 +170,13 @@ class writes_checked:
     which the command line took for an internal error) or only reported it from its objects' deallocation
     ("Exception ignored in h5py._objects.ObjectID.__dealloc__" tracebacks, the file left incomplete and the
     block apparently successful). Those reports, made in the block's thread, are held while the block runs; any
-    other goes to the hook in place before."""
+    other goes to the hook in place before.
+
+    The h5py file is opened last in the ``with`` and so closed inside the block: h5py's close ends every object of
+    the file (HDF5 ids), whatever still refers to them, and writes what is left; a deallocation later finds its
+    object closed and writes nothing. No collection of the block's objects is needed (a full ``gc.collect()`` here
+    cost 24-54 ms a write and found nothing: h5py's objects make no reference cycles; and after a failed close
+    they are held by the exception's traceback, out of any collection's reach)."""
 
     def __init__(self, path):
         self.path, self.failures = path, []
@@ -186,12 +192,9 @@ class writes_checked:
         return self
 
     def __exit__(self, kind, exc, traceback):
-        import gc
-
         from ._atomic import _one_line
         from .errors import StorageError, printable
 
-        gc.collect()                    # the block's h5py objects: their deallocation reports here, not later
         with _LOCK:
             blocks = _BLOCKS[threading.get_ident()]
             blocks.remove(self)

@@ -93,7 +93,8 @@ def _held():
 def solve_clarabel(problem, **options):
     """``problem.solve(solver=cvxpy.CLARABEL, **options)``, stderr held (:func:`native_stderr_held`): a Rust panic
     of the solver is raised as cvxpy's ``SolverError`` naming it ("CLARABEL panicked: …"), which the callers handle
-    as any failure of the solver, and its text never reaches stderr."""
+    as any failure of the solver, and its text never reaches stderr. Such an error has :data:`PANIC` set true (what
+    a caller tests, not the message's words)."""
     import cvxpy as cp
 
     try:
@@ -102,4 +103,11 @@ def solve_clarabel(problem, **options):
     except BaseException as exc:                   # pyo3's PanicException is a BaseException
         if type(exc).__name__ != "PanicException":
             raise
-        raise cp.SolverError(f"CLARABEL panicked: {' '.join(str(exc).split()) or 'no message'}") from None
+        error = cp.SolverError(f"CLARABEL panicked: {' '.join(str(exc).split()) or 'no message'}")
+        setattr(error, PANIC, True)
+        raise error from None
+
+
+# The attribute set true on solve_clarabel's SolverError for a panic (a subclass of cvxpy's would import cvxpy here,
+# at start-up)
+PANIC = "solver_panicked"

@@ -403,10 +403,19 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
         raise ArgumentError(f"{name}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
     if not np.isfinite(arr).all():
         raise ArgumentError(f"{name}: contains NaN or inf")
-    if arr.size and not np.abs(arr).max() <= ABSURD_PARAMETER:
-        k = np.unravel_index(np.argmax(np.abs(arr)), arr.shape)
-        raise ArgumentError(f"{name}: absurd value {arr[k]:g} at index {', '.join(map(str, k))} (|p| > "
-                            f"{ABSURD_PARAMETER:g}); expected parameters in SI units")
+    return check_parameter_range(name, arr)
+
+
+def check_parameter_range(name, arr, expected="parameters in SI units", error=ArgumentError):
+    """``arr`` (a float array of any shape) when every value is within ±:data:`ABSURD_PARAMETER`; else ``error``
+    naming the first NaN or largest value and its index. The one check of that bound for parameters and what is
+    fitted to them (a payload's torques): beyond it their squares and norms overflow, and a fit or figure comes out
+    inf or NaN. ``expected`` completes the message ("expected parameters in SI units")."""
+    if arr.size and not np.abs(arr).max() <= ABSURD_PARAMETER:      # NaN compares False
+        k = np.unravel_index(np.argmax(np.abs(arr)), arr.shape)      # argmax stops at the first NaN
+        what = "absurd" if np.isfinite(arr[k]) else "non-finite"
+        raise error(f"{name}: {what} value {arr[k]:g} at index {', '.join(map(str, k))} (beyond "
+                    f"±{ABSURD_PARAMETER:g}); expected {expected}")
     return arr
 
 
@@ -435,7 +444,7 @@ def check_field_kinds(result, kinds):
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
            "check_field_kinds", "check_finite_fields", "check_flag", "check_input", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
-           "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
-           "check_real_array", "check_robot", "check_robot_states", "check_samples", "check_state_sizes",
-           "check_states", "is_real", "normalized_quaternions", "quaternion_norms", "refuse_special", "shown",
-           "unit_quaternions"]
+           "check_number", "check_option", "check_parameter_range", "check_parameter_vector", "check_path",
+           "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states", "check_samples",
+           "check_state_sizes", "check_states", "is_real", "is_whole", "normalized_quaternions", "quaternion_norms",
+           "refuse_special", "shown", "unit_quaternions"]

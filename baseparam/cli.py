@@ -810,10 +810,15 @@ def _trajectory_options(command):
 
 def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
     """The preprocessing :func:`_trajectory_options` asks for, as a Preprocessing (``more``: its other settings)."""
+    from .errors import SettingsError
     from .identification.preprocessing import Preprocessing
-    return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
-                         cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
-                         rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), **more)
+    try:
+        return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or
+                                                                       False),
+                             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
+                             rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), **more)
+    except SettingsError as exc:    # the library's words name its parameter (preprocessing: cutoff_hz: …); here a flag
+        raise SettingsError(str(exc).removeprefix("preprocessing: ")) from None
 
 
 @main.command(cls=_VariadicValidate)

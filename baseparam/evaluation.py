@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import ABSURD_PARAMETER, check_real_array as _finite
+from ._validation import check_parameter_range, check_real_array as _finite
 from .errors import ArgumentError
 
 __all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
@@ -54,11 +54,7 @@ class FitFigures(NamedTuple):
 def _parameters(name, x, ndim):
     """Base parameters (SI) as a finite float array within ±ABSURD_PARAMETER, as the library's parameter vectors:
     beyond it their norms overflow and the figures come out NaN."""
-    x = _finite(name, x, ndim)
-    if x.size and not np.abs(x).max() <= ABSURD_PARAMETER:
-        raise ArgumentError(f"{name}: a value beyond ±{ABSURD_PARAMETER:g} ({float(np.abs(x).max()):g}); expected "
-                            "parameters in SI units")
-    return x
+    return check_parameter_range(name, _finite(name, x, ndim))
 
 
 def relative_scale(truth):

@@ -40,9 +40,8 @@ def pytest_collection(session):
     yield
     sys.dont_write_bytecode = was
     # Everything collection loaded (every module of baseparam, sympy, pinocchio, the tests) lives to the end of the
-    # run: out of the collector's sight, so that each full collection traverses only what the tests made. The
-    # library collects fully after each HDF5 write (_hdf5.writes_checked), 54 ms a write in a test process; and
-    # Python's own full collections during the tests.
+    # run: out of the collector's sight, so that each full collection traverses only what the tests made (Python's
+    # own full collections during the tests).
     gc.freeze()
 
 

@@ -59,7 +59,7 @@ def test_equations_of_a_friction_scale_left_to_identification_is_one_line(tmp_pa
                                        "--python", "tau.py"])
     assert result.exit_code == 2 and "internal error" not in result.output, result.output
     assert result.output.strip() == (f"baseparam: joints[1].friction_model.{scale}: 'auto' is identified from data; "
-                                     "export the identified description (Identification.to_yaml) or give the number")
+                                     "give the number, or export the identified description")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -152,7 +152,7 @@ def test_equations_of_a_long_chain_stop_while_expanding(tmp_path, options, words
 def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monkeypatch):
     """rosbags unpacks a whole-file compressed ROS 2 bag into a temporary folder and removes it on close: a SIGKILLed
     run left it (as large as the unpacked bag) and nothing removed it, nor could tell it from other programs'.
-    Its folder is now named baseparam-rosbag2-PID-…; the next read of such a bag removes a dead run's (only ours,
+    Its folder is now named baseparam-rosbag2-PID-HOST-…; the next read of such a bag removes a dead run's (only ours,
     unchanged for STALE_SECONDS, its process ended), and leaves a live one's, a link, and other programs' alone."""
     import os
 
@@ -164,14 +164,16 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     _compressed_bag(bag, "SQLITE3", "FILE", 50)
     dead = 2 ** 22 + 1                     # beyond Linux's largest process id: no process has it
     old = os.path.getmtime(bag) - 2 * STALE_SECONDS
-    leftovers = {f"baseparam-rosbag2-{dead}-abc": True, f"baseparam-rosbag2-{os.getpid()}-abc": False,
-                 "tmpxyz": False, f"baseparam-rosbag2-{dead}-recent": False}
+    from baseparam._atomic import host_name
+    host = host_name()
+    leftovers = {f"baseparam-rosbag2-{dead}-{host}-abc": True, f"baseparam-rosbag2-{os.getpid()}-{host}-abc": False,
+                 "tmpxyz": False, f"baseparam-rosbag2-{dead}-{host}-recent": False}
     for name in leftovers:
         (temp / name).mkdir()
         (temp / name / "bag.db3").write_bytes(b"x" * 1000)
         if not name.endswith("recent"):
             os.utime(temp / name, (old, old))
-    (temp / f"baseparam-rosbag2-{dead}-link").symlink_to(tmp_path / "bag")
+    (temp / f"baseparam-rosbag2-{dead}-{host}-link").symlink_to(tmp_path / "bag")
     # the unpacked copy rosbags makes while reading is ours by name: seen during the read, gone after it
     from rosbags.rosbag2 import reader as rosbags_reader
     seen = []
@@ -184,7 +186,7 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 50
     assert any(n.startswith(f"baseparam-rosbag2-{os.getpid()}-") and n not in leftovers for n in seen), seen
     left = set(os.listdir(temp))
-    assert left == {n for n, stale in leftovers.items() if not stale} | {f"baseparam-rosbag2-{dead}-link"}, left
+    assert left == {n for n, stale in leftovers.items() if not stale} | {f"baseparam-rosbag2-{dead}-{host}-link"}, left
     assert (tmp_path / "bag").is_dir()
 
 

@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+from .._atomic import host_name, remove_stale_folders, run_prefix
+
 # No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
 # chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
 FLAGS = ("-O0", "-std=c99", "-fPIC", "-shared")
@@ -70,11 +72,12 @@ def cache_dir():
 # stale (baseparam._atomic.stale_entries); ``tmpXXXXXXXX``, without an id, are earlier versions' (after a day). Only a
 # real folder holding nothing but those two files is removed (an id-less one: not empty, as any tempfile.mkdtemp()
 # is): BASEPARAM_CACHE_DIR may name a shared folder.
-# Each kind: (the new folder's prefix, the prefix of the names looked at, their pattern: group 1 the process id, the
-# names a stale folder may hold, None: any).
-IN_CACHE = ("tmp-kernel-", "tmp", re.compile(r"^tmp(?:-kernel-(\d+)-)?[a-z0-9_]{8}$"), {"kernel.c", "kernel.so"})
+# Each kind: (the new folder's prefix, the prefix of the names looked at, their pattern: group 1 the process id, HOST
+# this machine's name (_atomic.run_prefix: another machine's are never judged), the names a stale folder may hold,
+# None: any).
+IN_CACHE = ("tmp-kernel-", "tmp", r"^tmp(?:-kernel-(\d+)-HOST-)?[a-z0-9_]{8}$", {"kernel.c", "kernel.so"})
 # Without a disk cache: the temporary folder of one load's kernel, in the system's temporary folder (its name is ours).
-NO_CACHE = ("baseparam-kernel-", "baseparam-kernel-", re.compile(r"^baseparam-kernel-(\d+)-[a-z0-9_]{8}$"), None)
+NO_CACHE = ("baseparam-kernel-", "baseparam-kernel-", r"^baseparam-kernel-(\d+)-HOST-[a-z0-9_]{8}$", None)
 # This process's scratch folders while it compiles: the command's entry point removes them when it must end the
 # process without unwinding the stack (baseparam._entry: a second SIGTERM, a lost signal).
 _LIVE = set()
@@ -151,7 +154,7 @@ def _scratch(folder, kind):
     registered in :data:`_LIVE` while the block runs and removed after it, whatever ends it; the stale ones of killed
     runs go first."""
     remove_stale_scratch(folder, kind)
-    tmp = tempfile.mkdtemp(prefix=f"{kind[0]}{os.getpid()}-", dir=folder)
+    tmp = tempfile.mkdtemp(prefix=run_prefix(kind[0]), dir=folder)
     _LIVE.add(tmp)
     try:
         yield tmp
@@ -161,27 +164,19 @@ def _scratch(folder, kind):
 
 
 def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
-    """Remove the scratch folders of ``kind`` that killed runs left in ``folder`` (only real folders, holding nothing
-    but the names ``kind`` allows, and some of them when the name has no process id); returns their names."""
-    import stat
+    """Remove the scratch folders of ``kind`` that killed runs of this user on this machine left in ``folder`` (only
+    real folders, holding nothing but the names ``kind`` allows, and some of them when the name has no process id;
+    :func:`baseparam._atomic.remove_stale_folders`); returns their names."""
+    pattern = re.compile(kind[2].replace("HOST", re.escape(host_name())))
 
-    from .._atomic import stale_entries
-    removed = []
-    for entry in stale_entries(folder, kind[1], kind[2], stat.S_ISDIR, now):
-        try:
-            names = set(os.listdir(entry.path))
-        except OSError:
-            continue
-        if kind[3] is not None and not names <= kind[3]:
-            continue                                  # not a compile's: never ours to remove
-        if kind[3] is not None and not names and kind[2].match(entry.name).group(1) is None:
-            # an empty tmpXXXXXXXX is any Python program's tempfile.mkdtemp() (BASEPARAM_CACHE_DIR=/tmp): only one
-            # holding a compile's files is an earlier version's
-            continue
-        shutil.rmtree(entry.path, ignore_errors=True)
-        if not os.path.lexists(entry.path):
-            removed.append(entry.name)
-    return removed
+    def ours(entry):
+        if kind[3] is None:
+            return True
+        names = set(os.listdir(entry.path))
+        # an empty tmpXXXXXXXX is any Python program's tempfile.mkdtemp() (BASEPARAM_CACHE_DIR=/tmp): only one holding
+        # a compile's files, and nothing else, is an earlier version's
+        return names <= kind[3] and (bool(names) or pattern.match(entry.name).group(1) is not None)
+    return remove_stale_folders(folder, kind[1], pattern, ours, now)
 
 
 def remove_live():

@@ -242,8 +242,8 @@ def _unresolved(k, name):
     """A friction model's velocity scale for exported code must be a number (``auto`` is resolved by
     identification)."""
     from ..errors import ExportError
-    raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; export the "
-                      "identified description (Identification.to_yaml) or give the number")
+    raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; give the number, or "
+                      "export the identified description")
 
 
 def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, sgn, stb, out", *,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._atomic import free_space, stale_entries
+from .._atomic import free_space, host_name, remove_stale_folders, run_prefix
 from .._checks import check_instance, read_bounded, refuse_special, shown, within
 from ..errors import DataError, ResourceLimitError, printable
 from . import _mcap
@@ -313,15 +313,14 @@ def _check_compressed_file(path, source):
 
 
 # rosbags unpacks a whole-file compressed ROS 2 bag into a TemporaryDirectory it removes when the reader closes; a
-# SIGKILLed run leaves it (as large as the bag unpacked). Ours are named with this prefix and the process id, so a
-# later run can tell them from other programs' and remove a dead run's.
+# SIGKILLed run leaves it (as large as the bag unpacked). Ours are named with this prefix, the process id and the host
+# (_atomic.run_prefix), so a later run can tell them from other programs' and remove a dead run's.
 UNPACK_PREFIX = "baseparam-rosbag2-"
-_UNPACKED = re.compile(r"^baseparam-rosbag2-(\d+)-")
 
 
 def _named_temporary_directory(*args, **kwargs):
-    """rosbags' TemporaryDirectory, named UNPACK_PREFIX + this process's id."""
-    kwargs.setdefault("prefix", f"{UNPACK_PREFIX}{os.getpid()}-")
+    """rosbags' TemporaryDirectory, named UNPACK_PREFIX + this process's id and host."""
+    kwargs.setdefault("prefix", run_prefix(UNPACK_PREFIX))
     return tempfile.TemporaryDirectory(*args, **kwargs)
 
 
@@ -334,18 +333,10 @@ def _name_rosbags_unpacking():
 
 
 def remove_stale_unpacked(folder, now=None):
-    """Remove the folders of unpacked bags that killed runs left in ``folder`` (the temporary folder); returns
-    their names. As :func:`baseparam._atomic.remove_stale`: only our names, only a real folder (not a link),
-    unchanged for STALE_SECONDS and whose process has ended."""
-    import shutil
-    import stat
-
-    removed = []
-    for entry in stale_entries(folder, UNPACK_PREFIX, _UNPACKED, stat.S_ISDIR, now):
-        shutil.rmtree(entry.path, ignore_errors=True)
-        if not os.path.lexists(entry.path):
-            removed.append(entry.name)
-    return removed
+    """Remove the folders of unpacked bags that killed runs of this user on this machine left in ``folder`` (the
+    temporary folder); returns their names (:func:`baseparam._atomic.remove_stale_folders`)."""
+    pattern = re.compile(rf"^{re.escape(UNPACK_PREFIX)}(\d+)-{re.escape(host_name())}-")
+    return remove_stale_folders(folder, UNPACK_PREFIX, pattern, now=now)
 
 
 def _counted(reader, bound):

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numbers import json_floats
-from .._stderr import solve_clarabel
+from .._stderr import PANIC, solve_clarabel
 from ..errors import SettingsError, SimulationError
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 from ..model.urdf_update import body_of
@@ -256,7 +256,7 @@ class _Problem:
                     warnings.simplefilter("ignore", UserWarning)
                     solve_clarabel(self.problem, **options)
             except cp.SolverError as exc:                  # also CLARABEL's Rust panics (solve_clarabel)
-                if "panicked" in str(exc):
+                if getattr(exc, PANIC, False):
                     self.panic = str(exc)                  # said in the failure's line
                 continue                                   # v.value is the last run's: not used
             status = str(self.problem.status)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._stderr import solve_clarabel
-from .._validation import ABSURD_PARAMETER, check_number, check_real_array
+from .._validation import check_number, check_parameter_range, check_real_array
 from ..errors import ArgumentError, DataError
 from ._echelon import gauss_jordan
 
@@ -82,10 +82,8 @@ def payload_physical(p):
 def _check_target(y, what):
     """Refuse a fit target beyond ±ABSURD_PARAMETER (1e100), whose squares would overflow: the residual's σ turns
     inf, the weights 0 and the fit returns a finite, wrong payload with a zero standard deviation."""
-    top = float(np.abs(y).max()) if np.size(y) else 0.0
-    if not top <= ABSURD_PARAMETER:
-        raise DataError(f"loaded: {what} up to {top:g}: beyond any robot's (at most {ABSURD_PARAMETER:g}); check the "
-                        "units and the gains")
+    check_parameter_range(f"loaded: {what}", np.asarray(y, dtype=float), "SI units (N·m, N): check the units and "
+                          "the gains", DataError)
 
 
 def _undetermined(J, rows):

@@ -34,12 +34,14 @@ COULOMB_SHAPES = ("sign", "smooth")
 AUTO = "auto"
 
 
-def _scale(value, name):
+def _scale(value, label, error=RobotDescriptionError):
+    """A velocity scale (SI) as a float, or None or 'auto'; else ``error`` naming ``label`` (the model's field, or
+    the text a user gave)."""
     if value is None or value == AUTO:
         return value
     if not is_real(value) or not 0 < value < 1e3:
-        raise RobotDescriptionError(f"FrictionModel.{name}: expected a velocity scale > 0 and below 1000 "
-                                    f"(rad/s or m/s) or 'auto', got {shown(value)}")
+        raise error(f"{label}: expected a velocity scale > 0 and below 1000 (rad/s or m/s) or 'auto', got "
+                    f"{shown(value)}")
     return float(value)
 
 
@@ -76,8 +78,8 @@ class FrictionModel:
         if self.coulomb not in COULOMB_SHAPES:
             raise RobotDescriptionError(f"FrictionModel.coulomb: expected one of {COULOMB_SHAPES}, "
                                         f"got {shown(self.coulomb)}")
-        object.__setattr__(self, "velocity", _scale(self.velocity, "velocity"))
-        object.__setattr__(self, "stribeck", _scale(self.stribeck, "stribeck"))
+        object.__setattr__(self, "velocity", _scale(self.velocity, "FrictionModel.velocity"))
+        object.__setattr__(self, "stribeck", _scale(self.stribeck, "FrictionModel.stribeck"))
         if self.coulomb == "smooth" and self.velocity is None:
             raise RobotDescriptionError("FrictionModel.velocity: a smooth Coulomb term needs its velocity scale "
                                         "(a number in rad/s or m/s, or 'auto' to identify it)")
@@ -297,6 +299,8 @@ def parse_friction_model(text: str) -> tuple:
                 value = float(value)
             except ValueError:
                 raise ArgumentError(f"friction_model: {shown(part)}: {accepted}") from None
+            # in the words of the text given (the model's would name its class to a command-line user)
+            value = _scale(value, f"friction_model: {shown(part)}", ArgumentError)
         if name.strip() == "sign" and not _:
             continue
         if name.strip() == "smooth":
@@ -305,10 +309,7 @@ def parse_friction_model(text: str) -> tuple:
             stribeck = value
         else:
             raise ArgumentError(f"friction_model: {shown(part)}: {accepted}")
-    try:
-        return FrictionModel(coulomb, velocity, stribeck), True
-    except Exception as exc:        # a scale out of range: the model's own message, as an option error
-        raise ArgumentError(f"friction_model: {exc}") from None
+    return FrictionModel(coulomb, velocity, stribeck), True      # each part checked above: a valid model
 
 
 __all__ = ["AUTO", "COULOMB_SHAPES", "DEFAULT", "FrictionModel", "friction_shapes", "friction_slopes",

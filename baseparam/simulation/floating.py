@@ -20,13 +20,13 @@ import numpy as np
 
 from .._checks import shown
 from .._numbers import real_array
-from .._validation import check_allocation, check_instance, check_number, check_robot, check_robot_states
+from .._validation import check_instance, check_number, check_robot, check_robot_states
 from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
 from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
 from ..model.value import Model
 from ..motion import Trajectory
-from .integrate import checked_noise, logged, simulate
+from .integrate import checked_noise, checked_times, logged, simulate
 
 __all__ = ["FloatingExperiment", "contact_experiment", "free_floating_experiment", "stance_motion"]
 
@@ -135,10 +135,9 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     robot = check_robot(robot)
     if not robot.is_floating:
         raise ArgumentError(f"robot: {shown(robot.name)} has a fixed base; stance_motion moves a floating base")
-    t = _check_times(t, width=robot.n_q + 2 * robot.n_v + 8)       # t, its steps, q, q̇, q̈, the base's pose
+    # a sample keeps t, its step, q, q̇, q̈ and the base's pose
+    t = checked_times(t, robot.n_q + 2 * robot.n_v + 8, 3, "central differences")
     S = len(t)
-    if S < 3:
-        raise ArgumentError(f"t: expected at least 3 times (central differences), got {S}")
     (q0,), _ = check_robot_states(robot, q=q0)
     q0 = q0[0]
     pos, ang = real_array("base_position", base_position), real_array("base_angles", base_angles)
@@ -192,19 +191,6 @@ def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
     checked_noise(noise)
 
 
-def _check_times(t, n_samples=None, width=2):
-    """Times as a float array (S,): finite, increasing; ``width``: the floats the caller keeps per sample."""
-    t = real_array("t", t)
-    if t.ndim != 1 or (n_samples is not None and len(t) != n_samples):
-        raise ArgumentError(f"t: expected shape ({n_samples if n_samples is not None else 'n_samples'},), "
-                            f"got {t.shape}")
-    # before any time is read (a broadcast view of 10⁹ times costs no memory, its scan seconds)
-    check_allocation((t.shape[0], width), "t", f"{t.shape[0]} samples")
-    if not np.isfinite(t).all() or (np.diff(t) <= 0).any():
-        raise ArgumentError("t: expected finite, increasing times (s)")
-    return t
-
-
 def _log(truth, noise, twist_noise, seed):
     """The sensors' log of a noise-free floating motion: joint noise (SensorNoise), the base twist's."""
     fields = {"q": truth.q, "qd": truth.qd, "qdd": truth.qdd, "tau": truth.tau}
@@ -250,7 +236,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     check_instance(point, "point", (bool, np.bool_), "True or False")
     _check_noise(twist_noise, seed, wrench_noise, noise)
     (q, qd, qdd), _ = check_robot_states(robot, q=q, qd=qd, qdd=qdd)
-    t = _check_times(t, len(q))
+    t = checked_times(t, 2, n_samples=len(q))
     if not contacts:
         raise ArgumentError("contacts: none given; the base's six equations need the wrenches of at least one "
                             "contact (free_floating_experiment simulates a robot without any)")

@@ -42,7 +42,7 @@ from .._validation import ABSURD, check_allocation, check_instance, check_number
 from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
 from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory, interp_columns
-from .noise import SensorNoise
+from .noise import SensorNoise, checked_gains
 
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
 RECORD = ("q", "qd", "qdd", "tau")
@@ -108,7 +108,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     model = standard_model(model)                            # a base model's standard equivalent
     robot = model.robot
     model.values()                                           # refuses a model without values, in one line
-    t = _times(t, 4 * robot.n_v + robot.n_q + 1)          # t, q, q̇, q̈, τ and the samples' copies
+    t = checked_times(t, 4 * robot.n_v + robot.n_q + 1)        # t, q, q̇, q̈, τ and the samples' copies
     (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(q0), qd=np.atleast_2d(qd0))
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
@@ -168,16 +168,6 @@ def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None,
                       qdd=fields["qdd"] if "qdd" in record else None, source=source, floating=floating)
 
 
-def checked_gains(gains, n_dof):
-    """Drive gains as an (n_dof,) array of positive numbers, or None."""
-    if gains is None:
-        return None
-    gains = real_array("gains", gains, ArgumentError).reshape(-1)
-    if gains.shape != (n_dof,) or not np.all(gains > 0):
-        raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {shown(gains.tolist())}")
-    return gains
-
-
 def checked_noise(noise):
     """Refuse a ``noise`` that is neither None nor a :class:`SensorNoise`, before anything is simulated."""
     check_instance(noise, "noise", SensorNoise, "a bp.SensorNoise", allow_none=True)
@@ -198,13 +188,16 @@ def checked_record(record):
     return record
 
 
-def _times(t, width):
-    """Times as a float array (S,), finite and increasing; ``width``: the floats a simulated sample keeps (its
-    memory checked before any time is read: a broadcast view of 10⁹ times costs none, its scan seconds)."""
+def checked_times(t, width, minimum=MIN_SAMPLES, why="a Trajectory's minimum", n_samples=None):
+    """Times as a float array (S,), finite and increasing, S ≥ ``minimum`` (``why``: the reason, in the message), or
+    exactly ``n_samples`` (those of the states given with them); ``width``: the floats a sample keeps (its memory
+    checked before any time is read: a broadcast view of 10⁹ times costs none, its scan seconds). The one check of
+    the simulations' times."""
     t = real_array("t", t, ArgumentError)
-    if t.ndim != 1 or t.shape[0] < MIN_SAMPLES:
-        raise ArgumentError(f"t: expected increasing times of shape (S,) with S ≥ {MIN_SAMPLES} (a Trajectory's "
-                            f"minimum), got shape {t.shape}")
+    other_count = n_samples is not None and t.shape[:1] != (n_samples,)
+    if t.ndim != 1 or other_count or t.shape[0] < minimum:
+        size = f"S = {n_samples} (the states' samples)" if other_count else f"S ≥ {minimum} ({why})"
+        raise ArgumentError(f"t: expected increasing times of shape (S,) with {size}, got shape {t.shape}")
     check_allocation((t.shape[0], width), "t", f"{t.shape[0]} samples (the motion simulated)")
     if not np.isfinite(t).all():
         raise ArgumentError("t: contains NaN or inf")

@@ -13,13 +13,15 @@ from ..errors import ArgumentError
 _FIELDS = ("q", "qd", "qdd", "tau", "current", "resolution")
 
 
-def _gains(gains, n_dof):
-    """Drive gains as (n_dof,) finite numbers."""
-    value = real_array("gains", gains)
-    if value.shape != (n_dof,) or not np.isfinite(value).all():
-        raise ArgumentError(f"gains: expected {n_dof} finite numbers (N·m/A), got {shown(gains)}")
+def checked_gains(gains, n_dof):
+    """Drive gains as an (n_dof,) array of positive, finite numbers (N·m/A: τ = k·i), or None. The one check of
+    the simulations' gains (simulate, the tracking experiments, :meth:`SensorNoise.apply`)."""
+    if gains is None:
+        return None
+    value = real_array("gains", gains, ArgumentError).reshape(-1)
+    if value.shape != (n_dof,) or not (np.isfinite(value).all() and (value > 0).all()):
+        raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {shown(gains)}")
     return value
-
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,7 @@ class SensorNoise:
         """
         check_instance(fields, "fields", dict, "a dict of arrays (q, qd, qdd, tau)")
         n_dof = check_number(n_dof, "n_dof", low=0, integer=True)
-        if gains is not None:
-            gains = _gains(gains, n_dof)
+        gains = checked_gains(gains, n_dof)
         rng = np.random.default_rng(self.seed)
         out = {}
         for name in ("q", "qd", "qdd", "tau"):

@@ -37,7 +37,8 @@ from ..errors import ArgumentError
 from ..dynamics.samples import standard_model
 from ..model.value import takes_model
 from ..motion import Trajectory, interp_columns
-from .integrate import checked_gains, checked_noise, checked_record, logged, simulate
+from .integrate import checked_noise, checked_record, logged, simulate
+from .noise import checked_gains
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
 MAX_TICKS = 10_000_000        # of a reference (each one a controller call in Python)
