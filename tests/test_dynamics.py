@@ -627,12 +627,12 @@ def test_single_samples_run_the_c_loop_after_compile_after_calls(name, monkeypat
 
 def test_native_address_is_the_first_byte_of_any_array():
     """_native.address (a ctypes view of the buffer) gives numpy's data pointer for writable arrays, views that
-    start inside another array, read-only and empty arrays (which a buffer view refuses)."""
+    start inside another array, strided, read-only and empty arrays (which a buffer view refuses)."""
     from baseparam.dynamics import _native
     a = np.arange(24.0).reshape(4, 6)
     frozen = a.copy()
     frozen.setflags(write=False)
-    for x in (a, a[2:], a[1], frozen, frozen[3:], np.empty((0, 6)), np.frombuffer(b"12345678")):
+    for x in (a, a[2:], a[1], a[:, 1:], a[:, ::2], frozen, frozen[3:], np.empty((0, 6)), np.frombuffer(b"12345678")):
         assert _native.address(x) == x.ctypes.data
 
 

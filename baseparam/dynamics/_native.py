@@ -136,11 +136,11 @@ def address(a):
 
     Through a ctypes view of its buffer: about 0.3 µs, against 1 µs for ``a.ctypes.data`` (which builds an
     object of numpy's ctypes helper), so a regressor's sample from Python, with seven pointers, saves 5 µs.
-    A read-only array (which a buffer view refuses) by ``a.ctypes.data``.
+    An array that a buffer view refuses (read-only, empty, not C-contiguous) by ``a.ctypes.data``.
     """
     try:
         return ctypes.addressof(ctypes.c_char.from_buffer(a))
-    except (TypeError, ValueError):         # read-only, or empty
+    except (TypeError, ValueError):         # read-only, empty, strided
         return a.ctypes.data
 
 
