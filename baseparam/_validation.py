@@ -342,6 +342,9 @@ def check_robot_states(robot, *, peak=None, **arrays):
 def _together(arrays, width, peak=None):
     """:func:`check_samples` of each array (``width(name)`` columns), and one number of samples for all
     (``peak``: as in :func:`check_state_sizes`)."""
+    fast = _one_float_sample(arrays, width)
+    if fast is not None:
+        return fast, True
     check_state_sizes(arrays, peak)
     out, singles = [], []
     for name, x in arrays.items():
@@ -353,6 +356,21 @@ def _together(arrays, width, peak=None):
         sizes = ", ".join(f"{n}: {a.shape[0]}" for n, a in zip(arrays, out))
         raise ArgumentError(f"state arrays have different numbers of samples ({sizes})")
     return out, all(singles)
+
+
+def _one_float_sample(arrays, width):
+    """The arrays as (1, n) views when each is one sample that passes every check as it is: a plain float64
+    ndarray of shape (``width(name)``,), all its values within ±ABSURD (one sum of magnitudes over all of them,
+    as :func:`_within`); else None, and the full checks decide and name what is wrong. A sample from Python
+    costs a few µs of checks this way instead of 7 (three states of a 7-DOF arm)."""
+    values = []
+    for name, x in arrays.items():
+        if type(x) is not np.ndarray or x.dtype != np.float64 or x.shape != (width(name),):
+            return None
+        values += x.tolist()
+    if not sum(map(abs, values)) <= ABSURD:          # NaN and inf fail too
+        return None
+    return [x[None, :] for x in arrays.values()]
 
 
 def quaternion_norms(quat):

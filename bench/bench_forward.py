@@ -125,16 +125,18 @@ def one_sample(robot, p, repeat):
               "target ≤ 1")
 
 
-def interleaved(first, second, calls, rounds):
+def interleaved(first, second, calls, rounds, clock=time.perf_counter):
     """Seconds per call of two functions timed in alternating rounds (A, B, A, B, …), so that the load of
-    other work on the machine hits both alike: two arrays of ``rounds`` times."""
+    other work on the machine hits both alike: two arrays of ``rounds`` times. ``clock``: wall time by default,
+    ``time.process_time`` for CPU time (which does not count the time other work holds the core: under a heavy
+    load, a longer round is preempted more often, and wall-time ratios tilt against the slower function)."""
     times = np.empty((2, rounds))
     for r in range(rounds):
         for k, fn in enumerate((first, second)):
-            t = time.perf_counter()
+            t = clock()
             for _ in range(calls):
                 fn()
-            times[k, r] = (time.perf_counter() - t) / calls
+            times[k, r] = (clock() - t) / calls
     return times[0], times[1]
 
 

@@ -614,10 +614,26 @@ def test_single_samples_run_the_c_loop_after_compile_after_calls(name, monkeypat
     blocks = base.regressor(q, qd, qdd)                                       # numpy's blocks
     monkeypatch.setattr("baseparam.dynamics._native_rule.COMPILE_AFTER", 5)
     np.testing.assert_array_equal(base.regressor(q, qd, qdd), blocks, err_msg=f"{name}: 40 samples")
+    frozen = [x.copy() for x in (q, qd, qdd)]                                # read-only inputs: their addresses
+    for x in frozen:                                                          # by numpy's ctypes helper
+        x.setflags(write=False)
+    np.testing.assert_array_equal(base.regressor(*(x[1] for x in frozen)), c_rows[1], err_msg=f"{name}: read-only")
+    np.testing.assert_array_equal(base.regressor(*frozen), blocks, err_msg=f"{name}: read-only, 40 samples")
     bad = qd.copy()
     bad[3, -1] = np.nan
     with pytest.raises(bp.ArgumentError, match=r"qd: non-finite value nan at sample 3"):
         base.regressor(q, bad, qdd)
+
+
+def test_native_address_is_the_first_byte_of_any_array():
+    """_native.address (a ctypes view of the buffer) gives numpy's data pointer for writable arrays, views that
+    start inside another array, strided, read-only and empty arrays (which a buffer view refuses)."""
+    from baseparam.dynamics import _native
+    a = np.arange(24.0).reshape(4, 6)
+    frozen = a.copy()
+    frozen.setflags(write=False)
+    for x in (a, a[2:], a[1], a[:, 1:], a[:, ::2], frozen, frozen[3:], np.empty((0, 6)), np.frombuffer(b"12345678")):
+        assert _native.address(x) == x.ctypes.data
 
 
 @pytest.mark.parametrize("name", ["puma560 drives", "ppr smooth", "dual_arm_torso floating"])

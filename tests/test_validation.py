@@ -284,3 +284,32 @@ def test_state_checks_quick_and_element_wise_agree(samples):
         y[-1, 3] = bad
         with pytest.raises(bp.ArgumentError, match=rf"^q: {what}.* at sample {samples - 1}, joint 4$"):
             check_samples("q", y, 5)
+
+
+def test_one_float_sample_takes_the_quick_path_only_where_the_checks_pass():
+    """check_states' quick path for one sample of float64 arrays (one sum of magnitudes over every value) returns
+    what the full checks return, and leaves to them what it does not take: values near the limit in several
+    arrays, NaN, inf or an absurd value in any array (named there), other dtypes, shapes, lists and subclasses."""
+    from baseparam._validation import ABSURD, _one_float_sample, check_states
+    rng = np.random.default_rng(3)
+    x = {name: rng.uniform(-2, 2, 4) for name in ("q", "qd", "qdd")}
+    quick = _one_float_sample(x, lambda name: 4)
+    arrays, single = check_states(4, **x)
+    assert single and quick is not None
+    for got, full, given in zip(quick, arrays, x.values()):
+        assert got.shape == (1, 4) and got.base is given
+        np.testing.assert_array_equal(got, full)
+    near = {name: np.full(4, 0.9 * ABSURD) for name in x}          # each within, their sum beyond: full checks
+    assert _one_float_sample(near, lambda name: 4) is None
+    assert [a.base for a in check_states(4, **near)[0]] == list(near.values())
+    for bad, what in ((np.nan, "non-finite value nan"), (np.inf, "non-finite value inf"),
+                      (-1.01 * ABSURD, "absurd value")):
+        y = dict(x, qd=x["qd"].copy())
+        y["qd"][2] = bad
+        assert _one_float_sample(y, lambda name: 4) is None
+        with pytest.raises(bp.ArgumentError, match=rf"^qd: {what}.* at sample 0, joint 3$"):
+            check_states(4, **y)
+    subclass = type("Sub", (np.ndarray,), {})
+    for other in (x["qd"].astype(np.float32), x["qd"].astype(">f8"), x["qd"][:3], x["qd"][None], list(x["qd"]),
+                  x["qd"].view(subclass)):
+        assert _one_float_sample(dict(x, qd=other), lambda name: 4) is None

@@ -162,9 +162,12 @@ class Batch:
             return True
         threads = max(1, min(int(threads), S))
         fill = 0 if zeroed else 1
+        addresses = [_native.address(x) for x in rows]
+        if threads == 1 and S <= PIECE_SAMPLES:       # one call (a single sample pays for every step here)
+            lib.batch(S, fill, *addresses, _native.address(out))
+            return True
         step = out[0].size * 8                        # bytes per sample of the output
-        addresses = [x.ctypes.data for x in rows]
-        if threads == 1:                              # no split (a single sample pays for every step here)
+        if threads == 1:
             self._run(lib, 0, S, fill, addresses, out.ctypes.data, step)
             return True
         starts = [S * k // threads for k in range(threads + 1)]

@@ -134,6 +134,19 @@ def holding_gil(function):
     return call
 
 
+def address(a):
+    """The address of a C-contiguous ndarray's first byte, for a C function's pointer argument.
+
+    Through a ctypes view of its buffer: about 0.3 µs, against 1 µs for ``a.ctypes.data`` (which builds an
+    object of numpy's ctypes helper), so a regressor's sample from Python, with seven pointers, saves 5 µs.
+    An array that a buffer view refuses (read-only, empty, not C-contiguous) by ``a.ctypes.data``.
+    """
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    except (TypeError, ValueError):         # read-only, empty, strided
+        return a.ctypes.data
+
+
 def _open(cc, source, path, functions, flags):
     """The library at ``path`` (compiled there first if absent) with its signatures, or None."""
     if not os.path.exists(path) and not _compile(cc, source, path, flags):
@@ -203,4 +216,4 @@ def _compile(cc, source, path, flags):
         return False
 
 
-__all__ = ["cache_dir", "compiler", "flags_for", "holding_gil", "load"]
+__all__ = ["address", "cache_dir", "compiler", "flags_for", "holding_gil", "load"]

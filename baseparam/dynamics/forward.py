@@ -29,6 +29,7 @@ from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
+from ._native import address
 from ._compiled import PIECE_SAMPLES
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
@@ -106,10 +107,6 @@ def kernel(robot) -> Kernel:
     return kernels_of(robot).get("forward", (), lambda: Kernel(robot))
 
 
-def _address(a):
-    return a.ctypes.data
-
-
 class ForwardDynamics:
     """A model's forward dynamics, its parameters bound: q̈ = M(q)⁻¹(τ − C q̇ − g − friction).
 
@@ -172,7 +169,7 @@ class ForwardDynamics:
         b = self._buffer = np.concatenate([np.zeros(n_q + 3 * n_v), p])
         self._q, self._qd, self._tau = b[:n_q], b[n_q:n_q + n_v], b[n_q + n_v:n_q + 2 * n_v]
         self._out, self.p = b[n_q + 2 * n_v:n_q + 3 * n_v], b[n_q + 3 * n_v:]
-        self._block = ctypes.c_void_p(_address(b))
+        self._block = ctypes.c_void_p(address(b))
         # memoryview copies a float64 buffer of the same length in C, several times faster than numpy's
         # slice assignment, and refuses anything else (other lengths, dtypes, lists) for numpy to convert
         view = memoryview(b)
@@ -283,8 +280,8 @@ class ForwardDynamics:
             out = np.empty((S, self.robot.n_v))
             for a in range(0, S, PIECE_SAMPLES):      # in pieces: Ctrl-C is handled between calls
                 b = min(S, a + PIECE_SAMPLES)
-                native.fd_batch(b - a, *(_address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)), _address(self.p),
-                                _address(out) + 8 * a * out.shape[1])
+                native.fd_batch(b - a, *(address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)), address(self.p),
+                                address(out) + 8 * a * out.shape[1])
             return out
         if S <= FEW:
             # the Python path, not self(): another thread may finish the C kernel meanwhile, and self() would
@@ -322,8 +319,8 @@ class ForwardDynamics:
         native = self.kernel.native(build=False)
         if native is not None:
             row_q, row_v = q.strides[0], qd.strides[0]
-            native.rk4(n, _address(dt) + 8 * k0, substeps, _address(tau) + tau.strides[0] * k0, tau.shape[1],
-                       _address(self.p), _address(q) + row_q * k0, _address(qd) + row_v * k0)
+            native.rk4(n, address(dt) + 8 * k0, substeps, address(tau) + tau.strides[0] * k0, tau.shape[1],
+                       address(self.p), address(q) + row_q * k0, address(qd) + row_v * k0)
             return
         for k in range(k0, k0 + n):
             x, v = q[k].copy(), qd[k].copy()
