@@ -164,24 +164,32 @@ def _except(kind, value, traceback):
 
 
 class writes_checked:
-    """The block writing an HDF5 file (``with atomic_path(...) as tmp, writes_checked(path), h5py.File(tmp, 'w')``):
-    a write that failed for the file system (a disk filled meanwhile) is one :class:`~baseparam.errors.StorageError`
-    naming ``path``, whether h5py raised it (a RuntimeError "Can't decrement id ref count (file write failed …)",
-    which the command line took for an internal error) or only reported it from its objects' deallocation
-    ("Exception ignored in h5py._objects.ObjectID.__dealloc__" tracebacks, the file left incomplete and the
-    block apparently successful). Those reports, made in the block's thread, are held while the block runs; any
-    other goes to the hook in place before.
+    """The HDF5 file written in a block (``with atomic_path(...) as tmp, writes_checked(path, tmp) as f``), opened
+    for writing and closed by the block: a write that failed for the file system (a disk filled meanwhile) is one
+    :class:`~baseparam.errors.StorageError` naming ``path``, whether h5py raised it (a RuntimeError "Can't decrement
+    id ref count (file write failed …)", which the command line took for an internal error) or only reported it from
+    its objects' deallocation ("Exception ignored in h5py._objects.ObjectID.__dealloc__" tracebacks, the file left
+    incomplete and the block apparently successful). Those reports, made in the block's thread, are held while the
+    block runs; any other goes to the hook in place before.
 
-    The h5py file is opened last in the ``with`` and so closed inside the block: h5py's close ends every object of
-    the file (HDF5 ids), whatever still refers to them, and writes what is left; a deallocation later finds its
-    object closed and writes nothing. No collection of the block's objects is needed (a full ``gc.collect()`` here
-    cost 24-54 ms a write and found nothing: h5py's objects make no reference cycles; and after a failed close
-    they are held by the exception's traceback, out of any collection's reach)."""
+    The file is never closed while a write to it fails. libhdf5 (2.0, as 1.x: h5py issue #914) frees a dataset
+    whose flush-on-close failed yet keeps its id, so the next close of that id (h5py's deallocation of a
+    ``Dataset`` still referred to, e.g. by the exception's traceback, or libhdf5's own clean-up at exit) reads freed
+    memory: the process died with SIGSEGV after the StorageError was caught. So the block first flushes the file
+    (a failed flush frees nothing), and when the body or the flush failed, the file's descriptor is pointed at the
+    null device before the close: the close's writes then succeed, every id is closed for good, and the temporary
+    file (removed by ``atomic_path``) is not written further. A successful block is flushed then closed, which
+    writes the same bytes as a close alone.
 
-    def __init__(self, path):
-        self.path, self.failures = path, []
+    h5py's close ends every object of the file (HDF5 ids), whatever still refers to them; a deallocation later
+    finds its object closed and writes nothing. No collection of the block's objects is needed (h5py's objects make
+    no reference cycles)."""
+
+    def __init__(self, path, tmp):
+        self.path, self.tmp, self.failures, self.file = path, tmp, [], None
 
     def __enter__(self):
+
         # Cython reports an error in a deallocation twice: printed through sys.excepthook (the traceback), then to
         # sys.unraisablehook ("Exception ignored in …")
         with _LOCK:
@@ -189,12 +197,51 @@ class writes_checked:
                 _SAVED[:] = [sys.unraisablehook, sys.excepthook]
                 sys.unraisablehook, sys.excepthook = _unraisable, _except
             _BLOCKS.setdefault(threading.get_ident(), []).append(self)
-        return self
+        try:
+            self.file = _create(self.tmp)
+        except BaseException:
+            self._unhook()
+            raise
+        return self.file
 
     def __exit__(self, kind, exc, traceback):
         from ._atomic import _one_line
         from .errors import StorageError, printable
 
+        try:
+            failed = self._close(exc)
+        finally:
+            self._unhook()
+        if failed is not None:
+            raise StorageError(f"{printable(str(self.path))}: cannot write ({_one_line(failed)})") from None
+        return False
+
+    def _close(self, exc):
+        """Flush and close the file (to the null device when anything failed); the failed write, or None."""
+        failed = exc if _failed_write(exc) else None
+        if exc is None and not self.failures:
+            try:
+                self.file.flush()
+            except (RuntimeError, OSError) as flush_error:
+                if not _failed_write(flush_error):
+                    _discard(self.file)
+                    self.file.close()
+                    raise
+                failed = flush_error
+        if exc is not None or failed is not None or self.failures:
+            _discard(self.file)      # the file is removed: nothing more of it need reach the disk
+        try:
+            self.file.close()
+        except (RuntimeError, OSError) as close_error:
+            if exc is None and failed is None and not self.failures:
+                raise
+            if failed is None and _failed_write(close_error):
+                failed = close_error
+        if failed is None and self.failures and exc is None:
+            failed = self.failures[0]
+        return failed
+
+    def _unhook(self):
         with _LOCK:
             blocks = _BLOCKS[threading.get_ident()]
             blocks.remove(self)
@@ -203,7 +250,35 @@ class writes_checked:
             if not _BLOCKS:
                 sys.unraisablehook, sys.excepthook = _SAVED
                 _SAVED.clear()
-        failed = exc if _failed_write(exc) else (self.failures[0] if self.failures and exc is None else None)
-        if failed is not None:
-            raise StorageError(f"{printable(str(self.path))}: cannot write ({_one_line(failed)})") from None
-        return False
+
+
+def _discard(h5file):
+    """Point the descriptor of ``h5file`` (libhdf5's sec2 driver) at the null device: its later writes succeed and
+    store nothing, so that libhdf5 can close the file and its objects without a failure (see writes_checked)."""
+    import os
+
+    try:
+        fd = h5file.id.get_vfd_handle()
+    except (RuntimeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+
+def _create(name):
+    """``h5py.File(name, 'w')`` with libhdf5's sieve buffer off: a contiguous dataset's values are written by the
+    call that writes them, where a failure is an exception, and not held for the dataset's close, whose failure
+    leaves a freed dataset behind a live id (see writes_checked). The buffer only delays writes: the bytes stored
+    are the same."""
+    import os
+
+    import h5py
+    from h5py._hl.files import make_fapl, make_fcpl, make_fid
+
+    fapl = make_fapl(None)           # h5py.File(name, "w")'s own lists (h5py 3), the buffer set to nothing
+    fapl.set_sieve_buf_size(0)
+    return h5py.File(make_fid(os.fsencode(name), "w", None, fapl, make_fcpl()))

@@ -481,7 +481,7 @@ class _FailsWhenFreed:
         raise RuntimeError(HDF5_FULL)
 
 
-def test_a_disk_filled_during_an_hdf5_write_is_one_storage_error(capsys):
+def test_a_disk_filled_during_an_hdf5_write_is_one_storage_error(capsys, tmp_path):
     """`find --h5` while another program filled the disk: "internal error: RuntimeError: Can't decrement id ref
     count (file write failed: …)", exit 1, after dozens of h5py tracebacks (through sys.excepthook, then "Exception
     ignored in h5py._objects.ObjectID.__dealloc__"); a failure seen only in a deallocation left the block
@@ -489,20 +489,20 @@ def test_a_disk_filled_during_an_hdf5_write_is_one_storage_error(capsys):
     from baseparam._hdf5 import writes_checked
     hooks = sys.unraisablehook, sys.excepthook
     with pytest.raises(bp.errors.StorageError, match=r"^out\.h5: cannot write \(No space left on device\)$"):
-        with writes_checked("out.h5"):
+        with writes_checked("out.h5", tmp_path / "out.h5.tmp"):
             raise RuntimeError(HDF5_FULL)
     with pytest.raises(bp.errors.StorageError, match=r"^out\.h5: cannot write \(No space left on device\)$"):
-        with writes_checked("out.h5"):
+        with writes_checked("out.h5", tmp_path / "out.h5.tmp"):
             freed = _FailsWhenFreed()
             del freed
             sys.excepthook(RuntimeError, RuntimeError(HDF5_FULL), None)
     assert capsys.readouterr().err == ""
-    with writes_checked("out.h5"):                           # nothing failed: nothing said
+    with writes_checked("out.h5", tmp_path / "out.h5.tmp"):      # nothing failed: nothing said
         pass
     assert (sys.unraisablehook, sys.excepthook) == hooks
 
 
-def test_hdf5_writes_of_two_threads_give_the_hooks_back_and_keep_their_own_failures():
+def test_hdf5_writes_of_two_threads_give_the_hooks_back_and_keep_their_own_failures(tmp_path):
     """Two threads writing HDF5 files at once (a library user's pool), their blocks not nested: each block saved the
     hooks in place and set back what it had saved, so the first one's hook stayed in place for good (a later disk
     full said by nothing). The hooks are now given back when the last block ends, and a failure reported in one
@@ -515,7 +515,7 @@ def test_hdf5_writes_of_two_threads_give_the_hooks_back_and_keep_their_own_failu
     outcome = {}
 
     def first():
-        with writes_checked("first.h5"):
+        with writes_checked("first.h5", tmp_path / "first.h5.tmp"):
             first_in.set()
             second_in.wait(10)
         first_out.set()
@@ -524,7 +524,7 @@ def test_hdf5_writes_of_two_threads_give_the_hooks_back_and_keep_their_own_failu
     def second():
         first_in.wait(10)
         try:
-            with writes_checked("second.h5"):
+            with writes_checked("second.h5", tmp_path / "second.h5.tmp"):
                 second_in.set()
                 first_out.wait(10)
                 freed = _FailsWhenFreed()

@@ -174,8 +174,6 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     ResourceLimitError
         Beyond ``max_memory``, ``max_disk`` or the free space (one line with the figures).
     """
-    import h5py
-
     check_flag(force_float, "force_float")              # as find_base_parameters: never read by its truth value
     check_progress(progress)
     check_output(path)       # a link or a folder said as such, not as a lack of free space where it points
@@ -199,7 +197,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     def step(done, _=None):
         if progress is not None:
             progress(done, total)
-    with atomic_path(path, ".h5.tmp") as tmp, writes_checked(path), h5py.File(tmp, "w") as f:
+    with atomic_path(path, ".h5.tmp") as tmp, writes_checked(path, tmp) as f:
         base = base_set.find_base_parameters(robot, parameters, force_float=force_float, max_memory=max_memory)
         step(1)
         zfile = _ZFile(f, layout, n_labelled, prismatic, disk)

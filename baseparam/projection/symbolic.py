@@ -467,7 +467,7 @@ def store_symbolic(sym, path, max_disk=None):
                *special]
     disk_limit(sym.robot.name, path, max_disk, SYMBOLIC_H5_BYTES + sum(64 + 2 * len(s.encode()) for s in strings),
                "the symbolic regroupings")
-    with atomic_path(path, ".h5.tmp") as tmp, writes_checked(path), h5py.File(tmp, "w") as f:
+    with atomic_path(path, ".h5.tmp") as tmp, writes_checked(path, tmp) as f:
         f.attrs.update({"robot": sym.robot.name, "parameters": sym.parameters,
                         "length_unit": sym.robot.length_unit, "rank": sym.rank,
                         "robot_is_generic": sym.robot_is_generic, "format": "baseparam symbolic regroupings"})
