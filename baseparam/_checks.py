@@ -88,7 +88,9 @@ def check_option(value, name: str, options, *, expected=None, error=ArgumentErro
     except TypeError:                                # an unhashable value (a list) against a set or dict of options
         found = False
     if found:
-        return value
+        # the option itself, not the caller's equal value: a str subclass or np.str_ ('pseudo' of numpy) reached h5py's
+        # attributes as a dtype it cannot store, and an option kept as given travels to workers and files as its class
+        return next((option for option in options if option == value), value)
     expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
     raise error(f"{name}: expected {expected}, got {shown(value)}")
 

@@ -24,7 +24,7 @@ import weakref
 import numpy as np
 
 from ..model._kernels import kernels_of
-from .._numbers import real_array
+from .._numbers import is_whole, real_array
 from ..errors import ArgumentError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
@@ -319,6 +319,7 @@ class ForwardDynamics:
             integer, or more than :data:`MAX_RK4_STEPS` steps in one call (it cannot be interrupted).
         """
         k0, n = self._rk4_rows(q, qd, dt, tau, substeps, rows)
+        substeps = int(substeps)            # an int subclass or a numpy integer as the C loop's count
         native = self.kernel.native(build=False)
         if native is not None:
             row_q, row_v = q.strides[0], qd.strides[0]
@@ -386,9 +387,10 @@ class ForwardDynamics:
 
 
 def _whole(x):
-    """Whether ``x`` is a Python or numpy integer (a bool is neither: ``type(True) is not int``, and
-    ``np.bool_`` is no ``np.integer``); cheaper than :func:`~baseparam._validation.check_number` on rk4's path."""
-    return type(x) is int or isinstance(x, np.integer)
+    """Whether ``x`` is a whole number (:func:`~baseparam._numbers.is_whole`: an int subclass is one, a bool or a numpy
+    duration is none); a plain int answered first, cheaper than :func:`~baseparam._validation.check_number` on rk4's
+    path."""
+    return type(x) is int or is_whole(x)
 
 
 def rk4_step(rate, x, v, h, floating, *args):

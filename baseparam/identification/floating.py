@@ -859,7 +859,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
     robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else check_robot(robot)
-    check_number(seed, "seed", low=0, integer=True)
+    seed = check_number(seed, "seed", low=0, integer=True)      # an int: numpy's small integers wrap around
     if not robot.is_floating:
         raise SettingsError(f"robot: {shown(robot.name)} has a fixed base; use bp.identify")
     from ..dynamics.contacts import Contact, check_contacts

@@ -229,7 +229,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     unknown = sorted(set(options) - set(FIT_OPTIONS))
     if unknown:
         raise SettingsError(f"identify_logs: unknown option {shown(unknown[0])}")
-    check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
+    workers = check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
     check_instance(scheduler, "scheduler", str, "an address or 'local'", allow_none=True, error=SettingsError)
     check_progress(progress)

@@ -165,7 +165,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     """
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
-    check_angle_tolerance(angle_tolerance)
+    angle_tolerance = check_angle_tolerance(angle_tolerance)      # a Fraction as the float its messages format
     label = os.fsdecode(label)
     floating = check_flag(floating, "floating")
     check_mimic(mimic)

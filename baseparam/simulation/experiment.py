@@ -250,7 +250,7 @@ def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, 
     """
     check_instance(noise, "noise", SensorNoise, "a bp.SensorNoise")
     # each draw is a simulated fit of every reference: 10³ of them are hours already, 10³⁰ never end
-    check_number(draws, "draws", low=1, high=MAX_DRAWS, integer=True)
+    draws = check_number(draws, "draws", low=1, high=MAX_DRAWS, integer=True)
     if not isinstance(references, dict) or not references or \
             not all(isinstance(r, Reference) for r in [*references.values(), held_out]) or \
             not all(isinstance(name, str) for name in references):

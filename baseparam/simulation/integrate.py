@@ -116,7 +116,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     check_option(state, "state", ("velocities", "momenta"), expected="'velocities' or 'momenta'")
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
     record = checked_record(record)
-    check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
+    substeps = check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
     # a name, or a solve_ivp OdeSolver class; anything else is refused before it is compared with 'rk4'
     check_instance(method, "method", (str, type), "'rk4' or a scipy.integrate.solve_ivp method (str)")
     check_instance(source, "source", str, "a str", allow_none=True)
