@@ -239,3 +239,47 @@ def test_the_same_value_in_another_kind_gives_the_same_answer(planar):
                     failures.append(f"{label}[{key}] {kind}: other numbers than the plain call's")
     assert not failures, "\n".join(failures)
     assert compared > 150                                  # most kinds are taken, not refused
+
+
+def test_a_robot_that_never_moves_leaves_its_unseen_parameters_at_zero():
+    """A log of a robot standing still (positions constant, velocities differentiated from them): the inertia
+    columns of the regressor are round-off (~1e-13 against 1e2); equilibrated, each became a unit column of noise,
+    and the fit said "set by a minimum-norm choice" with XX1 = -1.3e13, XX2 = 3.8e12 … Now a column below 1e-12
+    of the largest in norm (``_least_squares.ROUND_OFF_COLUMN``) is unseen: its parameter 0, the fit the least-
+    squares one of the columns the data see (numpy's lstsq of the base regressor agrees on the residual)."""
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 100, 0.02)
+    base = bp.find_base_parameters(robot)
+    still = np.full_like(q, 0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = bp.identify(robot, bp.Trajectory(t, still, tau), base=base, preprocessing=None)
+    estimator = fit.estimator
+    unseen = [estimator.names_.index(n) for n in ("XX1", "XX2", "XX3")]
+    assert np.all(estimator.coef_[unseen] == 0.0) and np.isfinite(estimator.coef_).all()
+    assert np.abs(estimator.coef_).max() < 1e3
+    W = base.regressor(still, np.zeros_like(q), np.zeros_like(q)).reshape(-1, base.rank)
+    x, *_ = np.linalg.lstsq(W, tau.reshape(-1), rcond=None)
+    best = np.linalg.norm(W @ x - tau.reshape(-1))
+    ours = np.linalg.norm(W @ estimator.coef_ - tau.reshape(-1))
+    assert ours <= best * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("start", [1e9, 1e300])
+def test_rk4_says_when_the_motion_diverged(planar, start):
+    """``ForwardDynamics.rk4`` from a velocity of 1e9 (or 1e300) wrote NaN into the caller's q and q̇ and returned:
+    the one-sample call refuses such a state, simulate says "diverged"; rk4 now says it too (a NaN or inf given is
+    the caller's ArgumentError). simulate, which steps unchecked and says when, is unchanged."""
+    fd = bp.ForwardDynamics(planar[0])
+    q, qd = np.zeros((4, 3)), np.zeros((4, 3))
+    qd[0] = start
+    with pytest.raises(bp.SimulationError, match=r"^rk4: the motion diverged \(a state not finite after interval 0\)"):
+        fd.rk4(q, qd, np.full(3, 0.01), np.ones((3, 3)), 2)
+    qd[0] = np.nan
+    with pytest.raises(bp.ArgumentError, match=r"^q, qd, dt, tau: NaN or inf in the start \(row 0\)"):
+        fd.rk4(q, qd, np.full(3, 0.01), np.ones((3, 3)), 2)
+    # finite steps: as before, and as simulate's (its own loop over the same steps)
+    t = np.arange(11) * 0.01
+    q, qd = np.zeros((11, 3)), np.zeros((11, 3))
+    fd.rk4(q, qd, np.diff(t), np.zeros((10, 3)), 2)
+    simulated = bp.simulate(planar[0], t, np.zeros(3), np.zeros(3), method="rk4", substeps=2)
+    assert np.array_equal(simulated.q, q)
