@@ -428,12 +428,33 @@ def check_field_kinds(result, kinds):
     'base_'``). Called once, at construction; an ArgumentTypeError naming the class and the field."""
     for name, (kind, what) in kinds.items():
         kinds_ = kind if isinstance(kind, tuple) else (kind,)
-        check_instance(getattr(result, name), f"{type(result).__name__}.{name}",
+        value = getattr(result, name)
+        check_instance(value, f"{type(result).__name__}.{name}",
                        tuple(k for k in kinds_ if k is not None), what, allow_none=None in kinds_)
+        # a number or a text of another kind kept as the plain one: a Fraction broke the methods' :g and JSON, a
+        # np.str_ or np.float64 showed as np.str_('…') in their texts
+        if value is None or isinstance(value, (bool, np.bool_)):
+            continue
+        for plain, abstract in ((int, numbers.Integral), (float, numbers.Real), (str, str)):
+            if abstract in kinds_ and isinstance(value, abstract):
+                if type(value) is not plain:
+                    object.__setattr__(result, name, plain(value))
+                break
+
+
+def float_fields(result, names):
+    """Keep the array fields ``names`` of a result built by hand (a public dataclass) as float64 arrays (None stays
+    None): a list or a tuple where the library keeps an array reached its methods' ``.tolist()`` and ``.T`` as bare
+    AttributeErrors, an object array numpy's ufuncs. Called once, at construction; one ArgumentError line naming the
+    class and the field for what holds no numbers. A float64 array is kept as it is (no copy)."""
+    for name in names:
+        value = getattr(result, name)
+        if value is not None:
+            object.__setattr__(result, name, real_array(f"{type(result).__name__}.{name}", value))
 
 
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
-           "check_field_kinds", "check_finite_fields", "check_flag", "check_input", "check_instance",
+           "check_field_kinds", "check_finite_fields", "float_fields", "check_flag", "check_input", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
            "check_number", "check_option", "check_parameter_vector", "check_path", "check_positive", "check_reading",
            "check_real_array", "check_robot", "check_robot_states", "check_samples", "check_state_sizes",

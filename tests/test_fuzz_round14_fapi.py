@@ -283,3 +283,67 @@ def test_rk4_says_when_the_motion_diverged(planar, start):
     fd.rk4(q, qd, np.diff(t), np.zeros((10, 3)), 2)
     simulated = bp.simulate(planar[0], t, np.zeros(3), np.zeros(3), method="rk4", substeps=2)
     assert np.array_equal(simulated.q, q)
+
+
+@pytest.mark.parametrize("sums", [[1.0, -np.inf, 1.0], [1.0, np.nan, 1.0], [1.0, -1.0, 1.0]])
+def test_nrmse_refuses_what_is_no_sum_of_squares(sums):
+    """``evaluation.nrmse`` took a sum of squares of -inf, NaN or -1 and returned NaN figures (an overflow to +inf
+    stays what it was: the figures say so)."""
+    from baseparam.evaluation import nrmse
+    with pytest.raises(bp.ArgumentError, match=r"^t2: expected sums of squares \(numbers ≥ 0, inf where they "):
+        nrmse(np.ones(3), np.array(sums))
+    per_joint, pooled = nrmse(np.ones(3), np.array([1.0, np.inf, 4.0]))
+    assert per_joint.tolist() == [1.0, 0.0, 0.5] and pooled == 0.0
+
+
+@pytest.fixture(scope="module")
+def payload_fit():
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 100, 0.02)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model, bp.identify_payload(model, bp.Trajectory(t, q, tau * 1.1), preprocessing=None)
+
+
+def _texts(result, *calls):
+    return [repr(result)] + [str(call(result)) for call in calls]
+
+
+@pytest.mark.parametrize("field, kind", [("com", list), ("inertia", lambda a: a.tolist()), ("parameters", tuple),
+                                         ("rmse", list), ("mass", fractions.Fraction), ("mass", np.float32),
+                                         ("mode", np.str_), ("n_samples", np.int64), ("inertia",
+                                                                                    lambda a: a.astype(object))])
+def test_a_payload_result_built_by_hand_of_other_kinds_answers_as_the_fitted_one(payload_fit, field, kind):
+    """A PayloadResult built by hand (the class is public) with a list or a tuple where the fit keeps an array: its
+    summary, to_dict, to_vendor, attach failed on ``.tolist()``/``.T`` (bare AttributeError), an object array in
+    numpy's eigh, a Fraction mass on ``:g``. The fields are now kept as the library keeps them (float arrays, float,
+    int, str): the same texts and numbers as the fitted result (np.float32: the float it stands for)."""
+    model, fit = payload_fit
+    made = dataclasses.replace(fit, **{field: kind(getattr(fit, field))})
+    expected = fit if kind is not np.float32 else dataclasses.replace(fit, mass=float(np.float32(fit.mass)))
+    calls = (lambda r: r.summary(), lambda r: r.to_dict(), lambda r: r.to_vendor("ur"),
+             lambda r: bp.inverse_dynamics(r.attach(model), np.full(3, 0.2), np.zeros(3), np.zeros(3)))
+    assert _texts(made, *calls) == _texts(expected, *calls)
+    assert type(made.mass) is float and all(isinstance(getattr(made, name), np.ndarray) and
+                                            getattr(made, name).dtype == float
+                                            for name in ("com", "inertia", "parameters", "rmse"))
+
+
+def test_fit_errors_built_by_hand_of_other_kinds_answer_as_plain_ones():
+    """``FitErrors`` of an object array of standard deviations reached numpy's isfinite (bare TypeError); one of a
+    Fraction figure broke ``:g`` in its text."""
+    from baseparam.simulation.experiment import FitErrors
+    plain = FitErrors("ols", ("a", "b"), np.array([1.0, 2.0]), np.array([0.1, np.inf]), np.array([1.1, 2.0]), 10.0,
+                      0.5, 1.5, None)
+    made = FitErrors(np.str_("ols"), ("a", "b"), [1.0, 2.0], np.array([0.1, np.inf], dtype=object), (1.1, 2.0),
+                     fractions.Fraction(10), np.float32(0.5), 1.5, None)
+    assert repr(made) == repr(plain)
+    assert made.sigma_errors.tolist() == plain.sigma_errors.tolist() and made.within_3_sigma == plain.within_3_sigma
+    assert made.parameter_error == plain.parameter_error
+
+
+def test_the_urdf_reader_refuses_what_is_no_text():
+    """``baseparam.model.urdf.parse_urdf(0.1)`` (the reader ``load_robot`` and ``parse_robot`` call): a bare
+    TypeError from ``len()``."""
+    from baseparam.model.urdf import parse_urdf
+    with pytest.raises(bp.ArgumentTypeError, match=r"^data: expected the URDF's text \(str or bytes\), got float$"):
+        parse_urdf(0.1)
