@@ -71,7 +71,12 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
                 bounds = [f"{'>' if strict else '≥'} {lo}" if low is not None else "",
                           f"≤ {hi}" if high is not None else ""]
                 expected = " ".join([kind, *[b for b in bounds if b]])
-        raise error(f"{name}: expected {expected}, got {shown(value)}")
+        # a number of another kind (a Decimal, a complex) is refused for its kind, which "got Decimal('2')" after
+        # "expected a number > 0" did not say
+        other = isinstance(value, numbers.Number) and not isinstance(value, numbers.Real)
+        raise error(f"{name}: expected {expected}, got {shown(value)}"
+                    + (f" (a {type(value).__name__}: give {'an int' if integer else 'an int or a float'})"
+                       if other else ""))
     return int(value) if integer else float(value)
 
 

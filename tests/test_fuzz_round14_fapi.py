@@ -347,3 +347,13 @@ def test_the_urdf_reader_refuses_what_is_no_text():
     from baseparam.model.urdf import parse_urdf
     with pytest.raises(bp.ArgumentTypeError, match=r"^data: expected the URDF's text \(str or bytes\), got float$"):
         parse_urdf(0.1)
+
+
+@pytest.mark.parametrize("value, words", [(__import__("decimal").Decimal("2"), r"Decimal\('2'\) \(a Decimal: give an "
+                                                                               r"int or a float\)$"),
+                                          (1 + 2j, r"\(1\+2j\) \(a complex: give an int or a float\)$")])
+def test_a_number_of_another_kind_is_refused_for_its_kind(value, words):
+    """``FourierSeries(period=Decimal('2'))`` said "expected a period > 0 in s, got Decimal('2')": 2 is > 0; the
+    refusal is of the kind, and says so (check_number, every number setting)."""
+    with pytest.raises(bp.ArgumentError, match=r"^period: expected a period > 0 in s, got " + words):
+        bp.FourierSeries(value, np.zeros(3), np.full((3, 2), 0.1), np.full((3, 2), 0.05))
