@@ -95,6 +95,13 @@ def check_option(value, name: str, options, *, expected=None, error=ArgumentErro
     raise error(f"{name}: expected {expected}, got {shown(value)}")
 
 
+def plain_texts(settings: dict) -> dict:
+    """``settings`` with each text of a str subclass (numpy's ``np.str_``) as the plain str: a setting kept as given
+    (an estimator's, as scikit-learn's clone wants) showed as ``np.str_('wls')`` in the texts of its results."""
+    return {name: str(value) if isinstance(value, str) and type(value) is not str else value
+            for name, value in settings.items()}
+
+
 def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
     """A file path (str, bytes or os.PathLike) as text; one that the system cannot take (a NUL character) is refused
     here, in one line, rather than by ``open``'s bare ValueError."""

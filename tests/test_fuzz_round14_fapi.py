@@ -357,3 +357,19 @@ def test_a_number_of_another_kind_is_refused_for_its_kind(value, words):
     refusal is of the kind, and says so (check_number, every number setting)."""
     with pytest.raises(bp.ArgumentError, match=r"^period: expected a period > 0 in s, got " + words):
         bp.FourierSeries(value, np.zeros(3), np.full((3, 2), 0.1), np.full((3, 2), 0.05))
+
+
+def test_an_identification_of_numpy_texts_reads_as_one_of_plain_texts():
+    """``bp.identify(method=np.str_('wls'))``: the estimator keeps its settings as given (scikit-learn's clone wants
+    them so), and the result showed ``method=np.str_('wls')``; identify and identify_logs hand it plain texts."""
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 60, 0.02)
+    log = bp.Trajectory(t, q, tau)
+    base = bp.find_base_parameters(robot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = bp.identify(robot, log, base=base, method="wls", preprocessing=None)
+        given = bp.identify(robot, log, base=base, method=np.str_("wls"), parameters=StrSub("pseudo"),
+                            preprocessing=None)
+        logs = bp.identify_logs(robot, [log, log], base=base, method=np.str_("wls"), preprocessing=None)
+    assert repr(given) == repr(plain) and given.summary() == plain.summary()
+    assert type(given.estimator.method) is str and type(logs.estimator.method) is str

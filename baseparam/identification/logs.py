@@ -36,7 +36,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import check_progress, shown
+from .._checks import check_progress, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
@@ -235,8 +235,8 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     check_progress(progress)
     check_instance(read_options, "read_options", dict, "a dict of read_trajectory's options", allow_none=True,
                    error=SettingsError)
-    estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base, **options)
+    settings = plain_texts(dict(method=method, parameters=parameters, **options))
+    estimator = BaseParameterEstimator(robot, preprocessing=preprocessing, base=base, **settings)
     estimator._check()
     estimator.base_ = base = estimator._base()
     consistent = method == "consistent"
