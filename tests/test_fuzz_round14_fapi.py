@@ -74,6 +74,10 @@ def test_an_inertia_keeps_the_body_it_checked():
     listed = bp.Inertia(fractions.Fraction(1, 2), [0.0, 0.1, 0.0], np.eye(3).tolist())
     assert type(listed.mass) is float and listed.com.shape == (3,) and listed.inertia.shape == (3, 3)
     assert listed == bp.Inertia(0.5, np.array([0.0, 0.1, 0.0]), np.eye(3))
+    prior = [0.1, 0.2]                                     # a joint's friction prior of a list: kept as a tuple
+    joint = dataclasses.replace(robot.joints[0], friction_prior=prior)
+    prior[0] = -5.0
+    assert joint.friction_prior == (0.1, 0.2)
 
 
 @pytest.mark.parametrize("substeps", [IntSub(2), np.uint8(2), np.int64(2)])
