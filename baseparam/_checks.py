@@ -88,9 +88,18 @@ def check_option(value, name: str, options, *, expected=None, error=ArgumentErro
     except TypeError:                                # an unhashable value (a list) against a set or dict of options
         found = False
     if found:
-        return value
+        # the option itself, not the caller's equal value: a str subclass or np.str_ ('pseudo' of numpy) reached h5py's
+        # attributes as a dtype it cannot store, and an option kept as given travels to workers and files as its class
+        return next((option for option in options if option == value), value)
     expected = f"one of {', '.join(map(str, options))}" if expected is None else expected
     raise error(f"{name}: expected {expected}, got {shown(value)}")
+
+
+def plain_texts(settings: dict) -> dict:
+    """``settings`` with each text of a str subclass (numpy's ``np.str_``) as the plain str: a setting kept as given
+    (an estimator's, as scikit-learn's clone wants) showed as ``np.str_('wls')`` in the texts of its results."""
+    return {name: str(value) if isinstance(value, str) and type(value) is not str else value
+            for name, value in settings.items()}
 
 
 def check_path(value, name: str = "path", *, error=ArgumentError) -> str:

@@ -71,7 +71,12 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
                 bounds = [f"{'>' if strict else '≥'} {lo}" if low is not None else "",
                           f"≤ {hi}" if high is not None else ""]
                 expected = " ".join([kind, *[b for b in bounds if b]])
-        raise error(f"{name}: expected {expected}, got {shown(value)}")
+        # a number of another kind (a Decimal, a complex) is refused for its kind, which "got Decimal('2')" after
+        # "expected a number > 0" did not say
+        other = isinstance(value, numbers.Number) and not isinstance(value, numbers.Real)
+        raise error(f"{name}: expected {expected}, got {shown(value)}"
+                    + (f" (a {type(value).__name__}: give {'an int' if integer else 'an int or a float'})"
+                       if other else ""))
     return int(value) if integer else float(value)
 
 
@@ -455,12 +460,33 @@ def check_field_kinds(result, kinds):
     'base_'``). Called once, at construction; an ArgumentTypeError naming the class and the field."""
     for name, (kind, what) in kinds.items():
         kinds_ = kind if isinstance(kind, tuple) else (kind,)
-        check_instance(getattr(result, name), f"{type(result).__name__}.{name}",
+        value = getattr(result, name)
+        check_instance(value, f"{type(result).__name__}.{name}",
                        tuple(k for k in kinds_ if k is not None), what, allow_none=None in kinds_)
+        # a number or a text of another kind kept as the plain one: a Fraction broke the methods' :g and JSON, a
+        # np.str_ or np.float64 showed as np.str_('…') in their texts
+        if value is None or isinstance(value, (bool, np.bool_)):
+            continue
+        for plain, abstract in ((int, numbers.Integral), (float, numbers.Real), (str, str)):
+            if abstract in kinds_ and isinstance(value, abstract):
+                if type(value) is not plain:
+                    object.__setattr__(result, name, plain(value))
+                break
+
+
+def float_fields(result, names):
+    """Keep the array fields ``names`` of a result built by hand (a public dataclass) as float64 arrays (None stays
+    None): a list or a tuple where the library keeps an array reached its methods' ``.tolist()`` and ``.T`` as bare
+    AttributeErrors, an object array numpy's ufuncs. Called once, at construction; one ArgumentError line naming the
+    class and the field for what holds no numbers. A float64 array is kept as it is (no copy)."""
+    for name in names:
+        value = getattr(result, name)
+        if value is not None:
+            object.__setattr__(result, name, real_array(f"{type(result).__name__}.{name}", value))
 
 
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
-           "check_field_kinds", "check_finite_fields", "check_flag", "check_input", "check_instance",
+           "check_field_kinds", "check_finite_fields", "float_fields", "check_flag", "check_input", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
            "check_number", "check_option", "check_parameter_range", "check_parameter_vector", "check_path",
            "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states", "check_samples",

@@ -80,6 +80,10 @@ def nrmse(e2, t2):
     """
     # sums of squares that overflowed to inf give figures of inf or NaN, as before: the fit says what it is
     e2, t2 = _finite("e2", e2, (1, 2, 3), False), _finite("t2", t2, (1, 2, 3), False)
+    for name, sums in (("e2", e2), ("t2", t2)):
+        if not (sums >= 0).all():           # NaN or a negative number (-inf) is no sum of squares: NaN figures came out
+            raise ArgumentError(f"{name}: expected sums of squares (numbers ≥ 0, inf where they overflowed), got "
+                                f"{'NaN' if np.isnan(sums).any() else float(sums.min())!s}")
     try:
         np.broadcast_shapes(e2.shape, t2.shape)         # Στ² of one truth against Σe² of several fits: (n, 1)
     except ValueError:

@@ -282,9 +282,10 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     from ._routines import operation_counts, routines
 
     # before the projection: a bound of 0 or -1 terms refuses every robot, after the whole work
-    check_number(max_terms, "max_terms", low=1, integer=True)
+    max_terms = check_number(max_terms, "max_terms", low=1, integer=True)
     check_flag(check, "check")
-    check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)      # numpy's generators take no negative seed
+    # numpy's generators take no negative seed; an int, as numpy's small integers wrap around in arithmetic
+    seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
         if symbolic is not None:        # the names checked before the projection, not after its whole work

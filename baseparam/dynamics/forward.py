@@ -24,8 +24,8 @@ import weakref
 import numpy as np
 
 from ..model._kernels import kernels_of
-from .._numbers import real_array
-from ..errors import ArgumentError
+from .._numbers import is_whole, real_array
+from ..errors import ArgumentError, SimulationError
 from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
@@ -313,9 +313,33 @@ class ForwardDynamics:
         ArgumentError
             Arrays that are not C-contiguous float64 ndarrays of those shapes, q and q̇ writable (the compiled loop
             reads and writes them by address: checked, not converted), ``rows`` beyond them, ``substeps`` not a positive
-            integer, or more than :data:`MAX_RK4_STEPS` steps in one call (it cannot be interrupted).
+            integer, or more than :data:`MAX_RK4_STEPS` steps in one call (it cannot be interrupted); NaN or inf in
+            the start, the steps or the torques used.
+        SimulationError
+            The motion diverged: a state written is not finite (the rows written keep what the steps gave).
         """
         k0, n = self._rk4_rows(q, qd, dt, tau, substeps, rows)
+        if not (np.isfinite(q[k0]).all() and np.isfinite(qd[k0]).all() and np.isfinite(dt[k0:k0 + n]).all()
+                and np.isfinite(tau[k0:k0 + n]).all()):
+            raise ArgumentError(f"q, qd, dt, tau: NaN or inf in the start (row {k0}) or the intervals stepped")
+        self._rk4_steps(q, qd, dt, tau, substeps, k0, n)
+        written = slice(k0 + 1, k0 + n + 1)
+        if not (np.isfinite(q[written]).all() and np.isfinite(qd[written]).all()):
+            # NaN written silently before (simulate, which steps unchecked, says the same with the time)
+            bad = k0 + int(np.argmax(~(np.isfinite(q[written]).all(axis=1) & np.isfinite(qd[written]).all(axis=1))))
+            raise SimulationError(f"rk4: the motion diverged (a state not finite after interval {bad}); check the "
+                                  "parameters (a physical body per link), the torques and the step")
+
+    def _rk4_unchecked(self, q, qd, dt, tau, substeps=1, rows=None):
+        """:meth:`rk4` without its checks of the values: the simulation's steps, which say themselves when and
+        where a motion diverged (an interval's check would add to a controller's path)."""
+        k0, n = self._rk4_rows(q, qd, dt, tau, substeps, rows)
+        self._rk4_steps(q, qd, dt, tau, substeps, k0, n)
+
+    def _rk4_steps(self, q, qd, dt, tau, substeps, k0, n):
+        """The steps of :meth:`rk4` over intervals k0 .. k0 + n - 1, its arguments checked: a state that diverges is
+        written as it comes (NaN, inf), for the simulation to say when it did."""
+        substeps = int(substeps)            # an int subclass or a numpy integer as the C loop's count
         native = self.kernel.native(build=False)
         if native is not None:
             row_q, row_v = q.strides[0], qd.strides[0]
@@ -383,9 +407,10 @@ class ForwardDynamics:
 
 
 def _whole(x):
-    """Whether ``x`` is a Python or numpy integer (a bool is neither: ``type(True) is not int``, and
-    ``np.bool_`` is no ``np.integer``); cheaper than :func:`~baseparam._validation.check_number` on rk4's path."""
-    return type(x) is int or isinstance(x, np.integer)
+    """Whether ``x`` is a whole number (:func:`~baseparam._numbers.is_whole`: an int subclass is one, a bool or a numpy
+    duration is none); a plain int answered first, cheaper than :func:`~baseparam._validation.check_number` on rk4's
+    path."""
+    return type(x) is int or is_whole(x)
 
 
 def rk4_step(rate, x, v, h, floating, *args):

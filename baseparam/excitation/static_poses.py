@@ -86,9 +86,10 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     # the gravity columns are a fixed base's; a value that is no Robot refused as such first (not an AttributeError)
     require_fixed_base(require_robot(robot), "suggest_static_poses")
     # the greedy and exchange passes stack every pose over every candidate: bounded, so a typo cannot take the memory
-    check_number(n_poses, "n_poses", low=MIN_POSES, high=MAX_POSES, integer=True, error=SettingsError)
-    check_number(candidates, "candidates", low=n_poses, high=MAX_CANDIDATES, integer=True, error=SettingsError)
-    check_number(seed, "seed", low=0, integer=True, error=SettingsError)
+    n_poses = check_number(n_poses, "n_poses", low=MIN_POSES, high=MAX_POSES, integer=True, error=SettingsError)
+    candidates = check_number(candidates, "candidates", low=n_poses, high=MAX_CANDIDATES, integer=True,
+                              error=SettingsError)
+    seed = check_number(seed, "seed", low=0, integer=True, error=SettingsError)
     limits = motion_limits(robot)
     moving = moving_joints(robot, joints)
     base = held_pose(robot, limits, pose)

@@ -36,6 +36,10 @@ from ..dynamics.samples import states
 
 # Eigenvalues of the equilibrated Gram below this fraction of the largest: not determined by the data.
 NULL_TOLERANCE = 1e-12
+# A regressor column whose norm is below this fraction of the largest column's is round-off (a joint that never
+# moves, velocities differentiated from constant positions), not a column the data see: equilibrated, it became a
+# unit column of noise and its parameter an estimate of 1e13 (no real column comes within a billionth of another)
+ROUND_OFF_COLUMN = 1e-12
 
 
 @dataclass
@@ -85,8 +89,9 @@ def _solve(G, h):
     """
     R = len(h)
     d = np.sqrt(np.maximum(np.diag(G), 0.0))
-    active = np.flatnonzero(d > 0)            # an all-zero column: its parameter is not seen at all
-    G_inv, null = np.zeros((R, R)), [np.eye(R)[:, [c]] for c in np.flatnonzero(d == 0)]
+    seen = d > ROUND_OFF_COLUMN * d.max(initial=0.0)     # an all-zero (or round-off) column: not seen at all
+    active = np.flatnonzero(seen)
+    G_inv, null = np.zeros((R, R)), [np.eye(R)[:, [c]] for c in np.flatnonzero(~seen)]
     cond_scaled = cond_raw = float("inf")
     if len(active):
         scale = 1.0 / d[active]

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import plain_texts, shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from .._validation import (ABSURD_PARAMETER, check_instance, check_mass_bounds, check_mass_range, check_number,
@@ -533,7 +533,7 @@ def identify(robot, train, *, validate=None, method="ols", preprocessing: Option
     unknown = sorted(set(options) - {"weighting", "prior", "prior_weight", "mass_bounds", "total_mass"})
     if unknown:
         raise SettingsError(f"identify: unknown option {shown(unknown[0])}")
-    estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base, **options).fit(train)
+    settings = plain_texts(dict(method=method, parameters=parameters, **options))
+    estimator = BaseParameterEstimator(robot, preprocessing=preprocessing, base=base, **settings).fit(train)
     validation = None if validate is None else estimator.validate(validate)
     return Identification(estimator=estimator, train=estimator.train_, validation=validation)

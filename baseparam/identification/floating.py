@@ -78,14 +78,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from numbers import Integral
 from typing import Optional
 
 import numpy as np
 
 from .._numbers import real_array
 from .._stderr import solve_clarabel
-from .._validation import (ABSURD, QUATERNION_SLACK, check_instance, check_number, check_option, check_parameter_vector,
-                           check_robot, check_samples, shown)
+from .._validation import (ABSURD, QUATERNION_SLACK, check_field_kinds, check_instance, check_number, check_option,
+                           check_parameter_vector, check_robot, check_samples, float_fields, shown)
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
 from ..model.value import Model
@@ -261,6 +262,13 @@ class FloatingIdentification:
     rmse: np.ndarray
     n_samples: int
     source: str = "projection"
+
+    def __post_init__(self):
+        # built by hand (the class is exported): a list where an array is kept reached .tolist() bare, a np.str_
+        # route showed as np.str_('…') in the texts
+        float_fields(self, ("combinations_matrix", "values", "std", "covariance", "unconstrained", "standard", "rmse"))
+        check_field_kinds(self, {"route": (str, "a str"), "method": (str, "a str"), "source": (str, "a str"),
+                                 "n_samples": (Integral, "a whole number")})
 
     @property
     def rank(self):
@@ -859,7 +867,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
     robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else check_robot(robot)
-    check_number(seed, "seed", low=0, integer=True)
+    seed = check_number(seed, "seed", low=0, integer=True)      # an int: numpy's small integers wrap around
     if not robot.is_floating:
         raise SettingsError(f"robot: {shown(robot.name)} has a fixed base; use bp.identify")
     from ..dynamics.contacts import Contact, check_contacts

@@ -579,8 +579,8 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     # numbers, as preprocess's settings take them; the cut-off as a float, compared and formatted below (a Fraction's
     # :g in the message, None's <, were bare TypeErrors)
     cutoff_hz = check_number(cutoff_hz, "cutoff_hz", expected="a frequency in Hz", error=SettingsError)
-    check_number(filter_order, "filter_order", low=1, high=100, integer=True, expected="an integer from 1 to 100",
-                 error=SettingsError)
+    filter_order = check_number(filter_order, "filter_order", low=1, high=100, integer=True,
+                                expected="an integer from 1 to 100", error=SettingsError)
     step = np.diff(t)
     h = float(np.median(step))
     if np.ptp(step) > 0.01 * h:

@@ -36,7 +36,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import check_progress, shown
+from .._checks import check_progress, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
@@ -229,14 +229,14 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     unknown = sorted(set(options) - set(FIT_OPTIONS))
     if unknown:
         raise SettingsError(f"identify_logs: unknown option {shown(unknown[0])}")
-    check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
+    workers = check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
     check_instance(scheduler, "scheduler", str, "an address or 'local'", allow_none=True, error=SettingsError)
     check_progress(progress)
     check_instance(read_options, "read_options", dict, "a dict of read_trajectory's options", allow_none=True,
                    error=SettingsError)
-    estimator = BaseParameterEstimator(robot, method=method, preprocessing=preprocessing, parameters=parameters,
-                                       base=base, **options)
+    settings = plain_texts(dict(method=method, parameters=parameters, **options))
+    estimator = BaseParameterEstimator(robot, preprocessing=preprocessing, base=base, **settings)
     estimator._check()
     estimator.base_ = base = estimator._base()
     consistent = method == "consistent"

@@ -19,11 +19,13 @@ covariance. The standard deviations of mass, centre of mass and inertia about it
 from __future__ import annotations
 
 import dataclasses
+from numbers import Integral, Real
 from typing import Optional
 
 import numpy as np
 
-from .._validation import check_finite_fields, check_instance, check_option, check_samples
+from .._validation import (check_field_kinds, check_finite_fields, check_instance, check_option, check_samples,
+                           float_fields)
 from ..errors import ArgumentTypeError, DataError, SettingsError
 from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.loading import load_robot
@@ -98,6 +100,13 @@ class PayloadResult:
     def __post_init__(self):
         # built by hand (the class is exported): attach, robot_text and to_vendor would carry a NaN estimate into
         # a robot or a controller's format; the standard deviations may be NaN (undetermined, documented)
+        float_fields(self, ("com", "inertia", "com_std", "inertia_std", "parameters", "unconstrained", "covariance",
+                            "rmse", "poses"))
+        number = (Real, "a number")
+        check_field_kinds(self, {"mass": number, "mass_std": number, "condition_number": ((Real, None), "a number or "
+                                                                                           "None"),
+                                 "rank": (Integral, "a whole number"), "n_samples": (Integral, "a whole number"),
+                                 "mode": (str, "a str")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters"))
 
     def __repr__(self):

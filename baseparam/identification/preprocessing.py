@@ -103,15 +103,21 @@ class Preprocessing:
                                   error=SettingsError)
             if type(value) not in (int, float):         # a Fraction, np.float32: as float (its :g, its arithmetic)
                 object.__setattr__(self, name, number)
+        if isinstance(self.resample, np.bool_):     # numpy's True is True (a rate of 1 Hz to the number check)
+            object.__setattr__(self, "resample", bool(self.resample))
         if not isinstance(self.resample, bool):
             positive("resample", self.resample, allow_none=False)
         positive("cutoff_hz", self.cutoff_hz)
         positive("rest_velocity", self.rest_velocity)
         positive("max_gap", self.max_gap, allow_none=False)
-        check_flag(self.filter_friction, "preprocessing: filter_friction", error=SettingsError)
+        # the checked values kept: numpy's True as True, a np.uint8 order as an int (numpy's small integers wrap
+        # around in the arithmetic they meet, and neither is written to JSON)
+        object.__setattr__(self, "filter_friction", check_flag(self.filter_friction, "preprocessing: filter_friction",
+                                                               error=SettingsError))
         for name in ("filter_order", "decimate"):
-            check_number(getattr(self, name), f"preprocessing: {name}", low=1, high=100, integer=True,
-                         expected="an integer from 1 to 100", error=SettingsError)
+            object.__setattr__(self, name, check_number(getattr(self, name), f"preprocessing: {name}", low=1, high=100,
+                                                        integer=True, expected="an integer from 1 to 100",
+                                                        error=SettingsError))
 
     @classmethod
     def none(cls):

@@ -110,7 +110,7 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
     label = check_input(path, unreadable=RobotDescriptionError)
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
-    check_angle_tolerance(angle_tolerance)
+    angle_tolerance = check_angle_tolerance(angle_tolerance)      # a Fraction as the float its messages format
     for name, flag in (("exact_angles", exact_angles), ("friction", friction), ("rotor_inertia", rotor_inertia)):
         check_flag(flag, name)
     floating = check_flag(floating, "floating")
@@ -194,7 +194,7 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
 
         return parse_urdf(text, filename, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
     check_instance(text, "text", (str, bytes, bytearray), "the description's text (str or bytes)")
-    check_angle_tolerance(angle_tolerance)
+    angle_tolerance = check_angle_tolerance(angle_tolerance)      # a Fraction as the float its messages format
     snapper = AngleSnapper(angle_tolerance if exact_angles else None)
     try:
         if isinstance(text, (bytes, bytearray)):

@@ -66,6 +66,13 @@ class Inertia:
                                physical=not self.as_written)
         if problem is not None:
             raise RobotDescriptionError(f"Inertia.{problem[0]}: {problem[1]}")
+        # the body as checked, kept: the caller's array (or list) stayed the field, so a change to it afterwards
+        # changed a frozen robot past its checks (a com of 1e9 m, a negative moment) and the dynamics with it
+        object.__setattr__(self, "mass", float(self.mass))
+        for name in ("com", "inertia"):
+            value = np.array(getattr(self, name), dtype=float)
+            value.flags.writeable = False
+            object.__setattr__(self, name, value)
 
     def _key(self):
         return (float(self.mass), tuple(np.asarray(self.com, dtype=float).ravel()),
@@ -252,6 +259,8 @@ class Joint:
         _expect(prior is None or (isinstance(prior, (tuple, list)) and len(prior) == 2
                                   and all(is_real(v) and v >= 0 for v in prior)),
                 "Joint.friction_prior", "(viscous, Coulomb), 2 finite numbers ≥ 0", prior)
+        if prior is not None:           # a list kept as given could be changed after the check
+            object.__setattr__(self, "friction_prior", tuple(prior))
         _expect(isinstance(self.origins, (tuple, list)) and all(isinstance(o, Origin) for o in self.origins),
                 "Joint.origins", "a sequence of Origin", self.origins)
         object.__setattr__(self, "origins", tuple(self.origins))

@@ -30,7 +30,7 @@ from typing import Optional
 import numpy as np
 
 from .._checks import not_utf8, shown
-from .._validation import check_angle_tolerance, check_flag, check_link_names, check_mimic
+from .._validation import check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
@@ -164,7 +164,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     """
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
-    check_angle_tolerance(angle_tolerance)
+    angle_tolerance = check_angle_tolerance(angle_tolerance)      # a Fraction as the float its messages format
+    # the text itself: a number reached len() as a bare TypeError
+    check_instance(data, "data", (str, bytes, bytearray, memoryview), "the URDF's text (str or bytes)")
     label = os.fsdecode(label)
     floating = check_flag(floating, "floating")
     check_mimic(mimic)

@@ -23,11 +23,12 @@ length — for several noise draws, identified, and scored (:class:`MotionCompar
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from numbers import Real
 
 import numpy as np
 
 from .._checks import shown
-from .._validation import check_field_kinds, check_instance, check_number
+from .._validation import check_field_kinds, check_instance, check_number, float_fields
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
 from ..identification.estimators import identify
@@ -69,6 +70,13 @@ class FitErrors:
     torque_error: float
     validation_nrmse_percent: float
     identification: object = field(repr=False)
+
+    def __post_init__(self):
+        # built by hand (the class is exported): an object array reached numpy's isfinite bare, a Fraction the :g
+        float_fields(self, ("estimate", "std", "truth"))
+        number = ((Real, None), "a number or None")
+        check_field_kinds(self, {"method": (str, "a str"), "condition_number": number, "torque_error": number,
+                                 "validation_nrmse_percent": number})
 
     # the figures of baseparam.evaluation.fit_errors (relative_errors: shape (rank,))
     parameter_error = property(lambda self: fit_errors(self.estimate, self.truth).parameter_error)
@@ -250,7 +258,7 @@ def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, 
     """
     check_instance(noise, "noise", SensorNoise, "a bp.SensorNoise")
     # each draw is a simulated fit of every reference: 10³ of them are hours already, 10³⁰ never end
-    check_number(draws, "draws", low=1, high=MAX_DRAWS, integer=True)
+    draws = check_number(draws, "draws", low=1, high=MAX_DRAWS, integer=True)
     if not isinstance(references, dict) or not references or \
             not all(isinstance(r, Reference) for r in [*references.values(), held_out]) or \
             not all(isinstance(name, str) for name in references):

@@ -187,7 +187,7 @@ def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
             expected = "one number or 6" if name == "twist_noise" else "2 (force, moment)"
             raise ArgumentError(f"{name}: expected {expected} finite standard deviations ≥ 0, got "
                                 + (f"{arr.tolist()}" if arr.ndim <= 1 else f"shape {arr.shape}"))
-    check_number(seed, "seed", low=0, integer=True)
+    seed = check_number(seed, "seed", low=0, integer=True)
     checked_noise(noise)
 
 

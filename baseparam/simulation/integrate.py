@@ -116,7 +116,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     check_option(state, "state", ("velocities", "momenta"), expected="'velocities' or 'momenta'")
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
     record = checked_record(record)
-    check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
+    substeps = check_number(substeps, "substeps", low=1, integer=True, expected="an integer ≥ 1")
     # a name, or a solve_ivp OdeSolver class; anything else is refused before it is compared with 'rk4'
     check_instance(method, "method", (str, type), "'rk4' or a scipy.integrate.solve_ivp method (str)")
     check_instance(source, "source", str, "a str", allow_none=True)
@@ -255,7 +255,7 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
     control = torque.callback is not None
     taus = np.empty((S, fd.robot.n_v)) if control else np.array(torque.rows, dtype=float, order="C")
     if not control and substeps * (S - 1) <= PIECE:
-        fd.rk4(q, qd, dt, taus, substeps)
+        fd._rk4_unchecked(q, qd, dt, taus, substeps)
         return q, qd, taus
     for k in range(S - 1):                      # interval by interval: the same steps, with Python between
         if control:
@@ -273,13 +273,13 @@ def _interval(fd, q, qd, dt, taus, substeps, k):
     :data:`PIECE` steps: Ctrl-C waits for one call, not for the interval. Pieces of many substeps each take
     their share of the interval (the step differs from dt/substeps by round-off only)."""
     if substeps <= PIECE:
-        fd.rk4(q, qd, dt, taus, substeps, rows=k)
+        fd._rk4_unchecked(q, qd, dt, taus, substeps, rows=k)
         return
     x, v = np.empty((2, q.shape[1])), np.empty((2, qd.shape[1]))
     x[0], v[0] = q[k], qd[k]
     for start in range(0, substeps, PIECE):
         steps = min(PIECE, substeps - start)
-        fd.rk4(x, v, np.array([dt[k] * steps / substeps]), taus[k:k + 1], steps)
+        fd._rk4_unchecked(x, v, np.array([dt[k] * steps / substeps]), taus[k:k + 1], steps)
         x[0], v[0] = x[1], v[1]
         if not np.isfinite(v[0]).all():
             break

@@ -64,7 +64,8 @@ class SensorNoise:
                                     f"{shown(getattr(self, name))}")
         # numpy's default_rng refuses a negative seed only when first used; None (a seed from the system) would not
         # repeat, and compare_motions adds the draw's number to it
-        check_number(self.seed, "noise.seed", low=0, integer=True)
+        # kept as the int checked: compare_motions adds the draw's number, which wraps a np.uint8 seed around
+        object.__setattr__(self, "seed", check_number(self.seed, "noise.seed", low=0, integer=True))
 
     def per_joint(self, name, n):
         """One field (``name``: 'q', 'qd', 'qdd', 'tau', 'current' or 'resolution') as an (n,) array of non-negative
