@@ -171,6 +171,30 @@ move a little from run to run):
   |q̈| at once, at the best configuration) or needs a motion of another kind that no search here has found (not a
   proof). The LWR4+ noise the bench uses is not the runs' motion difference (``bench/lwr4_noise_check.py``: the
   description's torques of each run's own motion predict ≤ 0.017 N·m of the 0.11–1.79 N·m at 0.1–0.6 Hz).
+* The next steps of s11, measured (2026-11-27 s12; a machine at load 13–17, so few iterations). The wider band on
+  the LWR4+ (20 s × 24 harmonics, to 1.2 Hz, from its converged 16-harmonic design, the same criterion, one SLSQP run
+  without restarts, 40 iterations, 212 s CPU, the criterion flat to 1e-4 over its last 10): CRB of σ_I 2.123e-4
+  kg·m², 0.842× the inertia design's (16 harmonics: 0.900×); fitted on the 1 kg case (ten payloads) 3σ_I 15.5 %
+  (inertia design) → 15.0 % (16) → 13.8 % of λmax (24; 10 of 10 payloads meet it each; the fits 1.14× their CRB).
+  The case needs 0.65× (1 kg) and 0.40× (0.75 kg). The UR10e's 24-harmonic design (0.817×) run on: SLSQP restarted
+  from it gains 0.002 in the criterion's log over 15 iterations, then twice steps to violations of 3e3 and 5e4
+  (iterations 20 and 50) and loses the ground (−6.07 at iteration 45 against −6.25 at the start); restarted in
+  chunks of 40 the first ends lower too (−6.01): not converged in the session's CPU, 0.817× (1.5 kg at 10.7 %)
+  stays its best. No verdict changes, ``excite --payload`` unchanged.
+  No coloured-noise (per-band) WLS: the logs' noise is made by the motion (``lwr4_noise_check.by_speed``): its RMS
+  grows with the joint's speed on 6 of 7 LWR4+ joints (joint 4 0.048 → 0.120 N·m from rest to 0.5–0.75 rad/s)
+  and on the UR10e's wrist (joint 4 0.14 → 0.25, joint 5 0.19 → 0.33 N·m up to 1 rad/s), so the 10–15× lower level
+  at 2–3 Hz is that motion's, not a colour another motion would see. The bench's σ per joint is the RMS over the
+  logs' motions, which mostly move below 0.75 rad/s, while the designs and the bound's states move at 1.9: with
+  the UR10e's σ as its log has it per speed bin (``payload_speed_noise_probe.py``, ``_payload_bound.speed_noise``;
+  no extrapolation past the fastest measured bin) the bound over motions rises from 1.417e-4 to 1.72–1.81e-4
+  kg·m² (bins of ≥ 100 or ≥ 300 samples, every joint or the wrist only; 20000 starts) and the designs' CRB by 1.16×
+  (inertia design: UR10e 1.5 kg 13.3 → 15.4 %) and 1.19× (24 harmonics: 10.9 → 12.9 %). The UR10e 1 kg case's bound
+  goes from 8.2 % to 10.0–10.6 % of λmax — at the target: a block bootstrap of the log (1 s blocks, 20 draws, 5000
+  starts) gives 9.2–11.3 %, median 10.3 %, 70 % of draws above 10 %. So under the logs' noise by speed that case is
+  at the edge of IMPOSSIBLE, not beyond the bins' sampling error: not decided, and the bench keeps one σ per joint
+  (its verdicts unchanged). The LWR4+'s open cases would need their bounds 1.8× and 2.9× higher; its logged motion
+  peaks at 0.5–0.9 rad/s, so its noise at 1.9 rad/s is not measured.
 * mass (≤ 1.3 %) and centre of mass (≤ 2.6 mm) meet their bounds for every payload on every motion, within
   3σ on every motion but the bang-bang (a UR10e payload's com at 3.1σ in the first tables; in the cases 1 of
   10 payloads beyond 3σ on the com, at 2 kg also on the mass) and the D-optimal design (in the cases 1 of 10

@@ -15,6 +15,12 @@ RMS of the speed bin the state's speed falls in (``_payload_bound.speed_noise``;
 and speeds beyond the log's take the nearest measured bin below: no extrapolation). Printed: both bounds and the
 share of λmax 3σ of each comes to for the open UR10e cases (a bound above 10 % would make a case IMPOSSIBLE under
 that noise model).
+
+Measured (2026-11-27 s12, seed 0): 1.417e-4 kg·m² with the bench's σ; by speed 1.809e-4 (bins ≥ 100 samples, every
+joint), 1.743e-4 (≥ 300), 1.723e-4 (≥ 300, the wrist only; the shoulder keeps the bench's σ) with 20000 starts, 12
+ascents: UR10e 1 kg's bound 8.2 % → 10.5, 10.1, 10.0 % of λmax (1.5 kg 4.2 → 5.1–5.3 %). The bootstrap (20 draws,
+5000 starts, 6 ascents): 9.2–11.3 %, median 10.3 %, 70 % of draws above 10 %: at the target, not beyond the bins'
+sampling error.
 """
 import pathlib
 import sys
