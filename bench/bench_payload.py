@@ -173,9 +173,10 @@ move a little from run to run):
   description's torques of each run's own motion predict ≤ 0.017 N·m of the 0.11–1.79 N·m at 0.1–0.6 Hz).
 * The next steps of s11, measured (2026-11-27 s12; a machine at load 13–17, so few iterations). The wider band on
   the LWR4+ (20 s × 24 harmonics, to 1.2 Hz, from its converged 16-harmonic design, the same criterion, one SLSQP run
-  without restarts, 40 iterations, 212 s CPU, the criterion flat to 1e-4 over its last 10): CRB of σ_I 2.123e-4
-  kg·m², 0.842× the inertia design's (16 harmonics: 0.900×); fitted on the 1 kg case (ten payloads) 3σ_I 15.5 %
-  (inertia design) → 15.0 % (16) → 13.8 % of λmax (24; 10 of 10 payloads meet it each; the fits 1.14× their CRB).
+  without restarts; its iterate at 30 iterations, 161 s CPU, the criterion moving 2e-4 in the next 10): CRB of σ_I
+  2.123e-4 kg·m², 0.842× the inertia design's (16 harmonics: 0.900×); fitted on the 1 kg case (ten payloads) 3σ_I
+  15.5 % (inertia design) → 15.0 % (16) → 13.8 % of λmax (24; 10 of 10 payloads meet it each; the fits' median σ_I
+  2.4e-4, ~1.1× their CRB).
   The case needs 0.65× (1 kg) and 0.40× (0.75 kg). The UR10e's 24-harmonic design (0.817×) run on: SLSQP restarted
   from it gains 0.002 in the criterion's log over 15 iterations, then twice steps to violations of 3e3 and 5e4
   (iterations 20 and 50) and loses the ground (−6.07 at iteration 45 against −6.25 at the start); restarted in
