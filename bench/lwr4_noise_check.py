@@ -92,12 +92,14 @@ def by_speed(x, qd, edges=(0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5)):
         print(f"  joint {j + 1}: " + "; ".join(c for c in cells if c) + f"; at 1.9 rad/s ×{at_limit:.2f}")
 
 
-def ur_high_band():
-    """The UR10e's unloaded log's torque above 10 Hz (as ``_helpers.ur_noise`` takes its σ) and its velocities,
-    on a uniform 100 Hz grid: (x, qd), shape (S, 6) each."""
+def ur_high_band(path=None):
+    """A UR10e log's torque above 10 Hz (as ``_helpers.ur_noise`` takes its σ) and its velocities, on a uniform
+    100 Hz grid: (x, qd), shape (S, 6) each. ``path``: a CSV of the UR10e's layout, default the unloaded log
+    ``ur_noise`` reads."""
     from scipy.signal import butter, filtfilt
     from _helpers import UR_NOISE_LOG, UR_PUBLISHED_GAINS
-    traj = bp.read_trajectory(UR_NOISE_LOG, columns="t=0,q=1:7,qd=7:13,current=13:19", gains=UR_PUBLISHED_GAINS)
+    traj = bp.read_trajectory(path or UR_NOISE_LOG, columns="t=0,q=1:7,qd=7:13,current=13:19",
+                              gains=UR_PUBLISHED_GAINS)
     dt = float(np.median(np.diff(traj.t)))
     t = np.arange(traj.t[0], traj.t[-1], dt)
     tau, qd = (np.column_stack([np.interp(t, traj.t, v[:, j]) for j in range(6)]) for v in (traj.tau, traj.qd))

@@ -1,11 +1,13 @@
 """The UR10e's any-motion bound on σ_I with its noise as the real log has it at each speed, not one σ per joint.
 
-``python bench/payload_speed_noise_probe.py [STARTS] [REFINE] [ROUNDS] [LEAST] [JOINTS] [REPLICATES]``
+``python bench/payload_speed_noise_probe.py [STARTS] [REFINE] [ROUNDS] [LEAST] [JOINTS] [REPLICATES] [LOGS]``
 
 (LEAST: samples a speed bin needs to be measured, default 100; JOINTS: the joints, from 1, whose σ goes by speed,
 e.g. ``4,5,6``; the others keep the bench's σ. Default all. REPLICATES: block-bootstrap draws of the log — 1 s
 blocks drawn with replacement, the bins measured again and the bound with them — for the spread the bins'
-sampling error gives the bound; default 0.)
+sampling error gives the bound; default 0. LOGS: ``one`` (default), the unloaded log the bench's σ comes from, or
+``unloaded``, the three unloaded logs of ../shared/data/ur10e (``UNLOADED``: three motions), their samples pooled
+per bin — the bins' blocks drawn from the pool.)
 
 ``bench_payload.py`` takes the UR10e's noise as one σ per joint: the RMS of the unloaded log's torque above 10 Hz
 over all its samples. That RMS grows with the joint's speed on the wrist (``lwr4_noise_check.by_speed``), and the
@@ -40,6 +42,7 @@ from lwr4_noise_check import ur_high_band  # noqa: E402
 
 SCOPE = (["ur10e.yaml"], "the UR10e's unloaded log is the one whose noise the bench takes per joint from its samples")
 EDGES = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5)
+UNLOADED = ("ur-20_02_19_14harm50sec.csv", "ur-20_02_12-50sec_12harm.csv", "ur-20_02_12-40sec_12harm.csv")
 
 
 def levels(x, qd, least=100):
@@ -56,11 +59,17 @@ def levels(x, qd, least=100):
 
 def main():
     print(scope_line(SCOPE))
-    args = sys.argv[1:] + ["5000", "6", "3", "100", "1,2,3,4,5,6", "0"][len(sys.argv) - 1:]
+    args = sys.argv[1:] + ["5000", "6", "3", "100", "1,2,3,4,5,6", "0", "one"][len(sys.argv) - 1:]
     starts, refine, rounds, least = (int(a) for a in args[:4])
     robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
     flat = ur_noise()[0]
-    x, qd = ur_high_band()
+    if args[6] == "unloaded":
+        from _helpers import UR_NOISE_LOG
+        pieces = [ur_high_band(UR_NOISE_LOG.parent / name) for name in UNLOADED]
+        x, qd = (np.concatenate([p[k][:len(p[k]) // 100 * 100] for p in pieces]) for k in (0, 1))   # whole blocks
+        print(f"the unloaded logs pooled: {', '.join(UNLOADED)} ({len(x)} samples)")
+    else:
+        x, qd = ur_high_band()
     fixed = [j for j in range(6) if str(j + 1) not in args[4].split(",")]
 
     def measured(rows):
