@@ -22,7 +22,8 @@ Measured (2026-11-27 s12, seed 0): 1.417e-4 kg·m² with the bench's σ; by spee
 joint), 1.743e-4 (≥ 300), 1.723e-4 (≥ 300, the wrist only; the shoulder keeps the bench's σ) with 20000 starts, 12
 ascents: UR10e 1 kg's bound 8.2 % → 10.5, 10.1, 10.0 % of λmax (1.5 kg 4.2 → 5.1–5.3 %). The bootstrap (20 draws,
 5000 starts, 6 ascents): 9.2–11.3 %, median 10.3 %, 70 % of draws above 10 %: at the target, not beyond the bins'
-sampling error.
+sampling error. The three unloaded logs pooled (``unloaded``, 20000 starts): 1.946e-4, 11.3 % (1.5 kg 5.7 %);
+bootstrap (12 draws, 5000 starts) 9.9–11.6 %, median 10.5 %, 92 % above 10 %.
 """
 import pathlib
 import sys
