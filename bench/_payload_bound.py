@@ -83,19 +83,48 @@ def _directions(payload):
 
 def _state_information(robot, noise, payload):
     """f(x) → (S, 6): one sample's information f_e about each inertia element e (b_e as in :func:`state_bound`)
-    at states x (S, 3n) = (q, q̇, q̈), the rows weighted by the joints' noise."""
+    at states x (S, 3n) = (q, q̇, q̈), the rows weighted by the joints' noise: ``noise`` (n,) N·m, or a function
+    |q̇| (S, n) → σ (S, n) for noise that depends on the state (the sample's own σ weights its row; the bounds'
+    argument holds for any σ known per sample)."""
     from baseparam.dynamics.regressors import evaluate
     from baseparam.model.parameters import ColumnLayout
 
     columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     n = robot.n_dof
-    w = 1.0 / np.asarray(noise, float)
     B = _directions(payload)
 
     def info(x):
         W = evaluate(robot, x[:, :n], x[:, n:2 * n], x[:, 2 * n:], parameters="pseudo", columns=columns)  # (S, n, 10)
-        return np.einsum("sje->se", (np.einsum("sjc,ec->sje", W, B) * w[None, :, None]) ** 2)
+        sigma = noise(np.abs(x[:, n:2 * n])) if callable(noise) else np.asarray(noise, float)[None, :]
+        return np.einsum("sje->se", (np.einsum("sjc,ec->sje", W, B) / sigma[:, :, None]) ** 2)
     return info
+
+
+def speed_noise(edges, levels):
+    """σ(|q̇|), per joint, as a log measured it speed bin by speed bin: the RMS of the bin the speed falls in;
+    a bin with too few samples to measure (NaN) and every speed beyond the last edge take the nearest measured
+    bin below it (no extrapolation upwards).
+
+    Parameters
+    ----------
+    edges : ndarray, shape (B + 1,)
+        Bin edges (rad/s), increasing, from 0.
+    levels : ndarray, shape (B, n)
+        RMS (N·m) per bin and joint; NaN where not measured (the first bin must be measured).
+
+    Returns
+    -------
+    callable
+        |q̇| (S, n) → σ (S, n).
+    """
+    edges, filled = np.asarray(edges, float), np.array(levels, float)
+    for k in range(1, len(filled)):
+        filled[k] = np.where(np.isnan(filled[k]), filled[k - 1], filled[k])
+
+    def sigma(speed):
+        k = np.clip(np.searchsorted(edges, speed, side="right") - 1, 0, len(filled) - 1)
+        return filled[k, np.arange(speed.shape[1])]
+    return sigma
 
 
 def state_bound(robot, noise, limits, payload, samples, starts=20000, refine=12, seed=0):

@@ -171,6 +171,37 @@ move a little from run to run):
   |q̈| at once, at the best configuration) or needs a motion of another kind that no search here has found (not a
   proof). The LWR4+ noise the bench uses is not the runs' motion difference (``bench/lwr4_noise_check.py``: the
   description's torques of each run's own motion predict ≤ 0.017 N·m of the 0.11–1.79 N·m at 0.1–0.6 Hz).
+* The next steps of s11, measured (2026-11-27 s12; a machine at load 13–17, so few iterations). The wider band on
+  the LWR4+ (20 s × 24 harmonics, to 1.2 Hz, from its converged 16-harmonic design, the same criterion, one SLSQP run
+  without restarts; its iterate at 30 iterations, 161 s CPU, the criterion moving 2e-4 in the next 10): CRB of σ_I
+  2.123e-4 kg·m², 0.842× the inertia design's (16 harmonics: 0.900×); fitted on the 1 kg case (ten payloads) 3σ_I
+  15.5 % (inertia design) → 15.0 % (16) → 13.8 % of λmax (24; 10 of 10 payloads meet it each; the fits' median σ_I
+  2.4e-4, ~1.1× their CRB).
+  The case needs 0.65× (1 kg) and 0.40× (0.75 kg). The UR10e's 24-harmonic design (0.817×) run on: SLSQP restarted
+  from it gains 0.002 in the criterion's log over 15 iterations, then twice steps to violations of 3e3 and 5e4
+  (iterations 20 and 50) and loses the ground (−6.07 at iteration 45 against −6.25 at the start); restarted in
+  chunks of 40 the first ends lower too (−6.01): not converged in the session's CPU, 0.817× (1.5 kg at 10.7 %)
+  stays its best. No verdict changes, ``excite --payload`` unchanged.
+  No coloured-noise (per-band) WLS: the logs' noise is made by the motion (``lwr4_noise_check.by_speed``): its RMS
+  grows with the joint's speed on 6 of 7 LWR4+ joints (joint 4 0.048 → 0.120 N·m from rest to 0.5–0.75 rad/s)
+  and on the UR10e's wrist (joint 4 0.14 → 0.25, joint 5 0.19 → 0.33 N·m up to 1 rad/s), so the 10–15× lower level
+  at 2–3 Hz is that motion's, not a colour another motion would see. The bench's σ per joint is the RMS over the
+  logs' motions, which mostly move below 0.75 rad/s, while the designs and the bound's states move at 1.9: with
+  the UR10e's σ as its log has it per speed bin (``payload_speed_noise_probe.py``, ``_payload_bound.speed_noise``;
+  no extrapolation past the fastest measured bin) the bound over motions rises from 1.417e-4 to 1.72–1.81e-4
+  kg·m² (bins of ≥ 100 or ≥ 300 samples, every joint or the wrist only; 20000 starts) and the designs' CRB by 1.16×
+  (inertia design: UR10e 1.5 kg 13.3 → 15.4 %) and 1.19× (24 harmonics: 10.9 → 12.9 %). The UR10e 1 kg case's bound
+  goes from 8.2 % to 10.0–10.6 % of λmax — at the target: a block bootstrap of the log (1 s blocks, 20 draws, 5000
+  starts) gives 9.2–11.3 %, median 10.3 %, 70 % of draws above 10 %. The three unloaded UR10e logs pooled (three
+  motions, 16 300 samples; the same growth in each: joint 5 0.17–0.22 at rest, 0.31–0.38 N·m at 0.75–1.5 rad/s):
+  bound 1.946e-4 kg·m², 11.3 % of λmax (1.5 kg 5.7 %), bootstrap 9.9–11.6 %, median 10.5 %, 92 % of 12 draws above
+  10 % (the draws can lose the sparse 1–1.5 rad/s bin, which then takes the slower bin's lower σ). And the loaded
+  log (the same motion with 2.805 kg on) has 1.3–1.5× the unloaded σ on the wrist (0.248 0.341 0.308 N·m): its σ
+  per joint alone puts the bound at 1.921e-4, 11.2 %. So under the noise the logs show at the designs' speeds (or
+  with a load on) the UR10e 1 kg case is IMPOSSIBLE by a small margin (1.1×, within about two bootstrap spreads),
+  under the bench's one σ per joint from the unloaded log it is open: the bench keeps its σ and its verdicts; the
+  choice of noise model, not a design, decides this case. The LWR4+'s open cases would need their bounds 1.8× and
+  2.9× higher; its logged motion peaks at 0.5–0.9 rad/s, so its noise at 1.9 rad/s is not measured.
 * mass (≤ 1.3 %) and centre of mass (≤ 2.6 mm) meet their bounds for every payload on every motion, within
   3σ on every motion but the bang-bang (a UR10e payload's com at 3.1σ in the first tables; in the cases 1 of
   10 payloads beyond 3σ on the com, at 2 kg also on the mass) and the D-optimal design (in the cases 1 of 10

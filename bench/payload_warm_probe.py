@@ -12,7 +12,8 @@ period 20 s with harmonics 4, 8, 12, 16 (and zeros at the others), so a design o
 other elements) starts from it and SLSQP (the library's problem, criterion and limits) improves it in
 ``CHUNKS`` runs of ``ITER`` iterations. Printed after each: the criterion and the CRB of σ_I (median over
 bench_payload's ten 1 kg boxes of the largest element of the inertia about the centre) at the log's rate. The
-last feasible series is saved to /tmp/pay/ROBOT_warm.npz for ``bench_payload``'s cases.
+last feasible series is saved to /tmp/pay/ROBOT_warm_CRITERION.npz for ``bench_payload``'s cases, and every
+``CHECKPOINT`` iterations the current one, scaled into the limits, to ROBOT_warm_CRITERION_iterate.npz.
 """
 import pathlib
 import sys
@@ -31,6 +32,9 @@ from payload_direct_probe import RATES, build, centre_criterion, centre_jacobian
 from bench_payload import box_payload  # noqa: E402
 from _helpers import lwr4_noise, ur_noise  # noqa: E402
 from _scope import scope_line  # noqa: E402
+
+
+CHECKPOINT = 5               # iterations between the saved iterates of one SLSQP run
 
 
 def stretched(series, repeat, harmonics):
@@ -92,9 +96,22 @@ def main():
         problem.use_criterion()
         print(f"  criterion centre: {problem.value(x):.4f} at the start", flush=True)
     constraints = [{"type": "ineq", "fun": problem.constraints, "jac": problem.jacobian}]
+    seen = []
+
+    def checkpoint(xk):
+        """Every CHECKPOINT iterations of one SLSQP run, the iterate scaled into the limits saved and its
+        criterion printed (a restart of SLSQP forgets its Hessian and first loses ground: one long run, stopped
+        at will, keeps it)."""
+        seen.append(1)
+        if len(seen) % CHECKPOINT == 0:
+            series = _within_limits(problem.series(xk), lim)
+            np.savez(f"/tmp/pay/{name}_warm_{which}_iterate.npz", period=series.period, q0=series.q0, a=series.a,
+                     b=series.b, base=packed(base))
+            print(f"    iteration {len(seen)}: criterion {problem.value(xk):.4f}, violation "
+                  f"{problem.violation(xk):.1e} ({time.process_time() - t0:.0f} s CPU)", flush=True)
     for chunk in range(chunks):
         r = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=problem.box(),
-                     constraints=constraints, options={"maxiter": iterations, "ftol": 1e-9})
+                     constraints=constraints, options={"maxiter": iterations, "ftol": 1e-9}, callback=checkpoint)
         x = r.x
         series = _within_limits(problem.series(x), lim)
         value, _ = crb_of(robot, series, dt, noise)

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "notebooks"))
 sys.path.insert(0, str(ROOT / "bench"))
 from _helpers import multisine, simulated_log  # noqa: E402  (notebooks/ is on the path just above)
 from _bang_bang import DENSE, bang_bang, fitted  # noqa: E402
-from _payload_bound import crb, information, motion_bound, state_bound  # noqa: E402
+from _payload_bound import crb, information, motion_bound, speed_noise, state_bound  # noqa: E402
 
 PAYLOAD = (1.5, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
                                                          [0.0, 0.001, 0.006]]))
@@ -69,6 +69,39 @@ def test_one_motion_for_six_elements_bound():
     for motion in ((q, qd, qdd), vertex):
         _, _, I_std = crb(information(robot, *motion, NOISE), PAYLOAD)
         assert 0 < bound <= I_std.max(), (bound, I_std.max())
+
+
+def test_speed_noise_takes_the_bin_of_each_speed():
+    """σ(|q̇|) is the RMS of the bin the speed falls in; a bin not measured and speeds past the last edge take the
+    nearest measured bin below."""
+    sigma = speed_noise([0.0, 0.5, 1.0, 1.5], [[1.0, 2.0], [3.0, np.nan], [np.nan, np.nan]])
+    speed = np.array([[0.0, 0.0], [0.49, 0.5], [0.5, 1.2], [1.6, 9.0]])
+    assert np.array_equal(sigma(speed), [[1.0, 2.0], [1.0, 2.0], [3.0, 2.0], [3.0, 2.0]])
+
+
+def test_bound_with_noise_by_speed_below_a_motions():
+    """With σ depending on the state's speed, each sample's row weighted by its own σ: a table of equal bins
+    gives the constant noise's bound, and with σ growing with speed no motion within the limits beats the
+    bound — the motion's information computed here independently, sample by sample."""
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    dt = 0.01
+    _, q, qd, qdd = multisine(robot.n_dof, dt, duration=10.0)
+    limits = (q.min(axis=0), q.max(axis=0), np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0))
+    edges = [0.0, 0.2, 0.5, 10.0]
+    flat = state_bound(robot, NOISE, limits, PAYLOAD, samples=len(q), starts=300, refine=1)
+    same = state_bound(robot, speed_noise(edges, [NOISE] * 3), limits, PAYLOAD, samples=len(q), starts=300,
+                       refine=1)
+    assert np.allclose(same, flat, rtol=1e-9), (same, flat)
+    sigma = speed_noise(edges, [NOISE, 2 * NOISE, 4 * NOISE])
+    bound = state_bound(robot, sigma, limits, PAYLOAD, samples=len(q), starts=300, refine=1)
+    assert np.all(bound > flat)
+    from baseparam.dynamics.regressors import evaluate
+    from baseparam.model.parameters import ColumnLayout
+    W = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=ColumnLayout(robot, "pseudo").link_columns[-1])
+    Ww = W / sigma(np.abs(qd))[:, :, None]                                        # each sample's row by its own σ
+    F = np.einsum("sjr,sjc->rc", Ww, Ww)
+    _, _, I_std = crb(F, PAYLOAD)
+    assert np.all(bound <= I_std), (bound, I_std)
 
 
 def test_bang_bang_within_its_limits_at_every_instant():
