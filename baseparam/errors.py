@@ -35,6 +35,35 @@ def printable(text) -> str:
     return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
+# dlopen's words for a shared library it could not map: an exhausted address space (`ulimit -v`)
+_UNMAPPED = ("failed to map segment", "cannot allocate memory", "cannot map zero-fill")
+
+
+def out_of_memory(exc):
+    """The one line that says the process ran out of memory, when ``exc`` says so — a MemoryError (not
+    :class:`ResourceLimitError`, which says its own figures), or an ImportError of a shared library that could not
+    be mapped — else None. Under an address-space limit (``ulimit -v``) either comes from wherever the run happened
+    to allocate or import: the machine's limit, not a bug (it was "internal error: ImportError: …", exit 1, or a
+    MemoryError traceback from an import)."""
+    if isinstance(exc, BaseParamError):
+        return None
+    if isinstance(exc, MemoryError):
+        what = "MemoryError"
+    elif isinstance(exc, ImportError) and any(words in str(exc).lower() for words in _UNMAPPED):
+        what = "a library could not be loaded: " + " ".join(printable(exc).split())
+    else:
+        return None
+    limit = ""
+    try:                                      # loaded by the command's entry point; no such module on Windows
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            limit = f"; this process may use at most {soft / 2**20:.0f} MiB of address space (ulimit -v)"
+    except Exception:  # noqa: BLE001 — the figure is a courtesy; the line is said without it
+        pass
+    return f"out of memory ({what}){limit}"
+
+
 class BaseParamError(Exception):
     """Root of all errors raised deliberately by baseparam."""
 
