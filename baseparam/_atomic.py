@@ -255,12 +255,12 @@ def check_output(path):
         raise StorageError(f"{printable(path)}: {problem}")
 
 
-def unwritable(path):
+def unwritable(path, made=False):
     """Why a file ``path`` cannot be written, as far as that is known before writing it, or None: the folder that
-    would hold it (or, for a folder still to be made, its nearest existing one) is on a read-only file system, is not
-    writable by this process, or has no byte or no inode free. The write would find each of them only after the
-    work (minutes of `excite`, of a consistent fit). A special file (``/dev/null``, a named pipe) is written in
-    place, and a path with no folder on its way is left to the write (which says what is missing).
+    would hold it (with ``made``, a folder the caller makes when missing: its nearest existing one) is on a read-only
+    file system, is not writable by this process, or has no byte or no inode free. The write would find each of them
+    only after the work (minutes of `excite`, of a consistent fit). A special file (``/dev/null``, a named pipe) is
+    written in place, and a missing folder (not ``made``) is left to the caller's or the write's own refusal.
 
     Returns
     -------
@@ -279,7 +279,7 @@ def unwritable(path):
     folder = os.path.dirname(real)
     while not os.path.isdir(folder):
         parent = os.path.dirname(folder)
-        if parent == folder or os.path.lexists(folder):     # a file in the way, or nothing at all: the write says so
+        if not made or parent == folder or os.path.lexists(folder):   # a file in the way: the write says so
             return None
         folder = parent
     reason = None

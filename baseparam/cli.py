@@ -1253,6 +1253,11 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
         csv_out = os.path.join(csv_out, os.path.splitext(os.path.basename(robot_file))[0] + "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
                    {"--out": "give a file name", "--plot": "give a file name"})
+    if folder:               # made when the file is written: a read-only or full disk said before the work
+        from ._atomic import unwritable
+        problem = unwritable(csv_out, made=True)
+        if problem is not None:
+            _fail(f"{csv_out}: {problem}", 2)
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")

@@ -147,7 +147,7 @@ def check_out_dir(out_dir):
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: is a symbolic link (to "
                           f"{printable(repr(os.readlink(named)))}), which baseparam did not create; not written "
                           "through (remove the link, or choose another folder)")
-    problem = unwritable(os.path.join(os.fspath(out_dir), "NAME.json"))    # a read-only or full disk: before the work
+    problem = unwritable(os.path.join(os.fspath(out_dir), "NAME.json"), made=True)   # read-only, full: before the work
     if problem is not None:
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: {problem}")
 
