@@ -120,6 +120,26 @@ def deaf_to_interrupts():
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {getattr(signal, name) for name in _STOPPING})
 
 
+@contextmanager
+def killed_if_slow(processes, grace=0.3):
+    """Within the block (a stopped pool's clean-up), the worker processes ``processes()`` gives that have not ended
+    ``grace`` seconds after it began are killed (SIGKILL). A worker still starting holds its stopping signals until
+    its initializer (:func:`workers_born_deaf`): the pool's SIGTERM waited for its whole start-up, and a stopped
+    `identify --workers 2` or `excite --workers 2` took 0.6–1.6 s under load to end. Such a worker holds nothing yet
+    (no compile, no queue's lock); a started one ends on the SIGTERM at once (:func:`_end_worker`)."""
+    def kill():
+        with contextlib.suppress(Exception):            # a helper thread's best effort; the block's own joins stay
+            for process in processes():
+                process.kill()                          # no waitpid here: the block's joins reap them
+    timer = threading.Timer(grace, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def _end_worker(signum, frame=None):
     """A worker's end, on SIGTERM or SIGHUP (its pool's ``terminate()``, or the signal sent to the run's process
     group) or when its caller is gone: the C compile in progress stopped and its scratch folder removed first. The

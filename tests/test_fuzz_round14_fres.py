@@ -272,3 +272,23 @@ def test_memory_exhausted_outside_a_command_block_is_one_line():
     assert run.returncode == 2
     assert run.stderr.startswith("baseparam: out of memory (MemoryError)") and run.stderr.count("\n") == 1, \
         run.stderr
+
+
+@posix
+def test_a_stopped_pools_worker_still_starting_is_killed_after_a_grace():
+    """`identify --workers 2` (and `excite --workers 2`) stopped while a worker started took 0.6–1.6 s under load:
+    the worker holds its stopping signals until its initializer (workers_born_deaf), so the pool's SIGTERM waited
+    for its whole start-up (numpy's and scipy's imports). A stopped pool's clean-up now kills (SIGKILL) the workers
+    that have not ended 0.3 s after it began."""
+    from baseparam._processes import killed_if_slow, workers_born_deaf
+
+    with workers_born_deaf():
+        starting = subprocess.Popen(["sleep", "60"])         # born with SIGTERM held, as a starting worker
+    try:
+        with killed_if_slow(lambda: [starting]):
+            starting.terminate()                             # held: only the kill ends it
+            status = starting.wait(timeout=60)               # a hang guard only
+    finally:
+        starting.kill()
+        starting.wait()
+    assert status == -signal.SIGKILL

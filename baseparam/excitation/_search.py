@@ -23,6 +23,7 @@ start 0's best iterate so far, and a warning says so).
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import queue as queue_module
 import time
@@ -30,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, one_blas_thread,
-                          workers_born_deaf as _workers_born_deaf)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller,
+                          killed_if_slow as _killed_if_slow, one_blas_thread, workers_born_deaf as _workers_born_deaf)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -241,6 +242,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     """Run the starts on a pool of ``workers`` processes, handing each result to ``finished`` as it comes."""
     context = multiprocessing.get_context("spawn")
     events = pool = handover = None
+    stopped = True                  # until the results are in: the pool's clean-up is then a stop's
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
         # stops whatever started
@@ -259,10 +261,12 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
         _drain(events, tick)
+        stopped = False
     finally:
         if pool is not None:
-            pool.terminate()
-            pool.join()
+            with _killed_if_slow(lambda: list(pool._pool)) if stopped else contextlib.nullcontext():
+                pool.terminate()
+                pool.join()
         if events is not None:
             events.close()
             events.join_thread()

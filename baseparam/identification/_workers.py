@@ -14,8 +14,8 @@ import os
 import shutil
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
-from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, one_blas_thread,
-                          workers_born_deaf)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, killed_if_slow,
+                          one_blas_thread, workers_born_deaf)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -86,9 +86,12 @@ def _in_processes(logs, task, folds, workers, report):
         # stopped (Ctrl-C, SIGTERM, a log's error): the logs being reduced are not waited for — shutdown would
         # let each finish first (seconds, for a long log), and a stopped run was then ended by the entry
         # point's watchdog instead of unwinding. Python 3.14 names this terminate_workers().
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process in processes:
             with contextlib.suppress(Exception):
                 process.terminate()
+        with killed_if_slow(lambda: processes):           # one still starting holds the SIGTERM until it has started
+            pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
