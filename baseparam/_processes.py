@@ -273,12 +273,34 @@ def _deliver(numbers):
 
 
 def import_held(name):
-    """``importlib.import_module(name)``, its first import under :func:`signals_held`. A module already in
-    ``sys.modules`` is still taken through ``import_module``: another thread may be importing it, and the import
-    waits for it to finish, as an import statement does (``sys.modules`` alone gave the half-initialised module)."""
+    """``importlib.import_module(name)``, its first import made in a helper thread while the calling (main) thread
+    waits for it in steps of 50 ms. A module already in ``sys.modules`` is still taken through ``import_module``:
+    another thread may be importing it, and the import waits for it to finish, as an import statement does
+    (``sys.modules`` alone gave the half-initialised module).
+
+    A signal's exception cannot land inside the import (Python runs its handlers in the main thread only, and the
+    helper holds the stopping signals, so the system delivers them elsewhere): scipy.signal's Cython modules,
+    interrupted while they initialise, lost the KeyboardInterrupt or turned it into "SystemError: … returned a result
+    with an exception set". The main thread still hears Ctrl-C or SIGTERM at once, between two steps: held for the
+    whole import (:func:`signals_held`, before), a stop waited 1–3 s under load for scipy.signal's import to end. A
+    stopped caller leaves the import to finish in the helper (a daemon)."""
     import importlib
 
-    if name in sys.modules:
-        return importlib.import_module(name)
-    with signals_held():
-        return importlib.import_module(name)
+    if name in sys.modules or threading.current_thread() is not threading.main_thread():
+        return importlib.import_module(name)       # elsewhere no signal's exception can land in it
+    outcome = {}
+
+    def run():
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {getattr(signal, n) for n in _STOPPING})
+        try:
+            outcome["module"] = importlib.import_module(name)
+        except BaseException as exc:  # noqa: BLE001 — given to the caller, raised there
+            outcome["error"] = exc
+    helper = threading.Thread(target=run, name=f"baseparam-import-{name}", daemon=True)
+    helper.start()
+    while helper.is_alive():
+        helper.join(0.05)                           # back in Python between steps: a signal's handler runs here
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["module"]

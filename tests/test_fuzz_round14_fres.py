@@ -292,3 +292,31 @@ def test_a_stopped_pools_worker_still_starting_is_killed_after_a_grace():
         starting.kill()
         starting.wait()
     assert status == -signal.SIGKILL
+
+
+def test_a_signal_during_a_slow_held_import_is_heard_at_once(tmp_path, monkeypatch):
+    """A Ctrl-C or SIGTERM while `identify` imported scipy.signal (its filter) waited for the import's end, held so
+    that its Cython modules could not lose it: 1.1–1.7 s under load, the fuzzer's slowest stops. The import now runs
+    in a helper thread, where no signal's exception can land, while the caller hears the signal at once."""
+    import builtins
+    import importlib
+    import threading
+
+    from baseparam._processes import import_held
+    gate = threading.Event()
+    monkeypatch.setattr(builtins, "_baseparam_test_gate", gate, raising=False)
+    (tmp_path / "slow_to_import.py").write_text(
+        "import builtins, os, signal\nos.kill(os.getpid(), signal.SIGINT)\nbuiltins._baseparam_test_gate.wait(30)\n"
+        "done = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_to_import", raising=False)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            import_held("slow_to_import")
+        heard_during_the_import = not hasattr(sys.modules.get("slow_to_import"), "done")
+    finally:
+        gate.set()
+        signal.signal(signal.SIGINT, previous)
+    assert heard_during_the_import
+    assert importlib.import_module("slow_to_import").done       # and the import went on to its end, unharmed
