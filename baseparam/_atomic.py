@@ -354,6 +354,8 @@ def atomic_path(path, suffix=".tmp"):
         reader = _fifo_reader(path, real) if stat.S_ISFIFO(os.stat(real).st_mode) else None
         try:                            # a device or FIFO: renaming over it would destroy it
             yield real
+        except StorageError:            # said already, naming the output (an HDF5 write's failure)
+            raise
         except OSError as exc:          # e.g. /dev/full: the output is at fault, not the input
             raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
         finally:

@@ -320,3 +320,12 @@ def test_a_signal_during_a_slow_held_import_is_heard_at_once(tmp_path, monkeypat
         signal.signal(signal.SIGINT, previous)
     assert heard_during_the_import
     assert importlib.import_module("slow_to_import").done       # and the import went on to its end, unharmed
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full")
+def test_an_hdf5_output_on_a_full_device_is_said_once():
+    """`find --h5 /dev/full` said "/dev/full: cannot write (/dev/full: cannot write (No space left on device))": the
+    HDF5 write's own refusal, already naming the output, was wrapped again by the special file's."""
+    result = CliRunner().invoke(main, ["find", PLANAR, "--h5", "/dev/full"])
+    one_line(result, "/dev/full: cannot write (No space left on device)")
+    assert result.output.count("cannot write") == 1
