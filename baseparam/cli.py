@@ -22,7 +22,7 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, out_of_memory, printable
+from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable, resource_exhausted
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -332,10 +332,10 @@ def _one_line_errors(path, on_exit=None):
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
             _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
+        if resource_exhausted(exc) is not None:      # a limit of the process (ulimit -v, -n) met: not a bug
+            _fail(f"{path}: {resource_exhausted(exc)}", 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
-        if out_of_memory(exc) is not None:           # an address-space limit (ulimit -v) met: not a bug
-            _fail(f"{path}: {out_of_memory(exc)}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
         _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
 
