@@ -269,14 +269,66 @@ def _target(path):
 
 
 def check_output(path):
-    """Refuse ``path`` as :func:`atomic_path` would (a link, a folder, a protected input), before work that is costly
-    or whose checks would otherwise speak first (the free space of ``/proc/self/fd``, 0 bytes, for a link there).
+    """Refuse ``path`` as :func:`atomic_path` would (a link, a folder, a protected input), and a folder that cannot
+    take it (:func:`unwritable`), before work that is costly or whose checks would otherwise speak first (the free
+    space of ``/proc/self/fd``, 0 bytes, for a link there).
 
     Raises
     ------
     StorageError
     """
-    _target(path)
+    path, _real = _target(path)
+    problem = unwritable(path)
+    if problem is not None:
+        raise StorageError(f"{printable(path)}: {problem}")
+
+
+def unwritable(path, made=False):
+    """Why a file ``path`` cannot be written, as far as that is known before writing it, or None: the folder that
+    would hold it (with ``made``, a folder the caller makes when missing: its nearest existing one) is on a read-only
+    file system, is not writable by this process, or has no byte or no inode free. The write would find each of them
+    only after the work (minutes of `excite`, of a consistent fit). A special file (``/dev/null``, a named pipe) is
+    written in place, and a missing folder (not ``made``) is left to the caller's or the write's own refusal.
+
+    Returns
+    -------
+    str or None
+        ``cannot write here (REASON)`` or ``cannot make its folder in FOLDER (REASON)``, REASON in the system's
+        words (``Read-only file system``, ``Permission denied``, ``No space left on device``).
+    """
+    import errno
+
+    real = os.path.realpath(os.fspath(path))
+    try:
+        if os.path.lexists(real) and not stat.S_ISREG(os.stat(real).st_mode):
+            return None
+    except OSError:
+        return None
+    folder = os.path.dirname(real)
+    while not os.path.isdir(folder):
+        parent = os.path.dirname(folder)
+        if not made or parent == folder or os.path.lexists(folder):   # a file in the way: the write says so
+            return None
+        folder = parent
+    reason = None
+    try:
+        info = os.statvfs(folder)
+    except (AttributeError, OSError):                       # no statvfs (Windows), or no figures
+        info = None
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if info is not None and info.f_flag & getattr(os, "ST_RDONLY", 1):
+        reason = os.strerror(errno.EROFS)
+    elif not os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        reason = os.strerror(errno.EACCES)
+    elif free_space(os.path.join(folder, "x")) == 0:
+        reason = f"{os.strerror(errno.ENOSPC)}: 0 bytes free"
+    elif info is not None and info.f_files > 0 and (info.f_ffree if root else info.f_favail) == 0:
+        reason = f"{os.strerror(errno.ENOSPC)}: no file entry (inode) free"
+    if reason is None:
+        return None
+    if folder == os.path.dirname(real):
+        return f"cannot write here ({reason})"
+    return f"cannot make its folder in {printable(folder)} ({reason})"
 
 
 FIFO_WAIT = 5.0       # seconds a named pipe given as output may take to get its reader
@@ -330,6 +382,8 @@ def atomic_path(path, suffix=".tmp"):
         reader = _fifo_reader(path, real) if stat.S_ISFIFO(os.stat(real).st_mode) else None
         try:                            # a device or FIFO: renaming over it would destroy it
             yield real
+        except StorageError:            # said already, naming the output (an HDF5 write's failure)
+            raise
         except OSError as exc:          # e.g. /dev/full: the output is at fault, not the input
             raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
         finally:
@@ -387,16 +441,23 @@ def check_room(files):
 
 
 def free_space(path):
-    """The bytes free for us on the file system of the folder that holds ``path``, or None where they cannot be read:
-    an error (no such folder), or a file system that gives no figures at all (a FUSE mount without statfs says 0 bytes
-    of 0; taken at its word, every write into it was refused as larger than the free space)."""
+    """The bytes free for us (the superuser: also those its file system keeps for it) on the file system of the folder
+    that holds ``path``, or None where they cannot be read: an error (no such folder), or a file system that gives no
+    figures at all (a FUSE mount without statfs says 0 bytes of 0; taken at its word, every write into it was refused
+    as larger than the free space)."""
     import shutil
 
     try:
         usage = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path))))
     except (OSError, TypeError, ValueError):
         return None
-    return usage.free if usage.total > 0 else None
+    if usage.total <= 0:
+        return None
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        # the blocks a file system keeps for the superuser (5 % of ext4's) are free for it: counted as used, a
+        # write that fits was refused on a disk nearly full for other users
+        return max(usage.free, usage.total - usage.used)
+    return usage.free
 
 
 def write_text(path, text):

@@ -37,6 +37,11 @@ import signal
 import sys
 import threading
 
+# loaded now: out of memory, their import could fail where they are needed (saying that it is out of memory)
+from . import errors  # noqa: E402,F401
+with contextlib.suppress(ImportError):      # no such module on Windows
+    import resource  # noqa: F401
+
 # seconds a stopped run may take to unwind (temporary files removed, worker processes stopped) before the
 # watchdog ends it; $BASEPARAM_SIGNAL_GRACE sets it (0 in the tests: a lost signal then ends the run at once)
 GRACE = 3.0
@@ -60,6 +65,13 @@ def _line(signum):
     if signum == getattr(signal, "SIGINT", None):
         return "baseparam: interrupted"
     return f"baseparam: terminated ({signal.Signals(signum).name})"
+
+
+def _say_line(text):
+    """``text`` as one line on stderr, after what Python buffered."""
+    _flush()
+    with contextlib.suppress(OSError):
+        os.write(_stderr_fd(), (" ".join(text.split()) + "\n").encode(errors="replace"))
 
 
 def _say(signum, flush=True):
@@ -317,6 +329,9 @@ def main():
         signum = signal.SIGINT
     elif isinstance(outcome, cli._Terminated):
         signum = outcome.args[0]
+    elif outcome is not None and errors.resource_exhausted(outcome) is not None:    # the machine's limit, not a bug
+        _say_line(f"baseparam: {errors.resource_exhausted(outcome)}")
+        status = 2
     elif outcome is not None:                          # a bug: reported as Python would, then the end as always
         import traceback
         traceback.print_exception(outcome)

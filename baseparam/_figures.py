@@ -28,6 +28,11 @@ def pyplot(private=False):
         _PRIVATE.append(folder)
         atexit.register(remove_private)
         os.environ["MPLCONFIGDIR"] = folder
+        # the font list of a private folder is thrown away with it: its building ("Matplotlib is building the font
+        # cache; this may take a moment.", after 5 s under load) and a failed save ("Could not save font_manager
+        # cache [Errno 27] File too large" under `ulimit -f`) were lines on stderr beside the command's one
+        import logging
+        logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
         try:
             return pyplot()         # matplotlib reads MPLCONFIGDIR once, on import (its folders are cached)
         finally:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -55,8 +56,7 @@ def workers_born_deaf():
         return
     # the resource tracker, started on the first semaphore, unblocks SIGINT after its own start-up:
     # started now, it leaves the mask below alone
-    from multiprocessing import resource_tracker
-    resource_tracker.ensure_running()
+    _tracker_running()
     received = []
     main = threading.current_thread() is threading.main_thread()
     numbers = _swappable()
@@ -77,19 +77,79 @@ def workers_born_deaf():
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # the held signals reach the caller's handlers now
 
 
+def _tracker_running():
+    """Start multiprocessing's resource tracker (if no one has), telling it not to warn when it cleans up, deaf to
+    SIGHUP.
+
+    The tracker outlives its clients and removes the semaphores of the pools and queues a killed caller
+    (SIGKILL, the out-of-memory killer) could not: it then warned "resource_tracker: There appear to be 9 leaked
+    semaphore objects to clean up at shutdown" with a source line, on the terminal, after the run had gone. It is
+    started with the caller's warning options (``-W``, from ``sys.warnoptions``): one more, for its own warnings only,
+    for as long as it starts."""
+    if os.name != "posix":             # no tracker process elsewhere
+        return
+    from multiprocessing import resource_tracker
+
+    added = "ignore:resource_tracker:UserWarning"
+    sys.warnoptions.append(added)
+    # SIGHUP held while it starts, so held in it for good: it ignores SIGINT and SIGTERM itself, but a hangup sent
+    # to the run's process group (a closed terminal, `kill -HUP -PGID`) ended it, and the caller's clean-up started a
+    # new one that printed a "KeyError: '/mp-…'" traceback for each semaphore the caller then unregistered
+    hangup = {signal.SIGHUP} if hasattr(signal, "SIGHUP") and hasattr(signal, "pthread_sigmask") else set()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, hangup) if hangup else None
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(added)
+        if hangup:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def deaf_to_interrupts():
     """A worker's initializer, first: Ctrl-C reaches the whole process group and the caller stops the pool; a
     worker's own KeyboardInterrupt would only print its traceback (and EOFError/BrokenPipeError ones of its
     queues). The worker was born with SIGINT, SIGTERM and SIGHUP blocked (:func:`workers_born_deaf`): ignoring
     SIGINT before unblocking discards one that came during the start-up; a SIGTERM or SIGHUP held meanwhile (the
-    pool's ``terminate()``) ends it now. A forked worker inherited the caller's Python handlers of those two (the
-    recorders of :func:`workers_born_deaf`): its own are the system's (an ignored one, ``nohup``'s, stays so)."""
+    pool's ``terminate()``) ends it now, through :func:`_end_worker` (an ignored one, ``nohup``'s, stays so; a
+    forked worker's inherited handlers, the recorders of :func:`workers_born_deaf`, are replaced)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in _STOPPING[1:]:
-        if callable(signal.getsignal(getattr(signal, name))):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
+        if signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
+            signal.signal(getattr(signal, name), _end_worker)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {getattr(signal, name) for name in _STOPPING})
+
+
+@contextmanager
+def killed_if_slow(processes, grace=0.3):
+    """Within the block (a stopped pool's clean-up), the worker processes ``processes()`` gives that have not ended
+    ``grace`` seconds after it began are killed (SIGKILL). A worker still starting holds its stopping signals until
+    its initializer (:func:`workers_born_deaf`): the pool's SIGTERM waited for its whole start-up, and a stopped
+    `identify --workers 2` or `excite --workers 2` took 0.6–1.6 s under load to end. Such a worker holds nothing yet
+    (no compile, no queue's lock); a started one ends on the SIGTERM at once (:func:`_end_worker`)."""
+    def kill():
+        with contextlib.suppress(Exception):            # a helper thread's best effort; the block's own joins stay
+            for process in processes():
+                process.kill()                          # no waitpid here: the block's joins reap them
+    timer = threading.Timer(grace, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _end_worker(signum, frame=None):
+    """A worker's end, on SIGTERM or SIGHUP (its pool's ``terminate()``, or the signal sent to the run's process
+    group) or when its caller is gone: the C compile in progress stopped and its scratch folder removed first. The
+    system's own end (SIG_DFL) left ``$TMPDIR/baseparam-kernel-PID-…/`` with the kernel that the orphaned compiler
+    then finished (without a disk cache), at every stopped ``excite`` whose worker was compiling."""
+    native = sys.modules.get("baseparam.dynamics._native")
+    if native is not None:
+        with contextlib.suppress(Exception):    # on the way out: the end must come whatever happens
+            native.remove_live()
+    os._exit(128 + signum if signum else 1)
 
 
 def end_with_caller():
@@ -100,7 +160,6 @@ def end_with_caller():
     killer) left its two workers and their resource tracker idle for good, holding the terminal's output. A
     daemon thread waits on the parent's sentinel (readable once the parent is gone) and ends the worker."""
     import multiprocessing
-    import os
 
     parent = multiprocessing.parent_process()
     if parent is None or parent.sentinel is None:
@@ -111,9 +170,52 @@ def end_with_caller():
 
         with contextlib.suppress(OSError, ValueError):
             wait([parent.sentinel])
-            os._exit(1)
+            _end_worker(0)
 
     threading.Thread(target=watch, name="baseparam-caller-watch", daemon=True).start()
+
+
+class Handover:
+    """Data every worker of a pool takes once when it starts (its initializer: :meth:`receive`), sent through a queue
+    of its own rather than as the initializer's arguments.
+
+    Those arguments go with the worker's start-up data, which a spawned worker reads from a pipe as Python's own
+    code, before any of ours runs: data beyond the pipe's 64 KiB (an excitation problem is ~70 kB) held the caller
+    in that write until the worker had started (~0.5 s each), and a caller killed then (SIGKILL, the out-of-memory
+    killer) left the worker with truncated data — "UnpicklingError: pickle data was truncated" tracebacks on the
+    terminal after the run had gone. The start-up data is now a few kB, written at once; a worker whose caller is
+    killed while it reads this queue waits there, and :func:`end_with_caller` ends it without a word.
+
+    Parameters
+    ----------
+    context : multiprocessing context
+    value : object
+        What each worker receives (pickled once per worker).
+    """
+
+    def __init__(self, context, value):
+        self._value = value
+        self._queue = None
+        if context.get_start_method() != "fork":    # a forked worker has the value already, in its copy of memory
+            _tracker_running()                      # before the queue's semaphores, the first a pool's caller makes
+            self._queue = context.SimpleQueue()
+
+    def __getstate__(self):            # to a spawned worker: the queue only
+        return {"_queue": self._queue, "_value": None}
+
+    def send(self, copies):
+        """Put one copy for each of ``copies`` workers (blocks until the workers have read all but 64 KiB)."""
+        for _ in range(copies if self._queue is not None else 0):
+            self._queue.put(self._value)
+
+    def receive(self):
+        """In a worker: its copy (waits for it)."""
+        return self._value if self._queue is None else self._queue.get()
+
+    def close(self):
+        """Close the caller's ends of the queue."""
+        if self._queue is not None:
+            self._queue.close()
 
 
 def one_blas_thread():
@@ -171,12 +273,34 @@ def _deliver(numbers):
 
 
 def import_held(name):
-    """``importlib.import_module(name)``, its first import under :func:`signals_held`. A module already in
-    ``sys.modules`` is still taken through ``import_module``: another thread may be importing it, and the import
-    waits for it to finish, as an import statement does (``sys.modules`` alone gave the half-initialised module)."""
+    """``importlib.import_module(name)``, its first import made in a helper thread while the calling (main) thread
+    waits for it in steps of 50 ms. A module already in ``sys.modules`` is still taken through ``import_module``:
+    another thread may be importing it, and the import waits for it to finish, as an import statement does
+    (``sys.modules`` alone gave the half-initialised module).
+
+    A signal's exception cannot land inside the import (Python runs its handlers in the main thread only, and the
+    helper holds the stopping signals, so the system delivers them elsewhere): scipy.signal's Cython modules,
+    interrupted while they initialise, lost the KeyboardInterrupt or turned it into "SystemError: … returned a result
+    with an exception set". The main thread still hears Ctrl-C or SIGTERM at once, between two steps: held for the
+    whole import (:func:`signals_held`, before), a stop waited 1–3 s under load for scipy.signal's import to end. A
+    stopped caller leaves the import to finish in the helper (a daemon)."""
     import importlib
 
-    if name in sys.modules:
-        return importlib.import_module(name)
-    with signals_held():
-        return importlib.import_module(name)
+    if name in sys.modules or threading.current_thread() is not threading.main_thread():
+        return importlib.import_module(name)       # elsewhere no signal's exception can land in it
+    outcome = {}
+
+    def run():
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {getattr(signal, n) for n in _STOPPING})
+        try:
+            outcome["module"] = importlib.import_module(name)
+        except BaseException as exc:  # noqa: BLE001 — given to the caller, raised there
+            outcome["error"] = exc
+    helper = threading.Thread(target=run, name=f"baseparam-import-{name}", daemon=True)
+    helper.start()
+    while helper.is_alive():
+        helper.join(0.05)                           # back in Python between steps: a signal's handler runs here
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["module"]

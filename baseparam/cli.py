@@ -22,7 +22,7 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable
+from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable, resource_exhausted
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -332,6 +332,8 @@ def _one_line_errors(path, on_exit=None):
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
             _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
+        if resource_exhausted(exc) is not None:      # a limit of the process (ulimit -v, -n) met: not a bug
+            _fail(f"{path}: {resource_exhausted(exc)}", 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
@@ -1256,6 +1258,11 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
         csv_out = os.path.join(csv_out, os.path.splitext(os.path.basename(robot_file))[0] + "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
                    {"--out": "give a file name", "--plot": "give a file name"})
+    if folder:               # made when the file is written: a read-only or full disk said before the work
+        from ._atomic import unwritable
+        problem = unwritable(csv_out, made=True)
+        if problem is not None:
+            _fail(f"{csv_out}: {problem}", 2)
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")

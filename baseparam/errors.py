@@ -35,6 +35,49 @@ def printable(text) -> str:
     return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
+# dlopen's words for a shared library it could not map: an exhausted address space (`ulimit -v`)
+_UNMAPPED = ("failed to map segment", "cannot allocate memory", "cannot map zero-fill")
+
+
+def resource_exhausted(exc):
+    """The one line that says the process met one of its limits, when ``exc`` says so, else None:
+
+    - out of memory: a MemoryError (not :class:`ResourceLimitError`, which says its own figures), an OSError ENOMEM,
+      or an ImportError of a shared library that could not be mapped (``ulimit -v``);
+    - out of file descriptors: an OSError EMFILE or ENFILE (``ulimit -n``).
+
+    Either comes from wherever the run happened to allocate, import or open (a pipe for a worker pool, a font):
+    the machine's limit, not a bug nor the file being read (it was "internal error: ImportError: …", exit 1, a
+    MemoryError traceback from an import, or "ROBOT.yaml: Too many open files")."""
+    import errno
+
+    if isinstance(exc, BaseParamError):
+        return None
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        return f"too many open files ({_limit('RLIMIT_NOFILE', 'may have at most {} open', 'ulimit -n', 1)})"
+    if isinstance(exc, MemoryError) or isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        what = type(exc).__name__ if isinstance(exc, MemoryError) else printable(exc.strerror or exc)
+    elif isinstance(exc, ImportError) and any(words in str(exc).lower() for words in _UNMAPPED):
+        what = "a library could not be loaded: " + " ".join(printable(exc).split())
+    else:
+        return None
+    limit = _limit("RLIMIT_AS", "may use at most {} MiB of address space", "ulimit -v", 2**20)
+    return f"out of memory ({what}{'; ' + limit if limit else ''})"
+
+
+def _limit(name, words, command, unit):
+    """``this process WORDS (COMMAND)`` with the soft limit ``resource.NAME`` in ``unit``, or '' when there is none
+    (unlimited, or no resource module: Windows)."""
+    try:                                      # loaded by the command's entry point
+        import resource
+        soft = resource.getrlimit(getattr(resource, name))[0]
+    except Exception:  # noqa: BLE001 — the figure is a courtesy; the line is said without it
+        return ""
+    if soft == resource.RLIM_INFINITY:
+        return ""
+    return f"this process {words.format(f'{soft / unit:.0f}')}: {command}"
+
+
 class BaseParamError(Exception):
     """Root of all errors raised deliberately by baseparam."""
 

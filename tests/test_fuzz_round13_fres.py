@@ -115,8 +115,8 @@ import multiprocessing, os, signal
 from concurrent.futures import ProcessPoolExecutor
 from baseparam.identification import _workers
 _workers.one_blas_thread = lambda: None     # scipy's import: not what is tested
-pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_workers._init,
-                           initargs=({},))
+fork = multiprocessing.get_context("fork")
+pool = ProcessPoolExecutor(1, mp_context=fork, initializer=_workers._init, initargs=(_workers.Handover(fork, {}),))
 print(pool.submit(os.getpid).result(), flush=True)
 os.kill(os.getpid(), signal.SIGKILL)
 """

@@ -172,7 +172,6 @@ def test_kernel_compile_scratch_is_removed_on_a_forced_exit_and_a_killed_runs_la
     does for .baseparam-*.tmp): only ours, only folders holding kernel.c/kernel.so, never a live run's."""
     import ctypes
     import os
-    import subprocess
     import time
 
     from baseparam import _entry
@@ -197,13 +196,13 @@ def test_kernel_compile_scratch_is_removed_on_a_forced_exit_and_a_killed_runs_la
     os.utime(tmp_path / "tmpzzzzzzzz", (old, old))
     forced = []
 
-    def ended_without_unwinding(args, **kwargs):
+    def ended_without_unwinding(args):
         scratch = os.path.dirname(args[-2])
         _entry._remove_temporaries()                              # what the watchdog does before os._exit
         forced.append(os.path.exists(scratch))
-        return subprocess.CompletedProcess(args, 1)
+        return 1                                                  # the compiler's exit status
 
-    monkeypatch.setattr(_native.subprocess, "run", ended_without_unwinding)
+    monkeypatch.setattr(_native, "_run_compiler", ended_without_unwinding)
     source = f"int f(void) {{ return 7; }}\n/* {tmp_path} */\n"
     assert _native.load(source, {"f": (ctypes.c_int, [])}) is None and forced == [False]
     left = set(os.listdir(tmp_path))

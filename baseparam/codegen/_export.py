@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import json_text, make_folders, remove_folders, write_texts
+from .._atomic import json_text, make_folders, remove_folders, unwritable, write_texts
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_option,
                            check_path)
 from ..projection.base_set import BaseParameters
@@ -147,6 +147,9 @@ def check_out_dir(out_dir):
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: is a symbolic link (to "
                           f"{printable(repr(os.readlink(named)))}), which baseparam did not create; not written "
                           "through (remove the link, or choose another folder)")
+    problem = unwritable(os.path.join(os.fspath(out_dir), "NAME.json"), made=True)   # read-only, full: before the work
+    if problem is not None:
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: {problem}")
 
 
 def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, checked=False):

@@ -193,9 +193,50 @@ def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
 
 
 def remove_live():
-    """Remove this process's scratch folders (the command's entry point, ending the process without unwinding)."""
+    """Remove this process's scratch folders (the command's entry point, ending the process without unwinding), its
+    compilers stopped first (they would write there again)."""
+    for process in list(_COMPILERS):
+        _stop_group(process, wait=0.5)
     for tmp in list(_LIVE):
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_compiler(command):
+    """Run the compiler ``command`` in a process group of its own; its exit status.
+
+    Stopped (Ctrl-C or SIGTERM to baseparam alone, a timeout), the whole group is sent SIGTERM, on which the compiler
+    driver removes its temporary files, and is waited for (then SIGKILL): ``subprocess.run`` killed the driver alone
+    by SIGKILL, and its ``$TMPDIR/cc*.s`` and the assembler's output in our scratch folder (written after that folder
+    was removed, so made again) were left behind."""
+    kwargs = {"start_new_session": True} if hasattr(os, "killpg") else {}
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
+    _COMPILERS.add(process)
+    try:
+        return process.wait(timeout=COMPILE_TIMEOUT)
+    except BaseException:
+        _stop_group(process)
+        raise
+    finally:
+        _COMPILERS.discard(process)
+
+
+# The compilers running (subprocess.Popen), which remove_live stops when the entry point ends the process at once.
+_COMPILERS = set()
+
+
+def _stop_group(process, wait=1.0):
+    """End ``process`` and its group: SIGTERM, ``wait`` seconds, then SIGKILL."""
+    import signal
+
+    for number, patience in ((signal.SIGTERM, wait), (getattr(signal, "SIGKILL", signal.SIGTERM), wait)):
+        with contextlib.suppress(OSError):
+            if hasattr(os, "killpg"):
+                os.killpg(process.pid, number)
+            else:
+                process.send_signal(number)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=patience)
+            return
 
 
 def _compile(cc, source, path, flags):
@@ -206,9 +247,7 @@ def _compile(cc, source, path, flags):
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:
                 stream.write(source)
-            done = subprocess.run([cc, *flags, "-o", lib, src, "-lm"], capture_output=True,
-                                  timeout=COMPILE_TIMEOUT, check=False)
-            if done.returncode != 0 or not os.path.exists(lib):
+            if _run_compiler([cc, *flags, "-o", lib, src, "-lm"]) != 0 or not os.path.exists(lib):
                 return False
             os.replace(lib, path)
         return True

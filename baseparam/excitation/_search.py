@@ -23,6 +23,7 @@ start 0's best iterate so far, and a warning says so).
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import queue as queue_module
 import time
@@ -30,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._processes import (caller_not_reimported, deaf_to_interrupts, one_blas_thread,
-                          workers_born_deaf as _workers_born_deaf)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller,
+                          killed_if_slow as _killed_if_slow, one_blas_thread, workers_born_deaf as _workers_born_deaf)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -148,8 +149,9 @@ _WORKER = {}
 
 def _init_worker(problem, seed, deadline, events):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
+    end_with_caller()                       # then: a killed caller's worker must not run its starts on
     one_blas_thread()
-    _WORKER.update(problem=problem, seed=seed, deadline=deadline, events=events)
+    _WORKER.update(problem=problem.receive(), seed=seed, deadline=deadline, events=events)
 
 
 def _report_to(events, every=5):
@@ -239,14 +241,17 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     """Run the starts on a pool of ``workers`` processes, handing each result to ``finished`` as it comes."""
     context = multiprocessing.get_context("spawn")
-    events = pool = None
+    events = pool = handover = None
+    stopped = True                  # until the results are in: the pool's clean-up is then a stop's
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
         # stops whatever started
         with caller_not_reimported(), _workers_born_deaf():
             events = context.Queue()
+            handover = Handover(context, problem)      # not in the workers' start-up data (see Handover)
             pool = context.Pool(min(workers, starts), initializer=_init_worker,
-                                initargs=(problem, seed, deadline, events))
+                                initargs=(handover, seed, deadline, events))
+        handover.send(min(workers, starts))
         pending = {index: pool.apply_async(_work, (index,)) for index in range(starts)}
         while pending:
             _drain(events, tick)
@@ -256,13 +261,17 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
         _drain(events, tick)
+        stopped = False
     finally:
         if pool is not None:
-            pool.terminate()
-            pool.join()
+            with _killed_if_slow(lambda: list(pool._pool)) if stopped else contextlib.nullcontext():
+                pool.terminate()
+                pool.join()
         if events is not None:
             events.close()
             events.join_thread()
+        if handover is not None:
+            handover.close()
 
 
 def _drain(events, tick):

@@ -14,8 +14,8 @@ import os
 import shutil
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
-from .._processes import (caller_not_reimported, deaf_to_interrupts, end_with_caller, one_blas_thread,
-                          workers_born_deaf)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, killed_if_slow,
+                          one_blas_thread, workers_born_deaf)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -55,7 +55,7 @@ def _init(task):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
     end_with_caller()
     one_blas_thread()
-    _TASK.update(task)
+    _TASK.update(task.receive())
 
 
 def _reduce(log, folds):
@@ -64,13 +64,16 @@ def _reduce(log, folds):
 
 def _in_processes(logs, task, folds, workers, report):
     context = multiprocessing.get_context("spawn")       # no fork: the caller may hold threads (a progress bar)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(logs)), mp_context=context, initializer=_init,
-                               initargs=(task,))
+    # first: the pool's queues start the resource tracker, which Handover starts told to keep quiet
+    handover = Handover(context, task)                   # not in the workers' start-up data (see Handover)
+    processes = min(workers, len(logs))
+    pool = ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=_init, initargs=(handover,))
     try:
         # the processes start as the work is submitted; an interrupt held during their start-up is raised on
         # leaving the block, inside this try, which stops whatever started
         with caller_not_reimported(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
+        handover.send(processes)
         pending, done = set(futures), 0
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
@@ -83,12 +86,16 @@ def _in_processes(logs, task, folds, workers, report):
         # stopped (Ctrl-C, SIGTERM, a log's error): the logs being reduced are not waited for — shutdown would
         # let each finish first (seconds, for a long log), and a stopped run was then ended by the entry
         # point's watchdog instead of unwinding. Python 3.14 names this terminate_workers().
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process in processes:
             with contextlib.suppress(Exception):
                 process.terminate()
+        with killed_if_slow(lambda: processes):           # one still starting holds the SIGTERM until it has started
+            pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        handover.close()
 
 
 def _on_dask(logs, task, folds, workers, scheduler, report):
