@@ -41,7 +41,7 @@ def read_raw(path, source, named=(), types=()):
         files = _mcap_files(path, info)
         if files:
             return _checked_counts(_read_mcap_folder(files, source), info, lambda *_: True)
-        return _checked_counts(_read_rosbags(path, source, named, types), info,
+        return _checked_counts(_read_rosbags(path, source, named, types, _sqlite3_files(path, info)), info,
                         lambda msgtype, topic: _wanted(msgtype, topic, named, types))
     elif Path(source).suffix.lower() != ".bag":
         return _read_mcap(path, source)
@@ -437,9 +437,47 @@ def _wanted(msgtype, topic, named, types):
     return msgtype in JOINT_STATE or topic in named or msgtype.replace("/msg/", "/") in types
 
 
-def _read_rosbags(path, source, named=(), types=()):
+def _sqlite3_files(path, info):
+    """The sqlite3 storage files of a bag folder, in its metadata's order (``info``: :func:`check_bag_folder`'s), or
+    () (another storage, or metadata that do not say)."""
+    if not info or info.get("storage_identifier") != "sqlite3" or not isinstance(info.get("relative_file_paths"), list):
+        return ()
+    files = [os.path.join(path, name) for name in info["relative_file_paths"]]
+    return tuple(files) if all(f.endswith(".db3") and os.path.isfile(f) for f in files) else ()
+
+
+def _file_ranks(files, counts):
+    """For each topic of sqlite3 storage ``files`` whose message count is ``counts[topic]``: the rank, in the files'
+    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order), or None (not known:
+    a file that does not answer, or other counts, left to the checks of what was read)."""
+    import sqlite3
+    stamps = {}
+    for name in files:
+        try:
+            db = sqlite3.connect(f"file:{name}?mode=ro", uri=True)
+            try:
+                for topic, stamp in db.execute("SELECT topics.name, messages.timestamp FROM messages JOIN topics ON "
+                                               "messages.topic_id = topics.id ORDER BY messages.id"):
+                    stamps.setdefault(topic, []).append(stamp)
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return None
+    ranks = {}
+    for topic, count in counts.items():
+        found = stamps.get(topic, [])
+        if len(found) != count or not all(isinstance(v, int) for v in found):
+            return None
+        ranks[topic] = np.argsort(np.asarray(found, dtype=np.int64), kind="stable")
+    return ranks
+
+
+def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
     """A bag folder (ROS 2, MCAP or sqlite3 storage) or a ROS 1 bag, through ``rosbags``: the raw
-    messages of the topics :func:`_wanted`."""
+    messages of the topics :func:`_wanted`, each numbered in its topic's file order. rosbags gives them sorted by
+    time stamp; of ``sqlite3_files`` (a folder's storage, in order) their order is the rows' (a time stamp damaged
+    moves its message in rosbags' order only: :func:`._bags._with_clock` finds it on the receive clock); of a ROS 1
+    bag it is rosbags' (its index's), the only one known."""
     from rosbags.highlevel import AnyReader
     raw, problem, index = {}, None, None
     if os.path.isfile(path):
@@ -475,6 +513,9 @@ def _read_rosbags(path, source, named=(), types=()):
         if problem is None and index is not None:
             problem = _ros1_index_problem(index, {t: len(m) for t, m in by_topic.items()},
                                           {c.topic for c in wanted})
+        ranks = _file_ranks(sqlite3_files, {t: len(m) for t, m in by_topic.items()}) if sqlite3_files else None
+        for topic, rank in (ranks or {}).items():
+            by_topic[topic] = [(data, stamp, int(k)) for (data, stamp, _), k in zip(by_topic[topic], rank)]
         ros1 = Path(source).suffix.lower() == ".bag"
         for topic, messages in by_topic.items():
             raw[topic][1] = ros1
