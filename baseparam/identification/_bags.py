@@ -109,8 +109,6 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         damaged += d
     # on the chosen clock, messages out of the recorder's order among the damaged ones
     streams = [_with_clock(s, clock, source, notes, damaged) for s in streams]
-    generic = [_with_clock(s, clock, source, notes, damaged) for s in generic]
-    damaged.sort(key=lambda d: (d[0], d[1]))
     if damaged and not skip_bad_rows:
         name, index, reason = damaged[0]
         more = f"; {len(damaged) - 1} more damaged messages" if len(damaged) > 1 else ""
@@ -127,7 +125,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
             raise DataError(f"{source}: topic {s.topic}: field {next(iter(s.arrays))}: {width} values per message, "
                             f"the robot has {len(names)} joints (taken in its order)")
         s.names = tuple(names)
-        streams.append(s)
+        # its messages out of the recorder's order refused here, or dropped among the damaged ones (listed below)
+        streams.append(_with_clock(s, clock, source, notes, damaged if skip_bad_rows else None))
     data, ids, base = _align(streams, names, fields, source, notes, clock)
     if "qdd" not in data and len(streams) == 1:
         qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids)
@@ -337,8 +336,8 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     back in the topic's file order is a damaged time (or the recorder's clock stepped back), and sorting it moved
     its values elsewhere in the motion with a note only. Such messages are damaged ones, found as a CSV's late rows
     are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
-    ``damaged`` is None, refused in one line. (Readers through rosbags give a topic's messages sorted by receive
-    time, their file order unknown: nothing to check there.)"""
+    ``damaged`` is None, refused in one line. (rosbags gives a ROS 1 bag's messages sorted by receive time, their
+    file order unknown: nothing to check there; a sqlite3 bag's are numbered in its rows' order.)"""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
