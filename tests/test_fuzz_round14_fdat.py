@@ -188,3 +188,45 @@ def test_a_damaged_receive_time_in_a_sqlite3_bag_is_found_in_the_rows_order(tmp_
     one_line_refusal(path, "message 10", "receive time", clock="receive")
     traj = bp.read_trajectory(path, joints=NAMES, clock="receive", skip_bad_rows=True)
     assert np.array_equal(traj.q, np.delete(q, 10, axis=0)) and [k for k, _ in traj.skipped] == [10]
+
+
+def test_an_mcap_attachment_whose_crc_disagrees_is_refused(tmp_path):
+    # a bit flipped in the accelerations baseparam attaches read as other accelerations without a word: the
+    # attachment's own CRC (the mcap writer computes it) was not checked
+    t, q, tau = motion()
+    qdd = np.cos(np.arange(q.size)).reshape(q.shape)
+    path = tmp_path / "log.mcap"
+    bp.write_trajectory(bp.Trajectory(t, q, tau, qdd=qdd), path, joint_names=NAMES)
+    data = bytearray(path.read_bytes())
+    op, start, end = [r for r in records(data) if r[0] == 9][-1]
+    assert bytes(data[start + 25:start + 60]).find(b"qdd") >= 0          # the accelerations' record
+    data[end - 4 - 8 * 30] ^= 0x01                  # the last bit of a value in its middle
+    path.write_bytes(data)
+    one_line_refusal(path, "CRC")
+
+
+def npz_log(path, damage):
+    """An NPZ log of three joints (write_trajectory's members), one member's .npy header damaged."""
+    import zipfile
+    t, q, tau = motion()
+    with zipfile.ZipFile(path, "w") as archive:
+        for key, values in (("t", t), ("q", q), ("tau", tau), ("joint_names", np.array(NAMES))):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, values)
+            data = buffer.getvalue()
+            if key == damage[0]:
+                data = data.replace(b"'shape': (", damage[1], 1)
+            archive.writestr(f"{key}.npy", data)
+
+
+@pytest.mark.parametrize("damage, said", [(("q", b"'shape': *"), "header is damaged"),
+                                          (("joint_names", b"'shape': *"), "header is damaged"),
+                                          (("joint_names", b"'shape': (10000000000"), "at most 10000 names")])
+def test_an_npz_member_whose_header_is_damaged_is_refused_in_one_line(tmp_path, damage, said):
+    # numpy parses an .npy header with tokenize and ast: a damaged one was a bare tokenize.TokenError (the
+    # trajectory's members and the joint names alike); a joint_names member claiming 10¹⁰ names a MemoryError
+    path = tmp_path / "log.npz"
+    npz_log(path, ("t", b"'shape': ("))
+    assert bp.read_trajectory(path, joints=NAMES).q.shape == (60, 3)
+    npz_log(path, damage)
+    one_line_refusal(path, said, f"key {damage[0]}")

@@ -346,12 +346,18 @@ def _define(table, key, value, what):
 
 
 def _attachment(data, pos, stop, out):
+    """An attachment (baseparam's writer attaches exact times and accelerations), its CRC checked when it has one
+    (0: none computed): a flipped byte in the accelerations was read as other values without a word."""
+    start = pos
     _, pos = _u("<QQ", data, pos, stop)
     name, pos = _text(data, pos, stop)
     _, pos = _text(data, pos, stop)
     (n,), pos = _u("<Q", data, pos, stop)
     if pos + n > stop:
         raise _Truncated("attachment data runs past the record")
+    (crc,), _ = _u("<I", data, pos + n, stop)
+    if crc and (found := zlib.crc32(memoryview(data)[start:pos + n])) != crc:
+        raise _Truncated(f"attachment {printable(name)!r}: its CRC is {found:#010x}, its record says {crc:#010x}")
     out.attachments[name] = bytes(data[pos:pos + n])
     out.attached += 1
 
