@@ -230,3 +230,17 @@ def test_an_npz_member_whose_header_is_damaged_is_refused_in_one_line(tmp_path, 
     assert bp.read_trajectory(path, joints=NAMES).q.shape == (60, 3)
     npz_log(path, damage)
     one_line_refusal(path, said, f"key {damage[0]}")
+
+
+def test_a_wrench_log_with_a_latin1_comment_is_read_as_its_trajectory_is(tmp_path):
+    # the trajectory reader takes a CSV whose comment line is not UTF-8 (é in Latin-1); the wrench reader of the
+    # same file (payload --wrench) raised a bare UnicodeDecodeError
+    from baseparam.identification.payload_wrench import read_wrench
+    t, q, tau = motion()
+    wrench = np.cos(np.arange(6 * t.size)).reshape(-1, 6)
+    rows = "\n".join(",".join(map(repr, row)) for row in np.column_stack([t, q, wrench, tau]).tolist())
+    path = tmp_path / "loaded.csv"
+    path.write_bytes(b"# caf\xe9\nt,q1,q2,q3,fx,fy,fz,mx,my,mz,tau1,tau2,tau3\n" + rows.encode())
+    log = bp.read_trajectory(path)
+    assert np.array_equal(log.q, q)
+    assert np.array_equal(read_wrench(str(path), "fx,fy,fz,mx,my,mz", log.skipped, log.skipped_unit), wrench)
