@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import tokenize
 import zipfile
 import zlib
 
@@ -12,7 +13,8 @@ from .._hdf5 import external_link, stored_dataset
 from .._numbers import real_array
 from .._validation import check_reading
 from ..errors import DataError
-from ._record import DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_VALUES, Trajectory, _coarse_time, _one_line
+from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, Trajectory, _coarse_time,
+                      _one_line)
 from ._columns import _check_fields, _normalize_map, choose_sources, shown_names
 from ._rows import _Table, _finish
 
@@ -106,12 +108,15 @@ def _npy_header(archive, info):
     """(shape, dtype, offset of the data) of an .npy member, from its header alone."""
     with archive.open(info) as stream:
         version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
-        elif version in ((2, 0), (3, 0)):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
-        else:
-            raise ValueError(f"unsupported .npy format version {version}")
+        try:
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+            elif version in ((2, 0), (3, 0)):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+            else:
+                raise ValueError(f"unsupported .npy format version {version}")
+        except (tokenize.TokenError, SyntaxError):      # numpy parses the header with tokenize and ast, unguarded
+            raise ValueError("its .npy header is damaged (no Python literal)") from None
         return shape, dtype, stream.tell()
 
 
@@ -145,6 +150,27 @@ def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
         raise
     except _NPZ_ERRORS as exc:
         raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
+
+
+def npz_joint_names(path, source):
+    """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member), or None; the member's header
+    checked before it is read, as :func:`numeric_member`'s (a damaged header was a bare tokenize error, one
+    claiming 10¹⁰ names a MemoryError)."""
+    archive, members = open_npz(path, source)
+    with archive:
+        info = members.get("joint_names")
+        if info is None:
+            return None
+        where = f"{source}: key joint_names"
+        try:
+            shape, dtype = _npy_header(archive, info)[:2]
+            if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
+                raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
+            return [str(x) for x in _npy_data(archive, info).reshape(-1)]
+        except DataError:
+            raise
+        except _NPZ_ERRORS as exc:
+            raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
 
 
 def _check_count(source, count):

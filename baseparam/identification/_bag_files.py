@@ -37,12 +37,46 @@ def read_raw(path, source, named=(), types=()):
     (written as ``nav_msgs/Odometry``), which it deserializes one by one."""
     if os.path.isdir(path):
         # its metadata and files checked (parsed once) before any reader opens them
-        files = _mcap_files(path, check_bag_folder(path, source, tuple(named), tuple(types)))
+        info = check_bag_folder(path, source, tuple(named), tuple(types))
+        files = _mcap_files(path, info)
         if files:
-            return _read_mcap_folder(files, source)
+            return _checked_counts(_read_mcap_folder(files, source), info, lambda *_: True)
+        return _checked_counts(_read_rosbags(path, source, named, types, _sqlite3_files(path, info)), info,
+                        lambda msgtype, topic: _wanted(msgtype, topic, named, types))
     elif Path(source).suffix.lower() != ".bag":
         return _read_mcap(path, source)
     return _read_rosbags(path, source, named, types)
+
+
+def _checked_counts(contents, info, read):
+    """:func:`read_raw`'s ``contents`` of a bag folder, a problem added when the messages of a topic read (``read(
+    msgtype, topic)``) are not as many as the folder's metadata ``info`` counts (``topics_with_message_count``): a
+    message or a whole file of a split bag lost (a row deleted, a file left out of ``relative_file_paths``), or one
+    repeated, reads as a shorter or longer log and only those counts tell. Counts of 0 throughout are a recorder's
+    that was stopped before it wrote them (rosbag2 fills them in when it closes the bag): nothing is checked then,
+    as nothing is without metadata."""
+    raw, extra, problem, notice = contents
+    topics = (info or {}).get("topics_with_message_count")
+    if problem or not isinstance(topics, list):
+        return contents
+    declared = {}
+    for entry in topics:
+        meta = entry.get("topic_metadata") if isinstance(entry, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str) and _is_count(entry.get("message_count")):
+            declared[meta["name"]] = (declared.get(meta["name"], (0,))[0] + entry["message_count"],
+                                      meta.get("type") if isinstance(meta.get("type"), str) else "")
+    if not any(n for n, _ in declared.values()):
+        return contents
+    for topic in sorted(set(declared) | set(raw)):
+        count, msgtype = declared.get(topic, (0, raw.get(topic, ("",))[0]))
+        if not read(raw.get(topic, (msgtype,))[0], topic):
+            continue
+        found = sum(len(times) for _, times, _ in raw[topic][2]) if topic in raw else 0
+        if found != count:
+            problem = (f"topic {printable(topic)}: {found} messages read, metadata.yaml counts {count}: a message or a "
+                       "file lost or repeated")
+            return raw, extra, problem, notice
+    return contents
 
 
 def is_bag(path) -> bool:
@@ -384,13 +418,51 @@ def _wanted(msgtype, topic, named, types):
     return msgtype in JOINT_STATE or topic in named or msgtype.replace("/msg/", "/") in types
 
 
-def _read_rosbags(path, source, named=(), types=()):
+def _sqlite3_files(path, info):
+    """The sqlite3 storage files of a bag folder, in its metadata's order (``info``: :func:`check_bag_folder`'s), or
+    () (another storage, or metadata that do not say)."""
+    if not info or info.get("storage_identifier") != "sqlite3" or not isinstance(info.get("relative_file_paths"), list):
+        return ()
+    files = [os.path.join(path, name) for name in info["relative_file_paths"]]
+    return tuple(files) if all(f.endswith(".db3") and os.path.isfile(f) for f in files) else ()
+
+
+def _file_ranks(files, counts):
+    """For each topic of sqlite3 storage ``files`` whose message count is ``counts[topic]``: the rank, in the files'
+    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order), or None (not known:
+    a file that does not answer, or other counts, left to the checks of what was read)."""
+    import sqlite3
+    stamps = {}
+    for name in files:
+        try:
+            db = sqlite3.connect(f"file:{name}?mode=ro", uri=True)
+            try:
+                for topic, stamp in db.execute("SELECT topics.name, messages.timestamp FROM messages JOIN topics ON "
+                                               "messages.topic_id = topics.id ORDER BY messages.id"):
+                    stamps.setdefault(topic, []).append(stamp)
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return None
+    ranks = {}
+    for topic, count in counts.items():
+        found = stamps.get(topic, [])
+        if len(found) != count or not all(isinstance(v, int) for v in found):
+            return None
+        ranks[topic] = np.argsort(np.asarray(found, dtype=np.int64), kind="stable")
+    return ranks
+
+
+def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
     """A bag folder (ROS 2, MCAP or sqlite3 storage) or a ROS 1 bag, through ``rosbags``: the raw
-    messages of the topics :func:`_wanted`."""
+    messages of the topics :func:`_wanted`, each numbered in its topic's file order. rosbags gives them sorted by
+    time stamp; of ``sqlite3_files`` (a folder's storage, in order) their order is the rows' (a time stamp damaged
+    moves its message in rosbags' order only: :func:`._bags._with_clock` finds it on the receive clock); of a ROS 1
+    bag it is rosbags' (its index's), the only one known."""
     from rosbags.highlevel import AnyReader
-    raw, problem = {}, None
+    raw, problem, index = {}, None, None
     if os.path.isfile(path):
-        _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
+        index = _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     _name_rosbags_unpacking()
     try:
         reader = AnyReader([Path(path)])
@@ -419,6 +491,12 @@ def _read_rosbags(path, source, named=(), types=()):
                 messages.append((bytes(data), stamp, len(messages)))      # its index in the topic
         except Exception as exc:
             problem = f"damaged after {sum(map(len, by_topic.values()))} messages ({_one_line(exc)})"
+        if problem is None and index is not None:
+            problem = _ros1_index_problem(index, {t: len(m) for t, m in by_topic.items()},
+                                          {c.topic for c in wanted})
+        ranks = _file_ranks(sqlite3_files, {t: len(m) for t, m in by_topic.items()}) if sqlite3_files else None
+        for topic, rank in (ranks or {}).items():
+            by_topic[topic] = [(data, stamp, int(k)) for (data, stamp, _), k in zip(by_topic[topic], rank)]
         ros1 = Path(source).suffix.lower() == ".bag"
         for topic, messages in by_topic.items():
             raw[topic][1] = ros1
@@ -461,25 +539,90 @@ def _ros1_mapped(path, source):
 
 def _check_ros1_chunks(path, source):
     """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
-    headers alone; other damage is left to the readers, which report it."""
+    headers alone; other damage is left to the readers, which report it. Returns what the walk found of the bag's
+    index, for :func:`_ros1_index_problem` (``index["damaged"]`` says where the walk stopped at damage)."""
     data = _ros1_mapped(path, source)
     if data is None:
-        return
+        return None
+    index = {"chunks": [], "indexed": {}, "infos": {}, "topics": {}, "header": None, "damaged": None}
     try:
-        pos, end = len(ROS1_MAGIC), len(data)
+        pos, end, chunk = len(ROS1_MAGIC), len(data), None
         while pos < end:
             try:
                 fields, body, after = _ros1_record(data, pos, end)
-            except (_Cut, ValueError):
-                return
-            if fields.get("op", b"")[:1] == bytes([_CHUNK]):
+                _ros1_index_record(fields, data, pos, body, after, chunk, index)
+            except (_Cut, ValueError) as exc:
+                index["damaged"] = f"the record at byte {pos} is damaged ({exc.args[0]})"
+                return index
+            op = fields.get("op", b"")[:1]
+            if op == bytes([_CHUNK]):
                 problem = _chunk_size_problem(fields.get("compression", b"none"),
                                               int.from_bytes(fields.get("size", b"")[:4], "little"), after - body)
                 if problem:
                     raise DataError(f"{source}: cannot read as a ROS bag: the chunk at byte {pos}: {problem}")
+                chunk = pos
             pos = after
     finally:
         data.close()
+    return index
+
+
+_INDEX_DATA, _CHUNK_INFO = 4, 6
+
+
+def _u32(fields, name):
+    value = fields.get(name, b"")
+    if len(value) != 4:
+        raise ValueError(f"field {name}")
+    return int.from_bytes(value, "little")
+
+
+def _ros1_index_record(fields, data, pos, body, after, chunk, index):
+    """What a top-level record of a ROS 1 bag adds to ``index`` (:func:`_check_ros1_chunks`): the bag header's chunk
+    count, the chunks' positions, each chunk's index data (connection → messages indexed), the chunk infos (chunk
+    position → connection → messages) and the connections' topics."""
+    op = fields.get("op", b"")[:1]
+    if op == bytes([_BAG_HEADER]):
+        index["header"] = _u32(fields, "chunk_count")
+    elif op == bytes([_CHUNK]):
+        index["chunks"].append(pos)
+    elif op == bytes([_INDEX_DATA]):
+        count = _u32(fields, "count")
+        if chunk is None or after - body != 12 * count:
+            raise ValueError("index data")
+        counts = index["indexed"].setdefault(chunk, {})
+        conn = _u32(fields, "conn")
+        counts[conn] = counts.get(conn, 0) + count
+    elif op == bytes([_CHUNK_INFO]):
+        where, count = fields.get("chunk_pos", b""), _u32(fields, "count")
+        if len(where) != 8 or after - body != 8 * count:
+            raise ValueError("chunk info")
+        pairs = np.frombuffer(data, dtype="<u4", count=2 * count, offset=body).reshape(-1, 2)
+        index["infos"][int.from_bytes(where, "little")] = {int(c): int(n) for c, n in pairs}
+    elif op == bytes([_CONNECTION]):
+        index["topics"][_u32(fields, "conn")] = fields.get("topic", b"").decode("utf-8", "replace")
+
+
+def _ros1_index_problem(index, read, wanted):
+    """What is wrong with a ROS 1 bag's index (:func:`_check_ros1_chunks`'s ``index``) and the messages rosbags read
+    per topic (``read``, of the ``wanted`` topics), or None. rosbags reads the chunks its bag header counts and the
+    chunk infos name, and of each chunk the messages its index data list: a chunk, or a chunk's index data, lost
+    to damage (a count changed, a record dropped) read as a shorter log without a word; so did damage to a record
+    it seeks past, which the walk of every record meets."""
+    if index["damaged"]:      # a record rosbags passed over by seeking from the index (its index data, often)
+        return index["damaged"]
+    chunks, infos, indexed = sorted(index["chunks"]), index["infos"], index["indexed"]
+    if index["header"] is not None and index["header"] != len(chunks) or sorted(infos) != chunks:
+        return (f"its index names {len(infos)} chunks (its header counts {index['header']}), the file holds "
+                f"{len(chunks)}: a chunk or its index damaged")
+    for at in chunks:
+        if indexed.get(at, {}) != {c: n for c, n in infos[at].items() if n}:
+            return f"the chunk at byte {at}: its index data disagree with the bag's index of it: damaged"
+    for topic in sorted(wanted):
+        count = sum(n for counts in infos.values() for c, n in counts.items() if index["topics"].get(c) == topic)
+        if read.get(topic, 0) != count:
+            return f"topic {printable(topic)}: {read.get(topic, 0)} messages read, its index counts {count}: damaged"
+    return None
 
 
 def _scan_ros1(path, source, named, types, why):

@@ -19,7 +19,8 @@ One clock
 Every message's time is its header stamp (``clock="header"``, the time the driver sampled the
 state) or the time the recorder received it (``clock="receive"``, the bag's log time); stamps all
 zero (a publisher that does not stamp) fall back to receive times, with a note. Messages are sorted
-by that time (a bag stores them in the order they arrived). When the joints or fields come from
+by that time (a bag stores them in the order they arrived); a receive time that goes back in that order
+is a damaged message (:func:`_with_clock`). When the joints or fields come from
 several streams (topics, or messages of one topic naming different joints, at their own rates),
 the stream giving most positions sets the times; every other stream's values are linearly
 interpolated at those times (``np.interp``, per joint), and times outside the span all streams
@@ -50,7 +51,7 @@ from ._cdr import ARRAYS, JOINT_STATE, decode_rows
 from ._columns import _check_fields, _normalize_map, matched_joints, shown_names, torque_excluded
 from .._validation import check_option
 from ._record import CLOCKS, MAX_VALUES, _one_line
-from ._rows import _finish, _Table
+from ._rows import _finish, _Table, _time_problems
 
 # Message fields of a JointState and the trajectory field each gives by default.
 DEFAULT_FIELDS = {"q": "position", "qd": "velocity", "tau": "effort"}
@@ -106,6 +107,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         s, d = _decode_topic(name, raw[name])
         streams += s
         damaged += d
+    # on the chosen clock, messages out of the recorder's order among the damaged ones
+    streams = [_with_clock(s, clock, source, notes, damaged) for s in streams]
     if damaged and not skip_bad_rows:
         name, index, reason = damaged[0]
         more = f"; {len(damaged) - 1} more damaged messages" if len(damaged) > 1 else ""
@@ -113,7 +116,6 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
                         "(skip_bad_rows=True drops damaged messages and reports them)")
     if not streams:
         raise DataError(f"{source}: topic {', '.join(topics)}: no JointState messages")
-    streams = [_with_clock(s, clock, source, notes) for s in streams]
     if len(streams) == 1 and extra is not None:
         _exact_times(streams[0], extra)
     names = _joint_names(streams, joints, n_dof, source, notes)
@@ -123,7 +125,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
             raise DataError(f"{source}: topic {s.topic}: field {next(iter(s.arrays))}: {width} values per message, "
                             f"the robot has {len(names)} joints (taken in its order)")
         s.names = tuple(names)
-        streams.append(_with_clock(s, clock, source, notes))
+        # its messages out of the recorder's order refused here, or dropped among the damaged ones (listed below)
+        streams.append(_with_clock(s, clock, source, notes, damaged if skip_bad_rows else None))
     data, ids, base = _align(streams, names, fields, source, notes, clock)
     if "qdd" not in data and len(streams) == 1:
         qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids)
@@ -324,12 +327,22 @@ def _ns_to_s(ns):
     return (ns // 1_000_000_000).astype(np.float64) + (ns % 1_000_000_000).astype(np.float64) * 1e-9
 
 
-def _with_clock(stream, clock, source, notes):
+def _with_clock(stream, clock, source, notes, damaged=None):
     """The stream with its times on the chosen clock (the receive clock when its header stamps are all zero),
-    sorted by them."""
+    sorted by them.
+
+    Header stamps may come out of order (publishers merged on one topic), and are sorted with a note. Receive
+    times are the recorder's, taken as each message of the topic arrived and stored in that order: one that goes
+    back in the topic's file order is a damaged time (or the recorder's clock stepped back), and sorting it moved
+    its values elsewhere in the motion with a note only. Such messages are damaged ones, found as a CSV's late rows
+    are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
+    ``damaged`` is None, refused in one line. (rosbags gives a ROS 1 bag's messages sorted by receive time, their
+    file order unknown: nothing to check there; a sqlite3 bag's are numbered in its rows' order.)"""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
+    if clock == "receive":
+        stream = _receive_order(stream, source, damaged)
     times = stream.stamps if clock == "header" else stream.received
     if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
         return replace(stream, stamps=times, clock=clock)
@@ -338,6 +351,26 @@ def _with_clock(stream, clock, source, notes):
     order = np.argsort(times, kind="stable")
     return replace(stream, stamps=times[order], received=stream.received[order], order=stream.order[order],
                    arrays={f: (a[order] if a is not None else None) for f, a in stream.arrays.items()}, clock=clock)
+
+
+def _receive_order(stream, source, damaged):
+    """The stream without the messages whose receive time goes back in the topic's file order (:func:`_with_clock`)."""
+    files = np.argsort(stream.order, kind="stable")
+    if (np.diff(stream.received[files]) >= 0).all():
+        return stream
+    table = _Table(source, "message", stream.order[files], {"t": stream.received[files, None]}, [], {})
+    late = {int(stream.order[files[r]]): f"receive time out of the recorder's order: {reason}"
+            for r, reason in _time_problems(table, np.ones(files.size, dtype=bool)).items()
+            if "duplicate" not in reason}    # one time twice is no order: refused later, on either clock
+    if not late:
+        return stream
+    if damaged is None:
+        index, reason = min(late.items())
+        raise DataError(f"{source}: topic {stream.topic}: message {index}: {reason}")
+    damaged += [(stream.topic, index, reason) for index, reason in sorted(late.items())]
+    keep = ~np.isin(stream.order, list(late))
+    return replace(stream, stamps=stream.stamps[keep], received=stream.received[keep], order=stream.order[keep],
+                   arrays={f: (a[keep] if a is not None else None) for f, a in stream.arrays.items()})
 
 
 def _exact_times(stream, extra):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import printable
 from ._record import _one_line
 
 MAGIC = b"\x89MCAP0\r\n"
@@ -59,6 +60,7 @@ class Contents:
     notice: str = None
     counts: dict = field(default_factory=dict)
     transform: object = None
+    attached: int = 0
 
     def add(self, rows, channel_ids, log_times):
         """Messages given as full records ``(k, 9 + 22 + L)`` in file order: split by channel, numbered."""
@@ -98,6 +100,7 @@ def read(data, out=None) -> Contents:
         out.problem = "not an MCAP file (no MCAP magic at the start)"
         return out
     records, problem, out.notice = _walk(data)
+    skipped = [op for op, _, body, stop in records if _suspect(op, data, body, stop)]
     for op, pos, body, stop in records:
         try:
             if op == _CHUNK:
@@ -112,6 +115,10 @@ def read(data, out=None) -> Contents:
             out.problem = f"{_NAMES.get(op, 'record')} at byte {pos}: damaged ({exc})"
             return out
     out.problem = problem or _orphans(out)
+    if out.problem is None and out.notice is None:
+        out.problem, unchecked = _summary_check(data, records, out)
+        if unchecked and skipped:
+            out.notice = _skipped_notice(skipped, unchecked)
     return out
 
 
@@ -148,11 +155,11 @@ def _walk(data):
         if op == _DATA_END and length >= 4 and (crc_problem := _data_crc_problem(data, pos)):
             return [], crc_problem, None     # damage somewhere in it: nothing is trusted (the CRC of it all, once)
         if op in (_DATA_END, _FOOTER):
+            records.append((op, pos, body, body + length))      # where the summary starts (the data end's end)
             return records, None, None if _whole_tail(data, pos) else (
                 f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
                 "closing magic): the file is truncated after its last message; every message is read")
-        if op in (_CHUNK, _SCHEMA, _CHANNEL, _MESSAGE, _ATTACHMENT):
-            records.append((op, pos, body, body + length))
+        records.append((op, pos, body, body + length))
         pos = body + length
 
 
@@ -174,6 +181,128 @@ def _whole_tail(data, pos):
     foot = end - 8 - 29
     return (foot >= pos and data[end - 8:end] == MAGIC and data[foot] == _FOOTER
             and struct.unpack_from("<Q", data, foot + 1)[0] == 20)
+
+
+_MESSAGE_INDEX, _CHUNK_INDEX, _STATISTICS, _METADATA = 7, 8, 11, 12
+# the records a data section holds (the spec): any other is skipped, as the spec says readers do (a later version's
+# opcode, a user's 0x80 and above, an index in the wrong section) — or an opcode damaged, which only counting the
+# messages against the summary can tell
+_DATA_SECTION = frozenset({_HEADER, _SCHEMA, _CHANNEL, _MESSAGE, _CHUNK, _MESSAGE_INDEX, _ATTACHMENT, _METADATA,
+                           _DATA_END})
+
+
+def _suspect(op, data, body, stop):
+    """Whether a data-section record is one read() skips that may have been a message or a chunk: an opcode the
+    data section does not hold, or a message index that is none (a chunk's opcode damaged into 7: its channel id
+    (u16) and byte count (u32) then its (u64 time, u64 offset) pairs fill the record)."""
+    if op != _MESSAGE_INDEX:
+        return op not in _DATA_SECTION
+    size = struct.unpack_from("<I", data, body + 2)[0] if stop - body >= 6 else -1
+    return size != stop - body - 6 or size % 16 != 0
+
+
+def _summary_check(data, records, out):
+    """``(problem, unchecked)``: what is wrong with the messages read against the file's summary (None if nothing),
+    and why their number could not be checked (None if it was).
+
+    The summary's Statistics record counts every channel's messages and the attachments (:func:`_count_problem`): a
+    record whose opcode was damaged into one readers skip leaves a file that reads, shorter (or without the exact
+    times baseparam attaches), and only those counts tell; one dropped or repeated whole also moves the summary
+    from where the footer places it (:func:`_summary`). Without statistics, the summary's chunk indexes name where
+    each chunk starts: one that is no chunk, or a chunk none names, is damage. With neither (no summary, or one
+    without both), what was read is all there is to read; ``unchecked`` says why, for the caller to say when records
+    of unknown opcodes were skipped."""
+    summary, why = _summary(data, records[-1][3] if records[-1][0] == _DATA_END else None)
+    if summary is None:
+        return (why, None) if why.startswith("its footer") else (None, why)
+    stats, chunks = None, []
+    for op, body, stop in summary:
+        if op == _CHANNEL:          # the summary repeats them: a channel named though its data records were lost
+            try:
+                _definition(op, data, body, stop, out)
+            except _Truncated:
+                pass
+        elif op == _STATISTICS:
+            stats = (body, stop)
+        elif op == _CHUNK_INDEX and stop - body >= 24:
+            chunks.append(struct.unpack_from("<Q", data, body + 16)[0])
+    if stats is not None:
+        return _count_problem(data, *stats, out), None
+    if chunks:
+        found = sorted(pos for op, pos, _, _ in records if op == _CHUNK)
+        if sorted(chunks) != found:
+            return (f"its summary indexes {len(chunks)} chunk{'s' * (len(chunks) != 1)}, at bytes "
+                    f"{_positions(chunks)}; its data section holds {len(found)}, at bytes {_positions(found)}: a "
+                    "chunk dropped, repeated or damaged"), None
+        return None, None
+    return None, "its summary has no message statistics or chunk index"
+
+
+def _positions(positions, shown=5):
+    text = ", ".join(map(str, sorted(positions)[:shown]))
+    return text + (f" … ({len(positions)})" if len(positions) > shown else "") if positions else "none"
+
+
+def _summary(data, data_end):
+    """The summary section's records [(opcode, body, stop)] (by the footer's summary start), or (None, why not);
+    ``data_end`` where the data section ends (its data-end record's end), or None (a file without that record).
+    A summary not where the data end is (the spec puts it right after) is damage: the data section grew or shrank,
+    a record dropped or repeated (why not, which then starts 'its footer')."""
+    end = len(data)
+    foot = end - 8 - 29
+    (start, _, crc) = struct.unpack_from("<QQI", data, foot + 9)
+    if start == 0:
+        return None, "it has no summary section"
+    if start != (start if data_end is None else data_end) or not 8 <= start <= foot:
+        return None, (f"its footer places its summary section at byte {start}, its data section ends at byte "
+                      f"{data_end if data_end is not None else '?'}: a record dropped, repeated or damaged")
+    if crc and zlib.crc32(memoryview(data)[start:foot + 9 + 16]) != crc:
+        return None, "its summary section is damaged (its CRC disagrees)"
+    records, pos = [], start
+    while pos < foot:
+        if pos + 9 > foot:
+            return None, f"its summary section is damaged (a record at byte {pos} is cut)"
+        op = data[pos]
+        (length,) = struct.unpack_from("<Q", data, pos + 1)
+        if length > foot - pos - 9:
+            return None, f"its summary section is damaged (a record at byte {pos} runs past the footer)"
+        records.append((op, pos + 9, pos + 9 + length))
+        pos += 9 + length
+    return records, None
+
+
+def _count_problem(data, pos, stop, out):
+    """What is wrong with the messages read per channel (``out.counts``) against a Statistics record's counts
+    (``data[pos:stop]``), or None."""
+    try:
+        (total, _, _, attachments), at = _u("<QHII", data, pos, stop)
+        (size,), at = _u("<I", data, at + 4 * 2 + 16, stop)
+    except _Truncated:
+        return "its summary's statistics record is damaged (shorter than its fields)"
+    if at + size > stop or size % 10:
+        return "its summary's statistics record is damaged (its channel counts run past it)"
+    pairs = np.frombuffer(data, dtype=np.dtype([("c", "<u2"), ("n", "<u8")]), count=size // 10, offset=at)
+    declared = {int(c): int(n) for c, n in pairs if n}
+    read = {c: n for c, n in out.counts.items() if n}
+    found = sum(read.values())
+    wrong = [c for c in sorted(set(declared) | set(read)) if declared and declared.get(c, 0) != read.get(c, 0)]
+    if wrong:
+        c = wrong[0]
+        what = (f"channel {c} ({printable(out.channels.get(c, ('?',))[0])}): {read.get(c, 0)} messages read, its "
+                f"summary's statistics count {declared.get(c, 0)}")
+    elif found != total:
+        what = f"{found} messages read, its summary's statistics count {total}"
+    elif out.attached != attachments:      # baseparam's writer attaches exact times and accelerations
+        what = f"{out.attached} attachments read, its summary's statistics count {attachments}"
+    else:
+        return None
+    return f"{what}: a record dropped, repeated or damaged"
+
+
+def _skipped_notice(skipped, why):
+    ops = ", ".join(f"{op:#04x}" for op in sorted(set(skipped)))
+    return (f"{len(skipped)} record{'s' * (len(skipped) > 1)} of its data section skipped (opcode {ops}: none of its "
+            f"records, or not what its opcode says); {why}, so whether a message was among them cannot be told")
 
 
 _NAMES = {_CHUNK: "chunk", _SCHEMA: "schema", _CHANNEL: "channel", _MESSAGE: "message", _ATTACHMENT: "attachment"}
@@ -217,13 +346,20 @@ def _define(table, key, value, what):
 
 
 def _attachment(data, pos, stop, out):
+    """An attachment (baseparam's writer attaches exact times and accelerations), its CRC checked when it has one
+    (0: none computed): a flipped byte in the accelerations was read as other values without a word."""
+    start = pos
     _, pos = _u("<QQ", data, pos, stop)
     name, pos = _text(data, pos, stop)
     _, pos = _text(data, pos, stop)
     (n,), pos = _u("<Q", data, pos, stop)
     if pos + n > stop:
         raise _Truncated("attachment data runs past the record")
+    (crc,), _ = _u("<I", data, pos + n, stop)
+    if crc and (found := zlib.crc32(memoryview(data)[start:pos + n])) != crc:
+        raise _Truncated(f"attachment {printable(name)!r}: its CRC is {found:#010x}, its record says {crc:#010x}")
     out.attachments[name] = bytes(data[pos:pos + n])
+    out.attached += 1
 
 
 def _loose_message(data, pos, stop, out):

@@ -26,7 +26,7 @@ from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
-from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, pyarrow_modules
+from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, open_parquet, pyarrow_modules
 from ._record import MAX_VALUES, _one_line, refuse_bag_options
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -400,7 +400,7 @@ def _parquet_array(table, name, width, source):
 def _read_floating_parquet(source, robot, names):
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
-        parquet = pq.ParquetFile(source)
+        parquet = open_parquet(pq, source)
         # only the fields read are bounded and read: the wrenches without contacts asked, or another writer's
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)

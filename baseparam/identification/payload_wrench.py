@@ -27,6 +27,7 @@ import numpy as np
 
 from .._validation import check_input, shown
 from ..errors import DataError, SettingsError
+from ._record import _one_line
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
 
@@ -118,10 +119,15 @@ def read_wrench(path, names, skipped=(), unit="line"):
         if len(wanted) != 6 or not all(wanted):
             raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {shown(names)}")
         drop = {k for k, _ in skipped} if unit == "line" else set()
-        with open(text, newline="", encoding="utf-8") as f:
+        # bytes that are no UTF-8 replaced, as the trajectory reader reads the same file: a comment in Latin-1 was
+        # a bare UnicodeDecodeError, where the values (all the reader needs) decode; a damaged value fails below
+        with open(text, newline="", encoding="utf-8", errors="replace") as f:
             reader = csv.reader(f)
-            rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
-                    and reader.line_num not in drop]
+            try:
+                rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
+                        and reader.line_num not in drop]
+            except csv.Error as exc:        # a field beyond csv's limit, a quote left open at the end
+                raise DataError(f"{text}: wrench: line {reader.line_num}: {_one_line(exc)}") from None
         if not rows:
             raise DataError(f"{text}: wrench: the file is empty")
         header = [h.strip() for h in rows[0]]

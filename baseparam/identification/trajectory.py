@@ -51,7 +51,7 @@ from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COL
 from ._columns import SHOWN_NAMES, parse_column_map, shown_name, shown_names
 from ._text import _read_text_file
 from ._frames import from_dataframe
-from ._arrays import _read_h5, _read_npz, from_arrays
+from ._arrays import _read_h5, _read_npz, from_arrays, npz_joint_names
 
 # The modules below this one, in the order data meets them: ``_record`` (field names, bounds and
 # limits; the Trajectory and its one check live in baseparam.motion), ``_columns`` (column maps,
@@ -224,23 +224,17 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
 def _check_joint_order(path, source, ext, joints):
     """CSV and NPZ columns are read in the file's order; a file naming the robot's joints (``write_trajectory``:
     a ``# joints:`` first line, a ``joint_names`` member) in another order is refused rather than misread."""
-    import zipfile
-
-    import numpy as np
     names = None
-    try:
-        if ext == ".npz":
-            with zipfile.ZipFile(path) as archive:
-                if "joint_names.npy" in archive.namelist():
-                    with archive.open("joint_names.npy") as member:
-                        names = [str(x) for x in np.load(member, allow_pickle=False).reshape(-1)]
-        else:
+    if ext == ".npz":
+        names = npz_joint_names(path, source)
+    else:
+        try:
             with open(path, "rb") as stream:
                 first = stream.readline(1 << 16).decode("utf-8", "replace").strip()
-            if first.startswith("# joints:"):
-                names = [x.strip() for x in first[len("# joints:"):].split(",")]
-    except (OSError, ValueError, zipfile.BadZipFile):
-        return                                   # the reader itself says what is wrong with the file
+        except OSError:
+            return                               # the reader itself says what is wrong with the file
+        if first.startswith("# joints:"):
+            names = [x.strip() for x in first[len("# joints:"):].split(",")]
     joints = [str(j) for j in joints]
     if names is not None and names != joints and sorted(names) == sorted(joints):
         k = next(k for k, (a, b) in enumerate(zip(names, joints)) if a != b)
