@@ -170,6 +170,18 @@ def run_prefix(prefix):
     return f"{prefix}{os.getpid()}-{host_name()}-"
 
 
+# The end tempfile.mkdtemp gives a name: 8 of these characters. A pattern of run folders' names ends with it: one
+# that stopped after '-HOST-' took the names of a machine 'HOST-1' (a live run there) for this one's.
+RANDOM_END = "[a-z0-9_]{8}$"
+
+
+def run_folder_names(prefix):
+    """The pattern of the names of the folders :func:`run_prefix` (``prefix``) names on this machine, group 1 their
+    process id; and of the ``PREFIX``-PID-RANDOM of earlier versions, without the host, group 1 None: those may be a
+    live run's on another machine, so :func:`stale_entries` takes them as names without an id, after a day."""
+    return re.compile(rf"^{re.escape(prefix)}(?:(\d+)-{re.escape(host_name())}-|\d+-){RANDOM_END}")
+
+
 def remove_stale_folders(folder, prefix, pattern, ours=None, now=None):
     """Remove the folders that killed runs of this user on this machine left in ``folder``; returns their names.
 
@@ -202,8 +214,7 @@ def private_folder(prefix):
     machine are removed first (:func:`remove_stale_folders`): nothing else ever removed them."""
     import tempfile
 
-    remove_stale_folders(tempfile.gettempdir(), f"{prefix}-",
-                         re.compile(rf"^{re.escape(prefix)}-(\d+)-{re.escape(host_name())}-"))
+    remove_stale_folders(tempfile.gettempdir(), f"{prefix}-", run_folder_names(f"{prefix}-"))
     return tempfile.mkdtemp(prefix=run_prefix(f"{prefix}-"))
 
 
