@@ -62,9 +62,10 @@ def inputs_protected(paths):
 def _one_line(exc):
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     # HDF5's report of a failed write ("file write failed: time = …, filename = '.baseparam-….tmp', file descriptor
-    # = 5, errno = 28, error message = …, buf = 0x…"): the system's reason is what the user can act on
-    code = re.search(r"\berrno = (\d+)", text)
-    if code and "file write failed" in text:
+    # = 5, errno = 28, error message = …, buf = 0x…"; "unable to extend file properly, errno = 27, …" at its close):
+    # the system's reason is what the user can act on
+    code = re.search(r"\berrno = ([1-9]\d*)", text)
+    if code:
         text = os.strerror(int(code.group(1)))
     return " ".join(text.split())
 

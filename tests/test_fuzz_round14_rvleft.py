@@ -65,3 +65,32 @@ def test_the_folders_named_before_the_host_was_in_the_name_are_still_removed(tmp
     remove()
     assert not (tmp_path / old).exists()
     assert (tmp_path / recent).is_dir()
+
+
+# -- an HDF5 file the file system refuses to extend when it is closed -------------------------------------------------
+# h5py's words when closing a file a file size limit (ulimit -f, FAT32's 4 GiB) stops from growing, as `find
+# --symbolic all --h5` on the UR10e said them under a 16 kB limit (before s12-h5seg closed a failed file on the null
+# device, which keeps that command from meeting them)
+EXTEND_REFUSED = ("Can't decrement id ref count (unable to extend file properly, errno = 27, error message = 'File too "
+                  "large')")
+
+
+def test_an_hdf5_file_refused_its_growth_at_close_is_a_storage_error(tmp_path):
+    """writes_checked knew HDF5's "file write failed" and errno 28 (a full disk) only: "unable to extend file
+    properly, errno = 27" (a file size limit; errno 122, a quota, the same) got past it as a RuntimeError, which the
+    command line called an internal error (exit 1)."""
+    import errno
+
+    import baseparam as bp
+    from baseparam._hdf5 import writes_checked
+    for code, words in ((errno.EFBIG, "File too large"), (errno.EDQUOT, os.strerror(errno.EDQUOT)),
+                        (errno.EIO, os.strerror(errno.EIO))):
+        with pytest.raises(bp.StorageError, match=rf"^out\.h5: cannot write \({words}\)$"):
+            with writes_checked("out.h5", str(tmp_path / "z.h5.tmp")):
+                raise RuntimeError(EXTEND_REFUSED.replace("errno = 27", f"errno = {code}"))
+    for other in ("Can't decrement id ref count", "Can't decrement id ref count (errno = 22, error message = "
+                  "'Invalid argument')"):                   # no storage's refusal: not a write's failure
+        with pytest.raises(RuntimeError, match=r"^Can't decrement id ref count"):
+            with writes_checked("out.h5", str(tmp_path / "z.h5.tmp")):
+                raise RuntimeError(other)
+
