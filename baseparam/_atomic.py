@@ -188,7 +188,7 @@ def remove_stale_folders(folder, prefix, pattern, ours=None, now=None):
 
     The one rule for every folder a run makes for itself (SIGKILL runs no clean-up): named ``prefix``… matching
     ``pattern`` (its group 1 the process id; the names of :func:`run_prefix` carry this machine's name after it, so
-    a pattern built with :func:`host_name` never matches another machine's), judged stale by :func:`stale_entries`
+    the pattern of :func:`run_folder_names` never matches another machine's), judged stale by :func:`stale_entries`
     (a real folder, not a link; unchanged for :data:`STALE_SECONDS` while no process has the id), owned by this
     user, and, with ``ours`` (a test of the os.DirEntry), holding what our runs put there. The host name keeps a live
     run's on another machine (or container) sharing the folder out of reach: its process id is no process here, and
