@@ -61,9 +61,12 @@ def test_the_folders_named_before_the_host_was_in_the_name_are_still_removed(tmp
     from baseparam._atomic import STALE_SECONDS, STALE_SECONDS_WITHOUT_PID
     prefix, remove = _removers(tmp_path, monkeypatch)[which]
     old = _stale_folder(tmp_path, f"{prefix}{DEAD}-abcdefgh", STALE_SECONDS_WITHOUT_PID + 60)
+    empty = _stale_folder(tmp_path, f"{prefix}{DEAD}-emptyxyz", STALE_SECONDS_WITHOUT_PID + 60)
+    (tmp_path / empty / "kernel.c").unlink()                    # killed before it wrote anything: ours all the same
+    os.utime(tmp_path / empty, (time.time() - 2 * 86_400,) * 2)
     recent = _stale_folder(tmp_path, f"{prefix}{DEAD}-recent12", 2 * STALE_SECONDS)    # may be another machine's
     remove()
-    assert not (tmp_path / old).exists()
+    assert not (tmp_path / old).exists() and not (tmp_path / empty).exists()
     assert (tmp_path / recent).is_dir()
 
 

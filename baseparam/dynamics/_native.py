@@ -178,7 +178,7 @@ def _scratch(folder, kind):
 
 def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
     """Remove the scratch folders of ``kind`` that killed runs of this user on this machine left in ``folder`` (only
-    real folders, holding nothing but the names ``kind`` allows, and some of them when the name has no process id;
+    real folders, holding nothing but the names ``kind`` allows, and some of them when the name is not ours;
     :func:`baseparam._atomic.remove_stale_folders`); returns their names."""
     pattern = run_folder_names(kind[0])
     if kind[2]:                                 # group 1 None: judged as names without an id are
@@ -189,8 +189,9 @@ def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
             return True
         names = set(os.listdir(entry.path))
         # an empty tmpXXXXXXXX is any Python program's tempfile.mkdtemp() (BASEPARAM_CACHE_DIR=/tmp): only one holding
-        # a compile's files, and nothing else, is an earlier version's
-        return names <= kind[3] and (bool(names) or pattern.match(entry.name).group(1) is not None)
+        # a compile's files, and nothing else, is an earlier version's; one of our names (with or without the host) is
+        # ours even empty (a run killed before it wrote kernel.c)
+        return names <= kind[3] and (bool(names) or entry.name.startswith(kind[0]))
     return remove_stale_folders(folder, kind[1], pattern, ours, now)
 
 
