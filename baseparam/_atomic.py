@@ -62,9 +62,10 @@ def inputs_protected(paths):
 def _one_line(exc):
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     # HDF5's report of a failed write ("file write failed: time = …, filename = '.baseparam-….tmp', file descriptor
-    # = 5, errno = 28, error message = …, buf = 0x…"): the system's reason is what the user can act on
-    code = re.search(r"\berrno = (\d+)", text)
-    if code and "file write failed" in text:
+    # = 5, errno = 28, error message = …, buf = 0x…"; "unable to extend file properly, errno = 27, …" at its close):
+    # the system's reason is what the user can act on
+    code = re.search(r"\berrno = ([1-9]\d*)", text)
+    if code:
         text = os.strerror(int(code.group(1)))
     return " ".join(text.split())
 
@@ -170,12 +171,24 @@ def run_prefix(prefix):
     return f"{prefix}{os.getpid()}-{host_name()}-"
 
 
+# The end tempfile.mkdtemp gives a name: 8 of these characters. A pattern of run folders' names ends with it: one
+# that stopped after '-HOST-' took the names of a machine 'HOST-1' (a live run there) for this one's.
+RANDOM_END = "[a-z0-9_]{8}$"
+
+
+def run_folder_names(prefix):
+    """The pattern of the names of the folders :func:`run_prefix` (``prefix``) names on this machine, group 1 their
+    process id; and of the ``PREFIX``-PID-RANDOM of earlier versions, without the host, group 1 None: those may be a
+    live run's on another machine, so :func:`stale_entries` takes them as names without an id, after a day."""
+    return re.compile(rf"^{re.escape(prefix)}(?:(\d+)-{re.escape(host_name())}-|\d+-){RANDOM_END}")
+
+
 def remove_stale_folders(folder, prefix, pattern, ours=None, now=None):
     """Remove the folders that killed runs of this user on this machine left in ``folder``; returns their names.
 
     The one rule for every folder a run makes for itself (SIGKILL runs no clean-up): named ``prefix``… matching
     ``pattern`` (its group 1 the process id; the names of :func:`run_prefix` carry this machine's name after it, so
-    a pattern built with :func:`host_name` never matches another machine's), judged stale by :func:`stale_entries`
+    the pattern of :func:`run_folder_names` never matches another machine's), judged stale by :func:`stale_entries`
     (a real folder, not a link; unchanged for :data:`STALE_SECONDS` while no process has the id), owned by this
     user, and, with ``ours`` (a test of the os.DirEntry), holding what our runs put there. The host name keeps a live
     run's on another machine (or container) sharing the folder out of reach: its process id is no process here, and
@@ -202,8 +215,7 @@ def private_folder(prefix):
     machine are removed first (:func:`remove_stale_folders`): nothing else ever removed them."""
     import tempfile
 
-    remove_stale_folders(tempfile.gettempdir(), f"{prefix}-",
-                         re.compile(rf"^{re.escape(prefix)}-(\d+)-{re.escape(host_name())}-"))
+    remove_stale_folders(tempfile.gettempdir(), f"{prefix}-", run_folder_names(f"{prefix}-"))
     return tempfile.mkdtemp(prefix=run_prefix(f"{prefix}-"))
 
 

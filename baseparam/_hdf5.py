@@ -12,6 +12,8 @@ is refused before its values are read, so no plugin is loaded for it.
 """
 from __future__ import annotations
 
+import errno
+import re
 import sys
 import threading
 
@@ -123,11 +125,16 @@ def _unwritten(dset, plist):
     return None
 
 
-_WRITE_FAILED = ("file write failed", "errno = 28")
+# HDF5's reports of the file system's refusal: "file write failed: …" and the errors of a storage that will not
+# take more: "unable to extend file properly, errno = 27, …" when the file is flushed or closed (EFBIG: a file size
+# limit, FAT32's 4 GiB), a full disk, a quota, a read-only remount, an I/O error. Only ENOSPC was known: the others
+# were an internal error, exit 1. Not any errno: closing a file pointed at the null device says EINVAL.
+_REFUSALS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS, errno.EIO)
+_WRITE_FAILED = re.compile(rf"file write failed|\berrno = (?:{'|'.join(map(str, _REFUSALS))})\b")
 
 
 def _failed_write(exc):
-    return isinstance(exc, (RuntimeError, OSError)) and any(text in str(exc) for text in _WRITE_FAILED)
+    return isinstance(exc, (RuntimeError, OSError)) and _WRITE_FAILED.search(str(exc)) is not None
 
 
 # The blocks of writes_checked in progress, by thread (innermost last), and the hooks in place before the first

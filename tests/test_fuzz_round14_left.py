@@ -65,7 +65,8 @@ def test_folders_of_killed_runs_are_removed_only_for_this_user_on_this_machine(t
         "kernel in the cache": ("tmp-kernel-", "abcdefgh", lambda: _native.remove_stale_scratch(str(tmp_path))),
         "kernel without a cache": ("baseparam-kernel-", "abcdefgh",
                                    lambda: _native.remove_stale_scratch(str(tmp_path), _native.NO_CACHE)),
-        "unpacked bag": ("baseparam-rosbag2-", "abc", lambda: _bag_files.remove_stale_unpacked(str(tmp_path)))}[which]
+        "unpacked bag": ("baseparam-rosbag2-", "abcdefgh",
+                         lambda: _bag_files.remove_stale_unpacked(str(tmp_path)))}[which]
     monkeypatch.setattr(socket, "gethostname", lambda: "node-1")
     here, elsewhere = _killed_runs_folders(tmp_path, prefix, tail, ["node-1", "node-2"], time.time() - 2 * 86_400)
     real_uid = os.getuid()

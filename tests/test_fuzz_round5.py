@@ -166,14 +166,15 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     old = os.path.getmtime(bag) - 2 * STALE_SECONDS
     from baseparam._atomic import host_name
     host = host_name()
-    leftovers = {f"baseparam-rosbag2-{dead}-{host}-abc": True, f"baseparam-rosbag2-{os.getpid()}-{host}-abc": False,
-                 "tmpxyz": False, f"baseparam-rosbag2-{dead}-{host}-recent": False}
+    leftovers = {f"baseparam-rosbag2-{dead}-{host}-abcdefgh": True, f"baseparam-rosbag2-{os.getpid()}-{host}-abcdefgh":
+                 False, "tmpxyz": False, f"baseparam-rosbag2-{dead}-{host}-recent12": False}
     for name in leftovers:
         (temp / name).mkdir()
         (temp / name / "bag.db3").write_bytes(b"x" * 1000)
-        if not name.endswith("recent"):
+        if not name.endswith("recent12"):
             os.utime(temp / name, (old, old))
-    (temp / f"baseparam-rosbag2-{dead}-{host}-link").symlink_to(tmp_path / "bag")
+    link = f"baseparam-rosbag2-{dead}-{host}-link1234"
+    (temp / link).symlink_to(tmp_path / "bag")
     # the unpacked copy rosbags makes while reading is ours by name: seen during the read, gone after it
     from rosbags.rosbag2 import reader as rosbags_reader
     seen = []
@@ -186,7 +187,7 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     assert bp.read_trajectory(str(bag), n_dof=3).n_samples == 50
     assert any(n.startswith(f"baseparam-rosbag2-{os.getpid()}-") and n not in leftovers for n in seen), seen
     left = set(os.listdir(temp))
-    assert left == {n for n, stale in leftovers.items() if not stale} | {f"baseparam-rosbag2-{dead}-{host}-link"}, left
+    assert left == {n for n, stale in leftovers.items() if not stale} | {link}, left
     assert (tmp_path / "bag").is_dir()
 
 

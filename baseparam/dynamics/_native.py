@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from .._atomic import host_name, remove_stale_folders, run_prefix
+from .._atomic import RANDOM_END, remove_stale_folders, run_folder_names, run_prefix
 
 # No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
 # chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
@@ -72,12 +72,12 @@ def cache_dir():
 # stale (baseparam._atomic.stale_entries); ``tmpXXXXXXXX``, without an id, are earlier versions' (after a day). Only a
 # real folder holding nothing but those two files is removed (an id-less one: not empty, as any tempfile.mkdtemp()
 # is): BASEPARAM_CACHE_DIR may name a shared folder.
-# Each kind: (the new folder's prefix, the prefix of the names looked at, their pattern: group 1 the process id, HOST
-# this machine's name (_atomic.run_prefix: another machine's are never judged), the names a stale folder may hold,
-# None: any).
-IN_CACHE = ("tmp-kernel-", "tmp", r"^tmp(?:-kernel-(\d+)-HOST-)?[a-z0-9_]{8}$", {"kernel.c", "kernel.so"})
+# Each kind: (the new folder's prefix (_atomic.run_prefix: PID-HOST- follow; _atomic.run_folder_names: the names
+# judged, another machine's never), the prefix of the names looked at, whether the id-less tmpXXXXXXXX are judged too,
+# the names a stale folder may hold, None: any).
+IN_CACHE = ("tmp-kernel-", "tmp", True, {"kernel.c", "kernel.so"})
 # Without a disk cache: the temporary folder of one load's kernel, in the system's temporary folder (its name is ours).
-NO_CACHE = ("baseparam-kernel-", "baseparam-kernel-", r"^baseparam-kernel-(\d+)-HOST-[a-z0-9_]{8}$", None)
+NO_CACHE = ("baseparam-kernel-", "baseparam-kernel-", False, None)
 # This process's scratch folders while it compiles: the command's entry point removes them when it must end the
 # process without unwinding the stack (baseparam._entry: a second SIGTERM, a lost signal).
 _LIVE = set()
@@ -178,17 +178,20 @@ def _scratch(folder, kind):
 
 def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
     """Remove the scratch folders of ``kind`` that killed runs of this user on this machine left in ``folder`` (only
-    real folders, holding nothing but the names ``kind`` allows, and some of them when the name has no process id;
+    real folders, holding nothing but the names ``kind`` allows, and some of them when the name is not ours;
     :func:`baseparam._atomic.remove_stale_folders`); returns their names."""
-    pattern = re.compile(kind[2].replace("HOST", re.escape(host_name())))
+    pattern = run_folder_names(kind[0])
+    if kind[2]:                                 # group 1 None: judged as names without an id are
+        pattern = re.compile(f"{pattern.pattern}|^tmp{RANDOM_END}")
 
     def ours(entry):
         if kind[3] is None:
             return True
         names = set(os.listdir(entry.path))
         # an empty tmpXXXXXXXX is any Python program's tempfile.mkdtemp() (BASEPARAM_CACHE_DIR=/tmp): only one holding
-        # a compile's files, and nothing else, is an earlier version's
-        return names <= kind[3] and (bool(names) or pattern.match(entry.name).group(1) is not None)
+        # a compile's files, and nothing else, is an earlier version's; one of our names (with or without the host) is
+        # ours even empty (a run killed before it wrote kernel.c)
+        return names <= kind[3] and (bool(names) or entry.name.startswith(kind[0]))
     return remove_stale_folders(folder, kind[1], pattern, ours, now)
 
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from .._atomic import free_space, host_name, remove_stale_folders, run_prefix
+from .._atomic import free_space, remove_stale_folders, run_folder_names, run_prefix
 from .._checks import check_instance, read_bounded, refuse_special, shown, within
 from ..errors import DataError, ResourceLimitError, printable
 from . import _mcap
@@ -369,8 +368,7 @@ def _name_rosbags_unpacking():
 def remove_stale_unpacked(folder, now=None):
     """Remove the folders of unpacked bags that killed runs of this user on this machine left in ``folder`` (the
     temporary folder); returns their names (:func:`baseparam._atomic.remove_stale_folders`)."""
-    pattern = re.compile(rf"^{re.escape(UNPACK_PREFIX)}(\d+)-{re.escape(host_name())}-")
-    return remove_stale_folders(folder, UNPACK_PREFIX, pattern, now=now)
+    return remove_stale_folders(folder, UNPACK_PREFIX, run_folder_names(UNPACK_PREFIX), now=now)
 
 
 def _counted(reader, bound):
