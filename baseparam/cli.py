@@ -22,6 +22,7 @@ import warnings
 
 import click
 
+from ._numbers import plain_float, plain_int
 from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
@@ -102,7 +103,7 @@ def _progress_delay(default):
     if not raw:
         return default
     try:
-        delay = float(raw)
+        delay = plain_float(raw)
     except ValueError:
         delay = math.nan
     if not delay >= 0:
@@ -296,6 +297,32 @@ def _stopped(message, status):
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(status)
+
+
+class _Plain:
+    """click's number types read in :func:`~baseparam._numbers.plain_float`'s grammar: click converts with float()
+    and int(), which take '２' as 2 and '1_0' as 10 (``--period ٢`` ran a 2 s design, silently)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and ("_" in value or not value.isascii()):
+            self.fail(f"expected a number in ASCII digits (no '_'), got {value!r}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class _Float(_Plain, click.types.FloatParamType):
+    pass
+
+
+class _Int(_Plain, click.types.IntParamType):
+    pass
+
+
+class _FloatRange(_Plain, click.FloatRange):
+    pass
+
+
+class _IntRange(_Plain, click.IntRange):
+    pass
 
 
 def _fail(message, status):
@@ -513,7 +540,7 @@ def _robot_options(command):
         click.option("--exact-angles", type=click.Choice(["on", "off"]), default="on", show_default=True,
                      help="Take angles in radians (URDF rpy and axes, YAML angle: rad) within --angle-tolerance "
                           "of a multiple of 15° as that angle, so that the result is exact; off: as written."),
-        click.option("--angle-tolerance", type=click.FloatRange(0, 0.01), default=1e-6, show_default=True,
+        click.option("--angle-tolerance", type=_FloatRange(0, 0.01), default=1e-6, show_default=True,
                      metavar="RAD", help="How close to a multiple of 15° an angle must be to be taken as it."),
         click.option("--friction", is_flag=True,
                      help="Declare viscous, Coulomb and offset friction on every joint (a URDF cannot; its "
@@ -789,7 +816,7 @@ def _parsed(text, flag, parse, expected):
 def _number_or_none(text, flag):
     if text is not None and str(text).lower() in ("none", "off", "0"):
         return None
-    return _parsed(text, flag, float, "a number or 'none'")
+    return _parsed(text, flag, plain_float, "a number or 'none'")
 
 
 def _trajectory_options(command):
@@ -801,7 +828,7 @@ def _trajectory_options(command):
                      help="Drop damaged rows (reported) instead of refusing the file."),
         click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
                      help="Zero-phase Butterworth low-pass of q, qd, tau."),
-        click.option("--filter-order", default=4, show_default=True, type=click.IntRange(1, 100)),
+        click.option("--filter-order", default=4, show_default=True, type=_IntRange(1, 100)),
         click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
                      help="Drop samples where every |qd| is below V (rad/s or m/s)."),
         click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
@@ -840,7 +867,7 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
 @click.option("--prior", type=click.Choice(["auto", "cad", "none"]), default="auto", show_default=True,
               help="--method consistent: pull the links towards the description's true inertias (cad), with a "
                    "weight chosen by hold-out of training segments; auto: cad when the description has them.")
-@click.option("--prior-weight", type=click.FloatRange(0, 1e6), metavar="MU",
+@click.option("--prior-weight", type=_FloatRange(0, 1e6), metavar="MU",
               help="--method consistent: the CAD prior's weight (relative to the unconstrained residual) "
                    "instead of choosing it from the data.")
 @click.option("--mass-bounds", metavar="K:LO:HI,...",
@@ -862,9 +889,9 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
                    "printed in ms) or given in seconds.")
 @_trajectory_options
 @_robot_options
-@click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
+@click.option("--decimate", default=1, show_default=True, type=_IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 1024),
+@click.option("--workers", default=1, show_default=True, type=_IntRange(1, 1024),
               help="Processes reducing the logs, one log each at a time (1: this process); with --scheduler "
                    "local, the local Dask cluster's workers.")
 @click.option("--scheduler", metavar="ADDRESS|local",
@@ -1040,7 +1067,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     for item in known:
         name, sep, value = item.partition("=")
         try:
-            number = float(value) if sep else None
+            number = plain_float(value) if sep else None
         except ValueError:
             number = None
         if not name.strip() or number is None:
@@ -1068,7 +1095,7 @@ def _range(text, flag):
         parts = text.split(":")
         if len(parts) != 2:
             raise ValueError
-        return tuple(float(x) if x.strip() else None for x in parts)
+        return tuple(plain_float(x) if x.strip() else None for x in parts)
     return _parsed(text, flag, parse, "LO:HI in kg (either may be empty)")
 
 
@@ -1078,7 +1105,7 @@ def _mass_bounds(text):
         return None
     out = {}
     for item in (x for x in text.split(",") if x.strip()):
-        number = _parsed(item, "--mass-bounds", lambda item: int(item.partition(":")[0]),
+        number = _parsed(item, "--mass-bounds", lambda item: plain_int(item.partition(":")[0]),
                          "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently
             raise click.BadParameter(f"link {number}: given twice", param_hint="--mass-bounds")
@@ -1088,7 +1115,7 @@ def _mass_bounds(text):
 
 def _delay(text):
     """``--delay auto|SECONDS`` as 'auto', a float or None."""
-    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else float(text),
+    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else plain_float(text),
                    "'auto' or a number of seconds")
 
 
@@ -1100,7 +1127,7 @@ def _numbers(text, flag):
         entries = text.replace(";", ",").split(",")
         if len(entries) > 1 and not entries[-1].strip():
             entries.pop()
-        return [float(x) for x in entries]
+        return [plain_float(x) for x in entries]
 
     return _parsed(text, flag, parse, "comma-separated numbers")
 
@@ -1162,7 +1189,7 @@ def _excite_default(name):
               help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
 @_json_option("the equations (SymPy strings)")
 @_parameters_option()
-@click.option("--max-terms", "max_terms", type=int, default=100_000, show_default=True, metavar="N",
+@click.option("--max-terms", "max_terms", type=_Int(), default=100_000, show_default=True, metavar="N",
               help="Refuse a closed form of more than N terms (too long to print; a generic 7R arm has 350 000).")
 @click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
               help="Keep these DH lengths as symbols (m; 'all': every non-zero one), as find --symbolic.")
@@ -1192,11 +1219,11 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=float, metavar="S",
+@click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=_Float(), metavar="S",
               help="Period T of the trajectory (s): it starts and ends at rest and can be repeated.")
-@click.option("--harmonics", default=_excite_default("HARMONICS"), show_default="7", type=int, metavar="K",
+@click.option("--harmonics", default=_excite_default("HARMONICS"), show_default="7", type=_Int(), metavar="K",
               help="Harmonics of 1/T per joint.")
-@click.option("--rate", default=100.0, show_default=True, type=float, metavar="HZ",
+@click.option("--rate", default=100.0, show_default=True, type=_Float(), metavar="HZ",
               help="Controller rate of the written trajectory (period × rate whole; ≥ 8 samples per cycle of the "
                    "highest harmonic).")
 @click.option("--limits", "limits_file", type=click.Path(dir_okay=False), metavar="FILE",
@@ -1210,17 +1237,17 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--torque-limits", is_flag=True,
               help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
                    "true inertias.")
-@click.option("--starts", type=int, help="Number of starts of the search (default: 4 per worker, at least 8; with "
+@click.option("--starts", type=_Int(), help="Number of starts of the search (default: 4 per worker, at least 8; with "
                                         "--time-budget, as many as fit).")
-@click.option("--workers", type=int, help="Parallel worker processes (default 1; -1: one per usable core).")
-@click.option("--time-budget", type=float, metavar="S",
+@click.option("--workers", type=_Int(), help="Parallel worker processes (default 1; -1: one per usable core).")
+@click.option("--time-budget", type=_Float(), metavar="S",
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
                    "reproduces the result).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Same seed and settings → same trajectory.")
+@click.option("--seed", default=0, show_default=True, type=_Int(), help="Same seed and settings → same trajectory.")
 @click.option("--payload", is_flag=True,
               help="Design for identifying a payload on the last link (model known): only the last joints move, the "
                    "others held at --pose; cond over the payload's identifiable columns.")
-@click.option("--payload-joints", default=3, show_default=True, type=int, metavar="N",
+@click.option("--payload-joints", default=3, show_default=True, type=_Int(), metavar="N",
               help="With --payload: how many of the last joints move.")
 @click.option("--pose", metavar="Q1,Q2,…",
               help="With --payload: positions of the held joints (rad or m, one per joint; default: a bent pose, a "
@@ -1288,12 +1315,12 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
               help="Mass and centre of mass only, from the still poses of the logs (held --still-duration s within "
                    "--still-tolerance rad, averaged; no filtering); with --unloaded, the same poses without the "
                    "payload. At least 4 poses (see --suggest-poses).")
-@click.option("--still-tolerance", type=float, metavar="RAD",
+@click.option("--still-tolerance", type=_Float(), metavar="RAD",
               help="With --static: how far a joint may drift during a still pose (default 0.002).")
-@click.option("--still-duration", type=float, metavar="S",
+@click.option("--still-duration", type=_Float(), metavar="S",
               help="With --static: the shortest still segment taken as a pose (default 0.5; 0 for a table of poses, "
                    "one row each).")
-@click.option("--suggest-poses", "suggest", type=int, metavar="N",
+@click.option("--suggest-poses", "suggest", type=_Int(), metavar="N",
               help="No logs: propose 4 to 50 still poses for --static (the wrist's last 3 joints turned, the arm held "
                    "at --pose), chosen for the condition number over mass and centre of mass, which is printed.")
 @click.option("--pose", metavar="Q1,Q2,…",
