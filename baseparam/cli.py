@@ -220,6 +220,21 @@ def inputs_protected(paths):
     return protect(paths)
 
 
+def _given(name):
+    """Whether option ``name`` (its parameter name) was typed on the command line, its default value included."""
+    from click.core import ParameterSource
+    return click.get_current_context().get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+
+def _refuse_given(names, why):
+    """One line and exit 2 for the first of the options ``names`` given on the command line: options the run would
+    not use (``payload --suggest-poses --robot-out r.yaml`` wrote nothing and exited 0; ``identify --parameters
+    khalil`` of a floating base fitted the default parameters)."""
+    for param in click.get_current_context().command.params:
+        if param.name in names and _given(param.name):
+            _fail(f"{'/'.join(param.opts + param.secondary_opts)}: {why}; leave it out", 2)
+
+
 def _check_outputs(inputs, outputs, not_stdout=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
     output, and '-' for an output that cannot go to stdout (:func:`_writable` checks the outputs' folders).
@@ -838,8 +853,11 @@ def _trajectory_options(command):
 def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
     """The preprocessing :func:`_trajectory_options` asks for, as a Preprocessing (``more``: its other settings)."""
     from .identification.preprocessing import Preprocessing
+    cutoff_hz = _number_or_none(cutoff, "--cutoff")
+    if cutoff_hz is None:
+        _refuse_given({"filter_order"}, f"the order of the low-pass filter, and --cutoff {cutoff} asks for none")
     return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or False),
-                         cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
+                         cutoff_hz=cutoff_hz, filter_order=filter_order,
                          rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), **more)
 
 
@@ -951,6 +969,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             _fail(f"{flag}: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
+    if method != "consistent":      # the estimator refuses other values of these; their defaults it cannot tell
+        _refuse_given({"weighting", "prior"}, f"only with --method consistent (got --method {method})")
     # the estimator checks these settings (its messages, in flags, are the CLI's)
     fit_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
@@ -976,6 +996,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         robot = load(robot_file)
     if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
         progress.close()
+        if robot.is_floating:
+            _refuse_given({"weighting", "prior", "filter_friction", "parameters", "rest_velocity", "resample",
+                           "max_memory"}, "not used by the floating-base identification")
         floating_options = {"--validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
                             "--yaml": yaml_out, "--columns": columns, "--delay": delay,
                             "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
@@ -1039,9 +1062,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
 def _explicit_cutoff(settings):
     """(cut-off Hz, order) when --cutoff was given on the command line (floating logs are used as given unless
     asked: the default 5 Hz is the fixed-base preprocessing's), else None."""
-    from click.core import ParameterSource
-    given = click.get_current_context().get_parameter_source("cutoff") != ParameterSource.DEFAULT
-    return (settings.cutoff_hz, settings.filter_order) if given and settings.cutoff_hz is not None else None
+    return (settings.cutoff_hz, settings.filter_order) if _given("cutoff") and settings.cutoff_hz is not None else None
 
 
 def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused, bag_options,
@@ -1072,6 +1093,8 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
             number = None
         if not name.strip() or number is None:
             _fail(f"--known: expected NAME=VALUE (e.g. mass=448), got {item!r}", 2)
+        if name.strip() in quantities:          # a dict would keep the last silently
+            _fail(f"--known: {name.strip()} given twice ({quantities[name.strip()]:g} and {number:g})", 2)
         quantities[name.strip()] = number
     contacts, topics = read_contacts(contacts_file, robot, topics=True) if contacts_file else ((), {})
     data, wrenches = [], []
@@ -1268,6 +1291,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     ends, within the joint limits at every instant, that minimizes the condition number of the base
     regressor (friction and rotor-inertia columns the description declares included).
     """
+    if not payload:
+        _refuse_given({"payload_joints", "pose"}, "goes with --payload")
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
     named = folder and (csv_out.rstrip("/" + os.sep) or csv_out)
@@ -1350,8 +1375,15 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     from .identification.payload import identify_payload
     from .identification.trajectory import parse_column_map, read_trajectory
     if suggest is not None:
+        _refuse_given({"unloaded", "model_file", "robot_out", "static", "still_tolerance", "still_duration",
+                       "wrench_columns", "sensor", "wrench_bias", "columns", "gains_from_targets", "gains",
+                       "skip_bad_rows", "cutoff", "filter_order", "rest_velocity", "resample"},
+                      "--suggest-poses proposes poses for a later run and reads no log nor writes a robot")
         _suggest_poses(robot_file, loaded, suggest, pose, json_out, load)
         return
+    if static:      # the still poses are averaged as logged
+        _refuse_given({"cutoff", "filter_order", "rest_velocity", "resample"},
+                      "--static averages the still poses as logged (no filtering, no resampling)")
     if pose is not None:
         _fail("--pose: goes with --suggest-poses", 2)
     for flag, value in (("--still-tolerance", still_tolerance), ("--still-duration", still_duration)):

@@ -85,3 +85,51 @@ def test_an_angle_expression_in_other_scripts_digits_is_refused(tmp_path):
 def test_a_friction_model_naming_one_term_twice_is_refused_not_the_last_kept(model):
     """`smooth:0.1+smooth:0.2` was taken as smooth:0.2, `sign+smooth` as smooth: one of two, silently."""
     one_line(_run("find", PLANAR, "--friction", "--friction-model", model), "--friction-model", "per model")
+
+
+# Options given on their own to a run that does not use them exited 0 with the result of the run without them: the
+# fuzzer ran each option once against a base run and compared the outputs byte for byte.
+SPACE = str(ROOT / "robots" / "space_robot.yaml")
+
+
+@pytest.mark.parametrize("args, said", [
+    # a 3-joint arm's design of every joint, the 6 values never looked at
+    (["excite", PLANAR, "--pose", "0,-1,1,0,0,0"], "--pose: goes with --payload"),
+    (["excite", PLANAR, "--payload-joints", "2"], "--payload-joints: goes with --payload"),
+    # the poses printed, the robot file never written
+    (["payload", UR10E, "--suggest-poses", "6", "--robot-out", "r.yaml"], "--robot-out: --suggest-poses"),
+    (["payload", UR10E, "--suggest-poses", "6", "--cutoff", "2"], "--cutoff: --suggest-poses"),
+    # still poses are averaged as logged
+    (["payload", UR10E, "LOG", "--static", "--cutoff", "2"], "--cutoff: --static"),
+    (["payload", UR10E, "LOG", "--static", "--resample", "none"], "--resample: --static"),
+    # the estimator takes weighting/prior only for the consistent fit, and cannot tell their defaults given
+    (["identify", PLANAR, "LOG", "--weighting", "ols"], "--weighting: only with --method consistent"),
+    (["identify", PLANAR, "LOG", "--prior", "none"], "--prior: only with --method consistent"),
+    (["identify", PLANAR, "LOG", "--cutoff", "none", "--filter-order", "2"], "--filter-order"),
+    # a floating base's fit has its own parameters and preprocessing
+    (["identify", SPACE, "LOG", "--route", "momentum", "--parameters", "khalil"], "--parameters: not used"),
+    (["identify", SPACE, "LOG", "--route", "momentum", "--rest-velocity", "1"], "--rest-velocity: not used"),
+    (["identify", SPACE, "LOG", "--route", "momentum", "--no-filter-friction"], "--filter-friction/--no-filter"),
+])
+def test_an_option_the_run_would_not_use_is_refused_not_ignored(tmp_path, monkeypatch, args, said):
+    monkeypatch.chdir(tmp_path)
+    args = [str(_planar_log(tmp_path)) if a == "LOG" else a for a in args]
+    one_line(_run(*args), said)
+    assert not (tmp_path / "r.yaml").exists()
+
+
+def test_design_excitation_refuses_a_pose_without_a_payload_design():
+    """The library took `pose` (and `payload_joints`) without payload=True and designed every joint's motion."""
+    import baseparam as bp
+    from baseparam.errors import ArgumentError
+    robot = bp.load_robot(PLANAR)
+    for options in ({"pose": [0.0, 0.0, 0.0]}, {"payload_joints": 2}):
+        with pytest.raises(ArgumentError, match=f"{next(iter(options))}: goes with payload=True"):
+            bp.design_excitation(robot, **options)
+
+
+def test_a_known_quantity_given_twice_is_refused_not_the_last_kept(tmp_path):
+    """`--known mass=448 --known mass=449` fitted with 449 (a dict kept the last), no word."""
+    log = _planar_log(tmp_path)
+    one_line(_run("identify", SPACE, log, "--route", "momentum", "--known", "mass=448", "--known", "mass=449"),
+             "--known", "mass given twice")
