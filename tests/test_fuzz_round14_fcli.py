@@ -133,3 +133,12 @@ def test_a_known_quantity_given_twice_is_refused_not_the_last_kept(tmp_path):
     log = _planar_log(tmp_path)
     one_line(_run("identify", SPACE, log, "--route", "momentum", "--known", "mass=448", "--known", "mass=449"),
              "--known", "mass given twice")
+
+
+@pytest.mark.parametrize("model", ["smooth:nan", "stribeck:inf", "smooth:-1", "smooth:0", "smooth:1e308"])
+def test_a_friction_model_scale_out_of_range_is_refused_in_the_options_words(model):
+    """Was '--friction-model: FrictionModel.velocity: expected …' (the dataclass's field; for a stribeck scale
+    too): now the part of the option as typed."""
+    result = _run("find", PLANAR, "--friction", "--friction-model", model)
+    one_line(result, f"--friction-model: '{model}': expected a velocity scale > 0")
+    assert "FrictionModel" not in result.output

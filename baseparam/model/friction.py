@@ -305,6 +305,9 @@ def parse_friction_model(text: str) -> tuple:
                 value = plain_float(value)
             except ValueError:
                 raise ArgumentError(f"friction_model: {shown(part)}: {accepted}") from None
+            if not 0 < value < 1e3:     # here, not in FrictionModel: its words name the dataclass's field
+                raise ArgumentError(f"friction_model: {shown(part)}: expected a velocity scale > 0 and below 1000 "
+                                    f"(rad/s or m/s) or auto, got {value:g}")
         if name.strip() == "sign" and not _:
             continue
         if name.strip() == "smooth":
