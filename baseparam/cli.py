@@ -685,6 +685,9 @@ def describe(robot_file, yaml_out, load):
     """Describe ROBOT_FILE: its joints as numbered here, and for a chain the standard DH table with the
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
     _check_outputs([robot_file], [("--yaml", yaml_out)])    # a missing folder: the write says so
+    if yaml_out is None:        # the table shows joints and DH columns, not the drive terms these declare
+        _refuse_given({"friction", "rotor_inertia", "friction_model"},
+                      "describe prints no drive terms; it declares them in the description --yaml writes")
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.loading import is_urdf
     from .model.robot import robot_to_yaml

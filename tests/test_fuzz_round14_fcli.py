@@ -106,6 +106,9 @@ SPACE = str(ROOT / "robots" / "space_robot.yaml")
     (["identify", PLANAR, "LOG", "--weighting", "ols"], "--weighting: only with --method consistent"),
     (["identify", PLANAR, "LOG", "--prior", "none"], "--prior: only with --method consistent"),
     (["identify", PLANAR, "LOG", "--cutoff", "none", "--filter-order", "2"], "--filter-order"),
+    # describe's table shows no drive terms: they are declared in the description --yaml writes
+    (["describe", PLANAR, "--friction"], "--friction: describe prints no drive terms"),
+    (["describe", PLANAR, "--rotor-inertia"], "--rotor-inertia: describe prints no drive terms"),
     # a floating base's fit has its own parameters and preprocessing
     (["identify", SPACE, "LOG", "--route", "momentum", "--parameters", "khalil"], "--parameters: not used"),
     (["identify", SPACE, "LOG", "--route", "momentum", "--rest-velocity", "1"], "--rest-velocity: not used"),
