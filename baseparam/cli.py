@@ -1017,7 +1017,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         return
     with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
             inputs_protected([robot_file, *train, *validate]):
-        read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _numbers(gains, "--gains"),
+        read_options = {"columns": None if columns is None else parse_column_map(columns),      # '' refused
+                        "gains": _numbers(gains, "--gains"),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
 
@@ -1129,6 +1130,8 @@ def _mass_bounds(text):
     """``K:LO:HI,...`` as {link: (lo, hi)}."""
     if text is None:
         return None
+    if not text.strip():                       # an empty value is no bound: it was taken as none given
+        raise click.BadParameter(f"expected K:LO:HI entries, got {text!r}", param_hint="--mass-bounds")
     out = {}
     for item in (x for x in text.split(",") if x.strip()):
         number = _parsed(item, "--mass-bounds", lambda item: plain_int(item.partition(":")[0]),
@@ -1407,7 +1410,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
-        column_map = parse_column_map(columns) if columns else None
+        column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)
         described = load(robot_file) if model_file and robot_out else robot
@@ -1417,7 +1420,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                                 f"is not the robot of --model {model_file} "
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
         found = None
-        if gains_from_targets:
+        if gains_from_targets is not None:     # '' refused by the map's parser, not ignored
             if gain_values is not None:
                 raise click.BadParameter("give --gains or --gains-from-targets, not both", param_hint="--gains")
             found = _controller_gains([*loaded, *unloaded], column_map, gains_from_targets, skip_bad_rows, robot.n_dof)
@@ -1460,7 +1463,10 @@ def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
 
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
-    targets = parse_column_map(text)
+    try:
+        targets = parse_column_map(text)
+    except BaseParamError:                  # its words name a 'column map': this one is the flag's
+        targets = {}
     if set(targets) != {"tau", "current"}:
         raise click.BadParameter(f"expected tau=COLUMNS,current=COLUMNS, got {text!r}",
                                  param_hint="--gains-from-targets")

@@ -145,3 +145,15 @@ def test_a_friction_model_scale_out_of_range_is_refused_in_the_options_words(mod
     result = _run("find", PLANAR, "--friction", "--friction-model", model)
     one_line(result, f"--friction-model: '{model}': expected a velocity scale > 0")
     assert "FrictionModel" not in result.output
+
+
+@pytest.mark.parametrize("args, said", [
+    (["identify", PLANAR, "LOG", "--columns", ""], "column map ''"),
+    (["identify", PLANAR, "LOG", "--method", "consistent", "--mass-bounds", " "], "--mass-bounds"),
+    (["payload", UR10E, "LOG", "--gains-from-targets", ""], "--gains-from-targets"),
+])
+def test_an_empty_value_is_refused_not_taken_as_the_option_left_out(tmp_path, args, said):
+    """`--columns ''`, `--mass-bounds ''` and `--gains-from-targets ''` were tested for truth: the run went on as
+    without them (exit 0)."""
+    args = [str(_planar_log(tmp_path)) if a == "LOG" else a for a in args]
+    one_line(_run(*args), said)
