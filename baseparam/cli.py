@@ -22,7 +22,6 @@ import warnings
 
 import click
 
-from ._numbers import plain_float, plain_int
 from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
@@ -103,7 +102,7 @@ def _progress_delay(default):
     if not raw:
         return default
     try:
-        delay = plain_float(raw)
+        delay = _plain(raw)
     except ValueError:
         delay = math.nan
     if not delay >= 0:
@@ -312,6 +311,13 @@ def _stopped(message, status):
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(status)
+
+
+def _plain(text, integer=False):
+    """:func:`~baseparam._numbers.plain_float` (``plain_int`` for ``integer``), imported when a value is read: the
+    module loads numpy, which ``baseparam --help`` does not."""
+    from ._numbers import plain_float, plain_int
+    return (plain_int if integer else plain_float)(text)
 
 
 class _Plain:
@@ -834,7 +840,7 @@ def _parsed(text, flag, parse, expected):
 def _number_or_none(text, flag):
     if text is not None and str(text).lower() in ("none", "off", "0"):
         return None
-    return _parsed(text, flag, plain_float, "a number or 'none'")
+    return _parsed(text, flag, _plain, "a number or 'none'")
 
 
 def _trajectory_options(command):
@@ -1092,7 +1098,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     for item in known:
         name, sep, value = item.partition("=")
         try:
-            number = plain_float(value) if sep else None
+            number = _plain(value) if sep else None
         except ValueError:
             number = None
         if not name.strip() or number is None:
@@ -1122,7 +1128,7 @@ def _range(text, flag):
         parts = text.split(":")
         if len(parts) != 2:
             raise ValueError
-        return tuple(plain_float(x) if x.strip() else None for x in parts)
+        return tuple(_plain(x) if x.strip() else None for x in parts)
     return _parsed(text, flag, parse, "LO:HI in kg (either may be empty)")
 
 
@@ -1134,7 +1140,7 @@ def _mass_bounds(text):
         raise click.BadParameter(f"expected K:LO:HI entries, got {text!r}", param_hint="--mass-bounds")
     out = {}
     for item in (x for x in text.split(",") if x.strip()):
-        number = _parsed(item, "--mass-bounds", lambda item: plain_int(item.partition(":")[0]),
+        number = _parsed(item, "--mass-bounds", lambda item: _plain(item.partition(":")[0], integer=True),
                          "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently
             raise click.BadParameter(f"link {number}: given twice", param_hint="--mass-bounds")
@@ -1144,7 +1150,7 @@ def _mass_bounds(text):
 
 def _delay(text):
     """``--delay auto|SECONDS`` as 'auto', a float or None."""
-    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else plain_float(text),
+    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else _plain(text),
                    "'auto' or a number of seconds")
 
 
@@ -1156,7 +1162,7 @@ def _numbers(text, flag):
         entries = text.replace(";", ",").split(",")
         if len(entries) > 1 and not entries[-1].strip():
             entries.pop()
-        return [plain_float(x) for x in entries]
+        return [_plain(x) for x in entries]
 
     return _parsed(text, flag, parse, "comma-separated numbers")
 
