@@ -1404,6 +1404,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     for flag, given in (("--sensor", sensor is not None), ("--wrench-bias", wrench_bias)):
         if given and wrench_columns is None:
             _fail(f"{flag}: goes with --wrench", 2)
+    if wrench_columns is not None:      # the wrench fit keeps the still samples: gravity alone shows the mass there
+        _refuse_given({"rest_velocity"}, "--wrench keeps the still samples (at rest the wrench is the weight)")
     if wrench_columns is not None and (static or unloaded):
         other = "--static" if static else "--unloaded"
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)

@@ -102,6 +102,8 @@ SPACE = str(ROOT / "robots" / "space_robot.yaml")
     # still poses are averaged as logged
     (["payload", UR10E, "LOG", "--static", "--cutoff", "2"], "--cutoff: --static"),
     (["payload", UR10E, "LOG", "--static", "--resample", "none"], "--resample: --static"),
+    # the wrench fit keeps the still samples
+    (["payload", UR10E, "LOG", "--wrench", "fx,fy,fz,mx,my,mz", "--rest-velocity", "0.5"], "--rest-velocity: --wrench"),
     # the estimator takes weighting/prior only for the consistent fit, and cannot tell their defaults given
     (["identify", PLANAR, "LOG", "--weighting", "ols"], "--weighting: only with --method consistent"),
     (["identify", PLANAR, "LOG", "--prior", "none"], "--prior: only with --method consistent"),
