@@ -37,6 +37,24 @@ def is_whole(x) -> bool:
     return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_, np.timedelta64))
 
 
+def plain_float(text: str) -> float:
+    """``float(text)`` in the grammar files and command lines write numbers in: ASCII digits, no ``_``.
+
+    Python's float() also takes digits of other scripts (``'١'``, ``'２'``) and ``_`` separators (``'1_0'`` is
+    10), so a pasted or mistyped character became another number, silently, where numpy's readers (and C's
+    strtod) refuse it. Raises ValueError for such text, as float() does for any other non-number."""
+    if "_" in text or not text.isascii():
+        raise ValueError(f"not a plain number: {text!r}")
+    return float(text)
+
+
+def plain_int(text: str) -> int:
+    """``int(text)`` in the same grammar as :func:`plain_float` (ValueError for ``'٣'``, ``'1_0'``, ``'²'``)."""
+    if "_" in text or not text.isascii():
+        raise ValueError(f"not a plain whole number: {text!r}")
+    return int(text)
+
+
 def json_float(x):
     """``x`` as a float for JSON, or None (null) when it is not finite."""
     return float(x) if math.isfinite(x) else None

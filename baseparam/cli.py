@@ -102,7 +102,7 @@ def _progress_delay(default):
     if not raw:
         return default
     try:
-        delay = float(raw)
+        delay = _plain(raw)
     except ValueError:
         delay = math.nan
     if not delay >= 0:
@@ -219,6 +219,21 @@ def inputs_protected(paths):
     return protect(paths)
 
 
+def _given(name):
+    """Whether option ``name`` (its parameter name) was typed on the command line, its default value included."""
+    from click.core import ParameterSource
+    return click.get_current_context().get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+
+def _refuse_given(names, why):
+    """One line and exit 2 for the first of the options ``names`` given on the command line: options the run would
+    not use (``payload --suggest-poses --robot-out r.yaml`` wrote nothing and exited 0; ``identify --parameters
+    khalil`` of a floating base fitted the default parameters)."""
+    for param in click.get_current_context().command.params:
+        if param.name in names and _given(param.name):
+            _fail(f"{'/'.join(param.opts + param.secondary_opts)}: {why}; leave it out", 2)
+
+
 def _check_outputs(inputs, outputs, not_stdout=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
     output, and '-' for an output that cannot go to stdout (:func:`_writable` checks the outputs' folders).
@@ -296,6 +311,39 @@ def _stopped(message, status):
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(status)
+
+
+def _plain(text, integer=False):
+    """:func:`~baseparam._numbers.plain_float` (``plain_int`` for ``integer``), imported when a value is read: the
+    module loads numpy, which ``baseparam --help`` does not."""
+    from ._numbers import plain_float, plain_int
+    return (plain_int if integer else plain_float)(text)
+
+
+class _Plain:
+    """click's number types read in :func:`~baseparam._numbers.plain_float`'s grammar: click converts with float()
+    and int(), which take '２' as 2 and '1_0' as 10 (``--period ٢`` ran a 2 s design, silently)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and ("_" in value or not value.isascii()):
+            self.fail(f"expected a number in ASCII digits (no '_'), got {value!r}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class _Float(_Plain, click.types.FloatParamType):
+    pass
+
+
+class _Int(_Plain, click.types.IntParamType):
+    pass
+
+
+class _FloatRange(_Plain, click.FloatRange):
+    pass
+
+
+class _IntRange(_Plain, click.IntRange):
+    pass
 
 
 def _fail(message, status):
@@ -515,7 +563,7 @@ def _robot_options(command):
         click.option("--exact-angles", type=click.Choice(["on", "off"]), default="on", show_default=True,
                      help="Take angles in radians (URDF rpy and axes, YAML angle: rad) within --angle-tolerance "
                           "of a multiple of 15° as that angle, so that the result is exact; off: as written."),
-        click.option("--angle-tolerance", type=click.FloatRange(0, 0.01), default=1e-6, show_default=True,
+        click.option("--angle-tolerance", type=_FloatRange(0, 0.01), default=1e-6, show_default=True,
                      metavar="RAD", help="How close to a multiple of 15° an angle must be to be taken as it."),
         click.option("--friction", is_flag=True,
                      help="Declare viscous, Coulomb and offset friction on every joint (a URDF cannot; its "
@@ -645,6 +693,9 @@ def describe(robot_file, yaml_out, load):
     """Describe ROBOT_FILE: its joints as numbered here, and for a chain the standard DH table with the
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
     _check_outputs([robot_file], [("--yaml", yaml_out)])    # a missing folder: the write says so
+    if yaml_out is None:        # the table shows joints and DH columns, not the drive terms these declare
+        _refuse_given({"friction", "rotor_inertia", "friction_model"},
+                      "describe prints no drive terms; it declares them in the description --yaml writes")
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.loading import is_urdf
     from .model.robot import robot_to_yaml
@@ -791,7 +842,7 @@ def _parsed(text, flag, parse, expected):
 def _number_or_none(text, flag):
     if text is not None and str(text).lower() in ("none", "off", "0"):
         return None
-    return _parsed(text, flag, float, "a number or 'none'")
+    return _parsed(text, flag, _plain, "a number or 'none'")
 
 
 def _trajectory_options(command):
@@ -803,7 +854,7 @@ def _trajectory_options(command):
                      help="Drop damaged rows (reported) instead of refusing the file."),
         click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
                      help="Zero-phase Butterworth low-pass of q, qd, tau."),
-        click.option("--filter-order", default=4, show_default=True, type=click.IntRange(1, 100)),
+        click.option("--filter-order", default=4, show_default=True, type=_IntRange(1, 100)),
         click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
                      help="Drop samples where every |qd| is below V (rad/s or m/s)."),
         click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
@@ -814,10 +865,13 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
     """The preprocessing :func:`_trajectory_options` asks for, as a Preprocessing (``more``: its other settings)."""
     from .errors import SettingsError
     from .identification.preprocessing import Preprocessing
+    cutoff_hz = _number_or_none(cutoff, "--cutoff")
+    if cutoff_hz is None:
+        _refuse_given({"filter_order"}, f"the order of the low-pass filter, and --cutoff {cutoff} asks for none")
     try:
         return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or
                                                                        False),
-                             cutoff_hz=_number_or_none(cutoff, "--cutoff"), filter_order=filter_order,
+                             cutoff_hz=cutoff_hz, filter_order=filter_order,
                              rest_velocity=_number_or_none(rest_velocity, "--rest-velocity"), **more)
     except SettingsError as exc:    # the library's words name its parameter (preprocessing: cutoff_hz: …); here a flag
         raise SettingsError(str(exc).removeprefix("preprocessing: ")) from None
@@ -847,7 +901,7 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
 @click.option("--prior", type=click.Choice(["auto", "cad", "none"]), default="auto", show_default=True,
               help="--method consistent: pull the links towards the description's true inertias (cad), with a "
                    "weight chosen by hold-out of training segments; auto: cad when the description has them.")
-@click.option("--prior-weight", type=click.FloatRange(0, 1e6), metavar="MU",
+@click.option("--prior-weight", type=_FloatRange(0, 1e6), metavar="MU",
               help="--method consistent: the CAD prior's weight (relative to the unconstrained residual) "
                    "instead of choosing it from the data.")
 @click.option("--mass-bounds", metavar="K:LO:HI,...",
@@ -869,9 +923,9 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
                    "printed in ms) or given in seconds.")
 @_trajectory_options
 @_robot_options
-@click.option("--decimate", default=1, show_default=True, type=click.IntRange(1, 100),
+@click.option("--decimate", default=1, show_default=True, type=_IntRange(1, 100),
               help="Parallel filtering: decimate regressor and torque together by this factor.")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 1024),
+@click.option("--workers", default=1, show_default=True, type=_IntRange(1, 1024),
               help="Processes reducing the logs, one log each at a time (1: this process); with --scheduler "
                    "local, the local Dask cluster's workers.")
 @click.option("--scheduler", metavar="ADDRESS|local",
@@ -931,6 +985,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             _fail(f"{flag}: --method {method} estimates base parameters, not bodies; use --method consistent", 2)
         if out == "-":
             _fail(f"{flag}: give a file name", 2)
+    if method != "consistent":      # the estimator refuses other values of these; their defaults it cannot tell
+        _refuse_given({"weighting", "prior"}, f"only with --method consistent (got --method {method})")
     # the estimator checks these settings (its messages, in flags, are the CLI's)
     fit_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
@@ -956,6 +1012,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         robot = load(robot_file)
     if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
         progress.close()
+        if robot.is_floating:
+            _refuse_given({"weighting", "prior", "filter_friction", "parameters", "rest_velocity", "resample",
+                           "max_memory"}, "not used by the floating-base identification")
         floating_options = {"--validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
                             "--yaml": yaml_out, "--columns": columns, "--delay": delay,
                             "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
@@ -971,7 +1030,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         return
     with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
             inputs_protected([robot_file, *train, *validate]):
-        read_options = {"columns": parse_column_map(columns) if columns else None, "gains": _numbers(gains, "--gains"),
+        read_options = {"columns": None if columns is None else parse_column_map(columns),      # '' refused
+                        "gains": _numbers(gains, "--gains"),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
                         "robot": robot}
 
@@ -1019,9 +1079,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
 def _explicit_cutoff(settings):
     """(cut-off Hz, order) when --cutoff was given on the command line (floating logs are used as given unless
     asked: the default 5 Hz is the fixed-base preprocessing's), else None."""
-    from click.core import ParameterSource
-    given = click.get_current_context().get_parameter_source("cutoff") != ParameterSource.DEFAULT
-    return (settings.cutoff_hz, settings.filter_order) if given and settings.cutoff_hz is not None else None
+    return (settings.cutoff_hz, settings.filter_order) if _given("cutoff") and settings.cutoff_hz is not None else None
 
 
 def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused, bag_options,
@@ -1047,11 +1105,13 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     for item in known:
         name, sep, value = item.partition("=")
         try:
-            number = float(value) if sep else None
+            number = _plain(value) if sep else None
         except ValueError:
             number = None
         if not name.strip() or number is None:
             _fail(f"--known: expected NAME=VALUE (e.g. mass=448), got {item!r}", 2)
+        if name.strip() in quantities:          # a dict would keep the last silently
+            _fail(f"--known: {name.strip()} given twice ({quantities[name.strip()]:g} and {number:g})", 2)
         quantities[name.strip()] = number
     contacts, topics = read_contacts(contacts_file, robot, topics=True) if contacts_file else ((), {})
     data, wrenches = [], []
@@ -1075,7 +1135,7 @@ def _range(text, flag):
         parts = text.split(":")
         if len(parts) != 2:
             raise ValueError
-        return tuple(float(x) if x.strip() else None for x in parts)
+        return tuple(_plain(x) if x.strip() else None for x in parts)
     return _parsed(text, flag, parse, "LO:HI in kg (either may be empty)")
 
 
@@ -1083,9 +1143,11 @@ def _mass_bounds(text):
     """``K:LO:HI,...`` as {link: (lo, hi)}."""
     if text is None:
         return None
+    if not text.strip():                       # an empty value is no bound: it was taken as none given
+        raise click.BadParameter(f"expected K:LO:HI entries, got {text!r}", param_hint="--mass-bounds")
     out = {}
     for item in (x for x in text.split(",") if x.strip()):
-        number = _parsed(item, "--mass-bounds", lambda item: int(item.partition(":")[0]),
+        number = _parsed(item, "--mass-bounds", lambda item: _plain(item.partition(":")[0], integer=True),
                          "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently
             raise click.BadParameter(f"link {number}: given twice", param_hint="--mass-bounds")
@@ -1095,7 +1157,7 @@ def _mass_bounds(text):
 
 def _delay(text):
     """``--delay auto|SECONDS`` as 'auto', a float or None."""
-    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else float(text),
+    return _parsed(text, "--delay", lambda text: "auto" if text.strip().lower() == "auto" else _plain(text),
                    "'auto' or a number of seconds")
 
 
@@ -1107,7 +1169,7 @@ def _numbers(text, flag):
         entries = text.replace(";", ",").split(",")
         if len(entries) > 1 and not entries[-1].strip():
             entries.pop()
-        return [float(x) for x in entries]
+        return [_plain(x) for x in entries]
 
     return _parsed(text, flag, parse, "comma-separated numbers")
 
@@ -1169,7 +1231,7 @@ def _excite_default(name):
               help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
 @_json_option("the equations (SymPy strings)")
 @_parameters_option()
-@click.option("--max-terms", "max_terms", type=int, default=100_000, show_default=True, metavar="N",
+@click.option("--max-terms", "max_terms", type=_Int(), default=100_000, show_default=True, metavar="N",
               help="Refuse a closed form of more than N terms (too long to print; a generic 7R arm has 350 000).")
 @click.option("--symbolic", "symbolic", metavar="a2,d4,…|all",
               help="Keep these DH lengths as symbols (m; 'all': every non-zero one), as find --symbolic.")
@@ -1199,11 +1261,11 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 
 @main.command()
 @click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=float, metavar="S",
+@click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=_Float(), metavar="S",
               help="Period T of the trajectory (s): it starts and ends at rest and can be repeated.")
-@click.option("--harmonics", default=_excite_default("HARMONICS"), show_default="7", type=int, metavar="K",
+@click.option("--harmonics", default=_excite_default("HARMONICS"), show_default="7", type=_Int(), metavar="K",
               help="Harmonics of 1/T per joint.")
-@click.option("--rate", default=100.0, show_default=True, type=float, metavar="HZ",
+@click.option("--rate", default=100.0, show_default=True, type=_Float(), metavar="HZ",
               help="Controller rate of the written trajectory (period × rate whole; ≥ 8 samples per cycle of the "
                    "highest harmonic).")
 @click.option("--limits", "limits_file", type=click.Path(dir_okay=False), metavar="FILE",
@@ -1217,17 +1279,17 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--torque-limits", is_flag=True,
               help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
                    "true inertias.")
-@click.option("--starts", type=int, help="Number of starts of the search (default: 4 per worker, at least 8; with "
+@click.option("--starts", type=_Int(), help="Number of starts of the search (default: 4 per worker, at least 8; with "
                                         "--time-budget, as many as fit).")
-@click.option("--workers", type=int, help="Parallel worker processes (default 1; -1: one per usable core).")
-@click.option("--time-budget", type=float, metavar="S",
+@click.option("--workers", type=_Int(), help="Parallel worker processes (default 1; -1: one per usable core).")
+@click.option("--time-budget", type=_Float(), metavar="S",
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
                    "reproduces the result).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Same seed and settings → same trajectory.")
+@click.option("--seed", default=0, show_default=True, type=_Int(), help="Same seed and settings → same trajectory.")
 @click.option("--payload", is_flag=True,
               help="Design for identifying a payload on the last link (model known): only the last joints move, the "
                    "others held at --pose; cond over the payload's identifiable columns.")
-@click.option("--payload-joints", default=3, show_default=True, type=int, metavar="N",
+@click.option("--payload-joints", default=3, show_default=True, type=_Int(), metavar="N",
               help="With --payload: how many of the last joints move.")
 @click.option("--pose", metavar="Q1,Q2,…",
               help="With --payload: positions of the held joints (rad or m, one per joint; default: a bent pose, a "
@@ -1248,6 +1310,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     ends, within the joint limits at every instant, that minimizes the condition number of the base
     regressor (friction and rotor-inertia columns the description declares included).
     """
+    if not payload:
+        _refuse_given({"payload_joints", "pose"}, "goes with --payload")
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
     named = folder and (csv_out.rstrip("/" + os.sep) or csv_out)
@@ -1300,12 +1364,12 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
               help="Mass and centre of mass only, from the still poses of the logs (held --still-duration s within "
                    "--still-tolerance rad, averaged; no filtering); with --unloaded, the same poses without the "
                    "payload. At least 4 poses (see --suggest-poses).")
-@click.option("--still-tolerance", type=float, metavar="RAD",
+@click.option("--still-tolerance", type=_Float(), metavar="RAD",
               help="With --static: how far a joint may drift during a still pose (default 0.002).")
-@click.option("--still-duration", type=float, metavar="S",
+@click.option("--still-duration", type=_Float(), metavar="S",
               help="With --static: the shortest still segment taken as a pose (default 0.5; 0 for a table of poses, "
                    "one row each).")
-@click.option("--suggest-poses", "suggest", type=int, metavar="N",
+@click.option("--suggest-poses", "suggest", type=_Int(), metavar="N",
               help="No logs: propose 4 to 50 still poses for --static (the wrist's last 3 joints turned, the arm held "
                    "at --pose), chosen for the condition number over mass and centre of mass, which is printed.")
 @click.option("--pose", metavar="Q1,Q2,…",
@@ -1335,8 +1399,15 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     from .identification.payload import identify_payload
     from .identification.trajectory import parse_column_map, read_trajectory
     if suggest is not None:
+        _refuse_given({"unloaded", "model_file", "robot_out", "static", "still_tolerance", "still_duration",
+                       "wrench_columns", "sensor", "wrench_bias", "columns", "gains_from_targets", "gains",
+                       "skip_bad_rows", "cutoff", "filter_order", "rest_velocity", "resample"},
+                      "--suggest-poses proposes poses for a later run and reads no log nor writes a robot")
         _suggest_poses(robot_file, loaded, suggest, pose, json_out, load)
         return
+    if static:      # the still poses are averaged as logged
+        _refuse_given({"cutoff", "filter_order", "rest_velocity", "resample"},
+                      "--static averages the still poses as logged (no filtering, no resampling)")
     if pose is not None:
         _fail("--pose: goes with --suggest-poses", 2)
     for flag, value in (("--still-tolerance", still_tolerance), ("--still-duration", still_duration)):
@@ -1345,6 +1416,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     for flag, given in (("--sensor", sensor is not None), ("--wrench-bias", wrench_bias)):
         if given and wrench_columns is None:
             _fail(f"{flag}: goes with --wrench", 2)
+    if wrench_columns is not None:      # the wrench fit keeps the still samples: gravity alone shows the mass there
+        _refuse_given({"rest_velocity"}, "--wrench keeps the still samples (at rest the wrench is the weight)")
     if wrench_columns is not None and (static or unloaded):
         other = "--static" if static else "--unloaded"
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
@@ -1357,7 +1430,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     _writable([json_out, robot_out])
     with _one_line_errors(robot_file), inputs_protected(inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
-        column_map = parse_column_map(columns) if columns else None
+        column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)
         described = load(robot_file) if model_file and robot_out else robot
@@ -1367,7 +1440,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                                 f"is not the robot of --model {model_file} "
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
         found = None
-        if gains_from_targets:
+        if gains_from_targets is not None:     # '' refused by the map's parser, not ignored
             if gain_values is not None:
                 raise click.BadParameter("give --gains or --gains-from-targets, not both", param_hint="--gains")
             found = _controller_gains([*loaded, *unloaded], column_map, gains_from_targets, skip_bad_rows, robot.n_dof)
@@ -1410,7 +1483,10 @@ def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
 
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
-    targets = parse_column_map(text)
+    try:
+        targets = parse_column_map(text)
+    except BaseParamError:                  # its words name a 'column map': this one is the flag's
+        targets = {}
     if set(targets) != {"tau", "current"}:
         raise click.BadParameter(f"expected tau=COLUMNS,current=COLUMNS, got {text!r}",
                                  param_hint="--gains-from-targets")

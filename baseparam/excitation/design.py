@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 
 from .._checks import check_progress, shown
+from .._numbers import is_whole
 from .._validation import check_field_kinds, check_flag, check_memory, check_number, check_option, check_workers
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
@@ -274,6 +275,10 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     if torque_limits and payload:     # the search's regressor holds only the last link's columns: no whole torque
         raise ArgumentError("torque_limits: not available with payload=True: a payload design evaluates "
                             "only the last link's columns, not the joints' torques; design without it")
+    for name, unused in (("pose", pose is not None),
+                         ("payload_joints", not is_whole(payload_joints) or payload_joints != 3)):
+        if unused and not payload:       # taken and ignored before: a design of every joint, no word
+            raise ArgumentError(f"{name}: goes with payload=True (a payload design); leave it out")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:
         raise ArgumentError(f"criterion: {shown(criterion)} is defined over a payload's columns: use it with "

@@ -54,9 +54,9 @@ def parse_column_map(text: str) -> dict:
 
 def _parse_columns_text(value: str):
     """'7' → 7, '1:7' → slice(1, 7), anything else → the name itself."""
-    if re.fullmatch(r"\d+", value):
+    if re.fullmatch(r"[0-9]+", value):
         return int(value)
-    m = re.fullmatch(r"(\d*):(\d+)(?::(\d+))?", value)
+    m = re.fullmatch(r"([0-9]*):([0-9]+)(?::([0-9]+))?", value)
     if m:
         start, stop, step = m.groups()
         return slice(int(start) if start else 0, int(stop), int(step) if step else None)

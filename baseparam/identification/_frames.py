@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import shown
+from .._numbers import plain_float
 from .._validation import check_reading
 from ..errors import DataError
 from ._record import Trajectory, _coarse_time, _field_label, _short
 from ._columns import _check_fields, _normalize_map
 from ._names import _name_field, _named_columns
 from ._rows import _Table, _finish
-from ._text import _to_float
 
 
 def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source="<DataFrame>",
@@ -118,7 +118,7 @@ def _frame_column(source, column, label, name, problems, bad_rows):
 
 def _cell_float(value):
     if isinstance(value, str):
-        return _to_float(value.strip())
+        return plain_float(value.strip())
     if value is None:
         return np.nan
     if isinstance(value, (bool, np.bool_)) or np.iscomplexobj(value):

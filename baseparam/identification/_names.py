@@ -16,7 +16,7 @@ _UNIT = re.compile(r"^(.*?\S)\s*(?:\[([^\[\]]*)\]|\(([^()]*)\))$")
 
 # Header names: "t"/"time", and a field prefix followed by the 1-based joint number.
 _TIME_NAMES = ("t", "time")
-_JOINT_NAME = re.compile(r"^(qdd|qd|q|tau|current|i)[_ ]?\[?(\d+)\]?$")
+_JOINT_NAME = re.compile(r"^(qdd|qd|q|tau|current|i)[_ ]?\[?([0-9]+)\]?$")
 _NAME_FIELD = {"qdd": "qdd", "qd": "qd", "q": "q", "tau": "tau", "current": "current", "i": "current"}
 
 

@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from .._checks import shown
+from .._numbers import plain_float
 from ..errors import DataError
 from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _field_label, _short
 from ._columns import _check_fields, _normalize_map
@@ -88,17 +89,10 @@ def _delimiter(source, delimiter, first_line):
 
 def _is_number(text):
     try:
-        _to_float(text)
+        plain_float(text)
         return True
     except ValueError:
         return False
-
-
-def _to_float(text):
-    """float() as numpy's loadtxt reads it (which refuses '1_000', and digits of other scripts: '١')."""
-    if "_" in text or not text.isascii():
-        raise ValueError(text)
-    return float(text)
 
 
 def _number_like(text, delim):
@@ -335,7 +329,7 @@ def _diagnose(block, part, delim, used, labels):
             try:
                 if "\r" in fields[c]:
                     raise ValueError(text)          # a stray carriage return: damage, not a blank
-                row.append(_to_float(text))
+                row.append(plain_float(text))
             except ValueError:
                 what = "empty value" if not text else f"not a number ({_short(fields[c].strip(' '))})"
                 if _number_like(text, delim):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numbers import plain_float
 from .._validation import check_input, shown
 from ..errors import DataError, SettingsError
 from ._record import _one_line
@@ -138,13 +139,13 @@ def read_wrench(path, names, skipped=(), unit="line"):
         for name in wanted:
             if name in header:
                 index.append(header.index(name))
-            elif name.isdigit() and int(name) < len(header):
+            elif name.isascii() and name.isdigit() and int(name) < len(header):    # not '²', '٣'
                 index.append(int(name))
             else:
                 raise DataError(f"{text}: wrench: no column {shown(name)} (columns: {', '.join(header)})")
         body = rows[1:] if named else rows
         try:
-            values = np.array([[float(row[i]) for i in index] for row in body])
+            values = np.array([[plain_float(row[i]) for i in index] for row in body])
         except (ValueError, IndexError):
             line = next(k for k, row in enumerate(body) if not _numbers(row, index))
             raise DataError(f"{text}: wrench: line {line + 1 + (len(rows) - len(body))}: not 6 numbers in "
@@ -169,7 +170,7 @@ def _npz_wrench(text, key):
 
 def _numbers(row, index):
     try:
-        [float(row[i]) for i in index]
+        [plain_float(row[i]) for i in index]
     except (ValueError, IndexError):
         return False
     return True

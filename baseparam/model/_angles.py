@@ -11,8 +11,9 @@ from ..errors import RoundOffWarning, printable
 from ._yaml_text import _Invalid
 from .checks import NEAR_SPECIAL, pi_expression, special_radians
 
-# [sign] [coefficient [*]] pi|π [/ denominator]
-_PI = re.compile(r"^\s*([+-]?)\s*(\d+(?:\.\d*)?|\.\d+)?\s*\*?\s*(?:pi|π)\s*(?:/\s*(\d+(?:\.\d*)?|\.\d+))?\s*$")
+# [sign] [coefficient [*]] pi|π [/ denominator]; ASCII digits only (Python's \d and float() take '٢' as 2)
+_PI = re.compile(r"^\s*([+-]?)\s*(\d+(?:\.\d*)?|\.\d+)?\s*\*?\s*(?:pi|π)\s*(?:/\s*(\d+(?:\.\d*)?|\.\d+))?\s*$",
+                 re.ASCII)
 
 
 def pi_angle(text: str, path: str) -> float:

@@ -28,7 +28,7 @@ import numpy as np
 from .._checks import not_a_robot, shown
 from .._warnings import warn
 from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError
-from .._numbers import is_real
+from .._numbers import is_real, plain_float
 
 COULOMB_SHAPES = ("sign", "smooth")
 AUTO = "auto"
@@ -292,12 +292,20 @@ def parse_friction_model(text: str) -> tuple:
     if text == "none":
         return None, False
     coulomb, velocity, stribeck = "sign", None, None
+    seen = {}
     for part in text.split("+"):
         name, _, value = part.partition(":")
+        # 'smooth:0.1+smooth:0.2' kept the last scale, 'sign+smooth' the smooth shape: silently one of two
+        shape = "coulomb" if name.strip() in ("sign", "smooth") else name.strip()
+        if shape in seen:
+            raise ArgumentError(f"friction_model: {shown(seen[shape])} and {shown(part)}: "
+                                f"{'one Coulomb shape (sign or smooth)' if shape == 'coulomb' else 'one stribeck term'}"
+                                " per model")
+        seen[shape] = part
         value = value.strip() or AUTO
         if value != AUTO:
             try:
-                value = float(value)
+                value = plain_float(value)
             except ValueError:
                 raise ArgumentError(f"friction_model: {shown(part)}: {accepted}") from None
             # in the words of the text given (the model's would name its class to a command-line user)
