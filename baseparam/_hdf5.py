@@ -253,10 +253,14 @@ class writes_checked:
 
 def _discard(h5file):
     """Point the descriptor of ``h5file`` (libhdf5's sec2 driver) at the null device: its later writes succeed and
-    store nothing, so that libhdf5 can close the file and its objects without a failure (see writes_checked)."""
+    store nothing, so that libhdf5 can close the file and its objects without a failure (see writes_checked).
+    Only the sec2 driver's handle is a descriptor: under another (``HDF5_DRIVER=stdio`` or ``core``) it is a FILE*
+    or a memory address, which dup2 must not be given; that file is closed as it is."""
     import os
 
     try:
+        if h5file.driver != "sec2":
+            return
         fd = h5file.id.get_vfd_handle()
     except (RuntimeError, OSError, ValueError):
         return
