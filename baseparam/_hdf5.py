@@ -276,6 +276,7 @@ def _create(name):
     call that writes them, where a failure is an exception, and not held for the dataset's close, whose failure
     leaves a freed dataset behind a live id (see writes_checked). The buffer only delays writes: the bytes stored
     are the same."""
+    import inspect
     import os
 
     import h5py
@@ -283,7 +284,13 @@ def _create(name):
     try:        # h5py's own helpers (not public): an h5py whose helpers differ gets its plain file
         from h5py._hl.files import make_fapl, make_fcpl, make_fid
 
-        fapl = make_fapl(None)       # h5py.File(name, "w")'s own lists (h5py 3), the buffer set to nothing
+        # h5py.File(name, "w")'s own lists: make_fapl given File's defaults by name, as File passes them (in
+        # earlier h5py 3 releases its parameters had no defaults: make_fapl(None) was a TypeError); the buffer set to
+        # nothing
+        defaults = inspect.signature(h5py.File.__init__).parameters
+        fapl = make_fapl(None, **{name: defaults[name].default for name in inspect.signature(make_fapl).parameters
+                                  if name != "driver" and name in defaults
+                                  and defaults[name].default is not inspect.Parameter.empty})
         fapl.set_sieve_buf_size(0)
     except (ImportError, TypeError, AttributeError):
         return h5py.File(name, "w")
