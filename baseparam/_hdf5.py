@@ -294,4 +294,6 @@ def _create(name):
         fapl.set_sieve_buf_size(0)
     except (ImportError, TypeError, AttributeError):
         return h5py.File(name, "w")
-    return h5py.File(make_fid(os.fsencode(name), "w", None, fapl, make_fcpl()))
+    # creation order tracked where the process asked h5py for it, as h5py.File does
+    fcpl = make_fcpl(track_order=h5py.get_config().track_order)
+    return h5py.File(make_fid(os.fsencode(name), "w", None, fapl, fcpl))

@@ -36,3 +36,18 @@ def test_the_sieve_buffer_is_off_and_the_bytes_are_h5py_files(signature, monkeyp
         plain["values"] = values
         plain.attrs["robot"] = "r"
     assert out.read_bytes() == (tmp_path / "plain.h5").read_bytes()
+
+
+def test_a_process_wide_track_order_is_kept_as_h5py_file_keeps_it(monkeypatch, tmp_path):
+    """h5py.File(name, 'w') tracks creation order where the process set h5py.get_config().track_order (a library
+    user's setting); the file writes_checked creates must be the same bytes."""
+    from baseparam._atomic import atomic_path
+    from baseparam._hdf5 import writes_checked
+    config = h5py.get_config()
+    monkeypatch.setattr(config, "track_order", True)
+    out = tmp_path / "out.h5"
+    with atomic_path(out, ".h5.tmp") as tmp, writes_checked(out, tmp) as f:
+        f["b"], f["a"] = np.arange(3.0), np.arange(4.0)
+    with h5py.File(tmp_path / "plain.h5", "w") as plain:
+        plain["b"], plain["a"] = np.arange(3.0), np.arange(4.0)
+    assert out.read_bytes() == (tmp_path / "plain.h5").read_bytes()
