@@ -260,10 +260,14 @@ class writes_checked:
 
 def _discard(h5file):
     """Point the descriptor of ``h5file`` (libhdf5's sec2 driver) at the null device: its later writes succeed and
-    store nothing, so that libhdf5 can close the file and its objects without a failure (see writes_checked)."""
+    store nothing, so that libhdf5 can close the file and its objects without a failure (see writes_checked).
+    Only the sec2 driver's handle is a descriptor: under another (``HDF5_DRIVER=stdio`` or ``core``) it is a FILE*
+    or a memory address, which dup2 must not be given; that file is closed as it is."""
     import os
 
     try:
+        if h5file.driver != "sec2":
+            return
         fd = h5file.id.get_vfd_handle()
     except (RuntimeError, OSError, ValueError):
         return
@@ -279,6 +283,7 @@ def _create(name):
     call that writes them, where a failure is an exception, and not held for the dataset's close, whose failure
     leaves a freed dataset behind a live id (see writes_checked). The buffer only delays writes: the bytes stored
     are the same."""
+    import inspect
     import os
 
     import h5py
@@ -286,8 +291,16 @@ def _create(name):
     try:        # h5py's own helpers (not public): an h5py whose helpers differ gets its plain file
         from h5py._hl.files import make_fapl, make_fcpl, make_fid
 
-        fapl = make_fapl(None)       # h5py.File(name, "w")'s own lists (h5py 3), the buffer set to nothing
+        # h5py.File(name, "w")'s own lists: make_fapl given File's defaults by name, as File passes them (in
+        # earlier h5py 3 releases its parameters had no defaults: make_fapl(None) was a TypeError); the buffer set to
+        # nothing
+        defaults = inspect.signature(h5py.File.__init__).parameters
+        fapl = make_fapl(None, **{name: defaults[name].default for name in inspect.signature(make_fapl).parameters
+                                  if name != "driver" and name in defaults
+                                  and defaults[name].default is not inspect.Parameter.empty})
         fapl.set_sieve_buf_size(0)
     except (ImportError, TypeError, AttributeError):
         return h5py.File(name, "w")
-    return h5py.File(make_fid(os.fsencode(name), "w", None, fapl, make_fcpl()))
+    # creation order tracked where the process asked h5py for it, as h5py.File does
+    fcpl = make_fcpl(track_order=h5py.get_config().track_order)
+    return h5py.File(make_fid(os.fsencode(name), "w", None, fapl, fcpl))

@@ -313,3 +313,48 @@ def test_one_float_sample_takes_the_quick_path_only_where_the_checks_pass():
     for other in (x["qd"].astype(np.float32), x["qd"].astype(">f8"), x["qd"][:3], x["qd"][None], list(x["qd"]),
                   x["qd"].view(subclass)):
         assert _one_float_sample(dict(x, qd=other), lambda name: 4) is None
+
+
+def _one_sample_inputs():
+    """One sample of 4 values in every form a caller may give, each with the values the full checks see."""
+    import numpy.ma as ma
+    base = np.array([0.5, -1.25, 2.0, -0.0])
+    frozen = base.copy()
+    frozen.setflags(write=False)
+    with warnings.catch_warnings():            # np.matrix's PendingDeprecationWarning: a caller may still give one
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        matrix = np.asmatrix(base)
+    return {"plain": base, "read-only": frozen, "strided": np.repeat(base, 2)[::2], "reversed": base[::-1].copy()[::-1],
+            "big-endian": base.astype(">f8"), "float32": base.astype(np.float32), "int": np.arange(4),
+            "bool": np.ones(4, bool), "complex": base + 0j, "object": base.astype(object), "list": base.tolist(),
+            "matrix": matrix, "masked": ma.array(base), "masked value": ma.array(base, mask=[0, 1, 0, 0]),
+            "0-d": np.float64(0.5), "(1, 4)": base[None], "3 values": base[:3], "nan": np.r_[base[:3], np.nan],
+            "-inf": np.r_[-np.inf, base[1:]], "absurd": np.r_[base[:3], 1.5e8], "at the bound": np.r_[1e8, 0, 0, 0],
+            "unaligned": np.frombuffer(b"\0" + base.tobytes(), dtype=np.float64, offset=1)}
+
+
+@pytest.mark.parametrize("kind", sorted(_one_sample_inputs()))
+def test_state_checks_of_one_sample_as_the_full_checks(kind):
+    """check_states of one sample (its quick path for plain float64 arrays) returns the full checks' arrays, same
+    bits and same memory, or raises their error: nothing they refuse (NaN, inf, beyond ±1e8, bool/complex/object
+    values, masked values, wrong shapes) is taken, whatever form, layout or flags the array has."""
+    from baseparam._validation import _samples, check_states
+    given = _one_sample_inputs()[kind]
+    plain = np.array([0.25, 0.5, -0.75, 1.0])
+    expected, refused = [], None
+    try:
+        for name, x in (("q", plain), ("qd", given), ("qdd", plain)):
+            expected.append(_samples(name, x, 4, bp.ArgumentError))
+    except bp.ArgumentError as exc:
+        refused = str(exc)
+    if refused is not None:
+        with pytest.raises(bp.ArgumentError) as caught:
+            check_states(4, q=plain, qd=given, qdd=plain)
+        assert str(caught.value) == refused
+        return
+    arrays, single = check_states(4, q=plain, qd=given, qdd=plain)
+    assert single == all(s for _, s in expected)
+    for got, (full, _) in zip(arrays, expected):
+        assert type(got) is np.ndarray and got.shape == full.shape and got.dtype == full.dtype
+        assert got.tobytes() == full.tobytes() and np.signbit(got).tolist() == np.signbit(full).tolist()
+        assert np.shares_memory(got, full) or not np.may_share_memory(full, given)

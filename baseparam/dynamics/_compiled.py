@@ -162,13 +162,13 @@ class Batch:
             return True
         threads = max(1, min(int(threads), S))
         fill = 0 if zeroed else 1
-        addresses = [_native.address(x) for x in rows]
+        addresses, target = [_native.address(x) for x in rows], _native.address(out)
         if threads == 1 and S <= PIECE_SAMPLES:       # one call (a single sample pays for every step here)
-            lib.batch(S, fill, *addresses, _native.address(out))
+            lib.batch(S, fill, *addresses, target)
             return True
         step = out[0].size * 8                        # bytes per sample of the output
         if threads == 1:
-            self._run(lib, 0, S, fill, addresses, out.ctypes.data, step)
+            self._run(lib, 0, S, fill, addresses, target, step)
             return True
         starts = [S * k // threads for k in range(threads + 1)]
         stop = threading.Event()
@@ -176,9 +176,9 @@ class Batch:
         try:
             for a, b in zip(starts[1:], starts[2:]):
                 started.append(threading.Thread(target=self._run, daemon=True,
-                                                args=(lib, a, b, fill, addresses, out.ctypes.data, step, stop)))
+                                                args=(lib, a, b, fill, addresses, target, step, stop)))
                 started[-1].start()
-            self._run(lib, 0, starts[1], fill, addresses, out.ctypes.data, step)   # this thread does the first part
+            self._run(lib, 0, starts[1], fill, addresses, target, step)   # this thread does the first part
         except BaseException:
             stop.set()              # interrupted (Ctrl-C): the other threads stop at their next piece
             raise
