@@ -293,6 +293,22 @@ def test_rk4_of_an_array_reshaped_in_place_after_a_call_is_checked_again():
         fd.rk4(q, qd, dt, tau)
 
 
+def test_rk4_keeps_the_addresses_of_arrays_numpy_cannot_move():
+    """``ForwardDynamics.rk4`` keeps the addresses of the arrays it checked, not only their shapes (asking numpy for
+    them at each interval was a quarter of a controller's step): sound only while no buffer can move, which
+    ndarray.resize would do. Numpy refuses to resize an array a weak reference points at, even told
+    ``refcheck=False``; and a new array of the same shape (another address) is stepped where it is."""
+    fd = FD_GOOD
+    q, qd, dt, tau = np.zeros((5, 3)), np.ones((5, 3)), np.full(4, 0.01), np.ones((4, 3))
+    fd.rk4(q, qd, dt, tau)
+    for x in (q, qd, dt, tau):
+        with pytest.raises(ValueError, match="cannot resize"):
+            x.resize((50,) + x.shape[1:], refcheck=False)
+    other_q, other_qd = np.zeros((5, 3)), np.ones((5, 3))
+    fd.rk4(other_q, other_qd, dt, tau)
+    assert (other_q == q).all() and (other_qd == qd).all() and (other_q[1:] != 0).any()
+
+
 def test_reports_of_bodies_from_a_least_squares_fit_say_so():
     """``prior_text()`` and ``consistent_report()`` of an OLS fit: AttributeError ('…' has no attribute
     'consistent_'); they now say what ``to_yaml`` says of such a fit."""

@@ -170,6 +170,7 @@ class ForwardDynamics:
         self._q, self._qd, self._tau = b[:n_q], b[n_q:n_q + n_v], b[n_q + n_v:n_q + 2 * n_v]
         self._out, self.p = b[n_q + 2 * n_v:n_q + 3 * n_v], b[n_q + 3 * n_v:]
         self._block = ctypes.c_void_p(address(b))
+        self._p_address = address(self.p)       # b is this object's own, never resized: its address holds
         # memoryview copies a float64 buffer of the same length in C, several times faster than numpy's
         # slice assignment, and refuses anything else (other lengths, dtypes, lists) for numpy to convert
         view = memoryview(b)
@@ -343,8 +344,9 @@ class ForwardDynamics:
         native = self.kernel.native(build=False)
         if native is not None:
             row_q, row_v = q.strides[0], qd.strides[0]
-            native.rk4(n, address(dt) + 8 * k0, substeps, address(tau) + tau.strides[0] * k0, tau.shape[1],
-                       address(self.p), address(q) + row_q * k0, address(qd) + row_v * k0)
+            at_q, at_qd, at_dt, at_tau = self._rk4_last[6]
+            native.rk4(n, at_dt + 8 * k0, substeps, at_tau + tau.strides[0] * k0, tau.shape[1],
+                       self._p_address, at_q + row_q * k0, at_qd + row_v * k0)
             return
         for k in range(k0, k0 + n):
             x, v = q[k].copy(), qd[k].copy()
@@ -402,8 +404,11 @@ class ForwardDynamics:
         if (q.shape[1], qd.shape[1], tau.shape[1]) != (n_q, n_v, n_v) or len(qd) != len(q):
             raise ArgumentError(f"q, qd, tau: expected shapes (n + 1, {n_q}), (n + 1, {n_v}), (n, {n_v}), got "
                                 f"{q.shape}, {qd.shape}, {tau.shape}")
+        # their addresses too (`a.ctypes.data` costs some 5 µs, five of them a quarter of a controller's step in
+        # notebook 07's simulations): an array's buffer moves only when ndarray.resize reallocates it, which numpy
+        # refuses while a weak reference to the array exists, as here (even with refcheck=False)
         self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.shape, qd.shape, dt.shape, tau.shape),
-                          (len(dt), len(q), len(tau)))
+                          (len(dt), len(q), len(tau)), tuple(map(address, (q, qd, dt, tau))))
 
 
 def _whole(x):

@@ -272,11 +272,11 @@ def track(model, reference, *, noise=None, gains=None, bandwidth=10.0,
     feedforward = inverse_dynamics(model, r.q, r.qd, r.qdd)
     inertia = mass_matrix(model, r.q)                              # (S, n, n) along the reference
     kp, kd = omega ** 2, 2.0 * omega
-    rate = r.rate
+    rate, start, last, q_ref, qd_ref = r.rate, r.t[0], len(r.t) - 1, r.q, r.qd     # looked up once, not each tick
 
     def controller(time, q, qd):
-        k = min(int(round((time - r.t[0]) * rate)), len(r.t) - 1)
-        return feedforward[k] + inertia[k] @ (kp * (r.q[k] - q) + kd * (r.qd[k] - qd))
+        k = min(int(round((time - start) * rate)), last)
+        return feedforward[k] + inertia[k] @ (kp * (q_ref[k] - q) + kd * (qd_ref[k] - qd))
 
     truth = simulate(model, r.t, r.q[0], r.qd[0], controller, method="rk4", source=f"{r.source}, simulated")
     log = _log(truth, noise, gains, record, logged_torque, source or f"{r.source}, logged")
