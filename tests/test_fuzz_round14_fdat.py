@@ -274,3 +274,47 @@ def test_a_parquet_footer_damaged_in_its_statistics_is_refused_not_an_aborted_pr
             code = 6
         os._exit(code)
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 3
+
+
+def bag_folder_with_camera(path, plugin):
+    """A ROS 2 bag folder (rosbags' writer, ``plugin`` storage) of 20 JointState messages on /joint_states and 20
+    strings on /camera, a topic the trajectory does not read; q."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    kind, text = "sensor_msgs/msg/JointState", "std_msgs/msg/String"
+    JointState, Header, Time = (store.types[n] for n in (kind, "std_msgs/msg/Header", "builtin_interfaces/msg/Time"))
+    t, q, tau = motion(20)
+    with Writer(path, version=8, storage_plugin=getattr(StoragePlugin, plugin)) as writer:
+        joints = writer.add_connection("/joint_states", kind, typestore=store)
+        camera = writer.add_connection("/camera", text, typestore=store)
+        for k in range(t.size):
+            ns = int(round(t[k] * 1e9))
+            msg = JointState(header=Header(stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""), name=NAMES,
+                             position=q[k], velocity=np.zeros(3), effort=tau[k])
+            writer.write(joints, ns, store.serialize_cdr(msg, kind))
+            writer.write(camera, ns, store.serialize_cdr(store.types[text](data=f"frame {k}"), text))
+    return q
+
+
+def add_to_count(path, topic, extra):
+    """``path``'s metadata.yaml with ``extra`` more messages counted on ``topic``."""
+    import yaml
+    meta = path / "metadata.yaml"
+    info = yaml.safe_load(meta.read_text())
+    for entry in info["rosbag2_bagfile_information"]["topics_with_message_count"]:
+        if entry["topic_metadata"]["name"] == topic:
+            entry["message_count"] += extra
+    meta.write_text(yaml.safe_dump(info))
+
+
+@pytest.mark.parametrize("plugin", ["MCAP", "SQLITE3"])
+def test_a_bag_folder_topic_not_read_is_not_counted(tmp_path, plugin):
+    # rosbag2 before its cache fix counted a message when it was handed to its cache, written or dropped (a full
+    # cache under load): such a bag's metadata counts more messages than its files hold. On a topic the trajectory
+    # does not read (a camera's) that says nothing of the log; a bag folder of MCAP storage was refused for it
+    # (its files' every topic was counted, of sqlite3 storage only the topics read)
+    path = tmp_path / "bag"
+    q = bag_folder_with_camera(path, plugin)
+    add_to_count(path, "/camera", 3)
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)

@@ -39,10 +39,11 @@ def read_raw(path, source, named=(), types=()):
         # its metadata and files checked (parsed once) before any reader opens them
         info = check_bag_folder(path, source, tuple(named), tuple(types))
         files = _mcap_files(path, info)
-        if files:
-            return _checked_counts(_read_mcap_folder(files, source), info, lambda *_: True)
-        return _checked_counts(_read_rosbags(path, source, named, types, _sqlite3_files(path, info)), info,
-                        lambda msgtype, topic: _wanted(msgtype, topic, named, types))
+        contents = (_read_mcap_folder(files, source) if files else
+                    _read_rosbags(path, source, named, types, _sqlite3_files(path, info)))
+        # the topics rosbags reads, of either storage: another topic's count says nothing of the log (and of one
+        # recorded by rosbag2 before its cache fix, counts the messages its full cache dropped)
+        return _checked_counts(contents, info, lambda msgtype, topic: _wanted(msgtype, topic, named, types))
     elif Path(source).suffix.lower() != ".bag":
         return _read_mcap(path, source)
     return _read_rosbags(path, source, named, types)
@@ -50,11 +51,11 @@ def read_raw(path, source, named=(), types=()):
 
 def _checked_counts(contents, info, read):
     """:func:`read_raw`'s ``contents`` of a bag folder, a problem added when the messages of a topic read (``read(
-    msgtype, topic)``) are not as many as the folder's metadata ``info`` counts (``topics_with_message_count``): a
-    message or a whole file of a split bag lost (a row deleted, a file left out of ``relative_file_paths``), or one
-    repeated, reads as a shorter or longer log and only those counts tell. Counts of 0 throughout are a recorder's
-    that was stopped before it wrote them (rosbag2 fills them in when it closes the bag): nothing is checked then,
-    as nothing is without metadata."""
+    msgtype, topic)``: of either storage, the topics rosbags reads) are not as many as the folder's metadata
+    ``info`` counts (``topics_with_message_count``): a message or a whole file of a split bag lost (a row deleted,
+    a file left out of ``relative_file_paths``), or one repeated, reads as a shorter or longer log and only those
+    counts tell. Counts of 0 throughout are a recorder's that was stopped before it wrote them (rosbag2 fills them
+    in when it closes the bag): nothing is checked then, as nothing is without metadata."""
     raw, extra, problem, notice = contents
     topics = (info or {}).get("topics_with_message_count")
     if problem or not isinstance(topics, list):
