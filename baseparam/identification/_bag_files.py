@@ -54,8 +54,10 @@ def _checked_counts(contents, info, read):
     msgtype, topic)``: of either storage, the topics rosbags reads) are not as many as the folder's metadata
     ``info`` counts (``topics_with_message_count``): a message or a whole file of a split bag lost (a row deleted,
     a file left out of ``relative_file_paths``), or one repeated, reads as a shorter or longer log and only those
-    counts tell. Counts of 0 throughout are a recorder's that was stopped before it wrote them (rosbag2 fills them
-    in when it closes the bag): nothing is checked then, as nothing is without metadata."""
+    counts tell. More messages than counted are refused; fewer are said in the notice, as rosbag2 before its cache
+    fix counted a message when handed to its cache, and a full cache dropped it: such a bag is as recorded (its
+    header stamps show the gaps). Counts of 0 throughout are a recorder's that was stopped before it wrote them
+    (rosbag2 fills them in when it closes the bag): nothing is checked then, as nothing is without metadata."""
     raw, extra, problem, notice = contents
     topics = (info or {}).get("topics_with_message_count")
     if problem or not isinstance(topics, list):
@@ -68,16 +70,20 @@ def _checked_counts(contents, info, read):
                                       meta.get("type") if isinstance(meta.get("type"), str) else "")
     if not any(n for n, _ in declared.values()):
         return contents
+    lost = []
     for topic in sorted(set(declared) | set(raw)):
         count, msgtype = declared.get(topic, (0, raw.get(topic, ("",))[0]))
         if not read(raw.get(topic, (msgtype,))[0], topic):
             continue
         found = sum(len(times) for _, times, _ in raw[topic][2]) if topic in raw else 0
-        if found != count:
+        if found > count:
             problem = (f"topic {printable(topic)}: {found} messages read, metadata.yaml counts {count}: a message or a "
-                       "file lost or repeated")
+                       "file repeated")
             return raw, extra, problem, notice
-    return contents
+        if found < count:       # said, not refused: rosbag2 before its cache fix wrote such counts of a valid bag
+            lost.append(f"topic {printable(topic)}: {found} messages read, metadata.yaml counts {count}: messages "
+                        "lost (a file or a row of the bag, or dropped by a recorder whose full cache it counted)")
+    return raw, extra, problem, "; ".join(([notice] if notice else []) + lost) or None
 
 
 def is_bag(path) -> bool:
