@@ -333,3 +333,19 @@ def test_a_bag_folder_topic_holding_more_messages_than_counted_is_refused_fewer_
     add_to_count(path, "/joint_states", 3)
     with pytest.warns(bp.DataWarning, match="20 messages read, metadata.yaml counts 22: messages lost"):
         assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_a_parquet_files_row_groups_are_each_read_first_once(tmp_path, monkeypatch):
+    # each row group's first row is read before its metadata is looked at (the abort above): some 100 µs a row group,
+    # a file of 33,000 row groups 0.8 s → 6.4 s of CPU when done for both bounds of one read; once is enough
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t, q, tau = motion()
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"t": t, "q": list(q), "tau": list(tau)}), path, row_group_size=6)
+    calls = []
+    real = pq.ParquetFile.iter_batches
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches",
+                        lambda self, *a, **k: calls.append(k.get("row_groups")) or real(self, *a, **k))
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+    assert sorted(c[0] for c in calls if c) == list(range(10))
