@@ -349,3 +349,13 @@ def test_a_parquet_files_row_groups_are_each_read_first_once(tmp_path, monkeypat
                         lambda self, *a, **k: calls.append(k.get("row_groups")) or real(self, *a, **k))
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
     assert sorted(c[0] for c in calls if c) == list(range(10))
+
+
+def test_an_npz_log_whose_joint_names_are_pickled_objects_is_read(tmp_path):
+    # np.savez of pandas' columns.values stores the names as a pickled object array: not loaded (no pickles), so the
+    # joints' order is not checked, as before; it was refused as 'expected at most 10000 names, got shape (3,)'
+    import pandas as pd
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    np.savez(path, t=t, q=q, tau=tau, joint_names=pd.Index(NAMES).values)
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
