@@ -439,13 +439,15 @@ def _file_ranks(files, counts):
     row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order), or None (not known:
     a file that does not answer, or other counts, left to the checks of what was read)."""
     import sqlite3
-    stamps = {}
+    stamps, topics = {}, sorted(counts)
+    # of the topics read only: a bag's other topics (a camera's, an IMU's) may hold millions of rows
+    query = ("SELECT topics.name, messages.timestamp FROM messages JOIN topics ON messages.topic_id = topics.id "
+             f"WHERE topics.name IN ({', '.join('?' * len(topics))}) ORDER BY messages.id")
     for name in files:
         try:
             db = sqlite3.connect(f"file:{name}?mode=ro", uri=True)
             try:
-                for topic, stamp in db.execute("SELECT topics.name, messages.timestamp FROM messages JOIN topics ON "
-                                               "messages.topic_id = topics.id ORDER BY messages.id"):
+                for topic, stamp in db.execute(query, topics):
                     stamps.setdefault(topic, []).append(stamp)
             finally:
                 db.close()
