@@ -153,7 +153,8 @@ def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
 
 
 def npz_joint_names(path, source):
-    """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member), or None; the member's header
+    """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member), or None (none, or pickled
+    objects, which are not loaded: as before, the joints' order is then not checked); the member's header
     checked before it is read, as :func:`numeric_member`'s (a damaged header was a bare tokenize error, one
     claiming 10¹⁰ names a MemoryError)."""
     archive, members = open_npz(path, source)
@@ -164,6 +165,8 @@ def npz_joint_names(path, source):
         where = f"{source}: key joint_names"
         try:
             shape, dtype = _npy_header(archive, info)[:2]
+            if dtype.hasobject:     # pickled (np.savez of pandas' columns.values): not unpickled, names unknown
+                return None
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
             return [str(x) for x in _npy_data(archive, info).reshape(-1)]

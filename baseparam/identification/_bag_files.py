@@ -38,10 +38,11 @@ def read_raw(path, source, named=(), types=()):
         # its metadata and files checked (parsed once) before any reader opens them
         info = check_bag_folder(path, source, tuple(named), tuple(types))
         files = _mcap_files(path, info)
-        if files:
-            return _checked_counts(_read_mcap_folder(files, source), info, lambda *_: True)
-        return _checked_counts(_read_rosbags(path, source, named, types, _sqlite3_files(path, info)), info,
-                        lambda msgtype, topic: _wanted(msgtype, topic, named, types))
+        contents = (_read_mcap_folder(files, source) if files else
+                    _read_rosbags(path, source, named, types, _sqlite3_files(path, info)))
+        # the topics rosbags reads, of either storage: another topic's count says nothing of the log (and of one
+        # recorded by rosbag2 before its cache fix, counts the messages its full cache dropped)
+        return _checked_counts(contents, info, lambda msgtype, topic: _wanted(msgtype, topic, named, types))
     elif Path(source).suffix.lower() != ".bag":
         return _read_mcap(path, source)
     return _read_rosbags(path, source, named, types)
@@ -49,11 +50,13 @@ def read_raw(path, source, named=(), types=()):
 
 def _checked_counts(contents, info, read):
     """:func:`read_raw`'s ``contents`` of a bag folder, a problem added when the messages of a topic read (``read(
-    msgtype, topic)``) are not as many as the folder's metadata ``info`` counts (``topics_with_message_count``): a
-    message or a whole file of a split bag lost (a row deleted, a file left out of ``relative_file_paths``), or one
-    repeated, reads as a shorter or longer log and only those counts tell. Counts of 0 throughout are a recorder's
-    that was stopped before it wrote them (rosbag2 fills them in when it closes the bag): nothing is checked then,
-    as nothing is without metadata."""
+    msgtype, topic)``: of either storage, the topics rosbags reads) are not as many as the folder's metadata
+    ``info`` counts (``topics_with_message_count``): a message or a whole file of a split bag lost (a row deleted,
+    a file left out of ``relative_file_paths``), or one repeated, reads as a shorter or longer log and only those
+    counts tell. More messages than counted are refused; fewer are said in the notice, as rosbag2 before its cache
+    fix counted a message when handed to its cache, and a full cache dropped it: such a bag is as recorded (its
+    header stamps show the gaps). Counts of 0 throughout are a recorder's that was stopped before it wrote them
+    (rosbag2 fills them in when it closes the bag): nothing is checked then, as nothing is without metadata."""
     raw, extra, problem, notice = contents
     topics = (info or {}).get("topics_with_message_count")
     if problem or not isinstance(topics, list):
@@ -66,16 +69,20 @@ def _checked_counts(contents, info, read):
                                       meta.get("type") if isinstance(meta.get("type"), str) else "")
     if not any(n for n, _ in declared.values()):
         return contents
+    lost = []
     for topic in sorted(set(declared) | set(raw)):
         count, msgtype = declared.get(topic, (0, raw.get(topic, ("",))[0]))
         if not read(raw.get(topic, (msgtype,))[0], topic):
             continue
         found = sum(len(times) for _, times, _ in raw[topic][2]) if topic in raw else 0
-        if found != count:
+        if found > count:
             problem = (f"topic {printable(topic)}: {found} messages read, metadata.yaml counts {count}: a message or a "
-                       "file lost or repeated")
+                       "file repeated")
             return raw, extra, problem, notice
-    return contents
+        if found < count:       # said, not refused: rosbag2 before its cache fix wrote such counts of a valid bag
+            lost.append(f"topic {printable(topic)}: {found} messages read, metadata.yaml counts {count}: messages "
+                        "lost (a file or a row of the bag, or dropped by a recorder whose full cache it counted)")
+    return raw, extra, problem, "; ".join(([notice] if notice else []) + lost) or None
 
 
 def is_bag(path) -> bool:
@@ -430,13 +437,15 @@ def _file_ranks(files, counts):
     row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order), or None (not known:
     a file that does not answer, or other counts, left to the checks of what was read)."""
     import sqlite3
-    stamps = {}
+    stamps, topics = {}, sorted(counts)
+    # of the topics read only: a bag's other topics (a camera's, an IMU's) may hold millions of rows
+    query = ("SELECT topics.name, messages.timestamp FROM messages JOIN topics ON messages.topic_id = topics.id "
+             f"WHERE topics.name IN ({', '.join('?' * len(topics))}) ORDER BY messages.id")
     for name in files:
         try:
             db = sqlite3.connect(f"file:{name}?mode=ro", uri=True)
             try:
-                for topic, stamp in db.execute("SELECT topics.name, messages.timestamp FROM messages JOIN topics ON "
-                                               "messages.topic_id = topics.id ORDER BY messages.id"):
+                for topic, stamp in db.execute(query, topics):
                     stamps.setdefault(topic, []).append(stamp)
             finally:
                 db.close()

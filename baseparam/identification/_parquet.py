@@ -95,7 +95,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
                             thing="column", listing=", ".join(present),
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
-    bound_values(parquet, source, set(chosen.values()), MAX_VALUES)
+    bound_values(parquet, source, set(chosen.values()), MAX_VALUES, first_rows=False)     # read above
     table = _read_table(parquet, source)
     joint_names = _joint_names(path, schema)
     names = joint_names(chosen["q"])
@@ -148,10 +148,11 @@ def _read_table(parquet, source):
 _MAX_CHUNKS = 100_000
 
 
-def bound_values(parquet, source, names, most):
+def bound_values(parquet, source, names, most, first_rows=True):
     """Refuse a file whose columns (the top-level ``names``, or all) hold more than ``most`` values, counted from
     its metadata before they are read: a list column's values are not bounded by its rows (a 2 kB file of 12 rows
-    of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2 million joints)."""
+    of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2 million joints). ``first_rows``
+    False: each row group's first row was read already (by a call of this on the same file), not again."""
     md = parquet.metadata
     # a leaf's path is dotted, and so may a column's name be (LeRobot's observation.state): matched as a prefix
     leaves = [j for j in range(md.num_columns) if names is None or any(
@@ -162,9 +163,9 @@ def bound_values(parquet, source, names, most):
     # pyarrow's Python accessor of a column chunk's metadata (row_group(i).column(j)) lets the C++ exception of
     # damaged metadata (a size-statistics histogram of the wrong length, one flipped byte of the footer) escape:
     # std::terminate, the process aborted (SIGABRT, exit 134). Its readers turn the same exception into an error:
-    # each row group's first row is read first (one page per column; some 40 µs per row group)
+    # each row group's first row is read first (one page per column; some 100 µs per row group: once per file)
     try:
-        for i in range(md.num_row_groups):
+        for i in range(md.num_row_groups if first_rows else 0):
             next(parquet.iter_batches(batch_size=1, row_groups=[i]), None)
     except Exception as exc:            # pyarrow's own error types
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
