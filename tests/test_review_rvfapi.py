@@ -40,3 +40,69 @@ def test_rates_of_a_moving_joint_are_numpys_central_differences():
     assert np.array_equal(qd_at[:, [0, 2]], expected[:, [0, 2]])
     assert np.array_equal(qdd_at[:, [0, 2]], np.gradient(expected, t, axis=0)[:, [0, 2]])
     assert not qd_at[:, 1].any() and not qdd_at[:, 1].any()
+
+
+def test_no_nrmse_where_there_is_no_figure_at_all():
+    """NRMSE is RMS(e)/RMS(τ). A joint of no torque has none (NaN, documented and kept: a passive joint among
+    others), but nrmse, Metrics.compare and Metrics.from_residuals also returned a NaN pooled figure for torques
+    zero in every joint (0/0; identify refuses such data), and NaN for sums that both overflowed (inf/inf,
+    undocumented). They refuse those in one line."""
+    from baseparam.evaluation import nrmse
+    with pytest.raises(bp.ArgumentError, match=r"^t2: zero for every joint \(no torque in any sample\): no NRMSE$"):
+        nrmse(np.array([1.0, 1.0]), np.array([0.0, 0.0]))
+    with pytest.raises(bp.ArgumentError, match=r"^t2: zero for every joint"):      # one fit of several
+        nrmse(np.ones((2, 3)), np.array([[1.0, 0.0, 1.0], [2.0, 0.0, 2.0]]))
+    with pytest.raises(bp.ArgumentError, match=r"^e2, t2: joint 1: both sums overflowed to inf: it has no NRMSE$"):
+        nrmse(np.array([np.inf, 1.0]), np.array([np.inf, 4.0]))
+    with pytest.raises(bp.ArgumentError, match=r"^e2, t2: both pooled sums overflowed to inf: no pooled NRMSE$"):
+        nrmse(np.array([np.inf, 1.0]), np.array([1.0, np.inf]))
+    with pytest.raises(bp.ArgumentError, match=r"^tau: zero in every sample of every joint: no NRMSE to compare the "
+                                               r"predictions by$"):
+        bp.Metrics.compare(np.zeros((2, 2)), np.ones((2, 2)))
+    with pytest.raises(bp.ArgumentError, match=r"^t2: zero for every joint"):
+        bp.Metrics.from_residuals([0.0, 1.0], [0.0, 0.0], 3)
+    # what stays: NaN for a joint of no torque, inf for an overflowed error against finite torques
+    per_joint, pooled = nrmse(np.array([1.0, 1.0]), np.array([0.0, 4.0]))
+    assert np.isnan(per_joint[0]) and per_joint[1] == 0.5 and pooled == np.sqrt(2.0 / 4.0)
+    per_joint, pooled = nrmse(np.array([np.inf, 0.0]), np.array([1.0, 4.0]))
+    assert per_joint.tolist() == [np.inf, 0.0] and pooled == np.inf
+
+
+def test_torque_error_of_torques_that_are_zero_or_overflow_is_refused():
+    """fit_errors' torque error is pooled: one joint of zero torque leaves it defined (as before, to the bit), but
+    true torques zero at every state, or squares beyond the floating-point range, gave NaN."""
+    from baseparam.evaluation import fit_errors
+    W = np.zeros((5, 2, 3))
+    W[:, 1, :] = np.arange(15.0).reshape(5, 3)
+    truth, estimates = np.array([1.0, 2.0, 3.0]), np.array([[1.0, 1.1], [2.0, 2.0], [3.1, 3.0]])
+    e, tau = W[:, 1] @ (estimates - truth[:, None]), W[:, 1] @ truth
+    assert fit_errors(estimates, truth, W).torque_error.tolist() == \
+        np.sqrt((e * e).sum(axis=0) / (tau * tau).sum()).tolist()
+    with pytest.raises(bp.ArgumentError, match=r"^regressor: the true torques W·truth are zero at every state: no "
+                                               r"torque error$"):
+        fit_errors(estimates, truth, np.zeros((5, 2, 3)))
+    with pytest.raises(bp.ArgumentError, match=r"^regressor, truth: the torques' squares overflow to inf: no torque "
+                                               r"error$"):
+        fit_errors(np.array([1e100, 2.0, 3.1]), np.array([1e100, 2.0, 3.0]), np.full((5, 2, 3), 1e300))
+
+
+def test_a_log_of_no_torque_keeps_its_figures_as_nan_in_a_fit_of_several():
+    """What the refusal must not reach: identify_logs refuses a joint of no torque only in all the logs together;
+    a log of several with no torque in a joint, or in any, keeps NaN figures there (null in JSON), the fit and the
+    other figures as they were."""
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 300, 0.02)
+    dead = tau.copy()
+    dead[:, 2] = 0.0
+    logs = [bp.Trajectory(t, q, tau, source="a"), bp.Trajectory(t, q, dead, source="b")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = bp.identify_logs(robot, logs, preprocessing=None)
+    figures = fit.logs[1].train
+    assert np.isnan(figures.nrmse_percent[2]) and np.isfinite(figures.nrmse_percent[:2]).all()
+    assert np.isfinite(figures.nrmse_pooled_percent) and figures.to_dict()["nrmse_percent"][2] is None
+    logs.append(bp.Trajectory(t, q, np.zeros_like(tau), source="c"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = bp.identify_logs(robot, logs, preprocessing=None)
+    silent = fit.logs[2].train
+    assert np.isnan(silent.nrmse_pooled_percent) and silent.to_dict()["nrmse_pooled_percent"] is None

@@ -291,7 +291,7 @@ def _factors(G, n_samples):
 
 
 def _errors(normal, x, sources):
-    metrics = Metrics.from_residuals(normal.residuals(x), normal.tt, normal.n_samples)
+    metrics = Metrics._of_log(normal.residuals(x), normal.tt, normal.n_samples)
     metrics.sources = list(sources)
     return metrics
 
