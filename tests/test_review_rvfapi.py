@@ -106,3 +106,20 @@ def test_a_log_of_no_torque_keeps_its_figures_as_nan_in_a_fit_of_several():
         fit = bp.identify_logs(robot, logs, preprocessing=None)
     silent = fit.logs[2].train
     assert np.isnan(silent.nrmse_pooled_percent) and silent.to_dict()["nrmse_pooled_percent"] is None
+
+
+@pytest.mark.parametrize("copy_of", ["pickle", "deepcopy"])
+def test_a_copied_body_stays_read_only(copy_of):
+    """Inertia keeps read-only float copies of its arrays so that a body cannot change past its checks (round 14);
+    a pickled (workers, dask) or deep-copied one came back with writeable arrays: a com of 1e9 m could be written
+    into a frozen robot after all. A copy is the same body, read-only again."""
+    import copy
+    import pickle
+    body = bp.Inertia(2.0, [0.0, 0.0, 0.1], np.diag([0.02, 0.03, 0.04]))
+    copied = pickle.loads(pickle.dumps(body)) if copy_of == "pickle" else copy.deepcopy(body)
+    assert copied == body and type(copied.mass) is float
+    assert not copied.com.flags.writeable and not copied.inertia.flags.writeable
+    with pytest.raises(ValueError):
+        copied.com[2] = 1e9
+    written = bp.Inertia(0.0, [0.0, 0.0, 0.0], np.zeros((3, 3)), as_written=True)    # a URDF's link without mass
+    assert pickle.loads(pickle.dumps(written)).as_written is True
