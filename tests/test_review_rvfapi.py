@@ -123,3 +123,21 @@ def test_a_copied_body_stays_read_only(copy_of):
         copied.com[2] = 1e9
     written = bp.Inertia(0.0, [0.0, 0.0, 0.0], np.zeros((3, 3)), as_written=True)    # a URDF's link without mass
     assert pickle.loads(pickle.dumps(written)).as_written is True
+
+
+def test_held_out_logs_of_a_joint_without_torque_are_refused_as_identify_refuses_them():
+    """identify refuses validation data with a joint of no torque in every sample ("it has no error figures");
+    identify_logs pooled such held-out logs into a validation NRMSE of NaN for that joint, silently."""
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 300, 0.02)
+    dead = tau.copy()
+    dead[:, 2] = 0.0
+    train, held = bp.Trajectory(t, q, tau, source="a"), bp.Trajectory(t, q, dead, source="b.csv")
+    expected = r"^b.csv: field tau3: the torque is zero \(or its square is\) in every sample"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(bp.DataError, match=expected):
+            bp.identify(robot, train, validate=held, preprocessing=None)
+        with pytest.raises(bp.DataError, match=expected):
+            bp.identify_logs(robot, [train], validate=[held], preprocessing=None)
+        both = bp.identify_logs(robot, [train], validate=[held, train], preprocessing=None)   # pooled: seen
+    assert np.isfinite(both.validation.nrmse_percent).all()
