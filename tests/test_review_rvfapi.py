@@ -141,3 +141,27 @@ def test_held_out_logs_of_a_joint_without_torque_are_refused_as_identify_refuses
             bp.identify_logs(robot, [train], validate=[held], preprocessing=None)
         both = bp.identify_logs(robot, [train], validate=[held, train], preprocessing=None)   # pooled: seen
     assert np.isfinite(both.validation.nrmse_percent).all()
+
+
+def test_round_off_columns_take_no_degree_of_freedom_from_the_noise_estimate():
+    """A column left at 0 as round-off (ROUND_OFF_COLUMN) is not fitted: σ_j = √(Σe²_j / (N − c_j)) counts in c_j
+    only the columns the fit uses in joint j's rows, as the pooled dof already did (the round-off columns of rates
+    a caller derived with np.gradient on the stamps of a still robot counted there)."""
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 100, 0.02)
+    base = bp.find_base_parameters(robot)
+    still = np.full_like(q, 0.2)
+    rates = np.gradient(still, t, axis=0)                        # the caller's: round-off, not 0
+    accelerations = np.gradient(rates, t, axis=0)
+    assert rates.any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = bp.identify(robot, bp.Trajectory(t, still, tau, qd=rates, qdd=accelerations), base=base,
+                          preprocessing=None, method="ols")
+    estimator = fit.estimator
+    W = base.regressor(still, rates, accelerations)                            # (N, n, R)
+    used = estimator.coef_ != 0                                  # the round-off columns are left at exactly 0
+    assert not used.all()
+    residual = tau - W @ estimator.coef_
+    columns = np.count_nonzero(np.abs(W[:, :, used]).sum(axis=0), axis=1)     # c_j: fitted columns in joint j's rows
+    expected = np.sqrt((residual ** 2).sum(axis=0) / (len(t) - columns))
+    np.testing.assert_allclose(estimator.sigma_, expected, rtol=1e-9)
