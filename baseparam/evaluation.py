@@ -15,7 +15,7 @@ parameters p (SI) and the base regressor W_b of some states:
 
 NRMSE, as the identification reports it (docs/formats.md): per joint RMS(τ − τ̂) / RMS(τ) =
 √(Σe² / Στ²) over the samples (NaN for a joint whose torque is zero throughout), pooled over all
-joints at once √(ΣΣe² / ΣΣτ²).
+joints at once √(ΣΣe² / ΣΣτ²), which needs some torque (:func:`nrmse` refuses none at all).
 
 A figure of several fits (noise draws, trials) is the median over the fits of the figure of each
 (:class:`~baseparam.IdentificationErrors`, :meth:`~baseparam.MotionComparison.table`).
@@ -74,9 +74,15 @@ def nrmse(e2, t2):
     Returns
     -------
     per_joint : ndarray, shape (n_dof, ...)
-        √(Σe² / Στ²), NaN where Στ² = 0.
+        √(Σe² / Στ²), NaN where Στ² = 0 (a joint of no torque has no figure).
     pooled : float or ndarray, shape (...)
-        √(ΣΣe² / ΣΣτ²), NaN where ΣΣτ² = 0. Fractions, not percent.
+        √(ΣΣe² / ΣΣτ²). Fractions, not percent; inf where Σe² overflowed and Στ² did not.
+
+    Raises
+    ------
+    ArgumentError
+        Sums that are no sums of squares (NaN, negative), ΣΣτ² = 0 (no torque at all), or Σe² and Στ² both inf
+        (0/0, inf/inf: no figure to give).
     """
     # sums of squares that overflowed to inf give figures of inf or NaN, as before: the fit says what it is
     e2, t2 = _finite("e2", e2, (1, 2, 3), False), _finite("t2", t2, (1, 2, 3), False)
@@ -89,6 +95,24 @@ def nrmse(e2, t2):
     except ValueError:
         raise ArgumentError(f"e2, t2: expected arrays of shapes that broadcast, got {e2.shape} and {t2.shape}") \
             from None
+    # a joint of no torque has no figure (NaN, documented: a passive joint among others); the pooled figure of no
+    # torque at all (0/0) and sums that both overflowed (inf/inf) were NaN that said nothing: refused
+    e2, t2 = np.broadcast_arrays(e2, t2)
+    if (np.isinf(e2) & np.isinf(t2)).any():
+        joint = int(np.argwhere(np.isinf(e2) & np.isinf(t2))[0][0]) + 1
+        raise ArgumentError(f"e2, t2: joint {joint}: both sums overflowed to inf: it has no NRMSE")
+    total, errors = t2.sum(axis=0), e2.sum(axis=0)
+    if (np.isinf(total) & np.isinf(errors)).any():
+        raise ArgumentError("e2, t2: both pooled sums overflowed to inf: no pooled NRMSE")
+    if not (total > 0).all():
+        raise ArgumentError("t2: zero for every joint (no torque in any sample): no NRMSE")
+    return figures_of_sums(e2, t2)
+
+
+def figures_of_sums(e2, t2):
+    """:func:`nrmse` of sums already checked (arrays of numbers ≥ 0 that broadcast), NaN where a figure is 0/0: the
+    per-log figures of :func:`~baseparam.identify_logs`, where a log of several may have no torque at all (its
+    figures written as null), and no refusal of that log may fail the whole fit."""
     with np.errstate(divide="ignore", invalid="ignore"):
         per_joint = np.where(t2 > 0, np.sqrt(e2 / np.where(t2 > 0, t2, 1.0)), np.nan)
         total = t2.sum(axis=0)
@@ -128,9 +152,16 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
         W = W[:, None, :] if W.ndim == 2 else W                   # rows of one joint
         if W.shape[-1] != p.shape[0]:
             raise ArgumentError(f"regressor: expected {p.shape[0]} columns, got shape {W.shape}")
-        tau = W @ p                                               # (S, n): the true torques
-        e = W @ d                                                 # (S, n) or (S, n, k): τ̂ − τ, no cancellation
-        _, torque = nrmse((e * e).sum(axis=0), (tau * tau).sum(axis=0)[per_fit])
+        with np.errstate(over="ignore", invalid="ignore"):             # an overflow is refused below
+            tau = W @ p                                           # (S, n): the true torques
+            e = W @ d                                             # (S, n) or (S, n, k): τ̂ − τ, no cancellation
+            e2, t2 = (e * e).sum(axis=0), (tau * tau).sum(axis=0)[per_fit]
+        if not (np.isfinite(e2).all() and np.isfinite(t2).all()):
+            raise ArgumentError("regressor, truth: the torques' squares overflow to inf: no torque error")
+        if not t2.any():
+            raise ArgumentError("regressor: the true torques W·truth are zero at every state: no torque error")
+        # pooled only: a joint of no torque at these states leaves the pooled figure defined
+        _, torque = nrmse(e2.sum(axis=0, keepdims=True), t2.sum(axis=0, keepdims=True))
     if d.ndim == 1:
         parameter_error = float(parameter_error)
     return FitFigures(parameter_error, relative, torque)

@@ -75,6 +75,12 @@ class _Normal:
         return np.maximum(rr, 0.0)   # rounding can make a perfect fit's zero slightly negative
 
 
+def _seen_columns(G):
+    """The columns of the Gram G (R, R) the data see: norm above :data:`ROUND_OFF_COLUMN` of the largest, (R,) bool."""
+    d = np.sqrt(np.maximum(np.diag(G), 0.0))
+    return d > ROUND_OFF_COLUMN * d.max(initial=0.0)
+
+
 def _solve(G, h):
     """Least-squares solution of the normal equations G x = h, equilibrated, with its null space.
 
@@ -89,7 +95,7 @@ def _solve(G, h):
     """
     R = len(h)
     d = np.sqrt(np.maximum(np.diag(G), 0.0))
-    seen = d > ROUND_OFF_COLUMN * d.max(initial=0.0)     # an all-zero (or round-off) column: not seen at all
+    seen = _seen_columns(G)                              # an all-zero (or round-off) column: not seen at all
     active = np.flatnonzero(seen)
     G_inv, null = np.zeros((R, R)), [np.eye(R)[:, [c]] for c in np.flatnonzero(~seen)]
     cond_scaled = cond_raw = float("inf")
@@ -326,7 +332,8 @@ def least_squares(normal, method, effective):
     x, G_inv, cond_s, cond_r, null = _solve(normal.G.sum(0), normal.h.sum(0))
     rr = normal.residuals(x)
     N = normal.n_samples
-    seen = np.count_nonzero(np.diagonal(normal.G, axis1=1, axis2=2) > 0, axis=1)   # c_j per joint
+    # c_j per joint: the columns fitted in its rows (a round-off column, left at 0, takes no degree of freedom)
+    seen = np.count_nonzero((np.diagonal(normal.G, axis1=1, axis2=2) > 0) & _seen_columns(normal.G.sum(0)), axis=1)
     sigma = np.sqrt(rr / np.maximum(N - seen, 1))
     weights = np.ones(n)
     weighted = method == "wls"

@@ -125,9 +125,10 @@ class BaseParameterEstimator(ParamsFromInit):
     coef_ : ndarray, shape (R,)
         Estimated base parameters (SI).
     std_ : ndarray, shape (R,)
-        Their standard deviations.
+        Their standard deviations; inf for a parameter the data do not determine (``undetermined_``: its
+        value is a choice the data do not make, its uncertainty unbounded; null in JSON), never NaN.
     rel_std_percent_ : ndarray, shape (R,)
-        100 std / |value|.
+        100 std / |value| (inf where the value is 0).
     torque_std_percent_ : ndarray, shape (R,)
         What the uncertainty of each parameter changes in the predicted torque over the training data:
         100 std_i ‖w_i‖ / ‖τ‖, the RMS of the torque that one standard deviation of p_i moves, relative

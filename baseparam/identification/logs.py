@@ -280,7 +280,12 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     validation = None
     if held:
         Gv = np.sum([r.G for r in held], axis=0)
-        validation = _errors(_normal(Gv, np.sum([r.n_samples for r in held], axis=0)), x, [r.source for r in held])
+        held_normal = _normal(Gv, np.sum([r.n_samples for r in held], axis=0))
+        dead = np.flatnonzero(held_normal.tt == 0)
+        if len(dead):           # as identify refuses them: the validation NRMSE of that joint was NaN, silently
+            raise DataError(f"{held[0].source}: field tau{dead[0] + 1}: the torque is zero (or its square is) in every "
+                            "sample (a dead sensor or a wrong column map?); it has no error figures")
+        validation = _errors(held_normal, x, [r.source for r in held])
     return Identification(estimator=estimator, train=train_metrics, validation=validation, logs=per_log)
 
 
@@ -291,7 +296,7 @@ def _factors(G, n_samples):
 
 
 def _errors(normal, x, sources):
-    metrics = Metrics.from_residuals(normal.residuals(x), normal.tt, normal.n_samples)
+    metrics = Metrics._of_log(normal.residuals(x), normal.tt, normal.n_samples)
     metrics.sources = list(sources)
     return metrics
 

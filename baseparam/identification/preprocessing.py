@@ -125,6 +125,28 @@ class Preprocessing:
         return cls(resample=False, cutoff_hz=None, rest_velocity=None)
 
 
+def _central_differences(x, step):
+    """``np.gradient(x, step, axis=0)``, exactly 0 in the columns where ``x`` does not change.
+
+    On time stamps (not one step) numpy's formula weighs three samples by coefficients that cancel only up to
+    round-off: a joint standing still got rates of ~eps·|q|/dt² (1e-11 of the gravity columns at 1 kHz), which
+    the fit took for columns it sees, and estimated their parameters at 1e8. The other columns keep numpy's numbers.
+
+    Parameters
+    ----------
+    x : ndarray, shape (S, n), S ≥ 2
+    step : float or ndarray, shape (S,)
+        The sampling step, or the time stamps.
+
+    Returns
+    -------
+    ndarray, shape (S, n)
+    """
+    rates = np.gradient(x, step, axis=0)
+    rates[:, (x == x[:1]).all(axis=0)] = 0.0
+    return rates
+
+
 @dataclass(frozen=True, init=False)
 class Processed(Trajectory):
     """A preprocessed trajectory: the motion type with q, q̇, q̈ and τ, uniform segments and a mask.
@@ -327,8 +349,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
         # central differences of the filtered signals; np.gradient keeps the length
         # (with the time stamps themselves when the samples were not put on a uniform grid)
         step = h if settings.resample is not False else t
-        qd = np.gradient(q, step, axis=0) if qd is None else qd
-        qdd = np.gradient(qd, step, axis=0) if qdd is None else qdd
+        qd = _central_differences(q, step) if qd is None else qd
+        qdd = _central_differences(qd, step) if qdd is None else qdd
         ends = np.zeros(len(t), bool)
         ends[:edge] = ends[len(t) - edge:] = True
         pieces.append((t, q, qd, qdd, tau, np.full(len(t), k), ends))
@@ -430,9 +452,9 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
         if sl.stop - sl.start < 2:
             continue
         if trajectory.qd is None:
-            qd[sl] = np.gradient(q[sl], t[sl], axis=0)
+            qd[sl] = _central_differences(q[sl], t[sl])
         if trajectory.qdd is None:
-            qdd[sl] = np.gradient(qd[sl], t[sl], axis=0)
+            qdd[sl] = _central_differences(qd[sl], t[sl])
     try:
         with warnings.catch_warnings():           # preprocess already warned when the data were fitted
             warnings.simplefilter("ignore", DataWarning)

@@ -13,7 +13,7 @@ from .._checks import shown
 from .._numbers import json_float, json_floats
 from .._validation import check_field_kinds, check_number, check_path, check_real_array
 from ..errors import ArgumentError, ArgumentTypeError, DataError
-from ..evaluation import nrmse
+from ..evaluation import figures_of_sums, nrmse
 from ..model.robot import Inertia, robot_to_yaml
 from ._bodies import body_table, table_lines
 
@@ -73,24 +73,39 @@ class Metrics:
         if not (np.isfinite(e2).all() and np.isfinite(t2).all()):    # the sums made here: only an overflow to check
             raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
                                 f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no error figures")
+        if not t2.any():            # a joint of no torque has no NRMSE (NaN); no torque at all, no pooled one either
+            raise ArgumentError("tau: zero in every sample of every joint: no NRMSE to compare the predictions by")
         return replace(cls._from_sums(e2, t2, S), t=np.arange(S, dtype=float) if t is None else t, tau=tau,
                        predicted=predicted, sources=list(sources))
 
     @classmethod
     def from_residuals(cls, e2, t2, n_samples):
         """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
-        samples kept for plots)."""
+        samples kept for plots). NaN NRMSE for a joint whose Στ² is 0; no torque at all: ArgumentError."""
+        e2, t2, n_samples = cls._checked_sums(e2, t2, n_samples)
+        nrmse(e2, t2)                       # the figures' own refusals: no torque at all has no figures
+        return cls._from_sums(e2, t2, n_samples)
+
+    @classmethod
+    def _of_log(cls, e2, t2, n_samples):
+        """:meth:`from_residuals` of one log of several: a log of no torque at all keeps NaN figures (written
+        as null), as the fit over all of them refuses only a joint of no torque in every log."""
+        return cls._from_sums(*cls._checked_sums(e2, t2, n_samples))
+
+    @staticmethod
+    def _checked_sums(e2, t2, n_samples):
         e2, t2 = check_real_array("e2", e2, 1), check_real_array("t2", t2, 1)
         n_samples = check_number(n_samples, "n_samples", low=0, integer=True)
         if e2.shape != t2.shape or (e2 < 0).any() or (t2 < 0).any():
             raise ArgumentError(f"e2, t2: expected sums of squares (≥ 0) of one shape, got shapes {e2.shape} and "
                                 f"{t2.shape}")
-        return cls._from_sums(e2, t2, n_samples)
+        return e2, t2, n_samples
 
     @classmethod
     def _from_sums(cls, e2, t2, n_samples):
-        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,))."""
-        per_joint, pooled = nrmse(e2, t2)
+        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,)); NaN NRMSE for a
+        joint of no torque, and pooled for a log of none (:meth:`_of_log`)."""
+        per_joint, pooled = figures_of_sums(e2, t2)
         empty = np.zeros((0, len(e2)))
         return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,
                    nrmse_pooled_percent=100.0 * pooled,

@@ -74,6 +74,11 @@ class Inertia:
             value.flags.writeable = False
             object.__setattr__(self, name, value)
 
+    def __reduce__(self):
+        # a copy (pickle to workers, copy.deepcopy) made again by the constructor: the default one restored writeable
+        # arrays, which a change could take past the checks (checking again costs microseconds)
+        return (type(self), (self.mass, self.com, self.inertia, self.as_written))
+
     def _key(self):
         return (float(self.mass), tuple(np.asarray(self.com, dtype=float).ravel()),
                 tuple(np.asarray(self.inertia, dtype=float).ravel()))
