@@ -1,4 +1,5 @@
-"""Review of the round-14 API fixes (s12-fapi): what they left next to the cases they fixed."""
+"""Fuzz round fourteen (issue 28), after the API round: robots that never move, joints without torque, bodies
+copied."""
 import warnings
 
 import numpy as np
