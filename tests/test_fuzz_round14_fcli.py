@@ -159,3 +159,19 @@ def test_an_empty_value_is_refused_not_taken_as_the_option_left_out(tmp_path, ar
     without them (exit 0)."""
     args = [str(_planar_log(tmp_path)) if a == "LOG" else a for a in args]
     one_line(_run(*args), said)
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2009"])
+def test_an_angle_expression_with_no_break_or_thin_spaces_is_read_as_before(tmp_path, space):
+    """The fix above compiled the expression with re.ASCII, whose \\s is ASCII whitespace only: `pi / 2` with the
+    no-break or thin spaces a document pastes (taken as π/2 before it, as float() takes them round a number) became
+    'expected a number or an expression'. Only the digits are ASCII now; the description reads as the plain one."""
+    text = (ROOT / "robots" / "planar_rrr.yaml").read_text().replace("angle: deg", "angle: rad")
+    plain, spaced = tmp_path / "plain.yaml", tmp_path / "spaced.yaml"
+    plain.write_text(text.replace("alpha: 0", "alpha: \"pi/2\"", 1))
+    spaced.write_text(text.replace("alpha: 0", f"alpha: \"pi{space}/{space}2\"", 1))
+    expected = _run("describe", plain)
+    assert expected.exit_code == 0, expected.output
+    result = _run("describe", spaced)
+    assert result.exit_code == 0, result.output
+    assert result.output.replace("spaced.yaml", "plain.yaml") == expected.output
