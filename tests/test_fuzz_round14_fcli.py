@@ -175,3 +175,23 @@ def test_an_angle_expression_with_no_break_or_thin_spaces_is_read_as_before(tmp_
     result = _run("describe", spaced)
     assert result.exit_code == 0, result.output
     assert result.output.replace("spaced.yaml", "plain.yaml") == expected.output
+
+
+@pytest.mark.parametrize("args, said", [
+    # the floating logs are low-passed only with --cutoff given: the order alone was never used
+    (["--filter-order", "2"], "--filter-order: "),
+    # the floating options were tested for truth: a zero weight or an empty map was taken as left out
+    (["--prior-weight", "0"], "--prior-weight: not available for a floating-base robot"),
+    (["--columns", ""], "--columns: not available for a floating-base robot"),
+    (["--gains", ""], "--gains: not available for a floating-base robot"),
+    (["--delay", ""], "--delay: not available for a floating-base robot"),
+])
+def test_a_floating_fit_refuses_options_it_does_not_use_whatever_their_value(space, tmp_path, args, said):
+    """Each run exited 0 with the result of the run without the option (the refusals of the floating fit's unused
+    options above missed them)."""
+    from baseparam.identification.floating_logs import write_floating_log
+    write_floating_log(tmp_path / "log.npz", space.log)
+    base = ["identify", SPACE, tmp_path / "log.npz", "--route", "momentum", "--known", "mass=448"]
+    fine = _run(*base)
+    assert fine.exit_code == 0, fine.output
+    one_line(_run(*base, *args), said)
