@@ -1015,10 +1015,14 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         if robot.is_floating:
             _refuse_given({"weighting", "prior", "filter_friction", "parameters", "rest_velocity", "resample",
                            "max_memory"}, "not used by the floating-base identification")
-        floating_options = {"--validate": validate, "--plot": plot_out, "--urdf": urdf_out, "--mjcf": mjcf_out,
-                            "--yaml": yaml_out, "--columns": columns, "--delay": delay,
-                            "--gains": gains, "--mass-bounds": mass_bounds, "--total-mass": total_mass,
-                            "--prior-weight": prior_weight, "--scheduler": scheduler, "--workers": workers > 1,
+            if not _given("cutoff"):        # the logs are used as given: no filter, whatever its order
+                _refuse_given({"filter_order"}, "the order of the low-pass filter --cutoff HZ asks for, not given")
+        # given or not, not true or false: '--prior-weight 0' or '--columns ""' was taken as left out
+        floating_options = {flag: value is not None for flag, value in (
+            ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out), ("--yaml", yaml_out),
+            ("--columns", columns), ("--delay", delay), ("--gains", gains), ("--mass-bounds", mass_bounds),
+            ("--total-mass", total_mass), ("--prior-weight", prior_weight), ("--scheduler", scheduler))}
+        floating_options = {"--validate": bool(validate), **floating_options, "--workers": workers > 1,
                             "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
         with _one_line_errors(robot_file), inputs_protected([robot_file, *train, *validate]):
             summary, written = _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file,

@@ -159,3 +159,37 @@ def test_an_empty_value_is_refused_not_taken_as_the_option_left_out(tmp_path, ar
     without them (exit 0)."""
     args = [str(_planar_log(tmp_path)) if a == "LOG" else a for a in args]
     one_line(_run(*args), said)
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2009"])
+def test_an_angle_expression_with_no_break_or_thin_spaces_is_read_as_before(tmp_path, space):
+    """The fix above compiled the expression with re.ASCII, whose \\s is ASCII whitespace only: `pi / 2` with the
+    no-break or thin spaces a document pastes (taken as π/2 before it, as float() takes them round a number) became
+    'expected a number or an expression'. Only the digits are ASCII now; the description reads as the plain one."""
+    text = (ROOT / "robots" / "planar_rrr.yaml").read_text().replace("angle: deg", "angle: rad")
+    plain, spaced = tmp_path / "plain.yaml", tmp_path / "spaced.yaml"
+    plain.write_text(text.replace("alpha: 0", "alpha: \"pi/2\"", 1))
+    spaced.write_text(text.replace("alpha: 0", f"alpha: \"pi{space}/{space}2\"", 1))
+    expected = _run("describe", plain)
+    assert expected.exit_code == 0, expected.output
+    result = _run("describe", spaced)
+    assert result.exit_code == 0, result.output
+    assert result.output.replace("spaced.yaml", "plain.yaml") == expected.output
+
+
+@pytest.mark.parametrize("args, said", [
+    # the floating logs are low-passed only with --cutoff given: the order alone was never used
+    (["--filter-order", "2"], "--filter-order: "),
+    # the floating options were tested for truth: a zero weight or an empty map was taken as left out
+    (["--prior-weight", "0"], "--prior-weight: not available for a floating-base robot"),
+    (["--columns", ""], "--columns: not available for a floating-base robot"),
+    (["--gains", ""], "--gains: not available for a floating-base robot"),
+    (["--delay", ""], "--delay: not available for a floating-base robot"),
+])
+def test_a_floating_fit_refuses_options_it_does_not_use_whatever_their_value(space, tmp_path, args, said):
+    """Each run exited 0 with the result of the run without the option (the refusals of the floating fit's unused
+    options above missed them)."""
+    from baseparam.identification.floating_logs import write_floating_log
+    write_floating_log(tmp_path / "log.npz", space.log)
+    base = ["identify", SPACE, tmp_path / "log.npz", "--route", "momentum", "--known", "mass=448"]
+    one_line(_run(*base, *args), said)           # without args: exit 0 (test_cli_floating.py's momentum route)

@@ -11,9 +11,10 @@ from ..errors import RoundOffWarning, printable
 from ._yaml_text import _Invalid
 from .checks import NEAR_SPECIAL, pi_expression, special_radians
 
-# [sign] [coefficient [*]] pi|π [/ denominator]; ASCII digits only (Python's \d and float() take '٢' as 2)
-_PI = re.compile(r"^\s*([+-]?)\s*(\d+(?:\.\d*)?|\.\d+)?\s*\*?\s*(?:pi|π)\s*(?:/\s*(\d+(?:\.\d*)?|\.\d+))?\s*$",
-                 re.ASCII)
+# [sign] [coefficient [*]] pi|π [/ denominator]; ASCII digits only (Python's \d and float() take '٢' as 2), any
+# spaces (not re.ASCII: its \s refused a no-break or thin space around the operators, taken as ever)
+_PI = re.compile(r"^\s*([+-]?)\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)?\s*\*?\s*(?:pi|π)\s*"
+                 r"(?:/\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+))?\s*$")
 
 
 def pi_angle(text: str, path: str) -> float:
