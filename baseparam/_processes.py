@@ -283,7 +283,8 @@ def import_held(name):
     interrupted while they initialise, lost the KeyboardInterrupt or turned it into "SystemError: … returned a result
     with an exception set". The main thread still hears Ctrl-C or SIGTERM at once, between two steps: held for the
     whole import (:func:`signals_held`, before), a stop waited 1–3 s under load for scipy.signal's import to end. A
-    stopped caller leaves the import to finish in the helper (a daemon)."""
+    stopped caller leaves the import to finish in the helper (a daemon). Where no thread can be started (a limit of
+    processes or threads met), the import is made here, under :func:`signals_held`."""
     import importlib
 
     if name in sys.modules or threading.current_thread() is not threading.main_thread():
@@ -298,7 +299,11 @@ def import_held(name):
         except BaseException as exc:  # noqa: BLE001 — given to the caller, raised there
             outcome["error"] = exc
     helper = threading.Thread(target=run, name=f"baseparam-import-{name}", daemon=True)
-    helper.start()
+    try:
+        helper.start()
+    except RuntimeError:        # "can't start new thread": a process or thread limit met (cgroup pids.max, ulimit -u)
+        with signals_held():    # the import is still made, here, as before the helper (a stop waits for its end)
+            return importlib.import_module(name)
     while helper.is_alive():
         helper.join(0.05)                           # back in Python between steps: a signal's handler runs here
     if "error" in outcome:

@@ -342,3 +342,23 @@ def test_an_hdf5_output_on_a_full_device_is_said_once():
     result = CliRunner().invoke(main, ["find", PLANAR, "--h5", "/dev/full"])
     one_line(result, "/dev/full: cannot write (No space left on device)")
     assert result.output.count("cannot write") == 1
+
+
+def test_a_held_import_is_made_where_no_thread_can_be_started(tmp_path, monkeypatch):
+    """Review of round fourteen: import_held's helper thread met a limit of threads (a container's pids.max,
+    `ulimit -u`): "RuntimeError: can't start new thread" was raised from `identify`'s filter, an import the caller's
+    own thread could make. The import is then made there, its signals held (as before the helper)."""
+    import threading
+
+    from baseparam._processes import import_held
+    start = threading.Thread.start
+
+    def limited(self):
+        if self.name.startswith("baseparam-import-"):
+            raise RuntimeError("can't start new thread")
+        return start(self)
+    monkeypatch.setattr(threading.Thread, "start", limited)
+    (tmp_path / "imported_without_a_thread.py").write_text("import threading\nthread = threading.current_thread()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "imported_without_a_thread", raising=False)
+    assert import_held("imported_without_a_thread").thread is threading.current_thread()
