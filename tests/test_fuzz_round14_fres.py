@@ -362,3 +362,28 @@ def test_a_held_import_is_made_where_no_thread_can_be_started(tmp_path, monkeypa
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "imported_without_a_thread", raising=False)
     assert import_held("imported_without_a_thread").thread is threading.current_thread()
+
+
+# A module that makes a held import at its own import, of a module that imports it back (a circular import).
+_IMPORTING = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import circular_a
+print(circular_a.B.__name__, flush=True)
+"""
+
+
+def test_a_held_import_made_during_an_import_of_a_module_it_needs_does_not_hang(tmp_path):
+    """Review of round fourteen: import_held's helper thread, importing a module that imports the one the caller's
+    thread was importing, waited for that module's import lock, held by the caller waiting for the helper: a hang
+    that Python's import deadlock detection cannot see (the caller waits in a join, not on a lock of the import). In
+    one thread, as before the helper, the circular import resolves as an import statement's does."""
+    (tmp_path / "circular_a.py").write_text(
+        "from baseparam._processes import import_held\nB = import_held('circular_b')\n")
+    (tmp_path / "circular_b.py").write_text("import circular_a\n")
+    try:
+        run = subprocess.run([sys.executable, "-c", _IMPORTING, str(tmp_path)], capture_output=True, text=True,
+                             env=ENV, timeout=120)       # a hang guard only: the import takes milliseconds
+    except subprocess.TimeoutExpired:
+        pytest.fail("the held import hung")
+    assert (run.returncode, run.stdout) == (0, "circular_b\n"), run.stderr
