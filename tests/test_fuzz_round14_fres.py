@@ -387,3 +387,13 @@ def test_a_held_import_made_during_an_import_of_a_module_it_needs_does_not_hang(
     except subprocess.TimeoutExpired:
         pytest.fail("the held import hung")
     assert (run.returncode, run.stdout) == (0, "circular_b\n"), run.stderr
+
+
+def test_the_systems_open_file_table_full_is_not_said_as_this_processes_limit():
+    """Review of round fourteen: ENFILE (the system's open-file table full, fs.file-max) was said as this process's
+    `ulimit -n`, which the user would raise in vain."""
+    import errno
+
+    from baseparam.errors import resource_exhausted
+    line = resource_exhausted(OSError(errno.ENFILE, "Too many open files in system"))
+    assert "in the system" in line and "ulimit -n" not in line
