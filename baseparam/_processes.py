@@ -272,6 +272,16 @@ def _deliver(numbers):
         _deliver(numbers[1:])
 
 
+def _importing():
+    """Whether the calling thread is in the middle of an import (a frame of importlib's bootstrap on its stack)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def import_held(name):
     """``importlib.import_module(name)``, its first import made in a helper thread while the calling (main) thread
     waits for it in steps of 50 ms. A module already in ``sys.modules`` is still taken through ``import_module``:
@@ -283,11 +293,17 @@ def import_held(name):
     interrupted while they initialise, lost the KeyboardInterrupt or turned it into "SystemError: … returned a result
     with an exception set". The main thread still hears Ctrl-C or SIGTERM at once, between two steps: held for the
     whole import (:func:`signals_held`, before), a stop waited 1–3 s under load for scipy.signal's import to end. A
-    stopped caller leaves the import to finish in the helper (a daemon)."""
+    stopped caller leaves the import to finish in the helper (a daemon). Where no thread can be started (a limit of
+    processes or threads met), or while this thread is itself importing a module (the helper, needing that module's
+    import lock, waited for it forever: a circular import, which the thread that holds the lock resolves), the import
+    is made here, under :func:`signals_held`."""
     import importlib
 
     if name in sys.modules or threading.current_thread() is not threading.main_thread():
         return importlib.import_module(name)       # elsewhere no signal's exception can land in it
+    if _importing():            # this thread holds a module's import lock, which the helper's import may need
+        with signals_held():
+            return importlib.import_module(name)
     outcome = {}
 
     def run():
@@ -298,7 +314,11 @@ def import_held(name):
         except BaseException as exc:  # noqa: BLE001 — given to the caller, raised there
             outcome["error"] = exc
     helper = threading.Thread(target=run, name=f"baseparam-import-{name}", daemon=True)
-    helper.start()
+    try:
+        helper.start()
+    except RuntimeError:        # "can't start new thread": a process or thread limit met (cgroup pids.max, ulimit -u)
+        with signals_held():    # the import is still made, here, as before the helper (a stop waits for its end)
+            return importlib.import_module(name)
     while helper.is_alive():
         helper.join(0.05)                           # back in Python between steps: a signal's handler runs here
     if "error" in outcome:

@@ -44,7 +44,7 @@ def resource_exhausted(exc):
 
     - out of memory: a MemoryError (not :class:`ResourceLimitError`, which says its own figures), an OSError ENOMEM,
       or an ImportError of a shared library that could not be mapped (``ulimit -v``);
-    - out of file descriptors: an OSError EMFILE or ENFILE (``ulimit -n``).
+    - out of file descriptors: an OSError EMFILE (``ulimit -n``), or ENFILE (the whole system's: fs.file-max).
 
     Either comes from wherever the run happened to allocate, import or open (a pipe for a worker pool, a font):
     the machine's limit, not a bug nor the file being read (it was "internal error: ImportError: …", exit 1, a
@@ -53,7 +53,9 @@ def resource_exhausted(exc):
 
     if isinstance(exc, BaseParamError):
         return None
-    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+    if isinstance(exc, OSError) and exc.errno == errno.ENFILE:      # the system's table, not this process's limit
+        return "too many open files in the system (all processes' open files: raise fs.file-max, or close some)"
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
         return f"too many open files ({_limit('RLIMIT_NOFILE', 'may have at most {} open', 'ulimit -n', 1)})"
     if isinstance(exc, MemoryError) or isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
         what = type(exc).__name__ if isinstance(exc, MemoryError) else printable(exc.strerror or exc)

@@ -342,3 +342,58 @@ def test_an_hdf5_output_on_a_full_device_is_said_once():
     result = CliRunner().invoke(main, ["find", PLANAR, "--h5", "/dev/full"])
     one_line(result, "/dev/full: cannot write (No space left on device)")
     assert result.output.count("cannot write") == 1
+
+
+def test_a_held_import_is_made_where_no_thread_can_be_started(tmp_path, monkeypatch):
+    """Review of round fourteen: import_held's helper thread met a limit of threads (a container's pids.max,
+    `ulimit -u`): "RuntimeError: can't start new thread" was raised from `identify`'s filter, an import the caller's
+    own thread could make. The import is then made there, its signals held (as before the helper)."""
+    import threading
+
+    from baseparam._processes import import_held
+    start = threading.Thread.start
+
+    def limited(self):
+        if self.name.startswith("baseparam-import-"):
+            raise RuntimeError("can't start new thread")
+        return start(self)
+    monkeypatch.setattr(threading.Thread, "start", limited)
+    (tmp_path / "imported_without_a_thread.py").write_text("import threading\nthread = threading.current_thread()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "imported_without_a_thread", raising=False)
+    assert import_held("imported_without_a_thread").thread is threading.current_thread()
+
+
+# A module that makes a held import at its own import, of a module that imports it back (a circular import).
+_IMPORTING = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import circular_a
+print(circular_a.B.__name__, flush=True)
+"""
+
+
+def test_a_held_import_made_during_an_import_of_a_module_it_needs_does_not_hang(tmp_path):
+    """Review of round fourteen: import_held's helper thread, importing a module that imports the one the caller's
+    thread was importing, waited for that module's import lock, held by the caller waiting for the helper: a hang
+    that Python's import deadlock detection cannot see (the caller waits in a join, not on a lock of the import). In
+    one thread, as before the helper, the circular import resolves as an import statement's does."""
+    (tmp_path / "circular_a.py").write_text(
+        "from baseparam._processes import import_held\nB = import_held('circular_b')\n")
+    (tmp_path / "circular_b.py").write_text("import circular_a\n")
+    try:
+        run = subprocess.run([sys.executable, "-c", _IMPORTING, str(tmp_path)], capture_output=True, text=True,
+                             env=ENV, timeout=120)       # a hang guard only: the import takes milliseconds
+    except subprocess.TimeoutExpired:
+        pytest.fail("the held import hung")
+    assert (run.returncode, run.stdout) == (0, "circular_b\n"), run.stderr
+
+
+def test_the_systems_open_file_table_full_is_not_said_as_this_processes_limit():
+    """Review of round fourteen: ENFILE (the system's open-file table full, fs.file-max) was said as this process's
+    `ulimit -n`, which the user would raise in vain."""
+    import errno
+
+    from baseparam.errors import resource_exhausted
+    line = resource_exhausted(OSError(errno.ENFILE, "Too many open files in system"))
+    assert "in the system" in line and "ulimit -n" not in line
