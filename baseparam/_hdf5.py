@@ -295,9 +295,10 @@ def _create(name):
         # earlier h5py 3 releases its parameters had no defaults: make_fapl(None) was a TypeError); the buffer set to
         # nothing
         defaults = inspect.signature(h5py.File.__init__).parameters
-        fapl = make_fapl(None, **{name: defaults[name].default for name in inspect.signature(make_fapl).parameters
-                                  if name != "driver" and name in defaults
-                                  and defaults[name].default is not inspect.Parameter.empty})
+        fapl = make_fapl(None, **{option: defaults[option].default
+                                  for option in inspect.signature(make_fapl).parameters
+                                  if option != "driver" and option in defaults
+                                  and defaults[option].default is not inspect.Parameter.empty})
         fapl.set_sieve_buf_size(0)
     except (ImportError, TypeError, AttributeError):
         return h5py.File(name, "w")
