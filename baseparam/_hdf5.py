@@ -9,6 +9,10 @@ Likewise a dataset's filter pipeline names its filters by number, and libhdf5 lo
 as a plugin (a shared library, loaded and run, from ``HDF5_PLUGIN_PATH`` or its default directory): the file
 would choose which code runs. Only the filters built into libhdf5 and h5py are read; a dataset with another
 is refused before its values are read, so no plugin is loaded for it.
+
+And the writers' side: :class:`writes_checked` is the block that writes an HDF5 file (``find --h5``, the symbolic
+regroupings), so that a write the file system refuses (a full disk, a file size limit) is one StorageError naming the
+output, never an internal error, h5py's tracebacks or a crash of libhdf5.
 """
 from __future__ import annotations
 
