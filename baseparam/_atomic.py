@@ -327,14 +327,13 @@ def unwritable(path, made=False):
         info = os.statvfs(folder)
     except (AttributeError, OSError):                       # no statvfs (Windows), or no figures
         info = None
-    root = hasattr(os, "geteuid") and os.geteuid() == 0
     if info is not None and info.f_flag & getattr(os, "ST_RDONLY", 1):
         reason = os.strerror(errno.EROFS)
     elif not os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
         reason = os.strerror(errno.EACCES)
     elif free_space(os.path.join(folder, "x")) == 0:
         reason = f"{os.strerror(errno.ENOSPC)}: 0 bytes free"
-    elif info is not None and info.f_files > 0 and (info.f_ffree if root else info.f_favail) == 0:
+    elif info is not None and info.f_files > 0 and (info.f_ffree if _superuser() else info.f_favail) == 0:
         reason = f"{os.strerror(errno.ENOSPC)}: no file entry (inode) free"
     if reason is None:
         return None
@@ -452,6 +451,12 @@ def check_room(files):
                                f"{format_size(free)} free on its file system")
 
 
+def _superuser():
+    """Whether this process runs as the superuser, for whom a file system keeps blocks and inodes of its own (never
+    on Windows)."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 def free_space(path):
     """The bytes free for us (the superuser: also those its file system keeps for it) on the file system of the folder
     that holds ``path``, or None where they cannot be read: an error (no such folder), or a file system that gives no
@@ -465,7 +470,7 @@ def free_space(path):
         return None
     if usage.total <= 0:
         return None
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
+    if _superuser():
         # the blocks a file system keeps for the superuser (5 % of ext4's) are free for it: counted as used, a
         # write that fits was refused on a disk nearly full for other users
         return max(usage.free, usage.total - usage.used)

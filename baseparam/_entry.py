@@ -38,7 +38,7 @@ import sys
 import threading
 
 # loaded now: out of memory, their import could fail where they are needed (saying that it is out of memory)
-from . import errors  # noqa: E402,F401
+from . import errors
 with contextlib.suppress(ImportError):      # no such module on Windows
     import resource  # noqa: F401
 

@@ -9,7 +9,7 @@ import io
 import os
 import sys
 
-from ._atomic import atomic_path, check_output, check_room
+from ._atomic import atomic_path, check_output, check_room, private_folder
 
 
 def pyplot(private=False):
@@ -21,8 +21,6 @@ def pyplot(private=False):
     reads the user's matplotlibrc, so that a figure depended on more than the command line)."""
     if private and "matplotlib" not in sys.modules and not os.environ.get("MPLCONFIGDIR"):
         import atexit
-
-        from ._atomic import private_folder
 
         folder = private_folder(".baseparam-matplotlib")
         _PRIVATE.append(folder)

@@ -9,6 +9,10 @@ Likewise a dataset's filter pipeline names its filters by number, and libhdf5 lo
 as a plugin (a shared library, loaded and run, from ``HDF5_PLUGIN_PATH`` or its default directory): the file
 would choose which code runs. Only the filters built into libhdf5 and h5py are read; a dataset with another
 is refused before its values are read, so no plugin is loaded for it.
+
+And the writers' side: :class:`writes_checked` is the block that writes an HDF5 file (``find --h5``, the symbolic
+regroupings), so that a write the file system refuses (a full disk, a file size limit) is one StorageError naming the
+output, never an internal error, h5py's tracebacks or a crash of libhdf5.
 """
 from __future__ import annotations
 
@@ -295,9 +299,10 @@ def _create(name):
         # earlier h5py 3 releases its parameters had no defaults: make_fapl(None) was a TypeError); the buffer set to
         # nothing
         defaults = inspect.signature(h5py.File.__init__).parameters
-        fapl = make_fapl(None, **{name: defaults[name].default for name in inspect.signature(make_fapl).parameters
-                                  if name != "driver" and name in defaults
-                                  and defaults[name].default is not inspect.Parameter.empty})
+        fapl = make_fapl(None, **{option: defaults[option].default
+                                  for option in inspect.signature(make_fapl).parameters
+                                  if option != "driver" and option in defaults
+                                  and defaults[option].default is not inspect.Parameter.empty})
         fapl.set_sieve_buf_size(0)
     except (ImportError, TypeError, AttributeError):
         return h5py.File(name, "w")

@@ -19,7 +19,11 @@ _REAL = []      # the real stderr's descriptor while it is held (what a line tha
 # holding it at once, each restoring the descriptor it had saved, left it pointing at the first one's temporary file
 # for good (every later line of stderr lost) and _REAL naming a closed descriptor.
 _HOLDER = threading.RLock()
+# The start of a Rust panic's report in the held text (cut from what is passed on)
 _PANIC = re.compile(rb"^thread '[^'\n]*' panicked at ", re.MULTILINE)
+# The attribute set true on solve_clarabel's SolverError for a panic (a subclass of cvxpy's would import cvxpy here,
+# at start-up)
+PANIC = "solver_panicked"
 
 
 def real_fd():
@@ -106,8 +110,3 @@ def solve_clarabel(problem, **options):
         error = cp.SolverError(f"CLARABEL panicked: {' '.join(str(exc).split()) or 'no message'}")
         setattr(error, PANIC, True)
         raise error from None
-
-
-# The attribute set true on solve_clarabel's SolverError for a panic (a subclass of cvxpy's would import cvxpy here,
-# at start-up)
-PANIC = "solver_panicked"

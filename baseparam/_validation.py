@@ -486,9 +486,9 @@ def float_fields(result, names):
 
 
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
-           "check_field_kinds", "check_finite_fields", "float_fields", "check_flag", "check_input", "check_instance",
+           "check_field_kinds", "check_finite_fields", "check_flag", "check_input", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
            "check_number", "check_option", "check_parameter_range", "check_parameter_vector", "check_path",
            "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states", "check_samples",
-           "check_state_sizes", "check_states", "is_real", "is_whole", "normalized_quaternions", "quaternion_norms",
-           "refuse_special", "shown", "unit_quaternions"]
+           "check_state_sizes", "check_states", "float_fields", "is_real", "is_whole", "normalized_quaternions",
+           "quaternion_norms", "refuse_special", "shown", "unit_quaternions"]

@@ -116,12 +116,12 @@ def test_simulations_check_times_once_in_one_wording():
 
 def test_sensor_noise_and_simulate_check_drive_gains_alike():
     """SensorNoise.apply took gains of 0 (the current noise asked for silently dropped) or below; simulate took
-    infinite ones (τ noise of inf): two checks in two wordings. One now, positive and finite."""
+    infinite ones (τ noise of inf): two checks in two wordings. One now (noise.checked_gains), positive and finite."""
     noise, fields = bp.SensorNoise(current=0.1), {"tau": np.zeros((4, 3))}
     for gains in ([1.0, 0.0, 2.0], [1.0, -2.0, 2.0], [1.0, np.inf, 2.0]):
         with pytest.raises(bp.ArgumentError, match=r"^gains: expected 3 positive drive gains \(N·m/A\), got "):
             noise.apply(fields, 3, gains=gains)
-    from baseparam.simulation.integrate import checked_gains
+    from baseparam.simulation.noise import checked_gains
     with pytest.raises(bp.ArgumentError, match=r"^gains: expected 3 positive drive gains"):
         checked_gains([1.0, np.inf, 2.0], 3)
     assert np.array_equal(checked_gains((1, 2, 3), 3), [1.0, 2.0, 3.0])

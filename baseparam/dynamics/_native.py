@@ -81,6 +81,8 @@ NO_CACHE = ("baseparam-kernel-", "baseparam-kernel-", False, None)
 # This process's scratch folders while it compiles: the command's entry point removes them when it must end the
 # process without unwinding the stack (baseparam._entry: a second SIGTERM, a lost signal).
 _LIVE = set()
+# The compilers running (subprocess.Popen), which remove_live stops when the entry point ends the process at once.
+_COMPILERS = set()
 
 
 def load(source, functions, flags=FLAGS):
@@ -221,10 +223,6 @@ def _run_compiler(command):
         raise
     finally:
         _COMPILERS.discard(process)
-
-
-# The compilers running (subprocess.Popen), which remove_live stops when the entry point ends the process at once.
-_COMPILERS = set()
 
 
 def _stop_group(process, wait=1.0):

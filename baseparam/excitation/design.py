@@ -42,6 +42,7 @@ MAX_SAMPLES = 1_000_000            # rows of the output trajectory
 DENSE = 10                         # torque is checked at this many times the output rate
 POORLY_EXCITED = 1e8               # cond(W_b) beyond which a design warns
 SEARCH_COPIES = 6                  # a search process's memory, in sizes of the constraints' Jacobian
+PAYLOAD_JOINTS = 3                 # the last joints a payload design moves, by default (a wrist's)
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ class ExcitationDesign:
 
 def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, limits=None, criterion="cond",
                       parameters="pseudo", torque_limits=False, starts=None, workers=1, time_budget=None,
-                      seed=0, progress=None, payload=False, payload_joints=3, pose=None,
+                      seed=0, progress=None, payload=False, payload_joints=PAYLOAD_JOINTS, pose=None,
                       noise=None) -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
@@ -276,7 +277,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         raise ArgumentError("torque_limits: not available with payload=True: a payload design evaluates "
                             "only the last link's columns, not the joints' torques; design without it")
     for name, unused in (("pose", pose is not None),
-                         ("payload_joints", not is_whole(payload_joints) or payload_joints != 3)):
+                         ("payload_joints", not is_whole(payload_joints) or payload_joints != PAYLOAD_JOINTS)):
         if unused and not payload:       # taken and ignored before: a design of every joint, no word
             raise ArgumentError(f"{name}: goes with payload=True (a payload design); leave it out")
     check_option(criterion, "criterion", CRITERIA)

@@ -20,7 +20,7 @@ from .._warnings import warn
 from ..errors import AccuracyWarning, ArgumentError
 from ..model.checks import SNAP_RADIANS, near_special
 from ..model.parameters import ColumnLayout
-from ..model.robot import require_robot
+from ..model.robot import Robot, require_robot
 from ..model.value import BaseModel
 from ._budget import refuse_if_too_large, row_space_bytes
 from ._row_space import base_equation_basis, row_basis
@@ -106,7 +106,6 @@ class BaseParameters:
         # a base set built by hand is public (the class is exported): a NaN regrouping would come back from
         # from_standard and model() as NaN parameters
         check_finite_fields(self, ("Y",))
-        from ..model.robot import Robot      # the model imports this module's callers: here, not at the top
         check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "accuracy": (Real, "a number")})
 
     @property
