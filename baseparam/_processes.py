@@ -172,7 +172,16 @@ def end_with_caller():
             wait([parent.sentinel])
             _end_worker(0)
 
-    threading.Thread(target=watch, name="baseparam-caller-watch", daemon=True).start()
+    # the thread is born with the stopping signals blocked: one sent to the worker (its pool's terminate()) that
+    # the kernel gave this thread would trip Python's flag while the main thread, waiting for a task in a
+    # semaphore, never woke to run the handler (a worker left running, its pool's join waiting for ever)
+    stopping = {getattr(signal, name) for name in _STOPPING}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stopping) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        threading.Thread(target=watch, name="baseparam-caller-watch", daemon=True).start()
+    finally:
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 class Handover:

@@ -23,7 +23,6 @@ start 0's best iterate so far, and a warning says so).
 """
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import queue as queue_module
 import time
@@ -242,7 +241,6 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     """Run the starts on a pool of ``workers`` processes, handing each result to ``finished`` as it comes."""
     context = multiprocessing.get_context("spawn")
     events = pool = handover = None
-    stopped = True                  # until the results are in: the pool's clean-up is then a stop's
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
         # stops whatever started
@@ -261,10 +259,11 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
         _drain(events, tick)
-        stopped = False
     finally:
         if pool is not None:
-            with _killed_if_slow(lambda: list(pool._pool)) if stopped else contextlib.nullcontext():
+            # bounded also after a normal end: a SIGTERM that a worker's other thread took (multiprocessing's queue
+            # feeder) leaves its main thread waiting for a task, and the pool's join with it (seen once in the suite)
+            with _killed_if_slow(lambda: list(pool._pool)):
                 pool.terminate()
                 pool.join()
         if events is not None:
