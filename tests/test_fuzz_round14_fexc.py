@@ -67,3 +67,21 @@ def test_payload_friction_with_static_or_wrench_is_refused_not_ignored():
         identify_payload(robot, [_still_log(6)], static=True, friction=True)
     with pytest.raises(SettingsError, match="friction"):
         identify_payload(robot, [_still_log(6)], wrench=np.zeros((360, 6)), friction=True)
+
+
+def test_a_round_off_column_is_not_an_identifiable_payload_parameter():
+    """The payload design scaled each of the last link's columns to unit norm before the rank test, so SY of a
+    joint turning about a vertical axis (norm 1e-16, round-off) looked independent: `excite --payload` of such an
+    arm reported 'cond = 1.4e+17 over 2 columns, identifiable: …; SY1'. Checked against numpy's rank of the
+    unscaled regressor (its tolerance from the largest singular value and machine epsilon)."""
+    from baseparam.dynamics.regressor_adjoint import regressor_function
+    from baseparam.excitation.payload import payload_columns
+
+    robot = bp.parse_robot(VERTICAL_AXIS)
+    limits = bp.motion_limits(robot, {"joints": [{"q": [-1.5, 1.5], "qd": 1.5, "qdd": 5.0}]})
+    found = payload_columns(robot, "pseudo", limits, joints=1)
+    rng = np.random.default_rng(1)
+    q, qd, qdd = (rng.uniform(-1, 1, (50, 1)) for _ in range(3))
+    A = regressor_function(robot, "pseudo", found.columns)(q, qd, qdd).reshape(-1, len(found.columns))
+    assert found.rank == np.linalg.matrix_rank(A) == 1
+    assert not any("SY" in c for c in found.combinations)
