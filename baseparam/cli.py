@@ -225,6 +225,10 @@ def _given(name):
     return click.get_current_context().get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
 
 
+# the robot options declaring drive terms, for the runs that use none (_refuse_given)
+_DRIVE_TERMS = frozenset({"friction", "rotor_inertia", "friction_model"})
+
+
 def _refuse_given(names, why):
     """One line and exit 2 for the first of the options ``names`` given on the command line: options the run would
     not use (``payload --suggest-poses --robot-out r.yaml`` wrote nothing and exited 0; ``identify --parameters
@@ -694,7 +698,7 @@ def describe(robot_file, yaml_out, load):
     same joint angles (with the base and tool transforms that relate its frames to the description's)."""
     _check_outputs([robot_file], [("--yaml", yaml_out)])    # a missing folder: the write says so
     if yaml_out is None:        # the table shows joints and DH columns, not the drive terms these declare
-        _refuse_given({"friction", "rotor_inertia", "friction_model"},
+        _refuse_given(_DRIVE_TERMS,
                       "describe prints no drive terms; it declares them in the description --yaml writes")
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.loading import is_urdf
@@ -1316,6 +1320,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     """
     if not payload:
         _refuse_given({"payload_joints", "pose"}, "goes with --payload")
+    else:                   # the payload design's columns are the last link's ten: drive terms enter nowhere
+        _refuse_given(_DRIVE_TERMS, "a payload design conditions the last link's 10 columns only (no drive terms)")
     inputs = [robot_file] + ([limits_file] if limits_file else [])
     folder = csv_out and csv_out != "-" and _is_folder(csv_out)        # created when the file is written
     named = folder and (csv_out.rstrip("/" + os.sep) or csv_out)
@@ -1402,6 +1408,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     from ._warnings import warn
     from .identification.payload import identify_payload
     from .identification.trajectory import parse_column_map, read_trajectory
+    # the robot's torques are predicted from its bodies alone (identify_payload): declared drive terms went unread
+    _refuse_given(_DRIVE_TERMS, "payload predicts the robot's torques from its bodies alone (no drive terms)")
     if suggest is not None:
         _refuse_given({"unloaded", "model_file", "robot_out", "static", "still_tolerance", "still_duration",
                        "wrench_columns", "sensor", "wrench_bias", "columns", "gains_from_targets", "gains",

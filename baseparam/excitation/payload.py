@@ -170,6 +170,9 @@ def payload_columns(robot, parameters, limits, joints=3, pose=None, seed=0):
         qdd[:, j] = rng.uniform(-1, 1, S) * acc
     A = regressor_function(robot, parameters, columns)(q, qd, qdd).reshape(-1, len(columns))
     norms = np.linalg.norm(A, axis=0)
+    # a column of round-off (SY of an arm turning about a vertical axis: 1e-16 of the others) scaled to unit norm
+    # looked independent: kept, it made cond 1e17 and named a parameter the motion cannot see
+    norms[norms <= RANK_TOLERANCE * norms.max(initial=0.0)] = 0.0
     scaled = A / np.where(norms > 0, norms, 1.0)
     top = np.linalg.norm(scaled, 2) if norms.any() else 0.0
     kept = []

@@ -384,13 +384,17 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     require_fixed_base(robot, "payload identification")
     settings = preprocessing or Preprocessing.none()
     if wrench is not None:
-        if static or unloaded is not None:
-            raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static and unloaded")
+        if static or unloaded is not None or friction:
+            raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static, unloaded "
+                                "and friction")
         from .payload_wrench import identify_from_wrench
         return PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench, sensor=sensor,
                                                     preprocessing=settings, bias=bool(wrench_bias)))
     if sensor is not None or wrench_bias:
         raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
+    if friction and static:     # taken and ignored before: still poses feel no friction
+        raise SettingsError("friction: fits friction terms of moving joints; static averages still poses, which "
+                            "feel none; leave one out")
 
     def raw(data, what):
         return [check_joints(item, robot) for item in _as_trajectories(data, what)]

@@ -149,6 +149,10 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     rows = Vt[:rank]                                      # the identifiable coordinates of (SX SY SZ M)
     B = A @ rows.T
     seen = np.abs(A).max(axis=(0, 2)) > RANK_TOLERANCE * scale          # joints whose torque gravity's payload moves
+    if not seen.any():      # a wrist whose axes all lie along gravity: at rest the payload's weight is invisible
+        raise DataError(f"{sources}: at these still poses the payload's weight loads no joint (every revolute axis "
+                        "moving the last link along gravity, every prismatic one across it): its mass and centre of "
+                        "mass cannot be found at rest; fit moving logs instead of static")
     sigma = np.ones(n)
     for _ in range(3):      # per-joint σ from the residual, each joint's degrees of freedom less its leverage
         Bw, yw = (B / sigma[None, :, None])[:, seen], (y / sigma)[:, seen]
