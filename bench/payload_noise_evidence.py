@@ -13,17 +13,19 @@ positions, half the difference of their high bands is what the two runs do not s
 is a function of the state (ripple, friction, what the model misses) repeats and cancels.
 
 Measured (2026-11-27 s12, 200 draws). Wrist joints 4 and 5: the ratio is above 1 in every log, its interval too —
-j4 ×1.63 [1.34, 1.88], ×1.82, ×1.99, loaded ×2.17 [1.57, 2.80]; j5 ×1.75 [1.43, 2.04], ×1.75, ×1.62, loaded ×1.65
-[1.31, 2.06]. Joint 6 ×0.93–1.24, every interval holding 1 but one ([1.00, 1.42] on the 50 s 12harm log with 100
-draws); shoulder joints 1–3 scattered (×0.50–2.46, sign and size changing from log to log). The friction fit's
-residual below 5 Hz is largest at rest (stiction and reversals: 0.9–1.6 N·m on the wrist) and does not grow with
-speed once moving (j4 0.19–0.33, j5 0.18–0.43 N·m, flat or falling bin to bin): what the friction terms can absorb
-they do, and it is not the growth above 10 Hz (the model's τ̂ has nothing there: the residual's high band is the
-log's). The repeat: the two runs' high bands correlate 0.24–0.60 (a shared, state-bound part: largest on the
-shoulder), but the unshared half-difference grows with speed on the wrist as the log does — j4 0.134 → 0.284 N·m
-(×2.12 [1.37, 2.69]), j5 0.165 → 0.33 (×2.00 [1.45, 2.55]); j1–j3 and j6 ×0.68–1.18, intervals holding 1. So the
-growth on joints 4–5 is noise (not repeated by the same motion), not unmodelled dynamics; elsewhere no
-speed-dependence is shown.
+j4 ×1.63 [1.34, 1.88], ×1.82 [1.42, 2.11], ×1.99 [1.57, 2.54], loaded ×2.17 [1.57, 2.80]; j5 ×1.75 [1.43, 2.04],
+×1.75 [1.45, 2.04], ×1.62 [1.11, 2.43], loaded ×1.65 [1.31, 2.06]. Joint 6 ×0.93–1.24, every interval holding 1;
+the shoulder scattered: j1 ×1.11–2.22 (above 1 on one log of four), j2 ×0.50–1.11 (none), j3 ×0.92–2.46 (two).
+The friction fit's residual below 5 Hz is largest at rest (stiction and reversals: 0.9–1.6 N·m on the wrist) and does
+not grow with speed once moving (j4 0.19–0.33, j5 0.18–0.43 N·m, flat or falling bin to bin): what the friction terms
+can absorb they do, and it is not the growth above 10 Hz (τ̂ has next to nothing there: the residual's high band is
+the log's to the third digit). The repeat: the two runs' high bands correlate 0.24–0.60 (a shared, state-bound part,
+largest on the shoulder), but the unshared half-difference grows with speed on the wrist as the log does — j4 0.134
+→ 0.284 N·m (×2.12 [1.37, 2.69]), j5 0.165 → 0.33 (×2.00 [1.45, 2.55]); j1–j3 and j6 ×0.68–1.18, intervals holding
+1. So the growth on joints 4–5 is noise (the same motion does not repeat it), not unmodelled dynamics; on the other
+joints no speed-dependence is shown. LWR4+ (``lwr4``: the repeat difference, unshared by construction): j1 ×1.78
+[1.28, 2.86], j3 ×1.90 [1.33, 2.64], j4 ×2.48 [1.71, 6.39], j7 ×1.87 [1.07, 6.01] grow; j2 ×1.34 [0.90, 1.80] and
+j6 ×1.39 [0.89, 2.80] not shown; j5 ×0.69 [0.44, 1.07].
 """
 import pathlib
 import sys
@@ -138,6 +140,26 @@ def main():
         print(f"  j{j + 1} unloaded {np.round(rms_by_bin(ha[:, j], v[:, j]), 3).tolist()} "
               f"diff/√2 {np.round(rms_by_bin((ha[:, j] - hb[:, j]) / np.sqrt(2), v[:, j]), 3).tolist()} "
               f"(fastest/rest ×{r:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]) corr {corr:.2f}")
+    lwr4(draws, rng)
+
+
+def lwr4(draws, rng):
+    """The LWR4+'s repeat (measurements_1 and _2, one trajectory): half their torques' difference band-passed at
+    0.1–8 Hz (``lwr4_noise_check``'s signal), RMS at rest and in the fastest bin with ≥ 300 samples, ratio and CI."""
+    from scipy.signal import butter, sosfiltfilt
+    from _helpers import LWR4_REPEATS, lwr4_repeats
+    if not all(f.is_file() for f in LWR4_REPEATS):
+        return
+    a, inside, of_b = lwr4_repeats()
+    x = sosfiltfilt(butter(4, [0.1 / 100.0, 8.0 / 100.0], btype="band", output="sos"),
+                    (a["torques"][inside] - of_b("torques")) / np.sqrt(2), axis=0)
+    qd = a["velocities"][inside]
+    print("\nLWR4+ repeat difference / √2 at 0.1–8 Hz, RMS (N·m): rest → fastest bin with ≥300 samples, ratio "
+          "[95 % block bootstrap, 1 s blocks]")
+    for j in range(x.shape[1]):
+        table, top, r, ci = ratio_ci(x[:, j], np.abs(qd[:, j]), draws, rng, block=200)
+        print(f"  j{j + 1} {table[0]:.3f}→{table[top]:.3f} ({EDGES[top]:g}–{EDGES[top + 1]:g}) ×{r:.2f} "
+              f"[{ci[0]:.2f}, {ci[1]:.2f}]")
 
 
 if __name__ == "__main__":
