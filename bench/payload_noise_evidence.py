@@ -12,20 +12,21 @@ above 10 Hz. Last, the repeat test: the unloaded 14harm log and the loaded one f
 positions, half the difference of their high bands is what the two runs do not share — noise — while a torque that
 is a function of the state (ripple, friction, what the model misses) repeats and cancels.
 
-Measured (2026-11-27 s12, 200 draws). Wrist joints 4 and 5: the ratio is above 1 in every log, its interval too —
-j4 ×1.63 [1.34, 1.88], ×1.82 [1.42, 2.11], ×1.99 [1.57, 2.54], loaded ×2.17 [1.57, 2.80]; j5 ×1.75 [1.43, 2.04],
-×1.75 [1.45, 2.04], ×1.62 [1.11, 2.43], loaded ×1.65 [1.31, 2.06]. Joint 6 ×0.93–1.24, every interval holding 1;
-the shoulder scattered: j1 ×1.11–2.22 (above 1 on one log of four), j2 ×0.50–1.11 (none), j3 ×0.92–2.46 (two).
-The friction fit's residual below 5 Hz is largest at rest (stiction and reversals: 0.9–1.6 N·m on the wrist) and does
-not grow with speed once moving (j4 0.19–0.33, j5 0.18–0.43 N·m, flat or falling bin to bin): what the friction terms
-can absorb they do, and it is not the growth above 10 Hz (τ̂ has next to nothing there: the residual's high band is
-the log's to the third digit). The repeat: the two runs' high bands correlate 0.24–0.60 (a shared, state-bound part,
-largest on the shoulder), but the unshared half-difference grows with speed on the wrist as the log does — j4 0.134
-→ 0.284 N·m (×2.12 [1.37, 2.69]), j5 0.165 → 0.33 (×2.00 [1.45, 2.55]); j1–j3 and j6 ×0.68–1.18, intervals holding
-1. So the growth on joints 4–5 is noise (the same motion does not repeat it), not unmodelled dynamics; on the other
-joints no speed-dependence is shown. LWR4+ (``lwr4``: the repeat difference, unshared by construction): j1 ×1.78
-[1.28, 2.86], j3 ×1.90 [1.33, 2.64], j4 ×2.48 [1.71, 6.39], j7 ×1.87 [1.07, 6.01] grow; j2 ×1.34 [0.90, 1.80] and
-j6 ×1.39 [0.89, 2.80] not shown; j5 ×0.69 [0.44, 1.07].
+Measured (2026-11-27 s12, 200 draws). Wrist joints 4 and 5: the ratio is above 1 in every log, its interval too — j4
+×1.63 [1.34, 1.88], ×1.82 [1.42, 2.11], ×1.99 [1.57, 2.54], loaded ×2.17 [1.57, 2.80]; j5 ×1.75 [1.43, 2.04], ×1.75
+[1.45, 2.04], ×1.62 [1.11, 2.43], loaded ×1.65 [1.31, 2.06]. Joint 6 ×0.93–1.24, every interval holding 1; the
+shoulder scattered: j1 ×1.11–2.22 (above 1 on one log of four), j2 ×0.50–1.11 (none), j3 ×0.92–2.46 (two). The
+friction fit's residual below 5 Hz is largest at rest (stiction and reversals: 0.9–1.6 N·m on the wrist) and does
+not grow with speed once moving (j4 0.19–0.33, j5 0.18–0.43 N·m, flat or falling bin to bin): what the friction
+terms can absorb they do, and it is not the growth above 10 Hz (τ̂ has next to nothing there: the residual's high
+band is the log's to the third digit). Speed or current (``speed_or_torque``): b's interval is above 0 in 7 of 8
+wrist fits, c's in 1 of 8 (j5 of the 50 s 12harm log). The repeat: the two runs' high bands correlate 0.24–0.60 (a
+shared, state-bound part, largest on the shoulder), but the unshared half-difference grows with speed on the wrist
+as the log does — j4 0.134 → 0.284 N·m (×2.12 [1.37, 2.69]), j5 0.165 → 0.33 (×2.00 [1.45, 2.55]); j1–j3 and j6
+×0.68–1.18, intervals holding 1. So the growth on joints 4–5 is noise (the same motion does not repeat it), not
+unmodelled dynamics; on the other joints no speed-dependence is shown. LWR4+ (``lwr4``: the repeat difference,
+unshared by construction): j1 ×1.78 [1.28, 2.86], j3 ×1.90 [1.33, 2.64], j4 ×2.48 [1.71, 6.39], j7 ×1.87 [1.07,
+6.01] grow; j2 ×1.34 [0.90, 1.80] and j6 ×1.39 [0.89, 2.80] not shown; j5 ×0.69 [0.44, 1.07].
 """
 import pathlib
 import sys
@@ -140,7 +141,31 @@ def main():
         print(f"  j{j + 1} unloaded {np.round(rms_by_bin(ha[:, j], v[:, j]), 3).tolist()} "
               f"diff/√2 {np.round(rms_by_bin((ha[:, j] - hb[:, j]) / np.sqrt(2), v[:, j]), 3).tolist()} "
               f"(fastest/rest ×{r:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]) corr {corr:.2f}")
+    speed_or_torque(draws, rng)
     lwr4(draws, rng)
+
+
+def speed_or_torque(draws, rng):
+    """The wrist's high-band x² regressed on |q̇| and the low-band |τ| together (the noise of a current sensor could
+    grow with the current rather than the speed): each coefficient with its 95 % block-bootstrap interval."""
+    from scipy.signal import butter, filtfilt
+    print("\nwrist x² (above 10 Hz) = a + b·|q̇| + c·|τ below 10 Hz| [95 % block bootstrap]:")
+    for name in LOGS:
+        x, qd = ur_high_band(UR_NOISE_LOG.parent / name)
+        traj = bp.read_trajectory(UR_NOISE_LOG.parent / name, columns=COLUMNS, gains=UR_PUBLISHED_GAINS)
+        _, (_, _, tau) = uniform(traj, float(np.median(np.diff(traj.t))))
+        low = filtfilt(*butter(4, 10.0 / 50.0), tau, axis=0)
+        for j in (3, 4):
+            A = np.c_[np.ones(len(x)), np.abs(qd[:, j]), np.abs(low[:, j])]
+            c = np.linalg.lstsq(A, x[:, j] ** 2, rcond=None)[0]
+            drawn = []
+            for _ in range(draws):
+                rows = (rng.integers(0, len(x) - 100, len(x) // 100)[:, None] + np.arange(100)).ravel()
+                drawn.append(np.linalg.lstsq(A[rows], x[rows, j] ** 2, rcond=None)[0])
+            lo, hi = np.percentile(drawn, [2.5, 97.5], axis=0)
+            print(f"  {name} j{j + 1}: a {c[0]:.4f}, b {c[1]:.4f} [{lo[1]:.4f}, {hi[1]:.4f}] N²·m²·s/rad, "
+                  f"c {c[2]:.5f} [{lo[2]:.5f}, {hi[2]:.5f}] N·m (|τ| 95th percentile "
+                  f"{np.percentile(np.abs(low[:, j]), 95):.1f} N·m)")
 
 
 def lwr4(draws, rng):
