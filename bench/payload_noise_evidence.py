@@ -38,7 +38,11 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "notebooks")]
 
 import baseparam as bp  # noqa: E402
 from _helpers import UR_NOISE_LOG, UR_PUBLISHED_GAINS  # noqa: E402
+from _scope import scope_line  # noqa: E402
 from lwr4_noise_check import ur_high_band  # noqa: E402
+
+SCOPE = (["ur10e.yaml", "kuka_lwr4.yaml"], "the two robots with real logs in ../shared/data whose noise "
+                                           "bench_payload copies")
 
 EDGES = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5)
 LOGS = ("ur-20_02_19_14harm50sec.csv", "ur-20_02_12-50sec_12harm.csv", "ur-20_02_12-40sec_12harm.csv",
@@ -78,6 +82,7 @@ def uniform(traj, dt):
 
 def main():
     from scipy.signal import butter, filtfilt
+    print(scope_line(SCOPE))
     draws = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     rng = np.random.default_rng(0)
     folder = UR_NOISE_LOG.parent
