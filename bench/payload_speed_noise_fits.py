@@ -1,13 +1,15 @@
 """Issue 25's payload cases with the torque noise as the real logs have it at each joint speed, against the bench's
 one σ per joint: the fits and the verdicts under both (2026-11-27 s12).
 
-``python bench/payload_speed_noise_fits.py ROBOT [SEEDS] [BOUND] [JOINTS]``
+``python bench/payload_speed_noise_fits.py ROBOT [SEEDS] [BOUND] [JOINTS] [linear]``
 
 ROBOT ``ur10e`` or ``kuka_lwr4``; SEEDS payloads per mass (default 5; ``bench_payload.box_payload`` of seeds 1000…,
 noise draws 0…, as its ``cases``); BOUND ``yes`` to compute ``_payload_bound.motion_bound`` under both models
 (20000 starts, 12 ascents, 3 rounds, seed 0; without it the constant model's bound is the bench's recorded figure);
 JOINTS the joints, from 1, whose σ goes by speed (e.g. ``4,5``: those ``payload_noise_evidence`` shows growing), the
-others keep the bench's σ; default every joint.
+others keep the bench's σ; default every joint. ``linear`` (UR10e only; a sensitivity, not the logs' model): those
+joints' σ² a straight line in |q̇| fitted to the log's squared high band, carried past its fastest bin to 1.9 rad/s
+(``lwr4_noise_check.by_speed``'s extrapolation) instead of held at the last bin.
 
 σ by speed: UR10e — the RMS above 10 Hz of its unloaded log (the bench's σ source) per |q̇| bin (edges 0, 0.1, 0.25,
 0.5, 0.75, 1, 1.5 rad/s; bins of ≥ 300 samples, faster speeds take the last measured bin: no extrapolation), every
@@ -89,6 +91,20 @@ def main():
         print(f"  {lo:g}–{hi:g}: {np.round(row, 3).tolist()}")
     print(f"  constant (the bench's): {np.round(flat, 3).tolist()}", flush=True)
     sigma = speed_noise(EDGES, table)
+    if len(sys.argv) > 5 and sys.argv[5] == "linear" and name == "ur10e":
+        from lwr4_noise_check import ur_high_band
+        x, qd = ur_high_band()
+        moving = [int(j) - 1 for j in sys.argv[4].split(",")]
+        line = {j: np.linalg.lstsq(np.c_[np.ones(len(x)), np.abs(qd[:, j])], x[:, j] ** 2, rcond=None)[0]
+                for j in moving}
+
+        def sigma(speed, binned=sigma):
+            out = binned(speed).copy()
+            for j, (a, b) in line.items():
+                out[:, j] = np.sqrt(np.maximum(a + b * speed[:, j], 0.0))
+            return out
+        print("linear in |q̇|, at 1.9 rad/s: " +
+              ", ".join(f"j{j + 1} {np.sqrt(a + 1.9 * b):.3f} N·m" for j, (a, b) in line.items()), flush=True)
     bounds = {"constant": FLAT_BOUND[name], "by speed": np.nan}
     if len(sys.argv) > 3 and sys.argv[3] == "yes":
         for label, noise in (("constant", flat), ("by speed", sigma)):
