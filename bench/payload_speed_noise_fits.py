@@ -34,6 +34,9 @@ UR10e (joints 4–5 by speed, design cond 3.57): 0.5 kg 80.2 → 88.6, 0.8 kg 36
 UR10e (joints 4–5 by speed, design cond 5.38): 0.5 kg 93.4 → 103.6, 0.8 kg 42.7 → 47.4 (IMPOSSIBLE, bounds 30.1,
 13.7); 1 kg 29.5 → 32.7 (open, bound 8.2 → 9.5); 1.5 kg 15.0 → 16.7 (open, 4.8); 2 kg 9.3 → 10.4 (met → not met
 by this weaker design; open, bound 3.0); 5 kg 2.1 → 2.3 (met).
+UR10e, ``linear`` on joints 4–5 (σ at 1.9 rad/s 0.354 and 0.425 N·m, against the last bins' 0.229 and 0.334):
+bound 1.837e-4; 0.5 kg 80.2 → 98.9, 0.8 kg 36.7 → 45.2 (IMPOSSIBLE, 33.9, 15.5 %); 1 kg 25.3 → 31.2 (open →
+IMPOSSIBLE, bound 10.7 %); 1.5 kg 12.9 → 15.9 (open, 5.4 %); 2 kg 8.0 → 9.8 (met, by 2 %); 5 kg 1.8 → 2.2 (met).
 LWR4+ (joints 1, 3, 4, 7 by speed): 0.5 kg 49.0 → 50.8 (IMPOSSIBLE, bound 10.9 → 12.1); 0.75 kg 25.0 → 25.9 (open,
 6.1); 1 kg 15.5 → 16.0 (open, 3.8); 2 kg 4.9 → 5.0, 5 kg 1.1 → 1.1 (met). Every joint by speed (5 payloads): the
 same verdicts, σ_I +1 %.
