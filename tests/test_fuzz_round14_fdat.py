@@ -381,3 +381,23 @@ def test_a_sqlite3_bags_rows_of_topics_not_read_are_not_fetched(tmp_path, monkey
     monkeypatch.setattr(sqlite3, "connect", Counted)
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES, clock="receive").q, q)
     assert {row[0] for row in fetched} == {"/joint_states"}
+
+
+def test_a_parquet_value_flipped_under_its_page_checksum_is_refused(tmp_path):
+    # a writer that stores data-page CRCs (pyarrow's write_page_checksum): a flipped bit in a value was read as
+    # another value without a word; the CRC now refuses it (a57a8aa left this untested)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t, q, tau = motion()
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"t": t, "q": pa.FixedSizeListArray.from_arrays(pa.array(q.reshape(-1)), 3),
+                             "tau": pa.FixedSizeListArray.from_arrays(pa.array(tau.reshape(-1)), 3)}), path,
+                   write_page_checksum=True, compression="none")
+    assert np.array_equal(bp.read_trajectory(path).q, q)
+    data = bytearray(path.read_bytes())
+    at = data.find(q.reshape(-1).tobytes()[80:96])      # q's 11th value, stored plain
+    assert at > 0
+    data[at + 3] ^= 0x10
+    path.write_bytes(data)
+    said = one_line_refusal(path, "cannot read as Parquet", "CRC")
+    assert said.startswith(f"{path}: ")
