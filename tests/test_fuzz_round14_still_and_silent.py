@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
+from baseparam.identification.preprocessing import states_at_samples
 from conftest import planar_sines
 
 
@@ -25,8 +26,7 @@ def test_a_robot_that_never_moves_at_any_rate_leaves_its_unseen_parameters_at_ze
     assert np.all(estimator.coef_[unseen] == 0.0)
     assert np.abs(estimator.coef_).max() < 1e3
     # the states the predictions are made at: the same exact zeros
-    _, qd_at, qdd_at = bp.identification.preprocessing.states_at_samples(bp.Trajectory(t, still, tau),
-                                                                          bp.Preprocessing.none())
+    _, qd_at, qdd_at = states_at_samples(bp.Trajectory(t, still, tau), bp.Preprocessing.none())
     assert not qd_at.any() and not qdd_at.any()
 
 
@@ -35,8 +35,7 @@ def test_rates_of_a_moving_joint_are_numpys_central_differences():
     robot, model, t, q, qd, qdd, tau = planar_sines(8, 300, 1e-3)
     t = t * (1 + 1e-3 * np.sin(t))                   # irregular stamps: np.gradient's non-uniform formula
     q[:, 1] = 0.2
-    _, qd_at, qdd_at = bp.identification.preprocessing.states_at_samples(bp.Trajectory(t, q, tau),
-                                                                          bp.Preprocessing.none())
+    _, qd_at, qdd_at = states_at_samples(bp.Trajectory(t, q, tau), bp.Preprocessing.none())
     expected = np.gradient(q, t, axis=0)
     assert np.array_equal(qd_at[:, [0, 2]], expected[:, [0, 2]])
     assert np.array_equal(qdd_at[:, [0, 2]], np.gradient(expected, t, axis=0)[:, [0, 2]])
