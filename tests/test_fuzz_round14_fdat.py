@@ -2,7 +2,10 @@
 as a shorter log without a word unless counted against what the file says it holds (an MCAP summary's statistics, a
 bag folder's metadata.yaml); a damaged receive time was sorted elsewhere into the motion with a note only."""
 import io
+import os
+import sqlite3
 import struct
+import zipfile
 
 import numpy as np
 import pytest
@@ -106,7 +109,6 @@ def sqlite3_bag(path):
 def test_a_bag_folder_message_lost_is_found_by_its_metadata_counts(tmp_path):
     # a row of a sqlite3 bag deleted read as 19 samples without a word; metadata.yaml counts each topic's messages
     # (fewer read than counted: a warning, as rosbag2 before its cache fix wrote such counts of a valid bag)
-    import sqlite3
     import yaml
     path = tmp_path / "bag"
     q = sqlite3_bag(path)
@@ -181,7 +183,6 @@ def test_a_ros1_bag_whose_index_lost_a_chunk_is_refused(tmp_path, damage):
 def test_a_damaged_receive_time_in_a_sqlite3_bag_is_found_in_the_rows_order(tmp_path):
     # rosbags gives a sqlite3 bag's messages sorted by time stamp: a row's stamp 45 ms early moved its values two
     # samples back without even a note. Numbered in the rows' order, the message is found as in an MCAP file
-    import sqlite3
     path = tmp_path / "bag"
     q = sqlite3_bag(path)
     with sqlite3.connect(path / "bag.db3") as db:
@@ -209,7 +210,6 @@ def test_an_mcap_attachment_whose_crc_disagrees_is_refused(tmp_path):
 
 def npz_log(path, damage):
     """An NPZ log of three joints (write_trajectory's members), one member's .npy header damaged."""
-    import zipfile
     t, q, tau = motion()
     with zipfile.ZipFile(path, "w") as archive:
         for key, values in (("t", t), ("q", q), ("tau", tau), ("joint_names", np.array(NAMES))):
@@ -252,8 +252,6 @@ def test_a_parquet_footer_damaged_in_its_statistics_is_refused_not_an_aborted_pr
     # one byte flipped in the footer (a size-statistics histogram of the wrong length): pyarrow's Python accessor
     # of the column chunk's metadata, which the values' bound reads, let a C++ exception escape and the process
     # aborted (SIGABRT). Read in a child process, so that the old code's abort fails the test, not the run
-    import os
-    import struct
     import pyarrow as pa
     import pyarrow.parquet as pq
     t, q, tau = motion()
@@ -364,7 +362,6 @@ def test_an_npz_log_whose_joint_names_are_pickled_objects_is_read(tmp_path):
 def test_a_sqlite3_bags_rows_of_topics_not_read_are_not_fetched(tmp_path, monkeypatch):
     # the rows' order is taken of the topics read only: a bag's camera or IMU topic may hold millions of rows (2·10⁶
     # of one such topic took 0.99 → 2.00 s of CPU and 47 → 124 MB when every row's stamp was fetched)
-    import sqlite3
     path = tmp_path / "bag"
     q = bag_folder_with_camera(path, "SQLITE3")
     fetched, connect = [], sqlite3.connect
@@ -384,3 +381,23 @@ def test_a_sqlite3_bags_rows_of_topics_not_read_are_not_fetched(tmp_path, monkey
     monkeypatch.setattr(sqlite3, "connect", Counted)
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES, clock="receive").q, q)
     assert {row[0] for row in fetched} == {"/joint_states"}
+
+
+def test_a_parquet_value_flipped_under_its_page_checksum_is_refused(tmp_path):
+    # a writer that stores data-page CRCs (pyarrow's write_page_checksum): a flipped bit in a value was read as
+    # another value without a word; the CRC now refuses it (a57a8aa left this untested)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t, q, tau = motion()
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"t": t, "q": pa.FixedSizeListArray.from_arrays(pa.array(q.reshape(-1)), 3),
+                             "tau": pa.FixedSizeListArray.from_arrays(pa.array(tau.reshape(-1)), 3)}), path,
+                   write_page_checksum=True, compression="none")
+    assert np.array_equal(bp.read_trajectory(path).q, q)
+    data = bytearray(path.read_bytes())
+    at = data.find(q.reshape(-1).tobytes()[80:96])      # q's 11th value, stored plain
+    assert at > 0
+    data[at + 3] ^= 0x10
+    path.write_bytes(data)
+    said = one_line_refusal(path, "cannot read as Parquet", "CRC")
+    assert said.startswith(f"{path}: ")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
+from baseparam.identification.preprocessing import states_at_samples
 from conftest import planar_sines
 
 
@@ -25,8 +26,7 @@ def test_a_robot_that_never_moves_at_any_rate_leaves_its_unseen_parameters_at_ze
     assert np.all(estimator.coef_[unseen] == 0.0)
     assert np.abs(estimator.coef_).max() < 1e3
     # the states the predictions are made at: the same exact zeros
-    _, qd_at, qdd_at = bp.identification.preprocessing.states_at_samples(bp.Trajectory(t, still, tau),
-                                                                          bp.Preprocessing.none())
+    _, qd_at, qdd_at = states_at_samples(bp.Trajectory(t, still, tau), bp.Preprocessing.none())
     assert not qd_at.any() and not qdd_at.any()
 
 
@@ -35,8 +35,7 @@ def test_rates_of_a_moving_joint_are_numpys_central_differences():
     robot, model, t, q, qd, qdd, tau = planar_sines(8, 300, 1e-3)
     t = t * (1 + 1e-3 * np.sin(t))                   # irregular stamps: np.gradient's non-uniform formula
     q[:, 1] = 0.2
-    _, qd_at, qdd_at = bp.identification.preprocessing.states_at_samples(bp.Trajectory(t, q, tau),
-                                                                          bp.Preprocessing.none())
+    _, qd_at, qdd_at = states_at_samples(bp.Trajectory(t, q, tau), bp.Preprocessing.none())
     expected = np.gradient(q, t, axis=0)
     assert np.array_equal(qd_at[:, [0, 2]], expected[:, [0, 2]])
     assert np.array_equal(qdd_at[:, [0, 2]], np.gradient(expected, t, axis=0)[:, [0, 2]])
@@ -166,3 +165,22 @@ def test_round_off_columns_take_no_degree_of_freedom_from_the_noise_estimate():
     columns = np.count_nonzero(np.abs(W[:, :, used]).sum(axis=0), axis=1)     # c_j: fitted columns in joint j's rows
     expected = np.sqrt((residual ** 2).sum(axis=0) / (len(t) - columns))
     np.testing.assert_allclose(estimator.sigma_, expected, rtol=1e-9)
+
+
+def test_a_floating_bags_joint_held_still_has_rates_of_exactly_zero(tmp_path):
+    """A floating-base bag without velocities: read_floating_bag derived q̇ and q̈ with np.gradient on the stamps,
+    and a joint held at 0.3 rad got rates of ~1e-15 and ~1e-13 (round-off, the 1e8 estimates of the fixed-base
+    fit above) where preprocess gives exactly 0; a base moving at a constant 0.1 m/s, accelerations of ~1e-16."""
+    from test_floating_identification import SPACE
+    from test_floating_logs import rosbags_bag
+    t = np.arange(50) * 0.0137 + 0.1                   # stamps rounded to the ns: steps not all equal
+    q = np.zeros((t.size, 13))
+    q[:, 0], q[:, 6], q[:, 7:] = 0.1 * t, 1.0, np.sin(np.outer(t, np.arange(1, 7)))
+    q[:, 7] = 0.3
+    qd = np.zeros((t.size, 6))                         # the base's twist only: the joints' velocities not logged
+    qd[:, 0] = 0.1
+    traj = bp.read_trajectory(rosbags_bag(tmp_path / "bag", t, q, qd), robot=bp.load_robot(SPACE))
+    assert any("joint velocities derived" in note for note in traj.notes)
+    assert not traj.qd[:, 6].any() and not traj.qdd[:, 6].any() and not traj.qdd[:, :6].any()
+    moving = np.gradient(q[:, 8:], traj.t, axis=0)     # the other joints: numpy's central differences
+    assert np.array_equal(traj.qd[:, 7:], moving)

@@ -37,6 +37,7 @@ from ..motion import Trajectory, interp_columns, not_unit, quaternion_norms
 from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
                      shown_contents, topics_listed)
+from .preprocessing import _central_differences
 from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
@@ -299,11 +300,12 @@ def _joint_states(source, js, ids, tk, notes):
 
 def _or_derived(given, values, t, notes, note):
     """``given``, or when it is None the rates of ``values`` (S, k) on the times ``t`` (S,) by central differences,
-    with ``note`` (saying which, ending before "(central differences)") added to ``notes``."""
+    with ``note`` (saying which, ending before "(central differences)") added to ``notes``: exactly 0 for a column
+    that does not change (a joint held still), as :func:`.preprocessing.preprocess` derives them, not round-off."""
     if given is not None:
         return given
     notes.append(f"{note} (central differences)")
-    return np.gradient(values, t, axis=0)
+    return _central_differences(values, t)
 
 
 def _imu_link(source, topic, robot, frames, notes):

@@ -278,6 +278,15 @@ def check_pooled(base, normal, source):
                         "(a dead sensor or a wrong column map?)")
 
 
+def refuse_silent_held_out(source, t2):
+    """Refuse held-out data with a joint whose Στ² (``t2``, (n,)) is 0: it has no NRMSE (NaN) to validate by. A torque
+    of 1e-300 squares to 0 just the same. (Training data: :func:`check_pooled`.)"""
+    dead = np.flatnonzero(t2 == 0)
+    if len(dead):
+        raise DataError(f"{source}: field tau{dead[0] + 1}: the torque is zero (or its square is) in every sample (a "
+                        "dead sensor or a wrong column map?); it has no error figures")
+
+
 def _accumulate_item(base, item, factor, normal, shapes, factors):
     if factor == 1:
         q, qd, qdd, tau = (a[item.kept] for a in (item.q, item.qd, item.qdd, item.tau))

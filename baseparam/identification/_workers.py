@@ -66,14 +66,14 @@ def _in_processes(logs, task, folds, workers, report):
     context = multiprocessing.get_context("spawn")       # no fork: the caller may hold threads (a progress bar)
     # first: the pool's queues start the resource tracker, which Handover starts told to keep quiet
     handover = Handover(context, task)                   # not in the workers' start-up data (see Handover)
-    processes = min(workers, len(logs))
-    pool = ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=_init, initargs=(handover,))
+    n_workers = min(workers, len(logs))
+    pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=context, initializer=_init, initargs=(handover,))
     try:
         # the processes start as the work is submitted; an interrupt held during their start-up is raised on
         # leaving the block, inside this try, which stops whatever started
         with caller_not_reimported(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
-        handover.send(processes)
+        handover.send(n_workers)
         pending, done = set(futures), 0
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)

@@ -31,7 +31,7 @@ from ..model.value import description_of
 from ._inputs import _as_trajectories, check_joints
 from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links, single_terms
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
-from ._least_squares import accumulate, least_squares
+from ._least_squares import accumulate, least_squares, refuse_silent_held_out
 from ._params import ParamsFromInit
 from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here, as before)
 
@@ -71,17 +71,15 @@ def r2_score(tau, predicted):
 def _check_held_out(processed):
     """Refuse held-out torques the figures cannot compare (fit refuses the same): beyond ABSURD_PARAMETER, whose
     squares overflow to inf and made NRMSE and R² inf or NaN, or zero in every sample of a joint (no NRMSE: NaN)."""
-    seen = np.zeros(processed[0].tau.shape[1], dtype=bool)
+    t2 = np.zeros(processed[0].tau.shape[1])
     for item in processed:
         tau = item.tau[item.kept]
         if tau.size and np.abs(tau).max() > ABSURD_PARAMETER:
             sample, joint = np.unravel_index(np.argmax(np.abs(tau)), tau.shape)
             raise DataError(f"{item.source}: field tau{joint + 1}: absurd value {tau[sample, joint]:g} at sample "
                             f"{sample} (|τ| > {ABSURD_PARAMETER:g}); expected torques in N·m or N")
-        seen |= (tau ** 2).sum(axis=0) > 0      # a torque of 1e-300 squares to 0 just the same
-    if not seen.all():
-        raise DataError(f"{processed[0].source}: field tau{np.flatnonzero(~seen)[0] + 1}: the torque is zero (or its "
-                        "square is) in every sample (a dead sensor or a wrong column map?); it has no error figures")
+        t2 += (tau ** 2).sum(axis=0)
+    refuse_silent_held_out(processed[0].source, t2)
 
 
 class BaseParameterEstimator(ParamsFromInit):

@@ -44,7 +44,7 @@ from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
 from ._inputs import _as_trajectories, _is_state_tuple, check_joints
-from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares
+from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares, refuse_silent_held_out
 from .estimators import BaseParameterEstimator
 from .preprocessing import Preprocessing, Processed, preprocess
 from .results import Identification, LogResult, Metrics
@@ -281,10 +281,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     if held:
         Gv = np.sum([r.G for r in held], axis=0)
         held_normal = _normal(Gv, np.sum([r.n_samples for r in held], axis=0))
-        dead = np.flatnonzero(held_normal.tt == 0)
-        if len(dead):           # as identify refuses them: the validation NRMSE of that joint was NaN, silently
-            raise DataError(f"{held[0].source}: field tau{dead[0] + 1}: the torque is zero (or its square is) in every "
-                            "sample (a dead sensor or a wrong column map?); it has no error figures")
+        refuse_silent_held_out(held[0].source, held_normal.tt)    # as identify: a NaN validation NRMSE, silently
         validation = _errors(held_normal, x, [r.source for r in held])
     return Identification(estimator=estimator, train=train_metrics, validation=validation, logs=per_log)
 
