@@ -181,19 +181,14 @@ def test_mcap_messages_whose_channel_is_damaged_are_not_dropped_or_renamed_silen
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
 
 
-@pytest.mark.parametrize("column, value, said", [("timestamp", "'abc'", "time stamp is 'abc'"),
-                                                 ("data", str(2**40), "damaged JointState")])
-def test_a_sqlite3_bag_row_of_the_wrong_type_is_refused_in_one_line(tmp_path, column, value, said):
-    # sqlite3 storage types nothing: a stamp of text was a bare ValueError from numpy; data stored as the number
-    # 2**40 were turned into 2**40 zero bytes (a MemoryError)
-    import sqlite3
+def sqlite3_bag(path):
+    """A ROS 2 bag folder of sqlite3 storage (rosbags' writer), 20 JointState messages."""
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
     store = get_typestore(Stores.ROS2_HUMBLE)
     kind = "sensor_msgs/msg/JointState"
     JointState, Header, Time = (store.types[n] for n in (kind, "std_msgs/msg/Header", "builtin_interfaces/msg/Time"))
     t, q, tau = motion(20)
-    path = tmp_path / "bag"
     with Writer(path, version=9, storage_plugin=StoragePlugin.SQLITE3) as writer:
         conn = writer.add_connection("/joint_states", kind, typestore=store)
         for k in range(t.size):
@@ -201,6 +196,17 @@ def test_a_sqlite3_bag_row_of_the_wrong_type_is_refused_in_one_line(tmp_path, co
             msg = JointState(header=Header(stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""), name=NAMES,
                              position=q[k], velocity=np.zeros(3), effort=tau[k])
             writer.write(conn, ns, store.serialize_cdr(msg, kind))
+    return q
+
+
+@pytest.mark.parametrize("column, value, said", [("timestamp", "'abc'", "time stamp is 'abc'"),
+                                                 ("data", str(2**40), "damaged JointState")])
+def test_a_sqlite3_bag_row_of_the_wrong_type_is_refused_in_one_line(tmp_path, column, value, said):
+    # sqlite3 storage types nothing: a stamp of text was a bare ValueError from numpy; data stored as the number
+    # 2**40 were turned into 2**40 zero bytes (a MemoryError)
+    import sqlite3
+    path = tmp_path / "bag"
+    sqlite3_bag(path)
     with sqlite3.connect(path / "bag.db3") as db:
         db.execute(f"UPDATE messages SET {column} = {value} WHERE id = 5")
     db.close()

@@ -12,7 +12,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.errors import BaseParamError
-from test_fuzz_round13_fdat import NAMES, joint_state_records, mcap_of, motion, records
+from test_fuzz_round13_fdat import NAMES, joint_state_records, mcap_of, motion, records, sqlite3_bag
 
 
 def one_line_refusal(path, *words, **options):
@@ -86,24 +86,6 @@ def test_an_mcap_record_skipped_where_nothing_counts_the_messages_is_said(tmp_pa
     with pytest.warns(bp.errors.DataWarning, match=r"skipped \(opcode 0x42.*no summary section.*cannot be told"):
         traj = bp.read_trajectory(path, joints=NAMES)
     assert np.array_equal(traj.q, np.delete(q, 10, axis=0))
-
-
-def sqlite3_bag(path):
-    """A ROS 2 bag folder of sqlite3 storage (rosbags' writer), 20 JointState messages."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
-    store = get_typestore(Stores.ROS2_HUMBLE)
-    kind = "sensor_msgs/msg/JointState"
-    JointState, Header, Time = (store.types[n] for n in (kind, "std_msgs/msg/Header", "builtin_interfaces/msg/Time"))
-    t, q, tau = motion(20)
-    with Writer(path, version=9, storage_plugin=StoragePlugin.SQLITE3) as writer:
-        conn = writer.add_connection("/joint_states", kind, typestore=store)
-        for k in range(t.size):
-            ns = int(round(t[k] * 1e9))
-            msg = JointState(header=Header(stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""), name=NAMES,
-                             position=q[k], velocity=np.zeros(3), effort=tau[k])
-            writer.write(conn, ns, store.serialize_cdr(msg, kind))
-    return q
 
 
 def test_a_bag_folder_message_lost_is_found_by_its_metadata_counts(tmp_path):
