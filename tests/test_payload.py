@@ -128,6 +128,12 @@ def test_vendor_formats_read_back():
     assert set(r.to_dict()["vendors"]) == {"ur", "kuka", "franka"}
     with pytest.raises(bp.BaseParamError):
         r.to_vendor("abb")
+    # a mass or a centre-of-mass coordinate the data leave undetermined (std NaN, as a 2-joint wrist's static fit
+    # gives): the JSON printed the controllers' numbers anyway (0 kg, or a COM 2 m out), to be loaded as measured
+    import dataclasses
+    for change in ({"com_std": np.array([0.001, np.nan, 0.002])}, {"mass_std": np.nan}):
+        doc = dataclasses.replace(r, **change).to_dict()
+        assert doc["vendors"] is None and doc["mass"] == 2.5 and np.allclose(doc["com"], c)
 
 
 def test_difference_mode_cancels_a_wrong_model():

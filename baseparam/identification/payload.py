@@ -232,11 +232,15 @@ class PayloadResult:
 
     def to_dict(self):
         """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
-        them), the details and the vendors' formats (:meth:`to_vendor`)."""
+        them), the details and the vendors' formats (:meth:`to_vendor`; None where the mass or the centre of mass
+        is not determined)."""
         from .._numbers import json_float, json_floats
 
-        # a standard deviation the data do not determine is NaN in the result, null (None) here
-        doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")},
+        # a standard deviation the data do not determine is NaN in the result, null (None) here; a controller's
+        # format takes the mass and centre of mass as known: none where the data leave one of them undetermined
+        # (a 0 kg or 2 m value would be loaded as if measured)
+        determined = np.isfinite(self.mass_std) and np.isfinite(self.com_std).all()
+        doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")} if determined else None,
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
                "inertia_std": [json_floats(row) for row in self.inertia_std], "frame": "the link the last joint moves",
