@@ -241,6 +241,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     """Run the starts on a pool of ``workers`` processes, handing each result to ``finished`` as it comes."""
     context = multiprocessing.get_context("spawn")
     events = pool = handover = None
+    stopped = True                  # until the results are in: the pool's clean-up is then a stop's
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
         # stops whatever started
@@ -259,11 +260,13 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
         _drain(events, tick)
+        stopped = False
     finally:
         if pool is not None:
             # bounded also after a normal end: a SIGTERM that a worker's other thread took (multiprocessing's queue
-            # feeder) leaves its main thread waiting for a task, and the pool's join with it (seen once in the suite)
-            with _killed_if_slow(lambda: list(pool._pool)):
+            # feeder) leaves its main thread waiting for a task, and the pool's join with it (seen once in the suite);
+            # there with time for a worker cut short by the time budget to stop its compile (up to 1 s)
+            with _killed_if_slow(lambda: list(pool._pool), grace=0.3 if stopped else 2.0):
                 pool.terminate()
                 pool.join()
         if events is not None:
