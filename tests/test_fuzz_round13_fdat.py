@@ -181,21 +181,25 @@ def test_mcap_messages_whose_channel_is_damaged_are_not_dropped_or_renamed_silen
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
 
 
-def sqlite3_bag(path):
-    """A ROS 2 bag folder of sqlite3 storage (rosbags' writer), 20 JointState messages."""
+def ros2_bag(path, plugin="SQLITE3", version=9, camera=False):
+    """A ROS 2 bag folder (rosbags' writer, ``plugin`` storage) of 20 JointState messages on /joint_states, and with
+    ``camera`` 20 strings on /camera, a topic the trajectory does not read; q."""
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
     store = get_typestore(Stores.ROS2_HUMBLE)
-    kind = "sensor_msgs/msg/JointState"
+    kind, text = "sensor_msgs/msg/JointState", "std_msgs/msg/String"
     JointState, Header, Time = (store.types[n] for n in (kind, "std_msgs/msg/Header", "builtin_interfaces/msg/Time"))
     t, q, tau = motion(20)
-    with Writer(path, version=9, storage_plugin=StoragePlugin.SQLITE3) as writer:
-        conn = writer.add_connection("/joint_states", kind, typestore=store)
+    with Writer(path, version=version, storage_plugin=getattr(StoragePlugin, plugin)) as writer:
+        joints = writer.add_connection("/joint_states", kind, typestore=store)
+        frames = writer.add_connection("/camera", text, typestore=store) if camera else None
         for k in range(t.size):
             ns = int(round(t[k] * 1e9))
             msg = JointState(header=Header(stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""), name=NAMES,
                              position=q[k], velocity=np.zeros(3), effort=tau[k])
-            writer.write(conn, ns, store.serialize_cdr(msg, kind))
+            writer.write(joints, ns, store.serialize_cdr(msg, kind))
+            if camera:
+                writer.write(frames, ns, store.serialize_cdr(store.types[text](data=f"frame {k}"), text))
     return q
 
 
@@ -206,7 +210,7 @@ def test_a_sqlite3_bag_row_of_the_wrong_type_is_refused_in_one_line(tmp_path, co
     # 2**40 were turned into 2**40 zero bytes (a MemoryError)
     import sqlite3
     path = tmp_path / "bag"
-    sqlite3_bag(path)
+    ros2_bag(path)
     with sqlite3.connect(path / "bag.db3") as db:
         db.execute(f"UPDATE messages SET {column} = {value} WHERE id = 5")
     db.close()

@@ -12,7 +12,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.errors import BaseParamError
-from test_fuzz_round13_fdat import NAMES, joint_state_records, mcap_of, motion, records, sqlite3_bag
+from test_fuzz_round13_fdat import NAMES, joint_state_records, mcap_of, motion, records, ros2_bag
 
 
 def one_line_refusal(path, *words, **options):
@@ -93,7 +93,7 @@ def test_a_bag_folder_message_lost_is_found_by_its_metadata_counts(tmp_path):
     # (fewer read than counted: a warning, as rosbag2 before its cache fix wrote such counts of a valid bag)
     import yaml
     path = tmp_path / "bag"
-    q = sqlite3_bag(path)
+    q = ros2_bag(path)
     with sqlite3.connect(path / "bag.db3") as db:
         db.execute("DELETE FROM messages WHERE id = 5")
     db.close()
@@ -166,7 +166,7 @@ def test_a_damaged_receive_time_in_a_sqlite3_bag_is_found_in_the_rows_order(tmp_
     # rosbags gives a sqlite3 bag's messages sorted by time stamp: a row's stamp 45 ms early moved its values two
     # samples back without even a note. Numbered in the rows' order, the message is found as in an MCAP file
     path = tmp_path / "bag"
-    q = sqlite3_bag(path)
+    q = ros2_bag(path)
     with sqlite3.connect(path / "bag.db3") as db:
         db.execute("UPDATE messages SET timestamp = timestamp - 45000000 WHERE id = 11")
     db.close()
@@ -259,24 +259,8 @@ def test_a_parquet_footer_damaged_in_its_statistics_is_refused_not_an_aborted_pr
 
 
 def bag_folder_with_camera(path, plugin):
-    """A ROS 2 bag folder (rosbags' writer, ``plugin`` storage) of 20 JointState messages on /joint_states and 20
-    strings on /camera, a topic the trajectory does not read; q."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
-    store = get_typestore(Stores.ROS2_HUMBLE)
-    kind, text = "sensor_msgs/msg/JointState", "std_msgs/msg/String"
-    JointState, Header, Time = (store.types[n] for n in (kind, "std_msgs/msg/Header", "builtin_interfaces/msg/Time"))
-    t, q, tau = motion(20)
-    with Writer(path, version=8, storage_plugin=getattr(StoragePlugin, plugin)) as writer:
-        joints = writer.add_connection("/joint_states", kind, typestore=store)
-        camera = writer.add_connection("/camera", text, typestore=store)
-        for k in range(t.size):
-            ns = int(round(t[k] * 1e9))
-            msg = JointState(header=Header(stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""), name=NAMES,
-                             position=q[k], velocity=np.zeros(3), effort=tau[k])
-            writer.write(joints, ns, store.serialize_cdr(msg, kind))
-            writer.write(camera, ns, store.serialize_cdr(store.types[text](data=f"frame {k}"), text))
-    return q
+    """A ROS 2 bag folder (version 8, ``plugin`` storage) with a /camera topic beside /joint_states; q."""
+    return ros2_bag(path, plugin, version=8, camera=True)
 
 
 def add_to_count(path, topic, extra):
