@@ -329,8 +329,9 @@ def main():
         signum = signal.SIGINT
     elif isinstance(outcome, cli._Terminated):
         signum = outcome.args[0]
-    elif outcome is not None and errors.resource_exhausted(outcome) is not None:    # the machine's limit, not a bug
-        _say_line(f"baseparam: {errors.resource_exhausted(outcome)}")
+    # the machine's limit, not a bug
+    elif outcome is not None and (exhausted := errors.resource_exhausted(outcome)) is not None:
+        _say_line(f"baseparam: {exhausted}")
         status = 2
     elif outcome is not None:                          # a bug: reported as Python would, then the end as always
         import traceback

@@ -8,15 +8,14 @@ import sys
 import threading
 from contextlib import contextmanager
 
-_STOPPING = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+_STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _swappable():
     """The numbers of the stopping signals whose handler may be swapped for a while and restored: a handler set
     outside Python (getsignal gives None) could not be restored, it is left in place; an ignored signal (nohup's
     SIGHUP) stays ignored."""
-    return [getattr(signal, name) for name in _STOPPING
-            if signal.getsignal(getattr(signal, name)) not in (None, signal.SIG_IGN)]
+    return [number for number in _STOPPING if signal.getsignal(number) not in (None, signal.SIG_IGN)]
 
 
 @contextmanager
@@ -113,11 +112,11 @@ def deaf_to_interrupts():
     pool's ``terminate()``) ends it now, through :func:`_end_worker` (an ignored one, ``nohup``'s, stays so; a
     forked worker's inherited handlers, the recorders of :func:`workers_born_deaf`, are replaced)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for name in _STOPPING[1:]:
-        if signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
-            signal.signal(getattr(signal, name), _end_worker)
+    for number in _STOPPING[1:]:
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, _end_worker)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {getattr(signal, name) for name in _STOPPING})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_STOPPING))
 
 
 @contextmanager
@@ -175,8 +174,7 @@ def end_with_caller():
     # the thread is born with the stopping signals blocked: one sent to the worker (its pool's terminate()) that
     # the kernel gave this thread would trip Python's flag while the main thread, waiting for a task in a
     # semaphore, never woke to run the handler (a worker left running, its pool's join waiting for ever)
-    stopping = {getattr(signal, name) for name in _STOPPING}
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stopping) if hasattr(signal, "pthread_sigmask") else None
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPPING)) if hasattr(signal, "pthread_sigmask") else None
     try:
         threading.Thread(target=watch, name="baseparam-caller-watch", daemon=True).start()
     finally:
@@ -317,7 +315,7 @@ def import_held(name):
 
     def run():
         if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_BLOCK, {getattr(signal, n) for n in _STOPPING})
+            signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPPING))
         try:
             outcome["module"] = importlib.import_module(name)
         except BaseException as exc:  # noqa: BLE001 — given to the caller, raised there
