@@ -76,6 +76,19 @@ def workers_born_deaf():
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # the held signals reach the caller's handlers now
 
 
+@contextmanager
+def _blocked(numbers):
+    """The signals ``numbers`` blocked in this thread for the block, where signal masks exist: a thread or a
+    process started in it is born with them blocked."""
+    numbers = set(numbers) if hasattr(signal, "pthread_sigmask") else set()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, numbers) if numbers else None
+    try:
+        yield
+    finally:
+        if numbers:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def _tracker_running():
     """Start multiprocessing's resource tracker (if no one has), telling it not to warn when it cleans up, deaf to
     SIGHUP.
@@ -94,14 +107,11 @@ def _tracker_running():
     # SIGHUP held while it starts, so held in it for good: it ignores SIGINT and SIGTERM itself, but a hangup sent
     # to the run's process group (a closed terminal, `kill -HUP -PGID`) ended it, and the caller's clean-up started a
     # new one that printed a "KeyError: '/mp-…'" traceback for each semaphore the caller then unregistered
-    hangup = {signal.SIGHUP} if hasattr(signal, "SIGHUP") and hasattr(signal, "pthread_sigmask") else set()
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, hangup) if hangup else None
     try:
-        resource_tracker.ensure_running()
+        with _blocked({signal.SIGHUP} if hasattr(signal, "SIGHUP") else set()):
+            resource_tracker.ensure_running()
     finally:
         sys.warnoptions.remove(added)
-        if hangup:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def deaf_to_interrupts():
@@ -174,12 +184,8 @@ def end_with_caller():
     # the thread is born with the stopping signals blocked: one sent to the worker (its pool's terminate()) that
     # the kernel gave this thread would trip Python's flag while the main thread, waiting for a task in a
     # semaphore, never woke to run the handler (a worker left running, its pool's join waiting for ever)
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPPING)) if hasattr(signal, "pthread_sigmask") else None
-    try:
+    with _blocked(set(_STOPPING)):
         threading.Thread(target=watch, name="baseparam-caller-watch", daemon=True).start()
-    finally:
-        if mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 class Handover:
