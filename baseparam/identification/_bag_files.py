@@ -498,10 +498,10 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
                 messages.append((bytes(data), stamp, len(messages)))      # its index in the topic
         except Exception as exc:
             problem = f"damaged after {sum(map(len, by_topic.values()))} messages ({_one_line(exc)})"
+        counts = {t: len(m) for t, m in by_topic.items()}
         if problem is None and index is not None:
-            problem = _ros1_index_problem(index, {t: len(m) for t, m in by_topic.items()},
-                                          {c.topic for c in wanted})
-        ranks = _file_ranks(sqlite3_files, {t: len(m) for t, m in by_topic.items()}) if sqlite3_files else None
+            problem = _ros1_index_problem(index, counts, {c.topic for c in wanted})
+        ranks = _file_ranks(sqlite3_files, counts) if sqlite3_files else None
         for topic, rank in (ranks or {}).items():
             by_topic[topic] = [(data, stamp, int(k)) for (data, stamp, _), k in zip(by_topic[topic], rank)]
         ros1 = Path(source).suffix.lower() == ".bag"

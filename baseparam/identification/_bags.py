@@ -349,8 +349,15 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     late = int((np.diff(times) < 0).sum())
     notes.append(f"{source}: topic {stream.topic}: {late} messages out of order on the {clock} clock, sorted")
     order = np.argsort(times, kind="stable")
-    return replace(stream, stamps=times[order], received=stream.received[order], order=stream.order[order],
-                   arrays={f: (a[order] if a is not None else None) for f, a in stream.arrays.items()}, clock=clock)
+    return _messages(stream, order, stamps=times[order], clock=clock)
+
+
+def _messages(stream, index, **changes):
+    """The stream's messages at ``index`` (an order or a mask), each of its arrays taken alike, with ``changes``."""
+    return replace(stream, **{"stamps": stream.stamps[index], "received": stream.received[index],
+                              "order": stream.order[index],
+                              "arrays": {f: (a[index] if a is not None else None) for f, a in stream.arrays.items()},
+                              **changes})
 
 
 def _receive_order(stream, source, damaged):
@@ -369,8 +376,7 @@ def _receive_order(stream, source, damaged):
         raise DataError(f"{source}: topic {stream.topic}: message {index}: {reason}")
     damaged += [(stream.topic, index, reason) for index, reason in sorted(late.items())]
     keep = ~np.isin(stream.order, list(late))
-    return replace(stream, stamps=stream.stamps[keep], received=stream.received[keep], order=stream.order[keep],
-                   arrays={f: (a[keep] if a is not None else None) for f, a in stream.arrays.items()})
+    return _messages(stream, keep)
 
 
 def _exact_times(stream, extra):
