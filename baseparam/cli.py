@@ -384,8 +384,9 @@ def _one_line_errors(path, on_exit=None):
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
             _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
-        if resource_exhausted(exc) is not None:      # a limit of the process (ulimit -v, -n) met: not a bug
-            _fail(f"{path}: {resource_exhausted(exc)}", 2)
+        exhausted = resource_exhausted(exc)
+        if exhausted is not None:                    # a limit of the process (ulimit -v, -n) met: not a bug
+            _fail(f"{path}: {exhausted}", 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input

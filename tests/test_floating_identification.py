@@ -713,3 +713,17 @@ def test_fit_takes_the_orientations_its_trajectory_took():
         a = identify_floating(model, off, route=route, known={"mass": 448.0})
         b = identify_floating(model, ex.log, route=route, known={"mass": 448.0})
         np.testing.assert_allclose(a.values, b.values, rtol=1e-9, atol=1e-9 * np.abs(b.values).max())
+
+
+def test_experiment_seed_of_numpy_small_integer_is_the_int():
+    """A seed of np.uint8(255) was checked but not kept: the twist noise drew from ``seed + 1``, which wrapped
+    around to 0 (other noise than seed=255 asks for, and numpy's overflow warning)."""
+    model = bp.Model(bp.load_robot(SPACE))
+    k = np.arange(1, 7)
+
+    def tau(t, q, qd):
+        return 3 * np.sin(0.5 * k * t + k)
+
+    runs = [bp.free_floating_experiment(model, np.linspace(0, 1, 11), tau, twist_noise=0.001, seed=seed)
+            for seed in (255, np.uint8(255))]
+    np.testing.assert_array_equal(runs[1].log.qd, runs[0].log.qd)

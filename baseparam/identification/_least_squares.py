@@ -338,11 +338,12 @@ def least_squares(normal, method, effective):
     Fit
     """
     n, R = normal.h.shape
-    x, G_inv, cond_s, cond_r, null = _solve(normal.G.sum(0), normal.h.sum(0))
+    G = normal.G.sum(0)                                  # (R, R): the joints' rows pooled
+    x, G_inv, cond_s, cond_r, null = _solve(G, normal.h.sum(0))
     rr = normal.residuals(x)
     N = normal.n_samples
     # c_j per joint: the columns fitted in its rows (a round-off column, left at 0, takes no degree of freedom)
-    seen = np.count_nonzero((np.diagonal(normal.G, axis1=1, axis2=2) > 0) & _seen_columns(normal.G.sum(0)), axis=1)
+    seen = np.count_nonzero((np.diagonal(normal.G, axis1=1, axis2=2) > 0) & _seen_columns(G), axis=1)
     sigma = np.sqrt(rr / np.maximum(N - seen, 1))
     weights = np.ones(n)
     weighted = method == "wls"

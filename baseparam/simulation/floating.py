@@ -180,7 +180,8 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
 
 
 def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
-    """The noise settings of an experiment: finite standard deviations ≥ 0 of the right lengths, a seed ≥ 0."""
+    """The noise settings of an experiment: finite standard deviations ≥ 0 of the right lengths, a seed ≥ 0,
+    returned as the int checked (``seed + 1`` of a np.uint8(255) wrapped around to 0: other noise than asked for)."""
     for name, value, sizes in (("twist_noise", twist_noise, ((), (6,))), ("wrench_noise", wrench_noise, ((2,),))):
         arr = real_array(name, value)
         if arr.shape not in sizes or not (np.abs(arr) <= 1e8).all() or (arr < 0).any():
@@ -189,6 +190,7 @@ def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
                                 + (f"{arr.tolist()}" if arr.ndim <= 1 else f"shape {arr.shape}"))
     seed = check_number(seed, "seed", low=0, integer=True)
     checked_noise(noise)
+    return seed
 
 
 def _log(truth, noise, twist_noise, seed):
@@ -234,7 +236,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     robot = _floating_model(model, "contact experiments")
     contacts = check_contacts(contacts, robot)
     check_instance(point, "point", (bool, np.bool_), "True or False")
-    _check_noise(twist_noise, seed, wrench_noise, noise)
+    seed = _check_noise(twist_noise, seed, wrench_noise, noise)
     (q, qd, qdd), _ = check_robot_states(robot, q=q, qd=qd, qdd=qdd)
     t = checked_times(t, 2, n_samples=len(q))
     if not contacts:
@@ -286,7 +288,7 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
         With no contacts (``wrenches`` of shape (S, 0, 6)).
     """
     robot = _floating_model(model, "free-floating experiments")
-    _check_noise(twist_noise, seed, noise=noise)
+    seed = _check_noise(twist_noise, seed, noise=noise)
     if q0 is None:
         q0 = np.zeros(robot.n_q)
         q0[6] = 1.0
