@@ -67,23 +67,18 @@ def _line(signum):
     return f"baseparam: terminated ({signal.Signals(signum).name})"
 
 
-def _say_line(text):
-    """``text`` as one line on stderr, after what Python buffered."""
-    _flush()
+def _say_line(text, flush=True):
+    """``text`` as one line on stderr, written straight to its file descriptor: after what Python buffered (unless
+    ``flush`` is false: from the watchdog, whose flush could wait forever on a stream the main thread holds)."""
+    if flush:
+        _flush()
     with contextlib.suppress(OSError):
         os.write(_stderr_fd(), (" ".join(text.split()) + "\n").encode(errors="replace"))
 
 
 def _say(signum, flush=True):
-    """One line on stderr, written straight to its file descriptor: after what Python buffered (unless
-    ``flush`` is false: from the watchdog, whose flush could wait forever on a stream the main thread holds).
-    Said once, whichever thread comes first."""
-    def write():
-        if flush:
-            _flush()
-        with contextlib.suppress(OSError):
-            os.write(_stderr_fd(), (_line(signum) + "\n").encode())
-    say_once(write)
+    """The signal's line (:func:`_say_line`), said once, whichever thread comes first."""
+    say_once(lambda: _say_line(_line(signum), flush))
 
 
 def _stderr_fd():
