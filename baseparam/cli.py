@@ -296,11 +296,8 @@ def _stopped(message, status):
     """
     # one line, whichever thread says it first: the entry point's watchdog (when the run came through it) may be
     # ending the run at the same moment (a second signal under load), and says it under the same lock
-    entry = sys.modules.get("baseparam._entry")
-    if entry is None:
-        click.echo(f"baseparam: {message}", err=True)
-    else:
-        entry.say_once(lambda: click.echo(f"baseparam: {message}", err=True))
+    say_once = getattr(sys.modules.get("baseparam._entry"), "say_once", lambda write: write())
+    say_once(lambda: click.echo(f"baseparam: {message}", err=True))
     # os._exit skips atexit, where matplotlib's temporary folder is removed (--plot) and multiprocessing unlinks
     # the semaphores of a worker pool (excite --workers): without this its resource tracker reports them "leaked"
     # after we have gone
