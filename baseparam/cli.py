@@ -331,20 +331,10 @@ class _Plain:
         return super().convert(value, param, ctx)
 
 
-class _Float(_Plain, click.types.FloatParamType):
-    pass
-
-
-class _Int(_Plain, click.types.IntParamType):
-    pass
-
-
-class _FloatRange(_Plain, click.FloatRange):
-    pass
-
-
-class _IntRange(_Plain, click.IntRange):
-    pass
+# click's float, int and range types with that grammar
+_Float, _Int, _FloatRange, _IntRange = (type(name, (_Plain, base), {}) for name, base in (
+    ("_Float", click.types.FloatParamType), ("_Int", click.types.IntParamType), ("_FloatRange", click.FloatRange),
+    ("_IntRange", click.IntRange)))
 
 
 def _fail(message, status):
