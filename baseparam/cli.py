@@ -548,7 +548,7 @@ def _robot_options(command):
                               friction_model=friction_model, floating=floating, mimic=mimic)
         return command(*args, load=load, **kwargs)
 
-    return _with_options(wrapper, (
+    return _options(
         click.option("--root", metavar="LINK", help="URDF: the link to take as the base (default: the URDF's root)."),
         click.option("--tip", metavar="LINK[,LINK...]",
                      help="URDF: keep only the joints on the paths from the root to these links."),
@@ -578,14 +578,16 @@ def _robot_options(command):
                           "mimic joint at q = 0 (their links weigh on the bodies carrying them; one warning line), "
                           "or read each as an independent joint with its own coordinate (pinocchio's default "
                           "reading; one warning line)."),
-    ))
+    )(wrapper)
 
 
-def _with_options(command, options):
-    """``command`` decorated by ``options`` (click option decorators), the first listed shown first in --help."""
-    for option in reversed(options):
-        command = option(command)
-    return command
+def _options(*options):
+    """One decorator applying ``options`` (click option decorators), the first listed shown first in --help."""
+    def decorate(command):
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return decorate
 
 
 def _json_option(what):
@@ -618,13 +620,11 @@ def _size(kind):
     return convert
 
 
-def _memory_option(command):
-    """``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)."""
-    option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=_size("memory"),
-                          help="Memory the projection may use, e.g. 4G, 512M, 2GiB (default: 80 % of what the "
-                               "machine has available); a robot that would need more is refused at once, with the "
-                               "figure.")
-    return option(command)
+# ``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)
+_memory_option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=_size("memory"),
+                              help="Memory the projection may use, e.g. 4G, 512M, 2GiB (default: 80 % of what the "
+                                   "machine has available); a robot that would need more is refused at once, with "
+                                   "the figure.")
 
 
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
@@ -837,20 +837,17 @@ def _number_or_none(text, flag):
     return _parsed(text, flag, _plain, "a number or 'none'")
 
 
-def _trajectory_options(command):
-    """The options reading and preprocessing a measured trajectory, shared by identify and payload."""
-    return _with_options(command, (
-        click.option("--gains", metavar="K1,K2,...",
-                     help="Drive gains (N·m/A) when the files log motor current: τ = k·i."),
-        click.option("--skip-bad-rows", is_flag=True,
-                     help="Drop damaged rows (reported) instead of refusing the file."),
-        click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
-                     help="Zero-phase Butterworth low-pass of q, qd, tau."),
-        click.option("--filter-order", default=4, show_default=True, type=_IntRange(1, 100)),
-        click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
-                     help="Drop samples where every |qd| is below V (rad/s or m/s)."),
-        click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
-                     help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not.")))
+# The options reading and preprocessing a measured trajectory, shared by identify and payload.
+_trajectory_options = _options(
+    click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i."),
+    click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file."),
+    click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
+                 help="Zero-phase Butterworth low-pass of q, qd, tau."),
+    click.option("--filter-order", default=4, show_default=True, type=_IntRange(1, 100)),
+    click.option("--rest-velocity", default="0.05", show_default=True, metavar="V|none",
+                 help="Drop samples where every |qd| is below V (rad/s or m/s)."),
+    click.option("--resample", default="auto", show_default=True, metavar="auto|none|DT",
+                 help="Resample to a uniform grid: at the median step (auto), at DT seconds, or not."))
 
 
 def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
