@@ -212,13 +212,6 @@ def as_flags(message, clauses=True):
     return _SNAKE.sub(lambda m: FLAGS[m.group(1)], message)
 
 
-def inputs_protected(paths):
-    """:func:`baseparam._atomic.inputs_protected`, imported when a command runs (``--help`` stays light)."""
-    from ._atomic import inputs_protected as protect
-
-    return protect(paths)
-
-
 def _given(name):
     """Whether option ``name`` (its parameter name) was typed on the command line, its default value included."""
     from click.core import ParameterSource
@@ -345,15 +338,16 @@ def _fail(message, status):
 
 
 @contextlib.contextmanager
-def _one_line_errors(path, on_exit=None):
+def _one_line_errors(path, on_exit=None, inputs=None):
     """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
     file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar).
 
     The outputs written inside are put in place together when the block ends, and none is left when it fails
-    (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind."""
-    from ._atomic import outputs_together
+    (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind. No output
+    is written over ``inputs`` (default ``[path]``; :func:`baseparam._atomic.inputs_protected`)."""
+    from ._atomic import inputs_protected, outputs_together
     try:
-        with outputs_together():
+        with outputs_together(), inputs_protected([path] if inputs is None else inputs):
             yield
     except click.ClickException:
         raise
@@ -656,7 +650,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
     progress = _Progress("projecting")
     from .projection.base_set import find_base_parameters
     from .projection.report import format_table
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file, progress.close):
         robot = load(robot_file)
         if symbolic is not None:     # formulas in the named lengths (the exact engine, interpolated)
             from .projection.symbolic import find_symbolic_base_parameters, format_symbolic_table, store_symbolic
@@ -692,7 +686,7 @@ def describe(robot_file, yaml_out, load):
     from .model.loading import is_urdf
     from .model.robot import robot_to_yaml
     from .model.summary import describe as text
-    with _one_line_errors(robot_file), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
         if yaml_out is not None:
@@ -961,8 +955,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
-    with _one_line_errors(robot_file):
+    with _one_line_errors(robot_file, inputs=()):
         train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
+    inputs = [robot_file, *train, *validate]
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
     streamed = workers > 1 or scheduler is not None or (len(train) > 1 and not plot_out)
@@ -979,7 +974,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     # the estimator checks these settings (its messages, in flags, are the CLI's)
     fit_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}
-    _check_outputs([robot_file, *train, *validate, *filter(None, [contacts_file])],
+    _check_outputs([*inputs, *filter(None, [contacts_file])],
                    [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
                     ("--yaml", yaml_out)])
     _writable([json_out, plot_out, urdf_out, mjcf_out, yaml_out], plot_out)
@@ -994,8 +989,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             seen.setdefault(key, role)
     progress = _Progress("projecting")
     bars = [progress]                               # closed on an error: the projection's, then the logs'
-    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
-            inputs_protected([robot_file, *train, *validate]):
+    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars], inputs=inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
                                   filter_friction=filter_friction)
         robot = load(robot_file)
@@ -1013,7 +1007,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             ("--total-mass", total_mass), ("--prior-weight", prior_weight), ("--scheduler", scheduler))}
         floating_options = {"--validate": bool(validate), **floating_options, "--workers": workers > 1,
                             "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
-        with _one_line_errors(robot_file), inputs_protected([robot_file, *train, *validate]):
+        with _one_line_errors(robot_file, inputs=inputs):
             summary, written = _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file,
                                                   known, floating_options,
                                                   {"topic": topic, "base_topic": base_topic, "clock": clock,
@@ -1021,8 +1015,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         # after the block, which puts the outputs in place: 'wrote' was said before the file was there
         _report(summary, written, json_out == "-")
         return
-    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
-            inputs_protected([robot_file, *train, *validate]):
+    with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars], inputs=inputs):
         read_options = {"columns": None if columns is None else parse_column_map(columns),      # '' refused
                         "gains": _numbers(gains, "--gains"),
                         "skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock, "delay": _delay(delay),
@@ -1196,7 +1189,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
     progress = _Progress("projecting")
     _out_folder(out_dir)
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):   # output errors name their file
+    with _one_line_errors(robot_file, progress.close):   # output errors name their file
         functions = parse_what(what)               # before the projection: a typo costs no work
         check_prefix(prefix, lang)
         check_checked(checked, lang)
@@ -1241,7 +1234,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     from .codegen.equations import equations as closed_form
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file, progress.close):
         base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
@@ -1325,7 +1318,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
     progress = _Progress("designing")
-    with _one_line_errors(robot_file, progress.close), inputs_protected(inputs):
+    with _one_line_errors(robot_file, progress.close, inputs=inputs):
         robot = load(robot_file)
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
@@ -1425,7 +1418,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                    {"--robot-out": "give a file name (.yaml, .yml or .urdf)"})
     robot_format = _robot_out_format(robot_out)
     _writable([json_out, robot_out])
-    with _one_line_errors(robot_file), inputs_protected(inputs):
+    with _one_line_errors(robot_file, inputs=inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")
@@ -1507,7 +1500,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
     _writable([json_out])
-    with _one_line_errors(robot_file), inputs_protected([robot_file]):
+    with _one_line_errors(robot_file):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         written = _write_outputs((json_out, lambda path: _write_json(path, poses.to_dict())))
     _report(poses.summary(), written, json_out == "-")
