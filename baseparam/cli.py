@@ -995,23 +995,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         robot = load(robot_file)
     if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
         progress.close()
-        if robot.is_floating:
-            _refuse_given({"weighting", "prior", "filter_friction", "parameters", "rest_velocity", "resample",
-                           "max_memory"}, "not used by the floating-base identification")
-            if not _given("cutoff"):        # the logs are used as given: no filter, whatever its order
-                _refuse_given({"filter_order"}, "the order of the low-pass filter --cutoff HZ asks for, not given")
-        # given or not, not true or false: '--prior-weight 0' or '--columns ""' was taken as left out
-        floating_options = {flag: value is not None for flag, value in (
-            ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out), ("--yaml", yaml_out),
-            ("--columns", columns), ("--delay", delay), ("--gains", gains), ("--mass-bounds", mass_bounds),
-            ("--total-mass", total_mass), ("--prior-weight", prior_weight), ("--scheduler", scheduler))}
-        floating_options = {"--validate": bool(validate), **floating_options, "--workers": workers > 1,
-                            "--decimate": decimate > 1, "--skip-bad-rows": skip_bad_rows}
         with _one_line_errors(robot_file, inputs=inputs):
-            summary, written = _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file,
-                                                  known, floating_options,
-                                                  {"topic": topic, "base_topic": base_topic, "clock": clock,
-                                                   "imu_frame": imu_frame}, _explicit_cutoff(settings))
+            summary, written = _identify_floating(robot_file, robot, train, settings)
         # after the block, which puts the outputs in place: 'wrote' was said before the file was there
         _report(summary, written, json_out == "-")
         return
@@ -1062,26 +1047,35 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     _report(result.summary(), written, json_out == "-")
 
 
-def _explicit_cutoff(settings):
-    """(cut-off Hz, order) when --cutoff was given on the command line (floating logs are used as given unless
-    asked: the default 5 Hz is the fixed-base preprocessing's), else None."""
-    return (settings.cutoff_hz, settings.filter_order) if _given("cutoff") and settings.cutoff_hz is not None else None
-
-
-def _identify_floating(robot_file, robot, train, json_out, method, route, contacts_file, known, unused, bag_options,
-                       lowpass=None):
-    """`identify` of a floating-base robot (bp.identify_floating): the logs as docs/formats.md, "Floating-base
-    logs", the contacts from --contacts, --known NAME=VALUE. Called inside identify's error handling; returns the
-    summary and the outputs' paths, reported once that handling has put the outputs in place."""
+def _identify_floating(robot_file, robot, train, settings):
+    """`identify` of a floating-base robot (bp.identify_floating), with the command's options: the logs as
+    docs/formats.md, "Floating-base logs" (low-passed only when --cutoff is given on the command line: the default
+    5 Hz is the fixed-base preprocessing's), the contacts from --contacts, --known NAME=VALUE. Called inside
+    identify's error handling; returns the summary and the outputs' paths, reported once that handling has put the
+    outputs in place."""
     from .identification.floating import identify_floating
     from .identification.floating_logs import lowpass_floating, read_contacts, read_floating
-    if not robot.is_floating:
+    options = click.get_current_context().params
+    route, contacts_file, known, method = (options[name] for name in ("route", "contacts_file", "known", "method"))
+    if robot.is_floating:
+        _refuse_given({"weighting", "prior", "filter_friction", "parameters", "rest_velocity", "resample",
+                       "max_memory"}, "not used by the floating-base identification")
+        if not _given("cutoff"):        # the logs are used as given: no filter, whatever its order
+            _refuse_given({"filter_order"}, "the order of the low-pass filter --cutoff HZ asks for, not given")
+    else:
         flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic"
-                if bag_options.get("base_topic") else "--imu-frame")
+                if options["base_topic"] else "--imu-frame")
         _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
               "(base: floating, or --floating for a URDF)", 2)
     if route is None:
         _fail(f"--route: {robot_file}: {robot.name!r} has a floating base: give --route torques|base|momentum", 2)
+    # given or not, not true or false: '--prior-weight 0' or '--columns ""' was taken as left out
+    unused = {"--validate": bool(options["validate"]), **{flag: options[name] is not None for flag, name in (
+        ("--plot", "plot_out"), ("--urdf", "urdf_out"), ("--mjcf", "mjcf_out"), ("--yaml", "yaml_out"),
+        ("--columns", "columns"), ("--delay", "delay"), ("--gains", "gains"), ("--mass-bounds", "mass_bounds"),
+        ("--total-mass", "total_mass"), ("--prior-weight", "prior_weight"), ("--scheduler", "scheduler"))},
+        "--workers": options["workers"] > 1, "--decimate": options["decimate"] > 1,
+        "--skip-bad-rows": options["skip_bad_rows"]}
     for flag, value in unused.items():
         if value:
             _fail(f"{flag}: not available for a floating-base robot (--route); leave it out", 2)
@@ -1100,16 +1094,18 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
             _fail(f"--known: {name.strip()} given twice ({quantities[name.strip()]:g} and {number:g})", 2)
         quantities[name.strip()] = number
     contacts, topics = read_contacts(contacts_file, robot, topics=True) if contacts_file else ((), {})
+    bag_options = {name: options[name] for name in ("topic", "base_topic", "clock", "imu_frame")}
+    lowpass = _given("cutoff") and settings.cutoff_hz is not None
     data, wrenches = [], []
     for path in train:
         traj = read_floating(path, robot, topics, **bag_options)
         if lowpass:
-            traj = lowpass_floating(traj, *lowpass)
+            traj = lowpass_floating(traj, settings.cutoff_hz, settings.filter_order)
         data.append(traj)
         wrenches.append(traj.wrenches)
     result = identify_floating(robot, data, route=route, contacts=contacts, wrenches=wrenches if contacts else None,
                                known=quantities or None, method=method)
-    written = _write_outputs((json_out, lambda path: _write_json(path, result.to_dict())))
+    written = _write_outputs((options["json_out"], lambda path: _write_json(path, result.to_dict())))
     for note in (note for traj in data for note in traj.notes):   # once the fit and its output stand: one line
         _reader_note(note)
     return result.summary(), written
