@@ -81,9 +81,7 @@ class _Progress:
                 self.bar.refresh()
 
     def _update(self):
-        done, total = self.state
-        if self.bar.total != total:
-            self.bar.total = total
+        done, self.bar.total = self.state        # a plain attribute of tqdm's: a report may change the total
         self.bar.update(done - self.bar.n)
 
     def close(self):
