@@ -37,9 +37,11 @@ def read_raw(path, source, named=(), types=()):
     if os.path.isdir(path):
         # its metadata and files checked (parsed once) before any reader opens them
         info = check_bag_folder(path, source, tuple(named), tuple(types))
-        files = _mcap_files(path, info)
+        # uncompressed MCAP storage by the fast reader, any other through rosbags
+        packed = info and (info.get("compression_mode") or info.get("compression_format"))
+        files = () if packed else _storage_files(path, info, "mcap", ".mcap")
         contents = (_read_mcap_folder(files, source) if files else
-                    _read_rosbags(path, source, named, types, _sqlite3_files(path, info)))
+                    _read_rosbags(path, source, named, types, _storage_files(path, info, "sqlite3", ".db3")))
         # the topics rosbags reads, of either storage: another topic's count says nothing of the log (and of one
         # recorded by rosbag2 before its cache fix, counts the messages its full cache dropped)
         return _checked_counts(contents, info, lambda msgtype, topic: _wanted(msgtype, topic, named, types))
@@ -387,18 +389,15 @@ def _counted(reader, bound):
     return size
 
 
-def _mcap_files(path, info):
-    """The .mcap files of a ROS 2 bag folder with uncompressed-file MCAP storage (read by the fast reader), given its
-    metadata ``info`` (:func:`check_bag_folder`'s), or None (sqlite3 storage, compression, a metadata.yaml that
-    cannot be read or parsed: rosbags)."""
-    if not info or info.get("storage_identifier") != "mcap" or info.get("compression_mode") \
-            or info.get("compression_format"):
-        return None
-    try:
-        files = [os.path.join(path, name) for name in info["relative_file_paths"]]
-    except (KeyError, TypeError):
-        return None
-    return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
+def _storage_files(path, info, storage, ending):
+    """The storage files of a bag folder in its metadata's order (``info``: :func:`check_bag_folder`'s, its
+    ``relative_file_paths`` checked a list of names), when its storage is ``storage`` (``'mcap'``, ``'sqlite3'``)
+    and each is a file of the folder named ``*ending``; else () (another storage, metadata that do not say or
+    cannot be read)."""
+    if not info or info.get("storage_identifier") != storage:
+        return ()
+    files = tuple(os.path.join(path, name) for name in info.get("relative_file_paths") or ())
+    return files if all(f.endswith(ending) and os.path.isfile(f) for f in files) else ()
 
 
 def _read_mcap_folder(files, source):
@@ -421,15 +420,6 @@ def _read_mcap_folder(files, source):
 def _wanted(msgtype, topic, named, types):
     """Whether a topic's messages are read, as :func:`read_raw` says."""
     return msgtype in JOINT_STATE or topic in named or msgtype.replace("/msg/", "/") in types
-
-
-def _sqlite3_files(path, info):
-    """The sqlite3 storage files of a bag folder, in its metadata's order (``info``: :func:`check_bag_folder`'s), or
-    () (another storage, or metadata that do not say)."""
-    if not info or info.get("storage_identifier") != "sqlite3" or not isinstance(info.get("relative_file_paths"), list):
-        return ()
-    files = [os.path.join(path, name) for name in info["relative_file_paths"]]
-    return tuple(files) if all(f.endswith(".db3") and os.path.isfile(f) for f in files) else ()
 
 
 def _file_ranks(files, counts):
