@@ -394,20 +394,18 @@ def _decompress(data, pos, stop):
     problem = chunk_size_problem(compression, size, n) if compression else None
     if problem:
         raise _Truncated(problem)
+    if compression not in ("", "zstd", "lz4"):
+        raise _Truncated(f"unknown compression {compression!r}")
     raw = data[pos:pos + n]
     try:
-        if compression == "":
-            records = bytes(raw)
-        elif compression == "zstd":
+        if compression == "zstd":
             import zstandard
             records = zstandard.ZstdDecompressor().decompress(raw, max_output_size=size)
         elif compression == "lz4":
             import lz4.frame
             records = lz4.frame.LZ4FrameDecompressor().decompress(raw, max_length=size)   # no more than claimed
         else:
-            raise _Truncated(f"unknown compression {compression!r}")
-    except _Truncated:
-        raise
+            records = bytes(raw)
     except Exception as exc:                # zstd/lz4 raise their own error types for corrupt data
         raise _Truncated(f"cannot decompress its {compression} data: {_one_line(exc)}") from None
     if len(records) != size:
