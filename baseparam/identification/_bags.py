@@ -419,9 +419,8 @@ def _align(streams, names, fields, source, notes, clock):
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
-        if isinstance(msg_field, tuple):         # TOPIC:FIELD
-            return s.topic == msg_field[0] and j in s.names and s.arrays.get(msg_field[1]) is not None
-        return j in s.names and s.arrays.get(msg_field) is not None
+        topic, key = msg_field if isinstance(msg_field, tuple) else (s.topic, msg_field)      # TOPIC:FIELD or not
+        return s.topic == topic and j in s.names and s.arrays.get(key) is not None
 
     base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
     used = {}
