@@ -637,9 +637,7 @@ def _velocity_gradient(robot, route, trajectories, pivots, theta):
     for traj in trajectories:
         qd = np.asarray(traj.qd, dtype=float)
         G = np.empty((len(qd), 6 if route == "base" else robot.n_v, robot.n_v))
-        for k in range(robot.n_v):
-            step = np.zeros(robot.n_v)
-            step[k] = 1.0
+        for k, step in enumerate(np.eye(robot.n_v)):
             plus = route_rows(robot, route, traj.q, qd + step, traj.qdd)[:, :, pivots]
             minus = route_rows(robot, route, traj.q, qd - step, traj.qdd)[:, :, pivots]
             # elementwise products summed along the last axis (numpy's pairwise sum, no BLAS): thread-count free
