@@ -178,14 +178,11 @@ def check_bag_folder(path, source, named, types=()):
     if not isinstance(info, dict):
         return None
     _check_metadata(info, f"{source}/metadata.yaml")
-    names = []
-    for key in ("relative_file_paths", "files"):
-        listed = info.get(key)
-        if listed is None:
-            continue
+    names = list(info.get("relative_file_paths") or ())       # a list of names (_check_metadata)
+    if info.get("files") is not None:
         # a reader would iterate what it is given (a string's letters)
-        check_instance(listed, f"{source}/metadata.yaml: {key}", list, "a list", error=DataError)
-        names += [f.get("path") if isinstance(f, dict) else f for f in listed] if key == "files" else listed
+        check_instance(info["files"], f"{source}/metadata.yaml: files", list, "a list", error=DataError)
+        names += [f.get("path") if isinstance(f, dict) else f for f in info["files"]]
     for name in names:
         if not isinstance(name, str):
             continue
