@@ -283,7 +283,7 @@ def _decode_generic(topic, entry, path, source):
     """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
     (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
     msgtype = entry[0]
-    stamps, received, order, values, damaged = [], [], [], [], []
+    kept, damaged = [], []          # (stamp, receive time, index, values) of each message read
     for index, log_time, stamp, msg in deserialized(topic, entry, source):
         if stamp is None:
             damaged.append((topic, index, msg))
@@ -297,19 +297,16 @@ def _decode_generic(topic, entry, path, source):
             arr = np.asarray(value, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
             raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
-        stamps.append(stamp)
-        received.append(log_time)
-        order.append(index)
-        values.append(arr)
-    if not values:
+        kept.append((stamp, log_time, index, arr))
+    if not kept:
         raise DataError(f"{source}: topic {topic}: no readable messages")
+    stamps, received, order, values = zip(*kept)
     sizes = np.array([v.size for v in values])
     width = int(np.bincount(sizes).argmax())       # the size most messages have (pieces come by byte size)
     ok = sizes == width
     damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}") for i in np.flatnonzero(~ok)]
-    stream = _Stream(topic, None, np.array(stamps)[ok], _ns_to_s(np.array(received)[ok]), np.array(order)[ok],
-                     {path: np.vstack([v for v, good in zip(values, ok) if good])})
-    return stream, damaged
+    return _Stream(topic, None, np.array(stamps)[ok], _ns_to_s(np.array(received)[ok]), np.array(order)[ok],
+                   {path: np.vstack([v for v, good in zip(values, ok) if good])}), damaged
 
 
 def _kind(raw, topic):
