@@ -210,10 +210,6 @@ def _is_count(value):
     return _is_integer(value) and value >= 0
 
 
-def _is_text(value):
-    return isinstance(value, str)
-
-
 def _is_nanoseconds(key):
     # any sign: a clock before the epoch, or a recorder's negative duration, is no type error and MCAP folders read
     return lambda value: isinstance(value, dict) and _is_integer(value.get(key))
@@ -226,7 +222,7 @@ def _is_topic(entry):
         return False
     meta = entry.get("topic_metadata", {})
     return (("message_count" not in entry or _is_count(entry["message_count"])) and isinstance(meta, dict)
-            and all(_is_text(meta[k]) for k in ("name", "type", "serialization_format") if k in meta))
+            and all(isinstance(meta[k], str) for k in ("name", "type", "serialization_format") if k in meta))
 
 
 # The metadata.yaml entries a reader uses, each with its test and what it expects. A value of another type reached
@@ -234,11 +230,11 @@ def _is_topic(entry):
 # iterable"); an entry missing is left to the readers (an MCAP folder needs few of them).
 _METADATA = {
     "version": (_is_count, "a version number"),
-    "storage_identifier": (_is_text, "a storage name ('mcap' or 'sqlite3')"),
+    "storage_identifier": (lambda v: isinstance(v, str), "a storage name ('mcap' or 'sqlite3')"),
     "relative_file_paths": (lambda v: isinstance(v, list) and all(isinstance(f, str) and f for f in v),
                             "a list of file names"),
-    "compression_format": (lambda v: v is None or _is_text(v), "a compression name or ''"),
-    "compression_mode": (lambda v: v is None or _is_text(v), "a compression mode or ''"),
+    "compression_format": (lambda v: v is None or isinstance(v, str), "a compression name or ''"),
+    "compression_mode": (lambda v: v is None or isinstance(v, str), "a compression mode or ''"),
     "message_count": (_is_count, "a count of messages"),
     "duration": (_is_nanoseconds("nanoseconds"), "a mapping {nanoseconds: N}"),
     "starting_time": (_is_nanoseconds("nanoseconds_since_epoch"), "a mapping {nanoseconds_since_epoch: N}"),
