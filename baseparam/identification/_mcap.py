@@ -422,7 +422,6 @@ def _chunk_records(records, out):
     buf = np.frombuffer(records, dtype=np.uint8)
     end, pos = len(records), 0
     starts, lengths, channels = [], [], []
-    tried = False
     while pos < end:
         if pos + 9 > end:
             raise _Truncated("a record header is cut inside a chunk")
@@ -434,8 +433,7 @@ def _chunk_records(records, out):
         if op == _MESSAGE:
             if length < _MESSAGE_HEAD:
                 raise _Truncated("message record shorter than its header")
-            if not tried:
-                tried = True
+            if not starts:          # the first message: the rest of the chunk tried as records of its size
                 rows = _uniform_rows(buf, pos, end, 9 + length)
                 if rows is not None:
                     out.add(rows, rows[:, 9:11].copy().view("<u2")[:, 0], rows[:, 15:23].copy().view("<i8")[:, 0])
