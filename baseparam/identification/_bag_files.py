@@ -500,7 +500,8 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
 
 
 ROS1_MAGIC = b"#ROSBAG V2.0\n"
-_BAG_HEADER, _CHUNK, _CONNECTION, _MESSAGE = 3, 5, 7, 2
+# the op fields (one byte) of the records read
+_BAG_HEADER, _CHUNK, _CONNECTION, _MESSAGE = b"\x03", b"\x05", b"\x07", b"\x02"
 
 
 class _Cut(Exception):
@@ -540,12 +541,12 @@ def _check_ros1_chunks(path, source):
         while pos < end:
             try:
                 fields, body, after = _ros1_record(data, pos, end)
-                _ros1_index_record(fields, data, pos, body, after, chunk, index)
+                op = fields.get("op", b"")[:1]
+                _ros1_index_record(op, fields, data, pos, body, after, chunk, index)
             except (_Cut, ValueError) as exc:
                 index["damaged"] = f"the record at byte {pos} is damaged ({exc.args[0]})"
                 return index
-            op = fields.get("op", b"")[:1]
-            if op == bytes([_CHUNK]):
+            if op == _CHUNK:
                 problem = _chunk_size_problem(fields.get("compression", b"none"),
                                               int.from_bytes(fields.get("size", b"")[:4], "little"), after - body)
                 if problem:
@@ -557,7 +558,7 @@ def _check_ros1_chunks(path, source):
     return index
 
 
-_INDEX_DATA, _CHUNK_INFO = 4, 6
+_INDEX_DATA, _CHUNK_INFO = b"\x04", b"\x06"
 
 
 def _u32(fields, name):
@@ -567,29 +568,28 @@ def _u32(fields, name):
     return int.from_bytes(value, "little")
 
 
-def _ros1_index_record(fields, data, pos, body, after, chunk, index):
-    """What a top-level record of a ROS 1 bag adds to ``index`` (:func:`_check_ros1_chunks`): the bag header's chunk
-    count, the chunks' positions, each chunk's index data (connection → messages indexed), the chunk infos (chunk
-    position → connection → messages) and the connections' topics."""
-    op = fields.get("op", b"")[:1]
-    if op == bytes([_BAG_HEADER]):
+def _ros1_index_record(op, fields, data, pos, body, after, chunk, index):
+    """What a top-level record of a ROS 1 bag (``op`` its op field) adds to ``index`` (:func:`_check_ros1_chunks`):
+    the bag header's chunk count, the chunks' positions, each chunk's index data (connection → messages indexed),
+    the chunk infos (chunk position → connection → messages) and the connections' topics."""
+    if op == _BAG_HEADER:
         index["header"] = _u32(fields, "chunk_count")
-    elif op == bytes([_CHUNK]):
+    elif op == _CHUNK:
         index["chunks"].append(pos)
-    elif op == bytes([_INDEX_DATA]):
+    elif op == _INDEX_DATA:
         count = _u32(fields, "count")
         if chunk is None or after - body != 12 * count:
             raise ValueError("index data")
         counts = index["indexed"].setdefault(chunk, {})
         conn = _u32(fields, "conn")
         counts[conn] = counts.get(conn, 0) + count
-    elif op == bytes([_CHUNK_INFO]):
+    elif op == _CHUNK_INFO:
         where, count = fields.get("chunk_pos", b""), _u32(fields, "count")
         if len(where) != 8 or after - body != 8 * count:
             raise ValueError("chunk info")
         pairs = np.frombuffer(data, dtype="<u4", count=2 * count, offset=body).reshape(-1, 2)
         index["infos"][int.from_bytes(where, "little")] = {int(c): int(n) for c, n in pairs}
-    elif op == bytes([_CONNECTION]):
+    elif op == _CONNECTION:
         index["topics"][_u32(fields, "conn")] = fields.get("topic", b"").decode("utf-8", "replace")
 
 
@@ -630,11 +630,11 @@ def _scan_ros1(path, source, named, types, why):
         try:
             fields, body, after = _ros1_record(data, pos, end)
             op = _ros1_op(fields)
-            if op == bytes([_BAG_HEADER]) and len(fields.get("index_pos", b"")) == 8:
+            if op == _BAG_HEADER and len(fields.get("index_pos", b"")) == 8:
                 index_pos = int.from_bytes(fields["index_pos"], "little")
-            elif op == bytes([_CONNECTION]):
+            elif op == _CONNECTION:
                 _ros1_connection(fields, data, body, after, connections)
-            elif op == bytes([_CHUNK]):
+            elif op == _CHUNK:
                 _ros1_chunk(fields, data[body:after], connections, messages)
         except _Cut as exc:
             stop = f"a record at byte {pos} is cut ({exc.args[0]})"
@@ -693,7 +693,7 @@ def _ros1_record(data, pos, stop):
     length = int.from_bytes(data[head + n:head + n + 4], "little")
     body = head + n + 4
     if body + length > stop:
-        plain = fields.get("op", b"")[:1] == bytes([_CHUNK]) and fields.get("compression") == b"none"
+        plain = fields.get("op", b"")[:1] == _CHUNK and fields.get("compression") == b"none"
         raise _Cut(f"it claims {length} bytes, {stop - body} remain", data[body:stop] if plain else None)
     return fields, body, body + length
 
@@ -734,9 +734,9 @@ def _ros1_records(body, connections, messages):
         except _Cut:
             return
         op = _ros1_op(fields)
-        if op == bytes([_CONNECTION]):
+        if op == _CONNECTION:
             _ros1_connection(fields, body, start, after, connections)
-        elif op == bytes([_MESSAGE]):
+        elif op == _MESSAGE:
             conn = int.from_bytes(fields.get("conn", b"")[:4], "little")
             time = fields.get("time", b"")
             if len(fields.get("conn", b"")) != 4 or conn not in connections or len(time) != 8:
