@@ -88,14 +88,14 @@ class _Truncated(Exception):
     pass
 
 
-def read(data, out=None) -> Contents:
-    """Parse an MCAP file's bytes (see the module docstring) into ``out`` (a new :class:`Contents`).
+def read(data, out) -> Contents:
+    """Parse an MCAP file's bytes (see the module docstring) into ``out`` (a new :class:`Contents`, its
+    ``transform`` set by the caller).
 
     The top-level records are walked first (a few hundred: chunks are ~1 MB), then handled in file
     order, each chunk decompressed and decoded before the next. (Decompressing the next chunk in a
     thread meanwhile was tried: on the shared 2-core machine it gained nothing measurable.)
     """
-    out = Contents() if out is None else out
     if data[:8] != MAGIC:
         out.problem = "not an MCAP file (no MCAP magic at the start)"
         return out
