@@ -147,9 +147,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
 def _field_map(columns, source):
     """Trajectory field → JointState field, from a column map (``{"current": "effort"}``)."""
     fields = dict(DEFAULT_FIELDS)
-    if columns is None:
-        return fields
-    given = _normalize_map(columns, source)
+    given = _normalize_map(columns, source)         # {} without a map
     for field in torque_excluded(given):
         fields.pop(field, None)
     for field, entry in given.items():
