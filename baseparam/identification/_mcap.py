@@ -64,7 +64,7 @@ class Contents:
 
     def add(self, rows, channel_ids, log_times):
         """Messages given as full records ``(k, 9 + 22 + L)`` in file order: split by channel, numbered."""
-        channels = np.unique(channel_ids) if channel_ids.size else channel_ids
+        channels = np.unique(channel_ids)
         for c in channels.tolist():
             if channels.size == 1:
                 part, times = rows, log_times
@@ -463,8 +463,6 @@ def _uniform_rows(buf, pos, end, stride):
 
 def _flush(buf, starts, lengths, channels, out):
     """Message records at ``starts`` (each ``lengths`` bytes with its header), gathered by channel and size."""
-    if not starts:
-        return
     starts, lengths, channels = np.asarray(starts), np.asarray(lengths), np.asarray(channels)
     for c in np.unique(channels).tolist():
         mine = channels == c
