@@ -138,29 +138,41 @@ def _walk(data):
     """The top-level records [(opcode, start, body, stop)] up to the data end, the damage that cut the
     walk short (or None), and what is wrong after the data end (the summary cut: every message is there, the
     file is not whole; or None)."""
-    end = len(data)
-    pos = 8
-    records = []
-    while True:
-        if pos == end:
-            return records, f"ends at byte {end} without the MCAP footer: the file is truncated", None
-        if pos + 9 > end:
+    end, records = len(data), []
+    try:
+        for op, pos, body, stop in _records(data, 8, end):
+            if op == _DATA_END and stop - body >= 4 and (crc_problem := _data_crc_problem(data, pos)):
+                return [], crc_problem, None     # damage somewhere in it: nothing is trusted (the CRC of it all, once)
+            records.append((op, pos, body, stop))      # (a data end's stop: where the summary starts)
+            if op in (_DATA_END, _FOOTER):
+                return records, None, None if _whole_tail(data, pos) else (
+                    f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
+                    "closing magic): the file is truncated after its last message; every message is read")
+    except _RunsPast as cut:
+        pos, length = cut.args
+        if length is None:
             return records, f"truncated at byte {end} (a record header at byte {pos} is cut)", None
-        op = data[pos]
+        return records, (f"truncated at byte {end}: a {_NAMES.get(data[pos], 'record')} at byte {pos} claims {length} "
+                         f"bytes, {end - pos - 9} remain"), None
+    return records, f"ends at byte {end} without the MCAP footer: the file is truncated", None
+
+
+class _RunsPast(Exception):
+    """A record that runs past the end of what holds it: ``args`` its start and the length it claims (None: its
+    header is cut)."""
+
+
+def _records(data, pos, end):
+    """(opcode, start, body, stop) of each record of ``data[pos:end]`` in turn, :class:`_RunsPast` at one that runs
+    past ``end``: the top-level records, a summary section's, a chunk's (each caller words the damage its way)."""
+    while pos < end:
+        if pos + 9 > end:
+            raise _RunsPast(pos, None)
         (length,) = struct.unpack_from("<Q", data, pos + 1)
-        body = pos + 9
-        if length > end - body:
-            return records, (f"truncated at byte {end}: a {_NAMES.get(op, 'record')} at byte {pos} claims {length} "
-                             f"bytes, {end - body} remain"), None
-        if op == _DATA_END and length >= 4 and (crc_problem := _data_crc_problem(data, pos)):
-            return [], crc_problem, None     # damage somewhere in it: nothing is trusted (the CRC of it all, once)
-        if op in (_DATA_END, _FOOTER):
-            records.append((op, pos, body, body + length))      # where the summary starts (the data end's end)
-            return records, None, None if _whole_tail(data, pos) else (
-                f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
-                "closing magic): the file is truncated after its last message; every message is read")
-        records.append((op, pos, body, body + length))
-        pos = body + length
+        if length > end - pos - 9:
+            raise _RunsPast(pos, length)
+        yield data[pos], pos, pos + 9, pos + 9 + length
+        pos += 9 + length
 
 
 def _data_crc_problem(data, pos):
@@ -258,17 +270,12 @@ def _summary(data, data_end):
                       f"{data_end if data_end is not None else '?'}: a record dropped, repeated or damaged")
     if crc and zlib.crc32(memoryview(data)[start:foot + 9 + 16]) != crc:
         return None, "its summary section is damaged (its CRC disagrees)"
-    records, pos = [], start
-    while pos < foot:
-        if pos + 9 > foot:
-            return None, f"its summary section is damaged (a record at byte {pos} is cut)"
-        op = data[pos]
-        (length,) = struct.unpack_from("<Q", data, pos + 1)
-        if length > foot - pos - 9:
-            return None, f"its summary section is damaged (a record at byte {pos} runs past the footer)"
-        records.append((op, pos + 9, pos + 9 + length))
-        pos += 9 + length
-    return records, None
+    try:
+        return [(op, body, stop) for op, _, body, stop in _records(data, start, foot)], None
+    except _RunsPast as cut:
+        pos, length = cut.args
+        return None, (f"its summary section is damaged (a record at byte {pos} "
+                      f"{'is cut' if length is None else 'runs past the footer'})")
 
 
 def _count_problem(data, pos, stop, out):
@@ -419,34 +426,31 @@ def _decompress(data, pos, stop):
 
 def _chunk_records(records, out):
     """The records of a decompressed chunk: messages in bulk where they share a size."""
-    buf = np.frombuffer(records, dtype=np.uint8)
-    end, pos = len(records), 0
+    buf, end = np.frombuffer(records, dtype=np.uint8), len(records)
     starts, lengths, channels = [], [], []
-    while pos < end:
-        if pos + 9 > end:
-            raise _Truncated("a record header is cut inside a chunk")
-        op = records[pos]
-        (length,) = struct.unpack_from("<Q", records, pos + 1)
-        stop = pos + 9 + length
-        if stop > end:
-            raise _Truncated(f"a record inside a chunk claims {length} bytes, {end - pos - 9} remain")
-        if op == _MESSAGE:
-            if length < _MESSAGE_HEAD:
-                raise _Truncated("message record shorter than its header")
-            if not starts:          # the first message: the rest of the chunk tried as records of its size
-                rows = _uniform_rows(buf, pos, end, 9 + length)
-                if rows is not None:
-                    out.add(rows, rows[:, 9:11].copy().view("<u2")[:, 0], rows[:, 15:23].copy().view("<i8")[:, 0])
-                    return
-            starts.append(pos)
-            lengths.append(9 + length)
-            channels.append(struct.unpack_from("<H", records, pos + 9)[0])
-        elif op in (_SCHEMA, _CHANNEL):
-            _definition(op, records, pos + 9, stop, out)
-        else:       # a chunk holds schemas, channels and messages only (the spec): anything else is damage
-            raise _Truncated(f"a record of opcode {op:#04x} inside a chunk (chunks hold schemas, channels and "
-                             "messages only)")
-        pos = stop
+    try:
+        for op, pos, body, stop in _records(records, 0, end):
+            if op == _MESSAGE:
+                if stop - body < _MESSAGE_HEAD:
+                    raise _Truncated("message record shorter than its header")
+                if not starts:          # the first message: the rest of the chunk tried as records of its size
+                    rows = _uniform_rows(buf, pos, end, stop - pos)
+                    if rows is not None:
+                        out.add(rows, rows[:, 9:11].copy().view("<u2")[:, 0], rows[:, 15:23].copy().view("<i8")[:, 0])
+                        return
+                starts.append(pos)
+                lengths.append(stop - pos)
+                channels.append(struct.unpack_from("<H", records, body)[0])
+            elif op in (_SCHEMA, _CHANNEL):
+                _definition(op, records, body, stop, out)
+            else:       # a chunk holds schemas, channels and messages only (the spec): anything else is damage
+                raise _Truncated(f"a record of opcode {op:#04x} inside a chunk (chunks hold schemas, channels and "
+                                 "messages only)")
+    except _RunsPast as cut:
+        pos, length = cut.args
+        if length is None:
+            raise _Truncated("a record header is cut inside a chunk") from None
+        raise _Truncated(f"a record inside a chunk claims {length} bytes, {end - pos - 9} remain") from None
     _flush(buf, starts, lengths, channels, out)
 
 
