@@ -370,8 +370,7 @@ def _receive_order(stream, source, damaged):
         index, reason = min(late.items())
         raise DataError(f"{source}: topic {stream.topic}: message {index}: {reason}")
     damaged += [(stream.topic, index, reason) for index, reason in sorted(late.items())]
-    keep = ~np.isin(stream.order, list(late))
-    return _messages(stream, keep)
+    return _messages(stream, ~np.isin(stream.order, list(late)))
 
 
 def _exact_times(stream, extra):

@@ -484,8 +484,7 @@ def _whitening(residual, correlated=True):
     if not correlated:
         return np.diag(1.0 / sigma)
     L = np.linalg.cholesky(_correlation(residual, sigma))
-    T = _lower_inverse(L)
-    return T / sigma[None, :]
+    return _lower_inverse(L) / sigma[None, :]
 
 
 def _correlation(residual, sigma):
