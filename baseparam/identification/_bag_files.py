@@ -11,6 +11,7 @@ compressed storage or a ROS 1 ``.bag``.
 """
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import tempfile
@@ -417,8 +418,8 @@ def _wanted(msgtype, topic, named, types):
 
 def _file_ranks(files, counts):
     """For each topic of sqlite3 storage ``files`` whose message count is ``counts[topic]``: the rank, in the files'
-    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order), or None (not known:
-    a file that does not answer, or other counts, left to the checks of what was read)."""
+    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order); none (not known: no
+    files, a file that does not answer, or other counts, left to the checks of what was read)."""
     import sqlite3
     stamps, topics = {}, sorted(counts)
     # of the topics read only: a bag's other topics (a camera's, an IMU's) may hold millions of rows
@@ -433,12 +434,12 @@ def _file_ranks(files, counts):
             finally:
                 db.close()
         except sqlite3.Error:
-            return None
+            return {}
     ranks = {}
     for topic, count in counts.items():
         found = stamps.get(topic, [])
         if len(found) != count or not all(isinstance(v, int) for v in found):
-            return None
+            return {}
         ranks[topic] = np.argsort(np.asarray(found, dtype=np.int64), kind="stable")
     return ranks
 
@@ -484,18 +485,15 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
         counts = {t: len(m) for t, m in by_topic.items()}
         if problem is None and index is not None:
             problem = _ros1_index_problem(index, counts, {c.topic for c in wanted})
-        ranks = _file_ranks(sqlite3_files, counts) if sqlite3_files else None
-        for topic, rank in (ranks or {}).items():
+        for topic, rank in _file_ranks(sqlite3_files, counts).items():
             by_topic[topic] = [(data, stamp, int(k)) for (data, stamp, _), k in zip(by_topic[topic], rank)]
         ros1 = Path(source).suffix.lower() == ".bag"
         for topic, messages in by_topic.items():
             raw[topic][1] = ros1
             raw[topic][2] = _rows_by_size(messages)
     finally:
-        try:
+        with contextlib.suppress(Exception):    # closing a damaged bag may fail again; the problem is reported
             reader.close()
-        except Exception:               # closing a damaged bag may fail again; the problem is reported
-            pass
     return raw, None, problem, None
 
 
@@ -639,10 +637,8 @@ def _scan_ros1(path, source, named, types, why):
         except _Cut as exc:
             stop = f"a record at byte {pos} is cut ({exc.args[0]})"
             if exc.args[1] is not None:                  # an uncompressed chunk cut: read to its last whole message
-                try:
+                with contextlib.suppress(ValueError):    # damaged before the cut as well: what was read is kept
                     _ros1_records(exc.args[1], connections, messages)
-                except ValueError:                       # damaged before the cut as well: what was read is kept
-                    pass
         except (ValueError, KeyError, OSError, EOFError, RuntimeError) as exc:   # bz2 / lz4 and bad fields
             stop = f"a record at byte {pos} is damaged ({_one_line(exc)})"
         else:
