@@ -20,6 +20,7 @@ closing, a partial copy) holds every message: :attr:`Contents.notice` says so.
 """
 from __future__ import annotations
 
+import contextlib
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -230,10 +231,8 @@ def _summary_check(data, records, out):
     stats, chunks = None, []
     for op, body, stop in summary:
         if op == _CHANNEL:          # the summary repeats them: a channel named though its data records were lost
-            try:
+            with contextlib.suppress(_Truncated):
                 _definition(op, data, body, stop, out)
-            except _Truncated:
-                pass
         elif op == _STATISTICS:
             stats = (body, stop)
         elif op == _CHUNK_INDEX and stop - body >= 24:
