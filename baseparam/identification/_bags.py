@@ -449,8 +449,7 @@ def _align(streams, names, fields, source, notes, clock):
             continue
         out = np.empty((tk.size, len(names)))
         for k, (j, s) in enumerate(zip(names, sources)):
-            col = s.names.index(j)
-            values = s.arrays[key][:, col]
+            values = s.arrays[key][:, s.names.index(j)]
             out[:, k] = values[ids] if s is base else _interp(tk, s.stamps, values)
         data[field] = out
     if others:
