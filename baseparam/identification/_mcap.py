@@ -329,19 +329,18 @@ def _text(data, pos, stop):
 
 
 def _definition(op, data, pos, stop, out):
-    if op == _SCHEMA:
-        (sid,), pos = _u("<H", data, pos, stop)
-        name, pos = _text(data, pos, stop)
-        encoding, pos = _text(data, pos, stop)
-        (n,), pos = _u("<I", data, pos, stop)
-        if pos + n > stop:
-            raise _Truncated("schema data run past the record")
-        _define(out.schemas, sid, (name, encoding, bytes(data[pos:pos + n])), "schema")
-    else:
-        (cid, sid), pos = _u("<HH", data, pos, stop)
-        topic, pos = _text(data, pos, stop)
-        encoding, pos = _text(data, pos, stop)
-        _define(out.channels, cid, (topic, encoding, sid), "channel")
+    """A schema record (its id, name, encoding, data) or a channel record (its id, schema id, topic, message
+    encoding) of ``data[pos:stop]``, into ``out``."""
+    ids, pos = _u("<H" if op == _SCHEMA else "<HH", data, pos, stop)
+    name, pos = _text(data, pos, stop)          # a channel's topic
+    encoding, pos = _text(data, pos, stop)
+    if op == _CHANNEL:
+        _define(out.channels, ids[0], (name, encoding, ids[1]), "channel")
+        return
+    (n,), pos = _u("<I", data, pos, stop)
+    if pos + n > stop:
+        raise _Truncated("schema data run past the record")
+    _define(out.schemas, ids[0], (name, encoding, bytes(data[pos:pos + n])), "schema")
 
 
 def _define(table, key, value, what):
