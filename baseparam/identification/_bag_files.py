@@ -116,8 +116,6 @@ def _mapped(path, source):
 
 
 def _read_mcap(path, source):
-    contents = _mcap.Contents()
-
     def decode_now(c, rows, log_times, order):
         """JointState messages decoded chunk by chunk: the decompressed chunk is freed at once."""
         topic, encoding, sid = contents.channels.get(c, ("", "", None))
@@ -129,7 +127,7 @@ def _read_mcap(path, source):
             return (decode_rows(rows, encoding == "ros1"), log_times, order)
         return rows, log_times, order
 
-    contents.transform = decode_now
+    contents = _mcap.Contents(transform=decode_now)
     try:
         data = _mapped(path, source)
     except OSError as exc:
@@ -307,18 +305,17 @@ def _check_compressed_mcap_messages(path, source, named, types):
     camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
     import zstandard
 
-    contents = _mcap.Contents()
     decompressor = zstandard.ZstdDecompressor()        # for every message, as _check_compressed_messages's
 
     def count(c, rows, log_times, order):
+        """Nothing kept: the messages of a topic read counted as they are decompressed."""
         topic, _, sid = contents.channels.get(c, ("", "", None))
         if c not in contents.channels or not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types):
             return None
         for row, k in zip(rows, order):
             _refuse_bomb(decompressor, row.tobytes(), f"{source}: topic {printable(topic)}: message {int(k)}")
-        return None
 
-    contents.transform = count
+    contents = _mcap.Contents(transform=count)
     try:
         _mcap.read(_mapped(path, source), contents)
     except (OSError, zstandard.ZstdError):    # not read, or a message that does not decompress: left to rosbags
