@@ -11,6 +11,7 @@ compressed storage or a ROS 1 ``.bag``.
 """
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import tempfile
@@ -37,9 +38,11 @@ def read_raw(path, source, named=(), types=()):
     if os.path.isdir(path):
         # its metadata and files checked (parsed once) before any reader opens them
         info = check_bag_folder(path, source, tuple(named), tuple(types))
-        files = _mcap_files(path, info)
+        # uncompressed MCAP storage by the fast reader, any other through rosbags
+        packed = info and (info.get("compression_mode") or info.get("compression_format"))
+        files = () if packed else _storage_files(path, info, "mcap", ".mcap")
         contents = (_read_mcap_folder(files, source) if files else
-                    _read_rosbags(path, source, named, types, _sqlite3_files(path, info)))
+                    _read_rosbags(path, source, named, types, _storage_files(path, info, "sqlite3", ".db3")))
         # the topics rosbags reads, of either storage: another topic's count says nothing of the log (and of one
         # recorded by rosbag2 before its cache fix, counts the messages its full cache dropped)
         return _checked_counts(contents, info, lambda msgtype, topic: _wanted(msgtype, topic, named, types))
@@ -113,8 +116,6 @@ def _mapped(path, source):
 
 
 def _read_mcap(path, source):
-    contents = _mcap.Contents()
-
     def decode_now(c, rows, log_times, order):
         """JointState messages decoded chunk by chunk: the decompressed chunk is freed at once."""
         topic, encoding, sid = contents.channels.get(c, ("", "", None))
@@ -126,7 +127,7 @@ def _read_mcap(path, source):
             return (decode_rows(rows, encoding == "ros1"), log_times, order)
         return rows, log_times, order
 
-    contents.transform = decode_now
+    contents = _mcap.Contents(transform=decode_now)
     try:
         data = _mapped(path, source)
     except OSError as exc:
@@ -176,14 +177,11 @@ def check_bag_folder(path, source, named, types=()):
     if not isinstance(info, dict):
         return None
     _check_metadata(info, f"{source}/metadata.yaml")
-    names = []
-    for key in ("relative_file_paths", "files"):
-        listed = info.get(key)
-        if listed is None:
-            continue
+    names = list(info.get("relative_file_paths") or ())       # a list of names (_check_metadata)
+    if info.get("files") is not None:
         # a reader would iterate what it is given (a string's letters)
-        check_instance(listed, f"{source}/metadata.yaml: {key}", list, "a list", error=DataError)
-        names += [f.get("path") if isinstance(f, dict) else f for f in listed] if key == "files" else listed
+        check_instance(info["files"], f"{source}/metadata.yaml: files", list, "a list", error=DataError)
+        names += [f.get("path") if isinstance(f, dict) else f for f in info["files"]]
     for name in names:
         if not isinstance(name, str):
             continue
@@ -211,10 +209,6 @@ def _is_count(value):
     return _is_integer(value) and value >= 0
 
 
-def _is_text(value):
-    return isinstance(value, str)
-
-
 def _is_nanoseconds(key):
     # any sign: a clock before the epoch, or a recorder's negative duration, is no type error and MCAP folders read
     return lambda value: isinstance(value, dict) and _is_integer(value.get(key))
@@ -227,7 +221,7 @@ def _is_topic(entry):
         return False
     meta = entry.get("topic_metadata", {})
     return (("message_count" not in entry or _is_count(entry["message_count"])) and isinstance(meta, dict)
-            and all(_is_text(meta[k]) for k in ("name", "type", "serialization_format") if k in meta))
+            and all(isinstance(meta[k], str) for k in ("name", "type", "serialization_format") if k in meta))
 
 
 # The metadata.yaml entries a reader uses, each with its test and what it expects. A value of another type reached
@@ -235,11 +229,11 @@ def _is_topic(entry):
 # iterable"); an entry missing is left to the readers (an MCAP folder needs few of them).
 _METADATA = {
     "version": (_is_count, "a version number"),
-    "storage_identifier": (_is_text, "a storage name ('mcap' or 'sqlite3')"),
+    "storage_identifier": (lambda v: isinstance(v, str), "a storage name ('mcap' or 'sqlite3')"),
     "relative_file_paths": (lambda v: isinstance(v, list) and all(isinstance(f, str) and f for f in v),
                             "a list of file names"),
-    "compression_format": (lambda v: v is None or _is_text(v), "a compression name or ''"),
-    "compression_mode": (lambda v: v is None or _is_text(v), "a compression mode or ''"),
+    "compression_format": (lambda v: v is None or isinstance(v, str), "a compression name or ''"),
+    "compression_mode": (lambda v: v is None or isinstance(v, str), "a compression mode or ''"),
     "message_count": (_is_count, "a count of messages"),
     "duration": (_is_nanoseconds("nanoseconds"), "a mapping {nanoseconds: N}"),
     "starting_time": (_is_nanoseconds("nanoseconds_since_epoch"), "a mapping {nanoseconds_since_epoch: N}"),
@@ -311,18 +305,17 @@ def _check_compressed_mcap_messages(path, source, named, types):
     camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
     import zstandard
 
-    contents = _mcap.Contents()
     decompressor = zstandard.ZstdDecompressor()        # for every message, as _check_compressed_messages's
 
     def count(c, rows, log_times, order):
+        """Nothing kept: the messages of a topic read counted as they are decompressed."""
         topic, _, sid = contents.channels.get(c, ("", "", None))
         if c not in contents.channels or not _wanted(contents.schemas.get(sid, ("",))[0], topic, named, types):
             return None
         for row, k in zip(rows, order):
             _refuse_bomb(decompressor, row.tobytes(), f"{source}: topic {printable(topic)}: message {int(k)}")
-        return None
 
-    contents.transform = count
+    contents = _mcap.Contents(transform=count)
     try:
         _mcap.read(_mapped(path, source), contents)
     except (OSError, zstandard.ZstdError):    # not read, or a message that does not decompress: left to rosbags
@@ -387,18 +380,15 @@ def _counted(reader, bound):
     return size
 
 
-def _mcap_files(path, info):
-    """The .mcap files of a ROS 2 bag folder with uncompressed-file MCAP storage (read by the fast reader), given its
-    metadata ``info`` (:func:`check_bag_folder`'s), or None (sqlite3 storage, compression, a metadata.yaml that
-    cannot be read or parsed: rosbags)."""
-    if not info or info.get("storage_identifier") != "mcap" or info.get("compression_mode") \
-            or info.get("compression_format"):
-        return None
-    try:
-        files = [os.path.join(path, name) for name in info["relative_file_paths"]]
-    except (KeyError, TypeError):
-        return None
-    return files if files and all(f.endswith(".mcap") and os.path.isfile(f) for f in files) else None
+def _storage_files(path, info, storage, ending):
+    """The storage files of a bag folder in its metadata's order (``info``: :func:`check_bag_folder`'s, its
+    ``relative_file_paths`` checked a list of names), when its storage is ``storage`` (``'mcap'``, ``'sqlite3'``)
+    and each is a file of the folder named ``*ending``; else () (another storage, metadata that do not say or
+    cannot be read)."""
+    if not info or info.get("storage_identifier") != storage:
+        return ()
+    files = tuple(os.path.join(path, name) for name in info.get("relative_file_paths") or ())
+    return files if all(f.endswith(ending) and os.path.isfile(f) for f in files) else ()
 
 
 def _read_mcap_folder(files, source):
@@ -423,19 +413,10 @@ def _wanted(msgtype, topic, named, types):
     return msgtype in JOINT_STATE or topic in named or msgtype.replace("/msg/", "/") in types
 
 
-def _sqlite3_files(path, info):
-    """The sqlite3 storage files of a bag folder, in its metadata's order (``info``: :func:`check_bag_folder`'s), or
-    () (another storage, or metadata that do not say)."""
-    if not info or info.get("storage_identifier") != "sqlite3" or not isinstance(info.get("relative_file_paths"), list):
-        return ()
-    files = [os.path.join(path, name) for name in info["relative_file_paths"]]
-    return tuple(files) if all(f.endswith(".db3") and os.path.isfile(f) for f in files) else ()
-
-
 def _file_ranks(files, counts):
     """For each topic of sqlite3 storage ``files`` whose message count is ``counts[topic]``: the rank, in the files'
-    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order), or None (not known:
-    a file that does not answer, or other counts, left to the checks of what was read)."""
+    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order); none (not known: no
+    files, a file that does not answer, or other counts, left to the checks of what was read)."""
     import sqlite3
     stamps, topics = {}, sorted(counts)
     # of the topics read only: a bag's other topics (a camera's, an IMU's) may hold millions of rows
@@ -450,12 +431,12 @@ def _file_ranks(files, counts):
             finally:
                 db.close()
         except sqlite3.Error:
-            return None
+            return {}
     ranks = {}
     for topic, count in counts.items():
         found = stamps.get(topic, [])
         if len(found) != count or not all(isinstance(v, int) for v in found):
-            return None
+            return {}
         ranks[topic] = np.argsort(np.asarray(found, dtype=np.int64), kind="stable")
     return ranks
 
@@ -501,23 +482,21 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
         counts = {t: len(m) for t, m in by_topic.items()}
         if problem is None and index is not None:
             problem = _ros1_index_problem(index, counts, {c.topic for c in wanted})
-        ranks = _file_ranks(sqlite3_files, counts) if sqlite3_files else None
-        for topic, rank in (ranks or {}).items():
+        for topic, rank in _file_ranks(sqlite3_files, counts).items():
             by_topic[topic] = [(data, stamp, int(k)) for (data, stamp, _), k in zip(by_topic[topic], rank)]
         ros1 = Path(source).suffix.lower() == ".bag"
         for topic, messages in by_topic.items():
             raw[topic][1] = ros1
             raw[topic][2] = _rows_by_size(messages)
     finally:
-        try:
+        with contextlib.suppress(Exception):    # closing a damaged bag may fail again; the problem is reported
             reader.close()
-        except Exception:               # closing a damaged bag may fail again; the problem is reported
-            pass
     return raw, None, problem, None
 
 
 ROS1_MAGIC = b"#ROSBAG V2.0\n"
-_BAG_HEADER, _CHUNK, _CONNECTION, _MESSAGE = 3, 5, 7, 2
+# the op fields (one byte) of the records read
+_BAG_HEADER, _CHUNK, _CONNECTION, _MESSAGE = b"\x03", b"\x05", b"\x07", b"\x02"
 
 
 class _Cut(Exception):
@@ -557,12 +536,12 @@ def _check_ros1_chunks(path, source):
         while pos < end:
             try:
                 fields, body, after = _ros1_record(data, pos, end)
-                _ros1_index_record(fields, data, pos, body, after, chunk, index)
+                op = fields.get("op", b"")[:1]
+                _ros1_index_record(op, fields, data, pos, body, after, chunk, index)
             except (_Cut, ValueError) as exc:
                 index["damaged"] = f"the record at byte {pos} is damaged ({exc.args[0]})"
                 return index
-            op = fields.get("op", b"")[:1]
-            if op == bytes([_CHUNK]):
+            if op == _CHUNK:
                 problem = _chunk_size_problem(fields.get("compression", b"none"),
                                               int.from_bytes(fields.get("size", b"")[:4], "little"), after - body)
                 if problem:
@@ -574,7 +553,7 @@ def _check_ros1_chunks(path, source):
     return index
 
 
-_INDEX_DATA, _CHUNK_INFO = 4, 6
+_INDEX_DATA, _CHUNK_INFO = b"\x04", b"\x06"
 
 
 def _u32(fields, name):
@@ -584,29 +563,28 @@ def _u32(fields, name):
     return int.from_bytes(value, "little")
 
 
-def _ros1_index_record(fields, data, pos, body, after, chunk, index):
-    """What a top-level record of a ROS 1 bag adds to ``index`` (:func:`_check_ros1_chunks`): the bag header's chunk
-    count, the chunks' positions, each chunk's index data (connection → messages indexed), the chunk infos (chunk
-    position → connection → messages) and the connections' topics."""
-    op = fields.get("op", b"")[:1]
-    if op == bytes([_BAG_HEADER]):
+def _ros1_index_record(op, fields, data, pos, body, after, chunk, index):
+    """What a top-level record of a ROS 1 bag (``op`` its op field) adds to ``index`` (:func:`_check_ros1_chunks`):
+    the bag header's chunk count, the chunks' positions, each chunk's index data (connection → messages indexed),
+    the chunk infos (chunk position → connection → messages) and the connections' topics."""
+    if op == _BAG_HEADER:
         index["header"] = _u32(fields, "chunk_count")
-    elif op == bytes([_CHUNK]):
+    elif op == _CHUNK:
         index["chunks"].append(pos)
-    elif op == bytes([_INDEX_DATA]):
+    elif op == _INDEX_DATA:
         count = _u32(fields, "count")
         if chunk is None or after - body != 12 * count:
             raise ValueError("index data")
         counts = index["indexed"].setdefault(chunk, {})
         conn = _u32(fields, "conn")
         counts[conn] = counts.get(conn, 0) + count
-    elif op == bytes([_CHUNK_INFO]):
+    elif op == _CHUNK_INFO:
         where, count = fields.get("chunk_pos", b""), _u32(fields, "count")
         if len(where) != 8 or after - body != 8 * count:
             raise ValueError("chunk info")
         pairs = np.frombuffer(data, dtype="<u4", count=2 * count, offset=body).reshape(-1, 2)
         index["infos"][int.from_bytes(where, "little")] = {int(c): int(n) for c, n in pairs}
-    elif op == bytes([_CONNECTION]):
+    elif op == _CONNECTION:
         index["topics"][_u32(fields, "conn")] = fields.get("topic", b"").decode("utf-8", "replace")
 
 
@@ -647,19 +625,17 @@ def _scan_ros1(path, source, named, types, why):
         try:
             fields, body, after = _ros1_record(data, pos, end)
             op = _ros1_op(fields)
-            if op == bytes([_BAG_HEADER]) and len(fields.get("index_pos", b"")) == 8:
+            if op == _BAG_HEADER and len(fields.get("index_pos", b"")) == 8:
                 index_pos = int.from_bytes(fields["index_pos"], "little")
-            elif op == bytes([_CONNECTION]):
+            elif op == _CONNECTION:
                 _ros1_connection(fields, data, body, after, connections)
-            elif op == bytes([_CHUNK]):
+            elif op == _CHUNK:
                 _ros1_chunk(fields, data[body:after], connections, messages)
         except _Cut as exc:
             stop = f"a record at byte {pos} is cut ({exc.args[0]})"
             if exc.args[1] is not None:                  # an uncompressed chunk cut: read to its last whole message
-                try:
+                with contextlib.suppress(ValueError):    # damaged before the cut as well: what was read is kept
                     _ros1_records(exc.args[1], connections, messages)
-                except ValueError:                       # damaged before the cut as well: what was read is kept
-                    pass
         except (ValueError, KeyError, OSError, EOFError, RuntimeError) as exc:   # bz2 / lz4 and bad fields
             stop = f"a record at byte {pos} is damaged ({_one_line(exc)})"
         else:
@@ -710,7 +686,7 @@ def _ros1_record(data, pos, stop):
     length = int.from_bytes(data[head + n:head + n + 4], "little")
     body = head + n + 4
     if body + length > stop:
-        plain = fields.get("op", b"")[:1] == bytes([_CHUNK]) and fields.get("compression") == b"none"
+        plain = fields.get("op", b"")[:1] == _CHUNK and fields.get("compression") == b"none"
         raise _Cut(f"it claims {length} bytes, {stop - body} remain", data[body:stop] if plain else None)
     return fields, body, body + length
 
@@ -751,9 +727,9 @@ def _ros1_records(body, connections, messages):
         except _Cut:
             return
         op = _ros1_op(fields)
-        if op == bytes([_CONNECTION]):
+        if op == _CONNECTION:
             _ros1_connection(fields, body, start, after, connections)
-        elif op == bytes([_MESSAGE]):
+        elif op == _MESSAGE:
             conn = int.from_bytes(fields.get("conn", b"")[:4], "little")
             time = fields.get("time", b"")
             if len(fields.get("conn", b"")) != 4 or conn not in connections or len(time) != 8:

@@ -147,9 +147,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
 def _field_map(columns, source):
     """Trajectory field → JointState field, from a column map (``{"current": "effort"}``)."""
     fields = dict(DEFAULT_FIELDS)
-    if columns is None:
-        return fields
-    given = _normalize_map(columns, source)
+    given = _normalize_map(columns, source)         # {} without a map
     for field in torque_excluded(given):
         fields.pop(field, None)
     for field, entry in given.items():
@@ -283,7 +281,7 @@ def _decode_generic(topic, entry, path, source):
     """A numeric array field (``path``, dotted) of any message type, through rosbags' deserializers
     (one message at a time): a stream whose joints are named later (the robot's, in its order)."""
     msgtype = entry[0]
-    stamps, received, order, values, damaged = [], [], [], [], []
+    kept, damaged = [], []          # (stamp, receive time, index, values) of each message read
     for index, log_time, stamp, msg in deserialized(topic, entry, source):
         if stamp is None:
             damaged.append((topic, index, msg))
@@ -297,19 +295,16 @@ def _decode_generic(topic, entry, path, source):
             arr = np.asarray(value, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
             raise DataError(f"{source}: topic {topic}: field {path}: not numbers") from None
-        stamps.append(stamp)
-        received.append(log_time)
-        order.append(index)
-        values.append(arr)
-    if not values:
+        kept.append((stamp, log_time, index, arr))
+    if not kept:
         raise DataError(f"{source}: topic {topic}: no readable messages")
+    stamps, received, order, values = zip(*kept)
     sizes = np.array([v.size for v in values])
     width = int(np.bincount(sizes).argmax())       # the size most messages have (pieces come by byte size)
     ok = sizes == width
     damaged += [(topic, order[i], f"{path}: {sizes[i]} values, the others have {width}") for i in np.flatnonzero(~ok)]
-    stream = _Stream(topic, None, np.array(stamps)[ok], _ns_to_s(np.array(received)[ok]), np.array(order)[ok],
-                     {path: np.vstack([v for v, good in zip(values, ok) if good])})
-    return stream, damaged
+    return _Stream(topic, None, np.array(stamps)[ok], _ns_to_s(np.array(received)[ok]), np.array(order)[ok],
+                   {path: np.vstack([v for v, good in zip(values, ok) if good])}), damaged
 
 
 def _kind(raw, topic):
@@ -375,8 +370,7 @@ def _receive_order(stream, source, damaged):
         index, reason = min(late.items())
         raise DataError(f"{source}: topic {stream.topic}: message {index}: {reason}")
     damaged += [(stream.topic, index, reason) for index, reason in sorted(late.items())]
-    keep = ~np.isin(stream.order, list(late))
-    return _messages(stream, keep)
+    return _messages(stream, ~np.isin(stream.order, list(late)))
 
 
 def _exact_times(stream, extra):
@@ -419,9 +413,8 @@ def _align(streams, names, fields, source, notes, clock):
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
-        if isinstance(msg_field, tuple):         # TOPIC:FIELD
-            return s.topic == msg_field[0] and j in s.names and s.arrays.get(msg_field[1]) is not None
-        return j in s.names and s.arrays.get(msg_field) is not None
+        topic, key = msg_field if isinstance(msg_field, tuple) else (s.topic, msg_field)      # TOPIC:FIELD or not
+        return s.topic == topic and j in s.names and s.arrays.get(key) is not None
 
     base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
     used = {}
@@ -456,8 +449,7 @@ def _align(streams, names, fields, source, notes, clock):
             continue
         out = np.empty((tk.size, len(names)))
         for k, (j, s) in enumerate(zip(names, sources)):
-            col = s.names.index(j)
-            values = s.arrays[key][:, col]
+            values = s.arrays[key][:, s.names.index(j)]
             out[:, k] = values[ids] if s is base else _interp(tk, s.stamps, values)
         data[field] = out
     if others:

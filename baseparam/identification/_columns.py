@@ -120,10 +120,9 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
     """
     at = f"{source}: {where}" if where else source
     seen = f"; the columns are: {shown_names(names)}" if names is not None else ""
-    if "t" not in widths:
-        raise DataError(f"{at}: field t: no time column (t or time){seen}")
-    if "q" not in widths:
-        raise DataError(f"{at}: field q: no joint positions (q1..qN){seen}")
+    for field, what in (("t", "no time column (t or time)"), ("q", "no joint positions (q1..qN)")):
+        if field not in widths:
+            raise DataError(f"{at}: field {field}: {what}{seen}")
     if "tau" in widths and "current" in widths:
         raise DataError(f"{source}: both tau and current are present; choose one "
                         "(columns={'current': None} keeps tau)")

@@ -20,6 +20,7 @@ closing, a partial copy) holds every message: :attr:`Contents.notice` says so.
 """
 from __future__ import annotations
 
+import contextlib
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ class Contents:
 
     def add(self, rows, channel_ids, log_times):
         """Messages given as full records ``(k, 9 + 22 + L)`` in file order: split by channel, numbered."""
-        channels = np.unique(channel_ids) if channel_ids.size else channel_ids
+        channels = np.unique(channel_ids)
         for c in channels.tolist():
             if channels.size == 1:
                 part, times = rows, log_times
@@ -88,14 +89,14 @@ class _Truncated(Exception):
     pass
 
 
-def read(data, out=None) -> Contents:
-    """Parse an MCAP file's bytes (see the module docstring) into ``out`` (a new :class:`Contents`).
+def read(data, out) -> Contents:
+    """Parse an MCAP file's bytes (see the module docstring) into ``out`` (a new :class:`Contents`, its
+    ``transform`` set by the caller).
 
     The top-level records are walked first (a few hundred: chunks are ~1 MB), then handled in file
     order, each chunk decompressed and decoded before the next. (Decompressing the next chunk in a
     thread meanwhile was tried: on the shared 2-core machine it gained nothing measurable.)
     """
-    out = Contents() if out is None else out
     if data[:8] != MAGIC:
         out.problem = "not an MCAP file (no MCAP magic at the start)"
         return out
@@ -138,29 +139,41 @@ def _walk(data):
     """The top-level records [(opcode, start, body, stop)] up to the data end, the damage that cut the
     walk short (or None), and what is wrong after the data end (the summary cut: every message is there, the
     file is not whole; or None)."""
-    end = len(data)
-    pos = 8
-    records = []
-    while True:
-        if pos == end:
-            return records, f"ends at byte {end} without the MCAP footer: the file is truncated", None
-        if pos + 9 > end:
+    end, records = len(data), []
+    try:
+        for op, pos, body, stop in _records(data, 8, end):
+            if op == _DATA_END and stop - body >= 4 and (crc_problem := _data_crc_problem(data, pos)):
+                return [], crc_problem, None     # damage somewhere in it: nothing is trusted (the CRC of it all, once)
+            records.append((op, pos, body, stop))      # (a data end's stop: where the summary starts)
+            if op in (_DATA_END, _FOOTER):
+                return records, None, None if _whole_tail(data, pos) else (
+                    f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
+                    "closing magic): the file is truncated after its last message; every message is read")
+    except _RunsPast as cut:
+        pos, length = cut.args
+        if length is None:
             return records, f"truncated at byte {end} (a record header at byte {pos} is cut)", None
-        op = data[pos]
+        return records, (f"truncated at byte {end}: a {_NAMES.get(data[pos], 'record')} at byte {pos} claims {length} "
+                         f"bytes, {end - pos - 9} remain"), None
+    return records, f"ends at byte {end} without the MCAP footer: the file is truncated", None
+
+
+class _RunsPast(Exception):
+    """A record that runs past the end of what holds it: ``args`` its start and the length it claims (None: its
+    header is cut)."""
+
+
+def _records(data, pos, end):
+    """(opcode, start, body, stop) of each record of ``data[pos:end]`` in turn, :class:`_RunsPast` at one that runs
+    past ``end``: the top-level records, a summary section's, a chunk's (each caller words the damage its way)."""
+    while pos < end:
+        if pos + 9 > end:
+            raise _RunsPast(pos, None)
         (length,) = struct.unpack_from("<Q", data, pos + 1)
-        body = pos + 9
-        if length > end - body:
-            return records, (f"truncated at byte {end}: a {_NAMES.get(op, 'record')} at byte {pos} claims {length} "
-                             f"bytes, {end - body} remain"), None
-        if op == _DATA_END and length >= 4 and (crc_problem := _data_crc_problem(data, pos)):
-            return [], crc_problem, None     # damage somewhere in it: nothing is trusted (the CRC of it all, once)
-        if op in (_DATA_END, _FOOTER):
-            records.append((op, pos, body, body + length))      # where the summary starts (the data end's end)
-            return records, None, None if _whole_tail(data, pos) else (
-                f"ends at byte {end} in its summary section (after the data end at byte {pos}; no footer and "
-                "closing magic): the file is truncated after its last message; every message is read")
-        records.append((op, pos, body, body + length))
-        pos = body + length
+        if length > end - pos - 9:
+            raise _RunsPast(pos, length)
+        yield data[pos], pos, pos + 9, pos + 9 + length
+        pos += 9 + length
 
 
 def _data_crc_problem(data, pos):
@@ -218,10 +231,8 @@ def _summary_check(data, records, out):
     stats, chunks = None, []
     for op, body, stop in summary:
         if op == _CHANNEL:          # the summary repeats them: a channel named though its data records were lost
-            try:
+            with contextlib.suppress(_Truncated):
                 _definition(op, data, body, stop, out)
-            except _Truncated:
-                pass
         elif op == _STATISTICS:
             stats = (body, stop)
         elif op == _CHUNK_INDEX and stop - body >= 24:
@@ -258,17 +269,12 @@ def _summary(data, data_end):
                       f"{data_end if data_end is not None else '?'}: a record dropped, repeated or damaged")
     if crc and zlib.crc32(memoryview(data)[start:foot + 9 + 16]) != crc:
         return None, "its summary section is damaged (its CRC disagrees)"
-    records, pos = [], start
-    while pos < foot:
-        if pos + 9 > foot:
-            return None, f"its summary section is damaged (a record at byte {pos} is cut)"
-        op = data[pos]
-        (length,) = struct.unpack_from("<Q", data, pos + 1)
-        if length > foot - pos - 9:
-            return None, f"its summary section is damaged (a record at byte {pos} runs past the footer)"
-        records.append((op, pos + 9, pos + 9 + length))
-        pos += 9 + length
-    return records, None
+    try:
+        return [(op, body, stop) for op, _, body, stop in _records(data, start, foot)], None
+    except _RunsPast as cut:
+        pos, length = cut.args
+        return None, (f"its summary section is damaged (a record at byte {pos} "
+                      f"{'is cut' if length is None else 'runs past the footer'})")
 
 
 def _count_problem(data, pos, stop, out):
@@ -323,19 +329,18 @@ def _text(data, pos, stop):
 
 
 def _definition(op, data, pos, stop, out):
-    if op == _SCHEMA:
-        (sid,), pos = _u("<H", data, pos, stop)
-        name, pos = _text(data, pos, stop)
-        encoding, pos = _text(data, pos, stop)
-        (n,), pos = _u("<I", data, pos, stop)
-        if pos + n > stop:
-            raise _Truncated("schema data run past the record")
-        _define(out.schemas, sid, (name, encoding, bytes(data[pos:pos + n])), "schema")
-    else:
-        (cid, sid), pos = _u("<HH", data, pos, stop)
-        topic, pos = _text(data, pos, stop)
-        encoding, pos = _text(data, pos, stop)
-        _define(out.channels, cid, (topic, encoding, sid), "channel")
+    """A schema record (its id, name, encoding, data) or a channel record (its id, schema id, topic, message
+    encoding) of ``data[pos:stop]``, into ``out``."""
+    ids, pos = _u("<H" if op == _SCHEMA else "<HH", data, pos, stop)
+    name, pos = _text(data, pos, stop)          # a channel's topic
+    encoding, pos = _text(data, pos, stop)
+    if op == _CHANNEL:
+        _define(out.channels, ids[0], (name, encoding, ids[1]), "channel")
+        return
+    (n,), pos = _u("<I", data, pos, stop)
+    if pos + n > stop:
+        raise _Truncated("schema data run past the record")
+    _define(out.schemas, ids[0], (name, encoding, bytes(data[pos:pos + n])), "schema")
 
 
 def _define(table, key, value, what):
@@ -394,20 +399,18 @@ def _decompress(data, pos, stop):
     problem = chunk_size_problem(compression, size, n) if compression else None
     if problem:
         raise _Truncated(problem)
+    if compression not in ("", "zstd", "lz4"):
+        raise _Truncated(f"unknown compression {compression!r}")
     raw = data[pos:pos + n]
     try:
-        if compression == "":
-            records = bytes(raw)
-        elif compression == "zstd":
+        if compression == "zstd":
             import zstandard
             records = zstandard.ZstdDecompressor().decompress(raw, max_output_size=size)
         elif compression == "lz4":
             import lz4.frame
             records = lz4.frame.LZ4FrameDecompressor().decompress(raw, max_length=size)   # no more than claimed
         else:
-            raise _Truncated(f"unknown compression {compression!r}")
-    except _Truncated:
-        raise
+            records = bytes(raw)
     except Exception as exc:                # zstd/lz4 raise their own error types for corrupt data
         raise _Truncated(f"cannot decompress its {compression} data: {_one_line(exc)}") from None
     if len(records) != size:
@@ -421,36 +424,31 @@ def _decompress(data, pos, stop):
 
 def _chunk_records(records, out):
     """The records of a decompressed chunk: messages in bulk where they share a size."""
-    buf = np.frombuffer(records, dtype=np.uint8)
-    end, pos = len(records), 0
+    buf, end = np.frombuffer(records, dtype=np.uint8), len(records)
     starts, lengths, channels = [], [], []
-    tried = False
-    while pos < end:
-        if pos + 9 > end:
-            raise _Truncated("a record header is cut inside a chunk")
-        op = records[pos]
-        (length,) = struct.unpack_from("<Q", records, pos + 1)
-        stop = pos + 9 + length
-        if stop > end:
-            raise _Truncated(f"a record inside a chunk claims {length} bytes, {end - pos - 9} remain")
-        if op == _MESSAGE:
-            if length < _MESSAGE_HEAD:
-                raise _Truncated("message record shorter than its header")
-            if not tried:
-                tried = True
-                rows = _uniform_rows(buf, pos, end, 9 + length)
-                if rows is not None:
-                    out.add(rows, rows[:, 9:11].copy().view("<u2")[:, 0], rows[:, 15:23].copy().view("<i8")[:, 0])
-                    return
-            starts.append(pos)
-            lengths.append(9 + length)
-            channels.append(struct.unpack_from("<H", records, pos + 9)[0])
-        elif op in (_SCHEMA, _CHANNEL):
-            _definition(op, records, pos + 9, stop, out)
-        else:       # a chunk holds schemas, channels and messages only (the spec): anything else is damage
-            raise _Truncated(f"a record of opcode {op:#04x} inside a chunk (chunks hold schemas, channels and "
-                             "messages only)")
-        pos = stop
+    try:
+        for op, pos, body, stop in _records(records, 0, end):
+            if op == _MESSAGE:
+                if stop - body < _MESSAGE_HEAD:
+                    raise _Truncated("message record shorter than its header")
+                if not starts:          # the first message: the rest of the chunk tried as records of its size
+                    rows = _uniform_rows(buf, pos, end, stop - pos)
+                    if rows is not None:
+                        out.add(rows, rows[:, 9:11].copy().view("<u2")[:, 0], rows[:, 15:23].copy().view("<i8")[:, 0])
+                        return
+                starts.append(pos)
+                lengths.append(stop - pos)
+                channels.append(struct.unpack_from("<H", records, body)[0])
+            elif op in (_SCHEMA, _CHANNEL):
+                _definition(op, records, body, stop, out)
+            else:       # a chunk holds schemas, channels and messages only (the spec): anything else is damage
+                raise _Truncated(f"a record of opcode {op:#04x} inside a chunk (chunks hold schemas, channels and "
+                                 "messages only)")
+    except _RunsPast as cut:
+        pos, length = cut.args
+        if length is None:
+            raise _Truncated("a record header is cut inside a chunk") from None
+        raise _Truncated(f"a record inside a chunk claims {length} bytes, {end - pos - 9} remain") from None
     _flush(buf, starts, lengths, channels, out)
 
 
@@ -467,8 +465,6 @@ def _uniform_rows(buf, pos, end, stride):
 
 def _flush(buf, starts, lengths, channels, out):
     """Message records at ``starts`` (each ``lengths`` bytes with its header), gathered by channel and size."""
-    if not starts:
-        return
     starts, lengths, channels = np.asarray(starts), np.asarray(lengths), np.asarray(channels)
     for c in np.unique(channels).tolist():
         mine = channels == c

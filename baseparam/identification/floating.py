@@ -96,8 +96,6 @@ __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", 
 
 ROUTES = ("torques", "base", "momentum")
 METHODS = ("ols", "consistent")
-# Rounds of feasible GLS (the rows' covariance from the residual of the fit before; module notes).
-REWEIGHTING = 1
 
 
 def standard_rows(robot, q, qd, qdd):
@@ -486,8 +484,7 @@ def _whitening(residual, correlated=True):
     if not correlated:
         return np.diag(1.0 / sigma)
     L = np.linalg.cholesky(_correlation(residual, sigma))
-    T = _lower_inverse(L)
-    return T / sigma[None, :]
+    return _lower_inverse(L) / sigma[None, :]
 
 
 def _correlation(residual, sigma):
@@ -637,9 +634,7 @@ def _velocity_gradient(robot, route, trajectories, pivots, theta):
     for traj in trajectories:
         qd = np.asarray(traj.qd, dtype=float)
         G = np.empty((len(qd), 6 if route == "base" else robot.n_v, robot.n_v))
-        for k in range(robot.n_v):
-            step = np.zeros(robot.n_v)
-            step[k] = 1.0
+        for k, step in enumerate(np.eye(robot.n_v)):
             plus = route_rows(robot, route, traj.q, qd + step, traj.qdd)[:, :, pivots]
             minus = route_rows(robot, route, traj.q, qd - step, traj.qdd)[:, :, pivots]
             # elementwise products summed along the last axis (numpy's pairwise sum, no BLAS): thread-count free
@@ -941,39 +936,37 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     correlated = S * m - Ab.shape[2] >= CORRELATION_SAMPLES * m * m
     free = Ab.shape[2] - (np.linalg.matrix_rank(G) if len(G) else 0)
     robust = route == "base" and correlated and S >= ROBUST_SAMPLES * free
-    for _ in range(REWEIGHTING):
-        residual = y2 - Ab @ theta
-        noise = np.zeros(robot.n_v)
-        if (route == "torques" and correlated) or robust:
-            # errors in variables: a q̇ error moves a sample's rows by G_s e_s, so their covariance changes with
-            # the state (module notes); none found, today's one covariance for every sample. Not the base route's
-            # weights: there (a free robot's six homogeneous rows, all their noise through q̇) they made the σ
-            # generous beyond their χ² bounds even with the true q̇ variances (docs/method.md); its per-sample
-            # noise (a free robot's homogeneous rows: all of it) is, when found and the samples many, held by the
-            # covariance instead: below, a sandwich
-            gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
-            sigma = _row_sigma(residual)
-            qd = np.concatenate([np.asarray(t.qd, dtype=float) for t in trajectories])
-            noise = _velocity_noise(residual, gradient, sigma, floor=VELOCITY_ROUNDOFF * np.sqrt(np.mean(qd ** 2, 0)))
-        if route == "torques" and np.any(noise > 0):
-            cov_s = _sample_covariances(residual, gradient, noise, sigma)
-            Aw = _whiten_samples(cov_s, Ab / sigma[None, :, None]).reshape(S * m, -1)
-            yw = _whiten_samples(cov_s, (y2 / sigma)[:, :, None]).ravel()
-            theta, cov, dof = _constrained_lstsq(Aw, yw, G, c_values)
-            # the model's level is estimated (Σ0 from what the q̇ share leaves, raised where the moments cannot
-            # resolve it; v by their sampling error): weights known up to a scale, which the whitened
-            # residual's mean square estimates
-            cov = cov * (np.sum((yw - _rows_times(Aw, theta)) ** 2) / dof)
-        else:
-            T = _whitening(residual, correlated=correlated)
-            Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
-            theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
-            if robust and np.any(noise > 0) and _leverages(cov, Aw).max() < ROBUST_LEVERAGE:
-                # one covariance weighs every sample alike, but a q̇ error's share of a sample's rows, G_s e_s,
-                # grows with the state as the rows do: the model covariance is optimistic there (d²/R 1.28 on
-                # the space robot); the samples' own scores hold it whatever the noise's form
-                cov = _cluster_covariance(cov, Aw, yw - _rows_times(Aw.reshape(S * m, -1), theta).reshape(S, m),
-                                          free)
+    residual = y2 - Ab @ theta
+    noise = np.zeros(robot.n_v)
+    if (route == "torques" and correlated) or robust:
+        # errors in variables: a q̇ error moves a sample's rows by G_s e_s, so their covariance changes with
+        # the state (module notes); none found, today's one covariance for every sample. Not the base route's
+        # weights: there (a free robot's six homogeneous rows, all their noise through q̇) they made the σ
+        # generous beyond their χ² bounds even with the true q̇ variances (docs/method.md); its per-sample
+        # noise (a free robot's homogeneous rows: all of it) is, when found and the samples many, held by the
+        # covariance instead: below, a sandwich
+        gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
+        sigma = _row_sigma(residual)
+        qd = np.concatenate([np.asarray(t.qd, dtype=float) for t in trajectories])
+        noise = _velocity_noise(residual, gradient, sigma, floor=VELOCITY_ROUNDOFF * np.sqrt(np.mean(qd ** 2, 0)))
+    if route == "torques" and np.any(noise > 0):
+        cov_s = _sample_covariances(residual, gradient, noise, sigma)
+        Aw = _whiten_samples(cov_s, Ab / sigma[None, :, None]).reshape(S * m, -1)
+        yw = _whiten_samples(cov_s, (y2 / sigma)[:, :, None]).ravel()
+        theta, cov, dof = _constrained_lstsq(Aw, yw, G, c_values)
+        # the model's level is estimated (Σ0 from what the q̇ share leaves, raised where the moments cannot
+        # resolve it; v by their sampling error): weights known up to a scale, which the whitened
+        # residual's mean square estimates
+        cov = cov * (np.sum((yw - _rows_times(Aw, theta)) ** 2) / dof)
+    else:
+        T = _whitening(residual, correlated=correlated)
+        Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
+        theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
+        if robust and np.any(noise > 0) and _leverages(cov, Aw).max() < ROBUST_LEVERAGE:
+            # one covariance weighs every sample alike, but a q̇ error's share of a sample's rows, G_s e_s,
+            # grows with the state as the rows do: the model covariance is optimistic there (d²/R 1.28 on
+            # the space robot); the samples' own scores hold it whatever the noise's form
+            cov = _cluster_covariance(cov, Aw, yw - _rows_times(Aw.reshape(S * m, -1), theta).reshape(S, m), free)
     # the rows' own covariance (not one pooled factor): a noise-free row at the floor must not shrink the others'
     std = np.sqrt(np.maximum(np.diag(cov), 0.0))
     std[std <= 1e-10 * np.abs(theta)] = 0.0          # what the known quantities fix (round-off aside)
