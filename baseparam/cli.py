@@ -1492,10 +1492,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
 def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
     """``--gains-from-targets``: the commanded torque and current columns of every log, pooled, through
     :func:`~baseparam.identification.drive_gains.controller_gains`."""
-    import numpy as np
-
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
+    from .motion import central_differences
     try:
         targets = parse_column_map(text)
     except BaseParamError:                  # its words name a 'column map': this one is the flag's
@@ -1509,7 +1508,7 @@ def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
         a = read_trajectory(path, columns={**base, "tau": targets["tau"]}, skip_bad_rows=skip_bad_rows, n_dof=n_dof)
         b = read_trajectory(path, columns={**base, "current": targets["current"]}, gains=1.0,
                             skip_bad_rows=skip_bad_rows, n_dof=n_dof)
-        qd = a.qd if a.qd is not None else np.gradient(a.q, a.t, axis=0)
+        qd = a.qd if a.qd is not None else central_differences(a.q, a.t)
         torque.append(a.tau)
         current.append(b.tau)
         velocity.append(qd)

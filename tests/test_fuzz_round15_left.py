@@ -1,0 +1,92 @@
+"""Round 15: the last stop's leftovers (issue 28's "Left" and "Noticed, not touched"; issue 22's last read)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+SPACE = ROOT / "robots" / "space_robot.yaml"
+# stamps of a 73 Hz log rounded to the ns: the steps are not all equal, so np.gradient takes its non-uniform formula,
+# whose three coefficients cancel only up to round-off on a column that does not change
+STAMPS = np.round((np.arange(60) * 0.0137 + 0.1) * 1e9) / 1e9
+
+
+# --- 1. every derived rate of an unchanging column is exactly 0 (motion.central_differences) ---
+
+def test_a_still_base_read_from_poses_has_a_twist_of_exactly_zero(tmp_path):
+    """A PoseStamped base held at a pose: the twist derived from the poses was ~7e-15 and its rate ~5e-13
+    (round-off columns, which a floating fit takes for motion it sees)."""
+    from test_floating_logs import rosbags_bag
+    q = np.zeros((STAMPS.size, 13))
+    q[:, :3] = [0.3, -0.7, 1.1]
+    q[:, 3:7] = np.array([0.1, 0.2, 0.3, 0.9]) / np.linalg.norm([0.1, 0.2, 0.3, 0.9])
+    q[:, 7:] = np.sin(np.outer(STAMPS, np.arange(1, 7)))
+    path = rosbags_bag(tmp_path / "bag", STAMPS, q, np.zeros((STAMPS.size, 6)), pose_only=True)
+    traj = bp.read_trajectory(path, robot=bp.load_robot(SPACE))
+    assert any("base twist derived from the poses" in note for note in traj.notes)
+    assert not traj.qd[:, :6].any() and not traj.qdd[:, :6].any()
+
+
+def test_an_imus_constant_rate_has_an_angular_acceleration_of_exactly_zero():
+    from baseparam.identification.imu import base_from_imu
+    S = STAMPS.size
+    _, qd, qdd = base_from_imu(STAMPS, None, np.tile([0.3, -0.2, 0.7], (S, 1)), np.tile([0.0, 0.0, 9.81], (S, 1)))
+    assert np.array_equal(qd[:, 3:], np.tile([0.3, -0.2, 0.7], (S, 1)))
+    assert not qdd[:, 3:].any()
+    # a rate that changes keeps numpy's central differences
+    omega = np.column_stack([np.sin(STAMPS), np.full(S, 0.5), STAMPS ** 2])
+    _, _, qdd = base_from_imu(STAMPS, None, omega, np.tile([0.0, 0.0, 9.81], (S, 1)))
+    assert np.array_equal(qdd[:, 3:][:, [0, 2]], np.gradient(omega, STAMPS, axis=0)[:, [0, 2]])
+    assert not qdd[:, 4].any()
+
+
+def test_a_robot_standing_still_with_logged_velocities_of_zero_draws_no_units_warning():
+    """The velocity-units check compared the logged q̇ = 0 with round-off rates of the positions (the only 'motion'
+    there was) and warned that the logged velocities disagree with the positions (check the units)."""
+    q = np.tile([0.3, -1.2], (STAMPS.size, 1))
+    still = bp.Trajectory(t=STAMPS, q=q, qd=np.zeros_like(q), tau=np.ones_like(q))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bp.preprocess(still, bp.Preprocessing.none())
+    # the check itself still works: velocities in degrees next to positions in radians
+    moving = bp.Trajectory(t=STAMPS, q=np.sin(np.outer(STAMPS, [1, 2])), qd=np.degrees(np.cos(np.outer(STAMPS, [1, 2]))
+                                                                                     * [1, 2]), tau=np.ones_like(q))
+    with pytest.warns(bp.DataWarning, match="logged velocities disagree with the positions"):
+        bp.preprocess(moving, bp.Preprocessing.none())
+
+
+def test_drive_gains_of_a_still_joint_fit_no_friction_to_round_off_velocities(tmp_path):
+    """--gains-from-targets derived unlogged velocities with np.gradient: a still joint's round-off q̇ made
+    sign(q̇) a column of ±1 and q̇ a column of 1e-15 that the fit used to explain the logged current's rounding.
+    With q̇ = 0 the still joint's fit is i = τ/k + c, the least squares of those two columns alone."""
+    from baseparam.cli import _controller_gains
+    from baseparam.identification.trajectory import parse_column_map
+    S = 400
+    t = np.round((np.arange(S) * 0.0137 + 0.1) * 1e9) / 1e9
+    q = np.column_stack([np.sin(t), np.full(S, 0.3)])
+    tau = np.column_stack([3 * np.cos(2 * t), 20 + 5 * np.sin(3 * t)])            # the still joint holds a load
+    current = np.round(tau / [11.7, 9.8] + [0.2, 0.1] * np.sign([np.cos(t), np.zeros(S)]).T - 0.02, 3)
+    path = tmp_path / "log.csv"
+    np.savetxt(path, np.column_stack([t, q, tau, current]), delimiter=",", fmt="%.9f",
+               header="t,q1,q2,tau1,tau2,i1,i2", comments="")
+    found = _controller_gains([path], parse_column_map("t=0,q=1:3"), "tau=3:5,current=5:7", False, 2)
+    k, c = np.linalg.lstsq(np.column_stack([tau[:, 1], np.ones(S)]), current[:, 1], rcond=None)[0]
+    assert found.gains[1] == pytest.approx(1 / k, rel=1e-9)         # lstsq's round-off with two zero columns
+    assert found.friction[1] == pytest.approx([0, 0, c], rel=1e-9, abs=1e-12)
+    assert found.gains[0] == pytest.approx(11.7, rel=1e-3)
+
+
+def test_a_stance_with_the_base_held_still_has_rates_of_exactly_zero():
+    """stance_motion derived the base twist from the poses with np.gradient: a base held at a pose off the origin
+    moved at ~1e-15 on ns-rounded times, and the joints' velocities from the contact Jacobians with it."""
+    robot = bp.load_robot(SPACE)
+    S = 12
+    from scipy.spatial.transform import Rotation
+    position, angles = [0.3, -0.7, 1.1], [0.4, -0.3, 0.2]
+    q0 = np.r_[position, Rotation.from_euler("ZYX", angles).as_quat(), np.full(robot.n_dof, 0.3)]
+    q, qd, qdd = bp.stance_motion(robot, STAMPS[:S], q0, np.tile(position, (S, 1)), np.tile(angles, (S, 1)),
+                                  [bp.Contact(0)])
+    assert not qd.any() and not qdd.any()
+
