@@ -90,3 +90,26 @@ def test_a_stance_with_the_base_held_still_has_rates_of_exactly_zero():
                                   [bp.Contact(0)])
     assert not qd.any() and not qdd.any()
 
+
+# --- 2. one refusal of a joint without torque, training or held out ---
+
+def test_a_joint_without_torque_is_refused_in_one_wording_for_training_and_held_out_data():
+    """The training check said 'the torque is zero in every sample' of a torque of 1e-170 (its square is 0), the
+    held-out check 'zero (or its square is)'; both test Στ² = 0 and now say the same."""
+    from conftest import planar_sines
+    robot, _, t, q, qd, qdd, tau = planar_sines(8, 300, 0.02)
+    faint = tau.copy()
+    faint[:, 2] = 1e-170
+    good, bad = bp.Trajectory(t, q, tau, source="good.csv"), bp.Trajectory(t, q, faint, source="bad.csv")
+    said = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for call in (lambda: bp.identify(robot, bad, preprocessing=None),
+                     lambda: bp.identify_logs(robot, [bad], preprocessing=None),
+                     lambda: bp.identify(robot, good, validate=bad, preprocessing=None),
+                     lambda: bp.identify_logs(robot, [good], validate=[bad], preprocessing=None)):
+            with pytest.raises(bp.DataError) as caught:
+                call()
+            said.append(str(caught.value))
+    assert set(said) == {"bad.csv: field tau3: the torque is zero (or its square is) in every sample (a dead sensor "
+                         "or a wrong column map?)"}
