@@ -113,3 +113,43 @@ def test_a_joint_without_torque_is_refused_in_one_wording_for_training_and_held_
             said.append(str(caught.value))
     assert set(said) == {"bad.csv: field tau3: the torque is zero (or its square is) in every sample (a dead sensor "
                          "or a wrong column map?)"}
+
+
+# --- 3. a URDF's limits apply to the robot it describes ---
+
+def _chain_urdf(path, joints):
+    """A serial URDF of (name, type) joints about z, each with its limits."""
+    links = "".join(f'<link name="l{k}"><inertial><mass value="1"/><origin xyz="0.1 0 0"/><inertia ixx="0.01" '
+                    f'iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                    for k in range(len(joints) + 1))
+    chain = "".join(f'<joint name="{name}" type="{kind}"><parent link="l{k}"/><child link="l{k + 1}"/>'
+                    f'<origin xyz="0.3 0 0"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" velocity="{k + 2}" '
+                    f'effort="50"/></joint>' for k, (name, kind) in enumerate(joints))
+    path.write_text(f'<?xml version="1.0"?><robot name="chain">{links}{chain}</robot>', encoding="utf-8")
+    return path
+
+
+def test_a_urdfs_limits_of_other_joints_are_refused(tmp_path):
+    """--limits other.urdf with the robot's joint count but other joint names, or other joint types (rad on m), was
+    applied joint by joint without a word. A description without joint names (a DH table) takes the URDF's limits
+    in order, as documented: the vendor's URDF is where they come from."""
+    ours = bp.load_robot(_chain_urdf(tmp_path / "ours.urdf", [("a1", "revolute"), ("a2", "revolute")]))
+    other = _chain_urdf(tmp_path / "other.urdf", [("a1", "revolute"), ("b2", "revolute")])
+    with pytest.raises(bp.ArgumentError, match=r"^.*other\.urdf: joint 2 is 'b2' there, 'a2' in the robot: not the "
+                                               r"robot's limits$"):
+        bp.motion_limits(ours, other)
+    same = _chain_urdf(tmp_path / "same.urdf", [("a1", "revolute"), ("a2", "revolute")])
+    assert bp.motion_limits(ours, same).velocity.tolist() == [2.0, 3.0]
+    dh = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    assert all(j.name is None for j in dh.joints)
+    three = _chain_urdf(tmp_path / "three.urdf", [("x", "revolute"), ("y", "revolute"), ("z", "revolute")])
+    assert bp.motion_limits(dh, three).velocity.tolist() == [2.0, 3.0, 4.0]
+    slider = _chain_urdf(tmp_path / "slider.urdf", [("x", "revolute"), ("y", "prismatic"), ("z", "revolute")])
+    with pytest.raises(bp.ArgumentError, match=r"^.*slider\.urdf: joint 2 \('y'\) is prismatic there, revolute in "
+                                               r"the robot: not the robot's limits$"):
+        bp.motion_limits(dh, slider)
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    res = CliRunner().invoke(main, ["excite", str(tmp_path / "ours.urdf"), "--limits", str(other)])
+    assert res.exit_code == 2 and res.output.count("\n") == 1 and "joint 2 is 'b2' there" in res.output, res.output
