@@ -1196,7 +1196,7 @@ def _numbers(text, flag):
                    "excite's --out, which also takes a folder.")
 @click.option("--checked", is_flag=True,
               help="C: also write NAME_<name>_checked(...), each function behind a check of its inputs (returns 0, "
-                   "or 1/2 for a state/p_base NaN, infinite or beyond NAME_MAX_STATE/NAME_MAX_PARAMETER).")
+                   "or 1/2 for a state/p_base non-finite or beyond NAME_MAX_STATE/NAME_MAX_PARAMETER).")
 @_parameters_option()
 @_robot_options
 @_memory_option

@@ -153,3 +153,34 @@ def test_a_urdfs_limits_of_other_joints_are_refused(tmp_path):
     from baseparam.cli import main
     res = CliRunner().invoke(main, ["excite", str(tmp_path / "ours.urdf"), "--limits", str(other)])
     assert res.exit_code == 2 and res.output.count("\n") == 1 and "joint 2 is 'b2' there" in res.output, res.output
+
+
+# --- 5. generated code and JSON carry no word a scan for non-finite values finds ---
+
+@pytest.mark.parametrize("robot", ["planar_rrr.yaml", "space_robot.yaml"])
+def test_generated_outputs_say_non_finite_not_the_values_names(robot, tmp_path):
+    """`equations --python` modules said "overflow to inf and NaN", the exports "NaN or inf": a fuzzer scanning the
+    outputs for those values flagged them. Every file of export, equations, find --json and describe --yaml, and what
+    they print."""
+    import re
+
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    path = str(ROOT / "robots" / robot)
+    runs = [["export", path, "--lang", "c", "--checked", "--out", str(tmp_path / "c")],
+            ["export", path, "--lang", "python", "--out", str(tmp_path / "py")],
+            ["find", path, "--json", str(tmp_path / "find.json")],
+            ["describe", path]]
+    if robot == "planar_rrr.yaml":         # a chain's DH table and the closed-form equations of a fixed base
+        runs[-1] += ["--yaml", str(tmp_path / "described.yaml")]
+        runs.append(["equations", path, "--python", str(tmp_path / "eq.py"), "--json", str(tmp_path / "eq.json"),
+                     "--out", str(tmp_path / "eq.md")])
+    words = re.compile(r"(?i)\b(?:nan|inf|infinite|infinity)\b")
+    for args in runs:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0 and not words.findall(result.output), result.output
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) == (10 if robot == "planar_rrr.yaml" else 6)
+    for p in files:
+        assert not words.findall(p.read_text(encoding="utf-8")), (p.name, words.findall(p.read_text("utf-8")))
