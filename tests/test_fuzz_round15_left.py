@@ -184,3 +184,35 @@ def test_generated_outputs_say_non_finite_not_the_values_names(robot, tmp_path):
     assert len(files) == (10 if robot == "planar_rrr.yaml" else 6)
     for p in files:
         assert not words.findall(p.read_text(encoding="utf-8")), (p.name, words.findall(p.read_text("utf-8")))
+
+
+# --- 6. OpenBLAS under ulimit -v: a MemoryError in Python, not a spin (scipy's) or exit(1) (numpy's) in C ---
+
+def test_scipys_openblas_is_not_loaded_where_its_start_up_would_not_fit():
+    """scipy's OpenBLAS (0.3.30) retries its 32 MiB buffer forever inside dlopen where ulimit -v leaves no room for it
+    (`identify` under `ulimit -v 400000` spun until killed, py-spy: gotoblas_init → blas_thread_init →
+    blas_memory_alloc → alloc_mmap/alloc_malloc); numpy's (0.3.31) ended the process with exit(1) at its first gesv
+    ("Memory allocation still failed after 10 retries"). A child leaves itself 80 MiB after numpy: numpy's buffer is
+    taken at once, OpenBLAS runs on one thread, and importing scipy's linear algebra is a MemoryError."""
+    import subprocess
+    import sys
+    child = """
+import os, resource
+from baseparam import _blas, _entry, _memory
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+resource.setrlimit(resource.RLIMIT_AS, (_memory._statm_bytes(0) + 80 * 2**20, hard))
+assert _entry._address_limited()
+_blas.within_address_limit()
+print(os.environ["OPENBLAS_NUM_THREADS"])
+try:
+    import scipy.linalg
+except MemoryError as exc:
+    print(exc)
+"""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    threads, said = done.stdout.splitlines()
+    assert threads == "1"
+    assert said.startswith("loading scipy's OpenBLAS (importing scipy) needs about 100 MiB of address space, "), said
