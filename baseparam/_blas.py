@@ -1,4 +1,5 @@
-"""One BLAS thread for small dense problems (the projection engine's reductions, the estimators' solves).
+"""One BLAS thread for small dense problems (the projection engine's reductions, the estimators' solves), and
+OpenBLAS's work buffers under an address-space limit (:func:`within_address_limit`).
 
 OpenBLAS parallelizes LAPACK's many small level-2 steps by spinning threads that wait for each
 other: when the cores are busy with other programs, a few-hundred-column SVD or least-squares solve
@@ -7,6 +8,8 @@ so the library runs them on one — within the block only (``threadpoolctl``), r
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import threading
 
@@ -29,3 +32,60 @@ def _controller():
 def single_threaded():
     """A context manager: the block runs with one BLAS thread, the previous counts restored after."""
     return _controller().limit(limits=1, user_api="blas")
+
+
+# OpenBLAS under an address-space limit (ulimit -v). numpy's and scipy's wheels each carry an OpenBLAS that takes a
+# 32 MiB work buffer per thread, and neither says so when it cannot: scipy's (0.3.30) maps it when its library is
+# loaded and retries forever when the mapping fails (inside dlopen, holding the GIL: no signal handler and no timeout
+# of ours runs; `identify` spun so under `ulimit -v 400000`), numpy's (0.3.31) takes it at a thread's first LAPACK or
+# BLAS call and ends the process with exit(1) after 10 retries ("OpenBLAS error: Memory allocation still failed").
+NUMPY_BLAS_BUFFER = 40 * 2**20      # numpy's OpenBLAS buffer: 32 MiB and a page, with slack
+SCIPY_BLAS_START = 100 * 2**20      # scipy's OpenBLAS loaded on one thread: 93 MiB of address space (measured)
+
+
+def _short_of(need, what):
+    """A MemoryError when the address space left under ``ulimit -v`` is below ``need`` bytes."""
+    from ._memory import _address_space_room
+
+    room = _address_space_room()
+    if room is not None and room < need:
+        raise MemoryError(f"{what} needs about {need / 2**20:.0f} MiB of address space, {room / 2**20:.0f} MiB left")
+
+
+def _scipy_blas_loaded():
+    """Whether an OpenBLAS other than numpy's own copy is mapped (scipy's wheel's, or a system one both share)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            return any("openblas" in line.rsplit("/", 1)[-1].lower() and "numpy" not in line for line in f)
+    except OSError:
+        return True                 # nothing to tell by: no refusal on a guess
+
+
+class _ScipyBlasRoom:
+    """A finder on ``sys.meta_path`` that looks at scipy's imports until scipy's OpenBLAS is loaded, and refuses the
+    import (MemoryError) where the address space left could not hold its start-up. It finds nothing itself."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy" or name.startswith("scipy."):
+            if _scipy_blas_loaded():
+                with contextlib.suppress(ValueError):
+                    sys.meta_path.remove(self)
+            else:
+                _short_of(SCIPY_BLAS_START, f"loading scipy's OpenBLAS (importing {name})")
+        return None
+
+
+def within_address_limit():
+    """Under an address-space limit (``ulimit -v``: the caller's test, ``_entry._address_limited``), make OpenBLAS's
+    buffers fail where Python says so: OpenBLAS on one thread (one buffer per library and no thread stacks, unless
+    ``OPENBLAS_NUM_THREADS`` is set: a 64-core machine's thread pools take 2.5 GiB each) when numpy is not loaded
+    yet, numpy's buffer taken at once, while the room is known (a MemoryError without it), and scipy's library loaded
+    only where it fits (:class:`_ScipyBlasRoom`). The command's first step (``_entry.main``); a MemoryError is said
+    in one line, exit status 2."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")       # read by each OpenBLAS as it is loaded
+    if not any(isinstance(finder, _ScipyBlasRoom) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _ScipyBlasRoom())
+    import numpy as np          # (its OpenBLAS reads the variable as it is loaded)
+
+    _short_of(NUMPY_BLAS_BUFFER, "numpy's OpenBLAS work buffer")
+    np.linalg.solve(np.eye(2), np.ones(2))      # LAPACK's gesv takes the thread's buffer, kept for later calls

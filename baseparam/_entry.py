@@ -312,6 +312,9 @@ def main():
     _PHASE[0] = "running"
     outcome = None
     try:
+        if _address_limited():                   # under ulimit -v: OpenBLAS's buffers fail in Python, not in C
+            from ._blas import within_address_limit
+            within_address_limit()
         cli.main()
     except BaseException as exc:  # noqa: BLE001 — sorted out below, once no signal can raise any more
         _PHASE[0] = "ending"      # first: a signal from here on is noted (and until here, this frame is ours)
@@ -335,6 +338,14 @@ def main():
     if signum is not None:
         _say(signum)
     _end(status, signum)
+
+
+def _address_limited():
+    """Whether the process has an address-space limit (``ulimit -v``); no module loaded to tell."""
+    try:
+        return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+    except (NameError, OSError, ValueError):          # NameError: no resource module (Windows)
+        return False
 
 
 # The frames in which a signal is noted rather than raised (see _on_signal).

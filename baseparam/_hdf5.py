@@ -229,7 +229,8 @@ class writes_checked:
     def _close(self, exc):
         """Flush and close the file (to the null device when anything failed); the failed write, or None."""
         failed = exc if _failed_write(exc) else None
-        if exc is None and not self.failures:
+        clean = exc is None and not self.failures       # nothing failed: not the body, no write a hook saw, …
+        if clean:
             try:
                 self.file.flush()
             except (RuntimeError, OSError) as flush_error:
@@ -237,17 +238,17 @@ class writes_checked:
                     _discard(self.file)
                     self.file.close()
                     raise
-                failed = flush_error
-        if exc is not None or failed is not None or self.failures:
+                failed, clean = flush_error, False      # … not the flush
+        if not clean:
             _discard(self.file)      # the file is removed: nothing more of it need reach the disk
         try:
             self.file.close()
         except (RuntimeError, OSError) as close_error:
-            if exc is None and failed is None and not self.failures:
+            if clean:
                 raise
             if failed is None and _failed_write(close_error):
                 failed = close_error
-        if failed is None and self.failures and exc is None:
+        if failed is None and self.failures and exc is None:     # only the hooks saw a write fail
             failed = self.failures[0]
         return failed
 

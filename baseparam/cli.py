@@ -1167,7 +1167,7 @@ def _numbers(text, flag):
                    "excite's --out, which also takes a folder.")
 @click.option("--checked", is_flag=True,
               help="C: also write NAME_<name>_checked(...), each function behind a check of its inputs (returns 0, "
-                   "or 1/2 for a state/p_base NaN, infinite or beyond NAME_MAX_STATE/NAME_MAX_PARAMETER).")
+                   "or 1/2 for a state/p_base non-finite or beyond NAME_MAX_STATE/NAME_MAX_PARAMETER).")
 @_parameters_option()
 @_robot_options
 @_memory_option
@@ -1463,10 +1463,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
 def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
     """``--gains-from-targets``: the commanded torque and current columns of every log, pooled, through
     :func:`~baseparam.identification.drive_gains.controller_gains`."""
-    import numpy as np
-
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
+    from .motion import central_differences
     try:
         targets = parse_column_map(text)
     except BaseParamError:                  # its words name a 'column map': this one is the flag's
@@ -1480,7 +1479,7 @@ def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
         a = read_trajectory(path, columns={**base, "tau": targets["tau"]}, skip_bad_rows=skip_bad_rows, n_dof=n_dof)
         b = read_trajectory(path, columns={**base, "current": targets["current"]}, gains=1.0,
                             skip_bad_rows=skip_bad_rows, n_dof=n_dof)
-        qd = a.qd if a.qd is not None else np.gradient(a.q, a.t, axis=0)
+        qd = a.qd if a.qd is not None else central_differences(a.q, a.t)
         torque.append(a.tau)
         current.append(b.tau)
         velocity.append(qd)

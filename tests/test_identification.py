@@ -524,7 +524,8 @@ def test_dead_torque_sensor_is_refused():
     robot, base, x_true, t, q, qd, qdd, tau = planar_case()
     dead = tau.copy()
     dead[:, 1] = 0.0
-    with pytest.raises(DataError, match=r"dead\.csv: field tau2: the torque is zero in every sample"):
+    with pytest.raises(DataError, match=r"^dead\.csv: field tau2: the torque is zero \(or its square is\) in every "
+                                        r"sample \(a dead sensor or a wrong column map\?\)$"):
         identify(robot, Trajectory(t=t, q=q, tau=dead, qd=qd, qdd=qdd, source="dead.csv"), preprocessing=None)
 
 

@@ -79,10 +79,12 @@ def c_sources(base, selected, prefix, counts, checked=False):
         header += [f"/* {PURPOSE[r.name]} */", _c_signature(prefix, r, n, R) + ";", ""]
     if checked:
         from .._validation import ABSURD, ABSURD_PARAMETER
-        header += ["/* The same functions behind a check of their inputs: 0 = computed; 1 = a state argument is NaN,",
-                   f" * infinite or beyond +-{prefix.upper()}_MAX_STATE; 2 = a p_base value is NaN, infinite or beyond",
+        # words without "NaN" or "inf": a scan of the outputs for those values must not find the comment
+        header += ["/* The same functions behind a check of their inputs: 0 = computed; 1 = a state argument is",
+                   f" * non-finite or beyond +-{prefix.upper()}_MAX_STATE; 2 = a p_base value is non-finite or beyond",
                    f" * +-{prefix.upper()}_MAX_PARAMETER (the output is then left as it was). Beyond these bounds the",
-                   " * products may overflow to inf or NaN. Not under -ffast-math, which assumes no NaN. */",
+                   " * products may overflow to non-finite values. Not under -ffast-math, which assumes every value",
+                   " * finite. */",
                    f"#define {prefix.upper()}_MAX_STATE {ABSURD!r}",
                    f"#define {prefix.upper()}_MAX_PARAMETER {ABSURD_PARAMETER!r}", ""]
         header += [_c_signature(prefix, r, n, R, "int", "_checked") + ";" for r in selected] + [""]

@@ -56,8 +56,8 @@ def _header_comment(base, counts, prefix, style, checked=False):
         from .._validation import ABSURD, ABSURD_PARAMETER
         # the straight-line code has no branch to refuse with (the Python export checks at its entry)
         lines += ["", f"Inputs: finite, states within ±{ABSURD:g} and p_base within ±{ABSURD_PARAMETER:g}, as "
-                  "baseparam takes them;", "beyond, the products may overflow to inf or NaN (inputs of 1e154 square "
-                  "to 1e308): " + (f"checked by the {prefix}_<function>_checked entry points, not by the plain"
+                  "baseparam takes them;", "beyond, the products may overflow to non-finite values (inputs of 1e154 "
+                  "square to 1e308): " + (f"checked by the {prefix}_<function>_checked entry points, not by the plain"
                                    " functions." if checked else "not checked here.")]
         body = "\n".join((" * " + line).rstrip() for line in lines)
         return "/*\n" + body.replace("*/", "* /") + "\n */\n"

@@ -61,7 +61,7 @@ _FLOATING_STATES = '''    k = len(checked) // 2       # base_pose and the base's
                          + ", ".join(str(x.shape) for x in checked))'''
 _PY_TAIL = '''
     if not all((np.abs(x) <= MAX_STATE).all() for x in checked):
-        raise ValueError(f"the state arrays contain NaN or inf, or a value beyond ±{MAX_STATE:g}")
+        raise ValueError(f"the state arrays contain a non-finite value, or a value beyond ±{MAX_STATE:g}")
     single = checked[0].ndim == 1
     return [x.tolist() if single else x.T for x in checked], single
 
@@ -71,7 +71,7 @@ def _parameters(p, single):
     if p.shape != (N_BASE,):
         raise ValueError(f"p_base: expected shape ({N_BASE},), got {p.shape}")
     if not (np.abs(p) <= MAX_PARAMETER).all():
-        raise ValueError(f"p_base: NaN or inf, or a value beyond ±{MAX_PARAMETER:g}")
+        raise ValueError(f"p_base: a non-finite value, or a value beyond ±{MAX_PARAMETER:g}")
     return p.tolist() if single else p
 
 
@@ -92,8 +92,8 @@ def python_source(base, selected, prefix, counts):
              f"N_DOF = {robot.n_dof}", f"N_BASE = {R}",
              f"BASE_NAMES = {list(base.names)!r}",
              f"OPERATION_COUNTS = {counts!r}",
-             "# Beyond these magnitudes a state or a parameter is no robot's, and the products would overflow to inf",
-             "# and NaN (inputs of 1e154 square to 1e308): refused, as baseparam's own functions refuse them",
+             "# Beyond these magnitudes a state or a parameter is no robot's, and the products would overflow to",
+             "# non-finite values (inputs of 1e154 square to 1e308): refused, as baseparam's own functions refuse them",
              f"MAX_STATE, MAX_PARAMETER = {ABSURD!r}, {ABSURD_PARAMETER!r}"]
     if robot.is_floating:
         lines += [f"N_V = {robot.n_v}"]

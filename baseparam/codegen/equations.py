@@ -201,9 +201,9 @@ class Equations:
     # -- Python ------------------------------------------------------------------------------------------
     def python_source(self):
         """A module defining ``tau(q, qd, qdd, p)`` (numpy; arrays (n,) or (S, n); p the base parameters
-        in ``find``'s order, SI) that evaluates the printed equations; ValueError for a wrong shape, NaN or inf, a
-        state beyond ±``MAX_STATE`` or a parameter beyond ±``MAX_PARAMETER`` (the module's constants, the exported
-        code's bounds)."""
+        in ``find``'s order, SI) that evaluates the printed equations; ValueError for a wrong shape, a non-finite
+        value, a state beyond ±``MAX_STATE`` or a parameter beyond ±``MAX_PARAMETER`` (the module's constants, the
+        exported code's bounds)."""
         import sympy
 
         n = self.robot.n_dof
@@ -212,7 +212,8 @@ class Equations:
                  "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
         lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
         lines += ["# Beyond these magnitudes a state or a parameter is no robot's, and the products would overflow",
-                  "# to inf and NaN (inputs of 1e154 square to 1e308): refused, as baseparam's functions refuse them",
+                  "# to non-finite values (inputs of 1e154 square to 1e308): refused, as baseparam's functions refuse "
+                  "them",
                   f"MAX_STATE, MAX_PARAMETER = {ABSURD!r}, {ABSURD_PARAMETER!r}"]
         lines += ["", "", _CHECKED.format(n=n), "",
                  "def tau(q, qd, qdd, p):",
@@ -235,17 +236,17 @@ class Equations:
 
 # The module's check of its arguments, with the bounds and words of the exported code's (codegen._python_source)
 _CHECKED = '''def _checked(q, qd, qdd, p):
-    """The arguments as float arrays; ValueError for a wrong shape, NaN or inf, or a magnitude no robot has."""
+    """The arguments as float arrays; ValueError for a wrong shape, a non-finite value, or a magnitude no robot has."""
     q, qd, qdd, p = (np.asarray(x, dtype=float) for x in (q, qd, qdd, p))
     for x in (q, qd, qdd):
         if x.ndim < 1 or x.shape[-1] != {n}:
             raise ValueError(f"expected shape ({n},) or (S, {n}), got {{x.shape}}")
         if not (np.abs(x) <= MAX_STATE).all():
-            raise ValueError(f"the state arrays contain NaN or inf, or a value beyond ±{{MAX_STATE:g}}")
+            raise ValueError(f"the state arrays contain a non-finite value, or a value beyond ±{{MAX_STATE:g}}")
     if p.shape != (len(NAMES),):
         raise ValueError(f"p: expected shape ({{len(NAMES)}},), got {{p.shape}}")
     if not (np.abs(p) <= MAX_PARAMETER).all():
-        raise ValueError(f"p: NaN or inf, or a value beyond ±{{MAX_PARAMETER:g}}")
+        raise ValueError(f"p: a non-finite value, or a value beyond ±{{MAX_PARAMETER:g}}")
     return q, qd, qdd, p
 '''
 

@@ -7,7 +7,8 @@ entry), overridden field by field by a limits file (docs/formats.md, "Excitation
       - {q: [-2.96, 2.96], qd: 1.9, qdd: 10, tau: 170}   # rad, rad/s, rad/s², N·m (m, m/s, … prismatic)
       - {qd: 1.9}                    # fields left out keep the description's value (or none)
 
-or by another URDF with the same joints (its ``<limit>`` elements; ``effort`` is the torque limit).
+or by a URDF with the same joints (as many, of the same types, of the same names where the description names
+its joints; its ``<limit>`` elements; ``effort`` is the torque limit).
 """
 from __future__ import annotations
 
@@ -153,7 +154,7 @@ def motion_limits(robot, limits=None):
     if limits is not None:
         if isinstance(limits, (str, bytes, os.PathLike)):
             source = check_input(limits, "limits")
-            entries = _read_file(source, robot.n_dof)
+            entries = _read_file(source, robot)
         elif isinstance(limits, dict):
             source = "limits"
             entries = _entries(limits, source, robot.n_dof)
@@ -192,27 +193,38 @@ def _check_values(values, source, n_dof):
                                     "check its unit")
 
 
-def _read_file(path, n_dof):
+def _read_file(path, robot):
     data = read_bounded(path, MAX_BYTES, printable(path), ArgumentError)      # more: refused by _decode
     if is_urdf(path, data):
-        return _urdf_entries(path, n_dof)
+        return _urdf_entries(path, robot)
     try:
         doc = _load_yaml(_decode(data))
     except _Invalid as exc:
         raise ArgumentError(exc.format(path)) from None
-    return _entries(doc, path, n_dof)
+    return _entries(doc, path, robot.n_dof)
 
 
-def _urdf_entries(path, n_dof):
-    """Each joint's ``<limit>`` of a URDF with the same joints (numbered as the description's)."""
+def _urdf_entries(path, robot):
+    """Each joint's ``<limit>`` of a URDF with the same joints (numbered as the description's): as many, of the
+    same types, and of the same names where the description names its joints (a DH table's are unnamed, and the
+    vendor's URDF is where its limits come from)."""
     try:
         with warnings.catch_warnings():          # its geometry is not used: notes about its angles do not apply
             warnings.simplefilter("ignore")
             other = load_robot(path)
     except RobotDescriptionError as exc:
         raise ArgumentError(str(exc)) from None
+    n_dof = robot.n_dof
     if other.n_dof != n_dof:
         raise ArgumentError(f"{path}: the URDF has {other.n_dof} joints, but the robot has {n_dof}")
+    for k, (theirs, ours) in enumerate(zip(other.joints, robot.joints), start=1):
+        # a revolute joint's limits in rad on a prismatic one in m, or another robot's joints taken in order
+        if theirs.type != ours.type:
+            raise ArgumentError(f"{path}: joint {k} ({shown(theirs.name)}) is {theirs.type} there, {ours.type} in the "
+                                "robot: not the robot's limits")
+        if ours.name is not None and theirs.name != ours.name:
+            raise ArgumentError(f"{path}: joint {k} is {shown(theirs.name)} there, {shown(ours.name)} in the robot: "
+                                "not the robot's limits")
     values = description_limits(other)
     return [{field: values[field][k] for field in values if math.isfinite(values[field][k])}
             for k in range(n_dof)]

@@ -6,8 +6,9 @@ topic per contact, all put on the joint stream's clock.
 * Base (``base_topic``; default the one Odometry or PoseStamped topic of the bag): the pose is the
   frame-0 position and quaternion (x, y, z, w). An Odometry's twist (ROS: in the child frame, that is
   frame 0's axes; linear then angular) is the base twist; a PoseStamped has none, and the twist is
-  derived from the pose: v = Rᵀ ṗ, ω = 2 vec(q̄ ⊗ q̇), with ``np.gradient`` on the stamps (central
-  differences, as :func:`~baseparam.preprocess` derives unlogged rates; no filtering here).
+  derived from the pose: v = Rᵀ ṗ, ω = 2 vec(q̄ ⊗ q̇), by central differences on the stamps (as
+  :func:`~baseparam.preprocess` derives unlogged rates: exactly 0 where a column does not change; no filtering
+  here).
 * Or an IMU (``base_topic`` naming a ``sensor_msgs/Imu`` topic; never chosen by default): its orientation, rate and
   specific force give an equivalent base motion (:mod:`~baseparam.identification.imu`: position and linear
   velocity zero, q̈'s linear part the classical acceleration of the frame-0 origin), the IMU placed on the base by
@@ -33,11 +34,10 @@ import numpy as np
 
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
-from ..motion import Trajectory, interp_columns, not_unit, quaternion_norms
+from ..motion import Trajectory, central_differences, interp_columns, not_unit, quaternion_norms
 from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
                      shown_contents, topics_listed)
-from .preprocessing import _central_differences
 from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
@@ -182,7 +182,7 @@ def _omega(t, quat):
     # q and −q are one orientation, and a publisher may switch between them (tf2 does not normalize the sign):
     # differenced across a switch, q̇ is of order 2/dt and ω garbage (kept on one hemisphere, ω is sign-free)
     quat = one_hemisphere(quat)
-    qd = np.gradient(quat, t, axis=0)
+    qd = central_differences(quat, t)
     x, y, z, w = quat.T
     dx, dy, dz, dw = qd.T
     return 2 * np.column_stack([w * dx - x * dw - y * dz + z * dy,
@@ -270,7 +270,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
             twist = pose[:, 7:13]
         else:
             # v = Rᵀ ṗ
-            velocity = np.einsum("sji,sj->si", rotation_matrices(pose[:, 3:7]), np.gradient(pose[:, :3], tk, axis=0))
+            velocity = np.einsum("sji,sj->si", rotation_matrices(pose[:, 3:7]), central_differences(pose[:, :3], tk))
             twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
             notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
         jq, jqd = _joint_states(source, js, ids, tk, notes)
@@ -301,11 +301,11 @@ def _joint_states(source, js, ids, tk, notes):
 def _or_derived(given, values, t, notes, note):
     """``given``, or when it is None the rates of ``values`` (S, k) on the times ``t`` (S,) by central differences,
     with ``note`` (saying which, ending before "(central differences)") added to ``notes``: exactly 0 for a column
-    that does not change (a joint held still), as :func:`.preprocessing.preprocess` derives them, not round-off."""
+    that does not change (a joint held still), as :func:`~baseparam.preprocess` derives them, not round-off."""
     if given is not None:
         return given
     notes.append(f"{note} (central differences)")
-    return _central_differences(values, t)
+    return central_differences(values, t)
 
 
 def _imu_link(source, topic, robot, frames, notes):

@@ -272,19 +272,17 @@ def check_pooled(base, normal, source):
     if normal.n_samples <= base.rank:
         raise DataError(f"{source}: {normal.n_samples} samples kept for {base.rank} base parameters; "
                         "need more data (or less rest trimming)")
-    dead = np.flatnonzero(normal.tt == 0)
-    if len(dead):
-        raise DataError(f"{source}: field tau{dead[0] + 1}: the torque is zero in every sample "
-                        "(a dead sensor or a wrong column map?)")
+    refuse_joint_without_torque(source, normal.tt)
 
 
-def refuse_silent_held_out(source, t2):
-    """Refuse held-out data with a joint whose Στ² (``t2``, (n,)) is 0: it has no NRMSE (NaN) to validate by. A torque
-    of 1e-300 squares to 0 just the same. (Training data: :func:`check_pooled`.)"""
+def refuse_joint_without_torque(source, t2):
+    """Refuse data, training or held out, with a joint whose Στ² (``t2``, (n,)) is 0: a dead sensor or a wrong
+    column map, whose zeros a fit would take as measured and which has no NRMSE (NaN). A torque of 1e-300 squares
+    to 0 just the same, hence the words."""
     dead = np.flatnonzero(t2 == 0)
     if len(dead):
         raise DataError(f"{source}: field tau{dead[0] + 1}: the torque is zero (or its square is) in every sample (a "
-                        "dead sensor or a wrong column map?); it has no error figures")
+                        "dead sensor or a wrong column map?)")
 
 
 def _accumulate_item(base, item, factor, normal, shapes, factors):

@@ -68,6 +68,7 @@ def _in_processes(logs, task, folds, workers, report):
     handover = Handover(context, task)                   # not in the workers' start-up data (see Handover)
     n_workers = min(workers, len(logs))
     pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=context, initializer=_init, initargs=(handover,))
+    processes = []                                       # a stopped pool's workers, ended without waiting
     try:
         # the processes start as the work is submitted; an interrupt held during their start-up is raised on
         # leaving the block, inside this try, which stops whatever started
@@ -90,12 +91,14 @@ def _in_processes(logs, task, folds, workers, report):
         for process in processes:
             with contextlib.suppress(Exception):
                 process.terminate()
-        with killed_if_slow(lambda: processes):           # one still starting holds the SIGTERM until it has started
-            pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        handover.close()
+        try:
+            # one still starting holds the SIGTERM until it has started
+            with killed_if_slow(lambda: processes) if processes else contextlib.nullcontext():
+                pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            handover.close()
 
 
 def _on_dask(logs, task, folds, workers, scheduler, report):

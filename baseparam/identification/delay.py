@@ -54,7 +54,7 @@ import numpy as np
 
 from .._validation import check_field_kinds, check_instance, check_number, check_robot, shown
 from ..errors import DataError
-from ..motion import Trajectory, interp_columns
+from ..motion import Trajectory, central_differences, interp_columns
 
 MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000
@@ -150,8 +150,8 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
                         f"{max_delay:g} s")
 
     q = interp_columns(grid, t, trajectory.q)
-    qd = interp_columns(grid, t, trajectory.qd) if trajectory.qd is not None else np.gradient(q, dt, axis=0)
-    qdd = interp_columns(grid, t, trajectory.qdd) if trajectory.qdd is not None else np.gradient(qd, dt, axis=0)
+    qd = interp_columns(grid, t, trajectory.qd) if trajectory.qd is not None else central_differences(q, dt)
+    qdd = interp_columns(grid, t, trajectory.qdd) if trajectory.qdd is not None else central_differences(qd, dt)
     tau = interp_columns(grid, t, trajectory.tau)
     qd, qdd, tau = _lowpass([qd, qdd, tau], dt)
     S, n = tau.shape

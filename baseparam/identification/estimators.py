@@ -31,7 +31,7 @@ from ..model.value import description_of
 from ._inputs import _as_trajectories, check_joints
 from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links, single_terms
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
-from ._least_squares import accumulate, least_squares, refuse_silent_held_out
+from ._least_squares import accumulate, least_squares, refuse_joint_without_torque
 from ._params import ParamsFromInit
 from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here, as before)
 
@@ -79,7 +79,7 @@ def _check_held_out(processed):
             raise DataError(f"{item.source}: field tau{joint + 1}: absurd value {tau[sample, joint]:g} at sample "
                             f"{sample} (|τ| > {ABSURD_PARAMETER:g}); expected torques in N·m or N")
         t2 += (tau ** 2).sum(axis=0)
-    refuse_silent_held_out(processed[0].source, t2)
+    refuse_joint_without_torque(processed[0].source, t2)
 
 
 class BaseParameterEstimator(ParamsFromInit):

@@ -10,7 +10,7 @@ fact against pinocchio):
 
 * q: position 0, the base's orientation (the IMU's, turned by its mounting; the identity when the IMU gives none);
 * q̇: v = 0, ω the gyroscope's rate in frame-0 axes;
-* q̈: ω̇ by central differences (``np.gradient`` on the stamps, as the readers derive unlogged rates), and the
+* q̈: ω̇ by central differences on the stamps (as the readers derive unlogged rates: 0 for a constant rate), and the
   linear part a = f_O + Rᵀ g, with f_O the specific force at the frame-0 origin moved from the IMU's point r
   (in frame 0): f_O = f_IMU − ω̇ × r − ω × (ω × r).
 
@@ -29,7 +29,7 @@ from .._numbers import real_array
 from .._validation import normalized_quaternions
 from ..errors import DataError, SettingsError, printable
 from ..model import urdf
-from ..motion import Trajectory
+from ..motion import Trajectory, central_differences
 
 __all__ = ["ImuTrajectory", "base_from_imu", "imu_mounting"]
 
@@ -78,7 +78,8 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     rotation : array_like, shape (3, 3), optional
         The IMU's axes in frame 0 (columns); the identity by default.
     angular_acceleration : array_like, shape (S, 3), optional
-        ω̇ in the IMU's axes when known; by default central differences of ω (``np.gradient`` on ``t``).
+        ω̇ in the IMU's axes when known; by default central differences of ω on ``t``
+        (exactly 0 where ω does not change).
     source : str
         Named in messages.
 
@@ -132,7 +133,7 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     else:
         quat = normalized_quaternions(samples("orientation", orientation, 4), lambda s, norm: DataError(
             f"{source}: orientation: sample {s}: norm {norm:.6g}; expected a unit quaternion"))
-    omega_dot_i = (np.gradient(omega_i, t, axis=0) if angular_acceleration is None
+    omega_dot_i = (central_differences(omega_i, t) if angular_acceleration is None
                    else samples("angular_acceleration", angular_acceleration, 3))
     if R_bi is None:
         omega, omega_dot, f = omega_i, omega_dot_i, f_i

@@ -44,7 +44,7 @@ from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
 from ._inputs import _as_trajectories, _is_state_tuple, check_joints
-from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares, refuse_silent_held_out
+from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares, refuse_joint_without_torque
 from .estimators import BaseParameterEstimator
 from .preprocessing import Preprocessing, Processed, preprocess
 from .results import Identification, LogResult, Metrics
@@ -281,7 +281,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     if held:
         Gv = np.sum([r.G for r in held], axis=0)
         held_normal = _normal(Gv, np.sum([r.n_samples for r in held], axis=0))
-        refuse_silent_held_out(held[0].source, held_normal.tt)    # as identify: a NaN validation NRMSE, silently
+        refuse_joint_without_torque(held[0].source, held_normal.tt)    # as identify: a NaN validation NRMSE, silently
         validation = _errors(held_normal, x, [r.source for r in held])
     return Identification(estimator=estimator, train=train_metrics, validation=validation, logs=per_log)
 

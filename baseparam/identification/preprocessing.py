@@ -34,7 +34,7 @@ import numpy as np
 from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
-from ..motion import Trajectory, interp_columns
+from ..motion import Trajectory, central_differences, interp_columns
 
 # A gap longer than this many median sampling intervals splits a log into segments.
 GAP_FACTOR = 5.0
@@ -123,28 +123,6 @@ class Preprocessing:
     def none(cls):
         """Use the data as logged: no resampling, filtering, rest trimming or decimation."""
         return cls(resample=False, cutoff_hz=None, rest_velocity=None)
-
-
-def _central_differences(x, step):
-    """``np.gradient(x, step, axis=0)``, exactly 0 in the columns where ``x`` does not change.
-
-    On time stamps (not one step) numpy's formula weighs three samples by coefficients that cancel only up to
-    round-off: a joint standing still got rates of ~eps·|q|/dt² (1e-11 of the gravity columns at 1 kHz), which
-    the fit took for columns it sees, and estimated their parameters at 1e8. The other columns keep numpy's numbers.
-
-    Parameters
-    ----------
-    x : ndarray, shape (S, n), S ≥ 2
-    step : float or ndarray, shape (S,)
-        The sampling step, or the time stamps.
-
-    Returns
-    -------
-    ndarray, shape (S, n)
-    """
-    rates = np.gradient(x, step, axis=0)
-    rates[:, (x == x[:1]).all(axis=0)] = 0.0
-    return rates
 
 
 @dataclass(frozen=True, init=False)
@@ -261,7 +239,7 @@ def _check_velocity_units(trajectory, spans):
     for sl in spans:
         if sl.stop - sl.start < 3:
             continue
-        rate = np.gradient(trajectory.q[sl], trajectory.t[sl], axis=0)
+        rate = central_differences(trajectory.q[sl], trajectory.t[sl])
         num += (trajectory.qd[sl] * rate).sum(axis=0)
         den += (rate * rate).sum(axis=0)
     moving = den > 1e-6 * max(den.max(), 1e-300)
@@ -349,8 +327,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
         # central differences of the filtered signals; np.gradient keeps the length
         # (with the time stamps themselves when the samples were not put on a uniform grid)
         step = h if settings.resample is not False else t
-        qd = _central_differences(q, step) if qd is None else qd
-        qdd = _central_differences(qd, step) if qdd is None else qdd
+        qd = central_differences(q, step) if qd is None else qd
+        qdd = central_differences(qd, step) if qdd is None else qdd
         ends = np.zeros(len(t), bool)
         ends[:edge] = ends[len(t) - edge:] = True
         pieces.append((t, q, qd, qdd, tau, np.full(len(t), k), ends))
@@ -421,8 +399,8 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     * segments :func:`preprocess` keeps: its filtered q, q̇, q̈ (q̇ and q̈ derived by central
       differences of the filtered signals when not logged) on its grid, interpolated linearly
       back to the logged time stamps; with ``resample=False`` and no filter these are the logged
-      values (and ``np.gradient`` of them where q̇ or q̈ were not logged);
-    * segments too short for it: the logged values, and ``np.gradient`` with the time stamps
+      values (and their central differences where q̇ or q̈ were not logged);
+    * segments too short for it: the logged values, and central differences on the time stamps
       where q̇ or q̈ were not logged (NaN in a segment of one sample, which has no derivative).
 
     Rest samples and segment ends, which fits leave out, have states like any other sample.
@@ -452,9 +430,9 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
         if sl.stop - sl.start < 2:
             continue
         if trajectory.qd is None:
-            qd[sl] = _central_differences(q[sl], t[sl])
+            qd[sl] = central_differences(q[sl], t[sl])
         if trajectory.qdd is None:
-            qdd[sl] = _central_differences(qd[sl], t[sl])
+            qdd[sl] = central_differences(qd[sl], t[sl])
     try:
         with warnings.catch_warnings():           # preprocess already warned when the data were fitted
             warnings.simplefilter("ignore", DataWarning)

@@ -83,8 +83,8 @@ class Metrics:
         """Error figures from per-joint sums: Σe² (n,) and Στ² (n,) over ``n_samples`` samples (no
         samples kept for plots). NaN NRMSE for a joint whose Στ² is 0; no torque at all: ArgumentError."""
         e2, t2, n_samples = cls._checked_sums(e2, t2, n_samples)
-        nrmse(e2, t2)                       # the figures' own refusals: no torque at all has no figures
-        return cls._from_sums(e2, t2, n_samples)
+        # the figures with their own refusals (no torque at all has none), computed once
+        return cls._from_sums(e2, t2, n_samples, nrmse(e2, t2))
 
     @classmethod
     def _of_log(cls, e2, t2, n_samples):
@@ -102,10 +102,11 @@ class Metrics:
         return e2, t2, n_samples
 
     @classmethod
-    def _from_sums(cls, e2, t2, n_samples):
+    def _from_sums(cls, e2, t2, n_samples, figures=None):
         """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,)); NaN NRMSE for a
-        joint of no torque, and pooled for a log of none (:meth:`_of_log`)."""
-        per_joint, pooled = figures_of_sums(e2, t2)
+        joint of no torque, and pooled for a log of none (:meth:`_of_log`). ``figures``: their (per joint, pooled)
+        NRMSE when already computed."""
+        per_joint, pooled = figures_of_sums(e2, t2) if figures is None else figures
         empty = np.zeros((0, len(e2)))
         return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,
                    nrmse_pooled_percent=100.0 * pooled,

@@ -25,7 +25,7 @@ from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
 from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
 from ..model.value import Model
-from ..motion import Trajectory
+from ..motion import Trajectory, central_differences
 from .integrate import checked_noise, checked_times, logged, simulate
 
 __all__ = ["FloatingExperiment", "contact_experiment", "free_floating_experiment", "stance_motion"]
@@ -167,16 +167,16 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
         raise SimulationError(f"stance_motion: the contact points could not be held (off by "
                               f"{np.abs(error).max():.3g} m): a base pose out of the legs' reach?")
     # the base twist in frame 0: v = Rᵀ ṗ, [ω]× = Rᵀ Ṙ
-    Rdot = np.gradient(R, t, axis=0)
+    Rdot = central_differences(R, t)
     Rt = np.swapaxes(R, 1, 2)
     W = Rt @ Rdot
-    v = np.einsum("sij,sj->si", Rt, np.gradient(pos, t, axis=0))
+    v = np.einsum("sij,sj->si", Rt, central_differences(pos, t))
     w = 0.5 * np.stack([W[:, 2, 1] - W[:, 1, 2], W[:, 0, 2] - W[:, 2, 0], W[:, 1, 0] - W[:, 0, 1]], -1)
     qd = np.zeros((S, robot.n_v))
     qd[:, :3], qd[:, 3:6] = v, w
     J = _world_linear_jacobians(robot, tree, contacts)         # the tree of the final q (the loop broke on it)
     qd[:, 6:] = -np.einsum("sij,sj->si", np.linalg.pinv(J[:, :, 6:]), np.einsum("sij,sj->si", J[:, :, :6], qd[:, :6]))
-    return q, qd, np.gradient(qd, t, axis=0)
+    return q, qd, central_differences(qd, t)
 
 
 def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
