@@ -417,9 +417,11 @@ def test_sandwiched_gram_is_flints_product():
 
 
 def test_leftmost_independent_rows_are_flints_pivots_of_the_transpose():
-    """leftmost_independent (its own elimination) against the pivot columns of FLINT's reduced echelon
-    form of the transpose: 16 columns as the recursion gives, dense, sparse and low-rank, float and int."""
+    """leftmost_independent (FLINT's nmod_mat set at the non-zeros, pivots read from its rows) against the pivot
+    columns of FLINT's reduced echelon form of the transpose built whole, and of rref_mod's elimination in numpy:
+    16 columns as the recursion gives, dense, sparse and low-rank, float and int."""
     import flint
+    from baseparam.projection._modular import rref_mod
     from baseparam.projection._row_space import leftmost_independent
     rng, p = np.random.default_rng(5), 8388593
     for _ in range(150):
@@ -430,7 +432,7 @@ def test_leftmost_independent_rows_are_flints_pivots_of_the_transpose():
         F, rank = flint.nmod_mat(16, n, X.T.ravel().tolist(), p).rref()
         expected = [next(c for c in range(n) if int(F[r, c])) for r in range(rank)]
         got = leftmost_independent(X.astype(float) if rng.random() < 0.5 else X, p)
-        assert got.tolist() == expected and got.dtype == np.int64
+        assert got.tolist() == expected == rref_mod(X.T, p, reduced=False)[1] and got.dtype == np.int64
 
 
 @pytest.mark.parametrize("batch_rows", [3, 128])
