@@ -1,7 +1,8 @@
 """Issue 22's speed targets in one run, each as a ratio to what it is judged against, measured in the same
 process: the base regressor of a 7-DOF arm (KUKA iiwa) for 100 000 samples (≤ 0.05 s, ≥ 6× pinocchio's
 ``computeJointTorqueRegressor`` in a Python loop), its C loop per sample beside the exported C's
-(``baseparam export``, one call per sample, ``gcc -O2``), and one sample from Python beside pinocchio's;
+(``baseparam export``, one call per sample, ``gcc -O2``), and one sample from Python (``base.regressor``, and
+``bp.Regressor(base)`` bound once) beside pinocchio's;
 forward dynamics of 100 000 samples (≤ 0.55× ``pin.aba`` in a Python loop); one forward-dynamics sample
 from Python (``bp.ForwardDynamics(model)(q, qd, tau)`` no slower than ``pin.aba(model, data, q, v, tau)``,
 timed in interleaved rounds); ``find`` of the PUMA 560 (≤ 10 ms).
@@ -192,6 +193,14 @@ def main():
               f"pin.computeJointTorqueRegressor {np.min(theirs) * 1e6:.1f} µs (the full W; best of {5 * repeat} "
               f"interleaved rounds of 500 calls); ratio {np.min(ours) / np.min(theirs):.2f}; of CPU time "
               f"{cpu[0] * 1e6:.1f} and {cpu[1] * 1e6:.1f} µs, ratio {cpu[0] / cpu[1]:.2f}")
+        bound = bp.Regressor(base)
+        pair = (lambda: bound(*x), pair[1])
+        ours, theirs = interleaved(*pair, 500, 5 * repeat)
+        cpu = [np.min(t) for t in interleaved(*pair, 500, 5 * repeat, clock=time.process_time)]
+        print(f"  one sample, bp.Regressor(base)(q, qd, qdd) (bound once) {np.min(ours) * 1e6:.1f} µs, "
+              f"pin.computeJointTorqueRegressor {np.min(theirs) * 1e6:.1f} µs; "
+              f"ratio {np.min(ours) / np.min(theirs):.2f}; "
+              f"of CPU time {cpu[0] * 1e6:.1f} and {cpu[1] * 1e6:.1f} µs, ratio {cpu[0] / cpu[1]:.2f}")
 
     print("\n== forward dynamics, KUKA iiwa, 100 000 samples")
     pin, pmodel = pinocchio_model(robot, p)
