@@ -182,9 +182,14 @@ def _integer_echelon(G):
 
     n = G.shape[0]
     r_nz, c_nz = np.nonzero(G)
-    rows, cols = np.unique(r_nz), np.unique(c_nz)
+    # the rows and columns with a non-zero, and each non-zero's place among them (by masks: np.unique would import
+    # numpy.ma, tens of ms of start-up for find)
+    row_used, col_used = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    row_used[r_nz], col_used[c_nz] = True, True
+    rows, cols = np.flatnonzero(row_used), np.flatnonzero(col_used)
     M = flint.fmpz_mat(len(rows), len(cols))
-    for i, j, v in zip(np.searchsorted(rows, r_nz).tolist(), np.searchsorted(cols, c_nz).tolist(), G[r_nz, c_nz]):
+    places = zip((np.cumsum(row_used) - 1)[r_nz].tolist(), (np.cumsum(col_used) - 1)[c_nz].tolist(), G[r_nz, c_nz])
+    for i, j, v in places:
         M[i, j] = v
     R, d, rank = M.rref() if len(rows) else (M, 1, 0)
     d, width = int(d), len(cols)
