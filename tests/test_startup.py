@@ -111,6 +111,13 @@ def test_find_loads_no_numpy_ma(parameters):
     assert code == 0 and "numpy.ma" not in modules
 
 
+def test_find_in_floats_loads_no_flint():
+    """A robot of odd twists runs in floats and their images modulo a prime, in numpy: the rows' independence
+    modulo p by FLINT only once something has loaded it (exact runs do), not 25 ms of import for it."""
+    code, modules = _loaded("find", str(ROOT / "robots/skew7.yaml"))
+    assert code == 0 and "flint" not in modules
+
+
 def test_find_with_h5_loads_h5py(tmp_path):
     code, modules = _loaded("find", str(ROOT / "robots/puma560.yaml"), "--h5", str(tmp_path / "z.h5"), cwd=tmp_path)
     assert code == 0 and (tmp_path / "z.h5").is_file()

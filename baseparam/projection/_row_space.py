@@ -17,13 +17,14 @@ Each row is whole as soon as it starts (row = M·L_m, :class:`~baseparam.project
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from ._coordinates import RowMaps
-from ._modular import PRIMES
+from ._modular import PRIMES, rref_mod
 from ._sparse import CSR, joined
 
 
@@ -41,13 +42,15 @@ def leftmost_independent(images, p):
     ndarray of int, shape (rank,)
         Increasing.
     """
-    # The pivot columns of Mᵀ's echelon form (as rref_mod(images.T, p, reduced=False) finds them): FLINT's
-    # (nmod_mat), set at the non-zeros (a few of 16 per row), each pivot then found by reading the reduced
-    # form's rows left to right. The recursion calls this hundreds of times on a few dozen rows, where
-    # numpy's elimination cost a dozen array operations per pivot.
+    # The pivot columns of Mᵀ's echelon form: FLINT's (nmod_mat), set at the non-zeros (a few of 16 per row), each
+    # pivot then found by reading the reduced form's rows left to right. The recursion calls this hundreds of times
+    # on a few dozen rows, where numpy's elimination costs a dozen array operations per pivot — but a run in floats
+    # need not load FLINT for it (25 ms of start-up): until something has, numpy's (the same, unique, pivots).
+    images = np.asarray(images)
+    if "flint" not in sys.modules:
+        return np.array(rref_mod(images.T, p, reduced=False)[1], dtype=np.int64)
     import flint
 
-    images = np.asarray(images)
     n, d = images.shape
     M = flint.nmod_mat(d, n, p)
     r, c = np.nonzero(images)
