@@ -15,6 +15,7 @@ The package follows the data, each stage a subpackage that imports only the ones
                        :func:`regressor`, :func:`slotine_li_regressor`, :func:`mass_matrix`,
                        :func:`coriolis_matrix` (compiled from an expression graph);
                        :func:`forward_dynamics`, :class:`ForwardDynamics` (articulated-body algorithm);
+                       :class:`Regressor` (the regressor bound for one sample at a time);
                        :func:`generalized_momenta`, :func:`velocities_from_momenta`,
                        :func:`momenta_rate` (Ivanov's form), :func:`momentum`, :func:`kinetic_energy`,
                        :func:`potential_energy`; :class:`Contact`, :func:`contact_jacobian`,
@@ -88,7 +89,7 @@ _LAZY = {
                  "generalized_momenta", "gravity_torque", "inverse_dynamics", "kinetic_energy", "mass_matrix",
                  "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor",
                  "slotine_li_regressor", "velocities_from_momenta",
-                 "Contact", "contact_forces", "contact_jacobian"),
+                 "Contact", "contact_forces", "contact_jacobian", "Regressor"),
     "projection": ("BaseParameters", "find_and_store", "find_base_parameters", "read_h5"),
     "motion": ("Trajectory",),
     "identification": ("BaseParameterEstimator", "Identification", "Metrics", "Preprocessing", "Processed",

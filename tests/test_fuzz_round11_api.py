@@ -147,6 +147,7 @@ def _instances(folder):
         "Origin": bp.Origin((0.1, 0.0, 0.0), (0.0, 0.0, 0.3)), "JointLimits": bp.JointLimits(-1.0, 1.0, 2.0, 10.0),
         "ColumnLayout": bp.ColumnLayout(robot), "Model": model, "BaseModel": base.model(base.from_standard(
             model.values())), "BaseParameters": base, "ForwardDynamics": bp.ForwardDynamics(model),
+        "Regressor": bp.Regressor(base),
         "Contact": bp.Contact(3, (0.1, 0.0, 0.0)), "Trajectory": traj, "ImuTrajectory": imu,
         "Preprocessing": bp.Preprocessing(), "Processed": bp.preprocess(traj),
         "BaseParameterEstimator": fit.estimator, "Identification": fit, "Metrics": fit.train,
@@ -172,8 +173,9 @@ def _instances(folder):
 
 
 INSTANCES = ("Robot", "Joint", "Inertia", "Origin", "JointLimits", "ColumnLayout", "Model", "BaseModel",
-             "BaseParameters", "ForwardDynamics", "Contact", "Trajectory", "ImuTrajectory", "Preprocessing",
-             "Processed", "BaseParameterEstimator", "Identification", "Metrics", "LogResult", "DelayEstimate",
+             "BaseParameters", "ForwardDynamics", "Regressor", "Contact", "Trajectory", "ImuTrajectory",
+             "Preprocessing", "Processed", "BaseParameterEstimator", "Identification", "Metrics", "LogResult",
+             "DelayEstimate",
              "PayloadResult", "FloatingIdentification", "FloatingExperiment", "ExcitationDesign", "FourierSeries",
              "MotionLimits", "Samples", "SearchSummary", "SavedExcitation", "IdentificationErrors", "Equations",
              "ExportResult", "Reference", "TrackingRun", "SensorNoise", "FitErrors", "MotionComparison",

@@ -413,7 +413,7 @@ def _public():
             "identify_payload", "simulate", "compare_motions", "identification_errors", "estimate_delay"}
     checked_types = {"Robot", "Joint", "Inertia", "Origin", "JointLimits", "Contact", "Trajectory", "ImuTrajectory",
                      "Preprocessing", "SensorNoise", "FourierSeries", "Model", "BaseModel", "ForwardDynamics",
-                     "MotionLimits", "ColumnLayout", "Reference"}
+                     "Regressor", "MotionLimits", "ColumnLayout", "Reference"}
     out = {}
     for name in ("baseparam", "baseparam.model", "baseparam.dynamics", "baseparam.projection",
                  "baseparam.identification", "baseparam.excitation", "baseparam.simulation", "baseparam.codegen",

@@ -416,11 +416,18 @@ def test_sandwiched_gram_is_flints_product():
     assert _sandwiched(G, C).tolist() == [[int(product[i, j]) for j in range(n)] for i in range(n)]
 
 
-def test_leftmost_independent_rows_are_flints_pivots_of_the_transpose():
-    """leftmost_independent (its own elimination) against the pivot columns of FLINT's reduced echelon
-    form of the transpose: 16 columns as the recursion gives, dense, sparse and low-rank, float and int."""
+@pytest.mark.parametrize("flint_loaded", [True, False])
+def test_leftmost_independent_rows_are_flints_pivots_of_the_transpose(flint_loaded, monkeypatch):
+    """leftmost_independent against the pivot columns of FLINT's reduced echelon form of the transpose built whole,
+    and of rref_mod's elimination in numpy: 16 columns as the recursion gives, dense, sparse and low-rank, float and
+    int; by FLINT's nmod_mat set at the non-zeros once FLINT is loaded, by rref_mod before."""
+    import sys
+
     import flint
+    from baseparam.projection._modular import rref_mod
     from baseparam.projection._row_space import leftmost_independent
+    if not flint_loaded:
+        monkeypatch.delitem(sys.modules, "flint")
     rng, p = np.random.default_rng(5), 8388593
     for _ in range(150):
         n = int(rng.integers(1, 90))
@@ -430,7 +437,7 @@ def test_leftmost_independent_rows_are_flints_pivots_of_the_transpose():
         F, rank = flint.nmod_mat(16, n, X.T.ravel().tolist(), p).rref()
         expected = [next(c for c in range(n) if int(F[r, c])) for r in range(rank)]
         got = leftmost_independent(X.astype(float) if rng.random() < 0.5 else X, p)
-        assert got.tolist() == expected and got.dtype == np.int64
+        assert got.tolist() == expected == rref_mod(X.T, p, reduced=False)[1] and got.dtype == np.int64
 
 
 @pytest.mark.parametrize("batch_rows", [3, 128])

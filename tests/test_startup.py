@@ -103,6 +103,21 @@ def test_checked_states_do_not_load_numpy_ma():
     assert "numpy.ma" not in modules
 
 
+@pytest.mark.parametrize("parameters", ["pseudo", "khalil"])
+def test_find_loads_no_numpy_ma(parameters):
+    """find's exact echelon form picks the Gram matrix's rows and columns with non-zeros by masks: np.unique
+    there imported numpy.ma (about 10 ms of CPU, more of wall time, on every find of an exact robot)."""
+    code, modules = _loaded("find", str(ROOT / "robots/puma560.yaml"), "--parameters", parameters)
+    assert code == 0 and "numpy.ma" not in modules
+
+
+def test_find_in_floats_loads_no_flint():
+    """A robot of odd twists runs in floats and their images modulo a prime, in numpy: the rows' independence
+    modulo p by FLINT only once something has loaded it (exact runs do), not 25 ms of import for it."""
+    code, modules = _loaded("find", str(ROOT / "robots/skew7.yaml"))
+    assert code == 0 and "flint" not in modules
+
+
 def test_find_with_h5_loads_h5py(tmp_path):
     code, modules = _loaded("find", str(ROOT / "robots/puma560.yaml"), "--h5", str(tmp_path / "z.h5"), cwd=tmp_path)
     assert code == 0 and (tmp_path / "z.h5").is_file()

@@ -7,6 +7,7 @@
                     (the regressor graph's, every parameter an input)
 ``forward``         :func:`forward_dynamics`, :class:`ForwardDynamics` — the articulated-body
                     algorithm (``forward_graph``), as numpy over samples, C or straight-line Python
+``bound_regressor`` :class:`Regressor` — :func:`regressor` of one sample at a time, bound once
 ``momenta``         Ivanov's equations in Poisson impulses: :func:`generalized_momenta`,
                     :func:`velocities_from_momenta` (sweep or block LTDL), :func:`momenta_rate`;
                     :func:`momentum`, :func:`kinetic_energy`, :func:`potential_energy` (on ``tree``,
@@ -26,6 +27,7 @@ The dynamics need only the robot model; the base set (:mod:`baseparam.projection
 pivot columns through them.
 """
 from .contacts import Contact, contact_forces, contact_jacobian
+from .bound_regressor import Regressor
 from .forward import ForwardDynamics, forward_dynamics
 from .momenta import (generalized_momenta, kinetic_energy, momenta_rate, momentum, potential_energy,
                       velocities_from_momenta)
@@ -37,3 +39,4 @@ __all__ = ["ForwardDynamics", "coriolis_matrix", "coriolis_torque", "forward_dyn
            "momenta_rate", "momentum", "potential_energy", "reaction_wrenches", "regressor", "slotine_li_regressor",
            "velocities_from_momenta"]
 __all__ += ["Contact", "contact_forces", "contact_jacobian"]
+__all__ += ["Regressor"]

@@ -129,6 +129,11 @@ class Batch:
                 self._lib = self._compile()
         return self._lib
 
+    @property
+    def compiled(self):
+        """Whether the loop has been compiled (or found impossible: no C compiler): calling it then costs nothing."""
+        return self._graph is None
+
     def library_for(self, n_samples):
         """Count one call of ``n_samples`` samples; the ctypes library when the C loop serves it
         (:func:`._native_rule.wanted`, compiled now if need be), else None (also without a C compiler)."""

@@ -56,14 +56,39 @@ for _l, _pairs in enumerate([[(0, 0)], [(1, 1)], [(2, 2)], [(0, 1), (1, 0)], [(0
         TRACE_MAP[4 * _r + _c, _l] += 1.0
 
 
+def _rule_stages(products):
+    """The γ rules of :data:`PRODUCTS` as stages of (targets, a, b, signs) index arrays, each stage adding at most
+    one product to a target, in the rules' order: stage s holds every target's s-th product."""
+    stages = []
+    for (a, b), rules in products.items():
+        for t, sign in rules:
+            depth = sum(t in stage[0] for stage in stages)
+            if depth == len(stages):
+                stages.append(([], [], [], []))
+            for column, value in zip(stages[depth], (t, a, b, sign)):
+                column.append(value)
+    return [tuple(np.array(column) for column in stage) for stage in stages]
+
+
+_STAGES = {joint_type: _rule_stages(products) for joint_type, products in PRODUCTS.items()}
+
+
 def _sandwich_blocks(left, right, joint_type):
     """K[t] (16×16) of ``X ↦ Σ_{(a,b)→t} sign · L_aᵀ X R_b`` for each Y-basis target t."""
-    K = np.zeros((RADIX, 16, 16), dtype=left.dtype)
-    for (a, b), rules in PRODUCTS[joint_type].items():
-        # vec(Lᵀ X R)[i, j] = Σ_pq L[p, i] X[p, q] R[q, j]
-        kab = np.einsum("pi,qj->pqij", left[a], right[b]).reshape(16, 16)
-        for t, sign in rules:
-            K[t] = K[t] + sign * kab
+    return _sandwiches_blocks(left[None], right[None], joint_type)[0]
+
+
+def _sandwiches_blocks(left, right, joint_type):
+    """:func:`_sandwich_blocks` of several (L, R) pairs at once: ``left``, ``right`` of shape (n_pairs, m, 4, 4) give
+    K of shape (n_pairs, RADIX, 16, 16), K[n, t] that of pair n."""
+    # vec(L_aᵀ X R_b)[i, j] = Σ_pq L_a[p, i] X[p, q] R_b[q, j]: the products L_a[p, i] R_b[q, j] of every pair and
+    # (a, b) in one broadcast product, indexed (pair, a, b, p, q, i, j)
+    products = left[:, :, None, :, None, :, None] * right[:, None, :, None, :, None, :]
+    n = left.shape[0]
+    K = np.zeros((n, RADIX, 16, 16), dtype=left.dtype)
+    # a target's products added one at a time, in the rules' order (0 + first + second: the same sums to the bit)
+    for targets, a, b, signs in _STAGES[joint_type]:
+        K[:, targets] = K[:, targets] + signs[:, None, None] * products[:, a, b].reshape(n, -1, 16, 16)
     return K
 
 
@@ -90,16 +115,28 @@ class Sandwich:
 
     @classmethod
     def build(cls, left, right, joint_type, mod_left=None, mod_right=None, modulus=None):
-        K = _sandwich_blocks(left, right, joint_type)
+        modular = None if modulus is None else [(mod_left, mod_right)]
+        return cls.build_all([(left, right)], joint_type, modular, modulus)[0]
+
+    @classmethod
+    def build_all(cls, pairs, joint_type, mod_pairs=None, modulus=None):
+        """The sandwiches of several (L, R) pairs of one joint (``mod_pairs``: the same modulo ``modulus``), as
+        :meth:`build` makes each, computed together (a joint's five: one broadcast product, not 45 small ones)."""
+        K = _sandwiches_blocks(*(np.stack(side) for side in zip(*pairs)), joint_type)
         if modulus is None:
-            keep = np.flatnonzero(np.abs(K).reshape(RADIX, -1).max(axis=1) > 0)
-            return cls(_flat(K[keep]), keep)
+            keep = np.abs(K).reshape(len(pairs), RADIX, -1).max(axis=2) > 0
+            return [cls(_flat(k[np.flatnonzero(w)]), np.flatnonzero(w)) for k, w in zip(K, keep)]
         # Exact zeros come from the modular map (the float one only has round-off there).
         # Python integers (object arrays), reduced exactly and then exact in float64 (< 2**23); in int64
         # when they are small enough that every sum of the map stays exact there (the same residues)
-        Km = (_sandwich_blocks(*_small_integers(mod_left, mod_right), joint_type) % modulus).astype(float)
-        keep = np.flatnonzero(Km.reshape(RADIX, -1).max(axis=1) > 0)
-        return cls(_flat(K[keep]), keep, _flat(Km[keep]), modulus)
+        Km = (_sandwiches_blocks(*_small_integers(*(np.stack(side) for side in zip(*mod_pairs))), joint_type)
+              % modulus).astype(float)
+        keep = Km.reshape(len(pairs), RADIX, -1).max(axis=2) > 0
+        out = []
+        for k, km, w in zip(K, Km, keep):
+            where = np.flatnonzero(w)
+            out.append(cls(_flat(k[where]), where, _flat(km[where]), modulus))
+        return out
 
 
 def _small_integers(left, right):
@@ -111,7 +148,7 @@ def _small_integers(left, right):
 
 
 def _flat(K):
-    return np.ascontiguousarray(K.transpose(1, 0, 2).reshape(16, -1)).astype(float)
+    return np.ascontiguousarray(K.transpose(1, 0, 2).reshape(16, -1), dtype=float)
 
 
 class JointOperators:
@@ -132,16 +169,13 @@ class JointOperators:
             raise TypeError("modular coefficient matrices must hold Python integers (a float crept in)")
         self.mod_A = None if modulus is None else (mod_A % modulus).astype(float)
         P = P_MASK if modulus is None else P_MASK.astype(int).astype(object)
-
-        def build(left, right, ml=None, mr=None):
-            return Sandwich.build(left, right, joint_type, ml, mr, modulus)
-
         AP, mAP = A @ P_MASK, (None if modulus is None else mod_A @ P)
-        self.conjugate = build(A, A, mod_A, mod_A)        # Û_kji ← Aᵀ Û_(k−1)ji A
-        self.open_pair = build(A, B, mod_A, mod_B)        # Û_kjk ← Aᵀ W_(k−1)j B
-        self.carry = build(A, AP, mod_A, mAP)             # W_kj  ← Aᵀ W_(k−1)j (AP)
-        self.start_hat = build(B, B, mod_B, mod_B)        # Û_jjj = Bᵀ B
-        self.start_carry = build(B, AP, mod_B, mAP)       # W_jj  = Bᵀ (AP)
+        # Û_kji ← Aᵀ Û_(k−1)ji A; Û_kjk ← Aᵀ W_(k−1)j B; W_kj ← Aᵀ W_(k−1)j (AP); Û_jjj = Bᵀ B; W_jj = Bᵀ (AP)
+        pairs = [(A, A), (A, B), (A, AP), (B, B), (B, AP)]
+        mod_pairs = None if modulus is None else [(mod_A, mod_A), (mod_A, mod_B), (mod_A, mAP), (mod_B, mod_B),
+                                                  (mod_B, mAP)]
+        (self.conjugate, self.open_pair, self.carry, self.start_hat,
+         self.start_carry) = Sandwich.build_all(pairs, joint_type, mod_pairs, modulus)
 
 
 def kept(values, mod_values, tol, axis=None):

@@ -155,13 +155,12 @@ class ExactGram:
         if isinstance(transform, BlockTransform):
             # (dC)ᵀ G (dC) = d² Cᵀ G C in integers: the same echelon form and zero diagonal, without a
             # product of rational matrices
-            G = flint.fmpq_mat(self.n, self.n, [int(v) for v in _sandwiched(self.G, transform.integers()[1]).ravel()])
-        else:
-            G = flint.fmpq_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
-            if transform is not None:
-                C = flint.fmpq_mat(self.n, self.n,
-                                   [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
-                G = C.transpose() * G * C
+            return _integer_echelon(_sandwiched(self.G, transform.integers()[1]))
+        if transform is None:
+            return _integer_echelon(self.G)
+        G = flint.fmpq_mat(self.n, self.n, [int(v) for v in self.G.ravel()])
+        C = flint.fmpq_mat(self.n, self.n, [flint.fmpq(f.numerator, f.denominator) for row in transform for f in row])
+        G = C.transpose() * G * C
         R, rank = G.rref()
         # The entries in one call, one shared zero (most of Y): an fmpq per entry cost more than the rref
         entries, n = R.entries(), self.n
@@ -170,6 +169,42 @@ class ExactGram:
                           dtype=np.int64)
         zero = np.array([c for c in range(self.n) if G[c, c] == 0], dtype=np.int64)
         return Reduction(pivots, Y, True, zero, "rank decided exactly (rational arithmetic)")
+
+
+def _integer_echelon(G):
+    """The :class:`Reduction` of a square matrix of Python integers (object array, shape (n, n)) over Q.
+
+    FLINT's fraction-free echelon form (B, d: B / d is the reduced one, unique) of G without its zero rows and
+    columns (a Gram matrix's zero diagonal entries: most of the pseudo-inertia columns' of a few-joint robot, which
+    the reduced form leaves zero), the matrix set entry by entry at its non-zeros: building it from a list of every
+    entry, an fmpz each, cost more than the echelon form."""
+    import flint
+
+    n = G.shape[0]
+    r_nz, c_nz = np.nonzero(G)
+    # the rows and columns with a non-zero, and each non-zero's place among them (by masks: np.unique would import
+    # numpy.ma, tens of ms of start-up for find)
+    row_used, col_used = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    row_used[r_nz], col_used[c_nz] = True, True
+    rows, cols = np.flatnonzero(row_used), np.flatnonzero(col_used)
+    M = flint.fmpz_mat(len(rows), len(cols))
+    places = zip((np.cumsum(row_used) - 1)[r_nz].tolist(), (np.cumsum(col_used) - 1)[c_nz].tolist(), G[r_nz, c_nz])
+    for i, j, v in places:
+        M[i, j] = v
+    R, d, rank = M.rref() if len(rows) else (M, 1, 0)
+    d, width = int(d), len(cols)
+    entries = R.entries()
+    Y, pivots = [], []
+    for r in range(rank):
+        row = [ZERO] * n
+        for k, v in enumerate(entries[r * width:(r + 1) * width]):
+            if v:
+                row[cols[k]] = Fraction(int(v), d)
+        Y.append(row)
+        pivots.append(next(c for c, v in enumerate(row) if v is not ZERO))
+    diagonal = np.diagonal(G)
+    zero = np.array([c for c in range(n) if diagonal[c] == 0], dtype=np.int64)
+    return Reduction(np.array(pivots, dtype=np.int64), Y, True, zero, "rank decided exactly (rational arithmetic)")
 
 
 def _sandwiched(G, C):

@@ -17,13 +17,14 @@ Each row is whole as soon as it starts (row = M·L_m, :class:`~baseparam.project
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from ._coordinates import RowMaps
-from ._modular import PRIMES
+from ._modular import PRIMES, rref_mod
 from ._sparse import CSR, joined
 
 
@@ -41,32 +42,40 @@ def leftmost_independent(images, p):
     ndarray of int, shape (rank,)
         Increasing.
     """
-    # The pivot columns of Mᵀ's echelon form (as rref_mod(images.T, p, reduced=False) finds them), with
-    # fewer array operations per pivot: no normalized pivot row, whole rows updated (d ≤ 16 rows, a few
-    # dozen columns: the recursion calls this hundreds of times, where the operations' overhead is the cost)
-    M = np.array(images, dtype=np.int64).T.copy()
-    pivots, r, k = [], 0, M.shape[0]
-    while r < k:
-        nonzero = M[r:] != 0
-        live = nonzero.any(axis=0)
-        c = int(live.argmax())
-        if not live[c]:
-            break
-        q = r + int(nonzero[:, c].argmax())
-        if q != r:
-            M[[r, q]] = M[[q, r]]
-        if r + 1 < k:       # products below p² < 2**46: exact in int64
-            f = M[r + 1:, c] * pow(int(M[r, c]), -1, p) % p
-            M[r + 1:] = (M[r + 1:] - f[:, None] * M[r] % p) % p
-        pivots.append(c)
-        r += 1
+    # The pivot columns of Mᵀ's echelon form: FLINT's (nmod_mat), set at the non-zeros (a few of 16 per row), each
+    # pivot then found by reading the reduced form's rows left to right. The recursion calls this hundreds of times
+    # on a few dozen rows, where numpy's elimination costs a dozen array operations per pivot — but a run in floats
+    # need not load FLINT for it (25 ms of start-up): until something has, numpy's (the same, unique, pivots).
+    images = np.asarray(images)
+    if "flint" not in sys.modules:
+        return np.array(rref_mod(images.T, p, reduced=False)[1], dtype=np.int64)
+    import flint
+
+    n, d = images.shape
+    M = flint.nmod_mat(d, n, p)
+    r, c = np.nonzero(images)
+    for i, j, v in zip(c.tolist(), r.tolist(), images[r, c].astype(np.int64).tolist()):
+        M[i, j] = v
+    R, rank = M.rref()
+    pivots, j = [], 0
+    for i in range(rank):
+        while not int(R[i, j]):
+            j += 1
+        pivots.append(j)
+        j += 1
     return np.array(pivots, dtype=np.int64)
 
 
 def _integer_rank(values):
     import flint
 
-    return flint.fmpz_mat(values.shape[0], values.shape[1], values.astype(np.int64).ravel().tolist()).rank()
+    # set at the non-zeros (the rows are sparse: a few entries of 16): an fmpz for every entry of a list cost more
+    # than the rank
+    M = flint.fmpz_mat(values.shape[0], values.shape[1])
+    r, c = np.nonzero(values)
+    for i, j, v in zip(r.tolist(), c.tolist(), values[r, c].astype(np.int64).tolist()):
+        M[i, j] = v
+    return M.rank()
 
 
 def exactly_independent(values):
@@ -88,7 +97,8 @@ def exactly_independent(values):
         return np.zeros(0, dtype=np.int64)
     ints = values.astype(np.int64)
     picked = leftmost_independent(np.mod(ints, PRIMES[0]), PRIMES[0])
-    if picked.size == values.shape[0]:     # independent modulo p: independent over the rationals
+    # independent modulo p: independent over the rationals; as many as the columns: no more can be
+    if picked.size == values.shape[0] or picked.size == values.shape[1]:
         return picked
     rank = _integer_rank(values)
     for p in PRIMES[1:]:

@@ -251,8 +251,15 @@ def _rescale(Y, pivots, power, factor):
         scale = np.asarray([factor ** int(e) for e in levels])[np.searchsorted(levels, exponents)]
         return [list(row) for row in np.where(Y != 0, Y * scale, Y)]
     # (`if v`: a number's truth is v != 0, without Fraction's slower comparison; most of an exact Y is
-    # the one ZERO, told by identity before that)
-    return [[v if v is ZERO or not v else v * factor ** int(power[pivots[r]] - power[c]) for c, v in enumerate(row)]
+    # the one ZERO, told by identity before that.) Each factor ** e once: a few exponents, a Fraction's
+    # power costing as much as the product
+    powers, scales = power.tolist(), {}
+
+    def scale(e):
+        if e not in scales:
+            scales[e] = factor ** e
+        return scales[e]
+    return [[v if v is ZERO or not v else v * scale(powers[pivots[r]] - powers[c]) for c, v in enumerate(row)]
             for r, row in enumerate(Y)]
 
 
