@@ -560,8 +560,6 @@ def _inertia(value, path: str) -> Inertia:
     problem = body_problem(mass, com, tensor, massless_ok=as_written, physical=not as_written)
     if problem is not None:
         raise _Invalid(f"{path}.{problem[0]}", problem[1])
-    com.flags.writeable = False
-    tensor.flags.writeable = False
     return Inertia(mass=float(mass), com=com, inertia=tensor, as_written=as_written)
 
 

@@ -113,8 +113,6 @@ class _Body:
         com = self.moment / self.mass if self.mass > 0 else np.zeros(3)
         about_com = self.second - point_inertia(self.mass, com)
         about_com = 0.5 * (about_com + about_com.T)
-        com.flags.writeable = False
-        about_com.flags.writeable = False
         return Inertia(mass=float(self.mass), com=com, inertia=about_com, as_written=True)
 
 
