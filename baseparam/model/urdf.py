@@ -399,11 +399,9 @@ def _joint(element, problems, tiny) -> Optional[_Joint]:
     ends = []
     for tag in ("parent", "child"):
         el = element.find(tag)
-        if el is None or not el.get("link"):
+        ends.append((el.get("link") or None) if el is not None else None)     # link="" is missing too
+        if ends[-1] is None:
             problems.add(f"{where} <{tag} link>", "required element or attribute is missing")
-            ends.append(None)
-        else:
-            ends.append(el.get("link"))
     origin = _origin(element, where, problems, f"{where} <origin>", tiny)
     axis = (1.0, 0.0, 0.0)
     axis_el = element.find("axis")
