@@ -47,7 +47,7 @@ MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in 
 # xs:double as URDF readers parse it (urdfdom: C++ streams), ASCII digits only: Python's float() also takes
 # '1_000' (1000) and Unicode digits ('١٢'), which every other reader refuses or reads otherwise
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|INF|nan|NaN)")
-_XML_SPACE = re.compile(r"[ \t\r\n]+")
+_XML_TOKEN = re.compile(r"[^ \t\r\n]+")       # what XML white space separates in a list attribute
 # a URDF <inertia>'s attributes and the tensor entries they hold
 INERTIA_ATTRIBUTES = (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
                       ("izz", (2, 2)))
@@ -283,8 +283,7 @@ def _numbers(text, count, where, problems, default=None):
     """`count` finite numbers from an attribute's text, or None (problem recorded)."""
     if text is None:
         return default
-    stripped = text.strip(" \t\r\n")
-    parts = _XML_SPACE.split(stripped) if stripped else []
+    parts = _XML_TOKEN.findall(text)
     values = tuple(float(p) for p in parts) if all(_NUMBER.fullmatch(p) for p in parts) else None
     if values is None or len(values) != count or not all(math.isfinite(v) for v in values):
         what = "a finite number" if count == 1 else f"{count} finite numbers"
