@@ -382,8 +382,7 @@ class Robot:
             if jt.origins or jt.axis != (0.0, 0.0, 1.0):
                 raise RobotDescriptionError(f"joints[{k}].origins/axis: only for convention 'urdf'; a "
                                             f"{self.convention} DH joint is placed by alpha, a, d, theta")
-            lengths = ("a", "d") if jt.is_revolute else ("a", "offset")
-            for name in lengths:
+            for name in ("a", "d") if jt.is_revolute else ("a", "offset"):
                 _refuse(f"joints[{k}].{name}", length_problem(getattr(jt, name), self.length_unit,
                                                               LENGTH_UNITS[self.length_unit]))
             changes = {}
