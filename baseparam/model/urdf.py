@@ -42,7 +42,6 @@ from .parameters import moved_body, point_inertia
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
 
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
-MAX_MOVING_JOINTS = MAX_JOINTS     # the cap of every robot (checks.MAX_JOINTS), on the joints that move
 MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
 # xs:double as URDF readers parse it (urdfdom: C++ streams), ASCII digits only: Python's float() also takes
 # '1_000' (1000) and Unicode digits ('١٢'), which every other reader refuses or reads otherwise
@@ -212,8 +211,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         warn(printable(which + what), DescriptionWarning)
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
-    elif len(robot_joints) > MAX_MOVING_JOINTS:
-        problems.add("", f"{len(robot_joints)} moving joints below link '{base}', more than {MAX_MOVING_JOINTS}; "
+    elif len(robot_joints) > MAX_JOINTS:       # the cap of every robot, on the joints that move
+        problems.add("", f"{len(robot_joints)} moving joints below link '{base}', more than {MAX_JOINTS}; "
                          "pick a chain or subtree with tip='LINK'")
     problems.check()
     if impossible:
