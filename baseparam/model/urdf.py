@@ -329,21 +329,18 @@ def _read(tree, problems, tiny):
         name = element.get("name")
         if not name:
             problems.add("<link>", "expected a name attribute")
-            continue
-        if name in links:
+        elif name in links:
             problems.add(f"link '{name}'", "defined twice")
-            continue
-        links[name] = _inertial(element, f"link '{name}'", problems)
+        else:
+            links[name] = _inertial(element, f"link '{name}'", problems)
     seen = set()
     for element in tree.findall("joint"):
-        joint = _joint(element, problems, tiny)
-        if joint is None:
-            continue
-        if joint.name in seen:
+        joint = _joint(element, problems, tiny)        # None: refused (said)
+        if joint is not None and joint.name in seen:
             problems.add(f"joint '{joint.name}'", "defined twice")
-            continue
-        seen.add(joint.name)
-        joints.append(joint)
+        elif joint is not None:
+            seen.add(joint.name)
+            joints.append(joint)
     return links, joints
 
 
@@ -465,12 +462,11 @@ def _structure(links, joints, problems):
         if joint.child in parent_of:
             problems.add(f"joint '{joint.name}'", f"link '{joint.child}' already has a parent joint "
                                                   f"('{parent_of[joint.child].name}'): a link has one parent")
-            continue
-        if joint.child == joint.parent:
+        elif joint.child == joint.parent:
             problems.add(f"joint '{joint.name}'", f"joins link '{joint.child}' to itself")
-            continue
-        parent_of[joint.child] = joint
-        children[joint.parent].append(joint)
+        else:
+            parent_of[joint.child] = joint
+            children[joint.parent].append(joint)
     if not links:
         problems.add("", "no <link> elements: not a robot (a xacro file must be expanded to URDF first)")
     if not problems.lines:
