@@ -80,8 +80,7 @@ class Inertia:
         return (type(self), (self.mass, self.com, self.inertia, self.as_written))
 
     def _key(self):
-        return (float(self.mass), tuple(np.asarray(self.com, dtype=float).ravel()),
-                tuple(np.asarray(self.inertia, dtype=float).ravel()))
+        return self.mass, tuple(self.com), tuple(self.inertia.ravel())       # float and float arrays: as made
 
     def __eq__(self, other):
         """Equal when mass, centre of mass and inertia tensor are equal number for number (``as_written``,
