@@ -18,13 +18,12 @@ def _got(value) -> str:
 def _check_keys(mapping: dict, allowed, path: str, required=()) -> None:
     """No key outside `allowed` (the closest one suggested), and every key of `required`."""
     for key in mapping:
-        if key in allowed:
-            continue
-        label = key if isinstance(key, str) else repr(key)
-        close = difflib.get_close_matches(label, allowed, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise _Invalid(f"{path}.{label}" if path else label,
-                       f"unknown field; {hint}expected one of {', '.join(allowed)}")
+        if key not in allowed:
+            label = key if isinstance(key, str) else repr(key)
+            close = difflib.get_close_matches(label, allowed, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise _Invalid(f"{path}.{label}" if path else label,
+                           f"unknown field; {hint}expected one of {', '.join(allowed)}")
     for key in required:
         if key not in mapping:
             raise _Invalid(f"{path}.{key}" if path else key, "required field is missing")

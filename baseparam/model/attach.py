@@ -16,17 +16,10 @@ import re
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 
-import numpy as np
-
 from .._numbers import is_real
 from ..errors import ArgumentError, RobotDescriptionError
 from .robot import Inertia, require_robot
 from .urdf_update import _inertial_text, _number_list, body_of, link_parts, pseudo_inertia
-
-
-def _body(mass, com, inertia):
-    body = Inertia(mass, com, inertia)         # checked as given (one line naming the field), then converted
-    return Inertia(float(body.mass), np.array(body.com, dtype=float), np.array(body.inertia, dtype=float))
 
 
 def payload_body(robot, mass, com, inertia):
@@ -36,7 +29,7 @@ def payload_body(robot, mass, com, inertia):
     if is_real(mass) and mass <= 0:
         raise RobotDescriptionError(f"{robot.name}: payload mass: {float(mass):.3g} kg, no body to attach (the "
                                     "description without a payload is the robot as it is)")
-    return _body(mass, com, inertia)
+    return Inertia(mass, com, inertia)         # checked as given, kept as float copies
 
 
 def with_payload(robot, mass, com, inertia):
@@ -68,7 +61,7 @@ def with_payload(robot, mass, com, inertia):
     payload = payload_body(robot, mass, com, inertia)          # checked here: a physical body
     J = pseudo_inertia(last.inertia.mass, last.inertia.com, last.inertia.inertia) \
         + pseudo_inertia(payload.mass, payload.com, payload.inertia)
-    joints = robot.joints[:-1] + (dataclasses.replace(last, inertia=_body(*body_of(J))),)
+    joints = robot.joints[:-1] + (dataclasses.replace(last, inertia=Inertia(*body_of(J))),)
     return dataclasses.replace(robot, joints=joints, source=robot.source if robot.from_urdf_text else None)
 
 

@@ -138,8 +138,7 @@ def _common_normal(o, z, p, w, x_prev):
         s, t = np.linalg.lstsq(A, r - (r @ n) * n, rcond=None)[0]
         origin = p + t * w
         gap = origin - (o + s * z)
-        x = gap / np.linalg.norm(gap) if np.linalg.norm(gap) > TOLERANCE else n
-        return origin, x
+        return origin, (gap / np.linalg.norm(gap) if np.linalg.norm(gap) > TOLERANCE else n)
     foot = p + ((o - p) @ w) * w          # o's foot on the line (p, w)
     gap = foot - o
     return foot, (gap / np.linalg.norm(gap) if np.linalg.norm(gap) > TOLERANCE else x_prev)

@@ -263,16 +263,11 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
              DescriptionWarning)
     joints = []
     for j in robot.joints:
-        if not j.friction_terms:
-            joints.append(j)
-            continue
-        changes = {}
         if not coulomb:
-            changes["friction"] = (j.friction[0], False, j.friction[2])
-            changes["friction_model"] = None
-        elif model is not None:
-            changes["friction_model"] = None if model.is_default else model
-        joints.append(replace(j, **changes))
+            changes = {"friction": (j.friction[0], False, j.friction[2]), "friction_model": None}
+        else:
+            changes = {} if model is None else {"friction_model": None if model.is_default else model}
+        joints.append(replace(j, **changes) if j.friction_terms else j)     # a joint without friction as it is
     # a URDF's text stays its source (see with_drives)
     return replace(robot, joints=tuple(joints), source=robot.source if robot.from_urdf_text else None)
 

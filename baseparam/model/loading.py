@@ -259,11 +259,9 @@ def _build_robot(data, text: str, snapper) -> Robot:
             found.get(_string, data[key], key)
     if "convention" in data:
         kwargs["convention"] = found.get(_choice, data["convention"], CONVENTIONS, "convention", default="standard")
+    units = found.get(_units, data["units"]) if "units" in data else None
     if "units" not in data:   # without it "alpha: 90" would silently mean 90 rad
         found.problems.append(_Invalid("units", "required field is missing; write e.g. {length: m, angle: deg}"))
-        units = None
-    else:
-        units = found.get(_units, data["units"])
     if units is not None and kwargs.get("convention") == "urdf" and units != ("m", "rad"):
         found.problems.append(_Invalid("units", f"a urdf-convention description is in m and rad, got "
                                                 f"{{length: {units[0]}, angle: {units[1]}}}"))
@@ -560,8 +558,6 @@ def _inertia(value, path: str) -> Inertia:
     problem = body_problem(mass, com, tensor, massless_ok=as_written, physical=not as_written)
     if problem is not None:
         raise _Invalid(f"{path}.{problem[0]}", problem[1])
-    com.flags.writeable = False
-    tensor.flags.writeable = False
     return Inertia(mass=float(mass), com=com, inertia=tensor, as_written=as_written)
 
 

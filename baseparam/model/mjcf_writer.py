@@ -157,9 +157,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     children = {}
     for k, joint in enumerate(robot.joints):
         children.setdefault(joint.parent or 0, []).append(k)
-    body_lines = []
-    if geometry is not None:
-        body_lines += _geoms(geometry[0], folder, meshes, "    ")
+    body_lines = _geoms(geometry[0], folder, meshes, "    ") if geometry is not None else []     # the base's links
     names = joint_names(robot.joints)
 
     def write(k, depth):

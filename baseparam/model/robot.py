@@ -80,8 +80,7 @@ class Inertia:
         return (type(self), (self.mass, self.com, self.inertia, self.as_written))
 
     def _key(self):
-        return (float(self.mass), tuple(np.asarray(self.com, dtype=float).ravel()),
-                tuple(np.asarray(self.inertia, dtype=float).ravel()))
+        return self.mass, tuple(self.com), tuple(self.inertia.ravel())       # float and float arrays: as made
 
     def __eq__(self, other):
         """Equal when mass, centre of mass and inertia tensor are equal number for number (``as_written``,
@@ -382,8 +381,7 @@ class Robot:
             if jt.origins or jt.axis != (0.0, 0.0, 1.0):
                 raise RobotDescriptionError(f"joints[{k}].origins/axis: only for convention 'urdf'; a "
                                             f"{self.convention} DH joint is placed by alpha, a, d, theta")
-            lengths = ("a", "d") if jt.is_revolute else ("a", "offset")
-            for name in lengths:
+            for name in ("a", "d") if jt.is_revolute else ("a", "offset"):
                 _refuse(f"joints[{k}].{name}", length_problem(getattr(jt, name), self.length_unit,
                                                               LENGTH_UNITS[self.length_unit]))
             changes = {}

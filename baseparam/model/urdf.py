@@ -42,12 +42,11 @@ from .parameters import moved_body, point_inertia
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
 
 MAX_URDF_BYTES = 32 * 2 ** 20      # URDFs with inline data run to megabytes; beyond this, not a robot
-MAX_MOVING_JOINTS = MAX_JOINTS     # the cap of every robot (checks.MAX_JOINTS), on the joints that move
 MAX_RPY = 100.0                    # rad: beyond this an rpy is not an angle in radians (degrees, or garbage)
 # xs:double as URDF readers parse it (urdfdom: C++ streams), ASCII digits only: Python's float() also takes
 # '1_000' (1000) and Unicode digits ('١٢'), which every other reader refuses or reads otherwise
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|INF|nan|NaN)")
-_XML_SPACE = re.compile(r"[ \t\r\n]+")
+_XML_TOKEN = re.compile(r"[^ \t\r\n]+")       # what XML white space separates in a list attribute
 # a URDF <inertia>'s attributes and the tensor entries they hold
 INERTIA_ATTRIBUTES = (("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
                       ("izz", (2, 2)))
@@ -113,8 +112,6 @@ class _Body:
         com = self.moment / self.mass if self.mass > 0 else np.zeros(3)
         about_com = self.second - point_inertia(self.mass, com)
         about_com = 0.5 * (about_com + about_com.T)
-        com.flags.writeable = False
-        about_com.flags.writeable = False
         return Inertia(mass=float(self.mass), com=com, inertia=about_com, as_written=True)
 
 
@@ -214,8 +211,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         warn(printable(which + what), DescriptionWarning)
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
-    elif len(robot_joints) > MAX_MOVING_JOINTS:
-        problems.add("", f"{len(robot_joints)} moving joints below link '{base}', more than {MAX_MOVING_JOINTS}; "
+    elif len(robot_joints) > MAX_JOINTS:       # the cap of every robot, on the joints that move
+        problems.add("", f"{len(robot_joints)} moving joints below link '{base}', more than {MAX_JOINTS}; "
                          "pick a chain or subtree with tip='LINK'")
     problems.check()
     if impossible:
@@ -285,8 +282,7 @@ def _numbers(text, count, where, problems, default=None):
     """`count` finite numbers from an attribute's text, or None (problem recorded)."""
     if text is None:
         return default
-    stripped = text.strip(" \t\r\n")
-    parts = _XML_SPACE.split(stripped) if stripped else []
+    parts = _XML_TOKEN.findall(text)
     values = tuple(float(p) for p in parts) if all(_NUMBER.fullmatch(p) for p in parts) else None
     if values is None or len(values) != count or not all(math.isfinite(v) for v in values):
         what = "a finite number" if count == 1 else f"{count} finite numbers"
@@ -333,21 +329,18 @@ def _read(tree, problems, tiny):
         name = element.get("name")
         if not name:
             problems.add("<link>", "expected a name attribute")
-            continue
-        if name in links:
+        elif name in links:
             problems.add(f"link '{name}'", "defined twice")
-            continue
-        links[name] = _inertial(element, f"link '{name}'", problems)
+        else:
+            links[name] = _inertial(element, f"link '{name}'", problems)
     seen = set()
     for element in tree.findall("joint"):
-        joint = _joint(element, problems, tiny)
-        if joint is None:
-            continue
-        if joint.name in seen:
+        joint = _joint(element, problems, tiny)        # None: refused (said)
+        if joint is not None and joint.name in seen:
             problems.add(f"joint '{joint.name}'", "defined twice")
-            continue
-        seen.add(joint.name)
-        joints.append(joint)
+        elif joint is not None:
+            seen.add(joint.name)
+            joints.append(joint)
     return links, joints
 
 
@@ -401,11 +394,9 @@ def _joint(element, problems, tiny) -> Optional[_Joint]:
     ends = []
     for tag in ("parent", "child"):
         el = element.find(tag)
-        if el is None or not el.get("link"):
+        ends.append((el.get("link") or None) if el is not None else None)     # link="" is missing too
+        if ends[-1] is None:
             problems.add(f"{where} <{tag} link>", "required element or attribute is missing")
-            ends.append(None)
-        else:
-            ends.append(el.get("link"))
     origin = _origin(element, where, problems, f"{where} <origin>", tiny)
     axis = (1.0, 0.0, 0.0)
     axis_el = element.find("axis")
@@ -471,12 +462,11 @@ def _structure(links, joints, problems):
         if joint.child in parent_of:
             problems.add(f"joint '{joint.name}'", f"link '{joint.child}' already has a parent joint "
                                                   f"('{parent_of[joint.child].name}'): a link has one parent")
-            continue
-        if joint.child == joint.parent:
+        elif joint.child == joint.parent:
             problems.add(f"joint '{joint.name}'", f"joins link '{joint.child}' to itself")
-            continue
-        parent_of[joint.child] = joint
-        children[joint.parent].append(joint)
+        else:
+            parent_of[joint.child] = joint
+            children[joint.parent].append(joint)
     if not links:
         problems.add("", "no <link> elements: not a robot (a xacro file must be expanded to URDF first)")
     if not problems.lines:

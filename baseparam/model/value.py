@@ -34,9 +34,11 @@ def _vector(p, n, what):
     return arr
 
 
-def _true_values(compute, which, how):
-    """(``compute()``, None): values of the description's true inertias; or (None, the message of a model
-    without values) when the description does not give them."""
+def _true_values(p, compute, which, how):
+    """(``p``, None) when given; else (``compute()``, None): values of the description's true inertias; or (None,
+    the message of a model without values) when the description does not give them."""
+    if p is not None:
+        return p, None
     try:
         return compute(), None
     except RobotDescriptionError as error:
@@ -141,10 +143,8 @@ class Model(_Value):
     def __init__(self, robot, p=None, parameters="pseudo"):
         require_robot(robot)
         check_parameterization(parameters)
-        missing = None
-        if p is None:
-            p, missing = _true_values(lambda: standard_parameters(robot, parameters), f"the model of {robot.name!r}",
-                                      "bp.Model(robot, p) or model.with_parameters(p)")
+        p, missing = _true_values(p, lambda: standard_parameters(robot, parameters), f"the model of {robot.name!r}",
+                                  "bp.Model(robot, p) or model.with_parameters(p)")
         self._fill(p, _layout(robot, parameters).n_standard, "p", missing, robot=robot, parameters=parameters)
 
     @classmethod
@@ -212,10 +212,8 @@ class BaseModel(_Value):
         if not all(hasattr(base, name) for name in ("robot", "rank", "parameters", "from_standard")):
             raise ArgumentTypeError(f"base: expected a baseparam.BaseParameters (bp.find_base_parameters), got "
                                     f"{type(base).__name__}")
-        missing = None
-        if p is None:
-            p, missing = _true_values(lambda: base.from_standard(standard_parameters(base.robot, base.parameters)),
-                                      f"the base model of {base.robot.name!r}", "base.model(p_base)")
+        p, missing = _true_values(p, lambda: base.from_standard(standard_parameters(base.robot, base.parameters)),
+                                  f"the base model of {base.robot.name!r}", "base.model(p_base)")
         self._fill(p, base.rank, "p_base", missing, base=base)
 
     @classmethod
