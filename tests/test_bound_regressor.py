@@ -133,3 +133,35 @@ def test_bound_regressor_of_a_floating_base_is_the_regressor():
     for q, qd, qdd in _states(rng, robot, 5):
         q[3:7] /= np.linalg.norm(q[3:7])
         assert W(q, qd, qdd).tobytes() == base.regressor(q, qd, qdd).tobytes()
+
+
+def test_bound_regressor_shared_by_threads_gives_each_its_own_sample():
+    # one object, two threads, each with its own sample: a switch between a thread's copy into the buffer and
+    # its call must not hand it the other's W (the switch interval made tiny, so that switches happen there)
+    import sys
+    import threading
+
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    model = bp.Model(robot)
+    shared = bp.Regressor(model)
+    rng = np.random.default_rng(3)
+    samples = [tuple(rng.uniform(-1, 1, (3, robot.n_dof))) for _ in range(2)]
+    expected = [bp.regressor(model, *sample).tobytes() for sample in samples]
+    wrong = []
+
+    def work(k):
+        for _ in range(3000):
+            if shared(*samples[k]).tobytes() != expected[k]:
+                wrong.append(k)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong

@@ -143,6 +143,29 @@ def test_regroupings_reproduce_pinocchio(which, parameters):
     assert base.seen_by_base_equations.all() and numeric_rank(W_base)[0] == base.rank
 
 
+# a chain whose last rows of the recursion (the prismatic tip's) hold only virtual-link columns: dropping those
+# columns left trailing empty rows, whose start np.add.reduceat refused (IndexError out of find)
+ENDS_EMPTY = """convention: standard
+units: {length: m, angle: deg}
+gravity: [0, 0, 0]
+base: floating
+joints:
+  - {type: revolute, alpha: 0, a: 0, d: 0, parent: 0}
+  - {type: revolute, alpha: 45, a: 0, d: 0, parent: 1}
+  - {type: revolute, alpha: 0, a: 0, d: 0, parent: 2}
+  - {type: prismatic, alpha: 0, a: 0, theta: 0, parent: 3}
+"""
+
+
+@pytest.mark.parametrize("force_float", [False, True])
+def test_rows_ending_empty_without_the_virtual_columns(force_float):
+    robot = bp.parse_robot(ENDS_EMPTY, "ends_empty.yaml")
+    base = bp.find_base_parameters(robot, force_float=force_float)
+    W, _ = regressor_in_our_columns(robot)
+    assert base.rank == numeric_rank(W)[0]
+    check_regroupings(base, W)
+
+
 @pytest.mark.parametrize("which", ["space", "satellite"])     # exact integers; floats with a modular companion
 def test_base_equations_see_no_drive(which):
     """Rotor inertia and friction enter only the joint rows: pinocchio's base rows have the rank of the

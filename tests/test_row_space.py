@@ -401,6 +401,29 @@ def test_modular_echelon_stays_exact_with_hundreds_of_pivots():
     np.testing.assert_array_equal(echelon.B, expected)
 
 
+def test_integer_echelon_is_flints_rational_echelon_form():
+    """The fraction-free echelon form of G without its zero rows and columns (_integer_echelon), B/d put back in
+    place, against FLINT's reduced form over Q of G whole: Gram matrices of sparse integer rows (most columns
+    zero, as a few-joint robot's), big entries, rank 0 and the empty matrix; Python integers in the Fractions."""
+    from fractions import Fraction
+
+    import flint
+    from baseparam.projection._reduction import _integer_echelon
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n, k = int(rng.integers(0, 30)), int(rng.integers(0, 8))
+        scale = int(rng.choice([1, 3, 10 ** 12]))
+        A = (rng.integers(-5, 6, (k, n)) * (rng.random((k, n)) < 0.4)).astype(object) * scale
+        G = np.array([[int(v) for v in row] for row in A.T @ A], dtype=object).reshape(n, n)
+        reduction = _integer_echelon(G)
+        R, rank = flint.fmpq_mat(n, n, [int(v) for v in G.ravel()]).rref()
+        Y = [[Fraction(int(R[i, j].p), int(R[i, j].q)) for j in range(n)] for i in range(rank)]
+        assert reduction.Y == Y and reduction.exact
+        assert reduction.pivots.tolist() == [next(j for j in range(n) if row[j]) for row in Y]
+        assert all(type(v.numerator) is int and type(v.denominator) is int for row in reduction.Y for v in row if v)
+        assert reduction.zero_columns.tolist() == [c for c in range(n) if G[c, c] == 0]
+
+
 def test_sandwiched_gram_is_flints_product():
     """Cᵀ G C by column and row operations (_sandwiched) equals FLINT's product, for big integers and a
     C with several non-zeros per column."""

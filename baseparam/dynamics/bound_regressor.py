@@ -4,10 +4,13 @@
 converting its arguments; the C loop takes under half a µs. A controller or an estimator that asks for one
 sample at a time (1 kHz) binds it once here: the inputs are copied into this object's buffer, their values
 checked in one sum, and the C loop called without releasing the GIL (as :class:`~baseparam.ForwardDynamics`).
+The buffer's fill, the call and the copy out hold the object's lock: threads may share one object (a switch
+between one thread's copy in and its call would otherwise give it another thread's W, silently).
 """
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -27,8 +30,8 @@ class Regressor:
     and the same errors: a call whose arguments are not three float64 arrays of the robot's length with values
     within the checks' bounds is handed to :func:`~baseparam.regressor` whole, which checks, converts (lists,
     other dtypes) and refuses in one line what it refuses. A floating base, or a machine without a C compiler,
-    is served by it at every call. A call writes into buffers of this object and returns a fresh array: give
-    each thread its own object (the compiled code is shared).
+    is served by it at every call. A call writes into buffers of this object, under its lock, and returns a
+    fresh array: threads may share one object (they then take turns; one object each runs them side by side).
 
     Parameters
     ----------
@@ -64,6 +67,7 @@ class Regressor:
         self._columns = _columns(robot, resolved.parameters, _pivots(resolved))
         self._loop = regressor_function(robot, resolved.parameters, self._columns, "regressor").native
         self._call = None                       # the C loop's batch, held GIL, once bound
+        self._lock = threading.Lock()           # the buffers' fill, the call and the copy out: one thread at a time
         if native and not robot.is_floating:
             self._bind(self._loop())
 
@@ -81,24 +85,29 @@ class Regressor:
         call = self._call
         if call is None:
             return self._general(q, qd, qdd)
-        try:                                    # a float64 buffer of the length copied in C; anything else raises
-            self._view_q[:] = q
-            self._view_qd[:] = qd
-            self._view_qdd[:] = qdd
-        except (TypeError, ValueError):
-            return self._general(q, qd, qdd)
-        # every value within ±ABSURD when their magnitudes' sum is (NaN and inf fail): else the full checks decide
-        if not sum(map(abs, self._states.tolist())) <= ABSURD:
-            return self._general(q, qd, qdd)
-        if self._shapes is not None:            # the Coulomb and Stribeck columns' shapes of this q̇
-            self._shapes[:] = np.concatenate(friction_rows(self.robot, self._qd[:, None]), axis=1).T
-        call(*self._arguments)
-        return self._out.copy()
+        with self._lock:
+            try:                                # a float64 buffer of the length copied in C; anything else raises
+                self._view_q[:] = q
+                self._view_qd[:] = qd
+                self._view_qdd[:] = qdd
+            except (TypeError, ValueError):
+                fast = False
+            else:
+                # every value within ±ABSURD when their magnitudes' sum is (NaN and inf fail): else the full checks
+                fast = sum(map(abs, self._states.tolist())) <= ABSURD
+            if fast:
+                if self._shapes is not None:    # the Coulomb and Stribeck columns' shapes of this q̇
+                    self._shapes[:] = np.concatenate(friction_rows(self.robot, self._qd[:, None]), axis=1).T
+                call(*self._arguments)
+                return self._out.copy()
+        return self._general(q, qd, qdd)
 
     def _general(self, q, qd, qdd):
         out = columns_at(self.robot, self.model.parameters, self._columns, {"q": q, "qd": qd, "qdd": qdd})
         if self._call is None and not self.robot.is_floating and self._loop.compiled:
-            self._bind(self._loop())            # compiled meanwhile (the 64th call): bound from now on
+            with self._lock:                    # once: a second binding would swap the buffers under a call
+                if self._call is None:
+                    self._bind(self._loop())    # compiled meanwhile (the 64th call): bound from now on
         return out
 
     def _bind(self, lib):

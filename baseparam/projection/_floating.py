@@ -88,9 +88,9 @@ def drop_virtual(rows):
     if rows is None:
         return None
     keep = rows.indices >= VIRTUAL_COLUMNS
-    counts = np.add.reduceat(keep.astype(np.int64), rows.indptr[:-1]) if rows.nnz else np.zeros(rows.shape[0], int)
-    counts = np.where(np.diff(rows.indptr) > 0, counts, 0)    # reduceat reads an empty row's next entry
-    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    # the entries kept before each row's start (not np.add.reduceat at the starts: a trailing empty row's start,
+    # nnz, is out of its bounds)
+    indptr = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])[rows.indptr]
     return CSR(rows.data[keep], rows.indices[keep] - VIRTUAL_COLUMNS, indptr,
                (rows.shape[0], rows.shape[1] - VIRTUAL_COLUMNS))
 
