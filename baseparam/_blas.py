@@ -54,12 +54,18 @@ def _short_of(need, what):
 
 
 def _scipy_blas_loaded():
-    """Whether an OpenBLAS other than numpy's own copy is mapped (scipy's wheel's, or a system one both share)."""
+    """Whether an OpenBLAS other than numpy's own copy is mapped (scipy's wheel's, or a system one both share).
+    numpy's copy is the one in its package's folder or its wheel's ``numpy.libs`` beside it (not any path that says
+    'numpy': a site-packages under ``~/numpy-work/.venv`` holds scipy's too)."""
+    numpy = sys.modules.get("numpy")
+    folder = os.path.dirname(os.path.realpath(getattr(numpy, "__file__", None) or os.sep))   # maps: real paths
+    own = (folder + os.sep, folder + ".libs" + os.sep) if numpy is not None else ()
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            return any("openblas" in line.rsplit("/", 1)[-1].lower() and "numpy" not in line for line in f)
+            paths = {line.split(None, 5)[-1].strip() for line in f if line.count(" ") >= 5}
     except OSError:
         return True                 # nothing to tell by: no refusal on a guess
+    return any("openblas" in path.rsplit("/", 1)[-1].lower() and not path.startswith(own) for path in paths)
 
 
 class _ScipyBlasRoom:

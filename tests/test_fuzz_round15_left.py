@@ -246,3 +246,24 @@ print("numpy" in sys.modules)
     said, loaded = done.stdout.splitlines()
     assert said.startswith("loading numpy and its OpenBLAS needs about 90 MiB of address space, "), said
     assert loaded == "False"
+
+
+def test_scipys_openblas_is_told_from_numpys_by_their_folders_not_by_the_word_numpy(monkeypatch):
+    """The guard's finder stops looking at scipy's imports once scipy's OpenBLAS is mapped; it told numpy's copy by
+    'numpy' anywhere in the mapped path, so in a site-packages under ~/numpy-work/.venv scipy's copy never counted as
+    loaded, and every later scipy import under ulimit -v was held to the room of a load that had happened."""
+    import io
+
+    import numpy
+
+    from baseparam import _blas
+    site = "/home/u/numpy-work/.venv/lib/python3.11/site-packages"
+    monkeypatch.setattr(numpy, "__file__", f"{site}/numpy/__init__.py")
+    maps = [f"7f00-7f10 r-xp 00000000 08:01 11 {site}/numpy.libs/libscipy_openblas64_-32a4b2a6.so\n",
+            f"7f10-7f20 r-xp 00000000 08:01 12 {site}/numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so\n"]
+    monkeypatch.setattr(_blas, "open", lambda *args, **kwargs: io.StringIO("".join(maps)), raising=False)
+    assert not _blas._scipy_blas_loaded()           # numpy's own copy only
+    maps.append(f"7f20-7f30 r-xp 00000000 08:01 13 {site}/scipy.libs/libscipy_openblas-6cdc3b4a.so\n")
+    assert _blas._scipy_blas_loaded()
+    maps[-1] = "7f20-7f30 r-xp 00000000 08:01 13 /usr/lib/x86_64-linux-gnu/libopenblas.so.0\n"
+    assert _blas._scipy_blas_loaded()               # a system OpenBLAS (shared by both)
