@@ -39,6 +39,7 @@ def single_threaded():
 # loaded and retries forever when the mapping fails (inside dlopen, holding the GIL: no signal handler and no timeout
 # of ours runs; `identify` spun so under `ulimit -v 400000`), numpy's (0.3.31) takes it at a thread's first LAPACK or
 # BLAS call and ends the process with exit(1) after 10 retries ("OpenBLAS error: Memory allocation still failed").
+NUMPY_START = 90 * 2**20            # numpy's import with its OpenBLAS on one thread: 82 MiB of address space (measured)
 NUMPY_BLAS_BUFFER = 40 * 2**20      # numpy's OpenBLAS buffer: 32 MiB and a page, with slack
 SCIPY_BLAS_START = 100 * 2**20      # scipy's OpenBLAS loaded on one thread: 93 MiB of address space (measured)
 
@@ -53,12 +54,18 @@ def _short_of(need, what):
 
 
 def _scipy_blas_loaded():
-    """Whether an OpenBLAS other than numpy's own copy is mapped (scipy's wheel's, or a system one both share)."""
+    """Whether an OpenBLAS other than numpy's own copy is mapped (scipy's wheel's, or a system one both share).
+    numpy's copy is the one in its package's folder or its wheel's ``numpy.libs`` beside it (not any path that says
+    'numpy': a site-packages under ``~/numpy-work/.venv`` holds scipy's too)."""
+    numpy = sys.modules.get("numpy")
+    folder = os.path.dirname(os.path.realpath(getattr(numpy, "__file__", None) or os.sep))   # maps: real paths
+    own = (folder + os.sep, folder + ".libs" + os.sep) if numpy is not None else ()
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            return any("openblas" in line.rsplit("/", 1)[-1].lower() and "numpy" not in line for line in f)
+            paths = {line.split(None, 5)[-1].strip() for line in f if line.count(" ") >= 5}
     except OSError:
         return True                 # nothing to tell by: no refusal on a guess
+    return any("openblas" in path.rsplit("/", 1)[-1].lower() and not path.startswith(own) for path in paths)
 
 
 class _ScipyBlasRoom:
@@ -79,12 +86,16 @@ def within_address_limit():
     """Under an address-space limit (``ulimit -v``: the caller's test, ``_entry._address_limited``), make OpenBLAS's
     buffers fail where Python says so: OpenBLAS on one thread (one buffer per library and no thread stacks, unless
     ``OPENBLAS_NUM_THREADS`` is set: a 64-core machine's thread pools take 2.5 GiB each) when numpy is not loaded
-    yet, numpy's buffer taken at once, while the room is known (a MemoryError without it), and scipy's library loaded
-    only where it fits (:class:`_ScipyBlasRoom`). The command's first step (``_entry.main``); a MemoryError is said
-    in one line, exit status 2."""
+    yet, numpy (with its OpenBLAS) loaded only where it fits and its buffer taken at once, while the room is known
+    (a MemoryError without it), and scipy's library loaded only where it fits (:class:`_ScipyBlasRoom`). The
+    command's first step (``_entry.main``); a MemoryError is said in one line, exit status 2."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")       # read by each OpenBLAS as it is loaded
     if not any(isinstance(finder, _ScipyBlasRoom) for finder in sys.meta_path):
         sys.meta_path.insert(0, _ScipyBlasRoom())
+    if "numpy" not in sys.modules:
+        # short of room, numpy's import ended the process in OpenBLAS's exit(1) ("Memory allocation still failed
+        # after 10 retries": `describe` under `ulimit -v 100000`), or raised a SystemError
+        _short_of(NUMPY_START, "loading numpy and its OpenBLAS")
     import numpy as np          # (its OpenBLAS reads the variable as it is loaded)
 
     _short_of(NUMPY_BLAS_BUFFER, "numpy's OpenBLAS work buffer")

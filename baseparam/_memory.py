@@ -10,7 +10,6 @@ import os
 import re
 import sys
 
-from ._checks import shown
 from .errors import ArgumentError
 
 SHARE_OF_AVAILABLE = 0.8        # leave the rest to the interpreter, the OS and other programs
@@ -100,6 +99,8 @@ def parse_size(text, name="max_memory", kind="memory"):
     ArgumentError
         Naming ``name`` when the text is not a positive size.
     """
+    from ._checks import shown      # (it loads numpy: the room, below, is read before numpy is, _blas)
+
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
     else:

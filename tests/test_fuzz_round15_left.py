@@ -198,6 +198,7 @@ def test_scipys_openblas_is_not_loaded_where_its_start_up_would_not_fit():
     import sys
     child = """
 import os, resource
+import numpy
 from baseparam import _blas, _entry, _memory
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 resource.setrlimit(resource.RLIMIT_AS, (_memory._statm_bytes(0) + 80 * 2**20, hard))
@@ -216,3 +217,53 @@ except MemoryError as exc:
     threads, said = done.stdout.splitlines()
     assert threads == "1"
     assert said.startswith("loading scipy's OpenBLAS (importing scipy) needs about 100 MiB of address space, "), said
+
+
+def test_numpys_own_start_up_is_not_loaded_where_it_would_not_fit():
+    """numpy's import loads its OpenBLAS (82 MiB of address space on one thread): with less room, it ended the process
+    with OpenBLAS's exit(1) ("Memory allocation still failed after 10 retries": `baseparam describe` under
+    `ulimit -v 100000`, exit status 1), or a SystemError. A child leaves itself 50 MiB before numpy is loaded: the
+    guard refuses numpy's import with a MemoryError (exit 2 from the command), numpy not loaded."""
+    import subprocess
+    import sys
+    child = """
+import os, resource, sys
+from baseparam import _blas
+assert "numpy" not in sys.modules
+size = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+resource.setrlimit(resource.RLIMIT_AS, (size + 50 * 2**20, hard))
+try:
+    _blas.within_address_limit()
+except MemoryError as exc:
+    print(exc)
+print("numpy" in sys.modules)
+"""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == "", (done.returncode, done.stderr[-500:])
+    said, loaded = done.stdout.splitlines()
+    assert said.startswith("loading numpy and its OpenBLAS needs about 90 MiB of address space, "), said
+    assert loaded == "False"
+
+
+def test_scipys_openblas_is_told_from_numpys_by_their_folders_not_by_the_word_numpy(monkeypatch):
+    """The guard's finder stops looking at scipy's imports once scipy's OpenBLAS is mapped; it told numpy's copy by
+    'numpy' anywhere in the mapped path, so in a site-packages under ~/numpy-work/.venv scipy's copy never counted as
+    loaded, and every later scipy import under ulimit -v was held to the room of a load that had happened."""
+    import io
+
+    import numpy
+
+    from baseparam import _blas
+    site = "/home/u/numpy-work/.venv/lib/python3.11/site-packages"
+    monkeypatch.setattr(numpy, "__file__", f"{site}/numpy/__init__.py")
+    maps = [f"7f00-7f10 r-xp 00000000 08:01 11 {site}/numpy.libs/libscipy_openblas64_-32a4b2a6.so\n",
+            f"7f10-7f20 r-xp 00000000 08:01 12 {site}/numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so\n"]
+    monkeypatch.setattr(_blas, "open", lambda *args, **kwargs: io.StringIO("".join(maps)), raising=False)
+    assert not _blas._scipy_blas_loaded()           # numpy's own copy only
+    maps.append(f"7f20-7f30 r-xp 00000000 08:01 13 {site}/scipy.libs/libscipy_openblas-6cdc3b4a.so\n")
+    assert _blas._scipy_blas_loaded()
+    maps[-1] = "7f20-7f30 r-xp 00000000 08:01 13 /usr/lib/x86_64-linux-gnu/libopenblas.so.0\n"
+    assert _blas._scipy_blas_loaded()               # a system OpenBLAS (shared by both)
