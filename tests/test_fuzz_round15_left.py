@@ -129,15 +129,15 @@ def _chain_urdf(path, joints):
     return path
 
 
-def test_a_urdfs_limits_of_other_joints_are_refused(tmp_path):
-    """--limits other.urdf with the robot's joint count but other joint names, or other joint types (rad on m), was
-    applied joint by joint without a word. A description without joint names (a DH table) takes the URDF's limits
+def test_a_urdfs_limits_of_other_joints_are_said_or_refused(tmp_path):
+    """--limits other.urdf with the robot's joint count but other joint names (said), or other joint types
+    (rad on m; refused), was applied joint by joint without a word. A description without joint names (a DH table) takes the URDF's limits
     in order, as documented: the vendor's URDF is where they come from."""
     ours = bp.load_robot(_chain_urdf(tmp_path / "ours.urdf", [("a1", "revolute"), ("a2", "revolute")]))
     other = _chain_urdf(tmp_path / "other.urdf", [("a1", "revolute"), ("b2", "revolute")])
-    with pytest.raises(bp.ArgumentError, match=r"^.*other\.urdf: joint 2 is 'b2' there, 'a2' in the robot: not the "
-                                               r"robot's limits$"):
-        bp.motion_limits(ours, other)
+    with pytest.warns(bp.DescriptionWarning, match=r"^.*other\.urdf: joint 2 is 'b2' there, 'a2' in the robot: its "
+                                                   r"limits are taken in order$"):
+        assert bp.motion_limits(ours, other).velocity.tolist() == [2.0, 3.0]
     same = _chain_urdf(tmp_path / "same.urdf", [("a1", "revolute"), ("a2", "revolute")])
     assert bp.motion_limits(ours, same).velocity.tolist() == [2.0, 3.0]
     dh = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
@@ -151,8 +151,9 @@ def test_a_urdfs_limits_of_other_joints_are_refused(tmp_path):
     from click.testing import CliRunner
 
     from baseparam.cli import main
-    res = CliRunner().invoke(main, ["excite", str(tmp_path / "ours.urdf"), "--limits", str(other)])
-    assert res.exit_code == 2 and res.output.count("\n") == 1 and "joint 2 is 'b2' there" in res.output, res.output
+    res = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(slider)])
+    assert res.exit_code == 2 and res.output.count("\n") == 1 and "joint 2 ('y') is prismatic" in res.output, \
+        res.output
 
 
 # --- 5. generated code and JSON carry no word a scan for non-finite values finds ---

@@ -7,8 +7,8 @@ entry), overridden field by field by a limits file (docs/formats.md, "Excitation
       - {q: [-2.96, 2.96], qd: 1.9, qdd: 10, tau: 170}   # rad, rad/s, rad/s², N·m (m, m/s, … prismatic)
       - {qd: 1.9}                    # fields left out keep the description's value (or none)
 
-or by a URDF with the same joints (as many, of the same types, of the same names where the description names
-its joints; its ``<limit>`` elements; ``effort`` is the torque limit).
+or by a URDF with the same joints (as many, of the same types; other names than the description's are said in a
+warning; its ``<limit>`` elements; ``effort`` is the torque limit).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .._checks import read_bounded, shown
 from .._numbers import json_float, json_floats, real_array
 from .._validation import check_instance, check_input, check_robot
 from ..dynamics.samples import ABSURD
-from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError, printable
+from ..errors import ArgumentError, ArgumentTypeError, DescriptionWarning, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
 from ..model.checks import MAX_JOINTS
 from ..model._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml
@@ -205,9 +205,9 @@ def _read_file(path, robot):
 
 
 def _urdf_entries(path, robot):
-    """Each joint's ``<limit>`` of a URDF with the same joints (numbered as the description's): as many, of the
-    same types, and of the same names where the description names its joints (a DH table's are unnamed, and the
-    vendor's URDF is where its limits come from)."""
+    """Each joint's ``<limit>`` of a URDF with the same joints (numbered as the description's): as many and of the
+    same types; other names than the description's (where it names its joints: a DH table's are unnamed, and the
+    vendor's URDF is where its limits come from) are said in a DescriptionWarning."""
     try:
         with warnings.catch_warnings():          # its geometry is not used: notes about its angles do not apply
             warnings.simplefilter("ignore")
@@ -217,14 +217,19 @@ def _urdf_entries(path, robot):
     n_dof = robot.n_dof
     if other.n_dof != n_dof:
         raise ArgumentError(f"{path}: the URDF has {other.n_dof} joints, but the robot has {n_dof}")
-    for k, (theirs, ours) in enumerate(zip(other.joints, robot.joints), start=1):
-        # a revolute joint's limits in rad on a prismatic one in m, or another robot's joints taken in order
+    pairs = list(enumerate(zip(other.joints, robot.joints), start=1))
+    for k, (theirs, ours) in pairs:
+        # a revolute joint's limits in rad on a prismatic one in m
         if theirs.type != ours.type:
             raise ArgumentError(f"{path}: joint {k} ({shown(theirs.name)}) is {theirs.type} there, {ours.type} in the "
                                 "robot: not the robot's limits")
+    for k, (theirs, ours) in pairs:
+        # said, not refused: a description's own names for the vendor's joints are common (another robot's
+        # joints taken in order is what the words are for)
         if ours.name is not None and theirs.name != ours.name:
-            raise ArgumentError(f"{path}: joint {k} is {shown(theirs.name)} there, {shown(ours.name)} in the robot: "
-                                "not the robot's limits")
+            warnings.warn(f"{path}: joint {k} is {shown(theirs.name)} there, {shown(ours.name)} in the robot: "
+                          "its limits are taken in order", DescriptionWarning, stacklevel=2)
+            break
     values = description_limits(other)
     return [{field: values[field][k] for field in values if math.isfinite(values[field][k])}
             for k in range(n_dof)]
