@@ -131,8 +131,8 @@ def _chain_urdf(path, joints):
 
 def test_a_urdfs_limits_of_other_joints_are_said_or_refused(tmp_path):
     """--limits other.urdf with the robot's joint count but other joint names (said), or other joint types
-    (rad on m; refused), was applied joint by joint without a word. A description without joint names (a DH table) takes the URDF's limits
-    in order, as documented: the vendor's URDF is where they come from."""
+    (rad on m; refused), was applied joint by joint without a word. A description without joint names (a DH
+    table) takes the URDF's limits in order, as documented: the vendor's URDF is where they come from."""
     ours = bp.load_robot(_chain_urdf(tmp_path / "ours.urdf", [("a1", "revolute"), ("a2", "revolute")]))
     other = _chain_urdf(tmp_path / "other.urdf", [("a1", "revolute"), ("b2", "revolute")])
     with pytest.warns(bp.DescriptionWarning, match=r"^.*other\.urdf: joint 2 is 'b2' there, 'a2' in the robot: its "
