@@ -308,9 +308,60 @@ def _end(status, signum=None):
     os._exit(status)
 
 
+def _usable(fd):
+    """Whether descriptor ``fd`` is open, and for 1 and 2 open for writing: ``2>&-`` given to a shell script that
+    starts Python (pyenv's shims) leaves the script's own file, read-only, on the closed descriptor, where every
+    write fails (EBADF) as on a closed one."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    if fd == 0:
+        return True
+    try:
+        import fcntl
+    except ImportError:                # no fcntl (Windows): taken as it is
+        return True
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
+    except OSError:
+        return False
+
+
+def _standard_descriptors():
+    """Give each of the descriptors 0, 1, 2 the run was started without (``>&-``, ``2>&-``; see :func:`_usable`)
+    ``/dev/null``, before anything opens a file; returns the ones that were closed.
+
+    A closed one is the next that any ``open`` or ``pipe`` gets: the watchdog's pipe became the "stderr" that
+    compilers, libhdf5 and our own last line write to (the bytes read back as signals), a temporary output file
+    could have; and Python leaves ``sys.stderr`` None (every command failed on it: exit 1 with a traceback nobody
+    saw) or on a descriptor that is not the terminal's."""
+    closed = [fd for fd in (0, 1, 2) if not _usable(fd)]
+    for fd in closed:                   # lowest first: the open takes the lowest free descriptor, this one
+        with contextlib.suppress(OSError):
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+    if 2 in closed:                     # what the run says goes nowhere; its exit status still says how it went
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
+    return closed
+
+
+# Said (exit status 2) when the run was started with its standard output closed: the report, and a JSON asked for
+# with '-', would be dropped without a word (Python's sys.stdout is then None, which click writes nothing to).
+STDOUT_CLOSED = ("baseparam: standard output is closed (started with >&-); nothing was done (give >/dev/null to "
+                 "discard the report)")
+
+
 def main():
     """Run ``baseparam`` with ``sys.argv``; never returns (the process ends here, see the module's docstring)."""
+    closed = _standard_descriptors()
     _install(_on_signal)
+    if 1 in closed:
+        _say_line(STDOUT_CLOSED)
+        _end(2)
     _start_watchdog()
     from . import cli
 
