@@ -236,16 +236,37 @@ def _main_is_ending():
 
 
 def _start_watchdog():
+    """Start the watchdog (see the module's docstring); False when its thread cannot be started."""
     try:
         read_fd, write_fd = os.pipe()
         os.set_blocking(write_fd, False)              # the C-level handler must never block
         signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
     except (OSError, ValueError, AttributeError):      # not the main thread, or no pipes: no watchdog
-        return
+        return True
     _WAKEUP[:] = [read_fd, write_fd]
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_forget_watchdog)
-    threading.Thread(target=_watch, args=(read_fd, _grace()), name="baseparam-signals", daemon=True).start()
+    try:
+        threading.Thread(target=_watch, args=(read_fd, _grace()), name="baseparam-signals", daemon=True).start()
+    except RuntimeError:                                # "can't start new thread": said by _threads_refused
+        _forget_watchdog()
+        return False
+    return True
+
+
+def _threads_refused(watchdog):
+    """The line that refuses the run when the process or thread limit (``ulimit -u``, a cgroup's pids.max) leaves no
+    room for the watchdog or for OpenBLAS's threads, else None. OpenBLAS, failing to start its threads when numpy is
+    loaded, prints four lines and sends the process SIGINT (its way to stop a program): the run ended as
+    "interrupted", status 130, as if the user had pressed Ctrl-C; without the watchdog, with a traceback."""
+    if not watchdog:
+        return f"baseparam: {errors.threads_exhausted()}"
+    from ._processes import blas_threads, threads_startable
+
+    # one more: a held import's helper thread (baseparam._processes.import_held) may be the one that loads numpy
+    if "numpy" in sys.modules or threads_startable(blas_threads() + 1):
+        return None
+    return f"baseparam: {errors.threads_exhausted(blas=True)}"
 
 
 def _forget_watchdog():
@@ -362,7 +383,10 @@ def main():
     if 1 in closed:
         _say_line(STDOUT_CLOSED)
         _end(2)
-    _start_watchdog()
+    refused = _threads_refused(_start_watchdog())
+    if refused is not None:
+        _say_line(refused)
+        _end(2)
     from . import cli
 
     _PHASE[0] = "running"

@@ -1,11 +1,16 @@
 """Fuzz round fifteen (issue 28), resources, signals, concurrency and the file system: what the fifteenth round found
 over the commands that write, each test failing on the code before its fix."""
+import errno
 import os
+import pickle
+import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from baseparam.errors import resource_exhausted
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
@@ -32,3 +37,75 @@ def test_a_run_started_with_standard_output_closed_is_refused_before_the_work(tm
     done = _baseparam(["find", str(PLANAR), "--json", "-"], tmp_path, ">&-")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "standard output is closed" in done.stderr
+
+
+# The command run with Thread.start failing after ALLOWED threads, as under a limit of processes and threads
+# (ulimit -u, a cgroup's pids.max: root is exempt from RLIMIT_NPROC, so a test cannot set one that bites)
+_NO_THREADS = """
+import sys, threading
+allowed = [int(sys.argv[1])]
+start = threading.Thread.start
+def limited(self):
+    if allowed[0] <= 0:
+        raise RuntimeError("can't start new thread")
+    allowed[0] -= 1
+    start(self)
+threading.Thread.start = limited
+sys.argv = ["baseparam", "find", sys.argv[2]]
+from baseparam._entry import main
+main()
+"""
+
+
+@pytest.mark.parametrize("allowed", [0, 1])
+def test_a_limit_of_threads_met_at_the_start_is_said_in_one_line(tmp_path, allowed):
+    # 0: the watchdog's thread could not start (a traceback, exit 1); 1: it could, but not the threads numpy's
+    # OpenBLAS starts as it loads, which then sends the process SIGINT: "baseparam: interrupted", exit 130
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", _NO_THREADS, str(allowed), str(PLANAR)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "cannot start a process or thread" in done.stderr
+
+
+@pytest.mark.parametrize("exc", [RuntimeError("can't start new thread"),
+                                 BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))])
+def test_no_process_or_thread_to_start_is_the_processes_limit(exc):
+    # a fork of a worker refused (EAGAIN) was said as "ROBOT.yaml: Resource temporarily unavailable", a thread that
+    # could not start as an internal error
+    assert "cannot start a process or thread" in resource_exhausted(exc)
+
+
+def _fails_to_start():
+    raise RuntimeError("can't start new thread")
+
+
+def test_a_workers_failed_initializer_is_raised_by_its_tasks_not_by_the_worker():
+    # multiprocessing.Pool replaces a worker whose initializer raises, for ever: `excite --workers 2` under
+    # `ulimit -u` printed tracebacks in a loop and never ended
+    from baseparam import _processes
+    from baseparam.excitation import _search
+    from baseparam.identification import _workers
+
+    kept = _processes.kept_for_the_first_task(_fails_to_start)
+    try:
+        assert kept() is None
+        with pytest.raises(RuntimeError, match="can't start new thread"):
+            _processes.raise_failed_start()
+    finally:
+        _processes._FAILED_START.clear()
+    for initializer in (_search._init_worker, _workers._init):       # spawned workers take them by name
+        assert pickle.loads(pickle.dumps(initializer)) is initializer
+
+
+def test_no_bytecode_cache_is_written_under_a_file_size_limit(tmp_path):
+    # a short write of a module's __pycache__/*.pyc (the limit met) left a truncated file that broke every later
+    # import of the module ("EOFError: marshal data too short"), for every run
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (10_000, resource.RLIM_INFINITY))
+    done = subprocess.run([sys.executable, "-c", "import sys, baseparam; print(sys.dont_write_bytecode)"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, preexec_fn=limited)
+    assert done.stdout.split() == ["True"]

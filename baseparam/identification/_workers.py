@@ -14,8 +14,8 @@ import os
 import shutil
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
-from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, killed_if_slow,
-                          one_blas_thread, workers_born_deaf)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
+                          killed_if_slow, one_blas_thread, raise_failed_start, room_for_workers, workers_born_deaf)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -51,6 +51,7 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
     return _in_processes(logs, task, folds, workers, report)
 
 
+@kept_for_the_first_task
 def _init(task):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
     end_with_caller()
@@ -59,10 +60,12 @@ def _init(task):
 
 
 def _reduce(log, folds):
+    raise_failed_start()
     return _reduce_with(log, folds, _TASK)
 
 
 def _in_processes(logs, task, folds, workers, report):
+    room_for_workers(min(workers, len(logs)))
     context = multiprocessing.get_context("spawn")       # no fork: the caller may hold threads (a progress bar)
     # first: the pool's queues start the resource tracker, which Handover starts told to keep quiet
     handover = Handover(context, task)                   # not in the workers' start-up data (see Handover)
