@@ -11,7 +11,6 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import shutil
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
 from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
@@ -114,9 +113,9 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             undo.callback(_restore, _environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
-            from .._atomic import private_folder
+            from .._atomic import private_folder, remove_tree
             scratch = private_folder("baseparam-dask")        # a killed run's, left in $TMPDIR, removed first
-            undo.callback(shutil.rmtree, scratch, ignore_errors=True)
+            undo.callback(remove_tree, scratch)
             import dask
             undo.enter_context(dask.config.set({"temporary-directory": scratch}))    # the scheduler's, the nannies'
             with caller_not_reimported():
