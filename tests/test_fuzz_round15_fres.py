@@ -1,5 +1,6 @@
 """Fuzz round fifteen (issue 28), resources, signals, concurrency and the file system: what the fifteenth round found
 over the commands that write, each test failing on the code before its fix."""
+import contextlib
 import errno
 import os
 import pickle
@@ -109,3 +110,50 @@ def test_no_bytecode_cache_is_written_under_a_file_size_limit(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import sys, baseparam; print(sys.dont_write_bytecode)"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, preexec_fn=limited)
     assert done.stdout.split() == ["True"]
+
+
+@pytest.mark.parametrize("free", [0, 1])
+def test_the_plots_private_folder_is_removed_at_the_limit_of_open_files(tmp_path, free):
+    # shutil.rmtree walks with two descriptors at once: at `ulimit -n` (matplotlib holds its fonts open) it failed
+    # silently and --plot's folder with its font list stayed in $TMPDIR, after a run that ended well (free=1) or was
+    # refused for the limit (free=0: not even a listing)
+    import matplotlib.font_manager
+
+    from baseparam import _figures
+
+    folder = tmp_path / ".baseparam-matplotlib-1-host-abcdefgh"
+    folder.mkdir()
+    (folder / f"fontlist-v{matplotlib.font_manager.FontManager.__version__}.json").write_text("{}")
+    pid = os.fork()
+    if pid == 0:                                  # the child: its descriptors used up, all but `free`
+        code = 3
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+            held = []
+            with contextlib.suppress(OSError):
+                while True:
+                    held.append(os.open(os.devnull, os.O_RDONLY))
+            for fd in held[len(held) - free:]:
+                os.close(fd)
+            _figures._PRIVATE[:] = [str(folder)]
+            _figures.remove_private()
+            code = 0 if not folder.exists() else 1
+        finally:
+            os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def test_a_readers_words_for_the_limit_of_open_files_are_said_as_the_processes_limit(capsys):
+    # `identify` under `ulimit -n 6`: "kuka.npz: not a valid NPZ file ([Errno 24] Too many open files: '…cp437.py')"
+    # blamed the log; the reader raises its own words `from None`, the cause stays their context
+    from baseparam import cli
+    from baseparam.errors import DataError
+
+    with pytest.raises(SystemExit) as end, cli._one_line_errors("robot.yaml"):
+        try:
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE), "/usr/lib/python3/encodings/cp437.py")
+        except OSError as exc:
+            raise DataError(f"log.npz: not a valid NPZ file ({exc})") from None
+    assert end.value.code == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and "too many open files" in said and "not a valid NPZ" not in said
