@@ -181,13 +181,14 @@ def kept_for_the_first_task(initializer):
     return functools.wraps(initializer)(run)      # its name: a spawned worker takes it by the initializer's name
 
 
-def threads_startable(count):
-    """Whether ``count`` more threads can be started now (each started with a small stack, then all ended again):
-    under a limit of processes and threads (``ulimit -u``, a cgroup's pids.max, which count both alike) the
-    answer for as many processes."""
+def threads_startable(count, stack=None):
+    """Whether ``count`` more threads can be started now (each started, then all ended again): under a limit of
+    processes and threads (``ulimit -u``, a cgroup's pids.max, which count both alike) the answer for as many
+    processes. ``stack``: their stack size in bytes (a small one where the address space is not what is asked
+    about); None, the system's default, which other libraries' threads (OpenBLAS's) get."""
     release = threading.Event()
     started = []
-    size = threading.stack_size(256 * 1024)     # address space is not what is asked about (ulimit -v)
+    size = threading.stack_size(stack or 0)
     try:
         for _ in range(count):
             thread = threading.Thread(target=release.wait, name="baseparam-probe", daemon=True)
@@ -230,7 +231,7 @@ def room_for_workers(workers):
     RuntimeError
         "can't start new thread", Python's own words (said as the process's limit by the command line).
     """
-    if not threads_startable(workers * (2 + blas_threads()) + 5):
+    if not threads_startable(workers * (2 + blas_threads()) + 5, stack=256 * 1024):
         raise RuntimeError("can't start new thread")
 
 

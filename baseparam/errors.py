@@ -65,7 +65,9 @@ def resource_exhausted(exc):
     if isinstance(exc, MemoryError) or isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
         what = type(exc).__name__ if isinstance(exc, MemoryError) else printable(exc.strerror or exc)
     elif isinstance(exc, ImportError) and any(words in str(exc).lower() for words in _UNMAPPED):
-        what = "a library could not be loaded: " + " ".join(printable(exc).split())
+        # the loader's own line: numpy wraps it in a page of advice ("IMPORTANT: PLEASE READ THIS …")
+        line = next(line for line in str(exc).splitlines() if any(words in line.lower() for words in _UNMAPPED))
+        what = "a library could not be loaded: " + " ".join(printable(line.replace("Original error was:", "")).split())
     else:
         return None
     limit = _limit("RLIMIT_AS", "may use at most {} MiB of address space", "ulimit -v", 2**20)
@@ -75,8 +77,12 @@ def resource_exhausted(exc):
 def threads_exhausted(blas=False):
     """The one line that says no process or thread could be started (a worker, a helper thread; with ``blas``, the
     threads numpy's BLAS starts as it loads), with the process limit when one is set."""
-    limit = _limit("RLIMIT_NPROC", "may run at most {} processes and threads of its user", "ulimit -u", 1)
-    return ("cannot start a process or thread (" + (limit or "the system's or a cgroup's limit of tasks is met")
+    limits = [limit for limit in (_limit("RLIMIT_NPROC", "may run at most {} processes and threads of its user",
+                                         "ulimit -u", 1),
+                                  _limit("RLIMIT_AS", "may use at most {} MiB of address space", "ulimit -v", 2**20))
+              if limit]
+    return ("cannot start a process or thread (" + ("; ".join(limits) or "the system's or a cgroup's limit of tasks "
+                                                    "is met")
             + ("; or give OPENBLAS_NUM_THREADS=1 for fewer BLAS threads" if blas else "") + ")")
 
 
