@@ -162,8 +162,8 @@ def test_a_readers_words_for_the_limit_of_open_files_are_said_as_the_processes_l
 def test_a_library_unmapped_under_the_address_space_limit_is_said_by_the_loaders_line():
     # numpy wraps the loader's line in a page of advice, which the one line carried whole (with "\n" escapes)
     text = ("\n\nIMPORTANT: PLEASE READ THIS FOR ADVICE ON HOW TO SOLVE THIS ISSUE!\n\nImporting the numpy "
-            "C-extensions failed. This error can happen for\nmany reasons, often due to issues with your setup.\n\nOriginal error "
-            "was: libscipy_openblas64_.so: failed to map segment from shared object\n")
+            "C-extensions failed. This error can happen for\nmany reasons, often due to issues with your "
+            "setup.\n\nOriginal error was: libscipy_openblas64_.so: failed to map segment from shared object\n")
     said = resource_exhausted(ImportError(text))
     assert said.startswith("out of memory (a library could not be loaded: libscipy_openblas64_.so: failed to map "
                            "segment from shared object")
