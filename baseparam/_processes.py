@@ -317,10 +317,43 @@ class Handover:
     def __getstate__(self):            # to a spawned worker: the queue only
         return {"_queue": self._queue, "_value": None}
 
-    def send(self, copies):
-        """Put one copy for each of ``copies`` workers (blocks until the workers have read all but 64 KiB)."""
-        for _ in range(copies if self._queue is not None else 0):
-            self._queue.put(self._value)
+    def send(self, copies, workers=None):
+        """Put one copy for each of ``copies`` workers (blocks until the workers have read all but 64 KiB).
+
+        ``workers``: a callable giving the pool's worker processes. The copies are then put by a helper thread while
+        this one watches them: a worker that ends before it has taken its copy (it failed as it started: a library
+        it could not load, a limit of the process met) never reads it, and the caller waited in the write for ever
+        (``identify --workers 2`` hung after the workers' tracebacks).
+
+        Raises
+        ------
+        ResourceLimitError
+            When a worker has ended with a failure before every copy is taken.
+        """
+        if self._queue is None:
+            return
+        if workers is None:
+            for _ in range(copies):
+                self._queue.put(self._value)
+            return
+        failed = []
+
+        def put():
+            try:
+                for _ in range(copies):
+                    self._queue.put(self._value)
+            except BaseException as exc:  # noqa: BLE001 — handed to the caller's thread
+                failed.append(exc)
+        with _blocked(set(_STOPPING)):        # the caller's thread hears the signals (see end_with_caller)
+            helper = threading.Thread(target=put, name="baseparam-handover", daemon=True)
+            helper.start()
+        watch = WorkersWatched(workers)
+        while helper.is_alive():
+            watch.check()
+            helper.join(0.05)
+        if failed:
+            raise failed[0]
+
 
     def receive(self):
         """In a worker: its copy (waits for it)."""
@@ -330,6 +363,32 @@ class Handover:
         """Close the caller's ends of the queue."""
         if self._queue is not None:
             self._queue.close()
+
+
+class WorkersWatched:
+    """The worker processes of a pool (``workers``: a callable giving them), each remembered once seen:
+    ``multiprocessing.Pool`` replaces a worker that ended, and drops it from its list."""
+
+    def __init__(self, workers):
+        self._workers = workers
+        self._seen = set()
+
+    def check(self):
+        """Raise if a worker has ended with a failure: it failed as it started (a library it could not load, a
+        limit of the process met: its traceback is printed by Python before any of ours runs), and the tasks waited
+        for it for ever (``excite --workers 2`` hung; ``multiprocessing.Pool`` starts another, which fails the same).
+
+        Raises
+        ------
+        ResourceLimitError
+        """
+        self._seen.update(self._workers())
+        ended = [process.exitcode for process in self._seen if process.exitcode not in (None, 0)]
+        if ended:
+            from .errors import ResourceLimitError
+            raise ResourceLimitError(f"a worker process ended as it started (exit status {ended[0]}; its own words, "
+                                     "if any, above): a limit of the process (ulimit -v, -u) or of the machine, or an "
+                                     "installation it cannot load; try one worker")
 
 
 def one_blas_thread():

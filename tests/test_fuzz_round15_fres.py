@@ -168,3 +168,37 @@ def test_a_library_unmapped_under_the_address_space_limit_is_said_by_the_loaders
     assert said.startswith("out of memory (a library could not be loaded: libscipy_openblas64_.so: failed to map "
                            "segment from shared object")
     assert "IMPORTANT" not in said and "\\n" not in said
+
+
+_BLOCKED_IN_WORKERS = """
+import sys
+if "spawn_main" in " ".join(getattr(sys, "orig_argv", [])):       # a spawned worker only: it fails as it starts
+    class _Unloadable:
+        def find_spec(self, name, path=None, target=None):
+            if name == "baseparam.identification._workers":
+                raise ImportError("cannot load " + name)
+    sys.meta_path.insert(0, _Unloadable())
+"""
+
+
+def test_workers_that_fail_as_they_start_end_the_run_in_one_line(tmp_path):
+    # a worker that could not load (a library beyond ulimit -v, a broken installation; here an import refused in
+    # the workers only) never took its start-up data: `identify --workers 2` waited for it for ever, after the
+    # workers' tracebacks (`excite --workers 2` likewise, its pool starting failing workers again)
+    import numpy as np
+
+    data = np.load(ROOT.parent / "shared" / "data" / "kuka_lwr4" / "measurements_1.npz")
+    logs = []
+    for k in range(2):
+        logs.append(tmp_path / f"log{k}.npz")
+        np.savez(logs[-1], **{key: data[key][300 * k:300 * k + 300] for key in ("times", "positions", "velocities",
+                                                                                "accelerations", "torques")})
+    (tmp_path / "sitecustomize.py").write_text(_BLOCKED_IN_WORKERS)
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", BASEPARAM_CACHE_DIR="none")
+    done = subprocess.run([sys.executable, "-m", "baseparam", "identify", str(ROOT / "robots" / "kuka_lwr4.yaml"),
+                           *map(str, logs), "--workers", "2"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith("a worker process ended as it started (exit status 1; its own words, "
+                                                 "if any, above): a limit of the process (ulimit -v, -u) or of the "
+                                                 "machine, or an installation it cannot load; try one worker")

@@ -32,7 +32,8 @@ import numpy as np
 
 from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
                           killed_if_slow as _killed_if_slow, one_blas_thread, raise_failed_start, room_for_workers,
-                          started_children_killed_on_failure, workers_born_deaf as _workers_born_deaf)
+                          started_children_killed_on_failure, workers_born_deaf as _workers_born_deaf,
+                          WorkersWatched)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -255,9 +256,11 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
             with started_children_killed_on_failure():
                 pool = context.Pool(min(workers, starts), initializer=_init_worker,
                                     initargs=(handover, seed, deadline, events))
-        handover.send(min(workers, starts))
+        handover.send(min(workers, starts), lambda: list(pool._pool))
         pending = {index: pool.apply_async(_work, (index,)) for index in range(starts)}
+        watch = WorkersWatched(lambda: list(pool._pool))
         while pending:
+            watch.check()
             _drain(events, tick)
             for index in [i for i, job in pending.items() if job.ready()]:
                 finished(pending.pop(index).get())

@@ -75,7 +75,7 @@ def _in_processes(logs, task, folds, workers, report):
         # leaving the block, inside this try, which stops whatever started
         with caller_not_reimported(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
-        handover.send(n_workers)
+        handover.send(n_workers, lambda: list((getattr(pool, "_processes", None) or {}).values()))
         pending, done = set(futures), 0
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
