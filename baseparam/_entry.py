@@ -264,7 +264,9 @@ def _threads_refused(watchdog):
     from ._processes import blas_threads, threads_startable
 
     # one more: a held import's helper thread (baseparam._processes.import_held) may be the one that loads numpy
-    if "numpy" in sys.modules or threads_startable(blas_threads() + 1):
+    # (BLAS without threads of its own needs none: a helper that cannot start is done without)
+    blas = blas_threads()
+    if "numpy" in sys.modules or blas == 0 or threads_startable(blas + 1):
         return None
     return f"baseparam: {errors.threads_exhausted(blas=True)}"
 
