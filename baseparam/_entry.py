@@ -261,8 +261,10 @@ def _threads_refused(watchdog):
     "interrupted", status 130, as if the user had pressed Ctrl-C; without the watchdog, with a traceback."""
     if not watchdog:
         return f"baseparam: {errors.threads_exhausted()}"
-    from ._processes import blas_threads, threads_startable
-
+    try:
+        from ._processes import blas_threads, threads_startable
+    except (OSError, ImportError):      # no descriptor left to read the module (ulimit -n): the run says its limit
+        return None
     # one more: a held import's helper thread (baseparam._processes.import_held) may be the one that loads numpy
     # (BLAS without threads of its own needs none: a helper that cannot start is done without)
     blas = blas_threads()
@@ -389,7 +391,14 @@ def main():
     if refused is not None:
         _say_line(refused)
         _end(2)
-    from . import cli
+    try:
+        from . import cli
+    except (OSError, ImportError, MemoryError) as exc:     # a limit met while it loads (ulimit -n: reading cli.py)
+        exhausted = errors.resource_exhausted(exc)
+        if exhausted is None:
+            raise
+        _say_line(f"baseparam: {exhausted}")
+        _end(2)
 
     _PHASE[0] = "running"
     outcome = None

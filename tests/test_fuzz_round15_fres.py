@@ -202,3 +202,24 @@ def test_workers_that_fail_as_they_start_end_the_run_in_one_line(tmp_path):
     assert done.stderr.splitlines()[-1].endswith("a worker process ended as it started (exit status 1; its own words, "
                                                  "if any, above): a limit of the process (ulimit -v, -u) or of the "
                                                  "machine, or an installation it cannot load; try one worker")
+
+
+_CLI_UNREADABLE = """
+import errno, os, sys
+class _NoDescriptor:       # reading baseparam/cli.py meets the limit of open files (ulimit -n 5)
+    def find_spec(self, name, path=None, target=None):
+        if name == "baseparam.cli":
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE), "baseparam/cli.py")
+sys.meta_path.insert(0, _NoDescriptor())
+sys.argv = ["baseparam", "--version"]
+from baseparam._entry import main
+main()
+"""
+
+
+def test_the_limit_of_open_files_met_while_the_command_line_loads_is_said_in_one_line(tmp_path):
+    # `ulimit -n 5`: "OSError: [Errno 24] Too many open files: '…/baseparam/cli.py'" with its traceback, exit 1
+    done = subprocess.run([sys.executable, "-c", _CLI_UNREADABLE], cwd=tmp_path, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("baseparam: too many open files")
