@@ -74,12 +74,32 @@ Quick start::
 """
 from __future__ import annotations
 
-from ._lazy import lazy_names
 
-from .errors import (AccuracyWarning, ArgumentError, ArgumentTypeError, BaseParamError, DataError, DataWarning,
-                     DescriptionWarning, ExcitationWarning, ExportError, NotFittedError, PhysicalConsistencyWarning,
-                     ResourceLimitError, RobotDescriptionError, RoundOffWarning, SettingsError, SimulationError,
-                     StorageError)
+def _no_bytecode_under_a_file_size_limit():
+    """No bytecode cache written by this process when it may not write files beyond a size (``ulimit -f``): Python
+    writes a module's ``__pycache__/*.pyc`` with one unchecked write, and a short one (the limit met) left a
+    truncated file in place that broke every later import of that module, by any run ("EOFError: marshal data too
+    short") — in a source checkout or an editable install, whose caches are written as modules are first imported.
+    First, before this package's modules are imported (only this file's own cache is written before it runs)."""
+    import sys
+    try:
+        import resource
+        limited = resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
+    except (ImportError, OSError, ValueError):    # no resource module (Windows)
+        return
+    if limited:
+        sys.dont_write_bytecode = True
+
+
+_no_bytecode_under_a_file_size_limit()
+del _no_bytecode_under_a_file_size_limit
+
+from ._lazy import lazy_names  # noqa: E402 — after the bytecode guard above
+
+from .errors import (AccuracyWarning, ArgumentError, ArgumentTypeError, BaseParamError,  # noqa: E402
+                     DataError, DataWarning, DescriptionWarning, ExcitationWarning, ExportError, NotFittedError,
+                     PhysicalConsistencyWarning, ResourceLimitError, RobotDescriptionError, RoundOffWarning,
+                     SettingsError, SimulationError, StorageError)
 
 # public name → the subpackage that defines it (imported on first access, PEP 562)
 _LAZY = {

@@ -193,8 +193,6 @@ def remove_stale_folders(folder, prefix, pattern, ours=None, now=None):
     user, and, with ``ours`` (a test of the os.DirEntry), holding what our runs put there. The host name keeps a live
     run's on another machine (or container) sharing the folder out of reach: its process id is no process here, and
     its folder's own time stays unchanged while files change inside."""
-    import shutil
-
     user = os.getuid() if hasattr(os, "getuid") else None        # no owners to tell apart on Windows
     removed = []
     for entry in stale_entries(folder, prefix, pattern, stat.S_ISDIR, now):
@@ -203,10 +201,39 @@ def remove_stale_folders(folder, prefix, pattern, ours=None, now=None):
                 continue
             if ours is not None and not ours(entry):
                 continue
-            shutil.rmtree(entry.path, ignore_errors=True)
+            remove_tree(entry.path)
             if not os.path.lexists(entry.path):
                 removed.append(entry.name)
     return removed
+
+
+def remove_tree(folder):
+    """Remove the folder ``folder`` and what it holds, as far as possible, without an error.
+
+    ``shutil.rmtree`` walks with two descriptors open at once: at the process's limit (``ulimit -n``; matplotlib
+    keeps its font files open) it failed at once and silently, and ``--plot``'s private folder with its font list was
+    left in $TMPDIR by a run that ended well. What it leaves is removed again one descriptor at a time."""
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+    if os.path.isdir(folder) and not os.path.islink(folder):
+        _remove_one_at_a_time(folder)
+
+
+def _remove_one_at_a_time(folder):
+    try:
+        names = os.listdir(folder)                  # its descriptor is closed before the removals
+    except OSError:                                 # not even one descriptor free: an empty folder still goes
+        names = []
+    for name in names:
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            _remove_one_at_a_time(path)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def private_folder(prefix):

@@ -231,16 +231,41 @@ def _main_is_ending():
 
 
 def _start_watchdog():
+    """Start the watchdog (see the module's docstring); False when its thread cannot be started."""
     try:
         read_fd, write_fd = os.pipe()
         os.set_blocking(write_fd, False)              # the C-level handler must never block
         signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
     except (OSError, ValueError, AttributeError):      # not the main thread, or no pipes: no watchdog
-        return
+        return True
     _WAKEUP[:] = [read_fd, write_fd]
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_forget_watchdog)
-    threading.Thread(target=_watch, args=(read_fd, _grace()), name="baseparam-signals", daemon=True).start()
+    try:
+        threading.Thread(target=_watch, args=(read_fd, _grace()), name="baseparam-signals", daemon=True).start()
+    except RuntimeError:                                # "can't start new thread": said by _threads_refused
+        _forget_watchdog()
+        return False
+    return True
+
+
+def _threads_refused(watchdog):
+    """The line that refuses the run when the process or thread limit (``ulimit -u``, a cgroup's pids.max) leaves no
+    room for the watchdog or for OpenBLAS's threads, else None. OpenBLAS, failing to start its threads when numpy is
+    loaded, prints four lines and sends the process SIGINT (its way to stop a program): the run ended as
+    "interrupted", status 130, as if the user had pressed Ctrl-C; without the watchdog, with a traceback."""
+    if not watchdog:
+        return f"baseparam: {errors.threads_exhausted()}"
+    try:
+        from ._processes import blas_threads, threads_startable
+    except (OSError, ImportError):      # no descriptor left to read the module (ulimit -n): the run says its limit
+        return None
+    # one more: a held import's helper thread (baseparam._processes.import_held) may be the one that loads numpy
+    # (BLAS without threads of its own needs none: a helper that cannot start is done without)
+    blas = blas_threads()
+    if "numpy" in sys.modules or blas == 0 or threads_startable(blas + 1):
+        return None
+    return f"baseparam: {errors.threads_exhausted(blas=True)}"
 
 
 def _forget_watchdog():
@@ -303,11 +328,72 @@ def _end(status, signum=None):
     os._exit(status)
 
 
+def _usable(fd):
+    """Whether descriptor ``fd`` is open, and for 1 and 2 open for writing: ``2>&-`` given to a shell script that
+    starts Python (pyenv's shims) leaves the script's own file, read-only, on the closed descriptor, where every
+    write fails (EBADF) as on a closed one."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    if fd == 0:
+        return True
+    try:
+        import fcntl
+    except ImportError:                # no fcntl (Windows): taken as it is
+        return True
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
+    except OSError:
+        return False
+
+
+def _standard_descriptors():
+    """Give each of the descriptors 0, 1, 2 the run was started without (``>&-``, ``2>&-``; see :func:`_usable`)
+    ``/dev/null``, before anything opens a file; returns the ones that were closed.
+
+    A closed one is the next that any ``open`` or ``pipe`` gets: the watchdog's pipe became the "stderr" that
+    compilers, libhdf5 and our own last line write to (the bytes read back as signals), a temporary output file
+    could have; and Python leaves ``sys.stderr`` None (every command failed on it: exit 1 with a traceback nobody
+    saw) or on a descriptor that is not the terminal's."""
+    closed = [fd for fd in (0, 1, 2) if not _usable(fd)]
+    for fd in closed:                   # lowest first: the open takes the lowest free descriptor, this one
+        with contextlib.suppress(OSError):
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+    if 2 in closed:                     # what the run says goes nowhere; its exit status still says how it went
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
+    return closed
+
+
+# Said (exit status 2) when the run was started with its standard output closed: the report, and a JSON asked for
+# with '-', would be dropped without a word (Python's sys.stdout is then None, which click writes nothing to).
+STDOUT_CLOSED = ("baseparam: standard output is closed (started with >&-); nothing was done (give >/dev/null to "
+                 "discard the report)")
+
+
 def main():
     """Run ``baseparam`` with ``sys.argv``; never returns (the process ends here, see the module's docstring)."""
+    closed = _standard_descriptors()
     _install(_on_signal)
-    _start_watchdog()
-    from . import cli
+    if 1 in closed:
+        _say_line(STDOUT_CLOSED)
+        _end(2)
+    refused = _threads_refused(_start_watchdog())
+    if refused is not None:
+        _say_line(refused)
+        _end(2)
+    try:
+        from . import cli
+    except (OSError, ImportError, MemoryError) as exc:     # a limit met while it loads (ulimit -n: reading cli.py)
+        exhausted = errors.resource_exhausted(exc)
+        if exhausted is None:
+            raise
+        _say_line(f"baseparam: {exhausted}")
+        _end(2)
 
     _PHASE[0] = "running"
     outcome = None

@@ -5,11 +5,12 @@ Agg backend unless MPLBACKEND says otherwise, notebooks keep theirs.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
 
-from ._atomic import atomic_path, check_output, check_room, private_folder
+from ._atomic import atomic_path, check_output, check_room, private_folder, remove_tree
 
 
 def pyplot(private=False):
@@ -49,10 +50,14 @@ _PRIVATE = []
 
 def remove_private():
     """Remove the temporary matplotlib folders :func:`pyplot` made (``private``)."""
-    import shutil
-
+    # matplotlib's font list, by its name: at the limit of open files (matplotlib holds its fonts open) not even the
+    # folder's listing could be made, and the folder with it was left in $TMPDIR
+    version = getattr(getattr(sys.modules.get("matplotlib.font_manager"), "FontManager", None), "__version__", None)
     for folder in list(_PRIVATE):       # not popped: the watchdog thread (_entry) may be removing them too
-        shutil.rmtree(folder, ignore_errors=True)
+        if version is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, f"fontlist-v{version}.json"))
+        remove_tree(folder)
 
 
 def supported_format(path, private=False):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -161,6 +162,106 @@ def _end_worker(signum, frame=None):
     os._exit(128 + signum if signum else 1)
 
 
+# What a worker's initializer met (see kept_for_the_first_task), raised by each task of that worker.
+_FAILED_START = []
+
+
+def kept_for_the_first_task(initializer):
+    """A worker's initializer that never raises: an exception it meets is kept, and raised by each of the worker's
+    tasks (:func:`raise_failed_start`), so that the caller gets it as a task's error. A worker whose initializer
+    raises ends with a traceback, and ``multiprocessing.Pool`` starts another in its place, for ever: under a limit
+    of processes or threads (``ulimit -u``: the caller-watch thread cannot start) ``excite --workers 2`` printed
+    tracebacks in a loop and never ended; ``ProcessPoolExecutor`` said only "a child process terminated abruptly".
+    """
+    def run(*args):
+        try:
+            initializer(*args)
+        except Exception as exc:  # noqa: BLE001 — any: the caller hears it through the first task
+            _FAILED_START[:] = [exc]
+    return functools.wraps(initializer)(run)      # its name: a spawned worker takes it by the initializer's name
+
+
+def threads_startable(count, stack=None):
+    """Whether ``count`` more threads can be started now (each started, then all ended again): under a limit of
+    processes and threads (``ulimit -u``, a cgroup's pids.max, which count both alike) the answer for as many
+    processes. ``stack``: their stack size in bytes (a small one where the address space is not what is asked
+    about); None, the system's default, which other libraries' threads (OpenBLAS's) get."""
+    release = threading.Event()
+    started = []
+    size = threading.stack_size(stack or 0)
+    try:
+        for _ in range(count):
+            thread = threading.Thread(target=release.wait, name="baseparam-probe", daemon=True)
+            thread.start()
+            started.append(thread)
+    except RuntimeError:
+        return False
+    finally:
+        threading.stack_size(size)
+        release.set()
+        for thread in started:
+            thread.join()
+    return True
+
+
+def blas_threads():
+    """The threads OpenBLAS (numpy's BLAS) starts besides the calling one when numpy is loaded: its count from
+    OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS (the first set to a whole number > 0), at most the
+    processors this process may run on, less one."""
+    try:
+        processors = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        processors = os.cpu_count() or 1
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return min(int(value), processors) - 1
+    return processors - 1
+
+
+def room_for_workers(workers):
+    """Refuse a pool of ``workers`` processes that the limit of processes and threads cannot hold, before it is
+    started: each worker is a process with its caller-watch thread and the threads its BLAS starts as numpy loads,
+    and the pool adds the resource tracker and a few threads of the caller's. Started regardless, the pool failed
+    part-way — "cannot join thread before it is started" (exit 1), thread tracebacks, or ``identify --workers 2``
+    waiting for ever on a worker that never came.
+
+    Raises
+    ------
+    RuntimeError
+        "can't start new thread", Python's own words (said as the process's limit by the command line).
+    """
+    if not threads_startable(workers * (2 + blas_threads()) + 5, stack=256 * 1024):
+        raise RuntimeError("can't start new thread")
+
+
+@contextmanager
+def started_children_killed_on_failure():
+    """Within the block (a pool's creation), the worker processes it starts are killed (SIGKILL) if it raises.
+
+    ``multiprocessing.Pool()`` stops the workers it started only when starting another fails; when one of its
+    threads cannot start (``ulimit -u``) it raises with its workers still reading their start-up data, which
+    refers to the pool's semaphores — removed as the half-made pool is freed: each printed a FileNotFoundError
+    traceback after the run's one line. A worker still starting holds nothing; killed, it says nothing."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    try:
+        yield
+    except BaseException:
+        for child in set(multiprocessing.active_children()) - before:
+            with contextlib.suppress(Exception):      # on the way out: the caller's own error goes on
+                child.kill()
+                child.join(1.0)
+        raise
+
+
+def raise_failed_start():
+    """In a worker's task, first: raise what its initializer met (:func:`kept_for_the_first_task`)."""
+    if _FAILED_START:
+        raise _FAILED_START[0]
+
+
 def end_with_caller():
     """A worker's initializer: the worker ends as soon as the process that started it has ended.
 
@@ -216,10 +317,43 @@ class Handover:
     def __getstate__(self):            # to a spawned worker: the queue only
         return {"_queue": self._queue, "_value": None}
 
-    def send(self, copies):
-        """Put one copy for each of ``copies`` workers (blocks until the workers have read all but 64 KiB)."""
-        for _ in range(copies if self._queue is not None else 0):
-            self._queue.put(self._value)
+    def send(self, copies, workers=None):
+        """Put one copy for each of ``copies`` workers (blocks until the workers have read all but 64 KiB).
+
+        ``workers``: a callable giving the pool's worker processes. The copies are then put by a helper thread while
+        this one watches them: a worker that ends before it has taken its copy (it failed as it started: a library
+        it could not load, a limit of the process met) never reads it, and the caller waited in the write for ever
+        (``identify --workers 2`` hung after the workers' tracebacks).
+
+        Raises
+        ------
+        ResourceLimitError
+            When a worker has ended with a failure before every copy is taken.
+        """
+        if self._queue is None:
+            return
+        if workers is None:
+            for _ in range(copies):
+                self._queue.put(self._value)
+            return
+        failed = []
+
+        def put():
+            try:
+                for _ in range(copies):
+                    self._queue.put(self._value)
+            except BaseException as exc:  # noqa: BLE001 — handed to the caller's thread
+                failed.append(exc)
+        with _blocked(set(_STOPPING)):        # the caller's thread hears the signals (see end_with_caller)
+            helper = threading.Thread(target=put, name="baseparam-handover", daemon=True)
+            helper.start()
+        watch = WorkersWatched(workers)
+        while helper.is_alive():
+            watch.check()
+            helper.join(0.05)
+        if failed:
+            raise failed[0]
+
 
     def receive(self):
         """In a worker: its copy (waits for it)."""
@@ -229,6 +363,32 @@ class Handover:
         """Close the caller's ends of the queue."""
         if self._queue is not None:
             self._queue.close()
+
+
+class WorkersWatched:
+    """The worker processes of a pool (``workers``: a callable giving them), each remembered once seen:
+    ``multiprocessing.Pool`` replaces a worker that ended, and drops it from its list."""
+
+    def __init__(self, workers):
+        self._workers = workers
+        self._seen = set()
+
+    def check(self):
+        """Raise if a worker has ended with a failure: it failed as it started (a library it could not load, a
+        limit of the process met: its traceback is printed by Python before any of ours runs), and the tasks waited
+        for it for ever (``excite --workers 2`` hung; ``multiprocessing.Pool`` starts another, which fails the same).
+
+        Raises
+        ------
+        ResourceLimitError
+        """
+        self._seen.update(self._workers())
+        ended = [process.exitcode for process in self._seen if process.exitcode not in (None, 0)]
+        if ended:
+            from .errors import ResourceLimitError
+            raise ResourceLimitError(f"a worker process ended as it started (exit status {ended[0]}; its own words, "
+                                     "if any, above): a limit of the process (ulimit -v, -u) or of the machine, or an "
+                                     "installation it cannot load; try one worker")
 
 
 def one_blas_thread():

@@ -357,15 +357,15 @@ def _one_line_errors(path, on_exit=None, inputs=None):
             raise signalled from None
         if isinstance(exc, ResourceLimitError):
             _fail(as_flags(f"{path}: {_one_line(exc)}"), 2)
+        exhausted = _exhausted_within(exc)
+        if exhausted is not None:                    # a limit of the process (ulimit -v, -n, -u) met: not a bug
+            _fail(f"{path}: {exhausted}", 2)
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
             # a description's own fields (rotor_inertia: in the YAML) are not parameters: no flags for them
             shown = (lambda text: text) if getattr(exc, "file_fields", False) else as_flags
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
             _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
-        exhausted = resource_exhausted(exc)
-        if exhausted is not None:                    # a limit of the process (ulimit -v, -n) met: not a bug
-            _fail(f"{path}: {exhausted}", 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
@@ -388,6 +388,20 @@ def _signal_within(exc):
         seen.add(id(exc))
         if isinstance(exc, (KeyboardInterrupt, _Terminated)):
             return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _exhausted_within(exc):
+    """:func:`~baseparam.errors.resource_exhausted`'s line for ``exc`` or the exception it was raised from or while
+    handling (a reader's "FILE: not a valid NPZ file ([Errno 24] Too many open files …)" blamed the file for the
+    process's limit: the reader's own words, raised ``from None``, still keep the cause as their context), or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exhausted = resource_exhausted(exc)
+        if exhausted is not None:
+            return exhausted
         exc = exc.__cause__ or exc.__context__
     return None
 

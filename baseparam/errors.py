@@ -44,7 +44,9 @@ def resource_exhausted(exc):
 
     - out of memory: a MemoryError (not :class:`ResourceLimitError`, which says its own figures), an OSError ENOMEM,
       or an ImportError of a shared library that could not be mapped (``ulimit -v``);
-    - out of file descriptors: an OSError EMFILE (``ulimit -n``), or ENFILE (the whole system's: fs.file-max).
+    - out of file descriptors: an OSError EMFILE (``ulimit -n``), or ENFILE (the whole system's: fs.file-max);
+    - out of processes or threads: Python's RuntimeError "can't start new thread", or an OSError EAGAIN from a
+      process's start (``ulimit -u``, a cgroup's pids.max).
 
     Either comes from wherever the run happened to allocate, import or open (a pipe for a worker pool, a font):
     the machine's limit, not a bug nor the file being read (it was "internal error: ImportError: …", exit 1, a
@@ -57,14 +59,31 @@ def resource_exhausted(exc):
         return "too many open files in the system (all processes' open files: raise fs.file-max, or close some)"
     if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
         return f"too many open files ({_limit('RLIMIT_NOFILE', 'may have at most {} open', 'ulimit -n', 1)})"
+    if (isinstance(exc, RuntimeError) and str(exc) == "can't start new thread"
+            or isinstance(exc, OSError) and exc.errno == errno.EAGAIN):
+        return threads_exhausted()
     if isinstance(exc, MemoryError) or isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
         what = type(exc).__name__ if isinstance(exc, MemoryError) else printable(exc.strerror or exc)
     elif isinstance(exc, ImportError) and any(words in str(exc).lower() for words in _UNMAPPED):
-        what = "a library could not be loaded: " + " ".join(printable(exc).split())
+        # the loader's own line: numpy wraps it in a page of advice ("IMPORTANT: PLEASE READ THIS …")
+        line = next(line for line in str(exc).splitlines() if any(words in line.lower() for words in _UNMAPPED))
+        what = "a library could not be loaded: " + " ".join(printable(line.replace("Original error was:", "")).split())
     else:
         return None
     limit = _limit("RLIMIT_AS", "may use at most {} MiB of address space", "ulimit -v", 2**20)
     return f"out of memory ({what}{'; ' + limit if limit else ''})"
+
+
+def threads_exhausted(blas=False):
+    """The one line that says no process or thread could be started (a worker, a helper thread; with ``blas``, the
+    threads numpy's BLAS starts as it loads), with the process limit when one is set."""
+    limits = [limit for limit in (_limit("RLIMIT_NPROC", "may run at most {} processes and threads of its user",
+                                         "ulimit -u", 1),
+                                  _limit("RLIMIT_AS", "may use at most {} MiB of address space", "ulimit -v", 2**20))
+              if limit]
+    return ("cannot start a process or thread (" + ("; ".join(limits) or "the system's or a cgroup's limit of tasks "
+                                                    "is met")
+            + ("; or give OPENBLAS_NUM_THREADS=1 for fewer BLAS threads" if blas else "") + ")")
 
 
 def _limit(name, words, command, unit):

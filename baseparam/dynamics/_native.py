@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from .._atomic import RANDOM_END, remove_stale_folders, run_folder_names, run_prefix
+from .._atomic import RANDOM_END, remove_stale_folders, remove_tree, run_folder_names, run_prefix
 
 # No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
 # chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
@@ -174,7 +174,7 @@ def _scratch(folder, kind):
     try:
         yield tmp
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
         _LIVE.discard(tmp)
 
 
@@ -203,7 +203,7 @@ def remove_live():
     for process in list(_COMPILERS):
         _stop_group(process, wait=0.5)
     for tmp in list(_LIVE):
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
 
 
 def _run_compiler(command):

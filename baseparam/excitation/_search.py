@@ -30,8 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller,
-                          killed_if_slow as _killed_if_slow, one_blas_thread, workers_born_deaf as _workers_born_deaf)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
+                          killed_if_slow as _killed_if_slow, one_blas_thread, raise_failed_start, room_for_workers,
+                          started_children_killed_on_failure, workers_born_deaf as _workers_born_deaf,
+                          WorkersWatched)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -146,6 +148,7 @@ def _restore(problem, x, bounds, step, iterations=100):
 _WORKER = {}
 
 
+@kept_for_the_first_task
 def _init_worker(problem, seed, deadline, events):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
     end_with_caller()                       # then: a killed caller's worker must not run its starts on
@@ -164,6 +167,7 @@ def _report_to(events, every=5):
 
 
 def _work(index):
+    raise_failed_start()
     w = _WORKER
     return run_start(w["problem"], w["seed"], index, w["deadline"], _report_to(w["events"]))
 
@@ -239,6 +243,7 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
 
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     """Run the starts on a pool of ``workers`` processes, handing each result to ``finished`` as it comes."""
+    room_for_workers(min(workers, starts))
     context = multiprocessing.get_context("spawn")
     events = pool = handover = None
     stopped = True                  # until the results are in: the pool's clean-up is then a stop's
@@ -248,11 +253,14 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
         with caller_not_reimported(), _workers_born_deaf():
             events = context.Queue()
             handover = Handover(context, problem)      # not in the workers' start-up data (see Handover)
-            pool = context.Pool(min(workers, starts), initializer=_init_worker,
-                                initargs=(handover, seed, deadline, events))
-        handover.send(min(workers, starts))
+            with started_children_killed_on_failure():
+                pool = context.Pool(min(workers, starts), initializer=_init_worker,
+                                    initargs=(handover, seed, deadline, events))
+        handover.send(min(workers, starts), lambda: list(pool._pool))
         pending = {index: pool.apply_async(_work, (index,)) for index in range(starts)}
+        watch = WorkersWatched(lambda: list(pool._pool))
         while pending:
+            watch.check()
             _drain(events, tick)
             for index in [i for i, job in pending.items() if job.ready()]:
                 finished(pending.pop(index).get())

@@ -11,11 +11,10 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import shutil
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
-from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, killed_if_slow,
-                          one_blas_thread, workers_born_deaf)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
+                          killed_if_slow, one_blas_thread, raise_failed_start, room_for_workers, workers_born_deaf)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -51,6 +50,7 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
     return _in_processes(logs, task, folds, workers, report)
 
 
+@kept_for_the_first_task
 def _init(task):
     deaf_to_interrupts()                    # first: Ctrl-C is the caller's to handle (_processes.py)
     end_with_caller()
@@ -59,10 +59,12 @@ def _init(task):
 
 
 def _reduce(log, folds):
+    raise_failed_start()
     return _reduce_with(log, folds, _TASK)
 
 
 def _in_processes(logs, task, folds, workers, report):
+    room_for_workers(min(workers, len(logs)))
     context = multiprocessing.get_context("spawn")       # no fork: the caller may hold threads (a progress bar)
     # first: the pool's queues start the resource tracker, which Handover starts told to keep quiet
     handover = Handover(context, task)                   # not in the workers' start-up data (see Handover)
@@ -74,7 +76,7 @@ def _in_processes(logs, task, folds, workers, report):
         # leaving the block, inside this try, which stops whatever started
         with caller_not_reimported(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
-        handover.send(n_workers)
+        handover.send(n_workers, lambda: list((getattr(pool, "_processes", None) or {}).values()))
         pending, done = set(futures), 0
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
@@ -114,9 +116,9 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             undo.callback(_restore, _environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
-            from .._atomic import private_folder
+            from .._atomic import private_folder, remove_tree
             scratch = private_folder("baseparam-dask")        # a killed run's, left in $TMPDIR, removed first
-            undo.callback(shutil.rmtree, scratch, ignore_errors=True)
+            undo.callback(remove_tree, scratch)
             import dask
             undo.enter_context(dask.config.set({"temporary-directory": scratch}))    # the scheduler's, the nannies'
             with caller_not_reimported():
