@@ -481,3 +481,43 @@ def test_forward_dynamics_object_shared_by_threads_gives_each_its_own_sample(nat
     expected = [shared(*sample).tobytes() for sample in samples]
     assert expected[0] != expected[1]
     assert not _shared_between_threads(shared, samples, expected, calls=3000 if native else 2000)
+
+
+def test_forward_dynamics_rk4_shared_by_threads_steps_each_its_own_arrays():
+    # one bp.ForwardDynamics, two threads stepping their own arrays interval by interval (as simulate does): the
+    # C loop must write the arrays its call checked, never the other thread's (checked last by the object)
+    import sys
+    import threading
+
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    model = bp.Model(robot, random_parameters(robot, "pseudo", np.random.default_rng(5))[0])
+    shared = bp.ForwardDynamics(model)
+    assert shared.backend == "c"
+    n, rng = 400, np.random.default_rng(4)
+    starts = [rng.uniform(-1, 1, (2, robot.n_dof)) for _ in range(2)]
+    torques = [rng.uniform(-5, 5, (n, robot.n_dof)) for _ in range(2)]
+    dt = np.full(n, 1e-3)
+
+    def run(k, out):
+        q, qd = np.zeros((n + 1, robot.n_dof)), np.zeros((n + 1, robot.n_dof))
+        q[0], qd[0] = starts[k]
+        for row in range(n):
+            shared.rk4(q, qd, dt, torques[k], rows=row)
+        out[k] = (q, qd)
+
+    alone = {}
+    for k in range(2):
+        run(k, alone)
+    together = {}
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(k, together)) for k in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    for k in range(2):
+        assert together[k][0].tobytes() == alone[k][0].tobytes() and together[k][1].tobytes() == alone[k][1].tobytes()
