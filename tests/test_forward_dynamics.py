@@ -436,3 +436,88 @@ def test_large_batches_run_the_c_loop_with_the_numpy_blocks_numbers(name, smooth
     else:
         assert got.flags.c_contiguous                      # the C loop's rows
         np.testing.assert_array_equal(got, blocks)
+
+
+def _shared_between_threads(call, samples, expected, calls=3000):
+    """Each of two threads calls ``call`` on its own sample; the calls whose answer was not its own (the
+    interpreter's switch interval made tiny, so that switches fall between a copy into a buffer and its use)."""
+    import sys
+    import threading
+
+    wrong = []
+
+    def work(k):
+        for _ in range(calls):
+            if call(*samples[k]).tobytes() != expected[k]:
+                wrong.append(k)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return wrong
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_forward_dynamics_object_shared_by_threads_gives_each_its_own_sample(native, monkeypatch):
+    # one bp.ForwardDynamics, two threads, each its own sample: a switch between one thread's copy into the
+    # object's buffer and its kernel call must not hand it the other's q̈ (C kernel; and straight-line Python,
+    # which reads the same buffers); each answer is the one of that sample called alone, before
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    model = bp.Model(robot, random_parameters(robot, "pseudo", np.random.default_rng(5))[0])
+    if not native:
+        from baseparam.dynamics import _native_rule
+        monkeypatch.setattr(_native_rule, "wanted", lambda *args: False)    # no compiling after 64 calls
+    shared = bp.ForwardDynamics(model, native=native)
+    assert shared.backend == ("c" if native else "python")
+    rng = np.random.default_rng(3)
+    samples = [tuple(rng.uniform(-1, 1, (3, robot.n_dof))) for _ in range(2)]
+    expected = [shared(*sample).tobytes() for sample in samples]
+    assert expected[0] != expected[1]
+    assert not _shared_between_threads(shared, samples, expected, calls=3000 if native else 2000)
+
+
+def test_forward_dynamics_rk4_shared_by_threads_steps_each_its_own_arrays():
+    # one bp.ForwardDynamics, two threads stepping their own arrays interval by interval (as simulate does): the
+    # C loop must write the arrays its call checked, never the other thread's (checked last by the object)
+    import sys
+    import threading
+
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    model = bp.Model(robot, random_parameters(robot, "pseudo", np.random.default_rng(5))[0])
+    shared = bp.ForwardDynamics(model)
+    assert shared.backend == "c"
+    n, rng = 400, np.random.default_rng(4)
+    starts = [rng.uniform(-1, 1, (2, robot.n_dof)) for _ in range(2)]
+    torques = [rng.uniform(-5, 5, (n, robot.n_dof)) for _ in range(2)]
+    dt = np.full(n, 1e-3)
+
+    def run(k, out):
+        q, qd = np.zeros((n + 1, robot.n_dof)), np.zeros((n + 1, robot.n_dof))
+        q[0], qd[0] = starts[k]
+        for row in range(n):
+            shared.rk4(q, qd, dt, torques[k], rows=row)
+        out[k] = (q, qd)
+
+    alone = {}
+    for k in range(2):
+        run(k, alone)
+    together = {}
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(k, together)) for k in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    for k in range(2):
+        assert together[k][0].tobytes() == alone[k][0].tobytes() and together[k][1].tobytes() == alone[k][1].tobytes()

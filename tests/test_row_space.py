@@ -121,18 +121,40 @@ def test_random_robots_as_the_whole_z_gives(robot, parameters):
         np.testing.assert_array_equal(base.Y, assemble(robot, layout, units_of(robot), whole).Y)
 
 
-def test_exact_independence_survives_an_unlucky_prime(monkeypatch):
-    """Rows independent over the rationals but not modulo a prime the engine tries (their minor is
-    that prime): FLINT's integer rank catches it; the next prime decides, or, with no prime left, the
-    rows are taken one by one."""
-    from baseparam.projection import _row_space
+def _leftmost_by_fractions(rows):
+    """The leftmost independent rows by exact prefix ranks over the rationals (sympy), one row at a time."""
+    import sympy
+    picked = []
+    for r in range(len(rows)):
+        if sympy.Matrix([[int(v) for v in rows[k]] for k in picked + [r]]).rank() > len(picked):
+            picked.append(r)
+    return picked
+
+
+def test_exact_independence_survives_an_unlucky_prime():
+    """Rows independent over the rationals but not modulo the prime the engine tries first (their minor is
+    that prime): the leftmost over the rationals all the same."""
     from baseparam.projection._modular import PRIMES
     rows = np.array([[1.0, 2.0], [2.0, 4.0 + PRIMES[0]], [3.0, 6.0]])
     assert len(rref_mod(np.mod(rows, PRIMES[0]), PRIMES[0])[1]) == 1        # dependent modulo the first prime
     assert exactly_independent(rows).tolist() == [0, 1]
-    monkeypatch.setattr(_row_space, "PRIMES", PRIMES[:1])
-    assert exactly_independent(rows).tolist() == [0, 1]
     assert exactly_independent(rows[[0, 2]]).tolist() == [0]
+
+
+def test_exact_independence_is_the_leftmost_when_the_prime_divides_a_leading_row():
+    """p·e₀, e₁ … e₁₅, e₀: modulo p the first row vanishes and rows 1 … 16 are a maximal independent set, but the
+    leftmost over the rationals is rows 0 … 15; and random sparse integer rows, some multiples of p, against
+    sympy's prefix ranks."""
+    from baseparam.projection._modular import PRIMES
+    rows = np.vstack([PRIMES[0] * np.eye(16)[:1], np.eye(16)[1:], np.eye(16)[:1]])
+    assert exactly_independent(rows).tolist() == list(range(16))
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        n, d = rng.integers(2, 24), rng.integers(2, 17)
+        values = rng.integers(-3, 4, (n, d)) * (rng.random((n, d)) < 0.3)
+        values[rng.random(n) < 0.3] *= PRIMES[0]
+        values[rng.random(n) < 0.2] = values[rng.integers(0, n)] * 2           # dependent rows
+        assert exactly_independent(values.astype(float)).tolist() == _leftmost_by_fractions(values)
 
 
 # -- at scale, against pinocchio --------------------------------------------------------------------------

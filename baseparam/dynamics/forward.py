@@ -115,8 +115,8 @@ class ForwardDynamics:
     Python), with no per-call checks beyond the lengths and a q̈ that is not finite (an ArgumentError: NaN or
     inf in, or M(q) singular; the C kernel flags it itself); :func:`forward_dynamics` checks values, and refuses
     a q where parameters that are not of physical bodies make M(q) indefinite: see
-    :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object and returns a fresh
-    array: give each thread its own object (the kernel is shared; :func:`forward_dynamics` is thread-safe). The C
+    :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object, under its lock, and returns a
+    fresh array: threads may share one object (they then take turns; one object each runs them side by side). The C
     kernel of one sample runs without releasing the GIL, as pinocchio's functions do (a few µs; see
     :func:`baseparam.dynamics._native.holding_gil`); :meth:`batch` and :meth:`rk4` release it.
 
@@ -162,7 +162,7 @@ class ForwardDynamics:
         self.model, self.robot, self.parameters = model, robot, model.parameters
         self.kernel = kernel(robot)
         p = forward_parameters(robot, link_parameters(model))
-        self._lock = threading.Lock()           # for forward_dynamics(), which shares one object between threads
+        self._lock = threading.Lock()           # a call's buffers: threads may share one object (forward_dynamics does)
         self._p_list = p.tolist()
         n_q, n_v = robot.n_q, robot.n_v
         # one block in the order of the C kernel's fd_packed: q, q̇, τ, q̈, then the parameters
@@ -199,23 +199,26 @@ class ForwardDynamics:
         if call is None:
             return self._unbound(q, qd, tau)
         # the whole call is a few µs, of which the C kernel most: no helper calls on this path
-        try:
-            self._view_q[:] = q
-            self._view_qd[:] = qd
-            self._view_tau[:] = tau
-        except (TypeError, ValueError):
-            self._convert(q, qd, tau)
-        if call(self._block):                   # the kernel's flag: q̈ holds a number that is not finite
-            _refuse(self._q, self._qd, self._tau, self._out)
-        return self._out.copy()
+        with self._lock:                        # the fill, the kernel and the copy out: one thread at a time
+            try:
+                self._view_q[:] = q
+                self._view_qd[:] = qd
+                self._view_tau[:] = tau
+            except (TypeError, ValueError):
+                self._convert(q, qd, tau)
+            if call(self._block):               # the kernel's flag: q̈ holds a number that is not finite
+                _refuse(self._q, self._qd, self._tau, self._out)
+            return self._out.copy()
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
         if self.kernel.packed is not None:
-            self._call = self.kernel.packed
+            self._call = self.kernel.packed     # the kernel's, the same for every thread: no lock to bind it
             return self(q, qd, tau)
-        self._convert(q, qd, tau)
-        out = self._python(self._q, self._qd, self._tau)
+        with self._lock:                        # the buffers converted into, and read back from
+            self._convert(q, qd, tau)
+            q, qd, tau = self._q.copy(), self._qd.copy(), self._tau.copy()
+        out = self._python(q, qd, tau)
         self._count(1)
         if not all(map(math.isfinite, out.tolist())):
             _refuse(self._q, self._qd, self._tau, out)
@@ -285,8 +288,7 @@ class ForwardDynamics:
                                 address(out) + 8 * a * out.shape[1])
             return out
         if S <= FEW:
-            # the Python path, not self(): another thread may finish the C kernel meanwhile, and self() would
-            # then write this object's buffers, which forward_dynamics shares between threads unlocked here
+            # the Python path on local lists, not self(): no turn taken at this object's lock and buffers per sample
             return np.array([self._python(*row) for row in zip(q, qd, tau)]).reshape(S, self.robot.n_v)
         out = np.empty((self.robot.n_v, S))
         # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
@@ -319,11 +321,11 @@ class ForwardDynamics:
         SimulationError
             The motion diverged: a state written is not finite (the rows written keep what the steps gave).
         """
-        k0, n = self._rk4_rows(q, qd, dt, tau, substeps, rows)
+        k0, n, addresses = self._rk4_rows(q, qd, dt, tau, substeps, rows)
         if not (np.isfinite(q[k0]).all() and np.isfinite(qd[k0]).all() and np.isfinite(dt[k0:k0 + n]).all()
                 and np.isfinite(tau[k0:k0 + n]).all()):
             raise ArgumentError(f"q, qd, dt, tau: NaN or inf in the start (row {k0}) or the intervals stepped")
-        self._rk4_steps(q, qd, dt, tau, substeps, k0, n)
+        self._rk4_steps(q, qd, dt, tau, substeps, k0, n, addresses)
         written = slice(k0 + 1, k0 + n + 1)
         if not (np.isfinite(q[written]).all() and np.isfinite(qd[written]).all()):
             # NaN written silently before (simulate, which steps unchecked, says the same with the time)
@@ -334,17 +336,18 @@ class ForwardDynamics:
     def _rk4_unchecked(self, q, qd, dt, tau, substeps=1, rows=None):
         """:meth:`rk4` without its checks of the values: the simulation's steps, which say themselves when and
         where a motion diverged (an interval's check would add to a controller's path)."""
-        k0, n = self._rk4_rows(q, qd, dt, tau, substeps, rows)
-        self._rk4_steps(q, qd, dt, tau, substeps, k0, n)
+        k0, n, addresses = self._rk4_rows(q, qd, dt, tau, substeps, rows)
+        self._rk4_steps(q, qd, dt, tau, substeps, k0, n, addresses)
 
-    def _rk4_steps(self, q, qd, dt, tau, substeps, k0, n):
+    def _rk4_steps(self, q, qd, dt, tau, substeps, k0, n, addresses):
         """The steps of :meth:`rk4` over intervals k0 .. k0 + n - 1, its arguments checked: a state that diverges is
         written as it comes (NaN, inf), for the simulation to say when it did."""
         substeps = int(substeps)            # an int subclass or a numpy integer as the C loop's count
         native = self.kernel.native(build=False)
         if native is not None:
             row_q, row_v = q.strides[0], qd.strides[0]
-            at_q, at_qd, at_dt, at_tau = self._rk4_last[6]
+            at_q, at_qd, at_dt, at_tau = addresses    # the arrays' own, checked: not _rk4_last, which another
+            #                                           thread's rk4 on other arrays may have replaced meanwhile
             native.rk4(n, at_dt + 8 * k0, substeps, at_tau + tau.strides[0] * k0, tau.shape[1],
                        self._p_address, at_q + row_q * k0, at_qd + row_v * k0)
             return
@@ -362,8 +365,8 @@ class ForwardDynamics:
         return configuration_rate(self.robot, x[None], v[None])[0], a
 
     def _rk4_rows(self, q, qd, dt, tau, substeps, rows):
-        """(first interval, number of intervals) of an :meth:`rk4` call, its arguments checked: a wrong shape would
-        have the C loop read and write beyond the arrays."""
+        """(first interval, number of intervals, the arrays' addresses) of an :meth:`rk4` call, its arguments
+        checked: a wrong shape would have the C loop read and write beyond the arrays."""
         last = self._rk4_last
         if not (last is not None and q is last[0]() and qd is last[1]() and dt is last[2]() and tau is last[3]()
                 and (q.shape, qd.shape, dt.shape, tau.shape) == last[4]):
@@ -372,8 +375,7 @@ class ForwardDynamics:
             # same shapes keep the buffers checked (numpy's attributes cost some 0.1-0.3 µs each; not the sizes: an
             # array reshaped in place, `q.shape = (1, q.size)`, keeps its size, and its rows would be read and
             # written by the checked widths and lengths, beyond its end)
-            self._rk4_arrays(q, qd, dt, tau)
-            last = self._rk4_last
+            last = self._rk4_arrays(q, qd, dt, tau)
         n_dt, n_rows, n_tau = last[5]
         if not _whole(substeps) or substeps < 1:
             raise ArgumentError(f"substeps: expected an integer ≥ 1, got {shown(substeps)}")
@@ -389,10 +391,10 @@ class ForwardDynamics:
         if n * substeps > MAX_RK4_STEPS:
             raise ArgumentError(f"substeps: {substeps} × {n} intervals is more than {MAX_RK4_STEPS:.0e} RK4 steps in "
                                 "one call, which Ctrl-C cannot interrupt; call it in pieces")
-        return k0, n
+        return k0, n, last[6]
 
     def _rk4_arrays(self, q, qd, dt, tau):
-        """Check rk4's arrays (kinds and widths) and keep them, weakly, with their shapes and lengths."""
+        """Check rk4's arrays (kinds and widths) and keep them, weakly, with their shapes and lengths; that record."""
         for name, x in (("q", q), ("qd", qd), ("dt", dt), ("tau", tau)):
             written = name in ("q", "qd")
             if not (type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous
@@ -407,8 +409,9 @@ class ForwardDynamics:
         # their addresses too (`a.ctypes.data` costs some 5 µs, five of them a quarter of a controller's step in
         # notebook 07's simulations): an array's buffer moves only when ndarray.resize reallocates it, which numpy
         # refuses while a weak reference to the array exists, as here (even with refcheck=False)
-        self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.shape, qd.shape, dt.shape, tau.shape),
-                          (len(dt), len(q), len(tau)), tuple(map(address, (q, qd, dt, tau))))
+        last = self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.shape, qd.shape, dt.shape, tau.shape),
+                                 (len(dt), len(q), len(tau)), tuple(map(address, (q, qd, dt, tau))))
+        return last
 
 
 def _whole(x):
@@ -476,8 +479,7 @@ def forward_dynamics(model, q, qd, tau):
     if one is not None:                            # one good sample: checked cheaply, then the C kernel
         fd = bound(model)
         fd.kernel.native()
-        with fd._lock:
-            qdd = fd(*one)                         # a q̈ not finite (M(q) singular) refused by the call itself
+        qdd = fd(*one)                             # a q̈ not finite (M(q) singular) refused by the call itself
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
         return qdd
@@ -486,8 +488,7 @@ def forward_dynamics(model, q, qd, tau):
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if single:
-            with fd._lock:
-                qdd = fd(q[0], qd[0], tau[0])
+            qdd = fd(q[0], qd[0], tau[0])
         else:
             qdd = fd.batch(q, qd, tau)
     # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
