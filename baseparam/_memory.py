@@ -101,7 +101,10 @@ def parse_size(text, name="max_memory", kind="memory"):
         Naming ``name`` when the text is not a positive size.
     """
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = float(text)
+        try:
+            value = float(text)
+        except OverflowError:             # an int beyond the float range (10**400): no budget, as inf
+            value = math.inf
     else:
         match = _SIZE.match(str(text))
         if not match:

@@ -259,6 +259,10 @@ class BaseParameterEstimator(ParamsFromInit):
         -------
         self
         """
+        # a fit that fails leaves no fitted state: the old fit's coef_ with a new robot's base_ (fit failed after
+        # set_params(robot=…)) predicted silently wrong torques
+        for name in [name for name in vars(self) if name.endswith("_") and not name.startswith("_")]:
+            delattr(self, name)
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")
