@@ -85,3 +85,23 @@ def test_a_plot_of_a_bytes_name_is_written_and_one_of_no_name_refused(planar, tm
     assert drawn == []           # refused before drawing
     design.plot(bytes(tmp_path / "out.png"))
     assert (tmp_path / "out.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_ragged_times_given_to_from_arrays_are_refused_in_one_line():
+    """``from_arrays(t=[0.0, [0.1], …])``: the check of the times' precision read their dtype through np.asarray
+    first, numpy's bare ValueError ("inhomogeneous shape")."""
+    t = np.arange(12) * 0.01
+    with pytest.raises(bp.DataError, match=r"^<arrays>: field t: ") as info:
+        bp.from_arrays([0.0, [0.01], *t[2:]], np.zeros((12, 2)), np.ones((12, 2)))
+    assert "\n" not in str(info.value)
+    assert bp.from_arrays(t.tolist(), np.zeros((12, 2)), np.ones((12, 2))).t.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("topic", ["/js\udcff", "/js\nx", "/js\x00"])
+def test_an_mcap_topic_that_is_no_printable_text_is_refused_in_one_line(planar, tmp_path, topic):
+    """``write_trajectory(traj, 'x.mcap', topic='/js\\udcff')``: the MCAP writer's bare UnicodeEncodeError
+    (a lone surrogate cannot be UTF-8); a newline went into the file's channel name."""
+    _, traj = planar
+    with pytest.raises(bp.ArgumentError, match="^topic: expected a ROS topic name starting with '/'") as info:
+        bp.write_trajectory(traj, tmp_path / "x.mcap", topic=topic)
+    assert "\n" not in str(info.value) and not (tmp_path / "x.mcap").exists()

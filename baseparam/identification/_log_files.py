@@ -35,8 +35,10 @@ def _mcap_log_times(t, **topics):
     from ._cdr import stamp_parts
 
     for label, name in topics.items():
-        if not isinstance(name, str) or not name.startswith("/"):
-            raise ArgumentError(f"{label}: expected a ROS topic name starting with '/', got {shown(name)}")
+        # printable: the name is UTF-8 in the file (a lone surrogate was the MCAP writer's bare UnicodeEncodeError)
+        if not isinstance(name, str) or not name.startswith("/") or not name.isprintable():
+            raise ArgumentError(f"{label}: expected a ROS topic name starting with '/' (printable characters), got "
+                                f"{shown(name)}")
     sec, nsec = stamp_parts(t)         # refuses the times a ROS 2 stamp cannot hold
     return (sec * 1_000_000_000 + nsec).tolist()
 
