@@ -105,3 +105,78 @@ def test_an_mcap_topic_that_is_no_printable_text_is_refused_in_one_line(planar, 
     with pytest.raises(bp.ArgumentError, match="^topic: expected a ROS topic name starting with '/'") as info:
         bp.write_trajectory(traj, tmp_path / "x.mcap", topic=topic)
     assert "\n" not in str(info.value) and not (tmp_path / "x.mcap").exists()
+
+
+# -- the symbolic regroupings (baseparam.projection.symbolic: a public module no earlier round fuzzed) -------------
+@pytest.fixture(scope="module")
+def symbolic(planar):
+    return bp.find_base_parameters(planar[0].robot, symbolic="a2,a3")
+
+
+@pytest.mark.parametrize("r", [9, -10, 10 ** 30, 3.0, None, "3", np.array([3])])
+def test_symbolic_terms_of_no_base_parameter_index_are_refused_in_one_line(symbolic, r):
+    """``sym.terms(9)`` of 9 base parameters: the list's bare IndexError (issue 28 named ``terms(999)``); a float or
+    None its TypeError, 10**30 "cannot fit 'int' into an index-sized integer"."""
+    assert symbolic.rank == 9
+    with pytest.raises(bp.ArgumentError, match=r"^r: expected a base parameter's index from 0 to 8, got "):
+        symbolic.terms(r)
+    assert symbolic.terms(np.int64(8)) == symbolic.terms(8) == symbolic.terms(-1)
+
+
+@pytest.mark.parametrize("values, words", [
+    ({"a2": np.nan}, r"^values\['a2'\]: expected a finite real number, got nan"),
+    ({"a2": np.inf}, r"^values\['a2'\]: expected a finite real number"),
+    ({"a2": None}, r"^values\['a2'\]: expected a finite real number, got None"),
+    ({"a2": [0.4]}, r"^values\['a2'\]: expected a finite real number"),
+    ({"a2": np.longdouble("1e400")}, r"^values\['a2'\]: expected a finite real number"),
+    ({"A2": 0.4}, r"^values: 'A2' is none of the symbols a2, a3$"),
+    (0.4, "^values: expected a dict of symbol → number, got float"),
+    (np.zeros(2), "^values: expected a dict of symbol → number, got ndarray"),
+])
+def test_symbolic_evaluate_refuses_what_is_no_value_of_a_symbol(symbolic, values, words):
+    """``sym.evaluate({'a2': nan})`` was Fraction's bare ValueError (inf its OverflowError, None, a list or a numpy
+    float its TypeError, an array numpy's truth-value error); a mistyped symbol (``'A2'``) was ignored and the
+    robot's own length used, silently."""
+    with pytest.raises(bp.ArgumentError, match=words) as info:
+        symbolic.evaluate(values)
+    assert "\n" not in str(info.value)
+
+
+def test_symbolic_evaluate_takes_numbers_of_every_kind_by_their_exact_value(symbolic):
+    """A float32 is its exact binary value (as the float it widens to), a Decimal and a text their decimal value."""
+    from fractions import Fraction
+    exact = symbolic.evaluate({"a2": Fraction(2, 5), "a3": 1})
+    assert symbolic.evaluate({"a2": "0.4", "a3": np.int64(1)}) == exact
+    assert symbolic.evaluate({"a2": __import__("decimal").Decimal("0.4"), "a3": 1}) == exact
+    assert symbolic.evaluate({"a2": np.float32(0.4), "a3": 1}) == symbolic.evaluate({"a2": float(np.float32(0.4)),
+                                                                                      "a3": 1})
+
+
+@pytest.mark.parametrize("option, value, words", [
+    ("seed", np.uint64(2 ** 64 - 1), None), ("seed", 1.5, "^seed: expected a whole number, got 1.5"),
+    ("seed", None, "^seed: expected a whole number, got None"),
+    ("max_degree", -1, "^max_degree: expected a whole number ≥ 0, got -1"),
+    ("max_degree", np.nan, "^max_degree: expected a whole number ≥ 0, got nan")])
+def test_symbolic_settings_are_checked_in_one_line(planar, option, value, words):
+    """``seed=np.uint64(…)`` reached random.Random's bare TypeError (over two lines); ``seed=None`` gave formulas
+    from points no seed repeats; ``max_degree=-1`` was math.comb's bare ValueError, ``nan`` int()'s."""
+    from baseparam.projection.symbolic import find_symbolic_base_parameters
+    robot = planar[0].robot
+    if words is None:               # a numpy integer is the whole number it holds
+        assert find_symbolic_base_parameters(robot, "a2", **{option: value}).rank == 9
+        return
+    with pytest.raises(bp.ArgumentError, match=words):
+        find_symbolic_base_parameters(robot, "a2", **{option: value})
+
+
+def test_poly_string_of_what_is_no_polynomial_is_a_type_error(symbolic):
+    """``poly_string(sym.polynomials[0], symbols)`` (a regrouping, {name: polynomial}, for one polynomial): Python's
+    bare "unsupported operand type(s) for +: 'int' and 'str'"; a number or a text, AttributeError."""
+    from baseparam.projection.symbolic import poly_string
+    row = symbolic.polynomials[0]
+    for poly in (row, 3, "x", {(1,): 1}):
+        with pytest.raises(bp.ArgumentTypeError, match=r"^poly: expected a dict of exponents \(a tuple of 2 whole"):
+            poly_string(poly, symbolic.symbols)
+    with pytest.raises(bp.ArgumentTypeError, match="^symbols: expected a list of names"):
+        poly_string(next(iter(row.values())), "a2")
+    assert poly_string(next(iter(row.values())), list(symbolic.symbols)) == symbolic.terms(0)[next(iter(row))]
