@@ -180,3 +180,19 @@ def test_poly_string_of_what_is_no_polynomial_is_a_type_error(symbolic):
     with pytest.raises(bp.ArgumentTypeError, match="^symbols: expected a list of names"):
         poly_string(next(iter(row.values())), "a2")
     assert poly_string(next(iter(row.values())), list(symbolic.symbols)) == symbolic.terms(0)[next(iter(row))]
+
+
+@pytest.mark.parametrize("option", ["validate", "method", "parameters", "robot", "run"])
+def test_an_option_the_simulation_sets_itself_is_refused_in_one_line(planar, option):
+    """``simulated_identification(…, methods=('consistent',), validate=…)`` passed it on to ``identify`` beside its
+    own: Python's bare "identify() got multiple values for keyword argument 'validate'"; ``compare_motions(…,
+    run=…)`` the same for simulated_identification's ``run``."""
+    model, traj = planar
+    reference = bp.Reference(traj.t, traj.q, traj.qd, traj.qdd)
+    run = bp.track(model, reference, bandwidth=3.0)
+    if option != "run":             # simulated_identification's own argument: Python's refusal at this call
+        with pytest.raises(bp.ArgumentError, match=f"^{option}: set by the simulation itself"):
+            bp.simulated_identification(model, run, run, methods=("consistent",), preprocessing=None, **{option: run})
+    with pytest.raises(bp.ArgumentError, match=f"^{option}: set by the simulation itself"):
+        bp.compare_motions(model, {"a": reference}, reference, noise=bp.SensorNoise(tau=0.01), bandwidth=3.0,
+                           methods=("consistent",), preprocessing=None, **{option: run})
