@@ -262,8 +262,16 @@ def format_symbolic_regrouping(sym, r) -> str:
     return join_groups(terms, coefficient)
 
 
+def _check_symbolic(sym):
+    """Refuse what is no SymbolicBaseParameters (its fields were read: a bare AttributeError)."""
+    if not isinstance(sym, SymbolicBaseParameters):
+        raise ArgumentTypeError(f"sym: expected a SymbolicBaseParameters (find_base_parameters(…, symbolic=…)), got "
+                                f"{type(sym).__name__}")
+
+
 def format_symbolic_table(sym) -> str:
     """The text ``find --symbolic`` prints."""
+    _check_symbolic(sym)
     robot = sym.robot
     lines = [f"{robot.name}: {sym.rank} base parameters of {len(sym.standard_names)} standard "
              f"({sym.parameters} parameterization), generic in {', '.join(sym.symbols)} "
@@ -496,6 +504,7 @@ def store_symbolic(sym, path, max_disk=None):
     ResourceLimitError
         Beyond ``max_disk`` or the free space (one line with the figures).
     """
+    _check_symbolic(sym)
     import h5py
     import numpy as np
 
