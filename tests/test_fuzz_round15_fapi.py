@@ -153,14 +153,18 @@ def test_symbolic_evaluate_takes_numbers_of_every_kind_by_their_exact_value(symb
                                                                                       "a3": 1})
 
 
+SEED = "^seed: expected a whole number from 0 to 9223372036854775807, got "
+
+
 @pytest.mark.parametrize("option, value, words", [
-    ("seed", np.uint64(2 ** 64 - 1), None), ("seed", 1.5, "^seed: expected a whole number, got 1.5"),
-    ("seed", None, "^seed: expected a whole number, got None"),
+    ("seed", np.uint64(7), None), ("seed", np.uint64(2 ** 64 - 1), SEED + r"np.uint64\(18446744073709551615\)"),
+    ("seed", 1.5, SEED + "1.5"), ("seed", None, SEED + "None"),
     ("max_degree", -1, "^max_degree: expected a whole number ≥ 0, got -1"),
     ("max_degree", np.nan, "^max_degree: expected a whole number ≥ 0, got nan")])
 def test_symbolic_settings_are_checked_in_one_line(planar, option, value, words):
     """``seed=np.uint64(…)`` reached random.Random's bare TypeError (over two lines); ``seed=None`` gave formulas
-    from points no seed repeats; ``max_degree=-1`` was math.comb's bare ValueError, ``nan`` int()'s."""
+    from points no seed repeats; ``max_degree=-1`` was math.comb's bare ValueError, ``nan`` int()'s. A seed is what
+    every other seed of the library is (``_validation.check_seed``)."""
     from baseparam.projection.symbolic import find_symbolic_base_parameters
     robot = planar[0].robot
     if words is None:               # a numpy integer is the whole number it holds
@@ -209,3 +213,63 @@ def test_symbolic_writers_of_what_is_no_symbolic_result_are_a_type_error(planar,
         with pytest.raises(bp.ArgumentTypeError, match="^sym: expected a SymbolicBaseParameters"):
             store_symbolic(value, tmp_path / "z.h5")
     assert not (tmp_path / "z.h5").exists()
+
+
+# -- documented functions of the modules outside the harness' tables ------------------------------------------------
+def test_load_module_of_what_is_no_python_source_is_refused_in_one_line():
+    """``codegen.equations.load_module`` (public: the loader of ``Equations.python_source``) gave compile()'s bare
+    SyntaxError of a damaged source (over several lines, with a caret), its ValueError of a NUL, its TypeError of
+    bytes, a list, None."""
+    from baseparam.codegen.equations import load_module
+    assert load_module("x = 1 + 1").x == 2
+    for source, words in (("x = (", r"^source: not Python: '\(' was never closed \(line 1\)$"),
+                          ("x\0", "^source: not Python: source code string cannot contain null bytes$"),
+                          ("  x = 1", r"^source: not Python: unexpected indent \(line 1\)$")):
+        with pytest.raises(bp.ArgumentError, match=words):
+            load_module(source)
+    for source in (b"x = 1", None, ["x = 1"]):
+        with pytest.raises(bp.ArgumentTypeError, match="^source: expected Python source text, got "):
+            load_module(source)
+
+
+def test_checks_of_the_dh_table_and_the_printed_equations_refuse_odd_counts_and_seeds(planar):
+    """``dh_equivalent(robot, n_checks=2.5)`` was range()'s bare TypeError, ``seed=-1`` numpy's ValueError;
+    ``describe(robot, equivalent=3)`` an AttributeError; ``verify(eq, base, n_states=10**30)`` numpy's "Maximum
+    allowed dimension exceeded", ``seed=0.5`` its SeedSequence TypeError."""
+    from baseparam.codegen.equations import verify
+    from baseparam.model.dh_equivalent import dh_equivalent
+    from baseparam.model.summary import describe
+    robot = planar[0].robot
+    with pytest.raises(bp.ArgumentError, match="^n_checks: expected a whole number from 0 to 100000, got 2.5"):
+        dh_equivalent(robot, 2.5)
+    with pytest.raises(bp.ArgumentError, match=SEED + "-1"):
+        dh_equivalent(robot, 3, seed=-1)
+    assert np.array_equal(dh_equivalent(robot, np.int64(3), seed=np.uint8(3)).table,
+                          dh_equivalent(robot, 3, seed=3).table)
+    with pytest.raises(bp.ArgumentTypeError, match="^equivalent: expected a DHEquivalent"):
+        describe(robot, 3)
+    eq = bp.equations(robot, check=False)
+    base = bp.find_base_parameters(robot)
+    with pytest.raises(bp.ArgumentError, match="^n_states: expected a whole number from 1 to 100000, got 1000"):
+        verify(eq, base, 10 ** 30)
+    with pytest.raises(bp.ArgumentError, match=SEED + "0.5"):
+        verify(eq, base, 5, 0.5)
+    error, scale = verify(eq, base, 5, np.int64(3))
+    assert error <= 1e-9 * scale
+
+
+def test_fit_figures_of_a_vanishing_truth_are_refused_in_one_line():
+    """``fit_errors(p̂, truth=[5e-324]*3)``: ‖p‖ underflowed to 0 and the figures came out inf (with numpy's
+    warnings). (The range check of the values no longer copies them: a broadcast view of 10⁹ estimates was numpy's
+    bare MemoryError, 8 GB for abs(); a scan of 10⁹ values is too slow for this file.)"""
+    from baseparam.evaluation import fit_errors
+    with pytest.raises(bp.ArgumentError, match=r"^truth: too small for relative figures \(largest \|p_i\| = 4.9"):
+        fit_errors(np.ones(3), np.full(3, 5e-324))
+    assert fit_errors(np.ones(3) * 1.1, np.ones(3)).parameter_error == pytest.approx(0.1)
+
+
+def test_forward_dynamics_of_integers_beyond_the_floats_is_refused_in_one_line(planar):
+    """``ForwardDynamics(model)([10**400] * 3, …)``: the buffer's bare OverflowError (int too large to convert)."""
+    fd = bp.ForwardDynamics(planar[0])
+    with pytest.raises(bp.ArgumentError, match=r"^q: expected 3 numbers, shape \(3,\), for one sample \(int too"):
+        fd([10 ** 400] * 3, [0.0] * 3, [0.0] * 3)

@@ -25,9 +25,10 @@ import numpy as np
 from .joint_model import factor_matrix, joint_models, product, si_readers, to_si
 from .parameters import moved_body
 from .robot import Joint, Robot
-from .._validation import check_robot
+from .._validation import check_number, check_robot, check_seed
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
+MAX_CHECKS = 100_000    # random configurations of the check (each a chain of 4×4 products in Python)
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,6 +193,8 @@ def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
     DHEquivalent or None
     """
     check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
+    n_checks = check_number(n_checks, "n_checks", low=0, high=MAX_CHECKS, integer=True)   # range()'s bare errors
+    seed = check_seed(seed)
     if not robot.is_chain:
         return None
     frames0 = link_frames(robot, np.zeros(robot.n_dof))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .._numbers import is_real, is_whole
-from .._validation import check_names, check_number, shown
+from .._validation import check_names, check_number, check_seed, shown
 from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 from ..model.robot import require_fixed_base, require_robot
 from .report import base_document, format_number, join_groups, regrouping_lines
@@ -376,7 +376,7 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
     symbols, fields = parse_symbols(robot, symbolic)
     values = {s: robot.exact_value(getattr(robot.joints[fields[s][0]], fields[s][1])) for s in symbols}
     # random.Random takes a numpy integer for no seed at all (a bare TypeError), None for a fresh one
-    rng = random.Random(check_number(seed, "seed", integer=True, expected="a whole number"))
+    rng = random.Random(check_seed(seed))
 
     def engine(assignment):
         base = find_base_parameters(_with_lengths(robot, fields, assignment), parameters, max_memory=max_memory)
