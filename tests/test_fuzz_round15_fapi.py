@@ -273,3 +273,42 @@ def test_forward_dynamics_of_integers_beyond_the_floats_is_refused_in_one_line(p
     fd = bp.ForwardDynamics(planar[0])
     with pytest.raises(bp.ArgumentError, match=r"^q: expected 3 numbers, shape \(3,\), for one sample \(int too"):
         fd([10 ** 400] * 3, [0.0] * 3, [0.0] * 3)
+
+
+# -- the newest modules' readers -----------------------------------------------------------------------------------
+def test_a_wrench_log_that_cannot_be_read_is_refused_in_one_line(tmp_path):
+    """``payload_wrench.read_wrench`` opened a CSV with open(): a missing file, a folder, a name too long or one
+    ending in '/' were its bare FileNotFoundError, IsADirectoryError, OSError (the trajectory reader says
+    "cannot read" in one line); the file is now read as the other readers read one, bounded."""
+    from baseparam.identification.payload_wrench import read_wrench
+    path = tmp_path / "w.csv"
+    path.write_text("t,fx,fy,fz,mx,my,mz\n" + "".join(f"{k * 0.01},1,2,3,4,5,6\n" for k in range(4)))
+    assert read_wrench(path, "fx,fy,fz,mx,my,mz").tolist() == [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]] * 4
+    for name, reason in ((tmp_path / "nope.csv", "No such file or directory"), (tmp_path, "Is a directory"),
+                         (f"{path}/", "Not a directory"), (tmp_path / ("x" * 300 + ".csv"), "File name too long")):
+        with pytest.raises(bp.DataError, match=f": wrench: cannot read: {reason}$") as info:
+            read_wrench(name, "fx,fy,fz,mx,my,mz")
+        assert "\n" not in str(info.value)
+
+
+def test_a_floating_lowpass_of_a_subnormal_cutoff_is_refused_in_one_line():
+    """``lowpass_floating(log, 5e-324)``: the cut-off times the step is 0, a bare ZeroDivisionError."""
+    from baseparam.identification.floating_logs import lowpass_floating
+    from test_fuzz_api import _floating_arrays
+    t, q = _floating_arrays(2, 200)
+    q[:, 7:] = np.sin(np.outer(t, [3.0, 5.0]))
+    log = bp.Trajectory(t, q, np.zeros((200, 8)), floating=True)
+    for cutoff in (5e-324, 1e-300):
+        with pytest.raises(bp.DataError, match="200 samples: too few to filter at"):
+            lowpass_floating(log, cutoff)
+    assert lowpass_floating(log, 20.0).q.shape[1] == 9
+
+
+def test_read_contacts_topics_of_an_array_is_a_type_error(tmp_path):
+    """``read_contacts(path, topics=np.zeros(2))``: numpy's truth-value ValueError."""
+    from baseparam.identification.floating_logs import read_contacts
+    path = tmp_path / "contacts.yaml"
+    path.write_text("contacts:\n  - {link: 1, name: c0}\n")
+    with pytest.raises(bp.ArgumentTypeError, match="^topics: expected True or False"):
+        read_contacts(path, topics=np.zeros(2))
+    assert read_contacts(path, topics=np.True_)[1] == read_contacts(path, topics=True)[1]

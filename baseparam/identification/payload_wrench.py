@@ -26,9 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._numbers import plain_float
+from .._checks import read_bounded
 from .._validation import check_input, shown
-from ..errors import DataError, SettingsError
-from ._record import _one_line
+from ..errors import DataError, SettingsError, printable
+from ._record import MAX_TEXT_BYTES, _one_line
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
 
@@ -107,6 +108,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
     ndarray, shape (S, 6)
     """
     import csv
+    import io
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     if text.lower().endswith(".npz"):
@@ -122,7 +124,11 @@ def read_wrench(path, names, skipped=(), unit="line"):
         drop = {k for k, _ in skipped} if unit == "line" else set()
         # bytes that are no UTF-8 replaced, as the trajectory reader reads the same file: a comment in Latin-1 was
         # a bare UnicodeDecodeError, where the values (all the reader needs) decode; a damaged value fails below
-        with open(text, newline="", encoding="utf-8", errors="replace") as f:
+        # read as the trajectory reader reads a CSV: bounded, and an unreadable file (missing, a folder) in one line,
+        # not open()'s bare FileNotFoundError or IsADirectoryError
+        data = read_bounded(text, MAX_TEXT_BYTES, f"{printable(text)}: wrench", DataError, "a wrench log",
+                            unreadable=DataError)
+        with io.StringIO(data.decode("utf-8", errors="replace"), newline="") as f:
             reader = csv.reader(f)
             try:
                 rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
