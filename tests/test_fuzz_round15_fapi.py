@@ -312,3 +312,19 @@ def test_read_contacts_topics_of_an_array_is_a_type_error(tmp_path):
     with pytest.raises(bp.ArgumentTypeError, match="^topics: expected True or False"):
         read_contacts(path, topics=np.zeros(2))
     assert read_contacts(path, topics=np.True_)[1] == read_contacts(path, topics=True)[1]
+
+
+def test_payload_arithmetic_refuses_bodies_whose_parameters_overflow_and_states_of_no_numbers(planar):
+    """``payload_parameters(1.0, com=[1e300]*3, …)`` returned parameters of inf (m·c·cᵀ overflowed);
+    ``wrench_regressor(robot, q=<generator>, …)`` was len()'s bare TypeError, a number too."""
+    from baseparam.identification.payload import payload_parameters
+    from baseparam.identification.payload_wrench import wrench_regressor
+    with pytest.raises(bp.ArgumentError, match=r"^mass, com, inertia: non-finite value inf at index 0"):
+        payload_parameters(1.0, np.full(3, 1e300), np.eye(3))
+    assert payload_parameters(2.0, np.array([0.0, 0.0, 0.1]), np.eye(3) * 0.01)[6:].tolist() == [0.0, 0.0, 0.2, 2.0]
+    robot, zero = planar[0].robot, np.zeros(3)
+    with pytest.raises(bp.ArgumentError, match="^q: not numeric"):
+        wrench_regressor(robot, (x for x in [1.0, 2.0, 3.0]), zero, zero)
+    with pytest.raises(bp.ArgumentError, match=r"^q: expected shape \(n_samples, 3\) or \(3,\), got \(\)"):
+        wrench_regressor(robot, 0.5, zero, zero)
+    assert wrench_regressor(robot, np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((2, 3))).shape == (2, 6, 10)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._numbers import plain_float
 from .._checks import read_bounded
-from .._validation import check_input, shown
+from .._validation import check_input, check_robot, check_robot_states, shown
 from ..errors import DataError, SettingsError, printable
 from ._record import MAX_TEXT_BYTES, _one_line
 
@@ -75,6 +75,8 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     from ..model.parameters import ColumnLayout
     from ..model.value import Model
 
+    # the states checked first: len() of a generator or a number was a bare TypeError
+    (q, qd, qdd), _ = check_robot_states(check_robot(robot), q=q, qd=qd, qdd=qdd)
     R, r = sensor_placement(sensor)
     layout = ColumnLayout(robot, "pseudo")
     out = np.empty((len(q), 6, 10))
