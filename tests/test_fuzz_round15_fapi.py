@@ -328,3 +328,16 @@ def test_payload_arithmetic_refuses_bodies_whose_parameters_overflow_and_states_
     with pytest.raises(bp.ArgumentError, match=r"^q: expected shape \(n_samples, 3\) or \(3,\), got \(\)"):
         wrench_regressor(robot, 0.5, zero, zero)
     assert wrench_regressor(robot, np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((2, 3))).shape == (2, 6, 10)
+
+
+def test_broadcast_views_of_ten_billion_samples_are_refused_by_their_size():
+    """``controller_gains`` and ``base_from_imu`` given broadcast views of 10⁹ samples (no memory to give): numpy's
+    bare MemoryError at the first copy or difference. Refused by the memory they would need, before any is read
+    (10¹⁰ here: beyond any machine's memory, so the test does not depend on this one's)."""
+    from baseparam.identification.drive_gains import controller_gains
+    from baseparam.identification.imu import base_from_imu
+    view = np.broadcast_to(np.array([[0.5, 0.2, 0.1]]), (10 ** 10, 3))
+    with pytest.raises(bp.ResourceLimitError, match="^controller gains: target torque: the fit's copies would need"):
+        controller_gains(view, view, view)
+    with pytest.raises(bp.ResourceLimitError, match="^<imu>: t: the base's motion would need"):
+        base_from_imu(np.broadcast_to(np.array(0.1), (10 ** 10,)), None, view, view)
