@@ -128,8 +128,10 @@ def read_wrench(path, names, skipped=(), unit="line"):
         # a bare UnicodeDecodeError, where the values (all the reader needs) decode; a damaged value fails below
         # read as the trajectory reader reads a CSV: bounded, and an unreadable file (missing, a folder) in one line,
         # not open()'s bare FileNotFoundError or IsADirectoryError
-        data = read_bounded(text, MAX_TEXT_BYTES, f"{printable(text)}: wrench", DataError, "a wrench log",
-                            unreadable=DataError)
+        data = read_bounded(text, MAX_TEXT_BYTES, f"{printable(text)}: wrench", DataError, unreadable=DataError)
+        if len(data) > MAX_TEXT_BYTES:
+            raise DataError(f"{printable(text)}: wrench: more than {MAX_TEXT_BYTES >> 20} MiB; a text log may have at "
+                            "most that")
         with io.StringIO(data.decode("utf-8", errors="replace"), newline="") as f:
             reader = csv.reader(f)
             try:
