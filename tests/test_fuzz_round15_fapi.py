@@ -341,3 +341,20 @@ def test_broadcast_views_of_ten_billion_samples_are_refused_by_their_size():
         controller_gains(view, view, view)
     with pytest.raises(bp.ResourceLimitError, match="^<imu>: t: the base's motion would need"):
         base_from_imu(np.broadcast_to(np.array(0.1), (10 ** 10,)), None, view, view)
+
+
+def test_link_frames_check_their_robot_and_configuration(planar):
+    """``dh_equivalent.link_frames`` (public): a non-robot was an AttributeError, a q of no numbers (a generator, a
+    float, an empty array) a TypeError or IndexError, a q of NaN frames of NaN, of inf math's "domain error"."""
+    from baseparam.model.dh_equivalent import link_frames
+    robot = planar[0].robot
+    with pytest.raises(bp.ArgumentTypeError, match="^robot: expected a baseparam.Robot"):
+        link_frames("robot", np.zeros(3))
+    for q, words in (((x for x in [0.1, 0.2, 0.3]), "^q: not numeric"), (0.5, r"^q: expected shape"),
+                     (np.zeros(0), r"^q: expected shape"), ([0.1, np.nan, 0.3], "^q: non-finite value nan"),
+                     (np.full(3, np.inf), "^q: non-finite value inf"),
+                     (np.zeros((2, 3)), r"^q: expected one configuration, shape \(3,\), got shape \(2, 3\)")):
+        with pytest.raises(bp.ArgumentError, match=words):
+            link_frames(robot, q)
+    frames = link_frames(robot, [0.1, 0.2, 0.3])
+    assert len(frames) == 3 and np.array_equal(frames[-1], link_frames(robot, np.array([0.1, 0.2, 0.3]))[-1])
