@@ -358,3 +358,13 @@ def test_link_frames_check_their_robot_and_configuration(planar):
             link_frames(robot, q)
     frames = link_frames(robot, [0.1, 0.2, 0.3])
     assert len(frames) == 3 and np.array_equal(frames[-1], link_frames(robot, np.array([0.1, 0.2, 0.3]))[-1])
+
+
+def test_a_delay_beyond_the_float_range_is_refused_in_one_line(planar, tmp_path):
+    """``read_trajectory(log, delay=10**400)`` (and a Fraction of it): float()'s bare OverflowError."""
+    import fractions
+    _, traj = planar
+    path = bp.write_trajectory(traj, tmp_path / "log.csv")
+    for delay in (10 ** 400, fractions.Fraction(10 ** 400), -10 ** 400):
+        with pytest.raises(bp.DataError, match="log.csv: delay: expected a finite number of seconds, got "):
+            bp.read_trajectory(path, delay=delay)
