@@ -368,3 +368,16 @@ def test_a_delay_beyond_the_float_range_is_refused_in_one_line(planar, tmp_path)
     for delay in (10 ** 400, fractions.Fraction(10 ** 400), -10 ** 400):
         with pytest.raises(bp.DataError, match="log.csv: delay: expected a finite number of seconds, got "):
             bp.read_trajectory(path, delay=delay)
+
+
+def test_a_dataframe_cell_beyond_the_float_range_is_a_bad_row():
+    """``from_dataframe`` of an object column holding 10**400: float()'s bare OverflowError, with or without
+    ``skip_bad_rows``; now the row is refused (or dropped) as any other cell that is no number."""
+    pd = pytest.importorskip("pandas")
+    t = np.arange(12) * 0.01
+    df = pd.DataFrame({"t": t, "q1": np.zeros(12), "tau1": np.ones(12)})
+    df["q1"] = df["q1"].astype(object)
+    df.loc[3, "q1"] = 10 ** 400
+    with pytest.raises(bp.DataError, match=r"^<DataFrame>: row 3: field q1: not a number"):
+        bp.from_dataframe(df)
+    assert bp.from_dataframe(df, skip_bad_rows=True).t.tolist() == np.delete(t, 3).tolist()
