@@ -381,3 +381,15 @@ def test_a_dataframe_cell_beyond_the_float_range_is_a_bad_row():
     with pytest.raises(bp.DataError, match=r"^<DataFrame>: row 3: field q1: not a number"):
         bp.from_dataframe(df)
     assert bp.from_dataframe(df, skip_bad_rows=True).t.tolist() == np.delete(t, 3).tolist()
+
+
+def test_read_wrench_skipped_rows_of_another_kind_are_a_type_error(tmp_path):
+    """``read_wrench(path, names, skipped=[()])``: a bare "not enough values to unpack"; the trajectory's own
+    ``skipped`` (pairs of a row and a reason) still drop their rows."""
+    from baseparam.identification.payload_wrench import read_wrench
+    path = tmp_path / "w.csv"
+    path.write_text("t,fx,fy,fz,mx,my,mz\n" + "".join(f"{k * 0.01},{k},2,3,4,5,6\n" for k in range(4)))
+    for skipped in ([()], [(1.5, "x")], 3, [None]):
+        with pytest.raises(bp.ArgumentTypeError, match=r"^skipped: expected \(row, reason\) pairs"):
+            read_wrench(path, "fx,fy,fz,mx,my,mz", skipped)
+    assert read_wrench(path, "fx,fy,fz,mx,my,mz", ((np.int64(3), "bad"),))[:, 0].tolist() == [0.0, 2.0, 3.0]

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numbers import plain_float
+from .._numbers import is_whole, plain_float
 from .._checks import read_bounded
 from .._validation import check_input, check_robot, check_robot_states, shown
-from ..errors import DataError, SettingsError, printable
+from ..errors import ArgumentTypeError, DataError, SettingsError, printable
 from ._record import MAX_TEXT_BYTES, _one_line
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
@@ -113,6 +113,11 @@ def read_wrench(path, names, skipped=(), unit="line"):
     import io
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
+    # Trajectory.skipped's (row or line, reason) pairs: anything else was a bare unpacking ValueError or TypeError
+    if not isinstance(skipped, (list, tuple)) or not all(
+            isinstance(item, (list, tuple)) and len(item) == 2 and is_whole(item[0]) for item in skipped):
+        raise ArgumentTypeError(f"skipped: expected (row, reason) pairs (Trajectory.skipped), got {shown(skipped)}")
+    skipped = [(int(k), reason) for k, reason in skipped]
     if text.lower().endswith(".npz"):
         values = _npz_wrench(text, names)
         if unit == "row" and len(skipped) and values.ndim >= 1:
