@@ -76,7 +76,8 @@ def _unsupported(shown_ext, formats):
 
 
 def save_figure(fig, path, dpi=110):
-    """Write ``fig`` to ``path`` (format from its extension, PNG without one) atomically, then close it."""
+    """Write ``fig`` to ``path`` (text: :func:`~baseparam._checks.check_path`'s; format from its extension, PNG
+    without one) atomically, then close it."""
     plt = pyplot()
     ext = os.path.splitext(os.fspath(path))[1] or ".png"
     formats = fig.canvas.get_supported_filetypes()

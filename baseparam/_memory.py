@@ -102,7 +102,10 @@ def parse_size(text, name="max_memory", kind="memory"):
     from ._checks import shown      # (it loads numpy: the room, below, is read before numpy is, _blas)
 
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = float(text)
+        try:
+            value = float(text)
+        except OverflowError:             # an int beyond the float range (10**400): no budget, as inf
+            value = math.inf
     else:
         match = _SIZE.match(str(text))
         if not match:

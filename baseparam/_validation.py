@@ -80,6 +80,12 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     return int(value) if integer else float(value)
 
 
+def check_seed(seed, name: str = "seed", *, error=ArgumentError) -> int:
+    """A random seed: a whole number from 0 to 2⁶³ − 1, as int (numpy's SeedSequence refuses floats, negatives and
+    0-d arrays in its own words; Python's random.Random takes a numpy integer for no seed at all)."""
+    return check_number(seed, name, low=0, high=2 ** 63 - 1, integer=True, error=error)
+
+
 def usable_cores() -> int:
     """The number of cores this process may run on (its CPU affinity where the system tells it)."""
     try:
@@ -434,7 +440,8 @@ def check_parameter_range(name, arr, expected="parameters in SI units", error=Ar
     naming the first NaN or largest value and its index. The one check of that bound for parameters and what is
     fitted to them (a payload's torques): beyond it their squares and norms overflow, and a fit or figure comes out
     inf or NaN. ``expected`` completes the message ("expected parameters in SI units")."""
-    if arr.size and not np.abs(arr).max() <= ABSURD_PARAMETER:      # NaN compares False
+    # max and min, not abs(arr).max(): no copy of the values (a broadcast view of 10⁹ was a bare MemoryError)
+    if arr.size and not (arr.max() <= ABSURD_PARAMETER and arr.min() >= -ABSURD_PARAMETER):    # NaN compares False
         k = np.unravel_index(np.argmax(np.abs(arr)), arr.shape)      # argmax stops at the first NaN
         what = "absurd" if np.isfinite(arr[k]) else "non-finite"
         raise error(f"{name}: {what} value {arr[k]:g} at index {', '.join(map(str, k))} (beyond "
@@ -490,5 +497,5 @@ __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocatio
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
            "check_number", "check_option", "check_parameter_range", "check_parameter_vector", "check_path",
            "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states", "check_samples",
-           "check_state_sizes", "check_states", "float_fields", "is_real", "is_whole", "normalized_quaternions",
-           "quaternion_norms", "refuse_special", "shown", "unit_quaternions"]
+           "check_seed", "check_state_sizes", "check_states", "float_fields", "is_real", "is_whole",
+           "normalized_quaternions", "quaternion_norms", "refuse_special", "shown", "unit_quaternions"]

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_parameter_range, check_real_array as _finite
+from ._validation import check_allocation, check_parameter_range, check_real_array as _finite
 from .errors import ArgumentError
 
 __all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
@@ -54,7 +54,9 @@ class FitFigures(NamedTuple):
 def _parameters(name, x, ndim):
     """Base parameters (SI) as a finite float array within ±ABSURD_PARAMETER, as the library's parameter vectors:
     beyond it their norms overflow and the figures come out NaN."""
-    return check_parameter_range(name, _finite(name, x, ndim))
+    x = _finite(name, x, ndim)
+    check_allocation(x.shape, name, "the figures' copies of the values")     # a broadcast view of 10⁹: not a bare
+    return check_parameter_range(name, x)                                    # MemoryError of numpy's
 
 
 def relative_scale(truth):
@@ -144,8 +146,12 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
                             f"(rank, k), got {p.shape} and {estimates.shape}")
     per_fit = (slice(None),) + (None,) * (estimates.ndim - 1)     # a (rank,) array against the estimates' columns
     d = estimates - p[per_fit]
-    parameter_error = (np.linalg.norm(d) if d.ndim == 1 else np.linalg.norm(d, axis=0)) / np.linalg.norm(p)
-    relative = np.abs(d) / relative_scale(p)[per_fit]
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):     # an overflow is refused below
+        parameter_error = (np.linalg.norm(d) if d.ndim == 1 else np.linalg.norm(d, axis=0)) / np.linalg.norm(p)
+        relative = np.abs(d) / relative_scale(p)[per_fit]
+    if not (np.all(np.isfinite(parameter_error)) and np.isfinite(relative).all()):    # a truth of 1e-320: ‖p‖ → 0
+        raise ArgumentError(f"truth: too small for relative figures (largest |p_i| = {np.abs(p).max():g}): the "
+                            "errors divided by it overflow")
     torque = None
     if regressor is not None:
         W = _finite("regressor", regressor, (2, 3))

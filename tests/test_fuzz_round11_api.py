@@ -41,7 +41,8 @@ PACKAGES = ("baseparam", "baseparam.model", "baseparam.dynamics", "baseparam.pro
 # modules of the newest surfaces whose own __all__ is public (their functions are the CLI's readers and writers)
 MODULES = ("baseparam.identification.imu", "baseparam.identification.floating_logs",
            "baseparam.identification.payload_static", "baseparam.identification.payload_wrench",
-           "baseparam.identification.payload", "baseparam.identification.drive_gains")
+           "baseparam.identification.payload", "baseparam.identification.drive_gains",
+           "baseparam.projection.symbolic")
 
 
 def _surface():
@@ -142,6 +143,7 @@ def _instances(folder):
     floating = bp.identify_floating(bp.Model(space), free.log, route="momentum", known={"mass": 448.0},
                                     base=bp.find_base_parameters(space))
     imu = ImuTrajectory(free.log.t, free.log.q, free.log.tau, qd=free.log.qd, floating=True)
+    symbolic = bp.find_base_parameters(bp.load_robot(ROOT / "robots" / "scara.yaml"), symbolic="all")   # 2 special
     return {
         "Robot": robot, "Joint": robot.joints[0], "Inertia": bp.Inertia(1.0, np.zeros(3), np.eye(3) * 0.01),
         "Origin": bp.Origin((0.1, 0.0, 0.0), (0.0, 0.0, 0.3)), "JointLimits": bp.JointLimits(-1.0, 1.0, 2.0, 10.0),
@@ -169,6 +171,7 @@ def _instances(folder):
                                                methods=("ols",), bandwidth=3.0, preprocessing=None),
         "FitFigures": bp.evaluation.fit_errors(np.ones(3) * 1.1, np.ones(3)),
         "ControllerGains": controller_gains(traj.tau, traj.tau / 2.0 + 0.1 * np.sign(traj.qd), traj.qd),
+        "SymbolicBaseParameters": symbolic, "SpecialValue": symbolic.special[0],
     }
 
 
@@ -179,7 +182,7 @@ INSTANCES = ("Robot", "Joint", "Inertia", "Origin", "JointLimits", "ColumnLayout
              "PayloadResult", "FloatingIdentification", "FloatingExperiment", "ExcitationDesign", "FourierSeries",
              "MotionLimits", "Samples", "SearchSummary", "SavedExcitation", "IdentificationErrors", "Equations",
              "ExportResult", "Reference", "TrackingRun", "SensorNoise", "FitErrors", "MotionComparison",
-             "FitFigures", "ControllerGains")
+             "FitFigures", "ControllerGains", "SymbolicBaseParameters", "SpecialValue")
 
 
 @pytest.fixture(scope="module")

@@ -41,11 +41,13 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number
-from ..errors import ArgumentError, ExportError
+from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number,
+                           check_seed)
+from ..errors import ArgumentError, ExportError, printable
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
 N_CHECK = 20          # random states of the printed verification
+MAX_CHECK_STATES = 100_000   # verify()'s states: three (n_states, n_dof) arrays and their torques
 
 
 @dataclass(frozen=True)
@@ -286,7 +288,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     max_terms = check_number(max_terms, "max_terms", low=1, integer=True)
     check_flag(check, "check")
     # numpy's generators take no negative seed; an int, as numpy's small integers wrap around in arithmetic
-    seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
+    seed = check_seed(seed)
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
         if symbolic is not None:        # the names checked before the projection, not after its whole work
@@ -522,8 +524,8 @@ def verify(eq, base, n_states=N_CHECK, seed=0):
 
     check_instance(eq, "eq", Equations, "the Equations of equations(robot)")     # not an AttributeError inside
     check_instance(base, "base", BaseParameters, "the BaseParameters of find_base_parameters(robot)")
-    n_states = check_number(n_states, "n_states", low=1, integer=True)
-    rng = np.random.default_rng(seed)
+    n_states = check_number(n_states, "n_states", low=1, high=MAX_CHECK_STATES, integer=True)   # numpy's own
+    rng = np.random.default_rng(check_seed(seed))                                               # errors beyond
     n = base.robot.n_dof
     p_std = rng.uniform(0.1, 1.0, len(base.standard_names))
     q, qd, qdd = (rng.uniform(-2.0, 2.0, (n_states, n)) for _ in range(3))
@@ -533,11 +535,26 @@ def verify(eq, base, n_states=N_CHECK, seed=0):
 
 
 def load_module(source, name="baseparam_equations"):
-    """The module of :meth:`Equations.python_source` (or any source) compiled in memory."""
+    """The module of :meth:`Equations.python_source` (or any source) compiled in memory.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``source`` or ``name`` not text.
+    ArgumentError
+        ``source`` is not Python (compile's SyntaxError, or a NUL character), in one line.
+    """
     import types
 
+    for value, label in ((source, "source"), (name, "name")):
+        check_instance(value, label, str, "Python source text" if label == "source" else "a module name (str)")
+    try:
+        code = compile(source, f"<{name}>", "exec")
+    except (SyntaxError, ValueError) as exc:        # ValueError: a NUL character
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        raise ArgumentError(f"source: not Python: {printable(getattr(exc, 'msg', None) or exc)}{where}") from None
     module = types.ModuleType(name)
-    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    exec(code, module.__dict__)
     return module
 
 

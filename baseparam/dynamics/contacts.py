@@ -169,7 +169,8 @@ def contact_forces(robot, q, contacts, wrenches):
     """
     robot = check_robot(robot)
     contacts = check_contacts(contacts, robot)
-    (q,), _ = robot_states(robot, q=np.atleast_2d(q))
+    # a number first: a ragged list reached np.atleast_2d's bare ValueError
+    (q,), _ = robot_states(robot, q=np.atleast_2d(real_array("q", q)))
     w = real_array("wrenches", wrenches)
     if w.shape != (q.shape[0], len(contacts), 6):
         raise ArgumentError(f"wrenches: expected shape ({q.shape[0]}, {len(contacts)}, 6) (samples, contacts, "

@@ -239,7 +239,7 @@ class ForwardDynamics:
         for name, value, target in (("q", q, self._q), ("qd", qd, self._qd), ("tau", tau, self._tau)):
             try:
                 target[:] = value
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, OverflowError) as exc:      # OverflowError: an int beyond the floats
                 reason = (str(exc).splitlines() or [type(exc).__name__])[0]
                 raise ArgumentError(f"{name}: expected {target.size} numbers, shape ({target.size},), for one "
                                     f"sample ({reason})") from None

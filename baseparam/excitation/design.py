@@ -19,7 +19,8 @@ import numpy as np
 
 from .._checks import check_progress, shown
 from .._numbers import is_whole
-from .._validation import check_field_kinds, check_flag, check_memory, check_number, check_option, check_workers
+from .._validation import (check_field_kinds, check_flag, check_memory, check_number, check_option, check_seed,
+                           check_workers)
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
@@ -291,7 +292,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     workers = check_workers(workers)        # None → 1, -1 → one per usable core
     starts = default_starts(workers, time_budget) if starts is None else \
         check_number(starts, "starts", low=1, high=100_000, integer=True)
-    seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
+    seed = check_seed(seed)
     check_progress(progress)
     if time_budget is not None:
         time_budget = check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")

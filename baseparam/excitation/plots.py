@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .._checks import check_path
 from .._figures import pyplot, save_figure
 from ._problem import true_base_parameters
 
@@ -50,4 +51,5 @@ def excitation_figure(design):
 
 def save_excitation_plot(design, path):
     """Write :func:`excitation_figure` to ``path`` (format from its extension), atomically."""
+    path = check_path(path)      # a name of the wrong kind refused before a second of drawing
     save_figure(excitation_figure(design), path)

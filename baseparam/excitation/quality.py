@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import ABSURD_PARAMETER, check_instance, check_memory, check_number, shown
+from .._validation import ABSURD_PARAMETER, check_instance, check_memory, check_number, check_seed, shown
 from ..dynamics.samples import as_parameters, states
 from ..errors import ArgumentError, ArgumentTypeError
 from ..projection.base_set import BaseParameters
@@ -92,7 +92,7 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
         raise ArgumentTypeError(f"validation: expected (q, qd, qdd) of the validation states, got {shown(validation)}")
     # trials × samples × joints normal draws are held at once
     trials = check_number(trials, "trials", low=1, high=10_000, integer=True)
-    seed = check_number(seed, "seed", low=0, high=2 ** 63 - 1, integer=True)
+    seed = check_seed(seed)
     W = base.regressor(q, qd, qdd)
     A = W.reshape(-1, base.rank)
     tau = A @ p

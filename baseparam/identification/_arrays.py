@@ -275,8 +275,9 @@ def _read_key(source, field, key, read):
 def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
     """Check shapes of {field: (array, key)} and validate; key '' for plain arrays."""
     where = {f: (f" (key {key})" if key else "") for f, (_, key) in keyed.items()}
-    coarse = _coarse_time(np.asarray(keyed["t"][0]).dtype) if "t" in keyed else None
+    # the numbers first: np.asarray of a ragged list is numpy's bare ValueError
     data = {f: real_array(f"{source}: field {f}{where[f]}", value, DataError) for f, (value, _) in keyed.items()}
+    coarse = _coarse_time(np.asarray(keyed["t"][0]).dtype) if "t" in keyed else None
     t = data["t"] if "t" in data else None
     if t is None:
         raise DataError(f"{source}: field t: no times")

@@ -103,13 +103,13 @@ def _frame_column(source, column, label, name, problems, bad_rows):
         return column.to_numpy(dtype=np.float64)
     try:                                   # nullable and extension dtypes (pd.NA → NaN)
         return column.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):      # OverflowError: an int beyond the floats (10**400)
         pass
     out = np.empty(len(column))
     for r, value in enumerate(column.to_numpy(dtype=object)):
         try:
             out[r] = _cell_float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             out[r] = np.nan
             bad_rows[r] = True
             problems.append((r, f"field {label}: not a number ({_short(str(value))})"))

@@ -37,6 +37,10 @@ def _mcap_log_times(t, **topics):
     for label, name in topics.items():
         if not isinstance(name, str) or not name.startswith("/"):
             raise ArgumentError(f"{label}: expected a ROS topic name starting with '/', got {shown(name)}")
+        try:                # the name is UTF-8 in the file (a newline is kept, and read back: test_floating_logs)
+            name.encode("utf-8")
+        except UnicodeEncodeError:      # a lone surrogate: the MCAP writer's bare UnicodeEncodeError
+            raise ArgumentError(f"{label}: {shown(name)}: not text UTF-8 can hold (a lone surrogate)") from None
     sec, nsec = stamp_parts(t)         # refuses the times a ROS 2 stamp cannot hold
     return (sec * 1_000_000_000 + nsec).tolist()
 

@@ -61,9 +61,12 @@ def payload_parameters(mass, com, inertia):
     """
     mass = check_number(mass, "mass")
     c, Ic = _finite_of_shape("com", com, (3,)), _finite_of_shape("inertia", inertia, (3, 3))
-    Sigma_c = np.trace(Ic) / 2 * np.eye(3) - Ic           # second moments about the centre
-    S = Sigma_c + mass * np.outer(c, c)
-    return np.array([S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(mass * c), mass])
+    with np.errstate(over="ignore", invalid="ignore"):      # an overflow is refused below
+        Sigma_c = np.trace(Ic) / 2 * np.eye(3) - Ic           # second moments about the centre
+        S = Sigma_c + mass * np.outer(c, c)
+        p = np.array([S[0, 0], S[1, 1], S[2, 2], S[0, 1], S[0, 2], S[1, 2], *(mass * c), mass])
+    # a centre of 1e300 m squared to inf: the parameters returned were inf (NaN beside a zero mass)
+    return check_parameter_range("mass, com, inertia", p, "a body in SI units (kg, m, kg·m²)")
 
 
 def payload_physical(p):

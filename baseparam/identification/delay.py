@@ -238,6 +238,8 @@ def apply_delay(trajectory, seconds, note=None):
         if isinstance(seconds, (bool, np.bool_)):     # float(True) is 1 s: a flag, not a delay
             raise TypeError(seconds)
         d = float(seconds)
+    except OverflowError:           # an int or Fraction beyond the floats: no finite delay, refused below
+        d = np.inf
     except (TypeError, ValueError):
         raise DataError(f"{source}: delay: expected 'auto' or a number of seconds, got {shown(seconds)}") from None
     if not np.isfinite(d):

@@ -21,6 +21,7 @@ import dataclasses
 import numpy as np
 
 from .._numbers import real_array
+from .._validation import check_allocation
 from ..errors import DataError
 
 __all__ = ["ControllerGains", "controller_gains"]
@@ -75,6 +76,8 @@ def controller_gains(target_torque, target_current, velocity):
         parts = [real_array(f"controller gains: {name}", p, DataError) for p in parts]
         if any(p.ndim != 2 for p in parts):
             raise DataError(f"controller gains: {name}: expected arrays of shape (samples, joints)")
+        # before the copy: a broadcast view of 10⁹ samples was numpy's bare MemoryError
+        check_allocation((sum(p.size for p in parts), 4), f"controller gains: {name}", "the fit's copies")
         out = np.concatenate(parts)
         if not np.all(np.isfinite(out)):
             raise DataError(f"controller gains: {name}: values that are not finite")

@@ -259,6 +259,17 @@ class BaseParameterEstimator(ParamsFromInit):
         -------
         self
         """
+        # a fit that fails leaves the estimator as it was: the old fit's coef_ beside a new robot's base_ (a fit
+        # that failed after set_params(robot=…)) predicted silently wrong torques
+        before = dict(vars(self))
+        try:
+            return self._fit(X)
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+
+    def _fit(self, X):
         self._check()
         self.base_ = self._base()
         processed = self._processed(X, "fit")

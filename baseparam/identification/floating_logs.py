@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._atomic import atomic_path
-from .._checks import check_input, check_instance, check_path, not_utf8, read_bounded, shown
+from .._checks import check_flag, check_input, check_instance, check_path, not_utf8, read_bounded, shown
 from .._numbers import real_array
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
@@ -300,6 +300,7 @@ def read_contacts(path, robot=None, *, topics=False):
     -------
     tuple of Contact, or (tuple of Contact, dict name → topic) with ``topics``
     """
+    topics = check_flag(topics, "topics")             # an array's truth value was numpy's bare ValueError
     contacts, given = _read_contacts(path, robot)
     return (contacts, _wrench_topics(path, contacts, given)) if topics else contacts
 
@@ -589,10 +590,12 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     if not 0 < cutoff_hz < 0.5 / h:
         raise DataError(f"{src}: cut-off {cutoff_hz:g} Hz: expected above 0 and below the Nyquist frequency "
                         f"{0.5 / h:.4g} Hz of the {h:.4g} s samples")
-    edge = int(np.ceil(EDGE_PERIODS / (cutoff_hz * h) - 1e-6))
-    if t.size - 2 * edge < 16:
+    # a subnormal cut-off times the step is 0: the edge of infinitely many samples (a bare ZeroDivisionError)
+    edge = np.ceil(EDGE_PERIODS / (cutoff_hz * h) - 1e-6) if cutoff_hz * h > 0 else np.inf
+    if not t.size - 2 * edge >= 16:
         raise DataError(f"{src}: {t.size} samples: too few to filter at {cutoff_hz:g} Hz (3 periods of the cut-off "
                         "at each end are dropped)")
+    edge = int(edge)
     q = trajectory.q.copy()
     q[:, 3:7] = one_hemisphere(q[:, 3:7])
     w = trajectory.wrenches

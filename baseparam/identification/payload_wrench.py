@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numbers import plain_float
-from .._validation import check_input, shown
-from ..errors import DataError, SettingsError
-from ._record import _one_line
+from .._numbers import is_whole, plain_float
+from .._checks import read_bounded
+from .._validation import check_input, check_robot, check_robot_states, shown
+from ..errors import ArgumentTypeError, DataError, SettingsError, printable
+from ._record import MAX_TEXT_BYTES, _one_line
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
 
@@ -74,6 +75,8 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     from ..model.parameters import ColumnLayout
     from ..model.value import Model
 
+    # the states checked first: len() of a generator or a number was a bare TypeError
+    (q, qd, qdd), _ = check_robot_states(check_robot(robot), q=q, qd=qd, qdd=qdd)
     R, r = sensor_placement(sensor)
     layout = ColumnLayout(robot, "pseudo")
     out = np.empty((len(q), 6, 10))
@@ -107,8 +110,14 @@ def read_wrench(path, names, skipped=(), unit="line"):
     ndarray, shape (S, 6)
     """
     import csv
+    import io
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
+    # Trajectory.skipped's (row or line, reason) pairs: anything else was a bare unpacking ValueError or TypeError
+    if not isinstance(skipped, (list, tuple)) or not all(
+            isinstance(item, (list, tuple)) and len(item) == 2 and is_whole(item[0]) for item in skipped):
+        raise ArgumentTypeError(f"skipped: expected (row, reason) pairs (Trajectory.skipped), got {shown(skipped)}")
+    skipped = [(int(k), reason) for k, reason in skipped]
     if text.lower().endswith(".npz"):
         values = _npz_wrench(text, names)
         if unit == "row" and len(skipped) and values.ndim >= 1:
@@ -122,7 +131,13 @@ def read_wrench(path, names, skipped=(), unit="line"):
         drop = {k for k, _ in skipped} if unit == "line" else set()
         # bytes that are no UTF-8 replaced, as the trajectory reader reads the same file: a comment in Latin-1 was
         # a bare UnicodeDecodeError, where the values (all the reader needs) decode; a damaged value fails below
-        with open(text, newline="", encoding="utf-8", errors="replace") as f:
+        # read as the trajectory reader reads a CSV: bounded, and an unreadable file (missing, a folder) in one line,
+        # not open()'s bare FileNotFoundError or IsADirectoryError
+        data = read_bounded(text, MAX_TEXT_BYTES, f"{printable(text)}: wrench", DataError, unreadable=DataError)
+        if len(data) > MAX_TEXT_BYTES:
+            raise DataError(f"{printable(text)}: wrench: more than {MAX_TEXT_BYTES >> 20} MiB; a text log may have at "
+                            "most that")
+        with io.StringIO(data.decode("utf-8", errors="replace"), newline="") as f:
             reader = csv.reader(f)
             try:
                 rows = [row for row in reader if row and not row[0].lstrip().startswith("#")

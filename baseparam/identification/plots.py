@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import check_path
 from .._figures import pyplot as _pyplot, save_figure
 
 
@@ -167,4 +168,5 @@ def identification_figure(result):
 
 def save_identification_plot(result, path):
     """Write :func:`identification_figure` to ``path`` (format from its extension), atomically."""
+    path = check_path(path)      # a name of the wrong kind refused before a second of drawing
     save_figure(identification_figure(result), path)

@@ -25,9 +25,11 @@ import numpy as np
 from .joint_model import factor_matrix, joint_models, product, si_readers, to_si
 from .parameters import moved_body
 from .robot import Joint, Robot
-from .._validation import check_robot
+from .._validation import check_number, check_robot, check_samples, check_seed
+from ..errors import ArgumentError
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
+MAX_CHECKS = 100_000    # random configurations of the check (each a chain of 4×4 products in Python)
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,10 +77,15 @@ def link_frames(robot, q) -> list:
     -------
     list of ndarray, shape (4, 4)
     """
+    # a public name: a non-robot, a q of no numbers, of another length or NaN were bare errors or NaN frames
+    check_robot(robot)
+    q, single = check_samples("q", q, robot.n_dof)
+    if not single:
+        raise ArgumentError(f"q: expected one configuration, shape ({robot.n_dof},), got shape {q.shape}")
     frames = []
     for k, (joint, model) in enumerate(zip(robot.joints, joint_models(robot))):
         parent = frames[joint.parent - 1] if joint.parent else np.eye(4)
-        frames.append(parent @ joint_transform(robot, model, float(q[k])))
+        frames.append(parent @ joint_transform(robot, model, float(q[0, k])))
     return frames
 
 
@@ -191,6 +198,8 @@ def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
     DHEquivalent or None
     """
     check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
+    n_checks = check_number(n_checks, "n_checks", low=0, high=MAX_CHECKS, integer=True)   # range()'s bare errors
+    seed = check_seed(seed)
     if not robot.is_chain:
         return None
     frames0 = link_frames(robot, np.zeros(robot.n_dof))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 from ..errors import printable
-from .dh_equivalent import dh_equivalent
+from .dh_equivalent import DHEquivalent, dh_equivalent
 from .urdf_writer import _rpy
-from .._validation import check_robot
+from .._validation import check_instance, check_robot
 
 
 def describe(robot, equivalent=None) -> str:
@@ -21,6 +21,8 @@ def describe(robot, equivalent=None) -> str:
         The chain's DH table (computed when not given).
     """
     check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
+    check_instance(equivalent, "equivalent", DHEquivalent, "a DHEquivalent (dh_equivalent(robot)) or None",
+                   allow_none=True)
     kind = "a chain" if robot.is_chain else "a tree"
     source = "URDF geometry" if robot.convention == "urdf" else f"{robot.convention} DH"
     # names come from the file: escaped, so that a name holding a line break cannot forge output lines

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import decimal
 import itertools
 import math
+import numbers
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .._validation import shown
+from .._numbers import is_real, is_whole
+from .._validation import check_names, check_number, check_seed, shown
 from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 from ..model.robot import require_fixed_base, require_robot
 from .report import base_document, format_number, join_groups, regrouping_lines
@@ -124,6 +127,8 @@ class SymbolicBaseParameters:
 
     def terms(self, r):
         """Regrouping of base parameter r as {standard name: SymPy-parsable coefficient string}."""
+        r = check_number(r, "r", low=-self.rank, high=self.rank - 1, integer=True,      # a list's bare IndexError
+                         expected=f"a base parameter's index from 0 to {self.rank - 1}")
         return {name: poly_string(poly, self.symbols) for name, poly in self.polynomials[r].items()}
 
     def evaluate(self, values=None):
@@ -139,7 +144,13 @@ class SymbolicBaseParameters:
         list of dict, length rank
             {standard name: Fraction}, zero coefficients left out.
         """
-        at = {**self.values, **{k: Fraction(v) for k, v in (values or {}).items()}}
+        given = {} if values is None else values
+        if not isinstance(given, dict):
+            raise ArgumentTypeError(f"values: expected a dict of symbol → number, got {type(given).__name__}")
+        unknown = [k for k in given if k not in self.symbols]
+        if unknown:                 # a mistyped name ('A2') was ignored: the robot's own value was used, silently
+            raise ArgumentError(f"values: {shown(unknown[0])} is none of the symbols {', '.join(self.symbols)}")
+        at = {**self.values, **{k: _exact(v, f"values[{k!r}]") for k, v in given.items()}}
         point = [at[s] for s in self.symbols]
         rows = [{name: _evaluate(poly, point) for name, poly in row.items()} for row in self.polynomials]
         return [{name: v for name, v in row.items() if v != 0} for row in rows]
@@ -161,6 +172,24 @@ def _monomials(n_symbols, degree):
     """Exponent tuples of total degree ≤ degree, highest degree first."""
     return [tuple(combo.count(i) for i in range(n_symbols)) for total in range(degree, -1, -1)
             for combo in itertools.combinations_with_replacement(range(n_symbols), total)]
+
+
+def _exact(value, name):
+    """A symbol's value as the exact Fraction of what was given (an int, a Fraction, a Decimal, a float or numpy
+    number — a float32 by its exact value —, or the text of a number); NaN, inf, None and what is no real number
+    refused (Fraction() raised its bare ValueError, OverflowError or TypeError)."""
+    if isinstance(value, str):
+        try:
+            return Fraction(value)
+        except ValueError:
+            pass
+    elif isinstance(value, decimal.Decimal) and value.is_finite():
+        return Fraction(value)
+    elif is_whole(value):
+        return Fraction(int(value))
+    elif isinstance(value, Fraction) or is_real(value):
+        return Fraction(value) if isinstance(value, (Fraction, float)) else Fraction(float(value))
+    raise ArgumentError(f"{name}: expected a finite real number, got {shown(value)}")
 
 
 def _evaluate(poly, point):
@@ -199,7 +228,20 @@ def _sum_text(poly, symbols, times, number):
 
 
 def poly_string(poly, symbols):
-    """A SymPy-parsable string (exact rationals as ``p/q``), e.g. ``-a2**2 + 3/10*d4``."""
+    """A SymPy-parsable string (exact rationals as ``p/q``), e.g. ``-a2**2 + 3/10*d4``.
+
+    Parameters
+    ----------
+    poly : dict
+        {exponents (tuple of int, one per symbol): Fraction}, one entry of ``SymbolicBaseParameters.polynomials``.
+    symbols : sequence of str
+    """
+    symbols = check_names(symbols, "symbols", allow_none=False)
+    if not isinstance(poly, dict) or not all(
+            isinstance(e, tuple) and len(e) == len(symbols) and all(is_whole(k) and k >= 0 for k in e)
+            and isinstance(c, numbers.Rational) for e, c in poly.items()):
+        raise ArgumentTypeError(f"poly: expected a dict of exponents (a tuple of {len(symbols)} whole numbers ≥ 0) → "
+                                f"Fraction, got {shown(poly)}")
     return _sum_text(poly, symbols, "*", str) if poly else "0"
 
 
@@ -220,8 +262,16 @@ def format_symbolic_regrouping(sym, r) -> str:
     return join_groups(terms, coefficient)
 
 
+def _check_symbolic(sym):
+    """Refuse what is no SymbolicBaseParameters (its fields were read: a bare AttributeError)."""
+    if not isinstance(sym, SymbolicBaseParameters):
+        raise ArgumentTypeError(f"sym: expected a SymbolicBaseParameters (find_base_parameters(…, symbolic=…)), got "
+                                f"{type(sym).__name__}")
+
+
 def format_symbolic_table(sym) -> str:
     """The text ``find --symbolic`` prints."""
+    _check_symbolic(sym)
     robot = sym.robot
     lines = [f"{robot.name}: {sym.rank} base parameters of {len(sym.standard_names)} standard "
              f"({sym.parameters} parameterization), generic in {', '.join(sym.symbols)} "
@@ -325,7 +375,8 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
     require_fixed_base(robot, "symbolic regroupings")
     symbols, fields = parse_symbols(robot, symbolic)
     values = {s: robot.exact_value(getattr(robot.joints[fields[s][0]], fields[s][1])) for s in symbols}
-    rng = random.Random(seed)
+    # random.Random takes a numpy integer for no seed at all (a bare TypeError), None for a fresh one
+    rng = random.Random(check_seed(seed))
 
     def engine(assignment):
         base = find_base_parameters(_with_lengths(robot, fields, assignment), parameters, max_memory=max_memory)
@@ -336,7 +387,8 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
 
     own = engine(values)
     power = own.length_power
-    degree = int(max(power) - min(power)) if max_degree is None else int(max_degree)
+    degree = int(max(power) - min(power)) if max_degree is None else \
+        check_number(max_degree, "max_degree", low=0, integer=True)       # int(nan), comb(-1): bare errors
     S = len(symbols)
     runs_needed = math.comb(S + degree, degree) + CHECK_POINTS + S + S * (S - 1) // 2
     if runs_needed > MAX_ENGINE_RUNS:
@@ -452,6 +504,7 @@ def store_symbolic(sym, path, max_disk=None):
     ResourceLimitError
         Beyond ``max_disk`` or the free space (one line with the figures).
     """
+    _check_symbolic(sym)
     import h5py
     import numpy as np
 

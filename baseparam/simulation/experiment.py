@@ -159,6 +159,10 @@ def _check_methods(methods, options):
     unknown = [m for m in methods if not isinstance(m, str) or m not in METHODS]
     if unknown or not methods:
         raise ArgumentError(f"methods: expected some of {', '.join(METHODS)}, got {shown(methods)}")
+    # what this module hands identify() itself: given again, Python's bare "got multiple values" TypeError
+    taken = sorted(set(options) & {"model", "run", "held_out", "robot", "train", "validate", "method", "parameters"})
+    if taken:
+        raise ArgumentError(f"{', '.join(taken)}: set by the simulation itself, not an option of the consistent fit")
     if options and "consistent" not in methods:          # identify() would refuse them; do not drop them
         raise ArgumentError(f"{', '.join(sorted(options))}: options of the consistent fit, but methods "
                             f"{shown(methods)} has no 'consistent'")

@@ -109,7 +109,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     robot = model.robot
     model.values()                                           # refuses a model without values, in one line
     t = checked_times(t, 4 * robot.n_v + robot.n_q + 1)        # t, q, q̇, q̈, τ and the samples' copies
-    (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(q0), qd=np.atleast_2d(qd0))
+    # numbers first: a ragged list reached np.atleast_2d's bare ValueError
+    (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(real_array("q0", q0)), qd=np.atleast_2d(real_array("qd0", qd0)))
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
     torque = _Torque(robot, tau, t)
