@@ -1015,6 +1015,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
                                   filter_friction=filter_friction)
         robot = load(robot_file)
+        if urdf_out is not None:
+            _check_urdf_output(robot)
     if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
         progress.close()
         if robot.is_floating:
@@ -1447,6 +1449,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)
         described = load(robot_file) if model_file and robot_out else robot
+        if robot_format == "urdf":
+            _check_urdf_output(described)
         if [j.type for j in described.joints] != [j.type for j in robot.joints]:
             # the payload's frame is --model's last link: on another robot's last link it means nothing
             raise SettingsError(f"--robot-out: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
@@ -1527,6 +1531,14 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         written = _write_outputs((json_out, lambda path: _write_json(path, poses.to_dict())))
     _report(poses.summary(), written, json_out == "-")
+
+
+def _check_urdf_output(robot):
+    """Refuse, before the work, a URDF output the robot cannot be written as (a new URDF holds no gravity but
+    its readers' -9.81 along z): the writers check it only once the fit is done."""
+    if not robot.from_urdf_text:        # a URDF robot's own text is rewritten, its gravity that of the file
+        from .model.urdf_writer import check_urdf_gravity
+        check_urdf_gravity(robot)
 
 
 def _robot_out_format(path):

@@ -1,0 +1,51 @@
+"""Regressions of the command-line fuzzing of issue 28's fifteenth round (every path option given every kind of
+file, folder, link and device; every output option every kind of name; options combined; payload and identify
+over every log format). Each run was a forked process with its own folder, HOME and TMPDIR; the fuzzer itself
+was a throwaway, these are the deterministic cases it found, each failing before its fix."""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT, one_line
+
+PLANAR = str(ROOT / "robots" / "planar_rrr.yaml")
+UR10E = str(ROOT / "robots" / "ur10e_cad.yaml")
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _log(tmp_path, n_dof, name="log.csv"):
+    """A short log of an n-joint arm: t, q, tau (the values do not matter: each case is refused before the fit)."""
+    t = np.arange(40) * 0.01
+    rows = np.column_stack([t] + [np.sin((k + 1) * t) for k in range(n_dof)] + [0.1 * k * t for k in range(n_dof)])
+    header = ",".join(["t"] + [f"q{k + 1}" for k in range(n_dof)] + [f"tau{k + 1}" for k in range(n_dof)])
+    path = tmp_path / name
+    path.write_text("\n".join([header] + [",".join(repr(float(x)) for x in r) for r in rows]) + "\n")
+    return path
+
+
+def _no_fit(*args, **kwargs):
+    raise AssertionError("the fit ran before the output was refused")
+
+
+# A new URDF holds no gravity but its readers' (0, 0, -9.81): `identify --urdf` of the planar arm (gravity along
+# -y) and `payload --robot-out X.urdf` of a YAML robot with g = 9.80665 were refused only when the output was
+# written, after the whole fit (1.2 s of CPU for the planar arm's consistent fit, the payload's fit likewise).
+@pytest.mark.parametrize("command", ["identify", "payload"])
+def test_a_urdf_output_the_robot_cannot_be_written_as_is_refused_before_the_fit(tmp_path, monkeypatch, command):
+    import baseparam.identification.estimators as estimators
+    import baseparam.identification.payload as payload
+    monkeypatch.setattr(estimators, "identify", _no_fit)
+    monkeypatch.setattr(payload, "identify_payload", _no_fit)
+    if command == "identify":
+        args = ["identify", PLANAR, _log(tmp_path, 3), "--method", "consistent", "--urdf", tmp_path / "fit.urdf"]
+    else:
+        robot = tmp_path / "ur10e_g.yaml"
+        robot.write_text((ROOT / "robots" / "ur10e_cad.yaml").read_text().replace(
+            "gravity: [0, 0, -9.81]", "gravity: [0, 0, -9.80665]"))
+        args = ["payload", robot, _log(tmp_path, 6), "--robot-out", tmp_path / "fit.urdf"]
+    one_line(_run(*args), "gravity", "cannot be written in a URDF")
+    assert not (tmp_path / "fit.urdf").exists()
