@@ -49,3 +49,16 @@ def test_a_urdf_output_the_robot_cannot_be_written_as_is_refused_before_the_fit(
         args = ["payload", robot, _log(tmp_path, 6), "--robot-out", tmp_path / "fit.urdf"]
     one_line(_run(*args), "gravity", "cannot be written in a URDF")
     assert not (tmp_path / "fit.urdf").exists()
+
+
+# `find LOG.h5 --floating` (or `--tip`) answered "this is a YAML description (write base: floating …)" for any file
+# that is not a URDF: an HDF5 log, random bytes, a CSV given as the robot. The file's own problem comes first.
+@pytest.mark.parametrize("content, said", [
+    (b"\x89HDF\r\n\x1a\n" + bytes(range(256)), "not UTF-8 text"),
+    (b"t,q1,tau1\n0,0,0\n", "expected a mapping"),
+])
+@pytest.mark.parametrize("option", [["--floating"], ["--tip", "link2"], ["--root", "link1"]])
+def test_a_file_that_is_no_description_is_not_called_a_yaml_one_by_urdf_only_options(tmp_path, content, said, option):
+    robot = tmp_path / "robot.bin"
+    robot.write_bytes(content)
+    one_line(_run("find", robot, *option), "robot.bin", said)
