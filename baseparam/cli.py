@@ -350,6 +350,17 @@ class _IntRange(_Plain, click.IntRange):
     pass
 
 
+class _Path(click.Path):
+    """click's path type refusing an empty name: '' named no file, yet as an input it was read as the current
+    folder ('find ""' was refused for writing "inside the input folder") or taken as the option left out
+    ('payload --model ""' fitted with ROBOT_FILE's bodies)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value == "":
+            self.fail("the file name is empty", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def _fail(message, status):
     # the one place a refusal is written: a control character (ESC from a file name, a bag's metadata) would
     # reach the terminal raw, and a line break would forge a line
@@ -604,7 +615,7 @@ def _with_options(command, options):
 def _json_option(what):
     """``--json FILE|-``: the command's result as JSON; with '-' on stdout, its text report then on stderr
     (:func:`_report`)."""
-    return click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+    return click.option("--json", "json_out", type=_Path(dir_okay=False, allow_dash=True),
                         help=f"Write {what} as JSON ('-': to stdout, the text report then goes to stderr).")
 
 
@@ -647,10 +658,10 @@ def main():
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("robot_file", type=_Path(dir_okay=False))
 @_parameters_option()
 @_json_option("the result")
-@click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
+@click.option("--h5", "h5_out", type=_Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
 @click.option("--max-disk", "max_disk", metavar="SIZE", callback=_size("disk"),
               help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
                    "which grows as 5^N, is estimated first and a robot beyond it refused before writing.")
@@ -690,8 +701,8 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--yaml", "yaml_out", type=click.Path(dir_okay=False, allow_dash=True),
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.option("--yaml", "yaml_out", type=_Path(dir_okay=False, allow_dash=True),
               help="Write the equivalent standard-DH description (m, deg; inertias moved into its frames).")
 @_robot_options
 def describe(robot_file, yaml_out, load):
@@ -883,19 +894,19 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
 
 
 @main.command(cls=_VariadicValidate)
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.argument("train", nargs=-1)
-@click.option("--validate", "validate", multiple=True, metavar="FILE...", help="Held-out trajectories to validate on.")
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.argument("train", nargs=-1, type=_Path())
+@click.option("--validate", "validate", multiple=True, type=_Path(), metavar="FILE...", help="Held-out trajectories to validate on.")
 @_json_option("estimates and errors")
-@click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_out", type=_Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
-@click.option("--urdf", "urdf_out", type=click.Path(dir_okay=False),
+@click.option("--urdf", "urdf_out", type=_Path(dir_okay=False),
               help="With --method consistent: write the robot with the identified bodies as URDF (from a URDF "
                    "robot: that file, only its <inertial> and <dynamics> replaced).")
-@click.option("--mjcf", "mjcf_out", type=click.Path(dir_okay=False),
+@click.option("--mjcf", "mjcf_out", type=_Path(dir_okay=False),
               help="With --method consistent: write the identified robot as MuJoCo MJCF (rotor inertia as "
                    "armature, viscous friction as damping, Coulomb as frictionloss; a URDF robot's geometry kept).")
-@click.option("--yaml", "yaml_out", type=click.Path(dir_okay=False),
+@click.option("--yaml", "yaml_out", type=_Path(dir_okay=False),
               help="With --method consistent: write the description with the identified bodies, friction and "
                    "rotor inertias as its true values.")
 @click.option("--method", type=click.Choice(["ols", "wls", "consistent"]), default="ols", show_default=True,
@@ -942,7 +953,7 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
                    "base's six alone (no torque, no friction), or the momentum of a free-floating robot (no force, "
                    "no gravity). Logs as docs/formats.md, \"Floating-base logs\" (used as given unless --cutoff is "
                    "given on the command line).")
-@click.option("--contacts", "contacts_file", type=click.Path(dir_okay=False), metavar="CONTACTS.yaml",
+@click.option("--contacts", "contacts_file", type=_Path(dir_okay=False), metavar="CONTACTS.yaml",
               help="Floating-base robots: the contact frames whose wrenches the logs hold (w1_fx … per contact).")
 @click.option("--base-topic", metavar="TOPIC",
               help="Floating-base robots, ROS bags: the nav_msgs/Odometry or geometry_msgs/PoseStamped topic of the "
@@ -1186,14 +1197,14 @@ def _numbers(text, flag):
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("robot_file", type=_Path(dir_okay=False))
 @click.option("--lang", type=click.Choice(["c", "python"]), required=True,
               help="C99 (header + source) or Python (numpy).")
 @click.option("--what", default="regressor,slotine_li,inverse_dynamics", show_default=True,
               help="Functions to export, comma-separated: the names of the Python functions and of the C "
                    "functions NAME_<name> ('-' for '_' is accepted).")
 @click.option("--prefix", default="baseparam", show_default=True, help="NAME: function prefix and file stem.")
-@click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
+@click.option("--out", "out_dir", default=".", show_default=True, type=_Path(file_okay=False),
               help="Folder for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json (created if missing); as "
                    "excite's --out, which also takes a folder.")
 @click.option("--checked", is_flag=True,
@@ -1235,10 +1246,10 @@ def _excite_default(name):
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--out", "text_out", type=click.Path(dir_okay=False),
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.option("--out", "text_out", type=_Path(dir_okay=False),
               help="Write the equations (Markdown with LaTeX) to this file instead of stdout.")
-@click.option("--python", "python_out", type=click.Path(dir_okay=False),
+@click.option("--python", "python_out", type=_Path(dir_okay=False),
               help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
 @_json_option("the equations (SymPy strings)")
 @_parameters_option()
@@ -1271,7 +1282,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("robot_file", type=_Path(dir_okay=False))
 @click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=_Float(), metavar="S",
               help="Period T of the trajectory (s): it starts and ends at rest and can be repeated.")
 @click.option("--harmonics", default=_excite_default("HARMONICS"), show_default="7", type=_Int(), metavar="K",
@@ -1279,7 +1290,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--rate", default=100.0, show_default=True, type=_Float(), metavar="HZ",
               help="Controller rate of the written trajectory (period × rate whole; ≥ 8 samples per cycle of the "
                    "highest harmonic).")
-@click.option("--limits", "limits_file", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--limits", "limits_file", type=_Path(dir_okay=False), metavar="FILE",
               help="Limits per joint, overriding the description's: YAML joints: [{q: [lo, hi], qd: v, qdd: a, "
                    "tau: t}, ...] (SI), or a URDF whose <limit> elements apply.")
 @click.option("--criterion", type=click.Choice(["cond", "dopt", "inertia"]), default="cond", show_default=True,
@@ -1308,11 +1319,11 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--noise", metavar="S1,S2,…",
               help="With --criterion inertia: each joint's torque noise (N·m, one per joint), weighting its rows "
                    "(default: equal).")
-@click.option("--out", "csv_out", type=click.Path(),
+@click.option("--out", "csv_out", type=_Path(),
               help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T; "
                    "a folder (ending in / or existing) gets ROBOT_excite.csv, as export's --out is a folder.")
 @_json_option("coefficients, cond(W_b) of the written samples and limits")
-@click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_out", type=_Path(dir_okay=False),
               help="Write a figure of the joint trajectories against their limits (.png, .pdf, .svg).")
 @_robot_options
 def excite(robot_file, period, harmonics, rate, limits_file, criterion, parameters, torque_limits, starts, workers,
@@ -1361,16 +1372,16 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.argument("loaded", nargs=-1)
-@click.option("--unloaded", multiple=True, metavar="LOG",
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.argument("loaded", nargs=-1, type=_Path())
+@click.option("--unloaded", multiple=True, type=_Path(), metavar="LOG",
               help="A log of the same motion without the payload (repeat the flag, one per LOADED log): the "
                    "payload torque is then loaded − unloaded, which cancels what the model gets wrong.")
-@click.option("--model", "model_file", type=click.Path(dir_okay=False),
+@click.option("--model", "model_file", type=_Path(dir_okay=False),
               help="The robot's model (YAML or URDF, e.g. written by identify --method consistent --yaml) "
                    "instead of ROBOT_FILE's bodies.")
 @_json_option("mass, com, inertia and their standard deviations")
-@click.option("--robot-out", "robot_out", type=click.Path(dir_okay=False),
+@click.option("--robot-out", "robot_out", type=_Path(dir_okay=False),
               help="Write ROBOT_FILE with the payload on its last link (.yaml/.yml, or .urdf: from a URDF robot, its "
                    "text with one more link on a fixed joint), for export, identify and forward dynamics.")
 @click.option("--static", is_flag=True,
