@@ -1028,7 +1028,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         robot = load(robot_file)
         if urdf_out is not None:
             _check_urdf_output(robot)
-    if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
+    # given or not: '--base-topic ""' on a fixed-base robot was taken as left out (exit 0, ignored)
+    if robot.is_floating or any(v is not None for v in (route, contacts_file, base_topic, imu_frame)) or known:
         progress.close()
         if robot.is_floating:
             _refuse_given({"weighting", "prior", "filter_friction", "parameters", "rest_velocity", "resample",
@@ -1113,7 +1114,7 @@ def _identify_floating(robot_file, robot, train, json_out, method, route, contac
     from .identification.floating_logs import lowpass_floating, read_contacts, read_floating
     if not robot.is_floating:
         flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic"
-                if bag_options.get("base_topic") else "--imu-frame")
+                if bag_options.get("base_topic") is not None else "--imu-frame")
         _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
               "(base: floating, or --floating for a URDF)", 2)
     if route is None:

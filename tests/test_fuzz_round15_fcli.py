@@ -85,3 +85,11 @@ def test_an_empty_file_name_is_refused_for_its_option(tmp_path, monkeypatch, arg
     one_line(_run(*args), flag, "the file name is empty")
     assert sorted(p.name for p in tmp_path.iterdir()) == (["log.csv"] if logged else [])
 
+
+# The floating-base options were told given by their truth value: `identify FIXED.yaml LOG --base-topic ''` (or
+# --imu-frame '') ran the fixed-base fit and ignored them, exit 0; '--known X' and '--route' were refused.
+@pytest.mark.parametrize("flag", ["--base-topic", "--imu-frame"])
+def test_a_floating_base_option_given_empty_on_a_fixed_base_is_refused_not_ignored(tmp_path, monkeypatch, flag):
+    import baseparam.identification.estimators as estimators
+    monkeypatch.setattr(estimators, "identify", _no_fit)
+    one_line(_run("identify", PLANAR, _log(tmp_path, 3), flag, ""), flag, "fixed base")
