@@ -1460,12 +1460,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)
-        described = load(robot_file) if model_file and robot_out else robot
+        # read with --model too: a file that is no robot, or another robot than --model's, ran the fit unread
+        described = load(robot_file) if model_file else robot
         if robot_format == "urdf":
             _check_urdf_output(described)
         if [j.type for j in described.joints] != [j.type for j in robot.joints]:
             # the payload's frame is --model's last link: on another robot's last link it means nothing
-            raise SettingsError(f"--robot-out: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
+            raise SettingsError(f"--model: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
                                 f"is not the robot of --model {model_file} "
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
         found = None

@@ -93,3 +93,15 @@ def test_a_floating_base_option_given_empty_on_a_fixed_base_is_refused_not_ignor
     import baseparam.identification.estimators as estimators
     monkeypatch.setattr(estimators, "identify", _no_fit)
     one_line(_run("identify", PLANAR, _log(tmp_path, 3), flag, ""), flag, "fixed base")
+
+
+# `payload ROBOT LOG --model MODEL` read ROBOT_FILE only with --robot-out: random bytes, or a 3-joint arm for a
+# 6-joint --model, were never read and the fit ran (exit 0).
+@pytest.mark.parametrize("robot, said", [("bytes", "not UTF-8 text"), (PLANAR, "is not the robot of --model")])
+def test_payload_with_a_model_reads_robot_file_and_refuses_another_robot(tmp_path, monkeypatch, robot, said):
+    import baseparam.identification.payload as payload
+    monkeypatch.setattr(payload, "identify_payload", _no_fit)
+    if robot == "bytes":
+        robot = tmp_path / "robot.yaml"
+        robot.write_bytes(b"\xa2\x00\xff" * 50)
+    one_line(_run("payload", robot, _log(tmp_path, 6), "--model", UR10E), said)
