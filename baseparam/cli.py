@@ -1462,6 +1462,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         robot = load(model_file or robot_file)
         # read with --model too: a file that is no robot, or another robot than --model's, ran the fit unread
         described = load(robot_file) if model_file else robot
+        if robot_format is not None:    # what the writers refuse, refused before the fit
+            from .model.attach import check_attachable
+            check_attachable(described)
         if robot_format == "urdf":
             _check_urdf_output(described)
         if [j.type for j in described.joints] != [j.type for j in robot.joints]:

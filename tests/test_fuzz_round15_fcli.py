@@ -105,3 +105,17 @@ def test_payload_with_a_model_reads_robot_file_and_refuses_another_robot(tmp_pat
         robot = tmp_path / "robot.yaml"
         robot.write_bytes(b"\xa2\x00\xff" * 50)
     one_line(_run("payload", robot, _log(tmp_path, 6), "--model", UR10E), said)
+
+
+# `payload --robot-out` of a robot whose last link has no inertia was refused by the writer, after the whole fit.
+def test_robot_out_of_a_robot_whose_last_link_has_no_body_is_refused_before_the_fit(tmp_path, monkeypatch):
+    import yaml
+
+    import baseparam.identification.payload as payload
+    monkeypatch.setattr(payload, "identify_payload", _no_fit)
+    description = yaml.safe_load((ROOT / "robots" / "ur10e_cad.yaml").read_text())
+    del description["joints"][-1]["inertia"]
+    robot = tmp_path / "bodiless.yaml"
+    robot.write_text(yaml.safe_dump(description))
+    one_line(_run("payload", robot, _log(tmp_path, 6), "--robot-out", tmp_path / "out.yaml"), "no inertia")
+    assert not (tmp_path / "out.yaml").exists()
