@@ -279,6 +279,9 @@ def _check_outputs(inputs, outputs, not_stdout=None):
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
+        if flag == "--yaml" and out and out.lower().endswith(".urdf"):    # as load_robot's is_urdf tells them
+            _fail(f"{out}: --yaml writes a YAML description, which a .urdf name would have read as URDF (and "
+                  "refused); give a .yaml name", 2)
     from ._atomic import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:

@@ -119,3 +119,16 @@ def test_robot_out_of_a_robot_whose_last_link_has_no_body_is_refused_before_the_
     robot.write_text(yaml.safe_dump(description))
     one_line(_run("payload", robot, _log(tmp_path, 6), "--robot-out", tmp_path / "out.yaml"), "no inertia")
     assert not (tmp_path / "out.yaml").exists()
+
+
+# `describe ROBOT --yaml out.urdf` wrote YAML text under a name the loader reads as URDF: the file baseparam wrote
+# was then refused by baseparam ("not well-formed XML at line 1"). `identify --yaml` likewise, after the fit.
+@pytest.mark.parametrize("command", ["describe", "identify"])
+def test_a_yaml_description_is_not_written_under_a_urdf_name(tmp_path, monkeypatch, command):
+    import baseparam.identification.estimators as estimators
+    monkeypatch.setattr(estimators, "identify", _no_fit)
+    out = tmp_path / "robot.URDF"
+    args = ([command, PLANAR] + ([_log(tmp_path, 3), "--method", "consistent"] if command == "identify" else [])
+            + ["--yaml", out])
+    one_line(_run(*args), "robot.URDF", "--yaml")
+    assert not out.exists()
