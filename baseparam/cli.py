@@ -1013,15 +1013,10 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                    [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
                     ("--yaml", yaml_out)])
     _writable([json_out, plot_out, urdf_out, mjcf_out, yaml_out], plot_out)
-    seen = {}
-    for role, paths in (("training", train), ("validation", validate)):
-        for path in paths:
-            key = os.path.realpath(path)
-            if key in seen:
-                warn(f"{path}: given twice (as {seen[key]} and {role} data): "
-                     + ("validation on training data is not held out" if seen[key] != role else
-                        "its samples count twice and the standard deviations shrink") + "; give each file once")
-            seen.setdefault(key, role)
+    for path, first, role in _given_twice((("training", train), ("validation", validate))):
+        warn(f"{path}: given twice (as {first} and {role} data): "
+             + ("validation on training data is not held out" if first != role else
+                "its samples count twice and the standard deviations shrink") + "; give each file once")
     progress = _Progress("projecting")
     bars = [progress]                               # closed on an error: the projection's, then the logs'
     with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars]), \
@@ -1100,6 +1095,18 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         for note in notes:
             _reader_note(note)
     _report(result.summary(), written, json_out == "-")
+
+
+def _given_twice(groups):
+    """(path, its first role, this role) for each file named again (by its real path) in ``groups``, a sequence of
+    (role, paths)."""
+    seen = {}
+    for role, paths in groups:
+        for path in paths:
+            key = os.path.realpath(path)
+            if key in seen:
+                yield path, seen[key], role
+            seen.setdefault(key, role)
 
 
 def _explicit_cutoff(settings):
@@ -1454,6 +1461,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
+    for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):
+        if first != role:   # the payload's torque, loaded − unloaded, is then zero: a 0 kg fit, its COM round-off
+            _fail(f"{path}: given as a loaded and as an --unloaded log: the payload torque (loaded − unloaded) is "
+                  "zero by construction; give the log of the motion without the payload as --unloaded", 2)
+        if role == "loaded":    # one --unloaded log for two loaded ones of one motion is fine
+            warn(f"{path}: given twice as a loaded log: its samples count twice and the standard deviations "
+                 "shrink; give each file once")
     _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)],
                    {"--robot-out": "give a file name (.yaml, .yml or .urdf)"})
     robot_format = _robot_out_format(robot_out)

@@ -132,3 +132,18 @@ def test_a_yaml_description_is_not_written_under_a_urdf_name(tmp_path, monkeypat
             + ["--yaml", out])
     one_line(_run(*args), "robot.URDF", "--yaml")
     assert not out.exists()
+
+
+# `payload ROBOT LOG --unloaded LOG`: the payload torque, loaded − unloaded, is zero by construction; the fit said
+# 2.5e-17 kg with a centre of mass of round-off (6.5 cm out), and --json gave it to the controllers' formats.
+# The same loaded log twice counted its samples twice, without the warning identify gives.
+def test_one_log_as_loaded_and_unloaded_is_refused_and_a_repeated_loaded_log_is_said(tmp_path, monkeypatch):
+    import baseparam.identification.payload as payload
+    monkeypatch.setattr(payload, "identify_payload", _no_fit)
+    log = _log(tmp_path, 6)
+    one_line(_run("payload", UR10E, log, "--unloaded", log), "log.csv", "loaded", "--unloaded", "zero")
+    import baseparam._warnings as warnings_module
+    said = []
+    monkeypatch.setattr(warnings_module, "warn", lambda text, *a, **k: said.append(text))
+    _run("payload", UR10E, log, log)
+    assert any("given twice as a loaded log" in text for text in said), said
