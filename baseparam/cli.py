@@ -899,7 +899,8 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
 @main.command(cls=_VariadicValidate)
 @click.argument("robot_file", type=_Path(dir_okay=False))
 @click.argument("train", nargs=-1, type=_Path())
-@click.option("--validate", "validate", multiple=True, type=_Path(), metavar="FILE...", help="Held-out trajectories to validate on.")
+@click.option("--validate", "validate", multiple=True, type=_Path(), metavar="FILE...",
+              help="Held-out trajectories to validate on.")
 @_json_option("estimates and errors")
 @click.option("--plot", "plot_out", type=_Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
