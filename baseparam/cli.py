@@ -1507,6 +1507,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         still = {} if not static else {
             "static": True, "still_tolerance": 2e-3 if still_tolerance is None else still_tolerance,
             "still_duration": 0.5 if still_duration is None else still_duration}
+        if wrench_columns is not None:      # before the logs are read
+            from .identification.payload_wrench import check_wrench_log
+            for path in loaded:
+                check_wrench_log(path)
         logs = [read(p) for p in loaded]
         if wrench_columns is not None:      # the rows --skip-bad-rows dropped from a log are dropped from its wrench
             from .identification.payload_wrench import read_wrench

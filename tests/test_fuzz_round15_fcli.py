@@ -147,3 +147,21 @@ def test_one_log_as_loaded_and_unloaded_is_refused_and_a_repeated_loaded_log_is_
     monkeypatch.setattr(warnings_module, "warn", lambda text, *a, **k: said.append(text))
     _run("payload", UR10E, log, log)
     assert any("given twice as a loaded log" in text for text in said), said
+
+
+# `payload --wrench` of a Parquet (MCAP, HDF5, ROS bag) log read the binary file as CSV text: "no column 'fx'
+# (columns: PAR1\x15\x04…)"; a bag folder gave "Is a directory". The wrench is read from CSV or NPZ logs only.
+@pytest.mark.parametrize("suffix", [".parquet", ".h5"])
+def test_a_wrench_from_a_log_of_another_format_is_refused_for_its_format(tmp_path, suffix):
+    import baseparam as bp
+    t = np.arange(50) * 0.01
+    q = np.sin(np.outer(t, np.arange(1, 7)))
+    log = tmp_path / f"log{suffix}"
+    if suffix == ".parquet":
+        bp.write_trajectory(bp.Trajectory(t=t, q=q, tau=q.copy()), str(log))
+    else:
+        import h5py
+        with h5py.File(log, "w") as f:
+            f["t"], f["q"], f["tau"] = t, q, q
+    one_line(_run("payload", UR10E, log, "--wrench", "fx,fy,fz,mx,my,mz"), f"log{suffix}", "--wrench",
+             "CSV (.csv, .txt) or NPZ", suffix)
