@@ -165,3 +165,11 @@ def test_a_wrench_from_a_log_of_another_format_is_refused_for_its_format(tmp_pat
             f["t"], f["q"], f["tau"] = t, q, q
     one_line(_run("payload", UR10E, log, "--wrench", "fx,fy,fz,mx,my,mz"), f"log{suffix}", "--wrench",
              "CSV (.csv, .txt) or NPZ", suffix)
+
+
+# `identify --method consistent` of torques the model explains exactly (a synthetic Parquet log resampled at 10 ms,
+# --cutoff none) has σ = 0: its report said "moved by the constraints by more than 1σ: … XX1 (infσ), SX1 (infσ)".
+def test_a_move_of_a_parameter_whose_sigma_is_zero_is_not_written_as_inf_sigma():
+    from baseparam.identification.results import _moved_text
+    line = _moved_text([("XX1", float("inf")), ("SX1", 2.5)], 18)
+    assert "inf" not in line and "XX1 (σ = 0)" in line and "SX1 (2.5σ)" in line and "2 of 18" in line
