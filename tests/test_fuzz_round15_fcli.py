@@ -173,3 +173,20 @@ def test_a_move_of_a_parameter_whose_sigma_is_zero_is_not_written_as_inf_sigma()
     from baseparam.identification.results import _moved_text
     line = _moved_text([("XX1", float("inf")), ("SX1", 2.5)], 18)
     assert "inf" not in line and "XX1 (σ = 0)" in line and "SX1 (2.5σ)" in line and "2 of 18" in line
+
+
+# The floating-base reader gave a folder that is no bag to rosbags ("cannot read as a ROS bag: Expected metadata
+# file 'logs' does not exist", naming the folder as the file) and refused an HDF5 log as "a floating-base log is
+# .csv or .npz", though it reads Parquet and bags too (and "not 'without extension'" for a name without one).
+@pytest.mark.parametrize("name, said", [
+    ("logs", "a folder, but not a ROS 2 bag (no metadata.yaml in it)"),
+    ("log.h5", ".csv, .npz, .parquet, .mcap, .bag or a ROS 2 bag folder, not '.h5'"),
+    ("log", "not a file without extension"),
+])
+def test_a_floating_base_log_of_no_kind_it_reads_is_refused_in_the_trajectory_readers_words(tmp_path, name, said):
+    path = tmp_path / name
+    if name == "logs":
+        path.mkdir()
+    else:
+        path.write_bytes(b"\x89HDF\r\n\x1a\n")
+    one_line(_run("identify", ROOT / "robots" / "space_robot.yaml", path, "--route", "momentum"), name, said)
