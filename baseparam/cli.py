@@ -270,6 +270,9 @@ def _check_outputs(inputs, outputs, not_stdout=None):
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
+        if flag == "--yaml" and out and out.lower().endswith(".urdf"):    # as load_robot's is_urdf tells them
+            _fail(f"{out}: --yaml writes a YAML description, which a .urdf name would have read as URDF (and "
+                  "refused); give a .yaml name", 2)
     from ._atomic import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
@@ -326,6 +329,17 @@ class _Plain:
 _Float, _Int, _FloatRange, _IntRange = (type(name, (_Plain, base), {}) for name, base in (
     ("_Float", click.types.FloatParamType), ("_Int", click.types.IntParamType), ("_FloatRange", click.FloatRange),
     ("_IntRange", click.IntRange)))
+
+
+class _Path(click.Path):
+    """click's path type refusing an empty name: '' named no file, yet as an input it was read as the current
+    folder ('find ""' was refused for writing "inside the input folder") or taken as the option left out
+    ('payload --model ""' fitted with ROBOT_FILE's bodies)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value == "":
+            self.fail("the file name is empty", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def _fail(message, status):
@@ -599,7 +613,7 @@ def _options(*options):
 def _json_option(what):
     """``--json FILE|-``: the command's result as JSON; with '-' on stdout, its text report then on stderr
     (:func:`_report`)."""
-    return click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True),
+    return click.option("--json", "json_out", type=_Path(dir_okay=False, allow_dash=True),
                         help=f"Write {what} as JSON ('-': to stdout, the text report then goes to stderr).")
 
 
@@ -640,10 +654,10 @@ def main():
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("robot_file", type=_Path(dir_okay=False))
 @_parameters_option()
 @_json_option("the result")
-@click.option("--h5", "h5_out", type=click.Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
+@click.option("--h5", "h5_out", type=_Path(dir_okay=False), help="Store Z, its labels, pivots and Y in HDF5.")
 @click.option("--max-disk", "max_disk", metavar="SIZE", callback=_size("disk"),
               help="Largest --h5 file allowed, e.g. 20G (default: the free space of its file system); the size, "
                    "which grows as 5^N, is estimated first and a robot beyond it refused before writing.")
@@ -683,8 +697,8 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--yaml", "yaml_out", type=click.Path(dir_okay=False, allow_dash=True),
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.option("--yaml", "yaml_out", type=_Path(dir_okay=False, allow_dash=True),
               help="Write the equivalent standard-DH description (m, deg; inertias moved into its frames).")
 @_robot_options
 def describe(robot_file, yaml_out, load):
@@ -873,19 +887,20 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
 
 
 @main.command(cls=_VariadicValidate)
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.argument("train", nargs=-1)
-@click.option("--validate", "validate", multiple=True, metavar="FILE...", help="Held-out trajectories to validate on.")
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.argument("train", nargs=-1, type=_Path())
+@click.option("--validate", "validate", multiple=True, type=_Path(), metavar="FILE...",
+              help="Held-out trajectories to validate on.")
 @_json_option("estimates and errors")
-@click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_out", type=_Path(dir_okay=False),
               help="Write a figure: torques, residuals, parameters with error bars (.png, .pdf, .svg).")
-@click.option("--urdf", "urdf_out", type=click.Path(dir_okay=False),
+@click.option("--urdf", "urdf_out", type=_Path(dir_okay=False),
               help="With --method consistent: write the robot with the identified bodies as URDF (from a URDF "
                    "robot: that file, only its <inertial> and <dynamics> replaced).")
-@click.option("--mjcf", "mjcf_out", type=click.Path(dir_okay=False),
+@click.option("--mjcf", "mjcf_out", type=_Path(dir_okay=False),
               help="With --method consistent: write the identified robot as MuJoCo MJCF (rotor inertia as "
                    "armature, viscous friction as damping, Coulomb as frictionloss; a URDF robot's geometry kept).")
-@click.option("--yaml", "yaml_out", type=click.Path(dir_okay=False),
+@click.option("--yaml", "yaml_out", type=_Path(dir_okay=False),
               help="With --method consistent: write the description with the identified bodies, friction and "
                    "rotor inertias as its true values.")
 @click.option("--method", type=click.Choice(["ols", "wls", "consistent"]), default="ols", show_default=True,
@@ -932,7 +947,7 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
                    "base's six alone (no torque, no friction), or the momentum of a free-floating robot (no force, "
                    "no gravity). Logs as docs/formats.md, \"Floating-base logs\" (used as given unless --cutoff is "
                    "given on the command line).")
-@click.option("--contacts", "contacts_file", type=click.Path(dir_okay=False), metavar="CONTACTS.yaml",
+@click.option("--contacts", "contacts_file", type=_Path(dir_okay=False), metavar="CONTACTS.yaml",
               help="Floating-base robots: the contact frames whose wrenches the logs hold (w1_fx … per contact).")
 @click.option("--base-topic", metavar="TOPIC",
               help="Floating-base robots, ROS bags: the nav_msgs/Odometry or geometry_msgs/PoseStamped topic of the "
@@ -990,22 +1005,20 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
                    [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
                     ("--yaml", yaml_out)])
     _writable([json_out, plot_out, urdf_out, mjcf_out, yaml_out], plot_out)
-    seen = {}
-    for role, paths in (("training", train), ("validation", validate)):
-        for path in paths:
-            key = os.path.realpath(path)
-            if key in seen:
-                warn(f"{path}: given twice (as {seen[key]} and {role} data): "
-                     + ("validation on training data is not held out" if seen[key] != role else
-                        "its samples count twice and the standard deviations shrink") + "; give each file once")
-            seen.setdefault(key, role)
+    for path, first, role in _given_twice((("training", train), ("validation", validate))):
+        warn(f"{path}: given twice (as {first} and {role} data): "
+             + ("validation on training data is not held out" if first != role else
+                "its samples count twice and the standard deviations shrink") + "; give each file once")
     progress = _Progress("projecting")
     bars = [progress]                               # closed on an error: the projection's, then the logs'
     with _one_line_errors(robot_file, lambda: [bar.close() for bar in bars], inputs=inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample, decimate=decimate,
                                   filter_friction=filter_friction)
         robot = load(robot_file)
-    if robot.is_floating or route or contacts_file or known or base_topic or imu_frame:
+        if urdf_out is not None:
+            _check_urdf_output(robot)
+    # given or not: '--base-topic ""' on a fixed-base robot was taken as left out (exit 0, ignored)
+    if robot.is_floating or any(v is not None for v in (route, contacts_file, base_topic, imu_frame)) or known:
         progress.close()
         with _one_line_errors(robot_file, inputs=inputs):
             summary, written = _identify_floating(robot_file, robot, train, settings)
@@ -1059,6 +1072,18 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     _report(result.summary(), written, json_out == "-")
 
 
+def _given_twice(groups):
+    """(path, its first role, this role) for each file named again (by its real path) in ``groups``, a sequence of
+    (role, paths)."""
+    seen = {}
+    for role, paths in groups:
+        for path in paths:
+            key = os.path.realpath(path)
+            if key in seen:
+                yield path, seen[key], role
+            seen.setdefault(key, role)
+
+
 def _identify_floating(robot_file, robot, train, settings):
     """`identify` of a floating-base robot (bp.identify_floating), with the command's options: the logs as
     docs/formats.md, "Floating-base logs" (low-passed only when --cutoff is given on the command line: the default
@@ -1076,7 +1101,7 @@ def _identify_floating(robot_file, robot, train, settings):
             _refuse_given({"filter_order"}, "the order of the low-pass filter --cutoff HZ asks for, not given")
     else:
         flag = ("--route" if route else "--contacts" if contacts_file else "--known" if known else "--base-topic"
-                if options["base_topic"] else "--imu-frame")
+                if options["base_topic"] is not None else "--imu-frame")
         _fail(f"{flag}: {robot_file}: {robot.name!r} has a fixed base; {flag} is for floating-base robots "
               "(base: floating, or --floating for a URDF)", 2)
     if route is None:
@@ -1169,14 +1194,14 @@ def _numbers(text, flag):
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("robot_file", type=_Path(dir_okay=False))
 @click.option("--lang", type=click.Choice(["c", "python"]), required=True,
               help="C99 (header + source) or Python (numpy).")
 @click.option("--what", default="regressor,slotine_li,inverse_dynamics", show_default=True,
               help="Functions to export, comma-separated: the names of the Python functions and of the C "
                    "functions NAME_<name> ('-' for '_' is accepted).")
 @click.option("--prefix", default="baseparam", show_default=True, help="NAME: function prefix and file stem.")
-@click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
+@click.option("--out", "out_dir", default=".", show_default=True, type=_Path(file_okay=False),
               help="Folder for NAME.h/NAME.c or NAME_dynamics.py, and NAME.json (created if missing); as "
                    "excite's --out, which also takes a folder.")
 @click.option("--checked", is_flag=True,
@@ -1218,10 +1243,10 @@ def _excite_default(name):
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.option("--out", "text_out", type=click.Path(dir_okay=False),
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.option("--out", "text_out", type=_Path(dir_okay=False),
               help="Write the equations (Markdown with LaTeX) to this file instead of stdout.")
-@click.option("--python", "python_out", type=click.Path(dir_okay=False),
+@click.option("--python", "python_out", type=_Path(dir_okay=False),
               help="Write a Python module defining tau(q, qd, qdd, p), p the base parameters in find's order (SI).")
 @_json_option("the equations (SymPy strings)")
 @_parameters_option()
@@ -1254,7 +1279,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
+@click.argument("robot_file", type=_Path(dir_okay=False))
 @click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=_Float(), metavar="S",
               help="Period T of the trajectory (s): it starts and ends at rest and can be repeated.")
 @click.option("--harmonics", default=_excite_default("HARMONICS"), show_default="7", type=_Int(), metavar="K",
@@ -1262,7 +1287,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--rate", default=100.0, show_default=True, type=_Float(), metavar="HZ",
               help="Controller rate of the written trajectory (period × rate whole; ≥ 8 samples per cycle of the "
                    "highest harmonic).")
-@click.option("--limits", "limits_file", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--limits", "limits_file", type=_Path(dir_okay=False), metavar="FILE",
               help="Limits per joint, overriding the description's: YAML joints: [{q: [lo, hi], qd: v, qdd: a, "
                    "tau: t}, ...] (SI), or a URDF whose <limit> elements apply.")
 @click.option("--criterion", type=click.Choice(["cond", "dopt", "inertia"]), default="cond", show_default=True,
@@ -1291,11 +1316,11 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 @click.option("--noise", metavar="S1,S2,…",
               help="With --criterion inertia: each joint's torque noise (N·m, one per joint), weighting its rows "
                    "(default: equal).")
-@click.option("--out", "csv_out", type=click.Path(),
+@click.option("--out", "csv_out", type=_Path(),
               help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T; "
                    "a folder (ending in / or existing) gets ROBOT_excite.csv, as export's --out is a folder.")
 @_json_option("coefficients, cond(W_b) of the written samples and limits")
-@click.option("--plot", "plot_out", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_out", type=_Path(dir_okay=False),
               help="Write a figure of the joint trajectories against their limits (.png, .pdf, .svg).")
 @_robot_options
 def excite(robot_file, period, harmonics, rate, limits_file, criterion, parameters, torque_limits, starts, workers,
@@ -1344,16 +1369,16 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 
 
 @main.command()
-@click.argument("robot_file", type=click.Path(dir_okay=False))
-@click.argument("loaded", nargs=-1)
-@click.option("--unloaded", multiple=True, metavar="LOG",
+@click.argument("robot_file", type=_Path(dir_okay=False))
+@click.argument("loaded", nargs=-1, type=_Path())
+@click.option("--unloaded", multiple=True, type=_Path(), metavar="LOG",
               help="A log of the same motion without the payload (repeat the flag, one per LOADED log): the "
                    "payload torque is then loaded − unloaded, which cancels what the model gets wrong.")
-@click.option("--model", "model_file", type=click.Path(dir_okay=False),
+@click.option("--model", "model_file", type=_Path(dir_okay=False),
               help="The robot's model (YAML or URDF, e.g. written by identify --method consistent --yaml) "
                    "instead of ROBOT_FILE's bodies.")
 @_json_option("mass, com, inertia and their standard deviations")
-@click.option("--robot-out", "robot_out", type=click.Path(dir_okay=False),
+@click.option("--robot-out", "robot_out", type=_Path(dir_okay=False),
               help="Write ROBOT_FILE with the payload on its last link (.yaml/.yml, or .urdf: from a URDF robot, its "
                    "text with one more link on a fixed joint), for export, identify and forward dynamics.")
 @click.option("--static", is_flag=True,
@@ -1422,6 +1447,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
+    for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):
+        if first != role:   # the payload's torque, loaded − unloaded, is then zero: a 0 kg fit, its COM round-off
+            _fail(f"{path}: given as a loaded and as an --unloaded log: the payload torque (loaded − unloaded) is "
+                  "zero by construction; give the log of the motion without the payload as --unloaded", 2)
+        if role == "loaded":    # one --unloaded log for two loaded ones of one motion is fine
+            warn(f"{path}: given twice as a loaded log: its samples count twice and the standard deviations "
+                 "shrink; give each file once")
     _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)],
                    {"--robot-out": "give a file name (.yaml, .yml or .urdf)"})
     robot_format = _robot_out_format(robot_out)
@@ -1431,10 +1463,16 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")
         robot = load(model_file or robot_file)
-        described = load(robot_file) if model_file and robot_out else robot
+        # read with --model too: a file that is no robot, or another robot than --model's, ran the fit unread
+        described = load(robot_file) if model_file else robot
+        if robot_format is not None:    # what the writers refuse, refused before the fit
+            from .model.attach import check_attachable
+            check_attachable(described)
+        if robot_format == "urdf":
+            _check_urdf_output(described)
         if [j.type for j in described.joints] != [j.type for j in robot.joints]:
             # the payload's frame is --model's last link: on another robot's last link it means nothing
-            raise SettingsError(f"--robot-out: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
+            raise SettingsError(f"--model: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
                                 f"is not the robot of --model {model_file} "
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
         found = None
@@ -1454,6 +1492,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         still = {} if not static else {
             "static": True, "still_tolerance": 2e-3 if still_tolerance is None else still_tolerance,
             "still_duration": 0.5 if still_duration is None else still_duration}
+        if wrench_columns is not None:      # before the logs are read
+            from .identification.payload_wrench import check_wrench_log
+            for path in loaded:
+                check_wrench_log(path)
         logs = [read(p) for p in loaded]
         if wrench_columns is not None:      # the rows --skip-bad-rows dropped from a log are dropped from its wrench
             from .identification.payload_wrench import read_wrench
@@ -1511,6 +1553,14 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
         poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
         written = _write_outputs((json_out, lambda path: _write_json(path, poses.to_dict())))
     _report(poses.summary(), written, json_out == "-")
+
+
+def _check_urdf_output(robot):
+    """Refuse, before the work, a URDF output the robot cannot be written as (a new URDF holds no gravity but
+    its readers' -9.81 along z): the writers check it only once the fit is done."""
+    if not robot.from_urdf_text:        # a URDF robot's own text is rewritten, its gravity that of the file
+        from .model.urdf_writer import check_urdf_gravity
+        check_urdf_gravity(robot)
 
 
 def _robot_out_format(path):

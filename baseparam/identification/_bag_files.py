@@ -93,6 +93,13 @@ def is_bag(path) -> bool:
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, "metadata.yaml"))
 
 
+def refuse_non_bag_folder(path, source):
+    """DataError for a folder that is no ROS 2 bag (no ``metadata.yaml``), in the trajectory readers' words (the
+    floating-base reader said rosbags' "Expected metadata file 'FOLDER' does not exist")."""
+    if os.path.isdir(path) and not is_bag(path):
+        raise DataError(f"{source}: a folder, but not a ROS 2 bag (no metadata.yaml in it)")
+
+
 def _mapped(path, source):
     """An MCAP file's bytes, mapped (pages read as they are used); read into memory only when small: a large file
     that cannot be mapped is refused, not read whole.

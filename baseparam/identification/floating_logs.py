@@ -373,6 +373,8 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     source = check_input(path, unreadable=DataError)    # a FIFO or a device (a bag folder's files: its reader)
     ext = os.path.splitext(source.rstrip("/\\"))[1].lower()
     if ext in (".mcap", ".bag") or os.path.isdir(path):
+        from ._bag_files import refuse_non_bag_folder
+        refuse_non_bag_folder(path, printable(source))
         # the bag readers name the file in their messages only: escaped onto one line
         return read_floating_bag(path, printable(source), robot, contacts, topic=topic, base_topic=base_topic,
                                  clock=clock, joints=joints, imu_frame=imu_frame)
@@ -381,6 +383,9 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     if ext == ".parquet":
         # the base quaternions are checked unit by the Trajectory these build (naming the file)
         return _read_floating_parquet(source, robot, names)
+    if ext not in (".csv", ".npz"):     # read_floating_log's own refusal lists its two kinds only
+        raise DataError(f"{printable(source)}: a floating-base log is .csv, .npz, .parquet, .mcap, .bag or a ROS 2 "
+                        f"bag folder, not {shown(ext) if ext else 'a file without extension'}")
     traj, w = read_floating_log(source, robot, len(names))
     return replace(traj, wrenches=w, contacts=names if w is not None else ())
 

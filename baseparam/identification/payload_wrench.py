@@ -23,6 +23,8 @@ inflated by the low-passed noise's correlation, the consistent estimate nearest 
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .._numbers import is_whole, plain_float
@@ -90,6 +92,17 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     return out
 
 
+def check_wrench_log(path):
+    """The extension of a log a wrench can be read from (``.csv``, ``.txt``, ``.npz``); SettingsError otherwise (a
+    bag, MCAP, Parquet or HDF5 log was read as CSV text: "no column 'fx' (columns: PAR1\\x15…)")."""
+    text = printable(os.fspath(path))
+    ext = os.path.splitext(text)[1].lower()
+    if ext not in (".npz", ".csv", ".txt") or os.path.isdir(path):
+        kind = "a folder" if os.path.isdir(path) else f"a {ext} file" if ext else "a file without extension"
+        raise SettingsError(f"{text}: wrench: read from CSV (.csv, .txt) or NPZ logs only, not {kind}")
+    return ext
+
+
 def read_wrench(path, names, skipped=(), unit="line"):
     """The six wrench columns of a log: CSV header names (or 0-based column numbers), or one NPZ key.
 
@@ -118,7 +131,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
             isinstance(item, (list, tuple)) and len(item) == 2 and is_whole(item[0]) for item in skipped):
         raise ArgumentTypeError(f"skipped: expected (row, reason) pairs (Trajectory.skipped), got {shown(skipped)}")
     skipped = [(int(k), reason) for k, reason in skipped]
-    if text.lower().endswith(".npz"):
+    if check_wrench_log(text) == ".npz":
         values = _npz_wrench(text, names)
         if unit == "row" and len(skipped) and values.ndim >= 1:
             values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)

@@ -27,6 +27,18 @@ REL_STD_WARNING = 10.0
 TORQUE_STD_WARNING = 1.0
 
 
+def _moved_text(moved, n_parameters):
+    """The report's line of the base parameters the constraints moved by more than 1σ: ``moved`` (name, shift in σ)
+    pairs. A σ of 0 (torques the model explains exactly: synthetic data) makes any move infinitely many σ, written
+    'σ = 0' (it was "infσ")."""
+    if not moved:
+        return "no base parameter moved by more than 1σ from the unconstrained fit"
+    shown = ", ".join(f"{n} ({v:.1f}σ)" if np.isfinite(v) else f"{n} (σ = 0)"
+                      for n, v in sorted(moved, key=lambda item: -item[1])[:12])
+    more = f" and {len(moved) - 12} more" if len(moved) > 12 else ""
+    return f"moved by the constraints by more than 1σ: {len(moved)} of {n_parameters}: {shown}{more}"
+
+
 @dataclass
 class Metrics:
     """Torque prediction errors on the samples kept after preprocessing.
@@ -422,12 +434,7 @@ class Identification:
         u, t = e.unconstrained_train_.nrmse_pooled_percent, self.train.nrmse_pooled_percent
         lines.append(f"cost of the constraints: training NRMSE {u:.2f} % unconstrained → {t:.2f} % consistent")
         lines += table_lines(self.bodies())
-        if e.moved_:
-            shown = ", ".join(f"{n} ({v:.1f}σ)" for n, v in sorted(e.moved_, key=lambda item: -item[1])[:12])
-            more = f" and {len(e.moved_) - 12} more" if len(e.moved_) > 12 else ""
-            lines.append(f"moved by the constraints by more than 1σ: {len(e.moved_)} of {len(e.names_)}: {shown}{more}")
-        else:
-            lines.append("no base parameter moved by more than 1σ from the unconstrained fit")
+        lines.append(_moved_text(e.moved_, len(e.names_)))
         return lines
 
     def prior_text(self) -> str:

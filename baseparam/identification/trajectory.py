@@ -199,10 +199,9 @@ def _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, jo
 def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock):
     ext = Path(source.rstrip("/\\")).suffix.lower()
     if ext in (".mcap", ".bag") or os.path.isdir(path):
-        from ._bag_files import is_bag
+        from ._bag_files import refuse_non_bag_folder
         from ._bags import read_bag
-        if os.path.isdir(path) and not is_bag(path):
-            raise DataError(f"{source}: a folder, but not a ROS 2 bag (no metadata.yaml in it)")
+        refuse_non_bag_folder(path, source)
         return read_bag(path, source, topic=topic, columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
                         n_dof=n_dof, joints=joints, clock=clock)
     refuse_bag_options(source, ext, clock, topic=topic)

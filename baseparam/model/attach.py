@@ -32,6 +32,16 @@ def payload_body(robot, mass, com, inertia):
     return Inertia(mass, com, inertia)         # checked as given, kept as float copies
 
 
+def check_attachable(robot):
+    """``robot``, refused (ArgumentError) when its last joint's link has no inertia for a payload to be added to:
+    checked by :func:`with_payload`, and by ``payload --robot-out`` before the fit."""
+    robot = require_robot(robot)
+    if robot.joints[-1].inertia is None:
+        raise ArgumentError(f"{robot.name}: the last joint's link has no inertia to add the payload to "
+                            "(give the description's inertia of that link)")
+    return robot
+
+
 def with_payload(robot, mass, com, inertia):
     """``robot`` with a payload added to its last link's body.
 
@@ -53,11 +63,8 @@ def with_payload(robot, mass, com, inertia):
         is dropped (it no longer describes the robot; :func:`~baseparam.model.robot.robot_to_yaml` then
         writes the new one); a URDF robot keeps its text.
     """
-    robot = require_robot(robot)
+    robot = check_attachable(robot)
     last = robot.joints[-1]
-    if last.inertia is None:
-        raise ArgumentError(f"{robot.name}: the last joint's link has no inertia to add the payload to "
-                            "(give the description's inertia of that link)")
     payload = payload_body(robot, mass, com, inertia)          # checked here: a physical body
     J = pseudo_inertia(last.inertia.mass, last.inertia.com, last.inertia.inertia) \
         + pseudo_inertia(payload.mass, payload.com, payload.inertia)

@@ -126,14 +126,16 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
 
         robot = parse_urdf(data, label, root=root, tip=tip, exact_angles=exact_angles,
                            angle_tolerance=angle_tolerance, floating=floating, mimic=mimic)
-    elif floating:
-        raise ArgumentError(f"{label}: floating=True: takes a URDF's root link as a free-flying base; this is a YAML "
-                            "description (write base: floating and base_inertia in it)")
-    elif root is not None or tip is not None:
-        raise RobotDescriptionError(f"{label}: root/tip: they select part of a URDF model; this is a YAML "
-                                    "description (use parent: in it for trees)")
     else:
+        # read first: a file that is no description at all (binary, a log, damaged YAML) is said to be so, not
+        # called "a YAML description" by the refusals of the URDF-only options below
         robot = parse_robot(data, label, exact_angles=exact_angles, angle_tolerance=angle_tolerance)
+        if floating:
+            raise ArgumentError(f"{label}: floating=True: takes a URDF's root link as a free-flying base; this is a "
+                                "YAML description (write base: floating and base_inertia in it)")
+        if root is not None or tip is not None:
+            raise RobotDescriptionError(f"{label}: root/tip: they select part of a URDF model; this is a YAML "
+                                        "description (use parent: in it for trees)")
     robot = with_drives(robot, friction, rotor_inertia)
     if friction_model is not None:
         model, coulomb = (friction_model, True) if isinstance(friction_model, FrictionModel) \
