@@ -284,9 +284,11 @@ def test_a_wrench_log_that_cannot_be_read_is_refused_in_one_line(tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("t,fx,fy,fz,mx,my,mz\n" + "".join(f"{k * 0.01},1,2,3,4,5,6\n" for k in range(4)))
     assert read_wrench(path, "fx,fy,fz,mx,my,mz").tolist() == [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]] * 4
-    for name, reason in ((tmp_path / "nope.csv", "No such file or directory"), (tmp_path, "Is a directory"),
-                         (f"{path}/", "Not a directory"), (tmp_path / ("x" * 300 + ".csv"), "File name too long")):
-        with pytest.raises(bp.DataError, match=f": wrench: cannot read: {reason}$") as info:
+    for name, reason in ((tmp_path / "nope.csv", "cannot read: No such file or directory"),
+                         (tmp_path, r"read from CSV \(\.csv, \.txt\) or NPZ logs only, not a folder"),
+                         (f"{path}/", "read from CSV .* only, not a file without extension"),
+                         (tmp_path / ("x" * 300 + ".csv"), "cannot read: File name too long")):
+        with pytest.raises(bp.DataError, match=f": wrench: {reason}$") as info:
             read_wrench(name, "fx,fy,fz,mx,my,mz")
         assert "\n" not in str(info.value)
 
