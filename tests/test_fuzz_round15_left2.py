@@ -9,6 +9,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.identification.floating import identify_floating, route_combinations, seen_combinations
+from baseparam.identification.logs import scale_log
 from conftest import ROOT
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
@@ -40,3 +41,39 @@ def test_floating_seed_is_deprecated_and_changes_nothing(space):
         identify_floating(robot, [], seed=3, base=base)
     with pytest.raises(bp.ArgumentError, match="^seed: "):          # not a seed: still refused
         identify_floating(robot, [], seed=-1, base=base)
+
+
+@pytest.fixture(scope="module")
+def auto_arm():
+    """The planar arm with smooth Coulomb friction of 'auto' scale, and a short motion of it."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml", friction=True, friction_model="smooth")
+    t = np.linspace(0.0, 4.0, 401)
+    q = np.stack([np.sin((k + 1) * t) for k in range(3)], axis=1)
+    qd = np.stack([(k + 1) * np.cos((k + 1) * t) for k in range(3)], axis=1)
+    qdd = np.stack([-(k + 1) ** 2 * np.sin((k + 1) * t) for k in range(3)], axis=1)
+    tau = np.cos(np.outer(t, [1.0, 2.0, 3.0]))
+    return robot, bp.find_base_parameters(robot), bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau)
+
+
+def test_scale_log_folds_is_deprecated_and_not_passed_by_identify_logs(auto_arm):
+    """``scale_log``'s ``folds`` was documented as unused: given, it now warns; identify_logs' first pass (the
+    'auto' scales) no longer passes it, so a fit with 'auto' scales warns nothing of the kind."""
+    robot, base, log = auto_arm
+    none = bp.Preprocessing.none()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        plain = scale_log(log, base, none)
+        warnings.simplefilter("ignore", bp.DataWarning)        # scales at the grid's edge: not this test's
+        bp.identify_logs(robot, [log, log], preprocessing=none, leave_one_out=False)
+    with pytest.warns(DeprecationWarning, match="^scale_log: folds is deprecated and has no effect"):
+        folded = scale_log(log, base, none, 5)
+    assert same(plain, folded)
+
+
+def same(a, b) -> bool:
+    """Equal number for number (nested dicts, lists and tuples of arrays and floats)."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return np.array_equal(np.asarray(a), np.asarray(b))
