@@ -2,6 +2,7 @@
 routes' ``seed``, ``scale_log``'s ``folds``: now a DeprecationWarning when given), a robot check written twice
 that let a look-alike through to an AttributeError, and dead branches (``_degrees``' −0.0, ``_special``'s
 multiple of 90°) removed: the tests of those check the behaviour the removal must keep."""
+import types
 import warnings
 
 import numpy as np
@@ -10,6 +11,8 @@ import pytest
 import baseparam as bp
 from baseparam.identification.floating import identify_floating, route_combinations, seen_combinations
 from baseparam.identification.logs import scale_log
+from baseparam.model.friction import with_friction_model
+from baseparam.model.joint_model import joint_models
 from conftest import ROOT
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
@@ -77,3 +80,23 @@ def same(a, b) -> bool:
     if isinstance(a, (list, tuple)):
         return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("call", [with_friction_model, joint_models])
+@pytest.mark.parametrize("value", [types.SimpleNamespace(joints=(), name="x", n_dof=0),
+                                   types.SimpleNamespace(joints=(1, 2), name="x", n_dof=2)])
+def test_a_robot_look_alike_is_refused_as_not_a_robot(call, value):
+    """with_friction_model and joint_models each wrote the check as 'has joints': an object with a ``joints``
+    attribute passed it and failed inside (dataclasses' TypeError, an AttributeError) or returned an answer
+    (joint_models of no joints). One shared check now: _checks.require_robot_below, the Robot type itself."""
+    with pytest.raises(bp.ArgumentTypeError, match="^robot: expected a baseparam.Robot, got SimpleNamespace$"):
+        call(value)
+
+
+def test_a_robot_and_a_file_name_as_before():
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml", friction=True)
+    assert len(joint_models(robot)) == 3
+    assert with_friction_model(robot, coulomb=False).joints[0].friction == (True, False, True)
+    for call in (with_friction_model, joint_models):
+        with pytest.raises(bp.ArgumentTypeError, match="use bp.load_robot"):
+            call("robots/planar_rrr.yaml")
