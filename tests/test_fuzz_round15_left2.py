@@ -2,6 +2,7 @@
 routes' ``seed``, ``scale_log``'s ``folds``: now a DeprecationWarning when given), a robot check written twice
 that let a look-alike through to an AttributeError, and dead branches (``_degrees``' −0.0, ``_special``'s
 multiple of 90°) removed: the tests of those check the behaviour the removal must keep."""
+import math
 import types
 import warnings
 
@@ -11,6 +12,7 @@ import pytest
 import baseparam as bp
 from baseparam.identification.floating import identify_floating, route_combinations, seen_combinations
 from baseparam.identification.logs import scale_log
+from baseparam.model.dh_equivalent import _degrees
 from baseparam.model.friction import with_friction_model
 from baseparam.model.joint_model import joint_models
 from conftest import ROOT
@@ -100,3 +102,18 @@ def test_a_robot_and_a_file_name_as_before():
     for call in (with_friction_model, joint_models):
         with pytest.raises(bp.ArgumentTypeError, match="use bp.load_robot"):
             call("robots/planar_rrr.yaml")
+
+
+def test_degrees_of_a_dh_row_never_minus_zero():
+    """The −0.0 branch of _degrees could not run (``+ 0.0`` had made every zero +0.0): removed. What it was
+    for still holds: every zero is +0.0 (a YAML 'alpha: -0.0' reads badly); the angles (atan2's, in [−π, π])
+    are their degrees to 1e-9°, a Python float."""
+    angles = [0.0, -0.0, -1e-13, 1e-13, -4e-12, -1e-300, math.pi, -math.pi, math.pi / 2, -math.pi / 3,
+              np.float64(-1e-14), np.float64(-0.0), math.atan2(-0.0, 1.0), math.atan2(-1e-17, -1.0)]
+    for rad in angles:
+        value = _degrees(rad)
+        assert type(value) is float, rad
+        assert -180.0 <= value <= 180.0, (rad, value)
+        assert abs(value - math.degrees(rad)) <= 5e-10, (rad, value)
+        if value == 0.0:
+            assert math.copysign(1.0, value) == 1.0, rad
