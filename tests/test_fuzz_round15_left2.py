@@ -14,7 +14,7 @@ from baseparam.identification.floating import identify_floating, route_combinati
 from baseparam.identification.logs import scale_log
 from baseparam.model.dh_equivalent import _degrees
 from baseparam.model.friction import with_friction_model
-from baseparam.model.joint_model import joint_models
+from baseparam.model.joint_model import _special, joint_models
 from conftest import ROOT
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
@@ -117,3 +117,14 @@ def test_degrees_of_a_dh_row_never_minus_zero():
         assert abs(value - math.degrees(rad)) <= 5e-10, (rad, value)
         if value == 0.0:
             assert math.copysign(1.0, value) == 1.0, rad
+
+
+def test_special_is_a_multiple_of_15_degrees():
+    """_special's first condition (exact_cos_sin's multiple of 90°) was implied by its second (a multiple of
+    15°, the same ratio to π/12): removed. Checked on multiples of 15° (±1e-13 rad of round-off) and others."""
+    for k in range(-48, 49):
+        for slip in (0.0, 1e-13, -1e-13):
+            assert _special(k * math.pi / 12 + slip), (k, slip)
+        assert not _special(k * math.pi / 12 + 1e-6), k
+        assert not _special((k + 0.5) * math.pi / 12), k
+    assert _special(np.float64(math.pi / 2)) and not _special(np.float64(0.1))

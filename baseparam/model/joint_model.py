@@ -262,7 +262,8 @@ def _general_model(j, k, motion) -> JointModel:
 
 
 def _special(angle) -> bool:
-    return exact_cos_sin(angle, "rad")[2] or abs(angle / (math.pi / 12) - round(angle / (math.pi / 12))) < 1e-12
+    # a multiple of 15° (exact_cos_sin's multiples of 90° are among them)
+    return abs(angle / (math.pi / 12) - round(angle / (math.pi / 12))) < 1e-12
 
 
 def _merged(factors) -> tuple:
