@@ -128,3 +128,36 @@ def test_special_is_a_multiple_of_15_degrees():
         assert not _special(k * math.pi / 12 + 1e-6), k
         assert not _special((k + 0.5) * math.pi / 12), k
     assert _special(np.float64(math.pi / 2)) and not _special(np.float64(0.1))
+
+
+URDF = """<robot name="r"><link name="b"/>
+<link name="l1"><inertial><mass value="2"/><origin xyz="0.1 0 0"/>
+  <inertia ixx="0.1" iyy="0.2" izz="0.25" ixy="0" ixz="0" iyz="0"/></inertial></link>
+<link name="l2"><inertial><mass value="1"/>
+  <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+<link name="l3"><inertial><mass value="1"/>
+  <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+<joint name="j1" type="revolute"><parent link="b"/><child link="l1"/><axis xyz="0 0 1"/>
+  <limit effort="1" velocity="1" lower="-1" upper="1"/></joint>
+<joint name="f" type="fixed"><parent link="l1"/><child link="l3"/><origin xyz="0 0.2 0"/></joint>
+<joint name="j2" type="prismatic"><parent link="l1"/><child link="l2"/><axis xyz="1 0 0"/>
+  <limit effort="1" velocity="1" lower="-1" upper="1"/></joint>
+</robot>"""
+
+
+def test_bodies_read_merged_or_attached_stay_read_only():
+    """s13-shrinkmodel (8161640, b90f801) left the read-only copies to Inertia instead of the URDF reader, the
+    YAML loader and attach: every body handed out is still read-only, so a change cannot pass its checks."""
+    from baseparam.model.attach import with_payload
+    from baseparam.model.urdf import parse_urdf
+
+    robots = [parse_urdf(URDF), bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")]
+    robots.append(with_payload(robots[1], 0.5, [0.0, 0.01, 0.0], np.eye(3) * 1e-3))
+    for robot in robots:
+        for joint in robot.joints:
+            for array in (joint.inertia.com, joint.inertia.inertia):
+                assert not array.flags.writeable and array.dtype == float, robot.name
+                with pytest.raises(ValueError, match="read-only"):
+                    array[0] = 1e9
+    merged = robots[0].joints[0].inertia           # l1 and l3 (by the fixed joint) as one body
+    assert merged.mass == 3.0 and np.allclose(merged.com, [0.2 / 3, 0.2 / 3, 0.0], rtol=0, atol=1e-15)
