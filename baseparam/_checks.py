@@ -10,6 +10,7 @@ import json
 import os
 import reprlib
 import stat
+import sys
 
 import numpy as np
 
@@ -72,11 +73,21 @@ def check_progress(progress):
 
 def not_a_robot(value, name: str = "robot"):
     """The ArgumentTypeError for ``value`` given where a :class:`baseparam.Robot` is expected, with a hint for a file
-    name: raised by ``model.robot.require_robot``, and by the modules below it (which it imports, so they cannot
-    import the Robot class) for a value without a robot's joints."""
+    name: raised by ``model.robot.require_robot`` and :func:`require_robot_below`."""
     hint = ("; for a description file use bp.load_robot(path) first"
             if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__") else "")
     return ArgumentTypeError(f"{name}: expected a baseparam.Robot, got {type(value).__name__}{hint}")
+
+
+def require_robot_below(value, name: str = "robot"):
+    """``value`` itself when it is a :class:`baseparam.Robot`, else :func:`not_a_robot`: ``require_robot`` for the
+    modules that ``model.robot`` imports (friction, joint_model), which cannot import it back, not even when
+    called (tests/test_import_cycles.py). A Robot exists only once its module is loaded: its class is taken from
+    there (a look-alike with ``joints`` is refused too)."""
+    module = sys.modules.get("baseparam.model.robot")
+    if module is None or not isinstance(value, module.Robot):
+        raise not_a_robot(value, name)
+    return value
 
 
 def check_option(value, name: str, options, *, expected=None, error=ArgumentError):

@@ -49,3 +49,9 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
                            module=globals_.get("__name__", "<string>"),
                            registry=globals_.setdefault("__warningregistry__", {}))
+
+
+def deprecated_parameter(function: str, name: str, why: str) -> None:
+    """The DeprecationWarning of a public parameter that is still accepted but changes nothing (``why`` says
+    what decides instead), at the user's line; the caller warns only when the parameter was given."""
+    warn(f"{function}: {name} is deprecated and has no effect ({why}); leave it out", DeprecationWarning)

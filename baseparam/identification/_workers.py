@@ -30,7 +30,8 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
     task : dict
         ``reduce`` (the function, ``reduce_log``) and its keywords ``base``, ``preprocessing``,
         ``read_options``: the same for every log.
-    folds : list of int
+    folds : list of (int or None)
+        None: ``folds`` is not passed (a reducer without folds, ``scale_log``).
     workers : int
     scheduler : str or None
         A Dask scheduler's address, or 'local' (a local cluster of ``workers`` processes).
@@ -165,6 +166,9 @@ def _restore(environ):
 
 
 def _reduce_with(log, folds, task):
-    """``task['reduce'](log, folds=folds, **rest of task)``: the caller names the function (no import back)."""
+    """``task['reduce'](log, folds=folds, **rest of task)`` (no ``folds`` when None): the caller names the function
+    (no import back)."""
     options = dict(task)
-    return options.pop("reduce")(log, folds=folds, **options)
+    if folds is not None:
+        options["folds"] = folds
+    return options.pop("reduce")(log, **options)

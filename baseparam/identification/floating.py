@@ -87,10 +87,13 @@ from .._numbers import real_array
 from .._stderr import solve_clarabel
 from .._validation import (ABSURD, QUATERNION_SLACK, check_field_kinds, check_instance, check_number, check_option,
                            check_parameter_vector, check_robot, check_samples, float_fields, shown)
+from .._warnings import deprecated_parameter
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
 from ..model.value import Model
 from ..motion import Trajectory
+
+_NO_RANDOM = "the exact base set decides what a route sees; nothing random happens"
 
 __all__ = ["FloatingIdentification", "identify_floating", "route_combinations", "route_rows", "seen_combinations"]
 
@@ -147,7 +150,7 @@ def route_rows(robot, route, q, qd, qdd=None):
     return W if route == "torques" else W[:, :6]
 
 
-def route_combinations(robot, route, seed=0, base=None):
+def route_combinations(robot, route, seed=None, base=None):
     """What a route sees, from the exact base set alone (the projection method; module notes).
 
     All rows (``'torques'``): the base set's regroupings Y (:func:`~baseparam.find_base_parameters`).
@@ -162,8 +165,9 @@ def route_combinations(robot, route, seed=0, base=None):
     robot : Robot
         With a floating base (pseudo parameters).
     route : {'torques', 'base', 'momentum'}
-    seed : int
-        No effect (the engine decides; formerly the seed of a numeric confirmation).
+    seed : int, optional
+        Deprecated, no effect: nothing random happens (formerly the seed of a numeric confirmation);
+        given, it warns (DeprecationWarning).
     base : BaseParameters, optional
         The robot's base set, if already found (pseudo parameters).
 
@@ -179,6 +183,8 @@ def route_combinations(robot, route, seed=0, base=None):
     from ..projection.base_set import find_base_parameters
 
     check_option(route, "route", ROUTES, error=SettingsError)
+    if seed is not None:
+        deprecated_parameter("route_combinations", "seed", _NO_RANDOM)
     base = find_base_parameters(robot, "pseudo") if base is None else base
     Y = np.asarray(base.Y, dtype=float)
     pivots = [list(base.standard_names).index(name) for name in base.names]
@@ -191,17 +197,19 @@ def route_combinations(robot, route, seed=0, base=None):
     return Y[flags], [p for p, f in zip(pivots, flags) if f], "projection"
 
 
-def seen_combinations(robot, route, seed=0):
+def seen_combinations(robot, route, seed=None):
     """The combinations of standard parameters a route sees: :func:`route_combinations`'s E and pivots.
 
-    Kept for former callers; ``seed`` has no effect (this was a numeric answer from random states, now in
-    the tests as a cross-check).
+    Kept for former callers; ``seed`` is deprecated and has no effect (this was a numeric answer from random
+    states, now in the tests as a cross-check): given, it warns (DeprecationWarning).
 
     Returns
     -------
     E : ndarray, shape (rank, n_standard)
     pivots : list of int
     """
+    if seed is not None:
+        deprecated_parameter("seen_combinations", "seed", _NO_RANDOM)
     E, pivots, _ = route_combinations(robot, route)
     return E, pivots
 
@@ -803,7 +811,7 @@ def _solve_lower(L, X):
 
 
 def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=None, known=None, method="ols",
-                      prior=None, seed=0, base=None) -> FloatingIdentification:
+                      prior=None, seed=None, base=None) -> FloatingIdentification:
     """Identify a floating-base robot's parameters by one route (module notes).
 
     Parameters
@@ -831,9 +839,9 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     prior : array_like, shape (n_standard,), optional
         ``consistent`` only: the standard parameters the unseen directions are pulled to (default: the
         description's values where it has them, else 0).
-    seed : int
-        No effect: the exact base set decides what each route sees (formerly the seed of random states
-        that confirmed it).
+    seed : int, optional
+        Deprecated, no effect: the exact base set decides what each route sees (formerly the seed of random
+        states that confirmed it); given, it is still checked (an int ≥ 0) and warns (DeprecationWarning).
     base : BaseParameters, optional
         The robot's base set (pseudo parameters), if already found.
 
@@ -862,7 +870,9 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
     robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else check_robot(robot)
-    seed = check_number(seed, "seed", low=0, integer=True)      # an int: numpy's small integers wrap around
+    if seed is not None:       # still refused when not a seed, as before its deprecation
+        check_number(seed, "seed", low=0, integer=True)
+        deprecated_parameter("identify_floating", "seed", _NO_RANDOM)
     if not robot.is_floating:
         raise SettingsError(f"robot: {shown(robot.name)} has a fixed base; use bp.identify")
     from ..dynamics.contacts import Contact, check_contacts
@@ -911,7 +921,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
             raise SettingsError(f"prior: expected {layout.n_standard} finite standard parameters, got "
                                 + (f"shape {prior.shape}" if prior.shape != (layout.n_standard,) else "NaN, inf or "
                                    f"beyond ±{ABSURD:g}"))
-    E, pivots, source = route_combinations(robot, route, seed, base)
+    E, pivots, source = route_combinations(robot, route, base=base)
     C, c_values, labels = _known_rows(known, names)
     # a known quantity must be one the route sees: a combination of E's rows
     G = np.linalg.lstsq(E.T, C.T, rcond=None)[0].T if len(C) else np.zeros((0, len(E)))

@@ -39,7 +39,7 @@ import numpy as np
 from .._checks import check_progress, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
-from .._warnings import warn
+from .._warnings import deprecated_parameter, warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
@@ -166,19 +166,24 @@ def _processed(log, robot, preprocessing, read_options):
     return item
 
 
-def scale_log(log, base, preprocessing, folds=0, read_options=None):
+def scale_log(log, base, preprocessing, folds=None, read_options=None):
     """The first pass when friction velocity scales are ``'auto'``: one log's products for their choice
     (:func:`._friction.scale_statistics`; its warnings are left to the second pass, which reads it again).
 
     Parameters
     ----------
     log, base, preprocessing, read_options
-        As in :func:`reduce_log` (``folds`` unused).
+        As in :func:`reduce_log`.
+    folds : int, optional
+        Deprecated, no effect (a log's statistics for the scales are never split into folds); given, it warns
+        (DeprecationWarning).
 
     Returns
     -------
     dict
     """
+    if folds is not None:
+        deprecated_parameter("scale_log", "folds", "a log's statistics for the scales are never split into folds")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         item = _processed(log, base.robot, preprocessing, read_options)
@@ -247,7 +252,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     if unresolved_joints(base.robot):
         # 'auto' friction velocity scales: chosen from the training logs' products (a first pass), as in memory
         parts = map_logs(train, dict(reduce=scale_log, base=base, preprocessing=preprocessing,
-                                     read_options=read_options), [0] * len(train), workers=workers,
+                                     read_options=read_options), [None] * len(train), workers=workers,
                          scheduler=scheduler)
         statistics = reduce(add_statistics, parts, None)            # in the order given, as the second pass
         with single_threaded():

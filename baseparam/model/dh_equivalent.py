@@ -266,8 +266,8 @@ def _in_frame(body, X):
 
 
 def _degrees(rad) -> float:
-    value = round(math.degrees(rad), 9) + 0.0
-    return 0.0 if value in (-0.0, 0.0) else (value - 360.0 if value > 180.0 else value)
+    value = round(math.degrees(rad), 9) + 0.0            # + 0.0: a -0.0 (a tiny negative angle rounded) is 0.0
+    return value - 360.0 if value > 180.0 else value
 
 
 def _metres(x) -> float:

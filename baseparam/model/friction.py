@@ -25,7 +25,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import not_a_robot, shown
+from .._checks import require_robot_below, shown
 from .._warnings import warn
 from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError
 from .._numbers import is_real, plain_float
@@ -253,10 +253,7 @@ def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb
     coulomb : bool
         False drops FC (and any Stribeck term) from every joint.
     """
-    # a public name: a non-robot is refused, not an AttributeError inside (model.robot imports this module: no
-    # Robot class to check against here, so what a robot has)
-    if not hasattr(robot, "joints"):
-        raise not_a_robot(robot)
+    require_robot_below(robot)      # a public name: a non-robot refused, not an AttributeError inside
     if model is not None and coulomb and not any("FC" in j.friction_terms for j in robot.joints):
         warn(f"{robot.name}: a friction model is given, but no joint declares Coulomb friction (friction: "
              "true, or friction=True); it changes nothing: declare the friction, or leave the friction model out",

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._checks import not_a_robot
+from .._checks import require_robot_below
 
 AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -262,7 +262,8 @@ def _general_model(j, k, motion) -> JointModel:
 
 
 def _special(angle) -> bool:
-    return exact_cos_sin(angle, "rad")[2] or abs(angle / (math.pi / 12) - round(angle / (math.pi / 12))) < 1e-12
+    # a multiple of 15° (exact_cos_sin's multiples of 90° are among them)
+    return abs(angle / (math.pi / 12) - round(angle / (math.pi / 12))) < 1e-12
 
 
 def _merged(factors) -> tuple:
@@ -317,10 +318,7 @@ def product(factors, length, cos_sin, dtype=float):
 
 def joint_models(robot) -> tuple:
     """:func:`joint_model` of every joint."""
-    # a public name: a non-robot is refused, not an AttributeError inside (model.robot imports this module: no
-    # Robot class to check against here, so what a robot has)
-    if not hasattr(robot, "joints"):
-        raise not_a_robot(robot)
+    require_robot_below(robot)      # a public name: a non-robot refused, not an AttributeError inside
     return tuple(joint_model(robot, k) for k in range(robot.n_dof))
 
 
