@@ -95,11 +95,33 @@ def stored_here(dset, h5file, what, error):
         if code not in BUILT_IN_FILTERS:
             raise error(f"{what}: compressed with HDF5 filter {code}, a plugin baseparam does not load (it reads "
                         f"{', '.join(sorted(BUILT_IN_FILTERS.values()))}); rewrite the dataset with gzip")
+    oversized = _oversized_chunk(dset, plist)
+    if oversized is not None:
+        raise error(f"{what}: compressed in chunks of {oversized} bytes for {dset.size * dset.dtype.itemsize} bytes of "
+                    f"values; libhdf5 decompresses a whole chunk at once (at most {_SPARE_CHUNK >> 20} MiB beyond the "
+                    "values); rewrite the dataset with smaller chunks")
     short = _short_checksummed_chunk(dset, plist)
     if short is not None:
         raise error(f"{what}: a chunk at byte {short.byte_offset} of {short.size} bytes, fewer than its fletcher32 "
                     "checksum's 4; the file is damaged")
     return dset
+
+
+# Bytes a filtered chunk may hold beyond its dataset's values: libhdf5 allocates and decompresses a whole chunk to
+# read any part of it, so a 60-sample log declared in chunks of 5·10⁷ rows (2 MB of gzip) took 1.2 GB
+_SPARE_CHUNK = 64 << 20
+
+
+def _oversized_chunk(dset, plist):
+    """The bytes of one chunk of ``dset`` when it is filtered and its chunks exceed both its values and
+    :data:`_SPARE_CHUNK`, else None (an unfiltered chunk is read in part, not allocated whole)."""
+    import math
+
+    import h5py
+    if plist.get_layout() != h5py.h5d.CHUNKED or not plist.get_nfilters():
+        return None
+    chunk = math.prod(dset.chunks) * dset.dtype.itemsize
+    return chunk if chunk > max(dset.size * dset.dtype.itemsize, _SPARE_CHUNK) else None
 
 
 def _short_checksummed_chunk(dset, plist):

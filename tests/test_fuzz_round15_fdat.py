@@ -177,3 +177,25 @@ def test_a_csv_naming_its_joints_in_another_order_is_refused_in_every_encoding_t
     with pytest.raises(BaseParamError, match="the file names its joints joint2, joint1, joint3 in this") as caught:
         bp.read_trajectory(path, joints=NAMES)
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_an_hdf5_log_compressed_in_chunks_far_larger_than_its_values_is_refused_before_reading(tmp_path, monkeypatch):
+    # libhdf5 decompresses a whole chunk to read any part of it: a 60-sample log declared in gzip chunks of 5·10⁷
+    # rows (a 2 MB file) took 1.2 GB to read. A filtered chunk may exceed its dataset's values by 64 MiB at most;
+    # here the limit lowered to 1 MiB, chunks of 2¹⁶ rows (1.5 MB), so that the test stays small
+    import h5py
+    from baseparam import _hdf5
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"] = t
+        for key, values in (("q", q), ("tau", tau)):
+            f.create_dataset(key, data=values, chunks=(2 ** 16, 3), maxshape=(None, 3), compression="gzip")
+        f.create_dataset("qd", data=q, chunks=(2 ** 10, 3), maxshape=(None, 3), compression="gzip")
+    monkeypatch.setattr(_hdf5, "_SPARE_CHUNK", 1 << 20, raising=False)
+    with pytest.raises(BaseParamError, match=r"key q: compressed in chunks of 1572864 bytes for 1440 bytes of "
+                                             r"values") as caught:
+        bp.read_trajectory(path, joints=NAMES)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+    monkeypatch.setattr(_hdf5, "_SPARE_CHUNK", 2 << 20)      # within the limit: read, and a chunk of 1024 rows too
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
