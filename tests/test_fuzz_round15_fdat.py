@@ -199,3 +199,24 @@ def test_an_hdf5_log_compressed_in_chunks_far_larger_than_its_values_is_refused_
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
     monkeypatch.setattr(_hdf5, "_SPARE_CHUNK", 2 << 20)      # within the limit: read, and a chunk of 1024 rows too
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_a_parquet_row_group_whose_row_count_is_damaged_is_refused_not_read_short(tmp_path):
+    # pyarrow reads as many rows as a row group declares: a count damaged from 20 to 19 (one byte of the footer)
+    # dropped a sample from the middle of the log without a word. A column of one value a row must hold as many
+    # values as its row group rows, and the row groups as many rows as the file counts
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t, q, tau = motion()
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"t": t, "q": list(q), "tau": list(tau)}), path, row_group_size=20)
+    data = bytearray(path.read_bytes())
+    footer = len(data) - 8 - struct.unpack_from("<I", data, len(data) - 8)[0]
+    # an i64 field of zigzag 20: in each row group, column t's value count, then the group's row count
+    counts = [k for k in range(footer, len(data) - 8) if data[k - 1:k + 1] == b"\x16\x28"]
+    assert len(counts) == 6
+    data[counts[3]] = 0x26                                                                  # 19 rows in group 1
+    path.write_bytes(data)
+    with pytest.raises(BaseParamError, match="row group 1 declares 19 rows, its column t holds 20 values") as caught:
+        bp.read_trajectory(path, joints=NAMES)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
