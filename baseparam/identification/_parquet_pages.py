@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..errors import DataError
 
 MAGIC = b"PAR1"
-MAX_FOOTER_BYTES = 64 * 2 ** 20          # FileMetaData: some 100 bytes per column chunk
+MAX_FOOTER_BYTES = 16 * 2 ** 20          # FileMetaData: some 120 bytes per column chunk (100 000 chunks: 12 MB)
 MAX_DEPTH = 24                           # nested structs (a schema of nested lists is a few levels)
 
 # Thrift compact field types
