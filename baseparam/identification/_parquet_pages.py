@@ -15,7 +15,7 @@ import mmap
 import os
 from dataclasses import dataclass
 
-from ..errors import DataError
+from ..errors import DataError, printable
 
 MAGIC = b"PAR1"
 MAX_FOOTER_BYTES = 16 * 2 ** 20          # FileMetaData: some 120 bytes per column chunk (100 000 chunks: 12 MB)
@@ -223,15 +223,15 @@ def _chunks(data, size, source):
             where = f"row group {g}, column chunk {j}"
             chunk = _field(chunk, None, dict, source, where)
             if chunk.get(1):
-                raise _refuse(source, f"{where}: stored in another file ({_text(chunk[1])}); a log is read from the "
-                                      "named file only")
+                raise _refuse(source, f"{where}: stored in another file ({printable(_text(chunk[1]))}); a log is "
+                                      "read from the named file only")
             out.append(_walk(data, source, where, _field(chunk, 3, dict, source, where), footer_start,
                              group.get(3)))
             # a column of one value a row holds as many values as its row group rows: pyarrow reads the rows the
             # group declares, and a count damaged to 59 read a log of 59 samples of 60 without a word
             if j < len(flat) and flat[j] and out[-1].values != out[-1].rows:
                 raise _refuse(source, f"row group {g} declares {out[-1].rows} rows, its column "
-                                      f"{out[-1].column} holds {out[-1].values} values (one a row)")
+                                      f"{printable(out[-1].column)} holds {out[-1].values} values (one a row)")
         total += group.get(3) if isinstance(group.get(3), int) else 0
     if meta.get(3) != total:
         raise _refuse(source, f"the footer counts {meta.get(3)} rows, its row groups {total}")
@@ -271,7 +271,7 @@ def _walk(data, source, where, meta, footer_start, rows):
         raise _refuse(source, f"{where}: the footer is damaged (its row group's row count)")
     if values == 0:                     # nothing to decode (an empty table's chunk may point to no page: offset 0)
         return Chunk(column, rows, 0, 0)
-    where = f"{where} (column {column})"
+    where = f"{where} (column {printable(column)})"
     end = start + _field(meta, 7, int, source, where)                # total_compressed_size: the pages with headers
     if not 4 <= start <= end <= footer_start:
         raise _refuse(source, f"{where}: its pages at bytes {start}–{end}, outside the data (4–{footer_start})")
