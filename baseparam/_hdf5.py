@@ -95,7 +95,61 @@ def stored_here(dset, h5file, what, error):
         if code not in BUILT_IN_FILTERS:
             raise error(f"{what}: compressed with HDF5 filter {code}, a plugin baseparam does not load (it reads "
                         f"{', '.join(sorted(BUILT_IN_FILTERS.values()))}); rewrite the dataset with gzip")
+    oversized = _oversized_chunk(dset, plist)
+    if oversized is not None:
+        raise error(f"{what}: compressed in chunks of {oversized} bytes for {dset.size * dset.dtype.itemsize} bytes of "
+                    f"values; libhdf5 decompresses a whole chunk at once (at most {_SPARE_CHUNK >> 20} MiB beyond the "
+                    "values); rewrite the dataset with smaller chunks")
+    short = _short_checksummed_chunk(dset, plist)
+    if short is not None:
+        raise error(f"{what}: a chunk at byte {short.byte_offset} of {short.size} bytes, fewer than its fletcher32 "
+                    "checksum's 4; the file is damaged")
     return dset
+
+
+# Bytes a filtered chunk may hold beyond its dataset's values: libhdf5 allocates and decompresses a whole chunk to
+# read any part of it, so a 60-sample log declared in chunks of 5·10⁷ rows (2 MB of gzip) took 1.2 GB
+_SPARE_CHUNK = 64 << 20
+
+
+def _oversized_chunk(dset, plist):
+    """The bytes of one chunk of ``dset`` when it is filtered and its chunks exceed both its values and
+    :data:`_SPARE_CHUNK`, else None (an unfiltered chunk is read in part, not allocated whole)."""
+    import math
+
+    import h5py
+    if plist.get_layout() != h5py.h5d.CHUNKED or not plist.get_nfilters():
+        return None
+    chunk = math.prod(dset.chunks) * dset.dtype.itemsize
+    return chunk if chunk > max(dset.size * dset.dtype.itemsize, _SPARE_CHUNK) else None
+
+
+def _short_checksummed_chunk(dset, plist):
+    """The first chunk of ``dset`` (h5py's ChunkInfo) stored in fewer bytes than the 4 of its fletcher32 checksum, or
+    None. libhdf5's fletcher32 filter takes the checksum from the last 4 bytes of what is stored: of a chunk of 0–3
+    bytes (one damaged size in the chunk index) it read before the buffer, and the process died (SIGSEGV)."""
+    import h5py
+    if plist.get_layout() != h5py.h5d.CHUNKED or not any(plist.get_filter(k)[0] == 3
+                                                           for k in range(plist.get_nfilters())):
+        return None
+    found = []
+
+    def visit(info):
+        if info.size < 4 and not info.filter_mask & (1 << _position(plist, 3)):
+            found.append(info)
+            return 1                             # stops the walk
+        return None
+
+    try:
+        dset.id.chunk_iter(visit)
+    except (AttributeError, NotImplementedError):    # libhdf5 before 1.12.3 (h5py's own check): one call per chunk
+        next((None for k in range(dset.id.get_num_chunks()) if visit(dset.id.get_chunk_info(k))), None)
+    return found[0] if found else None
+
+
+def _position(plist, code):
+    """Where filter ``code`` stands in the pipeline of ``plist`` (a chunk's filter mask has a bit per position)."""
+    return next(k for k in range(plist.get_nfilters()) if plist.get_filter(k)[0] == code)
 
 
 def stored_dataset(h5file, name, what, error):

@@ -29,8 +29,9 @@ import numpy as np
 from .._checks import read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
+from ._parquet_pages import column_chunks
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
-from ._record import MAX_VALUES, _coarse_time, _one_line
+from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
 
 MAX_INFO_BYTES = 16 * 2 ** 20     # a LeRobot meta/info.json: a few kB
@@ -76,6 +77,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         rows = parquet.metadata.num_rows
     except Exception as exc:    # damaged metadata: pyarrow's own errors, and Python's (UnicodeDecodeError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
+    chunks = column_chunks(path, source)
     if rows * max(1, len(schema)) > MAX_VALUES * 4:
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
     if rows == 0:
@@ -86,7 +88,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
                         "give each column one name")
     lists = [f.name for f in schema if list_type(pa, f.type)]
-    bound_values(parquet, source, None, MAX_VALUES * 4)
+    bound_values(chunks, source, None, MAX_VALUES * 4)
     if not lists:
         from ._frames import from_dataframe
         return from_dataframe(_read_table(parquet, source).to_pandas(), columns=columns, gains=gains,
@@ -95,8 +97,8 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
                             thing="column", listing=", ".join(present),
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
-    bound_values(parquet, source, set(chosen.values()), MAX_VALUES, first_rows=False)     # read above
-    table = _read_table(parquet, source)
+    bound_values(chunks, source, set(chosen.values()), MAX_VALUES)
+    table = _read_table(parquet, source, sorted(set(chosen.values())))      # the columns used, not another's
     joint_names = _joint_names(path, schema)
     names = joint_names(chosen["q"])
     data, where, problems = {}, {}, {}
@@ -136,43 +138,41 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
 
 
-def _read_table(parquet, source):
+def _read_table(parquet, source, columns=None):
     try:
-        return parquet.read()
+        return parquet.read(columns=columns)
     except Exception as exc:    # damaged pages: pyarrow's own errors, and Python's
         raise DataError(f"{source}: cannot read as Parquet (damaged?): {_one_line(exc)}") from None
 
 
-# Row groups × columns whose metadata is looked at to count the values (a file has a few; a damaged footer may claim
-# millions, each a Python call)
+# Column chunks counted (a file has a few per column; a damaged footer may claim millions)
 _MAX_CHUNKS = 100_000
+# Bytes a value may take decompressed, on average over the pages read (8 for a float64, a few for its levels)
+_MAX_BYTES_PER_VALUE = 16
 
 
-def bound_values(parquet, source, names, most, first_rows=True):
-    """Refuse a file whose columns (the top-level ``names``, or all) hold more than ``most`` values, counted from
-    its metadata before they are read: a list column's values are not bounded by its rows (a 2 kB file of 12 rows
-    of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2 million joints). ``first_rows``
-    False: each row group's first row was read already (by a call of this on the same file), not again."""
-    md = parquet.metadata
-    # a leaf's path is dotted, and so may a column's name be (LeRobot's observation.state): matched as a prefix
-    leaves = [j for j in range(md.num_columns) if names is None or any(
-        (path := md.schema.column(j).path) == name or path.startswith(name + ".") for name in names)]
-    if md.num_row_groups * len(leaves) > _MAX_CHUNKS:
-        raise DataError(f"{source}: {md.num_row_groups} row groups of {len(leaves)} columns; at most {_MAX_CHUNKS} "
-                        "column chunks are read")
-    # pyarrow's Python accessor of a column chunk's metadata (row_group(i).column(j)) lets the C++ exception of
-    # damaged metadata (a size-statistics histogram of the wrong length, one flipped byte of the footer) escape:
-    # std::terminate, the process aborted (SIGABRT, exit 134). Its readers turn the same exception into an error:
-    # each row group's first row is read first (one page per column; some 100 µs per row group: once per file)
-    try:
-        for i in range(md.num_row_groups if first_rows else 0):
-            next(parquet.iter_batches(batch_size=1, row_groups=[i]), None)
-    except Exception as exc:            # pyarrow's own error types
-        raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
-    count = sum(md.row_group(i).column(j).num_values for i in range(md.num_row_groups) for j in leaves)
+def bound_values(chunks, source, names, most):
+    """Refuse a file whose columns (the top-level ``names``, or all) hold more than ``most`` values, or whose pages
+    take more than ``16 * most`` bytes decompressed, as its footer and page headers declare them
+    (:func:`~._parquet_pages.column_chunks`), before a value is decoded: a list column's values are not bounded by
+    its rows (a 2 kB file of 12 rows of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2
+    million joints), and a page's run-length-encoded values not by its bytes (four one-row lists of 1.9·10⁷ zeros
+    in a 2 kB file took 1.3 GB while its first row was decoded)."""
+    if len(chunks) > _MAX_CHUNKS:
+        raise DataError(f"{source}: {len(chunks)} column chunks; at most {_MAX_CHUNKS} are read")
+    counted = [c for c in chunks if names is None or c.column in names]
+    count = sum(c.values for c in counted)
+    which = "its columns" if names is None else f"column{'s' * (len(names) > 1)} {', '.join(sorted(names))}"
     if count > most:
-        which = "its columns" if names is None else f"column{'s' * (len(names) > 1)} {', '.join(sorted(names))}"
         raise DataError(f"{source}: {count} values in {printable(which)}; a trajectory may hold at most {most:.0e}")
+    wide = next((c for c in counted if names is not None and c.values > MAX_COLUMNS * max(c.rows, 1)), None)
+    if wide is not None:        # one row of 2·10⁷ zeros is within the count, and 650 MB decoded before refused
+        raise DataError(f"{source}: column {printable(wide.column)}: {wide.values} values in a row group of "
+                        f"{wide.rows} rows; a trajectory's row holds at most {MAX_COLUMNS} values per column")
+    unpacked = sum(c.unpacked for c in counted)
+    if unpacked > _MAX_BYTES_PER_VALUE * most:
+        raise DataError(f"{source}: pages of {printable(which)} declare {unpacked} bytes decompressed; a trajectory "
+                        f"may take at most {_MAX_BYTES_PER_VALUE * most:.0e}")
 
 
 def list_type(pa, arrow_type):

@@ -143,14 +143,11 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     for magic, kind, hint in _BINARY_MAGIC:
         if raw.startswith(magic):
             raise DataError(f"{source}: a {kind} file, not text (CSV); the type is taken from the name: {hint}")
-    # Spreadsheet exports may be UTF-16 (with a byte-order mark); anything else is read as UTF-8,
-    # whose decoding errors become U+FFFD, then "not a number" on the line that holds them.
-    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
     rows = raw.count(b"\n")
     if rows * 3 > MAX_VALUES:         # t, q and tau at least: more than a trajectory may hold
         raise DataError(f"{source}: {rows} lines; a trajectory may hold at most {MAX_VALUES:.0e} values "
                         f"({MAX_VALUES // 3} rows of the smallest kind)")
-    text = raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+    text = decoded(raw)
     del raw                           # the bytes, text and lines of a large file are not all held at once
     has_comments, has_quotes = "#" in text, '"' in text
     lines = _split_lines(text)
@@ -201,6 +198,21 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
         table.problems = [(w, r + ("; not a header: none of its names is t, time, qN, qdN, qddN, tauN, "
                                    "currentN or iN" if w == first + 1 else "")) for w, r in table.problems]
     return _finish(table, n, gains, skip_bad_rows)
+
+
+def decoded(raw):
+    """The text of a trajectory file's bytes: spreadsheet exports may be UTF-16 (with a byte-order mark); anything
+    else is read as UTF-8 (a byte-order mark dropped), whose decoding errors become U+FFFD, then "not a number" on
+    the line that holds them."""
+    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    return raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+
+
+def first_line(path):
+    """The first line of the text file ``path`` as the reader sees it (:func:`decoded`, :func:`_split_lines`), from
+    its first 64 KiB; OSError as ``open`` raises it."""
+    with open(path, "rb") as stream:
+        return _split_lines(decoded(stream.read(1 << 16)))[0]
 
 
 def _split_lines(text):

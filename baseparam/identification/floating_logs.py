@@ -26,6 +26,7 @@ from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
+from ._parquet_pages import column_chunks
 from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, open_parquet, pyarrow_modules
 from ._record import MAX_VALUES, _one_line, refuse_bag_options
 
@@ -411,7 +412,7 @@ def _read_floating_parquet(source, robot, names):
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)
                 if c in ("t", *_widths(0)) or (names and c == "wrenches")]
-        bound_values(parquet, source, set(read), MAX_VALUES)
+        bound_values(column_chunks(source, source), source, set(read), MAX_VALUES)
         table = parquet.read(columns=read)
     except DataError:
         raise

@@ -227,9 +227,11 @@ def _check_joint_order(path, source, ext, joints):
     if ext == ".npz":
         names = npz_joint_names(path, source)
     else:
+        # the first line as the reader decodes and splits the file: a byte-order mark, UTF-16 or CR line ends hid
+        # the names from a check reading raw UTF-8 up to a \n, and the columns went to other joints without a word
+        from ._text import first_line
         try:
-            with open(path, "rb") as stream:
-                first = stream.readline(1 << 16).decode("utf-8", "replace").strip()
+            first = first_line(path).strip()
         except OSError:
             return                               # the reader itself says what is wrong with the file
         if first.startswith("# joints:"):

@@ -1,0 +1,321 @@
+"""What a Parquet file declares it holds, read from its footer and its page headers alone: no value decoded.
+
+A page's header says how many values it holds and how many bytes they take once decompressed; pyarrow allocates
+and decodes what the header says. A few kilobytes of run-length-encoded zeros can so declare tens of millions of
+values (a 2 kB file of four one-row list columns took 1.3 GB before it was refused, as the footer's counts were
+looked at only after a first row had been decoded), and the footer's counts need not agree with the pages'. Both
+are read here, in Python, from the Thrift compact encoding the format uses (the footer's ``FileMetaData``, each
+page's ``PageHeader``), and checked against each other and against the file's size before pyarrow decodes
+anything. pyarrow's own accessor of a column chunk's metadata is not used: damaged metadata aborted the process
+from it (a C++ exception escaping to ``std::terminate``).
+"""
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass
+
+from ..errors import DataError, printable
+
+MAGIC = b"PAR1"
+MAX_FOOTER_BYTES = 16 * 2 ** 20          # FileMetaData: some 120 bytes per column chunk (100 000 chunks: 12 MB)
+MAX_DEPTH = 24                           # nested structs (a schema of nested lists is a few levels)
+
+# Thrift compact field types
+_TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
+_DATA_PAGE, _INDEX_PAGE, _DICTIONARY_PAGE, _DATA_PAGE_V2 = range(4)
+
+# The fields read (by Thrift field id; a dict for a struct, [x] for a list of x, True for a value), all others skipped:
+# FileMetaData.schema → SchemaElement repetition_type, num_children; FileMetaData.num_rows; FileMetaData.row_groups →
+# RowGroup.columns, num_rows → ColumnChunk.file_path, meta_data → ColumnMetaData path_in_schema, num_values,
+# total_compressed_size, data_page_offset, dictionary_page_offset; PageHeader type, uncompressed and compressed
+# sizes, the data page's (v1 and v2) num_values
+_FOOTER = {2: [{3: True, 5: True}], 3: True,
+           4: [{1: [{1: True, 3: {3: [True], 5: True, 7: True, 9: True, 11: True}}], 3: True}]}
+_REPEATED = 2                            # SchemaElement.repetition_type of a list's element
+_PAGE_HEADER = {1: True, 2: True, 3: True, 5: {1: True}, 8: {1: True}}
+
+
+class _Short(Exception):
+    """The bytes end inside a Thrift value (the file is cut or damaged)."""
+
+
+class _Bad(Exception):
+    """A Thrift value that cannot be (a field type outside the encoding, a nesting past MAX_DEPTH …)."""
+
+
+def _varint(data, pos, end):
+    value = shift = 0
+    while True:
+        if pos >= end:
+            raise _Short
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise _Bad("a varint of more than 10 bytes")
+
+
+def _zigzag(data, pos, end):
+    v, pos = _varint(data, pos, end)
+    return (v >> 1) ^ -(v & 1), pos
+
+
+def _struct(data, pos, end, spec, depth):
+    """(the fields of ``spec`` of the compact-encoded struct at ``pos``, the position after it)."""
+    if depth > MAX_DEPTH:
+        raise _Bad(f"values nested more than {MAX_DEPTH} deep")
+    out, last = {}, 0
+    while True:
+        if pos >= end:
+            raise _Short
+        head = data[pos]
+        pos += 1
+        if head == 0:                               # stop
+            return out, pos
+        delta, kind = head >> 4, head & 0x0F
+        if delta:
+            last += delta
+        else:
+            last, pos = _zigzag(data, pos, end)
+        want = spec.get(last) if spec else None
+        if want is None:
+            pos = _skip(data, pos, end, kind, depth)
+        else:
+            out[last], pos = _value(data, pos, end, kind, want, depth)
+
+
+def _container(data, pos, end):
+    """(element count, element type, position after the header) of a list or set."""
+    if pos >= end:
+        raise _Short
+    head = data[pos]
+    size, item = head >> 4, head & 0x0F
+    pos += 1
+    if size == 15:
+        size, pos = _varint(data, pos, end)
+    if size > end - pos:                            # each element takes a byte at least
+        raise _Short
+    return size, item, pos
+
+
+def _value(data, pos, end, kind, want, depth):
+    if kind in (_TRUE, _FALSE):
+        return kind == _TRUE, pos
+    if kind in (_I16, _I32, _I64):
+        return _zigzag(data, pos, end)
+    if kind == _BINARY:
+        n, pos = _varint(data, pos, end)
+        if n > end - pos:
+            raise _Short
+        return bytes(data[pos:pos + n]), pos + n
+    if kind in (_LIST, _SET) and isinstance(want, list):
+        size, item, pos = _container(data, pos, end)
+        out = []
+        for _ in range(size):
+            v, pos = _value(data, pos, end, item, want[0], depth + 1)
+            out.append(v)
+        return out, pos
+    if kind == _STRUCT and isinstance(want, dict):
+        return _struct(data, pos, end, want, depth + 1)
+    return None, _skip(data, pos, end, kind, depth)       # not of the kind the field should be: read as missing
+
+
+def _skip(data, pos, end, kind, depth):
+    """The position after the value of ``kind`` at ``pos``."""
+    if kind in (_TRUE, _FALSE):
+        return pos
+    if kind == _BYTE:
+        return pos + 1
+    if kind in (_I16, _I32, _I64):
+        return _varint(data, pos, end)[1]
+    if kind == _DOUBLE:
+        return pos + 8
+    if kind == _BINARY:
+        n, pos = _varint(data, pos, end)
+        return pos + n
+    if depth >= MAX_DEPTH:
+        raise _Bad(f"values nested more than {MAX_DEPTH} deep")
+    if kind in (_LIST, _SET):
+        size, item, pos = _container(data, pos, end)
+        if item in (_TRUE, _FALSE, _BYTE):           # in a container, a boolean is one byte
+            return pos + size
+        if item == _DOUBLE:
+            return pos + 8 * size
+        for _ in range(size):
+            pos = _skip(data, pos, end, item, depth + 1)
+        return pos
+    if kind == _MAP:
+        size, pos = _varint(data, pos, end)
+        if size > end - pos:
+            raise _Short
+        if size:
+            if pos >= end:
+                raise _Short
+            types = data[pos]
+            pos += 1
+            for _ in range(size):
+                pos = _skip(data, pos, end, types >> 4, depth + 1)
+                pos = _skip(data, pos, end, types & 0x0F, depth + 1)
+        return pos
+    if kind == _STRUCT:
+        return _struct(data, pos, end, None, depth + 1)[1]
+    raise _Bad(f"field type {kind}")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A column chunk as the file declares it: its top-level column, its row group's rows, its values (counted by the
+    footer and by the page headers alike) and the bytes its pages take decompressed."""
+
+    column: str
+    rows: int
+    values: int
+    unpacked: int
+
+
+def column_chunks(path, source):
+    """Every column chunk of the Parquet file ``path`` (messages name ``source``), its sizes read from the footer and
+    checked against its page headers and the file's size, no value decoded.
+
+    Raises
+    ------
+    DataError
+        The footer or a page header damaged, a chunk outside the file or stored in another file, page headers
+        counting other values than the footer.
+    """
+    try:
+        with open(path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size < 12:
+                raise _refuse(source, f"{size} bytes; a Parquet file has 12 at least")
+            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return _chunks(data, size, source)
+    except DataError:
+        raise
+    except (OSError, ValueError) as exc:        # ValueError: mmap of a file changed under it
+        raise DataError(f"{source}: cannot read as Parquet: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _refuse(source, problem):
+    return DataError(f"{source}: cannot read as Parquet: {problem}")
+
+
+def _chunks(data, size, source):
+    if data[size - 4:size] != MAGIC:                # an encrypted footer (PARE), or not Parquet
+        raise _refuse(source, "no Parquet footer (PAR1) at its end")
+    length = int.from_bytes(data[size - 8:size - 4], "little")
+    footer_start = size - 8 - length
+    if length > MAX_FOOTER_BYTES or footer_start < 4:
+        raise _refuse(source, f"a footer of {length} bytes in a file of {size}")
+    try:
+        meta, _ = _struct(data, footer_start, size - 8, _FOOTER, 0)
+    except (_Short, _Bad) as exc:
+        raise _refuse(source, f"the footer is damaged ({exc or 'cut short'})") from None
+    flat = _flat_leaves(meta, source)
+    out, total = [], 0
+    for g, group in enumerate(_list(meta.get(4), source, "row_groups")):
+        group = _field(group, None, dict, source, f"row group {g}")
+        for j, chunk in enumerate(_list(group.get(1), source, f"row group {g}: columns")):
+            where = f"row group {g}, column chunk {j}"
+            chunk = _field(chunk, None, dict, source, where)
+            if chunk.get(1):
+                raise _refuse(source, f"{where}: stored in another file ({printable(_text(chunk[1]))}); a log is "
+                                      "read from the named file only")
+            out.append(_walk(data, source, where, _field(chunk, 3, dict, source, where), footer_start,
+                             group.get(3)))
+            # a column of one value a row holds as many values as its row group rows: pyarrow reads the rows the
+            # group declares, and a count damaged to 59 read a log of 59 samples of 60 without a word
+            if j < len(flat) and flat[j] and out[-1].values != out[-1].rows:
+                raise _refuse(source, f"row group {g} declares {out[-1].rows} rows, its column "
+                                      f"{printable(out[-1].column)} holds {out[-1].values} values (one a row)")
+        total += group.get(3) if isinstance(group.get(3), int) else 0
+    if meta.get(3) != total:
+        raise _refuse(source, f"the footer counts {meta.get(3)} rows, its row groups {total}")
+    return out
+
+
+def _flat_leaves(meta, source):
+    """For each leaf column of the footer's schema (in the column chunks' order), whether it holds one value a row
+    (no repeated field on its path)."""
+    elements = _list(meta.get(2), source, "schema")
+    out, stack = [], []                  # stack: [children left, repeated] of the open groups
+    for k, element in enumerate(elements):
+        element = _field(element, None, dict, source, f"schema element {k}")
+        repeated = element.get(3) == _REPEATED or (bool(stack) and stack[-1][1])
+        children = element.get(5)
+        if stack:
+            stack[-1][0] -= 1
+        if isinstance(children, int) and children > 0:
+            stack.append([children, repeated and k > 0])
+        elif k > 0:
+            out.append(not repeated)
+        while stack and stack[-1][0] <= 0 and k > 0:
+            stack.pop()
+    return out
+
+
+def _walk(data, source, where, meta, footer_start, rows):
+    """The chunk described by ``meta`` (ColumnMetaData), its page headers read and counted."""
+    column = _list(meta.get(3), source, f"{where}: path_in_schema")
+    column = _text(column[0]) if column else ""
+    values = _field(meta, 5, int, source, where)
+    start = _field(meta, 9, int, source, where)                      # data_page_offset
+    dictionary = meta.get(11)
+    if isinstance(dictionary, int) and 4 <= dictionary < start:
+        start = dictionary
+    if not isinstance(rows, int) or rows < 0:
+        raise _refuse(source, f"{where}: the footer is damaged (its row group's row count)")
+    if values == 0:                     # nothing to decode (an empty table's chunk may point to no page: offset 0)
+        return Chunk(column, rows, 0, 0)
+    where = f"{where} (column {printable(column)})"
+    end = start + _field(meta, 7, int, source, where)                # total_compressed_size: the pages with headers
+    if not 4 <= start <= end <= footer_start:
+        raise _refuse(source, f"{where}: its pages at bytes {start}–{end}, outside the data (4–{footer_start})")
+    counted = unpacked = 0
+    pos = start
+    while pos < end:
+        try:
+            header, after = _struct(data, pos, end, _PAGE_HEADER, 0)
+        except (_Short, _Bad) as exc:
+            raise _refuse(source, f"{where}: the page header at byte {pos} is damaged ({exc or 'cut short'})") from None
+        kind = header.get(1)
+        full, packed = header.get(2), header.get(3)
+        if not (isinstance(full, int) and isinstance(packed, int) and full >= 0 and packed >= 0):
+            raise _refuse(source, f"{where}: the page at byte {pos}: its sizes are damaged")
+        if kind in (_DATA_PAGE, _DATA_PAGE_V2):
+            n = header.get(5 if kind == _DATA_PAGE else 8) or {}
+            n = n.get(1)
+            if not isinstance(n, int) or n < 0:
+                raise _refuse(source, f"{where}: the page at byte {pos}: its value count is damaged")
+            counted += n
+        unpacked += full
+        if after + packed > end:
+            raise _refuse(source, f"{where}: the page at byte {pos} runs to byte {after + packed}, past its column "
+                                  f"chunk's end ({end})")
+        pos = after + packed
+    if counted != values:
+        raise _refuse(source, f"{where}: its pages hold {counted} values, the footer counts {values}")
+    return Chunk(column, rows, values, unpacked)
+
+
+def _field(struct_, key, kind, source, where):
+    value = struct_ if key is None else struct_.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise _refuse(source, f"{where}: the footer is damaged (field {key} missing or of the wrong type)")
+    return value
+
+
+def _list(value, source, what):
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _refuse(source, f"the footer is damaged ({what} not a list)")
+    return value
+
+
+def _text(value):
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
