@@ -262,7 +262,10 @@ def _threads_refused(watchdog):
         return None
     # one more: a held import's helper thread (baseparam._processes.import_held) may be the one that loads numpy
     # (BLAS without threads of its own needs none: a helper that cannot start is done without)
-    blas = blas_threads()
+    # under ulimit -v, _blas.within_address_limit gives OpenBLAS one thread (unless OPENBLAS_NUM_THREADS is set) before
+    # numpy loads: its threads' stacks, probed here, refused a run that then needed none (8 MiB each, 64 processors)
+    unset = "OPENBLAS_NUM_THREADS" not in os.environ
+    blas = 0 if unset and _address_limited() else blas_threads()
     if "numpy" in sys.modules or blas == 0 or threads_startable(blas + 1):
         return None
     return f"baseparam: {errors.threads_exhausted(blas=True)}"
