@@ -372,10 +372,11 @@ def _standard_descriptors():
     return closed
 
 
-# Said (exit status 2) when the run was started with its standard output closed: the report, and a JSON asked for
-# with '-', would be dropped without a word (Python's sys.stdout is then None, which click writes nothing to).
-STDOUT_CLOSED = ("baseparam: standard output is closed (started with >&-); nothing was done (give >/dev/null to "
-                 "discard the report)")
+# Said (exit status 2) when the run was started with its standard output closed or read-only (see _usable): the
+# report, and a JSON asked for with '-', would be dropped without a word (Python's sys.stdout is then None, which
+# click writes nothing to).
+STDOUT_CLOSED = ("baseparam: standard output is closed or read-only (started with >&- or 1<FILE); nothing was done "
+                 "(give >/dev/null to discard the report)")
 
 
 def main():

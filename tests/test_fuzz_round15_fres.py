@@ -246,3 +246,10 @@ def test_the_thread_probe_under_an_address_space_limit_counts_the_one_blas_threa
                           env=env, capture_output=True, text=True, timeout=120, preexec_fn=_stack_and_address_limited)
     assert done.returncode == 0, done.stderr
     assert '"rank": 9' in done.stdout
+
+
+def test_a_read_only_standard_output_is_said_as_such_not_as_closed(tmp_path):
+    # `1</dev/null` (a read-only descriptor where the report goes) was said as "closed (started with >&-)"
+    done = _baseparam(["find", str(PLANAR)], tmp_path, "1</dev/null")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "standard output is closed or read-only" in done.stderr and "1<FILE" in done.stderr
