@@ -262,7 +262,10 @@ def _threads_refused(watchdog):
         return None
     # one more: a held import's helper thread (baseparam._processes.import_held) may be the one that loads numpy
     # (BLAS without threads of its own needs none: a helper that cannot start is done without)
-    blas = blas_threads()
+    # under ulimit -v, _blas.within_address_limit gives OpenBLAS one thread (unless OPENBLAS_NUM_THREADS is set) before
+    # numpy loads: its threads' stacks, probed here, refused a run that then needed none (8 MiB each, 64 processors)
+    unset = "OPENBLAS_NUM_THREADS" not in os.environ
+    blas = 0 if unset and _address_limited() else blas_threads()
     if "numpy" in sys.modules or blas == 0 or threads_startable(blas + 1):
         return None
     return f"baseparam: {errors.threads_exhausted(blas=True)}"
@@ -369,10 +372,11 @@ def _standard_descriptors():
     return closed
 
 
-# Said (exit status 2) when the run was started with its standard output closed: the report, and a JSON asked for
-# with '-', would be dropped without a word (Python's sys.stdout is then None, which click writes nothing to).
-STDOUT_CLOSED = ("baseparam: standard output is closed (started with >&-); nothing was done (give >/dev/null to "
-                 "discard the report)")
+# Said (exit status 2) when the run was started with its standard output closed or read-only (see _usable): the
+# report, and a JSON asked for with '-', would be dropped without a word (Python's sys.stdout is then None, which
+# click writes nothing to).
+STDOUT_CLOSED = ("baseparam: standard output is closed or read-only (started with >&- or 1<FILE); nothing was done "
+                 "(give >/dev/null to discard the report)")
 
 
 def main():

@@ -225,3 +225,31 @@ def test_the_limit_of_open_files_met_while_the_command_line_loads_is_said_in_one
                           env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("baseparam: too many open files")
+
+
+def _stack_and_address_limited():      # a 64-processor machine's 64 default thread stacks, on two processors
+    resource.setrlimit(resource.RLIMIT_STACK, (2**30, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+    resource.setrlimit(resource.RLIMIT_AS, (1500 * 2**20, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+def test_the_thread_probe_under_an_address_space_limit_counts_the_one_blas_thread_the_run_will_have(tmp_path):
+    # under ulimit -v, _blas.within_address_limit starts numpy's OpenBLAS on one thread (no stacks of its own); the
+    # probe before it asked room for a stack per processor and refused the run: "cannot start a process or thread"
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("OpenBLAS starts no thread of its own on one processor")
+    if resource.getrlimit(resource.RLIMIT_STACK)[1] not in (resource.RLIM_INFINITY,) and \
+            resource.getrlimit(resource.RLIMIT_STACK)[1] < 2**30:
+        pytest.skip("no stack of 1 GiB allowed")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS")}
+    env.update(PYTHONPATH=str(ROOT), BASEPARAM_CACHE_DIR="none", OMP_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-m", "baseparam", "find", str(PLANAR), "--json", "-"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120, preexec_fn=_stack_and_address_limited)
+    assert done.returncode == 0, done.stderr
+    assert '"rank": 9' in done.stdout
+
+
+def test_a_read_only_standard_output_is_said_as_such_not_as_closed(tmp_path):
+    # `1</dev/null` (a read-only descriptor where the report goes) was said as "closed (started with >&-)"
+    done = _baseparam(["find", str(PLANAR)], tmp_path, "1</dev/null")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "standard output is closed or read-only" in done.stderr and "1<FILE" in done.stderr
