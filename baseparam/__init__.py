@@ -76,18 +76,21 @@ from __future__ import annotations
 
 
 def _no_bytecode_under_a_file_size_limit():
-    """No bytecode cache written by this process when it may not write files beyond a size (``ulimit -f``): Python
-    writes a module's ``__pycache__/*.pyc`` with one unchecked write, and a short one (the limit met) left a
-    truncated file in place that broke every later import of that module, by any run ("EOFError: marshal data too
-    short") — in a source checkout or an editable install, whose caches are written as modules are first imported.
+    """No bytecode cache written by this process when it may not write files beyond a small size (``ulimit -f``
+    below 256 MiB): Python writes a module's ``__pycache__/*.pyc`` with one unchecked write, and a short one (the
+    limit met) left a truncated file in place that broke every later import of that module, by any run ("EOFError:
+    marshal data too short") — in a source checkout or an editable install, whose caches are written as modules are
+    first imported.
     First, before this package's modules are imported (only this file's own cache is written before it runs)."""
     import sys
     try:
         import resource
-        limited = resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     except (ImportError, OSError, ValueError):    # no resource module (Windows)
         return
-    if limited:
+    # a cluster's site-wide limit of gigabytes cannot cut a cache file (a few MB at most): the flag is the
+    # process's, left alone there
+    if soft != resource.RLIM_INFINITY and soft < 256 * 2**20:
         sys.dont_write_bytecode = True
 
 

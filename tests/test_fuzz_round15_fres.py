@@ -107,11 +107,15 @@ def test_no_bytecode_cache_is_written_under_a_file_size_limit(tmp_path):
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT)
 
-    def limited():
-        resource.setrlimit(resource.RLIMIT_FSIZE, (10_000, resource.RLIM_INFINITY))
-    done = subprocess.run([sys.executable, "-c", "import sys, baseparam; print(sys.dont_write_bytecode)"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, preexec_fn=limited)
-    assert done.stdout.split() == ["True"]
+    def flag(size):
+        def limited():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+        done = subprocess.run([sys.executable, "-c", "import sys, baseparam; print(sys.dont_write_bytecode)"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, preexec_fn=limited)
+        return done.stdout.split()
+    # a small limit: no cache written; a site-wide limit of gigabytes cannot cut a cache file: the flag left alone
+    assert flag(10_000) == ["True"]
+    assert flag(8 * 2**30) == ["False"]
 
 
 @pytest.mark.parametrize("free", [0, 1])
