@@ -369,6 +369,13 @@ def _standard_descriptors():
     if 2 in closed:                     # what the run says goes nowhere; its exit status still says how it went
         with contextlib.suppress(OSError, ValueError):
             sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
+    for fd in (1, 2):
+        # a pipe its reader left non-blocking (O_NONBLOCK, shared with the reader's end: Node's child_process)
+        # refused every write beyond the pipe's 64 KiB with EAGAIN, and the last flush's was dropped: exit 0 with
+        # the report cut short. Blocking, a write waits for the reader, as on any pipe.
+        with contextlib.suppress(OSError, AttributeError):
+            if not os.get_blocking(fd):
+                os.set_blocking(fd, True)
     return closed
 
 
