@@ -872,7 +872,6 @@ _trajectory_options = _options(
 
 def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
     """The preprocessing :func:`_trajectory_options` asks for, as a Preprocessing (``more``: its other settings)."""
-    from .errors import SettingsError
     from .identification.preprocessing import Preprocessing
     cutoff_hz = _number_or_none(cutoff, "--cutoff")
     if cutoff_hz is None:
