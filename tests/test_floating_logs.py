@@ -465,3 +465,19 @@ def test_floating_npz_member_of_no_number_type_named_as_such(tmp_path):
         read_floating_log(path, bp.load_robot(SPACE))
     message = str(info.value)
     assert "log.npz: q: not numeric (<U1)" in message and "not a valid NPZ member" not in message, message
+
+
+@pytest.mark.parametrize("name, said", [("log", "not a file without extension"), ("log.txt", "not '.txt'")])
+def test_read_and_write_floating_log_name_a_log_of_another_kind_as_read_floating_does(tmp_path, name, said):
+    """read_floating_log and write_floating_log said "not 'without extension'" (quoted as if an extension) for a name
+    without one, where read_floating says "not a file without extension"."""
+    from baseparam.identification.floating_logs import read_floating_log, write_floating_log
+    robot = bp.load_robot(SPACE)
+    path = tmp_path / name
+    path.write_text("t\n0\n")
+    with pytest.raises(bp.DataError, match=f"is .csv or .npz, {said}$"):
+        read_floating_log(path, robot)
+    traj = bp.Trajectory(t=np.arange(10.0), q=np.tile(np.r_[np.zeros(3), 0, 0, 0, 1, np.zeros(robot.n_dof)], (10, 1)),
+                         floating=True)
+    with pytest.raises(bp.SettingsError, match=f"is .csv or .npz, {said}$"):
+        write_floating_log(tmp_path / ("out" + name[3:]), traj)

@@ -120,7 +120,8 @@ def read_floating_log(path, robot, n_contacts=0):
             arrays[name] = take(fields[name]) if all(present) else None
         wrenches = take(wrench_columns).reshape(-1, n_contacts, 6) if n_contacts else None
     else:
-        raise DataError(f"{label}: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
+        raise DataError(f"{label}: a floating-base log is .csv or .npz, not "
+                        f"{shown(ext) if ext else 'a file without extension'}")
     def at(row):
         return f"line {line_numbers[row]}" if ext == ".csv" else f"row {row}"
 
@@ -184,7 +185,8 @@ def write_floating_log(path, trajectory, wrenches=None):
             # repr precision: the file reads back bit for bit
             np.savetxt(tmp, np.hstack(blocks), delimiter=",", header=",".join(header), comments="", fmt="%.17g")
         else:
-            raise SettingsError(f"path: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
+            raise SettingsError("path: a floating-base log is .csv or .npz, not "
+                                f"{shown(ext) if ext else 'a file without extension'}")
 
 
 def wrench_topics(path, contacts):
