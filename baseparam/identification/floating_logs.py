@@ -406,15 +406,16 @@ def _parquet_array(table, name, width, source):
     return values
 
 
-def _read_floating_parquet(source, robot, names):
+def _read_floating_parquet(path, robot, names):
+    source = printable(path)          # for one-line messages, as read_floating_log's (a name may hold a line break)
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
-        parquet = open_parquet(pq, source)
+        parquet = open_parquet(pq, path)
         # only the fields read are bounded and read: the wrenches without contacts asked, or another writer's
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)
                 if c in ("t", *_widths(0)) or (names and c == "wrenches")]
-        bound_values(column_chunks(source, source), source, set(read), MAX_VALUES)
+        bound_values(column_chunks(path, source), source, set(read), MAX_VALUES)
         table = parquet.read(columns=read)
     except DataError:
         raise
@@ -444,7 +445,7 @@ def _read_floating_parquet(source, robot, names):
                             f"{', '.join(names)} (in this order)")
         wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
     return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
-                      source=source, floating=True, joint_names=tuple(info.get("joint_names") or ()),
+                      source=path, floating=True, joint_names=tuple(info.get("joint_names") or ()),
                       wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
 
 
