@@ -29,8 +29,8 @@ import numpy as np
 from .._checks import read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
-from ._parquet_pages import column_chunks
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
+from ._parquet_pages import column_chunks
 from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
 
