@@ -252,9 +252,7 @@ def _check_outputs(inputs, outputs, not_stdout=None):
             continue                                  # missing: the reader says so, naming the file
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             _fail(f"{source}: not a regular file (a pipe or a device); baseparam reads files and bag folders", 2)
-    for flag, out in outputs:
-        if out == "":            # falsy: a command skipped the output and said nothing, exit 0
-            _fail(f"{flag}: the file name is empty", 2)
+    # an empty name ('' is falsy: the output skipped, exit 0) never comes here: _Path refuses it as click parses
     named = [(flag, path) for flag, path in outputs if path and path != "-"]
     for flag, out in named:
         for source in inputs:
@@ -872,7 +870,6 @@ _trajectory_options = _options(
 
 def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
     """The preprocessing :func:`_trajectory_options` asks for, as a Preprocessing (``more``: its other settings)."""
-    from .errors import SettingsError
     from .identification.preprocessing import Preprocessing
     cutoff_hz = _number_or_none(cutoff, "--cutoff")
     if cutoff_hz is None:

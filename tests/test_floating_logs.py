@@ -465,3 +465,37 @@ def test_floating_npz_member_of_no_number_type_named_as_such(tmp_path):
         read_floating_log(path, bp.load_robot(SPACE))
     message = str(info.value)
     assert "log.npz: q: not numeric (<U1)" in message and "not a valid NPZ member" not in message, message
+
+
+@pytest.mark.parametrize("name, said", [("log", "not a file without extension"), ("log.txt", "not '.txt'")])
+def test_read_and_write_floating_log_name_a_log_of_another_kind_as_read_floating_does(tmp_path, name, said):
+    """read_floating_log and write_floating_log said "not 'without extension'" (quoted as if an extension) for a name
+    without one, where read_floating says "not a file without extension"."""
+    from baseparam.identification.floating_logs import read_floating_log, write_floating_log
+    robot = bp.load_robot(SPACE)
+    path = tmp_path / name
+    path.write_text("t\n0\n")
+    with pytest.raises(bp.DataError, match=f"is .csv or .npz, {said}$"):
+        read_floating_log(path, robot)
+    traj = bp.Trajectory(t=np.arange(10.0), q=np.tile(np.r_[np.zeros(3), 0, 0, 0, 1, np.zeros(robot.n_dof)], (10, 1)),
+                         floating=True)
+    with pytest.raises(bp.SettingsError, match=f"is .csv or .npz, {said}$"):
+        write_floating_log(tmp_path / ("out" + name[3:]), traj)
+
+
+def test_a_floating_parquet_log_is_named_on_one_line_as_a_csv_log_is(tmp_path):
+    """The Parquet reader named the file raw in its messages: a line break in the name split the library's message
+    in two (the CSV and NPZ readers escape it: read_floating_log's label)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from baseparam.identification.floating_logs import read_floating
+    robot = bp.load_robot(SPACE)
+    for ext in (".parquet", ".csv"):
+        path = tmp_path / f"two\nlines{ext}"
+        if ext == ".parquet":
+            pq.write_table(pa.table({"t": [0.0, 1.0]}), path)
+        else:
+            path.write_text("t\n0\n1\n")
+        with pytest.raises(bp.DataError, match=r"two\\nlines") as info:
+            read_floating(path, robot)
+        assert "\n" not in str(info.value)

@@ -136,8 +136,9 @@ def test_a_urdfs_limits_of_other_joints_are_said_or_refused(tmp_path):
     ours = bp.load_robot(_chain_urdf(tmp_path / "ours.urdf", [("a1", "revolute"), ("a2", "revolute")]))
     other = _chain_urdf(tmp_path / "other.urdf", [("a1", "revolute"), ("b2", "revolute")])
     with pytest.warns(bp.DescriptionWarning, match=r"^.*other\.urdf: joint 2 is 'b2' there, 'a2' in the robot: its "
-                                                   r"limits are taken in order$"):
+                                                   r"limits are taken in order$") as said:
         assert bp.motion_limits(ours, other).velocity.tolist() == [2.0, 3.0]
+    assert said[0].filename == __file__         # the caller's line, as the package's warnings are located
     same = _chain_urdf(tmp_path / "same.urdf", [("a1", "revolute"), ("a2", "revolute")])
     assert bp.motion_limits(ours, same).velocity.tolist() == [2.0, 3.0]
     dh = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")

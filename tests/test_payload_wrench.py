@@ -151,3 +151,18 @@ def test_wrench_with_an_unknown_offset():
     assert np.all(np.abs(result.com - c) < 0.005) and np.all(np.abs(result.com - c) < 3 * result.com_std)
     with pytest.raises(bp.BaseParamError, match="wrench_bias"):
         identify_payload(robot, traj, wrench_bias=True)
+
+
+@pytest.mark.parametrize("text, said", [
+    ("t,fx\n0,1\n", r"wrench: no column 'fy' \(columns: t, fx\)"),     # named in a message raised from the CSV
+    ("", "wrench: the file is empty"),
+])
+def test_a_wrench_log_is_named_on_one_line_whatever_its_name(tmp_path, text, said):
+    """read_wrench named the file raw in most messages: a line break in its name split the DataError in two (the
+    trajectory readers, and its own size refusal, escape it)."""
+    from baseparam.identification.payload_wrench import read_wrench
+    path = tmp_path / "two\nlines.csv"
+    path.write_text(text)
+    with pytest.raises(bp.DataError, match=r"two\\nlines\.csv: " + said) as info:
+        read_wrench(path, "fx,fy,fz,mx,my,mz")
+    assert "\n" not in str(info.value)

@@ -22,6 +22,7 @@ import numpy as np
 from .._checks import read_bounded, shown
 from .._numbers import json_float, json_floats, real_array
 from .._validation import check_instance, check_input, check_robot
+from .._warnings import warn
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, DescriptionWarning, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
@@ -227,8 +228,8 @@ def _urdf_entries(path, robot):
         # said, not refused: a description's own names for the vendor's joints are common (another robot's
         # joints taken in order is what the words are for)
         if ours.name is not None and theirs.name != ours.name:
-            warnings.warn(f"{path}: joint {k} is {shown(theirs.name)} there, {shown(ours.name)} in the robot: "
-                          "its limits are taken in order", DescriptionWarning, stacklevel=2)
+            warn(f"{path}: joint {k} is {shown(theirs.name)} there, {shown(ours.name)} in the robot: its limits are "
+                 "taken in order", DescriptionWarning)
             break
     values = description_limits(other)
     return [{field: values[field][k] for field in values if math.isfinite(values[field][k])}

@@ -422,8 +422,8 @@ def _wanted(msgtype, topic, named, types):
 
 def _file_ranks(files, counts):
     """For each topic of sqlite3 storage ``files`` whose message count is ``counts[topic]``: the rank, in the files'
-    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order); none (not known: no
-    files, a file that does not answer, or other counts, left to the checks of what was read)."""
+    row order, of its messages as rosbags gives them (sorted by time stamp, ties in row order); ``{}`` when not known
+    (no files, a file that does not answer, or other counts: left to the checks of what was read)."""
     import sqlite3
     stamps, topics = {}, sorted(counts)
     # of the topics read only: a bag's other topics (a camera's, an IMU's) may hold millions of rows

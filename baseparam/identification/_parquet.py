@@ -29,8 +29,8 @@ import numpy as np
 from .._checks import read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
-from ._parquet_pages import column_chunks
 from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
+from ._parquet_pages import column_chunks
 from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
 
@@ -152,9 +152,10 @@ _MAX_BYTES_PER_VALUE = 16
 
 
 def bound_values(chunks, source, names, most):
-    """Refuse a file whose columns (the top-level ``names``, or all) hold more than ``most`` values, or whose pages
-    take more than ``16 * most`` bytes decompressed, as its footer and page headers declare them
-    (:func:`~._parquet_pages.column_chunks`), before a value is decoded: a list column's values are not bounded by
+    """Refuse a file whose columns (the top-level ``names``, or all) hold more than ``most`` values (a named column:
+    more than :data:`MAX_COLUMNS` for each row of a row group), or whose pages take more than ``16 * most`` bytes
+    decompressed, as its footer and page headers declare them (:func:`~._parquet_pages.column_chunks`), before a
+    value is decoded: a list column's values are not bounded by
     its rows (a 2 kB file of 12 rows of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2
     million joints), and a page's run-length-encoded values not by its bytes (four one-row lists of 1.9·10⁷ zeros
     in a 2 kB file took 1.3 GB while its first row was decoded)."""

@@ -26,8 +26,8 @@ from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
-from ._parquet_pages import column_chunks
 from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, open_parquet, pyarrow_modules
+from ._parquet_pages import column_chunks
 from ._record import MAX_VALUES, _one_line, refuse_bag_options
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
@@ -120,7 +120,8 @@ def read_floating_log(path, robot, n_contacts=0):
             arrays[name] = take(fields[name]) if all(present) else None
         wrenches = take(wrench_columns).reshape(-1, n_contacts, 6) if n_contacts else None
     else:
-        raise DataError(f"{label}: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
+        raise DataError(f"{label}: a floating-base log is .csv or .npz, not "
+                        f"{shown(ext) if ext else 'a file without extension'}")
     def at(row):
         return f"line {line_numbers[row]}" if ext == ".csv" else f"row {row}"
 
@@ -184,7 +185,8 @@ def write_floating_log(path, trajectory, wrenches=None):
             # repr precision: the file reads back bit for bit
             np.savetxt(tmp, np.hstack(blocks), delimiter=",", header=",".join(header), comments="", fmt="%.17g")
         else:
-            raise SettingsError(f"path: a floating-base log is .csv or .npz, not {shown(ext or 'without extension')}")
+            raise SettingsError("path: a floating-base log is .csv or .npz, not "
+                                f"{shown(ext) if ext else 'a file without extension'}")
 
 
 def wrench_topics(path, contacts):
@@ -404,15 +406,16 @@ def _parquet_array(table, name, width, source):
     return values
 
 
-def _read_floating_parquet(source, robot, names):
+def _read_floating_parquet(path, robot, names):
+    source = printable(path)          # for one-line messages, as read_floating_log's (a name may hold a line break)
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
-        parquet = open_parquet(pq, source)
+        parquet = open_parquet(pq, path)
         # only the fields read are bounded and read: the wrenches without contacts asked, or another writer's
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)
                 if c in ("t", *_widths(0)) or (names and c == "wrenches")]
-        bound_values(column_chunks(source, source), source, set(read), MAX_VALUES)
+        bound_values(column_chunks(path, source), source, set(read), MAX_VALUES)
         table = parquet.read(columns=read)
     except DataError:
         raise
@@ -442,7 +445,7 @@ def _read_floating_parquet(source, robot, names):
                             f"{', '.join(names)} (in this order)")
         wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
     return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
-                      source=source, floating=True, joint_names=tuple(info.get("joint_names") or ()),
+                      source=path, floating=True, joint_names=tuple(info.get("joint_names") or ()),
                       wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
 
 

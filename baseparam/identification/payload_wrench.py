@@ -126,17 +126,18 @@ def read_wrench(path, names, skipped=(), unit="line"):
     import io
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
+    label = printable(text)                             # the file named in messages on one line, whatever its name
     # Trajectory.skipped's (row or line, reason) pairs: anything else was a bare unpacking ValueError or TypeError
     if not isinstance(skipped, (list, tuple)) or not all(
             isinstance(item, (list, tuple)) and len(item) == 2 and is_whole(item[0]) for item in skipped):
         raise ArgumentTypeError(f"skipped: expected (row, reason) pairs (Trajectory.skipped), got {shown(skipped)}")
     skipped = [(int(k), reason) for k, reason in skipped]
     if check_wrench_log(text) == ".npz":
-        values = _npz_wrench(text, names)
+        values = _npz_wrench(text, label, names)
         if unit == "row" and len(skipped) and values.ndim >= 1:
             values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)
         if values.ndim != 2 or values.shape[1] != 6:
-            raise DataError(f"{text}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
+            raise DataError(f"{label}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
     else:
         wanted = [n.strip() for n in str(names).split(",")]
         if len(wanted) != 6 or not all(wanted):
@@ -146,9 +147,9 @@ def read_wrench(path, names, skipped=(), unit="line"):
         # a bare UnicodeDecodeError, where the values (all the reader needs) decode; a damaged value fails below
         # read as the trajectory reader reads a CSV: bounded, and an unreadable file (missing, a folder) in one line,
         # not open()'s bare FileNotFoundError or IsADirectoryError
-        data = read_bounded(text, MAX_TEXT_BYTES, f"{printable(text)}: wrench", DataError, unreadable=DataError)
+        data = read_bounded(text, MAX_TEXT_BYTES, f"{label}: wrench", DataError, unreadable=DataError)
         if len(data) > MAX_TEXT_BYTES:
-            raise DataError(f"{printable(text)}: wrench: more than {MAX_TEXT_BYTES >> 20} MiB; a text log may have at "
+            raise DataError(f"{label}: wrench: more than {MAX_TEXT_BYTES >> 20} MiB; a text log may have at "
                             "most that")
         with io.StringIO(data.decode("utf-8", errors="replace"), newline="") as f:
             reader = csv.reader(f)
@@ -156,9 +157,9 @@ def read_wrench(path, names, skipped=(), unit="line"):
                 rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
                         and reader.line_num not in drop]
             except csv.Error as exc:        # a field beyond csv's limit, a quote left open at the end
-                raise DataError(f"{text}: wrench: line {reader.line_num}: {_one_line(exc)}") from None
+                raise DataError(f"{label}: wrench: line {reader.line_num}: {_one_line(exc)}") from None
         if not rows:
-            raise DataError(f"{text}: wrench: the file is empty")
+            raise DataError(f"{label}: wrench: the file is empty")
         header = [h.strip() for h in rows[0]]
         named = not _numbers(rows[0], range(len(rows[0])))        # a header row: not all numbers
         if not named:
@@ -170,30 +171,31 @@ def read_wrench(path, names, skipped=(), unit="line"):
             elif name.isascii() and name.isdigit() and int(name) < len(header):    # not '²', '٣'
                 index.append(int(name))
             else:
-                raise DataError(f"{text}: wrench: no column {shown(name)} (columns: {', '.join(header)})")
+                raise DataError(f"{label}: wrench: no column {shown(name)} "
+                                f"(columns: {', '.join(map(printable, header))})")
         body = rows[1:] if named else rows
         try:
             values = np.array([[plain_float(row[i]) for i in index] for row in body])
         except (ValueError, IndexError):
             line = next(k for k, row in enumerate(body) if not _numbers(row, index))
-            raise DataError(f"{text}: wrench: line {line + 1 + (len(rows) - len(body))}: not 6 numbers in "
+            raise DataError(f"{label}: wrench: line {line + 1 + (len(rows) - len(body))}: not 6 numbers in "
                             f"columns {', '.join(wanted)}") from None
     if not np.isfinite(values).all():
         bad = int(np.argmax(~np.isfinite(values).all(axis=1)))
-        raise DataError(f"{text}: wrench: row {bad}: not finite")
+        raise DataError(f"{label}: wrench: row {bad}: not finite")
     return values.reshape(-1, 6)
 
 
-def _npz_wrench(text, key):
+def _npz_wrench(text, label, key):
     """The array ``key`` of an NPZ log, read as the trajectory reader reads its members (the archive checked, the
     member's header — a number type, a bounded size — before its data, nothing unpickled)."""
     from ._arrays import numeric_member, open_npz
 
-    archive, members = open_npz(text, text)
+    archive, members = open_npz(text, label)
     with archive:
         if key not in members:
-            raise DataError(f"{text}: wrench: no key {shown(key)} (keys: {', '.join(map(shown, members))})")
-        return numeric_member(archive, members[key], f"{text}: wrench: key {shown(key)}")[0]
+            raise DataError(f"{label}: wrench: no key {shown(key)} (keys: {', '.join(map(shown, members))})")
+        return numeric_member(archive, members[key], f"{label}: wrench: key {shown(key)}")[0]
 
 
 def _numbers(row, index):
