@@ -11,7 +11,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.dynamics import _native, _native_rule, bound_regressor
-from conftest import ROOT
+from conftest import ROOT, interrupted_calls
 from random_bodies import assert_close, random_parameters
 
 ROBOTS = ["kuka_iiwa14.yaml", "ur10e.yaml", "puma560.yaml", "stanford_arm.yaml", "dual_arm_torso.yaml",
@@ -137,11 +137,7 @@ def test_bound_regressor_of_a_floating_base_is_the_regressor():
 
 def test_bound_regressor_shared_by_threads_gives_each_its_own_sample():
     # one object, two threads, each with its own sample: another thread's whole call falling between one thread's
-    # copy into the buffer and its C call must not hand it the other's W. Made to fall there every time (not left
-    # to the scheduler): the first thread's C call starts the second's and waits until that one either waits at
-    # the object's lock (told by the lock) or has finished (no lock: it overwrote the buffer meanwhile)
-    import threading
-
+    # copy into the buffer and its C call must not hand it the other's W (made to fall there every time)
     robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
     model = bp.Model(robot)
     shared = bp.Regressor(model)
@@ -150,34 +146,4 @@ def test_bound_regressor_shared_by_threads_gives_each_its_own_sample():
     samples = [tuple(rng.uniform(-1, 1, (3, robot.n_dof))) for _ in range(2)]
     expected = [bp.regressor(model, *sample).tobytes() for sample in samples]
     assert expected[0] != expected[1]
-    answers, waiting = {}, threading.Event()     # the second thread at the lock, or done
-
-    def second():
-        try:
-            answers[1] = shared(*samples[1])
-        finally:
-            waiting.set()
-
-    other = threading.Thread(target=second)
-    lock, call = shared._lock, shared._call
-
-    class Told:
-        """The object's lock, telling when the second thread comes to it."""
-        def __enter__(self):
-            if threading.current_thread() is other:
-                waiting.set()
-            return lock.__enter__()
-
-        def __exit__(self, *exc):
-            return lock.__exit__(*exc)
-
-    def interrupted(*arguments):                 # the C call, the second thread's whole call before the first's
-        if threading.current_thread() is not other:
-            other.start()
-            assert waiting.wait(60), "the second thread neither came to the lock nor finished"
-        return call(*arguments)
-
-    shared._lock, shared._call = Told(), interrupted
-    answers[0] = shared(*samples[0])
-    other.join()
-    assert [answers[k].tobytes() for k in range(2)] == expected
+    assert [W.tobytes() for W in interrupted_calls(shared, "_call", samples)] == expected
