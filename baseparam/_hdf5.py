@@ -17,6 +17,7 @@ output, never an internal error, h5py's tracebacks or a crash of libhdf5.
 from __future__ import annotations
 
 import errno
+import math
 import re
 import sys
 import threading
@@ -115,8 +116,6 @@ _SPARE_CHUNK = 64 << 20
 def _oversized_chunk(dset, plist):
     """The bytes of one chunk of ``dset`` when it is filtered and its chunks exceed both its values and
     :data:`_SPARE_CHUNK`, else None (an unfiltered chunk is read in part, not allocated whole)."""
-    import math
-
     import h5py
     if plist.get_layout() != h5py.h5d.CHUNKED or not plist.get_nfilters():
         return None
@@ -168,8 +167,6 @@ def _unwritten(dset, plist):
     a contiguous dataset's block, and each chunk of a chunked one, when it is first written; a dataset created and
     never (or partly) filled reads as its fill value, zeros, and a trajectory of zeros passed every check. (A block
     allocated early and never written cannot be told from data.)"""
-    import math
-
     import h5py
     if not dset.shape or dset.size == 0:
         return None

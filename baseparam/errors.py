@@ -48,7 +48,7 @@ def resource_exhausted(exc):
     - out of processes or threads: Python's RuntimeError "can't start new thread", or an OSError EAGAIN from a
       process's start (``ulimit -u``, a cgroup's pids.max).
 
-    Either comes from wherever the run happened to allocate, import or open (a pipe for a worker pool, a font):
+    Each comes from wherever the run happened to allocate, import, open or start (a pipe for a worker pool, a font):
     the machine's limit, not a bug nor the file being read (it was "internal error: ImportError: …", exit 1, a
     MemoryError traceback from an import, or "ROBOT.yaml: Too many open files")."""
     import errno

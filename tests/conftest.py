@@ -153,3 +153,59 @@ def one_line(result, *words):
     assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
     for word in words:
         assert word in lines[0], result.output
+
+
+def interrupted_calls(shared, step, samples, *, after=False):
+    """The answers of ``shared`` (an object with a ``_lock`` and buffers) called on ``samples[0]`` in this thread and
+    on ``samples[1]`` in another, whose whole call is made to fall inside the first's ``step`` (the name of a method
+    or callable attribute of ``shared`` run while its buffers hold the first call's values: the C call, or with
+    ``after`` the buffers' fill): the first thread's step starts the second thread and waits until that one either
+    waits at the object's lock (told by the lock) or has finished (without the lock: it wrote the buffers meanwhile).
+    Deterministic: the switch falls there every time, not when the scheduler happens to put it there."""
+    import threading
+
+    answers, waiting = {}, threading.Event()     # the second thread at the lock, or done
+
+    def second():
+        try:
+            answers[1] = shared(*samples[1])
+        finally:
+            waiting.set()
+
+    other = threading.Thread(target=second)
+    lock, original = shared._lock, getattr(shared, step)
+
+    class Told:
+        """The object's lock, telling when the second thread comes to it."""
+        def __enter__(self):
+            if threading.current_thread() is other:
+                waiting.set()
+            return lock.__enter__()
+
+        def __exit__(self, *exc):
+            return lock.__exit__(*exc)
+
+    def interrupt():
+        other.start()
+        assert waiting.wait(60), "the second thread neither came to the lock nor finished"
+
+    def interrupted(*arguments):
+        if threading.current_thread() is other:
+            return original(*arguments)
+        if not after:
+            interrupt()
+        result = original(*arguments)
+        if after:
+            interrupt()
+        return result
+
+    shared._lock = Told()
+    setattr(shared, step, interrupted)
+    try:
+        answers[0] = shared(*samples[0])
+    finally:
+        if other.ident is not None:             # started
+            other.join()
+        shared._lock = lock
+        setattr(shared, step, original)
+    return [answers[0], answers.get(1)]

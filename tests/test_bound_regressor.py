@@ -11,7 +11,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.dynamics import _native, _native_rule, bound_regressor
-from conftest import ROOT
+from conftest import ROOT, interrupted_calls
 from random_bodies import assert_close, random_parameters
 
 ROBOTS = ["kuka_iiwa14.yaml", "ur10e.yaml", "puma560.yaml", "stanford_arm.yaml", "dual_arm_torso.yaml",
@@ -136,32 +136,14 @@ def test_bound_regressor_of_a_floating_base_is_the_regressor():
 
 
 def test_bound_regressor_shared_by_threads_gives_each_its_own_sample():
-    # one object, two threads, each with its own sample: a switch between a thread's copy into the buffer and
-    # its call must not hand it the other's W (the switch interval made tiny, so that switches happen there)
-    import sys
-    import threading
-
+    # one object, two threads, each with its own sample: another thread's whole call falling between one thread's
+    # copy into the buffer and its C call must not hand it the other's W (made to fall there every time)
     robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
     model = bp.Model(robot)
     shared = bp.Regressor(model)
+    assert shared.backend == "c"
     rng = np.random.default_rng(3)
     samples = [tuple(rng.uniform(-1, 1, (3, robot.n_dof))) for _ in range(2)]
     expected = [bp.regressor(model, *sample).tobytes() for sample in samples]
-    wrong = []
-
-    def work(k):
-        for _ in range(3000):
-            if shared(*samples[k]).tobytes() != expected[k]:
-                wrong.append(k)
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert not wrong
+    assert expected[0] != expected[1]
+    assert [W.tobytes() for W in interrupted_calls(shared, "_call", samples)] == expected

@@ -26,7 +26,7 @@ pin = pytest.importorskip("pinocchio")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 import baseparam as bp  # noqa: E402
-from conftest import DATA, ROBOT_FILES, ROOT, needs_data  # noqa: E402
+from conftest import DATA, ROBOT_FILES, ROOT, interrupted_calls, needs_data  # noqa: E402
 from pin_model import PinReference  # noqa: E402
 from random_bodies import (assert_close, base_parameters, custom_robot, general_robots, link_vector,  # noqa: E402
                            random_body, random_parameters, random_states, robots, with_drives)
@@ -438,37 +438,12 @@ def test_large_batches_run_the_c_loop_with_the_numpy_blocks_numbers(name, smooth
         np.testing.assert_array_equal(got, blocks)
 
 
-def _shared_between_threads(call, samples, expected, calls=3000):
-    """Each of two threads calls ``call`` on its own sample; the calls whose answer was not its own (the
-    interpreter's switch interval made tiny, so that switches fall between a copy into a buffer and its use)."""
-    import sys
-    import threading
-
-    wrong = []
-
-    def work(k):
-        for _ in range(calls):
-            if call(*samples[k]).tobytes() != expected[k]:
-                wrong.append(k)
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
-    return wrong
-
-
 @pytest.mark.parametrize("native", [True, False])
 def test_forward_dynamics_object_shared_by_threads_gives_each_its_own_sample(native, monkeypatch):
-    # one bp.ForwardDynamics, two threads, each its own sample: a switch between one thread's copy into the
-    # object's buffer and its kernel call must not hand it the other's q̈ (C kernel; and straight-line Python,
-    # which reads the same buffers); each answer is the one of that sample called alone, before
+    # one bp.ForwardDynamics, two threads, each its own sample: another thread's whole call falling between one
+    # thread's copy into the object's buffer and its kernel call (or, in straight-line Python, its copy out of the
+    # buffers) must not hand it the other's q̈ (made to fall there every time); each answer is the one of that
+    # sample called alone, before
     robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
     model = bp.Model(robot, random_parameters(robot, "pseudo", np.random.default_rng(5))[0])
     if not native:
@@ -480,44 +455,42 @@ def test_forward_dynamics_object_shared_by_threads_gives_each_its_own_sample(nat
     samples = [tuple(rng.uniform(-1, 1, (3, robot.n_dof))) for _ in range(2)]
     expected = [shared(*sample).tobytes() for sample in samples]
     assert expected[0] != expected[1]
-    assert not _shared_between_threads(shared, samples, expected, calls=3000 if native else 2000)
+    step, after = ("_call", False) if native else ("_convert", True)
+    assert [qdd.tobytes() for qdd in interrupted_calls(shared, step, samples, after=after)] == expected
 
 
 def test_forward_dynamics_rk4_shared_by_threads_steps_each_its_own_arrays():
-    # one bp.ForwardDynamics, two threads stepping their own arrays interval by interval (as simulate does): the
-    # C loop must write the arrays its call checked, never the other thread's (checked last by the object)
-    import sys
-    import threading
-
+    # one bp.ForwardDynamics, two threads stepping their own arrays (as simulate does): another thread's rk4 on
+    # other arrays falling between one call's check of its arrays and its steps must not have the C loop write the
+    # other thread's arrays (the ones checked last by the object). Made to fall there every time, not left to the
+    # scheduler: the steps wrapped, the other call made inside them (the race needs no second thread to show)
     robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
     model = bp.Model(robot, random_parameters(robot, "pseudo", np.random.default_rng(5))[0])
     shared = bp.ForwardDynamics(model)
     assert shared.backend == "c"
-    n, rng = 400, np.random.default_rng(4)
+    n, rng = 40, np.random.default_rng(4)
     starts = [rng.uniform(-1, 1, (2, robot.n_dof)) for _ in range(2)]
     torques = [rng.uniform(-5, 5, (n, robot.n_dof)) for _ in range(2)]
     dt = np.full(n, 1e-3)
 
-    def run(k, out):
+    def arrays(k):
         q, qd = np.zeros((n + 1, robot.n_dof)), np.zeros((n + 1, robot.n_dof))
         q[0], qd[0] = starts[k]
-        for row in range(n):
-            shared.rk4(q, qd, dt, torques[k], rows=row)
-        out[k] = (q, qd)
+        return q, qd
 
-    alone = {}
+    alone = []
     for k in range(2):
-        run(k, alone)
-    together = {}
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=run, args=(k, together)) for k in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
-    for k in range(2):
-        assert together[k][0].tobytes() == alone[k][0].tobytes() and together[k][1].tobytes() == alone[k][1].tobytes()
+        q, qd = arrays(k)
+        shared.rk4(q, qd, dt, torques[k])
+        alone.append((q.tobytes(), qd.tobytes()))
+    first, other = arrays(0), arrays(1)
+    steps = shared._rk4_steps
+
+    def interrupted(*arguments):
+        if arguments[0] is first[0]:
+            shared.rk4(*other, dt, torques[1])
+        return steps(*arguments)
+
+    shared._rk4_steps = interrupted
+    shared.rk4(*first, dt, torques[0])
+    assert [(q.tobytes(), qd.tobytes()) for q, qd in (first, other)] == alone

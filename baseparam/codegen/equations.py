@@ -524,8 +524,9 @@ def verify(eq, base, n_states=N_CHECK, seed=0):
 
     check_instance(eq, "eq", Equations, "the Equations of equations(robot)")     # not an AttributeError inside
     check_instance(base, "base", BaseParameters, "the BaseParameters of find_base_parameters(robot)")
-    n_states = check_number(n_states, "n_states", low=1, high=MAX_CHECK_STATES, integer=True)   # numpy's own
-    rng = np.random.default_rng(check_seed(seed))                                               # errors beyond
+    # both refused in one line, not by numpy's own errors (an allocation beyond memory, a seed it cannot take)
+    n_states = check_number(n_states, "n_states", low=1, high=MAX_CHECK_STATES, integer=True)
+    rng = np.random.default_rng(check_seed(seed))
     n = base.robot.n_dof
     p_std = rng.uniform(0.1, 1.0, len(base.standard_names))
     q, qd, qdd = (rng.uniform(-2.0, 2.0, (n_states, n)) for _ in range(3))

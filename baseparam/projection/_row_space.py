@@ -52,11 +52,21 @@ def leftmost_independent(images, p):
     import flint
 
     n, d = images.shape
-    M = flint.nmod_mat(d, n, p)
-    r, c = np.nonzero(images)
-    for i, j, v in zip(c.tolist(), r.tolist(), images[r, c].astype(np.int64).tolist()):
+    R, rank = _transposed(flint.nmod_mat(d, n, p), images).rref()
+    return _pivot_columns(R, rank)
+
+
+def _transposed(M, rows):
+    """The empty FLINT matrix M (d × n) set to rowsᵀ (rows: integers, shape (n, d)) at its non-zeros only."""
+    r, c = np.nonzero(rows)
+    for i, j, v in zip(c.tolist(), r.tolist(), rows[r, c].astype(np.int64).tolist()):
         M[i, j] = v
-    R, rank = M.rref()
+    return M
+
+
+def _pivot_columns(R, rank):
+    """The pivot columns of an echelon form R of that rank (FLINT's): each row's first non-zero, read left to
+    right (a row's pivot lies right of the row above's)."""
     pivots, j = [], 0
     for i in range(rank):
         while not int(R[i, j]):
@@ -74,27 +84,18 @@ def _integer_leftmost(values):
     # set at the non-zeros (the rows are sparse: a few entries of 16): an fmpz for every entry of a list cost more
     # than the elimination
     n, d = values.shape
-    M = flint.fmpz_mat(d, n)
-    r, c = np.nonzero(values)
-    for i, j, v in zip(c.tolist(), r.tolist(), values[r, c].astype(np.int64).tolist()):
-        M[i, j] = v
-    R, _, rank = M.rref()
-    pivots, j = [], 0
-    for i in range(rank):
-        while not int(R[i, j]):
-            j += 1
-        pivots.append(j)
-        j += 1
-    return np.array(pivots, dtype=np.int64)
+    R, _, rank = _transposed(flint.fmpz_mat(d, n), values).rref()
+    return _pivot_columns(R, rank)
 
 
 def exactly_independent(values):
     """Leftmost maximal independent subset of integer-valued rows, decided over the rationals.
 
     Modulo a prime first (fast): rows independent modulo p are independent over the rationals, and its answer is
-    the leftmost over them when no row before its last pick was passed over (a prime dividing a minor can make an
-    earlier row look dependent: rows p·e₀, e₁ … e₁₅, e₀ modulo p give 1 … 16, not 0 … 15), or when every row is
-    picked. Otherwise the pivots of the fraction-free echelon form over the integers (FLINT) decide.
+    the leftmost over them when every row is picked, or when the first rows are, as many as the columns (no more
+    can be). Otherwise (a prime dividing a minor makes a row look dependent: rows p·e₀, e₁ … e₁₅, e₀ modulo p give
+    1 … 16, not 0 … 15; rows e₀, p·e₁ give 0, not 0, 1) the pivots of the fraction-free echelon form over the
+    integers (FLINT) decide.
 
     Parameters
     ----------
