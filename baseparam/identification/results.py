@@ -293,7 +293,7 @@ class Identification:
         a first comment line names the prior."""
         robot = self._robot("to_yaml")          # an OLS fit has no prior to name and no bodies to write
         text = f"# {self._note()}\n" + robot_to_yaml(robot)
-        return _written(path, text)
+        return _written(path, text, robot)
 
     def _bodies(self, what):
         e = self.estimator
@@ -361,7 +361,7 @@ class Identification:
 
             check_urdf_gravity(robot)
             text = robot_to_urdf(robot, bodies)
-        return _written(path, text)
+        return _written(path, text, robot)
 
     def to_mjcf(self, path=None, *, urdf_folder=None) -> str:
         """The robot with the identified bodies and drives as MuJoCo MJCF (``identify --mjcf``).
@@ -397,7 +397,7 @@ class Identification:
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
                              urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
                              note=self._note())
-        return _written(path, text)
+        return _written(path, text, robot)
 
     def _note(self):
         """The line every description written from the fit carries: the consistent fit and its prior."""
@@ -534,10 +534,13 @@ class Identification:
         return "\n".join(lines)
 
 
-def _written(path, text):
-    """``text``, also written atomically to ``path`` unless it is None."""
+def _written(path, text, robot):
+    """``text``, also written atomically to ``path`` unless it is None, never over ``robot``'s description file."""
     if path is not None:
-        write_text(path, text)
+        from .._atomic import robot_protected
+
+        with robot_protected(robot):
+            write_text(path, text)
     return text
 
 

@@ -141,6 +141,9 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         model, coulomb = (friction_model, True) if isinstance(friction_model, FrictionModel) \
             else parse_friction_model(friction_model)
         robot = with_friction_model(robot, model, coulomb=coulomb)
+    # kept so that writers given this robot refuse to write over its description (not a field set by replace(): that
+    # would check the robot, and warn, once more)
+    object.__setattr__(robot, "source_file", os.path.realpath(label))
     return robot
 
 
