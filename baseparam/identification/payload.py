@@ -359,7 +359,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
 
     from .._blas import single_threaded
     from ..dynamics.newton_euler import inverse_dynamics
-    from ..dynamics.regressors import evaluate
+    from ..dynamics.regressors import _evaluate as evaluate
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
 
