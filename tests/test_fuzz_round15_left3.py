@@ -64,3 +64,42 @@ def test_evaluate_refuses_bad_arguments_in_one_line():
     p = rng.uniform(-1, 1, n)
     np.testing.assert_allclose(evaluate(robot, q, qd, qdd, weights=p), np.einsum("sjc,c->sj", W, p), rtol=1e-12,
                                atol=1e-12)
+
+
+# -- 3. a payload not told from none: said so, and no vendor format ----------------------------------------------------
+def _result(mass, mass_std):
+    from baseparam.identification.payload import PayloadResult
+    z = np.zeros(10)
+    return PayloadResult(mass=mass, com=np.array([0.32, 0.1, -0.2]), inertia=np.eye(3) * 1e-6, mass_std=mass_std,
+                         com_std=np.full(3, 0.16), inertia_std=np.full((3, 3), 1e-6), parameters=z, unconstrained=z,
+                         covariance=np.eye(10), identifiable=[], rank=10, mode="model", n_samples=100,
+                         rmse=np.zeros(6))
+
+
+def test_a_payload_not_told_from_none_gives_no_vendor_format():
+    """An unloaded log alone fitted 2.8e-5 ± 6.2e-6 kg with a centre of mass 0.32 ± 0.16 m off, and the UR, KUKA
+    and Franka formats carried it, ready to load into a controller."""
+    for mass, std in ((2.8e-5, 6.2e-6), (0.5, 0.2), (-0.01, 0.004)):         # below 1 g; below 3 σ; negative
+        result = _result(mass, std)
+        assert not result.mass_detected and result.to_dict()["vendors"] is None
+    assert _result(2.0, 0.01).to_dict()["vendors"]["ur"]["mass"] == 2.0   # a payload seen: as before
+
+
+def test_identify_payload_of_an_unloaded_log_warns_in_one_line():
+    """Torques of the robot's own bodies (no payload) with noise: the fit said nothing; now one DataWarning line."""
+    from baseparam.dynamics.regressors import evaluate
+    from baseparam.identification.payload import identify_payload
+    from baseparam.model.parameters import ColumnLayout, body_parameters
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    rng = np.random.default_rng(1)
+    t = np.arange(0.0, 6.0, 0.01)
+    w = rng.uniform(0.5, 1.5, (3, robot.n_dof))
+    q = np.sum([np.sin(k * t[:, None] * w[k - 1]) for k in (1, 2, 3)], axis=0) * 0.4
+    values = np.concatenate([body_parameters(j.inertia, "pseudo") for j in robot.joints])
+    qd, qdd = np.gradient(q, t, axis=0), np.gradient(np.gradient(q, t, axis=0), t, axis=0)
+    tau = evaluate(robot, q, qd, qdd, columns=ColumnLayout(robot).link_columns.ravel(), weights=values)
+    tau += rng.normal(0.0, 0.05, tau.shape)
+    with pytest.warns(bp.DataWarning, match=r"^payload: mass .* kg is not told from none") as caught:
+        result = identify_payload(robot, bp.Trajectory(t=t, q=q, tau=tau))
+    assert len([w for w in caught if issubclass(w.category, bp.DataWarning)]) == 1
+    assert abs(result.mass) < 0.01 and result.to_dict()["vendors"] is None
