@@ -103,3 +103,22 @@ def test_identify_payload_of_an_unloaded_log_warns_in_one_line():
         result = identify_payload(robot, bp.Trajectory(t=t, q=q, tau=tau))
     assert len([w for w in caught if issubclass(w.category, bp.DataWarning)]) == 1
     assert abs(result.mass) < 0.01 and result.to_dict()["vendors"] is None
+
+
+# -- 4. --mimic on a YAML robot is refused, not ignored ----------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["lock", "independent"])
+def test_mimic_on_a_yaml_robot_is_refused(tmp_path, mode):
+    """`identify --mimic lock` of a YAML robot (which has no <mimic> joints) was accepted and did nothing."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import one_line
+    with pytest.raises(bp.ArgumentError, match=f"^.*planar_rrr.yaml: mimic='{mode}': .*YAML description"):
+        bp.load_robot(PLANAR, mimic=mode)
+    t = np.arange(40) * 0.01
+    rows = np.column_stack([t] + [np.sin((k + 1) * t) for k in range(3)] + [0.1 * k * t for k in range(3)])
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "\n".join(",".join(map(repr, r.tolist())) for r in rows) + "\n")
+    for args in (["identify", PLANAR, log], ["find", PLANAR]):
+        one_line(CliRunner().invoke(main, [str(a) for a in args] + ["--mimic", mode]), f"--mimic {mode}", "YAML")
+    assert bp.load_robot(PLANAR, mimic="refuse").n_dof == 3          # the default: taken as before

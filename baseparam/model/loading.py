@@ -136,6 +136,9 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         if root is not None or tip is not None:
             raise RobotDescriptionError(f"{label}: root/tip: they select part of a URDF model; this is a YAML "
                                         "description (use parent: in it for trees)")
+        if mimic != "refuse":           # accepted and without effect before: a YAML description has no <mimic> joints
+            raise ArgumentError(f"{label}: mimic={mimic!r}: reads a URDF's <mimic> joints; this is a YAML description, "
+                                "which has none (leave it out)")
     robot = with_drives(robot, friction, rotor_inertia)
     if friction_model is not None:
         model, coulomb = (friction_model, True) if isinstance(friction_model, FrictionModel) \
