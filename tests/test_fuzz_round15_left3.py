@@ -1,4 +1,5 @@
 """Regressions of round 15's leftovers ('left3'): each test below failed on the code before its fix."""
+import dataclasses
 import shutil
 
 import numpy as np
@@ -122,3 +123,21 @@ def test_mimic_on_a_yaml_robot_is_refused(tmp_path, mode):
     for args in (["identify", PLANAR, log], ["find", PLANAR]):
         one_line(CliRunner().invoke(main, [str(a) for a in args] + ["--mimic", mode]), f"--mimic {mode}", "YAML")
     assert bp.load_robot(PLANAR, mimic="refuse").n_dof == 3          # the default: taken as before
+
+
+# -- 5. one log, one sample: singular ----------------------------------------------------------------------------------
+def test_messages_say_one_log_and_one_sample_in_the_singular():
+    """'unloaded: 1 logs for 2 loaded ones', 'payload (model, 1 samples)': a count of 1 now takes the singular."""
+    from baseparam._checks import counted
+    from baseparam.identification.payload import identify_payload
+    assert (counted(1, "samples"), counted(0, "samples"), counted(2, "logs")) == ("1 sample", "0 samples", "2 logs")
+    robot = bp.load_robot(PLANAR)
+    t = np.arange(200) * 0.01
+    q = np.column_stack([np.sin((k + 1) * t) for k in range(3)])
+    log = bp.Trajectory(t=t, q=q, tau=np.zeros_like(q))
+    with pytest.raises(bp.SettingsError, match=r"^unloaded: 1 log for 2 loaded ones \(one per loaded log\)$"):
+        identify_payload(robot, [log, log], unloaded=[log])
+    with pytest.raises(bp.SettingsError, match=r"^unloaded: 2 logs for 1 loaded one \(one per loaded log\)$"):
+        identify_payload(robot, [log], unloaded=[log, log])
+    one = dataclasses.replace(_result(2.0, 0.01), n_samples=1)
+    assert "payload (model, 1 sample)," in one.summary()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import counted
 from ._peaks import peak
 from .._validation import check_allocation, check_workers
 from ..errors import ArgumentError
@@ -93,7 +94,7 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
             raise ArgumentError(f"shapes: expected a pair (c, s) of arrays of shape (n_samples, {robot.n_dof})")
         c, s = check_states(robot.n_dof, c=shapes[0], s=shapes[1])[0]
         if len(c) != len(q):
-            raise ArgumentError(f"shapes: expected {len(q)} samples as q, got {len(c)}")
+            raise ArgumentError(f"shapes: expected {counted(len(q), 'samples')} as q, got {len(c)}")
         shapes = (c, s)
     return _evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns, gravity=gravity,
                      friction=friction, weights=weights, out=out, shapes=shapes, workers=workers)

@@ -24,6 +24,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import counted
 from .._warnings import warn
 from .._validation import (check_field_kinds, check_finite_fields, check_instance, check_option, check_samples,
                            float_fields)
@@ -137,7 +138,8 @@ class PayloadResult:
                 return "undetermined"
             return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
 
-        lines = [f"payload ({self.mode}, {self.n_samples} samples), in the frame of the link the last joint moves:",
+        lines = [f"payload ({self.mode}, {counted(self.n_samples, 'samples')}), in the frame of the link the last "
+                 "joint moves:",
                  f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
                  "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
@@ -439,7 +441,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     loaded = prepared(loaded, "loaded")
     unloaded = None if unloaded is None else prepared(unloaded, "unloaded")
     if unloaded is not None and len(unloaded) != len(loaded):
-        raise SettingsError(f"unloaded: {len(unloaded)} logs for {len(loaded)} loaded ones (one per loaded log)")
+        raise SettingsError(f"unloaded: {counted(len(unloaded), 'logs')} for {len(loaded)} loaded "
+                            f"{'one' if len(loaded) == 1 else 'ones'} (one per loaded log)")
     columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     base = find_base_parameters(robot, "pseudo")
     _, rows, text = identifiable_combinations(base, columns)

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 
 from .._atomic import write_text
-from .._checks import shown
+from .._checks import counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import check_field_kinds, check_number, check_path, check_real_array
 from ..errors import ArgumentError, ArgumentTypeError, DataError
@@ -491,7 +491,7 @@ class Identification:
         """A readable text report (the CLI prints it)."""
         e = self.estimator
         lines = [f"{e.base_.robot.name}: {len(e.names_)} base parameters identified by {e.method.upper()} from "
-                 f"{e.n_samples_} samples × {e.base_.robot.n_dof} joints",
+                 f"{counted(e.n_samples_, 'samples')} × {e.base_.robot.n_dof} joints",
                  f"condition number of the base regressor: {e.condition_number_:.4g} "
                  f"(column-scaled: {e.condition_number_scaled_:.4g})", "",
                  f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10} {'τ std %':>8}"]
@@ -515,7 +515,7 @@ class Identification:
                 continue
             per = " ".join(f"{x:.2f}" for x in m.nrmse_percent)
             lines.append(f"{label}: NRMSE pooled {m.nrmse_pooled_percent:.2f} %  per joint [{per}] %  "
-                         f"({m.n_samples} samples)")
+                         f"({counted(m.n_samples, 'samples')})")
         if self.logs:
             lines += ["", self._logs_table()]
         return "\n".join(lines)
