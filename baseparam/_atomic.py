@@ -59,6 +59,13 @@ def inputs_protected(paths):
         _INPUTS.reset(token)
 
 
+def robot_protected(*robots):
+    """:func:`inputs_protected` for the description files the robots were read from (``Robot.source_file``): a library
+    writer given a robot (``find_and_store(robot, "robot.yaml")``) must not destroy the file the robot came from,
+    which the CLI protects as one of its inputs. Robots built in code have no file and protect nothing."""
+    return inputs_protected([robot.source_file for robot in robots if getattr(robot, "source_file", None)])
+
+
 def _one_line(exc):
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     # HDF5's report of a failed write ("file write failed: time = …, filename = '.baseparam-….tmp', file descriptor

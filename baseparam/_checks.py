@@ -25,6 +25,12 @@ _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = _SHORT.maxfr
 _SHORT.maxlevel = 2
 
 
+def counted(count, noun: str) -> str:
+    """``"1 sample"``, ``"3 samples"``: a count and its noun, singular for exactly one (messages said "1 logs").
+    ``noun`` is the plural, ending in 's'."""
+    return f"{count} {noun[:-1] if count == 1 else noun}"
+
+
 def shown(value, limit: int = 60) -> str:
     """``value`` as a message shows it: its repr on one line (escaped: a newline as ``\\n``), shortened to
     ``limit`` characters; an array by its shape, since numpy's repr of one spans lines and may be huge. The one

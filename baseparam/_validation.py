@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from ._numbers import is_real, is_whole, real_array
-from ._checks import check_flag, check_input, check_instance, check_option, check_path, refuse_special, shown
+from ._checks import check_flag, check_input, check_instance, check_option, check_path, counted, refuse_special, shown
 from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
@@ -257,7 +257,7 @@ def check_state_sizes(arrays, peak=None):
     if count is not None and 8 * count * width > CHECKED_BYTES:
         names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim == 2)
         what = "their float copies and a result" if peak is None else "the computation's peak"
-        check_allocation((count, width), names, f"{count} samples ({what})")
+        check_allocation((count, width), names, f"{counted(count, 'samples')} ({what})")
     if 8 * other > CHECKED_BYTES:
         names = ", ".join(n for n, a in arrays.items() if isinstance(a, np.ndarray) and a.ndim != 2)
         check_allocation((other,), names, f"{other} values (their float copies)")

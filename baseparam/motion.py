@@ -19,6 +19,7 @@ from typing import Optional
 
 import numpy as np
 
+from ._checks import counted
 from ._validation import check_flag, check_instance, quaternion_norms, shown
 from ._numbers import real_array
 from .errors import DataError, printable
@@ -159,7 +160,7 @@ class Trajectory:
         if problem == "shape" and field == "t":
             return f"{name}: expected shape (S,), got {shape}"
         if problem == "samples":
-            return f"{name}: only {S} samples; need at least {self._min_samples}"
+            return f"{name}: only {counted(S, 'samples')}; need at least {self._min_samples}"
         if problem == "shape":
             hint = " (one joint: shape (S, 1))" if len(shape) == 1 else ""
             return f"{name}: expected shape (S, n), got {shape}{hint}"

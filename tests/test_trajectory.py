@@ -794,7 +794,7 @@ def test_float32_unix_times_are_explained(tmp_path, save, ext):
     path = save(tmp_path / f"f32.{ext}", t=unix, q=q, tau=tau)
     note = "(time stored as float32: too coarse for Unix time stamps; store float64)"
     raises(lambda: read_trajectory(path), f"{path}: row 1 (key t): duplicate time", note)
-    raises(lambda: read_trajectory(path, skip_bad_rows=True), "only 1 samples", note)
+    raises(lambda: read_trajectory(path, skip_bad_rows=True), "only 1 sample", note)
     frame = frame_of(t, q, tau).astype({"t": np.float32})
     frame["t"] += np.float32(1.7e9)
     raises(lambda: from_dataframe(frame), "duplicate time", note)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import json_text, make_folders, remove_folders, unwritable, write_texts
+from .._atomic import json_text, make_folders, remove_folders, robot_protected, unwritable, write_texts
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_option,
                            check_path)
 from ..projection.base_set import BaseParameters
@@ -220,7 +220,8 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory "
                           f"({exc.strerror or printable(exc)})") from None
     try:
-        write_texts(dict(zip(paths, files.values())))    # all replaced, or none
+        with robot_protected(base.robot):               # never over the robot's description
+            write_texts(dict(zip(paths, files.values())))    # all replaced, or none
     except BaseException:              # a full disk, an interrupt: none of the files, nor the folders made for them
         remove_folders(made)
         raise

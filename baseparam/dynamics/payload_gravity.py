@@ -13,7 +13,7 @@ RANK_TOLERANCE = 1e-9
 
 def gravity_columns(robot, q):
     """(P, n, 4): the payload's SX SY SZ M columns of the regressor at rest."""
-    from .regressors import evaluate
+    from .regressors import _evaluate as evaluate
     from ..model.parameters import ColumnLayout
 
     columns = ColumnLayout(robot, "pseudo").link_columns[-1]

@@ -28,7 +28,7 @@ import numpy as np
 from . import regressor_graph
 from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
 from .printing import numpy_function
-from .regressors import evaluate
+from .regressors import _evaluate as evaluate
 from .samples import CHUNK
 from ..model.friction import friction_shapes, friction_slopes
 from ..model._kernels import kernels_of

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import counted
 from ._peaks import peak
 from .._validation import check_allocation, check_workers
 from ..errors import ArgumentError
@@ -29,7 +30,7 @@ BLOCK_BYTES = 16 * 2 ** 20
 
 def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
              friction=True, weights=None, out=None, shapes=None, workers=None):
-    """Regressor columns over many samples (the engine behind every public regressor).
+    """Regressor columns over many samples (the engine behind every public regressor), its arguments checked.
 
     Parameters
     ----------
@@ -51,12 +52,57 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
         The friction shapes c(q̇), s(q̇) the Coulomb and Stribeck columns hold (default: from ``qd``
         and each joint's friction model; identification passes them low-passed like the torque).
     workers : int, optional
-        Threads sharing the samples of the C loop (:func:`thread_count`; checked by the caller).
+        Threads sharing the samples of the C loop (:func:`thread_count`).
 
     Returns
     -------
     ndarray, shape (n_samples, n_v, n_columns), or (n_samples, n_v) with ``weights``
+
+    Raises
+    ------
+    ArgumentError
+        One line naming the argument: a wrong shape, NaN or inf, a column beyond the robot's, a weight vector of
+        another length (the checks of :func:`regressor`; the library's own callers use the unchecked engine).
     """
+    from .._validation import check_flag, check_real_array, check_robot, check_robot_states, check_states
+
+    check_robot(robot)
+    check_flag(gravity, "gravity")
+    check_flag(friction, "friction")
+    workers = check_workers(workers, default=None)
+    n_standard = ColumnLayout(robot, parameters).n_standard          # refuses an unknown parameterization
+    if columns is not None:
+        wanted = check_real_array("columns", columns, 1)
+        bad = [c for c in wanted.tolist() if not (float(c).is_integer() and 0 <= c < n_standard)]
+        if bad:
+            raise ArgumentError(f"columns: expected whole numbers from 0 to {n_standard - 1} (the standard columns "
+                                f"of {robot.name}), got {bad[0]:g}")
+        columns = tuple(int(c) for c in wanted.tolist())
+    arrays = {"q": q, "qd": qd, "qdd": qdd} if qd_ref is None else {"q": q, "qd": qd, "qdd": qdd, "qd_ref": qd_ref}
+    states, single = check_robot_states(robot, **arrays)
+    if single:
+        raise ArgumentError(f"q, qd, qdd: expected arrays of shape (n_samples, {robot.n_v}) (one row a sample), "
+                            "got one sample of 1 dimension; regressor() takes one")
+    q, qd, qdd, qd_ref = (*states, None) if qd_ref is None else states
+    if weights is not None:
+        weights = check_real_array("weights", weights, 1)
+        count = n_standard if columns is None else len(columns)
+        if weights.shape != (count,):
+            raise ArgumentError(f"weights: expected {count} numbers (one a column), got shape {weights.shape}")
+    if shapes is not None:
+        if not isinstance(shapes, (tuple, list)) or len(shapes) != 2:
+            raise ArgumentError(f"shapes: expected a pair (c, s) of arrays of shape (n_samples, {robot.n_dof})")
+        c, s = check_states(robot.n_dof, c=shapes[0], s=shapes[1])[0]
+        if len(c) != len(q):
+            raise ArgumentError(f"shapes: expected {counted(len(q), 'samples')} as q, got {len(c)}")
+        shapes = (c, s)
+    return _evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns, gravity=gravity,
+                     friction=friction, weights=weights, out=out, shapes=shapes, workers=workers)
+
+
+def _evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=None, gravity=True,
+              friction=True, weights=None, out=None, shapes=None, workers=None):
+    """:func:`evaluate` of checked arguments (the library's callers check them once, before their loops)."""
     columns = _columns(robot, parameters, columns)
     S, n = q.shape[0], robot.n_v
     if weights is None:
@@ -302,7 +348,7 @@ def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None, wor
         return peak(name, robot, len(_columns(robot, parameters, columns)))(count)
     (q, qd, *rest), single = robot_states(robot, peak=needed, **arrays)
     qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
-    W = evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
+    W = _evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
                  out=as_batch_out(out, single), shapes=shapes, workers=workers)
     return W[0] if single else W
 
@@ -345,7 +391,7 @@ def coriolis_matrix(model, q, qd):
     (q, qd), single = robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
     p = model.values()
     zero = np.zeros_like(qd)
-    C = by_unit_rates(qd, lambda unit: evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
+    C = by_unit_rates(qd, lambda unit: _evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
                                                 friction=False, weights=p))      # C q̇_r with q̇_r = e_i
     return C[0] if single else C
 

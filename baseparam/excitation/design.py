@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._atomic import robot_protected
 from .._checks import check_progress, shown
 from .._numbers import is_whole
 from .._validation import (check_field_kinds, check_flag, check_memory, check_number, check_option, check_seed,
@@ -166,19 +167,22 @@ class ExcitationDesign:
 
     def to_csv(self, path):
         """Write the plain trajectory CSV (``t, q1..qN, qd1..qN, qdd1..qN``, SI), atomically."""
-        write_trajectory_csv(path, self.samples)
+        with robot_protected(self.robot):           # never over the robot's description
+            write_trajectory_csv(path, self.samples)
         return path
 
     def to_json(self, path):
         """Write :meth:`to_dict` as JSON, atomically."""
-        write_json(path, self.to_dict())
+        with robot_protected(self.robot):
+            write_json(path, self.to_dict())
         return path
 
     def plot(self, path=None):
         """The joint trajectories against their limits (a figure; written atomically to ``path`` if given)."""
         from .plots import excitation_figure, save_excitation_plot
         if path is not None:
-            save_excitation_plot(self, path)
+            with robot_protected(self.robot):
+                save_excitation_plot(self, path)
             return path
         return excitation_figure(self)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from .._checks import counted
 from .._numbers import json_float, json_floats
 
 CONDITION_NOTE = ("cond(W_b), 2-norm, unscaled, over the samples of the trajectory file (t = 0 … period at "
@@ -77,7 +78,7 @@ def summary_text(design):
                 cond.append(f"  (of its elements {', '.join(seen)}: the others are not identifiable)")
     lines = [
         f"{design.robot.name}: {design.harmonics} harmonics, period {design.period:g} s, "
-        f"{len(design.samples.t)} samples at {design.rate:g} Hz",
+        f"{counted(len(design.samples.t), 'samples')} at {design.rate:g} Hz",
         *cond,
         # no start finished within the budget: start 0's best iterate so far, which no setting reproduces
         (f"search: best of starts 0-{s.counted - 1} (start {s.best_start})" if s.counted else

@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import counted, shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
@@ -456,8 +456,8 @@ def _align(streams, names, fields, source, notes, clock):
         rates = ", ".join(f"{s.topic} [{len(s.names)} joints] ({_rate(s.stamps)})" for s in others.values())
         dropped = t.size - ids.size
         notes.append(f"{source}: aligned on {clock} stamps: {rates} linearly interpolated at the times of {base.topic} "
-                     f"({_rate(t)})" + (f"; {dropped} samples outside the span all topics cover dropped" if dropped
-                                        else ""))
+                     f"({_rate(t)})" + (f"; {counted(dropped, 'samples')} outside the span all topics cover "
+                                                        "dropped" if dropped else ""))
     else:
         notes.append(f"{source}: times: {clock} stamps of {base.topic} ({_rate(t)})")
     for s in streams:                   # messages naming other joint sets, read but not needed: said, not lost

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import counted
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
 from ..motion import Trajectory, central_differences, interp_columns, not_unit, quaternion_norms
@@ -252,11 +253,12 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     t = js.t
     ids = covered(t, [tb] + [ts for ts, _, _ in wrench_streams])
     if ids.size < t.size:
-        notes.append(f"{source}: {t.size - ids.size} samples outside the span the base and contact topics cover "
-                     "dropped")
+        notes.append(f"{source}: {counted(t.size - ids.size, 'samples')} outside the span the base and contact "
+                     "topics cover dropped")
     tk = t[ids]
     if len(tk) < 3:
-        raise DataError(f"{source}: only {len(tk)} samples where the joint, base and contact topics overlap")
+        raise DataError(f"{source}: only {counted(len(tk), 'samples')} where the joint, base and contact topics "
+                        "overlap")
     if imu:
         motion, base_tau = ImuTrajectory, None
         q, qd, qdd = _imu_motion(source, robot, js, ids, tk, tb, base, base_topic, mounting, imu_frame, notes)

@@ -30,6 +30,7 @@ from functools import partial
 
 import numpy as np
 
+from .._checks import counted
 from ..errors import DataError
 from ..dynamics.regressors import wide_blocks
 from ..dynamics.samples import states
@@ -270,7 +271,7 @@ def accumulate(base, processed, factor, shapes=None, folds=0, check=True):
 def check_pooled(base, normal, source):
     """Refuse normal equations of too few samples, or with a joint whose torque is zero in every sample."""
     if normal.n_samples <= base.rank:
-        raise DataError(f"{source}: {normal.n_samples} samples kept for {base.rank} base parameters; "
+        raise DataError(f"{source}: {counted(normal.n_samples, 'samples')} kept for {base.rank} base parameters; "
                         "need more data (or less rest trimming)")
     refuse_joint_without_torque(source, normal.tt)
 

@@ -6,6 +6,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import counted
 from ..errors import DataError
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _field_label, _jumps_ahead
 from ._record import ABSURD_BOUNDS, FIELDS
@@ -123,8 +124,9 @@ def _finish(table, n, gains, skip_bad_rows, **extra):
         raise DataError(f"{table.source}: {table.unit} {where}{label}: {reason}{note}{tail}")
     count = int(ok.sum())
     if count < MIN_SAMPLES:
-        dropped = f" after skipping {len(problems)} bad {table.unit}s" if problems else ""
-        raise DataError(f"{table.source}: field t: only {count} samples{dropped}; need at least {MIN_SAMPLES}{note}")
+        dropped = f" after skipping {counted(len(problems), f'bad {table.unit}s')}" if problems else ""
+        raise DataError(f"{table.source}: field t: only {counted(count, 'samples')}{dropped}; need at least "
+                        f"{MIN_SAMPLES}{note}")
     data = {field: np.ascontiguousarray(arr[ok], dtype=np.float64) for field, arr in table.data.items()}
     tau = data["tau"] if "tau" in data else data["current"] * gains if "current" in data else None
     return Trajectory(

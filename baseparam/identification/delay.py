@@ -52,6 +52,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._checks import counted
 from .._validation import check_field_kinds, check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..motion import Trajectory, central_differences, interp_columns
@@ -146,7 +147,7 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
         raise DataError(f"{source}: field t: the stamps leave a gap of {float(np.max(np.diff(t))):.4g} s "
                         f"(median step {dt:.3g} s): no stretch of uniform samples to estimate a delay on")
     if grid.size < 8 * K + 20:
-        raise DataError(f"{source}: {grid.size} samples at {dt:.3g} s: too short to estimate a delay up to "
+        raise DataError(f"{source}: {counted(grid.size, 'samples')} at {dt:.3g} s: too short to estimate a delay up to "
                         f"{max_delay:g} s")
 
     q = interp_columns(grid, t, trajectory.q)
@@ -254,7 +255,7 @@ def apply_delay(trajectory, seconds, note=None):
     text = note or f"{source}: effort delay {1e3 * d:.3g} ms applied (τ(t) taken at t + delay, linear interpolation)"
     dropped = int((~keep).sum())
     if dropped:
-        text += f"; {dropped} samples at the ends dropped"
+        text += f"; {counted(dropped, 'samples')} at the ends dropped"
     return dataclasses.replace(
         trajectory, t=t[keep], q=trajectory.q[keep], tau=tau,
         qd=None if trajectory.qd is None else trajectory.qd[keep],

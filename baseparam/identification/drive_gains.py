@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from .._checks import counted
 from .._numbers import real_array
 from .._validation import check_allocation
 from ..errors import DataError
@@ -49,7 +50,7 @@ class ControllerGains:
 
     def __repr__(self):
         return (f"ControllerGains(gains={np.round(self.gains, 4).tolist()} N·m/A, "
-                f"rmse={np.round(self.rmse, 3).tolist()} A, {self.n_samples} samples)")
+                f"rmse={np.round(self.rmse, 3).tolist()} A, {counted(self.n_samples, 'samples')})")
 
 
 def controller_gains(target_torque, target_current, velocity):
@@ -90,7 +91,7 @@ def controller_gains(target_torque, target_current, velocity):
                         f"{qd.shape} differ in shape")
     S, n = tau.shape
     if S < 10:
-        raise DataError(f"controller gains: {S} samples; at least 10 needed")
+        raise DataError(f"controller gains: {counted(S, 'samples')}; at least 10 needed")
     gains, friction, rmse = np.zeros(n), np.zeros((n, 3)), np.zeros(n)
     for j in range(n):
         if np.ptp(tau[:, j]) <= 1e-9 * max(np.abs(tau[:, j]).max(), 1.0):

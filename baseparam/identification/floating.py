@@ -83,6 +83,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import counted
 from .._numbers import real_array
 from .._stderr import solve_clarabel
 from .._validation import (ABSURD, QUATERNION_SLACK, check_field_kinds, check_instance, check_number, check_option,
@@ -284,7 +285,7 @@ class FloatingIdentification:
         known = ", ".join(f"{k}={v:g}" for k, v in self.known.items()) or "none"
         return (f"FloatingIdentification(route={self.route!r}, method={self.method!r}, {self.rank} combinations "
                 f"of {len(self.standard_names)} standard parameters, {len(self.unseen)} unseen, known: {known}, "
-                f"{self.n_samples} samples)")
+                f"{counted(self.n_samples, 'samples')})")
 
     def from_standard(self, p):
         """θ = E p: what the route identifies, of standard parameters ``p`` (n_standard,) or (n_standard, m), e.g. the

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._atomic import atomic_path
-from .._checks import check_flag, check_input, check_instance, check_path, not_utf8, read_bounded, shown
+from .._checks import check_flag, check_input, check_instance, check_path, counted, not_utf8, read_bounded, shown
 from .._numbers import real_array
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
@@ -144,7 +144,7 @@ def read_floating_log(path, robot, n_contacts=0):
     traj = Trajectory(t=arrays["t"], q=arrays["q"], qd=arrays["qd"], qdd=arrays["qdd"], tau=arrays["tau"],
                       source=path, floating=True)
     if wrenches is not None and len(wrenches) != traj.n_samples:
-        raise DataError(f"{label}: wrenches: {len(wrenches)} rows for {traj.n_samples} samples")
+        raise DataError(f"{label}: wrenches: {len(wrenches)} rows for {counted(traj.n_samples, 'samples')}")
     return traj, wrenches
 
 
@@ -602,8 +602,8 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     # a subnormal cut-off times the step is 0: the edge of infinitely many samples (a bare ZeroDivisionError)
     edge = np.ceil(EDGE_PERIODS / (cutoff_hz * h) - 1e-6) if cutoff_hz * h > 0 else np.inf
     if not t.size - 2 * edge >= 16:
-        raise DataError(f"{src}: {t.size} samples: too few to filter at {cutoff_hz:g} Hz (3 periods of the cut-off "
-                        "at each end are dropped)")
+        raise DataError(f"{src}: {counted(t.size, 'samples')}: too few to filter at {cutoff_hz:g} Hz (3 periods of "
+                        "the cut-off at each end are dropped)")
     edge = int(edge)
     q = trajectory.q.copy()
     q[:, 3:7] = one_hemisphere(q[:, 3:7])

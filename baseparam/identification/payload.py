@@ -24,9 +24,11 @@ from typing import Optional
 
 import numpy as np
 
+from .._checks import counted
+from .._warnings import warn
 from .._validation import (check_field_kinds, check_finite_fields, check_instance, check_option, check_samples,
                            float_fields)
-from ..errors import ArgumentTypeError, DataError, SettingsError
+from ..errors import ArgumentTypeError, DataError, DataWarning, SettingsError
 from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.loading import load_robot
 from ..model.parameters import ColumnLayout, body_parameters
@@ -36,6 +38,11 @@ from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._inputs import _as_trajectories, check_joints
 from ._payload_math import NAMES, _check_target, _echelon, _fit_payload, payload_parameters, payload_physical
 from .payload_static import _check_still, identify_static
+
+# Below this mass (kg) a payload is no payload: joint torques do not tell a gram (a gripper's screw weighs more),
+# and a log without any payload fits a few 1e-5 kg at a few σ (model and filtering residue), whose centre of mass,
+# first moments over that mass, lands decimetres off.
+MASS_FLOOR = 1e-3
 
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
 
@@ -109,6 +116,13 @@ class PayloadResult:
                                  "mode": (str, "a str")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters"))
 
+    @property
+    def mass_detected(self) -> bool:
+        """Whether the data tell a payload from none: the mass determined, at least 3 σ and :data:`MASS_FLOOR`
+        (1 g). Otherwise the centre of mass (first moments over a mass of about 0) and the inertia mean nothing,
+        and :meth:`to_dict` gives no vendor formats."""
+        return bool(np.isfinite(self.mass_std) and self.mass >= max(3.0 * self.mass_std, MASS_FLOOR))
+
     def __repr__(self):
         com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" if np.isfinite(s) else f"{1e3 * v:.1f}±?"
                         for v, s in zip(self.com, self.com_std))
@@ -124,7 +138,8 @@ class PayloadResult:
                 return "undetermined"
             return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
 
-        lines = [f"payload ({self.mode}, {self.n_samples} samples), in the frame of the link the last joint moves:",
+        lines = [f"payload ({self.mode}, {counted(self.n_samples, 'samples')}), in the frame of the link the last "
+                 "joint moves:",
                  f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
                  "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
@@ -233,13 +248,15 @@ class PayloadResult:
     def to_dict(self):
         """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
         them), the details and the vendors' formats (:meth:`to_vendor`; None where the mass or the centre of mass
-        is not determined)."""
+        is not determined, or the mass not told from none: :attr:`mass_detected`)."""
         from .._numbers import json_float, json_floats
 
         # a standard deviation the data do not determine is NaN in the result, null (None) here; a controller's
         # format takes the mass and centre of mass as known: none where the data leave one of them undetermined
         # (a 0 kg or 2 m value would be loaded as if measured)
-        determined = np.isfinite(self.mass_std) and np.isfinite(self.com_std).all()
+        # (a 0 kg or 2 m value would be loaded as if measured); nor where no payload is seen (a centre of mass 0.3 m
+        # off for 3e-5 kg)
+        determined = self.mass_detected and np.isfinite(self.com_std).all()
         doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")} if determined else None,
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
@@ -359,7 +376,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
 
     from .._blas import single_threaded
     from ..dynamics.newton_euler import inverse_dynamics
-    from ..dynamics.regressors import evaluate
+    from ..dynamics.regressors import _evaluate as evaluate
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
 
@@ -392,8 +409,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static, unloaded "
                                 "and friction")
         from .payload_wrench import identify_from_wrench
-        return PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench, sensor=sensor,
-                                                    preprocessing=settings, bias=bool(wrench_bias)))
+        return _reported(PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench,
+                                                              sensor=sensor, preprocessing=settings,
+                                                              bias=bool(wrench_bias))))
     if sensor is not None or wrench_bias:
         raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
     if friction and static:     # taken and ignored before: still poses feel no friction
@@ -404,9 +422,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         return [check_joints(item, robot) for item in _as_trajectories(data, what)]
 
     if static:
-        return PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
-                                               None if unloaded is None else raw(unloaded, "unloaded"),
-                                               still_tolerance, still_duration))
+        return _reported(PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
+                                                         None if unloaded is None else raw(unloaded, "unloaded"),
+                                                         still_tolerance, still_duration)))
 
     def prepared(data, what):
         out = []
@@ -423,7 +441,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     loaded = prepared(loaded, "loaded")
     unloaded = None if unloaded is None else prepared(unloaded, "unloaded")
     if unloaded is not None and len(unloaded) != len(loaded):
-        raise SettingsError(f"unloaded: {len(unloaded)} logs for {len(loaded)} loaded ones (one per loaded log)")
+        raise SettingsError(f"unloaded: {counted(len(unloaded), 'logs')} for {len(loaded)} loaded "
+                            f"{'one' if len(loaded) == 1 else 'ones'} (one per loaded log)")
     columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     base = find_base_parameters(robot, "pseudo")
     _, rows, text = identifiable_combinations(base, columns)
@@ -457,5 +476,15 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         F = np.zeros((S, n, 3 * n))
         for j in range(n):
             F[:, j, 3 * j:3 * j + 3] = E[:, j]
-    return PayloadResult(**_fit_payload(W, y, fractions, rows, text, F),
-                         mode="model" if unloaded is None else "difference", n_samples=S)
+    return _reported(PayloadResult(**_fit_payload(W, y, fractions, rows, text, F),
+                                   mode="model" if unloaded is None else "difference", n_samples=S))
+
+
+def _reported(result):
+    """``result``, with one DataWarning line when its mass is not told from none (:attr:`PayloadResult.mass_detected`;
+    a mass the data leave undetermined is said by the fit itself)."""
+    if np.isfinite(result.mass_std) and not result.mass_detected:
+        warn(f"payload: mass {result.mass:.2g} ± {result.mass_std:.2g} kg is not told from none (below 3 σ or "
+             f"{MASS_FLOOR * 1e3:g} g): no payload seen; its centre of mass and inertia mean nothing and no vendor "
+             "format is given", DataWarning)
+    return result

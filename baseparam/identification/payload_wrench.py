@@ -28,7 +28,7 @@ import os
 import numpy as np
 
 from .._numbers import is_whole, plain_float
-from .._checks import read_bounded
+from .._checks import counted, read_bounded
 from .._validation import check_input, check_robot, check_robot_states, shown
 from ..errors import ArgumentTypeError, DataError, SettingsError, printable
 from ._record import MAX_TEXT_BYTES, _one_line
@@ -220,7 +220,8 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     sensor_placement(sensor)                             # checked before the work
     wrenches = list(wrench) if isinstance(wrench, (list, tuple)) else [wrench]
     if len(wrenches) != len(loaded):
-        raise SettingsError(f"wrench: {len(wrenches)} wrench arrays for {len(loaded)} loaded logs (one per log)")
+        raise SettingsError(f"wrench: {counted(len(wrenches), 'wrench arrays')} for "
+                            f"{counted(len(loaded), 'loaded logs')} (one per log)")
     settings = dataclasses.replace(preprocessing or Preprocessing.none(), rest_velocity=None)   # still samples count
     blocks, targets, fractions = [], [], []
     with single_threaded():

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 
 from .._atomic import write_text
-from .._checks import shown
+from .._checks import counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import check_field_kinds, check_number, check_path, check_real_array
 from ..errors import ArgumentError, ArgumentTypeError, DataError
@@ -293,7 +293,7 @@ class Identification:
         a first comment line names the prior."""
         robot = self._robot("to_yaml")          # an OLS fit has no prior to name and no bodies to write
         text = f"# {self._note()}\n" + robot_to_yaml(robot)
-        return _written(path, text)
+        return _written(path, text, robot)
 
     def _bodies(self, what):
         e = self.estimator
@@ -361,7 +361,7 @@ class Identification:
 
             check_urdf_gravity(robot)
             text = robot_to_urdf(robot, bodies)
-        return _written(path, text)
+        return _written(path, text, robot)
 
     def to_mjcf(self, path=None, *, urdf_folder=None) -> str:
         """The robot with the identified bodies and drives as MuJoCo MJCF (``identify --mjcf``).
@@ -397,7 +397,7 @@ class Identification:
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
                              urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
                              note=self._note())
-        return _written(path, text)
+        return _written(path, text, robot)
 
     def _note(self):
         """The line every description written from the fit carries: the consistent fit and its prior."""
@@ -491,7 +491,7 @@ class Identification:
         """A readable text report (the CLI prints it)."""
         e = self.estimator
         lines = [f"{e.base_.robot.name}: {len(e.names_)} base parameters identified by {e.method.upper()} from "
-                 f"{e.n_samples_} samples × {e.base_.robot.n_dof} joints",
+                 f"{counted(e.n_samples_, 'samples')} × {e.base_.robot.n_dof} joints",
                  f"condition number of the base regressor: {e.condition_number_:.4g} "
                  f"(column-scaled: {e.condition_number_scaled_:.4g})", "",
                  f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10} {'τ std %':>8}"]
@@ -515,7 +515,7 @@ class Identification:
                 continue
             per = " ".join(f"{x:.2f}" for x in m.nrmse_percent)
             lines.append(f"{label}: NRMSE pooled {m.nrmse_pooled_percent:.2f} %  per joint [{per}] %  "
-                         f"({m.n_samples} samples)")
+                         f"({counted(m.n_samples, 'samples')})")
         if self.logs:
             lines += ["", self._logs_table()]
         return "\n".join(lines)
@@ -534,10 +534,13 @@ class Identification:
         return "\n".join(lines)
 
 
-def _written(path, text):
-    """``text``, also written atomically to ``path`` unless it is None."""
+def _written(path, text, robot):
+    """``text``, also written atomically to ``path`` unless it is None, never over ``robot``'s description file."""
     if path is not None:
-        write_text(path, text)
+        from .._atomic import robot_protected
+
+        with robot_protected(robot):
+            write_text(path, text)
     return text
 
 

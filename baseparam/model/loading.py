@@ -136,11 +136,17 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
         if root is not None or tip is not None:
             raise RobotDescriptionError(f"{label}: root/tip: they select part of a URDF model; this is a YAML "
                                         "description (use parent: in it for trees)")
+        if mimic != "refuse":           # accepted and without effect before: a YAML description has no <mimic> joints
+            raise ArgumentError(f"{label}: mimic={mimic!r}: reads a URDF's <mimic> joints; this is a YAML description, "
+                                "which has none (leave it out)")
     robot = with_drives(robot, friction, rotor_inertia)
     if friction_model is not None:
         model, coulomb = (friction_model, True) if isinstance(friction_model, FrictionModel) \
             else parse_friction_model(friction_model)
         robot = with_friction_model(robot, model, coulomb=coulomb)
+    # kept so that writers given this robot refuse to write over its description (not a field set by replace(): that
+    # would check the robot, and warn, once more)
+    object.__setattr__(robot, "source_file", os.path.realpath(label))
     return robot
 
 

@@ -319,6 +319,9 @@ class Robot:
         frame. Joint numbering is unchanged.
     base_inertia : Inertia or None
         The floating base body's inertia in frame 0 (its true values; ``base: floating`` only).
+    source_file : str or None
+        The real path of the file :func:`~baseparam.model.loading.load_robot` read the robot from (None for one
+        built otherwise): no writer given the robot writes over it (:func:`baseparam._atomic.robot_protected`).
     """
 
     joints: tuple
@@ -330,6 +333,7 @@ class Robot:
     source: Optional[str] = field(default=None, repr=False, compare=False)
     base: str = "fixed"
     base_inertia: Optional[Inertia] = None
+    source_file: Optional[str] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         # check_option: an array or a list given for an option is refused, not compared element by element

@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from .._atomic import atomic_path, check_output, free_space
+from .._atomic import atomic_path, check_output, free_space, robot_protected
 from .._checks import check_progress
 from .._hdf5 import refuse_external, stored_dataset, writes_checked
 from .._memory import budget, format_size, parse_size
@@ -176,6 +176,11 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
     """
     check_flag(force_float, "force_float")              # as find_base_parameters: never read by its truth value
     check_progress(progress)
+    with robot_protected(robot):        # never over the description the robot was read from
+        return _find_and_store(robot, path, parameters, progress, force_float, max_memory, max_disk)
+
+
+def _find_and_store(robot, path, parameters, progress, force_float, max_memory, max_disk):
     check_output(path)       # a link or a folder said as such, not as a lack of free space where it points
     layout = base_set.check_size(robot, parameters, max_memory)
     # a floating base: Z of the chain of _floating (its six virtual joints first in the row labels)

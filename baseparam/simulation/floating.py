@@ -18,7 +18,7 @@ import dataclasses
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import counted, shown
 from .._numbers import real_array
 from .._validation import check_instance, check_number, check_robot, check_robot_states
 from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
@@ -62,7 +62,7 @@ class FloatingExperiment:
     notes: tuple
 
     def __repr__(self):
-        return (f"FloatingExperiment({self.log.n_samples} samples, {self.log.n_dof} joints, "
+        return (f"FloatingExperiment({counted(self.log.n_samples, 'samples')}, {self.log.n_dof} joints, "
                 f"{len(self.contacts)} contacts)")
 
 

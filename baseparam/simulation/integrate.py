@@ -30,7 +30,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import counted, shown
 from .._numbers import real_array
 from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
@@ -112,7 +112,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     # numbers first: a ragged list reached np.atleast_2d's bare ValueError
     (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(real_array("q0", q0)), qd=np.atleast_2d(real_array("qd0", qd0)))
     if q0.shape[0] != 1:
-        raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {q0.shape[0]} samples")
+        raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {counted(q0.shape[0], 'samples')}")
     torque = _Torque(robot, tau, t)
     check_option(state, "state", ("velocities", "momenta"), expected="'velocities' or 'momenta'")
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
@@ -199,7 +199,7 @@ def checked_times(t, width, minimum=MIN_SAMPLES, why="a Trajectory's minimum", n
     if t.ndim != 1 or other_count or t.shape[0] < minimum:
         size = f"S = {n_samples} (the states' samples)" if other_count else f"S ≥ {minimum} ({why})"
         raise ArgumentError(f"t: expected increasing times of shape (S,) with {size}, got shape {t.shape}")
-    check_allocation((t.shape[0], width), "t", f"{t.shape[0]} samples (the motion simulated)")
+    check_allocation((t.shape[0], width), "t", f"{counted(t.shape[0], 'samples')} (the motion simulated)")
     if not np.isfinite(t).all():
         raise ArgumentError("t: contains NaN or inf")
     step = np.diff(t)

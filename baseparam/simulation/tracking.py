@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._checks import counted
 from .._validation import check_instance, check_option, check_positive as _positive
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
@@ -163,8 +164,8 @@ class Reference(Trajectory):
         sos = butter(4, cutoff / nyquist, output="sos")
         pad = 3 * (2 * len(sos) + 1)                   # sosfiltfilt's default padding, in samples
         if len(grid) <= pad:
-            raise ArgumentError(f"log: {len(grid)} samples on the uniform grid; the zero-phase low-pass needs more "
-                                f"than {pad}")
+            raise ArgumentError(f"log: {counted(len(grid), 'samples')} on the uniform grid; the zero-phase low-pass "
+                                f"needs more than {pad}")
         smooth = sosfiltfilt(sos, uniform, axis=0)
         spline = CubicSpline(grid, smooth, axis=0)
         end = grid[-1] if duration is None else min(grid[-1], _positive(duration, "duration"))
