@@ -592,6 +592,9 @@ def test_single_samples_run_the_c_loop_after_compile_after_calls(name, monkeypat
     if _native.compiler() is None:
         pytest.skip("no C compiler")
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    # the process's loaded kernels (by source): another test of this worker (bp.Regressor's) may have loaded this
+    # robot's, which then is not compiled into tmp_path
+    monkeypatch.setattr(_native, "_LOADED", {})
     monkeypatch.setattr("baseparam.dynamics._native_rule.COMPILE_AFTER", 5)
     robot = copy.deepcopy(robot_named(name.split()[0]))           # a new robot object: nothing compiled for it
     q, qd, qdd = random_states(robot, 40, np.random.default_rng(13))
