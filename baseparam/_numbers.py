@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from ._checks import counted
 from .errors import ArgumentError
 
 # What each refused dtype kind is called in messages, with a hint where one helps.
@@ -90,7 +91,7 @@ def real_array(name, x, error=ArgumentError):
     if ma is not None and isinstance(x, ma.MaskedArray):
         if ma.is_masked(x):         # np.asarray would read the values under the mask as data
             count = int(ma.count_masked(x))
-            raise error(f"{name}: a masked array with {count} masked value{'s' if count != 1 else ''}; fill them "
+            raise error(f"{name}: a masked array with {counted(count, 'masked values')}; fill them "
                         "(x.filled(value)) or leave those samples out")
         x = x.data
     if isinstance(x, np.ndarray):

@@ -83,7 +83,7 @@ def summary_text(design):
         # no start finished within the budget: start 0's best iterate so far, which no setting reproduces
         (f"search: best of starts 0-{s.counted - 1} (start {s.best_start})" if s.counted else
          f"search: start {s.best_start} unfinished (its best iterate so far)")
-        + f", {s.starts} asked, {s.workers} worker{'s' if s.workers != 1 else ''}, {s.seconds:.1f} s, seed {s.seed}, "
+        + f", {s.starts} asked, {counted(s.workers, 'workers')}, {s.seconds:.1f} s, seed {s.seed}, "
         f"{s.evaluations} evaluations"
         + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: " +
            (f"starts={s.counted} reproduces it)" if s.counted else "timing-dependent)")),

@@ -119,7 +119,7 @@ def _finish(table, n, gains, skip_bad_rows, **extra):
     if problems and not skip_bad_rows:
         where, reason, label = problems[0]
         more = len(problems) - 1
-        tail = (f"; {more} more bad {table.unit}{'s' if more > 1 else ''} (skip_bad_rows=True drops bad "
+        tail = (f"; {counted(more, f'more bad {table.unit}s')} (skip_bad_rows=True drops bad "
                 f"{table.unit}s and reports them)") if more else ""
         raise DataError(f"{table.source}: {table.unit} {where}{label}: {reason}{note}{tail}")
     count = int(ok.sum())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from .._checks import shown
+from .._checks import counted, shown
 from .._warnings import warn
 from ..errors import RoundOffWarning, printable
 from ._yaml_text import _Invalid
@@ -74,7 +74,7 @@ class AngleSnapper:
             return
         difference, where = max(self.snapped)
         n = len(self.snapped)
-        warn(printable(f"{filename}: {n} angle{'s' if n > 1 else ''} within {self.tolerance:g} rad of multiples "
+        warn(printable(f"{filename}: {counted(n, 'angles')} within {self.tolerance:g} rad of multiples "
                        f"of 15° taken as them, so the base set stays exact (largest difference {difference:.1e} "
                        f"rad, {where}); nothing to do if that is round-off, exact_angles=False keeps them as "
                        "written"), RoundOffWarning)

@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import not_utf8, shown
+from .._checks import counted, not_utf8, shown
 from .._validation import check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
@@ -194,7 +194,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     robot_joints, impossible, base_body, mimics = _assemble(base, keep, links, children, problems, mimic)
     problems.check()
     if mimics:
-        which = (f"{label}: {len(mimics)} mimic joint{'s' if len(mimics) > 1 else ''} "
+        which = (f"{label}: {counted(len(mimics), 'mimic joints')} "
                  f"({_some([name for name, _ in mimics], 5)})")
         if mimic == "independent":
             what = (" read as independent joints, each with a coordinate of its own (pinocchio's default reading of "
@@ -222,7 +222,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                         + "; correct those <inertial> blocks before simulating, or identify them from data"),
              PhysicalConsistencyWarning)
     if tiny:
-        warn(printable(f"{label}: {len(tiny)} origin number{'s' if len(tiny) > 1 else ''} read as the "
+        warn(printable(f"{label}: {counted(len(tiny), 'origin numbers')} read as the "
                         f"same geometry (translations below {MIN_LENGTH_M:g} m as 0, angles beyond ±2π "
                         f"less whole turns), e.g. {'; '.join(tiny[:2])}; nothing to do if that is round-off"),
              RoundOffWarning)

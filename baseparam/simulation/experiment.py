@@ -27,7 +27,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import counted, shown
 from .._validation import check_field_kinds, check_instance, check_number, float_fields
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
@@ -217,7 +217,7 @@ class MotionComparison:
         for motion, method, cond, err, rel, within, torque, nrmse in self.table():
             lines.append(f"{motion:<{width}}  {method:<10}  {cond:7.1f}  {100 * err:9.3f}%  {100 * rel:10.2f}%  "
                          f"{100 * within:5.0f}%  {100 * torque:9.4f}%  {nrmse:9.3f}%")
-        lines.append(f"(medians over {draws} noise draw{'s' if draws > 1 else ''}; held-out τ error against the "
+        lines.append(f"(medians over {counted(draws, 'noise draws')}; held-out τ error against the "
                      "true torques, validation NRMSE against the noisy held-out log)")
         return "\n".join(lines)
 
