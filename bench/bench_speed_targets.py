@@ -186,21 +186,20 @@ def main():
         x = [rng.uniform(-2, 2, robot.n_dof) for _ in range(3)]
         for _ in range(100):                         # past COMPILE_AFTER calls: the C loop serves one sample
             base.regressor(*x)
-        pair = (lambda: base.regressor(*x), lambda: pin.computeJointTorqueRegressor(pmodel, pdata, *x))
-        ours, theirs = interleaved(*pair, 500, 5 * repeat)
-        cpu = [np.min(t) for t in interleaved(*pair, 500, 5 * repeat, clock=time.process_time)]
-        print(f"  one sample, base.regressor(q, qd, qdd) {np.min(ours) * 1e6:.1f} µs, "
-              f"pin.computeJointTorqueRegressor {np.min(theirs) * 1e6:.1f} µs (the full W; best of {5 * repeat} "
-              f"interleaved rounds of 500 calls); ratio {np.min(ours) / np.min(theirs):.2f}; of CPU time "
-              f"{cpu[0] * 1e6:.1f} and {cpu[1] * 1e6:.1f} µs, ratio {cpu[0] / cpu[1]:.2f}")
+
+        def theirs_call():
+            return pin.computeJointTorqueRegressor(pmodel, pdata, *x)
+
         bound = bp.Regressor(base)
-        pair = (lambda: bound(*x), pair[1])
-        ours, theirs = interleaved(*pair, 500, 5 * repeat)
-        cpu = [np.min(t) for t in interleaved(*pair, 500, 5 * repeat, clock=time.process_time)]
-        print(f"  one sample, bp.Regressor(base)(q, qd, qdd) (bound once) {np.min(ours) * 1e6:.1f} µs, "
-              f"pin.computeJointTorqueRegressor {np.min(theirs) * 1e6:.1f} µs; "
-              f"ratio {np.min(ours) / np.min(theirs):.2f}; "
-              f"of CPU time {cpu[0] * 1e6:.1f} and {cpu[1] * 1e6:.1f} µs, ratio {cpu[0] / cpu[1]:.2f}")
+        for label, call, how in (
+                ("base.regressor(q, qd, qdd)", lambda: base.regressor(*x),
+                 f" (the full W; best of {5 * repeat} interleaved rounds of 500 calls)"),
+                ("bp.Regressor(base)(q, qd, qdd) (bound once)", lambda: bound(*x), "")):
+            ours, theirs = interleaved(call, theirs_call, 500, 5 * repeat)
+            cpu = [np.min(t) for t in interleaved(call, theirs_call, 500, 5 * repeat, clock=time.process_time)]
+            print(f"  one sample, {label} {np.min(ours) * 1e6:.1f} µs, pin.computeJointTorqueRegressor "
+                  f"{np.min(theirs) * 1e6:.1f} µs{how}; ratio {np.min(ours) / np.min(theirs):.2f}; of CPU time "
+                  f"{cpu[0] * 1e6:.1f} and {cpu[1] * 1e6:.1f} µs, ratio {cpu[0] / cpu[1]:.2f}")
 
     print("\n== forward dynamics, KUKA iiwa, 100 000 samples")
     pin, pmodel = pinocchio_model(robot, p)
