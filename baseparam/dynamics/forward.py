@@ -167,8 +167,8 @@ class ForwardDynamics:
         n_q, n_v = robot.n_q, robot.n_v
         # one block in the order of the C kernel's fd_packed: q, q̇, τ, q̈, then the parameters
         b = self._buffer = np.concatenate([np.zeros(n_q + 3 * n_v), p])
-        self._q, self._qd, self._tau = b[:n_q], b[n_q:n_q + n_v], b[n_q + n_v:n_q + 2 * n_v]
-        self._out, self.p = b[n_q + 2 * n_v:n_q + 3 * n_v], b[n_q + 3 * n_v:]
+        ends = np.cumsum([n_q, n_v, n_v, n_v])
+        self._q, self._qd, self._tau, self._out, self.p = np.split(b, ends)
         self._block = ctypes.c_void_p(address(b))
         self._p_address = address(self.p)       # b is this object's own, never resized: its address holds
         # memoryview copies a float64 buffer of the same length in C, several times faster than numpy's
@@ -322,14 +322,14 @@ class ForwardDynamics:
             The motion diverged: a state written is not finite (the rows written keep what the steps gave).
         """
         k0, n, addresses = self._rk4_rows(q, qd, dt, tau, substeps, rows)
-        if not (np.isfinite(q[k0]).all() and np.isfinite(qd[k0]).all() and np.isfinite(dt[k0:k0 + n]).all()
-                and np.isfinite(tau[k0:k0 + n]).all()):
+        if not all(np.isfinite(x).all() for x in (q[k0], qd[k0], dt[k0:k0 + n], tau[k0:k0 + n])):
             raise ArgumentError(f"q, qd, dt, tau: NaN or inf in the start (row {k0}) or the intervals stepped")
         self._rk4_steps(q, qd, dt, tau, substeps, k0, n, addresses)
         written = slice(k0 + 1, k0 + n + 1)
-        if not (np.isfinite(q[written]).all() and np.isfinite(qd[written]).all()):
+        finite = np.isfinite(q[written]).all(axis=1) & np.isfinite(qd[written]).all(axis=1)
+        if not finite.all():
             # NaN written silently before (simulate, which steps unchecked, says the same with the time)
-            bad = k0 + int(np.argmax(~(np.isfinite(q[written]).all(axis=1) & np.isfinite(qd[written]).all(axis=1))))
+            bad = k0 + int(np.argmax(~finite))
             raise SimulationError(f"rk4: the motion diverged (a state not finite after interval {bad}); check the "
                                   "parameters (a physical body per link), the torques and the step")
 
@@ -487,10 +487,7 @@ def forward_dynamics(model, q, qd, tau):
                                         peak=peak("forward_dynamics", robot))
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if single:
-            qdd = fd(q[0], qd[0], tau[0])
-        else:
-            qdd = fd.batch(q, qd, tau)
+        qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)
     # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
     require_definite(model, q, at_this_q if single else None)
     return qdd
@@ -514,9 +511,8 @@ def _one_sample(robot, q, qd, tau):
         arrays = [np.asarray(x) for x in (q, qd, tau)]
     except (TypeError, ValueError):
         return None
-    if arrays[0].shape != (robot.n_q,) or arrays[1].shape != (robot.n_v,) or arrays[2].shape != (robot.n_v,):
-        return None
-    if any(a.dtype.kind not in "iuf" for a in arrays):
+    if [a.shape for a in arrays] != [(robot.n_q,), (robot.n_v,), (robot.n_v,)] or \
+            any(a.dtype.kind not in "iuf" for a in arrays):
         return None
     # the sum of the magnitudes, on Python floats (a few: numpy's per-call cost would be most of the check):
     # NaN and inf carry through the sum, and a value beyond ABSURD takes it beyond; large finite values may
