@@ -274,11 +274,11 @@ class Identification:
 
     def _robot(self, what):
         """:meth:`to_robot`, its refusals naming the method ``what`` (to_yaml's check is this one's)."""
-        e, robot, layout, p = self._fitted_columns(what)
+        robot, layout, p, bodies = self._fitted_columns(what)
         joints = []
-        for k, (joint, link) in enumerate(zip(robot.joints, e.physical_)):
-            body = Inertia(mass=link["mass"], com=np.array(link["com"]), inertia=np.array(link["inertia_com"]),
-                           as_written=True)     # J ⪰ εI: physical, yet within round-off of the triangle bound
+        for k, (joint, (mass, com, inertia)) in enumerate(zip(robot.joints, bodies)):
+            # J ⪰ εI: physical, yet within round-off of the triangle bound
+            body = Inertia(mass=mass, com=com, inertia=inertia, as_written=True)
             friction = tuple(float(p[layout.friction_columns[(k, kind)]]) if (k, kind) in layout.friction_columns
                              else False for kind in ("FV", "FC", "FO"))
             rotor = float(p[layout.rotor_columns[k]]) if k in layout.rotor_columns else False
@@ -318,11 +318,13 @@ class Identification:
         return e
 
     def _fitted_columns(self, what):
-        """(estimator, robot, its ColumnLayout, the fit's standard parameters) of a consistent fit."""
+        """(robot, its ColumnLayout, the fit's standard parameters, per link its body (mass, com (3,), inertia
+        about the com (3, 3))) of a consistent fit."""
         from ..model.parameters import ColumnLayout
 
         e = self._describable(what)
-        return e, e.base_.robot, ColumnLayout(e.base_.robot, e.base_.parameters), e.standard_
+        bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
+        return e.base_.robot, ColumnLayout(e.base_.robot, e.base_.parameters), e.standard_, bodies
 
     def to_urdf(self, path=None) -> str:
         """The robot with the identified bodies as URDF (``identify --urdf``), for pinocchio and other readers.
@@ -352,8 +354,7 @@ class Identification:
         -------
         str
         """
-        e, robot, layout, p = self._fitted_columns("to_urdf")
-        bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
+        robot, layout, p, bodies = self._fitted_columns("to_urdf")
         if robot.from_urdf_text:
             text = self._updated_urdf(robot, bodies, layout, p)
         else:
@@ -387,11 +388,10 @@ class Identification:
 
         from ..model.mjcf_writer import robot_to_mjcf
 
-        e, robot, layout, p = self._fitted_columns("to_mjcf")
+        robot, layout, p, bodies = self._fitted_columns("to_mjcf")
         friction = [tuple(_clipped(p, layout.friction_columns.get((k, kind))) for kind in ("FV", "FC"))
                     for k in range(robot.n_dof)]
         armature = [_clipped(p, layout.rotor_columns.get(k)) for k in range(robot.n_dof)]
-        bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
         if urdf_folder is not None:
             check_path(urdf_folder, "urdf_folder")
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
