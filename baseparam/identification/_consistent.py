@@ -191,7 +191,7 @@ class _Problem:
 
         self.T = _to_pseudo(layout)
         self.Y = np.asarray(base.Y, dtype=float)
-        A = np.asarray(base.Y, dtype=float) @ np.linalg.inv(self.T)     # base parameters from pseudo ones
+        A = self.Y @ np.linalg.inv(self.T)                              # base parameters from pseudo ones
         n, R = layout.n_standard, base.rank
         scale = np.ones(n)                                              # pseudo = scale · variable
         ell = _length_scale(base.robot)
@@ -334,11 +334,8 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
         # nearly noise-free data: the prior must still settle what the data cannot see, so its unit
         # never falls below a relative residual of 10⁻⁶ (0.1 % NRMSE)
         relative = max(rho2 / max(total, 1e-300), RESIDUAL_FLOOR)
-        if prior_weight is None:
-            choice = _choose_weight(problem, factors, weights, relative, std, p_pseudo)
-        else:
-            choice = PriorChoice(np.array([prior_weight]), np.array([np.nan]), np.array([np.nan]), float(prior_weight),
-                                 "given")
+        choice = _choose_weight(problem, factors, weights, relative, std, p_pseudo) if prior_weight is None else \
+            PriorChoice(np.array([prior_weight]), np.array([np.nan]), np.array([np.nan]), float(prior_weight), "given")
         # μ = 0 still pulls a little (TIE_BREAK): among the bodies the data cannot tell apart, those
         # nearest the CAD ones, without moving what the data say
         pulled, status = problem.solve(R, z, total, max(choice.chosen, TIE_BREAK) * relative)
