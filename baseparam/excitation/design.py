@@ -167,24 +167,24 @@ class ExcitationDesign:
 
     def to_csv(self, path):
         """Write the plain trajectory CSV (``t, q1..qN, qd1..qN, qdd1..qN``, SI), atomically."""
-        with robot_protected(self.robot):           # never over the robot's description
-            write_trajectory_csv(path, self.samples)
-        return path
+        return self._written(path, lambda: write_trajectory_csv(path, self.samples))
 
     def to_json(self, path):
         """Write :meth:`to_dict` as JSON, atomically."""
-        with robot_protected(self.robot):
-            write_json(path, self.to_dict())
-        return path
+        return self._written(path, lambda: write_json(path, self.to_dict()))
 
     def plot(self, path=None):
         """The joint trajectories against their limits (a figure; written atomically to ``path`` if given)."""
         from .plots import excitation_figure, save_excitation_plot
-        if path is not None:
-            with robot_protected(self.robot):
-                save_excitation_plot(self, path)
-            return path
-        return excitation_figure(self)
+        if path is None:
+            return excitation_figure(self)
+        return self._written(path, lambda: save_excitation_plot(self, path))
+
+    def _written(self, path, write):
+        """``path``, once ``write()`` has written it: never over the robot's description."""
+        with robot_protected(self.robot):
+            write()
+        return path
 
     def __repr__(self):
         return (f"ExcitationDesign(robot={self.robot.name!r}, harmonics={self.harmonics}, period={self.period:g}, "
