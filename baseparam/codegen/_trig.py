@@ -224,13 +224,8 @@ def _fourier(terms, groups, index):
             pieces = [(k + ((g,) + f,) if f else k, c * d) for k, c in pieces for f, d in factor]
         rest = tuple(0 if i in trig_positions else e for i, e in enumerate(exps))
         for k, c in pieces:
-            if c:
-                total = out.get((rest, key + k), 0) + c
-                if total:
-                    out[(rest, key + k)] = total
-                else:
-                    out.pop((rest, key + k), None)
-    return out
+            out[(rest, key + k)] = out.get((rest, key + k), 0) + c
+    return {term: c for term, c in out.items() if c}
 
 
 MAX_TERMS = 100_000     # after reduction: PUMA 560 12 000, Panda 41 000, the generic 7R skew7.yaml 350 000
@@ -359,20 +354,18 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
             d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
         return _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s)), d, s
 
-    forms, chosen = [], []
-    for j in range(n):
-        row, picks = [], []
-        for r in range(R):
-            dyn, stat = reduced[j][r]
-            if not stat.is_zero():
-                stat = stat / gq
-            # the cheapest form, the first of equal cost; or the form given
-            tried = [tuple(choices[j][r])] if choices is not None else options
-            _, d, s, pick = min((form(dyn, stat, *option) + (option,) for option in tried), key=lambda f: f[0])
-            row.append((d, s))
-            picks.append(pick)
-        forms.append(row)
-        chosen.append(picks)
+    def best(j, r):
+        """((dynamic terms, gravity terms), the form) of entry (j, r): the cheapest form, the first of equal cost;
+        or the form given."""
+        dyn, stat = reduced[j][r]
+        if not stat.is_zero():
+            stat = stat / gq
+        tried = [tuple(choices[j][r])] if choices is not None else options
+        _, d, s, pick = min((form(dyn, stat, *option) + (option,) for option in tried), key=lambda f: f[0])
+        return (d, s), pick
+
+    picked = [[best(j, r) for r in range(R)] for j in range(n)]
+    forms, chosen = ([[entry[i] for entry in row] for row in picked] for i in (0, 1))
     return Forms(ring, forms, chain, parallel, tuple(offsets), revolute, fourier_groups, rate_index, g_mag, chosen)
 
 
