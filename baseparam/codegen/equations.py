@@ -498,13 +498,11 @@ def _count(tau, abbreviations):
     mul, add = sum(m for m, _ in counts), sum(a for _, a in counts)
     used = set().union(*(e.free_symbols for e in tau))
     angles = set()
-    for s in used:
-        if s in abbreviations:
-            definition = abbreviations[s][0]
-            if isinstance(definition, (sympy.sin, sympy.cos)):
-                angles.add(definition.args[0])
-            elif isinstance(definition, sympy.Add):
-                add += len(definition.args) - 1
+    for definition in (abbreviations[s][0] for s in used if s in abbreviations):
+        if isinstance(definition, (sympy.sin, sympy.cos)):
+            angles.add(definition.args[0])
+        elif isinstance(definition, sympy.Add):
+            add += len(definition.args) - 1
     for a in angles:
         if isinstance(a, sympy.Add):
             add += len(a.args) - 1 - sum(1 for x in a.args if x.is_Number)
