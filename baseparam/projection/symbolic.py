@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .._numbers import is_real, is_whole
-from .._validation import check_names, check_number, check_seed, shown
+from .._validation import check_instance, check_names, check_number, check_seed, shown
 from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 from ..model.robot import require_fixed_base, require_robot
 from .report import base_document, format_number, join_groups, regrouping_lines
@@ -144,9 +144,7 @@ class SymbolicBaseParameters:
         list of dict, length rank
             {standard name: Fraction}, zero coefficients left out.
         """
-        given = {} if values is None else values
-        if not isinstance(given, dict):
-            raise ArgumentTypeError(f"values: expected a dict of symbol → number, got {type(given).__name__}")
+        given = check_instance(values, "values", dict, "a dict of symbol → number", allow_none=True) or {}
         unknown = [k for k in given if k not in self.symbols]
         if unknown:                 # a mistyped name ('A2') was ignored: the robot's own value was used, silently
             raise ArgumentError(f"values: {shown(unknown[0])} is none of the symbols {', '.join(self.symbols)}")
@@ -200,13 +198,10 @@ def _evaluate(poly, point):
 def _monomial_text(exps, symbols, times):
     """``a2*d4**2`` (``times`` "*": SymPy's powers) or ``a2·d4²`` (``times`` "·": superscripts, ``^`` beyond 9)."""
     power = "**" if times == "*" else "²" if max(exps, default=0) <= 9 else "^"
-    parts = []
-    for s, e in zip(symbols, exps):
-        if e == 1:
-            parts.append(s)
-        elif e > 1:
-            parts.append(f"{s}{power}{e}" if power != "²" else s + "⁰¹²³⁴⁵⁶⁷⁸⁹"[e])
-    return times.join(parts)
+
+    def factor(s, e):
+        return s if e == 1 else f"{s}{power}{e}" if power != "²" else s + "⁰¹²³⁴⁵⁶⁷⁸⁹"[e]
+    return times.join(factor(s, e) for s, e in zip(symbols, exps) if e)
 
 
 def _ordered(poly):
@@ -264,9 +259,7 @@ def format_symbolic_regrouping(sym, r) -> str:
 
 def _check_symbolic(sym):
     """Refuse what is no SymbolicBaseParameters (its fields were read: a bare AttributeError)."""
-    if not isinstance(sym, SymbolicBaseParameters):
-        raise ArgumentTypeError(f"sym: expected a SymbolicBaseParameters (find_base_parameters(…, symbolic=…)), got "
-                                f"{type(sym).__name__}")
+    check_instance(sym, "sym", SymbolicBaseParameters, "a SymbolicBaseParameters (find_base_parameters(…, symbolic=…))")
 
 
 def format_symbolic_table(sym) -> str:
@@ -289,12 +282,8 @@ def format_symbolic_table(sym) -> str:
 # -- symbols and modified robots ---------------------------------------------------------------------
 def _length_fields(robot):
     """{symbol: (joint index, field)} of every constant DH length (prismatic d is the joint variable)."""
-    out = {}
-    for k, joint in enumerate(robot.joints):
-        out[f"a{k + 1}"] = (k, "a")
-        if joint.type == "revolute":
-            out[f"d{k + 1}"] = (k, "d")
-    return out
+    return {f"{field}{k + 1}": (k, field) for k, joint in enumerate(robot.joints)
+            for field in ("a", "d") if field == "a" or joint.type == "revolute"}
 
 
 def parse_symbols(robot, symbolic):
