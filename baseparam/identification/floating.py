@@ -211,8 +211,7 @@ def seen_combinations(robot, route, seed=None):
     """
     if seed is not None:
         deprecated_parameter("seen_combinations", "seed", _NO_RANDOM)
-    E, pivots, _ = route_combinations(robot, route)
-    return E, pivots
+    return route_combinations(robot, route)[:2]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -881,9 +880,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     trajectories = list(data) if isinstance(data, (list, tuple)) else [data]
     if not trajectories:
         raise SettingsError("data: no trajectory given")
-    for traj in trajectories:
-        check_instance(traj, "data", Trajectory, "a Trajectory or a list of them")
-    trajectories = [_unit_orientations(traj) for traj in trajectories]
+    trajectories = [_unit_orientations(check_instance(traj, "data", Trajectory, "a Trajectory or a list of them"))
+                    for traj in trajectories]
     contacts = check_contacts((contacts,) if isinstance(contacts, Contact) else contacts, robot)
     logged = False
     if contacts:
