@@ -124,18 +124,15 @@ class Equations:
 
         out = {}
         for sym in self.symbols:
-            name = sym.name
-            head = name.rstrip("0123456789R")
-            out[sym] = rf"\mathrm{{{head}}}_{{{name[len(head):]}}}"
+            head = sym.name.rstrip("0123456789R")
+            out[sym] = rf"\mathrm{{{head}}}_{{{sym.name[len(head):]}}}"
         for k in range(self.robot.n_dof):
             for name, tex in ((f"q{k + 1}", f"q_{{{k + 1}}}"), (f"qd{k + 1}", rf"\dot{{q}}_{{{k + 1}}}"),
                               (f"qdd{k + 1}", rf"\ddot{{q}}_{{{k + 1}}}")):
                 out[sympy.Symbol(name, real=True)] = tex
         out[sympy.Symbol("g", positive=True)] = "g"
-        for sym in self.lengths:
-            out[sym] = f"{sym.name[0]}_{{{sym.name[1:]}}}"
-        for sym, (_, _, tex) in self.abbreviations.items():
-            out[sym] = tex
+        out.update({sym: f"{sym.name[0]}_{{{sym.name[1:]}}}" for sym in self.lengths})
+        out.update({sym: tex for sym, (_, _, tex) in self.abbreviations.items()})
         return out
 
     def used_abbreviations(self):
