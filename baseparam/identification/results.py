@@ -501,9 +501,8 @@ class Identification:
             rel = f"{'at bound':>10}" if n in at_bound else f"{r:>10.3g}"
             flag = "  poorly identified" if t > TORQUE_STD_WARNING and n not in at_bound else ""
             lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {rel} {t:>8.2g}{flag}")
-        lines.append(f"  (τ std %: one standard deviation of the parameter as a share of the torque's RMS; "
-                     f"above {TORQUE_STD_WARNING:g} % it shows in the prediction: poorly identified)")
-        lines.append("")
+        lines += [f"  (τ std %: one standard deviation of the parameter as a share of the torque's RMS; "
+                  f"above {TORQUE_STD_WARNING:g} % it shows in the prediction: poorly identified)", ""]
         if e.friction_scales_:
             chosen = "; ".join(f"joint {k}: " + ", ".join(f"{name} {v:.3g}" for name, v in scales.items())
                                for k, scales in e.friction_scales_.items())
