@@ -483,8 +483,7 @@ def forward_dynamics(model, q, qd, tau):
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
         return qdd
-    (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau,
-                                        peak=peak("forward_dynamics", robot))
+    (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau, peak=peak("forward_dynamics", robot))
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)

@@ -224,8 +224,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         base_topic = found[0]
     if base_topic not in raw:
         named = printable(base_topic) if str(base_topic).strip() else repr(base_topic)     # '' or ' ' shown as such
-        raise DataError(f"{source}: base pose topic {named}: not in the bag "
-                        f"(it has {topics_listed(raw)})")
+        raise DataError(f"{source}: base pose topic {named}: not in the bag (it has {topics_listed(raw)})")
     imu = types[base_topic] == IMU_TYPE
     if types[base_topic] not in BASE_TYPES and not imu:
         raise DataError(f"{source}: base pose topic {base_topic}: type {types[base_topic] or 'unknown'}; expected "
