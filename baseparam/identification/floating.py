@@ -624,8 +624,9 @@ def _cluster_covariance(cov, Aw, rw, free):
     return 0.5 * (out + out.T)
 
 
-def _velocity_gradient(robot, route, trajectories, pivots, theta):
-    """G_s = ∂(A(q, q̇, q̈) θ)/∂q̇ at every sample: how a q̇ error moves a sample's rows.
+def _velocity_gradient(robot, layout, route, trajectories, pivots, theta):
+    """G_s = ∂(A(q, q̇, q̈) θ)/∂q̇ at every sample: how a q̇ error moves a sample's rows (``layout``: the robot's
+    ``ColumnLayout`` in pseudo parameters).
 
     A is quadratic in q̇ (Coriolis and centrifugal terms; viscous friction linear), so the central difference
     (A(q̇ + e_k) − A(q̇ − e_k)) θ / 2 is its exact derivative. Coulomb and Stribeck friction (sign(q̇)) have
@@ -635,7 +636,6 @@ def _velocity_gradient(robot, route, trajectories, pivots, theta):
     -------
     ndarray, shape (S, m, n_v)
     """
-    layout = ColumnLayout(robot, "pseudo")
     sign_columns = {c for (_, kind), c in layout.friction_columns.items() if kind in ("FC", "FS")}
     theta = np.where([p in sign_columns for p in pivots], 0.0, theta)
     out = []
@@ -954,7 +954,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         # generous beyond their χ² bounds even with the true q̇ variances (docs/method.md); its per-sample
         # noise (a free robot's homogeneous rows: all of it) is, when found and the samples many, held by the
         # covariance instead: below, a sandwich
-        gradient = _velocity_gradient(robot, route, trajectories, pivots, theta)
+        gradient = _velocity_gradient(robot, layout, route, trajectories, pivots, theta)
         sigma = _row_sigma(residual)
         qd = np.concatenate([np.asarray(t.qd, dtype=float) for t in trajectories])
         noise = _velocity_noise(residual, gradient, sigma, floor=VELOCITY_ROUNDOFF * np.sqrt(np.mean(qd ** 2, 0)))
