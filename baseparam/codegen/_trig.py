@@ -330,9 +330,7 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
     gens = list(ring.gens)
 
     def substituted(poly, table):
-        if not table:
-            return poly
-        return poly.compose(*[table.get(name, gens[i]) for i, name in enumerate(ring.names)])
+        return poly.compose(*[table.get(name, gens[i]) for i, name in enumerate(ring.names)]) if table else poly
 
     fourier_groups = [chain[k] for k in range(n) if len(chain[k]) > 1 and not any(
         chain[m][:len(chain[k])] == chain[k] and len(chain[m]) > len(chain[k]) for m in range(n))]
