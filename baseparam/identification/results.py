@@ -302,11 +302,13 @@ class Identification:
                                 "fit with method='consistent'")
         return e
 
-    def _describable(self, what):
-        """The consistent fit's estimator when its bodies fit a description (what our readers take back); else a
-        one-line DataError naming the link: torques 10⁸ times too large fit a 6·10⁷ kg link, which a URDF was
+    def _fitted_columns(self, what):
+        """(robot, its ColumnLayout, the fit's standard parameters, per link its body (mass, com (3,), inertia
+        about the com (3, 3))) of a consistent fit whose bodies fit a description (what our readers take back); else
+        a one-line DataError naming the link: torques 10⁸ times too large fit a 6·10⁷ kg link, which a URDF was
         written with and then refused by load_robot, and ``Inertia`` refused without naming link or method."""
         from ..model.checks import body_problem
+        from ..model.parameters import ColumnLayout
 
         e = self._bodies(what)
         for link in e.physical_:
@@ -315,14 +317,6 @@ class Identification:
                 raise DataError(f"{what}: {e.base_.robot.name}: link {link['link']}: the fitted body's {problem[0]}: "
                                 f"{problem[1]}; no robot description holds it (torques in another unit than N·m "
                                 "or N?); the fit itself is in .values and .summary()")
-        return e
-
-    def _fitted_columns(self, what):
-        """(robot, its ColumnLayout, the fit's standard parameters, per link its body (mass, com (3,), inertia
-        about the com (3, 3))) of a consistent fit."""
-        from ..model.parameters import ColumnLayout
-
-        e = self._describable(what)
         bodies = [(link["mass"], np.array(link["com"]), np.array(link["inertia_com"])) for link in e.physical_]
         return e.base_.robot, ColumnLayout(e.base_.robot, e.base_.parameters), e.standard_, bodies
 
