@@ -369,36 +369,35 @@ def _unit_orientations(traj):
 
 def _stack(robot, route, trajectories, contacts, wrenches, logged=False):
     """(A (S, m, R-free n_standard), y (S, m)) of every trajectory (``logged``: the wrenches are the logs' own)."""
+    rows = [_rows_of(robot, route, traj, contacts, None if wrenches is None else wrenches[k], logged)
+            for k, traj in enumerate(trajectories)]
+    return np.concatenate([A for A, _ in rows]), np.concatenate([y for _, y in rows])
+
+
+def _rows_of(robot, route, traj, contacts, wrench, logged):
+    """(A (S, m, n_standard), y (S, m)) of one trajectory (``wrench``: its contacts' wrenches) for :func:`_stack`."""
     from ..dynamics.contacts import contact_forces
-    As, ys = [], []
-    for k, traj in enumerate(trajectories):
-        if not getattr(traj, "floating", False) or traj.q.shape[1] != robot.n_q:
-            raise DataError(f"{traj.source}: not a floating-base motion of this robot (q needs {robot.n_q} "
-                            f"columns: base position, quaternion x y z w, {robot.n_dof} joints)")
-        if traj.qd is None or (route != "momentum" and traj.qdd is None):
-            raise DataError(f"{traj.source}: the {route} route needs q̇{'' if route == 'momentum' else ' and q̈'} "
-                            "in the trajectory (floating-base data are used as given)")
+    if not getattr(traj, "floating", False) or traj.q.shape[1] != robot.n_q:
+        raise DataError(f"{traj.source}: not a floating-base motion of this robot (q needs {robot.n_q} "
+                        f"columns: base position, quaternion x y z w, {robot.n_dof} joints)")
+    if traj.qd is None or (route != "momentum" and traj.qdd is None):
+        raise DataError(f"{traj.source}: the {route} route needs q̇{'' if route == 'momentum' else ' and q̈'} "
+                        "in the trajectory (floating-base data are used as given)")
+    try:
+        A = route_rows(robot, route, traj.q, traj.qd, traj.qdd)
+    except ArgumentError as exc:
+        raise _of_log(traj, exc) from None
+    if route == "momentum":
+        return A - A.mean(axis=0), np.zeros(A.shape[:2])          # (H(t) − H̄) β = 0
+    if traj.tau is None:
+        raise DataError(f"{traj.source}: no torques (τ) in the trajectory")
+    y, _ = check_samples(f"{traj.source}: tau", traj.tau, robot.n_v, error=DataError)
+    if contacts:
         try:
-            A = route_rows(robot, route, traj.q, traj.qd, traj.qdd)
+            y = y + contact_forces(robot, traj.q, contacts, wrench)
         except ArgumentError as exc:
-            raise _of_log(traj, exc) from None
-        if route == "momentum":
-            A = A - A.mean(axis=0)                              # (H(t) − H̄) β = 0
-            y = np.zeros(A.shape[:2])
-        else:
-            if traj.tau is None:
-                raise DataError(f"{traj.source}: no torques (τ) in the trajectory")
-            y, _ = check_samples(f"{traj.source}: tau", traj.tau, robot.n_v, error=DataError)
-            if contacts:
-                try:
-                    y = y + contact_forces(robot, traj.q, contacts, wrenches[k])
-                except ArgumentError as exc:
-                    raise (_of_log(traj, exc) if logged else exc) from None
-            if route == "base":
-                y = y[:, :6]
-        As.append(A)
-        ys.append(y)
-    return np.concatenate(As), np.concatenate(ys)
+            raise (_of_log(traj, exc) if logged else exc) from None
+    return A, (y[:, :6] if route == "base" else y)
 
 
 def _of_log(traj, exc):
