@@ -229,9 +229,15 @@ def _refuse_given(names, why):
             _fail(f"{'/'.join(param.opts + param.secondary_opts)}: {why}; leave it out", 2)
 
 
+# Outputs whose name must say what they are (other outputs take any name): equations --python writes a module, which
+# Python imports from a .py name only; payload --robot-out writes the format its extension names.
+_SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf")}
+
+
 def _check_outputs(inputs, outputs, not_stdout=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
-    output, and '-' for an output that cannot go to stdout (:func:`_writable` checks the outputs' folders).
+    output, '-' for an output that cannot go to stdout, and a name without the extension :data:`_SUFFIXES` asks
+    for (:func:`_writable` checks the outputs' folders).
 
     Parameters
     ----------
@@ -271,6 +277,11 @@ def _check_outputs(inputs, outputs, not_stdout=None):
         if flag == "--yaml" and out and out.lower().endswith(".urdf"):    # as load_robot's is_urdf tells them
             _fail(f"{out}: --yaml writes a YAML description, which a .urdf name would have read as URDF (and "
                   "refused); give a .yaml name", 2)
+        suffixes = _SUFFIXES.get(flag, ())
+        if out and out != "-" and suffixes and not out.lower().endswith(suffixes):
+            ext = os.path.splitext(out)[1]
+            names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
+            _fail(f"{flag}: {out}: expected a {names} file name, got " + (repr(ext) if ext else "no extension"), 2)
     from ._atomic import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
@@ -1573,13 +1584,10 @@ def _check_urdf_output(robot):
 
 
 def _robot_out_format(path):
-    """'yaml' or 'urdf' from --robot-out's extension (None without it); one line and exit 2 otherwise."""
+    """'yaml' or 'urdf' from --robot-out's extension, which :func:`_check_outputs` checked (None without it)."""
     if path is None:
         return None
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".yaml", ".yml", ".urdf"):
-        _fail(f"--robot-out: {path}: expected a .yaml, .yml or .urdf file name, got {ext or 'no extension'!r}", 2)
-    return "urdf" if ext == ".urdf" else "yaml"
+    return "urdf" if path.lower().endswith(".urdf") else "yaml"
 
 
 

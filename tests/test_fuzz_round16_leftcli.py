@@ -81,3 +81,22 @@ def test_payload_shifts_the_effort_by_its_delay(loaded_motion, tmp_path):
     assert result.exit_code == 0, result.output
     assert "effort delay 40 ms applied" in result.output
     _assert_payload(json.loads(out.read_text()))
+
+
+# --- 2. an output whose name must say what it is: equations --python (a module) as --robot-out (its format) ---
+
+@pytest.mark.parametrize("name", ["o.json", "o", "o.py.txt"])
+def test_equations_python_module_needs_a_py_name(tmp_path, name):
+    """equations --python o.json wrote a Python module under a name Python does not import (exit 0)."""
+    out = tmp_path / name
+    result = CliRunner().invoke(main, ["equations", str(ROOT / "robots" / "planar_rrr.yaml"), "--python", str(out)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert "--python" in result.output and "expected a .py file name" in result.output
+    assert not out.exists()
+
+
+def test_robot_out_refusal_is_the_same_check(tmp_path):
+    result = CliRunner().invoke(main, ["payload", str(UR), str(tmp_path / "x.csv"), "--robot-out",
+                                       str(tmp_path / "r.json")])
+    assert result.exit_code == 2
+    assert "--robot-out" in result.output and "expected a .yaml, .yml or .urdf file name, got '.json'" in result.output
