@@ -100,3 +100,40 @@ def test_robot_out_refusal_is_the_same_check(tmp_path):
                                        str(tmp_path / "r.json")])
     assert result.exit_code == 2
     assert "--robot-out" in result.output and "expected a .yaml, .yml or .urdf file name, got '.json'" in result.output
+
+
+# --- 3. --mimic lock|independent on a URDF without mimic joints: one warning line, not silence ---
+
+def _two_link_urdf(path, mimic=False):
+    """Two revolute joints (the second mimicking the first when ``mimic``), each link 1 kg."""
+    inertial = ('<inertial><mass value="1"/><origin xyz="0.1 0 0"/>'
+                '<inertia ixx="0.01" iyy="0.02" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial>')
+    joint = ('<joint name="j{k}" type="revolute"><parent link="l{p}"/><child link="l{k}"/><axis xyz="0 0 1"/>'
+             '<origin xyz="0.3 0 0"/><limit lower="-3" upper="3" effort="10" velocity="2"/>{m}</joint>')
+    path.write_text('<robot name="two"><link name="l0"/>'
+                    + "".join(f'<link name="l{k}">{inertial}</link>' for k in (1, 2))
+                    + joint.format(k=1, p=0, m="")
+                    + joint.format(k=2, p=1, m='<mimic joint="j1"/>' if mimic else "") + "</robot>")
+    return path
+
+
+@pytest.mark.parametrize("mode", ["lock", "independent"])
+def test_mimic_option_without_mimic_joints_warns(tmp_path, mode):
+    path = _two_link_urdf(tmp_path / "two.urdf")
+    with pytest.warns(bp.DescriptionWarning, match=f"mimic='{mode}': no <mimic> joint .* changes nothing"):
+        bp.load_robot(path, mimic=mode)
+    result = CliRunner().invoke(main, ["describe", str(path), "--mimic", mode])
+    assert result.exit_code == 0
+    said = [line for line in result.output.splitlines() if "changes nothing" in line]
+    assert len(said) == 1 and said[0].startswith("baseparam: warning:") and f"--mimic {mode}" in said[0]
+
+
+def test_mimic_option_with_mimic_joints_says_what_it_did_only(tmp_path):
+    import warnings
+    path = _two_link_urdf(tmp_path / "two.urdf", mimic=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        robot = bp.load_robot(path, mimic="lock")
+    assert robot.n_dof == 1
+    said = [str(w.message) for w in caught if issubclass(w.category, bp.DescriptionWarning)]
+    assert len(said) == 1 and "1 mimic joint ('j2') locked at q = 0" in said[0]
