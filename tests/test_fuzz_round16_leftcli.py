@@ -137,3 +137,39 @@ def test_mimic_option_with_mimic_joints_says_what_it_did_only(tmp_path):
     assert robot.n_dof == 1
     said = [str(w.message) for w in caught if issubclass(w.category, bp.DescriptionWarning)]
     assert len(said) == 1 and "1 mimic joint ('j2') locked at q = 0" in said[0]
+
+
+# --- 4. the payload summary says plainly when no payload is seen (the warning and the JSON said it) ---
+
+def test_payload_summary_says_no_payload_is_seen(tmp_path):
+    """The UR10e's torques without a payload (pinocchio): the fit's mass is 0 within its deviation, which the
+    DataWarning (stderr) and the JSON (no vendor formats) said, and the text on stdout did not."""
+    from test_payload import _multisine, _torques
+    robot = bp.load_robot(UR)
+    t, q, qd, qdd = _multisine(robot.n_dof, dt=0.02, duration=10.0)
+    tau = _torques(robot, (0.0, np.zeros(3), np.zeros((3, 3))), q, qd, qdd)
+    path = tmp_path / "empty.csv"
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + [f"tau{j + 1}" for j in range(6)])
+    np.savetxt(path, np.column_stack([t, q, tau]), delimiter=",", header=header, comments="")
+    out = tmp_path / "p.json"
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["vendors"] is None
+    said = [line for line in result.stdout.splitlines() if "no payload seen" in line]
+    assert len(said) == 1 and "the mass is not told from none" in said[0] and "mean nothing" in said[0]
+    assert "no payload seen" in result.stderr                   # the warning, as before
+
+
+@pytest.mark.parametrize("mass,mass_std,said", [(0.5, np.nan, "the mass is not determined by these data"),
+                                                (0.0005, 0.0001, "no payload seen"), (1.5, 0.01, None)])
+def test_payload_summary_line_follows_mass_detected(mass, mass_std, said):
+    from baseparam.identification.payload import PayloadResult, payload_parameters
+    p = payload_parameters(mass, [0.01, 0.0, 0.05], np.diag([0.004, 0.005, 0.003]))
+    r = PayloadResult(mass=mass, com=np.array([0.01, 0.0, 0.05]), inertia=np.diag([0.004, 0.005, 0.003]),
+                      mass_std=mass_std, com_std=np.zeros(3), inertia_std=np.zeros((3, 3)), parameters=p,
+                      unconstrained=p, covariance=np.zeros((10, 10)), identifiable=[], rank=10, mode="model",
+                      n_samples=100, rmse=np.zeros(6))
+    lines = r.summary().splitlines()
+    assert r.mass_detected == (said is None)
+    assert [line for line in lines if "mean nothing" in line] == ([] if said is None else [lines[2]])
+    assert said is None or said in lines[2]
