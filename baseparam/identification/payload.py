@@ -257,7 +257,6 @@ class PayloadResult:
 
         # a standard deviation the data do not determine is NaN in the result, null (None) here; a controller's
         # format takes the mass and centre of mass as known: none where the data leave one of them undetermined
-        # (a 0 kg or 2 m value would be loaded as if measured)
         # (a 0 kg or 2 m value would be loaded as if measured); nor where no payload is seen (a centre of mass 0.3 m
         # off for 3e-5 kg)
         determined = self.mass_detected and np.isfinite(self.com_std).all()
