@@ -173,3 +173,24 @@ def test_payload_summary_line_follows_mass_detected(mass, mass_std, said):
     assert r.mass_detected == (said is None)
     assert [line for line in lines if "mean nothing" in line] == ([] if said is None else [lines[2]])
     assert said is None or said in lines[2]
+
+
+# --- 5. --static --still-duration 0 (a table of poses, one row each) refuses a log of motion ---
+
+def test_static_table_mode_refuses_a_log_of_motion(loaded_motion, tmp_path):
+    """Every row of a moving log was taken as a still pose: torques of inertia and friction fitted as gravity's,
+    a static estimate and exit 0."""
+    t, q, tau = loaded_motion
+    path = tmp_path / "moving.csv"
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + [f"tau{j + 1}" for j in range(6)])
+    np.savetxt(path, np.column_stack([t, q, tau]), delimiter=",", header=header, comments="")
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--static", "--still-duration", "0"])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert "moving.csv" in result.output and "--still-duration 0 takes each row as a still pose" in result.output
+    assert "the robot moves through them" in result.output
+    # the rows of a table of poses (as payload --suggest-poses proposes them) are still taken, each a pose
+    from baseparam.excitation.static_poses import suggest_static_poses
+    from baseparam.identification.payload_static import still_poses
+    poses = suggest_static_poses(bp.load_robot(UR), 6).poses
+    table = bp.Trajectory(t=np.arange(12.0), q=np.repeat(poses, 2, axis=0), tau=np.zeros((12, 6)))
+    assert np.array_equal(still_poses(table, min_duration=0)[0], poses)
