@@ -194,3 +194,58 @@ def test_static_table_mode_refuses_a_log_of_motion(loaded_motion, tmp_path):
     poses = suggest_static_poses(bp.load_robot(UR), 6).poses
     table = bp.Trajectory(t=np.arange(12.0), q=np.repeat(poses, 2, axis=0), tau=np.zeros((12, 6)))
     assert np.array_equal(still_poses(table, min_duration=0)[0], poses)
+
+
+# --- 6. the floating-base CSV reader reads its header as the fixed-base reader does ---
+
+SPACE = ROOT / "robots" / "space_robot.yaml"
+
+
+def _floating_text(rows=12):
+    """A floating-base log of the space robot (6 joints) as CSV text: header t, q1…q13, qd1…qd12; and its values."""
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-1, 1, (rows, 13))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)       # the base quaternion (x, y, z, w)
+    table = np.column_stack([np.arange(rows) * 0.01, q, rng.uniform(-1, 1, (rows, 12))])
+    header = ",".join(["t"] + [f"q{k + 1}" for k in range(13)] + [f"qd{k + 1}" for k in range(12)])
+    return header, "".join(",".join(repr(float(x)) for x in row) + "\n" for row in table), table
+
+
+@pytest.mark.parametrize("kind", ["bom", "joints line", "savetxt header", "utf-16", "crlf"])
+def test_floating_csv_header_read_as_the_fixed_base_reader_reads_it(tmp_path, kind):
+    """A UTF-8 byte-order mark (a spreadsheet's CSV) or a leading '# joints:' line (write_trajectory's) before the
+    header: 'line 1: expected a header row starting with 't'' from the floating-base reader, read by the fixed-base
+    one."""
+    from baseparam.identification.floating_logs import read_floating_log
+    header, body, table = _floating_text()
+    text = {"bom": "\ufeff" + header + "\n" + body,
+            "joints line": "# joints: " + ",".join(f"joint{k}" for k in range(1, 7)) + "\n" + header + "\n" + body,
+            "savetxt header": "# " + header + "\n" + body,
+            "utf-16": header + "\n" + body, "crlf": (header + "\n" + body).replace("\n", "\r\n")}[kind]
+    path = tmp_path / "log.csv"
+    path.write_bytes(text.encode("utf-16") if kind == "utf-16" else text.encode())
+    traj, _ = read_floating_log(path, bp.load_robot(SPACE))
+    assert np.array_equal(traj.t, table[:, 0]) and np.array_equal(traj.q, table[:, 1:14])
+    assert np.array_equal(traj.qd, table[:, 14:])
+
+
+def test_floating_csv_joints_line_in_another_order_is_refused_as_the_fixed_base_reader_refuses_it(tmp_path):
+    from baseparam.identification.floating_logs import read_floating_log
+    header, body, _ = _floating_text()
+    path = tmp_path / "log.csv"
+    path.write_text("# joints: joint2,joint1,joint3,joint4,joint5,joint6\n" + header + "\n" + body)
+    with pytest.raises(bp.DataError, match=r"log\.csv: the file names its joints .* in this order"):
+        read_floating_log(path, bp.load_robot(SPACE))
+
+
+def test_floating_csv_damage_is_named_by_the_line_an_editor_shows(tmp_path):
+    """Below a '# joints:' line and a blank line, the damaged value's line is the file's, not the data's row."""
+    from baseparam.identification.floating_logs import read_floating_log
+    header, body, _ = _floating_text()
+    rows = body.splitlines()
+    rows[2] = "abc" + rows[2][rows[2].index(","):]
+    path = tmp_path / "log.csv"
+    path.write_text("# joints: " + ",".join(f"joint{k}" for k in range(1, 7)) + "\n\n" + header + "\n"
+                    + "\n".join(rows) + "\n")
+    with pytest.raises(bp.DataError, match=r"log\.csv: line 6: field t: not a number \('abc'\)"):
+        read_floating_log(path, bp.load_robot(SPACE))
