@@ -249,3 +249,57 @@ def test_floating_csv_damage_is_named_by_the_line_an_editor_shows(tmp_path):
                     + "\n".join(rows) + "\n")
     with pytest.raises(bp.DataError, match=r"log\.csv: line 6: field t: not a number \('abc'\)"):
         read_floating_log(path, bp.load_robot(SPACE))
+
+
+# --- 7. an HDF5 dataset stored uncompressed that declares more values than the whole file holds ---
+
+def _h5_declaring(path, declared, rows=4099):
+    """An HDF5 log whose 't' (chunked, unfiltered, one chunk) is rewritten to declare ``declared`` values — its
+    dataspace, its chunk's dimensions and its chunk index's end key — while the file keeps its few kB ('q' and 'tau'
+    have rows + 1 rows, so that their sizes do not hold the pattern replaced)."""
+    import struct
+
+    import h5py
+    with h5py.File(path, "w", libver="earliest") as f:        # v1 B-tree chunk index, no header checksums
+        f.create_dataset("t", data=np.arange(rows) * 0.01, chunks=(rows,))
+        f.create_dataset("q", data=np.zeros((rows + 1, 2)))
+        f.create_dataset("tau", data=np.zeros((rows + 1, 2)))
+    raw = bytearray(path.read_bytes())
+    wide, narrow = struct.pack("<Q", rows), struct.pack("<I", rows)
+    at8 = [k for k in range(len(raw) - 7) if raw[k:k + 8] == wide]
+    at4 = [k for k in range(len(raw) - 3) if raw[k:k + 4] == narrow and k not in at8]
+    assert len(at8) == 3 and len(at4) == 1, (at8, at4)    # dims, max dims, the B-tree's end key; the chunk's dims
+    for k in at8:
+        raw[k:k + 8] = struct.pack("<Q", declared)
+    raw[at4[0]:at4[0] + 4] = struct.pack("<I", declared)
+    path.write_bytes(bytes(raw))
+    return path
+
+
+def test_an_uncompressed_dataset_declaring_more_than_its_file_is_refused_before_reading(tmp_path):
+    """A few-kB log whose 't' declares 1.9e7 values (152 MB, within the readers' 2e7-value budget): h5py allocated
+    them, then libhdf5 said 'addr overflow … eoa = 8552'; under an address-space limit below that, MemoryError."""
+    import resource
+
+    import h5py
+
+    from baseparam._hdf5 import stored_dataset
+    path = _h5_declaring(tmp_path / "log.h5", 19_000_000)
+    with h5py.File(path, "r") as f:
+        assert f["t"].shape == (19_000_000,) and f["t"].compression is None     # the rewrite took
+        with pytest.raises(bp.DataError, match=r"^x: declares 19000000 values \(152 MB\) stored uncompressed, more "
+                                               r"than the whole file's .* kB; the file is damaged$"):
+            stored_dataset(f, "t", "x", bp.DataError)
+        assert stored_dataset(f, "q", "x", bp.DataError).shape == (4100, 2)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+    except OSError:
+        pytest.skip("no /proc/self/statm to size the address-space cap")
+    resource.setrlimit(resource.RLIMIT_AS, (used + 64 * 2 ** 20, hard))
+    try:
+        with pytest.raises(bp.DataError, match=r"log\.h5: key t: declares 19000000 values"):
+            bp.read_trajectory(path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
