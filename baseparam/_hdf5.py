@@ -96,6 +96,11 @@ def stored_here(dset, h5file, what, error):
         if code not in BUILT_IN_FILTERS:
             raise error(f"{what}: compressed with HDF5 filter {code}, a plugin baseparam does not load (it reads "
                         f"{', '.join(sorted(BUILT_IN_FILTERS.values()))}); rewrite the dataset with gzip")
+    beyond = _beyond_file(dset, plist, h5file)
+    if beyond is not None:
+        from ._memory import format_size
+        raise error(f"{what}: declares {dset.size} values ({format_size(dset.size * dset.dtype.itemsize)}) stored "
+                    f"uncompressed, more than the whole file's {format_size(beyond)}; the file is damaged")
     oversized = _oversized_chunk(dset, plist)
     if oversized is not None:
         raise error(f"{what}: compressed in chunks of {oversized} bytes for {dset.size * dset.dtype.itemsize} bytes of "
@@ -111,6 +116,18 @@ def stored_here(dset, h5file, what, error):
 # Bytes a filtered chunk may hold beyond its dataset's values: libhdf5 allocates and decompresses a whole chunk to
 # read any part of it, so a 60-sample log declared in chunks of 5·10⁷ rows (2 MB of gzip) took 1.2 GB
 _SPARE_CHUNK = 64 << 20
+
+
+def _beyond_file(dset, plist, h5file):
+    """The file's size in bytes when ``dset`` is stored unfiltered (contiguous or in chunks) and its values would take
+    more, else None. Uncompressed values are all in the file (:func:`_unwritten` refuses unwritten storage): more is a
+    damaged size (a dataspace or a chunk's dimensions), and reading it allocated the declared size before libhdf5 found
+    the storage past the file's end ("addr overflow"): up to the memory budget on a file of a few kB. Filtered chunks
+    are bounded by :func:`_oversized_chunk` and the readers' budgets."""
+    if plist.get_nfilters():
+        return None
+    size = h5file.id.get_filesize()
+    return size if dset.size * dset.dtype.itemsize > size else None
 
 
 def _oversized_chunk(dset, plist):

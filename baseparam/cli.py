@@ -229,9 +229,15 @@ def _refuse_given(names, why):
             _fail(f"{'/'.join(param.opts + param.secondary_opts)}: {why}; leave it out", 2)
 
 
+# Outputs whose name must say what they are (other outputs take any name): equations --python writes a module, which
+# Python imports from a .py name only; payload --robot-out writes the format its extension names.
+_SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf")}
+
+
 def _check_outputs(inputs, outputs, not_stdout=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
-    output, and '-' for an output that cannot go to stdout (:func:`_writable` checks the outputs' folders).
+    output, '-' for an output that cannot go to stdout, and a name without the extension :data:`_SUFFIXES` asks
+    for (:func:`_writable` checks the outputs' folders).
 
     Parameters
     ----------
@@ -271,6 +277,11 @@ def _check_outputs(inputs, outputs, not_stdout=None):
         if flag == "--yaml" and out and out.lower().endswith(".urdf"):    # as load_robot's is_urdf tells them
             _fail(f"{out}: --yaml writes a YAML description, which a .urdf name would have read as URDF (and "
                   "refused); give a .yaml name", 2)
+        suffixes = _SUFFIXES.get(flag, ())
+        if out and out != "-" and suffixes and not out.lower().endswith(suffixes):
+            ext = os.path.splitext(out)[1]
+            names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
+            _fail(f"{flag}: {out}: expected a {names} file name, got " + (repr(ext) if ext else "no extension"), 2)
     from ._atomic import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
@@ -855,8 +866,20 @@ def _number_or_none(text, flag):
     return _parsed(text, flag, _plain, "a number or 'none'")
 
 
-# The options reading and preprocessing a measured trajectory, shared by identify and payload.
+# The options reading and preprocessing a measured trajectory, shared by identify and payload (one definition: payload
+# had no --topic, --clock nor --delay, which issue 25 says it takes as identify does).
 _trajectory_options = _options(
+    click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
+                 "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5, "
+                 "column names for Parquet ('q=observation.state'), JointState fields for bags ('current=effort')."),
+    click.option("--topic", metavar="TOPIC[,TOPIC...]",
+                 help="ROS bags: the sensor_msgs/JointState topic(s) (default: the one JointState topic, or "
+                      "/joint_states); several are aligned on one clock."),
+    click.option("--clock", type=click.Choice(["header", "receive"]), default="header", show_default=True,
+                 help="ROS bags: time messages by their header stamps or by when the recorder received them."),
+    click.option("--delay", metavar="auto|SECONDS",
+                 help="Shift the effort by the delay behind the positions: estimated with the robot's model (auto, "
+                      "printed in ms) or given in seconds."),
     click.option("--gains", metavar="K1,K2,...", help="Drive gains (N·m/A) when the files log motor current: τ = k·i."),
     click.option("--skip-bad-rows", is_flag=True, help="Drop damaged rows (reported) instead of refusing the file."),
     click.option("--cutoff", default="5", show_default=True, metavar="HZ|none",
@@ -917,17 +940,6 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
 @click.option("--filter-friction/--no-filter-friction", default=True, show_default=True,
               help="Low-pass the Coulomb (and Stribeck) columns with the torque's filter.")
 @_parameters_option()
-@click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
-              "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5, "
-              "column names for Parquet ('q=observation.state'), JointState fields for bags ('current=effort').")
-@click.option("--topic", metavar="TOPIC[,TOPIC...]",
-              help="ROS bags: the sensor_msgs/JointState topic(s) (default: the one JointState topic, or "
-                   "/joint_states); several are aligned on one clock.")
-@click.option("--clock", type=click.Choice(["header", "receive"]), default="header", show_default=True,
-              help="ROS bags: time messages by their header stamps or by when the recorder received them.")
-@click.option("--delay", metavar="auto|SECONDS",
-              help="Shift the effort by the delay behind the positions: estimated with the robot's model (auto, "
-                   "printed in ms) or given in seconds.")
 @_trajectory_options
 @_robot_options
 @click.option("--decimate", default=1, show_default=True, type=_IntRange(1, 100),
@@ -1401,7 +1413,6 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                    "<origin>); default: the last link's frame.")
 @click.option("--wrench-bias", is_flag=True,
               help="With --wrench: also fit a constant offset of each of the six values per log (the sensor's zero).")
-@click.option("--columns", metavar="MAP", help="Column map for files without a header, as for identify.")
 @click.option("--gains-from-targets", "gains_from_targets", metavar="tau=COLS,current=COLS",
               help="Instead of --gains: the controller's own torque constants, fitted per joint from each log's "
                    "commanded torque and commanded current columns (UR RTDE: target_moment, target_current), "
@@ -1409,19 +1420,21 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @_trajectory_options
 @_robot_options
 def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, static, still_tolerance, still_duration,
-            suggest, pose, wrench_columns, sensor, wrench_bias, columns, gains_from_targets, gains, skip_bad_rows,
-            cutoff, filter_order, rest_velocity, resample, load):
+            suggest, pose, wrench_columns, sensor, wrench_bias, gains_from_targets, columns, topic, clock, delay, gains,
+            skip_bad_rows, cutoff, filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves."""
     from ._warnings import warn
     from .identification.payload import identify_payload
-    from .identification.trajectory import parse_column_map, read_trajectory
+    from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
+    from .model.robot import require_fixed_base
     # the robot's torques are predicted from its bodies alone (identify_payload): declared drive terms went unread
     _refuse_given(_DRIVE_TERMS, "payload predicts the robot's torques from its bodies alone (no drive terms)")
     if suggest is not None:
         _refuse_given({"unloaded", "model_file", "robot_out", "static", "still_tolerance", "still_duration",
-                       "wrench_columns", "sensor", "wrench_bias", "columns", "gains_from_targets", "gains",
-                       "skip_bad_rows", "cutoff", "filter_order", "rest_velocity", "resample"},
+                       "wrench_columns", "sensor", "wrench_bias", "columns", "topic", "clock", "delay",
+                       "gains_from_targets", "gains", "skip_bad_rows", "cutoff", "filter_order", "rest_velocity",
+                       "resample"},
                       "--suggest-poses proposes poses for a later run and reads no log nor writes a robot")
         _suggest_poses(robot_file, loaded, suggest, pose, json_out, load)
         return
@@ -1438,6 +1451,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             _fail(f"{flag}: goes with --wrench", 2)
     if wrench_columns is not None:      # the wrench fit keeps the still samples: gravity alone shows the mass there
         _refuse_given({"rest_velocity"}, "--wrench keeps the still samples (at rest the wrench is the weight)")
+        _refuse_given({"delay"}, "--wrench fits the sensor's wrench, not the joint torques the delay shifts")
     if wrench_columns is not None and (static or unloaded):
         other = "--static" if static else "--unloaded"
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
@@ -1459,6 +1473,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")
+        shift = _delay(delay)
         robot = load(model_file or robot_file)
         # read with --model too: a file that is no robot, or another robot than --model's, ran the fit unread
         described = load(robot_file) if model_file else robot
@@ -1472,18 +1487,25 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             raise SettingsError(f"--model: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
                                 f"is not the robot of --model {model_file} "
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
+        # before the logs are read as a floating base's (the reader's words would be about their format)
+        require_fixed_base(robot, "payload identification")
+        # read as identify reads them: joints matched by ROBOT_FILE's names (a bag or Parquet file names them in its
+        # own order), the bag's topic and clock, the effort's delay (auto: estimated with --model's regressor)
+        reading = {"skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock,
+                   "joints": robot_joint_names(described), "robot": robot}
         found = None
         if gains_from_targets is not None:     # '' refused by the map's parser, not ignored
             if gain_values is not None:
                 raise click.BadParameter("give --gains or --gains-from-targets, not both", param_hint="--gains")
-            found = _controller_gains([*loaded, *unloaded], column_map, gains_from_targets, skip_bad_rows, robot.n_dof)
+            found = _controller_gains([*loaded, *unloaded], column_map, gains_from_targets, reading)
             gain_values = found.gains.tolist()
+        notes = []      # what the readers did (joints left out, the delay), said once the fit and outputs stand
 
         def read(path):
-            traj = read_trajectory(path, columns=column_map, gains=gain_values, skip_bad_rows=skip_bad_rows,
-                                   n_dof=robot.n_dof)
+            traj = read_trajectory(path, columns=column_map, gains=gain_values, delay=shift, **reading)
             if traj.skipped:
                 warn(traj.skipped_summary())
+            notes.extend(traj.notes)
             return traj
 
         still = {} if not static else {
@@ -1510,12 +1532,14 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         written = _write_outputs(
             (json_out, lambda path: _write_json(path, doc)),
             (robot_out, lambda path: _write_text(path, result.robot_text(described, robot_format))))
+        for note in notes:
+            _reader_note(note)
     _report(summary, written, json_out == "-")
 
 
-def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
-    """``--gains-from-targets``: the commanded torque and current columns of every log, pooled, through
-    :func:`~baseparam.identification.drive_gains.controller_gains`."""
+def _controller_gains(paths, column_map, text, reading):
+    """``--gains-from-targets``: the commanded torque and current columns of every log (read with ``reading``,
+    read_trajectory's options), pooled, through :func:`~baseparam.identification.drive_gains.controller_gains`."""
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
     from .motion import central_differences
@@ -1529,9 +1553,8 @@ def _controller_gains(paths, column_map, text, skip_bad_rows, n_dof):
     base = {k: v for k, v in (column_map or {}).items() if k not in ("tau", "current")}
     torque, current, velocity = [], [], []
     for path in paths:
-        a = read_trajectory(path, columns={**base, "tau": targets["tau"]}, skip_bad_rows=skip_bad_rows, n_dof=n_dof)
-        b = read_trajectory(path, columns={**base, "current": targets["current"]}, gains=1.0,
-                            skip_bad_rows=skip_bad_rows, n_dof=n_dof)
+        a = read_trajectory(path, columns={**base, "tau": targets["tau"]}, **reading)
+        b = read_trajectory(path, columns={**base, "current": targets["current"]}, gains=1.0, **reading)
         qd = a.qd if a.qd is not None else central_differences(a.q, a.t)
         torque.append(a.tau)
         current.append(b.tau)
@@ -1561,13 +1584,10 @@ def _check_urdf_output(robot):
 
 
 def _robot_out_format(path):
-    """'yaml' or 'urdf' from --robot-out's extension (None without it); one line and exit 2 otherwise."""
+    """'yaml' or 'urdf' from --robot-out's extension, which :func:`_check_outputs` checked (None without it)."""
     if path is None:
         return None
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".yaml", ".yml", ".urdf"):
-        _fail(f"--robot-out: {path}: expected a .yaml, .yml or .urdf file name, got {ext or 'no extension'!r}", 2)
-    return "urdf" if ext == ".urdf" else "yaml"
+    return "urdf" if path.lower().endswith(".urdf") else "yaml"
 
 
 

@@ -149,17 +149,9 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
                         f"({MAX_VALUES // 3} rows of the smallest kind)")
     text = decoded(raw)
     del raw                           # the bytes, text and lines of a large file are not all held at once
-    has_comments, has_quotes = "#" in text, '"' in text
-    lines = _split_lines(text)
+    has_quotes = '"' in text
+    lines, ends_with_newline, data_idx = text_lines(text, source)
     del text
-    ends_with_newline = lines[-1] == ""
-    if ends_with_newline:
-        lines.pop()
-    data_idx = [i for i, line in enumerate(lines) if line.strip()]
-    if has_comments:         # comment lines: skipped, but counted in line numbers
-        data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
-    if not data_idx:
-        raise DataError(f"{source}: empty file (no data lines)")
     first = data_idx[0]
     delim = _delimiter(source, delimiter, lines[first].replace('"', ""))
     fields = lines[first].count(delim) + 1 if delim is not None else len(lines[first].split())
@@ -198,6 +190,25 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
         table.problems = [(w, r + ("; not a header: none of its names is t, time, qN, qdN, qddN, tauN, "
                                    "currentN or iN" if w == first + 1 else "")) for w, r in table.problems]
     return _finish(table, n, gains, skip_bad_rows)
+
+
+def text_lines(text, source):
+    """A text log's lines as an editor numbers them (:func:`_split_lines`; the empty one after a final newline
+    dropped), whether the text ends with a newline, and the indices of the lines that hold data or the header: neither
+    blank nor ``#`` comments (counted in line numbers all the same). The fixed-base and floating-base CSV readers
+    (:mod:`~baseparam.identification.floating_logs`) both read their text through it and :func:`_find_header`, so
+    that a file one takes (a byte-order mark, a ``# joints:`` line, np.savetxt's ``# t,q1,…`` header) the other
+    takes too."""
+    lines = _split_lines(text)
+    ends_with_newline = lines[-1] == ""
+    if ends_with_newline:
+        lines.pop()
+    data_idx = [i for i, line in enumerate(lines) if line.strip()]
+    if "#" in text:          # comment lines: skipped, but counted in line numbers
+        data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
+    if not data_idx:
+        raise DataError(f"{source}: empty file (no data lines)")
+    return lines, ends_with_newline, data_idx
 
 
 def decoded(raw):

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._atomic import atomic_path
-from .._checks import check_flag, check_input, check_instance, check_path, counted, not_utf8, read_bounded, shown
+from .._checks import check_flag, check_input, check_instance, check_path, counted, read_bounded, shown
 from .._numbers import real_array
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
@@ -95,18 +95,12 @@ def read_floating_log(path, robot, n_contacts=0):
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
                 raise DataError(f"{label}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
-        text = _csv_text(path, label)
-        header = [h.strip() for h in text.partition("\n")[0].split(",")]
-        if header[:1] != ["t"]:
-            raise DataError(f"{label}: line 1: expected a header row starting with 't' (t, q1…q{robot.n_dof + 7}, "
-                            f"qd1…, qdd1…, tau1…, w1_fx…)")
-        if len(set(header)) != len(header):
-            raise DataError(f"{label}: line 1: a column is named twice")
+        lines, ends_with_newline, data_idx, at, header = _csv_lines(path, label, robot)
         for name in fields["q"] + fields["qd"] + wrench_columns:
             if name not in header:
                 raise DataError(f"{label}: no column {shown(name)} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
-        table, line_numbers = _csv_table(text, header, label)
+        table, line_numbers = _csv_table(lines, [i for i in data_idx if i > at], ends_with_newline, header, label)
 
         def take(names):
             return table[:, [header.index(n) for n in names]]
@@ -225,41 +219,46 @@ def _npz_arrays(path, label):
     return data
 
 
-def _csv_text(path, label):
-    """A CSV log's text: bounded in size and line length as the trajectory reader bounds them
-    (:func:`~baseparam.identification._text._read_bytes`), UTF-8 (a one-line error naming the byte, ``label`` the
-    file, otherwise)."""
-    from ._text import _read_bytes
+def _csv_lines(path, label, robot):
+    """A CSV log's lines, whether it ends with a newline, the indices of its data lines, and its header line's index
+    and names: read as the fixed-base reader reads its text (bounded in size and line length; a byte-order mark or
+    UTF-16; blank and ``#`` comment lines skipped, a ``# joints:`` line checked against the robot's joints; the header
+    the first line, or np.savetxt's ``# t,q1,…`` comment above the numbers: :func:`~._text.text_lines`)."""
+    from ..model.robot import joint_names
+    from ._joint_order import check_joint_order
+    from ._text import _find_header, _number_like, _read_bytes, decoded, text_lines
 
-    data = bytes(_read_bytes(path, label))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{label}: {not_utf8(data, exc)}") from None
-    # universal newlines, as open() in text mode reads them
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    lines, ends_with_newline, data_idx = text_lines(decoded(_read_bytes(path, label)), label)
+    first = data_idx[0]
+    at, names = _find_header(lines, first, ",", {}, not any(_number_like(h, ",") for h in lines[first].split(",")))
+    header = [] if names is None else [name.strip() for name in names]
+    if header[:1] != ["t"]:
+        raise DataError(f"{label}: line {first + 1}: expected a header row starting with 't' (t, "
+                        f"q1…q{robot.n_dof + 7}, qd1…, qdd1…, tau1…, w1_fx…)")
+    if len(set(header)) != len(header):
+        raise DataError(f"{label}: line {at + 1}: a column is named twice")
+    check_joint_order(path, label, ".csv", joint_names(robot.joints))
+    return lines, ends_with_newline, data_idx, at, header
 
 
-def _csv_table(text, header, label):
-    """The values of a CSV log's data lines, shape (S, len(header)), and the line number an editor shows for each
-    row. Blank and ``#`` comment lines are skipped; a damaged line is refused in the trajectory reader's words,
-    naming the line and the column (numpy's own messages named neither, and counted rows, not lines)."""
-    from ._text import _count_problems, _diagnose, _field_counts, _is_comment
+def _csv_table(lines, idx, ends_with_newline, header, label):
+    """The values of a CSV log's data lines ``idx`` (indices into ``lines``), shape (S, len(header)), and the line
+    number an editor shows for each row; a damaged line is refused in the trajectory reader's words, naming the line
+    and the column (numpy's own messages named neither, and counted rows, not lines)."""
+    from ._text import _count_problems, _diagnose, _field_counts
 
-    lines = text.split("\n")
-    numbers = [k + 1 for k in range(1, len(lines)) if lines[k].strip() and not _is_comment(lines[k])]
-    rows = [lines[k - 1] for k in numbers]
-    index = list(range(len(rows)))
-    counts = _field_counts(rows, index, ",")
-    problems = _count_problems(index, counts, counts == len(header), len(header), len(rows) - 1, text.endswith("\n"))
+    counts = _field_counts(lines, idx, ",")
+    problems = _count_problems(idx, counts, counts == len(header), len(header), len(lines) - 1, ends_with_newline)
+    numbers = [i + 1 for i in idx]
+    rows = [lines[i] for i in idx]
     if not problems:
         try:
             return np.loadtxt(rows, delimiter=",", comments=None, dtype=np.float64, ndmin=2).reshape(
                 -1, len(header)), numbers
         except ValueError as exc:
-            problems = _diagnose(rows, index, ",", list(range(len(header))), header)[2] or [(0, _one_line(exc))]
-    row, what = problems[0]
-    raise DataError(f"{label}: line {numbers[row - 1]}: {what}" if row else f"{label}: {what}")
+            problems = _diagnose(rows, idx, ",", list(range(len(header))), header)[2] or [(0, _one_line(exc))]
+    line, what = problems[0]
+    raise DataError(f"{label}: line {line}: {what}" if line else f"{label}: {what}")
 
 
 def _contact_items(path):

@@ -143,6 +143,10 @@ class PayloadResult:
                  f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
                  "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
+        if not self.mass_detected:      # said by a warning and the JSON (no vendor format): the text says it too
+            lines.insert(2, ("  the mass is not determined by these data" if not np.isfinite(self.mass_std) else
+                             f"  no payload seen: the mass is not told from none (below 3 σ or {MASS_FLOOR * 1e3:g} "
+                             "g)") + ": the centre of mass and inertia mean nothing, and no vendor format is given")
         if self.mode == "static":
             lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
                          f"cond {self.condition_number:.3g} over {self.n_samples} poses")
@@ -253,7 +257,6 @@ class PayloadResult:
 
         # a standard deviation the data do not determine is NaN in the result, null (None) here; a controller's
         # format takes the mass and centre of mass as known: none where the data leave one of them undetermined
-        # (a 0 kg or 2 m value would be loaded as if measured)
         # (a 0 kg or 2 m value would be loaded as if measured); nor where no payload is seen (a centre of mass 0.3 m
         # off for 3e-5 kg)
         determined = self.mass_detected and np.isfinite(self.com_std).all()

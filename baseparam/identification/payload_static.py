@@ -9,7 +9,10 @@ identifiable (:func:`suggest_static_poses` chooses such orientations).
 **Still segments.** A log is cut into runs of samples during which every joint stays within
 ``tolerance`` of the run's first sample; a run lasting at least ``min_duration`` is one pose, and the
 middle 80 % of its samples are averaged (the ends may still settle). A table of poses (one row each,
-``t`` 0, 1, 2, …) is read with ``min_duration=0``.
+``t`` 0, 1, 2, …) is read with ``min_duration=0``: each run of rows within ``tolerance`` is a pose, and two
+poses in a row that differ by no more than :data:`MATCH_TOLERANCE` (the same pose, as loaded and unloaded
+poses are matched) are refused: the robot moved through them, a log of motion whose every row would
+otherwise be taken as a still pose (torques of inertia and friction taken for gravity's).
 
 **The fit.** y = τ − g_model(q) per pose (or, with unloaded poses, the loaded minus the nearest unloaded
 pose's torque, corrected by the model for their small difference of positions: what the model gets
@@ -67,7 +70,7 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
         raise DataError(f"{trajectory.source}: no torques to identify a payload from")
     S = len(t)
     out_q, out_tau, spans = [], [], []
-    i = 0
+    i, previous = 0, None                 # previous: the first row of the last pose
     while i < S:
         end, window = i + 1, 64
         while end < S:                    # look ahead in growing windows: a moving start ends at once
@@ -78,6 +81,9 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
                 break
             end, window = stop, 2 * window
         if t[end - 1] - t[i] >= min_duration:
+            if min_duration == 0 and previous is not None:
+                _refuse_motion(trajectory, tolerance, previous, i)
+            previous = i
             cut = int(TRIM * (end - i))
             a, b = i + cut, max(end - cut, i + cut + 1)
             out_q.append(q[a:b].mean(axis=0))
@@ -88,6 +94,21 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
             i += 1
     n = q.shape[1]
     return np.reshape(out_q, (-1, n)), np.reshape(out_tau, (-1, n)), spans
+
+
+def _refuse_motion(trajectory, tolerance, a, b):
+    """With ``min_duration=0`` (a table of poses), refuse poses in a row starting at rows ``a`` and ``b`` that differ by
+    more than ``tolerance`` (else one pose) and no more than :data:`MATCH_TOLERANCE`: a log of motion, read row by
+    row as poses (module notes)."""
+    q = trajectory.q
+    gap = float(np.abs(q[b] - q[a]).max())
+    if gap <= MATCH_TOLERANCE:
+        t = trajectory.t
+        raise DataError(f"{trajectory.source}: still_duration=0 takes each row as a still pose, and the rows at t = "
+                        f"{t[a]:g} and {t[b]:g} differ by {gap:.3g} rad, more than still_tolerance={tolerance:g} "
+                        f"(one pose) and no more than {MATCH_TOLERANCE:g} (the same pose): the robot moves through "
+                        "them; for a log of motion give still_duration > 0 (its still segments are the poses), for "
+                        "a table of poses write a pose's rows equal or raise still_tolerance")
 
 
 def _nearest(q, qu, budget=4_000_000):

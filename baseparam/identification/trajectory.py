@@ -48,10 +48,11 @@ from .._validation import check_input, check_instance, check_names, check_readin
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory, refuse_bag_options)
-from ._columns import SHOWN_NAMES, parse_column_map, shown_name, shown_names
+from ._columns import parse_column_map
 from ._text import _read_text_file
 from ._frames import from_dataframe
-from ._arrays import _read_h5, _read_npz, from_arrays, npz_joint_names
+from ._arrays import _read_h5, _read_npz, from_arrays
+from ._joint_order import check_joint_order
 
 # The modules below this one, in the order data meets them: ``_record`` (field names, bounds and
 # limits; the Trajectory and its one check live in baseparam.motion), ``_columns`` (column maps,
@@ -209,7 +210,7 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
         from ._parquet import read_parquet
         return read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints)
     if ext in (".csv", ".txt", ".npz") and joints is not None:
-        _check_joint_order(path, source, ext, joints)
+        check_joint_order(path, source, ext, joints)
     if ext in (".csv", ".txt"):
         return _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter)
     if ext == ".npz":
@@ -218,33 +219,6 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
         return _read_h5(path, source, columns, gains, skip_bad_rows, n_dof)
     raise DataError(f"{source}: unknown file type {shown(ext or '(no extension)')}; expected .csv, .txt, .npz, "
                     ".h5, .hdf5, .parquet, .mcap, .bag or a ROS 2 bag folder")
-
-
-def _check_joint_order(path, source, ext, joints):
-    """CSV and NPZ columns are read in the file's order; a file naming the robot's joints (``write_trajectory``:
-    a ``# joints:`` first line, a ``joint_names`` member) in another order is refused rather than misread."""
-    names = None
-    if ext == ".npz":
-        names = npz_joint_names(path, source)
-    else:
-        # the first line as the reader decodes and splits the file: a byte-order mark, UTF-16 or CR line ends hid
-        # the names from a check reading raw UTF-8 up to a \n, and the columns went to other joints without a word
-        from ._text import first_line
-        try:
-            first = first_line(path).strip()
-        except OSError:
-            return                               # the reader itself says what is wrong with the file
-        if first.startswith("# joints:"):
-            names = [x.strip() for x in first[len("# joints:"):].split(",")]
-    joints = [str(j) for j in joints]
-    if names is not None and names != joints and sorted(names) == sorted(joints):
-        k = next(k for k, (a, b) in enumerate(zip(names, joints)) if a != b)
-        # the lists are cut after 12 names: a difference beyond them is named, or the two lists shown look alike
-        first = (f"; they differ first at joint {k + 1}: {shown_name(names[k])} in the file, "
-                 f"{shown_name(joints[k])} in the robot" if k >= SHOWN_NAMES else "")
-        raise DataError(f"{source}: the file names its joints {shown_names(names)} in this order, the robot "
-                        f"{shown_names(joints)}{first}; columns of CSV and NPZ files are read in their order "
-                        "(write the file in the robot's order, or as Parquet or MCAP)")
 
 
 def robot_joint_names(robot):

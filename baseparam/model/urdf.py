@@ -152,7 +152,8 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         With ``mimic='lock'``, mimic joints (``<mimic>``) are locked at q = 0, their links weighing on
         the body that carries them (one DescriptionWarning line names them); with ``mimic='independent'``
         each is a joint with a coordinate of its own, numbered as any moving joint (one DescriptionWarning
-        line names them).
+        line names them). Either, on a URDF without mimic joints among those read, changes nothing and
+        says so in one DescriptionWarning line.
 
     Raises
     ------
@@ -209,6 +210,10 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                     + (f" ({len(shifted)} with a <mimic offset>, e.g. {shifted[0]!r}: held at 0 all the same)"
                        if shifted else ""))
         warn(printable(which + what), DescriptionWarning)
+    elif mimic != "refuse":     # taken without a word before, as if it had done something
+        warn(printable(f"{label}: mimic={mimic!r}: no <mimic> joint among the joints read"
+                       + (" (those on the paths to the tips)" if tip is not None else "")
+                       + "; it changes nothing: leave it out"), DescriptionWarning)
     if not robot_joints:
         problems.add("", f"no revolute, continuous or prismatic joint below link '{base}'")
     elif len(robot_joints) > MAX_JOINTS:       # the cap of every robot, on the joints that move
