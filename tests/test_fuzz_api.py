@@ -1027,8 +1027,8 @@ def test_equations(what, parameters, max_terms, symbolic, check, seed):
                                          ("--max-terms", "-1"), ("--max-terms", "x"), ("--max-terms", "99999999999999"),
                                          ("--symbolic", "a2"), ("--symbolic", "all"), ("--symbolic", "pi/0"),
                                          ("--symbolic", ""), ("--json", "-"), ("--json", "OUT"), ("--out", "OUT"),
-                                         ("--python", "OUT"), ("--out", "ROBOT"), ("--python", "DIR"),
-                                         ("--max-memory", "0"), ("--max-memory", "x")]),
+                                         ("--python", "OUT"), ("--python", "OUTPY"), ("--out", "ROBOT"),
+                                         ("--python", "DIR"), ("--max-memory", "0"), ("--max-memory", "x")]),
                         max_size=2, unique_by=lambda o: o[0]))
 def test_cli_equations(tmp_path_factory, robot, options):
     folder = tmp_path_factory.mktemp("eq")
@@ -1036,11 +1036,13 @@ def test_cli_equations(tmp_path_factory, robot, options):
     path.write_text((ROOT / "robots" / f"{robot}.yaml").read_text())
     args = ["equations", path]
     for k, (flag, value) in enumerate(options):
-        args += [flag, {"OUT": folder / f"out{k}", "ROBOT": path, "DIR": folder}.get(value, value)]
+        outputs = {"OUT": folder / f"out{k}", "OUTPY": folder / f"out{k}.py", "ROBOT": path, "DIR": folder}
+        args += [flag, outputs.get(value, value)]
     before = path.read_bytes()
     cli_outcome(args)
     assert path.read_bytes() == before
-    assert {p.name for p in folder.iterdir()} <= {path.name, *(f"out{k}" for k in range(len(options)))}
+    written = {name for k in range(len(options)) for name in (f"out{k}", f"out{k}.py")}
+    assert {p.name for p in folder.iterdir()} <= {path.name, *written}
 
 
 @settings(FUZZ, max_examples=25)
