@@ -222,20 +222,19 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
 
 def _check_joint_order(path, source, ext, joints):
     """CSV and NPZ columns are read in the file's order; a file naming the robot's joints (``write_trajectory``:
-    a ``# joints:`` first line, a ``joint_names`` member) in another order is refused rather than misread."""
+    a ``# joints:`` comment before the header, a ``joint_names`` member) in another order is refused rather than
+    misread."""
     names = None
     if ext == ".npz":
         names = npz_joint_names(path, source)
     else:
-        # the first line as the reader decodes and splits the file: a byte-order mark, UTF-16 or CR line ends hid
+        # the lines as the reader decodes and splits the file: a byte-order mark, UTF-16 or CR line ends hid
         # the names from a check reading raw UTF-8 up to a \n, and the columns went to other joints without a word
-        from ._text import first_line
+        from ._text import named_joints
         try:
-            first = first_line(path).strip()
+            names = named_joints(path)
         except OSError:
             return                               # the reader itself says what is wrong with the file
-        if first.startswith("# joints:"):
-            names = [x.strip() for x in first[len("# joints:"):].split(",")]
     joints = [str(j) for j in joints]
     if names is not None and names != joints and sorted(names) == sorted(joints):
         k = next(k for k, (a, b) in enumerate(zip(names, joints)) if a != b)

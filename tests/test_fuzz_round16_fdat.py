@@ -1,0 +1,63 @@
+"""Fuzz round sixteen (issue 28), the readers' structure: what names a log's joints and columns, and the numbers of a
+robot description, read as the file says or refused — never a column dropped, joints taken in another order or a
+number taken from another spelling without a word."""
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.errors import BaseParamError
+from test_fuzz_round13_fdat import NAMES, motion
+
+
+def refused(read, *words):
+    """The one-line BaseParamError ``read()`` raises, checked to hold ``words``."""
+    with pytest.raises(BaseParamError) as caught:
+        read()
+    message = str(caught.value)
+    assert "\n" not in message and all(word in message for word in words), message
+    return message
+
+
+def csv_log(tmp_path, names=NAMES):
+    """write_trajectory's CSV of motion() with joint names ``names`` (its lines) and the motion's q."""
+    t, q, tau = motion()
+    path = tmp_path / "log.csv"
+    bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=names)
+    return path, path.read_text().split("\n"), q
+
+
+@pytest.mark.parametrize("header, field", [("t,q0,q1,q2,tau0,tau1,tau2", "q0"),
+                                           ("t,q[0],q[1],q[2],tau[0],tau[1],tau[2]", "q[0]"),
+                                           ("t,q1,q2,q3,tau0,tau1,tau2", "tau0")])
+def test_a_header_numbering_its_joints_from_zero_is_refused_not_read_a_joint_short(tmp_path, header, field):
+    # joints are numbered from 1: the column q0 was left out and q1, q2 (the file's second and third joints) read as
+    # joints 1 and 2, a 3-joint log read as a 2-joint one (exit 0 without a robot; with the tau0 … of a 1-based q,
+    # the torques went one joint off); the same names in a DataFrame
+    path, lines, _ = csv_log(tmp_path)
+    path.write_text("\n".join([lines[0], header, *lines[2:]]))
+    refused(lambda: bp.read_trajectory(path), str(path), f"column '{field}': joint 0", "numbered from 1")
+    import pandas as pd
+    frame = pd.read_csv(path, comment="#")
+    refused(lambda: bp.from_dataframe(frame), f"column '{field}': joint 0")
+    # mapped by name, the columns are the map's
+    t, q, tau = motion()
+    names = header.split(",")
+    read = bp.read_trajectory(path, columns={"t": "t", "q": names[1:4], "tau": names[4:7]})
+    assert np.array_equal(read.q, q) and np.array_equal(read.tau, tau)
+
+
+@pytest.mark.parametrize("edit", [lambda lines: ["", *lines], lambda lines: ["# logged 2026-11-28", *lines],
+                                  lambda lines: [lines[0].replace("# joints: ", "#joints:"), *lines[1:]],
+                                  lambda lines: [lines[0].replace("joints", "Joints"), *lines[1:]],
+                                  lambda lines: [lines[1], lines[0], *lines[2:]]],
+                         ids=["blank line first", "another comment first", "#joints:", "# Joints:", "after the header"])
+def test_a_csv_naming_its_joints_in_another_order_is_refused_wherever_the_names_stand(tmp_path, edit):
+    # the names' line was looked for on the first line only, spelled '# joints:': a blank line or a comment before
+    # it, other spacing or case, or the header before it hid the names, and the columns went to other joints
+    path, lines, q = csv_log(tmp_path, ["joint2", "joint1", "joint3"])
+    path.write_text("\n".join(edit(lines)))
+    assert np.array_equal(bp.read_trajectory(path).q, q)             # without joints: read in the file's order
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3 in this")
+    path.write_text("\n".join(edit(csv_log(tmp_path)[1])))            # the robot's order: read
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
