@@ -61,3 +61,14 @@ def test_a_csv_naming_its_joints_in_another_order_is_refused_wherever_the_names_
     refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3 in this")
     path.write_text("\n".join(edit(csv_log(tmp_path)[1])))            # the robot's order: read
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_an_npz_naming_its_joints_in_bytes_is_checked_as_text(tmp_path):
+    # names saved as bytes ('S' dtype) read as "b'joint2'", names of no robot joint: the order check passed a file
+    # naming the joints in another order, and the columns went to other joints
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    np.savez(path, t=t, q=q, tau=tau, joint_names=np.array([b"joint2", b"joint1", b"joint3"]))
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3 in this")
+    np.savez(path, t=t, q=q, tau=tau, joint_names=np.array([b"joint1", b"joint2", b"joint3"]))
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)

@@ -169,7 +169,10 @@ def npz_joint_names(path, source):
                 return None
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
-            return [str(x) for x in _npy_data(archive, info).reshape(-1)]
+            # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
+            # joint of the robot, and the order check passed a file naming the joints in another order
+            return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+                    for x in _npy_data(archive, info).reshape(-1)]
         except DataError:
             raise
         except _NPZ_ERRORS as exc:
