@@ -72,3 +72,42 @@ def test_an_npz_naming_its_joints_in_bytes_is_checked_as_text(tmp_path):
     refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3 in this")
     np.savez(path, t=t, q=q, tau=tau, joint_names=np.array([b"joint1", b"joint2", b"joint3"]))
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+@pytest.mark.parametrize("value, said", [(b'["joint2", "joint1", ', "not JSON"),
+                                         (b'["joint2", 1, "joint3"]', "expected a list of joint names"),
+                                         (b'{"joint2": 0}', "expected a JSON list")])
+def test_a_parquet_logs_damaged_joint_names_are_refused_not_ignored(tmp_path, value, said):
+    # baseparam's own metadata key, damaged, was read as no names: the lists were then taken in the file's order
+    # (joint2's values as joint1's), where a LeRobot info.json damaged alike is refused
+    import pyarrow.parquet as pq
+    t, q, tau = motion()
+    path = tmp_path / "log.parquet"
+    bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=["joint2", "joint1", "joint3"])
+    table = pq.read_table(path)
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q[:, [1, 0, 2]])     # by the names
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"baseparam.joint_names": value}), path)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path), "metadata baseparam.joint_names", said)
+    pq.write_table(table.replace_schema_metadata({}), path)              # another writer's file: in its order
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_a_floating_parquet_logs_damaged_metadata_is_refused_not_ignored(tmp_path):
+    # baseparam.floating (the joints' and contacts' names), damaged, was read as none: the contacts' order unchecked
+    import pyarrow.parquet as pq
+    from test_fuzz_round13_fdat import SPACE
+    robot = bp.load_robot(SPACE)
+    n, S = robot.n_dof, 30
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(S, n + 7)) * 0.1
+    q[:, 3:7] = [0, 0, 0, 1]
+    log = bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=rng.normal(size=(S, n + 6)), qdd=rng.normal(size=(S, n + 6)),
+                        tau=rng.normal(size=(S, n + 6)), floating=True)
+    path = tmp_path / "f.parquet"
+    bp.write_trajectory(log, path)
+    assert np.array_equal(bp.read_trajectory(path, robot=robot).q, q)
+    table = pq.read_table(path)
+    pq.write_table(table.replace_schema_metadata({b"baseparam.floating": b'{"contacts": ["left", '}), path)
+    refused(lambda: bp.read_trajectory(path, robot=robot), str(path), "metadata baseparam.floating: not JSON")
+    pq.write_table(table.replace_schema_metadata({}), path)              # another writer's file: its columns
+    assert np.array_equal(bp.read_trajectory(path, robot=robot).q, q)

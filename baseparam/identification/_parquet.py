@@ -99,7 +99,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
     bound_values(chunks, source, set(chosen.values()), MAX_VALUES)
     table = _read_table(parquet, source, sorted(set(chosen.values())))      # the columns used, not another's
-    joint_names = _joint_names(path, schema)
+    joint_names = _joint_names(path, schema, source)
     names = joint_names(chosen["q"])
     data, where, problems = {}, {}, {}
     width = None
@@ -238,21 +238,33 @@ def _lists(col, pa, width, source, field, column):
     return out, bad, width
 
 
-def metadata(schema, key, kind):
-    """The JSON value of a Parquet schema's metadata ``key`` when it is a ``kind`` (dict, list), else None (absent,
-    not JSON: another writer's)."""
-    try:
-        value = json.loads((schema.metadata or {}).get(key, b"null"))
-    except ValueError:
+def metadata(schema, key, kind, source):
+    """The JSON value of a Parquet schema's metadata ``key`` (one of baseparam's writer's, ``baseparam.…``), a ``kind``
+    (dict, list), or None when the file has no such key; DataError naming ``source`` and the key when its value is not
+    JSON or not a ``kind``. A damaged value was read as none: the joints' names then not used, the lists were taken in
+    the file's order, and the wrenches' contacts unchecked, without a word (a LeRobot info.json is refused alike)."""
+    raw = (schema.metadata or {}).get(key)
+    if raw is None:
         return None
-    return value if isinstance(value, kind) else None
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:          # a UnicodeDecodeError is a ValueError
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else printable(" ".join(str(exc).split()))[:120]
+        raise DataError(f"{source}: metadata {key.decode()}: not JSON ({reason})") from None
+    if not isinstance(value, kind):
+        raise DataError(f"{source}: metadata {key.decode()}: expected a JSON {'object' if kind is dict else 'list'}, "
+                        f"got {shown(value)}")
+    return value
 
 
-def _joint_names(path, schema):
+def _joint_names(path, schema, source):
     """A function: list column name → the joint names the file gives that column, or None; the file's own
     metadata, or its LeRobot dataset's ``meta/info.json``, checked and read once for all the columns."""
-    names = metadata(schema, b"baseparam.joint_names", list)
-    if names is not None and all(isinstance(x, str) for x in names):
+    names = metadata(schema, b"baseparam.joint_names", list, source)
+    if names is not None:
+        if not all(isinstance(x, str) for x in names):
+            raise DataError(f"{source}: metadata baseparam.joint_names: expected a list of joint names, got "
+                            f"{shown(names)}")
         return lambda column: [printable(x) for x in names]
     # LeRobot's layout, ROOT/data/chunk-NNN/FILE.parquet with ROOT/meta/info.json, and nothing else: any
     # meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)

@@ -421,8 +421,8 @@ def _read_floating_parquet(path, robot, names):
         raise
     except Exception as exc:             # pyarrow's own errors (ArrowInvalid, OSError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
-    # metadata of another writer: the file's columns say all that is needed
-    info = metadata(table.schema, b"baseparam.floating", dict) or {}
+    # without baseparam's metadata (another writer's file) the file's columns say all that is needed
+    info = metadata(table.schema, b"baseparam.floating", dict, source) or {}
     for key in ("joint_names", "contacts"):
         listed = info.get(key)
         if listed is not None and not (isinstance(listed, list) and all(isinstance(v, str) for v in listed)):
