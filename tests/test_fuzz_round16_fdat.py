@@ -92,6 +92,18 @@ def test_a_parquet_logs_damaged_joint_names_are_refused_not_ignored(tmp_path, va
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
 
 
+@pytest.mark.parametrize("spelled, reading", [("1_0", "10"), ("0.5_0", "0.5"), ("9_0", "90")])
+def test_a_description_number_spelled_with_underscores_is_refused(spelled, reading):
+    # YAML 1.1 drops '_' ('90_0' was 900°), YAML 1.2 reads the word as text; the URDF reader, the CSV reader and
+    # the command line refuse it already
+    text = ("name: X\nunits: {length: m, angle: deg}\njoints:\n"
+            f"  - {{type: revolute, alpha: {spelled}, a: {spelled}, d: 0}}\n"
+            "  - {type: revolute, alpha: 0, a: 1, d: 0}\n")
+    refused(lambda: bp.parse_robot(text, "arm.yaml"), "arm.yaml: joints[1].", f"got '{spelled}'",
+            f"YAML 1.1 reads it as {reading}", "YAML 1.2 as text")
+    assert bp.parse_robot(text.replace(spelled, reading), "arm.yaml").n_dof == 2
+
+
 def test_a_floating_parquet_logs_damaged_metadata_is_refused_not_ignored(tmp_path):
     # baseparam.floating (the joints' and contacts' names), damaged, was read as none: the contacts' order unchecked
     import pyarrow.parquet as pq

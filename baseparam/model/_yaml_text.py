@@ -184,9 +184,21 @@ def _check_spelling(text: str, tag: str, path: str) -> None:
         raise _Invalid(path, f"expected a finite number, got one spelled with {len(text)} characters, {shown(text)}")
     if ":" in text:
         reading = "base 60"
-    elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text.replace("_", "")):
+    elif "_" in text:
+        # YAML 1.1 drops the separators ('1_0' is 10), YAML 1.2 reads the word as text, and baseparam's other
+        # grammars (URDF, CSV, the command line: _numbers.plain_float) refuse it: a mistyped digit, not a number
+        reading = f"{_without_separators(text, tag)}, YAML 1.2 as text"
+    elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text):
         digits = text.lstrip("+-").lower()
         reading = {"0x": "hexadecimal", "0b": "binary"}.get(digits[:2], "octal")
     else:
         return
     raise _Invalid(path, f"expected a plain decimal number, got {shown(text)} (YAML 1.1 reads it as {reading})")
+
+
+def _without_separators(text: str, tag: str) -> str:
+    """What YAML 1.1 reads a decimal number spelled with '_' as, for a message ('1_0' → 10); else "a number"."""
+    try:
+        return str(int(text.replace("_", "")) if tag == _INT_TAG else float(text.replace("_", "")))
+    except ValueError:          # '0x1_0' (hexadecimal), or no number
+        return "a number"
