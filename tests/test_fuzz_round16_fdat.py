@@ -104,6 +104,21 @@ def test_a_description_number_spelled_with_underscores_is_refused(spelled, readi
     assert bp.parse_robot(text.replace(spelled, reading), "arm.yaml").n_dof == 2
 
 
+def test_an_hdf5_field_whose_soft_link_lost_its_dataset_is_refused_not_taken_from_another_key(tmp_path):
+    # q, a soft link whose dataset is gone (h5py: KeyError), was passed over, and the field taken from the next name of
+    # its list ('positions', here another motion's) without a word
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["tau"], f["positions"] = t, tau, q[::-1]
+        f["q"] = h5py.SoftLink("/logged/q")
+    refused(lambda: bp.read_trajectory(path), str(path), "key q: a soft link to '/logged/q', which names nothing")
+    with h5py.File(path, "a") as f:
+        f["logged/q"] = q                                                # the link's dataset: read through it
+    assert np.array_equal(bp.read_trajectory(path).q, q)
+
+
 def test_a_floating_parquet_logs_damaged_metadata_is_refused_not_ignored(tmp_path):
     # baseparam.floating (the joints' and contacts' names), damaged, was read as none: the contacts' order unchecked
     import pyarrow.parquet as pq

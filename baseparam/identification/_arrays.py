@@ -213,7 +213,7 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
     wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
                if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
-    keys = []
+    keys, dangling = [], {}
     for name in dict.fromkeys(wanted):
         if external_link(h5, name) is not None:     # a candidate, refused by probe if chosen; never followed
             keys.append(name)
@@ -224,6 +224,11 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
             obj = None
         if isinstance(obj, h5py.Dataset):
             keys.append(name)
+        elif obj is None and (link := _soft_link(h5, h5py, name)) is not None:
+            # a candidate too, refused by probe if chosen: left out, the field was taken from the next key of its
+            # list ('positions' for a 'q' whose link had lost its dataset), silently
+            keys.append(name)
+            dangling[name] = link
     found = set(keys)
 
     def visit(name, obj):
@@ -237,10 +242,22 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     _check_count(source, len(keys))
 
     def probe(key):
+        if key in dangling:
+            raise DataError(f"{source}: key {key}: a soft link to {shown(dangling[key])}, which names nothing in the "
+                            "file; expected the dataset (the file is damaged, or the link is wrong)")
         dset = stored_dataset(h5, key, f"{source}: key {key}", DataError)     # keys name datasets (listed above)
         return dset.shape or (), dset.dtype
 
     return _read_array_file(source, keys, probe, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
+
+
+def _soft_link(h5, h5py, name):
+    """The path a soft link ``name`` of the open HDF5 file ``h5`` points to, or None when ``name`` is no soft link."""
+    try:
+        link = h5.get(name, getlink=True)
+    except (KeyError, OSError, ValueError, TypeError, RuntimeError):
+        return None
+    return link.path if isinstance(link, h5py.SoftLink) else None
 
 
 def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof):
