@@ -138,3 +138,37 @@ def test_a_floating_parquet_logs_damaged_metadata_is_refused_not_ignored(tmp_pat
     refused(lambda: bp.read_trajectory(path, robot=robot), str(path), "metadata baseparam.floating: not JSON")
     pq.write_table(table.replace_schema_metadata({}), path)              # another writer's file: its columns
     assert np.array_equal(bp.read_trajectory(path, robot=robot).q, q)
+
+
+def floating_csv(tmp_path, contacts=0):
+    """The space robot, and a floating-base CSV of it (write_floating_log) with ``contacts`` contacts: its lines."""
+    from baseparam.identification.floating_logs import write_floating_log
+    from test_fuzz_round13_fdat import SPACE
+    robot = bp.load_robot(SPACE)
+    n, S = robot.n_dof, 20
+    rng = np.random.default_rng(4)
+    q = rng.normal(size=(S, n + 7)) * 0.1
+    q[:, 3:7] = [0, 0, 0, 1]
+    log = bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=rng.normal(size=(S, n + 6)), floating=True)
+    path = tmp_path / "f.csv"
+    write_floating_log(path, log, rng.normal(size=(S, contacts, 6)) if contacts else None)
+    return robot, path, path.read_text().split("\n")
+
+
+@pytest.mark.parametrize("column", ["q14", "qd13", "q0"])
+def test_a_floating_csv_with_a_joint_column_the_robot_has_not_is_refused(tmp_path, column):
+    # the columns are taken by name: a log of a robot with one joint more (q14, qd13) was read with its last joint
+    # dropped, without a word, where an NPZ or Parquet log of that width is refused
+    robot, path, lines = floating_csv(tmp_path)
+    path.write_text("\n".join([lines[0] + f",{column}"] + [line + ",0.5" for line in lines[1:] if line]) + "\n")
+    refused(lambda: bp.read_trajectory(path, robot=robot), str(path), f"column '{column}'", "q1…q13")
+    path.write_text("\n".join([lines[0] + ",note"] + [line + ",0.5" for line in lines[1:] if line]) + "\n")
+    assert bp.read_trajectory(path, robot=robot).q.shape == (20, 13)    # another column: not the robot's, read
+
+
+def test_a_floating_csv_holding_more_contacts_than_read_is_refused(tmp_path):
+    # a second contact's wrench (w2_fx…) was left out when one contact was read: its force missing from the fit
+    robot, path, _ = floating_csv(tmp_path, contacts=2)
+    refused(lambda: bp.read_trajectory(path, robot=robot, contacts=["left"]), str(path), "column 'w2_fx'",
+            "beyond the 1 contact read")
+    assert bp.read_trajectory(path, robot=robot, contacts=["left", "right"]).wrenches.shape == (20, 2, 6)
