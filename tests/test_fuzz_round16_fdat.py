@@ -172,3 +172,16 @@ def test_a_floating_csv_holding_more_contacts_than_read_is_refused(tmp_path):
     refused(lambda: bp.read_trajectory(path, robot=robot, contacts=["left"]), str(path), "column 'w2_fx'",
             "beyond the 1 contact read")
     assert bp.read_trajectory(path, robot=robot, contacts=["left", "right"]).wrenches.shape == (20, 2, 6)
+
+
+@pytest.mark.parametrize("front", [b"\x00" * 64, b"MZ", b"#!/bin/sh\n"])
+def test_an_npz_with_bytes_before_its_archive_is_refused_as_numpy_refuses_it(tmp_path, front):
+    # zipfile finds an archive by its directory at the end and read it whatever came before (a damaged start, a file
+    # glued in front); numpy.load, the format's reader, takes a file for an archive by its first bytes and refuses it
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    np.savez(path, t=t, q=q, tau=tau)
+    path.write_bytes(front + path.read_bytes())
+    with pytest.raises(ValueError):
+        np.load(path, allow_pickle=False)
+    refused(lambda: bp.read_trajectory(path), str(path), "not a valid NPZ file")

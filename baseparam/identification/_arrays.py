@@ -71,6 +71,10 @@ def open_npz(path, source):
     if magic == _NPY_MAGIC:
         raise DataError(f"{source}: not an NPZ archive (a single .npy array); "
                         "save with np.savez(t=..., q=..., tau=...)")
+    if not magic.startswith(_ZIP_MAGIC):
+        # zipfile finds an archive by its directory at the end, after any bytes in front (a damaged start, another
+        # file glued before it) and read it; numpy.load takes a file for an archive by its first bytes only
+        raise DataError(f"{source}: not a valid NPZ file (not a zip archive)")
     try:
         archive = zipfile.ZipFile(path)
     except zipfile.BadZipFile:
@@ -98,6 +102,7 @@ def open_npz(path, source):
 
 
 _NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")      # numpy.load's: a zip's first member, or an empty zip
 
 # What a damaged zip archive or .npy member raises (zlib.error for corrupt deflate data,
 # RuntimeError for encrypted members, NotImplementedError for unknown compression methods).
