@@ -185,3 +185,25 @@ def test_an_npz_with_bytes_before_its_archive_is_refused_as_numpy_refuses_it(tmp
     with pytest.raises(ValueError):
         np.load(path, allow_pickle=False)
     refused(lambda: bp.read_trajectory(path), str(path), "not a valid NPZ file")
+
+
+ARM = "name: X\nunits: {length: m, angle: deg}\njoints:\n  - {type: revolute, alpha: 0, a: 1, d: 0%s}\n"
+
+
+def test_a_description_merging_twice_in_one_mapping_is_refused_as_a_duplicate_key():
+    # two '<<' keys in one mapping were merged both, the later one's a (6) winning, where any other key twice is
+    # refused (and a YAML 1.2 reader refuses it); one '<<' of a list merges as YAML says, the first mapping winning
+    text = ("name: X\nunits: {length: m, angle: deg}\njoints:\n"
+            "  - {<<: {a: 5}, <<: {a: 6}, type: revolute, alpha: 0, d: 0}\n")
+    refused(lambda: bp.parse_robot(text, "arm.yaml"), "arm.yaml: joints[1]: duplicate merge key << (twice on line 4)")
+    merged = bp.parse_robot(text.replace("<<: {a: 5}, <<: {a: 6}", "<<: [{a: 5}, {a: 6}]"), "arm.yaml")
+    assert merged.joints[0].a == 5
+
+
+@pytest.mark.parametrize("field, said", [(", a: !!int 1.5", "got '1.5' (tagged !!int: not a whole number)"),
+                                         (", rotor_inertia: !!bool 1", "expected true or false, got '1'")])
+def test_a_tagged_description_value_of_no_reading_is_not_said_to_have_one(field, said):
+    # '!!int 1.5' was said to be read "as octal" by YAML 1.1, '!!bool 1' "as false": no YAML reads them so
+    text = ARM.replace("a: 1, ", "") % field if "a:" in field else ARM % field
+    message = refused(lambda: bp.parse_robot(text, "arm.yaml"), said)
+    assert "octal" not in message and "reads it as" not in message
