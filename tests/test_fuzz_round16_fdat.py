@@ -207,3 +207,33 @@ def test_a_tagged_description_value_of_no_reading_is_not_said_to_have_one(field,
     text = ARM.replace("a: 1, ", "") % field if "a:" in field else ARM % field
     message = refused(lambda: bp.parse_robot(text, "arm.yaml"), said)
     assert "octal" not in message and "reads it as" not in message
+
+
+def test_a_bag_metadata_warning_of_another_library_is_one_line_naming_the_bag(tmp_path):
+    # a metadata.yaml defining an anchor twice (PyYAML refuses it, so baseparam's own checks left it to rosbags):
+    # ruamel.yaml's ReusedAnchorWarning reached the command line's stderr as 8 lines naming "<unicode string>"
+    import warnings
+
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from test_fuzz_round13_fdat import ros2_bag
+    bag = tmp_path / "bag"
+    q = ros2_bag(bag)
+    meta = bag / "metadata.yaml"
+    text = meta.read_text()
+    assert "  ros_distro: rosbags\n" in text and "  custom_data: null\n" in text
+    twice = "  ros_distro: &x rosbags\n  custom_data: &x null\n"
+    meta.write_text(text.replace("  custom_data: null\n", "").replace("  ros_distro: rosbags\n", twice))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert np.array_equal(bp.read_trajectory(bag, joints=NAMES).q, q)
+    said = [str(w.message) for w in caught if "anchor" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith(f"{bag}: ") and "\n" not in said[0], said
+    robot = tmp_path / "arm.yaml"
+    robot.write_text("name: arm\nunits: {length: m, angle: deg}\njoints:\n" + "".join(
+        f"  - {{type: revolute, alpha: 90, a: 0.5, d: 0.1, name: {name}}}\n" for name in NAMES))
+    result = CliRunner().invoke(main, ["identify", str(robot), str(bag), "--cutoff", "none", "--rest-velocity", "none"])
+    assert result.exit_code == 0, result.output
+    assert all(line.startswith("baseparam: ") for line in result.stderr.splitlines()), result.stderr
+    assert sum("duplicate anchor 'x'" in line for line in result.stderr.splitlines()) == 1, result.stderr

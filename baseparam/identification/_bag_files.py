@@ -460,8 +460,9 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
         index = _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     _name_rosbags_unpacking()
     try:
-        reader = AnyReader([Path(path)])
-        reader.open()
+        with _foreign_warnings(source):
+            reader = AnyReader([Path(path)])
+            reader.open()
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
@@ -499,6 +500,22 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
         with contextlib.suppress(Exception):    # closing a damaged bag may fail again; the problem is reported
             reader.close()
     return raw, None, problem, None
+
+
+@contextlib.contextmanager
+def _foreign_warnings(source):
+    """The warnings rosbags and its YAML reader give while a bag opens, each re-issued as one DataWarning line naming
+    the bag (``source``): ruamel.yaml's ReusedAnchorWarning of a metadata.yaml whose anchor is defined twice spanned 8
+    lines of a message naming "<unicode string>" on the command line's stderr."""
+    import warnings
+
+    from .._warnings import warn
+    from ..errors import DataWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for found in caught:
+        warn(f"{source}: {printable(' '.join(str(found.message).split()))[:300]}", DataWarning)
 
 
 ROS1_MAGIC = b"#ROSBAG V2.0\n"
