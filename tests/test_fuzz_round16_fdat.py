@@ -237,3 +237,44 @@ def test_a_bag_metadata_warning_of_another_library_is_one_line_naming_the_bag(tm
     assert result.exit_code == 0, result.output
     assert all(line.startswith("baseparam: ") for line in result.stderr.splitlines()), result.stderr
     assert sum("duplicate anchor 'x'" in line for line in result.stderr.splitlines()) == 1, result.stderr
+
+
+def mcap_with_attachments(path, attachments):
+    """An MCAP file of motion(40) as JointState messages (baseparam's CDR rows) and ``attachments`` [(name, float64
+    array)] in front; its t, q."""
+    from mcap.writer import CompressionType, Writer
+
+    from baseparam.identification._cdr import JOINT_STATE_MSGDEF, encode
+    t, q, tau = motion(40)
+    rows = encode(t, NAMES, q, np.zeros_like(q), tau)
+    with open(path, "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.NONE)
+        writer.start("ros2", "test")
+        for name, values in attachments:
+            writer.add_attachment(0, 0, name, "application/octet-stream", np.asarray(values, "<f8").tobytes())
+        schema = writer.register_schema("sensor_msgs/msg/JointState", "ros2msg", JOINT_STATE_MSGDEF.encode())
+        channel = writer.register_channel("/joint_states", "cdr", schema)
+        for k in range(t.size):
+            ns = int(round(t[k] * 1e9))
+            writer.add_message(channel, ns, rows[k].tobytes(), ns, sequence=k)
+        writer.finish()
+    return t, q
+
+
+def test_an_mcap_attachment_of_baseparams_writer_held_twice_is_refused_and_one_of_another_size_said(tmp_path):
+    # two 'baseparam/joint_states/qdd' attachments: the last one's accelerations were taken without a word; one of
+    # another size than the messages', or times that do not round to the stamps, were left out silently (q̈ then
+    # derived, and a floating base's attached wrench read as zero)
+    name, path = "baseparam/joint_states/qdd", tmp_path / "log.mcap"
+    mcap_with_attachments(path, [(name, np.ones((40, 3))), (name, np.zeros((40, 3)))])
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path), f"attachment '{name}' appears more than once")
+    mcap_with_attachments(path, [(name, np.ones((40, 4)))])
+    read = bp.read_trajectory(path, joints=NAMES)
+    said = f"{path}: attachment {name}: 160 values for 40 messages of 3 values; not used"
+    assert read.qdd is None and said in read.notes, read.notes
+    t, _ = mcap_with_attachments(path, [("baseparam/joint_states/t", t_off := motion(40)[0] + 0.5)])
+    read = bp.read_trajectory(path, joints=NAMES)
+    assert not np.array_equal(read.t, t_off) and any("attachment baseparam/joint_states/t: its times do not round to "
+                                                     "the messages' stamps; not used" in note for note in read.notes)
+    mcap_with_attachments(path, [(name, np.ones((40, 3)))])           # as the writer attaches it: read
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).qdd, np.ones((40, 3)))

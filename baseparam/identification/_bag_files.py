@@ -147,8 +147,12 @@ def _read_mcap(path, source):
         msgtype, _, msgdef = contents.schemas.get(sid, ("", "", b""))
         raw.setdefault(topic, [msgtype, encoding == "ros1", [], msgdef.decode("utf-8", "replace")])
         raw[topic][2] += contents.pieces.get(cid, [])
-    extra = {name: np.frombuffer(blob, dtype="<f8") for name, blob in contents.attachments.items()
-             if name.startswith("baseparam/") and len(blob) % 8 == 0}
+    twice = sorted(name for name in contents.repeated if name.startswith("baseparam/"))
+    if twice:               # which of the two holds the values would be a guess (the last one was taken)
+        raise DataError(f"{source}: attachment {shown(printable(twice[0]))} appears more than once; expected one")
+    # baseparam's attachments: float64 values, or (a length no float64 array has) none, which the reader then says
+    extra = {name: np.frombuffer(blob, dtype="<f8") if len(blob) % 8 == 0 else np.empty(0)
+             for name, blob in contents.attachments.items() if name.startswith("baseparam/")}
     return raw, extra, contents.problem, contents.notice
 
 
