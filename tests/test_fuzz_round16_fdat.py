@@ -278,3 +278,21 @@ def test_an_mcap_attachment_of_baseparams_writer_held_twice_is_refused_and_one_o
                                                      "the messages' stamps; not used" in note for note in read.notes)
     mcap_with_attachments(path, [(name, np.ones((40, 3)))])           # as the writer attaches it: read
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).qdd, np.ones((40, 3)))
+
+
+@pytest.mark.parametrize("left_out", ["ixx", "iyy", "izz"])
+def test_a_urdf_inertia_without_a_moment_is_refused_not_read_as_zero(tmp_path, left_out):
+    # a missing ixx/iyy/izz was read as 0, another body without a word, where urdfdom refuses an <inertia> without
+    # all six attributes and Bullet without the three moments; the products of inertia still default to 0 (Bullet)
+    inertia = {"ixx": "0.02", "iyy": "0.03", "izz": "0.04"}
+    def urdf(attributes):
+        return ('<robot name="r"><link name="b"/><link name="l1"><inertial><mass value="2"/>'
+                f'<inertia {attributes}/></inertial></link><joint name="j1" type="revolute"><parent link="b"/>'
+                '<child link="l1"/><axis xyz="0 0 1"/><limit effort="1" velocity="1" lower="-1" upper="1"/></joint>'
+                '</robot>')
+    path = tmp_path / "arm.urdf"
+    path.write_text(urdf(" ".join(f'{k}="{v}"' for k, v in inertia.items() if k != left_out)))
+    refused(lambda: bp.load_robot(path), str(path), f"link 'l1' <inertial><inertia {left_out}>: expected a moment of "
+            f"inertia, got no {left_out} attribute")
+    path.write_text(urdf(" ".join(f'{k}="{v}"' for k, v in inertia.items())))
+    assert bp.load_robot(path).n_dof == 1
