@@ -1,7 +1,7 @@
-"""Fuzz round sixteen (issue 28), the readers' structure: what names a log's joints and columns, and the numbers of a
-robot description, read as the file says or refused — never a column dropped, joints taken in another order or a
-number taken from another spelling without a word."""
-
+"""Fuzz round sixteen (issue 28), the readers' structure: what names a log's joints, columns and attachments, and the
+numbers of a robot description, read as the file says (as the format's own reader reads it) or refused in one line —
+never a column dropped, joints taken in another order, a value taken from a duplicate or another spelling, or another
+library's warning spread over lines, without a word."""
 import numpy as np
 import pytest
 
