@@ -296,3 +296,20 @@ def test_a_urdf_inertia_without_a_moment_is_refused_not_read_as_zero(tmp_path, l
             f"inertia, got no {left_out} attribute")
     path.write_text(urdf(" ".join(f'{k}="{v}"' for k, v in inertia.items())))
     assert bp.load_robot(path).n_dof == 1
+
+
+def test_a_parquet_log_of_a_column_per_joint_naming_its_joints_in_another_order_is_refused(tmp_path):
+    # q1, q2, q3 columns are taken by their numbers; baseparam.joint_names saying the file's joints are joint2, joint1,
+    # joint3 was not looked at, and the columns went to other joints (the list layout reorders them by the names)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t, q, tau = motion()
+    table = pa.table({"t": t, **{f"q{k + 1}": q[:, k] for k in range(3)},
+                      **{f"tau{k + 1}": tau[:, k] for k in range(3)}})
+    path = tmp_path / "log.parquet"
+    pq.write_table(table.replace_schema_metadata({b"baseparam.joint_names": b'["joint2", "joint1", "joint3"]'}), path)
+    assert np.array_equal(bp.read_trajectory(path).q, q)                 # without joints: read by the numbers
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path), "the file names its joints joint2, joint1, "
+            "joint3 in this order", "read by their numbers")
+    pq.write_table(table.replace_schema_metadata({b"baseparam.joint_names": b'["joint1", "joint2", "joint3"]'}), path)
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)

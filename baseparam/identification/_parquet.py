@@ -29,7 +29,8 @@ import numpy as np
 from .._checks import read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
-from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
+from ._columns import (_check_fields, _normalize_map, choose_sources, matched_joints, refuse_other_order,
+                       shown_names)
 from ._parquet_pages import column_chunks
 from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
@@ -91,6 +92,12 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     bound_values(chunks, source, None, MAX_VALUES * 4)
     if not lists:
         from ._frames import from_dataframe
+        if joints is not None:
+            # a column per joint (q1, q2, …) taken by its number, as a CSV's: names the file gives its joints in
+            # another order than the robot's are refused (they were not looked at: the columns went to other joints)
+            given = _joint_names(path, schema, source)("q")
+            refuse_other_order(source, given, joints, "the columns q1, q2, … are read by their numbers (write the "
+                                                      "file in the robot's order, or with list columns)")
         return from_dataframe(_read_table(parquet, source).to_pandas(), columns=columns, gains=gains,
                               skip_bad_rows=skip_bad_rows, n_dof=n_dof, source=source)
     present = schema.names

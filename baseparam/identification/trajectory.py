@@ -48,7 +48,7 @@ from .._validation import check_input, check_instance, check_names, check_readin
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory, refuse_bag_options)
-from ._columns import SHOWN_NAMES, parse_column_map, shown_name, shown_names
+from ._columns import parse_column_map, refuse_other_order
 from ._text import _read_text_file
 from ._frames import from_dataframe
 from ._arrays import _read_h5, _read_npz, from_arrays, npz_joint_names
@@ -235,15 +235,8 @@ def _check_joint_order(path, source, ext, joints):
             names = named_joints(path)
         except OSError:
             return                               # the reader itself says what is wrong with the file
-    joints = [str(j) for j in joints]
-    if names is not None and names != joints and sorted(names) == sorted(joints):
-        k = next(k for k, (a, b) in enumerate(zip(names, joints)) if a != b)
-        # the lists are cut after 12 names: a difference beyond them is named, or the two lists shown look alike
-        first = (f"; they differ first at joint {k + 1}: {shown_name(names[k])} in the file, "
-                 f"{shown_name(joints[k])} in the robot" if k >= SHOWN_NAMES else "")
-        raise DataError(f"{source}: the file names its joints {shown_names(names)} in this order, the robot "
-                        f"{shown_names(joints)}{first}; columns of CSV and NPZ files are read in their order "
-                        "(write the file in the robot's order, or as Parquet or MCAP)")
+    refuse_other_order(source, names, joints, "columns of CSV and NPZ files are read in their order (write the file "
+                       "in the robot's order, or as Parquet or MCAP)")
 
 
 def robot_joint_names(robot):
