@@ -122,7 +122,8 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
     the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
     however many times the command meets its cause (a file read twice, a check per block)."""
-    text = f"baseparam: warning: {as_flags(str(message))}"
+    # one line whatever the warning's text: another library's (a YAML reader's, spanning 8 lines) included
+    text = f"baseparam: warning: {as_flags(' '.join(str(message).split()))}"
     if text in shown:
         return
     shown.add(text)

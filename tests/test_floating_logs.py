@@ -398,9 +398,13 @@ def test_damaged_parquet_refused_in_one_line(space, tmp_path):
         with pytest.raises(bp.DataError, match=where) as info:
             bp.read_trajectory(path, robot=robot)
         assert str(path) in str(info.value) and "\n" not in str(info.value), name
-    # metadata of another writer (a JSON list): ignored, the columns are the log
+    # baseparam's metadata key holding no JSON object is damage, refused (read as none, the contacts' names went
+    # unchecked); a file without it is another writer's: the columns are the log
     table = pq.read_table(tmp_path / "good.parquet")
     pq.write_table(table.replace_schema_metadata({"baseparam.floating": "[1, 2]"}), tmp_path / "other.parquet")
+    with pytest.raises(bp.DataError, match="metadata baseparam.floating: expected a JSON object, got"):
+        bp.read_trajectory(tmp_path / "other.parquet", robot=robot)
+    pq.write_table(table.replace_schema_metadata({"writer": "[1, 2]"}), tmp_path / "other.parquet")
     back = bp.read_trajectory(tmp_path / "other.parquet", robot=robot)
     np.testing.assert_array_equal(back.q, space.log.q)
 

@@ -71,7 +71,8 @@ def test_drive_gains_of_a_still_joint_fit_no_friction_to_round_off_velocities(tm
     path = tmp_path / "log.csv"
     np.savetxt(path, np.column_stack([t, q, tau, current]), delimiter=",", fmt="%.9f",
                header="t,q1,q2,tau1,tau2,i1,i2", comments="")
-    found = _controller_gains([path], parse_column_map("t=0,q=1:3"), "tau=3:5,current=5:7", False, 2)
+    found = _controller_gains([path], parse_column_map("t=0,q=1:3"), "tau=3:5,current=5:7",
+                               {"skip_bad_rows": False, "n_dof": 2})
     k, c = np.linalg.lstsq(np.column_stack([tau[:, 1], np.ones(S)]), current[:, 1], rcond=None)[0]
     assert found.gains[1] == pytest.approx(1 / k, rel=1e-9)         # lstsq's round-off with two zero columns
     assert found.friction[1] == pytest.approx([0, 0, c], rel=1e-9, abs=1e-12)

@@ -71,6 +71,10 @@ def open_npz(path, source):
     if magic == _NPY_MAGIC:
         raise DataError(f"{source}: not an NPZ archive (a single .npy array); "
                         "save with np.savez(t=..., q=..., tau=...)")
+    if not magic.startswith(_ZIP_MAGIC):
+        # zipfile finds an archive by its directory at the end, after any bytes in front (a damaged start, another
+        # file glued before it) and read it; numpy.load takes a file for an archive by its first bytes only
+        raise DataError(f"{source}: not a valid NPZ file (not a zip archive)")
     try:
         archive = zipfile.ZipFile(path)
     except zipfile.BadZipFile:
@@ -98,6 +102,7 @@ def open_npz(path, source):
 
 
 _NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")      # numpy.load's: a zip's first member, or an empty zip
 
 # What a damaged zip archive or .npy member raises (zlib.error for corrupt deflate data,
 # RuntimeError for encrypted members, NotImplementedError for unknown compression methods).
@@ -169,7 +174,10 @@ def npz_joint_names(path, source):
                 return None
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
-            return [str(x) for x in _npy_data(archive, info).reshape(-1)]
+            # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
+            # joint of the robot, and the order check passed a file naming the joints in another order
+            return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+                    for x in _npy_data(archive, info).reshape(-1)]
         except DataError:
             raise
         except _NPZ_ERRORS as exc:
@@ -210,7 +218,7 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
     wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
                if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
-    keys = []
+    keys, dangling = [], {}
     for name in dict.fromkeys(wanted):
         if external_link(h5, name) is not None:     # a candidate, refused by probe if chosen; never followed
             keys.append(name)
@@ -221,6 +229,11 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
             obj = None
         if isinstance(obj, h5py.Dataset):
             keys.append(name)
+        elif obj is None and (link := _soft_link(h5, h5py, name)) is not None:
+            # a candidate too, refused by probe if chosen: left out, the field was taken from the next key of its
+            # list ('positions' for a 'q' whose link had lost its dataset), silently
+            keys.append(name)
+            dangling[name] = link
     found = set(keys)
 
     def visit(name, obj):
@@ -234,10 +247,22 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     _check_count(source, len(keys))
 
     def probe(key):
+        if key in dangling:
+            raise DataError(f"{source}: key {key}: a soft link to {shown(dangling[key])}, which names nothing in the "
+                            "file; expected the dataset (the file is damaged, or the link is wrong)")
         dset = stored_dataset(h5, key, f"{source}: key {key}", DataError)     # keys name datasets (listed above)
         return dset.shape or (), dset.dtype
 
     return _read_array_file(source, keys, probe, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
+
+
+def _soft_link(h5, h5py, name):
+    """The path a soft link ``name`` of the open HDF5 file ``h5`` points to, or None when ``name`` is no soft link."""
+    try:
+        link = h5.get(name, getlink=True)
+    except (KeyError, OSError, ValueError, TypeError, RuntimeError):
+        return None
+    return link.path if isinstance(link, h5py.SoftLink) else None
 
 
 def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof):

@@ -147,8 +147,12 @@ def _read_mcap(path, source):
         msgtype, _, msgdef = contents.schemas.get(sid, ("", "", b""))
         raw.setdefault(topic, [msgtype, encoding == "ros1", [], msgdef.decode("utf-8", "replace")])
         raw[topic][2] += contents.pieces.get(cid, [])
-    extra = {name: np.frombuffer(blob, dtype="<f8") for name, blob in contents.attachments.items()
-             if name.startswith("baseparam/") and len(blob) % 8 == 0}
+    twice = sorted(name for name in contents.repeated if name.startswith("baseparam/"))
+    if twice:               # which of the two holds the values would be a guess (the last one was taken)
+        raise DataError(f"{source}: attachment {shown(printable(twice[0]))} appears more than once; expected one")
+    # baseparam's attachments: float64 values, or (a length no float64 array has) none, which the reader then says
+    extra = {name: np.frombuffer(blob, dtype="<f8") if len(blob) % 8 == 0 else np.empty(0)
+             for name, blob in contents.attachments.items() if name.startswith("baseparam/")}
     return raw, extra, contents.problem, contents.notice
 
 
@@ -460,8 +464,9 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
         index = _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     _name_rosbags_unpacking()
     try:
-        reader = AnyReader([Path(path)])
-        reader.open()
+        with _foreign_warnings(source):
+            reader = AnyReader([Path(path)])
+            reader.open()
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
@@ -499,6 +504,25 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
         with contextlib.suppress(Exception):    # closing a damaged bag may fail again; the problem is reported
             reader.close()
     return raw, None, problem, None
+
+
+@contextlib.contextmanager
+def _foreign_warnings(source):
+    """The warnings rosbags and its YAML reader give while a bag opens, each re-issued as one DataWarning line naming
+    the bag (``source``): ruamel.yaml's ReusedAnchorWarning of a metadata.yaml whose anchor is defined twice spanned 8
+    lines of a message naming "<unicode string>" on the command line's stderr."""
+    import warnings
+
+    from .._warnings import warn
+    from ..errors import DataWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for found in caught:
+        # a library's own deprecations are for its callers' authors, hidden by Python's default filters: not the bag's
+        if not issubclass(found.category, (DeprecationWarning, PendingDeprecationWarning, ImportWarning,
+                                           ResourceWarning)):
+            warn(f"{source}: {printable(' '.join(str(found.message).split()))[:300]}", DataWarning)
 
 
 ROS1_MAGIC = b"#ROSBAG V2.0\n"

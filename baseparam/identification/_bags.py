@@ -117,7 +117,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     if not streams:
         raise DataError(f"{source}: topic {', '.join(topics)}: no JointState messages")
     if len(streams) == 1 and extra is not None:
-        _exact_times(streams[0], extra)
+        _exact_times(streams[0], extra, notes, source)
     names = _joint_names(streams, joints, n_dof, source, notes)
     for s in generic:
         width = next(iter(s.arrays.values())).shape[1]
@@ -129,7 +129,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         streams.append(_with_clock(s, clock, source, notes, damaged if skip_bad_rows else None))
     data, ids, base = _align(streams, names, fields, source, notes, clock)
     if "qdd" not in data and len(streams) == 1:
-        qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids)
+        qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids, notes, source)
         if qdd is not None:
             data["qdd"] = qdd[:, [base.names.index(j) for j in names]]
     total = sum(a.size for a in data.values())
@@ -373,25 +373,42 @@ def _receive_order(stream, source, damaged):
     return _messages(stream, ~np.isin(stream.order, list(late)))
 
 
-def _exact_times(stream, extra):
+def _exact_times(stream, extra, notes=None, source=""):
     """Times baseparam wrote beside the stamps (``baseparam/<topic>/t``: the float64 times, which a
-    nanosecond stamp only rounds), used when they agree with the stamps."""
-    t = extra.get(f"baseparam{stream.topic}/t")
-    if t is None or t.size != stream.order.size:
+    nanosecond stamp only rounds), used when they agree with the stamps; one present but not used is noted in
+    ``notes``."""
+    name = f"baseparam{stream.topic}/t"
+    t = extra.get(name)
+    if t is None:
         return
-    t = t[stream.order]
-    # a stamp is t rounded to the ns, read back as sec + nanosec·1e-9 (a few ulp of t off for Unix times)
-    if np.all(np.abs(t - stream.stamps) <= 0.5e-9 + 8 * np.spacing(np.abs(t))):
-        stream.stamps = t
+    if t.size == stream.order.size:
+        t = t[stream.order]
+        # a stamp is t rounded to the ns, read back as sec + nanosec·1e-9 (a few ulp of t off for Unix times)
+        if np.all(np.abs(t - stream.stamps) <= 0.5e-9 + 8 * np.spacing(np.abs(t))):
+            stream.stamps = t
+            return
+    _unused(notes, source, name, "its times do not round to the messages' stamps" if t.size == stream.order.size
+            else f"{t.size} times for {counted(stream.order.size, 'messages')}", "the stamps are the times")
 
 
-def attached(extra, name, order, width, rows):
+def attached(extra, name, order, width, rows, notes=None, source=""):
     """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
-    ``rows`` (``order``: their indices in the topic), or None."""
+    ``rows`` (``order``: their indices in the topic), or None; one present but of another size is noted in
+    ``notes`` (it was left out without a word: the accelerations then derived, a base wrench zero)."""
     values = extra.get(name) if extra else None
-    if values is None or values.size != order.size * width:
+    if values is None:
+        return None
+    if values.size != order.size * width:
+        _unused(notes, source, name, f"{values.size} values for {counted(order.size, 'messages')} of {width} values",
+                None)
         return None
     return values.reshape(order.size, width)[order][rows]
+
+
+def _unused(notes, source, name, why, instead):
+    """Note in ``notes`` (when given) that the attachment ``name`` of ``source`` is not used, and why."""
+    if notes is not None:
+        notes.append(f"{source}: attachment {printable(name)}: {why}; not used" + (f" ({instead})" if instead else ""))
 
 
 def _joint_names(streams, joints, n_dof, source, notes):

@@ -171,6 +171,20 @@ def shown_names(names, limit=SHOWN_NAMES):
     return shown or "(none)"
 
 
+def refuse_other_order(source, names, joints, why):
+    """DataError when a file taking its columns in its own order names its joints (``names``, or None) as the robot's
+    ``joints`` in another order; ``why`` ends the message (how such a file is read, what to do)."""
+    joints = [str(j) for j in joints]
+    if names is None or names == joints or sorted(names) != sorted(joints):
+        return
+    k = next(k for k, (a, b) in enumerate(zip(names, joints)) if a != b)
+    # the lists are cut after 12 names: a difference beyond them is named, or the two lists shown look alike
+    first = (f"; they differ first at joint {k + 1}: {shown_name(names[k])} in the file, "
+             f"{shown_name(joints[k])} in the robot" if k >= SHOWN_NAMES else "")
+    raise DataError(f"{source}: the file names its joints {shown_names(names)} in this order, the robot "
+                    f"{shown_names(joints)}{first}; {why}")
+
+
 def _gains(source, gains, n, has_current):
     """Drive gains as an (n,) float array (current logs only)."""
     if not has_current:

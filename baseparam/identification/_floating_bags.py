@@ -156,7 +156,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
             raise damaged(int(order[i]), f"orientation of norm {norm[i]:.6g}, not a unit quaternion")
     # on the chosen clock and sorted, with the exact times baseparam's writer attached, as the joints' stream
     stream = _with_clock(_Stream(topic, (), stamps, received, order, {"": values}), clock, source, notes)
-    _exact_times(stream, extra or {})
+    _exact_times(stream, extra or {}, notes, source)
     t = stream.stamps
     if t.size > 1 and not (np.diff(t) > 0).all():
         raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({stream.clock} clock)")
@@ -276,10 +276,12 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
             notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
         jq, jqd = _joint_states(source, js, ids, tk, notes)
         q, qd = np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd])
-        base_qdd = None if matched is None else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched)
+        base_qdd = None if matched is None else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched,
+                                                        notes, source)
         given = np.hstack([base_qdd, js.qdd[ids]]) if js.qdd is not None and base_qdd is not None else None
         qdd = _or_derived(given, qd, tk, notes, f"{source}: accelerations derived from the velocities")
-        base_tau = None if matched is None else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched)
+        base_tau = None if matched is None else attached(extra, f"baseparam{base_topic}/tau", border, 6, matched,
+                                                        notes, source)
     # τ: the base wrench (zero when not attached) and the joint stream's efforts
     tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau,
                                                  js.tau[ids]])

@@ -62,6 +62,7 @@ class Contents:
     counts: dict = field(default_factory=dict)
     transform: object = None
     attached: int = 0
+    repeated: set = field(default_factory=set)      # names of attachments met more than once
 
     def add(self, rows, channel_ids, log_times):
         """Messages given as full records ``(k, 9 + 22 + L)`` in file order: split by channel, numbered."""
@@ -363,6 +364,8 @@ def _attachment(data, pos, stop, out):
     (crc,), _ = _u("<I", data, pos + n, stop)
     if crc and (found := zlib.crc32(memoryview(data)[start:pos + n])) != crc:
         raise _Truncated(f"attachment {printable(name)!r}: its CRC is {found:#010x}, its record says {crc:#010x}")
+    if name in out.attachments:
+        out.repeated.add(name)
     out.attachments[name] = bytes(data[pos:pos + n])
     out.attached += 1
 

@@ -40,6 +40,7 @@ def _named_columns(source, names, columns, where):
     detected = _detect_names(source, names, where)
     for field in torque_excluded(columns):
         detected.pop(field, None)
+    _refuse_joint_zero(source, names, detected, columns, where)
     spec = {f: _lookup(source, f, cols, names) for f, cols in columns.items() if cols is not None}
     if "t" not in columns and "t" in detected:
         spec["t"] = [detected["t"][1]]
@@ -61,6 +62,17 @@ def _named_columns(source, names, columns, where):
     _check_overlap(source, spec)
     _check_units(source, names, spec, where)
     return spec
+
+
+def _refuse_joint_zero(source, names, detected, columns, where):
+    """Refuse a column found by name with joint number 0 (``q0``, ``tau[0]``): joints are numbered from 1, so a header
+    numbered from 0 had its first joint's columns left out and the others read one joint off (``q1`` of a 0-based
+    header is the second joint), a 3-joint log read as 2 joints without a word. A field the map names is not looked
+    up by name, and is not refused."""
+    for field, family in detected.items():
+        if field != "t" and field not in columns and 0 in family:
+            raise DataError(f"{source}: {where}: column {shown(names[family[0]])}: joint 0; joints are numbered from "
+                            f"1 ({field}1..{field}N): number the columns from 1, or map them with columns=")
 
 
 def _check_units(source, names, spec, where):

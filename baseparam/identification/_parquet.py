@@ -29,7 +29,8 @@ import numpy as np
 from .._checks import read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
-from ._columns import _check_fields, _normalize_map, choose_sources, matched_joints, shown_names
+from ._columns import (_check_fields, _normalize_map, choose_sources, matched_joints, refuse_other_order,
+                       shown_names)
 from ._parquet_pages import column_chunks
 from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
@@ -91,6 +92,12 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     bound_values(chunks, source, None, MAX_VALUES * 4)
     if not lists:
         from ._frames import from_dataframe
+        if joints is not None:
+            # a column per joint (q1, q2, …) taken by its number, as a CSV's: names the file gives its joints in
+            # another order than the robot's are refused (they were not looked at: the columns went to other joints)
+            given = _joint_names(path, schema, source)("q")
+            refuse_other_order(source, given, joints, "the columns q1, q2, … are read by their numbers (write the "
+                                                      "file in the robot's order, or with list columns)")
         return from_dataframe(_read_table(parquet, source).to_pandas(), columns=columns, gains=gains,
                               skip_bad_rows=skip_bad_rows, n_dof=n_dof, source=source)
     present = schema.names
@@ -99,7 +106,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
     bound_values(chunks, source, set(chosen.values()), MAX_VALUES)
     table = _read_table(parquet, source, sorted(set(chosen.values())))      # the columns used, not another's
-    joint_names = _joint_names(path, schema)
+    joint_names = _joint_names(path, schema, source)
     names = joint_names(chosen["q"])
     data, where, problems = {}, {}, {}
     width = None
@@ -238,21 +245,33 @@ def _lists(col, pa, width, source, field, column):
     return out, bad, width
 
 
-def metadata(schema, key, kind):
-    """The JSON value of a Parquet schema's metadata ``key`` when it is a ``kind`` (dict, list), else None (absent,
-    not JSON: another writer's)."""
-    try:
-        value = json.loads((schema.metadata or {}).get(key, b"null"))
-    except ValueError:
+def metadata(schema, key, kind, source):
+    """The JSON value of a Parquet schema's metadata ``key`` (one of baseparam's writer's, ``baseparam.…``), a ``kind``
+    (dict, list), or None when the file has no such key; DataError naming ``source`` and the key when its value is not
+    JSON or not a ``kind``. A damaged value was read as none: the joints' names then not used, the lists were taken in
+    the file's order, and the wrenches' contacts unchecked, without a word (a LeRobot info.json is refused alike)."""
+    raw = (schema.metadata or {}).get(key)
+    if raw is None:
         return None
-    return value if isinstance(value, kind) else None
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:          # a UnicodeDecodeError is a ValueError
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else printable(" ".join(str(exc).split()))[:120]
+        raise DataError(f"{source}: metadata {key.decode()}: not JSON ({reason})") from None
+    if not isinstance(value, kind):
+        raise DataError(f"{source}: metadata {key.decode()}: expected a JSON {'object' if kind is dict else 'list'}, "
+                        f"got {shown(value)}")
+    return value
 
 
-def _joint_names(path, schema):
+def _joint_names(path, schema, source):
     """A function: list column name → the joint names the file gives that column, or None; the file's own
     metadata, or its LeRobot dataset's ``meta/info.json``, checked and read once for all the columns."""
-    names = metadata(schema, b"baseparam.joint_names", list)
-    if names is not None and all(isinstance(x, str) for x in names):
+    names = metadata(schema, b"baseparam.joint_names", list, source)
+    if names is not None:
+        if not all(isinstance(x, str) for x in names):
+            raise DataError(f"{source}: metadata baseparam.joint_names: expected a list of joint names, got "
+                            f"{shown(names)}")
         return lambda column: [printable(x) for x in names]
     # LeRobot's layout, ROOT/data/chunk-NNN/FILE.parquet with ROOT/meta/info.json, and nothing else: any
     # meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)

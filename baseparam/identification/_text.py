@@ -219,11 +219,31 @@ def decoded(raw):
     return raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
 
 
-def first_line(path):
-    """The first line of the text file ``path`` as the reader sees it (:func:`decoded`, :func:`_split_lines`), from
-    its first 64 KiB; OSError as ``open`` raises it."""
+# write_trajectory's joint names line, '# joints: a, b, c', as a hand-edited file may spell it too ('#Joints:a,b')
+_JOINTS_LINE = re.compile(r"#\s*joints\s*:(.*)", re.IGNORECASE)
+
+
+def named_joints(path):
+    """The joint names of the ``# joints: a, b, c`` comment of the text file ``path`` before its second line that is
+    neither comment nor blank (the first data line after a header), the file decoded and split as the reader does
+    (:func:`decoded`, :func:`_split_lines`), from its first 64 KiB; None without one. OSError as ``open`` raises it.
+
+    Not only the first line: a blank line or another comment before it, the header before it, or ``#joints:`` in
+    other spacing or case hid the names, and the columns went to other joints without a word."""
     with open(path, "rb") as stream:
-        return _split_lines(decoded(stream.read(1 << 16)))[0]
+        lines = _split_lines(decoded(stream.read(1 << 16)))
+    others = 0
+    for line in lines:
+        text = line.strip()
+        if text and not text.startswith("#"):
+            others += 1
+            if others > 1:
+                return None                      # the data: the names come before it, around the header
+            continue
+        found = _JOINTS_LINE.fullmatch(text)
+        if found is not None:
+            return [name.strip().strip("\"'").strip() for name in found.group(1).split(",")]
+    return None
 
 
 def _split_lines(text):

@@ -20,6 +20,8 @@ _FLOAT_TAG = "tag:yaml.org,2002:float"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+# YAML 1.1's boolean words (PyYAML's SafeConstructor.bool_values)
+_BOOL_WORDS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 # a number spelled with more characters is no measurement: Python's int() refuses 4 300 digits with advice
 # about sys.set_int_max_str_digits, and no field would take the value anyway
 _MAX_NUMBER_CHARS = 400
@@ -155,6 +157,15 @@ def _check_nodes(root) -> None:
             first_line = {}
             for key_node, value_node in node.value:
                 if key_node.tag == _MERGE_TAG:
+                    # '<<' twice is a duplicate key too: PyYAML merged both, the later one's values winning (a
+                    # YAML 1.2 reader refuses it)
+                    line = key_node.start_mark.line + 1
+                    if _MERGE_TAG in first_line:
+                        where = (f"twice on line {line}" if line == first_line[_MERGE_TAG]
+                                 else f"lines {first_line[_MERGE_TAG]} and {line}")
+                        raise _Invalid(path, f"duplicate merge key << ({where}); merge several mappings with one: "
+                                             "<<: [*a, *b]")
+                    first_line[_MERGE_TAG] = line
                     stack.append((value_node, path, depth + 1))
                     continue
                 label = key_node.value if isinstance(key_node, yaml.ScalarNode) else "<complex key>"
@@ -173,7 +184,10 @@ def _check_nodes(root) -> None:
             _check_spelling(node.value, node.tag, path)
         elif node.tag == _BOOL_TAG and node.value.lower() not in ("true", "false"):
             # YAML 1.1 reads yes/no/on/off as booleans: `rotor_inertia: yes` would silently mean true
-            meaning = "true" if node.value.lower() in ("yes", "on", "y") else "false"
+            word = node.value.lower()
+            if word not in _BOOL_WORDS:              # '!!bool 1': no boolean of any YAML
+                raise _Invalid(path, f"expected true or false, got {shown(node.value)}")
+            meaning = "true" if _BOOL_WORDS[word] else "false"
             raise _Invalid(path, f"expected true or false, got {shown(node.value)} (YAML 1.1 reads it as {meaning}); "
                                  f"write {meaning}")
 
@@ -184,9 +198,25 @@ def _check_spelling(text: str, tag: str, path: str) -> None:
         raise _Invalid(path, f"expected a finite number, got one spelled with {len(text)} characters, {shown(text)}")
     if ":" in text:
         reading = "base 60"
-    elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text.replace("_", "")):
+    elif "_" in text:
+        # YAML 1.1 drops the separators ('1_0' is 10), YAML 1.2 reads the word as text, and baseparam's other
+        # grammars (URDF, CSV, the command line: _numbers.plain_float) refuse it: a mistyped digit, not a number
+        reading = f"{_without_separators(text, tag)}, YAML 1.2 as text"
+    elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text):
         digits = text.lstrip("+-").lower()
+        if not re.fullmatch(r"0(?:x[0-9a-f]+|b[01]+|[0-7]+)", digits):
+            # '!!int 1.5': no integer of any spelling (the YAML 1.1 readings below would be a false claim)
+            raise _Invalid(path, f"expected a plain decimal number, got {shown(text)} (tagged !!int: not a whole "
+                                 "number)")
         reading = {"0x": "hexadecimal", "0b": "binary"}.get(digits[:2], "octal")
     else:
         return
     raise _Invalid(path, f"expected a plain decimal number, got {shown(text)} (YAML 1.1 reads it as {reading})")
+
+
+def _without_separators(text: str, tag: str) -> str:
+    """What YAML 1.1 reads a decimal number spelled with '_' as, for a message ('1_0' → 10); else "a number"."""
+    try:
+        return str(int(text.replace("_", "")) if tag == _INT_TAG else float(text.replace("_", "")))
+    except ValueError:          # '0x1_0' (hexadecimal), or no number
+        return "a number"

@@ -370,6 +370,13 @@ def _inertial(link, where, problems):
     inertia_el = element.find("inertia")
     if inertia_el is not None:
         for key, (i, j) in INERTIA_ATTRIBUTES:
+            if i == j and inertia_el.get(key) is None:
+                # urdfdom refuses an <inertia> without all six, Bullet without the diagonal: read as 0, a moment lost
+                # from the file (a damaged or hand-cut one) was another body without a word. The products of inertia
+                # still default to 0, as Bullet reads them.
+                problems.add(f"{where} <inertial><inertia {key}>", f"expected a moment of inertia, got no {key} "
+                                                                    "attribute")
+                continue
             value = _numbers(inertia_el.get(key), 1, f"{where} <inertial><inertia {key}>", problems, (0.0,))
             if value is not None:
                 tensor[i, j] = tensor[j, i] = value[0]
