@@ -24,20 +24,15 @@ independent dynamics and against Telegin's printed equations.
 """
 from __future__ import annotations
 
-import os
-import traceback
 from fractions import Fraction
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import sympy
-from click.testing import CliRunner
 
 import baseparam as bp
-from baseparam.cli import main
 from baseparam.codegen.equations import equations, load_module
-from conftest import ROOT
+from conftest import ROOT, run_in_process
 
 pytest.importorskip("pinocchio")
 from pin_model import Reference  # noqa: E402
@@ -238,20 +233,9 @@ def test_telegin_check_can_fail():
 # ---------------------------------------------------------------- the command
 
 def _run(*args, cwd):
-    """``baseparam equations ARGS…`` run from ``cwd``, in this process (click's runner keeps stdout and stderr
-    apart): its exit status as ``returncode``, ``stdout``, ``stderr``. Not a ``python -m baseparam.cli`` process:
-    what these tests check (the files written, what goes to stdout and to stderr, status 2 with one line) is the
-    command's own, while a process of its own imported SymPy and the library again (~1 s of CPU a run, 6 s of the
-    file's 31); the entry point's process (status, signals) is tested in tests/test_cli.py."""
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        result = CliRunner().invoke(main, ["equations", *map(str, args)])
-    finally:
-        os.chdir(previous)
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
-        "".join(traceback.format_exception(result.exception))
-    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout, stderr=result.stderr)
+    """``baseparam equations ARGS…`` from ``cwd``, in this process: a process of its own imported SymPy and the
+    library again (~1 s of CPU a run, 6 s of the file's 31) to check the same files, streams and exit status."""
+    return run_in_process("equations", *args, cwd=cwd)
 
 
 def test_cli_writes_text_python_json(tmp_path):
