@@ -108,6 +108,32 @@ def planar_arm():
     return dataclasses.replace(rrr, joints=joints, source=None)
 
 
+def run_in_process(*args, cwd=None):
+    """``baseparam ARGS…`` run in this process by click's runner (stdout and stderr kept apart), from ``cwd`` if
+    given: an object with ``returncode``, ``stdout`` and ``stderr`` as ``subprocess.run`` gives them. For tests of
+    what a command writes and says (files, the lines on each stream, exit status 0 or 2), where a
+    ``python -m baseparam`` process of their own only imported the library again (0.4–1 s of CPU a run); the exit
+    statuses and signals of a real process have their own tests (test_cli.py, test_cli_files.py,
+    test_exit_status_in_a_real_process). An exception the command let through fails the test with its traceback
+    (a real process would have said "internal error")."""
+    import traceback
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    previous = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, [str(a) for a in args])
+    finally:
+        os.chdir(previous)
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        "".join(traceback.format_exception(result.exception))
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout, stderr=result.stderr)
+
+
 def stderr_on_a_terminal(*args):
     """Run ``python -m baseparam.cli ARGS…`` with its stderr on a pseudo-terminal (progress bars shown from
     the start: ``BASEPARAM_PROGRESS_DELAY=0``): its exit status and everything it wrote there (bytes)."""

@@ -24,8 +24,6 @@ independent dynamics and against Telegin's printed equations.
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
@@ -34,7 +32,7 @@ import sympy
 
 import baseparam as bp
 from baseparam.codegen.equations import equations, load_module
-from conftest import ROOT
+from conftest import ROOT, run_in_process
 
 pytest.importorskip("pinocchio")
 from pin_model import Reference  # noqa: E402
@@ -235,8 +233,9 @@ def test_telegin_check_can_fail():
 # ---------------------------------------------------------------- the command
 
 def _run(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "baseparam.cli", "equations", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    """``baseparam equations ARGS…`` from ``cwd``, in this process: a process of its own imported SymPy and the
+    library again (~1 s of CPU a run, 6 s of the file's 31) to check the same files, streams and exit status."""
+    return run_in_process("equations", *args, cwd=cwd)
 
 
 def test_cli_writes_text_python_json(tmp_path):

@@ -12,7 +12,7 @@ import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification.preprocessing import Preprocessing, preprocess
 from baseparam.identification.trajectory import read_trajectory
-from conftest import DATA, ROOT, needs_data
+from conftest import DATA, ROOT, needs_data, run_in_process
 from random_bodies import random_parameters
 
 PLANAR = str(ROOT / "robots" / "planar_rrr.yaml")
@@ -221,8 +221,9 @@ def test_exit_status_in_a_real_process(files, tmp_path):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "baseparam.cli", "identify", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
+    """``baseparam identify ARGS…`` in this process: the exit status of a real process is
+    test_exit_status_in_a_real_process's, and a process for each of these runs checked the same lines."""
+    return run_in_process("identify", *args)
 
 
 @needs_data

@@ -179,57 +179,6 @@ def test_workers_give_the_serial_result(logs):
     assert calls[0] == (0, 4) and calls[-1] == (4, 4) and [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
-def test_a_real_local_dask_cluster_gives_the_serial_result(logs, cluster):
-    robot, base, paths = logs
-    serial = bp.identify_logs(robot, paths, method="ols", base=base)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")                 # the cluster's own chatter
-        remote = bp.identify_logs(robot, paths, method="ols", base=base, scheduler=cluster.scheduler_address)
-        res = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), *paths[:2],
-                                        "--scheduler", cluster.scheduler_address, "--json", "-"])
-    same_fit(remote, serial)
-    for name in (*NANNY, "__DASK_PARENT_PID"):          # as before any cluster (the fixture restores them)
-        os.environ.pop(name, None)
-    before = dict(os.environ)
-    local = bp.identify_logs(robot, paths, method="ols", base=base, scheduler="local", workers=2)
-    same_fit(local, serial)
-    assert dict(os.environ) == before                   # the library's own cluster leaves the caller's alone
-    for a, b in zip(remote.logs, serial.logs):
-        assert close(a.train.rmse, b.train.rmse) and close(a.held_out.rmse, b.held_out.rmse)
-    assert res.exit_code == 0, res.output
-    assert [d["source"] for d in json.loads(res.stdout)["logs"]] == paths[:2]
-
-
-def test_a_fleet_identified_robot_by_robot_on_one_dask_cluster(tmp_path, cluster):
-    """Item 4's fleet: robots of one design with scattered bodies, each identified from its own logs on
-    the same cluster; each estimate finds its own robot's base parameters, not the fleet's."""
-    import dataclasses
-
-    design = planar_arm()
-    base = bp.find_base_parameters(design)
-    rng = np.random.default_rng(4)
-    fleet = []
-    for k in range(3):
-        joints = tuple(dataclasses.replace(j, inertia=dataclasses.replace(j.inertia, mass=j.inertia.mass * s,
-                                                                           inertia=j.inertia.inertia * s))
-                       for j, s in zip(design.joints, rng.uniform(0.7, 1.3, 3)))
-        robot = dataclasses.replace(design, joints=joints)
-        paths = []
-        for m in range(2):
-            path = tmp_path / f"robot{k}_log{m}.npz"
-            write(path, *simulated(robot, rng, 1500))
-            paths.append(str(path))
-        fleet.append((base.from_standard(bp.standard_parameters(robot)), paths))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        found = [bp.identify_logs(design, paths, base=base, scheduler=cluster.scheduler_address).values
-                 for _, paths in fleet]
-    truths = np.array([truth for truth, _ in fleet])
-    for k, x in enumerate(found):
-        distance = np.abs(truths - x)[:, [c for c, n in enumerate(base.names) if n.startswith(("XX", "SX"))]].max(1)
-        assert np.argmin(distance) == k, distance
-
-
 def test_globs_and_files_are_expanded_in_order(logs):
     robot, base, paths = logs
     folder = paths[0].rsplit("/", 1)[0]
@@ -360,3 +309,57 @@ def test_streamed_gram_products_equal_those_of_the_whole_regressor():
     np.testing.assert_allclose(factors.G[0, :, :R, :R], G, rtol=0, atol=1e-12 * np.abs(G).max())
     np.testing.assert_allclose(factors.G[0, :, :R, R], h, rtol=0, atol=1e-12 * np.abs(h).max())
     np.testing.assert_allclose(factors.G[0, :, R, R], (tau ** 2).sum(axis=0), rtol=1e-12)
+
+
+# -- on the module's Dask cluster: last in the module, so that its two worker processes, started by the first of these
+# tests, do not idle through the others until the module's end (an idle LocalCluster of two workers costs ~0.09 s of
+# CPU per second, its scheduler and nannies in this process included: ~1 s per 10 s of the other tests)
+def test_a_real_local_dask_cluster_gives_the_serial_result(logs, cluster):
+    robot, base, paths = logs
+    serial = bp.identify_logs(robot, paths, method="ols", base=base)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # the cluster's own chatter
+        remote = bp.identify_logs(robot, paths, method="ols", base=base, scheduler=cluster.scheduler_address)
+        res = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), *paths[:2],
+                                        "--scheduler", cluster.scheduler_address, "--json", "-"])
+    same_fit(remote, serial)
+    for name in (*NANNY, "__DASK_PARENT_PID"):          # as before any cluster (the fixture restores them)
+        os.environ.pop(name, None)
+    before = dict(os.environ)
+    local = bp.identify_logs(robot, paths, method="ols", base=base, scheduler="local", workers=2)
+    same_fit(local, serial)
+    assert dict(os.environ) == before                   # the library's own cluster leaves the caller's alone
+    for a, b in zip(remote.logs, serial.logs):
+        assert close(a.train.rmse, b.train.rmse) and close(a.held_out.rmse, b.held_out.rmse)
+    assert res.exit_code == 0, res.output
+    assert [d["source"] for d in json.loads(res.stdout)["logs"]] == paths[:2]
+
+
+def test_a_fleet_identified_robot_by_robot_on_one_dask_cluster(tmp_path, cluster):
+    """Item 4's fleet: robots of one design with scattered bodies, each identified from its own logs on
+    the same cluster; each estimate finds its own robot's base parameters, not the fleet's."""
+    import dataclasses
+
+    design = planar_arm()
+    base = bp.find_base_parameters(design)
+    rng = np.random.default_rng(4)
+    fleet = []
+    for k in range(3):
+        joints = tuple(dataclasses.replace(j, inertia=dataclasses.replace(j.inertia, mass=j.inertia.mass * s,
+                                                                           inertia=j.inertia.inertia * s))
+                       for j, s in zip(design.joints, rng.uniform(0.7, 1.3, 3)))
+        robot = dataclasses.replace(design, joints=joints)
+        paths = []
+        for m in range(2):
+            path = tmp_path / f"robot{k}_log{m}.npz"
+            write(path, *simulated(robot, rng, 1500))
+            paths.append(str(path))
+        fleet.append((base.from_standard(bp.standard_parameters(robot)), paths))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = [bp.identify_logs(design, paths, base=base, scheduler=cluster.scheduler_address).values
+                 for _, paths in fleet]
+    truths = np.array([truth for truth, _ in fleet])
+    for k, x in enumerate(found):
+        distance = np.abs(truths - x)[:, [c for c, n in enumerate(base.names) if n.startswith(("XX", "SX"))]].max(1)
+        assert np.argmin(distance) == k, distance

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import subprocess
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
 import baseparam as bp
-from conftest import EXAMPLES, DATA, ROOT, needs_data
+from conftest import EXAMPLES, DATA, ROOT, needs_data, run_in_process
 
 pin = pytest.importorskip("pinocchio")
 
@@ -312,9 +310,9 @@ def test_root_and_tip(tmp_path):
 
 # -- malformed files --------------------------------------------------------------------------------------------------
 def cli(*args):
-    # the timeout only catches a hang: far above a run's time however loaded the machine (issue 22, item 7)
-    return subprocess.run([sys.executable, "-m", "baseparam.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=600)
+    """``baseparam ARGS…`` in this process: the same streams and exit status as a process of its own (which imported
+    the library again for each of these nine runs)."""
+    return run_in_process(*args)
 
 
 GOOD = ARM.replace("RPY", "0").replace("AXIS", "0 0 1")
