@@ -44,6 +44,7 @@ import numpy as np
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number,
                            check_seed)
 from ..errors import ArgumentError, ExportError, printable
+from ._printer import _safe
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
 N_CHECK = 20          # random states of the printed verification
@@ -210,7 +211,8 @@ class Equations:
 
         n = self.robot.n_dof
         used = set().union(*(e.free_symbols for e in self.tau))
-        lines = [f'"""Equations of motion of {self.robot.name} in its base parameters (baseparam equations)."""',
+        # the name through the exported code's filter: a '"""' or a '\\N' in it ended the docstring or broke its escape
+        lines = [f'"""Equations of motion of {_safe(self.robot.name)} in its base parameters (baseparam equations)."""',
                  "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
         lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
         lines += ["# Beyond these magnitudes a state or a parameter is no robot's, and the products would overflow",

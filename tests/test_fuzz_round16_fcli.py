@@ -1,0 +1,36 @@
+"""Regressions of the command-line fuzzing of issue 28's sixteenth round (the newest surfaces: payload, equations,
+floating-base runs, export of robots carrying a payload; odd values in every numeric option; every path option given
+a folder, FIFO, device, link or an odd name). Each run was a forked process with its own folder, HOME and TMPDIR;
+the fuzzer itself was a throwaway, these are the deterministic cases it found, each failing before its fix."""
+import ast
+
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT, one_line  # noqa: F401  (one_line: used by the tests below)
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _renamed(tmp_path, name):
+    """The planar arm under another name (a YAML string, so any character a one-line name may hold)."""
+    import json
+    path = tmp_path / "robot.yaml"
+    path.write_text(PLANAR.read_text(encoding="utf-8").replace("name: Planar RRR (vertical plane)",
+                                                              f"name: {json.dumps(name)}"), encoding="utf-8")
+    return path
+
+
+# `equations --python` put the robot's name into the module's docstring as written: a name holding '"""' ended the
+# docstring, one holding '\N' broke its escape, and the run was refused as "source: not Python: invalid character
+# '…' (line 27)" — a valid description, an output that could not be written, a message naming no file.
+def test_equations_python_module_of_a_robot_named_with_quotes_or_backslashes_loads(tmp_path):
+    out = tmp_path / "eq.py"
+    result = _run("equations", _renamed(tmp_path, 'tool """ holder \\N{x} v2'), "--python", out)
+    assert result.exit_code == 0, result.output
+    module = ast.parse(out.read_text(encoding="utf-8"))
+    assert "Equations of motion of" in ast.get_docstring(module)
