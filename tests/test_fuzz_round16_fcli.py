@@ -4,10 +4,11 @@ a folder, FIFO, device, link or an odd name). Each run was a forked process with
 the fuzzer itself was a throwaway, these are the deterministic cases it found, each failing before its fix."""
 import ast
 
+import pytest
 from click.testing import CliRunner
 
 from baseparam.cli import main
-from conftest import ROOT, one_line  # noqa: F401  (one_line: used by the tests below)
+from conftest import ROOT, one_line
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
@@ -34,3 +35,23 @@ def test_equations_python_module_of_a_robot_named_with_quotes_or_backslashes_loa
     assert result.exit_code == 0, result.output
     module = ast.parse(out.read_text(encoding="utf-8"))
     assert "Equations of motion of" in ast.get_docstring(module)
+
+
+def _no_projection(*args, **kwargs):
+    raise AssertionError("the projection ran before the run was refused")
+
+
+# `equations`/`export --friction --friction-model smooth` (a scale left 'auto', which identification chooses from
+# data) said "joints[1].friction_model.velocity: 'auto' is identified from data; …": no robot, a Python path for the
+# flag, after the whole projection (excite said the same problem naming the robot and --friction-model). One
+# message now (model.friction.refuse_unresolved), before the projection.
+@pytest.mark.parametrize("command", [["equations"], ["export", "--lang", "python", "--out", "code"]])
+def test_a_friction_scale_left_auto_in_written_code_is_refused_naming_robot_and_flag_before_the_work(
+        tmp_path, monkeypatch, command):
+    import baseparam.projection.base_set as base_set
+    monkeypatch.setattr(base_set, "find_base_parameters", _no_projection)
+    monkeypatch.chdir(tmp_path)
+    name, *options = command
+    result = _run(name, PLANAR, "--friction", "--friction-model", "smooth", *options)
+    one_line(result, "Planar RRR", "joints[1].friction_model", "velocity scale is 'auto'", "--friction-model smooth:")
+    assert list(tmp_path.iterdir()) == []

@@ -282,6 +282,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     """
     import sympy
 
+    from ..dynamics.printing import EXPORTED
+    from ..model.friction import refuse_unresolved
     from ..model.robot import Robot, require_fixed_base
     from ..projection.base_set import BaseParameters, find_base_parameters
     from ._routines import operation_counts, routines
@@ -293,6 +295,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     seed = check_seed(seed)
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
+        refuse_unresolved(base_or_robot, **EXPORTED)       # before the projection, not after its whole work
         if symbolic is not None:        # the names checked before the projection, not after its whole work
             from ..projection.symbolic import parse_symbols
             parse_symbols(base_or_robot, symbolic)
@@ -300,6 +303,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     elif isinstance(base_or_robot, BaseParameters):
         base = base_or_robot
         require_fixed_base(base.robot, "equations")
+        refuse_unresolved(base.robot, **EXPORTED)
     else:
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
@@ -350,12 +354,11 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         symbol[f"qd{k}"] = sympy.Symbol(f"qd{k + 1}", real=True)
         symbol[f"qdd{k}"] = sympy.Symbol(f"qdd{k + 1}", real=True)
     # friction shapes: c(q̇) (sign or its smooth model) and s(q̇) (Stribeck)
-    from ..model.friction import shape_code
-    from ..dynamics.printing import PYTHON_EXPORT, _unresolved
+    from ..model.friction import refuse_unresolved, shape_code
+    from ..dynamics.printing import EXPORTED, PYTHON_EXPORT
+    refuse_unresolved(robot, **EXPORTED)                # the written module needs the numbers (as export does)
     for k in range(n):
         model = robot.joints[k].friction_model
-        if model is not None and model.unresolved:      # the written module needs the number (as export does)
-            _unresolved(k, model.unresolved[0])
         c_code, s_code = shape_code(model, f"qd[..., {k}]", PYTHON_EXPORT)
         qd_k = sympy.Symbol(f"qd{k + 1}", real=True)
         add_abbrev(f"sgn{k}", f"sg{k + 1}", sympy.Function("c_friction")(qd_k) if model is not None and
