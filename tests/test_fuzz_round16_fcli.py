@@ -4,6 +4,7 @@ a folder, FIFO, device, link or an odd name). Each run was a forked process with
 the fuzzer itself was a throwaway, these are the deterministic cases it found, each failing before its fix."""
 import ast
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -55,3 +56,18 @@ def test_a_friction_scale_left_auto_in_written_code_is_refused_naming_robot_and_
     result = _run(name, PLANAR, "--friction", "--friction-model", "smooth", *options)
     one_line(result, "Planar RRR", "joints[1].friction_model", "velocity scale is 'auto'", "--friction-model smooth:")
     assert list(tmp_path.iterdir()) == []
+
+
+# `identify SPACE LOG --route momentum --known mass=1e-300` (or 1e-320, a subnormal) ran, exit 0: the known mass sets
+# the scale of every estimate, whose variances are its square and underflowed — XX0 = 1.37e-301 ± 8.03 (the σ of a
+# 1 kg fit), the known total mass itself "± 5e-15". A known value of 0, or from 1e-100 on, is taken as before.
+@pytest.mark.parametrize("known, said", [("mass=1e-300", "mass: expected the total mass in kg from 1e-100"),
+                                         ("SX1=1e-320", "SX1: expected 0 or a magnitude from 1e-100")])
+def test_a_known_quantity_below_what_its_squares_can_hold_is_refused(tmp_path, known, said):
+    from baseparam.identification.floating_logs import write_floating_log
+    import baseparam as bp
+    model = bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml"))
+    log = bp.free_floating_experiment(model, np.linspace(0, 1, 21), lambda t, q, qd: np.ones(6)).log
+    write_floating_log(tmp_path / "log.npz", log)
+    one_line(_run("identify", ROOT / "robots" / "space_robot.yaml", tmp_path / "log.npz", "--route", "momentum",
+                  "--known", known), "--known", said)
