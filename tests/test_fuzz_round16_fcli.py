@@ -71,3 +71,13 @@ def test_a_known_quantity_below_what_its_squares_can_hold_is_refused(tmp_path, k
     write_floating_log(tmp_path / "log.npz", log)
     one_line(_run("identify", ROOT / "robots" / "space_robot.yaml", tmp_path / "log.npz", "--route", "momentum",
                   "--known", known), "--known", said)
+
+
+# `export --lang c --prefix math` wrote math.h beside math.c: compiled with that folder on the include path
+# (`cc -Iout out/math.c`), the code's own `#include <math.h>` found it instead of the C library's, cos and sin were
+# undeclared (implicitly int before C99: wrong torques). A C standard header's name, in any case, is refused.
+@pytest.mark.parametrize("prefix", ["math", "Stdio"])
+def test_a_c_prefix_naming_a_standard_header_is_refused(tmp_path, prefix):
+    result = _run("export", PLANAR, "--lang", "c", "--prefix", prefix, "--out", tmp_path / "code")
+    one_line(result, "--prefix", f"hides the C library's <{prefix.lower()}.h>")
+    assert not (tmp_path / "code").exists()
