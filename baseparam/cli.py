@@ -1227,6 +1227,8 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
     from .codegen._export import check_checked, check_out_dir, check_prefix, export as write, parse_what
+    from .dynamics.printing import EXPORTED
+    from .model.friction import refuse_unresolved
     from .projection.base_set import find_base_parameters
     if out_dir == "-":      # else a folder named '-'
         _fail("--out: give a folder name (export writes several files; '-' is not stdout here)", 2)
@@ -1237,7 +1239,9 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
         check_prefix(prefix, lang)
         check_checked(checked, lang)
         check_out_dir(out_dir)
-        base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
+        robot = load(robot_file)
+        refuse_unresolved(robot, **EXPORTED)       # a friction scale left 'auto': before the projection's work
+        base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = write(base, lang, functions, prefix, out_dir, checked=checked)
     _report(f"{base.robot.name}: {base.rank} base parameters\n{result.summary()}", result.files, False)
@@ -1275,10 +1279,14 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
                    {"--out": stdout, "--python": stdout})
     _writable([text_out, python_out, json_out])
     from .codegen.equations import equations as closed_form
+    from .dynamics.printing import EXPORTED
+    from .model.friction import refuse_unresolved
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close):
-        base = find_base_parameters(load(robot_file), parameters, progress=progress, max_memory=max_memory)
+        robot = load(robot_file)
+        refuse_unresolved(robot, **EXPORTED)       # a friction scale left 'auto': before the projection's work
+        base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
         written = _write_outputs((json_out, lambda path: _write_json(path, eq.to_dict())),

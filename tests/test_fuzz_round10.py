@@ -58,8 +58,11 @@ def test_equations_of_a_friction_scale_left_to_identification_is_one_line(tmp_pa
     result = CliRunner().invoke(main, ["equations", str(PLANAR), "--friction", "--friction-model", model,
                                        "--python", "tau.py"])
     assert result.exit_code == 2 and "internal error" not in result.output, result.output
-    assert result.output.strip() == (f"baseparam: joints[1].friction_model.{scale}: 'auto' is identified from data; "
-                                     "give the number, or export the identified description")
+    # (round 16: the robot named and the flag's form, as every command that evaluates the friction without data)
+    assert result.output.strip() == (f"baseparam: 'Planar RRR (vertical plane)': joints[1].friction_model: the {scale} "
+                                     "scale is 'auto', which identification chooses from training data; give the "
+                                     "number for the written code (or export the identified description), e.g. "
+                                     "--friction-model smooth:0.05")
     assert list(tmp_path.iterdir()) == []
 
 

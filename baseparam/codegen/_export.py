@@ -104,6 +104,13 @@ def parse_what(text):
     return names
 
 
+# The C11 standard headers: NAME.h of one of these names (in any case: macOS's file system ignores it) found first
+# on the include path in place of the library's
+C_HEADERS = frozenset("assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal stdalign "
+                      "stdarg stdatomic stdbool stddef stdint stdio stdlib stdnoreturn string tgmath threads time "
+                      "uchar wchar wctype".split())
+
+
 def check_prefix(prefix, lang=None):
     """A prefix must be a C identifier not reserved to the implementation (no leading '_'), at most
     64 characters; for Python also not a keyword."""
@@ -113,6 +120,10 @@ def check_prefix(prefix, lang=None):
         raise ExportError(f"prefix: {len(prefix)} characters; at most 64")
     if lang == "python" and keyword.iskeyword(prefix):
         raise ExportError(f"prefix: {shown(prefix)} is a Python keyword")
+    if lang == "c" and prefix.lower() in C_HEADERS:
+        raise ExportError(f"prefix: {shown(prefix)} would write {prefix}.h, which hides the C library's "
+                          f"<{prefix.lower()}.h> from code compiled with the output folder on the include path; "
+                          "choose another name")
     return prefix
 
 

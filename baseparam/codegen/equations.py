@@ -44,6 +44,7 @@ import numpy as np
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number,
                            check_seed)
 from ..errors import ArgumentError, ExportError, printable
+from ._printer import _safe
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
 N_CHECK = 20          # random states of the printed verification
@@ -207,7 +208,8 @@ class Equations:
 
         n = self.robot.n_dof
         used = set().union(*(e.free_symbols for e in self.tau))
-        lines = [f'"""Equations of motion of {self.robot.name} in its base parameters (baseparam equations)."""',
+        # the name through the exported code's filter: a '"""' or a '\\N' in it ended the docstring or broke its escape
+        lines = [f'"""Equations of motion of {_safe(self.robot.name)} in its base parameters (baseparam equations)."""',
                  "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
         lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
         lines += ["# Beyond these magnitudes a state or a parameter is no robot's, and the products would overflow",
@@ -277,6 +279,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     """
     import sympy
 
+    from ..dynamics.printing import EXPORTED
+    from ..model.friction import refuse_unresolved
     from ..model.robot import Robot, require_fixed_base
     from ..projection.base_set import BaseParameters, find_base_parameters
     from ._routines import operation_counts, routines
@@ -288,6 +292,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     seed = check_seed(seed)
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
+        refuse_unresolved(base_or_robot, **EXPORTED)       # before the projection, not after its whole work
         if symbolic is not None:        # the names checked before the projection, not after its whole work
             from ..projection.symbolic import parse_symbols
             parse_symbols(base_or_robot, symbolic)
@@ -295,6 +300,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     elif isinstance(base_or_robot, BaseParameters):
         base = base_or_robot
         require_fixed_base(base.robot, "equations")
+        refuse_unresolved(base.robot, **EXPORTED)
     else:
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
@@ -345,12 +351,11 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         symbol[f"qd{k}"] = sympy.Symbol(f"qd{k + 1}", real=True)
         symbol[f"qdd{k}"] = sympy.Symbol(f"qdd{k + 1}", real=True)
     # friction shapes: c(q̇) (sign or its smooth model) and s(q̇) (Stribeck)
-    from ..model.friction import shape_code
-    from ..dynamics.printing import PYTHON_EXPORT, _unresolved
+    from ..model.friction import refuse_unresolved, shape_code
+    from ..dynamics.printing import EXPORTED, PYTHON_EXPORT
+    refuse_unresolved(robot, **EXPORTED)                # the written module needs the numbers (as export does)
     for k in range(n):
         model = robot.joints[k].friction_model
-        if model is not None and model.unresolved:      # the written module needs the number (as export does)
-            _unresolved(k, model.unresolved[0])
         c_code, s_code = shape_code(model, f"qd[..., {k}]", PYTHON_EXPORT)
         qd_k = sympy.Symbol(f"qd{k + 1}", real=True)
         add_abbrev(f"sgn{k}", f"sg{k + 1}", sympy.Function("c_friction")(qd_k) if model is not None and

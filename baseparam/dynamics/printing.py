@@ -26,7 +26,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..model.friction import shape_code
+from ..errors import ExportError
+from ..model.friction import refuse_unresolved, shape_code
 from ..model.joint_model import motion_offsets
 from .expressions import ADD, CONST, DIV, INPUT, MUL, NEG, SUB, live_nodes
 
@@ -227,10 +228,9 @@ def prologue(g, live, robot, language):
             lines.append(language.let((local["c"], local["s"]), (f"cos({angle})", f"sin({angle})")))
         if ("sgn", k) in used or ("stb", k) in used:
             model = robot.joints[k].friction_model
-            if model is not None and model.coulomb == "smooth" and isinstance(model.velocity, str):
-                _unresolved(k, "velocity")
-            if ("stb", k) in used and isinstance(model.stribeck, str):
-                _unresolved(k, "stribeck")
+            if model is not None and (model.coulomb == "smooth" and isinstance(model.velocity, str)
+                                      or ("stb", k) in used and isinstance(model.stribeck, str)):
+                refuse_unresolved(robot, **EXPORTED)
             c, s = shape_code(model, f"qd[{k}]", language, coulomb=local["sgn"])
             lines.append(language.let((local["sgn"],), (c,)))
             if ("stb", k) in used:
@@ -238,12 +238,8 @@ def prologue(g, live, robot, language):
     return lines
 
 
-def _unresolved(k, name):
-    """A friction model's velocity scale for exported code must be a number (``auto`` is resolved by
-    identification)."""
-    from ..errors import ExportError
-    raise ExportError(f"joints[{k + 1}].friction_model.{name}: 'auto' is identified from data; give the number, or "
-                      "export the identified description")
+# A friction model's scale in exported code must be a number ('auto' is resolved by identification)
+EXPORTED = {"error": ExportError, "purpose": "for the written code (or export the identified description)"}
 
 
 def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd_ref, sgn, stb, out", *,

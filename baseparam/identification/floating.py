@@ -86,8 +86,8 @@ import numpy as np
 from .._checks import counted
 from .._numbers import real_array
 from .._stderr import solve_clarabel
-from .._validation import (ABSURD, QUATERNION_SLACK, check_field_kinds, check_instance, check_number, check_option,
-                           check_parameter_vector, check_robot, check_samples, float_fields, shown)
+from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_field_kinds, check_instance, check_number,
+                           check_option, check_parameter_vector, check_robot, check_samples, float_fields, shown)
 from .._warnings import deprecated_parameter
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
@@ -347,6 +347,12 @@ def _known_rows(known, names):
             raise SettingsError(f"known: {key}: expected a finite number within ±{ABSURD:g}, got {shown(value)}")
         if key == "mass" and value <= 0:
             raise SettingsError(f"known: mass: expected the total mass in kg (> 0), got {shown(value)}")
+        # a known value sets the scale of the estimates it fixes, whose variances are its square: below 1e-100 they
+        # underflow (mass=1e-300 gave XX0 = 1.37e-301 ± 8.03, the σ of a 1 kg fit, and M0 ± 5e-15 for a known 0)
+        if value != 0 and abs(value) < 1 / ABSURD_PARAMETER:
+            expected = "the total mass in kg" if key == "mass" else "0 or a magnitude"
+            raise SettingsError(f"known: {key}: expected {expected} from {1 / ABSURD_PARAMETER:g} to {ABSURD:g}, "
+                                f"got {shown(value)}")
         C.append(c)
         v.append(value)
     return np.array(C).reshape(-1, len(names)), np.array(v), list(known or {})

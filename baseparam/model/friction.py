@@ -231,15 +231,25 @@ def _per_joint(robot, qd, sign_width, coulomb_method, stribeck_method):
         if model is None or model.is_default:
             continue
         if model.unresolved:           # said here, where the joint is known (the model's own check cannot name it)
-            raise ArgumentError(f"{shown(robot.name)}: joints[{k + 1}].friction_model: the "
-                                f"{' and '.join(model.unresolved)} scale is 'auto', which identification chooses "
-                                "from training data; give the number to evaluate the friction without data, e.g. "
-                                "friction_model='smooth:0.05'")
+            refuse_unresolved(robot)
         width = None if sign_width is None else sign_width[k]
         coulomb[k] = getattr(model, coulomb_method)(qd[k], width)
         if model.stribeck is not None:
             stribeck[k] = getattr(model, stribeck_method)(qd[k], width)
     return coulomb, stribeck
+
+
+def refuse_unresolved(robot, *, error=ArgumentError, purpose="to evaluate the friction without data"):
+    """Raise ``error`` naming the robot and the first joint whose friction model leaves a scale ``'auto'`` (which
+    identification chooses from training data), if any: evaluating or exporting the friction needs the number.
+    One message for every caller (``purpose`` says what the number is for), in the parameter's words, which the
+    command line shows as ``--friction-model``."""
+    for k, joint in enumerate(robot.joints):
+        model = joint.friction_model
+        if model is not None and model.unresolved:
+            raise error(f"{shown(robot.name)}: joints[{k + 1}].friction_model: the {' and '.join(model.unresolved)} "
+                        f"scale is 'auto', which identification chooses from training data; give the number "
+                        f"{purpose}, e.g. friction_model='smooth:0.05'")
 
 
 def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb: bool = True):
