@@ -52,6 +52,8 @@ def limited(self):
     allowed[0] -= 1
     start(self)
 threading.Thread.start = limited
+import baseparam._processes      # a limit its files do not show (a cgroup's pids.max hidden by a namespace)
+baseparam._processes._no_limit_of_tasks_binds = lambda count: False
 sys.argv = ["baseparam", "find", sys.argv[2]]
 from baseparam._entry import main
 main()
