@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from baseparam import _processes
+from baseparam.errors import resource_exhausted
 
 
 def _tasks_on_the_system():
@@ -49,3 +50,47 @@ def test_a_limit_of_processes_within_reach_is_still_probed(started_threads):
     finally:
         resource.setrlimit(resource.RLIMIT_NPROC, (soft, hard))
     assert started_threads[0] > 0
+
+
+def _raised(start):
+    """The exception ``start()`` raises."""
+    try:
+        start()
+    except Exception as exc:  # noqa: BLE001 — the one looked at
+        return exc
+    raise AssertionError("nothing raised")
+
+
+def _eagain(*args, **kwargs):
+    raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+
+
+def test_a_refused_fork_is_the_processes_limit(monkeypatch):
+    # a worker's fork refused (ulimit -u: EAGAIN) was said as "ROBOT.yaml: Resource temporarily unavailable"
+    import multiprocessing
+    import multiprocessing.util
+    import subprocess
+
+    import _posixsubprocess
+
+    monkeypatch.setattr(os, "fork", _eagain)
+    monkeypatch.setattr(subprocess, "_fork_exec", _eagain)
+    monkeypatch.setattr(_posixsubprocess, "fork_exec", _eagain)
+    for start in (multiprocessing.get_context("fork").Process(target=int).start,
+                  lambda: subprocess.Popen(["true"]),
+                  lambda: multiprocessing.util.spawnv_passfds("true", ["true"], [])):
+        assert "cannot start a process or thread" in resource_exhausted(_raised(start))
+
+
+def test_a_non_blocking_write_that_would_wait_is_not_a_limit_of_processes():
+    # the same EAGAIN (BlockingIOError) of a write to a full non-blocking pipe was said as "cannot start a process or
+    # thread (…ulimit -u)", and a reader's message with it as its context too
+    read, write = os.pipe()
+    try:
+        os.set_blocking(write, False)
+        exc = _raised(lambda: [os.write(write, b"x" * 65536) for _ in range(64)])
+    finally:
+        os.close(read)
+        os.close(write)
+    assert exc.errno == errno.EAGAIN
+    assert resource_exhausted(exc) is None
