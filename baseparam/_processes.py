@@ -448,21 +448,51 @@ class WorkersWatched:
         self._seen = set()
 
     def check(self):
-        """Raise if a worker has ended with a failure: it failed as it started (a library it could not load, a
-        limit of the process met: its traceback is printed by Python before any of ours runs), and the tasks waited
-        for it for ever (``excite --workers 2`` hung; ``multiprocessing.Pool`` starts another, which fails the same).
+        """Raise if a worker has ended with a failure (:meth:`raise_ended`): it failed as it started (a library it
+        could not load, a limit of the process met: its traceback is printed by Python before any of ours runs), and
+        the tasks waited for it for ever (``excite --workers 2`` hung; ``multiprocessing.Pool`` starts another,
+        which fails the same); or it was killed (the out-of-memory killer, a signal sent to it) while it worked.
 
         Raises
         ------
         ResourceLimitError
         """
         self._seen.update(self._workers())
-        ended = [process.exitcode for process in self._seen if process.exitcode not in (None, 0)]
+        self.raise_ended()
+
+    def raise_ended(self):
+        """Raise, in words that say how, if a worker seen so far has ended with a failure: one killed by a signal
+        first (the others of its pool may have been stopped because of it).
+
+        Raises
+        ------
+        ResourceLimitError
+        """
+        ended = sorted((process.exitcode for process in self._seen if process.exitcode not in (None, 0)),
+                       key=lambda code: code >= 0)
         if ended:
             from .errors import ResourceLimitError
-            raise ResourceLimitError(f"a worker process ended as it started (exit status {ended[0]}; its own words, "
-                                     "if any, above): a limit of the process (ulimit -v, -u) or of the machine, or an "
-                                     "installation it cannot load; try one worker")
+            raise ResourceLimitError(worker_ended(ended[0]))
+
+
+def worker_ended(exitcode):
+    """The words for a worker process that ended with ``exitcode`` (``Process.exitcode``: −N when killed by
+    signal N; 128 + N when :func:`_end_worker` ended it on SIGTERM or SIGHUP). A worker's tasks cannot end it
+    otherwise (their exceptions come back to the caller), so another status is Python's own at its start-up (a
+    traceback printed above); a signal may come at any time, and is said as it is (a worker killed as it worked
+    was "ended as it started", or "internal error: BrokenProcessPool", exit 1)."""
+    number = -exitcode if exitcode < 0 else exitcode - 128 if exitcode - 128 in _STOPPING else None
+    if number is not None:
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        by = "the out-of-memory killer, or a signal sent to it" if number == getattr(signal, "SIGKILL", None) \
+            else "a signal sent to it"
+        return (f"a worker process was {'killed' if exitcode < 0 else 'ended'} by {name} ({by}); the run is "
+                "stopped; try fewer workers, or one")
+    return (f"a worker process ended as it started (exit status {exitcode}; its own words, if any, above): a limit "
+            "of the process (ulimit -v, -u) or of the machine, or an installation it cannot load; try one worker")
 
 
 def one_blas_thread():

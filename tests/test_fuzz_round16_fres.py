@@ -94,3 +94,52 @@ def test_a_non_blocking_write_that_would_wait_is_not_a_limit_of_processes():
         os.close(write)
     assert exc.errno == errno.EAGAIN
     assert resource_exhausted(exc) is None
+
+
+def _sleeping_worker():
+    """A (forked) process that sleeps."""
+    import multiprocessing
+    import time
+
+    process = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    process.start()
+    return process
+
+
+def _killed(process):
+    """``process`` killed by SIGKILL as it worked, ended and reaped."""
+    import signal
+
+    os.kill(process.pid, signal.SIGKILL)
+    process.join(30)
+    return process
+
+
+def test_a_worker_killed_as_it_worked_is_said_so():
+    # excite --workers 2, a worker killed by the out-of-memory killer (SIGKILL) mid-run: "a worker process ended as
+    # it started (exit status -9 …) … an installation it cannot load"
+    from baseparam.errors import ResourceLimitError
+
+    process = _killed(_sleeping_worker())
+    with pytest.raises(ResourceLimitError, match="killed by SIGKILL") as raised:
+        _processes.WorkersWatched(lambda: [process]).check()
+    assert "as it started" not in str(raised.value)
+
+
+def test_a_process_pool_broken_by_a_killed_worker_is_said_as_that_end():
+    # identify --workers 2, a worker killed mid-run: "internal error: BrokenProcessPool: A process in the process pool
+    # was terminated abruptly …", exit 1
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from baseparam.errors import ResourceLimitError
+    from baseparam.identification import _workers
+
+    pool = [_sleeping_worker()]
+    workers = _processes.WorkersWatched(lambda: pool)
+    workers.check()                     # the pool's processes, remembered as they start (a broken pool forgets them)
+    _killed(pool.pop())
+    broken = Future()
+    broken.set_exception(BrokenProcessPool("A process in the process pool was terminated abruptly"))
+    with pytest.raises(ResourceLimitError, match="killed by SIGKILL"):
+        _workers._result(broken, workers)
