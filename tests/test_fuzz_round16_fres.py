@@ -4,11 +4,14 @@ import errno
 import os
 import resource
 import threading
+from pathlib import Path
 
 import pytest
 
 from baseparam import _processes
 from baseparam.errors import resource_exhausted
+
+PLANAR = Path(__file__).resolve().parents[1] / "robots" / "planar_rrr.yaml"
 
 
 def _tasks_on_the_system():
@@ -143,3 +146,17 @@ def test_a_process_pool_broken_by_a_killed_worker_is_said_as_that_end():
     broken.set_exception(BrokenProcessPool("A process in the process pool was terminated abruptly"))
     with pytest.raises(ResourceLimitError, match="killed by SIGKILL"):
         _workers._result(broken, workers)
+
+
+def test_the_projections_budget_names_the_address_space_limit_when_that_binds(monkeypatch):
+    # under ulimit -v the budget is 80 % of the address space left, which the message called "80 % of the memory this
+    # machine has available now" (a machine with 60 GB free refused a robot for 1.6 GB)
+    import baseparam as bp
+    from baseparam import _memory
+
+    monkeypatch.setattr(_memory, "_meminfo_available", lambda: 64 * 10 ** 9)
+    monkeypatch.setattr(_memory, "_cgroup_room", lambda: None)
+    monkeypatch.setattr(_memory, "_address_space_room", lambda: 1000)
+    with pytest.raises(bp.ResourceLimitError, match=r"allowed \(80 % of the address space left under this process's "
+                                                    r"limit \(ulimit -v\); raise it with max_memory=SIZE\)$"):
+        bp.find_base_parameters(bp.load_robot(PLANAR))
