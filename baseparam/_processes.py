@@ -35,6 +35,33 @@ def caller_not_reimported():
         main.update(hidden)
 
 
+# What a worker's BLAS and OpenMP libraries read as they load: one thread each (:func:`one_blas_thread` sets the same
+# once they are loaded)
+_ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@contextmanager
+def workers_on_one_blas_thread():
+    """The worker processes started in the block load their BLAS on one thread (the environment they inherit says
+    so; the caller's own is restored on leaving, its libraries already loaded are left alone).
+
+    Loaded with the machine's default, numpy's and then scipy's OpenBLAS each started a thread per processor (less
+    one) in each worker, which :func:`one_blas_thread` then left idle: under a limit of processes and threads
+    (``ulimit -u 15``, ``excite --workers 2``) the workers' OpenBLAS printed four lines each, "pthread_create failed
+    …", before the run's one line; and :func:`room_for_workers` had to ask for as many threads (1 037 for 8
+    workers on 128 processors)."""
+    saved = {name: os.environ.get(name) for name in _ONE_THREAD}
+    os.environ.update(_ONE_THREAD)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @contextmanager
 def workers_born_deaf():
     """SIGINT, SIGTERM and SIGHUP held, not ignored, while the workers start: they inherit the blocked signals from
@@ -293,10 +320,15 @@ def blas_threads():
     return processors - 1
 
 
+# A worker's tasks: the process, its caller-watch thread, its progress queue's feeder thread (its BLAS on one
+# thread: workers_on_one_blas_thread)
+WORKER_THREADS = 3
+
+
 def room_for_workers(workers):
     """Refuse a pool of ``workers`` processes that the limit of processes and threads cannot hold, before it is
-    started: each worker is a process with its caller-watch thread and the threads its BLAS starts as numpy loads,
-    and the pool adds the resource tracker and a few threads of the caller's. Started regardless, the pool failed
+    started: each worker is a process with its threads (:data:`WORKER_THREADS`), and the pool adds the resource
+    tracker and a few threads of the caller's. Started regardless, the pool failed
     part-way — "cannot join thread before it is started" (exit 1), thread tracebacks, or ``identify --workers 2``
     waiting for ever on a worker that never came.
 
@@ -305,7 +337,7 @@ def room_for_workers(workers):
     RuntimeError
         "can't start new thread", Python's own words (said as the process's limit by the command line).
     """
-    if not threads_startable(workers * (2 + blas_threads()) + 5, stack=256 * 1024):
+    if not threads_startable(workers * WORKER_THREADS + 5, stack=256 * 1024):
         raise RuntimeError("can't start new thread")
 
 

@@ -160,3 +160,31 @@ def test_the_projections_budget_names_the_address_space_limit_when_that_binds(mo
     with pytest.raises(bp.ResourceLimitError, match=r"allowed \(80 % of the address space left under this process's "
                                                     r"limit \(ulimit -v\); raise it with max_memory=SIZE\)$"):
         bp.find_base_parameters(bp.load_robot(PLANAR))
+
+
+def test_the_room_asked_for_a_pool_does_not_grow_with_the_processors(monkeypatch, started_threads):
+    # each worker was counted with a BLAS thread per processor (less one), which its numpy and scipy started as they
+    # loaded: a pool of 8 workers on 128 processors probed 1 037 threads (170 ms), and under ulimit -u 15 the workers
+    # of `excite --workers 2` printed OpenBLAS's four lines each ("pthread_create failed …") before the run's own
+    monkeypatch.setattr(_processes, "_no_limit_of_tasks_binds", lambda count: False, raising=False)
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    counts = []
+    for processors in (2, 128):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, n=processors: set(range(n)))
+        started_threads[0] = 0
+        _processes.room_for_workers(8)
+        counts.append(started_threads[0])
+    assert counts[0] == counts[1]
+
+
+def test_workers_start_with_one_blas_thread_and_the_callers_environment_is_kept(monkeypatch):
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "6")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    with _processes.workers_on_one_blas_thread():
+        seen = subprocess.run([sys.executable, "-S", "-c", "import os; print(os.environ['OPENBLAS_NUM_THREADS'], "
+                               "os.environ['OMP_NUM_THREADS'])"], capture_output=True, text=True, timeout=60).stdout
+    assert seen.split() == ["1", "1"]
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "6" and "OMP_NUM_THREADS" not in os.environ

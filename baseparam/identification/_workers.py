@@ -17,7 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_to_interrupts, end_with_caller,
                           kept_for_the_first_task, killed_if_slow, one_blas_thread, raise_failed_start,
-                          room_for_workers, workers_born_deaf)
+                          room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -78,7 +78,7 @@ def _in_processes(logs, task, folds, workers, report):
     try:
         # the processes start as the work is submitted; an interrupt held during their start-up is raised on
         # leaving the block, inside this try, which stops whatever started
-        with caller_not_reimported(), workers_born_deaf():
+        with caller_not_reimported(), workers_on_one_blas_thread(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
         workers = WorkersWatched(lambda: list((getattr(pool, "_processes", None) or {}).values()))
         workers.check()                                  # the processes remembered: the pool forgets a broken one's
