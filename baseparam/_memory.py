@@ -83,11 +83,29 @@ def resident_bytes():
         return None
 
 
+# What each figure of available_bytes is, as a message says it
+_SOURCES = ("the memory this machine has available now", "the memory left under this process's cgroup limit",
+            "the address space left under this process's limit (ulimit -v)")
+
+
+def _available():
+    """(bytes, what they are) of the figure that binds now (:data:`_SOURCES`), or (None, None)."""
+    figures = [(v, what) for v, what in zip((_meminfo_available(), _cgroup_room(), _address_space_room()), _SOURCES)
+               if v is not None]
+    return min(figures, key=lambda figure: figure[0]) if figures else (None, None)
+
+
 def available_bytes():
     """Memory available to new allocations now (bytes): the OS's MemAvailable, or less under a cgroup
     limit or an address-space limit (``ulimit -v``); None where none can be read."""
-    figures = [v for v in (_meminfo_available(), _cgroup_room(), _address_space_room()) if v is not None]
-    return min(figures) if figures else None
+    return _available()[0]
+
+
+def budget_source():
+    """What the default budget is (:func:`budget` without ``max_memory``), in a message's words: "80 % of the
+    memory this machine has available now", or of what binds instead (the address space under ``ulimit -v``)."""
+    what = _available()[1]
+    return f"{SHARE_OF_AVAILABLE:.0%} of {what or _SOURCES[0]}".replace("%", " %")
 
 
 def parse_size(text, name="max_memory", kind="memory"):

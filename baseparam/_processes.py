@@ -35,6 +35,33 @@ def caller_not_reimported():
         main.update(hidden)
 
 
+# What a worker's BLAS and OpenMP libraries read as they load: one thread each (:func:`one_blas_thread` sets the same
+# once they are loaded)
+_ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@contextmanager
+def workers_on_one_blas_thread():
+    """The worker processes started in the block load their BLAS on one thread (the environment they inherit says
+    so; the caller's own is restored on leaving, its libraries already loaded are left alone).
+
+    Loaded with the machine's default, numpy's and then scipy's OpenBLAS each started a thread per processor (less
+    one) in each worker, which :func:`one_blas_thread` then left idle: under a limit of processes and threads
+    (``ulimit -u 15``, ``excite --workers 2``) the workers' OpenBLAS printed four lines each, "pthread_create failed
+    …", before the run's one line; and :func:`room_for_workers` had to ask for as many threads (1 037 for 8
+    workers on 128 processors)."""
+    saved = {name: os.environ.get(name) for name in _ONE_THREAD}
+    os.environ.update(_ONE_THREAD)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @contextmanager
 def workers_born_deaf():
     """SIGINT, SIGTERM and SIGHUP held, not ignored, while the workers start: they inherit the blocked signals from
@@ -181,11 +208,85 @@ def kept_for_the_first_task(initializer):
     return functools.wraps(initializer)(run)      # its name: a spawned worker takes it by the initializer's name
 
 
+def _read_first_line(path):
+    """The first line of a small file (of /proc or /sys), stripped; None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.readline(256).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+
+
+def _cgroup_tasks_room(count):
+    """Whether every visible cgroup limit of tasks (``pids.max`` of this process's cgroup and its ancestors, v1 or v2)
+    leaves room for ``count`` more; None when it cannot be told (the pids hierarchy not mounted where looked for)."""
+    try:
+        with open("/proc/self/cgroup", "rb") as f:
+            lines = f.read(65536)
+    except OSError:
+        return None
+    folders = []
+    for line in lines.decode("utf-8", "replace").splitlines():
+        number, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if number == "0" and not controllers:               # the v2 hierarchy (pids, if enabled there)
+            folders += [("/sys/fs/cgroup", path, False), ("/sys/fs/cgroup/unified", path, False)]
+        elif "pids" in controllers.split(","):              # v1's pids hierarchy: it must be found
+            folders.append(("/sys/fs/cgroup/pids", path, True))
+    for root, path, required in folders:
+        leaf = root + path.rstrip("/")
+        if not os.path.isdir(leaf):
+            if required:
+                return None
+            continue
+        folder = leaf
+        while len(folder) >= len(root):                    # the cgroup, then each ancestor up to the mount's root
+            limit = _read_first_line(folder + "/pids.max")
+            if limit not in (None, "max"):
+                current = _read_first_line(folder + "/pids.current")
+                if current is None or not (limit.isdigit() and current.isdigit()) \
+                        or int(current) + count > int(limit):
+                    return False
+            folder = folder.rpartition("/")[0]
+    return True
+
+
+def _no_limit_of_tasks_binds(count):
+    """Whether no limit of tasks can refuse ``count`` more threads now, told from a few small files rather than by
+    starting them (``threads_startable``'s probe cost 10 ms CPU for 64 threads at every start, 170 ms before a pool
+    of 8 workers on 128 processors). Every task of this process's user is one of the system's (the fourth figure of
+    /proc/loadavg, every thread of every process): below ``ulimit -u`` by ``count`` (or with no such limit), below the
+    system's threads-max and pid_max, and within each visible cgroup's pids.max, nothing can refuse them. False
+    whenever it cannot be told (no /proc, no resource module, an address-space limit that the threads' stacks
+    might meet): the probe then answers."""
+    try:
+        import resource
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            return False
+        nproc = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+        infinite = resource.RLIM_INFINITY
+    except (ImportError, AttributeError, OSError, ValueError):
+        return False
+    load = _read_first_line("/proc/loadavg")
+    system = load.split()[3].partition("/")[2] if load and len(load.split()) > 3 else ""
+    if not system.isdigit():
+        return False
+    tasks = int(system) + count
+    for ceiling in (None if nproc == infinite else nproc, _read_first_line("/proc/sys/kernel/threads-max"),
+                    _read_first_line("/proc/sys/kernel/pid_max")):
+        if ceiling is not None and not (str(ceiling).isdigit() and tasks < int(ceiling)):
+            return False
+    return bool(_cgroup_tasks_room(count))
+
+
 def threads_startable(count, stack=None):
-    """Whether ``count`` more threads can be started now (each started, then all ended again): under a limit of
-    processes and threads (``ulimit -u``, a cgroup's pids.max, which count both alike) the answer for as many
-    processes. ``stack``: their stack size in bytes (a small one where the address space is not what is asked
-    about); None, the system's default, which other libraries' threads (OpenBLAS's) get."""
+    """Whether ``count`` more threads can be started now (each started, then all ended again, unless no limit of
+    tasks can bind: :func:`_no_limit_of_tasks_binds`): under a limit of processes and threads (``ulimit -u``, a
+    cgroup's pids.max, which count both alike) the answer for as many processes. ``stack``: their stack size in
+    bytes (a small one where the address space is not what is asked about); None, the system's default, which other
+    libraries' threads (OpenBLAS's) get."""
+    if _no_limit_of_tasks_binds(count):
+        return True
     release = threading.Event()
     started = []
     size = threading.stack_size(stack or 0)
@@ -219,10 +320,15 @@ def blas_threads():
     return processors - 1
 
 
+# A worker's tasks: the process, its caller-watch thread, its progress queue's feeder thread (its BLAS on one
+# thread: workers_on_one_blas_thread)
+WORKER_THREADS = 3
+
+
 def room_for_workers(workers):
     """Refuse a pool of ``workers`` processes that the limit of processes and threads cannot hold, before it is
-    started: each worker is a process with its caller-watch thread and the threads its BLAS starts as numpy loads,
-    and the pool adds the resource tracker and a few threads of the caller's. Started regardless, the pool failed
+    started: each worker is a process with its threads (:data:`WORKER_THREADS`), and the pool adds the resource
+    tracker and a few threads of the caller's. Started regardless, the pool failed
     part-way — "cannot join thread before it is started" (exit 1), thread tracebacks, or ``identify --workers 2``
     waiting for ever on a worker that never came.
 
@@ -231,7 +337,7 @@ def room_for_workers(workers):
     RuntimeError
         "can't start new thread", Python's own words (said as the process's limit by the command line).
     """
-    if not threads_startable(workers * (2 + blas_threads()) + 5, stack=256 * 1024):
+    if not threads_startable(workers * WORKER_THREADS + 5, stack=256 * 1024):
         raise RuntimeError("can't start new thread")
 
 
@@ -374,21 +480,51 @@ class WorkersWatched:
         self._seen = set()
 
     def check(self):
-        """Raise if a worker has ended with a failure: it failed as it started (a library it could not load, a
-        limit of the process met: its traceback is printed by Python before any of ours runs), and the tasks waited
-        for it for ever (``excite --workers 2`` hung; ``multiprocessing.Pool`` starts another, which fails the same).
+        """Raise if a worker has ended with a failure (:meth:`raise_ended`): it failed as it started (a library it
+        could not load, a limit of the process met: its traceback is printed by Python before any of ours runs), and
+        the tasks waited for it for ever (``excite --workers 2`` hung; ``multiprocessing.Pool`` starts another,
+        which fails the same); or it was killed (the out-of-memory killer, a signal sent to it) while it worked.
 
         Raises
         ------
         ResourceLimitError
         """
         self._seen.update(self._workers())
-        ended = [process.exitcode for process in self._seen if process.exitcode not in (None, 0)]
+        self.raise_ended()
+
+    def raise_ended(self):
+        """Raise, in words that say how, if a worker seen so far has ended with a failure: one killed by a signal
+        first (the others of its pool may have been stopped because of it).
+
+        Raises
+        ------
+        ResourceLimitError
+        """
+        ended = sorted((process.exitcode for process in self._seen if process.exitcode not in (None, 0)),
+                       key=lambda code: code >= 0)
         if ended:
             from .errors import ResourceLimitError
-            raise ResourceLimitError(f"a worker process ended as it started (exit status {ended[0]}; its own words, "
-                                     "if any, above): a limit of the process (ulimit -v, -u) or of the machine, or an "
-                                     "installation it cannot load; try one worker")
+            raise ResourceLimitError(worker_ended(ended[0]))
+
+
+def worker_ended(exitcode):
+    """The words for a worker process that ended with ``exitcode`` (``Process.exitcode``: −N when killed by
+    signal N; 128 + N when :func:`_end_worker` ended it on SIGTERM or SIGHUP). A worker's tasks cannot end it
+    otherwise (their exceptions come back to the caller), so another status is Python's own at its start-up (a
+    traceback printed above); a signal may come at any time, and is said as it is (a worker killed as it worked
+    was "ended as it started", or "internal error: BrokenProcessPool", exit 1)."""
+    number = -exitcode if exitcode < 0 else exitcode - 128 if exitcode - 128 in _STOPPING else None
+    if number is not None:
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        by = "the out-of-memory killer, or a signal sent to it" if number == getattr(signal, "SIGKILL", None) \
+            else "a signal sent to it"
+        return (f"a worker process was {'killed' if exitcode < 0 else 'ended'} by {name} ({by}); the run is "
+                "stopped; try fewer workers, or one")
+    return (f"a worker process ended as it started (exit status {exitcode}; its own words, if any, above): a limit "
+            "of the process (ulimit -v, -u) or of the machine, or an installation it cannot load; try one worker")
 
 
 def one_blas_thread():

@@ -653,8 +653,8 @@ def _size(kind):
 # ``--max-memory SIZE`` for the commands that run the projection engine (passed as ``max_memory``)
 _memory_option = click.option("--max-memory", "max_memory", metavar="SIZE", callback=_size("memory"),
                               help="Memory the projection may use, e.g. 4G, 512M, 2GiB (default: 80 % of what the "
-                                   "machine has available); a robot that would need more is refused at once, with "
-                                   "the figure.")
+                                   "machine has available, or of the address space ulimit -v leaves); a robot that "
+                                   "would need more is refused at once, with the figure.")
 
 
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})

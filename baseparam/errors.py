@@ -45,8 +45,8 @@ def resource_exhausted(exc):
     - out of memory: a MemoryError (not :class:`ResourceLimitError`, which says its own figures), an OSError ENOMEM,
       or an ImportError of a shared library that could not be mapped (``ulimit -v``);
     - out of file descriptors: an OSError EMFILE (``ulimit -n``), or ENFILE (the whole system's: fs.file-max);
-    - out of processes or threads: Python's RuntimeError "can't start new thread", or an OSError EAGAIN from a
-      process's start (``ulimit -u``, a cgroup's pids.max).
+    - out of processes or threads: Python's RuntimeError "can't start new thread", or an OSError EAGAIN raised
+      starting a process (``ulimit -u``, a cgroup's pids.max; not one of a non-blocking read or write).
 
     Each comes from wherever the run happened to allocate, import, open or start (a pipe for a worker pool, a font):
     the machine's limit, not a bug nor the file being read (it was "internal error: ImportError: …", exit 1, a
@@ -60,7 +60,7 @@ def resource_exhausted(exc):
     if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
         return f"too many open files ({_limit('RLIMIT_NOFILE', 'may have at most {} open', 'ulimit -n', 1)})"
     if (isinstance(exc, RuntimeError) and str(exc) == "can't start new thread"
-            or isinstance(exc, OSError) and exc.errno == errno.EAGAIN):
+            or isinstance(exc, OSError) and exc.errno == errno.EAGAIN and _raised_starting_a_process(exc)):
         return threads_exhausted()
     if isinstance(exc, MemoryError) or isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
         what = type(exc).__name__ if isinstance(exc, MemoryError) else printable(exc.strerror or exc)
@@ -72,6 +72,27 @@ def resource_exhausted(exc):
         return None
     limit = _limit("RLIMIT_AS", "may use at most {} MiB of address space", "ulimit -v", 2**20)
     return f"out of memory ({what}{'; ' + limit if limit else ''})"
+
+
+# Where Python starts a process (multiprocessing's fork or spawn, subprocess): the functions in whose frame a failed
+# fork's EAGAIN is raised, with their module's file
+_PROCESS_STARTS = frozenset({("_launch", "popen_fork.py"), ("spawnv_passfds", "util.py"),
+                             ("_launch", "popen_forkserver.py"), ("_execute_child", "subprocess.py")})
+
+
+def _raised_starting_a_process(exc):
+    """Whether ``exc`` was raised starting a process (a frame of its traceback is one of :data:`_PROCESS_STARTS`):
+    EAGAIN is also what a read or write on a non-blocking descriptor raises when it would wait (BlockingIOError
+    alike), which no limit of processes explains."""
+    import os
+
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if (code.co_name, os.path.basename(code.co_filename)) in _PROCESS_STARTS:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def threads_exhausted(blas=False):

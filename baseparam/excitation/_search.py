@@ -33,7 +33,7 @@ import numpy as np
 from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
                           killed_if_slow as _killed_if_slow, one_blas_thread, raise_failed_start, room_for_workers,
                           started_children_killed_on_failure, workers_born_deaf as _workers_born_deaf,
-                          WorkersWatched)
+                          workers_on_one_blas_thread, WorkersWatched)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -250,7 +250,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
     try:
         # an interrupt held during the start-up is raised on leaving the block: inside this try, which
         # stops whatever started
-        with caller_not_reimported(), _workers_born_deaf():
+        with caller_not_reimported(), workers_on_one_blas_thread(), _workers_born_deaf():
             events = context.Queue()
             handover = Handover(context, problem)      # not in the workers' start-up data (see Handover)
             with started_children_killed_on_failure():

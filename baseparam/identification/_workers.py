@@ -11,10 +11,13 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import time
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 
-from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
-                          killed_if_slow, one_blas_thread, raise_failed_start, room_for_workers, workers_born_deaf)
+from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_to_interrupts, end_with_caller,
+                          kept_for_the_first_task, killed_if_slow, one_blas_thread, raise_failed_start,
+                          room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -75,14 +78,16 @@ def _in_processes(logs, task, folds, workers, report):
     try:
         # the processes start as the work is submitted; an interrupt held during their start-up is raised on
         # leaving the block, inside this try, which stops whatever started
-        with caller_not_reimported(), workers_born_deaf():
+        with caller_not_reimported(), workers_on_one_blas_thread(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
+        workers = WorkersWatched(lambda: list((getattr(pool, "_processes", None) or {}).values()))
+        workers.check()                                  # the processes remembered: the pool forgets a broken one's
         handover.send(n_workers, lambda: list((getattr(pool, "_processes", None) or {}).values()))
         pending, done = set(futures), 0
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for future in finished:
-                future.result()                          # a log's error: raised here, the rest cancelled
+                _result(future, workers)                 # a log's error: raised here, the rest cancelled
             done += len(finished)
             report(done, len(logs))
         return [future.result() for future in futures]
@@ -102,6 +107,20 @@ def _in_processes(logs, task, folds, workers, report):
                 pool.shutdown(wait=True, cancel_futures=True)
         finally:
             handover.close()
+
+
+def _result(future, workers):
+    """``future.result()``; a pool broken by a worker's end (killed as it worked: the out-of-memory killer, a signal
+    sent to it) said as that end (:class:`~baseparam._processes.WorkersWatched`), not as "BrokenProcessPool: A process
+    in the process pool was terminated abruptly", an internal error (exit 1)."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        # the pool's own thread may be reaping the ended worker this moment: its status is read a little later
+        for _ in range(50):
+            workers.raise_ended()
+            time.sleep(0.02)
+        raise
 
 
 def _on_dask(logs, task, folds, workers, scheduler, report):

@@ -71,10 +71,12 @@ def z_file_bytes(parents):
 def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
     """Raise ResourceLimitError when ``needed`` bytes exceed the budget (``max_memory`` or 80 % of the
     available memory), naming both figures."""
-    source = "the max_memory given" if max_memory is not None else \
-        "80 % of the memory this machine has available now; raise it with max_memory=SIZE"
+    from .._memory import budget_source
+
+    def source():               # read only when refused
+        return "the max_memory given" if max_memory is not None else f"{budget_source()}; raise it with max_memory=SIZE"
     check_memory(needed, lambda need, allowed: f"{name}: {what} would need up to about {need} of memory, more than "
-                                               f"the {allowed} allowed ({source})", max_memory)
+                                               f"the {allowed} allowed ({source()})", max_memory)
 
 
 Z_ENTRIES_PER_ROW = 8          # a stored row of Z holds about 7.3 entries (generic chains of 5 to 8 joints)

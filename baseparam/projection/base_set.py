@@ -284,8 +284,8 @@ def find_base_parameters(robot, parameters: str = "pseudo", *,
         is possible — for cross-checks.
     max_memory : int or str, optional
         Memory the computation may use, in bytes or as a size (``"4G"``, ``"512M"``); default: 80 % of
-        what the machine has available. A robot that would need more is refused before the work
-        starts (``ResourceLimitError``, with the figure it would need).
+        what the machine has available (or of the address space ``ulimit -v`` leaves). A robot that would
+        need more is refused before the work starts (``ResourceLimitError``, with the figure it would need).
 
     Returns
     -------
