@@ -173,7 +173,7 @@ FLAGS = {
     "exact_angles=False": "--exact-angles off", "exact_angles=True": "--exact-angles on",
     "mimic='lock'": "--mimic lock", "mimic='independent'": "--mimic independent",
     "cutoff_hz": "--cutoff", "filter_friction=False": "--no-filter-friction", "n_poses": "--suggest-poses",
-    "out_dir": "--out",
+    "out_dir": "--out", "suggest_static_poses": "--suggest-poses",
 }
 
 _NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
