@@ -1066,7 +1066,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         # cannot hold) said the notes and then its refusal, several lines
         for note in notes:
             _reader_note(note)
-    _report(result.summary(), written, json_out == "-")
+    _report(as_flags(result.summary(), clauses=False), written, json_out == "-")   # its hints name parameters
 
 
 def _given_twice(groups):
