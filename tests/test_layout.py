@@ -93,3 +93,19 @@ def test_subpackages_export_what_the_top_level_does():
         for name in names:
             assert getattr(module, name) is getattr(bp, name)
         assert set(names) <= set(module.__all__)
+
+
+def test_docstrings_state_no_timings_of_this_machine():
+    """Benchmark figures (µs or ns per call, "five times faster") go stale and belong to the bench scripts and the
+    README, which print and date them, not to docstrings (issue 22, item 6). Other figures stay: a log's delay in
+    ms, a polling step, a paper's reported ratio."""
+    import re
+    timing = re.compile(r"\d[\d.,]*(?:–[\d.,]+)?\s?(?:µs|ns)\b|\b(?:\d+|two|three|four|five|ten) times faster\b|"
+                        r"\bsome\s[\d.–]+\s?ms\b")
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False) or ""
+                found += [f"{path.relative_to(PACKAGE)}: {m.group(0)!r}" for m in timing.finditer(doc)]
+    assert not found, "timings in docstrings (bench/ prints them):\n" + "\n".join(found)
