@@ -1,9 +1,9 @@
 """The ``baseparam`` command's entry point (the console script, and ``python -m baseparam``).
 
 Signals are handled from this module's first instruction, before the command line module and what it
-loads (click: some 40–60 ms), so that a Ctrl-C, SIGTERM or SIGHUP at any moment ends the run with one line
-and the shell's status 128 + N (docs/cli.md), never a traceback nor a death by the signal itself (status −2
-seen by the parent). A run goes through three phases:
+loads (click: a good part of start-up), so that a Ctrl-C, SIGTERM or SIGHUP at any moment ends the run
+with one line and the shell's status 128 + N (docs/cli.md), never a traceback nor a death by the signal
+itself (status −2 seen by the parent). A run goes through three phases:
 
 starting
     until the command line module is loaded: nothing is written yet, so the process says so in one line

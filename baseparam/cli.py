@@ -174,7 +174,7 @@ FLAGS = {
     "exact_angles=False": "--exact-angles off", "exact_angles=True": "--exact-angles on",
     "mimic='lock'": "--mimic lock", "mimic='independent'": "--mimic independent",
     "cutoff_hz": "--cutoff", "filter_friction=False": "--no-filter-friction", "n_poses": "--suggest-poses",
-    "out_dir": "--out",
+    "out_dir": "--out", "suggest_static_poses": "--suggest-poses",
 }
 
 _NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
@@ -1079,7 +1079,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         # cannot hold) said the notes and then its refusal, several lines
         for note in notes:
             _reader_note(note)
-    _report(result.summary(), written, json_out == "-")
+    _report(as_flags(result.summary(), clauses=False), written, json_out == "-")   # its hints name parameters
 
 
 def _given_twice(groups):

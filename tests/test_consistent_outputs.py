@@ -76,7 +76,8 @@ def test_implausible_bodies_are_flagged_where_written(arm, tmp_path):
     assert yaml_text.startswith("# identified by baseparam: consistent fit, prior none\n")
     assert bp.load_robot(tmp_path / "out.yaml").joints[2].inertia.mass == pytest.approx(rows[2]["identified"]["mass"])
     summary = result.summary()
-    assert "prior none" in summary and "beyond plausible bounds" in summary and "--prior cad" in summary
+    assert "prior none" in summary and "beyond plausible bounds" in summary and "(prior='cad')" in summary
+    assert "--" not in summary            # the library's text names parameters; the CLI shows flags (below)
 
 
 def test_the_bounds_themselves():
@@ -105,3 +106,20 @@ def test_the_hold_out_curve_shows_only_weights_scored(arm):
     assert 1 <= scored.sum() < len(scored)
     assert "nan" not in result.summary() and text.startswith("prior cad, weight")
     assert text.count("→") == scored.sum() and "not scored" in text
+
+
+def test_the_command_line_shows_the_hint_s_parameters_as_flags(arm, tmp_path):
+    """The body table's hint names the library's parameters; ``identify`` prints them as its flags (FLAGS)."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(EXPORTED)
+    q, qd, qdd, tau = data(arm, [(0.3, 0.5, 0.0)] * 3)
+    log = tmp_path / "log.npz"
+    bp.write_trajectory(bp.Trajectory(t=np.arange(len(q)) * 0.01, q=q, qd=qd, qdd=qdd, tau=tau), log)
+    res = CliRunner().invoke(main, ["identify", str(urdf), str(log), "--tip", "tool", "--friction", "--exact-angles",
+                                    "off", "--method", "consistent", "--prior", "none", "--mass-bounds", "3:5:",
+                                    "--cutoff", "none", "--resample", "none"])
+    assert res.exit_code == 0, res.output
+    assert "pull towards the CAD bodies (--prior cad), or bound the masses (--mass-bounds, --total-mass)" in res.output

@@ -184,7 +184,9 @@ def test_inertia_design_lowers_the_inertia_variance_below_the_d_optimal_one(kuka
 
 def test_inertia_criterion_needs_a_payload_and_good_noise():
     robot = bp.load_robot(RRR)
-    with pytest.raises(bp.errors.ArgumentError, match="criterion: 'inertia' is defined over a payload's columns"):
+    # the library names its parameter (payload=True), not the CLI's flag (which test_cli_inertia_criterion sees)
+    with pytest.raises(bp.errors.ArgumentError,
+                       match="criterion: 'inertia' is defined over a payload's columns: use it with payload=True$"):
         design_excitation(robot, limits=RRR_LIMITS, criterion="inertia", **QUICK)
     for noise, what in (([1.0, 2.0], "expected 3 finite"), ("a", "expected 3 torque"),
                         ([1.0, 0.0, 1.0], r"expected 3 finite .* > 0 .*got \[1. 0. 1.\]")):
@@ -209,7 +211,8 @@ def test_cli_inertia_criterion(tmp_path):
     rows = doc["samples"] * 3
     assert f"√(Σ of its variances) = {np.sqrt(np.exp(doc['criterion_value']) / rows):.3g} kg·m²" in res.output
     bad = CliRunner().invoke(main, common)
-    assert bad.exit_code == 2 and "--criterion: 'inertia' is defined over a payload's columns" in bad.output
+    assert bad.exit_code == 2, bad.output
+    assert "--criterion: 'inertia' is defined over a payload's columns: use it with --payload\n" in bad.output
     bad = CliRunner().invoke(main, common + ["--payload", "--noise", "0.5,0.2"])
     assert bad.exit_code == 2 and "--noise: expected 3 finite" in bad.output
     bad = CliRunner().invoke(main, common[:-1] + ["dopt", "--payload", "--noise", "0.5,0.2,0.1"])

@@ -192,12 +192,17 @@ def test_workers_that_fail_as_they_start_end_the_run_in_one_line(tmp_path):
     # workers' tracebacks (`excite --workers 2` likewise, its pool starting failing workers again)
     import numpy as np
 
-    data = np.load(ROOT.parent / "shared" / "data" / "kuka_lwr4" / "measurements_1.npz")
+    # two logs of a made-up motion (the workers fail before they read any; ../shared's measured data may be absent)
+    t = np.arange(300) * 0.01
+    phase = np.arange(1, 8) * 0.7
     logs = []
     for k in range(2):
         logs.append(tmp_path / f"log{k}.npz")
-        np.savez(logs[-1], **{key: data[key][300 * k:300 * k + 300] for key in ("times", "positions", "velocities",
-                                                                                "accelerations", "torques")})
+        w = 1.0 + k
+        np.savez(logs[-1], times=t, positions=0.5 * np.sin(w * t[:, None] + phase),
+                 velocities=0.5 * w * np.cos(w * t[:, None] + phase),
+                 accelerations=-0.5 * w ** 2 * np.sin(w * t[:, None] + phase),
+                 torques=np.cos(2 * t[:, None] + phase))
     (tmp_path / "sitecustomize.py").write_text(_BLOCKED_IN_WORKERS)
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", BASEPARAM_CACHE_DIR="none")
     done = subprocess.run([sys.executable, "-m", "baseparam", "identify", str(ROOT / "robots" / "kuka_lwr4.yaml"),

@@ -93,3 +93,39 @@ def test_subpackages_export_what_the_top_level_does():
         for name in names:
             assert getattr(module, name) is getattr(bp, name)
         assert set(names) <= set(module.__all__)
+
+
+def test_docstrings_state_no_timings_of_this_machine():
+    """Benchmark figures (µs or ns per call, "five times faster") go stale and belong to the bench scripts and the
+    README, which print and date them, not to docstrings (issue 22, item 6). Other figures stay: a log's delay in
+    ms, a polling step, a paper's reported ratio."""
+    import re
+    timing = re.compile(r"\d[\d.,]*(?:–[\d.,]+)?\s?(?:µs|ns)\b|\b(?:\d+|two|three|four|five|ten) times faster\b|"
+                        r"\bsome\s[\d.–]+\s?ms\b")
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False) or ""
+                found += [f"{path.relative_to(PACKAGE)}: {m.group(0)!r}" for m in timing.finditer(doc)]
+    assert not found, "timings in docstrings (bench/ prints them):\n" + "\n".join(found)
+
+
+def test_library_messages_name_no_command_line_flags():
+    """Library messages name the library's parameters; the CLI shows them as its flags through one table
+    (baseparam.cli.FLAGS). A string of the library (docstrings aside) that names ``--flag`` bypasses the table:
+    a Python user reads a flag they cannot pass, and the CLI may show the flag twice (issue 22, item 4)."""
+    import re
+    flag = re.compile(r"(?:^|[\s(])--[a-z]")
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).as_posix() in ("cli.py", "_entry.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+        found += [f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+                  and flag.search(node.value)]
+    assert not found, "library strings naming command-line flags:\n" + "\n".join(found)

@@ -358,3 +358,16 @@ def test_state_checks_of_one_sample_as_the_full_checks(kind):
         assert type(got) is np.ndarray and got.shape == full.shape and got.dtype == full.dtype
         assert got.tobytes() == full.tobytes() and np.signbit(got).tolist() == np.signbit(full).tolist()
         assert np.shares_memory(got, full) or not np.may_share_memory(full, given)
+
+
+def test_load_excitation_s_messages_name_no_command_line(tmp_path):
+    """load_excitation is library-only (no command reads the document back): its refusals named the CLI's
+    ``excite --json``; they name ExcitationDesign.to_json, which writes the document."""
+    for name, text, words in (("list.json", "[]", "expected the JSON object ExcitationDesign.to_json writes"),
+                              ("empty.json", '{"period": 2, "rate": 10}', "field coefficients: missing (not a "
+                               "document ExcitationDesign.to_json wrote?)"),
+                              ("deep.json", "[" * 100_000, "not the document ExcitationDesign.to_json writes")):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(bp.DataError) as info:
+            bp.load_excitation(tmp_path / name)
+        assert words in str(info.value) and "--" not in str(info.value), str(info.value)

@@ -127,8 +127,8 @@ def holding_gil(function):
     """A function of a library from :func:`load` as a ctypes function that keeps the GIL, its arguments
     passed as given (ctypes objects such as ``ctypes.c_void_p``: no ``argtypes`` to apply per call).
 
-    For calls of a few µs from Python: a CDLL's function releases and retakes the GIL around each call,
-    which costs about 50 ns and, while another thread runs Python, a wait of up to the interpreter's
+    For short calls from Python: a CDLL's function releases and retakes the GIL around each call,
+    which costs time and, while another thread runs Python, a wait of up to the interpreter's
     switch interval to get it back (pybind11's bindings, pinocchio's among them, keep it too).
     """
     call = ctypes.PYFUNCTYPE(function.restype)(ctypes.cast(function, ctypes.c_void_p).value)
@@ -139,8 +139,8 @@ def holding_gil(function):
 def address(a):
     """The address of a C-contiguous ndarray's first byte, for a C function's pointer argument.
 
-    Through a ctypes view of its buffer: about 0.3 µs, against 1 µs for ``a.ctypes.data`` (which builds an
-    object of numpy's ctypes helper), so a regressor's sample from Python, with seven pointers, saves 5 µs.
+    Through a ctypes view of its buffer, a fraction of the cost of ``a.ctypes.data`` (which builds an
+    object of numpy's ctypes helper): a regressor's sample from Python passes seven pointers.
     An array that a buffer view refuses (read-only, empty, not C-contiguous) by ``a.ctypes.data``.
     """
     try:

@@ -1,11 +1,12 @@
 """A model's regressor bound for one sample at a time: :class:`Regressor`.
 
-:func:`~baseparam.regressor` of one sample spends most of its 20 µs finding the compiled code and checking and
-converting its arguments; the C loop takes under half a µs. A controller or an estimator that asks for one
-sample at a time (1 kHz) binds it once here: the inputs are copied into this object's buffer, their values
-checked in one sum, and the C loop called without releasing the GIL (as :class:`~baseparam.ForwardDynamics`).
-The buffer's fill, the call and the copy out hold the object's lock: threads may share one object (a switch
-between one thread's copy in and its call would otherwise give it another thread's W, silently).
+:func:`~baseparam.regressor` of one sample spends most of its time finding the compiled code and checking and
+converting its arguments, far more than the C loop takes (``bench/`` prints the figures). A controller or an
+estimator that asks for one sample at a time (1 kHz) binds it once here: the inputs are copied into this object's
+buffer, their values checked in one sum, and the C loop called without releasing the GIL (as
+:class:`~baseparam.ForwardDynamics`). The buffer's fill, the call and the copy out hold the object's lock: threads
+may share one object (a switch between one thread's copy in and its call would otherwise give it another thread's
+W, silently).
 """
 from __future__ import annotations
 

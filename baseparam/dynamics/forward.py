@@ -7,7 +7,7 @@ ways, each reading the same parameter vector (link inertias moved to joint frame
   C compiler, or with a smooth Coulomb or Stribeck friction shape;
 * C, compiled once into a cache and called through ctypes (:mod:`baseparam.dynamics._native`):
   one sample for little more than the call, a loop over the samples of a batch (the numpy blocks'
-  numbers, five times faster), and an RK4 integrator around it for simulation;
+  numbers, faster), and an RK4 integrator around it for simulation;
 * straight-line Python on floats — the fallback for one sample when no C compiler is available
   (two orders of magnitude slower than C, still O(N); ``bench/bench_forward.py`` prints the figures).
 

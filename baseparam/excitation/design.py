@@ -288,7 +288,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:
         raise ArgumentError(f"criterion: {shown(criterion)} is defined over a payload's columns: use it with "
-                            "payload=True (excite --payload)")
+                            "payload=True")
     weights = _noise_weights(noise, robot.n_dof)
     if weights is not None and criterion not in PAYLOAD_ONLY:
         raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={shown(criterion)})")

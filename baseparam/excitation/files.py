@@ -95,9 +95,9 @@ def load_excitation(path) -> SavedExcitation:
 
     path = check_input(path, error=DataError)
     source = printable(path)
-    doc = read_json(path, MAX_DOCUMENT_BYTES, source, DataError, "the document excite --json writes")
+    doc = read_json(path, MAX_DOCUMENT_BYTES, source, DataError, "the document ExcitationDesign.to_json writes")
     if not isinstance(doc, dict):
-        raise DataError(f"{source}: expected the JSON object excite --json writes, got {type(doc).__name__}")
+        raise DataError(f"{source}: expected the JSON object ExcitationDesign.to_json writes, got {type(doc).__name__}")
 
     def number(key):
         value = doc.get(key)
@@ -108,7 +108,7 @@ def load_excitation(path) -> SavedExcitation:
     period, rate = number("period"), number("rate")
     coefficients = doc.get("coefficients")
     if not isinstance(coefficients, dict):
-        raise DataError(f"{source}: field coefficients: missing (not a document excite --json wrote?)")
+        raise DataError(f"{source}: field coefficients: missing (not a document ExcitationDesign.to_json wrote?)")
     arrays = {}
     for key in ("q0", "a", "b"):
         try:

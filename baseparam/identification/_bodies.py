@@ -132,8 +132,8 @@ def table_lines(rows) -> list:
         lines.append(f"! beyond plausible bounds ({len(flagged)} of {len(rows)} links): "
                      + "; ".join(f"link {row['link']}: {', '.join(row['implausible'])}" for row in flagged[:6])
                      + ("; …" if len(flagged) > 6 else ""))
-        lines.append("  the data identify only base parameters: pull towards the CAD bodies (--prior cad, "
-                     "prior='cad'), or bound the masses (--mass-bounds, --total-mass)")
+        lines.append("  the data identify only base parameters: pull towards the CAD bodies (prior='cad'), or bound "
+                     "the masses (mass_bounds, total_mass)")
     return lines
 
 

@@ -351,7 +351,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         loaded − unloaded at matched times (corrected by the model for the small difference of states).
     preprocessing : Preprocessing or None
     parameters : {'pseudo', 'khalil'}
-        The parameterization of ``model``'s values (the payload is fitted in pseudo parameters).
+        Checked, otherwise without effect (the signature :func:`~baseparam.identify` has): a
+        :class:`~baseparam.Model` carries its own parameterization, a Robot's bodies are read as given,
+        and the payload is fitted in pseudo parameters either way.
     friction : bool
         Fit, beside the payload, a viscous, a Coulomb and an offset term per joint (nuisance parameters,
         not reported): the load changes the gears' friction, which neither the model nor the unloaded

@@ -148,7 +148,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     sources = ", ".join(item.source for item in loaded)
     if P < MIN_POSES:
         raise DataError(f"{sources}: {P} still pose(s) found (held ≥ {min_duration:g} s within {tolerance:g} rad), "
-                        f"at least {MIN_POSES} needed; payload --suggest-poses proposes some")
+                        f"at least {MIN_POSES} needed; suggest_static_poses proposes some")
     zero = np.zeros_like(q)
     y = tau - predicted(q, zero, zero)
     if unloaded is not None:
