@@ -24,3 +24,26 @@ def test_a_wrong_model_is_worded_once(make):
         make(3)
     with pytest.raises(bp.ArgumentTypeError, match=MODEL_WORDS + r"str; .*bp\.Model\(bp\.load_robot\(path\)\)"):
         make(str(PLANAR))
+
+
+def test_a_pure_path_names_a_file_wherever_a_path_does(tmp_path):
+    """``load_robot`` and ``read_trajectory`` read a ``pathlib.PurePosixPath`` (an os.PathLike), but ``identify``
+    refused it for the robot ("expected a Robot or a description file, got PurePosixPath") and for the data,
+    ``identify_logs`` took a pattern of one as a file name ("cannot read the trajectory"), ``suggest_static_poses`` and
+    ``identify_payload`` refused even a ``Path``: every function that takes a file name in place of an object now asks
+    one question (_checks.is_file_name: str, bytes or any os.PathLike)."""
+
+    from pathlib import PurePosixPath
+
+    from baseparam.excitation.static_poses import suggest_static_poses
+    from conftest import planar_sines
+
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 40, 0.02)
+    log = tmp_path / "log.csv"
+    bp.write_trajectory(bp.Trajectory(t, q, tau, qd=qd, qdd=qdd), log)
+    coef = bp.identify(robot, log, preprocessing=None).estimator.coef_
+    assert np.array_equal(bp.identify(PurePosixPath(PLANAR), PurePosixPath(log), preprocessing=None).estimator.coef_,
+                          coef)
+    pattern = PurePosixPath(tmp_path / "*.csv")
+    assert np.array_equal(bp.identify_logs(robot, pattern, preprocessing=None).estimator.coef_, coef)
+    assert suggest_static_poses(PurePosixPath(ROOT / "robots" / "ur5.yaml"), 4, candidates=50).poses.shape == (4, 6)

@@ -9,6 +9,7 @@ import numpy as np
 from ..dynamics.payload_gravity import MIN_POSES, STATIC_NAMES
 from ..dynamics.payload_gravity import condition as _condition
 from ..dynamics.payload_gravity import gravity_columns as _gravity_columns
+from .._checks import is_file_name
 from ..errors import SettingsError
 
 
@@ -81,7 +82,7 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     from ..model.loading import load_robot
     from ..model.robot import require_fixed_base, require_robot
 
-    if isinstance(robot, str):
+    if is_file_name(robot):
         robot = load_robot(robot)
     # the gravity columns are a fixed base's; a value that is no Robot refused as such first (not an AttributeError)
     require_fixed_base(require_robot(robot), "suggest_static_poses")

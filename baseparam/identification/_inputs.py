@@ -1,10 +1,10 @@
 """What ``fit``/``predict``/``score`` accept: trajectories, file names or (q, qd, qdd, tau) arrays, one or a list."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
+from .._checks import is_file_name
 from .._validation import check_instance
 from ..errors import DataError
 from .preprocessing import Processed
@@ -18,7 +18,7 @@ def _as_trajectories(data, what):
         raise DataError(f"{what}: no trajectory given")
     out = []
     for item in items:
-        if isinstance(item, (str, Path)):
+        if is_file_name(item):
             item = read_trajectory(item)
         elif _is_state_tuple(item):          # arrays without time stamps: used as given, checked as a motion
             S = item[0].shape[0] if item[0].ndim else 0

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
-from .._checks import plain_texts, shown
+from .._checks import is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from .._validation import (ABSURD_PARAMETER, check_instance, check_mass_bounds, check_mass_range, check_number,
@@ -224,7 +223,7 @@ class BaseParameterEstimator(ParamsFromInit):
 
     def _base(self):
         robot, parameters = description_of(self.robot, self.parameters, "pseudo", SettingsError)   # a bp.Model too
-        robot = load_robot(robot) if isinstance(robot, (str, Path)) else robot
+        robot = load_robot(robot) if is_file_name(robot) else robot
         check_instance(robot, "robot", Robot, "a Robot or a description file", error=SettingsError)
         if self.base is not None:
             if self.base.robot.signature() != robot.signature() or self.base.parameters != parameters:

@@ -77,13 +77,12 @@ The data are used as given (q, q̇, q̈ as logged or simulated: no filtering).
 from __future__ import annotations
 
 import dataclasses
-import os
 from numbers import Integral
 from typing import Optional
 
 import numpy as np
 
-from .._checks import counted
+from .._checks import counted, is_file_name
 from .._numbers import real_array
 from .._stderr import solve_clarabel
 from .._validation import (ABSURD, QUATERNION_SLACK, check_field_kinds, check_instance, check_number, check_option,
@@ -870,7 +869,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(route, "route", ROUTES, error=SettingsError)
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
-    robot = load_robot(robot) if isinstance(robot, (str, os.PathLike)) else check_robot(robot)
+    robot = load_robot(robot) if is_file_name(robot) else check_robot(robot)
     if seed is not None:       # still refused when not a seed, as before its deprecation
         check_number(seed, "seed", low=0, integer=True)
         deprecated_parameter("identify_floating", "seed", _NO_RANDOM)

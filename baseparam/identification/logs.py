@@ -31,16 +31,15 @@ import os
 import warnings
 from dataclasses import dataclass
 from functools import reduce
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
-from .._checks import check_progress, plain_texts, shown
+from .._checks import check_progress, is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
 from .._warnings import deprecated_parameter, warn
-from ..errors import BaseParamError, DataError, DataWarning, SettingsError
+from ..errors import BaseParamError, DataError, DataWarning, SettingsError, printable
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
 from ._inputs import _as_trajectories, _is_state_tuple, check_joints
@@ -67,13 +66,14 @@ def expand_logs(logs, what="logs"):
     items = list(logs) if isinstance(logs, (list, tuple)) and not _is_state_tuple(logs) else [logs]
     out = []
     for item in items:
-        if isinstance(item, (str, Path)) and not os.path.exists(item) and glob.has_magic(os.fspath(item)):
-            found = sorted(glob.glob(os.fspath(item), recursive=True))
+        name = os.fsdecode(item) if is_file_name(item) else None      # any path type, as the readers take
+        if name is not None and not os.path.exists(name) and glob.has_magic(name):
+            found = sorted(glob.glob(name, recursive=True))
             if not found:
-                raise DataError(f"{os.fspath(item)}: no file matches this pattern")
+                raise DataError(f"{printable(name)}: no file matches this pattern")
             out += found
         else:
-            out.append(os.fspath(item) if isinstance(item, Path) else item)
+            out.append(item if name is None else name)
     if not out:
         raise DataError(f"{what}: no log given")
     return out
