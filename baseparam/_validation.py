@@ -80,10 +80,23 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     return int(value) if integer else float(value)
 
 
-def check_seed(seed, name: str = "seed", *, error=ArgumentError) -> int:
-    """A random seed: a whole number from 0 to 2⁶³ − 1, as int (numpy's SeedSequence refuses floats, negatives and
-    0-d arrays in its own words; Python's random.Random takes a numpy integer for no seed at all)."""
-    return check_number(seed, name, low=0, high=2 ** 63 - 1, integer=True, error=error)
+MAX_SEED = 2 ** 63 - 1
+
+
+def check_seed(seed, name: str = "seed", *, error=ArgumentError, legacy=None) -> int:
+    """A random seed: a whole number from 0 to 2⁶³ − 1 (:data:`MAX_SEED`), as int (numpy's SeedSequence refuses
+    floats, negatives and 0-d arrays in its own words; Python's random.Random takes a numpy integer for no seed at
+    all).
+
+    ``legacy``: the public function (or field) that took any whole seed ≥ 0 before this check was its own; a larger
+    seed is then still taken, with a DeprecationWarning at the caller's line, for one release."""
+    if legacy is not None and is_whole(seed) and seed > MAX_SEED:
+        from ._warnings import warn
+
+        warn(f"{legacy}: {name} {shown(seed)} is beyond 2**63 - 1: deprecated, and refused from the next release; "
+             "give a seed from 0 to 2**63 - 1", DeprecationWarning)
+        return int(seed)
+    return check_number(seed, name, low=0, high=MAX_SEED, integer=True, error=error)
 
 
 def usable_cores() -> int:

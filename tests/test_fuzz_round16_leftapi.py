@@ -47,3 +47,30 @@ def test_a_pure_path_names_a_file_wherever_a_path_does(tmp_path):
     pattern = PurePosixPath(tmp_path / "*.csv")
     assert np.array_equal(bp.identify_logs(robot, pattern, preprocessing=None).estimator.coef_, coef)
     assert suggest_static_poses(PurePosixPath(ROOT / "robots" / "ur5.yaml"), 4, candidates=50).poses.shape == (4, 6)
+
+
+def test_seeds_beyond_the_shared_bound_are_deprecated_where_they_were_taken():
+    """``free_floating_experiment``, ``contact_experiment``, ``suggest_static_poses`` and ``identify_floating`` checked
+    their seeds themselves, without ``check_seed``'s bound of 2**63 - 1 (numpy takes any whole number ≥ 0): they now
+    call it, and a larger seed, which they took, is still taken (the same numbers) with a DeprecationWarning before it
+    is refused; a negative one is refused in the shared words."""
+    import warnings
+
+    from baseparam.excitation.static_poses import suggest_static_poses
+
+    ur5 = bp.load_robot(ROOT / "robots" / "ur5.yaml")
+    space = bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml"))
+    t = np.linspace(0.0, 0.1, 10)
+    calls = {"suggest_static_poses": lambda seed: suggest_static_poses(ur5, 4, candidates=50, seed=seed).poses,
+             "free_floating_experiment": lambda seed: bp.free_floating_experiment(
+                 space, t, np.zeros((10, 6)), twist_noise=0.01, seed=seed).log.qd}
+    for function, call in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            small = call(2 ** 63 - 1)                    # the largest seed the shared check takes: no warning
+        with pytest.warns(DeprecationWarning, match=f"^{function}: seed 9223372036854775808 is beyond 2\\*\\*63 - 1"):
+            large = call(2 ** 63)
+        assert large.shape == small.shape and not np.array_equal(large, small)
+        with pytest.raises(bp.ArgumentError, match="^seed: expected a whole number from 0 to 9223372036854775807, "
+                                                   "got -1$"):
+            call(-1)

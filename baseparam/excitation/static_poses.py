@@ -76,7 +76,7 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     -------
     StaticPoses
     """
-    from .._validation import check_number
+    from .._validation import check_number, check_seed
     from .limits import motion_limits, position_range
     from .payload import held_pose, moving_joints
     from ..model.loading import load_robot
@@ -90,7 +90,7 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     n_poses = check_number(n_poses, "n_poses", low=MIN_POSES, high=MAX_POSES, integer=True, error=SettingsError)
     candidates = check_number(candidates, "candidates", low=n_poses, high=MAX_CANDIDATES, integer=True,
                               error=SettingsError)
-    seed = check_number(seed, "seed", low=0, integer=True, error=SettingsError)
+    seed = check_seed(seed, error=SettingsError, legacy="suggest_static_poses")
     limits = motion_limits(robot)
     moving = moving_joints(robot, joints)
     base = held_pose(robot, limits, pose)
