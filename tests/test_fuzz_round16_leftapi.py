@@ -97,3 +97,102 @@ def test_a_robot_pickled_before_source_file_existed_loads_and_writes(tmp_path):
     from baseparam.model.robot import robot_to_yaml
     assert robot_to_yaml(loaded) == robot_to_yaml(robot)
     assert bp.find_and_store(loaded, tmp_path / "base.h5").rank == bp.find_base_parameters(robot).rank
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    from conftest import planar_sines
+
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 40, 0.02)
+    trajectory = bp.Trajectory(t, q, tau, qd=qd, qdd=qdd)
+    return robot, trajectory, bp.identify(robot, trajectory, preprocessing=None)
+
+
+def _bare_error_cases():
+    """(call of (robot, trajectory, fit, base, symbolic), class, message) of each argument that was a bare error."""
+    from baseparam.identification.delay import apply_delay
+    from baseparam.identification.estimators import r2_score
+    from baseparam.identification.plots import plot_parameters, plot_residuals, plot_torques
+    from baseparam.model.friction import friction_shapes, friction_slopes
+    from baseparam.projection.report import format_regrouping, format_table
+    from baseparam.projection.symbolic import format_symbolic_regrouping
+
+    qd = np.zeros((3, 5))
+    return [
+        # friction shapes: AttributeError, numpy's ValueError, NaN shapes, IndexError, NaN from a zero width
+        (lambda r, tr, f, b, s: friction_shapes(3, qd), bp.ArgumentTypeError, "^robot: expected a baseparam.Robot"),
+        (lambda r, tr, f, b, s: friction_shapes(r, [[1.0], [2.0, 3.0]]), bp.ArgumentError, "^qd: not a rectangular"),
+        (lambda r, tr, f, b, s: friction_shapes(r, np.zeros((5, 3))), bp.ArgumentError,
+         r"^qd: expected shape \(3, n_samples\) \(joints first\) or \(3,\), got \(5, 3\)$"),
+        (lambda r, tr, f, b, s: friction_shapes(r, np.full((3, 5), np.nan)), bp.ArgumentError,
+         "^qd: non-finite value nan at sample 0, joint 1$"),
+        (lambda r, tr, f, b, s: friction_slopes(r, qd, [0.1, 0.1]), bp.ArgumentError,
+         r"^sign_width: expected 3 finite widths > 0"),
+        (lambda r, tr, f, b, s: friction_shapes(r, qd, np.zeros(3)), bp.ArgumentError,
+         r"^sign_width: expected 3 finite widths > 0"),
+        # plots: AttributeError, 'float' not iterable, IndexError, a str's truth value
+        (lambda r, tr, f, b, s: plot_torques(None), bp.ArgumentTypeError, "^metrics: expected a bp.Metrics"),
+        (lambda r, tr, f, b, s: plot_torques(f.train, np.zeros(3)), bp.ArgumentTypeError,
+         "^axes: expected a sequence of 3 matplotlib Axes"),
+        (lambda r, tr, f, b, s: plot_torques(f.train, units="Nm"), bp.ArgumentTypeError,
+         "^units: expected a list of 3 unit names"),
+        (lambda r, tr, f, b, s: plot_torques(f.train, units=["N·m"]), bp.ArgumentError,
+         "^units: expected 3 unit names .one per joint., got 1$"),
+        (lambda r, tr, f, b, s: plot_torques(f.train, title=np.zeros(2)), bp.ArgumentTypeError, "^title: expected a str"),
+        (lambda r, tr, f, b, s: plot_residuals(f.train, ax="ax"), bp.ArgumentTypeError, "^ax: expected a matplotlib Axes"),
+        (lambda r, tr, f, b, s: plot_parameters(r), bp.ArgumentTypeError, "^result: expected a bp.Identification"),
+        (lambda r, tr, f, b, s: plot_parameters(bp.BaseParameterEstimator(r)), bp.NotFittedError, "not fitted yet"),
+        (lambda r, tr, f, b, s: plot_parameters(f, ax=0), bp.ArgumentTypeError, "^ax: expected a matplotlib Axes"),
+        # apply_delay's types: AttributeError, the note's TypeError or an array's truth value after the work
+        (lambda r, tr, f, b, s: apply_delay(tr.q, 0.01), bp.ArgumentTypeError, "^trajectory: expected a baseparam"),
+        (lambda r, tr, f, b, s: apply_delay(tr, 0.01, note=np.zeros(3)), bp.ArgumentTypeError,
+         "^note: expected a str or None"),
+        # r2_score: AxisError, broadcasting's ValueError, FloatingPointError/inf, NaN scores
+        (lambda r, tr, f, b, s: r2_score(0.5, tr.tau), bp.ArgumentError, "^tau: expected finite numbers of 1 or 2"),
+        (lambda r, tr, f, b, s: r2_score(tr.tau, tr.tau.T), bp.ArgumentError,
+         r"^predicted: expected the shape of tau, \(40, 3\), got \(3, 40\)$"),
+        (lambda r, tr, f, b, s: r2_score(tr.tau, np.full((40, 3), np.nan)), bp.ArgumentError,
+         "^predicted: expected finite numbers"),
+        (lambda r, tr, f, b, s: r2_score(tr.tau, np.full((40, 3), 1e300)), bp.ArgumentError,
+         "^tau, predicted: squares beyond the floating-point range"),
+        (lambda r, tr, f, b, s: r2_score(np.zeros((0, 3)), np.zeros((0, 3))), bp.ArgumentError, "^tau: no samples"),
+        # the texts: AttributeError, list indices' TypeError, IndexError
+        (lambda r, tr, f, b, s: format_table(r), bp.ArgumentTypeError, "^base: expected a bp.BaseParameters"),
+        (lambda r, tr, f, b, s: format_regrouping(r, 0), bp.ArgumentTypeError, "^base: expected a bp.BaseParameters"),
+        (lambda r, tr, f, b, s: format_regrouping(b, 0, {"M1": "2"}), bp.ArgumentTypeError, "^terms: expected a dict"),
+        (lambda r, tr, f, b, s: format_symbolic_regrouping(b, 0), bp.ArgumentTypeError,
+         "^sym: expected a SymbolicBaseParameters"),
+        (lambda r, tr, f, b, s: format_symbolic_regrouping(s, 1.0), bp.ArgumentError,
+         "^r: expected a base-parameter index from 0 to"),
+        (lambda r, tr, f, b, s: format_symbolic_regrouping(s, 10 ** 30), bp.ArgumentError,
+         "^r: expected a base-parameter index from 0 to"),
+    ]
+
+
+def test_bare_errors_of_figures_scores_and_texts_are_one_line(fitted):
+    """``friction_shapes``/``friction_slopes``, ``plot_torques``/``plot_residuals``/``plot_parameters``,
+    ``apply_delay``'s types, ``r2_score``, ``format_table``/``format_regrouping`` and ``format_symbolic_regrouping``
+    read their arguments without a check: AttributeErrors, numpy's ValueErrors and AxisErrors, IndexErrors, NaN
+    results. Each now refuses in one line naming the argument, with the class errors.py gives; their good calls
+    answer as before."""
+    from baseparam._figures import pyplot
+    from baseparam.identification.estimators import r2_score
+    from baseparam.model.friction import friction_shapes
+    from baseparam.projection.symbolic import format_symbolic_regrouping
+
+    robot, trajectory, fit = fitted
+    base = bp.find_base_parameters(robot)
+    symbolic = bp.find_base_parameters(robot, symbolic="a1")
+    try:
+        for call, cls, words in _bare_error_cases():
+            with pytest.raises(cls, match=words) as info:
+                call(robot, trajectory, fit, base, symbolic)
+            assert "\n" not in str(info.value)
+    finally:
+        pyplot().close("all")
+    # the good calls, as before: sign(q̇) shapes, the score of a perfect and of a mean prediction, the last text
+    qd = np.array([[0.5, -0.2], [0.0, 1.0], [-3.0, 2.0]])
+    assert np.array_equal(friction_shapes(robot, qd)[0], np.sign(qd))
+    tau = trajectory.tau
+    assert r2_score(tau, tau) == 1.0 and r2_score(tau, np.broadcast_to(tau.mean(axis=0), tau.shape)) == 0.0
+    assert format_symbolic_regrouping(symbolic, -1) == format_symbolic_regrouping(symbolic, symbolic.rank - 1)

@@ -20,9 +20,9 @@ from .._checks import is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from .._validation import (ABSURD_PARAMETER, check_instance, check_mass_bounds, check_mass_range, check_number,
-                           check_option)
+                           check_option, check_real_array)
 from .._warnings import warn
-from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
+from ..errors import ArgumentError, DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
@@ -57,10 +57,24 @@ def r2_score(tau, predicted):
     -------
     float
         The mean over joints of 1 − Σ(τ − τ̂)² / Σ(τ − τ̄)² (1 or 0 for a joint of constant τ).
+
+    Raises
+    ------
+    ArgumentError
+        Arrays of different shapes or of no samples, a NaN or inf, or values whose squares overflow (one line; they
+        were numpy's errors, or a NaN score).
     """
-    tau, predicted = np.asarray(tau, dtype=float), np.asarray(predicted, dtype=float)
-    residual = ((tau - predicted) ** 2).sum(axis=0)
-    total = ((tau - tau.mean(axis=0)) ** 2).sum(axis=0)
+    tau, predicted = check_real_array("tau", tau, (1, 2)), check_real_array("predicted", predicted, (1, 2))
+    if predicted.shape != tau.shape:
+        raise ArgumentError(f"predicted: expected the shape of tau, {tau.shape}, got {predicted.shape}")
+    if not tau.shape[0]:
+        raise ArgumentError("tau: no samples to score the predictions on")
+    with np.errstate(over="ignore", invalid="ignore"):
+        residual = ((tau - predicted) ** 2).sum(axis=0)
+        total = ((tau - tau.mean(axis=0)) ** 2).sum(axis=0)
+    if not (np.isfinite(residual).all() and np.isfinite(total).all()):
+        raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
+                            f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no score")
     with np.errstate(divide="ignore", invalid="ignore"):
         per_joint = np.where(total > 0, 1.0 - residual / np.where(total > 0, total, 1.0),
                              np.where(residual == 0, 1.0, 0.0))
