@@ -66,6 +66,21 @@ def json_floats(values):
     return [json_float(v) for v in values]
 
 
+# Below this many values a float copy is not worth the look at /proc/meminfo that checking it costs
+# (_validation.CHECKED_BYTES of float64)
+_CHECKED_VALUES = 2 ** 23
+
+
+def _check_copy(name, size):
+    """Refuse, before it is made, a float copy of ``size`` values beyond the memory budget: a broadcast view of 10⁹
+    integers costs no memory, its conversion 8 GB (numpy's bare MemoryError, or the system's OOM killer)."""
+    if size > _CHECKED_VALUES:
+        from ._memory import check_memory
+
+        check_memory(8 * size, lambda need, allowed: f"{name}: {size} values: their float copy would need {need} of "
+                                                     f"memory, more than the {allowed} available")
+
+
 def real_array(name, x, error=ArgumentError):
     """``x`` as a float64 ndarray (no copy when it already is one).
 
@@ -105,6 +120,8 @@ def real_array(name, x, error=ArgumentError):
                         f"items in a {type(x).__name__})") from None
     kind = arr.dtype.kind
     if kind in "iuf":
+        if arr.dtype != np.float64:
+            _check_copy(name, arr.size)
         return arr.astype(np.float64, copy=False)
     if kind == "O":
         item = next((v for v in arr.flat if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_))),

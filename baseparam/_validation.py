@@ -15,7 +15,8 @@ import numpy as np
 
 from ._numbers import is_real, is_whole, real_array
 from ._checks import check_flag, check_input, check_instance, check_option, check_path, counted, refuse_special, shown
-from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
+from ._memory import check_memory
+from .errors import ArgumentError, ArgumentTypeError, printable
 
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
 # error, and would overflow the dynamics' products.
@@ -202,28 +203,7 @@ def check_reading(skip_bad_rows, n_dof, source=None):
 
 
 # -- sizes before allocation --------------------------------------------------------------------------------------
-def check_memory(needed, message, max_memory=None):
-    """Refuse, before allocating, a computation that needs more than the memory budget.
-
-    Parameters
-    ----------
-    needed : int
-        Bytes the computation would need at most.
-    message : callable
-        ``message(needed_text, allowed_text)`` → the one-line message (figures as "3.2 GB").
-    max_memory : int, str or None
-        The caller's budget (bytes or a size such as '4G'); None: 80 % of the memory available now.
-
-    Raises
-    ------
-    ResourceLimitError
-        A ``MemoryError``.
-    """
-    from ._memory import budget, format_size
-
-    allowed = budget(max_memory)
-    if allowed is not None and needed > allowed:
-        raise ResourceLimitError(message(format_size(needed), format_size(allowed)))
+# check_memory (_memory.check_memory), re-exported: the float conversion of every array (_numbers) uses it too
 
 
 # Below this many bytes an allocation is not worth the look at /proc/meminfo that checking it costs (the state
@@ -424,16 +404,23 @@ def unit_quaternions(q):
     return q
 
 
-def check_real_array(name: str, x, ndim, finite=True):
+def check_real_array(name: str, x, ndim, finite=True, copies=1):
     """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
-    one ArgumentError line (NaN or inf said only where they are the problem)."""
+    one ArgumentError line (NaN or inf said only where they are the problem).
+
+    The dimensions first, then the size, then the values: ``copies`` arrays of ``x``'s size (the caller's temporaries,
+    e.g. 2 for a residual and its square) beyond the memory budget are a ResourceLimitError before any value is read,
+    and the values are scanned without a temporary of their size (a broadcast view of 10⁹ rows was numpy's bare
+    MemoryError, or minutes of scanning, whatever its shape)."""
     x = real_array(name, x)
     dims = ndim if isinstance(ndim, tuple) else (ndim,)
-    nonfinite = finite and not np.isfinite(x).all()
-    if x.ndim not in dims or nonfinite:
-        raise ArgumentError(f"{name}: expected {'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
-                            f"dimension{'' if dims == (1,) else 's'}, got shape {x.shape}"
-                            f"{' with NaN or inf' if nonfinite else ''}")
+    expected = (f"{'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
+                f"dimension{'' if dims == (1,) else 's'}")
+    if x.ndim not in dims:
+        raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape}")
+    check_allocation((copies, x.size), name, f"{x.size} values ({counted(copies, 'float arrays')} of their size)")
+    if finite and x.size and not (np.isfinite(x.min()) and np.isfinite(x.max())):     # NaN propagates to both
+        raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape} with NaN or inf")
     return x
 
 

@@ -198,3 +198,47 @@ def test_bare_errors_of_figures_scores_and_texts_are_one_line(fitted):
     tau = trajectory.tau
     assert r2_score(tau, tau) == 1.0 and r2_score(tau, np.broadcast_to(tau.mean(axis=0), tau.shape)) == 0.0
     assert format_symbolic_regrouping(symbolic, -1) == format_symbolic_regrouping(symbolic, symbolic.rank - 1)
+
+
+def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
+    """A broadcast view of 10¹² rows costs no memory; checks that scanned or converted its values before its shape and
+    size (``np.isfinite(x).all()``, ``astype(float)``, ``tuple(x)``, ``np.arange(S)``, contiguous copies) were numpy's
+    bare MemoryError (under a 4 GB address limit already at 10⁹ rows), or minutes of scanning. The shape now comes
+    first (check_real_array, Origin), then the size against the memory budget (real_array's float copy, the motion's
+    arrays: motion.check_motion_size, ForwardDynamics.batch's copies), then the values without temporaries of their
+    size."""
+    import baseparam._memory
+    from baseparam.identification.estimators import r2_score
+    from baseparam.identification.results import Metrics
+    from baseparam.model.friction import friction_shapes
+
+    monkeypatch.setattr(baseparam._memory, "available_bytes", lambda: 100 * 10 ** 6)     # a budget of 80 MB
+    robot, trajectory, _ = fitted
+    model = bp.Model(robot, np.ones(bp.ColumnLayout(robot).n_standard))
+    rows = 10 ** 12
+
+    def view(*width, dtype=float):
+        return np.broadcast_to(np.ones((), dtype), (rows, *width))
+
+    cases = [
+        (lambda: Metrics.compare(view(3, 2), trajectory.tau), bp.ArgumentError,
+         r"^tau: expected finite numbers of 2 dimensions, got shape \(1000000000000, 3, 2\)$"),
+        (lambda: Metrics.compare(view(3), view(3)), bp.ResourceLimitError, "^tau: 3000000000000 values"),
+        (lambda: r2_score(view(3), view(3)), bp.ResourceLimitError, "^tau: 3000000000000 values"),
+        (lambda: bp.Model(robot, view(dtype=np.int64)), bp.ResourceLimitError, "^p: 1000000000000 values: their float"),
+        (lambda: friction_shapes(robot, view(3, dtype=np.int32).T), bp.ResourceLimitError, "^qd: 3000000000000 values"),
+        (lambda: bp.SensorNoise(q=view()), bp.ArgumentError, "^noise.q: expected a number ≥ 0 or one per joint"),
+        (lambda: bp.Origin(xyz=view()), bp.RobotDescriptionError, "^Origin.xyz: expected 3 finite numbers"),
+        (lambda: bp.from_arrays(view(), view(3), view(3)), bp.ResourceLimitError,
+         "^<arrays>: 1000000000000 samples of 7 numbers"),
+        (lambda: bp.Trajectory(view(), view(3), view(3)), bp.ResourceLimitError,
+         "^<arrays>: 1000000000000 samples of 7 numbers"),
+        (lambda: bp.identify(robot, (view(3), view(3), view(3), view(3)), preprocessing=None), bp.ResourceLimitError,
+         "^<fit arrays>: 1000000000000 samples of 13 numbers"),
+        (lambda: bp.ForwardDynamics(model, native=False).batch(view(3), view(3), view(3)), bp.ResourceLimitError,
+         "^q, qd, tau: 1000000000000 samples"),
+    ]
+    for call, cls, words in cases:
+        with pytest.raises(cls, match=words) as info:
+            call()
+        assert "\n" not in str(info.value)

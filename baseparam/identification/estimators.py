@@ -64,7 +64,9 @@ def r2_score(tau, predicted):
         Arrays of different shapes or of no samples, a NaN or inf, or values whose squares overflow (one line; they
         were numpy's errors, or a NaN score).
     """
-    tau, predicted = check_real_array("tau", tau, (1, 2)), check_real_array("predicted", predicted, (1, 2))
+    # the residuals and their squares: two arrays of their size beside them
+    tau, predicted = (check_real_array(name, x, (1, 2), copies=2)
+                      for name, x in (("tau", tau), ("predicted", predicted)))
     if predicted.shape != tau.shape:
         raise ArgumentError(f"predicted: expected the shape of tau, {tau.shape}, got {predicted.shape}")
     if not tau.shape[0]:

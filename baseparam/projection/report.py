@@ -1,6 +1,7 @@
 """Text presentation of base parameters (numbers stay in :mod:`base_set`; this only formats)."""
 from __future__ import annotations
 
+import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from numbers import Real
@@ -13,10 +14,11 @@ from ..errors import ArgumentError, ArgumentTypeError
 
 def check_base(base, name: str = "base"):
     """``base`` when it is a :class:`~baseparam.BaseParameters` (the texts read its fields: anything else was an
-    AttributeError)."""
-    from .base_set import BaseParameters        # which imports this module
-
-    return check_instance(base, name, BaseParameters, "a bp.BaseParameters (bp.find_base_parameters)")
+    AttributeError). The class is taken from its module, which imports this one (tests/test_import_cycles.py): a
+    base set exists only once that module is loaded."""
+    module = sys.modules.get("baseparam.projection.base_set")
+    kind = module.BaseParameters if module is not None else ()
+    return check_instance(base, name, kind, "a bp.BaseParameters (bp.find_base_parameters)")
 
 
 def base_index(r, rank: int) -> int:
