@@ -13,14 +13,12 @@ import os
 
 import numpy as np
 
-from ._numbers import is_real, is_whole, real_array
+from ._numbers import ABSURD, check_state_values, is_real, is_whole, real_array
 from ._checks import check_flag, check_input, check_instance, check_option, check_path, counted, refuse_special, shown
 from ._memory import check_memory
 from .errors import ArgumentError, ArgumentTypeError, printable
 
-# A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
-# error, and would overflow the dynamics' products.
-ABSURD = 1e8
+# ABSURD (_numbers.ABSURD), re-exported: the bound of a joint position, velocity or acceleration
 # A parameter value beyond this (kg, kg·m, kg·m², N·m·s, …) is no robot's: with states within ABSURD the dynamics'
 # products (M(q) q̇ q̇, up to 1e16 times a parameter) would overflow to inf and NaN.
 ABSURD_PARAMETER = 1e100
@@ -293,24 +291,8 @@ def _samples(name, x, n_dof, error):
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != n_dof:
         raise ArgumentError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
-    if arr.size and not _within(arr):
-        bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
-        if bad.any():
-            s, j = np.argwhere(bad)[0]
-            what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
-            raise error(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+    check_state_values(name, arr, error)
     return arr, single
-
-
-def _within(arr):
-    """A quick test that every value of a non-empty array is within ±ABSURD (NaN not): True means so; False
-    leaves it to the element-wise test. A few values (one sample) as Python floats, whose sum of magnitudes
-    carries NaN and inf and exceeds ABSURD with any value beyond it (with a few large ones too, then the
-    element-wise test decides); more by the largest and smallest values (NaN propagates into both): two passes
-    and no temporaries of the array's size, three times faster than the element-wise test."""
-    if arr.size <= 32:
-        return sum(map(abs, arr.ravel().tolist())) <= ABSURD
-    return bool(arr.max() <= ABSURD and arr.min() >= -ABSURD)
 
 
 def check_states(n_dof: int, *, peak=None, **arrays):

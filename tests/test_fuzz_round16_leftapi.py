@@ -242,3 +242,28 @@ def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
         with pytest.raises(cls, match=words) as info:
             call()
         assert "\n" not in str(info.value)
+
+
+def test_public_helpers_of_the_subpackages_check_their_first_argument(fitted):
+    """Swept over the subpackages' ``__all__`` (each required argument None, a str, 3, a 3-D array, NaN, a ragged list):
+    ``logs.reduce_log``/``scale_log`` (identify_logs' workers), ``mjcf_writer.robot_to_mjcf``,
+    ``dh_equivalent.dh_robot`` and ``joint_model.joint_model`` read their first argument's attributes unchecked (bare
+    AttributeErrors; ``joint_model(robot, 1.5)`` a TypeError of list indices, ``-1`` the last joint)."""
+    from baseparam.identification.logs import reduce_log, scale_log
+    from baseparam.model.dh_equivalent import dh_equivalent, dh_robot
+    from baseparam.model.joint_model import joint_model
+    from baseparam.model.mjcf_writer import robot_to_mjcf
+
+    robot, trajectory, _ = fitted
+    for call, cls, words in [
+            (lambda: reduce_log(trajectory, robot, None), bp.ArgumentTypeError, "^base: expected a bp.BaseParameters"),
+            (lambda: scale_log(trajectory, None, None), bp.ArgumentTypeError, "^base: expected a bp.BaseParameters"),
+            (lambda: robot_to_mjcf(None, []), bp.ArgumentTypeError, "^robot: expected a baseparam.Robot"),
+            (lambda: dh_robot("arm.yaml", None), bp.ArgumentTypeError, "^robot: expected a baseparam.Robot"),
+            (lambda: dh_robot(robot, None), bp.ArgumentTypeError, "^equivalent: expected a DHEquivalent"),
+            (lambda: joint_model(None, 0), bp.ArgumentTypeError, "^robot: expected a baseparam.Robot"),
+            (lambda: joint_model(robot, 1.5), bp.ArgumentError, "^k: expected a joint index from 0 to 2, got 1.5$"),
+            (lambda: joint_model(robot, -1), bp.ArgumentError, "^k: expected a joint index from 0 to 2, got -1$")]:
+        with pytest.raises(cls, match=words):
+            call()
+    assert dh_robot(robot, dh_equivalent(robot)).n_dof == 3 and joint_model(robot, 2).type == "revolute"

@@ -38,6 +38,7 @@ import numpy as np
 from .._checks import check_progress, is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
+from ..projection.report import check_base
 from .._warnings import deprecated_parameter, warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError, printable
 from ._consistent import FOLDS, consistent_fit
@@ -132,7 +133,7 @@ def reduce_log(log, base, preprocessing, folds=0, read_options=None) -> LogReduc
     -------
     LogReduction
     """
-    robot = base.robot
+    robot = check_base(base).robot        # a public worker: anything else was an AttributeError
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         item = _processed(log, robot, preprocessing, read_options)
@@ -186,7 +187,7 @@ def scale_log(log, base, preprocessing, folds=None, read_options=None):
         deprecated_parameter("scale_log", "folds", "a log's statistics for the scales are never split into folds")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        item = _processed(log, base.robot, preprocessing, read_options)
+        item = _processed(log, check_base(base).robot, preprocessing, read_options)
         with single_threaded():
             return scale_statistics(base, [item])
 

@@ -28,7 +28,8 @@ import numpy as np
 from .._checks import require_robot_below, shown
 from .._warnings import warn
 from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError
-from .._numbers import is_real, plain_float
+from .._memory import check_memory
+from .._numbers import check_state_values, is_real, plain_float, real_array
 
 COULOMB_SHAPES = ("sign", "smooth")
 AUTO = "auto"
@@ -239,16 +240,17 @@ def _checked(robot, qd, sign_width):
     """The arguments of :func:`friction_shapes` checked (the robot, then each array's shape before its values): a
     non-robot was an AttributeError, a ragged ``qd`` numpy's ValueError, a NaN one NaN shapes, a ``sign_width`` of
     the wrong length an IndexError and a zero one NaN."""
-    from .._validation import check_real_array, check_samples
-
     require_robot_below(robot)
     n = robot.n_dof
-    arr = check_real_array("qd", qd, (1, 2), finite=False)
-    if arr.shape[0] != n:
+    arr = real_array("qd", qd)          # (its float copy within the memory budget)
+    if arr.ndim not in (1, 2) or arr.shape[0] != n:
         raise ArgumentError(f"qd: expected shape ({n}, n_samples) (joints first) or ({n},), got {arr.shape}")
-    arr = check_samples("qd", arr.T, n)[0].T.reshape(arr.shape)   # finite, within the states' bound
+    check_memory(24 * arr.size, lambda need, allowed: f"qd: {arr.size} values (two results and a temporary of their "
+                                                      f"size) would need {need} of memory, more than the {allowed} "
+                                                      "available; pass fewer samples")
+    check_state_values("qd", arr.T if arr.ndim == 2 else arr[None, :])    # finite, within the states' bound
     if sign_width is not None:
-        width = check_real_array("sign_width", sign_width, 1, finite=False)
+        width = real_array("sign_width", sign_width)
         if width.shape != (n,) or not (width > 0).all() or not np.isfinite(width).all():
             raise ArgumentError(f"sign_width: expected {n} finite widths > 0 (one per joint), got {shown(sign_width)}")
         sign_width = width
