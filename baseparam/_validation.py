@@ -412,7 +412,9 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     arr = real_array(name, p, ArgumentError)
     if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
         raise ArgumentError(f"{name}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
-    if not np.isfinite(arr).all():
+    if arr.ndim == 2:       # parameter sets: their size before their values (a broadcast view of 10⁸ sets)
+        check_allocation((2 * n, arr.shape[1]), name, f"{arr.shape[1]} parameter sets (a copy and a result)")
+    if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):    # no temporary of its size
         raise ArgumentError(f"{name}: contains NaN or inf")
     return check_parameter_range(name, arr)
 

@@ -214,7 +214,8 @@ def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
 
     monkeypatch.setattr(baseparam._memory, "available_bytes", lambda: 100 * 10 ** 6)     # a budget of 80 MB
     robot, trajectory, _ = fitted
-    model = bp.Model(robot, np.ones(bp.ColumnLayout(robot).n_standard))
+    n_standard = bp.ColumnLayout(robot).n_standard
+    model = bp.Model(robot, np.ones(n_standard))
     rows = 10 ** 12
 
     def view(*width, dtype=float):
@@ -237,6 +238,8 @@ def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
          "^<fit arrays>: 1000000000000 samples of 13 numbers"),
         (lambda: bp.ForwardDynamics(model, native=False).batch(view(3), view(3), view(3)), bp.ResourceLimitError,
          "^q, qd, tau: 1000000000000 samples"),
+        (lambda: bp.find_base_parameters(robot).from_standard(view(n_standard).T), bp.ResourceLimitError,
+         "^p: 1000000000000 parameter sets"),
     ]
     for call, cls, words in cases:
         with pytest.raises(cls, match=words) as info:
