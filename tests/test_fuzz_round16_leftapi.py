@@ -205,18 +205,21 @@ def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
     size (``np.isfinite(x).all()``, ``astype(float)``, ``tuple(x)``, ``np.arange(S)``, contiguous copies) were numpy's
     bare MemoryError (under a 4 GB address limit already at 10⁹ rows), or minutes of scanning. The shape now comes
     first (check_real_array, Origin), then the size against the memory budget (real_array's float copy, the motion's
-    arrays: motion.check_motion_size, ForwardDynamics.batch's copies), then the values without temporaries of their
-    size."""
+    arrays: motion.check_motion_size, ForwardDynamics.batch's copies, a reshape's), then the values without
+    temporaries of their size."""
     import baseparam._memory
     from baseparam.identification.estimators import r2_score
     from baseparam.identification.results import Metrics
+    from baseparam.identification.imu import base_from_imu
     from baseparam.model.friction import friction_shapes
+    from baseparam.simulation.noise import checked_gains
 
     monkeypatch.setattr(baseparam._memory, "available_bytes", lambda: 100 * 10 ** 6)     # a budget of 80 MB
     robot, trajectory, _ = fitted
     n_standard = bp.ColumnLayout(robot).n_standard
     model = bp.Model(robot, np.ones(n_standard))
     rows = 10 ** 12
+    rows_of_a_row = np.broadcast_to(np.arange(1e6), (10 ** 6, 10 ** 6))
 
     def view(*width, dtype=float):
         return np.broadcast_to(np.ones((), dtype), (rows, *width))
@@ -240,6 +243,11 @@ def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
          "^q, qd, tau: 1000000000000 samples"),
         (lambda: bp.find_base_parameters(robot).from_standard(view(n_standard).T), bp.ResourceLimitError,
          "^p: 1000000000000 parameter sets"),
+        # a reshape copies a view broadcast from a row (7 TB here)
+        (lambda: checked_gains(rows_of_a_row, 3), bp.ArgumentError, "^gains: expected 3 positive drive gains"),
+        (lambda: base_from_imu(np.arange(20) * 0.01, np.tile([0.0, 0.0, 0.0, 1.0], (20, 1)), np.zeros((20, 3)),
+                               np.zeros((20, 3)), position=rows_of_a_row), bp.SettingsError,
+         r"^gravity, position: expected 3 finite numbers each, got shapes \(3,\), \(1000000, 1000000\)$"),
     ]
     for call, cls, words in cases:
         with pytest.raises(cls, match=words) as info:

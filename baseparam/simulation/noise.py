@@ -19,7 +19,9 @@ def checked_gains(gains, n_dof):
     the simulations' gains (simulate, the tracking experiments, :meth:`SensorNoise.apply`)."""
     if gains is None:
         return None
-    value = real_array("gains", gains, ArgumentError).reshape(-1)
+    value = real_array("gains", gains, ArgumentError)
+    # the size before the reshape, which copies a broadcast view (of 10¹⁰ values: numpy's bare MemoryError)
+    value = value.reshape(-1) if value.size == n_dof else value
     if value.shape != (n_dof,) or not (np.isfinite(value).all() and (value > 0).all()):
         raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {shown(gains)}")
     return value
