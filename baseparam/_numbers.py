@@ -160,3 +160,13 @@ def _within(arr):
     if arr.size <= 32:
         return sum(map(abs, arr.ravel().tolist())) <= ABSURD
     return bool(arr.max() <= ABSURD and arr.min() >= -ABSURD)
+
+
+def flat_values(x, n):
+    """``x`` (any shape: (n,), (1, n), a list) as a flat float64 array of its ``n`` values, or None when it holds
+    another number of values: the count first, then the conversion and the flattening, which copy (a view broadcast
+    from a row, of 10¹² values, was numpy's bare MemoryError). TypeError or ValueError, as ``np.asarray``'s, for what
+    holds no numbers."""
+    if np.asarray(x).size != n:
+        return None
+    return np.asarray(x, dtype=np.float64).ravel()       # converted as before the count was taken first

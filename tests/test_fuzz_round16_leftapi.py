@@ -210,7 +210,9 @@ def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
     import baseparam._memory
     from baseparam.identification.estimators import r2_score
     from baseparam.identification.results import Metrics
+    from baseparam.excitation.payload import held_pose
     from baseparam.identification.imu import base_from_imu
+    from baseparam.identification.payload_wrench import sensor_placement
     from baseparam.model.friction import friction_shapes
     from baseparam.simulation.noise import checked_gains
 
@@ -248,6 +250,11 @@ def test_array_checks_read_shapes_and_sizes_before_values(fitted, monkeypatch):
         (lambda: base_from_imu(np.arange(20) * 0.01, np.tile([0.0, 0.0, 0.0, 1.0], (20, 1)), np.zeros((20, 3)),
                                np.zeros((20, 3)), position=rows_of_a_row), bp.SettingsError,
          r"^gravity, position: expected 3 finite numbers each, got shapes \(3,\), \(1000000, 1000000\)$"),
+        (lambda: sensor_placement(rows_of_a_row), bp.SettingsError, "^sensor: expected 6 finite numbers"),
+        (lambda: bp.design_excitation(robot, period=2.0, harmonics=2, rate=10.0, starts=1, noise=rows_of_a_row),
+         bp.ArgumentError, "^noise: expected 3 finite torque standard deviations"),
+        (lambda: held_pose(robot, bp.motion_limits(robot), rows_of_a_row), bp.ArgumentError,
+         "^pose: expected 3 finite joint positions .rad or m., got 1000000000000 values$"),
     ]
     for call, cls, words in cases:
         with pytest.raises(cls, match=words) as info:
