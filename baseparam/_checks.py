@@ -119,6 +119,13 @@ def plain_texts(settings: dict) -> dict:
             for name, value in settings.items()}
 
 
+def is_file_name(value) -> bool:
+    """Whether ``value`` names a file: a str, bytes or any os.PathLike (``pathlib.Path``, and a ``PurePosixPath``,
+    which is no ``Path``). The one test of functions that take a file name in place of an object (a robot's
+    description, a log): ``isinstance(value, (str, Path))`` refused a PurePath that ``load_robot`` reads."""
+    return isinstance(value, (str, bytes, os.PathLike))
+
+
 def check_path(value, name: str = "path", *, error=ArgumentError) -> str:
     """A file path (str, bytes or os.PathLike) as text; one that the system cannot take (a NUL character) is refused
     here, in one line, rather than by ``open``'s bare ValueError."""

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-from .errors import ArgumentError
+from .errors import ArgumentError, ResourceLimitError
 
 SHARE_OF_AVAILABLE = 0.8        # leave the rest to the interpreter, the OS and other programs
 _UNITS = {"": 1, "b": 1, "k": 10 ** 3, "m": 10 ** 6, "g": 10 ** 9, "t": 10 ** 12,
@@ -149,3 +149,25 @@ def format_size(n):
         if n >= factor:     # thousands of TB in digits, not 5.02e+03
             return f"{n / factor:.3g} {unit}" if n < 1000 * factor else f"{n / factor:.0f} {unit}"
     return "1 byte" if n == 1 else f"{int(n)} bytes"
+
+
+def check_memory(needed, message, max_memory=None):
+    """Refuse, before allocating, a computation that needs more than the memory budget.
+
+    Parameters
+    ----------
+    needed : int
+        Bytes the computation would need at most.
+    message : callable
+        ``message(needed_text, allowed_text)`` → the one-line message (figures as "3.2 GB").
+    max_memory : int, str or None
+        The caller's budget (bytes or a size such as '4G'); None: 80 % of the memory available now.
+
+    Raises
+    ------
+    ResourceLimitError
+        A ``MemoryError``.
+    """
+    allowed = budget(max_memory)
+    if allowed is not None and needed > allowed:
+        raise ResourceLimitError(message(format_size(needed), format_size(allowed)))

@@ -21,7 +21,10 @@ _REFUSED = {
     "S": "bytes; expected numbers",
     "V": "records; expected an array of plain numbers",
 }
-_ALL_REAL = object()    # real_array's "no item of an object array is refused" (None is an item it refuses)
+_ALL_REAL = object()
+# A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
+# error, and would overflow the dynamics' products.
+ABSURD = 1e8    # real_array's "no item of an object array is refused" (None is an item it refuses)
 
 
 def is_real(x) -> bool:
@@ -66,6 +69,21 @@ def json_floats(values):
     return [json_float(v) for v in values]
 
 
+# Below this many values a float copy is not worth the look at /proc/meminfo that checking it costs
+# (_validation.CHECKED_BYTES of float64)
+_CHECKED_VALUES = 2 ** 23
+
+
+def _check_copy(name, size):
+    """Refuse, before it is made, a float copy of ``size`` values beyond the memory budget: a broadcast view of 10⁹
+    integers costs no memory, its conversion 8 GB (numpy's bare MemoryError, or the system's OOM killer)."""
+    if size > _CHECKED_VALUES:
+        from ._memory import check_memory
+
+        check_memory(8 * size, lambda need, allowed: f"{name}: {size} values: their float copy would need {need} of "
+                                                     f"memory, more than the {allowed} available")
+
+
 def real_array(name, x, error=ArgumentError):
     """``x`` as a float64 ndarray (no copy when it already is one).
 
@@ -105,6 +123,8 @@ def real_array(name, x, error=ArgumentError):
                         f"items in a {type(x).__name__})") from None
     kind = arr.dtype.kind
     if kind in "iuf":
+        if arr.dtype != np.float64:
+            _check_copy(name, arr.size)
         return arr.astype(np.float64, copy=False)
     if kind == "O":
         item = next((v for v in arr.flat if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_))),
@@ -117,3 +137,39 @@ def real_array(name, x, error=ArgumentError):
         what = type(item).__name__ if item is not None else "object"
         raise error(f"{name}: not numeric (dtype object); {what} items; expected numbers")
     raise error(f"{name}: not numeric (dtype {arr.dtype})" + (f"; {_REFUSED[kind]}" if kind in _REFUSED else ""))
+
+
+def check_state_values(name, arr, error=ArgumentError):
+    """Refuse a state array ``arr`` (n_samples, n_dof) float holding a non-finite or absurd (|x| > :data:`ABSURD`)
+    value: ``error`` naming the first one's sample and joint. The values test of every state check
+    (``_validation.check_samples``, ``model.friction.friction_shapes``), here below the model's modules."""
+    if arr.size and not _within(arr):
+        bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
+        if bad.any():
+            s, j = np.argwhere(bad)[0]
+            what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
+            raise error(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+
+
+def _within(arr):
+    """A quick test that every value of a non-empty array is within ±ABSURD (NaN not): True means so; False
+    leaves it to the element-wise test. A few values (one sample) as Python floats, whose sum of magnitudes
+    carries NaN and inf and exceeds ABSURD with any value beyond it (with a few large ones too, then the
+    element-wise test decides); more by the largest and smallest values (NaN propagates into both): two passes
+    and no temporaries of the array's size, faster than the element-wise test."""
+    if arr.size <= 32:
+        return sum(map(abs, arr.ravel().tolist())) <= ABSURD
+    return bool(arr.max() <= ABSURD and arr.min() >= -ABSURD)
+
+
+def flat_values(x, n):
+    """``x`` (any shape: (n,), (1, n), a list) as a flat float64 array of its ``n`` values, or None when it holds
+    another number of values: the count first, then the conversion and the flattening, which copy (a view broadcast
+    from a row, of 10¹² values, was numpy's bare MemoryError). TypeError or ValueError, as ``np.asarray``'s, for what
+    holds no numbers (text of another count too: it is said as no numbers, as before the count came first)."""
+    arr = np.asarray(x)
+    if arr.size != n:
+        if arr.dtype.kind not in "biufc":
+            raise ValueError(f"not {n} numbers")
+        return None
+    return np.asarray(x, dtype=np.float64).ravel()       # converted as before the count was taken first

@@ -13,13 +13,12 @@ import os
 
 import numpy as np
 
-from ._numbers import is_real, is_whole, real_array
+from ._numbers import ABSURD, check_state_values, is_real, is_whole, real_array
 from ._checks import check_flag, check_input, check_instance, check_option, check_path, counted, refuse_special, shown
-from .errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
+from ._memory import check_memory
+from .errors import ArgumentError, ArgumentTypeError, printable
 
-# A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
-# error, and would overflow the dynamics' products.
-ABSURD = 1e8
+# ABSURD (_numbers.ABSURD), re-exported: the bound of a joint position, velocity or acceleration
 # A parameter value beyond this (kg, kg·m, kg·m², N·m·s, …) is no robot's: with states within ABSURD the dynamics'
 # products (M(q) q̇ q̇, up to 1e16 times a parameter) would overflow to inf and NaN.
 ABSURD_PARAMETER = 1e100
@@ -80,10 +79,23 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     return int(value) if integer else float(value)
 
 
-def check_seed(seed, name: str = "seed", *, error=ArgumentError) -> int:
-    """A random seed: a whole number from 0 to 2⁶³ − 1, as int (numpy's SeedSequence refuses floats, negatives and
-    0-d arrays in its own words; Python's random.Random takes a numpy integer for no seed at all)."""
-    return check_number(seed, name, low=0, high=2 ** 63 - 1, integer=True, error=error)
+MAX_SEED = 2 ** 63 - 1
+
+
+def check_seed(seed, name: str = "seed", *, error=ArgumentError, legacy=None) -> int:
+    """A random seed: a whole number from 0 to 2⁶³ − 1 (:data:`MAX_SEED`), as int (numpy's SeedSequence refuses
+    floats, negatives and 0-d arrays in its own words; Python's random.Random takes a numpy integer for no seed at
+    all).
+
+    ``legacy``: the public function (or field) that took any whole seed ≥ 0 before this check was its own; a larger
+    seed is then still taken, with a DeprecationWarning at the caller's line, for one release."""
+    if legacy is not None and is_whole(seed) and seed > MAX_SEED:
+        from ._warnings import warn
+
+        warn(f"{legacy}: {name} {shown(seed)} is beyond 2**63 - 1: deprecated, and refused from the next release; "
+             "give a seed from 0 to 2**63 - 1", DeprecationWarning)
+        return int(seed)
+    return check_number(seed, name, low=0, high=MAX_SEED, integer=True, error=error)
 
 
 def usable_cores() -> int:
@@ -189,28 +201,7 @@ def check_reading(skip_bad_rows, n_dof, source=None):
 
 
 # -- sizes before allocation --------------------------------------------------------------------------------------
-def check_memory(needed, message, max_memory=None):
-    """Refuse, before allocating, a computation that needs more than the memory budget.
-
-    Parameters
-    ----------
-    needed : int
-        Bytes the computation would need at most.
-    message : callable
-        ``message(needed_text, allowed_text)`` → the one-line message (figures as "3.2 GB").
-    max_memory : int, str or None
-        The caller's budget (bytes or a size such as '4G'); None: 80 % of the memory available now.
-
-    Raises
-    ------
-    ResourceLimitError
-        A ``MemoryError``.
-    """
-    from ._memory import budget, format_size
-
-    allowed = budget(max_memory)
-    if allowed is not None and needed > allowed:
-        raise ResourceLimitError(message(format_size(needed), format_size(allowed)))
+# check_memory (_memory.check_memory), re-exported: the float conversion of every array (_numbers) uses it too
 
 
 # Below this many bytes an allocation is not worth the look at /proc/meminfo that checking it costs (the state
@@ -300,24 +291,8 @@ def _samples(name, x, n_dof, error):
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != n_dof:
         raise ArgumentError(f"{name}: expected shape (n_samples, {n_dof}) or ({n_dof},), got {np.shape(x)}")
-    if arr.size and not _within(arr):
-        bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
-        if bad.any():
-            s, j = np.argwhere(bad)[0]
-            what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
-            raise error(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+    check_state_values(name, arr, error)
     return arr, single
-
-
-def _within(arr):
-    """A quick test that every value of a non-empty array is within ±ABSURD (NaN not): True means so; False
-    leaves it to the element-wise test. A few values (one sample) as Python floats, whose sum of magnitudes
-    carries NaN and inf and exceeds ABSURD with any value beyond it (with a few large ones too, then the
-    element-wise test decides); more by the largest and smallest values (NaN propagates into both): two passes
-    and no temporaries of the array's size, faster than the element-wise test."""
-    if arr.size <= 32:
-        return sum(map(abs, arr.ravel().tolist())) <= ABSURD
-    return bool(arr.max() <= ABSURD and arr.min() >= -ABSURD)
 
 
 def check_states(n_dof: int, *, peak=None, **arrays):
@@ -371,9 +346,9 @@ def _together(arrays, width, peak=None):
 
 def _one_float_sample(arrays, width):
     """The arrays as (1, n) views when each is one sample that passes every check as it is: a plain float64
-    ndarray of shape (``width(name)``,), all its values within ±ABSURD (one sum of magnitudes over all of them,
-    as :func:`_within`); else None, and the full checks decide and name what is wrong. A sample from Python
-    costs a few µs of checks this way instead of 7 (three states of a 7-DOF arm)."""
+    ndarray of shape (``width(name)``,), all its values within ±ABSURD (one sum of magnitudes over all of them, as
+    the quick test of :func:`~baseparam._numbers.check_state_values`); else None, and the full checks decide and
+    name what is wrong. A sample from Python costs fewer checks this way (three states of a 7-DOF arm)."""
     values = []
     for name, x in arrays.items():
         if type(x) is not np.ndarray or x.dtype != np.float64 or x.shape != (width(name),):
@@ -411,16 +386,23 @@ def unit_quaternions(q):
     return q
 
 
-def check_real_array(name: str, x, ndim, finite=True):
+def check_real_array(name: str, x, ndim, finite=True, copies=1):
     """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
-    one ArgumentError line (NaN or inf said only where they are the problem)."""
+    one ArgumentError line (NaN or inf said only where they are the problem).
+
+    The dimensions first, then the size, then the values: ``copies`` arrays of ``x``'s size (the caller's temporaries,
+    e.g. 2 for a residual and its square) beyond the memory budget are a ResourceLimitError before any value is read,
+    and the values are scanned without a temporary of their size (a broadcast view of 10⁹ rows was numpy's bare
+    MemoryError, or minutes of scanning, whatever its shape)."""
     x = real_array(name, x)
     dims = ndim if isinstance(ndim, tuple) else (ndim,)
-    nonfinite = finite and not np.isfinite(x).all()
-    if x.ndim not in dims or nonfinite:
-        raise ArgumentError(f"{name}: expected {'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
-                            f"dimension{'' if dims == (1,) else 's'}, got shape {x.shape}"
-                            f"{' with NaN or inf' if nonfinite else ''}")
+    expected = (f"{'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
+                f"dimension{'' if dims == (1,) else 's'}")
+    if x.ndim not in dims:
+        raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape}")
+    check_allocation((copies, x.size), name, f"{x.size} values ({counted(copies, 'float arrays')} of their size)")
+    if finite and x.size and not (np.isfinite(x.min()) and np.isfinite(x.max())):     # NaN propagates to both
+        raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape} with NaN or inf")
     return x
 
 
@@ -430,7 +412,9 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
     arr = real_array(name, p, ArgumentError)
     if arr.shape != (n,) and not (sets and arr.ndim == 2 and arr.shape[0] == n):
         raise ArgumentError(f"{name}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
-    if not np.isfinite(arr).all():
+    if arr.ndim == 2:       # parameter sets: their size before their values (a broadcast view of 10⁸ sets)
+        check_allocation((2 * n, arr.shape[1]), name, f"{arr.shape[1]} parameter sets (a copy and a result)")
+    if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):    # no temporary of its size
         raise ArgumentError(f"{name}: contains NaN or inf")
     return check_parameter_range(name, arr)
 

@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from ._checks import counted
-from ._validation import check_flag, check_instance, quaternion_norms, shown
+from ._validation import check_allocation, check_flag, check_instance, quaternion_norms, shown
 from ._numbers import real_array
 from .errors import DataError, printable
 
@@ -210,6 +210,14 @@ class Trajectory:
                 f"{self.skipped_unit}{plural} {', '.join(parts)}")
 
 
+def check_motion_size(source, S, width):
+    """Refuse, once the shapes are known and before any value is read or copied, a motion of ``S`` samples of
+    ``width`` numbers each (every field, t included) whose arrays and a copy would not fit in memory: a broadcast view
+    of 10⁹ samples costs nothing, but the scans of its values and the copies of its preprocessing were numpy's bare
+    MemoryError or minutes that Ctrl-C could not stop."""
+    check_allocation((S, 2 * width), source, f"{counted(S, 'samples')} of {width} numbers (the motion and a copy)")
+
+
 def check_motion(motion):
     """Validate the arrays of a motion in place (float64 arrays of consistent shapes, finite, in time order).
 
@@ -275,14 +283,15 @@ def check_motion(motion):
             fail("joints", field, S=S, shape=arr.shape)
         if field != "q" and arr.shape[1] != q.shape[1] - floating:     # a quaternion has 4 numbers, 3 rates
             fail("columns", field, S=S, shape=arr.shape, n=q.shape[1])
+    check_motion_size(motion.source, S, sum(arr.size // max(S, 1) for arr in arrays.values()))
     names = motion.joint_names
     if names and (len(names) != motion.n_dof or not all(isinstance(x, str) for x in names)):
         raise error(f"{motion.source}: joint_names: expected {motion.n_dof} names (str), "
                     f"one per joint, got {shown(names)}")
     for field, arr in arrays.items():
-        finite = np.isfinite(arr)
-        if not finite.all():
-            bad = ~finite.reshape(S, -1)
+        # the smallest and largest values first (NaN propagates into both): no temporary of the array's size
+        if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):
+            bad = ~np.isfinite(arr).reshape(S, -1)
             r = int(np.argmax(bad.any(axis=1)))
             j = int(np.argmax(bad[r]))
             fail("value", field, row=r, joint=j, value=float(arr.reshape(S, -1)[r, j]))

@@ -67,7 +67,8 @@ def _entry_points(robot, p, traj):
         (lambda: bp.mass_matrix(robot, p, q, parameters="inertia"), bp.ArgumentError, r"^parameters: expected one of"),
         # robot and file types
         (lambda: bp.inverse_dynamics(PLANAR, p, q, q, q), bp.ArgumentTypeError,
-         r"^robot: expected a baseparam\.Robot, got str; for a description file use bp\.load_robot"),
+         r"^model: expected a baseparam\.Model, BaseModel or BaseParameters, got str; for a description file use "
+         r"bp\.Model\(bp\.load_robot"),
         (lambda: bp.find_base_parameters(None), bp.ArgumentTypeError, r"^robot: expected a baseparam\.Robot"),
         (lambda: bp.load_robot(3), bp.ArgumentTypeError, r"^path: expected a file path"),
         (lambda: bp.parse_robot(3.0), bp.ArgumentTypeError, r"^text: expected the description's text"),

@@ -16,8 +16,7 @@ import threading
 import numpy as np
 
 from .._validation import ABSURD, check_flag
-from ..errors import ArgumentTypeError
-from ..model.value import as_model
+from ..model.value import require_model
 from ._compiled import regressor_function
 from ._native import address, holding_gil
 from .regressors import _columns, _pivots, columns_at
@@ -58,10 +57,7 @@ class Regressor:
     """
 
     def __init__(self, model, *, native=True):
-        resolved = as_model(model)
-        if resolved is None:
-            raise ArgumentTypeError(f"model: expected a baseparam.Model, BaseModel or BaseParameters, got "
-                                    f"{type(model).__name__}")
+        resolved = require_model(model)
         check_flag(native, "native")
         robot = resolved.robot
         self.model, self.robot = resolved, robot

@@ -267,6 +267,8 @@ class ForwardDynamics:
         if not (all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 2 for x in arrays)
                 and q.shape[1] == n_q and qd.shape[1] == tau.shape[1] == n_v and len(q) == len(qd) == len(tau)):
             (q, qd, tau), _ = robot_states(self.robot, q=q, qd=qd, tau=tau)
+        else:       # float arrays as they are: their sizes still (contiguous copies of a broadcast view of 10⁹)
+            check_state_sizes({"q": q, "qd": qd, "tau": tau})
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = self._batch(q, qd, tau)
         bad = ~np.isfinite(out)

@@ -30,7 +30,7 @@ from .expressions import ADD, CONST, INPUT, MUL, NEG, SUB, Expr, live_nodes
 from .printing import numpy_function
 from .regressors import _evaluate as evaluate
 from .samples import CHUNK
-from ..model.friction import friction_shapes, friction_slopes
+from ..model.friction import shapes_at, slopes_at
 from ..model._kernels import kernels_of
 from ..model.joint_model import motion_offsets
 
@@ -144,7 +144,7 @@ def regressor_function(robot, parameters="pseudo", columns=None):
         ``sign_width`` (n_dof,): sign(q̇) replaced by tanh(q̇/w) (module docstring).
     """
     def regressor(q, qd, qdd, sign_width=None):
-        shapes = tuple(x.T for x in friction_shapes(robot, qd.T, sign_width))
+        shapes = tuple(x.T for x in shapes_at(robot, qd.T, sign_width))
         return evaluate(robot, q, qd, qdd, parameters=parameters, columns=columns, shapes=shapes)
     return regressor
 
@@ -168,12 +168,12 @@ def adjoint_function(robot, parameters="pseudo", columns=None):
         S = q.shape[0]
         out = np.zeros((5, n, S))                 # q, q̇, q̈, then the shapes c and s
         qT, qdT, qddT = q.T.copy(), qd.T.copy(), qdd.T.copy()
-        sgn, stb = friction_shapes(robot, qdT, sign_width)
+        sgn, stb = shapes_at(robot, qdT, sign_width)
         for s0 in range(0, S, CHUNK):
             sl = slice(s0, min(s0 + CHUNK, S))
             weights = np.ascontiguousarray(G[sl, rows, cols].T)       # (n_entries, block)
             f(qT[:, sl], qdT[:, sl], qddT[:, sl], sgn[:, sl], stb[:, sl], weights, out[:, :, sl])
-        dsgn, dstb = friction_slopes(robot, qdT, sign_width)
+        dsgn, dstb = slopes_at(robot, qdT, sign_width)
         out[1] += out[3] * dsgn + out[4] * dstb
         return out[:3].transpose(0, 2, 1)
     return gradients

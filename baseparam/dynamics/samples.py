@@ -10,7 +10,7 @@ import numpy as np
 from .._validation import (ABSURD, check_parameter_vector as as_parameters, check_robot_states as robot_states,  # noqa: F401
                            check_samples as as_samples, check_states as states, unit_quaternions)
 from ..errors import ArgumentError
-from ..model.friction import friction_shapes
+from ..model.friction import shapes_at
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 
 # Samples are processed in blocks this long: the working arrays (samples last) then stay in cache.
@@ -31,7 +31,7 @@ def friction_rows(robot, qdT, shapes=None, friction=True):
     if not friction:                      # the code has no friction terms: nothing reads them
         return qdT, qdT
     if shapes is None:
-        return friction_shapes(robot, qdT)
+        return shapes_at(robot, qdT)
     sgn = np.asarray(shapes[0], dtype=float)
     stb = np.zeros_like(sgn) if shapes[1] is None else np.asarray(shapes[1], dtype=float)   # samples first, as sgn
     for name, value in (("shapes[0]", sgn), ("shapes[1]", stb)):
@@ -91,7 +91,7 @@ class LinkParameters:
         c and s are each joint's friction-model shapes (:mod:`baseparam.model.friction`; sign(q̇)
         by default), or ``shapes`` = (c, s) given, each (n_dof, S).
         """
-        sgn, stb = friction_shapes(self._robot, qd) if shapes is None else shapes
+        sgn, stb = shapes_at(self._robot, qd) if shapes is None else shapes
         return self.FV[:, None] * qd + self.FC[:, None] * sgn + self.FO[:, None] + self.FS[:, None] * stb
 
 

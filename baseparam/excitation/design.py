@@ -19,7 +19,7 @@ import numpy as np
 
 from .._atomic import robot_protected
 from .._checks import check_progress, shown
-from .._numbers import is_whole
+from .._numbers import flat_values, is_whole
 from .._validation import (check_field_kinds, check_flag, check_memory, check_number, check_option, check_seed,
                            check_workers)
 from .._warnings import warn
@@ -399,12 +399,12 @@ def _noise_weights(noise, n):
     if noise is None:
         return None
     try:
-        values = np.asarray(noise, dtype=float).ravel()
+        values = flat_values(noise, n)
     except (TypeError, ValueError):
         raise ArgumentError(f"noise: expected {n} torque standard deviations (N·m, > 0), got {shown(noise)}") from None
-    if values.shape != (n,) or not (np.isfinite(values).all() and (values > 0).all()):
+    if values is None or not (np.isfinite(values).all() and (values > 0).all()):
         raise ArgumentError(f"noise: expected {n} finite torque standard deviations > 0 (N·m), got "
-                            f"{np.array2string(values, threshold=10)}")
+                            + (shown(noise) if values is None else np.array2string(values, threshold=10)))
     # the rows are weighted by 1/σ², which overflowed from σ = 1e-155 on (numpy's raw RuntimeWarnings, a NaN
     # criterion); no torque sensor's noise is outside this range
     if not ((values >= NOISE_RANGE[0]) & (values <= NOISE_RANGE[1])).all():

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._numbers import is_whole
+from .._numbers import flat_values, is_whole
 from .._validation import ABSURD, shown
 from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout
@@ -110,12 +110,12 @@ def held_pose(robot, limits, pose=None):
         lo, hi = np.where(finite, limits.lower, 0.0), np.where(finite, limits.upper, 0.0)
         return np.where(finite, 0.5 * (lo + hi) + DEFAULT_SHARE * 0.5 * (hi - lo), 0.5)
     try:
-        values = np.asarray(pose, dtype=float).ravel()
+        values = flat_values(pose, n)
     except (TypeError, ValueError):
         raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {shown(pose)}") from None
-    if values.shape != (n,) or not np.isfinite(values).all():
-        raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {len(values)} values"
-                            if values.shape != (n,) else "pose: expected finite joint positions")
+    if values is None or not np.isfinite(values).all():
+        raise ArgumentError(f"pose: expected {n} finite joint positions (rad or m), got {np.size(pose)} values"
+                            if values is None else "pose: expected finite joint positions")
     for k, v in enumerate(values):
         # a joint without limits still has no position beyond ABSURD: 1e300 would overflow the dynamics' products
         if not abs(v) <= ABSURD:

@@ -9,6 +9,7 @@ import numpy as np
 from ..dynamics.payload_gravity import MIN_POSES, STATIC_NAMES
 from ..dynamics.payload_gravity import condition as _condition
 from ..dynamics.payload_gravity import gravity_columns as _gravity_columns
+from .._checks import is_file_name
 from ..errors import SettingsError
 
 
@@ -75,13 +76,13 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     -------
     StaticPoses
     """
-    from .._validation import check_number
+    from .._validation import check_number, check_seed
     from .limits import motion_limits, position_range
     from .payload import held_pose, moving_joints
     from ..model.loading import load_robot
     from ..model.robot import require_fixed_base, require_robot
 
-    if isinstance(robot, str):
+    if is_file_name(robot):
         robot = load_robot(robot)
     # the gravity columns are a fixed base's; a value that is no Robot refused as such first (not an AttributeError)
     require_fixed_base(require_robot(robot), "suggest_static_poses")
@@ -89,7 +90,7 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
     n_poses = check_number(n_poses, "n_poses", low=MIN_POSES, high=MAX_POSES, integer=True, error=SettingsError)
     candidates = check_number(candidates, "candidates", low=n_poses, high=MAX_CANDIDATES, integer=True,
                               error=SettingsError)
-    seed = check_number(seed, "seed", low=0, integer=True, error=SettingsError)
+    seed = check_seed(seed, error=SettingsError, legacy="suggest_static_poses")
     limits = motion_limits(robot)
     moving = moving_joints(robot, joints)
     base = held_pose(robot, limits, pose)

@@ -12,6 +12,7 @@ from .._checks import shown
 from .._hdf5 import external_link, stored_dataset
 from .._numbers import real_array
 from .._validation import check_reading
+from ..motion import check_motion_size
 from ..errors import DataError
 from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, Trajectory, _coarse_time,
                       _one_line)
@@ -316,6 +317,7 @@ def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
         if field in data:
             data[field] = _joint_array(source, field, data[field], S, where[field])
     n, gains = _check_fields(source, {f: a.shape[1] for f, a in data.items()}, gains, n_dof)
+    check_motion_size(source, S, sum(a.shape[1] for a in data.values()))      # before the table's copies
     table = _Table(source, "row", np.arange(S), data, [], where, coarse)
     return _finish(table, n, gains, skip_bad_rows)
 

@@ -22,7 +22,7 @@ from ..dynamics.regressors import column_blocks
 from ..dynamics.samples import states
 from .._warnings import warn
 from ..errors import DataWarning
-from ..model.friction import friction_shapes
+from ..model.friction import shapes_at
 from .preprocessing import Preprocessing, lowpass_like_torque, states_at_samples
 
 # Candidate velocity scales (rad/s or m/s): from slower than encoder noise to faster than most reversals.
@@ -60,7 +60,7 @@ def processed_shapes(robot, item):
     """
     if not has_shapes(robot):
         return None
-    sgn, stb = friction_shapes(robot, np.asarray(item.qd, dtype=float).T)
+    sgn, stb = shapes_at(robot, np.asarray(item.qd, dtype=float).T)
     values = np.hstack([sgn.T, stb.T])
     if _filters_friction(item):
         values = lowpass_like_torque(item, values)
@@ -84,7 +84,7 @@ def shapes_at_samples(robot, trajectory, settings):
                                            signals=lambda processed: np.hstack(processed_shapes(robot, processed)))
     missing = ~np.isfinite(values).all(axis=1) & np.isfinite(qd).all(axis=1)
     if missing.any():                           # segments preprocessing did not keep: the plain shapes
-        sgn, stb = friction_shapes(robot, qd[missing].T)
+        sgn, stb = shapes_at(robot, qd[missing].T)
         values[missing] = np.hstack([sgn.T, stb.T])
     return q, qd, qdd, (values[:, :n], values[:, n:])
 

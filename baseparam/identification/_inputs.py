@@ -1,11 +1,12 @@
 """What ``fit``/``predict``/``score`` accept: trajectories, file names or (q, qd, qdd, tau) arrays, one or a list."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
+from .._checks import is_file_name
 from .._validation import check_instance
+from ..motion import check_motion_size
 from ..errors import DataError
 from .preprocessing import Processed
 from .trajectory import Trajectory, read_trajectory
@@ -18,10 +19,12 @@ def _as_trajectories(data, what):
         raise DataError(f"{what}: no trajectory given")
     out = []
     for item in items:
-        if isinstance(item, (str, Path)):
+        if is_file_name(item):
             item = read_trajectory(item)
         elif _is_state_tuple(item):          # arrays without time stamps: used as given, checked as a motion
             S = item[0].shape[0] if item[0].ndim else 0
+            # before the times made for them: a broadcast view of 10⁹ samples was numpy's bare MemoryError
+            check_motion_size(f"<{what} arrays>", S, 1 + sum(a.size // max(S, 1) for a in item))
             item = Processed(np.arange(S, dtype=float), *item, source=f"<{what} arrays>",
                              record={"preprocessing": "none (arrays)"})
         check_instance(item, what, Trajectory, "a Trajectory, a file name or a (q, qd, qdd, tau) tuple",

@@ -233,7 +233,11 @@ def _n_columns(robot):
 
 def apply_delay(trajectory, seconds, note=None):
     """The trajectory with τ(t) replaced by τ(t + seconds) (linear interpolation); samples whose
-    t + seconds lies outside the log dropped. ``note`` (default: the delay applied) joins its notes."""
+    t + seconds lies outside the log dropped. ``note`` (a str; default: the delay applied) joins its notes."""
+    # the types first: a non-trajectory was an AttributeError, a note of another type a bare TypeError (an array's, a
+    # ValueError) after the work
+    check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
+    check_instance(note, "note", str, "a str or None", allow_none=True)
     source = trajectory.source
     try:
         if isinstance(seconds, (bool, np.bool_)):     # float(True) is 1 s: a flag, not a delay

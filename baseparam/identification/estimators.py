@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
-from .._checks import plain_texts, shown
+from .._checks import is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
 from .._validation import (ABSURD_PARAMETER, check_instance, check_mass_bounds, check_mass_range, check_number,
-                           check_option)
+                           check_option, check_real_array)
 from .._warnings import warn
-from ..errors import DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
+from ..errors import ArgumentError, DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
@@ -58,10 +57,26 @@ def r2_score(tau, predicted):
     -------
     float
         The mean over joints of 1 − Σ(τ − τ̂)² / Σ(τ − τ̄)² (1 or 0 for a joint of constant τ).
+
+    Raises
+    ------
+    ArgumentError
+        Arrays of different shapes or of no samples, a NaN or inf, or values whose squares overflow (one line; they
+        were numpy's errors, or a NaN score).
     """
-    tau, predicted = np.asarray(tau, dtype=float), np.asarray(predicted, dtype=float)
-    residual = ((tau - predicted) ** 2).sum(axis=0)
-    total = ((tau - tau.mean(axis=0)) ** 2).sum(axis=0)
+    # the residuals and their squares: two arrays of their size beside them
+    tau, predicted = (check_real_array(name, x, (1, 2), copies=2)
+                      for name, x in (("tau", tau), ("predicted", predicted)))
+    if predicted.shape != tau.shape:
+        raise ArgumentError(f"predicted: expected the shape of tau, {tau.shape}, got {predicted.shape}")
+    if not tau.shape[0]:
+        raise ArgumentError("tau: no samples to score the predictions on")
+    with np.errstate(over="ignore", invalid="ignore"):
+        residual = ((tau - predicted) ** 2).sum(axis=0)
+        total = ((tau - tau.mean(axis=0)) ** 2).sum(axis=0)
+    if not (np.isfinite(residual).all() and np.isfinite(total).all()):
+        raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
+                            f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no score")
     with np.errstate(divide="ignore", invalid="ignore"):
         per_joint = np.where(total > 0, 1.0 - residual / np.where(total > 0, total, 1.0),
                              np.where(residual == 0, 1.0, 0.0))
@@ -224,7 +239,7 @@ class BaseParameterEstimator(ParamsFromInit):
 
     def _base(self):
         robot, parameters = description_of(self.robot, self.parameters, "pseudo", SettingsError)   # a bp.Model too
-        robot = load_robot(robot) if isinstance(robot, (str, Path)) else robot
+        robot = load_robot(robot) if is_file_name(robot) else robot
         check_instance(robot, "robot", Robot, "a Robot or a description file", error=SettingsError)
         if self.base is not None:
             if self.base.robot.signature() != robot.signature() or self.base.parameters != parameters:

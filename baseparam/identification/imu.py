@@ -120,8 +120,9 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
 
     omega_i = samples("angular_velocity", angular_velocity, 3)
     f_i = samples("linear_acceleration", linear_acceleration, 3)
-    g = real_array("gravity", gravity, SettingsError).reshape(-1)
-    r = real_array("position", position, SettingsError).reshape(-1)
+    # each size before its reshape, which copies a broadcast view (of 10¹⁰ values: numpy's bare MemoryError)
+    g, r = (x.reshape(-1) if x.size == 3 else x for x in (real_array("gravity", gravity, SettingsError),
+                                                          real_array("position", position, SettingsError)))
     if g.shape != (3,) or r.shape != (3,) or not (np.isfinite(g).all() and np.isfinite(r).all()):
         raise SettingsError(f"gravity, position: expected 3 finite numbers each, got shapes {g.shape}, {r.shape}")
     R_bi = None

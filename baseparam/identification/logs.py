@@ -31,16 +31,16 @@ import os
 import warnings
 from dataclasses import dataclass
 from functools import reduce
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
-from .._checks import check_progress, plain_texts, shown
+from .._checks import check_progress, is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
+from ..projection.report import check_base
 from .._warnings import deprecated_parameter, warn
-from ..errors import BaseParamError, DataError, DataWarning, SettingsError
+from ..errors import BaseParamError, DataError, DataWarning, SettingsError, printable
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
 from ._inputs import _as_trajectories, _is_state_tuple, check_joints
@@ -67,13 +67,14 @@ def expand_logs(logs, what="logs"):
     items = list(logs) if isinstance(logs, (list, tuple)) and not _is_state_tuple(logs) else [logs]
     out = []
     for item in items:
-        if isinstance(item, (str, Path)) and not os.path.exists(item) and glob.has_magic(os.fspath(item)):
-            found = sorted(glob.glob(os.fspath(item), recursive=True))
+        name = os.fsdecode(item) if is_file_name(item) else None      # any path type, as the readers take
+        if name is not None and not os.path.exists(name) and glob.has_magic(name):
+            found = sorted(glob.glob(name, recursive=True))
             if not found:
-                raise DataError(f"{os.fspath(item)}: no file matches this pattern")
+                raise DataError(f"{printable(name)}: no file matches this pattern")
             out += found
         else:
-            out.append(os.fspath(item) if isinstance(item, Path) else item)
+            out.append(item if name is None else name)
     if not out:
         raise DataError(f"{what}: no log given")
     return out
@@ -132,7 +133,7 @@ def reduce_log(log, base, preprocessing, folds=0, read_options=None) -> LogReduc
     -------
     LogReduction
     """
-    robot = base.robot
+    robot = check_base(base).robot        # a public worker: anything else was an AttributeError
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         item = _processed(log, robot, preprocessing, read_options)
@@ -186,7 +187,7 @@ def scale_log(log, base, preprocessing, folds=None, read_options=None):
         deprecated_parameter("scale_log", "folds", "a log's statistics for the scales are never split into folds")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        item = _processed(log, base.robot, preprocessing, read_options)
+        item = _processed(log, check_base(base).robot, preprocessing, read_options)
         with single_threaded():
             return scale_statistics(base, [item])
 

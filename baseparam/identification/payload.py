@@ -24,7 +24,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import counted
+from .._checks import counted, is_file_name
 from .._warnings import warn
 from .._validation import (check_field_kinds, check_finite_fields, check_instance, check_option, check_samples,
                            float_fields)
@@ -217,7 +217,7 @@ class PayloadResult:
                                 np.asarray(self.inertia, float))
             p[ColumnLayout(robot.robot, robot.parameters).link_columns[-1]] += body_parameters(body, robot.parameters)
             return robot.with_parameters(p)
-        return with_payload(load_robot(robot) if isinstance(robot, str) else robot, self.mass, self.com, self.inertia)
+        return with_payload(load_robot(robot) if is_file_name(robot) else robot, self.mass, self.com, self.inertia)
 
     def robot_text(self, robot, fmt):
         """The description of ``robot`` with this payload, as the other commands read it.
@@ -238,7 +238,7 @@ class PayloadResult:
         from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
         check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
-        robot = require_robot(load_robot(robot) if isinstance(robot, str) else robot)    # a file, as attach takes
+        robot = require_robot(load_robot(robot) if is_file_name(robot) else robot)    # a file, as attach takes
         attached = self.attach(robot)
         if fmt == "yaml":
             return robot_to_yaml(attached)
@@ -392,7 +392,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     check_instance(preprocessing, "preprocessing", Preprocessing, "a bp.Preprocessing or None", allow_none=True)
     # whether static or not: a NaN is no setting to ignore
     still_tolerance, still_duration = _check_still(still_tolerance, still_duration)
-    if isinstance(model, str):
+    if is_file_name(model):
         model = load_robot(model)
     if isinstance(model, Model):
         robot, predicted = model.robot, partial(inverse_dynamics, model)          # predicted(q, qd, qdd)

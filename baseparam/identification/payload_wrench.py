@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from .._numbers import is_whole, plain_float
+from .._numbers import flat_values, is_whole, plain_float
 from .._checks import counted, read_bounded
 from .._validation import check_input, check_robot, check_robot_states, shown
 from ..errors import ArgumentTypeError, DataError, SettingsError, printable
@@ -45,10 +45,10 @@ def sensor_placement(sensor):
     if sensor is None:
         return np.eye(3), np.zeros(3)
     try:
-        values = np.asarray(sensor, dtype=float).ravel()
+        values = flat_values(sensor, 6)
     except (TypeError, ValueError):
-        values = np.array([np.nan])
-    if values.shape != (6,) or not np.isfinite(values).all():
+        values = None
+    if values is None or not np.isfinite(values).all():
         raise SettingsError(f"sensor: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {shown(sensor)}")
     # a sensor kilometres from the flange is a typo, and its lever arm overflows the regressor's products
     if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:

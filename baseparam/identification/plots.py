@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_path
+from .._checks import check_instance, check_path, shown
+from ..errors import ArgumentError, ArgumentTypeError
 from .._figures import pyplot as _pyplot, save_figure
 
 
@@ -44,7 +45,40 @@ def time_axis(t):
 
 
 def _torque_units(units, n):
-    return list(units) if units is not None else ["N·m or N"] * n
+    """Each joint's torque unit: ``units`` (a sequence of n str) or "N·m or N"; else one line, before any drawing (a
+    str was read letter by letter, a short list was an IndexError, a number a bare TypeError)."""
+    if units is None:
+        return ["N·m or N"] * n
+    if not isinstance(units, (list, tuple)) or not all(isinstance(u, str) for u in units):
+        raise ArgumentTypeError(f"units: expected a list of {n} unit names (str), got {shown(units)}")
+    if len(units) != n:
+        raise ArgumentError(f"units: expected {n} unit names (one per joint), got {len(units)}")
+    return list(units)
+
+
+def _check_metrics(metrics):
+    """``metrics`` when it is a :class:`~baseparam.Metrics` (an Identification's ``train`` or ``validation``)."""
+    from .results import Metrics
+
+    return check_instance(metrics, "metrics", Metrics, "a bp.Metrics (an Identification's train or validation)")
+
+
+def _axes(plt, axes, n, name):
+    """``axes`` (one matplotlib Axes for n = None, else a sequence of n) when they are that; else one line, before
+    any drawing (a number, a str or an array of numbers reached matplotlib's calls as bare errors)."""
+    from matplotlib.axes import Axes
+
+    if n is None:
+        return check_instance(axes, name, Axes, "a matplotlib Axes or None", allow_none=True)
+    if axes is None:
+        return None
+    if not (isinstance(axes, (list, tuple)) or isinstance(axes, np.ndarray) and axes.ndim == 1) \
+            or not all(isinstance(ax, Axes) for ax in axes):
+        raise ArgumentTypeError(f"{name}: expected a sequence of {n} matplotlib Axes (one per joint) or None, got "
+                                f"{shown(axes)}")
+    if len(axes) != n:
+        raise ArgumentError(f"{name}: expected {n} matplotlib Axes (one per joint), got {len(axes)}")
+    return axes
 
 
 def plot_torques(metrics, axes=None, title="", units=None):
@@ -64,9 +98,11 @@ def plot_torques(metrics, axes=None, title="", units=None):
         x: the samples' time in s after preprocessing (:func:`time_axis`: files end to end, the
         left-out rest phases as breaks in the curves).
     """
-    plt = _pyplot()
-    n = metrics.tau.shape[1]
+    n = _check_metrics(metrics).tau.shape[1]
     units = _torque_units(units, n)
+    check_instance(title, "title", str, "a str")
+    plt = _pyplot()
+    axes = _axes(plt, axes, n, "axes")
     if axes is None:
         fig, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n + 0.6), sharex=True, squeeze=False)
         axes = axes[:, 0]
@@ -91,12 +127,13 @@ def plot_residuals(metrics, ax=None, units=None):
     -------
     matplotlib.figure.Figure
     """
+    n = _check_metrics(metrics).tau.shape[1]
+    units = _torque_units(units, n)
     plt = _pyplot()
-    if ax is None:
+    if _axes(plt, ax, None, "ax") is None:
         _, ax = plt.subplots(figsize=(7, 3))
     e = metrics.tau - metrics.predicted
     ax.boxplot([e[:, j] for j in range(e.shape[1])], flierprops={"markersize": 2, "alpha": 0.3})
-    units = _torque_units(units, e.shape[1])
     same = len(set(units)) == 1
     ax.set_xticks(range(1, e.shape[1] + 1),
                   [f"joint {j + 1}" + ("" if same else f" [{units[j]}]") for j in range(e.shape[1])])
@@ -120,9 +157,9 @@ def plot_parameters(result, ax=None):
     matplotlib.figure.Figure
     """
     from .results import TORQUE_STD_WARNING
+    est = _fitted_estimator(result)
     plt = _pyplot()
-    est = getattr(result, "estimator", result)
-    if ax is None:
+    if _axes(plt, ax, None, "ax") is None:
         _, ax = plt.subplots(figsize=(max(7, 0.18 * len(est.names_)), 3.5))
     x = np.arange(len(est.names_))
     unknown = ~np.isfinite(est.std_)
@@ -142,6 +179,17 @@ def plot_parameters(result, ax=None):
     return ax.figure
 
 
+def _fitted_estimator(result):
+    """The fitted estimator of ``result`` (an Identification, or a BaseParameterEstimator after ``fit``)."""
+    from .estimators import BaseParameterEstimator
+    from .results import Identification
+
+    est = result.estimator if isinstance(result, Identification) else result
+    check_instance(est, "result", BaseParameterEstimator, "a bp.Identification or a fitted bp.BaseParameterEstimator")
+    est._fitted()
+    return est
+
+
 def identification_figure(result):
     """The three views in one figure: torques (validation if any, else training), residuals, parameters.
 
@@ -149,6 +197,9 @@ def identification_figure(result):
     -------
     matplotlib.figure.Figure
     """
+    from .results import Identification
+
+    check_instance(result, "result", Identification, "a bp.Identification")
     plt = _pyplot()
     label, metrics = ("validation", result.validation) if result.validation is not None else ("training", result.train)
     n = metrics.tau.shape[1]

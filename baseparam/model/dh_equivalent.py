@@ -25,7 +25,7 @@ import numpy as np
 from .joint_model import factor_matrix, joint_models, product, si_readers, to_si
 from .parameters import moved_body
 from .robot import Joint, Robot
-from .._validation import check_number, check_robot, check_samples, check_seed
+from .._validation import check_instance, check_number, check_robot, check_samples, check_seed
 from ..errors import ArgumentError
 
 TOLERANCE = 1e-9        # m (and unit vectors): what "the same line" and "the check agrees" mean
@@ -235,6 +235,8 @@ def dh_robot(robot, equivalent: DHEquivalent):
     The same mechanism with the same joint angles: the same rank, and the same torques for the same
     bodies; only the link frames (hence the regroupings) differ.
     """
+    check_robot(robot)
+    check_instance(equivalent, "equivalent", DHEquivalent, "a DHEquivalent (dh_equivalent(robot))")
     frames = link_frames(robot, np.zeros(robot.n_dof))
     dh = [equivalent.base @ T for T in dh_forward(equivalent.table, equivalent.types, np.zeros(robot.n_dof))]
     joints = []

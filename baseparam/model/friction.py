@@ -28,7 +28,8 @@ import numpy as np
 from .._checks import require_robot_below, shown
 from .._warnings import warn
 from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError
-from .._numbers import is_real, plain_float
+from .._memory import check_memory
+from .._numbers import check_state_values, is_real, plain_float, real_array
 
 COULOMB_SHAPES = ("sign", "smooth")
 AUTO = "auto"
@@ -206,16 +207,54 @@ def friction_shapes(robot, qd, sign_width=None):
     -------
     sgn, stb : ndarray, shape (n_dof, S)
         c(q̇) per joint, and s(q̇) (zero for joints without a Stribeck term).
+
+    Raises
+    ------
+    ArgumentError
+        ``qd`` not of shape (n_dof, S) or (n_dof,), or with a non-finite or absurd value; ``sign_width`` not
+        n_dof finite widths > 0 (ArgumentTypeError: ``robot`` no Robot).
     """
-    return _per_joint(robot, qd, sign_width, "coulomb_shape", "stribeck_shape")
+    return shapes_at(*_checked(robot, qd, sign_width))
 
 
 def friction_slopes(robot, qd, sign_width=None):
-    """dc/dq̇ and ds/dq̇ of :func:`friction_shapes`, same arguments; shapes (n_dof, S) each.
+    """dc/dq̇ and ds/dq̇ of :func:`friction_shapes`, same arguments and checks; shapes (n_dof, S) each.
 
     sign(q̇) has slope 0 wherever it is defined; its surrogate tanh(q̇/w) has (1 − tanh²)/w.
     """
+    return slopes_at(*_checked(robot, qd, sign_width))
+
+
+def shapes_at(robot, qd, sign_width=None):
+    """:func:`friction_shapes` of arguments the library has checked (states of the dynamics, a log's velocities, which
+    may hold NaN where a sample is left out): no checks, on the path of every call of the dynamics."""
+    return _per_joint(robot, qd, sign_width, "coulomb_shape", "stribeck_shape")
+
+
+def slopes_at(robot, qd, sign_width=None):
+    """:func:`friction_slopes` of arguments the library has checked (as :func:`shapes_at`)."""
     return _per_joint(robot, qd, sign_width, "coulomb_slope", "stribeck_slope")
+
+
+def _checked(robot, qd, sign_width):
+    """The arguments of :func:`friction_shapes` checked (the robot, then each array's shape before its values): a
+    non-robot was an AttributeError, a ragged ``qd`` numpy's ValueError, a NaN one NaN shapes, a ``sign_width`` of
+    the wrong length an IndexError and a zero one NaN."""
+    require_robot_below(robot)
+    n = robot.n_dof
+    arr = real_array("qd", qd)          # (its float copy within the memory budget)
+    if arr.ndim not in (1, 2) or arr.shape[0] != n:
+        raise ArgumentError(f"qd: expected shape ({n}, n_samples) (joints first) or ({n},), got {arr.shape}")
+    check_memory(24 * arr.size, lambda need, allowed: f"qd: {arr.size} values (two results and a temporary of their "
+                                                      f"size) would need {need} of memory, more than the {allowed} "
+                                                      "available; pass fewer samples")
+    check_state_values("qd", arr.T if arr.ndim == 2 else arr[None, :])    # finite, within the states' bound
+    if sign_width is not None:
+        width = real_array("sign_width", sign_width)
+        if width.shape != (n,) or not (width > 0).all() or not np.isfinite(width).all():
+            raise ArgumentError(f"sign_width: expected {n} finite widths > 0 (one per joint), got {shown(sign_width)}")
+        sign_width = width
+    return robot, arr, sign_width
 
 
 def _per_joint(robot, qd, sign_width, coulomb_method, stribeck_method):

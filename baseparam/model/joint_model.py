@@ -32,7 +32,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._checks import require_robot_below
+from .._checks import require_robot_below, shown
+from .._numbers import is_whole
+from ..errors import ArgumentError
 
 AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -212,6 +214,9 @@ class Step:
 
 def joint_model(robot, k) -> JointModel:
     """The joint model of joint k (0-based): DH (standard or modified) or general (``urdf``)."""
+    require_robot_below(robot)
+    if not (is_whole(k) and 0 <= k < robot.n_dof):      # a float or a str was a bare TypeError, -1 the last joint
+        raise ArgumentError(f"k: expected a joint index from 0 to {robot.n_dof - 1}, got {shown(k)}")
     j = robot.joints[k]
     motion = Factor("rotation" if j.is_revolute else "translation", "z", j.offset, variable=True,
                     label=f"joints[{k + 1}].offset")

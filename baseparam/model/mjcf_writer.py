@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import ArgumentError
 from .dh_equivalent import joint_transform
 from .joint_model import joint_models, product, si_readers
-from .robot import joint_names
+from .robot import joint_names, require_robot
 from .urdf import _origin, _origin_matrix, _Problems
 from .urdf_update import _number, _number_list, link_parts
 
@@ -146,6 +146,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     -------
     str
     """
+    require_robot(robot)        # a public name: anything else was an AttributeError
     if robot.is_floating:
         raise ArgumentError(f"{robot.name}: a floating base is not written as MJCF yet (a free joint with the "
                             "base body); use to_yaml")

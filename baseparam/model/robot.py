@@ -115,7 +115,9 @@ class Origin:
         check_instance(self.label, "Origin.label", str, "a str")
         for name in ("xyz", "rpy"):
             given = getattr(self, name)
-            values = tuple(given) if isinstance(given, (tuple, list, np.ndarray)) and np.ndim(given) == 1 else ()
+            # the length before the values: a tuple of a broadcast view of 10⁹ was numpy's bare MemoryError
+            values = tuple(given) if isinstance(given, (tuple, list, np.ndarray)) and np.ndim(given) == 1 \
+                and len(given) == 3 else ()
             _expect(len(values) == 3 and all(is_real(v) for v in values), f"{self.label or 'Origin'}.{name}",
                     "3 finite numbers", given)
             object.__setattr__(self, name, values)

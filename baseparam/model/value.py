@@ -308,7 +308,10 @@ def model_call(name, old, args, kwargs):
         if key in bound:
             raise TypeError(f"{name}() got multiple values for argument {key!r}")
         bound[key] = value
-    robot = require_robot(bound.pop("robot", None))
+    # the deprecated form's robot, given first or by name (robot=, or model= as the new form names it)
+    robot = bound.pop("robot") if "robot" in bound else bound.pop("model", None)
+    if not isinstance(robot, Robot):
+        raise not_a_model(robot)
     model = _deprecated_model(robot, bound.pop("p", None), bound.pop("parameters", "pseudo"))
     warn(_deprecation(name, tuple(old)), DeprecationWarning)
     return model, bound
@@ -331,6 +334,28 @@ def _deprecated_model(robot, p, parameters):
     arr = real_array("p", p, ArgumentError)             # complex, text, ragged: the one-line error
     key = (parameters, arr.dtype.str, arr.shape, arr.tobytes())   # dtype: int and float bytes may coincide
     return kernels_of(robot).get("models", key, lambda: Model._of(robot, arr, parameters), size=16)
+
+
+def not_a_model(value, name: str = "model"):
+    """The ArgumentTypeError for ``value`` given where a model is expected (every dynamics function, ``bp.Regressor``,
+    ``bp.ForwardDynamics``): one wording, with a hint for a description file's name or a robot without values."""
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+        hint = "; for a description file use bp.Model(bp.load_robot(path)) first"
+    elif isinstance(value, Robot):
+        hint = "; for a robot use bp.Model(robot)"
+    else:
+        hint = ""
+    return ArgumentTypeError(f"{name}: expected a baseparam.Model, BaseModel or BaseParameters, got "
+                             f"{type(value).__name__}{hint}")
+
+
+def require_model(value, name: str = "model"):
+    """``value`` as a model (:func:`as_model`: a base set as its base model without values); else
+    :func:`not_a_model`."""
+    model = as_model(value)
+    if model is None:
+        raise not_a_model(value, name)
+    return model
 
 
 def as_model(x):

@@ -15,7 +15,7 @@ from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
 from .._checks import check_progress, shown
 from .._numbers import real_array
-from .._validation import check_field_kinds, check_finite_fields, check_flag, check_number
+from .._validation import check_field_kinds, check_finite_fields, check_flag
 from .._warnings import warn
 from ..errors import AccuracyWarning, ArgumentError
 from ..model.checks import SNAP_RADIANS, near_special
@@ -27,7 +27,7 @@ from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
 from ._modular import PRIMES, ModularEchelon
 from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
-from .report import base_document, format_regrouping
+from .report import base_document, base_index, format_regrouping
 from .._validation import check_parameter_vector as as_parameters, check_robot_states as robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
@@ -218,8 +218,7 @@ class BaseParameters:
     def terms(self, r):
         """Regrouping of base parameter r (0 … rank − 1, or negative from the end) as {standard name:
         coefficient} (display units)."""
-        r = check_number(r, "r", low=-self.rank, high=self.rank - 1, integer=True,
-                         expected=f"a base-parameter index from 0 to {self.rank - 1}")
+        r = base_index(r, self.rank)
         return {self.standard_names[c]: v for c, v in enumerate(self.Y_display[r]) if v != 0}
 
     def to_dict(self):

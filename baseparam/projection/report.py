@@ -1,8 +1,31 @@
 """Text presentation of base parameters (numbers stay in :mod:`base_set`; this only formats)."""
 from __future__ import annotations
 
+import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from numbers import Real
+
+from .._checks import check_instance, shown
+from .._numbers import is_real
+from .._validation import check_number
+from ..errors import ArgumentError, ArgumentTypeError
+
+
+def check_base(base, name: str = "base"):
+    """``base`` when it is a :class:`~baseparam.BaseParameters` (the texts read its fields: anything else was an
+    AttributeError). The class is taken from its module, which imports this one (tests/test_import_cycles.py): a
+    base set exists only once that module is loaded."""
+    module = sys.modules.get("baseparam.projection.base_set")
+    kind = module.BaseParameters if module is not None else ()
+    return check_instance(base, name, kind, "a bp.BaseParameters (bp.find_base_parameters)")
+
+
+def base_index(r, rank: int) -> int:
+    """Base parameter ``r`` of a base set of ``rank``: a whole number from 0 to rank − 1, or negative from the end
+    (as a sequence's index), as int; else one ArgumentError line (a float, a str or an array were bare errors)."""
+    return check_number(r, "r", low=-rank, high=rank - 1, integer=True,
+                        expected=f"a base-parameter index from 0 to {rank - 1}")
 
 
 def format_number(v) -> str:
@@ -68,7 +91,13 @@ def format_regrouping(base, r, terms=None) -> str:
 
     ``terms`` ({standard name: coefficient}) replaces ``base.terms(r)`` (display units), e.g. SI.
     """
-    terms = (base.terms(r) if terms is None else terms).items()
+    if terms is None:
+        terms = check_base(base).terms(r)
+    elif not (isinstance(terms, dict) and all(isinstance(k, str) and isinstance(v, Real) for k, v in terms.items())):
+        raise ArgumentTypeError(f"terms: expected a dict of standard names (str) → coefficients, got {shown(terms)}")
+    elif not all(is_real(v) for v in terms.values()):
+        raise ArgumentError(f"terms: expected finite coefficients, got {shown(terms)}")
+    terms = terms.items()
     return join_groups(((name, -1 if coef < 0 else 1, format_number(abs(coef))) for name, coef in terms),
                        lambda key: None if key == "1" else key)
 
@@ -85,7 +114,7 @@ def regrouping_lines(base, regrouping):
 
 def format_table(base) -> str:
     """The human-readable report printed by ``baseparam find``."""
-    robot = base.robot
+    robot = check_base(base).robot
     lines = [f"{robot.name}: {base.rank} base parameters of {len(base.standard_names)} standard "
              f"({base.parameters} parameterization; lengths in {robot.length_unit})",
              f"  ({base.note})", "", *regrouping_lines(base, lambda r: format_regrouping(base, r))]

@@ -39,7 +39,7 @@ from .._numbers import is_real, is_whole
 from .._validation import check_instance, check_names, check_number, check_seed, shown
 from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 from ..model.robot import require_fixed_base, require_robot
-from .report import base_document, format_number, join_groups, regrouping_lines
+from .report import base_document, base_index, format_number, join_groups, regrouping_lines
 
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
 # Projections a symbolic run may make (one per interpolation point, check point, symbol and pair of symbols at 0):
@@ -242,6 +242,8 @@ def poly_string(poly, symbols):
 
 def format_symbolic_regrouping(sym, r) -> str:
     """Base parameter r with equal coefficients grouped: ``XX2 - a2²·(M2 + M3 + M4 + M5 + M6)``."""
+    _check_symbolic(sym)
+    r = base_index(r, sym.rank)
     terms = []
     for name, poly in sym.polynomials[r].items():
         sign = -1 if _ordered(poly)[0][1] < 0 else 1          # the sign of the leading term

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._checks import counted, shown
 from .._numbers import real_array
-from .._validation import check_instance, check_number, check_robot, check_robot_states
+from .._validation import check_instance, check_number, check_robot, check_robot_states, check_seed
 from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
 from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
@@ -179,16 +179,17 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     return q, qd, central_differences(qd, t)
 
 
-def _check_noise(twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
-    """The noise settings of an experiment: finite standard deviations ≥ 0 of the right lengths, a seed ≥ 0,
-    returned as the int checked (``seed + 1`` of a np.uint8(255) wrapped around to 0: other noise than asked for)."""
+def _check_noise(function, twist_noise, seed, wrench_noise=(0.0, 0.0), noise=None):
+    """The noise settings of an experiment (``function``: the public one, for messages): finite standard deviations ≥ 0
+    of the right lengths, a seed (:func:`~baseparam._validation.check_seed`), returned as the int checked (``seed + 1``
+    of a np.uint8(255) wrapped around to 0: other noise than asked for)."""
     for name, value, sizes in (("twist_noise", twist_noise, ((), (6,))), ("wrench_noise", wrench_noise, ((2,),))):
         arr = real_array(name, value)
         if arr.shape not in sizes or not (np.abs(arr) <= 1e8).all() or (arr < 0).any():
             expected = "one number or 6" if name == "twist_noise" else "2 (force, moment)"
             raise ArgumentError(f"{name}: expected {expected} finite standard deviations ≥ 0, got "
                                 + (f"{arr.tolist()}" if arr.ndim <= 1 else f"shape {arr.shape}"))
-    seed = check_number(seed, "seed", low=0, integer=True)
+    seed = check_seed(seed, legacy=function)
     checked_noise(noise)
     return seed
 
@@ -236,7 +237,7 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     robot = _floating_model(model, "contact experiments")
     contacts = check_contacts(contacts, robot)
     check_instance(point, "point", (bool, np.bool_), "True or False")
-    seed = _check_noise(twist_noise, seed, wrench_noise, noise)
+    seed = _check_noise("contact_experiment", twist_noise, seed, wrench_noise, noise)
     (q, qd, qdd), _ = check_robot_states(robot, q=q, qd=qd, qdd=qdd)
     t = checked_times(t, 2, n_samples=len(q))
     if not contacts:
@@ -288,7 +289,7 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
         With no contacts (``wrenches`` of shape (S, 0, 6)).
     """
     robot = _floating_model(model, "free-floating experiments")
-    seed = _check_noise(twist_noise, seed, noise=noise)
+    seed = _check_noise("free_floating_experiment", twist_noise, seed, noise=noise)
     if q0 is None:
         q0 = np.zeros(robot.n_q)
         q0[6] = 1.0

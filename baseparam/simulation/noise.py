@@ -9,6 +9,7 @@ from .._checks import check_instance, check_option, shown
 from .._numbers import real_array
 from .._validation import check_number
 from ..errors import ArgumentError
+from ..model.checks import MAX_JOINTS
 
 _FIELDS = ("q", "qd", "qdd", "tau", "current", "resolution")
 
@@ -18,7 +19,9 @@ def checked_gains(gains, n_dof):
     the simulations' gains (simulate, the tracking experiments, :meth:`SensorNoise.apply`)."""
     if gains is None:
         return None
-    value = real_array("gains", gains, ArgumentError).reshape(-1)
+    value = real_array("gains", gains, ArgumentError)
+    # the size before the reshape, which copies a broadcast view (of 10¹⁰ values: numpy's bare MemoryError)
+    value = value.reshape(-1) if value.size == n_dof else value
     if value.shape != (n_dof,) or not (np.isfinite(value).all() and (value > 0).all()):
         raise ArgumentError(f"gains: expected {n_dof} positive drive gains (N·m/A), got {shown(gains)}")
     return value
@@ -59,7 +62,8 @@ class SensorNoise:
         # refused when made, not when first used (the number of joints is checked there, by per_joint)
         for name in _FIELDS:
             value = real_array(f"noise.{name}", getattr(self, name))
-            if value.ndim > 1 or not np.isfinite(value).all() or (value < 0).any():
+            # the shape before the values: a broadcast view of 10⁹ was scanned for minutes (no robot has more joints)
+            if value.ndim > 1 or value.size > MAX_JOINTS or not np.isfinite(value).all() or (value < 0).any():
                 raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or one per joint, got "
                                     f"{shown(getattr(self, name))}")
         # numpy's default_rng refuses a negative seed only when first used; None (a seed from the system) would not
