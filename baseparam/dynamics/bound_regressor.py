@@ -10,6 +10,7 @@ between one thread's copy in and its call would otherwise give it another thread
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 
 import numpy as np
@@ -75,6 +76,11 @@ class Regressor:
     def backend(self):
         """'c' when calls run the compiled C loop, else 'python' (:func:`~baseparam.regressor`'s numpy code)."""
         return "c" if self._call is not None else "python"
+
+    def __reduce__(self):
+        # pickle, copy and deepcopy: a new object of the same model; the buffers, the lock and the C loop's binding
+        # are this object's and this process's own (ctypes pointers and a lock cannot be pickled nor shared by a copy)
+        return functools.partial(type(self), native=self.backend == "c"), (self.model,)
 
     def __call__(self, q, qd, qdd):
         """W of one sample: q, q̇, q̈ of shape (n_dof,) → a new ndarray (n_dof, n_columns).

@@ -17,6 +17,7 @@ ways, each reading the same parameter vector (link inertias moved to joint frame
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import threading
 import weakref
@@ -184,6 +185,11 @@ class ForwardDynamics:
     def backend(self):
         """'c' when calls run the compiled kernel, else 'python'."""
         return "c" if self.kernel.native(build=False) is not None else "python"
+
+    def __reduce__(self):
+        # pickle, copy and deepcopy: a new object of the same model; the buffers, the lock and the C kernel's binding
+        # are this object's and this process's own (ctypes pointers and a lock cannot be pickled nor shared by a copy)
+        return functools.partial(type(self), native=self.backend == "c"), (self.model,)
 
     def __call__(self, q, qd, tau):
         """q̈ of one sample: q (n_q,), q̇ and τ (n_v,) → a new ndarray (n_v,). A floating base's
