@@ -45,6 +45,21 @@ BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
 MAX_RK4_STEPS = 10 ** 7     # substeps × intervals of one ForwardDynamics.rk4 call (simulate's bound on a run)
+
+
+def rk4_piece(n_v):
+    """RK4 steps per call of the compiled loop, which Ctrl-C cannot interrupt (it holds no Python between steps): a
+    power of two near 4·10⁶ / n_v², a tenth to a fifth of a second (a step costs some 0.4 µs with 3 joints, 2.8 µs
+    with 7); :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps of a 7-joint arm took 28 s
+    of one call, deaf to Ctrl-C)."""
+    return 1 << max(0, (2 ** 22 // max(n_v, 1) ** 2).bit_length() - 1)
+
+
+def _powers_of_two(count, piece):
+    """``count`` split into pieces of at most ``piece`` (a power of two), each a power of two: ``piece`` as often
+    as it goes, then the remainder's binary digits, largest first."""
+    whole, rest = divmod(count, piece)
+    return [piece] * whole + [1 << j for j in reversed(range(rest.bit_length())) if rest >> j & 1]
 # A batch of _native_rule.NATIVE_SAMPLES samples compiles the C kernel (once per robot, cached on disk) and runs
 # its loop, 5 times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's
 # numbers are numpy's to the bit (Kernel.same_as_numpy); a robot evaluated _native_rule.COMPILE_AFTER times
@@ -322,7 +337,7 @@ class ForwardDynamics:
         ArgumentError
             Arrays that are not C-contiguous float64 ndarrays of those shapes, q and q̇ writable (the compiled loop
             reads and writes them by address: checked, not converted), ``rows`` beyond them, ``substeps`` not a positive
-            integer, or more than :data:`MAX_RK4_STEPS` steps in one call (it cannot be interrupted); NaN or inf in
+            integer, or more than :data:`MAX_RK4_STEPS` steps in one call; NaN or inf in
             the start, the steps or the torques used.
         SimulationError
             The motion diverged: a state written is not finite (the rows written keep what the steps gave).
@@ -354,8 +369,24 @@ class ForwardDynamics:
             row_q, row_v = q.strides[0], qd.strides[0]
             at_q, at_qd, at_dt, at_tau = addresses    # the arrays' own, checked: not _rk4_last, which another
             #                                           thread's rk4 on other arrays may have replaced meanwhile
-            native.rk4(n, at_dt + 8 * k0, substeps, at_tau + tau.strides[0] * k0, tau.shape[1],
-                       self._p_address, at_q + row_q * k0, at_qd + row_v * k0)
+            piece, row_tau = rk4_piece(self.robot.n_v), tau.strides[0]
+            if substeps <= piece:               # whole intervals per call of the compiled loop
+                per = piece // substeps
+                for k in range(k0, k0 + n, per):
+                    native.rk4(min(per, k0 + n - k), at_dt + 8 * k, substeps, at_tau + row_tau * k, tau.shape[1],
+                               self._p_address, at_q + row_q * k, at_qd + row_v * k)
+                return
+            x, v = np.empty((2, q.shape[1])), np.empty((2, qd.shape[1]))
+            span = np.empty(1)
+            for k in range(k0, k0 + n):         # an interval of more substeps than a piece: in pieces of 2^j steps
+                x[0], v[0] = q[k], qd[k]
+                h = float(dt[k]) / substeps     # the loop's step: h·2^j / 2^j is h exactly, the steps the same
+                for steps in _powers_of_two(substeps, piece):
+                    span[0] = h * steps
+                    native.rk4(1, address(span), steps, at_tau + row_tau * k, tau.shape[1], self._p_address,
+                               address(x), address(v))
+                    x[0], v[0] = x[1], v[1]
+                q[k + 1], qd[k + 1] = x[0], v[0]
             return
         for k in range(k0, k0 + n):
             x, v = q[k].copy(), qd[k].copy()
@@ -396,7 +427,7 @@ class ForwardDynamics:
                                 f"{k0}..{k0 + n - 1} of dt, got {q.shape}, {qd.shape}, {tau.shape}")
         if n * substeps > MAX_RK4_STEPS:
             raise ArgumentError(f"substeps: {substeps} × {n} intervals is more than {MAX_RK4_STEPS:.0e} RK4 steps in "
-                                "one call, which Ctrl-C cannot interrupt; call it in pieces")
+                                "one call; call it in pieces")
         return k0, n, last[6]
 
     def _rk4_arrays(self, q, qd, dt, tau):

@@ -1,0 +1,95 @@
+"""Regressions of the Python API's fuzzing in issue 28's sixteenth round: the ~130 public calls of round fifteen's
+table and the newest objects (``bp.Regressor``, ``bp.ForwardDynamics`` built either way, the models' values, the
+payload result's vendor formats and robot texts, the symbolic ``evaluate``), each argument replaced by ~50 kinds of
+value in a forked process; each object pickled, copied and deep-copied and used again; shared objects called from
+three threads at once with other arguments each; SIGINT sent to long calls. Each case below failed before its fix."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT, planar_sines
+
+
+@pytest.fixture(scope="module")
+def planar():
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 40, 0.02)
+    return model, bp.Trajectory(t, q, tau, qd=qd, qdd=qdd)
+
+
+def _copies(value):
+    return pickle.loads(pickle.dumps(value)), copy.copy(value), copy.deepcopy(value)
+
+
+def test_bound_dynamics_pickle_copy_and_deepcopy_as_new_objects_of_their_model(planar):
+    """``pickle.dumps(bp.ForwardDynamics(model))`` raised a bare AttributeError (a local function of the kernel),
+    ``bp.Regressor``'s another (ctypes' function pointer), ``copy.deepcopy`` of either a ValueError (ctypes pointers):
+    each copy is now an object of its own (buffers, lock, C binding) made from the same model, giving the same bits."""
+    model, traj = planar
+    base = bp.find_base_parameters(model.robot)
+    state = (traj.q[3], traj.qd[3], traj.qdd[3])
+    for bound in (bp.ForwardDynamics(model), bp.Regressor(base), bp.Regressor(model, native=False)):
+        for again in _copies(bound):
+            assert type(again) is type(bound) and again.backend == bound.backend
+            assert again._lock is not bound._lock           # its own buffers under its own lock
+            assert np.array_equal(again(*state), bound(*state))
+
+
+def test_codegen_results_pickle_and_deepcopy_with_their_mappings_read_only(tmp_path):
+    """``bp.equations(...)`` and ``bp.export(...)`` hold read-only mappings (MappingProxyType), which pickle and
+    deepcopy refused ("cannot pickle 'mappingproxy' object"): they travel as dicts and are read-only again."""
+    ppr = bp.load_robot(ROOT / "robots" / "ppr.yaml")
+    equations = bp.equations(ppr, check=False)
+    exported = bp.export(bp.find_base_parameters(ppr), "python", out_dir=tmp_path)
+    for result in (equations, exported):
+        for again in _copies(result):
+            assert repr(again) == repr(result)
+            for name, value in vars(result).items():
+                assert type(getattr(again, name)) is type(value)
+                if isinstance(value, dict) or type(value).__name__ == "mappingproxy":
+                    assert dict(getattr(again, name)) == dict(value)
+    assert pickle.loads(pickle.dumps(equations)).python_source() == equations.python_source()
+
+
+def test_rk4_runs_the_compiled_loop_in_pieces_ctrl_c_can_stop_between(planar, monkeypatch):
+    """``ForwardDynamics.rk4`` ran its 10⁷ steps in one call of the compiled loop (a 7-joint arm: 28 s deaf to
+    Ctrl-C). It now calls the loop for at most ``rk4_piece(n_v)`` steps at a time, whole intervals or, inside an
+    interval of more substeps, pieces of 2^j steps whose step dt·2^j/substeps/2^j is the loop's exactly: the states
+    are those of one call, to the bit."""
+    from baseparam.dynamics import forward
+
+    model, traj = planar
+    fd = bp.ForwardDynamics(model)
+    lib = fd.kernel.native()
+    if lib is None:
+        pytest.skip("no C compiler: the Python steps are interruptible")
+    calls = []
+
+    class Counted:
+        def __getattr__(self, name):
+            return getattr(lib, name)
+
+        def rk4(self, n, *rest):
+            calls.append(n * rest[1])
+            return lib.rk4(n, *rest)
+
+    rng = np.random.default_rng(4)
+    for intervals, substeps in ((50, 3), (2, 1000)):
+        q, qd = np.zeros((intervals + 1, 3)), np.zeros((intervals + 1, 3))
+        q[0], qd[0] = rng.normal(size=3), rng.normal(size=3)
+        dt, tau = rng.uniform(0.001, 0.01, intervals), rng.normal(size=(intervals, 3))
+        whole = q.copy(), qd.copy()
+        address = forward.address
+        lib.rk4(intervals, address(dt), substeps, address(tau), 3, fd._p_address, *map(address, whole))
+        calls.clear()
+        monkeypatch.setattr(forward, "rk4_piece", lambda n_v: 64, raising=False)
+        monkeypatch.setattr(fd.kernel, "_lib", Counted())
+        fd.rk4(q, qd, dt, tau, substeps)
+        monkeypatch.undo()
+        assert len(calls) > 1 and max(calls) <= 64 and sum(calls) == intervals * substeps
+        assert np.array_equal(q, whole[0]) and np.array_equal(qd, whole[1])
+    for n_v in (1, 3, 7, 64, 70):        # a power of two, about 4·10⁶ / n_v² steps
+        piece = forward.rk4_piece(n_v)
+        assert piece & (piece - 1) == 0 and piece * n_v ** 2 <= 2 ** 22 < 2 * piece * n_v ** 2 or piece == 1
