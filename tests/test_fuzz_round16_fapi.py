@@ -93,3 +93,29 @@ def test_rk4_runs_the_compiled_loop_in_pieces_ctrl_c_can_stop_between(planar, mo
     for n_v in (1, 3, 7, 64, 70):        # a power of two, about 4·10⁶ / n_v² steps
         piece = forward.rk4_piece(n_v)
         assert piece & (piece - 1) == 0 and piece * n_v ** 2 <= 2 ** 22 < 2 * piece * n_v ** 2 or piece == 1
+
+
+def test_an_estimators_y_is_refused_not_ignored(planar):
+    """``fit(X, y)`` and ``score(X, y)`` took scikit-learn's ``y`` and ignored it: ``score(traj, other_torques)`` gave
+    the R² of the trajectory's own torques, silently. A y that is not None is now refused in one line."""
+    model, traj = planar
+    est = bp.BaseParameterEstimator(model.robot, preprocessing=None).fit(traj)
+    other = traj.tau + 5.0
+    for call in (lambda: est.score(traj, other), lambda: est.fit(traj, other)):
+        with pytest.raises(bp.DataError, match=r"y is not used \(the torques are X's") as caught:
+            call()
+        assert "\n" not in str(caught.value)
+    assert est.score(traj) == est.score(traj, None)
+
+
+@pytest.mark.parametrize("X, words", [(lambda t: (t.q, t.qd, t.qdd), r"a \(q, qd, qdd\) tuple has no torques"),
+                                      (lambda t: [t.q, t.qd, t.qdd, t.tau], r"got an array of shape \(40, 3\) where a "
+                                                                            r"trajectory is expected"),
+                                      (lambda t: np.c_[t.q, t.qd, t.qdd], r"got an array of shape \(40, 9\)")])
+def test_arrays_not_in_a_state_tuple_are_said_so(planar, X, words):
+    """A (q, qd, qdd) tuple given to ``fit``/``score`` (``predict`` takes it), or arrays in a list, were read as
+    several trajectories and refused as "expected a Trajectory, …, got ndarray", for a tuple or a list."""
+    model, traj = planar
+    est = bp.BaseParameterEstimator(model.robot, preprocessing=None)
+    with pytest.raises(bp.DataError, match=words):
+        est.fit(X(traj))
