@@ -119,3 +119,23 @@ def test_arrays_not_in_a_state_tuple_are_said_so(planar, X, words):
     est = bp.BaseParameterEstimator(model.robot, preprocessing=None)
     with pytest.raises(bp.DataError, match=words):
         est.fit(X(traj))
+
+
+@pytest.mark.parametrize("kind", ["masked", "text", "bytes", "dates", "booleans"])
+@pytest.mark.parametrize("call", ["ForwardDynamics", "Regressor", "forward_dynamics"])
+def test_one_sample_of_what_is_no_numbers_is_refused_by_the_bound_calls_too(planar, call, kind):
+    """One sample given to ``bp.ForwardDynamics`` was copied into its buffer as numpy converts: text read as numbers
+    (bytes cut to 8 characters: 0.12345678901 became 0.123456), booleans as 0/1, dates as seconds, a masked array's
+    hidden values as data; ``bp.Regressor`` and ``bp.forward_dynamics`` of one sample read a masked array's hidden
+    values too (their buffer / ``np.asarray``), which ``bp.regressor`` and every batch refuse. All now refuse alike."""
+    model, traj = planar
+    q = traj.q[5]
+    spoiled = {"masked": np.ma.masked_array(q, [True, False, False]), "text": q.astype(str), "bytes": q.astype("S8"),
+               "dates": np.zeros(3, "datetime64[s]"), "booleans": q.astype(bool)}[kind]
+    function = {"ForwardDynamics": bp.ForwardDynamics(model), "Regressor": bp.Regressor(model),
+                "forward_dynamics": lambda *state: bp.forward_dynamics(model, *state)}[call]
+    words = "masked value" if kind == "masked" else "not numeric"
+    with pytest.raises(bp.ArgumentError, match=f"^q: .*{words}"):
+        function(spoiled, traj.qd[5], traj.qdd[5])
+    unmasked = np.ma.masked_array(q)                  # a masked array without masked values is its numbers
+    assert np.array_equal(function(unmasked, traj.qd[5], traj.qdd[5]), function(q, traj.qd[5], traj.qdd[5]))

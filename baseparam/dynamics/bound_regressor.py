@@ -93,6 +93,8 @@ class Regressor:
             return self._general(q, qd, qdd)
         with self._lock:
             try:                                # a float64 buffer of the length copied in C; anything else raises
+                if not type(q) is type(qd) is type(qdd) is np.ndarray:
+                    raise TypeError             # a masked array's buffer holds its masked values: the full checks
                 self._view_q[:] = q
                 self._view_qd[:] = qd
                 self._view_qdd[:] = qdd

@@ -221,7 +221,9 @@ class ForwardDynamics:
             return self._unbound(q, qd, tau)
         # the whole call is a few µs, of which the C kernel most: no helper calls on this path
         with self._lock:                        # the fill, the kernel and the copy out: one thread at a time
-            try:
+            try:                                # plain ndarrays: a masked array's buffer holds its masked values
+                if not type(q) is type(qd) is type(tau) is np.ndarray:
+                    raise TypeError
                 self._view_q[:] = q
                 self._view_qd[:] = qd
                 self._view_tau[:] = tau
@@ -256,8 +258,11 @@ class ForwardDynamics:
         return np.array(out)
 
     def _convert(self, q, qd, tau):
-        """Copy one sample into the buffers as numpy converts it (lists, other dtypes, scalars broadcast)."""
+        """Copy one sample of numbers into the buffers (lists, other dtypes, scalars broadcast); text, booleans,
+        dates and masked values refused as :func:`forward_dynamics` refuses them (numpy's assignment read text as
+        numbers, b'0.123456' for 0.12345678901 cut to 8 bytes, and a masked array's hidden values)."""
         for name, value, target in (("q", q, self._q), ("qd", qd, self._qd), ("tau", tau, self._tau)):
+            value = real_array(name, value)
             try:
                 target[:] = value
             except (TypeError, ValueError, OverflowError) as exc:      # OverflowError: an int beyond the floats
@@ -547,6 +552,8 @@ def _one_sample(robot, q, qd, tau):
     """(q, q̇, τ) as float arrays when they are one sample of real numbers (integers or floats) of the right
     lengths, finite and not absurd (a floating base's quaternion of unit length to 1e-12); else None, and the
     full checks decide (and refuse booleans, text, complex numbers with their one-line errors)."""
+    if any(isinstance(x, np.ndarray) and type(x) is not np.ndarray for x in (q, qd, tau)):
+        return None                                # a masked array (np.asarray reads its masked values), a matrix
     try:
         arrays = [np.asarray(x) for x in (q, qd, tau)]
     except (TypeError, ValueError):
