@@ -139,3 +139,15 @@ def test_one_sample_of_what_is_no_numbers_is_refused_by_the_bound_calls_too(plan
         function(spoiled, traj.qd[5], traj.qdd[5])
     unmasked = np.ma.masked_array(q)                  # a masked array without masked values is its numbers
     assert np.array_equal(function(unmasked, traj.qd[5], traj.qdd[5]), function(q, traj.qd[5], traj.qdd[5]))
+
+
+@pytest.mark.parametrize("parameters, p, words", [
+    (["pseudo"], None, r"^parameters: expected one of \('pseudo', 'khalil'\), got \['pseudo'\]"),
+    (np.array(["pseudo"]), None, "^parameters: expected one of"),
+    ("pseudo", np.broadcast_to(0.1, (10 ** 9,)), r"^p: expected shape \(30,\), got \(1000000000,\)")])
+def test_the_deprecated_robot_p_form_checks_parameters_before_using_them_as_a_key(planar, parameters, p, words):
+    """``bp.ForwardDynamics(robot, p, ['pseudo'])`` (the deprecated form) looked its model up by (parameters, bytes
+    of p): a bare "unhashable type: 'list'" TypeError, and a MemoryError for the bytes of a 10⁹-value view."""
+    model, traj = planar
+    with pytest.raises(bp.ArgumentError, match=words):
+        bp.ForwardDynamics(model.robot, model.values() if p is None else p, parameters)
