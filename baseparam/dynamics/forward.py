@@ -31,7 +31,7 @@ from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._native import address
-from ._compiled import PIECE_SAMPLES
+from ._compiled import piece_samples
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
 from .._validation import check_flag, check_state_sizes, shown
@@ -101,6 +101,7 @@ class Kernel:
         self.batch, self.scalar = (numpy_function(g, rows, offsets, f"forward dynamics of {robot.name}", scalar=one,
                                                   arguments=arguments, inputs=source) for one in (False, True))
         self._lib, self._tried, self.calls, self.packed = None, False, 0, None
+        self.statements = None                  # fd_batch's body length once compiled: its samples per call
         self._building = threading.Lock()
 
     def native(self, build=True):
@@ -112,6 +113,7 @@ class Kernel:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
                     lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES,
                                        _native.flags_for(len(body)))
+                    self.statements = len(body)
                     if lib is not None:               # before _lib: whoever sees the library finds packed
                         self.packed = _native.holding_gil(lib.fd_packed)
                     self._lib, self._tried = lib, True
@@ -308,8 +310,9 @@ class ForwardDynamics:
         if native is not None and (S < SMALL_BATCH or exact):
             q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
             out = np.empty((S, self.robot.n_v))
-            for a in range(0, S, PIECE_SAMPLES):      # in pieces: Ctrl-C is handled between calls
-                b = min(S, a + PIECE_SAMPLES)
+            piece = piece_samples(self.kernel.statements)
+            for a in range(0, S, piece):              # in pieces: Ctrl-C is handled between calls
+                b = min(S, a + piece)
                 native.fd_batch(b - a, *(address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)), address(self.p),
                                 address(out) + 8 * a * out.shape[1])
             return out
