@@ -418,7 +418,9 @@ def check_real_array(name: str, x, ndim, finite=True):
     one ArgumentError line (NaN or inf said only where they are the problem)."""
     x = real_array(name, x)
     dims = ndim if isinstance(ndim, tuple) else (ndim,)
-    nonfinite = finite and not np.isfinite(x).all()
+    # min and max carry NaN and ±inf: no array of flags as large as x (a broadcast view of 10⁹ rows, a bare
+    # MemoryError under an address-space limit)
+    nonfinite = finite and x.size > 0 and not (np.isfinite(x.min()) and np.isfinite(x.max()))
     if x.ndim not in dims or nonfinite:
         raise ArgumentError(f"{name}: expected {'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
                             f"dimension{'' if dims == (1,) else 's'}, got shape {x.shape}"

@@ -196,3 +196,27 @@ def test_a_refused_set_params_changes_nothing(planar):
             est.set_params(**settings)
         assert est.get_params() == before
     assert est.set_params(method="wls").method == "wls"
+
+
+def test_finite_checks_make_no_array_as_large_as_the_values():
+    """``payload_parameters(1, com, inertia)`` of a broadcast view of 10⁹ rows was a bare MemoryError: the shared
+    check (``check_real_array``) made an array of flags as large as the values before the shape was checked. It
+    now asks min and max, which carry NaN and ±inf, and allocates nothing of that size."""
+    import tracemalloc
+
+    from baseparam._validation import check_real_array
+    from baseparam.identification.payload import payload_parameters
+
+    rows = np.broadcast_to(np.eye(3)[0], (2 * 10 ** 7, 3))           # 60 million values, 8 bytes of memory
+    tracemalloc.start()
+    try:
+        with pytest.raises(bp.ArgumentError, match=r"^inertia: expected shape \(3, 3\), got \(20000000, 3\)"):
+            payload_parameters(1.0, np.zeros(3), rows)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 ** 7
+    for bad in (np.array([1.0, np.nan]), np.array([np.inf, 1.0]), np.array([[-np.inf]])):
+        with pytest.raises(bp.ArgumentError, match="with NaN or inf"):
+            check_real_array("x", bad, (1, 2))
+    assert check_real_array("x", np.zeros(0), 1).size == 0
