@@ -132,7 +132,10 @@ def real_array(name, x, error=ArgumentError):
         if item is _ALL_REAL:           # real numbers only: converted unless one is beyond float64
             try:
                 return arr.astype(np.float64)
-            except (TypeError, ValueError, OverflowError):
+            except OverflowError:       # an int or a Fraction beyond float64 (it was said as "object items")
+                raise error(f"{name}: a number beyond the float range (|x| > {np.finfo(float).max:.3g}); expected "
+                            "numbers in SI units") from None
+            except (TypeError, ValueError):
                 item = None
         what = type(item).__name__ if item is not None else "object"
         raise error(f"{name}: not numeric (dtype object); {what} items; expected numbers")

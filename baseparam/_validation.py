@@ -7,9 +7,11 @@ type is built (:mod:`baseparam.motion`); file contents by the readers.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import os
+from types import MappingProxyType
 
 import numpy as np
 
@@ -476,10 +478,26 @@ def float_fields(result, names):
             object.__setattr__(result, name, real_array(f"{type(result).__name__}.{name}", value))
 
 
+def reduce_read_only_mappings(result):
+    """``__reduce__`` of a result (a frozen dataclass) whose mapping fields are read-only views (MappingProxyType,
+    which pickle refuses: ``bp.equations(...)`` and ``bp.export(...)`` could be neither pickled nor deep-copied):
+    pickle, copy and deepcopy carry each such field as a dict and wrap it again, the result made (and checked) anew."""
+    fields = {field.name: getattr(result, field.name) for field in dataclasses.fields(result)}
+    proxied = tuple(name for name, value in fields.items() if isinstance(value, MappingProxyType))
+    return _with_read_only_mappings, (type(result), {name: dict(value) if name in proxied else value
+                                                     for name, value in fields.items()}, proxied)
+
+
+def _with_read_only_mappings(kind, fields, proxied):
+    """The result :func:`reduce_read_only_mappings` carried: the fields ``proxied`` read-only views again."""
+    return kind(**{name: MappingProxyType(value) if name in proxied else value for name, value in fields.items()})
+
+
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
            "check_field_kinds", "check_finite_fields", "check_flag", "check_input", "check_instance",
            "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
            "check_number", "check_option", "check_parameter_range", "check_parameter_vector", "check_path",
            "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states", "check_samples",
            "check_seed", "check_state_sizes", "check_states", "float_fields", "is_real", "is_whole",
-           "normalized_quaternions", "quaternion_norms", "refuse_special", "shown", "unit_quaternions"]
+           "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings", "refuse_special", "shown",
+           "unit_quaternions"]

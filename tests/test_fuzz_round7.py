@@ -405,13 +405,12 @@ def test_hand_built_motion_limits_within_range_still_design():
 def test_compiled_loops_over_samples_run_in_pieces_with_the_same_numbers(monkeypatch, workers):
     """A batch of 10⁷ samples ran in one call of a compiled loop (a minute during which Ctrl-C waited): it now
     runs in pieces of PIECE_SAMPLES samples, with Python between them, to the bit the numbers of one call."""
-    from baseparam.dynamics import _compiled, forward
+    from baseparam.dynamics import _compiled
     rng = np.random.default_rng(11)
     q, qd, qdd = rng.uniform(-2, 2, (3, 20_000, 3))
     whole = [bp.regressor(MODEL, q, qd, qdd, workers=workers), bp.inverse_dynamics(MODEL, q, qd, qdd),
              bp.forward_dynamics(MODEL, q, qd, qdd), bp.reaction_wrenches(MODEL, q, qd, qdd)]
-    monkeypatch.setattr(_compiled, "PIECE_SAMPLES", 777)
-    monkeypatch.setattr(forward, "PIECE_SAMPLES", 777)
+    monkeypatch.setattr(_compiled, "PIECE_SAMPLES", 777)      # the forward dynamics' loop too (piece_samples)
     pieces = [bp.regressor(MODEL, q, qd, qdd, workers=workers), bp.inverse_dynamics(MODEL, q, qd, qdd),
               bp.forward_dynamics(MODEL, q, qd, qdd), bp.reaction_wrenches(MODEL, q, qd, qdd)]
     for a, b in zip(whole, pieces):

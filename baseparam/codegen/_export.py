@@ -30,7 +30,7 @@ from types import MappingProxyType
 from .._checks import shown
 from .._atomic import json_text, make_folders, remove_folders, robot_protected, unwritable, write_texts
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_option,
-                           check_path)
+                           check_path, reduce_read_only_mappings)
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
@@ -68,6 +68,8 @@ class ExportResult:
     base_names: tuple = field(repr=False)
     lang: str = "c"
     prefix: str = "baseparam"
+
+    __reduce__ = reduce_read_only_mappings     # pickle, copy, deepcopy: the mappings as dicts, wrapped again
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in summary()

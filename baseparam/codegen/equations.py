@@ -42,7 +42,7 @@ from typing import Optional
 import numpy as np
 
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number,
-                           check_seed)
+                           check_seed, reduce_read_only_mappings)
 from ..errors import ArgumentError, ExportError, printable
 from ._printer import _safe
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
@@ -97,6 +97,8 @@ class Equations:
     gravity: float = 9.81
     offsets: tuple = field(repr=False, default=())
     lengths: MappingProxyType = field(repr=False, default_factory=lambda: MappingProxyType({}))
+
+    __reduce__ = reduce_read_only_mappings     # pickle, copy, deepcopy: the mappings as dicts, wrapped again
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods

@@ -11,6 +11,7 @@ W, silently).
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 
 import numpy as np
@@ -73,6 +74,11 @@ class Regressor:
         """'c' when calls run the compiled C loop, else 'python' (:func:`~baseparam.regressor`'s numpy code)."""
         return "c" if self._call is not None else "python"
 
+    def __reduce__(self):
+        # pickle, copy and deepcopy: a new object of the same model; the buffers, the lock and the C loop's binding
+        # are this object's and this process's own (ctypes pointers and a lock cannot be pickled nor shared by a copy)
+        return functools.partial(type(self), native=self.backend == "c"), (self.model,)
+
     def __call__(self, q, qd, qdd):
         """W of one sample: q, q̇, q̈ of shape (n_dof,) → a new ndarray (n_dof, n_columns).
 
@@ -84,6 +90,8 @@ class Regressor:
             return self._general(q, qd, qdd)
         with self._lock:
             try:                                # a float64 buffer of the length copied in C; anything else raises
+                if not type(q) is type(qd) is type(qdd) is np.ndarray:
+                    raise TypeError             # a masked array's buffer holds its masked values: the full checks
                 self._view_q[:] = q
                 self._view_qd[:] = qd
                 self._view_qdd[:] = qdd

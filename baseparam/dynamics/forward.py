@@ -17,6 +17,7 @@ ways, each reading the same parameter vector (link inertias moved to joint frame
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import threading
 import weakref
@@ -30,7 +31,7 @@ from ..model.joint_model import motion_offsets
 from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._native import address
-from ._compiled import PIECE_SAMPLES
+from ._compiled import piece_samples
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
 from .._validation import check_flag, check_state_sizes, shown
@@ -44,6 +45,21 @@ BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
 MAX_RK4_STEPS = 10 ** 7     # substeps × intervals of one ForwardDynamics.rk4 call (simulate's bound on a run)
+
+
+def rk4_piece(n_v):
+    """RK4 steps per call of the compiled loop, which Ctrl-C cannot interrupt (it holds no Python between steps): a
+    power of two near 4·10⁶ / n_v², a tenth to a fifth of a second (a step costs some 0.4 µs with 3 joints, 2.8 µs
+    with 7); :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps of a 7-joint arm took 28 s
+    of one call, deaf to Ctrl-C)."""
+    return 1 << max(0, (2 ** 22 // max(n_v, 1) ** 2).bit_length() - 1)
+
+
+def _powers_of_two(count, piece):
+    """``count`` split into pieces of at most ``piece`` (a power of two), each a power of two: ``piece`` as often
+    as it goes, then the remainder's binary digits, largest first."""
+    whole, rest = divmod(count, piece)
+    return [piece] * whole + [1 << j for j in reversed(range(rest.bit_length())) if rest >> j & 1]
 # A batch of _native_rule.NATIVE_SAMPLES samples compiles the C kernel (once per robot, cached on disk) and runs
 # its loop, 5 times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's
 # numbers are numpy's to the bit (Kernel.same_as_numpy); a robot evaluated _native_rule.COMPILE_AFTER times
@@ -85,6 +101,7 @@ class Kernel:
         self.batch, self.scalar = (numpy_function(g, rows, offsets, f"forward dynamics of {robot.name}", scalar=one,
                                                   arguments=arguments, inputs=source) for one in (False, True))
         self._lib, self._tried, self.calls, self.packed = None, False, 0, None
+        self.statements = None                  # fd_batch's body length once compiled: its samples per call
         self._building = threading.Lock()
 
     def native(self, build=True):
@@ -96,6 +113,7 @@ class Kernel:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
                     lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES,
                                        _native.flags_for(len(body)))
+                    self.statements = len(body)
                     if lib is not None:               # before _lib: whoever sees the library finds packed
                         self.packed = _native.holding_gil(lib.fd_packed)
                     self._lib, self._tried = lib, True
@@ -185,6 +203,11 @@ class ForwardDynamics:
         """'c' when calls run the compiled kernel, else 'python'."""
         return "c" if self.kernel.native(build=False) is not None else "python"
 
+    def __reduce__(self):
+        # pickle, copy and deepcopy: a new object of the same model; the buffers, the lock and the C kernel's binding
+        # are this object's and this process's own (ctypes pointers and a lock cannot be pickled nor shared by a copy)
+        return functools.partial(type(self), native=self.backend == "c"), (self.model,)
+
     def __call__(self, q, qd, tau):
         """q̈ of one sample: q (n_q,), q̇ and τ (n_v,) → a new ndarray (n_v,). A floating base's
         quaternion must be a unit quaternion here (no check; :func:`forward_dynamics` normalizes).
@@ -200,7 +223,9 @@ class ForwardDynamics:
             return self._unbound(q, qd, tau)
         # the whole call is a few µs, of which the C kernel most: no helper calls on this path
         with self._lock:                        # the fill, the kernel and the copy out: one thread at a time
-            try:
+            try:                                # plain ndarrays: a masked array's buffer holds its masked values
+                if not type(q) is type(qd) is type(tau) is np.ndarray:
+                    raise TypeError
                 self._view_q[:] = q
                 self._view_qd[:] = qd
                 self._view_tau[:] = tau
@@ -235,8 +260,11 @@ class ForwardDynamics:
         return np.array(out)
 
     def _convert(self, q, qd, tau):
-        """Copy one sample into the buffers as numpy converts it (lists, other dtypes, scalars broadcast)."""
+        """Copy one sample of numbers into the buffers (lists, other dtypes, scalars broadcast); text, booleans,
+        dates and masked values refused as :func:`forward_dynamics` refuses them (numpy's assignment read text as
+        numbers, b'0.123456' for 0.12345678901 cut to 8 bytes, and a masked array's hidden values)."""
         for name, value, target in (("q", q, self._q), ("qd", qd, self._qd), ("tau", tau, self._tau)):
+            value = real_array(name, value)
             try:
                 target[:] = value
             except (TypeError, ValueError, OverflowError) as exc:      # OverflowError: an int beyond the floats
@@ -284,8 +312,9 @@ class ForwardDynamics:
         if native is not None and (S < SMALL_BATCH or exact):
             q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
             out = np.empty((S, self.robot.n_v))
-            for a in range(0, S, PIECE_SAMPLES):      # in pieces: Ctrl-C is handled between calls
-                b = min(S, a + PIECE_SAMPLES)
+            piece = piece_samples(self.kernel.statements)
+            for a in range(0, S, piece):              # in pieces: Ctrl-C is handled between calls
+                b = min(S, a + piece)
                 native.fd_batch(b - a, *(address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)), address(self.p),
                                 address(out) + 8 * a * out.shape[1])
             return out
@@ -318,7 +347,7 @@ class ForwardDynamics:
         ArgumentError
             Arrays that are not C-contiguous float64 ndarrays of those shapes, q and q̇ writable (the compiled loop
             reads and writes them by address: checked, not converted), ``rows`` beyond them, ``substeps`` not a positive
-            integer, or more than :data:`MAX_RK4_STEPS` steps in one call (it cannot be interrupted); NaN or inf in
+            integer, or more than :data:`MAX_RK4_STEPS` steps in one call; NaN or inf in
             the start, the steps or the torques used.
         SimulationError
             The motion diverged: a state written is not finite (the rows written keep what the steps gave).
@@ -350,8 +379,24 @@ class ForwardDynamics:
             row_q, row_v = q.strides[0], qd.strides[0]
             at_q, at_qd, at_dt, at_tau = addresses    # the arrays' own, checked: not _rk4_last, which another
             #                                           thread's rk4 on other arrays may have replaced meanwhile
-            native.rk4(n, at_dt + 8 * k0, substeps, at_tau + tau.strides[0] * k0, tau.shape[1],
-                       self._p_address, at_q + row_q * k0, at_qd + row_v * k0)
+            piece, row_tau = rk4_piece(self.robot.n_v), tau.strides[0]
+            if substeps <= piece:               # whole intervals per call of the compiled loop
+                per = piece // substeps
+                for k in range(k0, k0 + n, per):
+                    native.rk4(min(per, k0 + n - k), at_dt + 8 * k, substeps, at_tau + row_tau * k, tau.shape[1],
+                               self._p_address, at_q + row_q * k, at_qd + row_v * k)
+                return
+            x, v = np.empty((2, q.shape[1])), np.empty((2, qd.shape[1]))
+            span = np.empty(1)
+            for k in range(k0, k0 + n):         # an interval of more substeps than a piece: in pieces of 2^j steps
+                x[0], v[0] = q[k], qd[k]
+                h = float(dt[k]) / substeps     # the loop's step: h·2^j / 2^j is h exactly, the steps the same
+                for steps in _powers_of_two(substeps, piece):
+                    span[0] = h * steps
+                    native.rk4(1, address(span), steps, at_tau + row_tau * k, tau.shape[1], self._p_address,
+                               address(x), address(v))
+                    x[0], v[0] = x[1], v[1]
+                q[k + 1], qd[k + 1] = x[0], v[0]
             return
         for k in range(k0, k0 + n):
             x, v = q[k].copy(), qd[k].copy()
@@ -392,7 +437,7 @@ class ForwardDynamics:
                                 f"{k0}..{k0 + n - 1} of dt, got {q.shape}, {qd.shape}, {tau.shape}")
         if n * substeps > MAX_RK4_STEPS:
             raise ArgumentError(f"substeps: {substeps} × {n} intervals is more than {MAX_RK4_STEPS:.0e} RK4 steps in "
-                                "one call, which Ctrl-C cannot interrupt; call it in pieces")
+                                "one call; call it in pieces")
         return k0, n, last[6]
 
     def _rk4_arrays(self, q, qd, dt, tau):
@@ -508,6 +553,8 @@ def _one_sample(robot, q, qd, tau):
     """(q, q̇, τ) as float arrays when they are one sample of real numbers (integers or floats) of the right
     lengths, finite and not absurd (a floating base's quaternion of unit length to 1e-12); else None, and the
     full checks decide (and refuse booleans, text, complex numbers with their one-line errors)."""
+    if any(isinstance(x, np.ndarray) and type(x) is not np.ndarray for x in (q, qd, tau)):
+        return None                                # a masked array (np.asarray reads its masked values), a matrix
     try:
         arrays = [np.asarray(x) for x in (q, qd, tau)]
     except (TypeError, ValueError):

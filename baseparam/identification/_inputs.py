@@ -14,6 +14,9 @@ from .trajectory import Trajectory, read_trajectory
 
 def _as_trajectories(data, what):
     """A list of Trajectory/Processed from one or several trajectories, file names or arrays."""
+    if isinstance(data, tuple) and len(data) == 3 and all(isinstance(a, np.ndarray) for a in data):
+        # read as three trajectories, it was refused as "got ndarray"
+        raise DataError(f"{what}: a (q, qd, qdd) tuple has no torques; expected (q, qd, qdd, tau) arrays")
     items = list(data) if isinstance(data, (list, tuple)) and not _is_state_tuple(data) else [data]
     if not items:
         raise DataError(f"{what}: no trajectory given")
@@ -27,6 +30,9 @@ def _as_trajectories(data, what):
             check_motion_size(f"<{what} arrays>", S, 1 + sum(a.size // max(S, 1) for a in item))
             item = Processed(np.arange(S, dtype=float), *item, source=f"<{what} arrays>",
                              record={"preprocessing": "none (arrays)"})
+        if isinstance(item, np.ndarray):    # an array alone, or one of a list: the states go in a tuple
+            raise DataError(f"{what}: got an array of shape {item.shape} where a trajectory is expected; arrays "
+                            "as a (q, qd, qdd, tau) tuple of (n_samples, n_dof) arrays")
         check_instance(item, what, Trajectory, "a Trajectory, a file name or a (q, qd, qdd, tau) tuple",
                        error=DataError)
         if item.floating:
@@ -48,3 +54,11 @@ def check_joints(item, robot):
 
 def _is_state_tuple(x):
     return isinstance(x, tuple) and len(x) == 4 and all(isinstance(a, np.ndarray) for a in x)
+
+
+def check_unused_y(y, what):
+    """``y`` of ``fit``/``score`` (scikit-learn's signature): None. The torques are X's; a y given was ignored, so that
+    ``score(X, tau_other)`` gave the R² of X's own torques, silently."""
+    if y is not None:
+        raise DataError(f"{what}: y is not used (the torques are X's: a Trajectory or a (q, qd, qdd, tau) tuple); "
+                        f"expected None, got {type(y).__name__}")

@@ -40,15 +40,23 @@ class ParamsFromInit:
         self
         """
         names = self._param_names()
-        nested = {}
-        for key, value in params.items():
-            name, _, sub = key.partition("__")
+        plain, nested = {}, {}
+        for key, value in params.items():       # every name checked before any is set: a refused call changes nothing
+            name, _, sub = key.partition("__")  # (set_params(method='wls', bogus=1) set method, then refused bogus)
             if name not in names or (sub and not hasattr(getattr(self, name), "set_params")):
                 raise SettingsError(f"set_params: unknown parameter {shown(key)} (expected one of {', '.join(names)})")
             if sub:
                 nested.setdefault(name, {})[sub] = value
             else:
+                plain[name] = value
+        before = {name: getattr(self, name) for name in plain}
+        try:
+            for name, value in plain.items():
                 setattr(self, name, value)
-        for name, subs in nested.items():
-            getattr(self, name).set_params(**subs)
+            for name, subs in nested.items():   # a nested estimator's refusal: this one's values back too
+                getattr(self, name).set_params(**subs)
+        except BaseException:
+            for name, value in before.items():
+                setattr(self, name, value)
+            raise
         return self

@@ -27,7 +27,7 @@ from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
 from ..model.value import description_of
-from ._inputs import _as_trajectories, check_joints
+from ._inputs import _as_trajectories, check_joints, check_unused_y
 from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links, single_terms
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares, refuse_joint_without_torque
@@ -268,7 +268,8 @@ class BaseParameterEstimator(ParamsFromInit):
             Training data; files are read with :func:`read_trajectory` (plain formats). Trajectories
             are preprocessed; Processed data and array tuples are used as given.
         y : None
-            Unused (the torques are part of the trajectories); present for scikit-learn.
+            Unused (the torques are part of the trajectories); present for scikit-learn. Anything but None is
+            refused (a DataError), not ignored.
 
         Returns
         -------
@@ -276,6 +277,7 @@ class BaseParameterEstimator(ParamsFromInit):
         """
         # a fit that fails leaves the estimator as it was: the old fit's coef_ beside a new robot's base_ (a fit
         # that failed after set_params(robot=…)) predicted silently wrong torques
+        check_unused_y(y, "fit")
         before = dict(vars(self))
         try:
             return self._fit(X)
@@ -439,10 +441,18 @@ class BaseParameterEstimator(ParamsFromInit):
         constant counts 1 if predicted exactly, else 0 (scikit-learn's ``force_finite``). The
         uncentred figure is the pooled NRMSE (:meth:`validate`).
 
+        Parameters
+        ----------
+        X : as :meth:`validate`
+        y : None
+            Unused (the torques are X's); present for scikit-learn. Anything but None is refused (a DataError),
+            not ignored.
+
         Returns
         -------
         float
         """
+        check_unused_y(y, "score")
         metrics = self.validate(X)
         return r2_score(metrics.tau, metrics.predicted)
 

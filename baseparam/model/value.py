@@ -329,9 +329,12 @@ def _deprecation(name, old):
 def _deprecated_model(robot, p, parameters):
     """The model of a deprecated call's (robot, p, parameters), kept with the robot by the values of p (a
     few): a loop of such calls then checks p and finds its bound forward dynamics once, not per call."""
+    parameters = check_parameterization(parameters)    # before it is a key: a list was a bare 'unhashable' TypeError
     if p is None:
         return Model._of(robot, None, parameters)
     arr = real_array("p", p, ArgumentError)             # complex, text, ragged: the one-line error
+    if arr.shape != (_layout(robot, parameters).n_standard,):
+        return Model._of(robot, arr, parameters)       # its one-line error, before the bytes of a 10⁹-value view
     key = (parameters, arr.dtype.str, arr.shape, arr.tobytes())   # dtype: int and float bytes may coincide
     return kernels_of(robot).get("models", key, lambda: Model._of(robot, arr, parameters), size=16)
 
