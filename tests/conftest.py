@@ -2,6 +2,7 @@ import gc
 import importlib.metadata
 import os
 import pathlib
+import signal
 import sys
 
 import pytest
@@ -12,6 +13,20 @@ from hypothesis import settings
 # the machine's load (issue 22, item 7). A test's own ``@settings`` inherit these.
 settings.register_profile("baseparam", derandomize=True, database=None, deadline=None)
 settings.load_profile("baseparam")
+
+
+def _deaf(signum, frame):
+    """A handler that does nothing (see below)."""
+
+
+# A runner started in the background (a non-interactive shell's ``cmd &``, ``nohup``) ignores SIGINT (and
+# SIGHUP), and an ignored signal stays ignored across exec: every command line a test starts would inherit
+# the ignore, baseparam keeps it on purpose (as nohup asks), and the tests that interrupt a run would wait
+# for ever (test_cli_files' SIGINT case hung so). A handler that does nothing keeps this process as deaf as
+# its runner asked, and exec gives the children the default action.
+for _number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_number) is signal.SIG_IGN:
+        signal.signal(_number, _deaf)
 
 
 def pytest_configure(config):

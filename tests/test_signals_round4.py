@@ -407,3 +407,13 @@ def test_the_watchdogs_clean_up_takes_a_half_imported_atomic_module(monkeypatch)
     _entry._remove_temporaries()
     monkeypatch.delitem(sys.modules, "baseparam._atomic")
     _entry._remove_temporaries()
+
+
+def test_processes_the_tests_start_are_not_deaf_to_signals():
+    """Processes the tests start take SIGINT, SIGTERM and SIGHUP at their default action even when the suite
+    runs in the background (its runner ignoring them: conftest's handler that does nothing), or every test that
+    interrupts a command line would wait for ever."""
+    probe = ("import signal\n"
+             "print([signal.getsignal(s) is signal.SIG_IGN for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[False, False, False]", out
