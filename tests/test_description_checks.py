@@ -155,6 +155,8 @@ def body(mass=1, com="[0, 0, 0]", inertia="[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"):
     (dict(mass="1e300"), "mass", "expected a mass > 0 and at most 1e+06 kg"),
     (dict(mass=0), "mass", "expected a mass > 0"),
     (dict(mass=-1), "mass", "expected a mass > 0"),
+    # subnormal: mass × com lost its digits (its centre of mass came back 1.2 % off), then read as a body
+    (dict(mass="1e-320", com="[0.1, 0, 0]"), "mass", "got 1e-320 (a body of more than 0 kg has at least 1e-100 kg)"),
     (dict(com="[1e300, 0, 0]"), "com", "within 10000 m"),
     (dict(inertia="[[1e300, 0, 0], [0, 1e300, 0], [0, 0, 1e300]]"), "inertia", "within 1e+12 kg·m²"),
 ])

@@ -31,6 +31,9 @@ MAX_ANGLE_DEG = 3600.0
 MAX_ANGLE_RAD = 2.0 * math.pi * (1.0 + 1e-9)   # 2π written with fewer digits still passes
 MAX_MASS_KG = 1e6          # a 1000-tonne link is a typo
 MAX_COM_M = 1e4            # as the DH lengths
+# a mass below it is no body: its first and second moments (mass × lengths) fall to subnormal numbers, which
+# carry fewer digits (1e-320 kg at 0.1 m: mc 1e-321, its centre of mass back 1.2 % off), or to 0
+MIN_MASS_KG = 1e-100
 MAX_INERTIA = 1e12         # kg·m²: 1e6 kg at 1 km
 INERTIA_TOLERANCE = 1e-9   # relative (to the trace): round-off in a tensor written with few digits
 NEAR_SPECIAL = 1e-3        # closer than this (relative) to a special value may cost float accuracy
@@ -56,7 +59,7 @@ def problems_message(label, lines):
 def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
     """What makes a rigid body impossible, as ``(field, message)``, or None when it is valid.
 
-    Valid: 0 < mass ≤ 1e6 kg; com 3 finite numbers within 1e4 m; inertia (about the COM) a
+    Valid: 1e-100 ≤ mass ≤ 1e6 kg; com 3 finite numbers within 1e4 m; inertia (about the COM) a
     symmetric 3×3 matrix (within round-off) whose principal moments are ≥ 0 and satisfy the
     triangle inequality I1 ≤ I2 + I3 (within a relative tolerance of 1e-9 of the trace).
 
@@ -71,9 +74,11 @@ def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
         hold such inertias, and they are kept as written (see :func:`inertia_problem`).
     """
     low_ok = massless_ok and is_real(mass) and mass == 0
-    if not is_real(mass) or not (0 < mass <= MAX_MASS_KG or low_ok):
+    if not is_real(mass) or not (MIN_MASS_KG <= mass <= MAX_MASS_KG or low_ok):
         lowest = "≥ 0" if massless_ok else "> 0"
-        return "mass", f"expected a mass {lowest} and at most {MAX_MASS_KG:g} kg, got {shown(mass)}"
+        tiny = (f" (a body of more than 0 kg has at least {MIN_MASS_KG:g} kg)"
+                if is_real(mass) and 0 < mass < MIN_MASS_KG else "")
+        return "mass", f"expected a mass {lowest} and at most {MAX_MASS_KG:g} kg, got {shown(mass)}{tiny}"
     for field, value, shape in (("com", com, (3,)), ("inertia", inertia, (3, 3))):
         if isinstance(value, np.ndarray) and value.shape != shape:     # before a conversion of a view of 10¹² rows
             return field, f"expected shape {shape}, got {value.shape}"
