@@ -257,7 +257,10 @@ def _csv_lines(path, label, robot):
 
     lines, ends_with_newline, data_idx = text_lines(decoded(_read_bytes(path, label)), label)
     first = data_idx[0]
-    at, names = _find_header(lines, first, ",", {}, not any(_number_like(h, ",") for h in lines[first].split(",")))
+    # the header is the first line unless it starts with a number (np.savetxt's '# t,…' comment is then looked for):
+    # not "none of its fields a number", the fixed-base reader's guess, which took a header naming an extra column
+    # '2' or 'nan' for data and refused the file as having no header, a file this reader always read
+    at, names = _find_header(lines, first, ",", {}, not _number_like(lines[first].split(",", 1)[0], ","))
     header = [] if names is None else [name.strip() for name in names]
     if header[:1] != ["t"]:
         raise DataError(f"{label}: line {first + 1}: expected a header row starting with 't' (t, "

@@ -1,0 +1,50 @@
+"""Round 16, review of the merged 's14-leftcli' (payload sharing identify's reading options, the one CSV header
+reader, the still_duration=0 check): what it refused that was read before, and the gaps left next to its fixes."""
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+SPACE = ROOT / "robots" / "space_robot.yaml"
+
+
+def _floating_csv(extra_name=None, rows=12):
+    """A floating-base log of the space robot (6 joints) as CSV text, header t, q1…q13, qd1…qd12 and, with
+    ``extra_name``, one more column of that name (zeros); and its (rows, 26) values."""
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-1, 1, (rows, 13))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)       # the base quaternion (x, y, z, w)
+    table = np.column_stack([np.arange(rows) * 0.01, q, rng.uniform(-1, 1, (rows, 12))])
+    names = ["t"] + [f"q{k + 1}" for k in range(13)] + [f"qd{k + 1}" for k in range(12)]
+    extra = [] if extra_name is None else [extra_name]
+    text = ",".join(names + extra) + "\n" + "".join(
+        ",".join([repr(float(x)) for x in row] + ["0"] * len(extra)) + "\n" for row in table)
+    return text, table
+
+
+@pytest.mark.parametrize("name", ["2", "nan", "1e3"])
+def test_floating_csv_header_naming_a_column_like_a_number_is_still_its_header(tmp_path, name):
+    """The floating-base reader took its header from the first line; the shared header reader guessed a header only
+    when none of its fields is a number, so a header naming an extra column '2' (a sensor's channel) was taken for
+    data and the file refused: 'line 1: expected a header row starting with 't'' of a line starting with 't'."""
+    from baseparam.identification.floating_logs import read_floating_log
+    text, table = _floating_csv(name)
+    path = tmp_path / "log.csv"
+    path.write_text(text)
+    traj, _ = read_floating_log(path, bp.load_robot(SPACE))
+    assert np.array_equal(traj.t, table[:, 0]) and np.array_equal(traj.q, table[:, 1:14])
+    assert np.array_equal(traj.qd, table[:, 14:])
+
+
+def test_floating_csv_savetxt_header_still_found_above_numbers(tmp_path):
+    """The first line a number: np.savetxt's '# t,q1,…' comment above it is the header (as the merge has it)."""
+    from baseparam.identification.floating_logs import read_floating_log
+    text, table = _floating_csv()
+    path = tmp_path / "log.csv"
+    path.write_text("# " + text)
+    traj, _ = read_floating_log(path, bp.load_robot(SPACE))
+    assert np.array_equal(traj.q, table[:, 1:14])
+    path.write_text(text.split("\n", 1)[1])             # no header at all: refused as before
+    with pytest.raises(bp.DataError, match=r"log\.csv: line 1: expected a header row starting with 't'"):
+        read_floating_log(path, bp.load_robot(SPACE))
