@@ -1,12 +1,19 @@
 """Round 16, review of the merged 's14-leftcli' (payload sharing identify's reading options, the one CSV header
 reader, the still_duration=0 check): what it refused that was read before, and the gaps left next to its fixes."""
+import json
+
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import baseparam as bp
 from conftest import ROOT
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
+UR = ROOT / "robots" / "ur10e.yaml"
+# a 2 kg tool (mass, com, inertia about the com), as test_fuzz_round16_leftcli's
+PAYLOAD = (2.0, [0.03, -0.02, 0.06], [[0.012, 0.002, 0.0], [0.002, 0.010, 0.001], [0.0, 0.001, 0.006]])
+ORDER = [3, 0, 5, 1, 4, 2]
 
 
 def _floating_csv(extra_name=None, rows=12):
@@ -48,3 +55,24 @@ def test_floating_csv_savetxt_header_still_found_above_numbers(tmp_path):
     path.write_text(text.split("\n", 1)[1])             # no header at all: refused as before
     with pytest.raises(bp.DataError, match=r"log\.csv: line 1: expected a header row starting with 't'"):
         read_floating_log(path, bp.load_robot(SPACE))
+
+
+def test_payload_static_refuses_delay(tmp_path):
+    """--delay joined payload's options with the merge, but not the options --static refuses: on a table of poses
+    (t 0, 1, 2, …) --delay 0.05 took each pose's torque 5 % from the next pose's (1.61 kg for 2 kg, exit 0)."""
+    from baseparam.cli import main
+    from test_payload import _torques
+    robot = bp.load_robot(UR)
+    poses = np.random.default_rng(0).uniform(-2, 2, (12, 6))
+    tau = _torques(robot, PAYLOAD, poses, 0 * poses, 0 * poses)
+    path = tmp_path / "table.csv"
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + [f"tau{j + 1}" for j in range(6)])
+    np.savetxt(path, np.column_stack([np.arange(12.0), poses, tau]), delimiter=",", header=header, comments="")
+    args = ["payload", str(UR), str(path), "--static", "--still-duration", "0"]
+    result = CliRunner().invoke(main, args + ["--json", str(tmp_path / "p.json")])
+    assert result.exit_code == 0, result.output          # the table itself gives the payload (gravity alone)
+    assert abs(json.loads((tmp_path / "p.json").read_text())["mass"] - PAYLOAD[0]) < 1e-9
+    for delay in ("0.05", "auto"):
+        result = CliRunner().invoke(main, args + ["--delay", delay])
+        assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+        assert result.output.startswith("baseparam: --delay: --static averages still poses"), result.output
