@@ -76,3 +76,27 @@ def test_payload_static_refuses_delay(tmp_path):
         result = CliRunner().invoke(main, args + ["--delay", delay])
         assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
         assert result.output.startswith("baseparam: --delay: --static averages still poses"), result.output
+
+
+def test_floating_parquet_naming_the_joints_in_another_order_is_read_by_name_as_mcap_is(tmp_path):
+    """write_trajectory(floating log, joint_names=[joint2, joint1, …]): the MCAP bag is read by name, the Parquet
+    file (the names in its metadata) was read in its own order, joint2's values taken for joint1's, without a word —
+    the class of misreading the merge refused for a floating CSV's '# joints:' line."""
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-1, 1, (12, 13))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    log = bp.Trajectory(t=np.arange(12) * 0.01, q=q, qd=rng.uniform(-1, 1, (12, 12)),
+                        tau=rng.uniform(-1, 1, (12, 12)), floating=True)
+    order = [1, 0, 2, 3, 4, 5]
+    robot = bp.load_robot(SPACE)
+    read = {ext: bp.read_trajectory(bp.write_trajectory(log, tmp_path / f"log.{ext}",
+                                                        joint_names=[f"joint{k + 1}" for k in order]), robot=robot)
+            for ext in ("parquet", "mcap")}
+    back = np.argsort(order)                             # the robot's joint k is the file's column back[k]
+    expected = {"q": np.column_stack([q[:, :7], q[:, 7:][:, back]]),
+                "qd": np.column_stack([log.qd[:, :6], log.qd[:, 6:][:, back]]),
+                "tau": np.column_stack([log.tau[:, :6], log.tau[:, 6:][:, back]])}
+    for field, values in expected.items():
+        np.testing.assert_array_equal(getattr(read["parquet"], field), values, err_msg=field)
+        np.testing.assert_allclose(getattr(read["mcap"], field), values, rtol=1e-12, atol=1e-12, err_msg=field)
+    assert read["parquet"].joint_names == tuple(f"joint{k}" for k in range(1, 7))

@@ -464,6 +464,7 @@ def _read_floating_parquet(path, robot, names):
     t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
     arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
               if k in table.column_names}
+    listed = _robot_order(arrays, info.get("joint_names"), robot)
     wrenches = None
     if names:
         if "wrenches" not in table.column_names:
@@ -474,8 +475,25 @@ def _read_floating_parquet(path, robot, names):
                             f"{', '.join(names)} (in this order)")
         wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
     return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
-                      source=path, floating=True, joint_names=tuple(info.get("joint_names") or ()),
+                      source=path, floating=True, joint_names=tuple(listed or ()),
                       wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
+
+
+def _robot_order(arrays, listed, robot):
+    """The joint names ``listed`` in a floating-base Parquet file's metadata, in the robot's order when they are its
+    joints in another order: the joints' columns of ``arrays`` (q after the base's 7, qd, qdd, tau after its 6) are
+    then put in the robot's order (``arrays`` updated), as a bag's joints are matched by name (the same log as MCAP
+    and as Parquet read alike; the Parquet file's joints went to other joints without a word). Other names are
+    kept."""
+    from ..model.robot import joint_names
+    own = joint_names(robot.joints)
+    if not listed or listed == own or sorted(listed) != sorted(own):
+        return listed
+    order = [listed.index(name) for name in own]
+    for field, values in arrays.items():
+        base = 7 if field == "q" else 6
+        arrays[field] = np.column_stack([values[:, :base], values[:, base:][:, order]])
+    return own
 
 
 def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/odom"):
