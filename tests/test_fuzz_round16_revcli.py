@@ -100,3 +100,14 @@ def test_floating_parquet_naming_the_joints_in_another_order_is_read_by_name_as_
         np.testing.assert_array_equal(getattr(read["parquet"], field), values, err_msg=field)
         np.testing.assert_allclose(getattr(read["mcap"], field), values, rtol=1e-12, atol=1e-12, err_msg=field)
     assert read["parquet"].joint_names == tuple(f"joint{k}" for k in range(1, 7))
+
+
+def test_still_duration_0_names_the_two_rows_of_a_log_with_unix_times():
+    """A log of motion stamped in Unix time (a bag's), 20 ms a row: the refusal named its two rows 't = 1.7e+09 and
+    1.7e+09'."""
+    from baseparam.identification.payload_static import still_poses
+    t = 1.7e9 + 0.02 * np.arange(20)
+    q = np.outer(np.arange(20), np.full(6, 0.005))          # 0.25 rad/s: 5 mrad a row, beyond the 2 mrad tolerance
+    log = bp.Trajectory(t=t, q=q, tau=np.zeros((20, 6)), source="bag.mcap")
+    with pytest.raises(bp.DataError, match=r"rows at t = 1700000000 and 1700000000\.02 s differ by 0\.005 rad"):
+        still_poses(log, min_duration=0)
