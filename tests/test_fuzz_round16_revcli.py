@@ -111,3 +111,16 @@ def test_still_duration_0_names_the_two_rows_of_a_log_with_unix_times():
     log = bp.Trajectory(t=t, q=q, tau=np.zeros((20, 6)), source="bag.mcap")
     with pytest.raises(bp.DataError, match=r"rows at t = 1700000000 and 1700000000\.02 s differ by 0\.005 rad"):
         still_poses(log, min_duration=0)
+
+
+@pytest.mark.filterwarnings("error::UserWarning")
+@pytest.mark.parametrize("tail", ["\n", "", "\n# the end\n\n"])
+def test_floating_csv_of_a_header_alone_is_refused_as_the_fixed_base_reader_refuses_it(tmp_path, tail):
+    """A header and no data: the fixed-base reader says 'no data lines after the header (line 1)'; the floating-base
+    one let numpy warn 'loadtxt: input contained no data' (a UserWarning) and then said 'field t: only 0 samples'."""
+    from baseparam.identification.floating_logs import read_floating_log
+    text, _ = _floating_csv()
+    path = tmp_path / "log.csv"
+    path.write_text("# joints: " + ",".join(f"joint{k}" for k in range(1, 7)) + "\n" + text.split("\n", 1)[0] + tail)
+    with pytest.raises(bp.DataError, match=r"^.*log\.csv: no data lines after the header \(line 2\)$"):
+        read_floating_log(path, bp.load_robot(SPACE))

@@ -268,6 +268,8 @@ def _csv_lines(path, label, robot):
     if len(set(header)) != len(header):
         raise DataError(f"{label}: line {at + 1}: a column is named twice")
     check_joint_order(path, label, ".csv", joint_names(robot.joints))
+    if data_idx[-1] <= at:      # the fixed-base reader's words; numpy's UserWarning and 'only 0 samples' before
+        raise DataError(f"{label}: no data lines after the header (line {at + 1})")
     return lines, ends_with_newline, data_idx, at, header
 
 
