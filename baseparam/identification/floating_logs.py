@@ -121,13 +121,14 @@ def read_floating_log(path, robot, n_contacts=0):
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
                 raise DataError(f"{label}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
-        lines, ends_with_newline, data_idx, at, header = _csv_lines(path, label, robot)
+        lines, ends_with_newline, data_idx, header_line, header = _csv_lines(path, label, robot)
         for name in fields["q"] + fields["qd"] + wrench_columns:
             if name not in header:
                 raise DataError(f"{label}: no column {shown(name)} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
         _refuse_stray_columns(label, header, robot, fields, wrench_columns)
-        table, line_numbers = _csv_table(lines, [i for i in data_idx if i > at], ends_with_newline, header, label)
+        data_lines = [i for i in data_idx if i > header_line]
+        table, line_numbers = _csv_table(lines, data_lines, ends_with_newline, header, label)
 
         def take(names):
             return table[:, [header.index(n) for n in names]]
