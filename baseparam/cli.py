@@ -1450,6 +1450,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if static:      # the still poses are averaged as logged
         _refuse_given({"cutoff", "filter_order", "rest_velocity", "resample"},
                       "--static averages the still poses as logged (no filtering, no resampling)")
+        # at rest the effort does not lag the positions; the shift interpolated a table's torques between poses
+        _refuse_given({"delay"}, "--static averages still poses, whose effort does not lag their positions")
     if pose is not None:
         _fail("--pose: goes with --suggest-poses", 2)
     for flag, value in (("--still-tolerance", still_tolerance), ("--still-duration", still_duration)):

@@ -1,19 +1,46 @@
 """What ``fit``/``predict``/``score`` accept: trajectories, file names or (q, qd, qdd, tau) arrays, one or a list."""
 from __future__ import annotations
 
+import os
 
 import numpy as np
 
 from .._checks import is_file_name
 from .._validation import check_instance
 from ..motion import check_motion_size
-from ..errors import DataError
+from ..errors import DataError, printable
 from .preprocessing import Processed
 from .trajectory import Trajectory, read_trajectory
 
 
-def _as_trajectories(data, what):
-    """A list of Trajectory/Processed from one or several trajectories, file names or arrays."""
+def read_log(path, robot=None, /, **options):
+    """``read_trajectory(path, **options)``, read again by ``robot``'s joint names (``robot=``) when the log names
+    them all in another order or among others (a bag, a Parquet file), a CSV's or NPZ's names in another order
+    refused as ``robot=`` refuses them; unless ``options`` give ``robot`` or ``joints`` (``robot`` is positional:
+    ``options`` may hold one, the command line's).
+
+    The library's fits read a file name without the robot: a bag naming its joints in another order was read in its
+    own order (``bp.identify_payload(robot, 'log.mcap')``: 1.25 kg for a 2 kg tool, no word), a CSV's ``# joints:``
+    line in another order went unchecked, where the command line (``robot=``) matches by name or refuses. A log
+    naming other joints (``joint1`` … of ``write_trajectory`` for a URDF robot) is read as before, in its order:
+    reading it by the robot's names refuses it."""
+    item = read_trajectory(path, **options)
+    if robot is None or robot.is_floating or "robot" in options or "joints" in options:    # the caller's choice
+        return item
+    from ..model.robot import joint_names
+    names, logged = joint_names(robot.joints), list(item.joint_names or ())
+    ext = os.path.splitext(os.fsdecode(path))[1].lower()
+    if ext in (".csv", ".txt", ".npz"):      # their readers keep no names: the file's own, checked as robot= does
+        from ._joint_order import check_joint_order
+        check_joint_order(path, printable(os.fsdecode(path)), ext, names)
+    elif logged and logged != names and set(names) <= set(logged):
+        item = read_trajectory(path, robot=robot, **options)
+    return item
+
+
+def _as_trajectories(data, what, robot=None):
+    """A list of Trajectory/Processed from one or several trajectories, file names (:func:`read_log` with
+    ``robot``) or arrays."""
     if isinstance(data, tuple) and len(data) == 3 and all(isinstance(a, np.ndarray) for a in data):
         # read as three trajectories, it was refused as "got ndarray"
         raise DataError(f"{what}: a (q, qd, qdd) tuple has no torques; expected (q, qd, qdd, tau) arrays")
@@ -23,7 +50,7 @@ def _as_trajectories(data, what):
     out = []
     for item in items:
         if is_file_name(item):
-            item = read_trajectory(item)
+            item = read_log(item, robot)
         elif _is_state_tuple(item):          # arrays without time stamps: used as given, checked as a motion
             S = item[0].shape[0] if item[0].ndim else 0
             # before the times made for them: a broadcast view of 10⁹ samples was numpy's bare MemoryError

@@ -251,7 +251,7 @@ class BaseParameterEstimator(ParamsFromInit):
 
     def _processed(self, data, what):
         out = []
-        for item in _as_trajectories(data, what):
+        for item in _as_trajectories(data, what, self.base_.robot):
             check_joints(item, self.base_.robot)              # before preprocessing: no work for wrong data
             if not isinstance(item, Processed):         # a log (a Processed is one too, already done)
                 item = preprocess(item, self.preprocessing or Preprocessing.none())
@@ -397,7 +397,7 @@ class BaseParameterEstimator(ParamsFromInit):
             return self.base_.inverse_dynamics(self.coef_, *X)
         out = []
         robot = self.base_.robot
-        for item in _as_trajectories(X, "predict"):
+        for item in _as_trajectories(X, "predict", robot):
             check_joints(item, robot)
             if not isinstance(item, Processed):         # a log (a Processed is one too, already done)
                 q, qd, qdd, shapes = shapes_at_samples(robot, item, self.preprocessing)

@@ -121,13 +121,14 @@ def read_floating_log(path, robot, n_contacts=0):
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
                 raise DataError(f"{label}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
-        lines, ends_with_newline, data_idx, at, header = _csv_lines(path, label, robot)
+        lines, ends_with_newline, data_idx, header_line, header = _csv_lines(path, label, robot)
         for name in fields["q"] + fields["qd"] + wrench_columns:
             if name not in header:
                 raise DataError(f"{label}: no column {shown(name)} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
         _refuse_stray_columns(label, header, robot, fields, wrench_columns)
-        table, line_numbers = _csv_table(lines, [i for i in data_idx if i > at], ends_with_newline, header, label)
+        data_lines = [i for i in data_idx if i > header_line]
+        table, line_numbers = _csv_table(lines, data_lines, ends_with_newline, header, label)
 
         def take(names):
             return table[:, [header.index(n) for n in names]]
@@ -257,7 +258,10 @@ def _csv_lines(path, label, robot):
 
     lines, ends_with_newline, data_idx = text_lines(decoded(_read_bytes(path, label)), label)
     first = data_idx[0]
-    at, names = _find_header(lines, first, ",", {}, not any(_number_like(h, ",") for h in lines[first].split(",")))
+    # the header is the first line unless it starts with a number (np.savetxt's '# t,…' comment is then looked for):
+    # not "none of its fields a number", the fixed-base reader's guess, which took a header naming an extra column
+    # '2' or 'nan' for data and refused the file as having no header, a file this reader always read
+    at, names = _find_header(lines, first, ",", {}, not _number_like(lines[first].split(",", 1)[0], ","))
     header = [] if names is None else [name.strip() for name in names]
     if header[:1] != ["t"]:
         raise DataError(f"{label}: line {first + 1}: expected a header row starting with 't' (t, "
@@ -265,6 +269,8 @@ def _csv_lines(path, label, robot):
     if len(set(header)) != len(header):
         raise DataError(f"{label}: line {at + 1}: a column is named twice")
     check_joint_order(path, label, ".csv", joint_names(robot.joints))
+    if data_idx[-1] <= at:      # the fixed-base reader's words; numpy's UserWarning and 'only 0 samples' before
+        raise DataError(f"{label}: no data lines after the header (line {at + 1})")
     return lines, ends_with_newline, data_idx, at, header
 
 
@@ -461,6 +467,7 @@ def _read_floating_parquet(path, robot, names):
     t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
     arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
               if k in table.column_names}
+    listed = _robot_order(arrays, info.get("joint_names"), robot)
     wrenches = None
     if names:
         if "wrenches" not in table.column_names:
@@ -471,8 +478,25 @@ def _read_floating_parquet(path, robot, names):
                             f"{', '.join(names)} (in this order)")
         wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
     return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
-                      source=path, floating=True, joint_names=tuple(info.get("joint_names") or ()),
+                      source=path, floating=True, joint_names=tuple(listed or ()),
                       wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
+
+
+def _robot_order(arrays, listed, robot):
+    """The joint names ``listed`` in a floating-base Parquet file's metadata, in the robot's order when they are its
+    joints in another order: the joints' columns of ``arrays`` (q after the base's 7, qd, qdd, tau after its 6) are
+    then put in the robot's order (``arrays`` updated), as a bag's joints are matched by name (the same log as MCAP
+    and as Parquet read alike; the Parquet file's joints went to other joints without a word). Other names are
+    kept."""
+    from ..model.robot import joint_names
+    own = joint_names(robot.joints)
+    if not listed or listed == own or sorted(listed) != sorted(own):
+        return listed
+    order = [listed.index(name) for name in own]
+    for field, values in arrays.items():
+        base = 7 if field == "q" else 6
+        arrays[field] = np.column_stack([values[:, :base], values[:, base:][:, order]])
+    return own
 
 
 def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/odom"):

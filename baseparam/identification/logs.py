@@ -43,12 +43,11 @@ from .._warnings import deprecated_parameter, warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError, printable
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
-from ._inputs import _as_trajectories, _is_state_tuple, check_joints
+from ._inputs import _as_trajectories, _is_state_tuple, check_joints, read_log
 from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares, refuse_joint_without_torque
 from .estimators import BaseParameterEstimator
 from .preprocessing import Preprocessing, Processed, preprocess
 from .results import Identification, LogResult, Metrics
-from .trajectory import read_trajectory
 
 FIT_OPTIONS = ("weighting", "prior", "prior_weight", "mass_bounds", "total_mass")
 
@@ -155,8 +154,8 @@ def reduce_log(log, base, preprocessing, folds=0, read_options=None) -> LogReduc
 def _processed(log, robot, preprocessing, read_options):
     """One log read (a file) and preprocessed, as :meth:`BaseParameterEstimator.fit` does."""
     if isinstance(log, (str, bytes, os.PathLike)):
-        options = {"n_dof": robot.n_dof, **(read_options or {})}
-        item = read_trajectory(log, **options)
+        # by the robot's joint names when the log names them in another order, as _as_trajectories reads a file name
+        item = read_log(log, robot, **{"n_dof": robot.n_dof, **(read_options or {})})
         if item.skipped:
             warn(item.skipped_summary(), DataWarning)
     else:

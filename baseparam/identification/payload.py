@@ -345,7 +345,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         The robot without the payload: its description's true values (a file or a Robot), or a
         :class:`~baseparam.Model` (e.g. identified) whose prediction is subtracted.
     loaded : Trajectory, str, or a list of these
-        Logs with the payload (torques; currents are converted by :func:`read_trajectory`'s gains).
+        Logs with the payload (torques; currents are converted by :func:`read_trajectory`'s gains); a file
+        name is read by the robot's joint names when it names them (a bag's in another order matched by name).
     unloaded : same as ``loaded``, optional
         Logs of the same motion without the payload, one per loaded log: the payload torque is then
         loaded − unloaded at matched times (corrected by the model for the small difference of states).
@@ -414,7 +415,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static, unloaded "
                                 "and friction")
         from .payload_wrench import identify_from_wrench
-        return _reported(PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded"), wrench,
+        return _reported(PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded", robot), wrench,
                                                               sensor=sensor, preprocessing=settings,
                                                               bias=bool(wrench_bias))))
     if sensor is not None or wrench_bias:
@@ -424,7 +425,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                             "feel none; leave one out")
 
     def raw(data, what):
-        return [check_joints(item, robot) for item in _as_trajectories(data, what)]
+        return [check_joints(item, robot) for item in _as_trajectories(data, what, robot)]
 
     if static:
         return _reported(PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),

@@ -104,11 +104,13 @@ def _refuse_motion(trajectory, tolerance, a, b):
     gap = float(np.abs(q[b] - q[a]).max())
     if gap <= MATCH_TOLERANCE:
         t = trajectory.t
+        # times to 15 digits: ":g" (6) showed a bag's Unix stamps 20 ms apart as 't = 1.7e+09 and 1.7e+09'
         raise DataError(f"{trajectory.source}: still_duration=0 takes each row as a still pose, and the rows at t = "
-                        f"{t[a]:g} and {t[b]:g} differ by {gap:.3g} rad, more than still_tolerance={tolerance:g} "
-                        f"(one pose) and no more than {MATCH_TOLERANCE:g} (the same pose): the robot moves through "
-                        "them; for a log of motion give still_duration > 0 (its still segments are the poses), for "
-                        "a table of poses write a pose's rows equal or raise still_tolerance")
+                        f"{t[a]:.15g} and {t[b]:.15g} s differ by {gap:.3g} rad, more than "
+                        f"still_tolerance={tolerance:g} (one pose) and no more than {MATCH_TOLERANCE:g} (the same "
+                        "pose): the robot moves through them; for a log of motion give still_duration > 0 (its still "
+                        "segments are the poses), for a table of poses write a pose's rows equal or raise "
+                        "still_tolerance")
 
 
 def _nearest(q, qu, budget=4_000_000):
