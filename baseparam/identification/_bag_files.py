@@ -170,7 +170,10 @@ def check_bag_folder(path, source, named, types=()):
     which word their error (None returned). Compressed storage is checked for decompression bombs: only the messages
     a reader of JointState topics, the ``named`` topics and the message types ``types`` (as :func:`read_raw`'s)
     decompresses."""
-    import yaml
+    # parsed as rosbags (and rosbag2) parse it, YAML 1.2 by ruamel: PyYAML's YAML 1.1 read 'message_count: 074' as
+    # 60 where the reader counts 74, and a file only ruamel takes (a repeated anchor) skipped these checks
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
     name, where = os.path.join(path, "metadata.yaml"), f"{source}/metadata.yaml"
     refuse_special(name, DataError, where)
     folder = os.path.realpath(path)
@@ -182,8 +185,8 @@ def check_bag_folder(path, source, named, types=()):
     except OSError:
         return None
     try:
-        info = yaml.safe_load(data)["rosbag2_bagfile_information"]
-    except (yaml.YAMLError, KeyError, TypeError, ValueError, RecursionError):
+        info = YAML(typ="safe").load(data)["rosbag2_bagfile_information"]
+    except (YAMLError, KeyError, TypeError, ValueError, RecursionError):
         return None
     if not isinstance(info, dict):
         return None
