@@ -1,4 +1,5 @@
 """Review of fuzz round sixteen (s14-fdat): what its checks said or refused beyond what the round meant."""
+import numpy as np
 import pytest
 
 import baseparam as bp
@@ -24,3 +25,35 @@ def test_a_floating_csvs_stray_column_names_the_headers_line(tmp_path, contacts,
     path.write_text("\n".join(["# logged by hand", "", "# second comment", header] + rows) + "\n")
     message = refused(lambda: bp.read_trajectory(path, robot=robot, contacts=list(read)), f"column '{column}'")
     assert ": line 4: " in message and "line 1" not in message, message
+
+
+@pytest.mark.parametrize("layout", ["group", "link to a group"])
+def test_an_hdf5_field_name_holding_a_group_is_refused_not_passed_over(tmp_path, layout):
+    # bcb8085 refused a dangling soft link under 'q' instead of reading q from the next default key, 'positions';
+    # a group there (or a link to one) was still passed over, and 'positions' (another array) read as q, exit 0
+    h5py = pytest.importorskip("h5py")
+    t = np.arange(50) * 0.01
+    q = np.sin(t)[:, None] * [1.0, 2.0]
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["positions"], f["tau"] = t, q + 1, q
+        if layout == "group":
+            f["q/values"] = q
+        else:
+            f["motion/values"] = q
+            f["q"] = h5py.SoftLink("/motion")
+    refused(lambda: bp.read_trajectory(path), str(path), "key q: a group, not a dataset", "columns={'q': 'q/NAME'}")
+    inner = "q/values" if layout == "group" else "motion/values"
+    assert np.array_equal(bp.read_trajectory(path, columns={"q": inner}).q, q)    # named: read
+
+
+@pytest.mark.parametrize("group", ["qd", "current"])
+def test_an_hdf5_group_under_a_fields_name_with_no_other_array_is_left_out_as_before(tmp_path, group):
+    # a group 'qd' or 'current' that nothing else stands in for is not read in any array's place: left out, as before
+    h5py = pytest.importorskip("h5py")
+    t = np.arange(50) * 0.01
+    q = np.sin(t)[:, None] * [1.0, 2.0]
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["q"], f["tau"], f[f"{group}/raw"] = t, q, q, q
+    assert np.array_equal(bp.read_trajectory(path).q, q)
