@@ -202,7 +202,11 @@ def as_flags(message, clauses=True):
             value = ",".join(f"{k}={'none' if v.strip() == 'None' else v.strip().strip(chr(39))}"
                              for k, v in _ITEM.findall(value))
         value = value.strip("'\"")
-        return lead + FLAGS[m.group(3)] + (f" {value}" if value else " ")
+        # without a value ('name one with topic=', 'gains=[6 values …]'): a space only before what follows on the
+        # line ('--gains [6 values'), none at its end or before a blank or a closing mark ('--topic', '--topic)')
+        after = m.string[m.end():m.end() + 1]
+        return lead + FLAGS[m.group(3)] + (f" {value}" if value else
+                                           " " if after and not after.isspace() and after not in "),;" else "")
 
     message = _KEYWORD.sub(keyword, message)
     if clauses:

@@ -1,4 +1,6 @@
 """Review of fuzz round sixteen (s14-fdat): what its checks said or refused beyond what the round meant."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,18 @@ def test_an_hdf5_group_under_a_fields_name_with_no_other_array_is_left_out_as_be
     with h5py.File(path, "w") as f:
         f["t"], f["q"], f["tau"], f[f"{group}/raw"] = t, q, q, q
     assert np.array_equal(bp.read_trajectory(path).q, q)
+
+
+def test_a_hint_ending_with_a_parameter_ends_the_cli_line_without_a_space(tmp_path):
+    # the joint-0 refusal (39b217b) ends 'or map them with columns=': the command line's line ended '--columns '
+    from baseparam.cli import as_flags
+    from conftest import run_in_process as run
+    assert as_flags("name one with topic=") == "name one with --topic"
+    assert as_flags("a.npz: columns= or topic= here") == "a.npz: --columns or --topic here"
+    assert as_flags("(name it with base_topic=)") == "(name it with --base-topic)"
+    assert as_flags("(gains=[6 values in N·m/A] or one scalar)") == "(--gains [6 values in N·m/A] or one scalar)"
+    path = tmp_path / "zero.csv"
+    t = np.arange(200) * 0.01
+    path.write_text("t,q0,q1,tau0,tau1\n" + "".join(f"{x},{np.sin(x)},{np.cos(x)},{x},{x}\n" for x in t))
+    result = run("identify", Path(__file__).parents[1] / "robots" / "planar_rrr.yaml", path)
+    assert result.returncode == 2 and result.stderr.endswith("or map them with --columns\n"), result.stderr
