@@ -74,3 +74,17 @@ def test_a_hint_ending_with_a_parameter_ends_the_cli_line_without_a_space(tmp_pa
     path.write_text("t,q0,q1,tau0,tau1\n" + "".join(f"{x},{np.sin(x)},{np.cos(x)},{x},{x}\n" for x in t))
     result = run("identify", Path(__file__).parents[1] / "robots" / "planar_rrr.yaml", path)
     assert result.returncode == 2 and result.stderr.endswith("or map them with --columns\n"), result.stderr
+
+
+@pytest.mark.parametrize("separator", ["; ", ";", "\t", " ", "  "])
+def test_a_csv_naming_its_joints_with_other_separators_is_checked_too(tmp_path, separator):
+    # 39b217b found '# joints:' in any spacing or case, but split the names at ',' only: a hand-written
+    # '# joints: joint2; joint1; joint3' (a ';' file's comment) was one name, and the columns went to other joints
+    from test_fuzz_round13_fdat import NAMES
+    from test_fuzz_round16_fdat import csv_log
+    path, lines, q = csv_log(tmp_path, ["joint2", "joint1", "joint3"])
+    path.write_text("\n".join([lines[0].replace(", ", separator), *lines[1:]]))
+    assert separator in path.read_text().split("\n")[0]
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3 in this")
+    path.write_text(path.read_text().replace("joint2" + separator + "joint1", "joint1" + separator + "joint2", 1))
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)          # the robot's order: read
