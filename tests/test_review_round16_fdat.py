@@ -88,3 +88,37 @@ def test_a_csv_naming_its_joints_with_other_separators_is_checked_too(tmp_path, 
     refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3 in this")
     path.write_text(path.read_text().replace("joint2" + separator + "joint1", "joint1" + separator + "joint2", 1))
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)          # the robot's order: read
+
+
+def space_log_naming(names):
+    """The space robot and a floating-base log of it (no contacts) whose joint_names are ``names``."""
+    from test_fuzz_round13_fdat import SPACE
+    robot = bp.load_robot(SPACE)
+    n, S = robot.n_dof, 30
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(S, n + 7)) * 0.1
+    q[:, 3:7] = [0, 0, 0, 1]
+    return robot, bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=rng.normal(size=(S, n + 6)), floating=True,
+                                joint_names=tuple(names))
+
+
+@pytest.mark.parametrize("ext", ["parquet", "npz"])
+def test_a_floating_log_naming_the_robots_joints_in_another_order_is_refused(tmp_path, ext):
+    # 86b3fe5 refused a fixed-base Parquet of a column per joint naming the joints in another order, and a CSV or NPZ
+    # is refused alike; a floating-base Parquet's baseparam.floating joint_names, or an NPZ's joint_names member, were
+    # not looked at: joint2's values went to joint1, exit 0 (a bag reorders its columns by the names)
+    pytest.importorskip("pyarrow")
+    names = [f"joint{k}" for k in range(1, 7)]
+    robot, log = space_log_naming([names[1], names[0], *names[2:]])
+    path = tmp_path / f"log.{ext}"
+    if ext == "parquet":
+        bp.write_trajectory(log, path)
+    else:
+        np.savez(path, t=log.t, q=log.q, qd=log.qd, joint_names=np.array(log.joint_names))
+    refused(lambda: bp.read_trajectory(path, robot=robot), str(path), "names its joints joint2, joint1, joint3")
+    robot, log = space_log_naming(names)                     # the robot's order: read
+    if ext == "parquet":
+        bp.write_trajectory(log, path)
+    else:
+        np.savez(path, t=log.t, q=log.q, qd=log.qd, joint_names=np.array(log.joint_names))
+    assert np.array_equal(bp.read_trajectory(path, robot=robot).q, log.q)

@@ -26,6 +26,7 @@ from .._numbers import real_array
 from .._validation import ABSURD, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
+from ._columns import refuse_other_order
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, open_parquet, pyarrow_modules
 from ._parquet_pages import column_chunks
@@ -113,6 +114,10 @@ def read_floating_log(path, robot, n_contacts=0):
     if ext == ".npz":
         data = _npz_arrays(path, label)
         _needs(label, data, "key", "NPZ")
+        # a joint_names member (the fixed-base NPZ's) naming the robot's joints in another order: refused, as there
+        from ..model.robot import joint_names
+        from ._joint_order import check_joint_order
+        check_joint_order(path, label, ".npz", joint_names(robot.joints))
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
         if n_contacts:
@@ -455,6 +460,11 @@ def _read_floating_parquet(path, robot, names):
         if listed is not None and not (isinstance(listed, list) and all(isinstance(v, str) for v in listed)):
             raise DataError(f"{source}: metadata baseparam.floating: {key}: expected a list of names, got "
                             f"{type(listed).__name__}")
+    # q, qd, … are lists in the file's joint order, not reordered by the names (as the fixed-base list layout and a
+    # bag are): names of the robot's joints in another order went to other joints without a word
+    from ..model.robot import joint_names
+    refuse_other_order(source, info.get("joint_names"), joint_names(robot.joints),
+                       "the lists q, qd, … are read in their order (write the file in the robot's order)")
     _needs(source, table.column_names, "column", "Parquet")
     t_column = table.column("t")
     if not numeric_type(pa, t_column.type):
