@@ -122,3 +122,16 @@ def test_a_floating_log_naming_the_robots_joints_in_another_order_is_refused(tmp
     else:
         np.savez(path, t=log.t, q=log.q, qd=log.qd, joint_names=np.array(log.joint_names))
     assert np.array_equal(bp.read_trajectory(path, robot=robot).q, log.q)
+
+
+@pytest.mark.parametrize("value", ["08", "1e3", "1.5"])
+def test_a_tagged_int_yaml_cannot_read_is_not_said_to_be_no_whole_number(value):
+    # 73ac4b7 said '!!int 08' and '!!int 1e3' were "not a whole number": both are, in spellings no YAML integer has
+    # (PyYAML's own int() fails on them); the message says what is wrong, for 1.5 alike
+    yaml = pytest.importorskip("yaml")
+    with pytest.raises(ValueError):
+        yaml.safe_load(f"a: !!int {value}")
+    text = ("name: X\nunits: {length: m, angle: deg}\njoints:\n"
+            f"  - {{type: revolute, alpha: 0, a: !!int {value}, d: 0}}\n")
+    message = refused(lambda: bp.parse_robot(text, "arm.yaml"), f"got '{value}' (tagged !!int: no integer YAML reads)")
+    assert "whole" not in message
