@@ -135,3 +135,21 @@ def test_a_tagged_int_yaml_cannot_read_is_not_said_to_be_no_whole_number(value):
             f"  - {{type: revolute, alpha: 0, a: !!int {value}, d: 0}}\n")
     message = refused(lambda: bp.parse_robot(text, "arm.yaml"), f"got '{value}' (tagged !!int: no integer YAML reads)")
     assert "whole" not in message
+
+
+@pytest.mark.parametrize("value", [b'["joint2", "joint1"]', b'["joint2", "joint1", "joint3", "joint4"]', b"[]"])
+def test_a_parquet_logs_joint_names_of_another_count_are_refused_when_the_robot_orders_them(tmp_path, value):
+    # a616da3 refused baseparam.joint_names that is not JSON or not a list of names, where it had been read as none;
+    # a list of another length was still set aside with a note, and the lists taken in the file's order with the
+    # robot's joints given (joint2's values as joint1's, exit 0). Without the robot's joints: the note, as before
+    pq = pytest.importorskip("pyarrow.parquet")
+    from test_fuzz_round13_fdat import NAMES, motion
+    t, q, tau = motion()
+    path = tmp_path / "log.parquet"
+    bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=["joint2", "joint1", "joint3"])
+    table = pq.read_table(path)
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"baseparam.joint_names": value}), path)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path), "joint names for lists of 3 values",
+            "repair or remove the file's joint names")
+    read = bp.read_trajectory(path)
+    assert np.array_equal(read.q, q) and any("the names are not used" in note for note in read.notes)
