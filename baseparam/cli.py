@@ -202,7 +202,11 @@ def as_flags(message, clauses=True):
             value = ",".join(f"{k}={'none' if v.strip() == 'None' else v.strip().strip(chr(39))}"
                              for k, v in _ITEM.findall(value))
         value = value.strip("'\"")
-        return lead + FLAGS[m.group(3)] + (f" {value}" if value else " ")
+        # without a value ('name one with topic=', 'gains=[6 values …]'): a space only before what follows on the
+        # line ('--gains [6 values'), none at its end or before a blank or a closing mark ('--topic', '--topic)')
+        after = m.string[m.end():m.end() + 1]
+        return lead + FLAGS[m.group(3)] + (f" {value}" if value else
+                                           " " if after and not after.isspace() and after not in "),;" else "")
 
     message = _KEYWORD.sub(keyword, message)
     if clauses:
@@ -278,17 +282,18 @@ def _check_outputs(inputs, outputs, not_stdout=None):
         if flag == "--yaml" and out and out.lower().endswith(".urdf"):    # as load_robot's is_urdf tells them
             _fail(f"{out}: --yaml writes a YAML description, which a .urdf name would have read as URDF (and "
                   "refused); give a .yaml name", 2)
-        suffixes = _SUFFIXES.get(flag, ())
-        if out and out != "-" and suffixes and not out.lower().endswith(suffixes):
-            ext = os.path.splitext(out)[1]
-            names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
-            _fail(f"{flag}: {out}: expected a {names} file name, got " + (repr(ext) if ext else "no extension"), 2)
     from ._atomic import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
             check_output(out)
         except StorageError as exc:
             _fail(str(exc), 2)
+    for flag, out in named:  # after: a name ending in '/' is a folder's, whatever its extension
+        suffixes = _SUFFIXES.get(flag, ())
+        if suffixes and not out.lower().endswith(suffixes):
+            ext = os.path.splitext(out)[1]
+            names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
+            _fail(f"{flag}: {out}: expected a {names} file name, got " + (repr(ext) if ext else "no extension"), 2)
 
 
 def _stopped(message, status):

@@ -200,7 +200,7 @@ def test_a_description_merging_twice_in_one_mapping_is_refused_as_a_duplicate_ke
     assert merged.joints[0].a == 5
 
 
-@pytest.mark.parametrize("field, said", [(", a: !!int 1.5", "got '1.5' (tagged !!int: not a whole number)"),
+@pytest.mark.parametrize("field, said", [(", a: !!int 1.5", "got '1.5' (tagged !!int: no integer YAML reads)"),
                                          (", rotor_inertia: !!bool 1", "expected true or false, got '1'")])
 def test_a_tagged_description_value_of_no_reading_is_not_said_to_have_one(field, said):
     # '!!int 1.5' was said to be read "as octal" by YAML 1.1, '!!bool 1' "as false": no YAML reads them so

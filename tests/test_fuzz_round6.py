@@ -164,9 +164,10 @@ def test_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, monkeyp
         raise AssertionError("the projection ran")
     monkeypatch.setattr(base_set, "find_base_parameters", never)
     command, flag = args
-    out = tmp_path / "missing" / "out.txt"
+    name = "out.py" if flag == "--python" else "out.txt"      # --python writes a module: a .py name
+    out = tmp_path / "missing" / name
     result = CliRunner().invoke(main, [command, str(ROOT / "robots" / "planar_rrr.yaml"), flag, str(out)])
-    one_line(result, "out.txt", "does not exist")
+    one_line(result, name, "does not exist")
 
 
 @pytest.mark.parametrize("model", ["smooth:1e308", "stribeck:1000", "smooth:0.1+stribeck:5e3"])

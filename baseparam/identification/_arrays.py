@@ -219,7 +219,7 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     wanted = [key for keys in DEFAULT_KEYS.values() for key in keys]
     wanted += [cols[0].strip().lstrip("/") for cols in columns.values()
                if cols is not None and len(cols) == 1 and isinstance(cols[0], str)]
-    keys, dangling = [], {}
+    keys, not_datasets, groups = [], {}, []
     for name in dict.fromkeys(wanted):
         if external_link(h5, name) is not None:     # a candidate, refused by probe if chosen; never followed
             keys.append(name)
@@ -234,7 +234,20 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
             # a candidate too, refused by probe if chosen: left out, the field was taken from the next key of its
             # list ('positions' for a 'q' whose link had lost its dataset), silently
             keys.append(name)
-            dangling[name] = link
+            not_datasets[name] = (f"a soft link to {shown(link)}, which names nothing in the file; expected the "
+                                  "dataset (the file is damaged, or the link is wrong)")
+        elif isinstance(obj, h5py.Group):
+            groups.append(name)
+    # a group (or a link to one) named in the map, or under a field's name whose later default names a dataset:
+    # passed over, that other array ('positions' beside a group 'q') was read as the field without a word
+    for name in groups:
+        mapped = next((f for f, cols in columns.items()
+                       if cols is not None and str(cols[0]).strip().lstrip("/") == name), None)
+        field = mapped or next(f for f, defaults in DEFAULT_KEYS.items() if name in defaults)
+        if mapped or any(key in keys for key in DEFAULT_KEYS[field]):
+            keys.append(name)
+            not_datasets[name] = (f"a group, not a dataset; name the dataset it holds: "
+                                  f"columns={{'{field}': '{name}/NAME'}}")
     found = set(keys)
 
     def visit(name, obj):
@@ -248,9 +261,8 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
     _check_count(source, len(keys))
 
     def probe(key):
-        if key in dangling:
-            raise DataError(f"{source}: key {key}: a soft link to {shown(dangling[key])}, which names nothing in the "
-                            "file; expected the dataset (the file is damaged, or the link is wrong)")
+        if key in not_datasets:
+            raise DataError(f"{source}: key {key}: {not_datasets[key]}")
         dset = stored_dataset(h5, key, f"{source}: key {key}", DataError)     # keys name datasets (listed above)
         return dset.shape or (), dset.dtype
 

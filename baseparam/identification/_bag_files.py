@@ -15,6 +15,7 @@ import contextlib
 import mmap
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -185,7 +186,9 @@ def check_bag_folder(path, source, named, types=()):
     except OSError:
         return None
     try:
-        info = YAML(typ="safe").load(data)["rosbag2_bagfile_information"]
+        with warnings.catch_warnings():     # ruamel's own (a repeated anchor): said once, by the reader's parse
+            warnings.simplefilter("ignore")
+            info = YAML(typ="safe").load(data)["rosbag2_bagfile_information"]
     except (YAMLError, KeyError, TypeError, ValueError, RecursionError):
         return None
     if not isinstance(info, dict):

@@ -127,6 +127,11 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             problems.setdefault(r, f"field {field}: {reason}")
     notes = []
     if names is not None and len(names) != width:
+        if joints is not None:
+            # the robot's joints are to be found by these names: without them the lists were taken in the file's
+            # order, which its own (damaged) names say is not known, and the values could go to other joints
+            raise DataError(f"{source}: {len(names)} joint names for lists of {width} values: which joint each value "
+                            "is, is not known; repair or remove the file's joint names")
         notes.append(f"{source}: {len(names)} joint names for lists of {width}; the names are not used")
         names = None
     picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns

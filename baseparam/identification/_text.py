@@ -221,6 +221,7 @@ def decoded(raw):
 
 # write_trajectory's joint names line, '# joints: a, b, c', as a hand-edited file may spell it too ('#Joints:a,b')
 _JOINTS_LINE = re.compile(r"#\s*joints\s*:(.*)", re.IGNORECASE)
+_JOINT_SEPARATORS = re.compile(r"[,;\t]")
 
 
 def named_joints(path):
@@ -242,7 +243,11 @@ def named_joints(path):
             continue
         found = _JOINTS_LINE.fullmatch(text)
         if found is not None:
-            return [name.strip().strip("\"'").strip() for name in found.group(1).split(",")]
+            # separated as the file's fields may be (',' as write_trajectory writes, ';', tab, or blanks alone): a
+            # hand-written '# joints: a; b; c' was one name, of no joint, and the order went unchecked
+            listed = _JOINT_SEPARATORS.split(found.group(1))
+            listed = listed if len(listed) > 1 else found.group(1).split()
+            return [name.strip().strip("\"'").strip() for name in listed]
     return None
 
 

@@ -47,23 +47,24 @@ _FIELD_COLUMN = re.compile(r"(?:q|qd|qdd|tau)[0-9]+")
 _WRENCH_COLUMN = re.compile(rf"w[0-9]+_(?:{'|'.join(WRENCH_AXES)})")
 
 
-def _refuse_stray_columns(label, header, robot, fields, wrench_columns):
+def _refuse_stray_columns(label, line, header, robot, fields, wrench_columns):
     """Refuse a floating-base CSV header naming a field's column the robot has not (``q14`` for a robot of 13 q
     values, ``q0``), or, when contacts are read, a contact's wrench beyond them (``w2_fx`` for one contact). The
     columns are taken by name, so such a column was left out without a word: the log of a robot with one joint more
     read with its last joint dropped, a second contact's wrench ignored, where the NPZ and Parquet readers refuse
-    arrays of another width."""
+    arrays of another width. ``line``: the header's line number (1-based; comments and blank lines may come
+    before it)."""
     known = {name for names in fields.values() for name in names}
     stray = next((name for name in header if _FIELD_COLUMN.fullmatch(name) and name not in known), None)
     if stray is not None:
-        raise DataError(f"{label}: line 1: column {shown(stray)}: {shown(robot.name)} with a floating base has "
+        raise DataError(f"{label}: line {line}: column {shown(stray)}: {shown(robot.name)} with a floating base has "
                         f"q1…q{robot.n_dof + 7} and qd1…qd{robot.n_dof + 6} (qdd, tau alike); a log of another "
                         "robot?")
     if wrench_columns:
         stray = next((name for name in header if _WRENCH_COLUMN.fullmatch(name) and name not in wrench_columns), None)
         if stray is not None:
             count = len(wrench_columns) // len(WRENCH_AXES)
-            raise DataError(f"{label}: line 1: column {shown(stray)}: a wrench of a contact beyond the "
+            raise DataError(f"{label}: line {line}: column {shown(stray)}: a wrench of a contact beyond the "
                             f"{counted(count, 'contacts')} read (w1_fx…w{count}_mz); name every contact the log holds")
 
 
@@ -112,6 +113,10 @@ def read_floating_log(path, robot, n_contacts=0):
     if ext == ".npz":
         data = _npz_arrays(path, label)
         _needs(label, data, "key", "NPZ")
+        # a joint_names member (the fixed-base NPZ's) naming the robot's joints in another order: refused, as there
+        from ..model.robot import joint_names
+        from ._joint_order import check_joint_order
+        check_joint_order(path, label, ".npz", joint_names(robot.joints))
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
         if n_contacts:
@@ -126,7 +131,7 @@ def read_floating_log(path, robot, n_contacts=0):
             if name not in header:
                 raise DataError(f"{label}: no column {shown(name)} (floating base: q1…q{robot.n_dof + 7}, "
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
-        _refuse_stray_columns(label, header, robot, fields, wrench_columns)
+        _refuse_stray_columns(label, header_line + 1, header, robot, fields, wrench_columns)
         data_lines = [i for i in data_idx if i > header_line]
         table, line_numbers = _csv_table(lines, data_lines, ends_with_newline, header, label)
 

@@ -205,9 +205,10 @@ def _check_spelling(text: str, tag: str, path: str) -> None:
     elif tag == _INT_TAG and not _PLAIN_INT.fullmatch(text):
         digits = text.lstrip("+-").lower()
         if not re.fullmatch(r"0(?:x[0-9a-f]+|b[01]+|[0-7]+)", digits):
-            # '!!int 1.5': no integer of any spelling (the YAML 1.1 readings below would be a false claim)
-            raise _Invalid(path, f"expected a plain decimal number, got {shown(text)} (tagged !!int: not a whole "
-                                 "number)")
+            # '!!int 1.5', '!!int 08', '!!int 1e3': no integer YAML 1.1 spells (PyYAML's int() fails on each; the
+            # readings below would be a false claim, and '08' or '1e3' are whole numbers, in other spellings)
+            raise _Invalid(path, f"expected a plain decimal number, got {shown(text)} (tagged !!int: no integer "
+                                 "YAML reads)")
         reading = {"0x": "hexadecimal", "0b": "binary"}.get(digits[:2], "octal")
     else:
         return
