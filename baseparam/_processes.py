@@ -217,29 +217,38 @@ def _read_first_line(path):
         return None
 
 
+# Where this process's cgroups are listed, and where their hierarchies are mounted
+_OWN_CGROUPS = "/proc/self/cgroup"
+_CGROUP_MOUNT = "/sys/fs/cgroup"
+
+
 def _cgroup_tasks_room(count):
     """Whether every visible cgroup limit of tasks (``pids.max`` of this process's cgroup and its ancestors, v1 or v2)
-    leaves room for ``count`` more; None when it cannot be told (the pids hierarchy not mounted where looked for)."""
+    leaves room for ``count`` more; None when it cannot be told (a hierarchy not mounted where looked for, or mounted
+    from below its true root: a cgroup namespace's, a container's)."""
     try:
-        with open("/proc/self/cgroup", "rb") as f:
+        with open(_OWN_CGROUPS, "rb") as f:
             lines = f.read(65536)
     except OSError:
         return None
-    folders = []
+    hierarchies = []                                        # each: the folders where it may be mounted, the path
     for line in lines.decode("utf-8", "replace").splitlines():
         number, _, rest = line.partition(":")
         controllers, _, path = rest.partition(":")
         if number == "0" and not controllers:               # the v2 hierarchy (pids, if enabled there)
-            folders += [("/sys/fs/cgroup", path, False), ("/sys/fs/cgroup/unified", path, False)]
-        elif "pids" in controllers.split(","):              # v1's pids hierarchy: it must be found
-            folders.append(("/sys/fs/cgroup/pids", path, True))
-    for root, path, required in folders:
-        leaf = root + path.rstrip("/")
-        if not os.path.isdir(leaf):
-            if required:
-                return None
-            continue
-        folder = leaf
+            hierarchies.append(((_CGROUP_MOUNT, _CGROUP_MOUNT + "/unified"), path))
+        elif "pids" in controllers.split(","):              # v1's pids hierarchy
+            hierarchies.append(((_CGROUP_MOUNT + "/pids",), path))
+    for roots, path in hierarchies:
+        if ".." in path.split("/"):                          # a cgroup outside this namespace's root: unseen
+            return None
+        # each hierarchy must be found (unmounted, or mounted elsewhere, its limits are unseen), from its true root:
+        # a root with a pids.max is a cgroup namespace's or a bind-mounted subtree's, above which limits are unseen
+        # (a Kubernetes pod's pids limit, around its containers' cgroups)
+        found = [(root, root + path.rstrip("/")) for root in roots if os.path.isdir(root + path.rstrip("/"))]
+        if not found or os.path.exists(found[0][0] + "/pids.max"):
+            return None
+        root, folder = found[0]
         while len(folder) >= len(root):                    # the cgroup, then each ancestor up to the mount's root
             limit = _read_first_line(folder + "/pids.max")
             if limit not in (None, "max"):

@@ -188,3 +188,40 @@ def test_workers_start_with_one_blas_thread_and_the_callers_environment_is_kept(
                                "os.environ['OMP_NUM_THREADS'])"], capture_output=True, text=True, timeout=60).stdout
     assert seen.split() == ["1", "1"]
     assert os.environ["OPENBLAS_NUM_THREADS"] == "6" and "OMP_NUM_THREADS" not in os.environ
+
+
+def _cgroups(tmp_path, monkeypatch, listed, made):
+    """This process's cgroups as ``listed`` (/proc/self/cgroup's lines), with the folders (and their files) of
+    ``made`` under a mount point in ``tmp_path``."""
+    (tmp_path / "cgroup").write_text(listed)
+    mount = tmp_path / "fs"
+    for folder, files in made.items():
+        (mount / folder).mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (mount / folder / name).write_text(text)
+    mount.mkdir(exist_ok=True)
+    monkeypatch.setattr(_processes, "_OWN_CGROUPS", str(tmp_path / "cgroup"))
+    monkeypatch.setattr(_processes, "_CGROUP_MOUNT", str(mount))
+
+
+@pytest.mark.parametrize("listed, made", [
+    # cgroup v2 not mounted where looked for: its pids.max unseen (the v1 pids hierarchy was required, v2 was not)
+    ("0::/user.slice/run.scope\n", {}),
+    # a cgroup namespace (a container: docker's default on v2): its root is a cgroup with a pids.max, and the limits
+    # above it (a Kubernetes pod's) cannot be seen
+    ("0::/\n", {".": {"pids.max": "max\n", "pids.current": "3\n"}}),
+    ("8:pids:/\n", {"pids": {"pids.max": "max\n", "pids.current": "3\n"}}),
+    # a process outside its namespace's root cgroup: the path climbs out of the mount
+    ("0::/../../elsewhere\n", {}),
+])
+def test_a_cgroup_limit_that_cannot_be_seen_is_not_said_to_leave_room(tmp_path, monkeypatch, listed, made):
+    _cgroups(tmp_path, monkeypatch, listed, made)
+    assert _processes._cgroup_tasks_room(64) is None
+
+
+def test_cgroup_limits_seen_from_the_true_root_are_read(tmp_path, monkeypatch):
+    _cgroups(tmp_path, monkeypatch, "0::/a/b\n", {"a": {"pids.max": "100\n", "pids.current": "50\n"}, "a/b": {}})
+    assert _processes._cgroup_tasks_room(40) is True
+    assert _processes._cgroup_tasks_room(60) is False
+    _cgroups(tmp_path, monkeypatch, "8:pids:/a/b\n0::/\n", {"pids/a/b": {"pids.max": "max\n"}})
+    assert _processes._cgroup_tasks_room(64) is True
