@@ -38,6 +38,9 @@ def caller_not_reimported():
 # What a worker's BLAS and OpenMP libraries read as they load: one thread each (:func:`one_blas_thread` sets the same
 # once they are loaded)
 _ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+_one_thread_lock = threading.Lock()
+_one_thread_blocks = 0                  # the blocks of workers_on_one_blas_thread running now (in any thread)
+_one_thread_saved = {}                  # the environment's values from before the first of them
 
 
 @contextmanager
@@ -49,17 +52,31 @@ def workers_on_one_blas_thread():
     one) in each worker, which :func:`one_blas_thread` then left idle: under a limit of processes and threads
     (``ulimit -u 15``, ``excite --workers 2``) the workers' OpenBLAS printed four lines each, "pthread_create failed
     …", before the run's one line; and :func:`room_for_workers` had to ask for as many threads (1 037 for 8
-    workers on 128 processors)."""
-    saved = {name: os.environ.get(name) for name in _ONE_THREAD}
-    os.environ.update(_ONE_THREAD)
+    workers on 128 processors).
+
+    The environment is the whole process's: its other threads see the three names set while the block runs. Blocks
+    of several threads at once (two runs started side by side) share one saved copy, restored as the last one leaves
+    (each saving its own, the second saved the first's "1" and put it back for good)."""
+    global _one_thread_blocks, _one_thread_saved
+    entered = False
     try:
+        with _one_thread_lock:
+            if not _one_thread_blocks:
+                _one_thread_saved = {name: os.environ.get(name) for name in _ONE_THREAD}
+            _one_thread_blocks += 1
+            entered = True
+            os.environ.update(_ONE_THREAD)
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if entered:
+            with _one_thread_lock:
+                _one_thread_blocks -= 1
+                if not _one_thread_blocks:
+                    for name, value in _one_thread_saved.items():
+                        if value is None:
+                            os.environ.pop(name, None)
+                        else:
+                            os.environ[name] = value
 
 
 @contextmanager

@@ -225,3 +225,33 @@ def test_cgroup_limits_seen_from_the_true_root_are_read(tmp_path, monkeypatch):
     assert _processes._cgroup_tasks_room(60) is False
     _cgroups(tmp_path, monkeypatch, "8:pids:/a/b\n0::/\n", {"pids/a/b": {"pids.max": "max\n"}})
     assert _processes._cgroup_tasks_room(64) is True
+
+
+def test_blocks_of_two_threads_at_once_leave_the_callers_environment_as_it_was(monkeypatch):
+    # two runs with workers started side by side (threads of one program): the second saved the first's "1" and put
+    # it back after the first had restored the caller's, so every later BLAS, OpenMP and subprocess got one thread
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    inside_second = []
+
+    def first():
+        with _processes.workers_on_one_blas_thread():
+            first_in.set()
+            second_in.wait(30)
+        first_out.set()
+
+    def second():
+        first_in.wait(30)
+        with _processes.workers_on_one_blas_thread():
+            second_in.set()
+            first_out.wait(30)
+            inside_second.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert first_out.is_set() and inside_second == ["1"]             # still set for the second block's workers
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and os.environ["OMP_NUM_THREADS"] == "4"
