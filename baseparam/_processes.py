@@ -518,6 +518,10 @@ class WorkersWatched:
         self._seen.update(self._workers())
         self.raise_ended()
 
+    def all_ended(self):
+        """Whether every worker seen so far has ended, its exit status read (none is left to tell more)."""
+        return all(process.exitcode is not None for process in self._seen)
+
     def raise_ended(self):
         """Raise, in words that say how, if a worker seen so far has ended with a failure: one killed by a signal
         first (the others of its pool may have been stopped because of it).

@@ -255,3 +255,28 @@ def test_blocks_of_two_threads_at_once_leave_the_callers_environment_as_it_was(m
         thread.join(60)
     assert first_out.is_set() and inside_second == ["1"]             # still set for the second block's workers
     assert "OPENBLAS_NUM_THREADS" not in os.environ and os.environ["OMP_NUM_THREADS"] == "4"
+
+
+def test_a_pool_broken_with_every_worker_ended_well_is_not_waited_on(monkeypatch):
+    # a pool broken while no worker's status says why (an initializer that failed returns, status 0; a result that
+    # could not be unpickled) waited a second, 50 looks, for a status that could not come
+    import multiprocessing
+    import time
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from baseparam.identification import _workers
+
+    process = multiprocessing.get_context("fork").Process(target=int)
+    process.start()
+    process.join(30)
+    assert process.exitcode == 0
+    workers = _processes.WorkersWatched(lambda: [process])
+    workers.check()
+    sleeps = []
+    monkeypatch.setattr(time, "sleep", sleeps.append)
+    broken = Future()
+    broken.set_exception(BrokenProcessPool("A process in the process pool was terminated abruptly"))
+    with pytest.raises(BrokenProcessPool):
+        _workers._result(broken, workers)
+    assert sleeps == []
