@@ -19,28 +19,58 @@ def _swappable():
     return [number for number in _STOPPING if signal.getsignal(number) not in (None, signal.SIG_IGN)]
 
 
+def _shared_change(change):
+    """A context manager that makes ``change()`` (a process-wide change; it returns its undoing, a callable) for its
+    block, made once for blocks of several threads at once and undone as the last of them leaves: each making and
+    undoing its own, the second saved the first's change and put it back for good."""
+    lock = threading.Lock()
+    state = {"blocks": 0, "undo": None}
+
+    @contextmanager
+    def block():
+        entered = False
+        try:
+            with lock:
+                if not state["blocks"]:
+                    state["undo"] = change()
+                state["blocks"] += 1
+                entered = True
+            yield
+        finally:
+            if entered:
+                with lock:
+                    state["blocks"] -= 1
+                    if not state["blocks"]:
+                        state["undo"]()
+    return block
+
+
 @contextmanager
 def caller_not_reimported():
     """Spawned workers need nothing from the caller's script (the work lives in the package), so they
     are started without re-running it: a script that works at top level, without the
-    ``if __name__ == "__main__"`` guard spawn usually requires, still works."""
+    ``if __name__ == "__main__"`` guard spawn usually requires, still works. Blocks of several threads at once
+    share one change (:func:`_shared_change`): each making its own, the first's end showed the script to the second's
+    workers still starting, and the second's put back the first's ``__spec__ = None`` for good."""
+    with _main_hidden():
+        yield
+
+
+def _hide_main():
     main = vars(sys.modules["__main__"]) if "__main__" in sys.modules else {}
     hidden = {key: main[key] for key in ("__file__", "__spec__") if key in main}
     main.pop("__file__", None)
     if "__spec__" in main:
         main["__spec__"] = None              # multiprocessing looks for the script by these two
-    try:
-        yield
-    finally:
-        main.update(hidden)
+    return lambda: main.update(hidden)
+
+
+_main_hidden = _shared_change(_hide_main)
 
 
 # What a worker's BLAS and OpenMP libraries read as they load: one thread each (:func:`one_blas_thread` sets the same
 # once they are loaded)
 _ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-_one_thread_lock = threading.Lock()
-_one_thread_blocks = 0                  # the blocks of workers_on_one_blas_thread running now (in any thread)
-_one_thread_saved = {}                  # the environment's values from before the first of them
 
 
 @contextmanager
@@ -55,28 +85,26 @@ def workers_on_one_blas_thread():
     workers on 128 processors).
 
     The environment is the whole process's: its other threads see the three names set while the block runs. Blocks
-    of several threads at once (two runs started side by side) share one saved copy, restored as the last one leaves
-    (each saving its own, the second saved the first's "1" and put it back for good)."""
-    global _one_thread_blocks, _one_thread_saved
-    entered = False
-    try:
-        with _one_thread_lock:
-            if not _one_thread_blocks:
-                _one_thread_saved = {name: os.environ.get(name) for name in _ONE_THREAD}
-            _one_thread_blocks += 1
-            entered = True
-            os.environ.update(_ONE_THREAD)
+    of several threads at once (two runs started side by side) share one change, undone as the last one leaves
+    (:func:`_shared_change`)."""
+    with _one_blas_thread_set():
         yield
-    finally:
-        if entered:
-            with _one_thread_lock:
-                _one_thread_blocks -= 1
-                if not _one_thread_blocks:
-                    for name, value in _one_thread_saved.items():
-                        if value is None:
-                            os.environ.pop(name, None)
-                        else:
-                            os.environ[name] = value
+
+
+def _set_one_blas_thread():
+    saved = {name: os.environ.get(name) for name in _ONE_THREAD}
+    os.environ.update(_ONE_THREAD)
+
+    def undo():
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return undo
+
+
+_one_blas_thread_set = _shared_change(_set_one_blas_thread)
 
 
 @contextmanager

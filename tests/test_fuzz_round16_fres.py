@@ -280,3 +280,38 @@ def test_a_pool_broken_with_every_worker_ended_well_is_not_waited_on(monkeypatch
     with pytest.raises(BrokenProcessPool):
         _workers._result(broken, workers)
     assert sleeps == []
+
+
+def test_blocks_of_two_threads_at_once_leave_the_callers_script_as_it_was(monkeypatch):
+    # caller_not_reimported, the same: the second block saved the first's hiding (__spec__ None) and put it back for
+    # good, and the first's end showed the script to the second's workers still starting (spawn re-ran it)
+    import sys
+    import types
+
+    script = types.ModuleType("__main__")
+    script.__file__, script.__spec__ = "/somewhere/run.py", object()
+    spec = script.__spec__
+    monkeypatch.setitem(sys.modules, "__main__", script)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    inside_second = []
+
+    def first():
+        with _processes.caller_not_reimported():
+            first_in.set()
+            second_in.wait(30)
+        first_out.set()
+
+    def second():
+        first_in.wait(30)
+        with _processes.caller_not_reimported():
+            second_in.set()
+            first_out.wait(30)
+            inside_second.append((getattr(script, "__file__", None), script.__spec__))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert first_out.is_set() and inside_second == [(None, None)]
+    assert script.__file__ == "/somewhere/run.py" and script.__spec__ is spec
