@@ -305,6 +305,20 @@ def _cgroup_tasks_room(count):
     return True
 
 
+# The kernel's count of the system's tasks (the fourth figure: running/all)
+_LOADAVG = "/proc/loadavg"
+
+
+def _the_kernels(path):
+    """Whether ``path`` is the kernel's own file of /proc, not one mounted over it: LXCFS's /proc/loadavg (LXC,
+    Incus) counts the tasks of the container's cgroup only, fewer than those of this user that ``ulimit -u``
+    counts."""
+    try:
+        return os.stat(path).st_dev == os.stat("/proc/self").st_dev
+    except OSError:
+        return False
+
+
 def _no_limit_of_tasks_binds(count):
     """Whether no limit of tasks can refuse ``count`` more threads now, told from a few small files rather than by
     starting them (``threads_startable``'s probe cost 10 ms CPU for 64 threads at every start, 170 ms before a pool
@@ -321,9 +335,9 @@ def _no_limit_of_tasks_binds(count):
         infinite = resource.RLIM_INFINITY
     except (ImportError, AttributeError, OSError, ValueError):
         return False
-    load = _read_first_line("/proc/loadavg")
+    load = _read_first_line(_LOADAVG) if _the_kernels(_LOADAVG) else None
     system = load.split()[3].partition("/")[2] if load and len(load.split()) > 3 else ""
-    if not system.isdigit():
+    if not system.isdigit() or int(system) < threading.active_count():     # not every task counted ("0/0")
         return False
     tasks = int(system) + count
     for ceiling in (None if nproc == infinite else nproc, _read_first_line("/proc/sys/kernel/threads-max"),

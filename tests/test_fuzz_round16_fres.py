@@ -315,3 +315,24 @@ def test_blocks_of_two_threads_at_once_leave_the_callers_script_as_it_was(monkey
         thread.join(60)
     assert first_out.is_set() and inside_second == [(None, None)]
     assert script.__file__ == "/somewhere/run.py" and script.__spec__ is spec
+
+
+@pytest.mark.parametrize("figures, on_procs_device", [("0.00 0.00 0.00 1/5 1234\n", False),   # LXCFS's, mounted over
+                                                      ("0.00 0.00 0.00 0/0 0\n", True)])     # one that counts none
+def test_a_count_of_tasks_that_is_not_the_kernels_is_not_trusted(tmp_path, monkeypatch, figures, on_procs_device):
+    # /proc/loadavg mounted over by LXCFS (LXC, Incus) counts the container's tasks, not every task of this user that
+    # ulimit -u counts (its other containers'): 'no limit can bind' under a limit within reach, and no probe
+    monkeypatch.setattr(_processes, "_cgroup_tasks_room", lambda count: True)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    near = _tasks_on_the_system() + 32
+    if hard != resource.RLIM_INFINITY and hard < near:
+        pytest.skip("the hard limit of processes is below the tasks running")
+    (tmp_path / "loadavg").write_text(figures)
+    monkeypatch.setattr(_processes, "_LOADAVG", str(tmp_path / "loadavg"), raising=False)
+    if on_procs_device:
+        monkeypatch.setattr(_processes, "_the_kernels", lambda path: True, raising=False)
+    resource.setrlimit(resource.RLIMIT_NPROC, (near, hard))
+    try:
+        assert not _processes._no_limit_of_tasks_binds(8)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NPROC, (soft, hard))
