@@ -19,20 +19,53 @@ def _swappable():
     return [number for number in _STOPPING if signal.getsignal(number) not in (None, signal.SIG_IGN)]
 
 
+def _shared_change(change):
+    """A context manager that makes ``change()`` (a process-wide change; it returns its undoing, a callable) for its
+    block, made once for blocks of several threads at once and undone as the last of them leaves: each making and
+    undoing its own, the second saved the first's change and put it back for good."""
+    lock = threading.Lock()
+    state = {"blocks": 0, "undo": None}
+
+    @contextmanager
+    def block():
+        entered = False
+        try:
+            with lock:
+                if not state["blocks"]:
+                    state["undo"] = change()
+                state["blocks"] += 1
+                entered = True
+            yield
+        finally:
+            if entered:
+                with lock:
+                    state["blocks"] -= 1
+                    if not state["blocks"]:
+                        state["undo"]()
+    return block
+
+
 @contextmanager
 def caller_not_reimported():
     """Spawned workers need nothing from the caller's script (the work lives in the package), so they
     are started without re-running it: a script that works at top level, without the
-    ``if __name__ == "__main__"`` guard spawn usually requires, still works."""
+    ``if __name__ == "__main__"`` guard spawn usually requires, still works. Blocks of several threads at once
+    share one change (:func:`_shared_change`): each making its own, the first's end showed the script to the second's
+    workers still starting, and the second's put back the first's ``__spec__ = None`` for good."""
+    with _main_hidden():
+        yield
+
+
+def _hide_main():
     main = vars(sys.modules["__main__"]) if "__main__" in sys.modules else {}
     hidden = {key: main[key] for key in ("__file__", "__spec__") if key in main}
     main.pop("__file__", None)
     if "__spec__" in main:
         main["__spec__"] = None              # multiprocessing looks for the script by these two
-    try:
-        yield
-    finally:
-        main.update(hidden)
+    return lambda: main.update(hidden)
+
+
+_main_hidden = _shared_change(_hide_main)
 
 
 # What a worker's BLAS and OpenMP libraries read as they load: one thread each (:func:`one_blas_thread` sets the same
@@ -49,17 +82,29 @@ def workers_on_one_blas_thread():
     one) in each worker, which :func:`one_blas_thread` then left idle: under a limit of processes and threads
     (``ulimit -u 15``, ``excite --workers 2``) the workers' OpenBLAS printed four lines each, "pthread_create failed
     …", before the run's one line; and :func:`room_for_workers` had to ask for as many threads (1 037 for 8
-    workers on 128 processors)."""
+    workers on 128 processors).
+
+    The environment is the whole process's: its other threads see the three names set while the block runs. Blocks
+    of several threads at once (two runs started side by side) share one change, undone as the last one leaves
+    (:func:`_shared_change`)."""
+    with _one_blas_thread_set():
+        yield
+
+
+def _set_one_blas_thread():
     saved = {name: os.environ.get(name) for name in _ONE_THREAD}
     os.environ.update(_ONE_THREAD)
-    try:
-        yield
-    finally:
+
+    def undo():
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+    return undo
+
+
+_one_blas_thread_set = _shared_change(_set_one_blas_thread)
 
 
 @contextmanager
@@ -217,29 +262,38 @@ def _read_first_line(path):
         return None
 
 
+# Where this process's cgroups are listed, and where their hierarchies are mounted
+_OWN_CGROUPS = "/proc/self/cgroup"
+_CGROUP_MOUNT = "/sys/fs/cgroup"
+
+
 def _cgroup_tasks_room(count):
     """Whether every visible cgroup limit of tasks (``pids.max`` of this process's cgroup and its ancestors, v1 or v2)
-    leaves room for ``count`` more; None when it cannot be told (the pids hierarchy not mounted where looked for)."""
+    leaves room for ``count`` more; None when it cannot be told (a hierarchy not mounted where looked for, or mounted
+    from below its true root: a cgroup namespace's, a container's)."""
     try:
-        with open("/proc/self/cgroup", "rb") as f:
+        with open(_OWN_CGROUPS, "rb") as f:
             lines = f.read(65536)
     except OSError:
         return None
-    folders = []
+    hierarchies = []                                        # each: the folders where it may be mounted, the path
     for line in lines.decode("utf-8", "replace").splitlines():
         number, _, rest = line.partition(":")
         controllers, _, path = rest.partition(":")
         if number == "0" and not controllers:               # the v2 hierarchy (pids, if enabled there)
-            folders += [("/sys/fs/cgroup", path, False), ("/sys/fs/cgroup/unified", path, False)]
-        elif "pids" in controllers.split(","):              # v1's pids hierarchy: it must be found
-            folders.append(("/sys/fs/cgroup/pids", path, True))
-    for root, path, required in folders:
-        leaf = root + path.rstrip("/")
-        if not os.path.isdir(leaf):
-            if required:
-                return None
-            continue
-        folder = leaf
+            hierarchies.append(((_CGROUP_MOUNT, _CGROUP_MOUNT + "/unified"), path))
+        elif "pids" in controllers.split(","):              # v1's pids hierarchy
+            hierarchies.append(((_CGROUP_MOUNT + "/pids",), path))
+    for roots, path in hierarchies:
+        if ".." in path.split("/"):                          # a cgroup outside this namespace's root: unseen
+            return None
+        # each hierarchy must be found (unmounted, or mounted elsewhere, its limits are unseen), from its true root:
+        # a root with a pids.max is a cgroup namespace's or a bind-mounted subtree's, above which limits are unseen
+        # (a Kubernetes pod's pids limit, around its containers' cgroups)
+        found = [(root, root + path.rstrip("/")) for root in roots if os.path.isdir(root + path.rstrip("/"))]
+        if not found or os.path.exists(found[0][0] + "/pids.max"):
+            return None
+        root, folder = found[0]
         while len(folder) >= len(root):                    # the cgroup, then each ancestor up to the mount's root
             limit = _read_first_line(folder + "/pids.max")
             if limit not in (None, "max"):
@@ -249,6 +303,20 @@ def _cgroup_tasks_room(count):
                     return False
             folder = folder.rpartition("/")[0]
     return True
+
+
+# The kernel's count of the system's tasks (the fourth figure: running/all)
+_LOADAVG = "/proc/loadavg"
+
+
+def _the_kernels(path):
+    """Whether ``path`` is the kernel's own file of /proc, not one mounted over it: LXCFS's /proc/loadavg (LXC,
+    Incus) counts the tasks of the container's cgroup only, fewer than those of this user that ``ulimit -u``
+    counts."""
+    try:
+        return os.stat(path).st_dev == os.stat("/proc/self").st_dev
+    except OSError:
+        return False
 
 
 def _no_limit_of_tasks_binds(count):
@@ -267,9 +335,9 @@ def _no_limit_of_tasks_binds(count):
         infinite = resource.RLIM_INFINITY
     except (ImportError, AttributeError, OSError, ValueError):
         return False
-    load = _read_first_line("/proc/loadavg")
+    load = _read_first_line(_LOADAVG) if _the_kernels(_LOADAVG) else None
     system = load.split()[3].partition("/")[2] if load and len(load.split()) > 3 else ""
-    if not system.isdigit():
+    if not system.isdigit() or int(system) < threading.active_count():     # not every task counted ("0/0")
         return False
     tasks = int(system) + count
     for ceiling in (None if nproc == infinite else nproc, _read_first_line("/proc/sys/kernel/threads-max"),
@@ -491,6 +559,10 @@ class WorkersWatched:
         """
         self._seen.update(self._workers())
         self.raise_ended()
+
+    def all_ended(self):
+        """Whether every worker seen so far has ended, its exit status read (none is left to tell more)."""
+        return all(process.exitcode is not None for process in self._seen)
 
     def raise_ended(self):
         """Raise, in words that say how, if a worker seen so far has ended with a failure: one killed by a signal

@@ -188,3 +188,151 @@ def test_workers_start_with_one_blas_thread_and_the_callers_environment_is_kept(
                                "os.environ['OMP_NUM_THREADS'])"], capture_output=True, text=True, timeout=60).stdout
     assert seen.split() == ["1", "1"]
     assert os.environ["OPENBLAS_NUM_THREADS"] == "6" and "OMP_NUM_THREADS" not in os.environ
+
+
+def _cgroups(tmp_path, monkeypatch, listed, made):
+    """This process's cgroups as ``listed`` (/proc/self/cgroup's lines), with the folders (and their files) of
+    ``made`` under a mount point in ``tmp_path``."""
+    (tmp_path / "cgroup").write_text(listed)
+    mount = tmp_path / "fs"
+    for folder, files in made.items():
+        (mount / folder).mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (mount / folder / name).write_text(text)
+    mount.mkdir(exist_ok=True)
+    monkeypatch.setattr(_processes, "_OWN_CGROUPS", str(tmp_path / "cgroup"))
+    monkeypatch.setattr(_processes, "_CGROUP_MOUNT", str(mount))
+
+
+@pytest.mark.parametrize("listed, made", [
+    # cgroup v2 not mounted where looked for: its pids.max unseen (the v1 pids hierarchy was required, v2 was not)
+    ("0::/user.slice/run.scope\n", {}),
+    # a cgroup namespace (a container: docker's default on v2): its root is a cgroup with a pids.max, and the limits
+    # above it (a Kubernetes pod's) cannot be seen
+    ("0::/\n", {".": {"pids.max": "max\n", "pids.current": "3\n"}}),
+    ("8:pids:/\n", {"pids": {"pids.max": "max\n", "pids.current": "3\n"}}),
+    # a process outside its namespace's root cgroup: the path climbs out of the mount
+    ("0::/../../elsewhere\n", {}),
+])
+def test_a_cgroup_limit_that_cannot_be_seen_is_not_said_to_leave_room(tmp_path, monkeypatch, listed, made):
+    _cgroups(tmp_path, monkeypatch, listed, made)
+    assert _processes._cgroup_tasks_room(64) is None
+
+
+def test_cgroup_limits_seen_from_the_true_root_are_read(tmp_path, monkeypatch):
+    _cgroups(tmp_path, monkeypatch, "0::/a/b\n", {"a": {"pids.max": "100\n", "pids.current": "50\n"}, "a/b": {}})
+    assert _processes._cgroup_tasks_room(40) is True
+    assert _processes._cgroup_tasks_room(60) is False
+    _cgroups(tmp_path, monkeypatch, "8:pids:/a/b\n0::/\n", {"pids/a/b": {"pids.max": "max\n"}})
+    assert _processes._cgroup_tasks_room(64) is True
+
+
+def test_blocks_of_two_threads_at_once_leave_the_callers_environment_as_it_was(monkeypatch):
+    # two runs with workers started side by side (threads of one program): the second saved the first's "1" and put
+    # it back after the first had restored the caller's, so every later BLAS, OpenMP and subprocess got one thread
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    inside_second = []
+
+    def first():
+        with _processes.workers_on_one_blas_thread():
+            first_in.set()
+            second_in.wait(30)
+        first_out.set()
+
+    def second():
+        first_in.wait(30)
+        with _processes.workers_on_one_blas_thread():
+            second_in.set()
+            first_out.wait(30)
+            inside_second.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert first_out.is_set() and inside_second == ["1"]             # still set for the second block's workers
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and os.environ["OMP_NUM_THREADS"] == "4"
+
+
+def test_a_pool_broken_with_every_worker_ended_well_is_not_waited_on(monkeypatch):
+    # a pool broken while no worker's status says why (an initializer that failed returns, status 0; a result that
+    # could not be unpickled) waited a second, 50 looks, for a status that could not come
+    import multiprocessing
+    import time
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from baseparam.identification import _workers
+
+    process = multiprocessing.get_context("fork").Process(target=int)
+    process.start()
+    process.join(30)
+    assert process.exitcode == 0
+    workers = _processes.WorkersWatched(lambda: [process])
+    workers.check()
+    sleeps = []
+    monkeypatch.setattr(time, "sleep", sleeps.append)
+    broken = Future()
+    broken.set_exception(BrokenProcessPool("A process in the process pool was terminated abruptly"))
+    with pytest.raises(BrokenProcessPool):
+        _workers._result(broken, workers)
+    assert sleeps == []
+
+
+def test_blocks_of_two_threads_at_once_leave_the_callers_script_as_it_was(monkeypatch):
+    # caller_not_reimported, the same: the second block saved the first's hiding (__spec__ None) and put it back for
+    # good, and the first's end showed the script to the second's workers still starting (spawn re-ran it)
+    import sys
+    import types
+
+    script = types.ModuleType("__main__")
+    script.__file__, script.__spec__ = "/somewhere/run.py", object()
+    spec = script.__spec__
+    monkeypatch.setitem(sys.modules, "__main__", script)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    inside_second = []
+
+    def first():
+        with _processes.caller_not_reimported():
+            first_in.set()
+            second_in.wait(30)
+        first_out.set()
+
+    def second():
+        first_in.wait(30)
+        with _processes.caller_not_reimported():
+            second_in.set()
+            first_out.wait(30)
+            inside_second.append((getattr(script, "__file__", None), script.__spec__))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert first_out.is_set() and inside_second == [(None, None)]
+    assert script.__file__ == "/somewhere/run.py" and script.__spec__ is spec
+
+
+@pytest.mark.parametrize("figures, on_procs_device", [("0.00 0.00 0.00 1/5 1234\n", False),   # LXCFS's, mounted over
+                                                      ("0.00 0.00 0.00 0/0 0\n", True)])     # one that counts none
+def test_a_count_of_tasks_that_is_not_the_kernels_is_not_trusted(tmp_path, monkeypatch, figures, on_procs_device):
+    # /proc/loadavg mounted over by LXCFS (LXC, Incus) counts the container's tasks, not every task of this user that
+    # ulimit -u counts (its other containers'): 'no limit can bind' under a limit within reach, and no probe
+    monkeypatch.setattr(_processes, "_cgroup_tasks_room", lambda count: True)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    near = _tasks_on_the_system() + 32
+    if hard != resource.RLIM_INFINITY and hard < near:
+        pytest.skip("the hard limit of processes is below the tasks running")
+    (tmp_path / "loadavg").write_text(figures)
+    monkeypatch.setattr(_processes, "_LOADAVG", str(tmp_path / "loadavg"), raising=False)
+    if on_procs_device:
+        monkeypatch.setattr(_processes, "_the_kernels", lambda path: True, raising=False)
+    resource.setrlimit(resource.RLIMIT_NPROC, (near, hard))
+    try:
+        assert not _processes._no_limit_of_tasks_binds(8)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NPROC, (soft, hard))

@@ -116,9 +116,13 @@ def _result(future, workers):
     try:
         return future.result()
     except BrokenProcessPool:
-        # the pool's own thread may be reaping the ended worker this moment: its status is read a little later
+        # the pool's own thread may be reaping the ended worker this moment: its status is read a little later;
+        # once every worker's status is read, none can tell more (a pool broken otherwise was kept a second longer)
         for _ in range(50):
+            ended = workers.all_ended()
             workers.raise_ended()
+            if ended:
+                break
             time.sleep(0.02)
         raise
 
