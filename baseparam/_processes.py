@@ -321,12 +321,12 @@ def _the_kernels(path):
 
 def _no_limit_of_tasks_binds(count):
     """Whether no limit of tasks can refuse ``count`` more threads now, told from a few small files rather than by
-    starting them (``threads_startable``'s probe cost 10 ms CPU for 64 threads at every start, 170 ms before a pool
-    of 8 workers on 128 processors). Every task of this process's user is one of the system's (the fourth figure of
-    /proc/loadavg, every thread of every process): below ``ulimit -u`` by ``count`` (or with no such limit), below the
-    system's threads-max and pid_max, and within each visible cgroup's pids.max, nothing can refuse them. False
-    whenever it cannot be told (no /proc, no resource module, an address-space limit that the threads' stacks
-    might meet): the probe then answers."""
+    starting them (``threads_startable``'s probe starts the threads it asks about, at every start and before every
+    pool: its cost grows with the processors). Every task of this process's user is one of the system's (the fourth
+    figure of /proc/loadavg, every thread of every process): below ``ulimit -u`` by ``count`` (or with no such
+    limit), below the system's threads-max and pid_max, and within each visible cgroup's pids.max, nothing can refuse
+    them. False whenever it cannot be told (no /proc, no resource module, an address-space limit that the threads'
+    stacks might meet): the probe then answers."""
     try:
         import resource
         if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:

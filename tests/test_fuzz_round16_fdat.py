@@ -313,3 +313,23 @@ def test_a_parquet_log_of_a_column_per_joint_naming_its_joints_in_another_order_
             "joint3 in this order", "read by their numbers")
     pq.write_table(table.replace_schema_metadata({b"baseparam.joint_names": b'["joint1", "joint2", "joint3"]'}), path)
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_a_bag_folders_counts_are_read_as_its_reader_reads_them(tmp_path):
+    # metadata.yaml was parsed by PyYAML (YAML 1.1) while rosbags parses it with ruamel (YAML 1.2): a count written
+    # '020' was 16 for the check and 20 for the reader, so a message lost from a bag of 20 (19 read) passed as
+    # "more read than counted" instead of the warning that one is missing
+    import sqlite3
+
+    from test_fuzz_round13_fdat import ros2_bag
+    bag = tmp_path / "bag"
+    q = ros2_bag(bag)
+    with sqlite3.connect(bag / "bag.db3") as db:
+        db.execute("DELETE FROM messages WHERE id = 5")
+    db.close()
+    meta = bag / "metadata.yaml"
+    text = meta.read_text()
+    assert text.count("message_count: 20\n") == 3              # the bag, its file, its topic
+    meta.write_text(text.replace("message_count: 20\n", "message_count: 020\n"))
+    with pytest.warns(bp.DataWarning, match="topic /joint_states: 19 messages read, metadata.yaml counts 20"):
+        assert np.array_equal(bp.read_trajectory(bag, joints=NAMES).q, np.delete(q, 4, axis=0))
