@@ -21,10 +21,10 @@ _REFUSED = {
     "S": "bytes; expected numbers",
     "V": "records; expected an array of plain numbers",
 }
-_ALL_REAL = object()
+_ALL_REAL = object()    # real_array's "no item of an object array is refused" (None is an item it refuses)
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
 # error, and would overflow the dynamics' products.
-ABSURD = 1e8    # real_array's "no item of an object array is refused" (None is an item it refuses)
+ABSURD = 1e8
 
 
 def is_real(x) -> bool:

@@ -402,10 +402,19 @@ def check_real_array(name: str, x, ndim, finite=True, copies=1):
                 f"dimension{'' if dims == (1,) else 's'}")
     if x.ndim not in dims:
         raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape}")
-    check_allocation((copies, x.size), name, f"{x.size} values ({counted(copies, 'float arrays')} of their size)")
-    if finite and x.size and not (np.isfinite(x.min()) and np.isfinite(x.max())):     # NaN propagates to both
+    if 8 * copies * x.size > CHECKED_BYTES:        # (check_allocation's own threshold: the message is not made below)
+        check_allocation((copies, x.size), name, f"{x.size} values ({counted(copies, 'float arrays')} of their size)")
+    if finite and x.size and not _all_finite(x):
         raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape} with NaN or inf")
     return x
+
+
+def _all_finite(x):
+    """Whether a non-empty float array holds neither NaN nor ±inf: by its min and max (NaN propagates to both), no
+    temporary of its size, for a large one; by numpy's flags for a small one, one reduction cheaper."""
+    if x.size <= 4096:
+        return bool(np.isfinite(x).all())
+    return bool(np.isfinite(x.min()) and np.isfinite(x.max()))
 
 
 def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):

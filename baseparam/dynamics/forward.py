@@ -34,7 +34,7 @@ from ._native import address
 from ._compiled import piece_samples
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
-from .._validation import check_flag, check_state_sizes, shown
+from .._validation import CHECKED_BYTES, check_flag, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
 from .floating import configuration_rate, with_base_wrench
 from .forward_graph import build_forward, forward_parameters
@@ -47,11 +47,12 @@ FEW = 16                    # … and, without it, straight-line Python beats nu
 MAX_RK4_STEPS = 10 ** 7     # substeps × intervals of one ForwardDynamics.rk4 call (simulate's bound on a run)
 
 
+@functools.cache     # on every rk4 call: a controller's interval pays a lookup, not the arithmetic
 def rk4_piece(n_v):
     """RK4 steps per call of the compiled loop, which Ctrl-C cannot interrupt (it holds no Python between steps): a
-    power of two near 4·10⁶ / n_v², a tenth to a fifth of a second (a step costs some 0.4 µs with 3 joints, 2.8 µs
-    with 7); :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps of a 7-joint arm took 28 s
-    of one call, deaf to Ctrl-C)."""
+    power of two near 4·10⁶ / n_v², a fraction of a second whatever the arm (a step's cost grows about as n_v²;
+    ``bench/bench_forward.py`` prints it); :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps
+    of a 7-joint arm were one call of tens of seconds, deaf to Ctrl-C)."""
     return 1 << max(0, (2 ** 22 // max(n_v, 1) ** 2).bit_length() - 1)
 
 
@@ -295,7 +296,10 @@ class ForwardDynamics:
         if not (all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 2 for x in arrays)
                 and q.shape[1] == n_q and qd.shape[1] == tau.shape[1] == n_v and len(q) == len(qd) == len(tau)):
             (q, qd, tau), _ = robot_states(self.robot, q=q, qd=qd, tau=tau)
-        else:       # float arrays as they are: their sizes still (contiguous copies of a broadcast view of 10⁹)
+        elif 8 * len(q) * (2 * n_q + 3 * n_v) > CHECKED_BYTES:
+            # float arrays as they are: their sizes still (contiguous copies of a broadcast view of 10⁹); fewer bytes
+            # than check_state_sizes looks at (its copies and result are at most 2 n_q + 3 n_v floats a sample) cost
+            # a small batch nothing
             check_state_sizes({"q": q, "qd": qd, "tau": tau})
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = self._batch(q, qd, tau)
@@ -353,13 +357,16 @@ class ForwardDynamics:
             The motion diverged: a state written is not finite (the rows written keep what the steps gave).
         """
         k0, n, addresses = self._rk4_rows(q, qd, dt, tau, substeps, rows)
-        if not all(np.isfinite(x).all() for x in (q[k0], qd[k0], dt[k0:k0 + n], tau[k0:k0 + n])):
+        # four tests joined by `and`, not a generator, and the rows' flags below only for a motion that diverged: a
+        # controller's loop calls this for every interval (its checks are most of a short call)
+        if not (np.isfinite(q[k0]).all() and np.isfinite(qd[k0]).all() and np.isfinite(dt[k0:k0 + n]).all()
+                and np.isfinite(tau[k0:k0 + n]).all()):
             raise ArgumentError(f"q, qd, dt, tau: NaN or inf in the start (row {k0}) or the intervals stepped")
         self._rk4_steps(q, qd, dt, tau, substeps, k0, n, addresses)
         written = slice(k0 + 1, k0 + n + 1)
-        finite = np.isfinite(q[written]).all(axis=1) & np.isfinite(qd[written]).all(axis=1)
-        if not finite.all():
+        if not (np.isfinite(q[written]).all() and np.isfinite(qd[written]).all()):
             # NaN written silently before (simulate, which steps unchecked, says the same with the time)
+            finite = np.isfinite(q[written]).all(axis=1) & np.isfinite(qd[written]).all(axis=1)
             bad = k0 + int(np.argmax(~finite))
             raise SimulationError(f"rk4: the motion diverged (a state not finite after interval {bad}); check the "
                                   "parameters (a physical body per link), the torques and the step")
@@ -380,6 +387,10 @@ class ForwardDynamics:
             at_q, at_qd, at_dt, at_tau = addresses    # the arrays' own, checked: not _rk4_last, which another
             #                                           thread's rk4 on other arrays may have replaced meanwhile
             piece, row_tau = rk4_piece(self.robot.n_v), tau.strides[0]
+            if n * substeps <= piece:           # one call, as a controller's interval is
+                native.rk4(n, at_dt + 8 * k0, substeps, at_tau + row_tau * k0, tau.shape[1], self._p_address,
+                           at_q + row_q * k0, at_qd + row_v * k0)
+                return
             if substeps <= piece:               # whole intervals per call of the compiled loop
                 per = piece // substeps
                 for k in range(k0, k0 + n, per):
@@ -553,14 +564,18 @@ def _one_sample(robot, q, qd, tau):
     """(q, q̇, τ) as float arrays when they are one sample of real numbers (integers or floats) of the right
     lengths, finite and not absurd (a floating base's quaternion of unit length to 1e-12); else None, and the
     full checks decide (and refuse booleans, text, complex numbers with their one-line errors)."""
-    if any(isinstance(x, np.ndarray) and type(x) is not np.ndarray for x in (q, qd, tau)):
-        return None                                # a masked array (np.asarray reads its masked values), a matrix
+    # an ndarray subclass (a masked array: np.asarray reads its masked values; a matrix) is left to the full checks;
+    # plain ndarrays pass on the first test, which costs a tenth of the second's generator (one-sample calls)
+    if not type(q) is type(qd) is type(tau) is np.ndarray and \
+            any(isinstance(x, np.ndarray) and type(x) is not np.ndarray for x in (q, qd, tau)):
+        return None
     try:
         arrays = [np.asarray(x) for x in (q, qd, tau)]
     except (TypeError, ValueError):
         return None
-    if [a.shape for a in arrays] != [(robot.n_q,), (robot.n_v,), (robot.n_v,)] or \
-            any(a.dtype.kind not in "iuf" for a in arrays):
+    if arrays[0].shape != (robot.n_q,) or arrays[1].shape != (robot.n_v,) or arrays[2].shape != (robot.n_v,):
+        return None
+    if any(a.dtype.kind not in "iuf" for a in arrays):
         return None
     # the sum of the magnitudes, on Python floats (a few: numpy's per-call cost would be most of the check):
     # NaN and inf carry through the sum, and a value beyond ABSURD takes it beyond; large finite values may

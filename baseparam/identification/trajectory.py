@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .._checks import is_file_name
 from .._validation import check_input, check_instance, check_names, check_reading, check_robot, shown
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
@@ -144,7 +145,7 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         without end), exceeds the size limits (docs/formats.md), its layout is inconsistent, or (without
         ``skip_bad_rows``) a row is bad; one line naming the file, the line or row, the field and the problem.
     """
-    if not isinstance(path, (str, bytes, os.PathLike)):
+    if not is_file_name(path):
         hint = "; for arrays use bp.from_arrays, for a DataFrame bp.from_dataframe" \
             if hasattr(path, "__array__") or hasattr(path, "iloc") else ""
         raise ArgumentTypeError(f"path: expected a file name (str or os.PathLike), got {type(path).__name__}{hint}")

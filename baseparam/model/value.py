@@ -17,7 +17,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import is_file_name, shown
 from ._kernels import kernels_of
 from .._numbers import real_array
 from .._validation import check_parameter_vector
@@ -342,7 +342,7 @@ def _deprecated_model(robot, p, parameters):
 def not_a_model(value, name: str = "model"):
     """The ArgumentTypeError for ``value`` given where a model is expected (every dynamics function, ``bp.Regressor``,
     ``bp.ForwardDynamics``): one wording, with a hint for a description file's name or a robot without values."""
-    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+    if is_file_name(value):
         hint = "; for a description file use bp.Model(bp.load_robot(path)) first"
     elif isinstance(value, Robot):
         hint = "; for a robot use bp.Model(robot)"
