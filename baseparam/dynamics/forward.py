@@ -49,9 +49,9 @@ MAX_RK4_STEPS = 10 ** 7     # substeps × intervals of one ForwardDynamics.rk4 c
 
 def rk4_piece(n_v):
     """RK4 steps per call of the compiled loop, which Ctrl-C cannot interrupt (it holds no Python between steps): a
-    power of two near 4·10⁶ / n_v², a tenth to a fifth of a second (a step costs some 0.4 µs with 3 joints, 2.8 µs
-    with 7); :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps of a 7-joint arm took 28 s
-    of one call, deaf to Ctrl-C)."""
+    power of two near 4·10⁶ / n_v², a fraction of a second (``bench/bench_forward.py`` times a step);
+    :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps of a 7-joint arm in one call were
+    deaf to Ctrl-C for tens of seconds)."""
     return 1 << max(0, (2 ** 22 // max(n_v, 1) ** 2).bit_length() - 1)
 
 
