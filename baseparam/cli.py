@@ -123,7 +123,7 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
     however many times the command meets its cause (a file read twice, a check per block)."""
     # one line whatever the warning's text: another library's (a YAML reader's, spanning 8 lines) included
-    text = f"baseparam: warning: {as_flags(' '.join(str(message).split()))}"
+    text = f"baseparam: warning: {as_flags(' '.join(str(message).split()), keep=_robot_names())}"
     if text in shown:
         return
     shown.add(text)
@@ -143,8 +143,8 @@ def _reader_note(note):
     """A reader's note on stderr, unless the reader gave the same text as a warning, shown already (a damaged
     file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
-    if f"baseparam: warning: {as_flags(note)}" not in shown:
-        click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
+    if f"baseparam: warning: {as_flags(note, keep=_robot_names())}" not in shown:
+        click.echo(f"baseparam: {as_flags(note, clauses=False, keep=_robot_names())}", err=True)
 
 
 def _flag(name):
@@ -389,6 +389,7 @@ def _one_line_errors(path, on_exit=None, inputs=None):
         if signalled is not None:                    # Ctrl-C or SIGTERM that Python wrapped: a stop, not a bug
             raise signalled from None
         given = [printable(name) for name in ([path] if inputs is None else [path, *inputs])]   # as the user named them
+        given += _robot_names()
         if isinstance(exc, ResourceLimitError):
             _fail(as_flags(f"{path}: {_one_line(exc)}", keep=given), 2)
         exhausted = _exhausted_within(exc)
@@ -576,6 +577,16 @@ def _path_kind(exc):
     return f"{name}: {param.opts[0] if isinstance(param, click.Option) else param.human_readable_name}: {problem}"
 
 
+# the names of the robots the run loaded (click's context meta): texts shown as given, never as flags (as_flags)
+_ROBOT_NAMES = "baseparam.robot_names"
+
+
+def _robot_names():
+    """The names of the robots the run under way loaded (none outside a run)."""
+    context = click.get_current_context(silent=True)
+    return context.meta.get(_ROBOT_NAMES, []) if context is not None else []
+
+
 def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
@@ -584,9 +595,12 @@ def _robot_options(command):
                 mimic, **kwargs):
         def load(path):
             from .model.loading import load_robot
-            return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
-                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
-                              friction_model=friction_model, floating=floating, mimic=mimic)
+            robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
+                               angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
+                               friction_model=friction_model, floating=floating, mimic=mimic)
+            # the run's later refusals start with its name ("total_mass: joint 1: no velocity limit"): not a flag
+            click.get_current_context().meta.setdefault(_ROBOT_NAMES, []).extend([robot.name, printable(robot.name)])
+            return robot
         return command(*args, load=load, **kwargs)
 
     return _options(

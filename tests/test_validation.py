@@ -393,6 +393,7 @@ def test_the_names_the_user_gave_are_not_shown_as_flags(tmp_path, log_file, monk
     assert "\n  max_disk.csv " in res.stdout and "\n  for seed=1.csv " in res.stdout
     assert run("describe", robot.name).stdout.startswith("total_mass: 3 joints")
     one_line_error(run("identify", robot.name, "imu_frame"), "baseparam: imu_frame: unknown file type")
+    one_line_error(run("excite", robot.name), "baseparam: total_mass: joint 1: no velocity limit")
     # the library's names are still flags, beside paths that are not
     assert as_flags("/logs/max_disk.npz: more than max_disk allows", clauses=False) == \
         "/logs/max_disk.npz: more than --max-disk allows"
