@@ -123,7 +123,7 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
     however many times the command meets its cause (a file read twice, a check per block)."""
     # one line whatever the warning's text: another library's (a YAML reader's, spanning 8 lines) included
-    text = f"baseparam: warning: {as_flags(' '.join(str(message).split()))}"
+    text = f"baseparam: warning: {as_flags(' '.join(str(message).split()), keep=_robot_names())}"
     if text in shown:
         return
     shown.add(text)
@@ -143,8 +143,8 @@ def _reader_note(note):
     """A reader's note on stderr, unless the reader gave the same text as a warning, shown already (a damaged
     file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
-    if f"baseparam: warning: {as_flags(note)}" not in shown:
-        click.echo(f"baseparam: {as_flags(note, clauses=False)}", err=True)
+    if f"baseparam: warning: {as_flags(note, keep=_robot_names())}" not in shown:
+        click.echo(f"baseparam: {as_flags(note, clauses=False, keep=_robot_names())}", err=True)
 
 
 def _flag(name):
@@ -181,18 +181,27 @@ _NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len,
 _WHOLE = "|".join(sorted((re.escape(k) for k in FLAGS if "=" in k), key=len, reverse=True))
 # ``name=value`` (a keyword argument; "for" before it reads "with" before a flag), ``name:`` or ``a/b:`` where a
 # clause starts, and a snake_case name anywhere (no English word has an underscore)
-_KEYWORD = re.compile(rf"(\bfor )?(?<![\w.])(?:({_WHOLE})|({_NAMES})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
+_KEYWORD = re.compile(rf"(\bfor )?(?<![\w./])(?:({_WHOLE})|({_NAMES})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
 _ITEM = re.compile(r"'(\w+)':\s*('[^']*'|[^,}]+)")
 _CLAUSE = re.compile(rf"(^|: )((?:{_NAMES})(?:/(?:{_NAMES}))*)(\[[^\]]*\])?:")
-_SNAKE = re.compile(rf"(?<![\w.-])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})(?![\w=(])")
+# (not a part of a path: a log named max_disk.npz, a folder total_mass/, a path shortened to …/imu_frame)
+_SNAKE = re.compile(rf"(?<![\w.\-/\\…])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})"
+                    r"(?![\w=(/\\]|\.\w)")
 
 
-def as_flags(message, clauses=True):
+def as_flags(message, clauses=True, keep=()):
     """A library message (or text) with the library's parameter names as the CLI's flags (:data:`FLAGS`).
 
     ``clauses=False`` leaves ``name:`` alone (report texts whose lines start with field names such as
-    ``limits:``) and translates keyword arguments and snake_case names only.
+    ``limits:``) and translates keyword arguments and snake_case names only. ``keep``: the texts the message
+    shows as the user gave them (a robot's or a joint's name, a file's), left as they are where they stand as
+    whole words: a robot named ``total_mass`` is not ``--total-mass``.
     """
+    kept = sorted({re.escape(text) for text in keep if text}, key=len, reverse=True)
+    if kept:        # the pieces between them translated (each starts and ends beside a non-word character)
+        pieces = re.split(rf"(?<!\w)({'|'.join(kept)})(?!\w)", message)
+        return "".join(piece if k % 2 else as_flags(piece, clauses) for k, piece in enumerate(pieces))
+
     def keyword(m):
         lead = "with " if m.group(1) else ""
         if m.group(2):
@@ -384,14 +393,17 @@ def _one_line_errors(path, on_exit=None, inputs=None):
         signalled = _signal_within(exc)
         if signalled is not None:                    # Ctrl-C or SIGTERM that Python wrapped: a stop, not a bug
             raise signalled from None
+        given = [printable(name) for name in ([path] if inputs is None else [path, *inputs])]   # as the user named them
+        given += _robot_names()
         if isinstance(exc, ResourceLimitError):
-            _fail(as_flags(f"{path}: {_one_line(exc)}"), 2)
+            _fail(as_flags(f"{path}: {_one_line(exc)}", keep=given), 2)
         exhausted = _exhausted_within(exc)
         if exhausted is not None:                    # a limit of the process (ulimit -v, -n, -u) met: not a bug
             _fail(f"{path}: {exhausted}", 2)
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
             # a description's own fields (rotor_inertia: in the YAML) are not parameters: no flags for them
-            shown = (lambda text: text) if getattr(exc, "file_fields", False) else as_flags
+            shown = (lambda text: text) if getattr(exc, "file_fields", False) else \
+                functools.partial(as_flags, keep=given)
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
             _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
@@ -570,6 +582,16 @@ def _path_kind(exc):
     return f"{name}: {param.opts[0] if isinstance(param, click.Option) else param.human_readable_name}: {problem}"
 
 
+# the names of the robots the run loaded (click's context meta): texts shown as given, never as flags (as_flags)
+_ROBOT_NAMES = "baseparam.robot_names"
+
+
+def _robot_names():
+    """The names of the robots the run under way loaded (none outside a run)."""
+    context = click.get_current_context(silent=True)
+    return context.meta.get(_ROBOT_NAMES, []) if context is not None else []
+
+
 def _robot_options(command):
     """The options that say how to read ROBOT_FILE, shared by every command: the command receives a
     ``load`` callable (path → Robot) instead of them."""
@@ -578,9 +600,12 @@ def _robot_options(command):
                 mimic, **kwargs):
         def load(path):
             from .model.loading import load_robot
-            return load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
-                              angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
-                              friction_model=friction_model, floating=floating, mimic=mimic)
+            robot = load_robot(path, root=root, tip=tip, exact_angles=exact_angles == "on",
+                               angle_tolerance=angle_tolerance, friction=friction, rotor_inertia=rotor_inertia,
+                               friction_model=friction_model, floating=floating, mimic=mimic)
+            # the run's later refusals start with its name ("total_mass: joint 1: no velocity limit"): not a flag
+            click.get_current_context().meta.setdefault(_ROBOT_NAMES, []).extend([robot.name, printable(robot.name)])
+            return robot
         return command(*args, load=load, **kwargs)
 
     return _options(
@@ -736,7 +761,9 @@ def describe(robot_file, yaml_out, load):
                 remedy = "pick a chain with --tip LINK" if urdf else "describe one chain of it in a YAML of its own"
                 _fail(f"{robot_file}: --yaml: a tree has no single DH table; {remedy}", 2)
             _write_text(yaml_out, robot_to_yaml(dh_robot(robot, equivalent)))
-    _report(as_flags(text(robot, equivalent), clauses=False), [yaml_out], yaml_out == "-")
+    names = [printable(name) for name in (robot.name, *(joint.name for joint in robot.joints)) if name]
+    _report(as_flags(text(robot, equivalent), clauses=False, keep=names + [name[:20] for name in names]), [yaml_out],
+            yaml_out == "-")        # (the table shows a joint's name's first 20 characters)
 
 
 def _write_text(path, text):
@@ -1084,7 +1111,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         # cannot hold) said the notes and then its refusal, several lines
         for note in notes:
             _reader_note(note)
-    _report(as_flags(result.summary(), clauses=False), written, json_out == "-")   # its hints name parameters
+    # its hints name parameters; the robot's name and the logs' are the user's
+    _report(as_flags(result.summary(), clauses=False, keep=(robot.name, *(log.source for log in result.logs))),
+            written, json_out == "-")
 
 
 def _given_twice(groups):
@@ -1388,7 +1417,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
         written = _write_outputs((csv_out, design.to_csv),
                                  (json_out, lambda path: _write_json(path, design.to_dict())),
                                  (plot_out, design.plot))
-    _report(as_flags(design.summary(), clauses=False), written, json_out == "-")
+    _report(as_flags(design.summary(), clauses=False, keep=(robot.name, design.limits.source)), written,
+            json_out == "-")
 
 
 @main.command()

@@ -7,6 +7,7 @@ column must recover the Coulomb level better than sign(q̇) when the torque was 
 """
 import dataclasses
 import importlib.util
+import re
 import shutil
 import subprocess
 
@@ -113,6 +114,23 @@ def test_auto_scales_cannot_be_evaluated_or_exported():
         bp.friction_torque(robot, p, np.ones((2, 3)))
     with pytest.raises(bp.ExportError, match="auto"):
         bp.export(bp.find_base_parameters(robot), "python", what=["regressor"], out_dir="/nonexistent-not-written")
+
+
+@pytest.mark.parametrize("spec", ["smooth:auto", "stribeck:auto", "smooth:0.02+stribeck:auto", "smooth+stribeck:0.1"])
+def test_the_refusal_of_an_auto_scale_suggests_the_same_model_with_numbers(spec):
+    """Its example is the joint's model with numbers for the 'auto' scales (parsed back: the same terms, no 'auto'):
+    it said friction_model='smooth:0.05' for a Stribeck model too, a model without the Stribeck term (and column)."""
+    from baseparam.model.friction import refuse_unresolved
+    model, _ = parse_friction_model(spec)
+    robot = bp.load_robot("robots/kuka_lwr4.yaml", friction_model=spec)
+    with pytest.raises(bp.ArgumentError) as refused:
+        refuse_unresolved(robot)
+    example, = re.findall(r"e\.g\. friction_model='([^']*)'$", str(refused.value))
+    suggested, _ = parse_friction_model(example)
+    assert suggested.unresolved == () and (suggested.coulomb, suggested.stribeck is None) == \
+        (model.coulomb, model.stribeck is None)
+    assert [getattr(suggested, name) for name in ("velocity", "stribeck") if name not in model.unresolved] == \
+        [getattr(model, name) for name in ("velocity", "stribeck") if name not in model.unresolved]
 
 
 @pytest.mark.parametrize("entry, message", [

@@ -62,7 +62,7 @@ def test_equations_of_a_friction_scale_left_to_identification_is_one_line(tmp_pa
     assert result.output.strip() == (f"baseparam: 'Planar RRR (vertical plane)': joints[1].friction_model: the {scale} "
                                      "scale is 'auto', which identification chooses from training data; give the "
                                      "number for the written code (or export the identified description), e.g. "
-                                     "--friction-model smooth:0.05")
+                                     f"--friction-model {model}:0.05")     # the model given, with a number
     assert list(tmp_path.iterdir()) == []
 
 

@@ -100,7 +100,7 @@ def test_docstrings_state_no_timings_of_this_machine():
     README, which print and date them, not to docstrings (issue 22, item 6). Other figures stay: a log's delay in
     ms, a polling step, a paper's reported ratio."""
     import re
-    timing = re.compile(r"\d[\d.,]*(?:–[\d.,]+)?\s?(?:µs|ns)\b|\b(?:\d+|two|three|four|five|ten) times faster\b|"
+    timing = re.compile(r"\d[\d.,]*(?:–[\d.,]+)?\s?(?:[µμ]s|ns)\b|\b(?:\d+|two|three|four|five|ten) times faster\b|"
                         r"\bsome\s[\d.–]+\s?ms\b")
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -116,7 +116,7 @@ def test_library_messages_name_no_command_line_flags():
     (baseparam.cli.FLAGS). A string of the library (docstrings aside) that names ``--flag`` bypasses the table:
     a Python user reads a flag they cannot pass, and the CLI may show the flag twice (issue 22, item 4)."""
     import re
-    flag = re.compile(r"(?:^|[\s(])--[a-z]")
+    flag = re.compile(r"(?<![\w-])--[a-z]")          # quoted or in backticks too: '--payload', `--payload`
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.relative_to(PACKAGE).as_posix() in ("cli.py", "_entry.py"):

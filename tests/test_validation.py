@@ -4,7 +4,10 @@ A bad argument of each public entry point is refused in one line that names the 
 (never a command-line flag) with the class the rule in ``baseparam/errors.py`` gives; the command line
 prints the same error with the flag instead (one table in ``baseparam/cli.py``) and exits with status 2.
 """
+import re
+import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -372,3 +375,26 @@ def test_load_excitation_s_messages_name_no_command_line(tmp_path):
         with pytest.raises(bp.DataError) as info:
             bp.load_excitation(tmp_path / name)
         assert words in str(info.value) and "--" not in str(info.value), str(info.value)
+
+
+def test_the_names_the_user_gave_are_not_shown_as_flags(tmp_path, log_file, monkeypatch):
+    """A robot, a log or a file named like a parameter (``total_mass``, ``max_disk.csv``) is printed as named: the
+    command line shows the library's parameter names as flags, not the user's names (identify's summary printed
+    ``--total-mass: 6 base parameters …`` and its log table ``--max-disk.csv``)."""
+    robot = tmp_path / "total_mass.yaml"
+    robot.write_text(re.sub(r"(?m)^name: .*$", "name: total_mass", Path(PLANAR).read_text()))
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(log_file, "max_disk.csv")
+    shutil.copy(log_file, "for seed=1.csv")
+    shutil.copy(log_file, "imu_frame")
+    res = run("identify", robot.name, "max_disk.csv", "for seed=1.csv", "--resample", "none", "--cutoff", "none")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("total_mass: ") and "--" not in res.stdout
+    assert "\n  max_disk.csv " in res.stdout and "\n  for seed=1.csv " in res.stdout
+    assert run("describe", robot.name).stdout.startswith("total_mass: 3 joints")
+    one_line_error(run("identify", robot.name, "imu_frame"), "baseparam: imu_frame: unknown file type")
+    one_line_error(run("excite", robot.name), "baseparam: total_mass: joint 1: no velocity limit")
+    # the library's names are still flags, beside paths that are not
+    assert as_flags("/logs/max_disk.npz: more than max_disk allows", clauses=False) == \
+        "/logs/max_disk.npz: more than --max-disk allows"
+    assert as_flags("total_mass: pass mass_bounds=3", keep=["total_mass"]) == "total_mass: pass --mass-bounds 3"

@@ -288,7 +288,15 @@ def refuse_unresolved(robot, *, error=ArgumentError, purpose="to evaluate the fr
         if model is not None and model.unresolved:
             raise error(f"{shown(robot.name)}: joints[{k + 1}].friction_model: the {' and '.join(model.unresolved)} "
                         f"scale is 'auto', which identification chooses from training data; give the number "
-                        f"{purpose}, e.g. friction_model='smooth:0.05'")
+                        f"{purpose}, e.g. friction_model='{_with_numbers(model)}'")
+
+
+def _with_numbers(model, number=0.05):
+    """``model`` as ``friction_model`` text, ``number`` for its 'auto' scales: the refusal's example keeps the
+    model's terms ('smooth:0.05' for a Stribeck model would drop its Stribeck term, and its column)."""
+    terms = (("smooth", model.velocity if model.coulomb == "smooth" else None), ("stribeck", model.stribeck))
+    return "+".join(f"{name}:{number if value == AUTO else _number(value)}" for name, value in terms
+                    if value is not None)
 
 
 def with_friction_model(robot, model: Optional[FrictionModel] = None, *, coulomb: bool = True):
