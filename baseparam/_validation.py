@@ -404,12 +404,12 @@ def check_real_array(name: str, x, ndim, finite=True, copies=1):
         raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape}")
     if 8 * copies * x.size > CHECKED_BYTES:        # (check_allocation's own threshold: the message is not made below)
         check_allocation((copies, x.size), name, f"{x.size} values ({counted(copies, 'float arrays')} of their size)")
-    if finite and x.size and not _all_finite(x):
+    if finite and x.size and not all_finite(x):
         raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape} with NaN or inf")
     return x
 
 
-def _all_finite(x):
+def all_finite(x):
     """Whether a non-empty float array holds neither NaN nor ±inf: by its min and max (NaN propagates to both), no
     temporary of its size, for a large one; by numpy's flags for a small one, one reduction cheaper."""
     if x.size <= 4096:
@@ -425,7 +425,7 @@ def check_parameter_vector(p, n: int, name: str = "p", sets: bool = False):
         raise ArgumentError(f"{name}: expected shape ({n},){f' or ({n}, m)' if sets else ''}, got {arr.shape}")
     if arr.ndim == 2:       # parameter sets: their size before their values (a broadcast view of 10⁸ sets)
         check_allocation((2 * n, arr.shape[1]), name, f"{arr.shape[1]} parameter sets (a copy and a result)")
-    if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):    # no temporary of its size
+    if arr.size and not all_finite(arr):
         raise ArgumentError(f"{name}: contains NaN or inf")
     return check_parameter_range(name, arr)
 
@@ -502,11 +502,11 @@ def _with_read_only_mappings(kind, fields, proxied):
     return kind(**{name: MappingProxyType(value) if name in proxied else value for name, value in fields.items()})
 
 
-__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "check_allocation", "check_angle_tolerance",
-           "check_field_kinds", "check_finite_fields", "check_flag", "check_input", "check_instance",
-           "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic", "check_names",
-           "check_number", "check_option", "check_parameter_range", "check_parameter_vector", "check_path",
-           "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states", "check_samples",
-           "check_seed", "check_state_sizes", "check_states", "float_fields", "is_real", "is_whole",
+__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "all_finite", "check_allocation",
+           "check_angle_tolerance", "check_field_kinds", "check_finite_fields", "check_flag", "check_input",
+           "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic",
+           "check_names", "check_number", "check_option", "check_parameter_range", "check_parameter_vector",
+           "check_path", "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states",
+           "check_samples", "check_seed", "check_state_sizes", "check_states", "float_fields", "is_real", "is_whole",
            "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings", "refuse_special", "shown",
            "unit_quaternions"]

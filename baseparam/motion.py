@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from ._checks import counted
-from ._validation import check_allocation, check_flag, check_instance, quaternion_norms, shown
+from ._validation import all_finite, check_allocation, check_flag, check_instance, quaternion_norms, shown
 from ._numbers import real_array
 from .errors import DataError, printable
 
@@ -289,8 +289,7 @@ def check_motion(motion):
         raise error(f"{motion.source}: joint_names: expected {motion.n_dof} names (str), "
                     f"one per joint, got {shown(names)}")
     for field, arr in arrays.items():
-        # the smallest and largest values first (NaN propagates into both): no temporary of the array's size
-        if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):
+        if arr.size and not all_finite(arr):     # no temporary of the array's size
             bad = ~np.isfinite(arr).reshape(S, -1)
             r = int(np.argmax(bad.any(axis=1)))
             j = int(np.argmax(bad[r]))

@@ -281,8 +281,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     """
     import sympy
 
-    from ..dynamics.printing import EXPORTED
-    from ..model.friction import refuse_unresolved
+    from ..dynamics.printing import EXPORTED, PYTHON_EXPORT
+    from ..model.friction import refuse_unresolved, shape_code
     from ..model.robot import Robot, require_fixed_base
     from ..projection.base_set import BaseParameters, find_base_parameters
     from ._routines import operation_counts, routines
@@ -353,9 +353,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         symbol[f"qd{k}"] = sympy.Symbol(f"qd{k + 1}", real=True)
         symbol[f"qdd{k}"] = sympy.Symbol(f"qdd{k + 1}", real=True)
     # friction shapes: c(q̇) (sign or its smooth model) and s(q̇) (Stribeck)
-    from ..model.friction import refuse_unresolved, shape_code
-    from ..dynamics.printing import EXPORTED, PYTHON_EXPORT
-    refuse_unresolved(robot, **EXPORTED)                # the written module needs the numbers (as export does)
+    # (a scale left 'auto', which the written module cannot hold, was refused before the projection)
     for k in range(n):
         model = robot.joints[k].friction_model
         c_code, s_code = shape_code(model, f"qd[..., {k}]", PYTHON_EXPORT)

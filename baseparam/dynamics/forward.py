@@ -45,6 +45,10 @@ BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
 FEW = 16                    # … and, without it, straight-line Python beats numpy below this many
 MAX_RK4_STEPS = 10 ** 7     # substeps × intervals of one ForwardDynamics.rk4 call (simulate's bound on a run)
+# A batch of _native_rule.NATIVE_SAMPLES samples compiles the C kernel (once per robot, cached on disk) and runs
+# its loop, 5 times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's
+# numbers are numpy's to the bit (Kernel.same_as_numpy); a robot evaluated _native_rule.COMPILE_AFTER times
+# one sample at a time gets it compiled too.
 
 
 @functools.cache     # on every rk4 call: a controller's interval pays a lookup, not the arithmetic
@@ -61,10 +65,6 @@ def _powers_of_two(count, piece):
     as it goes, then the remainder's binary digits, largest first."""
     whole, rest = divmod(count, piece)
     return [piece] * whole + [1 << j for j in reversed(range(rest.bit_length())) if rest >> j & 1]
-# A batch of _native_rule.NATIVE_SAMPLES samples compiles the C kernel (once per robot, cached on disk) and runs
-# its loop, 5 times faster than numpy's blocks (a 7-DOF arm: 0.4 µs a sample against 2 µs), when the C code's
-# numbers are numpy's to the bit (Kernel.same_as_numpy); a robot evaluated _native_rule.COMPILE_AFTER times
-# one sample at a time gets it compiled too.
 
 
 class Kernel:

@@ -8,7 +8,7 @@ the depth-first recursion that writes it holds a bounded piece per joint of its 
 """
 from __future__ import annotations
 
-from .._validation import check_memory
+from .._memory import budget_source, check_memory
 from ._coordinates import BLOCK_ENTRIES, PIECE
 
 # Y-basis targets of a joint's sandwiches (|Y_k|) and of its coefficient matrices Ã (|X_k|).
@@ -71,8 +71,6 @@ def z_file_bytes(parents):
 def refuse_if_too_large(name, needed, max_memory=None, what="the projection"):
     """Raise ResourceLimitError when ``needed`` bytes exceed the budget (``max_memory`` or 80 % of the
     available memory), naming both figures."""
-    from .._memory import budget_source
-
     def source():               # read only when refused
         return "the max_memory given" if max_memory is not None else f"{budget_source()}; raise it with max_memory=SIZE"
     check_memory(needed, lambda need, allowed: f"{name}: {what} would need up to about {need} of memory, more than "

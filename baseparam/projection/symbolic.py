@@ -127,8 +127,7 @@ class SymbolicBaseParameters:
 
     def terms(self, r):
         """Regrouping of base parameter r as {standard name: SymPy-parsable coefficient string}."""
-        r = check_number(r, "r", low=-self.rank, high=self.rank - 1, integer=True,      # a list's bare IndexError
-                         expected=f"a base parameter's index from 0 to {self.rank - 1}")
+        r = base_index(r, self.rank)        # (a list's bare IndexError)
         return {name: poly_string(poly, self.symbols) for name, poly in self.polynomials[r].items()}
 
     def evaluate(self, values=None):
