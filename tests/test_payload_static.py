@@ -230,3 +230,13 @@ def test_planar_arm_sees_three_of_four():
     z = np.isnan(result.com_std)
     assert z.sum() == 1 and np.all(np.abs(result.com - PAYLOAD[1])[~z] < 3 * result.com_std[~z] + 1e-9)
     assert "only 3" in result.summary()
+
+
+def test_the_pose_suggester_a_refusal_names_is_public():
+    """A static fit of too few poses says 'suggest_static_poses proposes some': a Python user finds it in
+    baseparam.excitation (it was reachable only by its private module)."""
+    import baseparam.excitation as excitation
+    from baseparam.excitation import StaticPoses, suggest_static_poses
+    assert {"StaticPoses", "suggest_static_poses"} <= set(excitation.__all__)
+    poses = suggest_static_poses(bp.load_robot(ROOT / "robots" / "ur10e.yaml"), 4)
+    assert isinstance(poses, StaticPoses)

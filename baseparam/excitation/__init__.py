@@ -6,6 +6,8 @@
 ``criteria``    cond(W_b) and D-optimality with their gradients with respect to W_b
 ``quality``     :func:`identification_errors`: how well a trajectory identifies, by inverse
                 dynamics and noise
+``static_poses`` :func:`suggest_static_poses` (→ :class:`StaticPoses`): still poses for a payload's
+                mass and centre of mass
 ``report``, ``files``, ``plots``   the JSON document, the CSV, the figure; :func:`load_excitation`
                 (→ :class:`SavedExcitation`) takes the JSON back
 """
@@ -17,10 +19,12 @@ _WHERE = {
     **dict.fromkeys(("MotionLimits", "motion_limits"), "limits"),
     **dict.fromkeys(("IdentificationErrors", "identification_errors"), "quality"),
     **dict.fromkeys(("SavedExcitation", "load_excitation"), "files"),
+    **dict.fromkeys(("StaticPoses", "suggest_static_poses"), "static_poses"),
 }
 
 __all__ = ["ExcitationDesign", "FourierSeries", "IdentificationErrors", "MotionLimits", "Samples", "SavedExcitation",
-           "SearchSummary", "design_excitation", "identification_errors", "load_excitation", "motion_limits"]
+           "SearchSummary", "StaticPoses", "design_excitation", "identification_errors", "load_excitation",
+           "motion_limits", "suggest_static_poses"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)
