@@ -88,15 +88,22 @@ def test_an_mcap_record_skipped_where_nothing_counts_the_messages_is_said(tmp_pa
     assert np.array_equal(traj.q, np.delete(q, 10, axis=0))
 
 
+def bag_of_a_lost_message(path):
+    """A ros2_bag written at ``path`` (20 messages, metadata.yaml counting them) whose fifth message's row is then
+    deleted from its sqlite3 file; the q of the 20 messages."""
+    q = ros2_bag(path)
+    with sqlite3.connect(path / "bag.db3") as db:
+        db.execute("DELETE FROM messages WHERE id = 5")
+    db.close()
+    return q
+
+
 def test_a_bag_folder_message_lost_is_found_by_its_metadata_counts(tmp_path):
     # a row of a sqlite3 bag deleted read as 19 samples without a word; metadata.yaml counts each topic's messages
     # (fewer read than counted: a warning, as rosbag2 before its cache fix wrote such counts of a valid bag)
     import yaml
     path = tmp_path / "bag"
-    q = ros2_bag(path)
-    with sqlite3.connect(path / "bag.db3") as db:
-        db.execute("DELETE FROM messages WHERE id = 5")
-    db.close()
+    q = bag_of_a_lost_message(path)
     with pytest.warns(bp.DataWarning, match="topic /joint_states: 19 messages read, metadata.yaml counts 20"):
         assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, np.delete(q, 4, axis=0))
     # counts of 0 throughout (a recorder stopped before it wrote them) check nothing

@@ -119,17 +119,27 @@ def test_an_hdf5_field_whose_soft_link_lost_its_dataset_is_refused_not_taken_fro
     assert np.array_equal(bp.read_trajectory(path).q, q)
 
 
+def space_log(samples=30, seed=3, joint_names=(), dynamics=False):
+    """The space robot and a floating-base log of it (no contacts): ``samples`` samples of random q (the base at rest
+    orientation), qd and, with ``dynamics``, qdd and tau, its joints named ``joint_names``; and the generator, to draw
+    more from."""
+    from test_fuzz_round13_fdat import SPACE
+    robot = bp.load_robot(SPACE)
+    n, S = robot.n_dof, samples
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(S, n + 7)) * 0.1
+    q[:, 3:7] = [0, 0, 0, 1]
+    qd = rng.normal(size=(S, n + 6))
+    more = {"qdd": rng.normal(size=(S, n + 6)), "tau": rng.normal(size=(S, n + 6))} if dynamics else {}
+    log = bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=qd, floating=True, joint_names=tuple(joint_names), **more)
+    return robot, log, rng
+
+
 def test_a_floating_parquet_logs_damaged_metadata_is_refused_not_ignored(tmp_path):
     # baseparam.floating (the joints' and contacts' names), damaged, was read as none: the contacts' order unchecked
     import pyarrow.parquet as pq
-    from test_fuzz_round13_fdat import SPACE
-    robot = bp.load_robot(SPACE)
-    n, S = robot.n_dof, 30
-    rng = np.random.default_rng(3)
-    q = rng.normal(size=(S, n + 7)) * 0.1
-    q[:, 3:7] = [0, 0, 0, 1]
-    log = bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=rng.normal(size=(S, n + 6)), qdd=rng.normal(size=(S, n + 6)),
-                        tau=rng.normal(size=(S, n + 6)), floating=True)
+    robot, log, _ = space_log(dynamics=True)
+    q = log.q
     path = tmp_path / "f.parquet"
     bp.write_trajectory(log, path)
     assert np.array_equal(bp.read_trajectory(path, robot=robot).q, q)
@@ -143,15 +153,9 @@ def test_a_floating_parquet_logs_damaged_metadata_is_refused_not_ignored(tmp_pat
 def floating_csv(tmp_path, contacts=0):
     """The space robot, and a floating-base CSV of it (write_floating_log) with ``contacts`` contacts: its lines."""
     from baseparam.identification.floating_logs import write_floating_log
-    from test_fuzz_round13_fdat import SPACE
-    robot = bp.load_robot(SPACE)
-    n, S = robot.n_dof, 20
-    rng = np.random.default_rng(4)
-    q = rng.normal(size=(S, n + 7)) * 0.1
-    q[:, 3:7] = [0, 0, 0, 1]
-    log = bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=rng.normal(size=(S, n + 6)), floating=True)
+    robot, log, rng = space_log(samples=20, seed=4)
     path = tmp_path / "f.csv"
-    write_floating_log(path, log, rng.normal(size=(S, contacts, 6)) if contacts else None)
+    write_floating_log(path, log, rng.normal(size=(20, contacts, 6)) if contacts else None)
     return robot, path, path.read_text().split("\n")
 
 
@@ -319,14 +323,9 @@ def test_a_bag_folders_counts_are_read_as_its_reader_reads_them(tmp_path):
     # metadata.yaml was parsed by PyYAML (YAML 1.1) while rosbags parses it with ruamel (YAML 1.2): a count written
     # '020' was 16 for the check and 20 for the reader, so a message lost from a bag of 20 (19 read) passed as
     # "more read than counted" instead of the warning that one is missing
-    import sqlite3
-
-    from test_fuzz_round13_fdat import ros2_bag
+    from test_fuzz_round14_fdat import bag_of_a_lost_message
     bag = tmp_path / "bag"
-    q = ros2_bag(bag)
-    with sqlite3.connect(bag / "bag.db3") as db:
-        db.execute("DELETE FROM messages WHERE id = 5")
-    db.close()
+    q = bag_of_a_lost_message(bag)
     meta = bag / "metadata.yaml"
     text = meta.read_text()
     assert text.count("message_count: 20\n") == 3              # the bag, its file, its topic

@@ -201,14 +201,17 @@ def test_static_table_mode_refuses_a_log_of_motion(loaded_motion, tmp_path):
 SPACE = ROOT / "robots" / "space_robot.yaml"
 
 
-def _floating_text(rows=12):
-    """A floating-base log of the space robot (6 joints) as CSV text: header t, q1…q13, qd1…qd12; and its values."""
+def floating_text(rows=12, extra_name=None):
+    """A floating-base log of the space robot (6 joints) as CSV text: its header line t, q1…q13, qd1…qd12 and, with
+    ``extra_name``, one more column of that name (zeros); its data lines (each ending with a newline); and its
+    (rows, 26) values."""
     rng = np.random.default_rng(4)
     q = rng.uniform(-1, 1, (rows, 13))
     q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)       # the base quaternion (x, y, z, w)
     table = np.column_stack([np.arange(rows) * 0.01, q, rng.uniform(-1, 1, (rows, 12))])
-    header = ",".join(["t"] + [f"q{k + 1}" for k in range(13)] + [f"qd{k + 1}" for k in range(12)])
-    return header, "".join(",".join(repr(float(x)) for x in row) + "\n" for row in table), table
+    extra = [] if extra_name is None else [extra_name]
+    header = ",".join(["t"] + [f"q{k + 1}" for k in range(13)] + [f"qd{k + 1}" for k in range(12)] + extra)
+    return header, "".join(",".join([repr(float(x)) for x in row] + ["0"] * len(extra)) + "\n" for row in table), table
 
 
 @pytest.mark.parametrize("kind", ["bom", "joints line", "savetxt header", "utf-16", "crlf"])
@@ -217,7 +220,7 @@ def test_floating_csv_header_read_as_the_fixed_base_reader_reads_it(tmp_path, ki
     header: 'line 1: expected a header row starting with 't'' from the floating-base reader, read by the fixed-base
     one."""
     from baseparam.identification.floating_logs import read_floating_log
-    header, body, table = _floating_text()
+    header, body, table = floating_text()
     text = {"bom": "\ufeff" + header + "\n" + body,
             "joints line": "# joints: " + ",".join(f"joint{k}" for k in range(1, 7)) + "\n" + header + "\n" + body,
             "savetxt header": "# " + header + "\n" + body,
@@ -231,7 +234,7 @@ def test_floating_csv_header_read_as_the_fixed_base_reader_reads_it(tmp_path, ki
 
 def test_floating_csv_joints_line_in_another_order_is_refused_as_the_fixed_base_reader_refuses_it(tmp_path):
     from baseparam.identification.floating_logs import read_floating_log
-    header, body, _ = _floating_text()
+    header, body, _ = floating_text()
     path = tmp_path / "log.csv"
     path.write_text("# joints: joint2,joint1,joint3,joint4,joint5,joint6\n" + header + "\n" + body)
     with pytest.raises(bp.DataError, match=r"log\.csv: the file names its joints .* in this order"):
@@ -241,7 +244,7 @@ def test_floating_csv_joints_line_in_another_order_is_refused_as_the_fixed_base_
 def test_floating_csv_damage_is_named_by_the_line_an_editor_shows(tmp_path):
     """Below a '# joints:' line and a blank line, the damaged value's line is the file's, not the data's row."""
     from baseparam.identification.floating_logs import read_floating_log
-    header, body, _ = _floating_text()
+    header, body, _ = floating_text()
     rows = body.splitlines()
     rows[2] = "abc" + rows[2][rows[2].index(","):]
     path = tmp_path / "log.csv"

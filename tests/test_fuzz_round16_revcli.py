@@ -7,27 +7,15 @@ import pytest
 from click.testing import CliRunner
 
 import baseparam as bp
-from conftest import ROOT
+from test_fuzz_round16_leftcli import PAYLOAD, SPACE, UR, floating_text
 
-SPACE = ROOT / "robots" / "space_robot.yaml"
-UR = ROOT / "robots" / "ur10e.yaml"
-# a 2 kg tool (mass, com, inertia about the com), as test_fuzz_round16_leftcli's
-PAYLOAD = (2.0, [0.03, -0.02, 0.06], [[0.012, 0.002, 0.0], [0.002, 0.010, 0.001], [0.0, 0.001, 0.006]])
 ORDER = [3, 0, 5, 1, 4, 2]
 
 
-def _floating_csv(extra_name=None, rows=12):
-    """A floating-base log of the space robot (6 joints) as CSV text, header t, q1…q13, qd1…qd12 and, with
-    ``extra_name``, one more column of that name (zeros); and its (rows, 26) values."""
-    rng = np.random.default_rng(4)
-    q = rng.uniform(-1, 1, (rows, 13))
-    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)       # the base quaternion (x, y, z, w)
-    table = np.column_stack([np.arange(rows) * 0.01, q, rng.uniform(-1, 1, (rows, 12))])
-    names = ["t"] + [f"q{k + 1}" for k in range(13)] + [f"qd{k + 1}" for k in range(12)]
-    extra = [] if extra_name is None else [extra_name]
-    text = ",".join(names + extra) + "\n" + "".join(
-        ",".join([repr(float(x)) for x in row] + ["0"] * len(extra)) + "\n" for row in table)
-    return text, table
+def _floating_csv(extra_name=None):
+    """:func:`test_fuzz_round16_leftcli.floating_text` as one text (header and data lines), and its values."""
+    header, body, table = floating_text(extra_name=extra_name)
+    return header + "\n" + body, table
 
 
 @pytest.mark.parametrize("name", ["2", "nan", "1e3"])

@@ -5,17 +5,8 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.errors import BaseParamError
-from test_fuzz_round16_fdat import floating_csv
-
-
-def refused(read, *words):
-    """The one-line BaseParamError ``read()`` raises, checked to hold ``words``."""
-    with pytest.raises(BaseParamError) as caught:
-        read()
-    message = str(caught.value)
-    assert "\n" not in message and all(word in message for word in words), message
-    return message
+from test_fuzz_round13_fdat import NAMES, motion
+from test_fuzz_round16_fdat import csv_log, floating_csv, refused, space_log
 
 
 @pytest.mark.parametrize("contacts, column, read", [(0, "q14", ()), (2, "w2_fx", ("left",))])
@@ -80,26 +71,12 @@ def test_a_hint_ending_with_a_parameter_ends_the_cli_line_without_a_space(tmp_pa
 def test_a_csv_naming_its_joints_with_other_separators_is_checked_too(tmp_path, separator):
     # 39b217b found '# joints:' in any spacing or case, but split the names at ',' only: a hand-written
     # '# joints: joint2; joint1; joint3' (a ';' file's comment) was one name, and the columns went to other joints
-    from test_fuzz_round13_fdat import NAMES
-    from test_fuzz_round16_fdat import csv_log
     path, lines, q = csv_log(tmp_path, ["joint2", "joint1", "joint3"])
     path.write_text("\n".join([lines[0].replace(", ", separator), *lines[1:]]))
     assert separator in path.read_text().split("\n")[0]
     refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3 in this")
     path.write_text(path.read_text().replace("joint2" + separator + "joint1", "joint1" + separator + "joint2", 1))
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)          # the robot's order: read
-
-
-def space_log_naming(names):
-    """The space robot and a floating-base log of it (no contacts) whose joint_names are ``names``."""
-    from test_fuzz_round13_fdat import SPACE
-    robot = bp.load_robot(SPACE)
-    n, S = robot.n_dof, 30
-    rng = np.random.default_rng(3)
-    q = rng.normal(size=(S, n + 7)) * 0.1
-    q[:, 3:7] = [0, 0, 0, 1]
-    return robot, bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=rng.normal(size=(S, n + 6)), floating=True,
-                                joint_names=tuple(names))
 
 
 def test_a_floating_log_naming_the_robots_joints_in_another_order_is_refused_or_matched(tmp_path):
@@ -109,14 +86,14 @@ def test_a_floating_log_naming_the_robots_joints_in_another_order_is_refused_or_
     # by their names, as a bag's (56dc42b)
     pytest.importorskip("pyarrow")
     names = [f"joint{k}" for k in range(1, 7)]
-    robot, log = space_log_naming([names[1], names[0], *names[2:]])
+    robot, log, _ = space_log(joint_names=[names[1], names[0], *names[2:]])
     path = tmp_path / "log.npz"
     np.savez(path, t=log.t, q=log.q, qd=log.qd, joint_names=np.array(log.joint_names))
     refused(lambda: bp.read_trajectory(path, robot=robot), str(path), "names its joints joint2, joint1, joint3")
     bp.write_trajectory(log, tmp_path / "log.parquet")
     swapped = bp.read_trajectory(tmp_path / "log.parquet", robot=robot)
     assert np.array_equal(swapped.q[:, [7, 8]], log.q[:, [8, 7]]) and swapped.joint_names == tuple(names)
-    robot, log = space_log_naming(names)                     # the robot's order: read
+    robot, log, _ = space_log(joint_names=names)                   # the robot's order: read
     np.savez(path, t=log.t, q=log.q, qd=log.qd, joint_names=np.array(log.joint_names))
     assert np.array_equal(bp.read_trajectory(path, robot=robot).q, log.q)
 
@@ -140,7 +117,6 @@ def test_a_parquet_logs_joint_names_of_another_count_are_refused_when_the_robot_
     # a list of another length was still set aside with a note, and the lists taken in the file's order with the
     # robot's joints given (joint2's values as joint1's, exit 0). Without the robot's joints: the note, as before
     pq = pytest.importorskip("pyarrow.parquet")
-    from test_fuzz_round13_fdat import NAMES, motion
     t, q, tau = motion()
     path = tmp_path / "log.parquet"
     bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=["joint2", "joint1", "joint3"])

@@ -22,7 +22,8 @@ import numpy as np
 
 from .._atomic import free_space, remove_stale_folders, run_folder_names, run_prefix
 from .._checks import check_instance, read_bounded, refuse_special, shown, within
-from ..errors import DataError, ResourceLimitError, printable
+from .._warnings import warn
+from ..errors import DataError, DataWarning, ResourceLimitError, printable
 from . import _mcap
 from ._cdr import JOINT_STATE, decode_rows
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
@@ -517,10 +518,6 @@ def _foreign_warnings(source):
     """The warnings rosbags and its YAML reader give while a bag opens, each re-issued as one DataWarning line naming
     the bag (``source``): ruamel.yaml's ReusedAnchorWarning of a metadata.yaml whose anchor is defined twice spanned 8
     lines of a message naming "<unicode string>" on the command line's stderr."""
-    import warnings
-
-    from .._warnings import warn
-    from ..errors import DataWarning
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield

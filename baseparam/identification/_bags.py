@@ -373,10 +373,10 @@ def _receive_order(stream, source, damaged):
     return _messages(stream, ~np.isin(stream.order, list(late)))
 
 
-def _exact_times(stream, extra, notes=None, source=""):
+def _exact_times(stream, extra, notes, source):
     """Times baseparam wrote beside the stamps (``baseparam/<topic>/t``: the float64 times, which a
     nanosecond stamp only rounds), used when they agree with the stamps; one present but not used is noted in
-    ``notes``."""
+    ``notes`` (a list), naming ``source``."""
     name = f"baseparam{stream.topic}/t"
     t = extra.get(name)
     if t is None:
@@ -391,10 +391,10 @@ def _exact_times(stream, extra, notes=None, source=""):
             else f"{t.size} times for {counted(stream.order.size, 'messages')}", "the stamps are the times")
 
 
-def attached(extra, name, order, width, rows, notes=None, source=""):
+def attached(extra, name, order, width, rows, notes, source):
     """An attachment of baseparam's writer (M·width float64 in message order) at the stream's sorted messages
     ``rows`` (``order``: their indices in the topic), or None; one present but of another size is noted in
-    ``notes`` (it was left out without a word: the accelerations then derived, a base wrench zero)."""
+    ``notes`` (a list; it was left out without a word: the accelerations then derived, a base wrench zero)."""
     values = extra.get(name) if extra else None
     if values is None:
         return None
@@ -406,9 +406,8 @@ def attached(extra, name, order, width, rows, notes=None, source=""):
 
 
 def _unused(notes, source, name, why, instead):
-    """Note in ``notes`` (when given) that the attachment ``name`` of ``source`` is not used, and why."""
-    if notes is not None:
-        notes.append(f"{source}: attachment {printable(name)}: {why}; not used" + (f" ({instead})" if instead else ""))
+    """Note in ``notes`` that the attachment ``name`` of ``source`` is not used, and why."""
+    notes.append(f"{source}: attachment {printable(name)}: {why}; not used" + (f" ({instead})" if instead else ""))
 
 
 def _joint_names(streams, joints, n_dof, source, notes):

@@ -9,8 +9,9 @@ from .._checks import is_file_name
 from .._validation import check_instance
 from ..motion import check_motion_size
 from ..errors import DataError, printable
+from ._joint_order import check_joint_order
 from .preprocessing import Processed
-from .trajectory import Trajectory, read_trajectory
+from .trajectory import Trajectory, read_trajectory, robot_joint_names
 
 
 def read_log(path, robot=None, /, **options):
@@ -27,11 +28,9 @@ def read_log(path, robot=None, /, **options):
     item = read_trajectory(path, **options)
     if robot is None or robot.is_floating or "robot" in options or "joints" in options:    # the caller's choice
         return item
-    from ..model.robot import joint_names
-    names, logged = joint_names(robot.joints), list(item.joint_names or ())
+    names, logged = robot_joint_names(robot), list(item.joint_names or ())
     ext = os.path.splitext(os.fsdecode(path))[1].lower()
     if ext in (".csv", ".txt", ".npz"):      # their readers keep no names: the file's own, checked as robot= does
-        from ._joint_order import check_joint_order
         check_joint_order(path, printable(os.fsdecode(path)), ext, names)
     elif logged and logged != names and set(names) <= set(logged):
         item = read_trajectory(path, robot=robot, **options)

@@ -63,9 +63,10 @@ def _check_metrics(metrics):
     return check_instance(metrics, "metrics", Metrics, "a bp.Metrics (an Identification's train or validation)")
 
 
-def _axes(plt, axes, n, name):
+def _axes(axes, n, name):
     """``axes`` (one matplotlib Axes for n = None, else a sequence of n) when they are that; else one line, before
-    any drawing (a number, a str or an array of numbers reached matplotlib's calls as bare errors)."""
+    any drawing (a number, a str or an array of numbers reached matplotlib's calls as bare errors). Called after
+    ``_pyplot()``, which says in one line when matplotlib is missing."""
     from matplotlib.axes import Axes
 
     if n is None:
@@ -102,7 +103,7 @@ def plot_torques(metrics, axes=None, title="", units=None):
     units = _torque_units(units, n)
     check_instance(title, "title", str, "a str")
     plt = _pyplot()
-    axes = _axes(plt, axes, n, "axes")
+    axes = _axes(axes, n, "axes")
     if axes is None:
         fig, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n + 0.6), sharex=True, squeeze=False)
         axes = axes[:, 0]
@@ -130,7 +131,7 @@ def plot_residuals(metrics, ax=None, units=None):
     n = _check_metrics(metrics).tau.shape[1]
     units = _torque_units(units, n)
     plt = _pyplot()
-    if _axes(plt, ax, None, "ax") is None:
+    if _axes(ax, None, "ax") is None:
         _, ax = plt.subplots(figsize=(7, 3))
     e = metrics.tau - metrics.predicted
     ax.boxplot([e[:, j] for j in range(e.shape[1])], flierprops={"markersize": 2, "alpha": 0.3})
@@ -159,7 +160,7 @@ def plot_parameters(result, ax=None):
     from .results import TORQUE_STD_WARNING
     est = _fitted_estimator(result)
     plt = _pyplot()
-    if _axes(plt, ax, None, "ax") is None:
+    if _axes(ax, None, "ax") is None:
         _, ax = plt.subplots(figsize=(max(7, 0.18 * len(est.names_)), 3.5))
     x = np.arange(len(est.names_))
     unknown = ~np.isfinite(est.std_)

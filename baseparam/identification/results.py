@@ -8,7 +8,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._atomic import write_text
+from .._atomic import robot_protected, write_text
 from .._checks import counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import check_field_kinds, check_number, check_path, check_real_array
@@ -530,8 +530,6 @@ class Identification:
 def _written(path, text, robot):
     """``text``, also written atomically to ``path`` unless it is None, never over ``robot``'s description file."""
     if path is not None:
-        from .._atomic import robot_protected
-
         with robot_protected(robot):
             write_text(path, text)
     return text
