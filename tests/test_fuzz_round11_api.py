@@ -122,6 +122,7 @@ def _planar():
 
 def _instances(folder):
     """class name → an instance, each made the cheapest way the library makes it (a few tenths of a second)."""
+    from baseparam.excitation import suggest_static_poses
     from baseparam.identification.drive_gains import controller_gains
     from baseparam.identification.imu import ImuTrajectory
 
@@ -172,6 +173,7 @@ def _instances(folder):
         "FitFigures": bp.evaluation.fit_errors(np.ones(3) * 1.1, np.ones(3)),
         "ControllerGains": controller_gains(traj.tau, traj.tau / 2.0 + 0.1 * np.sign(traj.qd), traj.qd),
         "SymbolicBaseParameters": symbolic, "SpecialValue": symbolic.special[0],
+        "StaticPoses": suggest_static_poses(bp.load_robot(ROOT / "robots" / "ur10e.yaml"), 4, candidates=50),
     }
 
 
@@ -182,7 +184,7 @@ INSTANCES = ("Robot", "Joint", "Inertia", "Origin", "JointLimits", "ColumnLayout
              "PayloadResult", "FloatingIdentification", "FloatingExperiment", "ExcitationDesign", "FourierSeries",
              "MotionLimits", "Samples", "SearchSummary", "SavedExcitation", "IdentificationErrors", "Equations",
              "ExportResult", "Reference", "TrackingRun", "SensorNoise", "FitErrors", "MotionComparison",
-             "FitFigures", "ControllerGains", "SymbolicBaseParameters", "SpecialValue")
+             "FitFigures", "ControllerGains", "SymbolicBaseParameters", "SpecialValue", "StaticPoses")
 
 
 @pytest.fixture(scope="module")
