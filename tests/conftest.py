@@ -1,3 +1,4 @@
+import contextlib
 import gc
 import importlib.metadata
 import os
@@ -194,6 +195,24 @@ def one_line(result, *words):
     assert len(lines) == 1 and lines[0].startswith("baseparam: "), result.output
     for word in words:
         assert word in lines[0], result.output
+
+
+@contextlib.contextmanager
+def address_space_capped(room):
+    """Run the block under an address-space limit (``ulimit -v``) of this process's present size plus ``room``
+    bytes, the caller's limit put back after it; skipped where Linux's /proc/self/statm cannot size it."""
+    import resource
+
+    from baseparam._memory import _statm_bytes
+    used = _statm_bytes(0)
+    if used is None:
+        pytest.skip("no /proc/self/statm to size the address-space cap")
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (used + room, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def interrupted_calls(shared, step, samples, *, after=False):

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
-from conftest import ROOT
+from conftest import ROOT, address_space_capped
 
 UR = ROOT / "robots" / "ur10e.yaml"
 # a 2 kg tool (mass, com, inertia about the com), as test_payload's first case
@@ -282,8 +282,6 @@ def _h5_declaring(path, declared, rows=4099):
 def test_an_uncompressed_dataset_declaring_more_than_its_file_is_refused_before_reading(tmp_path):
     """A few-kB log whose 't' declares 1.9e7 values (152 MB, within the readers' 2e7-value budget): h5py allocated
     them, then libhdf5 said 'addr overflow … eoa = 8552'; under an address-space limit below that, MemoryError."""
-    import resource
-
     import h5py
 
     from baseparam._hdf5 import stored_dataset
@@ -294,15 +292,6 @@ def test_an_uncompressed_dataset_declaring_more_than_its_file_is_refused_before_
                                                r"than the whole file's .* kB; the file is damaged$"):
             stored_dataset(f, "t", "x", bp.DataError)
         assert stored_dataset(f, "q", "x", bp.DataError).shape == (4100, 2)
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    try:
-        with open("/proc/self/statm") as statm:
-            used = int(statm.read().split()[0]) * resource.getpagesize()
-    except OSError:
-        pytest.skip("no /proc/self/statm to size the address-space cap")
-    resource.setrlimit(resource.RLIMIT_AS, (used + 64 * 2 ** 20, hard))
-    try:
+    with address_space_capped(64 * 2 ** 20):
         with pytest.raises(bp.DataError, match=r"log\.h5: key t: declares 19000000 values"):
             bp.read_trajectory(path)
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 import baseparam as bp
 from baseparam.cli import main
 from baseparam.identification.payload import identify_payload
-from conftest import ROOT
+from conftest import ROOT, address_space_capped
 
 UR = ROOT / "robots" / "ur10e.yaml"
 
@@ -213,23 +213,12 @@ def test_static_many_poses_with_unloaded_does_not_exhaust_memory(tmp_path):
     """--static --still-duration 0 on a long log with --unloaded: every row a pose, and matching them asked for
     a (P, Pu, n) array (15.8 GiB for 20 000 rows): 'internal error: MemoryError', exit 1. Here 4000 rows under a
     512 MB address-space cap (all at once: 680 MB)."""
-    import resource
     rng = np.random.default_rng(0)
     t = np.arange(4000) * 0.002
     qq = rng.uniform(-1, 1, (4000, 6))      # a table of poses: a log of motion is refused with --still-duration 0
     traj = bp.Trajectory(t=t, q=qq, tau=rng.normal(size=qq.shape))
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    used = 0
-    try:
-        with open("/proc/self/statm") as f:
-            used = int(f.read().split()[0]) * resource.getpagesize()
-    except OSError:
-        pytest.skip("no /proc/self/statm to size the address-space cap")
-    resource.setrlimit(resource.RLIMIT_AS, (used + 512 * 2 ** 20, hard))
-    try:
+    with address_space_capped(512 * 2 ** 20):
         r = identify_payload(bp.load_robot(UR), traj, static=True, still_duration=0, unloaded=traj)
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     assert r.mode == "static" and r.n_samples > 3000
 
 
