@@ -227,33 +227,41 @@ def test_cgroup_limits_seen_from_the_true_root_are_read(tmp_path, monkeypatch):
     assert _processes._cgroup_tasks_room(64) is True
 
 
-def test_blocks_of_two_threads_at_once_leave_the_callers_environment_as_it_was(monkeypatch):
-    # two runs with workers started side by side (threads of one program): the second saved the first's "1" and put
-    # it back after the first had restored the caller's, so every later BLAS, OpenMP and subprocess got one thread
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+def _two_blocks_at_once(block, look):
+    """Enter ``block()`` in one thread, then in a second; end the first while the second is inside, and return
+    whether the first ended and ``[look()]`` taken inside the second after that (empty if it never got there)."""
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     inside_second = []
 
     def first():
-        with _processes.workers_on_one_blas_thread():
+        with block():
             first_in.set()
             second_in.wait(30)
         first_out.set()
 
     def second():
         first_in.wait(30)
-        with _processes.workers_on_one_blas_thread():
+        with block():
             second_in.set()
             first_out.wait(30)
-            inside_second.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+            inside_second.append(look())
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(60)
-    assert first_out.is_set() and inside_second == ["1"]             # still set for the second block's workers
+    return first_out.is_set(), inside_second
+
+
+def test_blocks_of_two_threads_at_once_leave_the_callers_environment_as_it_was(monkeypatch):
+    # two runs with workers started side by side (threads of one program): the second saved the first's "1" and put
+    # it back after the first had restored the caller's, so every later BLAS, OpenMP and subprocess got one thread
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    first_out, inside_second = _two_blocks_at_once(_processes.workers_on_one_blas_thread,
+                                                   lambda: os.environ.get("OPENBLAS_NUM_THREADS"))
+    assert first_out and inside_second == ["1"]             # still set for the second block's workers
     assert "OPENBLAS_NUM_THREADS" not in os.environ and os.environ["OMP_NUM_THREADS"] == "4"
 
 
@@ -292,28 +300,9 @@ def test_blocks_of_two_threads_at_once_leave_the_callers_script_as_it_was(monkey
     script.__file__, script.__spec__ = "/somewhere/run.py", object()
     spec = script.__spec__
     monkeypatch.setitem(sys.modules, "__main__", script)
-    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
-    inside_second = []
-
-    def first():
-        with _processes.caller_not_reimported():
-            first_in.set()
-            second_in.wait(30)
-        first_out.set()
-
-    def second():
-        first_in.wait(30)
-        with _processes.caller_not_reimported():
-            second_in.set()
-            first_out.wait(30)
-            inside_second.append((getattr(script, "__file__", None), script.__spec__))
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert first_out.is_set() and inside_second == [(None, None)]
+    first_out, inside_second = _two_blocks_at_once(_processes.caller_not_reimported,
+                                                   lambda: (getattr(script, "__file__", None), script.__spec__))
+    assert first_out and inside_second == [(None, None)]
     assert script.__file__ == "/somewhere/run.py" and script.__spec__ is spec
 
 
