@@ -240,7 +240,7 @@ def _npz_arrays(path, label):
     the file in messages."""
     from ._arrays import numeric_member, open_npz
 
-    archive, members = open_npz(path, path)
+    archive, members = open_npz(path, label)
     data, left = {}, MAX_VALUES
     with archive:
         for key in ("t", "q", "qd", "qdd", "tau", "wrenches"):
