@@ -68,26 +68,30 @@ def _reduce(log, folds):
 
 
 def _in_processes(logs, task, folds, workers, report):
-    room_for_workers(min(workers, len(logs)))
+    n_workers = min(workers, len(logs))
+    room_for_workers(n_workers)
     context = multiprocessing.get_context("spawn")       # no fork: the caller may hold threads (a progress bar)
     # first: the pool's queues start the resource tracker, which Handover starts told to keep quiet
     handover = Handover(context, task)                   # not in the workers' start-up data (see Handover)
-    n_workers = min(workers, len(logs))
     pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=context, initializer=_init, initargs=(handover,))
+
+    def pool_processes():                                # the pool's live workers (its private map, None once shut)
+        return list((getattr(pool, "_processes", None) or {}).values())
+
     processes = []                                       # a stopped pool's workers, ended without waiting
     try:
         # the processes start as the work is submitted; an interrupt held during their start-up is raised on
         # leaving the block, inside this try, which stops whatever started
         with caller_not_reimported(), workers_on_one_blas_thread(), workers_born_deaf():
             futures = [pool.submit(_reduce, log, f) for log, f in zip(logs, folds)]
-        workers = WorkersWatched(lambda: list((getattr(pool, "_processes", None) or {}).values()))
-        workers.check()                                  # the processes remembered: the pool forgets a broken one's
-        handover.send(n_workers, lambda: list((getattr(pool, "_processes", None) or {}).values()))
+        watched = WorkersWatched(pool_processes)
+        watched.check()                                  # the processes remembered: the pool forgets a broken one's
+        handover.send(n_workers, pool_processes)
         pending, done = set(futures), 0
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for future in finished:
-                _result(future, workers)                 # a log's error: raised here, the rest cancelled
+                _result(future, watched)                 # a log's error: raised here, the rest cancelled
             done += len(finished)
             report(done, len(logs))
         return [future.result() for future in futures]
@@ -95,7 +99,7 @@ def _in_processes(logs, task, folds, workers, report):
         # stopped (Ctrl-C, SIGTERM, a log's error): the logs being reduced are not waited for — shutdown would
         # let each finish first (seconds, for a long log), and a stopped run was then ended by the entry
         # point's watchdog instead of unwinding. Python 3.14 names this terminate_workers().
-        processes = list((getattr(pool, "_processes", None) or {}).values())
+        processes = pool_processes()
         for process in processes:
             with contextlib.suppress(Exception):
                 process.terminate()
