@@ -215,7 +215,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     covariance = np.zeros((10, 10))
     covariance[STATIC, STATIC] = cov
     identifiable = list(STATIC_NAMES) if rank == 4 else _echelon(rows, STATIC_NAMES)[1]
-    fitted = _gravity_columns(robot, q) @ p[STATIC]
+    fitted = A @ p[STATIC]                              # the poses' columns, as fitted above
     rmse = np.sqrt(np.mean((y - fitted) ** 2, axis=0))
     assert NAMES[STATIC] == STATIC_NAMES
     return dict(mass=m, com=c, inertia=np.zeros((3, 3)), mass_std=float(std[0]), com_std=std[1:],
