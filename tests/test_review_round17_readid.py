@@ -18,3 +18,35 @@ def test_a_floating_npz_log_named_with_a_line_break_is_refused_in_one_line(tmp_p
     with pytest.raises(DataError) as caught:
         bp.read_trajectory(path, robot=bp.load_robot(SPACE))
     assert "\n" not in str(caught.value) and "not a valid NPZ file" in str(caught.value), str(caught.value)
+
+
+def test_a_parquet_data_page_whose_header_field_is_of_another_type_is_refused_as_damaged(tmp_path):
+    # the data page header's num_values is in a struct (field 5); a damaged file holding a number there reached
+    # `.get` of an int: "internal error: AttributeError: 'int' object has no attribute 'get'" (exit 1) from
+    # read_trajectory, where every other damaged page header is a DataError
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from baseparam.identification._parquet_pages import _struct, _varint
+
+    path = tmp_path / "log.parquet"
+    t = np.arange(50.0)
+    pq.write_table(pa.table({"t": t, "q": t, "tau": t}), path, use_dictionary=False, compression="none",
+                   write_page_checksum=False)
+    raw = bytearray(path.read_bytes())
+    pos = 4                                            # the first column's first page header
+    for _ in range(3):                                 # type, uncompressed and compressed sizes: i32 fields 1, 2, 3
+        assert raw[pos] == 0x15
+        pos = _varint(raw, pos + 1, len(raw))[1]
+    assert raw[pos] == 0x2C                            # field 5 (delta 2), a struct: the data page header
+    _, after = _struct(raw, pos + 1, len(raw), None, 1)
+    assert raw[after] == 0                             # the page header's end
+    inner = after - (pos + 1)
+    assert 3 <= inner < 131                           # the padding's length: one varint byte
+    # field 5 as an i32 (1), then a binary field 6 padding to the same length, then the stop
+    raw[pos:after + 1] = bytes([0x25, 0x02, 0x18, inner - 3]) + bytes(inner - 3) + b"\0"
+    path.write_bytes(bytes(raw))
+    with pytest.raises(DataError, match="value count is damaged") as caught:
+        bp.read_trajectory(path)
+    assert "\n" not in str(caught.value)

@@ -287,8 +287,9 @@ def _walk(data, source, where, meta, footer_start, rows):
         if not (isinstance(full, int) and isinstance(packed, int) and full >= 0 and packed >= 0):
             raise _refuse(source, f"{where}: the page at byte {pos}: its sizes are damaged")
         if kind in (_DATA_PAGE, _DATA_PAGE_V2):
-            n = header.get(5 if kind == _DATA_PAGE else 8) or {}
-            n = n.get(1)
+            # its own header, a struct: a damaged file may hold a value of another type there (an int had no .get)
+            n = header.get(5 if kind == _DATA_PAGE else 8)
+            n = n.get(1) if isinstance(n, dict) else None
             if not isinstance(n, int) or n < 0:
                 raise _refuse(source, f"{where}: the page at byte {pos}: its value count is damaged")
             counted += n
