@@ -50,3 +50,23 @@ def test_a_parquet_data_page_whose_header_field_is_of_another_type_is_refused_as
     with pytest.raises(DataError, match="value count is damaged") as caught:
         bp.read_trajectory(path)
     assert "\n" not in str(caught.value)
+
+
+def test_a_floating_parquet_logs_other_contacts_are_named_in_one_line(tmp_path):
+    # the contacts listed in the file's metadata (any text a Trajectory took) were joined raw into the refusal: a
+    # name holding a line break made a two-line message
+    import dataclasses
+
+    import numpy as np
+
+    robot = bp.load_robot(SPACE)
+    t = np.linspace(0, 1, 11)
+    q = np.zeros((t.size, robot.n_q))
+    q[:, 6] = 1.0                                       # the base's unit quaternion (x y z w)
+    log = bp.Trajectory(t=t, q=q, qd=np.zeros((t.size, robot.n_v)), tau=np.zeros((t.size, robot.n_v)),
+                        floating=True)
+    log = dataclasses.replace(log, wrenches=np.zeros((t.size, 1, 6)), contacts=("left\nfoot",))
+    path = bp.write_trajectory(log, tmp_path / "log.parquet")
+    with pytest.raises(DataError, match="contacts are left") as caught:
+        bp.read_trajectory(path, robot=robot, contacts=["right"])
+    assert "\n" not in str(caught.value), str(caught.value)

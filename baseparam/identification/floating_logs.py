@@ -479,8 +479,8 @@ def _read_floating_parquet(path, robot, names):
             raise DataError(f"{source}: no column 'wrenches' ({len(names)} contacts × 6 per row)")
         logged = info.get("contacts") or []
         if logged and list(logged) != list(names):
-            raise DataError(f"{source}: the file's contacts are {', '.join(map(str, logged))}, not "
-                            f"{', '.join(names)} (in this order)")
+            raise DataError(f"{source}: the file's contacts are {', '.join(map(printable, logged))}, not "
+                            f"{', '.join(map(printable, names))} (in this order)")      # names may hold a newline
         wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
     return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
                       source=path, floating=True, joint_names=tuple(listed or ()),
