@@ -70,3 +70,32 @@ def test_a_floating_parquet_logs_other_contacts_are_named_in_one_line(tmp_path):
     with pytest.raises(DataError, match="contacts are left") as caught:
         bp.read_trajectory(path, robot=robot, contacts=["right"])
     assert "\n" not in str(caught.value), str(caught.value)
+
+
+def test_a_floating_csv_log_is_bounded_by_the_values_it_reads(tmp_path, monkeypatch):
+    # the NPZ and Parquet floating logs refuse more than MAX_VALUES values in the columns read; the CSV one converted
+    # whatever its 256 MiB held (1.2·10⁸ zeros: some 3 GB). The same at a scale of 10 samples, the limit lowered to
+    # what the log's read columns hold (t, q, qd, qdd, tau; its contact's wrench only when asked)
+    import dataclasses
+
+    import numpy as np
+
+    from baseparam.identification import floating_logs
+
+    robot = bp.load_robot(SPACE)
+    S, n = 10, robot.n_dof
+    q = np.zeros((S, n + 7))
+    q[:, 6] = 1.0
+    zeros = np.zeros((S, n + 6))
+    log = bp.Trajectory(t=np.arange(S) * 0.01, q=q, qd=zeros, qdd=zeros, tau=zeros, floating=True)
+    log = dataclasses.replace(log, wrenches=np.zeros((S, 1, 6)), contacts=("left",))
+    path = bp.write_trajectory(log, tmp_path / "log.csv")
+    read = S * (1 + (n + 7) + 3 * (n + 6))
+    monkeypatch.setattr(floating_logs, "MAX_VALUES", read)
+    assert np.array_equal(bp.read_trajectory(path, robot=robot).q, q)           # at the bound: read
+    with pytest.raises(DataError, match=f"{read + 6 * S} values in 10 rows of") as caught:
+        bp.read_trajectory(path, robot=robot, contacts=["left"])
+    assert "\n" not in str(caught.value)
+    monkeypatch.setattr(floating_logs, "MAX_VALUES", read - 1)
+    with pytest.raises(DataError, match=f"{read} values"):
+        bp.read_trajectory(path, robot=robot)

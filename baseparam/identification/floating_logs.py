@@ -133,6 +133,12 @@ def read_floating_log(path, robot, n_contacts=0):
                                 f"qd1…qd{robot.n_dof + 6}; contact c's wrench w<c>_fx…w<c>_mz)")
         _refuse_stray_columns(label, header_line + 1, header, robot, fields, wrench_columns)
         data_lines = [i for i in data_idx if i > header_line]
+        # bounded as the NPZ and Parquet logs are, by the values of the columns read, before numpy converts them: a
+        # 256 MiB file of zeros (1.2·10⁸ values) took some 3 GB where the other formats refuse beyond MAX_VALUES
+        read = len({"t", *(name for names in fields.values() for name in names), *wrench_columns} & set(header))
+        if len(data_lines) * read > MAX_VALUES:
+            raise DataError(f"{label}: {len(data_lines) * read} values in {counted(len(data_lines), 'rows')} of "
+                            f"{read} columns read; a trajectory may hold at most {MAX_VALUES:.0e}")
         table, line_numbers = _csv_table(lines, data_lines, ends_with_newline, header, label)
 
         def take(names):
