@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import baseparam as bp
-from baseparam.errors import DataError
+from baseparam.errors import ArgumentTypeError, DataError
 from conftest import ROOT
 
 SPACE = ROOT / "robots" / "space_robot.yaml"
@@ -99,3 +99,23 @@ def test_a_floating_csv_log_is_bounded_by_the_values_it_reads(tmp_path, monkeypa
     monkeypatch.setattr(floating_logs, "MAX_VALUES", read - 1)
     with pytest.raises(DataError, match=f"{read} values"):
         bp.read_trajectory(path, robot=robot)
+
+
+def test_torque_units_given_as_an_array_of_str_are_taken():
+    # plot_torques' units, "a sequence of n_dof str", were read by list() and an array of str drew; the check added
+    # in this stop took lists and tuples only and refused it (an ArgumentTypeError), though it takes an array of Axes
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    from baseparam.identification.plots import plot_residuals, plot_torques
+    from baseparam.identification.results import Metrics
+
+    tau = np.arange(30.0).reshape(10, 3)
+    metrics = Metrics.compare(tau, tau + 0.5)
+    units = np.array(["N·m", "N", "N·m"])
+    fig = plot_torques(metrics, units=units)
+    assert [ax.get_ylabel() for ax in fig.axes] == ["τ1 [N·m]", "τ2 [N]", "τ3 [N·m]"]
+    labels = [label.get_text() for label in plot_residuals(metrics, units=units).axes[0].get_xticklabels()]
+    assert labels == ["joint 1 [N·m]", "joint 2 [N]", "joint 3 [N·m]"]
+    with pytest.raises(ArgumentTypeError):
+        plot_torques(metrics, units=np.array([1.0, 2.0, 3.0]))        # numbers, not unit names: still refused

@@ -49,11 +49,13 @@ def _torque_units(units, n):
     str was read letter by letter, a short list was an IndexError, a number a bare TypeError)."""
     if units is None:
         return ["N·m or N"] * n
-    if not isinstance(units, (list, tuple)) or not all(isinstance(u, str) for u in units):
+    # a 1-D array of str too (a sequence of n str, as the axes may be; it was read by list() before the check)
+    if not (isinstance(units, (list, tuple)) or isinstance(units, np.ndarray) and units.ndim == 1) \
+            or not all(isinstance(u, str) for u in units):
         raise ArgumentTypeError(f"units: expected a list of {n} unit names (str), got {shown(units)}")
     if len(units) != n:
         raise ArgumentError(f"units: expected {n} unit names (one per joint), got {len(units)}")
-    return list(units)
+    return [str(u) for u in units]
 
 
 def _check_metrics(metrics):
