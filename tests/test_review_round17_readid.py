@@ -119,3 +119,18 @@ def test_torque_units_given_as_an_array_of_str_are_taken():
     assert labels == ["joint 1 [N·m]", "joint 2 [N]", "joint 3 [N·m]"]
     with pytest.raises(ArgumentTypeError):
         plot_torques(metrics, units=np.array([1.0, 2.0, 3.0]))        # numbers, not unit names: still refused
+
+
+def test_plot_torques_takes_no_title_as_its_default_one():
+    # title=None drew the default title ("title or …"); the type check added in this stop refused it
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    from baseparam.identification.plots import plot_torques
+    from baseparam.identification.results import Metrics
+
+    tau = np.arange(30.0).reshape(10, 3)
+    metrics = Metrics.compare(tau, tau + 0.5)
+    assert plot_torques(metrics, title=None).axes[0].get_title().startswith("torques (pooled NRMSE")
+    with pytest.raises(ArgumentTypeError, match="title"):
+        plot_torques(metrics, title=3)

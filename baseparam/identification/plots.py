@@ -92,6 +92,8 @@ def plot_torques(metrics, axes=None, title="", units=None):
     metrics : Metrics
         ``t`` (S,), ``tau`` and ``predicted`` (S, n_dof).
     axes : sequence of n_dof matplotlib Axes, optional
+    title : str, optional
+        The first panel's title; default (None or "") the pooled NRMSE.
     units : sequence of n_dof str, optional
         Each joint's torque unit ("N·m", or "N" for a prismatic joint); default "N·m or N".
 
@@ -103,7 +105,7 @@ def plot_torques(metrics, axes=None, title="", units=None):
     """
     n = _check_metrics(metrics).tau.shape[1]
     units = _torque_units(units, n)
-    check_instance(title, "title", str, "a str")
+    check_instance(title, "title", str, "a str or None", allow_none=True)       # None or "": the default title
     plt = _pyplot()
     axes = _axes(axes, n, "axes")
     if axes is None:
