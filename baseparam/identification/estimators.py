@@ -507,19 +507,19 @@ class BaseParameterEstimator(ParamsFromInit):
         poor = [n for n in poor if n not in self.undetermined_]          # those are named above
         if poor:
             share = dict(zip(self.names_, self.torque_std_percent_))
-            shown = " ".join(poor[:12]) + (" …" if len(poor) > 12 else "")
+            names = " ".join(poor[:12]) + (" …" if len(poor) > 12 else "")
             worst = max(poor, key=share.get)
             warn(f"{len(poor)} of {len(self.names_)} base parameters poorly identified: one standard deviation of "
                  f"each moves the predicted torque by more than {TORQUE_STD_WARNING:g} % of its RMS over these data "
-                 f"(most: {worst}, {share[worst]:.3g} %): {shown}; record a motion that excites them "
+                 f"(most: {worst}, {share[worst]:.3g} %): {names}; record a motion that excites them "
                  "(bp.design_excitation designs one), or a longer one", ExcitationWarning)
         if self.nrmse_pooled_percent_ > POOR_FIT:
             warn(f"the model explains the training torques poorly (NRMSE {self.nrmse_pooled_percent_:.3g} %): "
                  "check units (degrees? ms?), drive gains, the column map and the friction model",
                  DataWarning)
         if self.impossible_:
-            shown = ", ".join(f"{n} = {v:.3g}" for n, v in zip(self.names_, self.coef_) if n in self.impossible_)
-            warn(f"physically impossible estimates (these cannot be negative): {shown}; the model misses "
+            values = ", ".join(f"{n} = {v:.3g}" for n, v in zip(self.names_, self.coef_) if n in self.impossible_)
+            warn(f"physically impossible estimates (these cannot be negative): {values}; the model misses "
                  "an effect in the data (e.g. joint elasticity, a sensor offset, unmodelled friction); "
                  "method='consistent' keeps the estimates physical",
                  ExcitationWarning)

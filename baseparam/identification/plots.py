@@ -112,10 +112,10 @@ def plot_torques(metrics, axes=None, title="", units=None):
         fig, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n + 0.6), sharex=True, squeeze=False)
         axes = axes[:, 0]
     x, index = time_axis(metrics.t)
-    shown = index >= 0
+    drawn = index >= 0
     for j, ax in enumerate(axes):
         for values, label in ((metrics.tau[:, j], "measured"), (metrics.predicted[:, j], "predicted")):
-            ax.plot(x, np.where(shown, values[np.maximum(index, 0)], np.nan), lw=0.8, label=label)
+            ax.plot(x, np.where(drawn, values[np.maximum(index, 0)], np.nan), lw=0.8, label=label)
         ax.set_ylabel(f"τ{j + 1} [{units[j]}]")
         ax.text(0.99, 0.95, f"NRMSE {metrics.nrmse_percent[j]:.1f} %", transform=ax.transAxes, ha="right",
                 va="top", fontsize=8)

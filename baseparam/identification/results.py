@@ -33,10 +33,10 @@ def _moved_text(moved, n_parameters):
     'σ = 0' (it was "infσ")."""
     if not moved:
         return "no base parameter moved by more than 1σ from the unconstrained fit"
-    shown = ", ".join(f"{n} ({v:.1f}σ)" if np.isfinite(v) else f"{n} (σ = 0)"
+    listed = ", ".join(f"{n} ({v:.1f}σ)" if np.isfinite(v) else f"{n} (σ = 0)"
                       for n, v in sorted(moved, key=lambda item: -item[1])[:12])
     more = f" and {len(moved) - 12} more" if len(moved) > 12 else ""
-    return f"moved by the constraints by more than 1σ: {len(moved)} of {n_parameters}: {shown}{more}"
+    return f"moved by the constraints by more than 1σ: {len(moved)} of {n_parameters}: {listed}{more}"
 
 
 @dataclass
