@@ -134,3 +134,22 @@ def test_plot_torques_takes_no_title_as_its_default_one():
     assert plot_torques(metrics, title=None).axes[0].get_title().startswith("torques (pooled NRMSE")
     with pytest.raises(ArgumentTypeError, match="title"):
         plot_torques(metrics, title=3)
+
+
+def test_a_static_payload_result_built_without_its_optional_fields_reports():
+    # condition_number and poses default to None, yet a static result's summary formatted the one (a bare TypeError)
+    # and to_dict called .tolist() of the other (AttributeError)
+    import json
+
+    import numpy as np
+
+    from baseparam.identification.payload import PayloadResult
+
+    result = PayloadResult(mass=1.0, com=np.zeros(3), inertia=np.zeros((3, 3)), mass_std=0.1, com_std=np.full(3, 0.01),
+                           inertia_std=np.full((3, 3), np.nan), parameters=np.zeros(10), unconstrained=np.zeros(10),
+                           covariance=np.zeros((10, 10)), identifiable=[], rank=4, mode="static", n_samples=5,
+                           rmse=np.zeros(6))
+    assert "a point mass); 5 poses" in result.summary()
+    doc = result.to_dict()
+    assert doc["poses"] is None and doc["condition_number"] is None
+    json.dumps(doc)

@@ -148,8 +148,10 @@ class PayloadResult:
                              f"  no payload seen: the mass is not told from none (below 3 σ or {MASS_FLOOR * 1e3:g} "
                              "g)") + ": the centre of mass and inertia mean nothing, and no vendor format is given")
         if self.mode == "static":
+            # condition_number and poses are optional fields: a result built by hand may leave them None
+            cond = "" if self.condition_number is None else f"cond {self.condition_number:.3g} over "
             lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
-                         f"cond {self.condition_number:.3g} over {self.n_samples} poses")
+                         f"{cond}{self.n_samples} poses")
         else:
             for row, srow in zip(self.inertia, self.inertia_std):
                 lines.append("    " + "  ".join(f"{v:+.5f} ± {std(s, 5)}" for v, s in zip(row, srow)))
@@ -269,7 +271,7 @@ class PayloadResult:
                "rmse": self.rmse.tolist()}
         if self.mode == "static":           # still poses see no inertia
             doc.update(inertia=None, inertia_std=None, condition_number=self.condition_number,
-                       poses=self.poses.tolist())
+                       poses=None if self.poses is None else self.poses.tolist())
         return doc
 
 
