@@ -153,3 +153,20 @@ def test_a_static_payload_result_built_without_its_optional_fields_reports():
     doc = result.to_dict()
     assert doc["poses"] is None and doc["condition_number"] is None
     json.dumps(doc)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_a_wrench_is_read_from_a_csv_the_trajectory_reader_decodes(tmp_path, encoding):
+    # a spreadsheet's "CSV UTF-8" (a byte-order mark) or UTF-16 export: the trajectory reader decodes both, the wrench
+    # reader read raw UTF-8 and refused the same file: "no column 'fx' (columns: \ufefffx, …)"
+    import numpy as np
+
+    from baseparam.identification.payload_wrench import read_wrench
+
+    values = np.arange(30.0).reshape(5, 6) / 7
+    rows = [",".join(repr(float(v)) for v in row) + f",{k}\n" for k, row in enumerate(values)]
+    text = "fx,fy,fz,mx,my,mz,t\n" + "".join(rows)
+    path = tmp_path / "wrench.csv"
+    path.write_bytes(text.encode(encoding))
+    assert np.array_equal(read_wrench(path, "fx,fy,fz,mx,my,mz"), values)
+    assert np.array_equal(read_wrench(path, "fx,fy,fz,mx,my,mz", skipped=[(3, "bad")])[1:], values[2:])

@@ -125,6 +125,8 @@ def read_wrench(path, names, skipped=(), unit="line"):
     import csv
     import io
 
+    from ._text import decoded
+
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(text)                             # the file named in messages on one line, whatever its name
     # Trajectory.skipped's (row or line, reason) pairs: anything else was a bare unpacking ValueError or TypeError
@@ -151,7 +153,9 @@ def read_wrench(path, names, skipped=(), unit="line"):
         if len(data) > MAX_TEXT_BYTES:
             raise DataError(f"{label}: wrench: more than {MAX_TEXT_BYTES >> 20} MiB; a text log may have at "
                             "most that")
-        with io.StringIO(data.decode("utf-8", errors="replace"), newline="") as f:
+        # decoded as the trajectory reader decodes it (_text.decoded): a byte-order mark dropped, UTF-16 read (the first
+        # column's name was '\ufefffx', a UTF-16 file's names NUL-riddled: "no column 'fx'" of a log the reader read)
+        with io.StringIO(decoded(data), newline="") as f:
             reader = csv.reader(f)
             try:
                 rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
