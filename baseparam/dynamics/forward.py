@@ -518,8 +518,9 @@ def forward_dynamics(model, q, qd, tau):
     Parameters
     ----------
     model : Model or BaseModel
-        The robot and its parameters (a base model: on its standard equivalent, as
-        :meth:`BaseParameters.forward_dynamics`). Deprecated: ``robot, p, q, qd, tau, parameters='pseudo'``.
+        The robot and its parameters (a base model: the ABA on its
+        :meth:`BaseParameters.standard_preimage`, well posed wherever M(q) is positive definite). Deprecated:
+        ``robot, p, q, qd, tau, parameters='pseudo'``.
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd, tau : array_like, shape (n_samples, n_v) or (n_v,)
         For a floating base, τ of ``n_dof`` columns (the joints alone) leaves the base free.

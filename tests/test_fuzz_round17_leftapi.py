@@ -1,0 +1,64 @@
+"""Regressions of the leftovers of issue 28's sixteenth round in the Python API and of issue 22 (the last stop's
+"Left, not fixed"): the base set's dynamics methods deprecated for the model value, ... Each case below failed
+before its fix."""
+import warnings
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def _states(robot, n_samples=5, seed=1):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(3, n_samples, robot.n_dof))
+
+
+def test_the_base_sets_dynamics_methods_are_deprecated_for_the_model_value():
+    """``base.inverse_dynamics(p_base, …)`` and ``base.forward_dynamics(p_base, …)`` repeated
+    ``bp.inverse_dynamics(base.model(p_base), …)`` without a word (issue 22 item 1: one model value; the old calls
+    keep working one release with a DeprecationWarning). They now warn, naming the replacement, and return its very
+    bits; ``shapes=`` names the base regressor, which takes them."""
+    robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    base = bp.find_base_parameters(robot)
+    p_base = base.model().values() * 1.1
+    q, qd, qdd = _states(robot)
+    with pytest.warns(DeprecationWarning, match=r"BaseParameters\.inverse_dynamics\(p_base, q, qd, qdd\) is deprecated "
+                      r"and will be removed in the next release: use bp\.inverse_dynamics\(base\.model\(p_base\)"):
+        old = base.inverse_dynamics(p_base, q, qd, qdd)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)       # the new form and what the library calls: silent
+        new = bp.inverse_dynamics(base.model(p_base), q, qd, qdd)
+        tau = bp.inverse_dynamics(bp.Model(robot), q, qd, qdd)
+    assert np.array_equal(old, new)
+    np.testing.assert_allclose(new, base.regressor(q, qd, qdd) @ p_base, rtol=1e-10, atol=1e-10)
+    with pytest.warns(DeprecationWarning, match=r"BaseParameters\.forward_dynamics\(p_base, q, qd, tau\) is deprecated"
+                      r".*: use bp\.forward_dynamics\(base\.model\(p_base\), q, qd, tau\)"):
+        old = base.forward_dynamics(base.model().values(), q, qd, tau)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = bp.forward_dynamics(base.model(), q, qd, tau)
+    assert np.array_equal(old, new)
+    np.testing.assert_allclose(new, qdd, rtol=1e-8, atol=1e-8)          # the inverse of the inverse dynamics
+    shapes = (np.tanh(qd), None)
+    with pytest.warns(DeprecationWarning, match=r"shapes=\.\.\.\) is deprecated .*: use base\.regressor\(q, qd, qdd, "
+                      r"shapes=shapes\) @ p_base"):
+        old = base.inverse_dynamics(p_base, q, qd, qdd, shapes=shapes)
+    np.testing.assert_allclose(old, base.regressor(q, qd, qdd, shapes=shapes) @ p_base, rtol=1e-10, atol=1e-10)
+
+
+def test_the_library_calls_no_deprecated_method_of_its_own():
+    """A fit's predictions and an excitation design evaluate the base set's inverse dynamics: through the deprecated
+    method they would warn the user about a call the user never made."""
+    from conftest import planar_sines
+
+    robot, model, t, q, qd, qdd, tau = planar_sines(8, 40, 0.02)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        estimator = bp.identify(robot, bp.Trajectory(t, q, tau, qd=qd, qdd=qdd), preprocessing=None).estimator
+        predicted = estimator.predict((q, qd, qdd))
+    np.testing.assert_allclose(predicted, tau, rtol=1e-6, atol=1e-6)
+
