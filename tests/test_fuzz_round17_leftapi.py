@@ -62,3 +62,43 @@ def test_the_library_calls_no_deprecated_method_of_its_own():
         predicted = estimator.predict((q, qd, qdd))
     np.testing.assert_allclose(predicted, tau, rtol=1e-6, atol=1e-6)
 
+
+def test_two_threads_loading_one_kernel_compile_it_once(tmp_path, monkeypatch):
+    """``_native.load`` kept its loaded libraries in an unlocked module dict: two threads asking at once for a kernel
+    not yet built both compiled it (issue 22 item 1: caches thread-safe). The second now waits for the first's
+    library. (The first compile waits up to half a second for a second one to start: before the fix it did.)"""
+    import ctypes
+    import threading
+
+    from baseparam.dynamics import _native
+
+    if _native.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
+    compiles, second = [], threading.Event()
+    real = _native._compile
+
+    def counted(*args):
+        compiles.append(args)
+        if len(compiles) == 1:
+            second.wait(0.5)
+        else:
+            second.set()
+        return real(*args)
+
+    monkeypatch.setattr(_native, "_compile", counted)
+    source = f"/* {tmp_path} */\ndouble twice(double x) {{ return 2.0 * x; }}\n"
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+    start, libraries = threading.Barrier(2), []
+
+    def load():
+        start.wait()
+        libraries.append(_native.load(source, functions))
+
+    threads = [threading.Thread(target=load) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(compiles) == 1
+    assert libraries[0] is libraries[1] and libraries[0].twice(1.5) == 3.0
