@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
+from baseparam import evaluation
 from conftest import ROOT
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
@@ -102,3 +103,38 @@ def test_two_threads_loading_one_kernel_compile_it_once(tmp_path, monkeypatch):
         thread.join()
     assert len(compiles) == 1
     assert libraries[0] is libraries[1] and libraries[0].twice(1.5) == 3.0
+
+
+
+NAN2 = np.array([np.nan, 1.0])
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: evaluation.nrmse(NAN2, np.ones(3)), "^e2, t2: expected arrays of shapes that broadcast, got"),
+    (lambda: evaluation.fit_errors(np.array([[np.nan]] * 4), np.ones(3)),
+     r"^truth, estimates: expected .* got \(3,\) and \(4, 1\)$"),
+    (lambda: evaluation.fit_errors(np.ones(3), np.ones(3), np.full((5, 2, 4), np.nan)),
+     r"^regressor: expected 3 columns, got shape \(5, 2, 4\)$"),
+])
+def test_figures_look_at_the_shapes_before_the_values(call, words):
+    """``nrmse`` scanned its sums (``sums >= 0``: a temporary of their size) before it asked whether their shapes
+    broadcast, ``fit_errors`` the estimates and the regressor before comparing their rank with the truth's: a NaN
+    among values of the wrong shape was said as the NaN, and a large view of the wrong shape was scanned first. The
+    shape, then the size, then the values now, through _validation.check_real_array's ``shape`` step."""
+    with pytest.raises(bp.ArgumentError, match=words):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    # sums of shapes that broadcast to 2·10¹⁰ figures: np.broadcast_arrays and isinf made them
+    lambda: evaluation.nrmse(np.ones((2, 1, 10 ** 5)), np.ones((2, 10 ** 5, 1))),
+    # 10⁵ fits' errors on 10⁴ states of 2 joints: (S, n, k) temporaries of 2·10⁹ values
+    lambda: evaluation.fit_errors(np.ones((3, 10 ** 5)), np.ones(3), np.ones((10 ** 4, 2, 3))),
+])
+def test_the_figures_temporaries_are_sized_before_they_are_made(call):
+    """Inputs of a few MB whose figures need tens of GB: numpy's bare MemoryError (here under an address-space cap of
+    1 GB above the process's size) before; now the budget's one line, before any value is read."""
+    from conftest import address_space_capped
+
+    with address_space_capped(2 ** 30), pytest.raises(bp.ResourceLimitError, match="would need"):
+        call()
