@@ -138,3 +138,58 @@ def test_the_figures_temporaries_are_sized_before_they_are_made(call):
 
     with address_space_capped(2 ** 30), pytest.raises(bp.ResourceLimitError, match="would need"):
         call()
+
+
+def test_a_refused_set_params_leaves_nested_estimators_as_they_were():
+    """``set_params(first__method='wls', second__bogus=1)`` refused the unknown name after it had set the first nested
+    estimator's method, and its rollback restored only this estimator's own values: the first kept 'wls'. The nested
+    estimators changed before the refusal are now set back too (last first)."""
+    robot = bp.load_robot(PLANAR)
+
+    class Pair(bp.BaseParameterEstimator):
+        def __init__(self, robot=None, first=None, second=None):
+            super().__init__(robot)
+            self.first, self.second = first, second
+
+    pair = Pair(robot, bp.BaseParameterEstimator(robot, method="ols"), bp.BaseParameterEstimator(robot))
+    with pytest.raises(bp.SettingsError, match="bogus"):
+        pair.set_params(first__method="wls", second__bogus=1)
+    assert pair.first.method == "ols"
+    with pytest.raises(bp.SettingsError, match="bogus"):
+        pair.set_params(second__method="wls", first__bogus=1)
+    assert pair.first.method == "ols" and pair.second.method == bp.BaseParameterEstimator(robot).method != "wls"
+    assert pair.set_params(first__method="wls").first.method == "wls"
+
+
+def _tagged(base):
+    class Tagged(base):
+        def __init__(self, model, tag):
+            self.before = "set before the base's __init__"
+            super().__init__(model)
+            self.tag = tag
+    Tagged.__qualname__ = Tagged.__name__ = f"Tagged{base.__name__}"    # pickled by name: found at module level
+    return Tagged
+
+
+TAGGED = {base: _tagged(base) for base in (bp.Regressor, bp.ForwardDynamics)}
+TaggedRegressor, TaggedForwardDynamics = TAGGED.values()
+
+
+@pytest.mark.parametrize("base", [bp.Regressor, bp.ForwardDynamics])
+def test_a_subclass_of_a_bound_object_pickles_with_its_own_attributes(base):
+    """``__reduce__`` of ``Regressor``/``ForwardDynamics`` rebuilt ``type(self)(model, native=…)``: a subclass's own
+    attributes were dropped by pickle, copy and deepcopy, and a subclass whose ``__init__`` takes other arguments
+    could not be unpickled at all (TypeError). The base's ``__init__`` now rebuilds what is its own (buffers, lock,
+    kernel binding) and the subclass's attributes come back as Python's pickling gives any object's."""
+    import copy
+    import pickle
+
+    Tagged = TAGGED[base]
+    model = bp.Model(bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml"))
+    tagged = Tagged(model, {"run": 7})
+    q, qd, x = _states(model.robot, 1)
+    for twin in (pickle.loads(pickle.dumps(tagged)), copy.copy(tagged), copy.deepcopy(tagged)):
+        assert type(twin) is Tagged and twin.tag == {"run": 7} and twin.before == tagged.before
+        assert twin.backend == tagged.backend
+        assert np.array_equal(twin(q[0], qd[0], x[0]), tagged(q[0], qd[0], x[0]))
+    assert copy.deepcopy(tagged).tag is not tagged.tag and copy.copy(tagged).tag is tagged.tag
