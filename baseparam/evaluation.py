@@ -80,33 +80,38 @@ def nrmse(e2, t2):
     per_joint : ndarray, shape (n_dof, ...)
         √(Σe² / Στ²), NaN where Στ² = 0 (a joint of no torque has no figure).
     pooled : float or ndarray, shape (...)
-        √(ΣΣe² / ΣΣτ²). Fractions, not percent; inf where Σe² overflowed and Στ² did not.
+        √(ΣΣe² / ΣΣτ²). Fractions, not percent.
 
     Raises
     ------
     ArgumentError
-        Sums that are no sums of squares (NaN, negative), ΣΣτ² = 0 (no torque at all), or Σe² and Στ² both inf
-        (0/0, inf/inf: no figure to give).
+        Sums that are no sums of squares (NaN, negative), sums that overflowed to inf (a figure of inf or inf/inf
+        says nothing of the fit), or ΣΣτ² = 0 (no torque at all).
     """
     # The shapes, then the size, then the values: a broadcast view of 10⁹ sums was scanned (a temporary of its size)
-    # before its shape was looked at. Sums of squares that overflowed to inf give figures of inf, as before.
+    # before its shape was looked at.
     e2 = _finite("e2", e2, (1, 2, 3), False, copies=0)
     t2 = _finite("t2", t2, (1, 2, 3), False, copies=0, shape=lambda shape: _broadcast(e2.shape, shape))
     check_allocation((NRMSE_COPIES, *np.broadcast_shapes(e2.shape, t2.shape)), "e2, t2",
                      f"the NRMSE of sums of shapes {e2.shape} and {t2.shape} ({NRMSE_COPIES} float arrays)")
     for name, sums in (("e2", e2), ("t2", t2)):
         if sums.size and not sums.min() >= 0:    # NaN or a negative number (-inf) is no sum of squares: NaN figures
-            raise ArgumentError(f"{name}: expected sums of squares (numbers ≥ 0, inf where they overflowed), got "
+            raise ArgumentError(f"{name}: expected sums of squares (numbers ≥ 0), got "
                                 f"{'NaN' if np.isnan(sums).any() else float(sums.min())!s}")
+        if sums.size and sums.max() == np.inf:
+            # an overflowed sum gave an NRMSE of inf (Σe²) or 0 (Στ²), or NaN (both): no figure of the fit (issue 28)
+            joint = int(np.argwhere(np.isinf(sums))[0][0]) + 1
+            raise ArgumentError(f"{name}: joint {joint}: the sum of squares overflowed to inf (values beyond the "
+                                "floating-point range): no NRMSE")
     # a joint of no torque has no figure (NaN, documented: a passive joint among others); the pooled figure of no
-    # torque at all (0/0) and sums that both overflowed (inf/inf) were NaN that said nothing: refused
+    # torque at all (0/0) was NaN that said nothing: refused
     e2, t2 = np.broadcast_arrays(e2, t2)
-    if (np.isinf(e2) & np.isinf(t2)).any():
-        joint = int(np.argwhere(np.isinf(e2) & np.isinf(t2))[0][0]) + 1
-        raise ArgumentError(f"e2, t2: joint {joint}: both sums overflowed to inf: it has no NRMSE")
-    total, errors = t2.sum(axis=0), e2.sum(axis=0)
-    if (np.isinf(total) & np.isinf(errors)).any():
-        raise ArgumentError("e2, t2: both pooled sums overflowed to inf: no pooled NRMSE")
+    with np.errstate(over="ignore"):
+        total, errors = t2.sum(axis=0), e2.sum(axis=0)
+    for name, pooled in (("e2", errors), ("t2", total)):
+        if np.isinf(pooled).any():          # finite sums whose total overflows: a pooled NRMSE of inf or 0
+            raise ArgumentError(f"{name}: the sum over the joints overflowed to inf (values beyond the floating-point "
+                                "range): no pooled NRMSE")
     if not (total > 0).all():
         raise ArgumentError("t2: zero for every joint (no torque in any sample): no NRMSE")
     return figures_of_sums(e2, t2)

@@ -193,3 +193,25 @@ def test_a_subclass_of_a_bound_object_pickles_with_its_own_attributes(base):
         assert twin.backend == tagged.backend
         assert np.array_equal(twin(q[0], qd[0], x[0]), tagged(q[0], qd[0], x[0]))
     assert copy.deepcopy(tagged).tag is not tagged.tag and copy.copy(tagged).tag is tagged.tag
+
+
+def test_no_figure_of_infinity_is_returned():
+    """Issue 28: no NaN or inf in a returned value. ``identification_errors`` of a motion that leaves base parameters
+    unexcited returned cond(W_b) = inf (documented) beside a spread of 0 for those parameters, as if they were
+    perfectly identified: refused now, naming them. ``nrmse`` returned a pooled figure of inf for a Σe² that overflowed
+    (and 0 for an overflowed Στ², inf for finite sums whose total overflows): refused alike, as the inf/inf case was."""
+    robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    base = bp.find_base_parameters(robot)
+    q, _, _ = _states(robot, 50)
+    still = np.zeros_like(q)                                    # poses only: no inertia, friction or drive excited
+    with pytest.raises(bp.ArgumentError, match=r"^q, qd, qdd: the motion does not excite base parameters XX1, FV1, "
+                                               r".* \(zero regressor column, cond\(W_b\) infinite\): no fit"):
+        bp.identification_errors(base, base.model().values(), q, still, still, 0.1)
+    q, qd, qdd = _states(robot, 50)
+    errors = bp.identification_errors(base, base.model().values(), q, qd, qdd, 0.1, trials=2)
+    assert np.isfinite(errors.condition_number)
+    for e2, t2, words in (([np.inf, 1.0], [1.0, 1.0], "^e2: joint 1: the sum of squares overflowed to inf"),
+                          ([1.0, 1.0], [1.0, np.inf], "^t2: joint 2: the sum of squares overflowed to inf"),
+                          ([1e308, 1e308], [1.0, 1.0], "^e2: the sum over the joints overflowed to inf")):
+        with pytest.raises(bp.ArgumentError, match=words):
+            evaluation.nrmse(np.array(e2), np.array(t2))
