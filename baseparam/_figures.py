@@ -2,6 +2,14 @@
 
 The rest of the package never imports matplotlib; scripts and the CLI get the non-interactive
 Agg backend unless MPLBACKEND says otherwise, notebooks keep theirs.
+
+Where matplotlib keeps its files: the command line gives it a private folder (``pyplot(private=True)``), so a run
+writes only its named outputs. A library call leaves matplotlib as the user's process has it: matplotlib, imported,
+creates ~/.config/matplotlib and writes its font list to ~/.cache/matplotlib (``$MPLCONFIGDIR`` when set) as any
+``import matplotlib.pyplot`` does, and reads the user's matplotlibrc. Redirecting that from a library would change
+the process for the user's own figures (matplotlib reads its folders once, on import: their style and fonts), make
+every process rebuild the font list (seconds), and override a choice that is the user's: ``MPLCONFIGDIR`` set
+before the first plot keeps matplotlib's files where the user wants them.
 """
 from __future__ import annotations
 

@@ -388,20 +388,24 @@ def unit_quaternions(q):
     return q
 
 
-def check_real_array(name: str, x, ndim, finite=True, copies=1):
+def check_real_array(name: str, x, ndim, finite=True, copies=1, shape=None):
     """``x`` as a float array of ``ndim`` dimensions (a tuple: any of them), finite unless ``finite`` is False; else
     one ArgumentError line (NaN or inf said only where they are the problem).
 
-    The dimensions first, then the size, then the values: ``copies`` arrays of ``x``'s size (the caller's temporaries,
-    e.g. 2 for a residual and its square) beyond the memory budget are a ResourceLimitError before any value is read,
-    and the values are scanned without a temporary of their size (a broadcast view of 10⁹ rows was numpy's bare
-    MemoryError, or minutes of scanning, whatever its shape)."""
+    The dimensions first, then the shape (``shape``: a function of it that raises when it does not fit the other
+    arguments, e.g. a regressor's column count against the parameters'), then the size, then the values: ``copies``
+    arrays of ``x``'s size (the caller's temporaries, e.g. 2 for a residual and its square; 0: the caller checks the
+    size) beyond the memory budget are a ResourceLimitError before any value is read, and the values are scanned
+    without a temporary of their size (a broadcast view of 10⁹ rows was numpy's bare MemoryError, or minutes of
+    scanning, whatever its shape)."""
     x = real_array(name, x)
     dims = ndim if isinstance(ndim, tuple) else (ndim,)
     expected = (f"{'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
                 f"dimension{'' if dims == (1,) else 's'}")
     if x.ndim not in dims:
         raise ArgumentError(f"{name}: expected {expected}, got shape {x.shape}")
+    if shape is not None:
+        shape(x.shape)
     if 8 * copies * x.size > CHECKED_BYTES:        # (check_allocation's own threshold: the message is not made below)
         check_allocation((copies, x.size), name, f"{x.size} values ({counted(copies, 'float arrays')} of their size)")
     if finite and x.size and not all_finite(x):

@@ -55,3 +55,9 @@ def deprecated_parameter(function: str, name: str, why: str) -> None:
     """The DeprecationWarning of a public parameter that is still accepted but changes nothing (``why`` says
     what decides instead), at the user's line; the caller warns only when the parameter was given."""
     warn(f"{function}: {name} is deprecated and has no effect ({why}); leave it out", DeprecationWarning)
+
+
+def deprecated_call(old: str, new: str) -> None:
+    """The DeprecationWarning of a public call form kept for one release (issue 22), at the user's line: ``old``
+    the call as written (``"BaseParameters.inverse_dynamics(p_base, q, qd, qdd)"``), ``new`` what replaces it."""
+    warn(f"{old} is deprecated and will be removed in the next release: use {new}", DeprecationWarning)

@@ -22,6 +22,7 @@ A figure of several fits (noise draws, trials) is the median over the fits of th
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -32,6 +33,7 @@ from .errors import ArgumentError
 __all__ = ["FLOOR", "FitFigures", "fit_errors", "nrmse", "relative_scale"]
 
 FLOOR = 1e-3                 # relative errors: |p_i| below FLOOR·‖p‖ counts as FLOOR·‖p‖
+NRMSE_COPIES = 4             # float arrays of the sums' broadcast shape alive at once in figures_of_sums
 
 
 class FitFigures(NamedTuple):
@@ -51,12 +53,12 @@ class FitFigures(NamedTuple):
         return float(out) if np.ndim(out) == 0 else out
 
 
-def _parameters(name, x, ndim):
+def _parameters(name, x, ndim, shape=None, copies=1):
     """Base parameters (SI) as a finite float array within ±ABSURD_PARAMETER, as the library's parameter vectors:
-    beyond it their norms overflow and the figures come out NaN."""
-    x = _finite(name, x, ndim)
-    check_allocation(x.shape, name, "the figures' copies of the values")     # a broadcast view of 10⁹: not a bare
-    return check_parameter_range(name, x)                                    # MemoryError of numpy's
+    beyond it their norms overflow and the figures come out NaN. Their shape (``shape``: a check of it against the
+    other arguments), then ``copies`` arrays of their size against the memory budget (a broadcast view of 10⁹: not a
+    bare MemoryError of numpy's), then their values (_validation.check_real_array)."""
+    return check_parameter_range(name, _finite(name, x, ndim, shape=shape, copies=copies))
 
 
 def relative_scale(truth):
@@ -78,37 +80,50 @@ def nrmse(e2, t2):
     per_joint : ndarray, shape (n_dof, ...)
         √(Σe² / Στ²), NaN where Στ² = 0 (a joint of no torque has no figure).
     pooled : float or ndarray, shape (...)
-        √(ΣΣe² / ΣΣτ²). Fractions, not percent; inf where Σe² overflowed and Στ² did not.
+        √(ΣΣe² / ΣΣτ²). Fractions, not percent.
 
     Raises
     ------
     ArgumentError
-        Sums that are no sums of squares (NaN, negative), ΣΣτ² = 0 (no torque at all), or Σe² and Στ² both inf
-        (0/0, inf/inf: no figure to give).
+        Sums that are no sums of squares (NaN, negative), sums that overflowed to inf (a figure of inf or inf/inf
+        says nothing of the fit), or ΣΣτ² = 0 (no torque at all).
     """
-    # sums of squares that overflowed to inf give figures of inf or NaN, as before: the fit says what it is
-    e2, t2 = _finite("e2", e2, (1, 2, 3), False), _finite("t2", t2, (1, 2, 3), False)
+    # The shapes, then the size, then the values: a broadcast view of 10⁹ sums was scanned (a temporary of its size)
+    # before its shape was looked at.
+    e2 = _finite("e2", e2, (1, 2, 3), False, copies=0)
+    t2 = _finite("t2", t2, (1, 2, 3), False, copies=0, shape=lambda shape: _broadcast(e2.shape, shape))
+    check_allocation((NRMSE_COPIES, *np.broadcast_shapes(e2.shape, t2.shape)), "e2, t2",
+                     f"the NRMSE of sums of shapes {e2.shape} and {t2.shape} ({NRMSE_COPIES} float arrays)")
     for name, sums in (("e2", e2), ("t2", t2)):
-        if not (sums >= 0).all():           # NaN or a negative number (-inf) is no sum of squares: NaN figures came out
-            raise ArgumentError(f"{name}: expected sums of squares (numbers ≥ 0, inf where they overflowed), got "
+        if sums.size and not sums.min() >= 0:    # NaN or a negative number (-inf) is no sum of squares: NaN figures
+            raise ArgumentError(f"{name}: expected sums of squares (numbers ≥ 0), got "
                                 f"{'NaN' if np.isnan(sums).any() else float(sums.min())!s}")
-    try:
-        np.broadcast_shapes(e2.shape, t2.shape)         # Στ² of one truth against Σe² of several fits: (n, 1)
-    except ValueError:
-        raise ArgumentError(f"e2, t2: expected arrays of shapes that broadcast, got {e2.shape} and {t2.shape}") \
-            from None
+        if sums.size and sums.max() == np.inf:
+            # an overflowed sum gave an NRMSE of inf (Σe²) or 0 (Στ²), or NaN (both): no figure of the fit (issue 28)
+            joint = int(np.argwhere(np.isinf(sums))[0][0]) + 1
+            raise ArgumentError(f"{name}: joint {joint}: the sum of squares overflowed to inf (values beyond the "
+                                "floating-point range): no NRMSE")
     # a joint of no torque has no figure (NaN, documented: a passive joint among others); the pooled figure of no
-    # torque at all (0/0) and sums that both overflowed (inf/inf) were NaN that said nothing: refused
+    # torque at all (0/0) was NaN that said nothing: refused
     e2, t2 = np.broadcast_arrays(e2, t2)
-    if (np.isinf(e2) & np.isinf(t2)).any():
-        joint = int(np.argwhere(np.isinf(e2) & np.isinf(t2))[0][0]) + 1
-        raise ArgumentError(f"e2, t2: joint {joint}: both sums overflowed to inf: it has no NRMSE")
-    total, errors = t2.sum(axis=0), e2.sum(axis=0)
-    if (np.isinf(total) & np.isinf(errors)).any():
-        raise ArgumentError("e2, t2: both pooled sums overflowed to inf: no pooled NRMSE")
+    with np.errstate(over="ignore"):
+        total, errors = t2.sum(axis=0), e2.sum(axis=0)
+    for name, pooled in (("e2", errors), ("t2", total)):
+        if np.isinf(pooled).any():          # finite sums whose total overflows: a pooled NRMSE of inf or 0
+            raise ArgumentError(f"{name}: the sum over the joints overflowed to inf (values beyond the floating-point "
+                                "range): no pooled NRMSE")
     if not (total > 0).all():
         raise ArgumentError("t2: zero for every joint (no torque in any sample): no NRMSE")
     return figures_of_sums(e2, t2)
+
+
+def _broadcast(e2_shape, t2_shape):
+    """Refuse sums of shapes that do not broadcast (Στ² of one truth against Σe² of several fits: (n, 1) does)."""
+    try:
+        np.broadcast_shapes(e2_shape, t2_shape)
+    except ValueError:
+        raise ArgumentError(f"e2, t2: expected arrays of shapes that broadcast, got {e2_shape} and {t2_shape}") \
+            from None
 
 
 def figures_of_sums(e2, t2):
@@ -140,10 +155,14 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
     FitFigures
         ``torque_error`` None without ``regressor``.
     """
-    p, estimates = _parameters("truth", truth, 1), _parameters("estimates", estimates, (1, 2))
-    if estimates.shape[0] != p.shape[0] or not np.any(p):
-        raise ArgumentError(f"truth, estimates: expected truth (rank,) not all zero and estimates (rank,) or "
-                            f"(rank, k), got {p.shape} and {estimates.shape}")
+    p = _parameters("truth", truth, 1)
+
+    def same_rank(shape):
+        if shape[0] != p.shape[0] or not np.any(p):
+            raise ArgumentError(f"truth, estimates: expected truth (rank,) not all zero and estimates (rank,) or "
+                                f"(rank, k), got {p.shape} and {shape}")
+    # the shape before the values; the size of the differences, their magnitudes and the relative errors
+    estimates = _parameters("estimates", estimates, (1, 2), shape=same_rank, copies=3)
     per_fit = (slice(None),) + (None,) * (estimates.ndim - 1)     # a (rank,) array against the estimates' columns
     d = estimates - p[per_fit]
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):     # an overflow is refused below
@@ -154,10 +173,15 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
                             "errors divided by it overflow")
     torque = None
     if regressor is not None:
-        W = _finite("regressor", regressor, (2, 3))
+        def fits(shape):
+            if shape[-1] != p.shape[0]:
+                raise ArgumentError(f"regressor: expected {p.shape[0]} columns, got shape {shape}")
+            # the torques (S, n), the errors and their squares (S, n, k): before the values are read
+            k, rows = (1 if estimates.ndim == 1 else estimates.shape[1]), math.prod(shape[:-1])
+            check_allocation((1 + 2 * k, rows), "regressor", f"the torques of {rows} rows ({1 + 2 * k} float arrays)")
+
+        W = _finite("regressor", regressor, (2, 3), shape=fits, copies=0)
         W = W[:, None, :] if W.ndim == 2 else W                   # rows of one joint
-        if W.shape[-1] != p.shape[0]:
-            raise ArgumentError(f"regressor: expected {p.shape[0]} columns, got shape {W.shape}")
         with np.errstate(over="ignore", invalid="ignore"):             # an overflow is refused below
             tau = W @ p                                           # (S, n): the true torques
             e = W @ d                                             # (S, n) or (S, n, k): τ̂ − τ, no cancellation

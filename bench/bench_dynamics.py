@@ -118,7 +118,7 @@ def main():
             ("Slotine–Li base regressor", lambda: base.slotine_li_regressor(q, qd, qd, qdd), None, None),
             ("inverse dynamics (Newton–Euler)", lambda: bp.inverse_dynamics(model, q, qd, qdd), 0.3,
              pin_times[1]),
-            ("inverse dynamics W_b p̃", lambda: base.inverse_dynamics(pb, q, qd, qdd), None, None),
+            ("inverse dynamics W_b p̃", lambda: bp.inverse_dynamics(base.model(pb), q, qd, qdd), None, None),
             ("mass matrix", lambda: bp.mass_matrix(model, q), None, None),
         ]
         for k, (what, fn, target, pin_t) in enumerate(rows):

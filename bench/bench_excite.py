@@ -137,7 +137,7 @@ def quality(urdf_robot, samples, training, rng_seed=0):
     """Monte Carlo OLS errors for the design and the training trajectory (same noise, CAD truth)."""
     base = bp.find_base_parameters(urdf_robot, "khalil")
     truth = base.from_standard(bp.standard_parameters(urdf_robot, "khalil"))
-    tau = base.inverse_dynamics(truth, samples.q, samples.qd, samples.qdd)
+    tau = bp.inverse_dynamics(base.model(truth), samples.q, samples.qd, samples.qdd)
     noise = 0.01 * np.sqrt((tau ** 2).mean(axis=0))
     held_out = tuple(x[::7] for x in training)
     out = {}

@@ -315,7 +315,7 @@ def check_c(exe, base, n_check):
     ref = {"regressor": base.regressor(arr["q"], arr["qd"], arr["qdd"]).reshape(n_check, n * R),
            "slotine_li": base.slotine_li_regressor(arr["q"], arr["qd"], arr["qd_ref"], arr["qdd_ref"]
                                                    ).reshape(n_check, n * R),
-           "inverse_dynamics": base.inverse_dynamics(p, arr["q"], arr["qd"], arr["qdd"])}
+           "inverse_dynamics": bp.inverse_dynamics(base.model(p), arr["q"], arr["qd"], arr["qdd"])}
     errors = {}
     for what, expected in ref.items():
         got = np.array([rows[what][s] for s in range(n_check)])

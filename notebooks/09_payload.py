@@ -43,7 +43,6 @@ import numpy as np
 import pandas as pd
 
 import baseparam as bp
-from baseparam.identification.payload import identify_payload
 
 # The repository (robots/, notebooks/_helpers.py) from any working directory: $BASEPARAM_ROOT, else the
 # working directory or its parent (Jupyter starts the kernel in notebooks/), else the checkout the
@@ -83,7 +82,7 @@ R = np.linalg.qr(np.random.default_rng(7).normal(size=(3, 3)))[0]
 PAYLOAD = (2.0, np.array([0.03, -0.045, 0.06]), R @ np.diag([0.012, 0.009, 0.005]) @ R.T)
 robots = {name: bp.load_robot(robot_file(f"{name}.yaml")) for name in ("kuka_lwr4", "ur10e")}
 logs = {name: simulated_log(robots[name], PAYLOAD, NOISE[name], RATE[name]) for name in robots}
-results = {name: identify_payload(robots[name], logs[name]) for name in robots}
+results = {name: bp.identify_payload(robots[name], logs[name]) for name in robots}
 for name, r in results.items():
     print(name, r)
 
@@ -124,16 +123,12 @@ for name, r in results.items():
 #
 # Static mode is the vendors' way (UR's `estimate_payload()` from at least four still poses): with
 # the robot at rest, only gravity acts, so the torques tell the mass and the first moments m·c —
-# no inertia. A dedicated static mode of `baseparam payload` is being added separately; here the
+# no inertia. `baseparam payload --static` (and `bp.identify_payload(..., static=True)`) is that mode; here the
 # estimate is computed directly: the robot held 2 s in each of six poses, the still samples averaged
 # per pose, and a plain least-squares fit of the payload's gravity torques (the last link's regressor
 # columns at q̇ = q̈ = 0, which only SX, SY, SZ and M reach) to the measured minus the model's.
 
 # %%
-from baseparam.dynamics.regressors import evaluate  # noqa: E402
-from baseparam.model.parameters import ColumnLayout  # noqa: E402
-
-
 def static_estimate(robot, payload, noise, dt, n_poses=6, hold=2.0, seed=3):
     rng = np.random.default_rng(seed)
     poses = rng.uniform(-1.2, 1.2, (n_poses, robot.n_dof))
@@ -144,8 +139,8 @@ def static_estimate(robot, payload, noise, dt, n_poses=6, hold=2.0, seed=3):
     # the mean of `samples` still samples per pose: the noise shrinks by √samples
     measured = bp.inverse_dynamics(truth, poses, zero, zero) + rng.normal(0, 1, poses.shape) * noise / np.sqrt(samples)
     y = measured - bp.inverse_dynamics(model, poses, zero, zero)
-    columns = ColumnLayout(robot, "pseudo").link_columns[-1]
-    W = evaluate(robot, poses, zero, zero, parameters="pseudo", columns=columns)[:, :, 6:]   # SX SY SZ M
+    columns = bp.ColumnLayout(robot, "pseudo").link_columns[-1][6:]     # the last link's SX SY SZ M
+    W = bp.regressor(model, poses, zero, zero)[:, :, columns]
     w = 1 / noise                                       # each joint by its noise
     x = np.linalg.lstsq((W * w[None, :, None]).reshape(-1, 4), (y * w).ravel(), rcond=None)[0]
     return x[3], x[:3] / x[3]
@@ -181,9 +176,9 @@ rng = np.random.default_rng(11)
 free = bp.inverse_dynamics(bp.Model(ur, robot_values(ur), parameters="pseudo"), q, qd, qdd)
 unloaded = bp.Trajectory(t=t[:2070], q=q[:2070], tau=free[:2070] + rng.normal(0, 1, (2070, 6)) * NOISE["ur10e"])
 loaded = logs["ur10e"]
-on_wrong = identify_payload(wrong, loaded)
-difference = identify_payload(wrong, bp.Trajectory(t=loaded.t[70:] + 50.0, q=loaded.q[70:], tau=loaded.tau[70:]),
-                              unloaded=unloaded)
+on_wrong = bp.identify_payload(wrong, loaded)
+difference = bp.identify_payload(wrong, bp.Trajectory(t=loaded.t[70:] + 50.0, q=loaded.q[70:], tau=loaded.tau[70:]),
+                                 unloaded=unloaded)
 compare([("right model", results["ur10e"].mass, results["ur10e"].com, results["ur10e"].inertia,
           results["ur10e"].mass_std),
          ("bodies 5 % heavier, model mode", on_wrong.mass, on_wrong.com, on_wrong.inertia, on_wrong.mass_std),
@@ -237,9 +232,9 @@ fig.tight_layout()
 # %%
 real = {}
 for label, gains in (("published gains", PUBLISHED), ("controller's gains", found.gains.tolist())):
-    real[label] = identify_payload(str(robot_file("ur10e.yaml")),
-                                   bp.read_trajectory(LOADED, columns=COLUMNS, gains=gains),
-                                   unloaded=bp.read_trajectory(UNLOADED, columns=COLUMNS, gains=gains))
+    real[label] = bp.identify_payload(str(robot_file("ur10e.yaml")),
+                                      bp.read_trajectory(LOADED, columns=COLUMNS, gains=gains),
+                                      unloaded=bp.read_trajectory(UNLOADED, columns=COLUMNS, gains=gains))
 pd.DataFrame({label: {"mass [kg]": r.mass, "error [%]": 100 * (r.mass - 2.805) / 2.805, "σ [kg]": r.mass_std,
                       "com x [mm]": 1e3 * r.com[0], "com y [mm]": 1e3 * r.com[1], "com z [mm]": 1e3 * r.com[2]}
               for label, r in real.items()}).round(3)

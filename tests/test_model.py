@@ -238,8 +238,10 @@ def test_base_model_is_the_base_set_in_model_form():
         np.testing.assert_array_equal(bp.slotine_li_regressor(base, q, qd, qd, qdd),
                                       base.slotine_li_regressor(q, qd, qd, qdd))
         tau = bp.inverse_dynamics(model, q, qd, qdd)
+        qdd_back = bp.forward_dynamics(model, q, qd, tau)
+    with pytest.warns(DeprecationWarning):          # the base set's own methods: deprecated, the same bits
         np.testing.assert_array_equal(tau, base.inverse_dynamics(p_base, q, qd, qdd))
-        np.testing.assert_array_equal(bp.forward_dynamics(model, q, qd, tau), base.forward_dynamics(p_base, q, qd, tau))
+        np.testing.assert_array_equal(qdd_back, base.forward_dynamics(p_base, q, qd, tau))
     standard = bp.Model(robot, p)
     for name in ("mass_matrix", "gravity_torque"):
         assert_close(getattr(bp, name)(model, q), getattr(bp, name)(standard, q), 1e-12, name)

@@ -38,6 +38,11 @@ def execute(path, cwd):
     # notebook (notebook 07's proof cell: 51 s with the load average near 10 on the 2 cores) — issue 22, item 7
     nbclient.NotebookClient(nb, timeout=None, kernel_name="python3",
                             resources={"metadata": {"path": str(cwd)}}).execute()
+    # notebooks are user documentation: they show this release's calls (IPython shows a DeprecationWarning
+    # located in a cell, where the library's warnings are located)
+    deprecated = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+                  for out in cell.get("outputs", ()) if "DeprecationWarning" in out.get("text", "")]
+    assert not deprecated, f"{path.name}: cells {deprecated} call something deprecated"
     return nb
 
 

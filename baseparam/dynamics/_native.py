@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 from .._atomic import RANDOM_END, remove_stale_folders, remove_tree, run_folder_names, run_prefix
 
@@ -42,7 +43,11 @@ FLAGS = ("-O0", "-std=c99", "-fPIC", "-shared")
 # bit: no -ffast-math, and -std=c99 keeps gcc from contracting a * b + c into a fused multiply-add.
 O1_FLAGS, O1_LINES = ("-O1",) + FLAGS[1:], 5_000
 COMPILE_TIMEOUT = 300          # s: a 50-body chain's kernel is a few 10 000 lines
+# The libraries loaded in this process, by key; one lock per key (taken under _LOADING_LOCK) makes a second thread
+# asking for a kernel another is compiling wait for that one's library instead of compiling it again
 _LOADED: dict = {}
+_LOADING: dict = {}
+_LOADING_LOCK = threading.Lock()
 
 
 def compiler():
@@ -107,13 +112,19 @@ def load(source, functions, flags=FLAGS):
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
-    folder = cache_dir()
-    # no disk cache: compile in a temporary folder, gone once loaded
-    with (contextlib.nullcontext(folder) if folder is not None else
-          _scratch(tempfile.gettempdir(), NO_CACHE)) as where:
-        lib = _open(cc, source, os.path.join(where, f"kernel_{key}.so"), functions, flags)
-    if lib is not None:
-        _LOADED[key] = lib
+    with _LOADING_LOCK:
+        loading = _LOADING.setdefault(key, threading.Lock())
+    with loading:
+        lib = _LOADED.get(key)                  # loaded by the thread this one waited for
+        if lib is not None:
+            return lib
+        folder = cache_dir()
+        # no disk cache: compile in a temporary folder, gone once loaded
+        with (contextlib.nullcontext(folder) if folder is not None else
+              _scratch(tempfile.gettempdir(), NO_CACHE)) as where:
+            lib = _open(cc, source, os.path.join(where, f"kernel_{key}.so"), functions, flags)
+        if lib is not None:
+            _LOADED[key] = lib
     return lib
 
 

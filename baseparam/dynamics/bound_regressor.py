@@ -11,12 +11,12 @@ W, silently).
 from __future__ import annotations
 
 import ctypes
-import functools
 import threading
 
 import numpy as np
 
 from .._validation import ABSURD, check_flag
+from ..model._kernels import record_bound, reduce_bound
 from ..model.value import require_model
 from ._compiled import regressor_function
 from ._native import address, holding_gil
@@ -58,6 +58,7 @@ class Regressor:
     """
 
     def __init__(self, model, *, native=True):
+        before = set(self.__dict__)             # a subclass's attributes set before this __init__
         resolved = require_model(model)
         check_flag(native, "native")
         robot = resolved.robot
@@ -68,6 +69,7 @@ class Regressor:
         self._lock = threading.Lock()           # the buffers' fill, the call and the copy out: one thread at a time
         if native and not robot.is_floating:
             self._bind(self._loop())
+        record_bound(self, before)
 
     @property
     def backend(self):
@@ -77,7 +79,7 @@ class Regressor:
     def __reduce__(self):
         # pickle, copy and deepcopy: a new object of the same model; the buffers, the lock and the C loop's binding
         # are this object's and this process's own (ctypes pointers and a lock cannot be pickled nor shared by a copy)
-        return functools.partial(type(self), native=self.backend == "c"), (self.model,)
+        return reduce_bound(self, Regressor, self.backend == "c")        # (a subclass's own attributes carried)
 
     def __call__(self, q, qd, qdd):
         """W of one sample: q, q̇, q̈ of shape (n_dof,) → a new ndarray (n_dof, n_columns).

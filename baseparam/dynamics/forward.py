@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 
-from ..model._kernels import kernels_of
+from ..model._kernels import kernels_of, record_bound, reduce_bound
 from .._numbers import is_whole, real_array
 from ..errors import ArgumentError, SimulationError
 from ..model.joint_model import motion_offsets
@@ -165,6 +165,7 @@ class ForwardDynamics:
     """
 
     def __init__(self, model=None, *args, native=True, **kwargs):
+        before = set(self.__dict__)             # a subclass's attributes set before this __init__
         if model is None and "robot" in kwargs:          # the deprecated form by keyword: (robot=..., p=...)
             model = kwargs.pop("robot")
         model = as_model(model) or model                 # a base set: its base model (no values: an error)
@@ -198,6 +199,7 @@ class ForwardDynamics:
         self._rk4_last = None                   # what rk4 checked last (_rk4_rows)
         if native:
             self.kernel.native()
+        record_bound(self, before)
 
     @property
     def backend(self):
@@ -206,8 +208,9 @@ class ForwardDynamics:
 
     def __reduce__(self):
         # pickle, copy and deepcopy: a new object of the same model; the buffers, the lock and the C kernel's binding
-        # are this object's and this process's own (ctypes pointers and a lock cannot be pickled nor shared by a copy)
-        return functools.partial(type(self), native=self.backend == "c"), (self.model,)
+        # are this object's and this process's own (ctypes pointers and a lock cannot be pickled nor shared by a copy);
+        # a subclass's own attributes carried
+        return reduce_bound(self, ForwardDynamics, self.backend == "c")
 
     def __call__(self, q, qd, tau):
         """q̈ of one sample: q (n_q,), q̇ and τ (n_v,) → a new ndarray (n_v,). A floating base's
@@ -518,8 +521,9 @@ def forward_dynamics(model, q, qd, tau):
     Parameters
     ----------
     model : Model or BaseModel
-        The robot and its parameters (a base model: on its standard equivalent, as
-        :meth:`BaseParameters.forward_dynamics`). Deprecated: ``robot, p, q, qd, tau, parameters='pseudo'``.
+        The robot and its parameters (a base model: the ABA on its
+        :meth:`BaseParameters.standard_preimage`, well posed wherever M(q) is positive definite). Deprecated:
+        ``robot, p, q, qd, tau, parameters='pseudo'``.
     q : array_like, shape (n_samples, n_q) or (n_q,)
     qd, tau : array_like, shape (n_samples, n_v) or (n_v,)
         For a floating base, τ of ``n_dof`` columns (the joints alone) leaves the base free.

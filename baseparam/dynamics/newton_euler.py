@@ -81,7 +81,7 @@ def inverse_dynamics(model, q, qd, qdd):
     ----------
     model : Model or BaseModel
         The robot and its parameters (a base model: customized Newton–Euler in base parameters,
-        τ = W_b p_base, as :meth:`BaseParameters.inverse_dynamics`). Deprecated: ``robot, p, q, qd,
+        τ = W_b p_base, the graph ``baseparam export`` writes). Deprecated: ``robot, p, q, qd,
         qdd, parameters='pseudo'``, p the standard parameters in ``ColumnLayout(robot, parameters)`` order.
     q : array_like, shape (n_samples, n_q) or (n_q,)
         ``n_q = n_dof`` (+ 7 for a floating base: position, quaternion x y z w).
@@ -93,7 +93,7 @@ def inverse_dynamics(model, q, qd, qdd):
     ndarray, shape (n_samples, n_v) (or (n_v,) for one sample)
     """
     if isinstance(model, BaseModel):          # its base set's customized Newton–Euler (regressors.newton_euler_base)
-        return model.base.inverse_dynamics(model.values(), q, qd, qdd)
+        return model.base._inverse_dynamics(model.values(), q, qd, qdd)
     return _torques(model, {"q": q, "qd": qd, "qdd": qdd}, "inverse_dynamics")
 
 

@@ -306,7 +306,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     bases = report_bases(base)
     truth = true_base_parameters(base)
     if truth is not None:                     # compiled now, so that the report after the search only evaluates
-        base.inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
+        base._inverse_dynamics(truth, *np.zeros((3, 1, robot.n_dof)))
     if torque_limits:
         if truth is None:
             missing = "?"
@@ -372,7 +372,7 @@ def assess(series, base, criterion, rate, limits, search_summary, torque_limited
     torque_max = None
     if truth is not None:
         dense = series.sample(rate * DENSE)
-        torque_max = np.abs(base.inverse_dynamics(truth, dense.q, dense.qd, dense.qdd)).max(axis=0)
+        torque_max = np.abs(base._inverse_dynamics(truth, dense.q, dense.qd, dense.qdd)).max(axis=0)
     cond = numbers[base.parameters]["with_drives"] if payload is None else condition_number(A)
     design = ExcitationDesign(series, samples, base, criterion, float(rate), cond,
                               numbers, float(value), limits, series.certified_bounds(), torque_max,

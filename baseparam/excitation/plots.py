@@ -26,7 +26,7 @@ def excitation_figure(design):
     curves = [("q", q, lim.lower, lim.upper, ("rad", "m")), ("q̇", qd, -lim.velocity, lim.velocity, ("rad/s", "m/s")),
               ("q̈", qdd, -lim.acceleration, lim.acceleration, ("rad/s²", "m/s²"))]
     if design.torque_max is not None:
-        tau = design.base.inverse_dynamics(true_base_parameters(design.base), q, qd, qdd)
+        tau = design.base._inverse_dynamics(true_base_parameters(design.base), q, qd, qdd)
         curves.append(("τ", tau, -lim.torque, lim.torque, ("N·m", "N")))
     revolute = [j.is_revolute for j in design.robot.joints]
     fig, axes = plt.subplots(n, len(curves), figsize=(3.2 * len(curves) + 1, 1.3 * n + 1.2), sharex=True,

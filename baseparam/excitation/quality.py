@@ -37,8 +37,8 @@ class IdentificationErrors:
         :func:`~baseparam.evaluation.relative_scale`.
     torque_error : float or None
     condition_number : float
-        cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use; inf (not NaN) when a
-        base parameter's column is zero, a parameter the motion does not excite.
+        cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use (finite: a motion that
+        leaves a base parameter unexcited, of a singular W_b, is refused).
     trials : int
     """
 
@@ -95,6 +95,15 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     seed = check_seed(seed)
     W = base.regressor(q, qd, qdd)
     A = W.reshape(-1, base.rank)
+    cond = condition_number(A)
+    if not np.isfinite(cond):
+        # the fits' minimum-norm estimates of a parameter the motion does not see were 0 for every trial (a spread
+        # of 0, as if perfectly identified) beside a condition number of inf (issue 28: no inf returned)
+        unseen = [name for name, column in zip(base.names, A.T) if not column.any()]
+        what = (f"does not excite base parameter{'s' if len(unseen) > 1 else ''} {', '.join(unseen)} (zero regressor "
+                "column" if unseen else "gives a singular base regressor (some base parameters not told apart")
+        raise ArgumentError(f"q, qd, qdd: the motion {what}, cond(W_b) infinite): no fit determines them; use a "
+                            "motion that excites every base parameter (bp.design_excitation designs one)")
     tau = A @ p
     if not np.isfinite(tau).all():
         raise ArgumentError("p_base: the torques W_b·p_base overflow; expected base parameters in SI units")
@@ -117,5 +126,5 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     figures = fit_errors(estimates, p, V)                                   # each figure per trial
     torque_error = None if V is None else float(np.median(figures.torque_error))
     return IdentificationErrors(float(np.median(figures.parameter_error)), spread / relative_scale(p),
-                                torque_error, condition_number(A), int(trials),
+                                torque_error, cond, int(trials),
                                 float(np.median(figures.median_relative_error)))

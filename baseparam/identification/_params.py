@@ -49,13 +49,20 @@ class ParamsFromInit:
                 nested.setdefault(name, {})[sub] = value
             else:
                 plain[name] = value
-        before = {name: getattr(self, name) for name in plain}
+        before, done = {name: getattr(self, name) for name in plain}, []
         try:
             for name, value in plain.items():
                 setattr(self, name, value)
             for name, subs in nested.items():   # a nested estimator's refusal: this one's values back too
-                getattr(self, name).set_params(**subs)
+                inner = getattr(self, name)
+                old = inner.get_params()
+                previous = {key: old[key] for key in subs if key in old}
+                inner.set_params(**subs)
+                done.append((inner, previous))
         except BaseException:
+            # and the nested estimators changed before it (set_params(a__x=1, b__bogus=2) kept a's x), last first
+            for inner, previous in reversed(done):
+                inner.set_params(**previous)
             for name, value in before.items():
                 setattr(self, name, value)
             raise

@@ -394,7 +394,7 @@ class BaseParameterEstimator(ParamsFromInit):
         """
         self._fitted()
         if isinstance(X, tuple) and len(X) == 3:
-            return self.base_.inverse_dynamics(self.coef_, *X)
+            return self.base_._inverse_dynamics(self.coef_, *X)
         out = []
         robot = self.base_.robot
         for item in _as_trajectories(X, "predict", robot):
@@ -417,8 +417,8 @@ class BaseParameterEstimator(ParamsFromInit):
 
     def _predicted(self, q, qd, qdd, shapes, rows):
         """τ̂ at the samples ``rows`` (a mask) of states q, q̇, q̈ (S, n_dof) and friction shapes (None: none)."""
-        return self.base_.inverse_dynamics(self.coef_, q[rows], qd[rows], qdd[rows],
-                                           shapes=None if shapes is None else tuple(a[rows] for a in shapes))
+        return self.base_._inverse_dynamics(self.coef_, q[rows], qd[rows], qdd[rows],
+                                            shapes=None if shapes is None else tuple(a[rows] for a in shapes))
 
     def validate(self, X):
         """Error figures of the predicted torques on (held-out) trajectories, pooled over them.

@@ -3,7 +3,9 @@
 Each function draws on axes it is given (or makes its own figure) and returns the figure, so it
 works in notebooks and scripts alike; :func:`save_identification_plot` writes the standard
 three-part figure atomically (the CLI's ``--plot``). matplotlib is imported lazily: the
-rest of the package does not need it.
+rest of the package does not need it; imported, it keeps its configuration and font list where the user's
+matplotlib does (``$MPLCONFIGDIR``, default ~/.config/matplotlib and ~/.cache/matplotlib; baseparam._figures says
+why a library call does not redirect them, as the command line does).
 """
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from collections import OrderedDict
 DEFAULT_SIZE = 64
 _SLOT = "_kernels"
 _ATTACH = threading.Lock()          # guards creating a robot's slot, not the kernels themselves
+_OWN = "_bound_attributes"          # a bound object's record of the attributes its class's __init__ set
 
 
 class Kernels:
@@ -65,6 +66,30 @@ class Kernels:
         with self._lock:
             counts = ", ".join(f"{kind}: {len(entries)}" for kind, entries in self._kinds.items())
         return f"Kernels({counts})"
+
+
+def record_bound(obj, before):
+    """At the end of a bound object's ``__init__`` (:class:`~baseparam.Regressor`, :class:`~baseparam.ForwardDynamics`:
+    buffers, a lock, a compiled kernel's binding): note the attributes it set (those of ``obj`` not in ``before``, the
+    names it had on entry), which :func:`reduce_bound` rebuilds instead of copying."""
+    obj.__dict__[_OWN] = frozenset(obj.__dict__.keys() - before)
+
+
+def reduce_bound(obj, base, native):
+    """``__reduce__`` of a bound object (pickle, copy and deepcopy): a new object made by ``base.__init__`` from the
+    same model in the new process (buffers, locks and ctypes bindings belong to one object and one process), with
+    the attributes a subclass added carried as they are, as Python's own pickling carries them."""
+    own = obj.__dict__.get(_OWN, frozenset())
+    state = {name: value for name, value in obj.__dict__.items() if name not in own and name != _OWN}
+    return rebuild_bound, (type(obj), base, obj.model, native), state or None
+
+
+def rebuild_bound(cls, base, model, native):
+    """A ``cls`` object (``base`` or a subclass) initialised by ``base.__init__``: a subclass's ``__init__`` is not
+    called (its own attributes come from the pickled state, as for any pickled object)."""
+    obj = cls.__new__(cls)
+    base.__init__(obj, model, native=native)
+    return obj
 
 
 def kernels_of(robot) -> Kernels:

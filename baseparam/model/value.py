@@ -21,7 +21,7 @@ from .._checks import is_file_name, shown
 from ._kernels import kernels_of
 from .._numbers import real_array
 from .._validation import check_parameter_vector
-from .._warnings import warn
+from .._warnings import deprecated_call
 from ..errors import ArgumentError, ArgumentTypeError, RobotDescriptionError
 from .parameters import ColumnLayout, check_parameterization, standard_parameters
 from .robot import Robot, require_robot
@@ -313,17 +313,17 @@ def model_call(name, old, args, kwargs):
     if not isinstance(robot, Robot):
         raise not_a_model(robot)
     model = _deprecated_model(robot, bound.pop("p", None), bound.pop("parameters", "pseudo"))
-    warn(_deprecation(name, tuple(old)), DeprecationWarning)
+    deprecated_call(*_deprecation(name, tuple(old)))
     return model, bound
 
 
 @functools.cache
 def _deprecation(name, old):
-    """The warning of a deprecated call form (a few strings, one per public function)."""
+    """The old and the new call of a deprecated call form (a few strings, one per public function)."""
     call = ", ".join(n for n in old if n != "parameters")
     new = call.replace("p, ", "", 1) if "p" in old else call
-    return (f"{name}(robot, {call}, parameters=...) is deprecated and will be removed in the next release: "
-            f"use {name}(model, {new}) with model = bp.Model(robot{', p' if 'p' in old else ''}, parameters=...)")
+    return (f"{name}(robot, {call}, parameters=...)",
+            f"{name}(model, {new}) with model = bp.Model(robot{', p' if 'p' in old else ''}, parameters=...)")
 
 
 def _deprecated_model(robot, p, parameters):

@@ -7,7 +7,7 @@
 """
 import functools
 
-from .._warnings import warn
+from .._warnings import deprecated_call
 from . import base_set
 from .base_set import BaseParameters
 from .storage import find_and_store, read_h5
@@ -26,9 +26,8 @@ def find_base_parameters(robot, parameters="pseudo", *, h5=None, symbolic=None, 
         return find_symbolic_base_parameters(robot, symbolic, parameters, **options)
     if h5 is None:
         return base_set.find_base_parameters(robot, parameters, **options)
-    warn("find_base_parameters(h5=...) is deprecated: use "
-         "baseparam.projection.storage.find_and_store(robot, path, parameters)",
-         DeprecationWarning)
+    deprecated_call("find_base_parameters(h5=...)",
+                    "baseparam.projection.storage.find_and_store(robot, path, parameters)")
     return find_and_store(robot, h5, parameters, **options)
 
 

@@ -16,7 +16,7 @@ from .._blas import single_threaded
 from .._checks import check_progress, shown
 from .._numbers import real_array
 from .._validation import check_field_kinds, check_finite_fields, check_flag
-from .._warnings import warn
+from .._warnings import deprecated_call, warn
 from ..errors import AccuracyWarning, ArgumentError
 from ..model.checks import SNAP_RADIANS, near_special
 from ..model.parameters import ColumnLayout
@@ -154,7 +154,24 @@ class BaseParameters:
                           {"q": q, "qd": qd, "qd_ref": qd_ref, "qdd_ref": qdd_ref}, out=out, workers=workers)
 
     def inverse_dynamics(self, p_base, q, qd, qdd, *, shapes=None):
-        """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base.
+        """Deprecated: ``bp.inverse_dynamics(base.model(p_base), q, qd, qdd)`` (the same numbers); with
+        ``shapes``, ``base.regressor(q, qd, qdd, shapes=shapes) @ p_base``.
+
+        Joint torques from base parameters, τ = W_b(q, q̇, q̈) @ p_base, by customized Newton–Euler in base
+        parameters. ``q, qd, qdd`` as in :meth:`regressor` (``shapes`` too), ``p_base`` of shape (rank,);
+        returns an ndarray of shape (n_samples, n_v) (or (n_v,)).
+        """
+        if shapes is None:
+            deprecated_call("BaseParameters.inverse_dynamics(p_base, q, qd, qdd)",
+                            "bp.inverse_dynamics(base.model(p_base), q, qd, qdd)")
+        else:
+            deprecated_call("BaseParameters.inverse_dynamics(p_base, q, qd, qdd, shapes=...)",
+                            "base.regressor(q, qd, qdd, shapes=shapes) @ p_base")
+        return self._inverse_dynamics(p_base, q, qd, qdd, shapes=shapes)
+
+    def _inverse_dynamics(self, p_base, q, qd, qdd, *, shapes=None):
+        """Joint torques from base parameters: τ = W_b(q, q̇, q̈) @ p_base (what ``bp.inverse_dynamics`` of a
+        :class:`~baseparam.BaseModel` returns; ``shapes`` for the estimators' low-passed friction shapes).
 
         Evaluated by customized Newton–Euler in base parameters (O(n) per torque; the graph that
         ``baseparam export`` writes as ``inverse_dynamics``), not through the regressor.
@@ -191,13 +208,13 @@ class BaseParameters:
         return out
 
     def forward_dynamics(self, p_base, q, qd, tau):
-        """Joint accelerations from base parameters: :func:`~baseparam.forward_dynamics` of :meth:`model`
-        ``(p_base)`` (``q, qd, tau`` as there; ``p_base`` of shape (rank,)), shape (n_samples, n_dof) or (n_dof,).
+        """Deprecated: ``bp.forward_dynamics(base.model(p_base), q, qd, tau)``, which it returns.
 
-        The articulated-body algorithm on :meth:`standard_preimage`: well posed although its bodies are not
-        physical (its pivots are Schur complements of principal submatrices of the true M(q)) wherever M(q)
-        is positive definite, which an unconstrained fit may not give (``identify(..., method="consistent")``).
+        Joint accelerations from base parameters (``q, qd, tau`` as there; ``p_base`` of shape (rank,)),
+        shape (n_samples, n_dof) or (n_dof,): the articulated-body algorithm on :meth:`standard_preimage`.
         """
+        deprecated_call("BaseParameters.forward_dynamics(p_base, q, qd, tau)",
+                        "bp.forward_dynamics(base.model(p_base), q, qd, tau)")
         from ..dynamics.forward import forward_dynamics
 
         return forward_dynamics(BaseModel._of(self, p_base), q, qd, tau)
