@@ -185,6 +185,45 @@ def npz_joint_names(path, source):
             raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
 
 
+def h5_joint_names(path, source):
+    """The joint names an HDF5 log holds in a root ``joint_names`` dataset (an NPZ log's member, stored alike) or
+    attribute, or None (neither, or a file the reader itself refuses). HDF5 datasets are read in their columns'
+    order, as NPZ members: a log naming the robot's joints in another order went to other joints without a word."""
+    import h5py
+
+    try:
+        h5 = h5py.File(path, "r")
+    except OSError:
+        return None                              # the reader says what is wrong with the file
+    with h5:
+        where = f"{source}: key joint_names"
+        try:
+            dset = stored_dataset(h5, "joint_names", where, DataError)
+            if dset is not None:
+                return _h5_names(dset.shape, dset.dtype, lambda: dset[()], where)
+            if "joint_names" in h5.attrs:
+                attr = h5.attrs.get_id("joint_names")
+                return _h5_names(attr.shape, attr.dtype, lambda: h5.attrs["joint_names"],
+                                 f"{source}: attribute joint_names")
+            return None
+        except DataError:
+            raise
+        except _H5_ERRORS as exc:
+            raise DataError(f"{where}: cannot read as HDF5 (damaged file?): {_one_line(exc)}") from None
+
+
+def _h5_names(shape, dtype, read, where):
+    """The names of an HDF5 dataset or attribute of ``shape`` and ``dtype`` (text, fixed or variable length),
+    checked before ``read()`` reads them."""
+    import h5py
+
+    text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
+    if not text or math.prod(shape or ()) > MAX_COLUMNS:
+        raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {tuple(shape or ())} of {dtype}")
+    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+            for x in np.asarray(read(), dtype=object).reshape(-1)]
+
+
 def _check_count(source, count):
     if count > MAX_ARRAYS:
         raise DataError(f"{source}: {count} arrays; a trajectory file may hold at most {MAX_ARRAYS}")

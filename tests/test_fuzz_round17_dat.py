@@ -1,0 +1,57 @@
+"""Fuzz round seventeen (issue 28), the readers' structure: logs written by other libraries with random settings
+(h5py, pyarrow, numpy) read as those libraries read them back, or refused in one line — never the columns given
+to other joints without a word."""
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.errors import BaseParamError
+from test_fuzz_round13_fdat import NAMES, motion
+
+
+def refused(read, *words):
+    """The one-line BaseParamError ``read()`` raises, checked to hold ``words``."""
+    with pytest.raises(BaseParamError) as caught:
+        read()
+    message = str(caught.value)
+    assert "\n" not in message and all(word in message for word in words), message
+    return message
+
+
+@pytest.mark.parametrize("store", ["vlen", "bytes", "attribute"])
+def test_an_hdf5_log_naming_its_joints_in_another_order_is_refused_as_an_npz_one(tmp_path, store):
+    # an HDF5 log's datasets are read in their columns' order, as an NPZ archive's members; a joint_names dataset
+    # (the NPZ member's name, stored by h5py as variable-length text or bytes) or attribute naming the robot's
+    # joints in another order went unlooked-at: the columns went to other joints without a word
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+
+    def write(names):
+        with h5py.File(path, "w") as f:
+            f["t"], f["q"], f["tau"] = t, q, tau
+            if store == "vlen":
+                f.create_dataset("joint_names", data=names, dtype=h5py.string_dtype())
+            elif store == "bytes":
+                f["joint_names"] = np.array([name.encode() for name in names])
+            else:
+                f.attrs["joint_names"] = names
+
+    write(["joint2", "joint1", "joint3"])
+    assert np.array_equal(bp.read_trajectory(path).q, q)             # without joints: read in the file's order
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path),
+            "the file names its joints joint2, joint1, joint3 in this order", "HDF5")
+    robot = bp.parse_robot("name: r\nconvention: standard\nunits: {length: m, angle: deg}\njoints:\n"
+                           + "".join(f"  - {{name: {n}, type: revolute, alpha: 90, a: 0.1, d: 0.2}}\n" for n in NAMES))
+    refused(lambda: bp.identify(robot, path), "the file names its joints joint2, joint1, joint3")
+    write(NAMES)                                                      # the robot's order: read
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_an_hdf5_logs_joint_names_of_no_text_are_refused_not_ignored(tmp_path):
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["q"], f["tau"], f["joint_names"] = t, q, tau, np.arange(3.0)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path), "key joint_names", "names")
