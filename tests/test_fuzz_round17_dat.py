@@ -55,3 +55,33 @@ def test_an_hdf5_logs_joint_names_of_no_text_are_refused_not_ignored(tmp_path):
     with h5py.File(path, "w") as f:
         f["t"], f["q"], f["tau"], f["joint_names"] = t, q, tau, np.arange(3.0)
     refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path), "key joint_names", "names")
+
+
+def test_an_npz_log_naming_its_joints_in_a_pickled_array_is_checked_too(tmp_path):
+    # np.savez of pandas' columns.values (an object array, pickled): its names were not read at all, and a log
+    # naming the robot's joints in another order was read in its columns' order without a word
+    import pandas as pd
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    np.savez(path, t=t, q=q, tau=tau, joint_names=pd.Index(["joint2", "joint1", "joint3"]).values)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path),
+            "the file names its joints joint2, joint1, joint3 in this order")
+    np.savez(path, t=t, q=q, tau=tau, joint_names=pd.Index(NAMES).values)
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+class Loud:
+    """A value no array of names holds: unpickling it would call print."""
+
+    def __reduce__(self):
+        return (print, ("unpickled",))
+
+
+@pytest.mark.parametrize("value, said", [(np.array([Loud()], dtype=object), "builtins.print"),
+                                         (np.array([1, "joint2", 3], dtype=object), "expected an array of")])
+def test_an_npz_logs_pickled_joint_names_build_nothing_else(tmp_path, capsys, value, said):
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    np.savez(path, t=t, q=q, tau=tau, joint_names=value)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), "key joint_names", said)
+    assert "unpickled" not in capsys.readouterr().out

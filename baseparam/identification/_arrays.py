@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 import tokenize
 import zipfile
 import zlib
@@ -159,8 +160,8 @@ def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
 
 
 def npz_joint_names(path, source):
-    """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member), or None (none, or pickled
-    objects, which are not loaded: as before, the joints' order is then not checked); the member's header
+    """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member, or a pickled array of them,
+    read by :func:`_pickled_names`), or None (no such member); the member's header
     checked before it is read, as :func:`numeric_member`'s (a damaged header was a bare tokenize error, one
     claiming 10¹⁰ names a MemoryError)."""
     archive, members = open_npz(path, source)
@@ -171,8 +172,10 @@ def npz_joint_names(path, source):
         where = f"{source}: key joint_names"
         try:
             shape, dtype = _npy_header(archive, info)[:2]
-            if dtype.hasobject:     # pickled (np.savez of pandas' columns.values): not unpickled, names unknown
-                return None
+            if dtype.hasobject and math.prod(shape) <= MAX_COLUMNS:
+                # pickled (np.savez of pandas' columns.values): left unread, a log naming its joints in another order
+                # was read in its order, the columns to other joints without a word
+                return _pickled_names(archive, info, where)
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
@@ -183,6 +186,43 @@ def npz_joint_names(path, source):
             raise
         except _NPZ_ERRORS as exc:
             raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
+
+
+# A pickled array of names holds the array's reconstruction, its dtype and the names' text: nothing else is built
+_ARRAY_GLOBALS = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+                  ("numpy", "ndarray"), ("numpy", "dtype")}
+_MAX_PICKLED_NAMES_BYTES = 2 ** 20         # MAX_COLUMNS names of a hundred characters
+
+
+class _NamesUnpickler(pickle.Unpickler):
+    """An unpickler that builds numpy arrays and plain values only (the standard library's way to restrict one:
+    ``find_class``); any other class or function the pickle names is refused, never imported or called."""
+
+    def find_class(self, module, name):
+        if (module, name) in _ARRAY_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"it names {module}.{name}, which is no part of an array of names")
+
+
+def _pickled_names(archive, info, where):
+    """The names of a pickled (object) ``joint_names`` member, through :class:`_NamesUnpickler`."""
+    if info.file_size > _MAX_PICKLED_NAMES_BYTES:
+        raise DataError(f"{where}: a pickled array of {info.file_size} bytes; expected at most "
+                        f"{_MAX_PICKLED_NAMES_BYTES} bytes of names")
+    offset = _npy_header(archive, info)[2]
+    with archive.open(info) as stream:
+        stream.read(offset)
+        try:
+            names = _NamesUnpickler(stream).load()
+        except (pickle.UnpicklingError, MemoryError, *_NPZ_ERRORS, AttributeError, TypeError, IndexError,
+                KeyError) as exc:
+            raise DataError(f"{where}: a damaged or foreign pickle ({_one_line(exc)}); expected an array of "
+                            "joint names") from None
+    if (not isinstance(names, np.ndarray) or names.size > MAX_COLUMNS
+            or not all(isinstance(name, (str, bytes)) for name in names.reshape(-1))):
+        raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got "
+                        f"{shown(names if not isinstance(names, np.ndarray) else names.reshape(-1)[:4])}")
+    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in names.reshape(-1)]
 
 
 def h5_joint_names(path, source):
