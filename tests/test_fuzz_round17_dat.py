@@ -1,6 +1,8 @@
 """Fuzz round seventeen (issue 28), the readers' structure: logs written by other libraries with random settings
 (h5py, pyarrow, numpy) read as those libraries read them back, or refused in one line — never the columns given
 to other joints without a word."""
+import re
+
 import numpy as np
 import pytest
 
@@ -85,3 +87,17 @@ def test_an_npz_logs_pickled_joint_names_build_nothing_else(tmp_path, capsys, va
     np.savez(path, t=t, q=q, tau=tau, joint_names=value)
     refused(lambda: bp.read_trajectory(path, joints=NAMES), "key joint_names", said)
     assert "unpickled" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make", [lambda t, q: bp.from_arrays(t, q, q), lambda t, q: bp.Trajectory(t, q, q)],
+                         ids=["reader", "Trajectory"])
+def test_unix_time_stamps_out_of_order_are_shown_with_the_digits_that_tell_them_apart(make):
+    # Unix stamps shown to 10 digits: a log going back 5 µs was refused as "time goes backwards (1700000000 s after
+    # 1700000000 s …)", a message that contradicts itself
+    t = 1.7e9 + np.arange(12) * 0.01
+    t[3] = t[2] - 5e-6
+    message = refused(lambda: make(t, np.zeros((12, 2))), "time goes backwards")
+    later, earlier = map(float, re.search(r"\(([\d.]+) s after ([\d.]+) s", message).groups())
+    assert later < earlier, message
+    t[3], t[5] = t[2], t[4] + 0.5               # a duplicate stamp keeps its ten digits
+    refused(lambda: make(t, np.zeros((12, 2))), "duplicate time (1700000000 s")
