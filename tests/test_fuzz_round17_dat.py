@@ -101,3 +101,14 @@ def test_unix_time_stamps_out_of_order_are_shown_with_the_digits_that_tell_them_
     assert later < earlier, message
     t[3], t[5] = t[2], t[4] + 0.5               # a duplicate stamp keeps its ten digits
     refused(lambda: make(t, np.zeros((12, 2))), "duplicate time (1700000000 s")
+
+
+@pytest.mark.parametrize("value, said", [("!!timestamp 0.571", "expected a date, got '0.571' (tagged !!timestamp"),
+                                         ("!!float ''", "expected a number, got '' (tagged !!float"),
+                                         ("!!float x", "expected a number, got 'x' (tagged !!float")])
+def test_a_tagged_description_value_no_constructor_reads_is_refused_at_its_field(value, said):
+    # PyYAML's constructors failed outside the loader's net: '!!timestamp 0.571' an AttributeError ('NoneType' object
+    # has no attribute 'groupdict'), "!!float ''" an IndexError, both internal errors; '!!float x' named no field
+    text = ("name: r\nconvention: standard\nunits: {length: m, angle: deg}\njoints:\n"
+            f"  - {{type: revolute, alpha: 0, a: {value}, d: 0}}\n  - {{type: revolute, alpha: 0, a: 1, d: 0}}\n")
+    refused(lambda: bp.parse_robot(text, "r.yaml"), "r.yaml: joints[1].a: " + said)
