@@ -124,3 +124,15 @@ def test_a_bag_metadata_value_tagged_empty_is_refused_in_words(tmp_path, tag):
     meta = path / "metadata.yaml"
     meta.write_text(meta.read_text().replace("serialization_format: cdr", f"serialization_format: {tag} ", 1))
     refused(lambda: bp.read_trajectory(path, joints=NAMES), f"{path}/metadata.yaml: a tagged value YAML cannot read")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_log_without_its_byte_order_mark_is_refused_in_words(tmp_path, encoding):
+    # decoded as UTF-8, its header became columns '\x00t\x00', '\x00q\x001\x00', … and the refusal listed them
+    t, q, tau = motion()
+    path = tmp_path / "log.csv"
+    bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=NAMES)
+    path.write_bytes(path.read_text().encode(encoding))
+    refused(lambda: bp.read_trajectory(path), f"{path}: line 1: a NUL byte", "UTF-16 without a byte-order mark")
+    path.write_bytes(path.read_bytes().decode(encoding).encode("utf-16"))          # with its mark: read
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
