@@ -60,15 +60,14 @@ def test_an_hdf5_logs_joint_names_of_no_text_are_refused_not_ignored(tmp_path):
 
 
 def test_an_npz_log_naming_its_joints_in_a_pickled_array_is_checked_too(tmp_path):
-    # np.savez of pandas' columns.values (an object array, pickled): its names were not read at all, and a log
+    # np.savez of pandas' columns.values (an object array of str, pickled): its names were not read at all, and a log
     # naming the robot's joints in another order was read in its columns' order without a word
-    import pandas as pd
     t, q, tau = motion()
     path = tmp_path / "log.npz"
-    np.savez(path, t=t, q=q, tau=tau, joint_names=pd.Index(["joint2", "joint1", "joint3"]).values)
+    np.savez(path, t=t, q=q, tau=tau, joint_names=np.array(["joint2", "joint1", "joint3"], dtype=object))
     refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path),
             "the file names its joints joint2, joint1, joint3 in this order")
-    np.savez(path, t=t, q=q, tau=tau, joint_names=pd.Index(NAMES).values)
+    np.savez(path, t=t, q=q, tau=tau, joint_names=np.array(NAMES, dtype=object))
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
 
 
