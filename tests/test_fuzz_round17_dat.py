@@ -135,3 +135,15 @@ def test_a_utf16_log_without_its_byte_order_mark_is_refused_in_words(tmp_path, e
     refused(lambda: bp.read_trajectory(path), f"{path}: line 1: a NUL byte", "UTF-16 without a byte-order mark")
     path.write_bytes(path.read_bytes().decode(encoding).encode("utf-16"))          # with its mark: read
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_an_hdf5_dataset_of_no_values_is_refused_in_words(tmp_path):
+    # h5py.Empty (a null dataspace) has the shape None: the reader's checks multiplied it, and said "cannot read:
+    # unsupported operand type(s) for *: 'NoneType' and 'int'"
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["q"], f["tau"] = t, q, tau
+        f.create_dataset("qd", data=h5py.Empty("f8"))
+    refused(lambda: bp.read_trajectory(path), f"{path}: key qd: an empty dataset (a null dataspace, no values)")
