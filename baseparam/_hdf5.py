@@ -86,6 +86,8 @@ def stored_here(dset, h5file, what, error):
         raise error(f"{what}: a virtual dataset (its values are stored outside this file); {_STORE_HERE}")
     if dset.external:
         raise error(f"{what}: external raw storage in {dset.external[0][0]!r}; {_STORE_HERE}")
+    if dset.shape is None:       # h5py.Empty: a null dataspace; the checks below multiplied its shape, None
+        raise error(f"{what}: an empty dataset (a null dataspace, no values)")
     plist = dset.id.get_create_plist()
     unwritten = _unwritten(dset, plist)
     if unwritten:

@@ -27,6 +27,17 @@ _ALL_REAL = object()    # real_array's "no item of an object array is refused" (
 ABSURD = 1e8
 
 
+def distinct_seconds(*times) -> tuple:
+    """``times`` (s) as text, to 10 significant digits or more where fewer would show two different times alike: a
+    Unix time stamp 1700000000.000125 s after 1700000000.000130 s read "1700000000 s after 1700000000 s"."""
+    values = [float(x) for x in times]
+    for digits in range(10, 18):
+        texts = tuple(f"{x:.{digits}g}" for x in values)
+        if all((a == b) == (x == y) for a, x in zip(texts, values) for b, y in zip(texts, values)):
+            return texts
+    return tuple(repr(x) for x in values)
+
+
 def is_real(x) -> bool:
     """A finite real number (Python or numpy), not a bool nor a numpy duration (an integer type to numbers)."""
     try:

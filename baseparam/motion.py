@@ -21,7 +21,7 @@ import numpy as np
 
 from ._checks import counted
 from ._validation import all_finite, check_allocation, check_flag, check_instance, quaternion_norms, shown
-from ._numbers import real_array
+from ._numbers import distinct_seconds, real_array
 from .errors import DataError, printable
 
 __all__ = ["MIN_SAMPLES", "Trajectory", "check_motion"]
@@ -381,13 +381,15 @@ def _order_message(motion, t, step, coarse):
     ahead = _jumps_ahead(t)
     if ahead and ahead[0][0] < r:          # a stamp that jumps ahead and back: that row is bad
         g, before, after = ahead[0]
-        prev = f"after {t[before]:.10g} s on row {before}, " if before >= 0 else ""
-        return (f"{source}: row {g}: field t: time jumps ahead and back ({t[g]:.10g} s, {prev}"
-                f"before {t[after]:.10g} s on row {after}){_coarse_note(coarse)}{hint}")
+        at, earlier, later = distinct_seconds(t[g], t[max(before, 0)], t[after])
+        prev = f"after {earlier} s on row {before}, " if before >= 0 else ""
+        return (f"{source}: row {g}: field t: time jumps ahead and back ({at} s, {prev}"
+                f"before {later} s on row {after}){_coarse_note(coarse)}{hint}")
+    at, last = distinct_seconds(t[r], t[r - 1])
     if t[r] == t[r - 1]:
-        what = f"duplicate time ({t[r]:.10g} s, as on row {r - 1})"
+        what = f"duplicate time ({at} s, as on row {r - 1})"
     else:
-        what = f"time goes backwards ({t[r]:.10g} s after {t[r - 1]:.10g} s on row {r - 1})"
+        what = f"time goes backwards ({at} s after {last} s on row {r - 1})"
     return f"{source}: row {r}: field t: {what}{_coarse_note(coarse)}{hint}"
 
 

@@ -333,7 +333,7 @@ BROKEN = [
     ("multiline-value", "name: arm\n" + _joint_file(rev(alpha='"a\\nb"')), "joints[1].alpha", ["finite number"]),
     ("alias-bomb", BOMB, "name", ["expected a non-empty string"]),
     ("deep-nesting", "name: " + "[" * 3000 + "]" * 3000 + "\n" + _joint_file(REV), None, ["nested too deeply"]),
-    ("explicit-bad-float", _joint_file(rev(a="!!float abc")), None, ["invalid YAML value"]),
+    ("explicit-bad-float", _joint_file(rev(a="!!float abc")), "joints[1].a", ["expected a number", "tagged !!float"]),
 ]
 
 

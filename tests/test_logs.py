@@ -838,7 +838,7 @@ def test_csv_and_npz_naming_joints_in_another_order_are_not_read_positionally(mo
     with pytest.raises(bp.DataError) as err:
         bp.read_trajectory(path, joints=NAMES[::-1])
     assert str(err.value) == (f"{path}: the file names its joints shoulder, elbow, wrist in this order, the robot "
-                              "wrist, elbow, shoulder; columns of CSV and NPZ files are read in their order "
+                              "wrist, elbow, shoulder; columns of CSV, NPZ and HDF5 files are read in their order "
                               "(write the file in the robot's order, or as Parquet or MCAP)")
     assert np.array_equal(bp.read_trajectory(path, joints=["a", "b", "c"]).q, q[:50])   # other names: by position
 

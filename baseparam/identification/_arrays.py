@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 import tokenize
 import zipfile
 import zlib
@@ -159,8 +160,8 @@ def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
 
 
 def npz_joint_names(path, source):
-    """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member), or None (none, or pickled
-    objects, which are not loaded: as before, the joints' order is then not checked); the member's header
+    """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member, or a pickled array of them,
+    read by :func:`_pickled_names`), or None (no such member); the member's header
     checked before it is read, as :func:`numeric_member`'s (a damaged header was a bare tokenize error, one
     claiming 10¹⁰ names a MemoryError)."""
     archive, members = open_npz(path, source)
@@ -171,8 +172,10 @@ def npz_joint_names(path, source):
         where = f"{source}: key joint_names"
         try:
             shape, dtype = _npy_header(archive, info)[:2]
-            if dtype.hasobject:     # pickled (np.savez of pandas' columns.values): not unpickled, names unknown
-                return None
+            if dtype.hasobject and math.prod(shape) <= MAX_COLUMNS:
+                # pickled (np.savez of pandas' columns.values): left unread, a log naming its joints in another order
+                # was read in its order, the columns to other joints without a word
+                return _pickled_names(archive, info, where)
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
@@ -183,6 +186,82 @@ def npz_joint_names(path, source):
             raise
         except _NPZ_ERRORS as exc:
             raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
+
+
+# A pickled array of names holds the array's reconstruction, its dtype and the names' text: nothing else is built
+_ARRAY_GLOBALS = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+                  ("numpy", "ndarray"), ("numpy", "dtype")}
+_MAX_PICKLED_NAMES_BYTES = 2 ** 20         # MAX_COLUMNS names of a hundred characters
+
+
+class _NamesUnpickler(pickle.Unpickler):
+    """An unpickler that builds numpy arrays and plain values only (the standard library's way to restrict one:
+    ``find_class``); any other class or function the pickle names is refused, never imported or called."""
+
+    def find_class(self, module, name):
+        if (module, name) in _ARRAY_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"it names {module}.{name}, which is no part of an array of names")
+
+
+def _pickled_names(archive, info, where):
+    """The names of a pickled (object) ``joint_names`` member, through :class:`_NamesUnpickler`."""
+    if info.file_size > _MAX_PICKLED_NAMES_BYTES:
+        raise DataError(f"{where}: a pickled array of {info.file_size} bytes; expected at most "
+                        f"{_MAX_PICKLED_NAMES_BYTES} bytes of names")
+    offset = _npy_header(archive, info)[2]
+    with archive.open(info) as stream:
+        stream.read(offset)
+        try:
+            names = _NamesUnpickler(stream).load()
+        except (pickle.UnpicklingError, MemoryError, *_NPZ_ERRORS, AttributeError, TypeError, IndexError,
+                KeyError) as exc:
+            raise DataError(f"{where}: a damaged or foreign pickle ({_one_line(exc)}); expected an array of "
+                            "joint names") from None
+    if (not isinstance(names, np.ndarray) or names.size > MAX_COLUMNS
+            or not all(isinstance(name, (str, bytes)) for name in names.reshape(-1))):
+        raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got "
+                        f"{shown(names if not isinstance(names, np.ndarray) else names.reshape(-1)[:4])}")
+    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in names.reshape(-1)]
+
+
+def h5_joint_names(path, source):
+    """The joint names an HDF5 log holds in a root ``joint_names`` dataset (an NPZ log's member, stored alike) or
+    attribute, or None (neither, or a file the reader itself refuses). HDF5 datasets are read in their columns'
+    order, as NPZ members: a log naming the robot's joints in another order went to other joints without a word."""
+    import h5py
+
+    try:
+        h5 = h5py.File(path, "r")
+    except OSError:
+        return None                              # the reader says what is wrong with the file
+    with h5:
+        where = f"{source}: key joint_names"
+        try:
+            dset = stored_dataset(h5, "joint_names", where, DataError)
+            if dset is not None:
+                return _h5_names(dset.shape, dset.dtype, lambda: dset[()], where)
+            if "joint_names" in h5.attrs:
+                attr = h5.attrs.get_id("joint_names")
+                return _h5_names(attr.shape, attr.dtype, lambda: h5.attrs["joint_names"],
+                                 f"{source}: attribute joint_names")
+            return None
+        except DataError:
+            raise
+        except _H5_ERRORS as exc:
+            raise DataError(f"{where}: cannot read as HDF5 (damaged file?): {_one_line(exc)}") from None
+
+
+def _h5_names(shape, dtype, read, where):
+    """The names of an HDF5 dataset or attribute of ``shape`` and ``dtype`` (text, fixed or variable length),
+    checked before ``read()`` reads them."""
+    import h5py
+
+    text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
+    if not text or math.prod(shape or ()) > MAX_COLUMNS:
+        raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {tuple(shape or ())} of {dtype}")
+    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+            for x in np.asarray(read(), dtype=object).reshape(-1)]
 
 
 def _check_count(source, count):

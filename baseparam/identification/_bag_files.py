@@ -162,6 +162,9 @@ def _read_mcap(path, source):
 _MAX_UNMAPPED = 256 << 20
 
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
+# what ruamel's constructors raise for a tagged scalar they cannot read besides ValueError: an IndexError for an empty
+# "!!int" or "!!float" (an AttributeError where a pattern does not match, as PyYAML's "!!timestamp 0.5")
+_CONSTRUCTOR_FAILURES = (IndexError, AttributeError)
 
 
 def check_bag_folder(path, source, named, types=()):
@@ -192,6 +195,9 @@ def check_bag_folder(path, source, named, types=()):
             info = YAML(typ="safe").load(data)["rosbag2_bagfile_information"]
     except (YAMLError, KeyError, TypeError, ValueError, RecursionError):
         return None
+    except _CONSTRUCTOR_FAILURES:     # the bag's reader fails alike, and says "string index out of range"
+        raise DataError(f"{where}: a tagged value YAML cannot read (such as an empty !!int or !!float); a bag's"
+                        " metadata.yaml as its recorder writes it holds none") from None
     if not isinstance(info, dict):
         return None
     _check_metadata(info, f"{source}/metadata.yaml")

@@ -9,7 +9,7 @@ from .._checks import is_file_name
 from .._validation import check_instance
 from ..motion import check_motion_size
 from ..errors import DataError, printable
-from ._joint_order import check_joint_order
+from ._joint_order import ORDERED_EXTENSIONS, check_joint_order
 from .preprocessing import Processed
 from .trajectory import Trajectory, read_trajectory, robot_joint_names
 
@@ -30,7 +30,7 @@ def read_log(path, robot=None, /, **options):
         return item
     names, logged = robot_joint_names(robot), list(item.joint_names or ())
     ext = os.path.splitext(os.fsdecode(path))[1].lower()
-    if ext in (".csv", ".txt", ".npz"):      # their readers keep no names: the file's own, checked as robot= does
+    if ext in ORDERED_EXTENSIONS:      # their readers keep no names: the file's own, checked as robot= does
         check_joint_order(path, printable(os.fsdecode(path)), ext, names)
     elif logged and logged != names and set(names) <= set(logged):
         item = read_trajectory(path, robot=robot, **options)

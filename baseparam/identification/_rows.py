@@ -7,6 +7,7 @@ from typing import Optional
 import numpy as np
 
 from .._checks import counted
+from .._numbers import distinct_seconds
 from ..errors import DataError
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _field_label, _jumps_ahead
 from ._record import ABSURD_BOUNDS, FIELDS
@@ -73,9 +74,10 @@ def _time_problems(table, ok, explain=None):
     out = {}
     ahead = _jumps_ahead(t)
     for i, prev, nxt in ahead:
-        before = f"after {t[prev]:.10g} s on {table.unit} {table.ids[rows[prev]]}, " if prev >= 0 else ""
-        out[int(rows[i])] = (f"time jumps ahead and back ({t[i]:.10g} s, {before}"
-                             f"before {t[nxt]:.10g} s on {table.unit} {table.ids[rows[nxt]]})")
+        at, earlier, later = distinct_seconds(t[i], t[max(prev, 0)], t[nxt])
+        before = f"after {earlier} s on {table.unit} {table.ids[rows[prev]]}, " if prev >= 0 else ""
+        out[int(rows[i])] = (f"time jumps ahead and back ({at} s, {before}"
+                             f"before {later} s on {table.unit} {table.ids[rows[nxt]]})")
     if ahead:
         keep = np.ones(t.size, dtype=bool)
         keep[[i for i, _, _ in ahead]] = False
@@ -94,10 +96,11 @@ def _time_problems(table, ok, explain=None):
     for i in late:
         ref = last_kept[i - 1]
         ref_id = table.ids[rows[ref]]
+        at, last = distinct_seconds(t[i], t[ref])
         if t[i] == t[ref]:
-            what = f"duplicate time ({t[i]:.10g} s, as on {table.unit} {ref_id})"
+            what = f"duplicate time ({at} s, as on {table.unit} {ref_id})"
         else:
-            what = f"time goes backwards ({t[i]:.10g} s after {t[ref]:.10g} s on {table.unit} {ref_id})"
+            what = f"time goes backwards ({at} s after {last} s on {table.unit} {ref_id})"
         out[int(rows[i])] = what
     return out
 

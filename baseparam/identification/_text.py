@@ -147,7 +147,7 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     if rows * 3 > MAX_VALUES:         # t, q and tau at least: more than a trajectory may hold
         raise DataError(f"{source}: {rows} lines; a trajectory may hold at most {MAX_VALUES:.0e} values "
                         f"({MAX_VALUES // 3} rows of the smallest kind)")
-    text = decoded(raw)
+    text = decoded(raw, source)
     del raw                           # the bytes, text and lines of a large file are not all held at once
     has_quotes = '"' in text
     lines, ends_with_newline, data_idx = text_lines(text, source)
@@ -211,11 +211,17 @@ def text_lines(text, source):
     return lines, ends_with_newline, data_idx
 
 
-def decoded(raw):
+def decoded(raw, source=None):
     """The text of a trajectory file's bytes: spreadsheet exports may be UTF-16 (with a byte-order mark); anything
     else is read as UTF-8 (a byte-order mark dropped), whose decoding errors become U+FFFD, then "not a number" on
-    the line that holds them."""
+    the line that holds them. With ``source`` (a reader's), NUL bytes outside UTF-16 are refused: no text of a
+    trajectory holds one, and UTF-16 without a byte-order mark was refused as a header of columns such as
+    '\\x00t\\x00'."""
     utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    if source is not None and not utf16 and (at := raw.find(b"\x00")) >= 0:
+        line = raw.count(b"\n", 0, at) + 1
+        raise DataError(f"{source}: line {line}: a NUL byte (byte {at}): not UTF-8 text (UTF-16 without a byte-order "
+                        "mark?); save it as UTF-8, or UTF-16 with its byte-order mark")
     return raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
 
 

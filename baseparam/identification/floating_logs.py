@@ -267,7 +267,7 @@ def _csv_lines(path, label, robot):
     from ._joint_order import check_joint_order
     from ._text import _find_header, _number_like, _read_bytes, decoded, text_lines
 
-    lines, ends_with_newline, data_idx = text_lines(decoded(_read_bytes(path, label)), label)
+    lines, ends_with_newline, data_idx = text_lines(decoded(_read_bytes(path, label), label), label)
     first = data_idx[0]
     # the header is the first line unless it starts with a number (np.savetxt's '# t,…' comment is then looked for):
     # not "none of its fields a number", the fixed-base reader's guess, which took a header naming an extra column

@@ -53,7 +53,7 @@ from ._columns import parse_column_map
 from ._text import _read_text_file
 from ._frames import from_dataframe
 from ._arrays import _read_h5, _read_npz, from_arrays
-from ._joint_order import check_joint_order
+from ._joint_order import ORDERED_EXTENSIONS, check_joint_order
 
 # The modules below this one, in the order data meets them: ``_record`` (field names, bounds and
 # limits; the Trajectory and its one check live in baseparam.motion), ``_columns`` (column maps,
@@ -210,7 +210,7 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
     if ext == ".parquet":
         from ._parquet import read_parquet
         return read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints)
-    if ext in (".csv", ".txt", ".npz") and joints is not None:
+    if ext in ORDERED_EXTENSIONS and joints is not None:
         check_joint_order(path, source, ext, joints)
     if ext in (".csv", ".txt"):
         return _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter)

@@ -19,6 +19,7 @@ _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 # YAML 1.1's boolean words (PyYAML's SafeConstructor.bool_values)
 _BOOL_WORDS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
@@ -42,6 +43,10 @@ for _kind in (_StrictLoader, _Dumper):
         re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
         list("-+0123456789."),
     )
+
+
+# the constructor of one tagged scalar at a time, for _check_constructed
+_SCALARS = _StrictLoader("")
 
 
 class _Invalid(Exception):
@@ -182,6 +187,10 @@ def _check_nodes(root) -> None:
             stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node.value, start=1))
         elif node.tag in (_INT_TAG, _FLOAT_TAG):
             _check_spelling(node.value, node.tag, path)
+            if node.tag == _FLOAT_TAG:
+                _check_constructed(node, path, "number")
+        elif node.tag == _TIMESTAMP_TAG:
+            _check_constructed(node, path, "date")
         elif node.tag == _BOOL_TAG and node.value.lower() not in ("true", "false"):
             # YAML 1.1 reads yes/no/on/off as booleans: `rotor_inertia: yes` would silently mean true
             word = node.value.lower()
@@ -190,6 +199,18 @@ def _check_nodes(root) -> None:
             meaning = "true" if _BOOL_WORDS[word] else "false"
             raise _Invalid(path, f"expected true or false, got {shown(node.value)} (YAML 1.1 reads it as {meaning}); "
                                  f"write {meaning}")
+
+
+def _check_constructed(node, path: str, what: str) -> None:
+    """Refuse a scalar tagged !!float or !!timestamp that PyYAML's constructor cannot read, at its field: the
+    constructor fails with an IndexError (``!!float ''``) or an AttributeError (``!!timestamp 0.5``), and its
+    ValueError named no field."""
+    try:
+        _SCALARS.yaml_constructors[node.tag](_SCALARS, node)
+    except Exception:                     # noqa: BLE001 - any failure of the constructor is the value's
+        tag = "!!" + node.tag.rsplit(":", 1)[-1]
+        raise _Invalid(path, f"expected a {what}, got {shown(node.value)} (tagged {tag}: no {what} YAML "
+                             "reads)") from None
 
 
 def _check_spelling(text: str, tag: str, path: str) -> None:

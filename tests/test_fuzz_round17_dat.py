@@ -1,0 +1,149 @@
+"""Fuzz round seventeen (issue 28), the readers' structure: logs written by other libraries with random settings
+(h5py, pyarrow, numpy) read as those libraries read them back, or refused in one line — never the columns given
+to other joints without a word."""
+import re
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.errors import BaseParamError
+from test_fuzz_round13_fdat import NAMES, motion
+
+
+def refused(read, *words):
+    """The one-line BaseParamError ``read()`` raises, checked to hold ``words``."""
+    with pytest.raises(BaseParamError) as caught:
+        read()
+    message = str(caught.value)
+    assert "\n" not in message and all(word in message for word in words), message
+    return message
+
+
+@pytest.mark.parametrize("store", ["vlen", "bytes", "attribute"])
+def test_an_hdf5_log_naming_its_joints_in_another_order_is_refused_as_an_npz_one(tmp_path, store):
+    # an HDF5 log's datasets are read in their columns' order, as an NPZ archive's members; a joint_names dataset
+    # (the NPZ member's name, stored by h5py as variable-length text or bytes) or attribute naming the robot's
+    # joints in another order went unlooked-at: the columns went to other joints without a word
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+
+    def write(names):
+        with h5py.File(path, "w") as f:
+            f["t"], f["q"], f["tau"] = t, q, tau
+            if store == "vlen":
+                f.create_dataset("joint_names", data=names, dtype=h5py.string_dtype())
+            elif store == "bytes":
+                f["joint_names"] = np.array([name.encode() for name in names])
+            else:
+                f.attrs["joint_names"] = names
+
+    write(["joint2", "joint1", "joint3"])
+    assert np.array_equal(bp.read_trajectory(path).q, q)             # without joints: read in the file's order
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path),
+            "the file names its joints joint2, joint1, joint3 in this order", "HDF5")
+    robot = bp.parse_robot("name: r\nconvention: standard\nunits: {length: m, angle: deg}\njoints:\n"
+                           + "".join(f"  - {{name: {n}, type: revolute, alpha: 90, a: 0.1, d: 0.2}}\n" for n in NAMES))
+    refused(lambda: bp.identify(robot, path), "the file names its joints joint2, joint1, joint3")
+    write(NAMES)                                                      # the robot's order: read
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_an_hdf5_logs_joint_names_of_no_text_are_refused_not_ignored(tmp_path):
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["q"], f["tau"], f["joint_names"] = t, q, tau, np.arange(3.0)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path), "key joint_names", "names")
+
+
+def test_an_npz_log_naming_its_joints_in_a_pickled_array_is_checked_too(tmp_path):
+    # np.savez of pandas' columns.values (an object array of str, pickled): its names were not read at all, and a log
+    # naming the robot's joints in another order was read in its columns' order without a word
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    np.savez(path, t=t, q=q, tau=tau, joint_names=np.array(["joint2", "joint1", "joint3"], dtype=object))
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), str(path),
+            "the file names its joints joint2, joint1, joint3 in this order")
+    np.savez(path, t=t, q=q, tau=tau, joint_names=np.array(NAMES, dtype=object))
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+class Loud:
+    """A value no array of names holds: unpickling it would call print."""
+
+    def __reduce__(self):
+        return (print, ("unpickled",))
+
+
+@pytest.mark.parametrize("value, said", [(np.array([Loud()], dtype=object), "builtins.print"),
+                                         (np.array([1, "joint2", 3], dtype=object), "expected an array of")])
+def test_an_npz_logs_pickled_joint_names_build_nothing_else(tmp_path, capsys, value, said):
+    t, q, tau = motion()
+    path = tmp_path / "log.npz"
+    np.savez(path, t=t, q=q, tau=tau, joint_names=value)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), "key joint_names", said)
+    assert "unpickled" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make", [lambda t, q: bp.from_arrays(t, q, q), lambda t, q: bp.Trajectory(t, q, q)],
+                         ids=["reader", "Trajectory"])
+def test_unix_time_stamps_out_of_order_are_shown_with_the_digits_that_tell_them_apart(make):
+    # Unix stamps shown to 10 digits: a log going back 5 µs was refused as "time goes backwards (1700000000 s after
+    # 1700000000 s …)", a message that contradicts itself
+    t = 1.7e9 + np.arange(12) * 0.01
+    t[3] = t[2] - 5e-6
+    message = refused(lambda: make(t, np.zeros((12, 2))), "time goes backwards")
+    later, earlier = map(float, re.search(r"\(([\d.]+) s after ([\d.]+) s", message).groups())
+    assert later < earlier, message
+    t[3], t[5] = t[2], t[4] + 0.5               # a duplicate stamp keeps its ten digits
+    refused(lambda: make(t, np.zeros((12, 2))), "duplicate time (1700000000 s")
+
+
+@pytest.mark.parametrize("value, said", [("!!timestamp 0.571", "expected a date, got '0.571' (tagged !!timestamp"),
+                                         ("!!float ''", "expected a number, got '' (tagged !!float"),
+                                         ("!!float x", "expected a number, got 'x' (tagged !!float")])
+def test_a_tagged_description_value_no_constructor_reads_is_refused_at_its_field(value, said):
+    # PyYAML's constructors failed outside the loader's net: '!!timestamp 0.571' an AttributeError ('NoneType' object
+    # has no attribute 'groupdict'), "!!float ''" an IndexError, both internal errors; '!!float x' named no field
+    text = ("name: r\nconvention: standard\nunits: {length: m, angle: deg}\njoints:\n"
+            f"  - {{type: revolute, alpha: 0, a: {value}, d: 0}}\n  - {{type: revolute, alpha: 0, a: 1, d: 0}}\n")
+    refused(lambda: bp.parse_robot(text, "r.yaml"), "r.yaml: joints[1].a: " + said)
+
+
+@pytest.mark.parametrize("tag", ["!!int", "!!float"])
+def test_a_bag_metadata_value_tagged_empty_is_refused_in_words(tmp_path, tag):
+    # ruamel's constructor of an empty '!!int' fails with an IndexError: the folder's check let it through (an
+    # internal error), and the bag's reader, which parses alike, said "string index out of range"
+    from test_fuzz_round14_fdat import bag_folder_with_camera
+    path = tmp_path / "bag"
+    bag_folder_with_camera(path, "SQLITE3")
+    meta = path / "metadata.yaml"
+    meta.write_text(meta.read_text().replace("serialization_format: cdr", f"serialization_format: {tag} ", 1))
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), f"{path}/metadata.yaml: a tagged value YAML cannot read")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_log_without_its_byte_order_mark_is_refused_in_words(tmp_path, encoding):
+    # decoded as UTF-8, its header became columns '\x00t\x00', '\x00q\x001\x00', … and the refusal listed them
+    t, q, tau = motion()
+    path = tmp_path / "log.csv"
+    bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=NAMES)
+    path.write_bytes(path.read_text().encode(encoding))
+    refused(lambda: bp.read_trajectory(path), f"{path}: line 1: a NUL byte", "UTF-16 without a byte-order mark")
+    path.write_bytes(path.read_bytes().decode(encoding).encode("utf-16"))          # with its mark: read
+    assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
+
+
+def test_an_hdf5_dataset_of_no_values_is_refused_in_words(tmp_path):
+    # h5py.Empty (a null dataspace) has the shape None: the reader's checks multiplied it, and said "cannot read:
+    # unsupported operand type(s) for *: 'NoneType' and 'int'"
+    import h5py
+    t, q, tau = motion()
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["q"], f["tau"] = t, q, tau
+        f.create_dataset("qd", data=h5py.Empty("f8"))
+    refused(lambda: bp.read_trajectory(path), f"{path}: key qd: an empty dataset (a null dataspace, no values)")
