@@ -72,8 +72,12 @@ class _Progress:
         self.shown.set()
 
     def _tick(self):
+        import threading
+
         if not self.shown.is_set():
-            if self._stop.wait(self.delay):
+            # a wait beyond the platform's clock (BASEPARAM_PROGRESS_DELAY=inf or 1e300: "never") raised OverflowError
+            # in this thread, a traceback on the terminal; TIMEOUT_MAX (292 years) is never, too
+            if self._stop.wait(min(self.delay, threading.TIMEOUT_MAX)):
                 return
             self._show()
         while not self._stop.wait(self.REFRESH):
