@@ -21,3 +21,28 @@ def test_progress_delay_beyond_the_clock_is_never_not_a_traceback(monkeypatch, d
     progress(1, 2)
     progress.close()
     assert alive and not failures and progress.bar is None and not progress.shown.is_set(), failures
+
+
+def test_limits_mapping_takes_numpy_numbers_and_tuples():
+    """motion_limits(robot, {"joints": [...]}) built in Python: np.int64(2) was refused as "expected a finite number
+    > 0, got np.int64(2)", (-1, 1) as "expected [lower, upper]"; now read as the same limits as the YAML's lists and
+    ints. A bool, numpy's or Python's, and a triple stay refused."""
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.errors import ArgumentError
+    from baseparam.excitation import motion_limits
+    from conftest import ROOT
+    robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")
+    n = robot.n_dof
+    plain = motion_limits(robot, {"joints": [{"q": [-1, 1], "qd": 2, "qdd": 8.5}] * n})
+    for joints in ([{"q": (-1, 1), "qd": np.int64(2), "qdd": np.float32(8.5)}] * n,
+                   tuple([{"q": np.array([-1.0, 1.0]), "qd": np.float64(2), "qdd": 8.5}] * n),
+                   [{"q": [np.int32(-1), np.float16(1)], "qd": np.uint8(2), "qdd": np.float64(8.5)}] * n):
+        given = motion_limits(robot, {"joints": joints})
+        for name in ("lower", "upper", "velocity", "acceleration", "torque"):
+            assert np.array_equal(getattr(given, name), getattr(plain, name)), name
+    for entry, words in (({"qd": np.bool_(True)}, "joints[1].qd"), ({"q": (1, 2, 3)}, "joints[1].q: expected [lower"),
+                         ({"qd": np.float64(-2)}, "joints[1].qd: expected a finite number > 0")):
+        with pytest.raises(ArgumentError, match=words.replace("[", r"\[")):
+            motion_limits(robot, {"joints": [entry] * n})

@@ -158,7 +158,7 @@ def motion_limits(robot, limits=None):
             entries = _read_file(source, robot)
         elif isinstance(limits, dict):
             source = "limits"
-            entries = _entries(limits, source, robot.n_dof)
+            entries = _entries(_as_parsed(limits), source, robot.n_dof)
         else:
             raise ArgumentTypeError(f"limits: expected a file name, a mapping or MotionLimits, got "
                                     f"{type(limits).__name__}")
@@ -234,6 +234,25 @@ def _urdf_entries(path, robot):
     values = description_limits(other)
     return [{field: values[field][k] for field in values if math.isfinite(values[field][k])}
             for k in range(n_dof)]
+
+
+def _as_parsed(doc):
+    """``limits`` given as Python values, in the form a limits file's YAML parses to, which :func:`_entries` checks:
+    numpy numbers as Python's, tuples and arrays of two as lists (``{'qd': np.int64(2)}`` was refused as "expected a
+    finite number > 0, got np.int64(2)", ``{'q': (-1, 1)}`` as "expected [lower, upper]"). Anything else is left for
+    those checks to refuse, in their words."""
+    def number(x):
+        return x.item() if isinstance(x, np.generic) else x
+
+    def field(x):                   # a number, or q's [lower, upper]
+        pair = isinstance(x, (tuple, np.ndarray)) and np.ndim(x) == 1 and len(x) == 2
+        return [number(v) for v in x] if pair or isinstance(x, list) and len(x) == 2 else number(x)
+
+    joints = doc.get("joints")
+    if not isinstance(joints, (list, tuple)):
+        return doc
+    return {**doc, "joints": [{key: field(value) for key, value in entry.items()} if isinstance(entry, dict) else entry
+                              for entry in joints]}
 
 
 def _entries(doc, source, n_dof):
