@@ -428,27 +428,23 @@ def _signal_within(exc):
     Python 3.11 wraps what a class body's ``__set_name__`` raises in a RuntimeError: a Ctrl-C landing while
     a module is imported (scipy.stats defines such classes) reached us as "internal error: RuntimeError:
     Error calling __set_name__ …", exit 1, instead of the interrupted run's one line and status 130."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, (KeyboardInterrupt, _Terminated)):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-    return None
+    return next((cause for cause in _chain(exc) if isinstance(cause, (KeyboardInterrupt, _Terminated))), None)
 
 
 def _exhausted_within(exc):
     """:func:`~baseparam.errors.resource_exhausted`'s line for ``exc`` or the exception it was raised from or while
     handling (a reader's "FILE: not a valid NPZ file ([Errno 24] Too many open files …)" blamed the file for the
     process's limit: the reader's own words, raised ``from None``, still keep the cause as their context), or None."""
+    return next((line for line in map(resource_exhausted, _chain(exc)) if line is not None), None)
+
+
+def _chain(exc):
+    """``exc``, then the exception it was raised from or while handling, and so on, each once (a cycle ends it)."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        exhausted = resource_exhausted(exc)
-        if exhausted is not None:
-            return exhausted
+        yield exc
         exc = exc.__cause__ or exc.__context__
-    return None
 
 
 class _Terminated(BaseException):
