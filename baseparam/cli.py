@@ -751,7 +751,7 @@ def describe(robot_file, yaml_out, load):
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.loading import is_urdf
     from .model.robot import robot_to_yaml
-    from .model.summary import describe as text
+    from .model.summary import NAME_WIDTH, describe as text
     with _one_line_errors(robot_file):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
@@ -762,8 +762,8 @@ def describe(robot_file, yaml_out, load):
                 _fail(f"{robot_file}: --yaml: a tree has no single DH table; {remedy}", 2)
             _write_text(yaml_out, robot_to_yaml(dh_robot(robot, equivalent)))
     names = [printable(name) for name in (robot.name, *(joint.name for joint in robot.joints)) if name]
-    _report(as_flags(text(robot, equivalent), clauses=False, keep=names + [name[:20] for name in names]), [yaml_out],
-            yaml_out == "-")        # (the table shows a joint's name's first 20 characters)
+    _report(as_flags(text(robot, equivalent), clauses=False, keep=names + [name[:NAME_WIDTH] for name in names]),
+            [yaml_out], yaml_out == "-")        # (the table shows a joint's name's first NAME_WIDTH characters)
 
 
 def _write_text(path, text):
