@@ -817,8 +817,8 @@ class _VariadicValidate(click.Command):
     """``--validate A B C`` (docs/cli.md, "baseparam identify"): later bare names belong to --validate,
     not to TRAIN.
 
-    click gives an option one value; without this, ``--validate a.csv b.csv`` would silently
-    train on b.csv.
+    click gives an option one value; without this, ``--validate a.csv b.csv`` (or ``--validate=a.csv b.csv``)
+    would silently train on b.csv.
     """
 
     def parse_args(self, ctx, args):
@@ -829,6 +829,9 @@ class _VariadicValidate(click.Command):
                 raise click.UsageError("--validate: no file given")
             if arg == "--validate":
                 in_validate, given = True, 0
+            elif arg is not None and arg.startswith("--validate="):     # its first file: the names after it follow
+                out += ["--validate", arg.partition("=")[2]]
+                in_validate, given = True, 1
             elif in_validate and not option:
                 out += ["--validate", arg]
                 given += 1

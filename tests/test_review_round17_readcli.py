@@ -46,3 +46,24 @@ def test_limits_mapping_takes_numpy_numbers_and_tuples():
                          ({"qd": np.float64(-2)}, "joints[1].qd: expected a finite number > 0")):
         with pytest.raises(ArgumentError, match=words.replace("[", r"\[")):
             motion_limits(robot, {"joints": [entry] * n})
+
+
+@pytest.mark.parametrize("args, train, validate", [
+    (["--validate=a.csv", "b.csv"], ("t.csv",), ("a.csv", "b.csv")),
+    (["--validate", "a.csv", "b.csv"], ("t.csv",), ("a.csv", "b.csv")),
+    (["--validate=a.csv", "--json", "x.json", "c.csv"], ("t.csv", "c.csv"), ("a.csv",)),
+    (["--validate=a=b.csv"], ("t.csv",), ("a=b.csv",))])
+def test_validate_with_an_equals_sign_takes_the_names_after_it(args, train, validate):
+    """docs/cli.md: every bare name after --validate up to the next option is a validation file. Written
+    '--validate=a.csv b.csv', b.csv was trained on, silently: the held-out log in the fit."""
+    import baseparam.cli as cli
+    context = cli.main.commands["identify"].make_context("identify", ["r.yaml", "t.csv", *args])
+    assert (context.params["train"], context.params["validate"]) == (train, validate)
+
+
+def test_validate_with_an_empty_value_is_refused():
+    import click
+
+    import baseparam.cli as cli
+    with pytest.raises(click.BadParameter, match="empty"):
+        cli.main.commands["identify"].make_context("identify", ["r.yaml", "t.csv", "--validate=", "b.csv"])
