@@ -181,16 +181,23 @@ FLAGS = {
     "out_dir": "--out", "suggest_static_poses": "--suggest-poses",
 }
 
-_NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
-_WHOLE = "|".join(sorted((re.escape(k) for k in FLAGS if "=" in k), key=len, reverse=True))
-# ``name=value`` (a keyword argument; "for" before it reads "with" before a flag), ``name:`` or ``a/b:`` where a
-# clause starts, and a snake_case name anywhere (no English word has an underscore)
-_KEYWORD = re.compile(rf"(\bfor )?(?<![\w./])(?:({_WHOLE})|({_NAMES})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
 _ITEM = re.compile(r"'(\w+)':\s*('[^']*'|[^,}]+)")
-_CLAUSE = re.compile(rf"(^|: )((?:{_NAMES})(?:/(?:{_NAMES}))*)(\[[^\]]*\])?:")
-# (not a part of a path: a log named max_disk.npz, a folder total_mass/, a path shortened to …/imu_frame)
-_SNAKE = re.compile(rf"(?<![\w.\-/\\…])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})"
-                    r"(?![\w=(/\\]|\.\w)")
+
+
+@functools.cache
+def _patterns():
+    """The patterns :func:`as_flags` translates, compiled when a message first needs them (a third of this module's
+    own start-up, which ``--help`` and a run without a message need not pay): ``name=value`` (a keyword argument;
+    "for" before it reads "with" before a flag), ``name:`` or ``a/b:`` where a clause starts, and a snake_case name
+    anywhere (no English word has an underscore)."""
+    names = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
+    whole = "|".join(sorted((re.escape(k) for k in FLAGS if "=" in k), key=len, reverse=True))
+    keyword = re.compile(rf"(\bfor )?(?<![\w./])(?:({whole})|({names})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
+    clause = re.compile(rf"(^|: )((?:{names})(?:/(?:{names}))*)(\[[^\]]*\])?:")
+    # (not a part of a path: a log named max_disk.npz, a folder total_mass/, a path shortened to …/imu_frame)
+    snake = re.compile(rf"(?<![\w.\-/\\…])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})"
+                       r"(?![\w=(/\\]|\.\w)")
+    return keyword, clause, snake
 
 
 def as_flags(message, clauses=True, keep=()):
@@ -221,11 +228,12 @@ def as_flags(message, clauses=True, keep=()):
         return lead + FLAGS[m.group(3)] + (f" {value}" if value else
                                            " " if after and not after.isspace() and after not in "),;" else "")
 
-    message = _KEYWORD.sub(keyword, message)
+    keyword_pattern, clause_pattern, snake_pattern = _patterns()
+    message = keyword_pattern.sub(keyword, message)
     if clauses:
-        message = _CLAUSE.sub(lambda m: m.group(1) + "/".join(FLAGS[n] for n in m.group(2).split("/"))
-                              + (m.group(3) or "") + ":", message)
-    return _SNAKE.sub(lambda m: FLAGS[m.group(1)], message)
+        message = clause_pattern.sub(lambda m: m.group(1) + "/".join(FLAGS[n] for n in m.group(2).split("/"))
+                                     + (m.group(3) or "") + ":", message)
+    return snake_pattern.sub(lambda m: FLAGS[m.group(1)], message)
 
 
 def _given(name):
