@@ -126,8 +126,7 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
     the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
     however many times the command meets its cause (a file read twice, a check per block)."""
-    # one line whatever the warning's text: another library's (a YAML reader's, spanning 8 lines) included
-    text = f"baseparam: warning: {as_flags(' '.join(str(message).split()), keep=_robot_names())}"
+    text = _warning_text(message)
     if text in shown:
         return
     shown.add(text)
@@ -137,6 +136,12 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
         click.echo(text, err=True)
 
 
+def _warning_text(message):
+    """The line :func:`_warning_line` says for ``message``: one line whatever its text (another library's, a YAML
+    reader's spanning 8 lines, included), the library's parameters as flags, the robots' names as given."""
+    return f"baseparam: warning: {as_flags(_one_line(message), keep=_robot_names())}"
+
+
 # The warnings of the run under way, said when it succeeds (a stack: CliRunner runs may nest). A refused run says
 # one line, its refusal (docs/cli.md, exit status 2): a warning met before it ("a friction model is given, but no
 # joint declares Coulomb friction", the mimic joints read as independent) made two.
@@ -144,11 +149,11 @@ _HELD = []
 
 
 def _reader_note(note):
-    """A reader's note on stderr, unless the reader gave the same text as a warning, shown already (a damaged
-    file read in part is both)."""
+    """A reader's note on stderr, on one line as a warning's (a bag library's notice may span several), unless the
+    reader gave the same text as a warning, shown already (a damaged file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
-    if f"baseparam: warning: {as_flags(note, keep=_robot_names())}" not in shown:
-        click.echo(f"baseparam: {as_flags(note, clauses=False, keep=_robot_names())}", err=True)
+    if _warning_text(note) not in shown:
+        click.echo(f"baseparam: {as_flags(_one_line(note), clauses=False, keep=_robot_names())}", err=True)
 
 
 def _flag(name):

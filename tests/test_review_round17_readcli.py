@@ -67,3 +67,25 @@ def test_validate_with_an_empty_value_is_refused():
     import baseparam.cli as cli
     with pytest.raises(click.BadParameter, match="empty"):
         cli.main.commands["identify"].make_context("identify", ["r.yaml", "t.csv", "--validate=", "b.csv"])
+
+
+def test_a_reader_note_given_as_a_warning_too_is_said_once_whatever_its_white_space(monkeypatch, capsys):
+    """A warning's line has its white space runs made one space; the note's comparison with the lines shown did not,
+    so a note of two spaces or a line break that the reader also warned of was said twice (once as 'warning:')."""
+    import functools
+    import warnings
+
+    import baseparam.cli as cli
+    monkeypatch.setattr(warnings, "showwarning", functools.partial(cli._warning_line, shown=set()))
+    note = "run.csv: 3 rows  dropped\n(damaged)"
+    warnings.showwarning(note, UserWarning, "x.py", 1)
+    cli._reader_note(note)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["baseparam: warning: run.csv: 3 rows dropped (damaged)"], lines
+
+
+def test_a_reader_note_is_one_line(capsys):
+    """A note holding a line break (a bag library's notice, passed on as the reader's note) was said as two lines."""
+    import baseparam.cli as cli
+    cli._reader_note("run.bag: the reader says\n  index rebuilt")
+    assert capsys.readouterr().err.splitlines() == ["baseparam: run.bag: the reader says index rebuilt"]
