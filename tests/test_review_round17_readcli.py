@@ -89,3 +89,19 @@ def test_a_reader_note_is_one_line(capsys):
     import baseparam.cli as cli
     cli._reader_note("run.bag: the reader says\n  index rebuilt")
     assert capsys.readouterr().err.splitlines() == ["baseparam: run.bag: the reader says index rebuilt"]
+
+
+def test_limits_as_a_read_only_mapping():
+    """The refusal said "expected a file name, a mapping or MotionLimits, got mappingproxy": a mapping it was."""
+    from types import MappingProxyType
+
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.excitation import motion_limits
+    from conftest import ROOT
+    robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")
+    joints = [{"q": [-1, 1], "qd": 2}] * robot.n_dof
+    plain = motion_limits(robot, {"joints": joints})
+    given = motion_limits(robot, MappingProxyType({"joints": [MappingProxyType(entry) for entry in joints]}))
+    assert np.array_equal(given.velocity, plain.velocity) and np.array_equal(given.lower, plain.lower)

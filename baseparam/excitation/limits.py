@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,7 +126,7 @@ def motion_limits(robot, limits=None):
     Parameters
     ----------
     robot : Robot
-    limits : str, os.PathLike, dict, MotionLimits, optional
+    limits : str, os.PathLike, dict (or any mapping), MotionLimits, optional
         A limits file (YAML, or a URDF whose ``<limit>`` elements apply joint by joint), its parsed
         content (``{"joints": [...]}``), or limits already built.
 
@@ -156,7 +157,7 @@ def motion_limits(robot, limits=None):
         if isinstance(limits, (str, bytes, os.PathLike)):
             source = check_input(limits, "limits")
             entries = _read_file(source, robot)
-        elif isinstance(limits, dict):
+        elif isinstance(limits, Mapping):
             source = "limits"
             entries = _entries(_as_parsed(limits), source, robot.n_dof)
         else:
@@ -238,9 +239,10 @@ def _urdf_entries(path, robot):
 
 def _as_parsed(doc):
     """``limits`` given as Python values, in the form a limits file's YAML parses to, which :func:`_entries` checks:
-    numpy numbers as Python's, tuples and arrays of two as lists (``{'qd': np.int64(2)}`` was refused as "expected a
-    finite number > 0, got np.int64(2)", ``{'q': (-1, 1)}`` as "expected [lower, upper]"). Anything else is left for
-    those checks to refuse, in their words."""
+    mappings as dicts, numpy numbers as Python's, tuples and arrays of two as lists (``{'qd': np.int64(2)}`` was
+    refused as "expected a finite number > 0, got np.int64(2)", ``{'q': (-1, 1)}`` as "expected [lower, upper]", a
+    read-only mappingproxy as "expected … a mapping"). Anything else is left for those checks to refuse, in their
+    words."""
     def number(x):
         return x.item() if isinstance(x, np.generic) else x
 
@@ -250,9 +252,9 @@ def _as_parsed(doc):
 
     joints = doc.get("joints")
     if not isinstance(joints, (list, tuple)):
-        return doc
-    return {**doc, "joints": [{key: field(value) for key, value in entry.items()} if isinstance(entry, dict) else entry
-                              for entry in joints]}
+        return dict(doc)
+    return {**doc, "joints": [{key: field(value) for key, value in entry.items()} if isinstance(entry, Mapping)
+                              else entry for entry in joints]}
 
 
 def _entries(doc, source, n_dof):
