@@ -72,8 +72,12 @@ class _Progress:
         self.shown.set()
 
     def _tick(self):
+        import threading
+
         if not self.shown.is_set():
-            if self._stop.wait(self.delay):
+            # a wait beyond the platform's clock (BASEPARAM_PROGRESS_DELAY=inf or 1e300: "never") raised OverflowError
+            # in this thread, a traceback on the terminal; TIMEOUT_MAX (292 years) is never, too
+            if self._stop.wait(min(self.delay, threading.TIMEOUT_MAX)):
                 return
             self._show()
         while not self._stop.wait(self.REFRESH):
@@ -122,8 +126,7 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     """Library warnings (e.g. AccuracyWarning) as one line on stderr, not Python's two-line form, with
     the library's parameter names as flags; each line once per run (`shown`: the lines already shown),
     however many times the command meets its cause (a file read twice, a check per block)."""
-    # one line whatever the warning's text: another library's (a YAML reader's, spanning 8 lines) included
-    text = f"baseparam: warning: {as_flags(' '.join(str(message).split()), keep=_robot_names())}"
+    text = _warning_text(message)
     if text in shown:
         return
     shown.add(text)
@@ -133,6 +136,12 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
         click.echo(text, err=True)
 
 
+def _warning_text(message):
+    """The line :func:`_warning_line` says for ``message``: one line whatever its text (another library's, a YAML
+    reader's spanning 8 lines, included), the library's parameters as flags, the robots' names as given."""
+    return f"baseparam: warning: {as_flags(_one_line(message), keep=_robot_names())}"
+
+
 # The warnings of the run under way, said when it succeeds (a stack: CliRunner runs may nest). A refused run says
 # one line, its refusal (docs/cli.md, exit status 2): a warning met before it ("a friction model is given, but no
 # joint declares Coulomb friction", the mimic joints read as independent) made two.
@@ -140,11 +149,11 @@ _HELD = []
 
 
 def _reader_note(note):
-    """A reader's note on stderr, unless the reader gave the same text as a warning, shown already (a damaged
-    file read in part is both)."""
+    """A reader's note on stderr, on one line as a warning's (a bag library's notice may span several), unless the
+    reader gave the same text as a warning, shown already (a damaged file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
-    if f"baseparam: warning: {as_flags(note, keep=_robot_names())}" not in shown:
-        click.echo(f"baseparam: {as_flags(note, clauses=False, keep=_robot_names())}", err=True)
+    if _warning_text(note) not in shown:
+        click.echo(f"baseparam: {as_flags(_one_line(note), clauses=False, keep=_robot_names())}", err=True)
 
 
 def _flag(name):
@@ -177,16 +186,23 @@ FLAGS = {
     "out_dir": "--out", "suggest_static_poses": "--suggest-poses",
 }
 
-_NAMES = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
-_WHOLE = "|".join(sorted((re.escape(k) for k in FLAGS if "=" in k), key=len, reverse=True))
-# ``name=value`` (a keyword argument; "for" before it reads "with" before a flag), ``name:`` or ``a/b:`` where a
-# clause starts, and a snake_case name anywhere (no English word has an underscore)
-_KEYWORD = re.compile(rf"(\bfor )?(?<![\w./])(?:({_WHOLE})|({_NAMES})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
 _ITEM = re.compile(r"'(\w+)':\s*('[^']*'|[^,}]+)")
-_CLAUSE = re.compile(rf"(^|: )((?:{_NAMES})(?:/(?:{_NAMES}))*)(\[[^\]]*\])?:")
-# (not a part of a path: a log named max_disk.npz, a folder total_mass/, a path shortened to …/imu_frame)
-_SNAKE = re.compile(rf"(?<![\w.\-/\\…])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})"
-                    r"(?![\w=(/\\]|\.\w)")
+
+
+@functools.cache
+def _patterns():
+    """The patterns :func:`as_flags` translates, compiled when a message first needs them (a third of this module's
+    own start-up, which ``--help`` and a run without a message need not pay): ``name=value`` (a keyword argument;
+    "for" before it reads "with" before a flag), ``name:`` or ``a/b:`` where a clause starts, and a snake_case name
+    anywhere (no English word has an underscore)."""
+    names = "|".join(sorted((re.escape(k) for k in FLAGS if "=" not in k), key=len, reverse=True))
+    whole = "|".join(sorted((re.escape(k) for k in FLAGS if "=" in k), key=len, reverse=True))
+    keyword = re.compile(rf"(\bfor )?(?<![\w./])(?:({whole})|({names})=('[^']*'|\"[^\"]*\"|{{[^}}]*}}|[\w.:+-]+)?)")
+    clause = re.compile(rf"(^|: )((?:{names})(?:/(?:{names}))*)(\[[^\]]*\])?:")
+    # (not a part of a path: a log named max_disk.npz, a folder total_mass/, a path shortened to …/imu_frame)
+    snake = re.compile(rf"(?<![\w.\-/\\…])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})"
+                       r"(?![\w=(/\\]|\.\w)")
+    return keyword, clause, snake
 
 
 def as_flags(message, clauses=True, keep=()):
@@ -217,11 +233,12 @@ def as_flags(message, clauses=True, keep=()):
         return lead + FLAGS[m.group(3)] + (f" {value}" if value else
                                            " " if after and not after.isspace() and after not in "),;" else "")
 
-    message = _KEYWORD.sub(keyword, message)
+    keyword_pattern, clause_pattern, snake_pattern = _patterns()
+    message = keyword_pattern.sub(keyword, message)
     if clauses:
-        message = _CLAUSE.sub(lambda m: m.group(1) + "/".join(FLAGS[n] for n in m.group(2).split("/"))
-                              + (m.group(3) or "") + ":", message)
-    return _SNAKE.sub(lambda m: FLAGS[m.group(1)], message)
+        message = clause_pattern.sub(lambda m: m.group(1) + "/".join(FLAGS[n] for n in m.group(2).split("/"))
+                                     + (m.group(3) or "") + ":", message)
+    return snake_pattern.sub(lambda m: FLAGS[m.group(1)], message)
 
 
 def _given(name):
@@ -424,27 +441,23 @@ def _signal_within(exc):
     Python 3.11 wraps what a class body's ``__set_name__`` raises in a RuntimeError: a Ctrl-C landing while
     a module is imported (scipy.stats defines such classes) reached us as "internal error: RuntimeError:
     Error calling __set_name__ …", exit 1, instead of the interrupted run's one line and status 130."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, (KeyboardInterrupt, _Terminated)):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-    return None
+    return next((cause for cause in _chain(exc) if isinstance(cause, (KeyboardInterrupt, _Terminated))), None)
 
 
 def _exhausted_within(exc):
     """:func:`~baseparam.errors.resource_exhausted`'s line for ``exc`` or the exception it was raised from or while
     handling (a reader's "FILE: not a valid NPZ file ([Errno 24] Too many open files …)" blamed the file for the
     process's limit: the reader's own words, raised ``from None``, still keep the cause as their context), or None."""
+    return next((line for line in map(resource_exhausted, _chain(exc)) if line is not None), None)
+
+
+def _chain(exc):
+    """``exc``, then the exception it was raised from or while handling, and so on, each once (a cycle ends it)."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        exhausted = resource_exhausted(exc)
-        if exhausted is not None:
-            return exhausted
+        yield exc
         exc = exc.__cause__ or exc.__context__
-    return None
 
 
 class _Terminated(BaseException):
@@ -751,7 +764,7 @@ def describe(robot_file, yaml_out, load):
     from .model.dh_equivalent import dh_equivalent, dh_robot
     from .model.loading import is_urdf
     from .model.robot import robot_to_yaml
-    from .model.summary import describe as text
+    from .model.summary import NAME_WIDTH, describe as text
     with _one_line_errors(robot_file):
         robot = load(robot_file)
         equivalent = dh_equivalent(robot)
@@ -762,8 +775,8 @@ def describe(robot_file, yaml_out, load):
                 _fail(f"{robot_file}: --yaml: a tree has no single DH table; {remedy}", 2)
             _write_text(yaml_out, robot_to_yaml(dh_robot(robot, equivalent)))
     names = [printable(name) for name in (robot.name, *(joint.name for joint in robot.joints)) if name]
-    _report(as_flags(text(robot, equivalent), clauses=False, keep=names + [name[:20] for name in names]), [yaml_out],
-            yaml_out == "-")        # (the table shows a joint's name's first 20 characters)
+    _report(as_flags(text(robot, equivalent), clauses=False, keep=names + [name[:NAME_WIDTH] for name in names]),
+            [yaml_out], yaml_out == "-")        # (the table shows a joint's name's first NAME_WIDTH characters)
 
 
 def _write_text(path, text):
@@ -817,8 +830,8 @@ class _VariadicValidate(click.Command):
     """``--validate A B C`` (docs/cli.md, "baseparam identify"): later bare names belong to --validate,
     not to TRAIN.
 
-    click gives an option one value; without this, ``--validate a.csv b.csv`` would silently
-    train on b.csv.
+    click gives an option one value; without this, ``--validate a.csv b.csv`` (or ``--validate=a.csv b.csv``)
+    would silently train on b.csv.
     """
 
     def parse_args(self, ctx, args):
@@ -829,6 +842,9 @@ class _VariadicValidate(click.Command):
                 raise click.UsageError("--validate: no file given")
             if arg == "--validate":
                 in_validate, given = True, 0
+            elif arg is not None and arg.startswith("--validate="):     # its first file: the names after it follow
+                out += ["--validate", arg.partition("=")[2]]
+                in_validate, given = True, 1
             elif in_validate and not option:
                 out += ["--validate", arg]
                 given += 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,7 +126,7 @@ def motion_limits(robot, limits=None):
     Parameters
     ----------
     robot : Robot
-    limits : str, os.PathLike, dict, MotionLimits, optional
+    limits : str, os.PathLike, dict (or any mapping), MotionLimits, optional
         A limits file (YAML, or a URDF whose ``<limit>`` elements apply joint by joint), its parsed
         content (``{"joints": [...]}``), or limits already built.
 
@@ -156,9 +157,9 @@ def motion_limits(robot, limits=None):
         if isinstance(limits, (str, bytes, os.PathLike)):
             source = check_input(limits, "limits")
             entries = _read_file(source, robot)
-        elif isinstance(limits, dict):
+        elif isinstance(limits, Mapping):
             source = "limits"
-            entries = _entries(limits, source, robot.n_dof)
+            entries = _entries(_as_parsed(limits), source, robot.n_dof)
         else:
             raise ArgumentTypeError(f"limits: expected a file name, a mapping or MotionLimits, got "
                                     f"{type(limits).__name__}")
@@ -234,6 +235,26 @@ def _urdf_entries(path, robot):
     values = description_limits(other)
     return [{field: values[field][k] for field in values if math.isfinite(values[field][k])}
             for k in range(n_dof)]
+
+
+def _as_parsed(doc):
+    """``limits`` given as Python values, in the form a limits file's YAML parses to, which :func:`_entries` checks:
+    mappings as dicts, numpy numbers as Python's, tuples and arrays of two as lists (``{'qd': np.int64(2)}`` was
+    refused as "expected a finite number > 0, got np.int64(2)", ``{'q': (-1, 1)}`` as "expected [lower, upper]", a
+    read-only mappingproxy as "expected … a mapping"). Anything else is left for those checks to refuse, in their
+    words."""
+    def number(x):
+        return x.item() if isinstance(x, np.generic) else x
+
+    def field(x):                   # a number, or q's [lower, upper]
+        pair = isinstance(x, (tuple, np.ndarray)) and np.ndim(x) == 1 and len(x) == 2
+        return [number(v) for v in x] if pair or isinstance(x, list) and len(x) == 2 else number(x)
+
+    joints = doc.get("joints")
+    if not isinstance(joints, (list, tuple)):
+        return dict(doc)
+    return {**doc, "joints": [{key: field(value) for key, value in entry.items()} if isinstance(entry, Mapping)
+                              else entry for entry in joints]}
 
 
 def _entries(doc, source, n_dof):

@@ -10,6 +10,8 @@ from .dh_equivalent import DHEquivalent, dh_equivalent
 from .urdf_writer import _rpy
 from .._validation import check_instance, check_robot
 
+NAME_WIDTH = 20     # characters of a joint's name the table shows (the CLI keeps those as the user's text)
+
 
 def describe(robot, equivalent=None) -> str:
     """The text ``baseparam describe`` prints.
@@ -28,12 +30,13 @@ def describe(robot, equivalent=None) -> str:
     # names come from the file: escaped, so that a name holding a line break cannot forge output lines
     lines = [f"{printable(robot.name)}: {robot.n_dof} joints, {kind} ({source}; lengths {robot.length_unit}, "
              f"angles {robot.angle_unit})",
-             f"  {'#':>2}  {'joint':20s} {'parent':>6}  {'type':9s} {'axis':18s} {'mass [kg]':>9}  limits"]
+             f"  {'#':>2}  {'joint':{NAME_WIDTH}s} {'parent':>6}  {'type':9s} {'axis':18s} {'mass [kg]':>9}  limits"]
     for k, joint in enumerate(robot.joints, start=1):
         axis = " ".join(_short(v) for v in joint.axis) if robot.convention == "urdf" else "z"
         mass = f"{joint.inertia.mass:.4g}" if joint.inertia is not None else "-"
-        lines.append(f"  {k:>2}  {printable(joint.name or f'joint {k}')[:20]:20s} {joint.parent:>6}  {joint.type:9s} "
-                     f"{axis:18s} {mass:>9}  {_limits(joint.limits)}")
+        name = printable(joint.name or f"joint {k}")[:NAME_WIDTH]
+        lines.append(f"  {k:>2}  {name:{NAME_WIDTH}s} {joint.parent:>6}  {joint.type:9s} {axis:18s} {mass:>9}  "
+                     f"{_limits(joint.limits)}")
     if robot.is_floating:
         mass = f", its body {robot.base_inertia.mass:.4g} kg" if robot.base_inertia is not None else ""
         lines.append(f"Base: floating (frame 0 moves freely{mass}; q starts with its position and quaternion "
