@@ -2,6 +2,11 @@
 combinations, the options of the last two stops, odd values in every non-path option, odd kinds in every path slot,
 stdout/stderr closed or a pipe closed early). Each run was a forked process with its own folder, HOME and TMPDIR;
 the fuzzer was a throwaway, these are the deterministic cases it found, each failing before its fix."""
+import errno
+import os
+import subprocess
+import sys
+
 import pytest
 
 from conftest import ROOT, run_in_process
@@ -25,3 +30,39 @@ def refused(result, *words):
 @pytest.mark.parametrize("budget", ["1e308", "1.7976931348623157e308"])
 def test_a_time_budget_beyond_any_run_is_refused_not_an_internal_error(budget):
     refused(run_in_process("excite", PLANAR, "--starts", "1", "--time-budget", budget), "--time-budget", "1e+09")
+
+
+def _unwritable(kind):
+    """A stream every write to fails: ``/dev/full`` (ENOSPC), or a pipe whose reader is gone (EPIPE)."""
+    if kind == "full":
+        return open("/dev/full", "wb")
+    read, write = os.pipe()
+    os.close(read)
+    return os.fdopen(write, "wb")
+
+
+# `baseparam … 2>/dev/full` (or `2>&1 | head -c0`) ended with status 1: the refusal's (or a warning's) write to stderr
+# raised OSError past every handler, and the traceback for it could not be written either. The status is all such
+# a run can still say: 2, as for stdout on a full disk.
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("kind", ["full", "closed_pipe"])
+def test_a_run_whose_stderr_cannot_be_written_ends_with_status_2(tmp_path, kind):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    with _unwritable(kind) as stderr:
+        proc = subprocess.run([sys.executable, "-m", "baseparam", "find", "missing.yaml"], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=stderr, timeout=600)
+    assert proc.returncode == 2
+
+
+# `baseparam find ROBOT` (or `--help`) into a pipe its reader had closed ended with status 1 and not a word (click's
+# own handling of EPIPE); with `--json -` the refusal named the robot file: "puma560.yaml: Broken pipe". Now one
+# line naming standard output, status 2, as a full disk there is said.
+@pytest.mark.parametrize("args", [["find", PLANAR, "--json", "-"], ["--help"]])
+def test_a_report_into_a_pipe_whose_reader_is_gone_is_said_as_standard_outputs(args):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    with _unwritable("closed_pipe") as stdout:
+        proc = subprocess.run([sys.executable, "-m", "baseparam", *map(str, args)], env=env, stdout=stdout,
+                              stderr=subprocess.PIPE, text=True, timeout=600)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [f"baseparam: standard output: {os.strerror(errno.EPIPE)} (its reader is gone; "
+                                        "nothing more is written)"]
