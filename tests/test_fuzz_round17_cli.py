@@ -66,3 +66,31 @@ def test_a_report_into_a_pipe_whose_reader_is_gone_is_said_as_standard_outputs(a
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines() == [f"baseparam: standard output: {os.strerror(errno.EPIPE)} (its reader is gone; "
                                         "nothing more is written)"]
+
+
+# `identify --method consistent --yaml out.yaml` wrote a friction the solver left at -7.9e-17 (its ≥ 0 constraint
+# met within round-off) as it was, and load_robot refused the file it had just written ("joints[3].friction[2]:
+# expected … ≥ 0"); --urdf/--mjcf clipped it already. The description is built from the fit with the same clip
+# (viscous, Coulomb, Stribeck, rotor inertia; the offset keeps its sign): here a fit's columns at -1e-17.
+def test_a_consistent_fit_at_its_friction_bounds_within_round_off_writes_a_yaml_that_reads_back(tmp_path):
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.identification.results import Identification
+    from baseparam.model.parameters import ColumnLayout
+    from baseparam.model.robot import robot_to_yaml
+
+    robot = bp.load_robot(PLANAR, friction=True, rotor_inertia=True)
+    layout = ColumnLayout(robot, "pseudo")
+    p = np.full(len(layout.names), 0.5)
+    for column in [*layout.friction_columns.values(), *layout.rotor_columns.values()]:
+        p[column] = -1e-17
+    bodies = [(1.0, np.zeros(3), np.eye(3) * 0.01) for _ in robot.joints]
+    fit = SimpleNamespace(_fitted_columns=lambda what: (robot, layout, p, bodies))
+    written = tmp_path / "fit.yaml"
+    written.write_text(robot_to_yaml(Identification._robot(fit, "to_yaml")), encoding="utf-8")
+    back = bp.load_robot(written)
+    assert all(j.friction[0] == j.friction[1] == 0 and j.friction[2] == -1e-17 and j.rotor_inertia == 0
+               for j in back.joints)
