@@ -32,6 +32,7 @@ path set-up: a signal there ends Python with its own message, or kills it before
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -428,6 +429,9 @@ def main():
     elif outcome is not None and (exhausted := errors.resource_exhausted(outcome)) is not None:
         _say_line(f"baseparam: {exhausted}")
         status = 2
+    elif _stream_failed(outcome):   # stderr itself not written: the status is all the run can still say
+        _say_line(f"baseparam: standard error: {outcome.strerror or outcome}")
+        status = 2
     elif outcome is not None:                          # a bug: reported as Python would, then the end as always
         import traceback
         traceback.print_exception(outcome)
@@ -435,6 +439,19 @@ def main():
     if signum is not None:
         _say(signum)
     _end(status, signum)
+
+
+# How a write to a stream fails (a full disk: ENOSPC, EDQUOT, EFBIG; a reader gone: EPIPE; a device: EIO).
+_STREAM_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EPIPE", "EIO")
+                           if hasattr(errno, name))
+
+
+def _stream_failed(outcome):
+    """Whether the run ended on a write to its own stderr that failed (``2>/dev/full``, ``2>&1 | head -c0``): the
+    command line says every file's OSError itself (exit status 2), so one that reaches here, nameless, is the
+    stream its refusals and warnings go to. It was an internal error, exit status 1, with a traceback that could not
+    be written either."""
+    return isinstance(outcome, OSError) and outcome.filename is None and outcome.errno in _STREAM_ERRNOS
 
 
 def _address_limited():

@@ -407,6 +407,8 @@ def _one_line_errors(path, on_exit=None, inputs=None):
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
         if on_exit is not None:
             on_exit()
+        if _reader_gone(exc):                        # a stream's, not the input's (_OneLineErrors.invoke says it)
+            raise
         signalled = _signal_within(exc)
         if signalled is not None:                    # Ctrl-C or SIGTERM that Python wrapped: a stop, not a bug
             raise signalled from None
@@ -552,9 +554,14 @@ class _OneLineErrors(click.Group):
         finally:
             _HELD.pop()
 
+    def make_context(self, *args, **kwargs):
+        with _said_when_the_reader_is_gone():     # `baseparam --help | head -c1`
+            return super().make_context(*args, **kwargs)
+
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            with _said_when_the_reader_is_gone():
+                return super().invoke(ctx)
         except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
             raise click.Abort() from exc
 
@@ -573,6 +580,26 @@ class _OneLineErrors(click.Group):
         except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
             _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
+
+
+def _reader_gone(exc):
+    """Whether ``exc`` is a write to a pipe whose reader closed it (``baseparam … | head -c1``): EPIPE on a
+    stream, no file named. Inside a command it was said as the input's ("puma560.yaml: Broken pipe"), outside as
+    click says it: status 1, no word."""
+    return isinstance(exc, BrokenPipeError) and exc.filename is None
+
+
+@contextlib.contextmanager
+def _said_when_the_reader_is_gone():
+    """A closed pipe as a refusal (one line, status 2), as a full disk on stdout is: click ended it with status 1
+    and not a word. It is the report's stream; stderr's own is said by the exit status alone (baseparam._entry)."""
+    try:
+        yield
+    except OSError as exc:
+        if not _reader_gone(exc):
+            raise
+        raise click.ClickException(f"standard output: {exc.strerror or exc} (its reader is gone; nothing more is "
+                                   "written)") from None
 
 
 _PATH_KIND = re.compile(r"""^(File|Directory) ('.*'|".*") is a (directory|file)\.$""")

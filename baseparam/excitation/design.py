@@ -41,6 +41,8 @@ PARAMETERS = ("khalil", "pseudo")
 MAX_HARMONICS = 100
 MIN_SAMPLES_PER_CYCLE = 8          # of the highest harmonic, at the output rate
 MAX_SAMPLES = 1_000_000            # rows of the output trajectory
+# a longer budget is no budget: 1e308 s overflowed the progress count (tenths of a second) into an internal error
+MAX_TIME_BUDGET = 1e9
 DENSE = 10                         # torque is checked at this many times the output rate
 POORLY_EXCITED = 1e8               # cond(W_b) beyond which a design warns
 SEARCH_COPIES = 6                  # a search process's memory, in sizes of the constraints' Jacobian
@@ -239,7 +241,8 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         one worker; -1 starts one per usable core (as scikit-learn's ``n_jobs``). ``None`` means 1.
         The design does not depend on it (see :class:`SearchSummary`).
     time_budget : float, optional
-        Seconds; the search stops there and keeps the starts 0 … k−1 that finished.
+        Seconds, at most 10⁹ (31 years: leave it out for none); the search stops there
+        and keeps the starts 0 … k−1 that finished.
     seed : int
         Same seed and settings → same design (see :class:`SearchSummary`).
     progress : callable, optional
@@ -300,6 +303,9 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     check_progress(progress)
     if time_budget is not None:
         time_budget = check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
+        if time_budget > MAX_TIME_BUDGET:
+            raise ArgumentError(f"time_budget: {time_budget:g} s is beyond {MAX_TIME_BUDGET:g} s (31 years): leave it "
+                                "out for no budget")
     lim = motion_limits(robot, limits)
     _check_limits(robot, lim)
     base = find_base_parameters(robot, parameters)

@@ -279,12 +279,15 @@ class Identification:
         for k, (joint, (mass, com, inertia)) in enumerate(zip(robot.joints, bodies)):
             # J ⪰ εI: physical, yet within round-off of the triangle bound
             body = Inertia(mass=mass, com=com, inertia=inertia, as_written=True)
-            friction = tuple(float(p[layout.friction_columns[(k, kind)]]) if (k, kind) in layout.friction_columns
-                             else False for kind in ("FV", "FC", "FO"))
-            rotor = float(p[layout.rotor_columns[k]]) if k in layout.rotor_columns else False
+            # viscous, Coulomb, Stribeck and rotor inertia ≥ 0 within the solver's accuracy: -7.9e-17 written as
+            # is made a --yaml that load_robot refused ("joints[3].friction[2]: expected … ≥ 0"); the offset signed
+            friction = tuple((float(p[column]) if kind == "FO" else _clipped(p, column))
+                             if (column := layout.friction_columns.get((k, kind))) is not None else False
+                             for kind in ("FV", "FC", "FO"))
+            rotor = _clipped(p, layout.rotor_columns[k]) if k in layout.rotor_columns else False
             model = joint.friction_model
             if (k, "FS") in layout.friction_columns:
-                model = replace(model, stribeck_friction=float(p[layout.friction_columns[(k, "FS")]]))
+                model = replace(model, stribeck_friction=_clipped(p, layout.friction_columns[(k, "FS")]))
             joints.append(replace(joint, inertia=body, friction=friction, rotor_inertia=rotor, friction_model=model))
         return replace(robot, joints=tuple(joints), source=None)
 
