@@ -30,7 +30,7 @@ from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _numbe
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
 from .friction import AUTO, COULOMB_SHAPES, FrictionModel, parse_friction_model, with_friction_model
 from .robot import (ANGLE_UNITS, BASES, CONVENTIONS, JOINT_TYPES, LENGTH_UNITS, Inertia, Joint, JointLimits, Origin,
-                    Robot, joint_names, with_drives)
+                    Robot, _declared, joint_names, with_drives)
 
 __all__ = ["load_robot", "parse_robot", "MAX_JOINTS"]
 
@@ -398,7 +398,7 @@ def _common_keys(entry, k, path, fields, found):
     if "friction_model" in entry:
         model = found.get(_friction_model, entry["friction_model"], f"{path}.friction_model")
         friction = fields.get("friction", (False,) * 3) or (False,) * 3
-        if model is not None and friction[1] in (False, None):
+        if model is not None and not _declared(friction[1]):     # by identity: a fitted 0.0 is declared
             found.problems.append(_Invalid(f"{path}.friction_model", "the model shapes the Coulomb friction, which "
                                            "this joint does not declare (friction: [.., true, ..])"))
         elif model is not None:
