@@ -472,8 +472,24 @@ def check_field_kinds(result, kinds):
         for plain, abstract in ((int, numbers.Integral), (float, numbers.Real), (str, str)):
             if abstract in kinds_ and isinstance(value, abstract):
                 if type(value) is not plain:
-                    object.__setattr__(result, name, plain(value))
+                    object.__setattr__(result, name, _plain_value(f"{type(result).__name__}.{name}", value, plain,
+                                                                  what))
                 break
+
+
+def _plain_value(name, value, plain, what):
+    """``plain(value)`` for :func:`check_field_kinds`, one line naming the field where the conversion fails: an int or
+    a Fraction beyond the float range (OverflowError), a timedelta64 (numpy's kind of integer: float() refuses one of a
+    unit, takes one without as a count of nothing)."""
+    try:
+        if isinstance(value, np.timedelta64):
+            raise TypeError
+        return plain(value)
+    except OverflowError:
+        raise ArgumentError(f"{name}: a number beyond the float range (|x| > {np.finfo(float).max:.3g}); expected "
+                            f"{what}") from None
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name}: expected {what}, got {type(value).__name__} {shown(value)}") from None
 
 
 def float_fields(result, names):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 from .._atomic import json_text, write_text
 from .._checks import read_json, shown
-from .._validation import check_input
+from .._validation import check_field_kinds, check_input
 from ..errors import DataError, printable
 
 
@@ -58,6 +59,15 @@ class SavedExcitation:
     condition_number: float
     document: dict = field(repr=False)
     source: str = ""
+
+    def __post_init__(self):
+        # built by hand (the class is exported): a text where a series or samples belong failed in their users
+        from .fourier import FourierSeries, Samples        # fourier imports nothing of this module's; kept lazy alike
+        text = (str, "a str")
+        check_field_kinds(self, {"series": (FourierSeries, "a baseparam.FourierSeries"),
+                                 "samples": (Samples, "the series' Samples"), "rate": (Real, "a rate (Hz)"),
+                                 "robot": text, "criterion": text, "condition_number": (Real, "a number"),
+                                 "document": (dict, "a dict"), "source": text})
 
     @property
     def trajectory(self):

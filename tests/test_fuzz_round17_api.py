@@ -1,0 +1,109 @@
+"""Regressions of issue 28's seventeenth fuzzing round over the Python API (``baseparam.__all__`` and the subpackages'):
+result classes built by hand, numbers beyond the float range, and what the round's other drivers found. The fuzzer
+was a throwaway (a forked process per case with a timeout and an address-space limit); each case below failed before
+its fix."""
+import dataclasses
+import fractions
+import importlib
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.excitation import IdentificationErrors, SavedExcitation, SearchSummary, StaticPoses
+from conftest import ROOT
+
+SUBPACKAGES = ("baseparam", "baseparam.codegen", "baseparam.dynamics", "baseparam.excitation",
+               "baseparam.identification", "baseparam.model", "baseparam.simulation")
+
+
+def _public_dataclasses():
+    seen = {}
+    for name in SUBPACKAGES:
+        module = importlib.import_module(name)
+        for attribute in module.__all__:
+            value = getattr(module, attribute)
+            if isinstance(value, type) and dataclasses.is_dataclass(value):
+                seen.setdefault(value, f"{name}.{attribute}")
+    return seen
+
+
+def test_every_public_result_class_checks_its_fields_when_built():
+    """Six exported dataclasses took any field: ``StaticPoses(np.full((2, 3), np.nan), np.inf, (1,)).to_dict()`` gave
+    JSON with NaN (strict writers: a bare ValueError), ``StaticPoses('x', 1.0, (1,)).summary()`` "Unknown format code
+    'f' for object of type 'str'", ``SearchSummary('x', …).deterministic`` a bare TypeError; IdentificationErrors,
+    SavedExcitation, TrackingRun and FloatingExperiment alike. Each public result class now refuses a wrong field
+    at construction (the shared ``_validation.check_field_kinds``/``check_finite_fields``/``float_fields``), as the
+    others did: one ``__post_init__`` per class, which this guard asks of any class exported later."""
+    unchecked = sorted(where for kind, where in _public_dataclasses().items() if not hasattr(kind, "__post_init__"))
+    assert unchecked == []
+
+
+@pytest.mark.parametrize("fields, words", [
+    ((np.full((2, 3), np.nan), 1.0, (1,)), "StaticPoses.poses: expected finite numbers"),
+    ((np.zeros((2, 3)), np.inf, (1,)), "StaticPoses.condition_number: expected finite numbers"),
+    (("x", 1.0, (1,)), "StaticPoses.poses: not numeric"),
+    ((np.zeros(3), 1.0, (1,)), r"StaticPoses.poses: expected shape \(n_poses, n_dof\), got \(3,\)"),
+    ((np.zeros((2, 3)), "x", (1,)), "StaticPoses.condition_number: expected a number"),
+    ((np.zeros((2, 3)), 1.0, None), "StaticPoses.moving: expected a tuple"),
+    ((np.zeros((2, 3)), 1.0, ("a",)), "StaticPoses.moving: expected 1-based joint numbers"),
+])
+def test_static_poses_built_by_hand_are_checked(fields, words):
+    with pytest.raises(bp.ArgumentError, match=words) as caught:
+        StaticPoses(*fields)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_newest_result_classes_keep_what_the_library_builds():
+    """The checks refuse nothing the library makes (and keep its numbers and joints as given)."""
+    poses = StaticPoses(np.zeros((4, 6)), np.float64(3.5), [np.int64(5), 6])
+    assert poses.moving == (5, 6) and type(poses.condition_number) is float
+    assert poses.to_dict()["moving_joints"] == [5, 6]
+    summary = SearchSummary(0, 2, 2, 1, 1, 0.5, None, (1.0, 2.0))
+    assert summary.deterministic
+    with pytest.raises(bp.ArgumentTypeError, match="SearchSummary.counted: expected a whole number, got str"):
+        SearchSummary(0, 2, "2", 1, 1, 0.5, None, (1.0, 2.0))
+    with pytest.raises(bp.ArgumentError, match="SearchSummary.seconds: expected finite numbers"):
+        SearchSummary(0, 2, 2, 1, 1, np.nan, None, (1.0, 2.0))
+    errors = IdentificationErrors(0.1, [0.2, 0.3], None, np.inf, 3)       # cond inf: documented
+    assert "condition_number=inf" in repr(errors)
+    with pytest.raises(bp.ArgumentTypeError, match="IdentificationErrors.parameter_error: expected a number"):
+        IdentificationErrors("x", [0.2], None, 1.0, 3)
+    with pytest.raises(bp.ArgumentTypeError, match="SavedExcitation.series: expected a baseparam.FourierSeries"):
+        SavedExcitation("x", 10.0, None, "r", "cond", 1.0, {})
+    with pytest.raises(bp.ArgumentTypeError, match="TrackingRun.reference: expected a baseparam.Reference"):
+        bp.TrackingRun("x", None, None, np.zeros(3))
+    with pytest.raises(bp.ArgumentTypeError, match="FloatingExperiment.log: expected a baseparam.Trajectory"):
+        bp.FloatingExperiment("x", np.zeros((1, 0, 6)), (), None, np.zeros((1, 0, 6)), np.zeros(10), ())
+
+
+@pytest.mark.parametrize("mass, words", [
+    (10 ** 400, "PayloadResult.mass: a number beyond the float range"),
+    (fractions.Fraction(10 ** 400), "PayloadResult.mass: a number beyond the float range"),
+    (np.timedelta64(1, "s"), "PayloadResult.mass: expected a number, got timedelta64"),
+    (np.timedelta64(1), "PayloadResult.mass: expected a number, got timedelta64"),
+], ids=["int", "fraction", "timedelta-s", "timedelta"])
+def test_a_numeric_field_beyond_float_or_of_time_is_refused_naming_it(mass, words):
+    """``check_field_kinds`` turned a field's number into a plain float by ``float(value)``: an int or a Fraction beyond
+    float64 was a bare OverflowError, a timedelta64 of a unit Python's "float() argument must be … not
+    'datetime.timedelta'", one without a unit taken as a mass of 1."""
+    fields = dict(mass=1.0, com=np.zeros(3), inertia=np.eye(3) * 0.01, mass_std=0.1, com_std=np.zeros(3),
+                  inertia_std=np.zeros((3, 3)), parameters=np.zeros(10), unconstrained=np.zeros(10),
+                  covariance=np.eye(10), identifiable=[], rank=10, mode="model", n_samples=10, rmse=np.zeros(6))
+    assert bp.PayloadResult(**fields).mass == 1.0
+    with pytest.raises(bp.ArgumentError, match=words) as caught:
+        bp.PayloadResult(**{**fields, "mass": mass})
+    assert "\n" not in str(caught.value)
+
+
+def test_lists_of_numbers_beyond_float_are_refused_where_a_count_of_values_is_read():
+    """``_numbers.flat_values`` (a pose, a noise per joint, a sensor placement) converted ``[10**400] * n`` with
+    numpy: a bare OverflowError ("int too large to convert to float") where its callers say a wrong value."""
+    from baseparam.excitation import suggest_static_poses
+    from baseparam.identification.payload_wrench import sensor_placement
+
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    with pytest.raises(bp.ArgumentError, match="pose: expected 6 finite joint positions"):
+        suggest_static_poses(robot, 4, pose=[10 ** 400] * 6, candidates=8)
+    with pytest.raises(bp.SettingsError, match="sensor: expected 6 finite numbers"):
+        sensor_placement([fractions.Fraction(10 ** 400)] * 6)
