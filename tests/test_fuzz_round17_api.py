@@ -107,3 +107,52 @@ def test_lists_of_numbers_beyond_float_are_refused_where_a_count_of_values_is_re
         suggest_static_poses(robot, 4, pose=[10 ** 400] * 6, candidates=8)
     with pytest.raises(bp.SettingsError, match="sensor: expected 6 finite numbers"):
         sensor_placement([fractions.Fraction(10 ** 400)] * 6)
+
+
+def _saved_design(tmp_path, **changes):
+    """A design's JSON document with ``changes`` (None: the field left out), written beside the test."""
+    import json
+
+    series = bp.FourierSeries(2.0, np.zeros(3), np.full((3, 2), 0.05), np.zeros((3, 2)))
+    doc = {"robot": "r", "criterion": "cond", "condition_number": 27.0, "period": 2.0, "rate": 10.0,
+           "coefficients": {"q0": series.q0.tolist(), "a": series.a.tolist(), "b": series.b.tolist()}}
+    for key, value in changes.items():
+        if value is None:
+            doc.pop(key)
+        else:
+            doc[key] = value
+    path = tmp_path / "design.json"
+    # a JSON null and 400-digit integers written as text: json.dumps has no literal for either placeholder
+    path.write_text(json.dumps(doc).replace('"NULL"', "null").replace('"HUGE"', "1" + "0" * 400))
+    return path
+
+
+@pytest.mark.parametrize("value, expected", [("NULL", np.inf), (None, None), (27, 27.0)],
+                         ids=["null", "missing", "int"])
+def test_a_saved_designs_condition_number_is_what_the_document_says(tmp_path, value, expected):
+    """load_excitation read a null condition number (what json_text writes for inf), a text or none at all as NaN,
+    silently, and took −1 and 0. Now null is inf, a missing field None, and what is no condition number refused."""
+    from baseparam.excitation import load_excitation
+
+    assert load_excitation(_saved_design(tmp_path, condition_number=value)).condition_number == expected
+
+
+@pytest.mark.parametrize("value", ["x", -1, 0.5, True])
+def test_a_saved_designs_condition_number_of_no_condition_is_refused(tmp_path, value):
+    from baseparam.excitation import load_excitation
+
+    with pytest.raises(bp.DataError, match="design.json: field condition_number: expected a number ≥ 1"):
+        load_excitation(_saved_design(tmp_path, condition_number=value))
+
+
+@pytest.mark.parametrize("field, words", [("period", "field period: expected a positive number, got inf"),
+                                          ("rate", "field rate: expected a positive number, got inf")])
+def test_json_integers_beyond_float_are_refused_by_their_field(tmp_path, field, words):
+    """A JSON integer of 400 digits (a float literal such as 1e400 reads as inf) reached ``math.isfinite`` in the
+    fields' checks as a bare OverflowError; the shared reader (_checks.read_json) reads it as ±inf, as json reads a
+    float beyond the range, and the field's own check names it."""
+    from baseparam.excitation import load_excitation
+
+    with pytest.raises(bp.DataError, match=words):
+        load_excitation(_saved_design(tmp_path, **{field: "HUGE"}))
+    assert load_excitation(_saved_design(tmp_path, condition_number="HUGE")).condition_number == np.inf
