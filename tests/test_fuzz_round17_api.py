@@ -156,3 +156,43 @@ def test_json_integers_beyond_float_are_refused_by_their_field(tmp_path, field, 
     with pytest.raises(bp.DataError, match=words):
         load_excitation(_saved_design(tmp_path, **{field: "HUGE"}))
     assert load_excitation(_saved_design(tmp_path, condition_number="HUGE")).condition_number == np.inf
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("com", np.zeros(5), r"PayloadResult.com: expected shape \(3,\), got \(5,\)"),
+    ("inertia", np.zeros(3), r"PayloadResult.inertia: expected shape \(3, 3\), got \(3,\)"),
+    ("inertia_std", np.zeros(2), r"PayloadResult.inertia_std: expected shape \(3, 3\)"),
+    ("covariance", np.zeros((10, 9)), r"PayloadResult.covariance: expected shape \(10, 10\)"),
+    ("poses", np.zeros(3), r"PayloadResult.poses: expected shape \(n_poses, n_dof\)"),
+    ("parameters", np.broadcast_to(np.zeros(10), (10 ** 9, 10)), r"PayloadResult.parameters: expected shape \(10,\)"),
+], ids=["com", "inertia", "inertia_std", "covariance", "poses", "broadcast"])
+def test_a_payload_result_built_with_fields_of_another_shape_is_refused(field, value, words):
+    """``PayloadResult(com=np.zeros(5), …)`` was taken: its repr and summary failed with numpy's "unsupported format
+    string", ``to_dict`` with a bare IndexError, an inertia of 3 values with LinAlgError; one of 10⁹ broadcast rows was
+    a bare MemoryError (the finite test's temporary). Shapes are told first now (``_validation.check_field_shapes``),
+    and the finite test makes no temporary of a field's size."""
+    fields = dict(mass=1.0, com=np.zeros(3), inertia=np.eye(3) * 0.01, mass_std=0.1, com_std=np.zeros(3),
+                  inertia_std=np.zeros((3, 3)), parameters=np.zeros(10), unconstrained=np.zeros(10),
+                  covariance=np.eye(10), identifiable=[], rank=10, mode="static", n_samples=10, rmse=np.zeros(6),
+                  poses=np.zeros((4, 6)))
+    with pytest.raises(bp.ArgumentError, match=words):
+        bp.PayloadResult(**{**fields, field: value})
+
+
+def test_a_finite_check_of_a_result_field_makes_no_temporary_of_its_size(monkeypatch):
+    """check_finite_fields ran ``np.isfinite(arr).all()``: a boolean array as large as the field (a StaticPoses of 10⁹
+    broadcast rows: 5.6 GiB, a bare MemoryError; it took poses with a NaN before). Measured by refusing any
+    ``np.isfinite`` of more than a few values."""
+    real = np.isfinite
+
+    def small_only(x, *args, **kwargs):
+        assert np.size(x) <= 4096, "a temporary of the field's size"
+        return real(x, *args, **kwargs)
+
+    rows = np.broadcast_to(np.zeros(6), (10 ** 6, 6))
+    poses = np.zeros((5000, 6))
+    poses[-1, 0] = np.nan
+    monkeypatch.setattr(np, "isfinite", small_only)
+    assert StaticPoses(rows, 2.0, (5, 6)).poses.shape == (10 ** 6, 6)
+    with pytest.raises(bp.ArgumentError, match="StaticPoses.poses: expected finite numbers"):
+        StaticPoses(poses, 2.0, (5, 6))

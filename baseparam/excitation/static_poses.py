@@ -11,7 +11,7 @@ from ..dynamics.payload_gravity import MIN_POSES, STATIC_NAMES
 from ..dynamics.payload_gravity import condition as _condition
 from ..dynamics.payload_gravity import gravity_columns as _gravity_columns
 from .._checks import is_file_name
-from .._validation import check_field_kinds, check_finite_fields, float_fields
+from .._validation import check_field_kinds, check_field_shapes, check_finite_fields, float_fields
 from ..errors import ArgumentError, SettingsError
 
 
@@ -44,11 +44,10 @@ class StaticPoses:
         # built by hand (the class is exported): summary, to_dict and repr formatted a text, a NaN or a 1-D array
         # as bare errors, or wrote NaN into JSON
         float_fields(self, ("poses",))
+        check_field_shapes(self, {"poses": ("n_poses", "n_dof")})
         check_field_kinds(self, {"condition_number": (Real, "a number ≥ 1"), "moving": ((tuple, list), "a tuple of "
                                                                                          "1-based joints")})
         check_finite_fields(self, ("poses", "condition_number"))
-        if self.poses.ndim != 2:
-            raise ArgumentError(f"StaticPoses.poses: expected shape (n_poses, n_dof), got {self.poses.shape}")
         if not all(isinstance(k, Integral) and not isinstance(k, bool) for k in self.moving):
             raise ArgumentError(f"StaticPoses.moving: expected 1-based joint numbers, got {list(self.moving)!r:.80}")
         object.__setattr__(self, "moving", tuple(int(k) for k in self.moving))
