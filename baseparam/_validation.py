@@ -458,17 +458,23 @@ def check_finite_fields(result, names):
 def check_field_shapes(result, shapes):
     """Refuse a result built by hand (a public dataclass) whose array fields have another shape than its methods
     index: ``shapes`` maps a field's name to its shape, an int for a fixed length and a name for a free one
-    (``("n_poses", "n_dof")``); a field that is None is not looked at. Called once, at construction, after
-    :func:`float_fields` and before :func:`check_finite_fields` (a shape is told before any value is read): a
-    PayloadResult's ``com`` of 5 values reached its repr and ``to_dict`` as numpy's bare TypeError and IndexError."""
+    (``("n_poses", "n_dof")``), one length wherever the name recurs; a field that is None is not looked at. Called
+    once, at construction, after :func:`float_fields` and before :func:`check_finite_fields` (a shape is told before
+    any value is read): a PayloadResult's ``com`` of 5 values reached its repr and ``to_dict`` as numpy's bare
+    TypeError and IndexError, a FitErrors' ``std`` shorter than its ``estimate`` its repr."""
+    lengths = {}
     for name, shape in shapes.items():
         value = getattr(result, name)
         if value is None:
             continue
         got = np.shape(value)
-        if len(got) != len(shape) or any(isinstance(want, int) and want != size for want, size in zip(shape, got)):
-            raise ArgumentError(f"{type(result).__name__}.{name}: expected shape "
-                                f"({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}), got {got}")
+        fits = len(got) == len(shape) and all(lengths.setdefault(want, size) == size if isinstance(want, str)
+                                              else want == size for want, size in zip(shape, got))
+        if not fits:
+            named = ", ".join(f"{want} = {lengths[want]}" for want in shape
+                              if isinstance(want, str) and want in lengths)
+            raise ArgumentError(f"{type(result).__name__}.{name}: expected shape ({', '.join(map(str, shape))}"
+                                f"{',' if len(shape) == 1 else ''}){f' ({named})' if named else ''}, got {got}")
 
 
 def check_field_kinds(result, kinds):

@@ -181,18 +181,30 @@ def test_a_payload_result_built_with_fields_of_another_shape_is_refused(field, v
 
 def test_a_finite_check_of_a_result_field_makes_no_temporary_of_its_size(monkeypatch):
     """check_finite_fields ran ``np.isfinite(arr).all()``: a boolean array as large as the field (a StaticPoses of 10⁹
-    broadcast rows: 5.6 GiB, a bare MemoryError; it took poses with a NaN before). Measured by refusing any
-    ``np.isfinite`` of more than a few values."""
+    broadcast rows: 5.6 GiB, a bare MemoryError; it took poses with a NaN before); more poses than a suggestion makes
+    are refused before a value is read. Measured by refusing any ``np.isfinite`` of more than a few values."""
     real = np.isfinite
 
     def small_only(x, *args, **kwargs):
         assert np.size(x) <= 4096, "a temporary of the field's size"
         return real(x, *args, **kwargs)
 
-    rows = np.broadcast_to(np.zeros(6), (10 ** 6, 6))
-    poses = np.zeros((5000, 6))
+    rows = np.broadcast_to(np.zeros(6), (10 ** 9, 6))
+    poses = np.zeros((40, 700))
     poses[-1, 0] = np.nan
     monkeypatch.setattr(np, "isfinite", small_only)
-    assert StaticPoses(rows, 2.0, (5, 6)).poses.shape == (10 ** 6, 6)
+    with pytest.raises(bp.ArgumentError, match="StaticPoses.poses: expected at most 50 poses, got 1000000000"):
+        StaticPoses(rows, 2.0, (5, 6))
     with pytest.raises(bp.ArgumentError, match="StaticPoses.poses: expected finite numbers"):
         StaticPoses(poses, 2.0, (5, 6))
+
+
+def test_result_fields_of_another_shape_are_refused_by_every_class_that_indexes_them():
+    """The same as PayloadResult's for three more classes: Metrics' rmse of 3 dimensions (to_dict's bare TypeError),
+    FloatingIdentification's values and std (summary and to_dict), FitErrors' std shorter than its estimate (repr's
+    bare ValueError): one length per named dimension."""
+    metrics = bp.Metrics(np.ones(3), np.ones(3), 1.0, 5, np.arange(5.0), np.ones((5, 3)), np.ones((5, 3)))
+    with pytest.raises(bp.ArgumentError, match=r"Metrics.rmse: expected shape \(n_dof,\), got \(2, 2, 2\)"):
+        dataclasses.replace(metrics, rmse=np.zeros((2, 2, 2)))
+    with pytest.raises(bp.ArgumentError, match=r"FitErrors.std: expected shape \(rank,\) \(rank = 3\), got \(2,\)"):
+        bp.FitErrors("ols", ("a", "b", "c"), np.zeros(3), np.zeros(2), np.zeros(3), 1.0, None, None, None)
